@@ -1,0 +1,38 @@
+// The CPU backend's threading: one OpenMP pool shared by every kernel (Eigen's GEMM
+// uses the same pool). Small loops stay on one thread: forking costs more than it saves.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include <omp.h>
+
+namespace strata::cpu {
+
+inline constexpr std::int64_t kParallelThreshold = 1 << 15;
+
+// Number of threads kernels use; defaults to the machine's cores.
+int num_threads();
+void set_num_threads(int n);
+
+// Calls fn(begin, end) over contiguous chunks of [0, n), in parallel when n is large.
+// Chunks depend only on n and the thread count, so results are reproducible.
+template <typename Fn>
+void parallel_for(std::int64_t n, Fn&& fn, std::int64_t threshold = kParallelThreshold) {
+  const int threads = num_threads();
+  if (n < threshold || threads <= 1) {
+    if (n > 0) fn(std::int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const std::int64_t nt = omp_get_num_threads();
+    const std::int64_t t = omp_get_thread_num();
+    const std::int64_t chunk = (n + nt - 1) / nt;
+    const std::int64_t begin = t * chunk;
+    const std::int64_t end = std::min(n, begin + chunk);
+    if (begin < end) fn(begin, end);
+  }
+}
+
+}  // namespace strata::cpu

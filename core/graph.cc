@@ -1,0 +1,92 @@
+#include "core/graph.h"
+
+#include "core/op_registry.h"
+
+namespace strata {
+
+const TensorSpec& Output::spec() const {
+  if (!valid()) throw ValueError("use of an undefined symbolic tensor");
+  const Node& n = graph->node(node);
+  return n.outputs.at(static_cast<std::size_t>(index));
+}
+
+std::string Output::name() const {
+  const Node& n = graph->node(node);
+  return index == 0 ? n.name : n.name + ":" + std::to_string(index);
+}
+
+std::string Graph::unique_name(const std::string& hint) {
+  std::string base;
+  for (const auto& s : scopes_) base += s + "/";
+  base += hint;
+  int& count = name_counts_[base];
+  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  ++count;
+  return name;
+}
+
+Node& Graph::append(Node node) {
+  if (finalized_) {
+    throw Error("graph is finalized: cannot add node '" + node.op +
+                "' after compile (ops must be created at definition time, not in a loop)");
+  }
+  node.id = num_nodes();
+  nodes_.push_back(std::move(node));
+  return nodes_.back();
+}
+
+Output Graph::placeholder(const TensorSpec& spec, const std::string& name) {
+  Node n;
+  n.op = "placeholder";
+  n.def = &OpRegistry::global().get("placeholder");
+  n.name = unique_name(name);
+  n.outputs = {spec};
+  return {this, append(std::move(n)).id, 0};
+}
+
+Output Graph::variable(const Variable& variable) {
+  auto it = variable_nodes_.find(variable.id());
+  if (it != variable_nodes_.end()) return {this, it->second, 0};
+  Node n;
+  n.op = "variable";
+  n.def = &OpRegistry::global().get("variable");
+  n.name = unique_name(variable.path());
+  n.outputs = {{variable.shape(), variable.dtype()}};
+  n.variable = variable;
+  int id = append(std::move(n)).id;
+  variable_nodes_[variable.id()] = id;
+  return {this, id, 0};
+}
+
+std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Output>& inputs,
+                                    Attrs attrs, const std::string& name) {
+  const OpDef& def = OpRegistry::global().get(op);
+  std::vector<TensorSpec> in_specs;
+  in_specs.reserve(inputs.size());
+  for (const auto& in : inputs) {
+    if (!in.valid()) throw ValueError("op '" + op + "' was given an undefined input");
+    if (in.graph != this) throw ValueError("op '" + op + "' mixes tensors from two graphs");
+    in_specs.push_back(in.spec());
+  }
+  std::vector<TensorSpec> out_specs = def.infer(InferContext{op, in_specs, attrs});
+  Node n;
+  n.op = op;
+  n.def = &def;
+  n.name = unique_name(name.empty() ? op : name);
+  n.inputs = inputs;
+  n.attrs = std::move(attrs);
+  n.outputs = std::move(out_specs);
+  Node& added = append(std::move(n));
+  std::vector<Output> outs;
+  for (int i = 0; i < static_cast<int>(added.outputs.size()); ++i) outs.push_back({this, added.id, i});
+  return outs;
+}
+
+Output Graph::add(const std::string& op, const std::vector<Output>& inputs, Attrs attrs,
+                  const std::string& name) {
+  auto outs = add_node(op, inputs, std::move(attrs), name);
+  if (outs.size() != 1) throw ValueError("op '" + op + "' has " + std::to_string(outs.size()) + " outputs");
+  return outs[0];
+}
+
+}  // namespace strata

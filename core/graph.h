@@ -1,0 +1,108 @@
+// Graph: an append-only list of nodes. Each node is an op applied to outputs of earlier
+// nodes, so node order is always a valid topological order. Shapes and dtypes are
+// inferred when a node is added: a mismatch throws there, not when data flows.
+// A graph is finalized when a Program is compiled from it; adding a node then throws.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/shape.h"
+#include "core/variable.h"
+
+namespace strata {
+
+class Graph;
+struct OpDef;
+
+struct TensorSpec {
+  Shape shape;
+  DType dtype = DType::float32;
+  friend bool operator==(const TensorSpec&, const TensorSpec&) = default;
+};
+
+// A symbolic value: output `index` of node `node` in `graph`.
+struct Output {
+  Graph* graph = nullptr;
+  int node = -1;
+  int index = 0;
+
+  bool valid() const { return graph != nullptr && node >= 0; }
+  const TensorSpec& spec() const;
+  const Shape& shape() const { return spec().shape; }
+  DType dtype() const { return spec().dtype; }
+  std::string name() const;  // "node_name" or "node_name:1"
+  friend bool operator==(const Output&, const Output&) = default;
+  friend auto operator<=>(const Output& a, const Output& b) {
+    return std::tie(a.node, a.index) <=> std::tie(b.node, b.index);
+  }
+};
+
+struct Node {
+  int id = -1;
+  std::string op;
+  std::string name;
+  std::vector<Output> inputs;
+  Attrs attrs;
+  std::vector<TensorSpec> outputs;
+  Variable variable;        // set for "variable" nodes only
+  const OpDef* def = nullptr;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // A fed input. Unknown dims (kUnknownDim) are fixed by each run's data.
+  Output placeholder(const TensorSpec& spec, const std::string& name = "input");
+  // The node reading `variable`; one node per variable however often it is asked for.
+  Output variable(const Variable& variable);
+  // Adds a node for a registered op and infers its outputs. `name` is a hint: the node
+  // gets a unique name derived from it.
+  std::vector<Output> add_node(const std::string& op, const std::vector<Output>& inputs,
+                               Attrs attrs = {}, const std::string& name = "");
+  Output add(const std::string& op, const std::vector<Output>& inputs, Attrs attrs = {},
+             const std::string& name = "");
+
+  const Node& node(int id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const std::deque<Node>& nodes() const { return nodes_; }
+
+  void finalize() { finalized_ = true; }
+  bool finalized() const { return finalized_; }
+
+  // Name scopes make node names readable ("dense_1/matmul"); RAII guard below.
+  void push_scope(const std::string& scope) { scopes_.push_back(scope); }
+  void pop_scope() { scopes_.pop_back(); }
+
+ private:
+  std::string unique_name(const std::string& hint);
+  Node& append(Node node);
+
+  std::deque<Node> nodes_;  // deque: references stay valid while nodes are appended
+  std::unordered_map<std::string, int> name_counts_;
+  std::map<const void*, int> variable_nodes_;
+  std::vector<std::string> scopes_;
+  bool finalized_ = false;
+};
+
+class NameScope {
+ public:
+  NameScope(Graph& graph, const std::string& scope) : graph_(graph) { graph_.push_scope(scope); }
+  ~NameScope() { graph_.pop_scope(); }
+  NameScope(const NameScope&) = delete;
+  NameScope& operator=(const NameScope&) = delete;
+
+ private:
+  Graph& graph_;
+};
+
+}  // namespace strata

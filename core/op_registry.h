@@ -1,0 +1,64 @@
+// The op registry. Every op declares, in one place: shape/dtype inference, a CPU
+// kernel, and a symbolic gradient (or says explicitly that it has none). Nothing runs
+// an op that is not registered.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace strata {
+
+struct InferContext {
+  const std::string& op;
+  const std::vector<TensorSpec>& inputs;
+  const Attrs& attrs;
+};
+
+struct KernelContext {
+  const Node& node;
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor*> outputs;  // already shaped by inference on the fed shapes
+  bool training = false;         // Program mode: dropout and batch norm read it
+  std::int64_t step = 0;         // counts runs of the program; random ops key on it
+  const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
+  Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }
+};
+
+// Builds, with ops on the graph, the gradients of a node's inputs from the gradients
+// of its outputs (every output gradient is defined: missing ones are zeros).
+// Returns one Output per input; an invalid Output means "no gradient" (e.g. labels).
+using GradFn = std::function<std::vector<Output>(const Node& node,
+                                                 const std::vector<Output>& output_grads)>;
+using InferFn = std::function<std::vector<TensorSpec>(const InferContext&)>;
+using KernelFn = std::function<void(KernelContext&)>;
+
+struct OpDef {
+  std::string name;
+  InferFn infer;
+  KernelFn cpu_kernel;
+  GradFn gradient;            // empty only when differentiable == false
+  bool differentiable = true;
+  bool stateful = false;      // writes a variable: never merged, never reordered before reads
+  bool random = false;        // draws random numbers: never merged with a look-alike
+  bool fed = false;           // placeholder/variable: the executor supplies the value
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& global();
+  void add(OpDef def);
+  const OpDef& get(const std::string& name) const;  // throws NotImplementedError
+  bool contains(const std::string& name) const { return ops_.count(name) > 0; }
+  std::vector<std::string> names() const;
+
+ private:
+  OpRegistry() = default;
+  std::map<std::string, OpDef> ops_;
+};
+
+}  // namespace strata

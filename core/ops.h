@@ -1,0 +1,99 @@
+// Symbolic op builders: each adds one node to the graph of its inputs and returns its
+// output. Shapes broadcast like NumPy. Axes may be negative. Scalars passed as `float`
+// become scalar constant nodes (never data: datasets are always fed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// --- sources -----------------------------------------------------------------------
+Output constant(Graph& graph, float value);          // a scalar
+Output fill_like(Output like, float value);          // like's runtime shape, float32
+Output zeros_like(Output like);
+Output ones_like(Output like);
+Output identity(Output x);
+Output stop_gradient(Output x);
+Output cast(Output x, DType dtype);
+
+// --- elementwise, broadcasting ------------------------------------------------------
+Output add(Output a, Output b);
+Output sub(Output a, Output b);
+Output mul(Output a, Output b);
+Output div(Output a, Output b);
+Output maximum(Output a, Output b);
+Output minimum(Output a, Output b);
+Output add(Output a, float b);
+Output sub(Output a, float b);
+Output sub(float a, Output b);
+Output mul(Output a, float b);
+Output div(Output a, float b);
+Output div(float a, Output b);
+Output maximum(Output a, float b);
+Output minimum(Output a, float b);
+// Comparisons return float32 0/1 and carry no gradient.
+Output equal(Output a, Output b);
+Output not_equal(Output a, Output b);
+Output greater(Output a, Output b);
+Output greater_equal(Output a, Output b);
+Output less(Output a, Output b);
+Output less_equal(Output a, Output b);
+
+Output neg(Output x);
+Output exp(Output x);
+Output log(Output x);
+Output sqrt(Output x);
+Output square(Output x);
+Output abs(Output x);
+Output sign(Output x);
+Output tanh(Output x);
+Output sigmoid(Output x);
+Output relu(Output x);
+Output erf(Output x);
+Output softplus(Output x);
+Output clip(Output x, float lo, float hi);
+
+// --- shapes ---------------------------------------------------------------------------
+// `shape` may hold one -1 (inferred from the size); other dims are taken literally.
+Output reshape(Output x, const std::vector<std::int64_t>& shape);
+Output reshape_like(Output x, Output like);          // like's runtime shape
+Output broadcast_like(Output x, Output like);        // NumPy broadcast to like's shape
+Output sum_to_like(Output x, Output like);           // sums broadcast dims away
+
+// --- reductions -------------------------------------------------------------------------
+// Empty `axes` means all axes.
+Output reduce_sum(Output x, std::vector<std::int64_t> axes = {}, bool keepdims = false);
+Output reduce_mean(Output x, std::vector<std::int64_t> axes = {}, bool keepdims = false);
+Output reduce_max(Output x, std::vector<std::int64_t> axes = {}, bool keepdims = false);
+// Broadcasts a reduction's result `g` back to `like`'s shape (divided by the number of
+// reduced elements when `mean`): the gradient of reduce_sum / reduce_mean.
+Output expand_to(Output g, Output like, std::vector<std::int64_t> axes, bool mean);
+
+// --- linear algebra ---------------------------------------------------------------------
+// a is viewed as a matrix (product of leading dims, last dim); so is b. Without
+// transpose_a the result keeps a's leading dims: (..., k) x (k, n) -> (..., n).
+Output matmul(Output a, Output b, bool transpose_a = false, bool transpose_b = false);
+
+// --- neural network ---------------------------------------------------------------------
+Output softmax(Output x, int axis = -1);
+Output log_softmax(Output x, int axis = -1);
+// x (..., C), labels (...) integer or float: out[...] = x[..., labels[...]].
+// Throws ValueError at run time for a label outside [0, C).
+Output pick(Output x, Output labels);
+// The adjoint of pick: zeros shaped like `like` with g scattered at the labels.
+Output unpick(Output g, Output labels, Output like);
+Output argmax(Output x, int axis = -1);  // int64
+// Inverted dropout, active only when the program runs in training mode. The mask is a
+// pure function of (seed, stream, step, element) so the gradient regenerates it.
+Output dropout(Output x, float rate, std::uint64_t seed, std::uint64_t stream);
+Output relu_grad(Output g, Output y);  // g where y > 0
+
+// --- variable updates (stateful; run after every read of the step) ---------------------
+Output assign(Output variable, Output value);
+Output assign_add(Output variable, Output delta);
+
+}  // namespace strata::ops

@@ -1,0 +1,231 @@
+// Neural-network ops: softmax, log_softmax, pick/unpick (sparse labels), argmax, dropout.
+#include <cmath>
+#include <limits>
+
+#include "core/cpu/parallel.h"
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/shape_util.h"
+#include "core/rng.h"
+
+namespace strata::ops {
+
+namespace {
+
+std::vector<TensorSpec> infer_same_float(const InferContext& ctx) {
+  expect_inputs(ctx, 1);
+  if (ctx.inputs[0].dtype != DType::float32) throw ValueError(ctx.op + ": expects float32 input");
+  if (ctx.inputs[0].shape.rank() == 0) throw ShapeError(ctx.op + ": expects rank >= 1, got a scalar");
+  ctx.inputs[0].shape.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
+  return {ctx.inputs[0]};
+}
+
+// Calls fn(row_pointer_in, row_pointer_out, stride) for each 1-D lane along `axis`.
+template <typename Fn>
+void for_each_lane(const Tensor& in, Tensor& out, int axis, Fn fn) {
+  const Shape& s = in.shape();
+  axis = s.normalize_axis(axis);
+  const std::int64_t n = s.dims()[axis];
+  const std::int64_t inner = s.product(axis + 1, s.rank());
+  const std::int64_t outer = s.product(0, axis);
+  const float* src = in.data<float>();
+  float* dst = out.data<float>();
+  cpu::parallel_for(outer * inner, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t lane = b; lane < e; ++lane) {
+      std::int64_t o = lane / inner, i = lane % inner;
+      fn(src + o * n * inner + i, dst + o * n * inner + i, n, inner);
+    }
+  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(n, 1)));
+}
+
+void softmax_kernel(KernelContext& ctx, bool log_space) {
+  for_each_lane(ctx.input(0), ctx.output(0), static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")),
+                [log_space](const float* x, float* y, std::int64_t n, std::int64_t stride) {
+                  float mx = -std::numeric_limits<float>::infinity();
+                  for (std::int64_t k = 0; k < n; ++k) mx = std::max(mx, x[k * stride]);
+                  float sum = 0.f;
+                  for (std::int64_t k = 0; k < n; ++k) sum += std::exp(x[k * stride] - mx);
+                  if (log_space) {
+                    float lse = mx + std::log(sum);
+                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = x[k * stride] - lse;
+                  } else {
+                    float inv = 1.f / sum;
+                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = std::exp(x[k * stride] - mx) * inv;
+                  }
+                });
+}
+
+// Labels may be integer or float (Keras accepts float sparse labels); values must be
+// whole numbers in [0, classes).
+std::int64_t label_at(const Tensor& labels, std::int64_t i, std::int64_t classes, const Node& node) {
+  std::int64_t v = 0;
+  switch (labels.dtype()) {
+    case DType::float32: {
+      float f = labels.data<float>()[i];
+      if (!(f >= 0.f) || f != std::floor(f)) {
+        throw ValueError(node.name + ": label " + std::to_string(f) + " at index " + std::to_string(i) +
+                         " is not a class index in [0, " + std::to_string(classes) + ")");
+      }
+      v = static_cast<std::int64_t>(f);
+      break;
+    }
+    case DType::int32: v = labels.data<std::int32_t>()[i]; break;
+    case DType::int64: v = labels.data<std::int64_t>()[i]; break;
+  }
+  if (v < 0 || v >= classes) {
+    throw ValueError(node.name + ": label " + std::to_string(v) + " at index " + std::to_string(i) +
+                     " is out of range [0, " + std::to_string(classes) + ")");
+  }
+  return v;
+}
+
+void check_pick_shapes(const std::string& op, const Shape& x, const Shape& labels) {
+  Shape lead(std::vector<std::int64_t>(x.dims().begin(), x.dims().end() - 1));
+  if (!labels.is_compatible_with(lead)) {
+    throw ShapeError(op + ": labels of shape " + labels.to_string() + " do not match predictions of shape " +
+                     x.to_string() + " (expected labels of shape " + lead.to_string() + ")");
+  }
+}
+
+}  // namespace
+
+void register_nn_ops(OpRegistry& r) {
+  r.add({.name = "softmax", .infer = infer_same_float,
+         .cpu_kernel = [](KernelContext& ctx) { softmax_kernel(ctx, false); },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output y{n.inputs[0].graph, n.id, 0};
+           std::int64_t axis = n.attrs.get<std::int64_t>("axis");
+           return std::vector<Output>{mul(y, sub(g[0], reduce_sum(mul(g[0], y), {axis}, true)))};
+         }});
+  r.add({.name = "log_softmax", .infer = infer_same_float,
+         .cpu_kernel = [](KernelContext& ctx) { softmax_kernel(ctx, true); },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output y{n.inputs[0].graph, n.id, 0};
+           std::int64_t axis = n.attrs.get<std::int64_t>("axis");
+           return std::vector<Output>{sub(g[0], mul(exp(y), reduce_sum(g[0], {axis}, true)))};
+         }});
+  r.add({.name = "pick",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           const Shape& x = ctx.inputs[0].shape;
+           if (x.rank() < 1) throw ShapeError("pick: predictions must have rank >= 1");
+           check_pick_shapes("pick", x, ctx.inputs[1].shape);
+           return std::vector<TensorSpec>{{ctx.inputs[1].shape, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           const Tensor& labels = ctx.input(1);
+           std::int64_t classes = x.shape().dims().back();
+           const float* px = x.data<float>();
+           float* po = ctx.output(0).data<float>();
+           for (std::int64_t i = 0; i < labels.size(); ++i) {
+             po[i] = px[i * classes + label_at(labels, i, classes, ctx.node)];
+           }
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{unpick(g[0], n.inputs[1], n.inputs[0]), Output{}};
+         }});
+  r.add({.name = "unpick",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 3);
+           check_pick_shapes("unpick", ctx.inputs[2].shape, ctx.inputs[1].shape);
+           return std::vector<TensorSpec>{{ctx.inputs[2].shape, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& g = ctx.input(0);
+           const Tensor& labels = ctx.input(1);
+           Tensor& out = ctx.output(0);
+           std::int64_t classes = out.shape().dims().back();
+           float* po = out.data<float>();
+           std::fill_n(po, out.size(), 0.f);
+           const float* pg = g.data<float>();
+           for (std::int64_t i = 0; i < labels.size(); ++i) {
+             po[i * classes + label_at(labels, i, classes, ctx.node)] = pg[i];
+           }
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{pick(g[0], n.inputs[1]), Output{}, Output{}};
+         }});
+  r.add({.name = "argmax",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& x = ctx.inputs[0].shape;
+           int axis = x.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
+           return std::vector<TensorSpec>{{reduced_shape(x, {axis}, false), DType::int64}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           int axis = x.shape().normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
+           const std::int64_t n = x.shape().dims()[axis];
+           const std::int64_t inner = x.shape().product(axis + 1, x.rank());
+           const std::int64_t outer = x.shape().product(0, axis);
+           const float* px = x.data<float>();
+           std::int64_t* po = ctx.output(0).data<std::int64_t>();
+           for (std::int64_t o = 0; o < outer; ++o) {
+             for (std::int64_t i = 0; i < inner; ++i) {
+               const float* lane = px + o * n * inner + i;
+               std::int64_t best = 0;
+               for (std::int64_t k = 1; k < n; ++k) {
+                 if (lane[k * inner] > lane[best * inner]) best = k;
+               }
+               po[o * inner + i] = best;
+             }
+           }
+         },
+         .differentiable = false});
+  r.add({.name = "dropout",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           double rate = ctx.attrs.get<double>("rate");
+           if (rate < 0.0 || rate >= 1.0) {
+             throw ValueError("dropout: rate must be in [0, 1), got " + std::to_string(rate));
+           }
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           Tensor& out = ctx.output(0);
+           const float* px = x.data<float>();
+           float* po = out.data<float>();
+           const float rate = static_cast<float>(ctx.node.attrs.get<double>("rate"));
+           if (!ctx.training || rate == 0.f) {
+             std::copy_n(px, x.size(), po);
+             return;
+           }
+           Philox rng(static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("seed")),
+                      static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("stream")));
+           const float keep_scale = 1.f / (1.f - rate);
+           const std::uint64_t base = static_cast<std::uint64_t>(ctx.step) * static_cast<std::uint64_t>(x.size());
+           cpu::parallel_for(x.size(), [&](std::int64_t b, std::int64_t e) {
+             for (std::int64_t i = b; i < e; ++i) {
+               po[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? px[i] * keep_scale : 0.f;
+             }
+           });
+         },
+         // Dropout is linear in x with a mask that is a pure function of its attributes
+         // and the step, so its adjoint is the same dropout applied to the gradient.
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{g[0].graph->add("dropout", {g[0]}, n.attrs)};
+         },
+         .random = true});
+}
+
+Output softmax(Output x, int axis) {
+  return x.graph->add("softmax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output log_softmax(Output x, int axis) {
+  return x.graph->add("log_softmax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output pick(Output x, Output labels) { return x.graph->add("pick", {x, labels}); }
+Output unpick(Output g, Output labels, Output like) { return g.graph->add("unpick", {g, labels, like}); }
+Output argmax(Output x, int axis) {
+  return x.graph->add("argmax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output dropout(Output x, float rate, std::uint64_t seed, std::uint64_t stream) {
+  return x.graph->add("dropout", {x},
+                      Attrs{{"rate", static_cast<double>(rate)},
+                            {"seed", static_cast<std::int64_t>(seed)},
+                            {"stream", static_cast<std::int64_t>(stream)}});
+}
+
+}  // namespace strata::ops

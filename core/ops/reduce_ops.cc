@@ -1,0 +1,92 @@
+// Reductions over axes (sum, mean, max) and expand_to, their adjoint.
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/reduce_kernels.h"
+#include "core/ops/shape_util.h"
+
+namespace strata::ops {
+
+namespace {
+
+std::vector<TensorSpec> infer_reduce(const InferContext& ctx) {
+  expect_inputs(ctx, 1);
+  if (ctx.inputs[0].dtype != DType::float32) throw ValueError(ctx.op + ": expects float32 input");
+  auto axes = reduction_axes(ctx.op, ctx.attrs.get<std::vector<std::int64_t>>("axes"), ctx.inputs[0].shape.rank());
+  return {{reduced_shape(ctx.inputs[0].shape, axes, ctx.attrs.get<bool>("keepdims")), DType::float32}};
+}
+
+KernelFn reduce_kernel(Reduction kind) {
+  return [kind](KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    auto axes = reduction_axes(ctx.node.op, ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), x.rank());
+    reduce_into(x, axes, kind, ctx.output(0));
+  };
+}
+
+std::vector<std::int64_t> axes_of(const Node& n) { return n.attrs.get<std::vector<std::int64_t>>("axes"); }
+
+}  // namespace
+
+void register_reduce_ops(OpRegistry& r) {
+  r.add({.name = "reduce_sum", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::sum),
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), false)};
+         }});
+  r.add({.name = "reduce_mean", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::mean),
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), true)};
+         }});
+  r.add({.name = "reduce_max", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::max),
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output x = n.inputs[0];
+           Output y{x.graph, n.id, 0};
+           Output mask = equal(x, expand_to(y, x, axes_of(n), false));
+           return std::vector<Output>{mul(expand_to(g[0], x, axes_of(n), false), mask)};
+         }});
+  r.add({.name = "expand_to",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           const Shape& like = ctx.inputs[1].shape;
+           auto axes = reduction_axes(ctx.op, ctx.attrs.get<std::vector<std::int64_t>>("axes"), like.rank());
+           const Shape& g = ctx.inputs[0].shape;
+           Shape keep = reduced_shape(like, axes, true), drop = reduced_shape(like, axes, false);
+           if (!g.is_compatible_with(keep) && !g.is_compatible_with(drop)) {
+             throw ShapeError("expand_to: " + g.to_string() + " is not a reduction of " + like.to_string());
+           }
+           return std::vector<TensorSpec>{{like, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& g = ctx.input(0);
+           Tensor& out = ctx.output(0);
+           auto axes = reduction_axes("expand_to", ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), out.rank());
+           Shape keep = reduced_shape(out.shape(), axes, true);
+           float scale = 1.0f;
+           if (ctx.node.attrs.get<bool>("mean")) {
+             std::int64_t count = 1;
+             for (int a : axes) count *= out.shape().dims()[a];
+             scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+           }
+           broadcast_into(g, keep, out, scale);
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           bool keepdims = n.inputs[0].shape().rank() == n.inputs[1].shape().rank();
+           Output gg = n.attrs.get<bool>("mean") ? reduce_mean(g[0], axes_of(n), keepdims)
+                                                 : reduce_sum(g[0], axes_of(n), keepdims);
+           return std::vector<Output>{gg, Output{}};
+         }});
+}
+
+Output reduce_sum(Output x, std::vector<std::int64_t> axes, bool keepdims) {
+  return x.graph->add("reduce_sum", {x}, Attrs{{"axes", std::move(axes)}, {"keepdims", keepdims}});
+}
+Output reduce_mean(Output x, std::vector<std::int64_t> axes, bool keepdims) {
+  return x.graph->add("reduce_mean", {x}, Attrs{{"axes", std::move(axes)}, {"keepdims", keepdims}});
+}
+Output reduce_max(Output x, std::vector<std::int64_t> axes, bool keepdims) {
+  return x.graph->add("reduce_max", {x}, Attrs{{"axes", std::move(axes)}, {"keepdims", keepdims}});
+}
+Output expand_to(Output g, Output like, std::vector<std::int64_t> axes, bool mean) {
+  return g.graph->add("expand_to", {g, like}, Attrs{{"axes", std::move(axes)}, {"mean", mean}});
+}
+
+}  // namespace strata::ops

@@ -1,0 +1,28 @@
+// Op families register themselves through these functions (see OpRegistry::global).
+#pragma once
+
+namespace strata {
+class OpRegistry;
+}
+
+namespace strata::ops {
+
+void register_source_ops(OpRegistry& registry);
+void register_elementwise_ops(OpRegistry& registry);
+void register_shape_ops(OpRegistry& registry);
+void register_reduce_ops(OpRegistry& registry);
+void register_matmul_ops(OpRegistry& registry);
+void register_nn_ops(OpRegistry& registry);
+void register_update_ops(OpRegistry& registry);
+
+inline void register_all(OpRegistry& registry) {
+  register_source_ops(registry);
+  register_elementwise_ops(registry);
+  register_shape_ops(registry);
+  register_reduce_ops(registry);
+  register_matmul_ops(registry);
+  register_nn_ops(registry);
+  register_update_ops(registry);
+}
+
+}  // namespace strata::ops

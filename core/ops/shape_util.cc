@@ -1,0 +1,80 @@
+#include "core/ops/shape_util.h"
+
+#include <algorithm>
+
+namespace strata::ops {
+
+Shape broadcast_shapes(const std::string& op, const Shape& a, const Shape& b) {
+  int rank = std::max(a.rank(), b.rank());
+  std::vector<std::int64_t> out(static_cast<std::size_t>(rank));
+  for (int i = 0; i < rank; ++i) {
+    int ia = a.rank() - rank + i, ib = b.rank() - rank + i;
+    std::int64_t da = ia >= 0 ? a.dims()[ia] : 1;
+    std::int64_t db = ib >= 0 ? b.dims()[ib] : 1;
+    if (da == 1) {
+      out[i] = db;
+    } else if (db == 1) {
+      out[i] = da;
+    } else if (da == kUnknownDim || db == kUnknownDim) {
+      out[i] = da == kUnknownDim ? db : da;
+    } else if (da == db) {
+      out[i] = da;
+    } else {
+      throw ShapeError(op + ": shapes " + a.to_string() + " and " + b.to_string() +
+                       " cannot be broadcast together");
+    }
+  }
+  return Shape(std::move(out));
+}
+
+std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  std::vector<std::int64_t> strides(static_cast<std::size_t>(out.rank()), 0);
+  std::int64_t stride = 1;
+  for (int i = in.rank() - 1; i >= 0; --i) {
+    int o = out.rank() - in.rank() + i;
+    strides[o] = in.dims()[i] == 1 ? 0 : stride;
+    stride *= in.dims()[i];
+  }
+  return strides;
+}
+
+std::vector<int> reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank) {
+  std::vector<int> out;
+  if (axes.empty()) {
+    for (int i = 0; i < rank; ++i) out.push_back(i);
+    return out;
+  }
+  for (auto a : axes) {
+    int n = static_cast<int>(a < 0 ? a + rank : a);
+    if (n < 0 || n >= rank) {
+      throw ShapeError(op + ": axis " + std::to_string(a) + " is out of range for rank " +
+                       std::to_string(rank));
+    }
+    out.push_back(n);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims) {
+  std::vector<std::int64_t> dims;
+  for (int i = 0; i < shape.rank(); ++i) {
+    bool reduced = std::find(axes.begin(), axes.end(), i) != axes.end();
+    if (!reduced) {
+      dims.push_back(shape.dims()[i]);
+    } else if (keepdims) {
+      dims.push_back(1);
+    }
+  }
+  return Shape(std::move(dims));
+}
+
+void expect_inputs(const InferContext& ctx, std::size_t n) {
+  if (ctx.inputs.size() != n) {
+    throw ValueError("op '" + ctx.op + "' takes " + std::to_string(n) + " inputs, got " +
+                     std::to_string(ctx.inputs.size()));
+  }
+}
+
+}  // namespace strata::ops

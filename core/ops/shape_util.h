@@ -1,0 +1,29 @@
+// Shape helpers shared by op families: NumPy broadcasting and strided index walks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/op_registry.h"
+
+namespace strata::ops {
+
+// Broadcast result of two shapes (unknown dims stay unknown); throws ShapeError naming
+// the op and both shapes when they are incompatible.
+Shape broadcast_shapes(const std::string& op, const Shape& a, const Shape& b);
+
+// Strides (in elements) of `in` read as if broadcast to `out` (0 on broadcast dims).
+std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// Normalized, sorted, unique axes for a reduction over `rank` dims (empty = all).
+std::vector<int> reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank);
+
+// Shape after reducing `axes` of `shape`.
+Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims);
+
+// Throws ShapeError unless the op got `n` inputs.
+void expect_inputs(const InferContext& ctx, std::size_t n);
+
+}  // namespace strata::ops

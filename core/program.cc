@@ -1,0 +1,191 @@
+#include "core/program.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "core/op_registry.h"
+
+namespace strata {
+
+namespace {
+
+// Key that identifies a node's computation for common-subexpression elimination.
+using CseKey = std::tuple<std::string, std::vector<std::pair<int, int>>, Attrs>;
+
+}  // namespace
+
+Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fetches, std::vector<Output> targets)
+    : graph_(graph), feeds_(std::move(feeds)) {
+  const int n = graph.num_nodes();
+  for (const auto& f : feeds_) {
+    if (f.graph != &graph || graph.node(f.node).op != "placeholder") {
+      throw ValueError("Program: every feed must be a placeholder of this graph");
+    }
+  }
+
+  // 1. CSE: map every node to the first node computing the same thing.
+  std::vector<int> canon(static_cast<std::size_t>(n));
+  std::map<CseKey, int> seen;
+  for (int id = 0; id < n; ++id) {
+    const Node& node = graph.node(id);
+    canon[id] = id;
+    if (node.def->stateful || node.def->random || node.def->fed) continue;
+    std::vector<std::pair<int, int>> ins;
+    for (const auto& in : node.inputs) ins.emplace_back(canon[in.node], in.index);
+    auto [it, inserted] = seen.emplace(CseKey{node.op, std::move(ins), node.attrs}, id);
+    if (!inserted) canon[id] = it->second;
+  }
+
+  // 2. Prune: walk back from fetches and targets through canonical inputs.
+  std::vector<char> needed(static_cast<std::size_t>(n), 0);
+  std::vector<int> stack;
+  auto want = [&](const Output& o, const char* what) {
+    if (!o.valid() || o.graph != &graph) throw ValueError(std::string("Program: invalid ") + what);
+    stack.push_back(canon[o.node]);
+  };
+  for (const auto& f : fetches) want(f, "fetch");
+  for (const auto& t : targets) want(t, "target");
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    if (needed[id]) continue;
+    needed[id] = 1;
+    for (const auto& in : graph.node(id).inputs) stack.push_back(canon[in.node]);
+  }
+  for (int id = 0; id < n; ++id) {
+    const Node& node = graph.node(id);
+    if (!needed[id] || node.op != "placeholder") continue;
+    bool fed = std::any_of(feeds_.begin(), feeds_.end(), [&](const Output& f) { return f.node == id; });
+    if (!fed) throw ValueError("Program: input '" + node.name + "' is needed by the fetches but is not fed");
+  }
+
+  // 3. Order: node ids are topological; stateful updates go after every reader.
+  std::vector<int> order;
+  for (int id = 0; id < n; ++id) {
+    if (needed[id] && !graph.node(id).def->stateful) order.push_back(id);
+  }
+  for (int id = 0; id < n; ++id) {
+    if (needed[id] && graph.node(id).def->stateful) order.push_back(id);
+  }
+
+  value_offset_.resize(static_cast<std::size_t>(n) + 1);
+  for (int id = 0; id < n; ++id) {
+    value_offset_[id + 1] = value_offset_[id] + static_cast<int>(graph.node(id).outputs.size());
+  }
+  values_.resize(static_cast<std::size_t>(value_offset_[n]));
+  for (const auto& f : fetches) fetch_values_.push_back(value_id(canon[f.node], f.index));
+  for (std::size_t i = 0; i < feeds_.size(); ++i) values_[value_id(feeds_[i].node, 0)].feed = static_cast<int>(i);
+
+  plan(order, canon);
+  executions_.assign(static_cast<std::size_t>(n), 0);
+  graph.finalize();
+}
+
+int Program::value_id(int node, int index) const { return value_offset_[node] + index; }
+
+void Program::plan(const std::vector<int>& order, const std::vector<int>& canon) {
+  // 4. Liveness: the last step reading each value; fetched values live to the end.
+  const int end = static_cast<int>(order.size());
+  std::vector<int> last_use(values_.size(), -1);
+  for (int pos = 0; pos < end; ++pos) {
+    for (const auto& in : graph_.node(order[pos]).inputs) last_use[value_id(canon[in.node], in.index)] = pos;
+  }
+  for (int v : fetch_values_) last_use[v] = end;
+
+  std::vector<int> free_buffers;
+  for (int pos = 0; pos < end; ++pos) {
+    const Node& node = graph_.node(order[pos]);
+    Step step;
+    step.node = node.id;
+    for (const auto& in : node.inputs) step.inputs.push_back(value_id(canon[in.node], in.index));
+    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) {
+      int v = value_id(node.id, o);
+      step.outputs.push_back(v);
+      if (node.def->fed) continue;
+      if (free_buffers.empty()) {
+        values_[v].buffer = static_cast<int>(buffers_.size());
+        buffers_.emplace_back();
+      } else {
+        values_[v].buffer = free_buffers.back();
+        free_buffers.pop_back();
+      }
+    }
+    // Release buffers whose last reader is this step, and outputs nobody reads.
+    std::vector<int> release = step.inputs;
+    release.insert(release.end(), step.outputs.begin(), step.outputs.end());
+    std::sort(release.begin(), release.end());
+    release.erase(std::unique(release.begin(), release.end()), release.end());
+    for (int v : release) {
+      if (values_[v].buffer >= 0 && last_use[v] <= pos) free_buffers.push_back(values_[v].buffer);
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+Tensor* Program::resolve(int value, const std::vector<Tensor>& feeds) {
+  const Value& v = values_[value];
+  if (v.buffer >= 0) return &buffers_[v.buffer];
+  if (v.feed >= 0) return const_cast<Tensor*>(&feeds[v.feed]);
+  // A variable: find its node (value ids of variables are their node's only output).
+  auto it = std::upper_bound(value_offset_.begin(), value_offset_.end(), value);
+  int node = static_cast<int>(it - value_offset_.begin()) - 1;
+  return &const_cast<Node&>(graph_.node(node)).variable.value();
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOptions& options) {
+  if (feeds.size() != feeds_.size()) {
+    throw ValueError("Program::run: expected " + std::to_string(feeds_.size()) + " inputs, got " +
+                     std::to_string(feeds.size()));
+  }
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    const Node& ph = graph_.node(feeds_[i].node);
+    const TensorSpec& spec = ph.outputs[0];
+    if (!feeds[i].defined()) throw ValueError("input '" + ph.name + "' was fed an undefined tensor");
+    if (feeds[i].dtype() != spec.dtype) {
+      throw ValueError("input '" + ph.name + "' expects dtype " + to_string(spec.dtype) + ", got " +
+                       to_string(feeds[i].dtype()));
+    }
+    if (!feeds[i].shape().is_compatible_with(spec.shape)) {
+      throw ShapeError("input '" + ph.name + "' expects shape " + spec.shape.to_string() + ", got " +
+                       feeds[i].shape().to_string());
+    }
+  }
+
+  std::vector<TensorSpec> in_specs;
+  for (const Step& step : steps_) {
+    const Node& node = graph_.node(step.node);
+    if (node.def->fed) continue;
+    KernelContext ctx{node, {}, {}, options.training, options.step};
+    in_specs.clear();
+    for (int v : step.inputs) {
+      Tensor* t = resolve(v, feeds);
+      ctx.inputs.push_back(t);
+      in_specs.push_back({t->shape(), t->dtype()});
+    }
+    // Shapes are re-inferred on the fed shapes: the batch dimension may change per run.
+    std::vector<TensorSpec> out_specs = node.def->infer(InferContext{node.op, in_specs, node.attrs});
+    for (std::size_t o = 0; o < step.outputs.size(); ++o) {
+      Tensor* t = resolve(step.outputs[o], feeds);
+      t->reset(out_specs[o].shape, out_specs[o].dtype);
+      ctx.outputs.push_back(t);
+    }
+    node.def->cpu_kernel(ctx);
+    ++executions_[step.node];
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(fetch_values_.size());
+  for (int v : fetch_values_) results.push_back(resolve(v, feeds)->clone());
+  return results;
+}
+
+std::int64_t Program::executions(int node_id) const { return executions_.at(static_cast<std::size_t>(node_id)); }
+
+std::vector<int> Program::execution_order() const {
+  std::vector<int> order;
+  for (const auto& s : steps_) order.push_back(s.node);
+  return order;
+}
+
+}  // namespace strata

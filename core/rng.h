@@ -1,0 +1,39 @@
+// Counter-based random numbers (Philox-4x32-10). A draw is a pure function of
+// (seed, stream, counter): no hidden state, so initializers, dropout masks and
+// shuffles are reproducible bit for bit and resumable from a checkpoint.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace strata {
+
+class Philox {
+ public:
+  Philox(std::uint64_t seed, std::uint64_t stream) : seed_(seed), stream_(stream) {}
+  // Four independent 32-bit words for this counter.
+  std::array<std::uint32_t, 4> bits(std::uint64_t counter) const;
+  // Uniform float in [0, 1) for element `index`.
+  float uniform(std::uint64_t index) const;
+  // Standard normal for element `index` (Box-Muller on two uniforms).
+  float normal(std::uint64_t index) const;
+
+ private:
+  std::uint64_t seed_;
+  std::uint64_t stream_;
+};
+
+// A stable 64-bit hash (FNV-1a) used to derive a stream id from a name.
+std::uint64_t stable_hash(std::string_view text);
+// Mixes two 64-bit values into one (splitmix64 finalizer).
+std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b);
+
+// The global seed, as keras.utils.set_random_seed: layers and initializers created
+// without an explicit seed draw their seeds deterministically from it.
+void set_random_seed(std::uint64_t seed);
+std::uint64_t global_seed();
+// The next seed from the global seed generator (counts calls since set_random_seed).
+std::uint64_t next_seed();
+
+}  // namespace strata

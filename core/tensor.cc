@@ -1,0 +1,141 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace strata {
+
+namespace {
+constexpr std::size_t kAlignment = 64;
+
+std::size_t round_up(std::size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+}  // namespace
+
+Tensor::Storage::Storage(std::size_t bytes) : capacity(round_up(bytes == 0 ? 1 : bytes)) {
+  data = std::aligned_alloc(kAlignment, capacity);
+  if (!data) throw Error("out of memory allocating " + std::to_string(capacity) + " bytes");
+  std::memset(data, 0, capacity);
+}
+
+Tensor::Storage::~Storage() { std::free(data); }
+
+Tensor::Tensor(Shape shape, DType dtype)
+    : shape_(std::move(shape)), dtype_(dtype), size_(shape_.num_elements()) {
+  storage_ = std::make_shared<Storage>(nbytes());
+}
+
+Tensor Tensor::scalar(float value) {
+  Tensor t(Shape{}, DType::float32);
+  *t.data<float>() = value;
+  return t;
+}
+
+Tensor Tensor::filled(Shape shape, float value) {
+  Tensor t(std::move(shape), DType::float32);
+  std::fill_n(t.data<float>(), t.size(), value);
+  return t;
+}
+
+void Tensor::check_dtype(DType expected) const {
+  if (!storage_) throw ValueError("access to an undefined tensor");
+  if (dtype_ != expected) {
+    throw ValueError("tensor of dtype " + strata::to_string(dtype_) + " accessed as " +
+                     strata::to_string(expected));
+  }
+}
+
+float Tensor::item(std::int64_t i) const {
+  if (i < 0 || i >= size_) {
+    throw ValueError("Tensor::item: index " + std::to_string(i) + " out of range for shape " +
+                     shape_.to_string());
+  }
+  switch (dtype_) {
+    case DType::float32: return data<float>()[i];
+    case DType::int32: return static_cast<float>(data<std::int32_t>()[i]);
+    case DType::int64: return static_cast<float>(data<std::int64_t>()[i]);
+  }
+  return 0;
+}
+
+Tensor Tensor::clone() const {
+  if (!storage_) return {};
+  Tensor t(shape_, dtype_);
+  std::memcpy(t.raw_data(), raw_data(), nbytes());
+  return t;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (shape.num_elements() != size_) {
+    throw ShapeError("cannot reshape a tensor of shape " + shape_.to_string() + " (" +
+                     std::to_string(size_) + " elements) to " + shape.to_string());
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
+  if (rank() == 0 || begin < 0 || end > shape_[0] || begin > end) {
+    throw ValueError("slice_rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") out of range for shape " + shape_.to_string());
+  }
+  Tensor t(shape_.with_dim(0, end - begin), dtype_);
+  std::size_t row_bytes = shape_[0] ? nbytes() / shape_[0] : 0;
+  std::memcpy(t.raw_data(), static_cast<const char*>(raw_data()) + begin * row_bytes,
+              (end - begin) * row_bytes);
+  return t;
+}
+
+Tensor Tensor::gather_rows(std::span<const std::int64_t> rows) const {
+  Tensor t(shape_.with_dim(0, static_cast<std::int64_t>(rows.size())), dtype_);
+  gather_rows_into(rows, t);
+  return t;
+}
+
+void Tensor::gather_rows_into(std::span<const std::int64_t> rows, Tensor& out) const {
+  if (rank() == 0) throw ShapeError("gather_rows on a scalar");
+  out.reset(shape_.with_dim(0, static_cast<std::int64_t>(rows.size())), dtype_);
+  std::size_t row_bytes = shape_[0] ? nbytes() / shape_[0] : 0;
+  auto* dst = static_cast<char*>(out.raw_data());
+  const auto* src = static_cast<const char*>(raw_data());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= shape_[0]) {
+      throw ValueError("row index " + std::to_string(rows[i]) + " out of range for shape " +
+                       shape_.to_string());
+    }
+    std::memcpy(dst + i * row_bytes, src + rows[i] * row_bytes, row_bytes);
+  }
+}
+
+void Tensor::reset(const Shape& shape, DType dtype) {
+  std::int64_t n = shape.num_elements();
+  std::size_t bytes = static_cast<std::size_t>(n) * size_of(dtype);
+  if (!storage_ || storage_->capacity < bytes || storage_.use_count() > 1) {
+    // Grow, never shrink: a buffer settles at its largest size and is then reused.
+    std::size_t want = std::max(bytes, storage_ ? storage_->capacity : 0);
+    storage_ = std::make_shared<Storage>(want);
+  }
+  shape_ = shape;
+  dtype_ = dtype;
+  size_ = n;
+}
+
+std::string Tensor::to_string(int max_elements) const {
+  std::ostringstream os;
+  os << "Tensor(shape=" << shape_.to_string() << ", dtype=" << strata::to_string(dtype_);
+  if (storage_) {
+    os << ", values=[";
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(size_, max_elements); ++i) {
+      os << (i ? ", " : "") << item(i);
+    }
+    if (size_ > max_elements) os << ", ...";
+    os << "]";
+  }
+  os << ")";
+  return os.str();
+}
+
+}  // namespace strata

@@ -1,0 +1,48 @@
+// Variable: a named, mutable tensor owned by a layer or an optimizer. A handle: copies
+// refer to the same state. Graphs reference variables by handle, never copy them, so
+// the optimizer's in-place updates are what every later step reads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/tensor.h"
+
+namespace strata {
+
+class Variable {
+ public:
+  Variable() = default;
+  Variable(std::string path, Tensor value, bool trainable = true);
+
+  bool defined() const { return state_ != nullptr; }
+  // Keras 3's variable path, "dense/kernel"; the name is its last component.
+  const std::string& path() const { return state().path; }
+  std::string name() const;
+  void set_path(std::string path) { state().path = std::move(path); }
+
+  const Tensor& value() const { return state().value; }
+  Tensor& value() { return state().value; }
+  // Copies `value` in; throws ShapeError naming the variable when the shape differs.
+  void assign(const Tensor& value);
+  const Shape& shape() const { return state().value.shape(); }
+  DType dtype() const { return state().value.dtype(); }
+
+  bool trainable() const { return state().trainable; }
+  void set_trainable(bool trainable) { state().trainable = trainable; }
+
+  // Identity: two handles are the same variable iff they share state.
+  const void* id() const { return state_.get(); }
+  friend bool operator==(const Variable& a, const Variable& b) { return a.state_ == b.state_; }
+
+ private:
+  struct State {
+    std::string path;
+    Tensor value;
+    bool trainable = true;
+  };
+  State& state() const;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace strata
