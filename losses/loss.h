@@ -1,0 +1,45 @@
+// Loss: a handle to a Keras loss. Calling it on symbolic (y_true, y_pred[, sample_weight])
+// adds graph nodes computing the reduced loss, so training never calls back to the host.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/graph.h"
+
+namespace strata::losses {
+
+// Keras's reduction names: "sum_over_batch_size" (default), "sum", "none".
+enum class Reduction { sum_over_batch_size, sum, none };
+Reduction parse_reduction(const std::string& name);
+
+class LossImpl {
+ public:
+  virtual ~LossImpl() = default;
+  // Per-sample losses (Keras's loss function: e.g. mean over the last axis for MSE).
+  virtual Output per_sample(Output y_true, Output y_pred) const = 0;
+  // Keras's config "name", e.g. "mean_squared_error".
+  virtual std::string name() const = 0;
+  Reduction reduction = Reduction::sum_over_batch_size;
+};
+
+class Loss {
+ public:
+  Loss() = default;
+  explicit Loss(std::shared_ptr<const LossImpl> impl) : impl_(std::move(impl)) {}
+  bool defined() const { return impl_ != nullptr; }
+  // Reduced loss: sum(w * per_sample) / number_of_elements for sum_over_batch_size.
+  Output operator()(Output y_true, Output y_pred, Output sample_weight = {}) const;
+  Output per_sample(Output y_true, Output y_pred) const { return impl().per_sample(y_true, y_pred); }
+  std::string name() const { return impl().name(); }
+  const LossImpl& impl() const;
+
+ private:
+  std::shared_ptr<const LossImpl> impl_;
+};
+
+// Resolves Keras's string identifiers ("mse", "mean_squared_error",
+// "sparse_categorical_crossentropy", ...); throws ValueError listing the known names.
+Loss get(const std::string& identifier);
+
+}  // namespace strata::losses

@@ -1,0 +1,55 @@
+// Optimizer: a handle to a Keras optimizer. apply_gradients() adds the update nodes
+// for a train step to the graph once, at compile; every run of the step then updates
+// the variables in place. learning_rate and iterations are variables, so callbacks can
+// change the rate without recompiling and checkpoints can save them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/variable.h"
+
+namespace strata::optimizers {
+
+class OptimizerImpl {
+ public:
+  virtual ~OptimizerImpl() = default;
+  // Keras's config name ("adam", "sgd", ...), the optimizer's variable scope.
+  virtual std::string name() const = 0;
+  // Adds nodes that update each variable from its gradient (plus slot variables such
+  // as Adam's m and v, created once per variable) and increment `iterations` last.
+  // Returns the update nodes: the train step's targets.
+  virtual std::vector<Output> apply_gradients(Graph& graph,
+                                              const std::vector<std::pair<Variable, Output>>& grads_and_vars) = 0;
+  // Every optimizer variable: iterations, learning_rate, then slots in creation order.
+  virtual std::vector<Variable> variables() const = 0;
+  virtual Variable iterations() const = 0;
+  virtual Variable learning_rate() const = 0;
+};
+
+class Optimizer {
+ public:
+  Optimizer() = default;
+  explicit Optimizer(std::shared_ptr<OptimizerImpl> impl) : impl_(std::move(impl)) {}
+  bool defined() const { return impl_ != nullptr; }
+  std::string name() const { return impl().name(); }
+  std::vector<Output> apply_gradients(Graph& graph, const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
+    return impl().apply_gradients(graph, grads_and_vars);
+  }
+  std::vector<Variable> variables() const { return impl().variables(); }
+  std::int64_t iterations() const;
+  float learning_rate() const;
+  void set_learning_rate(float rate);
+  OptimizerImpl& impl() const;
+
+ private:
+  std::shared_ptr<OptimizerImpl> impl_;
+};
+
+// Keras's string identifiers with default arguments: "sgd", "adam", "rmsprop", "adagrad".
+Optimizer get(const std::string& identifier);
+
+}  // namespace strata::optimizers
