@@ -1,0 +1,26 @@
+// Activation layer: applies a named activation function (see layers/activations.h).
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct ActivationOptions {
+  std::string name;
+};
+
+class ActivationImpl : public LayerImpl {
+ public:
+  ActivationImpl(std::string activation, ActivationOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::string activation;
+};
+
+class Activation : public Layer {
+ public:
+  explicit Activation(std::string activation, ActivationOptions options = {});
+};
+
+}  // namespace strata::layers

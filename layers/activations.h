@@ -1,0 +1,24 @@
+// Activation functions by Keras name, as graph ops (keras-spec §2 and Keras 3 defaults).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace strata::activations {
+
+// Applies the named activation. "linear" (or "") returns x unchanged, adding no node.
+// Names: relu, sigmoid, tanh, softmax, elu, selu, gelu, softplus, softsign, swish,
+// silu, leaky_relu (slope 0.2), hard_sigmoid (Keras 3: relu6(x+3)/6),
+// hard_sigmoid_keras2 (clip(0.2x+0.5, 0, 1), for files from Keras 2), exponential, linear.
+Output apply(const std::string& name, Output x);
+// Throws ValueError listing the known names when `name` is not one.
+void validate(const std::string& name);
+std::vector<std::string> names();
+
+Output elu(Output x, float alpha = 1.0f);
+Output leaky_relu(Output x, float negative_slope = 0.2f);
+Output gelu(Output x, bool approximate = false);
+
+}  // namespace strata::activations

@@ -1,0 +1,41 @@
+#include "layers/dense.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "layers/activations.h"
+
+namespace strata::layers {
+
+DenseImpl::DenseImpl(std::int64_t units_, DenseOptions options_)
+    : LayerImpl("Dense", options_.name), units(units_), options(std::move(options_)) {
+  if (units <= 0) throw ValueError("Dense: units must be positive, got " + std::to_string(units));
+  activations::validate(options.activation);
+}
+
+void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
+  const Shape& s = inputs[0].shape;
+  if (s.rank() < 2) {
+    throw ShapeError("expects input of rank >= 2 (batch, ..., features), got " + s.to_string());
+  }
+  std::int64_t in = s.dims().back();
+  if (in == kUnknownDim) throw ShapeError("the last dimension of the input must be known, got " + s.to_string());
+  kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer);
+  if (options.use_bias) bias = add_weight("bias", Shape{units}, options.bias_initializer);
+}
+
+std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  const Output& x = inputs[0];
+  std::int64_t expected = kernel.shape()[0];
+  if (x.shape().rank() < 2 || x.shape().dims().back() != expected) {
+    throw ShapeError("expects input with last dimension " + std::to_string(expected) + ", got " +
+                     x.shape().to_string());
+  }
+  Output y = ops::matmul(x, graph.variable(kernel));
+  if (options.use_bias) y = ops::add(y, graph.variable(bias));
+  return {activations::apply(options.activation, y)};
+}
+
+Dense::Dense(std::int64_t units, DenseOptions options)
+    : Layer(std::make_shared<DenseImpl>(units, std::move(options))) {}
+
+}  // namespace strata::layers

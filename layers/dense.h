@@ -1,0 +1,34 @@
+// Dense: y = activation(x · kernel + bias), acting on the last axis of N-D input.
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct DenseOptions {  // Keras signature order
+  std::string activation;  // "" = linear
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+};
+
+class DenseImpl : public LayerImpl {
+ public:
+  DenseImpl(std::int64_t units, DenseOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::int64_t units;
+  DenseOptions options;
+  Variable kernel, bias;
+};
+
+class Dense : public Layer {
+ public:
+  explicit Dense(std::int64_t units, DenseOptions options = {});
+};
+
+}  // namespace strata::layers

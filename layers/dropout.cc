@@ -1,0 +1,21 @@
+#include "layers/dropout.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/rng.h"
+
+namespace strata::layers {
+
+DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
+    : LayerImpl("Dropout", options.name), rate(rate_), seed(options.seed ? *options.seed : next_seed()) {
+  if (rate < 0.0 || rate >= 1.0) throw ValueError("Dropout: rate must be in [0, 1), got " + std::to_string(rate));
+}
+
+std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs) {
+  if (rate == 0.0) return {inputs[0]};
+  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, stable_hash(name))};
+}
+
+Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}
+
+}  // namespace strata::layers

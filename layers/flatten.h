@@ -1,0 +1,25 @@
+// Flatten: (batch, d1, d2, ...) -> (batch, d1 * d2 * ...), row-major.
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct FlattenOptions {
+  std::string name;
+};
+
+class FlattenImpl : public LayerImpl {
+ public:
+  explicit FlattenImpl(FlattenOptions options) : LayerImpl("Flatten", options.name) {}
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+};
+
+class Flatten : public Layer {
+ public:
+  explicit Flatten(FlattenOptions options = {});
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,189 @@
+#include "layers/layer.h"
+
+#include <cctype>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace strata {
+
+namespace {
+
+std::mutex g_names_mutex;
+std::map<std::string, int> g_name_counts;
+
+std::string snake_case(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    bool upper = std::isupper(static_cast<unsigned char>(c));
+    if (upper && i > 0) {
+      bool prev_lower = std::islower(static_cast<unsigned char>(name[i - 1])) ||
+                        std::isdigit(static_cast<unsigned char>(name[i - 1]));
+      bool next_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
+      if (prev_lower || (next_lower && std::isupper(static_cast<unsigned char>(name[i - 1])))) out += '_';
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string shapes_of(const std::vector<TensorSpec>& specs) {
+  std::string s;
+  for (std::size_t i = 0; i < specs.size(); ++i) s += (i ? ", " : "") + specs[i].shape.to_string();
+  return s;
+}
+
+}  // namespace
+
+std::string default_layer_name(const std::string& class_name) {
+  std::lock_guard<std::mutex> lock(g_names_mutex);
+  std::string base = snake_case(class_name);
+  int& count = g_name_counts[base];
+  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  ++count;
+  return name;
+}
+
+void clear_session() {
+  std::lock_guard<std::mutex> lock(g_names_mutex);
+  g_name_counts.clear();
+}
+
+// --- KerasTensor ---------------------------------------------------------------------
+
+const TensorSpec& KerasTensor::spec() const {
+  if (!call_) throw ValueError("use of an undefined KerasTensor");
+  return call_->outputs.at(static_cast<std::size_t>(index_));
+}
+
+KerasTensor::operator Layer() const {
+  if (!call_ || call_->layer.class_name() != "InputLayer") {
+    throw ValueError("only a tensor made by Input() can stand for a layer (in a Sequential list)");
+  }
+  return call_->layer;
+}
+
+// --- LayerImpl -----------------------------------------------------------------------
+
+LayerImpl::LayerImpl(std::string class_name, std::string layer_name)
+    : name(layer_name.empty() ? default_layer_name(class_name) : std::move(layer_name)),
+      class_name_(std::move(class_name)) {}
+
+std::vector<Layer> LayerImpl::sublayers() const { return {}; }
+
+Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
+                               bool weight_trainable) {
+  Variable v(name + "/" + weight_name, initializer(shape), weight_trainable);
+  weights.push_back(v);
+  return v;
+}
+
+// --- Layer ---------------------------------------------------------------------------
+
+LayerImpl& Layer::impl() const {
+  if (!impl_) throw ValueError("use of an undefined Layer");
+  return *impl_;
+}
+
+KerasTensor Layer::operator()(const KerasTensor& input) const { return (*this)(std::vector<KerasTensor>{input})[0]; }
+
+std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& inputs) const {
+  LayerImpl& layer = impl();
+  const std::string where = layer.class_name() + " '" + layer.name + "'";
+  if (!layer.accepts_input_count(inputs.size())) {
+    throw ValueError(where + " cannot take " + std::to_string(inputs.size()) + " inputs");
+  }
+  std::vector<TensorSpec> specs;
+  for (const auto& in : inputs) {
+    if (!in.defined()) throw ValueError(where + " was called on an undefined tensor");
+    specs.push_back(in.spec());
+  }
+  std::vector<TensorSpec> out_specs;
+  try {
+    if (!layer.built) {
+      layer.build(specs);
+      layer.built = true;
+    }
+    // Trace on a scratch graph: shape errors surface now, at definition.
+    Graph scratch;
+    std::vector<Output> placeholders;
+    for (const auto& s : specs) placeholders.push_back(scratch.placeholder(s));
+    for (const auto& out : layer.call(scratch, placeholders)) out_specs.push_back(out.spec());
+  } catch (const ShapeError& e) {
+    throw ShapeError(where + " cannot be called on input of shape " + shapes_of(specs) + ": " + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(where + ": " + e.what());
+  }
+  auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs});
+  std::vector<KerasTensor> outs;
+  for (int i = 0; i < static_cast<int>(out_specs.size()); ++i) outs.emplace_back(call, i);
+  return outs;
+}
+
+void Layer::set_trainable(bool trainable) const {
+  impl().trainable = trainable;
+  for (const auto& sub : impl().sublayers()) sub.set_trainable(trainable);
+}
+
+std::vector<Variable> Layer::weights() const {
+  // Keras 3 order: this layer's own weights, then each nested layer's, recursively.
+  std::vector<Variable> all = impl().weights;
+  for (const auto& sub : impl().sublayers()) {
+    for (const auto& v : sub.weights()) all.push_back(v);
+  }
+  return all;
+}
+
+std::vector<Variable> Layer::trainable_weights() const {
+  std::vector<Variable> out;
+  if (!impl().trainable) return out;
+  for (const auto& v : impl().weights) {
+    if (v.trainable()) out.push_back(v);
+  }
+  for (const auto& sub : impl().sublayers()) {
+    for (const auto& v : sub.trainable_weights()) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Variable> Layer::non_trainable_weights() const {
+  std::vector<Variable> out;
+  for (const auto& v : impl().weights) {
+    if (!impl().trainable || !v.trainable()) out.push_back(v);
+  }
+  for (const auto& sub : impl().sublayers()) {
+    for (const auto& v : sub.non_trainable_weights()) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Tensor> Layer::get_weights() const {
+  std::vector<Tensor> out;
+  for (const auto& v : weights()) out.push_back(v.value().clone());
+  return out;
+}
+
+void Layer::set_weights(const std::vector<Tensor>& values) const {
+  auto vars = weights();
+  if (values.size() != vars.size()) {
+    throw ValueError(class_name() + " '" + name() + "' expects " + std::to_string(vars.size()) +
+                     " weight arrays, got " + std::to_string(values.size()));
+  }
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (values[i].shape() != vars[i].shape()) {
+      throw ShapeError(class_name() + " '" + name() + "': weight '" + vars[i].path() + "' has shape " +
+                       vars[i].shape().to_string() + ", got " + values[i].shape().to_string());
+    }
+  }
+  for (std::size_t i = 0; i < vars.size(); ++i) vars[i].assign(values[i]);
+}
+
+std::int64_t Layer::count_params() const {
+  std::int64_t n = 0;
+  for (const auto& v : weights()) n += v.value().size();
+  return n;
+}
+
+}  // namespace strata

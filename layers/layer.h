@@ -1,0 +1,119 @@
+// Layer: a handle (value semantics over shared state) to a Keras layer, and KerasTensor,
+// the symbolic result of calling layers. Calling a layer on KerasTensors builds it once
+// (creating its weights from the input shapes), checks shapes at once by tracing its
+// computation on a scratch graph, and records the call. A Model replays the recorded
+// calls into its own graph at compile: no global graph exists, nothing grows per call.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/variable.h"
+#include "layers/initializers.h"
+
+namespace strata {
+
+class Layer;
+struct LayerCall;
+
+class KerasTensor {
+ public:
+  KerasTensor() = default;
+  KerasTensor(std::shared_ptr<const LayerCall> call, int index) : call_(std::move(call)), index_(index) {}
+
+  bool defined() const { return call_ != nullptr; }
+  const TensorSpec& spec() const;
+  const Shape& shape() const { return spec().shape; }
+  DType dtype() const { return spec().dtype; }
+  const std::shared_ptr<const LayerCall>& call() const { return call_; }
+  int index() const { return index_; }
+  // A tensor made by Input() converts to its InputLayer, so that Sequential's list can
+  // start with `layers::Input(...)` as in Keras. Throws ValueError for other tensors.
+  operator Layer() const;  // NOLINT: implicit by design
+
+ private:
+  std::shared_ptr<const LayerCall> call_;
+  int index_ = 0;
+};
+
+class LayerImpl {
+ public:
+  LayerImpl(std::string class_name, std::string name);
+  virtual ~LayerImpl() = default;
+  LayerImpl(const LayerImpl&) = delete;
+  LayerImpl& operator=(const LayerImpl&) = delete;
+
+  // Keras's class name ("Dense"), used in summaries and saved configs.
+  const std::string& class_name() const { return class_name_; }
+  // Creates the weights for these input specs. Called once, before the first call.
+  virtual void build(const std::vector<TensorSpec>& inputs) {}
+  // Adds this layer's computation to `graph`. Weights enter through graph.variable().
+  // Training-only behaviour (dropout) is decided by the Program's mode at run time.
+  virtual std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) = 0;
+  // Number of inputs the layer takes (merge layers and models may take several).
+  virtual bool accepts_input_count(std::size_t n) const { return n == 1; }
+  // Nested layers (a Model used as a layer), for summaries and weight collection.
+  virtual std::vector<Layer> sublayers() const;
+
+  std::string name;
+  bool trainable = true;
+  bool built = false;
+  std::vector<Variable> weights;  // in Keras's saved order
+
+ protected:
+  // Creates a weight named "<layer name>/<weight name>" with values from `initializer`.
+  Variable add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
+                      bool trainable = true);
+
+ private:
+  std::string class_name_;
+};
+
+class Layer {
+ public:
+  Layer() = default;
+  explicit Layer(std::shared_ptr<LayerImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  KerasTensor operator()(const KerasTensor& input) const;
+  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs) const;
+
+  const std::string& name() const { return impl().name; }
+  const std::string& class_name() const { return impl().class_name(); }
+  bool trainable() const { return impl().trainable; }
+  void set_trainable(bool trainable) const;
+  bool built() const { return impl().built; }
+
+  // All weights (nested layers included), trainable then non-trainable as Keras lists them.
+  std::vector<Variable> weights() const;
+  std::vector<Variable> trainable_weights() const;
+  std::vector<Variable> non_trainable_weights() const;
+  std::vector<Tensor> get_weights() const;
+  // Throws ValueError/ShapeError naming the layer and weight when counts or shapes differ.
+  void set_weights(const std::vector<Tensor>& values) const;
+  std::int64_t count_params() const;
+
+  LayerImpl& impl() const;
+  const std::shared_ptr<LayerImpl>& shared_impl() const { return impl_; }
+  friend bool operator==(const Layer& a, const Layer& b) { return a.impl_ == b.impl_; }
+
+ private:
+  std::shared_ptr<LayerImpl> impl_;
+};
+
+// One recorded call of a layer on symbolic inputs.
+struct LayerCall {
+  Layer layer;
+  std::vector<KerasTensor> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+// A fresh default name for a layer class, as Keras makes them: "dense", "dense_1", ...
+// (snake_case of the class name with a per-process counter, reset by clear_session()).
+std::string default_layer_name(const std::string& class_name);
+// Resets the default-name counters (keras.backend.clear_session()).
+void clear_session();
+
+}  // namespace strata

@@ -1,0 +1,27 @@
+// Reshape: (batch, ...) -> (batch, *target_shape); target_shape excludes the batch
+// dimension and may hold one -1.
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct ReshapeOptions {
+  std::string name;
+};
+
+class ReshapeImpl : public LayerImpl {
+ public:
+  ReshapeImpl(Shape target_shape, ReshapeOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  Shape target_shape;
+};
+
+class Reshape : public Layer {
+ public:
+  explicit Reshape(Shape target_shape, ReshapeOptions options = {});
+};
+
+}  // namespace strata::layers
