@@ -1,0 +1,209 @@
+#include "models/compiled_model.h"
+
+#include <cmath>
+
+#include "core/autodiff.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "layers/input_layer.h"
+#include "models/model.h"
+
+namespace strata {
+
+namespace {
+
+bool is_sparse_loss(const losses::Loss& loss) { return loss.name().find("sparse") != std::string::npos; }
+
+// Targets of a sparse loss are class indices shaped like the predictions without their
+// last axis; other losses take float targets shaped like the predictions.
+TensorSpec target_spec(const losses::Loss& loss, const TensorSpec& prediction) {
+  const auto& d = prediction.shape.dims();
+  if (is_sparse_loss(loss)) return {Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1)), DType::int64};
+  return {prediction.shape, DType::float32};
+}
+
+Tensor cast_tensor(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out(t.shape(), dtype);
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    float v = t.item(i);
+    switch (dtype) {
+      case DType::float32: out.data<float>()[i] = v; break;
+      case DType::int32: out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
+      case DType::int64: out.data<std::int64_t>()[i] = static_cast<std::int64_t>(v); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : graph_(std::make_unique<Graph>()) {
+  for (const auto& in : model.inputs) {
+    const auto& input_layer = static_cast<const InputLayerImpl&>(in.call()->layer.impl());
+    x_specs_.push_back(in.spec());
+    input_names_.push_back(input_layer.name);
+    x_inputs_.push_back(graph_->placeholder(in.spec(), input_layer.name));
+  }
+  outputs_ = model.call(*graph_, x_inputs_);
+  for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
+  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
+  if (!options) return;
+
+  // Losses: one per output (a single loss applies to every output).
+  std::vector<losses::Loss> losses = options->loss.losses();
+  if (losses.empty()) throw ValueError("compile: a loss is required to train (pass .loss = ...)");
+  if (losses.size() == 1) losses.resize(outputs_.size(), losses[0]);
+  if (losses.size() != outputs_.size()) {
+    throw ValueError("compile: the model has " + std::to_string(outputs_.size()) + " outputs but " +
+                     std::to_string(losses.size()) + " losses were given");
+  }
+  std::vector<float> weights = options->loss_weights;
+  if (weights.empty()) weights.assign(outputs_.size(), 1.0f);
+  if (weights.size() != outputs_.size()) {
+    throw ValueError("compile: loss_weights has " + std::to_string(weights.size()) + " entries for " +
+                     std::to_string(outputs_.size()) + " outputs");
+  }
+
+  std::vector<Output> fetches;
+  Output total;
+  std::vector<Output> output_losses;
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    TensorSpec spec = target_spec(losses[k], outputs_[k].spec());
+    y_specs_.push_back(spec);
+    y_inputs_.push_back(graph_->placeholder(spec, output_names_[k] + "_target"));
+    Output loss = losses[k](y_inputs_[k], outputs_[k]);
+    output_losses.push_back(loss);
+    Output weighted = weights[k] == 1.0f ? loss : ops::mul(loss, weights[k]);
+    total = total.valid() ? ops::add(total, weighted) : weighted;
+  }
+  fetches.push_back(total);
+  loss_names_.push_back("loss");
+  if (outputs_.size() > 1) {
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      fetches.push_back(output_losses[k]);
+      loss_names_.push_back(output_names_[k] + "_loss");
+    }
+  }
+  loss_trackers_.resize(loss_names_.size());
+
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    for (const auto& id : options->metrics) {
+      metrics::Metric metric = metrics::get(id, y_specs_[k].shape, outputs_[k].shape());
+      if (outputs_.size() > 1) metric.impl().name = output_names_[k] + "_" + metric.name();
+      auto stats = metric.build(y_inputs_[k], outputs_[k]);
+      fetches.insert(fetches.end(), stats.begin(), stats.end());
+      metric_fetch_counts_.push_back(stats.size());
+      metrics_.push_back(metric);
+    }
+  }
+
+  // Gradients of the total loss for every trainable weight, then the optimizer's updates.
+  optimizer_ = options->optimizer.resolve();
+  std::vector<Variable> trainable;
+  if (model.trainable) {
+    for (const auto& layer : model.sublayers()) {
+      for (const auto& v : layer.trainable_weights()) trainable.push_back(v);
+    }
+  }
+  std::vector<Output> variable_nodes;
+  for (const auto& v : trainable) variable_nodes.push_back(graph_->variable(v));
+  std::vector<Output> grads = gradients(total, variable_nodes);
+  std::vector<std::pair<Variable, Output>> grads_and_vars;
+  for (std::size_t i = 0; i < trainable.size(); ++i) {
+    if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
+  }
+  std::vector<Output> updates = optimizer_.apply_gradients(*graph_, grads_and_vars);
+
+  std::vector<Output> feeds = x_inputs_;
+  feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
+  test_ = std::make_unique<Program>(*graph_, feeds, fetches);
+  train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates);
+}
+
+void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {
+  if (x.size() != x_specs_.size()) {
+    throw ValueError("the model expects " + std::to_string(x_specs_.size()) + " input arrays, got " +
+                     std::to_string(x.size()));
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i].dtype() != x_specs_[i].dtype) {
+      throw ValueError("input '" + input_names_[i] + "' expects dtype " + to_string(x_specs_[i].dtype) + ", got " +
+                       to_string(x[i].dtype()));
+    }
+    if (!x[i].shape().is_compatible_with(x_specs_[i].shape.with_dim(0, kUnknownDim))) {
+      throw ShapeError("input '" + input_names_[i] + "' expects shape " + x_specs_[i].shape.to_string() +
+                       ", got " + x[i].shape().to_string());
+    }
+  }
+}
+
+std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y) const {
+  if (!trainable()) throw Error("the model must be compiled (model.compile) before it is given targets");
+  if (y.size() != y_specs_.size()) {
+    throw ValueError("the model has " + std::to_string(y_specs_.size()) + " outputs, got " + std::to_string(y.size()) +
+                     " target arrays");
+  }
+  std::vector<Tensor> out;
+  for (std::size_t k = 0; k < y.size(); ++k) {
+    const TensorSpec& spec = y_specs_[k];
+    Tensor t = cast_tensor(y[k], spec.dtype);
+    // Keras accepts sparse labels shaped (N, 1) and binary targets shaped (N,).
+    if (t.rank() == spec.shape.rank() + 1 && t.shape().dims().back() == 1) {
+      auto d = t.shape().dims();
+      d.pop_back();
+      t = t.reshaped(Shape(d));
+    } else if (t.rank() + 1 == spec.shape.rank() && spec.shape.dims().back() == 1) {
+      auto d = t.shape().dims();
+      d.push_back(1);
+      t = t.reshaped(Shape(d));
+    }
+    if (!t.shape().is_compatible_with(spec.shape.with_dim(0, kUnknownDim))) {
+      throw ShapeError("target for output '" + output_names_[k] + "' expects shape " + spec.shape.to_string() +
+                       ", got " + y[k].shape().to_string());
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) { return predict_->run(x); }
+
+void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  std::vector<Tensor> feeds = x;
+  feeds.insert(feeds.end(), y.begin(), y.end());
+  auto fetched = train_->run(feeds, {.training = true, .step = train_steps_});
+  ++train_steps_;
+  update_logs(fetched, x.front().shape()[0]);
+}
+
+void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  std::vector<Tensor> feeds = x;
+  feeds.insert(feeds.end(), y.begin(), y.end());
+  update_logs(test_->run(feeds), x.front().shape()[0]);
+}
+
+void CompiledModel::update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size) {
+  std::size_t pos = 0;
+  for (auto& tracker : loss_trackers_) tracker.update(fetched[pos++].item(), static_cast<double>(batch_size));
+  for (std::size_t m = 0; m < metrics_.size(); ++m) {
+    std::vector<Tensor> stats(fetched.begin() + static_cast<std::ptrdiff_t>(pos),
+                              fetched.begin() + static_cast<std::ptrdiff_t>(pos + metric_fetch_counts_[m]));
+    metrics_[m].update(stats);
+    pos += metric_fetch_counts_[m];
+  }
+}
+
+void CompiledModel::reset_metrics() {
+  for (auto& t : loss_trackers_) t.reset();
+  for (auto& m : metrics_) m.reset();
+}
+
+std::map<std::string, float> CompiledModel::results() const {
+  std::map<std::string, float> logs;
+  for (std::size_t i = 0; i < loss_names_.size(); ++i) logs[loss_names_[i]] = loss_trackers_[i].result();
+  for (const auto& m : metrics_) logs[m.name()] = m.result();
+  return logs;
+}
+
+}  // namespace strata

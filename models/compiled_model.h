@@ -1,0 +1,63 @@
+// CompiledModel: what compile() makes of a Model, once. It replays the model's layer
+// calls into its own graph, adds loss, metric statistics, gradients and the optimizer's
+// updates as nodes, and compiles the predict, test_step and train_step Programs.
+// An inference-only CompiledModel (predict before compile) holds just the predict Program.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/program.h"
+#include "losses/metric.h"
+#include "models/options.h"
+
+namespace strata {
+
+class ModelImpl;
+
+class CompiledModel {
+ public:
+  // `options` null: inference only.
+  CompiledModel(ModelImpl& model, const CompileOptions* options);
+
+  std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
+  // One optimizer step on a batch; updates the epoch's running logs.
+  void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+  // One evaluation batch; updates the running logs.
+  void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+
+  void reset_metrics();
+  // Running logs since the last reset: "loss", per-output losses, metrics.
+  std::map<std::string, float> results() const;
+
+  // Converts user targets to what the loss expects (dtype, trailing 1-dims), checking
+  // shapes against the model's outputs; throws naming the output.
+  std::vector<Tensor> conform_targets(const std::vector<Tensor>& y) const;
+  // Checks inputs against the model's Input specs; throws naming the input.
+  void check_inputs(const std::vector<Tensor>& x) const;
+
+  bool trainable() const { return train_ != nullptr; }
+  const Graph& graph() const { return *graph_; }
+  std::int64_t train_steps() const { return train_steps_; }
+
+ private:
+  void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
+
+  std::unique_ptr<Graph> graph_;
+  std::vector<Output> x_inputs_, y_inputs_, outputs_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<TensorSpec> x_specs_, y_specs_;
+  std::unique_ptr<Program> predict_, test_, train_;
+  optimizers::Optimizer optimizer_;
+
+  // Logs: fetched as [total loss, per-output losses (if several outputs), metric stats].
+  std::vector<std::string> loss_names_;
+  std::vector<metrics::Mean> loss_trackers_;
+  std::vector<metrics::Metric> metrics_;
+  std::vector<std::size_t> metric_fetch_counts_;
+  std::int64_t train_steps_ = 0;
+};
+
+}  // namespace strata

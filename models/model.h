@@ -1,0 +1,105 @@
+// Model: Keras's functional model, and the home of compile / fit / evaluate / predict.
+// A Model is a Layer (it can be called on tensors, nested in other models).
+//
+// compile() replays the model's layer calls into a fresh graph and compiles three
+// Programs from it once: predict, test_step and train_step (loss, gradients and the
+// optimizer's updates are nodes of that graph). The graph is then finalized: fitting
+// or predicting any number of times adds no node.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layers/layer.h"
+#include "models/history.h"
+#include "models/options.h"
+
+namespace strata {
+
+class CompiledModel;  // the graph and programs made by compile (models/compiled_model.h)
+
+struct ModelOptions {
+  std::string name;
+};
+
+class ModelImpl : public LayerImpl {
+ public:
+  ModelImpl(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs, std::string name,
+            std::string class_name = "Functional");
+  ~ModelImpl() override;
+
+  // Replays the recorded layer calls on `inputs` into `graph`.
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool accepts_input_count(std::size_t n) const override { return n == inputs.size(); }
+  std::vector<Layer> sublayers() const override;
+
+  // (Re)derives calls and layers from inputs/outputs; checks that names are unique.
+  void set_graph(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs);
+  // Sequential models without an Input are built from the first data they see.
+  virtual void build_from_data(const std::vector<Tensor>& x) {}
+
+  std::vector<KerasTensor> inputs, outputs;
+  std::vector<std::shared_ptr<const LayerCall>> calls;  // topological, Input calls excluded
+  std::vector<Layer> layers;                              // first-call order; InputLayers included
+
+  // Training state. compile() keeps its options; the CompiledModel is made at once when
+  // the inputs are known, else from the first data (a Sequential without Input).
+  std::optional<CompileOptions> compile_options;
+  std::unique_ptr<CompiledModel> compiled;
+  std::unique_ptr<CompiledModel> inference;  // predict() before compile()
+  bool stop_training = false;
+};
+
+class Model : public Layer {
+ public:
+  Model(const KerasTensor& input, const KerasTensor& output, ModelOptions options = {});
+  Model(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs, ModelOptions options = {});
+  explicit Model(std::shared_ptr<ModelImpl> impl);
+
+  void compile(CompileOptions options);
+  bool compiled() const;
+
+  History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
+  History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
+  // Named scores: {"loss": ..., "accuracy": ...}.
+  std::map<std::string, float> evaluate(const Tensor& x, const Tensor& y, const EvaluateOptions& options = {});
+  std::map<std::string, float> evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                        const EvaluateOptions& options = {});
+  Tensor predict(const Tensor& x, const PredictOptions& options = {});
+  std::vector<Tensor> predict(const std::vector<Tensor>& x, const PredictOptions& options = {});
+
+  std::map<std::string, float> train_on_batch(const Tensor& x, const Tensor& y);
+  std::map<std::string, float> train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+  std::map<std::string, float> test_on_batch(const Tensor& x, const Tensor& y);
+  std::map<std::string, float> test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+  Tensor predict_on_batch(const Tensor& x);
+  std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x);
+
+  // Keras-layout summary: name (type), output shape, params; totals.
+  void summary(std::ostream& out) const;
+  void summary() const;
+  std::string summary_string() const;
+
+  const std::vector<Layer>& layers() const;
+  Layer get_layer(const std::string& name) const;
+  Layer get_layer(int index) const;
+  const std::vector<KerasTensor>& inputs() const { return model().inputs; }
+  const std::vector<KerasTensor>& outputs() const { return model().outputs; }
+
+  // Weights-only files in Keras's HDF5 layouts (".weights.h5": Keras 3; other ".h5": tf.keras).
+  void save_weights(const std::string& path) const;
+  void load_weights(const std::string& path) const;
+
+  // The compiled train graph (for tests of the graph's guarantees).
+  const Graph& graph() const;
+  bool stop_training() const { return model().stop_training; }
+  void set_stop_training(bool stop) const { model().stop_training = stop; }
+
+  ModelImpl& model() const;
+};
+
+}  // namespace strata

@@ -1,0 +1,85 @@
+// Options for compile / fit / evaluate / predict, with Keras's defaults. Fields are
+// declared in the order of Keras's signatures, so designated initializers written in
+// Keras's order compile.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "losses/loss.h"
+#include "optimizers/optimizer.h"
+
+namespace strata {
+
+// A loss for every output: one loss (applied to each output), a Keras identifier, or a
+// list with one loss per output.
+class LossSpec {
+ public:
+  LossSpec() = default;
+  LossSpec(losses::Loss loss) : losses_{std::move(loss)} {}                    // NOLINT
+  LossSpec(const char* identifier) : losses_{losses::get(identifier)} {}       // NOLINT
+  LossSpec(const std::string& identifier) : losses_{losses::get(identifier)} {}  // NOLINT
+  LossSpec(std::initializer_list<losses::Loss> losses) : losses_(losses) {}    // NOLINT
+  const std::vector<losses::Loss>& losses() const { return losses_; }
+  bool empty() const { return losses_.empty(); }
+
+ private:
+  std::vector<losses::Loss> losses_;
+};
+
+// An optimizer instance or a Keras identifier ("adam", "sgd", "rmsprop", "adagrad").
+class OptimizerSpec {
+ public:
+  OptimizerSpec() = default;
+  OptimizerSpec(optimizers::Optimizer optimizer) : optimizer_(std::move(optimizer)) {}     // NOLINT
+  OptimizerSpec(const char* identifier) : identifier_(identifier) {}                        // NOLINT
+  OptimizerSpec(const std::string& identifier) : identifier_(identifier) {}                 // NOLINT
+  optimizers::Optimizer resolve() const {
+    return optimizer_.defined() ? optimizer_ : optimizers::get(identifier_);
+  }
+
+ private:
+  optimizers::Optimizer optimizer_;
+  std::string identifier_ = "rmsprop";  // Keras's default
+};
+
+struct CompileOptions {
+  OptimizerSpec optimizer;
+  LossSpec loss;
+  std::vector<float> loss_weights;     // one per output; default 1 each
+  std::vector<std::string> metrics;    // Keras identifiers: "accuracy", "mse", "mae", ...
+};
+
+// Validation arrays for fit (one tensor per model input / output).
+struct ValidationData {
+  ValidationData() = default;
+  ValidationData(Tensor x_, Tensor y_) : x{std::move(x_)}, y{std::move(y_)} {}
+  ValidationData(std::vector<Tensor> x_, std::vector<Tensor> y_) : x(std::move(x_)), y(std::move(y_)) {}
+  std::vector<Tensor> x, y;
+};
+
+struct FitOptions {
+  std::int64_t batch_size = 32;
+  int epochs = 1;
+  int verbose = 1;                      // 0 silent, 1 progress bar, 2 one line per epoch
+  double validation_split = 0.0;        // the last fraction, taken before shuffling
+  std::optional<ValidationData> validation_data;  // overrides validation_split
+  bool shuffle = true;
+  int initial_epoch = 0;
+};
+
+struct EvaluateOptions {
+  std::int64_t batch_size = 32;
+  int verbose = 1;
+};
+
+struct PredictOptions {
+  std::int64_t batch_size = 32;
+  int verbose = 0;
+};
+
+}  // namespace strata
