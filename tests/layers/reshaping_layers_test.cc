@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/program.h"
+#include "layers/activation.h"
+#include "layers/dense.h"
+#include "layers/dropout.h"
+#include "layers/flatten.h"
+#include "layers/input_layer.h"
+#include "layers/reshape.h"
+
+using namespace strata;
+
+namespace {
+Tensor run(const Layer& layer, const Tensor& x, bool training) {
+  Graph g;
+  Output in = g.placeholder({x.shape().with_dim(0, kUnknownDim), x.dtype()});
+  Program p(g, {in}, {layer.impl().call(g, {in})[0]});
+  return p.run({x}, {.training = training})[0];
+}
+}  // namespace
+
+TEST(Flatten, FlattensNonBatchDimsRowMajor) {
+  layers::Flatten flatten;
+  EXPECT_EQ(flatten(Input({28, 28})).shape(), (Shape{kUnknownDim, 784}));
+  Tensor x = Tensor::from_vector<float>({1, 2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(run(flatten, x, false).to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(Reshape, ReshapesWithInferredDimension) {
+  EXPECT_EQ(layers::Reshape({4, -1})(Input({2, 6})).shape(), (Shape{kUnknownDim, 4, 3}));
+  EXPECT_THROW(layers::Reshape({5})(Input({2, 6})), ShapeError);
+}
+
+TEST(Dropout, IsIdentityInInferenceAndScalesKeptUnitsInTraining) {
+  layers::Dropout dropout(0.5, {.seed = 1});
+  dropout(Input({1000}));
+  Tensor x = Tensor::filled({2, 1000}, 1.f);
+  Tensor inference = run(dropout, x, false);
+  for (float v : inference.values<float>()) EXPECT_EQ(v, 1.f);
+  Tensor training = run(dropout, x, true);
+  int kept = 0;
+  for (float v : training.values<float>()) {
+    EXPECT_TRUE(v == 0.f || v == 2.f);
+    kept += v != 0.f;
+  }
+  EXPECT_NEAR(kept / 2000.0, 0.5, 0.05);
+  EXPECT_THROW(layers::Dropout(1.0), ValueError);
+}
+
+TEST(Activation, AppliesNamedFunction) {
+  layers::Activation act("relu");
+  Tensor y = run(act, Tensor::from_vector<float>({1, 2}, {-1, 2}), false);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{0, 2}));
+}
+
+TEST(LayerNames, DefaultNamesAreUniqueAndDeterministic) {
+  clear_session();
+  layers::Dense a(1), b(1), c(1);
+  layers::Flatten f;
+  EXPECT_EQ(a.name(), "dense");
+  EXPECT_EQ(b.name(), "dense_1");
+  EXPECT_EQ(c.name(), "dense_2");
+  EXPECT_EQ(f.name(), "flatten");
+  clear_session();
+  EXPECT_EQ(layers::Dense(1).name(), "dense");
+}
