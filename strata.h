@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/autodiff.h"
+#include "core/device.h"
 #include "core/check_gradients.h"
 #include "core/error.h"
 #include "core/graph.h"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs everything Strata needs to build, test, run its examples and benchmarks, with
+# apt-get on Debian 12. Safe to run again: when every package is already installed it
+# does nothing (no apt-get update) and returns at once. Runs as root, or through sudo
+# when that is available. CUDA is optional and never installed here.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential
+  cmake
+  ccache
+  pkg-config
+  libeigen3-dev
+  libhdf5-dev
+  nlohmann-json3-dev
+  libgtest-dev
+  googletest
+  dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
+  libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "install_deps: missing packages: ${missing[*]}" >&2
+  echo "install_deps: run this script as root to install them" >&2
+  exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt_opts=(-y -q -o Dpkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confdef
+          -o Dpkg::Options::=--force-confold)
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Lock::Timeout=600 update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install "${apt_opts[@]}" --no-install-recommends "${missing[@]}"
+echo "install_deps: done"

@@ -1,0 +1,47 @@
+# Driven by CTest (see CMakeLists.txt): install -> configure consumer -> build -> run.
+# Any failing step fails the test with that step's output.
+foreach(var STRATA_BUILD_DIR CONSUMER_SOURCE_DIR WORK_DIR CXX_COMPILER GENERATOR)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "run_install_test.cmake needs -D${var}=...")
+  endif()
+endforeach()
+
+set(prefix "${WORK_DIR}/prefix")
+set(consumer_build "${WORK_DIR}/consumer-build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+function(step name)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install test: ${name} failed (${rc}):\n${ARGN}\n${out}")
+  endif()
+  message(STATUS "install test: ${name} ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+step("install into ${prefix}"
+  "${CMAKE_COMMAND}" --install "${STRATA_BUILD_DIR}" --prefix "${prefix}")
+
+foreach(f include/strata/strata.h include/strata/core/tensor.h include/strata/core/ops.h)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "install test: ${f} is missing from the installed tree")
+  endif()
+endforeach()
+
+set(launcher_arg "")
+if(CXX_COMPILER_LAUNCHER)
+  set(launcher_arg "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
+endif()
+step("configure consumer"
+  "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
+  -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
+  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" ${launcher_arg})
+step("build consumer" "${CMAKE_COMMAND}" --build "${consumer_build}")
+
+set(app "${consumer_build}/strata_consumer")
+if(NOT EXISTS "${app}")
+  message(FATAL_ERROR "install test: the consumer built no strata_consumer executable")
+endif()
+step("run consumer" "${app}")
+message(STATUS "${step_output}")
