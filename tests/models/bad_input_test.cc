@@ -1,0 +1,108 @@
+// Bad input gets a clear exception that says what and where — never a crash.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "strata.h"
+#include "test_data.h"
+
+using namespace strata;
+
+namespace {
+Model compiled_classifier() {
+  auto in = Input({4}, {.name = "features"});
+  Model m(in, layers::Dense(3)(in));
+  m.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy"});
+  return m;
+}
+
+template <typename E, typename F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+}  // namespace
+
+TEST(BadInput, WrongFeatureShapeNamesTheInput) {
+  Model m = compiled_classifier();
+  auto [x, y] = testing::blobs(10, 5);
+  std::string msg = message_of<ShapeError>([&] { m.fit(x, y, {.verbose = 0}); });
+  EXPECT_NE(msg.find("features"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(None, 4)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(10, 5)"), std::string::npos) << msg;
+  EXPECT_THROW(m.predict(x), ShapeError);
+}
+
+TEST(BadInput, WrongDtypeIsAValueError) {
+  Model m = compiled_classifier();
+  Tensor x(Shape{4, 4}, DType::int32);
+  std::string msg = message_of<ValueError>([&] { m.predict(x); });
+  EXPECT_NE(msg.find("float32"), std::string::npos) << msg;
+}
+
+TEST(BadInput, EmptyDatasetIsRefused) {
+  Model m = compiled_classifier();
+  Tensor x(Shape{0, 4});
+  Tensor y(Shape{0}, DType::int64);
+  std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.verbose = 0}); });
+  EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
+}
+
+TEST(BadInput, MismatchedSampleCountsAreRefused) {
+  Model m = compiled_classifier();
+  auto [x, y] = testing::blobs(10);
+  EXPECT_THROW(m.fit(x, y.slice_rows(0, 9), {.verbose = 0}), ValueError);
+}
+
+TEST(BadInput, SparseLabelOutOfRangeNamesTheLabel) {
+  Model m = compiled_classifier();
+  auto [x, y] = testing::blobs(10);
+  y.data<std::int64_t>()[7] = 3;  // three classes: 0..2
+  std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.verbose = 0}); });
+  EXPECT_NE(msg.find("label 3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[0, 3)"), std::string::npos) << msg;
+  y.data<std::int64_t>()[7] = -1;
+  EXPECT_THROW(m.evaluate(x, y, {.verbose = 0}), ValueError);
+}
+
+TEST(BadInput, NaNInInputsIsRefusedWithItsPosition) {
+  Model m = compiled_classifier();
+  auto [x, y] = testing::blobs(10);
+  x.data<float>()[4 * 6 + 2] = std::numeric_limits<float>::quiet_NaN();
+  std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.verbose = 0}); });
+  EXPECT_NE(msg.find("NaN"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sample 6"), std::string::npos) << msg;
+  EXPECT_THROW(m.predict(x), ValueError);
+}
+
+TEST(BadInput, FitBeforeCompileSaysToCompile) {
+  auto in = Input({4});
+  Model m(in, layers::Dense(3)(in));
+  auto [x, y] = testing::blobs(10);
+  std::string msg = message_of<Error>([&] { m.fit(x, y, {.verbose = 0}); });
+  EXPECT_NE(msg.find("compile()"), std::string::npos) << msg;
+  EXPECT_THROW(m.evaluate(x, y), Error);
+  EXPECT_THROW(m.train_on_batch(x, y), Error);
+}
+
+TEST(BadInput, WrongTargetShapeNamesTheOutput) {
+  auto in = Input({4});
+  Model m(in, layers::Dense(3, {.name = "probs"})(in));
+  m.compile({.optimizer = "sgd", .loss = "mse"});
+  auto [x, y] = testing::blobs(10);
+  std::string msg = message_of<ShapeError>([&] { m.fit(x, Tensor(Shape{10, 5}), {.verbose = 0}); });
+  EXPECT_NE(msg.find("probs"), std::string::npos) << msg;
+}
+
+TEST(BadInput, BadOptionsAreRefused) {
+  Model m = compiled_classifier();
+  auto [x, y] = testing::blobs(10);
+  EXPECT_THROW(m.fit(x, y, {.batch_size = 0, .verbose = 0}), ValueError);
+  EXPECT_THROW(m.compile({.optimizer = "sgd", .loss = "not_a_loss"}), ValueError);
+}
