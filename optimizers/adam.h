@@ -1,0 +1,26 @@
+// Adam (and AMSGrad), as Keras 3's keras.optimizers.Adam: the "epsilon-hat" form.
+#pragma once
+
+#include <string>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct AdamOptions {
+  double learning_rate = 0.001;
+  double beta_1 = 0.9;
+  double beta_2 = 0.999;
+  double epsilon = 1e-7;
+  bool amsgrad = false;
+  std::string name = "";  // empty: Keras's auto name ("adam", "adam_1", ...)
+};
+
+class Adam : public Optimizer {
+ public:
+  explicit Adam(AdamOptions options = {});
+  const AdamOptions& options() const;
+};
+
+}  // namespace strata::optimizers

@@ -1,0 +1,24 @@
+// SGD with optional (Nesterov) momentum, as Keras 3's keras.optimizers.SGD.
+#pragma once
+
+#include <string>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct SGDOptions {
+  double learning_rate = 0.01;
+  double momentum = 0.0;
+  bool nesterov = false;
+  std::string name = "";  // empty: Keras's auto name ("sgd", "sgd_1", ...)
+};
+
+class SGD : public Optimizer {
+ public:
+  explicit SGD(SGDOptions options = {});
+  const SGDOptions& options() const;
+};
+
+}  // namespace strata::optimizers
