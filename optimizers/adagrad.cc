@@ -10,7 +10,7 @@ namespace {
 class AdagradImpl : public BaseOptimizer {
  public:
   explicit AdagradImpl(AdagradOptions o)
-      : BaseOptimizer("Adagrad", o.name, o.learning_rate), options(std::move(o)) {}
+      : BaseOptimizer("Adagrad", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdagradOptions options;
 
  protected:

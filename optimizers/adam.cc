@@ -9,7 +9,7 @@ namespace {
 
 class AdamImpl : public BaseOptimizer {
  public:
-  explicit AdamImpl(AdamOptions o) : BaseOptimizer("Adam", o.name, o.learning_rate), options(std::move(o)) {}
+  explicit AdamImpl(AdamOptions o) : BaseOptimizer("Adam", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdamOptions options;
 
  protected:

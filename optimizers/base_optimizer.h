@@ -2,10 +2,12 @@
 // and "learning_rate" (float32) variables under the optimizer's name scope, creates
 // slot variables once per model variable with Keras's names
 // ("adam/dense_kernel_momentum"), skips variables without a gradient (as Keras warns),
-// and increments `iterations` after every variable update of the step.
+// and increments `iterations` after every variable update of the step. Like Keras's
+// apply(), gradients are clipped and weight decay is applied before the updates.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,11 +16,25 @@
 
 namespace strata::optimizers {
 
+// The arguments every Keras 3 optimizer takes besides its own hyperparameters.
+struct CommonOptions {
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+};
+
+template <typename Options>
+CommonOptions common_options(const Options& o) {
+  return {o.weight_decay, o.clipnorm, o.clipvalue, o.global_clipnorm};
+}
+
 class BaseOptimizer : public OptimizerImpl {
  public:
   // `name` empty: Keras's auto name, snake_case(class_name) made unique per process
-  // ("adam", "adam_1", ...).
-  BaseOptimizer(const std::string& class_name, const std::string& name, double learning_rate);
+  // ("adam", "adam_1", ...). Throws ValueError when more than one clipping option is set.
+  BaseOptimizer(const std::string& class_name, const std::string& name, double learning_rate,
+                const CommonOptions& common = {});
 
   std::string name() const override { return name_; }
   std::vector<Output> apply_gradients(Graph& graph,
@@ -42,7 +58,11 @@ class BaseOptimizer : public OptimizerImpl {
   const Variable& slot(const Variable& variable, const std::string& slot_name) const;
 
  private:
+  // Keras's _clip_gradients: clipnorm per gradient, else global_clipnorm, else clipvalue.
+  std::vector<Output> clip_gradients(const std::vector<Output>& grads) const;
+
   std::string name_;
+  CommonOptions common_;
   Variable iterations_;
   Variable learning_rate_;
   std::vector<Variable> slots_;                                        // creation order

@@ -10,7 +10,7 @@ namespace {
 class RMSpropImpl : public BaseOptimizer {
  public:
   explicit RMSpropImpl(RMSpropOptions o)
-      : BaseOptimizer("RMSprop", o.name, o.learning_rate), options(std::move(o)) {}
+      : BaseOptimizer("RMSprop", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   RMSpropOptions options;
 
  protected:

@@ -2,6 +2,7 @@
 // optional momentum and centering.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "optimizers/optimizer.h"
@@ -15,6 +16,12 @@ struct RMSpropOptions {
   double momentum = 0.0;
   double epsilon = 1e-7;
   bool centered = false;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("rm_sprop", "rm_sprop_1", ...)
 };
 

@@ -9,7 +9,7 @@ namespace {
 
 class SGDImpl : public BaseOptimizer {
  public:
-  explicit SGDImpl(SGDOptions o) : BaseOptimizer("SGD", o.name, o.learning_rate), options(std::move(o)) {
+  explicit SGDImpl(SGDOptions o) : BaseOptimizer("SGD", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {
     if (options.momentum < 0.0 || options.momentum > 1.0) {
       throw ValueError("SGD: momentum must be in [0, 1], got " + std::to_string(options.momentum));
     }

@@ -154,3 +154,9 @@ TEST(Optimizer, AdamFitsALinearRegression) {
   EXPECT_NEAR(bias.value().item(), -1.f, 0.05f);
   EXPECT_EQ(adam.iterations(), 301);
 }
+
+TEST(Optimizer, AcceptsAtMostOneClippingOption) {
+  EXPECT_THROW(optimizers::Adam({.clipnorm = 1.0, .clipvalue = 0.5}), ValueError);
+  EXPECT_THROW(optimizers::SGD({.clipnorm = 1.0, .global_clipnorm = 1.0}), ValueError);
+  EXPECT_NO_THROW(optimizers::RMSprop({.weight_decay = 0.01, .global_clipnorm = 1.0}));
+}

@@ -187,13 +187,23 @@ def metric_cases():
 
 # --- optimizers ---------------------------------------------------------------------------
 
-INITIAL = [[0.5, -1.0], [2.0, 0.1]]
-GRADIENTS = [
-    [[0.1, -0.2], [0.3, 0.0]],
-    [[0.5, 0.4], [-0.3, 0.2]],
-    [[-0.2, 0.1], [0.05, -1.0]],
-    [[1.5, -0.7], [0.0, 0.3]],
-    [[0.01, 0.02], [-0.03, 0.6]],
+# Two variables, so that slot order (Keras interleaves Adam's momentum/velocity per
+# variable but groups RMSprop's slots by kind) and global_clipnorm are exercised.
+VARIABLES = [
+    ("kernel", [[0.5, -1.0], [2.0, 0.1]], [
+        [[0.1, -0.2], [0.3, 0.0]],
+        [[0.5, 0.4], [-0.3, 0.2]],
+        [[-0.2, 0.1], [0.05, -1.0]],
+        [[1.5, -0.7], [0.0, 0.3]],
+        [[0.01, 0.02], [-0.03, 0.6]],
+    ]),
+    ("bias", [0.25, -0.5], [
+        [0.2, -0.1],
+        [-0.4, 0.3],
+        [0.0, 0.9],
+        [0.6, -0.6],
+        [-0.05, 0.15],
+    ]),
 ]
 
 
@@ -203,33 +213,41 @@ def optimizer_cases():
         ("sgd", O.SGD, {}),
         ("sgd", O.SGD, {"learning_rate": 0.1, "momentum": 0.9}),
         ("sgd", O.SGD, {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}),
+        ("sgd", O.SGD, {"learning_rate": 0.1, "clipvalue": 0.25}),
         ("adam", O.Adam, {}),
         ("adam", O.Adam, {"learning_rate": 0.01}),
         ("adam", O.Adam, {"learning_rate": 0.01, "amsgrad": True}),
         ("adam", O.Adam, {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.95, "epsilon": 1e-3}),
+        ("adam", O.Adam, {"learning_rate": 0.1, "weight_decay": 0.1}),
+        ("adam", O.Adam, {"learning_rate": 0.01, "clipnorm": 0.5}),
         ("rmsprop", O.RMSprop, {}),
         ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "momentum": 0.9}),
         ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "centered": True}),
         ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "rho": 0.8, "momentum": 0.5, "centered": True}),
+        ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "global_clipnorm": 0.5}),
         ("adagrad", O.Adagrad, {}),
         ("adagrad", O.Adagrad, {"learning_rate": 0.1, "initial_accumulator_value": 0.2, "epsilon": 1e-4}),
+        ("adagrad", O.Adagrad, {"learning_rate": 0.1, "weight_decay": 0.05, "global_clipnorm": 1.0}),
     ]
     cases = []
     for kind, cls, kwargs in configs:
         opt = cls(name=kind, **kwargs)
         with keras.name_scope("dense"):
-            var = keras.Variable(np.asarray(INITIAL, "float32"), name="kernel")
-        steps = []
-        for g in GRADIENTS:
-            opt.apply_gradients([(np.asarray(g, "float32"), var)])
-            steps.append(result(var))
+            variables = [keras.Variable(np.asarray(init, "float32"), name=name) for name, init, _ in VARIABLES]
+        steps = [[] for _ in VARIABLES]
+        for s in range(5):
+            grads = [np.asarray(g[s], "float32") for _, _, g in VARIABLES]
+            opt.apply_gradients(list(zip(grads, variables)))
+            for i, var in enumerate(variables):
+                steps[i].append(result(var))
         cases.append({
             "optimizer": kind,
             "config": kwargs,
-            "variable_path": var.path,
-            "initial": tensor(INITIAL),
-            "gradients": [tensor(g) for g in GRADIENTS],
-            "steps": steps,
+            "variables": [
+                {"path": var.path, "initial": tensor(init), "gradients": [tensor(g) for g in grads],
+                 "steps": steps[i]}
+                for i, (var, (_, init, grads)) in enumerate(zip(variables, VARIABLES))
+            ],
             "iterations": int(keras.ops.convert_to_numpy(opt.iterations)),
             "optimizer_variables": [v.path for v in opt.variables],
         })
