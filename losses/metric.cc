@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "losses/accuracy_metrics.h"
+#include "losses/probabilistic_metrics.h"
 #include "losses/regression_metrics.h"
 
 namespace strata::metrics {
@@ -36,9 +37,13 @@ Metric get(const std::string& identifier, const Shape& y_true, const Shape& y_pr
   if (identifier == "sparse_categorical_accuracy") return SparseCategoricalAccuracy({.name = identifier});
   if (identifier == "mse" || identifier == "mean_squared_error") return MeanSquaredError({.name = identifier});
   if (identifier == "mae" || identifier == "mean_absolute_error") return MeanAbsoluteError({.name = identifier});
+  if (identifier == "binary_crossentropy") return BinaryCrossentropy({.name = identifier});
+  if (identifier == "categorical_crossentropy") return CategoricalCrossentropy({.name = identifier});
+  if (identifier == "sparse_categorical_crossentropy") return SparseCategoricalCrossentropy({.name = identifier});
   throw ValueError("Could not interpret metric identifier: '" + identifier +
                    "'. Known metrics: 'accuracy', 'acc', 'binary_accuracy', 'categorical_accuracy', "
-                   "'sparse_categorical_accuracy', 'mse', 'mean_squared_error', 'mae', 'mean_absolute_error'");
+                   "'sparse_categorical_accuracy', 'mse', 'mean_squared_error', 'mae', 'mean_absolute_error', "
+                   "'binary_crossentropy', 'categorical_crossentropy', 'sparse_categorical_crossentropy'");
 }
 
 }  // namespace strata::metrics

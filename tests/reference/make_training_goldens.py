@@ -155,7 +155,8 @@ def metric_cases():
     plan = [
         ("accuracy", "binary"), ("acc", "sparse"), ("accuracy", "sparse_rank1"), ("accuracy", "categorical"),
         ("mse", "regression"), ("mean_squared_error", "regression"), ("mae", "regression"),
-        ("mean_absolute_error", "regression"),
+        ("mean_absolute_error", "regression"), ("binary_crossentropy", "binary"),
+        ("categorical_crossentropy", "categorical"), ("sparse_categorical_crossentropy", "sparse"),
     ]
     cases = []
     for identifier, data in plan:
