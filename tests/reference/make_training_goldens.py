@@ -81,7 +81,7 @@ WEIGHTS = [1.0, 0.5, 2.0, 0.0]
 
 def loss_cases():
     cases = []
-    reductions = ["sum_over_batch_size", "sum", "none"]
+    reductions = ["sum_over_batch_size", "sum", "none", "mean_with_sample_weight"]
 
     def add(loss_name, cls, kwargs, y_true, y_pred, true_dtype="float32"):
         for reduction in reductions:
