@@ -9,9 +9,12 @@
 
 namespace strata::losses {
 
-// Keras's reduction names: "sum_over_batch_size" (default), "sum", "none".
-enum class Reduction { sum_over_batch_size, sum, none };
+// Keras 3's reduction names: "sum_over_batch_size" (default; "mean" is the same),
+// "sum", "none", and "mean_with_sample_weight" (divides by the sum of the weights).
+enum class Reduction { sum_over_batch_size, sum, none, mean_with_sample_weight };
+// Throws ValueError listing the valid names.
 Reduction parse_reduction(const std::string& name);
+std::string to_string(Reduction reduction);
 
 class LossImpl {
  public:

@@ -14,6 +14,7 @@ void register_reduce_ops(OpRegistry& registry);
 void register_matmul_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_update_ops(OpRegistry& registry);
+void register_optimizer_update_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -23,6 +24,7 @@ inline void register_all(OpRegistry& registry) {
   register_matmul_ops(registry);
   register_nn_ops(registry);
   register_update_ops(registry);
+  register_optimizer_update_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -1,0 +1,10 @@
+// Every loss and metric of Strata: include this for losses:: and metrics::.
+#pragma once
+
+#include "losses/accuracy_metrics.h"
+#include "losses/crossentropy.h"
+#include "losses/loss.h"
+#include "losses/metric.h"
+#include "losses/probabilistic_metrics.h"
+#include "losses/regression_losses.h"
+#include "losses/regression_metrics.h"

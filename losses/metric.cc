@@ -1,0 +1,49 @@
+#include "losses/metric.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "losses/accuracy_metrics.h"
+#include "losses/probabilistic_metrics.h"
+#include "losses/regression_metrics.h"
+
+namespace strata::metrics {
+
+MetricImpl& Metric::impl() const {
+  if (!impl_) throw ValueError("use of an undefined Metric (default-constructed handle)");
+  return *impl_;
+}
+
+// Keras 3's compile_utils.get_metric: "accuracy"/"acc" becomes binary accuracy when
+// y_pred's last dim is 1, sparse categorical when y_true has a lower rank (or a last dim
+// of 1 against several classes), else categorical. The name stays what the user wrote.
+Metric get(const std::string& identifier, const Shape& y_true, const Shape& y_pred) {
+  std::string lower = identifier;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "accuracy" || lower == "acc") {
+    if (y_true.rank() < 1 || y_pred.rank() < 1) {
+      throw ShapeError("metric '" + identifier + "': cannot resolve accuracy for y_true " + y_true.to_string() +
+                       " and y_pred " + y_pred.to_string());
+    }
+    const std::int64_t pred_last = y_pred.dims().back(), true_last = y_true.dims().back();
+    if (pred_last == 1) return BinaryAccuracy({.name = identifier});
+    if (y_true.rank() < y_pred.rank() || (true_last == 1 && pred_last > 1)) {
+      return SparseCategoricalAccuracy({.name = identifier});
+    }
+    return CategoricalAccuracy({.name = identifier});
+  }
+  if (identifier == "binary_accuracy") return BinaryAccuracy({.name = identifier});
+  if (identifier == "categorical_accuracy") return CategoricalAccuracy({.name = identifier});
+  if (identifier == "sparse_categorical_accuracy") return SparseCategoricalAccuracy({.name = identifier});
+  if (identifier == "mse" || identifier == "mean_squared_error") return MeanSquaredError({.name = identifier});
+  if (identifier == "mae" || identifier == "mean_absolute_error") return MeanAbsoluteError({.name = identifier});
+  if (identifier == "binary_crossentropy") return BinaryCrossentropy({.name = identifier});
+  if (identifier == "categorical_crossentropy") return CategoricalCrossentropy({.name = identifier});
+  if (identifier == "sparse_categorical_crossentropy") return SparseCategoricalCrossentropy({.name = identifier});
+  throw ValueError("Could not interpret metric identifier: '" + identifier +
+                   "'. Known metrics: 'accuracy', 'acc', 'binary_accuracy', 'categorical_accuracy', "
+                   "'sparse_categorical_accuracy', 'mse', 'mean_squared_error', 'mae', 'mean_absolute_error', "
+                   "'binary_crossentropy', 'categorical_crossentropy', 'sparse_categorical_crossentropy'");
+}
+
+}  // namespace strata::metrics

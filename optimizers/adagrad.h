@@ -1,0 +1,31 @@
+// Adagrad, as Keras 3's keras.optimizers.Adagrad.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct AdagradOptions {
+  double learning_rate = 0.001;
+  double initial_accumulator_value = 0.1;
+  double epsilon = 1e-7;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";  // empty: Keras's auto name ("adagrad", "adagrad_1", ...)
+};
+
+class Adagrad : public Optimizer {
+ public:
+  explicit Adagrad(AdagradOptions options = {});
+  const AdagradOptions& options() const;
+};
+
+}  // namespace strata::optimizers

@@ -1,0 +1,33 @@
+// Adam (and AMSGrad), as Keras 3's keras.optimizers.Adam: the "epsilon-hat" form.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct AdamOptions {
+  double learning_rate = 0.001;
+  double beta_1 = 0.9;
+  double beta_2 = 0.999;
+  double epsilon = 1e-7;
+  bool amsgrad = false;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";  // empty: Keras's auto name ("adam", "adam_1", ...)
+};
+
+class Adam : public Optimizer {
+ public:
+  explicit Adam(AdamOptions options = {});
+  const AdamOptions& options() const;
+};
+
+}  // namespace strata::optimizers

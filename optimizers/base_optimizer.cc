@@ -1,0 +1,170 @@
+#include "optimizers/base_optimizer.h"
+
+#include <cctype>
+#include <iostream>
+#include <mutex>
+#include <regex>
+
+#include "core/ops.h"
+
+namespace strata::optimizers {
+
+namespace {
+
+// Keras's naming.to_snake_case: "RMSprop" -> "rm_sprop", "SGD" -> "sgd".
+std::string to_snake_case(const std::string& name) {
+  std::string s = std::regex_replace(name, std::regex("(.)([A-Z][a-z]+)"), "$1_$2");
+  s = std::regex_replace(s, std::regex("([a-z])([A-Z])"), "$1_$2");
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Keras's naming.auto_name: the first object gets the bare name, later ones "_1", "_2".
+std::string auto_name(const std::string& class_name) {
+  static std::mutex mutex;
+  static std::map<std::string, int> counts;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string base = to_snake_case(class_name);
+  int& count = counts[base];
+  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  ++count;
+  return name;
+}
+
+std::string slot_prefix(const Variable& variable) {
+  std::string p = variable.path();
+  for (auto& c : p) {
+    if (c == '/') c = '_';
+  }
+  return p;
+}
+
+}  // namespace
+
+BaseOptimizer::BaseOptimizer(const std::string& class_name, const std::string& name, double learning_rate,
+                             const CommonOptions& common)
+    : name_(name.empty() ? auto_name(class_name) : name),
+      common_(common),
+      iterations_(name_ + "/iteration", Tensor(Shape{}, DType::int64), false),
+      learning_rate_(name_ + "/learning_rate", Tensor::scalar(static_cast<float>(learning_rate)), false) {
+  if (!(learning_rate >= 0.0)) {
+    throw ValueError(class_name + ": learning_rate must be a non-negative number, got " +
+                     std::to_string(learning_rate));
+  }
+  if (common.clipnorm.has_value() + common.clipvalue.has_value() + common.global_clipnorm.has_value() > 1) {
+    throw ValueError(class_name + ": only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set");
+  }
+}
+
+std::vector<Output> BaseOptimizer::clip_gradients(const std::vector<Output>& grads) const {
+  auto positive = [](const std::optional<double>& v) { return v.has_value() && *v > 0.0; };
+  std::vector<Output> out;
+  if (positive(common_.clipnorm)) {
+    // g·c / max(‖g‖, c): unchanged when the norm is at most c (or zero).
+    const float c = static_cast<float>(*common_.clipnorm);
+    for (const Output& g : grads) {
+      Output norm = ops::sqrt(ops::reduce_sum(ops::square(g)));
+      out.push_back(ops::div(ops::mul(g, c), ops::maximum(norm, c)));
+    }
+  } else if (positive(common_.global_clipnorm)) {
+    if (grads.empty()) return grads;
+    const float c = static_cast<float>(*common_.global_clipnorm);
+    Output squared = ops::reduce_sum(ops::square(grads.front()));
+    for (std::size_t i = 1; i < grads.size(); ++i) squared = ops::add(squared, ops::reduce_sum(ops::square(grads[i])));
+    Output norm = ops::sqrt(squared);
+    // c·min(1/‖g‖, 1/c), plus (‖g‖ − ‖g‖) so that a non-finite norm gives NaN, as Keras.
+    Output scale = ops::mul(ops::minimum(ops::div(1.f, norm), static_cast<float>(1.0 / *common_.global_clipnorm)), c);
+    scale = ops::add(scale, ops::sub(norm, norm));
+    for (const Output& g : grads) out.push_back(ops::mul(g, scale));
+  } else if (positive(common_.clipvalue)) {
+    const float v = static_cast<float>(*common_.clipvalue);
+    for (const Output& g : grads) out.push_back(ops::clip(g, -v, v));
+  } else {
+    return grads;
+  }
+  return out;
+}
+
+std::vector<Output> BaseOptimizer::apply_gradients(Graph& graph,
+                                                   const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
+  std::vector<Variable> fresh;
+  for (const auto& [variable, grad] : grads_and_vars) {
+    if (!variable.defined()) throw ValueError(name_ + ": apply_gradients was given an undefined variable");
+    if (variable.dtype() != DType::float32) {
+      throw ValueError(name_ + ": variable '" + variable.path() + "' has dtype " + to_string(variable.dtype()) +
+                       "; optimizers update float32 variables only");
+    }
+    if (grad.valid() && grad.graph != &graph) {
+      throw ValueError(name_ + ": the gradient of '" + variable.path() + "' belongs to another graph");
+    }
+    if (built_.emplace(variable.id(), variable).second) fresh.push_back(variable);
+  }
+  if (!fresh.empty()) build(fresh);
+
+  Output lr = graph.variable(learning_rate_);
+  Output iterations = graph.variable(iterations_);
+  NameScope scope(graph, name_);
+  std::vector<Variable> variables;
+  std::vector<Output> grads;
+  std::string missing;
+  for (const auto& [variable, grad] : grads_and_vars) {
+    if (!grad.valid()) {
+      missing += (missing.empty() ? "'" : ", '") + variable.path() + "'";
+      continue;
+    }
+    if (!grad.shape().is_compatible_with(variable.shape())) {
+      throw ShapeError(name_ + ": gradient of shape " + grad.shape().to_string() + " for variable '" +
+                       variable.path() + "' of shape " + variable.shape().to_string());
+    }
+    variables.push_back(variable);
+    grads.push_back(ops::cast(grad, DType::float32));
+  }
+  if (!missing.empty()) {
+    std::cerr << "Warning: gradients do not exist for variables [" << missing
+              << "] when minimizing the loss; " << name_ << " leaves them unchanged.\n";
+  }
+  grads = clip_gradients(grads);
+  std::vector<Output> updates;
+  if (common_.weight_decay.has_value()) {
+    // Decoupled decay, w −= w·wd·lr, written before the updates so they start from it.
+    const float wd = static_cast<float>(*common_.weight_decay);
+    for (const auto& variable : variables) {
+      Output w = graph.variable(variable);
+      updates.push_back(ops::assign(w, ops::sub(w, ops::mul(ops::mul(w, wd), lr))));
+    }
+  }
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    updates.push_back(update_step(graph, variables[i], grads[i], lr, iterations));
+  }
+  // Created last, so it runs after every variable update of the step.
+  updates.push_back(ops::assign_add(iterations, ops::cast(ops::constant(graph, 1.f), DType::int64)));
+  return updates;
+}
+
+std::vector<Variable> BaseOptimizer::variables() const {
+  std::vector<Variable> all{iterations_, learning_rate_};
+  all.insert(all.end(), slots_.begin(), slots_.end());
+  return all;
+}
+
+void BaseOptimizer::add_optimizer_variables(const std::vector<Variable>& variables,
+                                            const std::vector<std::string>& names, float initial_value) {
+  for (const auto& variable : variables) {
+    for (const auto& slot_name : names) {
+      Variable slot(name_ + "/" + slot_prefix(variable) + "_" + slot_name,
+                    Tensor::filled(variable.shape(), initial_value), false);
+      slots_.push_back(slot);
+      slot_index_[{variable.id(), slot_name}] = slot;
+    }
+  }
+}
+
+const Variable& BaseOptimizer::slot(const Variable& variable, const std::string& slot_name) const {
+  auto it = slot_index_.find({variable.id(), slot_name});
+  if (it == slot_index_.end()) {
+    throw ValueError(name_ + ": no '" + slot_name + "' slot was built for variable '" + variable.path() + "'");
+  }
+  return it->second;
+}
+
+}  // namespace strata::optimizers

@@ -1,0 +1,73 @@
+// BaseOptimizer: what every Keras 3 optimizer shares. It owns the "iteration" (int64)
+// and "learning_rate" (float32) variables under the optimizer's name scope, creates
+// slot variables once per model variable with Keras's names
+// ("adam/dense_kernel_momentum"), skips variables without a gradient (as Keras warns),
+// and increments `iterations` after every variable update of the step. Like Keras's
+// apply(), gradients are clipped and weight decay is applied before the updates.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// The arguments every Keras 3 optimizer takes besides its own hyperparameters.
+struct CommonOptions {
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+};
+
+template <typename Options>
+CommonOptions common_options(const Options& o) {
+  return {o.weight_decay, o.clipnorm, o.clipvalue, o.global_clipnorm};
+}
+
+class BaseOptimizer : public OptimizerImpl {
+ public:
+  // `name` empty: Keras's auto name, snake_case(class_name) made unique per process
+  // ("adam", "adam_1", ...). Throws ValueError when more than one clipping option is set.
+  BaseOptimizer(const std::string& class_name, const std::string& name, double learning_rate,
+                const CommonOptions& common = {});
+
+  std::string name() const override { return name_; }
+  std::vector<Output> apply_gradients(Graph& graph,
+                                      const std::vector<std::pair<Variable, Output>>& grads_and_vars) final;
+  std::vector<Variable> variables() const override;
+  Variable iterations() const override { return iterations_; }
+  Variable learning_rate() const override { return learning_rate_; }
+
+ protected:
+  // Keras's build(): creates this optimizer's slots for variables seen for the first
+  // time (usually with add_optimizer_variables, which fixes their order).
+  virtual void build(const std::vector<Variable>& variables) = 0;
+  // Keras's update_step(): adds the stateful node updating `variable` from `grad`.
+  virtual Output update_step(Graph& graph, const Variable& variable, Output grad, Output lr, Output iterations) = 0;
+
+  // Keras's add_optimizer_variables: for each variable, one slot per name (interleaved),
+  // named "<variable path with / as _>_<slot name>", filled with `initial_value`.
+  void add_optimizer_variables(const std::vector<Variable>& variables, const std::vector<std::string>& names,
+                               float initial_value = 0.f);
+  // The slot `slot_name` of `variable`; throws ValueError when it was never built.
+  const Variable& slot(const Variable& variable, const std::string& slot_name) const;
+
+ private:
+  // Keras's _clip_gradients: clipnorm per gradient, else global_clipnorm, else clipvalue.
+  std::vector<Output> clip_gradients(const std::vector<Output>& grads) const;
+
+  std::string name_;
+  CommonOptions common_;
+  Variable iterations_;
+  Variable learning_rate_;
+  std::vector<Variable> slots_;                                        // creation order
+  std::map<std::pair<const void*, std::string>, Variable> slot_index_;  // (variable, slot name)
+  std::map<const void*, Variable> built_;  // the variables built for (kept alive)
+};
+
+}  // namespace strata::optimizers

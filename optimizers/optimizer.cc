@@ -1,0 +1,38 @@
+#include "optimizers/optimizer.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "optimizers/adagrad.h"
+#include "optimizers/adam.h"
+#include "optimizers/rmsprop.h"
+#include "optimizers/sgd.h"
+
+namespace strata::optimizers {
+
+OptimizerImpl& Optimizer::impl() const {
+  if (!impl_) throw ValueError("use of an undefined Optimizer (default-constructed handle)");
+  return *impl_;
+}
+
+std::int64_t Optimizer::iterations() const { return impl().iterations().value().data<std::int64_t>()[0]; }
+
+float Optimizer::learning_rate() const { return impl().learning_rate().value().item(); }
+
+void Optimizer::set_learning_rate(float rate) {
+  if (!(rate >= 0.f)) throw ValueError(name() + ": learning_rate must be non-negative, got " + std::to_string(rate));
+  impl().learning_rate().value().data<float>()[0] = rate;
+}
+
+Optimizer get(const std::string& identifier) {
+  std::string id = identifier;
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (id == "sgd") return SGD();
+  if (id == "adam") return Adam();
+  if (id == "rmsprop") return RMSprop();
+  if (id == "adagrad") return Adagrad();
+  throw ValueError("Could not interpret optimizer identifier: '" + identifier +
+                   "'. Known optimizers: 'sgd', 'adam', 'rmsprop', 'adagrad'");
+}
+
+}  // namespace strata::optimizers

@@ -1,0 +1,31 @@
+// SGD with optional (Nesterov) momentum, as Keras 3's keras.optimizers.SGD.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "optimizers/optimizer.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct SGDOptions {
+  double learning_rate = 0.01;
+  double momentum = 0.0;
+  bool nesterov = false;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";  // empty: Keras's auto name ("sgd", "sgd_1", ...)
+};
+
+class SGD : public Optimizer {
+ public:
+  explicit SGD(SGDOptions options = {});
+  const SGDOptions& options() const;
+};
+
+}  // namespace strata::optimizers

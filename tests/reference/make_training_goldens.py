@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Writes the golden files for Strata's losses, metrics and optimizers from real Keras 3.
+
+The C++ tests (tests/losses, tests/optimizers) read the JSON this writes; they never run
+Python. Regenerate with exactly:
+
+    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras jax jaxlib
+    KERAS_BACKEND=jax /tmp/kvenv/bin/python tests/reference/make_training_goldens.py
+
+Versions used for the committed files: keras 3.15.1, jax 0.10.2, jaxlib 0.10.2,
+numpy 2.4.6, Python 3.11.7 (each file also records them under "generator").
+
+The JAX backend is used on purpose: its crossentropies are the plain clipped formulas
+of keras-spec §2. (The TensorFlow backend would silently use the pre-activation
+logits when y_pred comes straight out of a softmax/sigmoid op; these inputs are plain
+arrays, so it would agree here too, but JAX has no such special case at all.)
+
+Outputs: tests/data/losses_golden.json, tests/data/metrics_golden.json,
+tests/data/optimizers_golden.json.
+"""
+import json
+import os
+import platform
+import sys
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import jax  # noqa: E402
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras.src.trainers import compile_utils  # noqa: E402
+
+if keras.backend.backend() != "jax":
+    sys.exit("run with KERAS_BACKEND=jax (got %s)" % keras.backend.backend())
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+GENERATOR = {
+    "script": "tests/reference/make_training_goldens.py",
+    "keras": keras.__version__,
+    "jax": jax.__version__,
+    "numpy": np.__version__,
+    "python": platform.python_version(),
+    "backend": keras.backend.backend(),
+}
+
+
+def tensor(a, dtype="float32"):
+    a = np.asarray(a, dtype=dtype)
+    return {"shape": list(a.shape), "dtype": dtype, "values": a.reshape(-1).tolist()}
+
+
+def result(x):
+    a = np.asarray(keras.ops.convert_to_numpy(x), dtype="float64")
+    return {"shape": list(a.shape), "values": a.reshape(-1).tolist()}
+
+
+def write(name, payload):
+    payload = {"generator": GENERATOR, **payload}
+    path = os.path.join(DATA, name)
+    with open(path, "w") as f:
+        json.dump(payload, f, indent=1)
+        f.write("\n")
+    print("wrote", os.path.normpath(path))
+
+
+# --- losses -------------------------------------------------------------------------------
+
+REG_TRUE = [[0.5, -1.0, 2.0], [0.0, 0.3, -0.7], [1.5, 1.5, 1.5], [-2.0, 0.25, 4.0]]
+REG_PRED = [[0.25, -0.5, 2.5], [0.1, 0.3, -1.7], [1.0, 2.0, 1.5], [-1.0, 0.0, 3.0]]
+# Binary: hard and soft labels; probabilities include the saturated 0 and 1.
+BIN_TRUE = [[1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.2, 0.7, 1.0]]
+BIN_PROB = [[0.9, 0.1, 1.0], [0.0, 0.3, 0.6], [1.0, 0.0, 0.5], [0.25, 0.8, 0.999]]
+BIN_LOGIT = [[2.0, -1.5, 20.0], [-20.0, 0.3, 0.6], [35.0, -35.0, 0.0], [-1.1, 1.4, 7.0]]
+# Categorical: one-hot rows and a soft row; unnormalized rows exercise renormalization.
+CAT_TRUE = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.3, 0.5]]
+CAT_PROB = [[0.7, 0.2, 0.1], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.5, 1.0, 0.5]]
+CAT_LOGIT = [[2.0, 1.0, 0.1], [-30.0, 30.0, 0.0], [0.5, -0.5, 3.0], [1.0, 2.0, -1.0]]
+SPARSE_LABELS = [0, 1, 0, 2]
+WEIGHTS = [1.0, 0.5, 2.0, 0.0]
+
+
+def loss_cases():
+    cases = []
+    reductions = ["sum_over_batch_size", "sum", "none", "mean_with_sample_weight"]
+
+    def add(loss_name, cls, kwargs, y_true, y_pred, true_dtype="float32"):
+        for reduction in reductions:
+            for weighted in (False, True):
+                loss = cls(reduction=reduction, **kwargs)
+                sw = np.asarray(WEIGHTS, "float32") if weighted else None
+                value = loss(np.asarray(y_true, true_dtype), np.asarray(y_pred, "float32"), sample_weight=sw)
+                cases.append({
+                    "loss": loss_name,
+                    "config": {**kwargs, "reduction": reduction},
+                    "y_true": tensor(y_true, true_dtype),
+                    "y_pred": tensor(y_pred),
+                    "sample_weight": tensor(WEIGHTS) if weighted else None,
+                    "expected": result(value),
+                })
+
+    L = keras.losses
+    add("mean_squared_error", L.MeanSquaredError, {}, REG_TRUE, REG_PRED)
+    add("mean_absolute_error", L.MeanAbsoluteError, {}, REG_TRUE, REG_PRED)
+    for from_logits in (False, True):
+        pred = BIN_LOGIT if from_logits else BIN_PROB
+        add("binary_crossentropy", L.BinaryCrossentropy, {"from_logits": from_logits}, BIN_TRUE, pred)
+        add("binary_crossentropy", L.BinaryCrossentropy, {"from_logits": from_logits, "label_smoothing": 0.1},
+            BIN_TRUE, pred)
+        # Labels (B,) against a single sigmoid output (B, 1): Keras expands the labels.
+        add("binary_crossentropy", L.BinaryCrossentropy, {"from_logits": from_logits},
+            [1.0, 0.0, 1.0, 0.0], [[row[0]] for row in pred])
+        pred = CAT_LOGIT if from_logits else CAT_PROB
+        add("categorical_crossentropy", L.CategoricalCrossentropy, {"from_logits": from_logits}, CAT_TRUE, pred)
+        add("categorical_crossentropy", L.CategoricalCrossentropy,
+            {"from_logits": from_logits, "label_smoothing": 0.1}, CAT_TRUE, pred)
+        add("sparse_categorical_crossentropy", L.SparseCategoricalCrossentropy, {"from_logits": from_logits},
+            SPARSE_LABELS, pred, "int32")
+        add("sparse_categorical_crossentropy", L.SparseCategoricalCrossentropy, {"from_logits": from_logits},
+            [[v] for v in SPARSE_LABELS], pred, "float32")
+    return cases
+
+
+# --- metrics ------------------------------------------------------------------------------
+
+def metric_cases():
+    rng = np.random.default_rng(1234)
+    batches = {
+        # y_pred (B, 1): binary accuracy (threshold 0.5; 0.5 itself is not > 0.5).
+        "binary": [
+            ([[1.0], [0.0], [1.0], [0.0], [1.0]], [[0.8], [0.4], [0.5], [0.6], [0.51]]),
+            ([[0.0], [1.0], [1.0]], [[0.1], [0.9], [0.2]]),
+        ],
+        # integer labels (B, 1) against 3 classes: sparse categorical accuracy.
+        "sparse": [
+            ([[0], [2], [1], [1]], [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.4, 0.1], [0.2, 0.5, 0.3]]),
+            ([[2], [0], [0]], [[0.2, 0.2, 0.6], [0.3, 0.6, 0.1], [0.9, 0.05, 0.05]]),
+        ],
+        # integer labels (B,): sparse categorical accuracy by rank.
+        "sparse_rank1": [
+            ([0, 2, 1, 1], [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.4, 0.1], [0.2, 0.5, 0.3]]),
+            ([2, 0, 0], [[0.2, 0.2, 0.6], [0.3, 0.6, 0.1], [0.9, 0.05, 0.05]]),
+        ],
+        # one-hot labels: categorical accuracy.
+        "categorical": [
+            ([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 0]],
+             [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.5, 0.4, 0.1], [0.2, 0.5, 0.3]]),
+            ([[0, 0, 1], [1, 0, 0], [1, 0, 0]], [[0.2, 0.2, 0.6], [0.3, 0.6, 0.1], [0.9, 0.05, 0.05]]),
+        ],
+        "regression": [
+            (rng.normal(size=(4, 3)).round(3).tolist(), rng.normal(size=(4, 3)).round(3).tolist()),
+            (rng.normal(size=(3, 3)).round(3).tolist(), rng.normal(size=(3, 3)).round(3).tolist()),
+        ],
+    }
+    weights = [[1.0, 0.5, 2.0, 0.0, 1.5], [0.25, 1.0, 3.0]]
+    plan = [
+        ("accuracy", "binary"), ("acc", "sparse"), ("accuracy", "sparse_rank1"), ("accuracy", "categorical"),
+        ("mse", "regression"), ("mean_squared_error", "regression"), ("mae", "regression"),
+        ("mean_absolute_error", "regression"), ("binary_crossentropy", "binary"),
+        ("categorical_crossentropy", "categorical"), ("sparse_categorical_crossentropy", "sparse"),
+    ]
+    cases = []
+    for identifier, data in plan:
+        for weighted in (False, True):
+            y_true0, y_pred0 = batches[data][0]
+            metric = compile_utils.get_metric(identifier, np.asarray(y_true0, "float32"),
+                                              np.asarray(y_pred0, "float32"))
+            steps = []
+            for b, (y_true, y_pred) in enumerate(batches[data]):
+                n = len(y_true)
+                sw = np.asarray(weights[b][:n], "float32") if weighted else None
+                metric.update_state(np.asarray(y_true, "float32"), np.asarray(y_pred, "float32"), sample_weight=sw)
+                steps.append({
+                    "y_true": tensor(y_true),
+                    "y_pred": tensor(y_pred),
+                    "sample_weight": tensor(weights[b][:n]) if weighted else None,
+                    "result": float(keras.ops.convert_to_numpy(metric.result())),
+                })
+            metric.reset_state()
+            cases.append({
+                "identifier": identifier,
+                "resolved_class": type(metric).__name__,
+                "name": metric.name,
+                "batches": steps,
+                "result_after_reset": float(keras.ops.convert_to_numpy(metric.result())),
+            })
+    return cases
+
+
+# --- optimizers ---------------------------------------------------------------------------
+
+# Two variables, so that slot order (Keras interleaves Adam's momentum/velocity per
+# variable but groups RMSprop's slots by kind) and global_clipnorm are exercised.
+VARIABLES = [
+    ("kernel", [[0.5, -1.0], [2.0, 0.1]], [
+        [[0.1, -0.2], [0.3, 0.0]],
+        [[0.5, 0.4], [-0.3, 0.2]],
+        [[-0.2, 0.1], [0.05, -1.0]],
+        [[1.5, -0.7], [0.0, 0.3]],
+        [[0.01, 0.02], [-0.03, 0.6]],
+    ]),
+    ("bias", [0.25, -0.5], [
+        [0.2, -0.1],
+        [-0.4, 0.3],
+        [0.0, 0.9],
+        [0.6, -0.6],
+        [-0.05, 0.15],
+    ]),
+]
+
+
+def optimizer_cases():
+    O = keras.optimizers
+    configs = [
+        ("sgd", O.SGD, {}),
+        ("sgd", O.SGD, {"learning_rate": 0.1, "momentum": 0.9}),
+        ("sgd", O.SGD, {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}),
+        ("sgd", O.SGD, {"learning_rate": 0.1, "clipvalue": 0.25}),
+        ("adam", O.Adam, {}),
+        ("adam", O.Adam, {"learning_rate": 0.01}),
+        ("adam", O.Adam, {"learning_rate": 0.01, "amsgrad": True}),
+        ("adam", O.Adam, {"learning_rate": 0.05, "beta_1": 0.8, "beta_2": 0.95, "epsilon": 1e-3}),
+        ("adam", O.Adam, {"learning_rate": 0.1, "weight_decay": 0.1}),
+        ("adam", O.Adam, {"learning_rate": 0.01, "clipnorm": 0.5}),
+        ("rmsprop", O.RMSprop, {}),
+        ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "momentum": 0.9}),
+        ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "centered": True}),
+        ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "rho": 0.8, "momentum": 0.5, "centered": True}),
+        ("rmsprop", O.RMSprop, {"learning_rate": 0.01, "global_clipnorm": 0.5}),
+        ("adagrad", O.Adagrad, {}),
+        ("adagrad", O.Adagrad, {"learning_rate": 0.1, "initial_accumulator_value": 0.2, "epsilon": 1e-4}),
+        ("adagrad", O.Adagrad, {"learning_rate": 0.1, "weight_decay": 0.05, "global_clipnorm": 1.0}),
+    ]
+    cases = []
+    for kind, cls, kwargs in configs:
+        opt = cls(name=kind, **kwargs)
+        with keras.name_scope("dense"):
+            variables = [keras.Variable(np.asarray(init, "float32"), name=name) for name, init, _ in VARIABLES]
+        steps = [[] for _ in VARIABLES]
+        for s in range(5):
+            grads = [np.asarray(g[s], "float32") for _, _, g in VARIABLES]
+            opt.apply_gradients(list(zip(grads, variables)))
+            for i, var in enumerate(variables):
+                steps[i].append(result(var))
+        cases.append({
+            "optimizer": kind,
+            "config": kwargs,
+            "variables": [
+                {"path": var.path, "initial": tensor(init), "gradients": [tensor(g) for g in grads],
+                 "steps": steps[i]}
+                for i, (var, (_, init, grads)) in enumerate(zip(variables, VARIABLES))
+            ],
+            "iterations": int(keras.ops.convert_to_numpy(opt.iterations)),
+            "optimizer_variables": [v.path for v in opt.variables],
+        })
+    return cases
+
+
+if __name__ == "__main__":
+    write("losses_golden.json", {"epsilon": keras.backend.epsilon(), "cases": loss_cases()})
+    write("metrics_golden.json", {"cases": metric_cases()})
+    write("optimizers_golden.json", {"cases": optimizer_cases()})
