@@ -230,7 +230,8 @@ class Flags {
             auto [ptr, ec] = std::from_chars(begin, end, parsed);
             if (v.empty() || ec != std::errc() || ptr != end) {
               throw ValueError("flag --" + f.name + " expects " + type_name(f.target) + ", got '" + v +
-                               "'" + (ec == std::errc::result_out_of_range ? " (out of range)" : ""));
+                               "' in '" + arg + "'" +
+                               (ec == std::errc::result_out_of_range ? " (out of range)" : ""));
             }
             *p = parsed;
           }

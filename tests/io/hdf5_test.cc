@@ -25,6 +25,7 @@ TEST(Hdf5, StringAttributesRoundTrip) {
     f.write_string_list_attribute("layer_names", {"dense", "dense_1", "a_much_longer_name"});
     auto g = f.create_group("layer/inner");
     g.write_string_list_attribute("weight_names", {});
+    f.write_string_list_attribute("one_fixed", {"x"});
     f.close();
   }
   File f(dir.file("a.h5"), File::Mode::read);
@@ -35,6 +36,8 @@ TEST(Hdf5, StringAttributesRoundTrip) {
   auto g = f.open_group("layer/inner");
   EXPECT_EQ(g.path(), "/layer/inner");
   EXPECT_TRUE(g.read_string_list_attribute("weight_names").empty());
+  EXPECT_EQ(f.read_string_attribute("one_fixed"), "x");  // fixed-length, one element
+  EXPECT_THROW_WITH(f.read_string_attribute("layer_names"), ValueError, "one string", "found 3");
   EXPECT_TRUE(f.has_group("layer"));
   EXPECT_FALSE(f.has_dataset("layer"));
   EXPECT_FALSE(f.exists("layer/missing/deeper"));
@@ -115,8 +118,9 @@ TEST(Hdf5, TruncatedFileIsIOError) {
   }
 }
 
-// Files written by h5py for real Keras: fixed-length strings (Keras 2.3, h5py 2) and
-// variable-length ones (tf.keras 2.14, h5py 3); empty float64 arrays for weightless layers.
+// Files written by h5py for real Keras: `layer_names` as a fixed-length array (Keras 2.3)
+// and a variable-length one (tf.keras 2.14); variable-length scalars; empty float64
+// arrays for weightless layers.
 TEST(Hdf5, ReadsAttributesOfRealKerasFiles) {
   if (!std::filesystem::exists(kKerasModels)) GTEST_SKIP() << "no " << kKerasModels;
   {
