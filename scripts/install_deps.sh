@@ -12,6 +12,7 @@ PACKAGES=(
   pkg-config
   libeigen3-dev
   libhdf5-dev
+  zlib1g-dev              # gzip-compressed IDX files (io/idx.cc)
   nlohmann-json3-dev
   libgtest-dev
   googletest

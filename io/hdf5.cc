@@ -1,0 +1,559 @@
+#include "io/hdf5.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <type_traits>
+
+#include "core/error.h"
+
+namespace strata::io::h5 {
+
+static_assert(std::is_same_v<hid_t, std::int64_t>,
+              "io/hdf5.h stores HDF5 identifiers as int64_t (HDF5 >= 1.10)");
+
+namespace {
+
+// Keras's limit for one attribute (HDF5_OBJECT_HEADER_LIMIT in its saving code).
+constexpr std::size_t kAttributeLimit = 64512;
+
+// HDF5 prints its error stack to stderr by default; we report errors as exceptions. The
+// setting is per thread in thread-safe builds, so every entry point calls this.
+void quiet() {
+  thread_local bool done = false;
+  if (!done) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    done = true;
+  }
+}
+
+// The innermost description on HDF5's error stack (the most specific one, e.g.
+// "truncated file: eof = 96, sblock->base_addr = 0, stored_eof = 2144"), then clears it.
+std::string hdf5_reason() {
+  std::string reason;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* err, void* data) -> herr_t {
+        if (err && err->desc && *err->desc) *static_cast<std::string*>(data) = err->desc;
+        return 0;
+      },
+      &reason);
+  H5Eclear2(H5E_DEFAULT);
+  return reason.empty() ? std::string() : " (HDF5: " + reason + ")";
+}
+
+[[noreturn]] void fail(const std::string& what) { throw IOError(what + hdf5_reason()); }
+
+hid_t check_id(hid_t id, const std::string& what) {
+  if (id < 0) fail(what);
+  return id;
+}
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) fail(what);
+}
+
+std::string join_path(const std::string& base, const std::string& child) {
+  if (child.empty()) return base;
+  if (child.front() == '/') return child;
+  return base == "/" ? "/" + child : base + "/" + child;
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    if (end > start) parts.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// H5I type of the object at `name` below `loc`, or H5I_BADID when there is none.
+H5I_type_t object_type(hid_t loc, const std::string& name) {
+  quiet();
+  // H5Lexists needs every intermediate link to exist: check component by component.
+  std::string prefix = name.starts_with("/") ? "/" : "";
+  for (const std::string& part : split_path(name)) {
+    prefix += part;
+    if (H5Lexists(loc, prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return H5I_BADID;
+    }
+    prefix += "/";
+  }
+  Handle obj(H5Oopen(loc, name.c_str(), H5P_DEFAULT));
+  if (!obj.valid()) {
+    H5Eclear2(H5E_DEFAULT);
+    return H5I_BADID;
+  }
+  return H5Iget_type(obj.get());
+}
+
+Shape space_shape(hid_t space, const std::string& where) {
+  const H5S_class_t cls = H5Sget_simple_extent_type(space);
+  if (cls == H5S_SCALAR) return Shape{};
+  if (cls != H5S_SIMPLE) fail("unsupported (null) dataspace in " + where);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank < 0) fail("cannot read the dataspace of " + where);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  check(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "cannot read the shape of " + where);
+  return Shape(std::vector<std::int64_t>(dims.begin(), dims.end()));
+}
+
+std::string type_name_of(hid_t type) {
+  const std::size_t size = H5Tget_size(type);
+  switch (H5Tget_class(type)) {
+    case H5T_FLOAT:
+      return "float" + std::to_string(8 * size);
+    case H5T_INTEGER:
+      return (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(8 * size);
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    default: return "an unsupported HDF5 type";
+  }
+}
+
+hid_t native_type(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return H5T_NATIVE_FLOAT;
+    case DType::int32: return H5T_NATIVE_INT32;
+    case DType::int64: return H5T_NATIVE_INT64;
+  }
+  return H5T_NATIVE_FLOAT;
+}
+
+hid_t file_type(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return H5T_IEEE_F32LE;
+    case DType::int32: return H5T_STD_I32LE;
+    case DType::int64: return H5T_STD_I64LE;
+  }
+  return H5T_IEEE_F32LE;
+}
+
+// Reads every element of a string attribute, fixed- or variable-length.
+std::vector<std::string> read_strings(hid_t attr, const std::string& where) {
+  Handle type(check_id(H5Aget_type(attr), "cannot read the type of attribute " + where));
+  Handle space(check_id(H5Aget_space(attr), "cannot read the dataspace of attribute " + where));
+  const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+  if (n < 0) fail("cannot count the elements of attribute " + where);
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(n));
+  if (n == 0) return out;
+  const htri_t is_vlen = H5Tis_variable_str(type.get());
+  if (is_vlen < 0) fail("cannot read the string type of attribute " + where);
+  if (is_vlen > 0) {
+    Handle mem(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
+    check(H5Tset_size(mem.get(), H5T_VARIABLE), "H5Tset_size");
+    check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), "H5Tset_cset");
+    std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
+    check(H5Aread(attr, mem.get(), ptrs.data()), "cannot read attribute " + where);
+    for (char* p : ptrs) {
+      out.emplace_back(p ? p : "");
+      if (p) H5free_memory(p);
+    }
+    return out;
+  }
+  const std::size_t size = H5Tget_size(type.get());
+  if (size == 0) fail("attribute " + where + " has a zero-size string type");
+  Handle mem(check_id(H5Tcopy(type.get()), "H5Tcopy"));
+  std::vector<char> buffer(size * static_cast<std::size_t>(n), '\0');
+  check(H5Aread(attr, mem.get(), buffer.data()), "cannot read attribute " + where);
+  const bool space_padded = H5Tget_strpad(type.get()) == H5T_STR_SPACEPAD;
+  for (hssize_t i = 0; i < n; ++i) {
+    const char* begin = buffer.data() + static_cast<std::size_t>(i) * size;
+    std::size_t len = strnlen(begin, size);
+    if (space_padded) {
+      while (len > 0 && begin[len - 1] == ' ') --len;
+    }
+    out.emplace_back(begin, len);
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Handle
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.release();
+  }
+  return *this;
+}
+
+std::int64_t Handle::release() noexcept {
+  const std::int64_t id = id_;
+  id_ = -1;
+  return id;
+}
+
+void Handle::reset() noexcept {
+  if (id_ < 0) return;
+  quiet();
+  // An object of a file closed with H5F_CLOSE_STRONG is already gone.
+  if (H5Iis_valid(id_) > 0) {
+    switch (H5Iget_type(id_)) {
+      case H5I_FILE: H5Fclose(id_); break;
+      case H5I_GROUP: H5Gclose(id_); break;
+      case H5I_DATASET: H5Dclose(id_); break;
+      case H5I_ATTR: H5Aclose(id_); break;
+      case H5I_DATASPACE: H5Sclose(id_); break;
+      case H5I_DATATYPE: H5Tclose(id_); break;
+      case H5I_GENPROP_LST: H5Pclose(id_); break;
+      default: H5Idec_ref(id_); break;
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  id_ = -1;
+}
+
+// ---------------------------------------------------------------- Location
+
+std::string Location::where(const std::string& child) const {
+  return "'" + file_name_ + "' at '" + child_path(child) + "'";
+}
+
+std::string Location::child_path(const std::string& child) const { return join_path(path_, child); }
+
+bool Location::exists(const std::string& name) const {
+  return object_type(handle_.get(), name) != H5I_BADID;
+}
+
+bool Location::has_group(const std::string& name) const {
+  return object_type(handle_.get(), name) == H5I_GROUP;
+}
+
+bool Location::has_dataset(const std::string& name) const {
+  return object_type(handle_.get(), name) == H5I_DATASET;
+}
+
+std::vector<std::string> Location::children() const {
+  quiet();
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  H5L_iterate_t callback = [](hid_t, const char* name, const auto*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  check(H5Literate(handle_.get(), H5_INDEX_NAME, H5_ITER_INC, &index, callback, &names),
+        "cannot list the members of " + where());
+  return names;
+}
+
+Group Location::open_group(const std::string& name) const {
+  quiet();
+  const H5I_type_t type = object_type(handle_.get(), name);
+  if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such group");
+  if (type != H5I_GROUP) throw IOError("HDF5 file " + where(name) + ": expected a group, found a dataset");
+  Handle g(check_id(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
+                    "cannot open group " + where(name)));
+  return Group(std::move(g), file_name_, child_path(name));
+}
+
+Group Location::create_group(const std::string& name) {
+  quiet();
+  Handle lcpl(check_id(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate"));
+  check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
+  Handle g(check_id(H5Gcreate2(handle_.get(), name.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    "cannot create group " + where(name)));
+  return Group(std::move(g), file_name_, child_path(name));
+}
+
+Group Location::require_group(const std::string& name) {
+  return has_group(name) ? open_group(name) : create_group(name);
+}
+
+Dataset Location::open_dataset(const std::string& name) const {
+  quiet();
+  const H5I_type_t type = object_type(handle_.get(), name);
+  if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such dataset");
+  if (type != H5I_DATASET) throw IOError("HDF5 file " + where(name) + ": expected a dataset, found a group");
+  Handle d(check_id(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
+                    "cannot open dataset " + where(name)));
+  return Dataset(std::move(d), file_name_, child_path(name));
+}
+
+Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
+  quiet();
+  if (!value.defined()) throw ValueError("cannot write an undefined tensor to " + where(name));
+  Handle space;
+  if (value.rank() == 0) {
+    space = Handle(check_id(H5Screate(H5S_SCALAR), "H5Screate"));
+  } else {
+    const auto& d = value.shape().dims();
+    std::vector<hsize_t> dims(d.begin(), d.end());
+    space = Handle(check_id(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                            "cannot make a dataspace of shape " + value.shape().to_string() +
+                                " for " + where(name)));
+  }
+  Handle lcpl(check_id(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate"));
+  check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
+  Handle d(check_id(H5Dcreate2(handle_.get(), name.c_str(), file_type(value.dtype()), space.get(),
+                               lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    "cannot create dataset " + where(name)));
+  if (value.size() > 0) {
+    check(H5Dwrite(d.get(), native_type(value.dtype()), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                   value.raw_data()),
+          "cannot write dataset " + where(name));
+  }
+  return Dataset(std::move(d), file_name_, child_path(name));
+}
+
+bool Location::has_attribute(const std::string& name) const {
+  quiet();
+  const htri_t found = H5Aexists(handle_.get(), name.c_str());
+  if (found < 0) fail("cannot look up attribute '" + name + "' of " + where());
+  return found > 0;
+}
+
+std::vector<std::string> Location::attribute_names() const {
+  quiet();
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  check(H5Aiterate2(
+            handle_.get(), H5_INDEX_NAME, H5_ITER_INC, &index,
+            [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+              static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+              return 0;
+            },
+            &names),
+        "cannot list the attributes of " + where());
+  return names;
+}
+
+std::string Location::read_string_attribute(const std::string& name) const {
+  quiet();
+  const std::string what = "'" + name + "' of " + where();
+  if (!has_attribute(name)) throw IOError("HDF5 file " + where() + " has no attribute '" + name + "'");
+  Handle attr(check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
+  Handle type(check_id(H5Aget_type(attr.get()), "cannot read the type of attribute " + what));
+  if (H5Tget_class(type.get()) != H5T_STRING) {
+    throw ValueError("attribute " + what + ": expected a string, found " + type_name_of(type.get()));
+  }
+  std::vector<std::string> values = read_strings(attr.get(), what);
+  if (values.size() != 1) {
+    throw ValueError("attribute " + what + ": expected one string, found " +
+                     std::to_string(values.size()));
+  }
+  return values.front();
+}
+
+std::vector<std::string> Location::read_string_list_attribute(const std::string& name) const {
+  quiet();
+  if (!has_attribute(name)) {
+    std::vector<std::string> joined;
+    int chunk = 0;
+    while (has_attribute(name + std::to_string(chunk))) {
+      auto part = read_string_list_attribute(name + std::to_string(chunk));
+      joined.insert(joined.end(), part.begin(), part.end());
+      ++chunk;
+    }
+    if (chunk == 0) throw IOError("HDF5 file " + where() + " has no attribute '" + name + "'");
+    return joined;
+  }
+  const std::string what = "'" + name + "' of " + where();
+  Handle attr(check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
+  Handle type(check_id(H5Aget_type(attr.get()), "cannot read the type of attribute " + what));
+  if (H5Tget_class(type.get()) != H5T_STRING) {
+    Handle space(check_id(H5Aget_space(attr.get()), "cannot read the dataspace of attribute " + what));
+    if (H5Sget_simple_extent_npoints(space.get()) == 0) return {};  // Keras: no weights
+    throw ValueError("attribute " + what + ": expected strings, found " + type_name_of(type.get()));
+  }
+  return read_strings(attr.get(), what);
+}
+
+void Location::write_string_attribute(const std::string& name, const std::string& value,
+                                      StringEncoding encoding) {
+  quiet();
+  const std::string what = "'" + name + "' of " + where();
+  if (has_attribute(name)) check(H5Adelete(handle_.get(), name.c_str()), "cannot replace attribute " + what);
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
+  check(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
+  check(H5Tset_cset(type.get(), encoding == StringEncoding::utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII),
+        "H5Tset_cset");
+  Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"));
+  Handle attr(check_id(H5Acreate2(handle_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       "cannot create attribute " + what));
+  const char* data = value.c_str();
+  check(H5Awrite(attr.get(), type.get(), &data), "cannot write attribute " + what);
+}
+
+namespace {
+
+void write_fixed_strings(hid_t loc, const std::string& name, const std::string& what,
+                         const std::vector<std::string>& values, std::size_t begin,
+                         std::size_t end, std::size_t item_size) {
+  if (H5Aexists(loc, name.c_str()) > 0) {
+    check(H5Adelete(loc, name.c_str()), "cannot replace attribute " + what);
+  }
+  const hsize_t n = end - begin;
+  Handle space(check_id(H5Screate_simple(1, &n, nullptr), "H5Screate_simple"));
+  if (begin == end) {  // h5py writes [] as an empty float64 array
+    Handle attr(check_id(H5Acreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT),
+                         "cannot create attribute " + what));
+    return;
+  }
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
+  check(H5Tset_size(type.get(), item_size), "H5Tset_size");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
+  check(H5Tset_cset(type.get(), H5T_CSET_ASCII), "H5Tset_cset");
+  std::vector<char> buffer(item_size * n, '\0');
+  for (std::size_t i = begin; i < end; ++i) {
+    std::memcpy(buffer.data() + (i - begin) * item_size, values[i].data(), values[i].size());
+  }
+  Handle attr(check_id(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       "cannot create attribute " + what));
+  check(H5Awrite(attr.get(), type.get(), buffer.data()), "cannot write attribute " + what);
+}
+
+}  // namespace
+
+void Location::write_string_list_attribute(const std::string& name,
+                                           const std::vector<std::string>& values) {
+  quiet();
+  const std::string what = "'" + name + "' of " + where();
+  std::size_t item_size = 1;
+  for (const std::string& v : values) {
+    if (v.size() > kAttributeLimit) {
+      throw ValueError("attribute " + what + ": the string '" + v.substr(0, 64) + "...' is " +
+                       std::to_string(v.size()) + " bytes, over HDF5's attribute limit of " +
+                       std::to_string(kAttributeLimit));
+    }
+    item_size = std::max(item_size, v.size());
+  }
+  // Split like numpy.array_split into the fewest chunks that each fit the limit.
+  const std::size_t n = values.size();
+  std::size_t chunks = 1;
+  auto chunk_len = [&](std::size_t c, std::size_t k) { return n / k + (c < n % k ? 1 : 0); };
+  while (chunk_len(0, chunks) * item_size > kAttributeLimit) ++chunks;
+  if (chunks == 1) {
+    write_fixed_strings(handle_.get(), name, what, values, 0, n, item_size);
+    return;
+  }
+  std::size_t begin = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t len = chunk_len(c, chunks);
+    const std::string part = name + std::to_string(c);
+    write_fixed_strings(handle_.get(), part, "'" + part + "' of " + where(), values, begin,
+                        begin + len, item_size);
+    begin += len;
+  }
+}
+
+// ---------------------------------------------------------------- Dataset
+
+Shape Dataset::shape() const {
+  quiet();
+  const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
+  Handle space(check_id(H5Dget_space(handle_.get()), "cannot read the dataspace of " + where));
+  return space_shape(space.get(), where);
+}
+
+std::string Dataset::type_name() const {
+  quiet();
+  Handle type(check_id(H5Dget_type(handle_.get()), "cannot read the type of '" + file_name_ +
+                                                       "' at '" + path_ + "'"));
+  return type_name_of(type.get());
+}
+
+Tensor Dataset::read(DType dtype) const {
+  quiet();
+  const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
+  if (H5Aexists(handle_.get(), "dtype") > 0) {
+    Handle attr(check_id(H5Aopen(handle_.get(), "dtype", H5P_DEFAULT), "cannot open attribute dtype of " + where));
+    Handle type(check_id(H5Aget_type(attr.get()), "H5Aget_type"));
+    if (H5Tget_class(type.get()) == H5T_STRING) {
+      auto values = read_strings(attr.get(), "'dtype' of " + where);
+      if (values.size() == 1 && values[0] == "bfloat16") {
+        throw NotImplementedError("dataset " + where + " holds bfloat16 values; Strata reads "
+                                  "float16, float32 and float64 weights");
+      }
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  Handle type(check_id(H5Dget_type(handle_.get()), "cannot read the type of " + where));
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
+    throw ValueError("dataset " + where + " holds " + type_name_of(type.get()) +
+                     ", expected numbers to read as " + to_string(dtype));
+  }
+  if (cls == H5T_FLOAT && dtype != DType::float32) {
+    throw ValueError("dataset " + where + " holds " + type_name_of(type.get()) +
+                     "; reading it as " + to_string(dtype) + " would truncate values");
+  }
+  Tensor out(shape(), dtype);
+  if (out.size() > 0) {
+    check(H5Dread(handle_.get(), native_type(dtype), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.raw_data()),
+          "cannot read dataset " + where + " as " + to_string(dtype));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- File
+
+File::File(const std::string& path, Mode mode) {
+  quiet();
+  file_name_ = path;
+  path_ = "/";
+  std::error_code ec;
+  if (mode == Mode::read) {
+    if (!std::filesystem::exists(path, ec)) {
+      throw IOError("cannot open HDF5 file '" + path + "': it does not exist");
+    }
+    if (std::filesystem::is_directory(path, ec)) {
+      throw IOError("cannot open HDF5 file '" + path + "': it is a directory");
+    }
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      throw IOError("cannot open '" + path + "' as HDF5: no HDF5 signature found (expected an "
+                    "HDF5 file such as Keras's .h5 files)");
+    }
+  }
+  Handle fapl(check_id(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
+  // Closing the file closes every object still open in it: nothing keeps it open
+  // behind our back, so a rename right after close() sees a complete file.
+  check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
+  hid_t id = -1;
+  switch (mode) {
+    case Mode::read:
+      id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+      if (id < 0) fail("cannot open HDF5 file '" + path + "' (truncated or corrupt?)");
+      break;
+    case Mode::create:
+      id = H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get());
+      if (id < 0) fail("cannot create HDF5 file '" + path + "'");
+      break;
+    case Mode::truncate:
+      id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+      if (id < 0) fail("cannot create HDF5 file '" + path + "'");
+      break;
+  }
+  handle_ = Handle(id);
+}
+
+void File::close() {
+  quiet();
+  if (!handle_.valid()) return;
+  const hid_t id = handle_.release();
+  if (H5Fclose(id) < 0) fail("cannot close (flush) HDF5 file '" + file_name_ + "'");
+}
+
+bool is_hdf5_file(const std::string& path) {
+  quiet();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  const htri_t result = H5Fis_hdf5(path.c_str());
+  H5Eclear2(H5E_DEFAULT);
+  return result > 0;
+}
+
+}  // namespace strata::io::h5
