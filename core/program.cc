@@ -152,9 +152,18 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     }
   }
 
+  // Fetches are copied out before the first variable update runs: every fetched value is
+  // computed by then (updates have no outputs), and a fetched variable must show the
+  // value this step read, not the one it wrote.
+  std::vector<Tensor> results;
+  results.reserve(fetch_values_.size());
+  auto collect = [&] {
+    for (int v : fetch_values_) results.push_back(resolve(v, feeds)->clone());
+  };
   std::vector<TensorSpec> in_specs;
   for (const Step& step : steps_) {
     const Node& node = graph_.node(step.node);
+    if (node.def->stateful && results.empty() && !fetch_values_.empty()) collect();
     if (node.def->fed) continue;
     KernelContext ctx{node, {}, {}, options.training, options.step};
     in_specs.clear();
@@ -174,9 +183,7 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     ++executions_[step.node];
   }
 
-  std::vector<Tensor> results;
-  results.reserve(fetch_values_.size());
-  for (int v : fetch_values_) results.push_back(resolve(v, feeds)->clone());
+  if (results.empty()) collect();
   return results;
 }
 
