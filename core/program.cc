@@ -44,7 +44,15 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
     if (!o.valid() || o.graph != &graph) throw ValueError(std::string("Program: invalid ") + what);
     stack.push_back(canon[o.node]);
   };
-  for (const auto& f : fetches) want(f, "fetch");
+  for (const auto& f : fetches) {
+    want(f, "fetch");
+    const Node& node = graph.node(f.node);
+    if (f.index < 0 || f.index >= static_cast<int>(node.outputs.size())) {
+      throw ValueError("Program: cannot fetch '" + node.name + "' (" + node.op + "): it has no output " +
+                       std::to_string(f.index) +
+                       (node.def->stateful ? "; pass a variable update as a target" : ""));
+    }
+  }
   for (const auto& t : targets) want(t, "target");
   while (!stack.empty()) {
     int id = stack.back();
