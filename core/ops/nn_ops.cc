@@ -107,6 +107,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "pick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0, "predictions");
            const Shape& x = ctx.inputs[0].shape;
            if (x.rank() < 1) throw ShapeError("pick: predictions must have rank >= 1");
            check_pick_shapes("pick", x, ctx.inputs[1].shape);
@@ -128,7 +129,12 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "unpick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
+           expect_float_input(ctx, 0, "gradient");
            check_pick_shapes("unpick", ctx.inputs[2].shape, ctx.inputs[1].shape);
+           if (!ctx.inputs[0].shape.is_compatible_with(ctx.inputs[1].shape)) {
+             throw ShapeError("unpick: gradient of shape " + ctx.inputs[0].shape.to_string() +
+                              " does not match labels of shape " + ctx.inputs[1].shape.to_string());
+           }
            return std::vector<TensorSpec>{{ctx.inputs[2].shape, DType::float32}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
@@ -149,6 +155,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "argmax",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
            const Shape& x = ctx.inputs[0].shape;
            int axis = x.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
            return std::vector<TensorSpec>{{reduced_shape(x, {axis}, false), DType::int64}};
@@ -176,6 +183,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "dropout",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
            double rate = ctx.attrs.get<double>("rate");
            if (rate < 0.0 || rate >= 1.0) {
              throw ValueError("dropout: rate must be in [0, 1), got " + std::to_string(rate));

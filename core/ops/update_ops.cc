@@ -12,6 +12,10 @@ namespace {
 
 std::vector<TensorSpec> infer_update(const InferContext& ctx) {
   expect_inputs(ctx, 2);
+  if (ctx.inputs[0].dtype != ctx.inputs[1].dtype) {
+    throw ValueError(ctx.op + ": value of dtype " + to_string(ctx.inputs[1].dtype) +
+                     " does not match variable of dtype " + to_string(ctx.inputs[0].dtype));
+  }
   if (ctx.inputs[0].shape != ctx.inputs[1].shape && ctx.inputs[1].shape.rank() != 0) {
     throw ShapeError(ctx.op + ": value of shape " + ctx.inputs[1].shape.to_string() +
                      " does not match variable of shape " + ctx.inputs[0].shape.to_string());
