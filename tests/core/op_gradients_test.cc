@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/autodiff.h"
+#include "core/cpu/parallel.h"
 #include "core/check_gradients.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -675,3 +676,72 @@ TEST_P(EveryOp, MatchesReferenceAndFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryOp, ::testing::ValuesIn(OpRegistry::global().names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Tensors above the parallel threshold take the kernels' multi-threaded paths: the
+// results must match the references and not depend on the thread count.
+TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
+  struct Case {
+    std::string label;
+    GraphBuilder build;
+    std::vector<Tensor> inputs;
+    Reference reference;
+  };
+  std::vector<Case> cases = {
+      {"add (64, 1, 700) + (3, 700)", binary([](Output a, Output b) { return ops::add(a, b); }),
+       {any_values({64, 1, 700}, 1), any_values({3, 700}, 2)},
+       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a + b; }); }},
+      {"mul (200, 200) * (200, 200)", binary([](Output a, Output b) { return ops::mul(a, b); }),
+       {any_values({200, 200}, 3), any_values({200, 200}, 4)},
+       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a * b; }); }},
+      {"div (200, 200) / ()", binary([](Output a, Output b) { return ops::div(a, b); }),
+       {any_values({200, 200}, 5), tensor<float>({}, {4.f})},
+       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a / b; }); }},
+      {"tanh (200, 200)", unary(ops::tanh), {any_values({200, 200}, 6)},
+       [](const std::vector<Tensor>& x) { return ref_unary(x[0], [](float v) { return std::tanh(v); }); }},
+      {"softmax (300, 120) axis -1", unary([](Output x) { return ops::softmax(x, -1); }),
+       {uniform({300, 120}, -3, 3, 7)}, [](const std::vector<Tensor>& x) { return ref_softmax(x[0], -1, false); }},
+      {"log_softmax (300, 120) axis 0", unary([](Output x) { return ops::log_softmax(x, 0); }),
+       {uniform({300, 120}, -3, 3, 8)}, [](const std::vector<Tensor>& x) { return ref_softmax(x[0], 0, true); }},
+      {"sum_to_like (64, 700) to (700,)", binary(ops::sum_to_like), {any_values({64, 700}, 9), any_values({700}, 10)},
+       [](const std::vector<Tensor>& x) { return ref_sum_to(x[0], x[1].shape()); }},
+      {"broadcast_like (700,) to (64, 700)", binary(ops::broadcast_like),
+       {any_values({700}, 11), any_values({64, 700}, 12)},
+       [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], Shape{1, 700}, x[1].shape()); }},
+      {"matmul (130, 70) x (90, 70)^T",
+       binary([](Output a, Output b) { return ops::matmul(a, b, false, true); }),
+       {any_values({130, 70}, 13), any_values({90, 70}, 14)},
+       [](const std::vector<Tensor>& x) { return ref_matmul(x[0], x[1], false, true); }},
+      {"dropout (200, 200) training", unary([](Output x) { return ops::dropout(x, 0.25f, 9, 9); }),
+       {any_values({200, 200}, 15)}, nullptr},
+  };
+  for (auto [name, kind] : std::vector<std::pair<std::string, Kind>>{{"sum", Kind::sum}, {"mean", Kind::mean},
+                                                                      {"max", Kind::max}}) {
+    for (auto axes : std::vector<std::vector<std::int64_t>>{{}, {0}, {1}, {2}, {0, 2}, {1, 2}}) {
+      Kind k = kind;
+      cases.push_back({"reduce_" + name + " (8, 64, 96) axes " + Shape(axes).to_string(),
+                       unary([=](Output x) {
+                         return k == Kind::sum ? ops::reduce_sum(x, axes)
+                                               : k == Kind::mean ? ops::reduce_mean(x, axes) : ops::reduce_max(x, axes);
+                       }),
+                       {any_values({8, 64, 96}, 16)},
+                       [=](const std::vector<Tensor>& x) { return ref_reduce(x[0], axes, false, k); }});
+    }
+  }
+  cases.push_back({"expand_to (8, 96) to (8, 64, 96) mean",
+                   binary([](Output g, Output like) { return ops::expand_to(g, like, {1}, true); }),
+                   {any_values({8, 96}, 17), any_values({8, 64, 96}, 18)},
+                   [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], Shape{8, 1, 96}, x[1].shape(), 1.f / 64); }});
+
+  const int saved = cpu::num_threads();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.label);
+    RunOptions training{.training = true, .step = 3};
+    cpu::set_num_threads(1);
+    Tensor serial = evaluate(c.build, c.inputs, training);
+    cpu::set_num_threads(3);
+    Tensor parallel = evaluate(c.build, c.inputs, training);
+    EXPECT_TRUE(tensors_near(parallel, serial, 1e-6f)) << "one thread versus three";
+    if (c.reference) EXPECT_TRUE(tensors_near(parallel, c.reference(c.inputs), 1e-4f));
+  }
+  cpu::set_num_threads(saved);
+}
