@@ -281,3 +281,79 @@ TEST(Program, ThousandRunsAddNoNodes) {
   EXPECT_EQ(p.executions(step.node), 1000);
   EXPECT_LT(last, first) << "gradient descent on a quadratic decreases it";
 }
+
+TEST(Program, RecoversAfterAKernelError) {
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
+  Output labels = g.placeholder({Shape{kUnknownDim}, DType::int64}, "labels");
+  Program p(g, {x, labels}, {ops::pick(ops::exp(x), labels)});
+  Tensor xv = tensor<float>({2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_THROW(p.run({xv, tensor<std::int64_t>({2}, {0, 3})}), ValueError);
+  EXPECT_THROW(p.run({Tensor(), tensor<std::int64_t>({2}, {0, 1})}), ValueError) << "an undefined feed";
+  Tensor out = p.run({xv, tensor<std::int64_t>({2}, {2, 0})})[0];
+  EXPECT_TRUE(tensors_near(out, tensor<float>({2}, {std::exp(2.f), std::exp(3.f)})));
+}
+
+TEST(Program, PassesTrainingModeAndStepToKernels) {
+  Graph g;
+  Output x = g.placeholder({Shape{256}}, "x");
+  Program p(g, {x}, {ops::dropout(x, 0.5f, 1, 2)});
+  Tensor ones = Tensor::filled({256}, 1.f);
+  EXPECT_TRUE(tensors_near(p.run({ones})[0], ones)) << "inference by default";
+  Tensor a = p.run({ones}, {.training = true, .step = 0})[0];
+  Tensor b = p.run({ones}, {.training = true, .step = 1})[0];
+  EXPECT_FALSE(tensors_near(a, b)) << "another step, another mask";
+  EXPECT_TRUE(tensors_near(a, p.run({ones}, {.training = true, .step = 0})[0]));
+}
+
+// Random graphs of elementwise ops, checked against the same arithmetic done directly:
+// whatever CSE merges and the buffer plan reuses, every fetch keeps its value.
+TEST(Program, RandomGraphsComputeWhatTheyDescribe) {
+  Philox rng(2024, 1);
+  std::uint64_t draw = 0;
+  auto pick_index = [&](std::size_t n) {
+    return std::min(n - 1, static_cast<std::size_t>(rng.uniform(draw++) * static_cast<float>(n)));
+  };
+  for (int trial = 0; trial < 30; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    Graph g;
+    std::vector<Output> nodes;
+    std::vector<std::vector<float>> values;
+    std::vector<Output> feeds;
+    std::vector<Tensor> feed_values;
+    for (int i = 0; i < 3; ++i) {
+      feeds.push_back(g.placeholder({Shape{2, 3}}, "x"));
+      feed_values.push_back(uniform({2, 3}, -1, 1, static_cast<std::uint64_t>(trial * 3 + i)));
+      nodes.push_back(feeds.back());
+      values.push_back(feed_values.back().to_vector<float>());
+    }
+    for (int i = 0; i < 25; ++i) {
+      std::size_t a = pick_index(nodes.size()), b = pick_index(nodes.size());
+      std::vector<float> va = values[a], vb = values[b], out(6);
+      Output node;
+      switch (pick_index(5)) {
+        case 0: node = ops::add(nodes[a], nodes[b]); for (int k = 0; k < 6; ++k) out[k] = va[k] + vb[k]; break;
+        case 1: node = ops::mul(nodes[a], nodes[b]); for (int k = 0; k < 6; ++k) out[k] = va[k] * vb[k]; break;
+        case 2: node = ops::sub(nodes[a], nodes[b]); for (int k = 0; k < 6; ++k) out[k] = va[k] - vb[k]; break;
+        case 3: node = ops::tanh(nodes[a]); for (int k = 0; k < 6; ++k) out[k] = std::tanh(va[k]); break;
+        default: node = ops::neg(nodes[a]); for (int k = 0; k < 6; ++k) out[k] = -va[k]; break;
+      }
+      nodes.push_back(node);
+      values.push_back(out);
+    }
+    std::vector<Output> fetches;
+    std::vector<std::size_t> fetched;
+    for (int f = 0; f < 4; ++f) {
+      fetched.push_back(3 + pick_index(nodes.size() - 3));
+      fetches.push_back(nodes[fetched.back()]);
+    }
+    Program p(g, feeds, fetches);
+    for (int run = 0; run < 2; ++run) {
+      auto out = p.run(feed_values);
+      for (std::size_t f = 0; f < fetches.size(); ++f) {
+        EXPECT_TRUE(tensors_near(out[f], tensor<float>({2, 3}, values[fetched[f]]), 1e-5f)) << "fetch " << f;
+      }
+    }
+    EXPECT_LE(p.num_buffers(), p.num_steps());
+  }
+}
