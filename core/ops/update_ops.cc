@@ -1,5 +1,8 @@
 // Variable updates. They are stateful: the Program runs them after every other node of
-// a step, in creation order, so all reads of a step see the values from before it.
+// a step, in creation order, so every value the step computes from a variable sees it as
+// it was before the step. An update that takes a variable itself as an input reads it
+// as left by the updates created before it (optimizers create the step counter's
+// increment last, so every update of a step reads the same count).
 #include <cstring>
 
 #include "core/op_registry.h"
