@@ -357,3 +357,22 @@ TEST(Program, RandomGraphsComputeWhatTheyDescribe) {
     EXPECT_LE(p.num_buffers(), p.num_steps());
   }
 }
+
+TEST(Program, UpdatesReadVariablesAsLeftByEarlierUpdates) {
+  // Computed values see the variables from before the step; an update taking a variable
+  // directly as an input sees the updates created before it, in creation order.
+  Variable a("a", tensor<float>({1}, {1}));
+  Variable from_value("from_value", tensor<float>({1}, {5}));
+  Variable direct("direct", tensor<float>({1}, {5}));
+  Graph g;
+  Output read_a = g.variable(a);
+  Output a_times_one = ops::mul(read_a, 1.f);
+  Output set_a = ops::assign(read_a, ops::constant(g, 0.f));
+  Output add_value = ops::assign_add(g.variable(from_value), a_times_one);
+  Output add_direct = ops::assign_add(g.variable(direct), read_a);
+  Program p(g, {}, {}, {add_direct, add_value, set_a});
+  p.run({});
+  EXPECT_EQ(a.value().item(), 0.f);
+  EXPECT_EQ(from_value.value().item(), 6.f) << "a * 1 was computed before any update";
+  EXPECT_EQ(direct.value().item(), 5.f) << "the direct input saw the assign created before it";
+}
