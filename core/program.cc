@@ -160,18 +160,24 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     }
   }
 
-  // Fetches are copied out before the first variable update runs: every fetched value is
-  // computed by then (updates have no outputs), and a fetched variable must show the
-  // value this step read, not the one it wrote.
-  std::vector<Tensor> results;
-  results.reserve(fetch_values_.size());
-  auto collect = [&] {
-    for (int v : fetch_values_) results.push_back(resolve(v, feeds)->clone());
+  // A fetched variable shows the value the step read: it is copied out before the first
+  // update runs. Computed fetches live in buffers no later step reuses or writes.
+  std::vector<Tensor> results(fetch_values_.size());
+  bool variables_copied = false;
+  auto copy_fetches = [&](bool variables) {
+    for (std::size_t i = 0; i < fetch_values_.size(); ++i) {
+      const Value& v = values_[fetch_values_[i]];
+      bool is_variable = v.buffer < 0 && v.feed < 0;
+      if (is_variable == variables) results[i] = resolve(fetch_values_[i], feeds)->clone();
+    }
   };
   std::vector<TensorSpec> in_specs;
   for (const Step& step : steps_) {
     const Node& node = graph_.node(step.node);
-    if (node.def->stateful && results.empty() && !fetch_values_.empty()) collect();
+    if (node.def->stateful && !variables_copied) {
+      copy_fetches(true);
+      variables_copied = true;
+    }
     if (node.def->fed) continue;
     KernelContext ctx{node, {}, {}, options.training, options.step};
     in_specs.clear();
@@ -191,7 +197,8 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     ++executions_[step.node];
   }
 
-  if (results.empty()) collect();
+  if (!variables_copied) copy_fetches(true);
+  copy_fetches(false);
   return results;
 }
 
