@@ -46,8 +46,10 @@ void softmax_kernel(KernelContext& ctx, bool log_space) {
                   float sum = 0.f;
                   for (std::int64_t k = 0; k < n; ++k) sum += std::exp(x[k * stride] - mx);
                   if (log_space) {
-                    float lse = mx + std::log(sum);
-                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = x[k * stride] - lse;
+                    // (x - max) - log(sum): adding max into the log-sum-exp first would
+                    // round it at max's magnitude (an error of 6e-5 at logits near 1000).
+                    const float log_sum = std::log(sum);
+                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = (x[k * stride] - mx) - log_sum;
                   } else {
                     float inv = 1.f / sum;
                     for (std::int64_t k = 0; k < n; ++k) y[k * stride] = std::exp(x[k * stride] - mx) * inv;
