@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -79,6 +80,16 @@ inline Tensor distinct(Shape shape, std::uint64_t seed) {
 template <typename T>
 Tensor tensor(Shape shape, std::vector<T> values) {
   return Tensor::from_vector<T>(std::move(shape), values);
+}
+
+// Graph builders from one- and two-input op builders.
+using Builder1 = std::function<Output(Output)>;
+using Builder2 = std::function<Output(Output, Output)>;
+inline GraphBuilder unary(Builder1 f) {
+  return [f](Graph&, const std::vector<Output>& x) { return f(x[0]); };
+}
+inline GraphBuilder binary(Builder2 f) {
+  return [f](Graph&, const std::vector<Output>& x) { return f(x[0], x[1]); };
 }
 
 // Builds `build` over placeholders shaped like `inputs`, runs it once and returns the output.

@@ -11,184 +11,17 @@
 #include <vector>
 
 #include "core/autodiff.h"
-#include "core/cpu/parallel.h"
 #include "core/check_gradients.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
+#include "reference_ops.h"
 
 using namespace strata;
 using namespace strata::testing;
 
 namespace {
-
-// ---- naive references -----------------------------------------------------------------
-
-using Reference = std::function<Tensor(const std::vector<Tensor>&)>;
-
-// Row-major multi-index of flat position `flat` in `shape`.
-std::vector<std::int64_t> unravel(std::int64_t flat, const Shape& shape) {
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(shape.rank()));
-  for (int d = shape.rank() - 1; d >= 0; --d) {
-    idx[d] = flat % shape.dims()[d];
-    flat /= shape.dims()[d];
-  }
-  return idx;
-}
-
-// Flat position in `small` of the element that NumPy broadcasting reads for `big_idx`.
-std::int64_t broadcast_source(const std::vector<std::int64_t>& big_idx, const Shape& small) {
-  const int lead = static_cast<int>(big_idx.size()) - small.rank();
-  std::int64_t flat = 0;
-  for (int d = 0; d < small.rank(); ++d) {
-    std::int64_t dim = small.dims()[d];
-    flat = flat * dim + (dim == 1 ? 0 : big_idx[d + lead]);
-  }
-  return flat;
-}
-
-Shape broadcast_shape(const Shape& a, const Shape& b) {
-  int rank = std::max(a.rank(), b.rank());
-  std::vector<std::int64_t> dims(static_cast<std::size_t>(rank));
-  for (int i = 0; i < rank; ++i) {
-    int ia = i - (rank - a.rank()), ib = i - (rank - b.rank());
-    std::int64_t da = ia >= 0 ? a.dims()[ia] : 1, db = ib >= 0 ? b.dims()[ib] : 1;
-    dims[i] = da == 1 ? db : da;
-  }
-  return Shape(dims);
-}
-
-Tensor ref_unary(const Tensor& x, const std::function<float(float)>& f) {
-  Tensor out(x.shape());
-  for (std::int64_t i = 0; i < x.size(); ++i) out.data<float>()[i] = f(x.item(i));
-  return out;
-}
-
-Tensor ref_binary(const Tensor& a, const Tensor& b, const std::function<float(float, float)>& f) {
-  Tensor out(broadcast_shape(a.shape(), b.shape()));
-  for (std::int64_t i = 0; i < out.size(); ++i) {
-    auto idx = unravel(i, out.shape());
-    out.data<float>()[i] = f(a.item(broadcast_source(idx, a.shape())), b.item(broadcast_source(idx, b.shape())));
-  }
-  return out;
-}
-
-// src (read with shape `src_shape`, same element count) broadcast to `shape`, times scale.
-Tensor ref_broadcast(const Tensor& src, const Shape& src_shape, const Shape& shape, float scale = 1.f) {
-  Tensor out(shape);
-  for (std::int64_t i = 0; i < out.size(); ++i) {
-    out.data<float>()[i] = scale * src.item(broadcast_source(unravel(i, shape), src_shape));
-  }
-  return out;
-}
-
-// Sum of x's elements that broadcast from each element of `like`.
-Tensor ref_sum_to(const Tensor& x, const Shape& like) {
-  Tensor out(like);
-  for (std::int64_t i = 0; i < x.size(); ++i) {
-    out.data<float>()[broadcast_source(unravel(i, x.shape()), like)] += x.item(i);
-  }
-  return out;
-}
-
-enum class Kind { sum, mean, max };
-
-Tensor ref_reduce(const Tensor& x, std::vector<std::int64_t> axes, bool keepdims, Kind kind) {
-  const Shape& s = x.shape();
-  if (axes.empty()) {
-    for (int d = 0; d < s.rank(); ++d) axes.push_back(d);
-  }
-  for (auto& a : axes) a = a < 0 ? a + s.rank() : a;
-  auto reduced = [&](int d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); };
-  std::vector<std::int64_t> keep_dims, out_dims;
-  std::int64_t count = 1;
-  for (int d = 0; d < s.rank(); ++d) {
-    keep_dims.push_back(reduced(d) ? 1 : s.dims()[d]);
-    if (!reduced(d) || keepdims) out_dims.push_back(keep_dims.back());
-    if (reduced(d)) count *= s.dims()[d];
-  }
-  Shape keep(keep_dims);
-  Tensor out(keep);
-  std::vector<char> seen(static_cast<std::size_t>(out.size()), 0);
-  for (std::int64_t i = 0; i < x.size(); ++i) {
-    std::int64_t o = broadcast_source(unravel(i, s), keep);
-    float& acc = out.data<float>()[o];
-    if (kind == Kind::max) {
-      acc = seen[o] ? std::max(acc, x.item(i)) : x.item(i);
-      seen[o] = 1;
-    } else {
-      acc += x.item(i);
-    }
-  }
-  if (kind == Kind::mean) {
-    for (auto& v : out.values<float>()) v /= static_cast<float>(count);
-  }
-  return out.reshaped(Shape(out_dims));
-}
-
-// a and b viewed as matrices (product of leading dims, last dim), like ops::matmul.
-Tensor ref_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
-  auto rows = [](const Shape& s) { return s.product(0, s.rank() - 1); };
-  std::int64_t ar = rows(a.shape()), ac = a.shape()[-1], br = rows(b.shape()), bc = b.shape()[-1];
-  std::int64_t m = ta ? ac : ar, k = ta ? ar : ac, n = tb ? br : bc;
-  auto at = [&](std::int64_t i, std::int64_t j) { return ta ? a.item(j * ac + i) : a.item(i * ac + j); };
-  auto bt = [&](std::int64_t i, std::int64_t j) { return tb ? b.item(j * bc + i) : b.item(i * bc + j); };
-  std::vector<std::int64_t> dims;
-  if (ta) {
-    dims = {m, n};
-  } else {
-    dims.assign(a.shape().dims().begin(), a.shape().dims().end() - 1);
-    dims.push_back(n);
-  }
-  Tensor out{Shape(dims)};
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (std::int64_t p = 0; p < k; ++p) acc += static_cast<double>(at(i, p)) * bt(p, j);
-      out.data<float>()[i * n + j] = static_cast<float>(acc);
-    }
-  }
-  return out;
-}
-
-Tensor ref_softmax(const Tensor& x, int axis, bool log_space) {
-  const Shape& s = x.shape();
-  axis = s.normalize_axis(axis);
-  const std::int64_t n = s.dims()[axis], inner = s.product(axis + 1, s.rank()), outer = s.product(0, axis);
-  Tensor out(s);
-  for (std::int64_t o = 0; o < outer; ++o) {
-    for (std::int64_t i = 0; i < inner; ++i) {
-      auto at = [&](std::int64_t k) { return (o * n + k) * inner + i; };
-      double sum = 0;
-      for (std::int64_t k = 0; k < n; ++k) sum += std::exp(static_cast<double>(x.item(at(k))));
-      for (std::int64_t k = 0; k < n; ++k) {
-        double v = x.item(at(k));
-        out.data<float>()[at(k)] = static_cast<float>(log_space ? v - std::log(sum) : std::exp(v) / sum);
-      }
-    }
-  }
-  return out;
-}
-
-// x (..., C) read at labels (...).
-Tensor ref_pick(const Tensor& x, const Tensor& labels) {
-  Tensor out(labels.shape());
-  const std::int64_t classes = x.shape()[-1];
-  for (std::int64_t i = 0; i < labels.size(); ++i) {
-    out.data<float>()[i] = x.item(i * classes + static_cast<std::int64_t>(labels.item(i)));
-  }
-  return out;
-}
-
-Tensor ref_unpick(const Tensor& g, const Tensor& labels, const Shape& like) {
-  Tensor out(like);
-  const std::int64_t classes = like[-1];
-  for (std::int64_t i = 0; i < labels.size(); ++i) {
-    out.data<float>()[i * classes + static_cast<std::int64_t>(labels.item(i))] = g.item(i);
-  }
-  return out;
-}
 
 // ---- the table ------------------------------------------------------------------------
 
@@ -206,15 +39,6 @@ struct OpCase {
   std::string no_gradient_check;         // why a differentiable op is only forward-checked
 };
 
-using Builder1 = std::function<Output(Output)>;
-using Builder2 = std::function<Output(Output, Output)>;
-
-GraphBuilder unary(Builder1 f) {
-  return [f](Graph&, const std::vector<Output>& x) { return f(x[0]); };
-}
-GraphBuilder binary(Builder2 f) {
-  return [f](Graph&, const std::vector<Output>& x) { return f(x[0], x[1]); };
-}
 
 // The same binary op over several broadcasting layouts (a's shape, b's shape).
 std::vector<GradCase> broadcasting_cases(Builder2 op, std::function<float(float, float)> ref,
@@ -245,14 +69,14 @@ std::vector<GradCase> unary_cases(Builder1 op, std::function<float(float)> ref,
   return cases;
 }
 
-std::vector<GradCase> reduce_cases(std::function<Output(Output, std::vector<std::int64_t>, bool)> op, Kind kind) {
+std::vector<GradCase> reduce_cases(std::function<Output(Output, std::vector<std::int64_t>, bool)> op, ReduceKind kind) {
   const std::vector<std::vector<std::int64_t>> axis_sets = {{}, {0}, {1}, {-1}, {0, 1}, {1, 2}, {0, 2}, {2, 0}};
   std::vector<GradCase> cases;
   std::uint64_t seed = 40;
   for (const auto& axes : axis_sets) {
     for (bool keepdims : {false, true}) {
       std::string label = "axes " + Shape(axes).to_string() + (keepdims ? " keepdims" : "");
-      Tensor x = kind == Kind::max ? distinct({2, 3, 4}, seed++) : uniform({2, 3, 4}, -1, 1, seed++);
+      Tensor x = kind == ReduceKind::max ? distinct({2, 3, 4}, seed++) : uniform({2, 3, 4}, -1, 1, seed++);
       cases.push_back({label,
                        unary([=](Output v) { return op(v, axes, keepdims); }),
                        {x},
@@ -513,9 +337,9 @@ const std::map<std::string, OpCase>& op_table() {
     }
 
     // --- reductions ----------------------------------------------------------------------
-    t["reduce_sum"].gradient_checks = reduce_cases(ops::reduce_sum, Kind::sum);
-    t["reduce_mean"].gradient_checks = reduce_cases(ops::reduce_mean, Kind::mean);
-    t["reduce_max"].gradient_checks = reduce_cases(ops::reduce_max, Kind::max);
+    t["reduce_sum"].gradient_checks = reduce_cases(ops::reduce_sum, ReduceKind::sum);
+    t["reduce_mean"].gradient_checks = reduce_cases(ops::reduce_mean, ReduceKind::mean);
+    t["reduce_max"].gradient_checks = reduce_cases(ops::reduce_max, ReduceKind::max);
     struct Expand {
       Shape g, like;
       std::vector<std::int64_t> axes;
@@ -676,72 +500,3 @@ TEST_P(EveryOp, MatchesReferenceAndFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryOp, ::testing::ValuesIn(OpRegistry::global().names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-
-// Tensors above the parallel threshold take the kernels' multi-threaded paths: the
-// results must match the references and not depend on the thread count.
-TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
-  struct Case {
-    std::string label;
-    GraphBuilder build;
-    std::vector<Tensor> inputs;
-    Reference reference;
-  };
-  std::vector<Case> cases = {
-      {"add (64, 1, 700) + (3, 700)", binary([](Output a, Output b) { return ops::add(a, b); }),
-       {any_values({64, 1, 700}, 1), any_values({3, 700}, 2)},
-       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a + b; }); }},
-      {"mul (200, 200) * (200, 200)", binary([](Output a, Output b) { return ops::mul(a, b); }),
-       {any_values({200, 200}, 3), any_values({200, 200}, 4)},
-       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a * b; }); }},
-      {"div (200, 200) / ()", binary([](Output a, Output b) { return ops::div(a, b); }),
-       {any_values({200, 200}, 5), tensor<float>({}, {4.f})},
-       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a / b; }); }},
-      {"tanh (200, 200)", unary(ops::tanh), {any_values({200, 200}, 6)},
-       [](const std::vector<Tensor>& x) { return ref_unary(x[0], [](float v) { return std::tanh(v); }); }},
-      {"softmax (300, 120) axis -1", unary([](Output x) { return ops::softmax(x, -1); }),
-       {uniform({300, 120}, -3, 3, 7)}, [](const std::vector<Tensor>& x) { return ref_softmax(x[0], -1, false); }},
-      {"log_softmax (300, 120) axis 0", unary([](Output x) { return ops::log_softmax(x, 0); }),
-       {uniform({300, 120}, -3, 3, 8)}, [](const std::vector<Tensor>& x) { return ref_softmax(x[0], 0, true); }},
-      {"sum_to_like (64, 700) to (700,)", binary(ops::sum_to_like), {any_values({64, 700}, 9), any_values({700}, 10)},
-       [](const std::vector<Tensor>& x) { return ref_sum_to(x[0], x[1].shape()); }},
-      {"broadcast_like (700,) to (64, 700)", binary(ops::broadcast_like),
-       {any_values({700}, 11), any_values({64, 700}, 12)},
-       [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], Shape{1, 700}, x[1].shape()); }},
-      {"matmul (130, 70) x (90, 70)^T",
-       binary([](Output a, Output b) { return ops::matmul(a, b, false, true); }),
-       {any_values({130, 70}, 13), any_values({90, 70}, 14)},
-       [](const std::vector<Tensor>& x) { return ref_matmul(x[0], x[1], false, true); }},
-      {"dropout (200, 200) training", unary([](Output x) { return ops::dropout(x, 0.25f, 9, 9); }),
-       {any_values({200, 200}, 15)}, nullptr},
-  };
-  for (auto [name, kind] : std::vector<std::pair<std::string, Kind>>{{"sum", Kind::sum}, {"mean", Kind::mean},
-                                                                      {"max", Kind::max}}) {
-    for (auto axes : std::vector<std::vector<std::int64_t>>{{}, {0}, {1}, {2}, {0, 2}, {1, 2}}) {
-      Kind k = kind;
-      cases.push_back({"reduce_" + name + " (8, 64, 96) axes " + Shape(axes).to_string(),
-                       unary([=](Output x) {
-                         return k == Kind::sum ? ops::reduce_sum(x, axes)
-                                               : k == Kind::mean ? ops::reduce_mean(x, axes) : ops::reduce_max(x, axes);
-                       }),
-                       {any_values({8, 64, 96}, 16)},
-                       [=](const std::vector<Tensor>& x) { return ref_reduce(x[0], axes, false, k); }});
-    }
-  }
-  cases.push_back({"expand_to (8, 96) to (8, 64, 96) mean",
-                   binary([](Output g, Output like) { return ops::expand_to(g, like, {1}, true); }),
-                   {any_values({8, 96}, 17), any_values({8, 64, 96}, 18)},
-                   [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], Shape{8, 1, 96}, x[1].shape(), 1.f / 64); }});
-
-  const int saved = cpu::num_threads();
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.label);
-    RunOptions training{.training = true, .step = 3};
-    cpu::set_num_threads(1);
-    Tensor serial = evaluate(c.build, c.inputs, training);
-    cpu::set_num_threads(3);
-    Tensor parallel = evaluate(c.build, c.inputs, training);
-    EXPECT_TRUE(tensors_near(parallel, serial, 1e-6f)) << "one thread versus three";
-    if (c.reference) EXPECT_TRUE(tensors_near(parallel, c.reference(c.inputs), 1e-4f));
-  }
-  cpu::set_num_threads(saved);
-}
