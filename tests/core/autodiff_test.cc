@@ -40,6 +40,17 @@ TEST(CheckGradients, DoesNotPerturbIntegerInputs) {
   EXPECT_EQ(r.report.find("input 1"), std::string::npos) << "labels are fed, not checked: " << r.report;
 }
 
+TEST(CheckGradients, FeedsFixedFloatInputsAsGiven) {
+  GraphBuilder build = [](Graph&, V x) { return ops::pick(ops::tanh(x[0]), x[1]); };
+  std::vector<Tensor> inputs{uniform({3, 4}, -1, 1, 3), tensor<float>({3}, {3, 0, 1})};
+  EXPECT_THROW(check_gradients(build, inputs), ValueError) << "perturbed float labels are not class indices";
+  GradientCheckOptions options;
+  options.fixed_inputs = {1};
+  auto r = check_gradients(build, inputs, options);
+  EXPECT_TRUE(r.ok) << r.report;
+  EXPECT_EQ(r.report.find("input 1"), std::string::npos) << r.report;
+}
+
 TEST(Autodiff, SumsGradientsOverEveryPath) {
   // y = x * x + tanh(x): dy/dx = 2x + 1 - tanh(x)^2.
   Tensor x = tensor<float>({3}, {-1.f, 0.5f, 2.f});

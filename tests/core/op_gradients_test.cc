@@ -128,7 +128,14 @@ std::vector<GradCase> softmax_cases(bool log_space) {
 Tensor labels_4() { return tensor<std::int64_t>({4}, {0, 3, 4, 1}); }
 Tensor labels_2x3_int32() { return tensor<std::int32_t>({2, 3}, {4, 0, 2, 2, 1, 3}); }
 
-Output float_labels(Output integer_labels) { return ops::cast(integer_labels, DType::float32); }
+Tensor float_labels_4() { return tensor<float>({4}, {0, 3, 4, 1}); }
+
+// Float labels are fed as given: check_gradients must not perturb them.
+GradientCheckOptions labels_fixed(std::size_t input) {
+  GradientCheckOptions options;
+  options.fixed_inputs = {input};
+  return options;
+}
 
 void check_comparison(Builder2 op, std::vector<float> expected) {
   // a (2, 3) against b (3,), with ties in both rows.
@@ -382,8 +389,8 @@ const std::map<std::string, OpCase>& op_table() {
          [](const std::vector<Tensor>& x) { return ref_pick(x[0], x[1]); }},
         {"(2, 3, 5) int32 labels", binary(ops::pick), {any_values({2, 3, 5}, 14), labels_2x3_int32()},
          [](const std::vector<Tensor>& x) { return ref_pick(x[0], x[1]); }},
-        {"(4, 5) float labels", binary([](Output x, Output l) { return ops::pick(x, float_labels(l)); }),
-         {any_values({4, 5}, 15), labels_4()}, [](const std::vector<Tensor>& x) { return ref_pick(x[0], x[1]); }}};
+        {"(4, 5) float labels", binary(ops::pick), {any_values({4, 5}, 15), float_labels_4()},
+         [](const std::vector<Tensor>& x) { return ref_pick(x[0], x[1]); }, labels_fixed(1)}};
     t["pick"].forward_check = [] {
       Tensor x = any_values({2, 3}, 16);
       auto pick = binary(ops::pick);
@@ -398,9 +405,9 @@ const std::map<std::string, OpCase>& op_table() {
          {any_values({4}, 17), labels_4(), any_values({4, 5}, 18)},
          [](const std::vector<Tensor>& x) { return ref_unpick(x[0], x[1], x[2].shape()); }},
         {"(4,) into (4, 5) float labels",
-         [](Graph&, V x) { return ops::unpick(x[0], float_labels(x[1]), x[2]); },
-         {any_values({4}, 19), labels_4(), any_values({4, 5}, 20)},
-         [](const std::vector<Tensor>& x) { return ref_unpick(x[0], x[1], x[2].shape()); }}};
+         [](Graph&, V x) { return ops::unpick(x[0], x[1], x[2]); },
+         {any_values({4}, 19), float_labels_4(), any_values({4, 5}, 20)},
+         [](const std::vector<Tensor>& x) { return ref_unpick(x[0], x[1], x[2].shape()); }, labels_fixed(1)}};
     t["argmax"].forward_check = [] {
       Tensor x = tensor<float>({2, 3}, {1, 5, 5, 7, 2, 3});
       EXPECT_TRUE(tensors_near(evaluate(unary([](Output v) { return ops::argmax(v, -1); }), {x}),
