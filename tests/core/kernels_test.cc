@@ -82,7 +82,9 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
     cpu::set_num_threads(3);
     Tensor parallel = evaluate(c.build, c.inputs, training);
     EXPECT_TRUE(tensors_near(parallel, serial, 1e-6f)) << "one thread versus three";
-    if (c.reference) EXPECT_TRUE(tensors_near(parallel, c.reference(c.inputs), 1e-4f));
+    if (c.reference) {
+      EXPECT_TRUE(tensors_near(parallel, c.reference(c.inputs), 1e-4f));
+    }
   }
   cpu::set_num_threads(saved);
 }

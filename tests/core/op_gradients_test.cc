@@ -2,6 +2,10 @@
 // Differentiable ops are checked against central finite differences (check_gradients)
 // and, where a reference is given, their forward values against a naive computation.
 // Ops without a gradient get forward values computed by hand.
+//
+// Registering an op? Add an entry to op_table() below: gradient_checks for a
+// differentiable op (inputs away from kinks, broadcasting variants, a reference for the
+// forward values), or a forward_check with values computed by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
