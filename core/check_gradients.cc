@@ -1,5 +1,6 @@
 #include "core/check_gradients.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -24,7 +25,8 @@ GradientCheckResult check_gradients(const GraphBuilder& build, const std::vector
   std::vector<Output> checked;
   std::vector<std::size_t> checked_index;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].dtype() == DType::float32) {
+    bool fixed = std::find(options.fixed_inputs.begin(), options.fixed_inputs.end(), i) != options.fixed_inputs.end();
+    if (inputs[i].dtype() == DType::float32 && !fixed) {
       checked.push_back(placeholders[i]);
       checked_index.push_back(i);
     }

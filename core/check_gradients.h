@@ -1,7 +1,8 @@
 // check_gradients: compares symbolic gradients with central finite differences.
 // `build` maps placeholders for `inputs` to an output; the checked scalar is
 // sum(output * projection) with a fixed random projection, so every output element
-// contributes with a distinct weight. Integer inputs (labels) are fed, not perturbed.
+// contributes with a distinct weight. Integer inputs (labels) are fed, not perturbed;
+// so are float inputs listed in `fixed_inputs` (float class labels, masks).
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@ struct GradientCheckOptions {
   float atol = 2e-3f;          // |analytic - numeric| <= atol + rtol * |numeric|
   float rtol = 2e-2f;
   bool training = false;       // run the program in training mode
+  std::vector<std::size_t> fixed_inputs;  // float inputs fed as given, never perturbed
 };
 
 struct GradientCheckResult {

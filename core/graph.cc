@@ -19,9 +19,12 @@ std::string Graph::unique_name(const std::string& hint) {
   std::string base;
   for (const auto& s : scopes_) base += s + "/";
   base += hint;
+  // "x", "x_1", "x_2", ... skipping names already taken (a hint may itself be "x_1").
   int& count = name_counts_[base];
   std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  while (names_.count(name)) name = base + "_" + std::to_string(++count);
   ++count;
+  names_.insert(name);
   return name;
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/attrs.h"
@@ -89,6 +90,7 @@ class Graph {
 
   std::deque<Node> nodes_;  // deque: references stay valid while nodes are appended
   std::unordered_map<std::string, int> name_counts_;
+  std::unordered_set<std::string> names_;  // every name given out
   std::map<const void*, int> variable_nodes_;
   std::vector<std::string> scopes_;
   bool finalized_ = false;

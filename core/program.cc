@@ -44,7 +44,15 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
     if (!o.valid() || o.graph != &graph) throw ValueError(std::string("Program: invalid ") + what);
     stack.push_back(canon[o.node]);
   };
-  for (const auto& f : fetches) want(f, "fetch");
+  for (const auto& f : fetches) {
+    want(f, "fetch");
+    const Node& node = graph.node(f.node);
+    if (f.index < 0 || f.index >= static_cast<int>(node.outputs.size())) {
+      throw ValueError("Program: cannot fetch '" + node.name + "' (" + node.op + "): it has no output " +
+                       std::to_string(f.index) +
+                       (node.def->stateful ? "; pass a variable update as a target" : ""));
+    }
+  }
   for (const auto& t : targets) want(t, "target");
   while (!stack.empty()) {
     int id = stack.back();
@@ -152,9 +160,24 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     }
   }
 
+  // A fetched variable shows the value the step read: it is copied out before the first
+  // update runs. Computed fetches live in buffers no later step reuses or writes.
+  std::vector<Tensor> results(fetch_values_.size());
+  bool variables_copied = false;
+  auto copy_fetches = [&](bool variables) {
+    for (std::size_t i = 0; i < fetch_values_.size(); ++i) {
+      const Value& v = values_[fetch_values_[i]];
+      bool is_variable = v.buffer < 0 && v.feed < 0;
+      if (is_variable == variables) results[i] = resolve(fetch_values_[i], feeds)->clone();
+    }
+  };
   std::vector<TensorSpec> in_specs;
   for (const Step& step : steps_) {
     const Node& node = graph_.node(step.node);
+    if (node.def->stateful && !variables_copied) {
+      copy_fetches(true);
+      variables_copied = true;
+    }
     if (node.def->fed) continue;
     KernelContext ctx{node, {}, {}, options.training, options.step};
     in_specs.clear();
@@ -174,9 +197,8 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
     ++executions_[step.node];
   }
 
-  std::vector<Tensor> results;
-  results.reserve(fetch_values_.size());
-  for (int v : fetch_values_) results.push_back(resolve(v, feeds)->clone());
+  if (!variables_copied) copy_fetches(true);
+  copy_fetches(false);
   return results;
 }
 

@@ -49,7 +49,7 @@ float Philox::normal(std::uint64_t index) const {
 }
 
 std::uint64_t stable_hash(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;

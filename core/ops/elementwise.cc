@@ -180,7 +180,7 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add(binary_op("relu_grad",
                   [](KernelContext& c) { binary_kernel(c, [](float g, float y) { return y > 0.f ? g : 0.f; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    return {relu_grad(g[0], in(n, 1)), Output{}};
+                    return {unbroadcast(relu_grad(g[0], in(n, 1)), in(n, 0), in(n, 1), n), Output{}};
                   }));
 
   r.add(unary_op("neg", [](KernelContext& c) { unary_kernel(c, [](float x) { return -x; }); },

@@ -46,8 +46,10 @@ void softmax_kernel(KernelContext& ctx, bool log_space) {
                   float sum = 0.f;
                   for (std::int64_t k = 0; k < n; ++k) sum += std::exp(x[k * stride] - mx);
                   if (log_space) {
-                    float lse = mx + std::log(sum);
-                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = x[k * stride] - lse;
+                    // (x - max) - log(sum): adding max into the log-sum-exp first would
+                    // round it at max's magnitude (an error of 6e-5 at logits near 1000).
+                    const float log_sum = std::log(sum);
+                    for (std::int64_t k = 0; k < n; ++k) y[k * stride] = (x[k * stride] - mx) - log_sum;
                   } else {
                     float inv = 1.f / sum;
                     for (std::int64_t k = 0; k < n; ++k) y[k * stride] = std::exp(x[k * stride] - mx) * inv;
@@ -107,6 +109,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "pick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0, "predictions");
            const Shape& x = ctx.inputs[0].shape;
            if (x.rank() < 1) throw ShapeError("pick: predictions must have rank >= 1");
            check_pick_shapes("pick", x, ctx.inputs[1].shape);
@@ -128,7 +131,12 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "unpick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
+           expect_float_input(ctx, 0, "gradient");
            check_pick_shapes("unpick", ctx.inputs[2].shape, ctx.inputs[1].shape);
+           if (!ctx.inputs[0].shape.is_compatible_with(ctx.inputs[1].shape)) {
+             throw ShapeError("unpick: gradient of shape " + ctx.inputs[0].shape.to_string() +
+                              " does not match labels of shape " + ctx.inputs[1].shape.to_string());
+           }
            return std::vector<TensorSpec>{{ctx.inputs[2].shape, DType::float32}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
@@ -149,6 +157,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "argmax",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
            const Shape& x = ctx.inputs[0].shape;
            int axis = x.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
            return std::vector<TensorSpec>{{reduced_shape(x, {axis}, false), DType::int64}};
@@ -176,6 +185,7 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "dropout",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
            double rate = ctx.attrs.get<double>("rate");
            if (rate < 0.0 || rate >= 1.0) {
              throw ValueError("dropout: rate must be in [0, 1), got " + std::to_string(rate));

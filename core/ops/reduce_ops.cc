@@ -46,6 +46,7 @@ void register_reduce_ops(OpRegistry& r) {
   r.add({.name = "expand_to",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0, "gradient");
            const Shape& like = ctx.inputs[1].shape;
            auto axes = reduction_axes(ctx.op, ctx.attrs.get<std::vector<std::int64_t>>("axes"), like.rank());
            const Shape& g = ctx.inputs[0].shape;

@@ -73,6 +73,7 @@ void register_shape_ops(OpRegistry& r) {
   r.add({.name = "broadcast_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0);
            const Shape& like = ctx.inputs[1].shape;
            Shape b = broadcast_shapes("broadcast_like", ctx.inputs[0].shape, like);
            if (!b.is_compatible_with(like)) {
@@ -94,6 +95,7 @@ void register_shape_ops(OpRegistry& r) {
   r.add({.name = "sum_to_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0);
            const Shape& like = ctx.inputs[1].shape;
            Shape b = broadcast_shapes("sum_to_like", like, ctx.inputs[0].shape);
            if (!b.is_compatible_with(ctx.inputs[0].shape)) {

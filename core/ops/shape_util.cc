@@ -77,4 +77,11 @@ void expect_inputs(const InferContext& ctx, std::size_t n) {
   }
 }
 
+void expect_float_input(const InferContext& ctx, std::size_t i, const std::string& what) {
+  if (ctx.inputs.at(i).dtype != DType::float32) {
+    throw ValueError(ctx.op + ": " + what + " has dtype " + to_string(ctx.inputs[i].dtype) +
+                     ", expected float32 (cast it first)");
+  }
+}
+
 }  // namespace strata::ops

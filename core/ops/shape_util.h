@@ -23,7 +23,10 @@ std::vector<int> reduction_axes(const std::string& op, const std::vector<std::in
 // Shape after reducing `axes` of `shape`.
 Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims);
 
-// Throws ShapeError unless the op got `n` inputs.
+// Throws ValueError unless the op got `n` inputs.
 void expect_inputs(const InferContext& ctx, std::size_t n);
+
+// Throws ValueError unless input `i` is float32 (`what` names it: "predictions").
+void expect_float_input(const InferContext& ctx, std::size_t i, const std::string& what = "input");
 
 }  // namespace strata::ops

@@ -1,5 +1,8 @@
 // Variable updates. They are stateful: the Program runs them after every other node of
-// a step, in creation order, so all reads of a step see the values from before it.
+// a step, in creation order, so every value the step computes from a variable sees it as
+// it was before the step. An update that takes a variable itself as an input reads it
+// as left by the updates created before it (optimizers create the step counter's
+// increment last, so every update of a step reads the same count).
 #include <cstring>
 
 #include "core/op_registry.h"
@@ -12,6 +15,10 @@ namespace {
 
 std::vector<TensorSpec> infer_update(const InferContext& ctx) {
   expect_inputs(ctx, 2);
+  if (ctx.inputs[0].dtype != ctx.inputs[1].dtype) {
+    throw ValueError(ctx.op + ": value of dtype " + to_string(ctx.inputs[1].dtype) +
+                     " does not match variable of dtype " + to_string(ctx.inputs[0].dtype));
+  }
   if (ctx.inputs[0].shape != ctx.inputs[1].shape && ctx.inputs[1].shape.rank() != 0) {
     throw ShapeError(ctx.op + ": value of shape " + ctx.inputs[1].shape.to_string() +
                      " does not match variable of shape " + ctx.inputs[0].shape.to_string());

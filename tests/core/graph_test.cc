@@ -1,0 +1,134 @@
+// Graph: append-only nodes with unique, readable names, shapes inferred as nodes are
+// added, and definition-time errors for bad inputs.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/program.h"
+#include "core_test_util.h"
+
+using namespace strata;
+using namespace strata::testing;
+
+TEST(Graph, NamesNodesUniquelyAndDeterministically) {
+  Graph g;
+  Output a = g.placeholder({Shape{3}}, "x");
+  Output b = g.placeholder({Shape{3}}, "x");
+  Output c = g.placeholder({Shape{3}}, "x");
+  EXPECT_EQ(a.name(), "x");
+  EXPECT_EQ(b.name(), "x_1");
+  EXPECT_EQ(c.name(), "x_2");
+  EXPECT_EQ(ops::exp(a).name(), "exp");
+  EXPECT_EQ(ops::exp(a).name(), "exp_1");
+}
+
+TEST(Graph, NeverReusesANameEvenWhenAHintLooksGenerated) {
+  Graph g;
+  g.placeholder({Shape{3}}, "x_1");
+  g.placeholder({Shape{3}}, "x");
+  g.placeholder({Shape{3}}, "x");
+  g.placeholder({Shape{3}}, "x_1");
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) {
+    EXPECT_TRUE(names.insert(n.name).second) << "two nodes are named '" << n.name << "'";
+  }
+}
+
+TEST(Graph, ScopesPrefixNames) {
+  Graph g;
+  Output x = g.placeholder({Shape{3}}, "x");
+  {
+    NameScope outer(g, "dense_1");
+    EXPECT_EQ(ops::tanh(x).name(), "dense_1/tanh");
+    NameScope inner(g, "inner");
+    EXPECT_EQ(ops::tanh(x).name(), "dense_1/inner/tanh");
+  }
+  EXPECT_EQ(ops::tanh(x).name(), "tanh");
+}
+
+TEST(Graph, KeepsNodesInTopologicalOrder) {
+  Graph g;
+  Output x = g.placeholder({Shape{2}}, "x");
+  Output y = ops::add(ops::exp(x), ops::tanh(x));
+  for (const Node& n : g.nodes()) {
+    for (const Output& in : n.inputs) EXPECT_LT(in.node, n.id) << n.name;
+  }
+  EXPECT_EQ(y.node, g.num_nodes() - 1);
+}
+
+TEST(Graph, InfersShapesAndDtypesWhenANodeIsAdded) {
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 5}}, "x");
+  Output labels = g.placeholder({Shape{kUnknownDim}, DType::int64}, "labels");
+  EXPECT_EQ(ops::reduce_sum(x, {1}, true).shape(), (Shape{kUnknownDim, 1}));
+  EXPECT_EQ(ops::pick(x, labels).shape(), (Shape{kUnknownDim}));
+  EXPECT_EQ(ops::argmax(x).dtype(), DType::int64);
+  EXPECT_EQ(ops::cast(labels, DType::float32).dtype(), DType::float32);
+  EXPECT_EQ(ops::reshape(x, {-1, 5, 1}).shape(), (Shape{-1, 5, 1}));
+}
+
+TEST(Graph, OneNodePerVariable) {
+  Variable v("dense/kernel", Tensor({2, 2}));
+  Graph g;
+  Output a = g.variable(v);
+  Output b = g.variable(Variable(v));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.name(), "dense/kernel");
+  EXPECT_NE(g.variable(Variable("dense/kernel", Tensor({2, 2}))), a) << "another variable, another node";
+}
+
+TEST(Graph, RejectsBadNodesAtDefinitionTime) {
+  Graph g, other;
+  Output x = g.placeholder({Shape{3}}, "x");
+  Output y = other.placeholder({Shape{3}}, "y");
+  EXPECT_THROW(ops::add(x, y), ValueError) << "tensors from two graphs";
+  EXPECT_THROW(ops::exp(Output{}), ValueError);
+  EXPECT_THROW(g.add("no_such_op", {x}), NotImplementedError);
+  EXPECT_THROW(g.add("exp", {x, x}), ValueError) << "wrong number of inputs";
+  const int nodes = g.num_nodes();
+  EXPECT_THROW(ops::matmul(x, x), ShapeError);
+  EXPECT_EQ(g.num_nodes(), nodes) << "a failed node is not added";
+}
+
+TEST(Graph, RejectsWrongDtypesAtDefinitionTime) {
+  Graph g;
+  Output f = g.placeholder({Shape{4, 3}}, "f");
+  Output i = g.placeholder({Shape{4, 3}, DType::int64}, "i");
+  Output labels = g.placeholder({Shape{4}, DType::int64}, "labels");
+  EXPECT_THROW(ops::add(f, i), ValueError);
+  EXPECT_THROW(ops::exp(i), ValueError);
+  EXPECT_THROW(ops::softmax(i), ValueError);
+  EXPECT_THROW(ops::reduce_sum(i), ValueError);
+  EXPECT_THROW(ops::matmul(i, f, true), ValueError);
+  EXPECT_THROW(ops::pick(i, labels), ValueError);
+  EXPECT_THROW(ops::argmax(i), ValueError);
+  EXPECT_THROW(ops::dropout(i, 0.5f, 1, 1), ValueError);
+  EXPECT_THROW(ops::broadcast_like(ops::cast(i, DType::int32), f), ValueError);
+  EXPECT_THROW(ops::sum_to_like(i, f), ValueError);
+  EXPECT_THROW(ops::unpick(ops::cast(labels, DType::int32), labels, f), ValueError);
+  EXPECT_THROW(ops::expand_to(ops::cast(labels, DType::int32), f, {1}, false), ValueError);
+  Variable v("v", Tensor({4, 3}));
+  EXPECT_THROW(ops::assign_add(g.variable(v), i), ValueError) << "int64 update of a float32 variable";
+}
+
+TEST(Graph, UnpickRejectsAGradientThatDoesNotMatchTheLabels) {
+  Graph g;
+  Output like = g.placeholder({Shape{4, 5}}, "like");
+  Output labels = g.placeholder({Shape{4}, DType::int64}, "labels");
+  Output short_grad = g.placeholder({Shape{3}}, "g");
+  EXPECT_THROW(ops::unpick(short_grad, labels, like), ShapeError);
+}
+
+TEST(Builders, ScalarOperandsAndClip) {
+  GraphBuilder build = [](Graph&, const std::vector<Output>& x) {
+    Output v = x[0];
+    // clip(v, -1, 1) + (1 - v) + 2 / v + zeros_like(v) * ones_like(v)
+    return ops::add(ops::add(ops::add(ops::clip(v, -1.f, 1.f), ops::sub(1.f, v)), ops::div(2.f, v)),
+                    ops::mul(ops::zeros_like(v), ops::ones_like(v)));
+  };
+  Tensor x = tensor<float>({4}, {-4.f, -0.5f, 0.5f, 2.f});
+  Tensor expected = tensor<float>({4}, {-1 + 5 - 0.5f, -0.5f + 1.5f - 4, 0.5f + 0.5f + 4, 1 - 1 + 1});
+  EXPECT_TRUE(tensors_near(evaluate(build, {x}), expected));
+}

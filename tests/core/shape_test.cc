@@ -1,0 +1,116 @@
+// Shape: Keras's notation, unknown dimensions, axes, and shape errors that name shapes.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/shape.h"
+
+using namespace strata;
+
+namespace {
+
+template <typename F>
+std::string shape_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    return e.what();
+  }
+  return "no ShapeError";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(Shape, PrintsInKerasNotation) {
+  EXPECT_EQ((Shape{kUnknownDim, 28, 28}).to_string(), "(None, 28, 28)");
+  EXPECT_EQ((Shape{10}).to_string(), "(10,)");
+  EXPECT_EQ(Shape{}.to_string(), "()");
+  EXPECT_EQ((Shape{kUnknownDim}).to_string(), "(None,)");
+  EXPECT_EQ((Shape{3, 0}).to_string(), "(3, 0)");
+}
+
+TEST(Shape, CountsElementsOnlyWhenFullyDefined) {
+  EXPECT_EQ((Shape{2, 3, 4}).num_elements(), 24);
+  EXPECT_EQ(Shape{}.num_elements(), 1) << "a scalar holds one element";
+  EXPECT_EQ((Shape{5, 0}).num_elements(), 0);
+  EXPECT_TRUE((Shape{2, 3}).is_fully_defined());
+  EXPECT_FALSE((Shape{kUnknownDim, 3}).is_fully_defined());
+  std::string message = shape_error_of([] { (Shape{kUnknownDim, 3}).num_elements(); });
+  EXPECT_TRUE(contains(message, "(None, 3)")) << message;
+}
+
+TEST(Shape, ProductOfARangeIsUnknownWhenADimIs) {
+  Shape s{kUnknownDim, 3, 4};
+  EXPECT_EQ(s.product(1, 3), 12);
+  EXPECT_EQ(s.product(0, 2), kUnknownDim);
+  EXPECT_EQ(s.product(1, 1), 1);
+}
+
+TEST(Shape, IndexesWithNegativeAxes) {
+  Shape s{2, 3, 4};
+  EXPECT_EQ(s[0], 2);
+  EXPECT_EQ(s[-1], 4);
+  EXPECT_EQ(s[-3], 2);
+  EXPECT_EQ(s.normalize_axis(-2), 1);
+  std::string message = shape_error_of([&] { s[3]; });
+  EXPECT_TRUE(contains(message, "axis 3") && contains(message, "(2, 3, 4)")) << message;
+  EXPECT_THROW(s[-4], ShapeError);
+  EXPECT_THROW(Shape{}[0], ShapeError);
+}
+
+TEST(Shape, TreatsUnknownDimsAsCompatible) {
+  EXPECT_TRUE((Shape{kUnknownDim, 3}).is_compatible_with(Shape{7, 3}));
+  EXPECT_TRUE((Shape{7, 3}).is_compatible_with(Shape{kUnknownDim, 3}));
+  EXPECT_FALSE((Shape{kUnknownDim, 3}).is_compatible_with(Shape{7, 4}));
+  EXPECT_FALSE((Shape{kUnknownDim, 3}).is_compatible_with(Shape{3}));
+  EXPECT_TRUE(Shape{}.is_compatible_with(Shape{}));
+}
+
+TEST(Shape, AddsAndDropsTheBatchDimension) {
+  Shape s{28, 28};
+  EXPECT_EQ(s.with_batch(kUnknownDim), (Shape{kUnknownDim, 28, 28}));
+  EXPECT_EQ(s.with_batch(kUnknownDim).without_batch(), s);
+  EXPECT_EQ(s.with_dim(-1, 5), (Shape{28, 5}));
+  EXPECT_EQ(s, (Shape{28, 28})) << "with_dim returns a copy";
+  EXPECT_THROW(Shape{}.without_batch(), ShapeError);
+}
+
+TEST(Shape, BroadcastingErrorsNameBothShapes) {
+  Graph g;
+  Output a = g.placeholder({Shape{kUnknownDim, 4}}, "a");
+  Output b = g.placeholder({Shape{5}}, "b");
+  std::string message = shape_error_of([&] { ops::add(a, b); });
+  EXPECT_TRUE(contains(message, "(None, 4)") && contains(message, "(5,)")) << message;
+  EXPECT_TRUE(contains(message, "add")) << message;
+  message = shape_error_of([&] { ops::maximum(g.placeholder({Shape{2, 3}}, "c"), g.placeholder({Shape{3, 2}}, "d")); });
+  EXPECT_TRUE(contains(message, "(2, 3)") && contains(message, "(3, 2)")) << message;
+}
+
+TEST(Shape, BroadcastingKeepsUnknownDims) {
+  Graph g;
+  Output a = g.placeholder({Shape{kUnknownDim, 1, 4}}, "a");
+  Output b = g.placeholder({Shape{3, 1}}, "b");
+  EXPECT_EQ(ops::add(a, b).shape(), (Shape{kUnknownDim, 3, 4}));
+  EXPECT_EQ(ops::mul(a, ops::constant(g, 2.f)).shape(), (Shape{kUnknownDim, 1, 4}));
+}
+
+TEST(Shape, MatmulErrorsNameBothShapes) {
+  Graph g;
+  Output a = g.placeholder({Shape{kUnknownDim, 3}}, "a");
+  Output b = g.placeholder({Shape{4, 5}}, "b");
+  std::string message = shape_error_of([&] { ops::matmul(a, b); });
+  EXPECT_TRUE(contains(message, "(None, 3)") && contains(message, "(4, 5)")) << message;
+  EXPECT_EQ(ops::matmul(a, g.placeholder({Shape{3, 5}}, "c")).shape(), (Shape{kUnknownDim, 5}));
+}
+
+TEST(Shape, ReductionAndReshapeErrorsNameTheShape) {
+  Graph g;
+  Output x = g.placeholder({Shape{2, 3}}, "x");
+  EXPECT_THROW(ops::reduce_sum(x, {2}), ShapeError);
+  std::string message = shape_error_of([&] { ops::reshape(x, {4, 2}); });
+  EXPECT_TRUE(contains(message, "(2, 3)") && contains(message, "(4, 2)")) << message;
+  EXPECT_EQ(ops::reshape(x, {-1}).shape(), (Shape{6}));
+  EXPECT_EQ(ops::reduce_mean(x, {-1}, true).shape(), (Shape{2, 1}));
+}

@@ -1,0 +1,168 @@
+// Tensor: a handle to aligned storage. Copies share it, clone() does not, and reset()
+// reuses it when it is large enough (how the executor avoids allocating per step).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "core/variable.h"
+
+using namespace strata;
+
+TEST(Tensor, StartsZeroed) {
+  Tensor t({2, 3});
+  EXPECT_EQ(t.shape(), (Shape{2, 3}));
+  EXPECT_EQ(t.dtype(), DType::float32);
+  EXPECT_EQ(t.size(), 6);
+  EXPECT_EQ(t.nbytes(), 24u);
+  for (float v : t.values<float>()) EXPECT_EQ(v, 0.f);
+  EXPECT_FALSE(Tensor().defined());
+  EXPECT_THROW(Tensor({kUnknownDim, 3}), ShapeError);
+}
+
+TEST(Tensor, CopiesShareStorage) {
+  Tensor a = Tensor::filled({3}, 1.f);
+  Tensor b = a;
+  b.data<float>()[1] = 5.f;
+  EXPECT_EQ(a.item(1), 5.f);
+  EXPECT_TRUE(a.shares_storage_with(b));
+}
+
+TEST(Tensor, CloneDoesNotShare) {
+  Tensor a = Tensor::filled({3}, 1.f);
+  Tensor c = a.clone();
+  c.data<float>()[1] = 5.f;
+  EXPECT_EQ(a.item(1), 1.f);
+  EXPECT_FALSE(a.shares_storage_with(c));
+  EXPECT_EQ(c.shape(), a.shape());
+  EXPECT_FALSE(Tensor().clone().defined());
+}
+
+TEST(Tensor, ReshapedSharesStorageAndChecksTheSize) {
+  Tensor a = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor r = a.reshaped({3, 2});
+  EXPECT_TRUE(r.shares_storage_with(a));
+  EXPECT_EQ(r.shape(), (Shape{3, 2}));
+  EXPECT_EQ(a.shape(), (Shape{2, 3}));
+  EXPECT_EQ(r.item(5), 6.f);
+  EXPECT_THROW(a.reshaped({4, 2}), ShapeError);
+}
+
+TEST(Tensor, ResetReusesStorageWhenLargeEnough) {
+  Tensor t({4, 8});
+  const void* storage = t.raw_data();
+  const std::size_t capacity = t.capacity_bytes();
+  t.reset({2, 8}, DType::float32);
+  EXPECT_EQ(t.raw_data(), storage);
+  EXPECT_EQ(t.shape(), (Shape{2, 8}));
+  EXPECT_EQ(t.size(), 16);
+  t.reset({4, 4}, DType::int64);
+  EXPECT_EQ(t.raw_data(), storage) << "16 int64 fit in 32 floats' bytes";
+  EXPECT_EQ(t.dtype(), DType::int64);
+  t.reset({4, 8}, DType::float32);
+  EXPECT_EQ(t.raw_data(), storage) << "shrinking never gave the storage away";
+  EXPECT_EQ(t.capacity_bytes(), capacity);
+  t.reset({100}, DType::float32);
+  EXPECT_GE(t.capacity_bytes(), 400u) << "grows when too small";
+}
+
+TEST(Tensor, ResetNeverWritesIntoStorageAnotherHandleSees) {
+  Tensor a = Tensor::filled({4}, 3.f);
+  Tensor b = a;
+  b.reset({2}, DType::float32);
+  b.data<float>()[0] = -1.f;
+  EXPECT_EQ(a.item(0), 3.f);
+  EXPECT_EQ(a.shape(), (Shape{4}));
+}
+
+TEST(Tensor, StorageIs64ByteAligned) {
+  for (std::int64_t n : {1, 3, 17, 1000}) {
+    Tensor t({n});
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.raw_data()) % 64, 0u);
+  }
+}
+
+TEST(Tensor, FromVectorChecksTheSize) {
+  Tensor t = Tensor::from_vector<std::int64_t>({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(t.dtype(), DType::int64);
+  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 3, 4}));
+  try {
+    Tensor::from_vector<float>({2, 3}, {1, 2, 3});
+    FAIL() << "expected ShapeError";
+  } catch (const ShapeError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("(2, 3)"), std::string::npos) << message;
+    EXPECT_NE(message.find("3 values"), std::string::npos) << message;
+  }
+}
+
+TEST(Tensor, TypedAccessChecksTheDtype) {
+  Tensor t({3}, DType::int32);
+  EXPECT_THROW(t.data<float>(), ValueError);
+  EXPECT_THROW(t.data<std::int64_t>(), ValueError);
+  EXPECT_NO_THROW(t.data<std::int32_t>());
+  EXPECT_THROW(Tensor().data<float>(), ValueError);
+}
+
+TEST(Tensor, ItemReadsAnyDtypeAsFloatAndChecksTheIndex) {
+  EXPECT_EQ(Tensor::from_vector<std::int32_t>({2}, {7, -3}).item(1), -3.f);
+  EXPECT_EQ(Tensor::scalar(2.5f).item(), 2.5f);
+  EXPECT_EQ(Tensor::scalar(2.5f).shape(), Shape{});
+  EXPECT_THROW(Tensor({2}).item(2), ValueError);
+  EXPECT_THROW(Tensor({2}).item(-1), ValueError);
+}
+
+TEST(Tensor, SlicesAndGathersRows) {
+  Tensor t = Tensor::from_vector<float>({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  Tensor s = t.slice_rows(1, 3);
+  EXPECT_EQ(s.shape(), (Shape{2, 2}));
+  EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{10, 11, 20, 21}));
+  EXPECT_FALSE(s.shares_storage_with(t));
+  EXPECT_THROW(t.slice_rows(3, 5), ValueError);
+  std::vector<std::int64_t> rows{3, 0, 3};
+  Tensor gathered = t.gather_rows(rows);
+  EXPECT_EQ(gathered.to_vector<float>(), (std::vector<float>{30, 31, 0, 1, 30, 31}));
+  std::vector<std::int64_t> bad{4};
+  EXPECT_THROW(t.gather_rows(bad), ValueError);
+}
+
+TEST(Tensor, PrintsShapeDtypeAndLeadingValues) {
+  Tensor t = Tensor::from_vector<float>({2}, {1.5f, -2.f});
+  EXPECT_EQ(t.to_string(), "Tensor(shape=(2,), dtype=float32, values=[1.5, -2])");
+  EXPECT_NE(Tensor({20}).to_string(4).find("..."), std::string::npos);
+}
+
+TEST(DType, ParsesKerasNames) {
+  EXPECT_EQ(parse_dtype("float32"), DType::float32);
+  EXPECT_EQ(parse_dtype("int64"), DType::int64);
+  EXPECT_EQ(to_string(DType::int32), "int32");
+  EXPECT_EQ(size_of(DType::int64), 8u);
+  EXPECT_THROW(parse_dtype("float64"), ValueError);
+}
+
+TEST(Variable, CopiesAreTheSameVariable) {
+  Variable v("dense/kernel", Tensor::filled({2}, 1.f));
+  Variable w = v;
+  w.value().data<float>()[0] = 9.f;
+  EXPECT_EQ(v.value().item(0), 9.f);
+  EXPECT_TRUE(v == w);
+  EXPECT_FALSE(v == Variable("dense/kernel", Tensor::filled({2}, 1.f)));
+  EXPECT_EQ(v.name(), "kernel");
+  EXPECT_EQ(v.path(), "dense/kernel");
+}
+
+TEST(Variable, AssignChecksTheShapeAndNamesTheVariable) {
+  Variable v("dense/bias", Tensor({3}));
+  v.assign(Tensor::filled({3}, 2.f));
+  EXPECT_EQ(v.value().item(2), 2.f);
+  try {
+    v.assign(Tensor({4}));
+    FAIL() << "expected ShapeError";
+  } catch (const ShapeError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("dense/bias"), std::string::npos) << message;
+    EXPECT_NE(message.find("(4,)"), std::string::npos) << message;
+  }
+  EXPECT_THROW(Variable().value(), ValueError);
+}
