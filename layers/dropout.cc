@@ -13,7 +13,9 @@ DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
 
 std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs) {
   if (rate == 0.0) return {inputs[0]};
-  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, stable_hash(name))};
+  // The layer's own seed makes its masks unique; its name must not enter (a second
+  // model in the same process gets other default names but must train identically).
+  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, /*stream=*/0)};
 }
 
 Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}

@@ -47,8 +47,10 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   }
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
-  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
-  if (!options) return;
+  if (!options) {
+    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
+    return;
+  }
 
   // Losses: one per output (a single loss applies to every output).
   std::vector<losses::Loss> losses = options->loss.losses();
@@ -117,6 +119,8 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
 
   std::vector<Output> feeds = x_inputs_;
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
+  // Every node exists now: the Programs are compiled last (compiling finalizes the graph).
+  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
   test_ = std::make_unique<Program>(*graph_, feeds, fetches);
   train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates);
 }

@@ -10,7 +10,7 @@ std::vector<io::LayerWeights> layer_weights(const Model& m) {
   std::vector<io::LayerWeights> out;
   for (const auto& l : m.layers()) {
     if (l.class_name() == "InputLayer") continue;
-    out.push_back({l.name(), l.weights()});
+    out.push_back({l.name(), l.weights(), l.class_name()});
   }
   return out;
 }

@@ -18,6 +18,7 @@
 #include "core/check_gradients.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/optimizer_update_ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
 #include "reference_ops.h"
@@ -179,6 +180,51 @@ void check_variable_update(bool add) {
   Variable w("w", Tensor({3}));
   Output wrong = g3.placeholder({{4}}, "wrong");
   EXPECT_THROW(add ? ops::assign_add(g3.variable(w), wrong) : ops::assign(g3.variable(w), wrong), ShapeError);
+}
+
+// One step of each fused optimizer update on w = (1, -2) with g = (0.5, -0.25), lr 0.1,
+// against the update rule written out by hand in double precision.
+void check_optimizer_update(const std::string& op) {
+  const std::vector<double> w0 = {1.0, -2.0}, g = {0.5, -0.25};
+  const double lr = 0.1;
+  Variable w("w", tensor<float>({2}, {1.f, -2.f}));
+  Variable s1("s1", tensor<float>({2}, {0.2f, 0.1f}));
+  Variable s2("s2", tensor<float>({2}, {0.3f, 0.05f}));
+  Variable it("it", tensor<std::int64_t>({}, {2}));
+  Variable rate("lr", tensor<float>({}, {0.1f}));
+  Graph graph;
+  Output grad = graph.placeholder({{2}}, "grad");
+  Output update;
+  std::vector<double> expected(2);
+  if (op == "apply_sgd") {
+    update = ops::apply_sgd(graph.variable(w), graph.variable(s1), grad, graph.variable(rate), {.momentum = 0.9});
+    for (int i = 0; i < 2; ++i) expected[i] = w0[i] + (0.9 * (i ? 0.1 : 0.2) - lr * g[i]);
+  } else if (op == "apply_adam") {
+    update = ops::apply_adam(graph.variable(w), graph.variable(s1), graph.variable(s2), Output{}, grad,
+                             graph.variable(rate), graph.variable(it), {});
+    const double t = 3, alpha = lr * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t));
+    for (int i = 0; i < 2; ++i) {
+      double m = (i ? 0.1 : 0.2), v = (i ? 0.05 : 0.3);
+      m += (g[i] - m) * (1 - 0.9);
+      v += (g[i] * g[i] - v) * (1 - 0.999);
+      expected[i] = w0[i] - alpha * m / (std::sqrt(v) + 1e-7);
+    }
+  } else if (op == "apply_rmsprop") {
+    update = ops::apply_rmsprop(graph.variable(w), graph.variable(s1), Output{}, Output{}, grad, graph.variable(rate), {});
+    for (int i = 0; i < 2; ++i) {
+      double v = 0.9 * (i ? 0.1 : 0.2) + 0.1 * g[i] * g[i];
+      expected[i] = w0[i] - lr * g[i] / std::sqrt(v + 1e-7);
+    }
+  } else {  // apply_adagrad
+    update = ops::apply_adagrad(graph.variable(w), graph.variable(s1), grad, graph.variable(rate), 1e-7);
+    for (int i = 0; i < 2; ++i) {
+      double acc = (i ? 0.1 : 0.2) + g[i] * g[i];
+      expected[i] = w0[i] - lr * g[i] / std::sqrt(acc + 1e-7);
+    }
+  }
+  Program p(graph, {grad}, {}, {update});
+  p.run({tensor<float>({2}, {0.5f, -0.25f})});
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(w.value().data<float>()[i], expected[i], 1e-6) << op << " element " << i;
 }
 
 void check_dropout_forward() {
@@ -434,6 +480,9 @@ const std::map<std::string, OpCase>& op_table() {
     // --- variable updates ----------------------------------------------------------------
     t["assign"].forward_check = [] { check_variable_update(false); };
     t["assign_add"].forward_check = [] { check_variable_update(true); };
+    for (const char* op : {"apply_sgd", "apply_adam", "apply_rmsprop", "apply_adagrad"}) {
+      t[op].forward_check = [op] { check_optimizer_update(op); };
+    }
     return t;
   }();
   return table;

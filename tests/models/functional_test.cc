@@ -13,13 +13,13 @@ TEST(Functional, TwoInputsTwoOutputsTrain) {
   auto ha = layers::Dense(8, {.activation = "tanh"})(a);
   auto hb = layers::Dense(8, {.activation = "tanh"})(b);
   auto joined = layers::Dense(8, {.activation = "relu"})(ha);  // a branch of a
-  auto out1 = layers::Dense(3, {.name = "cls"})(joined);
+  auto out1 = layers::Dense(3, {.activation = "softmax", .name = "cls"})(joined);
   auto out2 = layers::Dense(1, {.name = "reg"})(hb);
   Model m({a, b}, {out1, out2});
   m.compile({.optimizer = "adam",
              .loss = {losses::get("sparse_categorical_crossentropy"), losses::get("mse")},
              .loss_weights = {1.0f, 0.5f}});
-  auto [x, y] = testing::blobs(60);
+  auto [x, y] = test_data::blobs(60);
   Tensor target(Shape{60, 1});
   for (int i = 0; i < 60; ++i) target.data<float>()[i] = x.data<float>()[i * 4];
   History h = m.fit({x, x}, {y, target}, {.batch_size = 10, .epochs = 10, .verbose = 0});
@@ -46,7 +46,7 @@ TEST(Functional, CallingOneLayerTwiceSharesItsWeights) {
   for (const auto& w : m.weights()) count += w.path().rfind("shared/", 0) == 0;
   EXPECT_EQ(count, 2);
   // The second output is the shared layer applied to b: x·kernel + bias, by hand.
-  Tensor x = testing::blobs(5).first;
+  Tensor x = test_data::blobs(5).first;
   auto p = m.predict({x, x});
   ASSERT_EQ(p[1].shape(), (Shape{5, 2}));
   const float* k = shared.weights()[0].value().data<float>();
@@ -66,7 +66,7 @@ TEST(Functional, NestedModelActsAsALayer) {
   EXPECT_EQ(outer.weights().size(), 4u);
   EXPECT_EQ(outer.get_layer("encoder").class_name(), "Functional");
   outer.compile({.optimizer = "sgd", .loss = "mse"});
-  auto [x, y] = testing::blobs(10);
+  auto [x, y] = test_data::blobs(10);
   Tensor t(Shape{10, 2});
   Tensor before = inner.get_weights()[0];
   outer.fit(x, t, {.epochs = 2, .verbose = 0});
@@ -113,7 +113,7 @@ TEST(Sequential, BuildsFromListByAddAndFromData) {
 
   Sequential lazy({layers::Dense(4), layers::Dense(2)});
   lazy.compile({.optimizer = "sgd", .loss = "mse"});
-  auto [x, y] = testing::blobs(8, 6);
+  auto [x, y] = test_data::blobs(8, 6);
   Tensor t(Shape{8, 2});
   lazy.fit(x, t, {.verbose = 0});
   EXPECT_EQ(lazy.get_layer(0).weights()[0].shape(), (Shape{6, 4}));
@@ -150,7 +150,7 @@ TEST(Layers, FrozenLayersAreNotTrained) {
   EXPECT_EQ(m.trainable_weights().size(), 2u);
   EXPECT_EQ(m.non_trainable_weights().size(), 2u);
   Tensor before = frozen.get_weights()[0];
-  auto [x, y] = testing::blobs(10);
+  auto [x, y] = test_data::blobs(10);
   m.fit(x, Tensor(Shape{10, 2}), {.epochs = 2, .verbose = 0});
   EXPECT_EQ(frozen.get_weights()[0].to_vector<float>(), before.to_vector<float>());
 }

@@ -15,7 +15,7 @@ Model small_classifier(double dropout = 0.0) {
   auto in = Input({4});
   auto h = layers::Dense(8, {.activation = "relu"})(in);
   if (dropout > 0) h = layers::Dropout(dropout)(h);
-  auto out = layers::Dense(3)(h);
+  auto out = layers::Dense(3, {.activation = "softmax"})(h);
   Model m(in, out);
   m.compile({.optimizer = optimizers::get("adam"), .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
   return m;
@@ -25,7 +25,7 @@ Model small_classifier(double dropout = 0.0) {
 // (a) Ops are never created inside the training loop.
 TEST(Lessons, ThousandFitStepsAndPredictsAddNoGraphNodes) {
   Model m = small_classifier(0.2);
-  auto [x, y] = testing::blobs(16);
+  auto [x, y] = test_data::blobs(16);
   m.train_on_batch(x, y);
   const int nodes = m.graph().num_nodes();
   for (int i = 0; i < 1000; ++i) m.train_on_batch(x, y);
@@ -42,7 +42,7 @@ TEST(Lessons, UnusedBranchNeverEntersTheGraph) {
   (void)unused;
   Model m(in, used);
   m.compile({.optimizer = "sgd", .loss = "mse"});
-  auto [x, y] = testing::blobs(8);
+  auto [x, y] = test_data::blobs(8);
   m.predict(x);
   for (const auto& node : m.graph().nodes()) {
     EXPECT_EQ(node.name.find("unused_branch"), std::string::npos) << node.name;
@@ -56,8 +56,8 @@ TEST(Lessons, TenTimesMoreDataGivesTheSameGraph) {
   Model small = small_classifier();
   set_random_seed(1);
   Model large = small_classifier();
-  auto [xs, ys] = testing::blobs(60);
-  auto [xl, yl] = testing::blobs(600);
+  auto [xs, ys] = test_data::blobs(60);
+  auto [xl, yl] = test_data::blobs(600);
   const int before = small.graph().num_nodes();
   small.fit(xs, ys, {.batch_size = 20, .epochs = 1, .verbose = 0});
   large.fit(xl, yl, {.batch_size = 20, .epochs = 1, .verbose = 0});
@@ -113,7 +113,7 @@ TEST(Lessons, SameSeedGivesBitIdenticalWeightsAfterTraining) {
   auto train = [](std::uint64_t seed) {
     set_random_seed(seed);
     Model m = small_classifier(0.3);
-    auto [x, y] = testing::blobs(90);
+    auto [x, y] = test_data::blobs(90);
     m.fit(x, y, {.batch_size = 16, .epochs = 3, .verbose = 0, .shuffle = true});
     return m.get_weights();
   };

@@ -40,9 +40,9 @@ TEST(ProgressBar, VerboseTwoIsOneLinePerEpoch) {
 
 TEST(ProgressBar, FitPrintsEpochHeadersAndValidationLogs) {
   auto in = Input({4});
-  Model m(in, layers::Dense(3)(in));
+  Model m(in, layers::Dense(3, {.activation = "softmax"})(in));
   m.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
-  auto [x, y] = testing::blobs(40);
+  auto [x, y] = test_data::blobs(40);
   ::testing::internal::CaptureStdout();
   m.fit(x, y, {.batch_size = 10, .epochs = 2, .verbose = 2, .validation_split = 0.25});
   std::string out = ::testing::internal::GetCapturedStdout();

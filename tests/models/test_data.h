@@ -6,7 +6,7 @@
 #include "core/rng.h"
 #include "core/tensor.h"
 
-namespace strata::testing {
+namespace strata::test_data {
 
 // Three Gaussian-ish blobs in `features` dims; labels 0..2 (int64).
 inline std::pair<Tensor, Tensor> blobs(std::int64_t n, std::int64_t features = 4, std::uint64_t seed = 3) {
@@ -24,4 +24,4 @@ inline std::pair<Tensor, Tensor> blobs(std::int64_t n, std::int64_t features = 4
   return {x, y};
 }
 
-}  // namespace strata::testing
+}  // namespace strata::test_data
