@@ -108,12 +108,13 @@ int main(int argc, char** argv) {
     run_strata = false;
   }
 
-  std::printf("bench_mlp: MLP %lld-%lld-%lld-%lld (relu, relu, logits), batch %lld, Adam lr=%g, "
-              "sparse CE from logits, %d threads, %lld samples/epoch, %d reps; libtorch %s\n",
-              static_cast<long long>(c.inputs), static_cast<long long>(c.hidden),
-              static_cast<long long>(c.hidden), static_cast<long long>(c.classes),
-              static_cast<long long>(c.batch_size), c.learning_rate, c.threads,
-              static_cast<long long>(c.samples), reps, strata::bench::torch_version().c_str());
+  std::printf(
+      "bench_mlp: MLP %lld-%lld-%lld-%lld (relu, relu, logits), batch %lld, Adam lr=%g, "
+      "sparse CE from logits, %d threads, %lld samples/epoch, %d reps; libtorch %s\n",
+      static_cast<long long>(c.inputs), static_cast<long long>(c.hidden),
+      static_cast<long long>(c.hidden), static_cast<long long>(c.classes),
+      static_cast<long long>(c.batch_size), c.learning_rate, c.threads,
+      static_cast<long long>(c.samples), reps, strata::bench::torch_version().c_str());
 
   const MlpData data = make_random_data(c, static_cast<unsigned>(seed));
   std::vector<std::unique_ptr<MlpRunner>> runners;
@@ -153,21 +154,23 @@ int main(int argc, char** argv) {
                 median(r.latency_us), *l_lo, *l_hi, r.last_loss);
   }
   for (std::size_t i = 0; i < runners.size(); ++i) {
-    const auto [lo, hi] = std::minmax_element(results[i].samples_per_s.begin(),
-                                              results[i].samples_per_s.end());
+    const auto [lo, hi] =
+        std::minmax_element(results[i].samples_per_s.begin(), results[i].samples_per_s.end());
     if (*hi > 1.5 * *lo) {
-      std::printf("note: %s's throughput varied %.1fx across repetitions: the machine is noisy "
-                  "or oversubscribed (OpenMP threads spinning against BLAS threads); compare "
-                  "ratios, or rerun with OMP_WAIT_POLICY=passive or --threads=1\n",
-                  runners[i]->name().c_str(), *hi / *lo);
+      std::printf(
+          "note: %s's throughput varied %.1fx across repetitions: the machine is noisy "
+          "or oversubscribed (OpenMP threads spinning against BLAS threads); compare "
+          "ratios, or rerun with OMP_WAIT_POLICY=passive or --threads=1\n",
+          runners[i]->name().c_str(), *hi / *lo);
     }
   }
   if (runners.size() == 2) {
     const double train_ratio = median(results[1].samples_per_s) / median(results[0].samples_per_s);
     const double latency_ratio = median(results[1].latency_us) / median(results[0].latency_us);
-    std::printf("ratio strata/libtorch: train samples/s %.2fx (>1: Strata faster), "
-                "predict latency %.2fx (<1: Strata faster)\n",
-                train_ratio, latency_ratio);
+    std::printf(
+        "ratio strata/libtorch: train samples/s %.2fx (>1: Strata faster), "
+        "predict latency %.2fx (<1: Strata faster)\n",
+        train_ratio, latency_ratio);
   } else {
     std::printf("ratio strata/libtorch: n/a (Strata side not run)\n");
   }

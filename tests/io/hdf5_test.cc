@@ -87,7 +87,8 @@ TEST(Hdf5, ErrorsNameTheFileAndPath) {
   EXPECT_THROW_WITH(File(dir.file("missing.h5"), File::Mode::read), IOError, "missing.h5",
                     "does not exist");
   testing::write_bytes(dir.file("text.h5"), "this is not hdf5");
-  EXPECT_THROW_WITH(File(dir.file("text.h5"), File::Mode::read), IOError, "text.h5", "HDF5 signature");
+  EXPECT_THROW_WITH(File(dir.file("text.h5"), File::Mode::read), IOError, "text.h5",
+                    "HDF5 signature");
   {
     File f(dir.file("ok.h5"), File::Mode::create);
     f.create_group("a");
@@ -106,7 +107,8 @@ TEST(Hdf5, TruncatedFileIsIOError) {
     f.create_dataset("w", Tensor::filled({100, 100}, 1.0f));
   }
   const std::string bytes = testing::read_bytes(dir.file("full.h5"));
-  for (std::size_t keep : {bytes.size() - 100, bytes.size() / 2, std::size_t{600}, std::size_t{10}}) {
+  for (std::size_t keep :
+       {bytes.size() - 100, bytes.size() / 2, std::size_t{600}, std::size_t{10}}) {
     testing::write_bytes(dir.file("cut.h5"), bytes.substr(0, keep));
     EXPECT_THROW(
         {
