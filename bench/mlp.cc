@@ -11,6 +11,8 @@
 // OpenMP's spinning threads compete with BLAS threads and timings get noisy: unless
 // OMP_WAIT_POLICY is set, the bench runs with it passive (and says so); it prints each
 // median with its range and warns when the range is wide.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,8 +20,6 @@
 #include <iostream>
 #include <random>
 #include <vector>
-
-#include <unistd.h>
 
 #include "bench/mlp_workload.h"
 #include "examples/flags.h"
@@ -131,9 +131,9 @@ int main(int argc, char** argv) {
       static_cast<long long>(c.batch_size), c.learning_rate, c.threads,
       static_cast<long long>(c.samples), reps, strata::bench::torch_version().c_str());
   const char* policy = std::getenv("OMP_WAIT_POLICY");
-  std::printf("OMP_WAIT_POLICY=%s%s\n", policy ? policy : "(unset)",
-              policy_set_here ? " (set by bench_mlp; export OMP_WAIT_POLICY=active to compare)"
-                              : "");
+  std::printf(
+      "OMP_WAIT_POLICY=%s%s\n", policy ? policy : "(unset)",
+      policy_set_here ? " (set by bench_mlp; export OMP_WAIT_POLICY=active to compare)" : "");
 
   const MlpData data = make_random_data(c, static_cast<unsigned>(seed));
   std::vector<std::unique_ptr<MlpRunner>> runners;

@@ -106,6 +106,8 @@ TEST(WeightsH5, SnakeCaseKeysFollowKeras) {
   EXPECT_EQ(io::to_snake_case("LSTM"), "lstm");
   EXPECT_EQ(io::to_snake_case("InputLayer"), "input_layer");
   EXPECT_EQ(io::to_snake_case("GlobalAveragePooling2D"), "global_average_pooling2d");
+  EXPECT_EQ(io::to_snake_case("GRUCell"), "gru_cell");
+  EXPECT_EQ(io::to_snake_case("PReLU"), "p_re_lu");  // as Keras's regexes make it
   std::vector<LayerWeights> layers = {{"in", {}, "InputLayer"}, {"a", {}, "Dense"},
                                       {"b", {}, "Conv2D"},      {"c", {}, "Dense"},
                                       {"d", {}, "Dense"},       {"named", {}}};
