@@ -137,6 +137,19 @@ TEST(WeightsH5, RefusesDuplicateWeightNamesAndKeepsOldFile) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"w.h5", "w.weights.h5"}));  // no temp files
 }
 
+TEST(WeightsH5, FailureWhileWritingKeepsOldFile) {
+  ScratchDir dir;
+  for (const std::string name : {"w.h5", "w.weights.h5"}) {
+    save_weights_h5(dir.file(name), mlp(1));
+    const std::string before = testing::read_bytes(dir.file(name));
+    auto layers = mlp(2);
+    layers[2].weights[1] = Variable("dense_1/bias", Tensor());  // fails after dense is written
+    EXPECT_THROW_WITH(save_weights_h5(dir.file(name), layers), ValueError, "undefined tensor");
+    EXPECT_EQ(testing::read_bytes(dir.file(name)), before);
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"w.h5", "w.weights.h5"}));
+}
+
 TEST(WeightsH5, FailedWriteLeavesNoTemporaryFile) {
   ScratchDir dir;
   std::filesystem::create_directories(dir.file("taken.h5/inside"));  // rename cannot replace it
