@@ -8,11 +8,15 @@
 //
 // Both frameworks share one process and libgomp; libtorch's GEMMs run in OpenBLAS's own
 // pthread pool (Debian), set to the same thread count. On a small or shared machine
-// OpenMP's spinning threads compete with BLAS threads and timings get noisy: the bench
-// prints each median with its range and warns when the range is wide.
+// OpenMP's spinning threads compete with BLAS threads and timings get noisy: unless
+// OMP_WAIT_POLICY is set, the bench runs with it passive (and says so); it prints each
+// median with its range and warns when the range is wide.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <vector>
@@ -79,6 +83,17 @@ void run_rep(MlpRunner& runner, const MlpConfig& c, int predict_calls, Results& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // libgomp reads OMP_WAIT_POLICY when it loads, so the bench restarts itself with it set.
+  // Spinning OpenMP workers starve libtorch's OpenBLAS threads (and each other's
+  // kernels) on small or shared machines: on a 2-vCPU box we measured libtorch at 2
+  // threads anywhere between 800 and 43000 samples/s with the default policy, a steady
+  // ~50000 with passive.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    ::setenv("OMP_WAIT_POLICY", "passive", 1);
+    ::setenv("STRATA_BENCH_SET_WAIT_POLICY", "1", 1);
+    ::execv("/proc/self/exe", argv);  // returns only on failure: run as we are
+  }
+  const bool policy_set_here = std::getenv("STRATA_BENCH_SET_WAIT_POLICY") != nullptr;
   MlpConfig c;
   int reps = 5;
   int predict_calls = 200;
@@ -108,12 +123,17 @@ int main(int argc, char** argv) {
     run_strata = false;
   }
 
-  std::printf("bench_mlp: MLP %lld-%lld-%lld-%lld (relu, relu, logits), batch %lld, Adam lr=%g, "
-              "sparse CE from logits, %d threads, %lld samples/epoch, %d reps; libtorch %s\n",
-              static_cast<long long>(c.inputs), static_cast<long long>(c.hidden),
-              static_cast<long long>(c.hidden), static_cast<long long>(c.classes),
-              static_cast<long long>(c.batch_size), c.learning_rate, c.threads,
-              static_cast<long long>(c.samples), reps, strata::bench::torch_version().c_str());
+  std::printf(
+      "bench_mlp: MLP %lld-%lld-%lld-%lld (relu, relu, logits), batch %lld, Adam lr=%g, "
+      "sparse CE from logits, %d threads, %lld samples/epoch, %d reps; libtorch %s\n",
+      static_cast<long long>(c.inputs), static_cast<long long>(c.hidden),
+      static_cast<long long>(c.hidden), static_cast<long long>(c.classes),
+      static_cast<long long>(c.batch_size), c.learning_rate, c.threads,
+      static_cast<long long>(c.samples), reps, strata::bench::torch_version().c_str());
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  std::printf(
+      "OMP_WAIT_POLICY=%s%s\n", policy ? policy : "(unset)",
+      policy_set_here ? " (set by bench_mlp; export OMP_WAIT_POLICY=active to compare)" : "");
 
   const MlpData data = make_random_data(c, static_cast<unsigned>(seed));
   std::vector<std::unique_ptr<MlpRunner>> runners;
@@ -153,21 +173,23 @@ int main(int argc, char** argv) {
                 median(r.latency_us), *l_lo, *l_hi, r.last_loss);
   }
   for (std::size_t i = 0; i < runners.size(); ++i) {
-    const auto [lo, hi] = std::minmax_element(results[i].samples_per_s.begin(),
-                                              results[i].samples_per_s.end());
+    const auto [lo, hi] =
+        std::minmax_element(results[i].samples_per_s.begin(), results[i].samples_per_s.end());
     if (*hi > 1.5 * *lo) {
-      std::printf("note: %s's throughput varied %.1fx across repetitions: the machine is noisy "
-                  "or oversubscribed (OpenMP threads spinning against BLAS threads); compare "
-                  "ratios, or rerun with OMP_WAIT_POLICY=passive or --threads=1\n",
-                  runners[i]->name().c_str(), *hi / *lo);
+      std::printf(
+          "note: %s's throughput varied %.1fx across repetitions: the machine is noisy "
+          "or oversubscribed (e.g. OpenMP threads spinning against BLAS threads); compare "
+          "ratios, rerun with more --reps, or try --threads=1\n",
+          runners[i]->name().c_str(), *hi / *lo);
     }
   }
   if (runners.size() == 2) {
     const double train_ratio = median(results[1].samples_per_s) / median(results[0].samples_per_s);
     const double latency_ratio = median(results[1].latency_us) / median(results[0].latency_us);
-    std::printf("ratio strata/libtorch: train samples/s %.2fx (>1: Strata faster), "
-                "predict latency %.2fx (<1: Strata faster)\n",
-                train_ratio, latency_ratio);
+    std::printf(
+        "ratio strata/libtorch: train samples/s %.2fx (>1: Strata faster), "
+        "predict latency %.2fx (<1: Strata faster)\n",
+        train_ratio, latency_ratio);
   } else {
     std::printf("ratio strata/libtorch: n/a (Strata side not run)\n");
   }

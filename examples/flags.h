@@ -171,17 +171,24 @@ class Flags {
 
   std::string suggestion(const std::string& key) const {
     for (const Flag& f : flags_) {
-      if (f.name.starts_with(key) || key.starts_with(f.name)) return " (did you mean --" + f.name + "?)";
+      if (f.name.starts_with(key) || key.starts_with(f.name))
+        return " (did you mean --" + f.name + "?)";
     }
     return "";
   }
 
   static std::string type_name(const Target& t) {
     switch (t.index()) {
-      case 0: case 1: return "int";
-      case 2: case 3: return "float";
-      case 4: return "string";
-      default: return "bool";
+      case 0:
+      case 1:
+        return "int";
+      case 2:
+      case 3:
+        return "float";
+      case 4:
+        return "string";
+      default:
+        return "bool";
     }
   }
 
@@ -211,8 +218,8 @@ class Flags {
     } else if (v == "false" || v == "0" || v == "no") {
       *p = false;
     } else {
-      throw ValueError("flag --" + f.name + " is a bool: expected true/false/1/0/yes/no, got '" + v +
-                       "' in '" + arg + "'");
+      throw ValueError("flag --" + f.name + " is a bool: expected true/false/1/0/yes/no, got '" +
+                       v + "' in '" + arg + "'");
     }
   }
 
@@ -229,8 +236,8 @@ class Flags {
             if (!v.empty() && *begin == '+') ++begin;
             auto [ptr, ec] = std::from_chars(begin, end, parsed);
             if (v.empty() || ec != std::errc() || ptr != end) {
-              throw ValueError("flag --" + f.name + " expects " + type_name(f.target) + ", got '" + v +
-                               "' in '" + arg + "'" +
+              throw ValueError("flag --" + f.name + " expects " + type_name(f.target) + ", got '" +
+                               v + "' in '" + arg + "'" +
                                (ec == std::errc::result_out_of_range ? " (out of range)" : ""));
             }
             *p = parsed;

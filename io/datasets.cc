@@ -11,9 +11,8 @@ namespace strata::datasets::fashion_mnist {
 
 namespace {
 
-constexpr std::array<const char*, 4> kFiles = {
-    "train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-    "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+constexpr std::array<const char*, 4> kFiles = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                               "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
 
 // The file's path in `dir`, compressed or not; empty when neither exists.
 std::string file_in(const std::filesystem::path& dir, const std::string& name) {
@@ -67,9 +66,9 @@ TrainTestData load_data(const std::string& data_dir) {
   data.y_test = io::read_idx_labels(file_in(dir, kFiles[3]));
   if (data.x_train.shape()[0] != data.y_train.shape()[0] ||
       data.x_test.shape()[0] != data.y_test.shape()[0]) {
-    throw IOError("Fashion-MNIST in '" + dir.string() + "' is inconsistent: " +
-                  std::to_string(data.x_train.shape()[0]) + " train images but " +
-                  std::to_string(data.y_train.shape()[0]) + " labels, " +
+    throw IOError("Fashion-MNIST in '" + dir.string() +
+                  "' is inconsistent: " + std::to_string(data.x_train.shape()[0]) +
+                  " train images but " + std::to_string(data.y_train.shape()[0]) + " labels, " +
                   std::to_string(data.x_test.shape()[0]) + " test images but " +
                   std::to_string(data.y_test.shape()[0]) + " labels");
   }

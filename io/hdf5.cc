@@ -100,7 +100,8 @@ Shape space_shape(hid_t space, const std::string& where) {
   const int rank = H5Sget_simple_extent_ndims(space);
   if (rank < 0) fail("cannot read the dataspace of " + where);
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-  check(H5Sget_simple_extent_dims(space, dims.data(), nullptr), "cannot read the shape of " + where);
+  check(H5Sget_simple_extent_dims(space, dims.data(), nullptr),
+        "cannot read the shape of " + where);
   return Shape(std::vector<std::int64_t>(dims.begin(), dims.end()));
 }
 
@@ -111,27 +112,37 @@ std::string type_name_of(hid_t type) {
       return "float" + std::to_string(8 * size);
     case H5T_INTEGER:
       return (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(8 * size);
-    case H5T_STRING: return "string";
-    case H5T_COMPOUND: return "compound";
-    case H5T_ENUM: return "enum";
-    default: return "an unsupported HDF5 type";
+    case H5T_STRING:
+      return "string";
+    case H5T_COMPOUND:
+      return "compound";
+    case H5T_ENUM:
+      return "enum";
+    default:
+      return "an unsupported HDF5 type";
   }
 }
 
 hid_t native_type(DType dtype) {
   switch (dtype) {
-    case DType::float32: return H5T_NATIVE_FLOAT;
-    case DType::int32: return H5T_NATIVE_INT32;
-    case DType::int64: return H5T_NATIVE_INT64;
+    case DType::float32:
+      return H5T_NATIVE_FLOAT;
+    case DType::int32:
+      return H5T_NATIVE_INT32;
+    case DType::int64:
+      return H5T_NATIVE_INT64;
   }
   return H5T_NATIVE_FLOAT;
 }
 
 hid_t file_type(DType dtype) {
   switch (dtype) {
-    case DType::float32: return H5T_IEEE_F32LE;
-    case DType::int32: return H5T_STD_I32LE;
-    case DType::int64: return H5T_STD_I64LE;
+    case DType::float32:
+      return H5T_IEEE_F32LE;
+    case DType::int32:
+      return H5T_STD_I32LE;
+    case DType::int64:
+      return H5T_STD_I64LE;
   }
   return H5T_IEEE_F32LE;
 }
@@ -200,14 +211,30 @@ void Handle::reset() noexcept {
   // An object of a file closed with H5F_CLOSE_STRONG is already gone.
   if (H5Iis_valid(id_) > 0) {
     switch (H5Iget_type(id_)) {
-      case H5I_FILE: H5Fclose(id_); break;
-      case H5I_GROUP: H5Gclose(id_); break;
-      case H5I_DATASET: H5Dclose(id_); break;
-      case H5I_ATTR: H5Aclose(id_); break;
-      case H5I_DATASPACE: H5Sclose(id_); break;
-      case H5I_DATATYPE: H5Tclose(id_); break;
-      case H5I_GENPROP_LST: H5Pclose(id_); break;
-      default: H5Idec_ref(id_); break;
+      case H5I_FILE:
+        H5Fclose(id_);
+        break;
+      case H5I_GROUP:
+        H5Gclose(id_);
+        break;
+      case H5I_DATASET:
+        H5Dclose(id_);
+        break;
+      case H5I_ATTR:
+        H5Aclose(id_);
+        break;
+      case H5I_DATASPACE:
+        H5Sclose(id_);
+        break;
+      case H5I_DATATYPE:
+        H5Tclose(id_);
+        break;
+      case H5I_GENPROP_LST:
+        H5Pclose(id_);
+        break;
+      default:
+        H5Idec_ref(id_);
+        break;
     }
   }
   H5Eclear2(H5E_DEFAULT);
@@ -251,7 +278,8 @@ Group Location::open_group(const std::string& name) const {
   quiet();
   const H5I_type_t type = object_type(handle_.get(), name);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such group");
-  if (type != H5I_GROUP) throw IOError("HDF5 file " + where(name) + ": expected a group, found a dataset");
+  if (type != H5I_GROUP)
+    throw IOError("HDF5 file " + where(name) + ": expected a group, found a dataset");
   Handle g(check_id(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
                     "cannot open group " + where(name)));
   return Group(std::move(g), file_name_, child_path(name));
@@ -274,7 +302,8 @@ Dataset Location::open_dataset(const std::string& name) const {
   quiet();
   const H5I_type_t type = object_type(handle_.get(), name);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such dataset");
-  if (type != H5I_DATASET) throw IOError("HDF5 file " + where(name) + ": expected a dataset, found a group");
+  if (type != H5I_DATASET)
+    throw IOError("HDF5 file " + where(name) + ": expected a dataset, found a group");
   Handle d(check_id(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
                     "cannot open dataset " + where(name)));
   return Dataset(std::move(d), file_name_, child_path(name));
@@ -289,9 +318,9 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
   } else {
     const auto& d = value.shape().dims();
     std::vector<hsize_t> dims(d.begin(), d.end());
-    space = Handle(check_id(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                            "cannot make a dataspace of shape " + value.shape().to_string() +
-                                " for " + where(name)));
+    space = Handle(check_id(
+        H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+        "cannot make a dataspace of shape " + value.shape().to_string() + " for " + where(name)));
   }
   Handle lcpl(check_id(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate"));
   check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
@@ -331,11 +360,14 @@ std::vector<std::string> Location::attribute_names() const {
 std::string Location::read_string_attribute(const std::string& name) const {
   quiet();
   const std::string what = "'" + name + "' of " + where();
-  if (!has_attribute(name)) throw IOError("HDF5 file " + where() + " has no attribute '" + name + "'");
-  Handle attr(check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
+  if (!has_attribute(name))
+    throw IOError("HDF5 file " + where() + " has no attribute '" + name + "'");
+  Handle attr(
+      check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
   Handle type(check_id(H5Aget_type(attr.get()), "cannot read the type of attribute " + what));
   if (H5Tget_class(type.get()) != H5T_STRING) {
-    throw ValueError("attribute " + what + ": expected a string, found " + type_name_of(type.get()));
+    throw ValueError("attribute " + what + ": expected a string, found " +
+                     type_name_of(type.get()));
   }
   std::vector<std::string> values = read_strings(attr.get(), what);
   if (values.size() != 1) {
@@ -359,10 +391,12 @@ std::vector<std::string> Location::read_string_list_attribute(const std::string&
     return joined;
   }
   const std::string what = "'" + name + "' of " + where();
-  Handle attr(check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
+  Handle attr(
+      check_id(H5Aopen(handle_.get(), name.c_str(), H5P_DEFAULT), "cannot open attribute " + what));
   Handle type(check_id(H5Aget_type(attr.get()), "cannot read the type of attribute " + what));
   if (H5Tget_class(type.get()) != H5T_STRING) {
-    Handle space(check_id(H5Aget_space(attr.get()), "cannot read the dataspace of attribute " + what));
+    Handle space(
+        check_id(H5Aget_space(attr.get()), "cannot read the dataspace of attribute " + what));
     if (H5Sget_simple_extent_npoints(space.get()) == 0) return {};  // Keras: no weights
     throw ValueError("attribute " + what + ": expected strings, found " + type_name_of(type.get()));
   }
@@ -373,15 +407,16 @@ void Location::write_string_attribute(const std::string& name, const std::string
                                       StringEncoding encoding) {
   quiet();
   const std::string what = "'" + name + "' of " + where();
-  if (has_attribute(name)) check(H5Adelete(handle_.get(), name.c_str()), "cannot replace attribute " + what);
+  if (has_attribute(name))
+    check(H5Adelete(handle_.get(), name.c_str()), "cannot replace attribute " + what);
   Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
   check(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
   check(H5Tset_cset(type.get(), encoding == StringEncoding::utf8 ? H5T_CSET_UTF8 : H5T_CSET_ASCII),
         "H5Tset_cset");
   Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"));
-  Handle attr(check_id(H5Acreate2(handle_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                                  H5P_DEFAULT),
-                       "cannot create attribute " + what));
+  Handle attr(check_id(
+      H5Acreate2(handle_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+      "cannot create attribute " + what));
   const char* data = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &data), "cannot write attribute " + what);
 }
@@ -389,17 +424,17 @@ void Location::write_string_attribute(const std::string& name, const std::string
 namespace {
 
 void write_fixed_strings(hid_t loc, const std::string& name, const std::string& what,
-                         const std::vector<std::string>& values, std::size_t begin,
-                         std::size_t end, std::size_t item_size) {
+                         const std::vector<std::string>& values, std::size_t begin, std::size_t end,
+                         std::size_t item_size) {
   if (H5Aexists(loc, name.c_str()) > 0) {
     check(H5Adelete(loc, name.c_str()), "cannot replace attribute " + what);
   }
   const hsize_t n = end - begin;
   Handle space(check_id(H5Screate_simple(1, &n, nullptr), "H5Screate_simple"));
   if (begin == end) {  // h5py writes [] as an empty float64 array
-    Handle attr(check_id(H5Acreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT),
-                         "cannot create attribute " + what));
+    Handle attr(check_id(
+        H5Acreate2(loc, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+        "cannot create attribute " + what));
     return;
   }
   Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
@@ -410,8 +445,9 @@ void write_fixed_strings(hid_t loc, const std::string& name, const std::string& 
   for (std::size_t i = begin; i < end; ++i) {
     std::memcpy(buffer.data() + (i - begin) * item_size, values[i].data(), values[i].size());
   }
-  Handle attr(check_id(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                       "cannot create attribute " + what));
+  Handle attr(
+      check_id(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+               "cannot create attribute " + what));
   check(H5Awrite(attr.get(), type.get(), buffer.data()), "cannot write attribute " + what);
 }
 
@@ -460,8 +496,8 @@ Shape Dataset::shape() const {
 
 std::string Dataset::type_name() const {
   quiet();
-  Handle type(check_id(H5Dget_type(handle_.get()), "cannot read the type of '" + file_name_ +
-                                                       "' at '" + path_ + "'"));
+  Handle type(check_id(H5Dget_type(handle_.get()),
+                       "cannot read the type of '" + file_name_ + "' at '" + path_ + "'"));
   return type_name_of(type.get());
 }
 
@@ -469,12 +505,14 @@ Tensor Dataset::read(DType dtype) const {
   quiet();
   const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
   if (H5Aexists(handle_.get(), "dtype") > 0) {
-    Handle attr(check_id(H5Aopen(handle_.get(), "dtype", H5P_DEFAULT), "cannot open attribute dtype of " + where));
+    Handle attr(check_id(H5Aopen(handle_.get(), "dtype", H5P_DEFAULT),
+                         "cannot open attribute dtype of " + where));
     Handle type(check_id(H5Aget_type(attr.get()), "H5Aget_type"));
     if (H5Tget_class(type.get()) == H5T_STRING) {
       auto values = read_strings(attr.get(), "'dtype' of " + where);
       if (values.size() == 1 && values[0] == "bfloat16") {
-        throw NotImplementedError("dataset " + where + " holds bfloat16 values; Strata reads "
+        throw NotImplementedError("dataset " + where +
+                                  " holds bfloat16 values; Strata reads "
                                   "float16, float32 and float64 weights");
       }
     }
@@ -514,7 +552,8 @@ File::File(const std::string& path, Mode mode) {
     }
     if (H5Fis_hdf5(path.c_str()) <= 0) {
       H5Eclear2(H5E_DEFAULT);
-      throw IOError("cannot open '" + path + "' as HDF5: no HDF5 signature found (expected an "
+      throw IOError("cannot open '" + path +
+                    "' as HDF5: no HDF5 signature found (expected an "
                     "HDF5 file such as Keras's .h5 files)");
     }
   }

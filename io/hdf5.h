@@ -135,9 +135,9 @@ class Dataset {
 class File : public Location {
  public:
   enum class Mode {
-    read,        // existing file, read-only
-    create,      // new file; fails if it exists
-    truncate,    // new file, replacing an existing one
+    read,      // existing file, read-only
+    create,    // new file; fails if it exists
+    truncate,  // new file, replacing an existing one
   };
   File() = default;
   File(const std::string& path, Mode mode);

@@ -67,11 +67,18 @@ class GzReader {
 
 std::size_t element_size(std::uint8_t type_code) {
   switch (type_code) {
-    case 0x08: case 0x09: return 1;
-    case 0x0B: return 2;
-    case 0x0C: case 0x0D: return 4;
-    case 0x0E: return 8;
-    default: return 0;
+    case 0x08:
+    case 0x09:
+      return 1;
+    case 0x0B:
+      return 2;
+    case 0x0C:
+    case 0x0D:
+      return 4;
+    case 0x0E:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -105,9 +112,11 @@ IdxHeader parse_header(GzReader& in, const std::string& path) {
   IdxHeader header;
   header.type_code = magic[2];
   if (magic[0] != 0 || magic[1] != 0 || element_size(magic[2]) == 0) {
-    throw IOError("IDX file '" + path + "' has a bad magic number: expected 00 00 <type> <rank> "
-                  "with type one of 0x08 0x09 0x0b 0x0c 0x0d 0x0e, found " + hex_byte(magic[0]) +
-                  " " + hex_byte(magic[1]) + " " + hex_byte(magic[2]) + " " + hex_byte(magic[3]));
+    throw IOError("IDX file '" + path +
+                  "' has a bad magic number: expected 00 00 <type> <rank> "
+                  "with type one of 0x08 0x09 0x0b 0x0c 0x0d 0x0e, found " +
+                  hex_byte(magic[0]) + " " + hex_byte(magic[1]) + " " + hex_byte(magic[2]) + " " +
+                  hex_byte(magic[3]));
   }
   const int rank = magic[3];
   std::vector<unsigned char> raw(static_cast<std::size_t>(rank) * 4);
@@ -123,9 +132,10 @@ IdxHeader parse_header(GzReader& in, const std::string& path) {
 
 template <typename Src>
 Src load_be(const unsigned char* p) {
-  std::make_unsigned_t<std::conditional_t<sizeof(Src) == 8, std::int64_t,
-                       std::conditional_t<sizeof(Src) == 4, std::int32_t,
-                       std::conditional_t<sizeof(Src) == 2, std::int16_t, std::int8_t>>>>
+  std::make_unsigned_t<std::conditional_t<
+      sizeof(Src) == 8, std::int64_t,
+      std::conditional_t<sizeof(Src) == 4, std::int32_t,
+                         std::conditional_t<sizeof(Src) == 2, std::int16_t, std::int8_t>>>>
       bits = 0;
   for (std::size_t i = 0; i < sizeof(Src); ++i) bits = (bits << 8) | p[i];
   return std::bit_cast<Src>(bits);
@@ -138,13 +148,16 @@ void convert(std::uint8_t type_code, const unsigned char* src, Dst* dst, std::in
       for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(src[i]);
       break;
     case 0x09:
-      for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(static_cast<std::int8_t>(src[i]));
+      for (std::int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<Dst>(static_cast<std::int8_t>(src[i]));
       break;
     case 0x0B:
-      for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(load_be<std::int16_t>(src + 2 * i));
+      for (std::int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<Dst>(load_be<std::int16_t>(src + 2 * i));
       break;
     case 0x0C:
-      for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(load_be<std::int32_t>(src + 4 * i));
+      for (std::int64_t i = 0; i < n; ++i)
+        dst[i] = static_cast<Dst>(load_be<std::int32_t>(src + 4 * i));
       break;
     case 0x0D:
       for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(load_be<float>(src + 4 * i));
@@ -194,9 +207,15 @@ Tensor read_idx(const std::string& path, DType dtype) {
   }
   Tensor out(Shape(header.dims), dtype);
   switch (dtype) {
-    case DType::float32: convert(header.type_code, raw.data(), out.data<float>(), count); break;
-    case DType::int32: convert(header.type_code, raw.data(), out.data<std::int32_t>(), count); break;
-    case DType::int64: convert(header.type_code, raw.data(), out.data<std::int64_t>(), count); break;
+    case DType::float32:
+      convert(header.type_code, raw.data(), out.data<float>(), count);
+      break;
+    case DType::int32:
+      convert(header.type_code, raw.data(), out.data<std::int32_t>(), count);
+      break;
+    case DType::int64:
+      convert(header.type_code, raw.data(), out.data<std::int64_t>(), count);
+      break;
   }
   return out;
 }
@@ -204,8 +223,10 @@ Tensor read_idx(const std::string& path, DType dtype) {
 Tensor read_idx_images(const std::string& path) {
   const IdxHeader header = read_idx_header(path);
   if (header.dims.size() < 2) {
-    throw IOError("IDX file '" + path + "' should hold images (rank >= 2, e.g. (N, 28, 28)), "
-                  "found rank " + std::to_string(header.dims.size()) + " with dimensions " +
+    throw IOError("IDX file '" + path +
+                  "' should hold images (rank >= 2, e.g. (N, 28, 28)), "
+                  "found rank " +
+                  std::to_string(header.dims.size()) + " with dimensions " +
                   dims_string(header.dims));
   }
   return read_idx(path, DType::float32);

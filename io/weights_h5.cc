@@ -183,7 +183,8 @@ void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers,
       root = &model_weights;
     }
     if (!root->has_attribute("layer_names") && !root->has_attribute("layer_names0")) {
-      throw IOError("cannot load weights from '" + path + "': not a Keras weights file (no "
+      throw IOError("cannot load weights from '" + path +
+                    "': not a Keras weights file (no "
                     "attribute 'layer_names' at '/' or '/model_weights')");
     }
   }
@@ -248,9 +249,10 @@ void load_keras3(const h5::File& file, const std::vector<LayerWeights>& layers,
     if (!find_keras3_vars(file, keys[l], layer.layer_name, vars_path)) {
       if (layer.weights.empty()) continue;
       throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name +
-                       "' has " + std::to_string(layer.weights.size()) + " weights but the file has no "
-                       "group '/layers/" + keys[l] + "/vars' (nor a vars group named '" +
-                       layer.layer_name + "')");
+                       "' has " + std::to_string(layer.weights.size()) +
+                       " weights but the file has no "
+                       "group '/layers/" +
+                       keys[l] + "/vars' (nor a vars group named '" + layer.layer_name + "')");
     }
     const h5::Group vars = file.open_group(vars_path);
     const std::vector<std::string> stored = vars.children();

@@ -10,6 +10,10 @@
 //   the datasets at `<layer>/<weight_name>`. Loading also accepts a full-model .h5 file
 //   (weights under `/model_weights`).
 //
+// Pass every layer of Keras's `model.layers`, in order, weightless ones included (the keys
+// count classes by position): a Sequential's list leaves out its InputLayer, a functional
+// model's includes it (key `input_layer`), as in Keras.
+//
 // Saving refuses two weights with one name and two layers with one name (ValueError),
 // and writes atomically: a temporary file in the same directory renamed over `path`, so
 // a failed save leaves a previous file intact. Loading matches layers by name (Keras 3

@@ -42,9 +42,9 @@ bool parse(Flags& flags, std::vector<const char*> args, std::ostream& out = std:
 TEST(Flags, ParsesBothSpellingsOfValues) {
   Config c;
   Flags flags = make_flags(c);
-  ASSERT_TRUE(parse(flags, {"--epochs=3", "--batch_size", "64", "--learning-rate", "0.01",
-                            "--dropout=0.25", "--data_dir=/tmp/x", "--steps", "-7", "--shuffle",
-                            "--noverbose", "extra.txt"}));
+  ASSERT_TRUE(parse(
+      flags, {"--epochs=3", "--batch_size", "64", "--learning-rate", "0.01", "--dropout=0.25",
+              "--data_dir=/tmp/x", "--steps", "-7", "--shuffle", "--noverbose", "extra.txt"}));
   EXPECT_EQ(c.epochs, 3);
   EXPECT_EQ(c.batch_size, 64);
   EXPECT_DOUBLE_EQ(c.learning_rate, 0.01);
@@ -73,10 +73,14 @@ TEST(Flags, SummaryShowsParsedValuesNotDefaults) {
 }
 
 TEST(Flags, BoolSpellings) {
-  for (auto [arg, expected] : std::vector<std::pair<const char*, bool>>{
-           {"--shuffle", true}, {"--shuffle=true", true}, {"--shuffle=1", true},
-           {"--shuffle=yes", true}, {"--shuffle=false", false}, {"--no-shuffle", false},
-           {"--no_shuffle", false}, {"--noshuffle", false}}) {
+  for (auto [arg, expected] : std::vector<std::pair<const char*, bool>>{{"--shuffle", true},
+                                                                        {"--shuffle=true", true},
+                                                                        {"--shuffle=1", true},
+                                                                        {"--shuffle=yes", true},
+                                                                        {"--shuffle=false", false},
+                                                                        {"--no-shuffle", false},
+                                                                        {"--no_shuffle", false},
+                                                                        {"--noshuffle", false}}) {
     Config c;
     c.shuffle = !expected;
     Flags flags = make_flags(c);

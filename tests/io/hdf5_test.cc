@@ -87,7 +87,8 @@ TEST(Hdf5, ErrorsNameTheFileAndPath) {
   EXPECT_THROW_WITH(File(dir.file("missing.h5"), File::Mode::read), IOError, "missing.h5",
                     "does not exist");
   testing::write_bytes(dir.file("text.h5"), "this is not hdf5");
-  EXPECT_THROW_WITH(File(dir.file("text.h5"), File::Mode::read), IOError, "text.h5", "HDF5 signature");
+  EXPECT_THROW_WITH(File(dir.file("text.h5"), File::Mode::read), IOError, "text.h5",
+                    "HDF5 signature");
   {
     File f(dir.file("ok.h5"), File::Mode::create);
     f.create_group("a");
@@ -106,7 +107,8 @@ TEST(Hdf5, TruncatedFileIsIOError) {
     f.create_dataset("w", Tensor::filled({100, 100}, 1.0f));
   }
   const std::string bytes = testing::read_bytes(dir.file("full.h5"));
-  for (std::size_t keep : {bytes.size() - 100, bytes.size() / 2, std::size_t{600}, std::size_t{10}}) {
+  for (std::size_t keep :
+       {bytes.size() - 100, bytes.size() / 2, std::size_t{600}, std::size_t{10}}) {
     testing::write_bytes(dir.file("cut.h5"), bytes.substr(0, keep));
     EXPECT_THROW(
         {
@@ -147,6 +149,43 @@ TEST(Hdf5, ReadsAttributesOfRealKerasFiles) {
     auto ds = mw.open_group("dense").open_dataset("dense/kernel:0");
     EXPECT_EQ(ds.shape(), (Shape{128, 64}));
   }
+}
+
+// tests/io/data/h5py_cases.h5, written by h5py (make_h5py_cases.py beside it).
+TEST(Hdf5, ReadsWhatH5pyWrites) {
+  const std::string path =
+      (std::filesystem::path(__FILE__).parent_path() / "data" / "h5py_cases.h5").string();
+  File f(path, File::Mode::read);
+  EXPECT_EQ(f.read_string_attribute("vlen_str"), "tensorflow");
+  EXPECT_EQ(f.read_string_attribute("vlen_bytes"), "2.15.0");
+  EXPECT_EQ(f.read_string_attribute("fixed_scalar"), "2.2.4");
+  EXPECT_EQ(f.read_string_list_attribute("fixed_list"),
+            (std::vector<std::string>{"dense", "dense_1"}));
+  EXPECT_EQ(f.read_string_list_attribute("vlen_list"),
+            (std::vector<std::string>{"conv1d", "flatten", "dense"}));
+  EXPECT_TRUE(f.read_string_list_attribute("empty_list").empty());
+  const auto big = f.read_string_list_attribute("big");
+  ASSERT_EQ(big.size(), 200u);
+  EXPECT_EQ(big[0], "layer_00000");
+  EXPECT_EQ(big[199], "layer_00199");
+  EXPECT_THROW_WITH(f.read_string_attribute("number"), ValueError, "'number'", "float64");
+
+  EXPECT_EQ(f.open_dataset("f64").type_name(), "float64");
+  EXPECT_EQ(f.open_dataset("f64").read(DType::float32).to_vector<float>(),
+            (std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1, 1.25f}));
+  EXPECT_EQ(f.open_dataset("f16").type_name(), "float16");
+  EXPECT_EQ(f.open_dataset("f16").read(DType::float32).to_vector<float>(),
+            (std::vector<float>{0.5f, -2.0f, 1024.0f}));
+  EXPECT_EQ(f.open_dataset("i32").read(DType::int64).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, -2, 3}));
+  EXPECT_EQ(f.open_dataset("u8").read(DType::float32).to_vector<float>(),
+            (std::vector<float>{0, 255}));
+  EXPECT_EQ(f.open_dataset("scalar_i64").shape(), Shape{});
+  EXPECT_EQ(f.open_dataset("scalar_i64").read(DType::int64).item(), 7.0f);
+  EXPECT_THROW_WITH(f.open_dataset("bf16").read(DType::float32), NotImplementedError, "bfloat16",
+                    "'/bf16'");
+  EXPECT_THROW_WITH(f.open_dataset("strings").read(DType::float32), ValueError, "'/strings'",
+                    "string");
 }
 
 }  // namespace

@@ -2,13 +2,13 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
-#include <unistd.h>
 
 namespace strata::testing {
 
@@ -18,7 +18,8 @@ class ScratchDir {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     std::string name = "strata_io_";
     if (info) name += std::string(info->test_suite_name()) + "_" + info->name();
-    name += "_" + std::to_string(::getpid()) + "_" + std::to_string(std::random_device{}() % 100000);
+    name +=
+        "_" + std::to_string(::getpid()) + "_" + std::to_string(std::random_device{}() % 100000);
     path_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::create_directories(path_);
   }
@@ -56,17 +57,17 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
 }
 
 // Expects `statement` to throw `type` whose message contains every one of `parts`.
-#define EXPECT_THROW_WITH(statement, type, ...)                                    \
-  do {                                                                            \
-    try {                                                                         \
-      statement;                                                                  \
-      ADD_FAILURE() << "expected " #type " from " #statement;                     \
-    } catch (const type& e) {                                                     \
-      for (const std::string& part : std::vector<std::string>{__VA_ARGS__}) {     \
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)            \
-            << "message lacks '" << part << "': " << e.what();                    \
-      }                                                                           \
-    }                                                                             \
+#define EXPECT_THROW_WITH(statement, type, ...)                               \
+  do {                                                                        \
+    try {                                                                     \
+      statement;                                                              \
+      ADD_FAILURE() << "expected " #type " from " #statement;                 \
+    } catch (const type& e) {                                                 \
+      for (const std::string& part : std::vector<std::string>{__VA_ARGS__}) { \
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)        \
+            << "message lacks '" << part << "': " << e.what();                \
+      }                                                                       \
+    }                                                                         \
   } while (0)
 
 }  // namespace strata::testing

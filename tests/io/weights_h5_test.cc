@@ -36,7 +36,8 @@ std::vector<LayerWeights> mlp(float start = 0) {
   return {
       {"dense", {var("dense/kernel", {4, 3}, start), var("dense/bias", {3}, start + 100)}, "Dense"},
       {"dropout", {}, "Dropout"},
-      {"dense_1", {var("dense_1/kernel", {3, 2}, start + 200), var("dense_1/bias", {2}, start + 300)},
+      {"dense_1",
+       {var("dense_1/kernel", {3, 2}, start + 200), var("dense_1/bias", {2}, start + 300)},
        "Dense"},
   };
 }
@@ -46,7 +47,8 @@ void expect_same_values(const std::vector<LayerWeights>& a, const std::vector<La
   for (std::size_t l = 0; l < a.size(); ++l) {
     ASSERT_EQ(a[l].weights.size(), b[l].weights.size());
     for (std::size_t i = 0; i < a[l].weights.size(); ++i) {
-      EXPECT_EQ(a[l].weights[i].value().to_vector<float>(), b[l].weights[i].value().to_vector<float>())
+      EXPECT_EQ(a[l].weights[i].value().to_vector<float>(),
+                b[l].weights[i].value().to_vector<float>())
           << a[l].weights[i].path();
     }
   }
@@ -104,11 +106,14 @@ TEST(WeightsH5, SnakeCaseKeysFollowKeras) {
   EXPECT_EQ(io::to_snake_case("LSTM"), "lstm");
   EXPECT_EQ(io::to_snake_case("InputLayer"), "input_layer");
   EXPECT_EQ(io::to_snake_case("GlobalAveragePooling2D"), "global_average_pooling2d");
+  EXPECT_EQ(io::to_snake_case("GRUCell"), "gru_cell");
+  EXPECT_EQ(io::to_snake_case("PReLU"), "p_re_lu");  // as Keras's regexes make it
   std::vector<LayerWeights> layers = {{"in", {}, "InputLayer"}, {"a", {}, "Dense"},
                                       {"b", {}, "Conv2D"},      {"c", {}, "Dense"},
                                       {"d", {}, "Dense"},       {"named", {}}};
-  EXPECT_EQ(io::keras3_layer_keys(layers),
-            (std::vector<std::string>{"input_layer", "dense", "conv2d", "dense_1", "dense_2", "named"}));
+  EXPECT_EQ(
+      io::keras3_layer_keys(layers),
+      (std::vector<std::string>{"input_layer", "dense", "conv2d", "dense_1", "dense_2", "named"}));
 }
 
 TEST(WeightsH5, RefusesDuplicateWeightNamesAndKeepsOldFile) {
@@ -127,8 +132,22 @@ TEST(WeightsH5, RefusesDuplicateWeightNamesAndKeepsOldFile) {
   }
   auto twice = mlp();
   twice[2].layer_name = "dense";
-  EXPECT_THROW_WITH(save_weights_h5(dir.file("x.h5"), twice), ValueError, "two layers are named 'dense'");
+  EXPECT_THROW_WITH(save_weights_h5(dir.file("x.h5"), twice), ValueError,
+                    "two layers are named 'dense'");
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"w.h5", "w.weights.h5"}));  // no temp files
+}
+
+TEST(WeightsH5, FailureWhileWritingKeepsOldFile) {
+  ScratchDir dir;
+  for (const std::string name : {"w.h5", "w.weights.h5"}) {
+    save_weights_h5(dir.file(name), mlp(1));
+    const std::string before = testing::read_bytes(dir.file(name));
+    auto layers = mlp(2);
+    layers[2].weights[1] = Variable("dense_1/bias", Tensor());  // fails after dense is written
+    EXPECT_THROW_WITH(save_weights_h5(dir.file(name), layers), ValueError, "undefined tensor");
+    EXPECT_EQ(testing::read_bytes(dir.file(name)), before);
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"w.h5", "w.weights.h5"}));
 }
 
 TEST(WeightsH5, FailedWriteLeavesNoTemporaryFile) {
@@ -144,14 +163,16 @@ TEST(WeightsH5, TruncatedOrGarbageFileIsIOError) {
   for (const std::string name : {"w.h5", "w.weights.h5"}) {
     save_weights_h5(dir.file(name), mlp());
     const std::string bytes = testing::read_bytes(dir.file(name));
-    for (std::size_t keep : {bytes.size() - 1, bytes.size() / 2, std::size_t{100}, std::size_t{0}}) {
+    for (std::size_t keep :
+         {bytes.size() - 1, bytes.size() / 2, std::size_t{100}, std::size_t{0}}) {
       testing::write_bytes(dir.file("cut_" + name), bytes.substr(0, keep));
       auto layers = mlp(-1);
       EXPECT_THROW(load_weights_h5(dir.file("cut_" + name), layers), IOError) << keep;
       expect_same_values(mlp(-1), layers);  // untouched
     }
   }
-  EXPECT_THROW_WITH(load_weights_h5(dir.file("absent.h5"), mlp()), IOError, "absent.h5", "does not exist");
+  EXPECT_THROW_WITH(load_weights_h5(dir.file("absent.h5"), mlp()), IOError, "absent.h5",
+                    "does not exist");
 }
 
 TEST(WeightsH5, ShapeMismatchIsShapeErrorAndLoadsNothing) {
@@ -174,7 +195,8 @@ TEST(WeightsH5, MissingLayersAndCountMismatchesNameThePath) {
     auto renamed = mlp();
     renamed[2].layer_name = "head";
     renamed[2].class_name = "";  // keyed by name in .weights.h5
-    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), renamed), ValueError, name, "layer 'head'", "head");
+    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), renamed), ValueError, name, "layer 'head'",
+                      "head");
     auto extra = mlp();
     extra[0].weights.push_back(var("dense/extra", {1}, 0));
     EXPECT_THROW_WITH(load_weights_h5(dir.file(name), extra), ValueError, name, "layer 'dense'",
@@ -222,6 +244,49 @@ TEST(WeightsH5, LoadsWeightsFromRealKerasFiles) {
   std::vector<LayerWeights> wrong = {{"dense_1", {var("k", {4, 21}, 0), var("b", {20}, 0)}}};
   EXPECT_THROW_WITH(load_weights_h5(kKerasModels + "/mlp_iris_k214.h5", wrong), ShapeError,
                     "/model_weights/dense_1/dense_1/kernel:0", "(4, 20)", "(4, 21)");
+}
+
+// The `model.weights.h5` member of a .keras zip (stored uncompressed, as Keras writes it),
+// copied to `out`. Enough zip for a test; reading .keras files is io's later work.
+bool extract_stored_member(const std::string& zip, const std::string& member,
+                           const std::string& out) {
+  const std::string bytes = testing::read_bytes(zip);
+  auto byte = [&](std::size_t at) { return std::uint32_t(std::uint8_t(bytes[at])); };
+  auto u16 = [&](std::size_t at) { return byte(at) | byte(at + 1) << 8; };
+  auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
+  for (std::size_t at = bytes.find("PK\x03\x04"); at != std::string::npos && at + 30 < bytes.size();
+       at = bytes.find("PK\x03\x04", at + 4)) {
+    const std::uint32_t method = u16(at + 8), size = u32(at + 18), name_len = u16(at + 26),
+                        extra_len = u16(at + 28);
+    if (bytes.compare(at + 30, name_len, member) != 0 || method != 0) continue;
+    testing::write_bytes(out, bytes.substr(at + 30 + name_len + extra_len, size));
+    return true;
+  }
+  return false;
+}
+
+// A Keras 3.4.1 .keras file's weights: Sequential(LSTM, Dropout, LSTM, Dense).
+TEST(WeightsH5, LoadsRealKeras3WeightsByClassKey) {
+  const std::string zip = kKerasModels + "/lstm_stacked_k341_zip.keras";
+  if (!std::filesystem::exists(zip)) GTEST_SKIP() << "no " << zip;
+  ScratchDir dir;
+  ASSERT_TRUE(extract_stored_member(zip, "model.weights.h5", dir.file("model.weights.h5")));
+  std::vector<LayerWeights> layers = {
+      {"lstm", {}, "LSTM"},  // its weights live under layers/lstm/cell/vars
+      {"dropout", {}, "Dropout"},
+      {"lstm_1", {}, "LSTM"},
+      {"dense", {var("dense/kernel", {64, 1}, 0), var("dense/bias", {1}, 0)}, "Dense"},
+  };
+  load_weights_h5(dir.file("model.weights.h5"), layers);
+  bool changed = false;
+  for (float v : layers[3].weights[0].value().values<float>()) {
+    ASSERT_TRUE(std::isfinite(v));
+    changed |= (v != 0.0f);
+  }
+  EXPECT_TRUE(changed);
+  layers[0].weights.push_back(var("lstm/kernel", {6, 400}, 0));
+  EXPECT_THROW_WITH(load_weights_h5(dir.file("model.weights.h5"), layers), ValueError,
+                    "layer 'lstm'", "/layers/lstm/vars", "holds 0");
 }
 
 }  // namespace
