@@ -3,9 +3,11 @@
 // and, where a reference is given, their forward values against a naive computation.
 // Ops without a gradient get forward values computed by hand.
 //
-// Registering an op? Add an entry to op_table() below: gradient_checks for a
-// differentiable op (inputs away from kinks, broadcasting variants, a reference for the
-// forward values), or a forward_check with values computed by hand.
+// Registering an op? Add an entry to op_table() below — or, for a new op family, a file
+// tests/core/<family>_op_cases.cc that registers its cases with RegisterOpCases (see
+// op_cases.h): gradient_checks for a differentiable op (inputs away from kinks,
+// broadcasting variants, a reference for the forward values), or a forward_check with
+// values computed by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +23,7 @@
 #include "core/ops/optimizer_update_ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
+#include "op_cases.h"
 #include "reference_ops.h"
 
 using namespace strata;
@@ -30,19 +33,7 @@ namespace {
 
 // ---- the table ------------------------------------------------------------------------
 
-struct GradCase {
-  std::string label;
-  GraphBuilder build;
-  std::vector<Tensor> inputs;
-  Reference reference;              // expected forward output, when given
-  GradientCheckOptions options{};
-};
 
-struct OpCase {
-  std::vector<GradCase> gradient_checks;
-  std::function<void()> forward_check;   // hand-computed values (ops without a gradient)
-  std::string no_gradient_check;         // why a differentiable op is only forward-checked
-};
 
 
 // The same binary op over several broadcasting layouts (a's shape, b's shape).
@@ -482,6 +473,9 @@ const std::map<std::string, OpCase>& op_table() {
     t["assign_add"].forward_check = [] { check_variable_update(true); };
     for (const char* op : {"apply_sgd", "apply_adam", "apply_rmsprop", "apply_adagrad"}) {
       t[op].forward_check = [op] { check_optimizer_update(op); };
+    }
+    for (auto& [name, c] : extra_op_cases()) {
+      if (!t.emplace(name, c).second) ADD_FAILURE() << "op '" << name << "' has two case entries";
     }
     return t;
   }();
