@@ -85,6 +85,22 @@ std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Out
   return outs;
 }
 
+void Graph::add_update(Output update, UpdateMode mode) {
+  if (update.graph != this) throw ValueError("add_update: the update belongs to another graph");
+  if (!node(update.node).def->stateful) {
+    throw ValueError("add_update: node '" + node(update.node).name + "' is not a stateful update");
+  }
+  updates_.emplace_back(update, mode);
+}
+
+std::vector<Output> Graph::updates(bool training) const {
+  std::vector<Output> out;
+  for (const auto& [update, mode] : updates_) {
+    if (training || mode == UpdateMode::always) out.push_back(update);
+  }
+  return out;
+}
+
 Output Graph::add(const std::string& op, const std::vector<Output>& inputs, Attrs attrs,
                   const std::string& name) {
   auto outs = add_node(op, inputs, std::move(attrs), name);

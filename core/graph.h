@@ -77,6 +77,14 @@ class Graph {
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const std::deque<Node>& nodes() const { return nodes_; }
 
+  // State updates that layers add during their forward computation, for the model's
+  // programs to run as targets: BatchNormalization's moving statistics (training only),
+  // a stateful RNN's carried states (every mode).
+  enum class UpdateMode { training_only, always };
+  void add_update(Output update, UpdateMode mode);
+  // The updates a program of the given mode must run.
+  std::vector<Output> updates(bool training) const;
+
   void finalize() { finalized_ = true; }
   bool finalized() const { return finalized_; }
 
@@ -93,6 +101,7 @@ class Graph {
   std::unordered_set<std::string> names_;  // every name given out
   std::map<const void*, int> variable_nodes_;
   std::vector<std::string> scopes_;
+  std::vector<std::pair<Output, UpdateMode>> updates_;
   bool finalized_ = false;
 };
 

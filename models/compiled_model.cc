@@ -48,7 +48,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
   if (!options) {
-    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
+    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false));
     return;
   }
 
@@ -116,12 +116,15 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
     if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
   }
   std::vector<Output> updates = optimizer_.apply_gradients(*graph_, grads_and_vars);
+  // Layers' own state updates (moving statistics, carried RNN states) run with the step.
+  std::vector<Output> layer_updates = graph_->updates(true);
+  updates.insert(updates.begin(), layer_updates.begin(), layer_updates.end());
 
   std::vector<Output> feeds = x_inputs_;
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
   // Every node exists now: the Programs are compiled last (compiling finalizes the graph).
-  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_);
-  test_ = std::make_unique<Program>(*graph_, feeds, fetches);
+  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false));
+  test_ = std::make_unique<Program>(*graph_, feeds, fetches, graph_->updates(false));
   train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates);
 }
 

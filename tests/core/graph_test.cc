@@ -132,3 +132,18 @@ TEST(Builders, ScalarOperandsAndClip) {
   Tensor expected = tensor<float>({4}, {-1 + 5 - 0.5f, -0.5f + 1.5f - 4, 0.5f + 0.5f + 4, 1 - 1 + 1});
   EXPECT_TRUE(tensors_near(evaluate(build, {x}), expected));
 }
+
+TEST(Graph, CollectsLayerUpdatesByMode) {
+  Graph g;
+  Variable moving("moving", Tensor(Shape{2}));
+  Variable state("state", Tensor(Shape{2}));
+  Output x = g.placeholder({Shape{2}}, "x");
+  Output training_update = ops::assign(g.variable(moving), x);
+  Output always_update = ops::assign_add(g.variable(state), x);
+  g.add_update(training_update, Graph::UpdateMode::training_only);
+  g.add_update(always_update, Graph::UpdateMode::always);
+  EXPECT_EQ(g.updates(true).size(), 2u);
+  ASSERT_EQ(g.updates(false).size(), 1u);
+  EXPECT_EQ(g.updates(false)[0].node, always_update.node);
+  EXPECT_THROW(g.add_update(x, Graph::UpdateMode::always), ValueError);  // not stateful
+}
