@@ -5,6 +5,8 @@
 #include "losses/crossentropy.h"
 #include "losses/loss.h"
 #include "losses/metric.h"
+#include "losses/more_losses.h"
 #include "losses/probabilistic_metrics.h"
+#include "losses/ranking_losses.h"
 #include "losses/regression_losses.h"
 #include "losses/regression_metrics.h"
