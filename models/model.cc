@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "layers/input_layer.h"
+#include "models/callbacks.h"
 #include "models/compiled_model.h"
 #include "models/data_adapter.h"
 #include "models/progress_bar.h"
@@ -144,22 +146,73 @@ CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
   return *m.inference;
 }
 
+// Keras's evaluate loop; `callbacks` may be null (then no hooks run).
 void run_evaluation(CompiledModel& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                    std::int64_t batch_size, int verbose) {
+                    const Tensor& sample_weight, std::int64_t batch_size, int verbose, std::int64_t max_steps,
+                    CallbackList* callbacks) {
   std::int64_t n = x.front().shape()[0];
   std::int64_t steps = (n + batch_size - 1) / batch_size;
+  if (max_steps > 0) steps = std::min(steps, max_steps);
   auto order = epoch_order(n, false, 0, 0);
   ProgressBar bar(steps, verbose, std::cout);
-  std::vector<Tensor> bx, by;
+  std::vector<Tensor> bx, by, bw;
+  Logs logs;
+  if (callbacks) callbacks->on_test_begin(logs);
   c.reset_metrics();
   for (std::int64_t s = 0; s < steps; ++s) {
     std::int64_t begin = s * batch_size, end = std::min(n, begin + batch_size);
+    if (callbacks) callbacks->on_test_batch_begin(s, logs);
     gather_batch(x, order, begin, end, bx);
     gather_batch(y, order, begin, end, by);
-    c.test_step(bx, by);
-    bar.update(s + 1, c.results());
+    if (sample_weight.defined()) gather_batch({sample_weight}, order, begin, end, bw);
+    c.test_step(bx, by, sample_weight.defined() ? bw[0] : Tensor());
+    logs = c.results();
+    if (callbacks) callbacks->on_test_batch_end(s, logs);
+    bar.update(s + 1, logs);
   }
-  bar.finish(c.results());
+  logs = c.results();
+  if (callbacks) callbacks->on_test_end(logs);
+  bar.finish(logs);
+}
+
+// Keras's class_weight: a weight per sample from its label (an integer target, the
+// rounded value of a (N, 1) target, or the argmax of a one-hot target).
+Tensor class_weights_to_sample_weights(const std::map<std::int64_t, float>& class_weight, const Tensor& y) {
+  const std::int64_t n = y.shape()[0];
+  const std::int64_t per = y.size() / n;
+  Tensor w(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t label = 0;
+    if (per == 1) {
+      label = static_cast<std::int64_t>(std::llround(y.item(i)));
+    } else {
+      float best = y.item(i * per);
+      for (std::int64_t k = 1; k < per; ++k) {
+        if (y.item(i * per + k) > best) {
+          best = y.item(i * per + k);
+          label = k;
+        }
+      }
+    }
+    auto it = class_weight.find(label);
+    if (it == class_weight.end()) {
+      throw ValueError("class_weight has no weight for class " + std::to_string(label) + " (sample " +
+                       std::to_string(i) + "); give every class a weight");
+    }
+    w.data<float>()[i] = it->second;
+  }
+  return w;
+}
+
+Tensor checked_sample_weight(const Tensor& w, std::int64_t n, const char* what) {
+  if (!w.defined()) return w;
+  if (w.size() != n || w.shape()[0] != n) {
+    throw ValueError(std::string(what) + " must hold one weight per sample: expected shape (" + std::to_string(n) +
+                     ",), got " + w.shape().to_string());
+  }
+  Tensor f(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) f.data<float>()[i] = w.item(i);
+  return f;
 }
 
 void check_batch_size(std::int64_t batch_size) {
@@ -181,9 +234,19 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   if (n_x != n_y) {
     throw ValueError("x and y disagree on the number of samples: " + std::to_string(n_x) + " and " + std::to_string(n_y));
   }
+  if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
   c.check_inputs(x_in);
   std::vector<Tensor> x = x_in, y = c.conform_targets(y_in);
+  Tensor sample_weight = checked_sample_weight(options.sample_weight, n_x, "sample_weight");
+  if (!options.class_weight.empty()) {
+    if (sample_weight.defined()) {
+      throw ValueError("You cannot use `class_weight` and `sample_weight` at the same time.");
+    }
+    if (y_in.size() != 1) throw ValueError("`class_weight` is only supported for models with a single output.");
+    sample_weight = class_weights_to_sample_weights(options.class_weight, y_in[0]);
+  }
   std::vector<Tensor> x_val, y_val;
+  Tensor w_val;
   if (options.validation_data) {
     check_arrays(options.validation_data->x, "validation x");
     check_arrays(options.validation_data->y, "validation y");
@@ -191,43 +254,76 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
     x_val = options.validation_data->x;
     y_val = c.conform_targets(options.validation_data->y);
   } else if (options.validation_split > 0.0) {
-    SplitArrays s = split_for_validation(x, y, options.validation_split);
+    std::vector<Tensor> ys = y;
+    if (sample_weight.defined()) ys.push_back(sample_weight);
+    SplitArrays s = split_for_validation(x, ys, options.validation_split);
     x = s.x_train;
-    y = s.y_train;
     x_val = s.x_val;
+    if (sample_weight.defined()) {
+      sample_weight = s.y_train.back();
+      w_val = s.y_val.back();
+      s.y_train.pop_back();
+      s.y_val.pop_back();
+    }
+    y = s.y_train;
     y_val = s.y_val;
   }
 
   const std::int64_t n = x.front().shape()[0];
-  const std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+  const std::int64_t batches_per_pass = (n + options.batch_size - 1) / options.batch_size;
+  const std::int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : batches_per_pass;
+  const std::int64_t val_batch_size = options.validation_batch_size > 0 ? options.validation_batch_size
+                                                                        : options.batch_size;
   // The shuffle seed is drawn once per fit from the global seed generator: the same
   // set_random_seed gives the same batches.
   const std::uint64_t shuffle_seed = next_seed();
   History history;
   history.params = {options.verbose, options.epochs, steps};
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, options.epochs, steps});
   m.stop_training = false;
-  std::vector<Tensor> bx, by;
+  std::vector<Tensor> bx, by, bw;
+  // The batch stream: pass p visits the samples in epoch_order(seed, p). Without
+  // steps_per_epoch an epoch is one pass; with it, batches continue across epochs.
+  int pass = options.initial_epoch;
+  std::int64_t pass_batch = 0;
+  auto order = epoch_order(n, options.shuffle, shuffle_seed, pass);
+  Logs logs, training_logs;
+  callbacks.on_train_begin(logs);
   for (int epoch = options.initial_epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
     if (options.verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
-    auto order = epoch_order(n, options.shuffle, shuffle_seed, epoch);
+    logs.clear();
+    callbacks.on_epoch_begin(epoch, logs);
     ProgressBar bar(steps, options.verbose, std::cout);
     c.reset_metrics();
     for (std::int64_t s = 0; s < steps; ++s) {
-      std::int64_t begin = s * options.batch_size, end = std::min(n, begin + options.batch_size);
+      if (pass_batch == batches_per_pass) {
+        order = epoch_order(n, options.shuffle, shuffle_seed, ++pass);
+        pass_batch = 0;
+      }
+      callbacks.on_train_batch_begin(s, logs);
+      std::int64_t begin = pass_batch * options.batch_size, end = std::min(n, begin + options.batch_size);
+      ++pass_batch;
       gather_batch(x, order, begin, end, bx);
       gather_batch(y, order, begin, end, by);
-      c.train_step(bx, by);
-      bar.update(s + 1, c.results());
+      if (sample_weight.defined()) gather_batch({sample_weight}, order, begin, end, bw);
+      c.train_step(bx, by, sample_weight.defined() ? bw[0] : Tensor());
+      logs = c.results();
+      callbacks.on_train_batch_end(s, logs);
+      bar.update(s + 1, logs);
+      if (m.stop_training) break;
     }
-    std::map<std::string, float> logs = c.results();
-    if (!x_val.empty()) {
-      run_evaluation(c, x_val, y_val, options.batch_size, 0);
+    logs = c.results();
+    if (!x_val.empty() && (epoch + 1) % options.validation_freq == 0) {
+      run_evaluation(c, x_val, y_val, w_val, val_batch_size, 0, options.validation_steps, &callbacks);
       for (const auto& [key, value] : c.results()) logs["val_" + key] = value;
     }
     bar.finish(logs);
+    callbacks.on_epoch_end(epoch, logs);
     for (const auto& [key, value] : logs) history.history[key].push_back(value);
     history.epoch.push_back(epoch);
+    training_logs = logs;
   }
+  callbacks.on_train_end(training_logs);
   return history;
 }
 
@@ -241,7 +337,9 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
   check_batch_size(options.batch_size);
   if (check_arrays(x, "x") != check_arrays(y_in, "y")) throw ValueError("x and y disagree on the number of samples");
   c.check_inputs(x);
-  run_evaluation(c, x, c.conform_targets(y_in), options.batch_size, options.verbose);
+  Tensor w = checked_sample_weight(options.sample_weight, x.front().shape()[0], "sample_weight");
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
+  run_evaluation(c, x, c.conform_targets(y_in), w, options.batch_size, options.verbose, options.steps, &callbacks);
   return c.results();
 }
 
@@ -259,9 +357,17 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   auto order = epoch_order(n, false, 0, 0);
   std::vector<Tensor> results, bx;
   std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+  if (options.steps > 0 && options.steps < steps) {
+    steps = options.steps;
+    n = std::min(n, steps * options.batch_size);
+  }
   ProgressBar bar(steps, options.verbose, std::cout);
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, steps});
+  Logs logs;
+  callbacks.on_predict_begin(logs);
   for (std::int64_t s = 0; s < steps; ++s) {
     std::int64_t begin = s * options.batch_size, end = std::min(n, begin + options.batch_size);
+    callbacks.on_predict_batch_begin(s, logs);
     gather_batch(x, order, begin, end, bx);
     auto outs = c.predict_step(bx);
     if (results.empty()) {
@@ -272,8 +378,10 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
       std::memcpy(static_cast<char*>(results[k].raw_data()) + static_cast<std::size_t>(begin) * row_bytes,
                   outs[k].raw_data(), outs[k].nbytes());
     }
+    callbacks.on_predict_batch_end(s, logs);
     bar.update(s + 1, {});
   }
+  callbacks.on_predict_end(logs);
   bar.finish({});
   return results;
 }
@@ -333,6 +441,12 @@ Layer Model::get_layer(int index) const {
                      std::to_string(ls.size()) + " layers");
   }
   return ls[static_cast<std::size_t>(index)];
+}
+
+optimizers::Optimizer Model::optimizer() const {
+  ModelImpl& m = model();
+  if (!m.compile_options) throw Error("model '" + m.name + "' has no optimizer: call compile() first");
+  return require_compiled(m, "optimizer()").optimizer();
 }
 
 const Graph& Model::graph() const { return require_compiled(model(), "graph()").graph(); }

@@ -94,6 +94,10 @@ class Model : public Layer {
   void save_weights(const std::string& path) const;
   void load_weights(const std::string& path) const;
 
+  // The optimizer compile() resolved (its learning_rate and iterations are variables
+  // callbacks read and set). Throws when the model is not compiled.
+  optimizers::Optimizer optimizer() const;
+
   // The compiled train graph (for tests of the graph's guarantees).
   const Graph& graph() const;
   bool stop_training() const { return model().stop_training; }
