@@ -2,6 +2,7 @@
 #pragma once
 
 #include "losses/accuracy_metrics.h"
+#include "losses/confusion_metrics.h"
 #include "losses/crossentropy.h"
 #include "losses/loss.h"
 #include "losses/metric.h"
@@ -10,3 +11,4 @@
 #include "losses/ranking_losses.h"
 #include "losses/regression_losses.h"
 #include "losses/regression_metrics.h"
+#include "losses/score_metrics.h"
