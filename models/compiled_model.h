@@ -44,6 +44,8 @@ class CompiledModel {
   optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
   std::int64_t train_steps() const { return train_steps_; }
+  // A resumed fit continues the step count (it keys dropout masks).
+  void set_train_steps(std::int64_t steps) { train_steps_ = steps; }
 
  private:
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);

@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "layers/input_layer.h"
 #include "models/callbacks.h"
+#include "models/batch_source.h"
 #include "models/compiled_model.h"
 #include "models/data_adapter.h"
 #include "models/progress_bar.h"
@@ -152,26 +153,23 @@ CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
   return *m.inference;
 }
 
-// Keras's evaluate loop; `callbacks` may be null (then no hooks run).
-void run_evaluation(CompiledModel& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                    const Tensor& sample_weight, std::int64_t batch_size, int verbose, std::int64_t max_steps,
+// Keras's evaluate loop over one pass of `source`; `callbacks` may be null (no hooks).
+void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int64_t max_steps,
                     CallbackList* callbacks) {
-  std::int64_t n = x.front().shape()[0];
-  std::int64_t steps = (n + batch_size - 1) / batch_size;
-  if (max_steps > 0) steps = std::min(steps, max_steps);
-  auto order = epoch_order(n, false, 0, 0);
-  ProgressBar bar(steps, verbose, std::cout);
-  std::vector<Tensor> bx, by, bw;
+  std::int64_t steps = source.batches_per_pass();
+  if (max_steps > 0 && (steps < 0 || max_steps < steps)) steps = max_steps;
+  ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
+  std::vector<Tensor> bx, by;
+  Tensor bw;
   Logs logs;
   if (callbacks) callbacks->on_test_begin(logs);
   c.reset_metrics();
-  for (std::int64_t s = 0; s < steps; ++s) {
-    std::int64_t begin = s * batch_size, end = std::min(n, begin + batch_size);
+  source.start(0, 0);
+  for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
     if (callbacks) callbacks->on_test_batch_begin(s, logs);
-    gather_batch(x, order, begin, end, bx);
-    gather_batch(y, order, begin, end, by);
-    if (sample_weight.defined()) gather_batch({sample_weight}, order, begin, end, bw);
-    c.test_step(bx, by, sample_weight.defined() ? bw[0] : Tensor());
+    if (!source.next(bx, by, bw)) break;
+    if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
+    c.test_step(bx, by, bw);
     logs = c.results();
     if (callbacks) callbacks->on_test_batch_end(s, logs);
     bar.update(s + 1, logs);
@@ -279,55 +277,119 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
     y_val = s.y_val;
   }
 
-  const std::int64_t n = x.front().shape()[0];
-  const std::int64_t batches_per_pass = (n + options.batch_size - 1) / options.batch_size;
-  const std::int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : batches_per_pass;
-  const std::int64_t val_batch_size = options.validation_batch_size > 0 ? options.validation_batch_size
-                                                                        : options.batch_size;
   // The shuffle seed is drawn once per fit from the global seed generator: the same
   // set_random_seed gives the same batches.
   const std::uint64_t shuffle_seed = next_seed();
+  ArraySource train(x, y, sample_weight, options.batch_size, options.shuffle, shuffle_seed);
+  std::unique_ptr<ArraySource> val;
+  const std::int64_t val_batch_size = options.validation_batch_size > 0 ? options.validation_batch_size
+                                                                        : options.batch_size;
+  if (!x_val.empty()) val = std::make_unique<ArraySource>(x_val, y_val, w_val, val_batch_size, false, 0);
+  return fit_loop(c, train, val.get(), options, shuffle_seed);
+}
+
+History Model::fit(const Dataset& data, const FitOptions& options) {
+  ModelImpl& m = model();
+  CompiledModel& c = require_compiled(m, "fit");
+  if (options.validation_split > 0.0) {
+    throw ValueError("validation_split is only supported for arrays; pass validation_data instead");
+  }
+  if (options.sample_weight.defined() || !options.class_weight.empty()) {
+    throw NotImplementedError("sample_weight / class_weight with a Dataset: map the weights into the data instead");
+  }
+  if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
+  auto conform = [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); };
+  DatasetSource train(data, conform);
+  if (train.batches_per_pass() == DatasetImpl::kInfinite && options.steps_per_epoch <= 0) {
+    throw ValueError("the Dataset is infinite (repeat()): pass steps_per_epoch");
+  }
+  std::unique_ptr<BatchSource> val;
+  if (options.validation_data) {
+    if (options.validation_data->dataset.defined()) {
+      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform);
+    } else {
+      check_arrays(options.validation_data->x, "validation_data x");
+      c.check_inputs(options.validation_data->x);
+      std::int64_t b = options.validation_batch_size > 0 ? options.validation_batch_size : options.batch_size;
+      val = std::make_unique<ArraySource>(options.validation_data->x, c.conform_targets(options.validation_data->y),
+                                          Tensor(), b, false, 0);
+    }
+  }
+  return fit_loop(c, train, val.get(), options, 0);
+}
+
+History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, const FitOptions& options,
+                        std::uint64_t shuffle_seed) {
+  ModelImpl& m = model();
+  const std::int64_t batches_per_pass = train.batches_per_pass();
+  const std::int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : batches_per_pass;
   History history;
   history.params = {options.verbose, options.epochs, steps};
   CallbackList callbacks(options.callbacks, *this, {options.verbose, options.epochs, steps});
   m.stop_training = false;
-  std::vector<Tensor> bx, by, bw;
-  // The batch stream: pass p visits the samples in epoch_order(seed, p). Without
-  // steps_per_epoch an epoch is one pass; with it, batches continue across epochs.
-  int pass = options.initial_epoch;
-  std::int64_t pass_batch = 0;
-  auto order = epoch_order(n, options.shuffle, shuffle_seed, pass);
+  m.resume_from.reset();
+  std::vector<Tensor> bx, by;
+  Tensor bw;
+  // The batch stream: without steps_per_epoch an epoch is one pass (pass = epoch); with
+  // it, batches continue across epochs and a new pass starts when one runs out.
+  FitState& state = m.fit_state;
+  state = FitState{.epoch = options.initial_epoch, .step = 0, .pass = static_cast<std::uint64_t>(options.initial_epoch),
+                   .pass_batch = 0, .shuffle_seed = shuffle_seed, .train_steps = c.train_steps()};
   Logs logs, training_logs;
   callbacks.on_train_begin(logs);
-  for (int epoch = options.initial_epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
+  std::int64_t first_step = 0;
+  if (m.resume_from) {  // set by a callback (BackupAndRestore) in on_train_begin
+    state = *m.resume_from;
+    m.resume_from.reset();
+    first_step = state.step;
+    c.set_train_steps(state.train_steps);
+    if (state.shuffle_seed != shuffle_seed) {
+      // The arrays' order must be the interrupted run's: rebuild the source's seed.
+      if (auto* arrays = dynamic_cast<ArraySource*>(&train)) arrays->set_seed(state.shuffle_seed);
+    }
+  }
+  train.start(state.pass, state.pass_batch);
+  for (int epoch = state.epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
     if (options.verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
+    state.epoch = epoch;
     logs.clear();
     callbacks.on_epoch_begin(epoch, logs);
-    ProgressBar bar(steps, options.verbose, std::cout);
+    ProgressBar bar(std::max<std::int64_t>(steps, 0), options.verbose, std::cout);
     c.reset_metrics();
-    for (std::int64_t s = 0; s < steps; ++s) {
-      if (pass_batch == batches_per_pass) {
-        order = epoch_order(n, options.shuffle, shuffle_seed, ++pass);
-        pass_batch = 0;
-      }
+    for (std::int64_t s = first_step; steps < 0 || s < steps; ++s) {
       callbacks.on_train_batch_begin(s, logs);
-      std::int64_t begin = pass_batch * options.batch_size, end = std::min(n, begin + options.batch_size);
-      ++pass_batch;
-      gather_batch(x, order, begin, end, bx);
-      gather_batch(y, order, begin, end, by);
-      if (sample_weight.defined()) gather_batch({sample_weight}, order, begin, end, bw);
-      c.train_step(bx, by, sample_weight.defined() ? bw[0] : Tensor());
+      if (!train.next(bx, by, bw)) {
+        if (options.steps_per_epoch <= 0) break;  // the epoch's pass is over
+        train.start(++state.pass, 0);
+        state.pass_batch = 0;
+        if (!train.next(bx, by, bw)) throw ValueError("fit: the training data yields no batch");
+      }
+      ++state.pass_batch;
+      if (by.empty()) throw ValueError("fit needs targets: the data has inputs only");
+      c.train_step(bx, by, bw);
+      state.step = s + 1;
+      state.train_steps = c.train_steps();
       logs = c.results();
       callbacks.on_train_batch_end(s, logs);
       bar.update(s + 1, logs);
       if (m.stop_training) break;
     }
+    first_step = 0;
     logs = c.results();
-    if (!x_val.empty() && (epoch + 1) % options.validation_freq == 0) {
-      run_evaluation(c, x_val, y_val, w_val, val_batch_size, 0, options.validation_steps, &callbacks);
+    if (val && (epoch + 1) % options.validation_freq == 0) {
+      run_evaluation(c, *val, 0, options.validation_steps, &callbacks);
       for (const auto& [key, value] : c.results()) logs["val_" + key] = value;
     }
     bar.finish(logs);
+    // The next epoch's position, for a backup taken at this epoch's end.
+    if (options.steps_per_epoch <= 0 && !m.stop_training) {
+      state = FitState{.epoch = epoch + 1, .step = 0, .pass = static_cast<std::uint64_t>(epoch + 1), .pass_batch = 0,
+                       .shuffle_seed = state.shuffle_seed, .train_steps = c.train_steps()};
+      if (epoch + 1 < options.epochs) train.start(state.pass, 0);
+    } else if (!m.stop_training) {
+      state.epoch = epoch + 1;
+      state.step = 0;
+    }
     callbacks.on_epoch_end(epoch, logs);
     for (const auto& [key, value] : logs) history.history[key].push_back(value);
     history.epoch.push_back(epoch);
@@ -352,7 +414,16 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
   c.check_inputs(x);
   Tensor w = checked_sample_weight(options.sample_weight, x.front().shape()[0], "sample_weight");
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
-  run_evaluation(c, x, c.conform_targets(y_in), w, options.batch_size, options.verbose, options.steps, &callbacks);
+  ArraySource source(x, c.conform_targets(y_in), w, options.batch_size, false, 0);
+  run_evaluation(c, source, options.verbose, options.steps, &callbacks);
+  return c.results();
+}
+
+std::map<std::string, float> Model::evaluate(const Dataset& data, const EvaluateOptions& options) {
+  CompiledModel& c = require_compiled(model(), "evaluate");
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
+  DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); });
+  run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
 }
 
@@ -403,6 +474,38 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   callbacks.on_predict_end(logs);
   bar.finish({});
   return results;
+}
+
+Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
+  if (!data.batched()) throw ValueError("predict: the Dataset must be batched: call .batch(batch_size) on it");
+  auto it = data.iterate(0);
+  std::vector<Tensor> batches;
+  std::int64_t rows = 0, s = 0;
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, data.cardinality()});
+  Logs logs;
+  callbacks.on_predict_begin(logs);
+  while (options.steps <= 0 || s < options.steps) {
+    auto e = it->next();
+    if (!e) break;
+    std::vector<Tensor> x(e->begin(), e->begin() + static_cast<std::ptrdiff_t>(data.x_count()));
+    CompiledModel& c = for_inference(model(), x);
+    c.check_inputs(x);
+    callbacks.on_predict_batch_begin(s, logs);
+    Tensor out = c.predict_step(x).at(0).clone();  // the step's buffers are reused
+    rows += out.shape()[0];
+    batches.push_back(out);
+    callbacks.on_predict_batch_end(s, logs);
+    ++s;
+  }
+  callbacks.on_predict_end(logs);
+  if (batches.empty()) throw ValueError("predict: the Dataset yields no batch");
+  Tensor result(batches.front().shape().with_dim(0, rows), batches.front().dtype());
+  std::size_t offset = 0;
+  for (const auto& b : batches) {
+    std::memcpy(static_cast<char*>(result.raw_data()) + offset, b.raw_data(), b.nbytes());
+    offset += b.nbytes();
+  }
+  return result;
 }
 
 std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor& y) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "io/dataset.h"
 #include "losses/loss.h"
 #include "models/callbacks.h"
 #include "optimizers/optimizer.h"
@@ -64,7 +65,9 @@ struct ValidationData {
   ValidationData() = default;
   ValidationData(Tensor x_, Tensor y_) : x{std::move(x_)}, y{std::move(y_)} {}
   ValidationData(std::vector<Tensor> x_, std::vector<Tensor> y_) : x(std::move(x_)), y(std::move(y_)) {}
+  ValidationData(Dataset data) : dataset(std::move(data)) {}  // NOLINT: a batched Dataset
   std::vector<Tensor> x, y;
+  Dataset dataset;
 };
 
 struct FitOptions {
