@@ -34,5 +34,6 @@
 #include "models/history.h"
 #include "models/model.h"
 #include "models/options.h"
+#include "models/plot_model.h"
 #include "models/sequential.h"
 #include "optimizers/optimizers.h"

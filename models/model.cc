@@ -158,6 +158,7 @@ void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int
                     CallbackList* callbacks) {
   std::int64_t steps = source.batches_per_pass();
   if (max_steps > 0 && (steps < 0 || max_steps < steps)) steps = max_steps;
+  if (steps == DatasetImpl::kInfinite) throw ValueError("evaluation data is infinite (repeat()): pass steps");
   ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
   std::vector<Tensor> bx, by;
   Tensor bw;
@@ -478,6 +479,9 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
 
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
   if (!data.batched()) throw ValueError("predict: the Dataset must be batched: call .batch(batch_size) on it");
+  if (data.cardinality() == DatasetImpl::kInfinite && options.steps <= 0) {
+    throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
+  }
   auto it = data.iterate(0);
   std::vector<Tensor> batches;
   std::int64_t rows = 0, s = 0;

@@ -160,3 +160,31 @@ TEST(Schedules, SetTheOptimizersRateEveryStepWithoutRecompiling) {
   EXPECT_EQ(rates, (std::vector<float>{0.1f, 0.1f, 0.1f, 0.01f, 0.01f}));
   EXPECT_EQ(m.graph().num_nodes(), nodes);
 }
+
+TEST(FitDataset, MatchesArraysWithTheSameBatchesAndEvaluatesAndPredicts) {
+  auto [x, y] = test_data::blobs(50);
+  set_random_seed(6);
+  Model a = classifier();
+  History ha = a.fit(x, y, {.batch_size = 10, .epochs = 3, .verbose = 0, .shuffle = false});
+  set_random_seed(6);
+  Model b = classifier();
+  Dataset data = Dataset::from_tensors(x, y).batch(10).prefetch(2);
+  History hb = b.fit(data, {.epochs = 3, .verbose = 0,
+                            .validation_data = Dataset::from_tensors(x, y).batch(25)});
+  EXPECT_EQ(ha.history["loss"], hb.history["loss"]);
+  EXPECT_EQ(hb.history["val_loss"].size(), 3u);
+  EXPECT_EQ(hb.params.steps, 5);
+  auto sa = a.evaluate(x, y, {.batch_size = 10, .verbose = 0});
+  auto sb = b.evaluate(data, {.verbose = 0});
+  EXPECT_EQ(sa.at("loss"), sb.at("loss"));
+  Tensor pa = a.predict(x, {.verbose = 0});
+  Tensor pb = b.predict(Dataset::from_tensors({x}).batch(7), {.verbose = 0});
+  ASSERT_EQ(pb.shape(), pa.shape());
+  for (std::int64_t i = 0; i < pa.size(); ++i) ASSERT_NEAR(pa.item(i), pb.item(i), 1e-6);  // other batch sizes
+  // Unbatched or endless data is refused with the fix in the message.
+  EXPECT_THROW(b.fit(Dataset::from_tensors(x, y), {.verbose = 0}), ValueError);
+  EXPECT_THROW(b.fit(data.repeat(), {.verbose = 0}), ValueError);
+  History hr = b.fit(Dataset::from_tensors(x, y).shuffle(50, 1).repeat().batch(10),
+                     {.epochs = 2, .verbose = 0, .steps_per_epoch = 7});
+  EXPECT_EQ(hr.history["loss"].size(), 2u);
+}
