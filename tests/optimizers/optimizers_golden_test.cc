@@ -162,3 +162,38 @@ TEST(Optimizers, MatchKerasGoldensOverFiveSteps) {
     EXPECT_EQ(paths, expected);
   }
 }
+
+TEST(Schedules, MatchKerasGoldens) {
+  json golden = golden::load_golden("optimizers_golden.json");
+  ASSERT_GE(golden.at("schedules").size(), 5u);
+  for (const auto& c : golden.at("schedules")) {
+    SCOPED_TRACE(c.at("class").get<std::string>() + " " + c.at("config").dump());
+    const auto& k = c.at("config");
+    const std::string cls = c.at("class");
+    optimizers::LearningRateSchedule s;
+    if (cls == "ExponentialDecay") {
+      s = optimizers::schedules::ExponentialDecay({.initial_learning_rate = k.at("initial_learning_rate"),
+                                                   .decay_steps = k.at("decay_steps"),
+                                                   .decay_rate = k.at("decay_rate"),
+                                                   .staircase = k.value("staircase", false)});
+    } else if (cls == "PiecewiseConstantDecay") {
+      s = optimizers::schedules::PiecewiseConstantDecay(k.at("boundaries").get<std::vector<std::int64_t>>(),
+                                                        k.at("values").get<std::vector<double>>());
+    } else {
+      std::optional<double> target;
+      if (k.contains("warmup_target")) target = k.at("warmup_target").get<double>();
+      s = optimizers::schedules::CosineDecay({.initial_learning_rate = k.at("initial_learning_rate"),
+                                              .decay_steps = k.at("decay_steps"),
+                                              .alpha = k.value("alpha", 0.0),
+                                              .warmup_target = target,
+                                              .warmup_steps = k.value("warmup_steps", 0)});
+    }
+    auto steps = c.at("steps").get<std::vector<std::int64_t>>();
+    auto values = c.at("values").get<std::vector<double>>();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      // Keras computes in float32; Strata in double and stores the rate as float32.
+      EXPECT_TRUE(golden::close_to_keras(static_cast<float>(s(steps[i])), values[i]))
+          << "step " << steps[i] << ": " << s(steps[i]) << " vs Keras " << values[i];
+    }
+  }
+}

@@ -16,7 +16,8 @@ logits when y_pred comes straight out of a softmax/sigmoid op; these inputs are 
 arrays, so it would agree here too, but JAX has no such special case at all.)
 
 Outputs: tests/data/losses_golden.json, tests/data/metrics_golden.json,
-tests/data/optimizers_golden.json.
+tests/data/optimizers_golden.json (with learning-rate schedules) and
+tests/data/callbacks_golden.json (hook order, EarlyStopping, ReduceLROnPlateau).
 """
 import json
 import os
@@ -346,7 +347,96 @@ def optimizer_cases():
     return cases
 
 
+# --- schedules and callbacks --------------------------------------------------------------
+
+def schedule_cases():
+    S = keras.optimizers.schedules
+    steps = [0, 1, 5, 9, 10, 11, 25, 50, 99, 100, 150]
+    plan = [
+        ("ExponentialDecay", S.ExponentialDecay,
+         {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5}),
+        ("ExponentialDecay", S.ExponentialDecay,
+         {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5, "staircase": True}),
+        ("PiecewiseConstantDecay", S.PiecewiseConstantDecay, {"boundaries": [5, 10], "values": [1.0, 0.5, 0.1]}),
+        ("CosineDecay", S.CosineDecay, {"initial_learning_rate": 0.1, "decay_steps": 100}),
+        ("CosineDecay", S.CosineDecay,
+         {"initial_learning_rate": 0.0, "decay_steps": 100, "alpha": 0.1, "warmup_target": 1.0, "warmup_steps": 10}),
+    ]
+    return [{"class": name, "config": kwargs, "steps": steps,
+             "values": [float(keras.ops.convert_to_numpy(cls(**kwargs)(s))) for s in steps]}
+            for name, cls, kwargs in plan]
+
+
+class Recorder(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.events = []
+
+    def on_train_begin(self, logs=None): self.events.append("train_begin")
+    def on_train_end(self, logs=None): self.events.append("train_end")
+    def on_epoch_begin(self, epoch, logs=None): self.events.append(f"epoch_begin {epoch}")
+    def on_epoch_end(self, epoch, logs=None):
+        self.events.append(f"epoch_end {epoch}" + (" val" if "val_loss" in logs else ""))
+    def on_train_batch_begin(self, batch, logs=None): self.events.append(f"batch_begin {batch}")
+    def on_train_batch_end(self, batch, logs=None):
+        self.events.append(f"batch_end {batch}" + (" loss" if "loss" in logs else ""))
+    def on_test_begin(self, logs=None): self.events.append("test_begin")
+    def on_test_end(self, logs=None): self.events.append("test_end")
+    def on_test_batch_begin(self, batch, logs=None): self.events.append(f"test_batch_begin {batch}")
+    def on_test_batch_end(self, batch, logs=None): self.events.append(f"test_batch_end {batch}")
+
+
+def scripted(key, values):
+    def on_epoch_end(epoch, logs):
+        logs[key] = values[epoch]
+    return keras.callbacks.LambdaCallback(on_epoch_end=on_epoch_end)
+
+
+def callback_cases():
+    keras.utils.set_random_seed(0)
+    x = np.random.default_rng(0).normal(size=(20, 4)).astype("float32")
+    y = (np.arange(20) % 3).astype("int32")
+
+    def model(lr=0.1):
+        m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, activation="softmax")])
+        m.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+        return m
+
+    rec = Recorder()
+    model().fit(x, y, batch_size=8, epochs=2, verbose=0, validation_split=0.2, callbacks=[rec])
+    cases = {"event_order": {"fit": {"samples": 20, "batch_size": 8, "epochs": 2, "validation_split": 0.2},
+                             "events": rec.events}}
+    early = []
+    for kwargs, scores in [
+        # Keras 3 refuses mode="auto" for a key it has no metric for: modes are explicit.
+        ({"monitor": "score", "patience": 2, "mode": "min"}, [3, 1, 2, 2, 2, 2, 2, 2, 2, 2]),
+        ({"monitor": "score", "min_delta": 0.01, "patience": 1, "mode": "max"},
+         [0.5, 0.6, 0.605, 0.7, 0.71, 0.72, 0.73, 0.74, 0.75, 0.76]),
+        ({"monitor": "score", "patience": 3, "mode": "min", "baseline": 0.5}, [5] * 10),
+        ({"monitor": "score", "mode": "min", "start_from_epoch": 4}, [1] * 10),
+        ({"monitor": "score", "patience": 1, "mode": "min"}, [5, 4, 4.5, 3, 3, 3, 3, 3, 3, 3]),
+    ]:
+        h = model().fit(x, y, batch_size=20, epochs=10, verbose=0,
+                        callbacks=[scripted("score", scores), keras.callbacks.EarlyStopping(**kwargs)])
+        early.append({"config": kwargs, "scores": scores, "epochs_run": len(h.epoch)})
+    cases["early_stopping"] = early
+    plateau = []
+    for kwargs, scores in [
+        ({"monitor": "score", "factor": 0.5, "patience": 2, "mode": "min", "cooldown": 1, "min_lr": 0.02}, [1] * 7),
+        ({"monitor": "score", "factor": 0.2, "patience": 1, "mode": "max", "min_delta": 0.05},
+         [0.1, 0.2, 0.22, 0.3, 0.31, 0.32, 0.5]),
+    ]:
+        h = model().fit(x, y, batch_size=20, epochs=len(scores), verbose=0,
+                        callbacks=[scripted("score", scores), keras.callbacks.ReduceLROnPlateau(**kwargs)])
+        plateau.append({"config": kwargs, "scores": scores,
+                        "learning_rate": [float(v) for v in h.history["learning_rate"]]})
+    cases["reduce_lr_on_plateau"] = plateau
+    return cases
+
+
 if __name__ == "__main__":
     write("losses_golden.json", {"epsilon": keras.backend.epsilon(), "cases": loss_cases()})
     write("metrics_golden.json", {"cases": metric_cases(), "class_cases": metric_class_cases()})
-    write("optimizers_golden.json", {"cases": optimizer_cases()})
+    write("optimizers_golden.json", {"cases": optimizer_cases(), "schedules": schedule_cases()})
+    write("callbacks_golden.json", callback_cases())
