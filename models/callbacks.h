@@ -44,8 +44,12 @@ class CallbackImpl {
   virtual void on_train_end(Logs& logs) {}
   virtual void on_epoch_begin(int epoch, Logs& logs) {}
   virtual void on_epoch_end(int epoch, Logs& logs) {}
-  virtual void on_train_batch_begin(std::int64_t batch, Logs& logs) {}
-  virtual void on_train_batch_end(std::int64_t batch, Logs& logs) {}
+  // Keras's on_batch_begin / on_batch_end: what on_train_batch_begin / _end call unless
+  // they are overridden.
+  virtual void on_batch_begin(std::int64_t batch, Logs& logs) {}
+  virtual void on_batch_end(std::int64_t batch, Logs& logs) {}
+  virtual void on_train_batch_begin(std::int64_t batch, Logs& logs) { on_batch_begin(batch, logs); }
+  virtual void on_train_batch_end(std::int64_t batch, Logs& logs) { on_batch_end(batch, logs); }
   virtual void on_test_begin(Logs& logs) {}
   virtual void on_test_end(Logs& logs) {}
   virtual void on_test_batch_begin(std::int64_t batch, Logs& logs) {}

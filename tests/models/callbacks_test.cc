@@ -359,3 +359,36 @@ TEST(TensorBoard, WritesScalarEventFilesForTrainAndValidation) {
   EXPECT_EQ(count(val, "val_"), 0);
   if (!keep) fs::remove_all(dir);
 }
+
+TEST(Callbacks, OnBatchHooksAreTheTrainBatchHooksByDefault) {
+  struct Counter : CallbackImpl {
+    int begins = 0, ends = 0;
+    void on_batch_begin(std::int64_t, Logs&) override { ++begins; }
+    void on_batch_end(std::int64_t, Logs&) override { ++ends; }
+  };
+  auto counter = std::make_shared<Counter>();
+  Model m = classifier();
+  auto [x, y] = test_data::blobs(30);
+  m.fit(x, y, {.batch_size = 10, .epochs = 2, .verbose = 0, .callbacks = {Callback(counter)}});
+  EXPECT_EQ(counter->begins, 6);
+  EXPECT_EQ(counter->ends, 6);
+}
+
+TEST(Callbacks, StreamingMetricsResetEveryEpochInFit) {
+  // With a zero learning rate every epoch sees the same model: each epoch's metrics must
+  // equal one evaluate over the same data (they would grow if not reset).
+  set_random_seed(8);
+  auto in = Input({4});
+  Model m(in, layers::Dense(1, {.activation = "sigmoid"})(in));
+  m.compile({.optimizer = optimizers::SGD({.learning_rate = 0.0}), .loss = "binary_crossentropy",
+             .metrics = {"auc", "precision", "recall", "accuracy"}});
+  auto [x, labels] = test_data::blobs(60);
+  Tensor y(Shape{60});
+  for (int i = 0; i < 60; ++i) y.data<float>()[i] = labels.data<std::int64_t>()[i] == 0 ? 1.f : 0.f;
+  History h = m.fit(x, y, {.batch_size = 16, .epochs = 3, .verbose = 0});
+  auto scores = m.evaluate(x, y, {.batch_size = 16, .verbose = 0});
+  for (const char* key : {"auc", "precision", "recall", "accuracy"}) {
+    ASSERT_EQ(h.history[key].size(), 3u) << key;
+    for (float v : h.history[key]) EXPECT_NEAR(v, scores.at(key), 1e-6) << key;
+  }
+}
