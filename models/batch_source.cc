@@ -30,8 +30,9 @@ bool ArraySource::next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w
   return true;
 }
 
-DatasetSource::DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform)
-    : dataset_(std::move(dataset)), conform_(std::move(conform)) {
+DatasetSource::DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform,
+                             std::size_t outputs)
+    : dataset_(std::move(dataset)), conform_(std::move(conform)), outputs_(outputs) {
   if (!dataset_.batched()) {
     throw ValueError("the Dataset given to fit / evaluate / predict must be batched: call .batch(batch_size) on it");
   }
@@ -45,8 +46,18 @@ bool DatasetSource::next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor&
   const std::size_t nx = dataset_.x_count();
   x.assign(e->begin(), e->begin() + static_cast<std::ptrdiff_t>(nx));
   std::vector<Tensor> targets(e->begin() + static_cast<std::ptrdiff_t>(nx), e->end());
-  y = targets.empty() || !conform_ ? targets : conform_(targets);
   w = Tensor();
+  if (outputs_ > 0 && targets.size() == outputs_ + 1) {  // (x, y, sample_weight)
+    const Tensor& sw = targets.back();
+    Tensor f(Shape{sw.shape()[0]});
+    if (sw.size() != sw.shape()[0]) {
+      throw ShapeError("Dataset sample weights must be one per sample, got shape " + sw.shape().to_string());
+    }
+    for (std::int64_t i = 0; i < sw.size(); ++i) f.data<float>()[i] = sw.item(i);
+    w = f;
+    targets.pop_back();
+  }
+  y = targets.empty() || !conform_ ? targets : conform_(targets);
   return true;
 }
 

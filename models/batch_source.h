@@ -46,11 +46,14 @@ class ArraySource : public BatchSource {
   std::vector<Tensor> wb_;
 };
 
-// Batches of a batched Dataset: its first x_count components are x, the rest y (passed
-// through `conform`, the compiled model's target conversion).
+// Batches of a batched Dataset: its first x_count components are x, then the targets
+// (passed through `conform`, the compiled model's target conversion), and, as Keras's
+// (x, y, sample_weight) tuples, one more component is the batch's per-sample weights.
 class DatasetSource : public BatchSource {
  public:
-  DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform);
+  // `outputs`: the model's output count (0: every component after x is a target).
+  DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform,
+                std::size_t outputs = 0);
   void start(std::uint64_t pass, std::int64_t skip) override;
   bool next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) override;
   std::int64_t batches_per_pass() const override { return dataset_.cardinality(); }
@@ -58,6 +61,7 @@ class DatasetSource : public BatchSource {
  private:
   Dataset dataset_;
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform_;
+  std::size_t outputs_;
   std::unique_ptr<DatasetIterator> it_;
 };
 

@@ -41,6 +41,7 @@ class CompiledModel {
   void check_inputs(const std::vector<Tensor>& x) const;
 
   bool trainable() const { return train_ != nullptr; }
+  std::size_t num_outputs() const { return output_names_.size(); }
   optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
   std::int64_t train_steps() const { return train_steps_; }

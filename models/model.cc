@@ -296,18 +296,18 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
     throw ValueError("validation_split is only supported for arrays; pass validation_data instead");
   }
   if (options.sample_weight.defined() || !options.class_weight.empty()) {
-    throw NotImplementedError("sample_weight / class_weight with a Dataset: map the weights into the data instead");
+    throw ValueError("sample_weight / class_weight can not be given with a Dataset: put the weights in the data, as a component after the targets (x, y, sample_weight)");
   }
   if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
   auto conform = [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); };
-  DatasetSource train(data, conform);
+  DatasetSource train(data, conform, c.num_outputs());
   if (train.batches_per_pass() == DatasetImpl::kInfinite && options.steps_per_epoch <= 0) {
     throw ValueError("the Dataset is infinite (repeat()): pass steps_per_epoch");
   }
   std::unique_ptr<BatchSource> val;
   if (options.validation_data) {
     if (options.validation_data->dataset.defined()) {
-      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform);
+      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform, c.num_outputs());
     } else {
       check_arrays(options.validation_data->x, "validation_data x");
       c.check_inputs(options.validation_data->x);
@@ -423,7 +423,7 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
 std::map<std::string, float> Model::evaluate(const Dataset& data, const EvaluateOptions& options) {
   CompiledModel& c = require_compiled(model(), "evaluate");
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
-  DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); });
+  DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); }, c.num_outputs());
   run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
 }

@@ -72,8 +72,9 @@ class Model : public Layer {
 
   History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
   History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
-  // A batched Dataset yielding (x..., y...) (io/dataset.h). batch_size, shuffle,
-  // validation_split, sample_weight and class_weight don't apply: the pipeline decides.
+  // A batched Dataset yielding (x..., y...[, sample_weight]) (io/dataset.h). batch_size,
+  // shuffle, validation_split, sample_weight and class_weight don't apply: the pipeline
+  // decides (weights come from the data, as Keras's (x, y, sample_weight) tuples).
   History fit(const Dataset& data, const FitOptions& options = {});
   // Named scores: {"loss": ..., "accuracy": ...}.
   std::map<std::string, float> evaluate(const Tensor& x, const Tensor& y, const EvaluateOptions& options = {});

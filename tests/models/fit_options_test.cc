@@ -188,3 +188,17 @@ TEST(FitDataset, MatchesArraysWithTheSameBatchesAndEvaluatesAndPredicts) {
                      {.epochs = 2, .verbose = 0, .steps_per_epoch = 7});
   EXPECT_EQ(hr.history["loss"].size(), 2u);
 }
+
+TEST(FitDataset, SampleWeightsComeFromTheDataAsKerasTuples) {
+  auto [x, y] = test_data::blobs(30);
+  Tensor w(Shape{30});
+  for (int i = 0; i < 30; ++i) w.data<float>()[i] = static_cast<float>(i % 4);
+  set_random_seed(9);
+  Model a = classifier();
+  History ha = a.fit(x, y, {.batch_size = 10, .epochs = 2, .verbose = 0, .shuffle = false, .sample_weight = w});
+  set_random_seed(9);
+  Model b = classifier();
+  History hb = b.fit(Dataset::from_tensors({x}, {y, w}).batch(10), {.epochs = 2, .verbose = 0});
+  EXPECT_EQ(ha.history["loss"], hb.history["loss"]);
+  EXPECT_THROW(b.fit(Dataset::from_tensors(x, y).batch(10), {.verbose = 0, .sample_weight = w}), ValueError);
+}
