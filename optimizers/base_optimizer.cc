@@ -135,6 +135,7 @@ std::vector<Output> BaseOptimizer::apply_gradients(Graph& graph,
       updates.push_back(ops::assign(w, ops::sub(w, ops::mul(ops::mul(w, wd), lr))));
     }
   }
+  first_of_step_ = variables.empty() ? Variable() : variables.front();
   for (std::size_t i = 0; i < variables.size(); ++i) {
     for (const Output& u : update_step_nodes(graph, variables[i], grads[i], lr, iterations)) updates.push_back(u);
   }

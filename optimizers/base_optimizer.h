@@ -72,6 +72,9 @@ class BaseOptimizer : public OptimizerImpl {
   // (w − w·wd·lr) when weight_decay is set. Optimizers written with plain ops read the
   // variable through this, since their assigns all see the values from before the step.
   Output decayed_value(Graph& graph, const Variable& variable, Output lr) const;
+  // The first variable updated by the apply_gradients call in progress (for per-step
+  // state such as Nadam's u_product, assigned once per step).
+  const Variable& first_variable_of_step() const { return first_of_step_; }
   // The slot `slot_name` of `variable`; throws ValueError when it was never built.
   const Variable& slot(const Variable& variable, const std::string& slot_name) const;
 
@@ -84,6 +87,7 @@ class BaseOptimizer : public OptimizerImpl {
   Variable iterations_;
   Variable learning_rate_;
   LearningRateSchedule schedule_;
+  Variable first_of_step_;
   std::vector<Variable> slots_;                                        // creation order
   std::map<std::pair<const void*, std::string>, Variable> slot_index_;  // (variable, slot name)
   std::map<const void*, Variable> built_;  // the variables built for (kept alive)

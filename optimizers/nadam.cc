@@ -29,7 +29,6 @@ class NadamImpl : public BaseOptimizer {
  protected:
   void build(const std::vector<Variable>& variables) override {
     add_optimizer_variables(variables, {"momentum", "velocity"});
-    if (!first_.defined() && !variables.empty()) first_ = variables.front();
   }
 
   std::vector<Output> update_step_nodes(Graph& graph, const Variable& variable, Output g, Output lr,
@@ -56,13 +55,12 @@ class NadamImpl : public BaseOptimizer {
     Output w_new = ops::sub(w_value, ops::div(ops::mul(m_hat, lr),
                                         ops::add(ops::sqrt(v_hat), static_cast<float>(options.epsilon))));
     std::vector<Output> out{ops::assign(m, m_new), ops::assign(v, v_new), ops::assign(w, w_new)};
-    if (variable == first_) out.push_back(ops::assign(u_product_var, u_product_t));
+    if (variable == first_variable_of_step()) out.push_back(ops::assign(u_product_var, u_product_t));
     return out;
   }
 
  private:
   Variable u_product_;
-  Variable first_;
 };
 
 }  // namespace
