@@ -252,7 +252,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   }
   std::vector<Tensor> x_val, y_val;
   Tensor w_val;
-  if (options.validation_data) {
+  if (options.validation_data && !options.validation_data->dataset.defined()) {
     std::int64_t vx = check_arrays(options.validation_data->x, "validation_data x");
     std::int64_t vy = check_arrays(options.validation_data->y, "validation_data y");
     if (vx != vy) {
@@ -262,7 +262,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
     c.check_inputs(options.validation_data->x);
     x_val = options.validation_data->x;
     y_val = c.conform_targets(options.validation_data->y);
-  } else if (options.validation_split > 0.0) {
+  } else if (!options.validation_data && options.validation_split > 0.0) {
     std::vector<Tensor> ys = y;
     if (sample_weight.defined()) ys.push_back(sample_weight);
     SplitArrays s = split_for_validation(x, ys, options.validation_split);
@@ -282,10 +282,15 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   // set_random_seed gives the same batches.
   const std::uint64_t shuffle_seed = next_seed();
   ArraySource train(x, y, sample_weight, options.batch_size, options.shuffle, shuffle_seed);
-  std::unique_ptr<ArraySource> val;
+  std::unique_ptr<BatchSource> val;
   const std::int64_t val_batch_size = options.validation_batch_size > 0 ? options.validation_batch_size
                                                                         : options.batch_size;
   if (!x_val.empty()) val = std::make_unique<ArraySource>(x_val, y_val, w_val, val_batch_size, false, 0);
+  if (options.validation_data && options.validation_data->dataset.defined()) {
+    val = std::make_unique<DatasetSource>(
+        options.validation_data->dataset, [&c](const std::vector<Tensor>& t) { return c.conform_targets(t); },
+        c.num_outputs());
+  }
   return fit_loop(c, train, val.get(), options, shuffle_seed);
 }
 

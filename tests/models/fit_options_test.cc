@@ -202,3 +202,14 @@ TEST(FitDataset, SampleWeightsComeFromTheDataAsKerasTuples) {
   EXPECT_EQ(ha.history["loss"], hb.history["loss"]);
   EXPECT_THROW(b.fit(Dataset::from_tensors(x, y).batch(10), {.verbose = 0, .sample_weight = w}), ValueError);
 }
+
+TEST(FitDataset, ArraysCanBeValidatedOnADataset) {
+  auto [x, y] = test_data::blobs(40);
+  set_random_seed(10);
+  Model m = classifier();
+  History h = m.fit(x, y, {.batch_size = 10, .epochs = 2, .verbose = 0,
+                           .validation_data = Dataset::from_tensors(x.slice_rows(0, 20), y.slice_rows(0, 20)).batch(8)});
+  ASSERT_EQ(h.history["val_loss"].size(), 2u);
+  EXPECT_NEAR(h.history["val_loss"][1], m.evaluate(x.slice_rows(0, 20), y.slice_rows(0, 20), {.verbose = 0}).at("loss"),
+              1e-6);
+}
