@@ -50,8 +50,8 @@ std::vector<std::string> keys_of(const std::vector<Layer>& layers) {
 
 bool is_model(const Layer& l) { return is_model_class(l.class_name()); }
 
-const std::vector<Layer>& container_layers(const Layer& model) {
-  return static_cast<const ModelImpl&>(model.impl()).layers;
+std::vector<Layer> container_layers(const Layer& model) {
+  return keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(model.shared_impl())));
 }
 
 void write_container(h5::File& file, const std::string& prefix, const std::vector<Layer>& layers) {
@@ -141,7 +141,7 @@ void load_keras3_weights_file(const Model& model, const std::string& h5_path, co
   Pending pending;
   try {
     const h5::File file(h5_path, h5::File::Mode::read);
-    read_container(file, "", model.layers(), source, pending);
+    read_container(file, "", keras_layer_order(model), source, pending);
   } catch (const IOError& e) {
     throw IOError("cannot load weights from '" + source + "': " + e.what());
   }
@@ -193,7 +193,7 @@ void save_model_keras(const Model& model, const std::string& path) {
     ScratchFile h5(".weights.h5");
     try {
       h5::File file(h5.path(), h5::File::Mode::truncate);
-      write_container(file, "", model.layers());
+      write_container(file, "", keras_layer_order(model));
       file.close();
     } catch (const IOError& e) {
       throw IOError("cannot save model to '" + path + "': " + e.what());

@@ -100,9 +100,12 @@ json shape_to_json(const Shape& shape) {
 }
 
 json initializer_to_config(const Initializer& init) {
+  // Only the class survives in an Initializer handle; seeded classes get {"seed": null}.
+  const std::string cls = init.defined() ? init.class_name() : "Zeros";
+  const bool seeded = cls != "Zeros" && cls != "Ones" && cls != "Constant" && cls != "Identity";
   return json{{"module", "keras.initializers"},
-              {"class_name", init.defined() ? init.class_name() : "Zeros"},
-              {"config", json{{"seed", nullptr}}},
+              {"class_name", cls},
+              {"config", seeded ? json{{"seed", nullptr}} : json::object()},
               {"registered_name", nullptr}};
 }
 

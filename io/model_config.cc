@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <algorithm>
+#include <functional>
 
 #include "core/error.h"
 #include "layers/input_layer.h"
@@ -46,7 +48,8 @@ json object_of(const Layer& layer, const std::vector<KerasTensor>* first_inputs)
 
 json triple(const std::string& name, int node, int index) { return json::array({name, node, index}); }
 
-json functional_config(const ModelImpl& m) {
+json functional_config(const Model& model) {
+  const ModelImpl& m = model.model();
   // Node index of each call: its position among the calls of its layer in this model.
   std::unordered_map<const LayerCall*, int> node_of;
   std::map<const LayerImpl*, std::vector<const LayerCall*>> calls_of;
@@ -66,7 +69,7 @@ json functional_config(const ModelImpl& m) {
                                 {"keras_history", triple(t.call()->layer.name(), node_of.at(t.call().get()), t.index())}}}};
   };
   json layers = json::array();
-  for (const auto& layer : m.layers) {
+  for (const auto& layer : keras_layer_order(model)) {
     const auto& calls = calls_of[&layer.impl()];
     const std::vector<KerasTensor>* first = calls.empty() ? nullptr : &calls[0]->inputs;
     json obj = object_of(layer, first);
@@ -316,6 +319,55 @@ Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
 
 }  // namespace
 
+std::vector<Layer> keras_layer_order(const Model& model) {
+  const ModelImpl& m = model.model();
+  if (dynamic_cast<const SequentialImpl*>(&m) || m.outputs.empty()) return m.layers;
+  std::map<const LayerImpl*, int> operation_index;
+  std::map<const LayerImpl*, Layer> by_impl;
+  std::set<const LayerCall*> finished;
+  std::vector<const LayerCall*> post_order;
+  std::function<void(const LayerCall*)> visit = [&](const LayerCall* c) {
+    if (finished.count(c)) return;
+    const LayerImpl* op = &c->layer.impl();
+    if (!operation_index.count(op)) {
+      operation_index.emplace(op, static_cast<int>(operation_index.size()));
+      by_impl.emplace(op, c->layer);
+    }
+    for (const auto& t : c->inputs) visit(t.call().get());
+    finished.insert(c);
+    post_order.push_back(c);
+  };
+  for (const auto& o : m.outputs) visit(o.call().get());
+  std::map<const LayerCall*, int> node_depth;
+  std::map<const LayerImpl*, int> op_depth;
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    const LayerCall* node = *it;
+    int depth = node_depth[node];
+    const LayerImpl* op = &node->layer.impl();
+    depth = std::max(depth, op_depth.count(op) ? op_depth[op] : 0);
+    op_depth[op] = depth;
+    node_depth[node] = depth;
+    for (const auto& t : node->inputs) {
+      int& d = node_depth[t.call().get()];
+      d = std::max(d, depth + 1);
+    }
+  }
+  for (const auto& in : m.inputs) {  // inputs the outputs don't use
+    const LayerImpl* op = &in.call()->layer.impl();
+    if (!op_depth.count(op)) {
+      op_depth[op] = 0;
+      operation_index[op] = -1;
+      by_impl.emplace(op, in.call()->layer);
+    }
+  }
+  std::vector<std::pair<std::pair<int, int>, const LayerImpl*>> order;
+  for (const auto& [op, depth] : op_depth) order.push_back({{-depth, operation_index[op]}, op});
+  std::sort(order.begin(), order.end());
+  std::vector<Layer> out;
+  for (const auto& [key, op] : order) out.push_back(by_impl.at(op));
+  return out;
+}
+
 bool is_model_class(const std::string& c) { return c == "Sequential" || c == "Functional" || c == "Model"; }
 
 json model_to_config(const Model& model, ConfigDialect dialect) {
@@ -326,7 +378,7 @@ json model_to_config(const Model& model, ConfigDialect dialect) {
   } else {
     obj = json{{"module", "keras.src.models.functional"},
                {"class_name", "Functional"},
-               {"config", functional_config(m)},
+               {"config", functional_config(model)},
                {"registered_name", "Functional"}};
   }
   if (!m.inputs.empty()) obj["build_config"] = json{{"input_shape", shapes_json(m.inputs)}};

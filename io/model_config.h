@@ -28,6 +28,13 @@ Model model_from_config(const json& entry, const ConfigContext& ctx = {});
 // True for the model classes ("Sequential", "Functional", "Model").
 bool is_model_class(const std::string& class_name);
 
+// The model's layers in the order Keras gives `model.layers` for the same graph: a
+// Sequential's stack; a functional model's layers by decreasing depth from the outputs,
+// ties broken by first visit in a depth-first walk from the outputs (Keras's map_graph).
+// Keras matches weights by this order (positional .h5 loading, `.keras` keys), so every
+// writer and the `.keras` reader use it.
+std::vector<Layer> keras_layer_order(const Model& model);
+
 // Text helpers; parse errors are ValueError naming `source`.
 json parse_json(const std::string& text, const std::string& source);
 

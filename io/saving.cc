@@ -224,7 +224,7 @@ json training_config_of(const Model& model) {
 
 std::vector<LayerWeights> model_layer_weights(const Model& model) {
   std::vector<LayerWeights> out;
-  for (const auto& l : model.layers()) {
+  for (const auto& l : keras_layer_order(model)) {
     if (l.class_name() == "InputLayer") continue;
     out.push_back({l.name(), l.weights(), l.class_name()});
   }

@@ -8,7 +8,9 @@ namespace {
 
 json to_config(const LayerImpl& impl) {
   const auto& d = static_cast<const layers::DropoutImpl&>(impl);
-  return json{{"rate", d.rate}, {"seed", d.seed}, {"noise_shape", nullptr}};
+  // Keras seeds are small integers; a drawn 64-bit seed is not written (Keras draws anew).
+  json seed = d.seed <= 0x7fffffffu ? json(d.seed) : json(nullptr);
+  return json{{"rate", d.rate}, {"seed", seed}, {"noise_shape", nullptr}};
 }
 
 Layer from_config(const json& c, const ConfigContext&) {

@@ -10,7 +10,9 @@
 
 #include "core/error.h"
 #include "io/layer_config.h"
+#include "io/model_config.h"
 #include "io/saving.h"
+#include "io/zip.h"
 #include "keras_test_util.h"
 #include "test_util.h"
 
@@ -46,6 +48,19 @@ TEST(KerasGolden, CompiledModelsComeBackCompiled) {
     EXPECT_TRUE(m.compiled()) << ext;
     Model u = models::load_model(testing::golden_dir() + "/functional_mlp" + ext, {.compile = false});
     EXPECT_FALSE(u.compiled()) << ext;
+  }
+}
+
+TEST(KerasGolden, LayerOrderIsKerasOrder) {
+  // Keras writes config layers in its model.layers order; rebuilding must give the same.
+  for (const std::string name : {"multi_io_shared", "nested", "functional_mlp"}) {
+    const std::string path = testing::golden_dir() + "/" + name + ".keras";
+    io::ZipReader zip(path);
+    auto config = nlohmann::json::parse(zip.read("config.json"));
+    std::vector<std::string> keras_order, ours;
+    for (const auto& l : config["config"]["layers"]) keras_order.push_back(l["name"]);
+    for (const auto& l : io::keras_layer_order(models::load_model(path))) ours.push_back(l.name());
+    EXPECT_EQ(ours, keras_order) << name;
   }
 }
 
