@@ -266,7 +266,16 @@ namespace strata::models {
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   const std::string kind = io::detect_model_format(path);
-  return kind == "zip" ? io::load_model_keras(path, options.compile) : io::load_model_h5(path, options.compile);
+  try {
+    return kind == "zip" ? io::load_model_keras(path, options.compile) : io::load_model_h5(path, options.compile);
+  } catch (const Error&) {
+    throw;
+  } catch (const io::json::exception& e) {
+    throw ValueError("cannot load model from '" + path + "': its config does not have the expected structure: " +
+                     e.what());
+  } catch (const std::exception& e) {  // e.g. a damaged file's absurd sizes
+    throw IOError("cannot load model from '" + path + "': " + e.what());
+  }
 }
 
 void save_model(const Model& model, const std::string& path) {
