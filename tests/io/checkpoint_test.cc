@@ -90,7 +90,15 @@ TEST(Checkpoint, SaveKilledMidwayLeavesPreviousCheckpointLoadable) {
         io::save_checkpoint(path, m, {}, {.step = k});
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(60 + 45 * attempt));
+    // Wait until the child has replaced the checkpoint at least once (a busy machine may
+    // be slow), then kill it at some moment of a later save.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::int64_t seen = 0;
+    while (seen <= newest && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      seen = io::load_checkpoint(path, m, {}).step;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(7 + 13 * attempt));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);

@@ -124,6 +124,7 @@ TEST(RealKerasFiles, MlpIrisKeras214IsABareListSequentialAndLoadsCompiled) {
   EXPECT_EQ(m.layers()[0].name(), "dense_1");
   EXPECT_EQ(m.inputs()[0].shape(), (Shape{kUnknownDim, 4}));
   EXPECT_EQ(m.count_params(), 163);
+  EXPECT_TRUE(m.compiled());  // Adam with Keras 2's "lr", categorical_crossentropy, accuracy
 }
 
 }  // namespace

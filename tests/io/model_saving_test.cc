@@ -2,6 +2,8 @@
 // them back: same architecture, weights, predictions and compile state.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -112,6 +114,19 @@ TEST(ModelSaving, KerasZipHasConfigMetadataAndKeyedWeights) {
   EXPECT_TRUE(w.has_dataset("layers/dense/vars/0"));  // "shared": first Dense in model.layers
   EXPECT_TRUE(w.has_dataset("layers/dense_1/vars/1"));
   EXPECT_FALSE(w.has_group("layers/input_layer/vars"));
+}
+
+TEST(ModelSaving, FormatIsToldBySignatureNotExtension) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  m.save(dir.file("real.keras"));
+  m.save(dir.file("real.h5"));
+  std::filesystem::rename(dir.file("real.keras"), dir.file("zip_named.h5"));
+  std::filesystem::rename(dir.file("real.h5"), dir.file("hdf5_named.keras"));
+  for (const char* name : {"zip_named.h5", "hdf5_named.keras"}) {
+    Model again = models::load_model(dir.file(name));
+    expect_same_predictions(m, again, {ramp({2, 3})});
+  }
 }
 
 TEST(ModelSaving, UnbuiltModelsAndDuplicateWeightNamesAreRefused) {
