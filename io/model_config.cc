@@ -272,7 +272,8 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   auto ins = resolve(require_key(cfg, "input_layers", where), "input_layers");
   auto outs = resolve(require_key(cfg, "output_layers", where), "output_layers");
   Model model(ins, outs, {.name = model_name});
-  if (cfg.contains("trainable") && cfg["trainable"].is_boolean()) model.set_trainable(cfg["trainable"].get<bool>());
+  // Only a frozen model freezes its layers; "trainable": true leaves frozen layers frozen.
+  if (cfg.contains("trainable") && cfg["trainable"] == false) model.set_trainable(false);
   return model;
 }
 
@@ -310,9 +311,7 @@ Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
     }
   }
   Sequential model(layers, {.name = model_name});
-  if (cfg.is_object() && cfg.contains("trainable") && cfg["trainable"].is_boolean()) {
-    model.set_trainable(cfg["trainable"].get<bool>());
-  }
+  if (cfg.is_object() && cfg.contains("trainable") && cfg["trainable"] == false) model.set_trainable(false);
   return model;
 }
 

@@ -222,11 +222,32 @@ json training_config_of(const Model& model) {
   return tc;
 }
 
+namespace {
+
+// Keras 2's `_legacy_weights` of a layer: trainable_weights + non_trainable_weights, where a
+// nested model gathers its layers' in Keras's layer order (frozen layers' weights all go
+// to the non-trainable part).
+void gather_legacy(const Layer& layer, bool trainable, std::vector<Variable>& train, std::vector<Variable>& frozen) {
+  trainable = trainable && layer.trainable();
+  if (is_model_class(layer.class_name())) {
+    for (const auto& l : keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())))) {
+      gather_legacy(l, trainable, train, frozen);
+    }
+    return;
+  }
+  for (const auto& v : layer.weights()) (trainable && v.trainable() ? train : frozen).push_back(v);
+}
+
+}  // namespace
+
 std::vector<LayerWeights> model_layer_weights(const Model& model) {
   std::vector<LayerWeights> out;
+  // Keras's model.layers: a functional model's InputLayers included (no weights).
   for (const auto& l : keras_layer_order(model)) {
-    if (l.class_name() == "InputLayer") continue;
-    out.push_back({l.name(), l.weights(), l.class_name()});
+    std::vector<Variable> train, frozen;
+    gather_legacy(l, true, train, frozen);
+    train.insert(train.end(), frozen.begin(), frozen.end());
+    out.push_back({l.name(), train, l.class_name()});
   }
   return out;
 }

@@ -63,6 +63,23 @@ std::vector<Sample> samples() {
     m.compile({.optimizer = "sgd", .loss = "mse"});
     out.push_back({"nested", m, {{3, 4}}});
   }
+  {
+    // A nested two-input model whose layer order (Keras's: by depth) differs from first-call
+    // order, with a frozen layer: its weights go last in the nested .h5 group, as in Keras.
+    auto a = Input({2, 3});
+    auto b = Input({5});
+    auto ya = layers::Dense(4, {.activation = "relu"})(layers::Flatten()(a));
+    auto frozen = layers::Dense(6);
+    frozen.set_trainable(false);
+    auto yb = layers::Dense(7)(frozen(b));
+    Model inner({a, b}, {ya, yb}, {.name = "branches"});
+    auto x1 = Input({2, 3});
+    auto x2 = Input({5});
+    auto outs = inner({x1, x2});
+    Model m({x1, x2}, {layers::Dense(1)(outs[0]), outs[1]}, {.name = "nested_branches"});
+    m.compile({.optimizer = "rmsprop", .loss = "mse"});
+    out.push_back({"nested_branches", m, {{3, 2, 3}, {3, 5}}});
+  }
   return out;
 }
 

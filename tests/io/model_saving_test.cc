@@ -81,6 +81,30 @@ TEST_P(SaveFormat, CompiledSequentialAndNestedModelRoundTrip) {
   expect_same_predictions(seq, seq2, {ramp({2, 3})});
 }
 
+TEST_P(SaveFormat, NestedMultiInputModelWithFrozenLayerRoundTrips) {
+  // Keras orders this inner model's layers by depth (the Dense on b first) and lists the
+  // frozen layer's weights last in the nested .h5 group.
+  testing::ScratchDir dir;
+  auto a = Input({2, 3});
+  auto b = Input({5});
+  auto ya = layers::Dense(4, {.activation = "relu"})(layers::Flatten()(a));
+  auto frozen = layers::Dense(6, {.name = "frozen"});
+  frozen.set_trainable(false);
+  auto yb = layers::Dense(7)(frozen(b));
+  Model inner({a, b}, {ya, yb}, {.name = "branches"});
+  auto x1 = Input({2, 3});
+  auto x2 = Input({5});
+  auto outs = inner({x1, x2});
+  Model m({x1, x2}, {layers::Dense(1)(outs[0]), outs[1]});
+  const std::string path = dir.file("nb" + GetParam());
+  m.save(path);
+  Model again = models::load_model(path);
+  Model inner_again(std::static_pointer_cast<ModelImpl>(again.get_layer("branches").shared_impl()));
+  EXPECT_FALSE(inner_again.get_layer("frozen").trainable());
+  EXPECT_TRUE(inner_again.trainable());
+  expect_same_predictions(m, again, {ramp({3, 2, 3}), ramp({3, 5})});
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, SaveFormat, ::testing::Values(".h5", ".keras"));
 
 TEST(ModelSaving, H5FileHasTheTfKeras2Layout) {
