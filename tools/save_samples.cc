@@ -1,7 +1,9 @@
 // strata_save_samples OUTDIR: writes sample models from Strata for
 // tests/reference/roundtrip_keras.py: for each model <name>.h5 and <name>.keras, its
-// inputs <name>.input<i>.npy and Strata's predictions <name>.output<i>.npy.
+// inputs <name>.input<i>.npy, Strata's predictions <name>.output<i>.npy and its
+// to_json() in <name>.json.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "core/error.h"
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
       const std::string base = dir + "/" + s.name;
       s.model.save(base + ".h5");
       s.model.save(base + ".keras");
+      std::ofstream(base + ".json") << s.model.to_json();
       for (std::size_t i = 0; i < x.size(); ++i) io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
       for (std::size_t i = 0; i < y.size(); ++i) io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
       std::cout << "wrote " << base << ".{h5,keras}\n";

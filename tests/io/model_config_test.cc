@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "io/layer_config.h"
 #include "io/model_config.h"
+#include "io/saving.h"
 #include "layers/activation.h"
 #include "layers/dense.h"
 #include "layers/dropout.h"
@@ -239,6 +240,15 @@ TEST(ModelConfig, RegisterLayerLetsAUsersClassLoad) {
   json saved = json::parse(m.to_json());
   EXPECT_EQ(saved["config"]["layers"][1]["config"]["power"], 2);
   EXPECT_EQ(saved["config"]["layers"][1]["registered_name"], "Square");
+  // Files holding the class load too.
+  testing::ScratchDir dir;
+  auto x = Input({2});
+  Model with_dense(x, layers::Dense(3)(Square()(x)));
+  for (const char* name : {"sq.keras", "sq.h5"}) {
+    with_dense.save(dir.file(name));
+    Model again = models::load_model(dir.file(name));
+    testing::expect_close(again.predict(ramp({4, 2})), with_dense.predict(ramp({4, 2})), name, 0, 0);
+  }
 }
 
 }  // namespace

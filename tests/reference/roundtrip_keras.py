@@ -2,7 +2,8 @@
 
 Builds build/tools/strata_save_samples (or takes its path), which writes sample models as
 .h5 (tf.keras 2 layout) and .keras (Keras 3 zip) with inputs and Strata's predictions;
-loads each file with keras.models.load_model and compares (1e-5 abs + 1e-4 rel).
+loads each file with keras.models.load_model and compares (1e-5 abs + 1e-4 rel); and
+reads each model's to_json() with keras.models.model_from_json.
 
   python3 -m venv /tmp/venv_files && /tmp/venv_files/bin/pip install keras jax jaxlib h5py
   make -C build strata_save_samples
@@ -50,6 +51,19 @@ def main():
                     worst = max(worst, float(np.max(np.abs(np.asarray(y) - e))))
                 print(f"OK    {name}: Keras {keras.__version__} loads it, compiled={model.compiled}, "
                       f"max |Keras - Strata| = {worst:.2e}")
+            except Exception as e:  # noqa: BLE001
+                failures += 1
+                print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:400]}")
+        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+            name = os.path.basename(path)
+            try:
+                model = keras.models.model_from_json(open(path).read())
+                base = path.rsplit(".", 1)[0]
+                reference = keras.models.load_model(base + ".keras")
+                assert [l.name for l in model.layers] == [l.name for l in reference.layers]
+                assert model.count_params() == reference.count_params()
+                print(f"OK    {name}: keras.models.model_from_json reads Strata's to_json "
+                      f"({len(model.layers)} layers, {model.count_params()} params)")
             except Exception as e:  # noqa: BLE001
                 failures += 1
                 print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:400]}")
