@@ -1,6 +1,7 @@
 #include "io/saving.h"
 
 #include <algorithm>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,6 +49,26 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     why = "the legacy 'decay' option is not supported";
     return {};
   }
+  for (const char* k : {"gradient_accumulation_steps", "loss_scale_factor"}) {
+    if (c.contains(k) && !c[k].is_null()) {
+      why = std::string("optimizer option '") + k + "' is not supported";
+      return {};
+    }
+  }
+  if (c.value("use_ema", false)) {
+    why = "optimizer option 'use_ema' is not supported";
+    return {};
+  }
+  auto opt_num = [&](const char* k) -> std::optional<double> {
+    if (c.contains(k) && c[k].is_number()) return c[k].get<double>();
+    return std::nullopt;
+  };
+  auto common = [&](auto& o) {
+    o.weight_decay = opt_num("weight_decay");
+    o.clipnorm = opt_num("clipnorm");
+    o.clipvalue = opt_num("clipvalue");
+    o.global_clipnorm = opt_num("global_clipnorm");
+  };
   auto eps = [&](double d) { return c.contains("epsilon") && c["epsilon"].is_number() ? c["epsilon"].get<double>() : d; };
   if (cls == "adam") {
     optimizers::AdamOptions o;
@@ -56,6 +77,7 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     o.beta_2 = num("beta_2", 0.999);
     o.epsilon = eps(1e-7);
     o.amsgrad = c.value("amsgrad", false);
+    common(o);
     return optimizers::Adam(o);
   }
   if (cls == "sgd") {
@@ -63,6 +85,7 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     o.learning_rate = lr;
     o.momentum = num("momentum", 0.0);
     o.nesterov = c.value("nesterov", false);
+    common(o);
     return optimizers::SGD(o);
   }
   if (cls == "rmsprop") {
@@ -72,6 +95,7 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     o.momentum = num("momentum", 0.0);
     o.epsilon = eps(1e-7);
     o.centered = c.value("centered", false);
+    common(o);
     return optimizers::RMSprop(o);
   }
   if (cls == "adagrad") {
@@ -79,6 +103,7 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     o.learning_rate = lr;
     o.initial_accumulator_value = num("initial_accumulator_value", 0.1);
     o.epsilon = eps(1e-7);
+    common(o);
     return optimizers::Adagrad(o);
   }
   why = "optimizer '" + oc["class_name"].get<std::string>() + "' is not supported (adam, sgd, rmsprop, adagrad are)";

@@ -44,10 +44,16 @@ INSTANTIATE_TEST_SUITE_P(SmallModels, KerasGolden,
 
 TEST(KerasGolden, CompiledModelsComeBackCompiled) {
   for (const std::string ext : {".keras", ".h5"}) {
-    Model m = models::load_model(testing::golden_dir() + "/functional_mlp" + ext);
-    EXPECT_TRUE(m.compiled()) << ext;
+    for (const std::string name : {"functional_mlp", "sequential_mlp", "multi_io_shared", "nested"}) {
+      EXPECT_TRUE(models::load_model(testing::golden_dir() + "/" + name + ext).compiled()) << name << ext;
+    }
     Model u = models::load_model(testing::golden_dir() + "/functional_mlp" + ext, {.compile = false});
     EXPECT_FALSE(u.compiled()) << ext;
+    // Loaded compiled, the model trains.
+    Model m = models::load_model(testing::golden_dir() + "/functional_mlp" + ext);
+    Tensor x = load_numbered(testing::golden_dir() + "/functional_mlp", "input")[0];
+    auto logs = m.train_on_batch(x, load_numbered(testing::golden_dir() + "/functional_mlp", "output")[0]);
+    EXPECT_TRUE(logs.count("loss")) << ext;
   }
 }
 
