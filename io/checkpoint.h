@@ -31,10 +31,11 @@ struct CheckpointState {
 
 // `optimizer` may be undefined (weights only). Throws ValueError for duplicate names,
 // IOError when writing fails (the previous file is then untouched).
-void save_checkpoint(const std::string& path, const Model& model, const optimizers::Optimizer& optimizer,
-                     const CheckpointState& state);
+void save_checkpoint(const std::string& path, const Model& model,
+                     const optimizers::Optimizer& optimizer, const CheckpointState& state);
 // Restores weights (and the optimizer's variables when `optimizer` is defined; it must
 // be built, e.g. by compile) and returns the saved state.
-CheckpointState load_checkpoint(const std::string& path, const Model& model, const optimizers::Optimizer& optimizer);
+CheckpointState load_checkpoint(const std::string& path, const Model& model,
+                                const optimizers::Optimizer& optimizer);
 
 }  // namespace strata::io

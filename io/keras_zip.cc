@@ -9,13 +9,13 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <iostream>
 
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "io/zip.h"
-#include <iostream>
 
 namespace strata::io {
 
@@ -66,15 +66,16 @@ void write_container(h5::File& file, const std::string& prefix, const std::vecto
       if (g.variables.empty()) continue;
       h5::Group vars = file.create_group(lp + "/" + g.path);
       vars.write_string_attribute("name", layers[i].name());
-      for (std::size_t v = 0; v < g.variables.size(); ++v) vars.create_dataset(std::to_string(v), g.variables[v].value());
+      for (std::size_t v = 0; v < g.variables.size(); ++v)
+        vars.create_dataset(std::to_string(v), g.variables[v].value());
     }
   }
 }
 
 using Pending = std::vector<std::pair<Variable, Tensor>>;
 
-void read_container(const h5::File& file, const std::string& prefix, const std::vector<Layer>& layers,
-                    const std::string& source, Pending& pending) {
+void read_container(const h5::File& file, const std::string& prefix,
+                    const std::vector<Layer>& layers, const std::string& source, Pending& pending) {
   std::string container = prefix + "layers";
   if (!file.has_group(container) && file.has_group(prefix + "_layer_checkpoint_dependencies")) {
     container = prefix + "_layer_checkpoint_dependencies";  // tf.keras 2.13 archives
@@ -91,18 +92,20 @@ void read_container(const h5::File& file, const std::string& prefix, const std::
       const bool present = file.has_group(vp);
       std::size_t stored = present ? file.open_group(vp).children().size() : 0;
       if (stored != g.variables.size()) {
-        throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() + "' (" +
-                         layers[i].class_name() + ") has " + std::to_string(g.variables.size()) +
-                         " variables, the file's '/" + vp + "' holds " + std::to_string(stored));
+        throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
+                         "' (" + layers[i].class_name() + ") has " +
+                         std::to_string(g.variables.size()) + " variables, the file's '/" + vp +
+                         "' holds " + std::to_string(stored));
       }
       if (!present) continue;
       const h5::Group vars = file.open_group(vp);
       for (std::size_t v = 0; v < g.variables.size(); ++v) {
         const h5::Dataset ds = vars.open_dataset(std::to_string(v));
         if (ds.shape() != g.variables[v].shape()) {
-          throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() + "' weight '" +
-                           g.variables[v].path() + "' has shape " + g.variables[v].shape().to_string() +
-                           ", the file's dataset '" + ds.path() + "' has shape " + ds.shape().to_string());
+          throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
+                           "' weight '" + g.variables[v].path() + "' has shape " +
+                           g.variables[v].shape().to_string() + ", the file's dataset '" +
+                           ds.path() + "' has shape " + ds.shape().to_string());
         }
         pending.emplace_back(g.variables[v], ds.read(g.variables[v].dtype()));
       }
@@ -137,7 +140,8 @@ json compile_config_of(const Model& model) {
 }  // namespace
 
 // Reads the weights of `model` from a Keras 3 weights file (standalone or extracted).
-void load_keras3_weights_file(const Model& model, const std::string& h5_path, const std::string& source) {
+void load_keras3_weights_file(const Model& model, const std::string& h5_path,
+                              const std::string& source) {
   Pending pending;
   try {
     const h5::File file(h5_path, h5::File::Mode::read);
@@ -156,18 +160,22 @@ Model load_model_keras(const std::string& path, bool compile) {
     std::string v = meta.value("keras_version", "3");
     if (!v.empty() && v[0] == '2') major = 2;
   }
-  if (!zip.contains("config.json")) throw IOError("'" + path + "' is a ZIP archive but not a .keras model: no 'config.json'");
+  if (!zip.contains("config.json"))
+    throw IOError("'" + path + "' is a ZIP archive but not a .keras model: no 'config.json'");
   const json config = parse_json(zip.read("config.json"), "'" + path + "' member 'config.json'");
   Model model = model_from_config(config, {major, path});
   if (model.model().inputs.empty()) {
-    throw ValueError("'" + path + "': the model's input shape is not in its config, so its weights cannot be built");
+    throw ValueError(
+        "'" + path +
+        "': the model's input shape is not in its config, so its weights cannot be built");
   }
   if (zip.contains("model.weights.h5")) {
     ScratchFile h5(".weights.h5");
     write_file_atomically(h5.path(), zip.read("model.weights.h5"));
     load_keras3_weights_file(model, h5.path(), path + "' member 'model.weights.h5");
   } else if (zip.contains("model.weights.npz")) {
-    throw NotImplementedError("'" + path + "' keeps its weights in 'model.weights.npz', which is not supported yet");
+    throw NotImplementedError(
+        "'" + path + "' keeps its weights in 'model.weights.npz', which is not supported yet");
   } else if (!model.weights().empty()) {
     throw ValueError("'" + path + "' has no 'model.weights.h5': the model's weights are missing");
   }
@@ -176,14 +184,16 @@ Model load_model_keras(const std::string& path, bool compile) {
     json tc = cc;
     tc["optimizer_config"] = cc.value("optimizer", json());
     std::string why;
-    if (!compile_from_config(model, tc, why)) std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
+    if (!compile_from_config(model, tc, why))
+      std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
   }
   return model;
 }
 
 void save_model_keras(const Model& model, const std::string& path) {
   if (model.model().inputs.empty()) {
-    throw ValueError("cannot save model '" + model.name() + "' to '" + path + "': it is not built yet (no Input, no data seen)");
+    throw ValueError("cannot save model '" + model.name() + "' to '" + path +
+                     "': it is not built yet (no Input, no data seen)");
   }
   json config = model_to_config(model);
   json cc = compile_config_of(model);
@@ -201,7 +211,9 @@ void save_model_keras(const Model& model, const std::string& path) {
     weights = read_file_bytes(h5.path());
   }
   ZipWriter zip;
-  zip.add("metadata.json", json{{"keras_version", "3.4.1"}, {"date_saved", now_string()}, {"writer", "strata"}}.dump());
+  zip.add(
+      "metadata.json",
+      json{{"keras_version", "3.4.1"}, {"date_saved", now_string()}, {"writer", "strata"}}.dump());
   zip.add("config.json", config.dump());
   zip.add("model.weights.h5", weights);
   write_file_atomically(path, zip.finish());

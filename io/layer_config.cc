@@ -56,8 +56,10 @@ void throw_unsupported_layer(const std::string& class_name, const std::string& l
                              const std::string& where) {
   std::string known;
   for (const auto& n : registered_layer_classes()) known += (known.empty() ? "" : ", ") + n;
-  std::string msg = "layer '" + layer_name + "' has class '" + class_name + "', which Strata does not support";
-  if (class_name == "Lambda") msg += " (Lambda layers hold Python code, which cannot be loaded in C++)";
+  std::string msg =
+      "layer '" + layer_name + "' has class '" + class_name + "', which Strata does not support";
+  if (class_name == "Lambda")
+    msg += " (Lambda layers hold Python code, which cannot be loaded in C++)";
   if (!where.empty()) msg += " (in " + where + ")";
   msg += ". Supported classes: " + known +
          ". Register your own with strata::io::register_layer<MyLayer>(\"" + class_name + "\").";
@@ -118,14 +120,19 @@ Initializer initializer_from_config(const json& value, const std::string& where)
   const std::string cls = value["class_name"].get<std::string>();
   const json cfg = value.value("config", json::object());
   std::optional<std::uint64_t> seed;
-  if (cfg.contains("seed") && cfg["seed"].is_number_integer()) seed = cfg["seed"].get<std::uint64_t>();
-  auto num = [&](const char* k, double d) { return cfg.contains(k) && cfg[k].is_number() ? cfg[k].get<double>() : d; };
+  if (cfg.contains("seed") && cfg["seed"].is_number_integer())
+    seed = cfg["seed"].get<std::uint64_t>();
+  auto num = [&](const char* k, double d) {
+    return cfg.contains(k) && cfg[k].is_number() ? cfg[k].get<double>() : d;
+  };
   if (cls == "Zeros") return I::Zeros();
   if (cls == "Ones") return I::Ones();
   if (cls == "Constant") return I::Constant(num("value", 0.0));
-  if (cls == "RandomUniform") return I::RandomUniform({num("minval", -0.05), num("maxval", 0.05), seed});
+  if (cls == "RandomUniform")
+    return I::RandomUniform({num("minval", -0.05), num("maxval", 0.05), seed});
   if (cls == "RandomNormal") return I::RandomNormal({num("mean", 0.0), num("stddev", 0.05), seed});
-  if (cls == "TruncatedNormal") return I::TruncatedNormal({num("mean", 0.0), num("stddev", 0.05), seed});
+  if (cls == "TruncatedNormal")
+    return I::TruncatedNormal({num("mean", 0.0), num("stddev", 0.05), seed});
   if (cls == "GlorotUniform") return I::GlorotUniform({seed});
   if (cls == "GlorotNormal") return I::GlorotNormal({seed});
   if (cls == "HeUniform") return I::HeUniform({seed});
@@ -148,17 +155,20 @@ Initializer initializer_from_config(const json& value, const std::string& where)
 
 std::string activation_to_config(const std::string& activation) {
   if (activation.empty()) return "linear";
-  if (activation == "hard_sigmoid_keras2") return "hard_sigmoid";  // best effort: Keras 3 redefined it
+  if (activation == "hard_sigmoid_keras2")
+    return "hard_sigmoid";  // best effort: Keras 3 redefined it
   return activation;
 }
 
-std::string activation_from_config(const json& value, const ConfigContext& ctx, const std::string& where) {
+std::string activation_from_config(const json& value, const ConfigContext& ctx,
+                                   const std::string& where) {
   std::string name;
   if (value.is_null()) return "";
   if (value.is_string()) {
     name = value.get<std::string>();
   } else if (value.is_object() && value.contains("class_name")) {
-    // Keras 3 may serialize a function as {"module": "keras.activations", "class_name": "function", "config": "relu"}
+    // Keras 3 may serialize a function as {"module": "keras.activations", "class_name": "function",
+    // "config": "relu"}
     const json& cfg = value.value("config", json());
     name = cfg.is_string() ? cfg.get<std::string>() : value["class_name"].get<std::string>();
   } else {
@@ -193,7 +203,8 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   }
   const std::string cls = entry["class_name"].get<std::string>();
   json config = entry.value("config", json::object());
-  if (!config.is_object()) throw ValueError("layer entry '" + cls + "' has a config that is not an object");
+  if (!config.is_object())
+    throw ValueError("layer entry '" + cls + "' has a config that is not an object");
   // Legacy top-level "name" (functional entries) wins when the config lacks one.
   if (!config.contains("name") && entry.contains("name")) config["name"] = entry["name"];
   const std::string layer_name = config.value("name", std::string("?"));

@@ -11,10 +11,9 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "layers/layer.h"
 
@@ -58,8 +57,8 @@ std::vector<std::string> registered_layer_classes();
 
 // The NotImplementedError for a class nobody registered, naming the class and layer and
 // listing what is supported.
-[[noreturn]] void throw_unsupported_layer(const std::string& class_name, const std::string& layer_name,
-                                          const std::string& where);
+[[noreturn]] void throw_unsupported_layer(const std::string& class_name,
+                                          const std::string& layer_name, const std::string& where);
 
 // The full Keras 3 config object of a layer (not a model): name, trainable, dtype policy
 // first, then the class's keys.
@@ -95,7 +94,8 @@ json initializer_to_config(const Initializer& init);
 Initializer initializer_from_config(const json& value, const std::string& where);
 // "linear" for none; Keras 2's hard_sigmoid maps to hard_sigmoid_keras2.
 std::string activation_to_config(const std::string& activation);
-std::string activation_from_config(const json& value, const ConfigContext& ctx, const std::string& where);
+std::string activation_from_config(const json& value, const ConfigContext& ctx,
+                                   const std::string& where);
 // A required key, or ValueError naming the layer and the key.
 const json& require_key(const json& config, const std::string& key, const std::string& where);
 // Shape from a JSON list with nulls ([null, 8] -> (None, 8)).

@@ -1,10 +1,10 @@
 #include "io/model_config.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <algorithm>
-#include <functional>
 
 #include "core/error.h"
 #include "layers/input_layer.h"
@@ -34,7 +34,8 @@ json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inpu
   json obj{{"module", e ? e->module : "keras.layers"},
            {"class_name", layer.class_name()},
            {"config", layer_config(layer)},
-           {"registered_name", e && e->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
+           {"registered_name",
+            e && e->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
   if (first_inputs && !first_inputs->empty() && layer.class_name() != "InputLayer") {
     obj["build_config"] = json{{"input_shape", shapes_json(*first_inputs)}};
   }
@@ -42,11 +43,14 @@ json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inpu
 }
 
 json object_of(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
-  if (is_model_class(layer.class_name())) return model_to_config(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())));
+  if (is_model_class(layer.class_name()))
+    return model_to_config(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())));
   return layer_object(layer, first_inputs);
 }
 
-json triple(const std::string& name, int node, int index) { return json::array({name, node, index}); }
+json triple(const std::string& name, int node, int index) {
+  return json::array({name, node, index});
+}
 
 json functional_config(const Model& model) {
   const ModelImpl& m = model.model();
@@ -66,7 +70,8 @@ json functional_config(const Model& model) {
     return json{{"class_name", "__keras_tensor__"},
                 {"config", json{{"shape", shape_to_json(t.shape())},
                                 {"dtype", to_string(t.dtype())},
-                                {"keras_history", triple(t.call()->layer.name(), node_of.at(t.call().get()), t.index())}}}};
+                                {"keras_history", triple(t.call()->layer.name(),
+                                                         node_of.at(t.call().get()), t.index())}}}};
   };
   json layers = json::array();
   for (const auto& layer : keras_layer_order(model)) {
@@ -91,9 +96,11 @@ json functional_config(const Model& model) {
     layers.push_back(obj);
   }
   auto refs = [&](const std::vector<KerasTensor>& ts) {
-    if (ts.size() == 1) return triple(ts[0].call()->layer.name(), node_of.at(ts[0].call().get()), ts[0].index());
+    if (ts.size() == 1)
+      return triple(ts[0].call()->layer.name(), node_of.at(ts[0].call().get()), ts[0].index());
     json out = json::array();
-    for (const auto& t : ts) out.push_back(triple(t.call()->layer.name(), node_of.at(t.call().get()), t.index()));
+    for (const auto& t : ts)
+      out.push_back(triple(t.call()->layer.name(), node_of.at(t.call().get()), t.index()));
     return out;
   };
   return json{{"name", m.name},
@@ -117,7 +124,8 @@ json sequential_config(const SequentialImpl& s) {
     }
     layers.push_back(object_of(l, first));
   }
-  json cfg{{"name", s.name}, {"trainable", s.trainable}, {"dtype", dtype_policy()}, {"layers", layers}};
+  json cfg{
+      {"name", s.name}, {"trainable", s.trainable}, {"dtype", dtype_policy()}, {"layers", layers}};
   if (!s.inputs.empty()) cfg["build_input_shape"] = shape_to_json(s.inputs[0].shape());
   return cfg;
 }
@@ -132,7 +140,8 @@ struct TensorRef {
 };
 
 TensorRef ref_from_triple(const json& t, const std::string& where) {
-  if (!t.is_array() || t.size() < 3 || !t[0].is_string() || !t[1].is_number_integer() || !t[2].is_number_integer()) {
+  if (!t.is_array() || t.size() < 3 || !t[0].is_string() || !t[1].is_number_integer() ||
+      !t[2].is_number_integer()) {
     throw ValueError(where + ": invalid tensor reference " + t.dump());
   }
   return {t[0].get<std::string>(), t[1].get<int>(), t[2].get<int>()};
@@ -174,7 +183,9 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
     std::vector<TensorRef> in_kwargs;
     collect_keras3_tensors(node.value("kwargs", json::object()), in_kwargs, where);
     if (!in_kwargs.empty()) {
-      throw NotImplementedError(where + ": tensors passed as keyword arguments (masks, initial states) are not supported");
+      throw NotImplementedError(
+          where +
+          ": tensors passed as keyword arguments (masks, initial states) are not supported");
     }
     return out;
   }
@@ -199,7 +210,8 @@ Layer any_layer_from_config(const json& entry, const ConfigContext& ctx) {
 
 Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   const std::string model_name = cfg.value("name", "");
-  const std::string where = "model '" + model_name + "'" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'");
+  const std::string where =
+      "model '" + model_name + "'" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'");
   const json& entries = require_key(cfg, "layers", where);
   if (!entries.is_array()) throw ValueError(where + ": 'layers' is not a list");
   struct Pending {
@@ -212,14 +224,16 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   std::map<std::string, std::vector<std::vector<KerasTensor>>> outputs;  // layer -> node -> tensors
   for (const auto& entry : entries) {
     Layer layer = any_layer_from_config(entry, ctx);
-    const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>()
-                                                                                 : layer.name();
+    const std::string name = entry.contains("name") && entry["name"].is_string()
+                                 ? entry["name"].get<std::string>()
+                                 : layer.name();
     Pending p{layer, {}, 0};
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
     }
     if (layer.class_name() == "InputLayer") outputs[name].push_back({input_tensor(layer)});
-    if (!index_of.emplace(name, pending.size()).second) throw ValueError(where + ": two layers named '" + name + "'");
+    if (!index_of.emplace(name, pending.size()).second)
+      throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
   auto lookup = [&](const TensorRef& r, const std::string& reader) -> const KerasTensor* {
@@ -227,8 +241,8 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     if (it == outputs.end() || r.node >= static_cast<int>(it->second.size())) return nullptr;
     const auto& ts = it->second[static_cast<std::size_t>(r.node)];
     if (r.index < 0 || r.index >= static_cast<int>(ts.size())) {
-      throw ValueError(where + ": layer '" + reader + "' reads output " + std::to_string(r.index) + " of '" + r.layer +
-                       "', which has " + std::to_string(ts.size()));
+      throw ValueError(where + ": layer '" + reader + "' reads output " + std::to_string(r.index) +
+                       " of '" + r.layer + "', which has " + std::to_string(ts.size()));
     }
     return &ts[static_cast<std::size_t>(r.index)];
   };
@@ -241,7 +255,8 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
         std::vector<KerasTensor> ins;
         for (const auto& r : p.nodes[p.done]) {
           if (!index_of.count(r.layer)) {
-            throw ValueError(where + ": layer '" + p.layer.name() + "' reads from unknown layer '" + r.layer + "'");
+            throw ValueError(where + ": layer '" + p.layer.name() + "' reads from unknown layer '" +
+                             r.layer + "'");
           }
           const KerasTensor* t = lookup(r, p.layer.name());
           if (!t) break;
@@ -256,15 +271,17 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   }
   for (const auto& p : pending) {
     if (p.done < p.nodes.size()) {
-      throw ValueError(where + ": cannot rebuild the graph: node " + std::to_string(p.done) + " of layer '" +
-                       p.layer.name() + "' reads tensors that no layer produces");
+      throw ValueError(where + ": cannot rebuild the graph: node " + std::to_string(p.done) +
+                       " of layer '" + p.layer.name() + "' reads tensors that no layer produces");
     }
   }
   auto resolve = [&](const json& v, const char* what) {
     std::vector<KerasTensor> out;
     for (const auto& r : refs_from_io_list(v, where)) {
       const KerasTensor* t = lookup(r, what);
-      if (!t) throw ValueError(where + ": " + what + " refers to '" + r.layer + "' node " + std::to_string(r.node) + ", which does not exist");
+      if (!t)
+        throw ValueError(where + ": " + what + " refers to '" + r.layer + "' node " +
+                         std::to_string(r.node) + ", which does not exist");
       out.push_back(*t);
     }
     return out;
@@ -284,10 +301,12 @@ Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
     model_name = cfg.value("name", "");
     entries = &require_key(cfg, "layers", "Sequential '" + model_name + "'");
   }
-  if (!entries->is_array()) throw ValueError("Sequential '" + model_name + "': 'layers' is not a list");
+  if (!entries->is_array())
+    throw ValueError("Sequential '" + model_name + "': 'layers' is not a list");
   std::vector<Layer> layers;
   for (const auto& entry : *entries) layers.push_back(any_layer_from_config(entry, ctx));
-  // No InputLayer: Keras 2 puts batch_input_shape on the first layer; Keras 3 has build_input_shape.
+  // No InputLayer: Keras 2 puts batch_input_shape on the first layer; Keras 3 has
+  // build_input_shape.
   if (!layers.empty() && layers[0].class_name() != "InputLayer") {
     std::optional<Shape> batch_shape;
     DType dtype = DType::float32;
@@ -296,7 +315,8 @@ Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
       batch_shape = shape_from_json(first["batch_input_shape"], "Sequential '" + model_name + "'");
     } else if (first.contains("batch_shape")) {
       batch_shape = shape_from_json(first["batch_shape"], "Sequential '" + model_name + "'");
-    } else if (cfg.is_object() && cfg.contains("build_input_shape") && cfg["build_input_shape"].is_array()) {
+    } else if (cfg.is_object() && cfg.contains("build_input_shape") &&
+               cfg["build_input_shape"].is_array()) {
       batch_shape = shape_from_json(cfg["build_input_shape"], "Sequential '" + model_name + "'");
     }
     if (first.contains("dtype") && first["dtype"].is_string()) {
@@ -307,14 +327,15 @@ Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
     }
     if (batch_shape && batch_shape->rank() >= 1) {
       std::string input_name = layers[0].name() + "_input";
-      layers.insert(layers.begin(), Layer(std::make_shared<InputLayerImpl>(*batch_shape, dtype, input_name)));
+      layers.insert(layers.begin(),
+                    Layer(std::make_shared<InputLayerImpl>(*batch_shape, dtype, input_name)));
     }
   }
   Sequential model(layers, {.name = model_name});
-  if (cfg.is_object() && cfg.contains("trainable") && cfg["trainable"] == false) model.set_trainable(false);
+  if (cfg.is_object() && cfg.contains("trainable") && cfg["trainable"] == false)
+    model.set_trainable(false);
   return model;
 }
-
 
 }  // namespace
 
@@ -367,13 +388,18 @@ std::vector<Layer> keras_layer_order(const Model& model) {
   return out;
 }
 
-bool is_model_class(const std::string& c) { return c == "Sequential" || c == "Functional" || c == "Model"; }
+bool is_model_class(const std::string& c) {
+  return c == "Sequential" || c == "Functional" || c == "Model";
+}
 
 json model_to_config(const Model& model, ConfigDialect dialect) {
   const ModelImpl& m = model.model();
   json obj;
   if (const auto* s = dynamic_cast<const SequentialImpl*>(&m)) {
-    obj = json{{"module", "keras"}, {"class_name", "Sequential"}, {"config", sequential_config(*s)}, {"registered_name", nullptr}};
+    obj = json{{"module", "keras"},
+               {"class_name", "Sequential"},
+               {"config", sequential_config(*s)},
+               {"registered_name", nullptr}};
   } else {
     obj = json{{"module", "keras.src.models.functional"},
                {"class_name", "Functional"},
@@ -391,7 +417,8 @@ json to_keras2_config(const json& v) {
     return out;
   }
   if (!v.is_object()) return v;
-  if (v.value("class_name", "") == "DTypePolicy" && v.contains("config")) return v["config"].value("name", "float32");
+  if (v.value("class_name", "") == "DTypePolicy" && v.contains("config"))
+    return v["config"].value("name", "float32");
   if (v.value("class_name", "") == "__keras_tensor__") {
     const json& h = v["config"]["keras_history"];
     return json::array({h[0], h[1], h[2], json::object()});
@@ -399,7 +426,9 @@ json to_keras2_config(const json& v) {
   json out = json::object();
   const bool wrapper = v.contains("class_name") && v.contains("config") && v.contains("module");
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (wrapper && (it.key() == "module" || it.key() == "registered_name" || it.key() == "build_config")) continue;
+    if (wrapper &&
+        (it.key() == "module" || it.key() == "registered_name" || it.key() == "build_config"))
+      continue;
     if (it.key() == "batch_shape") {
       out["batch_input_shape"] = it.value();
     } else if (it.key() == "inbound_nodes") {
@@ -408,12 +437,13 @@ json to_keras2_config(const json& v) {
         json refs = json::array();
         std::vector<TensorRef> found;
         collect_keras3_tensors(node.value("args", json::array()), found, "inbound node");
-        for (const auto& r : found) refs.push_back(json::array({r.layer, r.node, r.index, json::object()}));
+        for (const auto& r : found)
+          refs.push_back(json::array({r.layer, r.node, r.index, json::object()}));
         nodes.push_back(refs);
       }
       out["inbound_nodes"] = nodes;
-    } else if ((it.key() == "input_layers" || it.key() == "output_layers") && it.value().is_array() &&
-               !it.value().empty() && it.value()[0].is_string()) {
+    } else if ((it.key() == "input_layers" || it.key() == "output_layers") &&
+               it.value().is_array() && !it.value().empty() && it.value()[0].is_string()) {
       out[it.key()] = json::array({it.value()});
     } else {
       out[it.key()] = to_keras2_config(it.value());
@@ -424,15 +454,18 @@ json to_keras2_config(const json& v) {
 
 Model model_from_config(const json& entry, const ConfigContext& ctx) {
   if (!entry.is_object() || !entry.contains("class_name") || !entry["class_name"].is_string()) {
-    throw ValueError("not a Keras model config (no 'class_name')" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'"));
+    throw ValueError("not a Keras model config (no 'class_name')" +
+                     (ctx.source.empty() ? "" : " in '" + ctx.source + "'"));
   }
   const std::string cls = entry["class_name"].get<std::string>();
   const json& cfg = require_key(entry, "config", "model config '" + cls + "'");
   if (cls == "Sequential") return sequential_from_config(cfg, ctx);
   if (cls == "Functional" || cls == "Model") {
     if (!cfg.is_object() || !cfg.contains("layers")) {
-      throw NotImplementedError("model class '" + cls + "' " + (cfg.is_object() ? "'" + cfg.value("name", std::string("?")) + "' " : "") +
-                                "has no layer graph in its config: subclassed models cannot be loaded from a config");
+      throw NotImplementedError(
+          "model class '" + cls + "' " +
+          (cfg.is_object() ? "'" + cfg.value("name", std::string("?")) + "' " : "") +
+          "has no layer graph in its config: subclassed models cannot be loaded from a config");
     }
     return functional_from_config(cfg, ctx);
   }
@@ -440,9 +473,10 @@ Model model_from_config(const json& entry, const ConfigContext& ctx) {
   if (find_layer_config(cls)) {
     throw ValueError("config describes a single layer ('" + cls + "' '" + name + "'), not a model");
   }
-  throw NotImplementedError("model '" + name + "' has class '" + cls +
-                            "': subclassed (custom) models cannot be loaded; Strata loads Sequential and Functional "
-                            "models (register custom layers with strata::io::register_layer<MyLayer>(\"Name\"))");
+  throw NotImplementedError(
+      "model '" + name + "' has class '" + cls +
+      "': subclassed (custom) models cannot be loaded; Strata loads Sequential and Functional "
+      "models (register custom layers with strata::io::register_layer<MyLayer>(\"Name\"))");
 }
 
 json parse_json(const std::string& text, const std::string& source) {
@@ -457,7 +491,9 @@ json parse_json(const std::string& text, const std::string& source) {
 
 namespace strata::models {
 
-std::string to_json(const Model& model, int indent) { return io::model_to_config(model).dump(indent); }
+std::string to_json(const Model& model, int indent) {
+  return io::model_to_config(model).dump(indent);
+}
 
 Model model_from_json(const std::string& text) {
   io::json j = io::parse_json(text, "model_from_json");

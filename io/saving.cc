@@ -1,10 +1,10 @@
 #include "io/saving.h"
 
 #include <algorithm>
-#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "core/error.h"
 #include "io/hdf5.h"
@@ -27,7 +27,8 @@ std::string head_of(const std::string& path, std::size_t n) {
 // "Custom>Adam", "keras.optimizers.Adam", "Adam" -> "adam".
 std::string base_class(std::string cls) {
   if (auto p = cls.find_last_of(">."); p != std::string::npos) cls = cls.substr(p + 1);
-  std::transform(cls.begin(), cls.end(), cls.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(cls.begin(), cls.end(), cls.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return cls;
 }
 
@@ -38,8 +39,11 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
   }
   const std::string cls = base_class(oc["class_name"].get<std::string>());
   const json c = oc.value("config", json::object());
-  auto num = [&](const char* k, double d) { return c.contains(k) && c[k].is_number() ? c[k].get<double>() : d; };
-  const json lr_value = c.contains("learning_rate") ? c["learning_rate"] : c.value("lr", json(0.001));
+  auto num = [&](const char* k, double d) {
+    return c.contains(k) && c[k].is_number() ? c[k].get<double>() : d;
+  };
+  const json lr_value =
+      c.contains("learning_rate") ? c["learning_rate"] : c.value("lr", json(0.001));
   if (!lr_value.is_number()) {
     why = "learning-rate schedules are not supported (" + lr_value.dump().substr(0, 80) + ")";
     return {};
@@ -69,7 +73,9 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     o.clipvalue = opt_num("clipvalue");
     o.global_clipnorm = opt_num("global_clipnorm");
   };
-  auto eps = [&](double d) { return c.contains("epsilon") && c["epsilon"].is_number() ? c["epsilon"].get<double>() : d; };
+  auto eps = [&](double d) {
+    return c.contains("epsilon") && c["epsilon"].is_number() ? c["epsilon"].get<double>() : d;
+  };
   if (cls == "adam") {
     optimizers::AdamOptions o;
     o.learning_rate = lr;
@@ -106,16 +112,19 @@ optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
     common(o);
     return optimizers::Adagrad(o);
   }
-  why = "optimizer '" + oc["class_name"].get<std::string>() + "' is not supported (adam, sgd, rmsprop, adagrad are)";
+  why = "optimizer '" + oc["class_name"].get<std::string>() +
+        "' is not supported (adam, sgd, rmsprop, adagrad are)";
   return {};
 }
 
-// A loss entry: "mse", {"class_name": "MeanSquaredError", ...}, Keras 3 {"module", "class_name", "config"}.
+// A loss entry: "mse", {"class_name": "MeanSquaredError", ...}, Keras 3 {"module", "class_name",
+// "config"}.
 std::string loss_identifier(const json& l) {
   if (l.is_string()) return l.get<std::string>();
   if (l.is_object() && l.contains("class_name")) {
     std::string cls = l["class_name"].get<std::string>();
-    if (cls == "function" && l.contains("config") && l["config"].is_string()) return l["config"].get<std::string>();
+    if (cls == "function" && l.contains("config") && l["config"].is_string())
+      return l["config"].get<std::string>();
     if (auto p = cls.find('>'); p != std::string::npos) cls = cls.substr(p + 1);
     return cls;
   }
@@ -124,7 +133,8 @@ std::string loss_identifier(const json& l) {
 
 std::string metric_identifier(const json& m) {
   if (m.is_string()) return m.get<std::string>();
-  if (m.is_object() && m.contains("config") && m["config"].is_object() && m["config"].contains("name")) {
+  if (m.is_object() && m.contains("config") && m["config"].is_object() &&
+      m["config"].contains("name")) {
     return m["config"]["name"].get<std::string>();
   }
   if (m.is_object() && m.contains("class_name")) return m["class_name"].get<std::string>();
@@ -136,17 +146,23 @@ std::string metric_identifier(const json& m) {
 std::string detect_model_format(const std::string& path) {
   if (!std::filesystem::exists(path)) throw IOError("cannot open '" + path + "': no such file");
   if (std::filesystem::is_directory(path)) {
-    throw ValueError("'" + path + "' is a directory (a TensorFlow SavedModel?); Strata loads .h5 and .keras files");
+    throw ValueError(
+        "'" + path +
+        "' is a directory (a TensorFlow SavedModel?); Strata loads .h5 and .keras files");
   }
   if (h5::is_hdf5_file(path)) return "hdf5";
   if (is_zip_file(path)) return "zip";
   const std::string head = head_of(path, 200);
   if (head.starts_with("version https://git-lfs")) {
-    throw ValueError("'" + path + "' is a Git LFS pointer, not the model itself: run `git lfs pull` to fetch it");
+    throw ValueError(
+        "'" + path +
+        "' is a Git LFS pointer, not the model itself: run `git lfs pull` to fetch it");
   }
   if (head.empty()) throw IOError("'" + path + "' is empty");
   if (head.starts_with("\x89HDF")) throw IOError("'" + path + "' has a truncated HDF5 signature");
-  throw IOError("'" + path + "' is neither an HDF5 file nor a ZIP archive (.keras): cannot load a model from it");
+  throw IOError(
+      "'" + path +
+      "' is neither an HDF5 file nor a ZIP archive (.keras): cannot load a model from it");
 }
 
 bool compile_from_config(Model& model, const json& tc, std::string& why) {
@@ -156,7 +172,8 @@ bool compile_from_config(Model& model, const json& tc, std::string& why) {
   }
   try {
     CompileOptions options;
-    optimizers::Optimizer opt = optimizer_from_config(tc.value("optimizer_config", tc.value("optimizer", json())), why);
+    optimizers::Optimizer opt =
+        optimizer_from_config(tc.value("optimizer_config", tc.value("optimizer", json())), why);
     if (!opt.defined()) return false;
     options.optimizer = opt;
     const json loss = tc.value("loss", json());
@@ -229,8 +246,11 @@ json training_config_of(const Model& model) {
   optimizers::Optimizer opt = o.optimizer.resolve();
   std::string name = opt.name();
   // Keras's class from the optimizer's auto name ("adam_1" -> Adam).
-  static const std::vector<std::pair<std::string, std::string>> classes = {
-      {"adam", "Adam"}, {"sgd", "SGD"}, {"rm_sprop", "RMSprop"}, {"rmsprop", "RMSprop"}, {"adagrad", "Adagrad"}};
+  static const std::vector<std::pair<std::string, std::string>> classes = {{"adam", "Adam"},
+                                                                           {"sgd", "SGD"},
+                                                                           {"rm_sprop", "RMSprop"},
+                                                                           {"rmsprop", "RMSprop"},
+                                                                           {"adagrad", "Adagrad"}};
   std::string cls = "Adam";
   for (const auto& [prefix, c] : classes) {
     if (name.starts_with(prefix)) {
@@ -243,7 +263,8 @@ json training_config_of(const Model& model) {
     lr = opt.learning_rate();
   } catch (const Error&) {
   }
-  tc["optimizer_config"] = json{{"class_name", cls}, {"config", json{{"name", cls}, {"learning_rate", lr}}}};
+  tc["optimizer_config"] =
+      json{{"class_name", cls}, {"config", json{{"name", cls}, {"learning_rate", lr}}}};
   return tc;
 }
 
@@ -252,10 +273,12 @@ namespace {
 // Keras 2's `_legacy_weights` of a layer: trainable_weights + non_trainable_weights, where a
 // nested model gathers its layers' in Keras's layer order (frozen layers' weights all go
 // to the non-trainable part).
-void gather_legacy(const Layer& layer, bool trainable, std::vector<Variable>& train, std::vector<Variable>& frozen) {
+void gather_legacy(const Layer& layer, bool trainable, std::vector<Variable>& train,
+                   std::vector<Variable>& frozen) {
   trainable = trainable && layer.trainable();
   if (is_model_class(layer.class_name())) {
-    for (const auto& l : keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())))) {
+    for (const auto& l :
+         keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())))) {
       gather_legacy(l, trainable, train, frozen);
     }
     return;
@@ -293,15 +316,17 @@ ModelFileInfo inspect_model_file(const std::string& path) {
     return info;
   }
   h5::File file(path, h5::File::Mode::read);
-  if (file.has_attribute("keras_version")) info.keras_version = file.read_string_attribute("keras_version");
+  if (file.has_attribute("keras_version"))
+    info.keras_version = file.read_string_attribute("keras_version");
   if (file.has_attribute("backend")) info.backend = file.read_string_attribute("backend");
   info.format = info.keras_version.starts_with("3") ? "keras3-legacy-h5" : "keras2-h5";
   if (file.has_attribute("model_config")) {
-    info.config = parse_json(file.read_string_attribute("model_config"), "'" + path + "' attribute '/model_config'");
+    info.config = parse_json(file.read_string_attribute("model_config"),
+                             "'" + path + "' attribute '/model_config'");
   }
   if (file.has_attribute("training_config")) {
-    info.training_config =
-        parse_json(file.read_string_attribute("training_config"), "'" + path + "' attribute '/training_config'");
+    info.training_config = parse_json(file.read_string_attribute("training_config"),
+                                      "'" + path + "' attribute '/training_config'");
   }
   return info;
 }
@@ -313,12 +338,13 @@ namespace strata::models {
 Model load_model(const std::string& path, const LoadOptions& options) {
   const std::string kind = io::detect_model_format(path);
   try {
-    return kind == "zip" ? io::load_model_keras(path, options.compile) : io::load_model_h5(path, options.compile);
+    return kind == "zip" ? io::load_model_keras(path, options.compile)
+                         : io::load_model_h5(path, options.compile);
   } catch (const Error&) {
     throw;
   } catch (const io::json::exception& e) {
-    throw ValueError("cannot load model from '" + path + "': its config does not have the expected structure: " +
-                     e.what());
+    throw ValueError("cannot load model from '" + path +
+                     "': its config does not have the expected structure: " + e.what());
   } catch (const std::exception& e) {  // e.g. a damaged file's absurd sizes
     throw IOError("cannot load model from '" + path + "': " + e.what());
   }

@@ -42,7 +42,8 @@ Model load_model_h5(const std::string& path, bool compile);
 void save_model_h5(const Model& model, const std::string& path);
 Model load_model_keras(const std::string& path, bool compile);
 // Keras 3 layout weights (layers/<key>/vars/<i>, nested models recursed) into `model`.
-void load_keras3_weights_file(const Model& model, const std::string& h5_path, const std::string& source);
+void load_keras3_weights_file(const Model& model, const std::string& h5_path,
+                              const std::string& source);
 void save_model_keras(const Model& model, const std::string& path);
 
 // Compiles `model` from a Keras training_config / compile_config when every part is

@@ -19,11 +19,12 @@ namespace {
 
 std::uint64_t le(const std::string& b, std::size_t at, int n, const std::string& source) {
   if (at + static_cast<std::size_t>(n) > b.size()) {
-    throw IOError("'" + source + "' is not a valid ZIP archive: a record at byte " + std::to_string(at) +
-                  " runs past the end of the file (truncated?)");
+    throw IOError("'" + source + "' is not a valid ZIP archive: a record at byte " +
+                  std::to_string(at) + " runs past the end of the file (truncated?)");
   }
   std::uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+  for (int i = n - 1; i >= 0; --i)
+    v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
   return v;
 }
 
@@ -45,11 +46,14 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   namespace fs = std::filesystem;
   static std::atomic<unsigned> counter{0};
   const fs::path target(path);
-  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                                                    std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-                               .string();
+  const std::string temp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+          .string();
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw IOError("cannot write '" + path + "': cannot create '" + temp + "': " + std::strerror(errno));
+  if (fd < 0)
+    throw IOError("cannot write '" + path + "': cannot create '" + temp +
+                  "': " + std::strerror(errno));
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -67,7 +71,8 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   fs::rename(temp, path, ec);
   if (ec) {
     ::unlink(temp.c_str());
-    throw IOError("cannot write '" + path + "': renaming '" + temp + "' over it failed: " + ec.message());
+    throw IOError("cannot write '" + path + "': renaming '" + temp +
+                  "' over it failed: " + ec.message());
   }
 }
 
@@ -75,19 +80,24 @@ bool is_zip_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char sig[4] = {};
   if (!in.read(sig, 4)) return false;
-  return sig[0] == 'P' && sig[1] == 'K' && ((sig[2] == 3 && sig[3] == 4) || (sig[2] == 5 && sig[3] == 6));
+  return sig[0] == 'P' && sig[1] == 'K' &&
+         ((sig[2] == 3 && sig[3] == 4) || (sig[2] == 5 && sig[3] == 6));
 }
 
-ZipReader::ZipReader(const std::string& path) : bytes_(read_file_bytes(path)), source_(path) { index(); }
+ZipReader::ZipReader(const std::string& path) : bytes_(read_file_bytes(path)), source_(path) {
+  index();
+}
 
-ZipReader::ZipReader(std::string bytes, std::string source) : bytes_(std::move(bytes)), source_(std::move(source)) {
+ZipReader::ZipReader(std::string bytes, std::string source)
+    : bytes_(std::move(bytes)), source_(std::move(source)) {
   index();
 }
 
 void ZipReader::index() {
   const std::string& b = bytes_;
   const std::string bad = "'" + source_ + "' is not a valid ZIP archive: ";
-  if (b.size() < 22) throw IOError(bad + "only " + std::to_string(b.size()) + " bytes (truncated?)");
+  if (b.size() < 22)
+    throw IOError(bad + "only " + std::to_string(b.size()) + " bytes (truncated?)");
   std::size_t eocd = std::string::npos;
   const std::size_t lowest = b.size() > 65557 ? b.size() - 65557 : 0;
   for (std::size_t i = b.size() - 22 + 1; i-- > lowest;) {
@@ -96,11 +106,13 @@ void ZipReader::index() {
       break;
     }
   }
-  if (eocd == std::string::npos) throw IOError(bad + "no end-of-central-directory record (truncated?)");
+  if (eocd == std::string::npos)
+    throw IOError(bad + "no end-of-central-directory record (truncated?)");
   std::uint64_t count = le(b, eocd + 10, 2, source_);
   std::uint64_t cd_offset = le(b, eocd + 16, 4, source_);
   if (cd_offset == 0xffffffffu || count == 0xffff) {  // Zip64 end of central directory
-    if (eocd < 20 || le(b, eocd - 20, 4, source_) != 0x07064b50) throw IOError(bad + "missing Zip64 locator");
+    if (eocd < 20 || le(b, eocd - 20, 4, source_) != 0x07064b50)
+      throw IOError(bad + "missing Zip64 locator");
     std::uint64_t z64 = le(b, eocd - 20 + 8, 8, source_);
     if (le(b, z64, 4, source_) != 0x06064b50) throw IOError(bad + "bad Zip64 end record");
     count = le(b, z64 + 32, 8, source_);
@@ -109,8 +121,8 @@ void ZipReader::index() {
   std::size_t at = cd_offset;
   for (std::uint64_t n = 0; n < count; ++n) {
     if (le(b, at, 4, source_) != 0x02014b50) {
-      throw IOError(bad + "central directory entry " + std::to_string(n) + " at byte " + std::to_string(at) +
-                    " has a bad signature");
+      throw IOError(bad + "central directory entry " + std::to_string(n) + " at byte " +
+                    std::to_string(at) + " has a bad signature");
     }
     Entry e;
     e.method = static_cast<std::uint16_t>(le(b, at + 10, 2, source_));
@@ -120,7 +132,8 @@ void ZipReader::index() {
     std::size_t name_len = le(b, at + 28, 2, source_), extra_len = le(b, at + 30, 2, source_),
                 comment_len = le(b, at + 32, 2, source_);
     e.local_offset = le(b, at + 42, 4, source_);
-    if (at + 46 + name_len + extra_len > b.size()) throw IOError(bad + "central directory runs past the end");
+    if (at + 46 + name_len + extra_len > b.size())
+      throw IOError(bad + "central directory runs past the end");
     e.name = b.substr(at + 46, name_len);
     // Zip64 extended information: the 0xffffffff fields, in order.
     std::size_t x = at + 46 + name_len, x_end = x + extra_len;
@@ -145,7 +158,8 @@ bool ZipReader::contains(const std::string& name) const {
 }
 
 std::string ZipReader::read(const std::string& name) const {
-  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.name == name; });
   const std::string where = "'" + source_ + "' member '" + name + "'";
   if (it == entries_.end()) {
     std::string have;
@@ -153,13 +167,15 @@ std::string ZipReader::read(const std::string& name) const {
     throw IOError("'" + source_ + "' has no member '" + name + "' (it holds: " + have + ")");
   }
   const Entry& e = *it;
-  if (le(bytes_, e.local_offset, 4, source_) != 0x04034b50) throw IOError(where + ": bad local header signature");
+  if (le(bytes_, e.local_offset, 4, source_) != 0x04034b50)
+    throw IOError(where + ": bad local header signature");
   std::size_t data = e.local_offset + 30 + le(bytes_, e.local_offset + 26, 2, source_) +
                      le(bytes_, e.local_offset + 28, 2, source_);
   if (data > bytes_.size() || e.compressed > bytes_.size() - data) {
     throw IOError(where + ": data runs past the end of the archive (truncated?)");
   }
-  if (e.uncompressed > (std::uint64_t{1} << 34)) throw IOError(where + ": implausible size " + std::to_string(e.uncompressed));
+  if (e.uncompressed > (std::uint64_t{1} << 34))
+    throw IOError(where + ": implausible size " + std::to_string(e.uncompressed));
   std::string out;
   if (e.method == 0) {
     out = bytes_.substr(data, e.compressed);
@@ -174,19 +190,28 @@ std::string ZipReader::read(const std::string& name) const {
     int rc = inflate(&s, Z_FINISH);
     std::uint64_t produced = s.total_out;
     inflateEnd(&s);
-    if (rc != Z_STREAM_END || produced != e.uncompressed) throw IOError(where + ": corrupt deflate data");
+    if (rc != Z_STREAM_END || produced != e.uncompressed)
+      throw IOError(where + ": corrupt deflate data");
   } else {
-    throw IOError(where + ": unsupported compression method " + std::to_string(e.method) + " (stored and deflate are)");
+    throw IOError(where + ": unsupported compression method " + std::to_string(e.method) +
+                  " (stored and deflate are)");
   }
   if (out.size() != e.uncompressed) throw IOError(where + ": size mismatch");
-  std::uint32_t crc = static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())));
+  std::uint32_t crc = static_cast<std::uint32_t>(
+      crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())));
   if (crc != e.crc) throw IOError(where + ": CRC mismatch (the archive is damaged)");
   return out;
 }
 
 void ZipWriter::add(const std::string& name, const std::string& data, bool compress) {
-  Entry e{name, 0, 0, 0, static_cast<std::uint32_t>(data.size()), static_cast<std::uint32_t>(body_.size())};
-  e.crc = static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+  Entry e{name,
+          0,
+          0,
+          0,
+          static_cast<std::uint32_t>(data.size()),
+          static_cast<std::uint32_t>(body_.size())};
+  e.crc = static_cast<std::uint32_t>(
+      crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
   std::string payload = data;
   if (compress) {
     std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');

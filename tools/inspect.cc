@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     io::ModelFileInfo info = io::inspect_model_file(path);
     std::cout << "file:          " << path << "\n"
               << "format:        " << info.format << "\n"
-              << "keras_version: " << (info.keras_version.empty() ? "(absent)" : info.keras_version) << "\n";
+              << "keras_version: " << (info.keras_version.empty() ? "(absent)" : info.keras_version)
+              << "\n";
     if (!info.backend.empty()) std::cout << "backend:       " << info.backend << "\n";
     if (!info.date_saved.empty()) std::cout << "date_saved:    " << info.date_saved << "\n";
     std::cout << "model class:   " << info.config.value("class_name", "?") << "\n";
@@ -33,15 +34,17 @@ int main(int argc, char** argv) {
       Model model = models::load_model(path, {.compile = false});
       std::cout << "\n" << model.summary_string() << "\nweights:\n";
       for (const auto& v : model.weights()) {
-        std::cout << "  " << v.path() << "  " << v.shape().to_string() << "  " << to_string(v.dtype()) << "\n";
+        std::cout << "  " << v.path() << "  " << v.shape().to_string() << "  "
+                  << to_string(v.dtype()) << "\n";
       }
     } catch (const NotImplementedError& e) {
-      std::cout << "\nStrata cannot build this model yet: " << e.what() << "\nlayers in the config:\n";
+      std::cout << "\nStrata cannot build this model yet: " << e.what()
+                << "\nlayers in the config:\n";
       const auto& cfg = info.config["config"];
       const auto& layers = cfg.is_array() ? cfg : cfg.value("layers", io::json::array());
       for (const auto& l : layers) {
-        std::cout << "  " << l["config"].value("name", l.value("name", "?")) << " (" << l.value("class_name", "?")
-                  << ")\n";
+        std::cout << "  " << l["config"].value("name", l.value("name", "?")) << " ("
+                  << l.value("class_name", "?") << ")\n";
       }
     }
   } catch (const Error& e) {

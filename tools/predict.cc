@@ -14,7 +14,8 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: strata-predict MODEL INPUT.npy|INPUT.npz [-o OUT.npy|OUT.npz] [--batch-size N]\n";
+  std::cerr
+      << "usage: strata-predict MODEL INPUT.npy|INPUT.npz [-o OUT.npy|OUT.npz] [--batch-size N]\n";
   return 2;
 }
 
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
     if ((a == "-o" || a == "--output") && i + 1 < argc) {
       out_path = argv[++i];
     } else if (a.starts_with("--batch-size")) {
-      std::string v = a.size() > 12 && a[12] == '=' ? a.substr(13) : (i + 1 < argc ? argv[++i] : "");
+      std::string v =
+          a.size() > 12 && a[12] == '=' ? a.substr(13) : (i + 1 < argc ? argv[++i] : "");
       try {
         batch_size = std::stoll(v);
       } catch (...) {
@@ -61,20 +63,25 @@ int main(int argc, char** argv) {
       x.push_back(io::load_npy(positional[1]));
     }
     if (x.size() != model.inputs().size()) {
-      throw ValueError("model '" + model.name() + "' takes " + std::to_string(model.inputs().size()) +
-                       " inputs, '" + positional[1] + "' holds " + std::to_string(x.size()) + " arrays");
+      throw ValueError("model '" + model.name() + "' takes " +
+                       std::to_string(model.inputs().size()) + " inputs, '" + positional[1] +
+                       "' holds " + std::to_string(x.size()) + " arrays");
     }
     auto y = model.predict(x, {.batch_size = batch_size});
     if (out_path.empty()) {
       for (std::size_t i = 0; i < y.size(); ++i) {
-        std::cout << "output " << i << " " << y[i].shape().to_string() << "\n" << y[i].to_string(1 << 20) << "\n";
+        std::cout << "output " << i << " " << y[i].shape().to_string() << "\n"
+                  << y[i].to_string(1 << 20) << "\n";
       }
     } else if (out_path.ends_with(".npz")) {
       std::vector<std::pair<std::string, Tensor>> arrays;
-      for (std::size_t i = 0; i < y.size(); ++i) arrays.emplace_back("output_" + std::to_string(i), y[i]);
+      for (std::size_t i = 0; i < y.size(); ++i)
+        arrays.emplace_back("output_" + std::to_string(i), y[i]);
       io::save_npz(out_path, arrays);
     } else {
-      if (y.size() != 1) throw ValueError("the model has " + std::to_string(y.size()) + " outputs: write them to an .npz");
+      if (y.size() != 1)
+        throw ValueError("the model has " + std::to_string(y.size()) +
+                         " outputs: write them to an .npz");
       io::save_npy(out_path, y[0]);
     }
   } catch (const Error& e) {

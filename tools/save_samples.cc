@@ -42,7 +42,8 @@ std::vector<Sample> samples() {
     Sequential m({Input({6}), layers::Dense(16, {.activation = "relu"}), layers::Dropout(0.25),
                   layers::Dense(3, {.activation = "softmax"})},
                  {.name = "sequential_mlp"});
-    m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "categorical_crossentropy",
+    m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}),
+               .loss = "categorical_crossentropy",
                .metrics = {"accuracy"}});
     out.push_back({"sequential_mlp", m, {{5, 6}}});
   }
@@ -53,14 +54,16 @@ std::vector<Sample> samples() {
     auto ya = shared(layers::Flatten()(a));
     auto yb = shared(layers::Dense(6, {.activation = "elu"})(b));
     auto r = layers::Reshape({2, 2})(ya);
-    out.push_back({"multi_io_shared", Model({a, b}, {r, layers::Activation("sigmoid")(yb)}, {.name = "multi_io"}),
+    out.push_back({"multi_io_shared",
+                   Model({a, b}, {r, layers::Activation("sigmoid")(yb)}, {.name = "multi_io"}),
                    {{4, 2, 3}, {4, 5}}});
   }
   {
     Sequential inner({Input({4}), layers::Dense(8, {.activation = "gelu"})}, {.name = "inner_seq"});
     auto x = Input({4});
     auto sub_in = Input({8});
-    Model sub(sub_in, layers::Dense(3, {.activation = "swish"})(sub_in), {.name = "inner_functional"});
+    Model sub(sub_in, layers::Dense(3, {.activation = "swish"})(sub_in),
+              {.name = "inner_functional"});
     Model m(x, layers::Dense(1)(sub(inner(x))), {.name = "nested"});
     m.compile({.optimizer = "sgd", .loss = "mse"});
     out.push_back({"nested", m, {{3, 4}}});
@@ -98,14 +101,17 @@ int main(int argc, char** argv) {
     set_random_seed(1234);
     for (auto& s : samples()) {
       std::vector<Tensor> x;
-      for (std::size_t i = 0; i < s.input_shapes.size(); ++i) x.push_back(ramp(s.input_shapes[i], static_cast<float>(i)));
+      for (std::size_t i = 0; i < s.input_shapes.size(); ++i)
+        x.push_back(ramp(s.input_shapes[i], static_cast<float>(i)));
       auto y = s.model.predict(x);
       const std::string base = dir + "/" + s.name;
       s.model.save(base + ".h5");
       s.model.save(base + ".keras");
       std::ofstream(base + ".json") << s.model.to_json();
-      for (std::size_t i = 0; i < x.size(); ++i) io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
-      for (std::size_t i = 0; i < y.size(); ++i) io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
+      for (std::size_t i = 0; i < x.size(); ++i)
+        io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
+      for (std::size_t i = 0; i < y.size(); ++i)
+        io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
       std::cout << "wrote " << base << ".{h5,keras}\n";
     }
   } catch (const Error& e) {

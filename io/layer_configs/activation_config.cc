@@ -6,7 +6,8 @@ namespace strata::io {
 namespace {
 
 json to_config(const LayerImpl& impl) {
-  return json{{"activation", activation_to_config(static_cast<const layers::ActivationImpl&>(impl).activation)}};
+  return json{{"activation",
+               activation_to_config(static_cast<const layers::ActivationImpl&>(impl).activation)}};
 }
 
 Layer from_config(const json& c, const ConfigContext& ctx) {
@@ -15,7 +16,8 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   return layers::Activation(act.empty() ? "linear" : act, {.name = c.value("name", "")});
 }
 
-const bool registered = register_layer_config({"Activation", "keras.layers", to_config, from_config, nullptr});
+const bool registered =
+    register_layer_config({"Activation", "keras.layers", to_config, from_config, nullptr});
 
 }  // namespace
 }  // namespace strata::io

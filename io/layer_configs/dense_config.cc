@@ -25,14 +25,18 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   o.name = c.value("name", "");
   o.activation = activation_from_config(c.value("activation", json()), ctx, where);
   o.use_bias = c.value("use_bias", true);
-  if (c.contains("kernel_initializer")) o.kernel_initializer = initializer_from_config(c["kernel_initializer"], where);
-  if (c.contains("bias_initializer")) o.bias_initializer = initializer_from_config(c["bias_initializer"], where);
+  if (c.contains("kernel_initializer"))
+    o.kernel_initializer = initializer_from_config(c["kernel_initializer"], where);
+  if (c.contains("bias_initializer"))
+    o.bias_initializer = initializer_from_config(c["bias_initializer"], where);
   const json& units = require_key(c, "units", where);
-  if (!units.is_number_integer()) throw ValueError(where + ": 'units' must be an integer, got " + units.dump());
+  if (!units.is_number_integer())
+    throw ValueError(where + ": 'units' must be an integer, got " + units.dump());
   return layers::Dense(units.get<std::int64_t>(), o);
 }
 
-const bool registered = register_layer_config({"Dense", "keras.layers", to_config, from_config, nullptr});
+const bool registered =
+    register_layer_config({"Dense", "keras.layers", to_config, from_config, nullptr});
 
 }  // namespace
 }  // namespace strata::io

@@ -1,6 +1,6 @@
 // Dropout <-> Keras config (rate, seed, noise_shape).
-#include "io/layer_config.h"
 #include "core/error.h"
+#include "io/layer_config.h"
 #include "layers/dropout.h"
 
 namespace strata::io {
@@ -18,7 +18,8 @@ Layer from_config(const json& c, const ConfigContext&) {
   const json& rate = require_key(c, "rate", where);
   if (!rate.is_number()) throw ValueError(where + ": 'rate' must be a number, got " + rate.dump());
   if (c.contains("noise_shape") && !c["noise_shape"].is_null()) {
-    throw NotImplementedError(where + ": noise_shape " + c["noise_shape"].dump() + " is not supported");
+    throw NotImplementedError(where + ": noise_shape " + c["noise_shape"].dump() +
+                              " is not supported");
   }
   layers::DropoutOptions o;
   o.name = c.value("name", "");
@@ -26,7 +27,8 @@ Layer from_config(const json& c, const ConfigContext&) {
   return layers::Dropout(rate.get<double>(), o);
 }
 
-const bool registered = register_layer_config({"Dropout", "keras.layers", to_config, from_config, nullptr});
+const bool registered =
+    register_layer_config({"Dropout", "keras.layers", to_config, from_config, nullptr});
 
 }  // namespace
 }  // namespace strata::io

@@ -27,14 +27,17 @@ Layer from_config(const json& c, const ConfigContext&) {
   } else {
     throw ValueError(where + ": config has no 'batch_shape' (nor 'batch_input_shape')");
   }
-  if (batch_shape.rank() < 1) throw ValueError(where + ": batch_shape must include the batch dimension");
-  if (c.value("sparse", false)) throw NotImplementedError(where + ": sparse inputs are not supported");
+  if (batch_shape.rank() < 1)
+    throw ValueError(where + ": batch_shape must include the batch dimension");
+  if (c.value("sparse", false))
+    throw NotImplementedError(where + ": sparse inputs are not supported");
   DType dtype = DType::float32;
   if (c.contains("dtype") && c["dtype"].is_string()) {
     try {
       dtype = parse_dtype(c["dtype"].get<std::string>());
     } catch (const Error&) {
-      throw NotImplementedError(where + ": input dtype '" + c["dtype"].get<std::string>() + "' is not supported");
+      throw NotImplementedError(where + ": input dtype '" + c["dtype"].get<std::string>() +
+                                "' is not supported");
     }
   }
   auto impl = std::make_shared<InputLayerImpl>(batch_shape, dtype, c.value("name", ""));
@@ -44,7 +47,8 @@ Layer from_config(const json& c, const ConfigContext&) {
 // Input layers hold no variables and Keras 3 writes no vars group for them.
 std::vector<VarGroup> no_vars(const LayerImpl&) { return {}; }
 
-const bool registered = register_layer_config({"InputLayer", "keras.layers", to_config, from_config, no_vars});
+const bool registered =
+    register_layer_config({"InputLayer", "keras.layers", to_config, from_config, no_vars});
 
 }  // namespace
 }  // namespace strata::io

@@ -1,6 +1,6 @@
 // Reshape <-> Keras config (target_shape, batch excluded, may hold one -1).
-#include "io/layer_config.h"
 #include "core/error.h"
+#include "io/layer_config.h"
 #include "layers/reshape.h"
 
 namespace strata::io {
@@ -8,7 +8,8 @@ namespace {
 
 json to_config(const LayerImpl& impl) {
   json dims = json::array();
-  for (auto d : static_cast<const layers::ReshapeImpl&>(impl).target_shape.dims()) dims.push_back(d);
+  for (auto d : static_cast<const layers::ReshapeImpl&>(impl).target_shape.dims())
+    dims.push_back(d);
   return json{{"target_shape", dims}};
 }
 
@@ -24,7 +25,8 @@ Layer from_config(const json& c, const ConfigContext&) {
   return layers::Reshape(Shape(dims), {.name = c.value("name", "")});
 }
 
-const bool registered = register_layer_config({"Reshape", "keras.layers", to_config, from_config, nullptr});
+const bool registered =
+    register_layer_config({"Reshape", "keras.layers", to_config, from_config, nullptr});
 
 }  // namespace
 }  // namespace strata::io

@@ -28,10 +28,13 @@ TEST(BadFiles, TruncatedForeignAndPointerFilesNameTheFile) {
   testing::write_bytes(dir.file("cut.h5"), bytes.substr(0, bytes.size() / 2));
   EXPECT_THROW_WITH(models::load_model(dir.file("cut.h5")), Error, "cut.h5");
   testing::write_bytes(dir.file("text.h5"), "hello, this is not a model\n");
-  EXPECT_THROW_WITH(models::load_model(dir.file("text.h5")), IOError, "text.h5", "neither an HDF5 file nor a ZIP");
-  testing::write_bytes(dir.file("lfs.h5"),
-                       "version https://git-lfs.github.com/spec/v1\noid sha256:4028f0b9\nsize 210980\n");
-  EXPECT_THROW_WITH(models::load_model(dir.file("lfs.h5")), ValueError, "lfs.h5", "Git LFS pointer", "git lfs pull");
+  EXPECT_THROW_WITH(models::load_model(dir.file("text.h5")), IOError, "text.h5",
+                    "neither an HDF5 file nor a ZIP");
+  testing::write_bytes(
+      dir.file("lfs.h5"),
+      "version https://git-lfs.github.com/spec/v1\noid sha256:4028f0b9\nsize 210980\n");
+  EXPECT_THROW_WITH(models::load_model(dir.file("lfs.h5")), ValueError, "lfs.h5", "Git LFS pointer",
+                    "git lfs pull");
   testing::write_bytes(dir.file("empty.keras"), "");
   EXPECT_THROW_WITH(models::load_model(dir.file("empty.keras")), IOError, "empty.keras");
   EXPECT_THROW_WITH(models::load_model(dir.file("absent.h5")), IOError, "absent.h5");
@@ -40,10 +43,12 @@ TEST(BadFiles, TruncatedForeignAndPointerFilesNameTheFile) {
 }
 
 // A full-model file written from parts, so that one part can be wrong.
-void write_model_file(const std::string& path, const std::string& version, bool with_bias, Shape kernel_shape) {
+void write_model_file(const std::string& path, const std::string& version, bool with_bias,
+                      Shape kernel_shape) {
   io::h5::File f(path, io::h5::File::Mode::create);
   if (!version.empty()) f.write_string_attribute("keras_version", version);
-  f.write_string_attribute("model_config", R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+  f.write_string_attribute("model_config",
+                           R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
       {"class_name": "Dense", "config": {"name": "dense_1", "units": 2, "batch_input_shape": [null, 3]}}]}})");
   io::h5::Group mw = f.create_group("model_weights");
   mw.write_string_list_attribute("layer_names", {"dense_1"});
@@ -61,10 +66,11 @@ TEST(BadFiles, Keras1MissingWeightAndWrongShapeAreNamed) {
   write_model_file(dir.file("k1.h5"), "", true, {3, 2});
   EXPECT_THROW_WITH(models::load_model(dir.file("k1.h5")), ValueError, "k1.h5", "Keras 1");
   write_model_file(dir.file("nobias.h5"), "2.1.4", false, {3, 2});
-  EXPECT_THROW_WITH(models::load_model(dir.file("nobias.h5")), Error, "nobias.h5", "dense_1/bias:0");
+  EXPECT_THROW_WITH(models::load_model(dir.file("nobias.h5")), Error, "nobias.h5",
+                    "dense_1/bias:0");
   write_model_file(dir.file("shape.h5"), "2.1.4", true, {4, 2});
-  EXPECT_THROW_WITH(models::load_model(dir.file("shape.h5")), ValueError, "shape.h5", "dense_1/kernel:0", "(4, 2)",
-                    "(3, 2)");
+  EXPECT_THROW_WITH(models::load_model(dir.file("shape.h5")), ValueError, "shape.h5",
+                    "dense_1/kernel:0", "(4, 2)", "(3, 2)");
   // Weights-only files are not models.
   Sequential m({Input({3}), layers::Dense(2)});
   m.save_weights(dir.file("w.h5"));
@@ -111,7 +117,8 @@ TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
     const std::string bytes = testing::read_bytes(src);
     const std::string ext = std::filesystem::path(src).extension().string();
     std::vector<std::string> variants;
-    for (int i = 1; i <= 40; ++i) variants.push_back(bytes.substr(0, bytes.size() * static_cast<std::size_t>(i) / 41));
+    for (int i = 1; i <= 40; ++i)
+      variants.push_back(bytes.substr(0, bytes.size() * static_cast<std::size_t>(i) / 41));
     std::uint64_t state = 12345;
     for (int i = 0; i < 60; ++i) {
       std::string v = bytes;
@@ -125,14 +132,19 @@ TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
       const std::string path = dir.file("damaged_" + std::to_string(i) + ext);
       testing::write_bytes(path, variants[i]);
       int code = load_in_child(path);
-      if (code == 0) ++loaded;
-      else if (code == 1) ++failed_cleanly;
-      else bad.push_back(src + " variant " + std::to_string(i) + ": " + (code == 2 ? "non-Strata exception" : "crash, signal " + std::to_string(code - 100)));
+      if (code == 0)
+        ++loaded;
+      else if (code == 1)
+        ++failed_cleanly;
+      else
+        bad.push_back(
+            src + " variant " + std::to_string(i) + ": " +
+            (code == 2 ? "non-Strata exception" : "crash, signal " + std::to_string(code - 100)));
       std::filesystem::remove(path);
     }
   }
-  std::cout << "[ damaged files ] loaded " << loaded << ", failed cleanly " << failed_cleanly << ", bad "
-            << bad.size() << "\n";
+  std::cout << "[ damaged files ] loaded " << loaded << ", failed cleanly " << failed_cleanly
+            << ", bad " << bad.size() << "\n";
   for (const auto& b : bad) ADD_FAILURE() << b;
   EXPECT_GT(failed_cleanly, 0);
 }

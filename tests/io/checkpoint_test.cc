@@ -1,5 +1,7 @@
 // Checkpoints: weights, optimizer slots, epoch/step/RNG state in one file; a save killed
 // midway (SIGKILL in a forked child) leaves the previous checkpoint loadable.
+#include "io/checkpoint.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +12,6 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "io/checkpoint.h"
 #include "layers/dense.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
@@ -35,7 +36,8 @@ TEST(Checkpoint, RestoresWeightsOptimizerSlotsAndState) {
   m.compile({.optimizer = adam, .loss = "mse"});
   m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
   m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
-  io::save_checkpoint(dir.file("ck.h5"), m, adam, {.epoch = 2, .step = 17, .seed = 3, .shuffle_seed = 99, .stream = 5});
+  io::save_checkpoint(dir.file("ck.h5"), m, adam,
+                      {.epoch = 2, .step = 17, .seed = 3, .shuffle_seed = 99, .stream = 5});
 
   set_random_seed(4);
   optimizers::Adam adam2({.learning_rate = 0.01});

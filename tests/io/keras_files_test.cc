@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/error.h"
 #include "io/layer_config.h"
@@ -31,7 +30,8 @@ void check_golden(const std::string& name, const std::string& ext) {
   ASSERT_FALSE(xs.empty());
   auto outs = model.predict(xs);
   ASSERT_EQ(outs.size(), ys.size());
-  for (std::size_t i = 0; i < ys.size(); ++i) expect_close(outs[i], ys[i], name + ext + " output " + std::to_string(i));
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    expect_close(outs[i], ys[i], name + ext + " output " + std::to_string(i));
 }
 
 class KerasGolden : public ::testing::TestWithParam<std::string> {};
@@ -40,19 +40,24 @@ TEST_P(KerasGolden, Keras3ZipMatchesKerasPredictions) { check_golden(GetParam(),
 TEST_P(KerasGolden, Keras3LegacyH5MatchesKerasPredictions) { check_golden(GetParam(), ".h5"); }
 
 INSTANTIATE_TEST_SUITE_P(SmallModels, KerasGolden,
-                         ::testing::Values("functional_mlp", "sequential_mlp", "multi_io_shared", "nested"));
+                         ::testing::Values("functional_mlp", "sequential_mlp", "multi_io_shared",
+                                           "nested"));
 
 TEST(KerasGolden, CompiledModelsComeBackCompiled) {
   for (const std::string ext : {".keras", ".h5"}) {
-    for (const std::string name : {"functional_mlp", "sequential_mlp", "multi_io_shared", "nested"}) {
-      EXPECT_TRUE(models::load_model(testing::golden_dir() + "/" + name + ext).compiled()) << name << ext;
+    for (const std::string name :
+         {"functional_mlp", "sequential_mlp", "multi_io_shared", "nested"}) {
+      EXPECT_TRUE(models::load_model(testing::golden_dir() + "/" + name + ext).compiled())
+          << name << ext;
     }
-    Model u = models::load_model(testing::golden_dir() + "/functional_mlp" + ext, {.compile = false});
+    Model u =
+        models::load_model(testing::golden_dir() + "/functional_mlp" + ext, {.compile = false});
     EXPECT_FALSE(u.compiled()) << ext;
     // Loaded compiled, the model trains.
     Model m = models::load_model(testing::golden_dir() + "/functional_mlp" + ext);
     Tensor x = load_numbered(testing::golden_dir() + "/functional_mlp", "input")[0];
-    auto logs = m.train_on_batch(x, load_numbered(testing::golden_dir() + "/functional_mlp", "output")[0]);
+    auto logs =
+        m.train_on_batch(x, load_numbered(testing::golden_dir() + "/functional_mlp", "output")[0]);
     EXPECT_TRUE(logs.count("loss")) << ext;
   }
 }
@@ -106,7 +111,8 @@ TEST(RealKerasFiles, EachLoadsAndMatchesKerasOrNamesItsMissingLayerClass) {
     } catch (const NotImplementedError& e) {
       const std::string msg = e.what();
       bool names_class = false;
-      for (const auto& cls : missing) names_class |= msg.find("class '" + cls + "'") != std::string::npos;
+      for (const auto& cls : missing)
+        names_class |= msg.find("class '" + cls + "'") != std::string::npos;
       EXPECT_TRUE(names_class) << msg;
       bool names_layer = false;
       for (const auto& layer : entry["layer_names"]) {
@@ -119,8 +125,8 @@ TEST(RealKerasFiles, EachLoadsAndMatchesKerasOrNamesItsMissingLayerClass) {
       ++unsupported;
     }
   }
-  std::cout << "[ real files ] compared with Keras: " << compared << ", unsupported layer classes: " << unsupported
-            << "\n";
+  std::cout << "[ real files ] compared with Keras: " << compared
+            << ", unsupported layer classes: " << unsupported << "\n";
   EXPECT_GE(compared, 1);
 }
 

@@ -29,15 +29,16 @@ inline std::vector<Tensor> load_numbered(const std::string& base, const std::str
 }
 
 // |a - b| <= atol + rtol * |b| everywhere (Keras's goldens in b).
-inline void expect_close(const Tensor& a, const Tensor& b, const std::string& what, float atol = 1e-5f,
-                         float rtol = 1e-4f) {
+inline void expect_close(const Tensor& a, const Tensor& b, const std::string& what,
+                         float atol = 1e-5f, float rtol = 1e-4f) {
   ASSERT_EQ(a.shape(), b.shape()) << what;
   auto x = a.to_vector<float>();
   auto y = b.to_vector<float>();
   int bad = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(std::fabs(x[i] - y[i]) <= atol + rtol * std::fabs(y[i]))) {
-      if (++bad <= 3) ADD_FAILURE() << what << ": element " << i << " is " << x[i] << ", Keras gives " << y[i];
+      if (++bad <= 3)
+        ADD_FAILURE() << what << ": element " << i << " is " << x[i] << ", Keras gives " << y[i];
     }
   }
   EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << x.size() << " elements differ";

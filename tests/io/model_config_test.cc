@@ -1,5 +1,7 @@
 // Keras JSON configs: the Keras 3 schema written by to_json, every dialect read by
 // model_from_json, custom layer registration and the errors for what is unsupported.
+#include "io/model_config.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -7,15 +9,14 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "io/layer_config.h"
-#include "io/model_config.h"
 #include "io/saving.h"
+#include "keras_test_util.h"
 #include "layers/activation.h"
 #include "layers/dense.h"
 #include "layers/dropout.h"
 #include "layers/flatten.h"
 #include "layers/input_layer.h"
 #include "layers/reshape.h"
-#include "keras_test_util.h"
 #include "models/sequential.h"
 #include "test_util.h"
 
@@ -92,12 +93,14 @@ TEST(ModelConfig, JsonRoundTripKeepsArchitectureAndPredictions) {
   Model legacy = io::model_from_config(io::model_to_config(m, io::ConfigDialect::keras2));
   copy_weights(m, legacy);
   auto r = legacy.predict(x);
-  for (std::size_t i = 0; i < p.size(); ++i) testing::expect_close(r[i], p[i], "legacy output", 0, 0);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    testing::expect_close(r[i], p[i], "legacy output", 0, 0);
 }
 
 TEST(ModelConfig, SequentialAndNestedRoundTrip) {
   clear_session();
-  Sequential inner({Input({4}), layers::Dense(3, {.activation = "relu"}), layers::Dropout(0.5)}, {.name = "inner"});
+  Sequential inner({Input({4}), layers::Dense(3, {.activation = "relu"}), layers::Dropout(0.5)},
+                   {.name = "inner"});
   auto x = Input({4});
   Model outer(x, layers::Dense(2)(inner(x)), {.name = "outer"});
   json j = json::parse(outer.to_json());
@@ -109,7 +112,8 @@ TEST(ModelConfig, SequentialAndNestedRoundTrip) {
 }
 
 TEST(ModelConfig, ReadsKeras2FunctionalWithListNodesAndBatchInputShape) {
-  const char* text = R"({"class_name": "Model", "keras_version": "2.2.4", "backend": "tensorflow", "config": {
+  const char* text =
+      R"({"class_name": "Model", "keras_version": "2.2.4", "backend": "tensorflow", "config": {
     "name": "model_1",
     "layers": [
       {"name": "input_1", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 3], "dtype": "float32",
@@ -133,7 +137,8 @@ TEST(ModelConfig, ReadsKeras2FunctionalWithListNodesAndBatchInputShape) {
 }
 
 TEST(ModelConfig, ReadsKeras3FunctionalWithDTypePolicyAndBareTriples) {
-  const char* text = R"({"module": "keras.src.models.functional", "class_name": "Functional", "config": {
+  const char* text =
+      R"({"module": "keras.src.models.functional", "class_name": "Functional", "config": {
     "name": "functional", "trainable": true,
     "layers": [
       {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 8], "dtype": "float32",
@@ -157,7 +162,8 @@ TEST(ModelConfig, ReadsKeras3FunctionalWithDTypePolicyAndBareTriples) {
 }
 
 TEST(ModelConfig, ReadsTfKeras213DialectModuleKeysAroundKeras2Content) {
-  const char* text = R"({"module": "keras.src.engine.functional", "class_name": "Functional", "registered_name": null,
+  const char* text =
+      R"({"module": "keras.src.engine.functional", "class_name": "Functional", "registered_name": null,
    "config": {"name": "model", "trainable": true, "layers": [
     {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 5], "dtype": "float32",
       "sparse": false, "ragged": false, "name": "input_1"}, "registered_name": null, "name": "input_1", "inbound_nodes": []},
@@ -186,14 +192,16 @@ TEST(ModelConfig, ReadsKeras2SequentialsBareListDictAndWithoutInputLayer) {
   EXPECT_EQ(bare.inputs()[0].shape(), (Shape{kUnknownDim, 4}));
   EXPECT_EQ(bare.count_params(), 15 + 8);
   // Keras 2.2.3+: a dict with name and layers; mixed-precision style Policy dtype.
-  Model dict = models::model_from_json(R"({"class_name": "Sequential", "config": {"name": "sequential_7", "layers": [
+  Model dict = models::model_from_json(
+      R"({"class_name": "Sequential", "config": {"name": "sequential_7", "layers": [
     {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 2, 3], "dtype": "float32", "name": "in"}},
     {"class_name": "Flatten", "config": {"name": "flatten", "dtype": {"class_name": "Policy", "config": {"name": "float32"}}}},
     {"class_name": "Dense", "config": {"name": "dense", "units": 1, "kernel_initializer": "glorot_uniform"}}]}})");
   EXPECT_EQ(dict.name(), "sequential_7");
   EXPECT_EQ(dict.count_params(), 7);
   // No input shape anywhere: the Sequential is built from the first data.
-  Model lazy = models::model_from_json(R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+  Model lazy =
+      models::model_from_json(R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
     {"class_name": "Dense", "config": {"name": "d", "units": 2}}]}})");
   EXPECT_TRUE(lazy.inputs().empty());
   EXPECT_EQ(lazy.predict(ramp({3, 5})).shape(), (Shape{3, 2}));
@@ -203,13 +211,15 @@ TEST(ModelConfig, UnsupportedClassesNameTheClassTheLayerAndWhatIsSupported) {
   const char* lambda = R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
     {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 2], "name": "in"}},
     {"class_name": "Lambda", "config": {"name": "my_lambda", "function": ["4wEAAAAA", null, null]}}]}})";
-  EXPECT_THROW_WITH(models::model_from_json(lambda), NotImplementedError, "class 'Lambda'", "layer 'my_lambda'",
-                    "Supported classes: ", "Dense", "register_layer");
+  EXPECT_THROW_WITH(models::model_from_json(lambda), NotImplementedError, "class 'Lambda'",
+                    "layer 'my_lambda'", "Supported classes: ", "Dense", "register_layer");
   const char* unknown = R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
     {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 2], "name": "in"}},
     {"class_name": "FancyAttention", "config": {"name": "attn"}}]}})";
-  EXPECT_THROW_WITH(models::model_from_json(unknown), NotImplementedError, "class 'FancyAttention'", "layer 'attn'");
-  EXPECT_THROW_WITH(models::model_from_json(R"({"class_name": "MyModel", "config": {"name": "mine", "units": 3}})"),
+  EXPECT_THROW_WITH(models::model_from_json(unknown), NotImplementedError, "class 'FancyAttention'",
+                    "layer 'attn'");
+  EXPECT_THROW_WITH(models::model_from_json(
+                        R"({"class_name": "MyModel", "config": {"name": "mine", "units": 3}})"),
                     NotImplementedError, "'MyModel'", "subclassed");
   EXPECT_THROW_WITH(models::model_from_json("{not json"), ValueError, "invalid JSON");
 }
@@ -218,12 +228,15 @@ TEST(ModelConfig, UnsupportedClassesNameTheClassTheLayerAndWhatIsSupported) {
 class SquareImpl : public LayerImpl {
  public:
   explicit SquareImpl(std::string name) : LayerImpl("Square", std::move(name)) {}
-  std::vector<Output> call(Graph& graph, const std::vector<Output>& in) override { return {ops::mul(in[0], in[0])}; }
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& in) override {
+    return {ops::mul(in[0], in[0])};
+  }
 };
 class Square : public Layer {
  public:
   explicit Square(std::string name = "") : Layer(std::make_shared<SquareImpl>(std::move(name))) {}
-  explicit Square(const nlohmann::ordered_json& config) : Square(config.value("name", std::string())) {}
+  explicit Square(const nlohmann::ordered_json& config)
+      : Square(config.value("name", std::string())) {}
   static nlohmann::ordered_json get_config(const LayerImpl&) { return {{"power", 2}}; }
 };
 
@@ -247,7 +260,8 @@ TEST(ModelConfig, RegisterLayerLetsAUsersClassLoad) {
   for (const char* name : {"sq.keras", "sq.h5"}) {
     with_dense.save(dir.file(name));
     Model again = models::load_model(dir.file(name));
-    testing::expect_close(again.predict(ramp({4, 2})), with_dense.predict(ramp({4, 2})), name, 0, 0);
+    testing::expect_close(again.predict(ramp({4, 2})), with_dense.predict(ramp({4, 2})), name, 0,
+                          0);
   }
 }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -43,7 +42,8 @@ Model multi_io() {
 void expect_same_predictions(Model& a, Model& b, const std::vector<Tensor>& x) {
   auto p = a.predict(x), q = b.predict(x);
   ASSERT_EQ(p.size(), q.size());
-  for (std::size_t i = 0; i < p.size(); ++i) testing::expect_close(q[i], p[i], "output " + std::to_string(i), 0, 0);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    testing::expect_close(q[i], p[i], "output " + std::to_string(i), 0, 0);
 }
 
 class SaveFormat : public ::testing::TestWithParam<std::string> {};
@@ -61,10 +61,12 @@ TEST_P(SaveFormat, MultiInputSharedLayerModelRoundTrips) {
 
 TEST_P(SaveFormat, CompiledSequentialAndNestedModelRoundTrip) {
   testing::ScratchDir dir;
-  Sequential inner({Input({4}), layers::Dense(3, {.activation = "relu"}), layers::Dropout(0.2)}, {.name = "inner"});
+  Sequential inner({Input({4}), layers::Dense(3, {.activation = "relu"}), layers::Dropout(0.2)},
+                   {.name = "inner"});
   auto x = Input({4});
   Model outer(x, layers::Activation("softmax")(layers::Dense(2)(inner(x))), {.name = "outer"});
-  outer.compile({.optimizer = optimizers::SGD({.learning_rate = 0.05}), .loss = "categorical_crossentropy",
+  outer.compile({.optimizer = optimizers::SGD({.learning_rate = 0.05}),
+                 .loss = "categorical_crossentropy",
                  .metrics = {"accuracy"}});
   const std::string path = dir.file("nested" + GetParam());
   outer.save(path);
@@ -116,7 +118,8 @@ TEST(ModelSaving, H5FileHasTheTfKeras2Layout) {
   auto config = nlohmann::json::parse(f.read_string_attribute("model_config"));
   EXPECT_EQ(config["class_name"], "Sequential");
   EXPECT_FALSE(config.contains("module"));
-  EXPECT_EQ(config["config"]["layers"][0]["config"]["batch_input_shape"], nlohmann::json::parse("[null, 3]"));
+  EXPECT_EQ(config["config"]["layers"][0]["config"]["batch_input_shape"],
+            nlohmann::json::parse("[null, 3]"));
   EXPECT_EQ(config["config"]["layers"][1]["config"]["dtype"], "float32");
   auto mw = f.open_group("model_weights");
   EXPECT_EQ(mw.read_string_list_attribute("layer_names"), std::vector<std::string>{"dense"});
@@ -130,7 +133,8 @@ TEST(ModelSaving, KerasZipHasConfigMetadataAndKeyedWeights) {
   Model m = multi_io();
   m.save(dir.file("m.keras"));
   io::ZipReader zip(dir.file("m.keras"));
-  EXPECT_EQ(zip.names(), (std::vector<std::string>{"metadata.json", "config.json", "model.weights.h5"}));
+  EXPECT_EQ(zip.names(),
+            (std::vector<std::string>{"metadata.json", "config.json", "model.weights.h5"}));
   auto meta = nlohmann::json::parse(zip.read("metadata.json"));
   EXPECT_TRUE(meta["keras_version"].get<std::string>().starts_with("3."));
   testing::write_bytes(dir.file("w.h5"), zip.read("model.weights.h5"));

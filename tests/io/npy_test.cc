@@ -1,9 +1,10 @@
 // NumPy .npy/.npz: files written by NumPy (tests/reference/make_npy_cases.py) read, and
 // what we write read back (and by NumPy: the tools' outputs are checked in roundtrip_keras.py).
+#include "io/npy.h"
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "io/npy.h"
 #include "io/zip.h"
 #include "test_util.h"
 
@@ -19,9 +20,12 @@ TEST(Npy, ReadsWhatNumPyWrites) {
   Tensor d = io::load_npy(npy("f64_5.npy"));
   EXPECT_EQ(d.dtype(), DType::float32);
   EXPECT_FLOAT_EQ(d.data<float>()[0], -1.0f);
-  EXPECT_EQ(io::load_npy(npy("i64_3.npy")).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, -2, 3}));
-  EXPECT_EQ(io::load_npy(npy("u8_2x2.npy")).to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 255, 7, 8}));
-  EXPECT_EQ(io::load_npy(npy("bool_3.npy")).to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 0, 1}));
+  EXPECT_EQ(io::load_npy(npy("i64_3.npy")).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, -2, 3}));
+  EXPECT_EQ(io::load_npy(npy("u8_2x2.npy")).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 255, 7, 8}));
+  EXPECT_EQ(io::load_npy(npy("bool_3.npy")).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{1, 0, 1}));
   Tensor s = io::load_npy(npy("scalar.npy"));
   EXPECT_EQ(s.rank(), 0);
   EXPECT_FLOAT_EQ(s.item(), 2.5f);

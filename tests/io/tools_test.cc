@@ -33,12 +33,15 @@ const std::string kInspect = std::string(STRATA_TOOLS_DIR) + "/strata-inspect";
 TEST(Tools, PredictMatchesKeras) {
   testing::ScratchDir dir;
   const std::string base = testing::golden_dir() + "/functional_mlp";
-  ToolRun r = run(kPredict + " " + base + ".keras " + base + ".input0.npy -o " + dir.file("out.npy") + " --batch-size 2");
+  ToolRun r = run(kPredict + " " + base + ".keras " + base + ".input0.npy -o " +
+                  dir.file("out.npy") + " --batch-size 2");
   ASSERT_EQ(r.status, 0) << r.output;
-  testing::expect_close(io::load_npy(dir.file("out.npy")), io::load_npy(base + ".output0.npy"), "strata-predict");
+  testing::expect_close(io::load_npy(dir.file("out.npy")), io::load_npy(base + ".output0.npy"),
+                        "strata-predict");
   // Several inputs come in an .npz, several outputs go to one.
   const std::string multi = testing::golden_dir() + "/multi_io_shared";
-  io::save_npz(dir.file("in.npz"), {{"a", io::load_npy(multi + ".input0.npy")}, {"b", io::load_npy(multi + ".input1.npy")}});
+  io::save_npz(dir.file("in.npz"), {{"a", io::load_npy(multi + ".input0.npy")},
+                                    {"b", io::load_npy(multi + ".input1.npy")}});
   r = run(kPredict + " " + multi + ".h5 " + dir.file("in.npz") + " -o " + dir.file("out.npz"));
   ASSERT_EQ(r.status, 0) << r.output;
   auto outs = io::load_npz(dir.file("out.npz"));
@@ -59,7 +62,8 @@ TEST(Tools, PredictReportsErrorsWithoutCrashing) {
 TEST(Tools, InspectShowsVersionSummaryAndWeights) {
   ToolRun r = run(kInspect + " " + testing::real_models_dir() + "/mlp_iris_k214.h5");
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* part : {"keras_version: 2.1.4", "backend:       tensorflow", "dense_1/kernel", "(4, 20)", "Total params"}) {
+  for (const char* part : {"keras_version: 2.1.4", "backend:       tensorflow", "dense_1/kernel",
+                           "(4, 20)", "Total params"}) {
     EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
   }
   r = run(kInspect + " " + testing::real_models_dir() + "/lstm_stacked_k341_zip.keras");
