@@ -16,6 +16,7 @@
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "io/zip.h"
+#include "models/compiled_model.h"
 
 namespace strata::io {
 
@@ -137,6 +138,43 @@ json compile_config_of(const Model& model) {
               {"jit_compile", false}};
 }
 
+// Keras 3's model.trainable_variables: layers in Keras's order, nested models recursed.
+void keras_trainable(const Layer& layer, bool trainable, std::vector<Variable>& out) {
+  trainable = trainable && layer.trainable();
+  if (!trainable) return;
+  if (is_model(layer)) {
+    for (const auto& l : container_layers(layer)) keras_trainable(l, true, out);
+    return;
+  }
+  for (const auto& v : layer.impl().weights) {
+    if (v.trainable()) out.push_back(v);
+  }
+}
+
+// The compiled model's optimizer when its slots line up with Keras's (one slot set per
+// trainable variable, in Keras's variable order); else undefined, and `why` says why.
+optimizers::Optimizer optimizer_in_keras_order(const Model& model, std::string& why) {
+  const ModelImpl& m = model.model();
+  if (!m.compiled || !m.compiled->optimizer().defined()) {
+    why = "the model is not compiled";
+    return {};
+  }
+  std::vector<Variable> ours, keras;
+  if (m.trainable) {
+    for (const auto& layer : m.sublayers()) {
+      for (const auto& v : layer.trainable_weights()) ours.push_back(v);
+    }
+  }
+  for (const auto& l : keras_layer_order(model)) keras_trainable(l, true, keras);
+  bool same = ours.size() == keras.size();
+  for (std::size_t i = 0; same && i < ours.size(); ++i) same = ours[i].path() == keras[i].path();
+  if (!same) {
+    why = "Strata's variable order differs from Keras's for this graph";
+    return {};
+  }
+  return m.compiled->optimizer();
+}
+
 }  // namespace
 
 // Reads the weights of `model` from a Keras 3 weights file (standalone or extracted).
@@ -151,6 +189,51 @@ void load_keras3_weights_file(const Model& model, const std::string& h5_path,
   }
   for (auto& [v, t] : pending) v.assign(t);
 }
+
+namespace {
+
+// Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
+// optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
+void load_optimizer_state(const Model& model, const ZipReader& zip, const std::string& path) {
+  std::string why;
+  optimizers::Optimizer opt = optimizer_in_keras_order(model, why);
+  ScratchFile h5(".weights.h5");
+  write_file_atomically(h5.path(), zip.read("model.weights.h5"));
+  const h5::File file(h5.path(), h5::File::Mode::read);
+  if (!file.has_group("optimizer/vars")) return;
+  const h5::Group g = file.open_group("optimizer/vars");
+  const std::size_t stored = g.children().size();
+  // An optimizer Keras never built holds just iteration and learning_rate.
+  const bool unbuilt = stored == 2;
+  if (opt.defined() && stored != opt.variables().size() && !unbuilt) {
+    why = "the file holds " + std::to_string(stored) + " optimizer variables, the optimizer has " +
+          std::to_string(opt.variables().size());
+    opt = {};
+  }
+  std::vector<std::pair<Variable, Tensor>> pending;
+  if (opt.defined()) {
+    auto vars = opt.variables();
+    if (unbuilt) vars.resize(std::min<std::size_t>(vars.size(), 2));
+    for (std::size_t i = 0; i < vars.size() && opt.defined(); ++i) {
+      const h5::Dataset ds = g.open_dataset(std::to_string(i));
+      if (ds.shape() != vars[i].shape()) {
+        why = "optimizer variable " + std::to_string(i) + " has shape " + ds.shape().to_string() +
+              " in the file, " + vars[i].shape().to_string() + " in the optimizer";
+        opt = {};
+        break;
+      }
+      pending.emplace_back(vars[i], ds.read(vars[i].dtype()));
+    }
+  }
+  if (!opt.defined()) {
+    std::cerr << "strata: '" << path << "': optimizer state not restored (" << why
+              << "); training resumes with a fresh optimizer\n";
+    return;
+  }
+  for (auto& [v, t] : pending) v.assign(t);
+}
+
+}  // namespace
 
 Model load_model_keras(const std::string& path, bool compile) {
   ZipReader zip(path);
@@ -184,8 +267,11 @@ Model load_model_keras(const std::string& path, bool compile) {
     json tc = cc;
     tc["optimizer_config"] = cc.value("optimizer", json());
     std::string why;
-    if (!compile_from_config(model, tc, why))
+    if (!compile_from_config(model, tc, why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
+    } else if (zip.contains("model.weights.h5")) {
+      load_optimizer_state(model, zip, path);
+    }
   }
   return model;
 }
@@ -204,6 +290,16 @@ void save_model_keras(const Model& model, const std::string& path) {
     try {
       h5::File file(h5.path(), h5::File::Mode::truncate);
       write_container(file, "", keras_layer_order(model));
+      std::string why;
+      if (optimizers::Optimizer opt = optimizer_in_keras_order(model, why); opt.defined()) {
+        const auto vars = opt.variables();
+        if (!vars.empty()) {
+          h5::Group g = file.create_group("optimizer/vars");
+          g.write_string_attribute("name", opt.name());
+          for (std::size_t i = 0; i < vars.size(); ++i)
+            g.create_dataset(std::to_string(i), vars[i].value());
+        }
+      }
       file.close();
     } catch (const IOError& e) {
       throw IOError("cannot save model to '" + path + "': " + e.what());

@@ -8,11 +8,13 @@
 #include <set>
 
 #include "core/error.h"
+#include "io/hdf5.h"
 #include "io/layer_config.h"
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "io/zip.h"
 #include "keras_test_util.h"
+#include "models/compiled_model.h"
 #include "test_util.h"
 
 namespace strata {
@@ -72,6 +74,24 @@ TEST(KerasGolden, LayerOrderIsKerasOrder) {
     for (const auto& l : config["config"]["layers"]) keras_order.push_back(l["name"]);
     for (const auto& l : io::keras_layer_order(models::load_model(path))) ours.push_back(l.name());
     EXPECT_EQ(ours, keras_order) << name;
+  }
+}
+
+TEST(KerasGolden, OptimizerStateFromKeras3ZipIsRestored) {
+  // Keras trained functional_mlp one step with Adam(0.01) before saving.
+  const std::string path = testing::golden_dir() + "/functional_mlp.keras";
+  Model m = models::load_model(path);
+  const optimizers::Optimizer& opt = m.model().compiled->optimizer();
+  EXPECT_EQ(opt.iterations(), 1);
+  EXPECT_NEAR(opt.learning_rate(), 0.01f, 1e-7);
+  testing::ScratchDir dir;
+  testing::write_bytes(dir.file("w.h5"), io::ZipReader(path).read("model.weights.h5"));
+  io::h5::File w(dir.file("w.h5"), io::h5::File::Mode::read);
+  const auto vars = opt.variables();
+  ASSERT_EQ(w.open_group("optimizer/vars").children().size(), vars.size());
+  for (std::size_t i = 2; i < vars.size(); ++i) {
+    Tensor stored = w.open_dataset("optimizer/vars/" + std::to_string(i)).read(DType::float32);
+    EXPECT_EQ(stored.to_vector<float>(), vars[i].value().to_vector<float>()) << vars[i].path();
   }
 }
 

@@ -16,6 +16,7 @@
 #include "layers/flatten.h"
 #include "layers/input_layer.h"
 #include "layers/reshape.h"
+#include "models/compiled_model.h"
 #include "models/sequential.h"
 #include "optimizers/optimizers.h"
 #include "test_util.h"
@@ -108,6 +109,21 @@ TEST_P(SaveFormat, NestedMultiInputModelWithFrozenLayerRoundTrips) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, SaveFormat, ::testing::Values(".h5", ".keras"));
+
+TEST(ModelSaving, KerasZipKeepsOptimizerStateSoTrainingResumesExactly) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(4, {.activation = "tanh"}), layers::Dense(2)});
+  m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.05}), .loss = "mse"});
+  const Tensor x = ramp({6, 3}), y = ramp({6, 2});
+  m.train_on_batch(x, y);
+  m.train_on_batch(x, y);
+  m.save(dir.file("m.keras"));
+  Model again = models::load_model(dir.file("m.keras"));
+  EXPECT_EQ(again.model().compiled->optimizer().iterations(), 2);
+  m.train_on_batch(x, y);
+  again.train_on_batch(x, y);
+  expect_same_predictions(m, again, {ramp({2, 3})});
+}
 
 TEST(ModelSaving, H5FileHasTheTfKeras2Layout) {
   testing::ScratchDir dir;

@@ -49,6 +49,9 @@ def main():
                 for y, e in zip(ys, expected):
                     np.testing.assert_allclose(np.asarray(y), e, atol=1e-5, rtol=1e-4)
                     worst = max(worst, float(np.max(np.abs(np.asarray(y) - e))))
+                if name == "sequential_mlp.keras":  # trained one step by strata_save_samples
+                    assert int(model.optimizer.iterations) == 1, "optimizer state not restored"
+                    name += " (optimizer iteration 1 restored)"
                 print(f"OK    {name}: Keras {keras.__version__} loads it, compiled={model.compiled}, "
                       f"max |Keras - Strata| = {worst:.2e}")
             except Exception as e:  # noqa: BLE001
