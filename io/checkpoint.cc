@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "models/compiled_model.h"
 
 namespace strata::io {
 
@@ -125,6 +126,21 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
   st.stream = static_cast<std::uint64_t>(get("stream"));
   for (auto& [v, t] : pending) v.assign(t);
   return st;
+}
+
+namespace {
+optimizers::Optimizer model_optimizer(const Model& model) {
+  const ModelImpl& m = model.model();
+  return m.compiled ? m.compiled->optimizer() : optimizers::Optimizer();
+}
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Model& model, const CheckpointState& state) {
+  save_checkpoint(path, model, model_optimizer(model), state);
+}
+
+CheckpointState load_checkpoint(const std::string& path, const Model& model) {
+  return load_checkpoint(path, model, model_optimizer(model));
 }
 
 }  // namespace strata::io

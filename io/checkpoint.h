@@ -38,4 +38,9 @@ void save_checkpoint(const std::string& path, const Model& model,
 CheckpointState load_checkpoint(const std::string& path, const Model& model,
                                 const optimizers::Optimizer& optimizer);
 
+// The same with the optimizer the compiled model trains with (weights only when the model
+// is not compiled).
+void save_checkpoint(const std::string& path, const Model& model, const CheckpointState& state);
+CheckpointState load_checkpoint(const std::string& path, const Model& model);
+
 }  // namespace strata::io

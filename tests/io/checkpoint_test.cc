@@ -62,6 +62,20 @@ TEST(Checkpoint, RestoresWeightsOptimizerSlotsAndState) {
   EXPECT_EQ(m.predict(ramp({2, 3})).to_string(), m2.predict(ramp({2, 3})).to_string());
 }
 
+TEST(Checkpoint, UsesTheCompiledModelsOwnOptimizer) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  m.compile({.optimizer = "rmsprop", .loss = "mse"});  // by identifier: only the model holds it
+  m.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  io::save_checkpoint(dir.file("ck.h5"), m, {.epoch = 1});
+  Sequential m2({Input({3}), layers::Dense(2)});
+  m2.compile({.optimizer = "rmsprop", .loss = "mse"});
+  EXPECT_EQ(io::load_checkpoint(dir.file("ck.h5"), m2).epoch, 1);
+  m.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  m2.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  EXPECT_EQ(m.predict(ramp({2, 3})).to_string(), m2.predict(ramp({2, 3})).to_string());
+}
+
 TEST(Checkpoint, MismatchedModelIsRefusedAndNothingAssigned) {
   testing::ScratchDir dir;
   Sequential m({Input({3}), layers::Dense(4)});
