@@ -31,6 +31,8 @@ class CompiledModel {
   void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {});
 
   void reset_metrics();
+  // The optimizer the train step updates with (undefined for inference).
+  const optimizers::Optimizer& optimizer() const { return optimizer_; }
   // Running logs since the last reset: "loss", per-output losses, metrics.
   std::map<std::string, float> results() const;
 

@@ -106,6 +106,10 @@ class Model : public Layer {
 
   // Weights-only files in Keras's HDF5 layouts (".weights.h5": Keras 3; other ".h5": tf.keras).
   void save_weights(const std::string& path) const;
+  // Whole model: ".keras" (Keras 3 zip) or ".h5" (tf.keras 2 layout); see io/saving.h.
+  void save(const std::string& path) const;
+  // Keras 3 JSON config (io/model_config.h).
+  std::string to_json() const;
   void load_weights(const std::string& path) const;
 
   // The optimizer compile() resolved (its learning_rate and iterations are variables

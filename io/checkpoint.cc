@@ -1,0 +1,146 @@
+#include "io/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "models/compiled_model.h"
+
+namespace strata::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_group(h5::File& file, const std::string& name, const std::vector<Variable>& vars) {
+  h5::Group g = file.create_group(name);
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const auto& v : vars) {
+    if (!seen.insert(v.path()).second) {
+      throw ValueError("two variables are named '" + v.path() +
+                       "'; checkpoint names must be unique");
+    }
+    names.push_back(v.path());
+  }
+  g.write_string_list_attribute("names", names);
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    g.create_dataset(std::to_string(i), vars[i].value());
+}
+
+void read_group(const h5::File& file, const std::string& name, const std::vector<Variable>& vars,
+                const std::string& path, std::vector<std::pair<Variable, Tensor>>& pending) {
+  if (!file.has_group(name))
+    throw IOError("checkpoint '" + path + "' has no group '/" + name + "'");
+  const h5::Group g = file.open_group(name);
+  const auto names = g.read_string_list_attribute("names");
+  if (names.size() != vars.size()) {
+    throw ValueError("checkpoint '" + path + "' '/" + name + "' holds " +
+                     std::to_string(names.size()) + " variables, the model has " +
+                     std::to_string(vars.size()));
+  }
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    const h5::Dataset ds = g.open_dataset(std::to_string(i));
+    if (ds.shape() != vars[i].shape()) {
+      throw ValueError("checkpoint '" + path + "' dataset '" + ds.path() + "' ('" + names[i] +
+                       "') has shape " + ds.shape().to_string() + ", the variable has " +
+                       vars[i].shape().to_string());
+    }
+    pending.emplace_back(vars[i], ds.read(vars[i].dtype()));
+  }
+}
+
+Tensor scalar64(std::uint64_t v) {
+  return Tensor::from_vector<std::int64_t>(Shape{}, {static_cast<std::int64_t>(v)});
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Model& model,
+                     const optimizers::Optimizer& optimizer, const CheckpointState& state) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path target(path);
+  const std::string temp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+          .string();
+  try {
+    {
+      h5::File file(temp, h5::File::Mode::truncate);
+      file.write_string_attribute("format", "strata-checkpoint");
+      file.write_string_attribute("version", "1");
+      write_group(file, "weights", model.weights());
+      write_group(file, "optimizer",
+                  optimizer.defined() ? optimizer.variables() : std::vector<Variable>{});
+      h5::Group s = file.create_group("state");
+      s.create_dataset("epoch", scalar64(static_cast<std::uint64_t>(state.epoch)));
+      s.create_dataset("step", scalar64(static_cast<std::uint64_t>(state.step)));
+      s.create_dataset("seed", scalar64(state.seed));
+      s.create_dataset("shuffle_seed", scalar64(state.shuffle_seed));
+      s.create_dataset("stream", scalar64(state.stream));
+      file.close();
+    }
+    if (int fd = ::open(temp.c_str(), O_RDONLY); fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
+    std::error_code ec;
+    fs::rename(temp, path, ec);
+    if (ec) throw IOError("renaming '" + temp + "' over it failed: " + ec.message());
+  } catch (const Error& e) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    if (dynamic_cast<const ValueError*>(&e))
+      throw ValueError("cannot save checkpoint '" + path + "': " + e.what());
+    throw IOError("cannot save checkpoint '" + path + "': " + e.what());
+  }
+}
+
+CheckpointState load_checkpoint(const std::string& path, const Model& model,
+                                const optimizers::Optimizer& optimizer) {
+  const h5::File file(path, h5::File::Mode::read);
+  if (!file.has_attribute("format") ||
+      file.read_string_attribute("format") != "strata-checkpoint") {
+    throw IOError("'" + path +
+                  "' is not a Strata checkpoint (no attribute format='strata-checkpoint')");
+  }
+  std::vector<std::pair<Variable, Tensor>> pending;
+  read_group(file, "weights", model.weights(), path, pending);
+  if (optimizer.defined()) read_group(file, "optimizer", optimizer.variables(), path, pending);
+  CheckpointState st;
+  auto get = [&](const char* name) -> std::int64_t {
+    const std::string p = std::string("state/") + name;
+    if (!file.has_dataset(p))
+      throw IOError("checkpoint '" + path + "' has no dataset '/" + p + "'");
+    return file.open_dataset(p).read(DType::int64).data<std::int64_t>()[0];
+  };
+  st.epoch = get("epoch");
+  st.step = get("step");
+  st.seed = static_cast<std::uint64_t>(get("seed"));
+  st.shuffle_seed = static_cast<std::uint64_t>(get("shuffle_seed"));
+  st.stream = static_cast<std::uint64_t>(get("stream"));
+  for (auto& [v, t] : pending) v.assign(t);
+  return st;
+}
+
+namespace {
+optimizers::Optimizer model_optimizer(const Model& model) {
+  const ModelImpl& m = model.model();
+  return m.compiled ? m.compiled->optimizer() : optimizers::Optimizer();
+}
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Model& model, const CheckpointState& state) {
+  save_checkpoint(path, model, model_optimizer(model), state);
+}
+
+CheckpointState load_checkpoint(const std::string& path, const Model& model) {
+  return load_checkpoint(path, model, model_optimizer(model));
+}
+
+}  // namespace strata::io

@@ -1,0 +1,144 @@
+// Full-model HDF5 files (keras-spec §3a, §3c): load from Keras 2 / tf.keras 2 / Keras 3
+// legacy h5, save in the tf.keras 2 layout.
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "io/model_config.h"
+#include "io/saving.h"
+
+namespace strata::io {
+
+namespace {
+
+int major_of(const std::string& version) {
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version[0]))) return 0;
+  return std::stoi(version.substr(0, version.find('.')));
+}
+
+void write_layer_groups(h5::Group& root, const std::vector<LayerWeights>& layers) {
+  std::vector<std::string> names;
+  for (const auto& l : layers) names.push_back(l.layer_name);
+  root.write_string_list_attribute("layer_names", names);
+  root.write_string_attribute("backend", "tensorflow", h5::StringEncoding::ascii);
+  root.write_string_attribute("keras_version", kKeras2LayoutVersion, h5::StringEncoding::ascii);
+  std::set<std::string> seen;
+  for (const auto& l : layers) {
+    h5::Group g = root.create_group(l.layer_name);
+    std::vector<std::string> weight_names;
+    for (const auto& v : l.weights) {
+      std::string n = v.path() + ":0";
+      if (!seen.insert(n).second) {
+        throw ValueError("two weights are named '" + v.path() +
+                         "'; weight names must be unique to save");
+      }
+      weight_names.push_back(n);
+    }
+    g.write_string_list_attribute("weight_names", weight_names);
+    for (std::size_t i = 0; i < l.weights.size(); ++i)
+      g.create_dataset(weight_names[i], l.weights[i].value());
+  }
+}
+
+}  // namespace
+
+Model load_model_h5(const std::string& path, bool compile) {
+  h5::File file(path, h5::File::Mode::read);
+  if (!file.has_attribute("model_config")) {
+    if (file.has_attribute("layer_names") || file.has_group("layers")) {
+      throw ValueError(
+          "'" + path +
+          "' holds weights only (no '/model_config' attribute): build the model in code and "
+          "call load_weights");
+    }
+    if (!file.has_attribute("keras_version") && file.has_group("model_weights") == false) {
+      throw ValueError("'" + path +
+                       "' is an HDF5 file but not a Keras model: no attribute '/model_config'");
+    }
+    throw ValueError("'" + path +
+                     "' has no attribute '/model_config': the model's architecture is missing");
+  }
+  std::string version =
+      file.has_attribute("keras_version") ? file.read_string_attribute("keras_version") : "";
+  if (version.empty() && file.has_group("model_weights")) {
+    const h5::Group mw = file.open_group("model_weights");
+    if (mw.has_attribute("keras_version")) version = mw.read_string_attribute("keras_version");
+  }
+  if (version.empty() || major_of(version) < 2) {
+    throw ValueError(
+        "'" + path + "' was written by Keras 1 (no '/keras_version' attribute" +
+        (version.empty() ? std::string() : ", found '" + version + "'") +
+        "); Strata reads files from Keras 2 and later: re-save the model with Keras 2 or 3");
+  }
+  ConfigContext ctx{major_of(version), path};
+  const json config = parse_json(file.read_string_attribute("model_config"),
+                                 "'" + path + "' attribute '/model_config'");
+  Model model = model_from_config(config, ctx);
+  if (!file.has_group("model_weights")) {
+    throw ValueError("'" + path +
+                     "' has no group '/model_weights': the model's weights are missing");
+  }
+  if (model.model().inputs.empty()) {
+    throw ValueError(
+        "'" + path +
+        "': the model's input shape is not in its config, so its weights cannot be built");
+  }
+  try {
+    load_weights_h5(path, model_layer_weights(model));
+  } catch (const ShapeError& e) {
+    throw ValueError(e.what());  // the file disagrees with its own config
+  }
+  if (compile && file.has_attribute("training_config")) {
+    const json tc = parse_json(file.read_string_attribute("training_config"),
+                               "'" + path + "' attribute '/training_config'");
+    std::string why;
+    if (!compile_from_config(model, tc, why)) {
+      std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
+    }
+  }
+  return model;
+}
+
+void save_model_h5(const Model& model, const std::string& path) {
+  if (model.model().inputs.empty()) {
+    throw ValueError("cannot save model '" + model.name() + "' to '" + path +
+                     "': it is not built yet (no Input, no data seen)");
+  }
+  namespace fs = std::filesystem;
+  static std::atomic<unsigned> counter{0};
+  const json config = model_to_config(model, ConfigDialect::keras2);
+  const json tc = training_config_of(model);
+  const fs::path target(path);
+  const std::string temp =
+      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
+                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+          .string();
+  try {
+    h5::File file(temp, h5::File::Mode::truncate);
+    file.write_string_attribute("keras_version", kKeras2LayoutVersion);
+    file.write_string_attribute("backend", "tensorflow");
+    file.write_string_attribute("model_config", config.dump(), h5::StringEncoding::ascii);
+    if (!tc.is_null())
+      file.write_string_attribute("training_config", tc.dump(), h5::StringEncoding::ascii);
+    h5::Group mw = file.create_group("model_weights");
+    write_layer_groups(mw, model_layer_weights(model));
+    file.close();
+    std::error_code ec;
+    fs::rename(temp, path, ec);
+    if (ec) throw IOError("renaming '" + temp + "' over it failed: " + ec.message());
+  } catch (const Error& e) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    const std::string what = e.what();
+    if (dynamic_cast<const ValueError*>(&e))
+      throw ValueError("cannot save model to '" + path + "': " + what);
+    throw IOError("cannot save model to '" + path + "': " + what);
+  }
+}
+
+}  // namespace strata::io

@@ -1,0 +1,318 @@
+// Keras 3 `.keras` archives (keras-spec §3d): config.json, metadata.json and
+// model.weights.h5, whose groups are keyed by attribute path: layers/<key>/vars/<i>,
+// <key> = snake_case(class) uniquified by position; nested models recurse
+// (layers/functional/layers/dense/vars/0); layer families may keep vars elsewhere
+// (io/layer_config.h VarGroup: RNN cells at layers/lstm/cell/vars).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "io/model_config.h"
+#include "io/saving.h"
+#include "io/zip.h"
+#include "models/compiled_model.h"
+
+namespace strata::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary file, removed when this goes out of scope.
+class ScratchFile {
+ public:
+  explicit ScratchFile(const std::string& suffix) {
+    static std::atomic<unsigned> counter{0};
+    path_ = (fs::temp_directory_path() /
+             ("strata_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + suffix))
+                .string();
+  }
+  ~ScratchFile() {
+    std::error_code ec;
+    fs::remove(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> keys_of(const std::vector<Layer>& layers) {
+  std::vector<LayerWeights> lw;
+  for (const auto& l : layers) lw.push_back({l.name(), {}, l.class_name()});
+  return keras3_layer_keys(lw);
+}
+
+bool is_model(const Layer& l) { return is_model_class(l.class_name()); }
+
+std::vector<Layer> container_layers(const Layer& model) {
+  return keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(model.shared_impl())));
+}
+
+void write_container(h5::File& file, const std::string& prefix, const std::vector<Layer>& layers) {
+  const auto keys = keys_of(layers);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string lp = prefix + "layers/" + keys[i];
+    if (is_model(layers[i])) {
+      write_container(file, lp + "/", container_layers(layers[i]));
+      continue;
+    }
+    for (const VarGroup& g : keras3_var_groups(layers[i])) {
+      if (g.variables.empty()) continue;
+      h5::Group vars = file.create_group(lp + "/" + g.path);
+      vars.write_string_attribute("name", layers[i].name());
+      for (std::size_t v = 0; v < g.variables.size(); ++v)
+        vars.create_dataset(std::to_string(v), g.variables[v].value());
+    }
+  }
+}
+
+using Pending = std::vector<std::pair<Variable, Tensor>>;
+
+void read_container(const h5::File& file, const std::string& prefix,
+                    const std::vector<Layer>& layers, const std::string& source, Pending& pending) {
+  std::string container = prefix + "layers";
+  if (!file.has_group(container) && file.has_group(prefix + "_layer_checkpoint_dependencies")) {
+    container = prefix + "_layer_checkpoint_dependencies";  // tf.keras 2.13 archives
+  }
+  const auto keys = keys_of(layers);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string lp = container + "/" + keys[i];
+    if (is_model(layers[i])) {
+      read_container(file, lp + "/", container_layers(layers[i]), source, pending);
+      continue;
+    }
+    for (const VarGroup& g : keras3_var_groups(layers[i])) {
+      const std::string vp = lp + "/" + g.path;
+      const bool present = file.has_group(vp);
+      std::size_t stored = present ? file.open_group(vp).children().size() : 0;
+      if (stored != g.variables.size()) {
+        throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
+                         "' (" + layers[i].class_name() + ") has " +
+                         std::to_string(g.variables.size()) + " variables, the file's '/" + vp +
+                         "' holds " + std::to_string(stored));
+      }
+      if (!present) continue;
+      const h5::Group vars = file.open_group(vp);
+      for (std::size_t v = 0; v < g.variables.size(); ++v) {
+        const h5::Dataset ds = vars.open_dataset(std::to_string(v));
+        if (ds.shape() != g.variables[v].shape()) {
+          throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
+                           "' weight '" + g.variables[v].path() + "' has shape " +
+                           g.variables[v].shape().to_string() + ", the file's dataset '" +
+                           ds.path() + "' has shape " + ds.shape().to_string());
+        }
+        pending.emplace_back(g.variables[v], ds.read(g.variables[v].dtype()));
+      }
+    }
+  }
+}
+
+std::string now_string() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d@%H:%M:%S", std::gmtime(&t));
+  return buf;
+}
+
+json compile_config_of(const Model& model) {
+  json tc = training_config_of(model);
+  if (tc.is_null()) return nullptr;
+  json opt = tc["optimizer_config"];
+  return json{{"optimizer", json{{"module", "keras.optimizers"},
+                                 {"class_name", opt["class_name"]},
+                                 {"config", opt["config"]},
+                                 {"registered_name", nullptr}}},
+              {"loss", tc["loss"]},
+              {"loss_weights", tc["loss_weights"]},
+              {"metrics", tc["metrics"]},
+              {"weighted_metrics", nullptr},
+              {"run_eagerly", false},
+              {"steps_per_execution", 1},
+              {"jit_compile", false}};
+}
+
+// Keras 3's model.trainable_variables: layers in Keras's order, nested models recursed.
+void keras_trainable(const Layer& layer, bool trainable, std::vector<Variable>& out) {
+  trainable = trainable && layer.trainable();
+  if (!trainable) return;
+  if (is_model(layer)) {
+    for (const auto& l : container_layers(layer)) keras_trainable(l, true, out);
+    return;
+  }
+  for (const auto& v : layer.impl().weights) {
+    if (v.trainable()) out.push_back(v);
+  }
+}
+
+// The compiled model's optimizer when its slots line up with Keras's (one slot set per
+// trainable variable, in Keras's variable order); else undefined, and `why` says why.
+optimizers::Optimizer optimizer_in_keras_order(const Model& model, std::string& why) {
+  const ModelImpl& m = model.model();
+  if (!m.compiled || !m.compiled->optimizer().defined()) {
+    why = "the model is not compiled";
+    return {};
+  }
+  std::vector<Variable> ours, keras;
+  if (m.trainable) {
+    for (const auto& layer : m.sublayers()) {
+      for (const auto& v : layer.trainable_weights()) ours.push_back(v);
+    }
+  }
+  for (const auto& l : keras_layer_order(model)) keras_trainable(l, true, keras);
+  bool same = ours.size() == keras.size();
+  for (std::size_t i = 0; same && i < ours.size(); ++i) same = ours[i].path() == keras[i].path();
+  if (!same) {
+    why = "Strata's variable order differs from Keras's for this graph";
+    return {};
+  }
+  return m.compiled->optimizer();
+}
+
+}  // namespace
+
+// Reads the weights of `model` from a Keras 3 weights file (standalone or extracted).
+void load_keras3_weights_file(const Model& model, const std::string& h5_path,
+                              const std::string& source) {
+  Pending pending;
+  try {
+    const h5::File file(h5_path, h5::File::Mode::read);
+    read_container(file, "", keras_layer_order(model), source, pending);
+  } catch (const IOError& e) {
+    throw IOError("cannot load weights from '" + source + "': " + e.what());
+  }
+  for (auto& [v, t] : pending) v.assign(t);
+}
+
+namespace {
+
+// Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
+// optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
+void load_optimizer_state(const Model& model, const ZipReader& zip, const std::string& path) {
+  std::string why;
+  optimizers::Optimizer opt = optimizer_in_keras_order(model, why);
+  ScratchFile h5(".weights.h5");
+  write_file_atomically(h5.path(), zip.read("model.weights.h5"));
+  const h5::File file(h5.path(), h5::File::Mode::read);
+  if (!file.has_group("optimizer/vars")) return;
+  const h5::Group g = file.open_group("optimizer/vars");
+  const std::size_t stored = g.children().size();
+  // An optimizer Keras never built holds just iteration and learning_rate.
+  const bool unbuilt = stored == 2;
+  if (opt.defined() && stored != opt.variables().size() && !unbuilt) {
+    why = "the file holds " + std::to_string(stored) + " optimizer variables, the optimizer has " +
+          std::to_string(opt.variables().size());
+    opt = {};
+  }
+  std::vector<std::pair<Variable, Tensor>> pending;
+  if (opt.defined()) {
+    auto vars = opt.variables();
+    if (unbuilt) vars.resize(std::min<std::size_t>(vars.size(), 2));
+    for (std::size_t i = 0; i < vars.size() && opt.defined(); ++i) {
+      const h5::Dataset ds = g.open_dataset(std::to_string(i));
+      if (ds.shape() != vars[i].shape()) {
+        why = "optimizer variable " + std::to_string(i) + " has shape " + ds.shape().to_string() +
+              " in the file, " + vars[i].shape().to_string() + " in the optimizer";
+        opt = {};
+        break;
+      }
+      pending.emplace_back(vars[i], ds.read(vars[i].dtype()));
+    }
+  }
+  if (!opt.defined()) {
+    std::cerr << "strata: '" << path << "': optimizer state not restored (" << why
+              << "); training resumes with a fresh optimizer\n";
+    return;
+  }
+  for (auto& [v, t] : pending) v.assign(t);
+}
+
+}  // namespace
+
+Model load_model_keras(const std::string& path, bool compile) {
+  ZipReader zip(path);
+  int major = 3;
+  if (zip.contains("metadata.json")) {
+    json meta = parse_json(zip.read("metadata.json"), "'" + path + "' member 'metadata.json'");
+    std::string v = meta.value("keras_version", "3");
+    if (!v.empty() && v[0] == '2') major = 2;
+  }
+  if (!zip.contains("config.json"))
+    throw IOError("'" + path + "' is a ZIP archive but not a .keras model: no 'config.json'");
+  const json config = parse_json(zip.read("config.json"), "'" + path + "' member 'config.json'");
+  Model model = model_from_config(config, {major, path});
+  if (model.model().inputs.empty()) {
+    throw ValueError(
+        "'" + path +
+        "': the model's input shape is not in its config, so its weights cannot be built");
+  }
+  if (zip.contains("model.weights.h5")) {
+    ScratchFile h5(".weights.h5");
+    write_file_atomically(h5.path(), zip.read("model.weights.h5"));
+    load_keras3_weights_file(model, h5.path(), path + "' member 'model.weights.h5");
+  } else if (zip.contains("model.weights.npz")) {
+    throw NotImplementedError(
+        "'" + path + "' keeps its weights in 'model.weights.npz', which is not supported yet");
+  } else if (!model.weights().empty()) {
+    throw ValueError("'" + path + "' has no 'model.weights.h5': the model's weights are missing");
+  }
+  if (compile && config.contains("compile_config") && config["compile_config"].is_object()) {
+    json cc = config["compile_config"];
+    json tc = cc;
+    tc["optimizer_config"] = cc.value("optimizer", json());
+    std::string why;
+    if (!compile_from_config(model, tc, why)) {
+      std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
+    } else if (zip.contains("model.weights.h5")) {
+      load_optimizer_state(model, zip, path);
+    }
+  }
+  return model;
+}
+
+void save_model_keras(const Model& model, const std::string& path) {
+  if (model.model().inputs.empty()) {
+    throw ValueError("cannot save model '" + model.name() + "' to '" + path +
+                     "': it is not built yet (no Input, no data seen)");
+  }
+  json config = model_to_config(model);
+  json cc = compile_config_of(model);
+  if (!cc.is_null()) config["compile_config"] = cc;
+  std::string weights;
+  {
+    ScratchFile h5(".weights.h5");
+    try {
+      h5::File file(h5.path(), h5::File::Mode::truncate);
+      write_container(file, "", keras_layer_order(model));
+      std::string why;
+      if (optimizers::Optimizer opt = optimizer_in_keras_order(model, why); opt.defined()) {
+        const auto vars = opt.variables();
+        if (!vars.empty()) {
+          h5::Group g = file.create_group("optimizer/vars");
+          g.write_string_attribute("name", opt.name());
+          for (std::size_t i = 0; i < vars.size(); ++i)
+            g.create_dataset(std::to_string(i), vars[i].value());
+        }
+      }
+      file.close();
+    } catch (const IOError& e) {
+      throw IOError("cannot save model to '" + path + "': " + e.what());
+    }
+    weights = read_file_bytes(h5.path());
+  }
+  ZipWriter zip;
+  zip.add(
+      "metadata.json",
+      json{{"keras_version", "3.4.1"}, {"date_saved", now_string()}, {"writer", "strata"}}.dump());
+  zip.add("config.json", config.dump());
+  zip.add("model.weights.h5", weights);
+  write_file_atomically(path, zip.finish());
+}
+
+}  // namespace strata::io

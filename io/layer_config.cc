@@ -1,0 +1,231 @@
+#include "io/layer_config.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "core/error.h"
+#include "layers/activations.h"
+
+namespace strata::io {
+
+namespace {
+
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, LayerConfigEntry>& registry() {
+  static std::map<std::string, LayerConfigEntry> r;
+  return r;
+}
+
+// Keras 3 wraps the dtype in a DTypePolicy object; Keras 2 wrote a string or a Policy.
+std::string dtype_name(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_object() && value.contains("config") && value["config"].contains("name")) {
+    return value["config"]["name"].get<std::string>();
+  }
+  return "float32";
+}
+
+}  // namespace
+
+bool register_layer_config(LayerConfigEntry entry) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::string name = entry.class_name;
+  registry()[name] = std::move(entry);
+  return true;
+}
+
+const LayerConfigEntry* find_layer_config(const std::string& class_name) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto it = registry().find(class_name);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> registered_layer_classes() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  std::vector<std::string> names{"Functional", "Model", "Sequential"};
+  for (const auto& [name, e] : registry()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void throw_unsupported_layer(const std::string& class_name, const std::string& layer_name,
+                             const std::string& where) {
+  std::string known;
+  for (const auto& n : registered_layer_classes()) known += (known.empty() ? "" : ", ") + n;
+  std::string msg =
+      "layer '" + layer_name + "' has class '" + class_name + "', which Strata does not support";
+  if (class_name == "Lambda")
+    msg += " (Lambda layers hold Python code, which cannot be loaded in C++)";
+  if (!where.empty()) msg += " (in " + where + ")";
+  msg += ". Supported classes: " + known +
+         ". Register your own with strata::io::register_layer<MyLayer>(\"" + class_name + "\").";
+  throw NotImplementedError(msg);
+}
+
+std::string describe(const std::string& class_name, const json& config) {
+  std::string name = config.is_object() && config.contains("name") && config["name"].is_string()
+                         ? config["name"].get<std::string>()
+                         : "?";
+  return class_name + " '" + name + "'";
+}
+
+const json& require_key(const json& config, const std::string& key, const std::string& where) {
+  if (!config.is_object() || !config.contains(key)) {
+    throw ValueError(where + ": config has no '" + key + "'");
+  }
+  return config[key];
+}
+
+Shape shape_from_json(const json& value, const std::string& where) {
+  if (!value.is_array()) throw ValueError(where + ": expected a shape list, got " + value.dump());
+  std::vector<std::int64_t> dims;
+  for (const auto& d : value) {
+    if (d.is_null()) {
+      dims.push_back(kUnknownDim);
+    } else if (d.is_number_integer() && d.get<std::int64_t>() >= 0) {
+      dims.push_back(d.get<std::int64_t>());
+    } else {
+      throw ValueError(where + ": invalid dimension " + d.dump() + " in shape " + value.dump());
+    }
+  }
+  return Shape(dims);
+}
+
+json shape_to_json(const Shape& shape) {
+  json out = json::array();
+  for (auto d : shape.dims()) out.push_back(d == kUnknownDim ? json(nullptr) : json(d));
+  return out;
+}
+
+json initializer_to_config(const Initializer& init) {
+  // Only the class survives in an Initializer handle; seeded classes get {"seed": null}.
+  const std::string cls = init.defined() ? init.class_name() : "Zeros";
+  const bool seeded = cls != "Zeros" && cls != "Ones" && cls != "Constant" && cls != "Identity";
+  return json{{"module", "keras.initializers"},
+              {"class_name", cls},
+              {"config", seeded ? json{{"seed", nullptr}} : json::object()},
+              {"registered_name", nullptr}};
+}
+
+Initializer initializer_from_config(const json& value, const std::string& where) {
+  namespace I = initializers;
+  if (value.is_string()) return I::get(value.get<std::string>());
+  if (!value.is_object() || !value.contains("class_name")) {
+    throw ValueError(where + ": cannot read initializer " + value.dump());
+  }
+  const std::string cls = value["class_name"].get<std::string>();
+  const json cfg = value.value("config", json::object());
+  std::optional<std::uint64_t> seed;
+  if (cfg.contains("seed") && cfg["seed"].is_number_integer())
+    seed = cfg["seed"].get<std::uint64_t>();
+  auto num = [&](const char* k, double d) {
+    return cfg.contains(k) && cfg[k].is_number() ? cfg[k].get<double>() : d;
+  };
+  if (cls == "Zeros") return I::Zeros();
+  if (cls == "Ones") return I::Ones();
+  if (cls == "Constant") return I::Constant(num("value", 0.0));
+  if (cls == "RandomUniform")
+    return I::RandomUniform({num("minval", -0.05), num("maxval", 0.05), seed});
+  if (cls == "RandomNormal") return I::RandomNormal({num("mean", 0.0), num("stddev", 0.05), seed});
+  if (cls == "TruncatedNormal")
+    return I::TruncatedNormal({num("mean", 0.0), num("stddev", 0.05), seed});
+  if (cls == "GlorotUniform") return I::GlorotUniform({seed});
+  if (cls == "GlorotNormal") return I::GlorotNormal({seed});
+  if (cls == "HeUniform") return I::HeUniform({seed});
+  if (cls == "HeNormal") return I::HeNormal({seed});
+  if (cls == "LecunUniform") return I::LecunUniform({seed});
+  if (cls == "LecunNormal") return I::LecunNormal({seed});
+  if (cls == "Orthogonal") return I::Orthogonal({num("gain", 1.0), seed});
+  if (cls == "VarianceScaling") {
+    std::string dist = cfg.value("distribution", "truncated_normal");
+    if (dist == "normal") dist = "truncated_normal";  // Keras 2.0-2.2 name
+    return I::VarianceScaling({num("scale", 1.0), cfg.value("mode", "fan_in"), dist, seed});
+  }
+  // Only the weights' initial values depend on it; loaded weights replace them.
+  try {
+    return I::get(cls);
+  } catch (const ValueError&) {
+    throw NotImplementedError(where + ": initializer class '" + cls + "' is not supported");
+  }
+}
+
+std::string activation_to_config(const std::string& activation) {
+  if (activation.empty()) return "linear";
+  if (activation == "hard_sigmoid_keras2")
+    return "hard_sigmoid";  // best effort: Keras 3 redefined it
+  return activation;
+}
+
+std::string activation_from_config(const json& value, const ConfigContext& ctx,
+                                   const std::string& where) {
+  std::string name;
+  if (value.is_null()) return "";
+  if (value.is_string()) {
+    name = value.get<std::string>();
+  } else if (value.is_object() && value.contains("class_name")) {
+    // Keras 3 may serialize a function as {"module": "keras.activations", "class_name": "function",
+    // "config": "relu"}
+    const json& cfg = value.value("config", json());
+    name = cfg.is_string() ? cfg.get<std::string>() : value["class_name"].get<std::string>();
+  } else {
+    throw ValueError(where + ": cannot read activation " + value.dump());
+  }
+  if (name == "linear") return "";
+  if (name == "hard_sigmoid" && ctx.keras_major < 3) name = "hard_sigmoid_keras2";
+  try {
+    activations::validate(name);
+  } catch (const ValueError& e) {
+    throw NotImplementedError(where + ": activation '" + name + "' is not supported: " + e.what());
+  }
+  return name;
+}
+
+json layer_config(const Layer& layer) {
+  const LayerConfigEntry* e = find_layer_config(layer.class_name());
+  if (!e) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
+  json cfg{{"name", layer.name()}, {"trainable", layer.trainable()}};
+  cfg["dtype"] = json{{"module", "keras"},
+                      {"class_name", "DTypePolicy"},
+                      {"config", json{{"name", "float32"}}},
+                      {"registered_name", nullptr}};
+  json own = e->to_config(layer.impl());
+  for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
+  return cfg;
+}
+
+Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
+  if (!entry.is_object() || !entry.contains("class_name") || !entry["class_name"].is_string()) {
+    throw ValueError("layer entry without a class_name: " + entry.dump().substr(0, 200));
+  }
+  const std::string cls = entry["class_name"].get<std::string>();
+  json config = entry.value("config", json::object());
+  if (!config.is_object())
+    throw ValueError("layer entry '" + cls + "' has a config that is not an object");
+  // Legacy top-level "name" (functional entries) wins when the config lacks one.
+  if (!config.contains("name") && entry.contains("name")) config["name"] = entry["name"];
+  const std::string layer_name = config.value("name", std::string("?"));
+  const LayerConfigEntry* e = find_layer_config(cls);
+  if (!e) throw_unsupported_layer(cls, layer_name, ctx.source);
+  if (config.contains("dtype")) config["dtype"] = dtype_name(config["dtype"]);
+  if (config.contains("batch_input_shape") && !config.contains("batch_shape")) {
+    config["batch_shape"] = config["batch_input_shape"];
+    config.erase("batch_input_shape");
+  }
+  Layer layer = e->from_config(config, ctx);
+  if (config.contains("trainable") && config["trainable"].is_boolean()) {
+    layer.set_trainable(config["trainable"].get<bool>());
+  }
+  return layer;
+}
+
+std::vector<VarGroup> keras3_var_groups(const Layer& layer) {
+  const LayerConfigEntry* e = find_layer_config(layer.class_name());
+  if (e && e->keras3_vars) return e->keras3_vars(layer.impl());
+  return {{"vars", layer.impl().weights}};
+}
+
+}  // namespace strata::io

@@ -1,0 +1,107 @@
+// The layer config registry: how each Keras layer class turns into its JSON config and
+// back. Every layer family registers its own small unit (io/layer_configs/<class>_config.cc)
+// with a static REGISTER-style initializer; nothing here names a concrete layer, so new
+// families (recurrent, convolution, ...) plug in by adding a file.
+//
+// A config passed to `from_config` is already normalized to the Keras 3 dialect:
+// `dtype` is a plain string ("float32"), `batch_input_shape` is renamed `batch_shape`,
+// and `ctx` says which Keras wrote the file (activations whose math changed between
+// versions, e.g. hard_sigmoid, depend on it). `to_config` returns the Keras 3 config
+// without name/trainable/dtype (the registry adds those) — or with them, they are kept.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "layers/layer.h"
+
+namespace strata::io {
+
+using json = nlohmann::ordered_json;
+
+// Who wrote the file being read.
+struct ConfigContext {
+  int keras_major = 3;  // 2 for Keras 2 / tf.keras files (hard_sigmoid is Keras 2's)
+  std::string source;   // file name, for messages ("" for plain JSON)
+};
+
+// Where a layer's variables live in a Keras 3 `.weights.h5` file, relative to the
+// layer's group `layers/<key>`: most layers keep all of them in "vars"; an RNN layer
+// keeps them in "cell/vars", Bidirectional in "forward_layer/cell/vars" and
+// "backward_layer/cell/vars".
+struct VarGroup {
+  std::string path;
+  std::vector<Variable> variables;
+};
+
+struct LayerConfigEntry {
+  std::string class_name;
+  std::string module = "keras.layers";  // Keras 3 "module" key
+  // Class-specific config keys (the registry adds name, trainable and dtype).
+  std::function<json(const LayerImpl&)> to_config;
+  // Makes an unbuilt layer from a normalized config.
+  std::function<Layer(const json& config, const ConfigContext& ctx)> from_config;
+  // Optional: the layer's Keras 3 variable groups; default {"vars", layer.weights}.
+  std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
+};
+
+// Registers (or replaces) the entry for entry.class_name. Returns true, for use in a
+// static initializer: `const bool registered = register_layer_config({...});`.
+bool register_layer_config(LayerConfigEntry entry);
+// nullptr when the class is not registered.
+const LayerConfigEntry* find_layer_config(const std::string& class_name);
+// Sorted class names, for "supported layers: ..." messages (models included).
+std::vector<std::string> registered_layer_classes();
+
+// The NotImplementedError for a class nobody registered, naming the class and layer and
+// listing what is supported.
+[[noreturn]] void throw_unsupported_layer(const std::string& class_name,
+                                          const std::string& layer_name, const std::string& where);
+
+// The full Keras 3 config object of a layer (not a model): name, trainable, dtype policy
+// first, then the class's keys.
+json layer_config(const Layer& layer);
+// Builds an (unbuilt) layer from a config entry {"class_name", "config", ...} of either
+// dialect. Throws NotImplementedError for classes not registered.
+Layer layer_from_config(const json& entry, const ConfigContext& ctx);
+// Keras 3's variable groups of a layer (see VarGroup).
+std::vector<VarGroup> keras3_var_groups(const Layer& layer);
+
+// Users' own layers. MyLayer must derive from Layer, be constructible from
+// `(const nlohmann::ordered_json& config)` (the normalized config, name included), and may
+// give `static nlohmann::ordered_json get_config(const LayerImpl&)` for saving.
+template <typename MyLayer>
+bool register_layer(const std::string& class_name, const std::string& module = "custom") {
+  LayerConfigEntry e;
+  e.class_name = class_name;
+  e.module = module;
+  e.from_config = [](const json& config, const ConfigContext&) -> Layer { return MyLayer(config); };
+  if constexpr (requires(const LayerImpl& impl) { MyLayer::get_config(impl); }) {
+    e.to_config = [](const LayerImpl& impl) -> json { return MyLayer::get_config(impl); };
+  } else {
+    e.to_config = [](const LayerImpl&) -> json { return json::object(); };
+  }
+  return register_layer_config(std::move(e));
+}
+
+// --- helpers for config units ---------------------------------------------------------
+
+// Keras 3 initializer object {"module", "class_name", "config", "registered_name"}.
+json initializer_to_config(const Initializer& init);
+// Accepts a string identifier, a Keras 2 {"class_name", "config"} or a Keras 3 object.
+Initializer initializer_from_config(const json& value, const std::string& where);
+// "linear" for none; Keras 2's hard_sigmoid maps to hard_sigmoid_keras2.
+std::string activation_to_config(const std::string& activation);
+std::string activation_from_config(const json& value, const ConfigContext& ctx,
+                                   const std::string& where);
+// A required key, or ValueError naming the layer and the key.
+const json& require_key(const json& config, const std::string& key, const std::string& where);
+// Shape from a JSON list with nulls ([null, 8] -> (None, 8)).
+Shape shape_from_json(const json& value, const std::string& where);
+json shape_to_json(const Shape& shape);
+// "Dense 'dense_1'" from a config, for messages.
+std::string describe(const std::string& class_name, const json& config);
+
+}  // namespace strata::io

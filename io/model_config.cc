@@ -1,0 +1,509 @@
+#include "io/model_config.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "layers/input_layer.h"
+#include "models/sequential.h"
+
+namespace strata::io {
+
+namespace {
+
+json dtype_policy() {
+  return json{{"module", "keras"},
+              {"class_name", "DTypePolicy"},
+              {"config", json{{"name", "float32"}}},
+              {"registered_name", nullptr}};
+}
+
+json shapes_json(const std::vector<KerasTensor>& ins) {
+  if (ins.size() == 1) return shape_to_json(ins[0].shape());
+  json out = json::array();
+  for (const auto& t : ins) out.push_back(shape_to_json(t.shape()));
+  return out;
+}
+
+// The object wrapper of a layer (not a model) in Keras 3's schema.
+json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
+  const LayerConfigEntry* e = find_layer_config(layer.class_name());
+  json obj{{"module", e ? e->module : "keras.layers"},
+           {"class_name", layer.class_name()},
+           {"config", layer_config(layer)},
+           {"registered_name",
+            e && e->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
+  if (first_inputs && !first_inputs->empty() && layer.class_name() != "InputLayer") {
+    obj["build_config"] = json{{"input_shape", shapes_json(*first_inputs)}};
+  }
+  return obj;
+}
+
+json object_of(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
+  if (is_model_class(layer.class_name()))
+    return model_to_config(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())));
+  return layer_object(layer, first_inputs);
+}
+
+json triple(const std::string& name, int node, int index) {
+  return json::array({name, node, index});
+}
+
+json functional_config(const Model& model) {
+  const ModelImpl& m = model.model();
+  // Node index of each call: its position among the calls of its layer in this model.
+  std::unordered_map<const LayerCall*, int> node_of;
+  std::map<const LayerImpl*, std::vector<const LayerCall*>> calls_of;
+  for (const auto& in : m.inputs) {
+    node_of[in.call().get()] = 0;
+    calls_of[&in.call()->layer.impl()].push_back(in.call().get());
+  }
+  for (const auto& c : m.calls) {
+    auto& list = calls_of[&c->layer.impl()];
+    node_of[c.get()] = static_cast<int>(list.size());
+    list.push_back(c.get());
+  }
+  auto tensor_ref = [&](const KerasTensor& t) {
+    return json{{"class_name", "__keras_tensor__"},
+                {"config", json{{"shape", shape_to_json(t.shape())},
+                                {"dtype", to_string(t.dtype())},
+                                {"keras_history", triple(t.call()->layer.name(),
+                                                         node_of.at(t.call().get()), t.index())}}}};
+  };
+  json layers = json::array();
+  for (const auto& layer : keras_layer_order(model)) {
+    const auto& calls = calls_of[&layer.impl()];
+    const std::vector<KerasTensor>* first = calls.empty() ? nullptr : &calls[0]->inputs;
+    json obj = object_of(layer, first);
+    obj["name"] = layer.name();
+    json nodes = json::array();
+    for (const LayerCall* c : calls) {
+      if (c->inputs.empty()) continue;  // an InputLayer's own node
+      json args = json::array();
+      if (c->inputs.size() == 1) {
+        args.push_back(tensor_ref(c->inputs[0]));
+      } else {
+        json list = json::array();
+        for (const auto& t : c->inputs) list.push_back(tensor_ref(t));
+        args.push_back(list);
+      }
+      nodes.push_back(json{{"args", args}, {"kwargs", json::object()}});
+    }
+    obj["inbound_nodes"] = nodes;
+    layers.push_back(obj);
+  }
+  auto refs = [&](const std::vector<KerasTensor>& ts) {
+    if (ts.size() == 1)
+      return triple(ts[0].call()->layer.name(), node_of.at(ts[0].call().get()), ts[0].index());
+    json out = json::array();
+    for (const auto& t : ts)
+      out.push_back(triple(t.call()->layer.name(), node_of.at(t.call().get()), t.index()));
+    return out;
+  };
+  return json{{"name", m.name},
+              {"trainable", m.trainable},
+              {"layers", layers},
+              {"input_layers", refs(m.inputs)},
+              {"output_layers", refs(m.outputs)}};
+}
+
+json sequential_config(const SequentialImpl& s) {
+  json layers = json::array();
+  if (s.input_layer.defined()) layers.push_back(layer_object(s.input_layer, nullptr));
+  for (std::size_t i = 0; i < s.stack.size(); ++i) {
+    const Layer& l = s.stack[i];
+    const std::vector<KerasTensor>* first = nullptr;
+    for (const auto& c : s.calls) {
+      if (c->layer == l) {
+        first = &c->inputs;
+        break;
+      }
+    }
+    layers.push_back(object_of(l, first));
+  }
+  json cfg{
+      {"name", s.name}, {"trainable", s.trainable}, {"dtype", dtype_policy()}, {"layers", layers}};
+  if (!s.inputs.empty()) cfg["build_input_shape"] = shape_to_json(s.inputs[0].shape());
+  return cfg;
+}
+
+// --- reading ------------------------------------------------------------------------------
+
+// Keras 2 triples ["name", node, tensor(, kwargs)] and Keras 3 bare triples / lists.
+struct TensorRef {
+  std::string layer;
+  int node = 0;
+  int index = 0;
+};
+
+TensorRef ref_from_triple(const json& t, const std::string& where) {
+  if (!t.is_array() || t.size() < 3 || !t[0].is_string() || !t[1].is_number_integer() ||
+      !t[2].is_number_integer()) {
+    throw ValueError(where + ": invalid tensor reference " + t.dump());
+  }
+  return {t[0].get<std::string>(), t[1].get<int>(), t[2].get<int>()};
+}
+
+std::vector<TensorRef> refs_from_io_list(const json& v, const std::string& where) {
+  std::vector<TensorRef> out;
+  if (v.is_array() && !v.empty() && v[0].is_string()) return {ref_from_triple(v, where)};
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      for (const auto& r : refs_from_io_list(it.value(), where)) out.push_back(r);
+    }
+    return out;
+  }
+  if (!v.is_array()) throw ValueError(where + ": invalid input/output list " + v.dump());
+  for (const auto& t : v) {
+    for (const auto& r : refs_from_io_list(t, where)) out.push_back(r);
+  }
+  return out;
+}
+
+void collect_keras3_tensors(const json& v, std::vector<TensorRef>& out, const std::string& where) {
+  if (v.is_object()) {
+    if (v.value("class_name", "") == "__keras_tensor__") {
+      out.push_back(ref_from_triple(require_key(v["config"], "keras_history", where), where));
+      return;
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) collect_keras3_tensors(it.value(), out, where);
+  } else if (v.is_array()) {
+    for (const auto& x : v) collect_keras3_tensors(x, out, where);
+  }
+}
+
+// The input tensors of one inbound node, in either dialect.
+std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
+  std::vector<TensorRef> out;
+  if (node.is_object()) {  // Keras 3 {"args": [...], "kwargs": {...}}
+    collect_keras3_tensors(node.value("args", json::array()), out, where);
+    std::vector<TensorRef> in_kwargs;
+    collect_keras3_tensors(node.value("kwargs", json::object()), in_kwargs, where);
+    if (!in_kwargs.empty()) {
+      throw NotImplementedError(
+          where +
+          ": tensors passed as keyword arguments (masks, initial states) are not supported");
+    }
+    return out;
+  }
+  if (!node.is_array()) throw ValueError(where + ": invalid inbound node " + node.dump());
+  for (const auto& t : node) out.push_back(ref_from_triple(t, where));  // Keras 2
+  return out;
+}
+
+KerasTensor input_tensor(const Layer& input_layer) {
+  const auto& in = static_cast<const InputLayerImpl&>(input_layer.impl());
+  return KerasTensor(std::make_shared<LayerCall>(LayerCall{input_layer, {}, {in.spec}}), 0);
+}
+
+Layer any_layer_from_config(const json& entry, const ConfigContext& ctx) {
+  const std::string cls = entry.value("class_name", "");
+  if (is_model_class(cls)) {
+    json e = entry;
+    return model_from_config(e, ctx);
+  }
+  return layer_from_config(entry, ctx);
+}
+
+Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
+  const std::string model_name = cfg.value("name", "");
+  const std::string where =
+      "model '" + model_name + "'" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'");
+  const json& entries = require_key(cfg, "layers", where);
+  if (!entries.is_array()) throw ValueError(where + ": 'layers' is not a list");
+  struct Pending {
+    Layer layer;
+    std::vector<std::vector<TensorRef>> nodes;
+    std::size_t done = 0;
+  };
+  std::vector<Pending> pending;
+  std::map<std::string, std::size_t> index_of;
+  std::map<std::string, std::vector<std::vector<KerasTensor>>> outputs;  // layer -> node -> tensors
+  for (const auto& entry : entries) {
+    Layer layer = any_layer_from_config(entry, ctx);
+    const std::string name = entry.contains("name") && entry["name"].is_string()
+                                 ? entry["name"].get<std::string>()
+                                 : layer.name();
+    Pending p{layer, {}, 0};
+    for (const auto& node : entry.value("inbound_nodes", json::array())) {
+      p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
+    }
+    if (layer.class_name() == "InputLayer") outputs[name].push_back({input_tensor(layer)});
+    if (!index_of.emplace(name, pending.size()).second)
+      throw ValueError(where + ": two layers named '" + name + "'");
+    pending.push_back(std::move(p));
+  }
+  auto lookup = [&](const TensorRef& r, const std::string& reader) -> const KerasTensor* {
+    auto it = outputs.find(r.layer);
+    if (it == outputs.end() || r.node >= static_cast<int>(it->second.size())) return nullptr;
+    const auto& ts = it->second[static_cast<std::size_t>(r.node)];
+    if (r.index < 0 || r.index >= static_cast<int>(ts.size())) {
+      throw ValueError(where + ": layer '" + reader + "' reads output " + std::to_string(r.index) +
+                       " of '" + r.layer + "', which has " + std::to_string(ts.size()));
+    }
+    return &ts[static_cast<std::size_t>(r.index)];
+  };
+  // Keras's order: repeatedly call every layer's next node whose inputs exist.
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (auto& p : pending) {
+      while (p.done < p.nodes.size()) {
+        std::vector<KerasTensor> ins;
+        for (const auto& r : p.nodes[p.done]) {
+          if (!index_of.count(r.layer)) {
+            throw ValueError(where + ": layer '" + p.layer.name() + "' reads from unknown layer '" +
+                             r.layer + "'");
+          }
+          const KerasTensor* t = lookup(r, p.layer.name());
+          if (!t) break;
+          ins.push_back(*t);
+        }
+        if (ins.size() != p.nodes[p.done].size()) break;
+        outputs[p.layer.name()].push_back(p.layer(ins));
+        ++p.done;
+        progress = true;
+      }
+    }
+  }
+  for (const auto& p : pending) {
+    if (p.done < p.nodes.size()) {
+      throw ValueError(where + ": cannot rebuild the graph: node " + std::to_string(p.done) +
+                       " of layer '" + p.layer.name() + "' reads tensors that no layer produces");
+    }
+  }
+  auto resolve = [&](const json& v, const char* what) {
+    std::vector<KerasTensor> out;
+    for (const auto& r : refs_from_io_list(v, where)) {
+      const KerasTensor* t = lookup(r, what);
+      if (!t)
+        throw ValueError(where + ": " + what + " refers to '" + r.layer + "' node " +
+                         std::to_string(r.node) + ", which does not exist");
+      out.push_back(*t);
+    }
+    return out;
+  };
+  auto ins = resolve(require_key(cfg, "input_layers", where), "input_layers");
+  auto outs = resolve(require_key(cfg, "output_layers", where), "output_layers");
+  Model model(ins, outs, {.name = model_name});
+  // Only a frozen model freezes its layers; "trainable": true leaves frozen layers frozen.
+  if (cfg.contains("trainable") && cfg["trainable"] == false) model.set_trainable(false);
+  return model;
+}
+
+Model sequential_from_config(const json& cfg, const ConfigContext& ctx) {
+  const json* entries = &cfg;
+  std::string model_name;
+  if (cfg.is_object()) {
+    model_name = cfg.value("name", "");
+    entries = &require_key(cfg, "layers", "Sequential '" + model_name + "'");
+  }
+  if (!entries->is_array())
+    throw ValueError("Sequential '" + model_name + "': 'layers' is not a list");
+  std::vector<Layer> layers;
+  for (const auto& entry : *entries) layers.push_back(any_layer_from_config(entry, ctx));
+  // No InputLayer: Keras 2 puts batch_input_shape on the first layer; Keras 3 has
+  // build_input_shape.
+  if (!layers.empty() && layers[0].class_name() != "InputLayer") {
+    std::optional<Shape> batch_shape;
+    DType dtype = DType::float32;
+    const json& first = (*entries)[0].value("config", json::object());
+    if (first.contains("batch_input_shape")) {
+      batch_shape = shape_from_json(first["batch_input_shape"], "Sequential '" + model_name + "'");
+    } else if (first.contains("batch_shape")) {
+      batch_shape = shape_from_json(first["batch_shape"], "Sequential '" + model_name + "'");
+    } else if (cfg.is_object() && cfg.contains("build_input_shape") &&
+               cfg["build_input_shape"].is_array()) {
+      batch_shape = shape_from_json(cfg["build_input_shape"], "Sequential '" + model_name + "'");
+    }
+    if (first.contains("dtype") && first["dtype"].is_string()) {
+      try {
+        dtype = parse_dtype(first["dtype"].get<std::string>());
+      } catch (const Error&) {
+      }
+    }
+    if (batch_shape && batch_shape->rank() >= 1) {
+      std::string input_name = layers[0].name() + "_input";
+      layers.insert(layers.begin(),
+                    Layer(std::make_shared<InputLayerImpl>(*batch_shape, dtype, input_name)));
+    }
+  }
+  Sequential model(layers, {.name = model_name});
+  if (cfg.is_object() && cfg.contains("trainable") && cfg["trainable"] == false)
+    model.set_trainable(false);
+  return model;
+}
+
+}  // namespace
+
+std::vector<Layer> keras_layer_order(const Model& model) {
+  const ModelImpl& m = model.model();
+  if (dynamic_cast<const SequentialImpl*>(&m) || m.outputs.empty()) return m.layers;
+  std::map<const LayerImpl*, int> operation_index;
+  std::map<const LayerImpl*, Layer> by_impl;
+  std::set<const LayerCall*> finished;
+  std::vector<const LayerCall*> post_order;
+  std::function<void(const LayerCall*)> visit = [&](const LayerCall* c) {
+    if (finished.count(c)) return;
+    const LayerImpl* op = &c->layer.impl();
+    if (!operation_index.count(op)) {
+      operation_index.emplace(op, static_cast<int>(operation_index.size()));
+      by_impl.emplace(op, c->layer);
+    }
+    for (const auto& t : c->inputs) visit(t.call().get());
+    finished.insert(c);
+    post_order.push_back(c);
+  };
+  for (const auto& o : m.outputs) visit(o.call().get());
+  std::map<const LayerCall*, int> node_depth;
+  std::map<const LayerImpl*, int> op_depth;
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    const LayerCall* node = *it;
+    int depth = node_depth[node];
+    const LayerImpl* op = &node->layer.impl();
+    depth = std::max(depth, op_depth.count(op) ? op_depth[op] : 0);
+    op_depth[op] = depth;
+    node_depth[node] = depth;
+    for (const auto& t : node->inputs) {
+      int& d = node_depth[t.call().get()];
+      d = std::max(d, depth + 1);
+    }
+  }
+  for (const auto& in : m.inputs) {  // inputs the outputs don't use
+    const LayerImpl* op = &in.call()->layer.impl();
+    if (!op_depth.count(op)) {
+      op_depth[op] = 0;
+      operation_index[op] = -1;
+      by_impl.emplace(op, in.call()->layer);
+    }
+  }
+  std::vector<std::pair<std::pair<int, int>, const LayerImpl*>> order;
+  for (const auto& [op, depth] : op_depth) order.push_back({{-depth, operation_index[op]}, op});
+  std::sort(order.begin(), order.end());
+  std::vector<Layer> out;
+  for (const auto& [key, op] : order) out.push_back(by_impl.at(op));
+  return out;
+}
+
+bool is_model_class(const std::string& c) {
+  return c == "Sequential" || c == "Functional" || c == "Model";
+}
+
+json model_to_config(const Model& model, ConfigDialect dialect) {
+  const ModelImpl& m = model.model();
+  json obj;
+  if (const auto* s = dynamic_cast<const SequentialImpl*>(&m)) {
+    obj = json{{"module", "keras"},
+               {"class_name", "Sequential"},
+               {"config", sequential_config(*s)},
+               {"registered_name", nullptr}};
+  } else {
+    obj = json{{"module", "keras.src.models.functional"},
+               {"class_name", "Functional"},
+               {"config", functional_config(model)},
+               {"registered_name", "Functional"}};
+  }
+  if (!m.inputs.empty()) obj["build_config"] = json{{"input_shape", shapes_json(m.inputs)}};
+  return dialect == ConfigDialect::keras2 ? to_keras2_config(obj) : obj;
+}
+
+json to_keras2_config(const json& v) {
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& x : v) out.push_back(to_keras2_config(x));
+    return out;
+  }
+  if (!v.is_object()) return v;
+  if (v.value("class_name", "") == "DTypePolicy" && v.contains("config"))
+    return v["config"].value("name", "float32");
+  if (v.value("class_name", "") == "__keras_tensor__") {
+    const json& h = v["config"]["keras_history"];
+    return json::array({h[0], h[1], h[2], json::object()});
+  }
+  json out = json::object();
+  const bool wrapper = v.contains("class_name") && v.contains("config") && v.contains("module");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (wrapper &&
+        (it.key() == "module" || it.key() == "registered_name" || it.key() == "build_config"))
+      continue;
+    if (it.key() == "batch_shape") {
+      out["batch_input_shape"] = it.value();
+    } else if (it.key() == "inbound_nodes") {
+      json nodes = json::array();
+      for (const auto& node : it.value()) {
+        json refs = json::array();
+        std::vector<TensorRef> found;
+        collect_keras3_tensors(node.value("args", json::array()), found, "inbound node");
+        for (const auto& r : found)
+          refs.push_back(json::array({r.layer, r.node, r.index, json::object()}));
+        nodes.push_back(refs);
+      }
+      out["inbound_nodes"] = nodes;
+    } else if ((it.key() == "input_layers" || it.key() == "output_layers") &&
+               it.value().is_array() && !it.value().empty() && it.value()[0].is_string()) {
+      out[it.key()] = json::array({it.value()});
+    } else {
+      out[it.key()] = to_keras2_config(it.value());
+    }
+  }
+  return out;
+}
+
+Model model_from_config(const json& entry, const ConfigContext& ctx) {
+  if (!entry.is_object() || !entry.contains("class_name") || !entry["class_name"].is_string()) {
+    throw ValueError("not a Keras model config (no 'class_name')" +
+                     (ctx.source.empty() ? "" : " in '" + ctx.source + "'"));
+  }
+  const std::string cls = entry["class_name"].get<std::string>();
+  const json& cfg = require_key(entry, "config", "model config '" + cls + "'");
+  if (cls == "Sequential") return sequential_from_config(cfg, ctx);
+  if (cls == "Functional" || cls == "Model") {
+    if (!cfg.is_object() || !cfg.contains("layers")) {
+      throw NotImplementedError(
+          "model class '" + cls + "' " +
+          (cfg.is_object() ? "'" + cfg.value("name", std::string("?")) + "' " : "") +
+          "has no layer graph in its config: subclassed models cannot be loaded from a config");
+    }
+    return functional_from_config(cfg, ctx);
+  }
+  std::string name = cfg.is_object() ? cfg.value("name", std::string("?")) : "?";
+  if (find_layer_config(cls)) {
+    throw ValueError("config describes a single layer ('" + cls + "' '" + name + "'), not a model");
+  }
+  throw NotImplementedError(
+      "model '" + name + "' has class '" + cls +
+      "': subclassed (custom) models cannot be loaded; Strata loads Sequential and Functional "
+      "models (register custom layers with strata::io::register_layer<MyLayer>(\"Name\"))");
+}
+
+json parse_json(const std::string& text, const std::string& source) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw ValueError("invalid JSON in " + source + ": " + e.what());
+  }
+}
+
+}  // namespace strata::io
+
+namespace strata::models {
+
+std::string to_json(const Model& model, int indent) {
+  return io::model_to_config(model).dump(indent);
+}
+
+Model model_from_json(const std::string& text) {
+  io::json j = io::parse_json(text, "model_from_json");
+  io::ConfigContext ctx;
+  if (j.is_object() && j.contains("keras_version") && j["keras_version"].is_string()) {
+    ctx.keras_major = j["keras_version"].get<std::string>().starts_with("2") ? 2 : 3;
+  } else if (j.is_object() && !j.contains("module")) {
+    ctx.keras_major = 2;  // legacy schema
+  }
+  return io::model_from_config(j, ctx);
+}
+
+}  // namespace strata::models

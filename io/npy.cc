@@ -1,0 +1,170 @@
+#include "io/npy.h"
+
+#include <cstring>
+#include <regex>
+
+#include "core/error.h"
+#include "io/zip.h"
+
+namespace strata::io {
+
+namespace {
+
+template <typename From, typename To>
+void convert(const char* src, To* dst, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    From v;
+    std::memcpy(&v, src + i * static_cast<std::int64_t>(sizeof(From)), sizeof(From));
+    dst[i] = static_cast<To>(v);
+  }
+}
+
+}  // namespace
+
+Tensor npy_from_bytes(const std::string& b, const std::string& source) {
+  const std::string bad = "'" + source + "' is not a valid .npy file: ";
+  if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0)
+    throw IOError(bad + "no \\x93NUMPY signature");
+  const int major = static_cast<unsigned char>(b[6]);
+  std::size_t header_len = 0, start = 0;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(b[8]) |
+                 (static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8);
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (b.size() < 12) throw IOError(bad + "truncated header");
+    for (int i = 3; i >= 0; --i)
+      header_len =
+          (header_len << 8) | static_cast<unsigned char>(b[8 + static_cast<std::size_t>(i)]);
+    start = 12;
+  } else {
+    throw IOError(bad + "unknown format version " + std::to_string(major));
+  }
+  if (start + header_len > b.size())
+    throw IOError(bad + "header runs past the end of the file (truncated?)");
+  const std::string header = b.substr(start, header_len);
+  std::smatch m;
+  static const std::regex descr_re("'descr'\\s*:\\s*'([^']*)'");
+  static const std::regex fortran_re("'fortran_order'\\s*:\\s*(True|False)");
+  static const std::regex shape_re("'shape'\\s*:\\s*\\(([^)]*)\\)");
+  if (!std::regex_search(header, m, descr_re))
+    throw IOError(bad + "header has no 'descr': " + header);
+  const std::string descr = m[1];
+  if (std::regex_search(header, m, fortran_re) && m[1] == "True") {
+    throw NotImplementedError(
+        "'" + source +
+        "': Fortran-order arrays are not supported (save with np.ascontiguousarray)");
+  }
+  if (!std::regex_search(header, m, shape_re))
+    throw IOError(bad + "header has no 'shape': " + header);
+  std::vector<std::int64_t> dims;
+  const std::string shape_text = m[1];
+  static const std::regex dim_re("(\\d+)");
+  for (auto it = std::sregex_iterator(shape_text.begin(), shape_text.end(), dim_re);
+       it != std::sregex_iterator(); ++it) {
+    const std::string d = (*it)[1];
+    if (d.size() > 15) throw IOError(bad + "implausible dimension " + d);
+    dims.push_back(std::stoll(d));
+  }
+  Shape shape(dims);
+  std::int64_t n = 1;
+  for (auto d : dims) {
+    if (d != 0 && n > (std::int64_t{1} << 40) / d)
+      throw IOError(bad + "implausible shape " + shape.to_string());
+    n *= d;
+  }
+  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '=')) {
+    throw NotImplementedError("'" + source + "': dtype '" + descr +
+                              "' is not supported (little-endian numbers are)");
+  }
+  const std::string kind = descr.substr(1);
+  std::size_t item = 0;
+  DType dtype = DType::float32;
+  if (kind == "f4" || kind == "f8") {
+    item = kind == "f4" ? 4 : 8;
+  } else if (kind == "i8" || kind == "u4") {
+    item = kind == "i8" ? 8 : 4;
+    dtype = DType::int64;
+  } else if (kind == "i4" || kind == "i2" || kind == "u2" || kind == "i1" || kind == "u1" ||
+             kind == "b1") {
+    item = static_cast<std::size_t>(kind[1] - '0');
+    dtype = DType::int32;
+  } else {
+    throw NotImplementedError("'" + source + "': dtype '" + descr + "' is not supported");
+  }
+  const std::size_t data = start + header_len;
+  if (b.size() - data < static_cast<std::size_t>(n) * item) {
+    throw IOError(bad + "data holds " + std::to_string(b.size() - data) + " bytes, shape " +
+                  shape.to_string() + " of '" + descr + "' needs " +
+                  std::to_string(static_cast<std::size_t>(n) * item) + " (truncated?)");
+  }
+  Tensor t(shape, dtype);
+  const char* src = b.data() + data;
+  if (kind == "f4")
+    convert<float>(src, t.data<float>(), n);
+  else if (kind == "f8")
+    convert<double>(src, t.data<float>(), n);
+  else if (kind == "i8")
+    convert<std::int64_t>(src, t.data<std::int64_t>(), n);
+  else if (kind == "u4")
+    convert<std::uint32_t>(src, t.data<std::int64_t>(), n);
+  else if (kind == "i4")
+    convert<std::int32_t>(src, t.data<std::int32_t>(), n);
+  else if (kind == "i2")
+    convert<std::int16_t>(src, t.data<std::int32_t>(), n);
+  else if (kind == "u2")
+    convert<std::uint16_t>(src, t.data<std::int32_t>(), n);
+  else if (kind == "i1")
+    convert<std::int8_t>(src, t.data<std::int32_t>(), n);
+  else
+    convert<std::uint8_t>(src, t.data<std::int32_t>(), n);  // u1, b1
+  return t;
+}
+
+std::string npy_to_bytes(const Tensor& t) {
+  const char* descr = t.dtype() == DType::float32 ? "<f4"
+                      : t.dtype() == DType::int32 ? "<i4"
+                                                  : "<i8";
+  std::string shape;
+  for (int i = 0; i < t.rank(); ++i)
+    shape += (i ? ", " : "") + std::to_string(t.shape().dims()[static_cast<std::size_t>(i)]);
+  if (t.rank() == 1) shape += ",";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  const std::size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(t.raw_data()), t.nbytes());
+  return out;
+}
+
+Tensor load_npy(const std::string& path) { return npy_from_bytes(read_file_bytes(path), path); }
+
+void save_npy(const std::string& path, const Tensor& tensor) {
+  write_file_atomically(path, npy_to_bytes(tensor));
+}
+
+std::vector<std::pair<std::string, Tensor>> load_npz(const std::string& path) {
+  ZipReader zip(path);
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const auto& name : zip.names()) {
+    std::string key = name.ends_with(".npy") ? name.substr(0, name.size() - 4) : name;
+    out.emplace_back(key, npy_from_bytes(zip.read(name), path + "' member '" + name));
+  }
+  return out;
+}
+
+void save_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays,
+              bool compressed) {
+  ZipWriter zip;
+  for (const auto& [name, t] : arrays) zip.add(name + ".npy", npy_to_bytes(t), compressed);
+  write_file_atomically(path, zip.finish());
+}
+
+}  // namespace strata::io

@@ -1,0 +1,153 @@
+// Damaged and foreign files: every loader fails with an Error naming the file (and the
+// path inside it), never a crash. The fuzz test runs each load in a forked child so a
+// crash would be seen, counted and reported rather than take the suite down.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "io/npy.h"
+#include "io/saving.h"
+#include "keras_test_util.h"
+#include "layers/dense.h"
+#include "layers/input_layer.h"
+#include "models/sequential.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+const std::string kIris = testing::real_models_dir() + "/mlp_iris_k214.h5";
+
+TEST(BadFiles, TruncatedForeignAndPointerFilesNameTheFile) {
+  testing::ScratchDir dir;
+  const std::string bytes = testing::read_bytes(kIris);
+  testing::write_bytes(dir.file("cut.h5"), bytes.substr(0, bytes.size() / 2));
+  EXPECT_THROW_WITH(models::load_model(dir.file("cut.h5")), Error, "cut.h5");
+  testing::write_bytes(dir.file("text.h5"), "hello, this is not a model\n");
+  EXPECT_THROW_WITH(models::load_model(dir.file("text.h5")), IOError, "text.h5",
+                    "neither an HDF5 file nor a ZIP");
+  testing::write_bytes(
+      dir.file("lfs.h5"),
+      "version https://git-lfs.github.com/spec/v1\noid sha256:4028f0b9\nsize 210980\n");
+  EXPECT_THROW_WITH(models::load_model(dir.file("lfs.h5")), ValueError, "lfs.h5", "Git LFS pointer",
+                    "git lfs pull");
+  testing::write_bytes(dir.file("empty.keras"), "");
+  EXPECT_THROW_WITH(models::load_model(dir.file("empty.keras")), IOError, "empty.keras");
+  EXPECT_THROW_WITH(models::load_model(dir.file("absent.h5")), IOError, "absent.h5");
+  testing::write_bytes(dir.file("zip.keras"), std::string("PK\x03\x04", 4) + std::string(40, '\0'));
+  EXPECT_THROW_WITH(models::load_model(dir.file("zip.keras")), IOError, "zip.keras");
+}
+
+// A full-model file written from parts, so that one part can be wrong.
+void write_model_file(const std::string& path, const std::string& version, bool with_bias,
+                      Shape kernel_shape) {
+  io::h5::File f(path, io::h5::File::Mode::create);
+  if (!version.empty()) f.write_string_attribute("keras_version", version);
+  f.write_string_attribute("model_config",
+                           R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Dense", "config": {"name": "dense_1", "units": 2, "batch_input_shape": [null, 3]}}]}})");
+  io::h5::Group mw = f.create_group("model_weights");
+  mw.write_string_list_attribute("layer_names", {"dense_1"});
+  io::h5::Group g = mw.create_group("dense_1");
+  g.write_string_list_attribute("weight_names", {"dense_1/kernel:0", "dense_1/bias:0"});
+  g.create_dataset("dense_1/kernel:0", Tensor::filled(kernel_shape, 1.0f));
+  if (with_bias) g.create_dataset("dense_1/bias:0", Tensor::filled({2}, 0.5f));
+  f.close();
+}
+
+TEST(BadFiles, Keras1MissingWeightAndWrongShapeAreNamed) {
+  testing::ScratchDir dir;
+  write_model_file(dir.file("good.h5"), "2.1.4", true, {3, 2});
+  EXPECT_EQ(models::load_model(dir.file("good.h5")).count_params(), 8);
+  write_model_file(dir.file("k1.h5"), "", true, {3, 2});
+  EXPECT_THROW_WITH(models::load_model(dir.file("k1.h5")), ValueError, "k1.h5", "Keras 1");
+  write_model_file(dir.file("nobias.h5"), "2.1.4", false, {3, 2});
+  EXPECT_THROW_WITH(models::load_model(dir.file("nobias.h5")), Error, "nobias.h5",
+                    "dense_1/bias:0");
+  write_model_file(dir.file("shape.h5"), "2.1.4", true, {4, 2});
+  EXPECT_THROW_WITH(models::load_model(dir.file("shape.h5")), ValueError, "shape.h5",
+                    "dense_1/kernel:0", "(4, 2)", "(3, 2)");
+  // Weights-only files are not models.
+  Sequential m({Input({3}), layers::Dense(2)});
+  m.save_weights(dir.file("w.h5"));
+  EXPECT_THROW_WITH(models::load_model(dir.file("w.h5")), ValueError, "w.h5", "load_weights");
+}
+
+TEST(BadFiles, DamagedNpyFilesFailCleanly) {
+  testing::ScratchDir dir;
+  io::save_npy(dir.file("a.npy"), Tensor::filled({4, 5}, 2.0f));
+  const std::string bytes = testing::read_bytes(dir.file("a.npy"));
+  for (std::size_t cut : {std::size_t{0}, std::size_t{5}, std::size_t{20}, bytes.size() - 1}) {
+    testing::write_bytes(dir.file("cut.npy"), bytes.substr(0, cut));
+    EXPECT_THROW_WITH(io::load_npy(dir.file("cut.npy")), IOError, "cut.npy");
+  }
+}
+
+// Child exit codes: 0 loaded, 1 strata::Error, 2 another exception.
+int load_in_child(const std::string& path) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int code = 0;
+    try {
+      models::load_model(path);
+    } catch (const Error&) {
+      code = 1;
+    } catch (...) {
+      code = 2;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) return 100 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
+  testing::ScratchDir dir;
+  const std::vector<std::string> sources = {kIris, testing::golden_dir() + "/functional_mlp.keras",
+                                            testing::golden_dir() + "/nested.h5"};
+  int loaded = 0, failed_cleanly = 0;
+  std::vector<std::string> bad;
+  for (const auto& src : sources) {
+    const std::string bytes = testing::read_bytes(src);
+    const std::string ext = std::filesystem::path(src).extension().string();
+    std::vector<std::string> variants;
+    for (int i = 1; i <= 40; ++i)
+      variants.push_back(bytes.substr(0, bytes.size() * static_cast<std::size_t>(i) / 41));
+    std::uint64_t state = 12345;
+    for (int i = 0; i < 60; ++i) {
+      std::string v = bytes;
+      for (int flips = 0; flips < 1 + i % 4; ++flips) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        v[(state >> 17) % v.size()] ^= static_cast<char>(1 << ((state >> 9) % 8));
+      }
+      variants.push_back(v);
+    }
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const std::string path = dir.file("damaged_" + std::to_string(i) + ext);
+      testing::write_bytes(path, variants[i]);
+      int code = load_in_child(path);
+      if (code == 0)
+        ++loaded;
+      else if (code == 1)
+        ++failed_cleanly;
+      else
+        bad.push_back(
+            src + " variant " + std::to_string(i) + ": " +
+            (code == 2 ? "non-Strata exception" : "crash, signal " + std::to_string(code - 100)));
+      std::filesystem::remove(path);
+    }
+  }
+  std::cout << "[ damaged files ] loaded " << loaded << ", failed cleanly " << failed_cleanly
+            << ", bad " << bad.size() << "\n";
+  for (const auto& b : bad) ADD_FAILURE() << b;
+  EXPECT_GT(failed_cleanly, 0);
+}
+
+}  // namespace
+}  // namespace strata

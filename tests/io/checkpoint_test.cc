@@ -1,0 +1,136 @@
+// Checkpoints: weights, optimizer slots, epoch/step/RNG state in one file; a save killed
+// midway (SIGKILL in a forked child) leaves the previous checkpoint loadable.
+#include "io/checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "layers/dense.h"
+#include "layers/input_layer.h"
+#include "models/sequential.h"
+#include "optimizers/optimizers.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+Tensor ramp(Shape shape) {
+  Tensor t(shape);
+  auto v = t.values<float>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  return t;
+}
+
+TEST(Checkpoint, RestoresWeightsOptimizerSlotsAndState) {
+  testing::ScratchDir dir;
+  set_random_seed(3);
+  optimizers::Adam adam({.learning_rate = 0.01});
+  Sequential m({Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
+  m.compile({.optimizer = adam, .loss = "mse"});
+  m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+  m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+  io::save_checkpoint(dir.file("ck.h5"), m, adam,
+                      {.epoch = 2, .step = 17, .seed = 3, .shuffle_seed = 99, .stream = 5});
+
+  set_random_seed(4);
+  optimizers::Adam adam2({.learning_rate = 0.01});
+  Sequential m2({Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
+  m2.compile({.optimizer = adam2, .loss = "mse"});
+  io::CheckpointState st = io::load_checkpoint(dir.file("ck.h5"), m2, adam2);
+  EXPECT_EQ(st.epoch, 2);
+  EXPECT_EQ(st.step, 17);
+  EXPECT_EQ(st.seed, 3u);
+  EXPECT_EQ(st.shuffle_seed, 99u);
+  EXPECT_EQ(st.stream, 5u);
+  auto a = adam.variables(), b = adam2.variables();
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GT(a.size(), 2u);  // iterations, learning_rate, slots
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].value().to_string(64), b[i].value().to_string(64)) << a[i].path();
+  }
+  EXPECT_EQ(adam2.iterations(), 2);
+  // Training on continues identically.
+  m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+  m2.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+  EXPECT_EQ(m.predict(ramp({2, 3})).to_string(), m2.predict(ramp({2, 3})).to_string());
+}
+
+TEST(Checkpoint, UsesTheCompiledModelsOwnOptimizer) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  m.compile({.optimizer = "rmsprop", .loss = "mse"});  // by identifier: only the model holds it
+  m.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  io::save_checkpoint(dir.file("ck.h5"), m, {.epoch = 1});
+  Sequential m2({Input({3}), layers::Dense(2)});
+  m2.compile({.optimizer = "rmsprop", .loss = "mse"});
+  EXPECT_EQ(io::load_checkpoint(dir.file("ck.h5"), m2).epoch, 1);
+  m.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  m2.train_on_batch(ramp({4, 3}), ramp({4, 2}));
+  EXPECT_EQ(m.predict(ramp({2, 3})).to_string(), m2.predict(ramp({2, 3})).to_string());
+}
+
+TEST(Checkpoint, MismatchedModelIsRefusedAndNothingAssigned) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(4)});
+  io::save_checkpoint(dir.file("ck.h5"), m, {}, {});
+  Sequential other({Input({5}), layers::Dense(4)});
+  auto before = other.weights()[0].value().to_string(64);
+  EXPECT_THROW(io::load_checkpoint(dir.file("ck.h5"), other, {}), ValueError);
+  EXPECT_EQ(other.weights()[0].value().to_string(64), before);
+  testing::write_bytes(dir.file("junk.h5"), "not a checkpoint");
+  EXPECT_THROW(io::load_checkpoint(dir.file("junk.h5"), m, {}), IOError);
+}
+
+TEST(Checkpoint, SaveKilledMidwayLeavesPreviousCheckpointLoadable) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("ck.h5");
+  // Big enough that a save takes a while: 8 MB of weights.
+  Sequential m({Input({1024}), layers::Dense(2048)});
+  for (auto& w : m.weights()) w.assign(Tensor::filled(w.shape(), 0.0f));
+  io::save_checkpoint(path, m, {}, {.step = 0});
+  std::int64_t newest = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // Child: save checkpoints k = 1, 2, ... whose every weight equals k, forever.
+      for (std::int64_t k = 1;; ++k) {
+        for (auto& w : m.weights()) w.assign(Tensor::filled(w.shape(), static_cast<float>(k)));
+        io::save_checkpoint(path, m, {}, {.step = k});
+      }
+    }
+    // Wait until the child has replaced the checkpoint at least once (a busy machine may
+    // be slow), then kill it at some moment of a later save.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::int64_t seen = 0;
+    while (seen <= newest && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      seen = io::load_checkpoint(path, m, {}).step;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(7 + 13 * attempt));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    // Whatever moment the kill hit, the file is one whole checkpoint.
+    io::CheckpointState st = io::load_checkpoint(path, m, {});
+    const float k = static_cast<float>(st.step);
+    newest = std::max(newest, st.step);
+    for (const auto& w : m.weights()) {
+      auto v = w.value().to_vector<float>();
+      EXPECT_EQ(v.front(), k);
+      EXPECT_EQ(v.back(), k);
+    }
+  }
+  EXPECT_GT(newest, 0) << "the child never finished a save: the test proved nothing";
+}
+
+}  // namespace
+}  // namespace strata

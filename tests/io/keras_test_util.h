@@ -1,0 +1,47 @@
+// Helpers for tests that compare Strata's predictions with goldens from real Keras.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "io/npy.h"
+
+namespace strata::testing {
+
+inline std::string golden_dir() { return std::string(STRATA_TEST_DATA) + "/keras_golden"; }
+inline std::string real_models_dir() { return std::string(STRATA_SHARED_DIR) + "/keras-models"; }
+inline std::string real_goldens_dir() { return std::string(STRATA_TEST_DATA) + "/keras_models"; }
+
+// base + ".input0.npy", ".input1.npy", ... (or ".output<i>.npy") while they exist.
+inline std::vector<Tensor> load_numbered(const std::string& base, const std::string& kind) {
+  std::vector<Tensor> out;
+  for (int i = 0;; ++i) {
+    const std::string p = base + "." + kind + std::to_string(i) + ".npy";
+    if (!std::filesystem::exists(p)) break;
+    out.push_back(io::load_npy(p));
+  }
+  return out;
+}
+
+// |a - b| <= atol + rtol * |b| everywhere (Keras's goldens in b).
+inline void expect_close(const Tensor& a, const Tensor& b, const std::string& what,
+                         float atol = 1e-5f, float rtol = 1e-4f) {
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  auto x = a.to_vector<float>();
+  auto y = b.to_vector<float>();
+  int bad = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(std::fabs(x[i] - y[i]) <= atol + rtol * std::fabs(y[i]))) {
+      if (++bad <= 3)
+        ADD_FAILURE() << what << ": element " << i << " is " << x[i] << ", Keras gives " << y[i];
+    }
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << x.size() << " elements differ";
+}
+
+}  // namespace strata::testing

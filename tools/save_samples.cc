@@ -1,0 +1,125 @@
+// strata_save_samples OUTDIR: writes sample models from Strata for
+// tests/reference/roundtrip_keras.py: for each model <name>.h5 and <name>.keras, its
+// inputs <name>.input<i>.npy, Strata's predictions <name>.output<i>.npy and its
+// to_json() in <name>.json.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "io/npy.h"
+#include "io/saving.h"
+#include "layers/activation.h"
+#include "layers/dense.h"
+#include "layers/dropout.h"
+#include "layers/flatten.h"
+#include "layers/input_layer.h"
+#include "layers/reshape.h"
+#include "models/sequential.h"
+#include "optimizers/optimizers.h"
+
+namespace {
+
+using namespace strata;
+
+Tensor ramp(Shape shape, float phase) {
+  Tensor t(shape);
+  auto v = t.values<float>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.37f * static_cast<float>(i) + phase);
+  return t;
+}
+
+struct Sample {
+  std::string name;
+  Model model;
+  std::vector<Shape> input_shapes;
+};
+
+std::vector<Sample> samples() {
+  std::vector<Sample> out;
+  {
+    Sequential m({Input({6}), layers::Dense(16, {.activation = "relu"}), layers::Dropout(0.25),
+                  layers::Dense(3, {.activation = "softmax"})},
+                 {.name = "sequential_mlp"});
+    m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}),
+               .loss = "categorical_crossentropy",
+               .metrics = {"accuracy"}});
+    out.push_back({"sequential_mlp", m, {{5, 6}}});
+  }
+  {
+    auto a = Input({2, 3}, {.name = "a"});
+    auto b = Input({5}, {.name = "b"});
+    auto shared = layers::Dense(4, {.activation = "tanh", .name = "shared"});
+    auto ya = shared(layers::Flatten()(a));
+    auto yb = shared(layers::Dense(6, {.activation = "elu"})(b));
+    auto r = layers::Reshape({2, 2})(ya);
+    out.push_back({"multi_io_shared",
+                   Model({a, b}, {r, layers::Activation("sigmoid")(yb)}, {.name = "multi_io"}),
+                   {{4, 2, 3}, {4, 5}}});
+  }
+  {
+    Sequential inner({Input({4}), layers::Dense(8, {.activation = "gelu"})}, {.name = "inner_seq"});
+    auto x = Input({4});
+    auto sub_in = Input({8});
+    Model sub(sub_in, layers::Dense(3, {.activation = "swish"})(sub_in),
+              {.name = "inner_functional"});
+    Model m(x, layers::Dense(1)(sub(inner(x))), {.name = "nested"});
+    m.compile({.optimizer = "sgd", .loss = "mse"});
+    out.push_back({"nested", m, {{3, 4}}});
+  }
+  {
+    // A nested two-input model whose layer order (Keras's: by depth) differs from first-call
+    // order, with a frozen layer: its weights go last in the nested .h5 group, as in Keras.
+    auto a = Input({2, 3});
+    auto b = Input({5});
+    auto ya = layers::Dense(4, {.activation = "relu"})(layers::Flatten()(a));
+    auto frozen = layers::Dense(6);
+    frozen.set_trainable(false);
+    auto yb = layers::Dense(7)(frozen(b));
+    Model inner({a, b}, {ya, yb}, {.name = "branches"});
+    auto x1 = Input({2, 3});
+    auto x2 = Input({5});
+    auto outs = inner({x1, x2});
+    Model m({x1, x2}, {layers::Dense(1)(outs[0]), outs[1]}, {.name = "nested_branches"});
+    m.compile({.optimizer = "rmsprop", .loss = "mse"});
+    out.push_back({"nested_branches", m, {{3, 2, 3}, {3, 5}}});
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: strata_save_samples OUTDIR\n";
+    return 2;
+  }
+  const std::string dir = argv[1];
+  std::filesystem::create_directories(dir);
+  try {
+    set_random_seed(1234);
+    for (auto& s : samples()) {
+      std::vector<Tensor> x;
+      for (std::size_t i = 0; i < s.input_shapes.size(); ++i)
+        x.push_back(ramp(s.input_shapes[i], static_cast<float>(i)));
+      if (s.name == "sequential_mlp") {  // one step: the files then hold optimizer state
+        s.model.train_on_batch(x, {Tensor::filled({5, 3}, 1.0f / 3)});
+      }
+      auto y = s.model.predict(x);
+      const std::string base = dir + "/" + s.name;
+      s.model.save(base + ".h5");
+      s.model.save(base + ".keras");
+      std::ofstream(base + ".json") << s.model.to_json();
+      for (std::size_t i = 0; i < x.size(); ++i)
+        io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
+      for (std::size_t i = 0; i < y.size(); ++i)
+        io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
+      std::cout << "wrote " << base << ".{h5,keras}\n";
+    }
+  } catch (const Error& e) {
+    std::cerr << "strata_save_samples: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
