@@ -231,41 +231,45 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
 
 std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) { return predict_->run(x); }
 
+// Steps reuse the member feed and fetch vectors: a steady-state step allocates nothing.
+const std::vector<Tensor>& CompiledModel::gather_feeds(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                                       const Tensor& sample_weight) {
+  step_feeds_.resize(x.size() + y.size() + (sample_weight.defined() ? 1 : 0));
+  std::size_t i = 0;
+  for (const auto& t : x) step_feeds_[i++] = t;
+  for (const auto& t : y) step_feeds_[i++] = t;
+  if (sample_weight.defined()) step_feeds_[i] = sample_weight;
+  return step_feeds_;
+}
+
 void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                const Tensor& sample_weight) {
-  std::vector<Tensor> feeds = x;
-  feeds.insert(feeds.end(), y.begin(), y.end());
   optimizer_.impl().update_learning_rate();  // a schedule sets the rate variable
-  std::vector<Tensor> fetched;
-  if (sample_weight.defined()) {
-    feeds.push_back(sample_weight);
-    fetched = train_weighted_->run(feeds, {.training = true, .step = train_steps_});
-  } else {
-    fetched = train_->run(feeds, {.training = true, .step = train_steps_});
-  }
+  Program& program = sample_weight.defined() ? *train_weighted_ : *train_;
+  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_, {.training = true, .step = train_steps_});
+  for (auto& t : step_feeds_) t.release();  // the caller reuses its batch buffers
   ++train_steps_;
-  update_logs(fetched, x.front().shape()[0]);
+  update_logs(step_fetches_, x.front().shape()[0]);
 }
 
 void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                               const Tensor& sample_weight) {
-  std::vector<Tensor> feeds = x;
-  feeds.insert(feeds.end(), y.begin(), y.end());
-  if (sample_weight.defined()) {
-    feeds.push_back(sample_weight);
-    update_logs(test_weighted_->run(feeds), x.front().shape()[0]);
-  } else {
-    update_logs(test_->run(feeds), x.front().shape()[0]);
-  }
+  Program& program = sample_weight.defined() ? *test_weighted_ : *test_;
+  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_);
+  for (auto& t : step_feeds_) t.release();
+  update_logs(step_fetches_, x.front().shape()[0]);
 }
 
 void CompiledModel::update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size) {
   std::size_t pos = 0;
   for (auto& tracker : loss_trackers_) tracker.update(fetched[pos++].item(), static_cast<double>(batch_size));
+  metric_stats_.resize(metrics_.size());
   for (std::size_t m = 0; m < metrics_.size(); ++m) {
-    std::vector<Tensor> stats(fetched.begin() + static_cast<std::ptrdiff_t>(pos),
-                              fetched.begin() + static_cast<std::ptrdiff_t>(pos + metric_fetch_counts_[m]));
+    std::vector<Tensor>& stats = metric_stats_[m];
+    stats.resize(metric_fetch_counts_[m]);
+    for (std::size_t k = 0; k < stats.size(); ++k) stats[k] = fetched[pos + k];
     metrics_[m].update(stats);
+    for (auto& t : stats) t.release();  // the fetch buffers must stay unshared for reuse
     pos += metric_fetch_counts_[m];
   }
 }

@@ -52,6 +52,13 @@ class CompiledModel {
 
  private:
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
+  const std::vector<Tensor>& gather_feeds(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                          const Tensor& sample_weight);
+
+  // Per-step scratch, reused so that a steady-state step allocates nothing.
+  std::vector<Tensor> step_feeds_;
+  std::vector<Tensor> step_fetches_;
+  std::vector<std::vector<Tensor>> metric_stats_;
 
   std::unique_ptr<Graph> graph_;
   std::vector<Output> x_inputs_, y_inputs_, outputs_;
