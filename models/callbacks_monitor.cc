@@ -157,10 +157,9 @@ class ModelCheckpointImpl : public CallbackImpl {
         throw ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in "
                          "`.weights.h5` (Keras 3 format) or `.h5`. Received: filepath=" + filepath_);
       }
-    } else {
-      throw NotImplementedError("ModelCheckpoint: saving the full model (config + weights) is not available yet; "
-                                "pass save_weights_only = true with a '.weights.h5' path. Received: filepath=" +
-                                filepath_);
+    } else if (!ends_with(filepath_, ".keras") && !ends_with(filepath_, ".h5")) {
+      throw ValueError("The filepath provided must end in `.keras` (Keras model format) or `.h5` (tf.keras HDF5). "
+                       "Received: filepath=" + filepath_);
     }
     best_ = o_.initial_value_threshold ? *o_.initial_value_threshold : monitor_.worst();
   }
@@ -184,7 +183,11 @@ class ModelCheckpointImpl : public CallbackImpl {
     } else if (o_.verbose > 0) {
       std::cout << "\nEpoch " << epoch + 1 << ": saving model to " << path << "\n";
     }
-    model().save_weights(path);
+    if (o_.save_weights_only) {
+      model().save_weights(path);
+    } else {
+      model().save(path);  // config + weights (+ optimizer state in .keras), atomically
+    }
   }
 
  private:

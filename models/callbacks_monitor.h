@@ -55,10 +55,9 @@ struct ModelCheckpointOptions {
 };
 // Saves after every epoch (or only improvements with save_best_only) to `filepath`
 // formatted with epoch = epoch + 1 and the log values: "ckpt-{epoch:02d}-{val_loss:.2f}
-// .weights.h5". Only weights are saved (Model::save_weights; Keras 3 requires the
-// suffix ".weights.h5" for that); full-model saving (.keras/.h5 with the config) is not
-// available yet, so save_weights_only = false with a ".keras" path throws
-// NotImplementedError at construction.
+// .weights.h5". save_weights_only saves weights (Model::save_weights: ".weights.h5" or
+// ".h5"); otherwise the whole model (Model::save: ".keras" or ".h5"). Other suffixes are
+// refused at construction.
 Callback ModelCheckpoint(const std::string& filepath, ModelCheckpointOptions options = {});
 
 // Python str.format for the fields Keras's checkpoints use: {name}, {name:02d},

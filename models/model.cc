@@ -113,6 +113,9 @@ std::vector<Layer> ModelImpl::sublayers() const {
 Model::Model(const KerasTensor& input, const KerasTensor& output, ModelOptions options)
     : Model(std::vector<KerasTensor>{input}, std::vector<KerasTensor>{output}, std::move(options)) {}
 
+Model::Model(const KerasTensor& input, std::vector<KerasTensor> outputs, ModelOptions options)
+    : Model(std::vector<KerasTensor>{input}, std::move(outputs), std::move(options)) {}
+
 Model::Model(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs, ModelOptions options)
     : Layer(std::make_shared<ModelImpl>(std::move(inputs), std::move(outputs), std::move(options.name))) {}
 

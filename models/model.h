@@ -64,6 +64,7 @@ class ModelImpl : public LayerImpl {
 class Model : public Layer {
  public:
   Model(const KerasTensor& input, const KerasTensor& output, ModelOptions options = {});
+  Model(const KerasTensor& input, std::vector<KerasTensor> outputs, ModelOptions options = {});
   Model(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs, ModelOptions options = {});
   explicit Model(std::shared_ptr<ModelImpl> impl);
 

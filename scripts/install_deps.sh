@@ -18,6 +18,7 @@ PACKAGES=(
   googletest
   dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
   libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
+  graphviz                # `dot`, to render plot_model's diagrams
   libopenblas0-pthread    # an optimized BLAS for libtorch (else the reference BLAS makes it unfairly slow)
 )
 

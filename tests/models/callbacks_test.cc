@@ -264,9 +264,26 @@ TEST(ModelCheckpoint, SavesWeightsEveryEpochOrOnlyTheBest) {
   for (std::size_t i = 0; i < loaded.size(); ++i) {
     for (std::int64_t j = 0; j < loaded[i].size(); ++j) ASSERT_EQ(loaded[i].item(j), weights_epoch_2[i].item(j));
   }
-  // Full-model checkpoints need the model file format: refused clearly for now.
-  EXPECT_THROW(callbacks::ModelCheckpoint((dir / "m.keras").string()), NotImplementedError);
   EXPECT_THROW(callbacks::ModelCheckpoint((dir / "m.txt").string(), {.save_weights_only = true}), ValueError);
+  EXPECT_THROW(callbacks::ModelCheckpoint((dir / "m.txt").string()), ValueError);
+  fs::remove_all(dir);
+}
+
+TEST(ModelCheckpoint, SavesFullModelsThatLoadAndPredictTheSame) {
+  fs::path dir = temp_dir("ckpt_full");
+  set_random_seed(5);
+  Model m = classifier();
+  auto [x, y] = test_data::blobs(30);
+  for (const char* ext : {".keras", ".h5"}) {
+    std::string pattern = (dir / (std::string("model-{epoch:02d}") + ext)).string();
+    m.fit(x, y, {.batch_size = 10, .epochs = 2, .verbose = 0, .callbacks = {callbacks::ModelCheckpoint(pattern)}});
+    fs::path last = dir / (std::string("model-02") + ext);
+    ASSERT_TRUE(fs::exists(dir / (std::string("model-01") + ext))) << ext;
+    ASSERT_TRUE(fs::exists(last)) << ext;
+    Model loaded = models::load_model(last.string());
+    Tensor a = m.predict(x, {.verbose = 0}), b = loaded.predict(x, {.verbose = 0});
+    for (std::int64_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.item(i), b.item(i)) << ext << " element " << i;
+  }
   fs::remove_all(dir);
 }
 
