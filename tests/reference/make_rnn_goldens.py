@@ -66,7 +66,7 @@ def build(spec):
         out = make_rnn(spec)(x, initial_state=states)
     else:
         out = make_rnn(spec)(x)
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    outs = keras.tree.flatten(out)  # stacked cells return states nested per cell
     return keras.Model(inputs, outs), inputs
 
 
