@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/op_registry.h"
+#include "core/ops.h"
 #include "core/ops/sequence_ops.h"
 #include "core/ops/shape_util.h"
 
@@ -121,7 +122,46 @@ void register_sequence_ops(OpRegistry& r) {
            Output d = g[0].graph->add("embedding_lookup", {g[0], n.inputs[1]}, n.attrs);
            return std::vector<Output>{d, Output{}, Output{}};
          }});
+  r.add({.name = "repeat_vector",  // (B, F) -> (B, n, F)
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
+           const Shape& x = ctx.inputs[0].shape;
+           if (x.rank() != 2) throw ShapeError("repeat_vector: expects input of rank 2 (batch, features), got " + x.to_string());
+           return std::vector<TensorSpec>{{Shape{x[0], ctx.attrs.get<std::int64_t>("n"), x[1]}, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const std::int64_t B = ctx.input(0).shape()[0], F = ctx.input(0).shape()[1];
+           const std::int64_t n = ctx.node.attrs.get<std::int64_t>("n");
+           const float* x = ctx.input(0).data<float>();
+           float* o = ctx.output(0).data<float>();
+           for (std::int64_t b = 0; b < B; ++b)
+             for (std::int64_t k = 0; k < n; ++k) std::copy_n(x + b * F, F, o + (b * n + k) * F);
+         },
+         .gradient = [](const Node&, const std::vector<Output>& g) {
+           return std::vector<Output>{reduce_sum(g[0], {1})};
+         }});
+  r.add({.name = "unfold_time",  // (y (B*T, ...), like (B, T, ...)) -> (B, T, y's other dims)
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           const Shape& y = ctx.inputs[0].shape;
+           const Shape& like = ctx.inputs[1].shape;
+           if (y.rank() < 1 || like.rank() < 2) throw ShapeError("unfold_time: bad shapes " + y.to_string() + ", " + like.to_string());
+           std::vector<std::int64_t> dims{like[0], like[1]};
+           dims.insert(dims.end(), y.dims().begin() + 1, y.dims().end());
+           return std::vector<TensorSpec>{{Shape(dims), ctx.inputs[0].dtype}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           std::copy_n(static_cast<const char*>(ctx.input(0).raw_data()), ctx.input(0).nbytes(),
+                       static_cast<char*>(ctx.output(0).raw_data()));
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
+         }});
 }
+
+Output repeat_vector(Output x, std::int64_t n) { return x.graph->add("repeat_vector", {x}, Attrs{{"n", n}}); }
+Output unfold_time(Output y, Output like) { return y.graph->add("unfold_time", {y, like}); }
 
 Output concat_last(Output a, Output b) { return a.graph->add("concat_last", {a, b}); }
 

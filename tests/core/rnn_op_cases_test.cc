@@ -126,6 +126,11 @@ std::map<std::string, OpCase> cases() {
          return g.add("embedding_lookup_grad", {in[0], in[1], in[2]}, Attrs{{"layer", std::string("e")}});
        },
        {uniform({2, 3, 4}, -1, 1, 6), ids, uniform({5, 4}, -1, 1, 7)}}};
+  t["repeat_vector"].gradient_checks = {
+      {"(2,3) three times", unary([](Output x) { return ops::repeat_vector(x, 3); }), {uniform({2, 3}, -1, 1, 8)}}};
+  t["unfold_time"].gradient_checks = {
+      {"(6,2) as (2,3,2)", binary([](Output y, Output like) { return ops::unfold_time(y, like); }),
+       {uniform({6, 2}, -1, 1, 9), uniform({2, 3, 5}, -1, 1, 10)}}};
   return t;
 }
 
