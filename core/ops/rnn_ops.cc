@@ -69,6 +69,19 @@ inline float act(Act a, float x) {
   return x;
 }
 
+// The activation in place over n contiguous floats, vectorized where Eigen can.
+void act_span(Act a, float* p, std::int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(p, n);
+  switch (a) {
+    case Act::tanh: v = v.tanh(); return;
+    case Act::sigmoid: v = v.logistic(); return;
+    case Act::relu: v = v.max(0.f); return;
+    case Act::linear: return;
+    case Act::hard_sigmoid: v = ((v + 3.f).max(0.f).min(6.f)) / 6.f; return;
+    case Act::hard_sigmoid_keras2: v = (0.2f * v + 0.5f).max(0.f).min(1.f); return;
+  }
+}
+
 // Derivative from the activation's output y.
 inline float dact(Act a, float y) {
   switch (a) {
@@ -112,6 +125,36 @@ struct Config {
   // Where step s's output goes: processing order, or input order with reverse_output.
   std::int64_t y_step(std::int64_t s) const { return go_backwards && reverse_output ? T - 1 - s : s; }
 };
+
+// Eigen's own GEMM threading busy-waits between threads, which is slow for the many
+// small products of a time loop (and on a busy machine). The kernels run Eigen single-
+// threaded and split the large products over the shared pool themselves.
+class SerialEigen {
+ public:
+  SerialEigen() : saved_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
+  ~SerialEigen() { Eigen::setNbThreads(saved_); }
+  SerialEigen(const SerialEigen&) = delete;
+  SerialEigen& operator=(const SerialEigen&) = delete;
+
+ private:
+  int saved_;
+};
+
+// out = a · b, the columns of out split over threads.
+template <typename Out, typename A, typename B>
+void parallel_gemm(Out out, const A& a, const B& b) {
+  const std::int64_t n = out.cols();
+  const bool big = a.rows() * a.cols() * n >= (std::int64_t{1} << 18);
+  cpu::parallel_for(n, [&](std::int64_t c0, std::int64_t c1) {
+    out.middleCols(c0, c1 - c0).noalias() = a * b.middleCols(c0, c1 - c0);
+  }, big ? 16 : n + 1);
+}
+
+// Rows per thread worth a fork: a row costs about T·H·G·H multiply-adds per pass.
+std::int64_t row_threshold(std::int64_t T, std::int64_t H, std::int64_t GH) {
+  const std::int64_t work = std::max<std::int64_t>(T * H * GH, 1);
+  return std::max<std::int64_t>(2, (std::int64_t{1} << 20) / work * 2);
+}
 
 // Dropout masks (scaled by 1/(1-rate)), fixed across time; empty when inactive.
 std::vector<float> dropout_mask(const Config& c, bool training, std::int64_t step, float rate, std::int64_t n,
@@ -169,6 +212,7 @@ std::vector<TensorSpec> infer_sequence(const InferContext& ctx) {
 // ---- forward ------------------------------------------------------------------------------
 
 void sequence_kernel(KernelContext& ctx) {
+  SerialEigen serial;
   const Tensor& x = ctx.input(0);
   const std::int64_t H = ctx.input(4).shape()[0];
   const bool has_mask = ctx.inputs.size() == 7;
@@ -189,39 +233,45 @@ void sequence_kernel(KernelContext& ctx) {
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
   RowMajor xw(B * T, GH);
   if (dmask.empty()) {
-    xw.noalias() = CMap(px, B * T, F) * CMap(W, F, GH);
+    parallel_gemm(MMap(xw.data(), B * T, GH), CMap(px, B * T, F), CMap(W, F, GH));
   } else {
     RowMajor xd(B * T, F);
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t t = 0; t < T; ++t)
         for (std::int64_t f = 0; f < F; ++f) xd(b * T + t, f) = px[(b * T + t) * F + f] * dmask[b * F + f];
-    xw.noalias() = xd * CMap(W, F, GH);
+    parallel_gemm(MMap(xw.data(), B * T, GH), xd, CMap(W, F, GH));
   }
   xw.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, GH);
   const float* rbias = (c.cell == Cell::gru && c.reset_after) ? bias + GH : nullptr;
 
-  RowMajor h = CMap(ctx.input(1).data<float>(), B, H);
-  RowMajor cs = CMap(ctx.input(2).data<float>(), B, H);
-  RowMajor hin(B, H), rec(B, GH);
-  for (std::int64_t s = 0; s < T; ++s) {
-    const std::int64_t t = c.x_step(s), tm = c.m_step(s);
-    hin = h;
-    if (!rmask.empty()) hin.array() *= CMap(rmask.data(), B, H).array();
-    if (c.cell == Cell::gru && !c.reset_after) {
-      // z and r columns now; the candidate's recurrent term needs r first.
-      rec.leftCols(2 * H).noalias() = hin * CSMap(U, H, 2 * H, Stride(GH));
-    } else {
-      rec.noalias() = hin * CMap(U, H, GH);
-    }
-    cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
-      std::vector<float> rh(static_cast<std::size_t>(H));
+  // Batch rows are independent: each thread runs its rows through every step, so the
+  // loop has no barrier per step. Each row chunk does its own h·U GEMM per step.
+  const float* h0 = ctx.input(1).data<float>();
+  const float* c0 = ctx.input(2).data<float>();
+  cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
+    const std::int64_t nb = b1 - b0;
+    RowMajor h = CMap(h0 + b0 * H, nb, H);
+    RowMajor cs = CMap(c0 + b0 * H, nb, H);
+    RowMajor hin(nb, H), rec(nb, GH);
+    std::vector<float> rh(static_cast<std::size_t>(H)), zr_tmp(static_cast<std::size_t>(H));
+    for (std::int64_t s = 0; s < T; ++s) {
+      const std::int64_t t = c.x_step(s), tm = c.m_step(s);
+      hin = h;
+      if (!rmask.empty()) hin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      if (c.cell == Cell::gru && !c.reset_after) {
+        // z and r columns now; the candidate's recurrent term needs r first.
+        rec.leftCols(2 * H).noalias() = hin * CSMap(U, H, 2 * H, Stride(GH));
+      } else {
+        rec.noalias() = hin * CMap(U, H, GH);
+      }
       for (std::int64_t b = b0; b < b1; ++b) {
+        const std::int64_t lb = b - b0;
         const float m = mask ? mask[b * T + tm] : 1.f;
         const float* zx = xw.data() + (b * T + t) * GH;
-        const float* zr = rec.data() + b * GH;
+        const float* zr = rec.data() + lb * GH;
         float* w = ws + (b * T + s) * K;
-        float* hb = h.data() + b * H;
-        float* cb = cs.data() + b * H;
+        float* hb = h.data() + lb * H;
+        float* cb = cs.data() + lb * H;
         float* yb = y + (b * T + c.y_step(s)) * H;
         if (c.cell == Cell::simple) {
           for (std::int64_t j = 0; j < H; ++j) {
@@ -233,20 +283,27 @@ void sequence_kernel(KernelContext& ctx) {
             w[H + j] = hc;
           }
         } else if (c.cell == Cell::lstm) {
+          // Gate pre-activations, then the activations over whole gate blocks (SIMD).
+          float* z = rec.data() + lb * GH;
+          for (std::int64_t j = 0; j < GH; ++j) z[j] += zx[j];
+          act_span(c.recurrent_activation, z, 2 * H);
+          act_span(c.activation, z + 2 * H, H);
+          act_span(c.recurrent_activation, z + 3 * H, H);
           for (std::int64_t j = 0; j < H; ++j) {
-            float i = act(c.recurrent_activation, zx[j] + zr[j]);
-            float f = act(c.recurrent_activation, zx[H + j] + zr[H + j]);
-            float g = act(c.activation, zx[2 * H + j] + zr[2 * H + j]);
-            float o = act(c.recurrent_activation, zx[3 * H + j] + zr[3 * H + j]);
-            float cn = f * cb[j] + i * g;
-            float hn = o * act(c.activation, cn);
-            w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = o, w[4 * H + j] = cn;
+            const float i = z[j], f = z[H + j], g = z[2 * H + j];
+            w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = z[3 * H + j];
+            w[4 * H + j] = f * cb[j] + i * g;
+            zr_tmp[j] = w[4 * H + j];
+          }
+          act_span(c.activation, zr_tmp.data(), H);
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float hn = w[3 * H + j] * zr_tmp[j];
             yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
-            if (m != 0.f) hb[j] = hn, cb[j] = cn;
+            if (m != 0.f) hb[j] = hn, cb[j] = w[4 * H + j];
             w[5 * H + j] = cb[j], w[6 * H + j] = hb[j];
           }
         } else {  // GRU, gates [z, r, h]
-          const float* hi = hin.data() + b * H;
+          const float* hi = hin.data() + lb * H;
           for (std::int64_t j = 0; j < H; ++j) {
             const float bz = rbias ? rbias[j] : 0.f, br = rbias ? rbias[H + j] : 0.f;
             float z = act(c.recurrent_activation, zx[j] + zr[j] + bz);
@@ -272,19 +329,20 @@ void sequence_kernel(KernelContext& ctx) {
           }
         }
       }
-    }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(GH * 4, 1)));
-  }
-  std::copy_n(h.data(), B * H, h_last);
-  if (c.cell == Cell::lstm) {
-    std::copy_n(cs.data(), B * H, c_last);
-  } else {
-    std::fill_n(c_last, B * H, 0.f);
-  }
+    }
+    std::copy_n(h.data(), nb * H, h_last + b0 * H);
+    if (c.cell == Cell::lstm) {
+      std::copy_n(cs.data(), nb * H, c_last + b0 * H);
+    } else {
+      std::fill_n(c_last + b0 * H, nb * H, 0.f);
+    }
+  }, row_threshold(T, H, GH));
 }
 
 // ---- backward through time -------------------------------------------------------------
 
 void sequence_grad_kernel(KernelContext& ctx) {
+  SerialEigen serial;
   const Tensor& x = ctx.input(0);
   const std::int64_t H = ctx.input(4).shape()[0];
   const bool has_mask = ctx.inputs.size() == 11;
@@ -302,28 +360,33 @@ void sequence_grad_kernel(KernelContext& ctx) {
   auto rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2);
   const bool gru_before = c.cell == Cell::gru && !c.reset_after;
 
-  RowMajor dh = CMap(ctx.input(8).data<float>(), B, H);
-  RowMajor dc = CMap(ctx.input(9).data<float>(), B, H);
   RowMajor dzx(B * T, GH);      // by input step t: pairs with x
   RowMajor dzr(B * T, GH);      // by processing step s: pairs with h_in
   RowMajor hins(B * T, H);      // h_in (recurrent-dropped h_prev) by processing step
   RowMajor rhs;                 // r * h_in, GRU reset_before only
   if (gru_before) rhs.resize(B * T, H);
-  RowMajor dh_prev(B, H), dhin(B, H), drh(B, H);
-  for (std::int64_t s = T - 1; s >= 0; --s) {
-    const std::int64_t t = c.x_step(s), tm = c.m_step(s);
-    // Gate gradients for this step, and the direct paths to h_prev / c_prev.
-    cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
+  float* dh0_out = ctx.output(1).data<float>();
+  float* dc0_out = ctx.output(2).data<float>();
+  // As in the forward pass, each thread takes its batch rows through every step.
+  cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
+    const std::int64_t nb = b1 - b0;
+    RowMajor dh = CMap(ctx.input(8).data<float>() + b0 * H, nb, H);
+    RowMajor dc = CMap(ctx.input(9).data<float>() + b0 * H, nb, H);
+    RowMajor dh_prev(nb, H), dhin(nb, H), drh(nb, H);
+    for (std::int64_t s = T - 1; s >= 0; --s) {
+      const std::int64_t t = c.x_step(s), tm = c.m_step(s);
+      // Gate gradients for this step, and the direct paths to h_prev / c_prev.
       for (std::int64_t b = b0; b < b1; ++b) {
+        const std::int64_t lb = b - b0;
         const float m = mask ? mask[b * T + tm] : 1.f;
         const float* w = ws + (b * T + s) * K;
         const float* hp = s > 0 ? ws + (b * T + s - 1) * K + (K - H) : h0 + b * H;
         const float* dyb = dy + (b * T + c.y_step(s)) * H;
         float* gx = dzx.data() + (b * T + t) * GH;
         float* gr = dzr.data() + (b * T + s) * GH;
-        float* dhb = dh.data() + b * H;
-        float* dcb = dc.data() + b * H;
-        float* dpb = dh_prev.data() + b * H;
+        float* dhb = dh.data() + lb * H;
+        float* dcb = dc.data() + lb * H;
+        float* dpb = dh_prev.data() + lb * H;
         float* hi = hins.data() + (b * T + s) * H;
         for (std::int64_t j = 0; j < H; ++j) hi[j] = rmask.empty() ? hp[j] : hp[j] * rmask[b * H + j];
         for (std::int64_t j = 0; j < H; ++j) {
@@ -355,41 +418,47 @@ void sequence_grad_kernel(KernelContext& ctx) {
               gr[2 * H + j] = dpre;  // pairs with r * h_in
               rhs(b * T + s, j) = r * hi[j];
             }
-            dhin(b, j) = 0.f;
+            dhin(lb, j) = 0.f;
           }
         }
       }
-    }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(GH * 4, 1)));
-    auto gr_s = Eigen::Map<RowMajor, 0, Stride>(dzr.data() + s * GH, B, GH, Stride(T * GH));
-    if (gru_before) {
-      // d(r*h_in) = dpre · U_hᵀ; then r's gradient, then the z/r columns' recurrent term.
-      drh.noalias() = gr_s.rightCols(H) * CSMap(U + 2 * H, H, H, Stride(GH)).transpose();
-      for (std::int64_t b = 0; b < B; ++b) {
-        for (std::int64_t j = 0; j < H; ++j) {
+      auto gr_s = Eigen::Map<RowMajor, 0, Stride>(dzr.data() + (b0 * T + s) * GH, nb, GH, Stride(T * GH));
+      if (gru_before) {
+        // d(r*h_in) = dpre · U_hᵀ; then r's gradient, then the z/r columns' recurrent term.
+        drh.noalias() = gr_s.rightCols(H) * CSMap(U + 2 * H, H, H, Stride(GH)).transpose();
+        for (std::int64_t b = b0; b < b1; ++b) {
+          const std::int64_t lb = b - b0;
           const float* w = ws + (b * T + s) * K;
-          const float hi = hins(b * T + s, j);
-          const float dr = drh(b, j) * hi * dact(c.recurrent_activation, w[H + j]);
-          dzx(b * T + c.x_step(s), H + j) = dr;
-          gr_s(b, H + j) = dr;
-          dhin(b, j) += drh(b, j) * w[H + j];
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float dr = drh(lb, j) * hins(b * T + s, j) * dact(c.recurrent_activation, w[H + j]);
+            dzx(b * T + t, H + j) = dr;
+            gr_s(lb, H + j) = dr;
+            dhin(lb, j) += drh(lb, j) * w[H + j];
+          }
         }
+        dhin.noalias() += gr_s.leftCols(2 * H) * CSMap(U, H, 2 * H, Stride(GH)).transpose();
+      } else if (c.cell == Cell::gru) {
+        dhin.noalias() += gr_s * CMap(U, H, GH).transpose();
+      } else {
+        dhin.noalias() = gr_s * CMap(U, H, GH).transpose();
       }
-      dhin.noalias() += gr_s.leftCols(2 * H) * CSMap(U, H, 2 * H, Stride(GH)).transpose();
-    } else if (c.cell == Cell::gru) {
-      dhin.noalias() += gr_s * CMap(U, H, GH).transpose();
-    } else {
-      dhin.noalias() = gr_s * CMap(U, H, GH).transpose();
+      if (!rmask.empty()) dhin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      dh = dh_prev + dhin;
     }
-    if (!rmask.empty()) dhin.array() *= CMap(rmask.data(), B, H).array();
-    dh = dh_prev + dhin;
-  }
+    std::copy_n(dh.data(), nb * H, dh0_out + b0 * H);
+    if (c.cell == Cell::lstm) {
+      std::copy_n(dc.data(), nb * H, dc0_out + b0 * H);
+    } else {
+      std::fill_n(dc0_out + b0 * H, nb * H, 0.f);
+    }
+  }, row_threshold(T, H, GH));
   // Weight gradients: one GEMM each over all steps.
   Tensor& dx = ctx.output(0);
   MMap dxm(dx.data<float>(), B * T, F);
-  dxm.noalias() = dzx * CMap(W, F, GH).transpose();
+  parallel_gemm(dxm, dzx, CMap(W, F, GH).transpose());
   MMap dW(ctx.output(3).data<float>(), F, GH);
   if (dmask.empty()) {
-    dW.noalias() = CMap(px, B * T, F).transpose() * dzx;
+    parallel_gemm(dW, CMap(px, B * T, F).transpose(), dzx);
   } else {
     RowMajor xd(B * T, F);
     for (std::int64_t r = 0; r < B * T; ++r)
@@ -398,24 +467,18 @@ void sequence_grad_kernel(KernelContext& ctx) {
         xd(r, f) = px[r * F + f] * mk;
         dxm(r, f) *= mk;
       }
-    dW.noalias() = xd.transpose() * dzx;
+    parallel_gemm(dW, xd.transpose(), dzx);
   }
   MMap dU(ctx.output(4).data<float>(), H, GH);
   if (gru_before) {
-    dU.leftCols(2 * H).noalias() = hins.transpose() * dzr.leftCols(2 * H);
-    dU.rightCols(H).noalias() = rhs.transpose() * dzr.rightCols(H);
+    parallel_gemm(dU.leftCols(2 * H), hins.transpose(), dzr.leftCols(2 * H));
+    parallel_gemm(dU.rightCols(H), rhs.transpose(), dzr.rightCols(H));
   } else {
-    dU.noalias() = hins.transpose() * dzr;
+    parallel_gemm(dU, hins.transpose(), dzr);
   }
   float* db = ctx.output(5).data<float>();
   Eigen::Map<Eigen::RowVectorXf>(db, GH) = dzx.colwise().sum();
   if (c.cell == Cell::gru && c.reset_after) Eigen::Map<Eigen::RowVectorXf>(db + GH, GH) = dzr.colwise().sum();
-  std::copy_n(dh.data(), B * H, ctx.output(1).data<float>());
-  if (c.cell == Cell::lstm) {
-    std::copy_n(dc.data(), B * H, ctx.output(2).data<float>());
-  } else {
-    std::fill_n(ctx.output(2).data<float>(), B * H, 0.f);
-  }
 }
 
 }  // namespace
