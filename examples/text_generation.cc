@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   std::int64_t units = 128;
   std::int64_t maxlen = 40;
   std::int64_t step = 3;
-  std::int64_t max_chars = 300000;
+  std::int64_t max_chars = 60000;
   std::int64_t generate = 200;
   std::int64_t seed = 1;
   int verbose = 1;

@@ -253,7 +253,7 @@ void sequence_kernel(KernelContext& ctx) {
     RowMajor h = CMap(h0 + b0 * H, nb, H);
     RowMajor cs = CMap(c0 + b0 * H, nb, H);
     RowMajor hin(nb, H), rec(nb, GH);
-    std::vector<float> rh(static_cast<std::size_t>(H)), zr_tmp(static_cast<std::size_t>(H));
+    std::vector<float> rh(static_cast<std::size_t>(H)), zr_tmp(rh), cn_tmp(rh);
     for (std::int64_t s = 0; s < T; ++s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       hin = h;
@@ -292,14 +292,14 @@ void sequence_kernel(KernelContext& ctx) {
           for (std::int64_t j = 0; j < H; ++j) {
             const float i = z[j], f = z[H + j], g = z[2 * H + j];
             w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = z[3 * H + j];
-            w[4 * H + j] = f * cb[j] + i * g;
-            zr_tmp[j] = w[4 * H + j];
+            cn_tmp[j] = zr_tmp[j] = f * cb[j] + i * g;
           }
           act_span(c.activation, zr_tmp.data(), H);
           for (std::int64_t j = 0; j < H; ++j) {
             const float hn = w[3 * H + j] * zr_tmp[j];
+            w[4 * H + j] = zr_tmp[j];  // activation(c_new), read by the backward pass
             yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
-            if (m != 0.f) hb[j] = hn, cb[j] = w[4 * H + j];
+            if (m != 0.f) hb[j] = hn, cb[j] = cn_tmp[j];
             w[5 * H + j] = cb[j], w[6 * H + j] = hb[j];
           }
         } else {  // GRU, gates [z, r, h]
@@ -395,9 +395,8 @@ void sequence_grad_kernel(KernelContext& ctx) {
           if (c.cell == Cell::simple) {
             gx[j] = gr[j] = gh * dact(c.activation, w[j]);
           } else if (c.cell == Cell::lstm) {
-            const float i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j], cn = w[4 * H + j];
+            const float i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j], ac = w[4 * H + j];
             const float cp = s > 0 ? ws[(b * T + s - 1) * K + 5 * H + j] : c0[b * H + j];
-            const float ac = act(c.activation, cn);
             const float gc = m != 0.f ? dcb[j] + gh * o * dact(c.activation, ac) : 0.f;
             gx[j] = gc * g * dact(c.recurrent_activation, i);
             gx[H + j] = gc * cp * dact(c.recurrent_activation, f);
