@@ -227,3 +227,23 @@ TEST(Bidirectional, RejectsLayersThatAreNotRecurrent) {
   EXPECT_THROW(layers::Bidirectional(layers::Dense(3)), ValueError);
   EXPECT_THROW(layers::Bidirectional(layers::LSTM(3), {.merge_mode = "max"}), ValueError);
 }
+
+TEST(LSTM, UnitForgetBiasStartsTheForgetGateBiasAtOne) {
+  auto in = Input({5, 3});
+  layers::LSTM with(2), without(2, {.unit_forget_bias = false});
+  with(in);
+  without(in);
+  EXPECT_EQ(with.weights()[2].value().to_vector<float>(), (std::vector<float>{0, 0, 1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(without.weights()[2].value().to_vector<float>(), std::vector<float>(8, 0.f));
+}
+
+TEST(LSTM, MaskedPaddingGivesTheSameOutputAsTheUnpaddedSequence) {
+  auto in = Input({kUnknownDim}, {.dtype = DType::int32});
+  layers::Embedding embedding(6, 3, {.mask_zero = true});
+  layers::LSTM lstm(4);
+  Model m(in, lstm(embedding(in)));
+  Tensor padded = Tensor::from_vector<std::int32_t>({1, 5}, {3, 1, 4, 0, 0});
+  Tensor plain = Tensor::from_vector<std::int32_t>({1, 3}, {3, 1, 4});
+  Tensor a = m.predict(padded, {.verbose = 0}), b = m.predict(plain, {.verbose = 0});
+  for (std::int64_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(a.item(i), b.item(i));
+}
