@@ -7,10 +7,16 @@ namespace strata {
 const TensorSpec& Output::spec() const {
   if (!valid()) throw ValueError("use of an undefined symbolic tensor");
   const Node& n = graph->node(node);
-  return n.outputs.at(static_cast<std::size_t>(index));
+  if (index < 0 || index >= static_cast<int>(n.outputs.size())) {
+    throw ValueError("node '" + n.name + "' (" + n.op + ") has " + std::to_string(n.outputs.size()) +
+                     " outputs; output " + std::to_string(index) + " does not exist" +
+                     (n.outputs.empty() ? " (an update node: pass it as a Program target)" : ""));
+  }
+  return n.outputs[static_cast<std::size_t>(index)];
 }
 
 std::string Output::name() const {
+  if (!valid()) return "<undefined>";
   const Node& n = graph->node(node);
   return index == 0 ? n.name : n.name + ":" + std::to_string(index);
 }

@@ -68,6 +68,19 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
     if (!fed) throw ValueError("Program: input '" + node.name + "' is needed by the fetches but is not fed");
   }
 
+  // Stateful nodes run after every other node of the step, so nothing in the step may
+  // read what they output.
+  for (int id = 0; id < n; ++id) {
+    if (!needed[id]) continue;
+    for (const auto& in : graph.node(id).inputs) {
+      const Node& producer = graph.node(canon[in.node]);
+      if (producer.def->stateful) {
+        throw ValueError("Program: node '" + graph.node(id).name + "' reads the output of stateful node '" +
+                         producer.name + "', which runs after every read of the step");
+      }
+    }
+  }
+
   // 3. Order: node ids are topological; stateful updates go after every reader.
   std::vector<int> order;
   for (int id = 0; id < n; ++id) {

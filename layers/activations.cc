@@ -11,11 +11,13 @@ namespace strata::activations {
 
 Output elu(Output x, float alpha) {
   // max(x, 0) + alpha * (exp(min(x, 0)) - 1): exp never sees large inputs, so no inf*0.
-  return ops::add(ops::maximum(x, 0.0f), ops::mul(ops::sub(ops::exp(ops::minimum(x, 0.0f)), 1.0f), alpha));
+  // relu for the positive branch: at exactly 0 only the negative branch carries the
+  // gradient (alpha), as in TF; maximum would pass it on both sides.
+  return ops::add(ops::relu(x), ops::mul(ops::sub(ops::exp(ops::minimum(x, 0.0f)), 1.0f), alpha));
 }
 
 Output leaky_relu(Output x, float negative_slope) {
-  return ops::add(ops::maximum(x, 0.0f), ops::mul(ops::minimum(x, 0.0f), negative_slope));
+  return ops::add(ops::relu(x), ops::mul(ops::minimum(x, 0.0f), negative_slope));
 }
 
 Output gelu(Output x, bool approximate) {
@@ -51,6 +53,11 @@ const std::map<std::string, Fn>& table() {
       {"hard_sigmoid", [](Output x) { return ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f); }},
       {"hard_sigmoid_keras2", [](Output x) { return ops::clip(ops::add(ops::mul(x, 0.2f), 0.5f), 0.0f, 1.0f); }},
       {"exponential", [](Output x) { return ops::exp(x); }},
+      {"relu6", [](Output x) { return ops::minimum(ops::relu(x), 6.0f); }},
+      {"mish", [](Output x) { return ops::mul(x, ops::tanh(ops::softplus(x))); }},
+      {"log_softmax", [](Output x) { return ops::log_softmax(x, -1); }},
+      {"hard_silu", [](Output x) { return ops::mul(x, ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f)); }},
+      {"hard_swish", [](Output x) { return ops::mul(x, ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f)); }},
   };
   return t;
 }

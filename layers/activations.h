@@ -11,7 +11,8 @@ namespace strata::activations {
 // Applies the named activation. "linear" (or "") returns x unchanged, adding no node.
 // Names: relu, sigmoid, tanh, softmax, elu, selu, gelu, softplus, softsign, swish,
 // silu, leaky_relu (slope 0.2), hard_sigmoid (Keras 3: relu6(x+3)/6),
-// hard_sigmoid_keras2 (clip(0.2x+0.5, 0, 1), for files from Keras 2), exponential, linear.
+// hard_sigmoid_keras2 (clip(0.2x+0.5, 0, 1), for files from Keras 2), exponential, relu6,
+// mish, log_softmax, hard_silu/hard_swish, linear.
 Output apply(const std::string& name, Output x);
 // Throws ValueError listing the known names when `name` is not one.
 void validate(const std::string& name);

@@ -74,6 +74,7 @@ std::vector<Output> BidirectionalImpl::compute_mask(Graph&, const std::vector<Ou
 std::vector<Output> BidirectionalImpl::run(Graph& graph, const std::vector<Output>& inputs,
                                            const std::vector<Output>& masks) {
   std::vector<Output> f, b;
+  forward_layer->current_call = backward_layer->current_call = current_call;
   {
     NameScope scope(graph, forward_layer->name);
     f = masks.empty() ? forward_layer->call(graph, inputs) : forward_layer->call_masked(graph, inputs, masks);

@@ -13,9 +13,10 @@ DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
 
 std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs) {
   if (rate == 0.0) return {inputs[0]};
-  // The layer's own seed makes its masks unique; its name must not enter (a second
-  // model in the same process gets other default names but must train identically).
-  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, /*stream=*/0)};
+  // The layer's seed and the call's index make each call's masks its own; the name must
+  // not enter (a second model in the same process gets other default names but must
+  // train identically).
+  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, static_cast<std::uint64_t>(current_call))};
 }
 
 Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}

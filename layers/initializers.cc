@@ -135,6 +135,23 @@ class OrthogonalImpl : public InitializerImpl {
   double gain_;
 };
 
+class IdentityImpl : public InitializerImpl {
+ public:
+  explicit IdentityImpl(double gain) : gain_(gain) {}
+  Tensor generate(const Shape& shape, std::uint64_t) const override {
+    if (shape.rank() != 2) throw ValueError("Identity initializer needs a 2-D shape, got " + shape.to_string());
+    Tensor t(shape);
+    for (std::int64_t i = 0; i < std::min(shape.dims()[0], shape.dims()[1]); ++i) {
+      t.data<float>()[i * shape.dims()[1] + i] = static_cast<float>(gain_);
+    }
+    return t;
+  }
+  std::string class_name() const override { return "Identity"; }
+
+ private:
+  double gain_;
+};
+
 template <typename Impl, typename... Args>
 Initializer make(std::optional<std::uint64_t> seed, Args&&... args) {
   auto impl = std::make_shared<Impl>(std::forward<Args>(args)...);
@@ -181,6 +198,7 @@ Initializer HeNormal(SeedOptions o) { return scaled(2.0, "fan_in", "truncated_no
 Initializer LecunUniform(SeedOptions o) { return scaled(1.0, "fan_in", "uniform", o.seed, "LecunUniform"); }
 Initializer LecunNormal(SeedOptions o) { return scaled(1.0, "fan_in", "truncated_normal", o.seed, "LecunNormal"); }
 Initializer Orthogonal(OrthogonalOptions o) { return make<OrthogonalImpl>(o.seed, o.gain); }
+Initializer Identity(IdentityOptions o) { return make<IdentityImpl>(std::nullopt, o.gain); }
 
 Initializer get(const std::string& id) {
   static const std::map<std::string, Initializer (*)()> known = {
@@ -200,6 +218,7 @@ Initializer get(const std::string& id) {
       {"lecun_uniform", [] { return LecunUniform(); }},
       {"lecun_normal", [] { return LecunNormal(); }},
       {"orthogonal", [] { return Orthogonal(); }},
+      {"identity", [] { return Identity(); }},
   };
   auto it = known.find(id);
   if (it == known.end()) {

@@ -75,6 +75,10 @@ Initializer HeNormal(SeedOptions options = {});
 Initializer LecunUniform(SeedOptions options = {});
 Initializer LecunNormal(SeedOptions options = {});
 Initializer Orthogonal(OrthogonalOptions options = {});
+struct IdentityOptions {
+  double gain = 1.0;
+};
+Initializer Identity(IdentityOptions options = {});  // 2-D only
 
 // Resolves Keras's string identifiers; throws ValueError listing the known names.
 Initializer get(const std::string& identifier);

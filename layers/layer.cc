@@ -101,11 +101,18 @@ std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& input
     specs.push_back(in.spec());
   }
   std::vector<TensorSpec> out_specs;
+  const std::size_t weights_before = layer.weights.size();
   try {
     if (!layer.built) {
-      layer.build(specs);
+      try {
+        layer.build(specs);
+      } catch (...) {
+        layer.weights.resize(weights_before);  // a failed build leaves no partial weights
+        throw;
+      }
       layer.built = true;
     }
+    layer.current_call = layer.recorded_calls;
     // Trace on a scratch graph: shape errors surface now, at definition.
     Graph scratch;
     std::vector<Output> placeholders;
@@ -116,7 +123,7 @@ std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& input
   } catch (const ValueError& e) {
     throw ValueError(where + ": " + e.what());
   }
-  auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs});
+  auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs, layer.recorded_calls++});
   std::vector<KerasTensor> outs;
   for (int i = 0; i < static_cast<int>(out_specs.size()); ++i) outs.emplace_back(call, i);
   return outs;
@@ -172,6 +179,10 @@ void Layer::set_weights(const std::vector<Tensor>& values) const {
                      " weight arrays, got " + std::to_string(values.size()));
   }
   for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (values[i].dtype() != vars[i].dtype()) {
+      throw ValueError(class_name() + " '" + name() + "': weight '" + vars[i].path() + "' has dtype " +
+                       to_string(vars[i].dtype()) + ", got " + to_string(values[i].dtype()));
+    }
     if (values[i].shape() != vars[i].shape()) {
       throw ShapeError(class_name() + " '" + name() + "': weight '" + vars[i].path() + "' has shape " +
                        vars[i].shape().to_string() + ", got " + values[i].shape().to_string());

@@ -73,6 +73,11 @@ class LayerImpl {
   bool trainable = true;
   bool built = false;
   std::vector<Variable> weights;  // in Keras's saved order
+  // Which recorded call of this layer is being traced or replayed (0 for the first).
+  // Layers whose randomness must differ per call (Dropout) key on it; it does not
+  // depend on names, so two identical programs build identical graphs.
+  int current_call = 0;
+  int recorded_calls = 0;
 
  protected:
   // Creates a weight named "<layer name>/<weight name>" with values from `initializer`.
@@ -98,7 +103,7 @@ class Layer {
   void set_trainable(bool trainable) const;
   bool built() const { return impl().built; }
 
-  // All weights (nested layers included), trainable then non-trainable as Keras lists them.
+  // All weights: the layer's own in creation order, then each nested layer's (Keras 3's order).
   std::vector<Variable> weights() const;
   std::vector<Variable> trainable_weights() const;
   std::vector<Variable> non_trainable_weights() const;
@@ -120,6 +125,7 @@ struct LayerCall {
   Layer layer;
   std::vector<KerasTensor> inputs;
   std::vector<TensorSpec> outputs;
+  int call_index = 0;  // this call's position among the layer's calls
 };
 
 // A fresh default name for a layer class, as Keras makes them: "dense", "dense_1", ...

@@ -127,7 +127,7 @@ std::vector<Output> RNNImpl::run(Graph& graph, const std::vector<Output>& inputs
                            states.begin() + static_cast<std::ptrdiff_t>(k + static_cast<std::size_t>(c->num_states())));
     k += static_cast<std::size_t>(c->num_states());
     CellSequence r = c->run(graph, seq, st, mask, options.go_backwards, i > 0, options.zero_output_for_mask,
-                            reverse_output && i + 1 == cells.size());
+                            reverse_output && i + 1 == cells.size(), static_cast<std::uint64_t>(current_call));
     seq = r.sequence;
     last_states.insert(last_states.end(), r.states.begin(), r.states.end());
   }

@@ -59,7 +59,7 @@ void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) 
 
 CellSequence RNNCellImpl::run(Graph& graph, Output x, const std::vector<Output>& states, Output mask,
                               bool go_backwards, bool input_in_processing_order, bool zero_output_for_mask,
-                              bool reverse_output) const {
+                              bool reverse_output, std::uint64_t call) const {
   Attrs attrs{{"cell", config.kind},
               {"activation", config.activation.empty() ? std::string("linear") : config.activation},
               {"recurrent_activation", config.recurrent_activation},
@@ -70,7 +70,7 @@ CellSequence RNNCellImpl::run(Graph& graph, Output x, const std::vector<Output>&
               {"reverse_output", reverse_output},
               {"dropout", config.dropout},
               {"recurrent_dropout", config.recurrent_dropout},
-              {"seed", static_cast<std::int64_t>(config.seed)}};
+              {"seed", static_cast<std::int64_t>(call == 0 ? config.seed : mix_seed(config.seed, call))}};
   Output h0 = states.at(0);
   Output c0 = num_states() == 2 ? states.at(1) : h0;
   auto outs = ops::rnn_sequence(x, h0, c0, graph.variable(kernel), graph.variable(recurrent_kernel),

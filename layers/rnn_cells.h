@@ -44,9 +44,11 @@ class RNNCellImpl : public LayerImpl {
   int num_states() const { return config.kind == "lstm" ? 2 : 1; }
   // Creates the weights, named "<prefix>/<cell name>/kernel" (Keras 3 paths).
   void build_cell(std::int64_t input_dim, const std::string& prefix);
-  // Runs the cell over x (B,T,F). `states` holds num_states() initial states.
+  // Runs the cell over x (B,T,F). `states` holds num_states() initial states. `call`
+  // (the layer's call index) makes each call of a shared layer draw its own dropout masks.
   CellSequence run(Graph& graph, Output x, const std::vector<Output>& states, Output mask, bool go_backwards,
-                   bool input_in_processing_order, bool zero_output_for_mask, bool reverse_output = false) const;
+                   bool input_in_processing_order, bool zero_output_for_mask, bool reverse_output = false,
+                   std::uint64_t call = 0) const;
   // A new, unbuilt cell with the same config and name.
   std::shared_ptr<RNNCellImpl> fresh_copy() const;
   // Records `layer` as this cell's owner; throws ValueError if another layer owns it.

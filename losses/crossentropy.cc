@@ -28,13 +28,17 @@ template <typename Options>
 class CrossentropyLoss : public LossImpl {
  public:
   using Fn = Output (*)(Output, Output, const Options&);
-  CrossentropyLoss(Options o, Fn fn) : options(std::move(o)), fn_(fn) { reduction = parse_reduction(options.reduction); }
+  CrossentropyLoss(Options o, Fn fn, bool sparse = false) : options(std::move(o)), fn_(fn), sparse_(sparse) {
+    reduction = parse_reduction(options.reduction);
+  }
   Output per_sample(Output y_true, Output y_pred) const override { return fn_(y_true, y_pred, options); }
   std::string name() const override { return options.name; }
+  bool sparse_targets() const override { return sparse_; }
   Options options;
 
  private:
   Fn fn_;
+  bool sparse_;
 };
 
 }  // namespace
@@ -130,7 +134,8 @@ SparseCategoricalCrossentropy::SparseCategoricalCrossentropy(SparseCategoricalCr
     : Loss(std::make_shared<CrossentropyLoss<SparseCategoricalCrossentropyOptions>>(
           std::move(options), [](Output t, Output p, const SparseCategoricalCrossentropyOptions& o) {
             return sparse_categorical_crossentropy(t, p, o.from_logits);
-          })) {}
+          },
+          /*sparse=*/true)) {}
 
 const SparseCategoricalCrossentropyOptions& SparseCategoricalCrossentropy::options() const {
   return static_cast<const CrossentropyLoss<SparseCategoricalCrossentropyOptions>&>(impl()).options;

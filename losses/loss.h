@@ -23,6 +23,9 @@ class LossImpl {
   virtual Output per_sample(Output y_true, Output y_pred) const = 0;
   // Keras's config "name", e.g. "mean_squared_error".
   virtual std::string name() const = 0;
+  // True when targets are class indices shaped like the predictions without their last
+  // axis (sparse categorical crossentropy); false when they are shaped like predictions.
+  virtual bool sparse_targets() const { return false; }
   Reduction reduction = Reduction::sum_over_batch_size;
 };
 
@@ -35,6 +38,7 @@ class Loss {
   Output operator()(Output y_true, Output y_pred, Output sample_weight = {}) const;
   Output per_sample(Output y_true, Output y_pred) const { return impl().per_sample(y_true, y_pred); }
   std::string name() const { return impl().name(); }
+  bool sparse_targets() const { return impl().sparse_targets(); }
   const LossImpl& impl() const;
 
  private:

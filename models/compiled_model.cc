@@ -12,26 +12,48 @@ namespace strata {
 
 namespace {
 
-bool is_sparse_loss(const losses::Loss& loss) { return loss.name().find("sparse") != std::string::npos; }
-
 // Targets of a sparse loss are class indices shaped like the predictions without their
 // last axis; other losses take float targets shaped like the predictions.
 TensorSpec target_spec(const losses::Loss& loss, const TensorSpec& prediction) {
   const auto& d = prediction.shape.dims();
-  if (is_sparse_loss(loss)) return {Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1)), DType::int64};
+  if (loss.sparse_targets()) return {Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1)), DType::int64};
   return {prediction.shape, DType::float32};
 }
 
-Tensor cast_tensor(const Tensor& t, DType dtype) {
+template <typename From, typename To>
+void cast_values(const Tensor& in, Tensor& out) {
+  const From* src = in.data<From>();
+  To* dst = out.data<To>();
+  for (std::int64_t i = 0; i < in.size(); ++i) dst[i] = static_cast<To>(src[i]);
+}
+
+template <typename To>
+void cast_to(const Tensor& in, Tensor& out) {
+  switch (in.dtype()) {
+    case DType::float32: cast_values<float, To>(in, out); break;
+    case DType::int32: cast_values<std::int32_t, To>(in, out); break;
+    case DType::int64: cast_values<std::int64_t, To>(in, out); break;
+  }
+}
+
+// Converts targets to the dtype the loss expects. Float class labels must be whole
+// numbers: 1.7 is an error, never silently class 1.
+Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
   if (t.dtype() == dtype) return t;
-  Tensor out(t.shape(), dtype);
-  for (std::int64_t i = 0; i < t.size(); ++i) {
-    float v = t.item(i);
-    switch (dtype) {
-      case DType::float32: out.data<float>()[i] = v; break;
-      case DType::int32: out.data<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
-      case DType::int64: out.data<std::int64_t>()[i] = static_cast<std::int64_t>(v); break;
+  if (t.dtype() == DType::float32 && dtype != DType::float32) {
+    const float* p = t.data<float>();
+    for (std::int64_t i = 0; i < t.size(); ++i) {
+      if (p[i] != std::floor(p[i])) {
+        throw ValueError("target for output '" + output + "': label " + std::to_string(p[i]) + " at index " +
+                         std::to_string(i) + " is not a class index (sparse labels must be whole numbers)");
+      }
     }
+  }
+  Tensor out(t.shape(), dtype);
+  switch (dtype) {
+    case DType::float32: cast_to<float>(t, out); break;
+    case DType::int32: cast_to<std::int32_t>(t, out); break;
+    case DType::int64: cast_to<std::int64_t>(t, out); break;
   }
   return out;
 }
@@ -115,10 +137,12 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   for (std::size_t i = 0; i < trainable.size(); ++i) {
     if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
   }
+  // The step's targets: the optimizer's updates and the layers' own state updates
+  // (moving statistics, carried RNN states). A Program runs stateful nodes in graph
+  // order after every read, so the order of this list doesn't matter.
   std::vector<Output> updates = optimizer_.apply_gradients(*graph_, grads_and_vars);
-  // Layers' own state updates (moving statistics, carried RNN states) run with the step.
   std::vector<Output> layer_updates = graph_->updates(true);
-  updates.insert(updates.begin(), layer_updates.begin(), layer_updates.end());
+  updates.insert(updates.end(), layer_updates.begin(), layer_updates.end());
 
   std::vector<Output> feeds = x_inputs_;
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
@@ -154,7 +178,7 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
   std::vector<Tensor> out;
   for (std::size_t k = 0; k < y.size(); ++k) {
     const TensorSpec& spec = y_specs_[k];
-    Tensor t = cast_tensor(y[k], spec.dtype);
+    Tensor t = cast_targets(y[k], spec.dtype, output_names_[k]);
     // Keras accepts sparse labels shaped (N, 1) and binary targets shaped (N,).
     if (t.rank() == spec.shape.rank() + 1 && t.shape().dims().back() == 1) {
       auto d = t.shape().dims();

@@ -68,10 +68,12 @@ void ModelImpl::set_graph(std::vector<KerasTensor> ins, std::vector<KerasTensor>
       layers.push_back(c->layer);
     }
   }
-  // Declared inputs that the outputs don't use still appear, in order, as in Keras.
+  // Declared inputs that the outputs don't use still appear first, in order, as in Keras.
+  std::vector<Layer> unused_inputs;
   for (const auto& in : ins) {
-    if (!visited.count(in.call().get())) layers.insert(layers.begin(), in.call()->layer);
+    if (!visited.count(in.call().get())) unused_inputs.push_back(in.call()->layer);
   }
+  layers.insert(layers.begin(), unused_inputs.begin(), unused_inputs.end());
   inputs = std::move(ins);
   outputs = std::move(outs);
 }
@@ -96,6 +98,7 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
     }
     NameScope scope(graph, c->layer.name());
     LayerImpl& layer = c->layer.impl();
+    layer.current_call = c->call_index;
     results[c.get()] = masked ? layer.call_masked(graph, ins, in_masks) : layer.call(graph, ins);
     auto out_masks = layer.compute_mask(graph, ins, in_masks);
     if (!out_masks.empty()) masks[c.get()] = std::move(out_masks);
@@ -127,9 +130,11 @@ ModelImpl& Model::model() const { return static_cast<ModelImpl&>(impl()); }
 
 void Model::compile(CompileOptions options) {
   ModelImpl& m = model();
-  m.compiled.reset();
+  // All or nothing: a compile that throws leaves the model as it was.
+  std::unique_ptr<CompiledModel> compiled;
+  if (!m.inputs.empty()) compiled = std::make_unique<CompiledModel>(m, &options);
   m.compile_options = std::move(options);
-  if (!m.inputs.empty()) m.compiled = std::make_unique<CompiledModel>(m, &*m.compile_options);
+  m.compiled = std::move(compiled);
 }
 
 bool Model::compiled() const { return model().compile_options.has_value(); }
@@ -143,7 +148,8 @@ CompiledModel& require_compiled(ModelImpl& m, const char* what, const std::vecto
   if (!m.compiled) {
     if (m.inputs.empty() && data) m.build_from_data(*data);
     if (m.inputs.empty()) throw Error("model '" + m.name + "' is not built yet: it has no Input and has seen no data");
-    m.compiled = std::make_unique<CompiledModel>(m, &*m.compile_options);
+    auto compiled = std::make_unique<CompiledModel>(m, &*m.compile_options);
+    m.compiled = std::move(compiled);
   }
   return *m.compiled;
 }
@@ -196,8 +202,12 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   std::vector<Tensor> x = x_in, y = c.conform_targets(y_in);
   std::vector<Tensor> x_val, y_val;
   if (options.validation_data) {
-    check_arrays(options.validation_data->x, "validation x");
-    check_arrays(options.validation_data->y, "validation y");
+    std::int64_t vx = check_arrays(options.validation_data->x, "validation_data x");
+    std::int64_t vy = check_arrays(options.validation_data->y, "validation_data y");
+    if (vx != vy) {
+      throw ValueError("validation_data: x and y disagree on the number of samples: " + std::to_string(vx) + " and " +
+                       std::to_string(vy));
+    }
     c.check_inputs(options.validation_data->x);
     x_val = options.validation_data->x;
     y_val = c.conform_targets(options.validation_data->y);
@@ -250,7 +260,10 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
                                              const EvaluateOptions& options) {
   CompiledModel& c = require_compiled(model(), "evaluate", &x);
   check_batch_size(options.batch_size);
-  if (check_arrays(x, "x") != check_arrays(y_in, "y")) throw ValueError("x and y disagree on the number of samples");
+  std::int64_t nx = check_arrays(x, "x"), ny = check_arrays(y_in, "y");
+  if (nx != ny) {
+    throw ValueError("x and y disagree on the number of samples: " + std::to_string(nx) + " and " + std::to_string(ny));
+  }
   c.check_inputs(x);
   run_evaluation(c, x, c.conform_targets(y_in), options.batch_size, options.verbose);
   return c.results();
@@ -279,6 +292,12 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
       for (const auto& o : outs) results.emplace_back(o.shape().with_dim(0, n), o.dtype());
     }
     for (std::size_t k = 0; k < outs.size(); ++k) {
+      if (outs[k].rank() == 0 || outs[k].shape()[0] != end - begin ||
+          outs[k].shape().without_batch() != results[k].shape().without_batch() || outs[k].dtype() != results[k].dtype()) {
+        throw ShapeError("predict: output " + std::to_string(k) + " of model '" + name() + "' has shape " +
+                         outs[k].shape().to_string() + " for a batch of " + std::to_string(end - begin) +
+                         "; outputs must be batch-major with the same per-sample shape in every batch");
+      }
       std::size_t row_bytes = outs[k].nbytes() / static_cast<std::size_t>(end - begin);
       std::memcpy(static_cast<char*>(results[k].raw_data()) + static_cast<std::size_t>(begin) * row_bytes,
                   outs[k].raw_data(), outs[k].nbytes());

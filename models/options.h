@@ -79,7 +79,7 @@ struct EvaluateOptions {
 
 struct PredictOptions {
   std::int64_t batch_size = 32;
-  int verbose = 0;
+  int verbose = 1;  // Keras's "auto": a progress bar
 };
 
 }  // namespace strata

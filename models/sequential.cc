@@ -37,7 +37,14 @@ void SequentialImpl::add(const Layer& layer) {
 void SequentialImpl::pop() {
   if (stack.empty()) throw ValueError("Sequential '" + name + "': there is no layer to pop");
   stack.pop_back();
-  if (input_layer.defined() && !stack.empty()) rebuild();
+  if (input_layer.defined() && !stack.empty()) {
+    rebuild();
+  } else {
+    calls.clear();
+    layers = stack;
+    inputs.clear();
+    outputs.clear();
+  }
   compiled.reset();
   inference.reset();
 }
@@ -53,9 +60,9 @@ void SequentialImpl::rebuild() {
 }
 
 void SequentialImpl::build_from_data(const std::vector<Tensor>& x) {
+  if (stack.empty()) throw ValueError("Sequential '" + name + "' has no layers");
   if (input_layer.defined()) return;
   if (x.size() != 1) throw ValueError("Sequential '" + name + "' takes one input array, got " + std::to_string(x.size()));
-  if (stack.empty()) throw ValueError("Sequential '" + name + "' has no layers");
   Shape shape = x[0].shape().without_batch();
   KerasTensor in = Input(shape, {.dtype = x[0].dtype()});
   input_layer = in;

@@ -1,15 +1,13 @@
 #include "core/cpu/parallel.h"
 
 #include <Eigen/Core>
-#include <thread>
+#include <atomic>
 
 namespace strata::cpu {
 
 namespace {
-int g_threads = [] {
-  int n = static_cast<int>(std::thread::hardware_concurrency());
-  return n > 0 ? n : 1;
-}();
+// OpenMP's own default: the machine's cores, or OMP_NUM_THREADS when set.
+std::atomic<int> g_threads{std::max(1, omp_get_max_threads())};
 }  // namespace
 
 int num_threads() { return g_threads; }

@@ -15,6 +15,12 @@ inline constexpr std::int64_t kParallelThreshold = 1 << 15;
 int num_threads();
 void set_num_threads(int n);
 
+// The item count below which parallel_for stays on one thread, for items that each cost
+// about `work_per_item` elements of work.
+inline std::int64_t threshold_for(std::int64_t work_per_item) {
+  return std::max<std::int64_t>(1, kParallelThreshold / std::max<std::int64_t>(work_per_item, 1));
+}
+
 // Calls fn(begin, end) over contiguous chunks of [0, n), in parallel when n is large.
 // Chunks depend only on n and the thread count, so results are reproducible.
 template <typename Fn>

@@ -11,11 +11,6 @@ namespace strata::ops {
 
 namespace {
 
-// Rows per thread chunk so that each chunk holds about kParallelThreshold elements.
-std::int64_t rows_threshold(std::int64_t inner) {
-  return inner > 0 ? std::max<std::int64_t>(1, cpu::kParallelThreshold / inner) : 1;
-}
-
 void expect_float(const InferContext& ctx) {
   for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
     if (ctx.inputs[i].dtype != DType::float32) {
@@ -86,7 +81,7 @@ void binary_kernel(KernelContext& ctx, F f) {
       float* orow = po + row * inner;
       for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(pa[oa + j * ia_step], pb[ob + j * ib_step]);
     }
-  }, rows_threshold(inner));
+  }, cpu::threshold_for(inner));
 }
 
 template <typename F>

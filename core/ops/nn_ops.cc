@@ -35,7 +35,7 @@ void for_each_lane(const Tensor& in, Tensor& out, int axis, Fn fn) {
       std::int64_t o = lane / inner, i = lane % inner;
       fn(src + o * n * inner + i, dst + o * n * inner + i, n, inner);
     }
-  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(n, 1)));
+  }, cpu::threshold_for(n));
 }
 
 void softmax_kernel(KernelContext& ctx, bool log_space) {
@@ -202,13 +202,15 @@ void register_nn_ops(OpRegistry& r) {
              std::copy_n(px, x.size(), po);
              return;
            }
-           Philox rng(static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("seed")),
+           // Keyed on (seed, step), counting elements: masks of different steps never
+           // overlap, whatever the batch sizes.
+           Philox rng(mix_seed(static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("seed")),
+                               static_cast<std::uint64_t>(ctx.step)),
                       static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("stream")));
            const float keep_scale = 1.f / (1.f - rate);
-           const std::uint64_t base = static_cast<std::uint64_t>(ctx.step) * static_cast<std::uint64_t>(x.size());
            cpu::parallel_for(x.size(), [&](std::int64_t b, std::int64_t e) {
              for (std::int64_t i = b; i < e; ++i) {
-               po[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? px[i] * keep_scale : 0.f;
+               po[i] = rng.uniform(static_cast<std::uint64_t>(i)) >= rate ? px[i] * keep_scale : 0.f;
              }
            });
          },

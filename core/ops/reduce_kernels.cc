@@ -41,7 +41,7 @@ void reduce_into(const Tensor& in, const std::vector<int>& axes, Reduction kind,
           }
           dst[o] = acc * scale;
         }
-      }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(mid, 1)));
+      }, cpu::threshold_for(mid));
       return;
     }
     // Parallel over output columns keeps the summation order fixed per element.
@@ -64,7 +64,7 @@ void reduce_into(const Tensor& in, const std::vector<int>& axes, Reduction kind,
           for (std::int64_t i = i0; i < i1; ++i) drow[i] *= scale;
         }
       }
-    }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(mid, 1)));
+    }, cpu::threshold_for(mid));
     return;
   }
   // General case: walk every input element once.
@@ -105,7 +105,7 @@ void broadcast_into(const Tensor& src, const Shape& src_shape, Tensor& out, floa
       float* orow = po + row * inner;
       for (std::int64_t j = 0; j < inner; ++j) orow[j] = ps[off + j * step] * scale;
     }
-  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(inner, 1)));
+  }, cpu::threshold_for(inner));
 }
 
 std::vector<int> broadcast_axes(const Shape& small, const Shape& big) {

@@ -41,7 +41,9 @@ void register_reduce_ops(OpRegistry& r) {
            Output x = n.inputs[0];
            Output y{x.graph, n.id, 0};
            Output mask = equal(x, expand_to(y, x, axes_of(n), false));
-           return std::vector<Output>{mul(expand_to(g[0], x, axes_of(n), false), mask)};
+           // Tied maxima share the gradient equally, as in TF and JAX.
+           Output share = div(mask, expand_to(reduce_sum(mask, axes_of(n), false), x, axes_of(n), false));
+           return std::vector<Output>{mul(expand_to(g[0], x, axes_of(n), false), share)};
          }});
   r.add({.name = "expand_to",
          .infer = [](const InferContext& ctx) {

@@ -511,6 +511,7 @@ void register_rnn_ops(OpRegistry& r) {
            return out;
          },
          .cpu_kernel = sequence_grad_kernel,
+         .gradient = {},
          .differentiable = false,
          .random = true});
   r.add({.name = "rnn_zero_state",
@@ -523,6 +524,7 @@ void register_rnn_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            std::fill_n(ctx.output(0).data<float>(), ctx.output(0).size(), 0.f);
          },
+         .gradient = {},
          .differentiable = false});
 }
 

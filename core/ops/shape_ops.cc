@@ -10,10 +10,6 @@ namespace strata::ops {
 
 namespace {
 
-void copy_kernel(KernelContext& ctx) {
-  std::memcpy(ctx.output(0).raw_data(), ctx.input(0).raw_data(), ctx.input(0).nbytes());
-}
-
 Shape infer_reshape(const Shape& in, const std::vector<std::int64_t>& target) {
   int inferred = -1;
   std::int64_t known = 1;
@@ -52,7 +48,7 @@ void register_shape_ops(OpRegistry& r) {
                {infer_reshape(ctx.inputs[0].shape, ctx.attrs.get<std::vector<std::int64_t>>("shape")),
                 ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_kernel,
+         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
          }});
@@ -66,7 +62,7 @@ void register_shape_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{like, ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_kernel,
+         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
          }});

@@ -1,6 +1,7 @@
 #include "core/ops/shape_util.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace strata::ops {
 
@@ -68,6 +69,10 @@ Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepd
     }
   }
   return Shape(std::move(dims));
+}
+
+void copy_input_kernel(KernelContext& ctx) {
+  std::memcpy(ctx.output(0).raw_data(), ctx.input(0).raw_data(), ctx.input(0).nbytes());
 }
 
 void expect_inputs(const InferContext& ctx, std::size_t n) {

@@ -23,6 +23,9 @@ std::vector<int> reduction_axes(const std::string& op, const std::vector<std::in
 // Shape after reducing `axes` of `shape`.
 Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims);
 
+// Kernel of the identity-like ops (identity, stop_gradient, reshape, ...): output = input 0.
+void copy_input_kernel(KernelContext& ctx);
+
 // Throws ValueError unless the op got `n` inputs.
 void expect_inputs(const InferContext& ctx, std::size_t n);
 

@@ -18,10 +18,6 @@ void fed_kernel(KernelContext& ctx) {
   throw Error("node '" + ctx.node.name + "' (" + ctx.node.op + ") must be fed, not computed");
 }
 
-void copy_kernel(KernelContext& ctx) {
-  std::memcpy(ctx.output(0).raw_data(), ctx.input(0).raw_data(), ctx.input(0).nbytes());
-}
-
 template <typename From, typename To>
 void cast_values(const Tensor& in, Tensor& out) {
   const From* src = in.data<From>();
@@ -70,14 +66,14 @@ void register_source_ops(OpRegistry& r) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .cpu_kernel = copy_kernel,
+         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; }});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .cpu_kernel = copy_kernel,
+         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
   r.add({.name = "cast",
          .infer = [](const InferContext& ctx) {
