@@ -1,6 +1,7 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -99,6 +100,7 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   for (std::size_t i = 0; i < feeds_.size(); ++i) values_[value_id(feeds_[i].node, 0)].feed = static_cast<int>(i);
 
   plan(order, canon);
+  bind_contexts();
   executions_.assign(static_cast<std::size_t>(n), 0);
   graph.finalize();
 }
@@ -144,17 +146,29 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
   }
 }
 
-Tensor* Program::resolve(int value, const std::vector<Tensor>& feeds) {
+Tensor* Program::resolve(int value) {
   const Value& v = values_[value];
   if (v.buffer >= 0) return &buffers_[v.buffer];
-  if (v.feed >= 0) return const_cast<Tensor*>(&feeds[v.feed]);
+  if (v.feed >= 0) return &feed_slots_[v.feed];
   // A variable: find its node (value ids of variables are their node's only output).
   auto it = std::upper_bound(value_offset_.begin(), value_offset_.end(), value);
   int node = static_cast<int>(it - value_offset_.begin()) - 1;
   return &const_cast<Node&>(graph_.node(node)).variable.value();
 }
 
-std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOptions& options) {
+void Program::bind_contexts() {
+  feed_slots_.resize(feeds_.size());
+  contexts_.clear();
+  contexts_.reserve(steps_.size());
+  for (const Step& step : steps_) {
+    KernelContext ctx{graph_.node(step.node), {}, {}, false, 0};
+    for (int v : step.inputs) ctx.inputs.push_back(resolve(v));
+    for (int v : step.outputs) ctx.outputs.push_back(resolve(v));
+    contexts_.push_back(std::move(ctx));
+  }
+}
+
+void Program::check_feeds(const std::vector<Tensor>& feeds) const {
   if (feeds.size() != feeds_.size()) {
     throw ValueError("Program::run: expected " + std::to_string(feeds_.size()) + " inputs, got " +
                      std::to_string(feeds.size()));
@@ -172,47 +186,71 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
                        feeds[i].shape().to_string());
     }
   }
+}
+
+// Copies fetched values out (variables or computed values), reusing result tensors that
+// already have the right shape and are not shared.
+void Program::copy_fetches(bool variables, std::vector<Tensor>& results) {
+  for (std::size_t i = 0; i < fetch_values_.size(); ++i) {
+    const Value& v = values_[fetch_values_[i]];
+    bool is_variable = v.buffer < 0 && v.feed < 0;
+    if (is_variable != variables) continue;
+    const Tensor& src = *resolve(fetch_values_[i]);
+    Tensor& dst = results[i];
+    if (dst.defined() && dst.shape() == src.shape() && dst.dtype() == src.dtype() && dst.use_count() == 1) {
+      std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
+    } else {
+      dst = src.clone();
+    }
+  }
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOptions& options) {
+  std::vector<Tensor> results;
+  run_into(feeds, results, options);
+  return results;
+}
+
+void Program::run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options) {
+  check_feeds(feeds);
+  for (std::size_t i = 0; i < feeds.size(); ++i) feed_slots_[i] = feeds[i];
+  results.resize(fetch_values_.size());
 
   // A fetched variable shows the value the step read: it is copied out before the first
   // update runs. Computed fetches live in buffers no later step reuses or writes.
-  std::vector<Tensor> results(fetch_values_.size());
   bool variables_copied = false;
-  auto copy_fetches = [&](bool variables) {
-    for (std::size_t i = 0; i < fetch_values_.size(); ++i) {
-      const Value& v = values_[fetch_values_[i]];
-      bool is_variable = v.buffer < 0 && v.feed < 0;
-      if (is_variable == variables) results[i] = resolve(fetch_values_[i], feeds)->clone();
-    }
-  };
-  std::vector<TensorSpec> in_specs;
-  for (const Step& step : steps_) {
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
     const Node& node = graph_.node(step.node);
     if (node.def->stateful && !variables_copied) {
-      copy_fetches(true);
+      copy_fetches(true, results);
       variables_copied = true;
     }
     if (node.def->fed) continue;
-    KernelContext ctx{node, {}, {}, options.training, options.step};
-    in_specs.clear();
-    for (int v : step.inputs) {
-      Tensor* t = resolve(v, feeds);
-      ctx.inputs.push_back(t);
-      in_specs.push_back({t->shape(), t->dtype()});
+    KernelContext& ctx = contexts_[s];
+    ctx.training = options.training;
+    ctx.step = options.step;
+    // Shapes are re-inferred only when the fed shapes changed (the batch may vary).
+    bool same = step.inferred;
+    for (std::size_t i = 0; same && i < ctx.inputs.size(); ++i) {
+      same = ctx.inputs[i]->shape() == step.last_inputs[i].shape && ctx.inputs[i]->dtype() == step.last_inputs[i].dtype;
     }
-    // Shapes are re-inferred on the fed shapes: the batch dimension may change per run.
-    std::vector<TensorSpec> out_specs = node.def->infer(InferContext{node.op, in_specs, node.attrs});
-    for (std::size_t o = 0; o < step.outputs.size(); ++o) {
-      Tensor* t = resolve(step.outputs[o], feeds);
-      t->reset(out_specs[o].shape, out_specs[o].dtype);
-      ctx.outputs.push_back(t);
+    if (!same) {
+      step.last_inputs.clear();
+      for (const Tensor* t : ctx.inputs) step.last_inputs.push_back({t->shape(), t->dtype()});
+      step.last_outputs = node.def->infer(InferContext{node.op, step.last_inputs, node.attrs});
+      step.inferred = true;
+    }
+    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
+      ctx.outputs[o]->reset(step.last_outputs[o].shape, step.last_outputs[o].dtype);
     }
     node.def->cpu_kernel(ctx);
     ++executions_[step.node];
   }
-
-  if (!variables_copied) copy_fetches(true);
-  copy_fetches(false);
-  return results;
+  if (!variables_copied) copy_fetches(true, results);
+  copy_fetches(false, results);
+  // Release the feeds: the caller may reuse (and resize) its batch tensors.
+  for (auto& slot : feed_slots_) slot.release();
 }
 
 std::int64_t Program::executions(int node_id) const { return executions_.at(static_cast<std::size_t>(node_id)); }

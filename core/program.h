@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/op_registry.h"
 #include "core/tensor.h"
 
 namespace strata {
@@ -28,6 +29,9 @@ class Program {
   // Feeds must match the placeholders' dtypes and known dims. Returns one tensor per
   // fetch, owned by the caller (buffers are reused by the next run).
   std::vector<Tensor> run(const std::vector<Tensor>& feeds, const RunOptions& options = {});
+  // As run(), writing the fetches into `results`: tensors of the right shape that
+  // nobody else holds are overwritten in place, so a steady-state step allocates nothing.
+  void run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options = {});
 
   // Number of nodes the program executes per run (after CSE and pruning).
   int num_steps() const { return static_cast<int>(steps_.size()); }
@@ -47,11 +51,21 @@ class Program {
     int node = -1;
     std::vector<int> inputs;   // value ids
     std::vector<int> outputs;  // value ids
+    // Shapes seen by the last run and what inference made of them: a step re-infers
+    // only when its input shapes change (for example on a smaller last batch).
+    std::vector<TensorSpec> last_inputs;
+    std::vector<TensorSpec> last_outputs;
+    bool inferred = false;
   };
 
   int value_id(int node, int index) const;
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
-  Tensor* resolve(int value, const std::vector<Tensor>& feeds);
+  // Where a value lives: a planned buffer, a feed slot, or a variable's tensor. Stable
+  // for the Program's life, so kernel contexts are bound once.
+  Tensor* resolve(int value);
+  void bind_contexts();
+  void check_feeds(const std::vector<Tensor>& feeds) const;
+  void copy_fetches(bool variables, std::vector<Tensor>& results);
 
   Graph& graph_;
   std::vector<Output> feeds_;
@@ -60,6 +74,8 @@ class Program {
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<Tensor> buffers_;
+  std::vector<Tensor> feed_slots_;        // this run's feeds (handles: no copy)
+  std::vector<KernelContext> contexts_;   // one per step, bound to stable tensors
   std::vector<std::int64_t> executions_;
 };
 

@@ -64,6 +64,15 @@ class Tensor {
   // unspecified afterwards. Used by the executor's buffer plan.
   void reset(const Shape& shape, DType dtype);
   std::size_t capacity_bytes() const { return storage_ ? storage_->capacity : 0; }
+  // Drops this handle's reference to its storage (the tensor becomes undefined) but keeps
+  // its shape's capacity, so that assigning a tensor of the same rank later allocates
+  // nothing. The executor uses it to let go of fed tensors after a run.
+  void release() {
+    storage_.reset();
+    size_ = 0;
+  }
+  // How many handles share this tensor's storage (0 when undefined).
+  long use_count() const { return storage_.use_count(); }
   // True when both handles share one storage.
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
 

@@ -6,6 +6,8 @@
 
 #include "losses/crossentropy.h"
 #include "losses/loss_utils.h"
+#include "losses/more_losses.h"
+#include "losses/ranking_losses.h"
 #include "losses/regression_losses.h"
 
 namespace strata::losses {
@@ -43,6 +45,30 @@ Output Loss::operator()(Output y_true, Output y_pred, Output sample_weight) cons
   return reduce_weighted_values(impl().per_sample(y_true, y_pred), sample_weight, impl().reduction);
 }
 
+namespace {
+
+class FunctionLossImpl : public LossImpl {
+ public:
+  FunctionLossImpl(std::string name, std::function<Output(Output, Output)> fn, const std::string& reduction_name)
+      : name_(std::move(name)), fn_(std::move(fn)) {
+    reduction = parse_reduction(reduction_name);
+  }
+  Output per_sample(Output y_true, Output y_pred) const override { return fn_(y_true, y_pred); }
+  std::string name() const override { return name_; }
+
+ private:
+  std::string name_;
+  std::function<Output(Output, Output)> fn_;
+};
+
+}  // namespace
+
+Loss from_function(const std::string& name, std::function<Output(Output, Output)> fn, const std::string& reduction) {
+  if (!fn) throw ValueError("losses::from_function('" + name + "'): the function is empty");
+  if (name.empty()) throw ValueError("losses::from_function: a loss needs a name");
+  return Loss(std::make_shared<FunctionLossImpl>(name, std::move(fn), reduction));
+}
+
 Loss get(const std::string& identifier) {
   static const std::map<std::string, std::function<Loss()>> known = {
       {"mse", [] { return MeanSquaredError(); }},
@@ -57,6 +83,28 @@ Loss get(const std::string& identifier) {
       {"CategoricalCrossentropy", [] { return CategoricalCrossentropy(); }},
       {"sparse_categorical_crossentropy", [] { return SparseCategoricalCrossentropy(); }},
       {"SparseCategoricalCrossentropy", [] { return SparseCategoricalCrossentropy(); }},
+      {"huber", [] { return Huber(); }},
+      {"Huber", [] { return Huber(); }},
+      {"log_cosh", [] { return LogCosh(); }},
+      {"logcosh", [] { return LogCosh(); }},
+      {"LogCosh", [] { return LogCosh(); }},
+      {"kld", [] { return KLDivergence(); }},
+      {"kl_divergence", [] { return KLDivergence(); }},
+      {"KLDivergence", [] { return KLDivergence(); }},
+      {"poisson", [] { return Poisson(); }},
+      {"Poisson", [] { return Poisson(); }},
+      {"hinge", [] { return Hinge(); }},
+      {"Hinge", [] { return Hinge(); }},
+      {"squared_hinge", [] { return SquaredHinge(); }},
+      {"SquaredHinge", [] { return SquaredHinge(); }},
+      {"categorical_hinge", [] { return CategoricalHinge(); }},
+      {"CategoricalHinge", [] { return CategoricalHinge(); }},
+      {"cosine_similarity", [] { return CosineSimilarity(); }},
+      {"CosineSimilarity", [] { return CosineSimilarity(); }},
+      {"binary_focal_crossentropy", [] { return BinaryFocalCrossentropy(); }},
+      {"BinaryFocalCrossentropy", [] { return BinaryFocalCrossentropy(); }},
+      {"rank_hinge", [] { return RankHinge(); }},
+      {"rank_sigmoid", [] { return RankSigmoid(); }},
   };
   auto it = known.find(identifier);
   if (it != known.end()) return it->second();

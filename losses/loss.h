@@ -2,6 +2,7 @@
 // adds graph nodes computing the reduced loss, so training never calls back to the host.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,15 @@ class Loss {
  private:
   std::shared_ptr<const LossImpl> impl_;
 };
+
+// A loss from a function of symbolic tensors (Keras's LossFunctionWrapper): `fn` returns
+// per-sample values (e.g. a mean over the last axis) built from ops, so the loss is
+// graph nodes like any built-in one, never a host callback:
+//   losses::Loss custom = losses::from_function("my_loss", [](Output t, Output p) {
+//     return ops::reduce_mean(ops::abs(ops::sub(t, p)), {-1});
+//   });
+Loss from_function(const std::string& name, std::function<Output(Output y_true, Output y_pred)> fn,
+                   const std::string& reduction = "sum_over_batch_size");
 
 // Resolves Keras's string identifiers ("mse", "mean_squared_error",
 // "sparse_categorical_crossentropy", ...); throws ValueError listing the known names.

@@ -67,6 +67,12 @@ Output reduce_weighted_values(Output values, Output sample_weight, Reduction red
   if (sample_weight.valid()) {
     Output w = ops::cast(sample_weight, DType::float32);
     std::tie(values, w) = squeeze_or_expand_to_same_rank(values, w);
+    if (w.shape().rank() == 1 && values.shape().rank() > 1) {
+      // One weight per sample for per-timestep losses (B, T, ...): broadcast over the rest.
+      std::vector<std::int64_t> dims(static_cast<std::size_t>(values.shape().rank()), 1);
+      dims[0] = -1;
+      w = ops::reshape(w, dims);
+    }
     values = ops::mul(values, w);
     sample_weight = w;
   }

@@ -4,8 +4,10 @@
 #include <cctype>
 
 #include "losses/accuracy_metrics.h"
+#include "losses/confusion_metrics.h"
 #include "losses/probabilistic_metrics.h"
 #include "losses/regression_metrics.h"
+#include "losses/score_metrics.h"
 
 namespace strata::metrics {
 
@@ -40,10 +42,20 @@ Metric get(const std::string& identifier, const Shape& y_true, const Shape& y_pr
   if (identifier == "binary_crossentropy") return BinaryCrossentropy({.name = identifier});
   if (identifier == "categorical_crossentropy") return CategoricalCrossentropy({.name = identifier});
   if (identifier == "sparse_categorical_crossentropy") return SparseCategoricalCrossentropy({.name = identifier});
+  if (identifier == "precision") return Precision({.name = identifier});
+  if (identifier == "recall") return Recall({.name = identifier});
+  if (identifier == "auc") return AUC({.name = identifier});
+  if (identifier == "f1_score") return F1Score({.name = identifier});
+  if (identifier == "r2_score") return R2Score({.name = identifier});
+  if (identifier == "root_mean_squared_error") return RootMeanSquaredError({.name = identifier});
+  if (identifier == "top_k_categorical_accuracy") return TopKCategoricalAccuracy({.name = identifier});
+  if (identifier == "sparse_top_k_categorical_accuracy") return SparseTopKCategoricalAccuracy({.name = identifier});
   throw ValueError("Could not interpret metric identifier: '" + identifier +
                    "'. Known metrics: 'accuracy', 'acc', 'binary_accuracy', 'categorical_accuracy', "
                    "'sparse_categorical_accuracy', 'mse', 'mean_squared_error', 'mae', 'mean_absolute_error', "
-                   "'binary_crossentropy', 'categorical_crossentropy', 'sparse_categorical_crossentropy'");
+                   "'binary_crossentropy', 'categorical_crossentropy', 'sparse_categorical_crossentropy', 'precision', "
+                   "'recall', 'auc', 'f1_score', 'r2_score', 'root_mean_squared_error', 'top_k_categorical_accuracy', "
+                   "'sparse_top_k_categorical_accuracy'");
 }
 
 }  // namespace strata::metrics

@@ -1,5 +1,6 @@
 #include "models/compiled_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/autodiff.h"
@@ -89,38 +90,59 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
                      std::to_string(outputs_.size()) + " outputs");
   }
 
-  std::vector<Output> fetches;
-  Output total;
-  std::vector<Output> output_losses;
+  // Two sets of loss and metric nodes: unweighted, and weighted by a fed per-sample
+  // weight. Each Program runs only the set it fetches.
+  sample_weight_input_ = graph_->placeholder({Shape{kUnknownDim}, DType::float32}, "sample_weight");
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
     TensorSpec spec = target_spec(losses[k], outputs_[k].spec());
     y_specs_.push_back(spec);
     y_inputs_.push_back(graph_->placeholder(spec, output_names_[k] + "_target"));
-    Output loss = losses[k](y_inputs_[k], outputs_[k]);
-    output_losses.push_back(loss);
-    Output weighted = weights[k] == 1.0f ? loss : ops::mul(loss, weights[k]);
-    total = total.valid() ? ops::add(total, weighted) : weighted;
   }
-  fetches.push_back(total);
+  struct Built {
+    std::vector<Output> fetches;
+    Output total;
+  };
+  auto build_losses = [&](Output sample_weight) {
+    Built b;
+    std::vector<Output> output_losses;
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      Output loss = losses[k](y_inputs_[k], outputs_[k], sample_weight);
+      output_losses.push_back(loss);
+      Output weighted = weights[k] == 1.0f ? loss : ops::mul(loss, weights[k]);
+      b.total = b.total.valid() ? ops::add(b.total, weighted) : weighted;
+    }
+    b.fetches.push_back(b.total);
+    if (outputs_.size() > 1) b.fetches.insert(b.fetches.end(), output_losses.begin(), output_losses.end());
+    return b;
+  };
+  Built plain = build_losses({});
+  Built weighted = build_losses(sample_weight_input_);
   loss_names_.push_back("loss");
   if (outputs_.size() > 1) {
-    for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      fetches.push_back(output_losses[k]);
-      loss_names_.push_back(output_names_[k] + "_loss");
-    }
+    for (std::size_t k = 0; k < outputs_.size(); ++k) loss_names_.push_back(output_names_[k] + "_loss");
   }
   loss_trackers_.resize(loss_names_.size());
 
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    for (const auto& id : options->metrics) {
-      metrics::Metric metric = metrics::get(id, y_specs_[k].shape, outputs_[k].shape());
-      if (outputs_.size() > 1) metric.impl().name = output_names_[k] + "_" + metric.name();
-      auto stats = metric.build(y_inputs_[k], outputs_[k]);
-      fetches.insert(fetches.end(), stats.begin(), stats.end());
-      metric_fetch_counts_.push_back(stats.size());
-      metrics_.push_back(metric);
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool weighted_metric = pass == 1;
+      for (const auto& id : weighted_metric ? options->weighted_metrics : options->metrics) {
+        metrics::Metric metric = metrics::get(id, y_specs_[k].shape, outputs_[k].shape());
+        if (weighted_metric && std::count(options->metrics.begin(), options->metrics.end(), id)) {
+          metric.impl().name = "weighted_" + metric.name();  // as Keras names the second copy
+        }
+        if (outputs_.size() > 1) metric.impl().name = output_names_[k] + "_" + metric.name();
+        auto stats = metric.build(y_inputs_[k], outputs_[k]);
+        auto stats_w = weighted_metric ? metric.build(y_inputs_[k], outputs_[k], sample_weight_input_) : stats;
+        plain.fetches.insert(plain.fetches.end(), stats.begin(), stats.end());
+        weighted.fetches.insert(weighted.fetches.end(), stats_w.begin(), stats_w.end());
+        metric_fetch_counts_.push_back(stats.size());
+        metrics_.push_back(metric);
+      }
     }
   }
+  std::vector<Output> fetches = plain.fetches;
+  Output total = plain.total;
 
   // Gradients of the total loss for every trainable weight, then the optimizer's updates.
   optimizer_ = options->optimizer.resolve();
@@ -132,24 +154,33 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   }
   std::vector<Output> variable_nodes;
   for (const auto& v : trainable) variable_nodes.push_back(graph_->variable(v));
-  std::vector<Output> grads = gradients(total, variable_nodes);
-  std::vector<std::pair<Variable, Output>> grads_and_vars;
-  for (std::size_t i = 0; i < trainable.size(); ++i) {
-    if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
-  }
   // The step's targets: the optimizer's updates and the layers' own state updates
   // (moving statistics, carried RNN states). A Program runs stateful nodes in graph
   // order after every read, so the order of this list doesn't matter.
-  std::vector<Output> updates = optimizer_.apply_gradients(*graph_, grads_and_vars);
-  std::vector<Output> layer_updates = graph_->updates(true);
-  updates.insert(updates.end(), layer_updates.begin(), layer_updates.end());
+  auto optimizer_updates = [&](Output loss) {
+    std::vector<Output> grads = gradients(loss, variable_nodes);
+    std::vector<std::pair<Variable, Output>> grads_and_vars;
+    for (std::size_t i = 0; i < trainable.size(); ++i) {
+      if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
+    }
+    std::vector<Output> updates = optimizer_.apply_gradients(*graph_, grads_and_vars);
+    std::vector<Output> layer_updates = graph_->updates(true);
+    updates.insert(updates.end(), layer_updates.begin(), layer_updates.end());
+    return updates;
+  };
+  std::vector<Output> updates = optimizer_updates(total);
+  std::vector<Output> updates_weighted = optimizer_updates(weighted.total);
 
   std::vector<Output> feeds = x_inputs_;
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
+  std::vector<Output> feeds_weighted = feeds;
+  feeds_weighted.push_back(sample_weight_input_);
   // Every node exists now: the Programs are compiled last (compiling finalizes the graph).
   predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false));
   test_ = std::make_unique<Program>(*graph_, feeds, fetches, graph_->updates(false));
   train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates);
+  test_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, graph_->updates(false));
+  train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted);
 }
 
 void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {
@@ -200,18 +231,32 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
 
 std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) { return predict_->run(x); }
 
-void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                               const Tensor& sample_weight) {
   std::vector<Tensor> feeds = x;
   feeds.insert(feeds.end(), y.begin(), y.end());
-  auto fetched = train_->run(feeds, {.training = true, .step = train_steps_});
+  optimizer_.impl().update_learning_rate();  // a schedule sets the rate variable
+  std::vector<Tensor> fetched;
+  if (sample_weight.defined()) {
+    feeds.push_back(sample_weight);
+    fetched = train_weighted_->run(feeds, {.training = true, .step = train_steps_});
+  } else {
+    fetched = train_->run(feeds, {.training = true, .step = train_steps_});
+  }
   ++train_steps_;
   update_logs(fetched, x.front().shape()[0]);
 }
 
-void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                              const Tensor& sample_weight) {
   std::vector<Tensor> feeds = x;
   feeds.insert(feeds.end(), y.begin(), y.end());
-  update_logs(test_->run(feeds), x.front().shape()[0]);
+  if (sample_weight.defined()) {
+    feeds.push_back(sample_weight);
+    update_logs(test_weighted_->run(feeds), x.front().shape()[0]);
+  } else {
+    update_logs(test_->run(feeds), x.front().shape()[0]);
+  }
 }
 
 void CompiledModel::update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size) {

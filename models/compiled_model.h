@@ -23,10 +23,12 @@ class CompiledModel {
   CompiledModel(ModelImpl& model, const CompileOptions* options);
 
   std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
-  // One optimizer step on a batch; updates the epoch's running logs.
-  void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+  // One optimizer step on a batch; updates the epoch's running logs. `sample_weight`
+  // (shape (B,), one weight per sample, shared by every output) may be undefined: the
+  // unweighted programs run then.
+  void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {});
   // One evaluation batch; updates the running logs.
-  void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y);
+  void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {});
 
   void reset_metrics();
   // Running logs since the last reset: "loss", per-output losses, metrics.
@@ -39,8 +41,12 @@ class CompiledModel {
   void check_inputs(const std::vector<Tensor>& x) const;
 
   bool trainable() const { return train_ != nullptr; }
+  std::size_t num_outputs() const { return output_names_.size(); }
+  optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
   std::int64_t train_steps() const { return train_steps_; }
+  // A resumed fit continues the step count (it keys dropout masks).
+  void set_train_steps(std::int64_t steps) { train_steps_ = steps; }
 
  private:
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
@@ -50,6 +56,9 @@ class CompiledModel {
   std::vector<std::string> input_names_, output_names_;
   std::vector<TensorSpec> x_specs_, y_specs_;
   std::unique_ptr<Program> predict_, test_, train_;
+  // The same steps with a per-sample weight fed after the targets.
+  Output sample_weight_input_;
+  std::unique_ptr<Program> test_weighted_, train_weighted_;
   optimizers::Optimizer optimizer_;
 
   // Logs: fetched as [total loss, per-output losses (if several outputs), metric stats].

@@ -1,5 +1,6 @@
 #include "models/model.h"
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -10,6 +11,8 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "layers/input_layer.h"
+#include "models/callbacks.h"
+#include "models/batch_source.h"
 #include "models/compiled_model.h"
 #include "models/data_adapter.h"
 #include "models/progress_bar.h"
@@ -161,22 +164,71 @@ CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
   return *m.inference;
 }
 
-void run_evaluation(CompiledModel& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                    std::int64_t batch_size, int verbose) {
-  std::int64_t n = x.front().shape()[0];
-  std::int64_t steps = (n + batch_size - 1) / batch_size;
-  auto order = epoch_order(n, false, 0, 0);
-  ProgressBar bar(steps, verbose, std::cout);
+// Keras's evaluate loop over one pass of `source`; `callbacks` may be null (no hooks).
+void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int64_t max_steps,
+                    CallbackList* callbacks) {
+  std::int64_t steps = source.batches_per_pass();
+  if (max_steps > 0 && (steps < 0 || max_steps < steps)) steps = max_steps;
+  if (steps == DatasetImpl::kInfinite) throw ValueError("evaluation data is infinite (repeat()): pass steps");
+  ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
   std::vector<Tensor> bx, by;
+  Tensor bw;
+  Logs logs;
+  if (callbacks) callbacks->on_test_begin(logs);
   c.reset_metrics();
-  for (std::int64_t s = 0; s < steps; ++s) {
-    std::int64_t begin = s * batch_size, end = std::min(n, begin + batch_size);
-    gather_batch(x, order, begin, end, bx);
-    gather_batch(y, order, begin, end, by);
-    c.test_step(bx, by);
-    bar.update(s + 1, c.results());
+  source.start(0, 0);
+  for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
+    if (callbacks) callbacks->on_test_batch_begin(s, logs);
+    if (!source.next(bx, by, bw)) break;
+    if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
+    c.test_step(bx, by, bw);
+    logs = c.results();
+    if (callbacks) callbacks->on_test_batch_end(s, logs);
+    bar.update(s + 1, logs);
   }
-  bar.finish(c.results());
+  logs = c.results();
+  if (callbacks) callbacks->on_test_end(logs);
+  bar.finish(logs);
+}
+
+// Keras's class_weight: a weight per sample from its label (an integer target, the
+// rounded value of a (N, 1) target, or the argmax of a one-hot target).
+Tensor class_weights_to_sample_weights(const std::map<std::int64_t, float>& class_weight, const Tensor& y) {
+  const std::int64_t n = y.shape()[0];
+  const std::int64_t per = y.size() / n;
+  Tensor w(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t label = 0;
+    if (per == 1) {
+      label = static_cast<std::int64_t>(std::llround(y.item(i)));
+    } else {
+      float best = y.item(i * per);
+      for (std::int64_t k = 1; k < per; ++k) {
+        if (y.item(i * per + k) > best) {
+          best = y.item(i * per + k);
+          label = k;
+        }
+      }
+    }
+    auto it = class_weight.find(label);
+    if (it == class_weight.end()) {
+      throw ValueError("class_weight has no weight for class " + std::to_string(label) + " (sample " +
+                       std::to_string(i) + "); give every class a weight");
+    }
+    w.data<float>()[i] = it->second;
+  }
+  return w;
+}
+
+Tensor checked_sample_weight(const Tensor& w, std::int64_t n, const char* what) {
+  if (!w.defined()) return w;
+  if (w.size() != n || w.shape()[0] != n) {
+    throw ValueError(std::string(what) + " must hold one weight per sample: expected shape (" + std::to_string(n) +
+                     ",), got " + w.shape().to_string());
+  }
+  Tensor f(Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) f.data<float>()[i] = w.item(i);
+  return f;
 }
 
 void check_batch_size(std::int64_t batch_size) {
@@ -198,10 +250,20 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   if (n_x != n_y) {
     throw ValueError("x and y disagree on the number of samples: " + std::to_string(n_x) + " and " + std::to_string(n_y));
   }
+  if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
   c.check_inputs(x_in);
   std::vector<Tensor> x = x_in, y = c.conform_targets(y_in);
+  Tensor sample_weight = checked_sample_weight(options.sample_weight, n_x, "sample_weight");
+  if (!options.class_weight.empty()) {
+    if (sample_weight.defined()) {
+      throw ValueError("You cannot use `class_weight` and `sample_weight` at the same time.");
+    }
+    if (y_in.size() != 1) throw ValueError("`class_weight` is only supported for models with a single output.");
+    sample_weight = class_weights_to_sample_weights(options.class_weight, y_in[0]);
+  }
   std::vector<Tensor> x_val, y_val;
-  if (options.validation_data) {
+  Tensor w_val;
+  if (options.validation_data && !options.validation_data->dataset.defined()) {
     std::int64_t vx = check_arrays(options.validation_data->x, "validation_data x");
     std::int64_t vy = check_arrays(options.validation_data->y, "validation_data y");
     if (vx != vy) {
@@ -211,44 +273,146 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
     c.check_inputs(options.validation_data->x);
     x_val = options.validation_data->x;
     y_val = c.conform_targets(options.validation_data->y);
-  } else if (options.validation_split > 0.0) {
-    SplitArrays s = split_for_validation(x, y, options.validation_split);
+  } else if (!options.validation_data && options.validation_split > 0.0) {
+    std::vector<Tensor> ys = y;
+    if (sample_weight.defined()) ys.push_back(sample_weight);
+    SplitArrays s = split_for_validation(x, ys, options.validation_split);
     x = s.x_train;
-    y = s.y_train;
     x_val = s.x_val;
+    if (sample_weight.defined()) {
+      sample_weight = s.y_train.back();
+      w_val = s.y_val.back();
+      s.y_train.pop_back();
+      s.y_val.pop_back();
+    }
+    y = s.y_train;
     y_val = s.y_val;
   }
 
-  const std::int64_t n = x.front().shape()[0];
-  const std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
   // The shuffle seed is drawn once per fit from the global seed generator: the same
   // set_random_seed gives the same batches.
   const std::uint64_t shuffle_seed = next_seed();
+  ArraySource train(x, y, sample_weight, options.batch_size, options.shuffle, shuffle_seed);
+  std::unique_ptr<BatchSource> val;
+  const std::int64_t val_batch_size = options.validation_batch_size > 0 ? options.validation_batch_size
+                                                                        : options.batch_size;
+  if (!x_val.empty()) val = std::make_unique<ArraySource>(x_val, y_val, w_val, val_batch_size, false, 0);
+  if (options.validation_data && options.validation_data->dataset.defined()) {
+    val = std::make_unique<DatasetSource>(
+        options.validation_data->dataset, [&c](const std::vector<Tensor>& t) { return c.conform_targets(t); },
+        c.num_outputs());
+  }
+  return fit_loop(c, train, val.get(), options, shuffle_seed);
+}
+
+History Model::fit(const Dataset& data, const FitOptions& options) {
+  ModelImpl& m = model();
+  CompiledModel& c = require_compiled(m, "fit");
+  if (options.validation_split > 0.0) {
+    throw ValueError("validation_split is only supported for arrays; pass validation_data instead");
+  }
+  if (options.sample_weight.defined() || !options.class_weight.empty()) {
+    throw ValueError("sample_weight / class_weight can not be given with a Dataset: put the weights in the data, as a component after the targets (x, y, sample_weight)");
+  }
+  if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
+  auto conform = [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); };
+  DatasetSource train(data, conform, c.num_outputs());
+  if (train.batches_per_pass() == DatasetImpl::kInfinite && options.steps_per_epoch <= 0) {
+    throw ValueError("the Dataset is infinite (repeat()): pass steps_per_epoch");
+  }
+  std::unique_ptr<BatchSource> val;
+  if (options.validation_data) {
+    if (options.validation_data->dataset.defined()) {
+      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform, c.num_outputs());
+    } else {
+      check_arrays(options.validation_data->x, "validation_data x");
+      c.check_inputs(options.validation_data->x);
+      std::int64_t b = options.validation_batch_size > 0 ? options.validation_batch_size : options.batch_size;
+      val = std::make_unique<ArraySource>(options.validation_data->x, c.conform_targets(options.validation_data->y),
+                                          Tensor(), b, false, 0);
+    }
+  }
+  return fit_loop(c, train, val.get(), options, 0);
+}
+
+History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, const FitOptions& options,
+                        std::uint64_t shuffle_seed) {
+  ModelImpl& m = model();
+  const std::int64_t batches_per_pass = train.batches_per_pass();
+  const std::int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : batches_per_pass;
   History history;
   history.params = {options.verbose, options.epochs, steps};
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, options.epochs, steps});
   m.stop_training = false;
+  m.resume_from.reset();
   std::vector<Tensor> bx, by;
-  for (int epoch = options.initial_epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
-    if (options.verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
-    auto order = epoch_order(n, options.shuffle, shuffle_seed, epoch);
-    ProgressBar bar(steps, options.verbose, std::cout);
-    c.reset_metrics();
-    for (std::int64_t s = 0; s < steps; ++s) {
-      std::int64_t begin = s * options.batch_size, end = std::min(n, begin + options.batch_size);
-      gather_batch(x, order, begin, end, bx);
-      gather_batch(y, order, begin, end, by);
-      c.train_step(bx, by);
-      bar.update(s + 1, c.results());
+  Tensor bw;
+  // The batch stream: without steps_per_epoch an epoch is one pass (pass = epoch); with
+  // it, batches continue across epochs and a new pass starts when one runs out.
+  FitState& state = m.fit_state;
+  state = FitState{.epoch = options.initial_epoch, .step = 0, .pass = static_cast<std::uint64_t>(options.initial_epoch),
+                   .pass_batch = 0, .shuffle_seed = shuffle_seed, .train_steps = c.train_steps()};
+  Logs logs, training_logs;
+  callbacks.on_train_begin(logs);
+  std::int64_t first_step = 0;
+  if (m.resume_from) {  // set by a callback (BackupAndRestore) in on_train_begin
+    state = *m.resume_from;
+    m.resume_from.reset();
+    first_step = state.step;
+    c.set_train_steps(state.train_steps);
+    if (state.shuffle_seed != shuffle_seed) {
+      // The arrays' order must be the interrupted run's: rebuild the source's seed.
+      if (auto* arrays = dynamic_cast<ArraySource*>(&train)) arrays->set_seed(state.shuffle_seed);
     }
-    std::map<std::string, float> logs = c.results();
-    if (!x_val.empty()) {
-      run_evaluation(c, x_val, y_val, options.batch_size, 0);
+  }
+  train.start(state.pass, state.pass_batch);
+  for (int epoch = state.epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
+    if (options.verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
+    state.epoch = epoch;
+    logs.clear();
+    callbacks.on_epoch_begin(epoch, logs);
+    ProgressBar bar(std::max<std::int64_t>(steps, 0), options.verbose, std::cout);
+    c.reset_metrics();
+    for (std::int64_t s = first_step; steps < 0 || s < steps; ++s) {
+      callbacks.on_train_batch_begin(s, logs);
+      if (!train.next(bx, by, bw)) {
+        if (options.steps_per_epoch <= 0) break;  // the epoch's pass is over
+        train.start(++state.pass, 0);
+        state.pass_batch = 0;
+        if (!train.next(bx, by, bw)) throw ValueError("fit: the training data yields no batch");
+      }
+      ++state.pass_batch;
+      if (by.empty()) throw ValueError("fit needs targets: the data has inputs only");
+      c.train_step(bx, by, bw);
+      state.step = s + 1;
+      state.train_steps = c.train_steps();
+      logs = c.results();
+      callbacks.on_train_batch_end(s, logs);
+      bar.update(s + 1, logs);
+      if (m.stop_training) break;
+    }
+    first_step = 0;
+    logs = c.results();
+    if (val && (epoch + 1) % options.validation_freq == 0) {
+      run_evaluation(c, *val, 0, options.validation_steps, &callbacks);
       for (const auto& [key, value] : c.results()) logs["val_" + key] = value;
     }
     bar.finish(logs);
+    // The next epoch's position, for a backup taken at this epoch's end.
+    if (options.steps_per_epoch <= 0 && !m.stop_training) {
+      state = FitState{.epoch = epoch + 1, .step = 0, .pass = static_cast<std::uint64_t>(epoch + 1), .pass_batch = 0,
+                       .shuffle_seed = state.shuffle_seed, .train_steps = c.train_steps()};
+      if (epoch + 1 < options.epochs) train.start(state.pass, 0);
+    } else if (!m.stop_training) {
+      state.epoch = epoch + 1;
+      state.step = 0;
+    }
+    callbacks.on_epoch_end(epoch, logs);
     for (const auto& [key, value] : logs) history.history[key].push_back(value);
     history.epoch.push_back(epoch);
+    training_logs = logs;
   }
+  callbacks.on_train_end(training_logs);
   return history;
 }
 
@@ -265,7 +429,18 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
     throw ValueError("x and y disagree on the number of samples: " + std::to_string(nx) + " and " + std::to_string(ny));
   }
   c.check_inputs(x);
-  run_evaluation(c, x, c.conform_targets(y_in), options.batch_size, options.verbose);
+  Tensor w = checked_sample_weight(options.sample_weight, x.front().shape()[0], "sample_weight");
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
+  ArraySource source(x, c.conform_targets(y_in), w, options.batch_size, false, 0);
+  run_evaluation(c, source, options.verbose, options.steps, &callbacks);
+  return c.results();
+}
+
+std::map<std::string, float> Model::evaluate(const Dataset& data, const EvaluateOptions& options) {
+  CompiledModel& c = require_compiled(model(), "evaluate");
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
+  DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); }, c.num_outputs());
+  run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
 }
 
@@ -283,9 +458,17 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   auto order = epoch_order(n, false, 0, 0);
   std::vector<Tensor> results, bx;
   std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+  if (options.steps > 0 && options.steps < steps) {
+    steps = options.steps;
+    n = std::min(n, steps * options.batch_size);
+  }
   ProgressBar bar(steps, options.verbose, std::cout);
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, steps});
+  Logs logs;
+  callbacks.on_predict_begin(logs);
   for (std::int64_t s = 0; s < steps; ++s) {
     std::int64_t begin = s * options.batch_size, end = std::min(n, begin + options.batch_size);
+    callbacks.on_predict_batch_begin(s, logs);
     gather_batch(x, order, begin, end, bx);
     auto outs = c.predict_step(bx);
     if (results.empty()) {
@@ -302,10 +485,47 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
       std::memcpy(static_cast<char*>(results[k].raw_data()) + static_cast<std::size_t>(begin) * row_bytes,
                   outs[k].raw_data(), outs[k].nbytes());
     }
+    callbacks.on_predict_batch_end(s, logs);
     bar.update(s + 1, {});
   }
+  callbacks.on_predict_end(logs);
   bar.finish({});
   return results;
+}
+
+Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
+  if (!data.batched()) throw ValueError("predict: the Dataset must be batched: call .batch(batch_size) on it");
+  if (data.cardinality() == DatasetImpl::kInfinite && options.steps <= 0) {
+    throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
+  }
+  auto it = data.iterate(0);
+  std::vector<Tensor> batches;
+  std::int64_t rows = 0, s = 0;
+  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, data.cardinality()});
+  Logs logs;
+  callbacks.on_predict_begin(logs);
+  while (options.steps <= 0 || s < options.steps) {
+    auto e = it->next();
+    if (!e) break;
+    std::vector<Tensor> x(e->begin(), e->begin() + static_cast<std::ptrdiff_t>(data.x_count()));
+    CompiledModel& c = for_inference(model(), x);
+    c.check_inputs(x);
+    callbacks.on_predict_batch_begin(s, logs);
+    Tensor out = c.predict_step(x).at(0).clone();  // the step's buffers are reused
+    rows += out.shape()[0];
+    batches.push_back(out);
+    callbacks.on_predict_batch_end(s, logs);
+    ++s;
+  }
+  callbacks.on_predict_end(logs);
+  if (batches.empty()) throw ValueError("predict: the Dataset yields no batch");
+  Tensor result(batches.front().shape().with_dim(0, rows), batches.front().dtype());
+  std::size_t offset = 0;
+  for (const auto& b : batches) {
+    std::memcpy(static_cast<char*>(result.raw_data()) + offset, b.raw_data(), b.nbytes());
+    offset += b.nbytes();
+  }
+  return result;
 }
 
 std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor& y) {
@@ -363,6 +583,12 @@ Layer Model::get_layer(int index) const {
                      std::to_string(ls.size()) + " layers");
   }
   return ls[static_cast<std::size_t>(index)];
+}
+
+optimizers::Optimizer Model::optimizer() const {
+  ModelImpl& m = model();
+  if (!m.compile_options) throw Error("model '" + m.name + "' has no optimizer: call compile() first");
+  return require_compiled(m, "optimizer()").optimizer();
 }
 
 const Graph& Model::graph() const { return require_compiled(model(), "graph()").graph(); }

@@ -15,12 +15,15 @@
 #include <vector>
 
 #include "layers/layer.h"
+#include "io/dataset.h"
+#include "models/fit_state.h"
 #include "models/history.h"
 #include "models/options.h"
 
 namespace strata {
 
 class CompiledModel;  // the graph and programs made by compile (models/compiled_model.h)
+class BatchSource;    // batches from arrays or a Dataset (models/batch_source.h)
 
 struct ModelOptions {
   std::string name;
@@ -52,6 +55,10 @@ class ModelImpl : public LayerImpl {
   std::unique_ptr<CompiledModel> compiled;
   std::unique_ptr<CompiledModel> inference;  // predict() before compile()
   bool stop_training = false;
+  // Where the running fit stands (updated after every batch), and where a callback asks
+  // it to continue from (read right after on_train_begin); see models/fit_state.h.
+  FitState fit_state;
+  std::optional<FitState> resume_from;
 };
 
 class Model : public Layer {
@@ -65,11 +72,18 @@ class Model : public Layer {
 
   History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
   History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
+  // A batched Dataset yielding (x..., y...[, sample_weight]) (io/dataset.h). batch_size,
+  // shuffle, validation_split, sample_weight and class_weight don't apply: the pipeline
+  // decides (weights come from the data, as Keras's (x, y, sample_weight) tuples).
+  History fit(const Dataset& data, const FitOptions& options = {});
   // Named scores: {"loss": ..., "accuracy": ...}.
   std::map<std::string, float> evaluate(const Tensor& x, const Tensor& y, const EvaluateOptions& options = {});
   std::map<std::string, float> evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                         const EvaluateOptions& options = {});
+  std::map<std::string, float> evaluate(const Dataset& data, const EvaluateOptions& options = {});
   Tensor predict(const Tensor& x, const PredictOptions& options = {});
+  // The first output for every batch of a batched Dataset (targets, if any, are ignored).
+  Tensor predict(const Dataset& data, const PredictOptions& options = {});
   std::vector<Tensor> predict(const std::vector<Tensor>& x, const PredictOptions& options = {});
 
   std::map<std::string, float> train_on_batch(const Tensor& x, const Tensor& y);
@@ -94,12 +108,20 @@ class Model : public Layer {
   void save_weights(const std::string& path) const;
   void load_weights(const std::string& path) const;
 
+  // The optimizer compile() resolved (its learning_rate and iterations are variables
+  // callbacks read and set). Throws when the model is not compiled.
+  optimizers::Optimizer optimizer() const;
+
   // The compiled train graph (for tests of the graph's guarantees).
   const Graph& graph() const;
   bool stop_training() const { return model().stop_training; }
   void set_stop_training(bool stop) const { model().stop_training = stop; }
 
   ModelImpl& model() const;
+
+ private:
+  History fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, const FitOptions& options,
+                   std::uint64_t shuffle_seed);
 };
 
 }  // namespace strata

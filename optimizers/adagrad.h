@@ -5,12 +5,13 @@
 #include <string>
 
 #include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
 
 namespace strata::optimizers {
 
 // Fields in the order of Keras's signature.
 struct AdagradOptions {
-  double learning_rate = 0.001;
+  LearningRate learning_rate = 0.001;  // a number or a schedule (optimizers/schedules.h)
   double initial_accumulator_value = 0.1;
   double epsilon = 1e-7;
   // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the

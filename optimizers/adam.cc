@@ -9,7 +9,8 @@ namespace {
 
 class AdamImpl : public BaseOptimizer {
  public:
-  explicit AdamImpl(AdamOptions o) : BaseOptimizer("Adam", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
+  explicit AdamImpl(AdamOptions o, const char* class_name = "Adam")
+      : BaseOptimizer(class_name, o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdamOptions options;
 
  protected:
@@ -30,6 +31,19 @@ class AdamImpl : public BaseOptimizer {
 }  // namespace
 
 Adam::Adam(AdamOptions options) : Optimizer(std::make_shared<AdamImpl>(std::move(options))) {}
+
+AdamW::AdamW(AdamWOptions o)
+    : Optimizer(std::make_shared<AdamImpl>(AdamOptions{.learning_rate = o.learning_rate,
+                                                       .beta_1 = o.beta_1,
+                                                       .beta_2 = o.beta_2,
+                                                       .epsilon = o.epsilon,
+                                                       .amsgrad = o.amsgrad,
+                                                       .weight_decay = o.weight_decay,
+                                                       .clipnorm = o.clipnorm,
+                                                       .clipvalue = o.clipvalue,
+                                                       .global_clipnorm = o.global_clipnorm,
+                                                       .name = o.name},
+                                           "AdamW")) {}
 
 const AdamOptions& Adam::options() const { return static_cast<const AdamImpl&>(impl()).options; }
 

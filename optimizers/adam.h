@@ -5,12 +5,13 @@
 #include <string>
 
 #include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
 
 namespace strata::optimizers {
 
 // Fields in the order of Keras's signature.
 struct AdamOptions {
-  double learning_rate = 0.001;
+  LearningRate learning_rate = 0.001;  // a number or a schedule (optimizers/schedules.h)
   double beta_1 = 0.9;
   double beta_2 = 0.999;
   double epsilon = 1e-7;
@@ -28,6 +29,26 @@ class Adam : public Optimizer {
  public:
   explicit Adam(AdamOptions options = {});
   const AdamOptions& options() const;
+};
+
+// AdamW: Adam with decoupled weight decay on by default (Keras 3's AdamW, weight_decay
+// 0.004; auto name "adamw").
+struct AdamWOptions {
+  LearningRate learning_rate = 0.001;
+  double weight_decay = 0.004;
+  double beta_1 = 0.9;
+  double beta_2 = 0.999;
+  double epsilon = 1e-7;
+  bool amsgrad = false;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";
+};
+
+class AdamW : public Optimizer {
+ public:
+  explicit AdamW(AdamWOptions options = {});
 };
 
 }  // namespace strata::optimizers

@@ -41,12 +41,14 @@ std::string slot_prefix(const Variable& variable) {
 
 }  // namespace
 
-BaseOptimizer::BaseOptimizer(const std::string& class_name, const std::string& name, double learning_rate,
-                             const CommonOptions& common)
+BaseOptimizer::BaseOptimizer(const std::string& class_name, const std::string& name,
+                             const LearningRate& learning_rate_arg, const CommonOptions& common)
     : name_(name.empty() ? auto_name(class_name) : name),
       common_(common),
       iterations_(name_ + "/iteration", Tensor(Shape{}, DType::int64), false),
-      learning_rate_(name_ + "/learning_rate", Tensor::scalar(static_cast<float>(learning_rate)), false) {
+      learning_rate_(name_ + "/learning_rate", Tensor::scalar(static_cast<float>(double(learning_rate_arg))), false),
+      schedule_(learning_rate_arg.schedule()) {
+  const double learning_rate = learning_rate_arg;
   if (!(learning_rate >= 0.0)) {
     throw ValueError(class_name + ": learning_rate must be a non-negative number, got " +
                      std::to_string(learning_rate));
@@ -133,12 +135,25 @@ std::vector<Output> BaseOptimizer::apply_gradients(Graph& graph,
       updates.push_back(ops::assign(w, ops::sub(w, ops::mul(ops::mul(w, wd), lr))));
     }
   }
+  first_of_step_ = variables.empty() ? Variable() : variables.front();
   for (std::size_t i = 0; i < variables.size(); ++i) {
-    updates.push_back(update_step(graph, variables[i], grads[i], lr, iterations));
+    for (const Output& u : update_step_nodes(graph, variables[i], grads[i], lr, iterations)) updates.push_back(u);
   }
   // Created last, so it runs after every variable update of the step.
   updates.push_back(ops::assign_add(iterations, ops::cast(ops::constant(graph, 1.f), DType::int64)));
   return updates;
+}
+
+Output BaseOptimizer::decayed_value(Graph& graph, const Variable& variable, Output lr) const {
+  Output w = graph.variable(variable);
+  if (!common_.weight_decay.has_value()) return w;
+  return ops::sub(w, ops::mul(ops::mul(w, static_cast<float>(*common_.weight_decay)), lr));
+}
+
+void BaseOptimizer::update_learning_rate() {
+  if (!schedule_.defined()) return;
+  const std::int64_t step = iterations_.value().data<std::int64_t>()[0];
+  learning_rate_.value().data<float>()[0] = static_cast<float>(schedule_(step));
 }
 
 std::vector<Variable> BaseOptimizer::variables() const {

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "optimizers/adadelta.h"
 #include "optimizers/adagrad.h"
 #include "optimizers/adam.h"
+#include "optimizers/adamax.h"
+#include "optimizers/lion.h"
+#include "optimizers/nadam.h"
 #include "optimizers/rmsprop.h"
 #include "optimizers/sgd.h"
 
@@ -31,8 +35,14 @@ Optimizer get(const std::string& identifier) {
   if (id == "adam") return Adam();
   if (id == "rmsprop") return RMSprop();
   if (id == "adagrad") return Adagrad();
+  if (id == "adamw") return AdamW();
+  if (id == "nadam") return Nadam();
+  if (id == "adamax") return Adamax();
+  if (id == "adadelta") return Adadelta();
+  if (id == "lion") return Lion();
   throw ValueError("Could not interpret optimizer identifier: '" + identifier +
-                   "'. Known optimizers: 'sgd', 'adam', 'rmsprop', 'adagrad'");
+                   "'. Known optimizers: 'sgd', 'adam', 'rmsprop', 'adagrad', 'adamw', 'nadam', 'adamax', "
+                   "'adadelta', 'lion'");
 }
 
 }  // namespace strata::optimizers

@@ -28,6 +28,9 @@ class OptimizerImpl {
   virtual std::vector<Variable> variables() const = 0;
   virtual Variable iterations() const = 0;
   virtual Variable learning_rate() const = 0;
+  // Called by fit before every train step: an optimizer built with a learning-rate
+  // schedule sets its learning_rate variable for the coming step.
+  virtual void update_learning_rate() {}
 };
 
 class Optimizer {

@@ -1,8 +1,13 @@
 // Every optimizer of Strata: include this for optimizers::.
 #pragma once
 
+#include "optimizers/adadelta.h"
 #include "optimizers/adagrad.h"
 #include "optimizers/adam.h"
+#include "optimizers/adamax.h"
+#include "optimizers/lion.h"
+#include "optimizers/nadam.h"
 #include "optimizers/optimizer.h"
 #include "optimizers/rmsprop.h"
+#include "optimizers/schedules.h"
 #include "optimizers/sgd.h"

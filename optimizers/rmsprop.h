@@ -6,12 +6,13 @@
 #include <string>
 
 #include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
 
 namespace strata::optimizers {
 
 // Fields in the order of Keras's signature.
 struct RMSpropOptions {
-  double learning_rate = 0.001;
+  LearningRate learning_rate = 0.001;  // a number or a schedule (optimizers/schedules.h)
   double rho = 0.9;
   double momentum = 0.0;
   double epsilon = 1e-7;

@@ -5,12 +5,13 @@
 #include <string>
 
 #include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
 
 namespace strata::optimizers {
 
 // Fields in the order of Keras's signature.
 struct SGDOptions {
-  double learning_rate = 0.01;
+  LearningRate learning_rate = 0.01;  // a number or a schedule (optimizers/schedules.h)
   double momentum = 0.0;
   bool nesterov = false;
   // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the

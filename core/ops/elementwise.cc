@@ -32,6 +32,19 @@ std::vector<TensorSpec> infer_unary(const InferContext& ctx) {
   return {ctx.inputs[0]};
 }
 
+// True when `small` (leading 1s aside) equals the trailing dims of `big`, so that `small`
+// repeats along big's leading dims with the same memory layout.
+bool is_suffix(const Shape& small, const Shape& big) {
+  int lead = 0;
+  while (lead < small.rank() && small.dims()[lead] == 1) ++lead;
+  int n = small.rank() - lead;
+  if (n == 0 || n > big.rank()) return false;
+  for (int i = 0; i < n; ++i) {
+    if (small.dims()[lead + i] != big.dims()[big.rank() - n + i]) return false;
+  }
+  return true;
+}
+
 // out[i] = f(a[ia], b[ib]) with broadcasting; fast paths for the common layouts.
 template <typename F>
 void binary_kernel(KernelContext& ctx, F f) {
@@ -63,11 +76,34 @@ void binary_kernel(KernelContext& ctx, F f) {
     return;
   }
   const Shape& os = out.shape();
+  // One operand repeated along the leading dims (a bias): a row loop, no index math.
+  if (a.size() == n && is_suffix(b.shape(), os)) {
+    const std::int64_t inner = b.size();
+    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
+      for (std::int64_t r = s; r < e; ++r) {
+        const float* arow = pa + r * inner;
+        float* orow = po + r * inner;
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(arow[j], pb[j]);
+      }
+    }, cpu::threshold_for(inner));
+    return;
+  }
+  if (b.size() == n && is_suffix(a.shape(), os)) {
+    const std::int64_t inner = a.size();
+    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
+      for (std::int64_t r = s; r < e; ++r) {
+        const float* brow = pb + r * inner;
+        float* orow = po + r * inner;
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(pa[j], brow[j]);
+      }
+    }, cpu::threshold_for(inner));
+    return;
+  }
   const int rank = os.rank();
   const std::int64_t inner = rank ? os.dims()[rank - 1] : 1;
   const std::int64_t rows = inner ? n / inner : 0;
-  auto sa = broadcast_strides(a.shape(), os);
-  auto sb = broadcast_strides(b.shape(), os);
+  const Strides sa = broadcast_strides(a.shape(), os);
+  const Strides sb = broadcast_strides(b.shape(), os);
   const std::int64_t ia_step = rank ? sa[rank - 1] : 0, ib_step = rank ? sb[rank - 1] : 0;
   cpu::parallel_for(rows, [&](std::int64_t s, std::int64_t e) {
     for (std::int64_t row = s; row < e; ++row) {

@@ -1,6 +1,5 @@
-// matmul: Eigen's GEMM on row-major maps (multi-threaded through the shared OpenMP pool).
-#include <Eigen/Core>
-
+// matmul: the CPU backend's GEMM (core/cpu/gemm.h) on row-major matrices.
+#include "core/cpu/gemm.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/shape_util.h"
@@ -8,10 +7,6 @@
 namespace strata::ops {
 
 namespace {
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajor, Eigen::Aligned64>;
-using Map = Eigen::Map<RowMajor, Eigen::Aligned64>;
 
 // (rows, cols) of a tensor read as a matrix: product of leading dims, last dim.
 std::pair<std::int64_t, std::int64_t> as_matrix(const Shape& s) {
@@ -51,18 +46,8 @@ void matmul_kernel(KernelContext& ctx) {
   auto [ar, ac] = as_matrix(a.shape());
   auto [br, bc] = as_matrix(b.shape());
   bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
-  ConstMap ma(a.data<float>(), ar, ac);
-  ConstMap mb(b.data<float>(), br, bc);
-  Map mo(out.data<float>(), ta ? ac : ar, tb ? br : bc);
-  if (!ta && !tb) {
-    mo.noalias() = ma * mb;
-  } else if (!ta && tb) {
-    mo.noalias() = ma * mb.transpose();
-  } else if (ta && !tb) {
-    mo.noalias() = ma.transpose() * mb;
-  } else {
-    mo.noalias() = ma.transpose() * mb.transpose();
-  }
+  const std::int64_t m = ta ? ac : ar, k = ta ? ar : ac, n = tb ? br : bc;
+  cpu::gemm(ta, tb, m, n, k, a.data<float>(), ac, b.data<float>(), bc, out.data<float>(), n);
 }
 
 // Reshapes a gradient computed in matrix form back to the input's shape when the input

@@ -160,7 +160,9 @@ void register_nn_ops(OpRegistry& r) {
            expect_float_input(ctx, 0);
            const Shape& x = ctx.inputs[0].shape;
            int axis = x.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
-           return std::vector<TensorSpec>{{reduced_shape(x, {axis}, false), DType::int64}};
+           Axes axes;
+           axes.push_back(axis);
+           return std::vector<TensorSpec>{{reduced_shape(x, axes, false), DType::int64}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);

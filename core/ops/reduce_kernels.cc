@@ -8,7 +8,7 @@
 
 namespace strata::ops {
 
-void reduce_into(const Tensor& in, const std::vector<int>& axes, Reduction kind, Tensor& out) {
+void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out) {
   const Shape& s = in.shape();
   const int rank = s.rank();
   const float* src = in.data<float>();
@@ -68,10 +68,10 @@ void reduce_into(const Tensor& in, const std::vector<int>& axes, Reduction kind,
     return;
   }
   // General case: walk every input element once.
-  Shape kept = reduced_shape(s, axes, true);
-  auto out_strides = broadcast_strides(kept, s);
+  const Strides out_strides = reduced_strides(s, axes);
   std::fill_n(dst, out.size(), init);
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(rank), 0);
+  Strides idx;
+  for (int d = 0; d < rank; ++d) idx.push_back(0);
   for (std::int64_t flat = 0; flat < in.size(); ++flat) {
     std::int64_t o = 0;
     for (int d = 0; d < rank; ++d) o += idx[d] * out_strides[d];
@@ -86,12 +86,11 @@ void reduce_into(const Tensor& in, const std::vector<int>& axes, Reduction kind,
   }
 }
 
-void broadcast_into(const Tensor& src, const Shape& src_shape, Tensor& out, float scale) {
+void broadcast_into(const Tensor& src, const Strides& strides, Tensor& out, float scale) {
   const Shape& os = out.shape();
   const int rank = os.rank();
   const float* ps = src.data<float>();
   float* po = out.data<float>();
-  auto strides = broadcast_strides(src_shape, os);
   const std::int64_t inner = rank ? os.dims()[rank - 1] : 1;
   const std::int64_t rows = inner ? out.size() / inner : 0;
   const std::int64_t step = rank ? strides[rank - 1] : 0;
@@ -108,8 +107,8 @@ void broadcast_into(const Tensor& src, const Shape& src_shape, Tensor& out, floa
   }, cpu::threshold_for(inner));
 }
 
-std::vector<int> broadcast_axes(const Shape& small, const Shape& big) {
-  std::vector<int> axes;
+Axes broadcast_axes(const Shape& small, const Shape& big) {
+  Axes axes;
   const int lead = big.rank() - small.rank();
   for (int d = 0; d < big.rank(); ++d) {
     if (d < lead || (small.dims()[d - lead] == 1 && big.dims()[d] != 1)) axes.push_back(d);

@@ -62,14 +62,14 @@ void register_reduce_ops(OpRegistry& r) {
            const Tensor& g = ctx.input(0);
            Tensor& out = ctx.output(0);
            auto axes = reduction_axes("expand_to", ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), out.rank());
-           Shape keep = reduced_shape(out.shape(), axes, true);
            float scale = 1.0f;
            if (ctx.node.attrs.get<bool>("mean")) {
              std::int64_t count = 1;
              for (int a : axes) count *= out.shape().dims()[a];
              scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
            }
-           broadcast_into(g, keep, out, scale);
+           // g holds the reduction in keepdims layout (or the same order without the 1s).
+           broadcast_into(g, reduced_strides(out.shape(), axes), out, scale);
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            bool keepdims = n.inputs[0].shape().rank() == n.inputs[1].shape().rank();

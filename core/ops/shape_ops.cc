@@ -81,9 +81,7 @@ void register_shape_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);
            Tensor& out = ctx.output(0);
-           std::vector<std::int64_t> dims(static_cast<std::size_t>(out.rank() - x.rank()), 1);
-           dims.insert(dims.end(), x.shape().dims().begin(), x.shape().dims().end());
-           broadcast_into(x, Shape(dims), out);
+           broadcast_into(x, broadcast_strides(x.shape(), out.shape()), out);
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{sum_to_like(g[0], n.inputs[0]), Output{}};

@@ -28,8 +28,9 @@ Shape broadcast_shapes(const std::string& op, const Shape& a, const Shape& b) {
   return Shape(std::move(out));
 }
 
-std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out) {
-  std::vector<std::int64_t> strides(static_cast<std::size_t>(out.rank()), 0);
+Strides broadcast_strides(const Shape& in, const Shape& out) {
+  Strides strides;
+  for (int i = 0; i < out.rank(); ++i) strides.push_back(0);
   std::int64_t stride = 1;
   for (int i = in.rank() - 1; i >= 0; --i) {
     int o = out.rank() - in.rank() + i;
@@ -39,8 +40,20 @@ std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out) {
   return strides;
 }
 
-std::vector<int> reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank) {
-  std::vector<int> out;
+Strides reduced_strides(const Shape& shape, const Axes& axes) {
+  Strides strides;
+  for (int i = 0; i < shape.rank(); ++i) strides.push_back(0);
+  std::int64_t stride = 1;
+  for (int d = shape.rank() - 1; d >= 0; --d) {
+    if (std::find(axes.begin(), axes.end(), d) != axes.end()) continue;
+    strides[static_cast<std::size_t>(d)] = stride;
+    stride *= shape.dims()[d];
+  }
+  return strides;
+}
+
+Axes reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank) {
+  Axes out;
   if (axes.empty()) {
     for (int i = 0; i < rank; ++i) out.push_back(i);
     return out;
@@ -54,11 +67,14 @@ std::vector<int> reduction_axes(const std::string& op, const std::vector<std::in
     out.push_back(n);
   }
   std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  Axes unique;
+  for (int a : out) {
+    if (unique.empty() || unique.back() != a) unique.push_back(a);
+  }
+  return unique;
 }
 
-Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims) {
+Shape reduced_shape(const Shape& shape, const Axes& axes, bool keepdims) {
   std::vector<std::int64_t> dims;
   for (int i = 0; i < shape.rank(); ++i) {
     bool reduced = std::find(axes.begin(), axes.end(), i) != axes.end();

@@ -7,6 +7,7 @@
 
 #include "core/graph.h"
 #include "core/op_registry.h"
+#include "core/ops/small_vec.h"
 
 namespace strata::ops {
 
@@ -15,13 +16,17 @@ namespace strata::ops {
 Shape broadcast_shapes(const std::string& op, const Shape& a, const Shape& b);
 
 // Strides (in elements) of `in` read as if broadcast to `out` (0 on broadcast dims).
-std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
+Strides broadcast_strides(const Shape& in, const Shape& out);
+
+// Strides of the keepdims result of reducing `axes` of `shape`, read at `shape`'s
+// indices (0 on reduced axes): where each input element's reduction lands.
+Strides reduced_strides(const Shape& shape, const Axes& axes);
 
 // Normalized, sorted, unique axes for a reduction over `rank` dims (empty = all).
-std::vector<int> reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank);
+Axes reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank);
 
 // Shape after reducing `axes` of `shape`.
-Shape reduced_shape(const Shape& shape, const std::vector<int>& axes, bool keepdims);
+Shape reduced_shape(const Shape& shape, const Axes& axes, bool keepdims);
 
 // Kernel of the identity-like ops (identity, stop_gradient, reshape, ...): output = input 0.
 void copy_input_kernel(KernelContext& ctx);

@@ -1,0 +1,107 @@
+#include "core/cpu/gemm.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "core/cpu/parallel.h"
+
+namespace strata::cpu {
+
+namespace {
+
+using Index = Eigen::Index;
+
+// A per-thread packing workspace that only ever grows.
+struct Workspace {
+  float* data = nullptr;
+  std::size_t capacity = 0;
+  float* reserve(std::size_t floats) {
+    if (floats > capacity) {
+      std::free(data);
+      capacity = std::max(floats, capacity * 2);
+      data = static_cast<float*>(std::aligned_alloc(64, (capacity * sizeof(float) + 63) / 64 * 64));
+    }
+    return data;
+  }
+  ~Workspace() { std::free(data); }
+};
+
+// Eigen's blocking with its packing buffers in our workspace instead of fresh heap memory.
+class WorkspaceBlocking : public Eigen::internal::level3_blocking<float, float> {
+ public:
+  WorkspaceBlocking(Index rows, Index cols, Index depth) {
+    this->m_mc = rows;
+    this->m_nc = cols;
+    this->m_kc = depth;
+    Eigen::internal::computeProductBlockingSizes<float, float, 1>(this->m_kc, this->m_mc, this->m_nc, Index{1});
+    const std::size_t size_a = static_cast<std::size_t>(this->m_kc * this->m_mc);
+    const std::size_t size_b = static_cast<std::size_t>(this->m_kc * this->m_nc);
+    thread_local Workspace workspace;
+    // Keep B's block 64-byte aligned after A's.
+    const std::size_t offset = (size_a + 15) / 16 * 16;
+    float* base = workspace.reserve(offset + size_b);
+    this->m_blockA = base;
+    this->m_blockB = base + offset;
+  }
+};
+
+// One block of the product, with Eigen's single-threaded kernel. Storage orders of the
+// operands follow the transposes: a transposed row-major matrix is column-major.
+template <int LhsOrder, int RhsOrder>
+void product_block(Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb, float* c,
+                   Index ldc) {
+  WorkspaceBlocking blocking(m, n, k);
+  Eigen::internal::general_matrix_matrix_product<Index, float, LhsOrder, false, float, RhsOrder, false,
+                                                 Eigen::RowMajor, 1>::run(m, n, k, a, lda, b, ldb, c, 1, ldc, 1.0f,
+                                                                           blocking, nullptr);
+}
+
+void block(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb, float* c,
+           Index ldc) {
+  // The kernel accumulates: C = 0 first.
+  for (Index i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+  if (!ta && !tb) return product_block<Eigen::RowMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+  if (!ta && tb) return product_block<Eigen::RowMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+  if (ta && !tb) return product_block<Eigen::ColMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+  product_block<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+}  // namespace
+
+void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+          const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
+    return;
+  }
+  const int threads = num_threads();
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (threads <= 1 || flops < 4e6) return block(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  // Split the larger of rows and columns into one contiguous block per thread.
+  const bool split_rows = m >= n;
+  const std::int64_t extent = split_rows ? m : n;
+  // Blocks of whole register tiles keep every thread's kernel efficient.
+  const std::int64_t grain = 16;
+#pragma omp parallel num_threads(threads)
+  {
+    const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::int64_t per = (extent + nt * grain - 1) / (nt * grain) * grain;
+    const std::int64_t begin = std::min(extent, t * per), end = std::min(extent, begin + per);
+    if (begin < end) {
+      if (split_rows) {
+        // Rows of op(A): row-major A advances by rows, a transposed A by columns.
+        const float* a_block = ta ? a + begin : a + begin * lda;
+        block(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc);
+      } else {
+        // Columns of op(B): row-major B advances by columns, a transposed B by rows.
+        const float* b_block = tb ? b + begin * ldb : b + begin;
+        block(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc);
+      }
+    }
+  }
+}
+
+}  // namespace strata::cpu

@@ -1,0 +1,21 @@
+// Single-precision GEMM for the CPU backend: C = op(A) · op(B), all row-major.
+//
+// Eigen's own multi-threaded GEMM synchronizes its threads inside every product and
+// allocates its packing workspace on each call; on a small machine that is busy (two
+// cores, tests running in parallel) the barriers dominate. Here the output is split
+// into one block per thread, each computed by Eigen's single-threaded kernel with a
+// per-thread packing workspace allocated once, so a product costs one fork-join and no
+// heap allocation. (Measured per core on this project's machine, Eigen's kernel matches
+// or beats OpenBLAS for our shapes: see docs/performance.md.)
+#pragma once
+
+#include <cstdint>
+
+namespace strata::cpu {
+
+// a: op(A) is m×k (A stored k×m when transpose_a); b: op(B) is k×n (B stored n×k when
+// transpose_b). lda/ldb/ldc are row strides in elements.
+void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+          std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
+
+}  // namespace strata::cpu

@@ -1,0 +1,68 @@
+// BatchSource: the batches fit / evaluate / predict consume, from arrays or a Dataset,
+// as a stream of passes. A pass is one epoch_order of the arrays (shuffled per pass) or
+// one iteration of the Dataset; start(pass, skip) positions the stream, skipping batches
+// already consumed (a resumed fit).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "io/dataset.h"
+
+namespace strata {
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  virtual void start(std::uint64_t pass, std::int64_t skip) = 0;
+  // The next batch of the pass into x, y (and w when the source has weights: else w is
+  // left undefined); false at the end of the pass.
+  virtual bool next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) = 0;
+  // Batches in a pass; DatasetImpl::kUnknown / kInfinite when not known.
+  virtual std::int64_t batches_per_pass() const = 0;
+};
+
+class ArraySource : public BatchSource {
+ public:
+  // `y` and `w` may be empty / undefined.
+  ArraySource(std::vector<Tensor> x, std::vector<Tensor> y, Tensor w, std::int64_t batch_size, bool shuffle,
+              std::uint64_t seed);
+  void start(std::uint64_t pass, std::int64_t skip) override;
+  bool next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) override;
+  std::int64_t batches_per_pass() const override { return (n_ + batch_size_ - 1) / batch_size_; }
+  void set_seed(std::uint64_t seed) { seed_ = seed; }
+
+ private:
+  std::vector<Tensor> x_, y_;
+  Tensor w_;
+  std::int64_t n_, batch_size_;
+  bool shuffle_;
+  std::uint64_t seed_;
+  std::vector<std::int64_t> order_;
+  std::int64_t batch_ = 0;
+  std::vector<Tensor> wb_;
+};
+
+// Batches of a batched Dataset: its first x_count components are x, then the targets
+// (passed through `conform`, the compiled model's target conversion), and, as Keras's
+// (x, y, sample_weight) tuples, one more component is the batch's per-sample weights.
+class DatasetSource : public BatchSource {
+ public:
+  // `outputs`: the model's output count (0: every component after x is a target).
+  DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform,
+                std::size_t outputs = 0);
+  void start(std::uint64_t pass, std::int64_t skip) override;
+  bool next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) override;
+  std::int64_t batches_per_pass() const override { return dataset_.cardinality(); }
+
+ private:
+  Dataset dataset_;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform_;
+  std::size_t outputs_;
+  std::unique_ptr<DatasetIterator> it_;
+};
+
+}  // namespace strata

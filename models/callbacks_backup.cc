@@ -1,0 +1,54 @@
+#include "models/callbacks_backup.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/train_state.h"
+#include "models/model.h"
+
+namespace strata::callbacks {
+
+namespace {
+
+class BackupAndRestoreImpl : public CallbackImpl {
+ public:
+  BackupAndRestoreImpl(std::string dir, BackupAndRestoreOptions o) : dir_(std::move(dir)), o_(std::move(o)) {
+    if (auto* s = std::get_if<std::string>(&o_.save_freq)) {
+      if (*s != "epoch") throw ValueError("BackupAndRestore: save_freq must be 'epoch' or a number of batches");
+    } else if (std::get<std::int64_t>(o_.save_freq) <= 0) {
+      throw ValueError("BackupAndRestore: save_freq must be positive");
+    }
+  }
+
+  void on_train_begin(Logs&) override {
+    batches_ = 0;
+    if (std::filesystem::exists(file())) model().model().resume_from = io::load_train_state(file(), model());
+  }
+  void on_train_batch_end(std::int64_t, Logs&) override {
+    if (auto* n = std::get_if<std::int64_t>(&o_.save_freq); n && ++batches_ % *n == 0) save();
+  }
+  void on_epoch_end(int, Logs&) override {
+    if (std::holds_alternative<std::string>(o_.save_freq)) save();
+  }
+  void on_train_end(Logs&) override {
+    if (o_.delete_checkpoint) std::filesystem::remove(file());
+  }
+
+ private:
+  std::string file() const { return dir_ + "/training_state.strata"; }
+  void save() {
+    std::filesystem::create_directories(dir_);
+    io::save_train_state(file(), model(), model().model().fit_state);
+  }
+  std::string dir_;
+  BackupAndRestoreOptions o_;
+  std::int64_t batches_ = 0;
+};
+
+}  // namespace
+
+Callback BackupAndRestore(const std::string& backup_dir, BackupAndRestoreOptions options) {
+  return Callback(std::make_shared<BackupAndRestoreImpl>(backup_dir, std::move(options)));
+}
+
+}  // namespace strata::callbacks

@@ -1,0 +1,34 @@
+// Adamax (Adam with the infinity norm), as Keras 3's keras.optimizers.Adamax:
+// m += (g − m)(1 − β1); u = max(β2·u, |g|); w −= lr·m / ((1 − β1^t)(u + ε)).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct AdamaxOptions {
+  LearningRate learning_rate = 0.001;
+  double beta_1 = 0.9;
+  double beta_2 = 0.999;
+  double epsilon = 1e-7;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";  // empty: Keras's auto name ("adamax", "adamax_1", ...)
+};
+
+class Adamax : public Optimizer {
+ public:
+  explicit Adamax(AdamaxOptions options = {});
+  const AdamaxOptions& options() const;
+};
+
+}  // namespace strata::optimizers

@@ -1,0 +1,33 @@
+// Lion, as Keras 3's keras.optimizers.Lion: w −= lr·sign(β1·m + (1 − β1)g);
+// m = β2·m + (1 − β2)g.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "optimizers/optimizer.h"
+#include "optimizers/schedules.h"
+
+namespace strata::optimizers {
+
+// Fields in the order of Keras's signature.
+struct LionOptions {
+  LearningRate learning_rate = 0.001;
+  double beta_1 = 0.9;
+  double beta_2 = 0.99;
+  // Shared by every Keras 3 optimizer: decoupled weight decay (w −= w·wd·lr before the
+  // update) and gradient clipping (at most one of the three).
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  std::string name = "";  // empty: Keras's auto name ("lion", "lion_1", ...)
+};
+
+class Lion : public Optimizer {
+ public:
+  explicit Lion(LionOptions options = {});
+  const LionOptions& options() const;
+};
+
+}  // namespace strata::optimizers

@@ -1,0 +1,188 @@
+// Dataset: sources (tensors, .npy/.npz, CSV, IDX), transformations, determinism, resuming
+// an iteration, and the errors for bad files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "io/csv.h"
+#include "io/dataset.h"
+#include "io/idx.h"
+
+using namespace strata;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(STRATA_TEST_DATA) + "/dataset/" + name; }
+
+Tensor range_rows(std::int64_t n, std::int64_t width = 2) {
+  Tensor t(Shape{n, width});
+  for (std::int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = static_cast<float>(i / width);
+  return t;
+}
+
+// The first value of every element (rows carry their index).
+std::vector<float> firsts(const Dataset& d, std::uint64_t iteration = 0) {
+  std::vector<float> out;
+  auto it = d.iterate(iteration);
+  while (auto e = it->next()) {
+    const Tensor& t = (*e)[0];
+    std::int64_t per = t.rank() >= 2 ? t.size() / t.shape()[0] : t.size();
+    for (std::int64_t i = 0; i < t.size(); i += per) out.push_back(t.item(i));
+  }
+  return out;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  fs::path p = fs::temp_directory_path() / ("strata_dataset_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST(Dataset, FromTensorsBatchesInOrder) {
+  Dataset d = Dataset::from_tensors(range_rows(5), Tensor::from_vector<std::int64_t>({5}, {0, 1, 2, 3, 4})).batch(2);
+  EXPECT_EQ(d.cardinality(), 3);
+  auto it = d.iterate();
+  auto b0 = it->next();
+  ASSERT_TRUE(b0);
+  EXPECT_EQ((*b0)[0].shape(), (Shape{2, 2}));
+  EXPECT_EQ((*b0)[1].shape(), (Shape{2}));
+  EXPECT_EQ((*b0)[1].dtype(), DType::int64);
+  it->next();
+  auto last = it->next();
+  EXPECT_EQ((*last)[0].shape(), (Shape{1, 2}));
+  EXPECT_FALSE(it->next());
+  EXPECT_EQ(Dataset::from_tensors(range_rows(5), Tensor()).batch(2, true).cardinality(), 2);
+  EXPECT_THROW(Dataset::from_tensors({range_rows(5)}, {range_rows(4)}), ValueError);
+}
+
+TEST(Dataset, ShuffleIsAPermutationPerIterationAndDeterministic) {
+  Dataset d = Dataset::from_tensors({range_rows(20)}).shuffle(20, 7);
+  auto a = firsts(d, 0), b = firsts(d, 0), c = firsts(d, 1);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(std::set<float>(a.begin(), a.end()).size(), 20u);
+  EXPECT_NE(firsts(Dataset::from_tensors({range_rows(20)}).shuffle(20, 8)), a);
+  // With a buffer of 3, output position p draws from elements 0..p+2: element k can't
+  // come out before position k − 2.
+  auto local = firsts(Dataset::from_tensors({range_rows(20)}).shuffle(3, 1));
+  for (std::size_t p = 0; p < local.size(); ++p) EXPECT_LE(local[p], static_cast<float>(p + 2));
+}
+
+TEST(Dataset, MapRepeatCachePrefetch) {
+  Dataset d = Dataset::from_tensors({range_rows(3)}).map([](Element e) {
+    Tensor t = e[0].clone();
+    for (std::int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] *= 10;
+    return Element{t};
+  });
+  EXPECT_EQ(firsts(d), (std::vector<float>{0, 10, 20}));
+  EXPECT_EQ(firsts(d.repeat(2)), (std::vector<float>{0, 10, 20, 0, 10, 20}));
+  EXPECT_EQ(d.repeat().cardinality(), DatasetImpl::kInfinite);
+  // cache() freezes the first iteration's shuffle.
+  Dataset cached = Dataset::from_tensors({range_rows(10)}).shuffle(10, 3).cache();
+  EXPECT_EQ(firsts(cached, 0), firsts(cached, 5));
+  // prefetch on a background thread yields the same elements, and iterators can be
+  // dropped half-way.
+  Dataset pipeline = Dataset::from_tensors({range_rows(50)}).shuffle(50, 2).batch(4);
+  EXPECT_EQ(firsts(pipeline.prefetch(3), 4), firsts(pipeline, 4));
+  auto it = pipeline.prefetch(2).iterate();
+  it->next();
+  it.reset();
+  // An error inside the pipeline reaches the consumer.
+  Dataset failing = Dataset::from_tensors({range_rows(4)}).map([](Element e) -> Element {
+    if (e[0].item(0) == 2.f) throw ValueError("bad element");
+    return e;
+  });
+  auto fit = failing.prefetch(1).iterate();
+  EXPECT_THROW({ while (fit->next()) {} }, ValueError);
+}
+
+TEST(Dataset, ResumeReplaysTheIterationExactly) {
+  Dataset d = Dataset::from_tensors({range_rows(30)}).shuffle(8, 11).batch(4).prefetch(2);
+  auto full = firsts(d, 3);
+  auto it = resume(d, {.iteration = 3, .consumed = 2});
+  std::vector<float> rest;
+  while (auto e = it->next()) {
+    for (std::int64_t i = 0; i < (*e)[0].size(); i += 2) rest.push_back((*e)[0].item(i));
+  }
+  EXPECT_EQ(rest, std::vector<float>(full.begin() + 8, full.end()));
+  EXPECT_THROW(resume(d, {.iteration = 0, .consumed = 100}), ValueError);
+}
+
+TEST(Dataset, ReadsNumpyFiles) {
+  Dataset d = Dataset::from_npy(fixture("x.npy"), fixture("y_int32.npy")).batch(6);
+  auto e = d.iterate()->next();
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)[0].shape(), (Shape{6, 4}));
+  EXPECT_EQ((*e)[0].item(5), 1.25f);
+  EXPECT_EQ((*e)[1].dtype(), DType::int64);
+  EXPECT_EQ((*e)[1].item(4), 1.f);
+  auto f64 = Dataset::from_npy(fixture("x_f64.npy")).batch(6).iterate()->next();
+  EXPECT_EQ((*f64)[0].item(23), 5.75f);
+  for (const auto& [file, xk, yk] : {std::tuple{"xy.npz", "x", "y"}, std::tuple{"xy_compressed.npz", "features", "labels"}}) {
+    SCOPED_TRACE(file);
+    auto z = Dataset::from_npz(fixture(file), xk, yk).batch(6).iterate()->next();
+    ASSERT_TRUE(z);
+    EXPECT_EQ((*z)[0].item(23), 5.75f);
+    EXPECT_EQ((*z)[1].item(5), 2.f);
+  }
+  try {
+    Dataset::from_npz(fixture("xy.npz"), "nope");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("it holds 'x', 'y'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Dataset::from_npy(fixture("README.md")), IOError);
+}
+
+TEST(Dataset, ReadsCsvWithColumnSelectionAndLabel) {
+  std::string path = write_temp("ok.csv", "a,b,label,c\n1,2,0,3\n4,5,1,6\n\n7,8,1,9\r\n");
+  auto e = Dataset::from_csv(path, {.label_column = "label"}).batch(3).iterate()->next();
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)[0].shape(), (Shape{3, 3}));
+  EXPECT_EQ((*e)[0].item(3), 4.f);  // a, b, c of row 2
+  EXPECT_EQ((*e)[0].item(5), 6.f);
+  EXPECT_EQ((*e)[1].shape(), (Shape{3}));
+  auto sel = Dataset::from_csv(path, {.columns = {"c", "a"}}).batch(3).iterate()->next();
+  EXPECT_EQ((*sel)[0].item(0), 3.f);
+  EXPECT_EQ((*sel)[0].item(1), 1.f);
+  EXPECT_THROW(Dataset::from_csv(path, {.columns = {"zz"}}), ValueError);
+  fs::remove(path);
+}
+
+TEST(Dataset, CsvErrorsNameTheLineAndColumn) {
+  std::string ragged = write_temp("ragged.csv", "a,b\n1,2\n3\n");
+  try {
+    io::read_csv(ragged);
+    FAIL();
+  } catch (const IOError& e) {
+    EXPECT_NE(std::string(e.what()).find(ragged + ":3: row has 1 cells, expected 2"), std::string::npos) << e.what();
+  }
+  std::string text = write_temp("text.csv", "a,b\n1,2\n3,abc\n");
+  try {
+    io::read_csv(text);
+    FAIL();
+  } catch (const IOError& e) {
+    EXPECT_NE(std::string(e.what()).find(text + ":3:2: cell 'abc' in column 'b' is not a number"), std::string::npos)
+        << e.what();
+  }
+  fs::remove(ragged);
+  fs::remove(text);
+}
+
+TEST(Dataset, ReadsIdx) {
+  std::string images = write_temp("img.idx", ""), labels = write_temp("lab.idx", "");
+  io::write_idx_uint8(images, {3, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  io::write_idx_uint8(labels, {3}, {7, 8, 9});
+  auto e = Dataset::from_idx(images, labels).batch(3).iterate()->next();
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)[0].shape(), (Shape{3, 2, 2}));
+  EXPECT_EQ((*e)[0].item(11), 11.f);
+  EXPECT_EQ((*e)[1].item(2), 9.f);
+  fs::remove(images);
+  fs::remove(labels);
+}

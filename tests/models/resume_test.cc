@@ -1,0 +1,144 @@
+// Training interrupted mid-epoch and resumed in a fresh process (BackupAndRestore and
+// the training-state file) ends with weights bit-identical to an uninterrupted run,
+// with shuffling on: a Dataset pipeline (shuffle + prefetch) and shuffled arrays, and a
+// Dropout layer whose masks depend on the step.
+//
+// The interrupted and resumed runs are separate processes: this test binary runs itself
+// with STRATA_RESUME_PHASE set, and the phases run as the test Resume.Phase.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "io/train_state.h"
+#include "models/callbacks_backup.h"
+#include "strata.h"
+#include "test_data.h"
+
+using namespace strata;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+Model make_model() {
+  set_random_seed(42);
+  auto in = Input({4});
+  auto h = layers::Dropout(0.3)(layers::Dense(16, {.activation = "relu"})(in));
+  Model m(in, layers::Dense(3, {.activation = "softmax"})(h));
+  m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "sparse_categorical_crossentropy",
+             .metrics = {"accuracy"}});
+  return m;
+}
+
+// Runs fit on the data kind ("dataset" or "arrays"). interrupt_at >= 0 throws after that
+// many batches in total (after the backup of that batch was written).
+std::vector<Tensor> train(const std::string& kind, const std::string& backup_dir, int interrupt_at,
+                          int* batches_run = nullptr, std::int64_t* iterations = nullptr) {
+  Model m = make_model();
+  auto [x, y] = test_data::blobs(90);
+  int batches = 0;
+  auto interrupter = callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
+    if (++batches == interrupt_at) throw Interrupted();
+  }});
+  std::vector<Callback> cbs;
+  if (!backup_dir.empty()) cbs.push_back(callbacks::BackupAndRestore(backup_dir, {.save_freq = std::int64_t{1}}));
+  cbs.push_back(interrupter);
+  if (kind == "dataset") {
+    Dataset data = Dataset::from_tensors(x, y).shuffle(32, 5).batch(8).prefetch(2);
+    m.fit(data, {.epochs = 4, .verbose = 0, .callbacks = cbs});
+  } else {
+    m.fit(x, y, {.batch_size = 8, .epochs = 4, .verbose = 0, .callbacks = cbs, .shuffle = true});
+  }
+  if (batches_run) *batches_run = batches;
+  if (iterations) *iterations = m.optimizer().iterations();
+  return m.get_weights();
+}
+
+std::string self_exe() { return fs::read_symlink("/proc/self/exe").string(); }
+
+int run_phase(const std::string& phase, const std::string& kind, const fs::path& dir) {
+  std::string cmd = "STRATA_RESUME_PHASE=" + phase + " STRATA_RESUME_KIND=" + kind + " STRATA_RESUME_DIR=" +
+                    dir.string() + " " + self_exe() + " --gtest_filter=Resume.Phase > " + (dir / (phase + ".log")).string() +
+                    " 2>&1";
+  return std::system(cmd.c_str());
+}
+
+}  // namespace
+
+// A phase of the cross-process test (does nothing unless STRATA_RESUME_PHASE is set).
+TEST(Resume, Phase) {
+  const char* phase = std::getenv("STRATA_RESUME_PHASE");
+  if (!phase) GTEST_SKIP() << "run by Resume.* in a child process";
+  std::string kind = std::getenv("STRATA_RESUME_KIND");
+  fs::path dir = std::getenv("STRATA_RESUME_DIR");
+  if (std::string(phase) == "interrupt") {
+    // 45 batches in all (12 per epoch): stop in the middle of epoch 2.
+    EXPECT_THROW(train(kind, (dir / "backup").string(), 17), Interrupted);
+    EXPECT_TRUE(fs::exists(dir / "backup" / "training_state.strata"));
+  } else {
+    int batches = 0;
+    std::int64_t iterations = 0;
+    auto weights = train(kind, (dir / "backup").string(), -1, &batches, &iterations);
+    // 4 epochs of 12 batches: the fresh process trains only the 31 after the backup, and
+    // the restored optimizer counts all 48.
+    EXPECT_EQ(batches, 48 - 17);
+    EXPECT_EQ(iterations, 48);
+    Model m = make_model();
+    m.set_weights(weights);
+    m.save_weights((dir / "resumed.weights.h5").string());
+    EXPECT_FALSE(fs::exists(dir / "backup" / "training_state.strata"));  // deleted at the end
+  }
+}
+
+class ResumeKinds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ResumeKinds, InterruptedAndResumedInAFreshProcessMatchesBitForBit) {
+  const std::string kind = GetParam();
+  fs::path dir = fs::temp_directory_path() / ("strata_resume_" + kind + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_EQ(run_phase("interrupt", kind, dir), 0) << "see " << (dir / "interrupt.log");
+  ASSERT_EQ(run_phase("resume", kind, dir), 0) << "see " << (dir / "resume.log");
+  auto uninterrupted = train(kind, "", -1);
+  Model resumed = make_model();
+  resumed.load_weights((dir / "resumed.weights.h5").string());
+  auto got = resumed.get_weights();
+  ASSERT_EQ(got.size(), uninterrupted.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].nbytes(), uninterrupted[i].nbytes());
+    EXPECT_EQ(std::memcmp(got[i].raw_data(), uninterrupted[i].raw_data(), got[i].nbytes()), 0) << "weight " << i;
+  }
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Resume, ResumeKinds, ::testing::Values("dataset", "arrays"));
+
+TEST(Resume, CheckpointOfAnotherModelNamesTheFirstMismatchingWeight) {
+  fs::path file = fs::temp_directory_path() / ("strata_state_" + std::to_string(::getpid()));
+  Model a = make_model();
+  auto [x, y] = test_data::blobs(16);
+  a.fit(x, y, {.batch_size = 8, .epochs = 1, .verbose = 0});
+  io::save_train_state(file.string(), a, a.model().fit_state);
+  set_random_seed(1);
+  auto in = Input({4});
+  Model b(in, layers::Dense(3, {.activation = "softmax"})(layers::Dense(8, {.activation = "relu"})(in)));
+  b.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy"});
+  auto before = b.get_weights();
+  try {
+    io::load_train_state(file.string(), b);
+    FAIL() << "expected a mismatch";
+  } catch (const ValueError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("first mismatching model weight is 0"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(4, 16)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(4, 8)"), std::string::npos) << msg;
+  }
+  auto after = b.get_weights();
+  EXPECT_EQ(std::memcmp(before[0].raw_data(), after[0].raw_data(), before[0].nbytes()), 0);  // nothing assigned
+  fs::remove(file);
+}
