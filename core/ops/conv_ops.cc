@@ -120,7 +120,7 @@ float* scratch(std::size_t floats) {
 // Images per block: enough output rows for an efficient GEMM, bounded scratch.
 std::int64_t images_per_block(const Geom& g) {
   const std::int64_t rows = std::max<std::int64_t>(g.rows(), 1);
-  const std::int64_t per = std::max<std::int64_t>(1, 1024 / rows);
+  const std::int64_t per = std::max<std::int64_t>(1, 2048 / rows);
   const int threads = cpu::num_threads();
   // Leave every thread at least one block when the batch allows it.
   const std::int64_t balanced = std::max<std::int64_t>(1, (g.n + threads - 1) / threads);
@@ -140,9 +140,12 @@ void im2col(const Geom& g, const float* x, std::int64_t n0, std::int64_t n1, std
           for (std::int64_t kx = 0; kx < g.kw; ++kx, row += g.cg) {
             const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
             if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
-              std::memset(row, 0, static_cast<std::size_t>(g.cg) * sizeof(float));
+              std::fill_n(row, g.cg, 0.f);
             } else {
-              std::memcpy(row, xn + (iy * g.w + ix) * g.c, static_cast<std::size_t>(g.cg) * sizeof(float));
+              // A plain loop: few channels per group (the first layer's 1) make memcpy's
+              // call cost dominate.
+              const float* src = xn + (iy * g.w + ix) * g.c;
+              for (std::int64_t c = 0; c < g.cg; ++c) row[c] = src[c];
             }
           }
         }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
@@ -86,7 +87,9 @@ void max_pool_kernel(KernelContext& ctx) {
   });
 }
 
-// dx: dy routed to the first maximum of each window (row-major window order).
+// dx: dy routed to the first maximum of each window (row-major window order). Channels
+// are the inner loop (contiguous in NHWC); the per-channel best value and index live in a
+// per-thread scratch that only grows.
 void max_pool_grad_kernel(KernelContext& ctx) {
   const Tensor& xt = ctx.input(0);
   PoolGeom g = make_geom("max_pool2d_grad", xt.shape(), params_of(ctx.node.attrs));
@@ -95,23 +98,31 @@ void max_pool_grad_kernel(KernelContext& ctx) {
   float* dx = ctx.output(0).data<float>();
   // Parallel over images: windows of one image may overlap, images never do.
   cpu::parallel_for(g.n, [&](std::int64_t n0, std::int64_t n1) {
+    thread_local std::vector<float> best_buffer;
+    thread_local std::vector<std::int64_t> at_buffer;
+    if (best_buffer.size() < static_cast<std::size_t>(g.c)) {
+      best_buffer.resize(static_cast<std::size_t>(g.c));
+      at_buffer.resize(static_cast<std::size_t>(g.c));
+    }
+    float* best = best_buffer.data();
+    std::int64_t* at = at_buffer.data();
     std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
     for (std::int64_t n = n0; n < n1; ++n) {
       for (std::int64_t oy = 0; oy < g.oh; ++oy) {
         for (std::int64_t ox = 0; ox < g.ow; ++ox) {
           Window wd = window(g, oy, ox);
-          const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
-          for (std::int64_t c = 0; c < g.c; ++c) {
-            float best = -std::numeric_limits<float>::infinity();
-            std::int64_t at = -1;
-            for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
-              for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-                std::int64_t i = ((n * g.h + iy) * g.w + ix) * g.c + c;
-                if (at < 0 || x[i] > best) best = x[i], at = i;
+          const std::int64_t first = ((n * g.h + wd.y0) * g.w + wd.x0) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) best[c] = x[first + c], at[c] = first + c;
+          for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
+            for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+              const std::int64_t base = ((n * g.h + iy) * g.w + ix) * g.c;
+              for (std::int64_t c = 0; c < g.c; ++c) {
+                if (x[base + c] > best[c]) best[c] = x[base + c], at[c] = base + c;
               }
             }
-            if (at >= 0) dx[at] += grad[c];
           }
+          const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) dx[at[c]] += grad[c];
         }
       }
     }
