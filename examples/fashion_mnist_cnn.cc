@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   int verbose = 1;
   std::int64_t seed = 1;
   std::int64_t train_samples = 0;  // 0 = all 60000
+  std::int64_t test_samples = 0;   // 0 = all 10000
   std::string data_dir;
   examples::Flags flags("Trains a small convnet on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
       .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
       .add("seed", &seed, "global random seed (weights, shuffling, dropout)")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
+      .add("test_samples", &test_samples, "evaluate on the first N test samples only (0 = all)")
       .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)");
   flags.parse_or_exit(argc, argv);
 
@@ -64,7 +66,11 @@ int main(int argc, char** argv) {
       x_train = x_train.slice_rows(0, train_samples);
       y_train = y_train.slice_rows(0, train_samples);
     }
-    Tensor x_test = images(data.x_test);
+    Tensor x_test = images(data.x_test), y_test = data.y_test;
+    if (test_samples > 0 && test_samples < x_test.shape()[0]) {
+      x_test = x_test.slice_rows(0, test_samples);
+      y_test = y_test.slice_rows(0, test_samples);
+    }
     std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
 
     Model model = build_model();
@@ -77,7 +83,7 @@ int main(int argc, char** argv) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("Training: %.1f s (%.1f s per epoch)\n", seconds, seconds / epochs);
 
-    auto scores = model.evaluate(x_test, data.y_test, {.verbose = verbose ? 2 : 0});
+    auto scores = model.evaluate(x_test, y_test, {.verbose = verbose ? 2 : 0});
     std::printf("Test accuracy: %.4f  (test loss %.4f)\n", scores.at("accuracy"), scores.at("loss"));
     return 0;
   } catch (const Error& e) {

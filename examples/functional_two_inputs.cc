@@ -55,12 +55,14 @@ int main(int argc, char** argv) {
   int epochs = 2;
   std::int64_t batch_size = 64;
   std::int64_t train_samples = 20000;
+  std::int64_t test_samples = 0;  // 0 = all 10000
   int verbose = 1;
   std::string data_dir;
   examples::Flags flags("A functional model with two inputs (image, profile) and two outputs on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
+      .add("test_samples", &test_samples, "evaluate on the first N test samples only (0 = all)")
       .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
       .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)");
   flags.parse_or_exit(argc, argv);
@@ -73,7 +75,12 @@ int main(int argc, char** argv) {
       x_raw = x_raw.slice_rows(0, train_samples);
       y_raw = y_raw.slice_rows(0, train_samples);
     }
-    Inputs train = prepare(x_raw), test = prepare(data.x_test);
+    Tensor x_test_raw = data.x_test, y_test = data.y_test;
+    if (test_samples > 0 && test_samples < x_test_raw.shape()[0]) {
+      x_test_raw = x_test_raw.slice_rows(0, test_samples);
+      y_test = y_test.slice_rows(0, test_samples);
+    }
+    Inputs train = prepare(x_raw), test = prepare(x_test_raw);
 
     auto image = Input({28, 28, 1}, {.name = "image"});
     auto profile = Input({56}, {.name = "profile"});
@@ -95,7 +102,7 @@ int main(int argc, char** argv) {
                    .metrics = {"accuracy"}});
     model.fit({train.image, train.profile}, {y_raw, footwear(y_raw)},
               {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
-    auto scores = model.evaluate({test.image, test.profile}, {data.y_test, footwear(data.y_test)},
+    auto scores = model.evaluate({test.image, test.profile}, {y_test, footwear(y_test)},
                                  {.verbose = verbose ? 2 : 0});
     for (const auto& [name, value] : scores) std::printf("test %s: %.4f\n", name.c_str(), value);
     return 0;
