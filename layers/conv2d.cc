@@ -47,10 +47,12 @@ std::vector<Output> Conv2DImpl::call(Graph& graph, const std::vector<Output>& in
                                   options.dilation_rate.first);
   auto [pl, pr] = padding_amounts(options.padding, x.shape()[2], kernel_size.second, options.strides.second,
                                   options.dilation_rate.second);
-  Output y = ops::conv2d(x, graph.variable(kernel),
-                         {options.strides.vec(), options.dilation_rate.vec(), {pt, pb, pl, pr}, options.groups});
-  if (options.use_bias) y = ops::add(y, graph.variable(bias));
-  y = activations::apply(options.activation, y);
+  // Bias and relu run inside the conv kernel; other activations follow as their own ops.
+  const bool fused_relu = options.activation == "relu";
+  Output y = ops::conv2d_bias_activation(
+      x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{}, fused_relu ? "relu" : "",
+      {options.strides.vec(), options.dilation_rate.vec(), {pt, pb, pl, pr}, options.groups});
+  if (!fused_relu) y = activations::apply(options.activation, y);
   return {cf ? to_channels_first(y) : y};
 }
 

@@ -186,24 +186,43 @@ void for_each_block(const Geom& g, Fn fn) {
   }, 2);
 }
 
-void conv2d_forward(const Geom& g, const float* x, const float* k, float* y) {
+// bias (may be null) and relu applied to rows [0, rows) of y (row stride g.o).
+void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, bool relu) {
+  if (!bias && !relu) return;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = y + r * g.o;
+    if (bias) {
+      for (std::int64_t o = 0; o < g.o; ++o) row[o] += bias[o];
+    }
+    if (relu) {
+      for (std::int64_t o = 0; o < g.o; ++o) row[o] = row[o] > 0.f ? row[o] : 0.f;
+    }
+  }
+}
+
+void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu) {
   if (g.pointwise()) {
     CMap mx(x, g.n * g.h * g.w, g.c, Strided(g.c));
     CMap mk(k, g.c, g.o, Strided(g.o));
     MMap(y, g.n * g.h * g.w, g.o, Strided(g.o)).noalias() = mx * mk;
+    const std::int64_t rows = g.n * g.h * g.w;
+    cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
+                      std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
     return;
   }
   const std::int64_t kdim = g.kdim();
   for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
     const std::int64_t rows = (n1 - n0) * g.rows();
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    float* yb = y + n0 * g.rows() * g.o;
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, n0, n1, gi, cols);
       CMap mc(cols, rows, kdim, Strided(kdim));
       CMap mk(k + gi * g.og, kdim, g.og, Strided(g.o));
-      MMap my(y + n0 * g.rows() * g.o + gi * g.og, rows, g.og, Strided(g.o));
+      MMap my(yb + gi * g.og, rows, g.og, Strided(g.o));
       my.noalias() = mc * mk;
     }
+    epilogue(g, yb, rows, bias, relu);  // while the block is in cache
   });
 }
 
@@ -259,7 +278,10 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
 }
 
 std::vector<TensorSpec> infer_conv2d(const InferContext& ctx) {
-  expect_inputs(ctx, 2);
+  if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
+    throw ValueError("conv2d: takes (input, kernel) or (input, kernel, bias), got " +
+                     std::to_string(ctx.inputs.size()) + " inputs");
+  }
   expect_float_input(ctx, 0);
   expect_float_input(ctx, 1, "kernel");
   const Shape& x = ctx.inputs[0].shape;
@@ -270,6 +292,12 @@ std::vector<TensorSpec> infer_conv2d(const InferContext& ctx) {
   expect_rank(ctx.op, k, 4, "kernel (kh, kw, C/groups, O)");
   check_kernel_channels(ctx.op, x, k, p.groups);
   Geom g = make_geom(x, k.dims()[0], k.dims()[1], k.dims()[3], p, ctx.op);
+  if (ctx.inputs.size() == 3 && ctx.inputs[2].shape != Shape{g.o}) {
+    throw ShapeError(ctx.op + ": bias " + ctx.inputs[2].shape.to_string() + " does not match " +
+                     std::to_string(g.o) + " output channels");
+  }
+  const std::string act = ctx.attrs.get_or<std::string>("activation", "");
+  if (!act.empty() && act != "relu") throw ValueError(ctx.op + ": fused activation must be '' or 'relu', got '" + act + "'");
   return {{Shape{g.n, g.oh, g.ow, g.o}, DType::float32}};
 }
 
@@ -335,14 +363,21 @@ void register_conv_ops(OpRegistry& r) {
            const Tensor& x = ctx.input(0);
            const Tensor& k = ctx.input(1);
            Geom g = make_geom(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_of(ctx.node.attrs), "conv2d");
-           conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>());
+           const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
+           const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
+           conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
          },
+         // y = act(conv(x, k) + b): dz = relu_grad(dy, y) (or dy), then the adjoints of
+         // the bilinear conv and the sum over (N, H, W) for the bias.
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], k = n.inputs[1];
            Conv2DParams p = params_of(n.attrs);
-           return std::vector<Output>{
-               conv2d_backprop_input(g[0], k, {x.shape()[1], x.shape()[2]}, p),
-               conv2d_backprop_filter(x, g[0], {k.shape()[0], k.shape()[1]}, p)};
+           Output dz = g[0];
+           if (n.attrs.get_or<std::string>("activation", "") == "relu") dz = relu_grad(dz, Output{x.graph, n.id, 0});
+           std::vector<Output> grads{conv2d_backprop_input(dz, k, {x.shape()[1], x.shape()[2]}, p),
+                                     conv2d_backprop_filter(x, dz, {k.shape()[0], k.shape()[1]}, p)};
+           if (n.inputs.size() == 3) grads.push_back(reduce_sum(dz, {0, 1, 2}));
+           return grads;
          }});
   r.add({.name = "conv2d_backprop_input", .infer = infer_backprop_input,
          .cpu_kernel = [](KernelContext& ctx) {
@@ -379,6 +414,15 @@ void register_conv_ops(OpRegistry& r) {
 
 Output conv2d(Output x, Output kernel, const Conv2DParams& params) {
   return x.graph->add("conv2d", {x, kernel}, attrs_of(params));
+}
+
+Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
+                              const Conv2DParams& params) {
+  Attrs a = attrs_of(params);
+  if (!activation.empty()) a.set("activation", activation);
+  std::vector<Output> inputs{x, kernel};
+  if (bias.valid()) inputs.push_back(bias);
+  return x.graph->add("conv2d", inputs, std::move(a));
 }
 
 Output conv2d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/graph.h"
@@ -27,6 +28,10 @@ struct Conv2DParams {
 
 // x (N, H, W, C), kernel (kh, kw, C / groups, O) -> (N, OH, OW, O).
 Output conv2d(Output x, Output kernel, const Conv2DParams& params);
+// conv2d with the bias add (bias (O,), or an invalid Output for none) and an activation
+// ("" or "relu") fused into the kernel: one pass over the output instead of three.
+Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
+                              const Conv2DParams& params);
 // The gradient of conv2d for its input: dy (N, OH, OW, O) -> (N, H, W, C), where
 // input_size = {H, W} (several input sizes give one output size when strides > 1).
 Output conv2d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,

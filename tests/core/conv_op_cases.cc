@@ -80,6 +80,35 @@ std::vector<GradCase> conv2d_cases() {
                      [g](const std::vector<Tensor>& in) { return ref_conv(g, in[0], in[1]); }});
     seed += 2;
   }
+  // Bias fused into the kernel, every geometry.
+  for (const auto& [label, g] : geometries()) {
+    cases.push_back(
+        {label + ", bias fused",
+         [g](Graph&, V in) { return ops::conv2d_bias_activation(in[0], in[1], in[2], "", g.p); },
+         {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1),
+          uniform({g.o}, -0.5f, 0.5f, seed + 2)},
+         [g](const std::vector<Tensor>& in) {
+           Tensor y = ref_conv(g, in[0], in[1]);
+           for (std::int64_t i = 0; i < y.size(); ++i) y.data<float>()[i] += in[2].data<float>()[i % g.o];
+           return y;
+         },
+         // The bias raises the checked sum's magnitude: float32 rounding of it, divided by
+         // the step, reaches a few 1e-3.
+         GradientCheckOptions{.atol = 6e-3f}});
+    seed += 3;
+  }
+  // Bias and relu fused (what Conv2D(..., activation = "relu") builds). One input channel,
+  // |x| >= 0.2 and kernel >= 0.5 keep every pre-activation at least 0.1 from relu's kink.
+  Geo one{2, 3, 4, 1, 3, 1, 1, {}};
+  cases.push_back({"1x1, one channel, bias and relu fused",
+                   [one](Graph&, V in) { return ops::conv2d_bias_activation(in[0], in[1], in[2], "relu", one.p); },
+                   {away_from_zero({2, 3, 4, 1}, 0.2f, 1.f, seed), uniform({1, 1, 1, 3}, 0.5f, 1.f, seed + 1),
+                    tensor<float>({3}, {0.f, 0.f, 0.f})},
+                   [one](const std::vector<Tensor>& in) {
+                     Tensor y = ref_conv(one, in[0], in[1]);
+                     for (float& v : y.values<float>()) v = v > 0.f ? v : 0.f;
+                     return y;
+                   }});
   return cases;
 }
 

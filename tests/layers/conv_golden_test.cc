@@ -51,6 +51,7 @@ const std::map<std::string, std::function<Layer()>>& builders() {
       {"conv2d_groups3_tanh", [] { return Conv2D(6, 3, {.groups = 3, .activation = "tanh"}); }},
       {"conv2d_channels_first", [] { return Conv2D(4, 3, {.padding = "same", .data_format = "channels_first"}); }},
       {"conv2d_1x1_no_bias", [] { return Conv2D(5, 1, {.use_bias = false}); }},
+      {"conv2d_relu_stride2_valid", [] { return Conv2D(5, 3, {.strides = 2, .activation = "relu"}); }},
       {"conv1d_valid", [] { return Conv1D(4, 3); }},
       {"conv1d_same_even_kernel", [] { return Conv1D(4, 4, {.padding = "same"}); }},
       {"conv1d_causal_dilation2", [] { return Conv1D(3, 3, {.padding = "causal", .dilation_rate = 2}); }},

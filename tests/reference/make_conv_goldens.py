@@ -156,6 +156,8 @@ def cases():
     c.append(run_case("dot_2d_normalize", L.Dot(axes=1, normalize=True), [(3, 5), (3, 5)]))
     c.append(run_case("dot_3d_axes_2_2", L.Dot(axes=(2, 2)), [(2, 3, 4), (2, 5, 4)]))
     c.append(run_case("dot_3d_axes_1_1", L.Dot(axes=(1, 1)), [(2, 3, 4), (2, 3, 2)]))
+    # Conv2D with relu: Strata fuses bias and relu into the conv kernel.
+    c.append(run_case("conv2d_relu_stride2_valid", L.Conv2D(5, 3, strides=2, activation="relu"), [(2, 7, 8, 3)]))
     return c
 
 
