@@ -21,6 +21,11 @@ using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 using Strided = Eigen::OuterStride<>;
 using CMap = Eigen::Map<const RowMajor, 0, Strided>;
 using MMap = Eigen::Map<RowMajor, 0, Strided>;
+// The same memory seen column-major (the transpose): Eigen's GEMM packs column-major
+// operands much faster, so products are written as Yᵀ = Kᵀ·colsᵀ where that helps.
+using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+using CMapT = Eigen::Map<const ColMajor, 0, Strided>;
+using MMapT = Eigen::Map<ColMajor, 0, Strided>;
 
 // Geometry of one convolution, read from attributes and shapes.
 struct Geom {
@@ -241,10 +246,11 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
       if (kdim <= kSmallDepth) {
         small_depth_product(cols, rows, kdim, k + gi * g.og, g.og, g.o, yb + gi * g.og);
       } else {
-        CMap mc(cols, rows, kdim, Strided(kdim));
-        CMap mk(k + gi * g.og, kdim, g.og, Strided(g.o));
-        MMap my(yb + gi * g.og, rows, g.og, Strided(g.o));
-        my.noalias() = mc * mk;
+        // yᵀ (og × rows) = kᵀ (og × kdim) · colsᵀ (kdim × rows), all column-major views.
+        CMapT kt(k + gi * g.og, g.og, kdim, Strided(g.o));
+        CMapT ct(cols, kdim, rows, Strided(kdim));
+        MMapT yt(yb + gi * g.og, g.og, rows, Strided(g.o));
+        yt.noalias() = kt * ct;
       }
     }
     epilogue(g, yb, rows, bias, relu);  // while the block is in cache
@@ -264,9 +270,10 @@ void conv2d_input_grad(const Geom& g, const float* dy, const float* k, float* dx
     std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
-      CMap mg(dy + n0 * g.rows() * g.o + gi * g.og, rows, g.og, Strided(g.o));
-      CMap mk(k + gi * g.og, kdim, g.og, Strided(g.o));
-      MMap(cols, rows, kdim, Strided(kdim)).noalias() = mg * mk.transpose();
+      // colsᵀ (kdim × rows) = k (kdim × og) · dyᵀ (og × rows), column-major views.
+      CMapT gt(dy + n0 * g.rows() * g.o + gi * g.og, g.og, rows, Strided(g.o));
+      CMapT kt(k + gi * g.og, g.og, kdim, Strided(g.o));
+      MMapT(cols, kdim, rows, Strided(kdim)).noalias() = kt.transpose() * gt;
       col2im_add(g, cols, n0, n1, gi, dx);
     }
   });
@@ -290,9 +297,10 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, n0, n1, gi, cols);
-      CMap mc(cols, rows, kdim, Strided(kdim));
-      CMap mg(dy + n0 * g.rows() * g.o + gi * g.og, rows, g.og, Strided(g.o));
-      MMap(part + gi * g.og, kdim, g.og, Strided(g.o)).noalias() += mc.transpose() * mg;
+      // dkᵀ (og × kdim) += dyᵀ (og × rows) · cols (rows × kdim), column-major views.
+      CMapT gt(dy + n0 * g.rows() * g.o + gi * g.og, g.og, rows, Strided(g.o));
+      CMapT ct(cols, kdim, rows, Strided(kdim));
+      MMapT(part + gi * g.og, g.og, kdim, Strided(g.o)).noalias() += gt * ct.transpose();
     }
   });
   std::fill(dk, dk + ksize, 0.f);
