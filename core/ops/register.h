@@ -17,6 +17,9 @@ void register_update_ops(OpRegistry& registry);
 void register_optimizer_update_ops(OpRegistry& registry);
 void register_rnn_ops(OpRegistry& registry);
 void register_sequence_ops(OpRegistry& registry);
+void register_conv_ops(OpRegistry& registry);
+void register_pool_ops(OpRegistry& registry);
+void register_array_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -29,6 +32,9 @@ inline void register_all(OpRegistry& registry) {
   register_optimizer_update_ops(registry);
   register_rnn_ops(registry);
   register_sequence_ops(registry);
+  register_conv_ops(registry);
+  register_pool_ops(registry);
+  register_array_ops(registry);
 }
 
 }  // namespace strata::ops
