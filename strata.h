@@ -56,7 +56,6 @@
 #include "io/model_config.h"
 #include "io/npy.h"
 #include "io/saving.h"
-#include "io/train_state.h"
 #include "losses/losses.h"
 #include "models/callbacks.h"
 #include "models/callbacks_backup.h"

@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -33,25 +35,36 @@ void write_group(h5::File& file, const std::string& name, const std::vector<Vari
     g.create_dataset(std::to_string(i), vars[i].value());
 }
 
+// `where` opens every mismatch message ("checkpoint '...' does not match model '...': ").
 void read_group(const h5::File& file, const std::string& name, const std::vector<Variable>& vars,
-                const std::string& path, std::vector<std::pair<Variable, Tensor>>& pending) {
+                const std::string& path, const std::string& where,
+                std::vector<std::pair<Variable, Tensor>>& pending) {
   if (!file.has_group(name))
     throw IOError("checkpoint '" + path + "' has no group '/" + name + "'");
   const h5::Group g = file.open_group(name);
   const auto names = g.read_string_list_attribute("names");
-  if (names.size() != vars.size()) {
-    throw ValueError("checkpoint '" + path + "' '/" + name + "' holds " +
-                     std::to_string(names.size()) + " variables, the model has " +
-                     std::to_string(vars.size()));
-  }
-  for (std::size_t i = 0; i < vars.size(); ++i) {
+  const std::string what = name == "weights" ? "model weight" : "optimizer variable";
+  const std::size_t common = std::min(names.size(), vars.size());
+  for (std::size_t i = 0; i < common; ++i) {
     const h5::Dataset ds = g.open_dataset(std::to_string(i));
     if (ds.shape() != vars[i].shape()) {
-      throw ValueError("checkpoint '" + path + "' dataset '" + ds.path() + "' ('" + names[i] +
-                       "') has shape " + ds.shape().to_string() + ", the variable has " +
+      throw ValueError(where + "first mismatching " + what + " is " + std::to_string(i) +
+                       ": the file has '" + names[i] + "' " + ds.shape().to_string() +
+                       " (dataset '" + ds.path() + "'), the model '" + vars[i].path() + "' " +
                        vars[i].shape().to_string());
     }
     pending.emplace_back(vars[i], ds.read(vars[i].dtype()));
+  }
+  const std::string counts = " ('/" + name + "' holds " + std::to_string(names.size()) +
+                             ", the model has " + std::to_string(vars.size()) + ")";
+  if (names.size() < vars.size()) {
+    throw ValueError(where + "the model's " + what + " " + std::to_string(common) + " '" +
+                     vars[common].path() + "' " + vars[common].shape().to_string() +
+                     " has no counterpart in the file" + counts);
+  }
+  if (names.size() > vars.size()) {
+    throw ValueError(where + "the file has an extra " + what + " " + std::to_string(common) +
+                     " '" + names[common] + "'" + counts);
   }
 }
 
@@ -83,6 +96,9 @@ void save_checkpoint(const std::string& path, const Model& model,
       s.create_dataset("seed", scalar64(state.seed));
       s.create_dataset("shuffle_seed", scalar64(state.shuffle_seed));
       s.create_dataset("stream", scalar64(state.stream));
+      s.create_dataset("pass", scalar64(state.pass));
+      s.create_dataset("pass_batch", scalar64(static_cast<std::uint64_t>(state.pass_batch)));
+      s.create_dataset("train_steps", scalar64(static_cast<std::uint64_t>(state.train_steps)));
       file.close();
     }
     if (int fd = ::open(temp.c_str(), O_RDONLY); fd >= 0) {
@@ -109,14 +125,20 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
     throw IOError("'" + path +
                   "' is not a Strata checkpoint (no attribute format='strata-checkpoint')");
   }
+  const std::string where =
+      "checkpoint '" + path + "' does not match model '" + model.name() + "': ";
   std::vector<std::pair<Variable, Tensor>> pending;
-  read_group(file, "weights", model.weights(), path, pending);
-  if (optimizer.defined()) read_group(file, "optimizer", optimizer.variables(), path, pending);
+  read_group(file, "weights", model.weights(), path, where, pending);
+  if (optimizer.defined())
+    read_group(file, "optimizer", optimizer.variables(), path, where, pending);
   CheckpointState st;
-  auto get = [&](const char* name) -> std::int64_t {
+  // Datasets added after version 1's first files are optional (`fallback`).
+  auto get = [&](const char* name, std::optional<std::int64_t> fallback = {}) -> std::int64_t {
     const std::string p = std::string("state/") + name;
-    if (!file.has_dataset(p))
+    if (!file.has_dataset(p)) {
+      if (fallback) return *fallback;
       throw IOError("checkpoint '" + path + "' has no dataset '/" + p + "'");
+    }
     return file.open_dataset(p).read(DType::int64).data<std::int64_t>()[0];
   };
   st.epoch = get("epoch");
@@ -124,8 +146,29 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
   st.seed = static_cast<std::uint64_t>(get("seed"));
   st.shuffle_seed = static_cast<std::uint64_t>(get("shuffle_seed"));
   st.stream = static_cast<std::uint64_t>(get("stream"));
+  st.pass = static_cast<std::uint64_t>(get("pass", st.epoch));
+  st.pass_batch = get("pass_batch", st.step);
+  st.train_steps = get("train_steps", 0);
   for (auto& [v, t] : pending) v.assign(t);
   return st;
+}
+
+CheckpointState checkpoint_state(const FitState& fit) {
+  return {.epoch = fit.epoch,
+          .step = fit.step,
+          .shuffle_seed = fit.shuffle_seed,
+          .pass = fit.pass,
+          .pass_batch = fit.pass_batch,
+          .train_steps = fit.train_steps};
+}
+
+FitState fit_state(const CheckpointState& state) {
+  return {.epoch = static_cast<int>(state.epoch),
+          .step = state.step,
+          .pass = state.pass,
+          .pass_batch = state.pass_batch,
+          .shuffle_seed = state.shuffle_seed,
+          .train_steps = state.train_steps};
 }
 
 namespace {

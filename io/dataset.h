@@ -64,8 +64,8 @@ class Dataset {
   // Keras's from_tensor_slices: x arrays then y arrays, all with the same first dimension.
   static Dataset from_tensors(std::vector<Tensor> x, std::vector<Tensor> y = {});
   static Dataset from_tensors(const Tensor& x, const Tensor& y);
-  // NumPy files (.npy: little-endian float32/64, int8/16/32/64, uint8, bool; C order).
-  // y_path empty: inputs only. Read by Strata's own small reader (io/dataset_files.cc).
+  // NumPy files, read by io/npy.h (little-endian, C order): floats as float32, integers
+  // and bool as int64. y_path empty: inputs only.
   static Dataset from_npy(const std::string& x_path, const std::string& y_path = "");
   // A .npz archive (np.savez or np.savez_compressed) and the keys of x and y in it.
   static Dataset from_npz(const std::string& path, const std::string& x_key = "x", const std::string& y_key = "y");

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "io/train_state.h"
+#include "io/checkpoint.h"
 #include "models/model.h"
 
 namespace strata::callbacks {
@@ -22,7 +22,7 @@ class BackupAndRestoreImpl : public CallbackImpl {
 
   void on_train_begin(Logs&) override {
     batches_ = 0;
-    if (std::filesystem::exists(file())) model().model().resume_from = io::load_train_state(file(), model());
+    if (std::filesystem::exists(file())) model().model().resume_from = io::fit_state(io::load_checkpoint(file(), model()));
   }
   void on_train_batch_end(std::int64_t, Logs&) override {
     if (auto* n = std::get_if<std::int64_t>(&o_.save_freq); n && ++batches_ % *n == 0) save();
@@ -38,7 +38,7 @@ class BackupAndRestoreImpl : public CallbackImpl {
   std::string file() const { return dir_ + "/training_state.strata"; }
   void save() {
     std::filesystem::create_directories(dir_);
-    io::save_train_state(file(), model(), model().model().fit_state);
+    io::save_checkpoint(file(), model(), io::checkpoint_state(model().model().fit_state));
   }
   std::string dir_;
   BackupAndRestoreOptions o_;

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "io/hdf5.h"
 #include "layers/dense.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
@@ -74,6 +75,54 @@ TEST(Checkpoint, UsesTheCompiledModelsOwnOptimizer) {
   m.train_on_batch(ramp({4, 3}), ramp({4, 2}));
   m2.train_on_batch(ramp({4, 3}), ramp({4, 2}));
   EXPECT_EQ(m.predict(ramp({2, 3})).to_string(), m2.predict(ramp({2, 3})).to_string());
+}
+
+TEST(Checkpoint, CarriesAFitsPosition) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  const FitState fit{.epoch = 3, .step = 5, .pass = 7, .pass_batch = 2, .shuffle_seed = 11,
+                     .train_steps = 41};
+  io::save_checkpoint(dir.file("ck.h5"), m, {}, io::checkpoint_state(fit));
+  const FitState back = io::fit_state(io::load_checkpoint(dir.file("ck.h5"), m, {}));
+  EXPECT_EQ(back.epoch, 3);
+  EXPECT_EQ(back.step, 5);
+  EXPECT_EQ(back.pass, 7u);
+  EXPECT_EQ(back.pass_batch, 2);
+  EXPECT_EQ(back.shuffle_seed, 11u);
+  EXPECT_EQ(back.train_steps, 41);
+}
+
+// A file written before /state held pass, pass_batch and train_steps.
+TEST(Checkpoint, FileWithoutTheBatchStreamPositionLoads) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  {
+    io::h5::File f(dir.file("old.h5"), io::h5::File::Mode::truncate);
+    f.write_string_attribute("format", "strata-checkpoint");
+    f.write_string_attribute("version", "1");
+    io::h5::Group w = f.create_group("weights");
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < m.weights().size(); ++i) {
+      names.push_back(m.weights()[i].path());
+      w.create_dataset(std::to_string(i), Tensor::filled(m.weights()[i].shape(), 0.5f));
+    }
+    w.write_string_list_attribute("names", names);
+    f.create_group("optimizer").write_string_list_attribute("names", {});
+    io::h5::Group s = f.create_group("state");
+    const std::vector<std::pair<std::string, std::int64_t>> state = {
+        {"epoch", 2}, {"step", 4}, {"seed", 1}, {"shuffle_seed", 9}, {"stream", 0}};
+    for (const auto& [name, v] : state)
+      s.create_dataset(name, Tensor::from_vector<std::int64_t>(Shape{}, {v}));
+    f.close();
+  }
+  io::CheckpointState st = io::load_checkpoint(dir.file("old.h5"), m, {});
+  EXPECT_EQ(st.epoch, 2);
+  EXPECT_EQ(st.step, 4);
+  EXPECT_EQ(st.shuffle_seed, 9u);
+  EXPECT_EQ(st.pass, 2u);  // pass = epoch, pass_batch = step: an epoch is one pass
+  EXPECT_EQ(st.pass_batch, 4);
+  EXPECT_EQ(st.train_steps, 0);
+  EXPECT_EQ(m.weights()[0].value().to_vector<float>().front(), 0.5f);
 }
 
 TEST(Checkpoint, MismatchedModelIsRefusedAndNothingAssigned) {

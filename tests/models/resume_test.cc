@@ -1,5 +1,5 @@
 // Training interrupted mid-epoch and resumed in a fresh process (BackupAndRestore and
-// the training-state file) ends with weights bit-identical to an uninterrupted run,
+// its checkpoint file) ends with weights bit-identical to an uninterrupted run,
 // with shuffling on: a Dataset pipeline (shuffle + prefetch) and shuffled arrays, and a
 // Dropout layer whose masks depend on the step.
 //
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "io/train_state.h"
+#include "io/checkpoint.h"
 #include "models/callbacks_backup.h"
 #include "strata.h"
 #include "test_data.h"
@@ -123,14 +123,14 @@ TEST(Resume, CheckpointOfAnotherModelNamesTheFirstMismatchingWeight) {
   Model a = make_model();
   auto [x, y] = test_data::blobs(16);
   a.fit(x, y, {.batch_size = 8, .epochs = 1, .verbose = 0});
-  io::save_train_state(file.string(), a, a.model().fit_state);
+  io::save_checkpoint(file.string(), a, io::checkpoint_state(a.model().fit_state));
   set_random_seed(1);
   auto in = Input({4});
   Model b(in, layers::Dense(3, {.activation = "softmax"})(layers::Dense(8, {.activation = "relu"})(in)));
   b.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy"});
   auto before = b.get_weights();
   try {
-    io::load_train_state(file.string(), b);
+    io::load_checkpoint(file.string(), b);
     FAIL() << "expected a mismatch";
   } catch (const ValueError& e) {
     std::string msg = e.what();
