@@ -68,6 +68,37 @@ void block(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index ld
   product_block<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstRowMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+using StridedVector = Eigen::Map<const Eigen::VectorXf, 0, Eigen::InnerStride<>>;
+
+// One row or one column of output: a matrix-vector product. GEMM would pack the whole
+// other operand for a single row (batch-1 inference), which costs more than the math.
+bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb,
+              float* c, Index ldc) {
+  if (m == 1) {
+    StridedVector a_row(a, k, Eigen::InnerStride<>(ta ? lda : 1));
+    Eigen::Map<Eigen::RowVectorXf> c_row(c, n);
+    if (tb) {
+      c_row.noalias() = (ConstRowMap(b, n, k, Eigen::OuterStride<>(ldb)) * a_row).transpose();
+    } else {
+      c_row.noalias() = a_row.transpose() * ConstRowMap(b, k, n, Eigen::OuterStride<>(ldb));
+    }
+    return true;
+  }
+  if (n == 1) {
+    StridedVector b_col(b, k, Eigen::InnerStride<>(tb ? 1 : ldb));
+    Eigen::Map<Eigen::VectorXf, 0, Eigen::InnerStride<>> c_col(c, m, Eigen::InnerStride<>(ldc));
+    if (ta) {
+      c_col.noalias() = ConstRowMap(a, k, m, Eigen::OuterStride<>(lda)).transpose() * b_col;
+    } else {
+      c_col.noalias() = ConstRowMap(a, m, k, Eigen::OuterStride<>(lda)) * b_col;
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
@@ -77,6 +108,7 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
     for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
     return;
   }
+  if (try_gemv(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (threads <= 1 || flops < 4e6) return block(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
