@@ -5,8 +5,10 @@
 // cores, tests running in parallel) the barriers dominate. Here the output is split
 // into one block per thread, each computed by Eigen's single-threaded kernel with a
 // per-thread packing workspace allocated once, so a product costs one fork-join and no
-// heap allocation. (Measured per core on this project's machine, Eigen's kernel matches
-// or beats OpenBLAS for our shapes: see docs/performance.md.)
+// heap allocation. Measured single-threaded on this project's machine, Eigen's kernel
+// matches or beats OpenBLAS 0.3.21 on our shapes (e.g. 128x256x256: 68 vs 61 GFLOP/s;
+// 512x4096x4096: 57 vs 53), so no BLAS dependency is needed. One-row or one-column
+// products go to Eigen's matrix-vector kernel instead (batch-1 inference).
 #pragma once
 
 #include <cstdint>
