@@ -13,19 +13,41 @@ namespace {
 std::mutex g_names_mutex;
 std::map<std::string, int> g_name_counts;
 
-std::string snake_case(const std::string& name) {
-  std::string out;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    bool upper = std::isupper(static_cast<unsigned char>(c));
-    if (upper && i > 0) {
-      bool prev_lower = std::islower(static_cast<unsigned char>(name[i - 1])) ||
-                        std::isdigit(static_cast<unsigned char>(name[i - 1]));
-      bool next_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
-      if (prev_lower || (next_lower && std::isupper(static_cast<unsigned char>(name[i - 1])))) out += '_';
-    }
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// Keras's naming.to_snake_case: drop non-word characters, then
+// re.sub("(.)([A-Z][a-z]+)", r"\1_\2") and re.sub("([a-z])([A-Z])", r"\1_\2"), lowercased:
+// "Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d", "GRUCell" -> "gru_cell".
+std::string snake_case(const std::string& raw) {
+  auto upper = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+  auto lower = [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; };
+  std::string name;
+  for (char c : raw) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') name += c;
   }
+  std::string step;
+  for (std::size_t p = 0; p < name.size();) {
+    if (p + 2 < name.size() && upper(name[p + 1]) && lower(name[p + 2])) {
+      std::size_t end = p + 3;
+      while (end < name.size() && lower(name[end])) ++end;
+      step += name[p];
+      step += '_';
+      step += name.substr(p + 1, end - p - 1);
+      p = end;
+    } else {
+      step += name[p++];
+    }
+  }
+  std::string out;
+  for (std::size_t p = 0; p < step.size();) {
+    if (p + 1 < step.size() && lower(step[p]) && upper(step[p + 1])) {
+      out += step[p];
+      out += '_';
+      out += step[p + 1];
+      p += 2;
+    } else {
+      out += step[p++];
+    }
+  }
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

@@ -15,6 +15,9 @@ void register_matmul_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_update_ops(OpRegistry& registry);
 void register_optimizer_update_ops(OpRegistry& registry);
+void register_conv_ops(OpRegistry& registry);
+void register_pool_ops(OpRegistry& registry);
+void register_array_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -25,6 +28,9 @@ inline void register_all(OpRegistry& registry) {
   register_nn_ops(registry);
   register_update_ops(registry);
   register_optimizer_update_ops(registry);
+  register_conv_ops(registry);
+  register_pool_ops(registry);
+  register_array_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -1,0 +1,262 @@
+// pad, crop, transpose, concat, training_select. pad/crop/concat copy boxes of
+// contiguous innermost runs; transpose walks the output with an incremental index.
+#include "core/ops/array_ops.h"
+
+#include <cstring>
+#include <numeric>
+
+#include "core/cpu/parallel.h"
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/shape_util.h"
+
+namespace strata::ops {
+
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+std::vector<std::int64_t> strides_of(const Dims& d) {
+  std::vector<std::int64_t> s(d.size(), 1);
+  for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
+  return s;
+}
+
+// Copies the box `box` from src (dims sd, starting at so) to dst (dims dd, starting at do_).
+void copy_box(const float* src, const Dims& sd, const Dims& so, float* dst, const Dims& dd, const Dims& do_,
+              const Dims& box) {
+  const int rank = static_cast<int>(box.size());
+  if (rank == 0) {
+    *dst = *src;
+    return;
+  }
+  for (auto b : box) {
+    if (b == 0) return;
+  }
+  auto ss = strides_of(sd), ds = strides_of(dd);
+  const std::int64_t inner = box[rank - 1];
+  std::int64_t outer = 1;
+  for (int i = 0; i < rank - 1; ++i) outer *= box[i];
+  cpu::parallel_for(outer, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t r = b; r < e; ++r) {
+      std::int64_t rem = r, soff = so[rank - 1], doff = do_[rank - 1];
+      for (int i = rank - 2; i >= 0; --i) {
+        std::int64_t idx = rem % box[i];
+        rem /= box[i];
+        soff += (idx + so[i]) * ss[i];
+        doff += (idx + do_[i]) * ds[i];
+      }
+      std::memcpy(dst + doff, src + soff, static_cast<std::size_t>(inner) * sizeof(float));
+    }
+  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(1, inner)));
+}
+
+void check_per_axis(const InferContext& ctx, const Dims& before, const Dims& after) {
+  const int rank = ctx.inputs[0].shape.rank();
+  if (static_cast<int>(before.size()) != rank || static_cast<int>(after.size()) != rank) {
+    throw ValueError(ctx.op + ": needs one before/after entry per axis of " + ctx.inputs[0].shape.to_string());
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (before[i] < 0 || after[i] < 0) throw ValueError(ctx.op + ": amounts must be non-negative");
+  }
+}
+
+const Dims& vec(const Attrs& a, const char* key) { return a.get<Dims>(key); }
+
+}  // namespace
+
+void register_array_ops(OpRegistry& r) {
+  r.add({.name = "pad",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
+           const Dims &b = vec(ctx.attrs, "before"), &a = vec(ctx.attrs, "after");
+           check_per_axis(ctx, b, a);
+           Dims d = ctx.inputs[0].shape.dims();
+           for (std::size_t i = 0; i < d.size(); ++i) {
+             if (d[i] != kUnknownDim) d[i] += b[i] + a[i];
+           }
+           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           Tensor& y = ctx.output(0);
+           std::fill_n(y.data<float>(), y.size(), 0.f);
+           copy_box(x.data<float>(), x.shape().dims(), Dims(x.rank(), 0), y.data<float>(), y.shape().dims(),
+                    vec(ctx.node.attrs, "before"), x.shape().dims());
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{crop(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
+         }});
+  r.add({.name = "crop",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
+           const Dims &b = vec(ctx.attrs, "before"), &a = vec(ctx.attrs, "after");
+           check_per_axis(ctx, b, a);
+           Dims d = ctx.inputs[0].shape.dims();
+           for (std::size_t i = 0; i < d.size(); ++i) {
+             if (d[i] == kUnknownDim) continue;
+             d[i] -= b[i] + a[i];
+             if (d[i] < 0) {
+               throw ShapeError(ctx.op + ": cannot remove " + std::to_string(b[i] + a[i]) + " elements from axis " +
+                                std::to_string(i) + " of " + ctx.inputs[0].shape.to_string());
+             }
+           }
+           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           Tensor& y = ctx.output(0);
+           copy_box(x.data<float>(), x.shape().dims(), vec(ctx.node.attrs, "before"), y.data<float>(),
+                    y.shape().dims(), Dims(y.rank(), 0), y.shape().dims());
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{pad(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
+         }});
+  r.add({.name = "transpose",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
+           const Shape& x = ctx.inputs[0].shape;
+           const Dims& perm = vec(ctx.attrs, "perm");
+           Dims sorted = perm;
+           std::sort(sorted.begin(), sorted.end());
+           Dims iota(static_cast<std::size_t>(x.rank()));
+           std::iota(iota.begin(), iota.end(), 0);
+           if (sorted != iota) {
+             throw ValueError(ctx.op + ": perm " + Shape(perm).to_string() + " is not a permutation of the axes of " +
+                              x.to_string());
+           }
+           Dims d;
+           for (auto p : perm) d.push_back(x.dims()[p]);
+           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& x = ctx.input(0);
+           Tensor& y = ctx.output(0);
+           const Dims& perm = vec(ctx.node.attrs, "perm");
+           const int rank = x.rank();
+           auto xs = strides_of(x.shape().dims());
+           Dims in_stride(rank);  // x's stride for each output axis
+           for (int i = 0; i < rank; ++i) in_stride[i] = xs[perm[i]];
+           const Dims& od = y.shape().dims();
+           const float* px = x.data<float>();
+           float* py = y.data<float>();
+           cpu::parallel_for(y.size(), [&](std::int64_t b, std::int64_t e) {
+             Dims idx(rank, 0);
+             std::int64_t rem = b, off = 0;
+             for (int i = rank - 1; i >= 0; --i) {
+               idx[i] = rem % od[i];
+               rem /= od[i];
+               off += idx[i] * in_stride[i];
+             }
+             for (std::int64_t k = b; k < e; ++k) {
+               py[k] = px[off];
+               for (int i = rank - 1; i >= 0; --i) {  // increment the output index
+                 off += in_stride[i];
+                 if (++idx[i] < od[i]) break;
+                 off -= in_stride[i] * od[i];
+                 idx[i] = 0;
+               }
+             }
+           });
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           const Dims& perm = vec(n.attrs, "perm");
+           Dims inverse(perm.size());
+           for (std::size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<std::int64_t>(i);
+           return std::vector<Output>{transpose(g[0], inverse)};
+         }});
+  r.add({.name = "concat",
+         .infer = [](const InferContext& ctx) {
+           if (ctx.inputs.empty()) throw ValueError("concat: needs at least one input");
+           const Shape& first = ctx.inputs[0].shape;
+           const int axis = first.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
+           Dims d = first.dims();
+           for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
+             expect_float_input(ctx, i);
+             const Shape& s = ctx.inputs[i].shape;
+             bool ok = s.rank() == first.rank();
+             for (int a = 0; ok && a < s.rank(); ++a) {
+               if (a != axis) ok = Shape{s.dims()[a]}.is_compatible_with(Shape{first.dims()[a]});
+             }
+             if (!ok) {
+               std::string all;
+               for (std::size_t j = 0; j < ctx.inputs.size(); ++j) all += (j ? ", " : "") + ctx.inputs[j].shape.to_string();
+               throw ShapeError("concat: inputs must match in every axis but " + std::to_string(axis) + ", got " + all);
+             }
+             if (i > 0) d[axis] = (d[axis] == kUnknownDim || s.dims()[axis] == kUnknownDim) ? kUnknownDim
+                                                                                          : d[axis] + s.dims()[axis];
+           }
+           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           Tensor& y = ctx.output(0);
+           const int axis = y.shape().normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
+           Dims offset(y.rank(), 0);
+           for (const Tensor* x : ctx.inputs) {
+             copy_box(x->data<float>(), x->shape().dims(), Dims(x->rank(), 0), y.data<float>(), y.shape().dims(),
+                      offset, x->shape().dims());
+             offset[axis] += x->shape().dims()[axis];
+           }
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           const Shape& ys = g[0].shape();
+           const int rank = ys.rank();
+           const int axis = ys.normalize_axis(static_cast<int>(n.attrs.get<std::int64_t>("axis")));
+           const std::int64_t total = ys.dims()[axis];
+           std::vector<Output> out;
+           std::int64_t offset = 0;
+           for (const Output& x : n.inputs) {
+             const std::int64_t size = x.shape().dims()[axis];
+             if (size == kUnknownDim || total == kUnknownDim) {
+               throw NotImplementedError("concat: the gradient needs known sizes along the concatenation axis");
+             }
+             Dims before(rank, 0), after(rank, 0);
+             before[axis] = offset;
+             after[axis] = total - offset - size;
+             out.push_back(crop(g[0], before, after));
+             offset += size;
+           }
+           return out;
+         }});
+  r.add({.name = "training_select",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0);
+           expect_float_input(ctx, 1);
+           if (ctx.inputs[0].shape != ctx.inputs[1].shape) {
+             throw ShapeError(ctx.op + ": both branches must have one shape, got " + ctx.inputs[0].shape.to_string() +
+                              " and " + ctx.inputs[1].shape.to_string());
+           }
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& src = ctx.input(ctx.training ? 0 : 1);
+           std::memcpy(ctx.output(0).raw_data(), src.raw_data(), src.nbytes());
+         },
+         .gradient = [](const Node&, const std::vector<Output>& g) {
+           Output zero = zeros_like(g[0]);
+           return std::vector<Output>{training_select(g[0], zero), training_select(zero, g[0])};
+         }});
+}
+
+Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after) {
+  return x.graph->add("pad", {x}, Attrs{{"before", std::move(before)}, {"after", std::move(after)}});
+}
+Output crop(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after) {
+  return x.graph->add("crop", {x}, Attrs{{"before", std::move(before)}, {"after", std::move(after)}});
+}
+Output transpose(Output x, std::vector<std::int64_t> perm) {
+  return x.graph->add("transpose", {x}, Attrs{{"perm", std::move(perm)}});
+}
+Output concat(const std::vector<Output>& xs, int axis) {
+  if (xs.empty()) throw ValueError("concat: needs at least one input");
+  return xs[0].graph->add("concat", xs, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output training_select(Output in_training, Output in_inference) {
+  return in_training.graph->add("training_select", {in_training, in_inference});
+}
+
+}  // namespace strata::ops

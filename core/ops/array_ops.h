@@ -1,0 +1,25 @@
+// Array ops for layers that move data without arithmetic: zero padding and cropping
+// (each the other's gradient), axis permutation, concatenation, and the training-mode
+// switch that BatchNormalization uses.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// Zeros added before/after each axis (one entry per axis of x).
+Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after);
+// Elements removed before/after each axis: crop(pad(x, b, a), b, a) == x.
+Output crop(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after);
+// out.shape[i] = x.shape[perm[i]] (NumPy's transpose).
+Output transpose(Output x, std::vector<std::int64_t> perm);
+// Joins along `axis`; the other dims must agree.
+Output concat(const std::vector<Output>& xs, int axis);
+// `in_training` when the program runs in training mode, `in_inference` otherwise.
+// Both inputs are computed either way (the program does not depend on the mode).
+Output training_select(Output in_training, Output in_inference);
+
+}  // namespace strata::ops

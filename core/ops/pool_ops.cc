@@ -1,0 +1,280 @@
+// Pooling kernels: direct loops over NHWC windows, parallel over (image, output row).
+#include "core/ops/pool_ops.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/cpu/parallel.h"
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/shape_util.h"
+
+namespace strata::ops {
+
+namespace {
+
+struct PoolGeom {
+  std::int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
+};
+
+Pool2DParams params_of(const Attrs& a) {
+  return {a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
+          a.get<std::vector<std::int64_t>>("pads")};
+}
+
+Attrs attrs_of(const Pool2DParams& p) {
+  return Attrs{{"pool_size", p.pool_size}, {"strides", p.strides}, {"pads", p.pads}};
+}
+
+PoolGeom make_geom(const std::string& op, const Shape& x, const Pool2DParams& p) {
+  if (x.rank() != 4) throw ShapeError(op + ": input must have rank 4 (N, H, W, C), got " + x.to_string());
+  if (p.pool_size.size() != 2 || p.strides.size() != 2 || p.pads.size() != 4 || p.pool_size[0] < 1 ||
+      p.pool_size[1] < 1 || p.strides[0] < 1 || p.strides[1] < 1) {
+    throw ValueError(op + ": pool_size and strides must be two positive integers, pads four");
+  }
+  PoolGeom g{x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3], 0, 0, p.pool_size[0], p.pool_size[1],
+             p.strides[0], p.strides[1], p.pads[0], p.pads[2]};
+  auto len = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t before, std::int64_t after,
+                 const char* axis) {
+    if (size == kUnknownDim) return kUnknownDim;
+    std::int64_t r = conv_output_length(size, k, s, 1, before, after);
+    if (r < 1) {
+      throw ShapeError(op + ": pool " + axis + " " + std::to_string(k) + " is larger than the padded input's " +
+                       std::to_string(size + before + after));
+    }
+    return r;
+  };
+  g.oh = len(g.h, g.kh, g.sh, p.pads[0], p.pads[1], "height");
+  g.ow = len(g.w, g.kw, g.sw, p.pads[2], p.pads[3], "width");
+  return g;
+}
+
+// Window bounds (clipped to the input) of output cell (oy, ox).
+struct Window {
+  std::int64_t y0, y1, x0, x1;
+};
+Window window(const PoolGeom& g, std::int64_t oy, std::int64_t ox) {
+  std::int64_t y0 = oy * g.sh - g.pt, x0 = ox * g.sw - g.pl;
+  return {std::max<std::int64_t>(y0, 0), std::min(y0 + g.kh, g.h), std::max<std::int64_t>(x0, 0),
+          std::min(x0 + g.kw, g.w)};
+}
+
+template <typename Fn>
+void for_each_output_row(const PoolGeom& g, Fn fn) {
+  cpu::parallel_for(g.n * g.oh, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t r = b; r < e; ++r) fn(r / g.oh, r % g.oh);
+  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(1, g.ow * g.c * g.kh * g.kw)));
+}
+
+void max_pool_kernel(KernelContext& ctx) {
+  PoolGeom g = make_geom("max_pool2d", ctx.input(0).shape(), params_of(ctx.node.attrs));
+  const float* x = ctx.input(0).data<float>();
+  float* y = ctx.output(0).data<float>();
+  for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
+    for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+      Window wd = window(g, oy, ox);
+      float* out = y + ((n * g.oh + oy) * g.ow + ox) * g.c;
+      std::fill(out, out + g.c, -std::numeric_limits<float>::infinity());
+      for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
+        for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+          const float* in = x + ((n * g.h + iy) * g.w + ix) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) out[c] = std::max(out[c], in[c]);
+        }
+      }
+    }
+  });
+}
+
+// dx: dy routed to the first maximum of each window (row-major window order). Channels
+// are the inner loop (contiguous in NHWC); the per-channel best value and index live in a
+// per-thread scratch that only grows.
+void max_pool_grad_kernel(KernelContext& ctx) {
+  const Tensor& xt = ctx.input(0);
+  PoolGeom g = make_geom("max_pool2d_grad", xt.shape(), params_of(ctx.node.attrs));
+  const float* x = xt.data<float>();
+  const float* dy = ctx.input(1).data<float>();
+  float* dx = ctx.output(0).data<float>();
+  // Parallel over images: windows of one image may overlap, images never do.
+  cpu::parallel_for(g.n, [&](std::int64_t n0, std::int64_t n1) {
+    thread_local std::vector<float> best_buffer;
+    thread_local std::vector<std::int64_t> at_buffer;
+    if (best_buffer.size() < static_cast<std::size_t>(g.c)) {
+      best_buffer.resize(static_cast<std::size_t>(g.c));
+      at_buffer.resize(static_cast<std::size_t>(g.c));
+    }
+    float* best = best_buffer.data();
+    std::int64_t* at = at_buffer.data();
+    std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
+    for (std::int64_t n = n0; n < n1; ++n) {
+      for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+        for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+          Window wd = window(g, oy, ox);
+          const std::int64_t first = ((n * g.h + wd.y0) * g.w + wd.x0) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) best[c] = x[first + c], at[c] = first + c;
+          for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
+            for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+              const std::int64_t base = ((n * g.h + iy) * g.w + ix) * g.c;
+              for (std::int64_t c = 0; c < g.c; ++c) {
+                if (x[base + c] > best[c]) best[c] = x[base + c], at[c] = base + c;
+              }
+            }
+          }
+          const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) dx[at[c]] += grad[c];
+        }
+      }
+    }
+  }, 2);
+}
+
+void avg_pool_kernel(KernelContext& ctx) {
+  PoolGeom g = make_geom("avg_pool2d", ctx.input(0).shape(), params_of(ctx.node.attrs));
+  const float* x = ctx.input(0).data<float>();
+  float* y = ctx.output(0).data<float>();
+  for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
+    for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+      Window wd = window(g, oy, ox);
+      float* out = y + ((n * g.oh + oy) * g.ow + ox) * g.c;
+      std::fill(out, out + g.c, 0.f);
+      for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
+        for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+          const float* in = x + ((n * g.h + iy) * g.w + ix) * g.c;
+          for (std::int64_t c = 0; c < g.c; ++c) out[c] += in[c];
+        }
+      }
+      const float inv = 1.f / static_cast<float>((wd.y1 - wd.y0) * (wd.x1 - wd.x0));
+      for (std::int64_t c = 0; c < g.c; ++c) out[c] *= inv;
+    }
+  });
+}
+
+void avg_pool_grad_kernel(KernelContext& ctx) {
+  Tensor& dxt = ctx.output(0);
+  PoolGeom g = make_geom("avg_pool2d_grad", dxt.shape(), params_of(ctx.node.attrs));
+  const float* dy = ctx.input(0).data<float>();
+  float* dx = dxt.data<float>();
+  cpu::parallel_for(g.n, [&](std::int64_t n0, std::int64_t n1) {
+    std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
+    for (std::int64_t n = n0; n < n1; ++n) {
+      for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+        for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+          Window wd = window(g, oy, ox);
+          const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
+          const float inv = 1.f / static_cast<float>((wd.y1 - wd.y0) * (wd.x1 - wd.x0));
+          for (std::int64_t iy = wd.y0; iy < wd.y1; ++iy) {
+            for (std::int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+              float* d = dx + ((n * g.h + iy) * g.w + ix) * g.c;
+              for (std::int64_t c = 0; c < g.c; ++c) d[c] += grad[c] * inv;
+            }
+          }
+        }
+      }
+    }
+  }, 2);
+}
+
+std::vector<TensorSpec> infer_pool(const InferContext& ctx) {
+  expect_inputs(ctx, 1);
+  expect_float_input(ctx, 0);
+  PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+  return {{Shape{g.n, g.oh, g.ow, g.c}, DType::float32}};
+}
+
+std::vector<std::int64_t> hw(const Output& x) { return {x.shape()[1], x.shape()[2]}; }
+
+}  // namespace
+
+void register_pool_ops(OpRegistry& r) {
+  r.add({.name = "max_pool2d", .infer = infer_pool, .cpu_kernel = max_pool_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{max_pool2d_grad(n.inputs[0], g[0], params_of(n.attrs))};
+         }});
+  r.add({.name = "max_pool2d_grad",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0);
+           expect_float_input(ctx, 1, "gradient");
+           PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+           if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
+             throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() +
+                              " does not match the pooled shape of " + ctx.inputs[0].shape.to_string());
+           }
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .cpu_kernel = max_pool_grad_kernel,
+         .differentiable = false});
+  r.add({.name = "avg_pool2d", .infer = infer_pool, .cpu_kernel = avg_pool_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), params_of(n.attrs))};
+         }});
+  r.add({.name = "avg_pool2d_grad",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0, "gradient");
+           const Shape& dy = ctx.inputs[0].shape;
+           if (dy.rank() != 4) throw ShapeError(ctx.op + ": gradient must have rank 4, got " + dy.to_string());
+           const auto& size = ctx.attrs.get<std::vector<std::int64_t>>("input_size");
+           Shape x{dy.dims()[0], size.at(0), size.at(1), dy.dims()[3]};
+           PoolGeom g = make_geom(ctx.op, x, params_of(ctx.attrs));
+           if (!dy.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
+             throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " does not match the pooled shape of " +
+                              x.to_string());
+           }
+           return std::vector<TensorSpec>{{x, DType::float32}};
+         },
+         .cpu_kernel = avg_pool_grad_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{avg_pool2d(g[0], params_of(n.attrs))};
+         }});
+  r.add({.name = "upsample_nearest2d",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_float_input(ctx, 0);
+           const Shape& x = ctx.inputs[0].shape;
+           if (x.rank() != 4) throw ShapeError(ctx.op + ": input must have rank 4, got " + x.to_string());
+           const auto& s = ctx.attrs.get<std::vector<std::int64_t>>("size");
+           if (s.size() != 2 || s[0] < 1 || s[1] < 1) throw ValueError(ctx.op + ": size must be two positive integers");
+           auto scale = [](std::int64_t d, std::int64_t f) { return d == kUnknownDim ? d : d * f; };
+           return std::vector<TensorSpec>{
+               {Shape{x.dims()[0], scale(x.dims()[1], s[0]), scale(x.dims()[2], s[1]), x.dims()[3]}, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& xt = ctx.input(0);
+           const auto& s = ctx.node.attrs.get<std::vector<std::int64_t>>("size");
+           const std::int64_t n = xt.shape()[0], h = xt.shape()[1], w = xt.shape()[2], c = xt.shape()[3];
+           const std::int64_t oh = h * s[0], ow = w * s[1];
+           const float* x = xt.data<float>();
+           float* y = ctx.output(0).data<float>();
+           cpu::parallel_for(n * oh, [&](std::int64_t b, std::int64_t e) {
+             for (std::int64_t r = b; r < e; ++r) {
+               const std::int64_t img = r / oh, oy = r % oh;
+               const float* src = x + ((img * h + oy / s[0]) * w) * c;
+               float* dst = y + r * ow * c;
+               for (std::int64_t ox = 0; ox < ow; ++ox) std::copy_n(src + (ox / s[1]) * c, c, dst + ox * c);
+             }
+           }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(1, ow * c)));
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           const auto& s = n.attrs.get<std::vector<std::int64_t>>("size");
+           Output pooled = avg_pool2d(g[0], {s, s, {0, 0, 0, 0}});
+           return std::vector<Output>{mul(pooled, static_cast<float>(s[0] * s[1]))};
+         }});
+}
+
+Output max_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("max_pool2d", {x}, attrs_of(p)); }
+Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& p) {
+  return x.graph->add("max_pool2d_grad", {x, dy}, attrs_of(p));
+}
+Output avg_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("avg_pool2d", {x}, attrs_of(p)); }
+Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& p) {
+  Attrs a = attrs_of(p);
+  a.set("input_size", std::move(input_size));
+  return dy.graph->add("avg_pool2d_grad", {dy}, std::move(a));
+}
+Output upsample_nearest2d(Output x, std::vector<std::int64_t> size) {
+  return x.graph->add("upsample_nearest2d", {x}, Attrs{{"size", std::move(size)}});
+}
+
+}  // namespace strata::ops

@@ -1,0 +1,32 @@
+// 2-D pooling and nearest-neighbour upsampling, NHWC layout. Padding is explicit
+// (top, bottom, left, right); padded cells never count: max ignores them and average
+// divides by the number of in-bounds cells (Keras's "same" pooling).
+//   max_pool2d       gradient: max_pool2d_grad (routes dy to the first maximum of each
+//                    window). max_pool2d_grad itself is declared non-differentiable:
+//                    second derivatives through max pooling are not supported.
+//   avg_pool2d       gradient: avg_pool2d_grad, its adjoint; each is the other's gradient.
+//   upsample_nearest2d  gradient: avg_pool2d over the size window, times the window area.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+struct Pool2DParams {
+  std::vector<std::int64_t> pool_size{2, 2};
+  std::vector<std::int64_t> strides{2, 2};
+  std::vector<std::int64_t> pads{0, 0, 0, 0};  // top, bottom, left, right
+};
+
+Output max_pool2d(Output x, const Pool2DParams& params);
+Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& params);
+Output avg_pool2d(Output x, const Pool2DParams& params);
+// input_size = {H, W} of the pooled input.
+Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& params);
+// (N, H, W, C) -> (N, H·size[0], W·size[1], C), each value repeated.
+Output upsample_nearest2d(Output x, std::vector<std::int64_t> size);
+
+}  // namespace strata::ops

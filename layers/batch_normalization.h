@@ -1,0 +1,46 @@
+// BatchNormalization (keras-spec §2). Training (program in training mode and the layer
+// trainable): normalize with the batch's mean and biased variance over every axis but
+// `axis`, and move the moving statistics: moving = moving·momentum + batch·(1 − momentum).
+// Inference — and always when trainable is false, even inside fit — normalize with the
+// moving statistics. Weights: gamma, beta (trainable), moving_mean, moving_variance.
+//
+// Composed from reduce/elementwise ops (differentiable to any order); the mode switch is
+// the training_select op, so one graph serves predict, evaluate and fit. The batch
+// statistics are computed in inference too (two reductions), a cost paid for that.
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct BatchNormalizationOptions {  // Keras signature order
+  int axis = -1;
+  double momentum = 0.99;
+  double epsilon = 1e-3;
+  bool center = true;
+  bool scale = true;
+  Initializer beta_initializer = "zeros";
+  Initializer gamma_initializer = "ones";
+  Initializer moving_mean_initializer = "zeros";
+  Initializer moving_variance_initializer = "ones";
+  std::string name;
+};
+
+class BatchNormalizationImpl : public LayerImpl {
+ public:
+  explicit BatchNormalizationImpl(BatchNormalizationOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  BatchNormalizationOptions options;
+  Variable gamma, beta, moving_mean, moving_variance;
+};
+
+class BatchNormalization : public Layer {
+ public:
+  explicit BatchNormalization(BatchNormalizationOptions options = {});
+};
+
+}  // namespace strata::layers

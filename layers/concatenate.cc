@@ -1,0 +1,19 @@
+#include "layers/concatenate.h"
+
+#include "core/error.h"
+#include "core/ops/array_ops.h"
+
+namespace strata::layers {
+
+ConcatenateImpl::ConcatenateImpl(int axis_, ConcatenateOptions o) : LayerImpl("Concatenate", o.name), axis(axis_) {}
+
+std::vector<Output> ConcatenateImpl::call(Graph&, const std::vector<Output>& inputs) {
+  if (inputs[0].shape().normalize_axis(axis) == 0) {
+    throw ValueError("cannot concatenate along the batch axis");
+  }
+  return {ops::concat(inputs, axis)};
+}
+
+Concatenate::Concatenate(int axis, ConcatenateOptions o) : Layer(std::make_shared<ConcatenateImpl>(axis, std::move(o))) {}
+
+}  // namespace strata::layers

@@ -1,0 +1,43 @@
+// Conv2D: 2-D cross-correlation over (batch, rows, cols, channels) — or (batch, channels,
+// rows, cols) with data_format "channels_first" — with Keras's arguments and kernel
+// layout (kh, kw, in / groups, filters).
+#pragma once
+
+#include <string>
+
+#include "layers/conv_utils.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct Conv2DOptions {  // Keras signature order
+  IntPair strides = 1;
+  std::string padding = "valid";  // "valid" or "same"
+  std::string data_format;        // "" = "channels_last"
+  IntPair dilation_rate = 1;
+  std::int64_t groups = 1;
+  std::string activation;         // "" = linear
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+};
+
+class Conv2DImpl : public LayerImpl {
+ public:
+  Conv2DImpl(std::int64_t filters, IntPair kernel_size, Conv2DOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::int64_t filters;
+  IntPair kernel_size;
+  Conv2DOptions options;
+  Variable kernel, bias;
+};
+
+class Conv2D : public Layer {
+ public:
+  Conv2D(std::int64_t filters, IntPair kernel_size, Conv2DOptions options = {});
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,43 @@
+// Global pooling: GlobalMaxPooling1D/2D, GlobalAveragePooling1D/2D reduce every spatial
+// axis; keepdims keeps them as size 1.
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct GlobalPoolingOptions {  // Keras signature order
+  std::string data_format;
+  bool keepdims = false;
+  std::string name;
+};
+
+class GlobalPoolingImpl : public LayerImpl {
+ public:
+  GlobalPoolingImpl(std::string class_name, bool max, int spatial_rank, GlobalPoolingOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool max;
+  int spatial_rank;
+  GlobalPoolingOptions options;
+};
+
+class GlobalMaxPooling1D : public Layer {
+ public:
+  explicit GlobalMaxPooling1D(GlobalPoolingOptions options = {});
+};
+class GlobalMaxPooling2D : public Layer {
+ public:
+  explicit GlobalMaxPooling2D(GlobalPoolingOptions options = {});
+};
+class GlobalAveragePooling1D : public Layer {
+ public:
+  explicit GlobalAveragePooling1D(GlobalPoolingOptions options = {});
+};
+class GlobalAveragePooling2D : public Layer {
+ public:
+  explicit GlobalAveragePooling2D(GlobalPoolingOptions options = {});
+};
+
+}  // namespace strata::layers

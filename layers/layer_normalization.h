@@ -1,0 +1,39 @@
+// LayerNormalization: per-sample mean and biased variance over `axis` (default the last),
+// y = gamma·(x − mean)/sqrt(var + epsilon) + beta; gamma and beta shaped like those axes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct LayerNormalizationOptions {  // Keras signature order
+  std::vector<std::int64_t> axis = {-1};
+  double epsilon = 1e-3;
+  bool center = true;
+  bool scale = true;
+  Initializer beta_initializer = "zeros";
+  Initializer gamma_initializer = "ones";
+  std::string name;
+};
+
+class LayerNormalizationImpl : public LayerImpl {
+ public:
+  explicit LayerNormalizationImpl(LayerNormalizationOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  LayerNormalizationOptions options;
+  Variable gamma, beta;
+  Shape input_shape;  // as built
+};
+
+class LayerNormalization : public Layer {
+ public:
+  explicit LayerNormalization(LayerNormalizationOptions options = {});
+};
+
+}  // namespace strata::layers

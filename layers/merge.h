@@ -1,0 +1,50 @@
+// Elementwise merge layers: Add, Subtract (exactly two inputs), Multiply, Average,
+// Maximum, Minimum. Inputs must have one shape (NumPy broadcasting of size-1 dims is
+// accepted, as in Keras).
+#pragma once
+
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct MergeOptions {
+  std::string name;
+};
+
+class ElementwiseMergeImpl : public LayerImpl {
+ public:
+  enum class Kind { add, subtract, multiply, average, maximum, minimum };
+  ElementwiseMergeImpl(std::string class_name, Kind kind, MergeOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool accepts_input_count(std::size_t n) const override { return kind == Kind::subtract ? n == 2 : n >= 2; }
+  Kind kind;
+};
+
+class Add : public Layer {
+ public:
+  explicit Add(MergeOptions options = {});
+};
+class Subtract : public Layer {
+ public:
+  explicit Subtract(MergeOptions options = {});
+};
+class Multiply : public Layer {
+ public:
+  explicit Multiply(MergeOptions options = {});
+};
+class Average : public Layer {
+ public:
+  explicit Average(MergeOptions options = {});
+};
+class Maximum : public Layer {
+ public:
+  explicit Maximum(MergeOptions options = {});
+};
+class Minimum : public Layer {
+ public:
+  explicit Minimum(MergeOptions options = {});
+};
+
+}  // namespace strata::layers

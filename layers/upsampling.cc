@@ -1,0 +1,38 @@
+#include "layers/upsampling.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/pool_ops.h"
+
+namespace strata::layers {
+
+UpSamplingImpl::UpSamplingImpl(std::string class_name, int spatial_rank_, IntPair size_, std::string data_format_,
+                               std::string name_)
+    : LayerImpl(class_name, std::move(name_)), spatial_rank(spatial_rank_), size(size_),
+      data_format(std::move(data_format_)) {
+  if (size.first <= 0 || size.second <= 0) throw ValueError(class_name + ": size must be positive");
+  is_channels_first(data_format);
+}
+
+std::vector<Output> UpSamplingImpl::call(Graph&, const std::vector<Output>& inputs) {
+  const bool cf = is_channels_first(data_format);
+  expect_spatial_input(inputs[0], spatial_rank + 2, spatial_rank == 1 ? "(batch, steps, features)" : "");
+  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  if (spatial_rank == 1) {
+    Output y = ops::upsample_nearest2d(ops::reshape(x, {-1, x.shape()[1], 1, x.shape()[2]}), {size.first, 1});
+    return {ops::reshape(y, {-1, y.shape()[1], y.shape()[3]})};
+  }
+  Output y = ops::upsample_nearest2d(x, size.vec());
+  return {cf ? to_channels_first(y) : y};
+}
+
+UpSampling1D::UpSampling1D(std::int64_t size, UpSampling1DOptions o)
+    : Layer(std::make_shared<UpSamplingImpl>("UpSampling1D", 1, IntPair(size, 1), "", o.name)) {}
+UpSampling2D::UpSampling2D(IntPair size, UpSampling2DOptions o)
+    : Layer(std::make_shared<UpSamplingImpl>("UpSampling2D", 2, size, o.data_format, o.name)) {
+  if (o.interpolation != "nearest") {
+    throw NotImplementedError("UpSampling2D: interpolation '" + o.interpolation + "' is not supported (only 'nearest')");
+  }
+}
+
+}  // namespace strata::layers

@@ -1,0 +1,38 @@
+// UpSampling1D/2D: each step / pixel repeated `size` times (nearest neighbour).
+#pragma once
+
+#include <string>
+
+#include "layers/conv_utils.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct UpSampling2DOptions {  // Keras signature order (after size)
+  std::string data_format;
+  std::string interpolation = "nearest";  // only "nearest"
+  std::string name;
+};
+struct UpSampling1DOptions {
+  std::string name;
+};
+
+class UpSamplingImpl : public LayerImpl {
+ public:
+  UpSamplingImpl(std::string class_name, int spatial_rank, IntPair size, std::string data_format, std::string name);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  int spatial_rank;
+  IntPair size;
+  std::string data_format;
+};
+
+class UpSampling1D : public Layer {
+ public:
+  explicit UpSampling1D(std::int64_t size = 2, UpSampling1DOptions options = {});
+};
+class UpSampling2D : public Layer {
+ public:
+  explicit UpSampling2D(IntPair size = 2, UpSampling2DOptions options = {});
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,323 @@
+// Op cases for the conv, pooling and array op families (core/ops/conv_ops.cc,
+// pool_ops.cc, array_ops.cc): finite-difference gradient checks over several
+// geometries (padding, strides, dilation, groups, the 1×1 fast path) and forward values
+// against naive loops written here. Registered into op_gradients_test's table.
+#include <limits>
+
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/pool_ops.h"
+#include "op_cases.h"
+
+namespace strata::testing {
+namespace {
+
+using V = const std::vector<Output>&;
+using ops::Conv2DParams;
+using ops::Pool2DParams;
+
+struct Geo {
+  std::int64_t n, h, w, c, o, kh, kw;
+  Conv2DParams p;
+  std::int64_t oh() const { return ops::conv_output_length(h, kh, p.strides[0], p.dilations[0], p.pads[0], p.pads[1]); }
+  std::int64_t ow() const { return ops::conv_output_length(w, kw, p.strides[1], p.dilations[1], p.pads[2], p.pads[3]); }
+};
+
+// Calls f(n, oy, ox, o, ky, kx, c, x_index) for every in-bounds term of the convolution sum.
+template <typename F>
+void each_term(const Geo& g, F f) {
+  const std::int64_t cg = g.c / g.p.groups, og = g.o / g.p.groups;
+  for (std::int64_t n = 0; n < g.n; ++n)
+    for (std::int64_t oy = 0; oy < g.oh(); ++oy)
+      for (std::int64_t ox = 0; ox < g.ow(); ++ox)
+        for (std::int64_t o = 0; o < g.o; ++o)
+          for (std::int64_t ky = 0; ky < g.kh; ++ky)
+            for (std::int64_t kx = 0; kx < g.kw; ++kx)
+              for (std::int64_t c = 0; c < cg; ++c) {
+                std::int64_t iy = oy * g.p.strides[0] + ky * g.p.dilations[0] - g.p.pads[0];
+                std::int64_t ix = ox * g.p.strides[1] + kx * g.p.dilations[1] - g.p.pads[2];
+                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+                std::int64_t xi = ((n * g.h + iy) * g.w + ix) * g.c + (o / og) * cg + c;
+                std::int64_t ki = ((ky * g.kw + kx) * cg + c) * g.o + o;
+                std::int64_t yi = ((n * g.oh() + oy) * g.ow() + ox) * g.o + o;
+                f(xi, ki, yi);
+              }
+}
+
+Tensor ref_conv(const Geo& g, const Tensor& x, const Tensor& k) {
+  Tensor y(Shape{g.n, g.oh(), g.ow(), g.o});
+  each_term(g, [&](auto xi, auto ki, auto yi) { y.data<float>()[yi] += x.data<float>()[xi] * k.data<float>()[ki]; });
+  return y;
+}
+Tensor ref_input_grad(const Geo& g, const Tensor& dy, const Tensor& k) {
+  Tensor dx(Shape{g.n, g.h, g.w, g.c});
+  each_term(g, [&](auto xi, auto ki, auto yi) { dx.data<float>()[xi] += dy.data<float>()[yi] * k.data<float>()[ki]; });
+  return dx;
+}
+Tensor ref_filter_grad(const Geo& g, const Tensor& x, const Tensor& dy) {
+  Tensor dk(Shape{g.kh, g.kw, g.c / g.p.groups, g.o});
+  each_term(g, [&](auto xi, auto ki, auto yi) { dk.data<float>()[ki] += x.data<float>()[xi] * dy.data<float>()[yi]; });
+  return dk;
+}
+
+std::vector<std::pair<std::string, Geo>> geometries() {
+  return {
+      {"3x3 valid", {2, 5, 6, 3, 4, 3, 3, {}}},
+      {"3x2 pads 1,2,0,1 stride 2", {2, 6, 5, 2, 3, 3, 2, {{2, 2}, {1, 1}, {1, 2, 0, 1}, 1}}},
+      {"dilation 2 stride (1,2)", {1, 7, 7, 2, 2, 3, 3, {{1, 2}, {2, 2}, {2, 2, 2, 2}, 1}}},
+      {"groups 2", {2, 4, 5, 4, 6, 2, 3, {{1, 1}, {1, 1}, {0, 1, 1, 1}, 2}}},
+      {"1x1 pointwise", {2, 3, 4, 3, 5, 1, 1, {}}},
+  };
+}
+
+std::vector<GradCase> conv2d_cases() {
+  std::vector<GradCase> cases;
+  std::uint64_t seed = 500;
+  for (const auto& [label, g] : geometries()) {
+    cases.push_back({label, binary([g](Output x, Output k) { return ops::conv2d(x, k, g.p); }),
+                     {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1)},
+                     [g](const std::vector<Tensor>& in) { return ref_conv(g, in[0], in[1]); }});
+    seed += 2;
+  }
+  // Bias fused into the kernel, every geometry.
+  for (const auto& [label, g] : geometries()) {
+    cases.push_back(
+        {label + ", bias fused",
+         [g](Graph&, V in) { return ops::conv2d_bias_activation(in[0], in[1], in[2], "", g.p); },
+         {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1),
+          uniform({g.o}, -0.5f, 0.5f, seed + 2)},
+         [g](const std::vector<Tensor>& in) {
+           Tensor y = ref_conv(g, in[0], in[1]);
+           for (std::int64_t i = 0; i < y.size(); ++i) y.data<float>()[i] += in[2].data<float>()[i % g.o];
+           return y;
+         },
+         // The bias raises the checked sum's magnitude: float32 rounding of it, divided by
+         // the step, reaches a few 1e-3.
+         GradientCheckOptions{.atol = 6e-3f}});
+    seed += 3;
+  }
+  // Bias and relu fused (what Conv2D(..., activation = "relu") builds). One input channel,
+  // |x| >= 0.2 and kernel >= 0.5 keep every pre-activation at least 0.1 from relu's kink.
+  Geo one{2, 3, 4, 1, 3, 1, 1, {}};
+  cases.push_back({"1x1, one channel, bias and relu fused",
+                   [one](Graph&, V in) { return ops::conv2d_bias_activation(in[0], in[1], in[2], "relu", one.p); },
+                   {away_from_zero({2, 3, 4, 1}, 0.2f, 1.f, seed), uniform({1, 1, 1, 3}, 0.5f, 1.f, seed + 1),
+                    tensor<float>({3}, {0.f, 0.f, 0.f})},
+                   [one](const std::vector<Tensor>& in) {
+                     Tensor y = ref_conv(one, in[0], in[1]);
+                     for (float& v : y.values<float>()) v = v > 0.f ? v : 0.f;
+                     return y;
+                   }});
+  return cases;
+}
+
+std::vector<GradCase> backprop_input_cases() {
+  std::vector<GradCase> cases;
+  std::uint64_t seed = 600;
+  for (const auto& [label, g] : geometries()) {
+    cases.push_back({label,
+                     binary([g](Output dy, Output k) { return ops::conv2d_backprop_input(dy, k, {g.h, g.w}, g.p); }),
+                     {uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1)},
+                     [g](const std::vector<Tensor>& in) { return ref_input_grad(g, in[0], in[1]); }});
+    seed += 2;
+  }
+  return cases;
+}
+
+std::vector<GradCase> backprop_filter_cases() {
+  std::vector<GradCase> cases;
+  std::uint64_t seed = 700;
+  for (const auto& [label, g] : geometries()) {
+    cases.push_back({label,
+                     binary([g](Output x, Output dy) { return ops::conv2d_backprop_filter(x, dy, {g.kh, g.kw}, g.p); }),
+                     {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed + 1)},
+                     [g](const std::vector<Tensor>& in) { return ref_filter_grad(g, in[0], in[1]); }});
+    seed += 2;
+  }
+  return cases;
+}
+
+// Naive pooling over NHWC with in-bounds windows.
+Tensor ref_pool(const Tensor& x, const Pool2DParams& p, bool max) {
+  const auto& d = x.shape().dims();
+  std::int64_t oh = ops::conv_output_length(d[1], p.pool_size[0], p.strides[0], 1, p.pads[0], p.pads[1]);
+  std::int64_t ow = ops::conv_output_length(d[2], p.pool_size[1], p.strides[1], 1, p.pads[2], p.pads[3]);
+  Tensor y(Shape{d[0], oh, ow, d[3]});
+  for (std::int64_t n = 0; n < d[0]; ++n)
+    for (std::int64_t oy = 0; oy < oh; ++oy)
+      for (std::int64_t ox = 0; ox < ow; ++ox)
+        for (std::int64_t c = 0; c < d[3]; ++c) {
+          float acc = max ? -std::numeric_limits<float>::infinity() : 0.f;
+          int count = 0;
+          for (std::int64_t ky = 0; ky < p.pool_size[0]; ++ky)
+            for (std::int64_t kx = 0; kx < p.pool_size[1]; ++kx) {
+              std::int64_t iy = oy * p.strides[0] + ky - p.pads[0], ix = ox * p.strides[1] + kx - p.pads[2];
+              if (iy < 0 || iy >= d[1] || ix < 0 || ix >= d[2]) continue;
+              float v = x.data<float>()[((n * d[1] + iy) * d[2] + ix) * d[3] + c];
+              acc = max ? std::max(acc, v) : acc + v;
+              ++count;
+            }
+          y.data<float>()[((n * oh + oy) * ow + ox) * d[3] + c] = max ? acc : acc / static_cast<float>(count);
+        }
+  return y;
+}
+
+std::vector<std::pair<std::string, Pool2DParams>> pool_geometries() {
+  return {{"2x2 valid", {{2, 2}, {2, 2}, {0, 0, 0, 0}}},
+          {"3x3 stride 2 same", {{3, 3}, {2, 2}, {1, 1, 1, 1}}},
+          {"2x3 stride 1 pads 0,1,1,1", {{2, 3}, {1, 1}, {0, 1, 1, 1}}}};
+}
+
+std::vector<GradCase> pool_cases(bool max) {
+  std::vector<GradCase> cases;
+  std::uint64_t seed = max ? 800 : 850;
+  for (const auto& [label, p] : pool_geometries()) {
+    // Max: distinct values 0.01 apart (no ties within the finite-difference step), small
+    // enough that float32 rounding of the checked sum stays below the step's resolution.
+    Tensor x = max ? distinct({2, 5, 6, 2}, seed++) : uniform({2, 5, 6, 2}, -1, 1, seed++);
+    if (max) {
+      for (float& v : x.values<float>()) v *= 0.1f;
+    }
+    cases.push_back({label,
+                     unary([p, max](Output v) { return max ? ops::max_pool2d(v, p) : ops::avg_pool2d(v, p); }),
+                     {x},
+                     [p, max](const std::vector<Tensor>& in) { return ref_pool(in[0], p, max); }});
+  }
+  return cases;
+}
+
+std::vector<GradCase> avg_pool_grad_cases() {
+  std::vector<GradCase> cases;
+  std::uint64_t seed = 900;
+  for (const auto& [label, p] : pool_geometries()) {
+    Tensor probe(Shape{2, 5, 6, 2});
+    Shape ys = ref_pool(probe, p, false).shape();
+    cases.push_back({label, unary([p](Output dy) { return ops::avg_pool2d_grad(dy, {5, 6}, p); }),
+                     {uniform(ys, -1, 1, seed++)}});
+  }
+  return cases;
+}
+
+void check_max_pool_grad_forward() {
+  // One 2x2 window over a 2x3 image (valid, stride 2): the gradient lands on the maximum.
+  Tensor x = tensor<float>({1, 2, 3, 1}, {1, 5, 2, 3, 4, 9});
+  Tensor dy = tensor<float>({1, 1, 1, 1}, {7});
+  Tensor dx = evaluate([](Graph&, V in) { return ops::max_pool2d_grad(in[0], in[1], {{2, 2}, {2, 2}, {0, 0, 0, 0}}); },
+                       {x, dy});
+  EXPECT_TRUE(tensors_near(dx, tensor<float>({1, 2, 3, 1}, {0, 7, 0, 0, 0, 0}), 0.f));
+  // Overlapping windows (3x3 stride 1 same): each output routes to its own maximum.
+  Tensor x2 = tensor<float>({1, 1, 3, 1}, {3, 1, 2});
+  Tensor dy2 = tensor<float>({1, 1, 3, 1}, {1, 10, 100});
+  Tensor dx2 = evaluate([](Graph&, V in) { return ops::max_pool2d_grad(in[0], in[1], {{1, 3}, {1, 1}, {0, 0, 1, 1}}); },
+                        {x2, dy2});
+  EXPECT_TRUE(tensors_near(dx2, tensor<float>({1, 1, 3, 1}, {11, 0, 100}), 0.f));
+}
+
+void check_training_select_forward() {
+  Graph g;
+  Output a = g.placeholder({Shape{2}}, "a"), b = g.placeholder({Shape{2}}, "b");
+  EXPECT_THROW(ops::training_select(a, g.placeholder({Shape{3}}, "c")), ShapeError);
+  Program p(g, {a, b}, {ops::training_select(a, b)});
+  Tensor ta = tensor<float>({2}, {1, 2}), tb = tensor<float>({2}, {3, 4});
+  EXPECT_TRUE(tensors_near(p.run({ta, tb}, {.training = true})[0], ta, 0.f));
+  EXPECT_TRUE(tensors_near(p.run({ta, tb}, {.training = false})[0], tb, 0.f));
+}
+
+Tensor ref_transpose(const Tensor& x, const std::vector<std::int64_t>& perm) {
+  std::vector<std::int64_t> od;
+  for (auto p : perm) od.push_back(x.shape().dims()[p]);
+  Tensor y{Shape(od)};
+  for (std::int64_t i = 0; i < y.size(); ++i) {
+    auto oi = unravel(i, y.shape());
+    std::vector<std::int64_t> xi(perm.size());
+    for (std::size_t a = 0; a < perm.size(); ++a) xi[perm[a]] = oi[a];
+    std::int64_t flat = 0;
+    for (int a = 0; a < x.rank(); ++a) flat = flat * x.shape().dims()[a] + xi[a];
+    y.data<float>()[i] = x.data<float>()[flat];
+  }
+  return y;
+}
+
+// pad (before, after) then crop by the same amounts is the identity; crop's reference
+// reads the kept box.
+Tensor ref_crop(const Tensor& x, const std::vector<std::int64_t>& before, const std::vector<std::int64_t>& after) {
+  std::vector<std::int64_t> od;
+  for (int a = 0; a < x.rank(); ++a) od.push_back(x.shape().dims()[a] - before[a] - after[a]);
+  Tensor y{Shape(od)};
+  for (std::int64_t i = 0; i < y.size(); ++i) {
+    auto oi = unravel(i, y.shape());
+    std::int64_t flat = 0;
+    for (int a = 0; a < x.rank(); ++a) flat = flat * x.shape().dims()[a] + oi[a] + before[a];
+    y.data<float>()[i] = x.data<float>()[flat];
+  }
+  return y;
+}
+
+const RegisterOpCases conv_cases({
+    {"conv2d", OpCase{conv2d_cases()}},
+    {"conv2d_backprop_input", OpCase{backprop_input_cases()}},
+    {"conv2d_backprop_filter", OpCase{backprop_filter_cases()}},
+    {"max_pool2d", OpCase{pool_cases(true)}},
+    {"max_pool2d_grad", OpCase{{}, check_max_pool_grad_forward}},
+    {"avg_pool2d", OpCase{pool_cases(false)}},
+    {"avg_pool2d_grad", OpCase{avg_pool_grad_cases()}},
+    {"upsample_nearest2d",
+     OpCase{{{"2x3", unary([](Output x) { return ops::upsample_nearest2d(x, {2, 3}); }), {uniform({2, 3, 2, 2}, -1, 1, 950)},
+              [](const std::vector<Tensor>& in) {
+                Tensor y(Shape{2, 6, 6, 2});
+                for (std::int64_t i = 0; i < y.size(); ++i) {
+                  auto idx = unravel(i, y.shape());
+                  y.data<float>()[i] = in[0].data<float>()[((idx[0] * 3 + idx[1] / 2) * 2 + idx[2] / 3) * 2 + idx[3]];
+                }
+                return y;
+              }}}}},
+    {"pad",
+     OpCase{{{"(2,3,4) before (0,1,2) after (1,0,1)",
+              unary([](Output x) { return ops::pad(x, {0, 1, 2}, {1, 0, 1}); }), {uniform({2, 3, 4}, -1, 1, 960)},
+              [](const std::vector<Tensor>& in) {
+                Tensor y(Shape{3, 4, 7});
+                for (std::int64_t i = 0; i < in[0].size(); ++i) {
+                  auto idx = unravel(i, in[0].shape());
+                  y.data<float>()[(idx[0] * 4 + idx[1] + 1) * 7 + idx[2] + 2] = in[0].data<float>()[i];
+                }
+                return y;
+              }}}}},
+    {"crop",
+     OpCase{{{"(4,5,3) before (1,0,1) after (1,2,0)",
+              unary([](Output x) { return ops::crop(x, {1, 0, 1}, {1, 2, 0}); }), {uniform({4, 5, 3}, -1, 1, 961)},
+              [](const std::vector<Tensor>& in) { return ref_crop(in[0], {1, 0, 1}, {1, 2, 0}); }}}}},
+    {"transpose",
+     OpCase{{{"perm (0,2,3,1)", unary([](Output x) { return ops::transpose(x, {0, 2, 3, 1}); }),
+              {uniform({2, 3, 4, 2}, -1, 1, 962)},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {0, 2, 3, 1}); }},
+             {"perm (2,0,1)", unary([](Output x) { return ops::transpose(x, {2, 0, 1}); }),
+              {uniform({3, 4, 5}, -1, 1, 963)},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {2, 0, 1}); }}}}},
+    {"concat",
+     OpCase{{{"axis -1", binary([](Output a, Output b) { return ops::concat({a, b}, -1); }),
+              {uniform({2, 3, 2}, -1, 1, 964), uniform({2, 3, 4}, -1, 1, 965)},
+              [](const std::vector<Tensor>& in) {
+                Tensor y(Shape{2, 3, 6});
+                for (std::int64_t r = 0; r < 6; ++r) {
+                  for (int j = 0; j < 6; ++j) {
+                    y.data<float>()[r * 6 + j] = j < 2 ? in[0].data<float>()[r * 2 + j] : in[1].data<float>()[r * 4 + j - 2];
+                  }
+                }
+                return y;
+              }},
+             {"axis 1, three inputs",
+              [](Graph&, V x) { return ops::concat({x[0], x[1], x[2]}, 1); },
+              {uniform({2, 1, 3}, -1, 1, 966), uniform({2, 2, 3}, -1, 1, 967), uniform({2, 3, 3}, -1, 1, 968)}}}}},
+    {"training_select",
+     OpCase{{{"training", binary([](Output a, Output b) { return ops::training_select(a, b); }),
+              {uniform({2, 3}, -1, 1, 970), uniform({2, 3}, -1, 1, 971)},
+              [](const std::vector<Tensor>& in) { return in[0]; }, GradientCheckOptions{.training = true}},
+             {"inference", binary([](Output a, Output b) { return ops::training_select(a, b); }),
+              {uniform({2, 3}, -1, 1, 972), uniform({2, 3}, -1, 1, 973)},
+              [](const std::vector<Tensor>& in) { return in[1]; }}},
+            check_training_select_forward}},
+});
+
+}  // namespace
+}  // namespace strata::testing
