@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "io/hdf5.h"
 #include "io/layer_config.h"
 #include "io/model_config.h"
 #include "io/saving.h"
@@ -231,6 +232,40 @@ TEST(ConvConfigs, SeparableConv2DWeightsAreDepthwisePointwiseBias) {
   auto groups = io::keras3_var_groups(sep);
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].path, "vars");
+}
+
+// A Keras 2 .h5 holding one Conv1D (kernel 3 taps, one channel, one filter) written by
+// the given backend.
+std::string conv1d_h5(const testing::ScratchDir& dir, const std::string& backend) {
+  const std::string path = dir.file(backend + ".h5");
+  io::h5::File f(path, io::h5::File::Mode::create);
+  f.write_string_attribute("keras_version", "2.2.4");
+  f.write_string_attribute("backend", backend);
+  f.write_string_attribute("model_config", R"({"class_name": "Sequential", "config": {"name": "s",
+      "layers": [{"class_name": "Conv1D", "config": {"name": "c", "filters": 1,
+      "kernel_size": [3], "use_bias": false, "batch_input_shape": [null, 3, 1]}}]}})");
+  auto mw = f.create_group("model_weights");
+  mw.write_string_list_attribute("layer_names", {"c"});
+  mw.write_string_attribute("backend", backend);
+  auto g = mw.create_group("c");
+  g.write_string_list_attribute("weight_names", {"c/kernel:0"});
+  Tensor k(Shape{3, 1, 1});
+  auto v = k.values<float>();
+  v[0] = 1, v[1] = 2, v[2] = 3;
+  g.create_dataset("c/kernel:0", k);
+  f.close();
+  return path;
+}
+
+TEST(ConvConfigs, TheanoWrittenKernelsAreFlippedBackAsKeras2Does) {
+  testing::ScratchDir dir;
+  Tensor x(Shape{1, 3, 1});
+  x.values<float>()[0] = 1;  // picks the first tap
+  Model tf = models::load_model(conv1d_h5(dir, "tensorflow"));
+  Model theano = models::load_model(conv1d_h5(dir, "theano"));
+  EXPECT_FLOAT_EQ(tf.predict(x).to_vector<float>()[0], 1.0f);
+  EXPECT_FLOAT_EQ(theano.predict(x).to_vector<float>()[0], 3.0f);
+  EXPECT_EQ(theano.get_layer("c").get_weights()[0].to_vector<float>(), (std::vector<float>{3, 2, 1}));
 }
 
 }  // namespace
