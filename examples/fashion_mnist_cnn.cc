@@ -1,6 +1,6 @@
 // A small convnet on Fashion-MNIST, as in Keras's "simple MNIST convnet" example:
 // Conv2D(32, 3, relu) -> MaxPooling2D -> Conv2D(64, 3, relu) -> MaxPooling2D -> Flatten
-// -> Dropout(0.5) -> Dense(10), Adam, sparse categorical crossentropy from logits.
+// -> Dropout(0.5, --dropout) -> Dense(10), Adam, sparse categorical crossentropy from logits.
 // Five epochs reach about 0.90 test accuracy.
 #include <strata/strata.h>
 
@@ -14,7 +14,7 @@ using namespace strata;
 
 namespace {
 
-Model build_model() {
+Model build_model(double dropout) {
   return Sequential({
       Input({28, 28, 1}),
       layers::Conv2D(32, 3, {.activation = "relu"}),
@@ -22,7 +22,7 @@ Model build_model() {
       layers::Conv2D(64, 3, {.activation = "relu"}),
       layers::MaxPooling2D(2),
       layers::Flatten(),
-      layers::Dropout(0.5),
+      layers::Dropout(dropout),
       layers::Dense(10),
   });
 }
@@ -46,12 +46,14 @@ int main(int argc, char** argv) {
   std::int64_t seed = 1;
   std::int64_t train_samples = 0;  // 0 = all 60000
   std::int64_t test_samples = 0;   // 0 = all 10000
+  double dropout = 0.5;
   std::string data_dir;
   examples::Flags flags("Trains a small convnet on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("learning_rate", &learning_rate, "Adam's learning rate")
       .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
+      .add("dropout", &dropout, "rate of the Dropout layer before the classifier")
       .add("seed", &seed, "global random seed (weights, shuffling, dropout)")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
       .add("test_samples", &test_samples, "evaluate on the first N test samples only (0 = all)")
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
     }
     std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
 
-    Model model = build_model();
+    Model model = build_model(dropout);
     model.summary();
     model.compile({.optimizer = optimizers::Adam({.learning_rate = learning_rate}),
                    .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
