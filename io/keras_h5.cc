@@ -2,6 +2,7 @@
 // legacy h5, save in the tf.keras 2 layout.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -28,12 +29,13 @@ void flip_spatial_axes(Variable& kernel) {
   const auto dims = kernel.shape().dims();
   if (dims.size() < 3 || kernel.dtype() != DType::float32) return;
   const std::size_t spatial = dims.size() - 2;
-  std::int64_t inner = dims[dims.size() - 2] * dims.back();
+  const std::int64_t inner = dims[dims.size() - 2] * dims.back();
   Tensor flipped(kernel.shape());
   auto src = kernel.value().values<float>();
   auto dst = flipped.values<float>();
   std::vector<std::int64_t> idx(spatial, 0);
-  const std::int64_t cells = static_cast<std::int64_t>(src.size()) / std::max<std::int64_t>(inner, 1);
+  const std::int64_t cells =
+      static_cast<std::int64_t>(src.size()) / std::max<std::int64_t>(inner, 1);
   for (std::int64_t cell = 0; cell < cells; ++cell) {
     std::int64_t from = 0, to = 0;
     for (std::size_t a = 0; a < spatial; ++a) {

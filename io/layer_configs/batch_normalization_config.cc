@@ -22,7 +22,8 @@ json to_config(const LayerImpl& impl) {
            {"gamma_initializer", initializer_to_config(o.gamma_initializer)},
            {"moving_mean_initializer", initializer_to_config(o.moving_mean_initializer)},
            {"moving_variance_initializer", initializer_to_config(o.moving_variance_initializer)}};
-  sp::add_nulls(out, {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"});
+  sp::add_nulls(out,
+                {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"});
   out["synchronized"] = false;
   return out;
 }

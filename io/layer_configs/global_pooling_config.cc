@@ -10,8 +10,7 @@ namespace sp = spatial;
 
 json to_config(const LayerImpl& impl) {
   const auto& o = static_cast<const layers::GlobalPoolingImpl&>(impl).options;
-  return json{{"data_format", sp::data_format_to_config(o.data_format)},
-              {"keepdims", o.keepdims}};
+  return json{{"data_format", sp::data_format_to_config(o.data_format)}, {"keepdims", o.keepdims}};
 }
 
 template <typename Pool>

@@ -19,7 +19,8 @@ json to_config(const LayerImpl& impl) {
            {"rms_scaling", false},
            {"beta_initializer", initializer_to_config(o.beta_initializer)},
            {"gamma_initializer", initializer_to_config(o.gamma_initializer)}};
-  sp::add_nulls(out, {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"});
+  sp::add_nulls(out,
+                {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"});
   return out;
 }
 
@@ -40,7 +41,8 @@ Layer from_config(const json& c, const ConfigContext&) {
         o.axis.push_back(e.get<std::int64_t>());
       }
     } else {
-      throw ValueError(where + ": 'axis' must be an integer or a list of integers, got " + a.dump());
+      throw ValueError(where + ": 'axis' must be an integer or a list of integers, got " +
+                       a.dump());
     }
   }
   if (c.contains("epsilon") && c["epsilon"].is_number()) o.epsilon = c["epsilon"].get<double>();

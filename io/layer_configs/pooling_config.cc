@@ -12,10 +12,11 @@ json to_config(const LayerImpl& impl) {
   const auto& l = static_cast<const layers::Pooling2DImpl&>(impl);
   // 1-D pooling runs as 2-D with a unit row: its amounts are the second of each pair.
   const bool one_d = l.spatial_rank == 1;
-  return json{{"pool_size", one_d ? json::array({l.pool_size.second}) : sp::pair_to_json(l.pool_size)},
-              {"padding", l.padding},
-              {"strides", one_d ? json::array({l.strides.second}) : sp::pair_to_json(l.strides)},
-              {"data_format", sp::data_format_to_config(l.data_format)}};
+  return json{
+      {"pool_size", one_d ? json::array({l.pool_size.second}) : sp::pair_to_json(l.pool_size)},
+      {"padding", l.padding},
+      {"strides", one_d ? json::array({l.strides.second}) : sp::pair_to_json(l.strides)},
+      {"data_format", sp::data_format_to_config(l.data_format)}};
 }
 
 // Keras 2 and 3 write the same keys; 1-D amounts may be ints or one-element lists.

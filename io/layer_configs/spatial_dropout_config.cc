@@ -21,12 +21,14 @@ LayerConfigEntry entry(const char* cls, int rank) {
   auto from = [cls, rank](const json& c, const ConfigContext&) -> Layer {
     const std::string where = describe(cls, c);
     const json& rate = require_key(c, "rate", where);
-    if (!rate.is_number()) throw ValueError(where + ": 'rate' must be a number, got " + rate.dump());
+    if (!rate.is_number())
+      throw ValueError(where + ": 'rate' must be a number, got " + rate.dump());
     sp::refuse_non_null(c, {"noise_shape"}, where);
     layers::SpatialDropoutOptions o;
     o.name = c.value("name", "");
     if (rank == 2) o.data_format = sp::data_format(c, where);
-    if (c.contains("seed") && c["seed"].is_number_integer()) o.seed = c["seed"].get<std::uint64_t>();
+    if (c.contains("seed") && c["seed"].is_number_integer())
+      o.seed = c["seed"].get<std::uint64_t>();
     return Drop(rate.get<double>(), o);
   };
   return {cls, "keras.layers", to_config, from, nullptr};

@@ -56,7 +56,8 @@ void fill_weights(const Model& m) {
     auto v = t.values<float>();
     const bool positive = w.name().find("variance") != std::string::npos;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      const float x = 0.1f * static_cast<float>((i * 7 + static_cast<std::size_t>(k) * 3) % 11) - 0.5f;
+      const float x =
+          0.1f * static_cast<float>((i * 7 + static_cast<std::size_t>(k) * 3) % 11) - 0.5f;
       v[i] = positive ? 0.5f + x * x : x;
     }
     values.push_back(t);
@@ -74,12 +75,14 @@ Model cnn_2d() {
   auto x = Input({12, 12, 3}, {.name = "image"});
   auto h = layers::Conv2D(8, 3, {.padding = "same", .activation = "relu", .name = "conv"})(x);
   h = layers::BatchNormalization({.momentum = 0.9, .epsilon = 1e-2, .name = "bn"})(h);
-  auto a = layers::SeparableConv2D(8, {3, 3}, {.padding = "same", .depth_multiplier = 2, .name = "sep"})(h);
+  auto a = layers::SeparableConv2D(8, {3, 3},
+                                   {.padding = "same", .depth_multiplier = 2, .name = "sep"})(h);
   auto b = layers::DepthwiseConv2D(3, {.padding = "same", .name = "dw"})(h);
   auto c = layers::Conv2D(8, 1, {.dilation_rate = 1, .use_bias = false, .name = "proj"})(h);
   h = join(layers::Add({.name = "add"}), {a, b, c});
   h = layers::BatchNormalization({.center = false, .name = "bn_nocenter"})(h);
-  h = layers::MaxPooling2D(3, {.strides = layers::IntPair{2, 2}, .padding = "same", .name = "pool"})(h);
+  h = layers::MaxPooling2D(
+      3, {.strides = layers::IntPair{2, 2}, .padding = "same", .name = "pool"})(h);
   h = layers::ZeroPadding2D(layers::Padding2D({1, 0}, {0, 2}), {.name = "pad"})(h);
   h = layers::Cropping2D(layers::Padding2D({0, 1}, {1, 1}), {.name = "crop"})(h);
   h = layers::UpSampling2D({2, 1}, {.name = "up"})(h);
@@ -95,7 +98,8 @@ Model cnn_2d() {
 // The 1-D layers, LayerNormalization, Permute and the other merge layers.
 Model cnn_1d() {
   auto x = Input({10, 4}, {.name = "seq"});
-  auto h = layers::Conv1D(6, 3, {.padding = "causal", .dilation_rate = 2, .activation = "tanh", .name = "c1"})(x);
+  auto h = layers::Conv1D(
+      6, 3, {.padding = "causal", .dilation_rate = 2, .activation = "tanh", .name = "c1"})(x);
   h = layers::LayerNormalization({.name = "ln"})(h);
   h = layers::SpatialDropout1D(0.3, {.seed = 7, .name = "sd"})(h);
   auto m = layers::MaxPooling1D(2, {.name = "mp"})(h);
@@ -106,8 +110,10 @@ Model cnn_1d() {
   h = layers::UpSampling1D(2, {.name = "us"})(h);
   auto q = layers::Permute({2, 1}, {.name = "perm"})(h);  // (6, 10)
   auto s = layers::Conv1D(10, 1, {.name = "c2"})(layers::Permute({2, 1}, {.name = "perm2"})(q));
-  auto prod = join(layers::Multiply({.name = "mul"}), {s, join(layers::Maximum({.name = "max"}), {s, s})});
-  auto avg = join(layers::Average({.name = "ave"}), {prod, join(layers::Minimum({.name = "min"}), {s, prod})});
+  auto prod =
+      join(layers::Multiply({.name = "mul"}), {s, join(layers::Maximum({.name = "max"}), {s, s})});
+  auto avg = join(layers::Average({.name = "ave"}),
+                  {prod, join(layers::Minimum({.name = "min"}), {s, prod})});
   auto d = join(layers::Dot(2, {.normalize = true, .name = "dot"}), {avg, s});  // (10, 10)
   auto y = layers::GlobalMaxPooling1D({.name = "gmp1"})(d);
   auto z = layers::GlobalAveragePooling1D({.keepdims = true, .name = "gap1"})(d);
@@ -214,9 +220,11 @@ TEST(ConvConfigs, BadValuesNameTheLayerAndTheKey) {
   EXPECT_THROW_WITH(from("Conv2D", R"({"name": "c", "filters": 4, "kernel_size": [3, 3, 3]})"),
                     ValueError, "Conv2D 'c'", "kernel_size");
   EXPECT_THROW_WITH(from("Conv2D", R"({"name": "c", "filters": 4, "kernel_size": 3,
-      "padding": "full"})"), ValueError, "Conv2D 'c'", "padding 'full'");
+      "padding": "full"})"),
+                    ValueError, "Conv2D 'c'", "padding 'full'");
   EXPECT_THROW_WITH(from("Conv2DTranspose", R"({"name": "t", "filters": 4, "kernel_size": 3,
-      "output_padding": [1, 1]})"), NotImplementedError, "'t'", "output_padding");
+      "output_padding": [1, 1]})"),
+                    NotImplementedError, "'t'", "output_padding");
   EXPECT_THROW_WITH(from("Conv1D", R"({"name": "c", "kernel_size": 3})"), ValueError, "filters");
 }
 
@@ -225,7 +233,7 @@ TEST(ConvConfigs, SeparableConv2DWeightsAreDepthwisePointwiseBias) {
   std::vector<std::string> names;
   for (const auto& w : m.get_layer("separable_conv2d_1").weights()) names.push_back(w.path());
   EXPECT_EQ(names, (std::vector<std::string>{"separable_conv2d_1/depthwise_kernel",
-                                              "separable_conv2d_1/pointwise_kernel"}));
+                                             "separable_conv2d_1/pointwise_kernel"}));
   Layer sep(m.get_layer("separable_conv2d_1"));
   EXPECT_EQ(sep.weights()[0].shape(), (Shape{3, 3, 8, 1}));
   EXPECT_EQ(sep.weights()[1].shape(), (Shape{1, 1, 8, 16}));
@@ -265,7 +273,8 @@ TEST(ConvConfigs, TheanoWrittenKernelsAreFlippedBackAsKeras2Does) {
   Model theano = models::load_model(conv1d_h5(dir, "theano"));
   EXPECT_FLOAT_EQ(tf.predict(x).to_vector<float>()[0], 1.0f);
   EXPECT_FLOAT_EQ(theano.predict(x).to_vector<float>()[0], 3.0f);
-  EXPECT_EQ(theano.get_layer("c").get_weights()[0].to_vector<float>(), (std::vector<float>{3, 2, 1}));
+  EXPECT_EQ(theano.get_layer("c").get_weights()[0].to_vector<float>(),
+            (std::vector<float>{3, 2, 1}));
 }
 
 }  // namespace
