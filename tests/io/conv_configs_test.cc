@@ -277,5 +277,21 @@ TEST(ConvConfigs, TheanoWrittenKernelsAreFlippedBackAsKeras2Does) {
             (std::vector<float>{3, 2, 1}));
 }
 
+// The real convolutional files of shared/keras-models load and predict like the Keras
+// that wrote them (RealKerasFiles compares every file whose classes are registered; this
+// pins these three as registered and compared).
+TEST(ConvConfigs, RealConvolutionalFilesMatchKeras) {
+  for (const std::string id : {"cnn_mnist_k231", "cnn_xception_gender_k205", "conv1d_nids_tf214"}) {
+    SCOPED_TRACE(id);
+    Model model = models::load_model(testing::real_models_dir() + "/" + id + ".h5");
+    const std::string golden = testing::real_goldens_dir() + "/" + id;
+    auto outs = model.predict(testing::load_numbered(golden, "input"));
+    auto ys = testing::load_numbered(golden, "output");
+    ASSERT_EQ(outs.size(), ys.size());
+    ASSERT_FALSE(ys.empty());
+    for (std::size_t i = 0; i < ys.size(); ++i) testing::expect_close(outs[i], ys[i], id);
+  }
+}
+
 }  // namespace
 }  // namespace strata
