@@ -293,5 +293,21 @@ TEST(ConvConfigs, RealConvolutionalFilesMatchKeras) {
   }
 }
 
+// A CNN with BatchNormalization, SeparableConv2D, DepthwiseConv2D, Add, Concatenate and
+// Conv2DTranspose built and saved by Keras 3 (tests/reference/make_conv_keras_goldens.py):
+// both its .keras and legacy .h5 files predict what Keras predicted.
+TEST(ConvConfigs, Keras3CnnWithBatchNormAndMergesMatchesKerasInBothFormats) {
+  const std::string base = testing::golden_dir() + "/cnn_bn_merge";
+  for (const std::string ext : {".keras", ".h5"}) {
+    SCOPED_TRACE(ext);
+    Model model = models::load_model(base + ext);
+    auto outs = model.predict(testing::load_numbered(base, "input"));
+    auto ys = testing::load_numbered(base, "output");
+    ASSERT_EQ(outs.size(), 1u);
+    ASSERT_EQ(ys.size(), 1u);
+    testing::expect_close(outs[0], ys[0], "cnn_bn_merge" + ext);
+  }
+}
+
 }  // namespace
 }  // namespace strata
