@@ -2,6 +2,7 @@
 // legacy h5, save in the tf.keras 2 layout.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
@@ -19,6 +20,51 @@ namespace {
 int major_of(const std::string& version) {
   if (version.empty() || !std::isdigit(static_cast<unsigned char>(version[0]))) return 0;
   return std::stoi(version.substr(0, version.find('.')));
+}
+
+// Keras 2 files written by the Theano backend hold convolution kernels flipped along their
+// spatial axes (Theano convolves where TensorFlow correlates); Keras 2's loader flips them
+// back for Conv1D/2D/3D and Conv2DTranspose (convert_kernel, keras-spec §2). So do we.
+void flip_spatial_axes(Variable& kernel) {
+  const auto dims = kernel.shape().dims();
+  if (dims.size() < 3 || kernel.dtype() != DType::float32) return;
+  const std::size_t spatial = dims.size() - 2;
+  const std::int64_t inner = dims[dims.size() - 2] * dims.back();
+  Tensor flipped(kernel.shape());
+  auto src = kernel.value().values<float>();
+  auto dst = flipped.values<float>();
+  std::vector<std::int64_t> idx(spatial, 0);
+  const std::int64_t cells =
+      static_cast<std::int64_t>(src.size()) / std::max<std::int64_t>(inner, 1);
+  for (std::int64_t cell = 0; cell < cells; ++cell) {
+    std::int64_t from = 0, to = 0;
+    for (std::size_t a = 0; a < spatial; ++a) {
+      from = from * dims[a] + idx[a];
+      to = to * dims[a] + (dims[a] - 1 - idx[a]);
+    }
+    std::copy_n(src.begin() + from * inner, inner, dst.begin() + to * inner);
+    for (std::size_t a = spatial; a-- > 0;) {  // next spatial index, last axis fastest
+      if (++idx[a] < dims[a]) break;
+      idx[a] = 0;
+    }
+  }
+  kernel.assign(flipped);
+}
+
+void flip_theano_kernels(const Layer& layer) {
+  for (const Layer& sub : layer.impl().sublayers()) flip_theano_kernels(sub);
+  static const std::set<std::string> kConv{"Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose"};
+  if (kConv.count(layer.class_name()) && !layer.impl().weights.empty())
+    flip_spatial_axes(layer.impl().weights[0]);
+}
+
+std::string backend_of(const h5::File& file) {
+  if (file.has_attribute("backend")) return file.read_string_attribute("backend");
+  if (file.has_group("model_weights")) {
+    const h5::Group mw = file.open_group("model_weights");
+    if (mw.has_attribute("backend")) return mw.read_string_attribute("backend");
+  }
+  return "";
 }
 
 void write_layer_groups(h5::Group& root, const std::vector<LayerWeights>& layers) {
@@ -92,6 +138,9 @@ Model load_model_h5(const std::string& path, bool compile) {
     load_weights_h5(path, model_layer_weights(model));
   } catch (const ShapeError& e) {
     throw ValueError(e.what());  // the file disagrees with its own config
+  }
+  if (backend_of(file) == "theano") {
+    for (const Layer& layer : model.layers()) flip_theano_kernels(layer);
   }
   if (compile && file.has_attribute("training_config")) {
     const json tc = parse_json(file.read_string_attribute("training_config"),

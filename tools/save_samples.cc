@@ -11,11 +11,25 @@
 #include "io/npy.h"
 #include "io/saving.h"
 #include "layers/activation.h"
+#include "layers/batch_normalization.h"
+#include "layers/concatenate.h"
+#include "layers/conv1d.h"
+#include "layers/conv2d.h"
+#include "layers/conv2d_transpose.h"
+#include "layers/cropping.h"
 #include "layers/dense.h"
+#include "layers/depthwise_conv2d.h"
 #include "layers/dropout.h"
 #include "layers/flatten.h"
+#include "layers/global_pooling.h"
 #include "layers/input_layer.h"
+#include "layers/layer_normalization.h"
+#include "layers/merge.h"
+#include "layers/pooling.h"
 #include "layers/reshape.h"
+#include "layers/separable_conv2d.h"
+#include "layers/upsampling.h"
+#include "layers/zero_padding.h"
 #include "models/sequential.h"
 #include "optimizers/optimizers.h"
 
@@ -84,6 +98,44 @@ std::vector<Sample> samples() {
     Model m({x1, x2}, {layers::Dense(1)(outs[0]), outs[1]}, {.name = "nested_branches"});
     m.compile({.optimizer = "rmsprop", .loss = "mse"});
     out.push_back({"nested_branches", m, {{3, 2, 3}, {3, 5}}});
+  }
+  {
+    // The convolution family: BatchNormalization (moving statistics set away from their
+    // initial values), SeparableConv2D, DepthwiseConv2D, merges, padding, transposed conv.
+    auto x = Input({9, 9, 2});
+    auto h = layers::Conv2D(4, 3, {.padding = "same", .activation = "relu"})(x);
+    auto bn = layers::BatchNormalization({.momentum = 0.9});
+    h = bn(h);
+    auto a = layers::SeparableConv2D(4, 3, {.padding = "same", .depth_multiplier = 2})(h);
+    auto b = layers::DepthwiseConv2D(3, {.padding = "same"})(h);
+    h = layers::Add()(std::vector<KerasTensor>{a, b})[0];
+    h = layers::MaxPooling2D(2, {.padding = "same"})(h);
+    h = layers::ZeroPadding2D(layers::Padding2D({1, 0}, {0, 1}))(h);
+    h = layers::Cropping2D(layers::Padding2D({0, 1}, {1, 0}))(h);
+    h = layers::UpSampling2D(2)(h);
+    h = layers::Conv2DTranspose(3, 3, {.strides = 2, .padding = "same"})(h);
+    auto g = layers::Concatenate()(std::vector<KerasTensor>{layers::GlobalAveragePooling2D()(h),
+                                                            layers::GlobalMaxPooling2D()(h)})[0];
+    Model m(x, layers::Dense(2, {.activation = "softmax"})(g), {.name = "cnn_bn_merge"});
+    auto stats = bn.get_weights();
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+      auto v = stats[i].values<float>();
+      for (std::size_t j = 0; j < v.size(); ++j)
+        v[j] = 0.6f + 0.1f * static_cast<float>((i + j) % 5);
+    }
+    bn.set_weights(stats);
+    out.push_back({"cnn_bn_merge", m, {{3, 9, 9, 2}}});
+  }
+  {
+    auto x = Input({12, 3});
+    auto h =
+        layers::Conv1D(5, 3, {.padding = "causal", .dilation_rate = 2, .activation = "tanh"})(x);
+    h = layers::LayerNormalization()(h);
+    auto p = layers::MaxPooling1D(2)(h);
+    auto q = layers::AveragePooling1D(2)(h);
+    h = layers::Subtract()(std::vector<KerasTensor>{p, q})[0];
+    Model m(x, layers::GlobalMaxPooling1D()(h), {.name = "conv1d_ln"});
+    out.push_back({"conv1d_ln", m, {{2, 12, 3}}});
   }
   return out;
 }

@@ -110,7 +110,8 @@ int load_in_child(const std::string& path) {
 TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
   testing::ScratchDir dir;
   const std::vector<std::string> sources = {kIris, testing::golden_dir() + "/functional_mlp.keras",
-                                            testing::golden_dir() + "/nested.h5"};
+                                            testing::golden_dir() + "/nested.h5",
+                                            testing::real_models_dir() + "/conv1d_nids_tf214.h5"};
   int loaded = 0, failed_cleanly = 0;
   std::vector<std::string> bad;
   for (const auto& src : sources) {

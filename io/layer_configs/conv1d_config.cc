@@ -1,0 +1,56 @@
+// Conv1D <-> Keras config: filters, kernel_size, strides, padding ("valid", "same",
+// "causal"), data_format, dilation_rate, groups, activation, use_bias, initializers.
+// Keras 2 writes the 1-tuples as one-element lists ("kernel_size": [2]); ints are
+// accepted too. Regularizers and constraints are accepted and not applied.
+#include "io/layer_configs/spatial_args.h"
+#include "layers/conv1d.h"
+
+namespace strata::io {
+namespace {
+
+namespace sp = spatial;
+
+json to_config(const LayerImpl& impl) {
+  const auto& l = static_cast<const layers::Conv1DImpl&>(impl);
+  const auto& o = l.options;
+  json out{{"filters", l.filters},
+           {"kernel_size", json::array({l.kernel_size})},
+           {"strides", json::array({o.strides})},
+           {"padding", o.padding},
+           {"data_format", sp::data_format_to_config(o.data_format)},
+           {"dilation_rate", json::array({o.dilation_rate})},
+           {"groups", o.groups},
+           {"activation", activation_to_config(o.activation)},
+           {"use_bias", o.use_bias},
+           {"kernel_initializer", initializer_to_config(o.kernel_initializer)},
+           {"bias_initializer", initializer_to_config(o.bias_initializer)}};
+  sp::add_nulls(out, {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                      "kernel_constraint", "bias_constraint"});
+  return out;
+}
+
+Layer from_config(const json& c, const ConfigContext& ctx) {
+  const std::string where = describe("Conv1D", c);
+  const json& filters = require_key(c, "filters", where);
+  if (!filters.is_number_integer() || filters.get<std::int64_t>() <= 0)
+    throw ValueError(where + ": 'filters' must be a positive integer, got " + filters.dump());
+  const auto kernel = sp::ints(require_key(c, "kernel_size", where), 1, "kernel_size", where);
+  layers::Conv1DOptions o;
+  o.name = c.value("name", "");
+  o.strides = sp::single(c, "strides", where, 1);
+  o.padding = sp::padding(c, where, {"valid", "same", "causal"});
+  o.data_format = sp::data_format(c, where);
+  o.dilation_rate = sp::single(c, "dilation_rate", where, 1);
+  o.groups = sp::single(c, "groups", where, 1);
+  o.activation = activation_from_config(c.value("activation", json()), ctx, where);
+  o.use_bias = c.value("use_bias", true);
+  o.kernel_initializer = sp::initializer(c, "kernel_initializer", where, o.kernel_initializer);
+  o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
+  return layers::Conv1D(filters.get<std::int64_t>(), kernel[0], o);
+}
+
+const bool registered =
+    register_layer_config({"Conv1D", "keras.layers", to_config, from_config, nullptr});
+
+}  // namespace
+}  // namespace strata::io

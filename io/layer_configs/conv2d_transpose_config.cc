@@ -1,0 +1,57 @@
+// Conv2DTranspose <-> Keras config: as Conv2D without groups; output_padding must be
+// null (not supported by the layer). Regularizers and constraints are accepted and not
+// applied.
+#include "io/layer_configs/spatial_args.h"
+#include "layers/conv2d_transpose.h"
+
+namespace strata::io {
+namespace {
+
+namespace sp = spatial;
+
+json to_config(const LayerImpl& impl) {
+  const auto& l = static_cast<const layers::Conv2DTransposeImpl&>(impl);
+  const auto& o = l.options;
+  json out{{"filters", l.filters},
+           {"kernel_size", sp::pair_to_json(l.kernel_size)},
+           {"strides", sp::pair_to_json(o.strides)},
+           {"padding", o.padding},
+           {"data_format", sp::data_format_to_config(o.data_format)},
+           {"dilation_rate", sp::pair_to_json(o.dilation_rate)},
+           {"output_padding", nullptr},
+           {"activation", activation_to_config(o.activation)},
+           {"use_bias", o.use_bias},
+           {"kernel_initializer", initializer_to_config(o.kernel_initializer)},
+           {"bias_initializer", initializer_to_config(o.bias_initializer)}};
+  sp::add_nulls(out, {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                      "kernel_constraint", "bias_constraint"});
+  return out;
+}
+
+Layer from_config(const json& c, const ConfigContext& ctx) {
+  const std::string where = describe("Conv2DTranspose", c);
+  const json& filters = require_key(c, "filters", where);
+  if (!filters.is_number_integer() || filters.get<std::int64_t>() <= 0)
+    throw ValueError(where + ": 'filters' must be a positive integer, got " + filters.dump());
+  const auto kernel = sp::ints(require_key(c, "kernel_size", where), 2, "kernel_size", where);
+  sp::refuse_non_null(c, {"output_padding"}, where);
+  if (sp::single(c, "groups", where, 1) != 1)
+    throw NotImplementedError(where + ": groups other than 1 are not supported");
+  layers::Conv2DTransposeOptions o;
+  o.name = c.value("name", "");
+  o.strides = sp::pair(c, "strides", where, 1);
+  o.padding = sp::padding(c, where, {"valid", "same"});
+  o.data_format = sp::data_format(c, where);
+  o.dilation_rate = sp::pair(c, "dilation_rate", where, 1);
+  o.activation = activation_from_config(c.value("activation", json()), ctx, where);
+  o.use_bias = c.value("use_bias", true);
+  o.kernel_initializer = sp::initializer(c, "kernel_initializer", where, o.kernel_initializer);
+  o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
+  return layers::Conv2DTranspose(filters.get<std::int64_t>(), {kernel[0], kernel[1]}, o);
+}
+
+const bool registered =
+    register_layer_config({"Conv2DTranspose", "keras.layers", to_config, from_config, nullptr});
+
+}  // namespace
+}  // namespace strata::io
