@@ -52,6 +52,18 @@ class LayerImpl {
   // Adds this layer's computation to `graph`. Weights enter through graph.variable().
   // Training-only behaviour (dropout) is decided by the Program's mode at run time.
   virtual std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) = 0;
+  // Keras masks (_keras_mask): one Output per input or output; an invalid Output means
+  // no mask. Layers that consume masks (recurrent layers) override call_masked; layers
+  // that make or pass on masks (Embedding, Masking) override compute_mask. By default a
+  // layer ignores its input masks and its outputs carry none.
+  virtual std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                          const std::vector<Output>& /*masks*/) {
+    return call(graph, inputs);
+  }
+  virtual std::vector<Output> compute_mask(Graph& /*graph*/, const std::vector<Output>& /*inputs*/,
+                                           const std::vector<Output>& /*masks*/) {
+    return {};
+  }
   // Number of inputs the layer takes (merge layers and models may take several).
   virtual bool accepts_input_count(std::size_t n) const { return n == 1; }
   // Nested layers (a Model used as a layer), for summaries and weight collection.

@@ -88,12 +88,23 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
   }
   std::unordered_map<const LayerCall*, std::vector<Output>> results;
   for (std::size_t i = 0; i < inputs.size(); ++i) results[inputs[i].call().get()] = {values[i]};
+  std::unordered_map<const LayerCall*, std::vector<Output>> masks;  // Keras masks, where any
   for (const auto& c : calls) {
-    std::vector<Output> ins;
-    for (const auto& in : c->inputs) ins.push_back(results.at(in.call().get()).at(static_cast<std::size_t>(in.index())));
+    std::vector<Output> ins, in_masks;
+    bool masked = false;
+    for (const auto& in : c->inputs) {
+      const auto i = static_cast<std::size_t>(in.index());
+      ins.push_back(results.at(in.call().get()).at(i));
+      auto m = masks.find(in.call().get());
+      in_masks.push_back(m != masks.end() && i < m->second.size() ? m->second[i] : Output{});
+      masked = masked || in_masks.back().valid();
+    }
     NameScope scope(graph, c->layer.name());
-    c->layer.impl().current_call = c->call_index;
-    results[c.get()] = c->layer.impl().call(graph, ins);
+    LayerImpl& layer = c->layer.impl();
+    layer.current_call = c->call_index;
+    results[c.get()] = masked ? layer.call_masked(graph, ins, in_masks) : layer.call(graph, ins);
+    auto out_masks = layer.compute_mask(graph, ins, in_masks);
+    if (!out_masks.empty()) masks[c.get()] = std::move(out_masks);
   }
   std::vector<Output> outs;
   for (const auto& o : outputs) outs.push_back(results.at(o.call().get()).at(static_cast<std::size_t>(o.index())));

@@ -17,6 +17,7 @@ PACKAGES=(
   libgtest-dev
   googletest
   dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
+  fortunes                # text corpus for examples/text_generation.cc
   libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
   libopenblas0-pthread    # an optimized BLAS for libtorch (else the reference BLAS makes it unfairly slow)
 )

@@ -15,6 +15,8 @@ void register_matmul_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_update_ops(OpRegistry& registry);
 void register_optimizer_update_ops(OpRegistry& registry);
+void register_rnn_ops(OpRegistry& registry);
+void register_sequence_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -25,6 +27,8 @@ inline void register_all(OpRegistry& registry) {
   register_nn_ops(registry);
   register_update_ops(registry);
   register_optimizer_update_ops(registry);
+  register_rnn_ops(registry);
+  register_sequence_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -1,0 +1,542 @@
+// Fused recurrent ops: the whole time loop of a SimpleRNN, LSTM or GRU cell is one node.
+//
+//   rnn_sequence(x (B,T,F), h0 (B,H), c0 (B,H), kernel (F,G·H), recurrent_kernel (H,G·H),
+//                bias (G·H) or (2,G·H) [, mask (B,T)])
+//     -> y (B,T,H) in processing order (input order with reverse_output), last h (B,H), last c (B,H; zeros unless LSTM),
+//        workspace (B,T,K): the activations backpropagation through time reads.
+//   rnn_sequence_grad(x, h0, c0, kernel, recurrent_kernel, bias, workspace, dy, dh, dc
+//                     [, mask]) -> dx, dh0, dc0, dkernel, drecurrent_kernel, dbias.
+//   rnn_zero_state(x (B,T,F)) -> zeros (B,units): the default initial state.
+//
+// x·kernel for every step is one GEMM before the loop; h·recurrent_kernel is one GEMM
+// per step; the gate math is fused per batch row. Masked steps carry h and c over and
+// output the previous h (zeros with zero_output_for_mask), as Keras's backend rnn.
+// Dropout (training only) draws one input mask (B,F) and one recurrent mask (B,H) per
+// run from (seed, step), fixed across time as in Keras; the gradient regenerates them.
+// The gradient op itself is not differentiable (no second-order RNN gradients).
+#include <Eigen/Core>
+#include <cmath>
+
+#include "core/cpu/parallel.h"
+#include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/rnn_ops.h"
+#include "core/ops/shape_util.h"
+#include "core/rng.h"
+
+namespace strata::ops {
+
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using CMap = Eigen::Map<const RowMajor>;
+using MMap = Eigen::Map<RowMajor>;
+using Stride = Eigen::OuterStride<>;
+using CSMap = Eigen::Map<const RowMajor, 0, Stride>;
+using MSMap = Eigen::Map<RowMajor, 0, Stride>;
+
+enum class Cell { simple, lstm, gru };
+enum class Act { tanh, sigmoid, relu, linear, hard_sigmoid, hard_sigmoid_keras2 };
+
+Cell cell_of(const Attrs& a) {
+  const std::string& c = a.get<std::string>("cell");
+  if (c == "simple_rnn") return Cell::simple;
+  if (c == "lstm") return Cell::lstm;
+  if (c == "gru") return Cell::gru;
+  throw ValueError("rnn_sequence: unknown cell '" + c + "' (simple_rnn, lstm, gru)");
+}
+
+Act act_of(const std::string& name) {
+  if (name == "tanh") return Act::tanh;
+  if (name == "sigmoid") return Act::sigmoid;
+  if (name == "relu") return Act::relu;
+  if (name == "linear" || name.empty()) return Act::linear;
+  if (name == "hard_sigmoid") return Act::hard_sigmoid;
+  if (name == "hard_sigmoid_keras2") return Act::hard_sigmoid_keras2;
+  throw ValueError("rnn_sequence: activation '" + name +
+                   "' is not fused (tanh, sigmoid, relu, linear, hard_sigmoid, hard_sigmoid_keras2)");
+}
+
+inline float act(Act a, float x) {
+  switch (a) {
+    case Act::tanh: return std::tanh(x);
+    case Act::sigmoid: return 1.f / (1.f + std::exp(-x));
+    case Act::relu: return x > 0.f ? x : 0.f;
+    case Act::linear: return x;
+    case Act::hard_sigmoid: return std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
+    case Act::hard_sigmoid_keras2: return std::min(std::max(0.2f * x + 0.5f, 0.f), 1.f);
+  }
+  return x;
+}
+
+// The activation in place over n contiguous floats, vectorized where Eigen can.
+void act_span(Act a, float* p, std::int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(p, n);
+  switch (a) {
+    case Act::tanh: v = v.tanh(); return;
+    case Act::sigmoid: v = v.logistic(); return;
+    case Act::relu: v = v.max(0.f); return;
+    case Act::linear: return;
+    case Act::hard_sigmoid: v = ((v + 3.f).max(0.f).min(6.f)) / 6.f; return;
+    case Act::hard_sigmoid_keras2: v = (0.2f * v + 0.5f).max(0.f).min(1.f); return;
+  }
+}
+
+// Derivative from the activation's output y.
+inline float dact(Act a, float y) {
+  switch (a) {
+    case Act::tanh: return 1.f - y * y;
+    case Act::sigmoid: return y * (1.f - y);
+    case Act::relu: return y > 0.f ? 1.f : 0.f;
+    case Act::linear: return 1.f;
+    case Act::hard_sigmoid: return (y > 0.f && y < 1.f) ? 1.f / 6.f : 0.f;
+    case Act::hard_sigmoid_keras2: return (y > 0.f && y < 1.f) ? 0.2f : 0.f;
+  }
+  return 1.f;
+}
+
+int gates_of(Cell c) { return c == Cell::lstm ? 4 : c == Cell::gru ? 3 : 1; }
+// Workspace floats per (batch, step), in units of H.
+int ws_units(Cell c) { return c == Cell::lstm ? 7 : c == Cell::gru ? 5 : 2; }
+
+struct Config {
+  Cell cell;
+  Act activation, recurrent_activation;
+  bool reset_after, go_backwards, input_in_processing_order, reverse_output, zero_output_for_mask, has_mask;
+  float dropout, recurrent_dropout;
+  std::uint64_t seed;
+  std::int64_t B, T, F, H, G;
+  explicit Config(const Node& n, const Shape& x, std::int64_t H_, bool mask)
+      : cell(cell_of(n.attrs)),
+        activation(act_of(n.attrs.get<std::string>("activation"))),
+        recurrent_activation(act_of(n.attrs.get<std::string>("recurrent_activation"))),
+        reset_after(n.attrs.get_or<bool>("reset_after", true)),
+        go_backwards(n.attrs.get_or<bool>("go_backwards", false)),
+        input_in_processing_order(n.attrs.get_or<bool>("input_in_processing_order", false)),
+        reverse_output(n.attrs.get_or<bool>("reverse_output", false)),
+        zero_output_for_mask(n.attrs.get_or<bool>("zero_output_for_mask", false)),
+        has_mask(mask),
+        dropout(static_cast<float>(n.attrs.get_or<double>("dropout", 0.0))),
+        recurrent_dropout(static_cast<float>(n.attrs.get_or<double>("recurrent_dropout", 0.0))),
+        seed(static_cast<std::uint64_t>(n.attrs.get_or<std::int64_t>("seed", 0))),
+        B(x[0]), T(x[1]), F(x[2]), H(H_), G(gates_of(cell)) {}
+  std::int64_t x_step(std::int64_t s) const { return go_backwards && !input_in_processing_order ? T - 1 - s : s; }
+  std::int64_t m_step(std::int64_t s) const { return go_backwards ? T - 1 - s : s; }
+  // Where step s's output goes: processing order, or input order with reverse_output.
+  std::int64_t y_step(std::int64_t s) const { return go_backwards && reverse_output ? T - 1 - s : s; }
+};
+
+// Eigen's own GEMM threading busy-waits between threads, which is slow for the many
+// small products of a time loop (and on a busy machine). The kernels run Eigen single-
+// threaded and split the large products over the shared pool themselves.
+class SerialEigen {
+ public:
+  SerialEigen() : saved_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
+  ~SerialEigen() { Eigen::setNbThreads(saved_); }
+  SerialEigen(const SerialEigen&) = delete;
+  SerialEigen& operator=(const SerialEigen&) = delete;
+
+ private:
+  int saved_;
+};
+
+// out = a · b, the columns of out split over threads.
+template <typename Out, typename A, typename B>
+void parallel_gemm(Out out, const A& a, const B& b) {
+  const std::int64_t n = out.cols();
+  const bool big = a.rows() * a.cols() * n >= (std::int64_t{1} << 18);
+  cpu::parallel_for(n, [&](std::int64_t c0, std::int64_t c1) {
+    out.middleCols(c0, c1 - c0).noalias() = a * b.middleCols(c0, c1 - c0);
+  }, big ? 16 : n + 1);
+}
+
+// Rows per thread worth a fork: a row costs about T·H·G·H multiply-adds per pass.
+std::int64_t row_threshold(std::int64_t T, std::int64_t H, std::int64_t GH) {
+  const std::int64_t work = std::max<std::int64_t>(T * H * GH, 1);
+  return std::max<std::int64_t>(2, (std::int64_t{1} << 20) / work * 2);
+}
+
+// Dropout masks (scaled by 1/(1-rate)), fixed across time; empty when inactive.
+std::vector<float> dropout_mask(const Config& c, bool training, std::int64_t step, float rate, std::int64_t n,
+                                std::uint64_t stream) {
+  if (!training || rate <= 0.f) return {};
+  Philox rng(c.seed, stream);
+  std::vector<float> m(static_cast<std::size_t>(n));
+  const std::uint64_t base = static_cast<std::uint64_t>(step) * static_cast<std::uint64_t>(n);
+  const float scale = 1.f / (1.f - rate);
+  for (std::int64_t i = 0; i < n; ++i) m[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? scale : 0.f;
+  return m;
+}
+
+std::vector<TensorSpec> infer_sequence(const InferContext& ctx) {
+  if (ctx.inputs.size() != 6 && ctx.inputs.size() != 7) {
+    throw ValueError(ctx.op + ": expects 6 or 7 inputs (x, h0, c0, kernel, recurrent_kernel, bias[, mask])");
+  }
+  for (std::size_t i = 0; i < ctx.inputs.size(); ++i) expect_float_input(ctx, i);
+  Cell cell = cell_of(ctx.attrs);
+  act_of(ctx.attrs.get<std::string>("activation"));
+  act_of(ctx.attrs.get<std::string>("recurrent_activation"));
+  const Shape& x = ctx.inputs[0].shape;
+  const Shape& k = ctx.inputs[3].shape;
+  const Shape& u = ctx.inputs[4].shape;
+  if (x.rank() != 3) throw ShapeError(ctx.op + ": expects input of rank 3 (batch, timesteps, features), got " + x.to_string());
+  if (u.rank() != 2) throw ShapeError(ctx.op + ": recurrent_kernel must be 2-D, got " + u.to_string());
+  const std::int64_t H = u[0], G = gates_of(cell);
+  if (u[1] != G * H) throw ShapeError(ctx.op + ": recurrent_kernel " + u.to_string() + " does not fit the cell");
+  if (k.rank() != 2 || k[1] != G * H || (x[2] != kUnknownDim && k[0] != x[2])) {
+    throw ShapeError(ctx.op + ": kernel " + k.to_string() + " does not fit input " + x.to_string() + " and " +
+                     std::to_string(H) + " units");
+  }
+  const Shape& b = ctx.inputs[5].shape;
+  bool two_biases = cell == Cell::gru && ctx.attrs.get_or<bool>("reset_after", true);
+  if (b != (two_biases ? Shape{2, G * H} : Shape{G * H})) {
+    throw ShapeError(ctx.op + ": bias " + b.to_string() + " does not fit the cell");
+  }
+  Shape state{x[0], H};
+  for (int i : {1, 2}) {
+    if (!ctx.inputs[i].shape.is_compatible_with(state)) {
+      throw ShapeError(ctx.op + ": initial state of shape " + ctx.inputs[i].shape.to_string() + " does not match " +
+                       state.to_string() + " expected for input " + x.to_string());
+    }
+  }
+  if (ctx.inputs.size() == 7 && !ctx.inputs[6].shape.is_compatible_with(Shape{x[0], x[1]})) {
+    throw ShapeError(ctx.op + ": mask of shape " + ctx.inputs[6].shape.to_string() + " does not match input " +
+                     x.to_string());
+  }
+  return {{Shape{x[0], x[1], H}, DType::float32},
+          {state, DType::float32},
+          {state, DType::float32},
+          {Shape{x[0], x[1], ws_units(cell) * H}, DType::float32}};
+}
+
+// ---- forward ------------------------------------------------------------------------------
+
+void sequence_kernel(KernelContext& ctx) {
+  SerialEigen serial;
+  const Tensor& x = ctx.input(0);
+  const std::int64_t H = ctx.input(4).shape()[0];
+  const bool has_mask = ctx.inputs.size() == 7;
+  Config c(ctx.node, x.shape(), H, has_mask);
+  const std::int64_t B = c.B, T = c.T, F = c.F, G = c.G, GH = G * H, K = ws_units(c.cell) * H;
+  const float* px = x.data<float>();
+  const float* W = ctx.input(3).data<float>();
+  const float* U = ctx.input(4).data<float>();
+  const float* bias = ctx.input(5).data<float>();
+  const float* mask = has_mask ? ctx.input(6).data<float>() : nullptr;
+  float* y = ctx.output(0).data<float>();
+  float* h_last = ctx.output(1).data<float>();
+  float* c_last = ctx.output(2).data<float>();
+  float* ws = ctx.output(3).data<float>();
+  auto dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1);
+  auto rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2);
+
+  // Input projection for every step at once: xw = (x * dropout) · W + input bias.
+  RowMajor xw(B * T, GH);
+  if (dmask.empty()) {
+    parallel_gemm(MMap(xw.data(), B * T, GH), CMap(px, B * T, F), CMap(W, F, GH));
+  } else {
+    RowMajor xd(B * T, F);
+    for (std::int64_t b = 0; b < B; ++b)
+      for (std::int64_t t = 0; t < T; ++t)
+        for (std::int64_t f = 0; f < F; ++f) xd(b * T + t, f) = px[(b * T + t) * F + f] * dmask[b * F + f];
+    parallel_gemm(MMap(xw.data(), B * T, GH), xd, CMap(W, F, GH));
+  }
+  xw.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, GH);
+  const float* rbias = (c.cell == Cell::gru && c.reset_after) ? bias + GH : nullptr;
+
+  // Batch rows are independent: each thread runs its rows through every step, so the
+  // loop has no barrier per step. Each row chunk does its own h·U GEMM per step.
+  const float* h0 = ctx.input(1).data<float>();
+  const float* c0 = ctx.input(2).data<float>();
+  cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
+    const std::int64_t nb = b1 - b0;
+    RowMajor h = CMap(h0 + b0 * H, nb, H);
+    RowMajor cs = CMap(c0 + b0 * H, nb, H);
+    RowMajor hin(nb, H), rec(nb, GH);
+    std::vector<float> rh(static_cast<std::size_t>(H)), zr_tmp(rh), cn_tmp(rh);
+    for (std::int64_t s = 0; s < T; ++s) {
+      const std::int64_t t = c.x_step(s), tm = c.m_step(s);
+      hin = h;
+      if (!rmask.empty()) hin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      if (c.cell == Cell::gru && !c.reset_after) {
+        // z and r columns now; the candidate's recurrent term needs r first.
+        rec.leftCols(2 * H).noalias() = hin * CSMap(U, H, 2 * H, Stride(GH));
+      } else {
+        rec.noalias() = hin * CMap(U, H, GH);
+      }
+      for (std::int64_t b = b0; b < b1; ++b) {
+        const std::int64_t lb = b - b0;
+        const float m = mask ? mask[b * T + tm] : 1.f;
+        const float* zx = xw.data() + (b * T + t) * GH;
+        const float* zr = rec.data() + lb * GH;
+        float* w = ws + (b * T + s) * K;
+        float* hb = h.data() + lb * H;
+        float* cb = cs.data() + lb * H;
+        float* yb = y + (b * T + c.y_step(s)) * H;
+        if (c.cell == Cell::simple) {
+          for (std::int64_t j = 0; j < H; ++j) {
+            float hn = act(c.activation, zx[j] + zr[j]);
+            w[j] = hn;
+            float hc = m != 0.f ? hn : hb[j];
+            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
+            hb[j] = hc;
+            w[H + j] = hc;
+          }
+        } else if (c.cell == Cell::lstm) {
+          // Gate pre-activations, then the activations over whole gate blocks (SIMD).
+          float* z = rec.data() + lb * GH;
+          for (std::int64_t j = 0; j < GH; ++j) z[j] += zx[j];
+          act_span(c.recurrent_activation, z, 2 * H);
+          act_span(c.activation, z + 2 * H, H);
+          act_span(c.recurrent_activation, z + 3 * H, H);
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float i = z[j], f = z[H + j], g = z[2 * H + j];
+            w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = z[3 * H + j];
+            cn_tmp[j] = zr_tmp[j] = f * cb[j] + i * g;
+          }
+          act_span(c.activation, zr_tmp.data(), H);
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float hn = w[3 * H + j] * zr_tmp[j];
+            w[4 * H + j] = zr_tmp[j];  // activation(c_new), read by the backward pass
+            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
+            if (m != 0.f) hb[j] = hn, cb[j] = cn_tmp[j];
+            w[5 * H + j] = cb[j], w[6 * H + j] = hb[j];
+          }
+        } else {  // GRU, gates [z, r, h]
+          const float* hi = hin.data() + lb * H;
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float bz = rbias ? rbias[j] : 0.f, br = rbias ? rbias[H + j] : 0.f;
+            float z = act(c.recurrent_activation, zx[j] + zr[j] + bz);
+            float r = act(c.recurrent_activation, zx[H + j] + zr[H + j] + br);
+            w[j] = z, w[H + j] = r;
+            if (c.reset_after) w[3 * H + j] = zr[2 * H + j] + rbias[2 * H + j];
+            rh[j] = r * hi[j];
+          }
+          if (!c.reset_after) {
+            // (r * h_in) · U_h for this row.
+            Eigen::Map<Eigen::RowVectorXf>(w + 3 * H, H).noalias() =
+                Eigen::Map<const Eigen::RowVectorXf>(rh.data(), H) * CSMap(U + 2 * H, H, H, Stride(GH));
+          }
+          for (std::int64_t j = 0; j < H; ++j) {
+            float r = w[H + j], z = w[j];
+            float pre = c.reset_after ? zx[2 * H + j] + r * w[3 * H + j] : zx[2 * H + j] + w[3 * H + j];
+            float hh = act(c.activation, pre);
+            w[2 * H + j] = hh;
+            float hn = z * hb[j] + (1.f - z) * hh;  // Keras: the un-dropped h_tm1
+            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
+            if (m != 0.f) hb[j] = hn;
+            w[4 * H + j] = hb[j];
+          }
+        }
+      }
+    }
+    std::copy_n(h.data(), nb * H, h_last + b0 * H);
+    if (c.cell == Cell::lstm) {
+      std::copy_n(cs.data(), nb * H, c_last + b0 * H);
+    } else {
+      std::fill_n(c_last + b0 * H, nb * H, 0.f);
+    }
+  }, row_threshold(T, H, GH));
+}
+
+// ---- backward through time -------------------------------------------------------------
+
+void sequence_grad_kernel(KernelContext& ctx) {
+  SerialEigen serial;
+  const Tensor& x = ctx.input(0);
+  const std::int64_t H = ctx.input(4).shape()[0];
+  const bool has_mask = ctx.inputs.size() == 11;
+  Config c(ctx.node, x.shape(), H, has_mask);
+  const std::int64_t B = c.B, T = c.T, F = c.F, G = c.G, GH = G * H, K = ws_units(c.cell) * H;
+  const float* px = x.data<float>();
+  const float* h0 = ctx.input(1).data<float>();
+  const float* c0 = ctx.input(2).data<float>();
+  const float* W = ctx.input(3).data<float>();
+  const float* U = ctx.input(4).data<float>();
+  const float* ws = ctx.input(6).data<float>();
+  const float* dy = ctx.input(7).data<float>();
+  const float* mask = has_mask ? ctx.input(10).data<float>() : nullptr;
+  auto dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1);
+  auto rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2);
+  const bool gru_before = c.cell == Cell::gru && !c.reset_after;
+
+  RowMajor dzx(B * T, GH);      // by input step t: pairs with x
+  RowMajor dzr(B * T, GH);      // by processing step s: pairs with h_in
+  RowMajor hins(B * T, H);      // h_in (recurrent-dropped h_prev) by processing step
+  RowMajor rhs;                 // r * h_in, GRU reset_before only
+  if (gru_before) rhs.resize(B * T, H);
+  float* dh0_out = ctx.output(1).data<float>();
+  float* dc0_out = ctx.output(2).data<float>();
+  // As in the forward pass, each thread takes its batch rows through every step.
+  cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
+    const std::int64_t nb = b1 - b0;
+    RowMajor dh = CMap(ctx.input(8).data<float>() + b0 * H, nb, H);
+    RowMajor dc = CMap(ctx.input(9).data<float>() + b0 * H, nb, H);
+    RowMajor dh_prev(nb, H), dhin(nb, H), drh(nb, H);
+    for (std::int64_t s = T - 1; s >= 0; --s) {
+      const std::int64_t t = c.x_step(s), tm = c.m_step(s);
+      // Gate gradients for this step, and the direct paths to h_prev / c_prev.
+      for (std::int64_t b = b0; b < b1; ++b) {
+        const std::int64_t lb = b - b0;
+        const float m = mask ? mask[b * T + tm] : 1.f;
+        const float* w = ws + (b * T + s) * K;
+        const float* hp = s > 0 ? ws + (b * T + s - 1) * K + (K - H) : h0 + b * H;
+        const float* dyb = dy + (b * T + c.y_step(s)) * H;
+        float* gx = dzx.data() + (b * T + t) * GH;
+        float* gr = dzr.data() + (b * T + s) * GH;
+        float* dhb = dh.data() + lb * H;
+        float* dcb = dc.data() + lb * H;
+        float* dpb = dh_prev.data() + lb * H;
+        float* hi = hins.data() + (b * T + s) * H;
+        for (std::int64_t j = 0; j < H; ++j) hi[j] = rmask.empty() ? hp[j] : hp[j] * rmask[b * H + j];
+        for (std::int64_t j = 0; j < H; ++j) {
+          const float gh = m != 0.f ? dhb[j] + dyb[j] : 0.f;                               // into h_new
+          dpb[j] = m != 0.f ? 0.f : dhb[j] + (c.zero_output_for_mask ? 0.f : dyb[j]);      // carried h
+          if (c.cell == Cell::simple) {
+            gx[j] = gr[j] = gh * dact(c.activation, w[j]);
+          } else if (c.cell == Cell::lstm) {
+            const float i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j], ac = w[4 * H + j];
+            const float cp = s > 0 ? ws[(b * T + s - 1) * K + 5 * H + j] : c0[b * H + j];
+            const float gc = m != 0.f ? dcb[j] + gh * o * dact(c.activation, ac) : 0.f;
+            gx[j] = gc * g * dact(c.recurrent_activation, i);
+            gx[H + j] = gc * cp * dact(c.recurrent_activation, f);
+            gx[2 * H + j] = gc * i * dact(c.activation, g);
+            gx[3 * H + j] = gh * ac * dact(c.recurrent_activation, o);
+            for (int k = 0; k < 4; ++k) gr[k * H + j] = gx[k * H + j];
+            dcb[j] = m != 0.f ? gc * f : dcb[j];
+          } else {
+            const float z = w[j], r = w[H + j], hh = w[2 * H + j], rec_h = w[3 * H + j];
+            const float dpre = gh * (1.f - z) * dact(c.activation, hh);
+            gx[j] = gr[j] = gh * (hp[j] - hh) * dact(c.recurrent_activation, z);
+            dpb[j] += gh * z;
+            gx[2 * H + j] = dpre;
+            if (c.reset_after) {
+              gx[H + j] = gr[H + j] = dpre * rec_h * dact(c.recurrent_activation, r);
+              gr[2 * H + j] = dpre * r;
+            } else {
+              gr[2 * H + j] = dpre;  // pairs with r * h_in
+              rhs(b * T + s, j) = r * hi[j];
+            }
+            dhin(lb, j) = 0.f;
+          }
+        }
+      }
+      auto gr_s = Eigen::Map<RowMajor, 0, Stride>(dzr.data() + (b0 * T + s) * GH, nb, GH, Stride(T * GH));
+      if (gru_before) {
+        // d(r*h_in) = dpre · U_hᵀ; then r's gradient, then the z/r columns' recurrent term.
+        drh.noalias() = gr_s.rightCols(H) * CSMap(U + 2 * H, H, H, Stride(GH)).transpose();
+        for (std::int64_t b = b0; b < b1; ++b) {
+          const std::int64_t lb = b - b0;
+          const float* w = ws + (b * T + s) * K;
+          for (std::int64_t j = 0; j < H; ++j) {
+            const float dr = drh(lb, j) * hins(b * T + s, j) * dact(c.recurrent_activation, w[H + j]);
+            dzx(b * T + t, H + j) = dr;
+            gr_s(lb, H + j) = dr;
+            dhin(lb, j) += drh(lb, j) * w[H + j];
+          }
+        }
+        dhin.noalias() += gr_s.leftCols(2 * H) * CSMap(U, H, 2 * H, Stride(GH)).transpose();
+      } else if (c.cell == Cell::gru) {
+        dhin.noalias() += gr_s * CMap(U, H, GH).transpose();
+      } else {
+        dhin.noalias() = gr_s * CMap(U, H, GH).transpose();
+      }
+      if (!rmask.empty()) dhin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      dh = dh_prev + dhin;
+    }
+    std::copy_n(dh.data(), nb * H, dh0_out + b0 * H);
+    if (c.cell == Cell::lstm) {
+      std::copy_n(dc.data(), nb * H, dc0_out + b0 * H);
+    } else {
+      std::fill_n(dc0_out + b0 * H, nb * H, 0.f);
+    }
+  }, row_threshold(T, H, GH));
+  // Weight gradients: one GEMM each over all steps.
+  Tensor& dx = ctx.output(0);
+  MMap dxm(dx.data<float>(), B * T, F);
+  parallel_gemm(dxm, dzx, CMap(W, F, GH).transpose());
+  MMap dW(ctx.output(3).data<float>(), F, GH);
+  if (dmask.empty()) {
+    parallel_gemm(dW, CMap(px, B * T, F).transpose(), dzx);
+  } else {
+    RowMajor xd(B * T, F);
+    for (std::int64_t r = 0; r < B * T; ++r)
+      for (std::int64_t f = 0; f < F; ++f) {
+        const float mk = dmask[(r / T) * F + f];
+        xd(r, f) = px[r * F + f] * mk;
+        dxm(r, f) *= mk;
+      }
+    parallel_gemm(dW, xd.transpose(), dzx);
+  }
+  MMap dU(ctx.output(4).data<float>(), H, GH);
+  if (gru_before) {
+    parallel_gemm(dU.leftCols(2 * H), hins.transpose(), dzr.leftCols(2 * H));
+    parallel_gemm(dU.rightCols(H), rhs.transpose(), dzr.rightCols(H));
+  } else {
+    parallel_gemm(dU, hins.transpose(), dzr);
+  }
+  float* db = ctx.output(5).data<float>();
+  Eigen::Map<Eigen::RowVectorXf>(db, GH) = dzx.colwise().sum();
+  if (c.cell == Cell::gru && c.reset_after) Eigen::Map<Eigen::RowVectorXf>(db + GH, GH) = dzr.colwise().sum();
+}
+
+}  // namespace
+
+void register_rnn_ops(OpRegistry& r) {
+  r.add({.name = "rnn_sequence",
+         .infer = infer_sequence,
+         .cpu_kernel = sequence_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Graph& graph = *n.inputs[0].graph;
+           std::vector<Output> ins(n.inputs.begin(), n.inputs.begin() + 6);
+           ins.push_back(Output{&graph, n.id, 3});
+           ins.push_back(g[0]);
+           ins.push_back(g[1]);
+           ins.push_back(g[2]);
+           if (n.inputs.size() == 7) ins.push_back(n.inputs[6]);
+           auto d = graph.add_node("rnn_sequence_grad", ins, n.attrs);
+           std::vector<Output> out{d[0], d[1], d[2], d[3], d[4], d[5]};
+           if (n.attrs.get<std::string>("cell") != "lstm") out[2] = Output{};
+           if (n.inputs.size() == 7) out.push_back(Output{});  // the mask
+           return out;
+         },
+         .random = true});
+  r.add({.name = "rnn_sequence_grad",
+         .infer = [](const InferContext& ctx) {
+           if (ctx.inputs.size() != 10 && ctx.inputs.size() != 11) {
+             throw ValueError("rnn_sequence_grad: expects 10 or 11 inputs");
+           }
+           std::vector<TensorSpec> out;
+           for (int i = 0; i < 6; ++i) out.push_back(ctx.inputs[static_cast<std::size_t>(i)]);
+           return out;
+         },
+         .cpu_kernel = sequence_grad_kernel,
+         .gradient = {},
+         .differentiable = false,
+         .random = true});
+  r.add({.name = "rnn_zero_state",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& x = ctx.inputs[0].shape;
+           if (x.rank() < 1) throw ShapeError("rnn_zero_state: expects a batched input, got a scalar");
+           return std::vector<TensorSpec>{{Shape{x[0], ctx.attrs.get<std::int64_t>("units")}, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           std::fill_n(ctx.output(0).data<float>(), ctx.output(0).size(), 0.f);
+         },
+         .gradient = {},
+         .differentiable = false});
+}
+
+std::vector<Output> rnn_sequence(Output x, Output h0, Output c0, Output kernel, Output recurrent_kernel, Output bias,
+                                 Output mask, const Attrs& attrs) {
+  std::vector<Output> ins{x, h0, c0, kernel, recurrent_kernel, bias};
+  if (mask.valid()) ins.push_back(mask);
+  return x.graph->add_node("rnn_sequence", ins, attrs);
+}
+
+Output rnn_zero_state(Output x, std::int64_t units) {
+  return x.graph->add("rnn_zero_state", {x}, Attrs{{"units", units}});
+}
+
+}  // namespace strata::ops

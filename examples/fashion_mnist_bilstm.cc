@@ -1,0 +1,71 @@
+// Recurrent classification: Fashion-MNIST images read row by row as sequences of 28
+// timesteps of 28 pixels, Bidirectional(LSTM(64)) -> Dense(10), Adam, 5 epochs.
+#include <strata/strata.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "flags.h"
+
+using namespace strata;
+
+namespace {
+
+Tensor scaled(const Tensor& images) {  // pixels 0..255 -> 0..1
+  Tensor out = images.clone();
+  for (float& v : out.values<float>()) v /= 255.0f;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int epochs = 5;
+  std::int64_t batch_size = 64;
+  std::int64_t units = 64;
+  double learning_rate = 1e-3;
+  int verbose = 1;
+  std::int64_t seed = 1;
+  std::int64_t train_samples = 0;  // 0 = all 60000
+  std::string data_dir;
+  examples::Flags flags("Classifies Fashion-MNIST with a bidirectional LSTM over image rows.");
+  flags.add("epochs", &epochs, "passes over the training data")
+      .add("batch_size", &batch_size, "samples per step")
+      .add("units", &units, "LSTM units per direction")
+      .add("learning_rate", &learning_rate, "Adam's learning rate")
+      .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
+      .add("seed", &seed, "global random seed (weights, shuffling)")
+      .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
+      .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)");
+  flags.parse_or_exit(argc, argv);
+
+  try {
+    set_random_seed(static_cast<std::uint64_t>(seed));
+    auto data = datasets::fashion_mnist::load_data(data_dir);
+    Tensor x_train = scaled(data.x_train), y_train = data.y_train;
+    if (train_samples > 0 && train_samples < x_train.shape()[0]) {
+      x_train = x_train.slice_rows(0, train_samples);
+      y_train = y_train.slice_rows(0, train_samples);
+    }
+    Tensor x_test = scaled(data.x_test);
+    std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
+
+    // Each image is a sequence: 28 timesteps (rows) of 28 features (pixels).
+    Model model = Sequential({
+        Input({28, 28}),
+        layers::Bidirectional(layers::LSTM(units)),
+        layers::Dense(10),
+    });
+    model.summary();
+    model.compile({.optimizer = optimizers::Adam({.learning_rate = learning_rate}),
+                   .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                   .metrics = {"accuracy"}});
+    model.fit(x_train, y_train, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
+    auto scores = model.evaluate(x_test, data.y_test, {.verbose = verbose ? 2 : 0});
+    std::printf("Test accuracy: %.4f  (test loss %.4f)\n", scores.at("accuracy"), scores.at("loss"));
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

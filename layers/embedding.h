@@ -1,0 +1,58 @@
+// Embedding: integer token ids (batch, ...) -> rows of a trainable (input_dim, output_dim)
+// table. With mask_zero, id 0 is padding: the output carries a mask that recurrent
+// layers downstream honour. An id outside [0, input_dim) throws ValueError naming the layer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct EmbeddingOptions {  // Keras signature order
+  Initializer embeddings_initializer = "uniform";
+  bool mask_zero = false;
+  std::string name;
+};
+
+class EmbeddingImpl : public LayerImpl {
+ public:
+  EmbeddingImpl(std::int64_t input_dim, std::int64_t output_dim, EmbeddingOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+
+  std::int64_t input_dim, output_dim;
+  EmbeddingOptions options;
+  Variable embeddings;
+};
+
+class Embedding : public Layer {
+ public:
+  Embedding(std::int64_t input_dim, std::int64_t output_dim, EmbeddingOptions options = {});
+};
+
+// Masking: steps whose features all equal mask_value are masked (and zeroed).
+struct MaskingOptions {
+  double mask_value = 0.0;
+  std::string name;
+};
+
+class MaskingImpl : public LayerImpl {
+ public:
+  explicit MaskingImpl(MaskingOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  MaskingOptions options;
+};
+
+class Masking : public Layer {
+ public:
+  explicit Masking(MaskingOptions options = {});
+  explicit Masking(double mask_value) : Masking(MaskingOptions{.mask_value = mask_value}) {}
+};
+
+}  // namespace strata::layers

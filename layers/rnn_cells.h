@@ -1,0 +1,122 @@
+// Recurrent cells, as Keras's SimpleRNNCell, LSTMCell and GRUCell. A cell owns its
+// weights (kernel, recurrent_kernel, bias) and is attached to exactly one recurrent
+// layer: attaching it to a second one throws, telling the user to create a new cell.
+// The cell's whole time loop runs as one fused op (core/ops/rnn_ops.cc).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+// Everything that defines a cell; a fresh copy is built from it (Bidirectional).
+struct CellConfig {
+  std::string kind;  // "simple_rnn", "lstm", "gru"
+  std::int64_t units = 0;
+  std::string activation = "tanh";
+  std::string recurrent_activation = "sigmoid";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  bool unit_forget_bias = true;
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  std::uint64_t seed = 0;
+  bool reset_after = true;
+};
+
+// The result of running a cell over a sequence.
+struct CellSequence {
+  Output sequence;            // (B, T, units), processing order
+  std::vector<Output> states; // last states: h (and c for LSTM)
+};
+
+class RNNCellImpl : public LayerImpl {
+ public:
+  RNNCellImpl(const std::string& class_name, CellConfig config, const std::string& name);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  int num_states() const { return config.kind == "lstm" ? 2 : 1; }
+  // Creates the weights, named "<prefix>/<cell name>/kernel" (Keras 3 paths).
+  void build_cell(std::int64_t input_dim, const std::string& prefix);
+  // Runs the cell over x (B,T,F). `states` holds num_states() initial states. `call`
+  // (the layer's call index) makes each call of a shared layer draw its own dropout masks.
+  CellSequence run(Graph& graph, Output x, const std::vector<Output>& states, Output mask, bool go_backwards,
+                   bool input_in_processing_order, bool zero_output_for_mask, bool reverse_output = false,
+                   std::uint64_t call = 0) const;
+  // A new, unbuilt cell with the same config and name.
+  std::shared_ptr<RNNCellImpl> fresh_copy() const;
+  // Records `layer` as this cell's owner; throws ValueError if another layer owns it.
+  void attach(const LayerImpl* layer);
+
+  CellConfig config;
+  Variable kernel, recurrent_kernel, bias;
+
+ private:
+  const LayerImpl* owner_ = nullptr;
+};
+
+struct SimpleRNNCellOptions {  // Keras signature order
+  std::string activation = "tanh";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  std::optional<std::uint64_t> seed;
+  std::string name;
+};
+
+struct LSTMCellOptions {
+  std::string activation = "tanh";
+  std::string recurrent_activation = "sigmoid";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  bool unit_forget_bias = true;
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  std::optional<std::uint64_t> seed;
+  std::string name;
+};
+
+struct GRUCellOptions {
+  std::string activation = "tanh";
+  std::string recurrent_activation = "sigmoid";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  bool reset_after = true;
+  std::optional<std::uint64_t> seed;
+  std::string name;
+};
+
+class SimpleRNNCell : public Layer {
+ public:
+  explicit SimpleRNNCell(std::int64_t units, SimpleRNNCellOptions options = {});
+};
+class LSTMCell : public Layer {
+ public:
+  explicit LSTMCell(std::int64_t units, LSTMCellOptions options = {});
+};
+class GRUCell : public Layer {
+ public:
+  explicit GRUCell(std::int64_t units, GRUCellOptions options = {});
+};
+
+// The config of each cell kind from its options (shared with the layers).
+CellConfig simple_rnn_config(std::int64_t units, const SimpleRNNCellOptions& o);
+CellConfig lstm_config(std::int64_t units, const LSTMCellOptions& o);
+CellConfig gru_config(std::int64_t units, const GRUCellOptions& o);
+
+}  // namespace strata::layers
