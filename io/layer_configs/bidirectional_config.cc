@@ -73,6 +73,10 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
                                 ") is not supported; only one built from the same config with "
                                 "go_backwards flipped is");
     }
+    // Keras uses the given layer itself, so its name (and weight paths) are the file's.
+    auto& bw = *static_cast<BidirectionalImpl&>(layer.impl()).backward_layer;
+    bw.name = given.name();
+    bw.weight_prefix = layer.name() + "/" + given.name();
   }
   return layer;
 }

@@ -50,7 +50,9 @@ Tensor tokens(std::int64_t batch, std::int64_t steps, std::int64_t vocab) {
 Model text_model() {
   auto x = Input({6}, {.name = "ids"});
   auto e = layers::Embedding(20, 5, {.mask_zero = true, .name = "embed"})(x);
-  auto b1 = layers::Bidirectional(layers::LSTM(4, {.recurrent_activation = "hard_sigmoid",
+  // Not hard_sigmoid: its Keras 2 and Keras 3 definitions share the name, and Strata's .h5
+  // says Keras 2 (see RealKerasFilesRoundTripThroughStrataFiles for the other direction).
+  auto b1 = layers::Bidirectional(layers::LSTM(4, {.recurrent_activation = "sigmoid",
                                                    .return_sequences = true, .name = "lstm"}),
                                   {.name = "bi_lstm"})(e);
   auto td = layers::TimeDistributed(layers::Dense(3, {.activation = "tanh", .name = "proj"}),
