@@ -19,6 +19,7 @@
 #include "layers/input_layer.h"
 #include "layers/rnn.h"
 #include "layers/time_distributed.h"
+#include "models/compiled_model.h"
 #include "models/sequential.h"
 #include "test_util.h"
 
@@ -244,6 +245,24 @@ TEST(RecurrentConfig, RealKerasFilesRoundTripThroughStrataFiles) {
       Model again = models::load_model(dir.file("again" + out));
       expect_same_predictions(m, again, testing::load_numbered(golden, "input")[0]);
     }
+  }
+}
+
+TEST(RecurrentConfig, Keras3ZipOptimizerStateOfAnLstmModelIsRestored) {
+  // Keras orders optimizer slots by trainable variables, which for an RNN live on its cell.
+  const std::string path = testing::real_models_dir() + "/lstm_stacked_k341_zip.keras";
+  Model m = models::load_model(path);
+  ASSERT_TRUE(m.compiled());
+  const optimizers::Optimizer& opt = m.model().compiled->optimizer();
+  testing::ScratchDir dir;
+  testing::write_bytes(dir.file("w.h5"), io::ZipReader(path).read("model.weights.h5"));
+  io::h5::File w(dir.file("w.h5"), io::h5::File::Mode::read);
+  const auto vars = opt.variables();
+  ASSERT_EQ(w.open_group("optimizer/vars").children().size(), vars.size());
+  EXPECT_GT(opt.iterations(), 0);
+  for (std::size_t i = 2; i < vars.size(); ++i) {
+    Tensor stored = w.open_dataset("optimizer/vars/" + std::to_string(i)).read(DType::float32);
+    EXPECT_EQ(stored.to_vector<float>(), vars[i].value().to_vector<float>()) << vars[i].path();
   }
 }
 
