@@ -68,7 +68,8 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
     if (!given_rnn || given.class_name() != inner.class_name() ||
         given_rnn->options.go_backwards == b.forward_layer->options.go_backwards ||
         essential(given) != essential(Layer(b.backward_layer))) {
-      throw NotImplementedError(where + ": a backward_layer that differs from the forward layer ('" +
+      throw NotImplementedError(where +
+                                ": a backward_layer that differs from the forward layer ('" +
                                 given.name() + "', " + given.class_name() +
                                 ") is not supported; only one built from the same config with "
                                 "go_backwards flipped is");
@@ -84,9 +85,8 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
 std::vector<VarGroup> vars(const LayerImpl& impl) {
   const auto& b = static_cast<const BidirectionalImpl&>(impl);
   std::vector<VarGroup> out;
-  for (const auto& [prefix, rnn] :
-       {std::pair{std::string("forward_layer/"), b.forward_layer},
-        std::pair{std::string("backward_layer/"), b.backward_layer}}) {
+  for (const auto& [prefix, rnn] : {std::pair{std::string("forward_layer/"), b.forward_layer},
+                                    std::pair{std::string("backward_layer/"), b.backward_layer}}) {
     for (VarGroup g : keras3_var_groups(Layer(rnn))) {
       g.path = prefix + g.path;
       out.push_back(std::move(g));

@@ -39,7 +39,8 @@ Layer embedding_from_config(const json& c, const ConfigContext&) {
   }
   if (c.contains("lora_rank") && !c["lora_rank"].is_null())
     throw NotImplementedError(where + ": LoRA-enabled embeddings (lora_rank) are not supported");
-  return layers::Embedding(positive_int(c, "input_dim", where), positive_int(c, "output_dim", where), o);
+  return layers::Embedding(positive_int(c, "input_dim", where),
+                           positive_int(c, "output_dim", where), o);
 }
 
 json masking_to_config(const LayerImpl& impl) {
@@ -59,8 +60,10 @@ Layer masking_from_config(const json& c, const ConfigContext&) {
 }
 
 const bool registered = [] {
-  register_layer_config({"Embedding", "keras.layers", embedding_to_config, embedding_from_config, nullptr});
-  register_layer_config({"Masking", "keras.layers", masking_to_config, masking_from_config, nullptr});
+  register_layer_config(
+      {"Embedding", "keras.layers", embedding_to_config, embedding_from_config, nullptr});
+  register_layer_config(
+      {"Masking", "keras.layers", masking_to_config, masking_from_config, nullptr});
   return true;
 }();
 

@@ -48,9 +48,12 @@ json cell_keys(const CellConfig& c) {
 
 json rnn_keys(const RNNImpl& r) {
   const auto& o = r.options;
-  return json{{"return_sequences", o.return_sequences}, {"return_state", o.return_state},
-              {"go_backwards", o.go_backwards},         {"stateful", o.stateful},
-              {"unroll", o.unroll},                     {"zero_output_for_mask", o.zero_output_for_mask}};
+  return json{{"return_sequences", o.return_sequences},
+              {"return_state", o.return_state},
+              {"go_backwards", o.go_backwards},
+              {"stateful", o.stateful},
+              {"unroll", o.unroll},
+              {"zero_output_for_mask", o.zero_output_for_mask}};
 }
 
 json builtin_to_config(const LayerImpl& impl) {  // SimpleRNN, LSTM, GRU
@@ -81,10 +84,11 @@ json generic_rnn_to_config(const LayerImpl& impl) {
   } else {
     json cells = json::array();
     for (const auto& c : r.cells) cells.push_back(entry_of(Layer(c), "keras.layers"));
-    j["cell"] = json{{"module", "keras.layers"},
-                     {"class_name", "StackedRNNCells"},
-                     {"config", json{{"name", r.name + "_cells"}, {"trainable", true}, {"cells", cells}}},
-                     {"registered_name", nullptr}};
+    j["cell"] =
+        json{{"module", "keras.layers"},
+             {"class_name", "StackedRNNCells"},
+             {"config", json{{"name", r.name + "_cells"}, {"trainable", true}, {"cells", cells}}},
+             {"registered_name", nullptr}};
   }
   return j;
 }
@@ -93,13 +97,15 @@ json generic_rnn_to_config(const LayerImpl& impl) {
 
 double number(const json& c, const char* key, double fallback, const std::string& where) {
   if (!c.contains(key) || c[key].is_null()) return fallback;
-  if (!c[key].is_number()) throw ValueError(where + ": '" + key + "' must be a number, got " + c[key].dump());
+  if (!c[key].is_number())
+    throw ValueError(where + ": '" + key + "' must be a number, got " + c[key].dump());
   return c[key].get<double>();
 }
 
 bool flag(const json& c, const char* key, bool fallback, const std::string& where) {
   if (!c.contains(key) || c[key].is_null()) return fallback;
-  if (!c[key].is_boolean()) throw ValueError(where + ": '" + key + "' must be true or false, got " + c[key].dump());
+  if (!c[key].is_boolean())
+    throw ValueError(where + ": '" + key + "' must be true or false, got " + c[key].dump());
   return c[key].get<bool>();
 }
 
@@ -125,7 +131,8 @@ CellArgs cell_args(const json& c, const ConfigContext& ctx, const std::string& w
     a.recurrent_activation = activation_from_config(c["recurrent_activation"], ctx, where);
   if (a.recurrent_activation.empty()) a.recurrent_activation = "linear";
   a.use_bias = flag(c, "use_bias", true, where);
-  if (!a.use_bias) throw NotImplementedError(where + ": use_bias=false is not supported for recurrent layers");
+  if (!a.use_bias)
+    throw NotImplementedError(where + ": use_bias=false is not supported for recurrent layers");
   a.unit_forget_bias = flag(c, "unit_forget_bias", true, where);
   // Keras 2.0-2.3 GRUs had no reset_after key and computed reset_after=False.
   a.reset_after = flag(c, "reset_after", ctx.keras_major >= 3, where);
@@ -148,7 +155,8 @@ struct LayerArgs {
 
 LayerArgs layer_args(const json& c, const std::string& where) {
   if (flag(c, "time_major", false, where))
-    throw NotImplementedError(where + ": time_major=true is not supported (inputs are (batch, time, features))");
+    throw NotImplementedError(
+        where + ": time_major=true is not supported (inputs are (batch, time, features))");
   LayerArgs a;
   a.return_sequences = flag(c, "return_sequences", false, where);
   a.return_state = flag(c, "return_state", false, where);
@@ -168,14 +176,19 @@ Layer simple_rnn_from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("SimpleRNN", c);
   const CellArgs a = cell_args(c, ctx, where);
   const LayerArgs l = layer_args(c, where);
-  return finish(layers::SimpleRNN(a.units, {.activation = a.activation, .use_bias = a.use_bias,
+  return finish(layers::SimpleRNN(a.units, {.activation = a.activation,
+                                            .use_bias = a.use_bias,
                                             .kernel_initializer = a.kernel_initializer,
                                             .recurrent_initializer = a.recurrent_initializer,
-                                            .bias_initializer = a.bias_initializer, .dropout = a.dropout,
+                                            .bias_initializer = a.bias_initializer,
+                                            .dropout = a.dropout,
                                             .recurrent_dropout = a.recurrent_dropout,
                                             .return_sequences = l.return_sequences,
-                                            .return_state = l.return_state, .go_backwards = l.go_backwards,
-                                            .stateful = l.stateful, .unroll = l.unroll, .seed = a.seed,
+                                            .return_state = l.return_state,
+                                            .go_backwards = l.go_backwards,
+                                            .stateful = l.stateful,
+                                            .unroll = l.unroll,
+                                            .seed = a.seed,
                                             .name = c.value("name", "")}),
                 l);
 }
@@ -184,67 +197,94 @@ Layer lstm_from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("LSTM", c);
   const CellArgs a = cell_args(c, ctx, where);
   const LayerArgs l = layer_args(c, where);
-  return finish(
-      layers::LSTM(a.units, {.activation = a.activation, .recurrent_activation = a.recurrent_activation,
-                             .use_bias = a.use_bias, .kernel_initializer = a.kernel_initializer,
-                             .recurrent_initializer = a.recurrent_initializer,
-                             .bias_initializer = a.bias_initializer, .unit_forget_bias = a.unit_forget_bias,
-                             .dropout = a.dropout, .recurrent_dropout = a.recurrent_dropout, .seed = a.seed,
-                             .return_sequences = l.return_sequences, .return_state = l.return_state,
-                             .go_backwards = l.go_backwards, .stateful = l.stateful, .unroll = l.unroll,
-                             .name = c.value("name", "")}),
-      l);
+  return finish(layers::LSTM(a.units, {.activation = a.activation,
+                                       .recurrent_activation = a.recurrent_activation,
+                                       .use_bias = a.use_bias,
+                                       .kernel_initializer = a.kernel_initializer,
+                                       .recurrent_initializer = a.recurrent_initializer,
+                                       .bias_initializer = a.bias_initializer,
+                                       .unit_forget_bias = a.unit_forget_bias,
+                                       .dropout = a.dropout,
+                                       .recurrent_dropout = a.recurrent_dropout,
+                                       .seed = a.seed,
+                                       .return_sequences = l.return_sequences,
+                                       .return_state = l.return_state,
+                                       .go_backwards = l.go_backwards,
+                                       .stateful = l.stateful,
+                                       .unroll = l.unroll,
+                                       .name = c.value("name", "")}),
+                l);
 }
 
 Layer gru_from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("GRU", c);
   const CellArgs a = cell_args(c, ctx, where);
   const LayerArgs l = layer_args(c, where);
-  return finish(
-      layers::GRU(a.units, {.activation = a.activation, .recurrent_activation = a.recurrent_activation,
-                            .use_bias = a.use_bias, .kernel_initializer = a.kernel_initializer,
-                            .recurrent_initializer = a.recurrent_initializer,
-                            .bias_initializer = a.bias_initializer, .dropout = a.dropout,
-                            .recurrent_dropout = a.recurrent_dropout, .seed = a.seed,
-                            .return_sequences = l.return_sequences, .return_state = l.return_state,
-                            .go_backwards = l.go_backwards, .stateful = l.stateful, .unroll = l.unroll,
-                            .reset_after = a.reset_after, .name = c.value("name", "")}),
-      l);
+  return finish(layers::GRU(a.units, {.activation = a.activation,
+                                      .recurrent_activation = a.recurrent_activation,
+                                      .use_bias = a.use_bias,
+                                      .kernel_initializer = a.kernel_initializer,
+                                      .recurrent_initializer = a.recurrent_initializer,
+                                      .bias_initializer = a.bias_initializer,
+                                      .dropout = a.dropout,
+                                      .recurrent_dropout = a.recurrent_dropout,
+                                      .seed = a.seed,
+                                      .return_sequences = l.return_sequences,
+                                      .return_state = l.return_state,
+                                      .go_backwards = l.go_backwards,
+                                      .stateful = l.stateful,
+                                      .unroll = l.unroll,
+                                      .reset_after = a.reset_after,
+                                      .name = c.value("name", "")}),
+                l);
 }
 
 Layer simple_rnn_cell_from_config(const json& c, const ConfigContext& ctx) {
   const CellArgs a = cell_args(c, ctx, describe("SimpleRNNCell", c));
-  return layers::SimpleRNNCell(a.units, {.activation = a.activation, .use_bias = a.use_bias,
+  return layers::SimpleRNNCell(a.units, {.activation = a.activation,
+                                         .use_bias = a.use_bias,
                                          .kernel_initializer = a.kernel_initializer,
                                          .recurrent_initializer = a.recurrent_initializer,
-                                         .bias_initializer = a.bias_initializer, .dropout = a.dropout,
-                                         .recurrent_dropout = a.recurrent_dropout, .seed = a.seed,
+                                         .bias_initializer = a.bias_initializer,
+                                         .dropout = a.dropout,
+                                         .recurrent_dropout = a.recurrent_dropout,
+                                         .seed = a.seed,
                                          .name = c.value("name", "")});
 }
 
 Layer lstm_cell_from_config(const json& c, const ConfigContext& ctx) {
   const CellArgs a = cell_args(c, ctx, describe("LSTMCell", c));
-  return layers::LSTMCell(a.units, {.activation = a.activation, .recurrent_activation = a.recurrent_activation,
-                                    .use_bias = a.use_bias, .kernel_initializer = a.kernel_initializer,
+  return layers::LSTMCell(a.units, {.activation = a.activation,
+                                    .recurrent_activation = a.recurrent_activation,
+                                    .use_bias = a.use_bias,
+                                    .kernel_initializer = a.kernel_initializer,
                                     .recurrent_initializer = a.recurrent_initializer,
                                     .bias_initializer = a.bias_initializer,
-                                    .unit_forget_bias = a.unit_forget_bias, .dropout = a.dropout,
-                                    .recurrent_dropout = a.recurrent_dropout, .seed = a.seed,
+                                    .unit_forget_bias = a.unit_forget_bias,
+                                    .dropout = a.dropout,
+                                    .recurrent_dropout = a.recurrent_dropout,
+                                    .seed = a.seed,
                                     .name = c.value("name", "")});
 }
 
 Layer gru_cell_from_config(const json& c, const ConfigContext& ctx) {
   const CellArgs a = cell_args(c, ctx, describe("GRUCell", c));
-  return layers::GRUCell(a.units, {.activation = a.activation, .recurrent_activation = a.recurrent_activation,
-                                   .use_bias = a.use_bias, .kernel_initializer = a.kernel_initializer,
+  return layers::GRUCell(a.units, {.activation = a.activation,
+                                   .recurrent_activation = a.recurrent_activation,
+                                   .use_bias = a.use_bias,
+                                   .kernel_initializer = a.kernel_initializer,
                                    .recurrent_initializer = a.recurrent_initializer,
-                                   .bias_initializer = a.bias_initializer, .dropout = a.dropout,
-                                   .recurrent_dropout = a.recurrent_dropout, .reset_after = a.reset_after,
-                                   .seed = a.seed, .name = c.value("name", "")});
+                                   .bias_initializer = a.bias_initializer,
+                                   .dropout = a.dropout,
+                                   .recurrent_dropout = a.recurrent_dropout,
+                                   .reset_after = a.reset_after,
+                                   .seed = a.seed,
+                                   .name = c.value("name", "")});
 }
 
 // RNN's "cell": one cell entry, a StackedRNNCells entry, or (Keras 2) a list of cell entries.
-std::vector<Layer> cells_from_config(const json& cell, const ConfigContext& ctx, const std::string& where) {
+std::vector<Layer> cells_from_config(const json& cell, const ConfigContext& ctx,
+                                     const std::string& where) {
   std::vector<Layer> cells;
   const json* list = nullptr;
   if (cell.is_array()) {
@@ -271,9 +311,13 @@ Layer generic_rnn_from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("RNN", c);
   const LayerArgs l = layer_args(c, where);
   std::vector<Layer> cells = cells_from_config(require_key(c, "cell", where), ctx, where);
-  return layers::RNN(cells, {.return_sequences = l.return_sequences, .return_state = l.return_state,
-                             .go_backwards = l.go_backwards, .stateful = l.stateful, .unroll = l.unroll,
-                             .zero_output_for_mask = l.zero_output_for_mask, .name = c.value("name", "")});
+  return layers::RNN(cells, {.return_sequences = l.return_sequences,
+                             .return_state = l.return_state,
+                             .go_backwards = l.go_backwards,
+                             .stateful = l.stateful,
+                             .unroll = l.unroll,
+                             .zero_output_for_mask = l.zero_output_for_mask,
+                             .name = c.value("name", "")});
 }
 
 // --- Keras 3 variable paths ----------------------------------------------------------------
@@ -296,13 +340,18 @@ std::vector<VarGroup> rnn_vars(const LayerImpl& impl) {
 std::vector<VarGroup> cell_vars(const LayerImpl& impl) { return {{"vars", impl.weights}}; }
 
 const bool registered = [] {
-  register_layer_config({"SimpleRNN", "keras.layers", builtin_to_config, simple_rnn_from_config, rnn_vars});
+  register_layer_config(
+      {"SimpleRNN", "keras.layers", builtin_to_config, simple_rnn_from_config, rnn_vars});
   register_layer_config({"LSTM", "keras.layers", builtin_to_config, lstm_from_config, rnn_vars});
   register_layer_config({"GRU", "keras.layers", builtin_to_config, gru_from_config, rnn_vars});
-  register_layer_config({"RNN", "keras.layers", generic_rnn_to_config, generic_rnn_from_config, rnn_vars});
-  register_layer_config({"SimpleRNNCell", "keras.layers", cell_to_config, simple_rnn_cell_from_config, cell_vars});
-  register_layer_config({"LSTMCell", "keras.layers", cell_to_config, lstm_cell_from_config, cell_vars});
-  register_layer_config({"GRUCell", "keras.layers", cell_to_config, gru_cell_from_config, cell_vars});
+  register_layer_config(
+      {"RNN", "keras.layers", generic_rnn_to_config, generic_rnn_from_config, rnn_vars});
+  register_layer_config(
+      {"SimpleRNNCell", "keras.layers", cell_to_config, simple_rnn_cell_from_config, cell_vars});
+  register_layer_config(
+      {"LSTMCell", "keras.layers", cell_to_config, lstm_cell_from_config, cell_vars});
+  register_layer_config(
+      {"GRUCell", "keras.layers", cell_to_config, gru_cell_from_config, cell_vars});
   return true;
 }();
 

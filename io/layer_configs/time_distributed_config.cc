@@ -25,7 +25,8 @@ Layer time_distributed_from_config(const json& c, const ConfigContext& ctx) {
 
 std::vector<VarGroup> time_distributed_vars(const LayerImpl& impl) {
   std::vector<VarGroup> out;
-  for (VarGroup g : keras3_var_groups(static_cast<const layers::TimeDistributedImpl&>(impl).layer)) {
+  for (VarGroup g :
+       keras3_var_groups(static_cast<const layers::TimeDistributedImpl&>(impl).layer)) {
     g.path = "layer/" + g.path;
     out.push_back(std::move(g));
   }
@@ -47,8 +48,8 @@ Layer repeat_vector_from_config(const json& c, const ConfigContext&) {
 const bool registered = [] {
   register_layer_config({"TimeDistributed", "keras.layers", time_distributed_to_config,
                          time_distributed_from_config, time_distributed_vars});
-  register_layer_config({"RepeatVector", "keras.layers", repeat_vector_to_config, repeat_vector_from_config,
-                         nullptr});
+  register_layer_config({"RepeatVector", "keras.layers", repeat_vector_to_config,
+                         repeat_vector_from_config, nullptr});
   return true;
 }();
 

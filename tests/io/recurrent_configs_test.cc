@@ -40,7 +40,8 @@ Tensor tokens(std::int64_t batch, std::int64_t steps, std::int64_t vocab) {
   for (std::int64_t b = 0; b < batch; ++b) {
     for (std::int64_t s = 0; s < steps; ++s) {
       const bool pad = b % 2 == 1 && s < 2;
-      v[static_cast<std::size_t>(b * steps + s)] = pad ? 0.f : static_cast<float>(1 + (b * 7 + s * 3) % (vocab - 1));
+      v[static_cast<std::size_t>(b * steps + s)] =
+          pad ? 0.f : static_cast<float>(1 + (b * 7 + s * 3) % (vocab - 1));
     }
   }
   return t;
@@ -53,15 +54,17 @@ Model text_model() {
   auto e = layers::Embedding(20, 5, {.mask_zero = true, .name = "embed"})(x);
   // Not hard_sigmoid: its Keras 2 and Keras 3 definitions share the name, and Strata's .h5
   // says Keras 2 (see RealKerasFilesRoundTripThroughStrataFiles for the other direction).
-  auto b1 = layers::Bidirectional(layers::LSTM(4, {.recurrent_activation = "sigmoid",
-                                                   .return_sequences = true, .name = "lstm"}),
-                                  {.name = "bi_lstm"})(e);
+  auto b1 = layers::Bidirectional(
+      layers::LSTM(4,
+                   {.recurrent_activation = "sigmoid", .return_sequences = true, .name = "lstm"}),
+      {.name = "bi_lstm"})(e);
   auto td = layers::TimeDistributed(layers::Dense(3, {.activation = "tanh", .name = "proj"}),
                                     {.name = "td"})(b1);
   auto b2 = layers::Bidirectional(layers::GRU(3, {.reset_after = false, .name = "gru"}),
                                   {.merge_mode = "sum", .name = "bi_gru"})(td);
   auto r = layers::RepeatVector(2, {.name = "repeat"})(b2);
-  auto y = layers::SimpleRNN(2, {.activation = "relu", .return_sequences = true, .name = "srnn"})(r);
+  auto y =
+      layers::SimpleRNN(2, {.activation = "relu", .return_sequences = true, .name = "srnn"})(r);
   return Model(x, y, {.name = "text"});
 }
 
@@ -69,7 +72,8 @@ Model text_model() {
 Model sequence_model() {
   return Sequential({Input({5, 3}), layers::Masking({.mask_value = 0.0, .name = "mask"}),
                      layers::GRU(4, {.return_sequences = true, .name = "gru"}),
-                     layers::RNN(std::vector<Layer>{layers::LSTMCell(3), layers::GRUCell(2, {.reset_after = false})},
+                     layers::RNN(std::vector<Layer>{layers::LSTMCell(3),
+                                                    layers::GRUCell(2, {.reset_after = false})},
                                  {.go_backwards = true, .name = "stacked"}),
                      layers::Dense(1, {.name = "out"})},
                     {.name = "seq"});
@@ -78,14 +82,16 @@ Model sequence_model() {
 Tensor masked_sequences() {
   Tensor x = ramp({4, 5, 3}, 0.07f);
   auto v = x.values<float>();
-  for (int f = 0; f < 3; ++f) v[static_cast<std::size_t>(1 * 15 + 4 * 3 + f)] = 0.f;  // sample 1, last step masked
+  for (int f = 0; f < 3; ++f)
+    v[static_cast<std::size_t>(1 * 15 + 4 * 3 + f)] = 0.f;  // sample 1, last step masked
   return x;
 }
 
 void expect_same_predictions(Model& a, Model& b, const Tensor& x) {
   auto p = a.predict(std::vector<Tensor>{x}), q = b.predict(std::vector<Tensor>{x});
   ASSERT_EQ(p.size(), q.size());
-  for (std::size_t i = 0; i < p.size(); ++i) testing::expect_close(q[i], p[i], "output " + std::to_string(i), 0, 0);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    testing::expect_close(q[i], p[i], "output " + std::to_string(i), 0, 0);
 }
 
 struct Case {
@@ -137,19 +143,22 @@ TEST(RecurrentConfig, KerasFileKeepsRnnVariablesOnTheCells) {
   testing::ScratchDir dir;
   Model m = text_model();
   m.save(dir.file("m.keras"));
-  testing::write_bytes(dir.file("w.h5"), io::ZipReader(dir.file("m.keras")).read("model.weights.h5"));
+  testing::write_bytes(dir.file("w.h5"),
+                       io::ZipReader(dir.file("m.keras")).read("model.weights.h5"));
   io::h5::File w(dir.file("w.h5"), io::h5::File::Mode::read);
-  for (const char* path : {"layers/embedding/vars/0", "layers/bidirectional/forward_layer/cell/vars/0",
-                           "layers/bidirectional/forward_layer/cell/vars/2",
-                           "layers/bidirectional/backward_layer/cell/vars/1", "layers/time_distributed/layer/vars/1",
-                           "layers/bidirectional_1/backward_layer/cell/vars/2", "layers/simple_rnn/cell/vars/0"}) {
+  for (const char* path :
+       {"layers/embedding/vars/0", "layers/bidirectional/forward_layer/cell/vars/0",
+        "layers/bidirectional/forward_layer/cell/vars/2",
+        "layers/bidirectional/backward_layer/cell/vars/1", "layers/time_distributed/layer/vars/1",
+        "layers/bidirectional_1/backward_layer/cell/vars/2", "layers/simple_rnn/cell/vars/0"}) {
     EXPECT_TRUE(w.has_dataset(path)) << path;
   }
   // GRU(reset_after=False) keeps a (3u,) bias.
   EXPECT_EQ(w.open_dataset("layers/bidirectional_1/forward_layer/cell/vars/2").shape(), (Shape{9}));
   Model s = sequence_model();
   s.save(dir.file("s.keras"));
-  testing::write_bytes(dir.file("s.h5"), io::ZipReader(dir.file("s.keras")).read("model.weights.h5"));
+  testing::write_bytes(dir.file("s.h5"),
+                       io::ZipReader(dir.file("s.keras")).read("model.weights.h5"));
   io::h5::File sw(dir.file("s.h5"), io::h5::File::Mode::read);
   EXPECT_EQ(sw.open_dataset("layers/gru/cell/vars/2").shape(), (Shape{2, 12}));
   EXPECT_TRUE(sw.has_dataset("layers/rnn/cell/cells/lstm_cell/vars/0"));
@@ -175,11 +184,13 @@ TEST(RecurrentConfig, Keras3ConfigKeysAreKeras) {
 // A Keras 2.0-era GRU entry: no reset_after (it computed reset_after=False), hard_sigmoid
 // (Keras 2's 0.2x + 0.5), implementation and time_major keys.
 io::json keras2_gru_entry(bool with_reset_after_key) {
-  io::json c = {{"name", "gru_1"},       {"units", 3},          {"activation", "tanh"},
-                {"recurrent_activation", "hard_sigmoid"},     {"use_bias", true},
-                {"return_sequences", false}, {"go_backwards", false}, {"stateful", false},
-                {"unroll", false},       {"implementation", 0}, {"time_major", false},
-                {"dropout", 0.2},        {"recurrent_dropout", 0.2}};
+  io::json c = {{"name", "gru_1"},         {"units", 3},
+                {"activation", "tanh"},    {"recurrent_activation", "hard_sigmoid"},
+                {"use_bias", true},        {"return_sequences", false},
+                {"go_backwards", false},   {"stateful", false},
+                {"unroll", false},         {"implementation", 0},
+                {"time_major", false},     {"dropout", 0.2},
+                {"recurrent_dropout", 0.2}};
   if (with_reset_after_key) c["reset_after"] = true;
   return {{"class_name", "GRU"}, {"config", c}};
 }
@@ -194,14 +205,15 @@ TEST(RecurrentConfig, Keras2GruWithoutResetAfterIsResetAfterFalseWithKeras2HardS
   EXPECT_TRUE(cell3.config.reset_after);
   EXPECT_EQ(cell3.config.recurrent_activation, "hard_sigmoid");
   Layer explicit_key = io::layer_from_config(keras2_gru_entry(true), {.keras_major = 2});
-  EXPECT_TRUE(static_cast<const layers::RNNImpl&>(explicit_key.impl()).cells[0]->config.reset_after);
+  EXPECT_TRUE(
+      static_cast<const layers::RNNImpl&>(explicit_key.impl()).cells[0]->config.reset_after);
 }
 
 TEST(RecurrentConfig, UnsupportedOptionsAreRefusedByName) {
   io::json e = keras2_gru_entry(false);
   e["config"]["time_major"] = true;
-  EXPECT_THROW_WITH(io::layer_from_config(e, {.keras_major = 2}), NotImplementedError, "GRU 'gru_1'",
-                    "time_major");
+  EXPECT_THROW_WITH(io::layer_from_config(e, {.keras_major = 2}), NotImplementedError,
+                    "GRU 'gru_1'", "time_major");
   io::json b = {{"class_name", "Bidirectional"},
                 {"config",
                  {{"name", "bi"},
@@ -209,18 +221,24 @@ TEST(RecurrentConfig, UnsupportedOptionsAreRefusedByName) {
                   {"backward_layer",
                    {{"class_name", "GRU"},
                     {"config", {{"name", "other"}, {"units", 7}, {"go_backwards", true}}}}}}}};
-  EXPECT_THROW_WITH(io::layer_from_config(b, {.keras_major = 2}), NotImplementedError, "Bidirectional 'bi'",
-                    "backward_layer");
-  io::json rnn = {{"class_name", "RNN"},
-                  {"config", {{"name", "r"}, {"cell", {{"class_name", "Dense"}, {"config", {{"units", 2}}}}}}}};
+  EXPECT_THROW_WITH(io::layer_from_config(b, {.keras_major = 2}), NotImplementedError,
+                    "Bidirectional 'bi'", "backward_layer");
+  io::json rnn = {
+      {"class_name", "RNN"},
+      {"config", {{"name", "r"}, {"cell", {{"class_name", "Dense"}, {"config", {{"units", 2}}}}}}}};
   EXPECT_THROW_WITH(io::layer_from_config(rnn, {}), NotImplementedError, "RNN 'r'", "Dense");
 }
 
 TEST(RecurrentConfig, EmbeddingIgnoresKeras2InputLength) {
   io::json e = {{"class_name", "Embedding"},
                 {"config",
-                 {{"name", "embedding_1"}, {"input_dim", 10}, {"output_dim", 4}, {"input_length", 7},
-                  {"mask_zero", true}, {"batch_input_shape", {nullptr, 7}}, {"dtype", "int32"}}}};
+                 {{"name", "embedding_1"},
+                  {"input_dim", 10},
+                  {"output_dim", 4},
+                  {"input_length", 7},
+                  {"mask_zero", true},
+                  {"batch_input_shape", {nullptr, 7}},
+                  {"dtype", "int32"}}}};
   Layer l = io::layer_from_config(e, {.keras_major = 2});
   const auto& emb = static_cast<const layers::EmbeddingImpl&>(l.impl());
   EXPECT_EQ(emb.input_dim, 10);
@@ -230,7 +248,8 @@ TEST(RecurrentConfig, EmbeddingIgnoresKeras2InputLength) {
 
 // The real Keras files with recurrent layers, saved again by Strata, load back the same.
 TEST(RecurrentConfig, RealKerasFilesRoundTripThroughStrataFiles) {
-  for (const std::string id : {"bigru_tf27", "gru_embed_k204", "lstm_stacked_k224", "lstm_stacked_k341_zip"}) {
+  for (const std::string id :
+       {"bigru_tf27", "gru_embed_k204", "lstm_stacked_k224", "lstm_stacked_k341_zip"}) {
     SCOPED_TRACE(id);
     const auto golden = testing::real_goldens_dir() + "/" + id;
     const std::string ext = id.ends_with("_zip") ? ".keras" : ".h5";
