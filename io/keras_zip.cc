@@ -146,9 +146,8 @@ void keras_trainable(const Layer& layer, bool trainable, std::vector<Variable>& 
     for (const auto& l : container_layers(layer)) keras_trainable(l, true, out);
     return;
   }
-  for (const auto& v : layer.impl().weights) {
-    if (v.trainable()) out.push_back(v);
-  }
+  // Nested layers' too (RNN cells, Bidirectional's two layers, TimeDistributed's layer).
+  for (const auto& v : layer.trainable_weights()) out.push_back(v);
 }
 
 // The compiled model's optimizer when its slots line up with Keras's (one slot set per

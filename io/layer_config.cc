@@ -139,7 +139,8 @@ Initializer initializer_from_config(const json& value, const std::string& where)
   if (cls == "HeNormal") return I::HeNormal({seed});
   if (cls == "LecunUniform") return I::LecunUniform({seed});
   if (cls == "LecunNormal") return I::LecunNormal({seed});
-  if (cls == "Orthogonal") return I::Orthogonal({num("gain", 1.0), seed});
+  if (cls == "Orthogonal" || cls == "OrthogonalInitializer")  // Keras 3 class name
+    return I::Orthogonal({num("gain", 1.0), seed});
   if (cls == "VarianceScaling") {
     std::string dist = cfg.value("distribution", "truncated_normal");
     if (dist == "normal") dist = "truncated_normal";  // Keras 2.0-2.2 name
