@@ -105,11 +105,40 @@ void write_optimizer_weights(h5::File& file, const Model& model, const std::stri
   for (std::size_t i = 0; i < names.size(); ++i) g.create_dataset(names[i], values[i]);
 }
 
+// Whether two stored slot names are two kinds of one variable: Keras 2.11+ writes slots
+// variable by variable ("Adam/m/dense/kernel:0", "Adam/v/dense/kernel:0", ...), in the
+// order Strata creates them; older Keras kind by kind.
+bool slots_interleaved(const std::string& a, const std::string& b) {
+  static const std::set<std::string> kinds{"m",  "v", "vhat", "momentum", "velocity", "velocity_hat",
+                                           "rms", "mg", "accumulator", "accumulated_grad",
+                                           "accumulated_delta_var", "norm"};
+  auto split = [](const std::string& s) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+      if (i == s.size() || s[i] == '/') {
+        parts.push_back(s.substr(start, i - start));
+        start = i + 1;
+      }
+    }
+    return parts;
+  };
+  const auto pa = split(a), pb = split(b);
+  if (pa.size() != pb.size()) return false;
+  std::size_t diff = pa.size();
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i] == pb[i]) continue;
+    if (diff != pa.size()) return false;
+    diff = i;
+  }
+  return diff + 1 < pa.size() && kinds.count(pa[diff]) && kinds.count(pb[diff]);
+}
+
 // Restores the optimizer's state from the root group `optimizer_weights` of a Keras 2,
 // tf.keras 2 or Strata file. The iteration count is the scalar named "...iter...";
 // other scalars (lr, beta_1, decay stored as variables by standalone Keras 2) are
 // hyperparameters, set from the config instead; the other tensors are the slots, kind
-// by kind, matched to ours by order and shape. Trailing shape-(1,) tensors are Keras 2's
+// by kind (or variable by variable, Keras 2.11+), matched to ours by order and shape. Trailing shape-(1,) tensors are Keras 2's
 // unused `vhats` placeholders. Checks everything before assigning anything.
 bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& why) {
   try {
@@ -121,10 +150,12 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
     bool have_iterations = false;
     std::int64_t iterations = 0;
     std::vector<h5::Dataset> stored;
+    std::vector<std::string> stored_names;
     for (const auto& name : names) {
       h5::Dataset d = g.open_dataset(name);
       if (d.shape().rank() > 0) {
         stored.push_back(std::move(d));
+        stored_names.push_back(name);
         continue;
       }
       const std::string base = name.substr(name.rfind('/') + 1);
@@ -143,6 +174,8 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
       why = "no iteration count among its " + std::to_string(names.size()) + " weights";
       return false;
     }
+    if (stored.size() >= 2 && slots_interleaved(stored_names[0], stored_names[1]))
+      ours = opt.impl().slot_variables();
     if (stored.size() < ours.size()) {
       why = "it holds " + std::to_string(stored.size()) + " slot tensors, the optimizer has " +
             std::to_string(ours.size());

@@ -180,5 +180,29 @@ TEST(OptimizerWeights, DamagedStateWarnsAndTheModelStillLoads) {
   expect_equal(again.predict(ramp({2, 3})), m.predict(ramp({2, 3})), "weights");
 }
 
+TEST(OptimizerWeights, Keras211SlotsVariableByVariableAreRestored) {
+  // Keras 2.11+ (tf 2.11-2.15) writes "iteration:0", then "Adam/m/<path>:0",
+  // "Adam/v/<path>:0" for each variable in turn.
+  testing::ScratchDir dir;
+  Sequential m = trained_model();
+  m.save(dir.file("m.h5"));
+  std::vector<std::string> names{"iteration:0"};
+  std::vector<Tensor> values{m.optimizer().impl().iterations().value()};
+  for (const auto& s : m.optimizer().impl().slot_variables()) {
+    names.push_back(std::string("Adam/") + (s.slot_name == "momentum" ? "m" : "v") + "/" +
+                    s.variable.path() + ":0");
+    values.push_back(s.slot.value());
+  }
+  ASSERT_EQ(names[2], "Adam/v/hidden/kernel:0");
+  copy_with_optimizer_weights(dir.file("m.h5"), dir.file("k211.h5"), names, values);
+  ::testing::internal::CaptureStderr();
+  Model again = models::load_model(dir.file("k211.h5"));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(again.optimizer().iterations(), 3);
+  const auto a = slots_by_kind(m.optimizer()), b = slots_by_kind(again.optimizer());
+  ASSERT_EQ(b.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) expect_equal(b[i].value(), a[i].value(), a[i].path());
+}
+
 }  // namespace
 }  // namespace strata
