@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -12,6 +13,7 @@
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/saving.h"
+#include "optimizers/optimizer.h"
 
 namespace strata::io {
 
@@ -91,6 +93,167 @@ void write_layer_groups(h5::Group& root, const std::vector<LayerWeights>& layers
   }
 }
 
+
+// The optimizer's slots in the tf.keras 2 `optimizer_weights` order: kind by kind (every
+// m, then every v), each kind over the variables in creation order. False (with `why`)
+// when the optimizer has state besides iterations, learning rate and slots.
+bool slots_in_keras2_order(const optimizers::Optimizer& opt,
+                           std::vector<optimizers::SlotVariable>& out, std::string& why) {
+  const auto slots = opt.impl().slot_variables();
+  if (opt.variables().size() != 2 + slots.size()) {
+    why = "optimizer '" + opt.name() + "' has state besides its iteration count and slots";
+    return false;
+  }
+  std::vector<std::string> kinds;
+  for (const auto& s : slots) {
+    if (std::find(kinds.begin(), kinds.end(), s.slot_name) == kinds.end())
+      kinds.push_back(s.slot_name);
+  }
+  for (const auto& kind : kinds) {
+    for (const auto& s : slots) {
+      if (s.slot_name == kind) out.push_back(s);
+    }
+  }
+  return true;
+}
+
+// tf.keras 2's slot names for Keras 3's ("momentum" of Adam is "m").
+std::string keras2_slot_name(const std::string& cls, const std::string& slot) {
+  if (cls == "Adam" || cls == "Adamax" || cls == "Nadam") {
+    if (slot == "momentum") return "m";
+    if (slot == "velocity") return "v";
+    if (slot == "velocity_hat") return "vhat";
+    if (slot == "norm") return "v";
+  }
+  if (cls == "RMSprop" && slot == "velocity") return "rms";
+  return slot;
+}
+
+// Root group `optimizer_weights` in the tf.keras 2 layout: "Adam/iter:0", then
+// "Adam/dense/kernel/m:0" for every m, then every v. Writes nothing when the optimizer's
+// state does not fit that layout.
+void write_optimizer_weights(h5::File& file, const Model& model, const std::string& cls) {
+  const optimizers::Optimizer opt = model.optimizer();
+  std::vector<optimizers::SlotVariable> slots;
+  std::string why;
+  if (!slots_in_keras2_order(opt, slots, why)) return;
+  std::vector<std::string> names{cls + "/iter:0"};
+  std::vector<Tensor> values{opt.impl().iterations().value()};
+  for (const auto& s : slots) {
+    names.push_back(cls + "/" + s.variable.path() + "/" + keras2_slot_name(cls, s.slot_name) +
+                    ":0");
+    values.push_back(s.slot.value());
+  }
+  if (std::set<std::string>(names.begin(), names.end()).size() != names.size()) return;
+  h5::Group g = file.create_group("optimizer_weights");
+  g.write_string_list_attribute("weight_names", names);
+  for (std::size_t i = 0; i < names.size(); ++i) g.create_dataset(names[i], values[i]);
+}
+
+// Whether two stored slot names are two kinds of one variable: Keras 2.11+ writes slots
+// variable by variable ("Adam/m/dense/kernel:0", "Adam/v/dense/kernel:0", ...), in the
+// order Strata creates them; older Keras kind by kind.
+bool slots_interleaved(const std::string& a, const std::string& b) {
+  static const std::set<std::string> kinds{"m",  "v", "vhat", "momentum", "velocity", "velocity_hat",
+                                           "rms", "mg", "accumulator", "accumulated_grad",
+                                           "accumulated_delta_var", "norm"};
+  auto split = [](const std::string& s) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+      if (i == s.size() || s[i] == '/') {
+        parts.push_back(s.substr(start, i - start));
+        start = i + 1;
+      }
+    }
+    return parts;
+  };
+  const auto pa = split(a), pb = split(b);
+  if (pa.size() != pb.size()) return false;
+  std::size_t diff = pa.size();
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i] == pb[i]) continue;
+    if (diff != pa.size()) return false;
+    diff = i;
+  }
+  return diff + 1 < pa.size() && kinds.count(pa[diff]) && kinds.count(pb[diff]);
+}
+
+// Restores the optimizer's state from the root group `optimizer_weights` of a Keras 2,
+// tf.keras 2 or Strata file. The iteration count is the scalar named "...iter...";
+// other scalars (lr, beta_1, decay stored as variables by standalone Keras 2) are
+// hyperparameters, set from the config instead; the other tensors are the slots, kind
+// by kind (or variable by variable, Keras 2.11+), matched to ours by order and shape. Trailing shape-(1,) tensors are Keras 2's
+// unused `vhats` placeholders. Checks everything before assigning anything.
+bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& why) {
+  try {
+    const h5::Group g = file.open_group("optimizer_weights");
+    const std::vector<std::string> names = g.read_string_list_attribute("weight_names");
+    optimizers::Optimizer opt = model.optimizer();
+    std::vector<optimizers::SlotVariable> ours;
+    if (!slots_in_keras2_order(opt, ours, why)) return false;
+    bool have_iterations = false;
+    std::int64_t iterations = 0;
+    std::vector<h5::Dataset> stored;
+    std::vector<std::string> stored_names;
+    for (const auto& name : names) {
+      h5::Dataset d = g.open_dataset(name);
+      if (d.shape().rank() > 0) {
+        stored.push_back(std::move(d));
+        stored_names.push_back(name);
+        continue;
+      }
+      const std::string base = name.substr(name.rfind('/') + 1);
+      if (have_iterations || base.rfind("iter", 0) != 0) continue;  // a hyperparameter
+      Tensor t;
+      try {
+        t = d.read(DType::int64);
+        iterations = t.data<std::int64_t>()[0];
+      } catch (const ValueError&) {
+        t = d.read(DType::float32);
+        iterations = static_cast<std::int64_t>(std::llround(t.data<float>()[0]));
+      }
+      have_iterations = true;
+    }
+    if (!have_iterations) {
+      why = "no iteration count among its " + std::to_string(names.size()) + " weights";
+      return false;
+    }
+    if (stored.size() >= 2 && slots_interleaved(stored_names[0], stored_names[1]))
+      ours = opt.impl().slot_variables();
+    if (stored.size() < ours.size()) {
+      why = "it holds " + std::to_string(stored.size()) + " slot tensors, the optimizer has " +
+            std::to_string(ours.size());
+      return false;
+    }
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+      const Shape shape = stored[i].shape();
+      if (i >= ours.size()) {
+        if (shape != Shape{1}) {
+          why = "it holds " + std::to_string(stored.size()) +
+                " slot tensors, the optimizer has " + std::to_string(ours.size());
+          return false;
+        }
+        continue;
+      }
+      if (shape != ours[i].slot.shape()) {
+        why = "'" + stored[i].path() + "' has shape " + shape.to_string() + ", the slot '" +
+              ours[i].slot.path() + "' has shape " + ours[i].slot.shape().to_string();
+        return false;
+      }
+    }
+    std::vector<Tensor> values;
+    for (std::size_t i = 0; i < ours.size(); ++i) values.push_back(stored[i].read(DType::float32));
+    for (std::size_t i = 0; i < ours.size(); ++i) ours[i].slot.assign(values[i]);
+    opt.impl().iterations().value().data<std::int64_t>()[0] = iterations;
+    opt.impl().update_learning_rate();
+    return true;
+  } catch (const Error& e) {
+    why = e.what();
+    return false;
+  }
+}
+
 }  // namespace
 
 Model load_model_h5(const std::string& path, bool compile) {
@@ -148,6 +311,13 @@ Model load_model_h5(const std::string& path, bool compile) {
     std::string why;
     if (!compile_from_config(model, tc, why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
+    } else if (file.has_group("optimizer_weights")) {
+      if (!restore_optimizer_weights(file, model, why)) {
+        std::cerr << "strata: '" << path
+                  << "': Error in loading the saved optimizer state; the optimizer starts "
+                     "fresh: "
+                  << why << "\n";
+      }
     }
   }
   return model;
@@ -176,6 +346,8 @@ void save_model_h5(const Model& model, const std::string& path) {
       file.write_string_attribute("training_config", tc.dump(), h5::StringEncoding::ascii);
     h5::Group mw = file.create_group("model_weights");
     write_layer_groups(mw, model_layer_weights(model));
+    if (!tc.is_null())
+      write_optimizer_weights(file, model, tc.at("optimizer_config").at("class_name").get<std::string>());
     file.close();
     std::error_code ec;
     fs::rename(temp, path, ec);

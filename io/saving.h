@@ -5,6 +5,10 @@
 // The format of a file being loaded is told by its signature, not its extension. A
 // `training_config` / `compile_config` becomes a compiled model when its loss, metrics
 // and optimizer are supported (else the model loads uncompiled, with a warning on stderr).
+// An .h5 file's `optimizer_weights` (Keras 2 / tf.keras 2 order) then restores the
+// optimizer's iteration count and slots when they map onto the compiled optimizer's by
+// order and shape; else the optimizer starts fresh, with one warning line. `.h5` saving
+// writes them in the tf.keras 2 layout ("Adam/iter:0", every m, then every v).
 #pragma once
 
 #include <string>

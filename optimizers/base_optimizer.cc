@@ -169,6 +169,7 @@ void BaseOptimizer::add_optimizer_variables(const std::vector<Variable>& variabl
       Variable slot(name_ + "/" + slot_prefix(variable) + "_" + slot_name,
                     Tensor::filled(variable.shape(), initial_value), false);
       slots_.push_back(slot);
+      slot_variables_.push_back({variable, slot_name, slot});
       slot_index_[{variable.id(), slot_name}] = slot;
     }
   }

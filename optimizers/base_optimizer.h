@@ -43,6 +43,7 @@ class BaseOptimizer : public OptimizerImpl {
                                       const std::vector<std::pair<Variable, Output>>& grads_and_vars) final;
   std::vector<Variable> variables() const override;
   Variable iterations() const override { return iterations_; }
+  std::vector<SlotVariable> slot_variables() const override { return slot_variables_; }
   Variable learning_rate() const override { return learning_rate_; }
   // With a schedule: learning_rate = schedule(iterations).
   void update_learning_rate() override;
@@ -89,6 +90,7 @@ class BaseOptimizer : public OptimizerImpl {
   LearningRateSchedule schedule_;
   Variable first_of_step_;
   std::vector<Variable> slots_;                                        // creation order
+  std::vector<SlotVariable> slot_variables_;                           // the same, described
   std::map<std::pair<const void*, std::string>, Variable> slot_index_;  // (variable, slot name)
   std::map<const void*, Variable> built_;  // the variables built for (kept alive)
 };

@@ -14,6 +14,13 @@
 
 namespace strata::optimizers {
 
+// One slot variable: the model variable it belongs to, its kind ("momentum") and itself.
+struct SlotVariable {
+  Variable variable;
+  std::string slot_name;
+  Variable slot;
+};
+
 class OptimizerImpl {
  public:
   virtual ~OptimizerImpl() = default;
@@ -27,6 +34,9 @@ class OptimizerImpl {
   // Every optimizer variable: iterations, learning_rate, then slots in creation order.
   virtual std::vector<Variable> variables() const = 0;
   virtual Variable iterations() const = 0;
+  // The slots of variables(), in creation order, with what they belong to; empty for an
+  // optimizer that does not say (its state is then not saved in .h5 files).
+  virtual std::vector<SlotVariable> slot_variables() const { return {}; }
   virtual Variable learning_rate() const = 0;
   // Called by fit before every train step: an optimizer built with a learning-rate
   // schedule sets its learning_rate variable for the coming step.
