@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <random>
 #include <regex>
@@ -173,8 +174,42 @@ Tensor read_checked(const h5::Dataset& ds, const LayerWeights& layer, std::size_
   return ds.read(v.dtype());
 }
 
-void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers,
-                 const std::string& path, Pending& pending) {
+// Loads one layer from its group (weights by order, counts and shapes checked).
+void load_keras2_layer(const h5::Group& group, const LayerWeights& layer, const std::string& path, Pending& pending) {
+  const std::vector<std::string> names = group.read_string_list_attribute("weight_names");
+  if (names.size() != layer.weights.size()) {
+    throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name + "' has " +
+                     std::to_string(layer.weights.size()) + " weights, the file's '" + group.path() + "' holds " +
+                     std::to_string(names.size()) + " (" + join(names) + ")");
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    pending.emplace_back(layer.weights[i], read_checked(group.open_dataset(names[i]), layer, i, path));
+  }
+}
+
+// Runs `load` for one layer; with skip_mismatch a layer that doesn't fit (missing, other
+// count, other shapes) is left as it is, with a warning, as Keras does.
+template <typename Load>
+void load_or_skip(const LayerWeights& layer, const LoadWeightsOptions& options, Pending& pending, Load&& load) {
+  Pending local;
+  try {
+    load(local);
+  } catch (const ShapeError& e) {
+    if (!options.skip_mismatch) throw;
+    std::cerr << "WARNING: skip_mismatch: not loading weights of layer '" << layer.layer_name << "': " << e.what()
+              << "\n";
+    return;
+  } catch (const ValueError& e) {
+    if (!options.skip_mismatch) throw;
+    std::cerr << "WARNING: skip_mismatch: not loading weights of layer '" << layer.layer_name << "': " << e.what()
+              << "\n";
+    return;
+  }
+  pending.insert(pending.end(), local.begin(), local.end());
+}
+
+void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers, const std::string& path,
+                 const LoadWeightsOptions& options, Pending& pending) {
   const h5::Location* root = &file;
   h5::Group model_weights;
   if (!file.has_attribute("layer_names")) {
@@ -189,27 +224,45 @@ void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers,
     }
   }
   const std::vector<std::string> saved = root->read_string_list_attribute("layer_names");
+  if (!options.by_name) {
+    // Keras's default: the layers that have weights, file and model in the same order.
+    std::vector<std::string> stored;
+    for (const auto& name : saved) {
+      if (!root->has_group(name)) {
+        throw IOError("cannot load weights from '" + path + "': layer_names lists '" + name + "' but '" +
+                      root->child_path(name) + "' is missing");
+      }
+      if (!root->open_group(name).read_string_list_attribute("weight_names").empty()) stored.push_back(name);
+    }
+    std::vector<const LayerWeights*> with_weights;
+    std::vector<std::string> model_names;
+    for (const LayerWeights& layer : layers) {
+      if (layer.weights.empty()) continue;
+      with_weights.push_back(&layer);
+      model_names.push_back(layer.layer_name);
+    }
+    if (stored.size() != with_weights.size()) {
+      throw ValueError("cannot load weights from '" + path + "': the file holds " + std::to_string(stored.size()) +
+                       " layers with weights (" + join(stored) + "), the model has " +
+                       std::to_string(with_weights.size()) + " (" + join(model_names) +
+                       "); to match layers by name, pass by_name = true");
+    }
+    for (std::size_t l = 0; l < stored.size(); ++l) {
+      load_keras2_layer(root->open_group(stored[l]), *with_weights[l], path, pending);
+    }
+    return;
+  }
   for (const LayerWeights& layer : layers) {
     if (layer.weights.empty()) continue;
-    const bool listed = std::find(saved.begin(), saved.end(), layer.layer_name) != saved.end();
-    if (!listed || !root->has_group(layer.layer_name)) {
-      throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name +
-                       "' has " + std::to_string(layer.weights.size()) +
-                       " weights but the file has no layer group '" +
-                       root->child_path(layer.layer_name) + "' (its layers: " + join(saved) + ")");
-    }
-    const h5::Group group = root->open_group(layer.layer_name);
-    const std::vector<std::string> names = group.read_string_list_attribute("weight_names");
-    if (names.size() != layer.weights.size()) {
-      throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name +
-                       "' has " + std::to_string(layer.weights.size()) + " weights, the file's '" +
-                       group.path() + "' holds " + std::to_string(names.size()) + " (" +
-                       join(names) + ")");
-    }
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      pending.emplace_back(layer.weights[i],
-                           read_checked(group.open_dataset(names[i]), layer, i, path));
-    }
+    load_or_skip(layer, options, pending, [&](Pending& out) {
+      const bool listed = std::find(saved.begin(), saved.end(), layer.layer_name) != saved.end();
+      if (!listed || !root->has_group(layer.layer_name)) {
+        throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name + "' has " +
+                         std::to_string(layer.weights.size()) + " weights but the file has no layer group '" +
+                         root->child_path(layer.layer_name) + "' (its layers: " + join(saved) + ")");
+      }
+      load_keras2_layer(root->open_group(layer.layer_name), layer, path, out);
+    });
   }
 }
 
@@ -240,14 +293,15 @@ bool find_keras3_vars(const h5::File& file, const std::string& key, const std::s
   return false;
 }
 
-void load_keras3(const h5::File& file, const std::vector<LayerWeights>& layers,
-                 const std::string& path, Pending& pending) {
+void load_keras3(const h5::File& file, const std::vector<LayerWeights>& layers, const std::string& path,
+                 const LoadWeightsOptions& options, Pending& all_pending) {
   const std::vector<std::string> keys = keras3_layer_keys(layers);
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerWeights& layer = layers[l];
+    load_or_skip(layer, options, all_pending, [&](Pending& pending) {
     std::string vars_path;
     if (!find_keras3_vars(file, keys[l], layer.layer_name, vars_path)) {
-      if (layer.weights.empty()) continue;
+      if (layer.weights.empty()) return;
       throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name +
                        "' has " + std::to_string(layer.weights.size()) +
                        " weights but the file has no "
@@ -265,6 +319,7 @@ void load_keras3(const h5::File& file, const std::vector<LayerWeights>& layers,
       pending.emplace_back(layer.weights[i],
                            read_checked(vars.open_dataset(std::to_string(i)), layer, i, path));
     }
+    });
   }
 }
 
@@ -321,14 +376,19 @@ void save_weights_h5(const std::string& path, const std::vector<LayerWeights>& l
   temp.commit();
 }
 
-void load_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers) {
+void load_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers,
+                     const LoadWeightsOptions& options) {
+  const bool keras3 = is_keras3_path(path);
+  if (options.skip_mismatch && !options.by_name && !keras3) {
+    throw ValueError("load_weights('" + path + "'): skip_mismatch needs by_name = true for .h5 files (as in Keras)");
+  }
   const h5::File file(path, h5::File::Mode::read);
   Pending pending;
   try {
-    if (is_keras3_path(path)) {
-      load_keras3(file, layers, path, pending);
+    if (keras3) {
+      load_keras3(file, layers, path, options, pending);
     } else {
-      load_keras2(file, layers, path, pending);
+      load_keras2(file, layers, path, options, pending);
     }
   } catch (const IOError& e) {
     const std::string what = e.what();

@@ -40,7 +40,15 @@ struct LayerWeights {
 };
 
 void save_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers);
-void load_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers);
+// Keras's load_weights options. .h5 files load layer by layer in order unless by_name;
+// skip_mismatch leaves layers that don't fit as they are, with a warning (for .h5 files
+// only together with by_name, as in Keras).
+struct LoadWeightsOptions {
+  bool by_name = false;
+  bool skip_mismatch = false;
+};
+void load_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers,
+                     const LoadWeightsOptions& options = {});
 
 // Keras 3's keys for `layers/<key>` in `.weights.h5`, in order: snake_case(class_name)
 // uniquified by position (`dense`, `dense_1`, `conv2d`, `batch_normalization`, ...), or

@@ -16,6 +16,7 @@
 
 #include "layers/layer.h"
 #include "io/dataset.h"
+#include "io/weights_h5.h"
 #include "models/fit_state.h"
 #include "models/history.h"
 #include "models/options.h"
@@ -111,7 +112,9 @@ class Model : public Layer {
   void save(const std::string& path) const;
   // Keras 3 JSON config (io/model_config.h).
   std::string to_json() const;
-  void load_weights(const std::string& path) const;
+  // As Keras: .h5 files load layer by layer in order, or by layer name with
+  // `.by_name = true`; `.skip_mismatch` skips layers that don't fit (with a warning).
+  void load_weights(const std::string& path, const io::LoadWeightsOptions& options = {}) const;
 
   // The optimizer compile() resolved (its learning_rate and iterations are variables
   // callbacks read and set). Throws when the model is not compiled.

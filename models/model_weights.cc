@@ -17,6 +17,8 @@ std::vector<io::LayerWeights> layer_weights(const Model& m) {
 }  // namespace
 
 void Model::save_weights(const std::string& path) const { io::save_weights_h5(path, layer_weights(*this)); }
-void Model::load_weights(const std::string& path) const { io::load_weights_h5(path, layer_weights(*this)); }
+void Model::load_weights(const std::string& path, const io::LoadWeightsOptions& options) const {
+  io::load_weights_h5(path, layer_weights(*this), options);
+}
 
 }  // namespace strata

@@ -195,12 +195,41 @@ TEST(WeightsH5, MissingLayersAndCountMismatchesNameThePath) {
     auto renamed = mlp();
     renamed[2].layer_name = "head";
     renamed[2].class_name = "";  // keyed by name in .weights.h5
-    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), renamed), ValueError, name, "layer 'head'",
+    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), renamed, {.by_name = true}), ValueError, name, "layer 'head'",
                       "head");
     auto extra = mlp();
     extra[0].weights.push_back(var("dense/extra", {1}, 0));
-    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), extra), ValueError, name, "layer 'dense'",
+    EXPECT_THROW_WITH(load_weights_h5(dir.file(name), extra, {.by_name = true}), ValueError, name, "layer 'dense'",
                       "has 3 weights", "holds 2");
+  }
+}
+
+TEST(WeightsH5, H5LoadsByOrderByDefaultAndByNameOnRequest) {
+  ScratchDir dir;
+  save_weights_h5(dir.file("w.h5"), mlp(1));
+  // Keras's default for .h5: layers with weights in order, whatever their names.
+  auto renamed = mlp(-1);
+  renamed[2].layer_name = "head";
+  load_weights_h5(dir.file("w.h5"), renamed);
+  EXPECT_EQ(renamed[2].weights[0].value().to_vector<float>(), mlp(1)[2].weights[0].value().to_vector<float>());
+  // A model with another number of weighted layers is refused, naming both lists.
+  auto fewer = mlp(-1);
+  fewer.pop_back();
+  EXPECT_THROW_WITH(load_weights_h5(dir.file("w.h5"), fewer), ValueError, "w.h5", "by_name");
+  // skip_mismatch needs by_name for .h5, as in Keras.
+  EXPECT_THROW(load_weights_h5(dir.file("w.h5"), mlp(-1), {.skip_mismatch = true}), ValueError);
+}
+
+TEST(WeightsH5, SkipMismatchLeavesLayersThatDontFitAndLoadsTheRest) {
+  ScratchDir dir;
+  for (const std::string name : {"w.h5", "w.weights.h5"}) {
+    save_weights_h5(dir.file(name), mlp(1));
+    auto other = mlp(-1);
+    other[2].weights[0] = var("dense_1/kernel", {3, 5}, 0);  // shape differs from the file's
+    const auto untouched = other[2].weights[0].value().to_vector<float>();
+    load_weights_h5(dir.file(name), other, {.by_name = true, .skip_mismatch = true});
+    EXPECT_EQ(other[2].weights[0].value().to_vector<float>(), untouched) << name;
+    EXPECT_EQ(other[0].weights[0].value().to_vector<float>(), mlp(1)[0].weights[0].value().to_vector<float>()) << name;
   }
 }
 
@@ -222,13 +251,13 @@ TEST(WeightsH5, LoadsWeightsFromRealKerasFiles) {
       {"dense_1", {var("dense_1/kernel", {4, 20}, 0), var("dense_1/bias", {20}, 0)}},
       {"dense_2", {var("dense_2/kernel", {20, 3}, 0), var("dense_2/bias", {3}, 0)}},
   };
-  load_weights_h5(kKerasModels + "/mlp_iris_k214.h5", iris);
+  load_weights_h5(kKerasModels + "/mlp_iris_k214.h5", iris, {.by_name = true});  // a subset of its layers
   std::vector<LayerWeights> nids = {
       {"conv1d", {var("conv1d/kernel", {2, 1, 32}, 0), var("conv1d/bias", {32}, 0)}},
       {"flatten", {}},
       {"dense_1", {var("dense_1/kernel", {64, 1}, 0), var("dense_1/bias", {1}, 0)}},
   };
-  load_weights_h5(kKerasModels + "/conv1d_nids_tf214.h5", nids);
+  load_weights_h5(kKerasModels + "/conv1d_nids_tf214.h5", nids, {.by_name = true});  // a subset of its layers
   for (const auto* layers : {&iris, &nids}) {
     for (const auto& layer : *layers) {
       for (const auto& w : layer.weights) {
@@ -242,7 +271,7 @@ TEST(WeightsH5, LoadsWeightsFromRealKerasFiles) {
     }
   }
   std::vector<LayerWeights> wrong = {{"dense_1", {var("k", {4, 21}, 0), var("b", {20}, 0)}}};
-  EXPECT_THROW_WITH(load_weights_h5(kKerasModels + "/mlp_iris_k214.h5", wrong), ShapeError,
+  EXPECT_THROW_WITH(load_weights_h5(kKerasModels + "/mlp_iris_k214.h5", wrong, {.by_name = true}), ShapeError,
                     "/model_weights/dense_1/dense_1/kernel:0", "(4, 20)", "(4, 21)");
 }
 
