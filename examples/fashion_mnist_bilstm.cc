@@ -5,19 +5,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "fashion_mnist_data.h"
 #include "flags.h"
 
 using namespace strata;
-
-namespace {
-
-Tensor scaled(const Tensor& images) {  // pixels 0..255 -> 0..1
-  Tensor out = images.clone();
-  for (float& v : out.values<float>()) v /= 255.0f;
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int epochs = 5;
@@ -41,13 +32,10 @@ int main(int argc, char** argv) {
 
   try {
     set_random_seed(static_cast<std::uint64_t>(seed));
-    auto data = datasets::fashion_mnist::load_data(data_dir);
-    Tensor x_train = scaled(data.x_train), y_train = data.y_train;
-    if (train_samples > 0 && train_samples < x_train.shape()[0]) {
-      x_train = x_train.slice_rows(0, train_samples);
-      y_train = y_train.slice_rows(0, train_samples);
-    }
-    Tensor x_test = scaled(data.x_test);
+    auto data = examples::load_fashion_mnist(data_dir, train_samples);
+    const Tensor& x_train = data.x_train;
+    const Tensor& y_train = data.y_train;
+    const Tensor& x_test = data.x_test;
     std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
 
     // Each image is a sequence: 28 timesteps (rows) of 28 features (pixels).

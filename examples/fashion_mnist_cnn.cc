@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "fashion_mnist_data.h"
 #include "flags.h"
 
 using namespace strata;
@@ -25,15 +26,6 @@ Model build_model(double dropout) {
       layers::Dropout(dropout),
       layers::Dense(10),
   });
-}
-
-// (N, 28, 28) pixels 0..255 -> (N, 28, 28, 1) in 0..1.
-Tensor images(const Tensor& raw) {
-  Tensor out = raw.clone();
-  for (float& v : out.values<float>()) v /= 255.0f;
-  auto d = out.shape().dims();
-  d.push_back(1);
-  return out.reshaped(Shape(d));
 }
 
 }  // namespace
@@ -62,17 +54,11 @@ int main(int argc, char** argv) {
 
   try {
     set_random_seed(static_cast<std::uint64_t>(seed));
-    auto data = datasets::fashion_mnist::load_data(data_dir);
-    Tensor x_train = images(data.x_train), y_train = data.y_train;
-    if (train_samples > 0 && train_samples < x_train.shape()[0]) {
-      x_train = x_train.slice_rows(0, train_samples);
-      y_train = y_train.slice_rows(0, train_samples);
-    }
-    Tensor x_test = images(data.x_test), y_test = data.y_test;
-    if (test_samples > 0 && test_samples < x_test.shape()[0]) {
-      x_test = x_test.slice_rows(0, test_samples);
-      y_test = y_test.slice_rows(0, test_samples);
-    }
+    auto data = examples::load_fashion_mnist(data_dir, train_samples, test_samples, /*channel_axis=*/true);
+    const Tensor& x_train = data.x_train;
+    const Tensor& y_train = data.y_train;
+    const Tensor& x_test = data.x_test;
+    const Tensor& y_test = data.y_test;
     std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
 
     Model model = build_model(dropout);

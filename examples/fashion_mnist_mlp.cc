@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "fashion_mnist_data.h"
 #include "flags.h"
 
 using namespace strata;
@@ -21,13 +22,6 @@ Model build_model() {
       layers::Dense(128, {.activation = "relu"}),
       layers::Dense(10),
   });
-}
-
-// Pixels 0..255 -> 0..1, as the tutorial does.
-Tensor scaled(const Tensor& images) {
-  Tensor out = images.clone();
-  for (float& v : out.values<float>()) v /= 255.0f;
-  return out;
 }
 
 }  // namespace
@@ -54,13 +48,9 @@ int main(int argc, char** argv) {
 
   try {
     set_random_seed(static_cast<std::uint64_t>(seed));
-    auto data = datasets::fashion_mnist::load_data(data_dir);
-    Tensor x_train = scaled(data.x_train), y_train = data.y_train;
-    if (train_samples > 0 && train_samples < x_train.shape()[0]) {
-      x_train = x_train.slice_rows(0, train_samples);
-      y_train = y_train.slice_rows(0, train_samples);
-    }
-    Tensor x_test = scaled(data.x_test);
+    auto data = examples::load_fashion_mnist(data_dir, train_samples);
+    const Tensor& x_train = data.x_train;
+    const Tensor& x_test = data.x_test;
     std::cout << "train: " << x_train.shape().to_string() << ", test: " << x_test.shape().to_string() << "\n";
 
     Model model = build_model();
@@ -68,7 +58,7 @@ int main(int argc, char** argv) {
     model.compile({.optimizer = optimizers::Adam({.learning_rate = learning_rate}),
                    .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
                    .metrics = {"accuracy"}});
-    model.fit(x_train, y_train, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
+    model.fit(x_train, data.y_train, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
 
     auto scores = model.evaluate(x_test, data.y_test, {.verbose = verbose ? 2 : 0});
     std::printf("Test accuracy: %.4f  (test loss %.4f)\n", scores.at("accuracy"), scores.at("loss"));
