@@ -80,6 +80,14 @@ const json& require_key(const json& config, const std::string& key, const std::s
   return config[key];
 }
 
+std::int64_t positive_int(const json& config, const std::string& key, const std::string& where) {
+  const json& v = require_key(config, key, where);
+  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) {
+    throw ValueError(where + ": '" + key + "' must be a positive integer, got " + v.dump());
+  }
+  return v.get<std::int64_t>();
+}
+
 Shape shape_from_json(const json& value, const std::string& where) {
   if (!value.is_array()) throw ValueError(where + ": expected a shape list, got " + value.dump());
   std::vector<std::int64_t> dims;

@@ -98,6 +98,8 @@ std::string activation_from_config(const json& value, const ConfigContext& ctx,
                                    const std::string& where);
 // A required key, or ValueError naming the layer and the key.
 const json& require_key(const json& config, const std::string& key, const std::string& where);
+// config[key] as a positive integer (units, filters, ...); ValueError naming `where` otherwise.
+std::int64_t positive_int(const json& config, const std::string& key, const std::string& where);
 // Shape from a JSON list with nulls ([null, 8] -> (None, 8)).
 Shape shape_from_json(const json& value, const std::string& where);
 json shape_to_json(const Shape& shape);

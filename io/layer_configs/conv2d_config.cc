@@ -31,9 +31,7 @@ json to_config(const LayerImpl& impl) {
 
 Layer from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("Conv2D", c);
-  const json& filters = require_key(c, "filters", where);
-  if (!filters.is_number_integer() || filters.get<std::int64_t>() <= 0)
-    throw ValueError(where + ": 'filters' must be a positive integer, got " + filters.dump());
+  const std::int64_t filters = positive_int(c, "filters", where);
   const auto kernel = sp::ints(require_key(c, "kernel_size", where), 2, "kernel_size", where);
   layers::Conv2DOptions o;
   o.name = c.value("name", "");
@@ -46,7 +44,7 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   o.use_bias = c.value("use_bias", true);
   o.kernel_initializer = sp::initializer(c, "kernel_initializer", where, o.kernel_initializer);
   o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
-  return layers::Conv2D(filters.get<std::int64_t>(), {kernel[0], kernel[1]}, o);
+  return layers::Conv2D(filters, {kernel[0], kernel[1]}, o);
 }
 
 const bool registered =

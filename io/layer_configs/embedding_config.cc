@@ -8,13 +8,6 @@
 namespace strata::io {
 namespace {
 
-std::int64_t positive_int(const json& c, const char* key, const std::string& where) {
-  const json& v = require_key(c, key, where);
-  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
-    throw ValueError(where + ": '" + key + "' must be a positive integer, got " + v.dump());
-  return v.get<std::int64_t>();
-}
-
 json embedding_to_config(const LayerImpl& impl) {
   const auto& e = static_cast<const layers::EmbeddingImpl&>(impl);
   return json{{"input_dim", e.input_dim},

@@ -122,10 +122,8 @@ struct CellArgs {
 
 CellArgs cell_args(const json& c, const ConfigContext& ctx, const std::string& where) {
   CellArgs a;
-  const json& units = require_key(c, "units", where);
-  if (!units.is_number_integer() || units.get<std::int64_t>() <= 0)
-    throw ValueError(where + ": 'units' must be a positive integer, got " + units.dump());
-  a.units = units.get<std::int64_t>();
+  const std::int64_t units = positive_int(c, "units", where);
+  a.units = units;
   if (c.contains("activation")) a.activation = activation_from_config(c["activation"], ctx, where);
   if (c.contains("recurrent_activation"))
     a.recurrent_activation = activation_from_config(c["recurrent_activation"], ctx, where);

@@ -34,9 +34,7 @@ json to_config(const LayerImpl& impl) {
 
 Layer from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("SeparableConv2D", c);
-  const json& filters = require_key(c, "filters", where);
-  if (!filters.is_number_integer() || filters.get<std::int64_t>() <= 0)
-    throw ValueError(where + ": 'filters' must be a positive integer, got " + filters.dump());
+  const std::int64_t filters = positive_int(c, "filters", where);
   const auto kernel = sp::ints(require_key(c, "kernel_size", where), 2, "kernel_size", where);
   layers::SeparableConv2DOptions o;
   o.name = c.value("name", "");
@@ -52,7 +50,7 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   o.pointwise_initializer =
       sp::initializer(c, "pointwise_initializer", where, o.pointwise_initializer);
   o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
-  return layers::SeparableConv2D(filters.get<std::int64_t>(), {kernel[0], kernel[1]}, o);
+  return layers::SeparableConv2D(filters, {kernel[0], kernel[1]}, o);
 }
 
 const bool registered =

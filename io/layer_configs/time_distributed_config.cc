@@ -39,10 +39,8 @@ json repeat_vector_to_config(const LayerImpl& impl) {
 
 Layer repeat_vector_from_config(const json& c, const ConfigContext&) {
   const std::string where = describe("RepeatVector", c);
-  const json& n = require_key(c, "n", where);
-  if (!n.is_number_integer() || n.get<std::int64_t>() <= 0)
-    throw ValueError(where + ": 'n' must be a positive integer, got " + n.dump());
-  return layers::RepeatVector(n.get<std::int64_t>(), {.name = c.value("name", "")});
+  const std::int64_t n = positive_int(c, "n", where);
+  return layers::RepeatVector(n, {.name = c.value("name", "")});
 }
 
 const bool registered = [] {
