@@ -74,29 +74,43 @@ using StridedVector = Eigen::Map<const Eigen::VectorXf, 0, Eigen::InnerStride<>>
 
 // One row or one column of output: a matrix-vector product. GEMM would pack the whole
 // other operand for a single row (batch-1 inference), which costs more than the math.
+// The product is bound by reading the matrix (from L2 at batch 1); split over threads,
+// each core reads its own part, which then stays in its own cache from call to call.
 bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb,
               float* c, Index ldc) {
-  if (m == 1) {
-    StridedVector a_row(a, k, Eigen::InnerStride<>(ta ? lda : 1));
-    Eigen::Map<Eigen::RowVectorXf> c_row(c, n);
-    if (tb) {
-      c_row.noalias() = (ConstRowMap(b, n, k, Eigen::OuterStride<>(ldb)) * a_row).transpose();
+  if (m != 1 && n != 1) return false;
+  const Index outputs = m == 1 ? n : m;
+  // Below this many multiply-adds a fork-join costs more than the second core saves.
+  constexpr Index kParallelMacs = Index{1} << 15;
+  const Index grain = 16;  // whole vector registers per thread
+  const int tasks = outputs * k < kParallelMacs
+                        ? 1
+                        : static_cast<int>(std::min<Index>(num_threads(), (outputs + grain - 1) / grain));
+  const Index per = (outputs + Index{tasks} * grain - 1) / (Index{tasks} * grain) * grain;
+  auto part = [&](int t) {
+    const Index begin = std::min(outputs, t * per), end = std::min(outputs, begin + per);
+    if (begin >= end) return;
+    const Index len = end - begin;
+    if (m == 1) {
+      StridedVector a_row(a, k, Eigen::InnerStride<>(ta ? lda : 1));
+      Eigen::Map<Eigen::RowVectorXf> c_row(c + begin, len);
+      if (tb) {
+        c_row.noalias() = (ConstRowMap(b + begin * ldb, len, k, Eigen::OuterStride<>(ldb)) * a_row).transpose();
+      } else {
+        c_row.noalias() = a_row.transpose() * ConstRowMap(b + begin, k, len, Eigen::OuterStride<>(ldb));
+      }
     } else {
-      c_row.noalias() = a_row.transpose() * ConstRowMap(b, k, n, Eigen::OuterStride<>(ldb));
+      StridedVector b_col(b, k, Eigen::InnerStride<>(tb ? 1 : ldb));
+      Eigen::Map<Eigen::VectorXf, 0, Eigen::InnerStride<>> c_col(c + begin * ldc, len, Eigen::InnerStride<>(ldc));
+      if (ta) {
+        c_col.noalias() = ConstRowMap(a + begin, k, len, Eigen::OuterStride<>(lda)).transpose() * b_col;
+      } else {
+        c_col.noalias() = ConstRowMap(a + begin * lda, len, k, Eigen::OuterStride<>(lda)) * b_col;
+      }
     }
-    return true;
-  }
-  if (n == 1) {
-    StridedVector b_col(b, k, Eigen::InnerStride<>(tb ? 1 : ldb));
-    Eigen::Map<Eigen::VectorXf, 0, Eigen::InnerStride<>> c_col(c, m, Eigen::InnerStride<>(ldc));
-    if (ta) {
-      c_col.noalias() = ConstRowMap(a, k, m, Eigen::OuterStride<>(lda)).transpose() * b_col;
-    } else {
-      c_col.noalias() = ConstRowMap(a, m, k, Eigen::OuterStride<>(lda)) * b_col;
-    }
-    return true;
-  }
-  return false;
+  };
+  pool().run(tasks, part);
+  return true;
 }
 
 }  // namespace
@@ -117,9 +131,8 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   const std::int64_t extent = split_rows ? m : n;
   // Blocks of whole register tiles keep every thread's kernel efficient.
   const std::int64_t grain = 16;
-#pragma omp parallel num_threads(threads)
-  {
-    const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+  auto part = [&](int t) {
+    const std::int64_t nt = threads;
     const std::int64_t per = (extent + nt * grain - 1) / (nt * grain) * grain;
     const std::int64_t begin = std::min(extent, t * per), end = std::min(extent, begin + per);
     if (begin < end) {
@@ -133,7 +146,8 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
         block(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc);
       }
     }
-  }
+  };
+  pool().run(threads, part);
 }
 
 }  // namespace strata::cpu

@@ -1,17 +1,19 @@
-// The CPU backend's threading: one OpenMP pool shared by every kernel (Eigen's GEMM
-// uses the same pool). Small loops stay on one thread: forking costs more than it saves.
+// The CPU backend's threading: one pool of workers shared by every kernel
+// (thread_pool.h); GEMM splits its products over the same pool. Small loops stay on one
+// thread: forking costs more than it saves.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
-#include <omp.h>
+#include "core/cpu/thread_pool.h"
 
 namespace strata::cpu {
 
 inline constexpr std::int64_t kParallelThreshold = 1 << 15;
 
-// Number of threads kernels use; defaults to the machine's cores.
+// Number of threads kernels use; defaults to the machine's cores (OMP_NUM_THREADS when
+// set). Not to be changed while kernels run on other threads.
 int num_threads();
 void set_num_threads(int n);
 
@@ -30,15 +32,13 @@ void parallel_for(std::int64_t n, Fn&& fn, std::int64_t threshold = kParallelThr
     if (n > 0) fn(std::int64_t{0}, n);
     return;
   }
-#pragma omp parallel num_threads(threads)
-  {
-    const std::int64_t nt = omp_get_num_threads();
-    const std::int64_t t = omp_get_thread_num();
-    const std::int64_t chunk = (n + nt - 1) / nt;
+  const std::int64_t chunk = (n + threads - 1) / threads;
+  auto task = [&](int t) {
     const std::int64_t begin = t * chunk;
     const std::int64_t end = std::min(n, begin + chunk);
     if (begin < end) fn(begin, end);
-  }
+  };
+  pool().run(static_cast<int>(std::min<std::int64_t>(threads, (n + chunk - 1) / chunk)), task);
 }
 
 }  // namespace strata::cpu

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -19,8 +20,6 @@ namespace {
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Strided = Eigen::OuterStride<>;
-using CMap = Eigen::Map<const RowMajor, 0, Strided>;
-using MMap = Eigen::Map<RowMajor, 0, Strided>;
 // The same memory seen column-major (the transpose): Eigen's GEMM packs column-major
 // operands much faster, so products are written as Yᵀ = Kᵀ·colsᵀ where that helps.
 using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
@@ -228,10 +227,8 @@ void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, boo
 
 void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu) {
   if (g.pointwise()) {
-    CMap mx(x, g.n * g.h * g.w, g.c, Strided(g.c));
-    CMap mk(k, g.c, g.o, Strided(g.o));
-    MMap(y, g.n * g.h * g.w, g.o, Strided(g.o)).noalias() = mx * mk;
     const std::int64_t rows = g.n * g.h * g.w;
+    cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
     cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
                       std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
     return;
@@ -259,9 +256,7 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
 
 void conv2d_input_grad(const Geom& g, const float* dy, const float* k, float* dx) {
   if (g.pointwise()) {
-    CMap mg(dy, g.n * g.h * g.w, g.o, Strided(g.o));
-    CMap mk(k, g.c, g.o, Strided(g.o));
-    MMap(dx, g.n * g.h * g.w, g.c, Strided(g.c)).noalias() = mg * mk.transpose();
+    cpu::gemm(false, true, g.n * g.h * g.w, g.c, g.o, dy, g.o, k, g.o, dx, g.c);
     return;
   }
   const std::int64_t kdim = g.kdim();
@@ -283,16 +278,14 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
   const std::int64_t kdim = g.kdim();
   const std::int64_t ksize = kdim * g.o;
   if (g.pointwise()) {
-    CMap mx(x, g.n * g.h * g.w, g.c, Strided(g.c));
-    CMap mg(dy, g.n * g.h * g.w, g.o, Strided(g.o));
-    MMap(dk, g.c, g.o, Strided(g.o)).noalias() = mx.transpose() * mg;
+    cpu::gemm(true, false, g.c, g.o, g.n * g.h * g.w, x, g.c, dy, g.o, dk, g.o);
     return;
   }
   // Each thread sums its blocks into its own partial; the partials are added at the end.
   const int threads = cpu::num_threads();
   std::vector<float> partials(static_cast<std::size_t>(threads * ksize), 0.f);
   for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
-    float* part = partials.data() + static_cast<std::int64_t>(omp_get_thread_num()) * ksize;
+    float* part = partials.data() + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
     const std::int64_t rows = (n1 - n0) * g.rows();
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
