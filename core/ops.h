@@ -77,6 +77,9 @@ Output expand_to(Output g, Output like, std::vector<std::int64_t> axes, bool mea
 // a is viewed as a matrix (product of leading dims, last dim); so is b. Without
 // transpose_a the result keeps a's leading dims: (..., k) x (k, n) -> (..., n).
 Output matmul(Output a, Output b, bool transpose_a = false, bool transpose_b = false);
+// act(x · kernel + bias) in one op (Dense's forward): x (..., in), kernel (in, units),
+// bias (units) or none; activation "" (linear) or "relu", applied in the same pass.
+Output dense(Output x, Output kernel, Output bias = {}, const std::string& activation = "");
 
 // --- neural network ---------------------------------------------------------------------
 Output softmax(Output x, int axis = -1);

@@ -30,9 +30,11 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
     throw ShapeError("expects input with last dimension " + std::to_string(expected) + ", got " +
                      x.shape().to_string());
   }
-  Output y = ops::matmul(x, graph.variable(kernel));
-  if (options.use_bias) y = ops::add(y, graph.variable(bias));
-  return {activations::apply(options.activation, y)};
+  // Bias and relu run inside the dense op; other activations follow as their own ops.
+  const bool fused_relu = options.activation == "relu";
+  Output y = ops::dense(x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},
+                        fused_relu ? "relu" : "");
+  return {fused_relu ? y : activations::apply(options.activation, y)};
 }
 
 Dense::Dense(std::int64_t units, DenseOptions options)

@@ -1,0 +1,102 @@
+// Strata alone, for profilers: runs a number of training steps (or batch-1 predictions)
+// of one of the benchmark models, with nothing else in the process, so that
+// `valgrind --tool=callgrind` or `perf record` sees only Strata's work. The models and
+// batch sizes are the suite's (bench/run); the data is random.
+//
+//   build/bench/strata_profile_steps --model=cnn --steps=20 --threads=1
+//   valgrind --tool=callgrind build/bench/strata_profile_steps --model=mlp --steps=50
+//
+// docs/performance.md shows what these profiles said and what was done about it.
+#include <strata/strata.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "core/cpu/parallel.h"
+#include "core/rng.h"
+#include "examples/flags.h"
+
+using namespace strata;
+
+namespace {
+
+struct Workload {
+  Model model;
+  Shape sample;  // one sample's shape
+  std::int64_t batch_size;
+};
+
+Workload make_workload(const std::string& name) {
+  auto adam = [] { return optimizers::Adam({.learning_rate = 1e-3}); };
+  auto loss = [] { return losses::SparseCategoricalCrossentropy({.from_logits = true}); };
+  Workload w{Sequential({layers::Input({1})}), Shape{1}, 1};
+  if (name == "mlp") {
+    w = {Sequential({layers::Input({784}), layers::Dense(256, {.activation = "relu"}),
+                     layers::Dense(256, {.activation = "relu"}), layers::Dense(10)}),
+         Shape{784}, 128};
+  } else if (name == "lstm") {
+    w = {Sequential({layers::Input({50, 32}), layers::LSTM(128), layers::Dense(10)}), Shape{50, 32}, 64};
+  } else if (name == "bilstm") {
+    w = {Sequential({layers::Input({50, 32}), layers::Bidirectional(layers::LSTM(64)), layers::Dense(10)}),
+         Shape{50, 32}, 64};
+  } else if (name == "cnn") {
+    w = {Sequential({layers::Input({28, 28, 1}), layers::Conv2D(32, 3, {.activation = "relu"}),
+                     layers::MaxPooling2D(2), layers::Conv2D(64, 3, {.activation = "relu"}),
+                     layers::MaxPooling2D(2), layers::Flatten(), layers::Dropout(0.5), layers::Dense(10)}),
+         Shape{28, 28, 1}, 128};
+  } else {
+    throw ValueError("--model must be mlp, lstm, bilstm or cnn, got '" + name + "'");
+  }
+  w.model.compile({.optimizer = adam(), .loss = loss()});
+  return w;
+}
+
+Tensor random_batch(const Shape& sample, std::int64_t rows, std::uint64_t seed) {
+  std::vector<std::int64_t> dims = {rows};
+  for (std::int64_t d : sample.dims()) dims.push_back(d);
+  Tensor t{Shape(dims)};
+  Philox rng(seed, 0);
+  for (std::int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = rng.uniform(i) - 0.5f;
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model_name = "mlp";
+  int steps = 20;
+  int threads = 1;
+  bool predict_one = false;
+  examples::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
+  flags.add("model", &model_name, "mlp, lstm, bilstm or cnn")
+      .add("steps", &steps, "training steps (or predictions) after one warm-up step")
+      .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
+      .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training");
+  flags.parse_or_exit(argc, argv);
+  try {
+    cpu::set_num_threads(threads);
+    Workload w = make_workload(model_name);
+    const std::int64_t rows = predict_one ? 1 : w.batch_size;
+    Tensor x = random_batch(w.sample, rows, 1);
+    Tensor y(Shape{rows}, DType::int64);
+    for (std::int64_t i = 0; i < rows; ++i) y.data<std::int64_t>()[i] = i % 10;
+    auto step = [&] {
+      if (predict_one) {
+        w.model.predict_on_batch(x);
+      } else {
+        w.model.train_on_batch(x, y);
+      }
+    };
+    step();  // warm-up: graph building, buffer planning, first-touch allocation
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) step();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%s: %d %s in %.3f s (%.1f us each)\n", model_name.c_str(), steps,
+                predict_one ? "batch-1 predictions" : "training steps", seconds, 1e6 * seconds / steps);
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
