@@ -417,7 +417,7 @@ void register_conv_ops(OpRegistry& r) {
            Geom g = make_geom(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_ref(ctx.node.attrs),
                               "conv2d");
            const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
-           const bool relu = ctx.node.attrs.has("activation") && ctx.node.attrs.get<std::string>("activation") == "relu";
+           const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
            conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
          },
          // y = act(conv(x, k) + b): dz = relu_grad(dy, y) (or dy), then the adjoints of

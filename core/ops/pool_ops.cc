@@ -58,8 +58,8 @@ PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
     if (size == kUnknownDim) return kUnknownDim;
     std::int64_t r = conv_output_length(size, k, s, 1, before, after);
     if (r < 1) {
-      throw ShapeError(std::string(op) + ": pool " + axis + " " + std::to_string(k) + " is larger than the padded input's " +
-                       std::to_string(size + before + after));
+      throw ShapeError(std::string(op) + ": pool " + axis + " " + std::to_string(k) +
+                       " is larger than the padded input's " + std::to_string(size + before + after));
     }
     return r;
   };
