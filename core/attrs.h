@@ -1,10 +1,13 @@
 // Static attributes of a graph node (axis, transpose flags, rates). Comparable, so
-// that common-subexpression elimination can tell identical nodes apart.
+// that common-subexpression elimination can tell identical nodes apart. Lookups take a
+// string_view: a kernel reading "recurrent_activation" builds no std::string (a key
+// longer than the small-string buffer would allocate on every step).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -23,27 +26,27 @@ class Attrs {
     values_[key] = std::move(value);
     return *this;
   }
-  bool has(const std::string& key) const { return values_.count(key) > 0; }
+  bool has(std::string_view key) const { return values_.find(key) != values_.end(); }
 
   template <typename T>
-  const T& get(const std::string& key) const {
+  const T& get(std::string_view key) const {
     auto it = values_.find(key);
-    if (it == values_.end()) throw ValueError("node attribute '" + key + "' is missing");
+    if (it == values_.end()) throw ValueError("node attribute '" + std::string(key) + "' is missing");
     const T* v = std::get_if<T>(&it->second);
-    if (!v) throw ValueError("node attribute '" + key + "' has another type");
+    if (!v) throw ValueError("node attribute '" + std::string(key) + "' has another type");
     return *v;
   }
   template <typename T>
-  T get_or(const std::string& key, T fallback) const {
+  T get_or(std::string_view key, T fallback) const {
     return has(key) ? get<T>(key) : fallback;
   }
-  const std::map<std::string, AttrValue>& values() const { return values_; }
+  const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
 
   friend bool operator==(const Attrs&, const Attrs&) = default;
   friend bool operator<(const Attrs& a, const Attrs& b) { return a.values_ < b.values_; }
 
  private:
-  std::map<std::string, AttrValue> values_;
+  std::map<std::string, AttrValue, std::less<>> values_;
 };
 
 }  // namespace strata

@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -97,7 +98,16 @@ Tensor Tensor::gather_rows(std::span<const std::int64_t> rows) const {
 
 void Tensor::gather_rows_into(std::span<const std::int64_t> rows, Tensor& out) const {
   if (rank() == 0) throw ShapeError("gather_rows on a scalar");
-  out.reset(shape_.with_dim(0, static_cast<std::int64_t>(rows.size())), dtype_);
+  const auto n = static_cast<std::int64_t>(rows.size());
+  // A batch shaped like the last one keeps its shape (building a new one allocates).
+  const auto& have = out.shape_.dims();
+  const bool same_shape = out.dtype_ == dtype_ && have.size() == shape_.dims().size() && have[0] == n &&
+                          std::equal(have.begin() + 1, have.end(), shape_.dims().begin() + 1);
+  if (same_shape) {
+    out.reset(out.shape_, dtype_);
+  } else {
+    out.reset(shape_.with_dim(0, n), dtype_);
+  }
   std::size_t row_bytes = shape_[0] ? nbytes() / shape_[0] : 0;
   auto* dst = static_cast<char*>(out.raw_data());
   const auto* src = static_cast<const char*>(raw_data());

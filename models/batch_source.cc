@@ -7,11 +7,13 @@ namespace strata {
 
 ArraySource::ArraySource(std::vector<Tensor> x, std::vector<Tensor> y, Tensor w, std::int64_t batch_size, bool shuffle,
                          std::uint64_t seed)
-    : x_(std::move(x)), y_(std::move(y)), w_(std::move(w)), n_(x_.front().shape()[0]), batch_size_(batch_size),
-      shuffle_(shuffle), seed_(seed) {}
+    : x_(std::move(x)), y_(std::move(y)), n_(x_.front().shape()[0]), batch_size_(batch_size), shuffle_(shuffle),
+      seed_(seed) {
+  if (w.defined()) w_.push_back(std::move(w));
+}
 
 void ArraySource::start(std::uint64_t pass, std::int64_t skip) {
-  order_ = epoch_order(n_, shuffle_, seed_, static_cast<int>(pass));
+  epoch_order_into(n_, shuffle_, seed_, static_cast<int>(pass), order_);
   batch_ = skip;
 }
 
@@ -21,8 +23,8 @@ bool ArraySource::next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w
   ++batch_;
   gather_batch(x_, order_, begin, end, x);
   if (!y_.empty()) gather_batch(y_, order_, begin, end, y);
-  if (w_.defined()) {
-    gather_batch({w_}, order_, begin, end, wb_);
+  if (!w_.empty()) {
+    gather_batch(w_, order_, begin, end, wb_);
     w = wb_[0];
   } else {
     w = Tensor();

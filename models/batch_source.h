@@ -37,7 +37,7 @@ class ArraySource : public BatchSource {
 
  private:
   std::vector<Tensor> x_, y_;
-  Tensor w_;
+  std::vector<Tensor> w_;  // the sample weights, if any, as a one-array list for gather_batch
   std::int64_t n_, batch_size_;
   bool shuffle_;
   std::uint64_t seed_;

@@ -286,4 +286,22 @@ std::map<std::string, float> CompiledModel::results() const {
   return logs;
 }
 
+void CompiledModel::results_into(std::map<std::string, float>& logs) const {
+  if (logs.size() == loss_names_.size() + metrics_.size()) {
+    bool same_keys = true;
+    for (std::size_t i = 0; i < loss_names_.size() && same_keys; ++i) {
+      auto it = logs.find(loss_names_[i]);
+      if (it == logs.end()) same_keys = false;
+      else it->second = loss_trackers_[i].result();
+    }
+    for (std::size_t m = 0; m < metrics_.size() && same_keys; ++m) {
+      auto it = logs.find(metrics_[m].name());
+      if (it == logs.end()) same_keys = false;
+      else it->second = metrics_[m].result();
+    }
+    if (same_keys) return;
+  }
+  logs = results();
+}
+
 }  // namespace strata

@@ -35,6 +35,9 @@ class CompiledModel {
   const optimizers::Optimizer& optimizer() const { return optimizer_; }
   // Running logs since the last reset: "loss", per-output losses, metrics.
   std::map<std::string, float> results() const;
+  // The same into `logs`: when it already holds exactly these keys (the running logs of
+  // an epoch after its first batch) only the values change, so nothing is allocated.
+  void results_into(std::map<std::string, float>& logs) const;
 
   // Converts user targets to what the loss expects (dtype, trailing 1-dims), checking
   // shapes against the model's outputs; throws naming the output.

@@ -84,16 +84,21 @@ SplitArrays split_for_validation(const std::vector<Tensor>& x, const std::vector
 }
 
 std::vector<std::int64_t> epoch_order(std::int64_t n, bool shuffle, std::uint64_t seed, int epoch) {
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> order;
+  epoch_order_into(n, shuffle, seed, epoch, order);
+  return order;
+}
+
+void epoch_order_into(std::int64_t n, bool shuffle, std::uint64_t seed, int epoch, std::vector<std::int64_t>& order) {
+  order.resize(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  if (!shuffle) return order;
+  if (!shuffle) return;
   Philox rng(seed, static_cast<std::uint64_t>(epoch));
   for (std::int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
     auto bits = rng.bits(static_cast<std::uint64_t>(i));
     std::uint64_t r = (static_cast<std::uint64_t>(bits[0]) << 32) | bits[1];
     std::swap(order[i], order[r % static_cast<std::uint64_t>(i + 1)]);
   }
-  return order;
 }
 
 void gather_batch(const std::vector<Tensor>& arrays, const std::vector<std::int64_t>& order, std::int64_t begin,

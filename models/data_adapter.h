@@ -23,6 +23,8 @@ SplitArrays split_for_validation(const std::vector<Tensor>& x, const std::vector
 // The sample order of an epoch: 0..n-1, or a permutation that depends only on
 // (seed, epoch), so an interrupted run can reproduce it.
 std::vector<std::int64_t> epoch_order(std::int64_t n, bool shuffle, std::uint64_t seed, int epoch);
+// The same into `order`, reusing its capacity (a new pass of fit allocates nothing).
+void epoch_order_into(std::int64_t n, bool shuffle, std::uint64_t seed, int epoch, std::vector<std::int64_t>& order);
 
 // Gathers rows [begin, end) of `order` from every array into `batch` (buffers reused).
 void gather_batch(const std::vector<Tensor>& arrays, const std::vector<std::int64_t>& order, std::int64_t begin,

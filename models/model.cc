@@ -185,7 +185,7 @@ void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int
     if (!source.next(bx, by, bw)) break;
     if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
     c.test_step(bx, by, bw);
-    logs = c.results();
+    c.results_into(logs);
     if (callbacks) callbacks->on_test_batch_end(s, logs);
     bar.update(s + 1, logs);
   }
@@ -389,7 +389,7 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
       c.train_step(bx, by, bw);
       state.step = s + 1;
       state.train_steps = c.train_steps();
-      logs = c.results();
+      c.results_into(logs);  // in place after the epoch's first batch: no allocation
       callbacks.on_train_batch_end(s, logs);
       bar.update(s + 1, logs);
       if (m.stop_training) break;

@@ -7,9 +7,11 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/shape_util.h"
@@ -49,6 +51,19 @@ Conv2DParams params_of(const Attrs& a) {
   return {attr_vec(a, "strides"), attr_vec(a, "dilations"), attr_vec(a, "pads"), a.get<std::int64_t>("groups")};
 }
 
+// The params read in place from a node's attributes: what kernels use on every run
+// (params_of copies three vectors, which would allocate on every step).
+struct ParamsRef {
+  const std::vector<std::int64_t>& strides;
+  const std::vector<std::int64_t>& dilations;
+  const std::vector<std::int64_t>& pads;
+  std::int64_t groups;
+};
+
+ParamsRef params_ref(const Attrs& a) {
+  return {attr_vec(a, "strides"), attr_vec(a, "dilations"), attr_vec(a, "pads"), a.get<std::int64_t>("groups")};
+}
+
 Attrs attrs_of(const Conv2DParams& p) {
   return Attrs{{"strides", p.strides}, {"dilations", p.dilations}, {"pads", p.pads}, {"groups", p.groups}};
 }
@@ -65,20 +80,22 @@ void check_params(const std::string& op, const Conv2DParams& p) {
   if (p.groups < 1) throw ValueError(op + ": groups must be positive");
 }
 
-std::int64_t out_len(const std::string& op, const char* axis, std::int64_t size, std::int64_t k, std::int64_t s,
+std::int64_t out_len(std::string_view op, const char* axis, std::int64_t size, std::int64_t k, std::int64_t s,
                      std::int64_t d, std::int64_t before, std::int64_t after) {
   if (size == kUnknownDim) return kUnknownDim;
   std::int64_t r = conv_output_length(size, k, s, d, before, after);
   if (r < 1) {
-    throw ShapeError(op + ": the kernel's " + axis + " extent " + std::to_string((k - 1) * d + 1) +
+    throw ShapeError(std::string(op) + ": the kernel's " + axis + " extent " + std::to_string((k - 1) * d + 1) +
                      " is larger than the padded input's " + std::to_string(size + before + after));
   }
   return r;
 }
 
-// Fills geometry from x's shape (N, H, W, C), the kernel window and the params.
-Geom make_geom(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Conv2DParams& p,
-               const std::string& op) {
+// Fills geometry from x's shape (N, H, W, C), the kernel window and the params
+// (Conv2DParams or ParamsRef).
+template <typename Params>
+Geom make_geom(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Params& p,
+               std::string_view op) {
   Geom g;
   g.n = x.dims()[0], g.h = x.dims()[1], g.w = x.dims()[2], g.c = x.dims()[3];
   g.kh = kh, g.kw = kw, g.o = o;
@@ -86,11 +103,11 @@ Geom make_geom(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o,
   g.pt = p.pads[0], g.pb = p.pads[1], g.pl = p.pads[2], g.pr = p.pads[3];
   g.groups = p.groups;
   if (g.c != kUnknownDim && g.c % g.groups != 0) {
-    throw ShapeError(op + ": input channels " + std::to_string(g.c) + " are not divisible by groups " +
+    throw ShapeError(std::string(op) + ": input channels " + std::to_string(g.c) + " are not divisible by groups " +
                      std::to_string(g.groups));
   }
   if (o % g.groups != 0) {
-    throw ShapeError(op + ": output channels " + std::to_string(o) + " are not divisible by groups " +
+    throw ShapeError(std::string(op) + ": output channels " + std::to_string(o) + " are not divisible by groups " +
                      std::to_string(g.groups));
   }
   g.cg = g.c == kUnknownDim ? kUnknownDim : g.c / g.groups;
@@ -282,10 +299,12 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
     return;
   }
   // Each thread sums its blocks into its own partial; the partials are added at the end.
+  // They live in the calling thread's scratch (core/cpu/scratch.h), reused every run.
   const int threads = cpu::num_threads();
-  std::vector<float> partials(static_cast<std::size_t>(threads * ksize), 0.f);
+  float* partials = cpu::scratch(0, static_cast<std::size_t>(threads * ksize));
+  std::fill_n(partials, threads * ksize, 0.f);
   for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
-    float* part = partials.data() + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
+    float* part = partials + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
     const std::int64_t rows = (n1 - n0) * g.rows();
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
@@ -298,7 +317,7 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
   });
   std::fill(dk, dk + ksize, 0.f);
   for (int t = 0; t < threads; ++t) {
-    const float* part = partials.data() + static_cast<std::int64_t>(t) * ksize;
+    const float* part = partials + static_cast<std::int64_t>(t) * ksize;
     for (std::int64_t i = 0; i < ksize; ++i) dk[i] += part[i];
   }
 }
@@ -388,7 +407,8 @@ void register_conv_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);
            const Tensor& k = ctx.input(1);
-           Geom g = make_geom(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_of(ctx.node.attrs), "conv2d");
+           Geom g = make_geom(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_ref(ctx.node.attrs),
+                              "conv2d");
            const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
            const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
            conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
@@ -409,7 +429,7 @@ void register_conv_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& k = ctx.input(1);
            Tensor& dx = ctx.output(0);
-           Geom g = make_geom(dx.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_of(ctx.node.attrs),
+           Geom g = make_geom(dx.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_ref(ctx.node.attrs),
                               "conv2d_backprop_input");
            conv2d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
          },
@@ -425,7 +445,7 @@ void register_conv_ops(OpRegistry& r) {
            const Tensor& x = ctx.input(0);
            const Tensor& dy = ctx.input(1);
            Tensor& dk = ctx.output(0);
-           Geom g = make_geom(x.shape(), dk.shape()[0], dk.shape()[1], dk.shape()[3], params_of(ctx.node.attrs),
+           Geom g = make_geom(x.shape(), dk.shape()[0], dk.shape()[1], dk.shape()[3], params_ref(ctx.node.attrs),
                               "conv2d_backprop_filter");
            conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
          },

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cpu/parallel.h"
@@ -24,15 +26,30 @@ Pool2DParams params_of(const Attrs& a) {
           a.get<std::vector<std::int64_t>>("pads")};
 }
 
+// The params read in place from a node's attributes: what kernels use on every run
+// (params_of copies three vectors, which would allocate on every step).
+struct ParamsRef {
+  const std::vector<std::int64_t>& pool_size;
+  const std::vector<std::int64_t>& strides;
+  const std::vector<std::int64_t>& pads;
+};
+
+ParamsRef params_ref(const Attrs& a) {
+  return {a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
+          a.get<std::vector<std::int64_t>>("pads")};
+}
+
 Attrs attrs_of(const Pool2DParams& p) {
   return Attrs{{"pool_size", p.pool_size}, {"strides", p.strides}, {"pads", p.pads}};
 }
 
-PoolGeom make_geom(const std::string& op, const Shape& x, const Pool2DParams& p) {
-  if (x.rank() != 4) throw ShapeError(op + ": input must have rank 4 (N, H, W, C), got " + x.to_string());
+// `p`: Pool2DParams or ParamsRef.
+template <typename Params>
+PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
+  if (x.rank() != 4) throw ShapeError(std::string(op) + ": input must have rank 4 (N, H, W, C), got " + x.to_string());
   if (p.pool_size.size() != 2 || p.strides.size() != 2 || p.pads.size() != 4 || p.pool_size[0] < 1 ||
       p.pool_size[1] < 1 || p.strides[0] < 1 || p.strides[1] < 1) {
-    throw ValueError(op + ": pool_size and strides must be two positive integers, pads four");
+    throw ValueError(std::string(op) + ": pool_size and strides must be two positive integers, pads four");
   }
   PoolGeom g{x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3], 0, 0, p.pool_size[0], p.pool_size[1],
              p.strides[0], p.strides[1], p.pads[0], p.pads[2]};
@@ -41,8 +58,8 @@ PoolGeom make_geom(const std::string& op, const Shape& x, const Pool2DParams& p)
     if (size == kUnknownDim) return kUnknownDim;
     std::int64_t r = conv_output_length(size, k, s, 1, before, after);
     if (r < 1) {
-      throw ShapeError(op + ": pool " + axis + " " + std::to_string(k) + " is larger than the padded input's " +
-                       std::to_string(size + before + after));
+      throw ShapeError(std::string(op) + ": pool " + axis + " " + std::to_string(k) +
+                       " is larger than the padded input's " + std::to_string(size + before + after));
     }
     return r;
   };
@@ -69,7 +86,7 @@ void for_each_output_row(const PoolGeom& g, Fn fn) {
 }
 
 void max_pool_kernel(KernelContext& ctx) {
-  PoolGeom g = make_geom("max_pool2d", ctx.input(0).shape(), params_of(ctx.node.attrs));
+  PoolGeom g = make_geom("max_pool2d", ctx.input(0).shape(), params_ref(ctx.node.attrs));
   const float* x = ctx.input(0).data<float>();
   float* y = ctx.output(0).data<float>();
   for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
@@ -92,7 +109,7 @@ void max_pool_kernel(KernelContext& ctx) {
 // per-thread scratch that only grows.
 void max_pool_grad_kernel(KernelContext& ctx) {
   const Tensor& xt = ctx.input(0);
-  PoolGeom g = make_geom("max_pool2d_grad", xt.shape(), params_of(ctx.node.attrs));
+  PoolGeom g = make_geom("max_pool2d_grad", xt.shape(), params_ref(ctx.node.attrs));
   const float* x = xt.data<float>();
   const float* dy = ctx.input(1).data<float>();
   float* dx = ctx.output(0).data<float>();
@@ -130,7 +147,7 @@ void max_pool_grad_kernel(KernelContext& ctx) {
 }
 
 void avg_pool_kernel(KernelContext& ctx) {
-  PoolGeom g = make_geom("avg_pool2d", ctx.input(0).shape(), params_of(ctx.node.attrs));
+  PoolGeom g = make_geom("avg_pool2d", ctx.input(0).shape(), params_ref(ctx.node.attrs));
   const float* x = ctx.input(0).data<float>();
   float* y = ctx.output(0).data<float>();
   for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
@@ -152,7 +169,7 @@ void avg_pool_kernel(KernelContext& ctx) {
 
 void avg_pool_grad_kernel(KernelContext& ctx) {
   Tensor& dxt = ctx.output(0);
-  PoolGeom g = make_geom("avg_pool2d_grad", dxt.shape(), params_of(ctx.node.attrs));
+  PoolGeom g = make_geom("avg_pool2d_grad", dxt.shape(), params_ref(ctx.node.attrs));
   const float* dy = ctx.input(0).data<float>();
   float* dx = dxt.data<float>();
   cpu::parallel_for(g.n, [&](std::int64_t n0, std::int64_t n1) {

@@ -14,10 +14,13 @@
 // Dropout (training only) draws one input mask (B,F) and one recurrent mask (B,H) per
 // run from (seed, step), fixed across time as in Keras; the gradient regenerates them.
 // The gradient op itself is not differentiable (no second-order RNN gradients).
+// Temporaries (the input projection, per-thread states, gate gradients, dropout masks)
+// live in per-thread scratch (core/cpu/scratch.h): a steady-state step allocates nothing.
 #include <Eigen/Core>
 #include <cmath>
 
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/rnn_ops.h"
@@ -95,6 +98,16 @@ inline float dact(Act a, float y) {
   return 1.f;
 }
 
+// Scratch slots (core/cpu/scratch.h): those held by the calling thread around the
+// parallel loops, then those each thread uses inside them. All distinct.
+enum Slot : int {
+  kDropoutMask, kRecurrentMask, kProjection, kDroppedInput, kGateGradX, kGateGradH, kStateIn, kResetState,
+  kRowH, kRowC, kRowHin, kRowRec, kRowTmp1, kRowTmp2, kRowTmp3,
+};
+static_assert(kRowTmp3 < cpu::kScratchSlots);
+
+float* scratch(Slot slot, std::int64_t floats) { return cpu::scratch(slot, static_cast<std::size_t>(floats)); }
+
 int gates_of(Cell c) { return c == Cell::lstm ? 4 : c == Cell::gru ? 3 : 1; }
 // Workspace floats per (batch, step), in units of H.
 int ws_units(Cell c) { return c == Cell::lstm ? 7 : c == Cell::gru ? 5 : 2; }
@@ -156,12 +169,13 @@ std::int64_t row_threshold(std::int64_t T, std::int64_t H, std::int64_t GH) {
   return std::max<std::int64_t>(2, (std::int64_t{1} << 20) / work * 2);
 }
 
-// Dropout masks (scaled by 1/(1-rate)), fixed across time; empty when inactive.
-std::vector<float> dropout_mask(const Config& c, bool training, std::int64_t step, float rate, std::int64_t n,
-                                std::uint64_t stream) {
-  if (!training || rate <= 0.f) return {};
+// Dropout masks (scaled by 1/(1-rate)), fixed across time, in scratch `slot`; null
+// when inactive.
+const float* dropout_mask(const Config& c, bool training, std::int64_t step, float rate, std::int64_t n,
+                          std::uint64_t stream, Slot slot) {
+  if (!training || rate <= 0.f) return nullptr;
   Philox rng(c.seed, stream);
-  std::vector<float> m(static_cast<std::size_t>(n));
+  float* m = scratch(slot, n);
   const std::uint64_t base = static_cast<std::uint64_t>(step) * static_cast<std::uint64_t>(n);
   const float scale = 1.f / (1.f - rate);
   for (std::int64_t i = 0; i < n; ++i) m[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? scale : 0.f;
@@ -227,15 +241,15 @@ void sequence_kernel(KernelContext& ctx) {
   float* h_last = ctx.output(1).data<float>();
   float* c_last = ctx.output(2).data<float>();
   float* ws = ctx.output(3).data<float>();
-  auto dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1);
-  auto rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2);
+  const float* dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2, kRecurrentMask);
 
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
-  RowMajor xw(B * T, GH);
-  if (dmask.empty()) {
-    parallel_gemm(MMap(xw.data(), B * T, GH), CMap(px, B * T, F), CMap(W, F, GH));
+  MMap xw(scratch(kProjection, B * T * GH), B * T, GH);
+  if (!dmask) {
+    parallel_gemm(xw, CMap(px, B * T, F), CMap(W, F, GH));
   } else {
-    RowMajor xd(B * T, F);
+    MMap xd(scratch(kDroppedInput, B * T * F), B * T, F);
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t t = 0; t < T; ++t)
         for (std::int64_t f = 0; f < F; ++f) xd(b * T + t, f) = px[(b * T + t) * F + f] * dmask[b * F + f];
@@ -250,14 +264,17 @@ void sequence_kernel(KernelContext& ctx) {
   const float* c0 = ctx.input(2).data<float>();
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
-    RowMajor h = CMap(h0 + b0 * H, nb, H);
-    RowMajor cs = CMap(c0 + b0 * H, nb, H);
-    RowMajor hin(nb, H), rec(nb, GH);
-    std::vector<float> rh(static_cast<std::size_t>(H)), zr_tmp(rh), cn_tmp(rh);
+    MMap h(scratch(kRowH, nb * H), nb, H), cs(scratch(kRowC, nb * H), nb, H);
+    h = CMap(h0 + b0 * H, nb, H);
+    cs = CMap(c0 + b0 * H, nb, H);
+    MMap hin(scratch(kRowHin, nb * H), nb, H), rec(scratch(kRowRec, nb * GH), nb, GH);
+    float* rh = scratch(kRowTmp1, H);
+    float* zr_tmp = scratch(kRowTmp2, H);
+    float* cn_tmp = scratch(kRowTmp3, H);
     for (std::int64_t s = 0; s < T; ++s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       hin = h;
-      if (!rmask.empty()) hin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      if (rmask) hin.array() *= CMap(rmask + b0 * H, nb, H).array();
       if (c.cell == Cell::gru && !c.reset_after) {
         // z and r columns now; the candidate's recurrent term needs r first.
         rec.leftCols(2 * H).noalias() = hin * CSMap(U, H, 2 * H, Stride(GH));
@@ -294,7 +311,7 @@ void sequence_kernel(KernelContext& ctx) {
             w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = z[3 * H + j];
             cn_tmp[j] = zr_tmp[j] = f * cb[j] + i * g;
           }
-          act_span(c.activation, zr_tmp.data(), H);
+          act_span(c.activation, zr_tmp, H);
           for (std::int64_t j = 0; j < H; ++j) {
             const float hn = w[3 * H + j] * zr_tmp[j];
             w[4 * H + j] = zr_tmp[j];  // activation(c_new), read by the backward pass
@@ -315,7 +332,7 @@ void sequence_kernel(KernelContext& ctx) {
           if (!c.reset_after) {
             // (r * h_in) · U_h for this row.
             Eigen::Map<Eigen::RowVectorXf>(w + 3 * H, H).noalias() =
-                Eigen::Map<const Eigen::RowVectorXf>(rh.data(), H) * CSMap(U + 2 * H, H, H, Stride(GH));
+                Eigen::Map<const Eigen::RowVectorXf>(rh, H) * CSMap(U + 2 * H, H, H, Stride(GH));
           }
           for (std::int64_t j = 0; j < H; ++j) {
             float r = w[H + j], z = w[j];
@@ -356,23 +373,24 @@ void sequence_grad_kernel(KernelContext& ctx) {
   const float* ws = ctx.input(6).data<float>();
   const float* dy = ctx.input(7).data<float>();
   const float* mask = has_mask ? ctx.input(10).data<float>() : nullptr;
-  auto dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1);
-  auto rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2);
+  const float* dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2, kRecurrentMask);
   const bool gru_before = c.cell == Cell::gru && !c.reset_after;
 
-  RowMajor dzx(B * T, GH);      // by input step t: pairs with x
-  RowMajor dzr(B * T, GH);      // by processing step s: pairs with h_in
-  RowMajor hins(B * T, H);      // h_in (recurrent-dropped h_prev) by processing step
-  RowMajor rhs;                 // r * h_in, GRU reset_before only
-  if (gru_before) rhs.resize(B * T, H);
+  MMap dzx(scratch(kGateGradX, B * T * GH), B * T, GH);  // by input step t: pairs with x
+  MMap dzr(scratch(kGateGradH, B * T * GH), B * T, GH);  // by processing step s: pairs with h_in
+  MMap hins(scratch(kStateIn, B * T * H), B * T, H);     // h_in (recurrent-dropped h_prev) by processing step
+  MMap rhs(gru_before ? scratch(kResetState, B * T * H) : nullptr, gru_before ? B * T : 0, H);  // r * h_in
   float* dh0_out = ctx.output(1).data<float>();
   float* dc0_out = ctx.output(2).data<float>();
   // As in the forward pass, each thread takes its batch rows through every step.
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
-    RowMajor dh = CMap(ctx.input(8).data<float>() + b0 * H, nb, H);
-    RowMajor dc = CMap(ctx.input(9).data<float>() + b0 * H, nb, H);
-    RowMajor dh_prev(nb, H), dhin(nb, H), drh(nb, H);
+    MMap dh(scratch(kRowH, nb * H), nb, H), dc(scratch(kRowC, nb * H), nb, H);
+    dh = CMap(ctx.input(8).data<float>() + b0 * H, nb, H);
+    dc = CMap(ctx.input(9).data<float>() + b0 * H, nb, H);
+    MMap dh_prev(scratch(kRowHin, nb * H), nb, H), dhin(scratch(kRowTmp1, nb * H), nb, H),
+        drh(scratch(kRowTmp2, nb * H), nb, H);
     for (std::int64_t s = T - 1; s >= 0; --s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       // Gate gradients for this step, and the direct paths to h_prev / c_prev.
@@ -388,7 +406,7 @@ void sequence_grad_kernel(KernelContext& ctx) {
         float* dcb = dc.data() + lb * H;
         float* dpb = dh_prev.data() + lb * H;
         float* hi = hins.data() + (b * T + s) * H;
-        for (std::int64_t j = 0; j < H; ++j) hi[j] = rmask.empty() ? hp[j] : hp[j] * rmask[b * H + j];
+        for (std::int64_t j = 0; j < H; ++j) hi[j] = rmask ? hp[j] * rmask[b * H + j] : hp[j];
         for (std::int64_t j = 0; j < H; ++j) {
           const float gh = m != 0.f ? dhb[j] + dyb[j] : 0.f;                               // into h_new
           dpb[j] = m != 0.f ? 0.f : dhb[j] + (c.zero_output_for_mask ? 0.f : dyb[j]);      // carried h
@@ -441,7 +459,7 @@ void sequence_grad_kernel(KernelContext& ctx) {
       } else {
         dhin.noalias() = gr_s * CMap(U, H, GH).transpose();
       }
-      if (!rmask.empty()) dhin.array() *= CMap(rmask.data() + b0 * H, nb, H).array();
+      if (rmask) dhin.array() *= CMap(rmask + b0 * H, nb, H).array();
       dh = dh_prev + dhin;
     }
     std::copy_n(dh.data(), nb * H, dh0_out + b0 * H);
@@ -456,10 +474,10 @@ void sequence_grad_kernel(KernelContext& ctx) {
   MMap dxm(dx.data<float>(), B * T, F);
   parallel_gemm(dxm, dzx, CMap(W, F, GH).transpose());
   MMap dW(ctx.output(3).data<float>(), F, GH);
-  if (dmask.empty()) {
+  if (!dmask) {
     parallel_gemm(dW, CMap(px, B * T, F).transpose(), dzx);
   } else {
-    RowMajor xd(B * T, F);
+    MMap xd(scratch(kDroppedInput, B * T * F), B * T, F);
     for (std::int64_t r = 0; r < B * T; ++r)
       for (std::int64_t f = 0; f < F; ++f) {
         const float mk = dmask[(r / T) * F + f];
