@@ -25,7 +25,7 @@ struct KerasWorkerOptions {
   std::string python = "python3";
   std::string script;  // path of keras_worker.py
   int threads = 2;
-  int inter_op_threads = 1;
+  int inter_op_threads = 2;
 };
 
 class KerasWorker {
