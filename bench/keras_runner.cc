@@ -83,6 +83,10 @@ std::unique_ptr<KerasWorker> KerasWorker::start(const KerasWorkerOptions& option
              static_cast<char*>(nullptr));
     std::_Exit(127);  // exec failed: the parent reads end-of-file
   }
+  // The parent's copies of the worker's ends closed now, or a worker that never starts
+  // would leave our read waiting for an end-of-file that our own write end holds off.
+  ::close(to_child.release(0));
+  ::close(from_child.release(1));
   std::FILE* from = ::fdopen(from_child.release(0), "r");
   auto worker = std::make_unique<KerasWorker>(Key(), pid, to_child.release(1), from);
   const std::string ready = worker->read_line();
