@@ -97,6 +97,10 @@ class Bench:
 
 def main():
     threads, inter = int(sys.argv[1]), int(sys.argv[2])
+    # TensorFlow's C++ logging prints two informational lines while it loads, whatever
+    # TF_CPP_MIN_LOG_LEVEL says; they go nowhere. A failed import is reported below.
+    stderr = os.dup(2)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     try:
         import numpy as np
         import tensorflow as tf
@@ -106,6 +110,8 @@ def main():
     except Exception as e:  # noqa: BLE001 - any import failure means "skip Keras"
         reply(f"error {type(e).__name__}: {e}")
         return 1
+    finally:
+        os.dup2(stderr, 2)
     if keras.backend.backend() != "tensorflow":
         reply(f"error Keras backend is {keras.backend.backend()}, not tensorflow")
         return 1

@@ -4,7 +4,6 @@
 #include "bench/report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

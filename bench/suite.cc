@@ -20,7 +20,6 @@
 #include <Eigen/Core>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
