@@ -1,0 +1,122 @@
+// Strata's side of the suite, written against the public model API a user would use
+// (ARCHITECTURE.md): Sequential + compile + train_on_batch / predict_on_batch, and
+// predict_on_batch on a (1, ...) tensor for one sample. Also the GEMM peak as Strata's
+// cpu::gemm and Eigen's own threaded product reach it.
+#include <strata/strata.h>
+
+#include <Eigen/Core>
+#include <cstring>
+
+#include "bench/workload.h"
+#include "core/cpu/gemm.h"
+#include "core/cpu/parallel.h"
+
+namespace strata::bench {
+namespace {
+
+// Rows [first, first + rows) of a row-major (samples, row_shape...) array as one tensor.
+template <typename T>
+Tensor rows_of(const std::vector<T>& src, std::int64_t first, std::int64_t rows,
+               const std::vector<std::int64_t>& row_shape, DType dtype) {
+  std::vector<std::int64_t> dims{rows};
+  dims.insert(dims.end(), row_shape.begin(), row_shape.end());
+  Tensor t(Shape(dims), dtype);
+  const std::size_t row_size = t.nbytes() / static_cast<std::size_t>(rows);
+  std::memcpy(t.raw_data(), reinterpret_cast<const char*>(src.data()) + first * row_size, t.nbytes());
+  return t;
+}
+
+Sequential build(const Workload& w) {
+  const KerasTensor input = layers::Input(Shape(w.sample_shape));
+  switch (w.kind) {
+    case Kind::mlp:
+      return Sequential({input, layers::Dense(w.units, {.activation = "relu"}),
+                         layers::Dense(w.units, {.activation = "relu"}), layers::Dense(w.classes)});
+    case Kind::lstm:
+      return Sequential({input, layers::LSTM(w.units), layers::Dense(w.classes)});
+    case Kind::bilstm:
+      return Sequential({input, layers::Bidirectional(layers::LSTM(w.units)), layers::Dense(w.classes)});
+    case Kind::cnn:
+      return Sequential({input, layers::Conv2D(32, 3, {.activation = "relu"}), layers::MaxPooling2D(2),
+                         layers::Conv2D(64, 3, {.activation = "relu"}), layers::MaxPooling2D(2), layers::Flatten(),
+                         layers::Dropout(0.5), layers::Dense(w.classes)});
+    case Kind::dense:
+      return Sequential({input, layers::Dense(w.units)});
+  }
+  return Sequential({input});
+}
+
+class StrataRunner : public Runner {
+ public:
+  StrataRunner(const Workload& w, const Data& data) : model_(build(w)) {
+    cpu::set_num_threads(w.threads);
+    if (w.kind == Kind::dense) {
+      model_.compile({.optimizer = optimizers::SGD({.learning_rate = w.learning_rate}),
+                      .loss = losses::MeanSquaredError()});
+    } else {
+      model_.compile({.optimizer = optimizers::Adam({.learning_rate = w.learning_rate}),
+                      .loss = losses::SparseCategoricalCrossentropy({.from_logits = true})});
+    }
+    for (std::int64_t b = 0; b < w.batches(); ++b) {
+      const std::int64_t first = b * w.batch_size;
+      x_.push_back(rows_of(data.x, first, w.batch_size, w.sample_shape, DType::float32));
+      y_.push_back(w.kind == Kind::dense ? rows_of(data.targets, first, w.batch_size, {w.units}, DType::float32)
+                                         : rows_of(data.labels, first, w.batch_size, {}, DType::int64));
+    }
+    for (std::int64_t r = 0; r < std::min(kSingleRows, w.samples); ++r) {
+      singles_.push_back(rows_of(data.x, r, 1, w.sample_shape, DType::float32));
+    }
+  }
+
+  float train_epoch() override {
+    float loss = 0;
+    for (std::size_t b = 0; b < x_.size(); ++b) loss = model_.train_on_batch(x_[b], y_[b]).at("loss");
+    return loss;
+  }
+
+  float predict_epoch() override {
+    float sink = 0;
+    for (const Tensor& x : x_) sink += model_.predict_on_batch(x).item(0);
+    return sink;
+  }
+
+  float predict_one(std::int64_t row) override {
+    return model_.predict_on_batch(singles_[static_cast<std::size_t>(row) % singles_.size()]).item(0);
+  }
+
+ private:
+  Sequential model_;
+  std::vector<Tensor> x_, y_, singles_;
+};
+
+double gflops(std::int64_t m, std::int64_t n, std::int64_t k, double seconds) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / seconds / 1e9;
+}
+
+}  // namespace
+
+std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data) {
+  return std::make_unique<StrataRunner>(w, data);
+}
+
+void set_strata_threads(int threads) { cpu::set_num_threads(threads); }
+
+double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
+  std::vector<float> a(static_cast<std::size_t>(m * k), 0.5f), b(static_cast<std::size_t>(k * n), 0.25f),
+      c(static_cast<std::size_t>(m * n));
+  const double s =
+      median_seconds([&] { cpu::gemm(false, false, m, n, k, a.data(), k, b.data(), n, c.data(), n); }, calls);
+  return gflops(m, n, k, s);
+}
+
+double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
+  // Eigen threads its product with OpenMP at omp_get_max_threads(): the same pool and
+  // count as Strata's kernels once set_num_threads has run.
+  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  M a = M::Random(m, k), b = M::Random(k, n), c(m, n);
+  Eigen::setNbThreads(cpu::num_threads());
+  const double s = median_seconds([&] { c.noalias() = a * b; }, calls);
+  return gflops(m, n, k, s);
+}
+
+}  // namespace strata::bench

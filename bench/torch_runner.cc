@@ -1,0 +1,168 @@
+// libtorch's side of the suite: the same models with torch::nn, torch::optim::Adam (SGD
+// for dense) and cross_entropy (= sparse categorical crossentropy from logits, mean over
+// the batch) or mse_loss. Also the GEMM peak as OpenBLAS reaches it through torch::mm.
+#include <dlfcn.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include "bench/workload.h"
+
+namespace strata::bench {
+namespace {
+
+// One module for every workload: the layers a Kind does not use stay empty (nullptr
+// holders) and are not registered.
+struct Net : torch::nn::Module {
+  explicit Net(const Workload& w) : kind(w.kind) {
+    switch (w.kind) {
+      case Kind::mlp:
+        fc1 = register_module("fc1", torch::nn::Linear(w.sample_size(), w.units));
+        fc2 = register_module("fc2", torch::nn::Linear(w.units, w.units));
+        head = register_module("head", torch::nn::Linear(w.units, w.classes));
+        break;
+      case Kind::lstm:
+      case Kind::bilstm: {
+        const bool bi = w.kind == Kind::bilstm;
+        lstm = register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(w.sample_shape[1], w.units)
+                                                           .batch_first(true)
+                                                           .bidirectional(bi)));
+        head = register_module("head", torch::nn::Linear(w.units * (bi ? 2 : 1), w.classes));
+        break;
+      }
+      case Kind::cnn:
+        conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3)));
+        conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 64, 3)));
+        drop = register_module("drop", torch::nn::Dropout(0.5));
+        head = register_module("head", torch::nn::Linear(1600, w.classes));
+        break;
+      case Kind::dense:
+        head = register_module("head", torch::nn::Linear(w.units, w.units));
+        break;
+    }
+  }
+
+  torch::Tensor forward(torch::Tensor x) {
+    switch (kind) {
+      case Kind::mlp:
+        return head(torch::relu(fc2(torch::relu(fc1(x)))));
+      case Kind::lstm:
+      case Kind::bilstm: {
+        // The forward direction's last state and the backward direction's final state,
+        // concatenated, as Keras's Bidirectional returns.
+        torch::Tensor h_n = std::get<0>(std::get<1>(lstm->forward(x)));  // (directions, batch, units)
+        return head(h_n.size(0) == 2 ? torch::cat({h_n[0], h_n[1]}, 1) : h_n[0]);
+      }
+      case Kind::cnn:
+        x = torch::max_pool2d(torch::relu(conv1(x)), 2);
+        x = torch::max_pool2d(torch::relu(conv2(x)), 2);
+        return head(drop(x.flatten(1)));
+      case Kind::dense:
+        return head(x);
+    }
+    return x;
+  }
+
+  Kind kind;
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, head{nullptr};
+  torch::nn::LSTM lstm{nullptr};
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Dropout drop{nullptr};
+};
+
+// libtorch's tensor shape for `rows` samples: NCHW for the cnn (NHWC with C = 1 is the
+// same data, only the view differs), the workload's own shape otherwise.
+std::vector<std::int64_t> dims_of(const Workload& w, std::int64_t rows) {
+  if (w.kind == Kind::cnn) return {rows, 1, w.sample_shape[0], w.sample_shape[1]};
+  std::vector<std::int64_t> dims{rows};
+  dims.insert(dims.end(), w.sample_shape.begin(), w.sample_shape.end());
+  return dims;
+}
+
+template <typename T>
+torch::Tensor copy_of(const std::vector<T>& src, std::int64_t offset, std::vector<std::int64_t> dims,
+                      torch::Dtype dtype) {
+  return torch::from_blob(const_cast<T*>(src.data() + offset), dims, dtype).clone();
+}
+
+class TorchRunner : public Runner {
+ public:
+  TorchRunner(const Workload& w, const Data& data) : net_(std::make_shared<Net>(w)) {
+    set_torch_threads(w.threads);
+    if (w.kind == Kind::dense) {
+      optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(), torch::optim::SGDOptions(w.learning_rate));
+    } else {
+      optimizer_ =
+          std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(w.learning_rate));
+    }
+    const std::int64_t row = w.sample_size();
+    for (std::int64_t b = 0; b < w.batches(); ++b) {
+      const std::int64_t first = b * w.batch_size;
+      x_.push_back(copy_of(data.x, first * row, dims_of(w, w.batch_size), torch::kFloat32));
+      y_.push_back(w.kind == Kind::dense
+                       ? copy_of(data.targets, first * w.units, {w.batch_size, w.units}, torch::kFloat32)
+                       : copy_of(data.labels, first, {w.batch_size}, torch::kInt64));
+    }
+    for (std::int64_t r = 0; r < std::min(kSingleRows, w.samples); ++r) {
+      singles_.push_back(copy_of(data.x, r * row, dims_of(w, 1), torch::kFloat32));
+    }
+  }
+
+  float train_epoch() override {
+    net_->train();
+    float loss_value = 0;
+    for (std::size_t b = 0; b < x_.size(); ++b) {
+      optimizer_->zero_grad();
+      torch::Tensor out = net_->forward(x_[b]);
+      torch::Tensor loss = net_->kind == Kind::dense ? torch::mse_loss(out, y_[b])
+                                                     : torch::nn::functional::cross_entropy(out, y_[b]);
+      loss.backward();
+      optimizer_->step();
+      loss_value = loss.item<float>();
+    }
+    return loss_value;
+  }
+
+  float predict_epoch() override {
+    torch::NoGradGuard no_grad;
+    net_->eval();
+    float sink = 0;
+    for (const auto& x : x_) sink += net_->forward(x).data_ptr<float>()[0];
+    return sink;
+  }
+
+  float predict_one(std::int64_t row) override {
+    torch::NoGradGuard no_grad;
+    net_->eval();
+    return net_->forward(singles_[static_cast<std::size_t>(row) % singles_.size()]).data_ptr<float>()[0];
+  }
+
+ private:
+  std::shared_ptr<Net> net_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::vector<torch::Tensor> x_, y_, singles_;
+};
+
+}  // namespace
+
+std::string torch_version() { return TORCH_VERSION; }
+
+void set_torch_threads(int threads) {
+  torch::set_num_threads(threads);
+  // Debian's libtorch runs its GEMMs in OpenBLAS (pthreads build), whose pool ignores
+  // OpenMP's thread count: give it the same number.
+  using SetThreads = void (*)(int);
+  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(threads);
+}
+
+std::unique_ptr<Runner> make_torch_runner(const Workload& w, const Data& data) {
+  return std::make_unique<TorchRunner>(w, data);
+}
+
+double torch_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor a = torch::rand({m, k}), b = torch::rand({k, n}), c = torch::empty({m, n});
+  const double s = median_seconds([&] { torch::mm_out(c, a, b); }, calls);
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / s / 1e9;
+}
+
+}  // namespace strata::bench

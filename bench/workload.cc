@@ -1,0 +1,142 @@
+// The suite's workloads, their random data, and the runners' default timing.
+#include "bench/workload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace strata::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double median_seconds(const std::function<void()>& fn, int calls) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = Clock::now();
+    fn();
+    t.push_back(seconds_since(t0));
+  }
+  return median(t);
+}
+
+std::int64_t Workload::sample_size() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : sample_shape) n *= d;
+  return n;
+}
+
+double Workload::train_flops_per_sample() const {
+  return kind == Kind::dense ? 6.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
+}
+
+double Workload::predict_flops_per_sample() const {
+  return kind == Kind::dense ? 2.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
+}
+
+std::string Workload::to_json() const {
+  static const char* kKinds[] = {"mlp", "lstm", "bilstm", "cnn", "dense"};
+  std::ostringstream s;
+  s << "{\"name\": \"" << name << "\", \"kind\": \"" << kKinds[static_cast<int>(kind)] << "\", \"sample_shape\": [";
+  for (std::size_t i = 0; i < sample_shape.size(); ++i) s << (i ? ", " : "") << sample_shape[i];
+  s << "], \"units\": " << units << ", \"classes\": " << classes << ", \"batch_size\": " << batch_size
+    << ", \"samples\": " << samples << ", \"learning_rate\": " << learning_rate << ", \"threads\": " << threads
+    << "}";
+  return s.str();
+}
+
+std::vector<std::string> workload_names() { return {"mlp", "lstm", "bilstm", "cnn", "dense4096"}; }
+
+Workload make_workload(const std::string& name, int threads, bool quick) {
+  Workload w;
+  w.name = name;
+  w.threads = threads;
+  std::int64_t full_batches = 0;
+  if (name == "mlp") {  // issue #2's MLP 784-256-256-10
+    w.kind = Kind::mlp;
+    w.sample_shape = {784};
+    w.units = 256;
+    w.batch_size = 128;
+    full_batches = 50;
+  } else if (name == "lstm" || name == "bilstm") {  // issue #3: 50 steps x 32 features
+    w.kind = name == "lstm" ? Kind::lstm : Kind::bilstm;
+    w.sample_shape = {50, 32};
+    w.units = name == "lstm" ? 128 : 64;
+    w.batch_size = 64;
+    full_batches = 20;
+  } else if (name == "cnn") {  // issue #4: the Fashion-MNIST tutorial's convnet
+    w.kind = Kind::cnn;
+    w.sample_shape = {28, 28, 1};
+    w.batch_size = 128;
+    full_batches = 10;
+  } else if (name == "dense4096") {  // issue #7: one large Dense, GEMM-bound
+    w.kind = Kind::dense;
+    w.units = quick ? 1024 : 4096;
+    w.sample_shape = {w.units};
+    w.batch_size = quick ? 128 : 512;
+    w.learning_rate = 1e-3;
+    full_batches = 4;
+  } else {
+    throw std::invalid_argument("unknown workload '" + name + "' (known: mlp, lstm, bilstm, cnn, dense4096)");
+  }
+  w.samples = w.batch_size * (quick ? 2 : full_batches);
+  return w;
+}
+
+Data make_data(const Workload& w, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+  std::uniform_int_distribution<std::int64_t> label(0, w.classes - 1);
+  Data d;
+  d.x.resize(static_cast<std::size_t>(w.samples * w.sample_size()));
+  for (float& v : d.x) v = w.kind == Kind::cnn ? pixel(rng) : normal(rng);
+  if (w.kind == Kind::dense) {
+    d.targets.resize(static_cast<std::size_t>(w.samples * w.units));
+    for (float& v : d.targets) v = normal(rng);
+  } else {
+    d.labels.resize(static_cast<std::size_t>(w.samples));
+    for (std::int64_t& v : d.labels) v = label(rng);
+  }
+  return d;
+}
+
+Timed Runner::timed_train_epoch() {
+  const auto t0 = Clock::now();
+  const float loss = train_epoch();
+  return {seconds_since(t0), loss};
+}
+
+Timed Runner::timed_predict_epoch() {
+  const auto t0 = Clock::now();
+  const float logit = predict_epoch();
+  return {seconds_since(t0), logit};
+}
+
+double Runner::predict_one_median_us(int calls) {
+  std::vector<double> us;
+  us.reserve(static_cast<std::size_t>(calls));
+  volatile float sink = 0;
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = Clock::now();
+    sink = sink + predict_one(i);
+    us.push_back(seconds_since(t0) * 1e6);
+  }
+  return median(us);
+}
+
+}  // namespace strata::bench

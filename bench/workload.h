@@ -1,0 +1,111 @@
+// The benchmark suite's workloads and the one interface every framework implements for
+// them. Each framework lives in its own translation unit (libtorch's heavy headers are
+// parsed by torch_runner.cc only and never meet Strata's); Keras runs in a Python worker
+// process (keras_runner.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::bench {
+
+// How many distinct batch-1 inputs predict_one() cycles through.
+inline constexpr std::int64_t kSingleRows = 64;
+
+enum class Kind { mlp, lstm, bilstm, cnn, dense };
+
+// One model, its data shape and its training set-up. Every framework builds the same
+// model from this:
+//   mlp:    Dense(units, relu) - Dense(units, relu) - Dense(classes) on (inputs,)
+//   lstm:   LSTM(units) - Dense(classes) on (timesteps, features)
+//   bilstm: Bidirectional(LSTM(units)) - Dense(classes), same data
+//   cnn:    Conv2D(32,3,relu)-MaxPool2-Conv2D(64,3,relu)-MaxPool2-Flatten-Dropout(0.5)-
+//           Dense(classes) on (28, 28, 1)
+//   dense:  one linear Dense(units) on (units,), MSE against random targets, plain SGD
+// Classifiers train with Adam and sparse categorical crossentropy from logits.
+struct Workload {
+  std::string name;  // "mlp", "lstm", "bilstm", "cnn", "dense4096"
+  Kind kind = Kind::mlp;
+  std::vector<std::int64_t> sample_shape;  // one input sample, without the batch axis
+  std::int64_t units = 0;
+  std::int64_t classes = 10;  // unused by dense
+  std::int64_t batch_size = 0;
+  std::int64_t samples = 0;  // whole batches only
+  double learning_rate = 1e-3;
+  int threads = 2;
+
+  std::int64_t sample_size() const;  // floats per input sample
+  std::int64_t batches() const { return samples / batch_size; }
+  // Floating-point operations per sample of a training step and of inference; 0 where
+  // the suite reports samples/s only (dense: 6·units² and 2·units²: three GEMMs, one).
+  double train_flops_per_sample() const;
+  double predict_flops_per_sample() const;
+  // The workload as the Keras worker's `setup` line wants it: one JSON object.
+  std::string to_json() const;
+};
+
+// The suite's workloads by name; --quick shrinks every one to a smoke-test size.
+std::vector<std::string> workload_names();
+Workload make_workload(const std::string& name, int threads, bool quick);
+
+// Random data, row-major. x (samples, sample_shape...): N(0, 1), or U(0, 1) for the cnn
+// (pixels); labels (samples,) in [0, classes) for classifiers; targets (samples, units)
+// N(0, 1) for dense.
+struct Data {
+  std::vector<float> x;
+  std::vector<std::int64_t> labels;
+  std::vector<float> targets;
+};
+Data make_data(const Workload& w, unsigned seed);
+
+// The median of v (0 when empty).
+double median(std::vector<double> v);
+// Median seconds of `calls` calls of fn, after one untimed warm-up call.
+double median_seconds(const std::function<void()>& fn, int calls);
+
+// Seconds a call took and the value it returned (a loss, or a logit kept so the work
+// cannot be optimized away).
+struct Timed {
+  double seconds = 0;
+  float value = 0;
+};
+
+// One framework's model of one workload, with its batches pre-made in its own tensors.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // One pass over the batches in order, one optimizer step each; the last batch's loss.
+  virtual float train_epoch() = 0;
+  // Inference over the same batches (dropout off); one logit.
+  virtual float predict_epoch() = 0;
+  // Inference on one sample (batch of 1), row `row % kSingleRows`; one logit.
+  virtual float predict_one(std::int64_t row) = 0;
+
+  // The same, timed. A runner in another process overrides these to time on its side,
+  // so that pipe round trips are not counted as the framework's time.
+  virtual Timed timed_train_epoch();
+  virtual Timed timed_predict_epoch();
+  // Median microseconds of `calls` predict_one calls.
+  virtual double predict_one_median_us(int calls);
+  // What the report should say about how this runner measured (Keras: which batch-1
+  // path it chose); empty when nothing.
+  virtual std::string note() const { return {}; }
+};
+
+std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data);
+std::unique_ptr<Runner> make_torch_runner(const Workload& w, const Data& data);
+std::string torch_version();  // "1.13.0": the libtorch the suite was built against
+
+// Single-precision GEMM throughput, C(m×n) = A(m×k)·B(k×n), median GFLOP/s of `calls`
+// after a warm-up, at the thread count already set. Strata's cpu::gemm (what Dense
+// runs), Eigen's own threaded product, and OpenBLAS through torch::mm.
+double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+double torch_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+void set_strata_threads(int threads);
+void set_torch_threads(int threads);
+
+}  // namespace strata::bench
