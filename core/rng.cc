@@ -37,8 +37,7 @@ std::array<std::uint32_t, 4> Philox::bits(std::uint64_t counter) const {
 }
 
 float Philox::uniform(std::uint64_t index) const {
-  // 24 random bits give every float in [0, 1) on a uniform grid, never 1.0.
-  return static_cast<float>(bits(index)[0] >> 8) * (1.0f / 16777216.0f);
+  return to_uniform(bits(index)[0]);
 }
 
 float Philox::normal(std::uint64_t index) const {

@@ -14,6 +14,9 @@ class Philox {
   Philox(std::uint64_t seed, std::uint64_t stream) : seed_(seed), stream_(stream) {}
   // Four independent 32-bit words for this counter.
   std::array<std::uint32_t, 4> bits(std::uint64_t counter) const;
+  // A word of bits() as a uniform float in [0, 1): its top 24 bits give every float on a
+  // uniform grid, never 1.0.
+  static float to_uniform(std::uint32_t word) { return static_cast<float>(word >> 8) * (1.0f / 16777216.0f); }
   // Uniform float in [0, 1) for element `index`.
   float uniform(std::uint64_t index) const;
   // Standard normal for element `index` (Box-Muller on two uniforms).

@@ -216,14 +216,27 @@ constexpr std::int64_t kSmallDepth = 16;
 void small_depth_product(const float* a, std::int64_t rows, std::int64_t depth, const float* b, std::int64_t n,
                          std::int64_t ldb, float* y, std::int64_t ldy = -1) {
   if (ldy < 0) ldy = ldb;
+  // Sixteen outputs at a time are summed in a local array the compiler keeps in
+  // registers, so `out` is stored once instead of loaded and stored at every k.
+  constexpr std::int64_t kLanes = 16;
   for (std::int64_t r = 0; r < rows; ++r) {
     float* out = y + r * ldy;
     const float* ar = a + r * depth;
-    for (std::int64_t o = 0; o < n; ++o) out[o] = 0.f;
+    std::int64_t o0 = 0;
+    for (; o0 + kLanes <= n; o0 += kLanes) {
+      float acc[kLanes] = {};
+      for (std::int64_t k = 0; k < depth; ++k) {
+        const float v = ar[k];
+        const float* br = b + k * ldb + o0;
+        for (std::int64_t j = 0; j < kLanes; ++j) acc[j] += v * br[j];
+      }
+      for (std::int64_t j = 0; j < kLanes; ++j) out[o0 + j] = acc[j];
+    }
+    for (std::int64_t o = o0; o < n; ++o) out[o] = 0.f;
     for (std::int64_t k = 0; k < depth; ++k) {
       const float v = ar[k];
       const float* br = b + k * ldb;
-      for (std::int64_t o = 0; o < n; ++o) out[o] += v * br[o];
+      for (std::int64_t o = o0; o < n; ++o) out[o] += v * br[o];
     }
   }
 }

@@ -210,11 +210,16 @@ void register_nn_ops(OpRegistry& r) {
                                static_cast<std::uint64_t>(ctx.step)),
                       static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("stream")));
            const float keep_scale = 1.f / (1.f - rate);
+           // Element i takes word i % 4 of Philox block i / 4: one block (ten rounds) per
+           // four elements, and the mask does not depend on how the range is split.
            cpu::parallel_for(x.size(), [&](std::int64_t b, std::int64_t e) {
-             for (std::int64_t i = b; i < e; ++i) {
-               po[i] = rng.uniform(static_cast<std::uint64_t>(i)) >= rate ? px[i] * keep_scale : 0.f;
+             for (std::int64_t i = b; i < e;) {
+               const auto words = rng.bits(static_cast<std::uint64_t>(i / 4));
+               for (std::int64_t j = i % 4; j < 4 && i < e; ++j, ++i) {
+                 po[i] = Philox::to_uniform(words[static_cast<std::size_t>(j)]) >= rate ? px[i] * keep_scale : 0.f;
+               }
              }
-           });
+           }, cpu::threshold_for(8));
          },
          // Dropout is linear in x with a mask that is a pure function of its attributes
          // and the step, so its adjoint is the same dropout applied to the gradient.
