@@ -15,9 +15,11 @@ namespace strata::cpu {
 namespace {
 
 // How long a worker stays awake after a task: longer than the gaps between one step's
-// kernels (a few µs) and between batch-1 predictions, short enough that an idle process
-// costs nothing noticeable.
-constexpr std::chrono::microseconds kSpin{50};
+// kernels and between batch-1 predictions, and than the serial time loop of a batch-1
+// recurrent layer (~150 µs for the LSTM benchmark; with 50 µs the worker slept through it
+// and its wake-up added 40 µs to every prediction). It yields while it waits, so an idle
+// process gives its cores away within half a millisecond.
+constexpr std::chrono::microseconds kSpin{500};
 // After this long a waiting thread yields its core between checks instead of pausing:
 // on a busy machine the thread it waits for may need that very core.
 constexpr std::chrono::microseconds kPauseOnly{3};
