@@ -110,12 +110,15 @@ double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int ca
 }
 
 double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
-  // Eigen threads its product with OpenMP at omp_get_max_threads(): the same pool and
-  // count as Strata's kernels once set_num_threads has run.
+  // Eigen threads its product with OpenMP, at the suite's thread count for this
+  // measurement only: Strata keeps Eigen single-threaded (its kernels split work over
+  // their own pool, core/cpu/thread_pool.h), so the setting is put back afterwards.
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   M a = M::Random(m, k), b = M::Random(k, n), c(m, n);
+  const int saved = Eigen::nbThreads();
   Eigen::setNbThreads(cpu::num_threads());
   const double s = median_seconds([&] { c.noalias() = a * b; }, calls);
+  Eigen::setNbThreads(saved);
   return gflops(m, n, k, s);
 }
 

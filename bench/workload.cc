@@ -41,7 +41,7 @@ std::int64_t Workload::sample_size() const {
 }
 
 double Workload::train_flops_per_sample() const {
-  return kind == Kind::dense ? 6.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
+  return kind == Kind::dense ? 4.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
 }
 
 double Workload::predict_flops_per_sample() const {

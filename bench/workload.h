@@ -40,7 +40,9 @@ struct Workload {
   std::int64_t sample_size() const;  // floats per input sample
   std::int64_t batches() const { return samples / batch_size; }
   // Floating-point operations per sample of a training step and of inference; 0 where
-  // the suite reports samples/s only (dense: 6·units² and 2·units²: three GEMMs, one).
+  // the suite reports samples/s only. Dense: 4·units² to train (the forward product and
+  // the kernel's gradient; the input is data, so no framework computes its gradient) and
+  // 2·units² to infer.
   double train_flops_per_sample() const;
   double predict_flops_per_sample() const;
   // The workload as the Keras worker's `setup` line wants it: one JSON object.
