@@ -36,9 +36,7 @@ std::vector<TensorSpec> infer_matmul(const InferContext& ctx) {
   if (inner_a >= 0 && inner_b >= 0 && inner_a != inner_b) throw ShapeError(describe(a, b, ta, tb));
   std::int64_t n = tb ? br : bc;
   if (ta) return {{Shape{ac, n}, DType::float32}};
-  std::vector<std::int64_t> dims(a.dims().begin(), a.dims().end() - 1);
-  dims.push_back(n);
-  return {{Shape(std::move(dims)), DType::float32}};
+  return {{a.with_dim(a.rank() - 1, n), DType::float32}};
 }
 
 void matmul_kernel(KernelContext& ctx) {
@@ -81,9 +79,7 @@ std::vector<TensorSpec> infer_dense(const InferContext& ctx) {
   }
   const std::string act = ctx.attrs.get_or<std::string>("activation", "");
   if (!act.empty() && act != "relu") throw ValueError("dense: fused activation must be '' or 'relu', got '" + act + "'");
-  std::vector<std::int64_t> dims(x.dims().begin(), x.dims().end() - 1);
-  dims.push_back(units);
-  return {{Shape(std::move(dims)), DType::float32}};
+  return {{x.with_dim(x.rank() - 1, units), DType::float32}};
 }
 
 void dense_kernel(KernelContext& ctx) {

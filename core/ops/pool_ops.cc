@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/cpu/parallel.h"
@@ -108,6 +109,19 @@ void max_pool_kernel(KernelContext& ctx) {
 // dx: dy routed to the first maximum of each window (row-major window order). Channels
 // are the inner loop (contiguous in NHWC); the per-channel best value and index live in a
 // per-thread scratch that only grows.
+// This thread's per-channel running maximum and where it is (a window position or an
+// input offset), for the max-pool gradient; they only grow.
+template <typename Index>
+std::pair<float*, Index*> argmax_buffers(std::int64_t channels) {
+  thread_local std::vector<float> best;
+  thread_local std::vector<Index> where;
+  if (best.size() < static_cast<std::size_t>(channels)) {
+    best.resize(static_cast<std::size_t>(channels));
+    where.resize(static_cast<std::size_t>(channels));
+  }
+  return {best.data(), where.data()};
+}
+
 // Windows that tile the input (strides equal to the pool size, no padding: Keras's
 // default MaxPooling2D) send each input at most one gradient. Every element of dx is then
 // written exactly once, with no zero-fill and no scatter, and the argmax is branch-free
@@ -119,14 +133,7 @@ bool windows_tile(const PoolGeom& g) {
 void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, float* dx) {
   const std::int64_t covered_w = g.ow * g.sw;
   for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
-    thread_local std::vector<float> best_buffer;
-    thread_local std::vector<std::int32_t> arg_buffer;
-    if (best_buffer.size() < static_cast<std::size_t>(g.c)) {
-      best_buffer.resize(static_cast<std::size_t>(g.c));
-      arg_buffer.resize(static_cast<std::size_t>(g.c));
-    }
-    float* best = best_buffer.data();
-    std::int32_t* arg = arg_buffer.data();
+    auto [best, arg] = argmax_buffers<std::int32_t>(g.c);
     auto at = [&](std::int64_t iy, std::int64_t ix) { return ((n * g.h + iy) * g.w + ix) * g.c; };
     const std::int64_t y0 = oy * g.sh;
     for (std::int64_t ox = 0; ox < g.ow; ++ox) {
@@ -165,14 +172,7 @@ void max_pool_grad_kernel(KernelContext& ctx) {
   if (windows_tile(g)) return max_pool_grad_tiled(g, x, dy, dx);
   // Parallel over images: windows of one image may overlap, images never do.
   cpu::parallel_for(g.n, [&](std::int64_t n0, std::int64_t n1) {
-    thread_local std::vector<float> best_buffer;
-    thread_local std::vector<std::int64_t> at_buffer;
-    if (best_buffer.size() < static_cast<std::size_t>(g.c)) {
-      best_buffer.resize(static_cast<std::size_t>(g.c));
-      at_buffer.resize(static_cast<std::size_t>(g.c));
-    }
-    float* best = best_buffer.data();
-    std::int64_t* at = at_buffer.data();
+    auto [best, at] = argmax_buffers<std::int64_t>(g.c);
     std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
     for (std::int64_t n = n0; n < n1; ++n) {
       for (std::int64_t oy = 0; oy < g.oh; ++oy) {
