@@ -10,6 +10,8 @@
 #include "bench/workload.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
+#include "core/program.h"
+#include "core/ops.h"
 
 namespace strata::bench {
 namespace {
@@ -107,6 +109,19 @@ double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int ca
   const double s =
       median_seconds([&] { cpu::gemm(false, false, m, n, k, a.data(), k, b.data(), n, c.data(), n); }, calls);
   return gflops(m, n, k, s);
+}
+
+double strata_conv2d_gflops(std::int64_t batch, int calls) {
+  Graph g;
+  Output x = g.placeholder({Shape{batch, 13, 13, 32}}, "x");
+  Output k = g.placeholder({Shape{3, 3, 32, 64}}, "k");
+  Program program(g, {x, k}, {ops::conv2d(x, k, {})});
+  const std::vector<Tensor> feeds{Tensor::filled(Shape{batch, 13, 13, 32}, 0.5f),
+                                  Tensor::filled(Shape{3, 3, 32, 64}, 0.01f)};
+  std::vector<Tensor> out;
+  const double s = median_seconds([&] { program.run_into(feeds, out, {}); }, calls);
+  // Output (batch, 11, 11, 64), each a 288-deep dot product.
+  return 2.0 * static_cast<double>(batch) * 11 * 11 * 64 * 288 / s / 1e9;
 }
 
 double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {

@@ -168,6 +168,9 @@ std::vector<GemmResult> run_gemm_peak(const SuiteOptions& o) {
       }
     }
   }
+  // The conv path's GEMM rate, against the peak above (issue #4 asks what bounds the CNN).
+  results.push_back({"strata conv2d op (im2col + GEMM)", std::to_string(batch / 4) + "x13x13x32 * 3x3x32x64", {}});
+  for (int rep = 0; rep < o.reps; ++rep) results.back().gflops.push_back(strata_conv2d_gflops(batch / 4, 20));
   print_gemm(results);
   return results;
 }

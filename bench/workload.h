@@ -105,6 +105,9 @@ std::string torch_version();  // "1.13.0": the libtorch the suite was built agai
 // after a warm-up, at the thread count already set. Strata's cpu::gemm (what Dense
 // runs), Eigen's own threaded product, and OpenBLAS through torch::mm.
 double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+// The CNN's second convolution alone, (batch, 13, 13, 32) * (3, 3, 32, 64) valid, as
+// Strata's conv2d op runs it (im2col + GEMM), in GFLOP/s: the conv path's GEMM rate.
+double strata_conv2d_gflops(std::int64_t batch, int calls);
 double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
 double torch_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
 void set_strata_threads(int threads);

@@ -1,11 +1,10 @@
 // The CPU backend's worker threads, shared by every kernel (parallel_for and GEMM).
 //
 // Kernels come back to back inside a step, a few microseconds apart. A worker that sleeps
-// between them pays a futex wake-up (5-20 µs on this project's 2-core machine) per
-// kernel, more than a batch-1 matrix-vector product costs; OpenMP with a passive wait
-// policy did exactly that. Here a worker spins for a short while after each task before
-// it sleeps, so a step's kernels find it awake and a fork-join costs well under a
-// microsecond; an idle process still sleeps.
+// between them pays a futex wake-up per kernel, more than a batch-1 matrix-vector
+// product costs; OpenMP with a passive wait policy did exactly that. Here a worker spins
+// for a short while after each task before it sleeps, so a step's kernels find it
+// awake; an idle process still sleeps.
 #pragma once
 
 #include <atomic>
