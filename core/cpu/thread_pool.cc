@@ -99,16 +99,17 @@ void ThreadPool::work(int index) {
 }
 
 void ThreadPool::run(int tasks, TaskRef task) {
-  tasks = std::min(tasks, size());
   std::unique_lock lock(busy_, std::defer_lock);
   if (tasks <= 1 || t_in_task || !lock.try_lock()) {
     for (int i = 0; i < tasks; ++i) task(i);
     return;
   }
+  // Workers take tasks 1 .. shared - 1; the caller takes task 0 and any beyond the pool.
+  const int shared = std::min(tasks, size());
   task_ = &task;
   error_ = nullptr;
-  pending_.store(tasks - 1, std::memory_order_relaxed);
-  const std::uint64_t next = ((region_.load() >> kTaskBits) + 1) << kTaskBits | static_cast<std::uint64_t>(tasks);
+  pending_.store(shared - 1, std::memory_order_relaxed);
+  const std::uint64_t next = ((region_.load() >> kTaskBits) + 1) << kTaskBits | static_cast<std::uint64_t>(shared);
   // Both seq_cst, as are a sleeping worker's sleepers_ increment and its region load:
   // either we see it asleep and wake it, or it sees the new region and does not sleep.
   region_.store(next);
@@ -118,6 +119,7 @@ void ThreadPool::run(int tasks, TaskRef task) {
   t_in_task = true;
   try {
     task(0);
+    for (int i = shared; i < tasks; ++i) task(i);
   } catch (...) {
     first = std::current_exception();
   }

@@ -41,8 +41,8 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Runs task(0) ... task(tasks - 1), task 0 on the calling thread, and returns when all
-  // have finished; the first exception a task throws is rethrown here. From inside a
+  // Runs task(0) ... task(tasks - 1), task 0 (and any beyond size() - 1) on the calling
+  // thread, and returns when all have finished; the first exception a task throws is rethrown here. From inside a
   // task, or while another thread is using the pool, the tasks run one after another on
   // the caller (same results: tasks never depend on which thread runs them).
   void run(int tasks, TaskRef task);

@@ -44,6 +44,14 @@ TEST(ThreadPool, RunsEveryTaskOnceOnDistinctThreads) {
   }
 }
 
+TEST(ThreadPool, MoreTasksThanThreadsAllRun) {
+  ThreadCount threads(2);
+  std::vector<std::atomic<int>> runs(7);
+  auto task = [&](int i) { runs[static_cast<std::size_t>(i)].fetch_add(1); };
+  cpu::pool().run(7, task);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(runs[static_cast<std::size_t>(i)].load(), 1) << "task " << i;
+}
+
 TEST(ThreadPool, AWorkersExceptionReachesTheCallerAndThePoolStaysUsable) {
   ThreadCount threads(2);
   auto failing = [](int i) {
