@@ -10,11 +10,13 @@
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
 //
 // libtorch's GEMMs run in OpenBLAS's own pthread pool (Debian), set to the same thread
-// count. OpenMP's spinning threads compete with those on a small or shared machine: on a
-// 2-vCPU box we measured libtorch at 2 threads anywhere between 800 and 43000 samples/s
-// on the MLP with the default wait policy, a steady ~50000 with passive. libgomp reads
-// OMP_WAIT_POLICY when it loads, so unless it is set the suite restarts itself with it
-// passive (and says so).
+// count, and its other kernels in libgomp's OpenMP pool. OpenMP's spinning threads
+// compete with OpenBLAS's on a small or shared machine: on a 2-vCPU box we measured
+// libtorch at 2 threads anywhere between 800 and 43000 samples/s on the MLP with the
+// default wait policy, a steady ~50000 with passive. libgomp reads OMP_WAIT_POLICY when it
+// loads, so unless it is set the suite restarts itself with it passive (and says so).
+// Strata's kernels run on their own pool (core/cpu/thread_pool.h), which the policy
+// does not touch.
 #include <unistd.h>
 
 #include <Eigen/Core>

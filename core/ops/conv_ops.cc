@@ -1,7 +1,8 @@
 // conv2d and its two gradients: im2col over blocks of images, then Eigen GEMM.
-// Blocks of whole images run in parallel (each thread's GEMM is single-threaded: Eigen
-// does not nest inside an OpenMP region); the im2col scratch is per thread and grows
-// only when a larger block is first seen, so steady-state steps allocate nothing.
+// Blocks of whole images run in parallel on the worker pool (each block's GEMM is
+// Eigen's single-threaded kernel: Strata keeps Eigen from threading on its own); the
+// im2col scratch is per thread and grows only when a larger block is first seen, so
+// steady-state steps allocate nothing.
 #include "core/ops/conv_ops.h"
 
 #include <Eigen/Core>

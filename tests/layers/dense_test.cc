@@ -30,6 +30,28 @@ TEST(Dense, ComputesXTimesKernelPlusBiasThenActivation) {
   EXPECT_FLOAT_EQ(out.item(1), 0.0f);  // relu(-6+0.5)
 }
 
+TEST(Dense, BuildsOneFusedOpForBiasAndRelu) {
+  // The batch-1 latency and the memory passes of a step depend on it (docs/performance.md):
+  // x·kernel + bias with relu is one `dense` node, not matmul, add and relu.
+  auto ops_built = [](const std::string& activation) {
+    layers::Dense dense(4, {.activation = activation});
+    dense(Input({3}));
+    Graph g;
+    Output in = g.placeholder({Shape{kUnknownDim, 3}});
+    const int before = g.num_nodes();
+    dense.impl().call(g, {in});
+    std::vector<std::string> ops;
+    for (int id = before; id < g.num_nodes(); ++id) {
+      if (g.node(id).op != "variable") ops.push_back(g.node(id).op);
+    }
+    return ops;
+  };
+  EXPECT_EQ(ops_built("relu"), std::vector<std::string>{"dense"});
+  EXPECT_EQ(ops_built(""), std::vector<std::string>{"dense"});
+  // Other activations follow as their own op.
+  EXPECT_EQ(ops_built("tanh"), (std::vector<std::string>{"dense", "tanh"}));
+}
+
 TEST(Dense, ActsOnTheLastAxisOfNdInput) {
   layers::Dense dense(4);
   KerasTensor y = dense(Input({5, 3}));
