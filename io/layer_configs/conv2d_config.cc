@@ -13,17 +13,13 @@ namespace sp = spatial;
 json to_config(const LayerImpl& impl) {
   const auto& l = static_cast<const layers::Conv2DImpl&>(impl);
   const auto& o = l.options;
-  json out{{"filters", l.filters},
-           {"kernel_size", sp::pair_to_json(l.kernel_size)},
-           {"strides", sp::pair_to_json(o.strides)},
-           {"padding", o.padding},
-           {"data_format", sp::data_format_to_config(o.data_format)},
-           {"dilation_rate", sp::pair_to_json(o.dilation_rate)},
-           {"groups", o.groups},
-           {"activation", activation_to_config(o.activation)},
-           {"use_bias", o.use_bias},
-           {"kernel_initializer", initializer_to_config(o.kernel_initializer)},
-           {"bias_initializer", initializer_to_config(o.bias_initializer)}};
+  json out{{"filters", l.filters}, {"kernel_size", sp::pair_to_json(l.kernel_size)}};
+  sp::write_window(out, o);
+  out["groups"] = o.groups;
+  out["activation"] = activation_to_config(o.activation);
+  out["use_bias"] = o.use_bias;
+  out["kernel_initializer"] = initializer_to_config(o.kernel_initializer);
+  out["bias_initializer"] = initializer_to_config(o.bias_initializer);
   sp::add_nulls(out, {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
                       "kernel_constraint", "bias_constraint"});
   return out;
@@ -34,16 +30,9 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   const std::int64_t filters = positive_int(c, "filters", where);
   const auto kernel = sp::ints(require_key(c, "kernel_size", where), 2, "kernel_size", where);
   layers::Conv2DOptions o;
-  o.name = c.value("name", "");
-  o.strides = sp::pair(c, "strides", where, 1);
-  o.padding = sp::padding(c, where, {"valid", "same"});
-  o.data_format = sp::data_format(c, where);
-  o.dilation_rate = sp::pair(c, "dilation_rate", where, 1);
+  sp::read_conv_args(c, ctx, where, {"valid", "same"}, o);
   o.groups = sp::single(c, "groups", where, 1);
-  o.activation = activation_from_config(c.value("activation", json()), ctx, where);
-  o.use_bias = c.value("use_bias", true);
   o.kernel_initializer = sp::initializer(c, "kernel_initializer", where, o.kernel_initializer);
-  o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
   return layers::Conv2D(filters, {kernel[0], kernel[1]}, o);
 }
 

@@ -31,17 +31,10 @@ Layer from_config(const json& c, const ConfigContext& ctx) {
   const std::string where = describe("DepthwiseConv2D", c);
   const auto kernel = sp::ints(require_key(c, "kernel_size", where), 2, "kernel_size", where);
   layers::DepthwiseConv2DOptions o;
-  o.name = c.value("name", "");
-  o.strides = sp::pair(c, "strides", where, 1);
-  o.padding = sp::padding(c, where, {"valid", "same"});
+  sp::read_conv_args(c, ctx, where, {"valid", "same"}, o);
   o.depth_multiplier = sp::single(c, "depth_multiplier", where, 1);
-  o.data_format = sp::data_format(c, where);
-  o.dilation_rate = sp::pair(c, "dilation_rate", where, 1);
-  o.activation = activation_from_config(c.value("activation", json()), ctx, where);
-  o.use_bias = c.value("use_bias", true);
   o.depthwise_initializer =
       sp::initializer(c, "depthwise_initializer", where, o.depthwise_initializer);
-  o.bias_initializer = sp::initializer(c, "bias_initializer", where, o.bias_initializer);
   return layers::DepthwiseConv2D({kernel[0], kernel[1]}, o);
 }
 

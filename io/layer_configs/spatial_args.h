@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
@@ -103,6 +104,40 @@ inline void refuse_non_null(const json& c, const std::vector<std::string>& keys,
       throw NotImplementedError(where + ": '" + k + "' = " + c[k].dump() + " is not supported");
     }
   }
+}
+
+// A convolution's stride or dilation as Keras writes it: a list of one int (1-D) or two.
+inline json window_to_json(std::int64_t v) { return json::array({v}); }
+inline json window_to_json(const layers::IntPair& p) { return pair_to_json(p); }
+
+// strides, padding, data_format and dilation_rate, appended in Keras's order.
+template <typename ConvOptions>
+void write_window(json& out, const ConvOptions& o) {
+  out["strides"] = window_to_json(o.strides);
+  out["padding"] = o.padding;
+  out["data_format"] = data_format_to_config(o.data_format);
+  out["dilation_rate"] = window_to_json(o.dilation_rate);
+}
+
+// What every convolution reads the same way: name, strides, padding (one of `paddings`),
+// data_format, dilation_rate, activation, use_bias and bias_initializer. Its own
+// arguments (filters, kernel initializers, groups...) stay with the layer's unit.
+template <typename ConvOptions>
+void read_conv_args(const json& c, const ConfigContext& ctx, const std::string& where,
+                    const std::vector<std::string>& paddings, ConvOptions& o) {
+  o.name = c.value("name", "");
+  if constexpr (std::is_same_v<decltype(o.strides), std::int64_t>) {
+    o.strides = single(c, "strides", where, 1);
+    o.dilation_rate = single(c, "dilation_rate", where, 1);
+  } else {
+    o.strides = pair(c, "strides", where, 1);
+    o.dilation_rate = pair(c, "dilation_rate", where, 1);
+  }
+  o.padding = padding(c, where, paddings);
+  o.data_format = data_format(c, where);
+  o.activation = activation_from_config(c.value("activation", json()), ctx, where);
+  o.use_bias = c.value("use_bias", true);
+  o.bias_initializer = initializer(c, "bias_initializer", where, o.bias_initializer);
 }
 
 // Regularizers and constraints only shape training: written as null.
