@@ -1,0 +1,77 @@
+// Batcher: server-side batching of predict requests, as TensorFlow Serving's batching
+// session does it. Requests from many connections wait in one queue; a batch thread takes
+// the oldest request and every queued request whose inputs have the same per-example
+// shapes, up to max_batch_size examples, waiting at most batch_timeout_micros after the
+// oldest arrived for the batch to fill. The batch is concatenated along axis 0, run with
+// one predict, and the results are split back into each request's rows.
+//
+// The parameters are named as TensorFlow Serving's BatchingParameters. A request of
+// max_batch_size examples or more runs on its own, on the caller's thread (TensorFlow
+// Serving would reject it). When the queue holds more than max_enqueued_batches full
+// batches, a request is refused with UNAVAILABLE (503).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace strata::serving {
+
+struct BatchingParameters {
+  std::int64_t max_batch_size = 32;
+  std::int64_t batch_timeout_micros = 1000;
+  int num_batch_threads = 0;  // 0: one per hardware thread
+  std::int64_t max_enqueued_batches = 100;
+};
+
+class Batcher {
+ public:
+  using RunFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+  // What the batcher has done so far (for tests and logs).
+  struct Stats {
+    std::int64_t requests = 0;      // requests answered through a batch
+    std::int64_t batches = 0;       // predicts run
+    std::int64_t merged_batches = 0;  // predicts that served more than one request
+    std::int64_t largest_batch = 0;  // examples in the largest batch
+  };
+
+  Batcher(BatchingParameters params, RunFn run);
+  ~Batcher();  // finishes the queued requests, then stops the threads
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // Runs `inputs` (batch-major, one tensor per model input) as part of a batch and returns
+  // this request's rows of the outputs. Blocks; rethrows what the predict threw.
+  std::vector<Tensor> run(std::vector<Tensor> inputs);
+
+  Stats stats() const;
+  const BatchingParameters& parameters() const { return params_; }
+
+ private:
+  struct Task;
+  void loop();
+  std::vector<std::shared_ptr<Task>> take_batch();  // with mu_ held
+  std::int64_t compatible_rows() const;             // with mu_ held
+  void execute(const std::vector<std::shared_ptr<Task>>& batch);
+
+  BatchingParameters params_;
+  RunFn run_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Task>> queue_;
+  std::int64_t queued_rows_ = 0;
+  bool stopping_ = false;
+  Stats stats_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace strata::serving

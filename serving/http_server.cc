@@ -1,0 +1,77 @@
+#include "serving/http_server.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.h"
+
+namespace strata::serving {
+
+struct HttpServer::Impl {
+  httplib::Server server;
+};
+
+HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>()), options_(std::move(options)) {
+  int threads = options_.num_threads;
+  if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  httplib::Server& s = impl_->server;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.set_keep_alive_max_count(1000);
+  s.set_tcp_nodelay(true);
+  auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
+    RestResponse r = handler.handle(req.method, req.path, req.body);
+    res.status = r.status;
+    res.set_content(std::move(r.body), "application/json");
+  };
+  s.Get(".*", serve);
+  s.Post(".*", serve);
+  // Answers httplib makes itself (413 for a body over the limit, 404 for other methods,
+  // 400 for a request it can't read) get a JSON body too.
+  s.set_error_handler(httplib::Server::HandlerWithResponse(
+      [max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string message = "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path;
+    if (res.status == 413) {
+      message = "the request body is larger than the limit of " + std::to_string(max) +
+                " bytes (--rest_api_max_body_bytes)";
+    }
+    res.set_content(error_json(message), "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::bind() {
+  httplib::Server& s = impl_->server;
+  if (options_.port == 0) {
+    port_ = s.bind_to_any_port(options_.bind_address);
+  } else {
+    port_ = s.bind_to_port(options_.bind_address, options_.port) ? options_.port : -1;
+  }
+  if (port_ < 0) {
+    throw IOError("can't bind " + options_.bind_address + ":" + std::to_string(options_.port) +
+                  " (in use, or not an address of this machine)");
+  }
+  return port_;
+}
+
+void HttpServer::listen() { impl_->server.listen_after_bind(); }
+
+int HttpServer::start() {
+  const int port = bind();
+  thread_ = std::thread([this] { listen(); });
+  while (!impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return port;
+}
+
+void HttpServer::stop() {
+  impl_->server.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace strata::serving

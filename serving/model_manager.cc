@@ -1,0 +1,177 @@
+#include "serving/model_manager.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace strata::serving {
+
+namespace fs = std::filesystem;
+
+std::string to_string(VersionState state) {
+  switch (state) {
+    case VersionState::kLoading:
+      return "LOADING";
+    case VersionState::kAvailable:
+      return "AVAILABLE";
+    case VersionState::kEnd:
+      return "END";
+  }
+  return "UNKNOWN";
+}
+
+std::string find_model_file(const fs::path& version_dir) {
+  std::vector<std::string> keras, h5;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(version_dir, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".keras")) keras.push_back(entry.path().string());
+    if (name.ends_with(".h5") && !name.ends_with(".weights.h5")) h5.push_back(entry.path().string());
+  }
+  std::sort(keras.begin(), keras.end());
+  std::sort(h5.begin(), h5.end());
+  if (!keras.empty()) return keras.front();
+  return h5.empty() ? "" : h5.front();
+}
+
+namespace {
+
+// Numbered subdirectories of `base`.
+std::vector<std::int64_t> list_versions(const fs::path& base) {
+  std::vector<std::int64_t> versions;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    if (entry.is_directory(ec)) versions.push_back(std::stoll(name));
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+}  // namespace
+
+ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) { poll(); }
+
+ModelManager::~ModelManager() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (poller_.joinable()) poller_.join();
+}
+
+void ModelManager::start_polling() {
+  if (options_.file_system_poll_wait_seconds <= 0 || poller_.joinable()) return;
+  poller_ = std::thread([this] {
+    std::unique_lock lock(stop_mu_);
+    for (;;) {
+      stop_cv_.wait_for(lock, std::chrono::seconds(options_.file_system_poll_wait_seconds), [&] { return stopping_; });
+      if (stopping_) return;
+      lock.unlock();
+      poll();
+      lock.lock();
+    }
+  });
+}
+
+void ModelManager::set_status(std::int64_t version, VersionState state, const std::string& error,
+                              const std::string& file, fs::file_time_type time) {
+  std::lock_guard lock(mu_);
+  Seen& s = seen_[version];
+  const bool changed = s.status.state != state || s.status.error != error || s.status.version != version;
+  s.status = {version, state, error};
+  s.file = file;
+  s.file_time = time;
+  if (changed && !error.empty()) std::cerr << "strata-serve: model '" << options_.name << "': " << error << std::endl;
+}
+
+void ModelManager::poll() {
+  std::lock_guard poll_lock(poll_mu_);
+  const fs::path base(options_.base_path);
+  std::error_code ec;
+  if (!fs::is_directory(base, ec)) {
+    std::lock_guard lock(mu_);
+    scan_error_ = "model base path '" + options_.base_path + "' is not a directory";
+    return;
+  }
+  const auto versions = list_versions(base);
+  if (versions.empty()) {
+    std::lock_guard lock(mu_);
+    scan_error_ = "no versions under '" + options_.base_path + "': expected numbered directories such as '" +
+                  (base / "1").string() + "' holding a .keras or .h5 file";
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    scan_error_.clear();
+  }
+  const std::int64_t target = versions.back();
+  std::shared_ptr<Servable> current = latest();
+  if (current && current->version() == target) return;
+
+  const fs::path dir = base / std::to_string(target);
+  const std::string file = find_model_file(dir);
+  if (file.empty()) {
+    set_status(target, VersionState::kEnd, "version " + std::to_string(target) + ": no .keras or .h5 file in '" + dir.string() + "'");
+    return;
+  }
+  const auto time = fs::last_write_time(file, ec);
+  {
+    std::lock_guard lock(mu_);
+    auto it = seen_.find(target);
+    if (it != seen_.end() && !it->second.status.error.empty() && it->second.file == file && it->second.file_time == time) {
+      return;  // failed before, unchanged since
+    }
+  }
+  set_status(target, VersionState::kLoading, "");
+  std::shared_ptr<Servable> loaded;
+  try {
+    loaded = Servable::load(target, file, options_.batching);
+  } catch (const std::exception& e) {
+    set_status(target, VersionState::kEnd, "version " + std::to_string(target) + " failed to load '" + file + "': " + e.what(), file, time);
+    return;
+  }
+  std::shared_ptr<Servable> old;
+  {
+    std::lock_guard lock(mu_);
+    old = std::move(served_);
+    served_ = loaded;
+    seen_[target] = {{target, VersionState::kAvailable, ""}, {}, file};
+    if (old) seen_[old->version()].status.state = VersionState::kEnd;
+  }
+  std::cerr << "strata-serve: model '" << options_.name << "' version " << target << " is available (" << file << ")"
+            << std::endl;
+  // `old` is released here; requests still holding it finish on it.
+}
+
+std::shared_ptr<Servable> ModelManager::latest() const {
+  std::lock_guard lock(mu_);
+  return served_;
+}
+
+std::shared_ptr<Servable> ModelManager::version(std::int64_t version) const {
+  std::lock_guard lock(mu_);
+  return served_ && served_->version() == version ? served_ : nullptr;
+}
+
+std::vector<VersionStatus> ModelManager::statuses() const {
+  std::lock_guard lock(mu_);
+  std::vector<VersionStatus> out;
+  for (const auto& [v, s] : seen_) out.push_back(s.status);
+  return out;
+}
+
+std::string ModelManager::unavailable_reason() const {
+  std::lock_guard lock(mu_);
+  if (served_) return "";
+  if (!scan_error_.empty()) return scan_error_;
+  for (auto it = seen_.rbegin(); it != seen_.rend(); ++it) {
+    if (!it->second.status.error.empty()) return it->second.status.error;
+  }
+  return "no version is loaded yet";
+}
+
+}  // namespace strata::serving

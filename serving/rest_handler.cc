@@ -1,0 +1,176 @@
+#include "serving/rest_handler.h"
+
+#include <algorithm>
+#include <new>
+#include <nlohmann/json.hpp>
+
+#include "serving/errors.h"
+#include "serving/tensor_json.h"
+
+namespace strata::serving {
+
+using json = nlohmann::json;
+
+std::string error_json(const std::string& message) {
+  return json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+
+RestResponse ok(const json& body) { return {200, body.dump(-1, ' ', false, json::error_handler_t::replace)}; }
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    auto i = s.find(sep);
+    parts.push_back(s.substr(0, i));
+    if (i == std::string_view::npos) return parts;
+    s.remove_prefix(i + 1);
+  }
+}
+
+std::optional<std::int64_t> parse_version(std::string_view s) {
+  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoll(std::string(s));
+}
+
+std::string request_spec(const std::string& name, std::optional<std::int64_t> version) {
+  return version ? "Specific(" + name + ", " + std::to_string(*version) + ")" : "Latest(" + name + ")";
+}
+
+}  // namespace
+
+RestHandler::RestHandler(const ModelManager& manager, RestHandlerOptions options)
+    : manager_(manager), options_(options) {}
+
+RestResponse RestHandler::handle(std::string_view method, std::string_view path, std::string_view body) const {
+  try {
+    return route(method, path, body);
+  } catch (const ServingError& e) {
+    return {e.http_status(), error_json(e.what())};
+  } catch (const ShapeError& e) {
+    return {400, error_json(e.what())};
+  } catch (const ValueError& e) {
+    return {400, error_json(e.what())};
+  } catch (const std::bad_alloc&) {
+    return {503, error_json("out of memory while handling the request")};
+  } catch (const std::exception& e) {
+    return {500, error_json(std::string("internal error: ") + e.what())};
+  } catch (...) {
+    return {500, error_json("internal error")};
+  }
+}
+
+RestResponse RestHandler::route(std::string_view method, std::string_view path, std::string_view body) const {
+  path = path.substr(0, path.find('?'));
+  const std::string malformed = "Malformed request: " + std::string(method) + " " + std::string(path);
+  constexpr std::string_view kPrefix = "/v1/models/";
+  if (!path.starts_with(kPrefix)) {
+    throw not_found(malformed + "; the API is under " + std::string(kPrefix) + manager_.name());
+  }
+  std::string_view rest = path.substr(kPrefix.size());
+  std::string_view verb;
+  if (auto colon = rest.find(':'); colon != std::string_view::npos) {
+    verb = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+  }
+  auto parts = split(rest, '/');
+  const std::string name(parts[0]);
+  if (name.empty()) throw invalid_argument(malformed);
+  std::optional<std::int64_t> version;
+  std::size_t i = 1;
+  if (i < parts.size() && (parts[i] == "versions" || parts[i] == "labels")) {
+    if (i + 1 >= parts.size()) throw invalid_argument(malformed);
+    if (parts[i] == "labels") {
+      throw invalid_argument("Unrecognized servable version label: " + std::string(parts[i + 1]) +
+                             " (strata-serve defines no labels; use /versions/N)");
+    }
+    version = parse_version(parts[i + 1]);
+    if (!version) throw invalid_argument(malformed + "; a version is a number");
+    i += 2;
+  }
+  const bool is_metadata = i < parts.size() && parts[i] == "metadata";
+  if (is_metadata) ++i;
+  if (i != parts.size()) throw invalid_argument(malformed);
+
+  const bool get = method == "GET", post = method == "POST";
+  if (verb.empty() && get) {
+    if (name != manager_.name()) throw not_found("Could not find any versions of model " + name);
+    return is_metadata ? metadata(version) : status(version);
+  }
+  if (!is_metadata && post && verb == "predict") {
+    if (name != manager_.name()) throw not_found("Servable not found for request: " + request_spec(name, version));
+    return predict(version, body);
+  }
+  if (!is_metadata && post && (verb == "classify" || verb == "regress")) {
+    throw unimplemented(std::string(verb) + " is not supported: strata-serve serves the predict API");
+  }
+  throw invalid_argument(malformed);
+}
+
+std::shared_ptr<Servable> RestHandler::servable(std::optional<std::int64_t> version) const {
+  auto s = version ? manager_.version(*version) : manager_.latest();
+  if (!s) {
+    std::string why = manager_.unavailable_reason();
+    if (version && manager_.latest()) why = "the served version is " + std::to_string(manager_.latest()->version());
+    throw not_found("Servable not found for request: " + request_spec(manager_.name(), version) +
+                    (why.empty() ? "" : " (" + why + ")"));
+  }
+  return s;
+}
+
+RestResponse RestHandler::status(std::optional<std::int64_t> version) const {
+  json list = json::array();
+  for (const auto& s : manager_.statuses()) {
+    if (version && s.version != *version) continue;
+    list.push_back({{"version", std::to_string(s.version)},
+                    {"state", to_string(s.state)},
+                    {"status", {{"error_code", s.error.empty() ? "OK" : "UNKNOWN"}, {"error_message", s.error}}}});
+  }
+  if (list.empty()) {
+    if (version) throw not_found("Could not find version " + std::to_string(*version) + " of model " + manager_.name());
+    throw not_found("Could not find any versions of model " + manager_.name() + " (" + manager_.unavailable_reason() + ")");
+  }
+  return ok({{"model_version_status", list}});
+}
+
+RestResponse RestHandler::metadata(std::optional<std::int64_t> version) const {
+  auto s = servable(version);
+  return ok({{"model_spec", {{"name", manager_.name()}, {"signature_name", ""}, {"version", std::to_string(s->version())}}},
+             {"metadata", {{"signature_def", {{"signature_def", {{"serving_default", s->signature().to_json()}}}}}}}});
+}
+
+RestResponse RestHandler::predict(std::optional<std::int64_t> version, std::string_view body) const {
+  if (body.size() > options_.max_body_bytes) {
+    throw payload_too_large("the request body has " + std::to_string(body.size()) + " bytes, more than the limit of " +
+                            std::to_string(options_.max_body_bytes) + " (--rest_api_max_body_bytes)");
+  }
+  json request;
+  try {
+    request = json::parse(body);
+  } catch (const json::exception& e) {
+    throw invalid_argument(std::string("JSON Parse error: ") + e.what());
+  }
+  if (request.is_object() && request.contains("signature_name")) {
+    const json& sig = request["signature_name"];
+    if (!sig.is_string() || (sig.get<std::string>() != "serving_default" && !sig.get<std::string>().empty())) {
+      throw invalid_argument("Serving signature name: " + sig.dump(-1, ' ', false, json::error_handler_t::replace) +
+                             " not found in signature def; the model has \"serving_default\"");
+    }
+  }
+  auto s = servable(version);
+  PredictRequest parsed = parse_predict_request(request, s->signature());
+  std::vector<Tensor> outputs;
+  try {
+    outputs = s->predict(std::move(parsed.inputs));
+  } catch (const ShapeError& e) {
+    throw invalid_argument(std::string("predict failed: ") + e.what());
+  } catch (const ValueError& e) {
+    throw invalid_argument(std::string("predict failed: ") + e.what());
+  }
+  return {200, predict_response_json(parsed.format, outputs, s->signature())};
+}
+
+}  // namespace strata::serving

@@ -1,0 +1,52 @@
+// RestHandler: TensorFlow Serving's REST API over a ModelManager, as a function of
+// (method, path, body) -> (HTTP status, JSON body), with no sockets: the HTTP server, the
+// tests and the fuzzer all call it.
+//
+//   GET  /v1/models/NAME[/versions/N]                  model version status
+//   GET  /v1/models/NAME[/versions/N]/metadata         the serving_default signature
+//   POST /v1/models/NAME[/versions/N]:predict          row or columnar predict
+//
+// Every error is {"error": "..."} with TensorFlow Serving's status code (serving/errors.h);
+// nothing a request holds can make it throw.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "serving/model_manager.h"
+
+namespace strata::serving {
+
+struct RestResponse {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+struct RestHandlerOptions {
+  std::size_t max_body_bytes = 64u << 20;  // --rest_api_max_body_bytes
+};
+
+class RestHandler {
+ public:
+  explicit RestHandler(const ModelManager& manager, RestHandlerOptions options = {});
+
+  RestResponse handle(std::string_view method, std::string_view path, std::string_view body) const;
+
+  const RestHandlerOptions& options() const { return options_; }
+
+ private:
+  RestResponse route(std::string_view method, std::string_view path, std::string_view body) const;
+  RestResponse status(std::optional<std::int64_t> version) const;
+  RestResponse metadata(std::optional<std::int64_t> version) const;
+  RestResponse predict(std::optional<std::int64_t> version, std::string_view body) const;
+  std::shared_ptr<Servable> servable(std::optional<std::int64_t> version) const;
+
+  const ModelManager& manager_;
+  RestHandlerOptions options_;
+};
+
+// {"error": message}
+std::string error_json(const std::string& message);
+
+}  // namespace strata::serving

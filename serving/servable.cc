@@ -1,0 +1,44 @@
+#include "serving/servable.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/saving.h"
+
+namespace strata::serving {
+
+std::shared_ptr<Servable> Servable::load(std::int64_t version, const std::string& path,
+                                         const std::optional<BatchingParameters>& batching) {
+  auto servable = std::make_shared<Servable>(version, path, models::load_model(path, {.compile = false}), batching);
+  // Warm-up: one example of zeros, when every per-example dimension is known.
+  std::vector<Tensor> zeros;
+  for (const auto& input : servable->signature().inputs) {
+    Shape shape = input.shape.with_dim(0, 1);
+    if (!shape.is_fully_defined()) return servable;
+    Tensor t(shape, input.dtype);
+    std::memset(t.raw_data(), 0, t.nbytes());
+    zeros.push_back(std::move(t));
+  }
+  servable->predict_now(zeros);
+  return servable;
+}
+
+Servable::Servable(std::int64_t version, std::string path, Model model,
+                   const std::optional<BatchingParameters>& batching)
+    : version_(version), path_(std::move(path)), model_(std::move(model)), signature_(Signature::of(model_)) {
+  if (batching) {
+    batcher_ = std::make_unique<Batcher>(*batching, [this](const std::vector<Tensor>& x) { return predict_now(x); });
+  }
+}
+
+std::vector<Tensor> Servable::predict(std::vector<Tensor> inputs) {
+  if (batcher_) return batcher_->run(std::move(inputs));
+  return predict_now(inputs);
+}
+
+std::vector<Tensor> Servable::predict_now(const std::vector<Tensor>& inputs) {
+  const std::int64_t rows = inputs.empty() || inputs[0].rank() == 0 ? 1 : inputs[0].shape()[0];
+  return model_.predict(inputs, {.batch_size = std::max<std::int64_t>(rows, 1), .verbose = 0, .steps = 0, .callbacks = {}});
+}
+
+}  // namespace strata::serving

@@ -1,0 +1,49 @@
+// Servable: one loaded version of a model, what TensorFlow Serving calls a servable:
+// the Model, its signature, and its batcher when batching is on. Requests hold it by
+// shared_ptr, so a version swapped out keeps serving the requests it already has.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+#include "serving/batcher.h"
+#include "serving/signature.h"
+
+namespace strata::serving {
+
+class Servable {
+ public:
+  // Loads the .keras or .h5 file at `path` and runs one warm-up prediction (so the
+  // inference program is compiled before the first request). Throws what loading throws.
+  static std::shared_ptr<Servable> load(std::int64_t version, const std::string& path,
+                                        const std::optional<BatchingParameters>& batching);
+
+  Servable(std::int64_t version, std::string path, Model model,
+           const std::optional<BatchingParameters>& batching);
+
+  std::int64_t version() const { return version_; }
+  const std::string& path() const { return path_; }
+  const Signature& signature() const { return signature_; }
+
+  // Outputs for batch-major inputs in signature order; through the batcher when there is
+  // one. Thread-safe: Model::predict runs concurrently from many threads.
+  std::vector<Tensor> predict(std::vector<Tensor> inputs);
+
+  // Null without batching.
+  const Batcher* batcher() const { return batcher_.get(); }
+
+ private:
+  std::vector<Tensor> predict_now(const std::vector<Tensor>& inputs);
+
+  std::int64_t version_;
+  std::string path_;
+  Model model_;
+  Signature signature_;
+  std::unique_ptr<Batcher> batcher_;
+};
+
+}  // namespace strata::serving

@@ -1,0 +1,117 @@
+// Over HTTP: an httplib client against the server on 127.0.0.1 (an ephemeral port), in
+// process and as the strata-serve program.
+#include "serving/http_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "serving_test_util.h"
+
+namespace strata::serving {
+namespace {
+
+using namespace testing;
+
+void expect_predictions_match(httplib::Client& client, const std::string& path) {
+  Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
+  Tensor y = load_numbered(golden("functional_mlp"), "output")[0];
+  json instances = json::array();
+  for (std::int64_t i = 0; i < 5; ++i) instances.push_back(row_json(x, i));
+  auto res = client.Post(path.c_str(), json{{"instances", instances}}.dump(), "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  expect_close(stack_rows(json::parse(res->body)["predictions"], y.shape()), y, "over HTTP");
+}
+
+TEST(HttpServer, AnHttpClientGetsKerasPredictionsStatusAndErrors) {
+  ModelDir dir;
+  dir.add_version(1, "functional_mlp", ".keras");
+  ModelManager manager({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(manager, {.max_body_bytes = 1000});
+  HttpServer server(handler, {.bind_address = "127.0.0.1", .port = 0, .num_threads = 4, .max_body_bytes = 1000});
+  const int port = server.start();
+  ASSERT_GT(port, 0);
+  httplib::Client client("127.0.0.1", port);
+
+  expect_predictions_match(client, "/v1/models/mlp:predict");
+  expect_predictions_match(client, "/v1/models/mlp/versions/1:predict");
+  auto status = client.Get("/v1/models/mlp");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->status, 200);
+  EXPECT_EQ(json::parse(status->body)["model_version_status"][0]["state"], "AVAILABLE");
+  auto metadata = client.Get("/v1/models/mlp/metadata");
+  ASSERT_TRUE(metadata);
+  EXPECT_EQ(json::parse(metadata->body)["metadata"]["signature_def"]["signature_def"]["serving_default"]["inputs"]["x"]
+                ["dtype"],
+            "DT_FLOAT");
+
+  // Errors over HTTP carry JSON bodies too, those httplib makes itself included.
+  auto bad = client.Post("/v1/models/mlp:predict", "{\"instances\": [[1, 2]]}", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(json::parse(bad->body)["error"].get<std::string>().find("input 'x' expects shape (None, 4)"), std::string::npos);
+  auto unknown = client.Post("/v1/models/other:predict", "{}", "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  auto big = client.Post("/v1/models/mlp:predict", std::string(5000, ' '), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_NE(json::parse(big->body)["error"].get<std::string>().find("--rest_api_max_body_bytes"), std::string::npos);
+  auto put = client.Put("/v1/models/mlp:predict", "{}", "application/json");
+  ASSERT_TRUE(put);
+  EXPECT_GE(put->status, 400);
+  EXPECT_TRUE(json::parse(put->body).contains("error"));
+  // And it still serves.
+  expect_predictions_match(client, "/v1/models/mlp:predict");
+  server.stop();
+}
+
+TEST(StrataServe, TheProgramServesAndStopsOnSigterm) {
+  ModelDir dir;
+  dir.add_version(3, "functional_mlp", ".h5");
+  const std::string exe = std::string(STRATA_TOOLS_DIR) + "/strata-serve";
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    const std::string base = "--model_base_path=" + dir.path();
+    execl(exe.c_str(), exe.c_str(), "--port=0", "--rest_api_bind=127.0.0.1", "--model_name=mlp", base.c_str(),
+          "--enable_batching", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  FILE* lines = fdopen(out[0], "r");
+  char buf[4096];
+  std::string flags_line, serving_line;
+  if (fgets(buf, sizeof buf, lines)) flags_line = buf;
+  if (fgets(buf, sizeof buf, lines)) serving_line = buf;
+  EXPECT_TRUE(flags_line.starts_with("flags: port=0")) << flags_line;
+  EXPECT_NE(flags_line.find("enable_batching=true"), std::string::npos) << flags_line;
+  // "strata-serve: serving model 'mlp' version 3 at http://127.0.0.1:PORT/v1/models/mlp"
+  const auto at = serving_line.find("127.0.0.1:");
+  ASSERT_NE(at, std::string::npos) << serving_line;
+  EXPECT_NE(serving_line.find("version 3"), std::string::npos) << serving_line;
+  const int port = std::stoi(serving_line.substr(at + 10));
+  {
+    httplib::Client client("127.0.0.1", port);
+    expect_predictions_match(client, "/v1/models/mlp:predict");
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  fclose(lines);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+}  // namespace
+}  // namespace strata::serving

@@ -1,0 +1,98 @@
+// strata-serve: TensorFlow Serving's REST API over Keras model files (docs/serving.md).
+//
+//   strata-serve --port=8501 --model_name=NAME --model_base_path=DIR [--enable_batching]
+//
+// DIR/<version>/ holds a .keras or .h5 file; the highest version is served, and a new
+// version appearing under DIR is loaded and swapped in while requests continue. The flags
+// are TensorFlow Serving's where it has them. strata-serve has no gRPC: --port is the
+// REST port (8501 unless --rest_api_port or --port says otherwise).
+#include <signal.h>
+
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "examples/flags.h"
+#include "serving/http_server.h"
+#include "serving/model_manager.h"
+#include "serving/rest_handler.h"
+
+int main(int argc, char** argv) {
+  using namespace strata;
+  using namespace strata::serving;
+
+  int port = 8501, rest_api_port = 8501, rest_api_num_threads = 0, file_system_poll_wait_seconds = 1;
+  std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0";
+  bool enable_batching = false;
+  BatchingParameters batching;
+  int num_batch_threads = 0;
+  std::int64_t max_body_bytes = 64 << 20;
+  examples::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
+  flags.add("port", &port, "the REST port (strata-serve has no gRPC; --rest_api_port wins when both are given)")
+      .add("rest_api_port", &rest_api_port, "the REST port")
+      .add("rest_api_bind", &rest_api_bind, "the address to listen on (127.0.0.1: this machine only)")
+      .add("model_name", &model_name, "the name in /v1/models/NAME")
+      .add("model_base_path", &model_base_path, "directory of numbered versions, each holding a .keras or .h5 file")
+      .add("file_system_poll_wait_seconds", &file_system_poll_wait_seconds,
+           "seconds between polls for new versions; 0: load once at start")
+      .add("enable_batching", &enable_batching, "batch requests from many connections server-side")
+      .add("max_batch_size", &batching.max_batch_size, "batching: most examples in one predict")
+      .add("batch_timeout_micros", &batching.batch_timeout_micros, "batching: longest wait for a batch to fill")
+      .add("num_batch_threads", &num_batch_threads, "batching: threads running batches (0: one per CPU)")
+      .add("max_enqueued_batches", &batching.max_enqueued_batches, "batching: queue limit, in full batches (then 503)")
+      .add("rest_api_num_threads", &rest_api_num_threads, "HTTP threads (0: 4 per CPU)")
+      .add("rest_api_max_body_bytes", &max_body_bytes, "largest request body accepted (larger: 413)");
+  flags.parse_or_exit(argc, argv);
+  if (!flags.was_set("rest_api_port") && flags.was_set("port")) rest_api_port = port;
+  batching.num_batch_threads = num_batch_threads;
+  if (model_base_path.empty()) {
+    std::cerr << "strata-serve: --model_base_path is required\n" << flags.usage();
+    return 2;
+  }
+  if (max_body_bytes <= 0) {
+    std::cerr << "strata-serve: --rest_api_max_body_bytes must be positive\n";
+    return 2;
+  }
+
+  // SIGINT and SIGTERM stop the server; they are waited for on one thread (blocked in
+  // every thread started from here on).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  try {
+    ModelManager manager({.name = model_name,
+                          .base_path = model_base_path,
+                          .file_system_poll_wait_seconds = file_system_poll_wait_seconds,
+                          .batching = enable_batching ? std::optional(batching) : std::nullopt});
+    manager.start_polling();
+    RestHandler handler(manager, {.max_body_bytes = static_cast<std::size_t>(max_body_bytes)});
+    HttpServer server(handler, {.bind_address = rest_api_bind,
+                                .port = rest_api_port,
+                                .num_threads = rest_api_num_threads,
+                                .max_body_bytes = static_cast<std::size_t>(max_body_bytes)});
+    const int bound = server.bind();
+    auto served = manager.latest();
+    if (served) {
+      std::cout << "strata-serve: serving model '" << model_name << "' version " << served->version() << " at http://"
+                << rest_api_bind << ":" << bound << "/v1/models/" << model_name << std::endl;
+    } else {
+      std::cout << "strata-serve: listening on " << rest_api_bind << ":" << bound << "; model '" << model_name
+                << "' has no version to serve yet: " << manager.unavailable_reason() << std::endl;
+    }
+    std::thread([&server, stop_signals] {
+      int sig = 0;
+      sigwait(&stop_signals, &sig);
+      std::cout << "strata-serve: signal " << sig << ", stopping" << std::endl;
+      server.stop();
+    }).detach();
+    server.listen();
+  } catch (const Error& e) {
+    std::cerr << "strata-serve: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
