@@ -199,7 +199,7 @@ PredictRequest parse_rows(const json& instances, const Signature& sig) {
     }
     std::vector<std::int64_t> dims{n};
     dims.insert(dims.end(), first.begin(), first.end());
-    check_shape(input, dims, std::to_string(n) + " instances of shape " + shape_string(first));
+    check_shape(input, dims, "instances of shape " + shape_string(first));
     request.inputs.push_back(buffer.to_tensor(Shape(dims)));
   }
   return request;

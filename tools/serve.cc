@@ -43,8 +43,15 @@ int main(int argc, char** argv) {
       .add("max_enqueued_batches", &batching.max_enqueued_batches, "batching: queue limit, in full batches (then 503)")
       .add("rest_api_num_threads", &rest_api_num_threads, "HTTP threads (0: 4 per CPU)")
       .add("rest_api_max_body_bytes", &max_body_bytes, "largest request body accepted (larger: 413)");
-  flags.parse_or_exit(argc, argv);
+  try {
+    if (!flags.parse(argc, argv)) return 0;  // --help
+  } catch (const ValueError& e) {
+    std::cerr << "strata-serve: " << e.what() << "\n" << flags.usage();
+    return 2;
+  }
   if (!flags.was_set("rest_api_port") && flags.was_set("port")) rest_api_port = port;
+  port = rest_api_port;
+  std::cout << flags.summary() << std::endl;  // the values it runs with
   batching.num_batch_threads = num_batch_threads;
   if (model_base_path.empty()) {
     std::cerr << "strata-serve: --model_base_path is required\n" << flags.usage();

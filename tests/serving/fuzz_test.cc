@@ -163,6 +163,9 @@ void fuzz(const std::string& name, int iterations, std::uint32_t seed) {
       }
     }
   }
+  std::cout << name << ": " << iterations << " mutated bodies, answers by status:";
+  for (const auto& [status, n] : counts) std::cout << " " << status << "=" << n;
+  std::cout << std::endl;
   // The mutations reached both sides: some requests still valid, most refused.
   EXPECT_GT(counts[200], iterations / 100) << name;
   EXPECT_GT(counts[400], iterations / 2) << name;
