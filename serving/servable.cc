@@ -10,16 +10,27 @@ namespace strata::serving {
 std::shared_ptr<Servable> Servable::load(std::int64_t version, const std::string& path,
                                          const std::optional<BatchingParameters>& batching) {
   auto servable = std::make_shared<Servable>(version, path, models::load_model(path, {.compile = false}), batching);
-  // Warm-up: one example of zeros, when every per-example dimension is known.
+  // Warm-up: one example of zeros. Unknown per-example dimensions are tried as 1, and
+  // then a failure says nothing about the model (it may need longer inputs).
   std::vector<Tensor> zeros;
+  bool guessed = false;
   for (const auto& input : servable->signature().inputs) {
-    Shape shape = input.shape.with_dim(0, 1);
-    if (!shape.is_fully_defined()) return servable;
-    Tensor t(shape, input.dtype);
+    std::vector<std::int64_t> dims = input.shape.dims();
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (d == 0 || dims[d] == kUnknownDim) {
+        guessed = guessed || d > 0;
+        dims[d] = 1;
+      }
+    }
+    Tensor t{Shape(dims), input.dtype};
     std::memset(t.raw_data(), 0, t.nbytes());
     zeros.push_back(std::move(t));
   }
-  servable->predict_now(zeros);
+  try {
+    servable->predict_now(zeros);
+  } catch (const Error&) {
+    if (!guessed) throw;
+  }
   return servable;
 }
 
