@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct BatchingParameters {
   int num_batch_threads = 0;  // 0: one per hardware thread
   std::int64_t max_enqueued_batches = 100;
 };
+
+// Reads TensorFlow Serving's --batching_parameters_file (a text-format BatchingParameters
+// message), e.g. "max_batch_size { value: 128 }\nbatch_timeout_micros { value: 0 }".
+// Fields Strata does not use (allowed_batch_sizes, pad_variable_length_inputs, ...) are
+// ignored; a malformed entry or an unknown field throws ValueError naming it.
+BatchingParameters parse_batching_parameters(const std::string& text, BatchingParameters defaults = {});
 
 class Batcher {
  public:

@@ -8,7 +8,9 @@
 // REST port (8501 unless --rest_api_port or --port says otherwise).
 #include <signal.h>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   BatchingParameters batching;
   int num_batch_threads = 0;
   std::int64_t max_body_bytes = 64 << 20;
+  std::string batching_parameters_file;
   examples::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
   flags.add("port", &port, "the REST port (strata-serve has no gRPC; --rest_api_port wins when both are given)")
       .add("rest_api_port", &rest_api_port, "the REST port")
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
       .add("file_system_poll_wait_seconds", &file_system_poll_wait_seconds,
            "seconds between polls for new versions; 0: load once at start")
       .add("enable_batching", &enable_batching, "batch requests from many connections server-side")
+      .add("batching_parameters_file", &batching_parameters_file,
+           "TensorFlow Serving's batching parameters (text proto); the flags below override it")
       .add("max_batch_size", &batching.max_batch_size, "batching: most examples in one predict")
       .add("batch_timeout_micros", &batching.batch_timeout_micros, "batching: longest wait for a batch to fill")
       .add("num_batch_threads", &num_batch_threads, "batching: threads running batches (0: one per CPU)")
@@ -51,10 +56,33 @@ int main(int argc, char** argv) {
   }
   if (!flags.was_set("rest_api_port") && flags.was_set("port")) rest_api_port = port;
   port = rest_api_port;
-  std::cout << flags.summary() << std::endl;  // the values it runs with
   batching.num_batch_threads = num_batch_threads;
+  if (!batching_parameters_file.empty()) {
+    try {
+      std::ifstream in(batching_parameters_file);
+      if (!in) throw IOError("can't read '" + batching_parameters_file + "'");
+      std::stringstream text;
+      text << in.rdbuf();
+      BatchingParameters from_file = parse_batching_parameters(text.str(), batching);
+      if (flags.was_set("max_batch_size")) from_file.max_batch_size = batching.max_batch_size;
+      if (flags.was_set("batch_timeout_micros")) from_file.batch_timeout_micros = batching.batch_timeout_micros;
+      if (flags.was_set("num_batch_threads")) from_file.num_batch_threads = batching.num_batch_threads;
+      if (flags.was_set("max_enqueued_batches")) from_file.max_enqueued_batches = batching.max_enqueued_batches;
+      batching = from_file;
+      num_batch_threads = batching.num_batch_threads;
+    } catch (const Error& e) {
+      std::cerr << "strata-serve: --batching_parameters_file: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  std::cout << flags.summary() << std::endl;  // the values it runs with
   if (model_base_path.empty()) {
     std::cerr << "strata-serve: --model_base_path is required\n" << flags.usage();
+    return 2;
+  }
+  if (batching.max_batch_size < 1 || batching.batch_timeout_micros < 0 || batching.max_enqueued_batches < 1) {
+    std::cerr << "strata-serve: batching needs max_batch_size >= 1, batch_timeout_micros >= 0 and "
+                 "max_enqueued_batches >= 1\n";
     return 2;
   }
   if (max_body_bytes <= 0) {

@@ -31,6 +31,25 @@ struct Doubler {
   std::vector<std::int64_t> sizes;
 };
 
+TEST(Batcher, ReadsTensorFlowServingsBatchingParametersFile) {
+  auto p = parse_batching_parameters(R"(
+    max_batch_size { value: 128 }   # examples
+    batch_timeout_micros { value: 0 }
+    max_enqueued_batches { value: 1000000 }
+    num_batch_threads { value: 8 }
+    allowed_batch_sizes : 64
+    pad_variable_length_inputs: true
+  )");
+  EXPECT_EQ(p.max_batch_size, 128);
+  EXPECT_EQ(p.batch_timeout_micros, 0);
+  EXPECT_EQ(p.max_enqueued_batches, 1000000);
+  EXPECT_EQ(p.num_batch_threads, 8);
+  EXPECT_EQ(parse_batching_parameters("").max_batch_size, 32);
+  EXPECT_THROW(parse_batching_parameters("max_batch_size { value: x }"), ValueError);
+  EXPECT_THROW(parse_batching_parameters("max_batch_sise { value: 4 }"), ValueError);
+  EXPECT_THROW(parse_batching_parameters("max_batch_size { value: 4 } }"), ValueError);
+}
+
 TEST(Batcher, RequestsFromManyThreadsShareOneBatchAndGetTheirOwnRows) {
   Doubler doubler;
   // A long timeout: the batch runs as soon as it holds 8 examples.
