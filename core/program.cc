@@ -1,10 +1,10 @@
 #include "core/program.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <tuple>
 
+#include "core/execution_state.h"
 #include "core/op_registry.h"
 
 namespace strata {
@@ -100,10 +100,10 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   for (std::size_t i = 0; i < feeds_.size(); ++i) values_[value_id(feeds_[i].node, 0)].feed = static_cast<int>(i);
 
   plan(order, canon);
-  bind_contexts();
-  executions_.assign(static_cast<std::size_t>(n), 0);
   graph.finalize();
 }
+
+Program::~Program() = default;
 
 int Program::value_id(int node, int index) const { return value_offset_[node] + index; }
 
@@ -119,16 +119,19 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
   std::vector<int> free_buffers;
   for (int pos = 0; pos < end; ++pos) {
     const Node& node = graph_.node(order[pos]);
+    writes_variables_ = writes_variables_ || node.def->stateful;
     Step step;
     step.node = node.id;
     for (const auto& in : node.inputs) step.inputs.push_back(value_id(canon[in.node], in.index));
     for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) {
       int v = value_id(node.id, o);
       step.outputs.push_back(v);
-      if (node.def->fed) continue;
+      if (node.def->fed) {
+        if (values_[v].feed < 0) values_[v].variable = node.id;
+        continue;
+      }
       if (free_buffers.empty()) {
-        values_[v].buffer = static_cast<int>(buffers_.size());
-        buffers_.emplace_back();
+        values_[v].buffer = num_buffers_++;
       } else {
         values_[v].buffer = free_buffers.back();
         free_buffers.pop_back();
@@ -143,28 +146,6 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
       if (values_[v].buffer >= 0 && last_use[v] <= pos) free_buffers.push_back(values_[v].buffer);
     }
     steps_.push_back(std::move(step));
-  }
-}
-
-Tensor* Program::resolve(int value) {
-  const Value& v = values_[value];
-  if (v.buffer >= 0) return &buffers_[v.buffer];
-  if (v.feed >= 0) return &feed_slots_[v.feed];
-  // A variable: find its node (value ids of variables are their node's only output).
-  auto it = std::upper_bound(value_offset_.begin(), value_offset_.end(), value);
-  int node = static_cast<int>(it - value_offset_.begin()) - 1;
-  return &const_cast<Node&>(graph_.node(node)).variable.value();
-}
-
-void Program::bind_contexts() {
-  feed_slots_.resize(feeds_.size());
-  contexts_.clear();
-  contexts_.reserve(steps_.size());
-  for (const Step& step : steps_) {
-    KernelContext ctx{graph_.node(step.node), {}, {}, false, 0};
-    for (int v : step.inputs) ctx.inputs.push_back(resolve(v));
-    for (int v : step.outputs) ctx.outputs.push_back(resolve(v));
-    contexts_.push_back(std::move(ctx));
   }
 }
 
@@ -188,77 +169,69 @@ void Program::check_feeds(const std::vector<Tensor>& feeds) const {
   }
 }
 
-// Copies fetched values out (variables or computed values), reusing result tensors that
-// already have the right shape and are not shared.
-void Program::copy_fetches(bool variables, std::vector<Tensor>& results) {
-  for (std::size_t i = 0; i < fetch_values_.size(); ++i) {
-    const Value& v = values_[fetch_values_[i]];
-    bool is_variable = v.buffer < 0 && v.feed < 0;
-    if (is_variable != variables) continue;
-    const Tensor& src = *resolve(fetch_values_[i]);
-    Tensor& dst = results[i];
-    if (dst.defined() && dst.shape() == src.shape() && dst.dtype() == src.dtype() && dst.use_count() == 1) {
-      std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
-    } else {
-      dst = src.clone();
+// An idle state when there is one; a new one (the only allocation) when every state is
+// in use. The idle list's capacity covers every state, so giving one back never allocates.
+std::unique_ptr<ExecutionState> Program::acquire_state() const {
+  {
+    std::lock_guard lock(pool_mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<ExecutionState> state = std::move(idle_.back());
+      idle_.pop_back();
+      return state;
     }
   }
+  auto state = std::make_unique<ExecutionState>(*this);
+  std::lock_guard lock(pool_mutex_);
+  all_.push_back(state.get());
+  idle_.reserve(all_.size());
+  return state;
 }
 
-std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOptions& options) {
+void Program::release_state(std::unique_ptr<ExecutionState> state) const {
+  state->release_feeds();
+  std::lock_guard lock(pool_mutex_);
+  idle_.push_back(std::move(state));
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOptions& options) const {
   std::vector<Tensor> results;
   run_into(feeds, results, options);
   return results;
 }
 
-void Program::run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options) {
+void Program::run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
+                       const RunOptions& options) const {
   check_feeds(feeds);
-  for (std::size_t i = 0; i < feeds.size(); ++i) feed_slots_[i] = feeds[i];
-  results.resize(fetch_values_.size());
-
-  // A fetched variable shows the value the step read: it is copied out before the first
-  // update runs. Computed fetches live in buffers no later step reuses or writes.
-  bool variables_copied = false;
-  for (std::size_t s = 0; s < steps_.size(); ++s) {
-    Step& step = steps_[s];
-    const Node& node = graph_.node(step.node);
-    if (node.def->stateful && !variables_copied) {
-      copy_fetches(true, results);
-      variables_copied = true;
-    }
-    if (node.def->fed) continue;
-    KernelContext& ctx = contexts_[s];
-    ctx.training = options.training;
-    ctx.step = options.step;
-    // Shapes are re-inferred only when the fed shapes changed (the batch may vary).
-    bool same = step.inferred;
-    for (std::size_t i = 0; same && i < ctx.inputs.size(); ++i) {
-      same = ctx.inputs[i]->shape() == step.last_inputs[i].shape && ctx.inputs[i]->dtype() == step.last_inputs[i].dtype;
-    }
-    if (!same) {
-      step.last_inputs.clear();
-      for (const Tensor* t : ctx.inputs) step.last_inputs.push_back({t->shape(), t->dtype()});
-      step.last_outputs = node.def->infer(InferContext{node.op, step.last_inputs, node.attrs});
-      step.inferred = true;
-    }
-    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
-      ctx.outputs[o]->reset(step.last_outputs[o].shape, step.last_outputs[o].dtype);
-    }
-    node.def->cpu_kernel(ctx);
-    ++executions_[step.node];
-  }
-  if (!variables_copied) copy_fetches(true, results);
-  copy_fetches(false, results);
-  // Release the feeds: the caller may reuse (and resize) its batch tensors.
-  for (auto& slot : feed_slots_) slot.release();
+  std::unique_lock<std::mutex> writing;
+  if (writes_variables_) writing = std::unique_lock(write_mutex_);
+  // The state goes back to the pool however the run ends (a kernel may throw).
+  struct Lease {
+    const Program& program;
+    std::unique_ptr<ExecutionState> state;
+    ~Lease() { program.release_state(std::move(state)); }
+  } lease{*this, acquire_state()};
+  lease.state->run(feeds, results, options);
 }
 
-std::int64_t Program::executions(int node_id) const { return executions_.at(static_cast<std::size_t>(node_id)); }
+std::int64_t Program::executions(int node_id) const {
+  if (node_id < 0 || node_id >= graph_.num_nodes()) {
+    throw ValueError("Program::executions: no node " + std::to_string(node_id));
+  }
+  std::lock_guard lock(pool_mutex_);
+  std::int64_t total = 0;
+  for (const ExecutionState* state : all_) total += state->executions(node_id);
+  return total;
+}
 
 std::vector<int> Program::execution_order() const {
   std::vector<int> order;
   for (const auto& s : steps_) order.push_back(s.node);
   return order;
+}
+
+int Program::num_execution_states() const {
+  std::lock_guard lock(pool_mutex_);
+  return static_cast<int>(all_.size());
 }
 
 }  // namespace strata

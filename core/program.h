@@ -1,12 +1,22 @@
-// Program: what an executor runs. Compiled once from (feeds, fetches, targets):
+// Program: what an executor runs, an immutable plan compiled once from
+// (feeds, fetches, targets):
 //  1. common subexpressions merged (same op, inputs and attributes),
 //  2. pruned to the nodes the fetches and targets need — nothing else ever runs,
 //  3. ordered topologically, with stateful updates after every read of the step,
 //  4. buffers planned by liveness: a value's buffer is reused once its last reader ran.
 // Compiling finalizes the graph: adding a node afterwards throws.
+//
+// Plan and run state apart: a Program holds no buffer of any run. Each run borrows an
+// ExecutionState (core/execution_state.h: buffers, feed slots, bound kernel contexts,
+// cached shapes) from the Program's pool and gives it back, so any number of threads may
+// run one Program at once without sharing a buffer; a warmed-up pool allocates nothing.
+// A Program that writes variables (a train step, a stateful RNN's carried state) runs one
+// call at a time: its runs take turns on a lock, since each reads what the last wrote.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,6 +25,8 @@
 #include "core/tensor.h"
 
 namespace strata {
+
+class ExecutionState;
 
 struct RunOptions {
   bool training = false;   // dropout active, batch norm uses batch statistics
@@ -25,58 +37,69 @@ class Program {
  public:
   Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fetches,
           std::vector<Output> targets = {});
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
 
   // Feeds must match the placeholders' dtypes and known dims. Returns one tensor per
-  // fetch, owned by the caller (buffers are reused by the next run).
-  std::vector<Tensor> run(const std::vector<Tensor>& feeds, const RunOptions& options = {});
+  // fetch, owned by the caller. Safe to call from many threads at once.
+  std::vector<Tensor> run(const std::vector<Tensor>& feeds, const RunOptions& options = {}) const;
   // As run(), writing the fetches into `results`: tensors of the right shape that
   // nobody else holds are overwritten in place, so a steady-state step allocates nothing.
-  void run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options = {});
+  void run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
+                const RunOptions& options = {}) const;
 
   // Number of nodes the program executes per run (after CSE and pruning).
   int num_steps() const { return static_cast<int>(steps_.size()); }
-  // Buffers the liveness plan allocates (versus one per computed value without it).
-  int num_buffers() const { return static_cast<int>(buffers_.size()); }
-  // How many times the kernel of graph node `id` has run in this program.
+  // Buffers the liveness plan allocates per execution state (versus one per computed
+  // value without it).
+  int num_buffers() const { return num_buffers_; }
+  // How many times the kernel of graph node `id` has run in this program, over every
+  // execution state. Read it when no run is in progress.
   std::int64_t executions(int node_id) const;
   // The graph node ids in execution order.
   std::vector<int> execution_order() const;
+  // True when a run writes variables: such runs take turns (see above).
+  bool writes_variables() const { return writes_variables_; }
+  // Execution states made so far: at most the number of runs that were ever in progress
+  // at one time.
+  int num_execution_states() const;
 
  private:
-  struct Value {   // where the current value of (node, output) lives
-    int buffer = -1;  // index into buffers_, or -1 for fed values / variables
-    int feed = -1;    // index into the feed list
+  friend class ExecutionState;
+
+  struct Value {   // where the current value of (node, output) lives in a run
+    int buffer = -1;    // index into the state's buffers, or -1 for fed values / variables
+    int feed = -1;      // index into the feed list
+    int variable = -1;  // node id of a variable, read in place
   };
   struct Step {
     int node = -1;
     std::vector<int> inputs;   // value ids
     std::vector<int> outputs;  // value ids
-    // Shapes seen by the last run and what inference made of them: a step re-infers
-    // only when its input shapes change (for example on a smaller last batch).
-    std::vector<TensorSpec> last_inputs;
-    std::vector<TensorSpec> last_outputs;
-    bool inferred = false;
   };
 
   int value_id(int node, int index) const;
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
-  // Where a value lives: a planned buffer, a feed slot, or a variable's tensor. Stable
-  // for the Program's life, so kernel contexts are bound once.
-  Tensor* resolve(int value);
-  void bind_contexts();
   void check_feeds(const std::vector<Tensor>& feeds) const;
-  void copy_fetches(bool variables, std::vector<Tensor>& results);
+  std::unique_ptr<ExecutionState> acquire_state() const;
+  void release_state(std::unique_ptr<ExecutionState> state) const;
 
   Graph& graph_;
   std::vector<Output> feeds_;
   std::vector<int> fetch_values_;
-  std::vector<int> value_offset_;       // first value id of each node
+  std::vector<int> value_offset_;   // first value id of each node
   std::vector<Value> values_;
   std::vector<Step> steps_;
-  std::vector<Tensor> buffers_;
-  std::vector<Tensor> feed_slots_;        // this run's feeds (handles: no copy)
-  std::vector<KernelContext> contexts_;   // one per step, bound to stable tensors
-  std::vector<std::int64_t> executions_;
+  int num_buffers_ = 0;
+  bool writes_variables_ = false;
+
+  // The pool of execution states: every state ever made, and those not in use.
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<ExecutionState>> idle_;
+  mutable std::vector<const ExecutionState*> all_;
+  // Runs of a Program that writes variables hold this for their whole run.
+  mutable std::mutex write_mutex_;
 };
 
 }  // namespace strata

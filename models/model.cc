@@ -136,6 +136,7 @@ ModelImpl& Model::model() const { return static_cast<ModelImpl&>(impl()); }
 
 void Model::compile(CompileOptions options) {
   ModelImpl& m = model();
+  auto hold = m.usage.exclusive("compile", m.name);
   // All or nothing: a compile that throws leaves the model as it was.
   std::unique_ptr<CompiledModel> compiled;
   if (!m.inputs.empty()) compiled = std::make_unique<CompiledModel>(m, &options);
@@ -160,7 +161,10 @@ CompiledModel& require_compiled(ModelImpl& m, const char* what, const std::vecto
   return *m.compiled;
 }
 
+// Called by predict calls that may run on many threads at once: the first to need the
+// inference programs builds them (and a Sequential without Input) while the others wait.
 CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
+  std::lock_guard lock(m.inference_mutex);
   if (m.inputs.empty()) m.build_from_data(x);
   if (m.compiled) return *m.compiled;
   if (!m.inference) m.inference = std::make_unique<CompiledModel>(m, nullptr);
@@ -246,6 +250,7 @@ History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) 
 
 History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y_in, const FitOptions& options) {
   ModelImpl& m = model();
+  auto hold = m.usage.exclusive("fit", m.name);
   CompiledModel& c = require_compiled(m, "fit", &x_in);
   check_batch_size(options.batch_size);
   std::int64_t n_x = check_arrays(x_in, "x");
@@ -310,6 +315,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
 
 History Model::fit(const Dataset& data, const FitOptions& options) {
   ModelImpl& m = model();
+  auto hold = m.usage.exclusive("fit", m.name);
   CompiledModel& c = require_compiled(m, "fit");
   if (options.validation_split > 0.0) {
     throw ValueError("validation_split is only supported for arrays; pass validation_data instead");
@@ -425,6 +431,7 @@ std::map<std::string, float> Model::evaluate(const Tensor& x, const Tensor& y, c
 
 std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y_in,
                                              const EvaluateOptions& options) {
+  auto hold = model().usage.exclusive("evaluate", name());
   CompiledModel& c = require_compiled(model(), "evaluate", &x);
   check_batch_size(options.batch_size);
   std::int64_t nx = check_arrays(x, "x"), ny = check_arrays(y_in, "y");
@@ -440,6 +447,7 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
 }
 
 std::map<std::string, float> Model::evaluate(const Dataset& data, const EvaluateOptions& options) {
+  auto hold = model().usage.exclusive("evaluate", name());
   CompiledModel& c = require_compiled(model(), "evaluate");
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
   DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); }, c.num_outputs());
@@ -454,6 +462,7 @@ Tensor Model::predict(const Tensor& x, const PredictOptions& options) {
 }
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOptions& options) {
+  auto hold = model().usage.share("predict", name());
   check_batch_size(options.batch_size);
   std::int64_t n = check_arrays(x, "x");
   CompiledModel& c = for_inference(model(), x);
@@ -497,6 +506,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
 }
 
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
+  auto hold = model().usage.share("predict", name());
   if (!data.batched()) throw ValueError("predict: the Dataset must be batched: call .batch(batch_size) on it");
   if (data.cardinality() == DatasetImpl::kInfinite && options.steps <= 0) {
     throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
@@ -536,6 +546,7 @@ std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor
 }
 
 std::map<std::string, float> Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  auto hold = model().usage.exclusive("train_on_batch", name());
   CompiledModel& c = require_compiled(model(), "train_on_batch", &x);
   check_arrays(x, "x");
   check_arrays(y, "y");
@@ -550,6 +561,7 @@ std::map<std::string, float> Model::test_on_batch(const Tensor& x, const Tensor&
 }
 
 std::map<std::string, float> Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  auto hold = model().usage.exclusive("test_on_batch", name());
   CompiledModel& c = require_compiled(model(), "test_on_batch", &x);
   check_arrays(x, "x");
   check_arrays(y, "y");
@@ -562,6 +574,7 @@ std::map<std::string, float> Model::test_on_batch(const std::vector<Tensor>& x, 
 Tensor Model::predict_on_batch(const Tensor& x) { return predict_on_batch(std::vector<Tensor>{x}).at(0); }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
+  auto hold = model().usage.share("predict_on_batch", name());
   check_arrays(x, "x");
   CompiledModel& c = for_inference(model(), x);
   c.check_inputs(x);

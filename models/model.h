@@ -5,11 +5,16 @@
 // Programs from it once: predict, test_step and train_step (loss, gradients and the
 // optimizer's updates are nodes of that graph). The graph is then finalized: fitting
 // or predicting any number of times adds no node.
+//
+// predict and predict_on_batch may be called from any number of threads at once; fit,
+// evaluate, compile, load_weights and the *_on_batch steps need the model to themselves
+// and throw when other threads are predicting (docs/concurrency.md).
 #pragma once
 
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +25,7 @@
 #include "models/fit_state.h"
 #include "models/history.h"
 #include "models/options.h"
+#include "models/usage_guard.h"
 
 namespace strata {
 
@@ -60,6 +66,11 @@ class ModelImpl : public LayerImpl {
   // it to continue from (read right after on_train_begin); see models/fit_state.h.
   FitState fit_state;
   std::optional<FitState> resume_from;
+
+  // predict on many threads at once; fit, evaluate, compile alone (models/usage_guard.h).
+  UsageGuard usage;
+  // Guards the inference programs that concurrent predict calls may build on first use.
+  std::mutex inference_mutex;
 };
 
 class Model : public Layer {

@@ -18,6 +18,7 @@ std::vector<io::LayerWeights> layer_weights(const Model& m) {
 
 void Model::save_weights(const std::string& path) const { io::save_weights_h5(path, layer_weights(*this)); }
 void Model::load_weights(const std::string& path, const io::LoadWeightsOptions& options) const {
+  auto hold = model().usage.exclusive("load_weights", name());
   io::load_weights_h5(path, layer_weights(*this), options);
 }
 

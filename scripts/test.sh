@@ -10,6 +10,9 @@ BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
 bash scripts/install_deps.sh
+# A clone anywhere reuses the compiler cache: paths under the source root are hashed
+# relative to it.
+export CCACHE_BASEDIR="$PWD"
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j"$JOBS"

@@ -5,12 +5,14 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <thread>
 
 #include "core/autodiff.h"
 #include "core/ops.h"
 #include "core/ops/optimizer_update_ops.h"
 #include "core/program.h"
 #include "core/rng.h"
+#include "core/variable.h"
 
 extern "C" {
 void* __libc_malloc(std::size_t);
@@ -133,4 +135,41 @@ TEST(Allocations, SteadyStateTrainStepAllocatesNothing) {
   EXPECT_EQ(counted, 0) << "heap allocations in 100 steady-state steps";
   EXPECT_LT(results[0].item(), first_loss);  // it really trained
   EXPECT_EQ(iterations.value().data<std::int64_t>()[0], 105);
+}
+
+// Two threads predicting at once on a warmed-up pool: each run borrows an execution
+// state that already ran at this batch shape, so nothing is allocated.
+TEST(Allocations, WarmedUpExecutionStatePoolAllocatesNothingAcrossThreads) {
+  Variable w1("w1", random_tensor({64, 128}, 1, 0.1f)), w2("w2", random_tensor({128, 10}, 2, 0.1f));
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 64}}, "x");
+  Output y = ops::softmax(ops::matmul(ops::relu(ops::matmul(x, g.variable(w1))), g.variable(w2)));
+  Program p(g, {x}, {y});
+
+  std::atomic<int> phase{0};
+  std::atomic<int> ready{0};
+  auto worker = [&](std::uint64_t seed) {
+    std::vector<Tensor> feeds = {random_tensor({16, 64}, seed, 2.f)};
+    std::vector<Tensor> results;
+    for (int round = 1; round <= 2; ++round) {
+      ready.fetch_add(1);
+      while (phase.load() < round) std::this_thread::yield();
+      for (int i = 0; i < 300; ++i) p.run_into(feeds, results);
+    }
+  };
+  std::thread a(worker, 3), b(worker, 4);
+  // Warm-up rounds until both threads have run at once (two states made and run).
+  while (ready.load() < 2) std::this_thread::yield();
+  phase = 1;
+  while (ready.load() < 4) std::this_thread::yield();
+  ASSERT_EQ(p.num_execution_states(), 2) << "the warm-up never overlapped the two threads' runs";
+  long counted = 0;
+  {
+    CountAllocations scope;
+    phase = 2;
+    a.join();
+    b.join();
+    counted = scope.count();
+  }
+  EXPECT_EQ(counted, 0) << "heap allocations in 600 runs on two threads";
 }

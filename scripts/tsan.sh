@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the library and the suites that exercise threads with ThreadSanitizer and runs
+# their concurrency tests: one model predicting on 8 threads (models' ConcurrentPredict),
+# one Program on many execution states (core's ExecutionState), the worker pool
+# (ThreadPool). CI runs it after the main suite (.ci/run).
+#   bash scripts/tsan.sh
+# Environment: BUILD_DIR (default build-tsan), JOBS (default: number of cores).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BUILD_DIR=${BUILD_DIR:-build-tsan}
+JOBS=${JOBS:-$(nproc)}
+
+bash scripts/install_deps.sh
+# A clone anywhere reuses the compiler cache: paths under the source root are hashed
+# relative to it, and the (debug-info) build directory is not hashed.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=thread \
+  -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF
+cmake --build "$BUILD_DIR" -j"$JOBS" --target core_tests models_tests
+
+# halt_on_error: a race fails the run at once, with both stacks.
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+"$BUILD_DIR/tests/core_tests" --gtest_filter='ExecutionState.*:ThreadPool.*'
+"$BUILD_DIR/tests/models_tests" --gtest_filter='ConcurrentPredict.*'
