@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cmath>
+#include <thread>
+
 #include "serving/errors.h"
 #include "serving/tensor_json.h"
 #include "serving_test_util.h"
@@ -101,6 +105,37 @@ TEST(RestHandler, MultiInputModelTakesNamedInputsInBothFormats) {
     expect_close(tensor_from_json(outs["reshape"], ys[0].shape()), ys[0], "columns: reshape" + ext);
     expect_close(tensor_from_json(outs["shared"], ys[1].shape()), ys[1], "columns: shared" + ext);
   }
+}
+
+TEST(RestHandler, ConcurrentRequestsWithoutBatchingEachGetTheirOwnAnswer) {
+  Served s("cnn_bn_merge", ".keras");
+  Tensor x = load_numbered(golden("cnn_bn_merge"), "input")[0];
+  Tensor y = load_numbered(golden("cnn_bn_merge"), "output")[0];
+  std::atomic<int> failed{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 25; ++k) {
+        const std::int64_t begin = (t + k) % 4, end = begin + 1 + (t * k) % (4 - begin);  // 1 to 4 rows
+        RestResponse r = s.post("/v1/models/m:predict", json{{"inputs", values_json(x.slice_rows(begin, end))}}.dump());
+        if (r.status != 200) {
+          ++failed;
+          continue;
+        }
+        Tensor got = tensor_from_json(body_of(r)["outputs"], Shape{end - begin, 3});
+        auto a = got.to_vector<float>(), b = y.slice_rows(begin, end).to_vector<float>();
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          if (std::fabs(a[i] - b[i]) > 1e-5f + 1e-4f * std::fabs(b[i])) {
+            ++wrong;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(RestHandler, IntegersAreAcceptedForFloatInputs) {
