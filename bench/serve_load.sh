@@ -7,7 +7,7 @@
 #   MODEL=cnn_bn_merge DURATION=10s bench/serve_load.sh
 #
 # Environment: MODEL (functional_mlp), DURATION (30s), CONNECTIONS (64), WRK_THREADS (2),
-# INSTANCES (examples per request, 1), HTTP_THREADS (--rest_api_num_threads, 64),
+# INSTANCES (examples per request, 1), HTTP_THREADS (--rest_api_num_threads, 128),
 # BATCHING_FLAGS (--max_batch_size=32 --batch_timeout_micros=1000), PORT (18501),
 # MODES ("no_batching batching"),
 # BUILD (build). Needs wrk and curl (Debian: wrk, curl). Only ever targets 127.0.0.1.
@@ -19,7 +19,7 @@ duration="${DURATION:-30s}"
 connections="${CONNECTIONS:-64}"
 wrk_threads="${WRK_THREADS:-2}"
 instances="${INSTANCES:-1}"
-http_threads="${HTTP_THREADS:-64}"
+http_threads="${HTTP_THREADS:-128}"
 batching_flags="${BATCHING_FLAGS:---max_batch_size=32 --batch_timeout_micros=1000}"
 port="${PORT:-18501}"
 exe="$build/tools/strata-serve"

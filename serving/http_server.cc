@@ -1,13 +1,47 @@
 #include "serving/http_server.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "core/error.h"
 
 namespace strata::serving {
+
+namespace {
+
+// Debian's cpp-httplib 0.11 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed
+// when the shared library was compiled), so a burst of connections (64 from a load
+// generator) overflows the accept queue and clients wait out SYN-ACK retransmits (1 s,
+// then 3 s). Calling listen() again on the listening socket sets a new backlog on Linux;
+// httplib keeps that socket private, so it is found by its port among our descriptors.
+void widen_listen_backlog(int port) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_storage addr{};
+    socklen_t addr_len = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
+    int bound = -1;
+    if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    if (bound == port) ::listen(fd, SOMAXCONN);
+  }
+}
+
+}  // namespace
 
 struct HttpServer::Impl {
   httplib::Server server;
@@ -20,7 +54,8 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
   httplib::Server& s = impl_->server;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   s.set_payload_max_length(options_.max_body_bytes);
-  s.set_keep_alive_max_count(1000);
+  // A keep-alive connection keeps its thread; it is closed after this many requests.
+  s.set_keep_alive_max_count(100000);
   s.set_tcp_nodelay(true);
   auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
     RestResponse r = handler.handle(req.method, req.path, req.body);
@@ -57,6 +92,7 @@ int HttpServer::bind() {
     throw IOError("can't bind " + options_.bind_address + ":" + std::to_string(options_.port) +
                   " (in use, or not an address of this machine)");
   }
+  widen_listen_backlog(port_);
   return port_;
 }
 
