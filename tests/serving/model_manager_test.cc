@@ -31,6 +31,22 @@ TEST(ModelManager, ServesTheHighestVersion) {
   EXPECT_EQ(statuses[0].state, VersionState::kAvailable);
 }
 
+TEST(ModelManager, RemovingTheServedVersionRollsBackToTheNextHighest) {
+  ModelDir dir;
+  dir.add_version(1, "functional_mlp", ".keras");
+  dir.add_version(2, "functional_mlp", ".h5");
+  ModelManager manager({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  ASSERT_EQ(manager.latest()->version(), 2);
+  std::filesystem::remove_all(dir.path() + "/2");
+  manager.poll();
+  ASSERT_TRUE(manager.latest());
+  EXPECT_EQ(manager.latest()->version(), 1);
+  auto statuses = manager.statuses();
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0].state, VersionState::kAvailable);
+  EXPECT_EQ(statuses[1].state, VersionState::kEnd);
+}
+
 TEST(ModelManager, FindsTheModelFileInAVersionDirectory) {
   ModelDir dir;
   dir.write_file(1, "model.weights.h5", "x");

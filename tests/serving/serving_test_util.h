@@ -61,7 +61,7 @@ class ModelDir {
   std::filesystem::path path_;
 };
 
-// A float tensor as nested JSON lists; rows [begin, end) of it when `row` >= 0 gives one row.
+// A float tensor (from dims [axis, rank) at element `offset`) as nested JSON lists.
 inline json values_json(const Tensor& t, int axis = 0, std::int64_t offset = 0) {
   if (axis == t.rank()) return t.data<float>()[offset];
   json list = json::array();
