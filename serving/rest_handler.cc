@@ -97,7 +97,10 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
 
   const bool get = method == "GET", post = method == "POST";
   if (verb.empty() && get) {
-    if (name != manager_.name()) throw not_found("Could not find any versions of model " + name);
+    if (name != manager_.name()) {
+      throw not_found(is_metadata ? "Servable not found for request: " + request_spec(name, version)
+                                  : "Could not find any versions of model " + name);
+    }
     return is_metadata ? metadata(version) : status(version);
   }
   if (!is_metadata && post && verb == "predict") {

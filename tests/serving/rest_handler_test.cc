@@ -222,6 +222,7 @@ TEST(RestHandler, BadRequestsGetTensorFlowServingsStatusAndSayWhat) {
   expect_error(s.post("/v1/models/m/versions/7:predict", R"({"instances": [1]})"), 404,
                "Servable not found for request: Specific(m, 7)");
   expect_error(s.get("/v1/models/other"), 404, "Could not find any versions of model other");
+  expect_error(s.get("/v1/models/other/metadata"), 404, "Servable not found for request: Latest(other)");
   expect_error(s.get("/v1/models/m/versions/7"), 404, "Could not find version 7 of model m");
   expect_error(s.get("/v1/models/m/versions/7/metadata"), 404, "Specific(m, 7)");
   expect_error(s.get("/v1/models/m:predict"), 400, "Malformed request: GET /v1/models/m:predict");
