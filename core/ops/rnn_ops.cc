@@ -140,19 +140,9 @@ struct Config {
 };
 
 // Eigen's own GEMM threading busy-waits between threads, which is slow for the many
-// small products of a time loop (and on a busy machine). The kernels run Eigen single-
-// threaded and split the large products over the shared pool themselves.
-class SerialEigen {
- public:
-  SerialEigen() : saved_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
-  ~SerialEigen() { Eigen::setNbThreads(saved_); }
-  SerialEigen(const SerialEigen&) = delete;
-  SerialEigen& operator=(const SerialEigen&) = delete;
-
- private:
-  int saved_;
-};
-
+// small products of a time loop. Eigen runs single-threaded (set once for the process,
+// core/cpu/parallel.cc: setting it per kernel would race between concurrent runs) and
+// the kernels split the large products over the shared pool themselves.
 // out = a · b, the columns of out split over threads.
 template <typename Out, typename A, typename B>
 void parallel_gemm(Out out, const A& a, const B& b) {
@@ -226,7 +216,6 @@ std::vector<TensorSpec> infer_sequence(const InferContext& ctx) {
 // ---- forward ------------------------------------------------------------------------------
 
 void sequence_kernel(KernelContext& ctx) {
-  SerialEigen serial;
   const Tensor& x = ctx.input(0);
   const std::int64_t H = ctx.input(4).shape()[0];
   const bool has_mask = ctx.inputs.size() == 7;
@@ -359,7 +348,6 @@ void sequence_kernel(KernelContext& ctx) {
 // ---- backward through time -------------------------------------------------------------
 
 void sequence_grad_kernel(KernelContext& ctx) {
-  SerialEigen serial;
   const Tensor& x = ctx.input(0);
   const std::int64_t H = ctx.input(4).shape()[0];
   const bool has_mask = ctx.inputs.size() == 11;
