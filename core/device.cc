@@ -1,6 +1,11 @@
 #include "core/device.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+
 #include "core/cuda/cuda_devices.h"
+#include "core/error.h"
 
 namespace strata {
 
@@ -15,6 +20,42 @@ std::string to_string(DeviceType type) {
 std::string to_string(const Device& device) {
   return to_string(device.type) + ":" + std::to_string(device.index);
 }
+
+Device parse_device(const std::string& text) {
+  std::string t;
+  for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.starts_with("/device:")) t = t.substr(8);
+  else if (t.starts_with("/")) t = t.substr(1);
+  std::string kind = t, index = "0";
+  if (auto colon = t.find(':'); colon != std::string::npos) {
+    kind = t.substr(0, colon);
+    index = t.substr(colon + 1);
+  }
+  const bool digits = !index.empty() && index.size() <= 4 &&
+                      std::all_of(index.begin(), index.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (digits && kind == "cpu" && index == "0") return {DeviceType::cpu, 0, "cpu"};
+  if (digits && (kind == "cuda" || kind == "gpu")) return {DeviceType::cuda, std::stoi(index), ""};
+  throw ValueError("unknown device '" + text + "': expected \"cpu\", \"cuda\" or \"cuda:N\" (TensorFlow's \"/GPU:N\" works too)");
+}
+
+void require_available(const Device& device) {
+  const auto devices = available_devices();
+  for (const Device& d : devices) {
+    if (d == device) return;
+  }
+  std::string have;
+  for (const Device& d : devices) have += (have.empty() ? "" : ", ") + to_string(d);
+  throw ValueError("device " + to_string(device) + " is not available" +
+                   (device.type == DeviceType::cuda && !built_with_cuda() ? " (Strata was built without CUDA)" : "") +
+                   "; this process can use: " + have);
+}
+
+namespace {
+std::atomic<bool> log_placement{false};
+}  // namespace
+
+void set_log_device_placement(bool enabled) noexcept { log_placement.store(enabled); }
+bool log_device_placement() noexcept { return log_placement.load(); }
 
 bool built_with_cuda() noexcept {
 #ifdef STRATA_WITH_CUDA

@@ -13,6 +13,8 @@ struct Device {
   DeviceType type = DeviceType::cpu;
   int index = 0;      // 0 for the CPU; the CUDA ordinal for GPUs
   std::string name;   // "cpu", or the GPU's name as the driver reports it
+  // The same device (type and index; the name is only a description).
+  friend bool operator==(const Device& a, const Device& b) { return a.type == b.type && a.index == b.index; }
 };
 
 // "cpu" or "cuda".
@@ -20,9 +22,21 @@ std::string to_string(DeviceType type);
 // Keras/TF style: "cpu:0", "cuda:1".
 std::string to_string(const Device& device);
 
+// Parses "cpu", "cpu:0", "cuda", "cuda:1" (and TensorFlow's "gpu", "/GPU:0",
+// "/device:GPU:1"); throws ValueError naming the text otherwise. Says nothing about
+// whether the device exists (see require_available).
+Device parse_device(const std::string& text);
+// Throws ValueError when `device` is not one this process can use, listing those it can.
+void require_available(const Device& device);
+
 // Every device this process can use, the CPU first. Never throws: a CUDA build on a
 // machine without a GPU or driver simply lists the CPU alone.
 std::vector<Device> available_devices() noexcept;
+
+// As tf.debugging.set_log_device_placement: when on, compiling a Program prints each
+// node it runs and its device to standard error ("dense/matmul (matmul): cpu:0").
+void set_log_device_placement(bool enabled) noexcept;
+bool log_device_placement() noexcept;
 
 // True when this build of Strata includes the CUDA backend.
 bool built_with_cuda() noexcept;

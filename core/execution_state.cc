@@ -42,7 +42,9 @@ void ExecutionState::copy_fetches(bool variables, std::vector<Tensor>& results) 
     if ((program_.values_[static_cast<std::size_t>(value)].variable >= 0) != variables) continue;
     const Tensor& src = *resolve(value);
     Tensor& dst = results[i];
-    if (dst.defined() && dst.shape() == src.shape() && dst.dtype() == src.dtype() && dst.use_count() == 1) {
+    if (!src.on_cpu()) {  // fetches are copied out to the CPU
+      dst = src.to(Device{});
+    } else if (dst.defined() && dst.shape() == src.shape() && dst.dtype() == src.dtype() && dst.use_count() == 1) {
       std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
     } else {
       dst = src.clone();
@@ -68,7 +70,15 @@ void ExecutionState::infer_if_changed(std::size_t s) {
 
 void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                          const RunOptions& options) {
-  for (std::size_t i = 0; i < feeds.size(); ++i) feed_slots_[i] = feeds[i];
+  // Feeds from another device are copied in: the one place data crosses devices.
+  // (Assigned, not built from a conditional: assigning reuses the slot's shape storage.)
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].is_on(program_.device_)) {
+      feed_slots_[i] = feeds[i];
+    } else {
+      feed_slots_[i] = feeds[i].to(program_.device_);
+    }
+  }
   results.resize(program_.fetch_values_.size());
 
   // A fetched variable shows the value the step read: it is copied out before the first
@@ -86,8 +96,10 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
     ctx.step = options.step;
     infer_if_changed(s);
     const auto& outputs = shapes_[s].outputs;
-    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) ctx.outputs[o]->reset(outputs[o].shape, outputs[o].dtype);
-    node.def->cpu_kernel(ctx);
+    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
+      ctx.outputs[o]->reset(outputs[o].shape, outputs[o].dtype, program_.device_);
+    }
+    (*program_.steps_[s].kernel)(ctx);
     ++executions_[static_cast<std::size_t>(node.id)];
   }
   if (!variables_copied) copy_fetches(true, results);

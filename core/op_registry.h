@@ -1,6 +1,7 @@
-// The op registry. Every op declares, in one place: shape/dtype inference, a CPU
-// kernel, and a symbolic gradient (or says explicitly that it has none). Nothing runs
-// an op that is not registered.
+// The op registry. Every op declares, in one place: shape/dtype inference, a symbolic
+// gradient (or says explicitly that it has none), and one kernel per device it supports:
+// a CPU kernel always, a CUDA kernel where one is written. Nothing runs an op that is not
+// registered, and a Program refuses at compile time a device its ops have no kernel for.
 #pragma once
 
 #include <functional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 
@@ -46,6 +48,13 @@ struct OpDef {
   bool stateful = false;      // writes a variable: never merged, never reordered before reads
   bool random = false;        // draws random numbers: never merged with a look-alike
   bool fed = false;           // placeholder/variable: the executor supplies the value
+  KernelFn cuda_kernel;       // empty: the op does not run on CUDA devices
+
+  // The kernel for `type`, or null when the op has none there.
+  const KernelFn* kernel(DeviceType type) const {
+    const KernelFn& k = type == DeviceType::cuda ? cuda_kernel : cpu_kernel;
+    return k ? &k : nullptr;
+  }
 };
 
 class OpRegistry {

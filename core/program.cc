@@ -1,6 +1,7 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <tuple>
 
@@ -16,8 +17,9 @@ using CseKey = std::tuple<std::string, std::vector<std::pair<int, int>>, Attrs>;
 
 }  // namespace
 
-Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fetches, std::vector<Output> targets)
-    : graph_(graph), feeds_(std::move(feeds)) {
+Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fetches, std::vector<Output> targets,
+                 const Device& device)
+    : graph_(graph), device_(device), feeds_(std::move(feeds)) {
   const int n = graph.num_nodes();
   for (const auto& f : feeds_) {
     if (f.graph != &graph || graph.node(f.node).op != "placeholder") {
@@ -100,6 +102,7 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   for (std::size_t i = 0; i < feeds_.size(); ++i) values_[value_id(feeds_[i].node, 0)].feed = static_cast<int>(i);
 
   plan(order, canon);
+  place_steps();
   graph.finalize();
 }
 
@@ -146,6 +149,35 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
       if (values_[v].buffer >= 0 && last_use[v] <= pos) free_buffers.push_back(values_[v].buffer);
     }
     steps_.push_back(std::move(step));
+  }
+}
+
+// Binds every step to its op's kernel for the Program's device. Every missing kernel is
+// named in one error, with the layer that made the node (its name scope).
+void Program::place_steps() {
+  std::string missing;
+  int count = 0;
+  for (Step& step : steps_) {
+    const Node& node = graph_.node(step.node);
+    step.kernel = node.def->kernel(device_.type);
+    if (step.kernel || node.def->fed) continue;
+    if (++count <= 5) {
+      const auto slash = node.name.find('/');
+      missing += std::string(missing.empty() ? "" : "; ") + "op '" + node.op + "' (node '" + node.name + "'" +
+                 (slash == std::string::npos ? "" : ", layer '" + node.name.substr(0, slash) + "'") + ")";
+    }
+  }
+  if (count > 0) {
+    throw NotImplementedError("cannot run on " + to_string(device_) + ": " + std::to_string(count) +
+                              " node(s) have no kernel for it: " + missing + (count > 5 ? "; ..." : "") +
+                              ". Compile for \"cpu\" instead");
+  }
+  if (device_.type != DeviceType::cpu) require_available(device_);
+  if (log_device_placement()) {
+    for (const Step& step : steps_) {
+      const Node& node = graph_.node(step.node);
+      if (!node.def->fed) std::cerr << node.name << " (" << node.op << "): " << to_string(device_) << "\n";
+    }
   }
 }
 

@@ -12,6 +12,11 @@
 // run one Program at once without sharing a buffer; a warmed-up pool allocates nothing.
 // A Program that writes variables (a train step, a stateful RNN's carried state) runs one
 // call at a time: its runs take turns on a lock, since each reads what the last wrote.
+//
+// A Program belongs to one device: every op it runs must have a kernel there, else
+// compiling throws naming the op, its layer and the device — nothing falls back to the
+// CPU silently. Feeds on another device are copied in, fetches are copied out to the CPU.
+// With set_log_device_placement(true) (core/device.h) compiling prints each node's device.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +41,7 @@ struct RunOptions {
 class Program {
  public:
   Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fetches,
-          std::vector<Output> targets = {});
+          std::vector<Output> targets = {}, const Device& device = {});
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -59,6 +64,8 @@ class Program {
   std::int64_t executions(int node_id) const;
   // The graph node ids in execution order.
   std::vector<int> execution_order() const;
+  // The device every step runs on.
+  const Device& device() const { return device_; }
   // True when a run writes variables: such runs take turns (see above).
   bool writes_variables() const { return writes_variables_; }
   // Execution states made so far: at most the number of runs that were ever in progress
@@ -77,15 +84,18 @@ class Program {
     int node = -1;
     std::vector<int> inputs;   // value ids
     std::vector<int> outputs;  // value ids
+    const KernelFn* kernel = nullptr;  // the op's kernel for the Program's device
   };
 
   int value_id(int node, int index) const;
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
+  void place_steps();
   void check_feeds(const std::vector<Tensor>& feeds) const;
   std::unique_ptr<ExecutionState> acquire_state() const;
   void release_state(std::unique_ptr<ExecutionState> state) const;
 
   Graph& graph_;
+  Device device_;
   std::vector<Output> feeds_;
   std::vector<int> fetch_values_;
   std::vector<int> value_offset_;   // first value id of each node

@@ -1,31 +1,56 @@
 #include "core/tensor.h"
 
 #include <algorithm>
+
+#include "core/allocator.h"
+#ifdef STRATA_WITH_CUDA
+#include "core/cuda/caching_allocator.h"
+#endif
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 namespace strata {
 
-namespace {
-constexpr std::size_t kAlignment = 64;
-
-std::size_t round_up(std::size_t bytes) {
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
-}  // namespace
-
-Tensor::Storage::Storage(std::size_t bytes) : capacity(round_up(bytes == 0 ? 1 : bytes)) {
-  data = std::aligned_alloc(kAlignment, capacity);
-  if (!data) throw Error("out of memory allocating " + std::to_string(capacity) + " bytes");
-  std::memset(data, 0, capacity);
+Tensor::Storage::Storage(std::size_t bytes, const Device& where)
+    : capacity(bytes), device{where.type, where.index, {}} {
+  // Zeroed, and at least one byte, so an empty tensor still has an address.
+  data = allocator_for(device).allocate(bytes);
 }
 
-Tensor::Storage::~Storage() { std::free(data); }
+Tensor::Storage::~Storage() { allocator_for(device).deallocate(data, capacity); }
 
-Tensor::Tensor(Shape shape, DType dtype)
+Tensor::Tensor(Shape shape, DType dtype) : Tensor(std::move(shape), dtype, Device{}) {}
+
+Tensor::Tensor(Shape shape, DType dtype, const Device& device)
     : shape_(std::move(shape)), dtype_(dtype), size_(shape_.num_elements()) {
-  storage_ = std::make_shared<Storage>(nbytes());
+  storage_ = std::make_shared<Storage>(nbytes(), device);
+}
+
+Device Tensor::device() const {
+  if (!storage_) return {};
+  Device d = storage_->device;
+  if (d.type == DeviceType::cpu) d.name = "cpu";
+  return d;
+}
+
+void Tensor::throw_not_on_host() const {
+  throw ValueError("a tensor of shape " + shape_.to_string() + " on " + strata::to_string(storage_->device) +
+                   " was read as host memory: copy it with .to(cpu) first");
+}
+
+Tensor Tensor::to(const Device& device) const {
+  if (!storage_) throw ValueError("Tensor::to(" + strata::to_string(device) + "): the tensor is undefined");
+  if (storage_->device == device) return *this;
+  Tensor out(shape_, dtype_, device);
+#ifdef STRATA_WITH_CUDA
+  cuda::copy(out.device_data(), device_data(), nbytes(), device.type == DeviceType::cuda,
+             storage_->device.type == DeviceType::cuda);
+  return out;
+#else
+  // Only the CPU exists in this build: Tensor(..., device) above already threw.
+  throw ValueError("Tensor::to(" + strata::to_string(device) + "): Strata was built without CUDA");
+#endif
 }
 
 Tensor Tensor::scalar(float value) {
@@ -63,6 +88,10 @@ float Tensor::item(std::int64_t i) const {
 
 Tensor Tensor::clone() const {
   if (!storage_) return {};
+  if (!on_cpu()) {
+    Tensor t = to(Device{});
+    return t.to(storage_->device);
+  }
   Tensor t(shape_, dtype_);
   std::memcpy(t.raw_data(), raw_data(), nbytes());
   return t;
@@ -120,13 +149,15 @@ void Tensor::gather_rows_into(std::span<const std::int64_t> rows, Tensor& out) c
   }
 }
 
-void Tensor::reset(const Shape& shape, DType dtype) {
+void Tensor::reset(const Shape& shape, DType dtype) { reset(shape, dtype, storage_ ? storage_->device : Device{}); }
+
+void Tensor::reset(const Shape& shape, DType dtype, const Device& device) {
   std::int64_t n = shape.num_elements();
   std::size_t bytes = static_cast<std::size_t>(n) * size_of(dtype);
-  if (!storage_ || storage_->capacity < bytes || storage_.use_count() > 1) {
+  if (!storage_ || storage_->capacity < bytes || storage_.use_count() > 1 || !(storage_->device == device)) {
     // Grow, never shrink: a buffer settles at its largest size and is then reused.
-    std::size_t want = std::max(bytes, storage_ ? storage_->capacity : 0);
-    storage_ = std::make_shared<Storage>(want);
+    std::size_t want = std::max(bytes, storage_ && storage_->device == device ? storage_->capacity : 0);
+    storage_ = std::make_shared<Storage>(want, device);
   }
   shape_ = shape;
   dtype_ = dtype;

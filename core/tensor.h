@@ -1,7 +1,12 @@
-// Tensor: a row-major, dense array with a dtype and a fully defined shape.
+// Tensor: a row-major, dense array with a dtype, a fully defined shape and a device.
 // A Tensor is a handle: copies share storage (like Keras/NumPy references); clone()
-// makes an independent copy. Storage is 64-byte aligned and can grow in place, which
-// is how the executor reuses buffers across steps without allocating.
+// makes an independent copy. Storage comes from its device's allocator (core/allocator.h)
+// and can grow in place, which is how the executor reuses buffers across steps without
+// allocating.
+//
+// Host access — data<T>(), values(), raw_data(), item(), to_vector() and the row
+// helpers — reads the CPU's memory: on a tensor of another device it throws, naming the
+// device. to(device) is the one way data moves between devices.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
@@ -19,8 +25,9 @@ namespace strata {
 class Tensor {
  public:
   Tensor() = default;
-  // Zero-initialized tensor of the given shape.
+  // Zero-initialized tensor of the given shape, on `device` (the CPU by default).
   explicit Tensor(Shape shape, DType dtype = DType::float32);
+  Tensor(Shape shape, DType dtype, const Device& device);
 
   template <typename T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
@@ -33,6 +40,12 @@ class Tensor {
   int rank() const { return shape_.rank(); }
   std::int64_t size() const { return size_; }
   std::size_t nbytes() const { return static_cast<std::size_t>(size_) * size_of(dtype_); }
+  // Where the storage lives (the CPU for an undefined tensor).
+  Device device() const;
+  bool on_cpu() const { return !storage_ || storage_->device.type == DeviceType::cpu; }
+  bool is_on(const Device& device) const { return storage_ ? storage_->device == device : device.type == DeviceType::cpu; }
+  // This tensor on `device`: itself when it is there already, else a copy.
+  Tensor to(const Device& device) const;
 
   // Typed access; throws ValueError if T does not match dtype().
   template <typename T>
@@ -45,8 +58,8 @@ class Tensor {
   std::span<const T> values() const { return {data<T>(), static_cast<std::size_t>(size_)}; }
   template <typename T>
   std::vector<T> to_vector() const;
-  void* raw_data() { return storage_ ? storage_->data : nullptr; }
-  const void* raw_data() const { return storage_ ? storage_->data : nullptr; }
+  void* raw_data() { return host_pointer(); }
+  const void* raw_data() const { return host_pointer(); }
 
   // Convenience for tests and examples: element at a flat index, as float.
   float item(std::int64_t flat_index = 0) const;
@@ -61,8 +74,13 @@ class Tensor {
   void gather_rows_into(std::span<const std::int64_t> rows, Tensor& out) const;
 
   // Changes shape/dtype, reusing the storage when it is large enough; contents are
-  // unspecified afterwards. Used by the executor's buffer plan.
+  // unspecified afterwards. Used by the executor's buffer plan. New storage goes on the
+  // tensor's device (`device` for a tensor that has none yet).
   void reset(const Shape& shape, DType dtype);
+  void reset(const Shape& shape, DType dtype, const Device& device);
+  // The device pointer of a tensor on any device: for device kernels and copies only.
+  void* device_data() { return storage_ ? storage_->data : nullptr; }
+  const void* device_data() const { return storage_ ? storage_->data : nullptr; }
   std::size_t capacity_bytes() const { return storage_ ? storage_->capacity : 0; }
   // Drops this handle's reference to its storage (the tensor becomes undefined) but keeps
   // its shape's capacity, so that assigning a tensor of the same rank later allocates
@@ -80,14 +98,21 @@ class Tensor {
 
  private:
   struct Storage {
-    explicit Storage(std::size_t bytes);
+    Storage(std::size_t bytes, const Device& device);
     ~Storage();
     Storage(const Storage&) = delete;
     Storage& operator=(const Storage&) = delete;
     void* data = nullptr;
     std::size_t capacity = 0;
+    Device device;
   };
   void check_dtype(DType expected) const;
+  void* host_pointer() const {
+    if (!storage_) return nullptr;
+    if (storage_->device.type != DeviceType::cpu) throw_not_on_host();
+    return storage_->data;
+  }
+  [[noreturn]] void throw_not_on_host() const;
 
   std::shared_ptr<Storage> storage_;
   Shape shape_;

@@ -61,7 +61,9 @@ Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : graph_(std::make_unique<Graph>()) {
+CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
+    : graph_(std::make_unique<Graph>()),
+      device_(options && !options->device.empty() ? parse_device(options->device) : Device{}) {
   for (const auto& in : model.inputs) {
     const auto& input_layer = static_cast<const InputLayerImpl&>(in.call()->layer.impl());
     x_specs_.push_back(in.spec());
@@ -71,7 +73,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
   if (!options) {
-    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false));
+    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
     return;
   }
 
@@ -176,11 +178,12 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options) : 
   std::vector<Output> feeds_weighted = feeds;
   feeds_weighted.push_back(sample_weight_input_);
   // Every node exists now: the Programs are compiled last (compiling finalizes the graph).
-  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false));
-  test_ = std::make_unique<Program>(*graph_, feeds, fetches, graph_->updates(false));
-  train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates);
-  test_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, graph_->updates(false));
-  train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted);
+  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
+  test_ = std::make_unique<Program>(*graph_, feeds, fetches, graph_->updates(false), device_);
+  train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates, device_);
+  test_weighted_ =
+      std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, graph_->updates(false), device_);
+  train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted, device_);
 }
 
 void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {

@@ -49,6 +49,7 @@ class CompiledModel {
   std::size_t num_outputs() const { return output_names_.size(); }
   optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
+  const Device& device() const { return device_; }
   std::int64_t train_steps() const { return train_steps_; }
   // A resumed fit continues the step count (it keys dropout masks).
   void set_train_steps(std::int64_t steps) { train_steps_ = steps; }
@@ -64,6 +65,7 @@ class CompiledModel {
   std::vector<std::vector<Tensor>> metric_stats_;
 
   std::unique_ptr<Graph> graph_;
+  Device device_;  // every Program's (compile's `device`)
   std::vector<Output> x_inputs_, y_inputs_, outputs_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<TensorSpec> x_specs_, y_specs_;

@@ -58,6 +58,10 @@ struct CompileOptions {
   // Like metrics, but given fit's sample_weight / class_weight (Keras: `metrics` are
   // unweighted, `weighted_metrics` weighted); logged under the same names.
   std::vector<std::string> weighted_metrics;
+  // Where the compiled programs run: "cpu", "cuda", "cuda:N" (or TensorFlow's "/GPU:N").
+  // Empty: the CPU, until every layer has CUDA kernels (docs/gpu.md). A device that
+  // lacks a kernel for one of the model's ops is an error here, naming the op and layer.
+  std::string device;
 };
 
 // Validation arrays for fit (one tensor per model input / output).

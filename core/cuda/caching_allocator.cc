@@ -1,0 +1,143 @@
+#include "core/cuda/caching_allocator.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace strata::cuda {
+
+namespace {
+
+void check(cudaError_t status, const std::string& what) {
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(what + ": " + cudaGetErrorString(status));
+  }
+}
+
+// Makes `device` current for the calling thread while alive.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+  }
+  ~DeviceScope() { cudaSetDevice(previous_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+}  // namespace
+
+CachingAllocator::~CachingAllocator() {
+  std::lock_guard lock(mutex_);
+  release_cache_locked();
+}
+
+void* CachingAllocator::allocate(std::size_t bytes) {
+  const std::size_t size = (std::max<std::size_t>(bytes, 1) + kRounding - 1) / kRounding * kRounding;
+  DeviceScope scope(device_);
+  void* data = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = cached_.lower_bound(size);
+    if (it != cached_.end() && it->first <= 2 * size) {
+      data = it->second;
+      in_use_[data] = it->first;
+      current_ += static_cast<std::int64_t>(it->first);
+      cached_.erase(it);
+    }
+  }
+  if (!data) {
+    cudaError_t status = cudaMalloc(&data, size);
+    if (status == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      release_cache();
+      status = cudaMalloc(&data, size);
+    }
+    check(status, "out of memory allocating " + std::to_string(size) + " bytes on cuda:" + std::to_string(device_));
+    std::lock_guard lock(mutex_);
+    in_use_[data] = size;
+    current_ += static_cast<std::int64_t>(size);
+    reserved_ += static_cast<std::int64_t>(size);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    peak_ = std::max(peak_, current_);
+  }
+  check(cudaMemset(data, 0, bytes), "cudaMemset");
+  return data;
+}
+
+void CachingAllocator::deallocate(void* data, std::size_t) noexcept {
+  if (!data) return;
+  std::lock_guard lock(mutex_);
+  auto it = in_use_.find(data);
+  if (it == in_use_.end()) return;
+  current_ -= static_cast<std::int64_t>(it->second);
+  cached_.emplace(it->second, data);
+  in_use_.erase(it);
+}
+
+MemoryInfo CachingAllocator::memory_info() const {
+  std::lock_guard lock(mutex_);
+  return {current_, peak_, reserved_};
+}
+
+void CachingAllocator::reset_peak() {
+  std::lock_guard lock(mutex_);
+  peak_ = current_;
+}
+
+void CachingAllocator::release_cache() noexcept {
+  std::lock_guard lock(mutex_);
+  release_cache_locked();
+}
+
+void CachingAllocator::release_cache_locked() noexcept {
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess) return;
+  cudaSetDevice(device_);
+  for (const auto& [size, data] : cached_) {
+    cudaFree(data);
+    reserved_ -= static_cast<std::int64_t>(size);
+  }
+  cached_.clear();
+  cudaSetDevice(previous);
+}
+
+CachingAllocator& caching_allocator(int device) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<CachingAllocator>> allocators;
+  std::lock_guard lock(mutex);
+  if (allocators.empty()) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      cudaGetLastError();
+      count = 0;
+    }
+    for (int i = 0; i < count; ++i) allocators.push_back(std::make_unique<CachingAllocator>(i));
+  }
+  if (device < 0 || device >= static_cast<int>(allocators.size())) {
+    throw ValueError("device cuda:" + std::to_string(device) + " is not available: this process sees " +
+                     std::to_string(allocators.size()) + " CUDA device(s)");
+  }
+  return *allocators[static_cast<std::size_t>(device)];
+}
+
+void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device) {
+  if (bytes == 0) return;
+  const cudaMemcpyKind kind = dst_on_device ? (src_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                                            : (src_on_device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy of " + std::to_string(bytes) + " bytes");
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,134 @@
+// Devices in the engine: names parse as TensorFlow's do, tensors know their device and
+// their memory is counted, a Program runs on one device and refuses at compile time a
+// device its ops have no kernel for — naming op, layer and device — and logs placement.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "core/allocator.h"
+#include "core/device.h"
+#include "core/ops.h"
+#include "core/program.h"
+#include "core_test_util.h"
+
+using namespace strata;
+using namespace strata::testing;
+
+namespace {
+
+bool has_cuda_device() {
+  for (const Device& d : available_devices())
+    if (d.type == DeviceType::cuda) return true;
+  return false;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+}  // namespace
+
+TEST(Placement, ParsesDeviceNamesAsTensorFlowWritesThem) {
+  EXPECT_EQ(parse_device("cpu"), (Device{DeviceType::cpu, 0, ""}));
+  EXPECT_EQ(parse_device("CPU:0"), (Device{DeviceType::cpu, 0, ""}));
+  EXPECT_EQ(parse_device("cuda"), (Device{DeviceType::cuda, 0, ""}));
+  EXPECT_EQ(parse_device("cuda:1"), (Device{DeviceType::cuda, 1, ""}));
+  EXPECT_EQ(parse_device("/GPU:0"), (Device{DeviceType::cuda, 0, ""}));
+  EXPECT_EQ(parse_device("/device:GPU:2"), (Device{DeviceType::cuda, 2, ""}));
+  for (const char* bad : {"tpu", "cuda:x", "cpu:1", "", "cuda:-1", "gpu:99999"}) {
+    std::string msg = message_of([&] { parse_device(bad); });
+    EXPECT_NE(msg.find("unknown device '" + std::string(bad) + "'"), std::string::npos) << msg;
+  }
+}
+
+TEST(Placement, CpuMemoryInfoCountsLiveTensorsAndThePeak) {
+  const Device cpu{};
+  const MemoryInfo before = memory_info(cpu);
+  {
+    Tensor big(Shape{1024, 256});  // 1 MiB
+    const MemoryInfo during = memory_info(cpu);
+    EXPECT_GE(during.current_bytes - before.current_bytes, 1 << 20);
+    EXPECT_GE(during.peak_bytes, during.current_bytes);
+    EXPECT_TRUE(big.is_on(cpu));
+    EXPECT_EQ(to_string(big.device()), "cpu:0");
+  }
+  const MemoryInfo after = memory_info(cpu);
+  EXPECT_LE(after.current_bytes, before.current_bytes);
+  EXPECT_GE(after.peak_bytes, before.current_bytes + (1 << 20));
+  reset_peak_memory(cpu);
+  EXPECT_EQ(memory_info(cpu).peak_bytes, memory_info(cpu).current_bytes);
+}
+
+TEST(Placement, ToTheSameDeviceSharesTheTensor) {
+  Tensor t = uniform({4, 3}, -1, 1, 1);
+  Tensor same = t.to(Device{});
+  EXPECT_TRUE(same.shares_storage_with(t));
+}
+
+TEST(Placement, AMissingGpuIsAClearError) {
+  if (has_cuda_device()) GTEST_SKIP() << "this machine has a CUDA device";
+  std::string msg = message_of([] { Tensor t(Shape{2}, DType::float32, parse_device("cuda:0")); });
+  EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not available"), std::string::npos) << msg;
+  msg = message_of([] { memory_info(parse_device("cuda:3")); });
+  EXPECT_NE(msg.find("cuda:3"), std::string::npos) << msg;
+}
+
+// Every op has a CPU kernel; no op has a CUDA kernel yet, so a Program for cuda:0 is
+// refused while compiling, naming what lacks a kernel — on any machine, GPU or not.
+TEST(Placement, AProgramForADeviceItsOpsLackIsRefusedAtCompileTimeNamingOpLayerAndDevice) {
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
+  Output y, w;
+  {
+    NameScope scope(g, "dense_7");
+    w = g.placeholder({Shape{3, 2}}, "w");
+    y = ops::tanh(ops::matmul(x, w));
+  }
+  const int nodes = g.num_nodes();
+  std::string msg = message_of([&] { Program p(g, {x, w}, {y}, {}, parse_device("cuda:0")); });
+  EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("op 'matmul'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("layer 'dense_7'"), std::string::npos) << msg;
+  EXPECT_EQ(g.num_nodes(), nodes);
+  // The same graph compiles for the CPU.
+  Program cpu(g, {x, w}, {y});
+  EXPECT_EQ(to_string(cpu.device()), "cpu:0");
+}
+
+TEST(Placement, LogDevicePlacementPrintsEachNodesDevice) {
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
+  Output y = ops::exp(x);
+  Output z = ops::tanh(x);
+  set_log_device_placement(true);
+  ::testing::internal::CaptureStderr();
+  Program p(g, {x}, {y});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  set_log_device_placement(false);
+  EXPECT_NE(log.find(g.node(y.node).name + " (exp): cpu:0"), std::string::npos) << log;
+  EXPECT_EQ(log.find("placeholder"), std::string::npos) << "fed nodes run nowhere: " << log;
+  ::testing::internal::CaptureStderr();
+  Program quiet(g, {x}, {z});
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(Placement, ACudaTensorRoundTripsAndHostAccessFailsClearly) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  const Device gpu = parse_device("cuda:0");
+  Tensor host = uniform({64, 32}, -1, 1, 7);
+  const MemoryInfo before = memory_info(gpu);
+  Tensor on_gpu = host.to(gpu);
+  EXPECT_TRUE(on_gpu.is_on(gpu));
+  EXPECT_GE(memory_info(gpu).current_bytes - before.current_bytes, static_cast<std::int64_t>(host.nbytes()));
+  std::string msg = message_of([&] { on_gpu.data<float>(); });
+  EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
+  Tensor back = on_gpu.to(Device{});
+  EXPECT_EQ(std::memcmp(back.raw_data(), host.raw_data(), host.nbytes()), 0);
+}
