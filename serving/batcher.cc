@@ -1,13 +1,9 @@
 #include "serving/batcher.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <regex>
-#include <set>
-#include <sstream>
 #include <cstring>
 #include <future>
+#include <limits>
 
 #include "serving/errors.h"
 
@@ -34,49 +30,15 @@ bool compatible(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 
 }  // namespace
 
-BatchingParameters parse_batching_parameters(const std::string& text, BatchingParameters p) {
-  // Entries: NAME { value: N } (wrapped scalars), or NAME: VALUE; '#' starts a comment.
-  static const std::regex entry(R"(\s*([A-Za-z_]+)\s*(?:\{\s*value\s*:\s*([^\s}]+)\s*\}|:\s*(\S+))\s*)");
-  static const std::set<std::string> ignored = {"allowed_batch_sizes", "pad_variable_length_inputs", "thread_pool_name",
-                                                "enable_large_batch_splitting", "max_execution_batch_size"};
-  std::string body;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) body += line.substr(0, line.find('#')) + "\n";
-  auto number = [](const std::string& name, const std::string& v) {
-    std::int64_t n = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || end != v.data() + v.size()) {
-      throw ValueError("batching parameters: " + name + " needs an integer, got '" + v + "'");
-    }
-    return n;
-  };
-  auto it = body.cbegin();
-  std::smatch m;
-  while (std::regex_search(it, body.cend(), m, entry, std::regex_constants::match_continuous)) {
-    const std::string name = m[1], value = m[2].matched ? m[2].str() : m[3].str();
-    if (name == "max_batch_size") {
-      p.max_batch_size = number(name, value);
-    } else if (name == "batch_timeout_micros") {
-      p.batch_timeout_micros = number(name, value);
-    } else if (name == "num_batch_threads") {
-      p.num_batch_threads = static_cast<int>(number(name, value));
-    } else if (name == "max_enqueued_batches") {
-      p.max_enqueued_batches = number(name, value);
-    } else if (!ignored.count(name)) {
-      throw ValueError("batching parameters: unknown field '" + name + "'");
-    }
-    it = m[0].second;
-  }
-  if (std::any_of(it, body.cend(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); })) {
-    throw ValueError("batching parameters: can't read '" + std::string(it, std::min(it + 40, body.cend())) + "'");
-  }
-  return p;
-}
-
 Batcher::Batcher(BatchingParameters params, RunFn run) : params_(params), run_(std::move(run)) {
   if (params_.max_batch_size < 1) throw ValueError("batching: max_batch_size must be at least 1, got " + std::to_string(params_.max_batch_size));
   if (params_.batch_timeout_micros < 0) throw ValueError("batching: batch_timeout_micros must be >= 0");
   if (params_.max_enqueued_batches < 1) throw ValueError("batching: max_enqueued_batches must be at least 1");
+  // The queue limit, in examples, is max_enqueued_batches * max_batch_size.
+  if (params_.max_enqueued_batches > std::numeric_limits<std::int64_t>::max() / params_.max_batch_size) {
+    throw ValueError("batching: max_enqueued_batches * max_batch_size (" + std::to_string(params_.max_enqueued_batches) +
+                     " * " + std::to_string(params_.max_batch_size) + ") overflows a 64-bit count of examples");
+  }
   if (params_.num_batch_threads <= 0) params_.num_batch_threads = std::max(1u, std::thread::hardware_concurrency());
   for (int i = 0; i < params_.num_batch_threads; ++i) threads_.emplace_back([this] { loop(); });
 }
@@ -123,6 +85,11 @@ std::vector<Tensor> Batcher::run(std::vector<Tensor> inputs) {
 Batcher::Stats Batcher::stats() const {
   std::lock_guard lock(mu_);
   return stats_;
+}
+
+std::int64_t Batcher::queued() const {
+  std::lock_guard lock(mu_);
+  return static_cast<std::int64_t>(queue_.size());
 }
 
 std::int64_t Batcher::compatible_rows() const {
@@ -176,11 +143,20 @@ void Batcher::loop() {
 }
 
 void Batcher::execute(const std::vector<std::shared_ptr<Task>>& batch) {
-  try {
-    if (batch.size() == 1) {
-      batch[0]->result.set_value(run_(batch[0]->inputs));
-      return;
+  // Runs one request alone and answers it with its outputs or its error.
+  auto run_alone = [this](Task& t) {
+    try {
+      t.result.set_value(run_(t.inputs));
+    } catch (...) {
+      t.result.set_exception(std::current_exception());
     }
+  };
+  if (batch.size() == 1) {
+    run_alone(*batch[0]);
+    return;
+  }
+  std::vector<Tensor> outputs;
+  try {
     std::int64_t rows = 0;
     for (const auto& t : batch) rows += t->rows;
     std::vector<Tensor> inputs;
@@ -194,21 +170,27 @@ void Batcher::execute(const std::vector<std::shared_ptr<Task>>& batch) {
       }
       inputs.push_back(std::move(joined));
     }
-    auto outputs = run_(inputs);
-    std::int64_t begin = 0;
-    for (const auto& t : batch) {
+    outputs = run_(inputs);
+  } catch (...) {
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.split_batches;
+    }
+    // One request's values (an index out of range, say) fail the whole merged predict:
+    // run each request on its own, so that only the bad one gets the error.
+    for (const auto& t : batch) run_alone(*t);
+    return;
+  }
+  std::int64_t begin = 0;
+  for (const auto& t : batch) {
+    try {
       std::vector<Tensor> mine;
       for (const auto& o : outputs) mine.push_back(o.slice_rows(begin, begin + t->rows));
-      begin += t->rows;
       t->result.set_value(std::move(mine));
+    } catch (...) {
+      t->result.set_exception(std::current_exception());
     }
-  } catch (...) {
-    for (const auto& t : batch) {
-      try {
-        t->result.set_exception(std::current_exception());
-      } catch (const std::future_error&) {  // this one was answered already
-      }
-    }
+    begin += t->rows;
   }
 }
 

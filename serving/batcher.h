@@ -3,7 +3,9 @@
 // the oldest request and every queued request whose inputs have the same per-example
 // shapes, up to max_batch_size examples, waiting at most batch_timeout_micros after the
 // oldest arrived for the batch to fill. The batch is concatenated along axis 0, run with
-// one predict, and the results are split back into each request's rows.
+// one predict, and the results are split back into each request's rows. When that merged
+// predict throws (one request's values can make it fail), each request of the batch is run
+// again on its own, so each gets its own outputs or its own error.
 //
 // The parameters are named as TensorFlow Serving's BatchingParameters. A request of
 // max_batch_size examples or more runs on its own, on the caller's thread (TensorFlow
@@ -23,21 +25,9 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "serving/batching_parameters.h"
 
 namespace strata::serving {
-
-struct BatchingParameters {
-  std::int64_t max_batch_size = 32;
-  std::int64_t batch_timeout_micros = 1000;
-  int num_batch_threads = 0;  // 0: one per hardware thread
-  std::int64_t max_enqueued_batches = 100;
-};
-
-// Reads TensorFlow Serving's --batching_parameters_file (a text-format BatchingParameters
-// message), e.g. "max_batch_size { value: 128 }\nbatch_timeout_micros { value: 0 }".
-// Fields Strata does not use (allowed_batch_sizes, pad_variable_length_inputs, ...) are
-// ignored; a malformed entry or an unknown field throws ValueError naming it.
-BatchingParameters parse_batching_parameters(const std::string& text, BatchingParameters defaults = {});
 
 class Batcher {
  public:
@@ -49,6 +39,7 @@ class Batcher {
     std::int64_t batches = 0;       // predicts run
     std::int64_t merged_batches = 0;  // predicts that served more than one request
     std::int64_t largest_batch = 0;  // examples in the largest batch
+    std::int64_t split_batches = 0;  // merged batches that failed and were rerun request by request
   };
 
   Batcher(BatchingParameters params, RunFn run);
@@ -57,10 +48,12 @@ class Batcher {
   Batcher& operator=(const Batcher&) = delete;
 
   // Runs `inputs` (batch-major, one tensor per model input) as part of a batch and returns
-  // this request's rows of the outputs. Blocks; rethrows what the predict threw.
+  // this request's rows of the outputs. Blocks; rethrows what this request's predict threw.
   std::vector<Tensor> run(std::vector<Tensor> inputs);
 
   Stats stats() const;
+  // Requests waiting in the queue now.
+  std::int64_t queued() const;
   const BatchingParameters& parameters() const { return params_; }
 
  private:

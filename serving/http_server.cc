@@ -5,8 +5,10 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "core/error.h"
 
@@ -62,10 +64,16 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
     res.status = r.status;
     res.set_content(std::move(r.body), "application/json");
   };
+  // Every method httplib dispatches goes to the handler, which answers a wrong one with
+  // TF Serving's "Malformed request" (400) rather than httplib's bare 404.
   s.Get(".*", serve);
   s.Post(".*", serve);
-  // Answers httplib makes itself (413 for a body over the limit, 404 for other methods,
-  // 400 for a request it can't read) get a JSON body too.
+  s.Put(".*", serve);
+  s.Patch(".*", serve);
+  s.Delete(".*", serve);
+  s.Options(".*", serve);
+  // Answers httplib makes itself (413 for a body over the limit, 414 for a long URI, 400
+  // for a request it can't read or a method it does not know) get a JSON body too.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
       [max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
@@ -73,6 +81,10 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
     if (res.status == 413) {
       message = "the request body is larger than the limit of " + std::to_string(max) +
                 " bytes (--rest_api_max_body_bytes)";
+    }
+    if (res.status == 414) {
+      message = "the request URI is longer than the limit of " + std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) +
+                " bytes";
     }
     res.set_content(error_json(message), "application/json");
     return httplib::Server::HandlerResponse::Handled;
@@ -100,8 +112,26 @@ void HttpServer::listen() { impl_->server.listen_after_bind(); }
 
 int HttpServer::start() {
   const int port = bind();
-  thread_ = std::thread([this] { listen(); });
-  while (!impl_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // listen_after_bind() returns at once when it can't listen; then is_running() never
+  // becomes true, so wait for either, and at most kStartTimeout.
+  constexpr auto kStartTimeout = std::chrono::seconds(10);
+  auto listen_returned = std::make_shared<std::atomic<bool>>(false);
+  thread_ = std::thread([this, listen_returned] {
+    listen();
+    *listen_returned = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  while (!impl_->server.is_running()) {
+    const bool returned = *listen_returned;
+    if (returned || std::chrono::steady_clock::now() >= deadline) {
+      impl_->server.stop();
+      thread_.join();
+      throw IOError("the HTTP server on " + options_.bind_address + ":" + std::to_string(port) +
+                    (returned ? " stopped before it was listening"
+                              : " was not listening after " + std::to_string(kStartTimeout.count()) + " s"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return port;
 }
 

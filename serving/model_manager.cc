@@ -1,6 +1,7 @@
 #include "serving/model_manager.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <iostream>
 
@@ -23,8 +24,12 @@ std::string to_string(VersionState state) {
 std::string find_model_file(const fs::path& version_dir) {
   std::vector<std::string> keras, h5;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(version_dir, ec)) {
-    if (!entry.is_regular_file(ec)) continue;
+  // increment(ec), not a range-for: operator++ throws filesystem_error when the directory
+  // changes or vanishes under the iterator.
+  for (fs::directory_iterator it(version_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
+    std::error_code file_ec;
+    if (!entry.is_regular_file(file_ec)) continue;
     const std::string name = entry.path().filename().string();
     if (name.ends_with(".keras")) keras.push_back(entry.path().string());
     if (name.ends_with(".h5") && !name.ends_with(".weights.h5")) h5.push_back(entry.path().string());
@@ -41,10 +46,15 @@ namespace {
 std::vector<std::int64_t> list_versions(const fs::path& base) {
   std::vector<std::int64_t> versions;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(base, ec)) {
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
-    if (name.empty() || name.size() > 18 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    if (entry.is_directory(ec)) versions.push_back(std::stoll(name));
+    if (name.empty() || name.size() > 18 ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      continue;
+    }
+    std::error_code dir_ec;
+    if (entry.is_directory(dir_ec)) versions.push_back(std::stoll(name));
   }
   std::sort(versions.begin(), versions.end());
   return versions;
@@ -71,7 +81,16 @@ void ModelManager::start_polling() {
       stop_cv_.wait_for(lock, std::chrono::seconds(options_.file_system_poll_wait_seconds), [&] { return stopping_; });
       if (stopping_) return;
       lock.unlock();
-      poll();
+      // An exception leaving this thread would std::terminate the server: log it, keep
+      // serving what is loaded, and poll again next time.
+      try {
+        poll();
+      } catch (const std::exception& e) {
+        std::cerr << "strata-serve: model '" << options_.name << "': polling '" << options_.base_path
+                  << "' failed: " << e.what() << std::endl;
+      } catch (...) {
+        std::cerr << "strata-serve: model '" << options_.name << "': polling failed" << std::endl;
+      }
       lock.lock();
     }
   });

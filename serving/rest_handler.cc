@@ -55,7 +55,8 @@ RestResponse RestHandler::handle(std::string_view method, std::string_view path,
   } catch (const ValueError& e) {
     return {400, error_json(e.what())};
   } catch (const std::bad_alloc&) {
-    return {503, error_json("out of memory while handling the request")};
+    const ServingError e = resource_exhausted("out of memory while handling the request");
+    return {e.http_status(), error_json(e.what())};
   } catch (const std::exception& e) {
     return {500, error_json(std::string("internal error: ") + e.what())};
   } catch (...) {
@@ -67,9 +68,12 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
   path = path.substr(0, path.find('?'));
   const std::string malformed = "Malformed request: " + std::string(method) + " " + std::string(path);
   constexpr std::string_view kPrefix = "/v1/models/";
-  if (!path.starts_with(kPrefix)) {
+  // As TensorFlow Serving: a path outside /v1/ has no handler (404); one under /v1/ that
+  // is not an endpoint, or an endpoint with the wrong method, is a malformed request (400).
+  if (path != "/v1" && !path.starts_with("/v1/")) {
     throw not_found(malformed + "; the API is under " + std::string(kPrefix) + manager_.name());
   }
+  if (!path.starts_with(kPrefix)) throw invalid_argument(malformed);
   std::string_view rest = path.substr(kPrefix.size());
   std::string_view verb;
   if (auto colon = rest.find(':'); colon != std::string_view::npos) {
@@ -165,14 +169,13 @@ RestResponse RestHandler::predict(std::optional<std::int64_t> version, std::stri
   }
   auto s = servable(version);
   PredictRequest parsed = parse_predict_request(request, s->signature());
-  std::vector<Tensor> outputs;
-  try {
-    outputs = s->predict(std::move(parsed.inputs));
-  } catch (const ShapeError& e) {
-    throw invalid_argument(std::string("predict failed: ") + e.what());
-  } catch (const ValueError& e) {
-    throw invalid_argument(std::string("predict failed: ") + e.what());
+  const std::int64_t rows = parsed.inputs.empty() || parsed.inputs[0].rank() == 0 ? 1 : parsed.inputs[0].shape()[0];
+  if (rows > options_.max_rows_per_request) {
+    throw invalid_argument("the request has " + std::to_string(rows) + " examples, more than the limit of " +
+                           std::to_string(options_.max_rows_per_request) + " (--max_rows_per_request)");
   }
+  // ShapeError and ValueError from the predict are answered 400 by handle().
+  std::vector<Tensor> outputs = s->predict(std::move(parsed.inputs));
   return {200, predict_response_json(parsed.format, outputs, s->signature())};
 }
 

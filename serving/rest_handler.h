@@ -25,6 +25,10 @@ struct RestResponse {
 
 struct RestHandlerOptions {
   std::size_t max_body_bytes = 64u << 20;  // --rest_api_max_body_bytes
+  // --max_rows_per_request: a predict with more examples is refused with 400. The body
+  // limit alone allows millions of tiny rows, whose output tensors would all be held at
+  // once.
+  std::int64_t max_rows_per_request = 65536;
 };
 
 class RestHandler {

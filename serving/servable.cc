@@ -38,6 +38,7 @@ Servable::Servable(std::int64_t version, std::string path, Model model,
                    const std::optional<BatchingParameters>& batching)
     : version_(version), path_(std::move(path)), model_(std::move(model)), signature_(Signature::of(model_)) {
   if (batching) {
+    chunk_rows_ = std::max<std::int64_t>(batching->max_batch_size, 1);
     batcher_ = std::make_unique<Batcher>(*batching, [this](const std::vector<Tensor>& x) { return predict_now(x); });
   }
 }
@@ -49,7 +50,9 @@ std::vector<Tensor> Servable::predict(std::vector<Tensor> inputs) {
 
 std::vector<Tensor> Servable::predict_now(const std::vector<Tensor>& inputs) {
   const std::int64_t rows = inputs.empty() || inputs[0].rank() == 0 ? 1 : inputs[0].shape()[0];
-  return model_.predict(inputs, {.batch_size = std::max<std::int64_t>(rows, 1), .verbose = 0, .steps = 0, .callbacks = {}});
+  // Chunked: Model::predict runs ceil(rows / chunk) steps of at most chunk rows each.
+  const std::int64_t batch_size = std::clamp<std::int64_t>(rows, 1, chunk_rows_);
+  return model_.predict(inputs, {.batch_size = batch_size, .verbose = 0, .steps = 0, .callbacks = {}});
 }
 
 }  // namespace strata::serving

@@ -30,8 +30,16 @@ class Servable {
   const Signature& signature() const { return signature_; }
 
   // Outputs for batch-major inputs in signature order; through the batcher when there is
-  // one. Thread-safe: Model::predict runs concurrently from many threads.
+  // one. Thread-safe: Model::predict runs concurrently from many threads. A request's rows
+  // are predicted in chunks of predict_chunk_rows(), so the execution state a predict keeps
+  // (its buffers grow to the largest batch they have run, and stay) is bounded by the
+  // chunk, not by the largest request ever answered.
   std::vector<Tensor> predict(std::vector<Tensor> inputs);
+
+  // Rows per Model::predict step: the batcher's max_batch_size with batching, else
+  // kDefaultPredictChunkRows.
+  static constexpr std::int64_t kDefaultPredictChunkRows = 256;
+  std::int64_t predict_chunk_rows() const { return chunk_rows_; }
 
   // Null without batching.
   const Batcher* batcher() const { return batcher_.get(); }
@@ -43,6 +51,7 @@ class Servable {
   std::string path_;
   Model model_;
   Signature signature_;
+  std::int64_t chunk_rows_ = kDefaultPredictChunkRows;
   std::unique_ptr<Batcher> batcher_;
 };
 

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   BatchingParameters batching;
   int num_batch_threads = 0;
   std::int64_t max_body_bytes = 64 << 20;
+  std::int64_t max_rows_per_request = RestHandlerOptions{}.max_rows_per_request;
   std::string batching_parameters_file;
   examples::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
   flags.add("port", &port, "the REST port (strata-serve has no gRPC; --rest_api_port wins when both are given)")
@@ -47,7 +49,8 @@ int main(int argc, char** argv) {
       .add("num_batch_threads", &num_batch_threads, "batching: threads running batches (0: one per CPU)")
       .add("max_enqueued_batches", &batching.max_enqueued_batches, "batching: queue limit, in full batches (then 503)")
       .add("rest_api_num_threads", &rest_api_num_threads, "HTTP threads (0: 4 per CPU)")
-      .add("rest_api_max_body_bytes", &max_body_bytes, "largest request body accepted (larger: 413)");
+      .add("rest_api_max_body_bytes", &max_body_bytes, "largest request body accepted (larger: 413)")
+      .add("max_rows_per_request", &max_rows_per_request, "most examples in one predict request (more: 400)");
   try {
     if (!flags.parse(argc, argv)) return 0;  // --help
   } catch (const ValueError& e) {
@@ -85,6 +88,14 @@ int main(int argc, char** argv) {
                  "max_enqueued_batches >= 1\n";
     return 2;
   }
+  if (batching.max_enqueued_batches > std::numeric_limits<std::int64_t>::max() / batching.max_batch_size) {
+    std::cerr << "strata-serve: max_enqueued_batches * max_batch_size overflows a 64-bit count of examples\n";
+    return 2;
+  }
+  if (max_rows_per_request < 1) {
+    std::cerr << "strata-serve: --max_rows_per_request must be at least 1\n";
+    return 2;
+  }
   if (max_body_bytes <= 0) {
     std::cerr << "strata-serve: --rest_api_max_body_bytes must be positive\n";
     return 2;
@@ -104,7 +115,8 @@ int main(int argc, char** argv) {
                           .file_system_poll_wait_seconds = file_system_poll_wait_seconds,
                           .batching = enable_batching ? std::optional(batching) : std::nullopt});
     manager.start_polling();
-    RestHandler handler(manager, {.max_body_bytes = static_cast<std::size_t>(max_body_bytes)});
+    RestHandler handler(manager, {.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
+                                  .max_rows_per_request = max_rows_per_request});
     HttpServer server(handler, {.bind_address = rest_api_bind,
                                 .port = rest_api_port,
                                 .num_threads = rest_api_num_threads,
@@ -125,7 +137,7 @@ int main(int argc, char** argv) {
       server.stop();
     }).detach();
     server.listen();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // Strata's errors, and anything else (filesystem, bad_alloc)
     std::cerr << "strata-serve: " << e.what() << "\n";
     return 1;
   }

@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
+#include "layers/embedding.h"
+#include "layers/input_layer.h"
+#include "models/model.h"
 #include "serving/errors.h"
 #include "serving/rest_handler.h"
 #include "serving_test_util.h"
@@ -85,21 +89,61 @@ TEST(Batcher, TimeoutRunsAPartialBatch) {
   EXPECT_EQ(doubler.sizes, std::vector<std::int64_t>{2});
 }
 
+// The one batch thread is held inside a first request's predict until the test opens the
+// gate, so requests sent meanwhile are all queued before the thread takes the next batch.
+struct GatedDoubler {
+  std::vector<Tensor> operator()(const std::vector<Tensor>& x) {
+    ++entered;
+    std::lock_guard lock(gate);
+    return doubler(x);
+  }
+  Doubler doubler;
+  std::mutex gate;
+  std::atomic<int> entered{0};
+};
+
+// Sends `a` and `b` while the batch thread is busy, waits until both are queued, then lets
+// the thread run; returns the batch sizes it ran after the blocking request.
+std::vector<std::int64_t> queue_both_then_run(Tensor a, Tensor b, Batcher::Stats* stats) {
+  GatedDoubler gated;
+  gated.gate.lock();
+  Batcher batcher({.max_batch_size = 4, .batch_timeout_micros = 0, .num_batch_threads = 1},
+                  [&](const std::vector<Tensor>& x) { return gated(x); });
+  std::thread blocker([&] { batcher.run({Tensor::filled({1, 7}, 1)}); });
+  while (gated.entered == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::thread ta([&] { batcher.run({a}); });
+  std::thread tb([&] { batcher.run({b}); });
+  while (batcher.queued() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  gated.gate.unlock();
+  blocker.join();
+  ta.join();
+  tb.join();
+  *stats = batcher.stats();
+  return std::vector<std::int64_t>(gated.doubler.sizes.begin() + 1, gated.doubler.sizes.end());
+}
+
 TEST(Batcher, DifferentShapesAreNotMergedAndBigRequestsRunAlone) {
+  Batcher::Stats stats;
+  // Both queued at once: the same per-example shape is merged (the setup can merge)...
+  EXPECT_EQ(queue_both_then_run(Tensor::filled({1, 3}, 1), Tensor::filled({2, 3}, 1), &stats),
+            (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(stats.merged_batches, 1);
+  // ... and different ones are not.
+  EXPECT_EQ(queue_both_then_run(Tensor::filled({1, 3}, 1), Tensor::filled({1, 5}, 1), &stats),
+            (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(stats.merged_batches, 0);
+  EXPECT_EQ(stats.batches, 3);
+
   Doubler doubler;
   Batcher batcher({.max_batch_size = 4, .batch_timeout_micros = 20'000, .num_batch_threads = 1},
                   [&](const std::vector<Tensor>& x) { return doubler(x); });
-  std::thread a([&] { batcher.run({Tensor::filled({1, 3}, 1)}); });
-  std::thread b([&] { batcher.run({Tensor::filled({1, 5}, 1)}); });
-  a.join();
-  b.join();
-  EXPECT_EQ(doubler.sizes, (std::vector<std::int64_t>{1, 1}));
   auto y = batcher.run({Tensor::filled({6, 2}, 1)});  // over max_batch_size: on its own
   EXPECT_EQ(y[0].shape(), (Shape{6, 2}));
+  EXPECT_EQ(doubler.sizes, (std::vector<std::int64_t>{6}));
   EXPECT_EQ(batcher.stats().merged_batches, 0);
 }
 
-TEST(Batcher, AFailingBatchFailsEveryRequestInItAndTheBatcherGoesOn) {
+TEST(Batcher, ABatchThatFailsForEveryRequestFailsEachAndTheBatcherGoesOn) {
   std::atomic<bool> fail{true};
   Batcher batcher({.max_batch_size = 2, .batch_timeout_micros = 10'000'000, .num_batch_threads = 1},
                   [&](const std::vector<Tensor>& x) -> std::vector<Tensor> {
@@ -118,7 +162,7 @@ TEST(Batcher, AFailingBatchFailsEveryRequestInItAndTheBatcherGoesOn) {
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(errors, 2);
+  EXPECT_EQ(errors, 2);  // each failed again when run alone
   fail = false;
   EXPECT_EQ(batcher.run({Tensor::filled({2, 1}, 7)})[0].shape(), (Shape{2, 1}));
 }
@@ -188,6 +232,36 @@ TEST(Batcher, ConcurrentPredictRequestsAreBatchedAndMatchKeras) {
   EXPECT_GT(stats.merged_batches, 0) << "no batch served more than one request";
   EXPECT_LT(stats.batches, kThreads * kRequests);
   EXPECT_LE(stats.largest_batch, 16);
+}
+
+TEST(Batcher, OneBadRequestInAMergedBatchFailsAloneAndTheOthersGetTheirPredictions) {
+  // An Embedding over 10 ids: id 99 makes predict throw, for the whole merged batch.
+  ModelDir dir;
+  auto ids = Input({2}, {.dtype = DType::int32, .name = "ids"});
+  Model model(ids, layers::Embedding(10, 3, {.name = "embed"})(ids), {.name = "embedder"});
+  std::filesystem::create_directories(dir.path() + "/1");
+  model.save(dir.path() + "/1/model.keras");
+  const Tensor expected = model.predict(Tensor::from_vector<std::int32_t>({1, 2}, {1, 2}), {.verbose = 0});
+  // Two one-example requests fill a batch of 2 at once; the timeout never passes.
+  ModelManager manager({.name = "m",
+                        .base_path = dir.path(),
+                        .file_system_poll_wait_seconds = 0,
+                        .batching = BatchingParameters{.max_batch_size = 2, .batch_timeout_micros = 60'000'000,
+                                                       .num_batch_threads = 1}});
+  ASSERT_TRUE(manager.latest()) << manager.unavailable_reason();
+  RestHandler handler(manager);
+  RestResponse good, bad;
+  std::thread a([&] { good = handler.handle("POST", "/v1/models/m:predict", R"({"instances": [[1, 2]]})"); });
+  std::thread b([&] { bad = handler.handle("POST", "/v1/models/m:predict", R"({"instances": [[1, 99]]})"); });
+  a.join();
+  b.join();
+  ASSERT_EQ(good.status, 200) << good.body;
+  expect_close(tensor_from_json(json::parse(good.body)["predictions"], Shape{1, 2, 3}), expected, "the valid request");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_NE(bad.body.find("token id 99"), std::string::npos) << bad.body;
+  auto stats = manager.latest()->batcher()->stats();
+  EXPECT_EQ(stats.merged_batches, 1) << "the two requests were not in one batch";
+  EXPECT_EQ(stats.split_batches, 1);
 }
 
 }  // namespace

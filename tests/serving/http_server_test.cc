@@ -66,10 +66,34 @@ TEST(HttpServer, AnHttpClientGetsKerasPredictionsStatusAndErrors) {
   ASSERT_TRUE(big);
   EXPECT_EQ(big->status, 413);
   EXPECT_NE(json::parse(big->body)["error"].get<std::string>().find("--rest_api_max_body_bytes"), std::string::npos);
+  // A wrong method reaches the handler: TF Serving's "Malformed request" (400), not
+  // httplib's bare 404.
   auto put = client.Put("/v1/models/mlp:predict", "{}", "application/json");
   ASSERT_TRUE(put);
-  EXPECT_GE(put->status, 400);
-  EXPECT_TRUE(json::parse(put->body).contains("error"));
+  EXPECT_EQ(put->status, 400) << put->body;
+  EXPECT_NE(json::parse(put->body)["error"].get<std::string>().find("Malformed request: PUT /v1/models/mlp:predict"),
+            std::string::npos)
+      << put->body;
+  auto del = client.Delete("/v1/models/mlp");
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 400) << del->body;
+  EXPECT_TRUE(json::parse(del->body).contains("error"));
+  auto v1_other = client.Get("/v1/other");
+  ASSERT_TRUE(v1_other);
+  EXPECT_EQ(v1_other->status, 400) << v1_other->body;
+  auto outside = client.Get("/index.html");
+  ASSERT_TRUE(outside);
+  EXPECT_EQ(outside->status, 404) << outside->body;
+  // A body over --rest_api_max_body_bytes on another endpoint is refused before it is read.
+  auto big_put = client.Put("/v1/models/mlp", std::string(5000, 'x'), "application/json");
+  ASSERT_TRUE(big_put);
+  EXPECT_EQ(big_put->status, 413);
+  EXPECT_NE(json::parse(big_put->body)["error"].get<std::string>().find("--rest_api_max_body_bytes"), std::string::npos);
+  // A URI over httplib's limit (8192 bytes): 414, with a JSON body.
+  auto long_uri = client.Get(("/v1/models/" + std::string(10000, 'a')).c_str());
+  ASSERT_TRUE(long_uri) << httplib::to_string(long_uri.error());
+  EXPECT_EQ(long_uri->status, 414) << long_uri->body;
+  EXPECT_NE(json::parse(long_uri->body)["error"].get<std::string>().find("URI"), std::string::npos) << long_uri->body;
   // And it still serves.
   expect_predictions_match(client, "/v1/models/mlp:predict");
   server.stop();

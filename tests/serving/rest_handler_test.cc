@@ -230,6 +230,15 @@ TEST(RestHandler, BadRequestsGetTensorFlowServingsStatusAndSayWhat) {
   expect_error(s.post("/v1/models/m/labels/stable:predict", "{}"), 400, "Unrecognized servable version label: stable");
   expect_error(s.post("/v1/models/m:classify", "{}"), 501, "classify is not supported");
   expect_error(s.get("/index.html"), 404, "Malformed request: GET /index.html");
+  expect_error(s.get("/v2/models/m"), 404, "Malformed request: GET /v2/models/m");
+  // Under /v1/, anything that is not an endpoint, or an endpoint with the wrong method, is
+  // TF Serving's "Malformed request" (400).
+  expect_error(s.get("/v1/other"), 400, "Malformed request: GET /v1/other");
+  expect_error(s.get("/v1/models"), 400, "Malformed request: GET /v1/models");
+  expect_error(s.get("/v1"), 400, "Malformed request: GET /v1");
+  expect_error(s.handler->handle("PUT", p, "{}"), 400, "Malformed request: PUT /v1/models/m:predict");
+  expect_error(s.handler->handle("DELETE", "/v1/models/m", ""), 400, "Malformed request: DELETE /v1/models/m");
+  expect_error(s.handler->handle("PATCH", "/v1/models/m/metadata", ""), 400, "Malformed request");
   // A body over the limit.
   expect_error(s.post(p, "{\"instances\": [" + std::string(5000, ' ') + "]}"), 413, "more than the limit of 4096");
 }
@@ -286,6 +295,38 @@ TEST(RestHandler, NothingLoadableIsNotFoundWithTheReason) {
   RestHandler h2(missing);
   expect_error(h2.handle("GET", "/v1/models/m", ""), 404, "is not a directory");
   expect_error(h2.handle("GET", "/v1/models/m/metadata", ""), 404, "is not a directory");
+}
+
+TEST(RestHandler, ARequestOverMaxRowsPerRequestIsRefusedNamingTheFlag) {
+  Served s("functional_mlp", ".keras", {.max_rows_per_request = 4});
+  Tensor x = load_numbered(golden("functional_mlp"), "input")[0];  // 5 rows
+  json instances = json::array();
+  for (std::int64_t i = 0; i < 5; ++i) instances.push_back(row_json(x, i));
+  expect_error(s.post("/v1/models/m:predict", json{{"instances", instances}}.dump()), 400,
+               "the request has 5 examples, more than the limit of 4 (--max_rows_per_request)");
+  expect_error(s.post("/v1/models/m:predict", json{{"inputs", values_json(x)}}.dump()), 400, "--max_rows_per_request");
+  instances.erase(instances.end() - 1);
+  EXPECT_EQ(s.post("/v1/models/m:predict", json{{"instances", instances}}.dump()).status, 200);
+  EXPECT_EQ(RestHandlerOptions{}.max_rows_per_request, 65536);
+}
+
+TEST(RestHandler, ARequestLargerThanThePredictChunkIsPredictedInChunksAndMatchesKeras) {
+  Served s("functional_mlp", ".keras");
+  ASSERT_EQ(s.manager->latest()->predict_chunk_rows(), Servable::kDefaultPredictChunkRows);
+  Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
+  Tensor y = load_numbered(golden("functional_mlp"), "output")[0];
+  // 600 rows: the 5 golden rows over and over, in chunks of 256, 256 and 88.
+  constexpr std::int64_t kRows = 600;
+  json instances = json::array();
+  for (std::int64_t i = 0; i < kRows; ++i) instances.push_back(row_json(x, i % 5));
+  RestResponse r = s.post("/v1/models/m:predict", json{{"instances", instances}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  json predictions = body_of(r)["predictions"];
+  ASSERT_EQ(predictions.size(), static_cast<std::size_t>(kRows));
+  for (std::int64_t i : {0, 4, 255, 256, 257, 511, 512, 599}) {
+    expect_close(tensor_from_json(json::array({predictions[i]}), Shape{1, 3}), y.slice_rows(i % 5, i % 5 + 1),
+                 "row " + std::to_string(i));
+  }
 }
 
 }  // namespace
