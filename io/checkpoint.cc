@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "io/safe_file.h"
 #include "models/compiled_model.h"
 
 namespace strata::io {
@@ -76,15 +77,10 @@ Tensor scalar64(std::uint64_t v) {
 
 void save_checkpoint(const std::string& path, const Model& model,
                      const optimizers::Optimizer& optimizer, const CheckpointState& state) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path target(path);
-  const std::string temp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-          .string();
+  SafeFile out(path);
   try {
     {
-      h5::File file(temp, h5::File::Mode::truncate);
+      h5::File file(out.temp_path(), h5::File::Mode::truncate);
       file.write_string_attribute("format", "strata-checkpoint");
       file.write_string_attribute("version", "1");
       write_group(file, "weights", model.weights());
@@ -101,16 +97,8 @@ void save_checkpoint(const std::string& path, const Model& model,
       s.create_dataset("train_steps", scalar64(static_cast<std::uint64_t>(state.train_steps)));
       file.close();
     }
-    if (int fd = ::open(temp.c_str(), O_RDONLY); fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-    std::error_code ec;
-    fs::rename(temp, path, ec);
-    if (ec) throw IOError("renaming '" + temp + "' over it failed: " + ec.message());
+    out.commit();
   } catch (const Error& e) {
-    std::error_code ec;
-    fs::remove(temp, ec);
     if (dynamic_cast<const ValueError*>(&e))
       throw ValueError("cannot save checkpoint '" + path + "': " + e.what());
     throw IOError("cannot save checkpoint '" + path + "': " + e.what());

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "io/safe_file.h"
 
 namespace strata::io {
 
@@ -250,21 +251,13 @@ void write_idx_uint8(const std::string& path, const std::vector<std::int64_t>& d
     throw ValueError("write_idx_uint8: dimensions " + dims_string(dims) + " hold " +
                      std::to_string(count) + " elements, got " + std::to_string(values.size()));
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw IOError("cannot create IDX file '" + path + "': " + std::strerror(errno));
-  const unsigned char magic[4] = {0, 0, 0x08, static_cast<unsigned char>(dims.size())};
-  out.write(reinterpret_cast<const char*>(magic), 4);
+  std::string bytes = {0, 0, 0x08, static_cast<char>(dims.size())};
   for (std::int64_t d : dims) {
-    const auto v = static_cast<std::uint32_t>(d);
-    const unsigned char be[4] = {static_cast<unsigned char>(v >> 24),
-                                 static_cast<unsigned char>(v >> 16),
-                                 static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
-    out.write(reinterpret_cast<const char*>(be), 4);
+    const auto v = static_cast<std::uint32_t>(d);  // big-endian
+    for (int shift : {24, 16, 8, 0}) bytes += static_cast<char>((v >> shift) & 0xff);
   }
-  out.write(reinterpret_cast<const char*>(values.data()),
-            static_cast<std::streamsize>(values.size()));
-  out.close();
-  if (!out) throw IOError("cannot write IDX file '" + path + "'");
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size());
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace strata::io

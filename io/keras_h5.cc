@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "io/safe_file.h"
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "optimizers/optimizer.h"
@@ -328,17 +329,11 @@ void save_model_h5(const Model& model, const std::string& path) {
     throw ValueError("cannot save model '" + model.name() + "' to '" + path +
                      "': it is not built yet (no Input, no data seen)");
   }
-  namespace fs = std::filesystem;
-  static std::atomic<unsigned> counter{0};
   const json config = model_to_config(model, ConfigDialect::keras2);
   const json tc = training_config_of(model);
-  const fs::path target(path);
-  const std::string temp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-          .string();
+  SafeFile out(path);
   try {
-    h5::File file(temp, h5::File::Mode::truncate);
+    h5::File file(out.temp_path(), h5::File::Mode::truncate);
     file.write_string_attribute("keras_version", kKeras2LayoutVersion);
     file.write_string_attribute("backend", "tensorflow");
     file.write_string_attribute("model_config", config.dump(), h5::StringEncoding::ascii);
@@ -349,12 +344,8 @@ void save_model_h5(const Model& model, const std::string& path) {
     if (!tc.is_null())
       write_optimizer_weights(file, model, tc.at("optimizer_config").at("class_name").get<std::string>());
     file.close();
-    std::error_code ec;
-    fs::rename(temp, path, ec);
-    if (ec) throw IOError("renaming '" + temp + "' over it failed: " + ec.message());
+    out.commit();
   } catch (const Error& e) {
-    std::error_code ec;
-    fs::remove(temp, ec);
     const std::string what = e.what();
     if (dynamic_cast<const ValueError*>(&e))
       throw ValueError("cannot save model to '" + path + "': " + what);

@@ -15,6 +15,7 @@
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/saving.h"
+#include "io/safe_file.h"
 #include "io/zip.h"
 #include "models/compiled_model.h"
 

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "io/safe_file.h"
 #include "io/zip.h"
 
 namespace strata::io {

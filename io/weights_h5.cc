@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "io/safe_file.h"
 
 namespace strata::io {
 
@@ -110,54 +111,6 @@ void write_keras3(h5::File& file, const std::vector<LayerWeights>& layers) {
     }
   }
 }
-
-// A temporary file beside `target`, removed unless commit() renamed it over `target`.
-class TempFile {
- public:
-  explicit TempFile(const std::string& target) : target_(target) {
-    static std::atomic<unsigned> counter{0};
-    const fs::path t(target);
-    std::random_device rd;
-    const std::string name = "." + t.filename().string() + ".tmp" + std::to_string(::getpid()) +
-                             "_" + std::to_string(counter++) + "_" + std::to_string(rd() % 100000);
-    path_ = (t.parent_path() / name).string();
-  }
-  ~TempFile() {
-    if (!committed_) {
-      std::error_code ec;
-      fs::remove(path_, ec);
-    }
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  const std::string& path() const { return path_; }
-
-  void commit() {
-    // Make the bytes durable before the name points at them.
-    if (int fd = ::open(path_.c_str(), O_RDONLY); fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-    std::error_code ec;
-    fs::rename(path_, target_, ec);
-    if (ec) {
-      throw IOError("cannot save weights to '" + target_ + "': renaming the temporary file '" +
-                    path_ + "' over it failed: " + ec.message());
-    }
-    committed_ = true;
-    const fs::path dir = fs::path(target_).parent_path();
-    if (int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-  }
-
- private:
-  std::string target_;
-  std::string path_;
-  bool committed_ = false;
-};
 
 // One checked (variable, value) pair; assigned only after every weight was read.
 using Pending = std::vector<std::pair<Variable, Tensor>>;
@@ -361,9 +314,9 @@ std::vector<std::string> keras3_layer_keys(const std::vector<LayerWeights>& laye
 
 void save_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers) {
   validate_for_save(path, layers);
-  TempFile temp(path);
+  SafeFile temp(path);
   try {
-    h5::File file(temp.path(), h5::File::Mode::create);
+    h5::File file(temp.temp_path(), h5::File::Mode::create);
     if (is_keras3_path(path)) {
       write_keras3(file, layers);
     } else {

@@ -42,40 +42,6 @@ std::string read_file_bytes(const std::string& path) {
   return bytes;
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  namespace fs = std::filesystem;
-  static std::atomic<unsigned> counter{0};
-  const fs::path target(path);
-  const std::string temp =
-      (target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                               std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-          .string();
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    throw IOError("cannot write '" + path + "': cannot create '" + temp +
-                  "': " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw IOError("cannot write '" + path + "': " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    ::unlink(temp.c_str());
-    throw IOError("cannot write '" + path + "': renaming '" + temp +
-                  "' over it failed: " + ec.message());
-  }
-}
-
 bool is_zip_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char sig[4] = {};

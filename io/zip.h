@@ -59,7 +59,5 @@ bool is_zip_file(const std::string& path);
 
 // Reads a whole file (IOError naming it when that fails).
 std::string read_file_bytes(const std::string& path);
-// Writes `bytes` to `path` atomically: a temporary file beside it, fsynced, renamed over it.
-void write_file_atomically(const std::string& path, const std::string& bytes);
 
 }  // namespace strata::io
