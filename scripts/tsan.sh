@@ -2,7 +2,7 @@
 # Builds the library and the suites that exercise threads with ThreadSanitizer and runs
 # their concurrency tests: one model predicting on 8 threads (models' ConcurrentPredict),
 # one Program on many execution states (core's ExecutionState), the worker pool
-# (ThreadPool, but for its fork test). CI runs it after the main suite (.ci/run).
+# (ThreadPool, but for its fork test). CI runs it before the main suite (.ci/run).
 #   bash scripts/tsan.sh
 # Environment: BUILD_DIR (default build-tsan), JOBS (default: number of cores).
 set -euo pipefail
