@@ -29,6 +29,18 @@ foreach(f include/strata/strata.h include/strata/core/tensor.h include/strata/co
   endif()
 endforeach()
 
+# The installed tools start and work from the prefix: they find the installed library.
+if(EXPECT_TOOLS)
+  foreach(tool strata-inspect strata-predict)
+    if(NOT EXISTS "${prefix}/bin/${tool}")
+      message(FATAL_ERROR "install test: bin/${tool} is missing from the installed tree")
+    endif()
+  endforeach()
+  step("run the installed strata-inspect" "${prefix}/bin/strata-inspect" "${GOLDEN_BASE}.h5")
+  step("run the installed strata-predict" "${prefix}/bin/strata-predict" "${GOLDEN_BASE}.keras"
+       "${GOLDEN_BASE}.input0.npy")
+endif()
+
 set(launcher_arg "")
 if(CXX_COMPILER_LAUNCHER)
   set(launcher_arg "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
