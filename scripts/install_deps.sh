@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs everything Strata needs to build, test, run its examples and benchmarks, with
-# apt-get on Debian 12. Safe to run again: when every package is already installed it
-# does nothing (no apt-get update) and returns at once. Runs as root, or through sudo
-# when that is available. CUDA is optional and never installed here.
+# Installs what Strata needs with apt-get on Debian 12. Safe to run again: when every
+# package is already installed it does nothing (no apt-get update) and returns at once.
+# Runs as root, or through sudo when that is available. CUDA is optional and never
+# installed here.
+#   bash scripts/install_deps.sh          # the library and the quickstart
+#   bash scripts/install_deps.sh --test   # and the tests, tools, server, examples, benchmarks
 set -euo pipefail
 
+# The library (and its CMake package) and the Fashion-MNIST quickstart.
 PACKAGES=(
   build-essential
   cmake
@@ -14,9 +17,12 @@ PACKAGES=(
   libhdf5-dev
   zlib1g-dev              # gzip-compressed IDX files (io/idx.cc)
   nlohmann-json3-dev
+  dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
+)
+# The test suite and everything else the repository builds or runs.
+TEST_PACKAGES=(
   libgtest-dev
   googletest
-  dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
   fortunes                # text corpus for examples/text_generation.cc
   libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
   graphviz                # `dot`, to render plot_model's diagrams
@@ -26,6 +32,11 @@ PACKAGES=(
   python3-requests        # the REST client tests/reference/serving_client.py (not needed by the test suite)
   python3-numpy
 )
+case "${1:-}" in
+  --test) PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+  "") ;;
+  *) echo "install_deps: unknown argument '$1' (expected nothing or --test)" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

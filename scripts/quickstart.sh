@@ -11,7 +11,12 @@ BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
 bash scripts/install_deps.sh
+# A clone anywhere reuses the compiler cache (paths hashed relative to the source root).
+export CCACHE_BASEDIR="$PWD"
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+# Only the library and the examples: the tests, tools and benchmarks need more packages
+# (scripts/install_deps.sh --test, which scripts/test.sh runs).
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_TOOLS=OFF \
+  -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_EXAMPLES=ON
 cmake --build "$BUILD_DIR" -j"$JOBS" --target fashion_mnist_mlp
 "./$BUILD_DIR/examples/fashion_mnist_mlp" "$@"

@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR=${BUILD_DIR:-build-tsan}
 JOBS=${JOBS:-$(nproc)}
 
-bash scripts/install_deps.sh
+bash scripts/install_deps.sh --test
 # A clone anywhere reuses the compiler cache: paths under the source root are hashed
 # relative to it, and the (debug-info) build directory is not hashed.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
