@@ -74,8 +74,9 @@ class Tensor {
   void gather_rows_into(std::span<const std::int64_t> rows, Tensor& out) const;
 
   // Changes shape/dtype, reusing the storage when it is large enough; contents are
-  // unspecified afterwards. Used by the executor's buffer plan. New storage goes on the
-  // tensor's device (`device` for a tensor that has none yet).
+  // unspecified afterwards. Used by the executor's buffer plan. The first form keeps the
+  // storage's device (the CPU for a tensor without storage); the second puts the storage
+  // on `device`, allocating anew when it is elsewhere.
   void reset(const Shape& shape, DType dtype);
   void reset(const Shape& shape, DType dtype, const Device& device);
   // The device pointer of a tensor on any device: for device kernels and copies only.
