@@ -5,7 +5,9 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "io/keras_class_config.h"
 #include "layers/activations.h"
+#include "layers/keras_class.h"
 
 namespace strata::io {
 
@@ -41,14 +43,20 @@ bool register_layer_config(LayerConfigEntry entry) {
 const LayerConfigEntry* find_layer_config(const std::string& class_name) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   auto it = registry().find(class_name);
-  return it == registry().end() ? nullptr : &it->second;
+  if (it != registry().end()) return &it->second;
+  // A layer that describes its own config (layers/keras_class.h): its entry is made once.
+  const layers::KerasClass* described = layers::find_keras_class(class_name);
+  if (!described) return nullptr;
+  return &registry().emplace(class_name, config_entry_for(*described)).first->second;
 }
 
 std::vector<std::string> registered_layer_classes() {
   std::lock_guard<std::mutex> lock(registry_mutex());
   std::vector<std::string> names{"Functional", "Model", "Sequential"};
   for (const auto& [name, e] : registry()) names.push_back(name);
+  for (const auto& name : layers::keras_class_names()) names.push_back(name);
   std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 
 namespace strata::activations {
 
@@ -30,6 +31,30 @@ Output gelu(Output x, bool approximate) {
   return ops::mul(ops::mul(x, 0.5f), ops::add(ops::erf(ops::mul(x, static_cast<float>(M_SQRT1_2))), 1.0f));
 }
 
+// Masks as values: the comparison ops have no gradient, so x * [x > 0] passes x's
+// gradient exactly where the mask is 1, which is how TF places gradients at the kinks.
+namespace {
+Output above(Output x, float v) { return ops::greater(x, ops::constant(*x.graph, v)); }
+Output below(Output x, float v) { return ops::less(x, ops::constant(*x.graph, v)); }
+Output at_least(Output x, float v) { return ops::greater_equal(x, ops::constant(*x.graph, v)); }
+}  // namespace
+
+Output relu6(Output x) {
+  // TF's relu6: gradient 1 only strictly inside (0, 6).
+  return ops::add(ops::mul(ops::mul(x, above(x, 0.0f)), below(x, 6.0f)), ops::mul(at_least(x, 6.0f), 6.0f));
+}
+
+Output glu(Output x) {
+  // a * sigmoid(b), a and b the two halves of the last axis.
+  const Shape& s = x.shape();
+  const std::int64_t n = s.rank() ? s.dims().back() : 0;
+  if (n == kUnknownDim || n % 2 != 0)
+    throw ShapeError("glu needs an even, known last dimension, got " + s.to_string());
+  std::vector<std::int64_t> none(s.rank(), 0), half = none;
+  half.back() = n / 2;
+  return ops::mul(ops::crop(x, none, half), ops::sigmoid(ops::crop(x, half, none)));
+}
+
 namespace {
 
 using Fn = std::function<Output(Output)>;
@@ -42,22 +67,58 @@ const std::map<std::string, Fn>& table() {
       {"tanh", [](Output x) { return ops::tanh(x); }},
       {"softmax", [](Output x) { return ops::softmax(x, -1); }},
       {"elu", [](Output x) { return elu(x); }},
+      // TF's selu: the positive branch owns x == 0 (gradient scale there).
       {"selu",
-       [](Output x) { return ops::mul(elu(x, 1.6732632423543772f), 1.0507009873554805f); }},
+       [](Output x) {
+         const Output negative = ops::mul(ops::sub(ops::exp(ops::minimum(x, 0.0f)), 1.0f), 1.6732632423543772f);
+         return ops::mul(ops::add(ops::mul(x, at_least(x, 0.0f)), ops::mul(negative, below(x, 0.0f))),
+                         1.0507009873554805f);
+       }},
       {"gelu", [](Output x) { return gelu(x, false); }},
       {"softplus", [](Output x) { return ops::softplus(x); }},
       {"softsign", [](Output x) { return ops::div(x, ops::add(ops::abs(x), 1.0f)); }},
       {"swish", [](Output x) { return ops::mul(x, ops::sigmoid(x)); }},
       {"silu", [](Output x) { return ops::mul(x, ops::sigmoid(x)); }},
       {"leaky_relu", [](Output x) { return leaky_relu(x); }},
-      {"hard_sigmoid", [](Output x) { return ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f); }},
+      {"hard_sigmoid", [](Output x) { return ops::div(relu6(ops::add(x, 3.0f)), 6.0f); }},
       {"hard_sigmoid_keras2", [](Output x) { return ops::clip(ops::add(ops::mul(x, 0.2f), 0.5f), 0.0f, 1.0f); }},
       {"exponential", [](Output x) { return ops::exp(x); }},
-      {"relu6", [](Output x) { return ops::minimum(ops::relu(x), 6.0f); }},
+      {"relu6", [](Output x) { return relu6(x); }},
       {"mish", [](Output x) { return ops::mul(x, ops::tanh(ops::softplus(x))); }},
       {"log_softmax", [](Output x) { return ops::log_softmax(x, -1); }},
-      {"hard_silu", [](Output x) { return ops::mul(x, ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f)); }},
-      {"hard_swish", [](Output x) { return ops::mul(x, ops::clip(ops::add(ops::div(x, 6.0f), 0.5f), 0.0f, 1.0f)); }},
+      {"hard_silu", [](Output x) { return ops::mul(x, ops::div(relu6(ops::add(x, 3.0f)), 6.0f)); }},
+      {"hard_swish", [](Output x) { return ops::mul(x, ops::div(relu6(ops::add(x, 3.0f)), 6.0f)); }},
+      // Keras 3's newer names (keras.activations), in Keras's formulas.
+      // TF: max(0, x) + min(0, exp(x) - 1), both sides passing gradient at 0 (celu'(0) = 2).
+      {"celu",
+       [](Output x) {
+         const Output negative = ops::sub(ops::exp(ops::minimum(x, 0.0f)), 1.0f);
+         return ops::add(ops::mul(x, at_least(x, 0.0f)), ops::mul(negative, ops::less_equal(x, ops::constant(*x.graph, 0.0f))));
+       }},
+      {"glu", [](Output x) { return glu(x); }},
+      {"hard_shrink", [](Output x) { return ops::mul(x, ops::greater(ops::abs(x), ops::constant(*x.graph, 0.5f))); }},
+      {"soft_shrink",
+       [](Output x) {
+         Graph& g = *x.graph;
+         return ops::add(ops::mul(ops::sub(x, 0.5f), ops::greater(x, ops::constant(g, 0.5f))),
+                         ops::mul(ops::add(x, 0.5f), ops::less(x, ops::constant(g, -0.5f))));
+       }},
+      {"hard_tanh", [](Output x) { return ops::clip(x, -1.0f, 1.0f); }},
+      {"log_sigmoid", [](Output x) { return ops::neg(ops::softplus(ops::neg(x))); }},
+      {"sparse_plus",
+       [](Output x) {
+         // (x + 1)^2 / 4 on [-1, 1], 0 below, x above.
+         return ops::add(ops::mul(ops::square(ops::add(ops::clip(x, -1.0f, 1.0f), 1.0f)), 0.25f),
+                         ops::relu(ops::sub(x, 1.0f)));
+       }},
+      {"sparse_sigmoid",
+       [](Output x) {
+         // (x + 1) / 2 strictly inside (-1, 1), 1 from 1 up: gradient 0 at the ends, as TF.
+         return ops::add(ops::mul(ops::mul(ops::mul(ops::add(x, 1.0f), 0.5f), above(x, -1.0f)), below(x, 1.0f)),
+                         at_least(x, 1.0f));
+       }},
+      {"squareplus", [](Output x) { return ops::mul(ops::add(x, ops::sqrt(ops::add(ops::square(x), 4.0f))), 0.5f); }},
+      {"tanh_shrink", [](Output x) { return ops::sub(x, ops::tanh(x)); }},
   };
   return t;
 }

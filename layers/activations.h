@@ -21,5 +21,7 @@ std::vector<std::string> names();
 Output elu(Output x, float alpha = 1.0f);
 Output leaky_relu(Output x, float negative_slope = 0.2f);
 Output gelu(Output x, bool approximate = false);
+Output glu(Output x);
+Output relu6(Output x);  // TF's: gradient 1 strictly inside (0, 6)
 
 }  // namespace strata::activations

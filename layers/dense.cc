@@ -40,4 +40,11 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
 Dense::Dense(std::int64_t units, DenseOptions options)
     : Layer(std::make_shared<DenseImpl>(units, std::move(options))) {}
 
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units))
+        .unmodeled({"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+                    "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

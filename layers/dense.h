@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -13,6 +14,14 @@ struct DenseOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = DenseOptions;
+    return std::tuple{keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("kernel_initializer", &O::kernel_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer)};
+  }
 };
 
 class DenseImpl : public LayerImpl {

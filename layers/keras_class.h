@@ -1,0 +1,279 @@
+// A layer class's Keras config, declared once beside the layer: which constructor
+// arguments and which options fields are which Keras config keys. The options struct's
+// member initializers are the only place a default is written; io turns a description
+// into Keras JSON both ways (io/keras_class_config.cc), so a new layer is its header,
+// its source and its test. Nothing here knows JSON.
+//
+//   struct DenseOptions {
+//     std::string activation; ...
+//     static constexpr auto keras_fields() {
+//       return std::tuple{keras_field("activation", &DenseOptions::activation, Spelling::activation),
+//                         keras_field("use_bias", &DenseOptions::use_bias), ...};
+//     }
+//   };
+//   // dense.cc
+//   const bool registered = register_keras_class(
+//       describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units))
+//           .unmodeled({"kernel_regularizer", ...}));
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/error.h"
+#include "layers/conv_utils.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+// How a value is spelled in Keras's JSON beyond what its C++ type says.
+enum class Spelling {
+  plain,
+  activation,   // "" is written "linear"; Keras 2 files' hard_sigmoid is Keras 2's
+  data_format,  // "" is written "channels_last"; null reads as ""
+  padding,      // a padding mode, lower-cased when read
+  window1,      // a 1-D window (strides, dilation_rate): written [n], read from n or [n]
+};
+
+// What a decoded config value is. Integer tuples (IntPair), lists and shapes are int
+// vectors (a shape's None is kUnknownDim).
+enum class ValueKind {
+  boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer
+};
+
+using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
+                                 std::vector<std::int64_t>, Initializer, std::vector<double>>;
+
+struct FieldSpec {
+  std::string key;
+  ValueKind kind = ValueKind::integer;
+  int arity = 0;          // int_tuple: its length (a single int means all equal)
+  bool nullable = false;  // std::optional: null means "not set"
+  Spelling spelling = Spelling::plain;
+  std::string keras2_key;  // the key's older name in Keras 2 files ("alpha"), read if present
+};
+
+// --- C++ type <-> ConfigValue ------------------------------------------------------------
+
+template <typename T>
+struct ConfigTraits;  // a field of an unsupported type fails to compile here
+
+template <>
+struct ConfigTraits<bool> {
+  static constexpr ValueKind kind = ValueKind::boolean;
+  static ConfigValue to(bool v) { return v; }
+  static bool from(const ConfigValue& v) { return std::get<bool>(v); }
+};
+template <typename Int>
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+struct ConfigTraits<Int> {
+  static constexpr ValueKind kind = ValueKind::integer;
+  static ConfigValue to(Int v) { return static_cast<std::int64_t>(v); }
+  static Int from(const ConfigValue& v) { return static_cast<Int>(std::get<std::int64_t>(v)); }
+};
+template <>
+struct ConfigTraits<double> {
+  static constexpr ValueKind kind = ValueKind::number;
+  static ConfigValue to(double v) { return v; }
+  static double from(const ConfigValue& v) { return std::get<double>(v); }
+};
+template <>
+struct ConfigTraits<std::string> {
+  static constexpr ValueKind kind = ValueKind::string;
+  static ConfigValue to(const std::string& v) { return v; }
+  static std::string from(const ConfigValue& v) { return std::get<std::string>(v); }
+};
+template <>
+struct ConfigTraits<Initializer> {
+  static constexpr ValueKind kind = ValueKind::initializer;
+  static ConfigValue to(const Initializer& v) { return v; }
+  static Initializer from(const ConfigValue& v) { return std::get<Initializer>(v); }
+};
+template <>
+struct ConfigTraits<IntPair> {
+  static constexpr ValueKind kind = ValueKind::int_tuple;
+  static constexpr int arity = 2;
+  static ConfigValue to(const IntPair& v) { return v.vec(); }
+  static IntPair from(const ConfigValue& v) {
+    const auto& x = std::get<std::vector<std::int64_t>>(v);
+    return {x.at(0), x.at(1)};
+  }
+};
+template <>
+struct ConfigTraits<std::vector<std::int64_t>> {
+  static constexpr ValueKind kind = ValueKind::int_list;
+  static ConfigValue to(const std::vector<std::int64_t>& v) { return v; }
+  static std::vector<std::int64_t> from(const ConfigValue& v) {
+    return std::get<std::vector<std::int64_t>>(v);
+  }
+};
+template <>
+struct ConfigTraits<std::vector<double>> {
+  static constexpr ValueKind kind = ValueKind::number_list;
+  static ConfigValue to(const std::vector<double>& v) { return v; }
+  static std::vector<double> from(const ConfigValue& v) { return std::get<std::vector<double>>(v); }
+};
+template <>
+struct ConfigTraits<Shape> {
+  static constexpr ValueKind kind = ValueKind::shape;
+  static ConfigValue to(const Shape& v) { return v.dims(); }
+  static Shape from(const ConfigValue& v) { return Shape(std::get<std::vector<std::int64_t>>(v)); }
+};
+template <typename T>
+struct ConfigTraits<std::optional<T>> {
+  static constexpr ValueKind kind = ConfigTraits<T>::kind;
+  static ConfigValue to(const std::optional<T>& v) {
+    return v ? ConfigTraits<T>::to(*v) : ConfigValue{};
+  }
+  static std::optional<T> from(const ConfigValue& v) {
+    if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
+    return ConfigTraits<T>::from(v);
+  }
+};
+
+template <typename T>
+struct is_optional : std::false_type {};
+template <typename T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+// The length of a tuple type (IntPair: 2); 0 for everything else.
+template <typename T>
+constexpr int arity_of() {
+  if constexpr (is_optional<T>::value) {
+    return arity_of<typename T::value_type>();
+  } else if constexpr (requires { ConfigTraits<T>::arity; }) {
+    return ConfigTraits<T>::arity;
+  } else {
+    return 0;
+  }
+}
+
+// One config key and the member that holds it.
+template <typename Owner, typename T>
+struct KerasField {
+  const char* key;
+  T Owner::*member;
+  Spelling spelling = Spelling::plain;
+  const char* keras2_key = "";
+
+  FieldSpec spec() const {
+    return {key, ConfigTraits<T>::kind, arity_of<T>(), is_optional<T>::value, spelling, keras2_key};
+  }
+  // The same field, also read from its Keras 2 name.
+  constexpr KerasField also_read_as(const char* old_key) const {
+    KerasField f = *this;
+    f.keras2_key = old_key;
+    return f;
+  }
+};
+
+template <typename Owner, typename T>
+constexpr KerasField<Owner, T> keras_field(const char* key, T Owner::*member,
+                                           Spelling spelling = Spelling::plain) {
+  return {key, member, spelling};
+}
+
+// What io hands a description when reading: the config's values, decoded per FieldSpec.
+class ConfigSource {
+ public:
+  virtual ~ConfigSource() = default;
+  // The value of `field`; nullopt when the config lacks the key (or, for a field that is
+  // not nullable, holds null). Throws ValueError naming the layer and key on a bad value.
+  virtual std::optional<ConfigValue> get(const FieldSpec& field) const = 0;
+  virtual std::string name() const = 0;
+  // "Dense 'dense_1'" (and the file), for messages.
+  virtual std::string where() const = 0;
+};
+
+// A layer class as Keras's config sees it (type-erased; made by describe_layer).
+struct KerasClass {
+  std::string class_name;
+  std::string module = "keras.layers";
+  std::vector<FieldSpec> fields;  // constructor arguments, then options, in Keras's order
+  // Keys Keras writes that only shape training here (regularizers, constraints): written
+  // null; a file's values are accepted and not applied.
+  std::vector<std::string> unmodeled_keys;
+  // Keys whose non-null values Strata cannot honour: written null, refused when set.
+  std::vector<std::string> refused_keys;
+  std::function<std::vector<ConfigValue>(const LayerImpl&)> values;  // parallel to fields
+  std::function<Layer(const ConfigSource&)> make;
+
+  KerasClass& unmodeled(std::vector<std::string> keys) {
+    unmodeled_keys = std::move(keys);
+    return *this;
+  }
+  KerasClass& refused(std::vector<std::string> keys) {
+    refused_keys = std::move(keys);
+    return *this;
+  }
+};
+
+// Registers (or replaces) a description; returns true for use in a static initializer.
+bool register_keras_class(KerasClass description);
+// nullptr when no layer described this class.
+const KerasClass* find_keras_class(const std::string& class_name);
+std::vector<std::string> keras_class_names();
+
+namespace detail {
+
+template <typename T>
+ConfigValue to_value(const T& v) {
+  return ConfigTraits<T>::to(v);
+}
+
+// An argument: its key is required.
+template <typename T, typename Owner>
+T read_required(const ConfigSource& src, const KerasField<Owner, T>& f) {
+  std::optional<ConfigValue> v = src.get(f.spec());
+  if (!v) throw ValueError(src.where() + ": config has no '" + f.key + "'");
+  return ConfigTraits<T>::from(*v);
+}
+
+// An option: absent keys keep the options struct's default.
+template <typename Options, typename T>
+void read_optional(const ConfigSource& src, const KerasField<Options, T>& f, Options& o) {
+  if (std::optional<ConfigValue> v = src.get(f.spec())) o.*(f.member) = ConfigTraits<T>::from(*v);
+}
+
+}  // namespace detail
+
+// The description of LayerT (whose constructor takes the argument fields' values, then
+// Options) from ImplT's members. Arguments are required keys; options keys are optional
+// and default to the Options struct's initializers.
+template <typename LayerT, typename ImplT, typename Options, typename... Args>
+KerasClass describe_layer(std::string class_name, Options ImplT::*options,
+                          KerasField<ImplT, Args>... args) {
+  KerasClass k;
+  k.class_name = std::move(class_name);
+  const auto option_fields = Options::keras_fields();
+  (k.fields.push_back(args.spec()), ...);
+  std::apply([&](const auto&... f) { (k.fields.push_back(f.spec()), ...); }, option_fields);
+
+  k.values = [=](const LayerImpl& impl) {
+    const auto& l = static_cast<const ImplT&>(impl);
+    const Options& o = l.*options;
+    std::vector<ConfigValue> out;
+    (out.push_back(detail::to_value(l.*(args.member))), ...);
+    std::apply([&](const auto&... f) { (out.push_back(detail::to_value(o.*(f.member))), ...); },
+               option_fields);
+    return out;
+  };
+  k.make = [=](const ConfigSource& src) -> Layer {
+    Options o;
+    if constexpr (requires { o.name; }) o.name = src.name();
+    std::apply(
+        [&](const auto&... f) { (detail::read_optional(src, f, o), ...); }, option_fields);
+    // Braced: the arguments are read in declaration order.
+    std::tuple<Args...> values{detail::read_required(src, args)...};
+    return std::apply([&](auto&... a) -> Layer { return LayerT(a..., o); }, values);
+  };
+  return k;
+}
+
+}  // namespace strata::layers

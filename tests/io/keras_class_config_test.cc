@@ -1,0 +1,107 @@
+// Layers that describe their own config (layers/keras_class.h): every field written once
+// with its value, absent keys read as the options struct's defaults, Keras 2 key names,
+// and bad values refused with the layer and key named.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "io/layer_config.h"
+#include "layers/dense.h"
+#include "layers/elu.h"
+#include "layers/identity.h"
+#include "layers/leaky_relu.h"
+#include "layers/normalization.h"
+#include "layers/prelu.h"
+#include "layers/relu.h"
+#include "layers/rescaling.h"
+#include "layers/softmax.h"
+
+using namespace strata;
+using io::json;
+
+namespace {
+
+Layer from(const std::string& cls, const std::string& config, int keras_major = 3) {
+  return io::layer_from_config(json{{"class_name", cls}, {"config", json::parse(config)}},
+                               {.keras_major = keras_major});
+}
+
+// config -> layer -> config -> layer -> config: the two configs are equal.
+json round_trip(const Layer& layer) {
+  json first = io::layer_config(layer);
+  json second = io::layer_config(from(layer.class_name(), first.dump()));
+  EXPECT_EQ(first, second) << layer.class_name();
+  return first;
+}
+
+}  // namespace
+
+TEST(KerasClassConfig, DenseWritesEveryKeyOnce) {
+  json c = round_trip(layers::Dense(3, {.activation = "relu", .use_bias = false, .name = "d"}));
+  EXPECT_EQ(c["units"], 3);
+  EXPECT_EQ(c["activation"], "relu");
+  EXPECT_EQ(c["use_bias"], false);
+  EXPECT_EQ(c["kernel_initializer"]["class_name"], "GlorotUniform");
+  EXPECT_TRUE(c["kernel_regularizer"].is_null());
+  EXPECT_EQ(c["name"], "d");
+}
+
+TEST(KerasClassConfig, AbsentKeysTakeTheOptionsDefaults) {
+  auto d = from("Dense", R"({"name": "x", "units": 2})");
+  json c = io::layer_config(d);
+  EXPECT_EQ(c["activation"], "linear");
+  EXPECT_EQ(c["use_bias"], true);
+  EXPECT_EQ(c["bias_initializer"]["class_name"], "Zeros");
+  auto relu = from("ReLU", R"({"name": "r"})");
+  EXPECT_TRUE(io::layer_config(relu)["max_value"].is_null());
+  EXPECT_EQ(io::layer_config(from("LeakyReLU", "{}"))["negative_slope"], 0.3);
+}
+
+TEST(KerasClassConfig, NewClassesRoundTrip) {
+  round_trip(layers::ReLU({.max_value = 6.0, .negative_slope = 0.1, .threshold = 0.5}));
+  round_trip(layers::LeakyReLU({.negative_slope = 0.01}));
+  round_trip(layers::PReLU({.shared_axes = std::vector<std::int64_t>{1, 2}}));
+  round_trip(layers::ELU({.alpha = 0.5}));
+  round_trip(layers::Softmax({.axis = 1}));
+  round_trip(layers::Identity());
+  json r = round_trip(layers::Rescaling(1.0 / 255, {.offset = 0.5}));
+  EXPECT_DOUBLE_EQ(r["scale"].get<double>(), 1.0 / 255);
+  json n = round_trip(layers::Normalization({.mean = std::vector<double>{1, 2}, .variance = std::vector<double>{3, 4}}));
+  EXPECT_EQ(n["axis"], json::array({-1}));
+  EXPECT_EQ(n["mean"], json::array({1.0, 2.0}));
+}
+
+TEST(KerasClassConfig, ReadsKeras2KeyNames) {
+  // tf.keras 2 wrote LeakyReLU's slope as "alpha".
+  json c = io::layer_config(from("LeakyReLU", R"({"name": "l", "alpha": 0.2})", 2));
+  EXPECT_EQ(c["negative_slope"], 0.2);
+  EXPECT_FALSE(c.contains("alpha"));
+}
+
+TEST(KerasClassConfig, NormalizationReadsScalarsAndNestedLists) {
+  json c = io::layer_config(from("Normalization", R"({"axis": -1, "mean": 0.5, "variance": [[2.0]]})"));
+  EXPECT_EQ(c["mean"], json::array({0.5}));
+  EXPECT_EQ(c["variance"], json::array({2.0}));
+  EXPECT_EQ(io::layer_config(from("Normalization", R"({"axis": []})"))["axis"], json::array());
+}
+
+TEST(KerasClassConfig, BadValuesNameTheLayerAndKey) {
+  try {
+    from("Dense", R"({"name": "head", "units": "ten"})");
+    FAIL() << "no exception";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Dense 'head'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'units'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(from("Dense", R"({"name": "head"})"), ValueError);  // units is required
+  EXPECT_THROW(from("ReLU", R"({"max_value": "six"})"), ValueError);
+  EXPECT_THROW(from("PReLU", R"({"shared_axes": [1, "x"]})"), ValueError);
+  EXPECT_THROW(from("Dense", R"({"units": 2, "use_bias": 1})"), ValueError);
+  EXPECT_THROW(from("Dense", R"({"units": 2, "activation": "no_such_fn"})"), NotImplementedError);
+}
+
+TEST(KerasClassConfig, DescribedClassesAreListedAsSupported) {
+  const auto names = io::registered_layer_classes();
+  for (const char* cls : {"Dense", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Identity",
+                          "Rescaling", "Normalization"})
+    EXPECT_NE(std::find(names.begin(), names.end(), cls), names.end()) << cls;
+}

@@ -1,0 +1,27 @@
+// docs/layers.md's supported rows are exactly the classes the library can load and save.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "io/layer_config.h"
+
+TEST(LayersDoc, SupportedRowsAreTheRegisteredClasses) {
+  std::ifstream f(std::string(STRATA_TEST_DATA) + "/../../docs/layers.md");
+  ASSERT_TRUE(f) << "cannot open docs/layers.md";
+  std::set<std::string> documented;
+  std::string line;
+  while (std::getline(f, line)) {
+    // "| Dense | supported | |"
+    std::istringstream row(line);
+    std::string bar, cls, status;
+    if (!(row >> bar >> cls >> bar >> status) || status != "supported") continue;
+    documented.insert(cls);
+  }
+  const auto names = strata::io::registered_layer_classes();
+  const std::set<std::string> registered(names.begin(), names.end());
+  for (const auto& c : registered) EXPECT_TRUE(documented.count(c)) << c << " is not in docs/layers.md";
+  for (const auto& c : documented) EXPECT_TRUE(registered.count(c)) << c << " is documented but not registered";
+}
