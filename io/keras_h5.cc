@@ -120,7 +120,7 @@ bool slots_in_keras2_order(const optimizers::Optimizer& opt,
 
 // tf.keras 2's slot names for Keras 3's ("momentum" of Adam is "m").
 std::string keras2_slot_name(const std::string& cls, const std::string& slot) {
-  if (cls == "Adam" || cls == "Adamax" || cls == "Nadam") {
+  if (cls == "Adam" || cls == "AdamW" || cls == "Adamax" || cls == "Nadam") {
     if (slot == "momentum") return "m";
     if (slot == "velocity") return "v";
     if (slot == "velocity_hat") return "vhat";
@@ -310,7 +310,7 @@ Model load_model_h5(const std::string& path, bool compile) {
     const json tc = parse_json(file.read_string_attribute("training_config"),
                                "'" + path + "' attribute '/training_config'");
     std::string why;
-    if (!compile_from_config(model, tc, why)) {
+    if (!compile_from_config(model, tc, "'" + path + "' training_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
     } else if (file.has_group("optimizer_weights")) {
       if (!restore_optimizer_weights(file, model, why)) {

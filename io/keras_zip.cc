@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
+#include "io/optimizer_config.h"
 #include "io/saving.h"
 #include "io/safe_file.h"
 #include "io/zip.h"
@@ -125,11 +126,7 @@ std::string now_string() {
 json compile_config_of(const Model& model) {
   json tc = training_config_of(model);
   if (tc.is_null()) return nullptr;
-  json opt = tc["optimizer_config"];
-  return json{{"optimizer", json{{"module", "keras.optimizers"},
-                                 {"class_name", opt["class_name"]},
-                                 {"config", opt["config"]},
-                                 {"registered_name", nullptr}}},
+  return json{{"optimizer", keras3_optimizer_object(model.optimizer())},
               {"loss", tc["loss"]},
               {"loss_weights", tc["loss_weights"]},
               {"metrics", tc["metrics"]},
@@ -267,7 +264,7 @@ Model load_model_keras(const std::string& path, bool compile) {
     json tc = cc;
     tc["optimizer_config"] = cc.value("optimizer", json());
     std::string why;
-    if (!compile_from_config(model, tc, why)) {
+    if (!compile_from_config(model, tc, "'" + path + "' compile_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
     } else if (zip.contains("model.weights.h5")) {
       load_optimizer_state(model, zip, path);
