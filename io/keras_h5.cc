@@ -191,8 +191,6 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
     const h5::Group g = file.open_group("optimizer_weights");
     const std::vector<std::string> names = g.read_string_list_attribute("weight_names");
     optimizers::Optimizer opt = model.optimizer();
-    std::vector<optimizers::SlotVariable> ours;
-    if (!slots_in_keras2_order(opt, ours, why)) return false;
     bool have_iterations = false;
     std::int64_t iterations = 0;
     std::vector<h5::Dataset> stored;
@@ -220,6 +218,13 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
       why = "no iteration count among its " + std::to_string(names.size()) + " weights";
       return false;
     }
+    if (stored.empty()) {  // an optimizer Keras never built: its iteration count alone
+      opt.impl().iterations().value().data<std::int64_t>()[0] = iterations;
+      opt.impl().update_learning_rate();
+      return true;
+    }
+    std::vector<optimizers::SlotVariable> ours;
+    if (!slots_in_keras2_order(opt, ours, why)) return false;
     if (stored.size() >= 2 && slots_interleaved(stored_names[0], stored_names[1]))
       ours = opt.impl().slot_variables();
     if (stored.size() < ours.size()) {
