@@ -8,7 +8,8 @@
 //   a non-zero legacy "decay" as InverseTimeDecay(lr, decay_steps 1, decay) (Keras 2's
 //   lr / (1 + decay·iterations)), tf.keras's "jit_compile" and "is_legacy_optimizer"
 //   ignored (no effect on the math), "Custom>Adam" read as Adam. Keras 2's Nadam
-//   momentum-schedule decay is refused with a warning: Strata's Nadam is Keras 3's.
+//   momentum-schedule decay is ignored with a warning, as Keras 3 does: Strata's Nadam
+//   is Keras 3's.
 // - Errors name the file and the key: ValueError for a malformed config (wrong type,
 //   unknown key, bad value), NotImplementedError for a class or an option Strata does not
 //   have (use_ema true, loss_scale_factor, gradient_accumulation_steps). Either way the
