@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "io/op_layer_config.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
 
@@ -43,6 +44,7 @@ json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inpu
 }
 
 json object_of(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
+  if (is_op_layer(layer)) return op_layer_object(layer);
   if (is_model_class(layer.class_name()))
     return model_to_config(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())));
   return layer_object(layer, first_inputs);
@@ -83,7 +85,9 @@ json functional_config(const Model& model) {
     for (const LayerCall* c : calls) {
       if (c->inputs.empty()) continue;  // an InputLayer's own node
       json args = json::array();
-      if (c->inputs.size() == 1) {
+      if (is_op_layer(layer)) {
+        args = op_layer_args(layer, [&](std::size_t i) { return tensor_ref(c->inputs.at(i)); });
+      } else if (c->inputs.size() == 1) {
         args.push_back(tensor_ref(c->inputs[0]));
       } else {
         json list = json::array();
@@ -190,7 +194,9 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
     return out;
   }
   if (!node.is_array()) throw ValueError(where + ": invalid inbound node " + node.dump());
-  for (const auto& t : node) out.push_back(ref_from_triple(t, where));  // Keras 2
+  // Keras 2: a list of ["layer", node, index, kwargs]; tf.keras's TFOpLambda writes one bare.
+  if (!node.empty() && node[0].is_string()) return {ref_from_triple(node, where)};
+  for (const auto& t : node) out.push_back(ref_from_triple(t, where));
   return out;
 }
 
@@ -223,23 +229,42 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   std::map<std::string, std::size_t> index_of;
   std::map<std::string, std::vector<std::vector<KerasTensor>>> outputs;  // layer -> node -> tensors
   for (const auto& entry : entries) {
-    Layer layer = any_layer_from_config(entry, ctx);
+    Layer layer = is_op_entry(entry) ? op_layer_from_entry(entry, ctx) : any_layer_from_config(entry, ctx);
     const std::string name = entry.contains("name") && entry["name"].is_string()
                                  ? entry["name"].get<std::string>()
                                  : layer.name();
     Pending p{layer, {}, 0};
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
+      if (entry.value("class_name", "") == "TFOpLambda") {  // y = another tensor
+        for (const auto& t : tf_op_lambda_kwarg_tensors(node))
+          p.nodes.back().push_back(ref_from_triple(t, where + " layer '" + name + "'"));
+      }
     }
     if (layer.class_name() == "InputLayer") outputs[name].push_back({input_tensor(layer)});
     if (!index_of.emplace(name, pending.size()).second)
       throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
+  // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
+  // node 0 links its own input to its output and is not saved); Keras 3 from 0.
+  std::map<std::string, int> first_node;
+  if (ctx.keras_major < 3) {
+    for (const auto& entry : entries) {
+      const std::string cls = entry.value("class_name", "");
+      const json c = entry.value("config", json::object());
+      const json inner = c.is_object() ? c.value("layers", json::array()) : json::array();
+      const bool has_input = cls == "Functional" || cls == "Model" ||
+                             (!inner.empty() && inner[0].value("class_name", "") == "InputLayer");
+      if (is_model_class(cls) && has_input && c.is_object())
+        first_node[entry.value("name", c.value("name", ""))] = 1;
+    }
+  }
   auto lookup = [&](const TensorRef& r, const std::string& reader) -> const KerasTensor* {
     auto it = outputs.find(r.layer);
-    if (it == outputs.end() || r.node >= static_cast<int>(it->second.size())) return nullptr;
-    const auto& ts = it->second[static_cast<std::size_t>(r.node)];
+    const int node = r.node - (first_node.count(r.layer) ? first_node.at(r.layer) : 0);
+    if (it == outputs.end() || node < 0 || node >= static_cast<int>(it->second.size())) return nullptr;
+    const auto& ts = it->second[static_cast<std::size_t>(node)];
     if (r.index < 0 || r.index >= static_cast<int>(ts.size())) {
       throw ValueError(where + ": layer '" + reader + "' reads output " + std::to_string(r.index) +
                        " of '" + r.layer + "', which has " + std::to_string(ts.size()));
@@ -410,7 +435,55 @@ json model_to_config(const Model& model, ConfigDialect dialect) {
   return dialect == ConfigDialect::keras2 ? to_keras2_config(obj) : obj;
 }
 
+namespace {
+
+// The names of a model config's nested models that have their own InputLayer: tf.keras
+// numbers their nodes from 1 (see functional_from_config).
+std::set<std::string> nested_models_with_inputs(const json& layers) {
+  std::set<std::string> out;
+  for (const auto& entry : layers) {
+    const std::string cls = entry.value("class_name", "");
+    const json c = entry.value("config", json::object());
+    if (!is_model_class(cls) || !c.is_object()) continue;
+    const json inner = c.value("layers", json::array());
+    if (cls == "Functional" || cls == "Model" ||
+        (!inner.empty() && inner[0].value("class_name", "") == "InputLayer"))
+      out.insert(entry.value("name", c.value("name", "")));
+  }
+  return out;
+}
+
+// Adds 1 to the node index of every ["layer", node, index(, kwargs)] naming one of `shifted`.
+void shift_refs(json& v, const std::set<std::string>& shifted) {
+  if (!v.is_array()) return;
+  if (v.size() >= 3 && v[0].is_string() && v[1].is_number_integer()) {
+    if (shifted.count(v[0].get<std::string>())) v[1] = v[1].get<int>() + 1;
+    return;
+  }
+  for (auto& x : v) shift_refs(x, shifted);
+}
+
+}  // namespace
+
 json to_keras2_config(const json& v) {
+  if (v.is_object() && v.contains("layers") && v["layers"].is_array() && v.contains("output_layers")) {
+    // A functional model: convert, then number nested models' nodes as tf.keras does.
+    json plain = v;
+    plain.erase("layers");
+    json out = to_keras2_config(plain);
+    json layers = to_keras2_config(v["layers"]);
+    const std::set<std::string> shifted = nested_models_with_inputs(layers);
+    if (!shifted.empty()) {
+      for (auto& entry : layers)
+        if (entry.contains("inbound_nodes")) shift_refs(entry["inbound_nodes"], shifted);
+      for (const char* key : {"input_layers", "output_layers"})
+        if (out.contains(key)) shift_refs(out[key], shifted);
+    }
+    json ordered = json::object();
+    for (auto it = v.begin(); it != v.end(); ++it)
+      ordered[it.key()] = it.key() == "layers" ? layers : out[it.key()];
+    return ordered;
+  }
   if (v.is_array()) {
     json out = json::array();
     for (const auto& x : v) out.push_back(to_keras2_config(x));
@@ -423,6 +496,7 @@ json to_keras2_config(const json& v) {
     const json& h = v["config"]["keras_history"];
     return json::array({h[0], h[1], h[2], json::object()});
   }
+  if (is_op_entry(v)) return op_entry_to_tf_op_lambda(v);
   json out = json::object();
   const bool wrapper = v.contains("class_name") && v.contains("config") && v.contains("module");
   for (auto it = v.begin(); it != v.end(); ++it) {

@@ -58,8 +58,10 @@ std::string detect_model_format(const std::string& path) {
         "'" + path +
         "' is a directory (a TensorFlow SavedModel?); Strata loads .h5 and .keras files");
   }
-  if (h5::is_hdf5_file(path)) return "hdf5";
+  // ZIP first: a .keras archive stores model.weights.h5 uncompressed, and when that lands
+  // at offset 512, 1024, ... HDF5 finds its signature there (HDF5 allows a user block).
   if (is_zip_file(path)) return "zip";
+  if (h5::is_hdf5_file(path)) return "hdf5";
   const std::string head = head_of(path, 200);
   if (head.starts_with("version https://git-lfs")) {
     throw ValueError(
