@@ -263,6 +263,8 @@ std::vector<json> tf_op_lambda_kwarg_tensors(const json& node) {
   return out;
 }
 
+bool tf_op_lambda_supported(const std::string& function) { return tf_functions().count(function) > 0; }
+
 bool is_op_layer(const Layer& layer) {
   return dynamic_cast<const layers::OpLayerImpl*>(&layer.impl()) != nullptr;
 }

@@ -20,6 +20,9 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx);
 // which come after the node's first tensor.
 std::vector<json> tf_op_lambda_kwarg_tensors(const json& node);
 
+// Whether a TFOpLambda calling this TensorFlow function ("math.multiply") loads.
+bool tf_op_lambda_supported(const std::string& function);
+
 bool is_op_layer(const Layer& layer);
 // Keras 3's entry object for an op layer ("module", "class_name", "config", "registered_name").
 json op_layer_object(const Layer& layer);
