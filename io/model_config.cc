@@ -247,18 +247,24 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     pending.push_back(std::move(p));
   }
   // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
-  // node 0 links its own input to its output and is not saved); Keras 3 from 0.
+  // node 0, linking its own input to its output, is not saved); Keras 3 and Strata from 0.
+  // A file's numbering shows in its references: a model called k times is referred to
+  // as node k only when counting starts at 1.
   std::map<std::string, int> first_node;
-  if (ctx.keras_major < 3) {
-    for (const auto& entry : entries) {
-      const std::string cls = entry.value("class_name", "");
-      const json c = entry.value("config", json::object());
-      const json inner = c.is_object() ? c.value("layers", json::array()) : json::array();
-      const bool has_input = cls == "Functional" || cls == "Model" ||
-                             (!inner.empty() && inner[0].value("class_name", "") == "InputLayer");
-      if (is_model_class(cls) && has_input && c.is_object())
-        first_node[entry.value("name", c.value("name", ""))] = 1;
-    }
+  std::map<std::string, int> highest_ref;
+  auto note_ref = [&](const TensorRef& r) {
+    auto [it, fresh] = highest_ref.emplace(r.layer, r.node);
+    if (!fresh) it->second = std::max(it->second, r.node);
+  };
+  for (const auto& p : pending)
+    for (const auto& node : p.nodes)
+      for (const auto& r : node) note_ref(r);
+  for (const auto& r : refs_from_io_list(cfg.value("output_layers", json::array()), where)) note_ref(r);
+  for (const auto& p : pending) {
+    if (!is_model_class(p.layer.class_name())) continue;
+    auto it = highest_ref.find(p.layer.name());
+    if (it != highest_ref.end() && !p.nodes.empty() && it->second >= static_cast<int>(p.nodes.size()))
+      first_node[p.layer.name()] = 1;
   }
   auto lookup = [&](const TensorRef& r, const std::string& reader) -> const KerasTensor* {
     auto it = outputs.find(r.layer);
@@ -435,55 +441,7 @@ json model_to_config(const Model& model, ConfigDialect dialect) {
   return dialect == ConfigDialect::keras2 ? to_keras2_config(obj) : obj;
 }
 
-namespace {
-
-// The names of a model config's nested models that have their own InputLayer: tf.keras
-// numbers their nodes from 1 (see functional_from_config).
-std::set<std::string> nested_models_with_inputs(const json& layers) {
-  std::set<std::string> out;
-  for (const auto& entry : layers) {
-    const std::string cls = entry.value("class_name", "");
-    const json c = entry.value("config", json::object());
-    if (!is_model_class(cls) || !c.is_object()) continue;
-    const json inner = c.value("layers", json::array());
-    if (cls == "Functional" || cls == "Model" ||
-        (!inner.empty() && inner[0].value("class_name", "") == "InputLayer"))
-      out.insert(entry.value("name", c.value("name", "")));
-  }
-  return out;
-}
-
-// Adds 1 to the node index of every ["layer", node, index(, kwargs)] naming one of `shifted`.
-void shift_refs(json& v, const std::set<std::string>& shifted) {
-  if (!v.is_array()) return;
-  if (v.size() >= 3 && v[0].is_string() && v[1].is_number_integer()) {
-    if (shifted.count(v[0].get<std::string>())) v[1] = v[1].get<int>() + 1;
-    return;
-  }
-  for (auto& x : v) shift_refs(x, shifted);
-}
-
-}  // namespace
-
 json to_keras2_config(const json& v) {
-  if (v.is_object() && v.contains("layers") && v["layers"].is_array() && v.contains("output_layers")) {
-    // A functional model: convert, then number nested models' nodes as tf.keras does.
-    json plain = v;
-    plain.erase("layers");
-    json out = to_keras2_config(plain);
-    json layers = to_keras2_config(v["layers"]);
-    const std::set<std::string> shifted = nested_models_with_inputs(layers);
-    if (!shifted.empty()) {
-      for (auto& entry : layers)
-        if (entry.contains("inbound_nodes")) shift_refs(entry["inbound_nodes"], shifted);
-      for (const char* key : {"input_layers", "output_layers"})
-        if (out.contains(key)) shift_refs(out[key], shifted);
-    }
-    json ordered = json::object();
-    for (auto it = v.begin(); it != v.end(); ++it)
-      ordered[it.key()] = it.key() == "layers" ? layers : out[it.key()];
-    return ordered;
-  }
   if (v.is_array()) {
     json out = json::array();
     for (const auto& x : v) out.push_back(to_keras2_config(x));
