@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "io/layer_config.h"
+#include "io/npy.h"
 #include "io/saving.h"
 #include "models/model.h"
 #include "tests/io/keras_test_util.h"
@@ -125,3 +126,26 @@ TEST(OpLayers, UnsupportedOperationsAreNamed) {
     EXPECT_NE(std::string(e.what()).find("GetItem"), std::string::npos) << e.what();
   }
 }
+
+// One model holding every new layer class (tests/data/layer_classes/all_new.*), saved by
+// Keras 3 (.keras and .h5) and by tf.keras (.tf.h5: LeakyReLU's "alpha", Normalization's
+// count set by adapt), loads and predicts what the Keras that saved it predicted.
+class NewClassesFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NewClassesFile, PredictsWhatKerasPredicts) {
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/layer_classes/";
+  const std::string file = GetParam();
+  const std::string base = dir + (file == "all_new.tf.h5" ? "all_new.tf" : "all_new");
+  Model model = models::load_model(dir + file, {.compile = false});
+  const Tensor x = io::load_npy(base + ".input0.npy");
+  strata::testing::expect_close(model.predict(x), io::load_npy(base + ".output0.npy"), file);
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras, NewClassesFile,
+                         ::testing::Values("all_new.keras", "all_new.h5", "all_new.tf.h5"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
