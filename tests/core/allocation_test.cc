@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
@@ -146,30 +147,34 @@ TEST(Allocations, WarmedUpExecutionStatePoolAllocatesNothingAcrossThreads) {
   Output y = ops::softmax(ops::matmul(ops::relu(ops::matmul(x, g.variable(w1))), g.variable(w2)));
   Program p(g, {x}, {y});
 
-  std::atomic<int> phase{0};
-  std::atomic<int> ready{0};
+  // Phase 1: both threads run until the pool holds two states (their runs overlapped at
+  // least once; on a busy machine that can take many runs). Phase 2: each waits. Phase
+  // 3: 300 counted runs each.
+  std::atomic<int> phase{1};
+  std::atomic<int> waiting{0};
   auto worker = [&](std::uint64_t seed) {
     std::vector<Tensor> feeds = {random_tensor({16, 64}, seed, 2.f)};
     std::vector<Tensor> results;
-    for (int round = 1; round <= 2; ++round) {
-      ready.fetch_add(1);
-      while (phase.load() < round) std::this_thread::yield();
-      for (int i = 0; i < 300; ++i) p.run_into(feeds, results);
-    }
+    while (phase.load() == 1) p.run_into(feeds, results);
+    waiting.fetch_add(1);
+    while (phase.load() < 3) std::this_thread::yield();
+    for (int i = 0; i < 300; ++i) p.run_into(feeds, results);
   };
   std::thread a(worker, 3), b(worker, 4);
-  // Warm-up rounds until both threads have run at once (two states made and run).
-  while (ready.load() < 2) std::this_thread::yield();
-  phase = 1;
-  while (ready.load() < 4) std::this_thread::yield();
-  ASSERT_EQ(p.num_execution_states(), 2) << "the warm-up never overlapped the two threads' runs";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (p.num_execution_states() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  phase = 2;
+  while (waiting.load() < 2) std::this_thread::yield();
+  const int states = p.num_execution_states();
   long counted = 0;
   {
     CountAllocations scope;
-    phase = 2;
+    phase = 3;
     a.join();
     b.join();
     counted = scope.count();
   }
+  ASSERT_EQ(states, 2) << "the two threads' runs never overlapped in 20 s of warm-up";
   EXPECT_EQ(counted, 0) << "heap allocations in 600 runs on two threads";
 }
