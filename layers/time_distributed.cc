@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "layers/keras_class.h"
 #include "core/ops/sequence_ops.h"
 
 namespace strata::layers {
@@ -55,7 +56,7 @@ TimeDistributed::TimeDistributed(const Layer& layer, TimeDistributedOptions opti
     : Layer(std::make_shared<TimeDistributedImpl>(layer, std::move(options))) {}
 
 RepeatVectorImpl::RepeatVectorImpl(std::int64_t n_, RepeatVectorOptions options)
-    : LayerImpl("RepeatVector", options.name), n(n_) {
+    : LayerImpl("RepeatVector", options.name), n(n_), options(options) {
   if (n <= 0) throw ValueError("RepeatVector: n must be positive, got " + std::to_string(n));
 }
 
@@ -65,5 +66,10 @@ std::vector<Output> RepeatVectorImpl::call(Graph&, const std::vector<Output>& in
 
 RepeatVector::RepeatVector(std::int64_t n, RepeatVectorOptions options)
     : Layer(std::make_shared<RepeatVectorImpl>(n, std::move(options))) {}
+
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<RepeatVector>("RepeatVector", &RepeatVectorImpl::options, keras_field("n", &RepeatVectorImpl::n).at_least(1)));
+}  // namespace
 
 }  // namespace strata::layers

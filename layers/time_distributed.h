@@ -39,6 +39,7 @@ class RepeatVectorImpl : public LayerImpl {
   RepeatVectorImpl(std::int64_t n, RepeatVectorOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   std::int64_t n;
+  RepeatVectorOptions options;
 };
 
 class RepeatVector : public Layer {

@@ -1,6 +1,6 @@
-// TimeDistributed and RepeatVector <-> Keras config. TimeDistributed: {"layer": <the inner
-// layer's entry>}, read through the registry (any registered class); Keras 3 keeps the inner
-// layer's variables under layers/<key>/layer/vars. RepeatVector: n.
+// TimeDistributed <-> Keras config: {"layer": <the inner layer's entry>}, read through the
+// registry (any registered class); Keras 3 keeps the inner layer's variables under
+// layers/<key>/layer/vars.
 #include "core/error.h"
 #include "io/layer_config.h"
 #include "layers/time_distributed.h"
@@ -33,23 +33,9 @@ std::vector<VarGroup> time_distributed_vars(const LayerImpl& impl) {
   return out;
 }
 
-json repeat_vector_to_config(const LayerImpl& impl) {
-  return json{{"n", static_cast<const layers::RepeatVectorImpl&>(impl).n}};
-}
-
-Layer repeat_vector_from_config(const json& c, const ConfigContext&) {
-  const std::string where = describe("RepeatVector", c);
-  const std::int64_t n = positive_int(c, "n", where);
-  return layers::RepeatVector(n, {.name = c.value("name", "")});
-}
-
-const bool registered = [] {
-  register_layer_config({"TimeDistributed", "keras.layers", time_distributed_to_config,
-                         time_distributed_from_config, time_distributed_vars});
-  register_layer_config({"RepeatVector", "keras.layers", repeat_vector_to_config,
-                         repeat_vector_from_config, nullptr});
-  return true;
-}();
+const bool registered = register_layer_config({"TimeDistributed", "keras.layers",
+                                               time_distributed_to_config,
+                                               time_distributed_from_config, time_distributed_vars});
 
 }  // namespace
 }  // namespace strata::io
