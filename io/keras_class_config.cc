@@ -153,6 +153,8 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       return shape_from_json(v, where + " '" + f.key + "'").dims();
     case ValueKind::initializer:
       return initializer_from_config(v, where);
+    case ValueKind::layer:
+      return layer_from_config(v, ctx);
   }
   bad_value(where, f, "a known kind of value", v);
 }
@@ -184,6 +186,12 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           return json(v);
         } else if constexpr (std::is_same_v<T, Initializer>) {
           return initializer_to_config(v);
+        } else if constexpr (std::is_same_v<T, Layer>) {
+          const LayerConfigEntry* e = find_layer_config(v.class_name());
+          return json{{"module", e ? e->module : "keras.layers"},
+                      {"class_name", v.class_name()},
+                      {"config", layer_config(v)},
+                      {"registered_name", nullptr}};
         } else {
           return v;
         }
@@ -247,6 +255,22 @@ LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
     }
     return out;
   };
+  if (k.keras3_vars) {
+    e.keras3_vars = [k](const LayerImpl& impl) {
+      std::vector<VarGroup> out;
+      for (const auto& g : k.keras3_vars(impl)) {
+        if (!g.nested.defined()) {
+          out.push_back({g.path, g.variables});
+          continue;
+        }
+        for (VarGroup inner : keras3_var_groups(g.nested)) {
+          inner.path = g.path + inner.path;
+          out.push_back(std::move(inner));
+        }
+      }
+      return out;
+    };
+  }
   e.from_config = [k](const json& config, const ConfigContext& ctx) -> Layer {
     JsonConfigSource source(k.class_name, config, ctx);
     for (const FieldSpec& f : k.fields) {

@@ -58,11 +58,12 @@ enum class FieldRole {
 // What a decoded config value is. Integer tuples (IntPair), lists and shapes are int
 // vectors (a shape's None is kUnknownDim).
 enum class ValueKind {
-  boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer
+  boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer,
+  layer  // a nested layer, written as its registry entry (TimeDistributed's "layer")
 };
 
 using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, Initializer, std::vector<double>>;
+                                 std::vector<std::int64_t>, Initializer, std::vector<double>, Layer>;
 
 struct FieldSpec {
   std::string key;
@@ -155,6 +156,12 @@ struct ConfigTraits<Shape> {
   static constexpr ValueKind kind = ValueKind::shape;
   static ConfigValue to(const Shape& v) { return v.dims(); }
   static Shape from(const ConfigValue& v) { return Shape(std::get<std::vector<std::int64_t>>(v)); }
+};
+template <>
+struct ConfigTraits<Layer> {
+  static constexpr ValueKind kind = ValueKind::layer;
+  static ConfigValue to(const Layer& v) { return v; }
+  static Layer from(const ConfigValue& v) { return std::get<Layer>(v); }
 };
 template <typename T>
 struct ConfigTraits<std::optional<T>> {
@@ -286,6 +293,15 @@ struct KerasClass {
   std::function<Layer(const ConfigSource&)> make;
   // Optional: runs on a config before `make`, for what one field's decoding cannot say.
   std::function<void(const ConfigSource&)> check;
+  // Where a Keras 3 file keeps the layer's variables, relative to layers/<key>; without
+  // it, all of them in "vars". A group naming a `nested` layer stands for that layer's own
+  // groups under `path` (TimeDistributed: {"layer/", {}, inner}).
+  struct VarGroup {
+    std::string path;
+    std::vector<Variable> variables;
+    Layer nested;
+  };
+  std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
 
   // Keys Keras writes that only shape training here (regularizers, constraints): written
   // null after the fields; a file's values are accepted and not applied.
@@ -311,6 +327,10 @@ struct KerasClass {
   }
   KerasClass& checked(std::function<void(const ConfigSource&)> fn) {
     check = std::move(fn);
+    return *this;
+  }
+  KerasClass& vars(std::function<std::vector<VarGroup>(const LayerImpl&)> fn) {
+    keras3_vars = std::move(fn);
     return *this;
   }
 };
