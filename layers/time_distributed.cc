@@ -21,7 +21,7 @@ TensorSpec per_step(const TensorSpec& s) {
 }  // namespace
 
 TimeDistributedImpl::TimeDistributedImpl(Layer layer_, TimeDistributedOptions options)
-    : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)) {
+    : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)), options(options) {
   if (!layer.defined()) throw ValueError("TimeDistributed needs a layer");
 }
 
@@ -68,7 +68,17 @@ RepeatVector::RepeatVector(std::int64_t n, RepeatVectorOptions options)
     : Layer(std::make_shared<RepeatVectorImpl>(n, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+// "layer": the inner layer's entry, read through the registry (any registered class);
+// Keras 3 keeps its variables under layers/<key>/layer/.
+std::vector<KerasClass::VarGroup> inner_vars(const LayerImpl& impl) {
+  return {{"layer/", {}, static_cast<const TimeDistributedImpl&>(impl).layer}};
+}
+const bool time_distributed = register_keras_class(
+    describe_layer<TimeDistributed>("TimeDistributed", &TimeDistributedImpl::options,
+                                    keras_field("layer", &TimeDistributedImpl::layer))
+        .vars(inner_vars));
+
+const bool repeat_vector = register_keras_class(
     describe_layer<RepeatVector>("RepeatVector", &RepeatVectorImpl::options, keras_field("n", &RepeatVectorImpl::n).at_least(1)));
 }  // namespace
 

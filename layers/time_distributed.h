@@ -23,6 +23,7 @@ class TimeDistributedImpl : public LayerImpl {
                                    const std::vector<Output>& masks) override;
   std::vector<Layer> sublayers() const override { return {layer}; }
   Layer layer;
+  TimeDistributedOptions options;
 };
 
 class TimeDistributed : public Layer {
