@@ -171,6 +171,7 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           return v;
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           if (f.spelling == Spelling::window1) return json::array({v});
+          if (f.spelling == Spelling::seed && (v < 0 || v > 0x7fffffff)) return nullptr;
           return v;
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
           if (f.kind == ValueKind::shape && f.spelling != Spelling::dims)
@@ -219,6 +220,7 @@ class JsonConfigSource : public layers::ConfigSource {
     return decode(where_, f, v, ctx_);
   }
   std::string name() const override { return config_.value("name", std::string()); }
+  int keras_major() const override { return ctx_.keras_major; }
   std::string where() const override { return where_; }
 
  private:
@@ -278,7 +280,7 @@ LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
       const json& v = config[f.key];
       if (!v.is_null() && v != json::parse(f.fixed)) {
         throw NotImplementedError(source.where() + ": '" + f.key + "' = " + v.dump() +
-                                  " is not supported");
+                                  " is not supported" + (f.note.empty() ? "" : " (" + f.note + ")"));
       }
     }
     if (k.check) k.check(source);

@@ -46,6 +46,7 @@ enum class Spelling {
   pairs,        // Padding2D: written [[top, bottom], [left, right]]; read from n, [rows, cols]
                 // or the nested form
   dims,         // a Shape written as plain integers, -1 included (Reshape's target_shape)
+  seed,         // a seed: one drawn here (above 2^31 - 1) is written null, Keras draws anew
 };
 
 // What a config key is to the layer.
@@ -77,6 +78,7 @@ struct FieldSpec {
   FieldRole role = FieldRole::value;
   std::string fixed = "null";  // role != value: the JSON literal written (and accepted)
   bool written = true;         // role != value: false for keys only older files hold
+  std::string note;            // refused: what the refusal says besides the key and value
 };
 
 // --- C++ type <-> ConfigValue ------------------------------------------------------------
@@ -248,10 +250,17 @@ struct KerasFixed {
   FieldRole role;
   const char* fixed = "null";
   bool written = true;
+  const char* note = "";
 
   constexpr KerasFixed unwritten() const {
     KerasFixed f = *this;
     f.written = false;
+    return f;
+  }
+  // A refusal's explanation: "'sparse' = true is not supported (sparse inputs)".
+  constexpr KerasFixed because(const char* why) const {
+    KerasFixed f = *this;
+    f.note = why;
     return f;
   }
   FieldSpec spec() const {
@@ -260,6 +269,7 @@ struct KerasFixed {
     s.role = role;
     s.fixed = fixed;
     s.written = written;
+    s.note = note;
     return s;
   }
 };
@@ -268,6 +278,16 @@ constexpr KerasFixed keras_unmodeled(const char* key, const char* written_as = "
 }
 constexpr KerasFixed keras_refused(const char* key, const char* allowed = "null") {
   return {key, FieldRole::refused, allowed};
+}
+
+// `fields` when On, else none: for a family whose classes write different subsets of keys.
+template <bool On, typename... Fields>
+constexpr auto keras_fields_if(Fields... fields) {
+  if constexpr (On) {
+    return std::tuple{fields...};
+  } else {
+    return std::tuple<>{};
+  }
 }
 
 // What io hands a description when reading: the config's values, decoded per FieldSpec.
@@ -280,6 +300,8 @@ class ConfigSource {
   virtual std::string name() const = 0;
   // "Dense 'dense_1'" (and the file), for messages.
   virtual std::string where() const = 0;
+  // Which Keras wrote the config: 2 for Keras 2 / tf.keras files.
+  virtual int keras_major() const { return 3; }
 };
 
 // A layer class as Keras's config sees it (type-erased; made by describe_layer).
@@ -371,6 +393,26 @@ void push_value(std::vector<ConfigValue>& out, const Options& o, const KerasFiel
 template <typename Options>
 void push_value(std::vector<ConfigValue>&, const Options&, const KerasFixed&) {}
 
+}  // namespace detail
+
+// Building blocks for a class described by hand (a layer made from two options structs,
+// or with a make of its own): a tuple of fields' specs, values and reading.
+template <typename Fields>
+void append_keras_specs(KerasClass& k, const Fields& fields) {
+  std::apply([&](const auto&... f) { (k.fields.push_back(f.spec()), ...); }, fields);
+}
+template <typename Options, typename Fields>
+void append_keras_values(std::vector<ConfigValue>& out, const Options& o, const Fields& fields) {
+  std::apply([&](const auto&... f) { (detail::push_value(out, o, f), ...); }, fields);
+}
+// Absent keys keep o's values.
+template <typename Options, typename Fields>
+void read_keras_fields(const ConfigSource& src, const Fields& fields, Options& o) {
+  std::apply([&](const auto&... f) { (detail::read_optional(src, f, o), ...); }, fields);
+}
+
+namespace detail {
+
 template <typename Options>
 constexpr auto keras_fields_of() {
   if constexpr (requires { Options::keras_fields(); }) {
@@ -387,20 +429,20 @@ KerasClass describe(std::string class_name, std::function<Options(const ImplT&)>
   KerasClass k;
   k.class_name = std::move(class_name);
   (k.fields.push_back(args.spec()), ...);
-  std::apply([&](const auto&... f) { (k.fields.push_back(f.spec()), ...); }, option_fields);
+  append_keras_specs(k, option_fields);
 
   k.values = [=](const LayerImpl& impl) {
     const auto& l = static_cast<const ImplT&>(impl);
     const Options o = options(l);
     std::vector<ConfigValue> out;
     (out.push_back(to_value(args.get(l))), ...);
-    std::apply([&](const auto&... f) { (push_value(out, o, f), ...); }, option_fields);
+    append_keras_values(out, o, option_fields);
     return out;
   };
   k.make = [=](const ConfigSource& src) -> Layer {
     Options o;
     if constexpr (requires { o.name; }) o.name = src.name();
-    std::apply([&](const auto&... f) { (read_optional(src, f, o), ...); }, option_fields);
+    read_keras_fields(src, option_fields, o);
     // Braced: the arguments are read in declaration order.
     std::tuple<Args...> values{read_required(src, args)...};
     return std::apply([&](auto&... a) -> Layer { return LayerT(a..., o); }, values);
