@@ -46,7 +46,7 @@ struct BatchNormalizationOptions {  // Keras signature order
                       keras_unmodeled("beta_constraint"),
                       keras_unmodeled("gamma_constraint"),
                       keras_unmodeled("synchronized", "false"),
-                      keras_refused("renorm", "false").unwritten(),
+                      keras_refused("renorm", "false").unwritten().because("batch renormalization"),
                       keras_refused("virtual_batch_size").unwritten(),
                       keras_refused("adjustment").unwritten()};
   }

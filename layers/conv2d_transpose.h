@@ -33,7 +33,7 @@ struct Conv2DTransposeOptions {  // Keras signature order (output_padding is not
                       keras_field("use_bias", &O::use_bias),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_refused("groups", "1").unwritten()};
+                      keras_refused("groups", "1").unwritten().because("groups other than 1")};
   }
 };
 

@@ -18,7 +18,7 @@ CroppingOptions options_2d(const SpatialPadImpl& l) { return {.data_format = l.d
 
 const bool registered = [] {
   register_keras_class(describe_layer<Cropping1D>(
-      "Cropping1D", options_1d, std::tuple{keras_refused("data_format", "\"channels_last\"").unwritten()},
+      "Cropping1D", options_1d, std::tuple{keras_refused("data_format", "\"channels_last\"").unwritten().because("1-D layers are channels_last")},
       keras_field("cropping", amounts_1d).at_least(0)));
   register_keras_class(describe_layer<Cropping2D>(
       "Cropping2D", options_2d, keras_field("cropping", &SpatialPadImpl::amounts, Spelling::pairs).at_least(0)));

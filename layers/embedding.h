@@ -22,7 +22,7 @@ struct EmbeddingOptions {  // Keras signature order
     return std::tuple{keras_field("embeddings_initializer", &O::embeddings_initializer),
                       keras_unmodeled("embeddings_regularizer"), keras_unmodeled("activity_regularizer"),
                       keras_unmodeled("embeddings_constraint"), keras_field("mask_zero", &O::mask_zero),
-                      keras_refused("lora_rank").unwritten()};
+                      keras_refused("lora_rank").unwritten().because("LoRA-enabled embeddings")};
   }
 };
 

@@ -22,7 +22,7 @@ namespace {
 // Keras's data_format: only channels_last is meaningful here.
 const bool registered = register_keras_class(
     describe_layer<Flatten>("Flatten", &FlattenImpl::options)
-        .fixed({keras_refused("data_format", "\"channels_last\"")}));
+        .fixed({keras_refused("data_format", "\"channels_last\"").because("only channels_last")}));
 }  // namespace
 
 }  // namespace strata::layers

@@ -37,7 +37,7 @@ KerasClass input_layer_class() {
   const FieldSpec dtype{"dtype", ValueKind::string};
   KerasClass k;
   k.class_name = "InputLayer";
-  k.fields = {batch_shape, dtype, layers::keras_refused("sparse", "false").spec(),
+  k.fields = {batch_shape, dtype, layers::keras_refused("sparse", "false").because("sparse inputs").spec(),
               FieldSpec{"name", ValueKind::string}};
   k.values = [](const LayerImpl& impl) {
     const auto& in = static_cast<const InputLayerImpl&>(impl);

@@ -27,7 +27,7 @@ struct LayerNormalizationOptions {  // Keras signature order
                       keras_field("epsilon", &O::epsilon),
                       keras_field("center", &O::center),
                       keras_field("scale", &O::scale),
-                      keras_refused("rms_scaling", "false"),
+                      keras_refused("rms_scaling", "false").because("RMS scaling"),
                       keras_field("beta_initializer", &O::beta_initializer),
                       keras_field("gamma_initializer", &O::gamma_initializer),
                       keras_unmodeled("beta_regularizer"),

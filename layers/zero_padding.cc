@@ -46,7 +46,7 @@ ZeroPaddingOptions options_2d(const SpatialPadImpl& l) { return {.data_format = 
 
 const bool registered = [] {
   register_keras_class(describe_layer<ZeroPadding1D>(
-      "ZeroPadding1D", options_1d, std::tuple{keras_refused("data_format", "\"channels_last\"").unwritten()},
+      "ZeroPadding1D", options_1d, std::tuple{keras_refused("data_format", "\"channels_last\"").unwritten().because("1-D layers are channels_last")},
       keras_field("padding", amounts_1d).at_least(0)));
   register_keras_class(describe_layer<ZeroPadding2D>(
       "ZeroPadding2D", options_2d, keras_field("padding", &SpatialPadImpl::amounts, Spelling::pairs).at_least(0)));
