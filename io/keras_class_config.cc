@@ -240,22 +240,48 @@ std::string located(const std::string& where, const std::string& class_name, con
 
 }  // namespace
 
+json fields_to_config(const std::vector<FieldSpec>& fields, const std::vector<ConfigValue>& values) {
+  json out = json::object();
+  std::size_t next = 0;
+  for (const FieldSpec& f : fields) {
+    if (f.role == layers::FieldRole::value) {
+      out[f.key] = encode(f, values.at(next++));
+    } else if (f.written) {
+      out[f.key] = json::parse(f.fixed);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void refuse(const std::vector<FieldSpec>& fields, const json& config, const std::string& where) {
+  for (const FieldSpec& f : fields) {
+    if (f.role != layers::FieldRole::refused || !config.contains(f.key)) continue;
+    const json& v = config[f.key];
+    if (!v.is_null() && v != json::parse(f.fixed)) {
+      throw NotImplementedError(where + ": '" + f.key + "' = " + v.dump() + " is not supported" +
+                                (f.note.empty() ? "" : " (" + f.note + ")"));
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<layers::ConfigSource> config_source(const std::string& class_name,
+                                                    const std::vector<FieldSpec>& fields,
+                                                    const json& config, const ConfigContext& ctx) {
+  auto source = std::make_unique<JsonConfigSource>(class_name, config, ctx);
+  refuse(fields, config, source->where());
+  return source;
+}
+
 LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
   LayerConfigEntry e;
   e.class_name = k.class_name;
   e.module = k.module;
   e.to_config = [k](const LayerImpl& impl) {
-    const std::vector<ConfigValue> values = k.values(impl);
-    json out = json::object();
-    std::size_t next = 0;
-    for (const FieldSpec& f : k.fields) {
-      if (f.role == layers::FieldRole::value) {
-        out[f.key] = encode(f, values.at(next++));
-      } else if (f.written) {
-        out[f.key] = json::parse(f.fixed);
-      }
-    }
-    return out;
+    return fields_to_config(k.fields, k.values(impl));
   };
   if (k.keras3_vars) {
     e.keras3_vars = [k](const LayerImpl& impl) {
@@ -275,14 +301,7 @@ LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
   }
   e.from_config = [k](const json& config, const ConfigContext& ctx) -> Layer {
     JsonConfigSource source(k.class_name, config, ctx);
-    for (const FieldSpec& f : k.fields) {
-      if (f.role != layers::FieldRole::refused || !config.contains(f.key)) continue;
-      const json& v = config[f.key];
-      if (!v.is_null() && v != json::parse(f.fixed)) {
-        throw NotImplementedError(source.where() + ": '" + f.key + "' = " + v.dump() +
-                                  " is not supported" + (f.note.empty() ? "" : " (" + f.note + ")"));
-      }
-    }
+    refuse(k.fields, config, source.where());
     if (k.check) k.check(source);
     try {
       return k.make(source);

@@ -1,14 +1,16 @@
 // The generic RNN(cell) <-> Keras config, in both dialects: the RNN options and "cell", one
 // cell's entry or a StackedRNNCells entry (Keras 2: a list of cell entries). The cells
 // (SimpleRNNCell, LSTMCell, GRUCell) and SimpleRNN, LSTM, GRU describe their own configs
-// (layers/rnn_cells.h, layers/rnn.cc); this unit remains for the StackedRNNCells entry,
-// which Keras writes as a container without a layer class of its own here.
-// - `time_major` true is refused; `unroll` does not change the math.
+// (layers/rnn_cells.h, layers/rnn.cc), and this unit reads and writes the RNN options
+// through RNNOptions' description (time_major refused); what remains here is "cell": the
+// StackedRNNCells entry has no layer class of its own in Strata, and Strata writes it as
+// {"name": "<rnn>_cells", "trainable", "cells"}.
 // - Keras 3 keeps RNN variables on the cell: layers/<key>/cell/vars/{0,1,2}; a stacked
 //   RNN's cells at cell/cells/<snake_case(class)>[_n]/vars.
 #include <map>
 
 #include "core/error.h"
+#include "io/keras_class_config.h"
 #include "io/layer_config.h"
 #include "layers/rnn.h"
 
@@ -16,18 +18,19 @@ namespace strata::io {
 namespace {
 
 using layers::RNNCellImpl;
+using layers::RNNOptions;
 using layers::RNNImpl;
 
 // --- writing ---------------------------------------------------------------------------
 
-json rnn_keys(const RNNImpl& r) {
-  const auto& o = r.options;
-  return json{{"return_sequences", o.return_sequences},
-              {"return_state", o.return_state},
-              {"go_backwards", o.go_backwards},
-              {"stateful", o.stateful},
-              {"unroll", o.unroll},
-              {"zero_output_for_mask", o.zero_output_for_mask}};
+// The RNN options, as RNNOptions describes them (layers/rnn.h).
+const std::vector<layers::FieldSpec>& rnn_fields() {
+  static const std::vector<layers::FieldSpec> fields = [] {
+    layers::KerasClass k;
+    layers::append_keras_specs(k, RNNOptions::keras_fields());
+    return k.fields;
+  }();
+  return fields;
 }
 
 json entry_of(const Layer& layer, const std::string& module) {
@@ -39,7 +42,9 @@ json entry_of(const Layer& layer, const std::string& module) {
 
 json generic_rnn_to_config(const LayerImpl& impl) {
   const auto& r = static_cast<const RNNImpl&>(impl);
-  json j = rnn_keys(r);
+  std::vector<layers::ConfigValue> values;
+  layers::append_keras_values(values, r.options, RNNOptions::keras_fields());
+  json j = fields_to_config(rnn_fields(), values);
   if (r.cells.size() == 1) {
     j["cell"] = entry_of(Layer(r.cells[0]), "keras.layers");
   } else {
@@ -55,32 +60,6 @@ json generic_rnn_to_config(const LayerImpl& impl) {
 }
 
 // --- reading ---------------------------------------------------------------------------
-
-bool flag(const json& c, const char* key, bool fallback, const std::string& where) {
-  if (!c.contains(key) || c[key].is_null()) return fallback;
-  if (!c[key].is_boolean())
-    throw ValueError(where + ": '" + key + "' must be true or false, got " + c[key].dump());
-  return c[key].get<bool>();
-}
-
-struct LayerArgs {
-  bool return_sequences = false, return_state = false, go_backwards = false, stateful = false,
-       unroll = false, zero_output_for_mask = false;
-};
-
-LayerArgs layer_args(const json& c, const std::string& where) {
-  if (flag(c, "time_major", false, where))
-    throw NotImplementedError(
-        where + ": time_major=true is not supported (inputs are (batch, time, features))");
-  LayerArgs a;
-  a.return_sequences = flag(c, "return_sequences", false, where);
-  a.return_state = flag(c, "return_state", false, where);
-  a.go_backwards = flag(c, "go_backwards", false, where);
-  a.stateful = flag(c, "stateful", false, where);
-  a.unroll = flag(c, "unroll", false, where);  // same math unrolled or not
-  a.zero_output_for_mask = flag(c, "zero_output_for_mask", false, where);
-  return a;
-}
 
 // RNN's "cell": one cell entry, a StackedRNNCells entry, or (Keras 2) a list of cell entries.
 std::vector<Layer> cells_from_config(const json& cell, const ConfigContext& ctx,
@@ -108,16 +87,11 @@ std::vector<Layer> cells_from_config(const json& cell, const ConfigContext& ctx,
 }
 
 Layer generic_rnn_from_config(const json& c, const ConfigContext& ctx) {
-  const std::string where = describe("RNN", c);
-  const LayerArgs l = layer_args(c, where);
-  std::vector<Layer> cells = cells_from_config(require_key(c, "cell", where), ctx, where);
-  return layers::RNN(cells, {.return_sequences = l.return_sequences,
-                             .return_state = l.return_state,
-                             .go_backwards = l.go_backwards,
-                             .stateful = l.stateful,
-                             .unroll = l.unroll,
-                             .zero_output_for_mask = l.zero_output_for_mask,
-                             .name = c.value("name", "")});
+  const std::unique_ptr<layers::ConfigSource> source = config_source("RNN", rnn_fields(), c, ctx);
+  RNNOptions o{.name = source->name()};
+  layers::read_keras_fields(*source, RNNOptions::keras_fields(), o);
+  const std::string where = source->where();
+  return layers::RNN(cells_from_config(require_key(c, "cell", where), ctx, where), o);
 }
 
 // --- Keras 3 variable paths ----------------------------------------------------------------
