@@ -134,7 +134,9 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       // Keras writes np.array(...).tolist(): a number, or a (nested) list of numbers.
       std::vector<double> out;
       std::function<void(const json&)> flatten = [&](const json& e) {
-        if (e.is_array()) {
+        if (e.is_object() && e.value("class_name", "") == "__numpy__" && e.contains("config")) {
+          flatten(e["config"].value("value", json()));  // a NumPy array, as Keras 3 saves one
+        } else if (e.is_array()) {
           for (const auto& x : e) flatten(x);
         } else if (e.is_number()) {
           out.push_back(e.get<double>());
@@ -182,8 +184,10 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           if (f.spelling == Spelling::compact && !v.empty() &&
               (f.kind == ValueKind::int_tuple ? all_equal : v.size() == 1))
             return v[0];
+          if (f.spelling == Spelling::bare_single && v.size() == 1) return v[0];
           return json(v);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          if (f.spelling == Spelling::bare_single && v.size() == 1) return v[0];
           return json(v);
         } else if constexpr (std::is_same_v<T, Initializer>) {
           return initializer_to_config(v);

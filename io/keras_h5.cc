@@ -120,7 +120,7 @@ bool slots_in_keras2_order(const optimizers::Optimizer& opt,
 
 // tf.keras 2's slot names for Keras 3's ("momentum" of Adam is "m").
 std::string keras2_slot_name(const std::string& cls, const std::string& slot) {
-  if (cls == "Adam" || cls == "Adamax" || cls == "Nadam") {
+  if (cls == "Adam" || cls == "AdamW" || cls == "Adamax" || cls == "Nadam") {
     if (slot == "momentum") return "m";
     if (slot == "velocity") return "v";
     if (slot == "velocity_hat") return "vhat";
@@ -191,8 +191,6 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
     const h5::Group g = file.open_group("optimizer_weights");
     const std::vector<std::string> names = g.read_string_list_attribute("weight_names");
     optimizers::Optimizer opt = model.optimizer();
-    std::vector<optimizers::SlotVariable> ours;
-    if (!slots_in_keras2_order(opt, ours, why)) return false;
     bool have_iterations = false;
     std::int64_t iterations = 0;
     std::vector<h5::Dataset> stored;
@@ -220,6 +218,13 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
       why = "no iteration count among its " + std::to_string(names.size()) + " weights";
       return false;
     }
+    if (stored.empty()) {  // an optimizer Keras never built: its iteration count alone
+      opt.impl().iterations().value().data<std::int64_t>()[0] = iterations;
+      opt.impl().update_learning_rate();
+      return true;
+    }
+    std::vector<optimizers::SlotVariable> ours;
+    if (!slots_in_keras2_order(opt, ours, why)) return false;
     if (stored.size() >= 2 && slots_interleaved(stored_names[0], stored_names[1]))
       ours = opt.impl().slot_variables();
     if (stored.size() < ours.size()) {
@@ -310,7 +315,7 @@ Model load_model_h5(const std::string& path, bool compile) {
     const json tc = parse_json(file.read_string_attribute("training_config"),
                                "'" + path + "' attribute '/training_config'");
     std::string why;
-    if (!compile_from_config(model, tc, why)) {
+    if (!compile_from_config(model, tc, "'" + path + "' training_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
     } else if (file.has_group("optimizer_weights")) {
       if (!restore_optimizer_weights(file, model, why)) {

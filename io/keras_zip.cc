@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
+#include "io/optimizer_config.h"
 #include "io/saving.h"
 #include "io/safe_file.h"
 #include "io/zip.h"
@@ -125,11 +126,7 @@ std::string now_string() {
 json compile_config_of(const Model& model) {
   json tc = training_config_of(model);
   if (tc.is_null()) return nullptr;
-  json opt = tc["optimizer_config"];
-  return json{{"optimizer", json{{"module", "keras.optimizers"},
-                                 {"class_name", opt["class_name"]},
-                                 {"config", opt["config"]},
-                                 {"registered_name", nullptr}}},
+  return json{{"optimizer", keras3_optimizer_object(model.optimizer())},
               {"loss", tc["loss"]},
               {"loss_weights", tc["loss_weights"]},
               {"metrics", tc["metrics"]},
@@ -192,6 +189,14 @@ void load_keras3_weights_file(const Model& model, const std::string& h5_path,
 
 namespace {
 
+// Keras 3's optimizer.variables: iteration, learning_rate, then the slots; no
+// learning_rate when a schedule drives the rate (Keras computes it at every step).
+std::vector<Variable> keras3_optimizer_variables(const optimizers::Optimizer& opt) {
+  std::vector<Variable> vars = opt.variables();
+  if (optimizer_config(opt)["config"]["learning_rate"].is_object()) vars.erase(vars.begin() + 1);
+  return vars;
+}
+
 // Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
 // optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
 void load_optimizer_state(const Model& model, const ZipReader& zip, const std::string& path) {
@@ -203,17 +208,18 @@ void load_optimizer_state(const Model& model, const ZipReader& zip, const std::s
   if (!file.has_group("optimizer/vars")) return;
   const h5::Group g = file.open_group("optimizer/vars");
   const std::size_t stored = g.children().size();
-  // An optimizer Keras never built holds just iteration and learning_rate.
-  const bool unbuilt = stored == 2;
-  if (opt.defined() && stored != opt.variables().size() && !unbuilt) {
+  std::vector<Variable> vars = opt.defined() ? keras3_optimizer_variables(opt) : std::vector<Variable>();
+  // An optimizer Keras never built holds just iteration (and learning_rate).
+  const std::size_t slots_from = opt.defined() && vars.size() == opt.variables().size() ? 2 : 1;
+  const bool unbuilt = stored == slots_from;
+  if (opt.defined() && stored != vars.size() && !unbuilt) {
     why = "the file holds " + std::to_string(stored) + " optimizer variables, the optimizer has " +
-          std::to_string(opt.variables().size());
+          std::to_string(vars.size());
     opt = {};
   }
   std::vector<std::pair<Variable, Tensor>> pending;
   if (opt.defined()) {
-    auto vars = opt.variables();
-    if (unbuilt) vars.resize(std::min<std::size_t>(vars.size(), 2));
+    if (unbuilt) vars.resize(slots_from);
     for (std::size_t i = 0; i < vars.size() && opt.defined(); ++i) {
       const h5::Dataset ds = g.open_dataset(std::to_string(i));
       if (ds.shape() != vars[i].shape()) {
@@ -267,7 +273,7 @@ Model load_model_keras(const std::string& path, bool compile) {
     json tc = cc;
     tc["optimizer_config"] = cc.value("optimizer", json());
     std::string why;
-    if (!compile_from_config(model, tc, why)) {
+    if (!compile_from_config(model, tc, "'" + path + "' compile_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
     } else if (zip.contains("model.weights.h5")) {
       load_optimizer_state(model, zip, path);
@@ -292,7 +298,7 @@ void save_model_keras(const Model& model, const std::string& path) {
       write_container(file, "", keras_layer_order(model));
       std::string why;
       if (optimizers::Optimizer opt = optimizer_in_keras_order(model, why); opt.defined()) {
-        const auto vars = opt.variables();
+        const auto vars = keras3_optimizer_variables(opt);
         if (!vars.empty()) {
           h5::Group g = file.create_group("optimizer/vars");
           g.write_string_attribute("name", opt.name());

@@ -118,12 +118,20 @@ json shape_to_json(const Shape& shape) {
 }
 
 json initializer_to_config(const Initializer& init) {
-  // Only the class survives in an Initializer handle; seeded classes get {"seed": null}.
   const std::string cls = init.defined() ? init.class_name() : "Zeros";
+  json config = json::object();
+  const InitializerConfig c = init.defined() ? init.config() : InitializerConfig{};
+  for (const auto& [key, value] : c.numbers) config[key] = value;
+  for (const auto& [key, value] : c.strings) config[key] = value;
   const bool seeded = cls != "Zeros" && cls != "Ones" && cls != "Constant" && cls != "Identity";
+  if (seeded) {
+    // Keras seeds are small integers; a drawn 64-bit seed is not written (Keras draws anew).
+    const auto seed = init.seed();
+    config["seed"] = seed && *seed <= 0x7fffffffu ? json(*seed) : json(nullptr);
+  }
   return json{{"module", "keras.initializers"},
               {"class_name", cls},
-              {"config", seeded ? json{{"seed", nullptr}} : json::object()},
+              {"config", config},
               {"registered_name", nullptr}};
 }
 

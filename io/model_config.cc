@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "io/op_layer_config.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
 
@@ -43,6 +44,7 @@ json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inpu
 }
 
 json object_of(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
+  if (is_op_layer(layer)) return op_layer_object(layer);
   if (is_model_class(layer.class_name()))
     return model_to_config(Model(std::static_pointer_cast<ModelImpl>(layer.shared_impl())));
   return layer_object(layer, first_inputs);
@@ -83,7 +85,9 @@ json functional_config(const Model& model) {
     for (const LayerCall* c : calls) {
       if (c->inputs.empty()) continue;  // an InputLayer's own node
       json args = json::array();
-      if (c->inputs.size() == 1) {
+      if (is_op_layer(layer)) {
+        args = op_layer_args(layer, [&](std::size_t i) { return tensor_ref(c->inputs.at(i)); });
+      } else if (c->inputs.size() == 1) {
         args.push_back(tensor_ref(c->inputs[0]));
       } else {
         json list = json::array();
@@ -190,7 +194,9 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
     return out;
   }
   if (!node.is_array()) throw ValueError(where + ": invalid inbound node " + node.dump());
-  for (const auto& t : node) out.push_back(ref_from_triple(t, where));  // Keras 2
+  // Keras 2: a list of ["layer", node, index, kwargs]; tf.keras's TFOpLambda writes one bare.
+  if (!node.empty() && node[0].is_string()) return {ref_from_triple(node, where)};
+  for (const auto& t : node) out.push_back(ref_from_triple(t, where));
   return out;
 }
 
@@ -223,23 +229,48 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   std::map<std::string, std::size_t> index_of;
   std::map<std::string, std::vector<std::vector<KerasTensor>>> outputs;  // layer -> node -> tensors
   for (const auto& entry : entries) {
-    Layer layer = any_layer_from_config(entry, ctx);
+    Layer layer = is_op_entry(entry) ? op_layer_from_entry(entry, ctx) : any_layer_from_config(entry, ctx);
     const std::string name = entry.contains("name") && entry["name"].is_string()
                                  ? entry["name"].get<std::string>()
                                  : layer.name();
     Pending p{layer, {}, 0};
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
+      if (entry.value("class_name", "") == "TFOpLambda") {  // y = another tensor
+        for (const auto& t : tf_op_lambda_kwarg_tensors(node))
+          p.nodes.back().push_back(ref_from_triple(t, where + " layer '" + name + "'"));
+      }
     }
     if (layer.class_name() == "InputLayer") outputs[name].push_back({input_tensor(layer)});
     if (!index_of.emplace(name, pending.size()).second)
       throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
+  // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
+  // node 0, linking its own input to its output, is not saved); Keras 3 and Strata from 0.
+  // A file's numbering shows in its references: a model called k times is referred to
+  // as node k only when counting starts at 1.
+  std::map<std::string, int> first_node;
+  std::map<std::string, int> highest_ref;
+  auto note_ref = [&](const TensorRef& r) {
+    auto [it, fresh] = highest_ref.emplace(r.layer, r.node);
+    if (!fresh) it->second = std::max(it->second, r.node);
+  };
+  for (const auto& p : pending)
+    for (const auto& node : p.nodes)
+      for (const auto& r : node) note_ref(r);
+  for (const auto& r : refs_from_io_list(cfg.value("output_layers", json::array()), where)) note_ref(r);
+  for (const auto& p : pending) {
+    if (!is_model_class(p.layer.class_name())) continue;
+    auto it = highest_ref.find(p.layer.name());
+    if (it != highest_ref.end() && !p.nodes.empty() && it->second >= static_cast<int>(p.nodes.size()))
+      first_node[p.layer.name()] = 1;
+  }
   auto lookup = [&](const TensorRef& r, const std::string& reader) -> const KerasTensor* {
     auto it = outputs.find(r.layer);
-    if (it == outputs.end() || r.node >= static_cast<int>(it->second.size())) return nullptr;
-    const auto& ts = it->second[static_cast<std::size_t>(r.node)];
+    const int node = r.node - (first_node.count(r.layer) ? first_node.at(r.layer) : 0);
+    if (it == outputs.end() || node < 0 || node >= static_cast<int>(it->second.size())) return nullptr;
+    const auto& ts = it->second[static_cast<std::size_t>(node)];
     if (r.index < 0 || r.index >= static_cast<int>(ts.size())) {
       throw ValueError(where + ": layer '" + reader + "' reads output " + std::to_string(r.index) +
                        " of '" + r.layer + "', which has " + std::to_string(ts.size()));
@@ -423,6 +454,7 @@ json to_keras2_config(const json& v) {
     const json& h = v["config"]["keras_history"];
     return json::array({h[0], h[1], h[2], json::object()});
   }
+  if (is_op_entry(v)) return op_entry_to_tf_op_lambda(v);
   json out = json::object();
   const bool wrapper = v.contains("class_name") && v.contains("config") && v.contains("module");
   for (auto it = v.begin(); it != v.end(); ++it) {

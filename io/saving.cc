@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
+#include "io/optimizer_config.h"
 #include "io/zip.h"
 #include "optimizers/optimizers.h"
 
@@ -22,99 +23,6 @@ std::string head_of(const std::string& path, std::size_t n) {
   in.read(s.data(), static_cast<std::streamsize>(n));
   s.resize(static_cast<std::size_t>(in.gcount()));
   return s;
-}
-
-// "Custom>Adam", "keras.optimizers.Adam", "Adam" -> "adam".
-std::string base_class(std::string cls) {
-  if (auto p = cls.find_last_of(">."); p != std::string::npos) cls = cls.substr(p + 1);
-  std::transform(cls.begin(), cls.end(), cls.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return cls;
-}
-
-optimizers::Optimizer optimizer_from_config(const json& oc, std::string& why) {
-  if (!oc.is_object() || !oc.contains("class_name")) {
-    why = "no optimizer_config";
-    return {};
-  }
-  const std::string cls = base_class(oc["class_name"].get<std::string>());
-  const json c = oc.value("config", json::object());
-  auto num = [&](const char* k, double d) {
-    return c.contains(k) && c[k].is_number() ? c[k].get<double>() : d;
-  };
-  const json lr_value =
-      c.contains("learning_rate") ? c["learning_rate"] : c.value("lr", json(0.001));
-  if (!lr_value.is_number()) {
-    why = "learning-rate schedules are not supported (" + lr_value.dump().substr(0, 80) + ")";
-    return {};
-  }
-  const double lr = lr_value.get<double>();
-  if (num("decay", 0.0) != 0.0) {
-    why = "the legacy 'decay' option is not supported";
-    return {};
-  }
-  for (const char* k : {"gradient_accumulation_steps", "loss_scale_factor"}) {
-    if (c.contains(k) && !c[k].is_null()) {
-      why = std::string("optimizer option '") + k + "' is not supported";
-      return {};
-    }
-  }
-  if (c.value("use_ema", false)) {
-    why = "optimizer option 'use_ema' is not supported";
-    return {};
-  }
-  auto opt_num = [&](const char* k) -> std::optional<double> {
-    if (c.contains(k) && c[k].is_number()) return c[k].get<double>();
-    return std::nullopt;
-  };
-  auto common = [&](auto& o) {
-    o.weight_decay = opt_num("weight_decay");
-    o.clipnorm = opt_num("clipnorm");
-    o.clipvalue = opt_num("clipvalue");
-    o.global_clipnorm = opt_num("global_clipnorm");
-  };
-  auto eps = [&](double d) {
-    return c.contains("epsilon") && c["epsilon"].is_number() ? c["epsilon"].get<double>() : d;
-  };
-  if (cls == "adam") {
-    optimizers::AdamOptions o;
-    o.learning_rate = lr;
-    o.beta_1 = num("beta_1", 0.9);
-    o.beta_2 = num("beta_2", 0.999);
-    o.epsilon = eps(1e-7);
-    o.amsgrad = c.value("amsgrad", false);
-    common(o);
-    return optimizers::Adam(o);
-  }
-  if (cls == "sgd") {
-    optimizers::SGDOptions o;
-    o.learning_rate = lr;
-    o.momentum = num("momentum", 0.0);
-    o.nesterov = c.value("nesterov", false);
-    common(o);
-    return optimizers::SGD(o);
-  }
-  if (cls == "rmsprop") {
-    optimizers::RMSpropOptions o;
-    o.learning_rate = lr;
-    o.rho = num("rho", 0.9);
-    o.momentum = num("momentum", 0.0);
-    o.epsilon = eps(1e-7);
-    o.centered = c.value("centered", false);
-    common(o);
-    return optimizers::RMSprop(o);
-  }
-  if (cls == "adagrad") {
-    optimizers::AdagradOptions o;
-    o.learning_rate = lr;
-    o.initial_accumulator_value = num("initial_accumulator_value", 0.1);
-    o.epsilon = eps(1e-7);
-    common(o);
-    return optimizers::Adagrad(o);
-  }
-  why = "optimizer '" + oc["class_name"].get<std::string>() +
-        "' is not supported (adam, sgd, rmsprop, adagrad are)";
-  return {};
 }
 
 // A loss entry: "mse", {"class_name": "MeanSquaredError", ...}, Keras 3 {"module", "class_name",
@@ -150,8 +58,10 @@ std::string detect_model_format(const std::string& path) {
         "'" + path +
         "' is a directory (a TensorFlow SavedModel?); Strata loads .h5 and .keras files");
   }
-  if (h5::is_hdf5_file(path)) return "hdf5";
+  // ZIP first: a .keras archive stores model.weights.h5 uncompressed, and when that lands
+  // at offset 512, 1024, ... HDF5 finds its signature there (HDF5 allows a user block).
   if (is_zip_file(path)) return "zip";
+  if (h5::is_hdf5_file(path)) return "hdf5";
   const std::string head = head_of(path, 200);
   if (head.starts_with("version https://git-lfs")) {
     throw ValueError(
@@ -165,16 +75,21 @@ std::string detect_model_format(const std::string& path) {
       "' is neither an HDF5 file nor a ZIP archive (.keras): cannot load a model from it");
 }
 
-bool compile_from_config(Model& model, const json& tc, std::string& why) {
+bool compile_from_config(Model& model, const json& tc, const std::string& where, std::string& why) {
   if (!tc.is_object()) {
     why = "no training configuration";
     return false;
   }
+  const json oc = tc.value("optimizer_config", tc.value("optimizer", json()));
+  if (oc.is_null()) {
+    why = "no optimizer in the training configuration";
+    return false;
+  }
+  // Outside the try below: an optimizer config that cannot be honoured is an error, not a
+  // reason to load uncompiled.
+  optimizers::Optimizer opt = optimizer_from_config(oc, where);
   try {
     CompileOptions options;
-    optimizers::Optimizer opt =
-        optimizer_from_config(tc.value("optimizer_config", tc.value("optimizer", json())), why);
-    if (!opt.defined()) return false;
     options.optimizer = opt;
     const json loss = tc.value("loss", json());
     if (loss.is_null()) {
@@ -243,28 +158,9 @@ json training_config_of(const Model& model) {
   tc["metrics"] = o.metrics;
   tc["weighted_metrics"] = nullptr;
   tc["loss_weights"] = o.loss_weights.empty() ? json(nullptr) : json(o.loss_weights);
-  optimizers::Optimizer opt = o.optimizer.resolve();
-  std::string name = opt.name();
-  // Keras's class from the optimizer's auto name ("adam_1" -> Adam).
-  static const std::vector<std::pair<std::string, std::string>> classes = {{"adam", "Adam"},
-                                                                           {"sgd", "SGD"},
-                                                                           {"rm_sprop", "RMSprop"},
-                                                                           {"rmsprop", "RMSprop"},
-                                                                           {"adagrad", "Adagrad"}};
-  std::string cls = "Adam";
-  for (const auto& [prefix, c] : classes) {
-    if (name.starts_with(prefix)) {
-      cls = c;
-      break;
-    }
-  }
-  double lr = 0.001;
-  try {
-    lr = opt.learning_rate();
-  } catch (const Error&) {
-  }
-  tc["optimizer_config"] =
-      json{{"class_name", cls}, {"config", json{{"name", cls}, {"learning_rate", lr}}}};
+  // The compiled optimizer: its name, its current rate (resolving an identifier again
+  // would make a fresh one).
+  tc["optimizer_config"] = optimizer_config(model.optimizer());
   return tc;
 }
 

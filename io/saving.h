@@ -3,8 +3,11 @@
 //   Keras 3 "legacy h5" dialects; saved in the tf.keras 2 layout (io/keras_h5.cc).
 // - `.keras` (ZIP with config.json, metadata.json, model.weights.h5): Keras 3 (io/keras_zip.cc).
 // The format of a file being loaded is told by its signature, not its extension. A
-// `training_config` / `compile_config` becomes a compiled model when its loss, metrics
-// and optimizer are supported (else the model loads uncompiled, with a warning on stderr).
+// `training_config` / `compile_config` becomes a compiled model when its loss and metrics
+// are supported (else the model loads uncompiled, with a warning on stderr); its
+// optimizer is read by Keras class with its whole config, and one that Strata cannot
+// honour (an unknown class, use_ema, a malformed config) is an error naming the file and
+// the key: {.compile = false} loads such a model without it (io/optimizer_config.h).
 // An .h5 file's `optimizer_weights` (Keras 2 / tf.keras 2 order) then restores the
 // optimizer's iteration count and slots when they map onto the compiled optimizer's by
 // order and shape; else the optimizer starts fresh, with one warning line. `.h5` saving
@@ -50,9 +53,12 @@ void load_keras3_weights_file(const Model& model, const std::string& h5_path,
                               const std::string& source);
 void save_model_keras(const Model& model, const std::string& path);
 
-// Compiles `model` from a Keras training_config / compile_config when every part is
-// supported; returns false (and says why in `why`) otherwise.
-bool compile_from_config(Model& model, const json& training_config, std::string& why);
+// Compiles `model` from a Keras training_config / compile_config when its loss and
+// metrics are supported; returns false (and says why in `why`) otherwise. Its optimizer
+// must be one Strata can honour: else this throws, naming `where` (the file) and the
+// class or key (io/optimizer_config.h).
+bool compile_from_config(Model& model, const json& training_config, const std::string& where,
+                         std::string& why);
 // The training_config of a compiled model (loss, metrics, optimizer_config), or null.
 json training_config_of(const Model& model);
 

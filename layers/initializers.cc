@@ -19,6 +19,10 @@ class ConstantImpl : public InitializerImpl {
     return Tensor::filled(shape, static_cast<float>(value_));
   }
   std::string class_name() const override { return name_; }
+  InitializerConfig config() const override {
+    if (name_ != "Constant") return {};
+    return {{{"value", value_}}, {}};
+  }
 
  private:
   double value_;
@@ -33,6 +37,10 @@ class RandomImpl : public InitializerImpl {
   RandomImpl(Distribution dist, double a, double b, std::string name) : dist_(dist), a_(a), b_(b), name_(std::move(name)) {}
   Tensor generate(const Shape& shape, std::uint64_t seed) const override { return draw(shape, seed, dist_, a_, b_); }
   std::string class_name() const override { return name_; }
+  InitializerConfig config() const override {
+    if (dist_ == Distribution::uniform) return {{{"minval", a_}, {"maxval", b_}}, {}};
+    return {{{"mean", a_}, {"stddev", b_}}, {}};
+  }
 
   // uniform: [a, b); normal / truncated: mean a, stddev b.
   static Tensor draw(const Shape& shape, std::uint64_t seed, Distribution dist, double a, double b) {
@@ -94,6 +102,10 @@ class VarianceScalingImpl : public InitializerImpl {
     return RandomImpl::draw(shape, seed, Distribution::uniform, -limit, limit);
   }
   std::string class_name() const override { return name_; }
+  InitializerConfig config() const override {
+    if (name_ != "VarianceScaling") return {};  // Glorot, He, Lecun: the class says it all
+    return {{{"scale", options_.scale}}, {{"mode", options_.mode}, {"distribution", options_.distribution}}};
+  }
 
  private:
   VarianceScalingOptions options_;
@@ -130,6 +142,7 @@ class OrthogonalImpl : public InitializerImpl {
     return t;
   }
   std::string class_name() const override { return "Orthogonal"; }
+  InitializerConfig config() const override { return {{{"gain", gain_}}, {}}; }
 
  private:
   double gain_;
@@ -147,6 +160,7 @@ class IdentityImpl : public InitializerImpl {
     return t;
   }
   std::string class_name() const override { return "Identity"; }
+  InitializerConfig config() const override { return {{{"gain", gain_}}, {}}; }
 
  private:
   double gain_;
@@ -243,5 +257,9 @@ Tensor Initializer::operator()(const Shape& shape) const {
 }
 
 std::string Initializer::class_name() const { return impl_ ? impl_->class_name() : ""; }
+InitializerConfig Initializer::config() const { return impl_ ? impl_->config() : InitializerConfig{}; }
+std::optional<std::uint64_t> Initializer::seed() const {
+  return impl_ ? impl_->seed : std::nullopt;
+}
 
 }  // namespace strata

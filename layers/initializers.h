@@ -7,16 +7,26 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/tensor.h"
 
 namespace strata {
+
+// Keras's config keys of an initializer besides its seed: numbers (value, minval, mean,
+// stddev, gain, scale) and strings (mode, distribution).
+struct InitializerConfig {
+  std::vector<std::pair<std::string, double>> numbers;
+  std::vector<std::pair<std::string, std::string>> strings;
+};
 
 class InitializerImpl {
  public:
   virtual ~InitializerImpl() = default;
   virtual Tensor generate(const Shape& shape, std::uint64_t seed) const = 0;
   virtual std::string class_name() const = 0;
+  virtual InitializerConfig config() const { return {}; }
   std::optional<std::uint64_t> seed;
 };
 
@@ -29,6 +39,8 @@ class Initializer {
   Initializer(const std::string& identifier);  // NOLINT
   Tensor operator()(const Shape& shape) const;
   std::string class_name() const;
+  InitializerConfig config() const;
+  std::optional<std::uint64_t> seed() const;
   bool defined() const { return impl_ != nullptr; }
 
  private:

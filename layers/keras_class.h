@@ -28,7 +28,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "layers/axes.h"
 #include "layers/conv_utils.h"
+#include "layers/per_channel.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -40,6 +42,7 @@ enum class Spelling {
   data_format,  // "" is written "channels_last"; null reads as ""
   padding,      // a padding mode, lower-cased when read
   window1,      // a 1-D window (strides, dilation_rate): written [n], read from n or [n]
+  bare_single,  // a list of one value is written as that value (Keras's int-or-tuple axis)
   unwrap1,      // an integer written n, also read from [n] (tf.keras's BatchNormalization axis)
   compact,      // an int tuple written as one int when its elements are equal (Dot's axes);
                 // an int list written as an int when it holds one (LayerNormalization's axis)
@@ -152,6 +155,18 @@ struct ConfigTraits<std::vector<double>> {
   static constexpr ValueKind kind = ValueKind::number_list;
   static ConfigValue to(const std::vector<double>& v) { return v; }
   static std::vector<double> from(const ConfigValue& v) { return std::get<std::vector<double>>(v); }
+};
+template <>
+struct ConfigTraits<Axes> {
+  static constexpr ValueKind kind = ValueKind::int_list;
+  static ConfigValue to(const Axes& v) { return v.values; }
+  static Axes from(const ConfigValue& v) { return Axes(std::get<std::vector<std::int64_t>>(v)); }
+};
+template <>
+struct ConfigTraits<PerChannel> {
+  static constexpr ValueKind kind = ValueKind::number_list;
+  static ConfigValue to(const PerChannel& v) { return v.values; }
+  static PerChannel from(const ConfigValue& v) { return PerChannel(std::get<std::vector<double>>(v)); }
 };
 template <>
 struct ConfigTraits<Shape> {

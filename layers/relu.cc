@@ -12,6 +12,9 @@ ReLUImpl::ReLUImpl(ReLUOptions options_)
   if (options.max_value && *options.max_value < 0)
     throw ValueError("ReLU '" + name + "': max_value must be >= 0, got " +
                      std::to_string(*options.max_value));
+  if (options.threshold < 0)
+    throw ValueError("ReLU '" + name + "': threshold must be >= 0, got " +
+                     std::to_string(options.threshold));
   if (options.negative_slope < 0)
     throw ValueError("ReLU '" + name + "': negative_slope must be >= 0, got " +
                      std::to_string(options.negative_slope));

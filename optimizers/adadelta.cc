@@ -12,6 +12,7 @@ class AdadeltaImpl : public BaseOptimizer {
   explicit AdadeltaImpl(AdadeltaOptions o)
       : BaseOptimizer("Adadelta", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdadeltaOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   void build(const std::vector<Variable>& variables) override {

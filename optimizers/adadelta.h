@@ -22,6 +22,12 @@ struct AdadeltaOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("adadelta", "adadelta_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("rho", rho);
+    f("epsilon", epsilon);
+  }
 };
 
 class Adadelta : public Optimizer {

@@ -12,6 +12,7 @@ class AdagradImpl : public BaseOptimizer {
   explicit AdagradImpl(AdagradOptions o)
       : BaseOptimizer("Adagrad", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdagradOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   void build(const std::vector<Variable>& variables) override {

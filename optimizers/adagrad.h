@@ -21,6 +21,12 @@ struct AdagradOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("adagrad", "adagrad_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("initial_accumulator_value", initial_accumulator_value);
+    f("epsilon", epsilon);
+  }
 };
 
 class Adagrad : public Optimizer {

@@ -12,6 +12,7 @@ class AdamImpl : public BaseOptimizer {
   explicit AdamImpl(AdamOptions o, const char* class_name = "Adam")
       : BaseOptimizer(class_name, o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdamOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   // Keras 3 order: momentum and velocity interleaved per variable, then velocity_hat.

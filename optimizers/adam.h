@@ -23,6 +23,14 @@ struct AdamOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("adam", "adam_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("beta_1", beta_1);
+    f("beta_2", beta_2);
+    f("epsilon", epsilon);
+    f("amsgrad", amsgrad);
+  }
 };
 
 class Adam : public Optimizer {
@@ -32,7 +40,7 @@ class Adam : public Optimizer {
 };
 
 // AdamW: Adam with decoupled weight decay on by default (Keras 3's AdamW, weight_decay
-// 0.004; auto name "adamw").
+// 0.004; auto name "adam_w", as Keras names it).
 struct AdamWOptions {
   LearningRate learning_rate = 0.001;
   double weight_decay = 0.004;
@@ -44,6 +52,14 @@ struct AdamWOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("beta_1", beta_1);
+    f("beta_2", beta_2);
+    f("epsilon", epsilon);
+    f("amsgrad", amsgrad);
+  }
 };
 
 class AdamW : public Optimizer {

@@ -14,6 +14,7 @@ class AdamaxImpl : public BaseOptimizer {
   explicit AdamaxImpl(AdamaxOptions o)
       : BaseOptimizer("Adamax", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   AdamaxOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   void build(const std::vector<Variable>& variables) override { add_optimizer_variables(variables, {"momentum", "norm"}); }

@@ -43,7 +43,8 @@ std::string slot_prefix(const Variable& variable) {
 
 BaseOptimizer::BaseOptimizer(const std::string& class_name, const std::string& name,
                              const LearningRate& learning_rate_arg, const CommonOptions& common)
-    : name_(name.empty() ? auto_name(class_name) : name),
+    : class_name_(class_name),
+      name_(name.empty() ? auto_name(class_name) : name),
       common_(common),
       iterations_(name_ + "/iteration", Tensor(Shape{}, DType::int64), false),
       learning_rate_(name_ + "/learning_rate", Tensor::scalar(static_cast<float>(double(learning_rate_arg))), false),

@@ -39,6 +39,7 @@ class BaseOptimizer : public OptimizerImpl {
                 const CommonOptions& common = {});
 
   std::string name() const override { return name_; }
+  std::string class_name() const override { return class_name_; }
   std::vector<Output> apply_gradients(Graph& graph,
                                       const std::vector<std::pair<Variable, Output>>& grads_and_vars) final;
   std::vector<Variable> variables() const override;
@@ -65,6 +66,15 @@ class BaseOptimizer : public OptimizerImpl {
     return {update_step(graph, variable, grad, lr, iterations)};
   }
 
+  // Walks `options` as Keras's get_config reports it: the resolved name, and the current
+  // rate (a callback may have changed it) unless a schedule drives the rate.
+  template <typename Options>
+  void options_config_fields(Options options, ConfigFields& fields) const {
+    options.name = name_;
+    if (!schedule_.defined()) options.learning_rate = static_cast<double>(learning_rate_.value().item());
+    options.fields(fields);
+  }
+
   // Keras's add_optimizer_variables: for each variable, one slot per name (interleaved),
   // named "<variable path with / as _>_<slot name>", filled with `initial_value`.
   void add_optimizer_variables(const std::vector<Variable>& variables, const std::vector<std::string>& names,
@@ -83,6 +93,7 @@ class BaseOptimizer : public OptimizerImpl {
   // Keras's _clip_gradients: clipnorm per gradient, else global_clipnorm, else clipvalue.
   std::vector<Output> clip_gradients(const std::vector<Output>& grads) const;
 
+  std::string class_name_;
   std::string name_;
   CommonOptions common_;
   Variable iterations_;

@@ -16,6 +16,7 @@ class LionImpl : public BaseOptimizer {
     }
   }
   LionOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   void build(const std::vector<Variable>& variables) override { add_optimizer_variables(variables, {"momentum"}); }

@@ -19,6 +19,7 @@ class NadamImpl : public BaseOptimizer {
         options(std::move(o)),
         u_product_(name() + "/variable", Tensor::scalar(1.f), false) {}
   NadamOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
   std::vector<Variable> variables() const override {
     auto all = BaseOptimizer::variables();

@@ -23,6 +23,13 @@ struct NadamOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("nadam", "nadam_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("beta_1", beta_1);
+    f("beta_2", beta_2);
+    f("epsilon", epsilon);
+  }
 };
 
 class Nadam : public Optimizer {

@@ -11,6 +11,7 @@
 
 #include "core/graph.h"
 #include "core/variable.h"
+#include "optimizers/config_fields.h"
 
 namespace strata::optimizers {
 
@@ -26,6 +27,11 @@ class OptimizerImpl {
   virtual ~OptimizerImpl() = default;
   // Keras's config name ("adam", "sgd", ...), the optimizer's variable scope.
   virtual std::string name() const = 0;
+  // Keras's class ("Adam", "AdamW", "RMSprop", ...): what files save it by.
+  virtual std::string class_name() const = 0;
+  // Walks Keras's config of this optimizer (a copy of its options, with its resolved name
+  // and current learning rate), in get_config's order; saving writes it.
+  virtual void config_fields(ConfigFields& fields) const = 0;
   // Adds nodes that update each variable from its gradient (plus slot variables such
   // as Adam's m and v, created once per variable) and increment `iterations` last.
   // Returns the update nodes: the train step's targets.
@@ -49,6 +55,7 @@ class Optimizer {
   explicit Optimizer(std::shared_ptr<OptimizerImpl> impl) : impl_(std::move(impl)) {}
   bool defined() const { return impl_ != nullptr; }
   std::string name() const { return impl().name(); }
+  std::string class_name() const { return impl().class_name(); }
   std::vector<Output> apply_gradients(Graph& graph, const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
     return impl().apply_gradients(graph, grads_and_vars);
   }

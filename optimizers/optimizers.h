@@ -5,6 +5,7 @@
 #include "optimizers/adagrad.h"
 #include "optimizers/adam.h"
 #include "optimizers/adamax.h"
+#include "optimizers/classes.h"
 #include "optimizers/lion.h"
 #include "optimizers/nadam.h"
 #include "optimizers/optimizer.h"

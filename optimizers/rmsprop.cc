@@ -12,6 +12,7 @@ class RMSpropImpl : public BaseOptimizer {
   explicit RMSpropImpl(RMSpropOptions o)
       : BaseOptimizer("RMSprop", o.name, o.learning_rate, common_options(o)), options(std::move(o)) {}
   RMSpropOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   // Keras 3 order: every velocity, then every momentum, then every average_gradient.

@@ -24,6 +24,14 @@ struct RMSpropOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("rm_sprop", "rm_sprop_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("rho", rho);
+    f("momentum", momentum);
+    f("epsilon", epsilon);
+    f("centered", centered);
+  }
 };
 
 class RMSprop : public Optimizer {

@@ -15,6 +15,7 @@ class SGDImpl : public BaseOptimizer {
     }
   }
   SGDOptions options;
+  void config_fields(ConfigFields& f) const override { options_config_fields(options, f); }
 
  protected:
   void build(const std::vector<Variable>& variables) override {

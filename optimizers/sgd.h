@@ -21,6 +21,12 @@ struct SGDOptions {
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
   std::string name = "";  // empty: Keras's auto name ("sgd", "sgd_1", ...)
+  // Keras's config keys, in get_config's order (saving and loading walk these).
+  void fields(ConfigFields& f) {
+    common_fields(*this, f);
+    f("momentum", momentum);
+    f("nesterov", nesterov);
+  }
 };
 
 class SGD : public Optimizer {

@@ -1,9 +1,11 @@
 // strata-inspect MODEL: what a Keras model file holds: its format, the Keras version and
-// backend that wrote it, the model summary and every weight (name, shape). Files whose
-// layer classes Strata lacks are still described from their config.
+// backend that wrote it, its layer classes and which of them Strata supports, the model
+// summary and every weight (name, shape). Files whose layer classes Strata lacks are
+// still described from their config.
 #include <iostream>
 
 #include "core/error.h"
+#include "io/layer_support.h"
 #include "io/model_config.h"
 #include "io/saving.h"
 
@@ -29,6 +31,16 @@ int main(int argc, char** argv) {
       if (tc.contains("loss")) std::cout << "  loss:        " << tc["loss"].dump() << "\n";
       const auto opt = tc.value("optimizer_config", tc.value("optimizer", io::json()));
       if (opt.is_object()) std::cout << "  optimizer:   " << opt.value("class_name", "?") << "\n";
+    }
+    const auto classes = io::layer_class_support(info.config);
+    int unsupported = 0;
+    for (const auto& c : classes) unsupported += c.supported ? 0 : 1;
+    std::cout << "\nlayer classes: " << classes.size() << ", "
+              << (unsupported ? std::to_string(unsupported) + " not supported" : "all supported") << "\n";
+    for (const auto& c : classes) {
+      std::cout << "  " << (c.supported ? "supported      " : "NOT SUPPORTED  ") << c.name;
+      if (c.count > 1) std::cout << " (x" << c.count << ")";
+      std::cout << "\n";
     }
     try {
       Model model = models::load_model(path, {.compile = false});

@@ -11,6 +11,17 @@
 #include "io/npy.h"
 #include "io/saving.h"
 #include "layers/activation.h"
+#include "layers/center_crop.h"
+#include "layers/elu.h"
+#include "layers/identity.h"
+#include "layers/leaky_relu.h"
+#include "layers/normalization.h"
+#include "layers/op_layer.h"
+#include "layers/prelu.h"
+#include "layers/relu.h"
+#include "layers/rescaling.h"
+#include "layers/resizing.h"
+#include "layers/softmax.h"
 #include "layers/batch_normalization.h"
 #include "layers/concatenate.h"
 #include "layers/conv1d.h"
@@ -136,6 +147,37 @@ std::vector<Sample> samples() {
     h = layers::Subtract()(std::vector<KerasTensor>{p, q})[0];
     Model m(x, layers::GlobalMaxPooling1D()(h), {.name = "conv1d_ln"});
     out.push_back({"conv1d_ln", m, {{2, 12, 3}}});
+  }
+  {
+    // The activation and preprocessing classes, Normalization adapted.
+    auto x = Input({6, 8, 3});
+    auto norm = layers::Normalization();
+    norm.adapt(ramp({4, 6, 8, 3}, 0.5f));
+    auto h = layers::Rescaling({0.5, 1.0, 2.0}, {.offset = 0.1})(norm(x));
+    h = layers::Resizing(4, 6, {.crop_to_aspect_ratio = true})(h);
+    h = layers::CenterCrop(3, 4)(h);
+    h = layers::PReLU({.alpha_initializer = initializers::Constant(0.2), .shared_axes = std::vector<std::int64_t>{1, 2}})(h);
+    h = layers::ReLU({.max_value = 6.0, .negative_slope = 0.1, .threshold = 0.2})(h);
+    auto a = layers::LeakyReLU({.negative_slope = 0.05})(h);
+    auto b = layers::ELU({.alpha = 0.5})(layers::Identity()(h));
+    h = layers::Concatenate()(std::vector<KerasTensor>{a, b})[0];
+    // One softmax axis: Keras 3's .h5 loader drops an axis list (its own files' too).
+    Model m(x, layers::Softmax({.axis = 2})(h), {.name = "new_classes"});
+    out.push_back({"new_classes", m, {{2, 6, 8, 3}}});
+  }
+  {
+    // keras.ops calls as saved layers: MobileNetV3's hard swish and a reduction.
+    using layers::OpArgument;
+    const std::string numpy = "keras.src.ops.numpy";
+    auto x = Input({5, 4});
+    auto shifted = layers::OpLayer("Add", numpy, {OpArgument::tensor(0), OpArgument::constant(3.0)})(x);
+    auto gate = layers::OpLayer("Multiply", numpy, {OpArgument::tensor(0), OpArgument::constant(1.0 / 6)})(
+        layers::ReLU({.max_value = 6.0})(shifted));
+    auto swish = layers::OpLayer("Multiply", numpy, {OpArgument::tensor(0), OpArgument::tensor(1)})(
+        std::vector<KerasTensor>{x, gate})[0];
+    Model m(x, layers::OpLayer("Mean", numpy, {OpArgument::tensor(0)}, {{"axis", std::int64_t{-1}}, {"keepdims", false}})(swish),
+            {.name = "op_layers"});
+    out.push_back({"op_layers", m, {{3, 5, 4}}});
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "layers/conv1d.h"
 #include "layers/conv2d.h"
 #include "layers/conv2d_transpose.h"
+#include "layers/input_layer.h"
 #include "layers/dense.h"
 #include "layers/dot.h"
 #include "layers/dropout.h"
@@ -25,6 +26,9 @@
 #include "layers/relu.h"
 #include "layers/rescaling.h"
 #include "layers/softmax.h"
+#include "layers/center_crop.h"
+#include "layers/layer_scale.h"
+#include "layers/resizing.h"
 
 using namespace strata;
 using io::json;
@@ -79,6 +83,25 @@ TEST(KerasClassConfig, NewClassesRoundTrip) {
   json n = round_trip(layers::Normalization({.mean = std::vector<double>{1, 2}, .variance = std::vector<double>{3, 4}}));
   EXPECT_EQ(n["axis"], json::array({-1}));
   EXPECT_EQ(n["mean"], json::array({1.0, 2.0}));
+}
+
+TEST(KerasClassConfig, PreprocessingAndApplicationClassesRoundTrip) {
+  json r = round_trip(layers::Resizing(3, 4, {.interpolation = "nearest", .crop_to_aspect_ratio = true}));
+  EXPECT_EQ(r["height"], 3);
+  EXPECT_EQ(r["data_format"], "channels_last");
+  round_trip(layers::CenterCrop(2, 5));
+  json s = round_trip(layers::Rescaling({0.5, 0.25, 2.0}, {.offset = {0.0, -1.0, 1.0}}));
+  EXPECT_EQ(s["scale"], json::array({0.5, 0.25, 2.0}));
+  json softmax = round_trip(layers::Softmax({.axis = {1, 2}}));
+  EXPECT_EQ(softmax["axis"], json::array({1, 2}));
+  round_trip(layers::LayerScale(1e-6, 4));
+  // A NumPy scale, as Keras 3 saves one.
+  json n = io::layer_config(from("Rescaling", R"({"scale": {"class_name": "__numpy__",
+      "config": {"value": [1.0, 2.0], "dtype": "float32"}}})"));
+  EXPECT_EQ(n["scale"], json::array({1.0, 2.0}));
+  EXPECT_THROW(from("Resizing", R"({"height": 2, "width": 2, "antialias": true})"), NotImplementedError);
+  EXPECT_THROW(from("Resizing", R"({"height": 2, "width": 2, "interpolation": "bicubic"})")(Input({4, 4, 1})),
+               NotImplementedError);
 }
 
 TEST(KerasClassConfig, ReadsKeras2KeyNames) {

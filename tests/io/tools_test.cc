@@ -73,6 +73,21 @@ TEST(Tools, InspectShowsVersionSummaryAndWeights) {
   }
 }
 
+TEST(Tools, InspectSaysWhichLayerClassesAreSupported) {
+  // GetItem (slicing) is an operation Strata does not build yet; Greater and the input are fine.
+  ToolRun r = run(kInspect + " " + std::string(STRATA_TEST_DATA) + "/op_layers/get_item_slice.keras");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* part : {"layer classes: 2, 1 not supported", "supported      InputLayer",
+                           "NOT SUPPORTED  op GetItem (keras.src.ops.numpy)",
+                           "Strata cannot build this model yet"}) {
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+  }
+  r = run(kInspect + " " + std::string(STRATA_TEST_DATA) + "/applications/MobileNetV3Small.tf.h5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* part : {"all supported", "supported      TFOpLambda math.multiply", "supported      Rescaling"})
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+}
+
 }  // namespace
 }  // namespace strata
 #endif

@@ -33,6 +33,11 @@ const ordered_json& goldens() {
 
 Tensor to_tensor(const ordered_json& j) {
   const Shape shape(j.at("shape").get<std::vector<std::int64_t>>());
+  if (j.value("dtype", "float32") == "bool") {  // a mask: 0 / 1 as float32
+    std::vector<float> v;
+    for (const auto& b : j.at("values")) v.push_back(b.get<bool>() ? 1.0f : 0.0f);
+    return Tensor::from_vector<float>(shape, v);
+  }
   if (j.value("dtype", "float32") == "int64")
     return Tensor::from_vector<std::int64_t>(shape, j.at("values").get<std::vector<std::int64_t>>());
   return Tensor::from_vector<float>(shape, j.at("values").get<std::vector<float>>());
@@ -57,19 +62,21 @@ Tensor to_tensor(const ordered_json& j) {
 
 // Classes this suite holds Strata to; the golden file also has cases for classes not yet
 // supported (Resizing, CenterCrop, LayerScale, ...), listed by PendingClassesAreNamed.
-const std::set<std::string> kSupported{"ReLU",     "LeakyReLU", "PReLU",     "ELU",
-                                       "Softmax",  "Identity",  "Rescaling", "Normalization",
-                                       "Activation"};
+const std::set<std::string> kSupported{
+    "ReLU",       "LeakyReLU",  "PReLU",           "ELU",   "Softmax",
+    "Identity",   "Rescaling",  "Normalization",   "Activation", "Resizing",
+    "CenterCrop", "LayerScale", "StochasticDepth", "Dense", "GlobalAveragePooling2D",
+    "LayerNormalization", "Multiply", "Reshape"};
 
 bool runnable(const ordered_json& c) {
   if (c.at("class_name").is_null() || !kSupported.count(c.at("class_name").get<std::string>()))
     return false;
-  if (c.contains("input_roles")) return false;  // Softmax's mask: not applied yet
-  if (c.at("config").value("activation", "") == "sparsemax") return false;  // not yet
-  if (c.at("config").contains("scale") && !c.at("config").at("scale").is_number()) return false;
-  if (c.at("config").contains("axis") && c.at("class_name") == "Softmax" &&
-      !c.at("config").at("axis").is_number())
-    return false;
+  const auto& config = c.at("config");
+  if (config.value("activation", "") == "sparsemax") return false;  // not yet
+  // Resizing's bicubic, area and antialiased modes are refused (NotImplementedError).
+  const std::string interpolation = config.value("interpolation", "bilinear");
+  if (interpolation != "bilinear" && interpolation != "nearest") return false;
+  if (config.value("antialias", false)) return false;
   return true;
 }
 

@@ -7,8 +7,13 @@
 #include "core/ops.h"
 #include "core/program.h"
 #include "losses/regression_losses.h"
+#include "optimizers/adadelta.h"
 #include "optimizers/adagrad.h"
 #include "optimizers/adam.h"
+#include "optimizers/adamax.h"
+#include "optimizers/classes.h"
+#include "optimizers/lion.h"
+#include "optimizers/nadam.h"
 #include "optimizers/rmsprop.h"
 #include "optimizers/sgd.h"
 
@@ -159,4 +164,49 @@ TEST(Optimizer, AcceptsAtMostOneClippingOption) {
   EXPECT_THROW(optimizers::Adam({.clipnorm = 1.0, .clipvalue = 0.5}), ValueError);
   EXPECT_THROW(optimizers::SGD({.clipnorm = 1.0, .global_clipnorm = 1.0}), ValueError);
   EXPECT_NO_THROW(optimizers::RMSprop({.weight_decay = 0.01, .global_clipnorm = 1.0}));
+}
+
+// Reads nothing: what a config without keys gives (the options' defaults).
+class NoFields : public optimizers::ConfigFields {
+ public:
+  void operator()(const char*, bool&) override {}
+  void operator()(const char*, std::int64_t&) override {}
+  void operator()(const char*, double&) override {}
+  void operator()(const char*, std::optional<double>&) override {}
+  void operator()(const char*, std::string&) override {}
+  void operator()(const char*, std::vector<std::int64_t>&) override {}
+  void operator()(const char*, std::vector<double>&) override {}
+  void operator()(const char*, optimizers::LearningRate&) override {}
+};
+
+TEST(OptimizerClasses, EachOptimizerKnowsItsKerasClassAndIsBuiltByIt) {
+  const std::vector<std::pair<optimizers::Optimizer, std::string>> cases = {
+      {optimizers::SGD(), "SGD"},         {optimizers::Adam(), "Adam"},       {optimizers::AdamW(), "AdamW"},
+      {optimizers::RMSprop(), "RMSprop"}, {optimizers::Adagrad(), "Adagrad"}, {optimizers::Adadelta(), "Adadelta"},
+      {optimizers::Adamax(), "Adamax"},   {optimizers::Nadam(), "Nadam"},     {optimizers::Lion(), "Lion"}};
+  EXPECT_EQ(optimizers::optimizer_class_names().size(), cases.size());
+  NoFields none;
+  for (const auto& [o, cls] : cases) {
+    EXPECT_EQ(o.class_name(), cls);
+    optimizers::Optimizer built = optimizers::optimizer_from_fields(cls, none);
+    ASSERT_TRUE(built.defined()) << cls;
+    EXPECT_EQ(built.class_name(), cls);
+    EXPECT_EQ(built.learning_rate(), o.learning_rate()) << cls;  // Keras's default rate
+  }
+  EXPECT_EQ(optimizers::optimizer_from_fields("adamw", none).class_name(), "AdamW");  // as Keras: any case
+  EXPECT_FALSE(optimizers::optimizer_from_fields("Ftrl", none).defined());
+  EXPECT_EQ(optimizers::AdamW().name().rfind("adam_w", 0), 0u);  // Keras's auto name
+  EXPECT_EQ(optimizers::schedule_class_names().size(), 6u);
+  EXPECT_EQ(optimizers::schedule_from_fields("CosineDecayRestarts", none).class_name(), "CosineDecayRestarts");
+  EXPECT_FALSE(optimizers::schedule_from_fields("WarmUp", none).defined());
+}
+
+TEST(Schedules, KnowTheirKerasConfig) {
+  auto s = optimizers::schedules::PolynomialDecay({.initial_learning_rate = 0.1, .decay_steps = 10, .power = 2.0});
+  EXPECT_EQ(s.class_name(), "PolynomialDecay");
+  ASSERT_TRUE(s.has_config());
+  EXPECT_NEAR(s(5), (0.1 - 1e-4) * 0.25 + 1e-4, 1e-12);
+  EXPECT_NEAR(s(50), 1e-4, 1e-12);  // capped at decay_steps without cycle
+  EXPECT_FALSE(optimizers::LearningRateSchedule("Mine", [](std::int64_t) { return 0.1; }).has_config());
+  EXPECT_THROW(optimizers::schedules::InverseTimeDecay({.decay_steps = 0}), ValueError);
 }

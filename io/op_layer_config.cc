@@ -1,0 +1,310 @@
+#include "io/op_layer_config.h"
+
+#include <map>
+
+#include "core/error.h"
+#include "layers/op_layer.h"
+
+namespace strata::io {
+namespace {
+
+using layers::ConfigValue;
+using layers::OpArgument;
+using layers::OpAttributes;
+
+bool is_tensor_ref(const json& v) {
+  return v.is_object() && v.value("class_name", "") == "__keras_tensor__";
+}
+
+ConfigValue attribute(const json& v, const std::string& where) {
+  if (v.is_null()) return {};
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    bool ints = true, numbers = true;
+    for (const auto& e : v) {
+      ints = ints && (e.is_number_integer() || e.is_null());
+      numbers = numbers && e.is_number();
+    }
+    if (ints) {
+      std::vector<std::int64_t> out;
+      for (const auto& e : v) out.push_back(e.is_null() ? -1 : e.get<std::int64_t>());  // None in a newshape
+      return out;
+    }
+    if (numbers) return v.get<std::vector<double>>();
+  }
+  throw NotImplementedError(where + ": argument " + v.dump() + " is not supported");
+}
+
+// A NumPy constant: {"class_name": "__numpy__", "config": {"value": nested lists, "dtype"}}.
+OpArgument numpy_argument(const json& v, const std::string& where) {
+  OpArgument a;
+  a.kind = OpArgument::Kind::array;
+  const json& value = v.at("config").at("value");
+  std::function<void(const json&, std::size_t)> walk = [&](const json& e, std::size_t depth) {
+    if (e.is_array()) {
+      if (a.shape.size() == depth) a.shape.push_back(static_cast<std::int64_t>(e.size()));
+      for (const auto& x : e) walk(x, depth + 1);
+    } else if (e.is_number() || e.is_boolean()) {
+      a.values.push_back(e.is_boolean() ? (e.get<bool>() ? 1.0 : 0.0) : e.get<double>());
+    } else {
+      throw NotImplementedError(where + ": NumPy constant " + v.dump().substr(0, 200) + " is not supported");
+    }
+  };
+  walk(value, 0);
+  return a;
+}
+
+std::vector<OpArgument> keras3_arguments(const json& args, const std::string& where) {
+  std::vector<OpArgument> out;
+  int next_input = 0;
+  for (const auto& v : args) {
+    if (is_tensor_ref(v)) {
+      out.push_back(OpArgument::tensor(next_input++));
+    } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_tensor_ref)) {
+      OpArgument a;
+      a.kind = OpArgument::Kind::tensor_list;
+      a.first_input = next_input;
+      a.count = static_cast<int>(v.size());
+      next_input += a.count;
+      out.push_back(a);
+    } else if (v.is_number() || v.is_boolean()) {
+      out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
+    } else if (v.is_object() && v.value("class_name", "") == "__numpy__") {
+      out.push_back(numpy_argument(v, where));
+    } else {
+      throw NotImplementedError(where + ": call argument " + v.dump().substr(0, 200) + " is not supported");
+    }
+  }
+  return out;
+}
+
+// tf.keras TFOpLambda "function" -> (Keras 3 operation, module).
+const std::map<std::string, std::pair<std::string, std::string>>& tf_functions() {
+  static const std::map<std::string, std::pair<std::string, std::string>> m = {
+      {"__operators__.add", {"Add", "keras.src.ops.numpy"}},
+      {"math.add", {"Add", "keras.src.ops.numpy"}},
+      {"math.subtract", {"Subtract", "keras.src.ops.numpy"}},
+      {"math.multiply", {"Multiply", "keras.src.ops.numpy"}},
+      {"math.truediv", {"TrueDivide", "keras.src.ops.numpy"}},
+      {"math.divide", {"Divide", "keras.src.ops.numpy"}},
+      {"math.maximum", {"Maximum", "keras.src.ops.numpy"}},
+      {"math.minimum", {"Minimum", "keras.src.ops.numpy"}},
+      {"math.reduce_mean", {"Mean", "keras.src.ops.numpy"}},
+      {"math.reduce_sum", {"Sum", "keras.src.ops.numpy"}},
+      {"math.reduce_max", {"Max", "keras.src.ops.numpy"}},
+      {"nn.relu", {"Relu", "keras.src.ops.nn"}},
+      {"nn.relu6", {"Relu6", "keras.src.ops.nn"}},
+      {"math.sigmoid", {"Sigmoid", "keras.src.ops.nn"}},
+  };
+  return m;
+}
+
+bool is_triple(const json& v) {
+  return v.is_array() && v.size() >= 3 && v[0].is_string() && v[1].is_number_integer() &&
+         v[2].is_number_integer();
+}
+
+Layer tf_op_lambda(const json& entry, const json& config, const std::string& name,
+                   const std::string& where) {
+  const std::string fn = config.value("function", "");
+  auto it = tf_functions().find(fn);
+  if (it == tf_functions().end()) {
+    std::string known;
+    for (const auto& [f, op] : tf_functions()) known += (known.empty() ? "" : ", ") + f;
+    throw NotImplementedError(where + ": TFOpLambda function '" + fn +
+                              "' is not supported; supported: " + known);
+  }
+  const json& nodes = entry.value("inbound_nodes", json::array());
+  // tf.keras writes the call as a bare ["layer", node, index, kwargs] or inside a list.
+  const bool bare = nodes.size() == 1 && is_triple(nodes[0]);
+  if (!bare && (nodes.size() != 1 || !nodes[0].is_array() || nodes[0].size() != 1 || !is_triple(nodes[0][0]))) {
+    throw NotImplementedError(where + ": a TFOpLambda called other than once on one tensor is not supported");
+  }
+  const json& call = bare ? nodes[0] : nodes[0][0];
+  const json kwargs = call.size() > 3 && call[3].is_object() ? call[3] : json::object();
+  std::vector<OpArgument> args{OpArgument::tensor(0)};
+  OpAttributes attrs;
+  for (auto kv = kwargs.begin(); kv != kwargs.end(); ++kv) {
+    if (kv.key() == "name") continue;
+    if (kv.key() == "y") {
+      if (is_triple(kv.value())) {
+        args.push_back(OpArgument::tensor(1));
+      } else if (kv.value().is_number()) {
+        args.push_back(OpArgument::constant(kv.value().get<double>()));
+      } else {
+        throw NotImplementedError(where + ": argument y = " + kv.value().dump() + " is not supported");
+      }
+    } else {
+      attrs[kv.key() == "shape" ? "newshape" : kv.key()] = attribute(kv.value(), where);
+    }
+  }
+  return layers::OpLayer(it->second.first, it->second.second, std::move(args), std::move(attrs), name);
+}
+
+json nested_values(const OpArgument& a, std::size_t depth, std::size_t& next) {
+  if (depth == a.shape.size()) return a.values.at(next++);
+  json out = json::array();
+  for (std::int64_t i = 0; i < a.shape[depth]; ++i) out.push_back(nested_values(a, depth + 1, next));
+  return out;
+}
+
+json attribute_json(const ConfigValue& v) {
+  return std::visit(
+      [](const auto& x) -> json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, Initializer> || std::is_same_v<T, Layer>) {
+          return nullptr;  // never an operation's argument
+        } else {
+          return x;
+        }
+      },
+      v);
+}
+
+}  // namespace
+
+json op_entry_to_tf_op_lambda(const json& e) {
+  const std::string op = e.value("class_name", "");
+  const json config = e.value("config", json::object());
+  const std::string name = config.value("name", "");
+  std::string function;
+  for (const auto& [fn, target] : tf_functions()) {
+    if (target.first == op && (function.empty() || fn.rfind("math.", 0) == 0)) function = fn;
+  }
+  if (op == "Add") function = "__operators__.add";
+  const json& nodes = e.value("inbound_nodes", json::array());
+  const json args = nodes.size() == 1 ? nodes[0].value("args", json::array()) : json::array();
+  auto triple = [](const json& ref) {
+    const json& h = ref["config"]["keras_history"];
+    return json::array({h[0], h[1], h[2]});
+  };
+  if (function.empty() || args.empty() || !is_tensor_ref(args[0]) || args.size() > 2) {
+    throw NotImplementedError("operation " + op + " '" + name +
+                              "' has no tf.keras form to save in an .h5 file; save the model as .keras");
+  }
+  json kwargs = json::object();
+  if (args.size() == 2) {
+    if (is_tensor_ref(args[1])) {
+      kwargs["y"] = triple(args[1]);
+    } else if (args[1].is_number()) {
+      kwargs["y"] = args[1];
+    } else {
+      throw NotImplementedError("operation " + op + " '" + name +
+                                "': its constant argument has no tf.keras form; save the model as .keras");
+    }
+  }
+  for (auto kv = config.begin(); kv != config.end(); ++kv)
+    if (kv.key() != "name") kwargs[kv.key() == "newshape" ? "shape" : kv.key()] = kv.value();
+  kwargs["name"] = nullptr;
+  json call = triple(args[0]);
+  call.push_back(kwargs);
+  return json{{"class_name", "TFOpLambda"},
+              {"config", json{{"name", name}, {"trainable", true}, {"dtype", "float32"}, {"function", function}}},
+              {"name", name},
+              {"inbound_nodes", json::array({json::array({call})})}};
+}
+
+bool is_op_entry(const json& entry) {
+  if (!entry.is_object()) return false;
+  const std::string cls = entry.value("class_name", "");
+  if (cls == "TFOpLambda") return true;
+  if (entry.contains("module")) {
+    const std::string module = entry.value("module", "");
+    return module.rfind("keras.src.ops.", 0) == 0 || module.rfind("keras.ops", 0) == 0;
+  }
+  // Keras 3's legacy .h5 drops the module: an operation's config has no "trainable" or
+  // "dtype" (every layer's has), and its node is Keras 3's {"args", "kwargs"}.
+  const json config = entry.value("config", json::object());
+  const json nodes = entry.value("inbound_nodes", json::array());
+  return layers::is_supported_op(cls) && config.is_object() && !config.contains("trainable") &&
+         !config.contains("dtype") && nodes.size() == 1 && nodes[0].is_object();
+}
+
+Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
+  const std::string cls = entry.value("class_name", "");
+  const json config = entry.value("config", json::object());
+  const std::string name = config.value("name", entry.value("name", ""));
+  std::string where = "operation " + cls + " '" + name + "'";
+  if (!ctx.source.empty()) where += " in " + ctx.source;
+  if (cls == "TFOpLambda") return tf_op_lambda(entry, config, name, where);
+  const json& nodes = entry.value("inbound_nodes", json::array());
+  if (nodes.size() != 1 || !nodes[0].is_object()) {
+    throw NotImplementedError(where + ": an operation saved with " + std::to_string(nodes.size()) +
+                              " calls is not supported (Keras saves each call as its own entry)");
+  }
+  const json kwargs = nodes[0].value("kwargs", json::object());
+  if (!kwargs.empty()) {
+    throw NotImplementedError(where + ": keyword arguments " + kwargs.dump().substr(0, 200) +
+                              " in the call are not supported");
+  }
+  OpAttributes attrs;
+  for (auto kv = config.begin(); kv != config.end(); ++kv) {
+    if (kv.key() != "name") attrs[kv.key()] = attribute(kv.value(), where);
+  }
+  return layers::OpLayer(cls, entry.value("module", ""),
+                         keras3_arguments(nodes[0].value("args", json::array()), where),
+                         std::move(attrs), name);
+}
+
+std::vector<json> tf_op_lambda_kwarg_tensors(const json& node) {
+  std::vector<json> out;
+  if (!node.is_array()) return out;
+  const json calls = is_triple(node) ? json::array({node}) : node;
+  for (const auto& call : calls) {
+    if (!call.is_array() || call.size() < 4 || !call[3].is_object()) continue;
+    for (auto kv = call[3].begin(); kv != call[3].end(); ++kv)
+      if (is_triple(kv.value())) out.push_back(kv.value());
+  }
+  return out;
+}
+
+bool tf_op_lambda_supported(const std::string& function) { return tf_functions().count(function) > 0; }
+
+bool is_op_layer(const Layer& layer) {
+  return dynamic_cast<const layers::OpLayerImpl*>(&layer.impl()) != nullptr;
+}
+
+json op_layer_object(const Layer& layer) {
+  const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
+  json config{{"name", op.name}};
+  for (const auto& [key, value] : op.attributes) config[key] = attribute_json(value);
+  return json{{"module", op.module},
+              {"class_name", op.class_name()},
+              {"config", config},
+              {"registered_name", op.class_name()}};
+}
+
+json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& tensor_ref) {
+  const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
+  json args = json::array();
+  for (const auto& a : op.arguments) {
+    switch (a.kind) {
+      case OpArgument::Kind::tensor:
+        args.push_back(tensor_ref(static_cast<std::size_t>(a.first_input)));
+        break;
+      case OpArgument::Kind::tensor_list: {
+        json list = json::array();
+        for (int i = 0; i < a.count; ++i) list.push_back(tensor_ref(static_cast<std::size_t>(a.first_input + i)));
+        args.push_back(list);
+        break;
+      }
+      case OpArgument::Kind::number:
+        args.push_back(a.number);
+        break;
+      case OpArgument::Kind::array: {
+        std::size_t next = 0;
+        args.push_back(json{{"class_name", "__numpy__"},
+                            {"config", json{{"value", nested_values(a, 0, next)}, {"dtype", "float32"}}}});
+        break;
+      }
+    }
+  }
+  return args;
+}
+
+}  // namespace strata::io

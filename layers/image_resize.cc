@@ -1,0 +1,76 @@
+#include "layers/image_resize.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+
+namespace strata::layers {
+
+std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
+                                        std::int64_t out_size, const std::string& interpolation) {
+  std::vector<float> m(static_cast<std::size_t>(out_size * in_size), 0.0f);
+  const double scale = static_cast<double>(window.size) / static_cast<double>(out_size);
+  for (std::int64_t o = 0; o < out_size; ++o) {
+    float* row = m.data() + o * in_size;
+    if (interpolation == "nearest") {
+      const auto src = std::min(static_cast<std::int64_t>(std::floor((o + 0.5) * scale)), window.size - 1);
+      row[window.start + src] = 1.0f;
+      continue;
+    }
+    // Bilinear, half-pixel centers: the source position of output o's center.
+    const double src = (o + 0.5) * scale - 0.5;
+    const double floor_src = std::floor(src);
+    const auto lower = std::max<std::int64_t>(static_cast<std::int64_t>(floor_src), 0);
+    const auto upper = std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil(src)), window.size - 1);
+    const auto lerp = static_cast<float>(src - floor_src);
+    row[window.start + lower] += 1.0f - lerp;
+    row[window.start + upper] += lerp;
+  }
+  return m;
+}
+
+std::pair<AxisWindow, AxisWindow> aspect_ratio_crop(std::int64_t in_h, std::int64_t in_w,
+                                                    std::int64_t out_h, std::int64_t out_w) {
+  const std::int64_t crop_h = std::max<std::int64_t>(
+      std::min<std::int64_t>(in_h, static_cast<std::int64_t>(static_cast<double>(in_w) * out_h / out_w)), 1);
+  const std::int64_t crop_w = std::max<std::int64_t>(
+      std::min<std::int64_t>(in_w, static_cast<std::int64_t>(static_cast<double>(in_h) * out_w / out_h)), 1);
+  return {{(in_h - crop_h) / 2, crop_h}, {(in_w - crop_w) / 2, crop_w}};
+}
+
+namespace {
+
+Variable transposed_matrix(const std::string& path, std::int64_t in_size, AxisWindow window,
+                           std::int64_t out_size, const std::string& interpolation) {
+  const std::vector<float> m = interpolation_matrix(in_size, window, out_size, interpolation);
+  std::vector<float> t(m.size());
+  for (std::int64_t o = 0; o < out_size; ++o)
+    for (std::int64_t i = 0; i < in_size; ++i) t[i * out_size + o] = m[o * in_size + i];
+  return Variable(path, Tensor::from_vector(Shape{in_size, out_size}, t), /*trainable=*/false);
+}
+
+}  // namespace
+
+ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std::int64_t in_w,
+                               AxisWindow rows, AxisWindow cols, std::int64_t out_h,
+                               std::int64_t out_w, const std::string& interpolation) {
+  if (interpolation != "bilinear" && interpolation != "nearest") {
+    throw NotImplementedError(layer + ": interpolation '" + interpolation +
+                              "' is not supported (bilinear and nearest are)");
+  }
+  return {transposed_matrix(layer + "/resize_rows", in_h, rows, out_h, interpolation),
+          transposed_matrix(layer + "/resize_cols", in_w, cols, out_w, interpolation)};
+}
+
+Output resize_images(Graph& graph, Output x, const ResizeMatrices& m) {
+  // (B, H, W, C) -> (B, W, C, H) · rows -> (B, W, C, h) -> (B, h, C, W) · cols
+  // -> (B, h, C, w) -> (B, h, w, C).
+  Output t = ops::matmul(ops::transpose(x, {0, 2, 3, 1}), graph.variable(m.rows));
+  t = ops::matmul(ops::transpose(t, {0, 3, 2, 1}), graph.variable(m.cols));
+  return ops::transpose(t, {0, 1, 3, 2});
+}
+
+}  // namespace strata::layers

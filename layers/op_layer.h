@@ -1,0 +1,62 @@
+// OpLayer: one call of a Keras 3 operation (keras.ops.add, keras.ops.mean, ...) on
+// symbolic tensors, which Keras saves in a functional model as a layer of its own
+// (module "keras.src.ops.numpy", class "Add"; tf.keras saves "TFOpLambda"). Its call
+// mixes tensors and constants (`x + 3.0`, `1.0 / x`), so the layer keeps the call's
+// argument list, in order: each entry is one of its tensor inputs or a constant.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct OpArgument {
+  enum class Kind { tensor, tensor_list, number, array };
+  Kind kind = Kind::tensor;
+  int first_input = 0;   // tensor: its input; tensor_list: its first input
+  int count = 1;         // tensor_list: how many inputs
+  double number = 0.0;   // number
+  std::vector<double> values;  // array (a NumPy constant), row-major
+  std::vector<std::int64_t> shape;
+
+  static OpArgument tensor(int input) { return {Kind::tensor, input}; }
+  static OpArgument constant(double v) { return {Kind::number, 0, 1, v}; }
+};
+
+// The operation's own arguments (axis, keepdims, dtype, newshape, ...), as Keras's
+// config holds them; absent keys are absent.
+using OpAttributes = std::map<std::string, ConfigValue>;
+
+class OpLayerImpl : public LayerImpl {
+ public:
+  // op: Keras's class ("Add", "Mean"); module: where Keras defines it.
+  OpLayerImpl(std::string op, std::string module, std::vector<OpArgument> arguments,
+              OpAttributes attributes, std::string name);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool accepts_input_count(std::size_t n) const override { return n == num_inputs(); }
+  std::size_t num_inputs() const;
+
+  std::string module;
+  std::vector<OpArgument> arguments;
+  OpAttributes attributes;
+
+ private:
+  std::vector<Variable> constants_;  // array arguments, read by the graph (not weights)
+};
+
+class OpLayer : public Layer {
+ public:
+  OpLayer(std::string op, std::string module, std::vector<OpArgument> arguments,
+          OpAttributes attributes = {}, std::string name = "");
+};
+
+// The operations OpLayer computes (Keras class names), sorted.
+std::vector<std::string> supported_ops();
+bool is_supported_op(const std::string& op);
+
+}  // namespace strata::layers
