@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "io/cudnn_weights.h"
 #include "io/hdf5.h"
 #include "io/safe_file.h"
 
@@ -135,8 +136,32 @@ void load_keras2_layer(const h5::Group& group, const LayerWeights& layer, const 
                      std::to_string(layer.weights.size()) + " weights, the file's '" + group.path() + "' holds " +
                      std::to_string(names.size()) + " (" + join(names) + ")");
   }
+  // tf.keras's CuDNNLSTM / CuDNNGRU weights come in cuDNN's layout: convert them first.
+  std::vector<Tensor> values;
+  std::vector<Shape> shapes;
+  bool convertible = false;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    pending.emplace_back(layer.weights[i], read_checked(group.open_dataset(names[i]), layer, i, path));
+    const h5::Dataset ds = group.open_dataset(names[i]);
+    shapes.push_back(layer.weights[i].shape());
+    convertible |= ds.shape() != shapes.back() && layer.weights[i].dtype() == DType::float32;
+    values.push_back(convertible ? ds.read(layer.weights[i].dtype()) : Tensor());
+  }
+  if (convertible) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (!values[i].defined()) values[i] = group.open_dataset(names[i]).read(layer.weights[i].dtype());
+    convert_cudnn_weights(values, shapes);
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!convertible) {
+      pending.emplace_back(layer.weights[i], read_checked(group.open_dataset(names[i]), layer, i, path));
+      continue;
+    }
+    if (values[i].shape() != shapes[i]) {
+      throw ShapeError("cannot load weights from '" + path + "': " + weight_label(layer, i) + " has shape " +
+                       shapes[i].to_string() + ", the file's dataset '" + group.path() + "/" + names[i] +
+                       "' has shape " + values[i].shape().to_string());
+    }
+    pending.emplace_back(layer.weights[i], values[i]);
   }
 }
 
