@@ -1,5 +1,6 @@
 #include "io/keras_class_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 
@@ -31,7 +32,10 @@ std::vector<std::int64_t> integers(const std::string& where, const FieldSpec& f,
   if (v.is_number()) return {integer(where, f, v)};
   if (!v.is_array()) bad_value(where, f, "a list of integers", v);
   std::vector<std::int64_t> out;
-  for (const auto& e : v) out.push_back(integer(where, f, e));
+  for (const auto& e : v) {
+    if (!e.is_number()) bad_value(where, f, "a list of integers", v);
+    out.push_back(integer(where, f, e));
+  }
   return out;
 }
 
@@ -72,14 +76,49 @@ std::string string_value(const std::string& where, const FieldSpec& f, const jso
   }
 }
 
+// Keras 2's nested padding: n, [rows, cols] (each symmetric) or [[top, bottom], [left, right]].
+std::vector<std::int64_t> pairs(const std::string& where, const FieldSpec& f, const json& v) {
+  if (v.is_array() && v.size() == 2 && v[0].is_array()) {
+    std::vector<std::int64_t> out = int_tuple(where, f, 2, v[0]);
+    for (auto x : int_tuple(where, f, 2, v[1])) out.push_back(x);
+    return out;
+  }
+  const std::vector<std::int64_t> sym = int_tuple(where, f, 2, v);
+  return {sym[0], sym[0], sym[1], sym[1]};
+}
+
+void check_at_least(const std::string& where, const FieldSpec& f, const json& v,
+                    const std::vector<std::int64_t>& values) {
+  for (auto x : values) {
+    if (x >= f.at_least) continue;
+    if (f.at_least == 1 && f.kind == ValueKind::integer) bad_value(where, f, "a positive integer", v);
+    throw ValueError(where + ": '" + f.key + "' must be >= " + std::to_string(f.at_least) +
+                     ", got " + v.dump());
+  }
+}
+
+ConfigValue decode_value(const std::string& where, const FieldSpec& f, const json& v,
+                         const ConfigContext& ctx);
+
 ConfigValue decode(const std::string& where, const FieldSpec& f, const json& v,
                    const ConfigContext& ctx) {
+  ConfigValue out = decode_value(where, f, v, ctx);
+  if (const auto* i = std::get_if<std::int64_t>(&out)) check_at_least(where, f, v, {*i});
+  if (f.kind != ValueKind::shape) {
+    if (const auto* l = std::get_if<std::vector<std::int64_t>>(&out)) check_at_least(where, f, v, *l);
+  }
+  return out;
+}
+
+ConfigValue decode_value(const std::string& where, const FieldSpec& f, const json& v,
+                         const ConfigContext& ctx) {
   switch (f.kind) {
     case ValueKind::boolean:
       if (!v.is_boolean()) bad_value(where, f, "true or false", v);
       return v.get<bool>();
     case ValueKind::integer:
-      if (f.spelling == Spelling::window1) return int_tuple(where, f, 1, v)[0];
+      if (f.spelling == Spelling::window1 || f.spelling == Spelling::unwrap1)
+        return int_tuple(where, f, 1, v)[0];
       return integer(where, f, v);
     case ValueKind::number:
       if (!v.is_number()) bad_value(where, f, "a number", v);
@@ -87,6 +126,7 @@ ConfigValue decode(const std::string& where, const FieldSpec& f, const json& v,
     case ValueKind::string:
       return string_value(where, f, v, ctx);
     case ValueKind::int_tuple:
+      if (f.spelling == Spelling::pairs) return pairs(where, f, v);
       return int_tuple(where, f, f.arity, v);
     case ValueKind::int_list:
       return integers(where, f, v);
@@ -108,9 +148,15 @@ ConfigValue decode(const std::string& where, const FieldSpec& f, const json& v,
       return out;
     }
     case ValueKind::shape:
+      if (f.spelling == Spelling::dims) {
+        if (!v.is_array()) bad_value(where, f, "a list of integers", v);
+        return integers(where, f, v);
+      }
       return shape_from_json(v, where + " '" + f.key + "'").dims();
     case ValueKind::initializer:
       return initializer_from_config(v, where);
+    case ValueKind::layer:
+      return layer_from_config(v, ctx);
   }
   bad_value(where, f, "a known kind of value", v);
 }
@@ -127,9 +173,17 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           return v;
         } else if constexpr (std::is_same_v<T, std::int64_t>) {
           if (f.spelling == Spelling::window1) return json::array({v});
+          if (f.spelling == Spelling::seed && (v < 0 || v > 0x7fffffff)) return nullptr;
           return v;
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
-          if (f.kind == ValueKind::shape) return shape_to_json(Shape(v));
+          if (f.kind == ValueKind::shape && f.spelling != Spelling::dims)
+            return shape_to_json(Shape(v));
+          if (f.spelling == Spelling::pairs)
+            return json::array({json::array({v.at(0), v.at(1)}), json::array({v.at(2), v.at(3)})});
+          const bool all_equal = std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end();
+          if (f.spelling == Spelling::compact && !v.empty() &&
+              (f.kind == ValueKind::int_tuple ? all_equal : v.size() == 1))
+            return v[0];
           if (f.spelling == Spelling::bare_single && v.size() == 1) return v[0];
           return json(v);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
@@ -137,6 +191,12 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           return json(v);
         } else if constexpr (std::is_same_v<T, Initializer>) {
           return initializer_to_config(v);
+        } else if constexpr (std::is_same_v<T, Layer>) {
+          const LayerConfigEntry* e = find_layer_config(v.class_name());
+          return json{{"module", e ? e->module : "keras.layers"},
+                      {"class_name", v.class_name()},
+                      {"config", layer_config(v)},
+                      {"registered_name", nullptr}};
         } else {
           return v;
         }
@@ -164,6 +224,7 @@ class JsonConfigSource : public layers::ConfigSource {
     return decode(where_, f, v, ctx_);
   }
   std::string name() const override { return config_.value("name", std::string()); }
+  int keras_major() const override { return ctx_.keras_major; }
   std::string where() const override { return where_; }
 
  private:
@@ -172,30 +233,87 @@ class JsonConfigSource : public layers::ConfigSource {
   std::string where_;
 };
 
+// A layer's own check (a constructor's "Conv2D: padding ..." message) said again with the
+// layer, its name and the file: "Conv2D 'c' in m.h5: padding ...".
+std::string located(const std::string& where, const std::string& class_name, const char* what) {
+  std::string msg = what;
+  if (msg.find(where) != std::string::npos) return msg;
+  if (msg.rfind(class_name + ": ", 0) == 0) msg = msg.substr(class_name.size() + 2);
+  return where + ": " + msg;
+}
+
 }  // namespace
+
+json fields_to_config(const std::vector<FieldSpec>& fields, const std::vector<ConfigValue>& values) {
+  json out = json::object();
+  std::size_t next = 0;
+  for (const FieldSpec& f : fields) {
+    if (f.role == layers::FieldRole::value) {
+      out[f.key] = encode(f, values.at(next++));
+    } else if (f.written) {
+      out[f.key] = json::parse(f.fixed);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void refuse(const std::vector<FieldSpec>& fields, const json& config, const std::string& where) {
+  for (const FieldSpec& f : fields) {
+    if (f.role != layers::FieldRole::refused || !config.contains(f.key)) continue;
+    const json& v = config[f.key];
+    if (!v.is_null() && v != json::parse(f.fixed)) {
+      throw NotImplementedError(where + ": '" + f.key + "' = " + v.dump() + " is not supported" +
+                                (f.note.empty() ? "" : " (" + f.note + ")"));
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<layers::ConfigSource> config_source(const std::string& class_name,
+                                                    const std::vector<FieldSpec>& fields,
+                                                    const json& config, const ConfigContext& ctx) {
+  auto source = std::make_unique<JsonConfigSource>(class_name, config, ctx);
+  refuse(fields, config, source->where());
+  return source;
+}
 
 LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
   LayerConfigEntry e;
   e.class_name = k.class_name;
   e.module = k.module;
   e.to_config = [k](const LayerImpl& impl) {
-    const std::vector<ConfigValue> values = k.values(impl);
-    json out = json::object();
-    for (std::size_t i = 0; i < k.fields.size(); ++i)
-      out[k.fields[i].key] = encode(k.fields[i], values.at(i));
-    for (const auto& key : k.unmodeled_keys) out[key] = nullptr;
-    for (const auto& key : k.refused_keys) out[key] = nullptr;
-    return out;
+    return fields_to_config(k.fields, k.values(impl));
   };
+  if (k.keras3_vars) {
+    e.keras3_vars = [k](const LayerImpl& impl) {
+      std::vector<VarGroup> out;
+      for (const auto& g : k.keras3_vars(impl)) {
+        if (!g.nested.defined()) {
+          out.push_back({g.path, g.variables});
+          continue;
+        }
+        for (VarGroup inner : keras3_var_groups(g.nested)) {
+          inner.path = g.path + inner.path;
+          out.push_back(std::move(inner));
+        }
+      }
+      return out;
+    };
+  }
   e.from_config = [k](const json& config, const ConfigContext& ctx) -> Layer {
     JsonConfigSource source(k.class_name, config, ctx);
-    for (const auto& key : k.refused_keys) {
-      if (config.contains(key) && !config[key].is_null()) {
-        throw NotImplementedError(source.where() + ": '" + key + "' = " + config[key].dump() +
-                                  " is not supported");
-      }
+    refuse(k.fields, config, source.where());
+    if (k.check) k.check(source);
+    try {
+      return k.make(source);
+    } catch (const NotImplementedError& err) {
+      throw NotImplementedError(located(source.where(), k.class_name, err.what()));
+    } catch (const ValueError& err) {
+      throw ValueError(located(source.where(), k.class_name, err.what()));
     }
-    return k.make(source);
   };
   return e;
 }

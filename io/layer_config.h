@@ -1,7 +1,8 @@
 // The layer config registry: how each Keras layer class turns into its JSON config and
-// back. Every layer family registers its own small unit (io/layer_configs/<class>_config.cc)
-// with a static REGISTER-style initializer; nothing here names a concrete layer, so new
-// families (recurrent, convolution, ...) plug in by adding a file.
+// back. Layers describe their own configs (layers/keras_class.h; io/keras_class_config.cc
+// turns a description into an entry here on first lookup); a class that needs JSON of its
+// own registers a unit (io/layer_configs/<class>_config.cc) with a static initializer.
+// Nothing here names a concrete layer.
 //
 // A config passed to `from_config` is already normalized to the Keras 3 dialect:
 // `dtype` is a plain string ("float32"), `batch_input_shape` is renamed `batch_shape`,

@@ -157,7 +157,7 @@ json attribute_json(const ConfigValue& v) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
           return nullptr;
-        } else if constexpr (std::is_same_v<T, Initializer>) {
+        } else if constexpr (std::is_same_v<T, Initializer> || std::is_same_v<T, Layer>) {
           return nullptr;  // never an operation's argument
         } else {
           return x;

@@ -16,6 +16,7 @@ class ActivationImpl : public LayerImpl {
   ActivationImpl(std::string activation, ActivationOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   std::string activation;
+  ActivationOptions options;
 };
 
 class Activation : public Layer {

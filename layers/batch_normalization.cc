@@ -63,4 +63,23 @@ std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector
 BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
     : Layer(std::make_shared<BatchNormalizationImpl>(std::move(options))) {}
 
+namespace {
+// One channel axis: a list of several (tf.keras allows it) is refused before the fields.
+void one_axis(const ConfigSource& src) {
+  const FieldSpec axes{"axis", ValueKind::int_list};
+  std::optional<ConfigValue> v = src.get(axes);
+  if (!v) return;
+  const auto& list = std::get<std::vector<std::int64_t>>(*v);
+  if (list.size() > 1) {
+    std::string axes;
+    for (auto a : list) axes += (axes.empty() ? "[" : ",") + std::to_string(a);
+    throw NotImplementedError(src.where() + ": normalizing over several axes " + axes +
+                              "] is not supported (one channel axis only)");
+  }
+}
+
+const bool registered = register_keras_class(
+    describe_layer<BatchNormalization>("BatchNormalization", &BatchNormalizationImpl::options).checked(one_axis));
+}  // namespace
+
 }  // namespace strata::layers

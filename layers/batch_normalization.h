@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -26,6 +27,29 @@ struct BatchNormalizationOptions {  // Keras signature order
   Initializer moving_mean_initializer = "zeros";
   Initializer moving_variance_initializer = "ones";
   std::string name;
+
+  // axis: an int, or tf.keras's one-element list ([3]). Renormalization, virtual batches and
+  // `adjustment` (tf.keras) are refused; regularizers and constraints are accepted, not applied.
+  static constexpr auto keras_fields() {
+    using O = BatchNormalizationOptions;
+    return std::tuple{keras_field("axis", &O::axis, Spelling::unwrap1),
+                      keras_field("momentum", &O::momentum),
+                      keras_field("epsilon", &O::epsilon),
+                      keras_field("center", &O::center),
+                      keras_field("scale", &O::scale),
+                      keras_field("beta_initializer", &O::beta_initializer),
+                      keras_field("gamma_initializer", &O::gamma_initializer),
+                      keras_field("moving_mean_initializer", &O::moving_mean_initializer),
+                      keras_field("moving_variance_initializer", &O::moving_variance_initializer),
+                      keras_unmodeled("beta_regularizer"),
+                      keras_unmodeled("gamma_regularizer"),
+                      keras_unmodeled("beta_constraint"),
+                      keras_unmodeled("gamma_constraint"),
+                      keras_unmodeled("synchronized", "false"),
+                      keras_refused("renorm", "false").unwritten().because("batch renormalization"),
+                      keras_refused("virtual_batch_size").unwritten(),
+                      keras_refused("adjustment").unwritten()};
+  }
 };
 
 class BatchNormalizationImpl : public LayerImpl {

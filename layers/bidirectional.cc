@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/sequence_ops.h"
+#include "layers/keras_class.h"
 
 namespace strata::layers {
 
@@ -97,5 +98,87 @@ std::vector<Output> BidirectionalImpl::run(Graph& graph, const std::vector<Outpu
 
 Bidirectional::Bidirectional(const Layer& layer, BidirectionalOptions options)
     : Layer(std::make_shared<BidirectionalImpl>(layer, std::move(options))) {}
+
+namespace {
+
+// What makes two directions differ in math (name and go_backwards aside): the cells' kinds
+// and units, activations, use_bias, GRU's reset_after; return_sequences, return_state and
+// stateful.
+bool same_math(const RNNImpl& a, const RNNImpl& b) {
+  if (a.class_name() != b.class_name() || a.cells.size() != b.cells.size()) return false;
+  const auto& x = a.options;
+  const auto& y = b.options;
+  if (x.return_sequences != y.return_sequences || x.return_state != y.return_state ||
+      x.stateful != y.stateful)
+    return false;
+  for (std::size_t i = 0; i < a.cells.size(); ++i) {
+    const CellConfig& c = a.cells[i]->config;
+    const CellConfig& d = b.cells[i]->config;
+    if (c.kind != d.kind || c.units != d.units || c.activation != d.activation ||
+        c.use_bias != d.use_bias)
+      return false;
+    if (c.kind != "simple_rnn" && c.recurrent_activation != d.recurrent_activation) return false;
+    if (c.kind == "gru" && c.reset_after != d.reset_after) return false;
+  }
+  return true;
+}
+
+// {"merge_mode" (null is "none"), "layer": the wrapped RNN's entry, "backward_layer" (Keras 3
+// writes it; tf.keras only when one was given)}. The wrapped layer is read through the
+// registry, so any recurrent class works. Like Keras 3, both directions are fresh copies of
+// "layer" (forward_<name>, backward_<name>); a given backward_layer must be that copy (same
+// class and cells, opposite go_backwards): a different one is refused rather than silently
+// replaced. Keras 3 variables: forward_layer/... and backward_layer/... (the wrapped
+// layer's own groups).
+KerasClass bidirectional_class() {
+  const FieldSpec merge_mode{"merge_mode", ValueKind::string, 0, true};
+  const FieldSpec inner{"layer", ValueKind::layer};
+  const FieldSpec backward{"backward_layer", ValueKind::layer, 0, true};
+  KerasClass k;
+  k.class_name = "Bidirectional";
+  k.fields = {merge_mode, inner, backward};
+  k.values = [](const LayerImpl& impl) {
+    const auto& b = static_cast<const BidirectionalImpl&>(impl);
+    const std::string& m = b.options.merge_mode;
+    return std::vector<ConfigValue>{m == "none" ? ConfigValue{} : ConfigValue{m}, Layer(b.forward_layer),
+                                    Layer(b.backward_layer)};
+  };
+  k.make = [=](const ConfigSource& src) -> Layer {
+    std::optional<ConfigValue> wrapped = src.get(inner);
+    if (!wrapped) throw ValueError(src.where() + ": config has no 'layer'");
+    BidirectionalOptions o{.name = src.name()};
+    if (std::optional<ConfigValue> m = src.get(merge_mode))
+      o.merge_mode = std::holds_alternative<std::string>(*m) ? std::get<std::string>(*m) : "none";
+    const Layer forward = std::get<Layer>(*wrapped);
+    Layer layer = Bidirectional(forward, o);
+    std::optional<ConfigValue> given = src.get(backward);
+    if (!given || !std::holds_alternative<Layer>(*given)) return layer;
+    auto& b = static_cast<BidirectionalImpl&>(layer.impl());
+    const Layer& g = std::get<Layer>(*given);
+    const auto* given_rnn = dynamic_cast<const RNNImpl*>(&g.impl());
+    if (!given_rnn || g.class_name() != forward.class_name() ||
+        given_rnn->options.go_backwards == b.forward_layer->options.go_backwards ||
+        !same_math(*given_rnn, *b.backward_layer)) {
+      throw NotImplementedError(src.where() + ": a backward_layer that differs from the forward layer ('" +
+                                g.name() + "', " + g.class_name() +
+                                ") is not supported; only one built from the same config with "
+                                "go_backwards flipped is");
+    }
+    // Keras uses the given layer itself, so its name (and weight paths) are the file's.
+    b.backward_layer->name = g.name();
+    b.backward_layer->weight_prefix = layer.name() + "/" + g.name();
+    return layer;
+  };
+  k.keras3_vars = [](const LayerImpl& impl) {
+    const auto& b = static_cast<const BidirectionalImpl&>(impl);
+    return std::vector<KerasClass::VarGroup>{{"forward_layer/", {}, Layer(b.forward_layer)},
+                                             {"backward_layer/", {}, Layer(b.backward_layer)}};
+  };
+  return k;
+}
+
+const bool registered = register_keras_class(bidirectional_class());
+
+}  // namespace
 
 }  // namespace strata::layers

@@ -18,6 +18,7 @@ class ConcatenateImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return n >= 1; }
   int axis;
+  ConcatenateOptions options;
 };
 
 class Concatenate : public Layer {

@@ -58,4 +58,12 @@ std::vector<Output> Conv1DImpl::call(Graph& graph, const std::vector<Output>& in
 Conv1D::Conv1D(std::int64_t filters, std::int64_t kernel_size, Conv1DOptions options)
     : Layer(std::make_shared<Conv1DImpl>(filters, kernel_size, std::move(options))) {}
 
+namespace {
+// Keras 2 writes the 1-tuples as one-element lists ("kernel_size": [2]); ints are read too.
+const bool registered = register_keras_class(
+    describe_layer<Conv1D>("Conv1D", &Conv1DImpl::options, keras_field("filters", &Conv1DImpl::filters).at_least(1),
+                           keras_field("kernel_size", &Conv1DImpl::kernel_size, Spelling::window1).at_least(1))
+        .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -21,6 +22,19 @@ struct Conv1DOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = Conv1DOptions;
+    return std::tuple{keras_field("strides", &O::strides, Spelling::window1).at_least(1),
+                      keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("dilation_rate", &O::dilation_rate, Spelling::window1).at_least(1),
+                      keras_field("groups", &O::groups, Spelling::unwrap1).at_least(1),
+                      keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("kernel_initializer", &O::kernel_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer)};
+  }
 };
 
 class Conv1DImpl : public LayerImpl {

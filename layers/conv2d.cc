@@ -59,4 +59,12 @@ std::vector<Output> Conv2DImpl::call(Graph& graph, const std::vector<Output>& in
 Conv2D::Conv2D(std::int64_t filters, IntPair kernel_size, Conv2DOptions options)
     : Layer(std::make_shared<Conv2DImpl>(filters, kernel_size, std::move(options))) {}
 
+namespace {
+// Keras 2 writes the tuples as lists ([3, 3]); ints are read too.
+const bool registered = register_keras_class(
+    describe_layer<Conv2D>("Conv2D", &Conv2DImpl::options, keras_field("filters", &Conv2DImpl::filters).at_least(1),
+                           keras_field("kernel_size", &Conv2DImpl::kernel_size).at_least(1))
+        .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

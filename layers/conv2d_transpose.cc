@@ -69,4 +69,12 @@ std::vector<Output> Conv2DTransposeImpl::call(Graph& graph, const std::vector<Ou
 Conv2DTranspose::Conv2DTranspose(std::int64_t filters, IntPair kernel_size, Conv2DTransposeOptions options)
     : Layer(std::make_shared<Conv2DTransposeImpl>(filters, kernel_size, std::move(options))) {}
 
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<Conv2DTranspose>("Conv2DTranspose", &Conv2DTransposeImpl::options,
+                                    keras_field("filters", &Conv2DTransposeImpl::filters).at_least(1),
+                                    keras_field("kernel_size", &Conv2DTransposeImpl::kernel_size).at_least(1))
+        .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -20,6 +21,20 @@ struct Conv2DTransposeOptions {  // Keras signature order (output_padding is not
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = Conv2DTransposeOptions;
+    return std::tuple{keras_field("strides", &O::strides).at_least(1),
+                      keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("dilation_rate", &O::dilation_rate).at_least(1),
+                      keras_refused("output_padding"),
+                      keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("kernel_initializer", &O::kernel_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_refused("groups", "1").unwritten().because("groups other than 1")};
+  }
 };
 
 class Conv2DTransposeImpl : public LayerImpl {

@@ -18,7 +18,7 @@ void check_padding(const std::string& padding, const std::vector<std::string>& a
   if (std::find(allowed.begin(), allowed.end(), padding) != allowed.end()) return;
   std::string names;
   for (const auto& a : allowed) names += (names.empty() ? "'" : ", '") + a + "'";
-  throw ValueError("padding must be one of " + names + ", got '" + padding + "'");
+  throw ValueError("padding '" + padding + "' is not one of " + names);
 }
 
 std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding, std::int64_t size,

@@ -55,4 +55,12 @@ std::vector<Output> DepthwiseConv2DImpl::call(Graph& graph, const std::vector<Ou
 DepthwiseConv2D::DepthwiseConv2D(IntPair kernel_size, DepthwiseConv2DOptions options)
     : Layer(std::make_shared<DepthwiseConv2DImpl>(kernel_size, std::move(options))) {}
 
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<DepthwiseConv2D>("DepthwiseConv2D", &DepthwiseConv2DImpl::options,
+                                    keras_field("kernel_size", &DepthwiseConv2DImpl::kernel_size).at_least(1))
+        .unmodeled({"depthwise_regularizer", "bias_regularizer", "activity_regularizer", "depthwise_constraint",
+                    "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -21,6 +22,19 @@ struct DepthwiseConv2DOptions {  // Keras signature order
   Initializer depthwise_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = DepthwiseConv2DOptions;
+    return std::tuple{keras_field("strides", &O::strides).at_least(1),
+                      keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("depth_multiplier", &O::depth_multiplier, Spelling::unwrap1).at_least(1),
+                      keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("dilation_rate", &O::dilation_rate).at_least(1),
+                      keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("depthwise_initializer", &O::depthwise_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer)};
+  }
 };
 
 class DepthwiseConv2DImpl : public LayerImpl {

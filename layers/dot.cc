@@ -27,7 +27,7 @@ Output l2_normalize(Output x) {
 
 }  // namespace
 
-DotImpl::DotImpl(IntPair axes_, DotOptions o) : LayerImpl("Dot", o.name), axes(axes_), normalize(o.normalize) {}
+DotImpl::DotImpl(IntPair axes_, DotOptions o) : LayerImpl("Dot", o.name), axes(axes_), options(o) {}
 
 std::vector<Output> DotImpl::call(Graph&, const std::vector<Output>& inputs) {
   Output a = inputs[0], b = inputs[1];
@@ -47,7 +47,7 @@ std::vector<Output> DotImpl::call(Graph&, const std::vector<Output>& inputs) {
   }
   a = move_last(a, axis_a);
   b = move_last(b, axis_b);
-  if (normalize) {
+  if (options.normalize) {
     a = l2_normalize(a);
     b = l2_normalize(b);
   }
@@ -64,5 +64,11 @@ std::vector<Output> DotImpl::call(Graph&, const std::vector<Output>& inputs) {
 }
 
 Dot::Dot(IntPair axes, DotOptions o) : Layer(std::make_shared<DotImpl>(axes, std::move(o))) {}
+
+namespace {
+// axes: one int for both inputs or a pair; 1-based non-batch axes, negative from the end.
+const bool registered = register_keras_class(
+    describe_layer<Dot>("Dot", &DotImpl::options, keras_field("axes", &DotImpl::axes, Spelling::compact)));
+}  // namespace
 
 }  // namespace strata::layers

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -14,6 +15,8 @@ namespace strata::layers {
 struct DotOptions {  // Keras signature order (after axes)
   bool normalize = false;
   std::string name;
+
+  static constexpr auto keras_fields() { return std::tuple{keras_field("normalize", &DotOptions::normalize)}; }
 };
 
 class DotImpl : public LayerImpl {
@@ -22,7 +25,7 @@ class DotImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return n == 2; }
   IntPair axes;
-  bool normalize;
+  DotOptions options;
 };
 
 class Dot : public Layer {

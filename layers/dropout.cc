@@ -7,7 +7,7 @@
 namespace strata::layers {
 
 DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
-    : LayerImpl("Dropout", options.name), rate(rate_), seed(options.seed ? *options.seed : next_seed()) {
+    : LayerImpl("Dropout", options.name), rate(rate_), seed(options.seed ? *options.seed : next_seed()), options(options) {
   if (rate < 0.0 || rate >= 1.0) throw ValueError("Dropout: rate must be in [0, 1), got " + std::to_string(rate));
 }
 
@@ -20,5 +20,12 @@ std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs)
 }
 
 Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}
+
+namespace {
+// A drawn seed is not written (Keras draws anew); noise_shape is not supported.
+const bool registered = register_keras_class(
+    describe_layer<Dropout>("Dropout", &DropoutImpl::options, keras_field("rate", &DropoutImpl::rate))
+        .refused({"noise_shape"}));
+}  // namespace
 
 }  // namespace strata::layers

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -14,6 +15,10 @@ namespace strata::layers {
 struct DropoutOptions {
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
+
+  static constexpr auto keras_fields() {
+    return std::tuple{keras_field("seed", &DropoutOptions::seed)};
+  }
 };
 
 class DropoutImpl : public LayerImpl {
@@ -21,7 +26,8 @@ class DropoutImpl : public LayerImpl {
   DropoutImpl(double rate, DropoutOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   double rate;
-  std::uint64_t seed;
+  std::uint64_t seed;  // options.seed, or drawn
+  DropoutOptions options;
 };
 
 class Dropout : public Layer {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -14,6 +15,15 @@ struct EmbeddingOptions {  // Keras signature order
   Initializer embeddings_initializer = "uniform";
   bool mask_zero = false;
   std::string name;
+
+  // Keras 2's input_length only fixed the input shape (the InputLayer says it too): ignored.
+  static constexpr auto keras_fields() {
+    using O = EmbeddingOptions;
+    return std::tuple{keras_field("embeddings_initializer", &O::embeddings_initializer),
+                      keras_unmodeled("embeddings_regularizer"), keras_unmodeled("activity_regularizer"),
+                      keras_unmodeled("embeddings_constraint"), keras_field("mask_zero", &O::mask_zero),
+                      keras_refused("lora_rank").unwritten().because("LoRA-enabled embeddings")};
+  }
 };
 
 class EmbeddingImpl : public LayerImpl {
@@ -38,6 +48,8 @@ class Embedding : public Layer {
 struct MaskingOptions {
   double mask_value = 0.0;
   std::string name;
+
+  static constexpr auto keras_fields() { return std::tuple{keras_field("mask_value", &MaskingOptions::mask_value)}; }
 };
 
 class MaskingImpl : public LayerImpl {

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "layers/keras_class.h"
 
 namespace strata::layers {
 
@@ -16,5 +17,12 @@ std::vector<Output> FlattenImpl::call(Graph&, const std::vector<Output>& inputs)
 }
 
 Flatten::Flatten(FlattenOptions options) : Layer(std::make_shared<FlattenImpl>(std::move(options))) {}
+
+namespace {
+// Keras's data_format: only channels_last is meaningful here.
+const bool registered = register_keras_class(
+    describe_layer<Flatten>("Flatten", &FlattenImpl::options)
+        .fixed({keras_refused("data_format", "\"channels_last\"").because("only channels_last")}));
+}  // namespace
 
 }  // namespace strata::layers

@@ -13,8 +13,10 @@ struct FlattenOptions {
 
 class FlattenImpl : public LayerImpl {
  public:
-  explicit FlattenImpl(FlattenOptions options) : LayerImpl("Flatten", options.name) {}
+  explicit FlattenImpl(FlattenOptions options_) : LayerImpl("Flatten", options_.name), options(std::move(options_)) {}
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  FlattenOptions options;
 };
 
 class Flatten : public Layer {

@@ -31,4 +31,16 @@ GlobalAveragePooling1D::GlobalAveragePooling1D(GlobalPoolingOptions o)
 GlobalAveragePooling2D::GlobalAveragePooling2D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalAveragePooling2D", false, 2, std::move(o))) {}
 
+namespace {
+const bool registered = [] {
+  register_keras_class(describe_layer<GlobalMaxPooling1D>("GlobalMaxPooling1D", &GlobalPoolingImpl::options));
+  register_keras_class(describe_layer<GlobalMaxPooling2D>("GlobalMaxPooling2D", &GlobalPoolingImpl::options));
+  register_keras_class(
+      describe_layer<GlobalAveragePooling1D>("GlobalAveragePooling1D", &GlobalPoolingImpl::options));
+  register_keras_class(
+      describe_layer<GlobalAveragePooling2D>("GlobalAveragePooling2D", &GlobalPoolingImpl::options));
+  return true;
+}();
+}  // namespace
+
 }  // namespace strata::layers

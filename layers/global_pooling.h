@@ -4,14 +4,21 @@
 
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
 
 struct GlobalPoolingOptions {  // Keras signature order
   std::string data_format;
-  bool keepdims = false;
+  bool keepdims = false;  // absent (tf.keras < 2.6) means false
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = GlobalPoolingOptions;
+    return std::tuple{keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("keepdims", &O::keepdims)};
+  }
 };
 
 class GlobalPoolingImpl : public LayerImpl {

@@ -1,6 +1,7 @@
 #include "layers/input_layer.h"
 
 #include "core/error.h"
+#include "layers/keras_class.h"
 
 namespace strata {
 
@@ -19,5 +20,58 @@ KerasTensor Input(const Shape& shape, InputOptions options) {
   auto call = std::make_shared<LayerCall>(LayerCall{Layer(impl), {}, {impl->spec}});
   return KerasTensor(call, 0);
 }
+
+namespace {
+
+using layers::ConfigSource;
+using layers::ConfigValue;
+using layers::FieldSpec;
+using layers::KerasClass;
+using layers::ValueKind;
+
+// InputLayer's config: batch_shape (Keras 2's batch_input_shape is renamed before this;
+// input_shape or shape without the batch are read too), dtype, sparse (refused), name.
+// It holds no variables, and Keras 3 writes no vars group for it.
+KerasClass input_layer_class() {
+  const FieldSpec batch_shape{"batch_shape", ValueKind::shape};
+  const FieldSpec dtype{"dtype", ValueKind::string};
+  KerasClass k;
+  k.class_name = "InputLayer";
+  k.fields = {batch_shape, dtype, layers::keras_refused("sparse", "false").because("sparse inputs").spec(),
+              FieldSpec{"name", ValueKind::string}};
+  k.values = [](const LayerImpl& impl) {
+    const auto& in = static_cast<const InputLayerImpl&>(impl);
+    return std::vector<ConfigValue>{in.spec.shape.dims(), to_string(in.spec.dtype), in.name};
+  };
+  k.make = [=](const ConfigSource& src) -> Layer {
+    Shape shape;
+    if (auto v = src.get(batch_shape)) {
+      shape = Shape(std::get<std::vector<std::int64_t>>(*v));
+    } else if (auto s = src.get(FieldSpec{"input_shape", ValueKind::shape})) {
+      shape = Shape(std::get<std::vector<std::int64_t>>(*s)).with_batch(kUnknownDim);
+    } else if (auto t = src.get(FieldSpec{"shape", ValueKind::shape})) {
+      shape = Shape(std::get<std::vector<std::int64_t>>(*t)).with_batch(kUnknownDim);
+    } else {
+      throw ValueError(src.where() + ": config has no 'batch_shape' (nor 'batch_input_shape')");
+    }
+    if (shape.rank() < 1) throw ValueError(src.where() + ": batch_shape must include the batch dimension");
+    DType type = DType::float32;
+    if (auto v = src.get(dtype)) {
+      const std::string name = std::get<std::string>(*v);
+      try {
+        type = parse_dtype(name);
+      } catch (const Error&) {
+        throw NotImplementedError(src.where() + ": input dtype '" + name + "' is not supported");
+      }
+    }
+    return Layer(std::make_shared<InputLayerImpl>(shape, type, src.name()));
+  };
+  k.keras3_vars = [](const LayerImpl&) { return std::vector<KerasClass::VarGroup>{}; };
+  return k;
+}
+
+const bool registered = layers::register_keras_class(input_layer_class());
+
+}  // namespace
 
 }  // namespace strata

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,16 +43,31 @@ enum class Spelling {
   padding,      // a padding mode, lower-cased when read
   window1,      // a 1-D window (strides, dilation_rate): written [n], read from n or [n]
   bare_single,  // a list of one value is written as that value (Keras's int-or-tuple axis)
+  unwrap1,      // an integer written n, also read from [n] (tf.keras's BatchNormalization axis)
+  compact,      // an int tuple written as one int when its elements are equal (Dot's axes);
+                // an int list written as an int when it holds one (LayerNormalization's axis)
+  pairs,        // Padding2D: written [[top, bottom], [left, right]]; read from n, [rows, cols]
+                // or the nested form
+  dims,         // a Shape written as plain integers, -1 included (Reshape's target_shape)
+  seed,         // a seed: one drawn here (above 2^31 - 1) is written null, Keras draws anew
+};
+
+// What a config key is to the layer.
+enum class FieldRole {
+  value,      // a member of the layer or its options
+  unmodeled,  // not kept (regularizers, constraints): written as `fixed`, any value accepted
+  refused,    // not supported: written as `fixed`; a value other than null or `fixed` refused
 };
 
 // What a decoded config value is. Integer tuples (IntPair), lists and shapes are int
 // vectors (a shape's None is kUnknownDim).
 enum class ValueKind {
-  boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer
+  boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer,
+  layer  // a nested layer, written as its registry entry (TimeDistributed's "layer")
 };
 
 using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, Initializer, std::vector<double>>;
+                                 std::vector<std::int64_t>, Initializer, std::vector<double>, Layer>;
 
 struct FieldSpec {
   std::string key;
@@ -60,6 +76,12 @@ struct FieldSpec {
   bool nullable = false;  // std::optional: null means "not set"
   Spelling spelling = Spelling::plain;
   std::string keras2_key;  // the key's older name in Keras 2 files ("alpha"), read if present
+  // Integers (and each element of an integer tuple or list): the smallest value accepted.
+  std::int64_t at_least = std::numeric_limits<std::int64_t>::min();
+  FieldRole role = FieldRole::value;
+  std::string fixed = "null";  // role != value: the JSON literal written (and accepted)
+  bool written = true;         // role != value: false for keys only older files hold
+  std::string note;            // refused: what the refusal says besides the key and value
 };
 
 // --- C++ type <-> ConfigValue ------------------------------------------------------------
@@ -109,6 +131,18 @@ struct ConfigTraits<IntPair> {
   }
 };
 template <>
+struct ConfigTraits<Padding2D> {
+  static constexpr ValueKind kind = ValueKind::int_tuple;
+  static constexpr int arity = 4;  // top, bottom, left, right
+  static ConfigValue to(const Padding2D& v) {
+    return std::vector<std::int64_t>{v.rows.first, v.rows.second, v.cols.first, v.cols.second};
+  }
+  static Padding2D from(const ConfigValue& v) {
+    const auto& x = std::get<std::vector<std::int64_t>>(v);
+    return {IntPair(x.at(0), x.at(1)), IntPair(x.at(2), x.at(3))};
+  }
+};
+template <>
 struct ConfigTraits<std::vector<std::int64_t>> {
   static constexpr ValueKind kind = ValueKind::int_list;
   static ConfigValue to(const std::vector<std::int64_t>& v) { return v; }
@@ -140,6 +174,12 @@ struct ConfigTraits<Shape> {
   static ConfigValue to(const Shape& v) { return v.dims(); }
   static Shape from(const ConfigValue& v) { return Shape(std::get<std::vector<std::int64_t>>(v)); }
 };
+template <>
+struct ConfigTraits<Layer> {
+  static constexpr ValueKind kind = ValueKind::layer;
+  static ConfigValue to(const Layer& v) { return v; }
+  static Layer from(const ConfigValue& v) { return std::get<Layer>(v); }
+};
 template <typename T>
 struct ConfigTraits<std::optional<T>> {
   static constexpr ValueKind kind = ConfigTraits<T>::kind;
@@ -169,21 +209,35 @@ constexpr int arity_of() {
   }
 }
 
-// One config key and the member that holds it.
+// One config key and the member that holds it (or, for a constructor argument the layer
+// keeps in another form, the function that gives it back: `+[](const PoolImpl& l) {
+// return l.pool_size.second; }`).
 template <typename Owner, typename T>
 struct KerasField {
+  using value_type = T;
   const char* key;
-  T Owner::*member;
+  T Owner::*member = nullptr;
   Spelling spelling = Spelling::plain;
   const char* keras2_key = "";
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  T (*getter)(const Owner&) = nullptr;
 
+  T get(const Owner& owner) const { return getter ? getter(owner) : owner.*member; }
   FieldSpec spec() const {
-    return {key, ConfigTraits<T>::kind, arity_of<T>(), is_optional<T>::value, spelling, keras2_key};
+    FieldSpec s{key, ConfigTraits<T>::kind, arity_of<T>(), is_optional<T>::value, spelling, keras2_key};
+    s.at_least = min;
+    return s;
   }
   // The same field, also read from its Keras 2 name.
   constexpr KerasField also_read_as(const char* old_key) const {
     KerasField f = *this;
     f.keras2_key = old_key;
+    return f;
+  }
+  // Integers below `lowest` (or tuples holding one) are refused when read.
+  constexpr KerasField at_least(std::int64_t lowest) const {
+    KerasField f = *this;
+    f.min = lowest;
     return f;
   }
 };
@@ -192,6 +246,63 @@ template <typename Owner, typename T>
 constexpr KerasField<Owner, T> keras_field(const char* key, T Owner::*member,
                                            Spelling spelling = Spelling::plain) {
   return {key, member, spelling};
+}
+template <typename Owner, typename T>
+constexpr KerasField<Owner, T> keras_field(const char* key, T (*getter)(const Owner&),
+                                           Spelling spelling = Spelling::plain) {
+  KerasField<Owner, T> f{key, nullptr, spelling};
+  f.getter = getter;
+  return f;
+}
+
+// A key Keras writes that no member holds, at its place among the fields:
+// keras_unmodeled("kernel_regularizer") is written null and accepted with any value;
+// keras_refused("output_padding") is written null and refused unless null;
+// keras_refused("rms_scaling", "false") is written false and refused unless null or false.
+// `fixed` is a JSON literal. .unwritten(): only read (keys of older files).
+struct KerasFixed {
+  const char* key;
+  FieldRole role;
+  const char* fixed = "null";
+  bool written = true;
+  const char* note = "";
+
+  constexpr KerasFixed unwritten() const {
+    KerasFixed f = *this;
+    f.written = false;
+    return f;
+  }
+  // A refusal's explanation: "'sparse' = true is not supported (sparse inputs)".
+  constexpr KerasFixed because(const char* why) const {
+    KerasFixed f = *this;
+    f.note = why;
+    return f;
+  }
+  FieldSpec spec() const {
+    FieldSpec s;
+    s.key = key;
+    s.role = role;
+    s.fixed = fixed;
+    s.written = written;
+    s.note = note;
+    return s;
+  }
+};
+constexpr KerasFixed keras_unmodeled(const char* key, const char* written_as = "null") {
+  return {key, FieldRole::unmodeled, written_as};
+}
+constexpr KerasFixed keras_refused(const char* key, const char* allowed = "null") {
+  return {key, FieldRole::refused, allowed};
+}
+
+// `fields` when On, else none: for a family whose classes write different subsets of keys.
+template <bool On, typename... Fields>
+constexpr auto keras_fields_if(Fields... fields) {
+  if constexpr (On) {
+    return std::tuple{fields...};
+  } else {
+    return std::tuple<>{};
+  }
 }
 
 // What io hands a description when reading: the config's values, decoded per FieldSpec.
@@ -204,27 +315,59 @@ class ConfigSource {
   virtual std::string name() const = 0;
   // "Dense 'dense_1'" (and the file), for messages.
   virtual std::string where() const = 0;
+  // Which Keras wrote the config: 2 for Keras 2 / tf.keras files.
+  virtual int keras_major() const { return 3; }
 };
 
 // A layer class as Keras's config sees it (type-erased; made by describe_layer).
 struct KerasClass {
   std::string class_name;
   std::string module = "keras.layers";
-  std::vector<FieldSpec> fields;  // constructor arguments, then options, in Keras's order
-  // Keys Keras writes that only shape training here (regularizers, constraints): written
-  // null; a file's values are accepted and not applied.
-  std::vector<std::string> unmodeled_keys;
-  // Keys whose non-null values Strata cannot honour: written null, refused when set.
-  std::vector<std::string> refused_keys;
-  std::function<std::vector<ConfigValue>(const LayerImpl&)> values;  // parallel to fields
+  // Constructor arguments, then options (and fixed keys), in Keras's order.
+  std::vector<FieldSpec> fields;
+  // The values of the fields whose role is `value`, in order.
+  std::function<std::vector<ConfigValue>(const LayerImpl&)> values;
   std::function<Layer(const ConfigSource&)> make;
+  // Optional: runs on a config before `make`, for what one field's decoding cannot say.
+  std::function<void(const ConfigSource&)> check;
+  // Where a Keras 3 file keeps the layer's variables, relative to layers/<key>; without
+  // it, all of them in "vars". A group naming a `nested` layer stands for that layer's own
+  // groups under `path` (TimeDistributed: {"layer/", {}, inner}).
+  struct VarGroup {
+    std::string path;
+    std::vector<Variable> variables;
+    Layer nested;
+  };
+  std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
 
-  KerasClass& unmodeled(std::vector<std::string> keys) {
-    unmodeled_keys = std::move(keys);
+  // Keys Keras writes that only shape training here (regularizers, constraints): written
+  // null after the fields; a file's values are accepted and not applied.
+  KerasClass& unmodeled(const std::vector<std::string>& keys) {
+    for (const auto& k : keys) {
+      fields.push_back(keras_unmodeled("").spec());
+      fields.back().key = k;
+    }
     return *this;
   }
-  KerasClass& refused(std::vector<std::string> keys) {
-    refused_keys = std::move(keys);
+  // Keys whose non-null values Strata cannot honour: written null, refused when set.
+  KerasClass& refused(const std::vector<std::string>& keys) {
+    for (const auto& k : keys) {
+      fields.push_back(keras_refused("").spec());
+      fields.back().key = k;
+    }
+    return *this;
+  }
+  // Keys no member holds (keras_unmodeled / keras_refused), after the fields.
+  KerasClass& fixed(const std::vector<KerasFixed>& keys) {
+    for (const auto& k : keys) fields.push_back(k.spec());
+    return *this;
+  }
+  KerasClass& checked(std::function<void(const ConfigSource&)> fn) {
+    check = std::move(fn);
+    return *this;
+  }
+  KerasClass& vars(std::function<std::vector<VarGroup>(const LayerImpl&)> fn) {
+    keras3_vars = std::move(fn);
     return *this;
   }
 };
@@ -243,11 +386,11 @@ ConfigValue to_value(const T& v) {
 }
 
 // An argument: its key is required.
-template <typename T, typename Owner>
-T read_required(const ConfigSource& src, const KerasField<Owner, T>& f) {
+template <typename Field>
+typename Field::value_type read_required(const ConfigSource& src, const Field& f) {
   std::optional<ConfigValue> v = src.get(f.spec());
   if (!v) throw ValueError(src.where() + ": config has no '" + f.key + "'");
-  return ConfigTraits<T>::from(*v);
+  return ConfigTraits<typename Field::value_type>::from(*v);
 }
 
 // An option: absent keys keep the options struct's default.
@@ -255,40 +398,104 @@ template <typename Options, typename T>
 void read_optional(const ConfigSource& src, const KerasField<Options, T>& f, Options& o) {
   if (std::optional<ConfigValue> v = src.get(f.spec())) o.*(f.member) = ConfigTraits<T>::from(*v);
 }
+template <typename Options>
+void read_optional(const ConfigSource&, const KerasFixed&, Options&) {}
+
+template <typename Options, typename T>
+void push_value(std::vector<ConfigValue>& out, const Options& o, const KerasField<Options, T>& f) {
+  out.push_back(to_value(o.*(f.member)));
+}
+template <typename Options>
+void push_value(std::vector<ConfigValue>&, const Options&, const KerasFixed&) {}
 
 }  // namespace detail
 
-// The description of LayerT (whose constructor takes the argument fields' values, then
-// Options) from ImplT's members. Arguments are required keys; options keys are optional
-// and default to the Options struct's initializers.
-template <typename LayerT, typename ImplT, typename Options, typename... Args>
-KerasClass describe_layer(std::string class_name, Options ImplT::*options,
-                          KerasField<ImplT, Args>... args) {
+// Building blocks for a class described by hand (a layer made from two options structs,
+// or with a make of its own): a tuple of fields' specs, values and reading.
+template <typename Fields>
+void append_keras_specs(KerasClass& k, const Fields& fields) {
+  std::apply([&](const auto&... f) { (k.fields.push_back(f.spec()), ...); }, fields);
+}
+template <typename Options, typename Fields>
+void append_keras_values(std::vector<ConfigValue>& out, const Options& o, const Fields& fields) {
+  std::apply([&](const auto&... f) { (detail::push_value(out, o, f), ...); }, fields);
+}
+// Absent keys keep o's values.
+template <typename Options, typename Fields>
+void read_keras_fields(const ConfigSource& src, const Fields& fields, Options& o) {
+  std::apply([&](const auto&... f) { (detail::read_optional(src, f, o), ...); }, fields);
+}
+
+namespace detail {
+
+template <typename Options>
+constexpr auto keras_fields_of() {
+  if constexpr (requires { Options::keras_fields(); }) {
+    return Options::keras_fields();
+  } else {
+    return std::tuple<>{};  // an options struct with only a name
+  }
+}
+
+template <typename LayerT, typename ImplT, typename Options, typename OptionFields,
+          typename... Args>
+KerasClass describe(std::string class_name, std::function<Options(const ImplT&)> options,
+                    OptionFields option_fields, KerasField<ImplT, Args>... args) {
   KerasClass k;
   k.class_name = std::move(class_name);
-  const auto option_fields = Options::keras_fields();
   (k.fields.push_back(args.spec()), ...);
-  std::apply([&](const auto&... f) { (k.fields.push_back(f.spec()), ...); }, option_fields);
+  append_keras_specs(k, option_fields);
 
   k.values = [=](const LayerImpl& impl) {
     const auto& l = static_cast<const ImplT&>(impl);
-    const Options& o = l.*options;
+    const Options o = options(l);
     std::vector<ConfigValue> out;
-    (out.push_back(detail::to_value(l.*(args.member))), ...);
-    std::apply([&](const auto&... f) { (out.push_back(detail::to_value(o.*(f.member))), ...); },
-               option_fields);
+    (out.push_back(to_value(args.get(l))), ...);
+    append_keras_values(out, o, option_fields);
     return out;
   };
   k.make = [=](const ConfigSource& src) -> Layer {
     Options o;
     if constexpr (requires { o.name; }) o.name = src.name();
-    std::apply(
-        [&](const auto&... f) { (detail::read_optional(src, f, o), ...); }, option_fields);
+    read_keras_fields(src, option_fields, o);
     // Braced: the arguments are read in declaration order.
-    std::tuple<Args...> values{detail::read_required(src, args)...};
+    std::tuple<Args...> values{read_required(src, args)...};
     return std::apply([&](auto&... a) -> Layer { return LayerT(a..., o); }, values);
   };
   return k;
+}
+
+}  // namespace detail
+
+// The description of LayerT (whose constructor takes the argument fields' values, then
+// Options) from ImplT's members. Arguments are required keys; options keys are optional
+// and default to the Options struct's initializers (Options::keras_fields(); an options
+// struct without it has no keys but its name).
+template <typename LayerT, typename ImplT, typename Options, typename... Args>
+KerasClass describe_layer(std::string class_name, Options ImplT::*options,
+                          KerasField<ImplT, Args>... args) {
+  return detail::describe<LayerT, ImplT, Options>(
+      std::move(class_name), [options](const ImplT& l) { return l.*options; },
+      detail::keras_fields_of<Options>(), args...);
+}
+
+// The same where the layer keeps its options in another form (a family sharing one Impl):
+// `options` rebuilds them from the Impl.
+template <typename LayerT, typename ImplT, typename Options, typename... Args>
+KerasClass describe_layer(std::string class_name, Options (*options)(const ImplT&),
+                          KerasField<ImplT, Args>... args) {
+  return detail::describe<LayerT, ImplT, Options>(std::move(class_name), options,
+                                                  detail::keras_fields_of<Options>(), args...);
+}
+
+// The same with the options' fields given here (a class of a family that writes fewer of
+// its shared options struct's keys, e.g. SpatialDropout1D has no data_format).
+template <typename LayerT, typename ImplT, typename Options, typename... Fields,
+          typename... Args>
+KerasClass describe_layer(std::string class_name, Options (*options)(const ImplT&),
+                          std::tuple<Fields...> option_fields, KerasField<ImplT, Args>... args) {
+  return detail::describe<LayerT, ImplT, Options>(std::move(class_name), options, option_fields,
+                                                  args...);
 }
 
 }  // namespace strata::layers

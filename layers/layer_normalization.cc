@@ -59,4 +59,9 @@ std::vector<Output> LayerNormalizationImpl::call(Graph& graph, const std::vector
 LayerNormalization::LayerNormalization(LayerNormalizationOptions options)
     : Layer(std::make_shared<LayerNormalizationImpl>(std::move(options))) {}
 
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<LayerNormalization>("LayerNormalization", &LayerNormalizationImpl::options));
+}  // namespace
+
 }  // namespace strata::layers

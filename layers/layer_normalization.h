@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -18,6 +19,22 @@ struct LayerNormalizationOptions {  // Keras signature order
   Initializer beta_initializer = "zeros";
   Initializer gamma_initializer = "ones";
   std::string name;
+
+  // rms_scaling (Keras 3) is refused; regularizers and constraints are accepted, not applied.
+  static constexpr auto keras_fields() {
+    using O = LayerNormalizationOptions;
+    return std::tuple{keras_field("axis", &O::axis, Spelling::compact),
+                      keras_field("epsilon", &O::epsilon),
+                      keras_field("center", &O::center),
+                      keras_field("scale", &O::scale),
+                      keras_refused("rms_scaling", "false").because("RMS scaling"),
+                      keras_field("beta_initializer", &O::beta_initializer),
+                      keras_field("gamma_initializer", &O::gamma_initializer),
+                      keras_unmodeled("beta_regularizer"),
+                      keras_unmodeled("gamma_regularizer"),
+                      keras_unmodeled("beta_constraint"),
+                      keras_unmodeled("gamma_constraint")};
+  }
 };
 
 class LayerNormalizationImpl : public LayerImpl {

@@ -2,11 +2,12 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "layers/keras_class.h"
 
 namespace strata::layers {
 
 ElementwiseMergeImpl::ElementwiseMergeImpl(std::string class_name, Kind kind_, MergeOptions options)
-    : LayerImpl(std::move(class_name), options.name), kind(kind_) {}
+    : LayerImpl(std::move(class_name), options.name), kind(kind_), options(options) {}
 
 std::vector<Output> ElementwiseMergeImpl::call(Graph&, const std::vector<Output>& inputs) {
   Output y = inputs[0];
@@ -34,5 +35,18 @@ Multiply::Multiply(MergeOptions o)
 Average::Average(MergeOptions o) : Layer(std::make_shared<ElementwiseMergeImpl>("Average", K::average, std::move(o))) {}
 Maximum::Maximum(MergeOptions o) : Layer(std::make_shared<ElementwiseMergeImpl>("Maximum", K::maximum, std::move(o))) {}
 Minimum::Minimum(MergeOptions o) : Layer(std::make_shared<ElementwiseMergeImpl>("Minimum", K::minimum, std::move(o))) {}
+
+namespace {
+// No keys of their own (name, trainable, dtype only), in Keras 2 and 3 alike.
+const bool registered = [] {
+  register_keras_class(describe_layer<Add>("Add", &ElementwiseMergeImpl::options));
+  register_keras_class(describe_layer<Subtract>("Subtract", &ElementwiseMergeImpl::options));
+  register_keras_class(describe_layer<Multiply>("Multiply", &ElementwiseMergeImpl::options));
+  register_keras_class(describe_layer<Average>("Average", &ElementwiseMergeImpl::options));
+  register_keras_class(describe_layer<Maximum>("Maximum", &ElementwiseMergeImpl::options));
+  register_keras_class(describe_layer<Minimum>("Minimum", &ElementwiseMergeImpl::options));
+  return true;
+}();
+}  // namespace
 
 }  // namespace strata::layers

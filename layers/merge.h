@@ -20,6 +20,7 @@ class ElementwiseMergeImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return kind == Kind::subtract ? n == 2 : n >= 2; }
   Kind kind;
+  MergeOptions options;
 };
 
 class Add : public Layer {

@@ -3,12 +3,13 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "layers/keras_class.h"
 #include "core/ops/array_ops.h"
 
 namespace strata::layers {
 
 PermuteImpl::PermuteImpl(std::vector<std::int64_t> dims_, PermuteOptions o)
-    : LayerImpl("Permute", o.name), dims(std::move(dims_)) {
+    : LayerImpl("Permute", o.name), dims(std::move(dims_)), options(o) {
   std::vector<std::int64_t> sorted = dims;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
@@ -30,5 +31,11 @@ std::vector<Output> PermuteImpl::call(Graph&, const std::vector<Output>& inputs)
 
 Permute::Permute(std::vector<std::int64_t> dims, PermuteOptions o)
     : Layer(std::make_shared<PermuteImpl>(std::move(dims), std::move(o))) {}
+
+namespace {
+// dims: 1-based non-batch axes ([2, 1] swaps them).
+const bool registered = register_keras_class(describe_layer<Permute>(
+    "Permute", &PermuteImpl::options, keras_field("dims", &PermuteImpl::dims).at_least(1)));
+}  // namespace
 
 }  // namespace strata::layers

@@ -18,6 +18,7 @@ class PermuteImpl : public LayerImpl {
   PermuteImpl(std::vector<std::int64_t> dims, PermuteOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   std::vector<std::int64_t> dims;
+  PermuteOptions options;
 };
 
 class Permute : public Layer {

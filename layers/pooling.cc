@@ -50,4 +50,33 @@ MaxPooling1D::MaxPooling1D(std::int64_t pool_size, Pooling1DOptions o)
 AveragePooling1D::AveragePooling1D(std::int64_t pool_size, Pooling1DOptions o)
     : Layer(make1d("AveragePooling1D", false, pool_size, o)) {}
 
+namespace {
+// 1-D pooling runs as 2-D with a unit row: its amounts are the second of each pair.
+Pooling1DOptions options_1d(const Pooling2DImpl& l) {
+  return {.strides = l.strides.second, .padding = l.padding, .data_format = l.data_format};
+}
+Pooling2DOptions options_2d(const Pooling2DImpl& l) {
+  return {.strides = l.strides, .padding = l.padding, .data_format = l.data_format};
+}
+std::int64_t pool_size_1d(const Pooling2DImpl& l) { return l.pool_size.second; }
+
+template <typename Pool>
+KerasClass pool_1d(const char* cls) {
+  return describe_layer<Pool>(cls, options_1d,
+                              keras_field("pool_size", pool_size_1d, Spelling::window1).at_least(1));
+}
+template <typename Pool>
+KerasClass pool_2d(const char* cls) {
+  return describe_layer<Pool>(cls, options_2d, keras_field("pool_size", &Pooling2DImpl::pool_size).at_least(1));
+}
+
+const bool registered = [] {
+  register_keras_class(pool_1d<MaxPooling1D>("MaxPooling1D"));
+  register_keras_class(pool_2d<MaxPooling2D>("MaxPooling2D"));
+  register_keras_class(pool_1d<AveragePooling1D>("AveragePooling1D"));
+  register_keras_class(pool_2d<AveragePooling2D>("AveragePooling2D"));
+  return true;
+}();
+}  // namespace
+
 }  // namespace strata::layers

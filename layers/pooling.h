@@ -7,6 +7,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -16,6 +17,13 @@ struct Pooling2DOptions {  // Keras signature order (after pool_size)
   std::string padding = "valid";
   std::string data_format;
   std::string name;
+
+  static constexpr auto keras_fields() {  // Keras writes padding before strides
+    using O = Pooling2DOptions;
+    return std::tuple{keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("strides", &O::strides).at_least(1),
+                      keras_field("data_format", &O::data_format, Spelling::data_format)};
+  }
 };
 
 struct Pooling1DOptions {
@@ -23,6 +31,13 @@ struct Pooling1DOptions {
   std::string padding = "valid";
   std::string data_format;
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = Pooling1DOptions;
+    return std::tuple{keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("strides", &O::strides, Spelling::window1).at_least(1),
+                      keras_field("data_format", &O::data_format, Spelling::data_format)};
+  }
 };
 
 class Pooling2DImpl : public LayerImpl {

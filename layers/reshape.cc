@@ -1,12 +1,13 @@
 #include "layers/reshape.h"
 
 #include "core/error.h"
+#include "layers/keras_class.h"
 #include "core/ops.h"
 
 namespace strata::layers {
 
 ReshapeImpl::ReshapeImpl(Shape target, ReshapeOptions options)
-    : LayerImpl("Reshape", options.name), target_shape(std::move(target)) {
+    : LayerImpl("Reshape", options.name), target_shape(std::move(target)), options(options) {
   int inferred = 0;
   for (auto d : target_shape.dims()) {
     if (d < -1) throw ValueError("Reshape: invalid dimension in target_shape " + target_shape.to_string());
@@ -48,5 +49,11 @@ std::vector<Output> ReshapeImpl::call(Graph&, const std::vector<Output>& inputs)
 
 Reshape::Reshape(Shape target_shape, ReshapeOptions options)
     : Layer(std::make_shared<ReshapeImpl>(std::move(target_shape), std::move(options))) {}
+
+namespace {
+const bool registered = register_keras_class(describe_layer<Reshape>(
+    "Reshape", &ReshapeImpl::options,
+    keras_field("target_shape", &ReshapeImpl::target_shape, Spelling::dims)));
+}  // namespace
 
 }  // namespace strata::layers

@@ -17,6 +17,7 @@ class ReshapeImpl : public LayerImpl {
   ReshapeImpl(Shape target_shape, ReshapeOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   Shape target_shape;
+  ReshapeOptions options;
 };
 
 class Reshape : public Layer {

@@ -209,4 +209,45 @@ GRU::GRU(std::int64_t units, GRUOptions o)
               "gru_cell")},
           rnn_options(o))) {}
 
+namespace {
+
+// SimpleRNN, LSTM, GRU: the layer's keys, then its one cell's (`implementation`, a speed
+// hint, is ignored). Keras 3 keeps the variables on the cell: layers/<key>/cell/vars.
+KerasClass recurrent_class(const char* class_name, const char* cell_class, const char* kind,
+                           const char* cell_name) {
+  KerasClass k;
+  k.class_name = class_name;
+  append_keras_specs(k, RNNOptions::keras_fields());
+  append_cell_keras_specs(k, kind);
+  k.fixed({keras_unmodeled("activity_regularizer")});
+  k.values = [](const LayerImpl& impl) {
+    const auto& r = static_cast<const RNNImpl&>(impl);
+    std::vector<ConfigValue> out;
+    append_keras_values(out, r.options, RNNOptions::keras_fields());
+    append_cell_keras_values(out, r.cells.at(0)->config);
+    return out;
+  };
+  k.make = [=](const ConfigSource& src) -> Layer {
+    CellConfig cell = read_cell_config(src, kind);
+    RNNOptions o{.name = src.name()};
+    read_keras_fields(src, RNNOptions::keras_fields(), o);
+    return Layer(std::make_shared<RNNImpl>(
+        class_name, std::vector{std::make_shared<RNNCellImpl>(cell_class, cell, cell_name)}, o));
+  };
+  k.keras3_vars = [](const LayerImpl& impl) {
+    return std::vector<KerasClass::VarGroup>{
+        {"cell/", {}, Layer(static_cast<const RNNImpl&>(impl).cells.at(0))}};
+  };
+  return k;
+}
+
+const bool registered = [] {
+  register_keras_class(recurrent_class("SimpleRNN", "SimpleRNNCell", "simple_rnn", "simple_rnn_cell"));
+  register_keras_class(recurrent_class("LSTM", "LSTMCell", "lstm", "lstm_cell"));
+  register_keras_class(recurrent_class("GRU", "GRUCell", "gru", "gru_cell"));
+  return true;
+}();
+
+}  // namespace
+
 }  // namespace strata::layers

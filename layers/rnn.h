@@ -24,6 +24,18 @@ struct RNNOptions {  // Keras signature order
   bool unroll = false;  // accepted for Keras compatibility: the loop is always one fused op
   bool zero_output_for_mask = false;
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = RNNOptions;
+    return std::tuple{keras_field("return_sequences", &O::return_sequences),
+                      keras_field("return_state", &O::return_state),
+                      keras_field("go_backwards", &O::go_backwards),
+                      keras_field("stateful", &O::stateful),
+                      keras_field("unroll", &O::unroll),  // the same math unrolled or not
+                      keras_field("zero_output_for_mask", &O::zero_output_for_mask),
+                      keras_refused("time_major", "false").unwritten().because(
+                          "inputs are (batch, time, features)")};
+  }
 };
 
 class RNNImpl : public LayerImpl {

@@ -117,4 +117,70 @@ LSTMCell::LSTMCell(std::int64_t units, LSTMCellOptions o)
 GRUCell::GRUCell(std::int64_t units, GRUCellOptions o)
     : Layer(std::make_shared<RNNCellImpl>("GRUCell", gru_config(units, o), o.name)) {}
 
+namespace {
+
+// Calls fn with the fields of `kind`.
+template <typename Fn>
+decltype(auto) with_cell_fields(const std::string& kind, Fn&& fn) {
+  if (kind == "lstm") return fn(cell_keras_fields<true, true, false>());
+  if (kind == "gru") return fn(cell_keras_fields<true, false, true>());
+  return fn(cell_keras_fields<false, false, false>());
+}
+
+}  // namespace
+
+void append_cell_keras_specs(KerasClass& k, const std::string& kind) {
+  with_cell_fields(kind, [&](const auto& fields) { append_keras_specs(k, fields); });
+}
+
+void append_cell_keras_values(std::vector<ConfigValue>& out, const CellConfig& c) {
+  with_cell_fields(c.kind, [&](const auto& fields) { append_keras_values(out, c, fields); });
+}
+
+CellConfig read_cell_config(const ConfigSource& src, const std::string& kind) {
+  CellConfig c;
+  c.kind = kind;
+  c.unit_forget_bias = kind == "lstm";
+  // Keras 2.0-2.3 GRUs had no reset_after key and computed reset_after=False.
+  c.reset_after = src.keras_major() >= 3;
+  with_cell_fields(kind, [&](const auto& fields) { read_keras_fields(src, fields, c); });
+  if (c.units == 0) throw ValueError(src.where() + ": config has no 'units'");
+  if (c.recurrent_activation.empty()) c.recurrent_activation = "linear";
+  if (!c.use_bias)
+    throw NotImplementedError(src.where() + ": use_bias=false is not supported for recurrent layers");
+  const FieldSpec seed{"seed", ValueKind::integer, 0, true};
+  std::optional<ConfigValue> given = src.get(seed);
+  c.seed = given && std::holds_alternative<std::int64_t>(*given)
+               ? static_cast<std::uint64_t>(std::get<std::int64_t>(*given))
+               : next_seed();
+  return c;
+}
+
+namespace {
+
+// SimpleRNNCell, LSTMCell, GRUCell: the cell keys only.
+KerasClass cell_class(const char* class_name, const char* kind) {
+  KerasClass k;
+  k.class_name = class_name;
+  append_cell_keras_specs(k, kind);
+  k.values = [](const LayerImpl& impl) {
+    std::vector<ConfigValue> out;
+    append_cell_keras_values(out, static_cast<const RNNCellImpl&>(impl).config);
+    return out;
+  };
+  k.make = [class_name, kind](const ConfigSource& src) -> Layer {
+    return Layer(std::make_shared<RNNCellImpl>(class_name, read_cell_config(src, kind), src.name()));
+  };
+  return k;
+}
+
+const bool registered = [] {
+  register_keras_class(cell_class("SimpleRNNCell", "simple_rnn"));
+  register_keras_class(cell_class("LSTMCell", "lstm"));
+  register_keras_class(cell_class("GRUCell", "gru"));
+  return true;
+}();
+
+}  // namespace
+
 }  // namespace strata::layers

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -29,6 +30,39 @@ struct CellConfig {
   std::uint64_t seed = 0;
   bool reset_after = true;
 };
+
+// Keras's keys of a cell of one kind, in Keras's get_config order: the one description of
+// the recurrent options behind the six options structs (the cells' and the layers'). Only
+// gated cells have recurrent_activation, only LSTM unit_forget_bias, only GRU reset_after.
+template <bool Gated, bool Lstm, bool Gru>
+constexpr auto cell_keras_fields() {
+  using C = CellConfig;
+  return std::tuple_cat(
+      std::tuple{keras_field("units", &C::units).at_least(1),
+                 keras_field("activation", &C::activation, Spelling::activation)},
+      keras_fields_if<Gated>(
+          keras_field("recurrent_activation", &C::recurrent_activation, Spelling::activation)),
+      std::tuple{keras_field("use_bias", &C::use_bias),
+                 keras_field("kernel_initializer", &C::kernel_initializer),
+                 keras_field("recurrent_initializer", &C::recurrent_initializer),
+                 keras_field("bias_initializer", &C::bias_initializer)},
+      keras_fields_if<Lstm>(keras_field("unit_forget_bias", &C::unit_forget_bias)),
+      std::tuple{keras_unmodeled("kernel_regularizer"), keras_unmodeled("recurrent_regularizer"),
+                 keras_unmodeled("bias_regularizer"), keras_unmodeled("kernel_constraint"),
+                 keras_unmodeled("recurrent_constraint"), keras_unmodeled("bias_constraint"),
+                 keras_field("dropout", &C::dropout),
+                 keras_field("recurrent_dropout", &C::recurrent_dropout)},
+      keras_fields_if<Gru>(keras_field("reset_after", &C::reset_after)),
+      std::tuple{keras_field("seed", &C::seed, Spelling::seed)});
+}
+
+// That description for a kind ("simple_rnn", "lstm", "gru"), for the cells and the layers.
+void append_cell_keras_specs(KerasClass& k, const std::string& kind);
+void append_cell_keras_values(std::vector<ConfigValue>& out, const CellConfig& c);
+// A cell of `kind` from a config (a cell's, or a recurrent layer's holding one): absent keys
+// keep the kind's defaults; a Keras 2 GRU without reset_after computed reset_after=False; an
+// absent or null seed is drawn; use_bias=false is refused.
+CellConfig read_cell_config(const ConfigSource& src, const std::string& kind);
 
 // The result of running a cell over a sequence.
 struct CellSequence {

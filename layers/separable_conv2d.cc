@@ -46,4 +46,15 @@ std::vector<Output> SeparableConv2DImpl::call(Graph& graph, const std::vector<Ou
 SeparableConv2D::SeparableConv2D(std::int64_t filters, IntPair kernel_size, SeparableConv2DOptions options)
     : Layer(std::make_shared<SeparableConv2DImpl>(filters, kernel_size, std::move(options))) {}
 
+namespace {
+// Weights in Keras's order (depthwise_kernel, pointwise_kernel, bias), all in the layer's
+// own "vars" in a .keras file.
+const bool registered = register_keras_class(
+    describe_layer<SeparableConv2D>("SeparableConv2D", &SeparableConv2DImpl::options,
+                                    keras_field("filters", &SeparableConv2DImpl::filters).at_least(1),
+                                    keras_field("kernel_size", &SeparableConv2DImpl::kernel_size).at_least(1))
+        .unmodeled({"depthwise_regularizer", "pointwise_regularizer", "bias_regularizer", "activity_regularizer",
+                    "depthwise_constraint", "pointwise_constraint", "bias_constraint"}));
+}  // namespace
+
 }  // namespace strata::layers

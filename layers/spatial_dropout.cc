@@ -10,7 +10,7 @@ namespace strata::layers {
 SpatialDropoutImpl::SpatialDropoutImpl(std::string class_name, int spatial_rank_, double rate_,
                                        SpatialDropoutOptions o)
     : LayerImpl(class_name, o.name), spatial_rank(spatial_rank_), rate(rate_), data_format(o.data_format),
-      seed(o.seed ? *o.seed : next_seed()) {
+      seed(o.seed ? *o.seed : next_seed()), options(o) {
   if (rate < 0.0 || rate >= 1.0) throw ValueError(class_name + ": rate must be in [0, 1), got " + std::to_string(rate));
   is_channels_first(data_format);
 }
@@ -33,5 +33,21 @@ SpatialDropout1D::SpatialDropout1D(double rate, SpatialDropoutOptions o)
     : Layer(std::make_shared<SpatialDropoutImpl>("SpatialDropout1D", 1, rate, std::move(o))) {}
 SpatialDropout2D::SpatialDropout2D(double rate, SpatialDropoutOptions o)
     : Layer(std::make_shared<SpatialDropoutImpl>("SpatialDropout2D", 2, rate, std::move(o))) {}
+
+namespace {
+SpatialDropoutOptions options_of(const SpatialDropoutImpl& l) { return l.options; }
+// tf.keras also writes noise_shape (always null for these layers).
+const bool registered = [] {
+  register_keras_class(
+      describe_layer<SpatialDropout1D>("SpatialDropout1D", options_of,
+                                       std::tuple{keras_field("seed", &SpatialDropoutOptions::seed)},
+                                       keras_field("rate", &SpatialDropoutImpl::rate))
+          .fixed({keras_refused("noise_shape").unwritten()}));
+  register_keras_class(describe_layer<SpatialDropout2D>("SpatialDropout2D", &SpatialDropoutImpl::options,
+                                                        keras_field("rate", &SpatialDropoutImpl::rate))
+                           .fixed({keras_refused("noise_shape").unwritten()}));
+  return true;
+}();
+}  // namespace
 
 }  // namespace strata::layers

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -14,6 +15,12 @@ struct SpatialDropoutOptions {  // Keras signature order (after rate)
   std::string data_format;      // 2-D only
   std::optional<std::uint64_t> seed;
   std::string name;
+
+  static constexpr auto keras_fields() {  // Keras writes seed first
+    using O = SpatialDropoutOptions;
+    return std::tuple{keras_field("seed", &O::seed),
+                      keras_field("data_format", &O::data_format, Spelling::data_format)};
+  }
 };
 
 class SpatialDropoutImpl : public LayerImpl {
@@ -23,7 +30,8 @@ class SpatialDropoutImpl : public LayerImpl {
   int spatial_rank;
   double rate;
   std::string data_format;
-  std::uint64_t seed;
+  std::uint64_t seed;  // options.seed, or drawn
+  SpatialDropoutOptions options;
 };
 
 class SpatialDropout1D : public Layer {

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "layers/keras_class.h"
 #include "core/ops/sequence_ops.h"
 
 namespace strata::layers {
@@ -20,7 +21,7 @@ TensorSpec per_step(const TensorSpec& s) {
 }  // namespace
 
 TimeDistributedImpl::TimeDistributedImpl(Layer layer_, TimeDistributedOptions options)
-    : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)) {
+    : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)), options(options) {
   if (!layer.defined()) throw ValueError("TimeDistributed needs a layer");
 }
 
@@ -55,7 +56,7 @@ TimeDistributed::TimeDistributed(const Layer& layer, TimeDistributedOptions opti
     : Layer(std::make_shared<TimeDistributedImpl>(layer, std::move(options))) {}
 
 RepeatVectorImpl::RepeatVectorImpl(std::int64_t n_, RepeatVectorOptions options)
-    : LayerImpl("RepeatVector", options.name), n(n_) {
+    : LayerImpl("RepeatVector", options.name), n(n_), options(options) {
   if (n <= 0) throw ValueError("RepeatVector: n must be positive, got " + std::to_string(n));
 }
 
@@ -65,5 +66,20 @@ std::vector<Output> RepeatVectorImpl::call(Graph&, const std::vector<Output>& in
 
 RepeatVector::RepeatVector(std::int64_t n, RepeatVectorOptions options)
     : Layer(std::make_shared<RepeatVectorImpl>(n, std::move(options))) {}
+
+namespace {
+// "layer": the inner layer's entry, read through the registry (any registered class);
+// Keras 3 keeps its variables under layers/<key>/layer/.
+std::vector<KerasClass::VarGroup> inner_vars(const LayerImpl& impl) {
+  return {{"layer/", {}, static_cast<const TimeDistributedImpl&>(impl).layer}};
+}
+const bool time_distributed = register_keras_class(
+    describe_layer<TimeDistributed>("TimeDistributed", &TimeDistributedImpl::options,
+                                    keras_field("layer", &TimeDistributedImpl::layer))
+        .vars(inner_vars));
+
+const bool repeat_vector = register_keras_class(
+    describe_layer<RepeatVector>("RepeatVector", &RepeatVectorImpl::options, keras_field("n", &RepeatVectorImpl::n).at_least(1)));
+}  // namespace
 
 }  // namespace strata::layers

@@ -23,6 +23,7 @@ class TimeDistributedImpl : public LayerImpl {
                                    const std::vector<Output>& masks) override;
   std::vector<Layer> sublayers() const override { return {layer}; }
   Layer layer;
+  TimeDistributedOptions options;
 };
 
 class TimeDistributed : public Layer {
@@ -39,6 +40,7 @@ class RepeatVectorImpl : public LayerImpl {
   RepeatVectorImpl(std::int64_t n, RepeatVectorOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   std::int64_t n;
+  RepeatVectorOptions options;
 };
 
 class RepeatVector : public Layer {

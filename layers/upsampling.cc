@@ -35,4 +35,20 @@ UpSampling2D::UpSampling2D(IntPair size, UpSampling2DOptions o)
   }
 }
 
+namespace {
+// 1-D size is written as an int; 2-D's interpolation is only "nearest" (also Keras 2.0's
+// default when absent).
+const bool registered = [] {
+  register_keras_class(describe_layer<UpSampling1D>(
+      "UpSampling1D", +[](const UpSamplingImpl&) { return UpSampling1DOptions{}; },
+      keras_field("size", +[](const UpSamplingImpl& l) { return l.size.first; }, Spelling::unwrap1)
+          .at_least(1)));
+  register_keras_class(describe_layer<UpSampling2D>(
+      "UpSampling2D",
+      +[](const UpSamplingImpl& l) { return UpSampling2DOptions{.data_format = l.data_format}; },
+      keras_field("size", &UpSamplingImpl::size).at_least(1)));
+  return true;
+}();
+}  // namespace
+
 }  // namespace strata::layers

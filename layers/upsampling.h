@@ -4,6 +4,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -12,6 +13,12 @@ struct UpSampling2DOptions {  // Keras signature order (after size)
   std::string data_format;
   std::string interpolation = "nearest";  // only "nearest"
   std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = UpSampling2DOptions;
+    return std::tuple{keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("interpolation", &O::interpolation)};
+  }
 };
 struct UpSampling1DOptions {
   std::string name;

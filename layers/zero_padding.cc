@@ -37,4 +37,21 @@ ZeroPadding1D::ZeroPadding1D(IntPair padding, ZeroPaddingOptions o)
 ZeroPadding2D::ZeroPadding2D(Padding2D padding, ZeroPaddingOptions o)
     : Layer(std::make_shared<SpatialPadImpl>("ZeroPadding2D", false, 2, padding, o.data_format, o.name)) {}
 
+namespace {
+// 1-D: an int or (before, after), channels_last only. 2-D: an int, (rows, cols) symmetric
+// amounts, or ((top, bottom), (left, right)), the form Keras writes.
+IntPair amounts_1d(const SpatialPadImpl& l) { return l.amounts.cols; }
+ZeroPaddingOptions options_1d(const SpatialPadImpl&) { return {}; }
+ZeroPaddingOptions options_2d(const SpatialPadImpl& l) { return {.data_format = l.data_format}; }
+
+const bool registered = [] {
+  register_keras_class(describe_layer<ZeroPadding1D>(
+      "ZeroPadding1D", options_1d, std::tuple{keras_refused("data_format", "\"channels_last\"").unwritten().because("1-D layers are channels_last")},
+      keras_field("padding", amounts_1d).at_least(0)));
+  register_keras_class(describe_layer<ZeroPadding2D>(
+      "ZeroPadding2D", options_2d, keras_field("padding", &SpatialPadImpl::amounts, Spelling::pairs).at_least(0)));
+  return true;
+}();
+}  // namespace
+
 }  // namespace strata::layers

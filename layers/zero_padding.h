@@ -4,6 +4,7 @@
 #include <string>
 
 #include "layers/conv_utils.h"
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
@@ -11,6 +12,10 @@ namespace strata::layers {
 struct ZeroPaddingOptions {
   std::string data_format;  // 2-D only
   std::string name;
+
+  static constexpr auto keras_fields() {
+    return std::tuple{keras_field("data_format", &ZeroPaddingOptions::data_format, Spelling::data_format)};
+  }
 };
 
 // Also used by Cropping1D/2D (remove = true).

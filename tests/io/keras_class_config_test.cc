@@ -5,8 +5,19 @@
 
 #include "core/error.h"
 #include "io/layer_config.h"
+#include "layers/batch_normalization.h"
+#include "layers/conv1d.h"
+#include "layers/conv2d.h"
+#include "layers/conv2d_transpose.h"
 #include "layers/input_layer.h"
 #include "layers/dense.h"
+#include "layers/dot.h"
+#include "layers/dropout.h"
+#include "layers/layer_normalization.h"
+#include "layers/pooling.h"
+#include "layers/rnn.h"
+#include "layers/upsampling.h"
+#include "layers/zero_padding.h"
 #include "layers/elu.h"
 #include "layers/identity.h"
 #include "layers/leaky_relu.h"
@@ -127,4 +138,57 @@ TEST(KerasClassConfig, DescribedClassesAreListedAsSupported) {
   for (const char* cls : {"Dense", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Identity",
                           "Rescaling", "Normalization"})
     EXPECT_NE(std::find(names.begin(), names.end(), cls), names.end()) << cls;
+}
+
+// The classes moved from io/layer_configs keep Keras's spellings: 1-D windows as [n],
+// tuples as lists, Dot's equal axes and LayerNormalization's one axis as ints, padding as
+// nested pairs, regularizer/constraint nulls and fixed keys at Keras's place, drawn seeds
+// written null.
+TEST(KerasClassConfig, MigratedClassesKeepKerasSpellings) {
+  json conv = round_trip(layers::Conv1D(2, 3, {.name = "c"}));
+  EXPECT_EQ(conv["kernel_size"], json::array({3}));
+  EXPECT_EQ(conv["strides"], json::array({1}));
+  EXPECT_EQ(conv["data_format"], "channels_last");
+  EXPECT_TRUE(conv["kernel_regularizer"].is_null());
+  EXPECT_EQ(round_trip(layers::Conv2DTranspose(2, {3, 1}))["output_padding"], nullptr);
+  EXPECT_EQ(round_trip(layers::Dot(1))["axes"], 1);
+  EXPECT_EQ(round_trip(layers::Dot({1, 2}))["axes"], json::array({1, 2}));
+  EXPECT_EQ(round_trip(layers::LayerNormalization())["axis"], -1);
+  EXPECT_EQ(round_trip(layers::ZeroPadding2D({1, 2}))["padding"], json::parse("[[1, 1], [2, 2]]"));
+  EXPECT_EQ(round_trip(layers::MaxPooling1D(2))["pool_size"], json::array({2}));
+  EXPECT_EQ(round_trip(layers::UpSampling1D(3))["size"], 3);
+  json bn = round_trip(layers::BatchNormalization());
+  EXPECT_EQ(bn["synchronized"], false);
+  EXPECT_FALSE(bn.contains("renorm"));
+  std::vector<std::string> keys;
+  for (auto it = bn.begin(); it != bn.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys.back(), "synchronized");
+  EXPECT_TRUE(round_trip(layers::Dropout(0.5))["seed"].is_null());  // drawn, not written
+  EXPECT_EQ(round_trip(layers::Dropout(0.5, {.seed = 7}))["seed"], 7);
+  json lstm = round_trip(layers::LSTM(2, {.seed = 3}));
+  EXPECT_EQ(lstm["seed"], 3);
+  EXPECT_EQ(lstm["unit_forget_bias"], true);
+  EXPECT_FALSE(lstm.contains("reset_after"));
+  EXPECT_TRUE(lstm["activity_regularizer"].is_null());
+}
+
+TEST(KerasClassConfig, RefusalsNameTheKeyAndSayWhy) {
+  try {
+    from("BatchNormalization", R"({"name": "bn", "renorm": true})");
+    FAIL() << "no exception";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("BatchNormalization 'bn': 'renorm' = true is not supported "
+                                         "(batch renormalization)"),
+              std::string::npos)
+        << e.what();
+  }
+  // A layer constructor's own check is said with the layer's name.
+  try {
+    from("Conv2D", R"({"name": "c", "filters": 2, "kernel_size": 3, "padding": "full"})");
+    FAIL() << "no exception";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv2D 'c': padding 'full' is not one of"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(from("GRU", R"({"name": "g", "units": 2, "time_major": true})"), NotImplementedError);
 }
