@@ -12,20 +12,39 @@ DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
 }
 
 std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs) {
-  if (rate == 0.0) return {inputs[0]};
+  const Output x = inputs[0];
+  if (rate == 0.0) return {x};
   // The layer's seed and the call's index make each call's masks its own; the name must
   // not enter (a second model in the same process gets other default names but must
   // train identically).
-  return {ops::dropout(inputs[0], static_cast<float>(rate), seed, static_cast<std::uint64_t>(current_call))};
+  const auto stream = static_cast<std::uint64_t>(current_call);
+  if (!options.noise_shape) return {ops::dropout(x, static_cast<float>(rate), seed, stream)};
+  const Shape& in = x.shape();
+  const Shape& noise = *options.noise_shape;
+  if (noise.rank() != in.rank()) {
+    throw ShapeError("noise_shape " + noise.to_string() + " does not have the rank of the input " + in.to_string());
+  }
+  std::vector<std::int64_t> shared;
+  for (std::size_t a = 0; a < in.rank(); ++a) {
+    const std::int64_t n = noise.dims()[a], d = in.dims()[a];
+    if (n == kUnknownDim || n == d) continue;
+    if (n != 1) {
+      throw ShapeError("noise_shape " + noise.to_string() + " does not fit the input " + in.to_string() +
+                       ": each entry must be None, 1 or the input's size");
+    }
+    shared.push_back(static_cast<std::int64_t>(a));
+  }
+  // The mask: dropout of ones shaped like the input with the shared axes reduced to 1.
+  const Output ones = ops::fill_like(shared.empty() ? x : ops::reduce_sum(x, shared, true), 1.0f);
+  return {ops::mul(x, ops::dropout(ones, static_cast<float>(rate), seed, stream))};
 }
 
 Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}
 
 namespace {
-// A drawn seed is not written (Keras draws anew); noise_shape is not supported.
+// A drawn seed is not written (Keras draws anew).
 const bool registered = register_keras_class(
-    describe_layer<Dropout>("Dropout", &DropoutImpl::options, keras_field("rate", &DropoutImpl::rate))
-        .refused({"noise_shape"}));
+    describe_layer<Dropout>("Dropout", &DropoutImpl::options, keras_field("rate", &DropoutImpl::rate)));
 }  // namespace
 
 }  // namespace strata::layers

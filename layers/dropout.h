@@ -1,6 +1,8 @@
 // Dropout: inverted dropout in training (x * mask / (1 - rate)), identity in inference.
 // The mask depends on (seed, layer, step, element) only: training is reproducible and
-// resumable, and the backward pass regenerates the mask instead of storing it.
+// resumable, and the backward pass regenerates the mask instead of storing it. With
+// noise_shape, one draw is shared along the axes where it is 1 (e.g. (None, 1, 1, C):
+// whole feature maps, (None, 1, 1, 1): whole samples, as EfficientNet drops blocks).
 #pragma once
 
 #include <cstdint>
@@ -12,12 +14,15 @@
 
 namespace strata::layers {
 
-struct DropoutOptions {
+struct DropoutOptions {  // Keras signature order (after rate)
+  // One entry per input axis: 1 shares the draw along it; unknown (None) follows the input.
+  std::optional<Shape> noise_shape;
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
 
   static constexpr auto keras_fields() {
-    return std::tuple{keras_field("seed", &DropoutOptions::seed)};
+    return std::tuple{keras_field("noise_shape", &DropoutOptions::noise_shape),
+                      keras_field("seed", &DropoutOptions::seed)};
   }
 };
 

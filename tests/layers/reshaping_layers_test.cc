@@ -48,6 +48,27 @@ TEST(Dropout, IsIdentityInInferenceAndScalesKeptUnitsInTraining) {
   EXPECT_THROW(layers::Dropout(1.0), ValueError);
 }
 
+TEST(Dropout, NoiseShapeSharesOneDrawAlongItsOnes) {
+  // (None, 1, 4): each sample drops whole channels, the same at all 3 positions.
+  layers::Dropout dropout(0.5, {.noise_shape = Shape{kUnknownDim, 1, 4}, .seed = 3});
+  dropout(Input({3, 4}));
+  Tensor y = run(dropout, Tensor::filled({8, 3, 4}, 1.f), true);
+  const auto v = y.to_vector<float>();
+  int dropped = 0;
+  for (int b = 0; b < 8; ++b) {
+    for (int c = 0; c < 4; ++c) {
+      const float first = v[(b * 3 + 0) * 4 + c];
+      EXPECT_TRUE(first == 0.f || first == 2.f);
+      for (int t = 1; t < 3; ++t) EXPECT_EQ(v[(b * 3 + t) * 4 + c], first) << b << " " << c;
+      dropped += first == 0.f;
+    }
+  }
+  EXPECT_GT(dropped, 0);
+  EXPECT_LT(dropped, 32);
+  EXPECT_EQ(run(dropout, Tensor::filled({8, 3, 4}, 1.f), false).to_vector<float>(), std::vector<float>(96, 1.f));
+  EXPECT_THROW(layers::Dropout(0.5, {.noise_shape = Shape{kUnknownDim, 2, 4}})(Input({3, 4})), ShapeError);
+}
+
 TEST(Activation, AppliesNamedFunction) {
   layers::Activation act("relu");
   Tensor y = run(act, Tensor::from_vector<float>({1, 2}, {-1, 2}), false);
