@@ -84,6 +84,8 @@ Output dense(Output x, Output kernel, Output bias = {}, const std::string& activ
 // --- neural network ---------------------------------------------------------------------
 Output softmax(Output x, int axis = -1);
 Output log_softmax(Output x, int axis = -1);
+// Sparsemax: the projection onto the probability simplex along `axis` (sparse softmax).
+Output sparsemax(Output x, int axis = -1);
 // x (..., C), labels (...) integer or float: out[...] = x[..., labels[...]].
 // Throws ValueError at run time for a label outside [0, C).
 Output pick(Output x, Output labels);

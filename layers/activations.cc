@@ -119,6 +119,7 @@ const std::map<std::string, Fn>& table() {
        }},
       {"squareplus", [](Output x) { return ops::mul(ops::add(x, ops::sqrt(ops::add(ops::square(x), 4.0f))), 0.5f); }},
       {"tanh_shrink", [](Output x) { return ops::sub(x, ops::tanh(x)); }},
+      {"sparsemax", [](Output x) { return ops::sparsemax(x, -1); }},
   };
   return t;
 }

@@ -1,5 +1,7 @@
 // Neural-network ops: softmax, log_softmax, pick/unpick (sparse labels), argmax, dropout.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "core/cpu/parallel.h"
@@ -57,6 +59,70 @@ void softmax_kernel(KernelContext& ctx, bool log_space) {
                 });
 }
 
+// Sparsemax as Keras 3 computes it (keras.activations.sparsemax, every backend): sort the
+// lane descending (z), cumulative sums c, support j <= k where z_j > (c_j - 1) / j, and
+// tau = (c_1 + ... + c_k - 1) / k, y = max(x - tau, 0). Keras sums the cumulative sums
+// where the paper (Martins & Astudillo 2016) takes c_k, so its lanes need not sum to 1;
+// Strata computes Keras's, so Keras models predict the same.
+struct SparsemaxLane {
+  std::vector<std::int64_t> order;  // lane positions, by value descending
+  std::int64_t k = 1;
+  float tau = 0.f;
+};
+
+void sparsemax_lane(const float* x, std::int64_t n, std::int64_t stride, SparsemaxLane& lane) {
+  lane.order.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) lane.order[i] = i;
+  std::stable_sort(lane.order.begin(), lane.order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return x[a * stride] > x[b * stride]; });
+  double cumulative = 0.0, sum_of_cumulative = 0.0;
+  lane.k = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const float z = x[lane.order[j] * stride];
+    cumulative += z;
+    if (z - (cumulative - 1.0) / static_cast<double>(j + 1) > 0.0) {
+      ++lane.k;
+      sum_of_cumulative += cumulative;
+    }
+  }
+  lane.k = std::max<std::int64_t>(lane.k, 1);
+  lane.tau = static_cast<float>((sum_of_cumulative - 1.0) / static_cast<double>(lane.k));
+}
+
+void sparsemax_kernel(KernelContext& ctx) {
+  for_each_lane(ctx.input(0), ctx.output(0), static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")),
+                [](const float* x, float* y, std::int64_t n, std::int64_t stride) {
+                  thread_local SparsemaxLane lane;  // reused: no allocation per lane
+                  sparsemax_lane(x, n, stride, lane);
+                  for (std::int64_t i = 0; i < n; ++i) y[i * stride] = std::max(x[i * stride] - lane.tau, 0.f);
+                });
+}
+
+// The gradient of Keras's sparsemax: with m_i = [x_i - tau >= 0] (TF's maximum passes
+// ties to x) and tau's derivative (k - r_i + 1) / k for the element of rank r_i <= k,
+// dx_i = m_i g_i - (k - r_i + 1) / k * sum_j m_j g_j.
+void sparsemax_grad_kernel(KernelContext& ctx) {
+  const Tensor& g = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  const int axis = static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis"));
+  // Lanes of x and g line up: walk x's lanes and read g at the same offsets.
+  const float* g0 = g.data<float>();
+  const float* x0 = x.data<float>();
+  for_each_lane(x, ctx.output(0), axis, [&](const float* xl, float* dl, std::int64_t n, std::int64_t stride) {
+    const float* gl = g0 + (xl - x0);
+    thread_local SparsemaxLane lane;
+    sparsemax_lane(xl, n, stride, lane);
+    double masked_sum = 0.0;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (xl[i * stride] - lane.tau >= 0.f) masked_sum += gl[i * stride];
+    for (std::int64_t i = 0; i < n; ++i) dl[i * stride] = xl[i * stride] - lane.tau >= 0.f ? gl[i * stride] : 0.f;
+    for (std::int64_t r = 0; r < lane.k; ++r) {
+      const double dtau = static_cast<double>(lane.k - r) / static_cast<double>(lane.k);
+      dl[lane.order[r] * stride] -= static_cast<float>(dtau * masked_sum);
+    }
+  });
+}
+
 // Labels may be integer or float (Keras accepts float sparse labels); values must be
 // whole numbers in [0, classes).
 std::int64_t label_at(const Tensor& labels, std::int64_t i, std::int64_t classes, const Node& node) {
@@ -99,6 +165,22 @@ void register_nn_ops(OpRegistry& r) {
            std::int64_t axis = n.attrs.get<std::int64_t>("axis");
            return std::vector<Output>{mul(y, sub(g[0], reduce_sum(mul(g[0], y), {axis}, true)))};
          }});
+  r.add({.name = "sparsemax", .infer = infer_same_float,
+         .cpu_kernel = sparsemax_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{g[0].graph->add("sparsemax_grad", {g[0], n.inputs[0]},
+                                                      Attrs{{"axis", n.attrs.get<std::int64_t>("axis")}})};
+         }});
+  r.add({.name = "sparsemax_grad",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           if (ctx.inputs[0].shape != ctx.inputs[1].shape)
+             throw ShapeError("sparsemax_grad: gradient " + ctx.inputs[0].shape.to_string() + " and input " +
+                              ctx.inputs[1].shape.to_string() + " differ");
+           return std::vector<TensorSpec>{{ctx.inputs[1].shape, DType::float32}};
+         },
+         .cpu_kernel = sparsemax_grad_kernel,
+         .differentiable = false});  // no second derivative
   r.add({.name = "log_softmax", .infer = infer_same_float,
          .cpu_kernel = [](KernelContext& ctx) { softmax_kernel(ctx, true); },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -231,6 +313,9 @@ void register_nn_ops(OpRegistry& r) {
 
 Output softmax(Output x, int axis) {
   return x.graph->add("softmax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output sparsemax(Output x, int axis) {
+  return x.graph->add("sparsemax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
 }
 Output log_softmax(Output x, int axis) {
   return x.graph->add("log_softmax", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});

@@ -10,6 +10,9 @@
 // values computed by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -107,6 +110,26 @@ std::vector<GradCase> matmul_cases() {
     seed += 2;
   }
   return cases;
+}
+
+// Keras 3's sparsemax (every backend): tau = (sum of the support's cumulative sums - 1) / k.
+Tensor ref_keras_sparsemax(const Tensor& x) {
+  const std::int64_t n = x.shape().dims().back(), lanes = x.size() / n;
+  Tensor y(x.shape());
+  for (std::int64_t l = 0; l < lanes; ++l) {
+    std::vector<float> z(x.data<float>() + l * n, x.data<float>() + (l + 1) * n);
+    std::sort(z.begin(), z.end(), std::greater<float>());
+    double c = 0, sum = 0;
+    int k = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      c += z[j];
+      if (z[j] - (c - 1) / (j + 1) > 0) ++k, sum += c;
+    }
+    const double tau = (sum - 1) / std::max(k, 1);
+    for (std::int64_t i = 0; i < n; ++i)
+      y.data<float>()[l * n + i] = static_cast<float>(std::max(x.data<float>()[l * n + i] - tau, 0.0));
+  }
+  return y;
 }
 
 std::vector<GradCase> softmax_cases(bool log_space) {
@@ -425,6 +448,24 @@ const std::map<std::string, OpCase>& op_table() {
     t["matmul"].gradient_checks = matmul_cases();
     t["softmax"].gradient_checks = softmax_cases(false);
     t["log_softmax"].gradient_checks = softmax_cases(true);
+    // Keras's sparsemax jumps where the support changes: lanes chosen 0.18 or more away from
+    // any change, so finite differences see the smooth piece.
+    t["sparsemax"].gradient_checks = {
+        {"(3, 5) last axis", unary([](Output x) { return ops::sparsemax(x, -1); }),
+         {tensor<float>({3, 5}, {1.6f, -1.55f, -0.12f, -1.01f, 0.18f, 0.3f, -1.95f, -1.13f, -0.88f, 1.67f,
+                                 -1.49f, -1.99f, 1.49f, -1.16f, -1.14f})},
+         [](const std::vector<Tensor>& x) { return ref_keras_sparsemax(x[0]); }}};
+    t["sparsemax_grad"].forward_check = [] {
+      // x = (1, 0.5): k = 2, tau = 0.75 (Keras's), y = (0.25, 0); with g = (1, 1):
+      // dx = (1 - 1 * 1, 0 - 0.5 * 1).
+      Graph g;
+      Output gx = g.placeholder({Shape{1, 2}});
+      Output xx = g.placeholder({Shape{1, 2}});
+      Output dx = g.add("sparsemax_grad", {gx, xx}, Attrs{{"axis", std::int64_t{-1}}});
+      Program p(g, {gx, xx}, {dx});
+      auto out = p.run({tensor<float>({1, 2}, {1.f, 1.f}), tensor<float>({1, 2}, {1.f, 0.5f})})[0];
+      EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{0.f, -0.5f}));
+    };
     t["pick"].gradient_checks = {
         {"(4, 5) int64 labels", binary(ops::pick), {any_values({4, 5}, 13), labels_4()},
          [](const std::vector<Tensor>& x) { return ref_pick(x[0], x[1]); }},

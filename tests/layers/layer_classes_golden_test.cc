@@ -72,7 +72,6 @@ bool runnable(const ordered_json& c) {
   if (c.at("class_name").is_null() || !kSupported.count(c.at("class_name").get<std::string>()))
     return false;
   const auto& config = c.at("config");
-  if (config.value("activation", "") == "sparsemax") return false;  // not yet
   // Resizing's bicubic, area and antialiased modes are refused (NotImplementedError).
   const std::string interpolation = config.value("interpolation", "bilinear");
   if (interpolation != "bilinear" && interpolation != "nearest") return false;
