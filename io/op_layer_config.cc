@@ -57,11 +57,44 @@ OpArgument numpy_argument(const json& v, const std::string& where) {
   return a;
 }
 
-std::vector<OpArgument> keras3_arguments(const json& args, const std::string& where) {
+bool is_slice(const json& v) { return v.is_object() && v.value("class_name", "") == "__slice__"; }
+
+// GetItem's key: an int, a slice, or a list of them (axis by axis from the batch axis).
+OpArgument index_argument(const json& v, const std::string& where) {
+  OpArgument a;
+  a.kind = OpArgument::Kind::index;
+  a.bare_key = !v.is_array();
+  auto optional_int = [&](const json& c, const char* k) -> std::optional<std::int64_t> {
+    if (!c.contains(k) || c[k].is_null()) return std::nullopt;
+    if (!c[k].is_number_integer()) throw NotImplementedError(where + ": slice " + c.dump() + " is not supported");
+    return c[k].get<std::int64_t>();
+  };
+  for (const auto& e : a.bare_key ? json::array({v}) : v) {
+    layers::IndexEntry entry;
+    if (e.is_number_integer()) {
+      entry.is_slice = false;
+      entry.index = e.get<std::int64_t>();
+    } else if (is_slice(e)) {
+      const json c = e.value("config", json::object());
+      entry.start = optional_int(c, "start");
+      entry.stop = optional_int(c, "stop");
+      entry.step = optional_int(c, "step");
+    } else {
+      throw NotImplementedError(where + ": index entry " + e.dump() +
+                                " is not supported (integers and slices are; not None, Ellipsis or tensors)");
+    }
+    a.key.push_back(entry);
+  }
+  return a;
+}
+
+std::vector<OpArgument> keras3_arguments(const json& args, const std::string& where, const std::string& op) {
   std::vector<OpArgument> out;
   int next_input = 0;
   for (const auto& v : args) {
-    if (is_tensor_ref(v)) {
+    if (op == "GetItem" && !out.empty()) {
+      out.push_back(index_argument(v, where));
+    } else if (is_tensor_ref(v)) {
       out.push_back(OpArgument::tensor(next_input++));
     } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_tensor_ref)) {
       OpArgument a;
@@ -247,7 +280,7 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
     if (kv.key() != "name") attrs[kv.key()] = attribute(kv.value(), where);
   }
   return layers::OpLayer(cls, entry.value("module", ""),
-                         keras3_arguments(nodes[0].value("args", json::array()), where),
+                         keras3_arguments(nodes[0].value("args", json::array()), where, cls),
                          std::move(attrs), name);
 }
 
@@ -296,6 +329,20 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
       case OpArgument::Kind::number:
         args.push_back(a.number);
         break;
+      case OpArgument::Kind::index: {
+        json key = json::array();
+        for (const auto& e : a.key) {
+          if (!e.is_slice) {
+            key.push_back(e.index);
+            continue;
+          }
+          auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
+          key.push_back(json{{"class_name", "__slice__"},
+                             {"config", json{{"start", opt(e.start)}, {"stop", opt(e.stop)}, {"step", opt(e.step)}}}});
+        }
+        args.push_back(a.bare_key ? key[0] : key);
+        break;
+      }
       case OpArgument::Kind::array: {
         std::size_t next = 0;
         args.push_back(json{{"class_name", "__numpy__"},

@@ -1,5 +1,6 @@
 #include "layers/op_layer.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "core/error.h"
@@ -237,12 +238,13 @@ const std::map<std::string, OpFn>& table() {
 }  // namespace
 
 std::vector<std::string> supported_ops() {
-  std::vector<std::string> out;
+  std::vector<std::string> out{"GetItem"};  // computed by OpLayerImpl::get_item
   for (const auto& [name, fn] : table()) out.push_back(name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
-bool is_supported_op(const std::string& op) { return table().count(op) > 0; }
+bool is_supported_op(const std::string& op) { return op == "GetItem" || table().count(op) > 0; }
 
 OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,
                          OpAttributes attributes_, std::string name)
@@ -266,6 +268,95 @@ OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgu
     constants_.emplace_back(this->name + "/constant_" + std::to_string(i),
                             Tensor::from_vector(Shape(a.shape), values), /*trainable=*/false);
   }
+}
+
+void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
+  if (class_name() != "GetItem") return;
+  const std::string where = "GetItem '" + name + "'";
+  if (arguments.size() != 2 || arguments[1].kind != OpArgument::Kind::index || inputs.empty())
+    throw ValueError(where + ": expects a tensor and an index");
+  const Shape& in = inputs[0].shape;
+  const auto& key = arguments[1].key;
+  if (key.size() > in.rank())
+    throw ValueError(where + ": " + std::to_string(key.size()) + " indices for input " + in.to_string());
+  selections_.clear();
+  kept_shape_.clear();
+  for (std::size_t a = 0; a < in.rank(); ++a) {
+    const std::int64_t size = in.dims()[a];
+    if (a >= key.size()) {  // untouched trailing axes
+      kept_shape_.push_back(a == 0 ? -1 : size);
+      continue;
+    }
+    const IndexEntry& e = key[a];
+    const bool whole = e.is_slice && !e.start && !e.stop && (!e.step || *e.step == 1);
+    if (whole) {
+      kept_shape_.push_back(a == 0 ? -1 : size);
+      continue;
+    }
+    if (size == kUnknownDim) {
+      throw NotImplementedError(where + ": indexing axis " + std::to_string(a) + " of " + in.to_string() +
+                                " needs its size; only ':' is supported on the batch axis");
+    }
+    std::vector<std::int64_t> picked;
+    if (!e.is_slice) {
+      const std::int64_t i = e.index < 0 ? e.index + size : e.index;
+      if (i < 0 || i >= size)
+        throw ValueError(where + ": index " + std::to_string(e.index) + " is out of range for axis " +
+                         std::to_string(a) + " of " + in.to_string());
+      picked.push_back(i);
+    } else {
+      // Python's slice semantics (slice.indices).
+      const std::int64_t step = e.step.value_or(1);
+      if (step == 0) throw ValueError(where + ": slice step cannot be zero");
+      auto clamp = [&](std::optional<std::int64_t> v, std::int64_t fallback) {
+        if (!v) return fallback;
+        std::int64_t x = *v < 0 ? *v + size : *v;
+        return step > 0 ? std::clamp<std::int64_t>(x, 0, size) : std::clamp<std::int64_t>(x, -1, size - 1);
+      };
+      const std::int64_t start = clamp(e.start, step > 0 ? 0 : size - 1);
+      const std::int64_t stop = clamp(e.stop, step > 0 ? size : -1);
+      for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) picked.push_back(i);
+      kept_shape_.push_back(static_cast<std::int64_t>(picked.size()));
+    }
+    AxisSelection sel;
+    sel.axis = static_cast<std::int64_t>(a);
+    bool contiguous = !picked.empty();
+    for (std::size_t i = 1; i < picked.size(); ++i) contiguous &= picked[i] == picked[i - 1] + 1;
+    if (contiguous) {
+      sel.begin = picked.front();
+      sel.end = picked.back() + 1;
+    } else {
+      std::vector<float> m(static_cast<std::size_t>(size) * picked.size(), 0.f);
+      for (std::size_t j = 0; j < picked.size(); ++j) m[picked[j] * picked.size() + j] = 1.f;
+      sel.matrix = Variable(name + "/select_" + std::to_string(a),
+                            Tensor::from_vector(Shape{size, static_cast<std::int64_t>(picked.size())}, m),
+                            /*trainable=*/false);
+    }
+    selections_.push_back(sel);
+  }
+}
+
+Output OpLayerImpl::get_item(Graph& graph, Output x) const {
+  const std::size_t rank = x.shape().rank();
+  for (const AxisSelection& sel : selections_) {
+    const auto a = static_cast<std::size_t>(sel.axis);
+    if (!sel.matrix.defined()) {
+      std::vector<std::int64_t> before(rank, 0), after(rank, 0);
+      before[a] = sel.begin;
+      after[a] = x.shape().dims()[a] - sel.end;
+      x = ops::crop(x, before, after);
+      continue;
+    }
+    // Move the axis last, pick with the 0/1 matrix, move it back.
+    std::vector<std::int64_t> perm;
+    for (std::size_t i = 0; i < rank; ++i)
+      if (i != a) perm.push_back(static_cast<std::int64_t>(i));
+    perm.push_back(sel.axis);
+    std::vector<std::int64_t> back(rank);
+    for (std::size_t i = 0; i < rank; ++i) back[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+    x = ops::transpose(ops::matmul(ops::transpose(x, perm), graph.variable(sel.matrix)), back);
+  }
+  return ops::reshape(x, kept_shape_);
 }
 
 std::size_t OpLayerImpl::num_inputs() const {
@@ -294,8 +385,12 @@ std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& i
       case OpArgument::Kind::array:
         c.args.push_back({graph.variable(constants_[i])});
         break;
+      case OpArgument::Kind::index:
+        c.args.emplace_back();  // read by GetItem from `arguments`
+        break;
     }
   }
+  if (class_name() == "GetItem") return {get_item(graph, c.arg(0))};
   return {table().at(class_name())(c)};
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,14 +16,23 @@
 
 namespace strata::layers {
 
+// One entry of an indexing key (x[:, 1:3, ::2, 0]): an integer or a slice.
+struct IndexEntry {
+  bool is_slice = true;
+  std::int64_t index = 0;  // an integer entry (negative counts from the end)
+  std::optional<std::int64_t> start, stop, step;  // a slice; none as in Python
+};
+
 struct OpArgument {
-  enum class Kind { tensor, tensor_list, number, array };
+  enum class Kind { tensor, tensor_list, number, array, index };
   Kind kind = Kind::tensor;
   int first_input = 0;   // tensor: its input; tensor_list: its first input
   int count = 1;         // tensor_list: how many inputs
   double number = 0.0;   // number
   std::vector<double> values;  // array (a NumPy constant), row-major
   std::vector<std::int64_t> shape;
+  std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis
+  bool bare_key = false;        // index: written as one entry, not a list
 
   static OpArgument tensor(int input) { return {Kind::tensor, input}; }
   static OpArgument constant(double v) { return {Kind::number, 0, 1, v}; }
@@ -37,6 +47,7 @@ class OpLayerImpl : public LayerImpl {
   // op: Keras's class ("Add", "Mean"); module: where Keras defines it.
   OpLayerImpl(std::string op, std::string module, std::vector<OpArgument> arguments,
               OpAttributes attributes, std::string name);
+  void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return n == num_inputs(); }
   std::size_t num_inputs() const;
@@ -47,6 +58,15 @@ class OpLayerImpl : public LayerImpl {
 
  private:
   std::vector<Variable> constants_;  // array arguments, read by the graph (not weights)
+  // GetItem: per indexed axis, a crop (contiguous) or a selection matrix, then the axes
+  // an integer removes.
+  struct AxisSelection {
+    std::int64_t axis = 0, begin = 0, end = 0;  // contiguous: [begin, end)
+    Variable matrix;                             // otherwise: (size, picked) 0/1
+  };
+  std::vector<AxisSelection> selections_;
+  std::vector<std::int64_t> kept_shape_;  // the result's shape, batch as -1
+  Output get_item(Graph& graph, Output x) const;
 };
 
 class OpLayer : public Layer {

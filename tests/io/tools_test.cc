@@ -74,11 +74,11 @@ TEST(Tools, InspectShowsVersionSummaryAndWeights) {
 }
 
 TEST(Tools, InspectSaysWhichLayerClassesAreSupported) {
-  // GetItem (slicing) is an operation Strata does not build yet; Greater and the input are fine.
-  ToolRun r = run(kInspect + " " + std::string(STRATA_TEST_DATA) + "/op_layers/get_item_slice.keras");
+  // Keras 3 layer classes Strata lacks (UnitNormalization, GaussianNoise) are named as such.
+  ToolRun r = run(kInspect + " " + std::string(STRATA_TEST_DATA) + "/unsupported/unit_normalization.keras");
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* part : {"layer classes: 2, 1 not supported", "supported      InputLayer",
-                           "NOT SUPPORTED  op GetItem (keras.src.ops.numpy)",
+  for (const char* part : {"layer classes: 4, 2 not supported", "supported      Dense",
+                           "NOT SUPPORTED  UnitNormalization", "NOT SUPPORTED  GaussianNoise",
                            "Strata cannot build this model yet"}) {
     EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
   }
