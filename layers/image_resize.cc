@@ -9,6 +9,38 @@
 
 namespace strata::layers {
 
+namespace {
+
+// TF's bicubic weights (ResizeBicubic with half-pixel centers): Keys' cubic with
+// A = -0.5, read from a 1024-entry table at the rounded fraction, as TF reads it.
+constexpr int kCubicTable = 1024;
+double keys_cubic_near(double x) { return ((-0.5 + 2) * x - (-0.5 + 3)) * x * x + 1; }  // |d| <= 1
+double keys_cubic_far(double x) {  // 1 < |d| < 2
+  const double a = -0.5;
+  return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+}
+
+void bicubic_row(float* row, double src, std::int64_t start, std::int64_t size) {
+  const double floor_src = std::floor(src);
+  const auto in = static_cast<std::int64_t>(floor_src);
+  const auto offset = static_cast<int>(std::lrint((src - floor_src) * kCubicTable));
+  const double t = static_cast<double>(offset) / kCubicTable, u = static_cast<double>(kCubicTable - offset) / kCubicTable;
+  const double w[4] = {keys_cubic_far(t + 1), keys_cubic_near(t), keys_cubic_near(u), keys_cubic_far(u + 1)};
+  // Taps outside the image get no weight; the rest are renormalized.
+  double kept[4], total = 0;
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t i = in - 1 + k;
+    kept[k] = i >= 0 && i < size ? w[k] : 0.0;
+    total += kept[k];
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (kept[k] == 0.0) continue;
+    row[start + in - 1 + k] += static_cast<float>(std::fabs(total) >= 1000 * 1.17549435e-38 ? kept[k] / total : kept[k]);
+  }
+}
+
+}  // namespace
+
 std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
                                         std::int64_t out_size, const std::string& interpolation) {
   std::vector<float> m(static_cast<std::size_t>(out_size * in_size), 0.0f);
@@ -20,8 +52,12 @@ std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
       row[window.start + src] = 1.0f;
       continue;
     }
-    // Bilinear, half-pixel centers: the source position of output o's center.
+    // Half-pixel centers: the source position of output o's center.
     const double src = (o + 0.5) * scale - 0.5;
+    if (interpolation == "bicubic") {
+      bicubic_row(row, src, window.start, window.size);
+      continue;
+    }
     const double floor_src = std::floor(src);
     const auto lower = std::max<std::int64_t>(static_cast<std::int64_t>(floor_src), 0);
     const auto upper = std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil(src)), window.size - 1);
@@ -57,9 +93,9 @@ Variable transposed_matrix(const std::string& path, std::int64_t in_size, AxisWi
 ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std::int64_t in_w,
                                AxisWindow rows, AxisWindow cols, std::int64_t out_h,
                                std::int64_t out_w, const std::string& interpolation) {
-  if (interpolation != "bilinear" && interpolation != "nearest") {
+  if (interpolation != "bilinear" && interpolation != "nearest" && interpolation != "bicubic") {
     throw NotImplementedError(layer + ": interpolation '" + interpolation +
-                              "' is not supported (bilinear and nearest are)");
+                              "' is not supported (bilinear, nearest and bicubic are)");
   }
   return {transposed_matrix(layer + "/resize_rows", in_h, rows, out_h, interpolation),
           transposed_matrix(layer + "/resize_cols", in_w, cols, out_w, interpolation)};

@@ -20,7 +20,7 @@ struct AxisWindow {
 };
 
 // Row-major (out_size, in_size) weights mapping `window` of an axis of length in_size to
-// out_size positions. interpolation: "bilinear" or "nearest".
+// out_size positions. interpolation: "bilinear", "nearest" or "bicubic".
 std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
                                         std::int64_t out_size, const std::string& interpolation);
 
