@@ -56,6 +56,10 @@ Output relu(Output x);
 Output erf(Output x);
 Output softplus(Output x);
 Output clip(Output x, float lo, float hi);
+// a where cond != 0, else b (same shapes); where() broadcasts the three first. Only the
+// chosen branch's values pass (an inf in the other does not become NaN).
+Output select(Output cond, Output a, Output b);
+Output where(Output cond, Output a, Output b);
 
 // --- shapes ---------------------------------------------------------------------------
 // `shape` may hold one -1 (inferred from the size); other dims are taken literally.

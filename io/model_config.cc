@@ -247,7 +247,8 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     pending.push_back(std::move(p));
   }
   // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
-  // node 0, linking its own input to its output, is not saved); Keras 3 and Strata from 0.
+  // node 0, linking its own input to its output, is not saved); Keras 3 writes 0, and so
+  // does Strata (Keras 3 reads its .h5 files; tf.keras cannot read them anyway).
   // A file's numbering shows in its references: a model called k times is referred to
   // as node k only when counting starts at 1.
   std::map<std::string, int> first_node;

@@ -231,15 +231,22 @@ json op_entry_to_tf_op_lambda(const json& e) {
                                 "': its constant argument has no tf.keras form; save the model as .keras");
     }
   }
-  for (auto kv = config.begin(); kv != config.end(); ++kv)
-    if (kv.key() != "name") kwargs[kv.key() == "newshape" ? "shape" : kv.key()] = kv.value();
+  // Only what the TensorFlow function takes: reductions' axis and keepdims (Max's
+  // "initial", null here, has no TF counterpart).
+  for (const char* key : {"axis", "keepdims"})
+    if (config.contains(key)) kwargs[key] = config[key];
+  if (config.contains("initial") && !config["initial"].is_null()) {
+    throw NotImplementedError("operation " + op + " '" + name +
+                              "': 'initial' has no tf.keras form; save the model as .keras");
+  }
   kwargs["name"] = nullptr;
   json call = triple(args[0]);
   call.push_back(kwargs);
+  // tf.keras writes a TFOpLambda's call bare: [["layer", node, index, kwargs]].
   return json{{"class_name", "TFOpLambda"},
               {"config", json{{"name", name}, {"trainable", true}, {"dtype", "float32"}, {"function", function}}},
               {"name", name},
-              {"inbound_nodes", json::array({json::array({call})})}};
+              {"inbound_nodes", json::array({call})}};
 }
 
 bool is_op_entry(const json& entry) {
@@ -250,12 +257,13 @@ bool is_op_entry(const json& entry) {
     const std::string module = entry.value("module", "");
     return module.rfind("keras.src.ops.", 0) == 0 || module.rfind("keras.ops", 0) == 0;
   }
-  // Keras 3's legacy .h5 drops the module: an operation's config has no "trainable" or
-  // "dtype" (every layer's has), and its node is Keras 3's {"args", "kwargs"}.
+  // Keras 3's legacy .h5 drops the module: an operation's config has no "trainable"
+  // (every layer's has; Cast's does have a "dtype"), and its node is Keras 3's
+  // {"args", "kwargs"}.
   const json config = entry.value("config", json::object());
   const json nodes = entry.value("inbound_nodes", json::array());
   return layers::is_supported_op(cls) && config.is_object() && !config.contains("trainable") &&
-         !config.contains("dtype") && nodes.size() == 1 && nodes[0].is_object();
+         nodes.size() == 1 && nodes[0].is_object();
 }
 
 Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {

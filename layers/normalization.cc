@@ -101,6 +101,24 @@ void NormalizationImpl::adapt(const Tensor& data) {
   }
   const auto& dims = in.dims();
   const auto& keep = broadcast_shape_.dims();
+  for (std::int64_t k : kept_axes(rank)) {
+    if (dims[static_cast<std::size_t>(k)] != keep[static_cast<std::size_t>(k)]) {
+      throw ShapeError("Normalization '" + name + "': adapt data " + in.to_string() + " has " +
+                       std::to_string(dims[static_cast<std::size_t>(k)]) + " along axis " + std::to_string(k) +
+                       ", the layer keeps " + std::to_string(keep[static_cast<std::size_t>(k)]));
+    }
+  }
+  if (data.dtype() != DType::float32) {  // Keras casts the data to the layer's dtype
+    std::vector<float> values;
+    if (data.dtype() == DType::int32) {
+      for (auto v : data.to_vector<std::int32_t>()) values.push_back(static_cast<float>(v));
+    } else {
+      for (auto v : data.to_vector<std::int64_t>()) values.push_back(static_cast<float>(v));
+    }
+    adapt(Tensor::from_vector(in, values));
+    return;
+  }
+  const std::vector<std::int64_t> kept = kept_axes(rank);
   const std::int64_t stats = mean.value().shape().num_elements();
   std::vector<double> sum(static_cast<std::size_t>(stats), 0.0), sq(sum);
   std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
@@ -108,8 +126,7 @@ void NormalizationImpl::adapt(const Tensor& data) {
   const std::int64_t total = in.num_elements();
   for (std::int64_t i = 0; i < total; ++i) {
     std::int64_t s = 0;  // position among the kept axes, row-major
-    for (std::size_t a = 0; a < index.size(); ++a)
-      if (keep[a] != 1) s = s * keep[a] + index[a];
+    for (std::int64_t k : kept) s = s * keep[static_cast<std::size_t>(k)] + index[static_cast<std::size_t>(k)];
     sum[static_cast<std::size_t>(s)] += p[i];
     sq[static_cast<std::size_t>(s)] += static_cast<double>(p[i]) * p[i];
     for (std::size_t a = index.size(); a-- > 0;) {

@@ -1,6 +1,7 @@
 #include "layers/op_layer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "core/error.h"
@@ -41,6 +42,7 @@ struct OpCall {
     return has(key) && std::holds_alternative<bool>(attrs.at(key)) && std::get<bool>(attrs.at(key));
   }
   double number(const std::string& key) const {
+    if (!has(key)) throw ValueError(where + ": needs '" + key + "'");
     const ConfigValue& v = attrs.at(key);
     if (const auto* d = std::get_if<double>(&v)) return *d;
     if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
@@ -92,7 +94,8 @@ Output expand_dims(Output x, std::int64_t axis, const std::string& where) {
 }
 
 DType dtype_of(const std::string& name, const std::string& where) {
-  if (name == "bool" || name == "float16" || name == "bfloat16" || name == "float64") return DType::float32;
+  // Computed in float32: float16's and bfloat16's rounding is not emulated.
+  if (name == "float16" || name == "bfloat16" || name == "float64") return DType::float32;
   try {
     return parse_dtype(name);
   } catch (const ValueError&) {
@@ -112,14 +115,15 @@ const std::map<std::string, OpFn>& table() {
       {"Minimum", [](C c) { return ops::minimum(c.arg(0), c.arg(1)); }},
       {"Power",
        [](C c) {
-         // A constant small integer exponent as products (exact, and defined for x < 0);
-         // otherwise exp(y log x).
+         // A constant whole exponent as products (and a reciprocal when negative): exact,
+         // and defined for x < 0 as NumPy's. Otherwise exp(y log x), NaN for x < 0 as
+         // NumPy's is for a fractional exponent.
          const OpArgument& e = c.arguments.at(1);
-         if (e.kind == OpArgument::Kind::number && e.number == static_cast<int>(e.number) &&
-             e.number >= 0 && e.number <= 8) {
+         if (e.kind == OpArgument::Kind::number && e.number == std::floor(e.number) && std::fabs(e.number) <= 64) {
+           const auto n = static_cast<int>(std::fabs(e.number));
            Output y = ops::ones_like(c.arg(0));
-           for (int i = 0; i < static_cast<int>(e.number); ++i) y = ops::mul(y, c.arg(0));
-           return y;
+           for (int i = 0; i < n; ++i) y = ops::mul(y, c.arg(0));
+           return e.number < 0 ? ops::div(ops::ones_like(c.arg(0)), y) : y;
          }
          if (e.kind == OpArgument::Kind::number && e.number == 0.5) return ops::sqrt(c.arg(0));
          return ops::exp(ops::mul(c.arg(1), ops::log(c.arg(0))));
@@ -133,9 +137,8 @@ const std::map<std::string, OpFn>& table() {
       {"LogicalAnd", [](C c) { return ops::mul(ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f)),
                                                ops::not_equal(c.arg(1), ops::constant(c.graph, 0.0f))); }},
       {"Where",
-       [](C c) {  // condition * x + (1 - condition) * y, the condition as 0 / 1
-         const Output cond = ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f));
-         return ops::add(ops::mul(cond, c.arg(1)), ops::mul(ops::sub(ops::constant(c.graph, 1.0f), cond), c.arg(2)));
+       [](C c) {  // only the chosen branch passes: where(x > 0, log(x), 0) has no NaN
+         return ops::where(ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f)), c.arg(1), c.arg(2));
        }},
       {"Negative", [](C c) { return ops::neg(c.arg(0)); }},
       {"Absolute", [](C c) { return ops::abs(c.arg(0)); }},
@@ -153,12 +156,22 @@ const std::map<std::string, OpFn>& table() {
       {"OnesLike", [](C c) { return ops::ones_like(c.arg(0)); }},
       {"ZerosLike", [](C c) { return ops::zeros_like(c.arg(0)); }},
       {"FullLike", [](C c) { return ops::add(ops::zeros_like(c.arg(0)), c.arg(1)); }},
-      {"Cast", [](C c) { return ops::cast(c.arg(0), dtype_of(c.text("dtype"), c.where)); }},
+      {"Cast",
+       [](C c) {
+         // bool: 1 where x != 0, as NumPy's cast (Strata has no bool tensors: 0 / 1 floats).
+         if (c.text("dtype") == "bool") return ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f));
+         return ops::cast(c.arg(0), dtype_of(c.text("dtype"), c.where));
+       }},
       {"Sum", [](C c) { return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_sum(x, a, k); }); }},
       {"Mean", [](C c) { return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_mean(x, a, k); }); }},
-      {"Max", [](C c) { return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_max(x, a, k); }); }},
+      {"Max",
+       [](C c) {
+         if (c.has("initial")) throw NotImplementedError(c.where + ": Max with 'initial' is not supported");
+         return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_max(x, a, k); });
+       }},
       {"Min",
        [](C c) {
+         if (c.has("initial")) throw NotImplementedError(c.where + ": Min with 'initial' is not supported");
          return reduce(c, [](Output x, auto a, bool k) { return ops::neg(ops::reduce_max(ops::neg(x), a, k)); });
        }},
       {"Reshape",

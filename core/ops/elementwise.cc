@@ -168,6 +168,32 @@ void register_elementwise_ops(OpRegistry& r) {
   auto in = [](const Node& n, int i) { return n.inputs[static_cast<std::size_t>(i)]; };
   auto out = [](const Node& n) { return Output{n.inputs[0].graph, n.id, 0}; };
 
+  // select(cond, a, b): a where cond != 0, else b, element by element on one shape. Only
+  // the chosen branch's values pass (an inf or NaN in the other is ignored); each branch
+  // gets the gradient where it was chosen.
+  r.add({.name = "select",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 3);
+           expect_float(ctx);
+           for (int i = 1; i < 3; ++i) {
+             if (ctx.inputs[static_cast<std::size_t>(i)].shape != ctx.inputs[0].shape)
+               throw ShapeError("select: condition " + ctx.inputs[0].shape.to_string() + " and branch " +
+                                ctx.inputs[static_cast<std::size_t>(i)].shape.to_string() + " differ");
+           }
+           return std::vector<TensorSpec>{{ctx.inputs[0].shape, DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& c) {
+           const float* cond = c.input(0).data<float>();
+           const float* a = c.input(1).data<float>();
+           const float* b = c.input(2).data<float>();
+           float* y = c.output(0).data<float>();
+           for (std::int64_t i = 0; i < c.input(0).size(); ++i) y[i] = cond[i] != 0.f ? a[i] : b[i];
+         },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output zeros = zeros_like(g[0]);
+           return std::vector<Output>{Output{}, select(n.inputs[0], g[0], zeros), select(n.inputs[0], zeros, g[0])};
+         }});
+
   r.add(binary_op("add", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a + b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     return {unbroadcast(g[0], in(n, 0), in(n, 1), n), unbroadcast(g[0], in(n, 1), in(n, 0), n)};
@@ -317,6 +343,12 @@ Output sigmoid(Output x) { return unary("sigmoid", x); }
 Output relu(Output x) { return unary("relu", x); }
 Output erf(Output x) { return unary("erf", x); }
 Output softplus(Output x) { return unary("softplus", x); }
+Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }
+Output where(Output cond, Output a, Output b) {
+  // One shape for all three (NumPy broadcasting); the shape alone is read from `like`.
+  Output like = add(add(zeros_like(cond), zeros_like(a)), zeros_like(b));
+  return select(broadcast_like(cond, like), broadcast_like(a, like), broadcast_like(b, like));
+}
 Output clip(Output x, float lo, float hi) { return minimum(maximum(x, lo), hi); }
 
 }  // namespace strata::ops

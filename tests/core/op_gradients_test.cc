@@ -455,6 +455,32 @@ const std::map<std::string, OpCase>& op_table() {
          {tensor<float>({3, 5}, {1.6f, -1.55f, -0.12f, -1.01f, 0.18f, 0.3f, -1.95f, -1.13f, -0.88f, 1.67f,
                                  -1.49f, -1.99f, 1.49f, -1.16f, -1.14f})},
          [](const std::vector<Tensor>& x) { return ref_keras_sparsemax(x[0]); }}};
+    t["select"].gradient_checks = {
+        {"(2, 3), the condition fixed",
+         [](Graph&, const std::vector<Output>& x) { return ops::select(x[0], x[1], x[2]); },
+         {tensor<float>({2, 3}, {1, 0, 1, 0, 0, 1}), uniform({2, 3}, -1.f, 1.f, 92), uniform({2, 3}, -1.f, 1.f, 93)},
+         [](const std::vector<Tensor>& x) {
+           Tensor y(x[0].shape());
+           for (std::int64_t i = 0; i < y.size(); ++i)
+             y.data<float>()[i] = x[0].data<float>()[i] != 0.f ? x[1].data<float>()[i] : x[2].data<float>()[i];
+           return y;
+         },
+         labels_fixed(0)}};
+    t["select"].forward_check = [] {
+      // The branch not chosen may hold inf or NaN: its value does not leak. (Its gradient
+      // can, through log's own 1/x at 0, as with TF's where.)
+      Graph g;
+      Output c = g.placeholder({Shape{3}});
+      Output a = g.placeholder({Shape{3}});
+      Output y = ops::select(c, ops::log(a), ops::zeros_like(a));
+      Output da = gradients(ops::reduce_sum(y), {a})[0];
+      Program p(g, {c, a}, {y, da});
+      auto out = p.run({tensor<float>({3}, {1, 0, 0}), tensor<float>({3}, {2.f, 0.f, -1.f})});
+      EXPECT_FLOAT_EQ(out[0].to_vector<float>()[0], std::log(2.f));
+      EXPECT_EQ(out[0].to_vector<float>()[1], 0.f);
+      EXPECT_EQ(out[0].to_vector<float>()[2], 0.f);
+      EXPECT_FLOAT_EQ(out[1].to_vector<float>()[0], 0.5f);
+    };
     t["sparsemax_grad"].forward_check = [] {
       // x = (1, 0.5): k = 2, tau = 0.75 (Keras's), y = (0.25, 0); with g = (1, 1):
       // dx = (1 - 1 * 1, 0 - 0.5 * 1).

@@ -122,6 +122,14 @@ TEST(Normalization, AdaptLearnsMeanAndVariancePerFeature) {
   EXPECT_NEAR(y[1], 1.f, 1e-6);
 }
 
+TEST(Normalization, AdaptRefusesDataOfAnotherWidthAndCastsIntegers) {
+  layers::Normalization norm;
+  norm(Input({3}));
+  EXPECT_THROW(norm.adapt(Tensor::from_vector<float>({2, 5}, std::vector<float>(10, 1.f))), ShapeError);
+  norm.adapt(Tensor::from_vector<std::int32_t>({2, 3}, {1, 2, 3, 3, 4, 5}));
+  EXPECT_EQ(norm.weights()[0].value().to_vector<float>(), (std::vector<float>{2.f, 3.f, 4.f}));
+}
+
 TEST(Normalization, InvertUndoesIt) {
   layers::Normalization norm({.mean = std::vector<double>{1.0}, .variance = std::vector<double>{4.0}, .invert = true});
   EXPECT_FLOAT_EQ(run(norm, Tensor::from_vector<float>({1, 1}, {1.f})).to_vector<float>()[0], 3.f);
