@@ -234,12 +234,17 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
                                  ? entry["name"].get<std::string>()
                                  : layer.name();
     Pending p{layer, {}, 0};
+    // tf.keras's TFOpLambda keeps tensors among its keyword arguments too (y = b), and
+    // writes its one call bare: ["a", 0, 0, {"y": ["b", 0, 0]}].
+    const bool tf_op = entry.value("class_name", "") == "TFOpLambda";
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
-      p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
-      if (entry.value("class_name", "") == "TFOpLambda") {  // y = another tensor
-        for (const auto& t : tf_op_lambda_kwarg_tensors(node))
-          p.nodes.back().push_back(ref_from_triple(t, where + " layer '" + name + "'"));
+      if (!tf_op) {
+        p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
+        continue;
       }
+      std::vector<TensorRef> refs;
+      for (const auto& t : tf_op_lambda_tensors(node)) refs.push_back(ref_from_triple(t, where + " layer '" + name + "'"));
+      p.nodes.push_back(refs);
     }
     if (layer.class_name() == "InputLayer") outputs[name].push_back({input_tensor(layer)});
     if (!index_of.emplace(name, pending.size()).second)

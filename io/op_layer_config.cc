@@ -140,6 +140,11 @@ bool is_triple(const json& v) {
          v[2].is_number_integer();
 }
 
+// ["layer", node, index(, kwargs)] or tf.keras's ["_CONSTANT_VALUE", -1, value, kwargs].
+bool is_call(const json& v) {
+  return is_triple(v) || (v.is_array() && v.size() >= 3 && v[0] == "_CONSTANT_VALUE");
+}
+
 Layer tf_op_lambda(const json& entry, const json& config, const std::string& name,
                    const std::string& where) {
   const std::string fn = config.value("function", "");
@@ -151,20 +156,24 @@ Layer tf_op_lambda(const json& entry, const json& config, const std::string& nam
                               "' is not supported; supported: " + known);
   }
   const json& nodes = entry.value("inbound_nodes", json::array());
-  // tf.keras writes the call as a bare ["layer", node, index, kwargs] or inside a list.
-  const bool bare = nodes.size() == 1 && is_triple(nodes[0]);
-  if (!bare && (nodes.size() != 1 || !nodes[0].is_array() || nodes[0].size() != 1 || !is_triple(nodes[0][0]))) {
-    throw NotImplementedError(where + ": a TFOpLambda called other than once on one tensor is not supported");
+  // tf.keras writes the call as a bare ["layer", node, index, kwargs] or inside a list;
+  // a constant first operand (1.0 - x) as ["_CONSTANT_VALUE", -1, 1.0, {"y": tensor}].
+  const bool bare = nodes.size() == 1 && is_call(nodes[0]);
+  if (!bare && (nodes.size() != 1 || !nodes[0].is_array() || nodes[0].size() != 1 || !is_call(nodes[0][0]))) {
+    throw NotImplementedError(where + ": a TFOpLambda called other than once is not supported");
   }
   const json& call = bare ? nodes[0] : nodes[0][0];
   const json kwargs = call.size() > 3 && call[3].is_object() ? call[3] : json::object();
-  std::vector<OpArgument> args{OpArgument::tensor(0)};
+  const bool constant_first = call[0] == "_CONSTANT_VALUE";
+  if (constant_first && !call[2].is_number())
+    throw NotImplementedError(where + ": constant " + call[2].dump() + " is not supported");
+  std::vector<OpArgument> args{constant_first ? OpArgument::constant(call[2].get<double>()) : OpArgument::tensor(0)};
   OpAttributes attrs;
   for (auto kv = kwargs.begin(); kv != kwargs.end(); ++kv) {
     if (kv.key() == "name") continue;
     if (kv.key() == "y") {
       if (is_triple(kv.value())) {
-        args.push_back(OpArgument::tensor(1));
+        args.push_back(OpArgument::tensor(constant_first ? 0 : 1));
       } else if (kv.value().is_number()) {
         args.push_back(OpArgument::constant(kv.value().get<double>()));
       } else {
@@ -292,12 +301,14 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
                          std::move(attrs), name);
 }
 
-std::vector<json> tf_op_lambda_kwarg_tensors(const json& node) {
+std::vector<json> tf_op_lambda_tensors(const json& node) {
   std::vector<json> out;
   if (!node.is_array()) return out;
-  const json calls = is_triple(node) ? json::array({node}) : node;
+  const json calls = is_call(node) ? json::array({node}) : node;
   for (const auto& call : calls) {
-    if (!call.is_array() || call.size() < 4 || !call[3].is_object()) continue;
+    if (!is_call(call)) continue;
+    if (call[0] != "_CONSTANT_VALUE") out.push_back(json::array({call[0], call[1], call[2]}));
+    if (call.size() < 4 || !call[3].is_object()) continue;
     for (auto kv = call[3].begin(); kv != call[3].end(); ++kv)
       if (is_triple(kv.value())) out.push_back(kv.value());
   }

@@ -16,9 +16,10 @@ namespace strata::io {
 bool is_op_entry(const json& entry);
 // The OpLayer of an operation entry (its single inbound node gives the arguments).
 Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx);
-// The tensor references of a TFOpLambda node's keyword arguments ({"y": ["b", 0, 0]}),
-// which come after the node's first tensor.
-std::vector<json> tf_op_lambda_kwarg_tensors(const json& node);
+// The tensor references of a TFOpLambda node, in argument order: its first operand
+// (unless tf.keras wrote a constant there, "_CONSTANT_VALUE"), then those among its
+// keyword arguments ({"y": ["b", 0, 0]}).
+std::vector<json> tf_op_lambda_tensors(const json& node);
 
 // Whether a TFOpLambda calling this TensorFlow function ("math.multiply") loads.
 bool tf_op_lambda_supported(const std::string& function);

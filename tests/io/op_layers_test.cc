@@ -150,3 +150,12 @@ INSTANTIATE_TEST_SUITE_P(Keras, NewClassesFile,
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n;
                          });
+
+TEST(OpLayers, TfKerasReverseOperatorsAndTensorOperands) {
+  // 1.0 - x and 2.0 / (x * x + 1.0) as tf.keras saves them: a "_CONSTANT_VALUE" first
+  // operand, and the tensor operand among the keyword arguments.
+  const std::string base = std::string(STRATA_TEST_DATA) + "/op_layers/tf_reverse_ops.tf";
+  Model model = models::load_model(base + ".h5", {.compile = false});
+  strata::testing::expect_close(model.predict(io::load_npy(base + ".input0.npy")),
+                                io::load_npy(base + ".output0.npy"), "tf_reverse_ops.tf.h5");
+}
