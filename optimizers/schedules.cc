@@ -80,7 +80,9 @@ LearningRateSchedule CosineDecay(CosineDecayOptions o) {
   check_positive("CosineDecay", "decay_steps", o.decay_steps);
   return with_config("CosineDecay", o, [o](std::int64_t step_in) {
     const double step = static_cast<double>(step_in);
-    const bool warmup = o.warmup_target.has_value() && o.warmup_steps > 0;
+    // Keras: a warmup_target switches warm-up on, even with warmup_steps 0 (the decay
+    // then starts from warmup_target).
+    const bool warmup = o.warmup_target.has_value();
     const double target = warmup ? *o.warmup_target : o.initial_learning_rate;
     if (warmup && step < static_cast<double>(o.warmup_steps)) {
       double completed = step / static_cast<double>(o.warmup_steps);

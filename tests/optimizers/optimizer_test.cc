@@ -210,3 +210,11 @@ TEST(Schedules, KnowTheirKerasConfig) {
   EXPECT_FALSE(optimizers::LearningRateSchedule("Mine", [](std::int64_t) { return 0.1; }).has_config());
   EXPECT_THROW(optimizers::schedules::InverseTimeDecay({.decay_steps = 0}), ValueError);
 }
+
+TEST(Schedules, CosineDecayWithWarmupTargetAndNoWarmupStepsDecaysFromTheTarget) {
+  // Keras 3.15: a warmup_target switches warm-up on even with warmup_steps 0.
+  auto s = optimizers::schedules::CosineDecay(
+      {.initial_learning_rate = 1.0, .decay_steps = 10, .warmup_target = 2.0, .warmup_steps = 0});
+  EXPECT_DOUBLE_EQ(s(0), 2.0);
+  EXPECT_NEAR(s(5), 1.0, 1e-12);  // 2 * (1 + cos(pi / 2)) / 2
+}
