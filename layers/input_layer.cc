@@ -33,12 +33,12 @@ using layers::ValueKind;
 // input_shape or shape without the batch are read too), dtype, sparse (refused), name.
 // It holds no variables, and Keras 3 writes no vars group for it.
 KerasClass input_layer_class() {
-  const FieldSpec batch_shape{"batch_shape", ValueKind::shape};
-  const FieldSpec dtype{"dtype", ValueKind::string};
+  const FieldSpec batch_shape = layers::spec_of("batch_shape", ValueKind::shape);
+  const FieldSpec dtype = layers::spec_of("dtype", ValueKind::string);
   KerasClass k;
   k.class_name = "InputLayer";
   k.fields = {batch_shape, dtype, layers::keras_refused("sparse", "false").because("sparse inputs").spec(),
-              FieldSpec{"name", ValueKind::string}};
+              spec_of("name", ValueKind::string)};
   k.values = [](const LayerImpl& impl) {
     const auto& in = static_cast<const InputLayerImpl&>(impl);
     return std::vector<ConfigValue>{in.spec.shape.dims(), to_string(in.spec.dtype), in.name};
@@ -47,9 +47,9 @@ KerasClass input_layer_class() {
     Shape shape;
     if (auto v = src.get(batch_shape)) {
       shape = Shape(std::get<std::vector<std::int64_t>>(*v));
-    } else if (auto s = src.get(FieldSpec{"input_shape", ValueKind::shape})) {
+    } else if (auto s = src.get(spec_of("input_shape", ValueKind::shape))) {
       shape = Shape(std::get<std::vector<std::int64_t>>(*s)).with_batch(kUnknownDim);
-    } else if (auto t = src.get(FieldSpec{"shape", ValueKind::shape})) {
+    } else if (auto t = src.get(spec_of("shape", ValueKind::shape))) {
       shape = Shape(std::get<std::vector<std::int64_t>>(*t)).with_batch(kUnknownDim);
     } else {
       throw ValueError(src.where() + ": config has no 'batch_shape' (nor 'batch_input_shape')");

@@ -84,6 +84,14 @@ struct FieldSpec {
   std::string note;            // refused: what the refusal says besides the key and value
 };
 
+// A value field's spec: its key and kind, the rest defaulted.
+inline FieldSpec spec_of(std::string key, ValueKind kind) {
+  FieldSpec s;
+  s.key = std::move(key);
+  s.kind = kind;
+  return s;
+}
+
 // --- C++ type <-> ConfigValue ------------------------------------------------------------
 
 template <typename T>
@@ -224,7 +232,11 @@ struct KerasField {
 
   T get(const Owner& owner) const { return getter ? getter(owner) : owner.*member; }
   FieldSpec spec() const {
-    FieldSpec s{key, ConfigTraits<T>::kind, arity_of<T>(), is_optional<T>::value, spelling, keras2_key};
+    FieldSpec s = spec_of(key, ConfigTraits<T>::kind);
+    s.arity = arity_of<T>();
+    s.nullable = is_optional<T>::value;
+    s.spelling = spelling;
+    s.keras2_key = keras2_key;
     s.at_least = min;
     return s;
   }
@@ -245,7 +257,11 @@ struct KerasField {
 template <typename Owner, typename T>
 constexpr KerasField<Owner, T> keras_field(const char* key, T Owner::*member,
                                            Spelling spelling = Spelling::plain) {
-  return {key, member, spelling};
+  KerasField<Owner, T> f;
+  f.key = key;
+  f.member = member;
+  f.spelling = spelling;
+  return f;
 }
 template <typename Owner, typename T>
 constexpr KerasField<Owner, T> keras_field(const char* key, T (*getter)(const Owner&),
@@ -289,10 +305,14 @@ struct KerasFixed {
   }
 };
 constexpr KerasFixed keras_unmodeled(const char* key, const char* written_as = "null") {
-  return {key, FieldRole::unmodeled, written_as};
+  KerasFixed f{key, FieldRole::unmodeled};
+  f.fixed = written_as;
+  return f;
 }
 constexpr KerasFixed keras_refused(const char* key, const char* allowed = "null") {
-  return {key, FieldRole::refused, allowed};
+  KerasFixed f{key, FieldRole::refused};
+  f.fixed = allowed;
+  return f;
 }
 
 // `fields` when On, else none: for a family whose classes write different subsets of keys.

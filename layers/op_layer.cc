@@ -79,7 +79,7 @@ Output reduce(const OpCall& c, const std::function<Output(Output, std::vector<st
   if (auto a = c.axes("axis")) {
     for (auto v : *a) axes.push_back(normalize_axis(v, x.shape().rank(), c.where));
   } else {
-    for (std::size_t i = 0; i < x.shape().rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+    for (int i = 0; i < x.shape().rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
   }
   return fn(x, axes, c.flag("keepdims"));
 }
@@ -290,11 +290,11 @@ void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
     throw ValueError(where + ": expects a tensor and an index");
   const Shape& in = inputs[0].shape;
   const auto& key = arguments[1].key;
-  if (key.size() > in.rank())
+  if (key.size() > static_cast<std::size_t>(in.rank()))
     throw ValueError(where + ": " + std::to_string(key.size()) + " indices for input " + in.to_string());
   selections_.clear();
   kept_shape_.clear();
-  for (std::size_t a = 0; a < in.rank(); ++a) {
+  for (std::size_t a = 0; a < static_cast<std::size_t>(in.rank()); ++a) {
     const std::int64_t size = in.dims()[a];
     if (a >= key.size()) {  // untouched trailing axes
       kept_shape_.push_back(a == 0 ? -1 : size);

@@ -34,8 +34,17 @@ struct OpArgument {
   std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis
   bool bare_key = false;        // index: written as one entry, not a list
 
-  static OpArgument tensor(int input) { return {Kind::tensor, input}; }
-  static OpArgument constant(double v) { return {Kind::number, 0, 1, v}; }
+  static OpArgument tensor(int input) {
+    OpArgument a;
+    a.first_input = input;
+    return a;
+  }
+  static OpArgument constant(double v) {
+    OpArgument a;
+    a.kind = Kind::number;
+    a.number = v;
+    return a;
+  }
 };
 
 // The operation's own arguments (axis, keepdims, dtype, newshape, ...), as Keras's
