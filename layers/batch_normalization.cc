@@ -66,7 +66,7 @@ BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
 namespace {
 // One channel axis: a list of several (tf.keras allows it) is refused before the fields.
 void one_axis(const ConfigSource& src) {
-  const FieldSpec axes{"axis", ValueKind::int_list};
+  const FieldSpec axes = spec_of("axis", ValueKind::int_list);
   std::optional<ConfigValue> v = src.get(axes);
   if (!v) return;
   const auto& list = std::get<std::vector<std::int64_t>>(*v);

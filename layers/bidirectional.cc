@@ -131,9 +131,11 @@ bool same_math(const RNNImpl& a, const RNNImpl& b) {
 // replaced. Keras 3 variables: forward_layer/... and backward_layer/... (the wrapped
 // layer's own groups).
 KerasClass bidirectional_class() {
-  const FieldSpec merge_mode{"merge_mode", ValueKind::string, 0, true};
-  const FieldSpec inner{"layer", ValueKind::layer};
-  const FieldSpec backward{"backward_layer", ValueKind::layer, 0, true};
+  FieldSpec merge_mode = spec_of("merge_mode", ValueKind::string);
+  merge_mode.nullable = true;
+  const FieldSpec inner = spec_of("layer", ValueKind::layer);
+  FieldSpec backward = spec_of("backward_layer", ValueKind::layer);
+  backward.nullable = true;
   KerasClass k;
   k.class_name = "Bidirectional";
   k.fields = {merge_mode, inner, backward};

@@ -148,7 +148,8 @@ CellConfig read_cell_config(const ConfigSource& src, const std::string& kind) {
   if (c.recurrent_activation.empty()) c.recurrent_activation = "linear";
   if (!c.use_bias)
     throw NotImplementedError(src.where() + ": use_bias=false is not supported for recurrent layers");
-  const FieldSpec seed{"seed", ValueKind::integer, 0, true};
+  FieldSpec seed = spec_of("seed", ValueKind::integer);
+  seed.nullable = true;
   std::optional<ConfigValue> given = src.get(seed);
   c.seed = given && std::holds_alternative<std::int64_t>(*given)
                ? static_cast<std::uint64_t>(std::get<std::int64_t>(*given))

@@ -23,7 +23,7 @@ std::vector<Output> StochasticDepthImpl::call(Graph&, const std::vector<Output>&
   // One draw per sample: dropout of a (batch, 1, ..., 1) tensor of ones, which the
   // dropout op leaves as ones in inference.
   std::vector<std::int64_t> non_batch;
-  for (std::size_t a = 1; a < x.shape().rank(); ++a) non_batch.push_back(static_cast<std::int64_t>(a));
+  for (int a = 1; a < x.shape().rank(); ++a) non_batch.push_back(static_cast<std::int64_t>(a));
   const Output per_sample = ops::fill_like(ops::reduce_sum(x, non_batch, true), 1.0f);
   return {ops::mul(x, ops::dropout(per_sample, static_cast<float>(drop_path_rate), seed,
                                    static_cast<std::uint64_t>(current_call)))};
