@@ -7,9 +7,18 @@
 // with STRATA_RESUME_PHASE set, and the phases run as the test Resume.Phase.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
+#include <thread>
 
 #include "io/checkpoint.h"
 #include "models/callbacks_backup.h"
@@ -18,6 +27,8 @@
 
 using namespace strata;
 namespace fs = std::filesystem;
+
+extern char** environ;
 
 namespace {
 
@@ -38,7 +49,7 @@ Model make_model() {
 // Runs fit on the data kind ("dataset" or "arrays"). interrupt_at >= 0 throws after that
 // many batches in total (after the backup of that batch was written).
 std::vector<Tensor> train(const std::string& kind, const std::string& backup_dir, int interrupt_at,
-                          int* batches_run = nullptr, std::int64_t* iterations = nullptr) {
+                          int* batches_run = nullptr, std::int64_t* iterations = nullptr, int epochs = 4) {
   Model m = make_model();
   auto [x, y] = test_data::blobs(90);
   int batches = 0;
@@ -50,9 +61,9 @@ std::vector<Tensor> train(const std::string& kind, const std::string& backup_dir
   cbs.push_back(interrupter);
   if (kind == "dataset") {
     Dataset data = Dataset::from_tensors(x, y).shuffle(32, 5).batch(8).prefetch(2);
-    m.fit(data, {.epochs = 4, .verbose = 0, .callbacks = cbs});
+    m.fit(data, {.epochs = epochs, .verbose = 0, .callbacks = cbs});
   } else {
-    m.fit(x, y, {.batch_size = 8, .epochs = 4, .verbose = 0, .callbacks = cbs, .shuffle = true});
+    m.fit(x, y, {.batch_size = 8, .epochs = epochs, .verbose = 0, .callbacks = cbs, .shuffle = true});
   }
   if (batches_run) *batches_run = batches;
   if (iterations) *iterations = m.optimizer().iterations();
@@ -60,6 +71,29 @@ std::vector<Tensor> train(const std::string& kind, const std::string& backup_dir
 }
 
 std::string self_exe() { return fs::read_symlink("/proc/self/exe").string(); }
+
+constexpr int kLongEpochs = 700;  // 8,400 batches, a backup after each: longer than 20 kills
+
+// Starts this binary's Resume.Phase in a child process (output to DIR/PHASE.log).
+pid_t spawn_phase(const std::string& phase, const std::string& kind, const fs::path& dir) {
+  std::vector<std::string> env{"STRATA_RESUME_PHASE=" + phase, "STRATA_RESUME_KIND=" + kind,
+                               "STRATA_RESUME_DIR=" + dir.string()};
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string exe = self_exe(), filter = "--gtest_filter=Resume.Phase";
+  char* argv[] = {exe.data(), filter.data(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string log = (dir / (phase + ".log")).string();
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
 
 int run_phase(const std::string& phase, const std::string& kind, const fs::path& dir) {
   std::string cmd = "STRATA_RESUME_PHASE=" + phase + " STRATA_RESUME_KIND=" + kind + " STRATA_RESUME_DIR=" +
@@ -76,7 +110,12 @@ TEST(Resume, Phase) {
   if (!phase) GTEST_SKIP() << "run by Resume.* in a child process";
   std::string kind = std::getenv("STRATA_RESUME_KIND");
   fs::path dir = std::getenv("STRATA_RESUME_DIR");
-  if (std::string(phase) == "interrupt") {
+  if (std::string(phase) == "long") {  // killed at random points by KilledAtRandomPoints...
+    auto weights = train(kind, (dir / "backup").string(), -1, nullptr, nullptr, kLongEpochs);
+    Model m = make_model();
+    m.set_weights(weights);
+    m.save_weights((dir / "resumed.weights.h5").string());
+  } else if (std::string(phase) == "interrupt") {
     // 45 batches in all (12 per epoch): stop in the middle of epoch 2.
     EXPECT_THROW(train(kind, (dir / "backup").string(), 17), Interrupted);
     EXPECT_TRUE(fs::exists(dir / "backup" / "training_state.strata"));
@@ -117,6 +156,50 @@ TEST_P(ResumeKinds, InterruptedAndResumedInAFreshProcessMatchesBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Resume, ResumeKinds, ::testing::Values("dataset", "arrays"));
+
+// kill -9 at 20 random points of a long fit (mid-batch, mid-backup, mid-anything), each
+// time resuming in a fresh process from whatever backup survived: the final weights are
+// bit-identical to an uninterrupted run's. The backup is written atomically, so a kill
+// leaves the previous one or the next one, never a torn file.
+TEST(Resume, KilledAtRandomPointsTwentyTimesResumesBitForBit) {
+  fs::path dir = fs::temp_directory_path() / ("strata_kill_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::mt19937 rng(2026);  // the same kill points each run
+  std::uniform_int_distribution<int> delay_ms(30, 250);
+  int kills = 0;
+  for (; kills < 20; ++kills) {
+    const pid_t pid = spawn_phase("long", "arrays", dir);
+    ASSERT_GT(pid, 0) << "cannot start a child process";
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      FAIL() << "the child finished training before kill " << kills + 1
+             << "; raise kLongEpochs (see " << (dir / "long.log") << ")";
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+  EXPECT_FALSE(fs::exists(dir / "resumed.weights.h5"));
+  ASSERT_TRUE(fs::exists(dir / "backup" / "training_state.strata")) << "no kill landed during training";
+  const pid_t last = spawn_phase("long", "arrays", dir);
+  ASSERT_GT(last, 0);
+  int status = 0;
+  ::waitpid(last, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "see " << (dir / "long.log");
+
+  auto uninterrupted = train("arrays", "", -1, nullptr, nullptr, kLongEpochs);
+  Model resumed = make_model();
+  resumed.load_weights((dir / "resumed.weights.h5").string());
+  auto got = resumed.get_weights();
+  ASSERT_EQ(got.size(), uninterrupted.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].nbytes(), uninterrupted[i].nbytes());
+    EXPECT_EQ(std::memcmp(got[i].raw_data(), uninterrupted[i].raw_data(), got[i].nbytes()), 0) << "weight " << i;
+  }
+  fs::remove_all(dir);
+}
 
 TEST(Resume, CheckpointOfAnotherModelNamesTheFirstMismatchingWeight) {
   fs::path file = fs::temp_directory_path() / ("strata_state_" + std::to_string(::getpid()));
