@@ -25,7 +25,7 @@ std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs)
     throw ShapeError("noise_shape " + noise.to_string() + " does not have the rank of the input " + in.to_string());
   }
   std::vector<std::int64_t> shared;
-  for (std::size_t a = 0; a < in.rank(); ++a) {
+  for (std::size_t a = 0; a < static_cast<std::size_t>(in.rank()); ++a) {
     const std::int64_t n = noise.dims()[a], d = in.dims()[a];
     if (n == kUnknownDim || n == d) continue;
     if (n != 1) {
@@ -34,9 +34,15 @@ std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs)
     }
     shared.push_back(static_cast<std::int64_t>(a));
   }
-  // The mask: dropout of ones shaped like the input with the shared axes reduced to 1.
-  const Output ones = ops::fill_like(shared.empty() ? x : ops::reduce_sum(x, shared, true), 1.0f);
-  return {ops::mul(x, ops::dropout(ones, static_cast<float>(rate), seed, stream))};
+  return {dropout_shared_along(x, shared, static_cast<float>(rate), seed, stream)};
+}
+
+Output dropout_shared_along(Output x, const std::vector<std::int64_t>& shared_axes, float rate,
+                            std::uint64_t seed, std::uint64_t stream) {
+  // The mask: dropout of ones shaped like x with the shared axes reduced to 1 (the
+  // dropout op leaves them ones in inference).
+  const Output ones = ops::fill_like(shared_axes.empty() ? x : ops::reduce_sum(x, shared_axes, true), 1.0f);
+  return ops::mul(x, ops::dropout(ones, rate, seed, stream));
 }
 
 Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<DropoutImpl>(rate, std::move(options))) {}

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "layers/keras_class.h"
 #include "layers/layer.h"
@@ -39,5 +40,10 @@ class Dropout : public Layer {
  public:
   explicit Dropout(double rate, DropoutOptions options = {});
 };
+
+// Inverted dropout of x with one draw shared along `shared_axes` (noise_shape's 1s;
+// StochasticDepth drops whole samples with every non-batch axis shared).
+Output dropout_shared_along(Output x, const std::vector<std::int64_t>& shared_axes, float rate,
+                            std::uint64_t seed, std::uint64_t stream);
 
 }  // namespace strata::layers

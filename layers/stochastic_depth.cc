@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/rng.h"
+#include "layers/dropout.h"
 
 namespace strata::layers {
 
@@ -20,13 +21,11 @@ StochasticDepthImpl::StochasticDepthImpl(double drop_path_rate_, StochasticDepth
 std::vector<Output> StochasticDepthImpl::call(Graph&, const std::vector<Output>& inputs) {
   const Output x = inputs[0];
   if (drop_path_rate == 0.0) return {ops::identity(x)};
-  // One draw per sample: dropout of a (batch, 1, ..., 1) tensor of ones, which the
-  // dropout op leaves as ones in inference.
+  // One draw per sample: Dropout with every non-batch axis shared.
   std::vector<std::int64_t> non_batch;
   for (int a = 1; a < x.shape().rank(); ++a) non_batch.push_back(static_cast<std::int64_t>(a));
-  const Output per_sample = ops::fill_like(ops::reduce_sum(x, non_batch, true), 1.0f);
-  return {ops::mul(x, ops::dropout(per_sample, static_cast<float>(drop_path_rate), seed,
-                                   static_cast<std::uint64_t>(current_call)))};
+  return {dropout_shared_along(x, non_batch, static_cast<float>(drop_path_rate), seed,
+                               static_cast<std::uint64_t>(current_call))};
 }
 
 StochasticDepth::StochasticDepth(double drop_path_rate, StochasticDepthOptions options)
