@@ -44,6 +44,20 @@ Output relu6(Output x) {
   return ops::add(ops::mul(ops::mul(x, above(x, 0.0f)), below(x, 6.0f)), ops::mul(at_least(x, 6.0f), 6.0f));
 }
 
+Output softmax_over(Output x, const std::vector<std::int64_t>& axes_in) {
+  const auto rank = static_cast<std::int64_t>(x.shape().rank());
+  std::vector<std::int64_t> axes;
+  for (std::int64_t a : axes_in) {
+    if (a < -rank || a >= rank)
+      throw ValueError("axis " + std::to_string(a) + " is out of range for input " + x.shape().to_string());
+    axes.push_back(a < 0 ? a + rank : a);
+  }
+  if (axes.size() == 1) return ops::softmax(x, static_cast<int>(axes[0]));
+  // exp(x - logsumexp(x, axes)), the max subtracted for range.
+  const Output e = ops::exp(ops::sub(x, ops::stop_gradient(ops::reduce_max(x, axes, true))));
+  return ops::div(e, ops::reduce_sum(e, axes, true));
+}
+
 Output glu(Output x) {
   // a * sigmoid(b), a and b the two halves of the last axis.
   const Shape& s = x.shape();

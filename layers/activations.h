@@ -22,6 +22,9 @@ Output elu(Output x, float alpha = 1.0f);
 Output leaky_relu(Output x, float negative_slope = 0.2f);
 Output gelu(Output x, bool approximate = false);
 Output glu(Output x);
-Output relu6(Output x);  // TF's: gradient 1 strictly inside (0, 6)
+Output relu6(Output x);
+// Softmax over one axis or several (negative axes count from the end); ValueError for an
+// axis the input does not have.
+Output softmax_over(Output x, const std::vector<std::int64_t>& axes);  // TF's: gradient 1 strictly inside (0, 6)
 
 }  // namespace strata::activations

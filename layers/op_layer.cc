@@ -234,15 +234,14 @@ const std::map<std::string, OpFn>& table() {
                                      " is not supported (a 2-D right operand is)");
          return ops::matmul(c.arg(0), b);
        }},
-      {"Relu", [](C c) { return ops::relu(c.arg(0)); }},
+      {"Relu", [](C c) { return activations::apply("relu", c.arg(0)); }},
       {"Relu6", [](C c) { return activations::relu6(c.arg(0)); }},
-      {"Sigmoid", [](C c) { return ops::sigmoid(c.arg(0)); }},
-      {"Silu", [](C c) { return ops::mul(c.arg(0), ops::sigmoid(c.arg(0))); }},
+      {"Sigmoid", [](C c) { return activations::apply("sigmoid", c.arg(0)); }},
+      {"Silu", [](C c) { return activations::apply("silu", c.arg(0)); }},
       {"Gelu", [](C c) { return activations::gelu(c.arg(0), !c.has("approximate") || c.flag("approximate")); }},
       {"Softmax",
        [](C c) {
-         const auto axis = c.axes("axis").value_or(std::vector<std::int64_t>{-1});
-         return ops::softmax(c.arg(0), static_cast<int>(axis.at(0)));
+         return activations::softmax_over(c.arg(0), c.axes("axis").value_or(std::vector<std::int64_t>{-1}));
        }},
   };
   return t;
