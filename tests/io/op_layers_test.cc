@@ -111,6 +111,15 @@ TEST(OpLayers, ArithmeticSavesAsTfOpLambdaInH5) {
   Model model = models::load_model(path, {.compile = false});
   const std::string h5 = temp_path("hard_swish.h5");
   model.save(h5);
+  // Written as tf.keras writes a TFOpLambda: the call bare, ["layer", node, index, kwargs].
+  int tf_ops = 0;
+  const io::ModelFileInfo info = io::inspect_model_file(h5);
+  for (const auto& l : info.config["config"]["layers"]) {
+    if (l.value("class_name", "") != "TFOpLambda") continue;
+    ++tf_ops;
+    EXPECT_TRUE(l["inbound_nodes"][0][0].is_string()) << l["inbound_nodes"].dump();
+  }
+  EXPECT_GE(tf_ops, 2);  // + 3.0 and * (1/6) at least
   Model reloaded = models::load_model(h5, {.compile = false});
   strata::testing::expect_close(predict(reloaded, inputs_of(c)), golden_tensor(c.at("output")), "hard_swish .h5");
   std::filesystem::remove(h5);

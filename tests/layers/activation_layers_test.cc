@@ -7,7 +7,10 @@
 
 #include "core/error.h"
 #include "core/program.h"
+#include "layers/center_crop.h"
 #include "layers/elu.h"
+#include "layers/layer_scale.h"
+#include "layers/resizing.h"
 #include "layers/identity.h"
 #include "layers/input_layer.h"
 #include "layers/leaky_relu.h"
@@ -98,6 +101,14 @@ TEST(Identity, PassesInputThrough) {
 TEST(Rescaling, ScalesThenOffsets) {
   auto y = on_row(layers::Rescaling(1.0 / 127.5, {.offset = -1.0}));
   EXPECT_NEAR(y[5], 7.f / 127.5f - 1.f, 1e-6);
+}
+
+TEST(PreprocessingLayers, ShapeErrorsAtDefinition) {
+  EXPECT_THROW(layers::Rescaling({1.0, 2.0})(Input({4, 4, 3})), ShapeError);  // 2 scales, 3 channels
+  EXPECT_THROW(layers::Resizing(2, 2)(Input({4, 3})), ShapeError);             // not an image
+  EXPECT_THROW(layers::CenterCrop(2, 2)(Input({kUnknownDim, 4, 3})), ShapeError);  // unknown rows
+  EXPECT_THROW(layers::LayerScale(1e-6, 4)(Input({2, 5})), ShapeError);        // projection_dim
+  EXPECT_THROW(layers::Resizing(0, 2), ValueError);
 }
 
 TEST(Normalization, UsesGivenStatisticsWithoutWeights) {

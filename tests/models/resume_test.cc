@@ -70,6 +70,14 @@ std::vector<Tensor> train(const std::string& kind, const std::string& backup_dir
   return m.get_weights();
 }
 
+void expect_bit_identical(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].nbytes(), want[i].nbytes());
+    EXPECT_EQ(std::memcmp(got[i].raw_data(), want[i].raw_data(), got[i].nbytes()), 0) << "weight " << i;
+  }
+}
+
 std::string self_exe() { return fs::read_symlink("/proc/self/exe").string(); }
 
 constexpr int kLongEpochs = 700;  // 8,400 batches, a backup after each: longer than 20 kills
@@ -146,12 +154,7 @@ TEST_P(ResumeKinds, InterruptedAndResumedInAFreshProcessMatchesBitForBit) {
   auto uninterrupted = train(kind, "", -1);
   Model resumed = make_model();
   resumed.load_weights((dir / "resumed.weights.h5").string());
-  auto got = resumed.get_weights();
-  ASSERT_EQ(got.size(), uninterrupted.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].nbytes(), uninterrupted[i].nbytes());
-    EXPECT_EQ(std::memcmp(got[i].raw_data(), uninterrupted[i].raw_data(), got[i].nbytes()), 0) << "weight " << i;
-  }
+  expect_bit_identical(resumed.get_weights(), uninterrupted);
   fs::remove_all(dir);
 }
 
@@ -192,12 +195,7 @@ TEST(Resume, KilledAtRandomPointsTwentyTimesResumesBitForBit) {
   auto uninterrupted = train("arrays", "", -1, nullptr, nullptr, kLongEpochs);
   Model resumed = make_model();
   resumed.load_weights((dir / "resumed.weights.h5").string());
-  auto got = resumed.get_weights();
-  ASSERT_EQ(got.size(), uninterrupted.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].nbytes(), uninterrupted[i].nbytes());
-    EXPECT_EQ(std::memcmp(got[i].raw_data(), uninterrupted[i].raw_data(), got[i].nbytes()), 0) << "weight " << i;
-  }
+  expect_bit_identical(resumed.get_weights(), uninterrupted);
   fs::remove_all(dir);
 }
 
