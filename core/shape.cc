@@ -25,7 +25,10 @@ std::int64_t Shape::num_elements() const {
   std::int64_t n = 1;
   for (auto d : dims_) {
     if (d < 0) throw ShapeError("shape " + to_string() + " has an unknown dimension");
-    n *= d;
+    // A shape read from outside (a damaged file, a config) may multiply past int64, and
+    // no tensor holds 2^60 elements: both are errors, not wrapped counts.
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements)
+      throw ShapeError("shape " + to_string() + " has more elements than any tensor can hold");
   }
   return n;
 }

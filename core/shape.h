@@ -10,6 +10,8 @@
 namespace strata {
 
 inline constexpr std::int64_t kUnknownDim = -1;
+// The most elements a shape may count (2^60: every byte count of every dtype still fits).
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 60;
 
 class Shape {
  public:
@@ -25,7 +27,8 @@ class Shape {
 
   const std::vector<std::int64_t>& dims() const { return dims_; }
   bool is_fully_defined() const;
-  // Product of all dimensions; throws ShapeError if any is unknown.
+  // Product of all dimensions; throws ShapeError if any is unknown or it exceeds
+  // kMaxElements.
   std::int64_t num_elements() const;
   // Product of dimensions [from, to); unknown dims make it kUnknownDim.
   std::int64_t product(int from, int to) const;

@@ -64,7 +64,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
       errno = 0;
       float v = std::strtof(cell.c_str(), &end);
       if (cell.empty() || end != cell.c_str() + cell.size()) {
-        throw IOError(path + ":" + std::to_string(line_no) + ":" + std::to_string(c + 1) + ": cell '" + cell +
+        throw IOError(path + ":" + std::to_string(line_no) + ":" + std::to_string(c + 1) + ": cell '" + (cell.size() > 64 ? cell.substr(0, 64) + "..." : cell) +
                       "' in column '" + table.columns[c] + "' is not a number");
       }
       table.values.push_back(v);

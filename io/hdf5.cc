@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "io/hdf5_vlen_check.h"
 
 namespace strata::io::h5 {
 
@@ -147,8 +148,40 @@ hid_t file_type(DType dtype) {
   return H5T_IEEE_F32LE;
 }
 
-// Reads every element of a string attribute, fixed- or variable-length.
-std::vector<std::string> read_strings(hid_t attr, const std::string& where) {
+// Where the file's addresses start and how wide they are, for io/hdf5_vlen_check.h.
+FileGeometry geometry_of(hid_t location, const std::string& file_name) {
+  Handle file(check_id(H5Iget_file_id(location), "cannot find the file of " + file_name));
+  Handle plist(check_id(H5Fget_create_plist(file.get()), "H5Fget_create_plist"));
+  std::size_t offset_size = 0, length_size = 0;
+  hsize_t user_block = 0;
+  check(H5Pget_sizes(plist.get(), &offset_size, &length_size), "H5Pget_sizes");
+  check(H5Pget_userblock(plist.get(), &user_block), "H5Pget_userblock");
+  return FileGeometry{.file_name = file_name,
+                      .base_address = user_block,
+                      .offset_size = static_cast<unsigned>(offset_size),
+                      .length_size = static_cast<unsigned>(length_size)};
+}
+
+std::uint64_t object_header_address(hid_t location, const std::string& where) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  check(H5Oget_info3(location, &info, H5O_INFO_BASIC), "cannot locate the object of " + where);
+  haddr_t address = 0;
+  check(H5VLnative_token_to_addr(location, info.token, &address),
+        "cannot locate the object of " + where);
+  return address;
+#else
+  H5O_info_t info;
+  check(H5Oget_info2(location, &info, H5O_INFO_BASIC), "cannot locate the object of " + where);
+  return info.addr;
+#endif
+}
+
+// Reads every element of a string attribute, fixed- or variable-length. `owner` is the
+// group or file holding attribute `name`, opened as `attr`.
+std::vector<std::string> read_strings(hid_t owner, const std::string& file_name,
+                                      const std::string& name, hid_t attr,
+                                      const std::string& where) {
   Handle type(check_id(H5Aget_type(attr), "cannot read the type of attribute " + where));
   Handle space(check_id(H5Aget_space(attr), "cannot read the dataspace of attribute " + where));
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
@@ -159,6 +192,9 @@ std::vector<std::string> read_strings(hid_t attr, const std::string& where) {
   const htri_t is_vlen = H5Tis_variable_str(type.get());
   if (is_vlen < 0) fail("cannot read the string type of attribute " + where);
   if (is_vlen > 0) {
+    // libhdf5 trusts the global heap these strings live in: check it first.
+    check_vlen_string_attribute(geometry_of(owner, file_name), object_header_address(owner, where),
+                                name, static_cast<std::uint64_t>(n), where);
     Handle mem(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
     check(H5Tset_size(mem.get(), H5T_VARIABLE), "H5Tset_size");
     check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), "H5Tset_cset");
@@ -369,7 +405,7 @@ std::string Location::read_string_attribute(const std::string& name) const {
     throw ValueError("attribute " + what + ": expected a string, found " +
                      type_name_of(type.get()));
   }
-  std::vector<std::string> values = read_strings(attr.get(), what);
+  std::vector<std::string> values = read_strings(handle_.get(), file_name_, name, attr.get(), what);
   if (values.size() != 1) {
     throw ValueError("attribute " + what + ": expected one string, found " +
                      std::to_string(values.size()));
@@ -400,7 +436,7 @@ std::vector<std::string> Location::read_string_list_attribute(const std::string&
     if (H5Sget_simple_extent_npoints(space.get()) == 0) return {};  // Keras: no weights
     throw ValueError("attribute " + what + ": expected strings, found " + type_name_of(type.get()));
   }
-  return read_strings(attr.get(), what);
+  return read_strings(handle_.get(), file_name_, name, attr.get(), what);
 }
 
 void Location::write_string_attribute(const std::string& name, const std::string& value,
@@ -501,6 +537,27 @@ std::string Dataset::type_name() const {
   return type_name_of(type.get());
 }
 
+// A damaged dataspace may declare far more than the file holds; the tensor is allocated
+// from it before libhdf5 reads, so the declared bytes are checked against the bytes
+// stored first. Unfiltered data is stored in full (h5py always writes it); filtered
+// (compressed) chunks expand at most about 1032:1 (deflate's limit), plus chunk padding.
+void Dataset::check_storage_holds(const Shape& declared, std::size_t element_bytes,
+                                  const std::string& where) const {
+  const std::uint64_t needed =
+      static_cast<std::uint64_t>(declared.num_elements()) * static_cast<std::uint64_t>(element_bytes);
+  if (needed == 0) return;
+  const std::uint64_t stored = H5Dget_storage_size(handle_.get());
+  Handle plist(check_id(H5Dget_create_plist(handle_.get()), "cannot read the layout of " + where));
+  const int filters = H5Pget_nfilters(plist.get());
+  if (filters < 0) fail("cannot read the filters of " + where);
+  const std::uint64_t most = filters == 0 ? stored : stored * 1032 + (std::uint64_t{1} << 20);
+  if (needed > most) {
+    throw IOError("dataset " + where + " declares shape " + declared.to_string() + " (" +
+                  std::to_string(needed) + " bytes) but the file stores " + std::to_string(stored) +
+                  " bytes of it" + (filters == 0 ? "" : " compressed") + " (truncated or damaged)");
+  }
+}
+
 Tensor Dataset::read(DType dtype) const {
   quiet();
   const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
@@ -509,7 +566,7 @@ Tensor Dataset::read(DType dtype) const {
                          "cannot open attribute dtype of " + where));
     Handle type(check_id(H5Aget_type(attr.get()), "H5Aget_type"));
     if (H5Tget_class(type.get()) == H5T_STRING) {
-      auto values = read_strings(attr.get(), "'dtype' of " + where);
+      auto values = read_strings(handle_.get(), file_name_, "dtype", attr.get(), "'dtype' of " + where);
       if (values.size() == 1 && values[0] == "bfloat16") {
         throw NotImplementedError("dataset " + where +
                                   " holds bfloat16 values; Strata reads "
@@ -528,7 +585,9 @@ Tensor Dataset::read(DType dtype) const {
     throw ValueError("dataset " + where + " holds " + type_name_of(type.get()) +
                      "; reading it as " + to_string(dtype) + " would truncate values");
   }
-  Tensor out(shape(), dtype);
+  const Shape declared = shape();
+  check_storage_holds(declared, H5Tget_size(type.get()), where);
+  Tensor out(declared, dtype);
   if (out.size() > 0) {
     check(H5Dread(handle_.get(), native_type(dtype), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.raw_data()),
           "cannot read dataset " + where + " as " + to_string(dtype));

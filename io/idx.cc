@@ -193,8 +193,17 @@ Tensor read_idx(const std::string& path, DType dtype) {
     count *= d;
   }
   const std::size_t bytes = static_cast<std::size_t>(count) * element_size(header.type_code);
-  std::vector<unsigned char> raw(bytes);
-  const std::size_t got = in.read(raw.data(), bytes);
+  // Read in steps, so that memory follows the data actually there, not what a damaged
+  // header claims (a 20-byte file may declare 2^40 elements).
+  std::vector<unsigned char> raw;
+  std::size_t got = 0;
+  while (got < bytes) {
+    const std::size_t step = std::min<std::size_t>(bytes - got, std::size_t{1} << 24);
+    raw.resize(got + step);
+    const std::size_t n = in.read(raw.data() + got, step);
+    got += n;
+    if (n < step) break;
+  }
   if (got < bytes) {
     throw IOError("IDX file '" + path + "' is truncated: dimensions " + dims_string(header.dims) +
                   " need " + std::to_string(bytes) + " data bytes after the header, found " +

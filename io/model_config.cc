@@ -517,12 +517,25 @@ Model model_from_config(const json& entry, const ConfigContext& ctx) {
       "models (register custom layers with strata::io::register_layer<MyLayer>(\"Name\"))");
 }
 
-json parse_json(const std::string& text, const std::string& source) {
+json parse_json(const std::string& text, const std::string& source, JsonOrigin origin) {
+  auto fail = [&](const std::string& what) -> void {
+    if (origin == JsonOrigin::file) throw IOError(what);
+    throw ValueError(what);
+  };
+  struct TooDeep {};
+  const auto depth_guard = [](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxJsonDepth) throw TooDeep{};
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(text, depth_guard);
+  } catch (const TooDeep&) {
+    fail("JSON in " + source + " nests deeper than " + std::to_string(kMaxJsonDepth) +
+         " levels; Keras configs nest far less: the text is damaged or not a config");
   } catch (const json::exception& e) {
-    throw ValueError("invalid JSON in " + source + ": " + e.what());
+    fail("invalid JSON in " + source + ": " + e.what());
   }
+  return {};
 }
 
 }  // namespace strata::io
@@ -534,7 +547,7 @@ std::string to_json(const Model& model, int indent) {
 }
 
 Model model_from_json(const std::string& text) {
-  io::json j = io::parse_json(text, "model_from_json");
+  io::json j = io::parse_json(text, "model_from_json", io::JsonOrigin::text);
   io::ConfigContext ctx;
   if (j.is_object() && j.contains("keras_version") && j["keras_version"].is_string()) {
     ctx.keras_major = j["keras_version"].get<std::string>().starts_with("2") ? 2 : 3;

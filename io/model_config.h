@@ -35,8 +35,16 @@ bool is_model_class(const std::string& class_name);
 // writer and the `.keras` reader use it.
 std::vector<Layer> keras_layer_order(const Model& model);
 
-// Text helpers; parse errors are ValueError naming `source`.
-json parse_json(const std::string& text, const std::string& source);
+// Where JSON text came from: given as text (model_from_json: a bad text is a ValueError)
+// or read from a file (a damaged member or attribute is an IOError).
+enum class JsonOrigin { text, file };
+// The deepest nesting accepted. Config readers recurse as configs nest (models in models,
+// wrapped layers); real Keras configs nest about 15 deep.
+inline constexpr int kMaxJsonDepth = 256;
+// Parses JSON naming `source` in errors: malformed text, and nesting deeper than
+// kMaxJsonDepth (refused while parsing, before anything recurses over it).
+json parse_json(const std::string& text, const std::string& source,
+                JsonOrigin origin = JsonOrigin::file);
 
 }  // namespace strata::io
 

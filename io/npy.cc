@@ -43,6 +43,12 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
   }
   if (start + header_len > b.size())
     throw IOError(bad + "header runs past the end of the file (truncated?)");
+  // NumPy's own limit (np.load's max_header_size); it also keeps the regular expressions
+  // below, which recurse per character, off long inputs.
+  constexpr std::size_t kMaxHeader = 10000;
+  if (header_len > kMaxHeader)
+    throw IOError(bad + "a header of " + std::to_string(header_len) + " bytes, over NumPy's limit of " +
+                  std::to_string(kMaxHeader));
   const std::string header = b.substr(start, header_len);
   std::smatch m;
   static const std::regex descr_re("'descr'\\s*:\\s*'([^']*)'");
@@ -67,6 +73,10 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
     if (d.size() > 15) throw IOError(bad + "implausible dimension " + d);
     dims.push_back(std::stoll(d));
   }
+  constexpr std::size_t kMaxRank = 64;  // NumPy 2's NPY_MAXDIMS
+  if (dims.size() > kMaxRank)
+    throw IOError(bad + "a shape of rank " + std::to_string(dims.size()) + ", over NumPy's limit of " +
+                  std::to_string(kMaxRank));
   Shape shape(dims);
   std::int64_t n = 1;
   for (auto d : dims) {

@@ -142,6 +142,14 @@ std::string ZipReader::read(const std::string& name) const {
   }
   if (e.uncompressed > (std::uint64_t{1} << 34))
     throw IOError(where + ": implausible size " + std::to_string(e.uncompressed));
+  // The output buffer is sized from the directory before inflating: a damaged size must
+  // not allocate gigabytes. Deflate expands at most 1032:1 (zlib's technical details).
+  const std::uint64_t most = e.method == 0 ? e.compressed : e.compressed * 1032 + 1024;
+  if (e.uncompressed > most) {
+    throw IOError(where + ": the directory declares " + std::to_string(e.uncompressed) +
+                  " bytes from " + std::to_string(e.compressed) + " stored" +
+                  (e.method == 0 ? "" : " compressed") + " (the archive is damaged)");
+  }
   std::string out;
   if (e.method == 0) {
     out = bytes_.substr(data, e.compressed);

@@ -74,14 +74,16 @@ std::vector<std::pair<std::string, Geo>> geometries() {
 std::vector<GradCase> conv2d_cases() {
   std::vector<GradCase> cases;
   std::uint64_t seed = 500;
-  for (const auto& [label, g] : geometries()) {
+  for (const auto& [label, geometry] : geometries()) {
+    const Geo g = geometry;  // lambdas capture it: clang 14 cannot capture a structured binding
     cases.push_back({label, binary([g](Output x, Output k) { return ops::conv2d(x, k, g.p); }),
                      {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1)},
                      [g](const std::vector<Tensor>& in) { return ref_conv(g, in[0], in[1]); }});
     seed += 2;
   }
   // Bias fused into the kernel, every geometry.
-  for (const auto& [label, g] : geometries()) {
+  for (const auto& [label, geometry] : geometries()) {
+    const Geo g = geometry;  // lambdas capture it: clang 14 cannot capture a structured binding
     cases.push_back(
         {label + ", bias fused",
          [g](Graph&, V in) { return ops::conv2d_bias_activation(in[0], in[1], in[2], "", g.p); },
@@ -115,7 +117,8 @@ std::vector<GradCase> conv2d_cases() {
 std::vector<GradCase> backprop_input_cases() {
   std::vector<GradCase> cases;
   std::uint64_t seed = 600;
-  for (const auto& [label, g] : geometries()) {
+  for (const auto& [label, geometry] : geometries()) {
+    const Geo g = geometry;  // lambdas capture it: clang 14 cannot capture a structured binding
     cases.push_back({label,
                      binary([g](Output dy, Output k) { return ops::conv2d_backprop_input(dy, k, {g.h, g.w}, g.p); }),
                      {uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1)},
@@ -128,7 +131,8 @@ std::vector<GradCase> backprop_input_cases() {
 std::vector<GradCase> backprop_filter_cases() {
   std::vector<GradCase> cases;
   std::uint64_t seed = 700;
-  for (const auto& [label, g] : geometries()) {
+  for (const auto& [label, geometry] : geometries()) {
+    const Geo g = geometry;  // lambdas capture it: clang 14 cannot capture a structured binding
     cases.push_back({label,
                      binary([g](Output x, Output dy) { return ops::conv2d_backprop_filter(x, dy, {g.kh, g.kw}, g.p); }),
                      {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed + 1)},

@@ -41,6 +41,18 @@ TEST(Shape, CountsElementsOnlyWhenFullyDefined) {
   EXPECT_TRUE(contains(message, "(None, 3)")) << message;
 }
 
+// Shapes from damaged files or configs: a count past int64 (or past any tensor) is a
+// ShapeError, never a wrapped number that would size an allocation.
+TEST(Shape, CountsThatWouldOverflowAreShapeErrors) {
+  const std::int64_t big = std::int64_t{1} << 40;
+  std::string message = shape_error_of([&] { (Shape{big, big}).num_elements(); });
+  EXPECT_TRUE(contains(message, "more elements than any tensor can hold")) << message;
+  message = shape_error_of([&] { (Shape{std::int64_t{1} << 31, std::int64_t{1} << 30}).num_elements(); });
+  EXPECT_TRUE(contains(message, "more elements")) << message;
+  EXPECT_EQ((Shape{std::int64_t{1} << 30, std::int64_t{1} << 30}).num_elements(), std::int64_t{1} << 60);
+  EXPECT_EQ((Shape{0, big, big}).num_elements(), 0);
+}
+
 TEST(Shape, ProductOfARangeIsUnknownWhenADimIs) {
   Shape s{kUnknownDim, 3, 4};
   EXPECT_EQ(s.product(1, 3), 12);

@@ -11,6 +11,7 @@
 #include "io/hdf5.h"
 #include "io/npy.h"
 #include "io/saving.h"
+#include "io/zip.h"
 #include "keras_test_util.h"
 #include "layers/dense.h"
 #include "layers/input_layer.h"
@@ -85,6 +86,47 @@ TEST(BadFiles, DamagedNpyFilesFailCleanly) {
     testing::write_bytes(dir.file("cut.npy"), bytes.substr(0, cut));
     EXPECT_THROW_WITH(io::load_npy(dir.file("cut.npy")), IOError, "cut.npy");
   }
+}
+
+// A ZIP directory sizes the output before inflating: a damaged size is refused, not
+// allocated.
+TEST(BadFiles, ZipMemberDeclaringMoreThanDeflateCanProduceIsRefused) {
+  io::ZipWriter zip;
+  zip.add("config.json", std::string(1000, 'x'));
+  const std::string bytes = zip.finish();
+  const std::size_t directory = bytes.find("PK\x01\x02");
+  ASSERT_NE(directory, std::string::npos);
+  std::string damaged = bytes;
+  for (int i = 0; i < 4; ++i) damaged[directory + 24 + i] = static_cast<char>(0xf0 | i);
+  io::ZipReader reader(damaged, "damaged.keras");
+  EXPECT_THROW_WITH(reader.read("config.json"), IOError, "damaged.keras", "config.json",
+                    "the directory declares", "(the archive is damaged)");
+  EXPECT_EQ(io::ZipReader(bytes, "good.keras").read("config.json"), std::string(1000, 'x'));
+}
+
+// A dataspace damaged to declare a gigabyte where the file stores 1237 floats: refused
+// before the tensor is allocated from it.
+TEST(BadFiles, DatasetDeclaringMoreThanTheFileStoresIsRefused) {
+  testing::ScratchDir dir;
+  {
+    io::h5::File f(dir.file("w.h5"), io::h5::File::Mode::create);
+    f.create_dataset("kernel", Tensor::filled({1237}, 0.5f));
+    f.close();
+  }
+  std::string bytes = testing::read_bytes(dir.file("w.h5"));
+  // Dataspace message, version 1: version, rank 1, flags (1: maximum sizes follow), 5
+  // reserved bytes, then the size and the maximum size.
+  std::string size(8, '\0');
+  size[0] = static_cast<char>(1237 & 0xff);
+  size[1] = static_cast<char>(1237 >> 8);
+  const std::size_t at = bytes.find(std::string("\x01\x01\x01", 3) + std::string(5, '\0') + size + size);
+  ASSERT_NE(at, std::string::npos) << "no version-1 dataspace of (1237,) found";
+  bytes[at + 8 + 3] = 0x10;  // 1237 + 2^28 elements
+  bytes[at + 16 + 3] = 0x10;
+  testing::write_bytes(dir.file("damaged.h5"), bytes);
+  io::h5::File f(dir.file("damaged.h5"), io::h5::File::Mode::read);
+  EXPECT_THROW_WITH(f.open_dataset("kernel").read(DType::float32), IOError, "damaged.h5", "kernel",
+                    "declares shape (268436693,)", "the file stores 4948 bytes");
 }
 
 // Child exit codes: 0 loaded, 1 strata::Error, 2 another exception.

@@ -181,5 +181,31 @@ TEST(Checkpoint, SaveKilledMidwayLeavesPreviousCheckpointLoadable) {
   EXPECT_GT(newest, 0) << "the child never finished a save: the test proved nothing";
 }
 
+// A checkpoint written by an earlier Strata stays readable; it also seeds
+// tests/fuzz/fuzz_checkpoint, whose model is this one. STRATA_WRITE_SEEDS=1 rewrites it.
+TEST(Checkpoint, CommittedCheckpointStillLoads) {
+  const std::string path = std::string(STRATA_TEST_DATA) + "/checkpoint/dense_adam.h5";
+  auto make = [](optimizers::Adam& adam) {
+    Sequential m({Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
+    m.compile({.optimizer = adam, .loss = "mse"});
+    return m;
+  };
+  if (std::getenv("STRATA_WRITE_SEEDS")) {
+    set_random_seed(7);
+    optimizers::Adam adam({.learning_rate = 0.01});
+    Sequential m = make(adam);
+    m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+    m.train_on_batch(ramp({8, 3}), ramp({8, 1}));
+    io::save_checkpoint(path, m, adam, {.epoch = 2, .step = 3, .seed = 7});
+  }
+  optimizers::Adam adam({.learning_rate = 0.01});
+  Sequential m = make(adam);
+  const io::CheckpointState state = io::load_checkpoint(path, m, adam);
+  EXPECT_EQ(state.epoch, 2);
+  EXPECT_EQ(state.step, 3);
+  EXPECT_EQ(state.seed, 7u);
+  EXPECT_EQ(adam.iterations(), 2);
+}
+
 }  // namespace
 }  // namespace strata

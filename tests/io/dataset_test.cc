@@ -154,6 +154,23 @@ TEST(Dataset, ReadsCsvWithColumnSelectionAndLabel) {
   fs::remove(path);
 }
 
+// The committed CSV files that also seed tests/fuzz/fuzz_csv.
+TEST(Dataset, CommittedCsvFilesRead) {
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/csv/";
+  const io::CsvTable iris = io::read_csv(dir + "iris_head.csv");
+  EXPECT_EQ(iris.rows, 7);
+  EXPECT_EQ(iris.columns.size(), 5u);
+  const Tensor selected = iris.select({"petal_length", "species"});
+  EXPECT_EQ(selected.shape(), (Shape{7, 2}));
+  const std::vector<float> expected = {1.4f, 0, 1.4f, 0, 1.3f, 0, 4.7f, 1, 4.5f, 1, 6.f, 2, 5.1f, 2};
+  EXPECT_EQ(std::vector<float>(selected.values<float>().begin(), selected.values<float>().end()),
+            expected);
+  const io::CsvTable plain = io::read_csv(dir + "no_header_crlf.csv", {.header = false});
+  EXPECT_EQ(plain.rows, 3);
+  EXPECT_EQ(plain.columns, (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(plain.values, (std::vector<float>{1.5f, -2, 0.03f, 4, 5.25f, 6, 7, 8, 9}));
+}
+
 TEST(Dataset, CsvErrorsNameTheLineAndColumn) {
   std::string ragged = write_temp("ragged.csv", "a,b\n1,2\n3\n");
   try {

@@ -103,6 +103,16 @@ TEST(Idx, TruncatedFilesAreIOErrors) {
   EXPECT_THROW(read_idx_images(dir.file("cut.gz")), IOError);
 }
 
+// A damaged header may declare 2^48 bytes in a 16-byte file: reading reports the
+// truncation without first trying to allocate what the header claims.
+TEST(Idx, HugeDeclaredDimensionsAreATruncationNotAnAllocation) {
+  ScratchDir dir;
+  const std::string huge = {0, 0, 0x08, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 2, 3};
+  testing::write_bytes(dir.file("huge"), huge);
+  EXPECT_THROW_WITH(read_idx_images(dir.file("huge")), IOError, "truncated",
+                    "(65536, 65536, 65536)", "need 281474976710656 data bytes", "found 3");
+}
+
 TEST(Idx, TrailingBytesAreIOError) {
   ScratchDir dir;
   write_idx_uint8(dir.file("full"), {4}, {1, 2, 3, 4});
@@ -196,6 +206,19 @@ TEST(FashionMnist, RealDebianFiles) {
   }
   EXPECT_EQ(lo, 0.0f);
   EXPECT_EQ(hi, 255.0f);
+}
+
+// The committed excerpt of Fashion-MNIST's test set (the first three images, raw, and
+// their labels, gzip-compressed) that also seeds tests/fuzz/fuzz_idx.
+TEST(Idx, CommittedFashionMnistExcerptReads) {
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/idx/";
+  const Tensor images = read_idx_images(dir + "t10k-images-first3-idx3-ubyte");
+  EXPECT_EQ(images.shape(), (Shape{3, 28, 28}));
+  float max = 0;
+  for (float v : images.values<float>()) max = std::max(max, v);
+  EXPECT_EQ(max, 255.f);
+  const Tensor labels = read_idx_labels(dir + "t10k-labels-first3-idx1-ubyte.gz");
+  EXPECT_EQ(labels.to_string(), "Tensor(shape=(3,), dtype=int64, values=[9, 2, 1])");
 }
 
 }  // namespace

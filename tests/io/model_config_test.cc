@@ -10,6 +10,7 @@
 #include "core/ops.h"
 #include "io/layer_config.h"
 #include "io/saving.h"
+#include "io/zip.h"
 #include "keras_test_util.h"
 #include "layers/activation.h"
 #include "layers/dense.h"
@@ -224,6 +225,33 @@ TEST(ModelConfig, UnsupportedClassesNameTheClassTheLayerAndWhatIsSupported) {
   EXPECT_THROW_WITH(models::model_from_json("{not json"), ValueError, "invalid JSON");
 }
 
+// Readers recurse as configs nest: nesting is bounded while parsing, before any of them
+// runs (a million-deep config would otherwise overflow the stack).
+TEST(ModelConfig, NestingBeyondTheLimitIsRefusedWhileParsing) {
+  auto nested = [](int depth) {
+    std::string inner = R"({"class_name": "Sequential", "config": {"name": "s", "layers": []}})";
+    for (int i = 0; i < depth; ++i) inner = R"({"class_name": "Sequential", "config": {"name": "s", "layers": [)" + inner + "]}}";
+    return inner;
+  };
+  EXPECT_THROW_WITH(models::model_from_json(std::string(1'000'000, '[')), ValueError, "nests deeper than 256");
+  EXPECT_THROW_WITH(models::model_from_json(nested(100)), ValueError, "nests deeper than 256");
+  // Within the limit, a config nests as deep as it likes (this one is refused for what it
+  // is, not for its depth).
+  try {
+    models::model_from_json(nested(20));
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("nests deeper"), std::string::npos) << e.what();
+  }
+  // From a file it is a damaged file: an IOError naming it.
+  testing::ScratchDir dir;
+  io::ZipWriter zip;
+  zip.add("config.json", nested(100));
+  zip.add("metadata.json", R"({"keras_version": "3.6.0"})");
+  testing::write_bytes(dir.file("deep.keras"), zip.finish());
+  EXPECT_THROW_WITH(models::load_model(dir.file("deep.keras")), IOError, "deep.keras", "config.json",
+                    "nests deeper than 256");
+}
+
 // A user's layer: y = x * x, registered by class name.
 class SquareImpl : public LayerImpl {
  public:
@@ -262,6 +290,29 @@ TEST(ModelConfig, RegisterLayerLetsAUsersClassLoad) {
     Model again = models::load_model(dir.file(name));
     testing::expect_close(again.predict(ramp({4, 2})), with_dense.predict(ramp({4, 2})), name, 0,
                           0);
+  }
+}
+
+// The model configs of real Keras files, committed as JSON to seed tests/fuzz/
+// fuzz_model_json (tests/data/model_configs/README.md), each build the model its file
+// holds: same name, same parameter count as loading the file itself.
+TEST(ModelConfig, CommittedRealConfigsBuildTheirFilesModels) {
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/model_configs/";
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"sequential_lstm_k224", testing::real_models_dir() + "/lstm_stacked_k224.h5"},
+      {"bigru_tf27", testing::real_models_dir() + "/bigru_tf27.h5"},
+      {"cnn_mnist_k231", testing::real_models_dir() + "/cnn_mnist_k231.h5"},
+      {"nested_k3", testing::golden_dir() + "/nested.h5"},
+      {"multi_io_shared_k3", testing::golden_dir() + "/multi_io_shared.h5"},
+      {"cnn_bn_merge_k3", testing::golden_dir() + "/cnn_bn_merge.h5"},
+      {"functional_mlp_keras3", testing::golden_dir() + "/functional_mlp.keras"}};
+  for (const auto& [name, file] : sources) {
+    SCOPED_TRACE(name);
+    const Model from_json = models::model_from_json(testing::read_bytes(dir + name + ".json"));
+    const Model from_file = models::load_model(file, {.compile = false});
+    EXPECT_EQ(from_json.name(), from_file.name());
+    EXPECT_EQ(from_json.count_params(), from_file.count_params());
+    EXPECT_GT(from_json.count_params(), 0);
   }
 }
 

@@ -1,0 +1,332 @@
+#include "io/hdf5_vlen_check.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/error.h"
+
+namespace strata::io::h5 {
+namespace {
+
+// Bounds: a damaged header may chain continuation blocks in a cycle or claim millions of
+// messages; real Keras files have a handful of blocks and dozens of messages.
+constexpr int kMaxHeaderBlocks = 4096;
+constexpr std::size_t kMaxMessages = 1 << 20;
+constexpr std::uint64_t kHeapObjectHeader = 8;  // index, reference count, reserved
+
+// The file's bytes, read on demand; every read is checked against the file's size.
+class FileBytes {
+ public:
+  FileBytes(const FileGeometry& geometry, std::string where)
+      : geometry_(geometry), where_(std::move(where)) {
+    in_.open(geometry.file_name, std::ios::binary);
+    if (!in_) fail("cannot reopen the file to check it");
+    in_.seekg(0, std::ios::end);
+    size_ = static_cast<std::uint64_t>(in_.tellg());
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw IOError("damaged HDF5 file: attribute " + where_ + ": " + what);
+  }
+
+  // `n` bytes at relative address `address`.
+  std::string read(std::uint64_t address, std::uint64_t n, const char* what) {
+    const std::uint64_t base = geometry_.base_address;
+    if (address > size_ || base > size_ - address || n > size_ - base - address) {
+      fail(std::string(what) + " at address " + std::to_string(address) + " (" +
+           std::to_string(n) + " bytes) lies beyond the end of the file (" +
+           std::to_string(size_) + " bytes)");
+    }
+    std::string out(static_cast<std::size_t>(n), '\0');
+    in_.seekg(static_cast<std::streamoff>(base + address));
+    in_.read(out.data(), static_cast<std::streamsize>(n));
+    if (!in_) fail(std::string("cannot read ") + what);
+    return out;
+  }
+
+  std::uint64_t size() const { return size_; }
+  const FileGeometry& geometry() const { return geometry_; }
+
+ private:
+  const FileGeometry& geometry_;
+  std::string where_;
+  std::ifstream in_;
+  std::uint64_t size_ = 0;
+};
+
+// Little-endian fields of a block, each read checked against the block's end.
+class Cursor {
+ public:
+  Cursor(const std::string& bytes, FileBytes& file, const char* what)
+      : bytes_(bytes), file_(file), what_(what) {}
+
+  std::uint64_t uint(unsigned width) {
+    need(width);
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < width; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
+    pos_ += width;
+    return v;
+  }
+  void skip(std::uint64_t n) {
+    need(n);
+    pos_ += static_cast<std::size_t>(n);
+  }
+  void need(std::uint64_t n) const {
+    if (n > bytes_.size() - pos_)
+      file_.fail(std::string(what_) + " is cut short (needs " + std::to_string(n) +
+                 " more bytes at byte " + std::to_string(pos_) + " of " +
+                 std::to_string(bytes_.size()) + ")");
+  }
+  std::size_t pos() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
+  std::size_t remaining() const { return bytes_.size() - pos_; }
+
+ private:
+  const std::string& bytes_;
+  FileBytes& file_;
+  const char* what_;
+  std::size_t pos_ = 0;
+};
+
+std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
+
+struct Message {
+  unsigned type = 0;
+  std::string data;
+};
+
+constexpr unsigned kContinuationMessage = 0x10;
+constexpr unsigned kAttributeMessage = 0x0C;
+constexpr unsigned kAttributeInfoMessage = 0x15;
+
+// The messages of an object header, continuation blocks followed (spec IV.A.1).
+class ObjectHeader {
+ public:
+  ObjectHeader(FileBytes& file, std::uint64_t address) : file_(file) {
+    const std::string prefix = file.read(address, 4, "the object header");
+    if (prefix == "OHDR")
+      read_v2(address);
+    else if (prefix[0] == 1)
+      read_v1(address);
+    else
+      file.fail("the object header at address " + std::to_string(address) +
+                " has an unknown version " + std::to_string(static_cast<unsigned char>(prefix[0])));
+  }
+  const std::vector<Message>& messages() const { return messages_; }
+
+ private:
+  void add(unsigned type, std::string data) {
+    if (messages_.size() >= kMaxMessages) file_.fail("the object header has too many messages");
+    messages_.push_back({type, std::move(data)});
+  }
+
+  // A continuation message's block, checked and counted.
+  std::pair<std::uint64_t, std::uint64_t> continuation(const std::string& data) {
+    Cursor c(data, file_, "a continuation message");
+    const std::uint64_t offset = c.uint(file_.geometry().offset_size);
+    const std::uint64_t length = c.uint(file_.geometry().length_size);
+    if (++blocks_ > kMaxHeaderBlocks) file_.fail("the object header has too many continuation blocks");
+    return {offset, length};
+  }
+
+  void read_v1(std::uint64_t address) {
+    const std::string prefix = file_.read(address, 16, "the object header");
+    Cursor p(prefix, file_, "the object header");
+    p.skip(8);  // version, reserved, message count, reference count
+    const std::uint64_t size = p.uint(4);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks = {{address + 16, size}};
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const std::string block = file_.read(blocks[b].first, blocks[b].second, "an object header block");
+      Cursor c(block, file_, "an object header block");
+      while (c.remaining() >= 8) {
+        const unsigned type = static_cast<unsigned>(c.uint(2));
+        const std::uint64_t length = c.uint(2);
+        c.skip(4);  // flags, reserved
+        c.need(length);
+        std::string data = block.substr(c.pos(), static_cast<std::size_t>(length));
+        c.skip(length);
+        if (type == kContinuationMessage) blocks.push_back(continuation(data));
+        add(type, std::move(data));
+      }
+    }
+  }
+
+  void read_v2(std::uint64_t address) {
+    // Signature, version, flags, then optional fields whose presence the flags give.
+    const std::string fixed = file_.read(address, 6, "the object header");
+    const unsigned version = static_cast<unsigned char>(fixed[4]);
+    const unsigned flags = static_cast<unsigned char>(fixed[5]);
+    if (version != 2) file_.fail("the object header has an unknown version " + std::to_string(version));
+    const unsigned chunk_size_width = 1u << (flags & 3u);
+    const std::uint64_t optional = ((flags & 0x20u) ? 16 : 0) + ((flags & 0x10u) ? 4 : 0);
+    const std::string size_bytes =
+        file_.read(address + 6 + optional, chunk_size_width, "the object header");
+    Cursor s(size_bytes, file_, "the object header");
+    const std::uint64_t chunk0 = s.uint(chunk_size_width);
+    const bool creation_order = (flags & 0x04u) != 0;
+    // Blocks as (start of messages, bytes of messages).
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks = {
+        {address + 6 + optional + chunk_size_width, chunk0}};
+    const unsigned header_size = creation_order ? 6 : 4;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const std::string block = file_.read(blocks[b].first, blocks[b].second, "an object header block");
+      Cursor c(block, file_, "an object header block");
+      while (c.remaining() >= header_size) {
+        const unsigned type = static_cast<unsigned>(c.uint(1));
+        const std::uint64_t length = c.uint(2);
+        c.skip(header_size - 3);  // flags, creation order
+        c.need(length);
+        std::string data = block.substr(c.pos(), static_cast<std::size_t>(length));
+        c.skip(length);
+        if (type == kContinuationMessage) {
+          auto [offset, total] = continuation(data);
+          // "OCHK", messages, checksum.
+          if (total < 8) file_.fail("a continuation block is shorter than its signature");
+          if (file_.read(offset, 4, "a continuation block") != "OCHK")
+            file_.fail("a continuation block has no OCHK signature");
+          blocks.push_back({offset + 4, total - 8});
+        }
+        add(type, std::move(data));
+      }
+    }
+  }
+
+  FileBytes& file_;
+  std::vector<Message> messages_;
+  int blocks_ = 0;
+};
+
+// Where the data of the named attribute starts in its message, and how many bytes it has;
+// nullopt when the message is another attribute's.
+std::optional<std::pair<std::size_t, std::size_t>> attribute_data(const std::string& message,
+                                                                  const std::string& name,
+                                                                  FileBytes& file) {
+  Cursor c(message, file, "an attribute message");
+  const unsigned version = static_cast<unsigned>(c.uint(1));
+  if (version < 1 || version > 3)
+    file.fail("an attribute message has an unknown version " + std::to_string(version));
+  c.skip(1);  // reserved (v1) or flags
+  const std::uint64_t name_size = c.uint(2);
+  const std::uint64_t type_size = c.uint(2);
+  const std::uint64_t space_size = c.uint(2);
+  if (version == 3) c.skip(1);  // name encoding
+  const bool padded = version == 1;
+  c.need(name_size);
+  std::string stored = message.substr(c.pos(), static_cast<std::size_t>(name_size));
+  const std::size_t end = stored.find('\0');
+  if (end != std::string::npos) stored.resize(end);
+  if (stored != name) return std::nullopt;
+  c.skip(padded ? align8(name_size) : name_size);
+  c.skip(padded ? align8(type_size) : type_size);
+  // The last field may end the message without padding.
+  const std::uint64_t space = padded ? align8(space_size) : space_size;
+  c.skip(std::min<std::uint64_t>(space, c.remaining()));
+  return std::make_pair(c.pos(), c.remaining());
+}
+
+// One global heap collection (spec III.E) walked as libhdf5 walks it, every object's
+// extent checked; object sizes by index.
+class HeapCollection {
+ public:
+  HeapCollection(FileBytes& file, std::uint64_t address) {
+    const unsigned length_size = file.geometry().length_size;
+    const std::uint64_t header = 8 + length_size;
+    const std::string head = file.read(address, header, "a global heap collection");
+    if (head.compare(0, 4, "GCOL") != 0)
+      file.fail("no global heap collection (GCOL) at address " + std::to_string(address));
+    if (head[4] != 1)
+      file.fail("the global heap collection at address " + std::to_string(address) +
+                " has an unknown version");
+    Cursor h(head, file, "a global heap collection");
+    h.skip(8);
+    const std::uint64_t size = h.uint(length_size);
+    if (size < header)
+      file.fail("the global heap collection at address " + std::to_string(address) +
+                " declares a size smaller than its header");
+    const std::string bytes = file.read(address, size, "a global heap collection");
+    const std::uint64_t object_header = kHeapObjectHeader + length_size;
+    Cursor c(bytes, file, "a global heap collection");
+    c.seek(static_cast<std::size_t>(header));
+    while (c.remaining() > 0) {
+      // libhdf5 takes a tail too small for an object header as free space.
+      if (c.remaining() < object_header) break;
+      const std::size_t begin = c.pos();
+      const unsigned index = static_cast<unsigned>(c.uint(2));
+      c.skip(6);  // reference count, reserved
+      const std::uint64_t object_size = c.uint(length_size);
+      // Object 0 is the free space, its size counting its own header; others are padded
+      // to eight bytes. A free space smaller than a header would stall libhdf5's walk.
+      const std::uint64_t extent =
+          index == 0 ? object_size
+                     : (object_size > size ? size + 1 : object_header + align8(object_size));
+      if (extent < object_header || extent > bytes.size() - begin)
+        file.fail("object " + std::to_string(index) + " of the global heap collection at address " +
+                  std::to_string(address) + " runs past the collection's end");
+      if (index != 0) sizes_[index] = object_size;
+      c.seek(begin + static_cast<std::size_t>(extent));
+    }
+  }
+  // The size of object `index`, or nullopt when the collection has none.
+  std::optional<std::uint64_t> size_of(unsigned index) const {
+    auto it = sizes_.find(index);
+    if (it == sizes_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::map<unsigned, std::uint64_t> sizes_;
+};
+
+}  // namespace
+
+void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t object_header,
+                                 const std::string& attribute, std::uint64_t elements,
+                                 const std::string& where) {
+  FileBytes file(geometry, where);
+  ObjectHeader header(file, object_header);
+  std::optional<std::pair<std::size_t, std::size_t>> data;
+  const std::string* message = nullptr;
+  bool dense = false;
+  for (const Message& m : header.messages()) {
+    if (m.type == kAttributeInfoMessage) dense = true;
+    if (m.type != kAttributeMessage) continue;
+    data = attribute_data(m.data, attribute, file);
+    if (data) {
+      message = &m.data;
+      break;
+    }
+  }
+  if (!data) {
+    file.fail(dense ? "it is kept in dense attribute storage, which Strata does not read"
+                    : "its message is missing from the object header");
+  }
+  // Each element: length (4), collection address, object index (4).
+  const std::uint64_t reference_size = 4 + geometry.offset_size + 4;
+  if (elements > data->second / reference_size)
+    file.fail("its data holds fewer than the " + std::to_string(elements) + " strings it declares");
+  const std::string references = message->substr(data->first);
+  Cursor c(references, file, "the attribute's data");
+  std::map<std::uint64_t, HeapCollection> collections;
+  for (std::uint64_t i = 0; i < elements; ++i) {
+    const std::uint64_t length = c.uint(4);
+    const std::uint64_t address = c.uint(geometry.offset_size);
+    const unsigned index = static_cast<unsigned>(c.uint(4));
+    if (address == 0) continue;  // a null string: libhdf5 reads nothing
+    auto it = collections.find(address);
+    if (it == collections.end()) it = collections.emplace(address, HeapCollection(file, address)).first;
+    const std::optional<std::uint64_t> size = it->second.size_of(index);
+    if (index == 0 || !size)
+      file.fail("string " + std::to_string(i) + " refers to object " + std::to_string(index) +
+                ", which the global heap collection at address " + std::to_string(address) +
+                " does not hold");
+    if (*size != length)
+      file.fail("string " + std::to_string(i) + " has " + std::to_string(length) +
+                " bytes but its global heap object has " + std::to_string(*size));
+  }
+}
+
+}  // namespace strata::io::h5

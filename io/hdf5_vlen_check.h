@@ -1,0 +1,42 @@
+// Checks the variable-length strings of an HDF5 attribute against the file's own bytes
+// before libhdf5 reads them.
+//
+// A variable-length string is stored as a reference into a "global heap collection"
+// elsewhere in the file: (length, collection address, object index). libhdf5 1.10 trusts
+// those references and the collection's object table: an index beyond the table, a free
+// slot, an object longer than its string, or an object size that runs past the
+// collection make H5Aread read or write out of bounds (seen as SIGSEGV in H5HG_read on
+// damaged Keras files). So before any H5Aread of such an attribute, Strata finds the
+// attribute's message in its object header, walks every collection it refers to exactly
+// as libhdf5 will, and checks each reference; anything inconsistent is an IOError naming
+// the file, the attribute and what is wrong. Only checks; libhdf5 still does the reading.
+//
+// Format: HDF5 File Format Specification version 3.0, sections III.A (superblock
+// addresses), III.E (global heap), IV.A (object headers v1 and v2) and IV.A.2.m
+// (attribute message).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace strata::io::h5 {
+
+// What the checker needs to know of the open file; libhdf5 has parsed the superblock.
+struct FileGeometry {
+  std::string file_name;
+  std::uint64_t base_address = 0;  // absolute offset that file addresses are relative to
+  unsigned offset_size = 8;        // bytes in an address
+  unsigned length_size = 8;        // bytes in a length
+};
+
+// Checks the `elements` variable-length strings of attribute `attribute` of the object
+// whose header is at (relative) address `object_header`. `where` describes the attribute
+// in messages ("'model_config' of 'model.h5' at '/'"). Throws IOError when the header,
+// the attribute message or a referenced heap object is damaged, and when the attribute
+// cannot be found in the header (attributes in dense storage, which Keras files never
+// use, are refused rather than read unchecked).
+void check_vlen_string_attribute(const FileGeometry& file, std::uint64_t object_header,
+                                 const std::string& attribute, std::uint64_t elements,
+                                 const std::string& where);
+
+}  // namespace strata::io::h5

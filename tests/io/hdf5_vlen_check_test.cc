@@ -1,0 +1,185 @@
+// io/hdf5_vlen_check.h: variable-length strings whose global heap is damaged are refused
+// with an IOError before libhdf5 reads them. Each case damages one field of a file h5py
+// would write (a scalar variable-length string attribute) in the way that made libhdf5
+// 1.10 read out of bounds, loop forever or overflow its buffer; each read runs in a
+// forked child so that a regression shows as a crash or hang of the child, not of the
+// suite.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "io/saving.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+const std::string kText = "{\"class_name\": \"Sequential\"}";
+
+// A file with one variable-length string attribute on its root group.
+std::string write_file(const std::string& path) {
+  io::h5::File f(path, io::h5::File::Mode::create);
+  f.write_string_attribute("model_config", kText);
+  f.close();
+  return testing::read_bytes(path);
+}
+
+std::uint64_t get_le(const std::string& bytes, std::size_t at, int width) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < width; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+void put_le(std::string& bytes, std::size_t at, std::uint64_t v, int width) {
+  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// Where the pieces are: the collection ("GCOL"), its first object, and the attribute's
+// reference to it (length, collection address, index).
+struct Layout {
+  std::size_t collection = 0;
+  std::size_t object = 0;
+  std::size_t reference = 0;
+};
+
+Layout find_layout(const std::string& bytes, std::size_t length = kText.size()) {
+  Layout l;
+  l.collection = bytes.find("GCOL");
+  EXPECT_NE(l.collection, std::string::npos);
+  l.object = l.collection + 16;
+  std::string reference(16, '\0');
+  put_le(reference, 0, length, 4);
+  put_le(reference, 4, l.collection, 8);
+  put_le(reference, 12, get_le(bytes, l.object, 2), 4);
+  l.reference = bytes.find(reference);
+  EXPECT_NE(l.reference, std::string::npos);
+  return l;
+}
+
+// Reads the attribute in a child: "ok", the error's message, or how the child died.
+std::string read_in_child(const std::string& path) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "pipe failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    ::alarm(20);  // a walk that never ends shows as SIGALRM
+    std::string result;
+    try {
+      io::h5::File f(path, io::h5::File::Mode::read);
+      result = f.read_string_attribute("model_config") == kText ? "ok" : "wrong text";
+    } catch (const IOError& e) {
+      result = e.what();
+    } catch (const std::exception& e) {
+      result = std::string("not an IOError: ") + e.what();
+    }
+    [[maybe_unused]] auto written = ::write(pipe_fds[1], result.data(), result.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return out;
+}
+
+class VlenCheck : public ::testing::Test {
+ protected:
+  // Writes the damaged bytes and returns what reading them gave.
+  std::string read_damaged(const std::string& bytes) {
+    testing::write_bytes(dir.file("damaged.h5"), bytes);
+    return read_in_child(dir.file("damaged.h5"));
+  }
+  testing::ScratchDir dir;
+};
+
+TEST_F(VlenCheck, AnUndamagedFileReads) {
+  write_file(dir.file("good.h5"));
+  EXPECT_EQ(read_in_child(dir.file("good.h5")), "ok");
+}
+
+TEST_F(VlenCheck, AReferenceToAnObjectTheHeapDoesNotHoldIsRefused) {
+  std::string bytes = write_file(dir.file("a.h5"));
+  const Layout l = find_layout(bytes);
+  for (std::uint64_t index : {2u, 0u, 0x00abcdefu}) {
+    std::string damaged = bytes;
+    put_le(damaged, l.reference + 12, index, 4);
+    const std::string got = read_damaged(damaged);
+    EXPECT_NE(got.find("damaged.h5"), std::string::npos) << got;
+    EXPECT_NE(got.find("model_config"), std::string::npos) << got;
+    EXPECT_NE(got.find("refers to object " + std::to_string(index)), std::string::npos) << got;
+  }
+}
+
+TEST_F(VlenCheck, AStringLongerOrShorterThanItsHeapObjectIsRefused) {
+  std::string bytes = write_file(dir.file("a.h5"));
+  const Layout l = find_layout(bytes);
+  for (std::uint64_t length : {kText.size() + 4000, kText.size() - 1}) {
+    std::string damaged = bytes;
+    put_le(damaged, l.reference, length, 4);
+    const std::string got = read_damaged(damaged);
+    EXPECT_NE(got.find("has " + std::to_string(length) + " bytes but its global heap object has " +
+                       std::to_string(kText.size())),
+              std::string::npos)
+        << got;
+  }
+}
+
+TEST_F(VlenCheck, AHeapObjectRunningPastItsCollectionIsRefused) {
+  std::string bytes = write_file(dir.file("a.h5"));
+  const Layout l = find_layout(bytes);
+  // The object's size (after index, reference count and reserved bytes), then the free
+  // space's size: too big, wrapping around, and zero (libhdf5's walk would never end).
+  for (std::uint64_t size : {std::uint64_t{1} << 20, ~std::uint64_t{0} - 7}) {
+    std::string damaged = bytes;
+    put_le(damaged, l.object + 8, size, 8);
+    const std::string got = read_damaged(damaged);
+    EXPECT_NE(got.find("runs past the collection's end"), std::string::npos) << got;
+  }
+  const std::size_t free_space = l.object + 16 + ((kText.size() + 7) & ~std::size_t{7});
+  ASSERT_EQ(get_le(bytes, free_space, 2), 0u) << "expected the free space after the object";
+  std::string damaged = bytes;
+  put_le(damaged, free_space + 8, 0, 8);
+  const std::string got = read_damaged(damaged);
+  EXPECT_NE(got.find("object 0 of the global heap collection"), std::string::npos) << got;
+}
+
+TEST_F(VlenCheck, AReferenceToSomethingElseOrBeyondTheFileIsRefused) {
+  std::string bytes = write_file(dir.file("a.h5"));
+  const Layout l = find_layout(bytes);
+  std::string damaged = bytes;
+  put_le(damaged, l.reference + 4, 48, 8);  // inside the superblock
+  EXPECT_NE(read_damaged(damaged).find("no global heap collection"), std::string::npos);
+  damaged = bytes;
+  put_le(damaged, l.reference + 4, std::uint64_t{1} << 40, 8);
+  EXPECT_NE(read_damaged(damaged).find("beyond the end of the file"), std::string::npos);
+  damaged = bytes;
+  put_le(damaged, l.collection + 8, std::uint64_t{1} << 40, 8);  // the collection's size
+  EXPECT_NE(read_damaged(damaged).find("beyond the end of the file"), std::string::npos);
+}
+
+TEST_F(VlenCheck, ModelLoadingReportsTheDamagedHeapAsAnIOError) {
+  // The loader's own message, through load_model: the file and what is wrong.
+  io::h5::File f(dir.file("model.h5"), io::h5::File::Mode::create);
+  f.write_string_attribute("keras_version", "2.4.0");  // the collection's first object
+  f.write_string_attribute("model_config", kText);
+  f.close();
+  std::string bytes = testing::read_bytes(dir.file("model.h5"));
+  const Layout l = find_layout(bytes, 5);
+  put_le(bytes, l.reference + 12, 9, 4);
+  testing::write_bytes(dir.file("model.h5"), bytes);
+  EXPECT_THROW_WITH(models::load_model(dir.file("model.h5")), IOError, "model.h5",
+                    "damaged HDF5 file", "refers to object 9");
+}
+
+}  // namespace
+}  // namespace strata
