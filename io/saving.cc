@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "core/error.h"
@@ -11,6 +12,7 @@
 #include "io/model_config.h"
 #include "io/optimizer_config.h"
 #include "io/zip.h"
+#include "layers/weight_budget.h"
 #include "optimizers/optimizers.h"
 
 namespace strata::io {
@@ -233,6 +235,13 @@ namespace strata::models {
 
 Model load_model(const std::string& path, const LoadOptions& options) {
   const std::string kind = io::detect_model_format(path);
+  // The file holds the weights its config declares: a config declaring more is damaged.
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(path, ec);
+  layers::WeightBudget budget(
+      ec ? std::numeric_limits<std::int64_t>::max()
+         : layers::WeightBudget::for_file(static_cast<std::int64_t>(file_bytes)),
+      path);
   try {
     return kind == "zip" ? io::load_model_keras(path, options.compile)
                          : io::load_model_h5(path, options.compile);

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "layers/weight_budget.h"
 
 namespace strata {
 
@@ -97,6 +98,7 @@ std::vector<Layer> LayerImpl::sublayers() const { return {}; }
 
 Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
                                bool weight_trainable) {
+  layers::charge_weight(name + "/" + weight_name, shape);
   Variable v(name + "/" + weight_name, initializer(shape), weight_trainable);
   weights.push_back(v);
   return v;

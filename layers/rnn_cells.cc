@@ -4,6 +4,7 @@
 #include "core/ops/rnn_ops.h"
 #include "core/rng.h"
 #include "layers/activations.h"
+#include "layers/weight_budget.h"
 
 namespace strata::layers {
 
@@ -40,6 +41,8 @@ void RNNCellImpl::attach(const LayerImpl* layer) {
 void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) {
   const std::int64_t H = config.units, G = gates(config.kind);
   const std::string base = prefix + "/" + name + "/";
+  charge_weight(base + "kernel", Shape{input_dim, G * H});
+  charge_weight(base + "recurrent_kernel", Shape{H, G * H});
   kernel = Variable(base + "kernel", config.kernel_initializer(Shape{input_dim, G * H}));
   recurrent_kernel = Variable(base + "recurrent_kernel", config.recurrent_initializer(Shape{H, G * H}));
   Tensor b;

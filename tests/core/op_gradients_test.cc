@@ -135,7 +135,9 @@ Tensor ref_keras_sparsemax(const Tensor& x) {
 std::vector<GradCase> softmax_cases(bool log_space) {
   std::vector<GradCase> cases;
   std::uint64_t seed = 80;
-  for (auto [shape, axis] : std::vector<std::pair<Shape, int>>{{{3, 4}, -1}, {{3, 4}, 0}, {{2, 3, 4}, 1}, {{5}, 0}}) {
+  for (const auto& shape_axis : std::vector<std::pair<Shape, int>>{{{3, 4}, -1}, {{3, 4}, 0}, {{2, 3, 4}, 1}, {{5}, 0}}) {
+    const Shape& shape = shape_axis.first;
+    const int axis = shape_axis.second;  // lambdas capture it: clang 14 cannot capture a binding
     cases.push_back({shape.to_string() + " axis " + std::to_string(axis),
                      unary([=](Output x) { return log_space ? ops::log_softmax(x, axis) : ops::softmax(x, axis); }),
                      {uniform(shape, -2.f, 2.f, seed++)},

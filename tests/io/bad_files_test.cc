@@ -129,6 +129,27 @@ TEST(BadFiles, DatasetDeclaringMoreThanTheFileStoresIsRefused) {
                     "declares shape (268436693,)", "the file stores 4948 bytes");
 }
 
+// A config damaged to declare 24 GB of weights in a file of a few kilobytes fails before
+// anything that size is allocated (on an overcommitting system the allocation itself
+// would succeed, and initializing it would exhaust memory).
+TEST(BadFiles, ConfigDeclaringMoreWeightsThanTheFileCanHoldIsRefused) {
+  testing::ScratchDir dir;
+  {
+    io::h5::File f(dir.file("huge.h5"), io::h5::File::Mode::create);
+    f.write_string_attribute("keras_version", "2.4.0");
+    f.write_string_attribute("model_config",
+                             R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+        {"class_name": "Dense", "config": {"name": "d", "units": 2000000000, "batch_input_shape": [null, 3]}}]}})");
+    io::h5::Group mw = f.create_group("model_weights");
+    mw.write_string_list_attribute("layer_names", {"d"});
+    f.close();
+  }
+  EXPECT_THROW_WITH(models::load_model(dir.file("huge.h5")), IOError, "huge.h5", "weight 'd/kernel'",
+                    "(3, 2000000000)", "the config is damaged");
+  // The budget belongs to the load: a model built afterwards on this thread is unbounded.
+  EXPECT_EQ(Sequential({Input({3}), layers::Dense(1 << 20)}).count_params(), 4 * (1 << 20));
+}
+
 // Child exit codes: 0 loaded, 1 strata::Error, 2 another exception.
 int load_in_child(const std::string& path) {
   pid_t pid = ::fork();

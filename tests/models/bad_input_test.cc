@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <tuple>
 
 #include "strata.h"
 #include "test_data.h"
@@ -31,7 +32,8 @@ std::string message_of(F&& f) {
 
 TEST(BadInput, WrongFeatureShapeNamesTheInput) {
   Model m = compiled_classifier();
-  auto [x, y] = test_data::blobs(10, 5);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10, 5);
   std::string msg = message_of<ShapeError>([&] { m.fit(x, y, {.verbose = 0}); });
   EXPECT_NE(msg.find("features"), std::string::npos) << msg;
   EXPECT_NE(msg.find("(None, 4)"), std::string::npos) << msg;
@@ -56,13 +58,15 @@ TEST(BadInput, EmptyDatasetIsRefused) {
 
 TEST(BadInput, MismatchedSampleCountsAreRefused) {
   Model m = compiled_classifier();
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   EXPECT_THROW(m.fit(x, y.slice_rows(0, 9), {.verbose = 0}), ValueError);
 }
 
 TEST(BadInput, SparseLabelOutOfRangeNamesTheLabel) {
   Model m = compiled_classifier();
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   y.data<std::int64_t>()[7] = 3;  // three classes: 0..2
   std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.verbose = 0}); });
   EXPECT_NE(msg.find("label 3"), std::string::npos) << msg;
@@ -73,7 +77,8 @@ TEST(BadInput, SparseLabelOutOfRangeNamesTheLabel) {
 
 TEST(BadInput, NaNInInputsIsRefusedWithItsPosition) {
   Model m = compiled_classifier();
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   x.data<float>()[4 * 6 + 2] = std::numeric_limits<float>::quiet_NaN();
   std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.verbose = 0}); });
   EXPECT_NE(msg.find("NaN"), std::string::npos) << msg;
@@ -84,7 +89,8 @@ TEST(BadInput, NaNInInputsIsRefusedWithItsPosition) {
 TEST(BadInput, FitBeforeCompileSaysToCompile) {
   auto in = Input({4});
   Model m(in, layers::Dense(3)(in));
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   std::string msg = message_of<Error>([&] { m.fit(x, y, {.verbose = 0}); });
   EXPECT_NE(msg.find("compile()"), std::string::npos) << msg;
   EXPECT_THROW(m.evaluate(x, y), Error);
@@ -95,14 +101,16 @@ TEST(BadInput, WrongTargetShapeNamesTheOutput) {
   auto in = Input({4});
   Model m(in, layers::Dense(3, {.name = "probs"})(in));
   m.compile({.optimizer = "sgd", .loss = "mse"});
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   std::string msg = message_of<ShapeError>([&] { m.fit(x, Tensor(Shape{10, 5}), {.verbose = 0}); });
   EXPECT_NE(msg.find("probs"), std::string::npos) << msg;
 }
 
 TEST(BadInput, BadOptionsAreRefused) {
   Model m = compiled_classifier();
-  auto [x, y] = test_data::blobs(10);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
   EXPECT_THROW(m.fit(x, y, {.batch_size = 0, .verbose = 0}), ValueError);
   EXPECT_THROW(m.compile({.optimizer = "sgd", .loss = "not_a_loss"}), ValueError);
 }

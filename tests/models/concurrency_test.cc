@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "../io/keras_test_util.h"
@@ -189,7 +190,8 @@ class HoldPredict : public CallbackImpl {
 
 TEST(ConcurrentPredict, FitWhileAnotherThreadPredictsIsRefusedWithAClearError) {
   Model m = small_classifier();
-  auto [x, y] = test_data::blobs(16);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(16);
   Gate gate;
   Callback hold_predict(std::make_shared<HoldPredict>(gate));
   Tensor predicted;
@@ -217,7 +219,8 @@ TEST(ConcurrentPredict, FitWhileAnotherThreadPredictsIsRefusedWithAClearError) {
 
 TEST(ConcurrentPredict, PredictWhileAnotherThreadFitsIsRefusedWithAClearError) {
   Model m = small_classifier();
-  auto [x, y] = test_data::blobs(16);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(16);
   Gate gate;
   Callback hold_fit = callbacks::LambdaCallback({.on_train_batch_begin = [&](std::int64_t, Logs&) { gate.enter_and_wait(); }});
   std::thread trainer([&] { m.fit(x, y, {.batch_size = 16, .epochs = 1, .verbose = 0, .callbacks = {hold_fit}}); });
@@ -239,7 +242,8 @@ TEST(ConcurrentPredict, PredictWhileAnotherThreadFitsIsRefusedWithAClearError) {
 // The thread that fits may predict and evaluate from its own callbacks, as in Keras.
 TEST(ConcurrentPredict, CallbacksOfFitMayPredictOnTheFittingThread) {
   Model m = small_classifier();
-  auto [x, y] = test_data::blobs(16);
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(16);
   int predicted = 0;
   Callback at_epoch_end = callbacks::LambdaCallback({.on_epoch_end = [&](int, Logs&) {
     m.predict(x, {.verbose = 0});
