@@ -31,6 +31,9 @@ TEST_PACKAGES=(
   wrk                     # HTTP load generator, for bench/serve_load.sh
   python3-requests        # the REST client tests/reference/serving_client.py (not needed by the test suite)
   python3-numpy
+  clang                   # the sanitizer and fuzzing build (scripts/asan.sh, scripts/fuzz.sh)
+  libclang-rt-14-dev      # clang's AddressSanitizer, UBSan and libFuzzer runtimes
+  libomp-14-dev           # OpenMP for clang
 )
 case "${1:-}" in
   --test) PACKAGES+=("${TEST_PACKAGES[@]}") ;;

@@ -176,7 +176,8 @@ std::vector<std::pair<std::string, Pool2DParams>> pool_geometries() {
 std::vector<GradCase> pool_cases(bool max) {
   std::vector<GradCase> cases;
   std::uint64_t seed = max ? 800 : 850;
-  for (const auto& [label, p] : pool_geometries()) {
+  for (const auto& [label, pool] : pool_geometries()) {
+    const Pool2DParams p = pool;  // lambdas capture it: clang 14 cannot capture a structured binding
     // Max: distinct values 0.01 apart (no ties within the finite-difference step), small
     // enough that float32 rounding of the checked sum stays below the step's resolution.
     Tensor x = max ? distinct({2, 5, 6, 2}, seed++) : uniform({2, 5, 6, 2}, -1, 1, seed++);
@@ -194,7 +195,8 @@ std::vector<GradCase> pool_cases(bool max) {
 std::vector<GradCase> avg_pool_grad_cases() {
   std::vector<GradCase> cases;
   std::uint64_t seed = 900;
-  for (const auto& [label, p] : pool_geometries()) {
+  for (const auto& [label, pool] : pool_geometries()) {
+    const Pool2DParams p = pool;  // lambdas capture it: clang 14 cannot capture a structured binding
     Tensor probe(Shape{2, 5, 6, 2});
     Shape ys = ref_pool(probe, p, false).shape();
     cases.push_back({label, unary([p](Output dy) { return ops::avg_pool2d_grad(dy, {5, 6}, p); }),

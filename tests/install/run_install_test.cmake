@@ -45,10 +45,14 @@ set(launcher_arg "")
 if(CXX_COMPILER_LAUNCHER)
   set(launcher_arg "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_COMPILER_LAUNCHER}")
 endif()
+set(link_flags_arg "")
+if(CONSUMER_LINK_FLAGS)
+  set(link_flags_arg "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_LINK_FLAGS}")
+endif()
 step("configure consumer"
   "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
   -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
-  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" ${launcher_arg})
+  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" ${launcher_arg} ${link_flags_arg})
 step("build consumer" "${CMAKE_COMMAND}" --build "${consumer_build}")
 
 set(app "${consumer_build}/strata_consumer")

@@ -77,7 +77,7 @@ TEST(Idx, MissingFileIsIOErrorNamingIt) {
 
 TEST(Idx, BadMagicIsIOErrorWithExpectedAndFound) {
   ScratchDir dir;
-  testing::write_bytes(dir.file("bad"), std::string("PK\x03\x04 not an idx file", 22));
+  testing::write_bytes(dir.file("bad"), std::string("PK\x03\x04 not an idx file", 20));
   EXPECT_THROW_WITH(read_idx(dir.file("bad"), DType::float32), IOError, dir.file("bad"),
                     "bad magic", "expected 00 00", "found 0x50 0x4b 0x03 0x04");
   testing::write_bytes(dir.file("badtype"), std::string("\x00\x00\x07\x01\x00\x00\x00\x01x", 9));

@@ -170,11 +170,23 @@ TEST(Resume, KilledAtRandomPointsTwentyTimesResumesBitForBit) {
   fs::create_directories(dir);
   std::mt19937 rng(2026);  // the same kill points each run
   std::uniform_int_distribution<int> delay_ms(30, 250);
+  // Kill points count from when a child is training, not from its start: a process
+  // starts in milliseconds here but in far longer under a sanitizer. The first child
+  // shows how long starting takes (until its first backup appears); every kill waits
+  // that long plus its random delay.
+  std::chrono::milliseconds startup{0};
   int kills = 0;
   for (; kills < 20; ++kills) {
+    const auto spawned = std::chrono::steady_clock::now();
     const pid_t pid = spawn_phase("long", "arrays", dir);
     ASSERT_GT(pid, 0) << "cannot start a child process";
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    if (kills == 0) {
+      const fs::path backup = dir / "backup" / "training_state.strata";
+      while (!fs::exists(backup) && std::chrono::steady_clock::now() - spawned < std::chrono::minutes(2))
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      startup = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - spawned);
+    }
+    std::this_thread::sleep_until(spawned + startup + std::chrono::milliseconds(delay_ms(rng)));
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       FAIL() << "the child finished training before kill " << kills + 1

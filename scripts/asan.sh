@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the library and every test suite with AddressSanitizer + UndefinedBehaviorSanitizer
+# (clang, in its own build directory) and runs the whole suite through CTest. The same
+# build carries libFuzzer's coverage hooks, so scripts/fuzz.sh reuses it. CI runs it
+# (.ci/run); any sanitizer report fails the test that caused it.
+#   bash scripts/asan.sh
+# Environment: BUILD_DIR (default build-asan), JOBS (default: number of cores).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BUILD_DIR=${BUILD_DIR:-build-asan}
+JOBS=${JOBS:-$(nproc)}
+
+source scripts/sanitizer_build.sh
+configure_sanitizer_build "$BUILD_DIR"
+cmake --build "$BUILD_DIR" -j"$JOBS"
+
+sanitizer_environment
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in tests/fuzz (one per reader of outside bytes) for a
+# bounded time each, seeded from the real files in tests/data plus the regression files
+# of earlier findings (tests/data/fuzz_regressions/<target>/). Builds them first in the
+# sanitizer build directory that scripts/asan.sh uses (AddressSanitizer + UBSan).
+# Fails when any target finds a crash, a hang, a leak, a sanitizer report or an exception
+# other than strata::Error; the input that did it is left in $BUILD_DIR/fuzz/artifacts.
+# Prints, per target, how many inputs it ran (docs/reliability.md records these).
+#   bash scripts/fuzz.sh              # every target, FUZZ_SECONDS each
+#   bash scripts/fuzz.sh fuzz_npy     # just these
+# Environment: BUILD_DIR (default build-asan), JOBS, FUZZ_SECONDS (default 60).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BUILD_DIR=${BUILD_DIR:-build-asan}
+JOBS=${JOBS:-$(nproc)}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+
+# Seeds per target: files in tests/data (small ones: big inputs slow every mutation down).
+seeds() {
+  case "$1" in
+    fuzz_keras_h5)    find tests/data -name '*.h5' -size -200k -not -path '*/checkpoint/*' ;;
+    fuzz_keras_zip)   find tests/data -name '*.keras' -size -200k ;;
+    fuzz_model_json)  find tests/data/model_configs -name '*.json' ;;
+    fuzz_npy)         find tests/data -name '*.npy' -size -16k ;;
+    fuzz_npz)         find tests/data -name '*.npz' ;;
+    fuzz_csv)         find tests/data/csv -type f ;;
+    fuzz_idx)         find tests/data/idx -type f ;;
+    fuzz_checkpoint)  find tests/data/checkpoint -type f ;;
+    *) echo "fuzz.sh: no seeds declared for $1" >&2; return 1 ;;
+  esac
+  if [[ -d tests/data/fuzz_regressions/$1 ]]; then find "tests/data/fuzz_regressions/$1" -type f; fi
+}
+
+source scripts/sanitizer_build.sh
+configure_sanitizer_build "$BUILD_DIR"
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for source in tests/fuzz/fuzz_*.cc; do targets+=("$(basename "$source" .cc)"); done
+fi
+cmake --build "$BUILD_DIR" -j"$JOBS" --target "${targets[@]}"
+sanitizer_environment
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  work="$BUILD_DIR/fuzz/$target"
+  rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
+  seeds "$target" | while read -r seed; do cp "$seed" "$work/corpus/"; done
+  count=$(find "$work/corpus" -type f | wc -l)
+  echo "fuzz.sh: $target for ${FUZZ_SECONDS}s from $count seeds"
+  # -seed: the same mutations each run; -timeout: an input taking 20 s is a hang;
+  # -rss_limit_mb: memory actually used past 3 GiB is a finding, while a huge allocation
+  # that is never touched (libhdf5 sizes a cache entry from a damaged header, then fails
+  # to read it) is not (-malloc_limit_mb 1 TiB, where the sanitizer's own limit is).
+  status=0
+  "$BUILD_DIR/tests/fuzz/$target" "$work/corpus" -seed=1 -max_total_time="$FUZZ_SECONDS" \
+    -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=1048576 -max_len=262144 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" >"$work/log" 2>&1 || status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
+  if [[ $status -ne 0 ]]; then
+    failed+=("$target")
+    echo "fuzz.sh: $target FAILED (exit $status); the end of its log:"
+    tail -n 60 "$work/log"
+    ls -l "$work/artifacts"
+  fi
+  summary+=("$(printf '%-18s %10s inputs  %s' "$target" "${runs:-?}" "$([[ $status -eq 0 ]] && echo ok || echo FAILED)")")
+done
+
+printf '%s\n' "fuzz.sh: inputs run per target (${FUZZ_SECONDS}s each):" "${summary[@]}"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz.sh: findings in: ${failed[*]}" >&2
+  exit 1
+fi
