@@ -8,11 +8,11 @@ configure_sanitizer_build() {
   # A clone anywhere reuses the compiler cache: paths under the source root are hashed
   # relative to it, and the (debug-info) build directory is not hashed.
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-  # No CUDA (nvcc's host compiler would be clang too), no tools, examples or benchmarks:
-  # the library, the suites and the fuzz targets.
+  # No CUDA (nvcc's host compiler would be clang too), examples or benchmarks: the
+  # library, the tools (the suite runs them), the suites and the fuzz targets.
   CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
     -DSTRATA_SANITIZE=address,undefined -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=ON \
-    -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF
+    -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=ON -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF
 }
 
 sanitizer_environment() {

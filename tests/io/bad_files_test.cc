@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "io/model_config.h"
 #include "io/npy.h"
 #include "io/saving.h"
 #include "io/zip.h"
@@ -148,6 +151,49 @@ TEST(BadFiles, ConfigDeclaringMoreWeightsThanTheFileCanHoldIsRefused) {
                     "(3, 2000000000)", "the config is damaged");
   // The budget belongs to the load: a model built afterwards on this thread is unbounded.
   EXPECT_EQ(Sequential({Input({3}), layers::Dense(1 << 20)}).count_params(), 4 * (1 << 20));
+}
+
+// Inputs that once crashed or hung a reader (tests/data/fuzz_regressions/<target>/: the
+// fuzzers' findings and the damage campaign's, see docs/reliability.md), each read in a
+// forked child with a time limit: each must fail with a strata::Error.
+TEST(BadFiles, FuzzRegressionsFailCleanly) {
+  const std::map<std::string, std::function<void(const std::string&)>> readers = {
+      {"fuzz_keras_h5", [](const std::string& p) { models::load_model(p); }},
+      {"fuzz_keras_zip", [](const std::string& p) { models::load_model(p); }},
+      {"fuzz_npy", [](const std::string& p) { io::load_npy(p); }},
+      {"fuzz_npz", [](const std::string& p) { io::load_npz(p); }},
+      {"fuzz_model_json", [](const std::string& p) { models::model_from_json(testing::read_bytes(p)); }},
+  };
+  int checked = 0;
+  for (const auto& target : std::filesystem::directory_iterator(std::string(STRATA_TEST_DATA) + "/fuzz_regressions")) {
+    const std::string name = target.path().filename().string();
+    auto reader = readers.find(name);
+    ASSERT_NE(reader, readers.end()) << "no reader for the regressions of " << name << ": add it here";
+    for (const auto& input : std::filesystem::directory_iterator(target.path())) {
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        ::alarm(60);  // a hang shows as SIGALRM
+        int code = 0;
+        try {
+          reader->second(input.path().string());
+        } catch (const Error&) {
+          code = 1;
+        } catch (...) {
+          code = 2;
+        }
+        ::_exit(code);
+      }
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1)
+          << input.path() << ": "
+          << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                  : WEXITSTATUS(status) == 0 ? std::string("read without an error")
+                                                             : std::string("an exception other than strata::Error"));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 // Child exit codes: 0 loaded, 1 strata::Error, 2 another exception.
