@@ -200,16 +200,23 @@ class ObjectHeader {
   int blocks_ = 0;
 };
 
-// Where the data of the named attribute starts in its message, and how many bytes it has;
-// nullopt when the message is another attribute's.
-std::optional<std::pair<std::size_t, std::size_t>> attribute_data(const std::string& message,
-                                                                  const std::string& name,
-                                                                  FileBytes& file) {
+// Where an attribute message keeps its datatype and its data.
+struct AttributeParts {
+  std::size_t type_offset = 0, type_size = 0;
+  bool type_shared = false;  // the message holds a reference to a committed datatype
+  std::size_t data_offset = 0, data_size = 0;
+};
+
+// The parts of the named attribute's message; nullopt when the message is another
+// attribute's.
+std::optional<AttributeParts> attribute_data(const std::string& message, const std::string& name,
+                                             FileBytes& file) {
   Cursor c(message, file, "an attribute message");
   const unsigned version = static_cast<unsigned>(c.uint(1));
   if (version < 1 || version > 3)
     file.fail("an attribute message has an unknown version " + std::to_string(version));
-  c.skip(1);  // reserved (v1) or flags
+  const unsigned flags = version == 1 ? 0 : static_cast<unsigned>(c.uint(1));
+  if (version == 1) c.skip(1);  // reserved
   const std::uint64_t name_size = c.uint(2);
   const std::uint64_t type_size = c.uint(2);
   const std::uint64_t space_size = c.uint(2);
@@ -220,12 +227,19 @@ std::optional<std::pair<std::size_t, std::size_t>> attribute_data(const std::str
   const std::size_t end = stored.find('\0');
   if (end != std::string::npos) stored.resize(end);
   if (stored != name) return std::nullopt;
+  AttributeParts parts;
   c.skip(padded ? align8(name_size) : name_size);
+  c.need(type_size);
+  parts.type_offset = c.pos();
+  parts.type_size = static_cast<std::size_t>(type_size);
+  parts.type_shared = (flags & 1u) != 0;
   c.skip(padded ? align8(type_size) : type_size);
   // The last field may end the message without padding.
   const std::uint64_t space = padded ? align8(space_size) : space_size;
   c.skip(std::min<std::uint64_t>(space, c.remaining()));
-  return std::make_pair(c.pos(), c.remaining());
+  parts.data_offset = c.pos();
+  parts.data_size = c.remaining();
+  return parts;
 }
 
 // One global heap collection (spec III.E) walked as libhdf5 walks it, every object's
@@ -288,7 +302,7 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
                                  const std::string& where) {
   FileBytes file(geometry, where);
   ObjectHeader header(file, object_header);
-  std::optional<std::pair<std::size_t, std::size_t>> data;
+  std::optional<AttributeParts> data;
   const std::string* message = nullptr;
   bool dense = false;
   for (const Message& m : header.messages()) {
@@ -304,11 +318,22 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
     file.fail(dense ? "it is kept in dense attribute storage, which Strata does not read"
                     : "its message is missing from the object header");
   }
-  // Each element: length (4), collection address, object index (4).
+  // Each element: length (4), collection address, object index (4). libhdf5 sizes its
+  // copy of the data from the datatype's declared size but reads references of this
+  // size: the two must agree (a committed datatype is checked by libhdf5 itself).
   const std::uint64_t reference_size = 4 + geometry.offset_size + 4;
-  if (elements > data->second / reference_size)
+  if (!data->type_shared) {
+    const std::string type_bytes = message->substr(data->type_offset, data->type_size);
+    Cursor type(type_bytes, file, "the attribute's datatype");
+    type.skip(4);  // class and version, class bit fields
+    const std::uint64_t declared = type.uint(4);
+    if (declared != reference_size)
+      file.fail("its variable-length datatype declares " + std::to_string(declared) +
+                "-byte elements; references in this file are " + std::to_string(reference_size) + " bytes");
+  }
+  if (elements > data->data_size / reference_size)
     file.fail("its data holds fewer than the " + std::to_string(elements) + " strings it declares");
-  const std::string references = message->substr(data->first);
+  const std::string references = message->substr(data->data_offset);
   Cursor c(references, file, "the attribute's data");
   std::map<std::uint64_t, HeapCollection> collections;
   for (std::uint64_t i = 0; i < elements; ++i) {

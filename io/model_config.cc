@@ -170,7 +170,7 @@ std::vector<TensorRef> refs_from_io_list(const json& v, const std::string& where
 void collect_keras3_tensors(const json& v, std::vector<TensorRef>& out, const std::string& where) {
   if (v.is_object()) {
     if (v.value("class_name", "") == "__keras_tensor__") {
-      out.push_back(ref_from_triple(require_key(v["config"], "keras_history", where), where));
+      out.push_back(ref_from_triple(require_key(require_key(v, "config", where), "keras_history", where), where));
       return;
     }
     for (auto it = v.begin(); it != v.end(); ++it) collect_keras3_tensors(it.value(), out, where);
