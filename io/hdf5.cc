@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "core/error.h"
-#include "io/hdf5_vlen_check.h"
+#include "io/hdf5_attribute_check.h"
 
 namespace strata::io::h5 {
 
@@ -148,7 +148,16 @@ hid_t file_type(DType dtype) {
   return H5T_IEEE_F32LE;
 }
 
-// Where the file's addresses start and how wide they are, for io/hdf5_vlen_check.h.
+// The checks of io/hdf5_attribute_check.h read the file's bytes from disk: they are for
+// files opened to read (a file being written is ours, and partly still in libhdf5's cache).
+bool opened_read_only(hid_t object) {
+  Handle file(check_id(H5Iget_file_id(object), "H5Iget_file_id"));
+  unsigned intent = 0;
+  check(H5Fget_intent(file.get(), &intent), "H5Fget_intent");
+  return (intent & H5F_ACC_RDWR) == 0;
+}
+
+// Where the file's addresses start and how wide they are, for io/hdf5_attribute_check.h.
 FileGeometry geometry_of(hid_t location, const std::string& file_name) {
   Handle file(check_id(H5Iget_file_id(location), "cannot find the file of " + file_name));
   Handle plist(check_id(H5Fget_create_plist(file.get()), "H5Fget_create_plist"));
@@ -177,6 +186,13 @@ std::uint64_t object_header_address(hid_t location, const std::string& where) {
 #endif
 }
 
+// libhdf5 decodes every attribute message of an object on any attribute lookup: check
+// them first (io/hdf5_attribute_check.h).
+void check_attributes_of(hid_t object, const std::string& file_name, const std::string& where) {
+  if (!opened_read_only(object)) return;
+  check_attribute_messages(geometry_of(object, file_name), object_header_address(object, where), where);
+}
+
 // Reads every element of a string attribute, fixed- or variable-length. `owner` is the
 // group or file holding attribute `name`, opened as `attr`.
 std::vector<std::string> read_strings(hid_t owner, const std::string& file_name,
@@ -193,8 +209,10 @@ std::vector<std::string> read_strings(hid_t owner, const std::string& file_name,
   if (is_vlen < 0) fail("cannot read the string type of attribute " + where);
   if (is_vlen > 0) {
     // libhdf5 trusts the global heap these strings live in: check it first.
-    check_vlen_string_attribute(geometry_of(owner, file_name), object_header_address(owner, where),
-                                name, static_cast<std::uint64_t>(n), where);
+    if (opened_read_only(owner)) {
+      check_vlen_string_attribute(geometry_of(owner, file_name), object_header_address(owner, where),
+                                  name, static_cast<std::uint64_t>(n), "attribute " + where);
+    }
     Handle mem(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
     check(H5Tset_size(mem.get(), H5T_VARIABLE), "H5Tset_size");
     check(H5Tset_cset(mem.get(), H5Tget_cset(type.get())), "H5Tset_cset");
@@ -371,8 +389,15 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
   return Dataset(std::move(d), file_name_, child_path(name));
 }
 
+void Location::check_attributes() const {
+  if (attributes_checked_) return;
+  check_attributes_of(handle_.get(), file_name_, where());
+  attributes_checked_ = true;
+}
+
 bool Location::has_attribute(const std::string& name) const {
   quiet();
+  check_attributes();
   const htri_t found = H5Aexists(handle_.get(), name.c_str());
   if (found < 0) fail("cannot look up attribute '" + name + "' of " + where());
   return found > 0;
@@ -380,6 +405,7 @@ bool Location::has_attribute(const std::string& name) const {
 
 std::vector<std::string> Location::attribute_names() const {
   quiet();
+  check_attributes();
   std::vector<std::string> names;
   hsize_t index = 0;
   check(H5Aiterate2(
@@ -561,6 +587,7 @@ void Dataset::check_storage_holds(const Shape& declared, std::size_t element_byt
 Tensor Dataset::read(DType dtype) const {
   quiet();
   const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
+  check_attributes_of(handle_.get(), file_name_, where);
   if (H5Aexists(handle_.get(), "dtype") > 0) {
     Handle attr(check_id(H5Aopen(handle_.get(), "dtype", H5P_DEFAULT),
                          "cannot open attribute dtype of " + where));

@@ -92,10 +92,14 @@ class Location {
   Location(Handle handle, std::string file_name, std::string path)
       : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)) {}
   Location() = default;
+  // Before libhdf5 decodes this object's attribute messages (any attribute lookup does),
+  // checks them once (io/hdf5_attribute_check.h).
+  void check_attributes() const;
 
   Handle handle_;
   std::string file_name_;
   std::string path_;
+  mutable bool attributes_checked_ = false;
 };
 
 class Group : public Location {

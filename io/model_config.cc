@@ -554,7 +554,11 @@ Model model_from_json(const std::string& text) {
   } else if (j.is_object() && !j.contains("module")) {
     ctx.keras_major = 2;  // legacy schema
   }
-  return io::model_from_config(j, ctx);
+  try {
+    return io::model_from_config(j, ctx);
+  } catch (const io::json::exception& e) {  // a key of an unexpected type, as load_model says
+    throw ValueError(std::string("model_from_json: the config does not have the expected structure: ") + e.what());
+  }
 }
 
 }  // namespace strata::models

@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target in tests/fuzz (one per reader of outside bytes) for a
-# bounded time each, seeded from the real files in tests/data plus the regression files
-# of earlier findings (tests/data/fuzz_regressions/<target>/). Builds them first in the
-# sanitizer build directory that scripts/asan.sh uses (AddressSanitizer + UBSan).
-# Fails when any target finds a crash, a hang, a leak, a sanitizer report or an exception
-# other than strata::Error; the input that did it is left in $BUILD_DIR/fuzz/artifacts.
+# Runs every libFuzzer target in tests/fuzz (one per reader of outside bytes), seeded from
+# the real files in tests/data plus the regression files of earlier findings
+# (tests/data/fuzz_regressions/<target>/). Builds them first in the sanitizer build
+# directory that scripts/asan.sh uses (AddressSanitizer + UBSan). Fails when any target
+# finds a crash, a hang, a leak, a sanitizer report or an exception other than
+# strata::Error; the input that did it is left in $BUILD_DIR/fuzz/<target>/artifacts.
 # Prints, per target, how many inputs it ran (docs/reliability.md records these).
-#   bash scripts/fuzz.sh              # every target, FUZZ_SECONDS each
-#   bash scripts/fuzz.sh fuzz_npy     # just these
-# Environment: BUILD_DIR (default build-asan), JOBS, FUZZ_SECONDS (default 60).
+#
+# By default each target runs a fixed number of inputs from a fixed seed, about a minute
+# on a 2-core machine, and at most FUZZ_SECONDS: the same inputs on every machine, so CI
+# fails on a regression, not on a new finding a faster machine happened to reach.
+# FUZZ_RUNS=0 explores instead: as many inputs as FUZZ_SECONDS allows.
+#   bash scripts/fuzz.sh                                   # every target, as CI runs them
+#   FUZZ_RUNS=0 FUZZ_SECONDS=600 bash scripts/fuzz.sh fuzz_keras_h5   # explore one
+# Environment: BUILD_DIR (default build-asan), JOBS, FUZZ_SECONDS (default 120), FUZZ_RUNS.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR=${BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-120}
+
+# Inputs per target: what each ran in 60 s on this project's 2-core machine, rounded down.
+runs() {
+  case "$1" in
+    fuzz_keras_h5)    echo 3000 ;;
+    fuzz_keras_zip)   echo 12000 ;;
+    fuzz_model_json)  echo 8000 ;;
+    fuzz_checkpoint)  echo 20000 ;;
+    fuzz_idx)         echo 50000 ;;
+    fuzz_npy|fuzz_npz|fuzz_csv) echo 350000 ;;
+    *) echo 10000 ;;
+  esac
+}
 
 # Seeds per target: files in tests/data (small ones: big inputs slow every mutation down).
 seeds() {
@@ -48,13 +66,14 @@ for target in "${targets[@]}"; do
   rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
   seeds "$target" | while read -r seed; do cp "$seed" "$work/corpus/"; done
   count=$(find "$work/corpus" -type f | wc -l)
-  echo "fuzz.sh: $target for ${FUZZ_SECONDS}s from $count seeds"
+  target_runs=${FUZZ_RUNS:-$(runs "$target")}
+  echo "fuzz.sh: $target: $([[ $target_runs -gt 0 ]] && echo "$target_runs inputs, ")at most ${FUZZ_SECONDS}s, from $count seeds"
   # -seed: the same mutations each run; -timeout: an input taking 20 s is a hang;
   # -rss_limit_mb: memory actually used past 3 GiB is a finding, while a huge allocation
   # that is never touched (libhdf5 sizes a cache entry from a damaged header, then fails
   # to read it) is not (-malloc_limit_mb 1 TiB, where the sanitizer's own limit is).
   status=0
-  "$BUILD_DIR/tests/fuzz/$target" "$work/corpus" -seed=1 -max_total_time="$FUZZ_SECONDS" \
+  "$BUILD_DIR/tests/fuzz/$target" "$work/corpus" -seed=1 -runs="${target_runs/#0/-1}" -max_total_time="$FUZZ_SECONDS" \
     -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=1048576 -max_len=262144 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" >"$work/log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
@@ -67,7 +86,7 @@ for target in "${targets[@]}"; do
   summary+=("$(printf '%-18s %10s inputs  %s' "$target" "${runs:-?}" "$([[ $status -eq 0 ]] && echo ok || echo FAILED)")")
 done
 
-printf '%s\n' "fuzz.sh: inputs run per target (${FUZZ_SECONDS}s each):" "${summary[@]}"
+printf '%s\n' "fuzz.sh: inputs run per target:" "${summary[@]}"
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz.sh: findings in: ${failed[*]}" >&2
   exit 1

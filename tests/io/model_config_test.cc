@@ -223,6 +223,10 @@ TEST(ModelConfig, UnsupportedClassesNameTheClassTheLayerAndWhatIsSupported) {
                         R"({"class_name": "MyModel", "config": {"name": "mine", "units": 3}})"),
                     NotImplementedError, "'MyModel'", "subclassed");
   EXPECT_THROW_WITH(models::model_from_json("{not json"), ValueError, "invalid JSON");
+  // A key of an unexpected type is a ValueError too, not the JSON library's own exception.
+  EXPECT_THROW_WITH(models::model_from_json(R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Dense", "config": {"name": 5, "units": 2}}]}})"),
+                    ValueError, "does not have the expected structure");
 }
 
 // Readers recurse as configs nest: nesting is bounded while parsing, before any of them

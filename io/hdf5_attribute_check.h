@@ -1,5 +1,12 @@
-// Checks the variable-length strings of an HDF5 attribute against the file's own bytes
-// before libhdf5 reads them.
+// Checks the attribute storage of an HDF5 object against the file's own bytes before
+// libhdf5 decodes it: the attribute messages themselves, and the variable-length strings
+// an attribute refers to.
+//
+// libhdf5 1.10 decodes every attribute message of an object when one attribute is looked
+// up (H5Aexists, H5Aopen, H5Aiterate), and copies each name with strdup: a name whose
+// terminating NUL was damaged away is read past the end of its message (found by
+// tests/fuzz/fuzz_keras_h5). check_attribute_messages checks every message's fields lie
+// inside it and every name ends inside its field.
 //
 // A variable-length string is stored as a reference into a "global heap collection"
 // elsewhere in the file: (length, collection address, object index). libhdf5 1.10 trusts
@@ -35,6 +42,12 @@ struct FileGeometry {
 // the attribute message or a referenced heap object is damaged, and when the attribute
 // cannot be found in the header (attributes in dense storage, which Keras files never
 // use, are refused rather than read unchecked).
+// Checks every attribute message in the header of the object at `object_header`, as
+// libhdf5 will decode it; `where` names the object ("'model.h5' at '/model_weights'").
+// Throws IOError naming the file, the object and what is wrong.
+void check_attribute_messages(const FileGeometry& file, std::uint64_t object_header,
+                              const std::string& where);
+
 void check_vlen_string_attribute(const FileGeometry& file, std::uint64_t object_header,
                                  const std::string& attribute, std::uint64_t elements,
                                  const std::string& where);

@@ -1,4 +1,4 @@
-#include "io/hdf5_vlen_check.h"
+#include "io/hdf5_attribute_check.h"
 
 #include <algorithm>
 #include <fstream>
@@ -29,7 +29,7 @@ class FileBytes {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw IOError("damaged HDF5 file: attribute " + where_ + ": " + what);
+    throw IOError("damaged HDF5 file: " + where_ + ": " + what);
   }
 
   // `n` bytes at relative address `address`.
@@ -200,6 +200,29 @@ class ObjectHeader {
   int blocks_ = 0;
 };
 
+// The name field of an attribute message must hold its terminating NUL, and its three
+// fields must lie inside the message (libhdf5 strdup()s the name, then decodes the
+// datatype and dataspace from where the name field ends).
+void check_attribute_message(const std::string& message, FileBytes& file, std::size_t index) {
+  Cursor c(message, file, "an attribute message");
+  const unsigned version = static_cast<unsigned>(c.uint(1));
+  const std::string which = "attribute message " + std::to_string(index);
+  if (version < 1 || version > 3)
+    file.fail(which + " has an unknown version " + std::to_string(version));
+  c.skip(1);  // reserved (v1) or flags
+  const std::uint64_t name_size = c.uint(2);
+  const std::uint64_t type_size = c.uint(2);
+  const std::uint64_t space_size = c.uint(2);
+  if (version == 3) c.skip(1);  // name encoding
+  const bool padded = version == 1;
+  const std::uint64_t fields = (padded ? align8(name_size) + align8(type_size) : name_size + type_size) + space_size;
+  if (name_size == 0 || fields > c.remaining())
+    file.fail(which + ": its name, datatype and dataspace (" + std::to_string(fields) +
+              " bytes) do not fit in the message's " + std::to_string(c.remaining()));
+  if (message.find('\0', c.pos()) >= c.pos() + name_size)
+    file.fail(which + ": its name does not end inside its " + std::to_string(name_size) + "-byte field");
+}
+
 // Where an attribute message keeps its datatype and its data.
 struct AttributeParts {
   std::size_t type_offset = 0, type_size = 0;
@@ -296,6 +319,16 @@ class HeapCollection {
 };
 
 }  // namespace
+
+void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object_header,
+                              const std::string& where) {
+  FileBytes file(geometry, where);
+  ObjectHeader header(file, object_header);
+  std::size_t index = 0;
+  for (const Message& m : header.messages()) {
+    if (m.type == kAttributeMessage) check_attribute_message(m.data, file, index++);
+  }
+}
 
 void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t object_header,
                                  const std::string& attribute, std::uint64_t elements,
