@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/error.h"
@@ -130,6 +132,10 @@ class ObjectHeader {
     const std::uint64_t offset = c.uint(file_.geometry().offset_size);
     const std::uint64_t length = c.uint(file_.geometry().length_size);
     if (++blocks_ > kMaxHeaderBlocks) file_.fail("the object header has too many continuation blocks");
+    // A block named twice would be read (and its messages decoded) again and again.
+    if (!seen_.insert(offset).second)
+      file_.fail("the object header's continuation blocks form a cycle (block at address " +
+                 std::to_string(offset) + " again)");
     return {offset, length};
   }
 
@@ -198,6 +204,7 @@ class ObjectHeader {
   FileBytes& file_;
   std::vector<Message> messages_;
   int blocks_ = 0;
+  std::set<std::uint64_t> seen_;
 };
 
 // The name field of an attribute message must hold its terminating NUL, and its three
@@ -221,6 +228,41 @@ void check_attribute_message(const std::string& message, FileBytes& file, std::s
               " bytes) do not fit in the message's " + std::to_string(c.remaining()));
   if (message.find('\0', c.pos()) >= c.pos() + name_size)
     file.fail(which + ": its name does not end inside its " + std::to_string(name_size) + "-byte field");
+  // libhdf5 copies (element count x element size) bytes of data out of the message, both
+  // read from it: they must be there. A committed (shared) datatype is libhdf5's to check.
+  const unsigned flags = version == 1 ? 0 : static_cast<unsigned char>(message[1]);
+  c.skip(padded ? align8(name_size) : name_size);
+  const std::size_t type_at = c.pos();
+  c.skip(padded ? align8(type_size) : type_size);
+  const std::size_t space_at = c.pos();
+  c.skip(std::min<std::uint64_t>(padded ? align8(space_size) : space_size, c.remaining()));
+  const std::uint64_t data_bytes = c.remaining();
+  if ((flags & 3u) != 0 || type_size < 8) return;
+  Cursor type(message, file, "an attribute's datatype");
+  type.seek(type_at + 4);
+  const std::uint64_t element_size = type.uint(4);
+  Cursor space(message, file, "an attribute's dataspace");
+  space.seek(space_at);
+  const unsigned space_version = static_cast<unsigned>(space.uint(1));
+  const unsigned rank = static_cast<unsigned>(space.uint(1));
+  space.skip(1);  // flags
+  std::uint64_t elements = 1;
+  if (space_version == 1) {
+    space.skip(5);
+  } else {
+    if (space.uint(1) == 2) elements = 0;  // a null dataspace holds nothing
+  }
+  for (unsigned d = 0; d < rank; ++d) {
+    const std::uint64_t extent = space.uint(file.geometry().length_size);
+    if (extent != 0 && elements > std::numeric_limits<std::uint64_t>::max() / extent)
+      file.fail(which + ": its dataspace's element count overflows");
+    elements *= extent;
+  }
+  if (element_size != 0 && elements > data_bytes / element_size) {
+    file.fail(which + ": its dataspace and datatype declare " + std::to_string(elements) + " elements of " +
+              std::to_string(element_size) + " bytes, more than the message's " +
+              std::to_string(data_bytes) + " bytes of data");
+  }
 }
 
 // Where an attribute message keeps its datatype and its data.
@@ -363,6 +405,14 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
     if (declared != reference_size)
       file.fail("its variable-length datatype declares " + std::to_string(declared) +
                 "-byte elements; references in this file are " + std::to_string(reference_size) + " bytes");
+    // The base type follows: a string's characters are bytes. libhdf5 sizes its
+    // conversion buffers as length x base size (a damaged base size of 788529153 asked it
+    // for 13 GB to read a 17-character string).
+    type.skip(4);  // the base type's class and version, class bit fields
+    const std::uint64_t base = type.uint(4);
+    if (base != 1)
+      file.fail("its variable-length string datatype declares " + std::to_string(base) +
+                "-byte characters");
   }
   if (elements > data->data_size / reference_size)
     file.fail("its data holds fewer than the " + std::to_string(elements) + " strings it declares");

@@ -26,8 +26,8 @@ runs() {
   case "$1" in
     fuzz_keras_h5)    echo 3000 ;;
     fuzz_keras_zip)   echo 12000 ;;
-    fuzz_model_json)  echo 8000 ;;
-    fuzz_checkpoint)  echo 20000 ;;
+    fuzz_model_json)  echo 30000 ;;
+    fuzz_checkpoint)  echo 30000 ;;
     fuzz_idx)         echo 50000 ;;
     fuzz_npy|fuzz_npz|fuzz_csv) echo 350000 ;;
     *) echo 10000 ;;

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "io/checkpoint.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/npy.h"
@@ -19,6 +20,7 @@
 #include "layers/dense.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
+#include "optimizers/optimizers.h"
 #include "test_util.h"
 
 namespace strata {
@@ -163,6 +165,13 @@ TEST(BadFiles, FuzzRegressionsFailCleanly) {
       {"fuzz_npy", [](const std::string& p) { io::load_npy(p); }},
       {"fuzz_npz", [](const std::string& p) { io::load_npz(p); }},
       {"fuzz_model_json", [](const std::string& p) { models::model_from_json(testing::read_bytes(p)); }},
+      {"fuzz_checkpoint",
+       [](const std::string& p) {  // the fuzz target's model
+         optimizers::Adam adam({.learning_rate = 0.01});
+         Sequential m({Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
+         m.compile({.optimizer = adam, .loss = "mse"});
+         io::load_checkpoint(p, m, adam);
+       }},
   };
   int checked = 0;
   for (const auto& target : std::filesystem::directory_iterator(std::string(STRATA_TEST_DATA) + "/fuzz_regressions")) {
