@@ -21,15 +21,17 @@ BUILD_DIR=${BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 
-# Inputs per target: what each ran in 60 s on this project's 2-core machine, rounded down.
+# Inputs per target: about what each runs in 60 s alone on this project's 2-core machine.
 runs() {
   case "$1" in
-    fuzz_keras_h5)    echo 3000 ;;
-    fuzz_keras_zip)   echo 12000 ;;
-    fuzz_model_json)  echo 30000 ;;
+    fuzz_keras_h5)    echo 5500 ;;
+    fuzz_keras_zip)   echo 16000 ;;
+    fuzz_model_json)  echo 60000 ;;
     fuzz_checkpoint)  echo 30000 ;;
-    fuzz_idx)         echo 50000 ;;
-    fuzz_npy|fuzz_npz|fuzz_csv) echo 350000 ;;
+    fuzz_idx)         echo 65000 ;;
+    fuzz_npy)         echo 650000 ;;
+    fuzz_npz)         echo 600000 ;;
+    fuzz_csv)         echo 800000 ;;
     *) echo 10000 ;;
   esac
 }

@@ -181,6 +181,28 @@ TEST_F(AttributeCheck, AnAttributeNameWithoutItsEndIsRefusedBeforeAnyLookup) {
                     "its name does not end inside its 13-byte field");
 }
 
+// libhdf5 copies (elements x element size) bytes out of an attribute message and sizes
+// its conversion buffers from the string's base type: both are checked against the file.
+TEST_F(AttributeCheck, DatatypeSizesTheMessageCannotHoldAreRefused) {
+  std::string bytes = write_file(dir.file("a.h5"));
+  // The vlen string datatype (class 9, version 1) follows the name: its size, then the
+  // base type's (a one-byte character).
+  const std::size_t name = bytes.find(std::string("model_config\0", 13));
+  ASSERT_NE(name, std::string::npos);
+  const std::size_t type = name + 16;
+  ASSERT_EQ(static_cast<unsigned char>(bytes[type]), 0x19u) << "expected a version-1 vlen datatype";
+  ASSERT_EQ(get_le(bytes, type + 4, 4), 16u);
+  ASSERT_EQ(get_le(bytes, type + 12, 4), 1u);
+  std::string damaged = bytes;
+  put_le(damaged, type + 4, 1000, 4);
+  std::string got = read_damaged(damaged);
+  EXPECT_NE(got.find("declare 1 elements of 1000 bytes, more than the message's 16 bytes"), std::string::npos) << got;
+  damaged = bytes;
+  put_le(damaged, type + 12, 788529153, 4);
+  got = read_damaged(damaged);
+  EXPECT_NE(got.find("declares 788529153-byte characters"), std::string::npos) << got;
+}
+
 TEST_F(AttributeCheck, ModelLoadingReportsTheDamagedHeapAsAnIOError) {
   // The loader's own message, through load_model: the file and what is wrong.
   io::h5::File f(dir.file("model.h5"), io::h5::File::Mode::create);
