@@ -8,8 +8,10 @@
 # Prints, per target, how many inputs it ran (docs/reliability.md records these).
 #
 # By default each target runs a fixed number of inputs from a fixed seed, about a minute
-# on a 2-core machine, and at most FUZZ_SECONDS: the same inputs on every machine, so CI
-# fails on a regression, not on a new finding a faster machine happened to reach.
+# on a 2-core machine, and at most FUZZ_SECONDS: the same run each time (libFuzzer orders
+# seeds of equal size as the file system lists them, so another machine's run may differ
+# a little), and a faster machine runs no further, so CI fails on regressions rather than
+# on whatever a faster machine happens to reach.
 # FUZZ_RUNS=0 explores instead: as many inputs as FUZZ_SECONDS allows.
 #   bash scripts/fuzz.sh                                   # every target, as CI runs them
 #   FUZZ_RUNS=0 FUZZ_SECONDS=600 bash scripts/fuzz.sh fuzz_keras_h5   # explore one
@@ -36,14 +38,16 @@ runs() {
   esac
 }
 
-# Seeds per target: files in tests/data (small ones: big inputs slow every mutation down).
+# Seeds per target: files in tests/data (small ones: big inputs slow every mutation down),
+# then the target's own regression files (not other targets').
 seeds() {
+  local others=(-not -path '*/fuzz_regressions/*')
   case "$1" in
-    fuzz_keras_h5)    find tests/data -name '*.h5' -size -200k -not -path '*/checkpoint/*' ;;
-    fuzz_keras_zip)   find tests/data -name '*.keras' -size -200k ;;
+    fuzz_keras_h5)    find tests/data -name '*.h5' -size -200k -not -path '*/checkpoint/*' "${others[@]}" ;;
+    fuzz_keras_zip)   find tests/data -name '*.keras' -size -200k "${others[@]}" ;;
     fuzz_model_json)  find tests/data/model_configs -name '*.json' ;;
-    fuzz_npy)         find tests/data -name '*.npy' -size -16k ;;
-    fuzz_npz)         find tests/data -name '*.npz' ;;
+    fuzz_npy)         find tests/data -name '*.npy' -size -16k "${others[@]}" ;;
+    fuzz_npz)         find tests/data -name '*.npz' "${others[@]}" ;;
     fuzz_csv)         find tests/data/csv -type f ;;
     fuzz_idx)         find tests/data/idx -type f ;;
     fuzz_checkpoint)  find tests/data/checkpoint -type f ;;
