@@ -207,50 +207,76 @@ class ObjectHeader {
   std::set<std::uint64_t> seen_;
 };
 
-// The name field of an attribute message must hold its terminating NUL, and its three
-// fields must lie inside the message (libhdf5 strdup()s the name, then decodes the
-// datatype and dataspace from where the name field ends).
-void check_attribute_message(const std::string& message, FileBytes& file, std::size_t index) {
+// Where an attribute message (spec IV.A.2.m) keeps its parts, as libhdf5 will find them.
+struct AttributeParts {
+  std::string name;
+  std::size_t type_offset = 0, type_size = 0;
+  bool type_shared = false;  // the message holds a reference to a committed datatype
+  std::size_t space_offset = 0, space_size = 0;
+  bool space_shared = false;
+  std::size_t data_offset = 0, data_size = 0;
+};
+
+// Reads an attribute message's header and checks what libhdf5 will trust of it: the
+// name, datatype and dataspace fields lie inside the message, and the name ends (NUL)
+// inside its field (libhdf5 strdup()s it). `which` names the message in errors.
+AttributeParts parse_attribute_message(const std::string& message, FileBytes& file,
+                                       const std::string& which) {
   Cursor c(message, file, "an attribute message");
   const unsigned version = static_cast<unsigned>(c.uint(1));
-  const std::string which = "attribute message " + std::to_string(index);
   if (version < 1 || version > 3)
     file.fail(which + " has an unknown version " + std::to_string(version));
-  c.skip(1);  // reserved (v1) or flags
+  const unsigned flags = version == 1 ? 0 : static_cast<unsigned>(c.uint(1));
+  if (version == 1) c.skip(1);  // reserved
   const std::uint64_t name_size = c.uint(2);
   const std::uint64_t type_size = c.uint(2);
   const std::uint64_t space_size = c.uint(2);
   if (version == 3) c.skip(1);  // name encoding
+  // Version 1 pads each field to eight bytes; the last may end the message unpadded.
   const bool padded = version == 1;
-  const std::uint64_t fields = (padded ? align8(name_size) + align8(type_size) : name_size + type_size) + space_size;
+  auto field = [&](std::uint64_t size) { return padded ? align8(size) : size; };
+  const std::uint64_t fields = field(name_size) + field(type_size) + space_size;
   if (name_size == 0 || fields > c.remaining())
     file.fail(which + ": its name, datatype and dataspace (" + std::to_string(fields) +
               " bytes) do not fit in the message's " + std::to_string(c.remaining()));
-  if (message.find('\0', c.pos()) >= c.pos() + name_size)
+  const std::size_t name_end = message.find('\0', c.pos());
+  if (name_end >= c.pos() + name_size)
     file.fail(which + ": its name does not end inside its " + std::to_string(name_size) + "-byte field");
-  // libhdf5 copies (element count x element size) bytes of data out of the message, both
-  // read from it: they must be there. A committed (shared) datatype is libhdf5's to check.
-  const unsigned flags = version == 1 ? 0 : static_cast<unsigned char>(message[1]);
-  c.skip(padded ? align8(name_size) : name_size);
-  const std::size_t type_at = c.pos();
-  c.skip(padded ? align8(type_size) : type_size);
-  const std::size_t space_at = c.pos();
-  c.skip(std::min<std::uint64_t>(padded ? align8(space_size) : space_size, c.remaining()));
-  const std::uint64_t data_bytes = c.remaining();
-  if ((flags & 3u) != 0 || type_size < 8) return;
+  AttributeParts parts;
+  parts.name = message.substr(c.pos(), name_end - c.pos());
+  c.skip(field(name_size));
+  parts.type_offset = c.pos();
+  parts.type_size = static_cast<std::size_t>(type_size);
+  parts.type_shared = (flags & 1u) != 0;
+  c.skip(field(type_size));
+  parts.space_offset = c.pos();
+  parts.space_size = static_cast<std::size_t>(space_size);
+  parts.space_shared = (flags & 2u) != 0;
+  c.skip(std::min<std::uint64_t>(field(space_size), c.remaining()));
+  parts.data_offset = c.pos();
+  parts.data_size = c.remaining();
+  return parts;
+}
+
+// libhdf5 copies (element count x element size) bytes of data out of the message, both
+// read from the message: they must be there. Committed (shared) datatypes and dataspaces
+// are libhdf5's to check.
+void check_attribute_data_size(const std::string& message, const AttributeParts& parts,
+                               FileBytes& file, const std::string& which) {
+  if (parts.type_shared || parts.space_shared || parts.type_size < 8) return;
   Cursor type(message, file, "an attribute's datatype");
-  type.seek(type_at + 4);
+  type.seek(parts.type_offset + 4);  // class and version, class bit fields
   const std::uint64_t element_size = type.uint(4);
   Cursor space(message, file, "an attribute's dataspace");
-  space.seek(space_at);
+  space.seek(parts.space_offset);
   const unsigned space_version = static_cast<unsigned>(space.uint(1));
   const unsigned rank = static_cast<unsigned>(space.uint(1));
   space.skip(1);  // flags
   std::uint64_t elements = 1;
   if (space_version == 1) {
-    space.skip(5);
-  } else {
-    if (space.uint(1) == 2) elements = 0;  // a null dataspace holds nothing
+    space.skip(5);  // reserved
+  } else if (space.uint(1) == 2) {
+    elements = 0;  // a null dataspace holds nothing
   }
   for (unsigned d = 0; d < rank; ++d) {
     const std::uint64_t extent = space.uint(file.geometry().length_size);
@@ -258,53 +284,11 @@ void check_attribute_message(const std::string& message, FileBytes& file, std::s
       file.fail(which + ": its dataspace's element count overflows");
     elements *= extent;
   }
-  if (element_size != 0 && elements > data_bytes / element_size) {
+  if (element_size != 0 && elements > parts.data_size / element_size) {
     file.fail(which + ": its dataspace and datatype declare " + std::to_string(elements) + " elements of " +
               std::to_string(element_size) + " bytes, more than the message's " +
-              std::to_string(data_bytes) + " bytes of data");
+              std::to_string(parts.data_size) + " bytes of data");
   }
-}
-
-// Where an attribute message keeps its datatype and its data.
-struct AttributeParts {
-  std::size_t type_offset = 0, type_size = 0;
-  bool type_shared = false;  // the message holds a reference to a committed datatype
-  std::size_t data_offset = 0, data_size = 0;
-};
-
-// The parts of the named attribute's message; nullopt when the message is another
-// attribute's.
-std::optional<AttributeParts> attribute_data(const std::string& message, const std::string& name,
-                                             FileBytes& file) {
-  Cursor c(message, file, "an attribute message");
-  const unsigned version = static_cast<unsigned>(c.uint(1));
-  if (version < 1 || version > 3)
-    file.fail("an attribute message has an unknown version " + std::to_string(version));
-  const unsigned flags = version == 1 ? 0 : static_cast<unsigned>(c.uint(1));
-  if (version == 1) c.skip(1);  // reserved
-  const std::uint64_t name_size = c.uint(2);
-  const std::uint64_t type_size = c.uint(2);
-  const std::uint64_t space_size = c.uint(2);
-  if (version == 3) c.skip(1);  // name encoding
-  const bool padded = version == 1;
-  c.need(name_size);
-  std::string stored = message.substr(c.pos(), static_cast<std::size_t>(name_size));
-  const std::size_t end = stored.find('\0');
-  if (end != std::string::npos) stored.resize(end);
-  if (stored != name) return std::nullopt;
-  AttributeParts parts;
-  c.skip(padded ? align8(name_size) : name_size);
-  c.need(type_size);
-  parts.type_offset = c.pos();
-  parts.type_size = static_cast<std::size_t>(type_size);
-  parts.type_shared = (flags & 1u) != 0;
-  c.skip(padded ? align8(type_size) : type_size);
-  // The last field may end the message without padding.
-  const std::uint64_t space = padded ? align8(space_size) : space_size;
-  c.skip(std::min<std::uint64_t>(space, c.remaining()));
-  parts.data_offset = c.pos();
-  parts.data_size = c.remaining();
-  return parts;
 }
 
 // One global heap collection (spec III.E) walked as libhdf5 walks it, every object's
@@ -368,7 +352,9 @@ void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object
   ObjectHeader header(file, object_header);
   std::size_t index = 0;
   for (const Message& m : header.messages()) {
-    if (m.type == kAttributeMessage) check_attribute_message(m.data, file, index++);
+    if (m.type != kAttributeMessage) continue;
+    const std::string which = "attribute message " + std::to_string(index++);
+    check_attribute_data_size(m.data, parse_attribute_message(m.data, file, which), file, which);
   }
 }
 
@@ -383,8 +369,9 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
   for (const Message& m : header.messages()) {
     if (m.type == kAttributeInfoMessage) dense = true;
     if (m.type != kAttributeMessage) continue;
-    data = attribute_data(m.data, attribute, file);
-    if (data) {
+    AttributeParts parts = parse_attribute_message(m.data, file, "an attribute message");
+    if (parts.name == attribute) {
+      data = std::move(parts);
       message = &m.data;
       break;
     }

@@ -2,13 +2,12 @@
 // path inside it), never a crash. The fuzz test runs each load in a forked child so a
 // crash would be seen, counted and reported rather than take the suite down.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <functional>
 #include <map>
 
+#include "child_process.h"
 #include "core/error.h"
 #include "io/checkpoint.h"
 #include "io/hdf5.h"
@@ -179,50 +178,12 @@ TEST(BadFiles, FuzzRegressionsFailCleanly) {
     auto reader = readers.find(name);
     ASSERT_NE(reader, readers.end()) << "no reader for the regressions of " << name << ": add it here";
     for (const auto& input : std::filesystem::directory_iterator(target.path())) {
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        ::alarm(60);  // a hang shows as SIGALRM
-        int code = 0;
-        try {
-          reader->second(input.path().string());
-        } catch (const Error&) {
-          code = 1;
-        } catch (...) {
-          code = 2;
-        }
-        ::_exit(code);
-      }
-      int status = 0;
-      ::waitpid(pid, &status, 0);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1)
-          << input.path() << ": "
-          << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                  : WEXITSTATUS(status) == 0 ? std::string("read without an error")
-                                                             : std::string("an exception other than strata::Error"));
+      const std::string path = input.path().string();
+      EXPECT_EQ(testing::run_in_child([&] { reader->second(path); }), testing::kStrataError) << path;
       ++checked;
     }
   }
   EXPECT_GT(checked, 0);
-}
-
-// Child exit codes: 0 loaded, 1 strata::Error, 2 another exception.
-int load_in_child(const std::string& path) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int code = 0;
-    try {
-      models::load_model(path);
-    } catch (const Error&) {
-      code = 1;
-    } catch (...) {
-      code = 2;
-    }
-    ::_exit(code);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) return 100 + WTERMSIG(status);
-  return WEXITSTATUS(status);
 }
 
 TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
@@ -250,15 +211,13 @@ TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
     for (std::size_t i = 0; i < variants.size(); ++i) {
       const std::string path = dir.file("damaged_" + std::to_string(i) + ext);
       testing::write_bytes(path, variants[i]);
-      int code = load_in_child(path);
-      if (code == 0)
+      const std::string outcome = testing::run_in_child([&] { models::load_model(path); });
+      if (outcome == testing::kFinished)
         ++loaded;
-      else if (code == 1)
+      else if (outcome == testing::kStrataError)
         ++failed_cleanly;
       else
-        bad.push_back(
-            src + " variant " + std::to_string(i) + ": " +
-            (code == 2 ? "non-Strata exception" : "crash, signal " + std::to_string(code - 100)));
+        bad.push_back(src + " variant " + std::to_string(i) + ": " + outcome);
       std::filesystem::remove(path);
     }
   }

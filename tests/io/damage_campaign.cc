@@ -1,11 +1,10 @@
 // Damages real model files the way files are damaged in the wild and loads every copy in
-// a forked child, counting how each load ended: loaded, a strata::Error, another
-// exception, or killed by a signal (SIGALRM: a hang of over 30 s). The measurement behind
+// a forked child, counting how each load ended: finished (loaded), a strata::Error,
+// another exception, or killed by a signal (SIGALRM: a hang of over 30 s). The measurement behind
 // docs/reliability.md; copies that crash or hang are kept in /tmp for a regression file.
 //   build/tests/damage_campaign 250 model.h5 other.keras ...
 // Each file gets N copies, a quarter of each kind: truncated at a random length, 1-4
 // flipped bits, a zeroed 512-byte block, 8 random bytes in the first 64.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/error.h"
+#include "child_process.h"
 #include "io/saving.h"
 
 namespace {
@@ -30,31 +29,6 @@ std::string read_file(const std::string& path) {
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-// How a load in a child ended.
-std::string load_in_child(const std::string& path) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::alarm(30);
-    int code = 0;
-    try {
-      strata::models::load_model(path);
-    } catch (const strata::Error&) {
-      code = 1;
-    } catch (...) {
-      code = 2;
-    }
-    ::_exit(code);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  switch (WEXITSTATUS(status)) {
-    case 0: return "loaded";
-    case 1: return "strata::Error";
-    default: return "another exception";
-  }
 }
 
 }  // namespace
@@ -95,9 +69,9 @@ int main(int argc, char** argv) {
       }
       const std::string path = "/tmp/damage_campaign_" + std::to_string(::getpid()) + extension;
       write_file(path, copy);
-      const std::string outcome = load_in_child(path);
+      const std::string outcome = strata::testing::run_in_child([&] { strata::models::load_model(path); }, 30);
       ++outcomes[outcome];
-      if (outcome.starts_with("killed") || outcome == "another exception") {
+      if (outcome != strata::testing::kFinished && outcome != strata::testing::kStrataError) {
         const std::string kept = "/tmp/damaged_" + std::to_string(i) + "_" + std::to_string(a) + extension;
         write_file(kept, copy);
         std::cerr << source << " copy " << i << ": " << outcome << " (kept as " << kept << ")\n";
@@ -106,5 +80,8 @@ int main(int argc, char** argv) {
     }
   }
   for (const auto& [outcome, count] : outcomes) std::cout << outcome << ": " << count << "\n";
-  return outcomes.count("loaded") + outcomes.count("strata::Error") == outcomes.size() ? 0 : 1;
+  return outcomes.count(strata::testing::kFinished) + outcomes.count(strata::testing::kStrataError) ==
+                 outcomes.size()
+             ? 0
+             : 1;
 }
