@@ -127,7 +127,12 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
       if (fallback) return *fallback;
       throw IOError("checkpoint '" + path + "' has no dataset '/" + p + "'");
     }
-    return file.open_dataset(p).read(DType::int64).data<std::int64_t>()[0];
+    const h5::Dataset dataset = file.open_dataset(p);
+    if (dataset.shape().num_elements() != 1) {
+      throw IOError("checkpoint '" + path + "' has dataset '/" + p + "' of shape " +
+                    dataset.shape().to_string() + "; it holds one number");
+    }
+    return dataset.read(DType::int64).data<std::int64_t>()[0];
   };
   st.epoch = get("epoch");
   st.step = get("step");

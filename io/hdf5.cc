@@ -582,6 +582,34 @@ void Dataset::check_storage_holds(const Shape& declared, std::size_t element_byt
                   std::to_string(needed) + " bytes) but the file stores " + std::to_string(stored) +
                   " bytes of it" + (filters == 0 ? "" : " compressed") + " (truncated or damaged)");
   }
+  if (H5Pget_layout(plist.get()) == H5D_CHUNKED) check_chunk_count(plist.get(), declared, needed, where);
+}
+
+// libhdf5 reads a chunked dataset by first mapping every chunk the selection touches,
+// a few kilobytes of memory per chunk whatever the chunk holds, so a damaged layout
+// message that declares one-element chunks turns a 20 KB file into gigabytes. h5py
+// chunks at 8 KiB or more (more for bigger datasets); a chunk count past 65536 plus one
+// per 16 KiB of data is refused before libhdf5 maps anything.
+void Dataset::check_chunk_count(std::int64_t plist, const Shape& declared, std::uint64_t needed_bytes,
+                                const std::string& where) const {
+  constexpr std::uint64_t kMostChunksAtAnySize = 65536;
+  constexpr std::uint64_t kBytesPerExtraChunk = 16384;
+  const std::uint64_t most = kMostChunksAtAnySize + needed_bytes / kBytesPerExtraChunk;
+  std::vector<hsize_t> chunk(static_cast<std::size_t>(declared.rank()));
+  if (declared.rank() == 0 || H5Pget_chunk(plist, declared.rank(), chunk.data()) != declared.rank()) {
+    fail("cannot read the chunk shape of " + where);
+  }
+  std::uint64_t chunks = 1;
+  for (int axis = 0; axis < declared.rank(); ++axis) {
+    if (chunk[axis] == 0) fail("dataset " + where + " declares a chunk of extent 0");
+    const auto extent = static_cast<std::uint64_t>(declared[axis]);
+    const std::uint64_t along = (extent + chunk[axis] - 1) / chunk[axis];
+    chunks = along != 0 && chunks > most / along ? most + 1 : chunks * along;  // saturates
+  }
+  if (chunks > most) {
+    throw IOError("dataset " + where + " declares shape " + declared.to_string() + " in more than " +
+                  std::to_string(most) + " chunks, the most Strata reads at this size (damaged layout?)");
+  }
 }
 
 Tensor Dataset::read(DType dtype) const {

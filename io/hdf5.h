@@ -130,6 +130,8 @@ class Dataset {
   friend class Location;
   void check_storage_holds(const Shape& declared, std::size_t element_bytes,
                            const std::string& where) const;
+  void check_chunk_count(std::int64_t plist, const Shape& declared, std::uint64_t needed_bytes,
+                         const std::string& where) const;
   Dataset(Handle handle, std::string file_name, std::string path)
       : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)) {}
 

@@ -93,28 +93,34 @@ TEST(Checkpoint, CarriesAFitsPosition) {
 }
 
 // A file written before /state held pass, pass_batch and train_steps.
+// A checkpoint written field by field, as version 1's first files were: weights of 0.5,
+// no optimizer, and the given state datasets.
+void write_checkpoint_by_hand(const std::string& path, const Model& m,
+                              const std::vector<std::pair<std::string, Tensor>>& state) {
+  io::h5::File f(path, io::h5::File::Mode::truncate);
+  f.write_string_attribute("format", "strata-checkpoint");
+  f.write_string_attribute("version", "1");
+  io::h5::Group w = f.create_group("weights");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < m.weights().size(); ++i) {
+    names.push_back(m.weights()[i].path());
+    w.create_dataset(std::to_string(i), Tensor::filled(m.weights()[i].shape(), 0.5f));
+  }
+  w.write_string_list_attribute("names", names);
+  f.create_group("optimizer").write_string_list_attribute("names", {});
+  io::h5::Group s = f.create_group("state");
+  for (const auto& [name, value] : state) s.create_dataset(name, value);
+  f.close();
+}
+
+Tensor one_number(std::int64_t v) { return Tensor::from_vector<std::int64_t>(Shape{}, {v}); }
+
 TEST(Checkpoint, FileWithoutTheBatchStreamPositionLoads) {
   testing::ScratchDir dir;
   Sequential m({Input({3}), layers::Dense(2)});
-  {
-    io::h5::File f(dir.file("old.h5"), io::h5::File::Mode::truncate);
-    f.write_string_attribute("format", "strata-checkpoint");
-    f.write_string_attribute("version", "1");
-    io::h5::Group w = f.create_group("weights");
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < m.weights().size(); ++i) {
-      names.push_back(m.weights()[i].path());
-      w.create_dataset(std::to_string(i), Tensor::filled(m.weights()[i].shape(), 0.5f));
-    }
-    w.write_string_list_attribute("names", names);
-    f.create_group("optimizer").write_string_list_attribute("names", {});
-    io::h5::Group s = f.create_group("state");
-    const std::vector<std::pair<std::string, std::int64_t>> state = {
-        {"epoch", 2}, {"step", 4}, {"seed", 1}, {"shuffle_seed", 9}, {"stream", 0}};
-    for (const auto& [name, v] : state)
-      s.create_dataset(name, Tensor::from_vector<std::int64_t>(Shape{}, {v}));
-    f.close();
-  }
+  write_checkpoint_by_hand(dir.file("old.h5"), m,
+                           {{"epoch", one_number(2)}, {"step", one_number(4)}, {"seed", one_number(1)},
+                            {"shuffle_seed", one_number(9)}, {"stream", one_number(0)}});
   io::CheckpointState st = io::load_checkpoint(dir.file("old.h5"), m, {});
   EXPECT_EQ(st.epoch, 2);
   EXPECT_EQ(st.step, 4);
@@ -123,6 +129,19 @@ TEST(Checkpoint, FileWithoutTheBatchStreamPositionLoads) {
   EXPECT_EQ(st.pass_batch, 4);
   EXPECT_EQ(st.train_steps, 0);
   EXPECT_EQ(m.weights()[0].value().to_vector<float>().front(), 0.5f);
+}
+
+// Each state dataset holds one number; one damaged to declare a million is refused by
+// name before it is read (libhdf5 maps a chunked dataset chunk by chunk: gigabytes for a
+// million one-element chunks, the fuzzer's out-of-memory finding).
+TEST(Checkpoint, StateDatasetOfMoreThanOneNumberIsRefused) {
+  testing::ScratchDir dir;
+  Sequential m({Input({3}), layers::Dense(2)});
+  write_checkpoint_by_hand(dir.file("ck.h5"), m,
+                           {{"epoch", Tensor::from_vector<std::int64_t>(Shape{1000}, std::vector<std::int64_t>(1000, 2))}, {"step", one_number(4)},
+                            {"seed", one_number(1)}, {"shuffle_seed", one_number(9)}, {"stream", one_number(0)}});
+  EXPECT_THROW_WITH(io::load_checkpoint(dir.file("ck.h5"), m, {}), IOError, "ck.h5", "'/state/epoch'",
+                    "of shape (1000,)", "it holds one number");
 }
 
 TEST(Checkpoint, MismatchedModelIsRefusedAndNothingAssigned) {
