@@ -148,6 +148,7 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       return out;
     }
     case ValueKind::shape:
+      if (f.spelling == Spelling::bare_single && v.is_number_integer()) return std::vector<std::int64_t>{v.get<std::int64_t>()};
       if (f.spelling == Spelling::dims) {
         if (!v.is_array()) bad_value(where, f, "a list of integers", v);
         return integers(where, f, v);
@@ -176,6 +177,8 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           if (f.spelling == Spelling::seed && (v < 0 || v > 0x7fffffff)) return nullptr;
           return v;
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+          if (f.kind == ValueKind::shape && f.spelling == Spelling::bare_single && v.size() == 1 && v[0] >= 0)
+            return v[0];
           if (f.kind == ValueKind::shape && f.spelling != Spelling::dims)
             return shape_to_json(Shape(v));
           if (f.spelling == Spelling::pairs)

@@ -29,6 +29,17 @@ json shapes_json(const std::vector<KerasTensor>& ins) {
   return out;
 }
 
+// Keras classes whose call takes its input tensors as separate arguments,
+// call(query, value, key), where others take one list: their nodes are written
+// {"args": [q, v, k]} (Keras 3) or [[q, 0, 0, {"value": v, "key": k}]] (tf.keras).
+bool takes_separate_tensors(const std::string& class_name) { return class_name == "MultiHeadAttention"; }
+
+// The keyword arguments that carry such a layer's later tensors, in call order.
+const std::vector<std::string>& tensor_keywords() {
+  static const std::vector<std::string> keywords{"value", "key"};
+  return keywords;
+}
+
 // The object wrapper of a layer (not a model) in Keras 3's schema.
 json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
   const LayerConfigEntry* e = find_layer_config(layer.class_name());
@@ -38,7 +49,17 @@ json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inpu
            {"registered_name",
             e && e->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
   if (first_inputs && !first_inputs->empty() && layer.class_name() != "InputLayer") {
-    obj["build_config"] = json{{"input_shape", shapes_json(*first_inputs)}};
+    if (takes_separate_tensors(layer.class_name())) {
+      // Its build takes a shape per tensor: {"query_shape": ..., "value_shape": ...}.
+      json shapes = json::object();
+      const std::vector<std::string> names{"query_shape", "value_shape", "key_shape"};
+      for (std::size_t i = 0; i < first_inputs->size() && i < names.size(); ++i) {
+        shapes[names[i]] = shape_to_json((*first_inputs)[i].shape());
+      }
+      obj["build_config"] = json{{"shapes_dict", shapes}};
+    } else {
+      obj["build_config"] = json{{"input_shape", shapes_json(*first_inputs)}};
+    }
   }
   return obj;
 }
@@ -87,14 +108,16 @@ json functional_config(const Model& model) {
       json args = json::array();
       if (is_op_layer(layer)) {
         args = op_layer_args(layer, [&](std::size_t i) { return tensor_ref(c->inputs.at(i)); });
-      } else if (c->inputs.size() == 1) {
-        args.push_back(tensor_ref(c->inputs[0]));
+      } else if (c->inputs.size() == 1 || takes_separate_tensors(layer.class_name())) {
+        for (const auto& t : c->inputs) args.push_back(tensor_ref(t));
       } else {
         json list = json::array();
         for (const auto& t : c->inputs) list.push_back(tensor_ref(t));
         args.push_back(list);
       }
-      nodes.push_back(json{{"args", args}, {"kwargs", json::object()}});
+      json kwargs = json::object();
+      for (const auto& [argument, value] : c->arguments) kwargs[argument] = value;
+      nodes.push_back(json{{"args", args}, {"kwargs", kwargs}});
     }
     obj["inbound_nodes"] = nodes;
     layers.push_back(obj);
@@ -184,8 +207,16 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
   std::vector<TensorRef> out;
   if (node.is_object()) {  // Keras 3 {"args": [...], "kwargs": {...}}
     collect_keras3_tensors(node.value("args", json::array()), out, where);
+    json kwargs = node.value("kwargs", json::object());
+    if (kwargs.is_object()) {
+      for (const auto& keyword : tensor_keywords()) {  // mha(q, value=v, key=k)
+        if (!kwargs.contains(keyword)) continue;
+        collect_keras3_tensors(kwargs[keyword], out, where);
+        kwargs.erase(keyword);
+      }
+    }
     std::vector<TensorRef> in_kwargs;
-    collect_keras3_tensors(node.value("kwargs", json::object()), in_kwargs, where);
+    collect_keras3_tensors(kwargs, in_kwargs, where);
     if (!in_kwargs.empty()) {
       throw NotImplementedError(
           where +
@@ -197,6 +228,34 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
   // Keras 2: a list of ["layer", node, index, kwargs]; tf.keras's TFOpLambda writes one bare.
   if (!node.empty() && node[0].is_string()) return {ref_from_triple(node, where)};
   for (const auto& t : node) out.push_back(ref_from_triple(t, where));
+  // tf.keras's MultiHeadAttention: [["q", 0, 0, {"value": ["v", 0, 0], "key": ...}]].
+  if (node.size() == 1 && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
+    for (const auto& keyword : tensor_keywords()) {
+      if (node[0][3].contains(keyword)) out.push_back(ref_from_triple(node[0][3][keyword], where));
+    }
+  }
+  return out;
+}
+
+// The call arguments of one inbound node that `layer` takes (Attention's
+// use_causal_mask): Keras 3 keeps them in the node's "kwargs", Keras 2 in each input
+// reference's fourth element. Others (training=..., which Strata decides per program)
+// are left out as before.
+CallArguments node_arguments(const json& node, const Layer& layer) {
+  const json* kwargs = nullptr;
+  if (node.is_object()) {
+    auto it = node.find("kwargs");
+    if (it != node.end()) kwargs = &*it;
+  } else if (node.is_array() && !node.empty()) {
+    const json& first = node[0].is_string() ? node : node[0];
+    if (first.is_array() && first.size() > 3) kwargs = &first[3];
+  }
+  CallArguments out;
+  if (!kwargs || !kwargs->is_object()) return out;
+  for (const auto& name : layer.impl().call_argument_names()) {
+    auto it = kwargs->find(name);
+    if (it != kwargs->end() && it->is_boolean()) out[name] = it->get<bool>();
+  }
   return out;
 }
 
@@ -223,6 +282,7 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   struct Pending {
     Layer layer;
     std::vector<std::vector<TensorRef>> nodes;
+    std::vector<CallArguments> arguments;  // one per node
     std::size_t done = 0;
   };
   std::vector<Pending> pending;
@@ -233,11 +293,12 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     const std::string name = entry.contains("name") && entry["name"].is_string()
                                  ? entry["name"].get<std::string>()
                                  : layer.name();
-    Pending p{layer, {}, 0};
+    Pending p{layer, {}, {}, 0};
     // tf.keras's TFOpLambda keeps tensors among its keyword arguments too (y = b), and
     // writes its one call bare: ["a", 0, 0, {"y": ["b", 0, 0]}].
     const bool tf_op = entry.value("class_name", "") == "TFOpLambda";
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
+      p.arguments.push_back(node_arguments(node, layer));
       if (!tf_op) {
         p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
         continue;
@@ -300,7 +361,7 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
           ins.push_back(*t);
         }
         if (ins.size() != p.nodes[p.done].size()) break;
-        outputs[p.layer.name()].push_back(p.layer(ins));
+        outputs[p.layer.name()].push_back(p.layer.call_with(ins, p.arguments[p.done]));
         ++p.done;
         progress = true;
       }
@@ -470,13 +531,22 @@ json to_keras2_config(const json& v) {
     if (it.key() == "batch_shape") {
       out["batch_input_shape"] = it.value();
     } else if (it.key() == "inbound_nodes") {
+      const bool separate = takes_separate_tensors(v.value("class_name", ""));
       json nodes = json::array();
       for (const auto& node : it.value()) {
         json refs = json::array();
         std::vector<TensorRef> found;
         collect_keras3_tensors(node.value("args", json::array()), found, "inbound node");
-        for (const auto& r : found)
-          refs.push_back(json::array({r.layer, r.node, r.index, json::object()}));
+        // tf.keras gives each input reference the call's keyword arguments; a layer taking
+        // separate tensors has one reference, its later tensors among those arguments.
+        json kwargs = node.value("kwargs", json::object());
+        if (separate) {
+          for (std::size_t i = 1; i < found.size() && i <= tensor_keywords().size(); ++i) {
+            kwargs[tensor_keywords()[i - 1]] = json::array({found[i].layer, found[i].node, found[i].index});
+          }
+          if (found.size() > 1) found.resize(1);
+        }
+        for (const auto& r : found) refs.push_back(json::array({r.layer, r.node, r.index, kwargs}));
         nodes.push_back(refs);
       }
       out["inbound_nodes"] = nodes;

@@ -42,7 +42,8 @@ enum class Spelling {
   data_format,  // "" is written "channels_last"; null reads as ""
   padding,      // a padding mode, lower-cased when read
   window1,      // a 1-D window (strides, dilation_rate): written [n], read from n or [n]
-  bare_single,  // a list of one value is written as that value (Keras's int-or-tuple axis)
+  bare_single,  // a list of one value is written as that value (Keras's int-or-tuple axis,
+                // EinsumDense's int-or-shape output_shape)
   unwrap1,      // an integer written n, also read from [n] (tf.keras's BatchNormalization axis)
   compact,      // an int tuple written as one int when its elements are equal (Dot's axes);
                 // an int list written as an int when it holds one (LayerNormalization's axis)

@@ -1,5 +1,6 @@
 #include "layers/layer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <mutex>
@@ -114,10 +115,24 @@ LayerImpl& Layer::impl() const {
 KerasTensor Layer::operator()(const KerasTensor& input) const { return (*this)(std::vector<KerasTensor>{input})[0]; }
 
 std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& inputs) const {
+  return call_with(inputs, CallArguments{});
+}
+
+std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs,
+                                          const CallArguments& arguments) const {
   LayerImpl& layer = impl();
   const std::string where = layer.class_name() + " '" + layer.name + "'";
   if (!layer.accepts_input_count(inputs.size())) {
     throw ValueError(where + " cannot take " + std::to_string(inputs.size()) + " inputs");
+  }
+  const std::vector<std::string> accepted = layer.call_argument_names();
+  for (const auto& [name, value] : arguments) {
+    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {
+      std::string known;
+      for (const auto& a : accepted) known += (known.empty() ? "" : ", ") + a;
+      throw ValueError(where + " takes no call argument '" + name + "'" +
+                       (known.empty() ? "" : " (it takes " + known + ")"));
+    }
   }
   std::vector<TensorSpec> specs;
   for (const auto& in : inputs) {
@@ -137,6 +152,7 @@ std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& input
       layer.built = true;
     }
     layer.current_call = layer.recorded_calls;
+    layer.current_arguments = arguments;
     // Trace on a scratch graph: shape errors surface now, at definition.
     Graph scratch;
     std::vector<Output> placeholders;
@@ -147,7 +163,7 @@ std::vector<KerasTensor> Layer::operator()(const std::vector<KerasTensor>& input
   } catch (const ValueError& e) {
     throw ValueError(where + ": " + e.what());
   }
-  auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs, layer.recorded_calls++});
+  auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs, layer.recorded_calls++, arguments});
   std::vector<KerasTensor> outs;
   for (int i = 0; i < static_cast<int>(out_specs.size()); ++i) outs.emplace_back(call, i);
   return outs;

@@ -5,6 +5,7 @@
 // calls into its own graph at compile: no global graph exists, nothing grows per call.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@ namespace strata {
 
 class Layer;
 struct LayerCall;
+
+// The keyword arguments of one call that change what a layer computes, such as
+// Attention's use_causal_mask and return_attention_scores. Keras saves them with the
+// call (the node's "kwargs"); every such argument of Keras's layers that Strata has is a
+// flag.
+using CallArguments = std::map<std::string, bool>;
 
 class KerasTensor {
  public:
@@ -66,6 +73,8 @@ class LayerImpl {
   }
   // Number of inputs the layer takes (merge layers and models may take several).
   virtual bool accepts_input_count(std::size_t n) const { return n == 1; }
+  // The call arguments the layer takes (Keras's names); none by default.
+  virtual std::vector<std::string> call_argument_names() const { return {}; }
   // Nested layers (a Model used as a layer), for summaries and weight collection.
   virtual std::vector<Layer> sublayers() const;
 
@@ -78,6 +87,12 @@ class LayerImpl {
   // depend on names, so two identical programs build identical graphs.
   int current_call = 0;
   int recorded_calls = 0;
+  // The arguments of the call being traced or replayed (a name absent is false).
+  CallArguments current_arguments;
+  bool argument(const std::string& name) const {
+    auto it = current_arguments.find(name);
+    return it != current_arguments.end() && it->second;
+  }
 
  protected:
   // Creates a weight named "<layer name>/<weight name>" with values from `initializer`.
@@ -96,6 +111,10 @@ class Layer {
   bool defined() const { return impl_ != nullptr; }
   KerasTensor operator()(const KerasTensor& input) const;
   std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs) const;
+  // A call with keyword arguments by name (those call_argument_names() lists; others are
+  // a ValueError naming them). Layers that take arguments also offer a typed call:
+  // Attention()({q, v}, {.use_causal_mask = true}).
+  std::vector<KerasTensor> call_with(const std::vector<KerasTensor>& inputs, const CallArguments& arguments) const;
 
   const std::string& name() const { return impl().name; }
   const std::string& class_name() const { return impl().class_name(); }
@@ -126,6 +145,7 @@ struct LayerCall {
   std::vector<KerasTensor> inputs;
   std::vector<TensorSpec> outputs;
   int call_index = 0;  // this call's position among the layer's calls
+  CallArguments arguments;
 };
 
 // A fresh default name for a layer class, as Keras makes them: "dense", "dense_1", ...

@@ -102,6 +102,7 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
     NameScope scope(graph, c->layer.name());
     LayerImpl& layer = c->layer.impl();
     layer.current_call = c->call_index;
+    layer.current_arguments = c->arguments;
     results[c.get()] = masked ? layer.call_masked(graph, ins, in_masks) : layer.call(graph, ins);
     auto out_masks = layer.compute_mask(graph, ins, in_masks);
     if (!out_masks.empty()) masks[c.get()] = std::move(out_masks);

@@ -11,6 +11,8 @@
 #include "io/npy.h"
 #include "io/saving.h"
 #include "layers/activation.h"
+#include "layers/additive_attention.h"
+#include "layers/attention.h"
 #include "layers/center_crop.h"
 #include "layers/elu.h"
 #include "layers/identity.h"
@@ -31,14 +33,18 @@
 #include "layers/dense.h"
 #include "layers/depthwise_conv2d.h"
 #include "layers/dropout.h"
+#include "layers/einsum_dense.h"
 #include "layers/flatten.h"
 #include "layers/global_pooling.h"
+#include "layers/group_normalization.h"
 #include "layers/input_layer.h"
 #include "layers/layer_normalization.h"
 #include "layers/merge.h"
+#include "layers/multi_head_attention.h"
 #include "layers/pooling.h"
 #include "layers/reshape.h"
 #include "layers/separable_conv2d.h"
+#include "layers/unit_normalization.h"
 #include "layers/upsampling.h"
 #include "layers/zero_padding.h"
 #include "models/sequential.h"
@@ -178,6 +184,32 @@ std::vector<Sample> samples() {
     Model m(x, layers::OpLayer("Mean", numpy, {OpArgument::tensor(0)}, {{"axis", std::int64_t{-1}}, {"keepdims", false}})(swish),
             {.name = "op_layers"});
     out.push_back({"op_layers", m, {{3, 5, 4}}});
+  }
+  {
+    // Attention with call arguments (causal; scores as a second output), the additive
+    // kind, and the newer normalizations.
+    auto x = Input({5, 8});
+    auto q = layers::Dense(8)(x);
+    auto a = layers::Attention({.use_scale = true}).call_with({q, x}, {{"use_causal_mask", true}})[0];
+    auto attended = layers::Attention()({a, x}, {.return_attention_scores = true});
+    auto h = layers::AdditiveAttention()({attended[0], x})[0];
+    h = layers::GroupNormalization({.groups = 2})(h);
+    h = layers::UnitNormalization()(h);
+    auto y = layers::Dense(3)(layers::Flatten()(h));
+    Model m(std::vector<KerasTensor>{x}, {y, attended[1]}, {.name = "attention"});
+    out.push_back({"attention", m, {{3, 5, 8}}});
+  }
+  {
+    // A Transformer encoder block: causal multi-head self-attention, residuals, layer
+    // normalization, a feed-forward of EinsumDense layers.
+    auto x = Input({6, 8});
+    auto a = layers::MultiHeadAttention(2, 4, {.value_dim = 3})({x, x}, {.use_causal_mask = true})[0];
+    auto h = layers::LayerNormalization({.epsilon = 1e-6})(layers::Add()({x, a})[0]);
+    auto f = layers::EinsumDense("abc,cd->abd", Shape{kUnknownDim, 16}, {.activation = "relu", .bias_axes = "d"})(h);
+    f = layers::EinsumDense("abc,cd->abd", Shape{kUnknownDim, 8}, {.bias_axes = "d"})(f);
+    h = layers::LayerNormalization({.epsilon = 1e-6})(layers::Add()({h, f})[0]);
+    Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "transformer"});
+    out.push_back({"transformer", m, {{3, 6, 8}}});
   }
   return out;
 }

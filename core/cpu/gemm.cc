@@ -150,4 +150,40 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   pool().run(threads, part);
 }
 
+void gemm_batched(bool ta, bool tb, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
+                  const float* a, std::int64_t lda, std::int64_t stride_a, const float* b, std::int64_t ldb,
+                  std::int64_t stride_b, float* c, std::int64_t ldc, std::int64_t stride_c) {
+  if (batch <= 0 || m == 0 || n == 0) return;
+  const int threads = num_threads();
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  auto product = [&](std::int64_t i) {
+    const float* ai = a + i * stride_a;
+    const float* bi = b + i * stride_b;
+    float* ci = c + i * stride_c;
+    if (k == 0) {
+      for (std::int64_t r = 0; r < m; ++r) std::fill_n(ci + r * ldc, n, 0.0f);
+      return;
+    }
+    block(ta, tb, m, n, k, ai, lda, bi, ldb, ci, ldc);
+  };
+  // A product big enough to split is split (gemm); otherwise whole products are shared
+  // out, contiguous runs of them per thread, unless all of them together are too small
+  // to be worth a fork-join.
+  if (flops >= 4e6 || batch == 1) {
+    for (std::int64_t i = 0; i < batch; ++i) {
+      gemm(ta, tb, m, n, k, a + i * stride_a, lda, b + i * stride_b, ldb, c + i * stride_c, ldc);
+    }
+    return;
+  }
+  const int tasks = threads <= 1 || flops * static_cast<double>(batch) < 4e6
+                        ? 1
+                        : static_cast<int>(std::min<std::int64_t>(threads, batch));
+  const std::int64_t per = (batch + tasks - 1) / tasks;
+  auto part = [&](int t) {
+    const std::int64_t begin = std::min(batch, t * per), end = std::min(batch, begin + per);
+    for (std::int64_t i = begin; i < end; ++i) product(i);
+  };
+  pool().run(tasks, part);
+}
+
 }  // namespace strata::cpu

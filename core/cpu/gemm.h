@@ -20,4 +20,12 @@ namespace strata::cpu {
 void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
           std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
 
+// `batch` independent products, C_i = op(A_i) · op(B_i), the i-th operands `stride_a`,
+// `stride_b` and `stride_c` elements after the previous (attention's per-sample,
+// per-head products). Small products run one per thread; large ones are each split as
+// gemm() splits them.
+void gemm_batched(bool transpose_a, bool transpose_b, std::int64_t batch, std::int64_t m, std::int64_t n,
+                  std::int64_t k, const float* a, std::int64_t lda, std::int64_t stride_a, const float* b,
+                  std::int64_t ldb, std::int64_t stride_b, float* c, std::int64_t ldc, std::int64_t stride_c);
+
 }  // namespace strata::cpu

@@ -66,6 +66,71 @@ const Dims& vec(const Attrs& a, const char* key) { return a.get<Dims>(key); }
 }  // namespace
 
 void register_array_ops(OpRegistry& r) {
+  // Reshapes of some axes that leave the others as they are, known or not (reshape()
+  // takes one unknown dim only).
+  r.add({.name = "split_axis",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& x = ctx.inputs[0].shape;
+           const int axis = x.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
+           const Dims& parts = vec(ctx.attrs, "parts");
+           std::int64_t product = 1;
+           for (auto p : parts) {
+             if (p <= 0) throw ValueError(ctx.op + ": parts must be positive, got " + Shape(parts).to_string());
+             product *= p;
+           }
+           if (x[axis] != kUnknownDim && x[axis] != product) {
+             throw ShapeError(ctx.op + ": axis " + std::to_string(axis) + " of " + x.to_string() +
+                              " cannot be split into " + Shape(parts).to_string());
+           }
+           Dims d = x.dims();
+           d.erase(d.begin() + axis);
+           d.insert(d.begin() + axis, parts.begin(), parts.end());
+           return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
+         },
+         .cpu_kernel = copy_input_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
+         }});
+  r.add({.name = "merge_axes",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& x = ctx.inputs[0].shape;
+           const auto first = ctx.attrs.get<std::int64_t>("first"), count = ctx.attrs.get<std::int64_t>("count");
+           if (first < 0 || count < 1 || first + count > x.rank()) {
+             throw ValueError(ctx.op + ": axes " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                              " are not axes of " + x.to_string());
+           }
+           std::int64_t merged = 1;
+           for (std::int64_t i = first; i < first + count; ++i) {
+             merged = x.dims()[i] == kUnknownDim || merged == kUnknownDim ? kUnknownDim : merged * x.dims()[i];
+           }
+           Dims d(x.dims().begin(), x.dims().begin() + first);
+           d.push_back(merged);
+           d.insert(d.end(), x.dims().begin() + first + count, x.dims().end());
+           return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
+         },
+         .cpu_kernel = copy_input_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
+         }});
+  r.add({.name = "expand_dims",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& x = ctx.inputs[0].shape;
+           const auto axis = ctx.attrs.get<std::int64_t>("axis");
+           const std::int64_t at = axis < 0 ? axis + x.rank() + 1 : axis;
+           if (at < 0 || at > x.rank()) {
+             throw ValueError(ctx.op + ": axis " + std::to_string(axis) + " is out of range for " + x.to_string());
+           }
+           Dims d = x.dims();
+           d.insert(d.begin() + at, 1);
+           return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
+         },
+         .cpu_kernel = copy_input_kernel,
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
+         }});
   r.add({.name = "pad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -254,6 +319,16 @@ Output transpose(Output x, std::vector<std::int64_t> perm) {
 Output concat(const std::vector<Output>& xs, int axis) {
   if (xs.empty()) throw ValueError("concat: needs at least one input");
   return xs[0].graph->add("concat", xs, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+Output split_axis(Output x, int axis, std::vector<std::int64_t> parts) {
+  return x.graph->add("split_axis", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}, {"parts", std::move(parts)}});
+}
+Output merge_axes(Output x, int first, int count) {
+  return x.graph->add("merge_axes", {x},
+                      Attrs{{"first", static_cast<std::int64_t>(first)}, {"count", static_cast<std::int64_t>(count)}});
+}
+Output expand_dims(Output x, int axis) {
+  return x.graph->add("expand_dims", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
 }
 Output training_select(Output in_training, Output in_inference) {
   return in_training.graph->add("training_select", {in_training, in_inference});

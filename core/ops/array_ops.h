@@ -1,6 +1,6 @@
 // Array ops for layers that move data without arithmetic: zero padding and cropping
-// (each the other's gradient), axis permutation, concatenation, and the training-mode
-// switch that BatchNormalization uses.
+// (each the other's gradient), axis permutation, new, split and merged axes,
+// concatenation, and the training-mode switch that BatchNormalization uses.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,13 @@ Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t>
 Output crop(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after);
 // out.shape[i] = x.shape[perm[i]] (NumPy's transpose).
 Output transpose(Output x, std::vector<std::int64_t> perm);
+// x with a new axis of size 1 at `axis` (negative: counted from the end of the result),
+// as keras.ops.expand_dims; unknown dims stay unknown.
+Output expand_dims(Output x, int axis);
+// Axis `axis` split into `parts` (their product its size), or axes first..first+count-1
+// merged into one; the other axes stay as they are, known or not.
+Output split_axis(Output x, int axis, std::vector<std::int64_t> parts);
+Output merge_axes(Output x, int first, int count);
 // Joins along `axis`; the other dims must agree.
 Output concat(const std::vector<Output>& xs, int axis);
 // `in_training` when the program runs in training mode, `in_inference` otherwise.

@@ -20,6 +20,8 @@ void register_sequence_ops(OpRegistry& registry);
 void register_conv_ops(OpRegistry& registry);
 void register_pool_ops(OpRegistry& registry);
 void register_array_ops(OpRegistry& registry);
+void register_batch_matmul_ops(OpRegistry& registry);
+void register_causal_mask_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -35,6 +37,8 @@ inline void register_all(OpRegistry& registry) {
   register_conv_ops(registry);
   register_pool_ops(registry);
   register_array_ops(registry);
+  register_batch_matmul_ops(registry);
+  register_causal_mask_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -14,6 +14,7 @@
 #include "core/autodiff.h"
 #include "core/ops.h"
 #include "core/program.h"
+#include "golden_json.h"
 #include "io/layer_config.h"
 #include "layers/input_layer.h"
 
@@ -22,42 +23,12 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const ordered_json& goldens() {
-  static const ordered_json data = [] {
-    std::ifstream f(std::string(STRATA_TEST_DATA) + "/layer_classes_golden.json");
-    if (!f) throw std::runtime_error("cannot open layer_classes_golden.json");
-    return ordered_json::parse(f);
-  }();
-  return data;
-}
+const ordered_json& goldens() { return strata::testing::golden_file("layer_classes_golden.json"); }
 
-Tensor to_tensor(const ordered_json& j) {
-  const Shape shape(j.at("shape").get<std::vector<std::int64_t>>());
-  if (j.value("dtype", "float32") == "bool") {  // a mask: 0 / 1 as float32
-    std::vector<float> v;
-    for (const auto& b : j.at("values")) v.push_back(b.get<bool>() ? 1.0f : 0.0f);
-    return Tensor::from_vector<float>(shape, v);
-  }
-  if (j.value("dtype", "float32") == "int64")
-    return Tensor::from_vector<std::int64_t>(shape, j.at("values").get<std::vector<std::int64_t>>());
-  return Tensor::from_vector<float>(shape, j.at("values").get<std::vector<float>>());
-}
+Tensor to_tensor(const ordered_json& j) { return strata::testing::golden_tensor(j); }
 
-::testing::AssertionResult near(const Tensor& actual, const ordered_json& expected_json,
-                                const std::string& what) {
-  Tensor expected = to_tensor(expected_json);
-  if (actual.shape() != expected.shape()) {
-    return ::testing::AssertionFailure() << what << ": shape " << actual.shape().to_string()
-                                         << ", Keras " << expected.shape().to_string();
-  }
-  for (std::int64_t i = 0; i < actual.size(); ++i) {
-    const float a = actual.item(i), e = expected.item(i);
-    if (!(std::fabs(a - e) <= 1e-5f + 1e-5f * std::fabs(e))) {
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << a
-                                           << ", Keras " << e;
-    }
-  }
-  return ::testing::AssertionSuccess();
+::testing::AssertionResult near(const Tensor& actual, const ordered_json& expected, const std::string& what) {
+  return strata::testing::golden_near(actual, expected, what);
 }
 
 // Classes this suite holds Strata to; the golden file also has cases for classes not yet
@@ -139,12 +110,7 @@ std::vector<std::string> runnable_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, LayerClassGolden, ::testing::ValuesIn(runnable_cases()),
-                         [](const auto& info) {
-                           std::string name = info.param;  // "relu_slope0.1" -> "relu_slope0_1"
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
-                         });
+                         [](const auto& info) { return strata::testing::test_name_of(info.param); });
 
 }  // namespace
 

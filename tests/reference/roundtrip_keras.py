@@ -33,7 +33,16 @@ def numbered(base, kind):
 # Files Keras 3 cannot load whatever wrote them: it reads operation layers (keras.ops
 # calls) back from no .h5 file, its own included ("Only input tensors may be passed as
 # positional arguments"); Strata writes them as tf.keras's TFOpLambda there.
-KERAS_CANNOT_LOAD = {"op_layers.h5": "Keras 3 loads no operation layers from .h5, its own included"}
+# And its .h5 loader turns any config string that names a Keras function into that
+# function, so Attention's score_mode "dot" becomes keras.ops.dot and the layer refuses
+# it (Keras 3.15.1, its own attention .h5 files included). Strata's .h5 files are in
+# tf.keras 2's dialect, and Keras 3 builds MultiHeadAttention from no such file (a
+# tf.keras-saved one fails too: "Unrecognized keyword arguments ... query_shape").
+KERAS_CANNOT_LOAD = {"op_layers.h5": "Keras 3 loads no operation layers from .h5, its own included",
+                     "attention.h5": "Keras 3 reads Attention's score_mode 'dot' from .h5 as keras.ops.dot, "
+                                     "its own files included",
+                     "transformer.h5": "Keras 3 reads MultiHeadAttention from no tf.keras-dialect .h5, "
+                                       "tf.keras's own included"}
 
 
 def main():

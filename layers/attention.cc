@@ -1,0 +1,124 @@
+#include "layers/attention.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/ops/batch_matmul.h"
+#include "core/ops/causal_mask.h"
+#include "core/rng.h"
+
+namespace strata::layers {
+
+namespace {
+// What Keras subtracts from the scores of hidden keys (float32; 65504 for float16).
+constexpr float kHiddenScore = 1.0e9f;
+}  // namespace
+
+AttentionImpl::AttentionImpl(AttentionOptions o, std::string class_name)
+    : LayerImpl(std::move(class_name), o.name), options(std::move(o)), seed(options.seed ? *options.seed : next_seed()) {
+  if (options.score_mode != "dot" && options.score_mode != "concat") {
+    throw ValueError("Invalid value for argument score_mode. Expected one of {'dot', 'concat'}. Received: score_mode=" +
+                     options.score_mode);
+  }
+  if (options.dropout < 0.0 || options.dropout >= 1.0) {
+    throw ValueError("dropout must be in [0, 1), got " + std::to_string(options.dropout));
+  }
+}
+
+std::vector<std::string> AttentionImpl::call_argument_names() const {
+  return {"return_attention_scores", "use_causal_mask"};
+}
+
+void AttentionImpl::check_inputs(const std::vector<TensorSpec>& inputs) const {
+  const Shape& q = inputs[0].shape;
+  const Shape& v = inputs[1].shape;
+  const Shape& k = inputs.size() > 2 ? inputs[2].shape : v;
+  for (const auto& in : inputs) {
+    if (in.dtype != DType::float32) throw ValueError("inputs must be float32, got " + to_string(in.dtype));
+  }
+  if (q.rank() < 3 || v.rank() != q.rank() || k.rank() != q.rank()) {
+    throw ShapeError("query, value and key must have one rank, at least 3 ((batch, T, dim)), got query " +
+                     q.to_string() + ", value " + v.to_string() + ", key " + k.to_string());
+  }
+  auto known_differ = [](std::int64_t a, std::int64_t b) { return a != kUnknownDim && b != kUnknownDim && a != b; };
+  if (known_differ(q[-1], k[-1])) {
+    throw ShapeError("query " + q.to_string() + " and key " + k.to_string() + " must have the same last dim");
+  }
+  if (known_differ(v[-2], k[-2])) {
+    throw ShapeError("value " + v.to_string() + " and key " + k.to_string() + " must have the same length (axis -2)");
+  }
+}
+
+void AttentionImpl::build(const std::vector<TensorSpec>& inputs) {
+  check_inputs(inputs);
+  if (options.use_scale) scale = add_weight("scale", Shape{}, "ones");
+  if (options.score_mode == "concat") concat_score_weight = add_weight("concat_score_weight", Shape{}, "ones");
+}
+
+Output AttentionImpl::scores(Graph& graph, Output query, Output key) {
+  if (options.score_mode == "dot") {
+    Output s = ops::batch_matmul(query, key, false, true);
+    return options.use_scale ? ops::mul(s, graph.variable(scale)) : s;
+  }
+  // (..., Tq, 1, dim) + (..., 1, Tv, dim): every query against every key.
+  Output sum = ops::add(ops::expand_dims(query, -2), ops::expand_dims(key, -3));
+  if (options.use_scale) sum = ops::mul(graph.variable(scale), sum);
+  return ops::mul(graph.variable(concat_score_weight), ops::reduce_sum(ops::tanh(sum), {-1}));
+}
+
+std::vector<Output> AttentionImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  return call_masked(graph, inputs, {});
+}
+
+std::vector<Output> AttentionImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                               const std::vector<Output>& masks) {
+  std::vector<TensorSpec> specs;
+  for (const auto& in : inputs) specs.push_back(in.spec());
+  check_inputs(specs);
+  const Output query = inputs[0], value = inputs[1];
+  const Output key = inputs.size() > 2 ? inputs[2] : value;
+  const Output query_mask = masks.size() > 0 ? masks[0] : Output{};
+  const Output value_mask = masks.size() > 1 ? masks[1] : Output{};
+
+  Output s = scores(graph, query, key);
+  // 1 where a query may see a key: the value mask as (batch, 1, Tv), and with a causal
+  // mask only keys at or before the query's position.
+  Output visible = value_mask.valid() ? ops::expand_dims(value_mask, -2) : Output{};
+  if (argument("use_causal_mask")) {
+    Output causal = ops::causal_mask(s);
+    visible = visible.valid() ? ops::mul(visible, causal) : causal;
+  }
+  if (visible.valid()) s = ops::sub(s, ops::mul(ops::sub(1.f, visible), kHiddenScore));
+  Output weights = ops::softmax(s, -1);
+  if (options.dropout > 0.0) {
+    weights = ops::dropout(weights, static_cast<float>(options.dropout), seed, static_cast<std::uint64_t>(current_call));
+  }
+  Output out = ops::batch_matmul(weights, value);
+  if (query_mask.valid()) out = ops::where(ops::expand_dims(query_mask, -1), out, ops::constant(graph, 0.f));
+  if (argument("return_attention_scores")) return {out, weights};
+  return {out};
+}
+
+std::vector<Output> AttentionImpl::compute_mask(Graph&, const std::vector<Output>&, const std::vector<Output>& masks) {
+  if (masks.empty() || !masks[0].valid()) return {};
+  return {masks[0]};
+}
+
+Attention::Attention(AttentionOptions options) : Layer(std::make_shared<AttentionImpl>(std::move(options))) {}
+
+std::vector<KerasTensor> Attention::operator()(const std::vector<KerasTensor>& inputs, AttentionCall call) const {
+  return call_with(inputs, attention_call_arguments(call));
+}
+
+CallArguments attention_call_arguments(const AttentionCall& call) {
+  CallArguments out;
+  if (call.return_attention_scores) out["return_attention_scores"] = true;
+  if (call.use_causal_mask) out["use_causal_mask"] = true;
+  return out;
+}
+
+namespace {
+const bool registered = register_keras_class(describe_layer<Attention>("Attention", &AttentionImpl::options));
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,72 @@
+// EinsumDense: a dense layer whose product is an einsum of the input with the kernel, as
+// keras.layers.EinsumDense: "abc,cde->abde" projects (batch, T, dim) to (batch, T, heads,
+// key_dim) with a kernel (dim, heads, key_dim); MultiHeadAttention's projections are such
+// layers. output_shape gives the output's dims after the batch (None: taken from the
+// input); bias_axes names the output letters the bias spans; then the activation.
+// Equations: letters only, "input,kernel->output"; the input's first letter is the batch.
+// Every kernel letter must be summed over (in the input) or kept (in the output), not
+// both; input letters missing from the output are summed over with the kernel.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct EinsumDenseOptions {  // Keras signature order (after equation, output_shape)
+  std::string activation;    // "" = linear
+  std::optional<std::string> bias_axes;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+
+  // Regularizers and constraints are accepted, not applied; quantized kernels are refused.
+  static constexpr auto keras_fields() {
+    using O = EinsumDenseOptions;
+    return std::tuple{keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("bias_axes", &O::bias_axes),
+                      keras_field("kernel_initializer", &O::kernel_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_unmodeled("kernel_regularizer"),
+                      keras_unmodeled("bias_regularizer"),
+                      keras_unmodeled("activity_regularizer"),
+                      keras_unmodeled("kernel_constraint"),
+                      keras_unmodeled("bias_constraint"),
+                      keras_refused("quantization_config").because("quantized kernels"),
+                      keras_refused("lora_rank").because("LoRA").unwritten()};
+  }
+};
+
+// The letters of an equation and what each is to the product.
+struct EinsumEquation {
+  std::string input, kernel, output;
+  std::string summed;       // in the input and the kernel, not the output (input order)
+  std::string input_kept;   // in the input and the output (input order)
+  std::string kernel_kept;  // in the kernel and the output (kernel order)
+
+  static EinsumEquation parse(const std::string& equation);
+};
+
+class EinsumDenseImpl : public LayerImpl {
+ public:
+  EinsumDenseImpl(std::string equation, Shape output_shape, EinsumDenseOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::string equation;
+  Shape output_shape;  // without the batch dim; unknown dims come from the input
+  EinsumDenseOptions options;
+  EinsumEquation letters;
+  Variable kernel, bias;
+  Shape full_output_shape;  // with the batch dim, as built
+};
+
+class EinsumDense : public Layer {
+ public:
+  EinsumDense(std::string equation, Shape output_shape, EinsumDenseOptions options = {});
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,170 @@
+#include "layers/multi_head_attention.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/ops/batch_matmul.h"
+#include "core/ops/causal_mask.h"
+#include "core/rng.h"
+
+namespace strata::layers {
+
+namespace {
+
+// What Keras's masked softmax puts in place of a hidden score.
+constexpr float kHiddenScore = -1.0e9f;
+
+// A projection sublayer, built at once on `input`.
+std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
+                                            const char* bias_axes, const MultiHeadAttentionOptions& o,
+                                            const TensorSpec& input) {
+  auto impl = std::make_shared<EinsumDenseImpl>(
+      equation, std::move(output_shape),
+      EinsumDenseOptions{.bias_axes = o.use_bias ? std::optional<std::string>(bias_axes) : std::nullopt,
+                         .kernel_initializer = o.kernel_initializer,
+                         .bias_initializer = o.bias_initializer,
+                         .name = name});
+  impl->build({input});
+  impl->built = true;
+  return impl;
+}
+
+// (batch, T, heads, dim) -> (batch, heads, T, dim), and back.
+Output heads_first(Output x) { return ops::transpose(x, {0, 2, 1, 3}); }
+
+}  // namespace
+
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int64_t key_dim_,
+                                               MultiHeadAttentionOptions o)
+    : LayerImpl("MultiHeadAttention", o.name),
+      num_heads(num_heads_),
+      key_dim(key_dim_),
+      options(std::move(o)),
+      seed(options.seed ? *options.seed : next_seed()) {
+  if (num_heads <= 0) throw ValueError("Invalid value for argument `num_heads`. Expected a positive integer. Received: num_heads=" + std::to_string(num_heads));
+  if (key_dim <= 0) throw ValueError("Invalid value for argument `key_dim`. Expected a positive integer. Received: key_dim=" + std::to_string(key_dim));
+  if (options.value_dim && *options.value_dim <= 0) {
+    throw ValueError("Invalid value for argument `value_dim`. Expected a positive integer. Received: value_dim=" +
+                     std::to_string(*options.value_dim));
+  }
+  if (options.dropout < 0.0 || options.dropout >= 1.0) {
+    throw ValueError("dropout must be in [0, 1), got " + std::to_string(options.dropout));
+  }
+  if (options.output_shape && options.output_shape->rank() != 1) {
+    throw NotImplementedError("MultiHeadAttention output_shape " + options.output_shape->to_string() +
+                              ": outputs of more than one axis are not supported");
+  }
+}
+
+std::vector<std::string> MultiHeadAttentionImpl::call_argument_names() const {
+  return {"return_attention_scores", "use_causal_mask"};
+}
+
+std::vector<Layer> MultiHeadAttentionImpl::sublayers() const {
+  if (!query_dense) return {};
+  return {Layer(query_dense), Layer(key_dense), Layer(value_dense), Layer(output_dense)};
+}
+
+void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& inputs) {
+  const TensorSpec& query = inputs[0];
+  const TensorSpec& value = inputs[1];
+  const TensorSpec& key = inputs.size() > 2 ? inputs[2] : value;
+  for (const auto& in : inputs) {
+    if (in.shape.rank() != 3) {
+      throw NotImplementedError("inputs of shape (batch, T, dim) are supported, got " + in.shape.to_string() +
+                                " (attention over several axes is not)");
+    }
+  }
+  if (value.shape[1] != kUnknownDim && key.shape[1] != kUnknownDim && value.shape[1] != key.shape[1]) {
+    throw ShapeError("All dimensions of `value` and `key`, except the last one, must be equal. Received: value_shape=" +
+                     value.shape.to_string() + " and key_shape=" + key.shape.to_string());
+  }
+  const std::int64_t value_dim = options.value_dim.value_or(key_dim);
+  const std::int64_t out_dim = options.output_shape ? (*options.output_shape)[0] : query.shape[2];
+  // Sublayer names carry this layer's, so their weights are "<name>/query/kernel" as in Keras.
+  query_dense = projection(name + "/query", "abc,cde->abde", Shape{kUnknownDim, num_heads, key_dim}, "de", options, query);
+  key_dense = projection(name + "/key", "abc,cde->abde", Shape{kUnknownDim, num_heads, key_dim}, "de", options, key);
+  value_dense = projection(name + "/value", "abc,cde->abde", Shape{kUnknownDim, num_heads, value_dim}, "de", options, value);
+  output_dense = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
+                            TensorSpec{Shape{query.shape[0], query.shape[1], num_heads, value_dim}, DType::float32});
+}
+
+std::vector<Output> MultiHeadAttentionImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  return call_masked(graph, inputs, {});
+}
+
+std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                                        const std::vector<Output>& masks) {
+  const Output query_in = inputs[0], value_in = inputs[1];
+  const Output key_in = inputs.size() > 2 ? inputs[2] : value_in;
+  auto mask_of = [&](std::size_t i) { return i < masks.size() ? masks[i] : Output{}; };
+  Output q = heads_first(query_dense->call(graph, {query_in})[0]);  // (batch, heads, T, key_dim)
+  Output k = heads_first(key_dense->call(graph, {key_in})[0]);      // (batch, heads, S, key_dim)
+  Output v = heads_first(value_dense->call(graph, {value_in})[0]);  // (batch, heads, S, value_dim)
+  q = ops::mul(q, static_cast<float>(1.0 / std::sqrt(static_cast<double>(key_dim))));
+  Output scores = ops::batch_matmul(q, k, false, true);  // (batch, heads, T, S)
+
+  // 1 where query t may attend to key s: the query's mask as (batch, T, 1), the value's
+  // and the key's as (batch, 1, S), the causal mask (T, S); one shared by the heads.
+  Output visible;
+  auto both = [&](Output m) { visible = visible.valid() ? ops::mul(visible, m) : m; };
+  if (mask_of(0).valid()) both(ops::expand_dims(mask_of(0), -1));
+  if (mask_of(1).valid()) both(ops::expand_dims(mask_of(1), -2));
+  if (inputs.size() > 2 && mask_of(2).valid()) both(ops::expand_dims(mask_of(2), -2));
+  if (argument("use_causal_mask")) both(ops::causal_mask(scores));
+  if (visible.valid() && visible.shape().rank() == 3) visible = ops::expand_dims(visible, -3);
+  if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScore));
+  Output weights = ops::softmax(scores, -1);
+  // Keras computes these two ways: with dropout or returned scores, through its Softmax
+  // layer, which gives a row with every key hidden (a hidden query) zeros; otherwise
+  // through dot_product_attention, which gives it equal weights. Either way the row's
+  // output is what Keras's is.
+  const bool return_scores = argument("return_attention_scores");
+  if (visible.valid() && (return_scores || options.dropout > 0.0)) {
+    weights = ops::where(visible, weights, ops::constant(graph, 0.f));
+  }
+  Output dropped = weights;
+  if (options.dropout > 0.0) {
+    dropped = ops::dropout(weights, static_cast<float>(options.dropout), seed, static_cast<std::uint64_t>(current_call));
+  }
+  Output attended = heads_first(ops::batch_matmul(dropped, v));  // (batch, T, heads, value_dim)
+  Output out = output_dense->call(graph, {attended})[0];
+  if (return_scores) return {out, weights};
+  return {out};
+}
+
+std::vector<Output> MultiHeadAttentionImpl::compute_mask(Graph&, const std::vector<Output>&,
+                                                         const std::vector<Output>& masks) {
+  if (masks.empty() || !masks[0].valid()) return {};
+  return {masks[0]};
+}
+
+MultiHeadAttention::MultiHeadAttention(std::int64_t num_heads, std::int64_t key_dim, MultiHeadAttentionOptions options)
+    : Layer(std::make_shared<MultiHeadAttentionImpl>(num_heads, key_dim, std::move(options))) {}
+
+std::vector<KerasTensor> MultiHeadAttention::operator()(const std::vector<KerasTensor>& inputs,
+                                                        AttentionCall call) const {
+  return call_with(inputs, attention_call_arguments(call));
+}
+
+namespace {
+std::vector<KerasClass::VarGroup> projection_vars(const LayerImpl& impl) {
+  const auto& m = static_cast<const MultiHeadAttentionImpl&>(impl);
+  if (!m.query_dense) return {};
+  // Keras 3 files keep the projections under their attribute names.
+  return {{"query_dense/", {}, Layer(m.query_dense)},
+          {"key_dense/", {}, Layer(m.key_dense)},
+          {"value_dense/", {}, Layer(m.value_dense)},
+          {"output_dense/", {}, Layer(m.output_dense)}};
+}
+
+const bool registered = register_keras_class(
+    describe_layer<MultiHeadAttention>("MultiHeadAttention", &MultiHeadAttentionImpl::options,
+                                       keras_field("num_heads", &MultiHeadAttentionImpl::num_heads).at_least(1),
+                                       keras_field("key_dim", &MultiHeadAttentionImpl::key_dim).at_least(1))
+        .vars(projection_vars));
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,54 @@
+// A Transformer block (causal MultiHeadAttention, residuals, LayerNormalization, a
+// feed-forward), a MultiHeadAttention returning its scores with value_dim and
+// output_shape, and two EinsumDense layers, saved by real Keras 3
+// (tests/reference/make_multi_head_attention_goldens.py: tests/data/multi_head_attention/):
+// they load from .keras and .h5 and predict what Keras predicted, and come back the
+// same when Strata saves them.
+#include <gtest/gtest.h>
+
+#include "io/saving.h"
+#include "keras_test_util.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+const std::string kDir = std::string(STRATA_TEST_DATA) + "/multi_head_attention/";
+
+void expect_predicts_golden(Model& model, const std::string& name, const std::string& what) {
+  auto xs = testing::load_numbered(kDir + name, "input");
+  auto ys = testing::load_numbered(kDir + name, "output");
+  ASSERT_FALSE(xs.empty());
+  auto outs = model.predict(xs);
+  ASSERT_EQ(outs.size(), ys.size()) << what;
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    testing::expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
+  }
+}
+
+class MultiHeadAttentionFiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MultiHeadAttentionFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
+  for (const std::string ext : {".keras", ".h5"}) {
+    Model model = models::load_model(kDir + GetParam() + ext);
+    expect_predicts_golden(model, GetParam(), GetParam() + ext);
+  }
+}
+
+TEST_P(MultiHeadAttentionFiles, SavedByStrataTheyComeBackTheSame) {
+  testing::ScratchDir dir;
+  for (const std::string from : {".keras", ".h5"}) {
+    Model model = models::load_model(kDir + GetParam() + from);
+    for (const std::string ext : {".keras", ".h5"}) {
+      model.save(dir.file("again" + ext));
+      Model again = models::load_model(dir.file("again" + ext));
+      expect_predicts_golden(again, GetParam(), "Strata's " + GetParam() + ext + " (from " + from + ")");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, MultiHeadAttentionFiles,
+                         ::testing::Values("transformer_block", "mha_scores", "einsum_dense"));
+
+}  // namespace
+}  // namespace strata
