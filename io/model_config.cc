@@ -34,9 +34,9 @@ json shapes_json(const std::vector<KerasTensor>& ins) {
 // {"args": [q, v, k]} (Keras 3) or [[q, 0, 0, {"value": v, "key": k}]] (tf.keras).
 bool takes_separate_tensors(const std::string& class_name) { return class_name == "MultiHeadAttention"; }
 
-// The keyword arguments that carry such a layer's later tensors, in call order.
+// The keyword arguments that carry such a layer's tensors, in call order.
 const std::vector<std::string>& tensor_keywords() {
-  static const std::vector<std::string> keywords{"value", "key"};
+  static const std::vector<std::string> keywords{"query", "value", "key"};
   return keywords;
 }
 
@@ -203,13 +203,15 @@ void collect_keras3_tensors(const json& v, std::vector<TensorRef>& out, const st
 }
 
 // The input tensors of one inbound node, in either dialect.
-std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
+// `separate`: the layer takes its tensors as separate arguments (takes_separate_tensors),
+// which may be passed by keyword: mha(x, value=y), mha(query=x, value=y, key=z).
+std::vector<TensorRef> node_inputs(const json& node, const std::string& where, bool separate) {
   std::vector<TensorRef> out;
   if (node.is_object()) {  // Keras 3 {"args": [...], "kwargs": {...}}
     collect_keras3_tensors(node.value("args", json::array()), out, where);
     json kwargs = node.value("kwargs", json::object());
-    if (kwargs.is_object()) {
-      for (const auto& keyword : tensor_keywords()) {  // mha(q, value=v, key=k)
+    if (separate && kwargs.is_object()) {
+      for (const auto& keyword : tensor_keywords()) {
         if (!kwargs.contains(keyword)) continue;
         collect_keras3_tensors(kwargs[keyword], out, where);
         kwargs.erase(keyword);
@@ -229,7 +231,7 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where) {
   if (!node.empty() && node[0].is_string()) return {ref_from_triple(node, where)};
   for (const auto& t : node) out.push_back(ref_from_triple(t, where));
   // tf.keras's MultiHeadAttention: [["q", 0, 0, {"value": ["v", 0, 0], "key": ...}]].
-  if (node.size() == 1 && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
+  if (separate && node.size() == 1 && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
     for (const auto& keyword : tensor_keywords()) {
       if (node[0][3].contains(keyword)) out.push_back(ref_from_triple(node[0][3][keyword], where));
     }
@@ -300,7 +302,8 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.arguments.push_back(node_arguments(node, layer));
       if (!tf_op) {
-        p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'"));
+        p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'",
+                                      takes_separate_tensors(entry.value("class_name", ""))));
         continue;
       }
       std::vector<TensorRef> refs;
@@ -541,8 +544,8 @@ json to_keras2_config(const json& v) {
         // separate tensors has one reference, its later tensors among those arguments.
         json kwargs = node.value("kwargs", json::object());
         if (separate) {
-          for (std::size_t i = 1; i < found.size() && i <= tensor_keywords().size(); ++i) {
-            kwargs[tensor_keywords()[i - 1]] = json::array({found[i].layer, found[i].node, found[i].index});
+          for (std::size_t i = 1; i < found.size() && i < tensor_keywords().size(); ++i) {
+            kwargs[tensor_keywords()[i]] = json::array({found[i].layer, found[i].node, found[i].index});
           }
           if (found.size() > 1) found.resize(1);
         }

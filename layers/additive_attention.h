@@ -17,7 +17,8 @@ struct AdditiveAttentionOptions {  // Keras signature order
   static constexpr auto keras_fields() {
     using O = AdditiveAttentionOptions;
     return std::tuple{keras_field("use_scale", &O::use_scale), keras_field("dropout", &O::dropout),
-                      keras_field("seed", &O::seed)};
+                      keras_field("seed", &O::seed),
+                      keras_refused("causal", "false").because("tf.keras's causal config; call with use_causal_mask").unwritten()};
   }
 };
 

@@ -10,8 +10,9 @@
 namespace strata::layers {
 
 namespace {
-// What Keras subtracts from the scores of hidden keys (float32; 65504 for float16).
-constexpr float kHiddenScore = 1.0e9f;
+// What Keras's Attention subtracts from the scores of hidden keys (float32; 65504 for
+// float16); MultiHeadAttention instead puts -1e9 in their place.
+constexpr float kHiddenScorePenalty = 1.0e9f;
 }  // namespace
 
 AttentionImpl::AttentionImpl(AttentionOptions o, std::string class_name)
@@ -88,7 +89,7 @@ std::vector<Output> AttentionImpl::call_masked(Graph& graph, const std::vector<O
     Output causal = ops::causal_mask(s);
     visible = visible.valid() ? ops::mul(visible, causal) : causal;
   }
-  if (visible.valid()) s = ops::sub(s, ops::mul(ops::sub(1.f, visible), kHiddenScore));
+  if (visible.valid()) s = ops::sub(s, ops::mul(ops::sub(1.f, visible), kHiddenScorePenalty));
   Output weights = ops::softmax(s, -1);
   if (options.dropout > 0.0) {
     weights = ops::dropout(weights, static_cast<float>(options.dropout), seed, static_cast<std::uint64_t>(current_call));

@@ -33,7 +33,9 @@ struct AttentionOptions {  // Keras signature order
   static constexpr auto keras_fields() {
     using O = AttentionOptions;
     return std::tuple{keras_field("use_scale", &O::use_scale), keras_field("score_mode", &O::score_mode),
-                      keras_field("dropout", &O::dropout), keras_field("seed", &O::seed)};
+                      keras_field("dropout", &O::dropout), keras_field("seed", &O::seed),
+                      // tf.keras <= 2.9 kept causality in the config; Keras passes it with the call.
+                      keras_refused("causal", "false").because("tf.keras's causal config; call with use_causal_mask").unwritten()};
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "core/error.h"
 #include "core/ops.h"
@@ -93,6 +94,10 @@ EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, Ein
       options(std::move(o)),
       letters(EinsumEquation::parse(equation)) {
   activations::validate(options.activation);
+  if (letters.output[0] != letters.input[0]) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "': the output's first letter must be the input's (the batch)");
+  }
+  if (options.bias_axes && options.bias_axes->empty()) throw ValueError("bias_axes is empty: name the output letters the bias spans, or pass none");
   if (options.bias_axes) {
     for (char c : *options.bias_axes) {
       if (!has(letters.output, c)) {
@@ -153,11 +158,19 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     kernel_dims.push_back(d);
     (kept ? fan_out : fan_in) *= d;
   }
-  // Keras computes the kernel's fans from its input (summed) and output (kept) axes, as for
-  // a (fan_in, fan_out) Dense kernel: drawn in that shape, the values are laid out as the
-  // kernel's (the draws are independent).
-  kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
-  kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
+  // Keras gives a variance-scaling initializer (Glorot, He, LeCun) the kernel's fans from
+  // its input (summed) and output (kept) axes, as for a (fan_in, fan_out) Dense kernel:
+  // drawn in that shape, the values are laid out as the kernel's (each draw independent).
+  // Other initializers draw in the kernel's own shape.
+  static const std::set<std::string> kVarianceScaling{"VarianceScaling", "GlorotUniform", "GlorotNormal",
+                                                       "HeUniform",       "HeNormal",      "LecunUniform",
+                                                       "LecunNormal"};
+  if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
+    kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
+    kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
+  } else {
+    kernel = add_weight("kernel", Shape(kernel_dims), options.kernel_initializer);
+  }
   if (options.bias_axes) {
     std::size_t first = letters.output.size();
     for (char c : *options.bias_axes) first = std::min(first, letters.output.find(c));

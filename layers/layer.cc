@@ -162,6 +162,8 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
     throw ShapeError(where + " cannot be called on input of shape " + shapes_of(specs) + ": " + e.what());
   } catch (const ValueError& e) {
     throw ValueError(where + ": " + e.what());
+  } catch (const NotImplementedError& e) {
+    throw NotImplementedError(where + ": " + e.what());
   }
   auto call = std::make_shared<LayerCall>(LayerCall{*this, inputs, out_specs, layer.recorded_calls++, arguments});
   std::vector<KerasTensor> outs;

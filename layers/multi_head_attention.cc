@@ -13,8 +13,9 @@ namespace strata::layers {
 
 namespace {
 
-// What Keras's masked softmax puts in place of a hidden score.
-constexpr float kHiddenScore = -1.0e9f;
+// What Keras's masked Softmax puts in place of a hidden score (Attention instead
+// subtracts 1e9 from it, layers/attention.cc).
+constexpr float kHiddenScoreValue = -1.0e9f;
 
 // A projection sublayer, built at once on `input`.
 std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
@@ -43,12 +44,16 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int
       key_dim(key_dim_),
       options(std::move(o)),
       seed(options.seed ? *options.seed : next_seed()) {
-  if (num_heads <= 0) throw ValueError("Invalid value for argument `num_heads`. Expected a positive integer. Received: num_heads=" + std::to_string(num_heads));
-  if (key_dim <= 0) throw ValueError("Invalid value for argument `key_dim`. Expected a positive integer. Received: key_dim=" + std::to_string(key_dim));
-  if (options.value_dim && *options.value_dim <= 0) {
-    throw ValueError("Invalid value for argument `value_dim`. Expected a positive integer. Received: value_dim=" +
-                     std::to_string(*options.value_dim));
-  }
+  auto positive = [](const char* argument, std::int64_t value) {
+    if (value <= 0) {
+      throw ValueError(std::string("Invalid value for argument `") + argument +
+                       "`. Expected a positive integer. Received: " + argument + "=" + std::to_string(value));
+    }
+  };
+  positive("num_heads", num_heads);
+  positive("key_dim", key_dim);
+  if (options.value_dim) positive("value_dim", *options.value_dim);
+  if (options.output_shape && options.output_shape->rank() == 0) options.output_shape.reset();  // Keras: [] is None
   if (options.dropout < 0.0 || options.dropout >= 1.0) {
     throw ValueError("dropout must be in [0, 1), got " + std::to_string(options.dropout));
   }
@@ -83,12 +88,18 @@ void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& inputs) {
   }
   const std::int64_t value_dim = options.value_dim.value_or(key_dim);
   const std::int64_t out_dim = options.output_shape ? (*options.output_shape)[0] : query.shape[2];
-  // Sublayer names carry this layer's, so their weights are "<name>/query/kernel" as in Keras.
-  query_dense = projection(name + "/query", "abc,cde->abde", Shape{kUnknownDim, num_heads, key_dim}, "de", options, query);
-  key_dense = projection(name + "/key", "abc,cde->abde", Shape{kUnknownDim, num_heads, key_dim}, "de", options, key);
-  value_dense = projection(name + "/value", "abc,cde->abde", Shape{kUnknownDim, num_heads, value_dim}, "de", options, value);
-  output_dense = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
-                            TensorSpec{Shape{query.shape[0], query.shape[1], num_heads, value_dim}, DType::float32});
+  // Sublayer names carry this layer's, so their weights are "<name>/query/kernel" as in
+  // Keras. All four are made before any is kept: a failed build leaves none.
+  const std::string projects = "abc,cde->abde";
+  auto q = projection(name + "/query", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, query);
+  auto k = projection(name + "/key", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, key);
+  auto v = projection(name + "/value", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, value);
+  auto o = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
+                      TensorSpec{Shape{query.shape[0], query.shape[1], num_heads, value_dim}, DType::float32});
+  query_dense = std::move(q);
+  key_dense = std::move(k);
+  value_dense = std::move(v);
+  output_dense = std::move(o);
 }
 
 std::vector<Output> MultiHeadAttentionImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -115,7 +126,7 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
   if (inputs.size() > 2 && mask_of(2).valid()) both(ops::expand_dims(mask_of(2), -2));
   if (argument("use_causal_mask")) both(ops::causal_mask(scores));
   if (visible.valid() && visible.shape().rank() == 3) visible = ops::expand_dims(visible, -3);
-  if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScore));
+  if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScoreValue));
   Output weights = ops::softmax(scores, -1);
   // Keras computes these two ways: with dropout or returned scores, through its Softmax
   // layer, which gives a row with every key hidden (a hidden query) zeros; otherwise

@@ -6,6 +6,9 @@
 // same when Strata saves them.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "io/model_config.h"
 #include "io/saving.h"
 #include "keras_test_util.h"
 #include "test_util.h"
@@ -49,6 +52,28 @@ TEST_P(MultiHeadAttentionFiles, SavedByStrataTheyComeBackTheSame) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, MultiHeadAttentionFiles,
                          ::testing::Values("transformer_block", "mha_scores", "einsum_dense"));
+
+// Keras writes a call by keyword as it was made: mha(query=x, value=x) is a node with no
+// positional arguments and the tensors among its kwargs. Such a file loads as the
+// positional one does.
+TEST(MultiHeadAttentionFiles, ACallByKeywordLoadsAsThePositionalOne) {
+  Model positional = models::load_model(kDir + "transformer_block.keras");
+  nlohmann::json config = nlohmann::json::parse(models::to_json(positional));
+  bool rewritten = false;
+  for (auto& layer : config["config"]["layers"]) {
+    if (layer["class_name"] != "MultiHeadAttention") continue;
+    nlohmann::json& node = layer["inbound_nodes"][0];
+    ASSERT_EQ(node["args"].size(), 2u);
+    node["kwargs"]["query"] = node["args"][0];
+    node["kwargs"]["value"] = node["args"][1];
+    node["args"] = nlohmann::json::array();
+    rewritten = true;
+  }
+  ASSERT_TRUE(rewritten);
+  Model by_keyword = models::model_from_json(config.dump());
+  by_keyword.set_weights(positional.get_weights());
+  expect_predicts_golden(by_keyword, "transformer_block", "called by keyword");
+}
 
 }  // namespace
 }  // namespace strata

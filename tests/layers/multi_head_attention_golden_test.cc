@@ -8,6 +8,7 @@
 
 #include "golden_json.h"
 #include "layer_golden_case.h"
+#include "io/layer_config.h"
 #include "layers/einsum_dense.h"
 #include "layers/input_layer.h"
 #include "layers/multi_head_attention.h"
@@ -53,8 +54,16 @@ TEST(MultiHeadAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
   EXPECT_THROW_WITH(layers::EinsumDense("...b,bc->...c", Shape{4}), NotImplementedError, "ellipses");
   EXPECT_THROW_WITH(layers::EinsumDense("abc,acd->abd", Shape{3, 4}), NotImplementedError, "batched kernel");
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4, 2})(Input({3})), ValueError, "output_shape (4, 2) gives 2");
-  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3)({Input({2, 3, 6}), Input({2, 3, 6})}), NotImplementedError,
-                    "(batch, T, dim)");
+  EXPECT_THROW_WITH(layers::EinsumDense("abc,cd->bad", Shape{3, 5}), NotImplementedError, "the batch");
+  EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4}, {.bias_axes = ""}), ValueError, "bias_axes is empty");
+  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3, {.name = "mha"})({Input({2, 3, 6}), Input({2, 3, 6})}),
+                    NotImplementedError, "MultiHeadAttention 'mha'", "(batch, T, dim)");
+  // A build that fails part way (the key's dim unknown) leaves no projection behind.
+  layers::MultiHeadAttention half(2, 3);
+  EXPECT_THROW(half({Input({3, 6}), Input({4, 6}), Input({4, kUnknownDim})}), ShapeError);
+  EXPECT_TRUE(half.weights().empty());
+  EXPECT_THROW_WITH(io::layer_from_config(ordered_json{{"class_name", "Attention"}, {"config", {{"causal", true}}}}, {}),
+                    NotImplementedError, "'causal' = true", "use_causal_mask");
   EXPECT_THROW_WITH(layers::MultiHeadAttention(0, 3), ValueError, "num_heads");
   EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3).call_with({Input({3, 6}), Input({3, 6})}, {{"training", true}}),
                     ValueError, "takes no call argument 'training'");
