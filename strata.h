@@ -3,6 +3,7 @@
 
 #include "core/autodiff.h"
 #include "core/device.h"
+#include "core/eager.h"
 #include "core/check_gradients.h"
 #include "core/error.h"
 #include "core/graph.h"

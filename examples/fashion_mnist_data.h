@@ -19,13 +19,8 @@ inline TutorialData load_fashion_mnist(const std::string& data_dir, std::int64_t
                                        std::int64_t test_samples = 0, bool channel_axis = false) {
   auto data = datasets::fashion_mnist::load_data(data_dir);
   auto prepare = [&](const Tensor& raw, const Tensor& labels, std::int64_t keep, Tensor& x, Tensor& y) {
-    x = raw.clone();
-    for (float& v : x.values<float>()) v /= 255.0f;
-    if (channel_axis) {
-      auto d = x.shape().dims();
-      d.push_back(1);
-      x = x.reshaped(Shape(d));
-    }
+    x = raw / 255.f;  // keras.ops-style eager ops (core/eager.h)
+    if (channel_axis) x = ops::expand_dims(x, -1);
     y = labels;
     if (keep > 0 && keep < x.shape()[0]) {
       x = x.slice_rows(0, keep);

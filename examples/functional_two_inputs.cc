@@ -19,34 +19,20 @@ struct Inputs {
   Tensor image, profile;
 };
 
-// Pixels to 0..1 with a channel axis, and the row/column means of each image.
+// Pixels to 0..1 with a channel axis, and the row/column means of each image, with
+// keras.ops-style eager ops (core/eager.h).
 Inputs prepare(const Tensor& raw) {
-  const std::int64_t n = raw.shape()[0];
-  Tensor image = raw.clone();
-  for (float& v : image.values<float>()) v /= 255.0f;
-  Tensor profile(Shape{n, 56});
-  const float* px = image.data<float>();
-  float* pp = profile.data<float>();
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (int r = 0; r < 28; ++r) {
-      for (int c = 0; c < 28; ++c) {
-        float v = px[(i * 28 + r) * 28 + c] / 28.0f;
-        pp[i * 56 + r] += v;
-        pp[i * 56 + 28 + c] += v;
-      }
-    }
-  }
-  return {image.reshaped(Shape{n, 28, 28, 1}), profile};
+  const Tensor image = raw / 255.f;
+  const Tensor profile = ops::concatenate({ops::mean(image, {2}), ops::mean(image, {1})}, 1);  // (N, 28 + 28)
+  return {ops::expand_dims(image, -1), profile};
 }
 
 // 1 for footwear (classes 5 sandal, 7 sneaker, 9 ankle boot), else 0; shape (N, 1).
 Tensor footwear(const Tensor& labels) {
-  Tensor out(Shape{labels.shape()[0], 1});
-  for (std::int64_t i = 0; i < labels.size(); ++i) {
-    int label = static_cast<int>(labels.item(i));
-    out.data<float>()[i] = (label == 5 || label == 7 || label == 9) ? 1.f : 0.f;
-  }
-  return out;
+  const Tensor classes = ops::one_hot(labels, 10);  // (N, 10)
+  const Tensor is_footwear = ops::slice(classes, {0, 5}, {-1, 1}) + ops::slice(classes, {0, 7}, {-1, 1}) +
+                             ops::slice(classes, {0, 9}, {-1, 1});
+  return is_footwear;
 }
 
 }  // namespace

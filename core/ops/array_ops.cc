@@ -22,12 +22,13 @@ std::vector<std::int64_t> strides_of(const Dims& d) {
   return s;
 }
 
-// Copies the box `box` from src (dims sd, starting at so) to dst (dims dd, starting at do_).
-void copy_box(const float* src, const Dims& sd, const Dims& so, float* dst, const Dims& dd, const Dims& do_,
-              const Dims& box) {
+// Copies the box `box` from src (dims sd, starting at so) to dst (dims dd, starting at
+// do_), elements of `element` bytes (any dtype).
+void copy_box(const char* src, const Dims& sd, const Dims& so, char* dst, const Dims& dd, const Dims& do_,
+              const Dims& box, std::size_t element) {
   const int rank = static_cast<int>(box.size());
   if (rank == 0) {
-    *dst = *src;
+    std::memcpy(dst, src, element);
     return;
   }
   for (auto b : box) {
@@ -46,7 +47,8 @@ void copy_box(const float* src, const Dims& sd, const Dims& so, float* dst, cons
         soff += (idx + so[i]) * ss[i];
         doff += (idx + do_[i]) * ds[i];
       }
-      std::memcpy(dst + doff, src + soff, static_cast<std::size_t>(inner) * sizeof(float));
+      std::memcpy(dst + static_cast<std::size_t>(doff) * element, src + static_cast<std::size_t>(soff) * element,
+                  static_cast<std::size_t>(inner) * element);
     }
   }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(1, inner)));
 }
@@ -147,16 +149,17 @@ void register_array_ops(OpRegistry& r) {
            const Tensor& x = ctx.input(0);
            Tensor& y = ctx.output(0);
            std::fill_n(y.data<float>(), y.size(), 0.f);
-           copy_box(x.data<float>(), x.shape().dims(), Dims(x.rank(), 0), y.data<float>(), y.shape().dims(),
-                    vec(ctx.node.attrs, "before"), x.shape().dims());
+           copy_box(static_cast<const char*>(x.raw_data()), x.shape().dims(), Dims(x.rank(), 0),
+                    static_cast<char*>(y.raw_data()), y.shape().dims(), vec(ctx.node.attrs, "before"), x.shape().dims(),
+                    sizeof(float));
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{crop(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
          }});
+  // crop and concat move elements of any dtype (eager slicing and joining of labels).
   r.add({.name = "crop",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
-           expect_float_input(ctx, 0);
            const Dims &b = vec(ctx.attrs, "before"), &a = vec(ctx.attrs, "after");
            check_per_axis(ctx, b, a);
            Dims d = ctx.inputs[0].shape.dims();
@@ -168,13 +171,14 @@ void register_array_ops(OpRegistry& r) {
                                 std::to_string(i) + " of " + ctx.inputs[0].shape.to_string());
              }
            }
-           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+           return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);
            Tensor& y = ctx.output(0);
-           copy_box(x.data<float>(), x.shape().dims(), vec(ctx.node.attrs, "before"), y.data<float>(),
-                    y.shape().dims(), Dims(y.rank(), 0), y.shape().dims());
+           copy_box(static_cast<const char*>(x.raw_data()), x.shape().dims(), vec(ctx.node.attrs, "before"),
+                    static_cast<char*>(y.raw_data()), y.shape().dims(), Dims(y.rank(), 0), y.shape().dims(),
+                    size_of(x.dtype()));
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pad(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
@@ -240,7 +244,10 @@ void register_array_ops(OpRegistry& r) {
            const int axis = first.normalize_axis(static_cast<int>(ctx.attrs.get<std::int64_t>("axis")));
            Dims d = first.dims();
            for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
-             expect_float_input(ctx, i);
+             if (ctx.inputs[i].dtype != ctx.inputs[0].dtype) {
+               throw ValueError("concat: inputs must have one dtype, got " + to_string(ctx.inputs[0].dtype) + " and " +
+                                to_string(ctx.inputs[i].dtype));
+             }
              const Shape& s = ctx.inputs[i].shape;
              bool ok = s.rank() == first.rank();
              for (int a = 0; ok && a < s.rank(); ++a) {
@@ -254,15 +261,15 @@ void register_array_ops(OpRegistry& r) {
              if (i > 0) d[axis] = (d[axis] == kUnknownDim || s.dims()[axis] == kUnknownDim) ? kUnknownDim
                                                                                           : d[axis] + s.dims()[axis];
            }
-           return std::vector<TensorSpec>{{Shape(d), DType::float32}};
+           return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
            Tensor& y = ctx.output(0);
            const int axis = y.shape().normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
            Dims offset(y.rank(), 0);
            for (const Tensor* x : ctx.inputs) {
-             copy_box(x->data<float>(), x->shape().dims(), Dims(x->rank(), 0), y.data<float>(), y.shape().dims(),
-                      offset, x->shape().dims());
+             copy_box(static_cast<const char*>(x->raw_data()), x->shape().dims(), Dims(x->rank(), 0),
+                      static_cast<char*>(y.raw_data()), y.shape().dims(), offset, x->shape().dims(), size_of(x->dtype()));
              offset[axis] += x->shape().dims()[axis];
            }
          },

@@ -22,6 +22,7 @@ void register_pool_ops(OpRegistry& registry);
 void register_array_ops(OpRegistry& registry);
 void register_batch_matmul_ops(OpRegistry& registry);
 void register_causal_mask_ops(OpRegistry& registry);
+void register_one_hot_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -39,6 +40,7 @@ inline void register_all(OpRegistry& registry) {
   register_array_ops(registry);
   register_batch_matmul_ops(registry);
   register_causal_mask_ops(registry);
+  register_one_hot_ops(registry);
 }
 
 }  // namespace strata::ops
