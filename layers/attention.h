@@ -10,8 +10,9 @@
 // query's. Call arguments: return_attention_scores (a second output, the weights) and
 // use_causal_mask.
 //
-//   auto [out, scores] = ... Attention()({q, v}, {.return_attention_scores = true,
-//                                                 .use_causal_mask = true});
+//   auto outs = layers::Attention()({q, v}, {.return_attention_scores = true,
+//                                            .use_causal_mask = true});
+//   // outs[0]: (batch, Tq, value_dim); outs[1]: the weights, (batch, Tq, Tv)
 #pragma once
 
 #include <cstdint>
