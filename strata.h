@@ -11,6 +11,7 @@
 #include "core/program.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/ops/one_hot.h"
 #include "core/ops/pool_ops.h"
 #include "core/rng.h"
 #include "core/shape.h"

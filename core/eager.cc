@@ -61,6 +61,12 @@ Tensor sub(float a, const Tensor& b) { return unary(b, [a](Output x) { return su
 Tensor mul(const Tensor& a, float b) { return unary(a, [b](Output x) { return mul(x, b); }); }
 Tensor div(const Tensor& a, float b) { return unary(a, [b](Output x) { return div(x, b); }); }
 Tensor div(float a, const Tensor& b) { return unary(b, [a](Output x) { return div(a, x); }); }
+Tensor maximum(const Tensor& a, float b) {
+  return with_scalar(a, b, [](Output x, Output y) { return maximum(x, y); });
+}
+Tensor minimum(const Tensor& a, float b) {
+  return with_scalar(a, b, [](Output x, Output y) { return minimum(x, y); });
+}
 
 Tensor equal(const Tensor& a, const Tensor& b) { return binary(a, b, [](Output x, Output y) { return equal(x, y); }); }
 Tensor not_equal(const Tensor& a, const Tensor& b) {
@@ -81,6 +87,15 @@ Tensor greater(const Tensor& a, float b) {
   return with_scalar(a, b, [](Output x, Output y) { return greater(x, y); });
 }
 Tensor less(const Tensor& a, float b) { return with_scalar(a, b, [](Output x, Output y) { return less(x, y); }); }
+Tensor not_equal(const Tensor& a, float b) {
+  return with_scalar(a, b, [](Output x, Output y) { return not_equal(x, y); });
+}
+Tensor greater_equal(const Tensor& a, float b) {
+  return with_scalar(a, b, [](Output x, Output y) { return greater_equal(x, y); });
+}
+Tensor less_equal(const Tensor& a, float b) {
+  return with_scalar(a, b, [](Output x, Output y) { return less_equal(x, y); });
+}
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return run_eagerly({cond, a, b}, [](Graph&, const std::vector<Output>& in) { return where(in[0], in[1], in[2]); });
 }

@@ -33,6 +33,8 @@ Tensor sub(float a, const Tensor& b);
 Tensor mul(const Tensor& a, float b);
 Tensor div(const Tensor& a, float b);
 Tensor div(float a, const Tensor& b);
+Tensor maximum(const Tensor& a, float b);  // maximum(x, 0.f) clamps below, as keras.ops
+Tensor minimum(const Tensor& a, float b);
 
 // Comparisons: float32 1 where true, 0 where false.
 Tensor equal(const Tensor& a, const Tensor& b);
@@ -42,8 +44,11 @@ Tensor greater_equal(const Tensor& a, const Tensor& b);
 Tensor less(const Tensor& a, const Tensor& b);
 Tensor less_equal(const Tensor& a, const Tensor& b);
 Tensor equal(const Tensor& a, float b);
+Tensor not_equal(const Tensor& a, float b);
 Tensor greater(const Tensor& a, float b);
+Tensor greater_equal(const Tensor& a, float b);
 Tensor less(const Tensor& a, float b);
+Tensor less_equal(const Tensor& a, float b);
 // a where cond != 0, else b (broadcast).
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 

@@ -32,6 +32,15 @@ TEST(Eager, ComparisonsAreZeroOrOne) {
   EXPECT_TRUE(tensors_near(ops::greater(a, 2.f), tensor<float>({4}, {0, 0, 1, 1})));
   EXPECT_TRUE(tensors_near(ops::less_equal(a, tensor<float>({4}, {1, 1, 4, 4})), tensor<float>({4}, {1, 0, 1, 1})));
   EXPECT_TRUE(tensors_near(ops::where(ops::equal(a, 3.f), a, ops::neg(a)), tensor<float>({4}, {-1, -2, 3, -4})));
+  EXPECT_TRUE(tensors_near(ops::not_equal(a, 2.f), tensor<float>({4}, {1, 0, 1, 1})));
+  EXPECT_TRUE(tensors_near(ops::greater_equal(a, 2.f), tensor<float>({4}, {0, 1, 1, 1})));
+  EXPECT_TRUE(tensors_near(ops::less_equal(a, 2.f), tensor<float>({4}, {1, 1, 0, 0})));
+}
+
+TEST(Eager, MaximumAndMinimumWithAScalarClamp) {
+  const Tensor x = tensor<float>({4}, {-2, -0.5f, 0.5f, 3});
+  EXPECT_TRUE(tensors_near(ops::maximum(x, 0.f), tensor<float>({4}, {0, 0, 0.5f, 3})));
+  EXPECT_TRUE(tensors_near(ops::minimum(x, 1.f), tensor<float>({4}, {-2, -0.5f, 0.5f, 1})));
 }
 
 TEST(Eager, ReductionsMeanAndPopulationStd) {
