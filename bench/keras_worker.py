@@ -37,9 +37,16 @@ class Bench:
                             L.Conv2D(64, 3, activation="relu"), L.MaxPooling2D(2), L.Flatten(),
                             L.Dropout(0.5), L.Dense(classes)],
             "dense": lambda: [L.Dense(units)],
+            "transformer": lambda: None,
         }[kind]()
         shape = tuple(w["sample_shape"])
-        self.model = keras.Sequential([keras.Input(shape=shape)] + body)
+        if kind == "transformer":
+            x = keras.Input(shape=shape)
+            attended = L.MultiHeadAttention(num_heads=units, key_dim=shape[1] // units)(x, x)
+            normed = L.LayerNormalization()(L.Add()([x, attended]))
+            self.model = keras.Model(x, L.Dense(classes)(L.GlobalAveragePooling1D()(normed)))
+        else:
+            self.model = keras.Sequential([keras.Input(shape=shape)] + body)
         if kind == "dense":
             self.model.compile(optimizer=keras.optimizers.SGD(learning_rate=w["learning_rate"]), loss="mse")
         else:

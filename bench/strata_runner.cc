@@ -1,5 +1,5 @@
 // Strata's side of the suite, written against the public model API a user would use
-// (ARCHITECTURE.md): Sequential + compile + train_on_batch / predict_on_batch, and
+// (ARCHITECTURE.md): Sequential (a functional Model for the transformer) + compile + train_on_batch / predict_on_batch, and
 // predict_on_batch on a (1, ...) tensor for one sample. Also the GEMM peak as Strata's
 // cpu::gemm and Eigen's own threaded product reach it.
 #include <strata/strata.h>
@@ -28,7 +28,17 @@ Tensor rows_of(const std::vector<T>& src, std::int64_t first, std::int64_t rows,
   return t;
 }
 
-Sequential build(const Workload& w) {
+// The transformer workload's encoder block (Keras's text-classification tutorial's
+// TransformerBlock without its feed-forward half): self-attention, a residual sum and
+// layer normalization, then mean pooling over time and a classifier.
+Model transformer_block(const KerasTensor& input, const Workload& w) {
+  const std::int64_t dim = w.sample_shape[1];
+  const KerasTensor attended = layers::MultiHeadAttention(w.units, dim / w.units)({input, input})[0];
+  const KerasTensor normed = layers::LayerNormalization()(layers::Add()({input, attended})[0]);
+  return Model(input, layers::Dense(w.classes)(layers::GlobalAveragePooling1D()(normed)));
+}
+
+Model build(const Workload& w) {
   const KerasTensor input = layers::Input(Shape(w.sample_shape));
   switch (w.kind) {
     case Kind::mlp:
@@ -44,6 +54,8 @@ Sequential build(const Workload& w) {
                          layers::Dropout(0.5), layers::Dense(w.classes)});
     case Kind::dense:
       return Sequential({input, layers::Dense(w.units)});
+    case Kind::transformer:
+      return transformer_block(input, w);
   }
   return Sequential({input});
 }
@@ -87,7 +99,7 @@ class StrataRunner : public Runner {
   }
 
  private:
-  Sequential model_;
+  Model model_;
   std::vector<Tensor> x_, y_, singles_;
 };
 

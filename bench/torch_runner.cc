@@ -38,6 +38,15 @@ struct Net : torch::nn::Module {
       case Kind::dense:
         head = register_module("head", torch::nn::Linear(w.units, w.units));
         break;
+      case Kind::transformer: {
+        const std::int64_t dim = w.sample_shape[1];
+        attention = register_module("attention",
+                                    torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(dim, w.units)));
+        // Keras's LayerNormalization epsilon.
+        norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(1e-3)));
+        head = register_module("head", torch::nn::Linear(dim, w.classes));
+        break;
+      }
     }
   }
 
@@ -58,6 +67,12 @@ struct Net : torch::nn::Module {
         return head(drop(x.flatten(1)));
       case Kind::dense:
         return head(x);
+      case Kind::transformer: {
+        // torch's attention takes (time, batch, dim); the scores are not returned, as in Keras.
+        torch::Tensor t = x.transpose(0, 1);
+        torch::Tensor attended = std::get<0>(attention->forward(t, t, t, {}, /*need_weights=*/false));
+        return head(norm(x + attended.transpose(0, 1)).mean(1));
+      }
     }
     return x;
   }
@@ -67,6 +82,8 @@ struct Net : torch::nn::Module {
   torch::nn::LSTM lstm{nullptr};
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::Dropout drop{nullptr};
+  torch::nn::MultiheadAttention attention{nullptr};
+  torch::nn::LayerNorm norm{nullptr};
 };
 
 // libtorch's tensor shape for `rows` samples: NCHW for the cnn (NHWC with C = 1 is the

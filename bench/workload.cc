@@ -49,7 +49,7 @@ double Workload::predict_flops_per_sample() const {
 }
 
 std::string Workload::to_json() const {
-  static const char* kKinds[] = {"mlp", "lstm", "bilstm", "cnn", "dense"};
+  static const char* kKinds[] = {"mlp", "lstm", "bilstm", "cnn", "dense", "transformer"};
   std::ostringstream s;
   s << "{\"name\": \"" << name << "\", \"kind\": \"" << kKinds[static_cast<int>(kind)] << "\", \"sample_shape\": [";
   for (std::size_t i = 0; i < sample_shape.size(); ++i) s << (i ? ", " : "") << sample_shape[i];
@@ -59,7 +59,7 @@ std::string Workload::to_json() const {
   return s.str();
 }
 
-std::vector<std::string> workload_names() { return {"mlp", "lstm", "bilstm", "cnn", "dense4096"}; }
+std::vector<std::string> workload_names() { return {"mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer"}; }
 
 Workload make_workload(const std::string& name, int threads, bool quick) {
   Workload w;
@@ -90,8 +90,14 @@ Workload make_workload(const std::string& name, int threads, bool quick) {
     w.batch_size = quick ? 128 : 512;
     w.learning_rate = 1e-3;
     full_batches = 4;
+  } else if (name == "transformer") {  // issue #15: one attention block, 64 steps x 64 features
+    w.kind = Kind::transformer;
+    w.sample_shape = {64, 64};
+    w.units = 4;  // heads of 16
+    w.batch_size = 32;
+    full_batches = 20;
   } else {
-    throw std::invalid_argument("unknown workload '" + name + "' (known: mlp, lstm, bilstm, cnn, dense4096)");
+    throw std::invalid_argument("unknown workload '" + name + "' (known: mlp, lstm, bilstm, cnn, dense4096, transformer)");
   }
   w.samples = w.batch_size * (quick ? 2 : full_batches);
   return w;

@@ -15,7 +15,7 @@ namespace strata::bench {
 // How many distinct batch-1 inputs predict_one() cycles through.
 inline constexpr std::int64_t kSingleRows = 64;
 
-enum class Kind { mlp, lstm, bilstm, cnn, dense };
+enum class Kind { mlp, lstm, bilstm, cnn, dense, transformer };
 
 // One model, its data shape and its training set-up. Every framework builds the same
 // model from this:
@@ -25,12 +25,14 @@ enum class Kind { mlp, lstm, bilstm, cnn, dense };
 //   cnn:    Conv2D(32,3,relu)-MaxPool2-Conv2D(64,3,relu)-MaxPool2-Flatten-Dropout(0.5)-
 //           Dense(classes) on (28, 28, 1)
 //   dense:  one linear Dense(units) on (units,), MSE against random targets, plain SGD
+//   transformer: x + MultiHeadAttention(heads = units, key_dim = dim / units)(x, x),
+//           LayerNormalization, GlobalAveragePooling1D, Dense(classes) on (timesteps, dim)
 // Classifiers train with Adam and sparse categorical crossentropy from logits.
 struct Workload {
-  std::string name;  // "mlp", "lstm", "bilstm", "cnn", "dense4096"
+  std::string name;  // "mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer"
   Kind kind = Kind::mlp;
   std::vector<std::int64_t> sample_shape;  // one input sample, without the batch axis
-  std::int64_t units = 0;
+  std::int64_t units = 0;  // attention heads for the transformer
   std::int64_t classes = 10;  // unused by dense
   std::int64_t batch_size = 0;
   std::int64_t samples = 0;  // whole batches only
