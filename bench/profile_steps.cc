@@ -45,8 +45,13 @@ Workload make_workload(const std::string& name) {
                      layers::MaxPooling2D(2), layers::Conv2D(64, 3, {.activation = "relu"}),
                      layers::MaxPooling2D(2), layers::Flatten(), layers::Dropout(0.5), layers::Dense(10)}),
          Shape{28, 28, 1}, 128};
+  } else if (name == "transformer") {  // the suite's: 64 steps x 64 features, 4 heads of 16
+    const KerasTensor x = layers::Input({64, 64});
+    const KerasTensor attended = layers::MultiHeadAttention(4, 16)({x, x})[0];
+    const KerasTensor normed = layers::LayerNormalization()(layers::Add()({x, attended})[0]);
+    w = {Model(x, layers::Dense(10)(layers::GlobalAveragePooling1D()(normed))), Shape{64, 64}, 32};
   } else {
-    throw ValueError("--model must be mlp, lstm, bilstm or cnn, got '" + name + "'");
+    throw ValueError("--model must be mlp, lstm, bilstm, cnn or transformer, got '" + name + "'");
   }
   w.model.compile({.optimizer = adam(), .loss = loss()});
   return w;
@@ -69,7 +74,7 @@ int main(int argc, char** argv) {
   int threads = 1;
   bool predict_one = false;
   examples::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
-  flags.add("model", &model_name, "mlp, lstm, bilstm or cnn")
+  flags.add("model", &model_name, "mlp, lstm, bilstm, cnn or transformer")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training");

@@ -212,6 +212,31 @@ void register_array_ops(OpRegistry& r) {
            const Dims& od = y.shape().dims();
            const float* px = x.data<float>();
            float* py = y.data<float>();
+           if (rank > 1 && perm[rank - 1] == rank - 1) {
+             // The last axis stays last (attention's head split and merge): copy whole rows,
+             // walking the output's other axes.
+             const std::int64_t row = od[rank - 1];
+             const int outer_rank = rank - 1;
+             cpu::parallel_for(row ? y.size() / row : 0, [&](std::int64_t b, std::int64_t e) {
+               Dims idx(outer_rank, 0);
+               std::int64_t rem = b, off = 0;
+               for (int i = outer_rank - 1; i >= 0; --i) {
+                 idx[i] = rem % od[i];
+                 rem /= od[i];
+                 off += idx[i] * in_stride[i];
+               }
+               for (std::int64_t r = b; r < e; ++r) {
+                 std::copy_n(px + off, row, py + r * row);
+                 for (int i = outer_rank - 1; i >= 0; --i) {
+                   off += in_stride[i];
+                   if (++idx[i] < od[i]) break;
+                   off -= in_stride[i] * od[i];
+                   idx[i] = 0;
+                 }
+               }
+             }, cpu::threshold_for(row));
+             return;
+           }
            cpu::parallel_for(y.size(), [&](std::int64_t b, std::int64_t e) {
              Dims idx(rank, 0);
              std::int64_t rem = b, off = 0;

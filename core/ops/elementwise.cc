@@ -115,7 +115,21 @@ void binary_kernel(KernelContext& ctx, F f) {
         ob += idx * sb[d];
       }
       float* orow = po + row * inner;
-      for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(pa[oa + j * ia_step], pb[ob + j * ib_step]);
+      const float* ra = pa + oa;
+      const float* rb = pb + ob;
+      // The common steps get loops the compiler vectorizes: both operands along the row,
+      // or one of them a column held for the row (a keepdims reduction, a norm).
+      if (ia_step == 1 && ib_step == 1) {
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j], rb[j]);
+      } else if (ia_step == 1 && ib_step == 0) {
+        const float vb = *rb;
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j], vb);
+      } else if (ia_step == 0 && ib_step == 1) {
+        const float va = *ra;
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(va, rb[j]);
+      } else {
+        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j * ia_step], rb[j * ib_step]);
+      }
     }
   }, cpu::threshold_for(inner));
 }

@@ -450,6 +450,31 @@ const std::map<std::string, OpCase>& op_table() {
     t["matmul"].gradient_checks = matmul_cases();
     t["softmax"].gradient_checks = softmax_cases(false);
     t["log_softmax"].gradient_checks = softmax_cases(true);
+    // softmax_grad against the composed y * (g - sum(g * y)), and differentiated through
+    // both inputs (what a second derivative of softmax takes).
+    t["softmax_grad"].gradient_checks = {
+        {"(3, 4, 5) axis -1",
+         [](Graph& g, const std::vector<Output>& x) {
+           return g.add("softmax_grad", {x[0], ops::softmax(x[1], -1)}, Attrs{{"axis", std::int64_t{-1}}});
+         },
+         {uniform({3, 4, 5}, -1.f, 1.f, 31), uniform({3, 4, 5}, -2.f, 2.f, 32)},
+         [](const std::vector<Tensor>& x) {
+           const Tensor y = ref_softmax(x[1], -1, false);
+           Tensor out(y.shape());
+           for (std::int64_t lane = 0; lane < 12; ++lane) {
+             float s = 0.f;
+             for (int k = 0; k < 5; ++k) s += x[0].data<float>()[lane * 5 + k] * y.data<float>()[lane * 5 + k];
+             for (int k = 0; k < 5; ++k) {
+               out.data<float>()[lane * 5 + k] = y.data<float>()[lane * 5 + k] * (x[0].data<float>()[lane * 5 + k] - s);
+             }
+           }
+           return out;
+         }},
+        {"(4, 3, 2) axis 1",
+         [](Graph& g, const std::vector<Output>& x) {
+           return g.add("softmax_grad", {x[0], ops::softmax(x[1], 1)}, Attrs{{"axis", std::int64_t{1}}});
+         },
+         {uniform({4, 3, 2}, -1.f, 1.f, 33), uniform({4, 3, 2}, -2.f, 2.f, 34)}}};
     // Keras's sparsemax jumps where the support changes: lanes chosen 0.18 or more away from
     // any change, so finite differences see the smooth piece.
     t["sparsemax"].gradient_checks = {
