@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/hdf5.h"
 #include "io/layer_config.h"
 #include "io/model_config.h"
 #include "io/saving.h"
@@ -168,6 +169,39 @@ TEST(Conv3DConfigs, TransposedConvolutionsRefuseGroupsAndBadOutputPadding) {
                     NotImplementedError, "groups");
   EXPECT_THROW_WITH(from("Conv1DTranspose", R"({"name": "t", "filters": 2, "kernel_size": 3, "strides": 2,
       "output_padding": 2})"), ValueError, "output_padding", "strictly less than strides");
+}
+
+// A Keras 2 .h5 written by the Theano backend holding one layer of `cls` whose kernel
+// (2, 1, 2, 1, 1) is 1, 2, 3, 4.
+std::string theano_h5(const testing::ScratchDir& dir, const std::string& cls) {
+  const std::string path = dir.file(cls + ".h5");
+  io::h5::File f(path, io::h5::File::Mode::create);
+  f.write_string_attribute("keras_version", "2.2.4");
+  f.write_string_attribute("backend", "theano");
+  f.write_string_attribute("model_config", R"({"class_name": "Sequential", "config": {"name": "s",
+      "layers": [{"class_name": ")" + cls + R"(", "config": {"name": "c", "filters": 1,
+      "kernel_size": [2, 1, 2], "use_bias": false, "batch_input_shape": [null, 2, 1, 2, 1]}}]}})");
+  auto mw = f.create_group("model_weights");
+  mw.write_string_list_attribute("layer_names", {"c"});
+  mw.write_string_attribute("backend", "theano");
+  auto g = mw.create_group("c");
+  g.write_string_list_attribute("weight_names", {"c/kernel:0"});
+  Tensor k(Shape{2, 1, 2, 1, 1});
+  auto v = k.values<float>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i + 1);
+  g.create_dataset("c/kernel:0", k);
+  f.close();
+  return path;
+}
+
+// Keras 2's loader flips Theano's Conv3D kernels along their spatial axes and leaves
+// Conv3DTranspose's as they are (its list of classes to flip does not name it).
+TEST(Conv3DConfigs, TheanoConv3DKernelsAreFlippedBackAndConv3DTransposeKernelsAreNot) {
+  testing::ScratchDir dir;
+  Model conv = models::load_model(theano_h5(dir, "Conv3D"));
+  EXPECT_EQ(conv.get_layer("c").get_weights()[0].to_vector<float>(), (std::vector<float>{4, 3, 2, 1}));
+  Model deconv = models::load_model(theano_h5(dir, "Conv3DTranspose"));
+  EXPECT_EQ(deconv.get_layer("c").get_weights()[0].to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
 }
 
 }  // namespace
