@@ -25,6 +25,11 @@ std::vector<Output> Pooling3DImpl::call(Graph&, const std::vector<Output>& input
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
   const std::int64_t d = x.shape()[1], h = x.shape()[2], w = x.shape()[3], c = x.shape()[4];
   const IntTriple& s = *options.strides;
+  if (options.padding == "valid" && (d < pool_size.first || h < pool_size.second || w < pool_size.third)) {
+    throw ShapeError("pool_size (" + std::to_string(pool_size.first) + ", " + std::to_string(pool_size.second) + ", " +
+                     std::to_string(pool_size.third) + ") is larger than the input's (depth, rows, cols) (" +
+                     std::to_string(d) + ", " + std::to_string(h) + ", " + std::to_string(w) + ")");
+  }
   auto [pf, pk] = padding_amounts(options.padding, d, pool_size.first, s.first, 1);
   auto [pt, pb] = padding_amounts(options.padding, h, pool_size.second, s.second, 1);
   auto [pl, pr] = padding_amounts(options.padding, w, pool_size.third, s.third, 1);

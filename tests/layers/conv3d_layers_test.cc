@@ -91,7 +91,7 @@ TEST(Conv1DTranspose, OutputLengthFollowsKerasForEachPadding) {
 
 TEST(MaxPooling3D, RefusesAPoolDeeperThanTheInput) {
   EXPECT_THROW_WITH(MaxPooling3D({3, 1, 1}, {.name = "p"})(Input({2, 4, 4, 1})), ShapeError, "MaxPooling3D 'p'",
-                    "(None, 2, 4, 4, 1)");
+                    "(None, 2, 4, 4, 1)", "pool_size (3, 1, 1) is larger than the input's (depth, rows, cols) (2, 4, 4)");
 }
 
 TEST(AveragePooling3D, StridesDefaultToThePoolSize) {
