@@ -102,7 +102,8 @@ def cases():
                                                               activation="relu"), (2, 3, 6, 4, 2)))
     c.append(run_case("conv3d_groups2_tanh", L.Conv3D(4, 2, groups=2, activation="tanh"), (2, 3, 3, 3, 4)))
     # Keras 3.15.1 on TensorFlow 2.21 adds a channels_first Conv3D's bias along the last
-    # axis when that axis has `filters` elements (its XLA path): widths here avoid it.
+    # axis when that axis has `filters` elements (input (2, 2, 3, 4, 3), 3 filters): widths
+    # here avoid it.
     c.append(run_case("conv3d_channels_first", L.Conv3D(3, 2, padding="same", data_format="channels_first"),
                       (2, 2, 3, 4, 5)))
     c.append(run_case("conv3d_no_bias", L.Conv3D(2, (1, 2, 2), use_bias=False), (2, 2, 3, 3, 3)))
