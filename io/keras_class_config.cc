@@ -76,15 +76,20 @@ std::string string_value(const std::string& where, const FieldSpec& f, const jso
   }
 }
 
-// Keras 2's nested padding: n, [rows, cols] (each symmetric) or [[top, bottom], [left, right]].
+// Nested padding amounts, f.arity / 2 axes (ZeroPadding2D: 2, ZeroPadding3D: 3): n, one
+// symmetric amount per axis ([rows, cols]) or a pair per axis ([[top, bottom], [left, right]]).
 std::vector<std::int64_t> pairs(const std::string& where, const FieldSpec& f, const json& v) {
-  if (v.is_array() && v.size() == 2 && v[0].is_array()) {
-    std::vector<std::int64_t> out = int_tuple(where, f, 2, v[0]);
-    for (auto x : int_tuple(where, f, 2, v[1])) out.push_back(x);
+  const int axes = f.arity / 2;
+  if (v.is_array() && v.size() == static_cast<std::size_t>(axes) && v[0].is_array()) {
+    std::vector<std::int64_t> out;
+    for (const auto& axis : v) {
+      for (auto x : int_tuple(where, f, 2, axis)) out.push_back(x);
+    }
     return out;
   }
-  const std::vector<std::int64_t> sym = int_tuple(where, f, 2, v);
-  return {sym[0], sym[0], sym[1], sym[1]};
+  std::vector<std::int64_t> out;
+  for (auto x : int_tuple(where, f, axes, v)) out.insert(out.end(), {x, x});
+  return out;
 }
 
 void check_at_least(const std::string& where, const FieldSpec& f, const json& v,
@@ -181,8 +186,11 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
             return v[0];
           if (f.kind == ValueKind::shape && f.spelling != Spelling::dims)
             return shape_to_json(Shape(v));
-          if (f.spelling == Spelling::pairs)
-            return json::array({json::array({v.at(0), v.at(1)}), json::array({v.at(2), v.at(3)})});
+          if (f.spelling == Spelling::pairs) {
+            json nested = json::array();
+            for (std::size_t i = 0; i + 1 < v.size(); i += 2) nested.push_back(json::array({v[i], v[i + 1]}));
+            return nested;
+          }
           const bool all_equal = std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end();
           if (f.spelling == Spelling::compact && !v.empty() &&
               (f.kind == ValueKind::int_tuple ? all_equal : v.size() == 1))

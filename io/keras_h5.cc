@@ -27,7 +27,8 @@ int major_of(const std::string& version) {
 
 // Keras 2 files written by the Theano backend hold convolution kernels flipped along their
 // spatial axes (Theano convolves where TensorFlow correlates); Keras 2's loader flips them
-// back for Conv1D/2D/3D and Conv2DTranspose (convert_kernel, keras-spec §2). So do we.
+// back for Conv1D/2D/3D and Conv2DTranspose (convert_kernel, keras-spec §2). So do we;
+// like Keras 2, not for Conv3DTranspose (nor Conv1DTranspose, which Keras 2 never had).
 void flip_spatial_axes(Variable& kernel) {
   const auto dims = kernel.shape().dims();
   if (dims.size() < 3 || kernel.dtype() != DType::float32) return;

@@ -1,30 +1,12 @@
 #include "layers/conv2d_transpose.h"
 
-#include <algorithm>
-
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
+#include "layers/conv_transpose_utils.h"
 
 namespace strata::layers {
-
-namespace {
-
-// Output length of the transposed convolution and the padding of the forward
-// convolution it is the gradient of.
-struct TransposeAxis {
-  std::int64_t out, before, after;
-};
-TransposeAxis transpose_axis(const std::string& padding, std::int64_t in, std::int64_t k, std::int64_t s,
-                             std::int64_t d) {
-  const std::int64_t eff = (k - 1) * d + 1;
-  if (padding == "valid") return {(in - 1) * s + std::max(eff, s), 0, 0};
-  auto [before, after] = padding_amounts("same", in * s, k, s, d);
-  return {in * s, before, after};
-}
-
-}  // namespace
 
 Conv2DTransposeImpl::Conv2DTransposeImpl(std::int64_t filters_, IntPair kernel_size_, Conv2DTransposeOptions options_)
     : LayerImpl("Conv2DTranspose", options_.name), filters(filters_), kernel_size(kernel_size_),

@@ -26,19 +26,26 @@ GlobalMaxPooling1D::GlobalMaxPooling1D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalMaxPooling1D", true, 1, std::move(o))) {}
 GlobalMaxPooling2D::GlobalMaxPooling2D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalMaxPooling2D", true, 2, std::move(o))) {}
+GlobalMaxPooling3D::GlobalMaxPooling3D(GlobalPoolingOptions o)
+    : Layer(std::make_shared<GlobalPoolingImpl>("GlobalMaxPooling3D", true, 3, std::move(o))) {}
 GlobalAveragePooling1D::GlobalAveragePooling1D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalAveragePooling1D", false, 1, std::move(o))) {}
 GlobalAveragePooling2D::GlobalAveragePooling2D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalAveragePooling2D", false, 2, std::move(o))) {}
+GlobalAveragePooling3D::GlobalAveragePooling3D(GlobalPoolingOptions o)
+    : Layer(std::make_shared<GlobalPoolingImpl>("GlobalAveragePooling3D", false, 3, std::move(o))) {}
 
 namespace {
 const bool registered = [] {
   register_keras_class(describe_layer<GlobalMaxPooling1D>("GlobalMaxPooling1D", &GlobalPoolingImpl::options));
   register_keras_class(describe_layer<GlobalMaxPooling2D>("GlobalMaxPooling2D", &GlobalPoolingImpl::options));
+  register_keras_class(describe_layer<GlobalMaxPooling3D>("GlobalMaxPooling3D", &GlobalPoolingImpl::options));
   register_keras_class(
       describe_layer<GlobalAveragePooling1D>("GlobalAveragePooling1D", &GlobalPoolingImpl::options));
   register_keras_class(
       describe_layer<GlobalAveragePooling2D>("GlobalAveragePooling2D", &GlobalPoolingImpl::options));
+  register_keras_class(
+      describe_layer<GlobalAveragePooling3D>("GlobalAveragePooling3D", &GlobalPoolingImpl::options));
   return true;
 }();
 }  // namespace

@@ -1,4 +1,4 @@
-// Global pooling: GlobalMaxPooling1D/2D, GlobalAveragePooling1D/2D reduce every spatial
+// Global pooling: GlobalMaxPooling1D/2D/3D, GlobalAveragePooling1D/2D/3D reduce every spatial
 // axis; keepdims keeps them as size 1.
 #pragma once
 
@@ -38,6 +38,10 @@ class GlobalMaxPooling2D : public Layer {
  public:
   explicit GlobalMaxPooling2D(GlobalPoolingOptions options = {});
 };
+class GlobalMaxPooling3D : public Layer {
+ public:
+  explicit GlobalMaxPooling3D(GlobalPoolingOptions options = {});
+};
 class GlobalAveragePooling1D : public Layer {
  public:
   explicit GlobalAveragePooling1D(GlobalPoolingOptions options = {});
@@ -45,6 +49,10 @@ class GlobalAveragePooling1D : public Layer {
 class GlobalAveragePooling2D : public Layer {
  public:
   explicit GlobalAveragePooling2D(GlobalPoolingOptions options = {});
+};
+class GlobalAveragePooling3D : public Layer {
+ public:
+  explicit GlobalAveragePooling3D(GlobalPoolingOptions options = {});
 };
 
 }  // namespace strata::layers

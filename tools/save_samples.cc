@@ -27,8 +27,11 @@
 #include "layers/batch_normalization.h"
 #include "layers/concatenate.h"
 #include "layers/conv1d.h"
+#include "layers/conv1d_transpose.h"
 #include "layers/conv2d.h"
 #include "layers/conv2d_transpose.h"
+#include "layers/conv3d.h"
+#include "layers/conv3d_transpose.h"
 #include "layers/cropping.h"
 #include "layers/dense.h"
 #include "layers/depthwise_conv2d.h"
@@ -41,11 +44,14 @@
 #include "layers/layer_normalization.h"
 #include "layers/merge.h"
 #include "layers/multi_head_attention.h"
+#include "layers/padding3d.h"
 #include "layers/pooling.h"
+#include "layers/pooling3d.h"
 #include "layers/reshape.h"
 #include "layers/separable_conv2d.h"
 #include "layers/unit_normalization.h"
 #include "layers/upsampling.h"
+#include "layers/upsampling3d.h"
 #include "layers/zero_padding.h"
 #include "models/sequential.h"
 #include "optimizers/optimizers.h"
@@ -153,6 +159,31 @@ std::vector<Sample> samples() {
     h = layers::Subtract()(std::vector<KerasTensor>{p, q})[0];
     Model m(x, layers::GlobalMaxPooling1D()(h), {.name = "conv1d_ln"});
     out.push_back({"conv1d_ln", m, {{2, 12, 3}}});
+  }
+  {
+    // The 3-D family and the transposed convolutions with output_padding.
+    auto x = Input({6, 6, 6, 2});
+    auto h = layers::Conv3D(4, 3, {.padding = "same", .activation = "relu"})(x);
+    h = layers::MaxPooling3D(2)(h);
+    h = layers::ZeroPadding3D({{1, 0}, {0, 1}, {1, 1}})(h);
+    h = layers::Conv3DTranspose(3, 3, {.strides = {2, 1, 2}, .padding = "same",
+                                       .output_padding = layers::IntTriple{1, 0, 1}})(h);
+    h = layers::Cropping3D({1, 0, 2})(h);
+    h = layers::AveragePooling3D(2, {.strides = layers::IntTriple{2, 1, 1}, .padding = "same"})(h);
+    h = layers::UpSampling3D({1, 2, 1})(h);
+    h = layers::Conv3D(3, 2, {.data_format = "channels_first", .groups = 1})(h);
+    auto g = layers::Concatenate()(std::vector<KerasTensor>{layers::GlobalAveragePooling3D()(h),
+                                                            layers::GlobalMaxPooling3D()(h)})[0];
+    Model m(x, layers::Dense(2)(g), {.name = "conv3d_family"});
+    out.push_back({"conv3d_family", m, {{2, 6, 6, 6, 2}}});
+  }
+  {
+    auto x = Input({7, 3});
+    auto h = layers::Conv1DTranspose(4, 3, {.strides = 2, .padding = "same", .output_padding = 1,
+                                            .activation = "relu"})(x);
+    h = layers::Conv1DTranspose(2, 2, {.data_format = "channels_first", .dilation_rate = 2})(h);
+    Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "conv1d_transpose"});
+    out.push_back({"conv1d_transpose", m, {{3, 7, 3}}});
   }
   {
     // The activation and preprocessing classes, Normalization adapted.
