@@ -138,10 +138,12 @@ int main(int argc, char** argv) {
   std::int64_t embed_dim = 32;
   std::int64_t num_heads = 2;
   std::int64_t ff_dim = 32;
+  double dropout = 0.1;
+  bool shuffle = true;
   int seed = 1;
   int verbose = 2;
   std::string data_dir = "/usr/share/games/fortunes";
-  std::string save;
+  std::string save, initial;
   examples::Flags flags("Classifies fortunes (computers, politics, science) with a Transformer encoder block.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
@@ -150,6 +152,9 @@ int main(int argc, char** argv) {
       .add("embed_dim", &embed_dim, "embedding size of tokens and positions")
       .add("num_heads", &num_heads, "attention heads")
       .add("ff_dim", &ff_dim, "hidden units of the feed-forward network")
+      .add("dropout", &dropout, "dropout rate of every Dropout layer")
+      .add("shuffle", &shuffle, "shuffle the training data every epoch")
+      .add("initial", &initial, "start from the weights of this model file instead of random ones")
       .add("seed", &seed, "random seed (weights, dropout, shuffling)")
       .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
       .add("data_dir", &data_dir, "where the fortune collections are")
@@ -173,20 +178,21 @@ int main(int argc, char** argv) {
     auto positions = Input({maxlen}, {.dtype = DType::int32, .name = "positions"});
     const KerasTensor embedded = layers::Add()({layers::Embedding(vocab_size, embed_dim)(tokens),
                                                 layers::Embedding(maxlen, embed_dim)(positions)})[0];
-    KerasTensor x = transformer_block(embedded, embed_dim, num_heads, ff_dim, 0.1);
+    KerasTensor x = transformer_block(embedded, embed_dim, num_heads, ff_dim, dropout);
     x = layers::GlobalAveragePooling1D()(x);
-    x = layers::Dropout(0.1)(x);
+    x = layers::Dropout(dropout)(x);
     x = layers::Dense(20, {.activation = "relu"})(x);
-    x = layers::Dropout(0.1)(x);
+    x = layers::Dropout(dropout)(x);
     const KerasTensor probabilities = layers::Dense(static_cast<std::int64_t>(kCollections.size()),
                                                     {.activation = "softmax"})(x);
     Model model({tokens, positions}, {probabilities});
+    if (!initial.empty()) model.load_weights(initial);
     if (verbose) model.summary();
 
     model.compile({.optimizer = optimizers::Adam(),
                    .loss = losses::SparseCategoricalCrossentropy(),
                    .metrics = {"accuracy"}});
-    model.fit({x_train, p_train}, {y_train}, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
+    model.fit({x_train, p_train}, {y_train}, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose, .shuffle = shuffle});
     const auto scores = model.evaluate({x_test, p_test}, {y_test}, {.verbose = 0});
     std::printf("test accuracy: %.4f  test loss: %.4f\n", scores.at("accuracy"), scores.at("loss"));
 

@@ -90,9 +90,9 @@ def build(vocab_size, maxlen, embed_dim, num_heads, ff_dim, rate=0.1):
     ffn = L.Dropout(rate)(L.Dense(embed_dim)(L.Dense(ff_dim, activation="relu")(out1)))
     x = L.LayerNormalization(epsilon=1e-6)(L.Add()([out1, ffn]))
     x = L.GlobalAveragePooling1D()(x)
-    x = L.Dropout(0.1)(x)
+    x = L.Dropout(rate)(x)
     x = L.Dense(20, activation="relu")(x)
-    x = L.Dropout(0.1)(x)
+    x = L.Dropout(rate)(x)
     return keras.Model([tokens, positions], L.Dense(len(COLLECTIONS), activation="softmax")(x))
 
 
@@ -116,6 +116,9 @@ def main():
     p.add_argument("--embed_dim", type=int, default=32)
     p.add_argument("--num_heads", type=int, default=2)
     p.add_argument("--ff_dim", type=int, default=32)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--shuffle", type=int, default=1)
+    p.add_argument("--initial", default="", help="start from this model file's weights")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data_dir", default="/usr/share/games/fortunes")
     p.add_argument("--check", default="")
@@ -129,9 +132,12 @@ def main():
     p_train = np.tile(np.arange(a.maxlen, dtype=np.int32), (len(x_train), 1))
     p_test = np.tile(np.arange(a.maxlen, dtype=np.int32), (len(x_test), 1))
     print(f"{len(x_train)} training and {len(x_test)} test fortunes, {len(index)} words in the vocabulary")
-    model = build(a.vocab_size, a.maxlen, a.embed_dim, a.num_heads, a.ff_dim)
+    model = build(a.vocab_size, a.maxlen, a.embed_dim, a.num_heads, a.ff_dim, a.dropout)
+    if a.initial:
+        model.set_weights(keras.models.load_model(a.initial).get_weights())
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
-    model.fit([x_train, p_train], np.array(y_train), batch_size=a.batch_size, epochs=a.epochs, verbose=2)
+    model.fit([x_train, p_train], np.array(y_train), batch_size=a.batch_size, epochs=a.epochs, verbose=2,
+              shuffle=bool(a.shuffle))
     loss, accuracy = model.evaluate([x_test, p_test], np.array(y_test), verbose=0)
     print(f"test accuracy: {accuracy:.4f}  test loss: {loss:.4f}")
 
