@@ -132,6 +132,7 @@ KerasTensor transformer_block(const KerasTensor& x, std::int64_t embed_dim, std:
 
 int main(int argc, char** argv) {
   int epochs = 10;
+  std::int64_t train_samples = 0;
   std::int64_t batch_size = 32;
   std::int64_t vocab_size = 5000;
   std::int64_t maxlen = 64;
@@ -147,6 +148,7 @@ int main(int argc, char** argv) {
   examples::Flags flags("Classifies fortunes (computers, politics, science) with a Transformer encoder block.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
+      .add("train_samples", &train_samples, "train on the first N training fortunes only (0 = all)")
       .add("vocab_size", &vocab_size, "token ids, padding and out-of-vocabulary included")
       .add("maxlen", &maxlen, "tokens read per fortune")
       .add("embed_dim", &embed_dim, "embedding size of tokens and positions")
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
       .add("ff_dim", &ff_dim, "hidden units of the feed-forward network")
       .add("dropout", &dropout, "dropout rate of every Dropout layer")
       .add("shuffle", &shuffle, "shuffle the training data every epoch")
-      .add("initial", &initial, "start from the weights of this model file instead of random ones")
+      .add("initial", &initial, "start from the weights of this saved model (same settings) instead of random ones")
       .add("seed", &seed, "random seed (weights, dropout, shuffling)")
       .add("verbose", &verbose, "0 silent, 1 progress bar, 2 one line per epoch")
       .add("data_dir", &data_dir, "where the fortune collections are")
@@ -166,10 +168,15 @@ int main(int argc, char** argv) {
     Split train, test;
     load_split(data_dir, train, test);
     const auto vocabulary = make_vocabulary(train, vocab_size);
-    const Tensor x_train = encode(train, vocabulary, maxlen), x_test = encode(test, vocabulary, maxlen);
-    const Tensor p_train = positions_for(x_train.shape()[0], maxlen), p_test = positions_for(x_test.shape()[0], maxlen);
-    const Tensor y_train = Tensor::from_vector(Shape{x_train.shape()[0]}, train.labels);
+    Tensor x_train = encode(train, vocabulary, maxlen);
+    const Tensor x_test = encode(test, vocabulary, maxlen);
+    Tensor y_train = Tensor::from_vector(Shape{x_train.shape()[0]}, train.labels);
+    if (train_samples > 0 && train_samples < x_train.shape()[0]) {
+      x_train = x_train.slice_rows(0, train_samples);
+      y_train = y_train.slice_rows(0, train_samples);
+    }
     const Tensor y_test = Tensor::from_vector(Shape{x_test.shape()[0]}, test.labels);
+    const Tensor p_train = positions_for(x_train.shape()[0], maxlen), p_test = positions_for(x_test.shape()[0], maxlen);
     std::printf("%lld training and %lld test fortunes, %zu words in the vocabulary\n",
                 static_cast<long long>(x_train.shape()[0]), static_cast<long long>(x_test.shape()[0]),
                 vocabulary.size());
@@ -186,7 +193,7 @@ int main(int argc, char** argv) {
     const KerasTensor probabilities = layers::Dense(static_cast<std::int64_t>(kCollections.size()),
                                                     {.activation = "softmax"})(x);
     Model model({tokens, positions}, {probabilities});
-    if (!initial.empty()) model.load_weights(initial);
+    if (!initial.empty()) model.set_weights(models::load_model(initial).get_weights());
     if (verbose) model.summary();
 
     model.compile({.optimizer = optimizers::Adam(),
