@@ -2,9 +2,10 @@
 // (tests/reference/make_attention_mask_goldens.py: tests/data/attention_masks/):
 // MultiHeadAttention with attention_mask from an Input, the causal mask and an
 // Embedding's mask; Attention with mask=[q_mask, v_mask], AdditiveAttention with
-// mask=[None, v_mask], MultiHeadAttention with value_mask and key_mask. They load from
-// .keras and .h5, predict what Keras predicted, come back the same from Strata's files,
-// and Strata writes the masks where Keras does.
+// mask=[None, v_mask], MultiHeadAttention with value_mask and key_mask; and a
+// MultiHeadAttention with attention_mask saved by tf.keras 2. They load, predict what
+// Keras predicted, come back the same from Strata's files, and Strata writes the masks
+// where Keras does.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,17 @@ TEST_P(AttentionMaskFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, AttentionMaskFiles, ::testing::Values("mha_attention_mask", "attention_masks"));
+
+// tf.keras 2 writes the mask among the query reference's kwargs:
+// [["x", 0, 0, {"value": ["v", 0, 0], "attention_mask": ["attention_mask", 0, 0], ...}]].
+TEST(AttentionMaskFiles, ATfKerasFileLoadsAndPredictsWhatTfKerasPredicted) {
+  Model model = models::load_model(kDir + "tf_keras_mha_attention_mask.h5");
+  expect_predicts_golden(model, "tf_keras_mha_attention_mask", "tf.keras .h5");
+  testing::ScratchDir dir;
+  model.save(dir.file("again.h5"));
+  Model again = models::load_model(dir.file("again.h5"));
+  expect_predicts_golden(again, "tf_keras_mha_attention_mask", "Strata's .h5 of tf.keras's");
+}
 
 const nlohmann::json& layer_named(const nlohmann::json& config, const std::string& name) {
   for (const auto& layer : config["config"]["layers"]) {

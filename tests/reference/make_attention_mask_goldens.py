@@ -12,6 +12,9 @@ Writes
   tests/data/attention_masks/<name>.input<i>.npy   (mha_attention_mask, attention_masks),
   tests/data/attention_masks/<name>.output<i>.npy  seeded inputs (batch 3) and Keras's
                                                     predictions
+  tests/data/attention_masks/tf_keras_mha_attention_mask.h5 (and .npy files): a
+                                                    MultiHeadAttention with attention_mask
+                                                    from an Input, saved by tf.keras 2
 
 Each case: seeded standard-normal float32 inputs, "tensor_arguments" (an object, in the
 order Strata's layer lists them: query_mask, value_mask, key_mask, attention_mask for
@@ -29,7 +32,7 @@ check Keras's cast to bool: nonzero is visible).
 The C++ suite reads the JSON and the saved files; it never runs Python. Regenerate with
 exactly:
 
-    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
+    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 tf_keras==2.21.0 h5py
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_attention_mask_goldens.py
 """
 import json
@@ -300,12 +303,40 @@ def saved_models_section():
             m.name, max(float(np.max(np.abs(np.asarray(a) - b))) for a, b in zip(again, ys))))
 
 
+def tf_keras_section():
+    """The same kind of call saved by tf.keras 2 (tf_keras): its .h5 writes the mask as a
+    ["layer", node, index] triple among the query reference's kwargs. (tf.keras's
+    Attention takes bool masks only, which Strata's inputs cannot be, so it has none.)"""
+    import tf_keras as K  # noqa: PLC0415
+    K.backend.clear_session()
+    K.utils.set_random_seed(26)
+    x = K.Input((5, 8), name="x")
+    v = K.Input((6, 8), name="v")
+    am = K.Input((5, 6), name="attention_mask")
+    a = K.layers.MultiHeadAttention(2, 4, name="mha")(x, v, attention_mask=am, use_causal_mask=True)
+    y = K.layers.Dense(2, name="head")(K.layers.Flatten(name="flat")(a))
+    m = K.Model([x, v, am], y, name="tf_keras_mha_attention_mask")
+    mha = m.get_layer("mha")
+    mha.set_weights([(rng.standard_normal(w.shape) * 0.5).astype("float32") for w in mha.get_weights()])
+    am_x = make_mask((3, 5, 6), 0.7).astype("float32")
+    am_x[:, :, 0] = 1.0
+    xs = [make_input((3, 5, 8)), make_input((3, 6, 8)), am_x]
+    y = m.predict(xs, verbose=0)
+    base = os.path.join(MODELS_DIR, m.name)
+    m.save(base + ".h5")
+    for i, x in enumerate(xs):
+        np.save(base + ".input%d.npy" % i, x)
+    np.save(base + ".output0.npy", np.asarray(y, "float32"))
+    print("--- tf.keras %s: wrote %s.h5" % (K.__version__, base))
+
+
 def main():
     keras.utils.set_random_seed(1)
     doc = {"keras_version": keras.__version__, "tensorflow_version": tf.__version__}
     cases = mha_cases() + attention_cases()
     doc["cases"] = cases
     saved_models_section()
+    tf_keras_section()
     with open(OUT, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
