@@ -71,6 +71,20 @@ TEST(AttentionMasks, ATypedCallRecordsTheMasksAsInputsOfTheNode) {
   EXPECT_EQ(a.call()->arguments, (CallArguments{{"query_mask", true}, {"use_causal_mask", true}}));
 }
 
+// docs/attention.md's example, as written there.
+TEST(AttentionMasks, TheDocumentedExampleBuilds) {
+  auto q = layers::Input({5, 8}), v = layers::Input({7, 8});
+  auto attention_mask = layers::Input({5, 7}), q_mask = layers::Input({5}), v_mask = layers::Input({7});
+  auto a = layers::MultiHeadAttention(2, 4)({q, v}, {.attention_mask = attention_mask,
+                                                     .use_causal_mask = true})[0];
+  auto b = layers::MultiHeadAttention(2, 4)({q, v, v}, {.value_mask = v_mask, .key_mask = v_mask})[0];
+  auto c = layers::Attention()({q, v}, {.mask = {q_mask, v_mask}})[0];
+  auto d = layers::AdditiveAttention()({q, v}, {.mask = {KerasTensor(), v_mask}})[0];  // [None, v_mask]
+  Model m({q, v, attention_mask, q_mask, v_mask}, {a, b, c, d});
+  for (const auto& y : {a, b, c, d}) EXPECT_EQ(y.shape(), (Shape{kUnknownDim, 5, 8}));
+  EXPECT_EQ(m.model().inputs.size(), 5u);
+}
+
 TEST(AttentionMasks, AMaskOfAWrongShapeIsAShapeErrorNamingTheLayerAndShapes) {
   auto q = Input({3, 6}), v = Input({5, 4});
   layers::MultiHeadAttention mha(2, 3, {.name = "mha"});
