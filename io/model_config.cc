@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "io/op_layer_config.h"
+#include "layers/call_tensors.h"
 #include "layers/input_layer.h"
 #include "models/sequential.h"
 
@@ -75,6 +76,36 @@ json triple(const std::string& name, int node, int index) {
   return json::array({name, node, index});
 }
 
+// A call's kwargs as Keras writes them: its flags, and its tensor arguments under their
+// keywords (Attention's mask=[q_mask, v_mask] a list, null for a mask not given).
+template <class Ref>
+json node_kwargs(const Layer& layer, const CallArguments& arguments, const CallInputs<KerasTensor>& call,
+                 const Ref& tensor_ref) {
+  json kwargs = json::object();
+  for (const auto& [argument, value] : arguments) {
+    if (!is_tensor_argument(layer.impl(), argument)) kwargs[argument] = value;
+  }
+  const std::vector<TensorArgument> described = tensor_arguments_of(layer.impl());
+  for (const auto& [name, tensor] : call.tensors) {
+    const auto a = std::find_if(described.begin(), described.end(), [&](const auto& d) { return d.name == name; });
+    if (a->list_index < 0) {
+      kwargs[a->keyword] = tensor_ref(tensor);
+      continue;
+    }
+    json& list = kwargs[a->keyword];
+    if (!list.is_array()) {  // as long as the layer's list: every position it describes
+      list = json::array();
+      for (const auto& d : described) {
+        if (d.keyword == a->keyword) {
+          while (static_cast<int>(list.size()) <= d.list_index) list.push_back(nullptr);
+        }
+      }
+    }
+    list[static_cast<std::size_t>(a->list_index)] = tensor_ref(tensor);
+  }
+  return kwargs;
+}
+
 json functional_config(const Model& model) {
   const ModelImpl& m = model.model();
   // Node index of each call: its position among the calls of its layer in this model.
@@ -99,25 +130,26 @@ json functional_config(const Model& model) {
   json layers = json::array();
   for (const auto& layer : keras_layer_order(model)) {
     const auto& calls = calls_of[&layer.impl()];
-    const std::vector<KerasTensor>* first = calls.empty() ? nullptr : &calls[0]->inputs;
-    json obj = object_of(layer, first);
+    // build_config describes the layer's own inputs, not the masks passed with its call.
+    std::vector<KerasTensor> first_inputs;
+    if (!calls.empty()) first_inputs = split_call_inputs(layer.impl(), calls[0]->arguments, calls[0]->inputs).inputs;
+    json obj = object_of(layer, calls.empty() ? nullptr : &first_inputs);
     obj["name"] = layer.name();
     json nodes = json::array();
     for (const LayerCall* c : calls) {
       if (c->inputs.empty()) continue;  // an InputLayer's own node
+      const CallInputs<KerasTensor> call = split_call_inputs(layer.impl(), c->arguments, c->inputs);
       json args = json::array();
       if (is_op_layer(layer)) {
         args = op_layer_args(layer, [&](std::size_t i) { return tensor_ref(c->inputs.at(i)); });
-      } else if (c->inputs.size() == 1 || takes_separate_tensors(layer.class_name())) {
-        for (const auto& t : c->inputs) args.push_back(tensor_ref(t));
+      } else if (call.inputs.size() == 1 || takes_separate_tensors(layer.class_name())) {
+        for (const auto& t : call.inputs) args.push_back(tensor_ref(t));
       } else {
         json list = json::array();
-        for (const auto& t : c->inputs) list.push_back(tensor_ref(t));
+        for (const auto& t : call.inputs) list.push_back(tensor_ref(t));
         args.push_back(list);
       }
-      json kwargs = json::object();
-      for (const auto& [argument, value] : c->arguments) kwargs[argument] = value;
-      nodes.push_back(json{{"args", args}, {"kwargs", kwargs}});
+      nodes.push_back(json{{"args", args}, {"kwargs", node_kwargs(layer, c->arguments, call, tensor_ref)}});
     }
     obj["inbound_nodes"] = nodes;
     layers.push_back(obj);
@@ -202,10 +234,56 @@ void collect_keras3_tensors(const json& v, std::vector<TensorRef>& out, const st
   }
 }
 
-// The input tensors of one inbound node, in either dialect.
-// `separate`: the layer takes its tensors as separate arguments (takes_separate_tensors),
-// which may be passed by keyword: mha(x, value=y), mha(query=x, value=y, key=z).
-std::vector<TensorRef> node_inputs(const json& node, const std::string& where, bool separate) {
+// Moves the tensors of `layer`'s tensor arguments (call_tensors.h: masks) out of a node's
+// kwargs into `out`, in the layer's order, flagging each in `arguments`. Keras 3 refers
+// to them as __keras_tensor__ objects, tf.keras as ["layer", node, index] triples;
+// Attention's mask=[q_mask, v_mask] is a list of them, null for a mask not given.
+void take_tensor_arguments(json& kwargs, const Layer& layer, bool keras3, std::vector<TensorRef>& out,
+                           CallArguments& arguments, const std::string& where) {
+  if (!kwargs.is_object()) return;
+  std::set<std::string> keywords;
+  for (const auto& a : tensor_arguments_of(layer.impl())) {
+    auto it = kwargs.find(a.keyword);
+    if (it == kwargs.end()) continue;
+    keywords.insert(a.keyword);
+    const json* v = &*it;
+    if (a.list_index >= 0) {
+      if (!v->is_array() || static_cast<int>(v->size()) <= a.list_index) continue;
+      v = &(*v)[static_cast<std::size_t>(a.list_index)];
+    }
+    if (v->is_null()) continue;
+    if (keras3) {
+      std::vector<TensorRef> found;
+      collect_keras3_tensors(*v, found, where);
+      if (found.size() != 1) throw ValueError(where + ": '" + a.keyword + "' is not one tensor: " + v->dump());
+      out.push_back(found[0]);
+    } else {
+      out.push_back(ref_from_triple(*v, where));
+    }
+    arguments[a.name] = true;
+  }
+  // What remains of a list is what Strata does not model (Attention's third mask, unused).
+  for (const auto& k : keywords) {
+    json& v = kwargs[k];
+    if (!v.is_array() || v.empty() || v[0].is_string()) {
+      kwargs.erase(k);
+      continue;
+    }
+    for (const auto& a : tensor_arguments_of(layer.impl())) {
+      if (a.keyword == k && a.list_index >= 0 && a.list_index < static_cast<int>(v.size())) {
+        v[static_cast<std::size_t>(a.list_index)] = nullptr;
+      }
+    }
+  }
+}
+
+// The input tensors of one inbound node, in either dialect: the layer's own inputs, then
+// the tensors passed as its call arguments (flagged in `arguments`).
+// A layer that takes separate tensors (takes_separate_tensors) may get them by keyword:
+// mha(x, value=y), mha(query=x, value=y, key=z).
+std::vector<TensorRef> node_inputs(const json& node, const std::string& where, const Layer& layer,
+                                   CallArguments& arguments) {
+  const bool separate = takes_separate_tensors(layer.class_name());
   std::vector<TensorRef> out;
   if (node.is_object()) {  // Keras 3 {"args": [...], "kwargs": {...}}
     collect_keras3_tensors(node.value("args", json::array()), out, where);
@@ -217,12 +295,13 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where, b
         kwargs.erase(keyword);
       }
     }
+    take_tensor_arguments(kwargs, layer, true, out, arguments, where);
     std::vector<TensorRef> in_kwargs;
     collect_keras3_tensors(kwargs, in_kwargs, where);
     if (!in_kwargs.empty()) {
       throw NotImplementedError(
-          where +
-          ": tensors passed as keyword arguments (masks, initial states) are not supported");
+          where + ": tensors passed as keyword arguments " + kwargs.dump().substr(0, 200) +
+          " are not supported (" + layer.class_name() + " takes none, or not these)");
     }
     return out;
   }
@@ -230,11 +309,17 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where, b
   // Keras 2: a list of ["layer", node, index, kwargs]; tf.keras's TFOpLambda writes one bare.
   if (!node.empty() && node[0].is_string()) return {ref_from_triple(node, where)};
   for (const auto& t : node) out.push_back(ref_from_triple(t, where));
+  const bool has_kwargs = !node.empty() && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object();
   // tf.keras's MultiHeadAttention: [["q", 0, 0, {"value": ["v", 0, 0], "key": ...}]].
-  if (separate && node.size() == 1 && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
+  if (separate && node.size() == 1 && has_kwargs) {
     for (const auto& keyword : tensor_keywords()) {
       if (node[0][3].contains(keyword)) out.push_back(ref_from_triple(node[0][3][keyword], where));
     }
+  }
+  // Every reference carries the call's kwargs; the first one's are read.
+  if (has_kwargs) {
+    json kwargs = node[0][3];
+    take_tensor_arguments(kwargs, layer, false, out, arguments, where);
   }
   return out;
 }
@@ -242,7 +327,7 @@ std::vector<TensorRef> node_inputs(const json& node, const std::string& where, b
 // The call arguments of one inbound node that `layer` takes (Attention's
 // use_causal_mask): Keras 3 keeps them in the node's "kwargs", Keras 2 in each input
 // reference's fourth element. Others (training=..., which Strata decides per program)
-// are left out as before.
+// are left out as before; tensor arguments are node_inputs' to read.
 CallArguments node_arguments(const json& node, const Layer& layer) {
   const json* kwargs = nullptr;
   if (node.is_object()) {
@@ -255,6 +340,7 @@ CallArguments node_arguments(const json& node, const Layer& layer) {
   CallArguments out;
   if (!kwargs || !kwargs->is_object()) return out;
   for (const auto& name : layer.impl().call_argument_names()) {
+    if (is_tensor_argument(layer.impl(), name)) continue;
     auto it = kwargs->find(name);
     if (it != kwargs->end() && it->is_boolean()) out[name] = it->get<bool>();
   }
@@ -302,8 +388,7 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.arguments.push_back(node_arguments(node, layer));
       if (!tf_op) {
-        p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'",
-                                      takes_separate_tensors(entry.value("class_name", ""))));
+        p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'", layer, p.arguments.back()));
         continue;
       }
       std::vector<TensorRef> refs;
@@ -511,6 +596,25 @@ json model_to_config(const Model& model, ConfigDialect dialect) {
   return dialect == ConfigDialect::keras2 ? to_keras2_config(obj) : obj;
 }
 
+namespace {
+// Keras 3's __keras_tensor__ objects as tf.keras's ["layer", node, index] triples.
+json keras2_tensor_refs(const json& v) {
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& x : v) out.push_back(keras2_tensor_refs(x));
+    return out;
+  }
+  if (!v.is_object()) return v;
+  if (v.value("class_name", "") == "__keras_tensor__") {
+    const json& h = v["config"]["keras_history"];
+    return json::array({h[0], h[1], h[2]});
+  }
+  json out = json::object();
+  for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = keras2_tensor_refs(it.value());
+  return out;
+}
+}  // namespace
+
 json to_keras2_config(const json& v) {
   if (v.is_array()) {
     json out = json::array();
@@ -540,9 +644,10 @@ json to_keras2_config(const json& v) {
         json refs = json::array();
         std::vector<TensorRef> found;
         collect_keras3_tensors(node.value("args", json::array()), found, "inbound node");
-        // tf.keras gives each input reference the call's keyword arguments; a layer taking
-        // separate tensors has one reference, its later tensors among those arguments.
-        json kwargs = node.value("kwargs", json::object());
+        // tf.keras gives each input reference the call's keyword arguments (tensors among
+        // them as ["layer", node, index]); a layer taking separate tensors has one
+        // reference, its later tensors among those arguments.
+        json kwargs = keras2_tensor_refs(node.value("kwargs", json::object()));
         if (separate) {
           for (std::size_t i = 1; i < found.size() && i < tensor_keywords().size(); ++i) {
             kwargs[tensor_keywords()[i]] = json::array({found[i].layer, found[i].node, found[i].index});

@@ -11,7 +11,8 @@ AdditiveAttentionImpl::AdditiveAttentionImpl(AdditiveAttentionOptions o)
                     "AdditiveAttention"),
       additive_options(std::move(o)) {}
 
-void AdditiveAttentionImpl::build(const std::vector<TensorSpec>& inputs) {
+void AdditiveAttentionImpl::build(const std::vector<TensorSpec>& all) {
+  const auto inputs = split_call_inputs(*this, current_arguments, all).inputs;
   check_inputs(inputs);
   const std::int64_t dim = inputs[0].shape[-1];
   if (dim == kUnknownDim) throw ShapeError("the query's last dim must be known, got " + inputs[0].shape.to_string());
@@ -30,7 +31,7 @@ AdditiveAttention::AdditiveAttention(AdditiveAttentionOptions options)
 
 std::vector<KerasTensor> AdditiveAttention::operator()(const std::vector<KerasTensor>& inputs,
                                                        AttentionCall call) const {
-  return call_with(inputs, attention_call_arguments(call));
+  return call_attention(*this, inputs, call);
 }
 
 namespace {

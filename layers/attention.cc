@@ -27,7 +27,57 @@ AttentionImpl::AttentionImpl(AttentionOptions o, std::string class_name)
 }
 
 std::vector<std::string> AttentionImpl::call_argument_names() const {
-  return {"return_attention_scores", "use_causal_mask"};
+  return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask"};
+}
+
+std::vector<TensorArgument> AttentionImpl::tensor_arguments() const {
+  return {{"query_mask", "mask", 0}, {"value_mask", "mask", 1}};
+}
+
+Output mask_as_visible(Graph& graph, Output mask) {
+  if (mask.dtype() != DType::float32) mask = ops::cast(mask, DType::float32);
+  return ops::not_equal(mask, ops::constant(graph, 0.f));
+}
+
+void check_mask_shape(const std::string& what, const Shape& mask, const Shape& expected, const std::string& meaning) {
+  bool fits = mask.rank() == expected.rank();
+  for (int i = 0; fits && i < mask.rank(); ++i) {
+    const std::int64_t m = mask[i], e = expected[i];
+    fits = m == e || m == 1 || m == kUnknownDim || e == kUnknownDim;
+  }
+  if (!fits) {
+    throw ShapeError(what + " must have the shape " + meaning + " = " + expected.to_string() +
+                     " (or 1 where it broadcasts), got " + mask.to_string());
+  }
+}
+
+namespace {
+// shape without its last dim: a (batch, T, dim) tensor's mask, (batch, T).
+Shape without_last(const Shape& s) {
+  std::vector<std::int64_t> dims;
+  for (int i = 0; i + 1 < s.rank(); ++i) dims.push_back(s[i]);
+  return Shape(dims);
+}
+}  // namespace
+
+std::pair<Output, Output> AttentionImpl::call_masks(Graph& graph, const CallInputs<Output>& call,
+                                                    const std::vector<Output>& masks) const {
+  const Output* query_mask = call.find("query_mask");
+  const Output* value_mask = call.find("value_mask");
+  if (!query_mask && !value_mask) {  // Keras's masks of the inputs
+    return {masks.size() > 0 ? masks[0] : Output{}, masks.size() > 1 ? masks[1] : Output{}};
+  }
+  // An explicit mask=[...] replaces the inputs' masks, both of them, as in Keras.
+  std::pair<Output, Output> out;
+  if (query_mask) {
+    check_mask_shape("query_mask", query_mask->shape(), without_last(call.inputs[0].shape()), "(batch, Tq)");
+    out.first = mask_as_visible(graph, *query_mask);
+  }
+  if (value_mask) {
+    check_mask_shape("value_mask", value_mask->shape(), without_last(call.inputs[1].shape()), "(batch, Tv)");
+    out.second = mask_as_visible(graph, *value_mask);
+  }
+  return out;
 }
 
 void AttentionImpl::check_inputs(const std::vector<TensorSpec>& inputs) const {
@@ -50,7 +100,8 @@ void AttentionImpl::check_inputs(const std::vector<TensorSpec>& inputs) const {
   }
 }
 
-void AttentionImpl::build(const std::vector<TensorSpec>& inputs) {
+void AttentionImpl::build(const std::vector<TensorSpec>& all) {
+  const auto inputs = split_call_inputs(*this, current_arguments, all).inputs;
   check_inputs(inputs);
   if (options.use_scale) scale = add_weight("scale", Shape{}, "ones");
   if (options.score_mode == "concat") concat_score_weight = add_weight("concat_score_weight", Shape{}, "ones");
@@ -71,15 +122,16 @@ std::vector<Output> AttentionImpl::call(Graph& graph, const std::vector<Output>&
   return call_masked(graph, inputs, {});
 }
 
-std::vector<Output> AttentionImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+std::vector<Output> AttentionImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                const std::vector<Output>& masks) {
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const std::vector<Output>& inputs = call.inputs;
   std::vector<TensorSpec> specs;
   for (const auto& in : inputs) specs.push_back(in.spec());
   check_inputs(specs);
   const Output query = inputs[0], value = inputs[1];
   const Output key = inputs.size() > 2 ? inputs[2] : value;
-  const Output query_mask = masks.size() > 0 ? masks[0] : Output{};
-  const Output value_mask = masks.size() > 1 ? masks[1] : Output{};
+  const auto [query_mask, value_mask] = call_masks(graph, call, masks);
 
   Output s = scores(graph, query, key);
   // 1 where a query may see a key: the value mask as (batch, 1, Tv), and with a causal
@@ -100,22 +152,40 @@ std::vector<Output> AttentionImpl::call_masked(Graph& graph, const std::vector<O
   return {out};
 }
 
-std::vector<Output> AttentionImpl::compute_mask(Graph&, const std::vector<Output>&, const std::vector<Output>& masks) {
-  if (masks.empty() || !masks[0].valid()) return {};
-  return {masks[0]};
+std::vector<Output> AttentionImpl::compute_mask(Graph& graph, const std::vector<Output>& all,
+                                                const std::vector<Output>& masks) {
+  // The query's mask: the one passed with the call, else the query input's.
+  const Output query_mask = call_masks(graph, split_call_inputs(*this, current_arguments, all), masks).first;
+  if (!query_mask.valid()) return {};
+  return {query_mask};
 }
 
 Attention::Attention(AttentionOptions options) : Layer(std::make_shared<AttentionImpl>(std::move(options))) {}
 
 std::vector<KerasTensor> Attention::operator()(const std::vector<KerasTensor>& inputs, AttentionCall call) const {
-  return call_with(inputs, attention_call_arguments(call));
+  return call_attention(*this, inputs, call);
 }
 
-CallArguments attention_call_arguments(const AttentionCall& call) {
-  CallArguments out;
-  if (call.return_attention_scores) out["return_attention_scores"] = true;
-  if (call.use_causal_mask) out["use_causal_mask"] = true;
-  return out;
+std::vector<KerasTensor> call_attention(const Layer& layer, const std::vector<KerasTensor>& inputs,
+                                        const AttentionCall& call) {
+  CallArguments arguments;
+  if (call.return_attention_scores) arguments["return_attention_scores"] = true;
+  if (call.use_causal_mask) arguments["use_causal_mask"] = true;
+  std::vector<KerasTensor> all = inputs;
+  if (!call.mask.empty()) {
+    if (call.mask.size() < 2 || call.mask.size() > 3) {
+      throw ValueError(layer.class_name() + " '" + layer.name() +
+                       "' accepts mask list of length 2 or 3 ([query_mask, value_mask]), got " +
+                       std::to_string(call.mask.size()));
+    }
+    const char* names[] = {"query_mask", "value_mask"};
+    for (int i = 0; i < 2; ++i) {
+      if (!call.mask[static_cast<std::size_t>(i)].defined()) continue;
+      all.push_back(call.mask[static_cast<std::size_t>(i)]);
+      arguments[names[i]] = true;
+    }
+  }
+  return layer.call_with(all, arguments);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "layers/call_tensors.h"
 #include "layers/weight_budget.h"
 
 namespace strata {
@@ -122,8 +123,12 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
                                           const CallArguments& arguments) const {
   LayerImpl& layer = impl();
   const std::string where = layer.class_name() + " '" + layer.name + "'";
-  if (!layer.accepts_input_count(inputs.size())) {
-    throw ValueError(where + " cannot take " + std::to_string(inputs.size()) + " inputs");
+  // Tensors passed as call arguments (masks) are the call's last inputs (call_tensors.h).
+  const std::size_t tensor_arguments = tensor_argument_count(layer, arguments);
+  if (tensor_arguments > inputs.size() || !layer.accepts_input_count(inputs.size() - tensor_arguments)) {
+    throw ValueError(where + " cannot take " + std::to_string(inputs.size() - std::min(tensor_arguments, inputs.size())) +
+                     " inputs" +
+                     (tensor_arguments ? " (and " + std::to_string(tensor_arguments) + " tensor call arguments)" : ""));
   }
   const std::vector<std::string> accepted = layer.call_argument_names();
   for (const auto& [name, value] : arguments) {
@@ -142,6 +147,9 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
   std::vector<TensorSpec> out_specs;
   const std::size_t weights_before = layer.weights.size();
   try {
+    // build() may read the arguments too (which inputs are masks).
+    layer.current_call = layer.recorded_calls;
+    layer.current_arguments = arguments;
     if (!layer.built) {
       try {
         layer.build(specs);
@@ -151,8 +159,6 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
       }
       layer.built = true;
     }
-    layer.current_call = layer.recorded_calls;
-    layer.current_arguments = arguments;
     // Trace on a scratch graph: shape errors surface now, at definition.
     Graph scratch;
     std::vector<Output> placeholders;

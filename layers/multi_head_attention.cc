@@ -64,7 +64,12 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int
 }
 
 std::vector<std::string> MultiHeadAttentionImpl::call_argument_names() const {
-  return {"return_attention_scores", "use_causal_mask"};
+  return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};
+}
+
+std::vector<TensorArgument> MultiHeadAttentionImpl::tensor_arguments() const {
+  return {{"query_mask", "query_mask"}, {"value_mask", "value_mask"}, {"key_mask", "key_mask"},
+          {"attention_mask", "attention_mask"}};
 }
 
 std::vector<Layer> MultiHeadAttentionImpl::sublayers() const {
@@ -72,7 +77,8 @@ std::vector<Layer> MultiHeadAttentionImpl::sublayers() const {
   return {Layer(query_dense), Layer(key_dense), Layer(value_dense), Layer(output_dense)};
 }
 
-void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& inputs) {
+void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
+  const std::vector<TensorSpec> inputs = split_call_inputs(*this, current_arguments, all).inputs;
   const TensorSpec& query = inputs[0];
   const TensorSpec& value = inputs[1];
   const TensorSpec& key = inputs.size() > 2 ? inputs[2] : value;
@@ -106,26 +112,66 @@ std::vector<Output> MultiHeadAttentionImpl::call(Graph& graph, const std::vector
   return call_masked(graph, inputs, {});
 }
 
-std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+Output MultiHeadAttentionImpl::visible_mask(Graph& graph, const CallInputs<Output>& call,
+                                            const std::vector<Output>& masks, Output scores) const {
+  const auto& inputs = call.inputs;
+  auto implicit = [&](std::size_t i) { return i < masks.size() && i < inputs.size() ? masks[i] : Output{}; };
+  const Shape& query = inputs[0].shape();
+  const Shape& value = inputs[1].shape();
+  const Shape sequence{value[0], value[1]};  // (batch, S)
+  // A mask passed with the call, else the input's own (Keras fills {name}_mask from the
+  // input's mask only where none was passed). Keras 3.15.1's call then replaces
+  // query_mask by the query's own mask, so a query_mask passed alone does nothing.
+  auto given = [&](const char* name, std::size_t input) -> Output {
+    if (const Output* m = call.find(name)) {
+      check_mask_shape(name, m->shape(), sequence, "(batch, S)");
+      return mask_as_visible(graph, *m);
+    }
+    return implicit(input);
+  };
+  Output query_mask = implicit(0);
+  Output value_mask = given("value_mask", 1);
+  Output key_mask = given("key_mask", 2);
+  // 1 where query t may attend to key s: the query's mask as (batch, T, 1), the value's
+  // and the key's as (batch, 1, S), the causal mask (T, S); one shared by the heads.
+  Output visible;
+  auto both = [&](Output m) { visible = visible.valid() ? ops::mul(visible, m) : m; };
+  if (query_mask.valid()) both(ops::expand_dims(query_mask, -1));
+  if (value_mask.valid()) both(ops::expand_dims(value_mask, -2));
+  if (key_mask.valid()) both(ops::expand_dims(key_mask, -2));
+  if (argument("use_causal_mask")) both(ops::causal_mask(scores));
+  if (const Output* m = call.find("attention_mask")) {
+    const Shape& s = m->shape();
+    const std::int64_t T = query[1], S = value[1];
+    if (s.rank() == 2) {
+      check_mask_shape("attention_mask", s, Shape{T, S}, "(T, S)");
+    } else if (s.rank() == 4) {
+      check_mask_shape("attention_mask", s, Shape{query[0], num_heads, T, S}, "(batch, num_heads, T, S)");
+    } else {
+      check_mask_shape("attention_mask", s, Shape{query[0], T, S}, "(batch, T, S)");
+    }
+    // Keras: attention_mask & auto_mask, broadcast as NumPy does.
+    Output given_mask = mask_as_visible(graph, *m);
+    visible = visible.valid() ? ops::mul(given_mask, visible) : given_mask;
+  }
+  // Keras expands the mask at the heads' axis until it has the scores' rank.
+  while (visible.valid() && visible.shape().rank() < 4) visible = ops::expand_dims(visible, -3);
+  return visible;
+}
+
+std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                         const std::vector<Output>& masks) {
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const std::vector<Output>& inputs = call.inputs;
   const Output query_in = inputs[0], value_in = inputs[1];
   const Output key_in = inputs.size() > 2 ? inputs[2] : value_in;
-  auto mask_of = [&](std::size_t i) { return i < masks.size() ? masks[i] : Output{}; };
   Output q = heads_first(query_dense->call(graph, {query_in})[0]);  // (batch, heads, T, key_dim)
   Output k = heads_first(key_dense->call(graph, {key_in})[0]);      // (batch, heads, S, key_dim)
   Output v = heads_first(value_dense->call(graph, {value_in})[0]);  // (batch, heads, S, value_dim)
   q = ops::mul(q, static_cast<float>(1.0 / std::sqrt(static_cast<double>(key_dim))));
   Output scores = ops::batch_matmul(q, k, false, true);  // (batch, heads, T, S)
 
-  // 1 where query t may attend to key s: the query's mask as (batch, T, 1), the value's
-  // and the key's as (batch, 1, S), the causal mask (T, S); one shared by the heads.
-  Output visible;
-  auto both = [&](Output m) { visible = visible.valid() ? ops::mul(visible, m) : m; };
-  if (mask_of(0).valid()) both(ops::expand_dims(mask_of(0), -1));
-  if (mask_of(1).valid()) both(ops::expand_dims(mask_of(1), -2));
-  if (inputs.size() > 2 && mask_of(2).valid()) both(ops::expand_dims(mask_of(2), -2));
-  if (argument("use_causal_mask")) both(ops::causal_mask(scores));
-  if (visible.valid() && visible.shape().rank() == 3) visible = ops::expand_dims(visible, -3);
+  const Output visible = visible_mask(graph, call, masks, scores);
   if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScoreValue));
   Output weights = ops::softmax(scores, -1);
   // Keras computes these two ways: with dropout or returned scores, through its Softmax
@@ -156,8 +202,21 @@ MultiHeadAttention::MultiHeadAttention(std::int64_t num_heads, std::int64_t key_
     : Layer(std::make_shared<MultiHeadAttentionImpl>(num_heads, key_dim, std::move(options))) {}
 
 std::vector<KerasTensor> MultiHeadAttention::operator()(const std::vector<KerasTensor>& inputs,
-                                                        AttentionCall call) const {
-  return call_with(inputs, attention_call_arguments(call));
+                                                        MultiHeadAttentionCall call) const {
+  CallArguments arguments;
+  if (call.return_attention_scores) arguments["return_attention_scores"] = true;
+  if (call.use_causal_mask) arguments["use_causal_mask"] = true;
+  std::vector<KerasTensor> all = inputs;
+  // In the order of tensor_arguments().
+  for (const auto& [name, tensor] : {std::pair<const char*, const KerasTensor*>{"query_mask", &call.query_mask},
+                                     {"value_mask", &call.value_mask},
+                                     {"key_mask", &call.key_mask},
+                                     {"attention_mask", &call.attention_mask}}) {
+    if (!tensor->defined()) continue;
+    all.push_back(*tensor);
+    arguments[name] = true;
+  }
+  return call_with(all, arguments);
 }
 
 namespace {

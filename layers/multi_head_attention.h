@@ -8,8 +8,16 @@
 //             query's dim (or output_shape).
 // Masks from the inputs (Embedding(mask_zero), Masking) hide query rows and value/key
 // columns, as does use_causal_mask (a key after the query's position); the output carries
-// the query's mask. Call arguments as Attention's: return_attention_scores (a second
-// output, the scores) and use_causal_mask. Weights, as Keras names and orders them:
+// the query's mask. Keras's mask arguments are tensors passed with the call (call_tensors.h):
+// value_mask and key_mask (batch, S) replace the inputs' masks; attention_mask
+// (batch, T, S), or (T, S), 1 broadcasting, nonzero visible, is combined with all of them
+// as Keras's _compute_attention_mask does; query_mask is accepted and, as in Keras 3.15.1
+// (whose call overwrites it with the query's own mask), has no effect. Flags:
+// return_attention_scores (a second output, the scores) and use_causal_mask.
+//
+//   auto y = layers::MultiHeadAttention(2, 16)({q, v}, {.attention_mask = mask})[0];
+//
+// Weights, as Keras names and orders them:
 // query/kernel (dim, heads, key_dim), query/bias (heads, key_dim), key/..., value/...,
 // attention_output/kernel (heads, value_dim, out), attention_output/bias (out,).
 #pragma once
@@ -60,7 +68,18 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   }
 };
 
-class MultiHeadAttentionImpl : public LayerImpl {
+// The call's arguments, in Keras's order (after query, value, key; training is the
+// program's mode). Undefined tensors are None.
+struct MultiHeadAttentionCall {
+  KerasTensor query_mask;
+  KerasTensor value_mask;
+  KerasTensor key_mask;
+  KerasTensor attention_mask;
+  bool return_attention_scores = false;
+  bool use_causal_mask = false;
+};
+
+class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
  public:
   MultiHeadAttentionImpl(std::int64_t num_heads, std::int64_t key_dim, MultiHeadAttentionOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
@@ -71,6 +90,7 @@ class MultiHeadAttentionImpl : public LayerImpl {
                                    const std::vector<Output>& masks) override;
   bool accepts_input_count(std::size_t n) const override { return n == 2 || n == 3; }
   std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
   std::vector<Layer> sublayers() const override;
 
   std::int64_t num_heads, key_dim;
@@ -78,13 +98,19 @@ class MultiHeadAttentionImpl : public LayerImpl {
   std::uint64_t seed;  // options.seed, or drawn
   // The projections, built with the layer; their weights are "<name>/query/kernel", ...
   std::shared_ptr<EinsumDenseImpl> query_dense, key_dense, value_dense, output_dense;
+
+ private:
+  // 1 where query t may attend to key s (Keras's _compute_attention_mask), shaped to
+  // broadcast against the (batch, heads, T, S) scores; invalid when nothing is hidden.
+  Output visible_mask(Graph& graph, const CallInputs<Output>& call, const std::vector<Output>& masks,
+                      Output scores) const;
 };
 
 class MultiHeadAttention : public Layer {
  public:
   MultiHeadAttention(std::int64_t num_heads, std::int64_t key_dim, MultiHeadAttentionOptions options = {});
   using Layer::operator();
-  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs, AttentionCall call) const;
+  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs, MultiHeadAttentionCall call) const;
 };
 
 }  // namespace strata::layers

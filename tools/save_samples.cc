@@ -71,7 +71,17 @@ struct Sample {
   std::string name;
   Model model;
   std::vector<Shape> input_shapes;
+  std::vector<bool> masks = {};  // per input: 0/1 values (a mask) rather than a ramp
 };
+
+// 0/1 values, mostly 1, with position 0 of every row kept (each query sees some key).
+Tensor mask_values(Shape shape) {
+  Tensor t(shape);
+  auto v = t.values<float>();
+  const auto row = static_cast<std::size_t>(shape[-1]);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % row == 0 || (i * 5 + i / row) % 3 != 0 ? 1.f : 0.f;
+  return t;
+}
 
 std::vector<Sample> samples() {
   std::vector<Sample> out;
@@ -242,6 +252,19 @@ std::vector<Sample> samples() {
     Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "transformer"});
     out.push_back({"transformer", m, {{3, 6, 8}}});
   }
+  {
+    // Masks passed as tensors from the model's inputs: MultiHeadAttention's
+    // attention_mask (with the causal mask) and value_mask; Attention's
+    // mask=[q_mask, v_mask]; AdditiveAttention's mask=[None, v_mask].
+    auto x = Input({5, 8}), v = Input({6, 8}), am = Input({5, 5}), qm = Input({5}), vm = Input({6});
+    auto a = layers::MultiHeadAttention(2, 4)({x, x}, {.attention_mask = am, .use_causal_mask = true})[0];
+    auto b = layers::MultiHeadAttention(2, 4)({a, v}, {.value_mask = vm})[0];
+    auto c = layers::Attention({.use_scale = true})({b, v}, {.mask = {qm, vm}})[0];
+    auto d = layers::AdditiveAttention()({c, v}, {.mask = {KerasTensor(), vm}})[0];
+    Model m({x, v, am, qm, vm}, {layers::Dense(2)(layers::Flatten()(d))}, {.name = "attention_masks"});
+    out.push_back({"attention_masks", m, {{3, 5, 8}, {3, 6, 8}, {3, 5, 5}, {3, 5}, {3, 6}},
+                   {false, false, true, true, true}});
+  }
   return out;
 }
 
@@ -258,8 +281,10 @@ int main(int argc, char** argv) {
     set_random_seed(1234);
     for (auto& s : samples()) {
       std::vector<Tensor> x;
-      for (std::size_t i = 0; i < s.input_shapes.size(); ++i)
-        x.push_back(ramp(s.input_shapes[i], static_cast<float>(i)));
+      for (std::size_t i = 0; i < s.input_shapes.size(); ++i) {
+        const bool mask = i < s.masks.size() && s.masks[i];
+        x.push_back(mask ? mask_values(s.input_shapes[i]) : ramp(s.input_shapes[i], static_cast<float>(i)));
+      }
       if (s.name == "sequential_mlp") {  // one step: the files then hold optimizer state
         s.model.train_on_batch(x, {Tensor::filled({5, 3}, 1.0f / 3)});
       }

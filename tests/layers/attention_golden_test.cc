@@ -106,7 +106,7 @@ TEST(CallArguments, ALayerRefusesArgumentsItDoesNotTake) {
   EXPECT_THROW_WITH(layers::Dense(2).call_with({x}, {{"use_causal_mask", true}}), ValueError, "Dense",
                     "takes no call argument 'use_causal_mask'");
   EXPECT_THROW_WITH(layers::Attention().call_with({x, x}, {{"causal", true}}), ValueError,
-                    "(it takes return_attention_scores, use_causal_mask)");
+                    "(it takes return_attention_scores, use_causal_mask, query_mask, value_mask)");
   // The typed form: two outputs with return_attention_scores.
   auto outs = layers::Attention()({x, x}, {.return_attention_scores = true, .use_causal_mask = true});
   ASSERT_EQ(outs.size(), 2u);

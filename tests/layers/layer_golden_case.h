@@ -15,9 +15,11 @@
 namespace strata::testing {
 
 // Builds the case's layer from Keras's config, calls it with the case's call arguments
-// (and masks, where given) on its inputs, sets its weights, and expects its outputs and
-// the gradients of Σ sum(output_i · projection_i) with respect to every input and
-// trainable weight to be Keras's within 1e-5 (golden_near).
+// (masks attached to the inputs, where given, and tensors passed with the call:
+// "tensor_arguments", in the layer's order, call_tensors.h) on its inputs, sets its
+// weights, and expects its outputs and the gradients of Σ sum(output_i · projection_i)
+// with respect to every input and trainable weight to be Keras's within 1e-5
+// (golden_near).
 inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
   using nlohmann::ordered_json;
   Layer layer = io::layer_from_config(ordered_json{{"class_name", c.at("class_name")}, {"config", c.at("config")}}, {});
@@ -29,6 +31,15 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
   for (const auto& in : c.at("inputs")) {
     xs.push_back(golden_tensor(in));
     symbolic.push_back(Input(xs.back().shape().without_batch()));
+  }
+  std::vector<Tensor> tensor_arguments;
+  if (c.contains("tensor_arguments")) {
+    for (const auto& [name, value] : c.at("tensor_arguments").items()) {
+      if (value.is_null()) continue;
+      arguments[name] = true;
+      tensor_arguments.push_back(golden_tensor(value));
+      symbolic.push_back(Input(tensor_arguments.back().shape().without_batch()));
+    }
   }
   const auto outputs = layer.call_with(symbolic, arguments);
   ASSERT_EQ(outputs.size(), c.at("outputs").size());
@@ -56,10 +67,16 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
       all_feeds.push_back(masks.back());
     }
   }
+  std::vector<Output> call_inputs = feeds;
+  for (const auto& t : tensor_arguments) {
+    run_feeds.push_back(t);
+    call_inputs.push_back(g.placeholder({t.shape(), DType::float32}));
+    all_feeds.push_back(call_inputs.back());
+  }
   LayerImpl& impl = layer.impl();
   impl.current_call = 0;
   impl.current_arguments = arguments;
-  const std::vector<Output> ys = masks.empty() ? impl.call(g, feeds) : impl.call_masked(g, feeds, masks);
+  const std::vector<Output> ys = masks.empty() ? impl.call(g, call_inputs) : impl.call_masked(g, call_inputs, masks);
   ASSERT_EQ(ys.size(), c.at("outputs").size());
   Output loss;
   for (std::size_t i = 0; i < ys.size(); ++i) {

@@ -42,7 +42,9 @@ KERAS_CANNOT_LOAD = {"op_layers.h5": "Keras 3 loads no operation layers from .h5
                      "attention.h5": "Keras 3 reads Attention's score_mode 'dot' from .h5 as keras.ops.dot, "
                                      "its own files included",
                      "transformer.h5": "Keras 3 reads MultiHeadAttention from no tf.keras-dialect .h5, "
-                                       "tf.keras's own included"}
+                                       "tf.keras's own included",
+                     "attention_masks.h5": "Keras 3 reads neither MultiHeadAttention nor Attention from a "
+                                           "tf.keras-dialect .h5 (see above)"}
 
 
 def main():

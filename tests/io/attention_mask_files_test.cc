@@ -1,0 +1,116 @@
+// Models with masks passed as tensors, saved by real Keras 3
+// (tests/reference/make_attention_mask_goldens.py: tests/data/attention_masks/):
+// MultiHeadAttention with attention_mask from an Input, the causal mask and an
+// Embedding's mask; Attention with mask=[q_mask, v_mask], AdditiveAttention with
+// mask=[None, v_mask], MultiHeadAttention with value_mask and key_mask; and a
+// MultiHeadAttention with attention_mask saved by tf.keras 2. They load, predict what
+// Keras predicted, come back the same from Strata's files, and Strata writes the masks
+// where Keras does.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/model_config.h"
+#include "io/saving.h"
+#include "keras_test_util.h"
+#include "test_util.h"
+
+namespace strata {
+namespace {
+
+const std::string kDir = std::string(STRATA_TEST_DATA) + "/attention_masks/";
+
+void expect_predicts_golden(Model& model, const std::string& name, const std::string& what) {
+  auto xs = testing::load_numbered(kDir + name, "input");
+  auto ys = testing::load_numbered(kDir + name, "output");
+  ASSERT_FALSE(xs.empty());
+  auto outs = model.predict(xs);
+  ASSERT_EQ(outs.size(), ys.size()) << what;
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    testing::expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
+  }
+}
+
+class AttentionMaskFiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AttentionMaskFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
+  for (const std::string ext : {".keras", ".h5"}) {
+    Model model = models::load_model(kDir + GetParam() + ext);
+    expect_predicts_golden(model, GetParam(), GetParam() + ext);
+  }
+}
+
+TEST_P(AttentionMaskFiles, SavedByStrataTheyComeBackTheSame) {
+  testing::ScratchDir dir;
+  for (const std::string from : {".keras", ".h5"}) {
+    Model model = models::load_model(kDir + GetParam() + from);
+    for (const std::string ext : {".keras", ".h5"}) {
+      model.save(dir.file("again" + ext));
+      Model again = models::load_model(dir.file("again" + ext));
+      expect_predicts_golden(again, GetParam(), "Strata's " + GetParam() + ext + " (from " + from + ")");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, AttentionMaskFiles, ::testing::Values("mha_attention_mask", "attention_masks"));
+
+// tf.keras 2 writes the mask among the query reference's kwargs:
+// [["x", 0, 0, {"value": ["v", 0, 0], "attention_mask": ["attention_mask", 0, 0], ...}]].
+TEST(AttentionMaskFiles, ATfKerasFileLoadsAndPredictsWhatTfKerasPredicted) {
+  Model model = models::load_model(kDir + "tf_keras_mha_attention_mask.h5");
+  expect_predicts_golden(model, "tf_keras_mha_attention_mask", "tf.keras .h5");
+  testing::ScratchDir dir;
+  model.save(dir.file("again.h5"));
+  Model again = models::load_model(dir.file("again.h5"));
+  expect_predicts_golden(again, "tf_keras_mha_attention_mask", "Strata's .h5 of tf.keras's");
+}
+
+const nlohmann::json& layer_named(const nlohmann::json& config, const std::string& name) {
+  for (const auto& layer : config["config"]["layers"]) {
+    if (layer["name"] == name) return layer;
+  }
+  throw std::runtime_error("no layer " + name);
+}
+
+// Keras 3 writes tensors passed by keyword in the node's kwargs as __keras_tensor__
+// objects, Attention's mask as a list with null for a mask not given; tf.keras writes
+// ["layer", node, index] triples in each input reference's kwargs. So does Strata, and
+// its build_config describes the layer's own inputs only.
+TEST(AttentionMaskFiles, StrataWritesTheMasksWhereKerasDoes) {
+  Model model = models::load_model(kDir + "attention_masks.keras");
+  const nlohmann::json keras3 = io::model_to_config(model);
+  const auto& mha = layer_named(keras3, "mha");
+  const auto& kwargs = mha["inbound_nodes"][0]["kwargs"];
+  EXPECT_EQ(kwargs["value_mask"]["class_name"], "__keras_tensor__");
+  EXPECT_EQ(kwargs["value_mask"]["config"]["keras_history"], nlohmann::json::parse(R"(["v_mask", 0, 0])"));
+  EXPECT_EQ(kwargs["key_mask"]["config"]["keras_history"], nlohmann::json::parse(R"(["v_mask", 0, 0])"));
+  EXPECT_EQ(mha["inbound_nodes"][0]["args"].size(), 3u);  // query, value, key
+  EXPECT_FALSE(mha["build_config"]["shapes_dict"].contains("key_mask_shape"));
+  const auto& add = layer_named(keras3, "add_att")["inbound_nodes"][0];
+  EXPECT_TRUE(add["kwargs"]["mask"][0].is_null());
+  EXPECT_EQ(add["kwargs"]["mask"][1]["config"]["keras_history"][0], "v_mask");
+  EXPECT_EQ(add["kwargs"]["return_attention_scores"], true);
+  EXPECT_EQ(layer_named(keras3, "att")["build_config"]["input_shape"].size(), 2u);
+
+  const nlohmann::json keras2 = io::model_to_config(model, io::ConfigDialect::keras2);
+  const auto& ref = layer_named(keras2, "mha")["inbound_nodes"][0][0];
+  EXPECT_EQ(ref[3]["value_mask"], nlohmann::json::parse(R"(["v_mask", 0, 0])"));
+  EXPECT_EQ(ref[3]["value"], nlohmann::json::parse(R"(["v", 0, 0])"));
+  const auto& att = layer_named(keras2, "att")["inbound_nodes"][0];
+  ASSERT_EQ(att.size(), 2u);  // query and value, each with the call's kwargs
+  EXPECT_EQ(att[1][3]["mask"], nlohmann::json::parse(R"([["q_mask", 0, 0], ["v_mask", 0, 0]])"));
+}
+
+// A tensor in a call's kwargs that the layer does not take stays refused, naming it.
+TEST(AttentionMaskFiles, TensorsALayerDoesNotTakeAreRefused) {
+  Model model = models::load_model(kDir + "attention_masks.keras");
+  nlohmann::json config = io::model_to_config(model);
+  for (auto& layer : config["config"]["layers"]) {
+    if (layer["name"] == "cat") layer["inbound_nodes"][0]["kwargs"]["mask"] = layer["inbound_nodes"][0]["args"][0];
+  }
+  EXPECT_THROW_WITH(models::model_from_json(config.dump()), NotImplementedError, "layer 'cat'",
+                    "tensors passed as keyword arguments");
+}
+
+}  // namespace
+}  // namespace strata
