@@ -7,6 +7,11 @@ Not a golden-file generator. Two uses:
   docs/attention.md quotes beside Strata's:
 
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/fortune_transformer_keras.py --seed=1
+    KERAS_BACKEND=jax /tmp/kvenv/bin/python tests/reference/fortune_transformer_keras.py --seed=1
+
+  (The backends differ here: see docs/attention.md, "Tutorial". --initial, --dropout=0 and
+  --shuffle=0 start from a saved model's weights without randomness, to compare training
+  with `build/examples/fortune_transformer --initial=... --dropout=0 --noshuffle`.)
 
   Load a model that `build/examples/fortune_transformer --save=DIR/model.keras` wrote,
   predict its test inputs (DIR/model.tokens.npy, DIR/model.positions.npy) and compare
@@ -14,7 +19,7 @@ Not a golden-file generator. Two uses:
 
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/fortune_transformer_keras.py --check=DIR/model.keras
 
-Versions used for the figures in the docs: keras 3.15.1, tensorflow-cpu 2.21.0. The data
+Versions used for the figures in the docs: keras 3.15.1, tensorflow-cpu 2.21.0, jax 0.10.2. The data
 are Debian's `fortunes` collections computers, politics and science; every fifth fortune
 of each is a test sample; tokens are lower-cased runs of ASCII letters and digits; the
 vocabulary is the training set's words by falling count (ties alphabetical) after 0 (pad)
