@@ -67,14 +67,16 @@ void register_source_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = copy_input_kernel,
-         .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; }});
+         .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; },
+         .takes_strings = true});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = copy_input_kernel,
-         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
+         .takes_strings = true});
   r.add({.name = "cast",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
