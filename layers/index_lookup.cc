@@ -112,7 +112,10 @@ std::vector<Output> IndexLookupImpl::call(Graph&, const std::vector<Output>& inp
   }
   const Output indices = ops::index_lookup(x, table_, vocab);
   if (config_.output_mode == "int") return {indices};
-  const std::int64_t depth = config_.pad_to_max_tokens ? *config_.max_tokens : vocabulary_size();
+  const bool empty = config_.strings ? string_tokens_.empty() : int_tokens_.empty();
+  const std::int64_t depth = config_.pad_to_max_tokens ? *config_.max_tokens
+                             : empty && config_.vocabulary_size ? *config_.vocabulary_size
+                                                                 : vocabulary_size();
   return {ops::categorical_encode(indices, depth, config_.output_mode)};
 }
 
@@ -301,7 +304,11 @@ void describe_lookup_assets(KerasClass& k) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       lines.push_back(line);
     }
-    while (!lines.empty() && lines.back().empty()) lines.pop_back();
+    if (!text->empty() && text->back() == '\n') lines.push_back("");  // getline drops it
+    // Keras drops trailing empty lines, losing a learned empty-string token; the saved
+    // vocabulary_size says how many lines the vocabulary had, so Strata keeps them.
+    const auto expected = static_cast<std::size_t>(l.lookup_config().vocabulary_size.value_or(0));
+    while (!lines.empty() && lines.back().empty() && lines.size() > expected) lines.pop_back();
     if (lines.empty()) return;
     if (l.lookup_config().strings) {
       l.set_string_vocabulary(lines);

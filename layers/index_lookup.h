@@ -34,6 +34,9 @@ struct IndexLookupConfig {
   bool pad_to_max_tokens = false;
   bool floormod_oov = false;  // IntegerLookup's oov_method "floormod"
   std::optional<std::vector<std::int64_t>> salt;
+  // Keras's saved vocabulary_size: the encodings' depth until a vocabulary is loaded
+  // (a saved adapted layer's comes from the assets after the model is rebuilt).
+  std::optional<std::int64_t> vocabulary_size;
 };
 
 class IndexLookupImpl : public LayerImpl {

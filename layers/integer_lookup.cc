@@ -24,6 +24,7 @@ IndexLookupConfig config_of(const IntegerLookupOptions& o) {
   c.pad_to_max_tokens = o.pad_to_max_tokens;
   c.floormod_oov = o.oov_method == "floormod";
   c.salt = o.salt;
+  c.vocabulary_size = o.vocabulary_size;
   return c;
 }
 
@@ -40,6 +41,13 @@ IntegerLookupImpl::IntegerLookupImpl(IntegerLookupOptions options_)
 IntegerLookup::IntegerLookup(IntegerLookupOptions options)
     : Layer(std::make_shared<IntegerLookupImpl>(std::move(options))) {}
 
+IntegerLookup IntegerLookup::from(const Layer& layer) {
+  if (!dynamic_cast<IntegerLookupImpl*>(&layer.impl())) {
+    throw ValueError("layer '" + layer.name() + "' is a " + layer.class_name() + ", not a IntegerLookup");
+  }
+  return IntegerLookup(layer.shared_impl());
+}
+
 IndexLookupImpl& IntegerLookup::lookup() const { return static_cast<IndexLookupImpl&>(impl()); }
 void IntegerLookup::adapt(const Tensor& data) const { lookup().adapt(data); }
 std::vector<std::int64_t> IntegerLookup::get_vocabulary(bool include_special_tokens) const {
@@ -52,7 +60,11 @@ std::int64_t IntegerLookup::vocabulary_size() const { return lookup().vocabulary
 
 namespace {
 const bool registered = [] {
-  KerasClass k = describe_layer<IntegerLookup>("IntegerLookup", &IntegerLookupImpl::options);
+  KerasClass k = describe_layer<IntegerLookup>("IntegerLookup", +[](const IntegerLookupImpl& l) {
+    IntegerLookupOptions o = l.options;
+    o.vocabulary_size = l.vocabulary_size();
+    return o;
+  });
   describe_lookup_assets(k);
   return register_keras_class(std::move(k));
 }();

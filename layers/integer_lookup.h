@@ -24,6 +24,8 @@ struct IntegerLookupOptions {  // Keras signature order
   std::string oov_method = "floormod";  // or "farmhash"
   std::optional<std::vector<std::int64_t>> salt;
   std::string name;
+  // Keras's frozen vocabulary size, as saved configs hold it (written, not needed).
+  std::optional<std::int64_t> vocabulary_size;
 
   static constexpr auto keras_fields() {
     using O = IntegerLookupOptions;
@@ -34,7 +36,7 @@ struct IntegerLookupOptions {  // Keras signature order
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
                       keras_field("vocabulary_dtype", &O::vocabulary_dtype),
                       keras_refused("idf_weights").because("tf_idf"), keras_field("vocabulary", &O::vocabulary),
-                      keras_unmodeled("vocabulary_size"), keras_field("oov_method", &O::oov_method),
+                      keras_field("vocabulary_size", &O::vocabulary_size), keras_field("oov_method", &O::oov_method),
                       keras_field("salt", &O::salt)};
   }
 };
@@ -46,8 +48,12 @@ class IntegerLookupImpl : public IndexLookupImpl {
 };
 
 class IntegerLookup : public Layer {
+  explicit IntegerLookup(std::shared_ptr<LayerImpl> impl) : Layer(std::move(impl)) {}
+
  public:
   explicit IntegerLookup(IntegerLookupOptions options = {});
+  // The IntegerLookup behind a layer handle (one from a loaded model); ValueError otherwise.
+  static IntegerLookup from(const Layer& layer);
   void adapt(const Tensor& data) const;
   std::vector<std::int64_t> get_vocabulary(bool include_special_tokens = true) const;
   void set_vocabulary(const std::vector<std::int64_t>& vocabulary) const;

@@ -19,6 +19,7 @@ IndexLookupConfig config_of(const StringLookupOptions& o) {
   c.output_mode = o.output_mode;
   c.pad_to_max_tokens = o.pad_to_max_tokens;
   c.salt = o.salt;
+  c.vocabulary_size = o.vocabulary_size;
   return c;
 }
 
@@ -35,6 +36,13 @@ StringLookupImpl::StringLookupImpl(StringLookupOptions options_)
 StringLookup::StringLookup(StringLookupOptions options)
     : Layer(std::make_shared<StringLookupImpl>(std::move(options))) {}
 
+StringLookup StringLookup::from(const Layer& layer) {
+  if (!dynamic_cast<StringLookupImpl*>(&layer.impl())) {
+    throw ValueError("layer '" + layer.name() + "' is a " + layer.class_name() + ", not a StringLookup");
+  }
+  return StringLookup(layer.shared_impl());
+}
+
 IndexLookupImpl& StringLookup::lookup() const { return static_cast<IndexLookupImpl&>(impl()); }
 void StringLookup::adapt(const Tensor& data) const { lookup().adapt(data); }
 std::vector<std::string> StringLookup::get_vocabulary(bool include_special_tokens) const {
@@ -47,7 +55,11 @@ std::int64_t StringLookup::vocabulary_size() const { return lookup().vocabulary_
 
 namespace {
 const bool registered = [] {
-  KerasClass k = describe_layer<StringLookup>("StringLookup", &StringLookupImpl::options);
+  KerasClass k = describe_layer<StringLookup>("StringLookup", +[](const StringLookupImpl& l) {
+    StringLookupOptions o = l.options;
+    o.vocabulary_size = l.vocabulary_size();
+    return o;
+  });
   describe_lookup_assets(k);
   return register_keras_class(std::move(k));
 }();

@@ -26,6 +26,8 @@ struct StringLookupOptions {  // Keras signature order
   std::string encoding = "utf-8";
   std::string name;
   std::optional<std::vector<std::int64_t>> salt;
+  // Keras's frozen vocabulary size, as saved configs hold it (written, not needed).
+  std::optional<std::int64_t> vocabulary_size;
 
   static constexpr auto keras_fields() {
     using O = StringLookupOptions;
@@ -35,7 +37,7 @@ struct StringLookupOptions {  // Keras signature order
                       keras_refused("sparse", "false").because("sparse outputs"),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
                       keras_refused("idf_weights").because("tf_idf"), keras_field("vocabulary", &O::vocabulary),
-                      keras_unmodeled("vocabulary_size"), keras_unmodeled("oov_method", "\"farmhash\""),
+                      keras_field("vocabulary_size", &O::vocabulary_size), keras_unmodeled("oov_method", "\"farmhash\""),
                       keras_field("salt", &O::salt), keras_field("encoding", &O::encoding)};
   }
 };
@@ -47,8 +49,12 @@ class StringLookupImpl : public IndexLookupImpl {
 };
 
 class StringLookup : public Layer {
+  explicit StringLookup(std::shared_ptr<LayerImpl> impl) : Layer(std::move(impl)) {}
+
  public:
   explicit StringLookup(StringLookupOptions options = {});
+  // The StringLookup behind a layer handle (one from a loaded model); ValueError otherwise.
+  static StringLookup from(const Layer& layer);
   // Learns the vocabulary from string data (any shape), as Keras's adapt.
   void adapt(const Tensor& data) const;
   std::vector<std::string> get_vocabulary(bool include_special_tokens = true) const;

@@ -8,8 +8,11 @@ Writes tests/data/preprocessing/:
                      OOV, invert, every output mode)
   adapt.json         adapt results: vocabularies (Keras's frequency order and tie rule)
                      and Discretization's bin boundaries (its quantile algorithm)
-  model.keras/.h5    a small model with string and int inputs through these layers,
-  model.json         its inputs and Keras's predictions
+  model_adapted.keras     a small model with string and int inputs through these layers,
+                          its StringLookup adapted (vocabulary in the .keras assets)
+  model_vocabulary.keras  the same with the vocabulary given (inline in the config),
+  model_vocabulary.h5     also as .h5
+  model_*.json            their inputs and Keras's predictions
 
   KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_preprocessing_goldens.py
 """
@@ -189,15 +192,20 @@ def adapt_cases():
     return out
 
 
-def model_golden():
+def model_golden(adapted):
+    """adapted: the city vocabulary is learned by adapt (saved as a .keras asset, which
+    Keras's .h5 cannot hold); else given (saved inline in the config, .keras and .h5)."""
     L = keras.layers
     keras.utils.set_random_seed(3)
     city = keras.Input(shape=(1,), dtype="string", name="city")
     code = keras.Input(shape=(1,), dtype="int64", name="code")
     tags = keras.Input(shape=(3,), dtype="string", name="tags")
     amount = keras.Input(shape=(1,), dtype="float32", name="amount")
-    lookup = L.StringLookup(name="city_lookup")
-    lookup.adapt(np.array(["paris", "tokyo", "paris", "lima", "東京", "", "paris", "lima"]))
+    if adapted:
+        lookup = L.StringLookup(name="city_lookup")
+        lookup.adapt(np.array(["paris", "tokyo", "paris", "lima", "東京", "paris", "lima"]))
+    else:
+        lookup = L.StringLookup(vocabulary=["paris", "tokyo", "", "lima", "東京"], name="city_lookup")
     e = L.Flatten()(L.Embedding(lookup.vocabulary_size(), 4, name="city_embedding")(lookup(city)))
     ilookup = L.IntegerLookup(vocabulary=[10, 20, 30, -1000], output_mode="one_hot", name="code_lookup")
     h = L.Hashing(num_bins=8, output_mode="multi_hot", salt=[1, 2], name="tag_hash")(tags)
@@ -218,9 +226,11 @@ def model_golden():
     }
     import tensorflow as tf
     pred = model.predict([tf.constant(inputs[k]) for k in ("city", "code", "tags", "amount")], verbose=0)
-    model.save(os.path.join(OUT, "model.keras"))
-    model.save(os.path.join(OUT, "model.h5"))
-    with open(os.path.join(OUT, "model.json"), "w") as f:
+    base = os.path.join(OUT, "model_adapted" if adapted else "model_vocabulary")
+    model.save(base + ".keras")
+    if not adapted:
+        model.save(base + ".h5")
+    with open(base + ".json", "w") as f:
         json.dump({"inputs": {k: tensor(v, "string" if v.dtype.kind == "U" else str(v.dtype)) for k, v in inputs.items()},
                    "prediction": tensor(pred, "float32"), "vocabulary": lookup.get_vocabulary(),
                    "samples": n}, f, ensure_ascii=False, indent=0)
@@ -232,7 +242,8 @@ def main():
         json.dump(layer_cases(), f, ensure_ascii=False)
     with open(os.path.join(OUT, "adapt.json"), "w") as f:
         json.dump(adapt_cases(), f, ensure_ascii=False)
-    model_golden()
+    model_golden(adapted=True)
+    model_golden(adapted=False)
     print("wrote", sorted(os.listdir(OUT)))
 
 
