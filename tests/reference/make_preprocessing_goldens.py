@@ -13,6 +13,7 @@ Writes tests/data/preprocessing/:
   model_vocabulary.keras  the same with the vocabulary given (inline in the config),
   model_vocabulary.h5     also as .h5
   model_*.json            their inputs and Keras's predictions
+  strings_U.npy, strings_S.npy, strings_npy.json   NumPy string arrays and their values
 
   KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_preprocessing_goldens.py
 """
@@ -236,8 +237,19 @@ def model_golden(adapted):
                    "samples": n}, f, ensure_ascii=False, indent=0)
 
 
+def npy_cases():
+    """NumPy string arrays as np.save writes them ('U': UTF-32, 'S': bytes)."""
+    words = np.array([["paris", ""], ["東京", "a much longer value"], ["héllo", "x"]])
+    np.save(os.path.join(OUT, "strings_U.npy"), words)
+    np.save(os.path.join(OUT, "strings_S.npy"), np.array([b"abc", b"", b"\xff\x00z"]))
+    with open(os.path.join(OUT, "strings_npy.json"), "w") as f:
+        json.dump({"U": tensor(words, "string"), "S_hex": [b"abc".hex(), b"".hex(), b"\xff\x00z".hex()]}, f,
+                  ensure_ascii=False)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    npy_cases()
     with open(os.path.join(OUT, "layers.json"), "w") as f:
         json.dump(layer_cases(), f, ensure_ascii=False)
     with open(os.path.join(OUT, "adapt.json"), "w") as f:
