@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ops/lookup_ops.h"
+#include "layers/adapt.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
 
@@ -38,15 +39,15 @@ struct QuantileSummary {
   std::vector<float> values, weights;
 };
 
-class DiscretizationImpl : public LayerImpl {
+class DiscretizationImpl : public LayerImpl, public AdaptableLayer {
  public:
   explicit DiscretizationImpl(DiscretizationOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
 
   // adapt in steps, as Keras: reset_state, update_state per batch, finalize_state.
-  void reset_state();
-  void update_state(const Tensor& batch);
-  void finalize_state();
+  void reset_state() override;
+  void update_state(const Tensor& batch) override;
+  void finalize_state() override;
   void adapt(const Tensor& data);
 
   DiscretizationOptions options;  // bin_boundaries hold the adapted ones after adapt

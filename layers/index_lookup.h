@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/ops/lookup_ops.h"
+#include "layers/adapt.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
 
@@ -39,7 +40,7 @@ struct IndexLookupConfig {
   std::optional<std::int64_t> vocabulary_size;
 };
 
-class IndexLookupImpl : public LayerImpl {
+class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
  public:
   IndexLookupImpl(std::string class_name, std::string name, IndexLookupConfig config);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
@@ -55,9 +56,9 @@ class IndexLookupImpl : public LayerImpl {
 
   // adapt, in steps (Keras's reset_state / update_state / finalize_state): batches of
   // tokens in, the vocabulary out. adapt(data) is all three on one tensor.
-  void reset_state();
-  void update_state(const Tensor& batch);
-  void finalize_state();
+  void reset_state() override;
+  void update_state(const Tensor& batch) override;
+  void finalize_state() override;
   void adapt(const Tensor& data);
 
   // True when the vocabulary came from adapt or set_vocabulary (saved as an asset, as
