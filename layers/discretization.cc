@@ -188,8 +188,11 @@ std::vector<double> Discretization::bin_boundaries() const {
 }
 
 namespace {
-const bool registered =
-    register_keras_class(describe_layer<Discretization>("Discretization", &DiscretizationImpl::options));
+const bool registered = [] {
+  KerasClass k = describe_layer<Discretization>("Discretization", &DiscretizationImpl::options);
+  k.trainable_key = false;  // Keras's Discretization(...) takes no trainable argument
+  return register_keras_class(std::move(k));
+}();
 }  // namespace
 
 }  // namespace strata::layers

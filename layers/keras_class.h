@@ -368,6 +368,8 @@ class ConfigSource {
 struct KerasClass {
   std::string class_name;
   std::string module = "keras.layers";
+  // Whether the config holds "trainable" (Keras's Discretization takes no such argument).
+  bool trainable_key = true;
   // Constructor arguments, then options (and fixed keys), in Keras's order.
   std::vector<FieldSpec> fields;
   // The values of the fields whose role is `value`, in order.
