@@ -1,6 +1,7 @@
 #include "core/ops/lookup_ops.h"
 
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 
 #include "core/error.h"
@@ -53,17 +54,18 @@ std::shared_ptr<const LookupTable> TableHandle::get() const {
   return it == r.tables.end() ? nullptr : it->second;
 }
 
-std::shared_ptr<const LookupTable> find_lookup_table(std::int64_t id, const std::string& who) {
+std::shared_ptr<const LookupTable> find_lookup_table(std::int64_t id, const char* op, const std::string& node) {
   TableRegistry& r = registry();
   std::lock_guard lock(r.mutex);
   auto it = r.tables.find(id);
   if (it == r.tables.end()) {
-    throw ValueError(who + ": its lookup table (slot " + std::to_string(id) +
+    throw ValueError(std::string(op) + " '" + node + "': its lookup table (slot " + std::to_string(id) +
                      ") belonged to a layer that no longer exists");
   }
   if (!it->second) {
-    throw ValueError(who + ": the layer has no vocabulary or bin boundaries yet; give them "
-                           "when creating it or call adapt() first");
+    throw ValueError(std::string(op) + " '" + node +
+                     "': the layer has no vocabulary or bin boundaries yet; give them when creating it or "
+                     "call adapt() first");
   }
   return it->second;
 }
@@ -82,12 +84,13 @@ void IndexLookupTable::index_tokens() {
 namespace ops {
 namespace {
 
+// The node's table, held for the kernel's run (a table replaced meanwhile stays alive).
 template <typename T>
-const T& table_of(const KernelContext& ctx, const std::string& who) {
-  auto table = find_lookup_table(ctx.node.attrs.get<std::int64_t>("table"), who);
-  const auto* t = dynamic_cast<const T*>(table.get());
-  if (!t) throw ValueError(who + ": the table has another kind");
-  return *t;
+std::shared_ptr<const T> table_of(const KernelContext& ctx, const char* op) {
+  auto table = std::dynamic_pointer_cast<const T>(
+      find_lookup_table(ctx.node.attrs.get<std::int64_t>("table"), op, ctx.node.name));
+  if (!table) throw ValueError(std::string(op) + " '" + ctx.node.name + "': the table has another kind");
+  return table;
 }
 
 std::int64_t key_at(const Tensor& t, std::int64_t i) {
@@ -104,22 +107,28 @@ std::int64_t oov_index(const IndexLookupTable& t, std::string_view text, std::in
     if (m < 0) m += t.num_oov;
     return t.oov_start + m;
   }
+  char digits[24];
+  if (is_int) {  // integers hash as their decimal text (tf.strings.as_string)
+    auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), int_key);
+    text = std::string_view(digits, static_cast<std::size_t>(end - digits));
+  }
   const std::uint64_t h = t.salt ? siphash24(t.salt->first, t.salt->second, text) : fingerprint64(text);
   return t.oov_start + static_cast<std::int64_t>(h % n);
 }
 
 void lookup_kernel(KernelContext& ctx) {
-  const std::string who = "index_lookup '" + ctx.node.name + "'";
-  const IndexLookupTable& t = table_of<IndexLookupTable>(ctx, who);
+  const auto table = table_of<IndexLookupTable>(ctx, "index_lookup");
+  const IndexLookupTable& t = *table;
+  const std::string& node = ctx.node.name;
   const Tensor& keys = ctx.input(0);
   std::int64_t* out = ctx.output(0).data<std::int64_t>();
   const std::int64_t n = keys.size();
   auto missing = [&](const std::string& value) {
-    throw ValueError(who + ": when num_oov_indices = 0 all inputs must be in the vocabulary, found '" +
+    throw ValueError("index_lookup '" + node + "': when num_oov_indices = 0 all inputs must be in the vocabulary, found '" +
                      value + "'; consider num_oov_indices = 1");
   };
   if (keys.dtype() == DType::string) {
-    if (!t.string_keys) throw ValueError(who + ": string inputs to an integer vocabulary");
+    if (!t.string_keys) throw ValueError("index_lookup '" + node + "': string inputs to an integer vocabulary");
     const StringValue* k = keys.data<StringValue>();
     for (std::int64_t i = 0; i < n; ++i) {
       if (t.has_mask && k[i] == t.string_mask) {
@@ -139,7 +148,7 @@ void lookup_kernel(KernelContext& ctx) {
     }
     return;
   }
-  if (t.string_keys) throw ValueError(who + ": integer inputs to a string vocabulary");
+  if (t.string_keys) throw ValueError("index_lookup '" + node + "': integer inputs to a string vocabulary");
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t k = key_at(keys, i);
     if (t.has_mask && k == t.int_mask) {
@@ -154,13 +163,14 @@ void lookup_kernel(KernelContext& ctx) {
     } else if (t.num_oov == 0) {
       missing(std::to_string(k));
     } else {
-      out[i] = oov_index(t, std::to_string(k), k, true);
+      out[i] = oov_index(t, {}, k, true);
     }
   }
 }
 
 void invert_kernel(KernelContext& ctx) {
-  const IndexLookupTable& t = table_of<IndexLookupTable>(ctx, "index_lookup_invert '" + ctx.node.name + "'");
+  const auto table = table_of<IndexLookupTable>(ctx, "index_lookup_invert");
+  const IndexLookupTable& t = *table;
   const Tensor& idx = ctx.input(0);
   const std::int64_t n = idx.size();
   const std::int64_t vocab = t.size();
@@ -192,7 +202,8 @@ void invert_kernel(KernelContext& ctx) {
 }
 
 void bucketize_kernel(KernelContext& ctx) {
-  const BoundariesTable& t = table_of<BoundariesTable>(ctx, "bucketize '" + ctx.node.name + "'");
+  const auto table = table_of<BoundariesTable>(ctx, "bucketize");
+  const BoundariesTable& t = *table;
   const Tensor& x = ctx.input(0);
   std::int32_t* out = ctx.output(0).data<std::int32_t>();
   const auto& b = t.boundaries;

@@ -43,8 +43,9 @@ class TableHandle {
   std::int64_t id_ = 0;
 };
 
-// The table in slot `id`; ValueError when it was freed or never set (`who` names the op).
-std::shared_ptr<const LookupTable> find_lookup_table(std::int64_t id, const std::string& who);
+// The table in slot `id`; ValueError when it was freed or never set, naming the op and
+// node (a message is built only then: running a lookup allocates nothing).
+std::shared_ptr<const LookupTable> find_lookup_table(std::int64_t id, const char* op, const std::string& node);
 
 // Keras's IndexLookup (StringLookup, IntegerLookup) as a table. Keys are strings or
 // int64; `tokens[i]` has index token_start + i.

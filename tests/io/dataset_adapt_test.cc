@@ -8,6 +8,9 @@
 
 #include "io/dataset.h"
 #include "layers/dense.h"
+#include "layers/input_layer.h"
+#include "layers/normalization.h"
+#include "models/model.h"
 #include "layers/discretization.h"
 #include "layers/string_lookup.h"
 
@@ -51,4 +54,22 @@ TEST(DatasetAdapt, RefusesLayersThatDoNotAdaptAndEndlessData) {
   layers::StringLookup ok;
   adapt(ok, Dataset::from_tensors({x}).repeat(), 3);
   EXPECT_EQ(ok.vocabulary_size(), 4);  // [UNK], and the three seen
+}
+
+TEST(DatasetAdapt, NormalizationOverBatchesLearnsWhatOneTensorTeaches) {
+  std::vector<float> v;
+  for (int i = 0; i < 40; ++i) v.push_back(static_cast<float>((i * 7) % 11) - 3.f + 0.25f * static_cast<float>(i % 2));
+  const Tensor x = Tensor::from_vector<float>({20, 2}, v);
+  layers::Normalization whole, batched;
+  whole.adapt(x);
+  adapt(batched, Dataset::from_tensors({x}).batch(6));
+  const Tensor probe = Tensor::from_vector<float>({1, 2}, {1.f, -2.f});
+  const auto run = [&](const layers::Normalization& n) {
+    auto in = Input({2});
+    return Model(in, n(in)).predict(probe).to_vector<float>();
+  };
+  const auto a = run(whole), b = run(batched);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f);
+  EXPECT_NE(a[0], 1.f);  // adapted: not the identity
 }
