@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/autodiff.h"
+#include "core/eager.h"
 #include "core/fingerprint.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -165,4 +166,15 @@ TEST(HashedCrossing, RefusesFloatsAndUnequalShapes) {
   EXPECT_THROW(cross({Input({1}), Input({1}, {.dtype = DType::int64})}), ValueError);
   EXPECT_THROW(cross({Input({1}, {.dtype = DType::int64}), Input({2}, {.dtype = DType::int64})}), ShapeError);
   EXPECT_EQ(cross({Input({1}, {.dtype = DType::string}), Input({1}, {.dtype = DType::int64})})[0].dtype(), DType::int64);
+}
+
+TEST(StringTensor, EagerOpsThatMoveBytesTakeStringsAndArithmeticRefuses) {
+  const Tensor a = Tensor::from_strings({2, 1}, {"x", "héllo"});
+  const Tensor b = Tensor::from_strings({1, 1}, {""});
+  EXPECT_EQ(ops::concatenate({a, b}, 0).to_strings(), (std::vector<std::string>{"x", "héllo", ""}));
+  EXPECT_EQ(ops::slice(a, {1, 0}, {1, 1}).to_strings(), (std::vector<std::string>{"héllo"}));
+  EXPECT_EQ(ops::reshape(a, {-1}).shape(), (Shape{2}));
+  EXPECT_EQ(ops::expand_dims(a, 0).shape(), (Shape{1, 2, 1}));
+  EXPECT_THROW(ops::add(a, a), ValueError);
+  EXPECT_THROW(ops::cast(a, DType::float32), ValueError);
 }
