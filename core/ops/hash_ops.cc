@@ -66,6 +66,12 @@ void hashed_cross_kernel(KernelContext& ctx) {
   const auto bins = static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("num_bins"));
   std::int64_t* out = ctx.output(0).data<std::int64_t>();
   const std::int64_t n = ctx.output(0).size();
+  for (const Tensor* f : ctx.inputs) {
+    if (f->size() != n) {
+      throw ShapeError("hashed_cross '" + ctx.node.name + "': features must have one shape, got " +
+                       ctx.input(0).shape().to_string() + " and " + f->shape().to_string());
+    }
+  }
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint64_t h = kCrossHashKey;
     for (const Tensor* f : ctx.inputs) {
