@@ -9,6 +9,7 @@ std::size_t size_of(DType dtype) {
     case DType::float32: return 4;
     case DType::int32: return 4;
     case DType::int64: return 8;
+    case DType::string: return 16;  // a StringValue handle (core/string_pool.h)
   }
   return 0;
 }
@@ -18,6 +19,7 @@ std::string to_string(DType dtype) {
     case DType::float32: return "float32";
     case DType::int32: return "int32";
     case DType::int64: return "int64";
+    case DType::string: return "string";
   }
   return "unknown";
 }
@@ -26,7 +28,8 @@ DType parse_dtype(const std::string& name) {
   if (name == "float32") return DType::float32;
   if (name == "int32") return DType::int32;
   if (name == "int64") return DType::int64;
-  throw ValueError("unsupported dtype '" + name + "': expected float32, int32 or int64");
+  if (name == "string") return DType::string;
+  throw ValueError("unsupported dtype '" + name + "': expected float32, int32, int64 or string");
 }
 
 }  // namespace strata

@@ -1,4 +1,7 @@
-// Element types. float32 is the compute type; int32/int64 carry labels and indices.
+// Element types. float32 is the compute type; int32/int64 carry labels and indices;
+// string carries text for the preprocessing layers (StringLookup, Hashing). A string
+// element is a StringValue (core/string_pool.h): a 16-byte handle into the process-wide
+// intern pool, so string tensors copy, slice and batch like any other dtype.
 #pragma once
 
 #include <cstddef>
@@ -7,11 +10,14 @@
 
 namespace strata {
 
-enum class DType { float32, int32, int64 };
+enum class DType { float32, int32, int64, string };
+
+struct StringValue;  // core/string_pool.h
 
 std::size_t size_of(DType dtype);
 std::string to_string(DType dtype);
-// Parses Keras's dtype strings ("float32", "int32", "int64"); throws ValueError otherwise.
+// Parses Keras's dtype strings ("float32", "int32", "int64", "string"); throws ValueError
+// otherwise.
 DType parse_dtype(const std::string& name);
 
 template <typename T>
@@ -22,5 +28,10 @@ template <>
 constexpr DType dtype_of<std::int32_t>() { return DType::int32; }
 template <>
 constexpr DType dtype_of<std::int64_t>() { return DType::int64; }
+template <>
+constexpr DType dtype_of<StringValue>() { return DType::string; }
+
+// True for the dtypes arithmetic is defined on (every dtype but string).
+constexpr bool is_numeric(DType dtype) { return dtype != DType::string; }
 
 }  // namespace strata

@@ -76,6 +76,12 @@ std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Out
     if (!in.valid()) throw ValueError("op '" + op + "' was given an undefined input");
     if (in.graph != this) throw ValueError("op '" + op + "' mixes tensors from two graphs");
     in_specs.push_back(in.spec());
+    if (in_specs.back().dtype == DType::string && !def.takes_strings) {
+      throw ValueError("op '" + op + "' does not take string inputs (input " +
+                       std::to_string(in_specs.size() - 1) + " is a string tensor of shape " +
+                       in_specs.back().shape.to_string() +
+                       "); map strings to numbers first (StringLookup, Hashing)");
+    }
   }
   std::vector<TensorSpec> out_specs = def.infer(InferContext{op, in_specs, attrs});
   Node n;

@@ -48,6 +48,8 @@ struct OpDef {
   bool stateful = false;      // writes a variable: never merged, never reordered before reads
   bool random = false;        // draws random numbers: never merged with a look-alike
   bool fed = false;           // placeholder/variable: the executor supplies the value
+  bool takes_strings = false; // accepts string inputs (ops that move bytes, lookups, hashes);
+                              // every other op refuses them when a graph is defined
   KernelFn cuda_kernel;       // empty: the op does not run on CUDA devices
 
   // The kernel for `type`, or null when the op has none there.

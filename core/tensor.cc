@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/allocator.h"
+#include "core/string_pool.h"
 #ifdef STRATA_WITH_CUDA
 #include "core/cuda/caching_allocator.h"
 #endif
@@ -82,8 +83,29 @@ float Tensor::item(std::int64_t i) const {
     case DType::float32: return data<float>()[i];
     case DType::int32: return static_cast<float>(data<std::int32_t>()[i]);
     case DType::int64: return static_cast<float>(data<std::int64_t>()[i]);
+    case DType::string:
+      throw ValueError("Tensor::item: a string tensor has no float value (use to_strings())");
   }
   return 0;
+}
+
+Tensor Tensor::from_strings(Shape shape, const std::vector<std::string>& values) {
+  Tensor t(std::move(shape), DType::string);
+  if (static_cast<std::int64_t>(values.size()) != t.size()) {
+    throw ShapeError("Tensor::from_strings: shape " + t.shape().to_string() + " holds " +
+                     std::to_string(t.size()) + " elements, got " +
+                     std::to_string(values.size()) + " values");
+  }
+  StringValue* out = t.data<StringValue>();
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = intern_string(values[i]);
+  return t;
+}
+
+std::vector<std::string> Tensor::to_strings() const {
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(size_));
+  for (const StringValue& v : values<StringValue>()) out.push_back(v.str());
+  return out;
 }
 
 Tensor Tensor::clone() const {
@@ -170,7 +192,12 @@ std::string Tensor::to_string(int max_elements) const {
   if (storage_) {
     os << ", values=[";
     for (std::int64_t i = 0; i < std::min<std::int64_t>(size_, max_elements); ++i) {
-      os << (i ? ", " : "") << item(i);
+      os << (i ? ", " : "");
+      if (dtype_ == DType::string) {
+        os << '"' << data<StringValue>()[i].view() << '"';
+      } else {
+        os << item(i);
+      }
     }
     if (size_ > max_elements) os << ", ...";
     os << "]";

@@ -33,6 +33,11 @@ class Tensor {
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
   static Tensor scalar(float value);
   static Tensor filled(Shape shape, float value);
+  // A string tensor (dtype string) holding `values` in row-major order; each distinct
+  // value is interned for the process's life (core/string_pool.h).
+  static Tensor from_strings(Shape shape, const std::vector<std::string>& values);
+  // The elements of a string tensor as std::strings; ValueError for other dtypes.
+  std::vector<std::string> to_strings() const;
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
@@ -61,7 +66,8 @@ class Tensor {
   void* raw_data() { return host_pointer(); }
   const void* raw_data() const { return host_pointer(); }
 
-  // Convenience for tests and examples: element at a flat index, as float.
+  // Convenience for tests and examples: element at a flat index, as float (ValueError
+  // for a string tensor).
   float item(std::int64_t flat_index = 0) const;
 
   Tensor clone() const;

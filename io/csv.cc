@@ -10,18 +10,38 @@ namespace strata::io {
 
 namespace {
 
-std::vector<std::string> split(const std::string& line, char delimiter) {
+// Cells of a line; a cell in double quotes may hold the delimiter, and "" is a quote.
+// Quoted cells come back without their quotes, marked in `quoted`.
+std::vector<std::string> split(const std::string& line, char delimiter, std::vector<bool>& quoted) {
   std::vector<std::string> cells;
+  quoted.clear();
   std::string cell;
-  for (char c : line) {
-    if (c == delimiter) {
-      cells.push_back(cell);
+  bool in_quotes = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"' && cell.find_first_not_of(" \t") == std::string::npos) {
       cell.clear();
+      in_quotes = was_quoted = true;
+    } else if (c == delimiter) {
+      cells.push_back(cell);
+      quoted.push_back(was_quoted);
+      cell.clear();
+      was_quoted = false;
     } else {
       cell += c;
     }
   }
   cells.push_back(cell);
+  quoted.push_back(was_quoted);
   return cells;
 }
 
@@ -39,19 +59,26 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
   std::string line;
   std::int64_t line_no = 0;
   bool first = true;
+  std::vector<bool> is_text;
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (trim(line).empty()) continue;
-    auto cells = split(line, options.delimiter);
-    if (first && options.header) {
-      for (auto& c : cells) table.columns.push_back(trim(c));
-      first = false;
-      continue;
-    }
+    std::vector<bool> quoted;
+    auto cells = split(line, options.delimiter, quoted);
     if (first) {
-      for (std::size_t i = 0; i < cells.size(); ++i) table.columns.push_back(std::to_string(i));
+      if (options.header) {
+        for (auto& c : cells) table.columns.push_back(trim(c));
+      } else {
+        for (std::size_t i = 0; i < cells.size(); ++i) table.columns.push_back(std::to_string(i));
+      }
+      is_text.assign(table.columns.size(), false);
+      for (const auto& name : options.string_columns) is_text[table.index_of(name)] = true;
+      for (std::size_t i = 0; i < is_text.size(); ++i) {
+        if (is_text[i]) table.string_columns.push_back(table.columns[i]);
+      }
       first = false;
+      if (options.header) continue;
     }
     if (cells.size() != table.columns.size()) {
       throw IOError(path + ":" + std::to_string(line_no) + ": row has " + std::to_string(cells.size()) +
@@ -59,6 +86,11 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
                     (options.header ? " (the header's column count)" : " (the first row's)"));
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (is_text[c]) {
+        table.texts.push_back(quoted[c] ? cells[c] : trim(cells[c]));
+        table.values.push_back(0.f);
+        continue;
+      }
       std::string cell = trim(cells[c]);
       char* end = nullptr;
       errno = 0;
@@ -86,7 +118,12 @@ std::size_t CsvTable::index_of(const std::string& name) const {
 
 Tensor CsvTable::select(const std::vector<std::string>& names) const {
   std::vector<std::size_t> idx;
-  for (const auto& n : names) idx.push_back(index_of(n));
+  for (const auto& n : names) {
+    for (const auto& t : string_columns) {
+      if (t == n) throw ValueError("CSV column '" + n + "' holds text; select it with select_strings");
+    }
+    idx.push_back(index_of(n));
+  }
   Tensor out(Shape{rows, static_cast<std::int64_t>(idx.size())});
   float* dst = out.data<float>();
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -95,6 +132,25 @@ Tensor CsvTable::select(const std::vector<std::string>& names) const {
     }
   }
   return out;
+}
+
+Tensor CsvTable::select_strings(const std::vector<std::string>& names) const {
+  std::vector<std::size_t> idx;
+  for (const auto& n : names) {
+    std::size_t k = 0;
+    while (k < string_columns.size() && string_columns[k] != n) ++k;
+    if (k == string_columns.size()) {
+      index_of(n);  // throws for a column the file lacks
+      throw ValueError("CSV column '" + n + "' was read as numbers; name it in CsvOptions::string_columns");
+    }
+    idx.push_back(k);
+  }
+  std::vector<std::string> cells;
+  cells.reserve(static_cast<std::size_t>(rows) * idx.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::size_t k : idx) cells.push_back(texts[static_cast<std::size_t>(r) * string_columns.size() + k]);
+  }
+  return Tensor::from_strings(Shape{rows, static_cast<std::int64_t>(idx.size())}, cells);
 }
 
 }  // namespace strata::io

@@ -27,6 +27,8 @@
 
 namespace strata {
 
+class Layer;
+
 using Element = std::vector<Tensor>;
 
 class DatasetIterator {
@@ -110,5 +112,11 @@ struct DatasetPosition {
 
 // An iterator at `position` (replays and skips, see above).
 std::unique_ptr<DatasetIterator> resume(const Dataset& dataset, const DatasetPosition& position);
+
+// Keras's layer.adapt(dataset, steps): the layer's reset_state, update_state on each
+// element's first tensor (its x; a batched dataset gives batches), then finalize_state.
+// `steps`: at most that many elements (required for an infinite dataset). ValueError for a
+// layer that does not adapt (layers/adapt.h).
+void adapt(const Layer& layer, const Dataset& data, std::optional<std::int64_t> steps = std::nullopt);
 
 }  // namespace strata

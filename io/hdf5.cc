@@ -132,6 +132,8 @@ hid_t native_type(DType dtype) {
       return H5T_NATIVE_INT32;
     case DType::int64:
       return H5T_NATIVE_INT64;
+    case DType::string:
+      throw NotImplementedError("HDF5 datasets of strings are not supported (weights are numbers)");
   }
   return H5T_NATIVE_FLOAT;
 }
@@ -144,6 +146,8 @@ hid_t file_type(DType dtype) {
       return H5T_STD_I32LE;
     case DType::int64:
       return H5T_STD_I64LE;
+    case DType::string:
+      throw NotImplementedError("HDF5 datasets of strings are not supported (weights are numbers)");
   }
   return H5T_IEEE_F32LE;
 }

@@ -226,6 +226,8 @@ Tensor read_idx(const std::string& path, DType dtype) {
     case DType::int64:
       convert(header.type_code, raw.data(), out.data<std::int64_t>(), count);
       break;
+    case DType::string:
+      throw ValueError("IDX file '" + path + "' holds numbers; it cannot be read as strings");
   }
   return out;
 }

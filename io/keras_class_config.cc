@@ -163,6 +163,22 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       return initializer_from_config(v, where);
     case ValueKind::layer:
       return layer_from_config(v, ctx);
+    case ValueKind::token:
+      if (v.is_string()) return v.get<std::string>();
+      if (v.is_number_integer()) return v.get<std::int64_t>();
+      bad_value(where, f, "an integer or a string", v);
+    case ValueKind::string_list: {
+      std::vector<std::string> out;
+      const json& list = v.is_object() && v.value("class_name", "") == "__numpy__" && v.contains("config")
+                             ? v["config"].value("value", json())
+                             : v;
+      if (!list.is_array()) bad_value(where, f, "a list of strings", v);
+      for (const auto& e : list) {
+        if (!e.is_string()) bad_value(where, f, "a list of strings", v);
+        out.push_back(e.get<std::string>());
+      }
+      return out;
+    }
   }
   bad_value(where, f, "a known kind of value", v);
 }

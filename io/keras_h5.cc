@@ -14,6 +14,7 @@
 #include "io/safe_file.h"
 #include "io/model_config.h"
 #include "io/saving.h"
+#include "layers/keras_class.h"
 #include "optimizers/optimizer.h"
 
 namespace strata::io {
@@ -335,6 +336,17 @@ void save_model_h5(const Model& model, const std::string& path) {
     throw ValueError("cannot save model '" + model.name() + "' to '" + path +
                      "': it is not built yet (no Input, no data seen)");
   }
+  // An adapted lookup layer's vocabulary lives in a .keras file's assets; an .h5 file has
+  // no place for it (Keras's own .h5 files lose it).
+  for (const Layer& layer : keras_layer_order(model)) {
+    const layers::KerasClass* k = layers::find_keras_class(layer.class_name());
+    if (k && k->save_assets && !k->save_assets(layer.impl()).empty()) {
+      throw NotImplementedError("cannot save model '" + model.name() + "' to '" + path + "': " +
+                                layer.class_name() + " '" + layer.name() +
+                                "' has an adapted vocabulary, which .h5 files cannot hold (Keras's lose it); "
+                                "save as .keras, or give the vocabulary when creating the layer");
+    }
+  }
   const json config = model_to_config(model, ConfigDialect::keras2);
   const json tc = training_config_of(model);
   SafeFile out(path);
@@ -342,7 +354,8 @@ void save_model_h5(const Model& model, const std::string& path) {
     h5::File file(out.temp_path(), h5::File::Mode::truncate);
     file.write_string_attribute("keras_version", kKeras2LayoutVersion);
     file.write_string_attribute("backend", "tensorflow");
-    file.write_string_attribute("model_config", config.dump(), h5::StringEncoding::ascii);
+    // Non-ASCII text (vocabularies) as \u escapes, so the attribute stays ASCII.
+    file.write_string_attribute("model_config", config.dump(-1, ' ', true), h5::StringEncoding::ascii);
     if (!tc.is_null())
       file.write_string_attribute("training_config", tc.dump(), h5::StringEncoding::ascii);
     h5::Group mw = file.create_group("model_weights");

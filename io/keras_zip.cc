@@ -2,7 +2,8 @@
 // model.weights.h5, whose groups are keyed by attribute path: layers/<key>/vars/<i>,
 // <key> = snake_case(class) uniquified by position; nested models recurse
 // (layers/functional/layers/dense/vars/0); layer families may keep vars elsewhere
-// (io/layer_config.h VarGroup: RNN cells at layers/lstm/cell/vars).
+// (io/layer_config.h VarGroup: RNN cells at layers/lstm/cell/vars). Layers with assets
+// (an adapted lookup layer's vocabulary.txt) keep them at assets/<the same path>/<file>.
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "io/saving.h"
 #include "io/safe_file.h"
 #include "io/zip.h"
+#include "layers/keras_class.h"
 #include "models/compiled_model.h"
 
 namespace strata::io {
@@ -72,6 +74,40 @@ void write_container(h5::File& file, const std::string& prefix, const std::vecto
       for (std::size_t v = 0; v < g.variables.size(); ++v)
         vars.create_dataset(std::to_string(v), g.variables[v].value());
     }
+  }
+}
+
+// Keras 3's save_assets: each layer's files under assets/<layer path>/.
+void write_assets(ZipWriter& zip, const std::string& prefix, const std::vector<Layer>& layers) {
+  const auto keys = keys_of(layers);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string lp = prefix + "layers/" + keys[i];
+    if (is_model(layers[i])) {
+      write_assets(zip, lp + "/", container_layers(layers[i]));
+      continue;
+    }
+    const layers::KerasClass* k = layers::find_keras_class(layers[i].class_name());
+    if (!k || !k->save_assets) continue;
+    for (const auto& [name, bytes] : k->save_assets(layers[i].impl())) zip.add("assets/" + lp + "/" + name, bytes);
+  }
+}
+
+// Keras 3's load_assets.
+void read_assets(const ZipReader& zip, const std::string& prefix, const std::vector<Layer>& layers) {
+  const auto keys = keys_of(layers);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string lp = prefix + "layers/" + keys[i];
+    if (is_model(layers[i])) {
+      read_assets(zip, lp + "/", container_layers(layers[i]));
+      continue;
+    }
+    const layers::KerasClass* k = layers::find_keras_class(layers[i].class_name());
+    if (!k || !k->load_assets) continue;
+    k->load_assets(layers[i].impl(), [&](const std::string& name) -> std::optional<std::string> {
+      const std::string path = "assets/" + lp + "/" + name;
+      if (!zip.contains(path)) return std::nullopt;
+      return zip.read(path);
+    });
   }
 }
 
@@ -258,6 +294,7 @@ Model load_model_keras(const std::string& path, bool compile) {
         "'" + path +
         "': the model's input shape is not in its config, so its weights cannot be built");
   }
+  read_assets(zip, "", keras_layer_order(model));
   if (zip.contains("model.weights.h5")) {
     ScratchFile h5(".weights.h5");
     write_file_atomically(h5.path(), zip.read("model.weights.h5"));
@@ -318,6 +355,7 @@ void save_model_keras(const Model& model, const std::string& path) {
       json{{"keras_version", "3.4.1"}, {"date_saved", now_string()}, {"writer", "strata"}}.dump());
   zip.add("config.json", config.dump());
   zip.add("model.weights.h5", weights);
+  write_assets(zip, "", keras_layer_order(model));
   write_file_atomically(path, zip.finish());
 }
 

@@ -219,6 +219,9 @@ json layer_config(const Layer& layer) {
                       {"registered_name", nullptr}};
   json own = e->to_config(layer.impl());
   for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
+  if (const layers::KerasClass* k = layers::find_keras_class(layer.class_name()); k && !k->trainable_key) {
+    cfg.erase("trainable");
+  }
   return cfg;
 }
 

@@ -1,9 +1,13 @@
 #include "io/npy.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <vector>
 #include <regex>
 
 #include "core/error.h"
+#include "core/string_pool.h"
 #include "io/safe_file.h"
 #include "io/zip.h"
 
@@ -18,6 +22,116 @@ void convert(const char* src, To* dst, std::int64_t n) {
     std::memcpy(&v, src + i * static_cast<std::int64_t>(sizeof(From)), sizeof(From));
     dst[i] = static_cast<To>(v);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// NumPy's string arrays: 'U<n>' (n UTF-32LE code points per element, NUL-padded) and
+// 'S<n>' (n bytes, NUL-padded), read as string tensors (UTF-8).
+void append_utf8(std::string& out, std::uint32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// The code points of UTF-8 text; false when it is not valid UTF-8.
+bool utf8_code_points(std::string_view s, std::vector<std::uint32_t>& out) {
+  out.clear();
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    int extra = b < 0x80 ? 0 : (b >> 5) == 0x6 ? 1 : (b >> 4) == 0xE ? 2 : (b >> 3) == 0x1E ? 3 : -1;
+    if (extra < 0 || i + static_cast<std::size_t>(extra) >= s.size() + (extra == 0 ? 1 : 0)) return false;
+    std::uint32_t c = extra == 0 ? b : b & (0x3F >> extra);
+    for (int k = 1; k <= extra; ++k) {
+      const auto n = static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]);
+      if ((n & 0xC0) != 0x80) return false;
+      c = (c << 6) | (n & 0x3F);
+    }
+    out.push_back(c);
+    i += static_cast<std::size_t>(extra) + 1;
+  }
+  return true;
+}
+
+Tensor strings_from_npy(const std::string& b, std::size_t data, const Shape& shape, std::int64_t n,
+                        const std::string& descr, const std::string& source) {
+  const bool wide = descr[1] == 'U';
+  std::size_t width = 0;
+  try {
+    width = static_cast<std::size_t>(std::stoul(descr.substr(2)));
+  } catch (const std::exception&) {
+    throw IOError("'" + source + "': dtype '" + descr + "' has no element size");
+  }
+  const std::size_t item = width * (wide ? 4 : 1);
+  if (b.size() - data < static_cast<std::size_t>(n) * item) {
+    throw IOError("'" + source + "': data holds " + std::to_string(b.size() - data) + " bytes, shape " +
+                  shape.to_string() + " of '" + descr + "' needs " + std::to_string(static_cast<std::size_t>(n) * item) +
+                  " (truncated?)");
+  }
+  Tensor t(shape, DType::string);
+  StringValue* out = t.data<StringValue>();
+  std::string text;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const char* e = b.data() + data + static_cast<std::size_t>(i) * item;
+    text.clear();
+    if (wide) {
+      for (std::size_t k = 0; k < width; ++k) {
+        std::uint32_t c;
+        std::memcpy(&c, e + 4 * k, 4);
+        if (c == 0) break;  // NumPy pads with NULs (and drops trailing ones)
+        if (c > 0x10FFFF) throw IOError("'" + source + "': element " + std::to_string(i) + " is not Unicode text");
+        append_utf8(text, c);
+      }
+    } else {
+      std::size_t len = width;
+      while (len > 0 && e[len - 1] == '\0') --len;
+      text.assign(e, len);
+    }
+    out[i] = intern_string(text);
+  }
+  return t;
+}
+
+// Writes a string tensor's elements as 'U<n>' (or 'S<n>' when one is not UTF-8) into
+// `data` and returns the descr.
+std::string strings_to_npy(const Tensor& t, std::string& data) {
+  std::vector<std::vector<std::uint32_t>> points(static_cast<std::size_t>(t.size()));
+  bool utf8 = true;
+  std::size_t width = 1, bytes = 1;
+  const StringValue* v = t.data<StringValue>();
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    bytes = std::max<std::size_t>(bytes, v[i].size);
+    if (utf8 && !utf8_code_points(v[i].view(), points[static_cast<std::size_t>(i)])) utf8 = false;
+    if (utf8) width = std::max(width, points[static_cast<std::size_t>(i)].size());
+  }
+  if (!utf8) {
+    for (std::int64_t i = 0; i < t.size(); ++i) {
+      data.append(v[i].view());
+      data.append(bytes - v[i].size, '\0');
+    }
+    return "|S" + std::to_string(bytes);
+  }
+  for (const auto& p : points) {
+    for (std::size_t k = 0; k < width; ++k) {
+      const std::uint32_t c = k < p.size() ? p[k] : 0;
+      data.append(reinterpret_cast<const char*>(&c), 4);
+    }
+  }
+  return "<U" + std::to_string(width);
 }
 
 }  // namespace
@@ -89,6 +203,7 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
                               "' is not supported (little-endian numbers are)");
   }
   const std::string kind = descr.substr(1);
+  if (kind[0] == 'U' || kind[0] == 'S') return strings_from_npy(b, start + header_len, shape, n, descr, source);
   std::size_t item = 0;
   DType dtype = DType::float32;
   if (kind == "f4" || kind == "f8") {
@@ -133,9 +248,11 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
 }
 
 std::string npy_to_bytes(const Tensor& t) {
-  const char* descr = t.dtype() == DType::float32 ? "<f4"
-                      : t.dtype() == DType::int32 ? "<i4"
-                                                  : "<i8";
+  std::string string_data;
+  const std::string descr = t.dtype() == DType::string ? strings_to_npy(t, string_data)
+                            : t.dtype() == DType::float32 ? "<f4"
+                            : t.dtype() == DType::int32   ? "<i4"
+                                                          : "<i8";
   std::string shape;
   for (int i = 0; i < t.rank(); ++i)
     shape += (i ? ", " : "") + std::to_string(t.shape().dims()[static_cast<std::size_t>(i)]);
@@ -151,7 +268,11 @@ std::string npy_to_bytes(const Tensor& t) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
-  out.append(static_cast<const char*>(t.raw_data()), t.nbytes());
+  if (t.dtype() == DType::string) {
+    out += string_data;
+  } else {
+    out.append(static_cast<const char*>(t.raw_data()), t.nbytes());
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // NumPy .npy and .npz files (np.save / np.savez / np.load). Reads little-endian
-// float32/float64 (as float32), int8..int64, uint8/uint16 and bool (as int32/int64), C
-// order; writes float32/int32/int64 in format 1.0. .npz members are "<name>.npy" in a ZIP
+// float32/float64 (as float32), int8..int64, uint8/uint16 and bool (as int32/int64), and
+// string arrays ('U' and 'S', as string tensors), C order; writes float32/int32/int64 and
+// strings (as 'U', or 'S' when a value is not UTF-8) in format 1.0. .npz members are "<name>.npy" in a ZIP
 // (stored or deflated, as np.savez / np.savez_compressed write them). Every malformed file
 // is an IOError naming it.
 #pragma once

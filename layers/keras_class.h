@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -64,11 +65,17 @@ enum class FieldRole {
 // vectors (a shape's None is kUnknownDim).
 enum class ValueKind {
   boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer,
-  layer  // a nested layer, written as its registry entry (TimeDistributed's "layer")
+  layer,  // a nested layer, written as its registry entry (TimeDistributed's "layer")
+  string_list,  // a list of strings (StringLookup's vocabulary)
+  token         // an integer or a string (Hashing's mask_value)
 };
 
+// A config value that Keras lets be an integer or a string (Hashing's mask_value).
+using Token = std::variant<std::int64_t, std::string>;
+
 using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, Initializer, std::vector<double>, Layer>;
+                                 std::vector<std::int64_t>, Initializer, std::vector<double>, Layer,
+                                 std::vector<std::string>>;
 
 struct FieldSpec {
   std::string key;
@@ -164,6 +171,23 @@ struct ConfigTraits<std::vector<double>> {
   static constexpr ValueKind kind = ValueKind::number_list;
   static ConfigValue to(const std::vector<double>& v) { return v; }
   static std::vector<double> from(const ConfigValue& v) { return std::get<std::vector<double>>(v); }
+};
+template <>
+struct ConfigTraits<std::vector<std::string>> {
+  static constexpr ValueKind kind = ValueKind::string_list;
+  static ConfigValue to(const std::vector<std::string>& v) { return v; }
+  static std::vector<std::string> from(const ConfigValue& v) { return std::get<std::vector<std::string>>(v); }
+};
+template <>
+struct ConfigTraits<Token> {
+  static constexpr ValueKind kind = ValueKind::token;
+  static ConfigValue to(const Token& v) {
+    return std::visit([](const auto& x) { return ConfigValue(x); }, v);
+  }
+  static Token from(const ConfigValue& v) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+    return std::get<std::string>(v);
+  }
 };
 template <>
 struct ConfigTraits<Axes> {
@@ -344,6 +368,8 @@ class ConfigSource {
 struct KerasClass {
   std::string class_name;
   std::string module = "keras.layers";
+  // Whether the config holds "trainable" (Keras's Discretization takes no such argument).
+  bool trainable_key = true;
   // Constructor arguments, then options (and fixed keys), in Keras's order.
   std::vector<FieldSpec> fields;
   // The values of the fields whose role is `value`, in order.
@@ -360,6 +386,12 @@ struct KerasClass {
     Layer nested;
   };
   std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
+  // Files a Keras 3 .keras archive keeps for the layer under assets/<its layer path>/
+  // (an adapted lookup layer's vocabulary.txt): name -> bytes. Without it, none.
+  std::function<std::map<std::string, std::string>(const LayerImpl&)> save_assets;
+  // Reads them back: `read(name)` gives a file's bytes, or nullopt when absent.
+  std::function<void(LayerImpl&, const std::function<std::optional<std::string>(const std::string&)>& read)>
+      load_assets;
 
   // Keys Keras writes that only shape training here (regularizers, constraints): written
   // null after the fields; a file's values are accepted and not applied.

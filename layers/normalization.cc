@@ -85,6 +85,18 @@ std::vector<Output> NormalizationImpl::call(Graph& graph, const std::vector<Outp
 }
 
 void NormalizationImpl::adapt(const Tensor& data) {
+  reset_state();
+  update_state(data);
+  finalize_state();
+}
+
+void NormalizationImpl::reset_state() {
+  sum_.clear();
+  sum_sq_.clear();
+  seen_ = 0;
+}
+
+void NormalizationImpl::update_state(const Tensor& data) {
   if (options.mean) {
     throw ValueError("Normalization '" + name +
                      "' was given mean and variance; adapt() would replace them");
@@ -112,37 +124,48 @@ void NormalizationImpl::adapt(const Tensor& data) {
     std::vector<float> values;
     if (data.dtype() == DType::int32) {
       for (auto v : data.to_vector<std::int32_t>()) values.push_back(static_cast<float>(v));
-    } else {
+    } else if (data.dtype() == DType::int64) {
       for (auto v : data.to_vector<std::int64_t>()) values.push_back(static_cast<float>(v));
+    } else {
+      throw ValueError("Normalization '" + name + "': adapt expects numbers, got " + to_string(data.dtype()));
     }
-    adapt(Tensor::from_vector(in, values));
+    update_state(Tensor::from_vector(in, values));
     return;
   }
   const std::vector<std::int64_t> kept = kept_axes(rank);
-  const std::int64_t stats = mean.value().shape().num_elements();
-  std::vector<double> sum(static_cast<std::size_t>(stats), 0.0), sq(sum);
+  const auto stats = static_cast<std::size_t>(mean.value().shape().num_elements());
+  if (sum_.empty()) {
+    sum_.assign(stats, 0.0);
+    sum_sq_.assign(stats, 0.0);
+  }
   std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
   const float* p = data.data<float>();
   const std::int64_t total = in.num_elements();
   for (std::int64_t i = 0; i < total; ++i) {
     std::int64_t s = 0;  // position among the kept axes, row-major
     for (std::int64_t k : kept) s = s * keep[static_cast<std::size_t>(k)] + index[static_cast<std::size_t>(k)];
-    sum[static_cast<std::size_t>(s)] += p[i];
-    sq[static_cast<std::size_t>(s)] += static_cast<double>(p[i]) * p[i];
+    sum_[static_cast<std::size_t>(s)] += p[i];
+    sum_sq_[static_cast<std::size_t>(s)] += static_cast<double>(p[i]) * p[i];
     for (std::size_t a = index.size(); a-- > 0;) {
       if (++index[a] < dims[a]) break;
       index[a] = 0;
     }
   }
-  const double count = static_cast<double>(total) / static_cast<double>(stats);
-  std::vector<float> m(sum.size()), v(sum.size());
-  for (std::size_t i = 0; i < sum.size(); ++i) {
-    const double mu = sum[i] / count;
+  seen_ += total;
+}
+
+void NormalizationImpl::finalize_state() {
+  if (seen_ == 0) return;  // no data: the statistics stay as they were
+  const double count = static_cast<double>(seen_) / static_cast<double>(sum_.size());
+  std::vector<float> m(sum_.size()), v(sum_.size());
+  for (std::size_t i = 0; i < sum_.size(); ++i) {
+    const double mu = sum_[i] / count;
     m[i] = static_cast<float>(mu);
-    v[i] = static_cast<float>(std::max(sq[i] / count - mu * mu, 0.0));
+    v[i] = static_cast<float>(std::max(sum_sq_[i] / count - mu * mu, 0.0));
   }
   mean.assign(Tensor::from_vector(mean.value().shape(), m));
   variance.assign(Tensor::from_vector(variance.value().shape(), v));
+  reset_state();
 }
 
 Normalization::Normalization(NormalizationOptions options)

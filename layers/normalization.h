@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "layers/adapt.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
 
@@ -30,14 +31,19 @@ struct NormalizationOptions {  // Keras signature order
   }
 };
 
-class NormalizationImpl : public LayerImpl {
+class NormalizationImpl : public LayerImpl, public AdaptableLayer {
  public:
   explicit NormalizationImpl(NormalizationOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   // Sets mean and variance from `data` (samples along axis 0), building the layer from
-  // its shape if needed.
+  // its shape if needed: reset_state, update_state(data), finalize_state.
   void adapt(const Tensor& data);
+  // adapt in steps (a Dataset's batches, io/dataset.h): the statistics of every batch
+  // seen since reset_state, as one tensor of them all would give.
+  void reset_state() override;
+  void update_state(const Tensor& batch) override;
+  void finalize_state() override;
 
   NormalizationOptions options;
   Variable mean, variance;  // weights when adapted; fixed values when given
@@ -47,6 +53,8 @@ class NormalizationImpl : public LayerImpl {
   // The input axes the statistics are kept along, non-negative, for an input of `rank`.
   std::vector<std::int64_t> kept_axes(std::int64_t rank) const;
   Shape broadcast_shape_;  // input rank: kept dims, 1 elsewhere (batch included)
+  std::vector<double> sum_, sum_sq_;  // adapt: per statistic, over the batches so far
+  std::int64_t seen_ = 0;             // adapt: elements so far
 };
 
 class Normalization : public Layer {

@@ -34,6 +34,7 @@ void cast_to(const Tensor& in, Tensor& out) {
     case DType::float32: cast_values<float, To>(in, out); break;
     case DType::int32: cast_values<std::int32_t, To>(in, out); break;
     case DType::int64: cast_values<std::int64_t, To>(in, out); break;
+    case DType::string: break;  // refused by cast_targets
   }
 }
 
@@ -41,6 +42,10 @@ void cast_to(const Tensor& in, Tensor& out) {
 // numbers: 1.7 is an error, never silently class 1.
 Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
   if (t.dtype() == dtype) return t;
+  if (t.dtype() == DType::string || dtype == DType::string) {
+    throw ValueError("target for output '" + output + "': expected " + to_string(dtype) + " targets, got " +
+                     to_string(t.dtype()) + " (map string labels to numbers first, e.g. with StringLookup)");
+  }
   if (t.dtype() == DType::float32 && dtype != DType::float32) {
     const float* p = t.data<float>();
     for (std::int64_t i = 0; i < t.size(); ++i) {
@@ -55,6 +60,7 @@ Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
     case DType::float32: cast_to<float>(t, out); break;
     case DType::int32: cast_to<std::int32_t>(t, out); break;
     case DType::int64: cast_to<std::int64_t>(t, out); break;
+    case DType::string: break;  // refused above
   }
   return out;
 }

@@ -14,6 +14,8 @@ std::string tf_dtype_name(DType dtype) {
       return "DT_INT32";
     case DType::int64:
       return "DT_INT64";
+    case DType::string:
+      return "DT_STRING";
   }
   return "DT_INVALID";
 }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "core/string_pool.h"
 #include "serving/errors.h"
 
 namespace strata::serving {
@@ -59,6 +60,8 @@ class ValueBuffer {
       std::memcpy(t.raw_data(), floats_.data(), floats_.size() * sizeof(float));
     } else if (info_.dtype == DType::int64) {
       std::memcpy(t.raw_data(), ints_.data(), ints_.size() * sizeof(std::int64_t));
+    } else if (info_.dtype == DType::string) {
+      std::copy(strings_.begin(), strings_.end(), t.data<StringValue>());
     } else {
       auto* p = t.data<std::int32_t>();
       for (std::size_t i = 0; i < ints_.size(); ++i) p[i] = static_cast<std::int32_t>(ints_[i]);
@@ -99,6 +102,14 @@ class ValueBuffer {
                               (info_.dtype == DType::float32 ? "a number" : "an integer") + ", got " +
                               found + " at " + what + index_path(path));
     };
+    if (info_.dtype == DType::string) {
+      if (!v.is_string()) {
+        throw invalid_argument(where_ + " has dtype string: expected a string, got " + json_kind(v) + " at " + what +
+                               index_path(path));
+      }
+      strings_.push_back(intern_string(v.get<std::string>()));
+      return;
+    }
     if (info_.dtype == DType::float32) {
       if (v.is_number_float()) {
         const auto f = static_cast<float>(v.get<double>());
@@ -128,6 +139,7 @@ class ValueBuffer {
   std::string where_;
   std::vector<float> floats_;
   std::vector<std::int64_t> ints_;
+  std::vector<StringValue> strings_;
 };
 
 std::string input_names(const Signature& sig) {
@@ -261,6 +273,9 @@ void write_values(std::string& out, const Tensor& t, int axis, std::int64_t offs
         break;
       case DType::int64:
         write_integer(out, t.data<std::int64_t>()[offset]);
+        break;
+      case DType::string:
+        out += json(t.data<StringValue>()[offset].str()).dump();
         break;
     }
     return;

@@ -25,6 +25,13 @@
 #include "layers/resizing.h"
 #include "layers/softmax.h"
 #include "layers/batch_normalization.h"
+#include "layers/category_encoding.h"
+#include "layers/discretization.h"
+#include "layers/embedding.h"
+#include "layers/hashed_crossing.h"
+#include "layers/hashing.h"
+#include "layers/integer_lookup.h"
+#include "layers/string_lookup.h"
 #include "layers/concatenate.h"
 #include "layers/conv1d.h"
 #include "layers/conv1d_transpose.h"
@@ -71,7 +78,9 @@ struct Sample {
   std::string name;
   Model model;
   std::vector<Shape> input_shapes;
-  std::vector<bool> masks = {};  // per input: 0/1 values (a mask) rather than a ramp
+  std::vector<bool> masks = {};     // per shaped input: 0/1 values (a mask) rather than a ramp
+  std::vector<Tensor> inputs = {};  // given inputs (string data), before those of input_shapes
+  bool keras_only = false;          // .h5 cannot hold it (an adapted vocabulary)
 };
 
 // 0/1 values, mostly 1, with position 0 of every row kept (each query sees some key).
@@ -81,6 +90,38 @@ Tensor mask_values(Shape shape) {
   const auto row = static_cast<std::size_t>(shape[-1]);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % row == 0 || (i * 5 + i / row) % 3 != 0 ? 1.f : 0.f;
   return t;
+}
+
+// Structured data through the preprocessing layers: string, int and float inputs. The
+// city vocabulary is given (saved in the config) or adapted (saved as a .keras asset).
+Sample preprocessing_sample(bool adapted) {
+  auto city = Input({1}, {.dtype = DType::string, .name = "city"});
+  auto code = Input({1}, {.dtype = DType::int64, .name = "code"});
+  auto tags = Input({3}, {.dtype = DType::string, .name = "tags"});
+  auto amount = Input({1}, {.name = "amount"});
+  layers::StringLookup lookup(adapted ? layers::StringLookupOptions{.name = "city_lookup"}
+                                      : layers::StringLookupOptions{.mask_token = "",
+                                                                    .vocabulary = std::vector<std::string>{"paris", "tokyo", "東京"},
+                                                                    .name = "city_lookup"});
+  if (adapted) lookup.adapt(Tensor::from_strings({6}, {"paris", "lima", "paris", "東京", "tokyo", "lima"}));
+  auto e = layers::Flatten()(layers::Embedding(lookup.vocabulary_size(), 3)(lookup(city)));
+  auto c = layers::IntegerLookup({.num_oov_indices = 2, .vocabulary = std::vector<std::int64_t>{7, 11, -5},
+                                  .output_mode = "multi_hot"})(code);
+  auto h = layers::Hashing(16, {.salt = std::vector<std::int64_t>{3, 4}, .output_mode = "count"})(tags);
+  auto x = layers::HashedCrossing(5, {.output_mode = "one_hot"})({city, code})[0];
+  auto d = layers::Discretization({.bin_boundaries = std::vector<double>{-0.5, 0.0, 0.5}, .output_mode = "one_hot"})(amount);
+  auto ids = layers::CategoryEncoding(4, {.output_mode = "one_hot"})(
+      layers::Discretization({.bin_boundaries = std::vector<double>{-0.25, 0.25, 0.75}})(amount));
+  auto all = layers::Concatenate()({e, c, h, x, d, ids});
+  Model m(std::vector<KerasTensor>{city, code, tags, amount},
+          {layers::Dense(2)(layers::Dense(6, {.activation = "relu"})(all))},
+          {.name = adapted ? "preprocessing_adapted" : "preprocessing"});
+  std::vector<Tensor> inputs{
+      Tensor::from_strings({5, 1}, {"paris", "lima", "", "東京", "nowhere"}),
+      Tensor::from_vector<std::int64_t>({5, 1}, {7, 11, -5, 123456789012, 0}),
+      Tensor::from_strings({5, 3}, {"a", "b", "a", "", "日本", "x", "q", "q", "q", "z", "", "y", "m", "n", "o"}),
+      Tensor::from_vector<float>({5, 1}, {-1.f, 0.f, 0.3f, 0.6f, 2.f})};
+  return {adapted ? "preprocessing_adapted" : "preprocessing", m, {}, {}, inputs, adapted};
 }
 
 std::vector<Sample> samples() {
@@ -265,6 +306,8 @@ std::vector<Sample> samples() {
     out.push_back({"attention_masks", m, {{3, 5, 8}, {3, 6, 8}, {3, 5, 5}, {3, 5}, {3, 6}},
                    {false, false, true, true, true}});
   }
+  out.push_back(preprocessing_sample(false));
+  out.push_back(preprocessing_sample(true));
   return out;
 }
 
@@ -280,7 +323,7 @@ int main(int argc, char** argv) {
   try {
     set_random_seed(1234);
     for (auto& s : samples()) {
-      std::vector<Tensor> x;
+      std::vector<Tensor> x = s.inputs;
       for (std::size_t i = 0; i < s.input_shapes.size(); ++i) {
         const bool mask = i < s.masks.size() && s.masks[i];
         x.push_back(mask ? mask_values(s.input_shapes[i]) : ramp(s.input_shapes[i], static_cast<float>(i)));
@@ -290,14 +333,14 @@ int main(int argc, char** argv) {
       }
       auto y = s.model.predict(x);
       const std::string base = dir + "/" + s.name;
-      s.model.save(base + ".h5");
+      if (!s.keras_only) s.model.save(base + ".h5");
       s.model.save(base + ".keras");
       std::ofstream(base + ".json") << s.model.to_json();
       for (std::size_t i = 0; i < x.size(); ++i)
         io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
       for (std::size_t i = 0; i < y.size(); ++i)
         io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
-      std::cout << "wrote " << base << ".{h5,keras}\n";
+      std::cout << "wrote " << base << (s.keras_only ? ".keras\n" : ".{h5,keras}\n");
     }
   } catch (const Error& e) {
     std::cerr << "strata_save_samples: " << e.what() << "\n";

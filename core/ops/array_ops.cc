@@ -132,7 +132,8 @@ void register_array_ops(OpRegistry& r) {
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         }});
+         },
+         .takes_strings = true});
   r.add({.name = "pad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -182,7 +183,8 @@ void register_array_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pad(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
-         }});
+         },
+         .takes_strings = true});
   r.add({.name = "transpose",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -317,7 +319,8 @@ void register_array_ops(OpRegistry& r) {
              offset += size;
            }
            return out;
-         }});
+         },
+         .takes_strings = true});
   r.add({.name = "training_select",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);

@@ -175,6 +175,7 @@ std::int64_t label_at(const Tensor& labels, std::int64_t i, std::int64_t classes
     }
     case DType::int32: v = labels.data<std::int32_t>()[i]; break;
     case DType::int64: v = labels.data<std::int64_t>()[i]; break;
+    case DType::string: throw ValueError(node.name + ": string labels (map them to class indices first)");
   }
   if (v < 0 || v >= classes) {
     throw ValueError(node.name + ": label " + std::to_string(v) + " at index " + std::to_string(i) +

@@ -23,6 +23,34 @@ void fill_rows(const Tensor& indices, Tensor& out, std::int64_t classes) {
   }
 }
 
+template <typename T>
+void encode_rows(const Tensor& indices, Tensor& out, std::int64_t depth, bool counts) {
+  const T* in = indices.data<T>();
+  float* y = out.data<float>();
+  std::fill_n(y, out.size(), 0.f);
+  const std::int64_t rows = out.size() / depth;
+  const std::int64_t per_row = rows == 0 ? 0 : indices.size() / rows;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t j = 0; j < per_row; ++j) {
+      const auto v = static_cast<std::int64_t>(in[r * per_row + j]);
+      if (v < 0 || v >= depth) continue;
+      float& slot = y[r * depth + v];
+      slot = counts ? slot + 1.f : 1.f;
+    }
+  }
+}
+
+// The output dims of categorical_encode for an input of `dims`.
+std::vector<std::int64_t> encoded_dims(std::vector<std::int64_t> dims, std::int64_t depth, const std::string& mode) {
+  if (mode == "one_hot") {
+    if (dims.size() > 1 && dims.back() == 1) dims.pop_back();
+  } else if (!dims.empty()) {
+    dims.pop_back();
+  }
+  dims.push_back(depth);
+  return dims;
+}
+
 }  // namespace
 
 void register_one_hot_ops(OpRegistry& r) {
@@ -42,9 +70,40 @@ void register_one_hot_ops(OpRegistry& r) {
              case DType::float32: fill_rows<float>(indices, ctx.output(0), classes); break;
              case DType::int32: fill_rows<std::int32_t>(indices, ctx.output(0), classes); break;
              case DType::int64: fill_rows<std::int64_t>(indices, ctx.output(0), classes); break;
+             case DType::string: break;  // refused when the graph is defined
            }
          },
          .differentiable = false});
+  r.add({.name = "categorical_encode",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const auto depth = ctx.attrs.get<std::int64_t>("depth");
+           const auto& mode = ctx.attrs.get<std::string>("mode");
+           if (depth < 1) throw ValueError("categorical_encode: depth must be positive, got " + std::to_string(depth));
+           if (mode != "one_hot" && mode != "multi_hot" && mode != "count") {
+             throw ValueError("categorical_encode: mode must be one_hot, multi_hot or count, got '" + mode + "'");
+           }
+           const DType d = ctx.inputs[0].dtype;
+           if (d != DType::int32 && d != DType::int64) {
+             throw ValueError("categorical_encode: expects integer indices, got " + to_string(d));
+           }
+           return std::vector<TensorSpec>{{Shape(encoded_dims(ctx.inputs[0].shape.dims(), depth, mode)), DType::float32}};
+         },
+         .cpu_kernel = [](KernelContext& ctx) {
+           const Tensor& indices = ctx.input(0);
+           const auto depth = ctx.node.attrs.get<std::int64_t>("depth");
+           const bool counts = ctx.node.attrs.get<std::string>("mode") == "count";
+           if (indices.dtype() == DType::int32) {
+             encode_rows<std::int32_t>(indices, ctx.output(0), depth, counts);
+           } else {
+             encode_rows<std::int64_t>(indices, ctx.output(0), depth, counts);
+           }
+         },
+         .differentiable = false});
+}
+
+Output categorical_encode(Output indices, std::int64_t depth, const std::string& mode) {
+  return indices.graph->add("categorical_encode", {indices}, Attrs{{"depth", depth}, {"mode", mode}});
 }
 
 Output one_hot(Output indices, std::int64_t num_classes) {

@@ -24,6 +24,8 @@ void register_array_ops(OpRegistry& registry);
 void register_batch_matmul_ops(OpRegistry& registry);
 void register_causal_mask_ops(OpRegistry& registry);
 void register_one_hot_ops(OpRegistry& registry);
+void register_lookup_ops(OpRegistry& registry);
+void register_hash_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -43,6 +45,8 @@ inline void register_all(OpRegistry& registry) {
   register_batch_matmul_ops(registry);
   register_causal_mask_ops(registry);
   register_one_hot_ops(registry);
+  register_lookup_ops(registry);
+  register_hash_ops(registry);
 }
 
 }  // namespace strata::ops

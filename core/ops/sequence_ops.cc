@@ -16,6 +16,7 @@ std::int64_t id_at(const Tensor& ids, std::int64_t i) {
     case DType::float32: return static_cast<std::int64_t>(ids.data<float>()[i]);
     case DType::int32: return ids.data<std::int32_t>()[i];
     case DType::int64: return ids.data<std::int64_t>()[i];
+    case DType::string: throw ValueError("token ids must be numbers, got strings (use StringLookup first)");
   }
   return 0;
 }

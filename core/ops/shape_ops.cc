@@ -51,7 +51,8 @@ void register_shape_ops(OpRegistry& r) {
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         }});
+         },
+         .takes_strings = true});
   r.add({.name = "reshape_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -65,7 +66,8 @@ void register_shape_ops(OpRegistry& r) {
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
-         }});
+         },
+         .takes_strings = true});
   r.add({.name = "broadcast_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);

@@ -31,6 +31,7 @@ void cast_from(const Tensor& in, Tensor& out) {
     case DType::float32: cast_values<From, float>(in, out); break;
     case DType::int32: cast_values<From, std::int32_t>(in, out); break;
     case DType::int64: cast_values<From, std::int64_t>(in, out); break;
+    case DType::string: throw ValueError("cast: numbers do not cast to strings");  // refused by inference
   }
 }
 
@@ -67,18 +68,25 @@ void register_source_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = copy_input_kernel,
-         .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; }});
+         .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; },
+         .takes_strings = true});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = copy_input_kernel,
-         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
+         .takes_strings = true});
   r.add({.name = "cast",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
-           return std::vector<TensorSpec>{{ctx.inputs[0].shape, parse_dtype(ctx.attrs.get<std::string>("dtype"))}};
+           const DType to = parse_dtype(ctx.attrs.get<std::string>("dtype"));
+           if (to == DType::string) {
+             throw ValueError("cast: cannot cast " + to_string(ctx.inputs[0].dtype) +
+                              " to string (strings come from data: Input(dtype string), CSV, .npy)");
+           }
+           return std::vector<TensorSpec>{{ctx.inputs[0].shape, to}};
          },
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& in = ctx.input(0);
@@ -86,6 +94,7 @@ void register_source_ops(OpRegistry& r) {
              case DType::float32: cast_from<float>(in, ctx.output(0)); break;
              case DType::int32: cast_from<std::int32_t>(in, ctx.output(0)); break;
              case DType::int64: cast_from<std::int64_t>(in, ctx.output(0)); break;
+             case DType::string: throw ValueError("cast: strings do not cast to numbers");  // refused when defined
            }
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {

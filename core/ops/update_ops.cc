@@ -51,6 +51,7 @@ void update_any(Tensor& var, const Tensor& value, F f) {
     case DType::float32: update<float>(var, value, f); break;
     case DType::int32: update<std::int32_t>(var, value, f); break;
     case DType::int64: update<std::int64_t>(var, value, f); break;
+    case DType::string: throw ValueError("variable update: string variables are not updated by ops");
   }
 }
 

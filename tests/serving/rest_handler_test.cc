@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <cmath>
 #include <thread>
 
@@ -105,6 +106,39 @@ TEST(RestHandler, MultiInputModelTakesNamedInputsInBothFormats) {
     expect_close(tensor_from_json(outs["reshape"], ys[0].shape()), ys[0], "columns: reshape" + ext);
     expect_close(tensor_from_json(outs["shared"], ys[1].shape()), ys[1], "columns: shared" + ext);
   }
+}
+
+TEST(RestHandler, StringInputsAreJsonStringsAndPredictLikeKeras) {
+  // Keras's model with string, int and float inputs through the preprocessing layers
+  // (tests/data/preprocessing/model_vocabulary.*); DT_STRING inputs are JSON strings.
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/preprocessing/";
+  const json g = json::parse(std::ifstream(dir + "model_vocabulary.json"));
+  ModelDir models;
+  models.add_file(1, dir + "model_vocabulary.keras", "model.keras");
+  ModelManager manager(ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(manager);
+  json inputs = json::object();
+  for (const char* name : {"city", "code", "tags", "amount"}) {
+    const json& t = g["inputs"][name];
+    const auto rows = t["shape"][0].get<std::size_t>(), cols = t["shape"][1].get<std::size_t>();
+    json m = json::array();
+    for (std::size_t r = 0; r < rows; ++r) {
+      json row = json::array();
+      for (std::size_t c = 0; c < cols; ++c) row.push_back(t["values"][r * cols + c]);
+      m.push_back(row);
+    }
+    inputs[name] = m;
+  }
+  RestResponse r = handler.handle("POST", "/v1/models/m:predict", json{{"inputs", inputs}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json out = body_of(r)["outputs"];
+  const auto want = g["prediction"]["values"].get<std::vector<float>>();
+  ASSERT_EQ(out.size(), want.size()) << out;
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i][0].get<float>(), want[i], 1e-5f + 1e-4f * std::fabs(want[i]));
+  const json meta = body_of(handler.handle("GET", "/v1/models/m/metadata", ""));
+  EXPECT_NE(meta.dump().find("DT_STRING"), std::string::npos) << meta;
+  inputs["city"][0][0] = 3;
+  EXPECT_EQ(handler.handle("POST", "/v1/models/m:predict", json{{"inputs", inputs}}.dump()).status, 400);
 }
 
 TEST(RestHandler, ConcurrentRequestsWithoutBatchingEachGetTheirOwnAnswer) {

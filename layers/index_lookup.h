@@ -1,0 +1,92 @@
+// Keras's IndexLookup: the engine StringLookup and IntegerLookup share. Maps tokens to
+// indices in a vocabulary (or back, with invert), with Keras's layout of indices:
+//
+//   [mask (output_mode "int" only)] [num_oov_indices OOV indices] [tokens...]
+//
+// The vocabulary is either given (saved inline in the config, as Keras does) or learned
+// by adapt (Keras's order: most frequent first, ties by token, highest first; saved in
+// a .keras file's assets as vocabulary.txt, as Keras does). It lives in a lookup table
+// owned by the layer (core/ops/lookup_ops.h), never as a graph constant. The outputs are
+// integers (or tokens, or float encodings of them): nothing flows back through them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ops/lookup_ops.h"
+#include "layers/adapt.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+// The options both lookup layers resolve to.
+struct IndexLookupConfig {
+  bool strings = true;  // StringLookup; false: IntegerLookup (int64 vocabulary)
+  std::optional<std::int64_t> max_tokens;
+  std::int64_t num_oov_indices = 1;
+  std::optional<Token> mask_token;
+  Token oov_token;
+  bool invert = false;
+  std::string output_mode = "int";  // int, one_hot, multi_hot, count
+  bool pad_to_max_tokens = false;
+  bool floormod_oov = false;  // IntegerLookup's oov_method "floormod"
+  std::optional<std::vector<std::int64_t>> salt;
+  // Keras's saved vocabulary_size: the encodings' depth until a vocabulary is loaded
+  // (a saved adapted layer's comes from the assets after the model is rebuilt).
+  std::optional<std::int64_t> vocabulary_size;
+};
+
+class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
+ public:
+  IndexLookupImpl(std::string class_name, std::string name, IndexLookupConfig config);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  // Keras's get_vocabulary / set_vocabulary. A vocabulary may start with the special
+  // tokens in their places (as get_vocabulary gives them); they are recognized.
+  std::vector<std::string> string_vocabulary(bool include_special_tokens = true) const;
+  std::vector<std::int64_t> int_vocabulary(bool include_special_tokens = true) const;
+  void set_string_vocabulary(const std::vector<std::string>& vocabulary);
+  void set_int_vocabulary(const std::vector<std::int64_t>& vocabulary);
+  // Tokens plus the mask and OOV indices.
+  std::int64_t vocabulary_size() const;
+
+  // adapt, in steps (Keras's reset_state / update_state / finalize_state): batches of
+  // tokens in, the vocabulary out. adapt(data) is all three on one tensor.
+  void reset_state() override;
+  void update_state(const Tensor& batch) override;
+  void finalize_state() override;
+  void adapt(const Tensor& data);
+
+  // True when the vocabulary came from adapt or set_vocabulary (saved as an asset, as
+  // Keras does), false when given to the constructor (saved in the config).
+  bool adapted() const { return adapted_; }
+  const IndexLookupConfig& lookup_config() const { return config_; }
+
+ protected:
+  // Sets tokens (special tokens already removed) and publishes the table.
+  void set_tokens(std::vector<std::string> strings, std::vector<std::int64_t> ints);
+  bool adapted_ = false;
+
+ private:
+  std::int64_t oov_start() const;
+  std::int64_t token_start() const { return oov_start() + config_.num_oov_indices; }
+  void publish();
+  std::string where() const;
+
+  IndexLookupConfig config_;
+  std::vector<std::string> string_tokens_;
+  std::vector<std::int64_t> int_tokens_;
+  std::unordered_map<std::string, std::int64_t> string_counts_;
+  std::unordered_map<std::int64_t, std::int64_t> int_counts_;
+  TableHandle table_;
+};
+
+// The .keras assets of an adapted lookup layer (vocabulary.txt: the vocabulary with its
+// special tokens, one per line, joined by "\n"), for register_keras_class.
+void describe_lookup_assets(KerasClass& k);
+
+}  // namespace strata::layers

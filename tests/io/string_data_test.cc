@@ -1,0 +1,66 @@
+// String data from files: NumPy 'U' / 'S' arrays (.npy, written by np.save in
+// tests/reference/make_preprocessing_goldens.py) and CSV text columns, as string tensors,
+// and back to .npy.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/string_pool.h"
+#include "io/csv.h"
+#include "io/npy.h"
+#include "test_util.h"
+
+using namespace strata;
+using json = nlohmann::json;
+
+namespace {
+const std::string kDir = std::string(STRATA_TEST_DATA) + "/preprocessing/";
+
+std::string from_hex(const std::string& hex) {
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+}  // namespace
+
+TEST(NpyStrings, ReadsNumpyUnicodeArraysAsStringTensors) {
+  const json g = json::parse(std::ifstream(kDir + "strings_npy.json"));
+  const Tensor t = io::load_npy(kDir + "strings_U.npy");
+  EXPECT_EQ(t.dtype(), DType::string);
+  EXPECT_EQ(t.shape().dims(), g["U"]["shape"].get<std::vector<std::int64_t>>());
+  EXPECT_EQ(t.to_strings(), g["U"]["values"].get<std::vector<std::string>>());
+}
+
+TEST(NpyStrings, ReadsNumpyBytesArraysKeepingInnerNuls) {
+  const json g = json::parse(std::ifstream(kDir + "strings_npy.json"));
+  const Tensor t = io::load_npy(kDir + "strings_S.npy");
+  std::vector<std::string> want;
+  for (const auto& h : g["S_hex"]) want.push_back(from_hex(h.get<std::string>()));
+  EXPECT_EQ(t.to_strings(), want);
+}
+
+TEST(NpyStrings, WritesUnicodeThatReadsBack) {
+  strata::testing::ScratchDir dir;
+  const Tensor t = Tensor::from_strings({2, 2}, {"", "日本", "plain", "héllo"});
+  io::save_npy(dir.file("s.npy"), t);
+  const Tensor back = io::load_npy(dir.file("s.npy"));
+  EXPECT_EQ(back.shape(), t.shape());
+  EXPECT_EQ(back.to_strings(), t.to_strings());
+  EXPECT_NE(io::npy_to_bytes(t).find("'descr': '<U5'"), std::string::npos);  // 5 code points: "plain", "héllo"
+  const Tensor bytes = Tensor::from_strings({1}, {std::string("\xff", 1)});
+  EXPECT_EQ(io::npy_from_bytes(io::npy_to_bytes(bytes), "bytes").to_strings(), bytes.to_strings());
+}
+
+TEST(CsvStrings, ReadsTextColumnsAsStrings) {
+  const io::CsvTable t = io::read_csv(kDir + "cities.csv", {.string_columns = {"city", "note"}});
+  EXPECT_EQ(t.rows, 3);
+  EXPECT_EQ(t.select_strings({"city"}).to_strings(), (std::vector<std::string>{"paris", "東京", "lima"}));
+  EXPECT_EQ(t.select_strings({"note", "city"}).to_strings(),
+            (std::vector<std::string>{"says \"hi\", twice", "paris", "", "東京", "  kept  ", "lima"}));
+  EXPECT_EQ(t.select({"code", "amount"}).to_vector<float>(), (std::vector<float>{10, 1.5f, 20, -2, 30, 0.25f}));
+  EXPECT_THROW(t.select({"city"}), ValueError);
+  EXPECT_THROW(t.select_strings({"code"}), ValueError);
+  EXPECT_THROW(io::read_csv(kDir + "cities.csv"), IOError);  // text read as numbers
+  EXPECT_THROW(io::read_csv(kDir + "cities.csv", {.string_columns = {"nope"}}), ValueError);
+}
