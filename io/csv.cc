@@ -60,8 +60,10 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
   std::int64_t line_no = 0;
   bool first = true;
   std::vector<bool> is_text;
+  if (options.skip_rows < 0) throw ValueError("read_csv: skip_rows must be >= 0, got " + std::to_string(options.skip_rows));
   while (std::getline(in, line)) {
     ++line_no;
+    if (line_no <= options.skip_rows) continue;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (trim(line).empty()) continue;
     std::vector<bool> quoted;

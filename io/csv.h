@@ -14,6 +14,7 @@ namespace strata::io {
 struct CsvOptions {
   bool header = true;
   char delimiter = ',';
+  std::int64_t skip_rows = 0;  // lines skipped before the header (NumPy's skiprows), e.g. a title
   std::vector<std::string> string_columns;  // names (or "0", "1", ... without a header)
 };
 

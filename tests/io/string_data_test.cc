@@ -64,3 +64,17 @@ TEST(CsvStrings, ReadsTextColumnsAsStrings) {
   EXPECT_THROW(io::read_csv(kDir + "cities.csv"), IOError);  // text read as numbers
   EXPECT_THROW(io::read_csv(kDir + "cities.csv", {.string_columns = {"nope"}}), ValueError);
 }
+
+TEST(Csv, SkipRowsSkipsLinesBeforeTheHeader) {
+  // scikit-learn's CSV files open with a line of counts before the header.
+  const std::string path = ::testing::TempDir() + "/skip_rows.csv";
+  {
+    std::ofstream out(path);
+    out << "2,2,,\nA,B\n1,2\n3,4\n";
+  }
+  const io::CsvTable t = io::read_csv(path, {.skip_rows = 1});
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(t.select({"B", "A"}).to_vector<float>(), (std::vector<float>{2, 1, 4, 3}));
+  EXPECT_THROW(io::read_csv(path), IOError);  // the counts line taken as the header: rows disagree
+  EXPECT_THROW(io::read_csv(path, {.skip_rows = -1}), ValueError);
+}
