@@ -23,7 +23,8 @@ PACKAGES=(
 TEST_PACKAGES=(
   libgtest-dev
   googletest
-  fortunes                # text corpus for examples/text_generation.cc
+  fortunes                # text corpus for examples/text_generation.cc and fortune_transformer.cc
+  python3-sklearn         # scikit-learn's data sets as CSV files, for examples/structured_data_classification.cc
   libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
   graphviz                # `dot`, to render plot_model's diagrams
   libopenblas0-pthread    # an optimized BLAS for libtorch (else the reference BLAS makes it unfairly slow)
