@@ -86,22 +86,30 @@ json node_kwargs(const Layer& layer, const CallArguments& arguments, const CallI
     if (!is_tensor_argument(layer.impl(), argument)) kwargs[argument] = value;
   }
   const std::vector<TensorArgument> described = tensor_arguments_of(layer.impl());
+  auto list_of = [&](const TensorArgument& a) -> json& {
+    json& list = kwargs[a.keyword];
+    if (!list.is_array()) {  // as long as the layer's list: every position it describes
+      list = json::array();
+      for (const auto& d : described) {
+        if (d.keyword == a.keyword) {
+          while (static_cast<int>(list.size()) <= d.list_index) list.push_back(nullptr);
+        }
+      }
+    }
+    return list;
+  };
   for (const auto& [name, tensor] : call.tensors) {
     const auto a = std::find_if(described.begin(), described.end(), [&](const auto& d) { return d.name == name; });
     if (a->list_index < 0) {
       kwargs[a->keyword] = tensor_ref(tensor);
       continue;
     }
-    json& list = kwargs[a->keyword];
-    if (!list.is_array()) {  // as long as the layer's list: every position it describes
-      list = json::array();
-      for (const auto& d : described) {
-        if (d.keyword == a->keyword) {
-          while (static_cast<int>(list.size()) <= d.list_index) list.push_back(nullptr);
-        }
-      }
-    }
-    list[static_cast<std::size_t>(a->list_index)] = tensor_ref(tensor);
+    list_of(*a)[static_cast<std::size_t>(a->list_index)] = tensor_ref(tensor);
+  }
+  // A list given with None entries only (Attention's mask=[None, None]) is written too:
+  // unlike no mask at all, it replaces the inputs' masks.
+  for (const auto& d : described) {
+    if (d.list_index >= 0 && arguments.count(d.name)) list_of(d);
   }
   return kwargs;
 }
@@ -250,6 +258,9 @@ void take_tensor_arguments(json& kwargs, const Layer& layer, bool keras3, std::v
     if (a.list_index >= 0) {
       if (!v->is_array() || static_cast<int>(v->size()) <= a.list_index) continue;
       v = &(*v)[static_cast<std::size_t>(a.list_index)];
+      // A None in a list given (mask=[None, v_mask]) is recorded: the list replaces the
+      // inputs' masks even when it holds no tensor.
+      if (v->is_null()) arguments[a.name] = false;
     }
     if (v->is_null()) continue;
     if (keras3) {

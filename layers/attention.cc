@@ -64,10 +64,12 @@ std::pair<Output, Output> AttentionImpl::call_masks(Graph& graph, const CallInpu
                                                     const std::vector<Output>& masks) const {
   const Output* query_mask = call.find("query_mask");
   const Output* value_mask = call.find("value_mask");
-  if (!query_mask && !value_mask) {  // Keras's masks of the inputs
-    return {masks.size() > 0 ? masks[0] : Output{}, masks.size() > 1 ? masks[1] : Output{}};
+  // mask=[...] given records both entries, a tensor (true) or None (false).
+  if (!current_arguments.count("query_mask") && !current_arguments.count("value_mask")) {
+    return {masks.size() > 0 ? masks[0] : Output{}, masks.size() > 1 ? masks[1] : Output{}};  // the inputs'
   }
-  // An explicit mask=[...] replaces the inputs' masks, both of them, as in Keras.
+  // An explicit mask=[...] replaces the inputs' masks, both of them, as in Keras; so does
+  // mask=[None, None] (Keras fills mask from the inputs only when mask itself is None).
   std::pair<Output, Output> out;
   if (query_mask) {
     check_mask_shape("query_mask", query_mask->shape(), without_last(call.inputs[0].shape()), "(batch, Tq)");
@@ -180,9 +182,9 @@ std::vector<KerasTensor> call_attention(const Layer& layer, const std::vector<Ke
     }
     const char* names[] = {"query_mask", "value_mask"};
     for (int i = 0; i < 2; ++i) {
-      if (!call.mask[static_cast<std::size_t>(i)].defined()) continue;
-      all.push_back(call.mask[static_cast<std::size_t>(i)]);
-      arguments[names[i]] = true;
+      const KerasTensor& m = call.mask[static_cast<std::size_t>(i)];
+      arguments[names[i]] = m.defined();  // false: given as None
+      if (m.defined()) all.push_back(m);
     }
   }
   return layer.call_with(all, arguments);

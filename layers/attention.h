@@ -47,7 +47,8 @@ struct AttentionOptions {  // Keras signature order
 // The call arguments, in the order of Keras's call signature (after inputs; training is
 // the program's mode). `mask`: empty, or [query_mask, value_mask] (Keras also takes a
 // third, unused), each a tensor or undefined (None); recorded as the tensor arguments
-// query_mask and value_mask (call_tensors.h).
+// query_mask and value_mask (call_tensors.h), false for a None. A list given replaces the
+// inputs' masks even when both are None, as in Keras.
 struct AttentionCall {
   std::vector<KerasTensor> mask;
   bool return_attention_scores = false;

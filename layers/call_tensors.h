@@ -1,7 +1,9 @@
 // Tensors passed as call arguments: MultiHeadAttention's attention_mask=, value_mask=, ...
 // and Attention's mask=[query_mask, value_mask]. A call records each one given as a flag
 // set true among its arguments (CallArguments), and the tensor itself as one of the
-// call's inputs, after the layer's own inputs, in the order the layer lists them. So the
+// call's inputs, after the layer's own inputs, in the order the layer lists them (an
+// entry of a list given as None, Attention's mask=[None, v], is a flag set false: no
+// tensor, but the list was given). So the
 // functional graph, its ordering, pruning and the programs see them as ordinary inputs of
 // the layer's node, and io/ writes them where Keras does (the node's kwargs).
 //

@@ -230,21 +230,6 @@ void check_training_select_forward() {
   EXPECT_TRUE(tensors_near(p.run({ta, tb}, {.training = false})[0], tb, 0.f));
 }
 
-Tensor ref_transpose(const Tensor& x, const std::vector<std::int64_t>& perm) {
-  std::vector<std::int64_t> od;
-  for (auto p : perm) od.push_back(x.shape().dims()[p]);
-  Tensor y{Shape(od)};
-  for (std::int64_t i = 0; i < y.size(); ++i) {
-    auto oi = unravel(i, y.shape());
-    std::vector<std::int64_t> xi(perm.size());
-    for (std::size_t a = 0; a < perm.size(); ++a) xi[perm[a]] = oi[a];
-    std::int64_t flat = 0;
-    for (int a = 0; a < x.rank(); ++a) flat = flat * x.shape().dims()[a] + xi[a];
-    y.data<float>()[i] = x.data<float>()[flat];
-  }
-  return y;
-}
-
 // pad (before, after) then crop by the same amounts is the identity; crop's reference
 // reads the kept box.
 Tensor ref_crop(const Tensor& x, const std::vector<std::int64_t>& before, const std::vector<std::int64_t>& after) {
@@ -299,7 +284,17 @@ const RegisterOpCases conv_cases({
               [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {0, 2, 3, 1}); }},
              {"perm (2,0,1)", unary([](Output x) { return ops::transpose(x, {2, 0, 1}); }),
               {uniform({3, 4, 5}, -1, 1, 963)},
-              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {2, 0, 1}); }}}}},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {2, 0, 1}); }},
+             // The last axis kept: the kernel copies whole rows (attention's head split).
+             {"perm (0,2,1,3) keeps the last axis", unary([](Output x) { return ops::transpose(x, {0, 2, 1, 3}); }),
+              {uniform({2, 3, 4, 5}, -1, 1, 966)},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {0, 2, 1, 3}); }},
+             {"perm (2,1,0,3) keeps the last axis", unary([](Output x) { return ops::transpose(x, {2, 1, 0, 3}); }),
+              {uniform({3, 2, 4, 3}, -1, 1, 967)},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {2, 1, 0, 3}); }},
+             {"rank 2 perm (0,1)", unary([](Output x) { return ops::transpose(x, {0, 1}); }),
+              {uniform({3, 4}, -1, 1, 968)},
+              [](const std::vector<Tensor>& in) { return ref_transpose(in[0], {0, 1}); }}}}},
     {"concat",
      OpCase{{{"axis -1", binary([](Output a, Output b) { return ops::concat({a, b}, -1); }),
               {uniform({2, 3, 2}, -1, 1, 964), uniform({2, 3, 4}, -1, 1, 965)},

@@ -8,6 +8,7 @@
 #include "core/autodiff.h"
 #include "core/cpu/parallel.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core_test_util.h"
 #include "reference_ops.h"
 
@@ -54,6 +55,10 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
        [](const std::vector<Tensor>& x) { return ref_matmul(x[0], x[1], false, true); }},
       {"dropout (200, 200) training", unary([](Output x) { return ops::dropout(x, 0.25f, 9, 9); }),
        {uniform_pm1({200, 200}, 15)}, nullptr},
+      // The last axis kept: rows copied, each thread's chunk starting mid-tensor.
+      {"transpose (5, 300, 7, 16) perm (2, 1, 0, 3)", unary([](Output x) { return ops::transpose(x, {2, 1, 0, 3}); }),
+       {uniform_pm1({5, 300, 7, 16}, 19)},
+       [](const std::vector<Tensor>& x) { return ref_transpose(x[0], {2, 1, 0, 3}); }},
   };
   for (auto [name, kind] : std::vector<std::pair<std::string, ReduceKind>>{{"sum", ReduceKind::sum}, {"mean", ReduceKind::mean},
                                                                       {"max", ReduceKind::max}}) {
@@ -129,4 +134,14 @@ TEST(NumericalStability, CrossEntropyGradientOfLargeLogitsIsFinite) {
   }, {logits, labels});
   // softmax - one_hot(labels)
   EXPECT_TRUE(tensors_near(g, tensor<float>({2, 3}, {1.f, -1.f, 0.f, -0.5f, 0.5f, 0.f})));
+}
+
+// A transpose that keeps the last axis of a tensor with an empty axis gives the permuted
+// empty shape, whichever axis is empty.
+TEST(EmptyTensors, TransposeKeepingTheLastAxis) {
+  for (const Shape& shape : {Shape{2, 0, 3}, Shape{2, 3, 0}, Shape{0, 2, 3}}) {
+    SCOPED_TRACE(shape.to_string());
+    const Tensor y = evaluate(unary([](Output x) { return ops::transpose(x, {1, 0, 2}); }), {Tensor(shape)});
+    EXPECT_EQ(y.shape(), (Shape{shape.dims()[1], shape.dims()[0], shape.dims()[2]}));
+  }
 }

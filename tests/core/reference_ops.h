@@ -176,4 +176,20 @@ inline Tensor ref_unpick(const Tensor& g, const Tensor& labels, const Shape& lik
   return out;
 }
 
+// y = x with its axes permuted: y's axis a is x's axis perm[a].
+inline Tensor ref_transpose(const Tensor& x, const std::vector<std::int64_t>& perm) {
+  std::vector<std::int64_t> od;
+  for (auto p : perm) od.push_back(x.shape().dims()[p]);
+  Tensor y{Shape(od)};
+  for (std::int64_t i = 0; i < y.size(); ++i) {
+    auto oi = unravel(i, y.shape());
+    std::vector<std::int64_t> xi(perm.size());
+    for (std::size_t a = 0; a < perm.size(); ++a) xi[perm[a]] = oi[a];
+    std::int64_t flat = 0;
+    for (int a = 0; a < x.rank(); ++a) flat = flat * x.shape().dims()[a] + xi[a];
+    y.data<float>()[i] = x.data<float>()[flat];
+  }
+  return y;
+}
+
 }  // namespace strata::testing

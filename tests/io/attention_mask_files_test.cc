@@ -13,6 +13,9 @@
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "keras_test_util.h"
+#include "layers/attention.h"
+#include "layers/embedding.h"
+#include "layers/input_layer.h"
 #include "test_util.h"
 
 namespace strata {
@@ -99,6 +102,32 @@ TEST(AttentionMaskFiles, StrataWritesTheMasksWhereKerasDoes) {
   const auto& att = layer_named(keras2, "att")["inbound_nodes"][0];
   ASSERT_EQ(att.size(), 2u);  // query and value, each with the call's kwargs
   EXPECT_EQ(att[1][3]["mask"], nlohmann::json::parse(R"([["q_mask", 0, 0], ["v_mask", 0, 0]])"));
+}
+
+// Keras's mask=[None, None] is a mask given: it replaces the inputs' masks by none (Keras
+// fills mask from the inputs only when mask itself is None) and is written as
+// "mask": [null, null]. Embedding(mask_zero) pads positions 2 and 3 of [1, 2, 0, 0].
+TEST(AttentionMaskFiles, AMaskListOfNonesReplacesTheInputsMasksAndIsWrittenAsKerasDoes) {
+  auto tokens = Input({4}, {.dtype = DType::int32});
+  auto ones_q = Input({4}), ones_v = Input({4});
+  auto e = layers::Embedding(10, 3, {.mask_zero = true})(tokens);
+  auto from_inputs = layers::Attention()({e, e})[0];
+  auto nones = layers::Attention({.name = "nones"})({e, e}, {.mask = {KerasTensor(), KerasTensor()}})[0];
+  auto all_visible = layers::Attention()({e, e}, {.mask = {ones_q, ones_v}})[0];
+  Model model({tokens, ones_q, ones_v}, {from_inputs, nones, all_visible});
+  const std::vector<Tensor> xs{Tensor::from_vector<std::int32_t>(Shape{1, 4}, {1, 2, 0, 0}),
+                               Tensor::from_vector<float>(Shape{1, 4}, {1, 1, 1, 1}),
+                               Tensor::from_vector<float>(Shape{1, 4}, {1, 1, 1, 1})};
+  const auto ys = model.predict(xs);
+  EXPECT_EQ(ys[0].item(2 * 3), 0.f);  // the inputs' masks: a padded query gives zeros
+  testing::expect_close(ys[1], ys[2], "mask=[None, None] against all-visible masks");
+
+  const nlohmann::json config = io::model_to_config(model);
+  EXPECT_EQ(layer_named(config, "nones")["inbound_nodes"][0]["kwargs"].value("mask", nlohmann::json()),
+            nlohmann::json::parse("[null, null]"));
+  Model again = models::model_from_json(config.dump());
+  again.set_weights(model.get_weights());
+  testing::expect_close(again.predict(xs)[1], ys[2], "mask=[None, None] read back");
 }
 
 // A tensor in a call's kwargs that the layer does not take stays refused, naming it.

@@ -68,7 +68,9 @@ TEST(AttentionMasks, ATypedCallRecordsTheMasksAsInputsOfTheNode) {
   auto qm = Input({3});
   auto a = layers::Attention()({q, q}, {.mask = {qm, KerasTensor()}, .use_causal_mask = true})[0];
   ASSERT_EQ(a.call()->inputs.size(), 3u);
-  EXPECT_EQ(a.call()->arguments, (CallArguments{{"query_mask", true}, {"use_causal_mask", true}}));
+  // The list's None is recorded too (false): a list given replaces the inputs' masks.
+  EXPECT_EQ(a.call()->arguments,
+            (CallArguments{{"query_mask", true}, {"value_mask", false}, {"use_causal_mask", true}}));
 }
 
 // docs/attention.md's example, as written there.
