@@ -47,6 +47,7 @@ void for_each_lane(const Tensor& in, Tensor& out, int axis, Fn fn) {
 void softmax_kernel(KernelContext& ctx, bool log_space) {
   for_each_lane(ctx.input(0), ctx.output(0), static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")),
                 [log_space](const float* x, float* y, std::int64_t n, std::int64_t stride) {
+                  if (n == 0) return;  // an empty axis: nothing to normalize (no max to read)
                   if (stride == 1) {
                     const Eigen::Map<const Eigen::ArrayXf> xs(x, n);
                     Eigen::Map<Eigen::ArrayXf> ys(y, n);

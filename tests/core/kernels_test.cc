@@ -145,3 +145,12 @@ TEST(EmptyTensors, TransposeKeepingTheLastAxis) {
     EXPECT_EQ(y.shape(), (Shape{shape.dims()[1], shape.dims()[0], shape.dims()[2]}));
   }
 }
+
+// Softmax and log_softmax along an empty axis give an empty result and read nothing.
+TEST(EmptyTensors, SoftmaxAlongAnEmptyAxis) {
+  for (const Shape& shape : {Shape{3, 0}, Shape{0, 4}}) {
+    SCOPED_TRACE(shape.to_string());
+    EXPECT_EQ(evaluate(unary([](Output x) { return ops::softmax(x, -1); }), {Tensor(shape)}).shape(), shape);
+    EXPECT_EQ(evaluate(unary([](Output x) { return ops::log_softmax(x, 0); }), {Tensor(shape)}).shape(), shape);
+  }
+}
