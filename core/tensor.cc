@@ -43,6 +43,11 @@ void Tensor::throw_not_on_host() const {
 Tensor Tensor::to(const Device& device) const {
   if (!storage_) throw ValueError("Tensor::to(" + strata::to_string(device) + "): the tensor is undefined");
   if (storage_->device == device) return *this;
+  // A string element is a handle into the host's intern pool: meaningless on a device.
+  if (dtype_ == DType::string && device.type != DeviceType::cpu) {
+    throw ValueError("Tensor::to(" + strata::to_string(device) + "): a string tensor of shape " + shape_.to_string() +
+                     " stays on the CPU (map strings to numbers with a lookup or hashing layer first)");
+  }
   Tensor out(shape_, dtype_, device);
 #ifdef STRATA_WITH_CUDA
   cuda::copy(out.device_data(), device_data(), nbytes(), device.type == DeviceType::cuda,

@@ -71,6 +71,15 @@ TEST(Placement, ToTheSameDeviceSharesTheTensor) {
   EXPECT_TRUE(same.shares_storage_with(t));
 }
 
+// String elements point into the host's intern pool, so they never move to a device
+// (checked before the device itself, so on any machine).
+TEST(Placement, AStringTensorStaysOnTheCpu) {
+  const Tensor words = Tensor::from_strings({2}, {"a", "b"});
+  const std::string msg = message_of([&] { words.to(parse_device("cuda:0")); });
+  EXPECT_NE(msg.find("string tensor"), std::string::npos) << msg;
+  EXPECT_TRUE(words.to(Device{}).shares_storage_with(words));
+}
+
 TEST(Placement, AMissingGpuIsAClearError) {
   if (has_cuda_device()) GTEST_SKIP() << "this machine has a CUDA device";
   std::string msg = message_of([] { Tensor t(Shape{2}, DType::float32, parse_device("cuda:0")); });
