@@ -98,7 +98,10 @@ json node_kwargs(const Layer& layer, const CallArguments& arguments, const CallI
     }
     return list;
   };
-  for (const auto& [name, tensor] : call.tensors) {
+  for (const auto& entry : call.tensors) {
+    // (Not a structured binding: clang 14 cannot capture one in the lambda.)
+    const auto& name = entry.first;
+    const auto& tensor = entry.second;
     const auto a = std::find_if(described.begin(), described.end(), [&](const auto& d) { return d.name == name; });
     if (a->list_index < 0) {
       kwargs[a->keyword] = tensor_ref(tensor);
