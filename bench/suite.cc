@@ -6,7 +6,7 @@
 // also measures the machine's single-precision GEMM peak (gemm_peak), prints medians,
 // ratios and the targets with PASS/MISS, and writes results.csv / results.md.
 //
-//   bench/run [--reps=5] [--workloads=mlp,lstm,bilstm,cnn,dense4096,gemm_peak]
+//   bench/run [--reps=5] [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
 //
 // libtorch's GEMMs run in OpenBLAS's own pthread pool (Debian), set to the same thread
@@ -37,7 +37,7 @@ using namespace strata::bench;
 
 struct SuiteOptions {
   int reps = 5;
-  std::string workloads = "mlp,lstm,bilstm,cnn,dense4096,gemm_peak";
+  std::string workloads = "mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak";
   int threads = 2;
   bool quick = false;
   std::string results_dir = STRATA_BENCH_SOURCE_DIR "/results";
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
   strata::examples::Flags flags(
       "Strata vs libtorch vs Keras/TensorFlow: MLP, LSTM, BiLSTM, CNN, a 4096x4096 Dense, GEMM peak.");
   flags.add("reps", &o.reps, "interleaved repetitions after one warm-up")
-      .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,dense4096,gemm_peak")
+      .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak")
       .add("threads", &o.threads, "CPU threads for every framework")
       .add("quick", &o.quick, "small sizes, for a smoke run")
       .add("results_dir", &o.results_dir, "where results.csv and results.md go")
