@@ -22,12 +22,7 @@ using testing::load_numbered;
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/attention/";
 
 void expect_predicts_golden(Model& model, const std::string& name, const std::string& what) {
-  auto xs = load_numbered(kDir + name, "input");
-  auto ys = load_numbered(kDir + name, "output");
-  ASSERT_FALSE(xs.empty());
-  auto outs = model.predict(xs);
-  ASSERT_EQ(outs.size(), ys.size()) << what;
-  for (std::size_t i = 0; i < ys.size(); ++i) expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
+  testing::expect_predicts_golden(model, kDir + name, what);
 }
 
 class AttentionFiles : public ::testing::TestWithParam<std::string> {};

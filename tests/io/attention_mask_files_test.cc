@@ -24,14 +24,7 @@ namespace {
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/attention_masks/";
 
 void expect_predicts_golden(Model& model, const std::string& name, const std::string& what) {
-  auto xs = testing::load_numbered(kDir + name, "input");
-  auto ys = testing::load_numbered(kDir + name, "output");
-  ASSERT_FALSE(xs.empty());
-  auto outs = model.predict(xs);
-  ASSERT_EQ(outs.size(), ys.size()) << what;
-  for (std::size_t i = 0; i < ys.size(); ++i) {
-    testing::expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
-  }
+  testing::expect_predicts_golden(model, kDir + name, what);
 }
 
 class AttentionMaskFiles : public ::testing::TestWithParam<std::string> {};

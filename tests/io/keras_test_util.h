@@ -10,6 +10,7 @@
 
 #include "core/tensor.h"
 #include "io/npy.h"
+#include "models/model.h"
 
 namespace strata::testing {
 
@@ -42,6 +43,17 @@ inline void expect_close(const Tensor& a, const Tensor& b, const std::string& wh
     }
   }
   EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << x.size() << " elements differ";
+}
+
+// Predicts base's ".input<i>.npy" arrays and compares every output with base's
+// ".output<i>.npy" (what Keras predicted for them).
+inline void expect_predicts_golden(Model& model, const std::string& base, const std::string& what) {
+  auto xs = load_numbered(base, "input");
+  auto ys = load_numbered(base, "output");
+  ASSERT_FALSE(xs.empty()) << "no " << base << ".input0.npy";
+  auto outs = model.predict(xs);
+  ASSERT_EQ(outs.size(), ys.size()) << what;
+  for (std::size_t i = 0; i < ys.size(); ++i) expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
 }
 
 }  // namespace strata::testing
