@@ -40,6 +40,24 @@ struct IndexLookupConfig {
   std::optional<std::int64_t> vocabulary_size;
 };
 
+// The options StringLookup and IntegerLookup share (Keras's IndexLookup arguments), from
+// either layer's options struct; each layer adds what is its own.
+template <typename Options>
+IndexLookupConfig shared_lookup_config(const Options& o, bool strings) {
+  IndexLookupConfig c;
+  c.strings = strings;
+  c.max_tokens = o.max_tokens;
+  c.num_oov_indices = o.num_oov_indices;
+  if (o.mask_token) c.mask_token = Token(*o.mask_token);
+  c.oov_token = o.oov_token;
+  c.invert = o.invert;
+  c.output_mode = o.output_mode;
+  c.pad_to_max_tokens = o.pad_to_max_tokens;
+  c.salt = o.salt;
+  c.vocabulary_size = o.vocabulary_size;
+  return c;
+}
+
 class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
  public:
   IndexLookupImpl(std::string class_name, std::string name, IndexLookupConfig config);

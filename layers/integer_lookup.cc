@@ -13,18 +13,8 @@ IndexLookupConfig config_of(const IntegerLookupOptions& o) {
     throw ValueError("IntegerLookup '" + o.name + "': oov_method must be 'floormod' or 'farmhash', got '" +
                      o.oov_method + "'");
   }
-  IndexLookupConfig c;
-  c.strings = false;
-  c.max_tokens = o.max_tokens;
-  c.num_oov_indices = o.num_oov_indices;
-  if (o.mask_token) c.mask_token = Token(*o.mask_token);
-  c.oov_token = o.oov_token;
-  c.invert = o.invert;
-  c.output_mode = o.output_mode;
-  c.pad_to_max_tokens = o.pad_to_max_tokens;
+  IndexLookupConfig c = shared_lookup_config(o, false);
   c.floormod_oov = o.oov_method == "floormod";
-  c.salt = o.salt;
-  c.vocabulary_size = o.vocabulary_size;
   return c;
 }
 
@@ -43,7 +33,7 @@ IntegerLookup::IntegerLookup(IntegerLookupOptions options)
 
 IntegerLookup IntegerLookup::from(const Layer& layer) {
   if (!dynamic_cast<IntegerLookupImpl*>(&layer.impl())) {
-    throw ValueError("layer '" + layer.name() + "' is a " + layer.class_name() + ", not a IntegerLookup");
+    throw ValueError("layer '" + layer.name() + "' is a " + layer.class_name() + ", not an IntegerLookup");
   }
   return IntegerLookup(layer.shared_impl());
 }

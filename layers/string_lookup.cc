@@ -9,18 +9,7 @@ IndexLookupConfig config_of(const StringLookupOptions& o) {
     throw NotImplementedError("StringLookup '" + o.name + "': encoding '" + o.encoding +
                               "' is not supported (strings are UTF-8 bytes)");
   }
-  IndexLookupConfig c;
-  c.strings = true;
-  c.max_tokens = o.max_tokens;
-  c.num_oov_indices = o.num_oov_indices;
-  if (o.mask_token) c.mask_token = Token(*o.mask_token);
-  c.oov_token = o.oov_token;
-  c.invert = o.invert;
-  c.output_mode = o.output_mode;
-  c.pad_to_max_tokens = o.pad_to_max_tokens;
-  c.salt = o.salt;
-  c.vocabulary_size = o.vocabulary_size;
-  return c;
+  return shared_lookup_config(o, true);
 }
 
 }  // namespace
