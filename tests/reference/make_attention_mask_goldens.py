@@ -46,6 +46,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from keras import layers as L  # noqa: E402
+from golden_json import arr, jsonable  # noqa: E402 (tests/reference/golden_json.py)
 from keras.src.backend.common.masking import set_keras_mask  # noqa: E402
 
 if keras.backend.backend() != "tensorflow":
@@ -56,32 +57,6 @@ DATA = os.path.join(ROOT, "tests", "data")
 OUT = os.path.join(DATA, "attention_mask_golden.json")
 MODELS_DIR = os.path.join(DATA, "attention_masks")
 rng = np.random.default_rng(20261124)
-
-
-def fnum(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    return float(str(np.float32(v)))
-
-
-def arr(a):
-    a = np.asarray(a)
-    out = {"shape": list(a.shape)}
-    if str(a.dtype) != "float32":
-        out["dtype"] = str(a.dtype)
-    if a.dtype == np.bool_:
-        out["values"] = [bool(v) for v in a.reshape(-1)]
-    elif np.issubdtype(a.dtype, np.integer):
-        out["values"] = [int(v) for v in a.reshape(-1)]
-    else:
-        out["values"] = [fnum(v) for v in a.astype("float32").reshape(-1)]
-    return out
-
-
-def jsonable(obj):
-    return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
 
 
 def make_input(shape):

@@ -31,6 +31,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from keras import layers as L  # noqa: E402
+from golden_json import arr, jsonable  # noqa: E402 (tests/reference/golden_json.py)
 
 if keras.backend.backend() != "tensorflow":
     sys.exit("run with KERAS_BACKEND=tensorflow (got %s)" % keras.backend.backend())
@@ -40,21 +41,6 @@ DATA = os.path.join(ROOT, "tests", "data")
 OUT = os.path.join(DATA, "conv3d_golden.json")
 MODELS = os.path.join(DATA, "keras_golden")
 rng = np.random.default_rng(20261124)
-
-
-def fnum(v):
-    """Shortest decimal that reads back as the same float32."""
-    return float(str(np.float32(v)))
-
-
-def arr(a):
-    a = np.asarray(a, dtype="float32")
-    return {"shape": list(a.shape), "values": [fnum(v) for v in a.reshape(-1)]}
-
-
-def jsonable(obj):
-    """Config -> JSON exactly as Keras's json.dumps would write it (tuples -> lists)."""
-    return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
 
 
 def run_case(name, layer, input_shape):
