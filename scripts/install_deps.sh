@@ -35,6 +35,8 @@ TEST_PACKAGES=(
   clang                   # the sanitizer and fuzzing build (scripts/asan.sh, scripts/fuzz.sh)
   libclang-rt-14-dev      # clang's AddressSanitizer, UBSan and libFuzzer runtimes
   libomp-14-dev           # OpenMP for clang
+  libopenmpi-dev          # Open MPI: data-parallel training (distribution/), its tests under mpirun
+  openmpi-bin             # mpirun
 )
 case "${1:-}" in
   --test) PACKAGES+=("${TEST_PACKAGES[@]}") ;;
