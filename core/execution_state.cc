@@ -94,6 +94,9 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
     if (node.def->fed) continue;
     ctx.training = options.training;
     ctx.step = options.step;
+    ctx.sample_offset = options.sample_offset;
+    ctx.global_batch = options.global_batch;
+    ctx.collective = options.collective;
     infer_if_changed(s);
     const auto& outputs = shapes_[s].outputs;
     for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {

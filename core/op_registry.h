@@ -15,6 +15,8 @@
 
 namespace strata {
 
+class Collective;  // core/collective.h
+
 struct InferContext {
   const std::string& op;
   const std::vector<TensorSpec>& inputs;
@@ -27,6 +29,13 @@ struct KernelContext {
   std::vector<Tensor*> outputs;  // already shaped by inference on the fed shapes
   bool training = false;         // Program mode: dropout and batch norm read it
   std::int64_t step = 0;         // counts runs of the program; random ops key on it
+  // Where this process's samples sit in the step's global batch (data-parallel training
+  // feeds each process a shard): random ops number their elements from sample_offset in
+  // a batch of global_batch samples (0: the fed batch is the whole batch), so each
+  // sample's dropout mask is the one a single process would draw.
+  std::int64_t sample_offset = 0;
+  std::int64_t global_batch = 0;
+  Collective* collective = nullptr;  // for all_reduce_start / all_reduce_wait
   const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
   Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }
 };
@@ -51,6 +60,11 @@ struct OpDef {
   bool takes_strings = false; // accepts string inputs (ops that move bytes, lookups, hashes);
                               // every other op refuses them when a graph is defined
   KernelFn cuda_kernel;       // empty: the op does not run on CUDA devices
+  // Where a Program places the node (never merged with a look-alike unless normal):
+  // `early` as soon as its inputs exist, `late` just before the first node reading it.
+  // A collective starts early and is waited for late, so communication overlaps compute.
+  enum class Schedule { normal, early, late };
+  Schedule schedule = Schedule::normal;
 
   // The kernel for `type`, or null when the op has none there.
   const KernelFn* kernel(DeviceType type) const {

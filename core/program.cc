@@ -1,6 +1,7 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <tuple>
@@ -33,7 +34,9 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   for (int id = 0; id < n; ++id) {
     const Node& node = graph.node(id);
     canon[id] = id;
-    if (node.def->stateful || node.def->random || node.def->fed) continue;
+    if (node.def->stateful || node.def->random || node.def->fed || node.def->schedule != OpDef::Schedule::normal) {
+      continue;
+    }
     std::vector<std::pair<int, int>> ins;
     for (const auto& in : node.inputs) ins.emplace_back(canon[in.node], in.index);
     auto [it, inserted] = seen.emplace(CseKey{node.op, std::move(ins), node.attrs}, id);
@@ -92,6 +95,7 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   for (int id = 0; id < n; ++id) {
     if (needed[id] && graph.node(id).def->stateful) order.push_back(id);
   }
+  order = schedule_collectives(graph, order, canon);
 
   value_offset_.resize(static_cast<std::size_t>(n) + 1);
   for (int id = 0; id < n; ++id) {
@@ -107,6 +111,70 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
 }
 
 Program::~Program() = default;
+
+// Moves each `early` node to just after the last of its inputs and each `late` node to
+// just before the first node reading it (or to the end of the non-stateful nodes when
+// only a fetch reads it); every other node keeps its place. Inputs still come first:
+// an early node's inputs precede it by construction, and a late node is placed only
+// when a reader needs it, after everything that reader's inputs need.
+std::vector<int> Program::schedule_collectives(const Graph& graph, const std::vector<int>& order,
+                                               const std::vector<int>& canon) {
+  using Schedule = OpDef::Schedule;
+  auto schedule_of = [&](int id) { return graph.node(id).def->schedule; };
+  if (std::none_of(order.begin(), order.end(), [&](int id) { return schedule_of(id) != Schedule::normal; })) {
+    return order;
+  }
+  std::vector<char> placed(static_cast<std::size_t>(graph.num_nodes()), 0);
+  std::vector<int> early, late, out;
+  for (int id : order) {
+    if (schedule_of(id) == Schedule::early) early.push_back(id);
+    if (schedule_of(id) == Schedule::late) late.push_back(id);
+  }
+  auto inputs_placed = [&](int id) {
+    return std::all_of(graph.node(id).inputs.begin(), graph.node(id).inputs.end(),
+                       [&](const Output& in) { return placed[canon[in.node]] != 0; });
+  };
+  auto place = [&](int id) {
+    out.push_back(id);
+    placed[id] = 1;
+  };
+  std::function<void(int)> place_late = [&](int id) {
+    if (placed[id]) return;
+    for (const auto& in : graph.node(id).inputs) {
+      const int producer = canon[in.node];
+      if (!placed[producer] && schedule_of(producer) == Schedule::late) place_late(producer);
+    }
+    place(id);
+  };
+  auto place_ready_early = [&] {
+    for (int id : early) {
+      if (!placed[id] && inputs_placed(id)) place(id);
+    }
+  };
+  place_ready_early();  // those reading only fed values
+  bool stateful_reached = false;
+  for (int id : order) {
+    if (schedule_of(id) != Schedule::normal) continue;
+    if (graph.node(id).def->stateful && !stateful_reached) {
+      stateful_reached = true;
+      for (int w : late) {
+        bool fetched_only = true;  // read by no node of the order: place before the updates
+        for (int r : order) {
+          for (const auto& in : graph.node(r).inputs) fetched_only = fetched_only && canon[in.node] != w;
+        }
+        if (fetched_only) place_late(w);
+      }
+    }
+    for (const auto& in : graph.node(id).inputs) {
+      const int producer = canon[in.node];
+      if (!placed[producer] && schedule_of(producer) == Schedule::late) place_late(producer);
+    }
+    place(id);
+    place_ready_early();
+  }
+  for (int w : late) place_late(w);
+  return out;
+}
 
 int Program::value_id(int node, int index) const { return value_offset_[node] + index; }
 

@@ -2,7 +2,8 @@
 // (feeds, fetches, targets):
 //  1. common subexpressions merged (same op, inputs and attributes),
 //  2. pruned to the nodes the fetches and targets need — nothing else ever runs,
-//  3. ordered topologically, with stateful updates after every read of the step,
+//  3. ordered topologically, with stateful updates after every read of the step (and a
+//     collective started as early and waited for as late as its data allows),
 //  4. buffers planned by liveness: a value's buffer is reused once its last reader ran.
 // Compiling finalizes the graph: adding a node afterwards throws.
 //
@@ -36,6 +37,11 @@ class ExecutionState;
 struct RunOptions {
   bool training = false;   // dropout active, batch norm uses batch statistics
   std::int64_t step = 0;   // the random stream's step (dropout masks differ per step)
+  // A data-parallel step: where the fed samples sit in the global batch (KernelContext),
+  // and the communicator the all-reduce nodes use (core/collective.h).
+  std::int64_t sample_offset = 0;
+  std::int64_t global_batch = 0;
+  Collective* collective = nullptr;
 };
 
 class Program {
@@ -88,6 +94,8 @@ class Program {
   };
 
   int value_id(int node, int index) const;
+  static std::vector<int> schedule_collectives(const Graph& graph, const std::vector<int>& order,
+                                               const std::vector<int>& canon);
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
   void place_steps();
   void check_feeds(const std::vector<Tensor>& feeds) const;

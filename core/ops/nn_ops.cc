@@ -351,12 +351,17 @@ void register_nn_ops(OpRegistry& r) {
                                static_cast<std::uint64_t>(ctx.step)),
                       static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("stream")));
            const float keep_scale = 1.f / (1.f - rate);
-           // Element i takes word i % 4 of Philox block i / 4: one block (ten rounds) per
+           // Elements are numbered in the step's global batch: a data-parallel shard
+           // starting at sample_offset draws the mask a single process would.
+           const std::int64_t first =
+               x.rank() > 0 && x.shape()[0] > 0 ? ctx.sample_offset * (x.size() / x.shape()[0]) : 0;
+           // Element g takes word g % 4 of Philox block g / 4: one block (ten rounds) per
            // four elements, and the mask does not depend on how the range is split.
            cpu::parallel_for(x.size(), [&](std::int64_t b, std::int64_t e) {
              for (std::int64_t i = b; i < e;) {
-               const auto words = rng.bits(static_cast<std::uint64_t>(i / 4));
-               for (std::int64_t j = i % 4; j < 4 && i < e; ++j, ++i) {
+               const std::int64_t g = first + i;
+               const auto words = rng.bits(static_cast<std::uint64_t>(g / 4));
+               for (std::int64_t j = g % 4; j < 4 && i < e; ++j, ++i) {
                  po[i] = Philox::to_uniform(words[static_cast<std::size_t>(j)]) >= rate ? px[i] * keep_scale : 0.f;
                }
              }

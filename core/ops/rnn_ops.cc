@@ -161,12 +161,17 @@ std::int64_t row_threshold(std::int64_t T, std::int64_t H, std::int64_t GH) {
 
 // Dropout masks (scaled by 1/(1-rate)), fixed across time, in scratch `slot`; null
 // when inactive.
-const float* dropout_mask(const Config& c, bool training, std::int64_t step, float rate, std::int64_t n,
-                          std::uint64_t stream, Slot slot) {
-  if (!training || rate <= 0.f) return nullptr;
+// One mask of `batch` rows of `width` per step, numbered in the step's global batch (a
+// data-parallel shard starting at ctx.sample_offset draws a single process's rows).
+const float* dropout_mask(const Config& c, const KernelContext& ctx, float rate, std::int64_t batch,
+                          std::int64_t width, std::uint64_t stream, Slot slot) {
+  if (!ctx.training || rate <= 0.f) return nullptr;
   Philox rng(c.seed, stream);
+  const std::int64_t n = batch * width;
   float* m = scratch(slot, n);
-  const std::uint64_t base = static_cast<std::uint64_t>(step) * static_cast<std::uint64_t>(n);
+  const std::int64_t global_batch = ctx.global_batch > 0 ? ctx.global_batch : batch;
+  const std::uint64_t base = static_cast<std::uint64_t>(ctx.step) * static_cast<std::uint64_t>(global_batch * width) +
+                             static_cast<std::uint64_t>(ctx.sample_offset * width);
   const float scale = 1.f / (1.f - rate);
   for (std::int64_t i = 0; i < n; ++i) m[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? scale : 0.f;
   return m;
@@ -230,8 +235,8 @@ void sequence_kernel(KernelContext& ctx) {
   float* h_last = ctx.output(1).data<float>();
   float* c_last = ctx.output(2).data<float>();
   float* ws = ctx.output(3).data<float>();
-  const float* dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1, kDropoutMask);
-  const float* rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2, kRecurrentMask);
+  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, 1, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, 2, kRecurrentMask);
 
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
   MMap xw(scratch(kProjection, B * T * GH), B * T, GH);
@@ -361,8 +366,8 @@ void sequence_grad_kernel(KernelContext& ctx) {
   const float* ws = ctx.input(6).data<float>();
   const float* dy = ctx.input(7).data<float>();
   const float* mask = has_mask ? ctx.input(10).data<float>() : nullptr;
-  const float* dmask = dropout_mask(c, ctx.training, ctx.step, c.dropout, B * F, 1, kDropoutMask);
-  const float* rmask = dropout_mask(c, ctx.training, ctx.step, c.recurrent_dropout, B * H, 2, kRecurrentMask);
+  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, 1, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, 2, kRecurrentMask);
   const bool gru_before = c.cell == Cell::gru && !c.reset_after;
 
   MMap dzx(scratch(kGateGradX, B * T * GH), B * T, GH);  // by input step t: pairs with x
