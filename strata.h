@@ -100,6 +100,7 @@
 #include "io/npy.h"
 #include "io/saving.h"
 #include "losses/losses.h"
+#include "distribution/data_parallel.h"
 #include "models/callbacks.h"
 #include "models/callbacks_backup.h"
 #include "models/callbacks_logging.h"

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "distribution/data_parallel.h"
 #include "models/model.h"
 
 namespace strata {
@@ -21,6 +22,9 @@ CallbackImpl& Callback::impl() const {
 
 CallbackList::CallbackList(const std::vector<Callback>& callbacks, Model& model, const CallbackParams& params)
     : callbacks_(callbacks) {
+  if (!distribution::is_chief()) {
+    std::erase_if(callbacks_, [](const Callback& c) { return c.impl().chief_only(); });
+  }
   for (auto& c : callbacks_) {
     c.impl().set_model(&model);
     c.impl().params = params;

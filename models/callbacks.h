@@ -59,6 +59,10 @@ class CallbackImpl {
   virtual void on_predict_batch_begin(std::int64_t batch, Logs& logs) {}
   virtual void on_predict_batch_end(std::int64_t batch, Logs& logs) {}
 
+  // A callback that only writes files (logs, checkpoints) returns true: under
+  // data-parallel training only process 0 runs it (distribution/data_parallel.h).
+  virtual bool chief_only() const { return false; }
+
  private:
   Model* model_ = nullptr;
 };

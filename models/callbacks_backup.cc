@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "distribution/data_parallel.h"
 #include "io/checkpoint.h"
 #include "models/model.h"
 
@@ -31,12 +32,15 @@ class BackupAndRestoreImpl : public CallbackImpl {
     if (std::holds_alternative<std::string>(o_.save_freq)) save();
   }
   void on_train_end(Logs&) override {
-    if (o_.delete_checkpoint) std::filesystem::remove(file());
+    if (o_.delete_checkpoint && distribution::is_chief()) std::filesystem::remove(file());
   }
 
  private:
   std::string file() const { return dir_ + "/training_state.strata"; }
+  // Under data-parallel training every process restores from the backup (they hold the
+  // same state) and only process 0 writes it.
   void save() {
+    if (!distribution::is_chief()) return;
     std::filesystem::create_directories(dir_);
     io::save_checkpoint(file(), model(), io::checkpoint_state(model().model().fit_state));
   }

@@ -144,6 +144,7 @@ std::string python_float(float v) {
 class CSVLoggerImpl : public CallbackImpl {
  public:
   CSVLoggerImpl(std::string filename, CSVLoggerOptions o) : filename_(std::move(filename)), o_(std::move(o)) {}
+  bool chief_only() const override { return true; }
 
   void on_train_begin(Logs&) override {
     keys_.clear();
@@ -205,6 +206,8 @@ class TensorBoardImpl : public CallbackImpl {
       if (batch_freq_ <= 0) throw ValueError("TensorBoard: update_freq must be positive");
     }
   }
+
+  bool chief_only() const override { return true; }
 
   void on_train_begin(Logs&) override {
     train_ = std::make_unique<EventFileWriter>(o_.log_dir + "/train");

@@ -164,6 +164,8 @@ class ModelCheckpointImpl : public CallbackImpl {
     best_ = o_.initial_value_threshold ? *o_.initial_value_threshold : monitor_.worst();
   }
 
+  bool chief_only() const override { return true; }
+
   void on_epoch_end(int epoch, Logs& logs) override {
     std::string path = format_checkpoint_path(filepath_, epoch + 1, logs);
     if (o_.save_best_only) {

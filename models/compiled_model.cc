@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/autodiff.h"
 #include "core/error.h"
 #include "core/ops.h"
+#include "distribution/gradient_buckets.h"
 #include "layers/input_layer.h"
 #include "models/model.h"
 
@@ -82,6 +84,9 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
     predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
     return;
   }
+
+  distribution_ = distribution::distribution();
+  if (distribution_ && distribution_->num_processes() > 1) communicator_ = &distribution_->communicator();
 
   // Losses: one per output (a single loss applies to every output).
   std::vector<losses::Loss> losses = options->loss.losses();
@@ -167,6 +172,11 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   // order after every read, so the order of this list doesn't matter.
   auto optimizer_updates = [&](Output loss) {
     std::vector<Output> grads = gradients(loss, variable_nodes);
+    // Data-parallel: every process applies the same update, from the gradient of the
+    // global batch's mean loss (distribution/gradient_buckets.h).
+    if (communicator_) {
+      grads = distribution::all_reduce_gradients(x_inputs_.front(), grads, distribution_->options().bucket_bytes);
+    }
     std::vector<std::pair<Variable, Output>> grads_and_vars;
     for (std::size_t i = 0; i < trainable.size(); ++i) {
       if (grads[i].valid()) grads_and_vars.emplace_back(trainable[i], grads[i]);
@@ -252,21 +262,99 @@ const std::vector<Tensor>& CompiledModel::gather_feeds(const std::vector<Tensor>
 }
 
 void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                               const Tensor& sample_weight) {
+                               const Tensor& sample_weight, const BatchShard& shard) {
   optimizer_.impl().update_learning_rate();  // a schedule sets the rate variable
   Program& program = sample_weight.defined() ? *train_weighted_ : *train_;
-  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_, {.training = true, .step = train_steps_});
+  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_,
+                   {.training = true, .step = train_steps_, .sample_offset = shard.offset,
+                    .global_batch = shard.global, .collective = communicator_});
   for (auto& t : step_feeds_) t.release();  // the caller reuses its batch buffers
   ++train_steps_;
-  update_logs(step_fetches_, x.front().shape()[0]);
+  std::int64_t batch_size = x.front().shape()[0];
+  if (communicator_) all_reduce_logs(step_fetches_, batch_size);
+  update_logs(step_fetches_, batch_size);
 }
 
 void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                              const Tensor& sample_weight) {
+                              const Tensor& sample_weight, const BatchShard& shard) {
   Program& program = sample_weight.defined() ? *test_weighted_ : *test_;
-  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_);
+  program.run_into(gather_feeds(x, y, sample_weight), step_fetches_,
+                   {.sample_offset = shard.offset, .global_batch = shard.global});
   for (auto& t : step_feeds_) t.release();
-  update_logs(step_fetches_, x.front().shape()[0]);
+  std::int64_t batch_size = x.front().shape()[0];
+  if (communicator_) all_reduce_logs(step_fetches_, batch_size);
+  update_logs(step_fetches_, batch_size);
+}
+
+// The losses are means over this process's samples: summed as mean * count, with the
+// count, they give the global batch's mean. Metric statistics are sums (counts, totals,
+// confusion cells): they add up.
+void CompiledModel::all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& batch_size) {
+  const std::size_t losses = loss_trackers_.size();
+  std::size_t total = losses + 1;
+  for (std::size_t i = losses; i < fetched.size(); ++i) total += static_cast<std::size_t>(fetched[i].size());
+  reduce_buffer_.resize(total);
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < losses; ++i) {
+    reduce_buffer_[pos++] = batch_size > 0 ? static_cast<double>(fetched[i].item()) * static_cast<double>(batch_size) : 0.0;
+  }
+  reduce_buffer_[pos++] = static_cast<double>(batch_size);
+  for (std::size_t i = losses; i < fetched.size(); ++i) {
+    for (std::int64_t j = 0; j < fetched[i].size(); ++j) reduce_buffer_[pos++] = fetched[i].item(j);
+  }
+  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(total));
+  const double global = reduce_buffer_[losses];
+  pos = 0;
+  for (std::size_t i = 0; i < losses; ++i, ++pos) {
+    fetched[i].data<float>()[0] = global > 0 ? static_cast<float>(reduce_buffer_[pos] / global) : 0.f;
+  }
+  ++pos;
+  for (std::size_t i = losses; i < fetched.size(); ++i) {
+    Tensor& t = fetched[i];
+    for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
+      switch (t.dtype()) {
+        case DType::float32: t.data<float>()[j] = static_cast<float>(reduce_buffer_[pos]); break;
+        case DType::int32: t.data<std::int32_t>()[j] = static_cast<std::int32_t>(reduce_buffer_[pos]); break;
+        case DType::int64: t.data<std::int64_t>()[j] = static_cast<std::int64_t>(reduce_buffer_[pos]); break;
+        case DType::string: break;  // metrics compute numbers
+      }
+    }
+  }
+  batch_size = static_cast<std::int64_t>(global);
+}
+
+BatchShard CompiledModel::shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const {
+  if (!communicator_) return {};
+  const std::int64_t rows = x.front().shape()[0];
+  const auto rank = static_cast<std::int64_t>(communicator_->rank());
+  const auto size = static_cast<std::int64_t>(communicator_->size());
+  if (!auto_shard()) {
+    // Each process feeds its own batch: find where it sits from everyone's counts.
+    std::vector<char> gathered;
+    communicator_->all_gather(&rows, sizeof rows, gathered);
+    BatchShard shard;
+    for (std::int64_t r = 0; r < size; ++r) {
+      std::int64_t n = 0;
+      std::memcpy(&n, gathered.data() + r * static_cast<std::int64_t>(sizeof n), sizeof n);
+      if (r < rank) shard.offset += n;
+      shard.global += n;
+    }
+    return shard;
+  }
+  // Contiguous shares whose sizes differ by at most one sample.
+  const std::int64_t begin = rows * rank / size, end = rows * (rank + 1) / size;
+  for (auto& t : x) t = t.slice_rows(begin, end);
+  for (auto& t : y) t = t.slice_rows(begin, end);
+  if (w.defined()) w = w.slice_rows(begin, end);
+  return {begin, rows};
+}
+
+void CompiledModel::broadcast_variables(const std::vector<Variable>& variables) const {
+  if (!communicator_) return;
+  for (const auto& v : variables) {
+    Tensor value = v.value();
+    communicator_->broadcast(value.raw_data(), static_cast<std::int64_t>(value.nbytes()), 0);
+  }
 }
 
 void CompiledModel::update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size) {

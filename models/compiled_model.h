@@ -6,16 +6,25 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/program.h"
+#include "distribution/data_parallel.h"
 #include "losses/metric.h"
 #include "models/options.h"
 
 namespace strata {
 
 class ModelImpl;
+
+// Where a process's batch sits in the step's global batch under data-parallel training
+// (offset 0 and global 0: the batch is the whole batch).
+struct BatchShard {
+  std::int64_t offset = 0;
+  std::int64_t global = 0;
+};
 
 class CompiledModel {
  public:
@@ -26,9 +35,23 @@ class CompiledModel {
   // One optimizer step on a batch; updates the epoch's running logs. `sample_weight`
   // (shape (B,), one weight per sample, shared by every output) may be undefined: the
   // unweighted programs run then.
-  void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {});
+  // Under data-parallel training `x` is this process's shard (`shard` says where it sits)
+  // and the logs are the global batch's.
+  void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {},
+                  const BatchShard& shard = {});
   // One evaluation batch; updates the running logs.
-  void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {});
+  void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {},
+                 const BatchShard& shard = {});
+
+  // Data-parallel training (compile under a distribution::DataParallel of several
+  // processes); null communicator otherwise.
+  distribution::Communicator* communicator() const { return communicator_; }
+  bool auto_shard() const { return !distribution_ || distribution_->options().auto_shard_dataset; }
+  // Cuts a global batch to this process's rows (with auto_shard) and says where they sit
+  // in the global batch; a no-op without a communicator.
+  BatchShard shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const;
+  // Gives every process process 0's variables: the model's weights and the optimizer's.
+  void broadcast_variables(const std::vector<Variable>& variables) const;
 
   void reset_metrics();
   // The optimizer the train step updates with (undefined for inference).
@@ -56,6 +79,8 @@ class CompiledModel {
 
  private:
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
+  // Sums this step's loss and metric statistics over every process, in place.
+  void all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& batch_size);
   const std::vector<Tensor>& gather_feeds(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                           const Tensor& sample_weight);
 
@@ -81,6 +106,10 @@ class CompiledModel {
   std::vector<metrics::Metric> metrics_;
   std::vector<std::size_t> metric_fetch_counts_;
   std::int64_t train_steps_ = 0;
+
+  std::optional<distribution::DataParallel> distribution_;  // compile's
+  distribution::Communicator* communicator_ = nullptr;      // set when it spans processes
+  std::vector<double> reduce_buffer_;
 };
 
 }  // namespace strata

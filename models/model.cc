@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "distribution/data_parallel.h"
 #include "layers/input_layer.h"
 #include "models/callbacks.h"
 #include "models/batch_source.h"
@@ -175,6 +176,7 @@ CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
 // Keras's evaluate loop over one pass of `source`; `callbacks` may be null (no hooks).
 void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int64_t max_steps,
                     CallbackList* callbacks) {
+  if (!distribution::is_chief()) verbose = 0;  // one progress bar per job
   std::int64_t steps = source.batches_per_pass();
   if (max_steps > 0 && (steps < 0 || max_steps < steps)) steps = max_steps;
   if (steps == DatasetImpl::kInfinite) throw ValueError("evaluation data is infinite (repeat()): pass steps");
@@ -189,7 +191,8 @@ void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int
     if (callbacks) callbacks->on_test_batch_begin(s, logs);
     if (!source.next(bx, by, bw)) break;
     if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
-    c.test_step(bx, by, bw);
+    const BatchShard shard = c.shard_batch(bx, by, bw);
+    c.test_step(bx, by, bw, shard);
     c.results_into(logs);
     if (callbacks) callbacks->on_test_batch_end(s, logs);
     bar.update(s + 1, logs);
@@ -350,9 +353,11 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
   ModelImpl& m = model();
   const std::int64_t batches_per_pass = train.batches_per_pass();
   const std::int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : batches_per_pass;
+  // Under data-parallel training only process 0 prints.
+  const int verbose = distribution::is_chief() ? options.verbose : 0;
   History history;
-  history.params = {options.verbose, options.epochs, steps};
-  CallbackList callbacks(options.callbacks, *this, {options.verbose, options.epochs, steps});
+  history.params = {verbose, options.epochs, steps};
+  CallbackList callbacks(options.callbacks, *this, {verbose, options.epochs, steps});
   m.stop_training = false;
   m.resume_from.reset();
   std::vector<Tensor> bx, by;
@@ -375,13 +380,23 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
       if (auto* arrays = dynamic_cast<ArraySource*>(&train)) arrays->set_seed(state.shuffle_seed);
     }
   }
+  // Every process starts from process 0's variables (after any restore, which each
+  // process made from the same file).
+  if (c.communicator()) {
+    std::vector<Variable> variables;
+    for (const auto& layer : m.sublayers()) {
+      for (const auto& v : layer.weights()) variables.push_back(v);
+    }
+    for (const auto& v : c.optimizer().variables()) variables.push_back(v);
+    c.broadcast_variables(variables);
+  }
   train.start(state.pass, state.pass_batch);
   for (int epoch = state.epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
-    if (options.verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
+    if (verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
     state.epoch = epoch;
     logs.clear();
     callbacks.on_epoch_begin(epoch, logs);
-    ProgressBar bar(std::max<std::int64_t>(steps, 0), options.verbose, std::cout);
+    ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
     c.reset_metrics();
     for (std::int64_t s = first_step; steps < 0 || s < steps; ++s) {
       callbacks.on_train_batch_begin(s, logs);
@@ -393,7 +408,8 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
       }
       ++state.pass_batch;
       if (by.empty()) throw ValueError("fit needs targets: the data has inputs only");
-      c.train_step(bx, by, bw);
+      const BatchShard shard = c.shard_batch(bx, by, bw);
+      c.train_step(bx, by, bw, shard);
       state.step = s + 1;
       state.train_steps = c.train_steps();
       c.results_into(logs);  // in place after the epoch's first batch: no allocation
@@ -462,12 +478,11 @@ Tensor Model::predict(const Tensor& x, const PredictOptions& options) {
   return outs[0];
 }
 
-std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOptions& options) {
-  auto hold = model().usage.share("predict", name());
-  check_batch_size(options.batch_size);
-  std::int64_t n = check_arrays(x, "x");
-  CompiledModel& c = for_inference(model(), x);
-  c.check_inputs(x);
+namespace {
+
+// Keras's predict loop over arrays of `n` rows (already checked).
+std::vector<Tensor> predict_arrays(Model& model, CompiledModel& c, const std::vector<Tensor>& x, std::int64_t n,
+                                   const PredictOptions& options) {
   auto order = epoch_order(n, false, 0, 0);
   std::vector<Tensor> results, bx;
   std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
@@ -476,7 +491,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
     n = std::min(n, steps * options.batch_size);
   }
   ProgressBar bar(steps, options.verbose, std::cout);
-  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, steps});
+  CallbackList callbacks(options.callbacks, model, {options.verbose, 1, steps});
   Logs logs;
   callbacks.on_predict_begin(logs);
   for (std::int64_t s = 0; s < steps; ++s) {
@@ -490,7 +505,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
     for (std::size_t k = 0; k < outs.size(); ++k) {
       if (outs[k].rank() == 0 || outs[k].shape()[0] != end - begin ||
           outs[k].shape().without_batch() != results[k].shape().without_batch() || outs[k].dtype() != results[k].dtype()) {
-        throw ShapeError("predict: output " + std::to_string(k) + " of model '" + name() + "' has shape " +
+        throw ShapeError("predict: output " + std::to_string(k) + " of model '" + model.name() + "' has shape " +
                          outs[k].shape().to_string() + " for a batch of " + std::to_string(end - begin) +
                          "; outputs must be batch-major with the same per-sample shape in every batch");
       }
@@ -504,6 +519,47 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   callbacks.on_predict_end(logs);
   bar.finish({});
   return results;
+}
+
+// Data-parallel predict: each process predicts its contiguous share of the rows and the
+// shares are gathered in process order, so every process returns the whole result.
+std::vector<Tensor> predict_shared(Model& model, CompiledModel& c, const std::vector<Tensor>& x, std::int64_t n,
+                                   const PredictOptions& options) {
+  distribution::Communicator& comm = *c.communicator();
+  const std::int64_t size = comm.size(), rank = comm.rank();
+  const std::int64_t begin = n * rank / size, end = n * (rank + 1) / size;
+  std::vector<Tensor> share;
+  for (const auto& t : x) share.push_back(t.slice_rows(begin, end));
+  PredictOptions local = options;
+  if (!distribution::is_chief()) local.verbose = 0;
+  std::vector<Tensor> mine = predict_arrays(model, c, share, end - begin, local);
+  std::vector<Tensor> results;
+  std::vector<char> gathered;
+  for (const auto& part : mine) {
+    comm.all_gather(part.raw_data(), static_cast<std::int64_t>(part.nbytes()), gathered);
+    Tensor whole(part.shape().with_dim(0, n), part.dtype());
+    if (gathered.size() != whole.nbytes()) {
+      throw Error("predict: the processes' shares of an output do not add up to " + std::to_string(n) + " rows");
+    }
+    std::memcpy(whole.raw_data(), gathered.data(), gathered.size());
+    results.push_back(whole);
+  }
+  return results;
+}
+
+}  // namespace
+
+std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOptions& options) {
+  auto hold = model().usage.share("predict", name());
+  check_batch_size(options.batch_size);
+  std::int64_t n = check_arrays(x, "x");
+  CompiledModel& c = for_inference(model(), x);
+  c.check_inputs(x);
+  // Every process needs at least one row (and predicts all, with steps, alone).
+  if (c.communicator() && options.steps <= 0 && n >= c.communicator()->size()) {
+    return predict_shared(*this, c, x, n, options);
+  }
+  return predict_arrays(*this, c, x, n, options);
 }
 
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {

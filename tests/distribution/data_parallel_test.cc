@@ -1,0 +1,292 @@
+// Data-parallel training (distribution/): where the all-reduce nodes run in a step (their
+// math is tests/core/collective_op_cases.cc), the per-sample dropout masks of a shard,
+// and — under `mpirun -np 2` and `-np 4` on this machine — that N processes end with the weights one process reaches on the same global
+// batches, that every process exits, that a dead or hung process stops the others with
+// an error in bounded time, and that a killed job resumes bit-identically.
+// The jobs are tests/distribution/mpi_job.cc, started by these tests; they skip when
+// Strata was built without MPI or mpirun is missing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/ops.h"
+#include "core/program.h"
+#include "distribution/data_parallel.h"
+#include "distribution/gradient_buckets.h"
+#include "training_job.h"
+
+using namespace strata;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The buckets start as soon as the backward pass has produced their gradients and are
+// waited for only by the first update that reads them: communication overlaps compute.
+TEST(CollectiveOps, BucketsStartEarlyAndAreWaitedForLate) {
+  set_random_seed(1);
+  Model model = Sequential({layers::Input({8}), layers::Dense(16, {.activation = "relu"}),
+                            layers::Dense(16, {.activation = "relu"}), layers::Dense(4)});
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 8}, DType::float32}, "x");
+  Output loss = ops::reduce_sum(model.model().call(g, {x})[0]);
+  std::vector<Variable> vars;
+  std::vector<Output> var_nodes;
+  for (const auto& layer : model.layers()) {
+    for (const auto& v : layer.trainable_weights()) {
+      vars.push_back(v);
+      var_nodes.push_back(g.variable(v));
+    }
+  }
+  std::vector<Output> grads = gradients(loss, var_nodes);
+  // Tiny buckets: one per gradient.
+  ASSERT_EQ(distribution::count_buckets(grads, 4), grads.size());
+  std::vector<Output> reduced = distribution::all_reduce_gradients(x, grads, 4);
+  std::vector<Output> updates;
+  for (std::size_t i = 0; i < vars.size(); ++i) updates.push_back(ops::assign_add(g.variable(vars[i]), reduced[i]));
+  Program p(g, {x}, {}, updates);
+  const auto order = p.execution_order();
+  auto position = [&](int node) { return std::find(order.begin(), order.end(), node) - order.begin(); };
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    const int wait = reduced[i].node;
+    const int start = g.node(wait).inputs[0].node;
+    // The start runs right after its gradient; the wait right before the update reading it.
+    EXPECT_EQ(position(start), position(grads[i].node) + 1) << "bucket of gradient " << i;
+    EXPECT_EQ(position(wait) + 1, position(updates[i].node)) << "bucket of gradient " << i;
+  }
+  // The first bucket (the last layer's bias) starts before the backward pass ends.
+  const int first_start = g.node(reduced.back().node).inputs[0].node;
+  EXPECT_LT(position(first_start), position(grads.front().node));
+}
+
+// A shard's dropout masks are the rows of the whole batch's masks, for Dropout and for
+// an LSTM's input and recurrent dropout (checked through the models' outputs).
+TEST(DataParallelShard, DropoutMasksAreTheGlobalBatchRows) {
+  for (const std::string kind : {"mlp", "lstm"}) {
+    Model model = distributed_test::build_model(kind);
+    Graph g;
+    Shape in = model.inputs()[0].spec().shape;
+    Output x = g.placeholder({in, DType::float32}, "x");
+    Output y = model.model().call(g, {x})[0];
+    Program p(g, {x}, {y});
+    auto [data, labels] = distributed_test::make_data(kind, 10);
+    Tensor whole = p.run({data}, {.training = true, .step = 3})[0];
+    Tensor part = p.run({data.slice_rows(4, 7)}, {.training = true, .step = 3, .sample_offset = 4, .global_batch = 10})[0];
+    for (std::int64_t r = 0; r < 3; ++r) {
+      for (std::int64_t k = 0; k < part.shape()[1]; ++k) {
+        // Equal up to the rounding of a product over another batch size; a mask that
+        // differed would zero units or scale them by 1/(1 - rate).
+        EXPECT_NEAR(part.item(r * part.shape()[1] + k), whole.item((r + 4) * whole.shape()[1] + k), 1e-5)
+            << kind << " row " << r << " unit " << k;
+      }
+    }
+  }
+}
+
+// Without mpirun a DataParallel is one process: fit runs exactly as without it.
+TEST(DataParallelLocal, OneProcessTrainsAsWithoutDistribution) {
+  auto [x, y] = distributed_test::make_data("mlp", 100);
+  Model plain = distributed_test::build_model("mlp");
+  plain.fit(x, y, {.batch_size = 20, .epochs = 1, .verbose = 0});
+  distribution::set_distribution(distribution::DataParallel());
+  EXPECT_EQ(distribution::num_processes(), 1);
+  EXPECT_TRUE(distribution::is_chief());
+  Model data_parallel = distributed_test::build_model("mlp");
+  data_parallel.fit(x, y, {.batch_size = 20, .epochs = 1, .verbose = 0});
+  distribution::set_distribution(std::nullopt);
+  auto a = plain.get_weights(), b = data_parallel.get_weights();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(std::memcmp(a[i].raw_data(), b[i].raw_data(), a[i].nbytes()), 0) << "weight " << i;
+  }
+}
+
+TEST(DataParallelLocal, BadOptionsAreRefused) {
+  EXPECT_THROW(distribution::DataParallel({.bucket_bytes = 0}), ValueError);
+  EXPECT_THROW(distribution::DataParallel({.timeout = std::chrono::milliseconds(0)}), ValueError);
+}
+
+// ------------------------------------------------------------------ jobs under mpirun
+
+constexpr int kTimedOut = 124;  // GNU timeout's status when the limit stopped the job
+
+struct JobResult {
+  int exit_code = -1;
+  double seconds = 0;
+  std::string output;
+};
+
+fs::path scratch_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("strata_distribution_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+bool can_run_jobs(std::string* why) {
+  if (!distribution::built_with_mpi()) {
+    *why = "Strata was built without MPI (Debian: libopenmpi-dev, openmpi-bin)";
+    return false;
+  }
+  if (!fs::exists(STRATA_MPIEXEC)) {
+    *why = std::string("mpirun not found at ") + STRATA_MPIEXEC;
+    return false;
+  }
+  return true;
+}
+
+// Runs mpi_job under mpirun with `processes` processes (loopback, oversubscribed), with
+// a hard limit so that a hang fails the test instead of stalling the suite.
+JobResult run_job(int processes, const std::string& args, const fs::path& dir, int limit_seconds = 180) {
+  const fs::path log = dir / "job.log";
+  std::ostringstream cmd;
+  // A clean environment: this process may itself be an MPI singleton (a DataParallel
+  // test ran before), whose variables would make mpirun think it runs inside a job.
+  // The sanitizer runs' settings (scripts/sanitizer_build.sh) pass through.
+  cmd << "env -i PATH=\"$PATH\" HOME=\"$HOME\" TMPDIR=\"${TMPDIR:-/tmp}\" OMPI_ALLOW_RUN_AS_ROOT=1 "
+         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=\"$ASAN_OPTIONS\" LSAN_OPTIONS=\"$LSAN_OPTIONS\" "
+         "UBSAN_OPTIONS=\"$UBSAN_OPTIONS\" TSAN_OPTIONS=\"$TSAN_OPTIONS\" timeout --kill-after=10 "
+      << limit_seconds << " " << STRATA_MPIEXEC << " -np " << processes
+      << " --oversubscribe --bind-to none " << STRATA_MPI_JOB << " " << args << " > " << log << " 2>&1";
+  const auto begin = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.str().c_str());
+  JobResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(log);
+  r.output.assign(std::istreambuf_iterator<char>(in), {});
+  return r;
+}
+
+double number_after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(text.substr(at + label.size()));
+}
+
+// max |a - b| / max |b| over every weight tensor.
+double relative_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    double diff = 0, scale = 0;
+    for (std::int64_t j = 0; j < b[i].size(); ++j) {
+      diff = std::max(diff, static_cast<double>(std::fabs(a[i].item(j) - b[i].item(j))));
+      scale = std::max(scale, static_cast<double>(std::fabs(b[i].item(j))));
+    }
+    worst = std::max(worst, diff / std::max(scale, 1e-12));
+  }
+  return worst;
+}
+
+class SameAnswer : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+// N processes sharing every global batch of 50 end, after 20 steps with dropout and
+// shuffling, with one process's weights, loss history, evaluation and predictions.
+TEST_P(SameAnswer, AsOneProcessOnTheSameGlobalBatches) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const auto& [kind, processes] = GetParam();
+  const fs::path dir = scratch_dir(kind + std::to_string(processes));
+  const JobResult job = run_job(processes, "--model=" + kind + " --out=" + (dir / "w.weights.h5").string(), dir);
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.output.find("processes " + std::to_string(processes) + " agree"), std::string::npos) << job.output;
+
+  auto [x, y] = distributed_test::make_data(kind);
+  Model reference = distributed_test::build_model(kind);
+  History h = reference.fit(x, y, {.batch_size = distributed_test::kBatchSize, .epochs = distributed_test::kEpochs,
+                                   .verbose = 0, .shuffle = true});
+  ASSERT_EQ(reference.optimizer().iterations(), 20);
+  Model trained = distributed_test::build_model(kind);
+  trained.load_weights((dir / "w.weights.h5").string());
+  const double diff = relative_difference(trained.get_weights(), reference.get_weights());
+  EXPECT_LT(diff, 1e-5) << kind << " on " << processes << " processes";
+  char measured[32];
+  std::snprintf(measured, sizeof measured, "%.3g", diff);
+  RecordProperty("max_relative_weight_difference", measured);
+  std::cout << kind << " on " << processes << " processes: weights within " << measured << " (relative) of one process\n";
+
+  // Global logs: the loss of the last epoch, and evaluate / predict over every process.
+  std::istringstream lines(job.output);
+  std::string line;
+  std::vector<double> losses;
+  while (std::getline(lines, line)) {
+    if (line.rfind("history loss ", 0) == 0) {
+      std::istringstream values(line.substr(13));
+      for (double v; values >> v;) losses.push_back(v);
+    }
+  }
+  ASSERT_EQ(losses.size(), h.history["loss"].size()) << job.output;
+  for (std::size_t e = 0; e < losses.size(); ++e) EXPECT_NEAR(losses[e], h.history["loss"][e], 1e-5 * std::fabs(losses[e]));
+  auto scores = reference.evaluate(x, y, {.batch_size = distributed_test::kBatchSize, .verbose = 0});
+  EXPECT_NEAR(number_after(job.output, "evaluate loss "), scores["loss"], 1e-4 * scores["loss"]);
+  EXPECT_NEAR(number_after(job.output, "evaluate accuracy "), scores["accuracy"], 1e-6);
+  EXPECT_EQ(number_after(job.output, "predict rows "), 500.0);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SameAnswer,
+                         ::testing::Combine(::testing::Values("mlp", "lstm", "cnn"), ::testing::Values(2, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_np" + std::to_string(std::get<1>(info.param));
+                         });
+
+// A process killed mid-epoch: the others do not wait for it; the job ends with an error.
+TEST(EveryProcessExits, WhenOneIsKilledMidEpoch) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const fs::path dir = scratch_dir("killed");
+  const JobResult job = run_job(2, "--kill_rank=1 --kill_step=5 --timeout_ms=5000 --epochs=50", dir, 120);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.exit_code, kTimedOut) << "the job hung until the test's limit stopped it:\n" << job.output;
+  EXPECT_LT(job.seconds, 60) << job.output;
+  EXPECT_NE(job.output.find("kills itself before step 5"), std::string::npos) << job.output;
+  fs::remove_all(dir);
+}
+
+// A process that stops responding: within the timeout the others stop with a message
+// naming what did not complete, and end the job.
+TEST(EveryProcessExits, WhenOneHangsTheOthersStopAfterTheTimeout) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const fs::path dir = scratch_dir("hung");
+  const JobResult job = run_job(2, "--hang_rank=1 --hang_step=5 --timeout_ms=3000 --epochs=50", dir, 120);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.exit_code, kTimedOut) << "the job hung until the test's limit stopped it:\n" << job.output;
+  EXPECT_LT(job.seconds, 60) << job.output;
+  EXPECT_NE(job.output.find("did not complete within 3"), std::string::npos) << job.output;
+  fs::remove_all(dir);
+}
+
+// A job killed mid-epoch and restarted with the same number of processes resumes from
+// BackupAndRestore's backup and ends bit-identical to a job never interrupted.
+TEST(DataParallelResume, KilledJobResumesBitIdentically) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const fs::path dir = scratch_dir("resume");
+  const std::string backup = "--backup=" + (dir / "backup").string() + " --save_freq=3";
+  const JobResult killed = run_job(2, "--model=lstm --kill_rank=1 --kill_step=13 " + backup, dir, 120);
+  ASSERT_NE(killed.exit_code, 0) << killed.output;
+  ASSERT_TRUE(fs::exists(dir / "backup" / "training_state.strata")) << killed.output;
+  const JobResult resumed = run_job(2, "--model=lstm --out=" + (dir / "resumed.weights.h5").string() + " " + backup, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const JobResult whole = run_job(2, "--model=lstm --out=" + (dir / "whole.weights.h5").string(), dir);
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  Model a = distributed_test::build_model("lstm"), b = distributed_test::build_model("lstm");
+  a.load_weights((dir / "resumed.weights.h5").string());
+  b.load_weights((dir / "whole.weights.h5").string());
+  auto wa = a.get_weights(), wb = b.get_weights();
+  ASSERT_EQ(wa.size(), wb.size());
+  for (std::size_t i = 0; i < wa.size(); ++i) {
+    EXPECT_EQ(std::memcmp(wa[i].raw_data(), wb[i].raw_data(), wa[i].nbytes()), 0) << "weight " << i;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace

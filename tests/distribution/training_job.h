@@ -1,0 +1,63 @@
+// The models and data of the data-parallel tests: one definition used both by the job
+// that runs under mpirun (mpi_job.cc) and by the single-process reference the test
+// computes (data_parallel_test.cc), so both train the same model on the same batches.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "strata.h"
+
+namespace strata::distributed_test {
+
+// Every model has dropout, and fit shuffles: the masks and the order must match too.
+inline Model build_model(const std::string& kind) {
+  set_random_seed(7);
+  Model model = [&] {
+    if (kind == "mlp") {
+      return Sequential({layers::Input({20}), layers::Dense(64, {.activation = "relu"}), layers::Dropout(0.2),
+                         layers::Dense(32, {.activation = "relu"}), layers::Dense(5)});
+    }
+    if (kind == "lstm") {
+      return Sequential({layers::Input({12, 6}), layers::LSTM(16, {.dropout = 0.2, .recurrent_dropout = 0.1}),
+                         layers::Dropout(0.1), layers::Dense(5)});
+    }
+    if (kind == "cnn") {
+      return Sequential({layers::Input({12, 12, 1}), layers::Conv2D(8, 3, {.activation = "relu"}),
+                         layers::MaxPooling2D(2), layers::Conv2D(16, 3, {.activation = "relu"}), layers::Flatten(),
+                         layers::Dropout(0.25), layers::Dense(5)});
+    }
+    throw ValueError("unknown test model '" + kind + "' (mlp, lstm or cnn)");
+  }();
+  model.compile({.optimizer = optimizers::Adam({.learning_rate = 1e-3}),
+                 .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                 .metrics = {"accuracy"}});
+  return model;
+}
+
+// 500 samples of the model's input shape, and a class per sample that depends on them.
+inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t samples = 500) {
+  Shape shape = kind == "mlp" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
+  Tensor x(shape);
+  Tensor y(Shape{samples}, DType::int64);
+  const std::int64_t per = x.size() / samples;
+  for (std::int64_t i = 0; i < samples; ++i) {
+    double sum = 0;
+    for (std::int64_t j = 0; j < per; ++j) {
+      const float v = static_cast<float>(std::sin(0.37 * static_cast<double>(i * per + j) + 0.11 * static_cast<double>(i)));
+      x.data<float>()[i * per + j] = v;
+      sum += v * static_cast<double>((j % 7) + 1);
+    }
+    y.data<std::int64_t>()[i] = static_cast<std::int64_t>(std::fabs(sum) * 3.0) % 5;
+  }
+  return {x, y};
+}
+
+// 500 samples in global batches of 50, two epochs: 20 steps.
+constexpr std::int64_t kBatchSize = 50;
+constexpr int kEpochs = 2;
+
+}  // namespace strata::distributed_test
