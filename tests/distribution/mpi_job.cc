@@ -8,7 +8,8 @@
 //   --kill_rank=R --kill_step=S   process R kills itself (SIGKILL) before global step S
 //   --hang_rank=R --hang_step=S   process R stops responding before global step S
 //   --backup=DIR --save_freq=N    BackupAndRestore every N batches
-//   --epochs=N
+//   --epochs=N --samples=N        (default 2 epochs of 500 samples)
+//   --data=arrays|dataset         fit on arrays or on a shuffled Dataset
 // Exit status: 0 done, 1 an error (printed), 3 the processes' weights differ.
 #include <signal.h>
 #include <unistd.h>
@@ -62,7 +63,7 @@ int run(int argc, char** argv) {
   const int rank = distribution::process_index();
 
   Model model = distributed_test::build_model(kind);
-  auto [x, y] = distributed_test::make_data(kind);
+  auto [x, y] = distributed_test::make_data(kind, flag_int(flags, "samples", 500));
 
   const std::int64_t kill_rank = flag_int(flags, "kill_rank", -1), kill_step = flag_int(flags, "kill_step", -1);
   const std::int64_t hang_rank = flag_int(flags, "hang_rank", -1), hang_step = flag_int(flags, "hang_step", -1);
@@ -84,9 +85,9 @@ int run(int argc, char** argv) {
     }
   }}));
 
-  History history = model.fit(x, y, {.batch_size = distributed_test::kBatchSize,
-                                     .epochs = static_cast<int>(flag_int(flags, "epochs", distributed_test::kEpochs)),
-                                     .verbose = 0, .callbacks = callbacks, .shuffle = true});
+  History history = distributed_test::train(model, x, y, flags.count("data") ? flags.at("data") : "arrays",
+                                             static_cast<int>(flag_int(flags, "epochs", distributed_test::kEpochs)),
+                                             callbacks);
   for (const auto& [key, values] : history.history) {
     if (rank == 0) {
       std::printf("history %s", key.c_str());

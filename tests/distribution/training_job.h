@@ -60,4 +60,15 @@ inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t
 constexpr std::int64_t kBatchSize = 50;
 constexpr int kEpochs = 2;
 
+// fit on arrays (shuffled by fit) or on a shuffled, batched Dataset ("dataset").
+inline History train(Model& model, const Tensor& x, const Tensor& y, const std::string& data, int epochs,
+                     std::vector<Callback> callbacks = {}) {
+  if (data == "dataset") {
+    return model.fit(Dataset::from_tensors(x, y).shuffle(128, 3).batch(kBatchSize),
+                     {.epochs = epochs, .verbose = 0, .callbacks = std::move(callbacks)});
+  }
+  return model.fit(x, y, {.batch_size = kBatchSize, .epochs = epochs, .verbose = 0,
+                          .callbacks = std::move(callbacks), .shuffle = true});
+}
+
 }  // namespace strata::distributed_test
