@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <type_traits>
 
 #include "core/error.h"
 #include "io/hdf5_attribute_check.h"
+#include "io/hdf5_link_check.h"
 
 namespace strata::io::h5 {
 
@@ -71,27 +73,6 @@ std::vector<std::string> split_path(const std::string& path) {
     start = end + 1;
   }
   return parts;
-}
-
-// H5I type of the object at `name` below `loc`, or H5I_BADID when there is none.
-H5I_type_t object_type(hid_t loc, const std::string& name) {
-  quiet();
-  // H5Lexists needs every intermediate link to exist: check component by component.
-  std::string prefix = name.starts_with("/") ? "/" : "";
-  for (const std::string& part : split_path(name)) {
-    prefix += part;
-    if (H5Lexists(loc, prefix.c_str(), H5P_DEFAULT) <= 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return H5I_BADID;
-    }
-    prefix += "/";
-  }
-  Handle obj(H5Oopen(loc, name.c_str(), H5P_DEFAULT));
-  if (!obj.valid()) {
-    H5Eclear2(H5E_DEFAULT);
-    return H5I_BADID;
-  }
-  return H5Iget_type(obj.get());
 }
 
 Shape space_shape(hid_t space, const std::string& where) {
@@ -195,6 +176,53 @@ std::uint64_t object_header_address(hid_t location, const std::string& where) {
 void check_attributes_of(hid_t object, const std::string& file_name, const std::string& where) {
   if (!opened_read_only(object)) return;
   check_attribute_messages(geometry_of(object, file_name), object_header_address(object, where), where);
+}
+
+// libhdf5 builds a group's local heap (its free list unchecked) on the first name looked
+// up in it: check the group's link storage first (io/hdf5_link_check.h), once per group
+// of the file (`checked`: the paths of those that need no more checking).
+void check_links_of(hid_t group, const std::string& file_name, const std::string& path,
+                    std::set<std::string>& checked) {
+  if (checked.contains(path)) return;
+  if (opened_read_only(group)) {  // (a file being written is Strata's own)
+    const std::string where = "'" + file_name + "' at '" + path + "'";
+    check_link_storage(geometry_of(group, file_name), object_header_address(group, where), where);
+  }
+  checked.insert(path);
+}
+
+// H5I type of the object at `name` below `loc` (the file `file_name`'s group at `path`),
+// or H5I_BADID when there is none. Every group on the way is checked before libhdf5
+// looks a name up in it (`checked`: those already checked).
+H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::string& path,
+                       const std::string& name, std::set<std::string>& checked) {
+  quiet();
+  // H5Lexists needs every intermediate link to exist: check component by component.
+  std::string prefix = name.starts_with("/") ? "/" : "";
+  for (const std::string& part : split_path(name)) {
+    const std::string group = prefix.size() > 1 ? prefix.substr(0, prefix.size() - 1) : prefix;
+    const std::string group_path = join_path(path, group);
+    if (!checked.contains(group_path)) {
+      Handle group_handle(H5Oopen(loc, group.empty() ? "." : group.c_str(), H5P_DEFAULT));
+      if (!group_handle.valid() || H5Iget_type(group_handle.get()) != H5I_GROUP) {  // a dataset has no links
+        H5Eclear2(H5E_DEFAULT);
+        return H5I_BADID;
+      }
+      check_links_of(group_handle.get(), file_name, group_path, checked);
+    }
+    prefix += part;
+    if (H5Lexists(loc, prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return H5I_BADID;
+    }
+    prefix += "/";
+  }
+  Handle obj(H5Oopen(loc, name.c_str(), H5P_DEFAULT));
+  if (!obj.valid()) {
+    H5Eclear2(H5E_DEFAULT);
+    return H5I_BADID;
+  }
+  return H5Iget_type(obj.get());
 }
 
 // Reads every element of a string attribute, fixed- or variable-length. `owner` is the
@@ -308,19 +336,20 @@ std::string Location::where(const std::string& child) const {
 std::string Location::child_path(const std::string& child) const { return join_path(path_, child); }
 
 bool Location::exists(const std::string& name) const {
-  return object_type(handle_.get(), name) != H5I_BADID;
+  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) != H5I_BADID;
 }
 
 bool Location::has_group(const std::string& name) const {
-  return object_type(handle_.get(), name) == H5I_GROUP;
+  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) == H5I_GROUP;
 }
 
 bool Location::has_dataset(const std::string& name) const {
-  return object_type(handle_.get(), name) == H5I_DATASET;
+  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) == H5I_DATASET;
 }
 
 std::vector<std::string> Location::children() const {
   quiet();
+  check_links();
   std::vector<std::string> names;
   hsize_t index = 0;
   H5L_iterate_t callback = [](hid_t, const char* name, const auto*, void* data) -> herr_t {
@@ -334,13 +363,13 @@ std::vector<std::string> Location::children() const {
 
 Group Location::open_group(const std::string& name) const {
   quiet();
-  const H5I_type_t type = object_type(handle_.get(), name);
+  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checked_groups_);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such group");
   if (type != H5I_GROUP)
     throw IOError("HDF5 file " + where(name) + ": expected a group, found a dataset");
   Handle g(check_id(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
                     "cannot open group " + where(name)));
-  return Group(std::move(g), file_name_, child_path(name));
+  return Group(std::move(g), file_name_, child_path(name), checked_groups_);
 }
 
 Group Location::create_group(const std::string& name) {
@@ -349,7 +378,7 @@ Group Location::create_group(const std::string& name) {
   check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
   Handle g(check_id(H5Gcreate2(handle_.get(), name.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot create group " + where(name)));
-  return Group(std::move(g), file_name_, child_path(name));
+  return Group(std::move(g), file_name_, child_path(name), checked_groups_);
 }
 
 Group Location::require_group(const std::string& name) {
@@ -358,7 +387,7 @@ Group Location::require_group(const std::string& name) {
 
 Dataset Location::open_dataset(const std::string& name) const {
   quiet();
-  const H5I_type_t type = object_type(handle_.get(), name);
+  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checked_groups_);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such dataset");
   if (type != H5I_DATASET)
     throw IOError("HDF5 file " + where(name) + ": expected a dataset, found a group");
@@ -392,6 +421,8 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
   }
   return Dataset(std::move(d), file_name_, child_path(name));
 }
+
+void Location::check_links() const { check_links_of(handle_.get(), file_name_, path_, *checked_groups_); }
 
 void Location::check_attributes() const {
   if (attributes_checked_) return;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,17 +91,25 @@ class Location {
   void write_string_list_attribute(const std::string& name, const std::vector<std::string>& values);
 
  protected:
-  Location(Handle handle, std::string file_name, std::string path)
-      : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)) {}
+  // The groups of one open file whose link storage has been checked, by path: shared by
+  // the file and every group opened from it, so each is checked once.
+  using CheckedGroups = std::shared_ptr<std::set<std::string>>;
+  Location(Handle handle, std::string file_name, std::string path, CheckedGroups checked)
+      : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)),
+        checked_groups_(std::move(checked)) {}
   Location() = default;
   // Before libhdf5 decodes this object's attribute messages (any attribute lookup does),
   // checks them once (io/hdf5_attribute_check.h).
   void check_attributes() const;
+  // Before libhdf5 lists this group's links, checks their storage (io/hdf5_link_check.h);
+  // lookups by name check each group on their path.
+  void check_links() const;
 
   Handle handle_;
   std::string file_name_;
   std::string path_;
   mutable bool attributes_checked_ = false;
+  CheckedGroups checked_groups_ = std::make_shared<std::set<std::string>>();
 };
 
 class Group : public Location {
@@ -108,8 +118,8 @@ class Group : public Location {
 
  private:
   friend class Location;
-  Group(Handle handle, std::string file_name, std::string path)
-      : Location(std::move(handle), std::move(file_name), std::move(path)) {}
+  Group(Handle handle, std::string file_name, std::string path, CheckedGroups checked)
+      : Location(std::move(handle), std::move(file_name), std::move(path), std::move(checked)) {}
 };
 
 class Dataset {

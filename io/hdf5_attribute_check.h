@@ -26,15 +26,15 @@
 #include <cstdint>
 #include <string>
 
+#include "io/hdf5_object_header.h"
+
 namespace strata::io::h5 {
 
-// What the checker needs to know of the open file; libhdf5 has parsed the superblock.
-struct FileGeometry {
-  std::string file_name;
-  std::uint64_t base_address = 0;  // absolute offset that file addresses are relative to
-  unsigned offset_size = 8;        // bytes in an address
-  unsigned length_size = 8;        // bytes in a length
-};
+// Checks every attribute message in the header of the object at `object_header`, as
+// libhdf5 will decode it; `where` names the object ("'model.h5' at '/model_weights'").
+// Throws IOError naming the file, the object and what is wrong.
+void check_attribute_messages(const FileGeometry& file, std::uint64_t object_header,
+                              const std::string& where);
 
 // Checks the `elements` variable-length strings of attribute `attribute` of the object
 // whose header is at (relative) address `object_header`. `where` describes the attribute
@@ -42,12 +42,6 @@ struct FileGeometry {
 // the attribute message or a referenced heap object is damaged, and when the attribute
 // cannot be found in the header (attributes in dense storage, which Keras files never
 // use, are refused rather than read unchecked).
-// Checks every attribute message in the header of the object at `object_header`, as
-// libhdf5 will decode it; `where` names the object ("'model.h5' at '/model_weights'").
-// Throws IOError naming the file, the object and what is wrong.
-void check_attribute_messages(const FileGeometry& file, std::uint64_t object_header,
-                              const std::string& where);
-
 void check_vlen_string_attribute(const FileGeometry& file, std::uint64_t object_header,
                                  const std::string& attribute, std::uint64_t elements,
                                  const std::string& where);

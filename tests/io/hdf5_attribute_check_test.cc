@@ -5,11 +5,10 @@
 // forked child so that a regression shows as a crash or hang of the child, not of the
 // suite.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstring>
 
+#include "child_process.h"
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/saving.h"
@@ -63,33 +62,10 @@ Layout find_layout(const std::string& bytes, std::size_t length = kText.size()) 
 
 // Reads the attribute in a child: "ok", the error's message, or how the child died.
 std::string read_in_child(const std::string& path) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return "pipe failed";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(pipe_fds[0]);
-    ::alarm(20);  // a walk that never ends shows as SIGALRM
-    std::string result;
-    try {
-      io::h5::File f(path, io::h5::File::Mode::read);
-      result = f.read_string_attribute("model_config") == kText ? "ok" : "wrong text";
-    } catch (const IOError& e) {
-      result = e.what();
-    } catch (const std::exception& e) {
-      result = std::string("not an IOError: ") + e.what();
-    }
-    [[maybe_unused]] auto written = ::write(pipe_fds[1], result.data(), result.size());
-    ::_exit(0);
-  }
-  ::close(pipe_fds[1]);
-  std::string out;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, n);
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return out;
+  return testing::io_error_in_child([&] {
+    io::h5::File f(path, io::h5::File::Mode::read);
+    return std::string(f.read_string_attribute("model_config") == kText ? "ok" : "wrong text");
+  });
 }
 
 class AttributeCheck : public ::testing::Test {

@@ -1,0 +1,100 @@
+// An HDF5 file's own bytes, read by Strata to check a structure before libhdf5 trusts it
+// (io/hdf5_attribute_check.h, io/hdf5_link_check.h): the file read with every read
+// bounded by its size, little-endian fields read with every read bounded by their block,
+// and an object header's messages with its continuation blocks followed.
+//
+// Format: HDF5 File Format Specification version 3.0, sections III.A (superblock
+// addresses) and IV.A (object headers v1 and v2).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::io::h5 {
+
+// What the checks need to know of the open file; libhdf5 has parsed the superblock.
+struct FileGeometry {
+  std::string file_name;
+  std::uint64_t base_address = 0;  // absolute offset that file addresses are relative to
+  unsigned offset_size = 8;        // bytes in an address
+  unsigned length_size = 8;        // bytes in a length
+};
+
+// The file's bytes, read on demand; every read is checked against the file's size.
+// Failures are IOError "damaged HDF5 file: <where>: <what>".
+class FileBytes {
+ public:
+  FileBytes(const FileGeometry& geometry, std::string where);
+
+  [[noreturn]] void fail(const std::string& what) const;
+  // `n` bytes at relative address `address`.
+  std::string read(std::uint64_t address, std::uint64_t n, const char* what);
+
+  std::uint64_t size() const { return size_; }
+  const FileGeometry& geometry() const { return geometry_; }
+
+ private:
+  const FileGeometry& geometry_;
+  std::string where_;
+  std::ifstream in_;
+  std::uint64_t size_ = 0;
+};
+
+// Little-endian fields of a block, each read checked against the block's end.
+class Cursor {
+ public:
+  Cursor(const std::string& bytes, FileBytes& file, const char* what)
+      : bytes_(bytes), file_(file), what_(what) {}
+
+  std::uint64_t uint(unsigned width);
+  void skip(std::uint64_t n);
+  void need(std::uint64_t n) const;
+  std::size_t pos() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
+  std::size_t remaining() const { return bytes_.size() - pos_; }
+
+ private:
+  const std::string& bytes_;
+  FileBytes& file_;
+  const char* what_;
+  std::size_t pos_ = 0;
+};
+
+inline std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
+
+// Message types (spec IV.A.2).
+constexpr unsigned kAttributeMessage = 0x0C;
+constexpr unsigned kContinuationMessage = 0x10;
+constexpr unsigned kSymbolTableMessage = 0x11;
+constexpr unsigned kAttributeInfoMessage = 0x15;
+
+struct Message {
+  unsigned type = 0;
+  std::string data;
+};
+
+// The messages of an object header, continuation blocks followed (spec IV.A.1); a header
+// whose continuation blocks repeat, or with more blocks or messages than any real file
+// has, is refused.
+class ObjectHeader {
+ public:
+  ObjectHeader(FileBytes& file, std::uint64_t address);
+  const std::vector<Message>& messages() const { return messages_; }
+
+ private:
+  void add(unsigned type, std::string data);
+  std::pair<std::uint64_t, std::uint64_t> continuation(const std::string& data);
+  void read_v1(std::uint64_t address);
+  void read_v2(std::uint64_t address);
+
+  FileBytes& file_;
+  std::vector<Message> messages_;
+  int blocks_ = 0;
+  std::set<std::uint64_t> seen_;
+};
+
+}  // namespace strata::io::h5
