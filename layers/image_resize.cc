@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/ops.h"
@@ -96,6 +97,19 @@ ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std:
   if (interpolation != "bilinear" && interpolation != "nearest" && interpolation != "bicubic") {
     throw NotImplementedError(layer + ": interpolation '" + interpolation +
                               "' is not supported (bilinear, nearest and bicubic are)");
+  }
+  // The matrices are (in, out) per axis: sizes from a damaged file must neither be empty
+  // nor make a matrix no machine holds (nor overflow its element count).
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;
+  for (const auto& [axis, in, out] : {std::tuple{"height", in_h, out_h}, std::tuple{"width", in_w, out_w}}) {
+    if (in < 1 || out < 1) {
+      throw ValueError(layer + ": cannot resize a " + axis + " of " + std::to_string(in) + " to " +
+                       std::to_string(out) + " (both must be positive)");
+    }
+    if (out > kMaxElements / in) {
+      throw ValueError(layer + ": resizing a " + axis + " of " + std::to_string(in) + " to " + std::to_string(out) +
+                       " needs an interpolation matrix of more than 2^28 elements");
+    }
   }
   return {transposed_matrix(layer + "/resize_rows", in_h, rows, out_h, interpolation),
           transposed_matrix(layer + "/resize_cols", in_w, cols, out_w, interpolation)};
