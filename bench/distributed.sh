@@ -2,7 +2,8 @@
 # Data-parallel training on this machine (issue #16): runs build/bench/strata_bench_distributed
 # under mpirun with 1 and then 2 processes, alternating, --reps times, and prints each
 # measurement and, per workload, the median step time at each N with its spread (min-max)
-# and the ratio N=2 / N=1 of the same repetition. The global batch is the same at both N.
+# and the ratio N=2 / N=1 of the same repetition. The global batch is the same at both N,
+# and so are the cores (N=1 computes with every core, N=2 with half each): ideal is 1.0.
 #   bench/distributed.sh                    # 3 repetitions of mlp, lstm, cnn
 #   bench/distributed.sh --reps=5 --workloads=mlp
 # Builds the target first in build/ (configured as bench/run does).
@@ -38,13 +39,13 @@ for line in open(sys.argv[1]):
     if " step " not in line: continue
     kv = dict(re.findall(r"(\w+)=([^ \n]+)", line))
     steps.setdefault(kv["workload"], {}).setdefault(int(kv["processes"]), {})[int(kv["rep"])] = float(kv["step_ms"])
-print("\nworkload  step ms N=1 (min-max)     step ms N=2 (min-max)     N=2/N=1 median (min-max)  efficiency")
+print("\nThe same global batch and the same two cores at both N: the ideal ratio is 1.0.")
+print("workload  step ms N=1 (min-max)     step ms N=2 (min-max)     N=2/N=1 median (min-max)")
 for name, by_n in steps.items():
     one, two = by_n.get(1, {}), by_n.get(2, {})
     ratios = [two[r] / one[r] for r in one if r in two]
     fmt = lambda v: f"{statistics.median(v):8.2f} ({min(v):.2f}-{max(v):.2f})"
     if ratios:
-        eff = 1 / (2 * statistics.median(ratios))
         print(f"{name:9} {fmt(list(one.values())):25} {fmt(list(two.values())):25} "
-              f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})   {eff:.2f}")
+              f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})")
 PY
