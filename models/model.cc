@@ -536,6 +536,11 @@ std::vector<Tensor> predict_shared(Model& model, CompiledModel& c, const std::ve
   std::vector<Tensor> results;
   std::vector<char> gathered;
   for (const auto& part : mine) {
+    if (part.dtype() == DType::string) {
+      // Handles into this process's string pool mean nothing in another process.
+      throw NotImplementedError("predict: model '" + model.name() +
+                                "' outputs strings, which processes can not gather; predict outside the DataParallel");
+    }
     comm.all_gather(part.raw_data(), static_cast<std::int64_t>(part.nbytes()), gathered);
     Tensor whole(part.shape().with_dim(0, n), part.dtype());
     if (gathered.size() != whole.nbytes()) {
