@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset.h"
 #include "layers/layer.h"
-#include "io/dataset.h"
 #include "io/weights_h5.h"
 #include "models/fit_state.h"
 #include "models/history.h"
@@ -85,7 +85,7 @@ class Model : public Layer {
 
   History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
   History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
-  // A batched Dataset yielding (x..., y...[, sample_weight]) (io/dataset.h). batch_size,
+  // A batched Dataset yielding (x..., y...[, sample_weight]) (data/dataset.h). batch_size,
   // shuffle, validation_split, sample_weight and class_weight don't apply: the pipeline
   // decides (weights come from the data, as Keras's (x, y, sample_weight) tuples).
   History fit(const Dataset& data, const FitOptions& options = {});
