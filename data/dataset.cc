@@ -144,6 +144,53 @@ class ShuffleDataset : public Derived {
   std::uint64_t seed_;
 };
 
+// tf.data's shard: element p of each iteration is kept when p % num_shards == index.
+class ShardDataset : public Derived {
+ public:
+  ShardDataset(std::shared_ptr<const DatasetImpl> in, std::int64_t num_shards, std::int64_t index)
+      : Derived(std::move(in)), num_shards_(num_shards), index_(index) {
+    if (num_shards < 1) {
+      throw ValueError("Dataset::shard: num_shards must be at least 1, got " + std::to_string(num_shards));
+    }
+    if (index < 0 || index >= num_shards) {
+      throw ValueError("Dataset::shard: index must be in [0, num_shards) = [0, " + std::to_string(num_shards) +
+                       "), got " + std::to_string(index));
+    }
+  }
+  // As tf.data: unknown and infinite stay so; else the positions p < n with
+  // p % num_shards == index.
+  std::int64_t cardinality() const override {
+    std::int64_t n = input_->cardinality();
+    if (n < 0) return n;
+    return n / num_shards_ + (index_ < n % num_shards_ ? 1 : 0);
+  }
+  std::unique_ptr<DatasetIterator> iterate(std::uint64_t iteration) const override {
+    struct It : DatasetIterator {
+      std::unique_ptr<DatasetIterator> in;
+      std::int64_t num_shards = 1, index = 0;
+      std::int64_t position = 0;  // of the input's next element
+      bool exhausted = false;
+      std::optional<Element> next() override {
+        while (!exhausted) {
+          auto e = in->next();
+          if (!e) break;
+          if (position++ % num_shards == index) return e;
+        }
+        exhausted = true;
+        return std::nullopt;
+      }
+    };
+    auto it = std::make_unique<It>();
+    it->in = input_->iterate(iteration);
+    it->num_shards = num_shards_;
+    it->index = index_;
+    return it;
+  }
+
+ private:
+  std::int64_t num_shards_, index_;
+};
+
 Tensor stack(const std::vector<Element>& elements, std::size_t component) {
   const Tensor& first = elements.front()[component];
   std::vector<std::int64_t> dims = first.shape().dims();
@@ -400,6 +447,9 @@ Dataset Dataset::from_tensors(const Tensor& x, const Tensor& y) {
 Dataset Dataset::map(std::function<Element(Element)> fn) const {
   if (!fn) throw ValueError("Dataset::map: the function is empty");
   return Dataset(std::make_shared<MapDataset>(impl_, std::move(fn)));
+}
+Dataset Dataset::shard(std::int64_t num_shards, std::int64_t index) const {
+  return Dataset(std::make_shared<ShardDataset>(impl_, num_shards, index));
 }
 Dataset Dataset::shuffle(std::int64_t buffer_size, std::uint64_t seed) const {
   return Dataset(std::make_shared<ShuffleDataset>(impl_, buffer_size, seed));

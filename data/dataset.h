@@ -84,6 +84,12 @@ class Dataset {
 
   // --- transformations ---------------------------------------------------------------------
   Dataset map(std::function<Element(Element)> fn) const;
+  // tf.data's shard: keeps the elements whose position p in each iteration has
+  // p % num_shards == index, so num_shards workers taking indices 0..num_shards-1 see
+  // every element exactly once. Shard before shuffle and batch, as tf.data advises (each
+  // worker then shuffles and batches its own part); on a batched dataset it keeps every
+  // num_shards-th batch. ValueError unless num_shards >= 1 and 0 <= index < num_shards.
+  Dataset shard(std::int64_t num_shards, std::int64_t index) const;
   // tf.data's buffer shuffle, reshuffled every iteration (deterministic per seed and
   // iteration). buffer_size >= the dataset size gives a uniform permutation.
   Dataset shuffle(std::int64_t buffer_size, std::uint64_t seed) const;
