@@ -1,7 +1,8 @@
-// Dataset sources backed by files: .npy / .npz (io/npy.h), CSV and IDX.
+// Dataset sources backed by files (declared in data/dataset.h): .npy / .npz (io/npy.h),
+// CSV and IDX, read by io/'s parsers.
 #include "core/error.h"
+#include "data/dataset.h"
 #include "io/csv.h"
-#include "io/dataset.h"
 #include "io/idx.h"
 #include "io/npy.h"
 

@@ -264,10 +264,3 @@ void save_model(const Model& model, const std::string& path) {
 }
 
 }  // namespace strata::models
-
-namespace strata {
-
-void Model::save(const std::string& path) const { models::save_model(*this, path); }
-std::string Model::to_json() const { return models::to_json(*this); }
-
-}  // namespace strata

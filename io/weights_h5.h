@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/variable.h"
+#include "models/model_files.h"
 
 namespace strata::io {
 
@@ -40,13 +41,9 @@ struct LayerWeights {
 };
 
 void save_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers);
-// Keras's load_weights options. .h5 files load layer by layer in order unless by_name;
-// skip_mismatch leaves layers that don't fit as they are, with a warning (for .h5 files
-// only together with by_name, as in Keras).
-struct LoadWeightsOptions {
-  bool by_name = false;
-  bool skip_mismatch = false;
-};
+// Keras's load_weights options (by_name, skip_mismatch): Model::load_weights's, declared
+// in models/model_files.h.
+using LoadWeightsOptions = strata::LoadWeightsOptions;
 void load_weights_h5(const std::string& path, const std::vector<LayerWeights>& layers,
                      const LoadWeightsOptions& options = {});
 

@@ -1,7 +1,7 @@
 // The incremental side of Keras's adapt(): a preprocessing layer that learns state from
 // data (a vocabulary, bin boundaries) takes it in steps, as Keras's reset_state /
 // update_state / finalize_state. adapt(tensor) on the layer is the three on one tensor;
-// adapting from a Dataset (io/dataset.h) feeds its batches through here.
+// adapting from a Dataset (data/adapt.h) feeds its batches through here.
 #pragma once
 
 #include "core/tensor.h"

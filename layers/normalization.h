@@ -39,7 +39,7 @@ class NormalizationImpl : public LayerImpl, public AdaptableLayer {
   // Sets mean and variance from `data` (samples along axis 0), building the layer from
   // its shape if needed: reset_state, update_state(data), finalize_state.
   void adapt(const Tensor& data);
-  // adapt in steps (a Dataset's batches, io/dataset.h): the statistics of every batch
+  // adapt in steps (a Dataset's batches, data/adapt.h): the statistics of every batch
   // seen since reset_state, as one tensor of them all would give.
   void reset_state() override;
   void update_state(const Tensor& batch) override;

@@ -60,7 +60,7 @@ class StringLookup : public Layer {
   std::vector<std::string> get_vocabulary(bool include_special_tokens = true) const;
   void set_vocabulary(const std::vector<std::string>& vocabulary) const;
   std::int64_t vocabulary_size() const;
-  // adapt in steps (io/dataset.h adapts from a Dataset through these).
+  // adapt in steps (data/adapt.h adapts from a Dataset through these).
   IndexLookupImpl& lookup() const;
 };
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "io/dataset.h"
+#include "data/dataset.h"
 
 namespace strata {
 

@@ -4,8 +4,8 @@
 
 #include "core/error.h"
 #include "distribution/data_parallel.h"
-#include "io/checkpoint.h"
 #include "models/model.h"
+#include "models/model_files.h"
 
 namespace strata::callbacks {
 
@@ -23,7 +23,7 @@ class BackupAndRestoreImpl : public CallbackImpl {
 
   void on_train_begin(Logs&) override {
     batches_ = 0;
-    if (std::filesystem::exists(file())) model().model().resume_from = io::fit_state(io::load_checkpoint(file(), model()));
+    if (std::filesystem::exists(file())) model().model().resume_from = model_files().load_checkpoint(model(), file());
   }
   void on_train_batch_end(std::int64_t, Logs&) override {
     if (auto* n = std::get_if<std::int64_t>(&o_.save_freq); n && ++batches_ % *n == 0) save();
@@ -42,7 +42,7 @@ class BackupAndRestoreImpl : public CallbackImpl {
   void save() {
     if (!distribution::is_chief()) return;
     std::filesystem::create_directories(dir_);
-    io::save_checkpoint(file(), model(), io::checkpoint_state(model().model().fit_state));
+    model_files().save_checkpoint(model(), file(), model().model().fit_state);
   }
   std::string dir_;
   BackupAndRestoreOptions o_;

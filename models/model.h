@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset.h"
 #include "layers/layer.h"
-#include "io/dataset.h"
-#include "io/weights_h5.h"
 #include "models/fit_state.h"
 #include "models/history.h"
+#include "models/model_files.h"
 #include "models/options.h"
 #include "models/usage_guard.h"
 
@@ -85,7 +85,7 @@ class Model : public Layer {
 
   History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
   History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
-  // A batched Dataset yielding (x..., y...[, sample_weight]) (io/dataset.h). batch_size,
+  // A batched Dataset yielding (x..., y...[, sample_weight]) (data/dataset.h). batch_size,
   // shuffle, validation_split, sample_weight and class_weight don't apply: the pipeline
   // decides (weights come from the data, as Keras's (x, y, sample_weight) tuples).
   History fit(const Dataset& data, const FitOptions& options = {});
@@ -117,6 +117,7 @@ class Model : public Layer {
   const std::vector<KerasTensor>& inputs() const { return model().inputs; }
   const std::vector<KerasTensor>& outputs() const { return model().outputs; }
 
+  // Files, through the ModelFiles io/ implements (models/model_files.h).
   // Weights-only files in Keras's HDF5 layouts (".weights.h5": Keras 3; other ".h5": tf.keras).
   void save_weights(const std::string& path) const;
   // Whole model: ".keras" (Keras 3 zip) or ".h5" (tf.keras 2 layout); see io/saving.h.
@@ -125,7 +126,7 @@ class Model : public Layer {
   std::string to_json() const;
   // As Keras: .h5 files load layer by layer in order, or by layer name with
   // `.by_name = true`; `.skip_mismatch` skips layers that don't fit (with a warning).
-  void load_weights(const std::string& path, const io::LoadWeightsOptions& options = {}) const;
+  void load_weights(const std::string& path, const LoadWeightsOptions& options = {}) const;
 
   // The optimizer compile() resolved (its learning_rate and iterations are variables
   // callbacks read and set). Throws when the model is not compiled.

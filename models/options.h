@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "io/dataset.h"
+#include "data/dataset.h"
 #include "losses/loss.h"
 #include "models/callbacks.h"
 #include "optimizers/optimizer.h"

@@ -14,6 +14,11 @@
 // checkpoint replays iteration k from its start and skips what was consumed, so it
 // yields exactly what the uninterrupted run would have (the replay costs one pass over
 // the skipped elements; no shuffle buffer is stored).
+//
+// data/ sits between optimizers/ and models/: the pipeline needs only core/ (adapt, in
+// data/adapt.h, also knows layers/). The sources that read files (from_npy, from_npz,
+// from_csv, from_idx) are declared here, where users find them, and defined in
+// io/dataset_files.cc beside the parsers they use; data/ includes no io/ header.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +31,6 @@
 #include "core/tensor.h"
 
 namespace strata {
-
-class Layer;
 
 using Element = std::vector<Tensor>;
 
@@ -66,6 +69,7 @@ class Dataset {
   // Keras's from_tensor_slices: x arrays then y arrays, all with the same first dimension.
   static Dataset from_tensors(std::vector<Tensor> x, std::vector<Tensor> y = {});
   static Dataset from_tensors(const Tensor& x, const Tensor& y);
+  // File sources (defined in io/dataset_files.cc).
   // NumPy files, read by io/npy.h (little-endian, C order): floats as float32, integers
   // and bool as int64. y_path empty: inputs only.
   static Dataset from_npy(const std::string& x_path, const std::string& y_path = "");
@@ -80,6 +84,12 @@ class Dataset {
 
   // --- transformations ---------------------------------------------------------------------
   Dataset map(std::function<Element(Element)> fn) const;
+  // tf.data's shard: keeps the elements whose position p in each iteration has
+  // p % num_shards == index, so num_shards workers taking indices 0..num_shards-1 see
+  // every element exactly once. Shard before shuffle and batch, as tf.data advises (each
+  // worker then shuffles and batches its own part); on a batched dataset it keeps every
+  // num_shards-th batch. ValueError unless num_shards >= 1 and 0 <= index < num_shards.
+  Dataset shard(std::int64_t num_shards, std::int64_t index) const;
   // tf.data's buffer shuffle, reshuffled every iteration (deterministic per seed and
   // iteration). buffer_size >= the dataset size gives a uniform permutation.
   Dataset shuffle(std::int64_t buffer_size, std::uint64_t seed) const;
@@ -112,11 +122,5 @@ struct DatasetPosition {
 
 // An iterator at `position` (replays and skips, see above).
 std::unique_ptr<DatasetIterator> resume(const Dataset& dataset, const DatasetPosition& position);
-
-// Keras's layer.adapt(dataset, steps): the layer's reset_state, update_state on each
-// element's first tensor (its x; a batched dataset gives batches), then finalize_state.
-// `steps`: at most that many elements (required for an infinite dataset). ValueError for a
-// layer that does not adapt (layers/adapt.h).
-void adapt(const Layer& layer, const Dataset& data, std::optional<std::int64_t> steps = std::nullopt);
 
 }  // namespace strata

@@ -6,13 +6,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/dataset.h"
+#include "data/adapt.h"
 #include "layers/dense.h"
+#include "layers/discretization.h"
 #include "layers/input_layer.h"
 #include "layers/normalization.h"
-#include "models/model.h"
-#include "layers/discretization.h"
 #include "layers/string_lookup.h"
+#include "models/model.h"
 
 using namespace strata;
 using json = nlohmann::json;

@@ -1,4 +1,4 @@
-#include "io/dataset.h"
+#include "data/dataset.h"
 
 #include <condition_variable>
 #include <cstring>
@@ -9,8 +9,6 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "layers/adapt.h"
-#include "layers/layer.h"
 
 namespace strata {
 
@@ -144,6 +142,53 @@ class ShuffleDataset : public Derived {
  private:
   std::int64_t buffer_;
   std::uint64_t seed_;
+};
+
+// tf.data's shard: element p of each iteration is kept when p % num_shards == index.
+class ShardDataset : public Derived {
+ public:
+  ShardDataset(std::shared_ptr<const DatasetImpl> in, std::int64_t num_shards, std::int64_t index)
+      : Derived(std::move(in)), num_shards_(num_shards), index_(index) {
+    if (num_shards < 1) {
+      throw ValueError("Dataset::shard: num_shards must be at least 1, got " + std::to_string(num_shards));
+    }
+    if (index < 0 || index >= num_shards) {
+      throw ValueError("Dataset::shard: index must be in [0, num_shards) = [0, " + std::to_string(num_shards) +
+                       "), got " + std::to_string(index));
+    }
+  }
+  // As tf.data: unknown and infinite stay so; else the positions p < n with
+  // p % num_shards == index.
+  std::int64_t cardinality() const override {
+    std::int64_t n = input_->cardinality();
+    if (n < 0) return n;
+    return n / num_shards_ + (index_ < n % num_shards_ ? 1 : 0);
+  }
+  std::unique_ptr<DatasetIterator> iterate(std::uint64_t iteration) const override {
+    struct It : DatasetIterator {
+      std::unique_ptr<DatasetIterator> in;
+      std::int64_t num_shards = 1, index = 0;
+      std::int64_t position = 0;  // of the input's next element
+      bool exhausted = false;
+      std::optional<Element> next() override {
+        while (!exhausted) {
+          auto e = in->next();
+          if (!e) break;
+          if (position++ % num_shards == index) return e;
+        }
+        exhausted = true;
+        return std::nullopt;
+      }
+    };
+    auto it = std::make_unique<It>();
+    it->in = input_->iterate(iteration);
+    it->num_shards = num_shards_;
+    it->index = index_;
+    return it;
+  }
+
+ private:
+  std::int64_t num_shards_, index_;
 };
 
 Tensor stack(const std::vector<Element>& elements, std::size_t component) {
@@ -403,6 +448,9 @@ Dataset Dataset::map(std::function<Element(Element)> fn) const {
   if (!fn) throw ValueError("Dataset::map: the function is empty");
   return Dataset(std::make_shared<MapDataset>(impl_, std::move(fn)));
 }
+Dataset Dataset::shard(std::int64_t num_shards, std::int64_t index) const {
+  return Dataset(std::make_shared<ShardDataset>(impl_, num_shards, index));
+}
 Dataset Dataset::shuffle(std::int64_t buffer_size, std::uint64_t seed) const {
   return Dataset(std::make_shared<ShuffleDataset>(impl_, buffer_size, seed));
 }
@@ -438,26 +486,6 @@ std::unique_ptr<DatasetIterator> resume(const Dataset& dataset, const DatasetPos
     }
   }
   return it;
-}
-
-void adapt(const Layer& layer, const Dataset& data, std::optional<std::int64_t> steps) {
-  auto* adaptable = dynamic_cast<layers::AdaptableLayer*>(&layer.impl());
-  if (!adaptable) {
-    throw ValueError(layer.class_name() + " '" + layer.name() + "' does not adapt to data");
-  }
-  if (!steps && data.cardinality() == DatasetImpl::kInfinite) {
-    throw ValueError("adapt " + layer.class_name() + " '" + layer.name() +
-                     "': the dataset repeats forever; give steps");
-  }
-  adaptable->reset_state();
-  auto it = data.iterate();
-  for (std::int64_t n = 0; !steps || n < *steps; ++n) {
-    std::optional<Element> e = it->next();
-    if (!e) break;
-    if (e->empty()) throw ValueError("adapt: a dataset element holds no tensor");
-    adaptable->update_state(e->front());
-  }
-  adaptable->finalize_state();
 }
 
 }  // namespace strata

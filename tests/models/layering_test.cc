@@ -1,0 +1,65 @@
+// The folders' layering (docs/architecture.md, "Layers of the code"), as far as includes
+// show it: models/ and data/ include nothing from io/ (models reach files through
+// models/model_files.h), data/ nothing from models/, and the folders below data/ nothing
+// from data/, models/ or io/; distribution/ includes only core/.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// STRATA_TEST_DATA is <source root>/tests/data.
+fs::path source_root() { return fs::path(STRATA_TEST_DATA).parent_path().parent_path(); }
+
+// "file:line: #include ..." for every include in `folder` (recursively) of a header
+// under one of `forbidden` ("io/", ...).
+std::vector<std::string> forbidden_includes(const std::string& folder, const std::vector<std::string>& forbidden) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(source_root() / folder)) {
+    const auto ext = entry.path().extension();
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (line.rfind("#include \"", 0) != 0) continue;
+      for (const auto& prefix : forbidden) {
+        if (line.compare(10, prefix.size(), prefix) == 0) {
+          found.push_back(fs::relative(entry.path(), source_root()).string() + ":" + std::to_string(n) + ": " + line);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST(Layering, SourceTreeIsFound) { EXPECT_TRUE(fs::exists(source_root() / "models" / "model_files.h")); }
+
+TEST(Layering, ModelsIncludeNothingFromIo) {
+  EXPECT_EQ(forbidden_includes("models", {"io/"}), std::vector<std::string>{});
+}
+
+TEST(Layering, DataIncludesNothingFromModelsOrIo) {
+  EXPECT_EQ(forbidden_includes("data", {"models/", "io/"}), std::vector<std::string>{});
+}
+
+TEST(Layering, FoldersBelowDataIncludeNothingAboveThem) {
+  for (const char* folder : {"core", "layers", "losses", "optimizers"}) {
+    SCOPED_TRACE(folder);
+    EXPECT_EQ(forbidden_includes(folder, {"data/", "models/", "io/"}), std::vector<std::string>{});
+  }
+}
+
+// distribution/ sits on core/ alone: the engine reaches it only through core/collective.h,
+// and core/ never names it.
+TEST(Layering, DistributionIncludesOnlyCore) {
+  EXPECT_EQ(forbidden_includes("distribution", {"layers/", "losses/", "optimizers/", "data/", "models/", "io/"}),
+            std::vector<std::string>{});
+  EXPECT_EQ(forbidden_includes("core", {"distribution/"}), std::vector<std::string>{});
+}
