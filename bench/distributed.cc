@@ -18,39 +18,18 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/strata_models.h"
 #include "bench/workload.h"
 #include "core/cpu/parallel.h"
+#include "examples/flags.h"
 
 using namespace strata;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::map<std::string, std::string> parse_flags(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) throw ValueError("expected --name=value, got " + arg);
-    flags[arg.substr(2, eq - 2)] = arg.substr(eq + 1);
-  }
-  return flags;
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 double seconds_since(Clock::time_point begin) { return std::chrono::duration<double>(Clock::now() - begin).count(); }
 
@@ -123,19 +102,23 @@ void measure_steps(const std::string& name, int steps, distribution::Communicato
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string workloads = "mlp,lstm,cnn";
+  int steps = 30;
+  bool all_reduce = true;
+  examples::Flags flags("Data-parallel training measured under mpirun (bench/distributed.sh runs it).");
+  flags.add("workloads", &workloads, "bench workloads to time (bench/workload.h)")
+      .add("steps", &steps, "timed train steps per workload")
+      .add("allreduce", &all_reduce, "measure the all-reduce's bandwidth first");
   try {
-    auto flags = parse_flags(argc, argv);
+    if (!flags.parse(argc, argv)) return 0;
     distribution::DataParallel strategy;
     distribution::set_distribution(strategy);
     distribution::Communicator& comm = strategy.communicator();
     if (comm.rank() == 0) {
       std::printf("# %s; %d worker thread(s) per process\n", comm.describe().c_str(), cpu::num_threads());
     }
-    if (!flags.count("no_allreduce")) measure_all_reduce(comm);
-    const int steps = flags.count("steps") ? std::stoi(flags.at("steps")) : 30;
-    for (const auto& name : split(flags.count("workloads") ? flags.at("workloads") : "mlp,lstm,cnn")) {
-      measure_steps(name, steps, comm);
-    }
+    if (all_reduce) measure_all_reduce(comm);
+    for (const auto& name : bench::split_list(workloads)) measure_steps(name, steps, comm);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata_bench_distributed: %s\n", e.what());

@@ -27,7 +27,7 @@ trap 'rm -f "$out"' EXIT
 for ((r = 1; r <= reps; ++r)); do
   for n in 1 2; do
     extra=()
-    [[ $r -gt 1 ]] && extra+=(--no_allreduce=1)  # bandwidth once per N is enough
+    [[ $r -gt 1 ]] && extra+=(--noallreduce)  # bandwidth once per N is enough
     mpirun -np "$n" --oversubscribe --bind-to none "$build/bench/strata_bench_distributed" \
       "${args[@]}" "${extra[@]}" | sed "s/^/rep=$r /" | tee -a "$out"
   done

@@ -50,15 +50,6 @@ struct SuiteOptions {
   int seed = 0;
 };
 
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream s(list);
-  for (std::string item; std::getline(s, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 std::string shell_line(const char* command) {
   std::string out;
   if (std::FILE* p = ::popen(command, "r")) {
@@ -245,7 +236,7 @@ int main(int argc, char** argv) {
   SuiteResults results;
   results.threads = o.threads;
   try {
-    for (const std::string& name : split(o.workloads)) {
+    for (const std::string& name : split_list(o.workloads)) {
       if (name == "gemm_peak") {
         results.gemm = run_gemm_peak(o);
       } else {

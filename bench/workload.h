@@ -51,6 +51,9 @@ struct Workload {
   std::string to_json() const;
 };
 
+// "a,b,,c" -> {"a", "b", "c"}: a comma-separated flag's items.
+std::vector<std::string> split_list(const std::string& list);
+
 // The suite's workloads by name; --quick shrinks every one to a smoke-test size.
 std::vector<std::string> workload_names();
 Workload make_workload(const std::string& name, int threads, bool quick);

@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <string>
 
 #include "distribution/data_parallel.h"
+#include "examples/flags.h"
 #include "models/callbacks_backup.h"
 #include "strata.h"
 #include "training_job.h"
@@ -29,22 +29,6 @@
 using namespace strata;
 
 namespace {
-
-std::map<std::string, std::string> parse_flags(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) throw ValueError("expected --name=value, got " + arg);
-    flags[arg.substr(2, eq - 2)] = arg.substr(eq + 1);
-  }
-  return flags;
-}
-
-std::int64_t flag_int(const std::map<std::string, std::string>& flags, const std::string& name, std::int64_t fallback) {
-  auto it = flags.find(name);
-  return it == flags.end() ? fallback : std::stoll(it->second);
-}
 
 std::uint64_t weights_hash(const Model& model) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a over every weight's bytes
@@ -56,21 +40,32 @@ std::uint64_t weights_hash(const Model& model) {
 }
 
 int run(int argc, char** argv) {
-  const auto flags = parse_flags(argc, argv);
-  const std::string kind = flags.count("model") ? flags.at("model") : "mlp";
-  distribution::set_distribution(distribution::DataParallel(
-      {.timeout = std::chrono::milliseconds(flag_int(flags, "timeout_ms", 60000))}));
+  std::string kind = "mlp", data = "arrays", out, backup;
+  std::int64_t timeout_ms = 60000, samples = 500, save_freq = 1;
+  std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
+  int epochs = distributed_test::kEpochs;
+  examples::Flags flags("The data-parallel tests' training job (run under mpirun).");
+  flags.add("model", &kind, "mlp, lstm or cnn")
+      .add("data", &data, "arrays or dataset")
+      .add("samples", &samples, "training samples")
+      .add("epochs", &epochs, "passes over the data")
+      .add("out", &out, "where process 0 saves the final weights")
+      .add("timeout_ms", &timeout_ms, "DataParallelOptions::timeout")
+      .add("backup", &backup, "BackupAndRestore directory")
+      .add("save_freq", &save_freq, "backup every N batches")
+      .add("kill_rank", &kill_rank, "this process kills itself...")
+      .add("kill_step", &kill_step, "...before this global step")
+      .add("hang_rank", &hang_rank, "this process stops responding...")
+      .add("hang_step", &hang_step, "...before this global step");
+  if (!flags.parse(argc, argv)) return 0;
+  distribution::set_distribution(distribution::DataParallel({.timeout = std::chrono::milliseconds(timeout_ms)}));
   const int rank = distribution::process_index();
 
   Model model = distributed_test::build_model(kind);
-  auto [x, y] = distributed_test::make_data(kind, flag_int(flags, "samples", 500));
+  auto [x, y] = distributed_test::make_data(kind, samples);
 
-  const std::int64_t kill_rank = flag_int(flags, "kill_rank", -1), kill_step = flag_int(flags, "kill_step", -1);
-  const std::int64_t hang_rank = flag_int(flags, "hang_rank", -1), hang_step = flag_int(flags, "hang_step", -1);
   std::vector<Callback> callbacks;
-  if (flags.count("backup")) {
-    callbacks.push_back(callbacks::BackupAndRestore(flags.at("backup"), {.save_freq = flag_int(flags, "save_freq", 1)}));
-  }
+  if (!backup.empty()) callbacks.push_back(callbacks::BackupAndRestore(backup, {.save_freq = save_freq}));
   callbacks.push_back(callbacks::LambdaCallback({.on_train_batch_begin = [&](std::int64_t, Logs&) {
     const std::int64_t step = model.optimizer().iterations();
     if (rank == kill_rank && step == kill_step) {
@@ -85,9 +80,7 @@ int run(int argc, char** argv) {
     }
   }}));
 
-  History history = distributed_test::train(model, x, y, flags.count("data") ? flags.at("data") : "arrays",
-                                             static_cast<int>(flag_int(flags, "epochs", distributed_test::kEpochs)),
-                                             callbacks);
+  History history = distributed_test::train(model, x, y, data, epochs, callbacks);
   for (const auto& [key, values] : history.history) {
     if (rank == 0) {
       std::printf("history %s", key.c_str());
@@ -119,7 +112,7 @@ int run(int argc, char** argv) {
     std::printf("processes %d agree\n", distribution::num_processes());
     std::printf("evaluate loss %.9g\nevaluate accuracy %.9g\n", scores["loss"], scores["accuracy"]);
     std::printf("predict rows %lld checksum %.9g\n", static_cast<long long>(predictions.shape()[0]), sum);
-    if (flags.count("out")) model.save_weights(flags.at("out"));
+    if (!out.empty()) model.save_weights(out);
   }
   return 0;
 }
