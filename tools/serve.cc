@@ -8,9 +8,12 @@
 // REST port (8501 unless --rest_api_port or --port says otherwise).
 #include <signal.h>
 
+#include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -130,13 +133,34 @@ int main(int argc, char** argv) {
       std::cout << "strata-serve: listening on " << rest_api_bind << ":" << bound << "; model '" << model_name
                 << "' has no version to serve yet: " << manager.unavailable_reason() << std::endl;
     }
-    std::thread([&server, stop_signals] {
+    // The signal thread stops the server, and listen() returns while stop() may still be
+    // running on it: main waits for stop() to finish before `server` goes out of scope.
+    // When listen() returns on its own, the thread, still waiting for a signal, must no
+    // longer touch the server: the shared state says which happened first.
+    struct StopState {
+      std::mutex mutex;
+      std::condition_variable changed;
+      bool stopping = false, stopped = false, finished = false;
+    };
+    auto state = std::make_shared<StopState>();
+    std::thread([&server, stop_signals, state] {
       int sig = 0;
       sigwait(&stop_signals, &sig);
+      {
+        std::lock_guard lock(state->mutex);
+        if (state->finished) return;
+        state->stopping = true;
+      }
       std::cout << "strata-serve: signal " << sig << ", stopping" << std::endl;
       server.stop();
+      std::lock_guard lock(state->mutex);
+      state->stopped = true;
+      state->changed.notify_all();
     }).detach();
     server.listen();
+    std::unique_lock lock(state->mutex);
+    state->changed.wait(lock, [&] { return !state->stopping || state->stopped; });
+    state->finished = true;
   } catch (const std::exception& e) {  // Strata's errors, and anything else (filesystem, bad_alloc)
     std::cerr << "strata-serve: " << e.what() << "\n";
     return 1;
