@@ -40,7 +40,9 @@ std::uint64_t weights_hash(const Model& model) {
 }
 
 int run(int argc, char** argv) {
-  std::string kind = "mlp", data = "arrays", out, backup;
+  std::string kind = "mlp", data = "arrays", out, backup, logs;
+  bool perturb_others = false;
+  int verbose = 0;
   std::int64_t timeout_ms = 60000, samples = 500, save_freq = 1;
   std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
   int epochs = distributed_test::kEpochs;
@@ -56,15 +58,29 @@ int run(int argc, char** argv) {
       .add("kill_rank", &kill_rank, "this process kills itself...")
       .add("kill_step", &kill_step, "...before this global step")
       .add("hang_rank", &hang_rank, "this process stops responding...")
-      .add("hang_step", &hang_step, "...before this global step");
+      .add("hang_step", &hang_step, "...before this global step")
+      .add("perturb_others", &perturb_others, "processes other than 0 start from other weights")
+      .add("logs", &logs, "every process adds a CSVLogger and a ModelCheckpoint writing here, named by process")
+      .add("verbose", &verbose, "fit's verbose");
   if (!flags.parse(argc, argv)) return 0;
   distribution::set_distribution(distribution::DataParallel({.timeout = std::chrono::milliseconds(timeout_ms)}));
   const int rank = distribution::process_index();
 
   Model model = distributed_test::build_model(kind);
   auto [x, y] = distributed_test::make_data(kind, samples);
+  if (perturb_others && rank != 0) {  // fit must start every process from process 0's weights
+    for (const auto& v : model.weights()) {
+      Tensor value = v.value();
+      for (std::int64_t i = 0; i < value.size(); ++i) value.data<float>()[i] += 0.5f;
+    }
+  }
 
   std::vector<Callback> callbacks;
+  if (!logs.empty()) {  // only process 0 may run these: the test looks for other processes' files
+    const std::string mine = logs + "/rank" + std::to_string(rank);
+    callbacks.push_back(callbacks::CSVLogger(mine + ".csv"));
+    callbacks.push_back(callbacks::ModelCheckpoint(mine + ".weights.h5", {.save_weights_only = true}));
+  }
   if (!backup.empty()) callbacks.push_back(callbacks::BackupAndRestore(backup, {.save_freq = save_freq}));
   callbacks.push_back(callbacks::LambdaCallback({.on_train_batch_begin = [&](std::int64_t, Logs&) {
     const std::int64_t step = model.optimizer().iterations();
@@ -80,7 +96,7 @@ int run(int argc, char** argv) {
     }
   }}));
 
-  History history = distributed_test::train(model, x, y, data, epochs, callbacks);
+  History history = distributed_test::train(model, x, y, data, epochs, callbacks, verbose);
   for (const auto& [key, values] : history.history) {
     if (rank == 0) {
       std::printf("history %s", key.c_str());
@@ -106,8 +122,7 @@ int run(int argc, char** argv) {
 
   auto scores = model.evaluate(x, y, {.batch_size = distributed_test::kBatchSize, .verbose = 0});
   Tensor predictions = model.predict(x, {.batch_size = 64, .verbose = 0});
-  double sum = 0;
-  for (std::int64_t i = 0; i < predictions.size(); ++i) sum += predictions.data<float>()[i] * static_cast<double>(i % 13 + 1);
+  const double sum = distributed_test::prediction_checksum(predictions).first;
   if (rank == 0) {
     std::printf("processes %d agree\n", distribution::num_processes());
     std::printf("evaluate loss %.9g\nevaluate accuracy %.9g\n", scores["loss"], scores["accuracy"]);

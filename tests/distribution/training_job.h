@@ -60,14 +60,26 @@ inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t
 constexpr std::int64_t kBatchSize = 50;
 constexpr int kEpochs = 2;
 
+// A weighted sum of every prediction (weights 1..13 by position), with the sum of the
+// terms' magnitudes: predictions in another order or from other rows change it.
+inline std::pair<double, double> prediction_checksum(const Tensor& predictions) {
+  double sum = 0, magnitude = 0;
+  for (std::int64_t i = 0; i < predictions.size(); ++i) {
+    const double term = predictions.data<float>()[i] * static_cast<double>(i % 13 + 1);
+    sum += term;
+    magnitude += std::fabs(term);
+  }
+  return {sum, magnitude};
+}
+
 // fit on arrays (shuffled by fit) or on a shuffled, batched Dataset ("dataset").
 inline History train(Model& model, const Tensor& x, const Tensor& y, const std::string& data, int epochs,
-                     std::vector<Callback> callbacks = {}) {
+                     std::vector<Callback> callbacks = {}, int verbose = 0) {
   if (data == "dataset") {
     return model.fit(Dataset::from_tensors(x, y).shuffle(128, 3).batch(kBatchSize),
-                     {.epochs = epochs, .verbose = 0, .callbacks = std::move(callbacks)});
+                     {.epochs = epochs, .verbose = verbose, .callbacks = std::move(callbacks)});
   }
-  return model.fit(x, y, {.batch_size = kBatchSize, .epochs = epochs, .verbose = 0,
+  return model.fit(x, y, {.batch_size = kBatchSize, .epochs = epochs, .verbose = verbose,
                           .callbacks = std::move(callbacks), .shuffle = true});
 }
 
