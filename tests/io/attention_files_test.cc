@@ -28,20 +28,11 @@ void expect_predicts_golden(Model& model, const std::string& name, const std::st
 class AttentionFiles : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AttentionFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
-  for (const std::string ext : {".keras", ".h5"}) {
-    Model model = models::load_model(kDir + GetParam() + ext);
-    expect_predicts_golden(model, GetParam(), GetParam() + ext);
-  }
+  testing::expect_keras_files_predict_golden(kDir, GetParam());
 }
 
 TEST_P(AttentionFiles, SavedByStrataTheyComeBackTheSame) {
-  testing::ScratchDir dir;
-  Model model = models::load_model(kDir + GetParam() + ".keras");
-  for (const std::string ext : {".keras", ".h5"}) {
-    model.save(dir.file("again" + ext));
-    Model again = models::load_model(dir.file("again" + ext));
-    expect_predicts_golden(again, GetParam(), "Strata's " + GetParam() + ext);
-  }
+  testing::expect_resaved_files_predict_golden(kDir, GetParam(), {".keras"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, AttentionFiles, ::testing::Values("attention_block", "attention_scores"));

@@ -30,22 +30,11 @@ void expect_predicts_golden(Model& model, const std::string& name, const std::st
 class AttentionMaskFiles : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AttentionMaskFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
-  for (const std::string ext : {".keras", ".h5"}) {
-    Model model = models::load_model(kDir + GetParam() + ext);
-    expect_predicts_golden(model, GetParam(), GetParam() + ext);
-  }
+  testing::expect_keras_files_predict_golden(kDir, GetParam());
 }
 
 TEST_P(AttentionMaskFiles, SavedByStrataTheyComeBackTheSame) {
-  testing::ScratchDir dir;
-  for (const std::string from : {".keras", ".h5"}) {
-    Model model = models::load_model(kDir + GetParam() + from);
-    for (const std::string ext : {".keras", ".h5"}) {
-      model.save(dir.file("again" + ext));
-      Model again = models::load_model(dir.file("again" + ext));
-      expect_predicts_golden(again, GetParam(), "Strata's " + GetParam() + ext + " (from " + from + ")");
-    }
-  }
+  testing::expect_resaved_files_predict_golden(kDir, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, AttentionMaskFiles, ::testing::Values("mha_attention_mask", "attention_masks"));

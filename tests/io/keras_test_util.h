@@ -10,7 +10,9 @@
 
 #include "core/tensor.h"
 #include "io/npy.h"
+#include "io/saving.h"
 #include "models/model.h"
+#include "test_util.h"
 
 namespace strata::testing {
 
@@ -54,6 +56,29 @@ inline void expect_predicts_golden(Model& model, const std::string& base, const 
   auto outs = model.predict(xs);
   ASSERT_EQ(outs.size(), ys.size()) << what;
   for (std::size_t i = 0; i < ys.size(); ++i) expect_close(outs[i], ys[i], what + " output " + std::to_string(i));
+}
+
+// Keras's files `dir + name` + ".keras" and ".h5" load and predict what Keras predicted.
+inline void expect_keras_files_predict_golden(const std::string& dir, const std::string& name) {
+  for (const std::string ext : {".keras", ".h5"}) {
+    Model model = models::load_model(dir + name + ext);
+    expect_predicts_golden(model, dir + name, name + ext);
+  }
+}
+
+// Each of Keras's files `dir + name` + `sources`, loaded and saved again by Strata as
+// .keras and .h5, loads back and predicts what Keras predicted.
+inline void expect_resaved_files_predict_golden(const std::string& dir, const std::string& name,
+                                                const std::vector<std::string>& sources = {".keras", ".h5"}) {
+  ScratchDir scratch;
+  for (const auto& from : sources) {
+    Model model = models::load_model(dir + name + from);
+    for (const std::string ext : {".keras", ".h5"}) {
+      model.save(scratch.file("again" + ext));
+      Model again = models::load_model(scratch.file("again" + ext));
+      expect_predicts_golden(again, dir + name, "Strata's " + name + ext + " (from " + from + ")");
+    }
+  }
 }
 
 }  // namespace strata::testing
