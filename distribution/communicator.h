@@ -9,6 +9,7 @@
 // process ends the job instead of waiting for peers at exit (distribution/mpi_world.h).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ class Communicator : public Collective {
   virtual std::string describe() const = 0;
   virtual GradientTraffic gradient_traffic() const = 0;
   virtual void reset_gradient_traffic() = 0;
+  // The longest any later collective may wait for the other processes.
+  virtual void set_timeout(std::chrono::milliseconds timeout) = 0;
 };
 
 // The communicator of a job of one process: every collective is the identity.
@@ -63,6 +66,7 @@ class LocalCommunicator final : public Communicator {
   std::string describe() const override { return "one process (no MPI)"; }
   GradientTraffic gradient_traffic() const override { return {}; }
   void reset_gradient_traffic() override {}
+  void set_timeout(std::chrono::milliseconds) override {}
 };
 
 }  // namespace strata::distribution

@@ -35,9 +35,7 @@ Communicator& join(const DataParallelOptions& options) {
     w.communicator = std::make_unique<LocalCommunicator>();
 #endif
   }
-#ifdef STRATA_WITH_MPI
-  static_cast<MpiCommunicator&>(*w.communicator).set_timeout(options.timeout);
-#endif
+  w.communicator->set_timeout(options.timeout);
   return *w.communicator;
 }
 

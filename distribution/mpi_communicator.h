@@ -44,7 +44,7 @@ class MpiCommunicator final : public Communicator {
   GradientTraffic gradient_traffic() const override;
   void reset_gradient_traffic() override;
 
-  void set_timeout(std::chrono::milliseconds timeout);
+  void set_timeout(std::chrono::milliseconds timeout) override;
 
  private:
   struct Job;
