@@ -5,10 +5,9 @@
 // cores, tests running in parallel) the barriers dominate. Here the output is split
 // into one block per thread, each computed by Eigen's single-threaded kernel with a
 // per-thread packing workspace allocated once, so a product costs one fork-join and no
-// heap allocation. Measured single-threaded on this project's machine, Eigen's kernel
-// matches or beats OpenBLAS 0.3.21 on our shapes (e.g. 128x256x256: 68 vs 61 GFLOP/s;
-// 512x4096x4096: 57 vs 53), so no BLAS dependency is needed. One-row or one-column
-// products go to Eigen's matrix-vector kernel instead (batch-1 inference).
+// heap allocation. Each block runs Strata's packed AVX-512 kernel (packed_gemm.h) where
+// the build has it, else Eigen's single-threaded kernel. One-row or one-column products
+// go to Eigen's matrix-vector kernel instead (batch-1 inference).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +18,12 @@ namespace strata::cpu {
 // transpose_b). lda/ldb/ldc are row strides in elements.
 void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
           std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc);
+
+// One thread's product, for kernels that already run in parallel (a convolution's
+// blocks of images): C = op(A)·op(B), or C += op(A)·op(B) when `accumulate`, on the
+// calling thread with the kernel cpu::gemm's blocks use.
+void gemm_serial(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                 std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate);
 
 // `batch` independent products, C_i = op(A_i) · op(B_i), the i-th operands `stride_a`,
 // `stride_b` and `stride_c` elements after the previous (attention's per-sample,

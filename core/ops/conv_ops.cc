@@ -1,11 +1,10 @@
-// conv2d and its two gradients: im2col over blocks of images, then Eigen GEMM.
-// Blocks of whole images run in parallel on the worker pool (each block's GEMM is
-// Eigen's single-threaded kernel: Strata keeps Eigen from threading on its own); the
+// conv2d and its two gradients: im2col over blocks of images, then GEMM.
+// Blocks of whole images run in parallel on the worker pool (each block's GEMM is one
+// thread's product, cpu::gemm_serial); the
 // im2col scratch is per thread and grows only when a larger block is first seen, so
 // steady-state steps allocate nothing.
 #include "core/ops/conv_ops.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -20,14 +19,6 @@
 namespace strata::ops {
 
 namespace {
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Strided = Eigen::OuterStride<>;
-// The same memory seen column-major (the transpose): Eigen's GEMM packs column-major
-// operands much faster, so products are written as Yᵀ = Kᵀ·colsᵀ where that helps.
-using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-using CMapT = Eigen::Map<const ColMajor, 0, Strided>;
-using MMapT = Eigen::Map<ColMajor, 0, Strided>;
 
 // Geometry of one convolution, read from attributes and shapes.
 struct Geom {
@@ -209,7 +200,7 @@ void for_each_block(const Geom& g, Fn fn) {
 }
 
 // Below this depth (kh·kw·channels per group: the first layer of an image model, 9 for a
-// 3×3 kernel on one channel) Eigen's GEMM spends its time packing; a direct loop with the
+// 3×3 kernel on one channel) a GEMM spends its time packing; a direct loop with the
 // output channels innermost (vectorized) is several times faster.
 constexpr std::int64_t kSmallDepth = 16;
 
@@ -274,11 +265,8 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
       if (kdim <= kSmallDepth) {
         small_depth_product(cols, rows, kdim, k + gi * g.og, g.og, g.o, yb + gi * g.og);
       } else {
-        // yᵀ (og × rows) = kᵀ (og × kdim) · colsᵀ (kdim × rows), all column-major views.
-        CMapT kt(k + gi * g.og, g.og, kdim, Strided(g.o));
-        CMapT ct(cols, kdim, rows, Strided(kdim));
-        MMapT yt(yb + gi * g.og, g.og, rows, Strided(g.o));
-        yt.noalias() = kt * ct;
+        // y (rows × og) = cols (rows × kdim) · k (kdim × og).
+        cpu::gemm_serial(false, false, rows, g.og, kdim, cols, kdim, k + gi * g.og, g.o, yb + gi * g.og, g.o, false);
       }
     }
     epilogue(g, yb, rows, bias, relu);  // while the block is in cache
@@ -296,10 +284,9 @@ void conv2d_input_grad(const Geom& g, const float* dy, const float* k, float* dx
     std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
-      // colsᵀ (kdim × rows) = k (kdim × og) · dyᵀ (og × rows), column-major views.
-      CMapT gt(dy + n0 * g.rows() * g.o + gi * g.og, g.og, rows, Strided(g.o));
-      CMapT kt(k + gi * g.og, g.og, kdim, Strided(g.o));
-      MMapT(cols, kdim, rows, Strided(kdim)).noalias() = kt.transpose() * gt;
+      // cols (rows × kdim) = dy (rows × og) · kᵀ (og × kdim).
+      cpu::gemm_serial(false, true, rows, kdim, g.og, dy + n0 * g.rows() * g.o + gi * g.og, g.o, k + gi * g.og, g.o,
+                       cols, kdim, false);
       col2im_add(g, cols, n0, n1, gi, dx);
     }
   });
@@ -323,10 +310,9 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
     float* cols = scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, n0, n1, gi, cols);
-      // dkᵀ (og × kdim) += dyᵀ (og × rows) · cols (rows × kdim), column-major views.
-      CMapT gt(dy + n0 * g.rows() * g.o + gi * g.og, g.og, rows, Strided(g.o));
-      CMapT ct(cols, kdim, rows, Strided(kdim));
-      MMapT(part + gi * g.og, g.og, kdim, Strided(g.o)).noalias() += gt * ct.transpose();
+      // dk (kdim × og) += colsᵀ (kdim × rows) · dy (rows × og).
+      cpu::gemm_serial(true, false, kdim, g.og, rows, cols, kdim, dy + n0 * g.rows() * g.o + gi * g.og, g.o,
+                       part + gi * g.og, g.o, true);
     }
   });
   std::fill(dk, dk + ksize, 0.f);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cpu/gemm.h"
+#include "core/cpu/packed_gemm.h"
 #include "core/rng.h"
 
 using namespace strata;
@@ -43,6 +44,42 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
             expected += static_cast<double>(av) * bv;
           }
           ASSERT_NEAR(c[i * n + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+// Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
+// reach: several blocks of k (k > 384) and of columns (n > 512), A packed (n > 256) and
+// read in place, few columns (computed transposed), rows that do not fill the last
+// 12-row tile, and accumulation into C.
+TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
+  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+  const std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33},  {50, 300, 20}, {13, 70, 800},
+                                                         {30, 530, 17}, {12, 32, 5},   {7, 3, 2}};
+  for (const auto& [m, n, k] : shapes) {
+    for (int t = 0; t < 8; ++t) {
+      const bool ta = t & 1, tb = t & 2, accumulate = t & 4;
+      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb
+                                      << " accumulate=" << accumulate);
+      auto a = random_values(m * k, 21 + t), b = random_values(k * n, 31 + t);
+      const int lda = ta ? m : k, ldb = tb ? k : n, ldc = n + 3;  // C wider than the product
+      std::vector<float> c(static_cast<std::size_t>(m * ldc), 0.5f);
+      cpu::packed_gemm(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, accumulate);
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < ldc; ++j) {
+          if (j >= n) {
+            ASSERT_EQ(c[i * ldc + j], 0.5f) << "wrote past the product at " << i << "," << j;
+            continue;
+          }
+          double expected = accumulate ? 0.5 : 0.0;
+          for (int p = 0; p < k; ++p) {
+            float av = ta ? a[p * lda + i] : a[i * lda + p];
+            float bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+            expected += static_cast<double>(av) * bv;
+          }
+          ASSERT_NEAR(c[i * ldc + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
         }
       }
     }

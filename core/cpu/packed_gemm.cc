@@ -1,0 +1,248 @@
+#include "core/cpu/packed_gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__AVX512F__)
+// GCC 12 reports its own masked-load intrinsics' internal placeholder as possibly
+// uninitialized (the masked lanes are zeroed by definition).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#endif
+
+namespace strata::cpu {
+
+#if defined(__AVX512F__)
+
+namespace {
+
+// The register tile: 12 rows of C, each two 16-float vectors wide; 24 accumulators, two
+// vectors of B and the broadcast A value in the remaining registers. Per step of k it
+// does 24 fused multiply-adds for 2 vector loads and 12 broadcasts, so the loads never
+// limit it.
+constexpr std::int64_t kRows = 12;     // MR
+constexpr std::int64_t kCols = 32;     // NR
+// Blocking (BLIS's order for a kernel that broadcasts A): one packed sliver of A
+// (kRows × kDepth, 18 KB) stays in L1 while the kernel sweeps a packed block of B
+// (kDepth × kBlockCols, 768 KB) from L2; a block of A (kBlockRows × kDepth) sits in L2/L3.
+constexpr std::int64_t kDepth = 384;      // KC
+constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of kCols
+constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
+// Products with more columns than this pack A (see packed_gemm).
+constexpr std::int64_t kPackAColumns = 256;
+// Products with fewer columns than this run transposed (see packed_gemm).
+constexpr std::int64_t kFewColumns = 16;
+
+// A per-thread, 64-byte-aligned buffer that only grows: packing allocates nothing once
+// the largest block has been seen.
+class PackBuffer {
+ public:
+  float* reserve(std::size_t floats) {
+    if (floats > capacity_) {
+      std::free(data_);
+      capacity_ = std::max(floats, capacity_ * 2);
+      data_ = static_cast<float*>(std::aligned_alloc(64, (capacity_ * sizeof(float) + 63) / 64 * 64));
+    }
+    return data_;
+  }
+  ~PackBuffer() { std::free(data_); }
+
+ private:
+  float* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+// Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
+// slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
+// rows past the end zero.
+void pack_a(bool ta, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const std::int64_t len = std::min(kRows, rows - r0);
+    float* dst = out + (r0 / kRows) * depth * kRows;
+    if (ta) {  // A stored k × m: each step of k is a contiguous run of rows.
+      for (std::int64_t p = 0; p < depth; ++p) {
+        const float* src = a + p * lda + r0;
+        float* d = dst + p * kRows;
+        std::int64_t i = 0;
+        for (; i < len; ++i) d[i] = src[i];
+        for (; i < kRows; ++i) d[i] = 0.f;
+      }
+    } else {  // A stored m × k: each row is contiguous in k.
+      for (std::int64_t i = 0; i < len; ++i) {
+        const float* src = a + (r0 + i) * lda;
+        for (std::int64_t p = 0; p < depth; ++p) dst[p * kRows + i] = src[p];
+      }
+      for (std::int64_t i = len; i < kRows; ++i) {
+        for (std::int64_t p = 0; p < depth; ++p) dst[p * kRows + i] = 0.f;
+      }
+    }
+  }
+}
+
+// Packs depth [0, depth) × columns [0, cols) of op(B) (its top-left corner at `b`) into
+// slivers of kCols columns: sliver s holds element (p, j) at s·depth·kCols + p·kCols + j,
+// columns past the end zero.
+void pack_b(bool tb, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
+  for (std::int64_t j0 = 0; j0 < cols; j0 += kCols) {
+    const std::int64_t len = std::min(kCols, cols - j0);
+    float* dst = out + (j0 / kCols) * depth * kCols;
+    if (tb) {  // B stored n × k: each column of op(B) is contiguous in k.
+      if (len < kCols) std::fill_n(dst, depth * kCols, 0.f);
+      for (std::int64_t j = 0; j < len; ++j) {
+        const float* src = b + (j0 + j) * ldb;
+        for (std::int64_t p = 0; p < depth; ++p) dst[p * kCols + j] = src[p];
+      }
+    } else {  // B stored k × n: each step of k is a contiguous run of columns.
+      const __mmask16 m0 = len >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << len) - 1);
+      const __mmask16 m1 = len >= 32 ? __mmask16(0xFFFF) : len <= 16 ? __mmask16(0) : __mmask16((1u << (len - 16)) - 1);
+      for (std::int64_t p = 0; p < depth; ++p) {
+        const float* src = b + p * ldb + j0;
+        float* d = dst + p * kCols;
+        _mm512_store_ps(d, _mm512_maskz_loadu_ps(m0, src));
+        _mm512_store_ps(d + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+      }
+    }
+  }
+}
+
+// C[0..rows, 0..cols) (= or +=) the product of one packed A sliver and one packed B
+// sliver over `depth`. rows ≤ kRows, cols ≤ kCols; `add` keeps C's values.
+// How the kernel reads op(A)'s kRows rows at step p of k: element (i, p) is at
+// ap[p·step + i·row_stride]. A packed sliver has step kRows and row stride 1; an unpacked
+// transposed A (stored k × m) step lda and row stride 1; an unpacked A (stored m × k) step
+// 1 and row stride lda.
+struct SliverOfA {
+  const float* ap;
+  std::int64_t step, row_stride;
+};
+
+void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c, std::int64_t ldc, std::int64_t rows,
+          std::int64_t cols, bool add) {
+  const float* __restrict ap = a.ap;
+  const std::int64_t step = a.step, rs = a.row_stride;
+  __m512 acc[kRows][2];
+#pragma GCC unroll 12
+  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (std::int64_t p = 0; p < depth; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    const __m512 b1 = _mm512_load_ps(bp + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+      const __m512 av = _mm512_set1_ps(ap[i * rs]);
+      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+    }
+    ap += step;
+    bp += kCols;
+  }
+  if (rows == kRows && cols == kCols) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kRows; ++i) {
+      float* ci = c + i * ldc;
+      if (add) {
+        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(ci));
+        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(ci + 16));
+      }
+      _mm512_storeu_ps(ci, acc[i][0]);
+      _mm512_storeu_ps(ci + 16, acc[i][1]);
+    }
+    return;
+  }
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
+#pragma GCC unroll 12
+  for (int i = 0; i < kRows; ++i) {
+    if (i < rows) {
+      float* ci = c + i * ldc;
+      if (add) {
+        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(m0, ci));
+        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_maskz_loadu_ps(m1, ci + 16));
+      }
+      _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
+      _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
+    }
+  }
+}
+
+}  // namespace
+
+bool packed_gemm_available() noexcept { return true; }
+
+void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                 const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.f);
+    }
+    return;
+  }
+  if (n < kFewColumns && m >= 2 * kRows) {
+    // Few columns (a 10-class layer) would fill a third of each 32-wide tile: compute
+    // Cᵀ = op(B)ᵀ·op(A)ᵀ instead, whose rows are C's columns, and transpose it into C.
+    thread_local PackBuffer transposed;
+    float* ct = transposed.reserve(static_cast<std::size_t>(n * m));
+    packed_gemm(!tb, !ta, n, m, k, b, ldb, a, lda, ct, m, false);
+    for (std::int64_t i = 0; i < m; ++i) {
+      float* ci = c + i * ldc;
+      for (std::int64_t j = 0; j < n; ++j) ci[j] = accumulate ? ci[j] + ct[j * m + i] : ct[j * m + i];
+    }
+    return;
+  }
+  thread_local PackBuffer a_buffer, b_buffer;
+  const std::int64_t block_cols = std::min(kBlockCols, (n + kCols - 1) / kCols * kCols);
+  const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
+  const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
+  float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_max * block_cols));
+  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * block_rows));
+  // Packing A costs one copy of each element per block of columns; with few columns
+  // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
+  // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
+  const bool pack_whole_block = n > kPackAColumns;
+  // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
+  const std::int64_t depth_step = (k + (k + kDepth - 1) / kDepth - 1) / ((k + kDepth - 1) / kDepth);
+  for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
+    const std::int64_t nc = std::min(kBlockCols, n - jc);
+    for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+      const std::int64_t kc = std::min(depth_step, k - pc);
+      const bool add = accumulate || pc > 0;
+      pack_b(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+      for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
+        const std::int64_t mc = std::min(kBlockRows, m - ic);
+        const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
+        if (pack_whole_block) pack_a(ta, a_block, lda, mc, kc, ap);
+        for (std::int64_t ir = 0; ir < mc; ir += kRows) {
+          const std::int64_t rows = std::min(kRows, mc - ir);
+          SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
+          if (!pack_whole_block) {
+            const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
+            if (rows == kRows) {
+              sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
+            } else {  // the last rows: packed, so the kernel reads zeros past the end
+              pack_a(ta, a_rows, lda, rows, kc, ap);
+              sliver.ap = ap;
+            }
+          }
+          for (std::int64_t jr = 0; jr < nc; jr += kCols) {
+            tile(kc, sliver, bp + (jr / kCols) * kc * kCols, c + (ic + ir) * ldc + jc + jr, ldc, rows,
+                 std::min(kCols, nc - jr), add);
+          }
+        }
+      }
+    }
+  }
+}
+
+#else  // no AVX-512: cpu::gemm uses Eigen's kernel
+
+bool packed_gemm_available() noexcept { return false; }
+
+void packed_gemm(bool, bool, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, const float*,
+                 std::int64_t, float*, std::int64_t, bool) {
+  std::abort();  // callers check packed_gemm_available() first
+}
+
+#endif
+
+}  // namespace strata::cpu
