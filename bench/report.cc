@@ -154,6 +154,27 @@ Table gemm_table(const std::vector<GemmResult>& gemm) {
   return t;
 }
 
+// Issue #17: cpu::gemm's median as a share of the best library's median (OpenBLAS,
+// oneDNN) on each shape both measured, and the lowest share.
+Table gemm_share_table(const std::vector<GemmResult>& gemm) {
+  Table t{{"m x n x k", "strata cpu::gemm", "best library", "share", ">= 95%"}, {}};
+  for (const auto& g : gemm) {
+    if (g.backend != "strata cpu::gemm") continue;
+    double best = 0;
+    std::string best_name;
+    for (const auto& other : gemm) {
+      const bool library = other.backend.rfind("OpenBLAS", 0) == 0 || other.backend.rfind("oneDNN", 0) == 0;
+      if (!library || other.shape != g.shape || other.gflops.empty()) continue;
+      if (bench::median(other.gflops) > best) best = bench::median(other.gflops), best_name = other.backend;
+    }
+    if (best <= 0) continue;
+    const double share = bench::median(g.gflops) / best;
+    t.rows.push_back({g.shape, fmt("%.1f", bench::median(g.gflops)), best_name + " " + fmt("%.1f", best),
+                      fmt("%.0f%%", 100 * share), share >= 0.95 ? "yes" : "NO"});
+  }
+  return t;
+}
+
 double gemm_peak(const std::vector<GemmResult>& gemm) {
   double peak = 0;
   for (const auto& g : gemm) peak = std::max(peak, bench::median(g.gflops));
@@ -278,6 +299,7 @@ void write_markdown(const std::string& path, const SuiteResults& s, const RunInf
   if (!s.gemm.empty()) {
     out << "\n## GEMM peak\n\n" << gemm_table(s.gemm).markdown();
     out << "\npeak (best median): " << fmt("%.1f", gemm_peak(s.gemm)) << " GFLOP/s\n";
+    out << "\n### cpu::gemm against the best library, per shape\n\n" << gemm_share_table(s.gemm).markdown();
   }
 }
 
@@ -296,6 +318,7 @@ void print_workload(const WorkloadResult& r) {
 void print_gemm(const std::vector<GemmResult>& gemm) {
   std::printf("\ngemm_peak\n%s", gemm_table(gemm).text().c_str());
   std::printf("peak (best median): %.1f GFLOP/s\n", gemm_peak(gemm));
+  std::printf("\ncpu::gemm against the best library, per shape\n%s", gemm_share_table(gemm).text().c_str());
   std::fflush(stdout);
 }
 

@@ -72,10 +72,6 @@ class StrataRunner : public Runner {
   std::vector<Tensor> x_, y_, singles_;
 };
 
-double gflops(std::int64_t m, std::int64_t n, std::int64_t k, double seconds) {
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / seconds / 1e9;
-}
-
 }  // namespace
 
 std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data) {
@@ -84,12 +80,14 @@ std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data) 
 
 void set_strata_threads(int threads) { cpu::set_num_threads(threads); }
 
-double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
-  std::vector<float> a(static_cast<std::size_t>(m * k), 0.5f), b(static_cast<std::size_t>(k * n), 0.25f),
-      c(static_cast<std::size_t>(m * n));
-  const double s =
-      median_seconds([&] { cpu::gemm(false, false, m, n, k, a.data(), k, b.data(), n, c.data(), n); }, calls);
-  return gflops(m, n, k, s);
+double strata_gemm_gflops(const GemmShape& g, int calls) {
+  std::vector<float> a(static_cast<std::size_t>(g.m * g.k), 0.5f), b(static_cast<std::size_t>(g.k * g.n), 0.25f),
+      c(static_cast<std::size_t>(g.m * g.n));
+  const std::int64_t lda = g.transpose_a ? g.m : g.k, ldb = g.transpose_b ? g.k : g.n;
+  const double s = median_seconds(
+      [&] { cpu::gemm(g.transpose_a, g.transpose_b, g.m, g.n, g.k, a.data(), lda, b.data(), ldb, c.data(), g.n); },
+      calls);
+  return g.flops() / s / 1e9;
 }
 
 double strata_conv2d_gflops(std::int64_t batch, int calls) {
@@ -105,17 +103,26 @@ double strata_conv2d_gflops(std::int64_t batch, int calls) {
   return 2.0 * static_cast<double>(batch) * 11 * 11 * 64 * 288 / s / 1e9;
 }
 
-double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
+double eigen_gemm_gflops(const GemmShape& g, int calls) {
   // Eigen threads its product with OpenMP, at the suite's thread count for this
   // measurement only: Strata keeps Eigen single-threaded (its kernels split work over
   // their own pool, core/cpu/thread_pool.h), so the setting is put back afterwards.
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  M a = M::Random(m, k), b = M::Random(k, n), c(m, n);
+  M a = g.transpose_a ? M::Random(g.k, g.m) : M::Random(g.m, g.k);
+  M b = g.transpose_b ? M::Random(g.n, g.k) : M::Random(g.k, g.n);
+  M c(g.m, g.n);
   const int saved = Eigen::nbThreads();
   Eigen::setNbThreads(cpu::num_threads());
-  const double s = median_seconds([&] { c.noalias() = a * b; }, calls);
+  const double s = median_seconds(
+      [&] {
+        if (g.transpose_a && g.transpose_b) c.noalias() = a.transpose() * b.transpose();
+        else if (g.transpose_a) c.noalias() = a.transpose() * b;
+        else if (g.transpose_b) c.noalias() = a * b.transpose();
+        else c.noalias() = a * b;
+      },
+      calls);
   Eigen::setNbThreads(saved);
-  return gflops(m, n, k, s);
+  return g.flops() / s / 1e9;
 }
 
 }  // namespace strata::bench

@@ -175,11 +175,15 @@ std::unique_ptr<Runner> make_torch_runner(const Workload& w, const Data& data) {
   return std::make_unique<TorchRunner>(w, data);
 }
 
-double torch_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls) {
+double torch_gemm_gflops(const GemmShape& g, int calls) {
   torch::NoGradGuard no_grad;
-  torch::Tensor a = torch::rand({m, k}), b = torch::rand({k, n}), c = torch::empty({m, n});
+  // Transposed operands are stored transposed and passed as .t() views, which torch
+  // hands to BLAS as a transpose flag.
+  torch::Tensor a = g.transpose_a ? torch::rand({g.k, g.m}).t() : torch::rand({g.m, g.k});
+  torch::Tensor b = g.transpose_b ? torch::rand({g.n, g.k}).t() : torch::rand({g.k, g.n});
+  torch::Tensor c = torch::empty({g.m, g.n});
   const double s = median_seconds([&] { torch::mm_out(c, a, b); }, calls);
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / s / 1e9;
+  return g.flops() / s / 1e9;
 }
 
 }  // namespace strata::bench

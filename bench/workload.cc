@@ -103,6 +103,13 @@ Workload make_workload(const std::string& name, int threads, bool quick) {
   return w;
 }
 
+std::string GemmShape::label() const {
+  std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  if (transpose_a) s += " A^T";
+  if (transpose_b) s += " B^T";
+  return s;
+}
+
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream in(list);

@@ -106,15 +106,27 @@ std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data);
 std::unique_ptr<Runner> make_torch_runner(const Workload& w, const Data& data);
 std::string torch_version();  // "1.13.0": the libtorch the suite was built against
 
-// Single-precision GEMM throughput, C(m×n) = A(m×k)·B(k×n), median GFLOP/s of `calls`
-// after a warm-up, at the thread count already set. Strata's cpu::gemm (what Dense
-// runs), Eigen's own threaded product, and OpenBLAS through torch::mm.
-double strata_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+// One GEMM of the suite: C(m×n) = op(A)·op(B), A stored k×m when transpose_a, B stored
+// n×k when transpose_b (row-major, as cpu::gemm takes them).
+struct GemmShape {
+  bool transpose_a = false, transpose_b = false;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string label() const;  // "128x256x784", with " (A^T)" / " (B^T)" when transposed
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
+};
+
+// Single-precision GEMM throughput, median GFLOP/s of `calls` after a warm-up, at the
+// thread count already set. Strata's cpu::gemm (what Dense runs), Eigen's own threaded
+// product, OpenBLAS through torch::mm and oneDNN's dnnl_sgemm (its own OpenMP threads;
+// 0 when the suite was built without oneDNN, see onednn_gemm_available).
+double strata_gemm_gflops(const GemmShape& shape, int calls);
 // The CNN's second convolution alone, (batch, 13, 13, 32) * (3, 3, 32, 64) valid, as
 // Strata's conv2d op runs it (im2col + GEMM), in GFLOP/s: the conv path's GEMM rate.
 double strata_conv2d_gflops(std::int64_t batch, int calls);
-double eigen_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
-double torch_gemm_gflops(std::int64_t m, std::int64_t n, std::int64_t k, int calls);
+double eigen_gemm_gflops(const GemmShape& shape, int calls);
+double torch_gemm_gflops(const GemmShape& shape, int calls);
+bool onednn_gemm_available();
+double onednn_gemm_gflops(const GemmShape& shape, int calls, int threads);
 void set_strata_threads(int threads);
 void set_torch_threads(int threads);
 

@@ -28,6 +28,7 @@ TEST_PACKAGES=(
   libtorch-dev            # PyTorch's C++ API, for bench/ comparisons
   graphviz                # `dot`, to render plot_model's diagrams
   libopenblas0-pthread    # an optimized BLAS for libtorch (else the reference BLAS makes it unfairly slow)
+  libdnnl-dev             # oneDNN, the second library bench/run measures cpu::gemm against
   libcpp-httplib-dev      # HTTP for strata-serve (serving/)
   wrk                     # HTTP load generator, for bench/serve_load.sh
   python3-requests        # the REST client tests/reference/serving_client.py (not needed by the test suite)
