@@ -136,7 +136,12 @@ std::vector<GradCase> backprop_filter_cases() {
     cases.push_back({label,
                      binary([g](Output x, Output dy) { return ops::conv2d_backprop_filter(x, dy, {g.kh, g.kw}, g.p); }),
                      {uniform({g.n, g.h, g.w, g.c}, -1, 1, seed), uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed + 1)},
-                     [g](const std::vector<Tensor>& in) { return ref_filter_grad(g, in[0], in[1]); }});
+                     [g](const std::vector<Tensor>& in) { return ref_filter_grad(g, in[0], in[1]); },
+                     // Linear in each input, so a central difference has no truncation
+                     // error at any step; a larger step divides float32's rounding of the
+                     // checked sum less (at 1e-3 it reached 5e-3, and which elements it hit
+                     // depended on the GEMM kernel's order of summation).
+                     GradientCheckOptions{.epsilon = 1e-2f}});
     seed += 2;
   }
   return cases;
