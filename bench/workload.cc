@@ -1,7 +1,6 @@
 // The suite's workloads, their random data, and the runners' default timing.
 #include "bench/workload.h"
 
-#include <algorithm>
 #include <chrono>
 #include <random>
 #include <sstream>
@@ -15,13 +14,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double median_seconds(const std::function<void()>& fn, int calls) {
   fn();

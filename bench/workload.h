@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/stats.h"
+
 namespace strata::bench {
 
 // How many distinct batch-1 inputs predict_one() cycles through.
@@ -68,8 +70,6 @@ struct Data {
 };
 Data make_data(const Workload& w, unsigned seed);
 
-// The median of v (0 when empty).
-double median(std::vector<double> v);
 // Median seconds of `calls` calls of fn, after one untimed warm-up call.
 double median_seconds(const std::function<void()>& fn, int calls);
 
