@@ -4,6 +4,7 @@
 #include "bench/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,28 +13,25 @@
 namespace strata::bench {
 namespace {
 
-struct Stats {
-  double median = 0, min = 0, max = 0;
-  int n = 0;
-};
-
-Stats stats_of(const std::vector<double>& v) {
-  if (v.empty()) return {};
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return {bench::median(v), *lo, *hi, static_cast<int>(v.size())};
-}
-
 std::string fmt(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), format, value);
   return buf;
 }
 
-// "12345 (12000..12500)", with the precision a value of that size deserves.
-std::string with_range(const Stats& s) {
+// The precision a value of this size deserves.
+const char* precision(double value) { return std::abs(value) >= 100 ? "%.0f" : "%.1f"; }
+
+// 0.034 -> "3.4%", 0.34 -> "34%".
+std::string percent(double share) { return fmt(std::abs(share) < 0.1 ? "%.1f%%" : "%.0f%%", 100 * share); }
+
+// "12345 (12000..12500, 4.1%)": the median, the range and the relative spread.
+std::string with_range(const Summary& s) {
   if (s.n == 0) return "-";
-  const char* f = s.median >= 100 ? "%.0f" : "%.1f";
-  return fmt(f, s.median) + " (" + fmt(f, s.min) + ".." + fmt(f, s.max) + ")";
+  const char* f = precision(s.median);
+  std::string cell = fmt(f, s.median) + " (" + fmt(f, s.min) + ".." + fmt(f, s.max);
+  if (s.n > 1) cell += ", " + percent(s.relative_spread());
+  return cell + ")";
 }
 
 struct Table {
@@ -86,61 +84,96 @@ const WorkloadResult* find(const SuiteResults& s, const std::string& workload) {
   return nullptr;
 }
 
-// samples/s -> GFLOP/s for the workloads that count flops.
-std::vector<double> gflops(const std::vector<double>& samples_per_s, double flops_per_sample) {
-  std::vector<double> g;
-  for (double s : samples_per_s) g.push_back(s * flops_per_sample / 1e9);
-  return g;
+std::vector<double> scaled(const std::vector<double>& values, double factor) {
+  std::vector<double> out;
+  for (double v : values) out.push_back(v * factor);
+  return out;
 }
 
-Table workload_table(const WorkloadResult& r) {
-  const bool flops = r.workload.train_flops_per_sample() > 0;
-  Table t{{"framework", "train samples/s", "predict samples/s", "batch-1 us", "last loss"}, {}};
-  if (flops) {
-    t.headers.insert(t.headers.begin() + 3, "train GFLOP/s");
-    t.headers.insert(t.headers.begin() + 4, "predict GFLOP/s");
-  }
+// samples/s -> GFLOP/s.
+std::vector<double> gflops(const std::vector<double>& samples_per_s, double flops_per_sample) {
+  return scaled(samples_per_s, flops_per_sample / 1e9);
+}
+
+// The three figures each framework measures per repetition, by name.
+struct Quantity {
+  const char* name;       // "train"
+  const char* long_name;  // "training throughput"
+  std::vector<double> FrameworkResult::*values;
+};
+constexpr Quantity kQuantities[] = {{"train", "training throughput", &FrameworkResult::train},
+                                    {"predict", "inference throughput", &FrameworkResult::predict},
+                                    {"batch-1 latency", "batch-1 latency", &FrameworkResult::latency_us}};
+
+// Training and inference GFLOP/s, and training as a share of the FMA peak, show the
+// samples/s median converted: their range and spread are those of samples/s.
+Table workload_table(const WorkloadResult& r, const FmaPeak& fma_peak) {
+  const double train_flops = r.workload.train_flops_per_sample();
+  const double predict_flops = r.workload.predict_flops_per_sample();
+  const bool flops = train_flops > 0, share = flops && fma_peak.median() > 0;
+  Table t{{"framework", "train samples/s", "predict samples/s"}, {}};
+  if (flops) t.headers.push_back("train GFLOP/s");
+  if (share) t.headers.push_back("train % of FMA peak");
+  if (flops) t.headers.push_back("predict GFLOP/s");
+  t.headers.insert(t.headers.end(), {"batch-1 us", "last loss"});
   for (const auto& f : r.frameworks) {
-    std::vector<std::string> row{f.framework, with_range(stats_of(f.train)), with_range(stats_of(f.predict)),
-                                 with_range(stats_of(f.latency_us)), fmt("%.4g", f.last_loss)};
-    if (flops) {
-      row.insert(row.begin() + 3, with_range(stats_of(gflops(f.train, r.workload.train_flops_per_sample()))));
-      row.insert(row.begin() + 4, with_range(stats_of(gflops(f.predict, r.workload.predict_flops_per_sample()))));
+    std::vector<std::string> row{f.framework};
+    if (!f.failed.empty()) {
+      row.push_back("failed: " + f.failed);
+    } else {
+      const double train = summarize(f.train).median, predict = summarize(f.predict).median;
+      row.insert(row.end(), {with_range(summarize(f.train)), with_range(summarize(f.predict))});
+      if (flops) row.push_back(fmt("%.1f", train * train_flops / 1e9));
+      if (share) row.push_back(fmt("%.1f%%", 100 * train * train_flops / 1e9 / fma_peak.median()));
+      if (flops) row.push_back(fmt("%.1f", predict * predict_flops / 1e9));
+      row.insert(row.end(), {with_range(summarize(f.latency_us)), fmt("%.4g", f.last_loss)});
     }
-    if (!f.failed.empty()) row = {f.framework, "failed: " + f.failed, "", "", ""};
     row.resize(t.headers.size());
     t.rows.push_back(row);
   }
   return t;
 }
 
-// "strata/libtorch: train 1.38x, predict 1.10x (>1: Strata faster), batch-1 latency
-// 0.66x (<1: Strata faster)" for each other framework that ran.
+// "1.38x", or "1.38x (uncertain)" when the two ranges overlap.
+std::string ratio_text(const std::vector<double>& a, const std::vector<double>& b) {
+  const Summary sa = summarize(a), sb = summarize(b);
+  return fmt("%.2fx", sa.median / sb.median) + (ratio_uncertain(sa, sb) ? " (uncertain)" : "");
+}
+
+// "strata/libtorch: train 1.38x, predict 1.10x (uncertain), batch-1 latency 0.66x
+// (throughput >1, latency <1: Strata faster)" for each other framework that ran.
 std::vector<std::string> ratio_lines(const WorkloadResult& r) {
   std::vector<std::string> lines;
   const FrameworkResult* strata = find(r, "strata");
   if (!strata) return lines;
   for (const auto& other : r.frameworks) {
     if (other.framework == "strata" || other.train.empty()) continue;
-    auto ratio = [](const std::vector<double>& a, const std::vector<double>& b) {
-      return fmt("%.2fx", bench::median(a) / bench::median(b));
-    };
-    lines.push_back("strata/" + other.framework + ": train " + ratio(strata->train, other.train) + ", predict " +
-                    ratio(strata->predict, other.predict) + " (>1: Strata faster); batch-1 latency " +
-                    ratio(strata->latency_us, other.latency_us) + " (<1: Strata faster)");
+    lines.push_back("strata/" + other.framework + ": train " + ratio_text(strata->train, other.train) +
+                    ", predict " + ratio_text(strata->predict, other.predict) + ", batch-1 latency " +
+                    ratio_text(strata->latency_us, other.latency_us) + " (throughput >1, latency <1: Strata faster)");
   }
   return lines;
+}
+
+// "7 repetitions; every median settled (moved <= 2% with the last)", or which did not.
+std::string repetitions_line(const WorkloadResult& r) {
+  std::string line = std::to_string(r.repetitions) + (r.repetitions == 1 ? " repetition" : " repetitions");
+  if (r.stable) return line + "; every median settled (moved <= " + percent(r.stable_within) + " with the last)";
+  line += ", the --max_reps cap; ";
+  if (r.repetitions < 2) return line + "too few to judge whether the medians settled";
+  line += "not settled (moved > " + percent(r.stable_within) + " with the last): ";
+  const std::vector<std::string> unsettled = unsettled_medians(r, r.stable_within);
+  for (std::size_t i = 0; i < unsettled.size(); ++i) line += (i ? ", " : "") + unsettled[i];
+  return line;
 }
 
 std::vector<std::string> noise_warnings(const WorkloadResult& r) {
   std::vector<std::string> lines;
   for (const auto& f : r.frameworks) {
-    for (const auto& [what, values] : {std::pair{"training throughput", &f.train},
-                                       std::pair{"inference throughput", &f.predict},
-                                       std::pair{"batch-1 latency", &f.latency_us}}) {
-      const Stats s = stats_of(*values);
+    for (const Quantity& q : kQuantities) {
+      const Summary s = summarize(f.*q.values);
       if (s.n > 1 && s.max > 1.5 * s.min) {
-        lines.push_back("warning: " + f.framework + "'s " + what + " varied " + fmt("%.1fx", s.max / s.min) +
+        lines.push_back("warning: " + f.framework + "'s " + q.long_name + " varied " + fmt("%.1fx", s.max / s.min) +
                         " across repetitions: the machine is noisy; compare ratios or rerun with more --reps");
       }
     }
@@ -150,7 +183,7 @@ std::vector<std::string> noise_warnings(const WorkloadResult& r) {
 
 Table gemm_table(const std::vector<GemmResult>& gemm) {
   Table t{{"GEMM (float32)", "m x n x k", "GFLOP/s"}, {}};
-  for (const auto& g : gemm) t.rows.push_back({g.backend, g.shape, with_range(stats_of(g.gflops))});
+  for (const auto& g : gemm) t.rows.push_back({g.backend, g.shape, with_range(summarize(g.gflops))});
   return t;
 }
 
@@ -175,10 +208,29 @@ Table gemm_share_table(const std::vector<GemmResult>& gemm) {
   return t;
 }
 
+// The GEMM with the best median: the machine's GEMM peak. Null when gemm_peak did not run.
+const GemmResult* best_gemm(const std::vector<GemmResult>& gemm) {
+  const GemmResult* best = nullptr;
+  for (const auto& g : gemm) {
+    if (!best || median(g.gflops) > median(best->gflops)) best = &g;
+  }
+  return best;
+}
+
 double gemm_peak(const std::vector<GemmResult>& gemm) {
-  double peak = 0;
-  for (const auto& g : gemm) peak = std::max(peak, bench::median(g.gflops));
-  return peak;
+  const GemmResult* best = best_gemm(gemm);
+  return best ? median(best->gflops) : 0;
+}
+
+// "GEMM peak: 322.6 GFLOP/s (318.0..325.1, 2.2%), OpenBLAS (torch::mm) at 2048x2048x2048;
+// 67% of the FMA peak".
+std::string gemm_peak_line(const SuiteResults& s) {
+  const GemmResult* best = best_gemm(s.gemm);
+  if (!best) return "GEMM peak: not measured (add gemm_peak to --workloads)";
+  std::string line = "GEMM peak: " + with_range(summarize(best->gflops)) + " GFLOP/s, " + best->backend + " at " +
+                     best->shape;
+  if (s.fma_peak.median() > 0) line += "; " + percent(median(best->gflops) / s.fma_peak.median()) + " of the FMA peak";
+  return line;
 }
 
 struct Target {
@@ -186,6 +238,7 @@ struct Target {
   std::string measured;  // "" when not run
   std::string target;
   bool pass = false;
+  bool uncertain = false;  // the ranges overlap at the target
 };
 
 std::vector<Target> targets(const SuiteResults& s) {
@@ -197,10 +250,12 @@ std::vector<Target> targets(const SuiteResults& s) {
     const FrameworkResult* a = w ? find(*w, "strata") : nullptr;
     const FrameworkResult* b = w ? find(*w, "libtorch") : nullptr;
     if (a && b) {
-      const double r = latency ? bench::median(a->latency_us) / bench::median(b->latency_us)
-                               : bench::median(a->train) / bench::median(b->train);
+      const Summary sa = summarize(latency ? a->latency_us : a->train);
+      const Summary sb = summarize(latency ? b->latency_us : b->train);
+      const double r = sa.median / sb.median;
       t.measured = fmt("%.2fx", r);
       t.pass = latency ? r <= bound : r >= bound;
+      t.uncertain = ratio_uncertain(sa, sb, bound);
     }
     out.push_back(t);
   };
@@ -210,19 +265,21 @@ std::vector<Target> targets(const SuiteResults& s) {
   ratio_target("cnn", false, 1.0);
   ratio_target("mlp", true, 0.3);
   ratio_target("lstm", true, 0.3);
-  const double peak = gemm_peak(s.gemm);
+  const GemmResult* best = best_gemm(s.gemm);
   for (const char* phase : {"predict", "train"}) {
     Target t{std::string("dense4096 ") + phase + " GFLOP/s, share of GEMM peak", "", ">= 70%"};
     const WorkloadResult* w = find(s, "dense4096");
     const FrameworkResult* f = w ? find(*w, "strata") : nullptr;
-    if (f && peak > 0) {
+    if (f && best) {
       const bool train = std::string(phase) == "train";
-      const double g = bench::median(train ? f->train : f->predict) *
-                       (train ? w->workload.train_flops_per_sample() : w->workload.predict_flops_per_sample()) / 1e9;
-      t.measured = fmt("%.0f%%", 100 * g / peak) + fmt(" (%.1f", g) + fmt(" of %.1f)", peak);
-      t.pass = g >= 0.7 * peak;
+      const Summary g = summarize(gflops(train ? f->train : f->predict, train ? w->workload.train_flops_per_sample()
+                                                                               : w->workload.predict_flops_per_sample()));
+      const Summary peak = summarize(best->gflops);
+      t.measured = fmt("%.0f%%", 100 * g.median / peak.median) + fmt(" (%.1f", g.median) +
+                   fmt(" of %.1f)", peak.median);
+      t.pass = g.median >= 0.7 * peak.median;
+      t.uncertain = ratio_uncertain(g, peak, 0.7);
     } else if (f) {
-      t.measured = "";
       t.target += " (run gemm_peak too)";
     }
     out.push_back(t);
@@ -233,8 +290,8 @@ std::vector<Target> targets(const SuiteResults& s) {
 Table targets_table(const SuiteResults& s) {
   Table t{{"target (float32, " + std::to_string(s.threads) + " threads)", "measured", "target", "result"}, {}};
   for (const Target& x : targets(s)) {
-    t.rows.push_back({x.what, x.measured.empty() ? "not run" : x.measured, x.target,
-                      x.measured.empty() ? "-" : (x.pass ? "PASS" : "MISS")});
+    const std::string result = std::string(x.pass ? "PASS" : "MISS") + (x.uncertain ? " (uncertain)" : "");
+    t.rows.push_back({x.what, x.measured.empty() ? "not run" : x.measured, x.target, x.measured.empty() ? "-" : result});
   }
   return t;
 }
@@ -246,33 +303,49 @@ std::string title(const Workload& w) {
          " samples/epoch";
 }
 
+// `stable` is "1" or "0" for a workload's rows (whether its medians settled before the
+// cap) and empty for the machine's.
 void csv_row(std::ofstream& out, const std::string& workload, const std::string& framework,
-             const std::string& metric, const Stats& s, const std::string& unit) {
+             const std::string& metric, const Summary& s, const std::string& stable, const std::string& unit) {
   out << workload << ',' << framework << ',' << metric << ',' << s.median << ',' << s.min << ',' << s.max << ','
-      << s.n << ',' << unit << '\n';
+      << s.q1 << ',' << s.q3 << ',' << s.relative_spread() << ',' << s.n << ',' << stable << ',' << unit << '\n';
 }
 
 void write_csv(const std::string& path, const SuiteResults& s) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
-  out << "workload,framework,metric,median,min,max,reps,unit\n";
+  out << "workload,framework,metric,median,min,max,q1,q3,spread,reps,stable,unit\n";
+  if (!s.fma_peak.gflops.empty()) {
+    csv_row(out, "machine", "fma_peak", "gflops", summarize(s.fma_peak.gflops), "", "GFLOP/s");
+  }
+  if (const GemmResult* best = best_gemm(s.gemm)) {
+    csv_row(out, "machine", "gemm_peak", "gflops", summarize(best->gflops), "", "GFLOP/s");
+  }
   for (const auto& w : s.workloads) {
+    const std::string stable = w.stable ? "1" : "0";
+    const double train_flops = w.workload.train_flops_per_sample();
     for (const auto& f : w.frameworks) {
       if (f.train.empty()) continue;
-      csv_row(out, w.workload.name, f.framework, "train", stats_of(f.train), "samples/s");
-      csv_row(out, w.workload.name, f.framework, "predict", stats_of(f.predict), "samples/s");
-      csv_row(out, w.workload.name, f.framework, "batch1_latency", stats_of(f.latency_us), "us");
-      if (w.workload.train_flops_per_sample() > 0) {
-        csv_row(out, w.workload.name, f.framework, "train_gflops",
-                stats_of(gflops(f.train, w.workload.train_flops_per_sample())), "GFLOP/s");
-        csv_row(out, w.workload.name, f.framework, "predict_gflops",
-                stats_of(gflops(f.predict, w.workload.predict_flops_per_sample())), "GFLOP/s");
+      auto row = [&](const std::string& metric, const std::vector<double>& values, const std::string& unit) {
+        csv_row(out, w.workload.name, f.framework, metric, summarize(values), stable, unit);
+      };
+      row("train", f.train, "samples/s");
+      row("predict", f.predict, "samples/s");
+      row("batch1_latency", f.latency_us, "us");
+      if (train_flops > 0) {
+        const std::vector<double> train_gflops = gflops(f.train, train_flops);
+        row("train_gflops", train_gflops, "GFLOP/s");
+        row("predict_gflops", gflops(f.predict, w.workload.predict_flops_per_sample()), "GFLOP/s");
+        if (s.fma_peak.median() > 0) {
+          row("train_fma_peak_share", scaled(train_gflops, 100 / s.fma_peak.median()), "% of FMA peak");
+        }
       }
-      csv_row(out, w.workload.name, f.framework, "last_loss", stats_of({f.last_loss}), "loss");
+      row("last_loss", {f.last_loss}, "loss");
     }
   }
-  for (const auto& g : s.gemm) csv_row(out, "gemm_peak", g.backend, "gemm_" + g.shape, stats_of(g.gflops), "GFLOP/s");
-  if (!s.gemm.empty()) csv_row(out, "gemm_peak", "best", "peak", stats_of({gemm_peak(s.gemm)}), "GFLOP/s");
+  for (const auto& g : s.gemm) {
+    csv_row(out, "gemm_peak", g.backend, "gemm_" + g.shape, summarize(g.gflops), "", "GFLOP/s");
+  }
 }
 
 void write_markdown(const std::string& path, const SuiteResults& s, const RunInfo& info) {
@@ -281,15 +354,21 @@ void write_markdown(const std::string& path, const SuiteResults& s, const RunInf
   out << "# Strata benchmark results\n\n"
       << "- command: `" << info.command << "`\n"
       << "- date: " << info.date << "\n"
-      << "- CPU: " << info.cpu << "; " << info.threads << " threads; " << info.reps << " repetitions, interleaved\n"
+      << "- CPU: " << info.cpu << "; " << info.threads << " threads\n"
+      << "- repetitions: " << info.reps << " to " << info.max_reps
+      << " per workload, interleaved, until every median moves by <= " << percent(info.stable_within)
+      << " with the last\n"
+      << "- " << fma_peak_line(s.fma_peak, info.threads) << "\n"
+      << "- " << gemm_peak_line(s) << "\n"
       << "- load (`uptime`) before: " << info.load_before << "; after: " << info.load_after << "\n"
       << "- versions: " << info.versions << "\n"
       << "- OMP_WAIT_POLICY=" << info.wait_policy << "\n";
   if (!info.keras_status.empty()) out << "- keras: " << info.keras_status << "\n";
-  out << "\nMedians over the repetitions, (min..max) in brackets. Keras's loss is fit's epoch mean.\n";
+  out << "\n" << legend() << " Keras's loss is fit's epoch mean.\n";
   out << "\n## Targets (issue #7)\n\n" << targets_table(s).markdown();
   for (const auto& w : s.workloads) {
-    out << "\n## " << title(w.workload) << "\n\n" << workload_table(w).markdown();
+    out << "\n## " << title(w.workload) << "\n\n" << repetitions_line(w) << "\n\n"
+        << workload_table(w, s.fma_peak).markdown();
     for (const auto& line : ratio_lines(w)) out << "\n" << line << "\n";
     for (const auto& line : noise_warnings(w)) out << "\n" << line << "\n";
     for (const auto& f : w.frameworks) {
@@ -298,15 +377,46 @@ void write_markdown(const std::string& path, const SuiteResults& s, const RunInf
   }
   if (!s.gemm.empty()) {
     out << "\n## GEMM peak\n\n" << gemm_table(s.gemm).markdown();
-    out << "\npeak (best median): " << fmt("%.1f", gemm_peak(s.gemm)) << " GFLOP/s\n";
+    out << "\n" << gemm_peak_line(s) << "\n";
     out << "\n### cpu::gemm against the best library, per shape\n\n" << gemm_share_table(s.gemm).markdown();
   }
 }
 
 }  // namespace
 
-void print_workload(const WorkloadResult& r) {
-  std::printf("\n%s\n%s", title(r.workload).c_str(), workload_table(r).text().c_str());
+double FmaPeak::median() const { return bench::median(gflops); }
+
+std::vector<std::string> unsettled_medians(const WorkloadResult& r, double tolerance) {
+  std::vector<std::string> out;
+  for (const auto& f : r.frameworks) {
+    if (!f.failed.empty() || f.train.empty()) continue;
+    for (const Quantity& q : kQuantities) {
+      const double shift = last_median_shift(f.*q.values);
+      if (!(shift <= tolerance)) {
+        out.push_back(f.framework + " " + q.name + " (" + (std::isinf(shift) ? "one value" : percent(shift)) + ")");
+      }
+    }
+  }
+  return out;
+}
+
+std::string legend() {
+  return "Each cell: the median over the repetitions (min..max, spread), spread = (max - min) / median. "
+         "GFLOP/s and % of FMA peak convert the samples/s median, counting the model's matrix products "
+         "(bench/workload.cc). A ratio is (uncertain) when the two frameworks' ranges overlap, a target when "
+         "Strata's range overlaps the other's times the target; the ranges are the interquartile ranges with 4 or "
+         "more repetitions, else min..max.";
+}
+
+std::string fma_peak_line(const FmaPeak& peak, int threads) {
+  if (peak.gflops.empty()) return "FMA peak: not measured";
+  return "FMA peak: " + with_range(summarize(peak.gflops)) + " GFLOP/s over " + std::to_string(peak.gflops.size()) +
+         " trials, " + peak.instructions + " on " + std::to_string(threads) + " threads";
+}
+
+void print_workload(const WorkloadResult& r, const FmaPeak& fma_peak) {
+  std::printf("\n%s: %s\n%s", title(r.workload).c_str(), repetitions_line(r).c_str(),
+              workload_table(r, fma_peak).text().c_str());
   for (const auto& f : r.frameworks) {
     if (!f.note.empty()) std::printf("%s: %s\n", f.framework.c_str(), f.note.c_str());
   }
@@ -323,6 +433,7 @@ void print_gemm(const std::vector<GemmResult>& gemm) {
 }
 
 void print_targets(const SuiteResults& results) {
+  std::printf("\n%s\n%s\n", fma_peak_line(results.fma_peak, results.threads).c_str(), gemm_peak_line(results).c_str());
   std::printf("\nTargets (issue #7)\n%s", targets_table(results).text().c_str());
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/stats.h"
 #include "bench/workload.h"
 
 namespace strata::bench {
@@ -23,6 +24,9 @@ struct FrameworkResult {
 struct WorkloadResult {
   Workload workload;
   std::vector<FrameworkResult> frameworks;
+  int repetitions = 0;        // after the warm-up
+  bool stable = false;        // every median settled before the --max_reps cap
+  double stable_within = 0;   // the --stable_within it was judged by
 };
 
 // One GEMM implementation at one shape, GFLOP/s per repetition.
@@ -41,20 +45,41 @@ struct RunInfo {
   std::string keras_status;             // "" or "skipped (...)"
   std::string wait_policy;
   int threads = 2;
-  int reps = 0;
+  int reps = 0;      // the fewest repetitions of a workload
+  int max_reps = 0;  // the most
+  double stable_within = 0;
+};
+
+// The machine's single-precision FMA peak (bench/fma_peak.h), GFLOP/s per trial.
+struct FmaPeak {
+  std::vector<double> gflops;
+  std::string instructions;  // "AVX-512 (16 lanes)"
+  double median() const;
 };
 
 struct SuiteResults {
   int threads = 2;
+  FmaPeak fma_peak;
   std::vector<WorkloadResult> workloads;
   std::vector<GemmResult> gemm;
 };
 
-// Prints one workload's table (medians with ranges), the ratios, and a warning for any
-// framework whose range is wider than 1.5x.
-void print_workload(const WorkloadResult& r);
+// "strata train (3.1%)" for each median of `r` (each framework's train, predict and
+// batch-1 figures) that moved by more than `tolerance` when the last repetition was
+// added; empty when all have settled.
+std::vector<std::string> unsettled_medians(const WorkloadResult& r, double tolerance);
+
+// What every cell of the tables means (median, range, spread, "uncertain").
+std::string legend();
+// "FMA peak: 479.1 GFLOP/s (470.0..481.2, 2%), AVX-512 (16 lanes) on 2 threads".
+std::string fma_peak_line(const FmaPeak& peak, int threads);
+// Prints one workload's table (medians with ranges and spreads, training as a share of
+// the FMA peak), how many repetitions it took, the ratios (marked where uncertain), and
+// a warning for any framework whose range is wider than 1.5x.
+void print_workload(const WorkloadResult& r, const FmaPeak& fma_peak);
 void print_gemm(const std::vector<GemmResult>& gemm);
-// Prints the targets summary (PASS/MISS, measured vs target).
+// Prints the machine's peaks and the targets summary (PASS/MISS, measured vs target,
+// "(uncertain)" where the ranges cannot decide it).
 void print_targets(const SuiteResults& results);
 // results.csv and results.md in `dir` (created if absent), overwritten.
 void write_results(const std::string& dir, const SuiteResults& results, const RunInfo& info);

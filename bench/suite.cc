@@ -1,12 +1,16 @@
 // strata_bench: the benchmark suite of issue #7 in one command (bench/run builds and
 // runs it). For each workload (bench/workload.h) it runs Strata, libtorch's C++ API and
 // Keras on TensorFlow (a Python worker, bench/keras_runner.h; skipped with one line if
-// absent) in the same run: one warm-up each, then --reps repetitions in rotating order,
-// each a training epoch, an inference pass and --predict_calls batch-1 predictions. It
-// also measures the machine's single-precision GEMM peak (gemm_peak), prints medians,
-// ratios and the issue's targets with PASS/MISS, and writes results.csv / results.md.
+// absent) in the same run: one warm-up each, then repetitions in rotating order, each a
+// training epoch, an inference pass and --predict_calls batch-1 predictions, at least
+// --reps of them and more until every median moves by at most --stable_within when the
+// last is added (or --max_reps is reached). It also measures the machine's
+// single-precision FMA peak (always) and GEMM peak (gemm_peak), prints medians with their
+// spread, ratios (marked uncertain where the ranges overlap) and the issue's targets with
+// PASS/MISS, and writes results.csv / results.md.
 //
-//   bench/run [--reps=5] [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
+//   bench/run [--reps=5] [--max_reps=3*reps] [--stable_within=0.02]
+//             [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
 //
 // libtorch's GEMMs run in OpenBLAS's own pthread pool (Debian), set to the same thread
@@ -28,6 +32,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/fma_peak.h"
 #include "bench/keras_runner.h"
 #include "bench/report.h"
 #include "bench/workload.h"
@@ -38,7 +43,9 @@ namespace {
 using namespace strata::bench;
 
 struct SuiteOptions {
-  int reps = 5;
+  int reps = 5;       // the fewest repetitions of a workload
+  int max_reps = 0;   // the most; 0: 3 * reps
+  double stable_within = 0.02;
   std::string workloads = "mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak";
   int threads = 2;
   bool quick = false;
@@ -87,7 +94,7 @@ void run_rep(Runner& runner, int predict_calls, const Workload& w, FrameworkResu
   r.note = runner.note();
 }
 
-WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, KerasWorker* keras) {
+WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, const FmaPeak& fma_peak, KerasWorker* keras) {
   std::printf("\n[%s] building models...\n", w.name.c_str());
   std::fflush(stdout);
   const Data data = make_data(w, static_cast<unsigned>(o.seed));
@@ -111,8 +118,10 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, KerasWorke
   }
   // Rep 0 is the warm-up (first-touch allocation, thread pools, Keras's tracing), thrown
   // away; then each repetition starts with the next framework in turn, so none always
-  // runs on a warmer (or hotter) machine.
-  for (int rep = 0; rep <= o.reps; ++rep) {
+  // runs on a warmer (or hotter) machine. After --reps, one more repetition of every
+  // framework at a time until no median moves by more than --stable_within.
+  result.stable_within = o.stable_within;
+  for (int rep = 0; rep <= o.max_reps; ++rep) {
     for (std::size_t k = 0; k < runners.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(rep)) % runners.size();
       FrameworkResult& r = result.frameworks[i];
@@ -126,8 +135,13 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, KerasWorke
         std::printf("%s failed on %s: %s\n", r.framework.c_str(), w.name.c_str(), e.what());
       }
     }
+    result.repetitions = rep;
+    if (rep >= o.reps && unsettled_medians(result, o.stable_within).empty()) {
+      result.stable = rep >= 2;  // one repetition cannot tell
+      break;
+    }
   }
-  print_workload(result);
+  print_workload(result, fma_peak);
   return result;
 }
 
@@ -199,7 +213,10 @@ int main(int argc, char** argv) {
   SuiteOptions o;
   strata::examples::Flags flags(
       "Strata vs libtorch vs Keras/TensorFlow: MLP, LSTM, BiLSTM, CNN, a 4096x4096 Dense, GEMM peak.");
-  flags.add("reps", &o.reps, "interleaved repetitions after one warm-up")
+  flags.add("reps", &o.reps, "the fewest interleaved repetitions after one warm-up")
+      .add("max_reps", &o.max_reps, "the most repetitions, while a median still moves (0: 3 * reps)")
+      .add("stable_within", &o.stable_within,
+           "a median has settled when adding the last repetition moved it by at most this share")
       .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak")
       .add("threads", &o.threads, "CPU threads for every framework")
       .add("quick", &o.quick, "small sizes, for a smoke run")
@@ -210,8 +227,10 @@ int main(int argc, char** argv) {
       .add("predict_calls", &o.predict_calls, "batch-1 predictions timed per repetition")
       .add("seed", &o.seed, "data seed");
   flags.parse_or_exit(argc, const_cast<const char* const*>(argv));
-  if (o.reps < 1 || o.threads < 1 || o.predict_calls < 1) {
-    std::cerr << "error: need --reps >= 1, --threads >= 1, --predict_calls >= 1\n";
+  if (o.max_reps == 0) o.max_reps = 3 * o.reps;
+  if (o.reps < 1 || o.max_reps < o.reps || o.stable_within < 0 || o.threads < 1 || o.predict_calls < 1) {
+    std::cerr << "error: need --reps >= 1, --max_reps >= --reps (or 0), --stable_within >= 0, --threads >= 1, "
+                 "--predict_calls >= 1\n";
     return 2;
   }
   if (o.quick) o.predict_calls = std::min(o.predict_calls, 20);
@@ -226,6 +245,8 @@ int main(int argc, char** argv) {
   info.load_before = shell_line("uptime");
   info.threads = o.threads;
   info.reps = o.reps;
+  info.max_reps = o.max_reps;
+  info.stable_within = o.stable_within;
   info.wait_policy = std::getenv("OMP_WAIT_POLICY");
   if (std::getenv("STRATA_BENCH_SET_WAIT_POLICY")) info.wait_policy += " (set by strata_bench)";
   info.versions = "libtorch " + torch_version() + " (OpenBLAS), Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
@@ -250,17 +271,23 @@ int main(int argc, char** argv) {
   } else {
     info.keras_status = "skipped (--no_keras)";
   }
-  std::printf("strata_bench: %d threads, %d reps, OMP_WAIT_POLICY=%s; %s\nCPU: %s; %s\n", o.threads, o.reps,
-              info.wait_policy.c_str(), info.versions.c_str(), info.cpu.c_str(), info.load_before.c_str());
+  std::printf("strata_bench: %d threads, %d to %d reps (until every median moves <= %g%%), OMP_WAIT_POLICY=%s; %s\n"
+              "CPU: %s; %s\n",
+              o.threads, o.reps, o.max_reps, 100 * o.stable_within, info.wait_policy.c_str(), info.versions.c_str(),
+              info.cpu.c_str(), info.load_before.c_str());
 
   SuiteResults results;
   results.threads = o.threads;
+  // Every thread the frameworks get, at once; before the workloads, on an idle process.
+  results.fma_peak = {measure_fma_peak_gflops({.threads = o.threads}), fma_peak_instructions()};
+  std::printf("%s\n%s\n", fma_peak_line(results.fma_peak, o.threads).c_str(), legend().c_str());
   try {
     for (const std::string& name : split_list(o.workloads)) {
       if (name == "gemm_peak") {
         results.gemm = run_gemm_peak(o);
       } else {
-        results.workloads.push_back(run_workload(make_workload(name, o.threads, o.quick), o, keras.get()));
+        results.workloads.push_back(
+            run_workload(make_workload(name, o.threads, o.quick), o, results.fma_peak, keras.get()));
       }
     }
   } catch (const std::exception& e) {

@@ -1,7 +1,6 @@
 // The suite's workloads, their random data, and the runners' default timing.
 #include "bench/workload.h"
 
-#include <algorithm>
 #include <chrono>
 #include <random>
 #include <sstream>
@@ -15,13 +14,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double median_seconds(const std::function<void()>& fn, int calls) {
   fn();
@@ -40,12 +32,78 @@ std::int64_t Workload::sample_size() const {
   return n;
 }
 
+namespace {
+
+// One matrix product a model computes per sample, counted by its multiply-adds.
+// Training runs it forward (2 flops per multiply-add) and backward: the gradient of each
+// operand that is not data, one product of the same size each. A layer's kernel always
+// gets its gradient; its input only when something below it learns, so the first layer's
+// products on the input data cost 1x forward backward and every other product 2x.
+struct Product {
+  double multiply_adds = 0;
+  bool input_is_data = false;
+};
+
+// The model's products (workload.h lists the models). Elementwise work (biases,
+// activations, gate nonlinearities, softmax, pooling, layer normalization, the
+// optimizer's update, the loss) is left out: next to the products it is a few percent of
+// the flops, and it is bound by memory, not by FMA throughput.
+std::vector<Product> products(const Workload& w) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  switch (w.kind) {
+    case Kind::mlp:
+      return {{d(w.sample_shape[0]) * d(w.units), true},
+              {d(w.units) * d(w.units), false},
+              {d(w.units) * d(w.classes), false}};
+    case Kind::dense:
+      return {{d(w.units) * d(w.units), true}};
+    case Kind::lstm:
+    case Kind::bilstm: {
+      // Each timestep, the 4 gates' input product (features -> 4·units, on the data) and
+      // recurrent product (units -> 4·units, whose input, the previous state, gets its
+      // gradient); per direction.
+      const double timesteps = d(w.sample_shape[0]), features = d(w.sample_shape[1]);
+      const double directions = w.kind == Kind::bilstm ? 2 : 1;
+      return {{directions * timesteps * features * 4 * d(w.units), true},
+              {directions * timesteps * d(w.units) * 4 * d(w.units), false},
+              {directions * d(w.units) * d(w.classes), false}};
+    }
+    case Kind::cnn: {
+      // 'valid' 3x3 convolutions: 28x28x1 -> 26x26x32, pool -> 13x13x32 -> 11x11x64,
+      // pool -> 5x5x64 (floor) -> Dense(classes).
+      const std::int64_t side1 = w.sample_shape[0] - 2, pooled1 = side1 / 2;
+      const std::int64_t side2 = pooled1 - 2, pooled2 = side2 / 2;
+      const double channels = d(w.sample_shape[2]);
+      return {{d(side1 * side1) * 32 * 9 * channels, true},
+              {d(side2 * side2) * 64 * 9 * 32, false},
+              {d(pooled2 * pooled2) * 64 * d(w.classes), false}};
+    }
+    case Kind::transformer: {
+      // Q, K and V project the data (timesteps x dim -> heads·key_dim = dim); the two
+      // attention products (Q·Kᵀ and the weights times V, timesteps² · dim over all
+      // heads) and the output projection work on activations; then Dense on the pooled dim.
+      const double timesteps = d(w.sample_shape[0]), dim = d(w.sample_shape[1]);
+      return {{3 * timesteps * dim * dim, true},
+              {2 * timesteps * timesteps * dim, false},
+              {timesteps * dim * dim, false},
+              {dim * d(w.classes), false}};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 double Workload::train_flops_per_sample() const {
-  return kind == Kind::dense ? 4.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
+  double flops = 0;
+  for (const Product& p : products(*this)) flops += 2 * p.multiply_adds * (p.input_is_data ? 2 : 3);
+  return flops;
 }
 
 double Workload::predict_flops_per_sample() const {
-  return kind == Kind::dense ? 2.0 * static_cast<double>(units) * static_cast<double>(units) : 0.0;
+  double flops = 0;
+  for (const Product& p : products(*this)) flops += 2 * p.multiply_adds;
+  return flops;
 }
 
 std::string Workload::to_json() const {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/stats.h"
+
 namespace strata::bench {
 
 // How many distinct batch-1 inputs predict_one() cycles through.
@@ -41,10 +43,12 @@ struct Workload {
 
   std::int64_t sample_size() const;  // floats per input sample
   std::int64_t batches() const { return samples / batch_size; }
-  // Floating-point operations per sample of a training step and of inference; 0 where
-  // the suite reports samples/s only. Dense: 4·units² to train (the forward product and
-  // the kernel's gradient; the input is data, so no framework computes its gradient) and
-  // 2·units² to infer.
+  // Floating-point operations per sample of a training step and of inference, counted
+  // from the model's matrix products (2 per multiply-add; elementwise work left out):
+  // forward for inference; to train, forward plus backward, where backward is 1x forward
+  // for a product on the input data (only its kernel's gradient: no framework computes
+  // the data's) and 2x for the others (the kernel's and the input's). Dense: 4·units² to
+  // train and 2·units² to infer. workload.cc spells out each model's products.
   double train_flops_per_sample() const;
   double predict_flops_per_sample() const;
   // The workload as the Keras worker's `setup` line wants it: one JSON object.
@@ -68,8 +72,6 @@ struct Data {
 };
 Data make_data(const Workload& w, unsigned seed);
 
-// The median of v (0 when empty).
-double median(std::vector<double> v);
 // Median seconds of `calls` calls of fn, after one untimed warm-up call.
 double median_seconds(const std::function<void()>& fn, int calls);
 
