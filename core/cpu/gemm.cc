@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "core/cpu/aligned_buffer.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 
@@ -13,21 +14,6 @@ namespace strata::cpu {
 namespace {
 
 using Index = Eigen::Index;
-
-// A per-thread packing workspace that only ever grows.
-struct Workspace {
-  float* data = nullptr;
-  std::size_t capacity = 0;
-  float* reserve(std::size_t floats) {
-    if (floats > capacity) {
-      std::free(data);
-      capacity = std::max(floats, capacity * 2);
-      data = static_cast<float*>(std::aligned_alloc(64, (capacity * sizeof(float) + 63) / 64 * 64));
-    }
-    return data;
-  }
-  ~Workspace() { std::free(data); }
-};
 
 // Eigen's blocking with its packing buffers in our workspace instead of fresh heap memory.
 class WorkspaceBlocking : public Eigen::internal::level3_blocking<float, float> {
@@ -39,7 +25,7 @@ class WorkspaceBlocking : public Eigen::internal::level3_blocking<float, float> 
     Eigen::internal::computeProductBlockingSizes<float, float, 1>(this->m_kc, this->m_mc, this->m_nc, Index{1});
     const std::size_t size_a = static_cast<std::size_t>(this->m_kc * this->m_mc);
     const std::size_t size_b = static_cast<std::size_t>(this->m_kc * this->m_nc);
-    thread_local Workspace workspace;
+    thread_local AlignedBuffer workspace;
     // Keep B's block 64-byte aligned after A's.
     const std::size_t offset = (size_a + 15) / 16 * 16;
     float* base = workspace.reserve(offset + size_b);

@@ -4,10 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/cpu/aligned_buffer.h"
+
 #if defined(__AVX512F__)
+#if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports its own masked-load intrinsics' internal placeholder as possibly
 // uninitialized (the masked lanes are zeroed by definition).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 
@@ -33,25 +37,6 @@ constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
 constexpr std::int64_t kPackAColumns = 256;
 // Products with fewer columns than this run transposed (see packed_gemm).
 constexpr std::int64_t kFewColumns = 16;
-
-// A per-thread, 64-byte-aligned buffer that only grows: packing allocates nothing once
-// the largest block has been seen.
-class PackBuffer {
- public:
-  float* reserve(std::size_t floats) {
-    if (floats > capacity_) {
-      std::free(data_);
-      capacity_ = std::max(floats, capacity_ * 2);
-      data_ = static_cast<float*>(std::aligned_alloc(64, (capacity_ * sizeof(float) + 63) / 64 * 64));
-    }
-    return data_;
-  }
-  ~PackBuffer() { std::free(data_); }
-
- private:
-  float* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
 
 // Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
 // slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
@@ -181,7 +166,7 @@ void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
   if (n < kFewColumns && m >= 2 * kRows) {
     // Few columns (a 10-class layer) would fill a third of each 32-wide tile: compute
     // Cᵀ = op(B)ᵀ·op(A)ᵀ instead, whose rows are C's columns, and transpose it into C.
-    thread_local PackBuffer transposed;
+    thread_local AlignedBuffer transposed;
     float* ct = transposed.reserve(static_cast<std::size_t>(n * m));
     packed_gemm(!tb, !ta, n, m, k, b, ldb, a, lda, ct, m, false);
     for (std::int64_t i = 0; i < m; ++i) {
@@ -190,7 +175,7 @@ void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
     }
     return;
   }
-  thread_local PackBuffer a_buffer, b_buffer;
+  thread_local AlignedBuffer a_buffer, b_buffer;
   const std::int64_t block_cols = std::min(kBlockCols, (n + kCols - 1) / kCols * kCols);
   const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
   const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
