@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/pool_ops.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -392,6 +395,24 @@ std::vector<TensorSpec> infer_backprop_filter(const InferContext& ctx) {
   return {{Shape{ks[0], ks[1], g.cg, g.o}, DType::float32}};
 }
 
+// The gradient before a fused relu, given dy, the gradient of the conv node `n`'s output
+// y = relu(z): dz = dy·[y > 0]. When dy is max pooling's gradient of y alone (Conv2D
+// followed by MaxPooling2D, the usual image model), one max_pool2d_relu_grad node makes
+// dz and the bias gradient in a single pass, and the pool-gradient node autodiff made
+// is left unused (the Program prunes it). Otherwise a relu_grad node; the bias gradient
+// (second) is then not made here.
+std::pair<Output, Output> relu_gradient(const Node& n, Output dy) {
+  const Output y{dy.graph, n.id, 0};
+  const Node& producer = dy.graph->node(dy.node);
+  if (producer.op == "max_pool2d_grad" && producer.inputs.at(0) == y && dy.index == 0) {
+    const Attrs& a = producer.attrs;
+    const Pool2DParams pool{a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
+                            a.get<std::vector<std::int64_t>>("pads")};
+    return max_pool2d_relu_grad(y, producer.inputs.at(1), pool);
+  }
+  return {relu_grad(dy, y), Output{}};
+}
+
 }  // namespace
 
 std::int64_t conv_output_length(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t dilation,
@@ -418,11 +439,13 @@ void register_conv_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], k = n.inputs[1];
            Conv2DParams p = params_of(n.attrs);
-           Output dz = g[0];
-           if (n.attrs.get_or<std::string>("activation", "") == "relu") dz = relu_grad(dz, Output{x.graph, n.id, 0});
+           Output dz = g[0], db;
+           if (n.attrs.get_or<std::string>("activation", "") == "relu") {
+             std::tie(dz, db) = relu_gradient(n, g[0]);
+           }
            std::vector<Output> grads{conv2d_backprop_input(dz, k, {x.shape()[1], x.shape()[2]}, p),
                                      conv2d_backprop_filter(x, dz, {k.shape()[0], k.shape()[1]}, p)};
-           if (n.inputs.size() == 3) grads.push_back(reduce_sum(dz, {0, 1, 2}));
+           if (n.inputs.size() == 3) grads.push_back(db.valid() ? db : reduce_sum(dz, {0, 1, 2}));
            return grads;
          }});
   r.add({.name = "conv2d_backprop_input", .infer = infer_backprop_input,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
@@ -130,10 +131,16 @@ bool windows_tile(const PoolGeom& g) {
   return g.sh == g.kh && g.sw == g.kw && g.pt == 0 && g.pl == 0 && g.oh * g.sh <= g.h && g.ow * g.sw <= g.w;
 }
 
-void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, float* dx) {
+// With kThroughRelu (max_pool2d_relu_grad), x is a relu's output: a window whose maximum
+// is not positive passes no gradient (the relu's gradient there is 0), and each window's
+// passed gradient is added to its thread's row of `bias_partials` (threads × channels).
+template <bool kThroughRelu = false>
+void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, float* dx,
+                         float* bias_partials = nullptr) {
   const std::int64_t covered_w = g.ow * g.sw;
   for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
     auto [best, arg] = argmax_buffers<std::int32_t>(g.c);
+    float* bias_part = kThroughRelu ? bias_partials + cpu::thread_index() * g.c : nullptr;
     auto at = [&](std::int64_t iy, std::int64_t ix) { return ((n * g.h + iy) * g.w + ix) * g.c; };
     const std::int64_t y0 = oy * g.sh;
     for (std::int64_t ox = 0; ox < g.ow; ++ox) {
@@ -149,6 +156,12 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
         }
       }
       const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
+      if constexpr (kThroughRelu) {
+        for (std::int64_t c = 0; c < g.c; ++c) {
+          if (!(best[c] > 0.f)) arg[c] = -1;  // no position gets the gradient
+          bias_part[c] += best[c] > 0.f ? grad[c] : 0.f;
+        }
+      }
       for (std::int32_t p = 0; p < g.kh * g.kw; ++p) {
         float* out = dx + at(y0 + p / g.kw, x0 + p % g.kw);
         for (std::int64_t c = 0; c < g.c; ++c) out[c] = arg[c] == p ? grad[c] : 0.f;
@@ -253,6 +266,42 @@ std::vector<std::int64_t> hw(const Output& x) { return {x.shape()[1], x.shape()[
 
 }  // namespace
 
+// The gradient through max pooling of a relu's output and through that relu, and the
+// sum of it over (N, H, W): what a Conv2D(activation="relu") followed by MaxPooling2D
+// needs for its pre-activation and bias gradients, in one pass over the activations
+// instead of three (pool gradient, relu gradient, bias sum). conv2d's gradient builds it
+// (conv_ops.cc).
+void max_pool_relu_grad_kernel(KernelContext& ctx) {
+  const Tensor& yt = ctx.input(0);
+  PoolGeom g = make_geom("max_pool2d_relu_grad", yt.shape(), params_ref(ctx.node.attrs));
+  const float* y = yt.data<float>();
+  const float* dy = ctx.input(1).data<float>();
+  float* dz = ctx.output(0).data<float>();
+  float* db = ctx.output(1).data<float>();
+  std::fill_n(db, g.c, 0.f);
+  if (windows_tile(g)) {
+    const int threads = cpu::num_threads();
+    float* partials = cpu::scratch(0, static_cast<std::size_t>(threads * g.c));
+    std::fill_n(partials, threads * g.c, 0.f);
+    max_pool_grad_tiled<true>(g, y, dy, dz, partials);
+    for (int t = 0; t < threads; ++t) {
+      for (std::int64_t c = 0; c < g.c; ++c) db[c] += partials[t * g.c + c];
+    }
+    return;
+  }
+  // Overlapping or padded windows: the plain pool gradient, then the relu's mask and the
+  // channel sums in a second pass.
+  max_pool_grad_kernel(ctx);
+  const std::int64_t positions = g.n * g.h * g.w;
+  for (std::int64_t i = 0; i < positions; ++i) {
+    for (std::int64_t c = 0; c < g.c; ++c) {
+      float& v = dz[i * g.c + c];
+      v = y[i * g.c + c] > 0.f ? v : 0.f;
+      db[c] += v;
+    }
+  }
+}
+
 void register_pool_ops(OpRegistry& r) {
   r.add({.name = "max_pool2d", .infer = infer_pool, .cpu_kernel = max_pool_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -271,6 +320,21 @@ void register_pool_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = max_pool_grad_kernel,
+         .differentiable = false});
+  r.add({.name = "max_pool2d_relu_grad",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           expect_float_input(ctx, 0);
+           expect_float_input(ctx, 1, "gradient");
+           PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+           if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
+             throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() +
+                              " does not match the pooled shape of " + ctx.inputs[0].shape.to_string());
+           }
+           if (g.c == kUnknownDim) throw ShapeError(ctx.op + ": the channel count must be known");
+           return std::vector<TensorSpec>{ctx.inputs[0], {Shape{g.c}, DType::float32}};
+         },
+         .cpu_kernel = max_pool_relu_grad_kernel,
          .differentiable = false});
   r.add({.name = "avg_pool2d", .infer = infer_pool, .cpu_kernel = avg_pool_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -331,6 +395,11 @@ void register_pool_ops(OpRegistry& r) {
 }
 
 Output max_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("max_pool2d", {x}, attrs_of(p)); }
+std::pair<Output, Output> max_pool2d_relu_grad(Output relu_output, Output dy, const Pool2DParams& p) {
+  std::vector<Output> out = relu_output.graph->add_node("max_pool2d_relu_grad", {relu_output, dy}, attrs_of(p));
+  return {out[0], out[1]};
+}
+
 Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& p) {
   return x.graph->add("max_pool2d_grad", {x, dy}, attrs_of(p));
 }

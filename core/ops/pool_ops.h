@@ -4,11 +4,16 @@
 //   max_pool2d       gradient: max_pool2d_grad (routes dy to the first maximum of each
 //                    window). max_pool2d_grad itself is declared non-differentiable:
 //                    second derivatives through max pooling are not supported.
+//   max_pool2d_relu_grad  (dz, db): for x = relu(z), the gradient through the pool and
+//                    the relu, dz (zero where a window's maximum is not positive), and
+//                    db = Σ dz over (N, H, W); non-differentiable. conv2d's gradient uses
+//                    it when its relu output is max-pooled (one pass instead of three).
 //   avg_pool2d       gradient: avg_pool2d_grad, its adjoint; each is the other's gradient.
 //   upsample_nearest2d  gradient: avg_pool2d over the size window, times the window area.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -23,6 +28,7 @@ struct Pool2DParams {
 
 Output max_pool2d(Output x, const Pool2DParams& params);
 Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& params);
+std::pair<Output, Output> max_pool2d_relu_grad(Output relu_output, Output dy, const Pool2DParams& params);
 Output avg_pool2d(Output x, const Pool2DParams& params);
 // input_size = {H, W} of the pooled input.
 Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& params);

@@ -7,6 +7,8 @@
 #include "core/autodiff.h"
 #include "core/check_gradients.h"
 #include "core/ops.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/pool_ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
 
@@ -203,4 +205,37 @@ TEST(SecondOrder, TwoLayerNetworkWithBroadcastBias) {
   };
   auto r = check_gradients(build, {uniform({3, 4}, -1, 1, 20), uniform({4, 2}, -1, 1, 21), uniform({2}, -1, 1, 22)});
   EXPECT_TRUE(r.ok) << r.report;
+}
+
+// Conv2D(relu) then MaxPooling2D: conv2d's gradient replaces the pool gradient, the relu
+// gradient and the bias sum with one max_pool2d_relu_grad node, and the gradients are the
+// ones the three separate ops give.
+TEST(Autodiff, ConvReluThenMaxPoolFusesItsGradientIntoOnePass) {
+  Graph g;
+  Output x = g.placeholder({Shape{2, 8, 8, 3}}, "x");
+  Output k = g.placeholder({Shape{3, 3, 3, 4}}, "k");
+  Output b = g.placeholder({Shape{4}}, "b");
+  Output w = g.placeholder({Shape{2, 3, 3, 4}}, "w");
+  const ops::Pool2DParams pool{{2, 2}, {2, 2}, {0, 0, 0, 0}};
+  Output y = ops::conv2d_bias_activation(x, k, b, "relu", {});
+  Output loss = ops::reduce_sum(ops::mul(ops::max_pool2d(y, pool), w));
+  std::vector<Output> grads = gradients(loss, {x, k, b});
+  // The same gradients by hand from the unfused ops: dz = relu_grad(pool_grad(w), y).
+  Output dz = ops::relu_grad(ops::max_pool2d_grad(y, w, pool), y);
+  std::vector<Output> want{ops::conv2d_backprop_input(dz, k, {8, 8}, {}), ops::conv2d_backprop_filter(x, dz, {3, 3}, {}),
+                           ops::reduce_sum(dz, {0, 1, 2})};
+  Program fused(g, {x, k, b, w}, grads);
+  int fused_nodes = 0;
+  for (int id : fused.execution_order()) {
+    const std::string& op = g.node(id).op;
+    fused_nodes += op == "max_pool2d_relu_grad";
+    EXPECT_NE(op, "relu_grad") << "the fused gradient still runs a relu gradient";
+    EXPECT_NE(op, "max_pool2d_grad") << "the fused gradient still runs the plain pool gradient";
+  }
+  EXPECT_EQ(fused_nodes, 1);
+  const std::vector<Tensor> in{uniform({2, 8, 8, 3}, -1, 1, 70), uniform({3, 3, 3, 4}, -1, 1, 71),
+                               uniform({4}, -0.5f, 0.5f, 72), uniform({2, 3, 3, 4}, -1, 1, 73)};
+  std::vector<Tensor> got = fused.run(in);
+  std::vector<Tensor> expected = Program(g, {x, k, b, w}, want).run(in);
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(tensors_near(got[i], expected[i], 1e-5f)) << "gradient " << i;
 }

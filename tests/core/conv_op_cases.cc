@@ -225,6 +225,30 @@ void check_max_pool_grad_forward() {
   EXPECT_TRUE(tensors_near(dx2, tensor<float>({1, 1, 3, 1}, {11, 0, 100}), 0.f));
 }
 
+// max_pool2d_relu_grad against the three ops it replaces, relu_grad(max_pool2d_grad(dy),
+// y) and reduce_sum of that over (N, H, W), on a relu's output with whole windows of
+// zeros: tiling windows (the fused pass) and overlapping padded ones (the fallback).
+void check_max_pool_relu_grad_forward() {
+  for (const Pool2DParams& p : {Pool2DParams{{2, 2}, {2, 2}, {0, 0, 0, 0}}, Pool2DParams{{3, 3}, {1, 1}, {1, 1, 1, 1}}}) {
+    SCOPED_TRACE(::testing::Message() << "pool " << p.pool_size[0] << " stride " << p.strides[0]);
+    Tensor y = uniform({3, 6, 8, 5}, -1, 1, 960);
+    for (std::int64_t i = 0; i < y.size(); ++i) y.data<float>()[i] = std::max(y.data<float>()[i], 0.f);  // a relu's output
+    for (std::int64_t c = 0; c < 5; ++c) y.data<float>()[c] = y.data<float>()[5 + c] = 0.f;  // ...with zero maxima
+    for (std::int64_t c = 0; c < 5; ++c) y.data<float>()[8 * 5 + c] = y.data<float>()[9 * 5 + c] = 0.f;
+    const std::int64_t oh = p.strides[0] == 2 ? 3 : 6, ow = p.strides[0] == 2 ? 4 : 8;
+    Tensor dy = uniform({3, oh, ow, 5}, -1, 1, 961);
+    Graph g;
+    Output yp = g.placeholder({y.shape()}, "y"), dyp = g.placeholder({dy.shape()}, "dy");
+    auto [dz, db] = ops::max_pool2d_relu_grad(yp, dyp, p);
+    Output want_dz = ops::relu_grad(ops::max_pool2d_grad(yp, dyp, p), yp);
+    Output want_db = ops::reduce_sum(want_dz, {0, 1, 2});
+    Program program(g, {yp, dyp}, {dz, db, want_dz, want_db});
+    std::vector<Tensor> out = program.run({y, dy});
+    EXPECT_TRUE(tensors_near(out[0], out[2], 0.f)) << "dz";
+    EXPECT_TRUE(tensors_near(out[1], out[3], 1e-5f)) << "db";
+  }
+}
+
 void check_training_select_forward() {
   Graph g;
   Output a = g.placeholder({Shape{2}}, "a"), b = g.placeholder({Shape{2}}, "b");
@@ -256,6 +280,7 @@ const RegisterOpCases conv_cases({
     {"conv2d_backprop_filter", OpCase{backprop_filter_cases()}},
     {"max_pool2d", OpCase{pool_cases(true)}},
     {"max_pool2d_grad", OpCase{{}, check_max_pool_grad_forward}},
+    {"max_pool2d_relu_grad", OpCase{{}, check_max_pool_relu_grad_forward}},
     {"avg_pool2d", OpCase{pool_cases(false)}},
     {"avg_pool2d_grad", OpCase{avg_pool_grad_cases()}},
     {"upsample_nearest2d",
