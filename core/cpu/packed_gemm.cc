@@ -21,22 +21,19 @@ namespace strata::cpu {
 
 namespace {
 
-// The register tile: 12 rows of C, each two 16-float vectors wide; 24 accumulators, two
-// vectors of B and the broadcast A value in the remaining registers. Per step of k it
-// does 24 fused multiply-adds for 2 vector loads and 12 broadcasts, so the loads never
-// limit it.
-constexpr std::int64_t kRows = 12;     // MR
-constexpr std::int64_t kCols = 32;     // NR
+// The register tile: 12 rows of C, each two 16-float vectors wide (one for products of
+// at most 16 columns); 24 accumulators, two vectors of B and the broadcast A value in the
+// remaining registers. Per step of k it does 24 fused multiply-adds for 2 vector loads
+// and 12 broadcasts, so the loads never limit it.
+constexpr std::int64_t kRows = 12;  // MR; NR is 16 or 32
 // Blocking (BLIS's order for a kernel that broadcasts A): one packed sliver of A
 // (kRows × kDepth, 18 KB) stays in L1 while the kernel sweeps a packed block of B
 // (kDepth × kBlockCols, 768 KB) from L2; a block of A (kBlockRows × kDepth) sits in L2/L3.
 constexpr std::int64_t kDepth = 384;      // KC
-constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of kCols
+constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of 32
 constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
 // Products with more columns than this pack A (see packed_gemm).
 constexpr std::int64_t kPackAColumns = 256;
-// Products with fewer columns than this run transposed (see packed_gemm).
-constexpr std::int64_t kFewColumns = 16;
 
 // Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
 // slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
@@ -96,50 +93,54 @@ inline void transpose16x16(__m512 r[16]) {
   }
 }
 
-// One kCols-wide sliver of op(B) from a B stored n × k (`b` at the sliver's first
-// column, `cols` ≤ kCols of them): dst[p·kCols + j] = b[j·ldb + p], columns past `cols`
+// The first `count` of 16 lanes (none when count ≤ 0, all when ≥ 16).
+inline __mmask16 lanes(std::int64_t count) {
+  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// One sliver (16·kVecs columns) of op(B) from a B stored n × k (`b` at the sliver's
+// first column, `cols` of them): dst[p·width + j] = b[j·ldb + p], columns past `cols`
 // zero. Blocks of 16 columns × 16 steps are transposed in registers.
+template <int kVecs>
 void pack_b_transposed(const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* dst) {
-  for (std::int64_t j0 = 0; j0 < kCols; j0 += 16) {
-    const std::int64_t live = std::clamp<std::int64_t>(cols - j0, 0, 16);  // real columns in this half
+  constexpr std::int64_t kWidth = 16 * kVecs;
+  for (std::int64_t j0 = 0; j0 < kWidth; j0 += 16) {
+    const std::int64_t live = std::clamp<std::int64_t>(cols - j0, 0, 16);  // real columns in this block
     std::int64_t p0 = 0;
     for (; p0 + 16 <= depth; p0 += 16) {
       __m512 r[16];
       for (int j = 0; j < 16; ++j) r[j] = j < live ? _mm512_loadu_ps(b + (j0 + j) * ldb + p0) : _mm512_setzero_ps();
       transpose16x16(r);
-      for (int p = 0; p < 16; ++p) _mm512_store_ps(dst + (p0 + p) * kCols + j0, r[p]);
+      for (int p = 0; p < 16; ++p) _mm512_store_ps(dst + (p0 + p) * kWidth + j0, r[p]);
     }
     for (std::int64_t p = p0; p < depth; ++p) {
-      float* d = dst + p * kCols + j0;
+      float* d = dst + p * kWidth + j0;
       for (std::int64_t j = 0; j < 16; ++j) d[j] = j < live ? b[(j0 + j) * ldb + p] : 0.f;
     }
   }
 }
 
 // Packs depth [0, depth) × columns [0, cols) of op(B) (its top-left corner at `b`) into
-// slivers of kCols columns: sliver s holds element (p, j) at s·depth·kCols + p·kCols + j,
-// columns past the end zero.
+// slivers of 16·kVecs columns: sliver s holds element (p, j) at s·depth·width + p·width
+// + j, columns past the end zero.
+template <int kVecs>
 void pack_b(bool tb, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
-  for (std::int64_t j0 = 0; j0 < cols; j0 += kCols) {
-    const std::int64_t len = std::min(kCols, cols - j0);
-    float* dst = out + (j0 / kCols) * depth * kCols;
+  constexpr std::int64_t kWidth = 16 * kVecs;
+  for (std::int64_t j0 = 0; j0 < cols; j0 += kWidth) {
+    const std::int64_t len = std::min(kWidth, cols - j0);
+    float* dst = out + (j0 / kWidth) * depth * kWidth;
     if (tb) {  // B stored n × k: each column of op(B) is contiguous in k.
-      pack_b_transposed(b + j0 * ldb, ldb, depth, len, dst);
+      pack_b_transposed<kVecs>(b + j0 * ldb, ldb, depth, len, dst);
     } else {  // B stored k × n: each step of k is a contiguous run of columns.
-      const __mmask16 m0 = len >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << len) - 1);
-      const __mmask16 m1 = len >= 32 ? __mmask16(0xFFFF) : len <= 16 ? __mmask16(0) : __mmask16((1u << (len - 16)) - 1);
       for (std::int64_t p = 0; p < depth; ++p) {
         const float* src = b + p * ldb + j0;
-        float* d = dst + p * kCols;
-        _mm512_store_ps(d, _mm512_maskz_loadu_ps(m0, src));
-        _mm512_store_ps(d + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+        float* d = dst + p * kWidth;
+        for (int v = 0; v < kVecs; ++v) _mm512_store_ps(d + 16 * v, _mm512_maskz_loadu_ps(lanes(len - 16 * v), src + 16 * v));
       }
     }
   }
 }
 
-// C[0..rows, 0..cols) (= or +=) the product of one packed A sliver and one packed B
-// sliver over `depth`. rows ≤ kRows, cols ≤ kCols; `add` keeps C's values.
 // How the kernel reads op(A)'s kRows rows at step p of k: element (i, p) is at
 // ap[p·step + i·row_stride]. A packed sliver has step kRows and row stride 1; an unpacked
 // transposed A (stored k × m) step lda and row stride 1; an unpacked A (stored m × k) step
@@ -149,53 +150,103 @@ struct SliverOfA {
   std::int64_t step, row_stride;
 };
 
+// C[0..rows, 0..cols) (= or +=) the product of one A sliver and one packed B sliver of
+// 16·kVecs columns over `depth`. rows ≤ kRows, cols ≤ 16·kVecs; `add` keeps C's values.
 // kUnitRowStride: A's rows are adjacent floats (a packed sliver, or a transposed A read
 // in place), so the twelve broadcasts use constant offsets and no registers for them.
-template <bool kUnitRowStride>
+template <bool kUnitRowStride, int kVecs>
 void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c, std::int64_t ldc, std::int64_t rows,
           std::int64_t cols, bool add) {
+  constexpr std::int64_t kWidth = 16 * kVecs;
   const float* __restrict ap = a.ap;
   const std::int64_t step = a.step, rs = kUnitRowStride ? 1 : a.row_stride;
-  __m512 acc[kRows][2];
+  __m512 acc[kRows][kVecs];
 #pragma GCC unroll 12
-  for (int i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int i = 0; i < kRows; ++i) {
+    for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
+  }
   for (std::int64_t p = 0; p < depth; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = _mm512_load_ps(bp + 16);
+    __m512 bv[kVecs];
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_load_ps(bp + 16 * v);
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
       const __m512 av = _mm512_set1_ps(ap[i * rs]);
-      acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+      for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
     ap += step;
-    bp += kCols;
+    bp += kWidth;
   }
-  if (rows == kRows && cols == kCols) {
+  if (rows == kRows && cols == kWidth) {
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
       float* ci = c + i * ldc;
-      if (add) {
-        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(ci));
-        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(ci + 16));
+      for (int v = 0; v < kVecs; ++v) {
+        if (add) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_loadu_ps(ci + 16 * v));
+        _mm512_storeu_ps(ci + 16 * v, acc[i][v]);
       }
-      _mm512_storeu_ps(ci, acc[i][0]);
-      _mm512_storeu_ps(ci + 16, acc[i][1]);
     }
     return;
   }
-  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? __mmask16(0) : __mmask16((1u << (cols - 16)) - 1);
+  __mmask16 mask[kVecs];
+  for (int v = 0; v < kVecs; ++v) mask[v] = lanes(cols - 16 * v);
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
     if (i < rows) {
       float* ci = c + i * ldc;
-      if (add) {
-        acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(m0, ci));
-        acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_maskz_loadu_ps(m1, ci + 16));
+      for (int v = 0; v < kVecs; ++v) {
+        if (add) acc[i][v] = _mm512_add_ps(acc[i][v], _mm512_maskz_loadu_ps(mask[v], ci + 16 * v));
+        _mm512_mask_storeu_ps(ci + 16 * v, mask[v], acc[i][v]);
       }
-      _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
-      _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
+    }
+  }
+}
+
+// The blocked product with B slivers of 16·kVecs columns (see packed_gemm).
+template <int kVecs>
+void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                     std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+  constexpr std::int64_t kWidth = 16 * kVecs;
+  thread_local AlignedBuffer a_buffer, b_buffer;
+  const std::int64_t block_cols = std::min(kBlockCols, (n + kWidth - 1) / kWidth * kWidth);
+  const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
+  const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
+  float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_max * block_cols));
+  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * block_rows));
+  // Packing A costs one copy of each element per block of columns; with few columns
+  // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
+  // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
+  const bool pack_whole_block = n > kPackAColumns;
+  // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
+  const std::int64_t depth_step = (k + (k + kDepth - 1) / kDepth - 1) / ((k + kDepth - 1) / kDepth);
+  for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
+    const std::int64_t nc = std::min(kBlockCols, n - jc);
+    for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+      const std::int64_t kc = std::min(depth_step, k - pc);
+      const bool add = accumulate || pc > 0;
+      pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+      for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
+        const std::int64_t mc = std::min(kBlockRows, m - ic);
+        const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
+        if (pack_whole_block) pack_a(ta, a_block, lda, mc, kc, ap);
+        for (std::int64_t ir = 0; ir < mc; ir += kRows) {
+          const std::int64_t rows = std::min(kRows, mc - ir);
+          SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
+          if (!pack_whole_block) {
+            const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
+            if (rows == kRows) {
+              sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
+            } else {  // the last rows: packed, so the kernel reads zeros past the end
+              pack_a(ta, a_rows, lda, rows, kc, ap);
+              sliver.ap = ap;
+            }
+          }
+          const auto run = sliver.row_stride == 1 ? tile<true, kVecs> : tile<false, kVecs>;
+          for (std::int64_t jr = 0; jr < nc; jr += kWidth) {
+            run(kc, sliver, bp + (jr / kWidth) * kc * kWidth, c + (ic + ir) * ldc + jc + jr, ldc, rows,
+                std::min(kWidth, nc - jr), add);
+          }
+        }
+      }
     }
   }
 }
@@ -213,64 +264,10 @@ void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
     }
     return;
   }
-  if (n < kFewColumns && m >= 2 * kRows && ta) {
-    // Few columns (a 10-class layer) would fill a third of each 32-wide tile: compute
-    // Cᵀ = op(B)ᵀ·op(A)ᵀ instead, whose rows are C's columns, and transpose it into C.
-    // Only for a transposed A, which is then Cᵀ's B stored k × n, packed by plain copies;
-    // otherwise packing it costs more than the empty lanes (measured: 128×10×256 ran at
-    // 44 GFLOP/s transposed, 59 in place, on one thread).
-    thread_local AlignedBuffer transposed;
-    float* ct = transposed.reserve(static_cast<std::size_t>(n * m));
-    packed_gemm(!tb, !ta, n, m, k, b, ldb, a, lda, ct, m, false);
-    for (std::int64_t i = 0; i < m; ++i) {
-      float* ci = c + i * ldc;
-      for (std::int64_t j = 0; j < n; ++j) ci[j] = accumulate ? ci[j] + ct[j * m + i] : ct[j * m + i];
-    }
-    return;
-  }
-  thread_local AlignedBuffer a_buffer, b_buffer;
-  const std::int64_t block_cols = std::min(kBlockCols, (n + kCols - 1) / kCols * kCols);
-  const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
-  const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
-  float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_max * block_cols));
-  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * block_rows));
-  // Packing A costs one copy of each element per block of columns; with few columns
-  // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
-  // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
-  const bool pack_whole_block = n > kPackAColumns;
-  // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
-  const std::int64_t depth_step = (k + (k + kDepth - 1) / kDepth - 1) / ((k + kDepth - 1) / kDepth);
-  for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
-    const std::int64_t nc = std::min(kBlockCols, n - jc);
-    for (std::int64_t pc = 0; pc < k; pc += depth_step) {
-      const std::int64_t kc = std::min(depth_step, k - pc);
-      const bool add = accumulate || pc > 0;
-      pack_b(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
-      for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
-        const std::int64_t mc = std::min(kBlockRows, m - ic);
-        const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
-        if (pack_whole_block) pack_a(ta, a_block, lda, mc, kc, ap);
-        for (std::int64_t ir = 0; ir < mc; ir += kRows) {
-          const std::int64_t rows = std::min(kRows, mc - ir);
-          SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
-          if (!pack_whole_block) {
-            const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
-            if (rows == kRows) {
-              sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
-            } else {  // the last rows: packed, so the kernel reads zeros past the end
-              pack_a(ta, a_rows, lda, rows, kc, ap);
-              sliver.ap = ap;
-            }
-          }
-          for (std::int64_t jr = 0; jr < nc; jr += kCols) {
-            const auto run = sliver.row_stride == 1 ? tile<true> : tile<false>;
-            run(kc, sliver, bp + (jr / kCols) * kc * kCols, c + (ic + ir) * ldc + jc + jr, ldc, rows,
-                std::min(kCols, nc - jr), add);
-          }
-        }
-      }
-    }
-  }
+  // Up to 16 columns (a 10-class layer) use a tile one vector wide: the 32-wide one would
+  // leave two thirds of its lanes empty.
+  if (n <= 16) return blocked_product<1>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  blocked_product<2>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 #else  // no AVX-512: cpu::gemm uses Eigen's kernel
