@@ -3,6 +3,10 @@
 #include <atomic>
 #include <cmath>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace strata {
 
 namespace {
@@ -34,6 +38,50 @@ std::array<std::uint32_t, 4> Philox::bits(std::uint64_t counter) const {
     k1 += kKey1;
   }
   return c;
+}
+
+void Philox::bits16(std::uint64_t first, Words16& words) const {
+#if defined(__AVX512F__)
+  alignas(64) std::uint32_t lo_counter[16], hi_counter[16];
+  for (int j = 0; j < 16; ++j) {
+    lo_counter[j] = static_cast<std::uint32_t>(first + static_cast<std::uint64_t>(j));
+    hi_counter[j] = static_cast<std::uint32_t>((first + static_cast<std::uint64_t>(j)) >> 32);
+  }
+  __m512i c0 = _mm512_load_si512(lo_counter), c1 = _mm512_load_si512(hi_counter);
+  __m512i c2 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream_)));
+  __m512i c3 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream_ >> 32)));
+  std::uint32_t k0 = static_cast<std::uint32_t>(seed_), k1 = static_cast<std::uint32_t>(seed_ >> 32);
+  const __m512i mul0 = _mm512_set1_epi32(static_cast<int>(kMul0)), mul1 = _mm512_set1_epi32(static_cast<int>(kMul1));
+  // hi and lo 32 bits of a·m in each lane: _mm512_mul_epu32 multiplies the even lanes
+  // into 64 bits; the odd lanes are shifted down and multiplied the same way.
+  auto mulhilo = [](__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
+    lo = _mm512_mullo_epi32(a, m);
+    const __m512i even = _mm512_mul_epu32(a, m);
+    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+    hi = _mm512_mask_blend_epi32(__mmask16(0xAAAA), _mm512_srli_epi64(even, 32), odd);
+  };
+  for (int round = 0; round < 10; ++round) {
+    __m512i hi0, lo0, hi1, lo1;
+    mulhilo(c0, mul0, hi0, lo0);
+    mulhilo(c2, mul1, hi1, lo1);
+    const __m512i key0 = _mm512_set1_epi32(static_cast<int>(k0)), key1 = _mm512_set1_epi32(static_cast<int>(k1));
+    c0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1), key0);
+    c1 = lo1;
+    c2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), key1);
+    c3 = lo0;
+    k0 += kKey0;
+    k1 += kKey1;
+  }
+  _mm512_storeu_si512(words[0].data(), c0);
+  _mm512_storeu_si512(words[1].data(), c1);
+  _mm512_storeu_si512(words[2].data(), c2);
+  _mm512_storeu_si512(words[3].data(), c3);
+#else
+  for (int j = 0; j < 16; ++j) {
+    const auto w = bits(first + static_cast<std::uint64_t>(j));
+    for (int i = 0; i < 4; ++i) words[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = w[static_cast<std::size_t>(i)];
+  }
+#endif
 }
 
 float Philox::uniform(std::uint64_t index) const {

@@ -356,15 +356,27 @@ void register_nn_ops(OpRegistry& r) {
            const std::int64_t first =
                x.rank() > 0 && x.shape()[0] > 0 ? ctx.sample_offset * (x.size() / x.shape()[0]) : 0;
            // Element g takes word g % 4 of Philox block g / 4: one block (ten rounds) per
-           // four elements, and the mask does not depend on how the range is split.
+           // four elements, and the mask does not depend on how the range is split. Runs
+           // of 64 elements that start a block take their 16 blocks at once (bits16).
+           auto keep = [&](std::uint32_t word, std::int64_t i) {
+             po[i] = Philox::to_uniform(word) >= rate ? px[i] * keep_scale : 0.f;
+           };
            cpu::parallel_for(x.size(), [&](std::int64_t b, std::int64_t e) {
-             for (std::int64_t i = b; i < e;) {
+             std::int64_t i = b;
+             auto one_block = [&] {
                const std::int64_t g = first + i;
                const auto words = rng.bits(static_cast<std::uint64_t>(g / 4));
-               for (std::int64_t j = g % 4; j < 4 && i < e; ++j, ++i) {
-                 po[i] = Philox::to_uniform(words[static_cast<std::size_t>(j)]) >= rate ? px[i] * keep_scale : 0.f;
+               for (std::int64_t j = g % 4; j < 4 && i < e; ++j, ++i) keep(words[static_cast<std::size_t>(j)], i);
+             };
+             while (i < e && (first + i) % 4 != 0) one_block();
+             Philox::Words16 words;
+             for (; i + 64 <= e; i += 64) {
+               rng.bits16(static_cast<std::uint64_t>((first + i) / 4), words);
+               for (std::int64_t t = 0; t < 64; ++t) {
+                 keep(words[static_cast<std::size_t>(t % 4)][static_cast<std::size_t>(t / 4)], i + t);
                }
              }
+             while (i < e) one_block();
            }, cpu::threshold_for(8));
          },
          // Dropout is linear in x with a mask that is a pure function of its attributes

@@ -269,6 +269,18 @@ void check_dropout_forward() {
   }
   EXPECT_NEAR(static_cast<double>(dropped) / static_cast<double>(x.size()), rate, 0.03);
   EXPECT_GT(differ, x.size() / 5) << "masks of different steps differ";
+  // The mask is the one Philox defines, element by element (word i % 4 of block i / 4,
+  // elements numbered from the shard's first sample), however the kernel batches its
+  // draws: at offset 0 and at an offset whose first element is not a block's first word.
+  for (std::int64_t offset : {std::int64_t{0}, std::int64_t{3}}) {
+    Tensor got = p.run({x}, {.training = true, .step = 2, .sample_offset = offset})[0];
+    const Philox rng(mix_seed(42, 2), 7);
+    for (std::int64_t i = 0; i < x.size(); ++i) {
+      const auto g = static_cast<std::uint64_t>(offset * 50 + i);
+      const bool kept = Philox::to_uniform(rng.bits(g / 4)[g % 4]) >= rate;
+      ASSERT_EQ(got.item(i) != 0.f, kept) << "element " << i << " at sample offset " << offset;
+    }
+  }
   EXPECT_THROW(ops::dropout(in, 1.0f, 1, 1), ValueError);
 }
 

@@ -22,6 +22,21 @@ TEST(Philox, MatchesRandom123KnownAnswers) {
   EXPECT_EQ(pi.bits(join(0x243f6a88, 0x85a308d3)), (Words{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
+// bits16 is bits() sixteen counters at a time, including across the carry into the
+// counter's high word.
+TEST(Philox, Bits16MatchesBitsForSixteenCounters) {
+  for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{12345}, (std::uint64_t{1} << 32) - 7,
+                              std::uint64_t{0xFFFFFFFFFFFFFFF0ull}}) {
+    const Philox rng(0x0123456789ABCDEFull, 0xFEDCBA9876543210ull);
+    Philox::Words16 words;
+    rng.bits16(first, words);
+    for (int j = 0; j < 16; ++j) {
+      const auto want = rng.bits(first + static_cast<std::uint64_t>(j));
+      for (int w = 0; w < 4; ++w) EXPECT_EQ(words[w][j], want[w]) << "counter " << first << "+" << j << " word " << w;
+    }
+  }
+}
+
 TEST(Philox, IsDeterministic) {
   Philox a(42, 7), b(42, 7);
   for (std::uint64_t i = 0; i < 100; ++i) {
