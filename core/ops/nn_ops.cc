@@ -5,6 +5,9 @@
 #include <limits>
 
 #include <Eigen/Core>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
@@ -193,6 +196,34 @@ void check_pick_shapes(const std::string& op, const Shape& x, const Shape& label
   }
 }
 
+// Dropout over 64 elements whose Philox blocks are `words` (element t takes word t % 4
+// of block t / 4): kept where the word's uniform is ≥ rate, scaled by keep_scale. The
+// uniform is (word >> 8)·2⁻²⁴ exactly, so "≥ rate" is the integer test (word >> 8) ≥
+// ⌈rate·2²⁴⌉ — the same decision as the float comparison, sixteen words at a time.
+void apply_dropout_run(const Philox::Words16& words, float rate, float keep_scale, const float* x, float* out) {
+#if defined(__AVX512F__) && defined(__BMI2__)
+  const auto threshold = static_cast<std::uint32_t>(std::ceil(static_cast<double>(rate) * 16777216.0));
+  const __m512i limit = _mm512_set1_epi32(static_cast<int>(threshold));
+  std::uint32_t kept[4];  // bit j of kept[w]: element 4j + w is kept
+  for (int w = 0; w < 4; ++w) {
+    const __m512i word = _mm512_loadu_si512(words[static_cast<std::size_t>(w)].data());
+    kept[w] = _mm512_cmpge_epu32_mask(_mm512_srli_epi32(word, 8), limit);
+  }
+  const __m512 scale = _mm512_set1_ps(keep_scale);
+  for (int q = 0; q < 4; ++q) {  // elements 16q .. 16q + 15: blocks 4q .. 4q + 3
+    std::uint32_t mask = 0;
+    for (int w = 0; w < 4; ++w) mask |= _pdep_u32((kept[w] >> (4 * q)) & 0xF, 0x1111u << w);
+    _mm512_storeu_ps(out + 16 * q, _mm512_maskz_mul_ps(static_cast<__mmask16>(mask), _mm512_loadu_ps(x + 16 * q), scale));
+  }
+#else
+  for (int t = 0; t < 64; ++t) {
+    out[t] = Philox::to_uniform(words[static_cast<std::size_t>(t % 4)][static_cast<std::size_t>(t / 4)]) >= rate
+                 ? x[t] * keep_scale
+                 : 0.f;
+  }
+#endif
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -372,9 +403,7 @@ void register_nn_ops(OpRegistry& r) {
              Philox::Words16 words;
              for (; i + 64 <= e; i += 64) {
                rng.bits16(static_cast<std::uint64_t>((first + i) / 4), words);
-               for (std::int64_t t = 0; t < 64; ++t) {
-                 keep(words[static_cast<std::size_t>(t % 4)][static_cast<std::size_t>(t / 4)], i + t);
-               }
+               apply_dropout_run(words, rate, keep_scale, px + i, po + i);
              }
              while (i < e) one_block();
            }, cpu::threshold_for(8));
