@@ -146,13 +146,23 @@ std::int64_t images_per_block(const Geom& g) {
 // cols (images·rows, kdim) for group `gi` of images [n0, n1).
 void im2col(const Geom& g, const float* x, std::int64_t n0, std::int64_t n1, std::int64_t gi, float* cols) {
   const std::int64_t kdim = g.kdim();
+  // Without groups or horizontal dilation, a kernel row's kw·C inputs are one contiguous
+  // run of NHWC memory: copied at once where it lies inside the image (most windows).
+  const bool contiguous_rows = g.groups == 1 && g.dw == 1;
+  const std::int64_t run = g.kw * g.c;
   for (std::int64_t n = n0; n < n1; ++n) {
     const float* xn = x + n * g.h * g.w * g.c + gi * g.cg;
     for (std::int64_t oy = 0; oy < g.oh; ++oy) {
       for (std::int64_t ox = 0; ox < g.ow; ++ox) {
         float* row = cols + (((n - n0) * g.oh + oy) * g.ow + ox) * kdim;
+        const std::int64_t ix0 = ox * g.sw - g.pl;
         for (std::int64_t ky = 0; ky < g.kh; ++ky) {
           const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
+          if (contiguous_rows && iy >= 0 && iy < g.h && ix0 >= 0 && ix0 + g.kw <= g.w) {
+            std::memcpy(row, xn + (iy * g.w + ix0) * g.c, static_cast<std::size_t>(run) * sizeof(float));
+            row += run;
+            continue;
+          }
           for (std::int64_t kx = 0; kx < g.kw; ++kx, row += g.cg) {
             const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
             if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
@@ -173,13 +183,23 @@ void im2col(const Geom& g, const float* x, std::int64_t n0, std::int64_t n1, std
 // dx[images n0..n1, group gi] += col2im(cols).
 void col2im_add(const Geom& g, const float* cols, std::int64_t n0, std::int64_t n1, std::int64_t gi, float* dx) {
   const std::int64_t kdim = g.kdim();
+  const bool contiguous_rows = g.groups == 1 && g.dw == 1;  // as in im2col
+  const std::int64_t run = g.kw * g.c;
   for (std::int64_t n = n0; n < n1; ++n) {
     float* dn = dx + n * g.h * g.w * g.c + gi * g.cg;
     for (std::int64_t oy = 0; oy < g.oh; ++oy) {
       for (std::int64_t ox = 0; ox < g.ow; ++ox) {
         const float* row = cols + (((n - n0) * g.oh + oy) * g.ow + ox) * kdim;
+        const std::int64_t ix0 = ox * g.sw - g.pl;
         for (std::int64_t ky = 0; ky < g.kh; ++ky) {
           const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
+          if (contiguous_rows && iy >= 0 && iy < g.h && ix0 >= 0 && ix0 + g.kw <= g.w) {
+            float* __restrict dst = dn + (iy * g.w + ix0) * g.c;
+            const float* __restrict src = row;
+            for (std::int64_t t = 0; t < run; ++t) dst[t] += src[t];
+            row += run;
+            continue;
+          }
           for (std::int64_t kx = 0; kx < g.kw; ++kx, row += g.cg) {
             const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
             if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;

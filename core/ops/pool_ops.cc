@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
 #include "core/op_registry.h"
@@ -145,6 +149,34 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
     const std::int64_t y0 = oy * g.sh;
     for (std::int64_t ox = 0; ox < g.ow; ++ox) {
       const std::int64_t x0 = ox * g.sw;
+      const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
+#if defined(__AVX512F__)
+      // The loop below, sixteen channels at a time with the same comparisons (ordered
+      // "greater", so a NaN never wins, and the first maximum keeps the gradient).
+      for (std::int64_t c0 = 0; c0 < g.c; c0 += 16) {
+        const __mmask16 live = g.c - c0 >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (g.c - c0)) - 1);
+        __m512 top = _mm512_maskz_loadu_ps(live, x + at(y0, x0) + c0);
+        __m512i where = _mm512_setzero_si512();
+        for (std::int32_t p = 1; p < g.kh * g.kw; ++p) {
+          const __m512 v = _mm512_maskz_loadu_ps(live, x + at(y0 + p / g.kw, x0 + p % g.kw) + c0);
+          const __mmask16 greater = _mm512_cmp_ps_mask(v, top, _CMP_GT_OQ);
+          top = _mm512_mask_mov_ps(top, greater, v);
+          where = _mm512_mask_mov_epi32(where, greater, _mm512_set1_epi32(p));
+        }
+        const __m512 gv = _mm512_maskz_loadu_ps(live, grad + c0);
+        __mmask16 passes = live;
+        if constexpr (kThroughRelu) {
+          passes &= _mm512_cmp_ps_mask(top, _mm512_setzero_ps(), _CMP_GT_OQ);
+          const __m512 sum = _mm512_add_ps(_mm512_maskz_loadu_ps(live, bias_part + c0), _mm512_maskz_mov_ps(passes, gv));
+          _mm512_mask_storeu_ps(bias_part + c0, live, sum);
+        }
+        for (std::int32_t p = 0; p < g.kh * g.kw; ++p) {
+          const __mmask16 here = passes & _mm512_cmpeq_epi32_mask(where, _mm512_set1_epi32(p));
+          _mm512_mask_storeu_ps(dx + at(y0 + p / g.kw, x0 + p % g.kw) + c0, live, _mm512_maskz_mov_ps(here, gv));
+        }
+      }
+      continue;
+#endif
       const float* first = x + at(y0, x0);
       for (std::int64_t c = 0; c < g.c; ++c) best[c] = first[c], arg[c] = 0;
       for (std::int32_t p = 1; p < g.kh * g.kw; ++p) {
@@ -155,7 +187,6 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
           arg[c] = greater ? p : arg[c];
         }
       }
-      const float* grad = dy + ((n * g.oh + oy) * g.ow + ox) * g.c;
       if constexpr (kThroughRelu) {
         for (std::int64_t c = 0; c < g.c; ++c) {
           if (!(best[c] > 0.f)) arg[c] = -1;  // no position gets the gradient
