@@ -64,6 +64,8 @@ Tensor ref_filter_grad(const Geo& g, const Tensor& x, const Tensor& dy) {
 std::vector<std::pair<std::string, Geo>> geometries() {
   return {
       {"3x3 valid", {2, 5, 6, 3, 4, 3, 3, {}}},
+      // 36 output positions: on two threads the forward's blocks of 18 cross an image.
+      {"3 images", {3, 5, 6, 3, 4, 3, 3, {}}},
       {"3x2 pads 1,2,0,1 stride 2", {2, 6, 5, 2, 3, 3, 2, {{2, 2}, {1, 1}, {1, 2, 0, 1}, 1}}},
       {"dilation 2 stride (1,2)", {1, 7, 7, 2, 2, 3, 3, {{1, 2}, {2, 2}, {2, 2, 2, 2}, 1}}},
       {"groups 2", {2, 4, 5, 4, 6, 2, 3, {{1, 1}, {1, 1}, {0, 1, 1, 1}, 2}}},
