@@ -45,15 +45,12 @@ void product_block(Index m, Index n, Index k, const float* a, Index lda, const f
                                                                            blocking, nullptr);
 }
 
-// Our packed kernel (packed_gemm.h) where the build has it, except for a transposed B
-// with few rows of output: packing B transposed costs a scalar copy of each element,
-// a quarter of the arithmetic at 128 rows, where Eigen reads it in place (measured:
-// 128×256×256 with B transposed, 158 GFLOP/s against Eigen's 168 on one thread).
-bool use_packed_kernel(bool tb, Index m) { return packed_gemm_available() && !(tb && m < 256); }
+// Our packed kernel (packed_gemm.h) where the build has it (AVX-512), else Eigen's.
+bool use_packed_kernel() { return packed_gemm_available(); }
 
 void block(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb, float* c,
            Index ldc) {
-  if (use_packed_kernel(tb, m)) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, /*accumulate=*/false);
+  if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, /*accumulate=*/false);
   // Eigen's kernel accumulates: C = 0 first.
   for (Index i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
   if (!ta && !tb) return product_block<Eigen::RowMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
@@ -119,10 +116,11 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   if (try_gemv(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  // Below half a million flops (a few microseconds) one thread does it: a fork-join to
-  // a spinning worker costs about a microsecond. (At 4e6, the 10-class layers' gradients
-  // of 655k flops ran on one thread at half OpenBLAS's two-thread speed.)
-  if (threads <= 1 || flops < 5e5) return block(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  // Below 4 Mflop one thread does it. Split, a product this small runs faster in a loop
+  // of calls (the 10-class layers' 655 kflop gradients at 1.7x), but inside a model the
+  // second core must first fetch the operands the first core just wrote: with 5e5 here
+  // the transformer's batch-1 prediction (64x64x64 projections) went from 48 to 65 µs.
+  if (threads <= 1 || flops < 4e6) return block(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
   // Split the larger of rows and columns into one contiguous block per thread.
   const bool split_rows = m >= n;
   const std::int64_t extent = split_rows ? m : n;
@@ -150,7 +148,7 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
 void gemm_serial(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
   if (m == 0 || n == 0) return;
-  if (use_packed_kernel(tb, m)) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
   if (!accumulate) {
     for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
   }
