@@ -3,11 +3,11 @@
 // Eigen's own multi-threaded GEMM synchronizes its threads inside every product and
 // allocates its packing workspace on each call; on a small machine that is busy (two
 // cores, tests running in parallel) the barriers dominate. Here the output is split
-// into one block per thread, each computed by Eigen's single-threaded kernel with a
-// per-thread packing workspace allocated once, so a product costs one fork-join and no
-// heap allocation. Each block runs Strata's packed AVX-512 kernel (packed_gemm.h) where
-// the build has it, else Eigen's single-threaded kernel. One-row or one-column products
-// go to Eigen's matrix-vector kernel instead (batch-1 inference).
+// into one block per thread, each computed by one single-threaded kernel with per-thread
+// packing buffers allocated once, so a product costs one fork-join and no heap
+// allocation: Strata's packed AVX-512 kernel (packed_gemm.h) where the build has it,
+// else Eigen's. One-row or one-column products go to Eigen's matrix-vector kernel
+// instead (batch-1 inference).
 #pragma once
 
 #include <cstdint>

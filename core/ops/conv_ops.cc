@@ -1,7 +1,7 @@
-// conv2d and its two gradients: im2col over blocks of images, then GEMM.
-// Blocks of whole images run in parallel on the worker pool (each block's GEMM is one
-// thread's product, cpu::gemm_serial); the
-// im2col scratch is per thread and grows only when a larger block is first seen, so
+// conv2d and its two gradients: im2col over blocks of output positions (the forward
+// pass) or of whole images (the gradients), then GEMM. Blocks run in parallel on the
+// worker pool (each block's GEMM is one thread's product, cpu::gemm_serial); the im2col
+// scratch is per thread and grows only when a larger block is first seen, so
 // steady-state steps allocate nothing.
 #include "core/ops/conv_ops.h"
 
