@@ -295,7 +295,19 @@ std::vector<TensorSpec> infer_pool(const InferContext& ctx) {
 
 std::vector<std::int64_t> hw(const Output& x) { return {x.shape()[1], x.shape()[2]}; }
 
-}  // namespace
+// Inputs (x, dy) of a max-pool gradient: float, dy shaped as x pooled. Returns the
+// geometry.
+PoolGeom check_max_pool_grad_inputs(const InferContext& ctx) {
+  expect_inputs(ctx, 2);
+  expect_float_input(ctx, 0);
+  expect_float_input(ctx, 1, "gradient");
+  PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+  if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
+    throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() + " does not match the pooled shape of " +
+                     ctx.inputs[0].shape.to_string());
+  }
+  return g;
+}
 
 // The gradient through max pooling of a relu's output and through that relu, and the
 // sum of it over (N, H, W): what a Conv2D(activation="relu") followed by MaxPooling2D
@@ -333,6 +345,8 @@ void max_pool_relu_grad_kernel(KernelContext& ctx) {
   }
 }
 
+}  // namespace
+
 void register_pool_ops(OpRegistry& r) {
   r.add({.name = "max_pool2d", .infer = infer_pool, .cpu_kernel = max_pool_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -340,28 +354,14 @@ void register_pool_ops(OpRegistry& r) {
          }});
   r.add({.name = "max_pool2d_grad",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 2);
-           expect_float_input(ctx, 0);
-           expect_float_input(ctx, 1, "gradient");
-           PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
-           if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
-             throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() +
-                              " does not match the pooled shape of " + ctx.inputs[0].shape.to_string());
-           }
+           check_max_pool_grad_inputs(ctx);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = max_pool_grad_kernel,
          .differentiable = false});
   r.add({.name = "max_pool2d_relu_grad",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 2);
-           expect_float_input(ctx, 0);
-           expect_float_input(ctx, 1, "gradient");
-           PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
-           if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
-             throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() +
-                              " does not match the pooled shape of " + ctx.inputs[0].shape.to_string());
-           }
+           const PoolGeom g = check_max_pool_grad_inputs(ctx);
            if (g.c == kUnknownDim) throw ShapeError(ctx.op + ": the channel count must be known");
            return std::vector<TensorSpec>{ctx.inputs[0], {Shape{g.c}, DType::float32}};
          },
