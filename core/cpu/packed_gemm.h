@@ -2,7 +2,7 @@
 // cache-sized panels, a 12×32 (or 12×16) register tile of C updated by fused
 // multiply-adds.
 //
-// Eigen's kernel reaches 70-80% of oneDNN's on the shapes our models run and a quarter
+// Eigen's kernel reached 70-90% of oneDNN's on the shapes our models run and a quarter
 // of it where the output has few columns (a 10-class Dense layer); oneDNN's sgemm
 // allocates its packing buffers on every call, which a training step must not do
 // (docs/performance.md). This kernel packs into per-thread buffers that only grow.
