@@ -48,17 +48,6 @@ void product_block(Index m, Index n, Index k, const float* a, Index lda, const f
 // Our packed kernel (packed_gemm.h) where the build has it (AVX-512), else Eigen's.
 bool use_packed_kernel() { return packed_gemm_available(); }
 
-void block(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb, float* c,
-           Index ldc) {
-  if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, /*accumulate=*/false);
-  // Eigen's kernel accumulates: C = 0 first.
-  for (Index i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
-  if (!ta && !tb) return product_block<Eigen::RowMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  if (!ta && tb) return product_block<Eigen::RowMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  if (ta && !tb) return product_block<Eigen::ColMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  product_block<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-}
-
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstRowMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 using StridedVector = Eigen::Map<const Eigen::VectorXf, 0, Eigen::InnerStride<>>;
@@ -120,7 +109,7 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   // of calls (the 10-class layers' 655 kflop gradients at 1.7x), but inside a model the
   // second core must first fetch the operands the first core just wrote: with 5e5 here
   // the transformer's batch-1 prediction (64x64x64 projections) went from 48 to 65 µs.
-  if (threads <= 1 || flops < 4e6) return block(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  if (threads <= 1 || flops < 4e6) return gemm_serial(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, false);
   // Split the larger of rows and columns into one contiguous block per thread.
   const bool split_rows = m >= n;
   const std::int64_t extent = split_rows ? m : n;
@@ -134,11 +123,11 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
       if (split_rows) {
         // Rows of op(A): row-major A advances by rows, a transposed A by columns.
         const float* a_block = ta ? a + begin : a + begin * lda;
-        block(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc);
+        gemm_serial(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc, /*accumulate=*/false);
       } else {
         // Columns of op(B): row-major B advances by columns, a transposed B by rows.
         const float* b_block = tb ? b + begin * ldb : b + begin;
-        block(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc);
+        gemm_serial(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc, /*accumulate=*/false);
       }
     }
   };
@@ -149,6 +138,7 @@ void gemm_serial(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
   if (m == 0 || n == 0) return;
   if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  // Eigen's kernel accumulates: C = 0 first unless accumulating.
   if (!accumulate) {
     for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
   }
@@ -165,15 +155,8 @@ void gemm_batched(bool ta, bool tb, std::int64_t batch, std::int64_t m, std::int
   if (batch <= 0 || m == 0 || n == 0) return;
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  auto product = [&](std::int64_t i) {
-    const float* ai = a + i * stride_a;
-    const float* bi = b + i * stride_b;
-    float* ci = c + i * stride_c;
-    if (k == 0) {
-      for (std::int64_t r = 0; r < m; ++r) std::fill_n(ci + r * ldc, n, 0.0f);
-      return;
-    }
-    block(ta, tb, m, n, k, ai, lda, bi, ldb, ci, ldc);
+  auto product = [&](std::int64_t i) {  // gemm_serial zeroes C when k is 0
+    gemm_serial(ta, tb, m, n, k, a + i * stride_a, lda, b + i * stride_b, ldb, c + i * stride_c, ldc, false);
   };
   // A product big enough to split is split (gemm); otherwise whole products are shared
   // out, contiguous runs of them per thread, unless all of them together are too small
