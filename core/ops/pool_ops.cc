@@ -143,7 +143,9 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
                          float* bias_partials = nullptr) {
   const std::int64_t covered_w = g.ow * g.sw;
   for_each_output_row(g, [&](std::int64_t n, std::int64_t oy) {
+#if !defined(__AVX512F__)
     auto [best, arg] = argmax_buffers<std::int32_t>(g.c);
+#endif
     float* bias_part = kThroughRelu ? bias_partials + cpu::thread_index() * g.c : nullptr;
     auto at = [&](std::int64_t iy, std::int64_t ix) { return ((n * g.h + iy) * g.w + ix) * g.c; };
     const std::int64_t y0 = oy * g.sh;
@@ -175,8 +177,7 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
           _mm512_mask_storeu_ps(dx + at(y0 + p / g.kw, x0 + p % g.kw) + c0, live, _mm512_maskz_mov_ps(here, gv));
         }
       }
-      continue;
-#endif
+#else
       const float* first = x + at(y0, x0);
       for (std::int64_t c = 0; c < g.c; ++c) best[c] = first[c], arg[c] = 0;
       for (std::int32_t p = 1; p < g.kh * g.kw; ++p) {
@@ -197,6 +198,7 @@ void max_pool_grad_tiled(const PoolGeom& g, const float* x, const float* dy, flo
         float* out = dx + at(y0 + p / g.kw, x0 + p % g.kw);
         for (std::int64_t c = 0; c < g.c; ++c) out[c] = arg[c] == p ? grad[c] : 0.f;
       }
+#endif
     }
     // Inputs no window covers: the columns right of the last window in these rows, and
     // (with the last output row) the rows below it.
