@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/cpu/aligned_buffer.h"
+#include "core/cpu/gemv.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 
@@ -56,6 +57,8 @@ using StridedVector = Eigen::Map<const Eigen::VectorXf, 0, Eigen::InnerStride<>>
 // other operand for a single row (batch-1 inference), which costs more than the math.
 // The product is bound by reading the matrix (from L2 at batch 1); split over threads,
 // each core reads its own part, which then stays in its own cache from call to call.
+// A row times a row-major matrix (a batch-1 Dense layer) runs Strata's kernel (gemv.h)
+// where the build has it; the other layouts run Eigen's.
 bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb,
               float* c, Index ldc) {
   if (m != 1 && n != 1) return false;
@@ -71,7 +74,9 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
     const Index begin = std::min(outputs, t * per), end = std::min(outputs, begin + per);
     if (begin >= end) return;
     const Index len = end - begin;
-    if (m == 1) {
+    if (m == 1 && !tb && gemv_available()) {
+      gemv_row(len, k, a, ta ? lda : 1, b + begin, ldb, c + begin);
+    } else if (m == 1) {
       StridedVector a_row(a, k, Eigen::InnerStride<>(ta ? lda : 1));
       Eigen::Map<Eigen::RowVectorXf> c_row(c + begin, len);
       if (tb) {

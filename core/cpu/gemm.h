@@ -6,8 +6,9 @@
 // into one block per thread, each computed by one single-threaded kernel with per-thread
 // packing buffers allocated once, so a product costs one fork-join and no heap
 // allocation: Strata's packed AVX-512 kernel (packed_gemm.h) where the build has it,
-// else Eigen's. One-row or one-column products go to Eigen's matrix-vector kernel
-// instead (batch-1 inference).
+// else Eigen's. One-row or one-column products go to a matrix-vector kernel instead
+// (batch-1 inference): Strata's (gemv.h) for a row times a row-major matrix on AVX-512
+// builds, Eigen's otherwise.
 #pragma once
 
 #include <cstdint>

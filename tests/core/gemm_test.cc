@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cpu/gemm.h"
+#include "core/cpu/gemv.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/rng.h"
 
@@ -80,6 +81,37 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
             expected += static_cast<double>(av) * bv;
           }
           ASSERT_NEAR(c[i * ldc + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+// Strata's matrix-vector kernel on its own: every width of the last, masked vector
+// (n = 1..17), whole 128-column chunks and a chunk after them, odd and even k (its two
+// accumulator sets), a strided vector (a transposed A's row) and a matrix wider than the
+// product. Nothing past the n columns may be written.
+TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+  std::vector<int> widths;
+  for (int n = 1; n <= 17; ++n) widths.push_back(n);
+  for (int n : {31, 128, 129, 256, 300}) widths.push_back(n);
+  for (int n : widths) {
+    for (int k : {1, 2, 7, 64, 131}) {
+      for (int inc : {1, 3}) {
+        SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc);
+        const int ldb = n + 5;
+        auto a = random_values(k * inc, 41 + n), b = random_values(k * ldb, 51 + k);
+        std::vector<float> c(static_cast<std::size_t>(n + 16), 0.5f);
+        cpu::gemv_row(n, k, a.data(), inc, b.data(), ldb, c.data());
+        for (int j = 0; j < n + 16; ++j) {
+          if (j >= n) {
+            ASSERT_EQ(c[j], 0.5f) << "wrote past the product at " << j;
+            continue;
+          }
+          double expected = 0;
+          for (int p = 0; p < k; ++p) expected += static_cast<double>(a[p * inc]) * b[p * ldb + j];
+          ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
         }
       }
     }

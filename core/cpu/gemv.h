@@ -1,0 +1,26 @@
+// Strata's matrix-vector kernel for AVX-512 machines: one row of output, c = a·B, the
+// product of a batch-1 Dense layer.
+//
+// The product reads every weight once and does one multiply-add with it, so its speed is
+// the speed at which a core streams B from its cache. Eigen's matrix-vector kernel
+// streamed the MLP's weights at about 100 GB/s a core where plain loads reach 173
+// (docs/performance.md, "What bounds the MLP's batch-1 latency"); this one keeps 16
+// accumulators in registers (two steps of k over 128 columns) so the loads never wait.
+// cpu::gemm (gemm.h) calls it for each thread's columns of a one-row product.
+#pragma once
+
+#include <cstdint>
+
+namespace strata::cpu {
+
+// True when this build has the kernel (compiled for a CPU with AVX-512F); otherwise
+// gemv_row must not be called.
+bool gemv_available() noexcept;
+
+// c[j] = Σ_p a[p·inc_a] · b[p·ldb + j] for j < n: a row vector of length k (elements
+// inc_a apart) times a row-major k×n matrix with row stride ldb. Runs on the calling
+// thread only.
+void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
+              float* c);
+
+}  // namespace strata::cpu
