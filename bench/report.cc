@@ -321,6 +321,12 @@ void write_csv(const std::string& path, const SuiteResults& s) {
   if (const GemmResult* best = best_gemm(s.gemm)) {
     csv_row(out, "machine", "gemm_peak", "gflops", summarize(best->gflops), "", "GFLOP/s");
   }
+  if (!s.memory.read_gbps.empty()) {
+    csv_row(out, "machine", "cache_read", "gbps", summarize(s.memory.read_gbps), "", "GB/s");
+  }
+  if (!s.memory.round_trip_ns.empty()) {
+    csv_row(out, "machine", "core_round_trip", "ns", summarize(s.memory.round_trip_ns), "", "ns");
+  }
   for (const auto& w : s.workloads) {
     const std::string stable = w.stable ? "1" : "0";
     const double train_flops = w.workload.train_flops_per_sample();
@@ -360,12 +366,14 @@ void write_markdown(const std::string& path, const SuiteResults& s, const RunInf
       << " with the last\n"
       << "- " << fma_peak_line(s.fma_peak, info.threads) << "\n"
       << "- " << gemm_peak_line(s) << "\n"
+      << "- " << memory_limits_line(s.memory, info.threads) << "\n"
       << "- load (`uptime`) before: " << info.load_before << "; after: " << info.load_after << "\n"
       << "- versions: " << info.versions << "\n"
       << "- OMP_WAIT_POLICY=" << info.wait_policy << "\n";
   if (!info.keras_status.empty()) out << "- keras: " << info.keras_status << "\n";
   out << "\n" << legend() << " Keras's loss is fit's epoch mean.\n";
   out << "\n## Targets (issue #7)\n\n" << targets_table(s).markdown();
+  if (const std::string floor = mlp_batch1_floor_line(s); !floor.empty()) out << "\n" << floor << "\n";
   for (const auto& w : s.workloads) {
     out << "\n## " << title(w.workload) << "\n\n" << repetitions_line(w) << "\n\n"
         << workload_table(w, s.fma_peak).markdown();
@@ -414,6 +422,53 @@ std::string fma_peak_line(const FmaPeak& peak, int threads) {
          " trials, " + peak.instructions + " on " + std::to_string(threads) + " threads";
 }
 
+std::string memory_limits_line(const MemoryLimits& memory, int threads) {
+  if (memory.read_gbps.empty()) return "Cache read: not measured";
+  std::string line = "Cache read: " + with_range(summarize(memory.read_gbps)) + " GB/s on " +
+                     std::to_string(threads) + " threads, " + std::to_string(memory.bytes_per_thread / 1024) +
+                     " KB each";
+  if (!memory.round_trip_ns.empty()) {
+    line += "; core-to-core round trip: " + with_range(summarize(memory.round_trip_ns)) + " ns";
+  }
+  return line;
+}
+
+// Each of the MLP's batch-1 layers reads its weights once (4 bytes for one multiply-add).
+// On one core a layer takes at least its bytes over one core's read rate; split over all
+// of them, its bytes over their combined rate plus one round trip between cores (the
+// other core must learn that there is work and the caller that it is done). The floor
+// takes the better of the two for each layer; everything else a prediction does counts
+// as free.
+std::string mlp_batch1_floor_line(const SuiteResults& s) {
+  const WorkloadResult* w = find(s, "mlp");
+  if (!w || s.memory.read_gbps.empty()) return "";
+  const Workload& m = w->workload;
+  const double all_cores = median(s.memory.read_gbps) * 1e3;  // bytes per µs
+  const double one_core = all_cores / s.threads;
+  const double round_trip = s.memory.round_trip_ns.empty() ? 0 : median(s.memory.round_trip_ns) / 1e3;
+  double bytes = 0, floor_us = 0;
+  const std::int64_t layers[3][2] = {{m.sample_shape[0], m.units}, {m.units, m.units}, {m.units, m.classes}};
+  for (const auto& layer : layers) {
+    const double b = 4.0 * static_cast<double>(layer[0]) * static_cast<double>(layer[1]);
+    bytes += b;
+    floor_us += s.threads > 1 && !s.memory.round_trip_ns.empty() ? std::min(b / one_core, b / all_cores + round_trip)
+                                                                  : b / one_core;
+  }
+  std::string line = "MLP batch-1 floor on this machine (" + fmt("%.2f MB", bytes / 1e6) +
+                     " of weights at the cache read rate, one core-to-core round trip per layer split over the "
+                     "cores): " + fmt("%.2f us", floor_us);
+  for (const char* framework : {"strata", "libtorch"}) {
+    const FrameworkResult* f = find(*w, framework);
+    if (f && !f->latency_us.empty()) {
+      line += "; " + std::string(framework) + " " + fmt("%.2f us", median(f->latency_us));
+    }
+  }
+  if (const FrameworkResult* torch = find(*w, "libtorch"); torch && !torch->latency_us.empty()) {
+    line += fmt(" (the floor is %.2fx libtorch's latency)", floor_us / median(torch->latency_us));
+  }
+  return line;
+}
+
 void print_workload(const WorkloadResult& r, const FmaPeak& fma_peak) {
   std::printf("\n%s: %s\n%s", title(r.workload).c_str(), repetitions_line(r).c_str(),
               workload_table(r, fma_peak).text().c_str());
@@ -434,7 +489,9 @@ void print_gemm(const std::vector<GemmResult>& gemm) {
 
 void print_targets(const SuiteResults& results) {
   std::printf("\n%s\n%s\n", fma_peak_line(results.fma_peak, results.threads).c_str(), gemm_peak_line(results).c_str());
+  std::printf("%s\n", memory_limits_line(results.memory, results.threads).c_str());
   std::printf("\nTargets (issue #7)\n%s", targets_table(results).text().c_str());
+  if (const std::string floor = mlp_batch1_floor_line(results); !floor.empty()) std::printf("%s\n", floor.c_str());
 }
 
 void write_results(const std::string& dir, const SuiteResults& results, const RunInfo& info) {

@@ -2,6 +2,7 @@
 // issue #7 with PASS/MISS, bench/results/results.csv and results.md.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -57,9 +58,17 @@ struct FmaPeak {
   double median() const;
 };
 
+// The machine's limits on memory-bound products (bench/memory_limits.h).
+struct MemoryLimits {
+  std::vector<double> read_gbps;      // all threads streaming from their own caches
+  std::size_t bytes_per_thread = 0;   // each thread's buffer
+  std::vector<double> round_trip_ns;  // between two cores; empty on one thread
+};
+
 struct SuiteResults {
   int threads = 2;
   FmaPeak fma_peak;
+  MemoryLimits memory;
   std::vector<WorkloadResult> workloads;
   std::vector<GemmResult> gemm;
 };
@@ -73,6 +82,11 @@ std::vector<std::string> unsettled_medians(const WorkloadResult& r, double toler
 std::string legend();
 // "FMA peak: 479.1 GFLOP/s (470.0..481.2, 2%), AVX-512 (16 lanes) on 2 threads".
 std::string fma_peak_line(const FmaPeak& peak, int threads);
+// "Cache read: 346 GB/s (...) on 2 threads, 512 KB each; core-to-core round trip: 300 ns (...)".
+std::string memory_limits_line(const MemoryLimits& memory, int threads);
+// The MLP's batch-1 floor on this machine from those limits, against the frameworks'
+// measured latencies; empty when the mlp workload or the limits were not measured.
+std::string mlp_batch1_floor_line(const SuiteResults& s);
 // Prints one workload's table (medians with ranges and spreads, training as a share of
 // the FMA peak), how many repetitions it took, the ratios (marked where uncertain), and
 // a warning for any framework whose range is wider than 1.5x.

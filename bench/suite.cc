@@ -33,6 +33,7 @@
 #include <sstream>
 
 #include "bench/fma_peak.h"
+#include "bench/memory_limits.h"
 #include "bench/keras_runner.h"
 #include "bench/report.h"
 #include "bench/workload.h"
@@ -280,7 +281,14 @@ int main(int argc, char** argv) {
   results.threads = o.threads;
   // Every thread the frameworks get, at once; before the workloads, on an idle process.
   results.fma_peak = {measure_fma_peak_gflops({.threads = o.threads}), fma_peak_instructions()};
-  std::printf("%s\n%s\n", fma_peak_line(results.fma_peak, o.threads).c_str(), legend().c_str());
+  // How fast the cores stream cached data and hand work to each other: the limits of
+  // memory-bound products (the MLP's batch-1 floor, memory_limits.h).
+  results.memory.bytes_per_thread = 512 * 1024;
+  results.memory.read_gbps =
+      measure_cache_read_gbps({.threads = o.threads, .bytes_per_thread = results.memory.bytes_per_thread});
+  if (o.threads > 1) results.memory.round_trip_ns = measure_round_trip_ns({});
+  std::printf("%s\n%s\n%s\n", fma_peak_line(results.fma_peak, o.threads).c_str(),
+              memory_limits_line(results.memory, o.threads).c_str(), legend().c_str());
   try {
     for (const std::string& name : split_list(o.workloads)) {
       if (name == "gemm_peak") {
