@@ -14,11 +14,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <barrier>
-#include <chrono>
 #include <cstdint>
 #include <stdexcept>
-#include <thread>
+
+#include "bench/threaded_timing.h"
 
 namespace strata::bench {
 namespace {
@@ -81,32 +80,16 @@ float run_chains(std::int64_t iterations, float multiplier, float addend) {
   return sum_lanes(total);
 }
 
-using Clock = std::chrono::steady_clock;
-
-// Seconds from the first thread's start to the last one's end, every thread running
-// `iterations` after a common barrier. Timing from the earliest start to the latest end
-// (not each thread on its own) keeps a thread that the OS started late from counting as
-// running in parallel with the others.
+// Seconds for `threads` threads each running `iterations` of the chains at once.
 double timed_run(int threads, std::int64_t iterations) {
-  std::barrier start(threads);
-  std::vector<Clock::time_point> begins(static_cast<std::size_t>(threads)), ends(begins.size());
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      start.arrive_and_wait();
-      // The chains are arithmetic on locals, which the compiler may move across the clock
-      // calls; reading their inputs from volatiles after the first and storing the result
-      // to one before the second pins them in between.
-      begins[static_cast<std::size_t>(t)] = Clock::now();
-      const float result = run_chains(iterations, g_multiplier, g_addend);
-      g_kept_result = result;
-      ends[static_cast<std::size_t>(t)] = Clock::now();
-    });
-  }
-  for (auto& w : workers) w.join();
-  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
-                                       *std::min_element(begins.begin(), begins.end()))
-      .count();
+  return time_on_threads(
+      threads, [](int) {},
+      [&](int) {
+        // The chains are arithmetic on locals, which the compiler may move across the
+        // clock calls; reading their inputs from volatiles after the first and storing the
+        // result to one before the second pins them in between.
+        g_kept_result = run_chains(iterations, g_multiplier, g_addend);
+      });
 }
 
 }  // namespace

@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <thread>
+
+#include "bench/threaded_timing.h"
 
 namespace strata::bench {
 namespace {
@@ -48,35 +50,24 @@ struct AlignedFree {
 
 volatile float g_kept_sum = 0;
 
-// Seconds from the first thread's start to the last one's end, each thread making
-// `passes` over its own buffer after a common barrier (as fma_peak.cc times its chains).
+// Seconds for every thread to make `passes` over its own buffer at once, each buffer
+// read once before the clock starts, so that it is in its core's cache.
 double timed_reads(const std::vector<std::unique_ptr<float[], AlignedFree>>& buffers, std::size_t floats,
                    std::int64_t passes) {
-  const int threads = static_cast<int>(buffers.size());
-  std::barrier start(threads);
-  std::vector<Clock::time_point> begins(buffers.size()), ends(buffers.size());
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      const float* data = buffers[static_cast<std::size_t>(t)].get();
-      g_kept_sum = read_pass(data, floats);  // into this core's cache
-      start.arrive_and_wait();
-      begins[static_cast<std::size_t>(t)] = Clock::now();
-      float sum = 0;
-      for (std::int64_t p = 0; p < passes; ++p) {
-        // The buffer may have changed, as far as the compiler knows: every pass reads it
-        // again (else it computes one pass and reuses the result).
-        asm volatile("" ::: "memory");
-        sum += read_pass(data, floats);
-      }
-      g_kept_sum = sum;
-      ends[static_cast<std::size_t>(t)] = Clock::now();
-    });
-  }
-  for (auto& w : workers) w.join();
-  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
-                                       *std::min_element(begins.begin(), begins.end()))
-      .count();
+  return time_on_threads(
+      static_cast<int>(buffers.size()),
+      [&](int t) { g_kept_sum = read_pass(buffers[static_cast<std::size_t>(t)].get(), floats); },
+      [&](int t) {
+        const float* data = buffers[static_cast<std::size_t>(t)].get();
+        float sum = 0;
+        for (std::int64_t p = 0; p < passes; ++p) {
+          // The buffer may have changed, as far as the compiler knows: every pass reads it
+          // again (else it computes one pass and reuses the result).
+          asm volatile("" ::: "memory");
+          sum += read_pass(data, floats);
+        }
+        g_kept_sum = sum;
+      });
 }
 
 }  // namespace
