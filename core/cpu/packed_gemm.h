@@ -1,6 +1,7 @@
 // Strata's own single-threaded SGEMM kernel for AVX-512 machines: operands packed into
 // cache-sized panels, a 12×32 (or 12×16) register tile of C updated by fused
-// multiply-adds.
+// multiply-adds; products of at most 12 columns with A transposed (and k ≥ 16) keep C^T
+// in registers instead, so that all 16 lanes work.
 //
 // Eigen's kernel reached 70-90% of oneDNN's on the shapes our models run and a quarter
 // of it where the output has few columns (a 10-class Dense layer); oneDNN's sgemm

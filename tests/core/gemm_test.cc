@@ -53,12 +53,16 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
 
 // Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
 // reach: several blocks of k (k > 384) and of columns (n > 512), A packed (n > 256) and
-// read in place, few columns (computed transposed), rows that do not fill the last
-// 12-row tile, and accumulation into C.
+// read in place, few columns (with A transposed, computed transposed), rows that do not
+// fill the last 12-row tile, and accumulation into C.
 TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
-  const std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33},  {50, 300, 20}, {13, 70, 800},
-                                                         {30, 530, 17}, {12, 32, 5},   {7, 3, 2}};
+  std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33},  {50, 300, 20}, {13, 70, 800},
+                                                   {30, 530, 17}, {12, 32, 5},   {7, 3, 2}};
+  // Every column count of the transposed path (1..12, at least 16 steps of k) and of the
+  // 16-wide tile past it, with odd rows (full blocks of 32 to 64 rows, then a partial one)
+  // and odd depths.
+  for (int n = 1; n <= 15; ++n) shapes.push_back({29 + 10 * n, n, 17 + 2 * n});
   for (const auto& [m, n, k] : shapes) {
     for (int t = 0; t < 8; ++t) {
       const bool ta = t & 1, tb = t & 2, accumulate = t & 4;
