@@ -2,14 +2,7 @@
 
 #include <cstdlib>
 
-#if defined(__AVX512F__)
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 reports its own masked-load intrinsics' internal placeholder as possibly
-// uninitialized (the masked lanes are zeroed by definition).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#endif
+#include "core/cpu/avx512.h"
 
 namespace strata::cpu {
 
