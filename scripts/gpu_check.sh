@@ -42,7 +42,8 @@ step "machine"
 } | tee "$OUT/machine.txt"
 
 step "unpacking $DEBS/*.deb into $PREFIX"
-compgen -G "$DEBS/*.deb" >/dev/null || fail "no .deb files in $DEBS: run scripts/fetch_gpu_packages.sh where apt works and carry $DEBS"
+compgen -G "$DEBS/*.deb" >/dev/null ||
+  fail "no .deb files in $DEBS: run scripts/fetch_gpu_packages.sh where apt works, and carry $DEBS"
 rm -rf "$PREFIX"
 mkdir -p "$PREFIX"
 for deb in "$DEBS"/*.deb; do dpkg -x "$deb" "$PREFIX"; done
@@ -109,7 +110,8 @@ if ! "$BUILD_DIR/tests/core_tests" --gtest_filter='*Cuda*:Placement.*' --gtest_o
 fi
 {
   echo "CUDA and placement tests:"
-  grep -E '^\[  PASSED  \] [0-9]+ tests?\.|^\[  FAILED  \] |^\[  SKIPPED \] [0-9]+ tests?,' "$OUT/cuda_tests.log" || true
+  grep -E '^\[  PASSED  \] [0-9]+ tests?\.|^\[  FAILED  \] |^\[  SKIPPED \] [0-9]+ tests?,' \
+    "$OUT/cuda_tests.log" || true
   reason=$(grep -m1 -A1 ': Skipped$' "$OUT/cuda_tests.log" | tail -1 || true)
   if [[ -n "$reason" ]]; then echo "first reason to skip: $reason"; fi
 } | tee -a "$OUT/summary.txt"
@@ -127,5 +129,9 @@ fi
   sed -n '/tests passed\|tests failed/,$p' "$OUT/ctest.log" | grep -v '(Skipped)$' || true
   echo "$(grep -c '(Skipped)$' "$OUT/ctest.log" || true) tests skipped (ctest.log lists them)"
 } | tee -a "$OUT/summary.txt"
-if [[ $status == 0 ]]; then step "all tests that ran passed"; else step "FAILURES: see summary.txt, cuda_tests.log, ctest.log"; fi
+if [[ $status == 0 ]]; then
+  step "all tests that ran passed"
+else
+  step "FAILURES: see summary.txt, cuda_tests.log, ctest.log"
+fi
 exit $status

@@ -45,8 +45,8 @@ void binary(KernelContext& ctx, BinaryOp op) {
   if (a_flat && b_flat) {
     launch_binary(op, floats(a), a.size() == n, floats(b), b.size() == n, floats(out), n, stream);
   } else {
-    launch_binary_broadcast(op, floats(a), floats(b), floats(out), n, broadcast_index(a.shape(), b.shape(), out.shape()),
-                            stream);
+    const BroadcastIndex index = broadcast_index(a.shape(), b.shape(), out.shape());
+    launch_binary_broadcast(op, floats(a), floats(b), floats(out), n, index, stream);
   }
   check_launch(ctx);
 }

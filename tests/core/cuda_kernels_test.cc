@@ -198,7 +198,8 @@ OpCases select_cases() {
   OpCases op{0.f, {}};
   std::uint64_t seed = 500;
   for (const Shape& s : std::vector<Shape>{{37, 19}, {1000, 33}, {}, {0, 3}}) {
-    op.cases.push_back({"shape " + s.to_string(), {coarse(s, seed), in_range(s, -1, 1, seed + 1), in_range(s, -1, 1, seed + 2)}});
+    op.cases.push_back(
+        {"shape " + s.to_string(), {coarse(s, seed), in_range(s, -1, 1, seed + 1), in_range(s, -1, 1, seed + 2)}});
     seed += 3;
   }
   return op;
@@ -210,7 +211,9 @@ const std::map<std::string, OpCases>& table() {
   static const std::map<std::string, OpCases> cases = [] {
     const Generator any = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -2, 2, seed); };
     const Generator ties = coarse;
-    const Generator divisor = [](Shape s, std::uint64_t seed) { return away_from_zero(std::move(s), 0.25f, 2.f, seed); };
+    const Generator divisor = [](Shape s, std::uint64_t seed) {
+      return away_from_zero(std::move(s), 0.25f, 2.f, seed);
+    };
     const Generator positive = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), 0.01f, 5, seed); };
     const Generator wide = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -30, 30, seed); };
     const Generator exponent = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -10, 10, seed); };
