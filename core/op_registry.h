@@ -16,6 +16,9 @@
 namespace strata {
 
 class Collective;  // core/collective.h
+namespace cuda {
+class RunContext;  // core/cuda/run_context.h
+}
 
 struct InferContext {
   const std::string& op;
@@ -36,6 +39,9 @@ struct KernelContext {
   std::int64_t sample_offset = 0;
   std::int64_t global_batch = 0;
   Collective* collective = nullptr;  // for all_reduce_start / all_reduce_wait
+  // A CUDA kernel's device, stream and library handles (null for CPU kernels). A CUDA
+  // kernel only enqueues work on that stream: it returns before the work has run.
+  cuda::RunContext* cuda = nullptr;
   const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
   Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }
 };

@@ -7,35 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/check.h"
+#include "core/cuda/device_scope.h"
 #include "core/error.h"
 
 namespace strata::cuda {
-
-namespace {
-
-void check(cudaError_t status, const std::string& what) {
-  if (status != cudaSuccess) {
-    cudaGetLastError();
-    throw Error(what + ": " + cudaGetErrorString(status));
-  }
-}
-
-// Makes `device` current for the calling thread while alive.
-class DeviceScope {
- public:
-  explicit DeviceScope(int device) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
-  }
-  ~DeviceScope() { cudaSetDevice(previous_); }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-};
-
-}  // namespace
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard lock(mutex_);
@@ -63,7 +39,10 @@ void* CachingAllocator::allocate(std::size_t bytes) {
       release_cache();
       status = cudaMalloc(&data, size);
     }
-    check(status, "out of memory allocating " + std::to_string(size) + " bytes on cuda:" + std::to_string(device_));
+    if (status != cudaSuccess) {
+      const std::string call = "cudaMalloc of " + std::to_string(size) + " bytes on cuda:" + std::to_string(device_);
+      throw_error(status, nullptr, call.c_str());
+    }
     std::lock_guard lock(mutex_);
     in_use_[data] = size;
     current_ += static_cast<std::int64_t>(size);
@@ -137,7 +116,7 @@ void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, boo
   if (bytes == 0) return;
   const cudaMemcpyKind kind = dst_on_device ? (src_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                                             : (src_on_device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-  check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy of " + std::to_string(bytes) + " bytes");
+  check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
 }
 
 }  // namespace strata::cuda

@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/elementwise_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -160,18 +162,27 @@ Output unbroadcast(Output grad, Output x, Output other, const Node& node) {
   return same ? grad : sum_to_like(grad, x);
 }
 
-OpDef binary_op(std::string name, std::function<void(KernelContext&)> kernel, GradFn grad) {
+// The CUDA kernels (core/cuda/elementwise_kernels.h), in a build with CUDA.
+KernelFn cuda_binary(cuda::BinaryOp op) {
+  return STRATA_CUDA_KERNEL([op](KernelContext& c) { cuda::binary(c, op); });
+}
+KernelFn cuda_unary(cuda::UnaryOp op) {
+  return STRATA_CUDA_KERNEL([op](KernelContext& c) { cuda::unary(c, op); });
+}
+
+OpDef binary_op(std::string name, KernelFn kernel, GradFn grad, KernelFn cuda_kernel) {
   OpDef def;
   def.name = std::move(name);
   def.infer = infer_binary;
   def.cpu_kernel = std::move(kernel);
   def.differentiable = static_cast<bool>(grad);
   def.gradient = std::move(grad);
+  def.cuda_kernel = std::move(cuda_kernel);
   return def;
 }
 
-OpDef unary_op(std::string name, std::function<void(KernelContext&)> kernel, GradFn grad) {
-  OpDef def = binary_op(std::move(name), std::move(kernel), std::move(grad));
+OpDef unary_op(std::string name, KernelFn kernel, GradFn grad, KernelFn cuda_kernel) {
+  OpDef def = binary_op(std::move(name), std::move(kernel), std::move(grad), std::move(cuda_kernel));
   def.infer = infer_unary;
   return def;
 }
@@ -206,79 +217,101 @@ void register_elementwise_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output zeros = zeros_like(g[0]);
            return std::vector<Output>{Output{}, select(n.inputs[0], g[0], zeros), select(n.inputs[0], zeros, g[0])};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::select)});
 
   r.add(binary_op("add", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a + b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     return {unbroadcast(g[0], in(n, 0), in(n, 1), n), unbroadcast(g[0], in(n, 1), in(n, 0), n)};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::add)));
   r.add(binary_op("sub", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a - b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     return {unbroadcast(g[0], in(n, 0), in(n, 1), n),
                             unbroadcast(neg(g[0]), in(n, 1), in(n, 0), n)};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::sub)));
   r.add(binary_op("mul", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a * b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     return {unbroadcast(mul(g[0], in(n, 1)), in(n, 0), in(n, 1), n),
                             unbroadcast(mul(g[0], in(n, 0)), in(n, 1), in(n, 0), n)};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::mul)));
   r.add(binary_op("div", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a / b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     Output b = in(n, 1);
                     return {unbroadcast(div(g[0], b), in(n, 0), b, n),
                             unbroadcast(neg(div(mul(g[0], out(n)), b)), b, in(n, 0), n)};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::div)));
   r.add(binary_op("maximum",
                   [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a >= b ? a : b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     Output mask = greater_equal(in(n, 0), in(n, 1));
                     return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
                             unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::maximum)));
   r.add(binary_op("minimum",
                   [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a <= b ? a : b; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     Output mask = less_equal(in(n, 0), in(n, 1));
                     return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
                             unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
-                  }));
-  r.add(binary_op("equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a == b ? 1.f : 0.f; }); }, {}));
-  r.add(binary_op("not_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a != b ? 1.f : 0.f; }); }, {}));
-  r.add(binary_op("greater", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a > b ? 1.f : 0.f; }); }, {}));
-  r.add(binary_op("greater_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a >= b ? 1.f : 0.f; }); }, {}));
-  r.add(binary_op("less", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a < b ? 1.f : 0.f; }); }, {}));
-  r.add(binary_op("less_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a <= b ? 1.f : 0.f; }); }, {}));
+                  },
+                  cuda_binary(cuda::BinaryOp::minimum)));
+  r.add(binary_op("equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a == b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::equal)));
+  r.add(binary_op("not_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a != b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::not_equal)));
+  r.add(binary_op("greater", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a > b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::greater)));
+  r.add(binary_op("greater_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a >= b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::greater_equal)));
+  r.add(binary_op("less", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a < b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::less)));
+  r.add(binary_op("less_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a <= b ? 1.f : 0.f; }); }, {},
+                  cuda_binary(cuda::BinaryOp::less_equal)));
   r.add(binary_op("relu_grad",
                   [](KernelContext& c) { binary_kernel(c, [](float g, float y) { return y > 0.f ? g : 0.f; }); },
                   [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                     return {unbroadcast(relu_grad(g[0], in(n, 1)), in(n, 0), in(n, 1), n), Output{}};
-                  }));
+                  },
+                  cuda_binary(cuda::BinaryOp::relu_grad)));
 
   r.add(unary_op("neg", [](KernelContext& c) { unary_kernel(c, [](float x) { return -x; }); },
-                 [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {neg(g[0])}; }));
+                 [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {neg(g[0])}; },
+                 cuda_unary(cuda::UnaryOp::neg)));
   r.add(unary_op("exp", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::exp(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {mul(g[0], out(n))}; }));
+                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {mul(g[0], out(n))}; },
+                 cuda_unary(cuda::UnaryOp::exp)));
   r.add(unary_op("log", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::log(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {div(g[0], in(n, 0))}; }));
+                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {div(g[0], in(n, 0))}; },
+                 cuda_unary(cuda::UnaryOp::log)));
   r.add(unary_op("sqrt", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::sqrt(x); }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {div(mul(g[0], 0.5f), out(n))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::sqrt)));
   r.add(unary_op("square", [](KernelContext& c) { unary_kernel(c, [](float x) { return x * x; }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {mul(g[0], mul(in(n, 0), 2.0f))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::square)));
   r.add(unary_op("abs", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::fabs(x); }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {mul(g[0], sign(in(n, 0)))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::abs)));
   r.add(unary_op("sign", [](KernelContext& c) {
                    unary_kernel(c, [](float x) { return x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f); });
-                 }, {}));
+                 }, {},
+                 cuda_unary(cuda::UnaryOp::sign)));
   r.add(unary_op("tanh", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::tanh(x); }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {mul(g[0], sub(1.0f, square(out(n))))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::tanh)));
   r.add(unary_op("sigmoid",
                  [](KernelContext& c) {
                    unary_kernel(c, [](float x) {
@@ -291,23 +324,27 @@ void register_elementwise_ops(OpRegistry& r) {
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    Output y = out(n);
                    return {mul(g[0], mul(y, sub(1.0f, y)))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::sigmoid)));
   r.add(unary_op("relu", [](KernelContext& c) { unary_kernel(c, [](float x) { return x > 0.f ? x : 0.f; }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {relu_grad(g[0], out(n))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::relu)));
   r.add(unary_op("erf", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::erf(x); }); },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    Output x = in(n, 0);
                    return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::erf)));
   r.add(unary_op("softplus",
                  [](KernelContext& c) {
                    unary_kernel(c, [](float x) { return std::log1p(std::exp(-std::fabs(x))) + (x > 0.f ? x : 0.f); });
                  },
                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
                    return {mul(g[0], sigmoid(in(n, 0)))};
-                 }));
+                 },
+                 cuda_unary(cuda::UnaryOp::softplus)));
 }
 
 // --- builders ----------------------------------------------------------------------------

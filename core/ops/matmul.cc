@@ -1,9 +1,12 @@
 // matmul: the CPU backend's GEMM (core/cpu/gemm.h) on row-major matrices; dense: the
-// same product with the bias and a relu applied in one pass over the output.
+// same product with the bias and a relu applied in one pass over the output. On CUDA
+// devices both run through cuBLAS (core/cuda/matmul_kernels.h).
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
+#include "core/cuda/matmul_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -124,7 +127,8 @@ void register_matmul_ops(OpRegistry& r) {
              grads.push_back(reduce_sum(dz, leading));
            }
            return grads;
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::dense)});
   r.add({.name = "matmul", .infer = infer_matmul, .cpu_kernel = matmul_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& grads) {
            Output a = n.inputs[0], b = n.inputs[1], g = grads[0];
@@ -144,7 +148,8 @@ void register_matmul_ops(OpRegistry& r) {
              db = matmul(g, a, true, true);
            }
            return std::vector<Output>{to_input_shape(da, a), to_input_shape(db, b)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::matmul)});
 }
 
 Output dense(Output x, Output kernel, Output bias, const std::string& activation) {

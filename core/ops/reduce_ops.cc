@@ -1,6 +1,9 @@
-// Reductions over axes (sum, mean, max) and expand_to, their adjoint.
+// Reductions over axes (sum, mean, max) and expand_to, their adjoint. The reductions
+// also run on CUDA devices (core/cuda/reduce_kernels.h).
+#include "core/cuda/reduce_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/reduce_kernels.h"
 #include "core/ops/shape_util.h"
 
@@ -31,11 +34,13 @@ void register_reduce_ops(OpRegistry& r) {
   r.add({.name = "reduce_sum", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::sum),
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), false)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_sum)});
   r.add({.name = "reduce_mean", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::mean),
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), true)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_mean)});
   r.add({.name = "reduce_max", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::max),
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0];
@@ -44,7 +49,8 @@ void register_reduce_ops(OpRegistry& r) {
            // Tied maxima share the gradient equally, as in TF and JAX.
            Output share = div(mask, expand_to(reduce_sum(mask, axes_of(n), false), x, axes_of(n), false));
            return std::vector<Output>{mul(expand_to(g[0], x, axes_of(n), false), share)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_max)});
   r.add({.name = "expand_to",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);

@@ -9,6 +9,7 @@
 #include "core/allocator.h"
 #include "core/device.h"
 #include "core/ops.h"
+#include "core/ops/hash_ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
 
@@ -89,25 +90,39 @@ TEST(Placement, AMissingGpuIsAClearError) {
   EXPECT_NE(msg.find("cuda:3"), std::string::npos) << msg;
 }
 
-// Every op has a CPU kernel; no op has a CUDA kernel yet, so a Program for cuda:0 is
-// refused while compiling, naming what lacks a kernel — on any machine, GPU or not.
+// Every op has a CPU kernel; string ops never get a CUDA one (strings stay on the host),
+// so a Program for cuda:0 that hashes strings is refused while compiling, naming what
+// lacks a kernel — on any machine, GPU or not. Ops that have a CUDA kernel in this build
+// (matmul and tanh when Strata is built with CUDA) are not named.
 TEST(Placement, AProgramForADeviceItsOpsLackIsRefusedAtCompileTimeNamingOpLayerAndDevice) {
   Graph g;
   Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
-  Output y, w;
+  Output words = g.placeholder({Shape{kUnknownDim}, DType::string}, "words");
+  Output y, w, bins;
   {
     NameScope scope(g, "dense_7");
     w = g.placeholder({Shape{3, 2}}, "w");
     y = ops::tanh(ops::matmul(x, w));
   }
+  {
+    NameScope scope(g, "hashing_2");
+    bins = ops::hash_bucket(words, {.num_bins = 8});
+  }
   const int nodes = g.num_nodes();
-  std::string msg = message_of([&] { Program p(g, {x, w}, {y}, {}, parse_device("cuda:0")); });
-  EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("op 'matmul'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("layer 'dense_7'"), std::string::npos) << msg;
+  std::string msg = message_of([&] { Program p(g, {x, w, words}, {y, bins}, {}, parse_device("cuda:0")); });
+  EXPECT_NE(msg.find("cannot run on cuda:0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("op 'hash_bucket'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("layer 'hashing_2'"), std::string::npos) << msg;
+  if (built_with_cuda()) {
+    EXPECT_EQ(msg.find("op 'matmul'"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("layer 'dense_7'"), std::string::npos) << msg;
+  } else {
+    EXPECT_NE(msg.find("op 'matmul'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("layer 'dense_7'"), std::string::npos) << msg;
+  }
   EXPECT_EQ(g.num_nodes(), nodes);
   // The same graph compiles for the CPU.
-  Program cpu(g, {x, w}, {y});
+  Program cpu(g, {x, w, words}, {y, bins});
   EXPECT_EQ(to_string(cpu.device()), "cpu:0");
 }
 

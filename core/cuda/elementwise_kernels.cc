@@ -1,0 +1,70 @@
+// Host side of the elementwise CUDA kernels: reads shapes off the KernelContext, picks
+// the launch (core/cuda/elementwise.cu) and checks it.
+#include "core/cuda/elementwise_kernels.h"
+
+#include "core/cuda/check.h"
+#include "core/cuda/elementwise_launch.h"
+#include "core/cuda/run_context.h"
+#include "core/op_registry.h"
+#include "core/ops/shape_util.h"
+
+namespace strata::cuda {
+
+static_assert(kMaxLaunchRank >= ops::kMaxRank, "a launch index must hold every rank a Shape may have");
+
+namespace {
+
+const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
+float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
+
+BroadcastIndex broadcast_index(const Shape& a, const Shape& b, const Shape& out) {
+  const ops::Strides sa = ops::broadcast_strides(a, out);
+  const ops::Strides sb = ops::broadcast_strides(b, out);
+  BroadcastIndex index;
+  index.rank = out.rank();
+  for (int d = 0; d < out.rank(); ++d) {
+    index.dims[d] = out.dims()[static_cast<std::size_t>(d)];
+    index.a_strides[d] = sa[static_cast<std::size_t>(d)];
+    index.b_strides[d] = sb[static_cast<std::size_t>(d)];
+  }
+  return index;
+}
+
+}  // namespace
+
+void binary(KernelContext& ctx, BinaryOp op) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  Tensor& out = ctx.output(0);
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  // An operand with as many elements as the output has its layout: broadcasting only
+  // repeats elements. One with a single element is read at index 0.
+  const bool a_flat = a.size() == n || a.size() == 1, b_flat = b.size() == n || b.size() == 1;
+  if (a_flat && b_flat) {
+    launch_binary(op, floats(a), a.size() == n, floats(b), b.size() == n, floats(out), n, stream);
+  } else {
+    const BroadcastIndex index = broadcast_index(a.shape(), b.shape(), out.shape());
+    launch_binary_broadcast(op, floats(a), floats(b), floats(out), n, index, stream);
+  }
+  check_launch(ctx);
+}
+
+void unary(KernelContext& ctx, UnaryOp op) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const std::int64_t n = ctx.output(0).size();
+  if (n == 0) return;
+  launch_unary(op, floats(ctx.input(0)), floats(ctx.output(0)), n, stream);
+  check_launch(ctx);
+}
+
+void select(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const std::int64_t n = ctx.output(0).size();
+  if (n == 0) return;
+  launch_select(floats(ctx.input(0)), floats(ctx.input(1)), floats(ctx.input(2)), floats(ctx.output(0)), n, stream);
+  check_launch(ctx);
+}
+
+}  // namespace strata::cuda

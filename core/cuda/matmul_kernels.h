@@ -1,0 +1,17 @@
+// The CUDA kernels of matmul and dense (core/ops/matmul.cc registers them beside the CPU
+// kernels): cuBLAS's float32 GEMM on row-major matrices, with the CPU kernels' reading
+// of shapes (leading dims of an N-D operand flattened into rows; transpose attrs).
+// dense adds its bias and relu in one pass after the product. Defined only in a build
+// with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+#pragma once
+
+namespace strata {
+struct KernelContext;
+}
+
+namespace strata::cuda {
+
+void matmul(KernelContext& ctx);
+void dense(KernelContext& ctx);
+
+}  // namespace strata::cuda

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Builds Strata with its CUDA backend on a GPU machine and runs the GPU tests, writing
+# logs and results into OUTDIR (issue #12, point 8):
+#   bash scripts/gpu_check.sh OUTDIR [--all]
+# Default: builds the core and models suites, runs the CUDA and placement tests, then the
+# whole core suite. --all builds everything the tests need and runs every suite.
+#
+# The GPU machine (the device tool) has the CUDA toolkit, CMake and a compiler but none
+# of Debian's -dev packages and no network: the build's dependencies come from Debian
+# packages fetched here beforehand (scripts/fetch_gpu_packages.sh, into .gpu-debs/),
+# unpacked with dpkg -x into a prefix, never into /. From the device tool:
+#   run(command="bash scripts/gpu_check.sh $OUT", carry=[".gpu-debs"])
+# bench/run --device=cuda does not exist yet, so no benchmark runs here.
+#
+# Environment: DEBS (default .gpu-debs), PREFIX (default /tmp/strata-gpu-deps),
+# BUILD_DIR (default build-gpu), JOBS (default: the number of cores), CUDA_ARCH (default
+# 90), GPU_CHECK_CMAKE_ARGS (more configure arguments). Exit status: 0 when every test
+# that ran passed.
+set -euo pipefail
+
+usage() { echo "usage: bash scripts/gpu_check.sh OUTDIR [--all]" >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+OUT=$(mkdir -p "$1" && cd "$1" && pwd)
+ALL=0
+case "${2:-}" in --all) ALL=1 ;; "") ;; *) usage ;; esac
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+DEBS=${DEBS:-.gpu-debs}
+PREFIX=${PREFIX:-/tmp/strata-gpu-deps}
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+JOBS=${JOBS:-$(nproc)}
+step() { echo "gpu_check: $*"; }
+fail() { echo "gpu_check: FAILED: $*" | tee -a "$OUT/summary.txt" >&2; exit 1; }
+: >"$OUT/summary.txt"
+
+step "machine"
+{
+  if command -v nvidia-smi >/dev/null; then nvidia-smi -L 2>&1 || true; else echo "nvidia-smi: not on PATH"; fi
+  nvcc --version 2>&1 | tail -2 || echo "nvcc: not on PATH"
+  "${CXX:-c++}" --version 2>&1 | head -1
+  cmake --version | head -1
+  echo "cores: $(nproc)"
+} | tee "$OUT/machine.txt"
+
+step "unpacking $DEBS/*.deb into $PREFIX"
+compgen -G "$DEBS/*.deb" >/dev/null ||
+  fail "no .deb files in $DEBS: run scripts/fetch_gpu_packages.sh where apt works, and carry $DEBS"
+rm -rf "$PREFIX"
+mkdir -p "$PREFIX"
+for deb in "$DEBS"/*.deb; do dpkg -x "$deb" "$PREFIX"; done
+# Debian's links point at absolute paths (libz.so -> /lib/.../libz.so.1.2.13): point
+# them into the prefix instead.
+while IFS= read -r link; do
+  target=$(readlink "$link")
+  if [[ "$target" == /* && -e "$PREFIX$target" ]]; then ln -sfn "$PREFIX$target" "$link"; fi
+done < <(find "$PREFIX" -type l)
+# Libraries this machine has already are taken from it: a library of the prefix is
+# removed where the loader knows its name (glibc and the rest keep matching versions).
+LIBDIRS="$PREFIX/usr/lib/x86_64-linux-gnu:$PREFIX/lib/x86_64-linux-gnu:$PREFIX/usr/lib/x86_64-linux-gnu/hdf5/serial"
+if command -v ldconfig >/dev/null; then
+  known=$(ldconfig -p | awk '{print $1}')
+  removed=0
+  for dir in ${LIBDIRS//:/ }; do
+    [[ -d "$dir" ]] || continue
+    for lib in "$dir"/lib*.so.*; do
+      [[ -e "$lib" ]] || continue
+      if grep -qxF "$(basename "$lib")" <<<"$known"; then rm -f "$lib"; removed=$((removed + 1)); fi
+    done
+  done
+  step "$removed libraries of the prefix left out: this machine has them"
+fi
+
+step "configuring $BUILD_DIR (log: configure.log)"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+rpath_link="-Wl,-rpath-link,${LIBDIRS//:/,-rpath-link,}"
+export CMAKE_PREFIX_PATH="$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+# HDF5 is found by its files in the prefix: Debian's wrapper (h5cc) would report /usr
+# paths, so FindHDF5 is given one that does not exist and searches instead.
+# shellcheck disable=SC2086  # GPU_CHECK_CMAKE_ARGS is a list of arguments
+if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_TOOLS=OFF -DSTRATA_BUILD_EXAMPLES=OFF \
+    -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_SERVING=OFF -DSTRATA_MPI=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DHDF5_PREFER_PARALLEL=OFF \
+    -DHDF5_C_COMPILER_EXECUTABLE="$PREFIX/no-h5cc" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$rpath_link" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath_link" \
+    ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
+  tail -30 "$OUT/configure.log"
+  fail "configure (see configure.log)"
+fi
+grep -q "Strata: CUDA backend ON" "$OUT/configure.log" ||
+  fail "CMake did not enable the CUDA backend (nvcc, the CUDA toolkit and cuBLAS are needed; see configure.log)"
+
+targets=(--target core_tests models_tests)
+[[ $ALL == 1 ]] && targets=()
+step "building ${targets[*]:-everything} with $JOBS jobs (log: build.log)"
+start=$SECONDS
+if ! cmake --build "$BUILD_DIR" -j"$JOBS" "${targets[@]}" >"$OUT/build.log" 2>&1; then
+  grep -m20 -B2 -A6 "error" "$OUT/build.log" || tail -40 "$OUT/build.log"
+  fail "build (see build.log)"
+fi
+step "built in $((SECONDS - start)) s"
+
+# The prefix's libraries at run time (libhdf5 and what this machine lacks of its needs).
+export LD_LIBRARY_PATH="$LIBDIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+status=0
+step "CUDA and placement tests (cuda_tests.xml, cuda_tests.log)"
+if ! "$BUILD_DIR/tests/core_tests" --gtest_filter='*Cuda*:Placement.*' --gtest_output="xml:$OUT/cuda_tests.xml" \
+    >"$OUT/cuda_tests.log" 2>&1; then
+  status=1
+fi
+{
+  echo "CUDA and placement tests:"
+  grep -E '^\[  PASSED  \] [0-9]+ tests?\.|^\[  FAILED  \] |^\[  SKIPPED \] [0-9]+ tests?,' \
+    "$OUT/cuda_tests.log" || true
+  reason=$(grep -m1 -A1 ': Skipped$' "$OUT/cuda_tests.log" | tail -1 || true)
+  if [[ -n "$reason" ]]; then echo "first reason to skip: $reason"; fi
+} | tee -a "$OUT/summary.txt"
+if [[ $ALL == 1 ]]; then
+  label=(); what="every suite"
+else
+  label=(-L "core|models"); what="the core and models suites"
+fi
+step "ctest: $what (ctest.log)"
+if ! ctest --test-dir "$BUILD_DIR" "${label[@]}" -j"$JOBS" --output-on-failure >"$OUT/ctest.log" 2>&1; then
+  status=1
+fi
+{
+  echo "ctest, $what:"
+  sed -n '/tests passed\|tests failed/,$p' "$OUT/ctest.log" | grep -v '(Skipped)$' || true
+  echo "$(grep -c '(Skipped)$' "$OUT/ctest.log" || true) tests skipped (ctest.log lists them)"
+} | tee -a "$OUT/summary.txt"
+if [[ $status == 0 ]]; then
+  step "all tests that ran passed"
+else
+  step "FAILURES: see summary.txt, cuda_tests.log, ctest.log"
+fi
+exit $status

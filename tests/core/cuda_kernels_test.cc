@@ -1,0 +1,488 @@
+// Every op's CUDA kernel against its CPU kernel: the same inputs (random values; shapes
+// that broadcast, empty tensors, sizes that are no multiple of a block) through both,
+// outputs equal within the op's tolerance. The table below must hold a case for every op
+// that has a CUDA kernel: that is checked in every build, GPU or not, and so are the
+// cases themselves (they run on the CPU everywhere). Running the CUDA kernels needs a
+// GPU: without one those tests skip, saying why.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/op_registry.h"
+#include "core_test_util.h"
+
+#ifdef STRATA_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+#include "core/cuda/check.h"
+#include "core/cuda/run_context.h"
+#endif
+
+using namespace strata;
+using namespace strata::testing;
+
+namespace {
+
+bool has_cuda_device() {
+  for (const Device& d : available_devices())
+    if (d.type == DeviceType::cuda) return true;
+  return false;
+}
+
+constexpr const char* kNoGpu = "no CUDA device on this machine: the CUDA kernels are compiled, not run";
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+// --- the table ------------------------------------------------------------------------
+
+struct KernelCase {
+  std::string label;
+  std::vector<Tensor> inputs;
+  Attrs attrs = {};
+};
+
+struct OpCases {
+  // |cuda - cpu| <= tolerance * (1 + |cpu|) elementwise; 0 asks for equal values (IEEE
+  // arithmetic and comparisons give the same bits on both devices).
+  float tolerance = 0.f;
+  std::vector<KernelCase> cases;
+};
+
+// Multiples of 0.5 in [-2, 2]: ties and zeros, for comparisons, maximum and relu.
+Tensor coarse(Shape shape, std::uint64_t seed) {
+  Tensor t = uniform(std::move(shape), -2.f, 2.f, seed);
+  for (float& v : t.values<float>()) v = std::round(v * 2.f) / 2.f;
+  return t;
+}
+
+struct ShapePair {
+  std::string label;
+  Shape a, b;
+};
+
+// Operand shapes for the binary ops: every path of the CPU and CUDA kernels.
+std::vector<ShapePair> binary_shapes() {
+  return {{"same shape 37x19", {37, 19}, {37, 19}},
+          {"same shape over many blocks 1000x33", {1000, 33}, {1000, 33}},
+          {"scalar b", {13, 7}, {}},
+          {"scalar a", {}, {5, 3}},
+          {"one-element b (1,1)", {4, 6}, {1, 1}},
+          {"both scalars", {}, {}},
+          {"bias row", {6, 10}, {10}},
+          {"bias row over many blocks", {300, 257}, {257}},
+          {"column", {6, 1}, {6, 10}},
+          {"outer", {5, 1}, {1, 7}},
+          {"3-D, both broadcast", {2, 1, 4}, {3, 1}},
+          {"4-D, ranks differ", {4, 1, 3, 1}, {2, 1, 5}},
+          {"empty", {0, 5}, {5}},
+          {"both empty", {0}, {0}},
+          {"empty, broadcast", {3, 0}, {1, 0}}};
+}
+
+using Generator = std::function<Tensor(Shape, std::uint64_t)>;
+
+Tensor in_range(Shape shape, float lo, float hi, std::uint64_t seed) { return uniform(std::move(shape), lo, hi, seed); }
+
+OpCases binary_cases(float tolerance, const Generator& a, const Generator& b) {
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 1;
+  for (const ShapePair& s : binary_shapes()) {
+    op.cases.push_back({s.label, {a(s.a, seed), b(s.b, seed + 1)}});
+    seed += 2;
+  }
+  return op;
+}
+
+OpCases unary_cases(float tolerance, const Generator& x) {
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 100;
+  for (const Shape& s : std::vector<Shape>{{257}, {1000, 33}, {3, 4, 5}, {}, {1}, {0}, {4, 0}}) {
+    op.cases.push_back({"shape " + s.to_string(), {x(s, seed++)}});
+  }
+  return op;
+}
+
+Attrs transposes(bool a, bool b) { return Attrs{{"transpose_a", a}, {"transpose_b", b}}; }
+
+OpCases matmul_cases() {
+  struct M {
+    std::string label;
+    Shape a, b;
+    bool ta, tb;
+  };
+  const std::vector<M> ms = {{"7x5 . 5x3", {7, 5}, {5, 3}, false, false},
+                             {"transposed a", {5, 7}, {5, 3}, true, false},
+                             {"transposed b", {7, 5}, {3, 5}, false, true},
+                             {"both transposed", {5, 7}, {3, 5}, true, true},
+                             {"130x300 . 300x67", {130, 300}, {300, 67}, false, false},
+                             {"1x1 . 1x1", {1, 1}, {1, 1}, false, false},
+                             {"3-D a, rows flattened", {2, 3, 40}, {40, 9}, false, false},
+                             {"3-D a transposed", {2, 3, 4}, {6, 5}, true, false},
+                             {"3-D b transposed", {6, 4}, {2, 3, 4}, false, true},
+                             {"empty sum k=0 gives zeros", {3, 0}, {0, 4}, false, false},
+                             {"no rows", {0, 5}, {5, 3}, false, false},
+                             {"no columns", {4, 5}, {5, 0}, false, false}};
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 200;
+  for (const M& m : ms) {
+    op.cases.push_back({m.label, {in_range(m.a, -1, 1, seed), in_range(m.b, -1, 1, seed + 1)}, transposes(m.ta, m.tb)});
+    seed += 2;
+  }
+  return op;
+}
+
+OpCases dense_cases() {
+  struct D {
+    std::string label;
+    Shape x;
+    std::int64_t units;
+    bool bias, relu;
+  };
+  const std::vector<D> ds = {{"bias", {5, 7}, 3, true, false},
+                             {"bias and relu", {5, 7}, 3, true, true},
+                             {"no bias", {4, 6}, 2, false, false},
+                             {"relu, no bias", {4, 6}, 2, false, true},
+                             {"3-D input, bias and relu", {2, 3, 7}, 4, true, true},
+                             {"256x300 . 300x129, bias and relu", {256, 300}, 129, true, true},
+                             {"no rows", {0, 7}, 3, true, true},
+                             {"no inputs: bias alone", {4, 0}, 3, true, true}};
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 300;
+  for (const D& d : ds) {
+    KernelCase c{d.label, {in_range(d.x, -1, 1, seed), in_range({d.x.dims().back(), d.units}, -1, 1, seed + 1)}};
+    if (d.bias) c.inputs.push_back(in_range({d.units}, -1, 1, seed + 2));
+    if (d.relu) c.attrs.set("activation", std::string("relu"));
+    op.cases.push_back(std::move(c));
+    seed += 3;
+  }
+  return op;
+}
+
+OpCases reduce_cases(float tolerance) {
+  struct R {
+    Shape shape;
+    std::vector<std::int64_t> axes;
+    bool keepdims;
+  };
+  const std::vector<R> rs = {{{37, 19}, {}, false},      {{37, 19}, {0}, false},     {{37, 19}, {1}, true},
+                             {{37, 19}, {-1}, false},    {{4, 5, 6}, {0, 2}, false}, {{4, 5, 6}, {1}, true},
+                             {{2, 3, 4, 5}, {1, 2}, true}, {{300, 70}, {}, false},    {{3, 1000}, {1}, false},
+                             {{1000, 3}, {0}, true},     {{}, {}, false},            {{0, 5}, {0}, false},
+                             {{3, 0}, {1}, true},        {{0, 5}, {1}, false}};
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 400;
+  for (const R& r : rs) {
+    std::string axes;
+    for (std::int64_t a : r.axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+    op.cases.push_back({r.shape.to_string() + " over axes [" + axes + "]" + (r.keepdims ? " keepdims" : ""),
+                        {in_range(r.shape, -1, 1, seed++)},
+                        Attrs{{"axes", r.axes}, {"keepdims", r.keepdims}}});
+  }
+  return op;
+}
+
+OpCases select_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 500;
+  for (const Shape& s : std::vector<Shape>{{37, 19}, {1000, 33}, {}, {0, 3}}) {
+    op.cases.push_back(
+        {"shape " + s.to_string(), {coarse(s, seed), in_range(s, -1, 1, seed + 1), in_range(s, -1, 1, seed + 2)}});
+    seed += 3;
+  }
+  return op;
+}
+
+// Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
+// glibc's; sums and products add in another order on the GPU.
+const std::map<std::string, OpCases>& table() {
+  static const std::map<std::string, OpCases> cases = [] {
+    const Generator any = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -2, 2, seed); };
+    const Generator ties = coarse;
+    const Generator divisor = [](Shape s, std::uint64_t seed) {
+      return away_from_zero(std::move(s), 0.25f, 2.f, seed);
+    };
+    const Generator positive = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), 0.01f, 5, seed); };
+    const Generator wide = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -30, 30, seed); };
+    const Generator exponent = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -10, 10, seed); };
+    constexpr float kUlps = 2e-6f;
+    std::map<std::string, OpCases> m;
+    m["add"] = binary_cases(0, any, any);
+    m["sub"] = binary_cases(0, any, any);
+    m["mul"] = binary_cases(0, any, any);
+    m["div"] = binary_cases(0, any, divisor);
+    m["maximum"] = binary_cases(0, ties, ties);
+    m["minimum"] = binary_cases(0, ties, ties);
+    for (const char* op : {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"}) {
+      m[op] = binary_cases(0, ties, ties);
+    }
+    m["relu_grad"] = binary_cases(0, any, ties);
+    m["select"] = select_cases();
+    m["neg"] = unary_cases(0, any);
+    m["square"] = unary_cases(0, any);
+    m["abs"] = unary_cases(0, ties);
+    m["sign"] = unary_cases(0, ties);
+    m["relu"] = unary_cases(0, ties);
+    m["sqrt"] = unary_cases(0, positive);
+    m["log"] = unary_cases(kUlps, positive);
+    m["exp"] = unary_cases(kUlps, exponent);
+    m["tanh"] = unary_cases(kUlps, wide);
+    m["sigmoid"] = unary_cases(kUlps, wide);
+    m["softplus"] = unary_cases(kUlps, wide);
+    m["erf"] = unary_cases(kUlps, any);
+    m["matmul"] = matmul_cases();
+    m["dense"] = dense_cases();
+    m["reduce_sum"] = reduce_cases(1e-4f);
+    m["reduce_mean"] = reduce_cases(1e-4f);
+    m["reduce_max"] = reduce_cases(0);
+    return m;
+  }();
+  return cases;
+}
+
+std::vector<std::string> op_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, cases] : table()) names.push_back(name);
+  return names;
+}
+
+// --- running one kernel ---------------------------------------------------------------
+
+std::string describe(const std::string& op, const KernelCase& c) {
+  std::string text = op + " (" + c.label + ") on";
+  for (const Tensor& t : c.inputs) text += " " + t.shape().to_string();
+  return text;
+}
+
+Node node_for(const OpDef& def, const KernelCase& c) {
+  std::vector<TensorSpec> specs;
+  for (const Tensor& t : c.inputs) specs.push_back({t.shape(), t.dtype()});
+  Node node;
+  node.id = 0;
+  node.op = def.name;
+  node.name = "cuda_kernels_test/" + def.name;
+  node.attrs = c.attrs;
+  node.outputs = def.infer(InferContext{def.name, specs, c.attrs});
+  node.def = &def;
+  return node;
+}
+
+// Outputs on `device`, filled with NaN so that an element a kernel leaves unwritten shows.
+std::vector<Tensor> nan_outputs(const Node& node, const Device& device) {
+  std::vector<Tensor> outputs;
+  for (const TensorSpec& spec : node.outputs) {
+    outputs.push_back(Tensor::filled(spec.shape, std::numeric_limits<float>::quiet_NaN()).to(device));
+  }
+  return outputs;
+}
+
+KernelContext context_for(const Node& node, std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  KernelContext ctx{node, {}, {}};
+  for (Tensor& t : inputs) ctx.inputs.push_back(&t);
+  for (Tensor& t : outputs) ctx.outputs.push_back(&t);
+  return ctx;
+}
+
+std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
+  const Node node = node_for(def, c);
+  std::vector<Tensor> inputs = c.inputs;
+  std::vector<Tensor> outputs = nan_outputs(node, Device{});
+  KernelContext ctx = context_for(node, inputs, outputs);
+  def.cpu_kernel(ctx);
+  return outputs;
+}
+
+// Equal values (infinities included) or both NaN, else within the tolerance.
+::testing::AssertionResult agree(const Tensor& actual, const Tensor& expected, float tolerance) {
+  if (actual.shape() != expected.shape()) {
+    return ::testing::AssertionFailure() << "shape " << actual.shape().to_string() << ", expected "
+                                         << expected.shape().to_string();
+  }
+  std::int64_t wrong = 0, first = -1;
+  for (std::int64_t i = 0; i < actual.size(); ++i) {
+    const float a = actual.item(i), e = expected.item(i);
+    const bool ok = a == e || (std::isnan(a) && std::isnan(e)) || std::fabs(a - e) <= tolerance * (1.f + std::fabs(e));
+    if (!ok && wrong++ == 0) first = i;
+  }
+  if (wrong == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << wrong << " of " << actual.size() << " elements differ; first: element "
+                                       << first << " is " << actual.item(first) << ", the CPU gives "
+                                       << expected.item(first) << " (tolerance " << tolerance << ")";
+}
+
+#ifdef STRATA_WITH_CUDA
+std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::RunContext& run) {
+  const Device gpu{DeviceType::cuda, run.device(), ""};
+  const Node node = node_for(def, c);
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : c.inputs) inputs.push_back(t.to(gpu));
+  std::vector<Tensor> outputs = nan_outputs(node, gpu);
+  KernelContext ctx = context_for(node, inputs, outputs);
+  ctx.cuda = &run;
+  def.cuda_kernel(ctx);
+  run.synchronize();
+  std::vector<Tensor> back;
+  for (const Tensor& t : outputs) back.push_back(t.to(Device{}));
+  return back;
+}
+#endif
+
+class CudaKernel : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+// An op that gains a CUDA kernel gains a case here, or this fails; and without CUDA no
+// op has one (the registrations drop their CUDA kernels in such a build).
+TEST(CudaKernels, EveryOpWithACudaKernelHasACase) {
+  const OpRegistry& registry = OpRegistry::global();
+  int with_cuda = 0;
+  for (const std::string& name : registry.names()) {
+    if (!registry.get(name).cuda_kernel) continue;
+    ++with_cuda;
+    EXPECT_TRUE(table().count(name)) << "op '" << name
+                                     << "' has a CUDA kernel but no case in tests/core/cuda_kernels_test.cc";
+  }
+  for (const auto& [name, cases] : table()) {
+    ASSERT_TRUE(registry.contains(name)) << "the table names op '" << name << "', which is not registered";
+    if (built_with_cuda()) {
+      EXPECT_TRUE(registry.get(name).cuda_kernel) << "the table has cases for op '" << name
+                                                  << "', which has no CUDA kernel";
+    }
+  }
+  EXPECT_EQ(with_cuda, built_with_cuda() ? static_cast<int>(table().size()) : 0);
+}
+
+// The cases are sound where they are written, GPU or not: each op infers its outputs
+// and its CPU kernel writes every element of them.
+TEST_P(CudaKernel, CasesRunOnTheCpu) {
+  const OpDef& def = OpRegistry::global().get(GetParam());
+  for (const KernelCase& c : table().at(GetParam()).cases) {
+    for (const Tensor& out : run_on_cpu(def, c)) {
+      for (std::int64_t i = 0; i < out.size(); ++i) {
+        // A max over nothing is -inf; only NaN means an unwritten element (no case feeds NaN).
+        ASSERT_FALSE(std::isnan(out.item(i))) << describe(GetParam(), c) << ": element " << i << " not written";
+      }
+    }
+  }
+}
+
+TEST_P(CudaKernel, MatchesTheCpuKernelOnRandomInputs) {
+#ifndef STRATA_WITH_CUDA
+  GTEST_SKIP() << "Strata was built without CUDA";
+#else
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  const OpDef& def = OpRegistry::global().get(GetParam());
+  const OpCases& op = table().at(GetParam());
+  cuda::RunContext run(0);
+  for (const KernelCase& c : op.cases) {
+    const std::vector<Tensor> expected = run_on_cpu(def, c);
+    std::vector<Tensor> actual;
+    ASSERT_NO_THROW(actual = run_on_cuda(def, c, run)) << describe(GetParam(), c);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_TRUE(agree(actual[i], expected[i], op.tolerance)) << describe(GetParam(), c) << ", output " << i;
+    }
+  }
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, CudaKernel, ::testing::ValuesIn(op_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+#ifdef STRATA_WITH_CUDA
+
+// A CUDA kernel run without its run context is an error naming the op, not a crash
+// (checked before anything touches a GPU, so on any machine).
+TEST(CudaKernels, AKernelWithoutARunContextIsAnErrorNamingTheOp) {
+  const OpDef& def = OpRegistry::global().get("add");
+  const KernelCase c{"", {Tensor::scalar(1.f), Tensor::scalar(2.f)}};
+  const Node node = node_for(def, c);
+  std::vector<Tensor> inputs = c.inputs;
+  std::vector<Tensor> outputs = nan_outputs(node, Device{});
+  KernelContext ctx = context_for(node, inputs, outputs);
+  const std::string msg = message_of([&] { def.cuda_kernel(ctx); });
+  EXPECT_NE(msg.find("op 'add'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("without a CUDA run context"), std::string::npos) << msg;
+}
+
+// CUDA and cuBLAS failures become strata::Error naming the op, the node, the call and
+// CUDA's own name and description of the error.
+TEST(CudaKernels, CudaErrorsNameTheOpTheCallAndCudasMessage) {
+  Node node;
+  node.op = "matmul";
+  node.name = "dense_3/matmul";
+  const KernelContext ctx{node, {}, {}};
+  std::string msg = message_of([&] { cuda::check(cudaErrorInvalidValue, ctx, "cudaMemsetAsync"); });
+  EXPECT_NE(msg.find("op 'matmul' (node 'dense_3/matmul')"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudaMemsetAsync failed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudaErrorInvalidValue"), std::string::npos) << msg;
+  msg = message_of([&] { cuda::check(CUBLAS_STATUS_INVALID_VALUE, ctx, "cublasSgemm"); });
+  EXPECT_NE(msg.find("cublasSgemm failed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("CUBLAS_STATUS_INVALID_VALUE"), std::string::npos) << msg;
+  EXPECT_NO_THROW(cuda::check(cudaSuccess, ctx, "cudaMemsetAsync"));
+}
+
+TEST(CudaRunContext, AMissingDeviceIsAClearError) {
+  const int missing = has_cuda_device() ? 1000 : 0;
+  const std::string msg = message_of([&] { cuda::RunContext run(missing); });
+  EXPECT_NE(msg.find("cuda:" + std::to_string(missing)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not available"), std::string::npos) << msg;
+}
+
+// A kernel handed a tensor on the host refuses it, naming the op and both devices,
+// instead of reading host memory on the GPU.
+TEST(CudaRunContext, AKernelRefusesAnInputOnTheCpu) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  const Device gpu = parse_device("cuda:0");
+  cuda::RunContext run(0);
+  const OpDef& def = OpRegistry::global().get("mul");
+  const KernelCase c{"", {uniform({4, 3}, -1, 1, 1), uniform({4, 3}, -1, 1, 2)}};
+  const Node node = node_for(def, c);
+  std::vector<Tensor> inputs{c.inputs[0].to(gpu), c.inputs[1]};
+  std::vector<Tensor> outputs = nan_outputs(node, gpu);
+  KernelContext ctx = context_for(node, inputs, outputs);
+  ctx.cuda = &run;
+  const std::string msg = message_of([&] { def.cuda_kernel(ctx); });
+  EXPECT_NE(msg.find("op 'mul'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("input 1 is on cpu:0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
+}
+
+// Kernels only enqueue: many launches on one run context, then one synchronize, and
+// the results are those of launches run one at a time.
+TEST(CudaRunContext, KernelsEnqueuedBackToBackRunInOrder) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  const Device gpu = parse_device("cuda:0");
+  cuda::RunContext run(0);
+  const OpDef& add = OpRegistry::global().get("add");
+  const KernelCase c{"", {uniform({512, 129}, -1, 1, 3), Tensor::filled({129}, 1.f)}};
+  const Node node = node_for(add, c);
+  Tensor acc = c.inputs[0].to(gpu), one = c.inputs[1].to(gpu);
+  Tensor next(acc.shape(), DType::float32, gpu);
+  for (int step = 0; step < 50; ++step) {  // acc = acc + 1, fifty times, ping-ponging buffers
+    std::vector<Tensor> inputs{acc, one}, outputs{next};
+    KernelContext ctx = context_for(node, inputs, outputs);
+    ctx.cuda = &run;
+    add.cuda_kernel(ctx);
+    std::swap(acc, next);
+  }
+  run.synchronize();
+  Tensor expected = c.inputs[0].clone();
+  for (float& v : expected.values<float>())
+    for (int step = 0; step < 50; ++step) v += 1.f;
+  EXPECT_TRUE(agree(acc.to(Device{}), expected, 0.f));
+}
+
+#endif  // STRATA_WITH_CUDA
