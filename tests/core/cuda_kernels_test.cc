@@ -29,22 +29,7 @@ using namespace strata::testing;
 
 namespace {
 
-bool has_cuda_device() {
-  for (const Device& d : available_devices())
-    if (d.type == DeviceType::cuda) return true;
-  return false;
-}
-
 constexpr const char* kNoGpu = "no CUDA device on this machine: the CUDA kernels are compiled, not run";
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
 
 // --- the table ------------------------------------------------------------------------
 

@@ -16,25 +16,6 @@
 using namespace strata;
 using namespace strata::testing;
 
-namespace {
-
-bool has_cuda_device() {
-  for (const Device& d : available_devices())
-    if (d.type == DeviceType::cuda) return true;
-  return false;
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
-
-}  // namespace
-
 TEST(Placement, ParsesDeviceNamesAsTensorFlowWritesThem) {
   EXPECT_EQ(parse_device("cpu"), (Device{DeviceType::cpu, 0, ""}));
   EXPECT_EQ(parse_device("CPU:0"), (Device{DeviceType::cpu, 0, ""}));
