@@ -447,9 +447,10 @@ std::string mlp_batch1_floor_line(const SuiteResults& s) {
   const double one_core = all_cores / s.threads;
   const double round_trip = s.memory.round_trip_ns.empty() ? 0 : median(s.memory.round_trip_ns) / 1e3;
   double bytes = 0, floor_us = 0;
-  const std::int64_t layers[3][2] = {{m.sample_shape[0], m.units}, {m.units, m.units}, {m.units, m.classes}};
-  for (const auto& layer : layers) {
-    const double b = 4.0 * static_cast<double>(layer[0]) * static_cast<double>(layer[1]);
+  // At batch 1 each layer's product multiplies every weight of its kernel once: its
+  // multiply-adds per sample are its weights.
+  for (const Product& p : products(m)) {
+    const double b = 4.0 * p.multiply_adds;
     bytes += b;
     floor_us += s.threads > 1 && !s.memory.round_trip_ns.empty() ? std::min(b / one_core, b / all_cores + round_trip)
                                                                   : b / one_core;

@@ -32,18 +32,6 @@ std::int64_t Workload::sample_size() const {
   return n;
 }
 
-namespace {
-
-// One matrix product a model computes per sample, counted by its multiply-adds.
-// Training runs it forward (2 flops per multiply-add) and backward: the gradient of each
-// operand that is not data, one product of the same size each. A layer's kernel always
-// gets its gradient; its input only when something below it learns, so the first layer's
-// products on the input data cost 1x forward backward and every other product 2x.
-struct Product {
-  double multiply_adds = 0;
-  bool input_is_data = false;
-};
-
 // The model's products (workload.h lists the models). Elementwise work (biases,
 // activations, gate nonlinearities, softmax, pooling, layer normalization, the
 // optimizer's update, the loss) is left out: next to the products it is a few percent of
@@ -91,8 +79,6 @@ std::vector<Product> products(const Workload& w) {
   }
   return {};
 }
-
-}  // namespace
 
 double Workload::train_flops_per_sample() const {
   double flops = 0;

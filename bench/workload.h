@@ -55,6 +55,21 @@ struct Workload {
   std::string to_json() const;
 };
 
+// One matrix product a model computes per sample, counted by its multiply-adds.
+// Training runs it forward (2 flops per multiply-add) and backward: the gradient of each
+// operand that is not data, one product of the same size each. A layer's kernel always
+// gets its gradient; its input only when something below it learns, so the first layer's
+// products on the input data cost 1x forward backward and every other product 2x.
+struct Product {
+  double multiply_adds = 0;
+  bool input_is_data = false;
+};
+
+// The model's products, in the order its layers run them. Elementwise work (biases,
+// activations, gate nonlinearities, softmax, pooling, layer normalization, the
+// optimizer's update, the loss) is left out (workload.cc says why).
+std::vector<Product> products(const Workload& w);
+
 // "a,b,,c" -> {"a", "b", "c"}: a comma-separated flag's items.
 std::vector<std::string> split_list(const std::string& list);
 
