@@ -23,6 +23,18 @@ std::vector<float> random_values(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
+// Element (i, j) of op(A)·op(B), summed in double: the reference every kernel is held to.
+double naive_element(bool ta, bool tb, int k, const std::vector<float>& a, int lda, const std::vector<float>& b,
+                     int ldb, int i, int j) {
+  double sum = 0;
+  for (int p = 0; p < k; ++p) {
+    const float av = ta ? a[p * lda + i] : a[i * lda + p];
+    const float bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+    sum += static_cast<double>(av) * bv;
+  }
+  return sum;
+}
+
 }  // namespace
 
 TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
@@ -38,12 +50,7 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
       cpu::gemm(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), n);
       for (int i = 0; i < m; ++i) {
         for (int j = 0; j < n; ++j) {
-          double expected = 0;
-          for (int p = 0; p < k; ++p) {
-            float av = ta ? a[p * lda + i] : a[i * lda + p];
-            float bv = tb ? b[j * ldb + p] : b[p * ldb + j];
-            expected += static_cast<double>(av) * bv;
-          }
+          const double expected = naive_element(ta, tb, k, a, lda, b, ldb, i, j);
           ASSERT_NEAR(c[i * n + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
         }
       }
@@ -78,12 +85,7 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
             ASSERT_EQ(c[i * ldc + j], 0.5f) << "wrote past the product at " << i << "," << j;
             continue;
           }
-          double expected = accumulate ? 0.5 : 0.0;
-          for (int p = 0; p < k; ++p) {
-            float av = ta ? a[p * lda + i] : a[i * lda + p];
-            float bv = tb ? b[j * ldb + p] : b[p * ldb + j];
-            expected += static_cast<double>(av) * bv;
-          }
+          const double expected = (accumulate ? 0.5 : 0.0) + naive_element(ta, tb, k, a, lda, b, ldb, i, j);
           ASSERT_NEAR(c[i * ldc + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
         }
       }
@@ -113,8 +115,8 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
             ASSERT_EQ(c[j], 0.5f) << "wrote past the product at " << j;
             continue;
           }
-          double expected = 0;
-          for (int p = 0; p < k; ++p) expected += static_cast<double>(a[p * inc]) * b[p * ldb + j];
+          // The strided vector is row 0 of a transposed A with row stride inc.
+          const double expected = naive_element(true, false, k, a, inc, b, ldb, 0, j);
           ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
         }
       }
