@@ -53,11 +53,44 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstRowMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 using StridedVector = Eigen::Map<const Eigen::VectorXf, 0, Eigen::InnerStride<>>;
 
+// c = a·B for a row a and a row-major B of at most kGemvWholeRowColumns columns, on
+// `tasks` threads: each reads a contiguous run of whole rows of B (the matrix-vector
+// kernel streams whole rows faster than parts of them) into a partial row, and the
+// caller adds the partial rows. The caller starts first and the worker's run ends later
+// (it is handed its task across cores, and measured slower on the same rows), so the
+// caller takes a little more than an equal share.
+void split_depth(int tasks, Index n, Index k, const float* a, Index inc_a, const float* b, Index ldb, float* c) {
+  const Index padded = (n + 15) / 16 * 16;  // each partial row on whole cache lines
+  thread_local AlignedBuffer partial_rows;
+  float* partial = partial_rows.reserve(static_cast<std::size_t>((tasks - 1) * padded));
+  // 1.10 to 1.25 times an equal share measured best for the MLP's batch-1 prediction
+  // (docs/performance.md); equal shares were 7% slower.
+  constexpr Index kCallerSharePercent = 115;
+  const Index caller_rows = std::min(k, k * kCallerSharePercent / (100 * Index{tasks}));
+  const Index per = (k - caller_rows + tasks - 2) / (tasks - 1);
+  auto part = [&](int t) {
+    const Index begin = t == 0 ? 0 : std::min(k, caller_rows + (t - 1) * per);
+    const Index end = t == 0 ? caller_rows : std::min(k, begin + per);
+    float* out = t == 0 ? c : partial + (t - 1) * padded;
+    if (begin == end) {
+      std::fill_n(out, n, 0.0f);
+    } else {
+      gemv_row(n, end - begin, a + begin * inc_a, inc_a, b + begin * ldb, ldb, out);
+    }
+  };
+  pool().run(tasks, part);
+  for (int t = 1; t < tasks; ++t) {
+    const float* p = partial + (t - 1) * padded;
+    for (Index j = 0; j < n; ++j) c[j] += p[j];
+  }
+}
+
 // One row or one column of output: a matrix-vector product. GEMM would pack the whole
 // other operand for a single row (batch-1 inference), which costs more than the math.
 // The product is bound by reading the matrix (from L2 at batch 1); split over threads,
-// each core reads its own part, which then stays in its own cache from call to call.
-// A row times a row-major matrix (a batch-1 Dense layer) runs Strata's kernel (gemv.h)
+// each core reads its own part, which then stays in its own cache from call to call: runs
+// of whole rows of B for a row times a matrix of up to 256 columns (split_depth), blocks
+// of columns otherwise. A row times a row-major matrix (a batch-1 Dense layer) runs Strata's kernel (gemv.h)
 // where the build has it; the other layouts run Eigen's.
 bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb,
               float* c, Index ldc) {
@@ -65,10 +98,20 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
   const Index outputs = m == 1 ? n : m;
   // Below this many multiply-adds a fork-join costs more than the second core saves.
   constexpr Index kParallelMacs = Index{1} << 15;
+  const bool parallel = outputs * k >= kParallelMacs && num_threads() > 1;
+  if (parallel && m == 1 && !tb && gemv_available() && n <= kGemvWholeRowColumns) {
+    // Rows of B per thread that pay for the exchange of partial rows: the MLP's
+    // 784-deep layer gained 10% from splitting k, its 256-deep one nothing, and a
+    // 1x256x256 product alone ran slower (docs/performance.md); those keep the column split.
+    const Index min_rows = 256;
+    const int tasks = static_cast<int>(std::min<Index>(num_threads(), k / min_rows));
+    if (tasks > 1) {
+      split_depth(tasks, n, k, a, ta ? lda : 1, b, ldb, c);
+      return true;
+    }
+  }
   const Index grain = 16;  // whole vector registers per thread
-  const int tasks = outputs * k < kParallelMacs
-                        ? 1
-                        : static_cast<int>(std::min<Index>(num_threads(), (outputs + grain - 1) / grain));
+  const int tasks = parallel ? static_cast<int>(std::min<Index>(num_threads(), (outputs + grain - 1) / grain)) : 1;
   const Index per = (outputs + Index{tasks} * grain - 1) / (Index{tasks} * grain) * grain;
   auto part = [&](int t) {
     const Index begin = std::min(outputs, t * per), end = std::min(outputs, begin + per);

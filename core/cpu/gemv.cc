@@ -1,6 +1,7 @@
 #include "core/cpu/gemv.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "core/cpu/avx512.h"
 
@@ -11,34 +12,60 @@ namespace strata::cpu {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int kChunkVectors = 8;  // 128 columns: 8 vectors, twice over (even and odd k)
+// 256 columns: a batch-1 Dense layer's whole row of 1 KB is one contiguous read per step
+// of k. Over half rows (128 columns of a 256-wide matrix) the same kernel streamed its
+// cache at 157 GB/s, over whole rows at 170-175 (docs/performance.md).
+constexpr int kChunkVectors = kGemvWholeRowColumns / kLanes;
+// With this many vectors or more, one accumulator per vector already keeps both FMA
+// units busy (8 independent chains cover the 4-cycle latency); fewer get two sets.
+constexpr int kOneSetVectors = 8;
 
-// Columns [0, 16·V) of the product, the last vector masked by `last` (all lanes unless
-// this is the row's tail). Even and odd steps of k accumulate apart, so each
-// accumulator's next multiply-add never waits for its previous one.
-template <int V>
+// Columns [0, 16·V) of the product, the last vector masked by `last` unless `Whole`
+// (then every lane is in the product). Narrow chunks accumulate even and odd steps of k apart, so
+// each accumulator's next multiply-add never waits for its previous one.
+template <int V, bool Whole>
 void chunk(std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb, float* c,
            __mmask16 last) {
+  constexpr bool two_sets = V < kOneSetVectors;
   __m512 even[V], odd[V];
   // The loops over v are unrolled so the accumulators stay in registers (-O2 keeps
   // loops rolled, and an array indexed in a loop lives in memory).
-#pragma GCC unroll 8
+#pragma GCC unroll 16
   for (int v = 0; v < V; ++v) even[v] = odd[v] = _mm512_setzero_ps();
   auto row = [&](__m512* acc, float x, const float* r) {
     const __m512 xv = _mm512_set1_ps(x);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int v = 0; v + 1 < V; ++v) acc[v] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(r + kLanes * v), acc[v]);
-    acc[V - 1] = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(last, r + kLanes * (V - 1)), acc[V - 1]);
+    const float* r_last = r + kLanes * (V - 1);
+    acc[V - 1] =
+        _mm512_fmadd_ps(xv, Whole ? _mm512_loadu_ps(r_last) : _mm512_maskz_loadu_ps(last, r_last), acc[V - 1]);
   };
   std::int64_t p = 0;
-  for (; p + 1 < k; p += 2) {
-    row(even, a[p * inc_a], b + p * ldb);
-    row(odd, a[(p + 1) * inc_a], b + (p + 1) * ldb);
+  if constexpr (two_sets) {
+    for (; p + 1 < k; p += 2) {
+      row(even, a[p * inc_a], b + p * ldb);
+      row(odd, a[(p + 1) * inc_a], b + (p + 1) * ldb);
+    }
   }
-  if (p < k) row(even, a[p * inc_a], b + p * ldb);
-#pragma GCC unroll 8
-  for (int v = 0; v + 1 < V; ++v) _mm512_storeu_ps(c + kLanes * v, _mm512_add_ps(even[v], odd[v]));
-  _mm512_mask_storeu_ps(c + kLanes * (V - 1), last, _mm512_add_ps(even[V - 1], odd[V - 1]));
+  for (; p < k; ++p) row(even, a[p * inc_a], b + p * ldb);
+  if constexpr (two_sets) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) even[v] = _mm512_add_ps(even[v], odd[v]);
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v + 1 < V; ++v) _mm512_storeu_ps(c + kLanes * v, even[v]);
+  if constexpr (Whole) {
+    _mm512_storeu_ps(c + kLanes * (V - 1), even[V - 1]);
+  } else {
+    _mm512_mask_storeu_ps(c + kLanes * (V - 1), last, even[V - 1]);
+  }
+}
+
+template <int... V>
+void tail_chunk(int vectors, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
+                float* c, __mmask16 last, std::integer_sequence<int, V...>) {
+  // chunk<vectors>: one instantiation per vector count 1..16.
+  (void)((vectors == V + 1 ? (chunk<V + 1, false>(k, a, inc_a, b, ldb, c, last), true) : false) || ...);
 }
 
 }  // namespace
@@ -49,22 +76,13 @@ void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a
               float* c) {
   constexpr std::int64_t kChunk = kLanes * kChunkVectors;
   std::int64_t j = 0;
-  for (; j + kChunk <= n; j += kChunk) chunk<kChunkVectors>(k, a, inc_a, b + j, ldb, c + j, 0xFFFF);
+  for (; j + kChunk <= n; j += kChunk) chunk<kChunkVectors, true>(k, a, inc_a, b + j, ldb, c + j, 0xFFFF);
   const std::int64_t rest = n - j;
   if (rest == 0) return;
   const int vectors = static_cast<int>((rest + kLanes - 1) / kLanes);
   const int tail = static_cast<int>(rest - (vectors - 1) * kLanes);
   const __mmask16 last = static_cast<__mmask16>((1u << tail) - 1u);
-  switch (vectors) {
-    case 1: return chunk<1>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 2: return chunk<2>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 3: return chunk<3>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 4: return chunk<4>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 5: return chunk<5>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 6: return chunk<6>(k, a, inc_a, b + j, ldb, c + j, last);
-    case 7: return chunk<7>(k, a, inc_a, b + j, ldb, c + j, last);
-    default: return chunk<8>(k, a, inc_a, b + j, ldb, c + j, last);
-  }
+  tail_chunk(vectors, k, a, inc_a, b + j, ldb, c + j, last, std::make_integer_sequence<int, kChunkVectors>{});
 }
 
 #else  // no AVX-512: cpu::gemm uses Eigen's matrix-vector kernel

@@ -4,14 +4,19 @@
 // The product reads every weight once and does one multiply-add with it, so its speed is
 // the speed at which a core streams B from its cache. Eigen's matrix-vector kernel
 // streamed the MLP's weights at about 100 GB/s a core where plain loads reach 173
-// (docs/performance.md, "What bounds the MLP's batch-1 latency"); this one keeps 16
-// accumulators in registers (two steps of k over 128 columns) so the loads never wait.
-// cpu::gemm (gemm.h) calls it for each thread's columns of a one-row product.
+// (docs/performance.md, "What bounds the MLP's batch-1 latency"); this one keeps one
+// accumulator in a register per 16 columns, up to 256 columns (a whole 1 KB row per step
+// of k), so the loads never wait. cpu::gemm (gemm.h) calls it for each thread's columns,
+// or each thread's run of rows of B, of a one-row product.
 #pragma once
 
 #include <cstdint>
 
 namespace strata::cpu {
+
+// The widest row the kernel reads whole at each step of k (wider rows go in chunks of
+// this many columns).
+inline constexpr std::int64_t kGemvWholeRowColumns = 256;
 
 // True when this build has the kernel (compiled for a CPU with AVX-512F); otherwise
 // gemv_row must not be called.

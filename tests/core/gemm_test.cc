@@ -62,6 +62,27 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
 // reach: several blocks of k (k > 384) and of columns (n > 512), A packed (n > 256) and
 // read in place, few columns (with A transposed, computed transposed), rows that do not
 // fill the last 12-row tile, and accumulation into C.
+// One-row products large enough to be split over threads: up to 256 columns by runs of
+// k (partial rows added up), wider ones by columns; every transpose of A, odd sizes.
+TEST(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
+  const std::vector<std::tuple<int, int>> shapes = {{256, 784}, {10, 4099}, {200, 301}, {17, 2500}, {600, 129}};
+  for (const auto& [n, k] : shapes) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      SCOPED_TRACE(testing::Message() << "1x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
+      const int lda = ta ? 3 : k;  // a transposed A: one column of a k×3 matrix
+      auto a = random_values(ta ? k * 3 : k, 101 + t), b = random_values(k * n, 111 + t);
+      const int ldb = tb ? k : n;
+      std::vector<float> c(static_cast<std::size_t>(n), 123.f);
+      cpu::gemm(ta, tb, 1, n, k, a.data(), lda, b.data(), ldb, c.data(), n);
+      for (int j = 0; j < n; ++j) {
+        const double expected = naive_element(ta, tb, k, a, lda, b, ldb, 0, j);
+        ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
+      }
+    }
+  }
+}
+
 TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
   std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33},  {50, 300, 20}, {13, 70, 800},
@@ -94,14 +115,14 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
 }
 
 // Strata's matrix-vector kernel on its own: every width of the last, masked vector
-// (n = 1..17), whole 128-column chunks and a chunk after them, odd and even k (its two
+// (n = 1..17), whole 256-column chunks and a chunk after them, odd and even k (its two
 // accumulator sets), a strided vector (a transposed A's row) and a matrix wider than the
 // product. Nothing past the n columns may be written.
 TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
   if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
   std::vector<int> widths;
   for (int n = 1; n <= 17; ++n) widths.push_back(n);
-  for (int n : {31, 128, 129, 256, 300}) widths.push_back(n);
+  for (int n : {31, 128, 129, 255, 256, 257, 300, 512, 530}) widths.push_back(n);
   for (int n : widths) {
     for (int k : {1, 2, 7, 64, 131}) {
       for (int inc : {1, 3}) {
