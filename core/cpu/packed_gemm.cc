@@ -24,35 +24,10 @@ constexpr std::int64_t kRows = 12;  // MR; NR is 16 or 32
 constexpr std::int64_t kDepth = 384;      // KC
 constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of 32
 constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
+// Steps of k ahead that the kernel prefetches packed B.
+constexpr std::int64_t kPrefetchSteps = 8;
 // Products with more columns than this pack A (see packed_gemm).
 constexpr std::int64_t kPackAColumns = 256;
-
-// Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
-// slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
-// rows past the end zero.
-void pack_a(bool ta, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
-  for (std::int64_t r0 = 0; r0 < rows; r0 += kRows) {
-    const std::int64_t len = std::min(kRows, rows - r0);
-    float* dst = out + (r0 / kRows) * depth * kRows;
-    if (ta) {  // A stored k × m: each step of k is a contiguous run of rows.
-      for (std::int64_t p = 0; p < depth; ++p) {
-        const float* src = a + p * lda + r0;
-        float* d = dst + p * kRows;
-        std::int64_t i = 0;
-        for (; i < len; ++i) d[i] = src[i];
-        for (; i < kRows; ++i) d[i] = 0.f;
-      }
-    } else {  // A stored m × k: each row is contiguous in k.
-      for (std::int64_t i = 0; i < len; ++i) {
-        const float* src = a + (r0 + i) * lda;
-        for (std::int64_t p = 0; p < depth; ++p) dst[p * kRows + i] = src[p];
-      }
-      for (std::int64_t i = len; i < kRows; ++i) {
-        for (std::int64_t p = 0; p < depth; ++p) dst[p * kRows + i] = 0.f;
-      }
-    }
-  }
-}
 
 // Transposes 16×16 floats in registers: r[i] holds row i before, column i after.
 // Pairs of rows interleave (unpack of floats, then of float pairs) so that each 128-bit
@@ -88,6 +63,45 @@ inline void transpose16x16(__m512 r[16]) {
 // The first `count` of 16 lanes (none when count ≤ 0, all when ≥ 16).
 inline __mmask16 lanes(std::int64_t count) {
   return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// One sliver of A stored m × k (`rows` ≤ kRows of them, `a` at the first): element (i, p)
+// to out[p·kRows + i], rows past `rows` zero. Blocks of 16 steps of k are transposed in
+// registers: copied one float at a time, packing A cost about an eighth of the product's
+// time on the large shapes (each block of A is packed once per block of columns).
+void pack_a_rows(const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+  constexpr __mmask16 kSliver = (1u << kRows) - 1;
+  std::int64_t p0 = 0;
+  for (; p0 + 16 <= depth; p0 += 16) {
+    __m512 r[16];
+    for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_loadu_ps(a + i * lda + p0) : _mm512_setzero_ps();
+    transpose16x16(r);
+    for (int p = 0; p < 16; ++p) _mm512_mask_storeu_ps(out + (p0 + p) * kRows, kSliver, r[p]);
+  }
+  for (std::int64_t p = p0; p < depth; ++p) {
+    for (std::int64_t i = 0; i < kRows; ++i) out[p * kRows + i] = i < rows ? a[i * lda + p] : 0.f;
+  }
+}
+
+// Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
+// slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
+// rows past the end zero.
+void pack_a(bool ta, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const std::int64_t len = std::min(kRows, rows - r0);
+    float* dst = out + (r0 / kRows) * depth * kRows;
+    if (ta) {  // A stored k × m: each step of k is a contiguous run of rows.
+      for (std::int64_t p = 0; p < depth; ++p) {
+        const float* src = a + p * lda + r0;
+        float* d = dst + p * kRows;
+        std::int64_t i = 0;
+        for (; i < len; ++i) d[i] = src[i];
+        for (; i < kRows; ++i) d[i] = 0.f;
+      }
+    } else {  // A stored m × k: each row is contiguous in k.
+      pack_a_rows(a + r0 * lda, lda, len, depth, dst);
+    }
+  }
 }
 
 // One sliver (16·kVecs columns) of op(B) from a B stored n × k (`b` at the sliver's
@@ -159,6 +173,11 @@ void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
   }
   for (std::int64_t p = 0; p < depth; ++p) {
     __m512 bv[kVecs];
+    // B streams from L2: ask for the step 8 ahead. The hardware prefetcher alone left
+    // the large products 5% slower (docs/performance.md); 4 and 16 ahead did as well.
+    for (int v = 0; v < kVecs; ++v) {
+      _mm_prefetch(reinterpret_cast<const char*>(bp + kPrefetchSteps * kWidth + 16 * v), _MM_HINT_T0);
+    }
     for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_load_ps(bp + 16 * v);
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
