@@ -90,8 +90,8 @@ void split_depth(int tasks, Index n, Index k, const float* a, Index inc_a, const
 // The product is bound by reading the matrix (from L2 at batch 1); split over threads,
 // each core reads its own part, which then stays in its own cache from call to call: runs
 // of whole rows of B for a row times a matrix of up to 256 columns (split_depth), blocks
-// of columns otherwise. A row times a row-major matrix (a batch-1 Dense layer) runs Strata's kernel (gemv.h)
-// where the build has it; the other layouts run Eigen's.
+// of columns otherwise. A row times a row-major matrix (a batch-1 Dense layer) runs
+// Strata's kernel (gemv.h) where the build has it; the other layouts run Eigen's.
 bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index lda, const float* b, Index ldb,
               float* c, Index ldc) {
   if (m != 1 && n != 1) return false;
@@ -102,7 +102,8 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
   if (parallel && m == 1 && !tb && gemv_available() && n <= kGemvWholeRowColumns) {
     // Rows of B per thread that pay for the exchange of partial rows: the MLP's
     // 784-deep layer gained 10% from splitting k, its 256-deep one nothing, and a
-    // 1x256x256 product alone ran slower (docs/performance.md); those keep the column split.
+    // 1x256x256 product alone ran slower (docs/performance.md); those keep the column
+    // split.
     const Index min_rows = 256;
     const int tasks = static_cast<int>(std::min<Index>(num_threads(), k / min_rows));
     if (tasks > 1) {

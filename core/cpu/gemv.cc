@@ -21,8 +21,8 @@ constexpr int kChunkVectors = kGemvWholeRowColumns / kLanes;
 constexpr int kOneSetVectors = 8;
 
 // Columns [0, 16·V) of the product, the last vector masked by `last` unless `Whole`
-// (then every lane is in the product). Narrow chunks accumulate even and odd steps of k apart, so
-// each accumulator's next multiply-add never waits for its previous one.
+// (then every lane is in the product). Narrow chunks accumulate even and odd steps of k
+// apart, so each accumulator's next multiply-add never waits for its previous one.
 template <int V, bool Whole>
 void chunk(std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb, float* c,
            __mmask16 last) {
