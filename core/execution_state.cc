@@ -4,6 +4,10 @@
 
 #include "core/program.h"
 
+#if defined(STRATA_WITH_CUDA)
+#include "core/cuda/run_context.h"
+#endif
+
 namespace strata {
 
 ExecutionState::ExecutionState(const Program& program)
@@ -19,6 +23,28 @@ ExecutionState::ExecutionState(const Program& program)
     for (int v : step.outputs) ctx.outputs.push_back(resolve(v));
     contexts_.push_back(std::move(ctx));
   }
+#if defined(STRATA_WITH_CUDA)
+  if (program.device_.type == DeviceType::cuda) {
+    cuda_ = std::make_unique<cuda::RunContext>(program.device_.index);
+    for (KernelContext& ctx : contexts_) ctx.cuda = cuda_.get();
+  }
+#endif
+}
+
+ExecutionState::~ExecutionState() {
+  // A run that threw may have left work on the stream; the buffers must outlive it. A
+  // destructor cannot report the device's error, and the run that caused it already did.
+  try {
+    finish_device_work();
+  } catch (...) {
+  }
+}
+
+// Kernels on a GPU only enqueue their work: wait for it before anything reads results.
+void ExecutionState::finish_device_work() {
+#if defined(STRATA_WITH_CUDA)
+  if (cuda_) cuda_->synchronize();
+#endif
 }
 
 Tensor* ExecutionState::resolve(int value) {
@@ -88,6 +114,7 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
     KernelContext& ctx = contexts_[s];
     const Node& node = ctx.node;
     if (node.def->stateful && !variables_copied) {
+      finish_device_work();
       copy_fetches(true, results);
       variables_copied = true;
     }
@@ -105,6 +132,7 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
     (*program_.steps_[s].kernel)(ctx);
     ++executions_[static_cast<std::size_t>(node.id)];
   }
+  finish_device_work();
   if (!variables_copied) copy_fetches(true, results);
   copy_fetches(false, results);
   release_feeds();

@@ -1,11 +1,14 @@
 // ExecutionState: what one run of a Program needs and nothing the plan holds — the
-// planned buffers, this run's feed slots, kernel contexts bound to those tensors, and the
-// shapes inference made of the last fed shapes. A Program hands states out from its
+// planned buffers, this run's feed slots, kernel contexts bound to those tensors, the
+// shapes inference made of the last fed shapes, and for a Program on a GPU the CUDA run
+// context (stream and cuBLAS handle) its kernels enqueue on, so that states running one
+// plan at once each have their own stream. A Program hands states out from its
 // pool (core/program.h); one state serves one run at a time, and reused for the next
 // run it allocates nothing unless a buffer must grow.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/op_registry.h"
@@ -15,10 +18,14 @@ namespace strata {
 
 class Program;
 struct RunOptions;
+namespace cuda {
+class RunContext;  // core/cuda/run_context.h
+}
 
 class ExecutionState {
  public:
   explicit ExecutionState(const Program& program);
+  ~ExecutionState();
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
 
@@ -46,6 +53,7 @@ class ExecutionState {
   Tensor* resolve(int value);
   void copy_fetches(bool variables, std::vector<Tensor>& results);
   void infer_if_changed(std::size_t s);
+  void finish_device_work();
 
   const Program& program_;
   std::vector<Tensor> buffers_;
@@ -53,6 +61,9 @@ class ExecutionState {
   std::vector<KernelContext> contexts_;  // one per step, bound to this state's tensors
   std::vector<ShapeCache> shapes_;       // one per step
   std::vector<std::int64_t> executions_;
+  // Set for a Program on a CUDA device: every kernel context points to it. The
+  // destructor waits for its stream before the buffers its kernels use are freed.
+  std::unique_ptr<cuda::RunContext> cuda_;
 };
 
 }  // namespace strata

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "core/allocator.h"
 #include "core/device.h"
@@ -136,4 +137,33 @@ TEST(Placement, ACudaTensorRoundTripsAndHostAccessFailsClearly) {
   EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
   Tensor back = on_gpu.to(Device{});
   EXPECT_EQ(std::memcmp(back.raw_data(), host.raw_data(), host.nbytes()), 0);
+}
+
+// A Program on a GPU runs its kernels on its execution state's own stream: feeds are
+// copied in, fetches out, and the answers are the CPU's. Two threads run the one plan at
+// once, each on a state (and stream) of its own.
+TEST(Placement, AProgramOnAGpuRunsOnItsStatesStreamsAndMatchesTheCpu) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 48}}, "x");
+  Output w = g.placeholder({Shape{48, 32}}, "w");
+  Output b = g.placeholder({Shape{32}}, "b");
+  Output y = ops::reduce_sum(ops::tanh(ops::add(ops::matmul(x, w), b)), {1});
+  Program cpu(g, {x, w, b}, {y});
+  Program gpu(g, {x, w, b}, {y}, {}, parse_device("cuda:0"));
+  auto feeds_for = [](std::uint64_t seed) {
+    return std::vector<Tensor>{uniform({64, 48}, -1, 1, seed), uniform({48, 32}, -0.5f, 0.5f, seed + 1),
+                               uniform({32}, -0.1f, 0.1f, seed + 2)};
+  };
+  std::vector<Tensor> results[2];
+  std::thread other([&] {
+    for (int i = 0; i < 20; ++i) results[1] = gpu.run(feeds_for(100));
+  });
+  for (int i = 0; i < 20; ++i) results[0] = gpu.run(feeds_for(200));
+  other.join();
+  EXPECT_GE(gpu.num_execution_states(), 1);
+  for (int t = 0; t < 2; ++t) {
+    ASSERT_TRUE(results[t][0].on_cpu());
+    EXPECT_TRUE(tensors_near(results[t][0], cpu.run(feeds_for(t == 0 ? 200 : 100))[0], 1e-4f));
+  }
 }
