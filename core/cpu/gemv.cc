@@ -14,7 +14,7 @@ namespace {
 constexpr int kLanes = 16;
 // 256 columns: a batch-1 Dense layer's whole row of 1 KB is one contiguous read per step
 // of k. Over half rows (128 columns of a 256-wide matrix) the same kernel streamed its
-// cache at 157 GB/s, over whole rows at 170-175 (docs/performance.md).
+// cache at 144-158 GB/s, over whole rows at 156-175 in the same runs (docs/performance.md).
 constexpr int kChunkVectors = kGemvWholeRowColumns / kLanes;
 // With this many vectors or more, one accumulator per vector already keeps both FMA
 // units busy (8 independent chains cover the 4-cycle latency); fewer get two sets.
