@@ -6,6 +6,12 @@
 
 #if defined(STRATA_WITH_CUDA)
 #include "core/cuda/run_context.h"
+#else
+namespace strata::cuda {
+// Without the CUDA backend no state ever makes one, but the owning pointer's deleter
+// still needs a complete type to compile.
+class RunContext {};
+}  // namespace strata::cuda
 #endif
 
 namespace strata {
