@@ -11,15 +11,6 @@
 
 namespace strata::layers {
 
-namespace {
-
-std::string token_text(const Token& t) {
-  return std::holds_alternative<std::string>(t) ? "'" + std::get<std::string>(t) + "'"
-                                                : std::to_string(std::get<std::int64_t>(t));
-}
-
-}  // namespace
-
 IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, IndexLookupConfig config)
     : LayerImpl(std::move(class_name), std::move(name_)), config_(std::move(config)) {
   const auto& mode = config_.output_mode;
