@@ -241,11 +241,27 @@ void Program::place_steps() {
                               ". Compile for \"cpu\" instead");
   }
   if (device_.type != DeviceType::cpu) require_available(device_);
+  for (const Value& value : values_) {
+    if (value.variable >= 0 && graph_.node(value.variable).variable.defined()) variable_nodes_.push_back(value.variable);
+  }
   if (log_device_placement()) {
     for (const Step& step : steps_) {
       const Node& node = graph_.node(step.node);
       if (!node.def->fed) std::cerr << node.name << " (" << node.op << "): " << to_string(device_) << "\n";
     }
+  }
+}
+
+// Variables are read in place, and may have moved since the Program was compiled (another
+// compile of the model places them on its own device): one on another device would be
+// read wrongly, so the run is refused, naming it.
+void Program::check_variables() const {
+  for (int id : variable_nodes_) {
+    const Variable& variable = graph_.node(id).variable;
+    if (variable.value().is_on(device_)) continue;
+    throw ValueError("variable '" + variable.path() + "' lives on " + to_string(variable.value().device()) +
+                     " but the Program runs on " + to_string(device_) +
+                     ": move it first (Variable::place_on; compiling a model places its variables)");
   }
 }
 
@@ -302,6 +318,7 @@ std::vector<Tensor> Program::run(const std::vector<Tensor>& feeds, const RunOpti
 void Program::run_into(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                        const RunOptions& options) const {
   check_feeds(feeds);
+  check_variables();
   std::unique_lock<std::mutex> writing;
   if (writes_variables_) writing = std::unique_lock(write_mutex_);
   // The state goes back to the pool however the run ends (a kernel may throw).

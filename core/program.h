@@ -99,6 +99,7 @@ class Program {
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
   void place_steps();
   void check_feeds(const std::vector<Tensor>& feeds) const;
+  void check_variables() const;
   std::unique_ptr<ExecutionState> acquire_state() const;
   void release_state(std::unique_ptr<ExecutionState> state) const;
 
@@ -109,6 +110,7 @@ class Program {
   std::vector<int> value_offset_;   // first value id of each node
   std::vector<Value> values_;
   std::vector<Step> steps_;
+  std::vector<int> variable_nodes_;  // the variables the steps read, by node
   int num_buffers_ = 0;
   bool writes_variables_ = false;
 

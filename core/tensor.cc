@@ -59,6 +59,27 @@ Tensor Tensor::to(const Device& device) const {
 #endif
 }
 
+void Tensor::copy_from(const Tensor& source) {
+  if (!storage_ || !source.storage_ || source.shape_ != shape_ || source.dtype_ != dtype_) {
+    throw ShapeError("Tensor::copy_from: cannot copy a tensor of shape " + source.shape_.to_string() + " (" +
+                     strata::to_string(source.dtype_) + ") into one of shape " + shape_.to_string() + " (" +
+                     strata::to_string(dtype_) + ")");
+  }
+  if (on_cpu() && source.on_cpu()) {
+    std::memcpy(storage_->data, source.storage_->data, nbytes());
+    return;
+  }
+  if (dtype_ == DType::string) {
+    throw ValueError("Tensor::copy_from: a string tensor of shape " + shape_.to_string() + " stays on the CPU");
+  }
+#ifdef STRATA_WITH_CUDA
+  cuda::copy(storage_->data, source.storage_->data, nbytes(), storage_->device.type == DeviceType::cuda,
+             source.storage_->device.type == DeviceType::cuda);
+#else
+  throw ValueError("Tensor::copy_from: Strata was built without CUDA");  // unreachable: no other device exists
+#endif
+}
+
 Tensor Tensor::scalar(float value) {
   Tensor t(Shape{}, DType::float32);
   *t.data<float>() = value;

@@ -51,6 +51,9 @@ class Tensor {
   bool is_on(const Device& device) const { return storage_ ? storage_->device == device : device.type == DeviceType::cpu; }
   // This tensor on `device`: itself when it is there already, else a copy.
   Tensor to(const Device& device) const;
+  // Copies `source`'s elements into this tensor's storage, from any device to any
+  // device; ShapeError when the shapes or dtypes differ.
+  void copy_from(const Tensor& source);
 
   // Typed access; throws ValueError if T does not match dtype().
   template <typename T>

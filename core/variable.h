@@ -23,8 +23,16 @@ class Variable {
 
   const Tensor& value() const { return state().value; }
   Tensor& value() { return state().value; }
-  // Copies `value` in; throws ShapeError naming the variable when the shape differs.
+  // Copies `value` in, from whichever device it is on; throws ShapeError naming the
+  // variable when the shape or dtype differs.
   void assign(const Tensor& value);
+  // A one-element variable's number (the optimizer's step count, its learning rate), read
+  // from or written to whichever device the variable lives on.
+  double scalar() const;
+  void assign_scalar(double value);
+  // Moves the value to `device` (nothing when it is there). Compiling a model does this
+  // for every variable it uses: Keras creates them on the device the model runs on.
+  void place_on(const Device& device);
   const Shape& shape() const { return state().value.shape(); }
   DType dtype() const { return state().value.dtype(); }
 

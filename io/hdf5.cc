@@ -415,8 +415,10 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
                                lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot create dataset " + where(name)));
   if (value.size() > 0) {
+    // A model's variables may live on a GPU: the file is written from a copy on the host.
+    const Tensor host = value.to(Device{});
     check(H5Dwrite(d.get(), native_type(value.dtype()), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                   value.raw_data()),
+                   host.raw_data()),
           "cannot write dataset " + where(name));
   }
   return Dataset(std::move(d), file_name_, child_path(name));

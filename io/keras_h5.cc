@@ -221,7 +221,7 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
       return false;
     }
     if (stored.empty()) {  // an optimizer Keras never built: its iteration count alone
-      opt.impl().iterations().value().data<std::int64_t>()[0] = iterations;
+      opt.impl().iterations().assign_scalar(static_cast<double>(iterations));
       opt.impl().update_learning_rate();
       return true;
     }
@@ -253,7 +253,7 @@ bool restore_optimizer_weights(const h5::File& file, Model& model, std::string& 
     std::vector<Tensor> values;
     for (std::size_t i = 0; i < ours.size(); ++i) values.push_back(stored[i].read(DType::float32));
     for (std::size_t i = 0; i < ours.size(); ++i) ours[i].slot.assign(values[i]);
-    opt.impl().iterations().value().data<std::int64_t>()[0] = iterations;
+    opt.impl().iterations().assign_scalar(static_cast<double>(iterations));
     opt.impl().update_learning_rate();
     return true;
   } catch (const Error& e) {

@@ -216,7 +216,8 @@ std::vector<Variable> Layer::non_trainable_weights() const {
 
 std::vector<Tensor> Layer::get_weights() const {
   std::vector<Tensor> out;
-  for (const auto& v : weights()) out.push_back(v.value().clone());
+  // Copies on the host, whichever device the variables live on (Keras returns NumPy arrays).
+  for (const auto& v : weights()) out.push_back(v.value().on_cpu() ? v.value().clone() : v.value().to(Device{}));
   return out;
 }
 

@@ -67,6 +67,31 @@ Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
   return out;
 }
 
+// Keras creates a model's variables on the device the model runs on; here compiling puts
+// them there once its Programs are made (a Program's run refuses a variable elsewhere).
+// Recompiling for another device moves them again. Placement that fails part way (out of
+// device memory) moves back what it moved: the model's previous compilation reads them.
+void place_variables(const Graph& graph, const Device& device) {
+  std::vector<std::pair<Variable, Device>> moved;
+  try {
+    for (int id = 0; id < graph.num_nodes(); ++id) {
+      Variable variable = graph.node(id).variable;
+      if (!variable.defined() || variable.value().is_on(device)) continue;
+      const Device from = variable.value().device();
+      variable.place_on(device);
+      moved.emplace_back(variable, from);
+    }
+  } catch (...) {
+    for (auto& [variable, from] : moved) {
+      try {
+        variable.place_on(from);
+      } catch (...) {  // the first error is the one to report
+      }
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
@@ -82,6 +107,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
   if (!options) {
     predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
+    place_variables(*graph_, device_);
     return;
   }
 
@@ -200,6 +226,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   test_weighted_ =
       std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, graph_->updates(false), device_);
   train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted, device_);
+  place_variables(*graph_, device_);
 }
 
 void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {
@@ -351,9 +378,11 @@ BatchShard CompiledModel::shard_batch(std::vector<Tensor>& x, std::vector<Tensor
 
 void CompiledModel::broadcast_variables(const std::vector<Variable>& variables) const {
   if (!communicator_) return;
-  for (const auto& v : variables) {
-    Tensor value = v.value();
+  for (Variable v : variables) {
+    // The collective moves host memory: a variable on a GPU goes through a copy.
+    Tensor value = v.value().to(Device{});
     communicator_->broadcast(value.raw_data(), static_cast<std::int64_t>(value.nbytes()), 0);
+    if (!v.value().on_cpu()) v.assign(value);
   }
 }
 

@@ -153,8 +153,8 @@ Output BaseOptimizer::decayed_value(Graph& graph, const Variable& variable, Outp
 
 void BaseOptimizer::update_learning_rate() {
   if (!schedule_.defined()) return;
-  const std::int64_t step = iterations_.value().data<std::int64_t>()[0];
-  learning_rate_.value().data<float>()[0] = static_cast<float>(schedule_(step));
+  const auto step = static_cast<std::int64_t>(iterations_.scalar());
+  learning_rate_.assign_scalar(schedule_(step));
 }
 
 std::vector<Variable> BaseOptimizer::variables() const {

@@ -19,13 +19,13 @@ OptimizerImpl& Optimizer::impl() const {
   return *impl_;
 }
 
-std::int64_t Optimizer::iterations() const { return impl().iterations().value().data<std::int64_t>()[0]; }
+std::int64_t Optimizer::iterations() const { return static_cast<std::int64_t>(impl().iterations().scalar()); }
 
-float Optimizer::learning_rate() const { return impl().learning_rate().value().item(); }
+float Optimizer::learning_rate() const { return static_cast<float>(impl().learning_rate().scalar()); }
 
 void Optimizer::set_learning_rate(float rate) {
   if (!(rate >= 0.f)) throw ValueError(name() + ": learning_rate must be non-negative, got " + std::to_string(rate));
-  impl().learning_rate().value().data<float>()[0] = rate;
+  impl().learning_rate().assign_scalar(rate);
 }
 
 Optimizer get(const std::string& identifier) {

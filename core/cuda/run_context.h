@@ -1,9 +1,8 @@
 // What CUDA kernels run with (built only with STRATA_WITH_CUDA): one device, a stream on
 // it, and a cuBLAS handle bound to that stream. A CUDA kernel finds it through
 // KernelContext::cuda and only enqueues work on its stream; the work runs later, in
-// order. A CUDA execution state will own one run context per run in flight, so several
-// runs of one plan proceed on their own streams (not wired into Program yet: see
-// docs/gpu.md).
+// order. Each execution state of a Program on a GPU owns one (core/execution_state.h), so
+// several runs of one plan proceed on their own streams (docs/gpu.md).
 #pragma once
 
 #include "core/cuda/cublas_handle.h"

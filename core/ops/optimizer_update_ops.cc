@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/update_kernels.h"
 #include "core/op_registry.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -197,12 +199,16 @@ Output add_apply(const char* op, std::vector<Output> inputs, Attrs attrs) {
 }  // namespace
 
 void register_optimizer_update_ops(OpRegistry& r) {
-  for (auto [name, kernel] : {std::pair<const char*, KernelFn>{"apply_sgd", sgd_kernel},
-                              {"apply_adam", adam_kernel},
-                              {"apply_rmsprop", rmsprop_kernel},
-                              {"apply_adagrad", adagrad_kernel}}) {
-    r.add({.name = name, .infer = infer_apply, .cpu_kernel = kernel, .gradient = nullptr, .differentiable = false,
-           .stateful = true});
+  struct Kernels {
+    const char* name;
+    KernelFn cpu, cuda;
+  };
+  for (const Kernels& k : {Kernels{"apply_sgd", sgd_kernel, STRATA_CUDA_KERNEL(cuda::apply_sgd)},
+                           Kernels{"apply_adam", adam_kernel, STRATA_CUDA_KERNEL(cuda::apply_adam)},
+                           Kernels{"apply_rmsprop", rmsprop_kernel, STRATA_CUDA_KERNEL(cuda::apply_rmsprop)},
+                           Kernels{"apply_adagrad", adagrad_kernel, STRATA_CUDA_KERNEL(cuda::apply_adagrad)}}) {
+    r.add({.name = k.name, .infer = infer_apply, .cpu_kernel = k.cpu, .gradient = nullptr, .differentiable = false,
+           .stateful = true, .cuda_kernel = k.cuda});
   }
 }
 

@@ -5,8 +5,10 @@
 // increment last, so every update of a step reads the same count).
 #include <cstring>
 
+#include "core/cuda/update_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -62,12 +64,12 @@ void register_update_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            update_any(const_cast<Tensor&>(ctx.input(0)), ctx.input(1), [](auto, auto x) { return x; });
          },
-         .differentiable = false, .stateful = true});
+         .differentiable = false, .stateful = true, .cuda_kernel = STRATA_CUDA_KERNEL(cuda::assign)});
   r.add({.name = "assign_add", .infer = infer_update,
          .cpu_kernel = [](KernelContext& ctx) {
            update_any(const_cast<Tensor&>(ctx.input(0)), ctx.input(1), [](auto v, auto x) { return v + x; });
          },
-         .differentiable = false, .stateful = true});
+         .differentiable = false, .stateful = true, .cuda_kernel = STRATA_CUDA_KERNEL(cuda::assign_add)});
 }
 
 Output assign(Output variable, Output value) { return add_update("assign", variable, value); }

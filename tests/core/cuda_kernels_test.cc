@@ -190,6 +190,72 @@ OpCases select_cases() {
   return op;
 }
 
+Tensor int_scalar(DType dtype, std::int64_t value) {
+  return dtype == DType::int64 ? Tensor::from_vector<std::int64_t>(Shape{}, {value})
+                               : Tensor::from_vector<std::int32_t>(Shape{}, {static_cast<std::int32_t>(value)});
+}
+
+// assign and assign_add: every dtype a variable has, a whole value or a scalar one.
+OpCases assign_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 600;
+  for (const Shape& s : std::vector<Shape>{{37, 19}, {1000, 33}, {}, {0}}) {
+    op.cases.push_back({"float32 " + s.to_string(), {in_range(s, -1, 1, seed), in_range(s, -1, 1, seed + 1)}});
+    op.cases.push_back({"float32 " + s.to_string() + ", scalar value",
+                        {in_range(s, -1, 1, seed + 2), in_range({}, -1, 1, seed + 3)}});
+    seed += 4;
+  }
+  for (DType dtype : {DType::int64, DType::int32}) {
+    op.cases.push_back({"step count " + to_string(dtype), {int_scalar(dtype, 41), int_scalar(dtype, 1)}});
+  }
+  return op;
+}
+
+// The optimizer steps: each variant of each (momentum, nesterov, amsgrad, centered), on
+// sizes over many blocks and none. Slots and gradients in ranges their updates keep sane
+// (second moments positive). A step's arithmetic is the CPU's, but CUDA's powf and the
+// compiler's fused multiply-adds round differently.
+OpCases optimizer_cases(const std::string& op_name) {
+  OpCases op{1e-5f, {}};
+  std::uint64_t seed = 700;
+  const auto lr = [&] { return Tensor::scalar(0.01f); };
+  for (const Shape& s : std::vector<Shape>{{257}, {1000, 33}, {0}}) {
+    const auto w = [&] { return in_range(s, -1, 1, seed++); };
+    const auto g = [&] { return in_range(s, -1, 1, seed++); };
+    const auto moment = [&] { return in_range(s, 0.01f, 1, seed++); };
+    const auto centered = [&] { return in_range(s, -0.1f, 0.1f, seed++); };
+    const std::string shape = " " + s.to_string();
+    if (op_name == "apply_sgd") {
+      op.cases.push_back({"plain" + shape, {w(), g(), lr()}, Attrs{{"momentum", 0.0}, {"nesterov", false}}});
+      op.cases.push_back({"momentum" + shape, {w(), g(), g(), lr()}, Attrs{{"momentum", 0.9}, {"nesterov", false}}});
+      op.cases.push_back({"nesterov" + shape, {w(), g(), g(), lr()}, Attrs{{"momentum", 0.9}, {"nesterov", true}}});
+    } else if (op_name == "apply_adam") {
+      for (bool amsgrad : {false, true}) {
+        KernelCase c{(amsgrad ? "amsgrad" : "adam") + shape, {w(), g(), moment()},
+                     Attrs{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}, {"amsgrad", amsgrad}}};
+        if (amsgrad) c.inputs.push_back(moment());
+        c.inputs.insert(c.inputs.end(), {g(), lr(), int_scalar(amsgrad ? DType::int32 : DType::int64, 9)});
+        op.cases.push_back(std::move(c));
+      }
+    } else if (op_name == "apply_rmsprop") {
+      for (double momentum : {0.0, 0.9}) {
+        for (bool is_centered : {false, true}) {
+          KernelCase c{std::string(momentum > 0 ? "momentum" : "plain") + (is_centered ? ", centered" : "") + shape,
+                       {w(), moment()},
+                       Attrs{{"rho", 0.9}, {"momentum", momentum}, {"centered", is_centered}, {"epsilon", 1e-7}}};
+          if (momentum > 0) c.inputs.push_back(g());
+          if (is_centered) c.inputs.push_back(centered());
+          c.inputs.insert(c.inputs.end(), {g(), lr()});
+          op.cases.push_back(std::move(c));
+        }
+      }
+    } else {  // apply_adagrad
+      op.cases.push_back({"adagrad" + shape, {w(), moment(), g(), lr()}, Attrs{{"epsilon", 1e-7}}});
+    }
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -232,6 +298,11 @@ const std::map<std::string, OpCases>& table() {
     m["reduce_sum"] = reduce_cases(1e-4f);
     m["reduce_mean"] = reduce_cases(1e-4f);
     m["reduce_max"] = reduce_cases(0);
+    m["assign"] = assign_cases();
+    m["assign_add"] = assign_cases();
+    for (const char* name : {"apply_sgd", "apply_adam", "apply_rmsprop", "apply_adagrad"}) {
+      m[name] = optimizer_cases(name);
+    }
     return m;
   }();
   return cases;
@@ -282,10 +353,13 @@ KernelContext context_for(const Node& node, std::vector<Tensor>& inputs, std::ve
 
 std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
   const Node node = node_for(def, c);
-  std::vector<Tensor> inputs = c.inputs;
+  std::vector<Tensor> inputs;  // copies: a variable update writes its inputs
+  for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
   KernelContext ctx = context_for(node, inputs, outputs);
   def.cpu_kernel(ctx);
+  // A variable update has no outputs: what it computes is its inputs' new values.
+  if (def.stateful) outputs.insert(outputs.end(), inputs.begin(), inputs.end());
   return outputs;
 }
 
@@ -320,6 +394,9 @@ std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::Run
   run.synchronize();
   std::vector<Tensor> back;
   for (const Tensor& t : outputs) back.push_back(t.to(Device{}));
+  if (def.stateful) {
+    for (const Tensor& t : inputs) back.push_back(t.to(Device{}));
+  }
   return back;
 }
 #endif
@@ -394,7 +471,8 @@ TEST(CudaKernels, AKernelWithoutARunContextIsAnErrorNamingTheOp) {
   const OpDef& def = OpRegistry::global().get("add");
   const KernelCase c{"", {Tensor::scalar(1.f), Tensor::scalar(2.f)}};
   const Node node = node_for(def, c);
-  std::vector<Tensor> inputs = c.inputs;
+  std::vector<Tensor> inputs;  // copies: a variable update writes its inputs
+  for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
   KernelContext ctx = context_for(node, inputs, outputs);
   const std::string msg = message_of([&] { def.cuda_kernel(ctx); });

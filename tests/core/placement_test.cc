@@ -139,6 +139,39 @@ TEST(Placement, ACudaTensorRoundTripsAndHostAccessFailsClearly) {
   EXPECT_EQ(std::memcmp(back.raw_data(), host.raw_data(), host.nbytes()), 0);
 }
 
+// Variables live on the device of the Program that reads them: placed there explicitly,
+// assigned and read through copies, and refused — by name — by the run of a Program of
+// another device.
+TEST(Placement, AVariableOnTheGpuIsReadInPlaceAndRefusedByACpuProgram) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  const Device gpu = parse_device("cuda:0");
+  Variable kernel("dense/kernel", uniform({8, 4}, -1, 1, 3));
+  const Tensor on_host = kernel.value().clone();
+  kernel.place_on(gpu);
+  ASSERT_TRUE(kernel.value().is_on(gpu));
+  EXPECT_EQ(std::memcmp(kernel.value().to(Device{}).raw_data(), on_host.raw_data(), on_host.nbytes()), 0);
+  Variable step("sgd/iteration", Tensor(Shape{}, DType::int64));
+  step.place_on(gpu);
+  step.assign_scalar(7);
+  EXPECT_EQ(step.scalar(), 7.0);
+
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 8}}, "x");
+  Output y = ops::matmul(x, g.variable(kernel));
+  Program on_gpu(g, {x}, {y}, {}, gpu);
+  const Tensor input = uniform({5, 8}, -1, 1, 4);
+  Graph reference;  // the same product on the CPU, with the kernel's values there
+  Output rx = reference.placeholder({Shape{kUnknownDim, 8}}, "x");
+  Output ry = ops::matmul(rx, reference.variable(Variable("dense/kernel", on_host)));
+  const Tensor expected = Program(reference, {rx}, {ry}).run({input})[0];
+  EXPECT_TRUE(tensors_near(on_gpu.run({input})[0], expected, 1e-5f));
+  kernel.assign(on_host);  // from the host into the device's storage
+  EXPECT_TRUE(kernel.value().is_on(gpu));
+  Program on_cpu(g, {x}, {y});  // compiles; its run finds the variable elsewhere
+  const std::string msg = message_of([&] { on_cpu.run({input}); });
+  EXPECT_NE(msg.find("variable 'dense/kernel' lives on cuda:0"), std::string::npos) << msg;
+}
+
 // A Program on a GPU runs its kernels on its execution state's own stream: feeds are
 // copied in, fetches out, and the answers are the CPU's. Two threads run the one plan at
 // once, each on a state (and stream) of its own.

@@ -7,8 +7,10 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "core/variable.h"
+#include "core_test_util.h"
 
 using namespace strata;
+using strata::testing::message_of;
 
 TEST(Tensor, StartsZeroed) {
   Tensor t({2, 3});
@@ -165,4 +167,35 @@ TEST(Variable, AssignChecksTheShapeAndNamesTheVariable) {
     EXPECT_NE(message.find("(4,)"), std::string::npos) << message;
   }
   EXPECT_THROW(Variable().value(), ValueError);
+}
+
+TEST(Variable, AScalarIsReadAndWrittenInPlaceOnTheCpu) {
+  Variable steps("adam/iteration", Tensor(Shape{}, DType::int64));
+  const Tensor storage = steps.value();
+  steps.assign_scalar(41);
+  EXPECT_EQ(steps.scalar(), 41.0);
+  EXPECT_EQ(storage.data<std::int64_t>()[0], 41);  // written in place, not replaced
+  Variable rate("adam/learning_rate", Tensor::scalar(0.f));
+  rate.assign_scalar(1e-3);
+  EXPECT_FLOAT_EQ(static_cast<float>(rate.scalar()), 1e-3f);
+  Variable kernel("dense/kernel", Tensor({2, 2}));
+  const std::string msg = message_of([&] { kernel.scalar(); });
+  EXPECT_NE(msg.find("'dense/kernel' of shape (2, 2)"), std::string::npos) << msg;
+  EXPECT_NE(message_of([&] { kernel.assign_scalar(1); }), "");
+}
+
+TEST(Variable, PlacingOnTheDeviceItIsOnKeepsTheStorage) {
+  Variable v("dense/bias", Tensor::filled({3}, 1.f));
+  const Tensor before = v.value();
+  v.place_on(Device{});
+  EXPECT_TRUE(v.value().shares_storage_with(before));
+}
+
+TEST(Tensor, CopyFromChecksShapeAndDtype) {
+  Tensor a = Tensor::filled({2, 3}, 0.f);
+  a.copy_from(Tensor::filled({2, 3}, 4.f));
+  EXPECT_EQ(a.item(5), 4.f);
+  const std::string msg = message_of([&] { a.copy_from(Tensor::filled({3, 2}, 1.f)); });
+  EXPECT_NE(msg.find("shape (3, 2)"), std::string::npos) << msg;
+  EXPECT_THROW(a.copy_from(Tensor({2, 3}, DType::int32)), ShapeError);
 }

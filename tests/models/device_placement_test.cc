@@ -1,6 +1,9 @@
 // compile's device: "cpu" explicitly or by default; a device the model's ops have no
-// kernels for is refused by compile itself, naming the op, the layer and the device.
+// kernels for is refused by compile itself, naming the op, the layer and the device; on a
+// GPU, compile places the variables there and a model trains as on the CPU.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "core/op_registry.h"
 #include "strata.h"
@@ -51,4 +54,51 @@ TEST(DevicePlacement, CompileForADeviceWithoutKernelsNamesOpLayerAndDevice) {
   }
   EXPECT_FALSE(m.compiled()) << "a compile that throws leaves the model as it was";
   EXPECT_THROW(m.compile({.optimizer = optimizers::get("sgd"), .loss = "mse", .device = "tpu:0"}), ValueError);
+}
+
+namespace {
+
+bool has_cuda_device() {
+  for (const Device& d : available_devices()) {
+    if (d.type == DeviceType::cuda) return true;
+  }
+  return false;
+}
+
+Model regression_mlp() {
+  auto in = Input({4});
+  auto h = layers::Dense(16, {.activation = "relu"})(in);
+  return Model(in, layers::Dense(3)(h));
+}
+
+}  // namespace
+
+// An MLP (Dense, relu, mean squared error: ops that all have CUDA kernels) trains 50 steps
+// on the GPU with the CPU's losses, for plain SGD and Adam; its variables live on the GPU
+// meanwhile, and get_weights returns host copies equal to the CPU model's.
+TEST(DevicePlacement, AnMlpTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  for (const char* optimizer : {"sgd", "adam"}) {
+    auto [inputs, labels] = test_data::blobs(16);
+    const Tensor targets = Tensor::filled({16, 3}, 0.5f);
+    Model cpu = regression_mlp(), gpu = regression_mlp();
+    gpu.set_weights(cpu.get_weights());
+    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse"});
+    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse", .device = "cuda:0"});
+    for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+    for (const Tensor& w : gpu.get_weights()) ASSERT_TRUE(w.on_cpu());
+    for (int step = 0; step < 50; ++step) {
+      const float expected = cpu.train_on_batch(inputs, targets).at("loss");
+      const float actual = gpu.train_on_batch(inputs, targets).at("loss");
+      ASSERT_LE(std::fabs(actual - expected), 1e-4f * std::fabs(expected)) << optimizer << ", step " << step;
+    }
+    const std::vector<Tensor> a = cpu.get_weights(), b = gpu.get_weights();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      for (std::int64_t j = 0; j < a[i].size(); ++j) {
+        EXPECT_NEAR(b[i].item(j), a[i].item(j), 1e-4f * (1 + std::fabs(a[i].item(j)))) << optimizer << ", weight " << i;
+      }
+    }
+    EXPECT_EQ(gpu.optimizer().iterations(), 50);
+  }
 }
