@@ -83,7 +83,21 @@ void launch(const float* in, float* out, std::int64_t out_count, std::int64_t re
   }
 }
 
+__global__ void expand_kernel(const float* in, float* out, std::int64_t out_count, ExpandIndex index, float scale) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t o = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < out_count; o += stride) {
+    out[o] = in[offset_of(o, index.rank, index.dims, index.in_strides)] * scale;
+  }
+}
+
 }  // namespace
+
+void launch_expand(const float* in, float* out, std::int64_t out_count, const ExpandIndex& index, float scale,
+                   CUstream_st* stream) {
+  if (out_count == 0) return;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((out_count + kThreads - 1) / kThreads, 1 << 16));
+  expand_kernel<<<blocks, kThreads, 0, stream>>>(in, out, out_count, index, scale);
+}
 
 void launch_reduce(ReduceKind kind, const float* in, float* out, std::int64_t out_count, std::int64_t reduced_count,
                    const ReduceIndex& index, float scale, CUstream_st* stream) {

@@ -15,5 +15,10 @@ namespace strata::cuda {
 void reduce_sum(KernelContext& ctx);
 void reduce_mean(KernelContext& ctx);
 void reduce_max(KernelContext& ctx);
+// sum_to_like (core/ops/shape_ops.cc): a broadcast's gradient summed back to its input's
+// shape. expand_to (core/ops/reduce_ops.cc): a reduction's gradient spread over the
+// reduced dims, divided by their count for a mean.
+void sum_to_like(KernelContext& ctx);
+void expand_to(KernelContext& ctx);
 
 }  // namespace strata::cuda

@@ -30,4 +30,17 @@ struct ReduceIndex {
 void launch_reduce(ReduceKind kind, const float* in, float* out, std::int64_t out_count, std::int64_t reduced_count,
                    const ReduceIndex& index, float scale, CUstream_st* stream);
 
+// Where each output element's one input is: the output's dims, and the input's strides
+// read at the output's indices (0 on the dims the input was reduced over).
+struct ExpandIndex {
+  int rank = 0;
+  std::int64_t dims[kMaxLaunchRank] = {};
+  std::int64_t in_strides[kMaxLaunchRank] = {};
+};
+
+// out[o] = scale * in[offset of o], for every o < out_count: a reduction's gradient
+// spread back over the reduced dims (expand_to).
+void launch_expand(const float* in, float* out, std::int64_t out_count, const ExpandIndex& index, float scale,
+                   CUstream_st* stream);
+
 }  // namespace strata::cuda

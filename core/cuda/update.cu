@@ -101,20 +101,20 @@ __global__ void adagrad_kernel(float* w, float* acc, const float* grad, const fl
 
 }  // namespace
 
-void launch_assign(UpdateType type, void* var, const void* value, bool value_is_scalar, bool add, std::int64_t n,
+void launch_assign(ElementType type, void* var, const void* value, bool value_is_scalar, bool add, std::int64_t n,
                    CUstream_st* stream) {
   if (n == 0) return;
   switch (type) {
-    case UpdateType::float32:
+    case ElementType::float32:
       assign_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<float*>(var), static_cast<const float*>(value),
                                                             value_is_scalar, add, n);
       break;
-    case UpdateType::int32:
+    case ElementType::int32:
       assign_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<std::int32_t*>(var),
                                                             static_cast<const std::int32_t*>(value), value_is_scalar,
                                                             add, n);
       break;
-    case UpdateType::int64:
+    case ElementType::int64:
       assign_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<std::int64_t*>(var),
                                                             static_cast<const std::int64_t*>(value), value_is_scalar,
                                                             add, n);

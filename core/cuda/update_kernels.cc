@@ -43,13 +43,7 @@ void assign_or_add(KernelContext& ctx, bool add) {
   Tensor& var = const_cast<Tensor&>(ctx.input(0));
   const Tensor& value = ctx.input(1);
   if (var.dtype() != value.dtype()) throw ValueError("variable update: dtype mismatch");
-  UpdateType type = UpdateType::float32;
-  switch (var.dtype()) {
-    case DType::float32: type = UpdateType::float32; break;
-    case DType::int32: type = UpdateType::int32; break;
-    case DType::int64: type = UpdateType::int64; break;
-    case DType::string: throw ValueError("variable update: string variables are not updated by ops");
-  }
+  const ElementType type = element_type(var.dtype(), ctx.node.name);
   const bool scalar = value.size() == 1;
   if (!scalar && value.size() != var.size()) {
     throw ShapeError(ctx.node.name + ": value of shape " + value.shape().to_string() +

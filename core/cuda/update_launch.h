@@ -7,14 +7,14 @@
 
 #include <cstdint>
 
+#include "core/cuda/element_type.h"
+
 struct CUstream_st;
 
 namespace strata::cuda {
 
-enum class UpdateType { float32, int32, int64 };
-
 // var[i] = value[i] (or value[0] when value_is_scalar), or var[i] += ... when add.
-void launch_assign(UpdateType type, void* var, const void* value, bool value_is_scalar, bool add, std::int64_t n,
+void launch_assign(ElementType type, void* var, const void* value, bool value_is_scalar, bool add, std::int64_t n,
                    CUstream_st* stream);
 
 struct SgdStep {

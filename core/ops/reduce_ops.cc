@@ -82,7 +82,8 @@ void register_reduce_ops(OpRegistry& r) {
            Output gg = n.attrs.get<bool>("mean") ? reduce_mean(g[0], axes_of(n), keepdims)
                                                  : reduce_sum(g[0], axes_of(n), keepdims);
            return std::vector<Output>{gg, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::expand_to)});
 }
 
 Output reduce_sum(Output x, std::vector<std::int64_t> axes, bool keepdims) {

@@ -1,8 +1,10 @@
 // Shape ops: reshape, reshape_like, broadcast_like, sum_to_like.
 #include <cstring>
 
+#include "core/cuda/reduce_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/reduce_kernels.h"
 #include "core/ops/shape_util.h"
 
@@ -108,7 +110,8 @@ void register_shape_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{broadcast_like(g[0], n.inputs[0]), Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::sum_to_like)});
 }
 
 Output reshape(Output x, const std::vector<std::int64_t>& shape) {

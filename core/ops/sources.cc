@@ -2,8 +2,10 @@
 #include <cstring>
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/sources_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -51,7 +53,8 @@ void register_source_ops(OpRegistry& r) {
          .cpu_kernel = [](KernelContext& ctx) {
            *ctx.output(0).data<float>() = static_cast<float>(ctx.node.attrs.get<double>("value"));
          },
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::constant)});
   r.add({.name = "fill_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -61,7 +64,8 @@ void register_source_ops(OpRegistry& r) {
            float v = static_cast<float>(ctx.node.attrs.get<double>("value"));
            std::fill_n(ctx.output(0).data<float>(), ctx.output(0).size(), v);
          },
-         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::fill_like)});
   r.add({.name = "identity",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -101,7 +105,8 @@ void register_source_ops(OpRegistry& r) {
            // Only float-to-float casts carry a gradient.
            bool both_float = n.inputs[0].dtype() == DType::float32 && n.outputs[0].dtype == DType::float32;
            return std::vector<Output>{both_float ? g[0] : Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::cast)});
 }
 
 Output constant(Graph& graph, float value) {

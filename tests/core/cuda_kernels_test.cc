@@ -29,6 +29,9 @@ using namespace strata::testing;
 
 namespace {
 
+// What an integer output holds before a kernel writes it: no case's value.
+constexpr std::int32_t kUnwritten = -999999;
+
 constexpr const char* kNoGpu = "no CUDA device on this machine: the CUDA kernels are compiled, not run";
 
 // --- the table ------------------------------------------------------------------------
@@ -256,6 +259,87 @@ OpCases optimizer_cases(const std::string& op_name) {
   return op;
 }
 
+// Whole numbers in [-50, 50] as `dtype`, or floats in [-7.9, 7.9] (casts truncate them).
+Tensor numbers(Shape shape, DType dtype, std::uint64_t seed) {
+  const Tensor values = in_range(std::move(shape), dtype == DType::float32 ? -7.9f : -50.f, 7.9f, seed);
+  if (dtype == DType::float32) return values;
+  Tensor out(values.shape(), dtype);
+  for (std::int64_t i = 0; i < values.size(); ++i) {
+    const auto whole = static_cast<std::int64_t>(std::lround(values.item(i) * 6.f));
+    if (dtype == DType::int64) out.data<std::int64_t>()[i] = whole;
+    else out.data<std::int32_t>()[i] = static_cast<std::int32_t>(whole);
+  }
+  return out;
+}
+
+OpCases constant_cases() {
+  return {0.f, {{"value 2.5", {}, Attrs{{"value", 2.5}}}, {"value -1e-3", {}, Attrs{{"value", -1e-3}}}}};
+}
+
+OpCases fill_like_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 800;
+  for (const Shape& s : std::vector<Shape>{{257}, {1000, 33}, {}, {0}, {4, 0}}) {
+    op.cases.push_back({"ones like " + s.to_string(), {in_range(s, -1, 1, seed++)}, Attrs{{"value", 1.0}}});
+  }
+  return op;
+}
+
+OpCases cast_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 900;
+  for (DType from : {DType::float32, DType::int32, DType::int64}) {
+    for (DType to : {DType::float32, DType::int32, DType::int64}) {
+      if (from == to) continue;
+      for (const Shape& s : std::vector<Shape>{{1000, 33}, {}, {0}}) {
+        op.cases.push_back({to_string(from) + " to " + to_string(to) + " " + s.to_string(), {numbers(s, from, seed++)},
+                            Attrs{{"dtype", to_string(to)}}});
+      }
+    }
+  }
+  return op;
+}
+
+// expand_to: a reduction's gradient (keepdims or not) spread back; sum and mean.
+OpCases expand_to_cases() {
+  struct E {
+    Shape like;
+    std::vector<std::int64_t> axes;
+    Shape g;
+  };
+  const std::vector<E> es = {{{37, 19}, {1}, {37}},        {{37, 19}, {1}, {37, 1}},   {{37, 19}, {}, {}},
+                             {{4, 5, 6}, {0, 2}, {5}},     {{4, 5, 6}, {1}, {4, 1, 6}}, {{300, 257}, {0}, {257}},
+                             {{0, 5}, {0}, {5}},            {{3, 0}, {1}, {3}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1000;
+  for (const E& e : es) {
+    for (bool mean : {false, true}) {
+      std::string axes;
+      for (std::int64_t a : e.axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+      op.cases.push_back({e.g.to_string() + " to " + e.like.to_string() + " over [" + axes + "]" + (mean ? ", mean" : ""),
+                          {in_range(e.g, -1, 1, seed), in_range(e.like, -1, 1, seed + 1)},
+                          Attrs{{"axes", e.axes}, {"mean", mean}}});
+      seed += 2;
+    }
+  }
+  return op;
+}
+
+// sum_to_like: a broadcast's gradient summed back to the operand's shape.
+OpCases sum_to_like_cases() {
+  const std::vector<ShapePair> ps = {{"bias row", {32, 10}, {10}},        {"kept row", {32, 10}, {1, 10}},
+                                     {"column", {3, 5}, {3, 1}},           {"3-D", {2, 3, 4}, {3, 1}},
+                                     {"nothing to sum", {4, 5}, {4, 5}},   {"to a scalar", {6, 7}, {}},
+                                     {"over many blocks", {300, 257}, {257}}, {"sum over nothing", {0, 5}, {5}}};
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 1100;
+  for (const ShapePair& p : ps) {
+    op.cases.push_back({p.label, {in_range(p.a, -1, 1, seed), in_range(p.b, -1, 1, seed + 1)}});
+    seed += 2;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -303,6 +387,11 @@ const std::map<std::string, OpCases>& table() {
     for (const char* name : {"apply_sgd", "apply_adam", "apply_rmsprop", "apply_adagrad"}) {
       m[name] = optimizer_cases(name);
     }
+    m["constant"] = constant_cases();
+    m["fill_like"] = fill_like_cases();
+    m["cast"] = cast_cases();
+    m["expand_to"] = expand_to_cases();
+    m["sum_to_like"] = sum_to_like_cases();
     return m;
   }();
   return cases;
@@ -335,11 +424,20 @@ Node node_for(const OpDef& def, const KernelCase& c) {
   return node;
 }
 
-// Outputs on `device`, filled with NaN so that an element a kernel leaves unwritten shows.
+// Outputs on `device`, filled with NaN so that an element a kernel leaves unwritten shows
+// (integer outputs with a value no case produces).
 std::vector<Tensor> nan_outputs(const Node& node, const Device& device) {
   std::vector<Tensor> outputs;
   for (const TensorSpec& spec : node.outputs) {
-    outputs.push_back(Tensor::filled(spec.shape, std::numeric_limits<float>::quiet_NaN()).to(device));
+    Tensor out = Tensor::filled(spec.shape, std::numeric_limits<float>::quiet_NaN());
+    if (spec.dtype != DType::float32) {
+      out = Tensor(spec.shape, spec.dtype);
+      for (std::int64_t i = 0; i < out.size(); ++i) {
+        if (spec.dtype == DType::int64) out.data<std::int64_t>()[i] = kUnwritten;
+        else out.data<std::int32_t>()[i] = kUnwritten;
+      }
+    }
+    outputs.push_back(out.to(device));
   }
   return outputs;
 }
@@ -434,7 +532,8 @@ TEST_P(CudaKernel, CasesRunOnTheCpu) {
     for (const Tensor& out : run_on_cpu(def, c)) {
       for (std::int64_t i = 0; i < out.size(); ++i) {
         // A max over nothing is -inf; only NaN means an unwritten element (no case feeds NaN).
-        ASSERT_FALSE(std::isnan(out.item(i))) << describe(GetParam(), c) << ": element " << i << " not written";
+        ASSERT_FALSE(std::isnan(out.item(i)) || out.item(i) == kUnwritten)
+            << describe(GetParam(), c) << ": element " << i << " not written";
       }
     }
   }

@@ -75,9 +75,8 @@ Model regression_mlp() {
 
 // An MLP (Dense, relu, mean squared error) trains 50 steps on the GPU with the CPU's
 // losses, for plain SGD and Adam; its variables live on the GPU meanwhile, and
-// get_weights returns host copies equal to the CPU model's. Until every op of its
-// training graph has a CUDA kernel (fill_like, expand_to, constant, sum_to_like and cast
-// have none yet), compile refuses it and the test skips with that message.
+// get_weights returns host copies equal to the CPU model's. Every op of its training
+// graph has a CUDA kernel: compile must accept it.
 TEST(DevicePlacement, AnMlpTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
   if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
   for (const char* optimizer : {"sgd", "adam"}) {
@@ -86,11 +85,7 @@ TEST(DevicePlacement, AnMlpTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
     Model cpu = regression_mlp(), gpu = regression_mlp();
     gpu.set_weights(cpu.get_weights());
     cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse"});
-    try {
-      gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse", .device = "cuda:0"});
-    } catch (const NotImplementedError& e) {
-      GTEST_SKIP() << "ops of the MLP's training graph still lack CUDA kernels: " << e.what();
-    }
+    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse", .device = "cuda:0"});
     for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
     for (const Tensor& w : gpu.get_weights()) ASSERT_TRUE(w.on_cpu());
     for (int step = 0; step < 50; ++step) {

@@ -1,0 +1,16 @@
+// The CUDA kernels of constant, fill_like and cast (core/ops/sources.cc registers them
+// beside the CPU kernels), with the CPU kernels' results. Defined only in a build with
+// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+#pragma once
+
+namespace strata {
+struct KernelContext;
+}
+
+namespace strata::cuda {
+
+void constant(KernelContext& ctx);
+void fill_like(KernelContext& ctx);
+void cast(KernelContext& ctx);
+
+}  // namespace strata::cuda
