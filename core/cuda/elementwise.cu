@@ -6,22 +6,11 @@
 #include <algorithm>
 
 #include "core/cuda/elementwise_launch.h"
+#include "core/cuda/grid_stride.cuh"
 
 namespace strata::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-// Enough blocks to cover n once, capped: the grid-stride loops take the rest.
-unsigned blocks_for(std::int64_t n) {
-  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 1 << 16));
-}
-
-__device__ std::int64_t first_index() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
 // --- binary ops ---------------------------------------------------------------------
 

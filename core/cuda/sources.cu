@@ -5,20 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/cuda/grid_stride.cuh"
 #include "core/cuda/sources_launch.h"
 
 namespace strata::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::int64_t n) {
-  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 1 << 16));
-}
-
-__device__ std::int64_t first_index() { return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
 __global__ void fill_kernel(float* out, float value, std::int64_t n) {
   for (std::int64_t i = first_index(); i < n; i += grid_stride()) out[i] = value;

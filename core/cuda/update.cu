@@ -7,20 +7,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/cuda/grid_stride.cuh"
 #include "core/cuda/update_launch.h"
 
 namespace strata::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(std::int64_t n) {
-  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 1 << 16));
-}
-
-__device__ std::int64_t first_index() { return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
 template <typename T>
 __global__ void assign_kernel(T* var, const T* value, bool value_is_scalar, bool add, std::int64_t n) {
