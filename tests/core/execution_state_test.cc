@@ -89,14 +89,17 @@ TEST(ExecutionState, RunsThatWriteVariablesTakeTurns) {
 }
 
 // A Program that only reads variables does not take turns: runs that overlap get
-// states of their own. Four threads start together and run 2,000 times each, so some
-// runs overlap (a write lock would serialize them onto one state).
+// states of their own. Four threads start together and run 200 times each; a run takes a
+// few hundred microseconds, long enough that runs overlap even on a loaded machine (one
+// preempted mid-run holds its state), where 3 µs runs often never met (a write lock would
+// serialize them onto one state).
 TEST(ExecutionState, RunsThatOnlyReadOverlapOnStatesOfTheirOwn) {
-  Variable w("w", uniform({3, 3}, -1, 1, 1));
+  Variable w("w", uniform({256, 256}, -1, 1, 1));
   Graph g;
-  Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
+  Output x = g.placeholder({Shape{kUnknownDim, 256}}, "x");
   Program p(g, {x}, {ops::matmul(x, g.variable(w))});
   EXPECT_FALSE(p.writes_variables());
+  const Tensor input = uniform({256, 256}, -1, 1, 2);
   constexpr int kThreads = 4;
   std::atomic<int> running{0};
   std::vector<std::thread> threads;
@@ -104,7 +107,7 @@ TEST(ExecutionState, RunsThatOnlyReadOverlapOnStatesOfTheirOwn) {
     threads.emplace_back([&] {
       running.fetch_add(1);
       while (running.load() < kThreads) std::this_thread::yield();
-      for (int i = 0; i < 2000; ++i) p.run({uniform({64, 3}, -1, 1, 2)});
+      for (int i = 0; i < 200; ++i) p.run({input});
     });
   }
   for (auto& th : threads) th.join();
