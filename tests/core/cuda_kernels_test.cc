@@ -261,11 +261,12 @@ OpCases optimizer_cases(const std::string& op_name) {
 
 // Whole numbers in [-50, 50] as `dtype`, or floats in [-7.9, 7.9] (casts truncate them).
 Tensor numbers(Shape shape, DType dtype, std::uint64_t seed) {
-  const Tensor values = in_range(std::move(shape), dtype == DType::float32 ? -7.9f : -50.f, 7.9f, seed);
+  const float bound = dtype == DType::float32 ? 7.9f : 50.f;
+  const Tensor values = in_range(std::move(shape), -bound, bound, seed);
   if (dtype == DType::float32) return values;
   Tensor out(values.shape(), dtype);
   for (std::int64_t i = 0; i < values.size(); ++i) {
-    const auto whole = static_cast<std::int64_t>(std::lround(values.item(i) * 6.f));
+    const auto whole = static_cast<std::int64_t>(std::lround(values.item(i)));
     if (dtype == DType::int64) out.data<std::int64_t>()[i] = whole;
     else out.data<std::int32_t>()[i] = static_cast<std::int32_t>(whole);
   }
