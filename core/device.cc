@@ -65,6 +65,13 @@ bool built_with_cuda() noexcept {
 #endif
 }
 
+bool has_cuda_device() noexcept {
+  for (const Device& d : available_devices()) {
+    if (d.type == DeviceType::cuda) return true;
+  }
+  return false;
+}
+
 std::vector<Device> available_devices() noexcept {
   std::vector<Device> devices;
   try {

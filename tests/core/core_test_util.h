@@ -125,15 +125,6 @@ inline ::testing::AssertionResult tensors_near(const Tensor& actual, const Tenso
   return ::testing::AssertionSuccess();
 }
 
-// True when this process can use a CUDA device (a CUDA build on a machine with a GPU):
-// GPU tests skip with their reason otherwise.
-inline bool has_cuda_device() {
-  for (const Device& d : available_devices()) {
-    if (d.type == DeviceType::cuda) return true;
-  }
-  return false;
-}
-
 // What `f` throws, or "no exception".
 inline std::string message_of(const std::function<void()>& f) {
   try {

@@ -58,13 +58,6 @@ TEST(DevicePlacement, CompileForADeviceWithoutKernelsNamesOpLayerAndDevice) {
 
 namespace {
 
-bool has_cuda_device() {
-  for (const Device& d : available_devices()) {
-    if (d.type == DeviceType::cuda) return true;
-  }
-  return false;
-}
-
 Model regression_mlp() {
   auto in = Input({4});
   auto h = layers::Dense(16, {.activation = "relu"})(in);
