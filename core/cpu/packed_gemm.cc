@@ -20,10 +20,15 @@ namespace {
 constexpr std::int64_t kRows = 12;  // MR; NR is 16 or 32
 // Blocking (BLIS's order for a kernel that broadcasts A): one packed sliver of A
 // (kRows × kDepth, 18 KB) stays in L1 while the kernel sweeps a packed block of B
-// (kDepth × kBlockCols, 768 KB) from L2; a block of A (kBlockRows × kDepth) sits in L2/L3.
+// (kDepth × kBlockCols, 768 KB) from L2; the packed rows of A for the block of k (all of
+// them, or kBlockRows at a time for a very tall A) sit in L2/L3.
 constexpr std::int64_t kDepth = 384;      // KC
 constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of 32
 constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
+// A product that packs A packs all its rows for a block of k at once when they take at
+// most this many floats (16 MB), so that each element of A is packed once, not once per
+// block of columns (docs/performance.md).
+constexpr std::int64_t kPackAllRowsFloats = std::int64_t{1} << 22;
 // Steps of k ahead that the kernel prefetches packed B.
 constexpr std::int64_t kPrefetchSteps = 8;
 // Products with more columns than this pack A (see packed_gemm).
@@ -222,13 +227,38 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
   const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
   const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
   float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_max * block_cols));
-  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * block_rows));
   // Packing A costs one copy of each element per block of columns; with few columns
   // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
   // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
   const bool pack_whole_block = n > kPackAColumns;
+  const std::int64_t rows_padded = (m + kRows - 1) / kRows * kRows;
+  const bool pack_all_rows = pack_whole_block && rows_padded * depth_max <= kPackAllRowsFloats;
+  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * (pack_all_rows ? rows_padded : block_rows)));
   // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
   const std::int64_t depth_step = (k + (k + kDepth - 1) / kDepth - 1) / ((k + kDepth - 1) / kDepth);
+  if (pack_all_rows) {
+    // Blocks of k outermost: all of A's rows for the block packed once (read back from
+    // L2/L3 a sliver at a time), then each block of columns of B. Packed per block of
+    // columns instead, A took about a tenth of a large product's time.
+    for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+      const std::int64_t kc = std::min(depth_step, k - pc);
+      const bool add = accumulate || pc > 0;
+      pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
+      for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
+        const std::int64_t nc = std::min(kBlockCols, n - jc);
+        pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+        for (std::int64_t ir = 0; ir < m; ir += kRows) {
+          const SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
+          const std::int64_t rows = std::min(kRows, m - ir);
+          for (std::int64_t jr = 0; jr < nc; jr += kWidth) {
+            tile<true, kVecs>(kc, sliver, bp + (jr / kWidth) * kc * kWidth, c + ir * ldc + jc + jr, ldc, rows,
+                              std::min(kWidth, nc - jr), add);
+          }
+        }
+      }
+    }
+    return;
+  }
   for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
     const std::int64_t nc = std::min(kBlockCols, n - jc);
     for (std::int64_t pc = 0; pc < k; pc += depth_step) {

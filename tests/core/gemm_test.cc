@@ -85,8 +85,10 @@ TEST(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
 
 TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
-  std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33},  {50, 300, 20}, {13, 70, 800},
-                                                   {30, 530, 17}, {12, 32, 5},   {7, 3, 2}};
+  // Past 256 columns A is packed, all its rows for a block of k at once: {26, 530, 790}
+  // has three blocks of k and two of columns there, and a last sliver of 2 rows.
+  std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33}, {50, 300, 20}, {13, 70, 800}, {30, 530, 17},
+                                                   {26, 530, 790}, {12, 32, 5},  {7, 3, 2}};
   // Every column count of the transposed path (1..12, at least 16 steps of k) and of the
   // 16-wide tile past it, with odd rows (full blocks of 32 to 64 rows, then a partial one)
   // and odd depths.
@@ -109,6 +111,32 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
           const double expected = (accumulate ? 0.5 : 0.0) + naive_element(ta, tb, k, a, lda, b, ldb, i, j);
           ASSERT_NEAR(c[i * ldc + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
         }
+      }
+    }
+  }
+}
+
+// A product whose packed rows of A would take more than 16 MB for a block of k packs them
+// a block of rows at a time instead (blocks of 240 rows, per block of columns). Its C is
+// checked on every 37th row and on the last ones (the full check costs a billion
+// multiply-adds per case).
+TEST(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
+  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+  const int m = 10930, n = 260, k = 385;  // 10932 padded rows x 384 deep > 2^22 floats
+  for (const bool ta : {false, true}) {
+    SCOPED_TRACE(testing::Message() << "ta=" << ta);
+    auto a = random_values(static_cast<std::int64_t>(m) * k, 61 + ta), b = random_values(k * n, 71);
+    const int lda = ta ? m : k;
+    std::vector<float> c(static_cast<std::size_t>(m) * n, 0.5f);
+    cpu::packed_gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n, /*accumulate=*/false);
+    std::vector<int> rows;
+    for (int i = 0; i < m - 14; i += 37) rows.push_back(i);
+    for (int i = m - 14; i < m; ++i) rows.push_back(i);  // the last slivers, the partial one too
+    for (const int i : rows) {
+      for (int j = 0; j < n; ++j) {
+        const double expected = naive_element(ta, false, k, a, lda, b, n, i, j);
+        ASSERT_NEAR(c[static_cast<std::size_t>(i) * n + j], expected, 1e-4 * (1 + std::fabs(expected)))
+            << "at " << i << "," << j;
       }
     }
   }
