@@ -341,6 +341,59 @@ OpCases sum_to_like_cases() {
   return op;
 }
 
+Attrs axis_attr(std::int64_t axis) { return Attrs{{"axis", axis}}; }
+
+struct LaneCase {
+  std::string label;
+  Shape shape;
+  std::int64_t axis;
+};
+
+// Lanes along every kind of axis: a classifier's short rows, rows of a warp and one,
+// long rows, strided lanes (first and middle axes), more lanes than one grid holds
+// (65536 blocks of 8 warps), and empty tensors.
+std::vector<LaneCase> lane_cases() {
+  return {{"rows of 3 classes", {8, 3}, -1},
+          {"rows of 10", {37, 10}, 1},
+          {"rows of 33, a warp and one", {1000, 33}, -1},
+          {"rows of 1000", {5, 1000}, -1},
+          {"one class", {6, 1}, -1},
+          {"rank 1", {257}, 0},
+          {"first axis: strided lanes", {37, 19}, 0},
+          {"middle axis", {3, 40, 5}, 1},
+          {"more lanes than one grid", {530000, 2}, -1},
+          {"no rows", {0, 10}, -1},
+          {"empty axis", {4, 0}, -1}};
+}
+
+// softmax and log_softmax: logits in [-30, 30], and near 1000, where exp overflows unless
+// the lane's max is subtracted first.
+OpCases softmax_cases(float tolerance) {
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 1200;
+  for (const LaneCase& l : lane_cases()) {
+    op.cases.push_back({l.label, {in_range(l.shape, -30, 30, seed++)}, axis_attr(l.axis)});
+  }
+  op.cases.push_back({"logits near 1000", {in_range({16, 10}, 990, 1010, seed++)}, axis_attr(-1)});
+  return op;
+}
+
+std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c);  // below
+
+// softmax_grad(g, y): y a softmax (the CPU kernel's) of random logits along the axis.
+OpCases softmax_grad_cases(float tolerance) {
+  const OpDef& softmax = OpRegistry::global().get("softmax");
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 1300;
+  for (const LaneCase& l : lane_cases()) {
+    if (l.shape.num_elements() > 100000) continue;  // the lane-stride loop is softmax's, checked there
+    const Tensor y = run_on_cpu(softmax, {"", {in_range(l.shape, -5, 5, seed)}, axis_attr(l.axis)})[0];
+    op.cases.push_back({l.label, {in_range(l.shape, -1, 1, seed + 1), y}, axis_attr(l.axis)});
+    seed += 2;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -393,6 +446,10 @@ const std::map<std::string, OpCases>& table() {
     m["cast"] = cast_cases();
     m["expand_to"] = expand_to_cases();
     m["sum_to_like"] = sum_to_like_cases();
+    // CUDA's exp and log against Eigen's and glibc's, and the lane's sum in another order.
+    m["softmax"] = softmax_cases(1e-5f);
+    m["log_softmax"] = softmax_cases(1e-5f);
+    m["softmax_grad"] = softmax_grad_cases(1e-5f);
     return m;
   }();
   return cases;
