@@ -10,6 +10,8 @@
 #endif
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/pick_kernels.h"
+#include "core/cuda/reduce_kernels.h"
 #include "core/cuda/softmax_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -304,7 +306,8 @@ void register_nn_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{unpick(g[0], n.inputs[1], n.inputs[0]), Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::pick)});
   r.add({.name = "unpick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
@@ -330,7 +333,8 @@ void register_nn_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pick(g[0], n.inputs[1]), Output{}, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::unpick)});
   r.add({.name = "argmax",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -360,7 +364,8 @@ void register_nn_ops(OpRegistry& r) {
              }
            }
          },
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::argmax)});
   r.add({.name = "dropout",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);

@@ -6,6 +6,7 @@
 // GPU: without one those tests skip, saying why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -394,6 +395,63 @@ OpCases softmax_grad_cases(float tolerance) {
   return op;
 }
 
+// Class labels in [0, classes) as `dtype` (float labels are whole numbers).
+Tensor class_labels(Shape shape, std::int64_t classes, DType dtype, std::uint64_t seed) {
+  const Tensor u = in_range(std::move(shape), 0, 1, seed);
+  Tensor out(u.shape(), dtype);
+  for (std::int64_t i = 0; i < u.size(); ++i) {
+    const auto c = std::min(classes - 1, static_cast<std::int64_t>(u.item(i) * static_cast<float>(classes)));
+    if (dtype == DType::int64) out.data<std::int64_t>()[i] = c;
+    else if (dtype == DType::int32) out.data<std::int32_t>()[i] = static_cast<std::int32_t>(c);
+    else out.data<float>()[i] = static_cast<float>(c);
+  }
+  return out;
+}
+
+// pick(x, labels) and unpick(g, labels, like): one label per row of every dtype a label
+// has; rows over many blocks, a rank-3 x, one row (scalar labels), no rows.
+OpCases pick_cases(bool unpick) {
+  struct P {
+    std::string label;
+    Shape x;
+    DType dtype;
+  };
+  const std::vector<P> ps = {{"3 classes, int64 labels", {8, 3}, DType::int64},
+                             {"33 classes, 1000 rows, int64", {1000, 33}, DType::int64},
+                             {"int32 labels", {37, 10}, DType::int32},
+                             {"float labels", {37, 10}, DType::float32},
+                             {"rank 3", {2, 3, 5}, DType::int64},
+                             {"one row, scalar label", {7}, DType::int64},
+                             {"one class", {9, 1}, DType::int32},
+                             {"no rows", {0, 4}, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1400;
+  for (const P& p : ps) {
+    const std::vector<std::int64_t> rows(p.x.dims().begin(), p.x.dims().end() - 1);
+    const Tensor labels = class_labels(Shape(rows), p.x.dims().back(), p.dtype, seed);
+    const Tensor x = in_range(p.x, -1, 1, seed + 1);
+    if (unpick) {
+      op.cases.push_back({p.label, {in_range(Shape(rows), -1, 1, seed + 2), labels, x}});
+    } else {
+      op.cases.push_back({p.label, {x, labels}});
+    }
+    seed += 3;
+  }
+  return op;
+}
+
+// argmax: values with ties (the first largest wins), along every kind of axis; an empty
+// axis gives 0 for each lane.
+OpCases argmax_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1500;
+  for (const LaneCase& l : lane_cases()) {
+    op.cases.push_back({l.label + ", ties", {coarse(l.shape, seed++)}, axis_attr(l.axis)});
+  }
+  op.cases.push_back({"rows of 1000 distinct values", {in_range({5, 1000}, -1, 1, seed++)}, axis_attr(-1)});
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -450,6 +508,9 @@ const std::map<std::string, OpCases>& table() {
     m["softmax"] = softmax_cases(1e-5f);
     m["log_softmax"] = softmax_cases(1e-5f);
     m["softmax_grad"] = softmax_grad_cases(1e-5f);
+    m["pick"] = pick_cases(false);
+    m["unpick"] = pick_cases(true);
+    m["argmax"] = argmax_cases();
     return m;
   }();
   return cases;
