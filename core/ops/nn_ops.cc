@@ -10,6 +10,7 @@
 #endif
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/dropout_kernels.h"
 #include "core/cuda/pick_kernels.h"
 #include "core/cuda/reduce_kernels.h"
 #include "core/cuda/softmax_kernels.h"
@@ -423,7 +424,8 @@ void register_nn_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{g[0].graph->add("dropout", {g[0]}, n.attrs)};
          },
-         .random = true});
+         .random = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::dropout)});
 }
 
 Output softmax(Output x, int axis) {

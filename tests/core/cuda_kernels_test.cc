@@ -41,6 +41,10 @@ struct KernelCase {
   std::string label;
   std::vector<Tensor> inputs;
   Attrs attrs = {};
+  // The run's mode, for the ops that read it (dropout).
+  bool training = false;
+  std::int64_t step = 0;
+  std::int64_t sample_offset = 0;
 };
 
 struct OpCases {
@@ -452,6 +456,44 @@ OpCases argmax_cases() {
   return op;
 }
 
+Attrs dropout_attrs(double rate, std::int64_t seed, std::int64_t stream) {
+  return Attrs{{"rate", rate}, {"seed", seed}, {"stream", stream}};
+}
+
+// dropout: the CPU's mask bit for bit in training (steps, rates, sizes no multiple of a
+// Philox block or of 64, a shard whose first element is not a block's first), and a copy
+// outside training or at rate 0.
+OpCases dropout_cases() {
+  struct D {
+    std::string label;
+    Shape shape;
+    double rate;
+    bool training;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{"rate 0.5, step 0", {1000, 33}, 0.5, true, 0, 0},
+                             {"rate 0.5, step 7, 257 elements", {257}, 0.5, true, 7, 0},
+                             {"rate 0.2, rank 3", {3, 5, 7}, 0.2, true, 3, 0},
+                             {"rate 0.9", {64, 64}, 0.9, true, 12, 0},
+                             {"shard from sample 3 (element 21)", {5, 7}, 0.5, true, 2, 3},
+                             {"shard from sample 2 of rows of 10", {6, 10}, 0.3, true, 5, 2},
+                             {"scalar", {}, 0.5, true, 1, 0},
+                             {"rate 0: a copy", {37, 19}, 0.0, true, 4, 0},
+                             {"inference: a copy", {37, 19}, 0.5, false, 4, 0},
+                             {"no rows", {0, 5}, 0.5, true, 0, 0}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1600;
+  for (const D& d : ds) {
+    KernelCase c{d.label, {in_range(d.shape, -2, 2, seed)}, dropout_attrs(d.rate, 1234 + static_cast<std::int64_t>(seed), 77)};
+    c.training = d.training;
+    c.step = d.step;
+    c.sample_offset = d.sample_offset;
+    op.cases.push_back(std::move(c));
+    ++seed;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -511,6 +553,7 @@ const std::map<std::string, OpCases>& table() {
     m["pick"] = pick_cases(false);
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
+    m["dropout"] = dropout_cases();
     return m;
   }();
   return cases;
@@ -568,12 +611,22 @@ KernelContext context_for(const Node& node, std::vector<Tensor>& inputs, std::ve
   return ctx;
 }
 
+// The run's mode as a Program's run sets it.
+KernelContext context_for(const Node& node, const KernelCase& c, std::vector<Tensor>& inputs,
+                          std::vector<Tensor>& outputs) {
+  KernelContext ctx = context_for(node, inputs, outputs);
+  ctx.training = c.training;
+  ctx.step = c.step;
+  ctx.sample_offset = c.sample_offset;
+  return ctx;
+}
+
 std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
   const Node node = node_for(def, c);
   std::vector<Tensor> inputs;  // copies: a variable update writes its inputs
   for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
-  KernelContext ctx = context_for(node, inputs, outputs);
+  KernelContext ctx = context_for(node, c, inputs, outputs);
   def.cpu_kernel(ctx);
   // A variable update has no outputs: what it computes is its inputs' new values.
   if (def.stateful) outputs.insert(outputs.end(), inputs.begin(), inputs.end());
@@ -605,7 +658,7 @@ std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::Run
   std::vector<Tensor> inputs;
   for (const Tensor& t : c.inputs) inputs.push_back(t.to(gpu));
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
-  KernelContext ctx = context_for(node, inputs, outputs);
+  KernelContext ctx = context_for(node, c, inputs, outputs);
   ctx.cuda = &run;
   def.cuda_kernel(ctx);
   run.synchronize();
