@@ -1,7 +1,8 @@
 // The reduction CUDA kernels. An output whose reduction is short gets one thread; a long
 // one gets a block, whose threads take every blockDim-th element and then combine their
 // partial results in shared memory. Both are deterministic: the same input gives the
-// same bits on every run.
+// same bits on every run. argmax is a thread per output scanning its lane in order, as
+// the CPU kernel does.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -90,7 +91,34 @@ __global__ void expand_kernel(const float* in, float* out, std::int64_t out_coun
   }
 }
 
+__global__ void argmax_kernel(const float* x, std::int64_t* out, std::int64_t lanes, std::int64_t n,
+                              std::int64_t inner) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t o = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < lanes; o += stride) {
+    std::int64_t best = 0;
+    if (n > 0) {
+      const float* lane = x + (o / inner) * n * inner + o % inner;
+      float best_value = lane[0];
+      for (std::int64_t k = 1; k < n; ++k) {
+        const float v = lane[k * inner];
+        if (v > best_value) {
+          best = k;
+          best_value = v;
+        }
+      }
+    }
+    out[o] = best;
+  }
+}
+
 }  // namespace
+
+void launch_argmax(const float* x, std::int64_t* out, std::int64_t lanes, std::int64_t n, std::int64_t inner,
+                   CUstream_st* stream) {
+  if (lanes == 0) return;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((lanes + kThreads - 1) / kThreads, 1 << 16));
+  argmax_kernel<<<blocks, kThreads, 0, stream>>>(x, out, lanes, n, inner);
+}
 
 void launch_expand(const float* in, float* out, std::int64_t out_count, const ExpandIndex& index, float scale,
                    CUstream_st* stream) {

@@ -100,4 +100,17 @@ void expand_to(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+void argmax(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& x = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  if (out.size() == 0) return;
+  const Shape& s = x.shape();
+  const int axis = s.normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
+  const std::int64_t inner = s.product(axis + 1, s.rank());
+  launch_argmax(static_cast<const float*>(x.device_data()), static_cast<std::int64_t*>(out.device_data()),
+                s.product(0, axis) * inner, s.dims()[static_cast<std::size_t>(axis)], inner, stream);
+  check_launch(ctx);
+}
+
 }  // namespace strata::cuda

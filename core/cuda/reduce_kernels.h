@@ -20,5 +20,8 @@ void reduce_max(KernelContext& ctx);
 // reduced dims, divided by their count for a mean.
 void sum_to_like(KernelContext& ctx);
 void expand_to(KernelContext& ctx);
+// argmax (core/ops/nn_ops.cc): the int64 position of each lane's first largest element
+// along the axis, as the CPU kernel finds it (bit for bit: no arithmetic).
+void argmax(KernelContext& ctx);
 
 }  // namespace strata::cuda

@@ -43,4 +43,11 @@ struct ExpandIndex {
 void launch_expand(const float* in, float* out, std::int64_t out_count, const ExpandIndex& index, float scale,
                    CUstream_st* stream);
 
+// out[o] = the position of the first largest of lane o's n elements, for every o < lanes:
+// lane o starts at (o / inner) * n * inner + o % inner and its elements are `inner` apart.
+// The CPU kernel's scan: an element replaces the best so far only when it is greater (so
+// ties keep the first, and a NaN never replaces a number); an empty lane gives 0.
+void launch_argmax(const float* x, std::int64_t* out, std::int64_t lanes, std::int64_t n, std::int64_t inner,
+                   CUstream_st* stream);
+
 }  // namespace strata::cuda

@@ -10,8 +10,13 @@
 #endif
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/dropout_kernels.h"
+#include "core/cuda/pick_kernels.h"
+#include "core/cuda/reduce_kernels.h"
+#include "core/cuda/softmax_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 #include "core/rng.h"
 
@@ -232,7 +237,8 @@ void register_nn_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output y{n.inputs[0].graph, n.id, 0};
            return std::vector<Output>{n.inputs[0].graph->add("softmax_grad", {g[0], y}, Attrs{{"axis", n.attrs.get<std::int64_t>("axis")}})};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::softmax)});
   // softmax_grad(g, y) = y * (g - sum(g * y)) along the axis, in one pass per lane where
   // the composed ops took four over the whole tensor (attention's (batch, heads, T, T)).
   // Its own gradient: with s = sum(g * y) and G the incoming gradient, d/dg is
@@ -254,7 +260,8 @@ void register_nn_ops(OpRegistry& r) {
            Output s = reduce_sum(mul(dy, y), {axis}, true);
            Output d_y = sub(mul(g[0], sub(dy, s)), mul(dy, reduce_sum(mul(g[0], y), {axis}, true)));
            return std::vector<Output>{d_dy, d_y};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::softmax_grad)});
   r.add({.name = "sparsemax", .infer = infer_same_float,
          .cpu_kernel = sparsemax_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -277,7 +284,8 @@ void register_nn_ops(OpRegistry& r) {
            Output y{n.inputs[0].graph, n.id, 0};
            std::int64_t axis = n.attrs.get<std::int64_t>("axis");
            return std::vector<Output>{sub(g[0], mul(exp(y), reduce_sum(g[0], {axis}, true)))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::log_softmax)});
   r.add({.name = "pick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -299,7 +307,8 @@ void register_nn_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{unpick(g[0], n.inputs[1], n.inputs[0]), Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::pick)});
   r.add({.name = "unpick",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
@@ -325,7 +334,8 @@ void register_nn_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pick(g[0], n.inputs[1]), Output{}, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::unpick)});
   r.add({.name = "argmax",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -355,7 +365,8 @@ void register_nn_ops(OpRegistry& r) {
              }
            }
          },
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::argmax)});
   r.add({.name = "dropout",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -413,7 +424,8 @@ void register_nn_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{g[0].graph->add("dropout", {g[0]}, n.attrs)};
          },
-         .random = true});
+         .random = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::dropout)});
 }
 
 Output softmax(Output x, int axis) {

@@ -6,6 +6,7 @@
 // GPU: without one those tests skip, saying why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -40,6 +41,10 @@ struct KernelCase {
   std::string label;
   std::vector<Tensor> inputs;
   Attrs attrs = {};
+  // The run's mode, for the ops that read it (dropout).
+  bool training = false;
+  std::int64_t step = 0;
+  std::int64_t sample_offset = 0;
 };
 
 struct OpCases {
@@ -341,6 +346,154 @@ OpCases sum_to_like_cases() {
   return op;
 }
 
+Attrs axis_attr(std::int64_t axis) { return Attrs{{"axis", axis}}; }
+
+struct LaneCase {
+  std::string label;
+  Shape shape;
+  std::int64_t axis;
+};
+
+// Lanes along every kind of axis: a classifier's short rows, rows of a warp and one,
+// long rows, strided lanes (first and middle axes), more lanes than one grid holds
+// (65536 blocks of 8 warps), and empty tensors.
+std::vector<LaneCase> lane_cases() {
+  return {{"rows of 3 classes", {8, 3}, -1},
+          {"rows of 10", {37, 10}, 1},
+          {"rows of 33, a warp and one", {1000, 33}, -1},
+          {"rows of 1000", {5, 1000}, -1},
+          {"one class", {6, 1}, -1},
+          {"rank 1", {257}, 0},
+          {"first axis: strided lanes", {37, 19}, 0},
+          {"middle axis", {3, 40, 5}, 1},
+          {"more lanes than one grid", {530000, 2}, -1},
+          {"no rows", {0, 10}, -1},
+          {"empty axis", {4, 0}, -1}};
+}
+
+// softmax and log_softmax: logits in [-30, 30], and near 1000, where exp overflows unless
+// the lane's max is subtracted first.
+OpCases softmax_cases(float tolerance) {
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 1200;
+  for (const LaneCase& l : lane_cases()) {
+    op.cases.push_back({l.label, {in_range(l.shape, -30, 30, seed++)}, axis_attr(l.axis)});
+  }
+  op.cases.push_back({"logits near 1000", {in_range({16, 10}, 990, 1010, seed++)}, axis_attr(-1)});
+  return op;
+}
+
+std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c);  // below
+
+// softmax_grad(g, y): y a softmax (the CPU kernel's) of random logits along the axis.
+OpCases softmax_grad_cases(float tolerance) {
+  const OpDef& softmax = OpRegistry::global().get("softmax");
+  OpCases op{tolerance, {}};
+  std::uint64_t seed = 1300;
+  for (const LaneCase& l : lane_cases()) {
+    if (l.shape.num_elements() > 100000) continue;  // the lane-stride loop is softmax's, checked there
+    const Tensor y = run_on_cpu(softmax, {"", {in_range(l.shape, -5, 5, seed)}, axis_attr(l.axis)})[0];
+    op.cases.push_back({l.label, {in_range(l.shape, -1, 1, seed + 1), y}, axis_attr(l.axis)});
+    seed += 2;
+  }
+  return op;
+}
+
+// Class labels in [0, classes) as `dtype` (float labels are whole numbers).
+Tensor class_labels(Shape shape, std::int64_t classes, DType dtype, std::uint64_t seed) {
+  const Tensor u = in_range(std::move(shape), 0, 1, seed);
+  Tensor out(u.shape(), dtype);
+  for (std::int64_t i = 0; i < u.size(); ++i) {
+    const auto c = std::min(classes - 1, static_cast<std::int64_t>(u.item(i) * static_cast<float>(classes)));
+    if (dtype == DType::int64) out.data<std::int64_t>()[i] = c;
+    else if (dtype == DType::int32) out.data<std::int32_t>()[i] = static_cast<std::int32_t>(c);
+    else out.data<float>()[i] = static_cast<float>(c);
+  }
+  return out;
+}
+
+// pick(x, labels) and unpick(g, labels, like): one label per row of every dtype a label
+// has; rows over many blocks, a rank-3 x, one row (scalar labels), no rows.
+OpCases pick_cases(bool unpick) {
+  struct P {
+    std::string label;
+    Shape x;
+    DType dtype;
+  };
+  const std::vector<P> ps = {{"3 classes, int64 labels", {8, 3}, DType::int64},
+                             {"33 classes, 1000 rows, int64", {1000, 33}, DType::int64},
+                             {"int32 labels", {37, 10}, DType::int32},
+                             {"float labels", {37, 10}, DType::float32},
+                             {"rank 3", {2, 3, 5}, DType::int64},
+                             {"one row, scalar label", {7}, DType::int64},
+                             {"one class", {9, 1}, DType::int32},
+                             {"no rows", {0, 4}, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1400;
+  for (const P& p : ps) {
+    const std::vector<std::int64_t> rows(p.x.dims().begin(), p.x.dims().end() - 1);
+    const Tensor labels = class_labels(Shape(rows), p.x.dims().back(), p.dtype, seed);
+    const Tensor x = in_range(p.x, -1, 1, seed + 1);
+    if (unpick) {
+      op.cases.push_back({p.label, {in_range(Shape(rows), -1, 1, seed + 2), labels, x}});
+    } else {
+      op.cases.push_back({p.label, {x, labels}});
+    }
+    seed += 3;
+  }
+  return op;
+}
+
+// argmax: values with ties (the first largest wins), along every kind of axis; an empty
+// axis gives 0 for each lane.
+OpCases argmax_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1500;
+  for (const LaneCase& l : lane_cases()) {
+    op.cases.push_back({l.label + ", ties", {coarse(l.shape, seed++)}, axis_attr(l.axis)});
+  }
+  op.cases.push_back({"rows of 1000 distinct values", {in_range({5, 1000}, -1, 1, seed++)}, axis_attr(-1)});
+  return op;
+}
+
+Attrs dropout_attrs(double rate, std::int64_t seed, std::int64_t stream) {
+  return Attrs{{"rate", rate}, {"seed", seed}, {"stream", stream}};
+}
+
+// dropout: the CPU's mask bit for bit in training (steps, rates, sizes no multiple of a
+// Philox block or of 64, a shard whose first element is not a block's first), and a copy
+// outside training or at rate 0.
+OpCases dropout_cases() {
+  struct D {
+    std::string label;
+    Shape shape;
+    double rate;
+    bool training;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{"rate 0.5, step 0", {1000, 33}, 0.5, true, 0, 0},
+                             {"rate 0.5, step 7, 257 elements", {257}, 0.5, true, 7, 0},
+                             {"rate 0.2, rank 3", {3, 5, 7}, 0.2, true, 3, 0},
+                             {"rate 0.9", {64, 64}, 0.9, true, 12, 0},
+                             {"shard from sample 3 (element 21)", {5, 7}, 0.5, true, 2, 3},
+                             {"shard from sample 2 of rows of 10", {6, 10}, 0.3, true, 5, 2},
+                             {"scalar", {}, 0.5, true, 1, 0},
+                             {"rate 0: a copy", {37, 19}, 0.0, true, 4, 0},
+                             {"inference: a copy", {37, 19}, 0.5, false, 4, 0},
+                             {"no rows", {0, 5}, 0.5, true, 0, 0}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1600;
+  for (const D& d : ds) {
+    KernelCase c{d.label, {in_range(d.shape, -2, 2, seed)}, dropout_attrs(d.rate, 1234 + static_cast<std::int64_t>(seed), 77)};
+    c.training = d.training;
+    c.step = d.step;
+    c.sample_offset = d.sample_offset;
+    op.cases.push_back(std::move(c));
+    ++seed;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -393,6 +546,14 @@ const std::map<std::string, OpCases>& table() {
     m["cast"] = cast_cases();
     m["expand_to"] = expand_to_cases();
     m["sum_to_like"] = sum_to_like_cases();
+    // CUDA's exp and log against Eigen's and glibc's, and the lane's sum in another order.
+    m["softmax"] = softmax_cases(1e-5f);
+    m["log_softmax"] = softmax_cases(1e-5f);
+    m["softmax_grad"] = softmax_grad_cases(1e-5f);
+    m["pick"] = pick_cases(false);
+    m["unpick"] = pick_cases(true);
+    m["argmax"] = argmax_cases();
+    m["dropout"] = dropout_cases();
     return m;
   }();
   return cases;
@@ -450,12 +611,22 @@ KernelContext context_for(const Node& node, std::vector<Tensor>& inputs, std::ve
   return ctx;
 }
 
+// The run's mode as a Program's run sets it.
+KernelContext context_for(const Node& node, const KernelCase& c, std::vector<Tensor>& inputs,
+                          std::vector<Tensor>& outputs) {
+  KernelContext ctx = context_for(node, inputs, outputs);
+  ctx.training = c.training;
+  ctx.step = c.step;
+  ctx.sample_offset = c.sample_offset;
+  return ctx;
+}
+
 std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
   const Node node = node_for(def, c);
   std::vector<Tensor> inputs;  // copies: a variable update writes its inputs
   for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
-  KernelContext ctx = context_for(node, inputs, outputs);
+  KernelContext ctx = context_for(node, c, inputs, outputs);
   def.cpu_kernel(ctx);
   // A variable update has no outputs: what it computes is its inputs' new values.
   if (def.stateful) outputs.insert(outputs.end(), inputs.begin(), inputs.end());
@@ -487,7 +658,7 @@ std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::Run
   std::vector<Tensor> inputs;
   for (const Tensor& t : c.inputs) inputs.push_back(t.to(gpu));
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
-  KernelContext ctx = context_for(node, inputs, outputs);
+  KernelContext ctx = context_for(node, c, inputs, outputs);
   ctx.cuda = &run;
   def.cuda_kernel(ctx);
   run.synchronize();

@@ -1,0 +1,40 @@
+// Host side of the dropout CUDA kernel: the CPU kernel's key, stream, rate and first
+// element (core/ops/nn_ops.cc), then one launch (core/cuda/dropout.cu), or a copy on the
+// stream outside training.
+#include "core/cuda/dropout_kernels.h"
+
+#include "core/cuda/check.h"
+#include "core/cuda/dropout_launch.h"
+#include "core/cuda/run_context.h"
+#include "core/op_registry.h"
+#include "core/rng.h"
+
+namespace strata::cuda {
+
+void dropout(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& x = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  if (out.size() == 0) return;
+  const Attrs& a = ctx.node.attrs;
+  const float rate = static_cast<float>(a.get<double>("rate"));
+  if (!ctx.training || rate == 0.f) {
+    if (out.device_data() != x.device_data()) {
+      check(cudaMemcpyAsync(out.device_data(), x.device_data(), static_cast<std::size_t>(x.size()) * sizeof(float),
+                            cudaMemcpyDeviceToDevice, stream),
+            ctx, "cudaMemcpyAsync");
+    }
+    return;
+  }
+  DropoutDraw draw;
+  draw.key = mix_seed(static_cast<std::uint64_t>(a.get<std::int64_t>("seed")), static_cast<std::uint64_t>(ctx.step));
+  draw.stream = static_cast<std::uint64_t>(a.get<std::int64_t>("stream"));
+  draw.rate = rate;
+  draw.keep_scale = 1.f / (1.f - rate);
+  const std::int64_t first = x.rank() > 0 && x.shape()[0] > 0 ? ctx.sample_offset * (x.size() / x.shape()[0]) : 0;
+  launch_dropout(static_cast<const float*>(x.device_data()), static_cast<float*>(out.device_data()), first, x.size(),
+                 draw, stream);
+  check_launch(ctx);
+}
+
+}  // namespace strata::cuda

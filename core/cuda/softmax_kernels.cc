@@ -1,0 +1,51 @@
+// Host side of the softmax CUDA kernels: the axis off the node, the tensor read as lanes
+// along it, then one launch (core/cuda/softmax.cu).
+#include "core/cuda/softmax_kernels.h"
+
+#include "core/cuda/check.h"
+#include "core/cuda/run_context.h"
+#include "core/cuda/softmax_launch.h"
+#include "core/op_registry.h"
+
+namespace strata::cuda {
+
+namespace {
+
+// The lanes of `s` along the node's axis, as the CPU kernel walks them.
+LaneShape lanes_of(const KernelContext& ctx, const Shape& s) {
+  const int axis = s.normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
+  LaneShape lanes;
+  lanes.n = s.dims()[static_cast<std::size_t>(axis)];
+  lanes.inner = s.product(axis + 1, s.rank());
+  lanes.lanes = s.product(0, axis) * lanes.inner;
+  return lanes;
+}
+
+const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
+float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
+
+void softmax_or_log(KernelContext& ctx, bool log_space) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  if (y.size() == 0) return;
+  launch_softmax(floats(x), floats(y), lanes_of(ctx, x.shape()), log_space, stream);
+  check_launch(ctx);
+}
+
+}  // namespace
+
+void softmax(KernelContext& ctx) { softmax_or_log(ctx, false); }
+void log_softmax(KernelContext& ctx) { softmax_or_log(ctx, true); }
+
+void softmax_grad(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& g = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  Tensor& out = ctx.output(0);
+  if (out.size() == 0) return;
+  launch_softmax_grad(floats(g), floats(y), floats(out), lanes_of(ctx, y.shape()), stream);
+  check_launch(ctx);
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,101 @@
+// The CUDA dropout kernel draws its masks through core/cuda/philox.h, whose functions
+// compile for the host as well: run here, they must give the CPU's Philox words
+// (core/rng.h) and the CPU dropout kernel's outputs bit for bit, so that a GPU draws the
+// CPU's masks. These run in every build, GPU or not; the CUDA kernel itself is compared
+// with the CPU's in cuda_kernels_test.cc where there is a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/cuda/philox.h"
+#include "core/op_registry.h"
+#include "core/rng.h"
+#include "core_test_util.h"
+
+using namespace strata;
+
+namespace {
+
+std::array<std::uint32_t, 4> words_of(const cuda::PhiloxWords& p) { return {p.w[0], p.w[1], p.w[2], p.w[3]}; }
+
+constexpr std::uint64_t join(std::uint32_t lo, std::uint32_t hi) { return (std::uint64_t{hi} << 32) | lo; }
+
+}  // namespace
+
+TEST(CudaPhilox, GivesRandom123sKnownAnswers) {
+  using Words = std::array<std::uint32_t, 4>;
+  EXPECT_EQ(words_of(cuda::philox4x32_10(0, 0, 0)), (Words{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(words_of(cuda::philox4x32_10(~0ull, ~0ull, ~0ull)),
+            (Words{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(words_of(cuda::philox4x32_10(join(0x243f6a88, 0x85a308d3), join(0x13198a2e, 0x03707344),
+                                         join(0xa4093822, 0x299f31d0))),
+            (Words{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+TEST(CudaPhilox, GivesTheCpuPhiloxWords) {
+  for (std::uint64_t key : {std::uint64_t{0}, std::uint64_t{42}, mix_seed(1337, 5), ~std::uint64_t{0}}) {
+    for (std::uint64_t stream : {std::uint64_t{0}, std::uint64_t{77}, stable_hash("dropout/dropout")}) {
+      const Philox cpu(key, stream);
+      for (std::uint64_t counter : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{12345},
+                                    (std::uint64_t{1} << 32) - 1, std::uint64_t{1} << 32, ~std::uint64_t{0}}) {
+        EXPECT_EQ(words_of(cuda::philox4x32_10(counter, stream, key)), cpu.bits(counter))
+            << "key " << key << ", stream " << stream << ", counter " << counter;
+      }
+    }
+  }
+}
+
+// Every Philox block the elements fall in, through dropout_block, as the CUDA kernel
+// walks them, against the CPU kernel run on the same node and step: equal bits.
+TEST(CudaPhilox, DropoutBlocksGiveTheCpuKernelsOutputs) {
+  struct D {
+    Shape shape;
+    double rate;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{{1000, 33}, 0.5, 0, 0},  {{257}, 0.5, 7, 0},     {{3, 5, 7}, 0.2, 3, 0},
+                             {{64, 64}, 0.9, 12, 0},   {{5, 7}, 0.5, 2, 3},    {{6, 10}, 0.3, 5, 2},
+                             {{}, 0.5, 1, 0},          {{130, 3}, 0.1, 9, 61}, {{2, 200}, 0.5, 4, 5}};
+  const OpDef& def = OpRegistry::global().get("dropout");
+  std::uint64_t seed = 1;
+  for (const D& d : ds) {
+    const std::string label = d.shape.to_string() + ", rate " + std::to_string(d.rate) + ", step " +
+                              std::to_string(d.step) + ", sample_offset " + std::to_string(d.sample_offset);
+    const std::int64_t node_seed = 1000 + static_cast<std::int64_t>(seed), node_stream = 77;
+    Node node;
+    node.op = "dropout";
+    node.name = "dropout/dropout";
+    node.attrs = Attrs{{"rate", d.rate}, {"seed", node_seed}, {"stream", node_stream}};
+    const Tensor x = strata::testing::uniform(d.shape, -2, 2, seed++);
+    Tensor expected(d.shape, DType::float32);
+    KernelContext ctx{node, {&x}, {&expected}};
+    ctx.training = true;
+    ctx.step = d.step;
+    ctx.sample_offset = d.sample_offset;
+    def.cpu_kernel(ctx);
+
+    // As core/cuda/dropout_kernels.cc draws and numbers them.
+    const auto rate = static_cast<float>(d.rate);
+    const cuda::DropoutDraw draw{mix_seed(static_cast<std::uint64_t>(node_seed), static_cast<std::uint64_t>(d.step)),
+                                 static_cast<std::uint64_t>(node_stream), rate, 1.f / (1.f - rate)};
+    const std::int64_t n = x.size();
+    const std::int64_t first = x.rank() > 0 && x.shape()[0] > 0 ? d.sample_offset * (n / x.shape()[0]) : 0;
+    Tensor actual = Tensor::filled(d.shape, -1.f);
+    for (std::int64_t b = first / 4; b <= (first + n - 1) / 4; ++b) {
+      cuda::dropout_block(x.data<float>(), actual.data<float>(), first, n, b, draw);
+    }
+    int kept = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float a = actual.data<float>()[i], e = expected.data<float>()[i];
+      ASSERT_EQ(std::memcmp(&a, &e, sizeof a), 0) << label << ": element " << i << " is " << a << ", the CPU gives " << e;
+      kept += a != 0.f;
+    }
+    if (n >= 100) {  // a mask, not all or nothing
+      EXPECT_GT(kept, 0) << label;
+      EXPECT_LT(kept, n) << label;
+    }
+  }
+}
