@@ -1,5 +1,7 @@
 #include "core/rng.h"
 
+#include "core/philox_rounds.h"
+
 #include <atomic>
 #include <cmath>
 
@@ -10,34 +12,13 @@
 namespace strata {
 
 namespace {
-constexpr std::uint32_t kMul0 = 0xD2511F53, kMul1 = 0xCD9E8D57;
-constexpr std::uint32_t kKey0 = 0x9E3779B9, kKey1 = 0xBB67AE85;
-
 std::atomic<std::uint64_t> g_seed{1337};
 std::atomic<std::uint64_t> g_seed_counter{0};
-
-inline void mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t& hi, std::uint32_t& lo) {
-  std::uint64_t p = static_cast<std::uint64_t>(a) * b;
-  hi = static_cast<std::uint32_t>(p >> 32);
-  lo = static_cast<std::uint32_t>(p);
-}
 }  // namespace
 
 std::array<std::uint32_t, 4> Philox::bits(std::uint64_t counter) const {
-  std::array<std::uint32_t, 4> c = {static_cast<std::uint32_t>(counter),
-                                    static_cast<std::uint32_t>(counter >> 32),
-                                    static_cast<std::uint32_t>(stream_),
-                                    static_cast<std::uint32_t>(stream_ >> 32)};
-  std::uint32_t k0 = static_cast<std::uint32_t>(seed_), k1 = static_cast<std::uint32_t>(seed_ >> 32);
-  for (int round = 0; round < 10; ++round) {
-    std::uint32_t hi0, lo0, hi1, lo1;
-    mulhilo(kMul0, c[0], hi0, lo0);
-    mulhilo(kMul1, c[2], hi1, lo1);
-    c = {hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0};
-    k0 += kKey0;
-    k1 += kKey1;
-  }
-  return c;
+  const PhiloxWords words = philox4x32_10(counter, stream_, seed_);
+  return {words.w[0], words.w[1], words.w[2], words.w[3]};
 }
 
 void Philox::bits16(std::uint64_t first, Words16& words) const {
@@ -51,7 +32,7 @@ void Philox::bits16(std::uint64_t first, Words16& words) const {
   __m512i c2 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream_)));
   __m512i c3 = _mm512_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(stream_ >> 32)));
   std::uint32_t k0 = static_cast<std::uint32_t>(seed_), k1 = static_cast<std::uint32_t>(seed_ >> 32);
-  const __m512i mul0 = _mm512_set1_epi32(static_cast<int>(kMul0)), mul1 = _mm512_set1_epi32(static_cast<int>(kMul1));
+  const __m512i mul0 = _mm512_set1_epi32(static_cast<int>(kPhiloxMul0)), mul1 = _mm512_set1_epi32(static_cast<int>(kPhiloxMul1));
   // hi and lo 32 bits of a·m in each lane: _mm512_mul_epu32 multiplies the even lanes
   // into 64 bits; the odd lanes are shifted down and multiplied the same way.
   auto mulhilo = [](__m512i a, __m512i m, __m512i& hi, __m512i& lo) {
@@ -69,8 +50,8 @@ void Philox::bits16(std::uint64_t first, Words16& words) const {
     c1 = lo1;
     c2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), key1);
     c3 = lo0;
-    k0 += kKey0;
-    k1 += kKey1;
+    k0 += kPhiloxKey0;
+    k1 += kPhiloxKey1;
   }
   _mm512_storeu_si512(words[0].data(), c0);
   _mm512_storeu_si512(words[1].data(), c1);

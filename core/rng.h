@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/philox_rounds.h"
+
 namespace strata {
 
 class Philox {
@@ -21,7 +23,7 @@ class Philox {
   void bits16(std::uint64_t first, Words16& words) const;
   // A word of bits() as a uniform float in [0, 1): its top 24 bits give every float on a
   // uniform grid, never 1.0.
-  static float to_uniform(std::uint32_t word) { return static_cast<float>(word >> 8) * (1.0f / 16777216.0f); }
+  static float to_uniform(std::uint32_t word) { return philox_uniform(word); }
   // Uniform float in [0, 1) for element `index`.
   float uniform(std::uint64_t index) const;
   // Standard normal for element `index` (Box-Muller on two uniforms).

@@ -1,8 +1,11 @@
-// The CUDA dropout kernel draws its masks through core/cuda/philox.h, whose functions
-// compile for the host as well: run here, they must give the CPU's Philox words
-// (core/rng.h) and the CPU dropout kernel's outputs bit for bit, so that a GPU draws the
-// CPU's masks. These run in every build, GPU or not; the CUDA kernel itself is compared
-// with the CPU's in cuda_kernels_test.cc where there is a GPU.
+// The CUDA dropout kernel decides each Philox block's elements with dropout_block
+// (core/cuda/philox.h), which compiles for the host as well. Its words come from the one
+// Philox-4x32-10 function the CPU's Philox uses too (core/philox_rounds.h; Random123's
+// known answers in rng_test.cc); run here, dropout_block must give the CPU dropout
+// kernel's outputs bit for bit (the CPU kernel draws sixteen blocks at a time and keeps an
+// element by an integer test), so that a GPU draws the CPU's masks. This runs in every
+// build, GPU or not; the CUDA kernel itself is compared with the CPU's in
+// cuda_kernels_test.cc where there is a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,37 +19,6 @@
 #include "core_test_util.h"
 
 using namespace strata;
-
-namespace {
-
-std::array<std::uint32_t, 4> words_of(const cuda::PhiloxWords& p) { return {p.w[0], p.w[1], p.w[2], p.w[3]}; }
-
-constexpr std::uint64_t join(std::uint32_t lo, std::uint32_t hi) { return (std::uint64_t{hi} << 32) | lo; }
-
-}  // namespace
-
-TEST(CudaPhilox, GivesRandom123sKnownAnswers) {
-  using Words = std::array<std::uint32_t, 4>;
-  EXPECT_EQ(words_of(cuda::philox4x32_10(0, 0, 0)), (Words{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
-  EXPECT_EQ(words_of(cuda::philox4x32_10(~0ull, ~0ull, ~0ull)),
-            (Words{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  EXPECT_EQ(words_of(cuda::philox4x32_10(join(0x243f6a88, 0x85a308d3), join(0x13198a2e, 0x03707344),
-                                         join(0xa4093822, 0x299f31d0))),
-            (Words{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
-}
-
-TEST(CudaPhilox, GivesTheCpuPhiloxWords) {
-  for (std::uint64_t key : {std::uint64_t{0}, std::uint64_t{42}, mix_seed(1337, 5), ~std::uint64_t{0}}) {
-    for (std::uint64_t stream : {std::uint64_t{0}, std::uint64_t{77}, stable_hash("dropout/dropout")}) {
-      const Philox cpu(key, stream);
-      for (std::uint64_t counter : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{12345},
-                                    (std::uint64_t{1} << 32) - 1, std::uint64_t{1} << 32, ~std::uint64_t{0}}) {
-        EXPECT_EQ(words_of(cuda::philox4x32_10(counter, stream, key)), cpu.bits(counter))
-            << "key " << key << ", stream " << stream << ", counter " << counter;
-      }
-    }
-  }
-}
 
 // Every Philox block the elements fall in, through dropout_block, as the CUDA kernel
 // walks them, against the CPU kernel run on the same node and step: equal bits.
