@@ -75,6 +75,17 @@ Model regression_mlp() {
   return Model(in, layers::Dense(3)(h));
 }
 
+// The GPU model's weights equal the CPU model's within 1e-4 relative, read back to the host.
+void expect_weights_near(const Model& cpu, const Model& gpu, const std::string& label) {
+  const std::vector<Tensor> a = cpu.get_weights(), b = gpu.get_weights();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::int64_t j = 0; j < a[i].size(); ++j) {
+      EXPECT_NEAR(b[i].item(j), a[i].item(j), 1e-4f * (1 + std::fabs(a[i].item(j)))) << label << ", weight " << i;
+    }
+  }
+}
+
 }  // namespace
 
 // An MLP (Dense, relu, mean squared error) trains 50 steps on the GPU with the CPU's
@@ -97,13 +108,7 @@ TEST(DevicePlacement, AnMlpTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
       const float actual = gpu.train_on_batch(inputs, targets).at("loss");
       ASSERT_LE(std::fabs(actual - expected), 1e-4f * std::fabs(expected)) << optimizer << ", step " << step;
     }
-    const std::vector<Tensor> a = cpu.get_weights(), b = gpu.get_weights();
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      for (std::int64_t j = 0; j < a[i].size(); ++j) {
-        EXPECT_NEAR(b[i].item(j), a[i].item(j), 1e-4f * (1 + std::fabs(a[i].item(j)))) << optimizer << ", weight " << i;
-      }
-    }
+    expect_weights_near(cpu, gpu, optimizer);
     EXPECT_EQ(gpu.optimizer().iterations(), 50);
   }
 }
@@ -146,13 +151,7 @@ TEST(DevicePlacement, ASoftmaxClassifierWithDropoutTrainsFiftyStepsOnTheGpuWithT
           << optimizer << ", step " << step;
       EXPECT_NEAR(actual.at("accuracy"), expected.at("accuracy"), 1.0f / kBatch + 1e-6f) << optimizer << ", step " << step;
     }
-    const std::vector<Tensor> a = cpu.get_weights(), b = gpu.get_weights();
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      for (std::int64_t j = 0; j < a[i].size(); ++j) {
-        EXPECT_NEAR(b[i].item(j), a[i].item(j), 1e-4f * (1 + std::fabs(a[i].item(j)))) << optimizer << ", weight " << i;
-      }
-    }
+    expect_weights_near(cpu, gpu, optimizer);
     EXPECT_EQ(gpu.optimizer().iterations(), 50);
   }
 }
