@@ -67,6 +67,23 @@ Tensor cast_targets(const Tensor& t, DType dtype, const std::string& output) {
   return out;
 }
 
+// Sparse labels index the prediction's classes. Checked here, on the host, before a step
+// reads them (fit conforms whole arrays before its first step, a dataset batch by batch):
+// fit refuses a bad label before it trains on the batches ahead of it, and on a GPU, whose
+// kernels cannot throw (they write NaN), the label is still named. `labels`
+// holds int64 (cast_targets made them so).
+void check_class_indices(const Tensor& labels, std::int64_t classes, const std::string& output) {
+  if (labels.dtype() != DType::int64 || !labels.on_cpu()) return;  // the kernels check what this cannot read
+  const std::int64_t* p = labels.data<std::int64_t>();
+  for (std::int64_t i = 0; i < labels.size(); ++i) {
+    if (p[i] < 0 || p[i] >= classes) {
+      throw ValueError("target for output '" + output + "': label " + std::to_string(p[i]) + " at index " +
+                       std::to_string(i) + " is out of range [0, " + std::to_string(classes) + "): the output has " +
+                       std::to_string(classes) + " classes");
+    }
+  }
+}
+
 // Keras creates a model's variables on the device the model runs on; here compiling puts
 // them there once its Programs are made (a Program's run refuses a variable elsewhere).
 // Recompiling for another device moves them again. Placement that fails part way (out of
@@ -135,6 +152,8 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
     TensorSpec spec = target_spec(losses[k], outputs_[k].spec());
     y_specs_.push_back(spec);
+    const Shape& predicted = outputs_[k].spec().shape;
+    sparse_classes_.push_back(losses[k].sparse_targets() && predicted.rank() > 0 ? predicted.dims().back() : -1);
     y_inputs_.push_back(graph_->placeholder(spec, output_names_[k] + "_target"));
   }
   struct Built {
@@ -270,6 +289,7 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
       throw ShapeError("target for output '" + output_names_[k] + "' expects shape " + spec.shape.to_string() +
                        ", got " + y[k].shape().to_string());
     }
+    if (sparse_classes_[k] >= 0) check_class_indices(t, sparse_classes_[k], output_names_[k]);
     out.push_back(t);
   }
   return out;

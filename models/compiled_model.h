@@ -94,6 +94,9 @@ class CompiledModel {
   std::vector<Output> x_inputs_, y_inputs_, outputs_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<TensorSpec> x_specs_, y_specs_;
+  // Per output, the classes its sparse labels index (the prediction's last dim); -1 where
+  // the loss takes no sparse labels or the count is unknown.
+  std::vector<std::int64_t> sparse_classes_;
   std::unique_ptr<Program> predict_, test_, train_;
   // The same steps with a per-sample weight fed after the targets.
   Output sample_weight_input_;

@@ -75,6 +75,31 @@ TEST(BadInput, SparseLabelOutOfRangeNamesTheLabel) {
   EXPECT_THROW(m.evaluate(x, y, {.verbose = 0}), ValueError);
 }
 
+// Sparse labels are checked on the host before any step: a bad label in the fifth batch
+// stops fit before it trains on the four ahead of it (the weights are as they were), and
+// the message names the output (on a GPU, where kernels cannot throw, this is what names
+// the label). train_on_batch refuses it the same way.
+TEST(BadInput, ABadSparseLabelStopsFitBeforeAnyStep) {
+  auto in = Input({4});
+  Model m(in, layers::Dense(3, {.activation = "softmax", .name = "scores"})(in));
+  m.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy"});
+  Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
+  std::tie(x, y) = test_data::blobs(10);
+  y.data<std::int64_t>()[9] = 7;
+  const std::vector<Tensor> before = m.get_weights();
+  std::string msg = message_of<ValueError>([&] { m.fit(x, y, {.batch_size = 2, .verbose = 0}); });
+  EXPECT_NE(msg.find("label 7 at index 9 is out of range [0, 3)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("target for output 'scores'"), std::string::npos) << msg;
+  const std::vector<Tensor> after = m.get_weights();
+  ASSERT_EQ(before.size(), after.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    for (std::int64_t j = 0; j < before[i].size(); ++j) ASSERT_EQ(before[i].item(j), after[i].item(j)) << "weight " << i;
+  }
+  EXPECT_EQ(m.optimizer().iterations(), 0);
+  EXPECT_THROW(m.train_on_batch(x, y), ValueError);
+  EXPECT_EQ(m.optimizer().iterations(), 0);
+}
+
 TEST(BadInput, NaNInInputsIsRefusedWithItsPosition) {
   Model m = compiled_classifier();
   Tensor x, y;  // not a structured binding: lambdas capture them (clang 14)
