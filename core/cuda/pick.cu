@@ -47,41 +47,33 @@ __global__ void unpick_kernel(const float* g, const L* labels, float* out, std::
   }
 }
 
+// Calls launch(labels) with the labels cast to their element type.
+template <typename Launch>
+void with_labels(const void* labels, ElementType label_type, Launch&& launch) {
+  switch (label_type) {
+    case ElementType::float32: return launch(static_cast<const float*>(labels));
+    case ElementType::int32: return launch(static_cast<const std::int32_t*>(labels));
+    case ElementType::int64: return launch(static_cast<const std::int64_t*>(labels));
+  }
+}
+
 }  // namespace
 
 void launch_pick(const float* x, const void* labels, ElementType label_type, float* out, std::int64_t rows,
                  std::int64_t classes, CUstream_st* stream) {
   if (rows == 0) return;
-  const unsigned blocks = blocks_for(rows);
-  switch (label_type) {
-    case ElementType::float32:
-      pick_kernel<<<blocks, kThreads, 0, stream>>>(x, static_cast<const float*>(labels), out, rows, classes);
-      break;
-    case ElementType::int32:
-      pick_kernel<<<blocks, kThreads, 0, stream>>>(x, static_cast<const std::int32_t*>(labels), out, rows, classes);
-      break;
-    case ElementType::int64:
-      pick_kernel<<<blocks, kThreads, 0, stream>>>(x, static_cast<const std::int64_t*>(labels), out, rows, classes);
-      break;
-  }
+  with_labels(labels, label_type, [&](const auto* typed) {
+    pick_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(x, typed, out, rows, classes);
+  });
 }
 
 void launch_unpick(const float* g, const void* labels, ElementType label_type, float* out, std::int64_t rows,
                    std::int64_t classes, CUstream_st* stream) {
   const std::int64_t n = rows * classes;
   if (n == 0) return;
-  const unsigned blocks = blocks_for(n);
-  switch (label_type) {
-    case ElementType::float32:
-      unpick_kernel<<<blocks, kThreads, 0, stream>>>(g, static_cast<const float*>(labels), out, n, classes);
-      break;
-    case ElementType::int32:
-      unpick_kernel<<<blocks, kThreads, 0, stream>>>(g, static_cast<const std::int32_t*>(labels), out, n, classes);
-      break;
-    case ElementType::int64:
-      unpick_kernel<<<blocks, kThreads, 0, stream>>>(g, static_cast<const std::int64_t*>(labels), out, n, classes);
-      break;
-  }
+  with_labels(labels, label_type, [&](const auto* typed) {
+    unpick_kernel<<<blocks_for(n), kThreads, 0, stream>>>(g, typed, out, n, classes);
+  });
 }
 
 }  // namespace strata::cuda
