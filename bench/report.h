@@ -20,6 +20,7 @@ struct FrameworkResult {
   float last_loss = 0;
   std::string note;
   std::string failed;  // why it stopped early, if it did
+  std::string not_run;  // "not run on cuda:0: ...": the framework cannot build the model there
 };
 
 struct WorkloadResult {
@@ -37,10 +38,20 @@ struct GemmResult {
   std::vector<double> gflops;
 };
 
+// The per-step host overhead (--device=cuda's step_overhead): one framework's median
+// microseconds per training step of a tiny model, one entry per repetition.
+struct OverheadResult {
+  std::string framework;  // "strata", "libtorch"
+  std::vector<double> us;
+  std::string failed;
+};
+
 struct RunInfo {
   std::string command;
   std::string date;
   std::string cpu;
+  std::string gpu;        // --device=cuda: "NVIDIA H200 (cuda:0)"; empty on the CPU
+  std::string precision;  // --device=cuda: libtorch's TF32 settings
   std::string load_before, load_after;  // `uptime`
   std::string versions;                 // libtorch, TensorFlow/Keras, Eigen
   std::string keras_status;             // "" or "skipped (...)"
@@ -66,11 +77,13 @@ struct MemoryLimits {
 };
 
 struct SuiteResults {
+  BenchDevice device = BenchDevice::cpu;
   int threads = 2;
   FmaPeak fma_peak;
   MemoryLimits memory;
   std::vector<WorkloadResult> workloads;
   std::vector<GemmResult> gemm;
+  std::vector<OverheadResult> overhead;
 };
 
 // "strata train (3.1%)" for each median of `r` (each framework's train, predict and
@@ -92,6 +105,12 @@ std::string mlp_batch1_floor_line(const SuiteResults& s);
 // a warning for any framework whose range is wider than 1.5x.
 void print_workload(const WorkloadResult& r, const FmaPeak& fma_peak);
 void print_gemm(const std::vector<GemmResult>& gemm);
+// "per-step host overhead (...): strata 41.2 us (...), libtorch 63.0 us (...)", and that
+// Strata has no CUDA graphs yet, so there is no figure with them.
+std::vector<std::string> overhead_lines(const std::vector<OverheadResult>& overhead);
+// The share of the GEMM peak dense4096 must reach on `device`: 70% on the CPU (issue
+// #7), 80% of cuBLAS's SGEMM peak on the GPU (issue #12).
+double dense_gemm_share_target(BenchDevice device);
 // Prints the machine's peaks and the targets summary (PASS/MISS, measured vs target,
 // "(uncertain)" where the ranges cannot decide it).
 void print_targets(const SuiteResults& results);

@@ -1,7 +1,9 @@
 // Strata's side of the suite, written against the public model API a user would use
 // (ARCHITECTURE.md): Sequential (a functional Model for the transformer) + compile + train_on_batch / predict_on_batch, and
 // predict_on_batch on a (1, ...) tensor for one sample. Also the GEMM peak as Strata's
-// cpu::gemm and Eigen's own threaded product reach it.
+// cpu::gemm and Eigen's own threaded product reach it. With --device=cuda the model compiles
+// for cuda:0 and its batches are placed there up front (Tensor::to), so a step copies
+// nothing in but reads its loss back; the GPU's GEMM rate as Strata's matmul op reaches it.
 #include <strata/strata.h>
 
 #include <Eigen/Core>
@@ -29,25 +31,39 @@ Tensor rows_of(const std::vector<T>& src, std::int64_t first, std::int64_t rows,
   return t;
 }
 
+// The Device the workload's device names, for Tensor::to.
+Device strata_device(BenchDevice device) { return parse_device(device_name(device)); }
+
 class StrataRunner : public Runner {
  public:
   StrataRunner(const Workload& w, const Data& data) : model_(build_strata_model(w)) {
     cpu::set_num_threads(w.threads);
-    if (w.kind == Kind::dense) {
-      model_.compile({.optimizer = optimizers::SGD({.learning_rate = w.learning_rate}),
-                      .loss = losses::MeanSquaredError()});
-    } else {
-      model_.compile({.optimizer = optimizers::Adam({.learning_rate = w.learning_rate}),
-                      .loss = losses::SparseCategoricalCrossentropy({.from_logits = true})});
+    // The CPU's compile names no device, as before --device existed.
+    const std::string device = w.device == BenchDevice::cpu ? "" : device_name(w.device);
+    try {
+      if (w.kind == Kind::dense) {
+        model_.compile({.optimizer = optimizers::SGD({.learning_rate = w.learning_rate}),
+                        .loss = losses::MeanSquaredError(),
+                        .device = device});
+      } else {
+        model_.compile({.optimizer = optimizers::Adam({.learning_rate = w.learning_rate}),
+                        .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                        .device = device});
+      }
+    } catch (const NotImplementedError& e) {
+      if (w.device == BenchDevice::cpu) throw;
+      throw NotOnDevice(first_line(e.what()));
     }
+    const Device on = strata_device(w.device);
     for (std::int64_t b = 0; b < w.batches(); ++b) {
       const std::int64_t first = b * w.batch_size;
-      x_.push_back(rows_of(data.x, first, w.batch_size, w.sample_shape, DType::float32));
-      y_.push_back(w.kind == Kind::dense ? rows_of(data.targets, first, w.batch_size, {w.units}, DType::float32)
-                                         : rows_of(data.labels, first, w.batch_size, {}, DType::int64));
+      x_.push_back(rows_of(data.x, first, w.batch_size, w.sample_shape, DType::float32).to(on));
+      y_.push_back((w.kind == Kind::dense ? rows_of(data.targets, first, w.batch_size, {w.units}, DType::float32)
+                                          : rows_of(data.labels, first, w.batch_size, {}, DType::int64))
+                       .to(on));
     }
     for (std::int64_t r = 0; r < std::min(kSingleRows, w.samples); ++r) {
-      singles_.push_back(rows_of(data.x, r, 1, w.sample_shape, DType::float32));
+      singles_.push_back(rows_of(data.x, r, 1, w.sample_shape, DType::float32).to(on));
     }
   }
 
@@ -57,6 +73,8 @@ class StrataRunner : public Runner {
     return loss;
   }
 
+  // predict_on_batch returns its output on the CPU (a Program fetches to the host), so
+  // reading one element waits for the device.
   float predict_epoch() override {
     float sink = 0;
     for (const Tensor& x : x_) sink += model_.predict_on_batch(x).item(0);
@@ -123,6 +141,57 @@ double eigen_gemm_gflops(const GemmShape& g, int calls) {
       calls);
   Eigen::setNbThreads(saved);
   return g.flops() / s / 1e9;
+}
+
+}  // namespace strata::bench
+
+namespace strata::bench {
+
+double strata_cuda_matmul_gflops(const GemmShape& g, int calls) {
+  const Device gpu = strata_device(BenchDevice::cuda);
+  const Shape a_shape = g.transpose_a ? Shape{g.k, g.m} : Shape{g.m, g.k};
+  const Shape b_shape = g.transpose_b ? Shape{g.n, g.k} : Shape{g.k, g.n};
+  Graph graph;
+  Output a = graph.placeholder({a_shape}, "a");
+  Output b = graph.placeholder({b_shape}, "b");
+  // The product's sum is the fetch: a scalar to copy back (which waits for the GPU)
+  // where the product itself would be a copy as long as the product on a large shape.
+  Program program(graph, {a, b}, {ops::reduce_sum(ops::matmul(a, b, g.transpose_a, g.transpose_b))}, {}, gpu);
+  const std::vector<Tensor> feeds{Tensor::filled(a_shape, 0.5f).to(gpu), Tensor::filled(b_shape, 0.25f).to(gpu)};
+  std::vector<Tensor> out;
+  const double s = median_seconds([&] { program.run_into(feeds, out, {}); }, calls);
+  return g.flops() / s / 1e9;
+}
+
+double strata_step_overhead_us(BenchDevice device, int steps) {
+  Model model = Sequential({layers::Input(Shape{kOverheadUnits}), layers::Dense(kOverheadUnits)});
+  model.compile({.optimizer = optimizers::SGD({.learning_rate = 1e-3}),
+                 .loss = losses::MeanSquaredError(),
+                 .device = device == BenchDevice::cpu ? "" : device_name(device)});
+  const Device on = strata_device(device);
+  const Tensor x = Tensor::filled(Shape{kOverheadBatch, kOverheadUnits}, 0.5f).to(on);
+  const Tensor y = Tensor::filled(Shape{kOverheadBatch, kOverheadUnits}, 0.25f).to(on);
+  volatile float sink = 0;
+  return 1e6 * median_seconds([&] { sink = sink + model.train_on_batch(x, y).at("loss"); }, steps);
+}
+
+}  // namespace strata::bench
+
+namespace strata::bench {
+
+CudaSupport cuda_support() {
+  return {.strata_built = built_with_cuda(),
+          .strata_device = has_cuda_device(),
+          .torch_built = torch_cuda_built(),
+          .torch_device = torch_cuda_device(),
+          .torch_version = torch_version()};
+}
+
+std::string strata_gpu_name() {
+  for (const Device& d : available_devices()) {
+    if (d.type == DeviceType::cuda && d.index == 0) return d.name + " (cuda:0)";
+  }
+  return "no GPU";
 }
 
 }  // namespace strata::bench

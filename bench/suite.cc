@@ -12,6 +12,16 @@
 //   bench/run [--reps=5] [--max_reps=3*reps] [--stable_within=0.02]
 //             [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
+//             [--device=cpu|cuda]
+//
+// --device=cuda (issue #12): the same workloads with larger batches (workload.h), Strata
+// compiled for cuda:0 and libtorch on torch::kCUDA (TF32 off: both float32), each with
+// its batches on the GPU up front; no Keras; a workload Strata's compile refuses on
+// cuda:0 (ops without a CUDA kernel) is reported as not run for Strata while libtorch
+// runs it. gemm_peak measures cuBLAS's SGEMM (torch::mm) and Strata's matmul op on the
+// GPU, dense4096's target being 80% of that peak, and step_overhead the host's time per
+// training step of a tiny model. Without a CUDA build, a CUDA libtorch or a GPU it exits
+// with one line saying which.
 //
 // libtorch's GEMMs run in OpenBLAS's own pthread pool (Debian), set to the same thread
 // count, and its other kernels in libgomp's OpenMP pool. OpenMP's spinning threads
@@ -32,6 +42,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/device.h"
 #include "bench/fma_peak.h"
 #include "bench/memory_limits.h"
 #include "bench/keras_runner.h"
@@ -43,11 +54,14 @@ namespace {
 
 using namespace strata::bench;
 
+// The default --workloads; on the GPU step_overhead joins them.
+constexpr const char* kDefaultWorkloads = "mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak";
+
 struct SuiteOptions {
   int reps = 5;       // the fewest repetitions of a workload
   int max_reps = 0;   // the most; 0: 3 * reps
   double stable_within = 0.02;
-  std::string workloads = "mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak";
+  std::string workloads = kDefaultWorkloads;
   int threads = 2;
   bool quick = false;
   std::string results_dir = STRATA_BENCH_SOURCE_DIR "/results";
@@ -58,6 +72,7 @@ struct SuiteOptions {
   int keras_inter_op_threads = 2;
   int predict_calls = 200;
   int seed = 0;
+  std::string device = "cpu";
 };
 
 std::string shell_line(const char* command) {
@@ -100,8 +115,27 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, const FmaP
   std::fflush(stdout);
   const Data data = make_data(w, static_cast<unsigned>(o.seed));
   std::vector<Named> runners;
-  runners.push_back({"strata", make_strata_runner(w, data)});
-  runners.push_back({"libtorch", make_torch_runner(w, data)});
+  std::vector<std::string> not_built(2);  // why strata's or libtorch's runner is missing (GPU only)
+  const bool gpu = w.device == BenchDevice::cuda;
+  // On the CPU a framework that cannot build its model stops the suite, as it always
+  // has; on the GPU Strata's refused compile is a result, and any other error there is
+  // reported for that framework while the other still runs.
+  auto build = [&](const std::string& framework, auto make, std::string& why) {
+    if (!gpu) return runners.push_back({framework, make(w, data)});
+    try {
+      runners.push_back({framework, make(w, data)});
+    } catch (const NotOnDevice& e) {
+      why = "not run on " + device_name(w.device) + ": " + e.what();
+    } catch (const std::exception& e) {
+      why = std::string("failed: ") + e.what();
+    }
+    if (!why.empty()) {
+      runners.push_back({framework, nullptr});
+      std::printf("%s: %s\n", framework.c_str(), why.c_str());
+    }
+  };
+  build("strata", make_strata_runner, not_built[0]);
+  build("libtorch", make_torch_runner, not_built[1]);
   std::string keras_failed;
   if (keras) {
     try {
@@ -112,6 +146,13 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, const FmaP
   }
   WorkloadResult result{w, std::vector<FrameworkResult>(runners.size())};
   for (std::size_t i = 0; i < runners.size(); ++i) result.frameworks[i].framework = runners[i].framework;
+  for (std::size_t i = 0; i < not_built.size(); ++i) {
+    if (not_built[i].rfind("failed: ", 0) == 0) {
+      result.frameworks[i].failed = not_built[i].substr(8);
+    } else {
+      result.frameworks[i].not_run = not_built[i];
+    }
+  }
   if (!keras_failed.empty()) {
     result.frameworks.emplace_back();
     result.frameworks.back().framework = "keras";
@@ -126,7 +167,7 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, const FmaP
     for (std::size_t k = 0; k < runners.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(rep)) % runners.size();
       FrameworkResult& r = result.frameworks[i];
-      if (!r.failed.empty()) continue;
+      if (!r.failed.empty() || !runners[i].runner) continue;
       try {
         FrameworkResult scratch;
         run_rep(*runners[i].runner, rep == 0 ? std::min(o.predict_calls, 20) : o.predict_calls, w,
@@ -203,6 +244,74 @@ std::vector<GemmResult> run_gemm_peak(const SuiteOptions& o) {
   return results;
 }
 
+// --device=cuda: cuBLAS's SGEMM through libtorch (torch::mm, TF32 off) and Strata's matmul
+// op in a Program on cuda:0 (its own cuBLAS SGEMM, plus a sum to fetch a scalar), on two
+// large squares (the peak: cuBLAS needs large products to fill an H100/H200), dense4096's
+// products at batch 4096 (forward and the kernel's gradient, A^T) and the MLP's first
+// layer at batch 1024. torch::mm rather than a cublasSgemm of the suite's own: the
+// strata library links cuBLAS privately, and libtorch's call is the one a PyTorch user
+// gets; Strata's row is the same cuBLAS routine that its Dense layers call.
+std::vector<GemmResult> run_cuda_gemm_peak(const SuiteOptions& o) {
+  std::printf("\n[gemm_peak] measuring on cuda:0...\n");
+  std::fflush(stdout);
+  const std::int64_t square = o.quick ? 1024 : 4096, big = o.quick ? 2048 : 8192, batch = o.quick ? 128 : 1024;
+  const std::vector<GemmShape> shapes{{false, false, square, square, square},
+                                      {false, false, big, big, big},
+                                      {true, false, square, square, square},
+                                      {false, false, batch, 256, 784}};
+  using Fn = std::function<double(const GemmShape&, int)>;
+  const std::vector<std::pair<std::string, Fn>> backends{
+      {"cuBLAS SGEMM (torch::mm, TF32 off)", torch_cuda_gemm_gflops},
+      {"strata matmul op (cuda:0 Program)", strata_cuda_matmul_gflops}};
+  std::vector<GemmResult> results;
+  for (const auto& [name, fn] : backends) {
+    for (const GemmShape& s : shapes) results.push_back({name, s.label(), {}});
+  }
+  for (int rep = 0; rep < o.reps; ++rep) {
+    for (std::size_t k = 0; k < backends.size(); ++k) {
+      const std::size_t b = (k + static_cast<std::size_t>(rep)) % backends.size();
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        const GemmShape& sh = shapes[s];
+        // About 0.2 s of products per repetition at 50 TFLOP/s; at least 3 calls.
+        const int calls = static_cast<int>(std::clamp(1e13 / sh.flops(), 3.0, 2000.0));
+        GemmResult& r = results[b * shapes.size() + s];
+        try {
+          r.gflops.push_back(backends[b].second(sh, calls));
+        } catch (const std::exception& e) {
+          if (rep == 0) std::printf("%s failed at %s: %s\n", r.backend.c_str(), r.shape.c_str(), e.what());
+        }
+      }
+    }
+  }
+  std::erase_if(results, [](const GemmResult& r) { return r.gflops.empty(); });
+  print_gemm(results);
+  return results;
+}
+
+// The per-step host overhead of a tiny model's training step, Strata and libtorch in
+// turn, --reps repetitions of 200 steps each (docs/gpu.md).
+std::vector<OverheadResult> run_step_overhead(const SuiteOptions& o, BenchDevice device) {
+  std::printf("\n[step_overhead] measuring on %s...\n", device_name(device).c_str());
+  std::fflush(stdout);
+  const int steps = o.quick ? 20 : 200;
+  std::vector<OverheadResult> results{{"strata", {}, {}}, {"libtorch", {}, {}}};
+  const std::function<double(BenchDevice, int)> fns[] = {strata_step_overhead_us, torch_step_overhead_us};
+  for (int rep = 0; rep < o.reps; ++rep) {
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(rep)) % results.size();
+      if (!results[i].failed.empty()) continue;
+      try {
+        results[i].us.push_back(fns[i](device, steps));
+      } catch (const std::exception& e) {
+        results[i].failed = e.what();
+      }
+    }
+  }
+  for (const auto& line : overhead_lines(results)) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  return results;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,7 +327,8 @@ int main(int argc, char** argv) {
       .add("max_reps", &o.max_reps, "the most repetitions, while a median still moves (0: 3 * reps)")
       .add("stable_within", &o.stable_within,
            "a median has settled when adding the last repetition moved it by at most this share")
-      .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak")
+      .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak,step_overhead "
+                                        "(default: all but step_overhead; with --device=cuda, all)")
       .add("threads", &o.threads, "CPU threads for every framework")
       .add("quick", &o.quick, "small sizes, for a smoke run")
       .add("results_dir", &o.results_dir, "where results.csv and results.md go")
@@ -226,7 +336,9 @@ int main(int argc, char** argv) {
       .add("python", &o.python, "the Python that runs bench/keras_worker.py")
       .add("keras_inter_op_threads", &o.keras_inter_op_threads, "TensorFlow's inter-op thread count")
       .add("predict_calls", &o.predict_calls, "batch-1 predictions timed per repetition")
-      .add("seed", &o.seed, "data seed");
+      .add("seed", &o.seed, "data seed")
+      .add("device", &o.device,
+           "cpu, or cuda: Strata on cuda:0 and libtorch on CUDA, larger batches, no Keras (issue #12)");
   flags.parse_or_exit(argc, const_cast<const char* const*>(argv));
   if (o.max_reps == 0) o.max_reps = 3 * o.reps;
   if (o.reps < 1 || o.max_reps < o.reps || o.stable_within < 0 || o.threads < 1 || o.predict_calls < 1) {
@@ -235,6 +347,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.quick) o.predict_calls = std::min(o.predict_calls, 20);
+  BenchDevice device = BenchDevice::cpu;
+  try {
+    device = parse_bench_device(o.device);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const bool gpu = device == BenchDevice::cuda;
+  if (gpu) {
+    if (const std::string why = cuda_unavailable_reason(cuda_support()); !why.empty()) {
+      std::cerr << "strata_bench: " << why << "\n";
+      return 1;
+    }
+    if (o.workloads == kDefaultWorkloads) o.workloads += ",step_overhead";
+  }
 
   RunInfo info;
   info.command = std::getenv("STRATA_BENCH_COMMAND") ? std::getenv("STRATA_BENCH_COMMAND") : argv[0];
@@ -250,13 +377,20 @@ int main(int argc, char** argv) {
   info.stable_within = o.stable_within;
   info.wait_policy = std::getenv("OMP_WAIT_POLICY");
   if (std::getenv("STRATA_BENCH_SET_WAIT_POLICY")) info.wait_policy += " (set by strata_bench)";
-  info.versions = "libtorch " + torch_version() + " (OpenBLAS), Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+  info.versions = "libtorch " + torch_version() + (gpu ? " (CUDA)" : " (OpenBLAS)") + ", Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
                   std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
   set_strata_threads(o.threads);
   set_torch_threads(o.threads);
 
+  if (gpu) {
+    info.gpu = strata_gpu_name();
+    info.precision = torch_strict_float32();
+  }
   std::unique_ptr<KerasWorker> keras;
-  if (o.keras) {
+  if (gpu) {
+    info.keras_status = "skipped (--device=cuda: the Keras column runs TensorFlow's CPU build)";
+    std::printf("keras: %s\n", info.keras_status.c_str());
+  } else if (o.keras) {
     std::string why_not;
     keras = KerasWorker::start({.python = o.python,
                                 .script = STRATA_BENCH_SOURCE_DIR "/keras_worker.py",
@@ -276,26 +410,33 @@ int main(int argc, char** argv) {
               "CPU: %s; %s\n",
               o.threads, o.reps, o.max_reps, 100 * o.stable_within, info.wait_policy.c_str(), info.versions.c_str(),
               info.cpu.c_str(), info.load_before.c_str());
+  if (gpu) std::printf("GPU: %s; %s\n", info.gpu.c_str(), info.precision.c_str());
 
   SuiteResults results;
+  results.device = device;
   results.threads = o.threads;
-  // Every thread the frameworks get, at once; before the workloads, on an idle process.
-  results.fma_peak = {measure_fma_peak_gflops({.threads = o.threads}), fma_peak_instructions()};
-  // How fast the cores stream cached data and hand work to each other: the limits of
-  // memory-bound products (the MLP's batch-1 floor, memory_limits.h).
-  results.memory.bytes_per_thread = 512 * 1024;
-  results.memory.read_gbps =
-      measure_cache_read_gbps({.threads = o.threads, .bytes_per_thread = results.memory.bytes_per_thread});
-  if (o.threads > 1) results.memory.round_trip_ns = measure_round_trip_ns({});
+  // The CPU's limits mean nothing for models on the GPU: measured on the CPU only.
+  if (!gpu) {
+    // Every thread the frameworks get, at once; before the workloads, on an idle process.
+    results.fma_peak = {measure_fma_peak_gflops({.threads = o.threads}), fma_peak_instructions()};
+    // How fast the cores stream cached data and hand work to each other: the limits of
+    // memory-bound products (the MLP's batch-1 floor, memory_limits.h).
+    results.memory.bytes_per_thread = 512 * 1024;
+    results.memory.read_gbps =
+        measure_cache_read_gbps({.threads = o.threads, .bytes_per_thread = results.memory.bytes_per_thread});
+    if (o.threads > 1) results.memory.round_trip_ns = measure_round_trip_ns({});
+  }
   std::printf("%s\n%s\n%s\n", fma_peak_line(results.fma_peak, o.threads).c_str(),
               memory_limits_line(results.memory, o.threads).c_str(), legend().c_str());
   try {
     for (const std::string& name : split_list(o.workloads)) {
       if (name == "gemm_peak") {
-        results.gemm = run_gemm_peak(o);
+        results.gemm = gpu ? run_cuda_gemm_peak(o) : run_gemm_peak(o);
+      } else if (name == "step_overhead") {
+        results.overhead = run_step_overhead(o, device);
       } else {
         results.workloads.push_back(
-            run_workload(make_workload(name, o.threads, o.quick), o, results.fma_peak, keras.get()));
+            run_workload(make_workload(name, o.threads, o.quick, device), o, results.fma_peak, keras.get()));
       }
     }
   } catch (const std::exception& e) {

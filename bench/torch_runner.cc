@@ -1,7 +1,10 @@
 // libtorch's side of the suite: the same models with torch::nn, torch::optim::Adam (SGD
 // for dense) and cross_entropy (= sparse categorical crossentropy from logits, mean over
 // the batch) or mse_loss. Also the GEMM peak as OpenBLAS reaches it through torch::mm.
+// With --device=cuda the module and its batches live on torch::kCUDA (moved there up
+// front), and the GEMM peak is cuBLAS's SGEMM through torch::mm, TF32 off.
 #include <dlfcn.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -103,8 +106,10 @@ torch::Tensor copy_of(const std::vector<T>& src, std::int64_t offset, std::vecto
 
 class TorchRunner : public Runner {
  public:
-  TorchRunner(const Workload& w, const Data& data) : net_(std::make_shared<Net>(w)) {
+  TorchRunner(const Workload& w, const Data& data)
+      : net_(std::make_shared<Net>(w)), device_(w.device == BenchDevice::cuda ? torch::kCUDA : torch::kCPU) {
     set_torch_threads(w.threads);
+    if (!device_.is_cpu()) net_->to(device_);  // before the optimizer takes the parameters
     if (w.kind == Kind::dense) {
       optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(), torch::optim::SGDOptions(w.learning_rate));
     } else {
@@ -114,13 +119,14 @@ class TorchRunner : public Runner {
     const std::int64_t row = w.sample_size();
     for (std::int64_t b = 0; b < w.batches(); ++b) {
       const std::int64_t first = b * w.batch_size;
-      x_.push_back(copy_of(data.x, first * row, dims_of(w, w.batch_size), torch::kFloat32));
-      y_.push_back(w.kind == Kind::dense
-                       ? copy_of(data.targets, first * w.units, {w.batch_size, w.units}, torch::kFloat32)
-                       : copy_of(data.labels, first, {w.batch_size}, torch::kInt64));
+      x_.push_back(copy_of(data.x, first * row, dims_of(w, w.batch_size), torch::kFloat32).to(device_));
+      y_.push_back((w.kind == Kind::dense
+                        ? copy_of(data.targets, first * w.units, {w.batch_size, w.units}, torch::kFloat32)
+                        : copy_of(data.labels, first, {w.batch_size}, torch::kInt64))
+                       .to(device_));
     }
     for (std::int64_t r = 0; r < std::min(kSingleRows, w.samples); ++r) {
-      singles_.push_back(copy_of(data.x, r * row, dims_of(w, 1), torch::kFloat32));
+      singles_.push_back(copy_of(data.x, r * row, dims_of(w, 1), torch::kFloat32).to(device_));
     }
   }
 
@@ -143,18 +149,26 @@ class TorchRunner : public Runner {
     torch::NoGradGuard no_grad;
     net_->eval();
     float sink = 0;
-    for (const auto& x : x_) sink += net_->forward(x).data_ptr<float>()[0];
+    for (const auto& x : x_) sink += first_logit(net_->forward(x));
     return sink;
   }
 
   float predict_one(std::int64_t row) override {
     torch::NoGradGuard no_grad;
     net_->eval();
-    return net_->forward(singles_[static_cast<std::size_t>(row) % singles_.size()]).data_ptr<float>()[0];
+    return first_logit(net_->forward(singles_[static_cast<std::size_t>(row) % singles_.size()]));
   }
 
  private:
+  // The output's first element, read on the host: on the GPU a copy back, which waits
+  // for the forward pass, as Strata's fetch does.
+  float first_logit(const torch::Tensor& out) const {
+    if (device_.is_cpu()) return out.data_ptr<float>()[0];
+    return out.flatten()[0].item<float>();
+  }
+
   std::shared_ptr<Net> net_;
+  torch::Device device_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::vector<torch::Tensor> x_, y_, singles_;
 };
@@ -184,6 +198,60 @@ double torch_gemm_gflops(const GemmShape& g, int calls) {
   torch::Tensor c = torch::empty({g.m, g.n});
   const double s = median_seconds([&] { torch::mm_out(c, a, b); }, calls);
   return g.flops() / s / 1e9;
+}
+
+bool torch_cuda_built() {
+  // A CUDA libtorch links libtorch_cuda.so into the process; a CPU-only one has none.
+  return ::dlopen("libtorch_cuda.so", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+}
+
+bool torch_cuda_device() { return torch::cuda::is_available(); }
+
+std::string torch_strict_float32() {
+  // Strata computes float32 products in float32 (CUBLAS_DEFAULT_MATH); so must libtorch.
+  // These setters are deprecated since PyTorch 2.9 (fp32_precision) but still honoured.
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  at::globalContext().setFloat32MatmulPrecision("highest");
+  return std::string("libtorch: TF32 in cuBLAS ") + (at::globalContext().allowTF32CuBLAS() ? "ON" : "off") +
+         ", in cuDNN " + (at::globalContext().allowTF32CuDNN() ? "ON" : "off") + "; cuDNN " +
+         (torch::cuda::cudnn_is_available() ? "available" : "not available");
+}
+
+double torch_cuda_gemm_gflops(const GemmShape& g, int calls) {
+  torch::NoGradGuard no_grad;
+  const auto on = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+  torch::Tensor a = g.transpose_a ? torch::rand({g.k, g.m}, on).t() : torch::rand({g.m, g.k}, on);
+  torch::Tensor b = g.transpose_b ? torch::rand({g.n, g.k}, on).t() : torch::rand({g.k, g.n}, on);
+  torch::Tensor c = torch::empty({g.m, g.n}, on);
+  // Each call waits for its product: launch latency (~10 us) against milliseconds of work.
+  const double s = median_seconds(
+      [&] {
+        torch::mm_out(c, a, b);
+        torch::cuda::synchronize();
+      },
+      calls);
+  return g.flops() / s / 1e9;
+}
+
+double torch_step_overhead_us(BenchDevice device, int steps) {
+  const torch::Device on = device == BenchDevice::cuda ? torch::kCUDA : torch::kCPU;
+  torch::nn::Linear net(kOverheadUnits, kOverheadUnits);
+  net->to(on);
+  torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(1e-3));
+  const auto options = torch::TensorOptions().device(on).dtype(torch::kFloat32);
+  const torch::Tensor x = torch::full({kOverheadBatch, kOverheadUnits}, 0.5, options);
+  const torch::Tensor y = torch::full({kOverheadBatch, kOverheadUnits}, 0.25, options);
+  volatile float sink = 0;
+  return 1e6 * median_seconds(
+                   [&] {
+                     optimizer.zero_grad();
+                     torch::Tensor loss = torch::mse_loss(net->forward(x), y);
+                     loss.backward();
+                     optimizer.step();
+                     sink = sink + loss.item<float>();
+                   },
+                   steps);
 }
 
 }  // namespace strata::bench

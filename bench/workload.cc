@@ -105,40 +105,42 @@ std::string Workload::to_json() const {
 
 std::vector<std::string> workload_names() { return {"mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer"}; }
 
-Workload make_workload(const std::string& name, int threads, bool quick) {
+Workload make_workload(const std::string& name, int threads, bool quick, BenchDevice device) {
   Workload w;
   w.name = name;
   w.threads = threads;
+  w.device = device;
+  const bool gpu = device == BenchDevice::cuda && !quick;
   std::int64_t full_batches = 0;
   if (name == "mlp") {  // issue #2's MLP 784-256-256-10
     w.kind = Kind::mlp;
     w.sample_shape = {784};
     w.units = 256;
-    w.batch_size = 128;
+    w.batch_size = gpu ? 1024 : 128;
     full_batches = 50;
   } else if (name == "lstm" || name == "bilstm") {  // issue #3: 50 steps x 32 features
     w.kind = name == "lstm" ? Kind::lstm : Kind::bilstm;
     w.sample_shape = {50, 32};
     w.units = name == "lstm" ? 128 : 64;
-    w.batch_size = 64;
+    w.batch_size = gpu ? 256 : 64;
     full_batches = 20;
   } else if (name == "cnn") {  // issue #4: the Fashion-MNIST tutorial's convnet
     w.kind = Kind::cnn;
     w.sample_shape = {28, 28, 1};
-    w.batch_size = 128;
+    w.batch_size = gpu ? 512 : 128;
     full_batches = 10;
   } else if (name == "dense4096") {  // issue #7: one large Dense, GEMM-bound
     w.kind = Kind::dense;
     w.units = quick ? 1024 : 4096;
     w.sample_shape = {w.units};
-    w.batch_size = quick ? 128 : 512;
+    w.batch_size = quick ? 128 : gpu ? 4096 : 512;
     w.learning_rate = 1e-3;
     full_batches = 4;
   } else if (name == "transformer") {  // issue #15: one attention block, 64 steps x 64 features
     w.kind = Kind::transformer;
     w.sample_shape = {64, 64};
     w.units = 4;  // heads of 16
-    w.batch_size = 32;
+    w.batch_size = gpu ? 128 : 32;
     full_batches = 20;
   } else {
     throw std::invalid_argument("unknown workload '" + name + "' (known: mlp, lstm, bilstm, cnn, dense4096, transformer)");

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/device.h"
 #include "bench/stats.h"
 
 namespace strata::bench {
@@ -40,6 +42,7 @@ struct Workload {
   std::int64_t samples = 0;  // whole batches only
   double learning_rate = 1e-3;
   int threads = 2;
+  BenchDevice device = BenchDevice::cpu;  // where Strata's and libtorch's models run
 
   std::int64_t sample_size() const;  // floats per input sample
   std::int64_t batches() const { return samples / batch_size; }
@@ -73,9 +76,11 @@ std::vector<Product> products(const Workload& w);
 // "a,b,,c" -> {"a", "b", "c"}: a comma-separated flag's items.
 std::vector<std::string> split_list(const std::string& list);
 
-// The suite's workloads by name; --quick shrinks every one to a smoke-test size.
+// The suite's workloads by name; --quick shrinks every one to a smoke-test size. On
+// cuda (without --quick) the batches are larger, as a GPU needs to be busy: mlp 1024,
+// lstm and bilstm 256, cnn 512, transformer 128, dense4096 4096; the models are the same.
 std::vector<std::string> workload_names();
-Workload make_workload(const std::string& name, int threads, bool quick);
+Workload make_workload(const std::string& name, int threads, bool quick, BenchDevice device = BenchDevice::cpu);
 
 // Random data, row-major. x (samples, sample_shape...): N(0, 1), or U(0, 1) for the cnn
 // (pixels); labels (samples,) in [0, classes) for classifiers; targets (samples, units)
@@ -119,6 +124,14 @@ class Runner {
   virtual std::string note() const { return {}; }
 };
 
+// A framework that cannot build a workload's model on the device (Strata's compile
+// refuses a model with ops without a CUDA kernel): what() is the error's first line.
+class NotOnDevice : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Strata's runner throws NotOnDevice when compile refuses the model on w.device.
 std::unique_ptr<Runner> make_strata_runner(const Workload& w, const Data& data);
 std::unique_ptr<Runner> make_torch_runner(const Workload& w, const Data& data);
 std::string torch_version();  // "1.13.0": the libtorch the suite was built against
@@ -146,5 +159,27 @@ bool onednn_gemm_available();
 double onednn_gemm_gflops(const GemmShape& shape, int calls, int threads);
 void set_strata_threads(int threads);
 void set_torch_threads(int threads);
+
+// --device=cuda. What each framework can do on a GPU (device.h), the GPU's name as
+// Strata lists it, and libtorch set to float32 products in float32 (no TF32 in cuBLAS or
+// cuDNN), as Strata computes them; returns a line saying what it set.
+CudaSupport cuda_support();
+std::string strata_gpu_name();  // "NVIDIA H200 (cuda:0)"
+bool torch_cuda_built();        // libtorch's CUDA library is loaded in this process
+bool torch_cuda_device();       // torch::cuda::is_available()
+std::string torch_strict_float32();
+// cuBLAS's SGEMM on the GPU through libtorch (torch::mm on CUDA float32 tensors, TF32
+// off), and Strata's matmul op in a Program on cuda:0 (its cuBLAS SGEMM) fetching the
+// product's sum, a scalar, so each call waits for the GPU: median GFLOP/s of `calls`.
+double torch_cuda_gemm_gflops(const GemmShape& shape, int calls);
+double strata_cuda_matmul_gflops(const GemmShape& shape, int calls);
+// Per-step host overhead: a tiny model's training step on `device` (Dense(16) on 16
+// features, batch 32, MSE, plain SGD; the loss read back every step), median
+// microseconds per step over `steps` steps. Its kernels take a few microseconds on a
+// GPU, so the figure is the host's work per step: launches, the run's bookkeeping, the
+// loss's copy back.
+inline constexpr std::int64_t kOverheadUnits = 16, kOverheadBatch = 32;
+double strata_step_overhead_us(BenchDevice device, int steps);
+double torch_step_overhead_us(BenchDevice device, int steps);
 
 }  // namespace strata::bench

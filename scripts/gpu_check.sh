@@ -3,19 +3,26 @@
 # logs and results into OUTDIR (issue #12, point 8):
 #   bash scripts/gpu_check.sh OUTDIR [--all]
 # Default: builds the core and models suites, runs the CUDA and placement tests, then the
-# whole core suite. --all builds everything the tests need and runs every suite.
+# whole core suite. --all builds everything the tests need and runs every suite. Then
+# the benchmark suite on the GPU (issue #12, point 6): the same build directory is
+# configured again with the bench on, against the libtorch that pip's torch wheel ships
+# (its C++ headers, libraries and CMake config, built with CUDA), strata_bench is built
+# and `strata_bench --device=cuda --no_keras --reps=5` runs into OUTDIR/bench/
+# (bench.log). A bench that cannot be configured, built or run is said so in summary.txt
+# and does not change the exit status, which is the tests'.
 #
 # The GPU machine (the device tool) has the CUDA toolkit, CMake and a compiler but none
 # of Debian's -dev packages and no network: the build's dependencies come from Debian
 # packages fetched here beforehand (scripts/fetch_gpu_packages.sh, into .gpu-debs/),
 # unpacked with dpkg -x into a prefix, never into /. From the device tool:
 #   run(command="bash scripts/gpu_check.sh $OUT", carry=[".gpu-debs"])
-# bench/run --device=cuda does not exist yet, so no benchmark runs here.
 #
 # Environment: DEBS (default .gpu-debs), PREFIX (default /tmp/strata-gpu-deps),
 # BUILD_DIR (default build-gpu), JOBS (default: the number of cores), CUDA_ARCH (default
-# 90), GPU_CHECK_CMAKE_ARGS (more configure arguments). Exit status: 0 when every test
-# that ran passed.
+# 90), GPU_CHECK_CMAKE_ARGS (more configure arguments); for the bench: BENCH (0: skip
+# it), PYTHON (default python3: the one whose torch is used), BENCH_ARGS (default
+# "--reps=5"), BENCH_TIMEOUT (seconds, default 420). Exit status: 0 when every test that
+# ran passed.
 set -euo pipefail
 
 usage() { echo "usage: bash scripts/gpu_check.sh OUTDIR [--all]" >&2; exit 2; }
@@ -39,6 +46,9 @@ step "machine"
   "${CXX:-c++}" --version 2>&1 | head -1
   cmake --version | head -1
   echo "cores: $(nproc)"
+  "${PYTHON:-python3}" -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda,
+      "cuDNN", torch.backends.cudnn.version(), "GPU visible:", torch.cuda.is_available())' 2>&1 |
+    tail -1 || echo "torch: not importable by ${PYTHON:-python3}"
 } | tee "$OUT/machine.txt"
 
 step "unpacking $DEBS/*.deb into $PREFIX"
@@ -133,5 +143,56 @@ if [[ $status == 0 ]]; then
   step "all tests that ran passed"
 else
   step "FAILURES: see summary.txt, cuda_tests.log, ctest.log"
+fi
+
+# The benchmark suite on the GPU. Every failure here is reported, never fatal: the exit
+# status stays the tests'.
+bench_report() { echo "bench (strata_bench --device=cuda): $*" | tee -a "$OUT/summary.txt"; }
+run_bench() {
+  local python=${PYTHON:-python3} torch_prefix
+  if ! torch_prefix=$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>"$OUT/bench-configure.log"); then
+    bench_report "NOT RUN: $python cannot import torch, whose libtorch the bench builds against (bench-configure.log)"
+    return
+  fi
+  step "bench: configuring $BUILD_DIR with the bench on, Torch_DIR=$torch_prefix/Torch (bench-configure.log)"
+  # TORCH_CUDA_ARCH_LIST: libtorch's CMake config asks for one, else it probes the GPU.
+  if ! TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0} cmake "$BUILD_DIR" -DSTRATA_BUILD_BENCH=ON \
+      "-DTorch_DIR=$torch_prefix/Torch" >>"$OUT/bench-configure.log" 2>&1; then
+    tail -30 "$OUT/bench-configure.log"
+    bench_report "NOT RUN: configuring with libtorch failed (bench-configure.log)"
+    return
+  fi
+  if ! grep -q "bench: strata_bench" "$OUT/bench-configure.log"; then
+    bench_report "NOT RUN: CMake did not find libtorch at $torch_prefix/Torch (bench-configure.log)"
+    return
+  fi
+  step "bench: building strata_bench (bench-build.log)"
+  if ! cmake --build "$BUILD_DIR" -j"$JOBS" --target strata_bench >"$OUT/bench-build.log" 2>&1; then
+    grep -m20 -B2 -A6 "error" "$OUT/bench-build.log" || tail -40 "$OUT/bench-build.log"
+    bench_report "NOT RUN: building strata_bench failed (bench-build.log)"
+    return
+  fi
+  step "bench: strata_bench --device=cuda --no_keras ${BENCH_ARGS:---reps=5} (bench.log, bench/)"
+  local rc=0
+  # shellcheck disable=SC2086  # BENCH_ARGS is a list of arguments
+  timeout "${BENCH_TIMEOUT:-420}" "$BUILD_DIR/bench/strata_bench" --device=cuda --no_keras ${BENCH_ARGS:---reps=5} \
+    "--results_dir=$OUT/bench" >"$OUT/bench.log" 2>&1 || rc=$?
+  if [[ $rc == 124 ]]; then
+    bench_report "STOPPED after ${BENCH_TIMEOUT:-420} s (bench.log has what it printed)"
+  elif [[ $rc != 0 ]]; then
+    bench_report "FAILED, exit status $rc: $(tail -1 "$OUT/bench.log")"
+  else
+    bench_report "ran; results in bench/results.md and bench/results.csv"
+    {
+      sed -n '/^Targets (/,/^$/p' "$OUT/bench.log"
+      grep -E '^per-step host overhead|^with CUDA graphs|^GEMM peak|^strata: not run|^strata/libtorch' \
+        "$OUT/bench.log" || true
+    } | tee -a "$OUT/summary.txt"
+  fi
+}
+if [[ ${BENCH:-1} == 0 ]]; then
+  bench_report "skipped (BENCH=0)"
+else
+  run_bench
 fi
 exit $status
