@@ -143,10 +143,6 @@ double eigen_gemm_gflops(const GemmShape& g, int calls) {
   return g.flops() / s / 1e9;
 }
 
-}  // namespace strata::bench
-
-namespace strata::bench {
-
 double strata_cuda_matmul_gflops(const GemmShape& g, int calls) {
   const Device gpu = strata_device(BenchDevice::cuda);
   const Shape a_shape = g.transpose_a ? Shape{g.k, g.m} : Shape{g.m, g.k};
@@ -174,10 +170,6 @@ double strata_step_overhead_us(BenchDevice device, int steps) {
   volatile float sink = 0;
   return 1e6 * median_seconds([&] { sink = sink + model.train_on_batch(x, y).at("loss"); }, steps);
 }
-
-}  // namespace strata::bench
-
-namespace strata::bench {
 
 CudaSupport cuda_support() {
   return {.strata_built = built_with_cuda(),
