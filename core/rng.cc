@@ -1,13 +1,13 @@
 #include "core/rng.h"
 
-#include "core/philox_rounds.h"
-
 #include <atomic>
 #include <cmath>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+
+#include "core/philox_rounds.h"
 
 namespace strata {
 
