@@ -500,7 +500,7 @@ OpCases dropout_cases() {
   return op;
 }
 
-// --- convolutions ---------------------------------------------------------
+// --- convolutions and pooling ---------------------------------------------------------
 
 // Keras's "same" padding of one axis: (before, after), the odd one out after.
 std::pair<std::int64_t, std::int64_t> same_pads(std::int64_t size, std::int64_t k, std::int64_t stride,
@@ -594,6 +594,74 @@ OpCases conv_cases(const std::string& op_name) {
   return op;
 }
 
+struct PoolCase {
+  std::string label;
+  Shape x;  // (N, H, W, C)
+  std::int64_t kh, kw, sh, sw;
+  std::string padding;  // "valid", "same" or "explicit"
+  std::vector<std::int64_t> pads;
+};
+
+// Windows that tile the input (the CPU's fast path), leave rows and columns uncovered,
+// overlap, are clipped by "same" padding (asymmetric, as Keras pads), or by explicit
+// pads; many channels; a batch of none.
+std::vector<PoolCase> pool_geometries() {
+  return {{"2x2 stride 2, tiling 8x8", {2, 8, 8, 3}, 2, 2, 2, 2, "valid", {}},
+          {"2x2 stride 2 on 7x9: a row and a column uncovered", {2, 7, 9, 3}, 2, 2, 2, 2, "valid", {}},
+          {"2x2 stride 2 same on 7x9 (pads after)", {2, 7, 9, 3}, 2, 2, 2, 2, "same", {}},
+          {"3x3 stride 2 same on 8x10 (pads 0, 1)", {2, 8, 10, 4}, 3, 3, 2, 2, "same", {}},
+          {"3x3 stride 1 same: overlapping", {2, 6, 7, 3}, 3, 3, 1, 1, "same", {}},
+          {"3x2 strides (2, 1), valid", {1, 9, 6, 2}, 3, 2, 2, 1, "valid", {}},
+          {"explicit pads (1, 0, 2, 1)", {2, 5, 6, 3}, 3, 3, 2, 2, "explicit", {1, 0, 2, 1}},
+          {"2x2 stride 2, 70 channels", {2, 6, 6, 70}, 2, 2, 2, 2, "valid", {}},
+          {"no images", {0, 4, 4, 3}, 2, 2, 2, 2, "valid", {}}};
+}
+
+Attrs pool_attrs(const PoolCase& c) {
+  std::vector<std::int64_t> pads = c.pads;
+  if (c.padding == "valid") pads = {0, 0, 0, 0};
+  if (c.padding == "same") {
+    auto [t, b] = same_pads(c.x.dims()[1], c.kh, c.sh, 1);
+    auto [l, r] = same_pads(c.x.dims()[2], c.kw, c.sw, 1);
+    pads = {t, b, l, r};
+  }
+  return Attrs{{"pool_size", std::vector<std::int64_t>{c.kh, c.kw}},
+               {"strides", std::vector<std::int64_t>{c.sh, c.sw}},
+               {"pads", pads}};
+}
+
+// The max ops get multiples of 0.5 (ties in a window: the first largest wins) and, for
+// max_pool2d_relu_grad, a relu's output (zeros: windows whose maximum is not positive).
+// max_pool2d_relu_grad's channel sums add in another order on the GPU: 1e-4 relative;
+// the rest is the CPU's arithmetic in the CPU's order: 0.
+OpCases pool_cases(const std::string& op_name) {
+  OpCases op{op_name == "max_pool2d_relu_grad" ? 1e-4f : 0.f, {}};
+  const OpDef& max_pool = OpRegistry::global().get("max_pool2d");
+  std::uint64_t seed = 1800;
+  for (const PoolCase& c : pool_geometries()) {
+    const Attrs attrs = pool_attrs(c);
+    const Shape y = max_pool.infer(InferContext{"max_pool2d", {{c.x, DType::float32}}, attrs})[0].shape;
+    KernelCase kc{c.label, {}, attrs};
+    if (op_name == "max_pool2d") {
+      kc.inputs = {coarse(c.x, seed)};
+    } else if (op_name == "avg_pool2d") {
+      kc.inputs = {in_range(c.x, -1, 1, seed)};
+    } else if (op_name == "max_pool2d_grad") {
+      kc.inputs = {coarse(c.x, seed), in_range(y, -1, 1, seed + 1)};
+    } else if (op_name == "max_pool2d_relu_grad") {
+      Tensor relu_output = coarse(c.x, seed);
+      for (float& v : relu_output.values<float>()) v = std::max(v, 0.f);
+      kc.inputs = {relu_output, in_range(y, -1, 1, seed + 1)};
+    } else {  // avg_pool2d_grad
+      kc.inputs = {in_range(y, -1, 1, seed)};
+      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2]});
+    }
+    op.cases.push_back(std::move(kc));
+    seed += 2;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -656,6 +724,10 @@ const std::map<std::string, OpCases>& table() {
     m["dropout"] = dropout_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
+    }
+    for (const char* name : {"max_pool2d", "max_pool2d_grad", "max_pool2d_relu_grad", "avg_pool2d",
+                             "avg_pool2d_grad"}) {
+      m[name] = pool_cases(name);
     }
     return m;
   }();
