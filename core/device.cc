@@ -65,6 +65,14 @@ bool built_with_cuda() noexcept {
 #endif
 }
 
+bool built_with_cudnn() noexcept {
+#if defined(STRATA_WITH_CUDA) && defined(STRATA_WITH_CUDNN)
+  return true;
+#else
+  return false;
+#endif
+}
+
 bool has_cuda_device() noexcept {
   for (const Device& d : available_devices()) {
     if (d.type == DeviceType::cuda) return true;

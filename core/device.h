@@ -40,6 +40,9 @@ bool log_device_placement() noexcept;
 
 // True when this build of Strata includes the CUDA backend.
 bool built_with_cuda() noexcept;
+// True when its CUDA backend uses cuDNN (the convolutions' CUDA kernels): a CUDA build
+// that found cuDNN.
+bool built_with_cudnn() noexcept;
 // True when this process can use a CUDA device: a CUDA build on a machine with a GPU and
 // its driver (as tf.test.is_gpu_available). GPU tests skip, saying why, when it is false.
 bool has_cuda_device() noexcept;

@@ -17,7 +17,8 @@
 # unpacked with dpkg -x into a prefix, never into /. From the device tool:
 #   run(command="bash scripts/gpu_check.sh $OUT", carry=[".gpu-debs"])
 #
-# Environment: DEBS (default .gpu-debs), PREFIX (default /tmp/strata-gpu-deps),
+# Environment: DEBS (default .gpu-debs), PREFIX (default /tmp/strata-gpu-deps), CUDNN_ROOT
+# (a cuDNN outside the system's directories; default: the pip wheel's when the system has none),
 # BUILD_DIR (default build-gpu), JOBS (default: the number of cores), CUDA_ARCH (default
 # 90), GPU_CHECK_CMAKE_ARGS (more configure arguments); for the bench: BENCH (0: skip
 # it), PYTHON (default python3: the one whose torch is used), BENCH_ARGS (default
@@ -79,6 +80,38 @@ if command -v ldconfig >/dev/null; then
   step "$removed libraries of the prefix left out: this machine has them"
 fi
 
+# cuDNN (the convolutions' CUDA kernels): the system's when it has one, else the one the
+# machine's PyTorch wheel ships (nvidia-cudnn-cu13 or -cu12: nvidia/cudnn/{include,lib},
+# libraries under versioned names only), given to CMake as CUDNN_ROOT and to the loader.
+# Without either the build still works and the convolutions have no CUDA kernel.
+cudnn_args=()
+system_cudnn=0
+for header in /usr/include/cudnn_version.h /usr/include/x86_64-linux-gnu/cudnn_version.h \
+    /usr/local/cuda/include/cudnn_version.h; do
+  [[ -e "$header" ]] && system_cudnn=1
+done
+if [[ -n "${CUDNN_ROOT:-}" ]]; then
+  cudnn_args=("-DCUDNN_ROOT=$CUDNN_ROOT")
+elif [[ $system_cudnn == 0 ]]; then
+  for py in "${PYTHON:-python3}" /opt/torch/.venv/bin/python3; do
+    command -v "$py" >/dev/null || continue
+    dir=$("$py" -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2>/dev/null || true)
+    if [[ -n "$dir" && -e "$dir/include/cudnn_version.h" ]]; then
+      CUDNN_ROOT=$dir
+      cudnn_args=("-DCUDNN_ROOT=$dir")
+      break
+    fi
+  done
+fi
+if [[ -n "${CUDNN_ROOT:-}" ]]; then
+  step "cuDNN from $CUDNN_ROOT"
+  for sub in lib lib64; do
+    [[ -d "$CUDNN_ROOT/$sub" ]] && LIBDIRS="$LIBDIRS:$CUDNN_ROOT/$sub"
+  done
+elif [[ $system_cudnn == 0 ]]; then
+  step "no cuDNN found (neither the system's nor a pip wheel's): convolutions will have no CUDA kernel"
+fi
+
 step "configuring $BUILD_DIR (log: configure.log)"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
@@ -93,12 +126,13 @@ if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DHDF5_PREFER_PARALLEL=OFF \
     -DHDF5_C_COMPILER_EXECUTABLE="$PREFIX/no-h5cc" \
     "-DCMAKE_EXE_LINKER_FLAGS=$rpath_link" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath_link" \
-    ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
+    "${cudnn_args[@]}" ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
   tail -30 "$OUT/configure.log"
   fail "configure (see configure.log)"
 fi
 grep -q "Strata: CUDA backend ON" "$OUT/configure.log" ||
   fail "CMake did not enable the CUDA backend (nvcc, the CUDA toolkit and cuBLAS are needed; see configure.log)"
+grep -E "Strata: cuDNN" "$OUT/configure.log" | tee -a "$OUT/summary.txt" || true
 
 targets=(--target core_tests models_tests)
 [[ $ALL == 1 ]] && targets=()

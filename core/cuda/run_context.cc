@@ -26,9 +26,10 @@ void expect_on(const Tensor& t, const Device& device, const KernelContext& ctx, 
 
 }  // namespace
 
-RunContext::RunContext(int device) : stream_(available(device)), blas_(stream_) {}
+RunContext::RunContext(int device)
+    : stream_(available(device)), blas_(stream_), workspace_(stream_.device(), stream_.get()) {}
 
-const RunContext& run_context(const KernelContext& ctx) {
+RunContext& run_context(const KernelContext& ctx) {
   if (!ctx.cuda) {
     throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
                 "') was run without a CUDA run context (KernelContext::cuda is null)");

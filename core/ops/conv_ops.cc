@@ -15,8 +15,10 @@
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cuda/conv_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/pool_ops.h"
 #include "core/ops/shape_util.h"
 
@@ -481,7 +483,8 @@ void register_conv_ops(OpRegistry& r) {
                                      conv2d_backprop_filter(x, dz, {k.shape()[0], k.shape()[1]}, p)};
            if (n.inputs.size() == 3) grads.push_back(db.valid() ? db : reduce_sum(dz, {0, 1, 2}));
            return grads;
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv2d)});
   r.add({.name = "conv2d_backprop_input", .infer = infer_backprop_input,
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& k = ctx.input(1);
@@ -496,7 +499,8 @@ void register_conv_ops(OpRegistry& r) {
            Conv2DParams p = params_of(n.attrs);
            return std::vector<Output>{conv2d(g[0], k, p),
                                       conv2d_backprop_filter(g[0], dy, {k.shape()[0], k.shape()[1]}, p)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv2d_backprop_input)});
   r.add({.name = "conv2d_backprop_filter", .infer = infer_backprop_filter,
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);
@@ -512,7 +516,8 @@ void register_conv_ops(OpRegistry& r) {
            Conv2DParams p = params_of(n.attrs);
            return std::vector<Output>{conv2d_backprop_input(dy, g[0], {x.shape()[1], x.shape()[2]}, p),
                                       conv2d(x, g[0], p)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv2d_backprop_filter)});
 }
 
 Output conv2d(Output x, Output kernel, const Conv2DParams& params) {

@@ -15,9 +15,11 @@
 
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cuda/pool_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -353,14 +355,16 @@ void register_pool_ops(OpRegistry& r) {
   r.add({.name = "max_pool2d", .infer = infer_pool, .cpu_kernel = max_pool_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{max_pool2d_grad(n.inputs[0], g[0], params_of(n.attrs))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::max_pool2d)});
   r.add({.name = "max_pool2d_grad",
          .infer = [](const InferContext& ctx) {
            check_max_pool_grad_inputs(ctx);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .cpu_kernel = max_pool_grad_kernel,
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::max_pool2d_grad)});
   r.add({.name = "max_pool2d_relu_grad",
          .infer = [](const InferContext& ctx) {
            const PoolGeom g = check_max_pool_grad_inputs(ctx);
@@ -368,11 +372,13 @@ void register_pool_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{ctx.inputs[0], {Shape{g.c}, DType::float32}};
          },
          .cpu_kernel = max_pool_relu_grad_kernel,
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::max_pool2d_relu_grad)});
   r.add({.name = "avg_pool2d", .infer = infer_pool, .cpu_kernel = avg_pool_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), params_of(n.attrs))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::avg_pool2d)});
   r.add({.name = "avg_pool2d_grad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -391,7 +397,8 @@ void register_pool_ops(OpRegistry& r) {
          .cpu_kernel = avg_pool_grad_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{avg_pool2d(g[0], params_of(n.attrs))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::avg_pool2d_grad)});
   r.add({.name = "upsample_nearest2d",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/device.h"
@@ -23,6 +24,9 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/run_context.h"
+#endif
+#ifdef STRATA_WITH_CUDNN
+#include "core/cuda/cudnn_check.h"
 #endif
 
 using namespace strata;
@@ -52,6 +56,8 @@ struct OpCases {
   // arithmetic and comparisons give the same bits on both devices).
   float tolerance = 0.f;
   std::vector<KernelCase> cases;
+  // The op's CUDA kernel is written on cuDNN: a CUDA build without cuDNN has none.
+  bool cudnn = false;
 };
 
 // Multiples of 0.5 in [-2, 2]: ties and zeros, for comparisons, maximum and relu.
@@ -494,6 +500,168 @@ OpCases dropout_cases() {
   return op;
 }
 
+// --- convolutions and pooling ---------------------------------------------------------
+
+// Keras's "same" padding of one axis: (before, after), the odd one out after.
+std::pair<std::int64_t, std::int64_t> same_pads(std::int64_t size, std::int64_t k, std::int64_t stride,
+                                                std::int64_t dilation) {
+  const std::int64_t out = (size + stride - 1) / stride;
+  const std::int64_t total = std::max<std::int64_t>((out - 1) * stride + (k - 1) * dilation + 1 - size, 0);
+  return {total / 2, total - total / 2};
+}
+
+struct ConvCase {
+  std::string label;
+  Shape x;                   // (N, H, W, C)
+  std::int64_t kh, kw, o;    // kernel window and output channels
+  std::int64_t sh, sw, dh, dw;
+  std::string padding;       // "valid", "same", or "explicit" (then pads)
+  std::vector<std::int64_t> pads;
+  std::int64_t groups;
+  bool bias, relu;           // conv2d's fused parts (forward cases only)
+};
+
+// Strides, dilations, both paddings (Keras's "same" asymmetric where its total is odd),
+// groups, odd sizes, a pointwise kernel, and a batch of none.
+std::vector<ConvCase> conv_geometries() {
+  return {{"3x3 valid", {2, 7, 6, 3}, 3, 3, 4, 1, 1, 1, 1, "valid", {}, 1, false, false},
+          {"3x3 same, stride 1 (symmetric pads)", {2, 7, 6, 3}, 3, 3, 4, 1, 1, 1, 1, "same", {}, 1, true, false},
+          {"3x3 same, stride 2 on 8x10 (pads 0 top, 1 bottom)", {2, 8, 10, 3}, 3, 3, 5, 2, 2, 1, 1, "same", {}, 1,
+           true, true},
+          {"2x2 same, stride 1 (the extra row and column after)", {3, 5, 7, 2}, 2, 2, 3, 1, 1, 1, 1, "same", {}, 1,
+           false, true},
+          {"5x5 same, stride 2 on 9x11", {2, 9, 11, 4}, 5, 5, 6, 2, 2, 1, 1, "same", {}, 1, true, true},
+          {"4x3 kernel, strides (2, 1), valid", {2, 9, 8, 3}, 4, 3, 4, 2, 1, 1, 1, "valid", {}, 1, false, false},
+          {"3x3 dilation 2, same", {2, 9, 10, 3}, 3, 3, 4, 1, 1, 2, 2, "same", {}, 1, true, false},
+          {"dilation (2, 1), stride 2, same", {1, 11, 9, 2}, 3, 3, 3, 2, 2, 2, 1, "same", {}, 1, false, false},
+          {"1x1 pointwise", {2, 5, 6, 8}, 1, 1, 7, 1, 1, 1, 1, "valid", {}, 1, true, true},
+          {"groups 2", {2, 6, 7, 4}, 3, 3, 6, 1, 1, 1, 1, "same", {}, 2, true, false},
+          {"depthwise: groups = channels", {2, 6, 6, 3}, 3, 3, 3, 2, 2, 1, 1, "same", {}, 3, false, false},
+          {"explicit pads (2, 0, 1, 3)", {2, 6, 5, 3}, 3, 3, 4, 1, 1, 1, 1, "explicit", {2, 0, 1, 3}, 1, true, false},
+          {"explicit pads (0, 2, 3, 1), stride 2", {1, 7, 7, 2}, 3, 2, 3, 2, 2, 1, 1, "explicit", {0, 2, 3, 1}, 1,
+           false, true},
+          {"one image 28x28x8 to 16, same", {1, 28, 28, 8}, 3, 3, 16, 1, 1, 1, 1, "same", {}, 1, true, true},
+          {"no images", {0, 5, 5, 3}, 3, 3, 2, 1, 1, 1, 1, "same", {}, 1, true, false}};
+}
+
+Attrs conv_attrs(const ConvCase& c) {
+  std::vector<std::int64_t> pads = c.pads;
+  if (c.padding == "valid") pads = {0, 0, 0, 0};
+  if (c.padding == "same") {
+    auto [t, b] = same_pads(c.x.dims()[1], c.kh, c.sh, c.dh);
+    auto [l, r] = same_pads(c.x.dims()[2], c.kw, c.sw, c.dw);
+    pads = {t, b, l, r};
+  }
+  return Attrs{{"strides", std::vector<std::int64_t>{c.sh, c.sw}},
+               {"dilations", std::vector<std::int64_t>{c.dh, c.dw}},
+               {"pads", pads},
+               {"groups", c.groups}};
+}
+
+// conv2d's output shape for a case (the op's own shape inference).
+Shape conv_output(const ConvCase& c, const Attrs& attrs) {
+  const OpDef& def = OpRegistry::global().get("conv2d");
+  const Shape k{c.kh, c.kw, c.x.dims()[3] / c.groups, c.o};
+  return def.infer(InferContext{"conv2d", {{c.x, DType::float32}, {k, DType::float32}}, attrs})[0].shape;
+}
+
+// conv2d (with its fused bias and relu where the case asks), conv2d_backprop_input or
+// conv2d_backprop_filter over every geometry. cuDNN sums in its own order (and may use
+// Winograd or FFT algorithms): 1e-4 relative.
+OpCases conv_cases(const std::string& op_name) {
+  OpCases op{1e-4f, {}, true};
+  std::uint64_t seed = 1700;
+  for (const ConvCase& c : conv_geometries()) {
+    Attrs attrs = conv_attrs(c);
+    const Shape k{c.kh, c.kw, c.x.dims()[3] / c.groups, c.o};
+    const Shape y = conv_output(c, attrs);
+    KernelCase kc{c.label, {}, attrs};
+    if (op_name == "conv2d") {
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+      if (c.bias) kc.inputs.push_back(in_range({c.o}, -1, 1, seed + 2));
+      if (c.relu) kc.attrs.set("activation", std::string("relu"));
+      kc.label += std::string(c.bias ? ", bias" : "") + (c.relu ? ", relu" : "");
+    } else if (op_name == "conv2d_backprop_input") {
+      kc.inputs = {in_range(y, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2]});
+    } else {  // conv2d_backprop_filter
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(y, -1, 1, seed + 1)};
+      kc.attrs.set("kernel_size", std::vector<std::int64_t>{c.kh, c.kw});
+    }
+    op.cases.push_back(std::move(kc));
+    seed += 3;
+  }
+  return op;
+}
+
+struct PoolCase {
+  std::string label;
+  Shape x;  // (N, H, W, C)
+  std::int64_t kh, kw, sh, sw;
+  std::string padding;  // "valid", "same" or "explicit"
+  std::vector<std::int64_t> pads;
+};
+
+// Windows that tile the input (the CPU's fast path), leave rows and columns uncovered,
+// overlap, are clipped by "same" padding (asymmetric, as Keras pads), or by explicit
+// pads; many channels; a batch of none.
+std::vector<PoolCase> pool_geometries() {
+  return {{"2x2 stride 2, tiling 8x8", {2, 8, 8, 3}, 2, 2, 2, 2, "valid", {}},
+          {"2x2 stride 2 on 7x9: a row and a column uncovered", {2, 7, 9, 3}, 2, 2, 2, 2, "valid", {}},
+          {"2x2 stride 2 same on 7x9 (pads after)", {2, 7, 9, 3}, 2, 2, 2, 2, "same", {}},
+          {"3x3 stride 2 same on 8x10 (pads 0, 1)", {2, 8, 10, 4}, 3, 3, 2, 2, "same", {}},
+          {"3x3 stride 1 same: overlapping", {2, 6, 7, 3}, 3, 3, 1, 1, "same", {}},
+          {"3x2 strides (2, 1), valid", {1, 9, 6, 2}, 3, 2, 2, 1, "valid", {}},
+          {"explicit pads (1, 0, 2, 1)", {2, 5, 6, 3}, 3, 3, 2, 2, "explicit", {1, 0, 2, 1}},
+          {"2x2 stride 2, 70 channels", {2, 6, 6, 70}, 2, 2, 2, 2, "valid", {}},
+          {"no images", {0, 4, 4, 3}, 2, 2, 2, 2, "valid", {}}};
+}
+
+Attrs pool_attrs(const PoolCase& c) {
+  std::vector<std::int64_t> pads = c.pads;
+  if (c.padding == "valid") pads = {0, 0, 0, 0};
+  if (c.padding == "same") {
+    auto [t, b] = same_pads(c.x.dims()[1], c.kh, c.sh, 1);
+    auto [l, r] = same_pads(c.x.dims()[2], c.kw, c.sw, 1);
+    pads = {t, b, l, r};
+  }
+  return Attrs{{"pool_size", std::vector<std::int64_t>{c.kh, c.kw}},
+               {"strides", std::vector<std::int64_t>{c.sh, c.sw}},
+               {"pads", pads}};
+}
+
+// The max ops get multiples of 0.5 (ties in a window: the first largest wins) and, for
+// max_pool2d_relu_grad, a relu's output (zeros: windows whose maximum is not positive).
+// max_pool2d_relu_grad's channel sums add in another order on the GPU: 1e-4 relative;
+// the rest is the CPU's arithmetic in the CPU's order: 0.
+OpCases pool_cases(const std::string& op_name) {
+  OpCases op{op_name == "max_pool2d_relu_grad" ? 1e-4f : 0.f, {}};
+  const OpDef& max_pool = OpRegistry::global().get("max_pool2d");
+  std::uint64_t seed = 1800;
+  for (const PoolCase& c : pool_geometries()) {
+    const Attrs attrs = pool_attrs(c);
+    const Shape y = max_pool.infer(InferContext{"max_pool2d", {{c.x, DType::float32}}, attrs})[0].shape;
+    KernelCase kc{c.label, {}, attrs};
+    if (op_name == "max_pool2d") {
+      kc.inputs = {coarse(c.x, seed)};
+    } else if (op_name == "avg_pool2d") {
+      kc.inputs = {in_range(c.x, -1, 1, seed)};
+    } else if (op_name == "max_pool2d_grad") {
+      kc.inputs = {coarse(c.x, seed), in_range(y, -1, 1, seed + 1)};
+    } else if (op_name == "max_pool2d_relu_grad") {
+      Tensor relu_output = coarse(c.x, seed);
+      for (float& v : relu_output.values<float>()) v = std::max(v, 0.f);
+      kc.inputs = {relu_output, in_range(y, -1, 1, seed + 1)};
+    } else {  // avg_pool2d_grad
+      kc.inputs = {in_range(y, -1, 1, seed)};
+      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2]});
+    }
+    op.cases.push_back(std::move(kc));
+    seed += 2;
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -554,6 +722,13 @@ const std::map<std::string, OpCases>& table() {
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
     m["dropout"] = dropout_cases();
+    for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
+      m[name] = conv_cases(name);
+    }
+    for (const char* name : {"max_pool2d", "max_pool2d_grad", "max_pool2d_relu_grad", "avg_pool2d",
+                             "avg_pool2d_grad"}) {
+      m[name] = pool_cases(name);
+    }
     return m;
   }();
   return cases;
@@ -686,14 +861,16 @@ TEST(CudaKernels, EveryOpWithACudaKernelHasACase) {
     EXPECT_TRUE(table().count(name)) << "op '" << name
                                      << "' has a CUDA kernel but no case in tests/core/cuda_kernels_test.cc";
   }
+  int expected = 0;
   for (const auto& [name, cases] : table()) {
     ASSERT_TRUE(registry.contains(name)) << "the table names op '" << name << "', which is not registered";
-    if (built_with_cuda()) {
-      EXPECT_TRUE(registry.get(name).cuda_kernel) << "the table has cases for op '" << name
-                                                  << "', which has no CUDA kernel";
-    }
+    // A kernel on cuDNN exists in a CUDA build that found cuDNN, every other in any CUDA build.
+    const bool has_kernel = built_with_cuda() && (!cases.cudnn || built_with_cudnn());
+    expected += has_kernel ? 1 : 0;
+    EXPECT_EQ(static_cast<bool>(registry.get(name).cuda_kernel), has_kernel)
+        << "op '" << name << "': the table says it " << (has_kernel ? "has" : "has no") << " CUDA kernel in this build";
   }
-  EXPECT_EQ(with_cuda, built_with_cuda() ? static_cast<int>(table().size()) : 0);
+  EXPECT_EQ(with_cuda, expected);
 }
 
 // The cases are sound where they are written, GPU or not: each op infers its outputs
@@ -718,6 +895,7 @@ TEST_P(CudaKernel, MatchesTheCpuKernelOnRandomInputs) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
   const OpDef& def = OpRegistry::global().get(GetParam());
   const OpCases& op = table().at(GetParam());
+  if (!def.cuda_kernel) GTEST_SKIP() << "Strata was built without cuDNN, on which this op's CUDA kernel is written";
   cuda::RunContext run(0);
   for (const KernelCase& c : op.cases) {
     const std::vector<Tensor> expected = run_on_cpu(def, c);
@@ -767,6 +945,21 @@ TEST(CudaKernels, CudaErrorsNameTheOpTheCallAndCudasMessage) {
   EXPECT_NE(msg.find("CUBLAS_STATUS_INVALID_VALUE"), std::string::npos) << msg;
   EXPECT_NO_THROW(cuda::check(cudaSuccess, ctx, "cudaMemsetAsync"));
 }
+
+#ifdef STRATA_WITH_CUDNN
+// cuDNN failures too: the op, the node, the call and cuDNN's name of the status.
+TEST(CudaKernels, CudnnErrorsNameTheOpTheCallAndCudnnsStatus) {
+  Node node;
+  node.op = "conv2d";
+  node.name = "conv2d_1/conv2d";
+  const KernelContext ctx{node, {}, {}};
+  const std::string msg = message_of([&] { cuda::check(CUDNN_STATUS_NOT_SUPPORTED, ctx, "cudnnConvolutionForward"); });
+  EXPECT_NE(msg.find("op 'conv2d' (node 'conv2d_1/conv2d')"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cudnnConvolutionForward failed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("CUDNN_STATUS_NOT_SUPPORTED"), std::string::npos) << msg;
+  EXPECT_NO_THROW(cuda::check(CUDNN_STATUS_SUCCESS, ctx, "cudnnConvolutionForward"));
+}
+#endif
 
 TEST(CudaRunContext, AMissingDeviceIsAClearError) {
   const int missing = has_cuda_device() ? 1000 : 0;

@@ -1,0 +1,17 @@
+// The CUDA kernels of conv2d, conv2d_backprop_input and conv2d_backprop_filter
+// (core/ops/conv_ops.cc registers them beside the CPU kernels), through cuDNN. Defined
+// only in a build with cuDNN (core/cuda/cudnn_conv_kernels.cc); this header is plain C++
+// and compiles in every build.
+#pragma once
+
+namespace strata {
+struct KernelContext;
+}
+
+namespace strata::cuda {
+
+void conv2d(KernelContext& ctx);
+void conv2d_backprop_input(KernelContext& ctx);
+void conv2d_backprop_filter(KernelContext& ctx);
+
+}  // namespace strata::cuda

@@ -1,0 +1,31 @@
+// Launchers of the data-movement CUDA kernels the convolutions need around cuDNN
+// (core/cuda/conv.cu), called by core/cuda/cudnn_conv_kernels.cc. Plain pointers and
+// sizes only. Each enqueues on `stream` and returns at once; an empty output launches
+// nothing. Launch errors are for the caller to check.
+#pragma once
+
+#include <cstdint>
+
+struct CUstream_st;
+
+namespace strata::cuda {
+
+// An NHWC tensor and a window on a larger one: the small tensor's (n, h, w, c) sits at
+// rows [top, top + h) and columns [left, left + w) of the large one (n, big_h, big_w, c).
+struct PadShape {
+  std::int64_t n = 0, h = 0, w = 0, c = 0;
+  std::int64_t big_h = 0, big_w = 0;
+  std::int64_t top = 0, left = 0;
+};
+
+// big = small placed at (top, left), every other element 0 (the convolution's padding,
+// made explicit where cuDNN's symmetric padding cannot express it). Writes all of big.
+void launch_pad_nhwc(const float* small, float* big, const PadShape& shape, CUstream_st* stream);
+// small = the window of big at (top, left): the adjoint of the padding, for dx.
+void launch_crop_nhwc(const float* big, float* small, const PadShape& shape, CUstream_st* stream);
+// out (cols x rows) = in (rows x cols) transposed, both row-major: Keras's kernel
+// (kh, kw, C/groups, O) read as (kh·kw·C/groups) x O, to cuDNN's KRSC filter O x
+// (kh·kw·C/groups), and back for the filter gradient.
+void launch_transpose(const float* in, float* out, std::int64_t rows, std::int64_t cols, CUstream_st* stream);
+
+}  // namespace strata::cuda

@@ -1,0 +1,359 @@
+// conv2d and its two gradients on the GPU through cuDNN's convolutions.
+//
+// Layouts. Tensors are NHWC, as cuDNN's CUDNN_TENSOR_NHWC reads them. Keras's kernel is
+// (kh, kw, C/groups, O), which no cuDNN filter layout is: it is transposed into a scratch
+// copy in cuDNN's NHWC filter layout, KRSC = (O, kh, kw, C/groups) — the kernel read as
+// a (kh·kw·C/groups) x O matrix, transposed — and the filter gradient is computed in that
+// layout and transposed back.
+//
+// Padding. The op's pads are explicit (top, bottom, left, right); cuDNN pads each axis by
+// the same amount on both sides. Keras's "same" padding is asymmetric when the total is
+// odd (the extra row or column at the bottom or right). cuDNN is given the smaller side's
+// pad on each axis, and the rest is made explicit: the input is copied into a zeroed,
+// larger scratch tensor (forward, filter gradient), or the input gradient is computed
+// for that larger tensor and its window copied out (input gradient: the adjoint of the
+// padding). Symmetric pads ("valid", odd kernels with stride 1) use the tensors as they
+// are.
+//
+// Arithmetic. Strict float32: the convolution's math type is CUDNN_FMA_MATH (no TF32
+// tensor cores, which CUDNN_DEFAULT_MATH permits on Ampere and newer for float32 data).
+// The algorithm is cuDNN's heuristic choice (cudnnGet*Algorithm_v7, no benchmarking),
+// preferring those reported as FMA-only and deterministic, and within those cuDNN's
+// order; an algorithm that needs more than kMaxWorkspace is skipped. cuDNN's workspace,
+// the transposed kernel and the padded tensor all come from the run context's workspace
+// (core/cuda/workspace.h), asked for once per call before anything is enqueued.
+//
+// conv2d's fused bias and relu run after the convolution in one pass (dense's epilogue,
+// launch_bias_relu).
+#include "core/cuda/conv_kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/conv_launch.h"
+#include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_descriptors.h"
+#include "core/cuda/cudnn_handle.h"
+#include "core/cuda/elementwise_launch.h"
+#include "core/cuda/run_context.h"
+#include "core/error.h"
+#include "core/op_registry.h"
+
+namespace strata::cuda {
+
+namespace {
+
+constexpr std::size_t kMaxWorkspace = std::size_t{1} << 30;  // 1 GiB
+constexpr std::size_t kAlign = 256;
+
+std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+std::size_t float_bytes(std::int64_t count) { return static_cast<std::size_t>(count) * sizeof(float); }
+
+const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
+float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
+
+// One convolution's geometry, read as core/ops/conv_ops.cc reads it: x (n, h, w, c),
+// kernel (kh, kw, cg, o), y (n, oh, ow, o).
+struct ConvShape {
+  std::int64_t n = 0, h = 0, w = 0, c = 0;
+  std::int64_t oh = 0, ow = 0, o = 0;
+  std::int64_t kh = 0, kw = 0, cg = 0;
+  std::int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  std::int64_t groups = 1;
+
+  // The pad cuDNN applies on both sides of an axis, and the explicit rest.
+  std::int64_t pad_h() const { return std::min(pt, pb); }
+  std::int64_t pad_w() const { return std::min(pl, pr); }
+  bool explicit_padding() const { return pt != pb || pl != pr; }
+  // x within the explicitly padded input cuDNN sees (big == x when the pads are symmetric).
+  PadShape padded() const {
+    PadShape p;
+    p.n = n, p.h = h, p.w = w, p.c = c;
+    p.top = pt - pad_h(), p.left = pl - pad_w();
+    p.big_h = h + p.top + (pb - pad_h());
+    p.big_w = w + p.left + (pr - pad_w());
+    return p;
+  }
+  std::int64_t kernel_size() const { return kh * kw * cg * o; }
+};
+
+ConvShape conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
+  const Attrs& a = ctx.node.attrs;
+  const auto& strides = a.get<std::vector<std::int64_t>>("strides");
+  const auto& dilations = a.get<std::vector<std::int64_t>>("dilations");
+  const auto& pads = a.get<std::vector<std::int64_t>>("pads");
+  ConvShape g;
+  g.n = x[0], g.h = x[1], g.w = x[2], g.c = x[3];
+  g.kh = kernel[0], g.kw = kernel[1], g.cg = kernel[2], g.o = kernel[3];
+  g.oh = y[1], g.ow = y[2];
+  g.sh = strides.at(0), g.sw = strides.at(1), g.dh = dilations.at(0), g.dw = dilations.at(1);
+  g.pt = pads.at(0), g.pb = pads.at(1), g.pl = pads.at(2), g.pr = pads.at(3);
+  g.groups = a.get<std::int64_t>("groups");
+  return g;
+}
+
+std::string describe(const ConvShape& g) {
+  auto s = [](std::int64_t v) { return std::to_string(v); };
+  return "input (" + s(g.n) + ", " + s(g.h) + ", " + s(g.w) + ", " + s(g.c) + "), kernel (" + s(g.kh) + ", " +
+         s(g.kw) + ", " + s(g.cg) + ", " + s(g.o) + "), strides (" + s(g.sh) + ", " + s(g.sw) + "), dilations (" +
+         s(g.dh) + ", " + s(g.dw) + "), pads (" + s(g.pt) + ", " + s(g.pb) + ", " + s(g.pl) + ", " + s(g.pr) +
+         "), groups " + s(g.groups);
+}
+
+// The convolution as cuDNN sees it: x the (explicitly padded) input, w the KRSC filter,
+// y the output, the symmetric rest of the padding in conv.
+struct CudnnConv {
+  TensorDescriptor x, y;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+
+  CudnnConv(const KernelContext& ctx, const ConvShape& g) : x(ctx), y(ctx), w(ctx), conv(ctx) {
+    const PadShape p = g.padded();
+    set_nhwc(ctx, x, g.n, g.c, p.big_h, p.big_w);
+    set_nhwc(ctx, y, g.n, g.o, g.oh, g.ow);
+    set_krsc(ctx, w, g.o, g.cg, g.kh, g.kw);
+    check(cudnnSetConvolution2dDescriptor(conv.get(), cudnn_dim(ctx, g.pad_h(), "padding"),
+                                          cudnn_dim(ctx, g.pad_w(), "padding"), cudnn_dim(ctx, g.sh, "stride"),
+                                          cudnn_dim(ctx, g.sw, "stride"), cudnn_dim(ctx, g.dh, "dilation"),
+                                          cudnn_dim(ctx, g.dw, "dilation"), CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT),
+          ctx, "cudnnSetConvolution2dDescriptor");
+    check(cudnnSetConvolutionMathType(conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
+    check(cudnnSetConvolutionGroupCount(conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
+          "cudnnSetConvolutionGroupCount");
+    // cuDNN's output size must be the op's: anything else means the descriptors above do
+    // not say what the CPU kernel computes.
+    int n = 0, c = 0, h = 0, w_ = 0;
+    check(cudnnGetConvolution2dForwardOutputDim(conv.get(), x.get(), w.get(), &n, &c, &h, &w_), ctx,
+          "cudnnGetConvolution2dForwardOutputDim");
+    if (n != g.n || c != g.o || h != g.oh || w_ != g.ow) {
+      throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
+                  std::to_string(n) + ", " + std::to_string(h) + ", " + std::to_string(w_) + ", " +
+                  std::to_string(c) + ") is not the op's (" + std::to_string(g.n) + ", " + std::to_string(g.oh) +
+                  ", " + std::to_string(g.ow) + ", " + std::to_string(g.o) + ") for " + describe(g));
+    }
+  }
+};
+
+// An algorithm cuDNN offers, with the workspace it needs.
+struct Candidate {
+  int algo = 0;
+  std::size_t bytes = 0;
+  bool fma = false, deterministic = false;
+};
+
+struct Candidates {
+  std::array<Candidate, 32> items{};
+  int count = 0;
+};
+
+// cuDNN's heuristic results (best first) that are supported and fit kMaxWorkspace, each
+// algorithm once, FMA-only and deterministic ones first, cuDNN's order kept within each
+// kind. `workspace(algo, &bytes)` asks cuDNN for an algorithm's workspace.
+template <typename Perf, typename WorkspaceFn>
+Candidates rank(const Perf* perfs, int returned, WorkspaceFn workspace) {
+  Candidates out;
+  for (int i = 0; i < returned && out.count < static_cast<int>(out.items.size()); ++i) {
+    const Perf& p = perfs[i];
+    if (p.status != CUDNN_STATUS_SUCCESS) continue;
+    const int algo = static_cast<int>(p.algo);
+    const bool seen = std::any_of(out.items.begin(), out.items.begin() + out.count,
+                                  [&](const Candidate& c) { return c.algo == algo; });
+    if (seen) continue;
+    std::size_t bytes = 0;
+    if (workspace(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > kMaxWorkspace) continue;
+    out.items[static_cast<std::size_t>(out.count++)] =
+        Candidate{algo, bytes, p.mathType == CUDNN_FMA_MATH, p.determinism == CUDNN_DETERMINISTIC};
+  }
+  std::stable_sort(out.items.begin(), out.items.begin() + out.count, [](const Candidate& a, const Candidate& b) {
+    return (a.fma ? 0 : 2) + (a.deterministic ? 0 : 1) < (b.fma ? 0 : 2) + (b.deterministic ? 0 : 1);
+  });
+  return out;
+}
+
+[[noreturn]] void no_algorithm(const KernelContext& ctx, const ConvShape& g, const char* what) {
+  throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN offers no " + what +
+              " algorithm for float32 NHWC with FMA math for " + describe(g));
+}
+
+// Runs `run(candidate)` for the first candidate whose workspace fits `reserved` bytes and
+// that cuDNN does not refuse as unsupported; any other failure throws.
+template <typename RunFn>
+void run_first(const KernelContext& ctx, const ConvShape& g, const Candidates& candidates, std::size_t reserved,
+               const char* what, const char* call, RunFn run) {
+  for (int i = 0; i < candidates.count; ++i) {
+    const Candidate& c = candidates.items[static_cast<std::size_t>(i)];
+    if (c.bytes > reserved) continue;
+    const cudnnStatus_t status = run(c);
+    if (status == CUDNN_STATUS_NOT_SUPPORTED) continue;
+    check(status, ctx, call);
+    return;
+  }
+  no_algorithm(ctx, g, what);
+}
+
+// The pieces of the run context's workspace one call uses, in order: the KRSC filter, the
+// padded tensor (when the padding is explicit), cuDNN's workspace.
+struct Scratch {
+  float* filter = nullptr;
+  float* padded = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+Scratch carve(RunContext& run, const ConvShape& g, std::size_t workspace_bytes) {
+  const PadShape p = g.padded();
+  const std::size_t filter = aligned(float_bytes(g.kernel_size()));
+  const std::size_t padded = g.explicit_padding() ? aligned(float_bytes(p.n * p.big_h * p.big_w * p.c)) : 0;
+  auto* base = static_cast<char*>(run.workspace().get(filter + padded + workspace_bytes));
+  Scratch s;
+  s.filter = reinterpret_cast<float*>(base);
+  s.padded = g.explicit_padding() ? reinterpret_cast<float*>(base + filter) : nullptr;
+  s.workspace = base + filter + padded;
+  s.workspace_bytes = workspace_bytes;
+  return s;
+}
+
+const float kOne = 1.f, kZero = 0.f;
+
+}  // namespace
+
+void conv2d(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& x = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
+  const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
+  if (y.size() == 0) return;
+  const ConvShape g = conv_shape(ctx, x.shape(), k.shape(), y.shape());
+  if (g.cg == 0) {  // an empty sum: the bias (and relu) alone
+    check(cudaMemsetAsync(floats(y), 0, float_bytes(y.size()), stream), ctx, "cudaMemsetAsync");
+  } else {
+    cudnnHandle_t handle = run.cudnn().get();
+    CudnnConv d(ctx, g);
+    std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perfs{};
+    int returned = 0;
+    check(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                                 static_cast<int>(perfs.size()), &returned, perfs.data()),
+          ctx, "cudnnGetConvolutionForwardAlgorithm_v7");
+    const Candidates candidates = rank(perfs.data(), returned, [&](cudnnConvolutionFwdAlgo_t algo, std::size_t* bytes) {
+      return cudnnGetConvolutionForwardWorkspaceSize(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), algo,
+                                                     bytes);
+    });
+    if (candidates.count == 0) no_algorithm(ctx, g, "forward");
+    const Scratch s = carve(run, g, candidates.items[0].bytes);
+    launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
+    const float* input = floats(x);
+    if (g.explicit_padding()) {
+      launch_pad_nhwc(floats(x), s.padded, g.padded(), stream);
+      input = s.padded;
+    }
+    check_launch(ctx);
+    run_first(ctx, g, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward", [&](const Candidate& c) {
+      return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
+                                     static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes, &kZero,
+                                     d.y.get(), floats(y));
+    });
+  }
+  if (bias || relu) {
+    launch_bias_relu(floats(y), bias, relu, g.n * g.oh * g.ow, g.o, stream);
+    check_launch(ctx);
+  }
+}
+
+void conv2d_backprop_input(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& dy = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  Tensor& dx = ctx.output(0);
+  if (dx.size() == 0) return;
+  const ConvShape g = conv_shape(ctx, dx.shape(), k.shape(), dy.shape());
+  if (g.o == 0) {  // no output channel sends a gradient back
+    check(cudaMemsetAsync(floats(dx), 0, float_bytes(dx.size()), stream), ctx, "cudaMemsetAsync");
+    return;
+  }
+  cudnnHandle_t handle = run.cudnn().get();
+  CudnnConv d(ctx, g);
+  std::array<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT> perfs{};
+  int returned = 0;
+  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+                                                    static_cast<int>(perfs.size()), &returned, perfs.data()),
+        ctx, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  const Candidates candidates =
+      rank(perfs.data(), returned, [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes) {
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+                                                            algo, bytes);
+      });
+  if (candidates.count == 0) no_algorithm(ctx, g, "backward-data");
+  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
+  check_launch(ctx);
+  float* out = g.explicit_padding() ? s.padded : floats(dx);
+  run_first(ctx, g, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
+            [&](const Candidate& c) {
+              return cudnnConvolutionBackwardData(handle, &kOne, d.w.get(), s.filter, d.y.get(), floats(dy),
+                                                  d.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
+                                                  s.workspace, c.bytes, &kZero, d.x.get(), out);
+            });
+  if (g.explicit_padding()) {
+    launch_crop_nhwc(s.padded, floats(dx), g.padded(), stream);
+    check_launch(ctx);
+  }
+}
+
+void conv2d_backprop_filter(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& x = ctx.input(0);
+  const Tensor& dy = ctx.input(1);
+  Tensor& dk = ctx.output(0);
+  if (dk.size() == 0) return;
+  const ConvShape g = conv_shape(ctx, x.shape(), dk.shape(), dy.shape());
+  if (g.n == 0) {  // a sum over no images
+    check(cudaMemsetAsync(floats(dk), 0, float_bytes(dk.size()), stream), ctx, "cudaMemsetAsync");
+    return;
+  }
+  cudnnHandle_t handle = run.cudnn().get();
+  CudnnConv d(ctx, g);
+  std::array<cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT> perfs{};
+  int returned = 0;
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+                                                      static_cast<int>(perfs.size()), &returned, perfs.data()),
+        ctx, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  const Candidates candidates =
+      rank(perfs.data(), returned, [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t* bytes) {
+        return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+                                                              algo, bytes);
+      });
+  if (candidates.count == 0) no_algorithm(ctx, g, "backward-filter");
+  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const float* input = floats(x);
+  if (g.explicit_padding()) {
+    launch_pad_nhwc(floats(x), s.padded, g.padded(), stream);
+    check_launch(ctx);
+    input = s.padded;
+  }
+  // The gradient in KRSC (s.filter), then transposed into Keras's layout.
+  run_first(ctx, g, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
+            [&](const Candidate& c) {
+              return cudnnConvolutionBackwardFilter(handle, &kOne, d.x.get(), input, d.y.get(), floats(dy),
+                                                    d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
+                                                    s.workspace, c.bytes, &kZero, d.w.get(), s.filter);
+            });
+  launch_transpose(s.filter, floats(dk), g.o, g.kh * g.kw * g.cg, stream);
+  check_launch(ctx);
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,19 @@
+// The CUDA kernels of the 2-D pooling ops (core/ops/pool_ops.cc registers them beside
+// the CPU kernels): max_pool2d, avg_pool2d, their gradients, and max_pool2d_relu_grad.
+// Our own kernels (core/cuda/pool.cu), not cuDNN's: see docs/gpu.md. Defined only in a
+// build with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+#pragma once
+
+namespace strata {
+struct KernelContext;
+}
+
+namespace strata::cuda {
+
+void max_pool2d(KernelContext& ctx);
+void max_pool2d_grad(KernelContext& ctx);
+void max_pool2d_relu_grad(KernelContext& ctx);
+void avg_pool2d(KernelContext& ctx);
+void avg_pool2d_grad(KernelContext& ctx);
+
+}  // namespace strata::cuda
