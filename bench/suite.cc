@@ -187,6 +187,37 @@ WorkloadResult run_workload(const Workload& w, const SuiteOptions& o, const FmaP
   return result;
 }
 
+// Each backend on each shape, --reps times, the backends' order rotating with the
+// repetition so that none always runs on a warmer (or hotter) machine. A call takes
+// `flops_per_rep` of products (at least 3 calls, at most 2000). With `catch_failures`, a
+// backend's failure on a shape is printed once and leaves its result empty (the GPU's
+// backends may fail where the CPU's never do).
+std::vector<GemmResult> time_gemm_backends(
+    const std::vector<std::pair<std::string, std::function<double(const GemmShape&, int)>>>& backends,
+    const std::vector<GemmShape>& shapes, int reps, double flops_per_rep, bool catch_failures) {
+  std::vector<GemmResult> results;
+  for (const auto& [name, fn] : backends) {
+    for (const GemmShape& s : shapes) results.push_back({name, s.label(), {}});
+  }
+  for (int rep = 0; rep < reps; ++rep) {
+    for (std::size_t k = 0; k < backends.size(); ++k) {
+      const std::size_t b = (k + static_cast<std::size_t>(rep)) % backends.size();
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        const GemmShape& sh = shapes[s];
+        const int calls = static_cast<int>(std::clamp(flops_per_rep / sh.flops(), 3.0, 2000.0));
+        GemmResult& r = results[b * shapes.size() + s];
+        try {
+          r.gflops.push_back(backends[b].second(sh, calls));
+        } catch (const std::exception& e) {
+          if (!catch_failures) throw;
+          if (rep == 0) std::printf("%s failed at %s: %s\n", r.backend.c_str(), r.shape.c_str(), e.what());
+        }
+      }
+    }
+  }
+  return results;
+}
+
 // Strata's cpu::gemm, Eigen's threaded product, OpenBLAS (torch::mm) and oneDNN
 // (dnnl_sgemm) on the products the suite's models run (their forward products and both
 // gradients, found by logging cpu::gemm's calls during training), the Dense layer's
@@ -222,21 +253,8 @@ std::vector<GemmResult> run_gemm_peak(const SuiteOptions& o) {
   } else {
     std::printf("oneDNN not built in (libdnnl-dev): compared with OpenBLAS only\n");
   }
-  std::vector<GemmResult> results;
-  for (const auto& [name, fn] : backends) {
-    for (const GemmShape& s : shapes) results.push_back({name, s.label(), {}});
-  }
-  for (int rep = 0; rep < o.reps; ++rep) {
-    for (std::size_t k = 0; k < backends.size(); ++k) {
-      const std::size_t b = (k + static_cast<std::size_t>(rep)) % backends.size();
-      for (std::size_t s = 0; s < shapes.size(); ++s) {
-        const GemmShape& sh = shapes[s];
-        // About 0.2 s of products per repetition; at least 3 calls.
-        const int calls = static_cast<int>(std::clamp(2e8 / sh.flops(), 3.0, 2000.0));
-        results[b * shapes.size() + s].gflops.push_back(backends[b].second(sh, calls));
-      }
-    }
-  }
+  // About 0.2 s of products per repetition; at least 3 calls.
+  std::vector<GemmResult> results = time_gemm_backends(backends, shapes, o.reps, 2e8, /*catch_failures=*/false);
   // The conv path's GEMM rate, against the peak above (issue #4 asks what bounds the CNN).
   results.push_back({"strata conv2d op (im2col + GEMM)", std::to_string(batch / 4) + "x13x13x32 * 3x3x32x64", {}});
   for (int rep = 0; rep < o.reps; ++rep) results.back().gflops.push_back(strata_conv2d_gflops(batch / 4, 20));
@@ -263,26 +281,8 @@ std::vector<GemmResult> run_cuda_gemm_peak(const SuiteOptions& o) {
   const std::vector<std::pair<std::string, Fn>> backends{
       {"cuBLAS SGEMM (torch::mm, TF32 off)", torch_cuda_gemm_gflops},
       {"strata matmul op (cuda:0 Program)", strata_cuda_matmul_gflops}};
-  std::vector<GemmResult> results;
-  for (const auto& [name, fn] : backends) {
-    for (const GemmShape& s : shapes) results.push_back({name, s.label(), {}});
-  }
-  for (int rep = 0; rep < o.reps; ++rep) {
-    for (std::size_t k = 0; k < backends.size(); ++k) {
-      const std::size_t b = (k + static_cast<std::size_t>(rep)) % backends.size();
-      for (std::size_t s = 0; s < shapes.size(); ++s) {
-        const GemmShape& sh = shapes[s];
-        // About 0.2 s of products per repetition at 50 TFLOP/s; at least 3 calls.
-        const int calls = static_cast<int>(std::clamp(1e13 / sh.flops(), 3.0, 2000.0));
-        GemmResult& r = results[b * shapes.size() + s];
-        try {
-          r.gflops.push_back(backends[b].second(sh, calls));
-        } catch (const std::exception& e) {
-          if (rep == 0) std::printf("%s failed at %s: %s\n", r.backend.c_str(), r.shape.c_str(), e.what());
-        }
-      }
-    }
-  }
+  // About 0.2 s of products per repetition at 50 TFLOP/s; at least 3 calls.
+  std::vector<GemmResult> results = time_gemm_backends(backends, shapes, o.reps, 1e13, /*catch_failures=*/true);
   std::erase_if(results, [](const GemmResult& r) { return r.gflops.empty(); });
   print_gemm(results);
   return results;

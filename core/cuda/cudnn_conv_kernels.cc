@@ -42,6 +42,7 @@
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
+#include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/error.h"
@@ -56,9 +57,6 @@ constexpr std::size_t kAlign = 256;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 std::size_t float_bytes(std::int64_t count) { return static_cast<std::size_t>(count) * sizeof(float); }
-
-const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
-float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
 
 // One convolution's geometry, read as core/ops/conv_ops.cc reads it: x (n, h, w, c),
 // kernel (kh, kw, cg, o), y (n, oh, ow, o).

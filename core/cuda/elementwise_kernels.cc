@@ -3,6 +3,7 @@
 #include "core/cuda/elementwise_kernels.h"
 
 #include "core/cuda/check.h"
+#include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
@@ -13,9 +14,6 @@ namespace strata::cuda {
 static_assert(kMaxLaunchRank >= ops::kMaxRank, "a launch index must hold every rank a Shape may have");
 
 namespace {
-
-const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
-float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
 
 BroadcastIndex broadcast_index(const Shape& a, const Shape& b, const Shape& out) {
   const ops::Strides sa = ops::broadcast_strides(a, out);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
@@ -38,8 +39,6 @@ void gemm(const KernelContext& ctx, const RunContext& run, bool ta, bool tb, std
                        b, ldb, a, lda, &zero, c, ldc),
         ctx, "cublasSgemm");
 }
-
-const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/cuda/check.h"
+#include "core/cuda/device_floats.h"
 #include "core/cuda/pool_launch.h"
 #include "core/cuda/reduce_launch.h"
 #include "core/cuda/run_context.h"
@@ -28,9 +29,6 @@ PoolShape pool_shape(const KernelContext& ctx, const Shape& x, const Shape& y) {
   s.pt = pads.at(0), s.pl = pads.at(2);
   return s;
 }
-
-const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
-float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "core/cuda/softmax_kernels.h"
 
 #include "core/cuda/check.h"
+#include "core/cuda/device_floats.h"
 #include "core/cuda/run_context.h"
 #include "core/cuda/softmax_launch.h"
 #include "core/op_registry.h"
@@ -20,9 +21,6 @@ LaneShape lanes_of(const KernelContext& ctx, const Shape& s) {
   lanes.lanes = s.product(0, axis) * lanes.inner;
   return lanes;
 }
-
-const float* floats(const Tensor& t) { return static_cast<const float*>(t.device_data()); }
-float* floats(Tensor& t) { return static_cast<float*>(t.device_data()); }
 
 void softmax_or_log(KernelContext& ctx, bool log_space) {
   CUstream_st* stream = run_context(ctx).stream().get();
