@@ -100,6 +100,21 @@ void ExecutionState::infer_if_changed(std::size_t s) {
   cache.valid = true;
 }
 
+// Sets a step's run options and shapes its outputs for the fed shapes.
+void ExecutionState::prepare(std::size_t s, const RunOptions& options) {
+  KernelContext& ctx = contexts_[s];
+  ctx.training = options.training;
+  ctx.step = options.step;
+  ctx.sample_offset = options.sample_offset;
+  ctx.global_batch = options.global_batch;
+  ctx.collective = options.collective;
+  infer_if_changed(s);
+  const auto& outputs = shapes_[s].outputs;
+  for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
+    ctx.outputs[o]->reset(outputs[o].shape, outputs[o].dtype, program_.device_);
+  }
+}
+
 void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                          const RunOptions& options) {
   // Feeds from another device are copied in: the one place data crosses devices.
@@ -116,6 +131,7 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
   // A fetched variable shows the value the step read: it is copied out before the first
   // update runs. Computed fetches live in buffers no later step reuses or writes.
   bool variables_copied = false;
+  std::size_t ran_with_previous = contexts_.size();  // a step its pair already ran
   for (std::size_t s = 0; s < contexts_.size(); ++s) {
     KernelContext& ctx = contexts_[s];
     const Node& node = ctx.node;
@@ -124,18 +140,20 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
       copy_fetches(true, results);
       variables_copied = true;
     }
-    if (node.def->fed) continue;
-    ctx.training = options.training;
-    ctx.step = options.step;
-    ctx.sample_offset = options.sample_offset;
-    ctx.global_batch = options.global_batch;
-    ctx.collective = options.collective;
-    infer_if_changed(s);
-    const auto& outputs = shapes_[s].outputs;
-    for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
-      ctx.outputs[o]->reset(outputs[o].shape, outputs[o].dtype, program_.device_);
+    if (node.def->fed || s == ran_with_previous) continue;
+    prepare(s, options);
+    const Program::Step& step = program_.steps_[s];
+    if (step.pair_kernel) {
+      const auto second = static_cast<std::size_t>(step.paired_with);
+      prepare(second, options);
+      if ((*step.pair_kernel)(ctx, contexts_[second])) {
+        ++executions_[static_cast<std::size_t>(node.id)];
+        ++executions_[static_cast<std::size_t>(contexts_[second].node.id)];
+        ran_with_previous = second;
+        continue;
+      }
     }
-    (*program_.steps_[s].kernel)(ctx);
+    (*step.kernel)(ctx);
     ++executions_[static_cast<std::size_t>(node.id)];
   }
   finish_device_work();

@@ -53,6 +53,7 @@ class ExecutionState {
   Tensor* resolve(int value);
   void copy_fetches(bool variables, std::vector<Tensor>& results);
   void infer_if_changed(std::size_t s);
+  void prepare(std::size_t s, const RunOptions& options);
   void finish_device_work();
 
   const Program& program_;

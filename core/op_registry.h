@@ -53,6 +53,11 @@ using GradFn = std::function<std::vector<Output>(const Node& node,
                                                  const std::vector<Output>& output_grads)>;
 using InferFn = std::function<std::vector<TensorSpec>(const InferContext&)>;
 using KernelFn = std::function<void(KernelContext&)>;
+// Runs a step together with the next one that computes anything, when that step is a node
+// of the same op reading the first one's first output as its own first input: one
+// kernel for both, or false (nothing computed) where that does not pay, and the executor
+// runs the two kernels as usual. Both contexts' outputs are already shaped.
+using PairKernelFn = std::function<bool(KernelContext& first, KernelContext& second)>;
 
 struct OpDef {
   std::string name;
@@ -71,6 +76,10 @@ struct OpDef {
   // A collective starts early and is waited for late, so communication overlaps compute.
   enum class Schedule { normal, early, late };
   Schedule schedule = Schedule::normal;
+  // Two nodes of this op in a row as one CPU kernel (see PairKernelFn): Dense layers at
+  // batch 1, whose products split over the cores then hand off once instead of four
+  // times (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
+  PairKernelFn cpu_pair_kernel;
 
   // The kernel for `type`, or null when the op has none there.
   const KernelFn* kernel(DeviceType type) const {

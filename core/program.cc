@@ -241,6 +241,7 @@ void Program::place_steps() {
                               ". Compile for \"cpu\" instead");
   }
   if (device_.type != DeviceType::cpu) require_available(device_);
+  pair_steps();
   for (const Value& value : values_) {
     if (value.variable >= 0 && graph_.node(value.variable).variable.defined()) variable_nodes_.push_back(value.variable);
   }
@@ -249,6 +250,35 @@ void Program::place_steps() {
       const Node& node = graph_.node(step.node);
       if (!node.def->fed) std::cerr << node.name << " (" << node.op << "): " << to_string(device_) << "\n";
     }
+  }
+}
+
+// Marks steps that may run with the next computing step as one kernel: that step is a
+// node of the same op whose first input is this step's first output. Only variables and
+// fed values come between them, so nothing else runs in between either way.
+void Program::pair_steps() {
+  if (device_.type != DeviceType::cpu) return;
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    const Node& node = graph_.node(steps_[s].node);
+    if (node.def->fed || !node.def->cpu_pair_kernel || steps_[s].outputs.empty()) continue;
+    std::size_t next = s + 1;
+    while (next < steps_.size() && graph_.node(steps_[next].node).def->fed) ++next;
+    if (next == steps_.size()) break;
+    const Step& second = steps_[next];
+    if (graph_.node(second.node).def != node.def || second.inputs.empty()) continue;
+    if (second.inputs[0] != steps_[s].outputs[0]) continue;
+    // The second step's outputs are shaped before the first step runs: they must not be
+    // a buffer the first one still reads.
+    bool shares_a_buffer = false;
+    for (int out : second.outputs) {
+      for (int in : steps_[s].inputs) {
+        shares_a_buffer = shares_a_buffer || (values_[out].buffer >= 0 && values_[out].buffer == values_[in].buffer);
+      }
+    }
+    if (shares_a_buffer) continue;
+    steps_[s].pair_kernel = &node.def->cpu_pair_kernel;
+    steps_[s].paired_with = static_cast<int>(next);
+    s = next;  // a step is in one pair at most
   }
 }
 

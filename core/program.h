@@ -91,6 +91,10 @@ class Program {
     std::vector<int> inputs;   // value ids
     std::vector<int> outputs;  // value ids
     const KernelFn* kernel = nullptr;  // the op's kernel for the Program's device
+    // Set when this step and step `paired_with` (the next one that computes anything)
+    // may run as one kernel (OpDef::cpu_pair_kernel), which may still decline at run time.
+    const PairKernelFn* pair_kernel = nullptr;
+    int paired_with = -1;
   };
 
   int value_id(int node, int index) const;
@@ -98,6 +102,7 @@ class Program {
                                                const std::vector<int>& canon);
   void plan(const std::vector<int>& order, const std::vector<int>& canon);
   void place_steps();
+  void pair_steps();
   void check_feeds(const std::vector<Tensor>& feeds) const;
   void check_variables() const;
   std::unique_ptr<ExecutionState> acquire_state() const;

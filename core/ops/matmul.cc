@@ -1,6 +1,8 @@
 // matmul: the CPU backend's GEMM (core/cpu/gemm.h) on row-major matrices; dense: the
-// same product with the bias and a relu applied in one pass over the output. On CUDA
+// same product with the bias and a relu applied in one pass over the output, and two of
+// them in a row at batch 1 as one kernel on the CPU (core/cpu/dense_pair.h). On CUDA
 // devices both run through cuBLAS (core/cuda/matmul_kernels.h).
+#include "core/cpu/dense_pair.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cuda/matmul_kernels.h"
@@ -110,6 +112,24 @@ void dense_kernel(KernelContext& ctx) {
   }, cpu::threshold_for(units));
 }
 
+// Two Dense layers in a row for one sample (a batch-1 prediction's hidden layers): both
+// products split over the cores with one hand-off, and the first layer's output never
+// crosses cores (core/cpu/dense_pair.h). Larger batches run the layers one by one.
+bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
+  const Tensor& x = first.input(0);
+  if (as_matrix(x.shape()).first != 1) return false;
+  auto layer = [](const KernelContext& ctx) {
+    const Tensor& kernel = ctx.input(1);
+    return cpu::DenseRowLayer{.kernel = kernel.data<float>(),
+                              .bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr,
+                              .relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu",
+                              .inputs = kernel.shape()[0],
+                              .units = kernel.shape()[1]};
+  };
+  return cpu::dense_pair_row(layer(first), layer(second), x.data<float>(), first.output(0).data<float>(),
+                             second.output(0).data<float>());
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
@@ -128,7 +148,8 @@ void register_matmul_ops(OpRegistry& r) {
            }
            return grads;
          },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::dense)});
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::dense),
+         .cpu_pair_kernel = dense_pair_kernel});
   r.add({.name = "matmul", .infer = infer_matmul, .cpu_kernel = matmul_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& grads) {
            Output a = n.inputs[0], b = n.inputs[1], g = grads[0];
