@@ -1,5 +1,5 @@
 // The array CUDA kernel: one strided copy that every op moving data without arithmetic
-// is a case of (transpose, broadcast_like, pad, crop, concat: core/cuda/array_kernels.cc
+// is a case of (transpose, broadcast_like, pad, crop, concat: core/cuda/array_plan.h
 // says how). A thread per element of the box finds its element's place in both arrays
 // from its flat index; elements move as bits of their width, whatever their dtype.
 #include <cuda_runtime.h>
