@@ -1,13 +1,17 @@
 // pad, crop, transpose, concat, training_select. pad/crop/concat copy boxes of
-// contiguous innermost runs; transpose walks the output with an incremental index.
+// contiguous innermost runs; transpose walks the output with an incremental index. Their
+// CUDA kernels, and those of the reshapes here, are strided copies
+// (core/cuda/array_kernels.h).
 #include "core/ops/array_ops.h"
 
 #include <cstring>
 #include <numeric>
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/array_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -93,7 +97,8 @@ void register_array_ops(OpRegistry& r) {
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "merge_axes",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -115,7 +120,8 @@ void register_array_ops(OpRegistry& r) {
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "expand_dims",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -133,7 +139,8 @@ void register_array_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
          },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "pad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -156,7 +163,8 @@ void register_array_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{crop(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::pad)});
   // crop and concat move elements of any dtype (eager slicing and joining of labels).
   r.add({.name = "crop",
          .infer = [](const InferContext& ctx) {
@@ -184,7 +192,8 @@ void register_array_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pad(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
          },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::crop)});
   r.add({.name = "transpose",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -263,7 +272,8 @@ void register_array_ops(OpRegistry& r) {
            Dims inverse(perm.size());
            for (std::size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<std::int64_t>(i);
            return std::vector<Output>{transpose(g[0], inverse)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::transpose)});
   r.add({.name = "concat",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.empty()) throw ValueError("concat: needs at least one input");
@@ -320,7 +330,8 @@ void register_array_ops(OpRegistry& r) {
            }
            return out;
          },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::concat)});
   r.add({.name = "training_select",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -339,7 +350,8 @@ void register_array_ops(OpRegistry& r) {
          .gradient = [](const Node&, const std::vector<Output>& g) {
            Output zero = zeros_like(g[0]);
            return std::vector<Output>{training_select(g[0], zero), training_select(zero, g[0])};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::training_select)});
 }
 
 Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after) {

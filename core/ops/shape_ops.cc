@@ -1,6 +1,7 @@
 // Shape ops: reshape, reshape_like, broadcast_like, sum_to_like.
 #include <cstring>
 
+#include "core/cuda/array_kernels.h"
 #include "core/cuda/reduce_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -54,7 +55,8 @@ void register_shape_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
          },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "reshape_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -69,7 +71,8 @@ void register_shape_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
          },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "broadcast_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -89,7 +92,8 @@ void register_shape_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{sum_to_like(g[0], n.inputs[0]), Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::broadcast_like)});
   r.add({.name = "sum_to_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);

@@ -662,6 +662,206 @@ OpCases pool_cases(const std::string& op_name) {
   return op;
 }
 
+// --- shapes and arrays ----------------------------------------------------------------
+
+using Dims = std::vector<std::int64_t>;
+Attrs dims_attr(const char* key, Dims dims) { return Attrs{{key, std::move(dims)}}; }
+
+// Every dtype that flows through the byte-moving ops: activations and both kinds of
+// labels (numbers(): whole numbers for the integer dtypes).
+const std::vector<DType>& numeric_dtypes() {
+  static const std::vector<DType> dtypes{DType::float32, DType::int32, DType::int64};
+  return dtypes;
+}
+
+// reshape, reshape_like, expand_dims, split_axis, merge_axes: the input's elements in the
+// same order, of every numeric dtype; sizes over many blocks, a scalar, none.
+OpCases copy_input_cases(const std::string& op_name) {
+  struct C {
+    std::string label;
+    Shape x;
+    Attrs attrs;  // reshape_like: none (its second input is the shape)
+    Shape like;
+  };
+  std::vector<C> cs;
+  if (op_name == "reshape") {
+    cs = {{"(1000, 33) to (33, -1)", {1000, 33}, dims_attr("shape", {33, -1}), {}},
+          {"flatten (2, 4, 4, 3)", {2, 4, 4, 3}, dims_attr("shape", {-1, 48}), {}},
+          {"scalar to (1, 1)", {}, dims_attr("shape", {1, 1}), {}},
+          {"(0, 5) to (0, 1, 5)", {0, 5}, dims_attr("shape", {0, 1, 5}), {}}};
+  } else if (op_name == "reshape_like") {
+    cs = {{"(1000, 33) like (33, 1000)", {1000, 33}, {}, {33, 1000}},
+          {"(2, 48) like (2, 4, 4, 3)", {2, 48}, {}, {2, 4, 4, 3}},
+          {"(1,) like a scalar", {1}, {}, {}},
+          {"(0, 5) like (5, 0)", {0, 5}, {}, {5, 0}}};
+  } else if (op_name == "expand_dims") {
+    cs = {{"(1000, 33) at axis 1", {1000, 33}, axis_attr(1), {}},
+          {"(37, 19) at axis -1", {37, 19}, axis_attr(-1), {}},
+          {"scalar at axis 0", {}, axis_attr(0), {}},
+          {"(0, 5) at axis 0", {0, 5}, axis_attr(0), {}}};
+  } else if (op_name == "split_axis") {
+    const auto split = [](std::int64_t axis, Dims parts) { return Attrs{{"axis", axis}, {"parts", std::move(parts)}}; };
+    cs = {{"(1000, 33): axis 0 into (10, 100)", {1000, 33}, split(0, {10, 100}), {}},
+          {"(4, 12): axis -1 into (2, 3, 2)", {4, 12}, split(-1, {2, 3, 2}), {}},
+          {"(0, 6): axis 1 into (2, 3)", {0, 6}, split(1, {2, 3}), {}}};
+  } else {  // merge_axes
+    const auto merge = [](std::int64_t first, std::int64_t count) {
+      return Attrs{{"first", first}, {"count", count}};
+    };
+    cs = {{"(10, 100, 33): axes 0..1", {10, 100, 33}, merge(0, 2), {}},
+          {"(2, 3, 4, 5): axes 1..3", {2, 3, 4, 5}, merge(1, 3), {}},
+          {"(7,): axis 0 alone", {7}, merge(0, 1), {}},
+          {"(0, 2, 3): axes 1..2", {0, 2, 3}, merge(1, 2), {}}};
+  }
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1900;
+  for (const C& c : cs) {
+    for (DType dtype : numeric_dtypes()) {
+      KernelCase kc{c.label + ", " + to_string(dtype), {numbers(c.x, dtype, seed++)}, c.attrs};
+      if (op_name == "reshape_like") kc.inputs.push_back(in_range(c.like, -1, 1, seed++));
+      op.cases.push_back(std::move(kc));
+    }
+  }
+  return op;
+}
+
+// training_select(in_training, in_inference): each branch by the run's mode.
+OpCases training_select_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2000;
+  for (const Shape& s : std::vector<Shape>{{1000, 33}, {37, 19}, {}, {0, 4}}) {
+    for (bool training : {true, false}) {
+      KernelCase c{std::string(training ? "training, " : "inference, ") + s.to_string(),
+                   {in_range(s, -1, 1, seed), in_range(s, -1, 1, seed + 1)}};
+      c.training = training;
+      op.cases.push_back(std::move(c));
+      seed += 2;
+    }
+  }
+  return op;
+}
+
+// broadcast_like(x, like): a bias row, a column, a scalar, a middle dim, leading dims x
+// lacks, nothing to broadcast, and no rows.
+OpCases broadcast_like_cases() {
+  const std::vector<ShapePair> ps = {{"bias row", {10}, {32, 10}},
+                                     {"bias row over many blocks", {257}, {300, 257}},
+                                     {"kept row", {1, 10}, {32, 10}},
+                                     {"column", {3, 1}, {3, 5}},
+                                     {"scalar", {}, {4, 5}},
+                                     {"one element (1, 1)", {1, 1}, {6, 7}},
+                                     {"middle dim", {4, 1, 6}, {4, 5, 6}},
+                                     {"3-D from 2-D, two dims broadcast", {3, 1}, {2, 3, 4}},
+                                     {"nothing to broadcast", {4, 5}, {4, 5}},
+                                     {"no rows", {5}, {0, 5}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2100;
+  for (const ShapePair& p : ps) {
+    op.cases.push_back({p.label, {in_range(p.a, -1, 1, seed), in_range(p.b, -1, 1, seed + 1)}});
+    seed += 2;
+  }
+  return op;
+}
+
+// transpose: matrices, attention's head split (the last axis stays: whole rows move), an
+// image layout change, dims of 1 between others, the identity (one contiguous copy),
+// eight dims none of which merge (all the launcher walks), nine of which two merge, a
+// scalar, and none.
+OpCases transpose_cases() {
+  struct T {
+    std::string label;
+    Shape x;
+    Dims perm;
+  };
+  const std::vector<T> ts = {{"37x19", {37, 19}, {1, 0}},
+                             {"1000x33", {1000, 33}, {1, 0}},
+                             {"heads first (2, 5, 4, 8)", {2, 5, 4, 8}, {0, 2, 1, 3}},
+                             {"NHWC to NCHW", {2, 6, 7, 3}, {0, 3, 1, 2}},
+                             {"(4, 1, 6) reversed", {4, 1, 6}, {2, 1, 0}},
+                             {"identity (3, 4, 5)", {3, 4, 5}, {0, 1, 2}},
+                             {"last two of (6, 2, 3) swapped", {6, 2, 3}, {0, 2, 1}},
+                             {"8 dims of 2 reversed", {2, 2, 2, 2, 2, 2, 2, 3}, {7, 6, 5, 4, 3, 2, 1, 0}},
+                             {"9 dims, the last two kept: 8 after merging",
+                              {2, 2, 2, 2, 2, 2, 2, 3, 5},
+                              {6, 5, 4, 3, 2, 1, 0, 7, 8}},
+                             {"scalar", {}, {}},
+                             {"no rows", {0, 3}, {1, 0}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2200;
+  for (const T& t : ts) op.cases.push_back({t.label, {in_range(t.x, -1, 1, seed++)}, dims_attr("perm", t.perm)});
+  return op;
+}
+
+struct BoxCase {
+  std::string label;
+  Shape x;
+  Dims before, after;
+};
+
+// Amounts removed (crop) or added (pad) per axis: rows only (one contiguous run), every
+// axis, an image's spatial axes (ZeroPadding2D, Cropping2D), rows over many blocks, none
+// at all, a scalar, and boxes with no elements.
+std::vector<BoxCase> box_cases(bool crop) {
+  std::vector<BoxCase> bs = {{"rows only", {10, 7}, {2, 0}, {3, 0}},
+                             {"every axis", {9, 8}, {1, 2}, {3, 1}},
+                             {"an image's height and width", {2, 9, 10, 3}, {0, 1, 2, 0}, {0, 2, 1, 0}},
+                             {"columns over many blocks", {300, 260}, {0, 1}, {0, 2}},
+                             {"nothing", {5, 6}, {0, 0}, {0, 0}},
+                             {"scalar", {}, {}, {}}};
+  if (crop) {
+    bs.push_back({"everything: no elements left", {4, 5}, {2, 0}, {2, 0}});
+  } else {
+    bs.push_back({"an empty input: zeros only", {0, 5}, {1, 0}, {2, 1}});
+  }
+  bs.push_back({"no rows", {0, 6}, {0, 1}, {0, 2}});
+  return bs;
+}
+
+Attrs box_attrs(const BoxCase& b) { return Attrs{{"before", b.before}, {"after", b.after}}; }
+
+// pad (float32 only, as the CPU's) and crop (every numeric dtype: labels are cropped too).
+OpCases box_op_cases(bool crop) {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = crop ? 2300 : 2400;
+  for (const BoxCase& b : box_cases(crop)) {
+    if (!crop) {
+      op.cases.push_back({b.label, {in_range(b.x, -1, 1, seed++)}, box_attrs(b)});
+      continue;
+    }
+    for (DType dtype : numeric_dtypes()) {
+      op.cases.push_back({b.label + ", " + to_string(dtype), {numbers(b.x, dtype, seed++)}, box_attrs(b)});
+    }
+  }
+  return op;
+}
+
+// concat: along the first axis (contiguous slabs), the last, a middle one and a negative
+// one; three inputs, an input with nothing along the axis, every numeric dtype.
+OpCases concat_cases() {
+  struct C {
+    std::string label;
+    std::vector<Shape> xs;
+    std::int64_t axis;
+  };
+  const std::vector<C> cs = {{"rows", {{3, 5}, {4, 5}}, 0},
+                             {"last axis, three inputs", {{6, 2}, {6, 3}, {6, 1}}, 1},
+                             {"last axis over many blocks", {{300, 129}, {300, 128}}, -1},
+                             {"middle axis", {{2, 3, 4}, {2, 5, 4}}, 1},
+                             {"an input with nothing along the axis", {{4, 0}, {4, 3}, {4, 2}}, 1},
+                             {"one input", {{7, 3}}, 0},
+                             {"no rows", {{0, 2}, {0, 3}}, 1}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2500;
+  for (const C& c : cs) {
+    for (DType dtype : numeric_dtypes()) {
+      KernelCase kc{c.label + ", " + to_string(dtype), {}, axis_attr(c.axis)};
+      for (const Shape& x : c.xs) kc.inputs.push_back(numbers(x, dtype, seed++));
+      op.cases.push_back(std::move(kc));
+    }
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -729,6 +929,15 @@ const std::map<std::string, OpCases>& table() {
                              "avg_pool2d_grad"}) {
       m[name] = pool_cases(name);
     }
+    for (const char* name : {"reshape", "reshape_like", "expand_dims", "split_axis", "merge_axes"}) {
+      m[name] = copy_input_cases(name);
+    }
+    m["training_select"] = training_select_cases();
+    m["broadcast_like"] = broadcast_like_cases();
+    m["transpose"] = transpose_cases();
+    m["pad"] = box_op_cases(false);
+    m["crop"] = box_op_cases(true);
+    m["concat"] = concat_cases();
     return m;
   }();
   return cases;

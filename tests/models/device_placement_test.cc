@@ -157,3 +157,51 @@ TEST(DevicePlacement, ASoftmaxClassifierWithDropoutTrainsFiftyStepsOnTheGpuWithT
     EXPECT_EQ(gpu.optimizer().iterations(), 50);
   }
 }
+
+namespace {
+
+// A small image classifier: every layer kind of a first CNN, with a convolution, a pool
+// and a flatten between its dense layers.
+Model small_cnn() {
+  auto in = Input({8, 8, 1});
+  auto h = layers::Conv2D(4, {3, 3}, {.activation = "relu"})(in);
+  h = layers::MaxPooling2D({2, 2})(h);
+  h = layers::Flatten()(h);
+  h = layers::Dense(16, {.activation = "relu"})(h);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+}  // namespace
+
+// The CNN trains 50 steps on the GPU on sparse categorical cross-entropy, with accuracy
+// as its metric, with the CPU's losses, for plain SGD and Adam: the convolution and its
+// kernel's gradient through cuDNN (a first layer needs no input gradient), the pool and
+// its gradient through the relu (with the bias's), the flatten and its gradient as
+// reshapes (reshape, reshape_like). Its accuracy is the CPU's up to a sample whose two
+// top probabilities round the other way. Every op of its Programs has a CUDA kernel (in
+// a build with cuDNN): compile must accept it.
+TEST(DevicePlacement, ACnnTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  if (!built_with_cudnn()) GTEST_SKIP() << "Strata was built without cuDNN, on which conv2d's CUDA kernel is written";
+  constexpr std::int64_t kBatch = 32;
+  for (const char* optimizer : {"sgd", "adam"}) {
+    auto [features, labels] = test_data::blobs(kBatch, 64);
+    const Tensor images = features.reshaped({kBatch, 8, 8, 1});
+    Model cpu = small_cnn(), gpu = small_cnn();
+    gpu.set_weights(cpu.get_weights());
+    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
+                 .metrics = {"accuracy"}});
+    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
+                 .metrics = {"accuracy"}, .device = "cuda:0"});
+    for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+    for (int step = 0; step < 50; ++step) {
+      const std::map<std::string, float> expected = cpu.train_on_batch(images, labels);
+      const std::map<std::string, float> actual = gpu.train_on_batch(images, labels);
+      ASSERT_LE(std::fabs(actual.at("loss") - expected.at("loss")), 1e-4f * std::fabs(expected.at("loss")))
+          << optimizer << ", step " << step;
+      EXPECT_NEAR(actual.at("accuracy"), expected.at("accuracy"), 1.0f / kBatch + 1e-6f) << optimizer << ", step " << step;
+    }
+    expect_weights_near(cpu, gpu, optimizer);
+    EXPECT_EQ(gpu.optimizer().iterations(), 50);
+  }
+}
