@@ -1,6 +1,8 @@
-// Host side of the source and cast CUDA kernels: the value or the types off the node,
-// then one launch (core/cuda/sources.cu).
+// Host side of the source, cast and copy CUDA kernels: the value or the types off the
+// node, then one launch (core/cuda/sources.cu) or one device-to-device copy.
 #include "core/cuda/sources_kernels.h"
+
+#include <cuda_runtime_api.h>
 
 #include "core/cuda/check.h"
 #include "core/cuda/run_context.h"
@@ -31,6 +33,15 @@ void cast(KernelContext& ctx) {
   launch_cast(element_type(in.dtype(), ctx.node.name), in.device_data(), element_type(out.dtype(), ctx.node.name),
               out.device_data(), in.size(), stream);
   check_launch(ctx);
+}
+
+void copy_input(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& in = ctx.input(0);
+  element_type(in.dtype(), ctx.node.name);  // refuses strings, naming the node
+  if (in.nbytes() == 0) return;
+  check(cudaMemcpyAsync(ctx.output(0).device_data(), in.device_data(), in.nbytes(), cudaMemcpyDeviceToDevice, stream),
+        ctx, "cudaMemcpyAsync");
 }
 
 }  // namespace strata::cuda

@@ -1,6 +1,7 @@
-// The CUDA kernels of constant, fill_like and cast (core/ops/sources.cc registers them
-// beside the CPU kernels), with the CPU kernels' results. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of constant, fill_like, cast, identity and stop_gradient
+// (core/ops/sources.cc registers them beside the CPU kernels), with the CPU kernels'
+// results. Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and
+// compiles in every build.
 #pragma once
 
 namespace strata {
@@ -12,5 +13,8 @@ namespace strata::cuda {
 void constant(KernelContext& ctx);
 void fill_like(KernelContext& ctx);
 void cast(KernelContext& ctx);
+// A copy of the input (float32, int32 or int64) on the stream: identity and stop_gradient,
+// which differ only in their gradients.
+void copy_input(KernelContext& ctx);
 
 }  // namespace strata::cuda

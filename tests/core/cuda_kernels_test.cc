@@ -715,6 +715,45 @@ OpCases embedding_cases(bool grad) {
   return op;
 }
 
+// batch_matmul over rank 2 to 4, every transpose, attention's shapes, more products than
+// one block, empty sums (zeros), no batch entries, no rows. cuBLAS sums in its own order.
+OpCases batch_matmul_cases() {
+  struct B {
+    std::string label;
+    Shape a, b;
+    bool ta, tb;
+  };
+  const std::vector<B> bs = {{"(2, 7, 5) . (2, 5, 3)", {2, 7, 5}, {2, 5, 3}, false, false},
+                             {"transposed a", {2, 5, 7}, {2, 5, 3}, true, false},
+                             {"transposed b", {2, 7, 5}, {2, 3, 5}, false, true},
+                             {"both transposed", {2, 5, 7}, {2, 3, 5}, true, true},
+                             {"rank 4: heads", {3, 4, 9, 16}, {3, 4, 16, 9}, false, false},
+                             {"attention scores: q . k transposed", {2, 4, 10, 8}, {2, 4, 10, 8}, false, true},
+                             {"attention output: weights . v", {2, 4, 10, 10}, {2, 4, 10, 8}, false, false},
+                             {"rank 2: one product", {6, 4}, {4, 5}, false, false},
+                             {"40 products of 64x130 . 130x33", {40, 64, 130}, {40, 130, 33}, false, false},
+                             {"empty sums k=0 give zeros", {3, 4, 0}, {3, 0, 5}, false, false},
+                             {"no batch entries", {0, 4, 5}, {0, 5, 3}, false, false},
+                             {"no rows", {2, 0, 5}, {2, 5, 3}, false, false}};
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 2000;
+  for (const B& b : bs) {
+    op.cases.push_back({b.label, {in_range(b.a, -1, 1, seed), in_range(b.b, -1, 1, seed + 1)}, transposes(b.ta, b.tb)});
+    seed += 2;
+  }
+  return op;
+}
+
+// causal_mask(scores): square and not, over many blocks, no query rows.
+OpCases causal_mask_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2100;
+  for (const Shape& s : std::vector<Shape>{{2, 3, 5, 5}, {4, 7}, {2, 6, 3}, {1, 300, 257}, {3, 0, 4}}) {
+    op.cases.push_back({"scores " + s.to_string(), {in_range(s, -1, 1, seed++)}});
+  }
+  return op;
+}
+
 // concat_last(a, b), or split_last(g, like_a, like_b) of the same shapes: ranks 1 to 3,
 // over many blocks, either part of width 0, no rows.
 OpCases concat_last_cases(bool split) {
@@ -740,6 +779,45 @@ OpCases concat_last_cases(bool split) {
   return op;
 }
 
+// Element i of a float32, int32 or int64 tensor set to `value`.
+void set_number(Tensor& t, std::int64_t i, double value) {
+  if (t.dtype() == DType::float32) t.data<float>()[i] = static_cast<float>(value);
+  else if (t.dtype() == DType::int32) t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value);
+  else t.data<std::int64_t>()[i] = static_cast<std::int64_t>(value);
+}
+
+// one_hot: every label type, labels that name no class (negative, num_classes and past
+// it, a float with a fraction: rows of zeros), scalar labels, no labels.
+OpCases one_hot_cases() {
+  struct O {
+    std::string label;
+    Shape labels;
+    std::int64_t classes;
+    DType dtype;
+  };
+  const std::vector<O> os = {{"int64 labels into 3", {8}, 3, DType::int64},
+                             {"int32 labels (37, 10) into 10", {37, 10}, 10, DType::int32},
+                             {"float labels", {37}, 10, DType::float32},
+                             {"1000 labels into 33", {1000}, 33, DType::int32},
+                             {"one class", {9}, 1, DType::int64},
+                             {"a scalar label", {}, 7, DType::int64},
+                             {"no labels", {0}, 4, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2300;
+  for (const O& o : os) {
+    Tensor labels = class_labels(o.labels, o.classes, o.dtype, seed++);
+    // The first labels name no class: -1, num_classes, num_classes + 5 (and a float 1.5).
+    std::vector<double> invalid = {-1.0, static_cast<double>(o.classes), static_cast<double>(o.classes + 5)};
+    if (o.dtype == DType::float32) invalid.push_back(1.5);
+    for (std::size_t i = 0; o.labels.rank() > 0 && i < invalid.size() && static_cast<std::int64_t>(i) < labels.size();
+         ++i) {
+      set_number(labels, static_cast<std::int64_t>(i), invalid[i]);
+    }
+    op.cases.push_back({o.label, {labels}, Attrs{{"num_classes", o.classes}}});
+  }
+  return op;
+}
+
 OpCases repeat_vector_cases() {
   struct R {
     Shape x;
@@ -751,6 +829,36 @@ OpCases repeat_vector_cases() {
   for (const R& r : rs) {
     op.cases.push_back({r.x.to_string() + " repeated " + std::to_string(r.n) + " times", {in_range(r.x, -1, 1, seed++)},
                         Attrs{{"n", r.n}}});
+  }
+  return op;
+}
+
+// identity and stop_gradient: a copy of every numeric dtype, scalars and empty tensors.
+OpCases copy_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2500;
+  for (DType dtype : {DType::float32, DType::int32, DType::int64}) {
+    for (const Shape& s : std::vector<Shape>{{1000, 33}, {3, 4, 5}, {}, {0}}) {
+      op.cases.push_back({to_string(dtype) + " " + s.to_string(), {numbers(s, dtype, seed++)}});
+    }
+  }
+  return op;
+}
+
+// upsample_nearest2d: square and unequal factors, many channels, a single pixel, no images.
+OpCases upsample_cases() {
+  struct U {
+    Shape x;
+    std::int64_t sh, sw;
+  };
+  const std::vector<U> us = {{{2, 3, 4, 5}, 2, 2}, {{1, 5, 3, 2}, 3, 1}, {{2, 7, 9, 70}, 2, 3},
+                             {{1, 1, 1, 1}, 4, 4}, {{0, 3, 3, 2}, 2, 2}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2600;
+  for (const U& u : us) {
+    op.cases.push_back({u.x.to_string() + " by (" + std::to_string(u.sh) + ", " + std::to_string(u.sw) + ")",
+                        {in_range(u.x, -1, 1, seed++)},
+                        Attrs{{"size", std::vector<std::int64_t>{u.sh, u.sw}}}});
   }
   return op;
 }
@@ -824,9 +932,15 @@ const std::map<std::string, OpCases>& table() {
     }
     m["embedding_lookup"] = embedding_cases(false);
     m["embedding_lookup_grad"] = embedding_cases(true);
+    m["batch_matmul"] = batch_matmul_cases();
+    m["causal_mask"] = causal_mask_cases();
     m["concat_last"] = concat_last_cases(false);
     m["split_last"] = concat_last_cases(true);
+    m["one_hot"] = one_hot_cases();
     m["repeat_vector"] = repeat_vector_cases();
+    m["identity"] = copy_cases();
+    m["stop_gradient"] = copy_cases();
+    m["upsample_nearest2d"] = upsample_cases();
     return m;
   }();
   return cases;
