@@ -5,7 +5,8 @@
 // binary search and adds g[i, d] over it in increasing i — the CPU kernel's sums in the
 // CPU's order, so equal bits on both devices and from run to run, where atomicAdd would
 // add in whatever order the threads reach it. Every output element is written (rows no
-// id names sum nothing: 0), so no zero fill comes first.
+// id names sum nothing: 0), so no zero fill comes first. The price: a row that many ids
+// name (a padding id) is summed by one thread per column, in sequence.
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
@@ -122,6 +123,7 @@ GradScratch carve(const EmbeddingShape& s, void* base) {
   if (s.ids == 0) return parts;
   if (sorts(s)) {
     // A null storage pointer only asks CUB for the bytes it needs: nothing is launched.
+    // Should the query fail, the sort itself fails with too little storage, and says so.
     cub::DeviceRadixSort::SortPairs(nullptr, parts.sort_bytes, static_cast<const std::uint64_t*>(nullptr),
                                     static_cast<std::uint64_t*>(nullptr), static_cast<const std::int64_t*>(nullptr),
                                     static_cast<std::int64_t*>(nullptr), s.ids, 0, key_bits(s.vocab));
