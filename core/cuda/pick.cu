@@ -8,26 +8,14 @@
 
 #include <cstdint>
 
+#include "core/cuda/class_label.cuh"
+#include "core/cuda/element_dispatch.cuh"
 #include "core/cuda/grid_stride.cuh"
 #include "core/cuda/pick_launch.h"
 
 namespace strata::cuda {
 
 namespace {
-
-// The class a label names, or -1 when it names none (the CPU kernel's checks).
-__device__ inline std::int64_t class_of(float label, std::int64_t classes) {
-  if (!(label >= 0.f) || label != floorf(label) || static_cast<double>(label) >= static_cast<double>(classes)) {
-    return -1;
-  }
-  return static_cast<std::int64_t>(label);
-}
-__device__ inline std::int64_t class_of(std::int32_t label, std::int64_t classes) {
-  return label >= 0 && label < classes ? label : -1;
-}
-__device__ inline std::int64_t class_of(std::int64_t label, std::int64_t classes) {
-  return label >= 0 && label < classes ? label : -1;
-}
 
 template <typename L>
 __global__ void pick_kernel(const float* x, const L* labels, float* out, std::int64_t rows, std::int64_t classes) {
@@ -47,22 +35,12 @@ __global__ void unpick_kernel(const float* g, const L* labels, float* out, std::
   }
 }
 
-// Calls launch(labels) with the labels cast to their element type.
-template <typename Launch>
-void with_labels(const void* labels, ElementType label_type, Launch&& launch) {
-  switch (label_type) {
-    case ElementType::float32: return launch(static_cast<const float*>(labels));
-    case ElementType::int32: return launch(static_cast<const std::int32_t*>(labels));
-    case ElementType::int64: return launch(static_cast<const std::int64_t*>(labels));
-  }
-}
-
 }  // namespace
 
 void launch_pick(const float* x, const void* labels, ElementType label_type, float* out, std::int64_t rows,
                  std::int64_t classes, CUstream_st* stream) {
   if (rows == 0) return;
-  with_labels(labels, label_type, [&](const auto* typed) {
+  with_elements(labels, label_type, [&](const auto* typed) {
     pick_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(x, typed, out, rows, classes);
   });
 }
@@ -71,7 +49,7 @@ void launch_unpick(const float* g, const void* labels, ElementType label_type, f
                    std::int64_t classes, CUstream_st* stream) {
   const std::int64_t n = rows * classes;
   if (n == 0) return;
-  with_labels(labels, label_type, [&](const auto* typed) {
+  with_elements(labels, label_type, [&](const auto* typed) {
     unpick_kernel<<<blocks_for(n), kThreads, 0, stream>>>(g, typed, out, n, classes);
   });
 }

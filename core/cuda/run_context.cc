@@ -27,7 +27,10 @@ void expect_on(const Tensor& t, const Device& device, const KernelContext& ctx, 
 }  // namespace
 
 RunContext::RunContext(int device)
-    : stream_(available(device)), blas_(stream_), workspace_(stream_.device(), stream_.get()) {}
+    : stream_(available(device)),
+      blas_(stream_),
+      faults_(stream_.device(), stream_.get()),
+      workspace_(stream_.device(), stream_.get()) {}
 
 RunContext& run_context(const KernelContext& ctx) {
   if (!ctx.cuda) {

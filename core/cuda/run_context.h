@@ -1,6 +1,7 @@
 // What CUDA kernels run with (built only with STRATA_WITH_CUDA): one device, a stream on
 // it, a cuBLAS handle bound to that stream, a cuDNN handle bound to it too (made on first
-// use, in a build with cuDNN) and a scratch workspace that only grows. A CUDA kernel finds it through
+// use, in a build with cuDNN), a scratch workspace that only grows, and the record through
+// which kernels report bad input (core/cuda/fault_report.h). A CUDA kernel finds it through
 // KernelContext::cuda and only enqueues work on its stream; the work runs later, in
 // order. Each execution state of a Program on a GPU owns one (core/execution_state.h), so
 // several runs of one plan proceed on their own streams (docs/gpu.md).
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "core/cuda/cublas_handle.h"
+#include "core/cuda/fault_report.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/workspace.h"
 
@@ -37,8 +39,15 @@ class RunContext {
   CudnnHandle& cudnn();
   // Scratch device memory for the kernels on this stream (core/cuda/workspace.h).
   Workspace& workspace() { return workspace_; }
-  // Waits for every kernel enqueued so far; throws strata::Error when one failed.
-  void synchronize() const { stream_.synchronize(); }
+  // Where kernels report bad input that their CPU kernels would throw on.
+  FaultReport& faults() { return faults_; }
+  // Waits for every kernel enqueued so far; throws strata::Error when one failed, and
+  // the CPU kernel's ValueError when one reported bad input (FaultReport).
+  void synchronize() {
+    faults_.enqueue_read_back();
+    stream_.synchronize();
+    faults_.throw_if_reported();
+  }
 
  private:
   Stream stream_;       // declared first: destroyed after the handles bound to it
@@ -46,6 +55,7 @@ class RunContext {
   // A shared_ptr, whose deleter is bound where the handle is made: this header and its
   // destructor compile in a build without cuDNN, where the handle's code does not exist.
   std::shared_ptr<CudnnHandle> cudnn_;
+  FaultReport faults_;
   Workspace workspace_;  // destroyed first: it waits for the stream
 };
 

@@ -1,6 +1,8 @@
-// Host side of the source and cast CUDA kernels: the value or the types off the node,
-// then one launch (core/cuda/sources.cu).
+// Host side of the source, cast and copy CUDA kernels: the value or the types off the
+// node, then one launch (core/cuda/sources.cu) or one device-to-device copy.
 #include "core/cuda/sources_kernels.h"
+
+#include <cuda_runtime_api.h>
 
 #include "core/cuda/check.h"
 #include "core/cuda/run_context.h"

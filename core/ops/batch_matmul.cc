@@ -2,8 +2,10 @@
 #include "core/ops/batch_matmul.h"
 
 #include "core/cpu/gemm.h"
+#include "core/cuda/batch_matmul_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
 
@@ -68,7 +70,8 @@ void register_batch_matmul_ops(OpRegistry& r) {
            if (!ta && tb) return std::vector<Output>{batch_matmul(g, b, false, false), batch_matmul(g, a, true, false)};
            if (ta && !tb) return std::vector<Output>{batch_matmul(b, g, false, true), batch_matmul(a, g, false, false)};
            return std::vector<Output>{batch_matmul(b, g, true, true), batch_matmul(g, a, true, true)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::batch_matmul)});
 }
 
 Output batch_matmul(Output a, Output b, bool transpose_a, bool transpose_b) {

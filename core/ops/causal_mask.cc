@@ -1,7 +1,9 @@
 #include "core/ops/causal_mask.h"
 
+#include "core/cuda/indicator_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
 
@@ -24,7 +26,8 @@ void register_causal_mask_ops(OpRegistry& r) {
            }
          },
          // Depends on the scores' shape only.
-         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::causal_mask)});
 }
 
 Output causal_mask(Output scores) { return scores.graph->add("causal_mask", {scores}); }

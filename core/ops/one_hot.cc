@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cuda/indicator_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
 
@@ -73,7 +75,8 @@ void register_one_hot_ops(OpRegistry& r) {
              case DType::string: break;  // refused when the graph is defined
            }
          },
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::one_hot)});
   r.add({.name = "categorical_encode",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);

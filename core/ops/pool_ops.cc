@@ -16,6 +16,7 @@
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
 #include "core/cuda/pool_kernels.h"
+#include "core/cuda/upsample_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
@@ -431,7 +432,8 @@ void register_pool_ops(OpRegistry& r) {
            const auto& s = n.attrs.get<std::vector<std::int64_t>>("size");
            Output pooled = avg_pool2d(g[0], {s, s, {0, 0, 0, 0}});
            return std::vector<Output>{mul(pooled, static_cast<float>(s[0] * s[1]))};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::upsample_nearest2d)});
 }
 
 Output max_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("max_pool2d", {x}, attrs_of(p)); }

@@ -2,8 +2,11 @@
 // and embedding_lookup / embedding_lookup_grad (Embedding).
 #include <string>
 
+#include "core/cuda/embedding_kernels.h"
+#include "core/cuda/sequence_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/sequence_ops.h"
 #include "core/ops/shape_util.h"
 
@@ -23,13 +26,13 @@ std::int64_t id_at(const Tensor& ids, std::int64_t i) {
 
 std::int64_t checked_id(const KernelContext& ctx, const Tensor& ids, std::int64_t i, std::int64_t vocab) {
   std::int64_t v = id_at(ids, i);
-  if (v < 0 || v >= vocab) {
-    throw ValueError(ctx.node.attrs.get_or<std::string>("layer", ctx.node.name) + ": token id " + std::to_string(v) +
-                     " at index " + std::to_string(i) + " is out of range [0, " + std::to_string(vocab) +
-                     ") (input_dim is " + std::to_string(vocab) + ")");
-  }
+  if (v < 0 || v >= vocab) throw ValueError(token_id_out_of_range(ctx.node, v, i, vocab));
   return v;
 }
+
+// The product of every dim but the last (counted from the shape: a part of width 0 has
+// rows too, which the other part's copy needs).
+std::int64_t rows_of(const Shape& s) { return s.product(0, s.rank() - 1); }
 
 Shape lead_shape(const Shape& s) { return Shape(std::vector<std::int64_t>(s.dims().begin(), s.dims().end() - 1)); }
 
@@ -48,7 +51,7 @@ void register_sequence_ops(OpRegistry& r) {
          },
          .cpu_kernel = [](KernelContext& ctx) {
            const std::int64_t na = ctx.input(0).shape()[-1], nb = ctx.input(1).shape()[-1];
-           const std::int64_t rows = ctx.input(0).size() / std::max<std::int64_t>(na, 1);
+           const std::int64_t rows = rows_of(ctx.output(0).shape());
            const float* a = ctx.input(0).data<float>();
            const float* b = ctx.input(1).data<float>();
            float* o = ctx.output(0).data<float>();
@@ -60,7 +63,8 @@ void register_sequence_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            auto parts = g[0].graph->add_node("split_last", {g[0], n.inputs[0], n.inputs[1]});
            return std::vector<Output>{parts[0], parts[1]};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::concat_last)});
   r.add({.name = "split_last",  // (g, like_a, like_b) -> g's last axis split as a and b
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
@@ -68,7 +72,7 @@ void register_sequence_ops(OpRegistry& r) {
          },
          .cpu_kernel = [](KernelContext& ctx) {
            const std::int64_t na = ctx.output(0).shape()[-1], nb = ctx.output(1).shape()[-1];
-           const std::int64_t rows = ctx.output(0).size() / std::max<std::int64_t>(na, 1);
+           const std::int64_t rows = rows_of(ctx.output(0).shape());
            const float* g = ctx.input(0).data<float>();
            float* a = ctx.output(0).data<float>();
            float* b = ctx.output(1).data<float>();
@@ -79,7 +83,8 @@ void register_sequence_ops(OpRegistry& r) {
          },
          .gradient = [](const Node&, const std::vector<Output>& g) {
            return std::vector<Output>{concat_last(g[0], g[1]), Output{}, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::split_last)});
   r.add({.name = "embedding_lookup",  // (table (V,D), ids (...)) -> (..., D)
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -101,7 +106,8 @@ void register_sequence_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output d = g[0].graph->add("embedding_lookup_grad", {g[0], n.inputs[1], n.inputs[0]}, n.attrs);
            return std::vector<Output>{d, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::embedding_lookup)});
   r.add({.name = "embedding_lookup_grad",  // (g (...,D), ids, table) -> scatter-add into table's shape
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 3);
@@ -122,7 +128,8 @@ void register_sequence_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output d = g[0].graph->add("embedding_lookup", {g[0], n.inputs[1]}, n.attrs);
            return std::vector<Output>{d, Output{}, Output{}};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::embedding_lookup_grad)});
   r.add({.name = "repeat_vector",  // (B, F) -> (B, n, F)
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -141,7 +148,8 @@ void register_sequence_ops(OpRegistry& r) {
          },
          .gradient = [](const Node&, const std::vector<Output>& g) {
            return std::vector<Output>{reduce_sum(g[0], {1})};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::repeat_vector)});
   r.add({.name = "unfold_time",  // (y (B*T, ...), like (B, T, ...)) -> (B, T, y's other dims)
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -159,6 +167,12 @@ void register_sequence_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
          }});
+}
+
+std::string token_id_out_of_range(const Node& node, std::int64_t id, std::int64_t index, std::int64_t vocab) {
+  return node.attrs.get_or<std::string>("layer", node.name) + ": token id " + std::to_string(id) + " at index " +
+         std::to_string(index) + " is out of range [0, " + std::to_string(vocab) + ") (input_dim is " +
+         std::to_string(vocab) + ")";
 }
 
 Output repeat_vector(Output x, std::int64_t n) { return x.graph->add("repeat_vector", {x}, Attrs{{"n", n}}); }

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/cpu/parallel.h"
+#include "core/cuda/array_kernels.h"
 #include "core/cuda/sources_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -73,7 +74,8 @@ void register_source_ops(OpRegistry& r) {
          },
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -81,7 +83,8 @@ void register_source_ops(OpRegistry& r) {
          },
          .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
-         .takes_strings = true});
+         .takes_strings = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
   r.add({.name = "cast",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);

@@ -862,6 +862,207 @@ OpCases concat_cases() {
   return op;
 }
 
+// --- embeddings, attention and sequence ops ---------------------------------------------
+
+// Token ids in [0, vocab) as `dtype`; float ids carry a fraction (2.7 reads row 2: the
+// CPU kernel truncates them).
+Tensor token_ids(Shape shape, std::int64_t vocab, DType dtype, std::uint64_t seed) {
+  Tensor ids = class_labels(std::move(shape), vocab, dtype, seed);
+  if (dtype == DType::float32) {
+    for (float& v : ids.values<float>()) v += 0.7f;
+  }
+  return ids;
+}
+
+struct EmbeddingCase {
+  std::string label;
+  Shape ids;
+  std::int64_t vocab, dim;
+  DType dtype;
+};
+
+// Every id type, ids of rank 0 to 2, a vocabulary of one, rows named many times (the
+// gradient's long sums), rows never named (zero gradient rows), no ids.
+std::vector<EmbeddingCase> embedding_geometries() {
+  return {{"int64 ids (4, 7) into 10 x 3", {4, 7}, 10, 3, DType::int64},
+          {"int32 ids (64, 50) into 1000 x 33", {64, 50}, 1000, 33, DType::int32},
+          {"float ids, truncated", {5, 6}, 12, 4, DType::float32},
+          {"one id (a scalar)", {}, 5, 8, DType::int64},
+          {"a vocabulary of one", {3, 4}, 1, 5, DType::int32},
+          {"600 ids into 2 rows: long sums", {600}, 2, 17, DType::int64},
+          {"8 ids into 5000 rows: most rows never named", {8}, 5000, 3, DType::int64},
+          {"no ids", {0, 5}, 7, 3, DType::int64}};
+}
+
+// embedding_lookup(table, ids), or embedding_lookup_grad(g, ids, table). The gradient
+// sums in the CPU's order on the GPU (sorted ids, no atomics): 0 for both.
+OpCases embedding_cases(bool grad) {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1900;
+  for (const EmbeddingCase& e : embedding_geometries()) {
+    const Tensor table = in_range({e.vocab, e.dim}, -1, 1, seed);
+    const Tensor ids = token_ids(e.ids, e.vocab, e.dtype, seed + 1);
+    std::vector<std::int64_t> rows = e.ids.dims();
+    rows.push_back(e.dim);
+    const Attrs layer{{"layer", std::string("Embedding 'embedding'")}};
+    if (grad) {
+      op.cases.push_back({e.label, {in_range(Shape(rows), -1, 1, seed + 2), ids, table}, layer});
+    } else {
+      op.cases.push_back({e.label, {table, ids}, layer});
+    }
+    seed += 3;
+  }
+  return op;
+}
+
+// batch_matmul over rank 2 to 4, every transpose, attention's shapes, more products than
+// one block, empty sums (zeros), no batch entries, no rows. cuBLAS sums in its own order.
+OpCases batch_matmul_cases() {
+  struct B {
+    std::string label;
+    Shape a, b;
+    bool ta, tb;
+  };
+  const std::vector<B> bs = {{"(2, 7, 5) . (2, 5, 3)", {2, 7, 5}, {2, 5, 3}, false, false},
+                             {"transposed a", {2, 5, 7}, {2, 5, 3}, true, false},
+                             {"transposed b", {2, 7, 5}, {2, 3, 5}, false, true},
+                             {"both transposed", {2, 5, 7}, {2, 3, 5}, true, true},
+                             {"rank 4: heads", {3, 4, 9, 16}, {3, 4, 16, 9}, false, false},
+                             {"attention scores: q . k transposed", {2, 4, 10, 8}, {2, 4, 10, 8}, false, true},
+                             {"attention output: weights . v", {2, 4, 10, 10}, {2, 4, 10, 8}, false, false},
+                             {"rank 2: one product", {6, 4}, {4, 5}, false, false},
+                             {"40 products of 64x130 . 130x33", {40, 64, 130}, {40, 130, 33}, false, false},
+                             {"empty sums k=0 give zeros", {3, 4, 0}, {3, 0, 5}, false, false},
+                             {"no batch entries", {0, 4, 5}, {0, 5, 3}, false, false},
+                             {"no rows", {2, 0, 5}, {2, 5, 3}, false, false}};
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 2000;
+  for (const B& b : bs) {
+    op.cases.push_back({b.label, {in_range(b.a, -1, 1, seed), in_range(b.b, -1, 1, seed + 1)}, transposes(b.ta, b.tb)});
+    seed += 2;
+  }
+  return op;
+}
+
+// causal_mask(scores): square and not, over many blocks, no query rows.
+OpCases causal_mask_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2100;
+  for (const Shape& s : std::vector<Shape>{{2, 3, 5, 5}, {4, 7}, {2, 6, 3}, {1, 300, 257}, {3, 0, 4}}) {
+    op.cases.push_back({"scores " + s.to_string(), {in_range(s, -1, 1, seed++)}});
+  }
+  return op;
+}
+
+// concat_last(a, b), or split_last(g, like_a, like_b) of the same shapes: ranks 1 to 3,
+// over many blocks, either part of width 0, no rows.
+OpCases concat_last_cases(bool split) {
+  const std::vector<ShapePair> ps = {{"(4, 3) and (4, 5)", {4, 3}, {4, 5}},
+                                     {"rank 3, a column added", {2, 3, 7}, {2, 3, 1}},
+                                     {"1000 rows of 33 and 31", {1000, 33}, {1000, 31}},
+                                     {"rank 1", {5}, {3}},
+                                     {"a of width 0", {3, 0}, {3, 4}},
+                                     {"b of width 0", {3, 4}, {3, 0}},
+                                     {"no rows", {0, 3}, {0, 5}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2200;
+  for (const ShapePair& p : ps) {
+    const Tensor a = in_range(p.a, -1, 1, seed), b = in_range(p.b, -1, 1, seed + 1);
+    if (split) {
+      const Shape g = p.a.with_dim(-1, p.a.dims().back() + p.b.dims().back());
+      op.cases.push_back({p.label, {in_range(g, -1, 1, seed + 2), a, b}});
+    } else {
+      op.cases.push_back({p.label, {a, b}});
+    }
+    seed += 3;
+  }
+  return op;
+}
+
+// Element i of a float32, int32 or int64 tensor set to `value`.
+void set_number(Tensor& t, std::int64_t i, double value) {
+  if (t.dtype() == DType::float32) t.data<float>()[i] = static_cast<float>(value);
+  else if (t.dtype() == DType::int32) t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value);
+  else t.data<std::int64_t>()[i] = static_cast<std::int64_t>(value);
+}
+
+// one_hot: every label type, labels that name no class (negative, num_classes and past
+// it, a float with a fraction: rows of zeros), scalar labels, no labels.
+OpCases one_hot_cases() {
+  struct O {
+    std::string label;
+    Shape labels;
+    std::int64_t classes;
+    DType dtype;
+  };
+  const std::vector<O> os = {{"int64 labels into 3", {8}, 3, DType::int64},
+                             {"int32 labels (37, 10) into 10", {37, 10}, 10, DType::int32},
+                             {"float labels", {37}, 10, DType::float32},
+                             {"1000 labels into 33", {1000}, 33, DType::int32},
+                             {"one class", {9}, 1, DType::int64},
+                             {"a scalar label", {}, 7, DType::int64},
+                             {"no labels", {0}, 4, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2300;
+  for (const O& o : os) {
+    Tensor labels = class_labels(o.labels, o.classes, o.dtype, seed++);
+    // The first labels name no class: -1, num_classes, num_classes + 5 (and a float 1.5).
+    std::vector<double> invalid = {-1.0, static_cast<double>(o.classes), static_cast<double>(o.classes + 5)};
+    if (o.dtype == DType::float32) invalid.push_back(1.5);
+    for (std::size_t i = 0; o.labels.rank() > 0 && i < invalid.size() && static_cast<std::int64_t>(i) < labels.size();
+         ++i) {
+      set_number(labels, static_cast<std::int64_t>(i), invalid[i]);
+    }
+    op.cases.push_back({o.label, {labels}, Attrs{{"num_classes", o.classes}}});
+  }
+  return op;
+}
+
+OpCases repeat_vector_cases() {
+  struct R {
+    Shape x;
+    std::int64_t n;
+  };
+  const std::vector<R> rs = {{{4, 3}, 5}, {{64, 33}, 20}, {{2, 5}, 1}, {{0, 3}, 4}, {{3, 0}, 2}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2400;
+  for (const R& r : rs) {
+    op.cases.push_back({r.x.to_string() + " repeated " + std::to_string(r.n) + " times", {in_range(r.x, -1, 1, seed++)},
+                        Attrs{{"n", r.n}}});
+  }
+  return op;
+}
+
+// identity and stop_gradient: a copy of every numeric dtype, scalars and empty tensors.
+OpCases copy_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2500;
+  for (DType dtype : {DType::float32, DType::int32, DType::int64}) {
+    for (const Shape& s : std::vector<Shape>{{1000, 33}, {3, 4, 5}, {}, {0}}) {
+      op.cases.push_back({to_string(dtype) + " " + s.to_string(), {numbers(s, dtype, seed++)}});
+    }
+  }
+  return op;
+}
+
+// upsample_nearest2d: square and unequal factors, many channels, a single pixel, no images.
+OpCases upsample_cases() {
+  struct U {
+    Shape x;
+    std::int64_t sh, sw;
+  };
+  const std::vector<U> us = {{{2, 3, 4, 5}, 2, 2}, {{1, 5, 3, 2}, 3, 1}, {{2, 7, 9, 70}, 2, 3},
+                             {{1, 1, 1, 1}, 4, 4}, {{0, 3, 3, 2}, 2, 2}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2600;
+  for (const U& u : us) {
+    op.cases.push_back({u.x.to_string() + " by (" + std::to_string(u.sh) + ", " + std::to_string(u.sw) + ")",
+                        {in_range(u.x, -1, 1, seed++)},
+                        Attrs{{"size", std::vector<std::int64_t>{u.sh, u.sw}}}});
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -938,6 +1139,17 @@ const std::map<std::string, OpCases>& table() {
     m["pad"] = box_op_cases(false);
     m["crop"] = box_op_cases(true);
     m["concat"] = concat_cases();
+    m["embedding_lookup"] = embedding_cases(false);
+    m["embedding_lookup_grad"] = embedding_cases(true);
+    m["batch_matmul"] = batch_matmul_cases();
+    m["causal_mask"] = causal_mask_cases();
+    m["concat_last"] = concat_last_cases(false);
+    m["split_last"] = concat_last_cases(true);
+    m["one_hot"] = one_hot_cases();
+    m["repeat_vector"] = repeat_vector_cases();
+    m["identity"] = copy_cases();
+    m["stop_gradient"] = copy_cases();
+    m["upsample_nearest2d"] = upsample_cases();
     return m;
   }();
   return cases;
@@ -1219,6 +1431,50 @@ TEST(CudaRunContext, KernelsEnqueuedBackToBackRunInOrder) {
   for (float& v : expected.values<float>())
     for (int step = 0; step < 50; ++step) v += 1.f;
   EXPECT_TRUE(agree(acc.to(Device{}), expected, 0.f));
+}
+
+// A token id outside [0, input_dim): the CPU kernels throw at once; the CUDA kernels
+// only enqueue, report it through the run context, and its synchronize throws the CPU's
+// ValueError with the CPU's message. The report is cleared with it: the next run on the
+// same context synchronizes cleanly and gives the CPU's values.
+TEST(CudaEmbedding, AnOutOfRangeIdIsTheCpusErrorWhenTheRunSynchronizes) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  const Device gpu = parse_device("cuda:0");
+  cuda::RunContext run(0);
+  const Attrs layer{{"layer", std::string("Embedding 'embedding'")}};
+  const Tensor table = uniform({10, 3}, -1, 1, 5);
+  const Tensor g = uniform({2, 2, 3}, -1, 1, 6);
+  const Tensor bad_ids = Tensor::from_vector<std::int64_t>(Shape{2, 2}, {1, 4, 12, 3});
+  const Tensor good_ids = Tensor::from_vector<std::int64_t>(Shape{2, 2}, {1, 4, 9, 4});
+  for (const std::string op : {"embedding_lookup", "embedding_lookup_grad"}) {
+    const OpDef& def = OpRegistry::global().get(op);
+    const auto case_for = [&](const Tensor& ids) {
+      return op == "embedding_lookup" ? KernelCase{"", {table, ids}, layer} : KernelCase{"", {g, ids, table}, layer};
+    };
+    const std::string expected = message_of([&] { run_on_cpu(def, case_for(bad_ids)); });
+    ASSERT_NE(expected.find("Embedding 'embedding': token id 12 at index 2 is out of range [0, 10)"),
+              std::string::npos)
+        << expected;
+
+    const KernelCase bad = case_for(bad_ids);
+    const Node node = node_for(def, bad);
+    std::vector<Tensor> inputs;
+    for (const Tensor& t : bad.inputs) inputs.push_back(t.to(gpu));
+    std::vector<Tensor> outputs = nan_outputs(node, gpu);
+    KernelContext ctx = context_for(node, inputs, outputs);
+    ctx.cuda = &run;
+    ASSERT_NO_THROW(def.cuda_kernel(ctx)) << op << ": the kernel only enqueues";
+    try {
+      run.synchronize();
+      ADD_FAILURE() << op << ": synchronize did not report the bad id";
+    } catch (const ValueError& e) {
+      EXPECT_EQ(std::string(e.what()), expected) << op;
+    }
+
+    std::vector<Tensor> good;
+    ASSERT_NO_THROW(good = run_on_cuda(def, case_for(good_ids), run)) << op << ": the report was not cleared";
+    EXPECT_TRUE(agree(good[0], run_on_cpu(def, case_for(good_ids))[0], 0.f)) << op;
+  }
 }
 
 #endif  // STRATA_WITH_CUDA

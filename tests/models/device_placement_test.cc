@@ -23,11 +23,14 @@ Model small_classifier() {
   return Model(in, out);
 }
 
-// A classifier whose embedding lookup has no CUDA kernel yet (docs/gpu.md); its
-// convolution has one in a build with cuDNN.
+// A classifier that hashes its integer inputs into bins first: hashing runs on the CPU
+// only (TensorFlow's string hashes of the numbers' text), so compile refuses the model
+// for a GPU whichever of its other layers have CUDA kernels (docs/gpu.md). Its
+// embedding and convolution have them (the convolution in a build with cuDNN).
 Model conv_classifier() {
-  auto in = Input({6});
-  auto e = layers::Embedding(10, 6, {.name = "embed"})(in);
+  auto in = Input({6}, {.dtype = DType::int64});
+  auto bins = layers::Hashing(10, {.name = "bins"})(in);
+  auto e = layers::Embedding(10, 6, {.name = "embed"})(bins);
   auto h = layers::Conv2D(2, {3, 3}, {.name = "conv"})(layers::Reshape({6, 6, 1})(e));
   auto out = layers::Dense(3, {.activation = "softmax"})(layers::Flatten()(h));
   return Model(in, out);
@@ -52,7 +55,7 @@ TEST(DevicePlacement, CompileForADeviceWithoutKernelsNamesOpLayerAndDevice) {
   Model m = conv_classifier();
   try {
     m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy", .device = "cuda:0"});
-    ADD_FAILURE() << "compiled for cuda:0 although embedding_lookup has no CUDA kernel yet";
+    ADD_FAILURE() << "compiled for cuda:0 although hash_bucket has no CUDA kernel";
   } catch (const NotImplementedError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
@@ -156,6 +159,95 @@ TEST(DevicePlacement, ASoftmaxClassifierWithDropoutTrainsFiftyStepsOnTheGpuWithT
     expect_weights_near(cpu, gpu, optimizer);
     EXPECT_EQ(gpu.optimizer().iterations(), 50);
   }
+}
+
+namespace {
+
+constexpr std::int64_t kVocabulary = 50, kTokens = 12;
+
+// Embedding, GlobalAveragePooling1D and a softmax Dense: every op of its Programs has a
+// CUDA kernel (the embedding's gradient among them).
+Model embedding_classifier() {
+  auto in = Input({kTokens}, {.dtype = DType::int32});
+  auto x = layers::Embedding(kVocabulary, 8)(in);
+  x = layers::GlobalAveragePooling1D()(x);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(x));
+}
+
+// (samples, kTokens) token ids in [0, kVocabulary), each sample naming some ids twice
+// (the gradient adds their rows up); or, with `bad_at`, that element set to kVocabulary.
+Tensor token_ids(std::int64_t samples, std::int64_t bad_at = -1) {
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(samples * kTokens));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>((i * 7 + i / 5) % kVocabulary);
+  if (bad_at >= 0) ids[static_cast<std::size_t>(bad_at)] = static_cast<std::int32_t>(kVocabulary);
+  return Tensor::from_vector(Shape{samples, kTokens}, ids);
+}
+
+Tensor class_ids(std::int64_t samples) {
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(samples));
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i % 3);
+  return Tensor::from_vector(Shape{samples}, labels);
+}
+
+}  // namespace
+
+// An embedding classifier trains 50 steps on the GPU with the CPU's losses, for plain
+// SGD and Adam. Its embedding's gradient sums each row's ids in the CPU's order, so only
+// the dense layer's products and the reductions round differently.
+TEST(DevicePlacement, AnEmbeddingClassifierTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  constexpr std::int64_t kBatch = 32;
+  const Tensor ids = token_ids(kBatch), labels = class_ids(kBatch);
+  for (const char* optimizer : {"sgd", "adam"}) {
+    Model cpu = embedding_classifier(), gpu = embedding_classifier();
+    gpu.set_weights(cpu.get_weights());
+    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
+                 .metrics = {"accuracy"}});
+    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
+                 .metrics = {"accuracy"}, .device = "cuda:0"});
+    for (int step = 0; step < 50; ++step) {
+      const float expected = cpu.train_on_batch(ids, labels).at("loss");
+      const float actual = gpu.train_on_batch(ids, labels).at("loss");
+      ASSERT_LE(std::fabs(actual - expected), 1e-4f * std::fabs(expected)) << optimizer << ", step " << step;
+    }
+    expect_weights_near(cpu, gpu, optimizer);
+  }
+}
+
+// A token id outside [0, input_dim) in a training step on the GPU: the CPU's ValueError,
+// with the CPU's message, raised before the step writes any variable (the embedding's
+// kernel reports it and the run throws when it waits for its stream, before the first
+// update); the model then trains on good ids as the CPU model does.
+TEST(DevicePlacement, AnOutOfRangeTokenIdOnTheGpuIsTheCpusErrorAndWritesNoWeight) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  constexpr std::int64_t kBatch = 8;
+  const Tensor bad = token_ids(kBatch, 29), good = token_ids(kBatch), labels = class_ids(kBatch);
+  Model cpu = embedding_classifier(), gpu = embedding_classifier();
+  gpu.set_weights(cpu.get_weights());
+  cpu.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
+  gpu.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy", .device = "cuda:0"});
+  const std::vector<Tensor> before = gpu.get_weights();
+  std::string expected = "no exception", actual = "no exception";
+  try {
+    cpu.train_on_batch(bad, labels);
+  } catch (const ValueError& e) {
+    expected = e.what();
+  }
+  try {
+    gpu.train_on_batch(bad, labels);
+  } catch (const ValueError& e) {
+    actual = e.what();
+  }
+  EXPECT_NE(expected.find("token id 50 at index 29 is out of range [0, 50)"), std::string::npos) << expected;
+  EXPECT_EQ(actual, expected);
+  const std::vector<Tensor> after = gpu.get_weights();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].to_vector<float>(), before[i].to_vector<float>()) << "weight " << i << " was written";
+  }
+  EXPECT_EQ(gpu.optimizer().iterations(), 0);
+  const float expected_loss = cpu.train_on_batch(good, labels).at("loss");
+  EXPECT_NEAR(gpu.train_on_batch(good, labels).at("loss"), expected_loss, 1e-4f * std::fabs(expected_loss));
 }
 
 namespace {

@@ -1,0 +1,20 @@
+// The CUDA kernels of concat_last, split_last and repeat_vector (core/ops/sequence_ops.cc
+// registers them beside the CPU kernels): copies, equal to the CPU's bit for bit.
+// Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
+// every build.
+#pragma once
+
+namespace strata {
+struct KernelContext;
+}
+
+namespace strata::cuda {
+
+// concat_last(a (..., p), b (..., q)) -> (..., p + q).
+void concat_last(KernelContext& ctx);
+// split_last(g (..., p + q), like_a (..., p), like_b (..., q)) -> (..., p), (..., q).
+void split_last(KernelContext& ctx);
+// repeat_vector(x (B, F)) -> (B, n, F), n the node's attribute.
+void repeat_vector(KernelContext& ctx);
+
+}  // namespace strata::cuda
