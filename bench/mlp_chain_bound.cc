@@ -12,7 +12,10 @@
 // one join, and the caller adds the two partial rows and runs layer 3. It runs twice: on
 // layer 1's weights in place (each thread reads part of every row, as the engine must) and
 // on a copy packed so that each thread's block is contiguous (which the engine cannot
-// keep, since weights change under training).
+// keep, since weights change under training). A third run makes the same schedule of the
+// library's parts: its matrix-vector kernel (cpu::gemv_row) and its thread pool's
+// fork-join (cpu::pool().run), on the weights in place — what the engine's pair kernel
+// does, without the executor around it.
 //
 // It prints, measured in one run: each layer's share of the products on one core (the
 // cache streaming rate), an empty fork/two barriers/join, and the whole chain. The
@@ -29,6 +32,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/cpu/gemv.h"
+#include "core/cpu/parallel.h"
+#include "core/cpu/thread_pool.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -172,19 +179,28 @@ void columns(const float* x, const float* w, int ld, int rows, float* out) {
 }
 
 // The paired schedule: layers 1 and 2 split by layer 1's columns, one fork and one join.
+enum class PairMode { in_place, packed, library };
+
 class PairTeam {
  public:
-  PairTeam(const Weights& w, Exchange& e, bool packed) : w_(w), e_(e), packed_(packed), worker_([this] { work(); }) {}
+  PairTeam(const Weights& w, Exchange& e, PairMode mode) : w_(w), e_(e), mode_(mode) {
+    if (mode_ != PairMode::library) worker_ = std::thread([this] { work(); });
+  }
   ~PairTeam() {
     stopping_.store(true);
-    worker_.join();
+    if (worker_.joinable()) worker_.join();
   }
 
   void predict() {
-    const unsigned g = ++generation_;
-    go_.value.store(g, std::memory_order_release);
-    half(0);
-    while (done_.value.load(std::memory_order_acquire) < g) _mm_pause();
+    if (mode_ == PairMode::library) {
+      auto task = [this](int t) { half(t); };
+      strata::cpu::pool().run(2, task);
+    } else {
+      const unsigned g = ++generation_;
+      go_.value.store(g, std::memory_order_release);
+      half(0);
+      while (done_.value.load(std::memory_order_acquire) < g) _mm_pause();
+    }
     alignas(64) float h2[kHidden];
     for (int c = 0; c < kHidden; c += 16) {
       const __m512 v = _mm512_add_ps(_mm512_add_ps(_mm512_load_ps(e_.partial2[0] + c), _mm512_load_ps(e_.partial2[1] + c)),
@@ -200,9 +216,12 @@ class PairTeam {
   void half(int t) {
     const int c0 = t == 0 ? 0 : kPairCallerColumns, c1 = t == 0 ? kPairCallerColumns : kHidden;
     alignas(64) float block[kHidden];
-    const float* w = packed_ ? w_.w1_packed + c0 * kIn : w_.w1 + c0;
-    const int ld = packed_ ? c1 - c0 : kHidden;
-    if (t == 0) {
+    const bool packed = mode_ == PairMode::packed;
+    const float* w = packed ? w_.w1_packed + c0 * kIn : w_.w1 + c0;
+    const int ld = packed ? c1 - c0 : kHidden;
+    if (mode_ == PairMode::library) {
+      strata::cpu::gemv_row(c1 - c0, kIn, e_.x, 1, w, ld, block);
+    } else if (t == 0) {
       columns<kPairCallerColumns / 16>(e_.x, w, ld, kIn, block);
     } else {
       columns<(kHidden - kPairCallerColumns) / 16>(e_.x, w, ld, kIn, block);
@@ -211,7 +230,11 @@ class PairTeam {
       const __m512 v = _mm512_add_ps(_mm512_load_ps(block + (c - c0)), _mm512_load_ps(w_.b1 + c));
       _mm512_store_ps(e_.h1 + c, _mm512_max_ps(v, _mm512_setzero_ps()));
     }
-    rows_256(e_.h1, w_.w2, c0, c1, e_.partial2[t]);
+    if (mode_ == PairMode::library) {
+      strata::cpu::gemv_row(kHidden, c1 - c0, e_.h1 + c0, 1, w_.w2 + c0 * kHidden, kHidden, e_.partial2[t]);
+    } else {
+      rows_256(e_.h1, w_.w2, c0, c1, e_.partial2[t]);
+    }
   }
   void work() {
     for (unsigned g = 1;; ++g) {
@@ -226,7 +249,7 @@ class PairTeam {
 
   const Weights& w_;
   Exchange& e_;
-  const bool packed_;
+  const PairMode mode_;
   Flag go_, done_;
   unsigned generation_ = 0;
   std::atomic<bool> stopping_{false};
@@ -315,11 +338,12 @@ int main(int argc, char** argv) {
   double worst = error();
 
   // The paired schedules, each checked the same way.
-  double paired[2] = {0, 0};
-  for (const bool packed : {false, true}) {
+  double paired[3] = {0, 0, 0};
+  strata::cpu::set_num_threads(2);
+  for (const PairMode mode : {PairMode::in_place, PairMode::packed, PairMode::library}) {
     std::fill(std::begin(e.out), std::end(e.out), 0.f);
-    PairTeam team(w, e, packed);
-    paired[packed] = median_us(reps, calls, [&] { team.predict(); });
+    PairTeam team(w, e, mode);
+    paired[static_cast<int>(mode)] = median_us(reps, calls, [&] { team.predict(); });
     worst = std::max(worst, error());
   }
 
@@ -333,7 +357,8 @@ int main(int argc, char** argv) {
   std::printf("  whole chain (%.2f MB of weights): %.3f us\n", mb, chain);
   std::printf("  paired layers 1-2 by columns (fork, join), weights in place: %.3f us\n", paired[0]);
   std::printf("  paired layers 1-2 by columns (fork, join), layer 1 packed per thread: %.3f us\n", paired[1]);
-  std::printf("  largest relative error of the three: %.1e\n", worst);
+  std::printf("  paired, the library's matrix-vector kernel and thread pool, weights in place: %.3f us\n", paired[2]);
+  std::printf("  largest relative error of the four: %.1e\n", worst);
   return worst < 1e-4 ? 0 : 1;
 }
 
