@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "layers/conv_utils.h"
 
 namespace strata::layers {
@@ -20,6 +21,22 @@ std::vector<Output> GlobalPoolingImpl::call(Graph&, const std::vector<Output>& i
   std::vector<std::int64_t> axes;
   for (std::int64_t a = first; a < first + spatial_rank; ++a) axes.push_back(a);
   return {max ? ops::reduce_max(x, axes, options.keepdims) : ops::reduce_mean(x, axes, options.keepdims)};
+}
+
+// Keras: sum(x · mask) / sum(mask) over the steps, the mask (batch, steps) broadcast over
+// the features. A sample whose every step is masked gives 0 / 0 = NaN, as in Keras.
+std::vector<Output> GlobalPoolingImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                                   const std::vector<Output>& masks) {
+  const bool masked = !max && spatial_rank == 1 && !masks.empty() && masks[0].valid();
+  if (!masked) return call(graph, inputs);
+  const Output& x = inputs[0];
+  if (x.shape().rank() != 3) throw ShapeError("expects input of rank 3, got " + x.shape().to_string());
+  const bool channels_first = is_channels_first(options.data_format);
+  const std::int64_t steps_axis = channels_first ? 2 : 1;
+  Output mask = masks[0].dtype() == x.dtype() ? masks[0] : ops::cast(masks[0], x.dtype());
+  mask = ops::expand_dims(mask, channels_first ? 1 : 2);
+  return {ops::div(ops::reduce_sum(ops::mul(x, mask), {steps_axis}, options.keepdims),
+                   ops::reduce_sum(mask, {steps_axis}, options.keepdims))};
 }
 
 GlobalMaxPooling1D::GlobalMaxPooling1D(GlobalPoolingOptions o)

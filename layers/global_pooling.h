@@ -25,6 +25,11 @@ class GlobalPoolingImpl : public LayerImpl {
  public:
   GlobalPoolingImpl(std::string class_name, bool max, int spatial_rank, GlobalPoolingOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // GlobalAveragePooling1D averages over the steps its input's mask keeps (Embedding with
+  // mask_zero, Masking), as Keras does; the other global poolings ignore masks, as in
+  // Keras. The output carries no mask.
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
   bool max;
   int spatial_rank;
   GlobalPoolingOptions options;
