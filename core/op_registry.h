@@ -77,8 +77,8 @@ struct OpDef {
   enum class Schedule { normal, early, late };
   Schedule schedule = Schedule::normal;
   // Two nodes of this op in a row as one CPU kernel (see PairKernelFn): Dense layers at
-  // batch 1, whose products split over the cores then hand off once instead of four
-  // times (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
+  // batch 1, whose products split over the cores then take one fork-join instead of two
+  // (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
   PairKernelFn cpu_pair_kernel;
 
   // The kernel for `type`, or null when the op has none there.

@@ -29,8 +29,8 @@ struct DenseRowLayer {
 // second layer's inputs must be the first's units. Returns false, computing nothing,
 // where pairing does not pay (one thread, a build without the AVX-512 matrix-vector
 // kernel, layers too small to split); the caller then runs the layers one by one. `out`
-// may share memory with `x` (it is written last), not with `hidden`. The result depends
-// only on the shapes and the thread count, not on which threads are free.
+// may share memory with `x` (it is written last, after the join), not with `hidden`. The
+// result depends only on the shapes and the thread count, not on which threads are free.
 bool dense_pair_row(const DenseRowLayer& first, const DenseRowLayer& second, const float* x, float* hidden,
                     float* out);
 

@@ -13,6 +13,7 @@
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/batch_matmul.h"
 
 namespace strata::cuda {
 
@@ -22,13 +23,12 @@ void batch_matmul(KernelContext& ctx) {
   const Tensor& b = ctx.input(1);
   Tensor& out = ctx.output(0);
   const bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
-  const int r = a.shape().rank();
-  const std::int64_t a_rows = a.shape()[r - 2], a_cols = a.shape()[r - 1];
-  const std::int64_t b_rows = b.shape()[r - 2], b_cols = b.shape()[r - 1];
-  const std::int64_t m = ta ? a_cols : a_rows, k = ta ? a_rows : a_cols, n = tb ? b_rows : b_cols;
-  const std::int64_t batch = a.shape().product(0, r - 2);
+  const ops::BatchMatmulGeometry g = ops::batch_matmul_geometry(ctx.node, a.shape(), b.shape());
+  const std::int64_t a_rows = g.a_rows, a_cols = g.a_cols, b_rows = g.b_rows, b_cols = g.b_cols;
+  const std::int64_t m = g.m, k = g.k, n = g.n, batch = g.batch;
   // Shape inference checked the shapes; a mismatch here would read past an operand.
-  if (b.shape().product(0, r - 2) != batch || (tb ? b_cols : b_rows) != k || out.size() != batch * m * n) {
+  if (b.shape().product(0, b.shape().rank() - 2) != batch || (tb ? b_cols : b_rows) != k ||
+      out.size() != batch * m * n) {
     throw ShapeError("batch_matmul '" + ctx.node.name + "': shapes " + a.shape().to_string() + " and " +
                      b.shape().to_string() + " do not give " + out.shape().to_string());
   }

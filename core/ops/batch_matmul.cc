@@ -48,14 +48,10 @@ void batch_matmul_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   Tensor& out = ctx.output(0);
-  const bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
-  const int r = a.shape().rank();
-  const std::int64_t a_rows = a.shape()[r - 2], a_cols = a.shape()[r - 1];
-  const std::int64_t b_rows = b.shape()[r - 2], b_cols = b.shape()[r - 1];
-  const std::int64_t m = ta ? a_cols : a_rows, k = ta ? a_rows : a_cols, n = tb ? b_rows : b_cols;
-  const std::int64_t batch = a.shape().product(0, r - 2);
-  cpu::gemm_batched(ta, tb, batch, m, n, k, a.data<float>(), a_cols, a_rows * a_cols, b.data<float>(), b_cols,
-                    b_rows * b_cols, out.data<float>(), n, m * n);
+  const BatchMatmulGeometry g = batch_matmul_geometry(ctx.node, a.shape(), b.shape());
+  cpu::gemm_batched(ctx.node.attrs.get<bool>("transpose_a"), ctx.node.attrs.get<bool>("transpose_b"), g.batch, g.m,
+                    g.n, g.k, a.data<float>(), g.a_cols, g.a_rows * g.a_cols, b.data<float>(), g.b_cols,
+                    g.b_rows * g.b_cols, out.data<float>(), g.n, g.m * g.n);
 }
 
 }  // namespace
@@ -72,6 +68,21 @@ void register_batch_matmul_ops(OpRegistry& r) {
            return std::vector<Output>{batch_matmul(b, g, true, true), batch_matmul(g, a, true, true)};
          },
          .cuda_kernel = STRATA_CUDA_KERNEL(cuda::batch_matmul)});
+}
+
+BatchMatmulGeometry batch_matmul_geometry(const Node& node, const Shape& a, const Shape& b) {
+  const bool ta = node.attrs.get<bool>("transpose_a"), tb = node.attrs.get<bool>("transpose_b");
+  const int r = a.rank();
+  BatchMatmulGeometry g{};
+  g.a_rows = a[r - 2];
+  g.a_cols = a[r - 1];
+  g.b_rows = b[r - 2];
+  g.b_cols = b[r - 1];
+  g.m = ta ? g.a_cols : g.a_rows;
+  g.k = ta ? g.a_rows : g.a_cols;
+  g.n = tb ? g.b_rows : g.b_cols;
+  g.batch = a.product(0, r - 2);
+  return g;
 }
 
 Output batch_matmul(Output a, Output b, bool transpose_a, bool transpose_b) {
