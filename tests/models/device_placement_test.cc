@@ -92,6 +92,19 @@ void expect_weights_near(const Model& cpu, const Model& gpu, const std::string& 
 }
 
 
+// Two models from `make`, the second given the first's weights, compiled alike (each
+// with an optimizer of its own) on `loss` with `metrics`, the second for cuda:0: its
+// variables must then live there.
+std::pair<Model, Model> cpu_and_gpu_models(Model (*make)(), const char* optimizer, const std::string& loss,
+                                           const std::vector<std::string>& metrics) {
+  Model cpu = make(), gpu = make();
+  gpu.set_weights(cpu.get_weights());
+  cpu.compile({.optimizer = optimizers::get(optimizer), .loss = loss, .metrics = metrics});
+  gpu.compile({.optimizer = optimizers::get(optimizer), .loss = loss, .metrics = metrics, .device = "cuda:0"});
+  for (const Variable& v : gpu.weights()) EXPECT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+  return {cpu, gpu};
+}
+
 // Trains the two models (the same weights, compiled alike, the second for the GPU) side
 // by side for 50 steps of train_on_batch: every step's GPU loss within 1e-4 relative of
 // the CPU's, its accuracy (where compiled with it) the CPU's up to one sample of the
@@ -122,11 +135,7 @@ TEST(DevicePlacement, AnMlpTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
   for (const char* optimizer : {"sgd", "adam"}) {
     auto [inputs, labels] = test_data::blobs(16);
     const Tensor targets = Tensor::filled({16, 3}, 0.5f);
-    Model cpu = regression_mlp(), gpu = regression_mlp();
-    gpu.set_weights(cpu.get_weights());
-    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse"});
-    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "mse", .device = "cuda:0"});
-    for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+    auto [cpu, gpu] = cpu_and_gpu_models(regression_mlp, optimizer, "mse", {});
     for (const Tensor& w : gpu.get_weights()) ASSERT_TRUE(w.on_cpu());
     expect_trains_as_on_the_cpu(cpu, gpu, inputs, targets, optimizer);
   }
@@ -156,13 +165,8 @@ TEST(DevicePlacement, ASoftmaxClassifierWithDropoutTrainsFiftyStepsOnTheGpuWithT
   constexpr std::int64_t kBatch = 32;
   for (const char* optimizer : {"sgd", "adam"}) {
     auto [inputs, labels] = test_data::blobs(kBatch);
-    Model cpu = dropout_classifier(), gpu = dropout_classifier();
-    gpu.set_weights(cpu.get_weights());
-    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}});
-    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}, .device = "cuda:0"});
-    for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+    auto [cpu, gpu] =
+        cpu_and_gpu_models(dropout_classifier, optimizer, "sparse_categorical_crossentropy", {"accuracy"});
     expect_trains_as_on_the_cpu(cpu, gpu, inputs, labels, optimizer);
   }
 }
@@ -205,12 +209,8 @@ TEST(DevicePlacement, AnEmbeddingClassifierTrainsFiftyStepsOnTheGpuWithTheCpusLo
   constexpr std::int64_t kBatch = 32;
   const Tensor ids = token_ids(kBatch), labels = class_ids(kBatch);
   for (const char* optimizer : {"sgd", "adam"}) {
-    Model cpu = embedding_classifier(), gpu = embedding_classifier();
-    gpu.set_weights(cpu.get_weights());
-    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}});
-    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}, .device = "cuda:0"});
+    auto [cpu, gpu] =
+        cpu_and_gpu_models(embedding_classifier, optimizer, "sparse_categorical_crossentropy", {"accuracy"});
     expect_trains_as_on_the_cpu(cpu, gpu, ids, labels, optimizer);
   }
 }
@@ -223,10 +223,7 @@ TEST(DevicePlacement, AnOutOfRangeTokenIdOnTheGpuIsTheCpusErrorAndWritesNoWeight
   if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
   constexpr std::int64_t kBatch = 8;
   const Tensor bad = token_ids(kBatch, 29), good = token_ids(kBatch), labels = class_ids(kBatch);
-  Model cpu = embedding_classifier(), gpu = embedding_classifier();
-  gpu.set_weights(cpu.get_weights());
-  cpu.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
-  gpu.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy", .device = "cuda:0"});
+  auto [cpu, gpu] = cpu_and_gpu_models(embedding_classifier, "sgd", "sparse_categorical_crossentropy", {});
   const std::vector<Tensor> before = gpu.get_weights();
   std::string expected = "no exception", actual = "no exception";
   try {
@@ -280,13 +277,7 @@ TEST(DevicePlacement, ACnnTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
   for (const char* optimizer : {"sgd", "adam"}) {
     auto [features, labels] = test_data::blobs(kBatch, 64);
     const Tensor images = features.reshaped({kBatch, 8, 8, 1});
-    Model cpu = small_cnn(), gpu = small_cnn();
-    gpu.set_weights(cpu.get_weights());
-    cpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}});
-    gpu.compile({.optimizer = optimizers::get(optimizer), .loss = "sparse_categorical_crossentropy",
-                 .metrics = {"accuracy"}, .device = "cuda:0"});
-    for (const Variable& v : gpu.weights()) ASSERT_TRUE(v.value().is_on(parse_device("cuda:0"))) << v.path();
+    auto [cpu, gpu] = cpu_and_gpu_models(small_cnn, optimizer, "sparse_categorical_crossentropy", {"accuracy"});
     expect_trains_as_on_the_cpu(cpu, gpu, images, labels, optimizer);
   }
 }
