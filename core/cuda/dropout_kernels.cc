@@ -1,6 +1,7 @@
 // Host side of the dropout CUDA kernel: the CPU kernel's key, stream, rate and first
 // element (core/ops/nn_ops.cc), then one launch (core/cuda/dropout.cu), or a copy on the
 // stream outside training.
+#include "core/cuda/device_floats.h"
 #include "core/cuda/dropout_kernels.h"
 
 #include "core/cuda/check.h"
@@ -32,7 +33,7 @@ void dropout(KernelContext& ctx) {
   draw.rate = rate;
   draw.keep_scale = 1.f / (1.f - rate);
   const std::int64_t first = x.rank() > 0 && x.shape()[0] > 0 ? ctx.sample_offset * (x.size() / x.shape()[0]) : 0;
-  launch_dropout(static_cast<const float*>(x.device_data()), static_cast<float*>(out.device_data()), first, x.size(),
+  launch_dropout(floats(x), floats(out), first, x.size(),
                  draw, stream);
   check_launch(ctx);
 }

@@ -50,7 +50,7 @@ void matmul(KernelContext& ctx) {
   auto [br, bc] = as_matrix(b.shape());
   const bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
   const std::int64_t m = ta ? ac : ar, k = ta ? ar : ac, n = tb ? br : bc;
-  gemm(ctx, run, ta, tb, m, n, k, floats(a), ac, floats(b), bc, static_cast<float*>(ctx.output(0).device_data()), n);
+  gemm(ctx, run, ta, tb, m, n, k, floats(a), ac, floats(b), bc, floats(ctx.output(0)), n);
 }
 
 void dense(KernelContext& ctx) {
@@ -61,7 +61,7 @@ void dense(KernelContext& ctx) {
   const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
   auto [rows, in] = as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
-  float* y = static_cast<float*>(ctx.output(0).device_data());
+  float* y = floats(ctx.output(0));
   gemm(ctx, run, false, false, rows, units, in, floats(x), in, floats(kernel), units, y, units);
   launch_bias_relu(y, bias, relu, rows, units, run.stream().get());
   check_launch(ctx);

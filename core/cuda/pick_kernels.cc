@@ -1,5 +1,6 @@
 // Host side of the sparse-label CUDA kernels: the class count and the labels' type, then
 // one launch (core/cuda/pick.cu).
+#include "core/cuda/device_floats.h"
 #include "core/cuda/pick_kernels.h"
 
 #include "core/cuda/check.h"
@@ -14,8 +15,8 @@ void pick(KernelContext& ctx) {
   CUstream_st* stream = run_context(ctx).stream().get();
   const Tensor& x = ctx.input(0);
   const Tensor& labels = ctx.input(1);
-  launch_pick(static_cast<const float*>(x.device_data()), labels.device_data(),
-              element_type(labels.dtype(), ctx.node.name), static_cast<float*>(ctx.output(0).device_data()),
+  launch_pick(floats(x), labels.device_data(),
+              element_type(labels.dtype(), ctx.node.name), floats(ctx.output(0)),
               labels.size(), x.shape().dims().back(), stream);
   check_launch(ctx);
 }
@@ -26,8 +27,8 @@ void unpick(KernelContext& ctx) {
   const Tensor& g = ctx.input(0);
   const Tensor& labels = ctx.input(1);
   Tensor& out = ctx.output(0);
-  launch_unpick(static_cast<const float*>(g.device_data()), labels.device_data(),
-                element_type(labels.dtype(), ctx.node.name), static_cast<float*>(out.device_data()), labels.size(),
+  launch_unpick(floats(g), labels.device_data(),
+                element_type(labels.dtype(), ctx.node.name), floats(out), labels.size(),
                 out.shape().dims().back(), stream);
   check_launch(ctx);
 }

@@ -1,5 +1,6 @@
 // Host side of the reduction CUDA kernels: the CPU's axes rules (core/ops/shape_util.h),
 // then one launch (core/cuda/reduce.cu).
+#include "core/cuda/device_floats.h"
 #include "core/cuda/reduce_kernels.h"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ void reduce_over(KernelContext& ctx, const Tensor& x, const ops::Axes& axes, Red
   }
   // As the CPU: a mean divides by the count, a mean over nothing stays 0.
   const float scale = mean && reduced_count > 0 ? 1.0f / static_cast<float>(reduced_count) : 1.0f;
-  launch_reduce(kind, static_cast<const float*>(x.device_data()), static_cast<float*>(out.device_data()), out.size(),
+  launch_reduce(kind, floats(x), floats(out), out.size(),
                 reduced_count, index, scale, stream);
   check_launch(ctx);
 }
@@ -95,7 +96,7 @@ void expand_to(KernelContext& ctx) {
     index.dims[d] = out.shape().dims()[static_cast<std::size_t>(d)];
     index.in_strides[d] = strides[static_cast<std::size_t>(d)];
   }
-  launch_expand(static_cast<const float*>(g.device_data()), static_cast<float*>(out.device_data()), out.size(), index,
+  launch_expand(floats(g), floats(out), out.size(), index,
                 scale, stream);
   check_launch(ctx);
 }
@@ -108,7 +109,7 @@ void argmax(KernelContext& ctx) {
   const Shape& s = x.shape();
   const int axis = s.normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
   const std::int64_t inner = s.product(axis + 1, s.rank());
-  launch_argmax(static_cast<const float*>(x.device_data()), static_cast<std::int64_t*>(out.device_data()),
+  launch_argmax(floats(x), static_cast<std::int64_t*>(out.device_data()),
                 s.product(0, axis) * inner, s.dims()[static_cast<std::size_t>(axis)], inner, stream);
   check_launch(ctx);
 }

@@ -1,5 +1,6 @@
 // Host side of the source, cast and copy CUDA kernels: the value or the types off the
 // node, then one launch (core/cuda/sources.cu) or one device-to-device copy.
+#include "core/cuda/device_floats.h"
 #include "core/cuda/sources_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -16,7 +17,7 @@ namespace {
 void fill(KernelContext& ctx) {
   CUstream_st* stream = run_context(ctx).stream().get();
   Tensor& out = ctx.output(0);
-  launch_fill(static_cast<float*>(out.device_data()), static_cast<float>(ctx.node.attrs.get<double>("value")),
+  launch_fill(floats(out), static_cast<float>(ctx.node.attrs.get<double>("value")),
               out.size(), stream);
   check_launch(ctx);
 }

@@ -1,5 +1,6 @@
 // Host side of the variable-update CUDA kernels: the CPU kernels' checks and attributes,
 // then one launch (core/cuda/update.cu).
+#include "core/cuda/device_floats.h"
 #include "core/cuda/update_kernels.h"
 
 #include <string>
@@ -14,10 +15,8 @@ namespace strata::cuda {
 namespace {
 
 // Variables and slots are updated in place: the inputs of a stateful op are its state.
-float* mutable_floats(KernelContext& ctx, int i) {
-  return static_cast<float*>(const_cast<Tensor&>(ctx.input(i)).device_data());
-}
-const float* floats(KernelContext& ctx, int i) { return static_cast<const float*>(ctx.input(i).device_data()); }
+float* mutable_floats(KernelContext& ctx, int i) { return cuda::floats(const_cast<Tensor&>(ctx.input(i))); }
+const float* floats(KernelContext& ctx, int i) { return cuda::floats(ctx.input(i)); }
 
 void check_sizes(const KernelContext& ctx, int inputs) {
   for (int i = 1; i < inputs; ++i) {
