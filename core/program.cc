@@ -376,6 +376,10 @@ std::vector<int> Program::execution_order() const {
   return order;
 }
 
+int Program::num_paired_steps() const {
+  return static_cast<int>(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return s.pair_kernel; }));
+}
+
 int Program::num_execution_states() const {
   std::lock_guard lock(pool_mutex_);
   return static_cast<int>(all_.size());

@@ -65,6 +65,9 @@ class Program {
   // Buffers the liveness plan allocates per execution state (versus one per computed
   // value without it).
   int num_buffers() const { return num_buffers_; }
+  // Pairs of steps marked to run as one kernel when it applies (OpDef::cpu_pair_kernel:
+  // two Dense layers in a row on the CPU).
+  int num_paired_steps() const;
   // How many times the kernel of graph node `id` has run in this program, over every
   // execution state. Read it when no run is in progress.
   std::int64_t executions(int node_id) const;

@@ -116,6 +116,7 @@ TEST(DensePair, AProgramRunsABatchOnePredictionThroughThePair) {
   Output h2 = ops::dense(h1, g.variable(w2), g.variable(b2), "relu");
   Output y = ops::dense(h2, g.variable(w3), g.variable(b3), "");
   Program p(g, {x}, {y});
+  EXPECT_EQ(p.num_paired_steps(), 1) << "the first two Dense steps pair; the third has no partner left";
 
   const Tensor batch = uniform({5, 784}, -2, 2, 7);
   Tensor one(Shape{1, 784});
@@ -139,4 +140,19 @@ TEST(DensePair, AProgramRunsABatchOnePredictionThroughThePair) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(mismatches.load(), 0) << "of 1600 concurrent batch-1 runs";
+}
+
+// Only a Dense step whose output the next computing step reads as its first input pairs:
+// an op between them, or a second layer fed by something else, leaves both unpaired.
+TEST(DensePair, AProgramPairsOnlyDenseStepsThatFeedEachOther) {
+  Variable w1("w1", uniform({8, 8}, -1, 1, 1)), w2("w2", uniform({8, 8}, -1, 1, 2));
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 8}}, "x");
+  Output h = ops::dense(x, g.variable(w1), Output{}, "");
+  Output through_tanh = ops::dense(ops::tanh(h), g.variable(w2), Output{}, "");
+  Output side_by_side = ops::dense(x, g.variable(w2), Output{}, "");
+  Output chained = ops::dense(h, g.variable(w2), Output{}, "");
+  EXPECT_EQ(Program(g, {x}, {through_tanh}).num_paired_steps(), 0);
+  EXPECT_EQ(Program(g, {x}, {h, side_by_side}).num_paired_steps(), 0);
+  EXPECT_EQ(Program(g, {x}, {chained}).num_paired_steps(), 1);
 }
