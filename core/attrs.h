@@ -36,9 +36,20 @@ class Attrs {
     if (!v) throw ValueError("node attribute '" + std::string(key) + "' has another type");
     return *v;
   }
+  // The attribute, or null when the node has none; throws when it has another type.
+  // One lookup and no copy: kernels read attributes on every run.
+  template <typename T>
+  const T* find(std::string_view key) const {
+    auto it = values_.find(key);
+    if (it == values_.end()) return nullptr;
+    const T* v = std::get_if<T>(&it->second);
+    if (!v) throw ValueError("node attribute '" + std::string(key) + "' has another type");
+    return v;
+  }
   template <typename T>
   T get_or(std::string_view key, T fallback) const {
-    return has(key) ? get<T>(key) : fallback;
+    const T* v = find<T>(key);
+    return v ? *v : fallback;
   }
   const std::map<std::string, AttrValue, std::less<>>& values() const { return values_; }
 

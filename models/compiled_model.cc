@@ -15,6 +15,18 @@ namespace strata {
 
 namespace {
 
+// `shape` fits `spec` in every dimension but the batch (checked on every call: without
+// building a shape).
+bool compatible_but_for_batch(const Shape& shape, const Shape& spec) {
+  const auto& a = shape.dims();
+  const auto& b = spec.dims();
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Targets of a sparse loss are class indices shaped like the predictions without their
 // last axis; other losses take float targets shaped like the predictions.
 TensorSpec target_spec(const losses::Loss& loss, const TensorSpec& prediction) {
@@ -258,7 +270,7 @@ void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {
       throw ValueError("input '" + input_names_[i] + "' expects dtype " + to_string(x_specs_[i].dtype) + ", got " +
                        to_string(x[i].dtype()));
     }
-    if (!x[i].shape().is_compatible_with(x_specs_[i].shape.with_dim(0, kUnknownDim))) {
+    if (!compatible_but_for_batch(x[i].shape(), x_specs_[i].shape)) {
       throw ShapeError("input '" + input_names_[i] + "' expects shape " + x_specs_[i].shape.to_string() +
                        ", got " + x[i].shape().to_string());
     }
