@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdlib>
 
 #include "core/cuda/cuda_devices.h"
 #include "core/error.h"
@@ -48,6 +49,25 @@ void require_available(const Device& device) {
   throw ValueError("device " + to_string(device) + " is not available" +
                    (device.type == DeviceType::cuda && !built_with_cuda() ? " (Strata was built without CUDA)" : "") +
                    "; this process can use: " + have);
+}
+
+Device default_device(const std::vector<Device>& available, std::string_view override_text) {
+  if (!override_text.empty()) {
+    try {
+      return parse_device(std::string(override_text));
+    } catch (const ValueError& e) {
+      throw ValueError(std::string("STRATA_DEFAULT_DEVICE: ") + e.what());
+    }
+  }
+  for (const Device& d : available) {
+    if (d.type == DeviceType::cuda) return d;
+  }
+  return {DeviceType::cpu, 0, "cpu"};
+}
+
+Device default_device() {
+  const char* override_text = std::getenv("STRATA_DEFAULT_DEVICE");
+  return default_device(available_devices(), override_text ? override_text : "");
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata {
@@ -28,6 +29,16 @@ std::string to_string(const Device& device);
 Device parse_device(const std::string& text);
 // Throws ValueError when `device` is not one this process can use, listing those it can.
 void require_available(const Device& device);
+
+// The device a model runs on when compile names none, as TensorFlow places a model: the
+// first GPU when this process has one, else the CPU. The environment variable
+// STRATA_DEFAULT_DEVICE ("cpu", "cuda:1", ...) overrides it for the process, as
+// CUDA_VISIBLE_DEVICES="" keeps TensorFlow on the CPU; the test suite sets it to "cpu" so
+// that its CPU tests stay CPU tests on a GPU machine. Throws ValueError naming the
+// variable when its text is not a device (whether that device exists, compiling checks).
+Device default_device();
+// The same rule over a given list of devices and override text (empty: none).
+Device default_device(const std::vector<Device>& available, std::string_view override_text);
 
 // Every device this process can use, the CPU first. Never throws: a CUDA build on a
 // machine without a GPU or driver simply lists the CPU alone.

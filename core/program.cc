@@ -238,7 +238,8 @@ void Program::place_steps() {
   if (count > 0) {
     throw NotImplementedError("cannot run on " + to_string(device_) + ": " + std::to_string(count) +
                               " node(s) have no kernel for it: " + missing + (count > 5 ? "; ..." : "") +
-                              ". Compile for \"cpu\" instead");
+                              ". Compile for \"cpu\" instead (compile's device option, or STRATA_DEFAULT_DEVICE=cpu "
+                              "for the whole process)");
   }
   if (device_.type != DeviceType::cpu) require_available(device_);
   pair_steps();

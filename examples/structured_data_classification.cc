@@ -112,7 +112,12 @@ int main(int argc, char** argv) {
     Model model({numeric, age, chas, rad, tax}, {probability});
     if (verbose) model.summary();
 
-    model.compile({.optimizer = optimizers::Adam(), .loss = losses::BinaryCrossentropy(), .metrics = {"accuracy"}});
+    // The lookups and hashes run on the CPU only (as in Keras, where they are CPU ops),
+    // and a model runs on one device: on a GPU machine the default would be the GPU.
+    model.compile({.optimizer = optimizers::Adam(),
+                   .loss = losses::BinaryCrossentropy(),
+                   .metrics = {"accuracy"},
+                   .device = "cpu"});
     model.fit(train.inputs(), {train.expensive}, {.batch_size = batch_size, .epochs = epochs, .verbose = verbose});
     const auto scores = model.evaluate(test.inputs(), {test.expensive}, {.verbose = 0});
     std::printf("test accuracy: %.4f  test loss: %.4f\n", scores.at("accuracy"), scores.at("loss"));

@@ -125,7 +125,7 @@ void place_variables(const Graph& graph, const Device& device) {
 
 CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
     : graph_(std::make_unique<Graph>()),
-      device_(options && !options->device.empty() ? parse_device(options->device) : Device{}) {
+      device_(options && !options->device.empty() ? parse_device(options->device) : default_device()) {
   for (const auto& in : model.inputs) {
     const auto& input_layer = static_cast<const InputLayerImpl&>(in.call()->layer.impl());
     x_specs_.push_back(in.spec());

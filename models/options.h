@@ -59,7 +59,8 @@ struct CompileOptions {
   // unweighted, `weighted_metrics` weighted); logged under the same names.
   std::vector<std::string> weighted_metrics;
   // Where the compiled programs run: "cpu", "cuda", "cuda:N" (or TensorFlow's "/GPU:N").
-  // Empty: the CPU, until every layer has CUDA kernels (docs/gpu.md). A device that
+  // Empty: the first GPU when there is one, else the CPU, as TensorFlow places a model
+  // (core/device.h's default_device; STRATA_DEFAULT_DEVICE overrides it). A device that
   // lacks a kernel for one of the model's ops is an error here, naming the op and layer.
   std::string device;
 };

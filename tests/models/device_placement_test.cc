@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,41 @@ Model conv_classifier() {
   return Model(in, out);
 }
 
+// Sets (or, with null, unsets) an environment variable for one test, restoring it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The devices a model's weights live on.
+std::vector<Device> weight_devices(const Model& m) {
+  std::vector<Device> devices;
+  for (const Layer& layer : m.layers()) {
+    for (const Variable& v : layer.weights()) devices.push_back(v.value().device());
+  }
+  return devices;
+}
+
 }  // namespace
 
 TEST(DevicePlacement, CompileOnTheCpuByNameTrainsAsByDefault) {
@@ -47,6 +84,46 @@ TEST(DevicePlacement, CompileOnTheCpuByNameTrainsAsByDefault) {
   auto ha = a.fit(x, y, {.epochs = 2, .verbose = 0, .shuffle = false});
   auto hb = b.fit(x, y, {.epochs = 2, .verbose = 0, .shuffle = false});
   EXPECT_EQ(ha.history.at("loss"), hb.history.at("loss"));
+}
+
+// compile without a device places the model as TensorFlow does: on the first GPU when
+// the process has one (here: whatever this machine lists), else on the CPU; so does a
+// model that only predicts. The suite itself runs with STRATA_DEFAULT_DEVICE=cpu
+// (tests/CMakeLists.txt), which this test lifts.
+TEST(DevicePlacement, CompileWithoutADeviceRunsOnTheFirstGpuElseTheCpu) {
+  ScopedEnv unset("STRATA_DEFAULT_DEVICE", nullptr);
+  const Device expected = default_device(available_devices(), "");
+  EXPECT_EQ(expected.type, has_cuda_device() ? DeviceType::cuda : DeviceType::cpu);
+  Model trained = small_classifier();
+  trained.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
+  for (const Device& d : weight_devices(trained)) EXPECT_EQ(d, expected) << to_string(d);
+  auto [x, y] = test_data::blobs(16);
+  EXPECT_TRUE(std::isfinite(trained.train_on_batch(x, y).at("loss")));
+
+  Model predicting = small_classifier();
+  Tensor p = predicting.predict_on_batch(x);
+  EXPECT_TRUE(p.on_cpu());  // fetches come back to the host
+  for (const Device& d : weight_devices(predicting)) EXPECT_EQ(d, expected) << to_string(d);
+}
+
+TEST(DevicePlacement, StrataDefaultDeviceOverridesTheDefaultAndMustNameADevice) {
+  {
+    ScopedEnv cpu("STRATA_DEFAULT_DEVICE", "cpu");
+    Model m = small_classifier();
+    m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
+    for (const Device& d : weight_devices(m)) EXPECT_EQ(d.type, DeviceType::cpu) << to_string(d);
+  }
+  ScopedEnv bogus("STRATA_DEFAULT_DEVICE", "tpu:0");
+  Model m = small_classifier();
+  try {
+    m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
+    ADD_FAILURE() << "compiled although STRATA_DEFAULT_DEVICE names no device";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("STRATA_DEFAULT_DEVICE"), std::string::npos) << e.what();
+  }
+  // An explicit device does not read the variable.
+  EXPECT_NO_THROW(m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy",
+                             .device = "cpu"}));
 }
 
 // Which ops lack a CUDA kernel changes as kernels are written (and every op lacks one in
