@@ -594,6 +594,77 @@ OpCases conv_cases(const std::string& op_name) {
   return op;
 }
 
+struct Conv3dCase {
+  std::string label;
+  Shape x;                             // (N, D, H, W, C)
+  std::vector<std::int64_t> k;         // (kd, kh, kw)
+  std::int64_t o;                      // output channels
+  std::vector<std::int64_t> strides, dilations;
+  std::string padding;                 // "valid", "same", or "explicit" (then pads)
+  std::vector<std::int64_t> pads;      // (front, back, top, bottom, left, right)
+  std::int64_t groups;
+};
+
+// The paddings of conv2d's table in three dimensions: "same" asymmetric on some axes and
+// not others, strides, dilations, groups, explicit pads, a pointwise kernel, no volumes.
+std::vector<Conv3dCase> conv3d_geometries() {
+  return {{"2x2x2 valid", {2, 4, 5, 6, 3}, {2, 2, 2}, 4, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1},
+          {"3x3x3 same, stride 1 (symmetric pads)", {2, 5, 4, 6, 2}, {3, 3, 3}, 3, {1, 1, 1}, {1, 1, 1}, "same", {}, 1},
+          {"3x3x3 same, stride 2 on 6x7x8 (pads after on depth and width)", {1, 6, 7, 8, 3}, {3, 3, 3}, 4, {2, 2, 2},
+           {1, 1, 1}, "same", {}, 1},
+          {"2x2x2 same, stride 1 (the extra plane, row and column after)", {2, 3, 4, 5, 2}, {2, 2, 2}, 3, {1, 1, 1},
+           {1, 1, 1}, "same", {}, 1},
+          {"kernel (1, 3, 2), strides (1, 2, 1), valid", {2, 3, 7, 5, 4}, {1, 3, 2}, 5, {1, 2, 1}, {1, 1, 1}, "valid",
+           {}, 1},
+          {"dilations (2, 1, 2), same", {1, 6, 5, 7, 2}, {3, 3, 3}, 2, {1, 1, 1}, {2, 1, 2}, "same", {}, 1},
+          {"1x1x1 pointwise", {2, 3, 3, 4, 8}, {1, 1, 1}, 6, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1},
+          {"groups 2", {2, 4, 4, 4, 4}, {3, 3, 3}, 6, {1, 1, 1}, {1, 1, 1}, "same", {}, 2},
+          {"explicit pads (2, 0, 1, 1, 0, 3)", {1, 4, 5, 4, 3}, {3, 3, 2}, 4, {1, 1, 1}, {1, 1, 1}, "explicit",
+           {2, 0, 1, 1, 0, 3}, 1},
+          {"one volume 8x8x8x4 to 8, same", {1, 8, 8, 8, 4}, {3, 3, 3}, 8, {1, 1, 1}, {1, 1, 1}, "same", {}, 1},
+          {"no volumes", {0, 3, 3, 3, 2}, {2, 2, 2}, 2, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1}};
+}
+
+Attrs conv3d_attrs(const Conv3dCase& c) {
+  std::vector<std::int64_t> pads = c.pads;
+  if (c.padding == "valid") pads.assign(6, 0);
+  if (c.padding == "same") {
+    pads.clear();
+    for (std::size_t a = 0; a < 3; ++a) {
+      auto [before, after] = same_pads(c.x.dims()[a + 1], c.k[a], c.strides[a], c.dilations[a]);
+      pads.push_back(before);
+      pads.push_back(after);
+    }
+  }
+  return Attrs{{"strides", c.strides}, {"dilations", c.dilations}, {"pads", pads}, {"groups", c.groups}};
+}
+
+// conv3d, conv3d_backprop_input or conv3d_backprop_filter over every geometry: cuDNN's
+// summation order (and algorithms), as conv2d's: 1e-4 relative.
+OpCases conv3d_cases(const std::string& op_name) {
+  OpCases op{1e-4f, {}, true};
+  const OpDef& conv3d = OpRegistry::global().get("conv3d");
+  std::uint64_t seed = 1750;
+  for (const Conv3dCase& c : conv3d_geometries()) {
+    const Attrs attrs = conv3d_attrs(c);
+    const Shape k{c.k[0], c.k[1], c.k[2], c.x.dims()[4] / c.groups, c.o};
+    const Shape y = conv3d.infer(InferContext{"conv3d", {{c.x, DType::float32}, {k, DType::float32}}, attrs})[0].shape;
+    KernelCase kc{c.label, {}, attrs};
+    if (op_name == "conv3d") {
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+    } else if (op_name == "conv3d_backprop_input") {
+      kc.inputs = {in_range(y, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2], c.x.dims()[3]});
+    } else {  // conv3d_backprop_filter
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(y, -1, 1, seed + 1)};
+      kc.attrs.set("kernel_size", c.k);
+    }
+    op.cases.push_back(std::move(kc));
+    seed += 2;
+  }
+  return op;
+}
+
 struct PoolCase {
   std::string label;
   Shape x;  // (N, H, W, C)
@@ -1125,6 +1196,9 @@ const std::map<std::string, OpCases>& table() {
     m["dropout"] = dropout_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
+    }
+    for (const char* name : {"conv3d", "conv3d_backprop_input", "conv3d_backprop_filter"}) {
+      m[name] = conv3d_cases(name);
     }
     for (const char* name : {"max_pool2d", "max_pool2d_grad", "max_pool2d_relu_grad", "avg_pool2d",
                              "avg_pool2d_grad"}) {
