@@ -405,6 +405,27 @@ OpCases softmax_grad_cases(float tolerance) {
   return op;
 }
 
+// sparsemax and sparsemax_grad(g, x) along every kind of axis: logits in [-3, 3] (a
+// support of a few elements in a long row), and multiples of 0.5, where tied elements
+// take their place in the CPU's stable order (the gradient's rank rule tells them apart)
+// and sums are exact. The threshold's double sums add in another order on the GPU, its
+// float rounding may differ by an ulp: 1e-6 relative.
+OpCases sparsemax_cases(bool grad) {
+  OpCases op{1e-6f, {}};
+  std::uint64_t seed = grad ? 1450 : 1400;
+  auto add = [&](const std::string& label, Tensor x, std::int64_t axis) {
+    KernelCase c{label, {}, axis_attr(axis)};
+    if (grad) c.inputs.push_back(in_range(x.shape(), -1, 1, seed++));
+    c.inputs.push_back(std::move(x));
+    op.cases.push_back(std::move(c));
+  };
+  for (const LaneCase& l : lane_cases()) add(l.label, in_range(l.shape, -3, 3, seed++), l.axis);
+  add("ties: multiples of 0.5, rows of 12", coarse({40, 12}, seed++), -1);
+  add("ties along a middle axis", coarse({3, 9, 4}, seed++), 1);
+  add("narrow logits: a support of every element", in_range({16, 7}, -0.05f, 0.05f, seed++), -1);
+  return op;
+}
+
 // Class labels in [0, classes) as `dtype` (float labels are whole numbers).
 Tensor class_labels(Shape shape, std::int64_t classes, DType dtype, std::uint64_t seed) {
   const Tensor u = in_range(std::move(shape), 0, 1, seed);
@@ -1116,6 +1137,25 @@ OpCases copy_cases() {
   return op;
 }
 
+// unfold_time(y (B*T, ...), like (B, T, ...)): TimeDistributed's regrouping, a copy of
+// every numeric dtype; many blocks, rank 2 and 4, a batch of none.
+OpCases unfold_time_cases() {
+  struct U {
+    Shape y, like;
+  };
+  const std::vector<U> us = {{{1000, 33}, {100, 10, 7}}, {{6, 4, 5, 3}, {2, 3, 1}}, {{5, 1}, {1, 5}}, {{0, 4}, {0, 3}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2550;
+  for (const U& u : us) {
+    for (DType dtype : numeric_dtypes()) {
+      op.cases.push_back({u.y.to_string() + " like " + u.like.to_string() + ", " + to_string(dtype),
+                          {numbers(u.y, dtype, seed), in_range(u.like, -1, 1, seed + 1)}});
+      seed += 2;
+    }
+  }
+  return op;
+}
+
 // upsample_nearest2d: square and unequal factors, many channels, a single pixel, no images.
 OpCases upsample_cases() {
   struct U {
@@ -1190,6 +1230,8 @@ const std::map<std::string, OpCases>& table() {
     m["softmax"] = softmax_cases(1e-5f);
     m["log_softmax"] = softmax_cases(1e-5f);
     m["softmax_grad"] = softmax_grad_cases(1e-5f);
+    m["sparsemax"] = sparsemax_cases(false);
+    m["sparsemax_grad"] = sparsemax_cases(true);
     m["pick"] = pick_cases(false);
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
@@ -1224,6 +1266,7 @@ const std::map<std::string, OpCases>& table() {
     m["identity"] = copy_cases();
     m["stop_gradient"] = copy_cases();
     m["upsample_nearest2d"] = upsample_cases();
+    m["unfold_time"] = unfold_time_cases();
     return m;
   }();
   return cases;
