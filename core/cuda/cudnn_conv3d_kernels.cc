@@ -2,10 +2,10 @@
 // kernels do it in two dimensions (core/cuda/cudnn_conv_kernels.cc says why each step is
 // so); what differs is only the rank.
 //
-// Layouts. Tensors are NDHWC, as the CPU kernels store them and as cuDNN reads a 5-D
-// CUDNN_TENSOR_NHWC tensor. Keras's kernel (kd, kh, kw, C/groups, O) is transposed into
-// cuDNN's NHWC filter layout KTRSC = (O, kd, kh, kw, C/groups) in scratch, and the filter
-// gradient is computed in that layout and transposed back.
+// Layouts. Tensors are NDHWC, as the CPU kernels store them, described to cuDNN as 5-D
+// tensors with channels-innermost strides. Keras's kernel (kd, kh, kw, C/groups, O) is
+// transposed into cuDNN's NHWC filter layout KTRSC = (O, kd, kh, kw, C/groups) in
+// scratch, and the filter gradient is computed in that layout and transposed back.
 //
 // Padding. The op's six pads (front, back, top, bottom, left, right) are explicit; cuDNN
 // pads both sides of an axis alike. cuDNN gets the smaller pad of each axis and the rest

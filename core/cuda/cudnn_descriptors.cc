@@ -37,9 +37,14 @@ void set_ndhwc(const KernelContext& ctx, const TensorDescriptor& t, std::int64_t
                std::int64_t h, std::int64_t w) {
   const std::array<int, 5> dims{cudnn_dim(ctx, n, "batch size"), cudnn_dim(ctx, c, "channel count"),
                                 cudnn_dim(ctx, d, "depth"), cudnn_dim(ctx, h, "height"), cudnn_dim(ctx, w, "width")};
-  check(cudnnSetTensorNdDescriptorEx(t.get(), CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, static_cast<int>(dims.size()),
-                                     dims.data()),
-        ctx, "cudnnSetTensorNdDescriptorEx");
+  // Strides spelled out (channels innermost) rather than asked of the NHWC format: a
+  // strided 5-D descriptor is what every cuDNN version reads the same way.
+  const std::array<int, 5> strides{cudnn_dim(ctx, d * h * w * c, "volume size"), 1,
+                                   cudnn_dim(ctx, h * w * c, "plane size"), cudnn_dim(ctx, w * c, "row size"),
+                                   cudnn_dim(ctx, c, "channel count")};
+  check(cudnnSetTensorNdDescriptor(t.get(), CUDNN_DATA_FLOAT, static_cast<int>(dims.size()), dims.data(),
+                                   strides.data()),
+        ctx, "cudnnSetTensorNdDescriptor");
 }
 
 void set_ktrsc(const KernelContext& ctx, const FilterDescriptor& f, std::int64_t k, std::int64_t c, std::int64_t t,

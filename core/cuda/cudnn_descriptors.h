@@ -46,8 +46,8 @@ void set_nhwc(const KernelContext& ctx, const TensorDescriptor& d, std::int64_t 
 void set_krsc(const KernelContext& ctx, const FilterDescriptor& d, std::int64_t k, std::int64_t c, std::int64_t r,
               std::int64_t s);
 
-// A float32 NDHWC tensor: 5-D, cuDNN's CUDNN_TENSOR_NHWC format with a depth (n, c,
-// d, h, w given in cuDNN's order; in memory n, d, h, w, c).
+// A float32 NDHWC tensor: 5-D, dims (n, c, d, h, w) in cuDNN's order with the strides
+// of memory order n, d, h, w, c.
 void set_ndhwc(const KernelContext& ctx, const TensorDescriptor& t, std::int64_t n, std::int64_t c, std::int64_t d,
                std::int64_t h, std::int64_t w);
 // A float32 3-D filter in cuDNN's NHWC filter layout, KTRSC in memory: (k outputs, t
