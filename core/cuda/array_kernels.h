@@ -13,9 +13,9 @@ struct KernelContext;
 
 namespace strata::cuda {
 
-// reshape, reshape_like, expand_dims, split_axis, merge_axes, identity and stop_gradient:
-// the output holds the input's elements in the same order (one device-to-device copy on
-// the stream).
+// reshape, reshape_like, expand_dims, split_axis, merge_axes, identity, stop_gradient and
+// unfold_time (TimeDistributed's (B*T, ...) to (B, T, ...)): the output holds the input's
+// elements in the same order (one device-to-device copy on the stream).
 void copy_input(KernelContext& ctx);
 // training_select: a copy of input 0 in training mode, of input 1 otherwise.
 void training_select(KernelContext& ctx);

@@ -1,7 +1,8 @@
 // The CUDA kernels of conv2d, conv2d_backprop_input and conv2d_backprop_filter
-// (core/ops/conv_ops.cc registers them beside the CPU kernels), through cuDNN. Defined
-// only in a build with cuDNN (core/cuda/cudnn_conv_kernels.cc); this header is plain C++
-// and compiles in every build.
+// (core/ops/conv_ops.cc registers them beside the CPU kernels) and of conv3d and its two
+// gradients (core/ops/conv3d_ops.cc), through cuDNN. Defined only in a build with cuDNN
+// (core/cuda/cudnn_conv_kernels.cc, core/cuda/cudnn_conv3d_kernels.cc); this header is
+// plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {
@@ -13,5 +14,9 @@ namespace strata::cuda {
 void conv2d(KernelContext& ctx);
 void conv2d_backprop_input(KernelContext& ctx);
 void conv2d_backprop_filter(KernelContext& ctx);
+
+void conv3d(KernelContext& ctx);
+void conv3d_backprop_input(KernelContext& ctx);
+void conv3d_backprop_filter(KernelContext& ctx);
 
 }  // namespace strata::cuda

@@ -17,7 +17,8 @@
 //
 // Arithmetic. Strict float32: the convolution's math type is CUDNN_FMA_MATH (no TF32
 // tensor cores, which CUDNN_DEFAULT_MATH permits on Ampere and newer for float32 data).
-// The algorithm is cuDNN's heuristic choice (cudnnGet*Algorithm_v7, no benchmarking),
+// The algorithm is cuDNN's heuristic choice (cudnnGet*Algorithm_v7, no benchmarking;
+// core/cuda/cudnn_conv_algorithms.h, shared with conv3d),
 // preferring those reported as FMA-only and deterministic, and within those cuDNN's
 // order; an algorithm that needs more than kMaxWorkspace is skipped. cuDNN's workspace,
 // the transposed kernel and the padded tensor all come from the run context's workspace
@@ -39,6 +40,7 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/conv_launch.h"
+#include "core/cuda/cudnn_conv_algorithms.h"
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
@@ -51,12 +53,6 @@
 namespace strata::cuda {
 
 namespace {
-
-constexpr std::size_t kMaxWorkspace = std::size_t{1} << 30;  // 1 GiB
-constexpr std::size_t kAlign = 256;
-
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-std::size_t float_bytes(std::int64_t count) { return static_cast<std::size_t>(count) * sizeof(float); }
 
 // One convolution's geometry, read as core/ops/conv_ops.cc reads it: x (n, h, w, c),
 // kernel (kh, kw, cg, o), y (n, oh, ow, o).
@@ -142,62 +138,8 @@ struct CudnnConv {
   }
 };
 
-// An algorithm cuDNN offers, with the workspace it needs.
-struct Candidate {
-  int algo = 0;
-  std::size_t bytes = 0;
-  bool fma = false, deterministic = false;
-};
-
-struct Candidates {
-  std::array<Candidate, 32> items{};
-  int count = 0;
-};
-
-// cuDNN's heuristic results (best first) that are supported and fit kMaxWorkspace, each
-// algorithm once, FMA-only and deterministic ones first, cuDNN's order kept within each
-// kind. `workspace(algo, &bytes)` asks cuDNN for an algorithm's workspace.
-template <typename Perf, typename WorkspaceFn>
-Candidates rank(const Perf* perfs, int returned, WorkspaceFn workspace) {
-  Candidates out;
-  for (int i = 0; i < returned && out.count < static_cast<int>(out.items.size()); ++i) {
-    const Perf& p = perfs[i];
-    if (p.status != CUDNN_STATUS_SUCCESS) continue;
-    const int algo = static_cast<int>(p.algo);
-    const bool seen = std::any_of(out.items.begin(), out.items.begin() + out.count,
-                                  [&](const Candidate& c) { return c.algo == algo; });
-    if (seen) continue;
-    std::size_t bytes = 0;
-    if (workspace(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > kMaxWorkspace) continue;
-    out.items[static_cast<std::size_t>(out.count++)] =
-        Candidate{algo, bytes, p.mathType == CUDNN_FMA_MATH, p.determinism == CUDNN_DETERMINISTIC};
-  }
-  std::stable_sort(out.items.begin(), out.items.begin() + out.count, [](const Candidate& a, const Candidate& b) {
-    return (a.fma ? 0 : 2) + (a.deterministic ? 0 : 1) < (b.fma ? 0 : 2) + (b.deterministic ? 0 : 1);
-  });
-  return out;
-}
-
-[[noreturn]] void no_algorithm(const KernelContext& ctx, const ConvShape& g, const char* what) {
-  throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN offers no " + what +
-              " algorithm for float32 NHWC with FMA math for " + describe(g));
-}
-
-// Runs `run(candidate)` for the first candidate whose workspace fits `reserved` bytes and
-// that cuDNN does not refuse as unsupported; any other failure throws.
-template <typename RunFn>
-void run_first(const KernelContext& ctx, const ConvShape& g, const Candidates& candidates, std::size_t reserved,
-               const char* what, const char* call, RunFn run) {
-  for (int i = 0; i < candidates.count; ++i) {
-    const Candidate& c = candidates.items[static_cast<std::size_t>(i)];
-    if (c.bytes > reserved) continue;
-    const cudnnStatus_t status = run(c);
-    if (status == CUDNN_STATUS_NOT_SUPPORTED) continue;
-    check(status, ctx, call);
-    return;
-  }
-  no_algorithm(ctx, g, what);
-}
+// The layout and shapes, for the message when cuDNN offers no algorithm.
+std::string geometry(const ConvShape& g) { return "float32 NHWC with FMA math for " + describe(g); }
 
 // The pieces of the run context's workspace one call uses, in order: the KRSC filter, the
 // padded tensor (when the padding is explicit), cuDNN's workspace.
@@ -221,8 +163,6 @@ Scratch carve(RunContext& run, const ConvShape& g, std::size_t workspace_bytes) 
   return s;
 }
 
-const float kOne = 1.f, kZero = 0.f;
-
 }  // namespace
 
 void conv2d(KernelContext& ctx) {
@@ -240,29 +180,24 @@ void conv2d(KernelContext& ctx) {
   } else {
     cudnnHandle_t handle = run.cudnn().get();
     CudnnConv d(ctx, g);
-    std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perfs{};
-    int returned = 0;
-    check(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
-                                                 static_cast<int>(perfs.size()), &returned, perfs.data()),
-          ctx, "cudnnGetConvolutionForwardAlgorithm_v7");
-    const Candidates candidates = rank(perfs.data(), returned, [&](cudnnConvolutionFwdAlgo_t algo, std::size_t* bytes) {
-      return cudnnGetConvolutionForwardWorkspaceSize(handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), algo,
-                                                     bytes);
-    });
-    if (candidates.count == 0) no_algorithm(ctx, g, "forward");
+    const Candidates candidates = forward_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+    if (candidates.count == 0) no_algorithm(ctx, "forward", geometry(g));
     const Scratch s = carve(run, g, candidates.items[0].bytes);
     launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
     const float* input = floats(x);
     if (g.explicit_padding()) {
-      launch_pad_nhwc(floats(x), s.padded, g.padded(), stream);
+      launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
       input = s.padded;
     }
     check_launch(ctx);
-    run_first(ctx, g, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward", [&](const Candidate& c) {
-      return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
-                                     static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes, &kZero,
-                                     d.y.get(), floats(y));
-    });
+    run_first(
+        ctx, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward",
+        [&](const Candidate& c) {
+          return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
+                                         static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes,
+                                         &kZero, d.y.get(), floats(y));
+        },
+        [&] { return geometry(g); });
   }
   if (bias || relu) {
     launch_bias_relu(floats(y), bias, relu, g.n * g.oh * g.ow, g.o, stream);
@@ -284,29 +219,22 @@ void conv2d_backprop_input(KernelContext& ctx) {
   }
   cudnnHandle_t handle = run.cudnn().get();
   CudnnConv d(ctx, g);
-  std::array<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT> perfs{};
-  int returned = 0;
-  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-                                                    static_cast<int>(perfs.size()), &returned, perfs.data()),
-        ctx, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   const Candidates candidates =
-      rank(perfs.data(), returned, [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes) {
-        return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-                                                            algo, bytes);
-      });
-  if (candidates.count == 0) no_algorithm(ctx, g, "backward-data");
+      backward_data_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+  if (candidates.count == 0) no_algorithm(ctx, "backward-data", geometry(g));
   const Scratch s = carve(run, g, candidates.items[0].bytes);
   launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
   check_launch(ctx);
   float* out = g.explicit_padding() ? s.padded : floats(dx);
-  run_first(ctx, g, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
+  run_first(ctx, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
             [&](const Candidate& c) {
               return cudnnConvolutionBackwardData(handle, &kOne, d.w.get(), s.filter, d.y.get(), floats(dy),
                                                   d.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
                                                   s.workspace, c.bytes, &kZero, d.x.get(), out);
-            });
+            },
+            [&] { return geometry(g); });
   if (g.explicit_padding()) {
-    launch_crop_nhwc(s.padded, floats(dx), g.padded(), stream);
+    launch_crop_channels_last(s.padded, floats(dx), g.padded(), stream);
     check_launch(ctx);
   }
 }
@@ -325,31 +253,24 @@ void conv2d_backprop_filter(KernelContext& ctx) {
   }
   cudnnHandle_t handle = run.cudnn().get();
   CudnnConv d(ctx, g);
-  std::array<cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT> perfs{};
-  int returned = 0;
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-                                                      static_cast<int>(perfs.size()), &returned, perfs.data()),
-        ctx, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   const Candidates candidates =
-      rank(perfs.data(), returned, [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t* bytes) {
-        return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-                                                              algo, bytes);
-      });
-  if (candidates.count == 0) no_algorithm(ctx, g, "backward-filter");
+      backward_filter_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+  if (candidates.count == 0) no_algorithm(ctx, "backward-filter", geometry(g));
   const Scratch s = carve(run, g, candidates.items[0].bytes);
   const float* input = floats(x);
   if (g.explicit_padding()) {
-    launch_pad_nhwc(floats(x), s.padded, g.padded(), stream);
+    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
     check_launch(ctx);
     input = s.padded;
   }
   // The gradient in KRSC (s.filter), then transposed into Keras's layout.
-  run_first(ctx, g, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
+  run_first(ctx, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
             [&](const Candidate& c) {
               return cudnnConvolutionBackwardFilter(handle, &kOne, d.x.get(), input, d.y.get(), floats(dy),
                                                     d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
                                                     s.workspace, c.bytes, &kZero, d.w.get(), s.filter);
-            });
+            },
+            [&] { return geometry(g); });
   launch_transpose(s.filter, floats(dk), g.o, g.kh * g.kw * g.cg, stream);
   check_launch(ctx);
 }

@@ -46,4 +46,13 @@ void set_nhwc(const KernelContext& ctx, const TensorDescriptor& d, std::int64_t 
 void set_krsc(const KernelContext& ctx, const FilterDescriptor& d, std::int64_t k, std::int64_t c, std::int64_t r,
               std::int64_t s);
 
+// A float32 NDHWC tensor: 5-D, dims (n, c, d, h, w) in cuDNN's order with the strides
+// of memory order n, d, h, w, c.
+void set_ndhwc(const KernelContext& ctx, const TensorDescriptor& t, std::int64_t n, std::int64_t c, std::int64_t d,
+               std::int64_t h, std::int64_t w);
+// A float32 3-D filter in cuDNN's NHWC filter layout, KTRSC in memory: (k outputs, t
+// planes, r rows, s columns, c input channels per group).
+void set_ktrsc(const KernelContext& ctx, const FilterDescriptor& f, std::int64_t k, std::int64_t c, std::int64_t t,
+               std::int64_t r, std::int64_t s);
+
 }  // namespace strata::cuda

@@ -1,5 +1,5 @@
-// Host side of the softmax CUDA kernels: the axis off the node, the tensor read as lanes
-// along it, then one launch (core/cuda/softmax.cu).
+// Host side of the softmax and sparsemax CUDA kernels: the axis off the node, the tensor
+// read as lanes along it, then one launch (core/cuda/softmax.cu, core/cuda/sparsemax.cu).
 #include "core/cuda/softmax_kernels.h"
 
 #include "core/cuda/check.h"
@@ -43,6 +43,25 @@ void softmax_grad(KernelContext& ctx) {
   Tensor& out = ctx.output(0);
   if (out.size() == 0) return;
   launch_softmax_grad(floats(g), floats(y), floats(out), lanes_of(ctx, y.shape()), stream);
+  check_launch(ctx);
+}
+
+void sparsemax(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  if (y.size() == 0) return;
+  launch_sparsemax(floats(x), floats(y), lanes_of(ctx, x.shape()), stream);
+  check_launch(ctx);
+}
+
+void sparsemax_grad(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& g = ctx.input(0);
+  const Tensor& x = ctx.input(1);
+  Tensor& dx = ctx.output(0);
+  if (dx.size() == 0) return;
+  launch_sparsemax_grad(floats(g), floats(x), floats(dx), lanes_of(ctx, x.shape()), stream);
   check_launch(ctx);
 }
 

@@ -1,5 +1,5 @@
-// The CUDA kernels of softmax, log_softmax and softmax_grad (core/ops/nn_ops.cc registers
-// them beside the CPU kernels), along any axis. The CPU kernels' expressions, numerically
+// The CUDA kernels of softmax, log_softmax, softmax_grad, sparsemax and sparsemax_grad
+// (core/ops/nn_ops.cc registers them beside the CPU kernels), along any axis. The CPU kernels' expressions, numerically
 // stable as theirs are: each lane's max is subtracted before exp; a softmax is scaled by
 // 1 / sum, a log_softmax is (x - max) - log(sum). exp and log are CUDA's and the sums add
 // in another order, so the results agree with the CPU's to rounding, not bit for bit.
@@ -17,5 +17,9 @@ void softmax(KernelContext& ctx);
 void log_softmax(KernelContext& ctx);
 // softmax_grad(g, y) = y * (g - sum(g * y)) along the axis.
 void softmax_grad(KernelContext& ctx);
+// Keras's sparsemax (core/cuda/sparsemax.cu says how its threshold is found), and its
+// gradient sparsemax_grad(g, x).
+void sparsemax(KernelContext& ctx);
+void sparsemax_grad(KernelContext& ctx);
 
 }  // namespace strata::cuda

@@ -1,5 +1,6 @@
 // conv3d and its two gradients: vol2col over blocks of output lines (one output row of
 // one depth plane: OW positions), then Eigen GEMM, in the style of conv2d (conv_ops.cc).
+// Their CUDA kernels are cuDNN's (core/cuda/cudnn_conv3d_kernels.cc).
 // A block holds about kBlockRows output positions, so the column scratch stays bounded
 // (and mostly in cache) however large a volume is; it is per-thread scratch
 // that only grows (core/cpu/scratch.h), so steady-state steps allocate nothing.
@@ -13,9 +14,11 @@
 
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cuda/conv_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -339,7 +342,8 @@ void register_conv3d_ops(OpRegistry& r) {
            const Conv3DParams p = params_of(n.attrs);
            return std::vector<Output>{conv3d_backprop_input(g[0], k, spatial_of(x), p),
                                       conv3d_backprop_filter(x, g[0], window_of(k.shape()), p)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv3d)});
   r.add({.name = "conv3d_backprop_input", .infer = infer_backprop_input,
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& k = ctx.input(1);
@@ -354,7 +358,8 @@ void register_conv3d_ops(OpRegistry& r) {
            const Conv3DParams p = params_of(n.attrs);
            return std::vector<Output>{conv3d(g[0], k, p),
                                       conv3d_backprop_filter(g[0], dy, window_of(k.shape()), p)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv3d_backprop_input)});
   r.add({.name = "conv3d_backprop_filter", .infer = infer_backprop_filter,
          .cpu_kernel = [](KernelContext& ctx) {
            const Tensor& x = ctx.input(0);
@@ -368,7 +373,8 @@ void register_conv3d_ops(OpRegistry& r) {
            Output x = n.inputs[0], dy = n.inputs[1];
            const Conv3DParams p = params_of(n.attrs);
            return std::vector<Output>{conv3d_backprop_input(dy, g[0], spatial_of(x), p), conv3d(x, g[0], p)};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDNN_KERNEL(cuda::conv3d_backprop_filter)});
 }
 
 Output conv3d(Output x, Output kernel, const Conv3DParams& params) {

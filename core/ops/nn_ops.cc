@@ -267,7 +267,8 @@ void register_nn_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{g[0].graph->add("sparsemax_grad", {g[0], n.inputs[0]},
                                                       Attrs{{"axis", n.attrs.get<std::int64_t>("axis")}})};
-         }});
+         },
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::sparsemax)});
   r.add({.name = "sparsemax_grad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -277,7 +278,8 @@ void register_nn_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{ctx.inputs[1].shape, DType::float32}};
          },
          .cpu_kernel = sparsemax_grad_kernel,
-         .differentiable = false});  // no second derivative
+         .differentiable = false,  // no second derivative
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::sparsemax_grad)});
   r.add({.name = "log_softmax", .infer = infer_same_float,
          .cpu_kernel = [](KernelContext& ctx) { softmax_kernel(ctx, true); },
          .gradient = [](const Node& n, const std::vector<Output>& g) {

@@ -2,6 +2,7 @@
 // and embedding_lookup / embedding_lookup_grad (Embedding).
 #include <string>
 
+#include "core/cuda/array_kernels.h"
 #include "core/cuda/embedding_kernels.h"
 #include "core/cuda/sequence_kernels.h"
 #include "core/op_registry.h"
@@ -166,7 +167,9 @@ void register_sequence_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
-         }});
+         },
+         // The same elements in the same order: a reshape's copy.
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
 }
 
 std::string token_id_out_of_range(const Node& node, std::int64_t id, std::int64_t index, std::int64_t vocab) {

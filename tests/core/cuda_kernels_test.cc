@@ -405,6 +405,27 @@ OpCases softmax_grad_cases(float tolerance) {
   return op;
 }
 
+// sparsemax and sparsemax_grad(g, x) along every kind of axis: logits in [-3, 3] (a
+// support of a few elements in a long row), and multiples of 0.5, where tied elements
+// take their place in the CPU's stable order (the gradient's rank rule tells them apart)
+// and sums are exact. The threshold's double sums add in another order on the GPU, its
+// float rounding may differ by an ulp: 1e-6 relative.
+OpCases sparsemax_cases(bool grad) {
+  OpCases op{1e-6f, {}};
+  std::uint64_t seed = grad ? 1450 : 1400;
+  auto add = [&](const std::string& label, Tensor x, std::int64_t axis) {
+    KernelCase c{label, {}, axis_attr(axis)};
+    if (grad) c.inputs.push_back(in_range(x.shape(), -1, 1, seed++));
+    c.inputs.push_back(std::move(x));
+    op.cases.push_back(std::move(c));
+  };
+  for (const LaneCase& l : lane_cases()) add(l.label, in_range(l.shape, -3, 3, seed++), l.axis);
+  add("ties: multiples of 0.5, rows of 12", coarse({40, 12}, seed++), -1);
+  add("ties along a middle axis", coarse({3, 9, 4}, seed++), 1);
+  add("narrow logits: a support of every element", in_range({16, 7}, -0.05f, 0.05f, seed++), -1);
+  return op;
+}
+
 // Class labels in [0, classes) as `dtype` (float labels are whole numbers).
 Tensor class_labels(Shape shape, std::int64_t classes, DType dtype, std::uint64_t seed) {
   const Tensor u = in_range(std::move(shape), 0, 1, seed);
@@ -590,6 +611,77 @@ OpCases conv_cases(const std::string& op_name) {
     }
     op.cases.push_back(std::move(kc));
     seed += 3;
+  }
+  return op;
+}
+
+struct Conv3dCase {
+  std::string label;
+  Shape x;                             // (N, D, H, W, C)
+  std::vector<std::int64_t> k;         // (kd, kh, kw)
+  std::int64_t o;                      // output channels
+  std::vector<std::int64_t> strides, dilations;
+  std::string padding;                 // "valid", "same", or "explicit" (then pads)
+  std::vector<std::int64_t> pads;      // (front, back, top, bottom, left, right)
+  std::int64_t groups;
+};
+
+// The paddings of conv2d's table in three dimensions: "same" asymmetric on some axes and
+// not others, strides, dilations, groups, explicit pads, a pointwise kernel, no volumes.
+std::vector<Conv3dCase> conv3d_geometries() {
+  return {{"2x2x2 valid", {2, 4, 5, 6, 3}, {2, 2, 2}, 4, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1},
+          {"3x3x3 same, stride 1 (symmetric pads)", {2, 5, 4, 6, 2}, {3, 3, 3}, 3, {1, 1, 1}, {1, 1, 1}, "same", {}, 1},
+          {"3x3x3 same, stride 2 on 6x7x8 (pads after on depth and width)", {1, 6, 7, 8, 3}, {3, 3, 3}, 4, {2, 2, 2},
+           {1, 1, 1}, "same", {}, 1},
+          {"2x2x2 same, stride 1 (the extra plane, row and column after)", {2, 3, 4, 5, 2}, {2, 2, 2}, 3, {1, 1, 1},
+           {1, 1, 1}, "same", {}, 1},
+          {"kernel (1, 3, 2), strides (1, 2, 1), valid", {2, 3, 7, 5, 4}, {1, 3, 2}, 5, {1, 2, 1}, {1, 1, 1}, "valid",
+           {}, 1},
+          {"dilations (2, 1, 2), same", {1, 6, 5, 7, 2}, {3, 3, 3}, 2, {1, 1, 1}, {2, 1, 2}, "same", {}, 1},
+          {"1x1x1 pointwise", {2, 3, 3, 4, 8}, {1, 1, 1}, 6, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1},
+          {"groups 2", {2, 4, 4, 4, 4}, {3, 3, 3}, 6, {1, 1, 1}, {1, 1, 1}, "same", {}, 2},
+          {"explicit pads (2, 0, 1, 1, 0, 3)", {1, 4, 5, 4, 3}, {3, 3, 2}, 4, {1, 1, 1}, {1, 1, 1}, "explicit",
+           {2, 0, 1, 1, 0, 3}, 1},
+          {"one volume 8x8x8x4 to 8, same", {1, 8, 8, 8, 4}, {3, 3, 3}, 8, {1, 1, 1}, {1, 1, 1}, "same", {}, 1},
+          {"no volumes", {0, 3, 3, 3, 2}, {2, 2, 2}, 2, {1, 1, 1}, {1, 1, 1}, "valid", {}, 1}};
+}
+
+Attrs conv3d_attrs(const Conv3dCase& c) {
+  std::vector<std::int64_t> pads = c.pads;
+  if (c.padding == "valid") pads.assign(6, 0);
+  if (c.padding == "same") {
+    pads.clear();
+    for (std::size_t a = 0; a < 3; ++a) {
+      auto [before, after] = same_pads(c.x.dims()[a + 1], c.k[a], c.strides[a], c.dilations[a]);
+      pads.push_back(before);
+      pads.push_back(after);
+    }
+  }
+  return Attrs{{"strides", c.strides}, {"dilations", c.dilations}, {"pads", pads}, {"groups", c.groups}};
+}
+
+// conv3d, conv3d_backprop_input or conv3d_backprop_filter over every geometry: cuDNN's
+// summation order (and algorithms), as conv2d's: 1e-4 relative.
+OpCases conv3d_cases(const std::string& op_name) {
+  OpCases op{1e-4f, {}, true};
+  const OpDef& conv3d = OpRegistry::global().get("conv3d");
+  std::uint64_t seed = 1750;
+  for (const Conv3dCase& c : conv3d_geometries()) {
+    const Attrs attrs = conv3d_attrs(c);
+    const Shape k{c.k[0], c.k[1], c.k[2], c.x.dims()[4] / c.groups, c.o};
+    const Shape y = conv3d.infer(InferContext{"conv3d", {{c.x, DType::float32}, {k, DType::float32}}, attrs})[0].shape;
+    KernelCase kc{c.label, {}, attrs};
+    if (op_name == "conv3d") {
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+    } else if (op_name == "conv3d_backprop_input") {
+      kc.inputs = {in_range(y, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2], c.x.dims()[3]});
+    } else {  // conv3d_backprop_filter
+      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(y, -1, 1, seed + 1)};
+      kc.attrs.set("kernel_size", c.k);
+    }
+    op.cases.push_back(std::move(kc));
+    seed += 2;
   }
   return op;
 }
@@ -1045,6 +1137,25 @@ OpCases copy_cases() {
   return op;
 }
 
+// unfold_time(y (B*T, ...), like (B, T, ...)): TimeDistributed's regrouping, a copy of
+// every numeric dtype; many blocks, rank 2 and 4, a batch of none.
+OpCases unfold_time_cases() {
+  struct U {
+    Shape y, like;
+  };
+  const std::vector<U> us = {{{1000, 33}, {100, 10, 7}}, {{6, 4, 5, 3}, {2, 3, 1}}, {{5, 1}, {1, 5}}, {{0, 4}, {0, 3}}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2550;
+  for (const U& u : us) {
+    for (DType dtype : numeric_dtypes()) {
+      op.cases.push_back({u.y.to_string() + " like " + u.like.to_string() + ", " + to_string(dtype),
+                          {numbers(u.y, dtype, seed), in_range(u.like, -1, 1, seed + 1)}});
+      seed += 2;
+    }
+  }
+  return op;
+}
+
 // upsample_nearest2d: square and unequal factors, many channels, a single pixel, no images.
 OpCases upsample_cases() {
   struct U {
@@ -1119,12 +1230,17 @@ const std::map<std::string, OpCases>& table() {
     m["softmax"] = softmax_cases(1e-5f);
     m["log_softmax"] = softmax_cases(1e-5f);
     m["softmax_grad"] = softmax_grad_cases(1e-5f);
+    m["sparsemax"] = sparsemax_cases(false);
+    m["sparsemax_grad"] = sparsemax_cases(true);
     m["pick"] = pick_cases(false);
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
     m["dropout"] = dropout_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
+    }
+    for (const char* name : {"conv3d", "conv3d_backprop_input", "conv3d_backprop_filter"}) {
+      m[name] = conv3d_cases(name);
     }
     for (const char* name : {"max_pool2d", "max_pool2d_grad", "max_pool2d_relu_grad", "avg_pool2d",
                              "avg_pool2d_grad"}) {
@@ -1150,6 +1266,7 @@ const std::map<std::string, OpCases>& table() {
     m["identity"] = copy_cases();
     m["stop_gradient"] = copy_cases();
     m["upsample_nearest2d"] = upsample_cases();
+    m["unfold_time"] = unfold_time_cases();
     return m;
   }();
   return cases;

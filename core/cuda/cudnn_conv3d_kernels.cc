@@ -1,0 +1,280 @@
+// conv3d and its two gradients on the GPU through cuDNN's N-d convolutions, as conv2d's
+// kernels do it in two dimensions (core/cuda/cudnn_conv_kernels.cc says why each step is
+// so); what differs is only the rank.
+//
+// Layouts. Tensors are NDHWC, as the CPU kernels store them, described to cuDNN as 5-D
+// tensors with channels-innermost strides. Keras's kernel (kd, kh, kw, C/groups, O) is
+// transposed into cuDNN's NHWC filter layout KTRSC = (O, kd, kh, kw, C/groups) in
+// scratch, and the filter gradient is computed in that layout and transposed back.
+//
+// Padding. The op's six pads (front, back, top, bottom, left, right) are explicit; cuDNN
+// pads both sides of an axis alike. cuDNN gets the smaller pad of each axis and the rest
+// is made explicit: the input copied into a zeroed, larger scratch tensor (forward,
+// filter gradient), or the input gradient computed for that tensor and its window copied
+// out (input gradient). Keras's "same" with an odd total (the extra plane, row or column
+// after) takes that path; "valid" and odd kernels at stride 1 do not.
+//
+// Arithmetic. Strict float32: CUDNN_FMA_MATH, no TF32. The algorithm is chosen as for
+// conv2d (core/cuda/cudnn_conv_algorithms.h): cuDNN's heuristics, FMA-only and
+// deterministic first, at most 1 GiB of workspace. Scratch (the KTRSC filter, the padded
+// tensor, cuDNN's workspace) is the run context's workspace, asked for once per call.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/conv_kernels.h"
+#include "core/cuda/conv_launch.h"
+#include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_conv_algorithms.h"
+#include "core/cuda/cudnn_descriptors.h"
+#include "core/cuda/cudnn_handle.h"
+#include "core/cuda/device_floats.h"
+#include "core/cuda/run_context.h"
+#include "core/error.h"
+#include "core/op_registry.h"
+
+namespace strata::cuda {
+
+namespace {
+
+using Axes = std::array<std::int64_t, 3>;  // (depth, height, width)
+
+// One 3-D convolution's geometry, read as core/ops/conv3d_ops.cc reads it: x (n, d, h, w,
+// c), kernel (kd, kh, kw, cg, o), y (n, od, oh, ow, o).
+struct Conv3dShape {
+  std::int64_t n = 0, c = 0, o = 0, cg = 0, groups = 1;
+  Axes in{}, out{}, k{}, strides{}, dilations{}, before{}, after{};
+
+  // The pad cuDNN applies on both sides of axis a.
+  std::int64_t symmetric_pad(std::size_t a) const { return std::min(before[a], after[a]); }
+  bool explicit_padding() const { return before != after; }
+  // x within the explicitly padded input cuDNN sees (big == x when the pads are symmetric).
+  PadShape padded() const {
+    PadShape p;
+    p.n = n, p.d = in[0], p.h = in[1], p.w = in[2], p.c = c;
+    p.front = before[0] - symmetric_pad(0), p.top = before[1] - symmetric_pad(1), p.left = before[2] - symmetric_pad(2);
+    p.big_d = in[0] + p.front + (after[0] - symmetric_pad(0));
+    p.big_h = in[1] + p.top + (after[1] - symmetric_pad(1));
+    p.big_w = in[2] + p.left + (after[2] - symmetric_pad(2));
+    return p;
+  }
+  std::int64_t window() const { return k[0] * k[1] * k[2] * cg; }  // a filter's elements
+  std::int64_t kernel_size() const { return window() * o; }
+};
+
+Conv3dShape conv3d_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
+  const Attrs& a = ctx.node.attrs;
+  const auto& strides = a.get<std::vector<std::int64_t>>("strides");
+  const auto& dilations = a.get<std::vector<std::int64_t>>("dilations");
+  const auto& pads = a.get<std::vector<std::int64_t>>("pads");
+  Conv3dShape g;
+  g.n = x[0], g.c = x[4];
+  g.cg = kernel[3], g.o = kernel[4];
+  g.groups = a.get<std::int64_t>("groups");
+  for (std::size_t i = 0; i < 3; ++i) {
+    g.in[i] = x[static_cast<int>(i) + 1];
+    g.out[i] = y[static_cast<int>(i) + 1];
+    g.k[i] = kernel[static_cast<int>(i)];
+    g.strides[i] = strides.at(i), g.dilations[i] = dilations.at(i);
+    g.before[i] = pads.at(2 * i), g.after[i] = pads.at(2 * i + 1);
+  }
+  return g;
+}
+
+std::string triple(const Axes& v) {
+  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
+}
+
+std::string describe(const Conv3dShape& g) {
+  auto s = [](std::int64_t v) { return std::to_string(v); };
+  return "input (" + s(g.n) + ", " + s(g.in[0]) + ", " + s(g.in[1]) + ", " + s(g.in[2]) + ", " + s(g.c) +
+         "), kernel (" + s(g.k[0]) + ", " + s(g.k[1]) + ", " + s(g.k[2]) + ", " + s(g.cg) + ", " + s(g.o) +
+         "), strides " + triple(g.strides) + ", dilations " + triple(g.dilations) + ", pads before " +
+         triple(g.before) + " and after " + triple(g.after) + ", groups " + s(g.groups);
+}
+
+std::string geometry(const Conv3dShape& g) { return "float32 NDHWC with FMA math for " + describe(g); }
+
+// The convolution as cuDNN sees it: x the (explicitly padded) input, w the KTRSC filter,
+// y the output, the symmetric rest of the padding in conv.
+struct CudnnConv3d {
+  TensorDescriptor x, y;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+
+  CudnnConv3d(const KernelContext& ctx, const Conv3dShape& g) : x(ctx), y(ctx), w(ctx), conv(ctx) {
+    const PadShape p = g.padded();
+    set_ndhwc(ctx, x, g.n, g.c, p.big_d, p.big_h, p.big_w);
+    set_ndhwc(ctx, y, g.n, g.o, g.out[0], g.out[1], g.out[2]);
+    set_ktrsc(ctx, w, g.o, g.cg, g.k[0], g.k[1], g.k[2]);
+    std::array<int, 3> pad{}, stride{}, dilation{};
+    for (std::size_t a = 0; a < 3; ++a) {
+      pad[a] = cudnn_dim(ctx, g.symmetric_pad(a), "padding");
+      stride[a] = cudnn_dim(ctx, g.strides[a], "stride");
+      dilation[a] = cudnn_dim(ctx, g.dilations[a], "dilation");
+    }
+    check(cudnnSetConvolutionNdDescriptor(conv.get(), 3, pad.data(), stride.data(), dilation.data(),
+                                          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+          ctx, "cudnnSetConvolutionNdDescriptor");
+    check(cudnnSetConvolutionMathType(conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
+    check(cudnnSetConvolutionGroupCount(conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
+          "cudnnSetConvolutionGroupCount");
+    // cuDNN's output size must be the op's: anything else means the descriptors above do
+    // not say what the CPU kernel computes.
+    std::array<int, 5> dims{};  // (n, c, d, h, w)
+    check(cudnnGetConvolutionNdForwardOutputDim(conv.get(), x.get(), w.get(), static_cast<int>(dims.size()),
+                                                dims.data()),
+          ctx, "cudnnGetConvolutionNdForwardOutputDim");
+    if (dims[0] != g.n || dims[1] != g.o || dims[2] != g.out[0] || dims[3] != g.out[1] || dims[4] != g.out[2]) {
+      throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
+                  std::to_string(dims[0]) + ", " + std::to_string(dims[2]) + ", " + std::to_string(dims[3]) + ", " +
+                  std::to_string(dims[4]) + ", " + std::to_string(dims[1]) + ") is not the op's (" +
+                  std::to_string(g.n) + ", " + std::to_string(g.out[0]) + ", " + std::to_string(g.out[1]) + ", " +
+                  std::to_string(g.out[2]) + ", " + std::to_string(g.o) + ") for " + describe(g));
+    }
+  }
+};
+
+// The pieces of the run context's workspace one call uses, in order: the KTRSC filter,
+// the padded tensor (when the padding is explicit), cuDNN's workspace.
+struct Scratch {
+  float* filter = nullptr;
+  float* padded = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
+Scratch carve(RunContext& run, const Conv3dShape& g, std::size_t workspace_bytes) {
+  const PadShape p = g.padded();
+  const std::size_t filter = aligned(float_bytes(g.kernel_size()));
+  const std::size_t padded =
+      g.explicit_padding() ? aligned(float_bytes(p.n * p.big_d * p.big_h * p.big_w * p.c)) : 0;
+  auto* base = static_cast<char*>(run.workspace().get(filter + padded + workspace_bytes));
+  Scratch s;
+  s.filter = reinterpret_cast<float*>(base);
+  s.padded = g.explicit_padding() ? reinterpret_cast<float*>(base + filter) : nullptr;
+  s.workspace = base + filter + padded;
+  s.workspace_bytes = workspace_bytes;
+  return s;
+}
+
+void fill_zeros(const KernelContext& ctx, Tensor& t, CUstream_st* stream) {
+  check(cudaMemsetAsync(floats(t), 0, float_bytes(t.size()), stream), ctx, "cudaMemsetAsync");
+}
+
+}  // namespace
+
+void conv3d(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& x = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  if (y.size() == 0) return;
+  const Conv3dShape g = conv3d_shape(ctx, x.shape(), k.shape(), y.shape());
+  if (g.cg == 0) {  // an empty sum
+    fill_zeros(ctx, y, stream);
+    return;
+  }
+  cudnnHandle_t handle = run.cudnn().get();
+  CudnnConv3d d(ctx, g);
+  const Candidates candidates = forward_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+  if (candidates.count == 0) no_algorithm(ctx, "forward", geometry(g));
+  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
+  const float* input = floats(x);
+  if (g.explicit_padding()) {
+    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+    input = s.padded;
+  }
+  check_launch(ctx);
+  run_first(
+      ctx, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward",
+      [&](const Candidate& c) {
+        return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
+                                       static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes, &kZero,
+                                       d.y.get(), floats(y));
+      },
+      [&] { return geometry(g); });
+}
+
+void conv3d_backprop_input(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& dy = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  Tensor& dx = ctx.output(0);
+  if (dx.size() == 0) return;
+  const Conv3dShape g = conv3d_shape(ctx, dx.shape(), k.shape(), dy.shape());
+  if (g.o == 0) {  // no output channel sends a gradient back
+    fill_zeros(ctx, dx, stream);
+    return;
+  }
+  cudnnHandle_t handle = run.cudnn().get();
+  CudnnConv3d d(ctx, g);
+  const Candidates candidates =
+      backward_data_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+  if (candidates.count == 0) no_algorithm(ctx, "backward-data", geometry(g));
+  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
+  check_launch(ctx);
+  float* out = g.explicit_padding() ? s.padded : floats(dx);
+  run_first(
+      ctx, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
+      [&](const Candidate& c) {
+        return cudnnConvolutionBackwardData(handle, &kOne, d.w.get(), s.filter, d.y.get(), floats(dy), d.conv.get(),
+                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), s.workspace, c.bytes,
+                                            &kZero, d.x.get(), out);
+      },
+      [&] { return geometry(g); });
+  if (g.explicit_padding()) {
+    launch_crop_channels_last(s.padded, floats(dx), g.padded(), stream);
+    check_launch(ctx);
+  }
+}
+
+void conv3d_backprop_filter(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
+  const Tensor& x = ctx.input(0);
+  const Tensor& dy = ctx.input(1);
+  Tensor& dk = ctx.output(0);
+  if (dk.size() == 0) return;
+  const Conv3dShape g = conv3d_shape(ctx, x.shape(), dk.shape(), dy.shape());
+  if (g.n == 0) {  // a sum over no volumes
+    fill_zeros(ctx, dk, stream);
+    return;
+  }
+  cudnnHandle_t handle = run.cudnn().get();
+  CudnnConv3d d(ctx, g);
+  const Candidates candidates =
+      backward_filter_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+  if (candidates.count == 0) no_algorithm(ctx, "backward-filter", geometry(g));
+  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const float* input = floats(x);
+  if (g.explicit_padding()) {
+    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+    check_launch(ctx);
+    input = s.padded;
+  }
+  // The gradient in KTRSC (s.filter), then transposed into Keras's layout.
+  run_first(
+      ctx, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
+      [&](const Candidate& c) {
+        return cudnnConvolutionBackwardFilter(handle, &kOne, d.x.get(), input, d.y.get(), floats(dy), d.conv.get(),
+                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo), s.workspace,
+                                              c.bytes, &kZero, d.w.get(), s.filter);
+      },
+      [&] { return geometry(g); });
+  launch_transpose(s.filter, floats(dk), g.o, g.window(), stream);
+  check_launch(ctx);
+}
+
+}  // namespace strata::cuda
