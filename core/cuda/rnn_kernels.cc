@@ -1,19 +1,21 @@
 // Host side of the recurrent ops' CUDA kernels: the CPU kernel's Config (core/ops/
-// rnn_config.h), scratch carved from the run context's workspace, then per step a cuBLAS
-// product and the fused gate kernels (core/cuda/rnn.cu), in sequence_kernel's and
-// sequence_grad_kernel's order (core/ops/rnn_ops.cc).
+// rnn_config.h), then the work of core/cuda/rnn_plan.h — per step a cuBLAS product and
+// the fused gate kernels of core/cuda/rnn.cu — on the run context's stream, with scratch
+// carved from its workspace.
 #include "core/cuda/rnn_kernels.h"
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/gemm.h"
 #include "core/cuda/rnn_launch.h"
+#include "core/cuda/rnn_plan.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/rnn_config.h"
@@ -22,7 +24,6 @@ namespace strata::cuda {
 
 namespace {
 
-using ops::Cell;
 using ops::Config;
 
 // A kernel call's float arrays in one block of the run context's workspace, each 256-byte
@@ -49,28 +50,67 @@ class Scratch {
   char* base_ = nullptr;
 };
 
-void copy_floats(const KernelContext& ctx, float* to, const float* from, std::int64_t n, CUstream_st* stream) {
-  if (n == 0) return;
-  check(cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, stream), ctx,
-        "cudaMemcpyAsync");
-}
-
 void zero_floats(const KernelContext& ctx, float* to, std::int64_t n, CUstream_st* stream) {
   if (n == 0) return;
   check(cudaMemsetAsync(to, 0, static_cast<std::size_t>(n) * sizeof(float), stream), ctx, "cudaMemsetAsync");
 }
 
-// Whether a dropout of `rate` is drawn in this run (the CPU kernel's test).
-bool drops(const KernelContext& ctx, float rate) { return ctx.training && rate > 0.f; }
+// The Device of core/cuda/rnn_plan.h on a run context: cuBLAS products and the kernels of
+// core/cuda/rnn.cu, enqueued on its stream; scratch from its workspace.
+class CudaRnnDevice {
+ public:
+  CudaRnnDevice(const KernelContext& ctx, RunContext& run) : ctx_(ctx), run_(run), stream_(run.stream().get()) {}
 
-// The CPU kernel's dropout mask (core/ops/rnn_ops.cc, dropout_mask): `batch` rows of
-// `width`, numbered in the step's global batch.
-void draw_mask(const KernelContext& ctx, const Config& c, float rate, std::int64_t batch, std::int64_t width,
-               std::uint64_t stream, float* mask, CUstream_st* cuda_stream) {
-  const std::uint64_t first =
-      ops::dropout_mask_first_counter(ctx.step, ctx.global_batch, batch, ctx.sample_offset, width);
-  launch_rnn_dropout_mask(mask, batch * width, c.seed, stream, first, rate, 1.f / (1.f - rate), cuda_stream);
-}
+  std::vector<float*> scratch(std::initializer_list<std::int64_t> floats) {
+    std::vector<int> parts;
+    for (std::int64_t n : floats) parts.push_back(scratch_.reserve(n));
+    scratch_.allocate(run_);
+    std::vector<float*> pointers;
+    for (int part : parts) pointers.push_back(scratch_[part]);
+    return pointers;
+  }
+  void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmOperand a, GemmOperand b, float* c, std::int64_t ldc,
+            float beta) {
+    cuda::gemm(ctx_, run_, m, n, k, a, b, c, ldc, beta);
+  }
+  void copy(float* to, const float* from, std::int64_t n) {
+    if (n == 0) return;
+    check(cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, stream_),
+          ctx_, "cudaMemcpyAsync");
+  }
+  void zero(float* to, std::int64_t n) { zero_floats(ctx_, to, n, stream_); }
+  void dropout_mask(float* mask, std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::uint64_t first,
+                    float rate, float keep_scale) {
+    launch_rnn_dropout_mask(mask, n, seed, stream, first, rate, keep_scale, stream_);
+  }
+  void scale_rows(const float* in, const float* mask, float* out, std::int64_t rows, std::int64_t width,
+                  std::int64_t per_mask_row) {
+    launch_scale_rows(in, mask, out, rows, width, per_mask_row, stream_);
+  }
+  void step(const ops::RnnLayout& L, const RnnStep& p, std::int64_t s) { launch_rnn_step(L, p, s, stream_); }
+  void gru_reset_gate(const ops::RnnLayout& L, const RnnStep& p, std::int64_t s) {
+    launch_gru_reset_gate(L, p, s, stream_);
+  }
+  void gru_candidate(const ops::RnnLayout& L, const RnnStep& p, std::int64_t s) {
+    launch_gru_candidate(L, p, s, stream_);
+  }
+  void gate_grad(const ops::RnnLayout& L, const RnnStepGrad& p, std::int64_t s) {
+    launch_rnn_gate_grad(L, p, s, stream_);
+  }
+  void gru_reset_grad(const ops::RnnLayout& L, const RnnStepGrad& p, std::int64_t s) {
+    launch_gru_reset_grad(L, p, s, stream_);
+  }
+  void carry_grad(const ops::RnnLayout& L, const RnnStepGrad& p) { launch_rnn_carry_grad(L, p, stream_); }
+  void column_sums(const float* in, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* out) {
+    launch_column_sums(in, rows, cols, ld, out, stream_);
+  }
+
+ private:
+  const KernelContext& ctx_;
+  RunContext& run_;
+  CUstream_st* stream_;
+  Scratch scratch_;
+};
 
 }  // namespace
 
@@ -81,163 +121,46 @@ void rnn_zero_state(KernelContext& ctx) {
 
 void rnn_sequence(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
-  const std::int64_t H = ctx.input(4).shape()[0];
-  const Config c(ctx.node, x.shape(), H, ctx.inputs.size() == 7);
-  const std::int64_t B = c.B, T = c.T, F = c.F, GH = c.G * H, K = c.K();
-  if (B * H == 0) return;  // every output is empty
-  const float* W = floats(ctx.input(3));
-  const float* U = floats(ctx.input(4));
-  float* h = floats(ctx.output(1));  // the carried state lives in the last-state outputs
-  float* cs = floats(ctx.output(2));
-  float* ws = floats(ctx.output(3));
-  const bool input_dropout = drops(ctx, c.dropout), recurrent_dropout = drops(ctx, c.recurrent_dropout);
-
-  Scratch scratch;
-  const int input_mask = scratch.reserve(input_dropout ? B * F : 0);
-  const int dropped_x = scratch.reserve(input_dropout ? B * T * F : 0);
-  const int projection = scratch.reserve(B * T * GH);
-  const int rec = scratch.reserve(B * GH);
-  const int recurrent_mask = scratch.reserve(recurrent_dropout ? B * H : 0);
-  const int h_in = scratch.reserve(recurrent_dropout ? B * H : 0);
-  const int reset_h = scratch.reserve(c.gru_reset_before() ? B * H : 0);
-  scratch.allocate(run);
-
-  copy_floats(ctx, h, floats(ctx.input(1)), B * H, stream);
-  if (c.cell == Cell::lstm) {
-    copy_floats(ctx, cs, floats(ctx.input(2)), B * H, stream);
-  } else {
-    zero_floats(ctx, cs, B * H, stream);
-  }
-  // Input projection for every step at once: (x * dropout) · W; the bias is added in the
-  // step kernels, as the CPU adds it before the loop.
-  const float* projected = floats(x);
-  if (input_dropout) {
-    draw_mask(ctx, c, c.dropout, B, F, ops::kInputMaskStream, scratch[input_mask], stream);
-    launch_scale_rows(floats(x), scratch[input_mask], scratch[dropped_x], B * T, F, T, stream);
-    projected = scratch[dropped_x];
-  }
-  gemm(ctx, run, B * T, GH, F, {projected, F}, {W, GH}, scratch[projection], GH);
-  if (recurrent_dropout) {
-    draw_mask(ctx, c, c.recurrent_dropout, B, H, ops::kRecurrentMaskStream, scratch[recurrent_mask], stream);
-    launch_scale_rows(h, scratch[recurrent_mask], scratch[h_in], B, H, 1, stream);
-  }
-  const RnnStep step{.xw = scratch[projection],
-                     .bias = floats(ctx.input(5)),
-                     .rec = scratch[rec],
-                     .h_in = recurrent_dropout ? scratch[h_in] : h,
-                     .mask = c.has_mask ? floats(ctx.input(6)) : nullptr,
-                     .recurrent_mask = scratch[recurrent_mask],
-                     .h = h,
-                     .c = cs,
-                     .next_h_in = recurrent_dropout ? scratch[h_in] : nullptr,
-                     .reset_h = scratch[reset_h],
-                     .workspace = ws,
-                     .y = floats(ctx.output(0))};
-  for (std::int64_t s = 0; s < T; ++s) {
-    if (c.gru_reset_before()) {
-      // z and r columns first; the candidate's recurrent term needs r.
-      gemm(ctx, run, B, 2 * H, H, {step.h_in, H}, {U, GH}, scratch[rec], GH);
-      launch_gru_reset_gate(c, step, s, stream);
-      // (r * h_in) · U_h straight into each row's fourth workspace block.
-      gemm(ctx, run, B, H, H, {step.reset_h, H}, {U + 2 * H, GH}, ws + s * K + 3 * H, T * K);
-      launch_gru_candidate(c, step, s, stream);
-    } else {
-      gemm(ctx, run, B, GH, H, {step.h_in, H}, {U, GH}, scratch[rec], GH);
-      launch_rnn_step(c, step, s, stream);
-    }
-  }
+  const Config c(ctx.node, x.shape(), ctx.input(4).shape()[0], ctx.inputs.size() == 7);
+  const RnnForwardIO io{.x = floats(x),
+                        .h0 = floats(ctx.input(1)),
+                        .c0 = floats(ctx.input(2)),
+                        .kernel = floats(ctx.input(3)),
+                        .recurrent_kernel = floats(ctx.input(4)),
+                        .bias = floats(ctx.input(5)),
+                        .mask = c.has_mask ? floats(ctx.input(6)) : nullptr,
+                        .y = floats(ctx.output(0)),
+                        .h = floats(ctx.output(1)),
+                        .c = floats(ctx.output(2)),
+                        .workspace = floats(ctx.output(3))};
+  CudaRnnDevice device(ctx, run);
+  run_rnn_forward(device, c, rnn_dropout(ctx, c), io);
   check_launch(ctx);
 }
 
 void rnn_sequence_grad(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
-  const std::int64_t H = ctx.input(4).shape()[0];
-  const Config c(ctx.node, x.shape(), H, ctx.inputs.size() == 11);
-  const std::int64_t B = c.B, T = c.T, F = c.F, GH = c.G * H;
-  const float* W = floats(ctx.input(3));
-  const float* U = floats(ctx.input(4));
-  float* dx = floats(ctx.output(0));
-  float* dh = floats(ctx.output(1));  // the gradient reaching each step's carried h and c
-  float* dc = floats(ctx.output(2));  // lives in dh0's and dc0's outputs
-  const bool input_dropout = drops(ctx, c.dropout), recurrent_dropout = drops(ctx, c.recurrent_dropout);
-  const bool reset_before = c.gru_reset_before();
-
-  Scratch scratch;
-  const int input_mask = scratch.reserve(input_dropout ? B * F : 0);
-  const int dropped_x = scratch.reserve(input_dropout ? B * T * F : 0);
-  const int recurrent_mask = scratch.reserve(recurrent_dropout ? B * H : 0);
-  const int gate_grad_x = scratch.reserve(B * T * GH);  // by input step t: pairs with x
-  const int gate_grad_h = scratch.reserve(B * T * GH);  // by processing step s: pairs with h_in
-  const int h_ins = scratch.reserve(B * T * H);
-  const int reset_h_ins = scratch.reserve(reset_before ? B * T * H : 0);
-  const int dh_prev = scratch.reserve(B * H);
-  const int dh_in = scratch.reserve(B * H);
-  const int reset_h_grad = scratch.reserve(reset_before ? B * H : 0);
-  scratch.allocate(run);
-
-  copy_floats(ctx, dh, floats(ctx.input(8)), B * H, stream);
-  if (c.cell == Cell::lstm) {
-    copy_floats(ctx, dc, floats(ctx.input(9)), B * H, stream);
-  } else {
-    zero_floats(ctx, dc, B * H, stream);
-  }
-  if (recurrent_dropout) {
-    draw_mask(ctx, c, c.recurrent_dropout, B, H, ops::kRecurrentMaskStream, scratch[recurrent_mask], stream);
-  }
-  const RnnStepGrad step{.workspace = floats(ctx.input(6)),
+  const Config c(ctx.node, x.shape(), ctx.input(4).shape()[0], ctx.inputs.size() == 11);
+  const RnnBackwardIO io{.x = floats(x),
                          .h0 = floats(ctx.input(1)),
                          .c0 = floats(ctx.input(2)),
+                         .kernel = floats(ctx.input(3)),
+                         .recurrent_kernel = floats(ctx.input(4)),
+                         .workspace = floats(ctx.input(6)),
                          .dy = floats(ctx.input(7)),
+                         .dh = floats(ctx.input(8)),
+                         .dc = floats(ctx.input(9)),
                          .mask = c.has_mask ? floats(ctx.input(10)) : nullptr,
-                         .recurrent_mask = scratch[recurrent_mask],
-                         .dh = dh,
-                         .dc = dc,
-                         .dh_prev = scratch[dh_prev],
-                         .gate_grad_x = scratch[gate_grad_x],
-                         .gate_grad_h = scratch[gate_grad_h],
-                         .h_ins = scratch[h_ins],
-                         .reset_h_ins = scratch[reset_h_ins],
-                         .reset_h_grad = scratch[reset_h_grad],
-                         .dh_in = scratch[dh_in]};
-  // Rows b of step s's gate gradients by processing step: every T-th row from row s.
-  const std::int64_t step_rows = T * GH;
-  for (std::int64_t s = T - 1; s >= 0; --s) {
-    launch_rnn_gate_grad(c, step, s, stream);
-    const float* gr = step.gate_grad_h + s * GH;
-    if (reset_before) {
-      // d(r*h_in) = dpre · U_hᵀ; then r's gradient, then the z/r columns' recurrent term.
-      gemm(ctx, run, B, H, H, {gr + 2 * H, step_rows}, {U + 2 * H, GH, true}, scratch[reset_h_grad], H);
-      launch_gru_reset_grad(c, step, s, stream);
-      gemm(ctx, run, B, H, 2 * H, {gr, step_rows}, {U, GH, true}, step.dh_in, H, 1.f);
-    } else {
-      gemm(ctx, run, B, H, GH, {gr, step_rows}, {U, GH, true}, step.dh_in, H);
-    }
-    launch_rnn_carry_grad(c, step, stream);
-  }
-  // Weight gradients: one product each over all steps.
-  gemm(ctx, run, B * T, F, GH, {step.gate_grad_x, GH}, {W, GH, true}, dx, F);
-  const float* dropped_input = floats(x);
-  if (input_dropout) {
-    draw_mask(ctx, c, c.dropout, B, F, ops::kInputMaskStream, scratch[input_mask], stream);
-    launch_scale_rows(floats(x), scratch[input_mask], scratch[dropped_x], B * T, F, T, stream);
-    launch_scale_rows(dx, scratch[input_mask], dx, B * T, F, T, stream);
-    dropped_input = scratch[dropped_x];
-  }
-  gemm(ctx, run, F, GH, B * T, {dropped_input, F, true}, {step.gate_grad_x, GH}, floats(ctx.output(3)), GH);
-  float* dU = floats(ctx.output(4));
-  if (reset_before) {
-    gemm(ctx, run, H, 2 * H, B * T, {step.h_ins, H, true}, {step.gate_grad_h, GH}, dU, GH);
-    gemm(ctx, run, H, H, B * T, {step.reset_h_ins, H, true}, {step.gate_grad_h + 2 * H, GH}, dU + 2 * H, GH);
-  } else {
-    gemm(ctx, run, H, GH, B * T, {step.h_ins, H, true}, {step.gate_grad_h, GH}, dU, GH);
-  }
-  float* db = floats(ctx.output(5));
-  launch_column_sums(step.gate_grad_x, B * T, GH, GH, db, stream);
-  if (c.cell == Cell::gru && c.reset_after) launch_column_sums(step.gate_grad_h, B * T, GH, GH, db + GH, stream);
+                         .dx = floats(ctx.output(0)),
+                         .dh0 = floats(ctx.output(1)),
+                         .dc0 = floats(ctx.output(2)),
+                         .dkernel = floats(ctx.output(3)),
+                         .drecurrent_kernel = floats(ctx.output(4)),
+                         .dbias = floats(ctx.output(5))};
+  CudaRnnDevice device(ctx, run);
+  run_rnn_backward(device, c, rnn_dropout(ctx, c), io);
   check_launch(ctx);
 }
 

@@ -18,6 +18,7 @@
 #include "core/device.h"
 #include "core/op_registry.h"
 #include "core_test_util.h"
+#include "rnn_configurations.h"
 
 #ifdef STRATA_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -1065,118 +1066,18 @@ OpCases upsample_cases() {
 
 // --- recurrent ops ---------------------------------------------------------------------
 
-// One rnn_sequence configuration: the cell, the sizes x (batch, steps, features) and
-// units, the attributes, and the run's mode (dropout draws its masks in training only).
-struct RnnCase {
-  std::string label;
-  std::string cell;
-  std::int64_t batch, steps, features, units;
-  std::string activation = "tanh", recurrent_activation = "sigmoid";
-  bool reset_after = true, go_backwards = false, input_in_processing_order = false, reverse_output = false,
-       zero_output_for_mask = false, masked = false;
-  double dropout = 0, recurrent_dropout = 0;
-  bool training = false;
-  std::int64_t step = 0, sample_offset = 0;
-};
-
-// Every cell and activation the CPU kernel fuses, masks, each direction and output
-// order, dropout in and out of training (a shard's rows numbered from its first sample),
-// sizes over several blocks, no steps and no rows.
-std::vector<RnnCase> rnn_configurations() {
-  return {
-      {.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7},
-      {.label = "lstm masked, go_backwards, zero_output_for_mask", .cell = "lstm", .batch = 5, .steps = 7,
-       .features = 3, .units = 8, .go_backwards = true, .zero_output_for_mask = true, .masked = true},
-      {.label = "lstm, dropout 0.3 and recurrent_dropout 0.25 in training, step 3, shard from sample 2",
-       .cell = "lstm", .batch = 6, .steps = 5, .features = 4, .units = 6, .dropout = 0.3,
-       .recurrent_dropout = 0.25, .training = true, .step = 3, .sample_offset = 2},
-      {.label = "lstm, hard_sigmoid_keras2 gates, 33x20x40 into 64 units", .cell = "lstm", .batch = 33,
-       .steps = 20, .features = 40, .units = 64, .recurrent_activation = "hard_sigmoid_keras2"},
-      {.label = "lstm, no time steps", .cell = "lstm", .batch = 3, .steps = 0, .features = 4, .units = 5},
-      {.label = "gru reset_after", .cell = "gru", .batch = 4, .steps = 6, .features = 5, .units = 7},
-      {.label = "gru reset_after masked, go_backwards with reverse_output", .cell = "gru", .batch = 5, .steps = 7,
-       .features = 3, .units = 8, .go_backwards = true, .reverse_output = true, .masked = true},
-      {.label = "gru reset_after, recurrent_dropout 0.4 in training", .cell = "gru", .batch = 4, .steps = 5,
-       .features = 6, .units = 5, .recurrent_dropout = 0.4, .training = true, .step = 9},
-      {.label = "gru reset_after=false", .cell = "gru", .batch = 4, .steps = 6, .features = 5, .units = 7,
-       .reset_after = false},
-      {.label = "gru reset_after=false, go_backwards on input in processing order, masked, both dropouts",
-       .cell = "gru", .batch = 5, .steps = 6, .features = 4, .units = 9, .reset_after = false, .go_backwards = true,
-       .input_in_processing_order = true, .masked = true, .dropout = 0.2, .recurrent_dropout = 0.3,
-       .training = true, .step = 5},
-      {.label = "gru reset_after=false, relu and hard_sigmoid, 40x12x30 into 70 units", .cell = "gru", .batch = 40,
-       .steps = 12, .features = 30, .units = 70, .activation = "relu", .recurrent_activation = "hard_sigmoid",
-       .reset_after = false},
-      {.label = "gru, no rows", .cell = "gru", .batch = 0, .steps = 4, .features = 3, .units = 5},
-      {.label = "simple_rnn", .cell = "simple_rnn", .batch = 4, .steps = 6, .features = 5, .units = 7},
-      {.label = "simple_rnn relu, masked, go_backwards, zero_output_for_mask", .cell = "simple_rnn", .batch = 5,
-       .steps = 8, .features = 3, .units = 6, .activation = "relu", .go_backwards = true,
-       .zero_output_for_mask = true, .masked = true},
-      {.label = "simple_rnn linear, dropout 0.5 in training", .cell = "simple_rnn", .batch = 4, .steps = 5,
-       .features = 6, .units = 5, .activation = "linear", .dropout = 0.5, .training = true, .step = 2},
-      {.label = "simple_rnn sigmoid, dropout outside training: none drawn", .cell = "simple_rnn", .batch = 3,
-       .steps = 4, .features = 2, .units = 3, .activation = "sigmoid", .dropout = 0.5, .recurrent_dropout = 0.5},
-  };
-}
-
-Attrs rnn_attrs(const RnnCase& r, std::int64_t seed) {
-  return Attrs{{"cell", r.cell},
-               {"activation", r.activation},
-               {"recurrent_activation", r.recurrent_activation},
-               {"reset_after", r.reset_after},
-               {"go_backwards", r.go_backwards},
-               {"input_in_processing_order", r.input_in_processing_order},
-               {"reverse_output", r.reverse_output},
-               {"zero_output_for_mask", r.zero_output_for_mask},
-               {"dropout", r.dropout},
-               {"recurrent_dropout", r.recurrent_dropout},
-               {"seed", seed}};
-}
-
-// A (batch, steps) mask of ones and zeros: the first row whole, the second padded after
-// its first half, the others skipping steps here and there.
-Tensor rnn_mask(std::int64_t batch, std::int64_t steps) {
-  Tensor m = Tensor::filled({batch, steps}, 1.f);
-  for (std::int64_t b = 1; b < batch; ++b) {
-    for (std::int64_t t = 0; t < steps; ++t) {
-      const bool dropped = b == 1 ? t >= steps / 2 : (b * 7 + t * 3) % 4 == 0;
-      if (dropped) m.data<float>()[b * steps + t] = 0.f;
-    }
-  }
-  return m;
-}
-
 // rnn_sequence(x, h0, c0, kernel, recurrent_kernel, bias[, mask]), or its gradient op
 // fed the CPU forward pass's workspace and random output gradients. Both devices draw
 // the same dropout masks; cuBLAS sums the products in its own order, and CUDA's tanh and
 // exp are not glibc's or Eigen's, which the time loop carries from step to step.
 OpCases rnn_cases(bool grad) {
   OpCases op{1e-4f, {}};
-  const OpDef& forward = OpRegistry::global().get("rnn_sequence");
   std::uint64_t seed = 2700;
   for (const RnnCase& r : rnn_configurations()) {
-    const std::int64_t gates = r.cell == "lstm" ? 4 : r.cell == "gru" ? 3 : 1, gh = gates * r.units;
-    const bool two_biases = r.cell == "gru" && r.reset_after;
-    KernelCase c{r.label,
-                 {in_range({r.batch, r.steps, r.features}, -1, 1, seed), in_range({r.batch, r.units}, -0.5f, 0.5f, seed + 1),
-                  in_range({r.batch, r.units}, -0.5f, 0.5f, seed + 2), in_range({r.features, gh}, -0.5f, 0.5f, seed + 3),
-                  in_range({r.units, gh}, -0.5f, 0.5f, seed + 4),
-                  in_range(two_biases ? Shape{2, gh} : Shape{gh}, -0.5f, 0.5f, seed + 5)},
-                 rnn_attrs(r, 4242 + static_cast<std::int64_t>(seed))};
+    KernelCase c{r.label, grad ? rnn_grad_inputs(r, seed) : rnn_inputs(r, seed), rnn_attrs(r, seed)};
     c.training = r.training;
     c.step = r.step;
     c.sample_offset = r.sample_offset;
-    const Tensor mask = rnn_mask(r.batch, r.steps);
-    if (grad) {
-      KernelCase with_mask = c;
-      if (r.masked) with_mask.inputs.push_back(mask);
-      const Tensor workspace = run_on_cpu(forward, with_mask)[3];
-      c.inputs.push_back(workspace);
-      c.inputs.push_back(in_range({r.batch, r.steps, r.units}, -1, 1, seed + 6));
-      c.inputs.push_back(in_range({r.batch, r.units}, -1, 1, seed + 7));
-      c.inputs.push_back(in_range({r.batch, r.units}, -1, 1, seed + 8));
-    }
-    if (r.masked) c.inputs.push_back(mask);
     op.cases.push_back(std::move(c));
     seed += 10;
   }
