@@ -16,16 +16,21 @@
 // The gradient op itself is not differentiable (no second-order RNN gradients).
 // Temporaries (the input projection, per-thread states, gate gradients, dropout masks)
 // live in per-thread scratch (core/cpu/scratch.h): a steady-state step allocates nothing.
+// The CUDA kernels (core/cuda/rnn_kernels.h) share the cells' math, the workspace layout
+// and the dropout rule with this file (core/ops/rnn_cell.h) and read the attributes
+// through the same Config (core/ops/rnn_config.h).
 #include <Eigen/Core>
 #include <cmath>
 
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cuda/rnn_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/cuda_kernel.h"
+#include "core/ops/rnn_config.h"
 #include "core/ops/rnn_ops.h"
 #include "core/ops/shape_util.h"
-#include "core/rng.h"
 
 namespace strata::ops {
 
@@ -37,40 +42,6 @@ using MMap = Eigen::Map<RowMajor>;
 using Stride = Eigen::OuterStride<>;
 using CSMap = Eigen::Map<const RowMajor, 0, Stride>;
 using MSMap = Eigen::Map<RowMajor, 0, Stride>;
-
-enum class Cell { simple, lstm, gru };
-enum class Act { tanh, sigmoid, relu, linear, hard_sigmoid, hard_sigmoid_keras2 };
-
-Cell cell_of(const Attrs& a) {
-  const std::string& c = a.get<std::string>("cell");
-  if (c == "simple_rnn") return Cell::simple;
-  if (c == "lstm") return Cell::lstm;
-  if (c == "gru") return Cell::gru;
-  throw ValueError("rnn_sequence: unknown cell '" + c + "' (simple_rnn, lstm, gru)");
-}
-
-Act act_of(const std::string& name) {
-  if (name == "tanh") return Act::tanh;
-  if (name == "sigmoid") return Act::sigmoid;
-  if (name == "relu") return Act::relu;
-  if (name == "linear" || name.empty()) return Act::linear;
-  if (name == "hard_sigmoid") return Act::hard_sigmoid;
-  if (name == "hard_sigmoid_keras2") return Act::hard_sigmoid_keras2;
-  throw ValueError("rnn_sequence: activation '" + name +
-                   "' is not fused (tanh, sigmoid, relu, linear, hard_sigmoid, hard_sigmoid_keras2)");
-}
-
-inline float act(Act a, float x) {
-  switch (a) {
-    case Act::tanh: return std::tanh(x);
-    case Act::sigmoid: return 1.f / (1.f + std::exp(-x));
-    case Act::relu: return x > 0.f ? x : 0.f;
-    case Act::linear: return x;
-    case Act::hard_sigmoid: return std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f;
-    case Act::hard_sigmoid_keras2: return std::min(std::max(0.2f * x + 0.5f, 0.f), 1.f);
-  }
-  return x;
-}
 
 // The activation in place over n contiguous floats, vectorized where Eigen can.
 void act_span(Act a, float* p, std::int64_t n) {
@@ -85,19 +56,6 @@ void act_span(Act a, float* p, std::int64_t n) {
   }
 }
 
-// Derivative from the activation's output y.
-inline float dact(Act a, float y) {
-  switch (a) {
-    case Act::tanh: return 1.f - y * y;
-    case Act::sigmoid: return y * (1.f - y);
-    case Act::relu: return y > 0.f ? 1.f : 0.f;
-    case Act::linear: return 1.f;
-    case Act::hard_sigmoid: return (y > 0.f && y < 1.f) ? 1.f / 6.f : 0.f;
-    case Act::hard_sigmoid_keras2: return (y > 0.f && y < 1.f) ? 0.2f : 0.f;
-  }
-  return 1.f;
-}
-
 // Scratch slots (core/cpu/scratch.h): those held by the calling thread around the
 // parallel loops, then those each thread uses inside them. All distinct.
 enum Slot : int {
@@ -107,37 +65,6 @@ enum Slot : int {
 static_assert(kRowTmp3 < cpu::kScratchSlots);
 
 float* scratch(Slot slot, std::int64_t floats) { return cpu::scratch(slot, static_cast<std::size_t>(floats)); }
-
-int gates_of(Cell c) { return c == Cell::lstm ? 4 : c == Cell::gru ? 3 : 1; }
-// Workspace floats per (batch, step), in units of H.
-int ws_units(Cell c) { return c == Cell::lstm ? 7 : c == Cell::gru ? 5 : 2; }
-
-struct Config {
-  Cell cell;
-  Act activation, recurrent_activation;
-  bool reset_after, go_backwards, input_in_processing_order, reverse_output, zero_output_for_mask, has_mask;
-  float dropout, recurrent_dropout;
-  std::uint64_t seed;
-  std::int64_t B, T, F, H, G;
-  explicit Config(const Node& n, const Shape& x, std::int64_t H_, bool mask)
-      : cell(cell_of(n.attrs)),
-        activation(act_of(n.attrs.get<std::string>("activation"))),
-        recurrent_activation(act_of(n.attrs.get<std::string>("recurrent_activation"))),
-        reset_after(n.attrs.get_or<bool>("reset_after", true)),
-        go_backwards(n.attrs.get_or<bool>("go_backwards", false)),
-        input_in_processing_order(n.attrs.get_or<bool>("input_in_processing_order", false)),
-        reverse_output(n.attrs.get_or<bool>("reverse_output", false)),
-        zero_output_for_mask(n.attrs.get_or<bool>("zero_output_for_mask", false)),
-        has_mask(mask),
-        dropout(static_cast<float>(n.attrs.get_or<double>("dropout", 0.0))),
-        recurrent_dropout(static_cast<float>(n.attrs.get_or<double>("recurrent_dropout", 0.0))),
-        seed(static_cast<std::uint64_t>(n.attrs.get_or<std::int64_t>("seed", 0))),
-        B(x[0]), T(x[1]), F(x[2]), H(H_), G(gates_of(cell)) {}
-  std::int64_t x_step(std::int64_t s) const { return go_backwards && !input_in_processing_order ? T - 1 - s : s; }
-  std::int64_t m_step(std::int64_t s) const { return go_backwards ? T - 1 - s : s; }
-  // Where step s's output goes: processing order, or input order with reverse_output.
-  std::int64_t y_step(std::int64_t s) const { return go_backwards && reverse_output ? T - 1 - s : s; }
-};
 
 // Eigen's own GEMM threading busy-waits between threads, which is slow for the many
 // small products of a time loop. Eigen runs single-threaded (set once for the process,
@@ -166,14 +93,13 @@ std::int64_t row_threshold(std::int64_t T, std::int64_t H, std::int64_t GH) {
 const float* dropout_mask(const Config& c, const KernelContext& ctx, float rate, std::int64_t batch,
                           std::int64_t width, std::uint64_t stream, Slot slot) {
   if (!ctx.training || rate <= 0.f) return nullptr;
-  Philox rng(c.seed, stream);
   const std::int64_t n = batch * width;
   float* m = scratch(slot, n);
-  const std::int64_t global_batch = ctx.global_batch > 0 ? ctx.global_batch : batch;
-  const std::uint64_t base = static_cast<std::uint64_t>(ctx.step) * static_cast<std::uint64_t>(global_batch * width) +
-                             static_cast<std::uint64_t>(ctx.sample_offset * width);
+  const std::uint64_t base = dropout_mask_first_counter(ctx.step, ctx.global_batch, batch, ctx.sample_offset, width);
   const float scale = 1.f / (1.f - rate);
-  for (std::int64_t i = 0; i < n; ++i) m[i] = rng.uniform(base + static_cast<std::uint64_t>(i)) >= rate ? scale : 0.f;
+  for (std::int64_t i = 0; i < n; ++i) {
+    m[i] = dropout_mask_element(c.seed, stream, base + static_cast<std::uint64_t>(i), rate, scale);
+  }
   return m;
 }
 
@@ -235,8 +161,8 @@ void sequence_kernel(KernelContext& ctx) {
   float* h_last = ctx.output(1).data<float>();
   float* c_last = ctx.output(2).data<float>();
   float* ws = ctx.output(3).data<float>();
-  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, 1, kDropoutMask);
-  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, 2, kRecurrentMask);
+  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, kInputMaskStream, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, kRecurrentMaskStream, kRecurrentMask);
 
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
   MMap xw(scratch(kProjection, B * T * GH), B * T, GH);
@@ -366,8 +292,8 @@ void sequence_grad_kernel(KernelContext& ctx) {
   const float* ws = ctx.input(6).data<float>();
   const float* dy = ctx.input(7).data<float>();
   const float* mask = has_mask ? ctx.input(10).data<float>() : nullptr;
-  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, 1, kDropoutMask);
-  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, 2, kRecurrentMask);
+  const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, kInputMaskStream, kDropoutMask);
+  const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, kRecurrentMaskStream, kRecurrentMask);
   const bool gru_before = c.cell == Cell::gru && !c.reset_after;
 
   MMap dzx(scratch(kGateGradX, B * T * GH), B * T, GH);  // by input step t: pairs with x
@@ -511,7 +437,8 @@ void register_rnn_ops(OpRegistry& r) {
            if (n.inputs.size() == 7) out.push_back(Output{});  // the mask
            return out;
          },
-         .random = true});
+         .random = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence)});
   r.add({.name = "rnn_sequence_grad",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.size() != 10 && ctx.inputs.size() != 11) {
@@ -524,7 +451,8 @@ void register_rnn_ops(OpRegistry& r) {
          .cpu_kernel = sequence_grad_kernel,
          .gradient = {},
          .differentiable = false,
-         .random = true});
+         .random = true,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence_grad)});
   r.add({.name = "rnn_zero_state",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -536,7 +464,8 @@ void register_rnn_ops(OpRegistry& r) {
            std::fill_n(ctx.output(0).data<float>(), ctx.output(0).size(), 0.f);
          },
          .gradient = {},
-         .differentiable = false});
+         .differentiable = false,
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_zero_state)});
 }
 
 std::vector<Output> rnn_sequence(Output x, Output h0, Output c0, Output kernel, Output recurrent_kernel, Output bias,

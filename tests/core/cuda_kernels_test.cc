@@ -18,6 +18,7 @@
 #include "core/device.h"
 #include "core/op_registry.h"
 #include "core_test_util.h"
+#include "rnn_configurations.h"
 
 #ifdef STRATA_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -1174,6 +1175,39 @@ OpCases upsample_cases() {
   return op;
 }
 
+// --- recurrent ops ---------------------------------------------------------------------
+
+// rnn_sequence(x, h0, c0, kernel, recurrent_kernel, bias[, mask]), or its gradient op
+// fed the CPU forward pass's workspace and random output gradients. Both devices draw
+// the same dropout masks; cuBLAS sums the products in its own order, and CUDA's tanh and
+// exp are not glibc's or Eigen's, which the time loop carries from step to step.
+OpCases rnn_cases(bool grad) {
+  OpCases op{1e-4f, {}};
+  std::uint64_t seed = 2700;
+  for (const RnnCase& r : rnn_configurations()) {
+    KernelCase c{r.label, grad ? rnn_grad_inputs(r, seed) : rnn_inputs(r, seed), rnn_attrs(r, seed)};
+    c.training = r.training;
+    c.step = r.step;
+    c.sample_offset = r.sample_offset;
+    op.cases.push_back(std::move(c));
+    seed += 10;
+  }
+  return op;
+}
+
+// rnn_zero_state(x): zeros of (x's batch, units).
+OpCases rnn_zero_state_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2900;
+  for (const Shape& x : std::vector<Shape>{{4, 6, 5}, {300, 3, 2}, {0, 4, 3}}) {
+    for (std::int64_t units : {7, 64}) {
+      op.cases.push_back({x.to_string() + " into " + std::to_string(units) + " units", {in_range(x, -1, 1, seed++)},
+                          Attrs{{"units", units}}});
+    }
+  }
+  return op;
+}
+
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
 const std::map<std::string, OpCases>& table() {
@@ -1267,6 +1301,9 @@ const std::map<std::string, OpCases>& table() {
     m["stop_gradient"] = copy_cases();
     m["upsample_nearest2d"] = upsample_cases();
     m["unfold_time"] = unfold_time_cases();
+    m["rnn_sequence"] = rnn_cases(false);
+    m["rnn_sequence_grad"] = rnn_cases(true);
+    m["rnn_zero_state"] = rnn_zero_state_cases();
     return m;
   }();
   return cases;

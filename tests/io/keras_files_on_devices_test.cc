@@ -97,22 +97,14 @@ std::vector<KerasFile> keras_files() {
   return files;
 }
 
-// The files compile refuses for cuda:0 today, each with the ops it must name. Found by
-// compiling every file for cuda:0 with the availability check disabled locally (a local
-// edit, never committed: docs/gpu.md), which builds all five Programs and so names every
-// op without a kernel, on 2026-11-25. All are recurrent layers, whose CUDA kernels are
-// being written on another branch; remove a file here when its ops gain kernels (this
-// test fails, saying so, until then).
+// The files compile refuses for cuda:0 today, each with the ops it must name: none since
+// the recurrent ops gained CUDA kernels. Found by compiling every file for cuda:0 with the
+// availability check disabled locally (a local edit, never committed: docs/gpu.md), which
+// builds all five Programs and so names every op without a kernel (2026-11-25: the six
+// recurrent files, CuDNNLSTM/CuDNNGRU included, now pass it). A file listed here must be
+// refused naming its ops, and this test fails, saying so, once it compiles.
 const std::map<std::string, std::vector<std::string>>& expected_refusals() {
-  static const std::vector<std::string> rnn = {"rnn_zero_state", "rnn_sequence"};
-  static const std::map<std::string, std::vector<std::string>> refusals = {
-      {"cudnn/cudnn_bidirectional.h5", rnn},            // Bidirectional(CuDNNLSTM)
-      {"cudnn/cudnn_lstm_gru.h5", rnn},                 // CuDNNLSTM, CuDNNGRU
-      {"keras-models/bigru_tf27.h5", rnn},              // Bidirectional(GRU)
-      {"keras-models/gru_embed_k204.h5", rnn},          // Embedding, GRU
-      {"keras-models/lstm_stacked_k224.h5", rnn},       // two LSTMs
-      {"keras-models/lstm_stacked_k341_zip.keras", rnn},
-  };
+  static const std::map<std::string, std::vector<std::string>> refusals = {};
   return refusals;
 }
 

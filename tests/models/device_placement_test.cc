@@ -358,3 +358,71 @@ TEST(DevicePlacement, ACnnTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
     expect_trains_as_on_the_cpu(cpu, gpu, images, labels, optimizer);
   }
 }
+
+namespace {
+
+constexpr std::int64_t kSteps = 6, kStepFeatures = 4;
+
+// (samples, kSteps, kStepFeatures) sequences of three classes: blobs' features read as
+// steps, so the classes differ at every step.
+std::pair<Tensor, Tensor> sequence_blobs(std::int64_t samples) {
+  auto [features, labels] = test_data::blobs(samples, kSteps * kStepFeatures);
+  return {features.reshaped({samples, kSteps, kStepFeatures}), labels};
+}
+
+// An LSTM's last output into a softmax Dense: rnn_zero_state, rnn_sequence and its
+// gradient on the GPU.
+Model lstm_classifier() {
+  auto in = Input({kSteps, kStepFeatures});
+  auto h = layers::LSTM(8)(in);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+// The same with input and recurrent dropout, seeded so that two such models draw the same
+// masks (the GPU must draw the CPU's).
+Model lstm_classifier_with_dropout() {
+  auto in = Input({kSteps, kStepFeatures});
+  auto h = layers::LSTM(8, {.dropout = 0.2, .recurrent_dropout = 0.25, .seed = 11})(in);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+// A bidirectional GRU (reset_after, Keras's default) returning sequences, averaged over
+// the steps: the backward layer runs go_backwards and its outputs are reversed back.
+Model bidirectional_gru_classifier() {
+  auto in = Input({kSteps, kStepFeatures});
+  auto h = layers::Bidirectional(layers::GRU(6, {.return_sequences = true}))(in);
+  h = layers::GlobalAveragePooling1D()(h);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+}  // namespace
+
+// An LSTM classifier trains 50 steps on the GPU with the CPU's losses, for plain SGD and
+// Adam, and with dropout and recurrent dropout under Adam (the CPU's masks on the GPU):
+// the time loop's products are cuBLAS's, its gate math our kernels' (core/cuda/rnn.cu).
+// Every op of its Programs has a CUDA kernel: compile must accept it.
+TEST(DevicePlacement, AnLstmTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  constexpr std::int64_t kBatch = 32;
+  auto [sequences, labels] = sequence_blobs(kBatch);
+  for (const char* optimizer : {"sgd", "adam"}) {
+    auto [cpu, gpu] = cpu_and_gpu_models(lstm_classifier, optimizer, "sparse_categorical_crossentropy", {"accuracy"});
+    expect_trains_as_on_the_cpu(cpu, gpu, sequences, labels, optimizer);
+  }
+  auto [cpu, gpu] =
+      cpu_and_gpu_models(lstm_classifier_with_dropout, "adam", "sparse_categorical_crossentropy", {"accuracy"});
+  expect_trains_as_on_the_cpu(cpu, gpu, sequences, labels, "adam, dropout and recurrent_dropout");
+}
+
+// A bidirectional GRU classifier trains 50 steps on the GPU with the CPU's losses, for
+// plain SGD and Adam. Every op of its Programs has a CUDA kernel: compile must accept it.
+TEST(DevicePlacement, ABidirectionalGruTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  constexpr std::int64_t kBatch = 32;
+  auto [sequences, labels] = sequence_blobs(kBatch);
+  for (const char* optimizer : {"sgd", "adam"}) {
+    auto [cpu, gpu] =
+        cpu_and_gpu_models(bidirectional_gru_classifier, optimizer, "sparse_categorical_crossentropy", {"accuracy"});
+    expect_trains_as_on_the_cpu(cpu, gpu, sequences, labels, optimizer);
+  }
+}
