@@ -74,9 +74,10 @@ Candidates ranked_candidates(const Perf* perfs, int returned, WorkspaceFn worksp
 // Runs `run(candidate)` for the first candidate from index `first` on whose workspace
 // fits `reserved` bytes and that cuDNN does not refuse as unsupported, and returns its
 // index; any other failure throws. A convolution plan (core/cuda/cudnn_conv_plan_cache.h)
-// passes the index that ran last time: the candidates before it were refused for the
-// same descriptors, so starting there skips only refusals and picks what starting at 0
-// would. `geometry()` is called only to word the error when none runs.
+// passes the index that ran last time: with the same descriptors and reservation, the
+// candidates before it were skipped again (too large) or refused again (unsupported), so
+// starting there picks what starting at 0 would, without asking cuDNN to refuse them
+// every call. `geometry()` is called only to word the error when none runs.
 template <typename RunFn, typename GeometryFn>
 int run_first(const KernelContext& ctx, const Candidates& candidates, int first, std::size_t reserved,
               const char* what, const char* call, RunFn run, GeometryFn geometry) {
