@@ -18,6 +18,10 @@
 // conv2d (core/cuda/cudnn_conv_algorithms.h): cuDNN's heuristics, FMA-only and
 // deterministic first, at most 1 GiB of workspace. Scratch (the KTRSC filter, the padded
 // tensor, cuDNN's workspace) is the run context's workspace, asked for once per call.
+//
+// Plans. As conv2d's: descriptors, ranked algorithms and scratch layout are made by the
+// first call of a geometry and kept in the run context's plan cache
+// (core/cuda/cudnn_conv_plan_cache.h).
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -25,6 +29,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +38,7 @@
 #include "core/cuda/conv_launch.h"
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_conv_algorithms.h"
+#include "core/cuda/cudnn_conv_plan_cache.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
 #include "core/cuda/device_floats.h"
@@ -102,67 +108,61 @@ std::string describe(const Conv3dShape& g) {
 
 std::string geometry(const Conv3dShape& g) { return "float32 NDHWC with FMA math for " + describe(g); }
 
-// The convolution as cuDNN sees it: x the (explicitly padded) input, w the KTRSC filter,
-// y the output, the symmetric rest of the padding in conv.
-struct CudnnConv3d {
-  TensorDescriptor x, y;
-  FilterDescriptor w;
-  ConvolutionDescriptor conv;
-
-  CudnnConv3d(const KernelContext& ctx, const Conv3dShape& g) : x(ctx), y(ctx), w(ctx), conv(ctx) {
-    const PadShape p = g.padded();
-    set_ndhwc(ctx, x, g.n, g.c, p.big_d, p.big_h, p.big_w);
-    set_ndhwc(ctx, y, g.n, g.o, g.out[0], g.out[1], g.out[2]);
-    set_ktrsc(ctx, w, g.o, g.cg, g.k[0], g.k[1], g.k[2]);
-    std::array<int, 3> pad{}, stride{}, dilation{};
-    for (std::size_t a = 0; a < 3; ++a) {
-      pad[a] = cudnn_dim(ctx, g.symmetric_pad(a), "padding");
-      stride[a] = cudnn_dim(ctx, g.strides[a], "stride");
-      dilation[a] = cudnn_dim(ctx, g.dilations[a], "dilation");
-    }
-    check(cudnnSetConvolutionNdDescriptor(conv.get(), 3, pad.data(), stride.data(), dilation.data(),
-                                          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-          ctx, "cudnnSetConvolutionNdDescriptor");
-    check(cudnnSetConvolutionMathType(conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
-    check(cudnnSetConvolutionGroupCount(conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
-          "cudnnSetConvolutionGroupCount");
-    // cuDNN's output size must be the op's: anything else means the descriptors above do
-    // not say what the CPU kernel computes.
-    std::array<int, 5> dims{};  // (n, c, d, h, w)
-    check(cudnnGetConvolutionNdForwardOutputDim(conv.get(), x.get(), w.get(), static_cast<int>(dims.size()),
-                                                dims.data()),
-          ctx, "cudnnGetConvolutionNdForwardOutputDim");
-    if (dims[0] != g.n || dims[1] != g.o || dims[2] != g.out[0] || dims[3] != g.out[1] || dims[4] != g.out[2]) {
-      throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
-                  std::to_string(dims[0]) + ", " + std::to_string(dims[2]) + ", " + std::to_string(dims[3]) + ", " +
-                  std::to_string(dims[4]) + ", " + std::to_string(dims[1]) + ") is not the op's (" +
-                  std::to_string(g.n) + ", " + std::to_string(g.out[0]) + ", " + std::to_string(g.out[1]) + ", " +
-                  std::to_string(g.out[2]) + ", " + std::to_string(g.o) + ") for " + describe(g));
-    }
-  }
-};
-
-// The pieces of the run context's workspace one call uses, in order: the KTRSC filter,
-// the padded tensor (when the padding is explicit), cuDNN's workspace.
-struct Scratch {
-  float* filter = nullptr;
-  float* padded = nullptr;
-  void* workspace = nullptr;
-  std::size_t workspace_bytes = 0;
-};
-
-Scratch carve(RunContext& run, const Conv3dShape& g, std::size_t workspace_bytes) {
+// The convolution as cuDNN sees it, into the plan's descriptors: x the (explicitly
+// padded) input, w the KTRSC filter, y the output, the symmetric rest of the padding in conv.
+void describe_to_cudnn(const KernelContext& ctx, const Conv3dShape& g, ConvPlan& plan) {
   const PadShape p = g.padded();
-  const std::size_t filter = aligned(float_bytes(g.kernel_size()));
-  const std::size_t padded =
-      g.explicit_padding() ? aligned(float_bytes(p.n * p.big_d * p.big_h * p.big_w * p.c)) : 0;
-  auto* base = static_cast<char*>(run.workspace().get(filter + padded + workspace_bytes));
-  Scratch s;
-  s.filter = reinterpret_cast<float*>(base);
-  s.padded = g.explicit_padding() ? reinterpret_cast<float*>(base + filter) : nullptr;
-  s.workspace = base + filter + padded;
-  s.workspace_bytes = workspace_bytes;
-  return s;
+  set_ndhwc(ctx, plan.x, g.n, g.c, p.big_d, p.big_h, p.big_w);
+  set_ndhwc(ctx, plan.y, g.n, g.o, g.out[0], g.out[1], g.out[2]);
+  set_ktrsc(ctx, plan.w, g.o, g.cg, g.k[0], g.k[1], g.k[2]);
+  std::array<int, 3> pad{}, stride{}, dilation{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    pad[a] = cudnn_dim(ctx, g.symmetric_pad(a), "padding");
+    stride[a] = cudnn_dim(ctx, g.strides[a], "stride");
+    dilation[a] = cudnn_dim(ctx, g.dilations[a], "dilation");
+  }
+  check(cudnnSetConvolutionNdDescriptor(plan.conv.get(), 3, pad.data(), stride.data(), dilation.data(),
+                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        ctx, "cudnnSetConvolutionNdDescriptor");
+  check(cudnnSetConvolutionMathType(plan.conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
+  check(cudnnSetConvolutionGroupCount(plan.conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
+        "cudnnSetConvolutionGroupCount");
+  // cuDNN's output size must be the op's: anything else means the descriptors above do
+  // not say what the CPU kernel computes.
+  std::array<int, 5> dims{};  // (n, c, d, h, w)
+  check(cudnnGetConvolutionNdForwardOutputDim(plan.conv.get(), plan.x.get(), plan.w.get(),
+                                              static_cast<int>(dims.size()), dims.data()),
+        ctx, "cudnnGetConvolutionNdForwardOutputDim");
+  if (dims[0] != g.n || dims[1] != g.o || dims[2] != g.out[0] || dims[3] != g.out[1] || dims[4] != g.out[2]) {
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
+                std::to_string(dims[0]) + ", " + std::to_string(dims[2]) + ", " + std::to_string(dims[3]) + ", " +
+                std::to_string(dims[4]) + ", " + std::to_string(dims[1]) + ") is not the op's (" +
+                std::to_string(g.n) + ", " + std::to_string(g.out[0]) + ", " + std::to_string(g.out[1]) + ", " +
+                std::to_string(g.out[2]) + ", " + std::to_string(g.o) + ") for " + describe(g));
+  }
+}
+
+// The run context's plan for `pass` of the convolution x (input), kernel, y (output) —
+// the op's shapes, g read from them —, made on the first call with this geometry.
+ConvPlan& plan_for(const KernelContext& ctx, RunContext& run, ConvPass pass, const Tensor& x, const Shape& kernel,
+                   const Shape& y, const Conv3dShape& g) {
+  const Attrs& a = ctx.node.attrs;
+  const ConvPlanKey key = conv_plan_key(pass, x.dtype(), x.shape().dims(), kernel.dims(), y.dims(),
+                                        a.get<std::vector<std::int64_t>>("strides"),
+                                        a.get<std::vector<std::int64_t>>("dilations"),
+                                        a.get<std::vector<std::int64_t>>("pads"), g.groups);
+  return run.conv_plans().find_or_build(key, [&] {
+    auto plan = std::make_unique<ConvPlan>(ctx);
+    describe_to_cudnn(ctx, g, *plan);
+    choose_algorithms(ctx, run.cudnn().get(), pass, *plan, [&] { return geometry(g); });
+    const PadShape p = g.padded();
+    plan->explicit_padding = g.explicit_padding();
+    plan->padded = p;
+    plan->filter_bytes = aligned(float_bytes(g.kernel_size()));
+    plan->padded_bytes =
+        g.explicit_padding() ? aligned(float_bytes(p.n * p.big_d * p.big_h * p.big_w * p.c)) : 0;
+    return plan;
+  });
 }
 
 void fill_zeros(const KernelContext& ctx, Tensor& t, CUstream_st* stream) {
@@ -183,24 +183,22 @@ void conv3d(KernelContext& ctx) {
     fill_zeros(ctx, y, stream);
     return;
   }
+  ConvPlan& plan = plan_for(ctx, run, ConvPass::forward, x, k.shape(), y.shape(), g);
   cudnnHandle_t handle = run.cudnn().get();
-  CudnnConv3d d(ctx, g);
-  const Candidates candidates = forward_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-  if (candidates.count == 0) no_algorithm(ctx, "forward", geometry(g));
-  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const ConvScratch s = carve(run, plan);
   launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
   const float* input = floats(x);
-  if (g.explicit_padding()) {
-    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+  if (plan.explicit_padding) {
+    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
     input = s.padded;
   }
   check_launch(ctx);
-  run_first(
-      ctx, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward",
+  run_plan(
+      ctx, plan, "forward", "cudnnConvolutionForward",
       [&](const Candidate& c) {
-        return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
+        return cudnnConvolutionForward(handle, &kOne, plan.x.get(), input, plan.w.get(), s.filter, plan.conv.get(),
                                        static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes, &kZero,
-                                       d.y.get(), floats(y));
+                                       plan.y.get(), floats(y));
       },
       [&] { return geometry(g); });
 }
@@ -217,25 +215,22 @@ void conv3d_backprop_input(KernelContext& ctx) {
     fill_zeros(ctx, dx, stream);
     return;
   }
+  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_data, dx, k.shape(), dy.shape(), g);
   cudnnHandle_t handle = run.cudnn().get();
-  CudnnConv3d d(ctx, g);
-  const Candidates candidates =
-      backward_data_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-  if (candidates.count == 0) no_algorithm(ctx, "backward-data", geometry(g));
-  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const ConvScratch s = carve(run, plan);
   launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
   check_launch(ctx);
-  float* out = g.explicit_padding() ? s.padded : floats(dx);
-  run_first(
-      ctx, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
+  float* out = plan.explicit_padding ? s.padded : floats(dx);
+  run_plan(
+      ctx, plan, "backward-data", "cudnnConvolutionBackwardData",
       [&](const Candidate& c) {
-        return cudnnConvolutionBackwardData(handle, &kOne, d.w.get(), s.filter, d.y.get(), floats(dy), d.conv.get(),
-                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), s.workspace, c.bytes,
-                                            &kZero, d.x.get(), out);
+        return cudnnConvolutionBackwardData(handle, &kOne, plan.w.get(), s.filter, plan.y.get(), floats(dy),
+                                            plan.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
+                                            s.workspace, c.bytes, &kZero, plan.x.get(), out);
       },
       [&] { return geometry(g); });
-  if (g.explicit_padding()) {
-    launch_crop_channels_last(s.padded, floats(dx), g.padded(), stream);
+  if (plan.explicit_padding) {
+    launch_crop_channels_last(s.padded, floats(dx), plan.padded, stream);
     check_launch(ctx);
   }
 }
@@ -252,25 +247,22 @@ void conv3d_backprop_filter(KernelContext& ctx) {
     fill_zeros(ctx, dk, stream);
     return;
   }
+  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_filter, x, dk.shape(), dy.shape(), g);
   cudnnHandle_t handle = run.cudnn().get();
-  CudnnConv3d d(ctx, g);
-  const Candidates candidates =
-      backward_filter_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-  if (candidates.count == 0) no_algorithm(ctx, "backward-filter", geometry(g));
-  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const ConvScratch s = carve(run, plan);
   const float* input = floats(x);
-  if (g.explicit_padding()) {
-    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+  if (plan.explicit_padding) {
+    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
     check_launch(ctx);
     input = s.padded;
   }
   // The gradient in KTRSC (s.filter), then transposed into Keras's layout.
-  run_first(
-      ctx, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
+  run_plan(
+      ctx, plan, "backward-filter", "cudnnConvolutionBackwardFilter",
       [&](const Candidate& c) {
-        return cudnnConvolutionBackwardFilter(handle, &kOne, d.x.get(), input, d.y.get(), floats(dy), d.conv.get(),
-                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo), s.workspace,
-                                              c.bytes, &kZero, d.w.get(), s.filter);
+        return cudnnConvolutionBackwardFilter(handle, &kOne, plan.x.get(), input, plan.y.get(), floats(dy),
+                                              plan.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
+                                              s.workspace, c.bytes, &kZero, plan.w.get(), s.filter);
       },
       [&] { return geometry(g); });
   launch_transpose(s.filter, floats(dk), g.o, g.window(), stream);

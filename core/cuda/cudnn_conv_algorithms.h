@@ -71,19 +71,23 @@ Candidates ranked_candidates(const Perf* perfs, int returned, WorkspaceFn worksp
               " algorithm for " + geometry);
 }
 
-// Runs `run(candidate)` for the first candidate whose workspace fits `reserved` bytes and
-// that cuDNN does not refuse as unsupported; any other failure throws. `geometry()` is
-// called only to word the error when none runs.
+// Runs `run(candidate)` for the first candidate from index `first` on whose workspace
+// fits `reserved` bytes and that cuDNN does not refuse as unsupported, and returns its
+// index; any other failure throws. A convolution plan (core/cuda/cudnn_conv_plan_cache.h)
+// passes the index that ran last time: with the same descriptors and reservation, the
+// candidates before it were skipped again (too large) or refused again (unsupported), so
+// starting there picks what starting at 0 would, without asking cuDNN to refuse them
+// every call. `geometry()` is called only to word the error when none runs.
 template <typename RunFn, typename GeometryFn>
-void run_first(const KernelContext& ctx, const Candidates& candidates, std::size_t reserved, const char* what,
-               const char* call, RunFn run, GeometryFn geometry) {
-  for (int i = 0; i < candidates.count; ++i) {
+int run_first(const KernelContext& ctx, const Candidates& candidates, int first, std::size_t reserved,
+              const char* what, const char* call, RunFn run, GeometryFn geometry) {
+  for (int i = first; i < candidates.count; ++i) {
     const Candidate& c = candidates.items[static_cast<std::size_t>(i)];
     if (c.bytes > reserved) continue;
     const cudnnStatus_t status = run(c);
     if (status == CUDNN_STATUS_NOT_SUPPORTED) continue;
     check(status, ctx, call);
-    return;
+    return i;
   }
   no_algorithm(ctx, what, geometry());
 }

@@ -24,6 +24,11 @@
 // the transposed kernel and the padded tensor all come from the run context's workspace
 // (core/cuda/workspace.h), asked for once per call before anything is enqueued.
 //
+// Plans. The descriptors, the ranked algorithms and the scratch layout depend only on the
+// call's geometry: they are made by the first call with that geometry and kept in the
+// run context's plan cache (core/cuda/cudnn_conv_plan_cache.h), so a later call looks
+// its plan up and enqueues the transposes, the padding and cuDNN's call.
+//
 // conv2d's fused bias and relu run after the convolution in one pass (dense's epilogue,
 // launch_bias_relu).
 #include "core/cuda/conv_kernels.h"
@@ -35,13 +40,15 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/conv_launch.h"
-#include "core/cuda/cudnn_conv_algorithms.h"
 #include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_conv_algorithms.h"
+#include "core/cuda/cudnn_conv_plan_cache.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
 #include "core/cuda/device_floats.h"
@@ -103,64 +110,57 @@ std::string describe(const ConvShape& g) {
          "), groups " + s(g.groups);
 }
 
-// The convolution as cuDNN sees it: x the (explicitly padded) input, w the KRSC filter,
-// y the output, the symmetric rest of the padding in conv.
-struct CudnnConv {
-  TensorDescriptor x, y;
-  FilterDescriptor w;
-  ConvolutionDescriptor conv;
-
-  CudnnConv(const KernelContext& ctx, const ConvShape& g) : x(ctx), y(ctx), w(ctx), conv(ctx) {
-    const PadShape p = g.padded();
-    set_nhwc(ctx, x, g.n, g.c, p.big_h, p.big_w);
-    set_nhwc(ctx, y, g.n, g.o, g.oh, g.ow);
-    set_krsc(ctx, w, g.o, g.cg, g.kh, g.kw);
-    check(cudnnSetConvolution2dDescriptor(conv.get(), cudnn_dim(ctx, g.pad_h(), "padding"),
-                                          cudnn_dim(ctx, g.pad_w(), "padding"), cudnn_dim(ctx, g.sh, "stride"),
-                                          cudnn_dim(ctx, g.sw, "stride"), cudnn_dim(ctx, g.dh, "dilation"),
-                                          cudnn_dim(ctx, g.dw, "dilation"), CUDNN_CROSS_CORRELATION,
-                                          CUDNN_DATA_FLOAT),
-          ctx, "cudnnSetConvolution2dDescriptor");
-    check(cudnnSetConvolutionMathType(conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
-    check(cudnnSetConvolutionGroupCount(conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
-          "cudnnSetConvolutionGroupCount");
-    // cuDNN's output size must be the op's: anything else means the descriptors above do
-    // not say what the CPU kernel computes.
-    int n = 0, c = 0, h = 0, w_ = 0;
-    check(cudnnGetConvolution2dForwardOutputDim(conv.get(), x.get(), w.get(), &n, &c, &h, &w_), ctx,
-          "cudnnGetConvolution2dForwardOutputDim");
-    if (n != g.n || c != g.o || h != g.oh || w_ != g.ow) {
-      throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
-                  std::to_string(n) + ", " + std::to_string(h) + ", " + std::to_string(w_) + ", " +
-                  std::to_string(c) + ") is not the op's (" + std::to_string(g.n) + ", " + std::to_string(g.oh) +
-                  ", " + std::to_string(g.ow) + ", " + std::to_string(g.o) + ") for " + describe(g));
-    }
+// The convolution as cuDNN sees it, into the plan's descriptors: x the (explicitly
+// padded) input, w the KRSC filter, y the output, the symmetric rest of the padding in conv.
+void describe_to_cudnn(const KernelContext& ctx, const ConvShape& g, ConvPlan& plan) {
+  const PadShape p = g.padded();
+  set_nhwc(ctx, plan.x, g.n, g.c, p.big_h, p.big_w);
+  set_nhwc(ctx, plan.y, g.n, g.o, g.oh, g.ow);
+  set_krsc(ctx, plan.w, g.o, g.cg, g.kh, g.kw);
+  check(cudnnSetConvolution2dDescriptor(plan.conv.get(), cudnn_dim(ctx, g.pad_h(), "padding"),
+                                        cudnn_dim(ctx, g.pad_w(), "padding"), cudnn_dim(ctx, g.sh, "stride"),
+                                        cudnn_dim(ctx, g.sw, "stride"), cudnn_dim(ctx, g.dh, "dilation"),
+                                        cudnn_dim(ctx, g.dw, "dilation"), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        ctx, "cudnnSetConvolution2dDescriptor");
+  check(cudnnSetConvolutionMathType(plan.conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
+  check(cudnnSetConvolutionGroupCount(plan.conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
+        "cudnnSetConvolutionGroupCount");
+  // cuDNN's output size must be the op's: anything else means the descriptors above do
+  // not say what the CPU kernel computes.
+  int n = 0, c = 0, h = 0, w = 0;
+  check(cudnnGetConvolution2dForwardOutputDim(plan.conv.get(), plan.x.get(), plan.w.get(), &n, &c, &h, &w), ctx,
+        "cudnnGetConvolution2dForwardOutputDim");
+  if (n != g.n || c != g.o || h != g.oh || w != g.ow) {
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
+                std::to_string(n) + ", " + std::to_string(h) + ", " + std::to_string(w) + ", " + std::to_string(c) +
+                ") is not the op's (" + std::to_string(g.n) + ", " + std::to_string(g.oh) + ", " +
+                std::to_string(g.ow) + ", " + std::to_string(g.o) + ") for " + describe(g));
   }
-};
+}
 
 // The layout and shapes, for the message when cuDNN offers no algorithm.
 std::string geometry(const ConvShape& g) { return "float32 NHWC with FMA math for " + describe(g); }
 
-// The pieces of the run context's workspace one call uses, in order: the KRSC filter, the
-// padded tensor (when the padding is explicit), cuDNN's workspace.
-struct Scratch {
-  float* filter = nullptr;
-  float* padded = nullptr;
-  void* workspace = nullptr;
-  std::size_t workspace_bytes = 0;
-};
-
-Scratch carve(RunContext& run, const ConvShape& g, std::size_t workspace_bytes) {
-  const PadShape p = g.padded();
-  const std::size_t filter = aligned(float_bytes(g.kernel_size()));
-  const std::size_t padded = g.explicit_padding() ? aligned(float_bytes(p.n * p.big_h * p.big_w * p.c)) : 0;
-  auto* base = static_cast<char*>(run.workspace().get(filter + padded + workspace_bytes));
-  Scratch s;
-  s.filter = reinterpret_cast<float*>(base);
-  s.padded = g.explicit_padding() ? reinterpret_cast<float*>(base + filter) : nullptr;
-  s.workspace = base + filter + padded;
-  s.workspace_bytes = workspace_bytes;
-  return s;
+// The run context's plan for `pass` of the convolution x (input), kernel, y (output) —
+// the op's shapes, g read from them —, made on the first call with this geometry.
+ConvPlan& plan_for(const KernelContext& ctx, RunContext& run, ConvPass pass, const Tensor& x, const Shape& kernel,
+                   const Shape& y, const ConvShape& g) {
+  const Attrs& a = ctx.node.attrs;
+  const ConvPlanKey key = conv_plan_key(pass, x.dtype(), x.shape().dims(), kernel.dims(), y.dims(),
+                                        a.get<std::vector<std::int64_t>>("strides"),
+                                        a.get<std::vector<std::int64_t>>("dilations"),
+                                        a.get<std::vector<std::int64_t>>("pads"), g.groups);
+  return run.conv_plans().find_or_build(key, [&] {
+    auto plan = std::make_unique<ConvPlan>(ctx);
+    describe_to_cudnn(ctx, g, *plan);
+    choose_algorithms(ctx, run.cudnn().get(), pass, *plan, [&] { return geometry(g); });
+    const PadShape p = g.padded();
+    plan->explicit_padding = g.explicit_padding();
+    plan->padded = p;
+    plan->filter_bytes = aligned(float_bytes(g.kernel_size()));
+    plan->padded_bytes = g.explicit_padding() ? aligned(float_bytes(p.n * p.big_h * p.big_w * p.c)) : 0;
+    return plan;
+  });
 }
 
 }  // namespace
@@ -178,24 +178,22 @@ void conv2d(KernelContext& ctx) {
   if (g.cg == 0) {  // an empty sum: the bias (and relu) alone
     check(cudaMemsetAsync(floats(y), 0, float_bytes(y.size()), stream), ctx, "cudaMemsetAsync");
   } else {
+    ConvPlan& plan = plan_for(ctx, run, ConvPass::forward, x, k.shape(), y.shape(), g);
     cudnnHandle_t handle = run.cudnn().get();
-    CudnnConv d(ctx, g);
-    const Candidates candidates = forward_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-    if (candidates.count == 0) no_algorithm(ctx, "forward", geometry(g));
-    const Scratch s = carve(run, g, candidates.items[0].bytes);
+    const ConvScratch s = carve(run, plan);
     launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
     const float* input = floats(x);
-    if (g.explicit_padding()) {
-      launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+    if (plan.explicit_padding) {
+      launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
       input = s.padded;
     }
     check_launch(ctx);
-    run_first(
-        ctx, candidates, s.workspace_bytes, "forward", "cudnnConvolutionForward",
+    run_plan(
+        ctx, plan, "forward", "cudnnConvolutionForward",
         [&](const Candidate& c) {
-          return cudnnConvolutionForward(handle, &kOne, d.x.get(), input, d.w.get(), s.filter, d.conv.get(),
+          return cudnnConvolutionForward(handle, &kOne, plan.x.get(), input, plan.w.get(), s.filter, plan.conv.get(),
                                          static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes,
-                                         &kZero, d.y.get(), floats(y));
+                                         &kZero, plan.y.get(), floats(y));
         },
         [&] { return geometry(g); });
   }
@@ -217,24 +215,21 @@ void conv2d_backprop_input(KernelContext& ctx) {
     check(cudaMemsetAsync(floats(dx), 0, float_bytes(dx.size()), stream), ctx, "cudaMemsetAsync");
     return;
   }
+  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_data, dx, k.shape(), dy.shape(), g);
   cudnnHandle_t handle = run.cudnn().get();
-  CudnnConv d(ctx, g);
-  const Candidates candidates =
-      backward_data_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-  if (candidates.count == 0) no_algorithm(ctx, "backward-data", geometry(g));
-  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const ConvScratch s = carve(run, plan);
   launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
   check_launch(ctx);
-  float* out = g.explicit_padding() ? s.padded : floats(dx);
-  run_first(ctx, candidates, s.workspace_bytes, "backward-data", "cudnnConvolutionBackwardData",
-            [&](const Candidate& c) {
-              return cudnnConvolutionBackwardData(handle, &kOne, d.w.get(), s.filter, d.y.get(), floats(dy),
-                                                  d.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
-                                                  s.workspace, c.bytes, &kZero, d.x.get(), out);
-            },
-            [&] { return geometry(g); });
-  if (g.explicit_padding()) {
-    launch_crop_channels_last(s.padded, floats(dx), g.padded(), stream);
+  float* out = plan.explicit_padding ? s.padded : floats(dx);
+  run_plan(ctx, plan, "backward-data", "cudnnConvolutionBackwardData",
+           [&](const Candidate& c) {
+             return cudnnConvolutionBackwardData(handle, &kOne, plan.w.get(), s.filter, plan.y.get(), floats(dy),
+                                                 plan.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
+                                                 s.workspace, c.bytes, &kZero, plan.x.get(), out);
+           },
+           [&] { return geometry(g); });
+  if (plan.explicit_padding) {
+    launch_crop_channels_last(s.padded, floats(dx), plan.padded, stream);
     check_launch(ctx);
   }
 }
@@ -251,26 +246,24 @@ void conv2d_backprop_filter(KernelContext& ctx) {
     check(cudaMemsetAsync(floats(dk), 0, float_bytes(dk.size()), stream), ctx, "cudaMemsetAsync");
     return;
   }
+  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_filter, x, dk.shape(), dy.shape(), g);
   cudnnHandle_t handle = run.cudnn().get();
-  CudnnConv d(ctx, g);
-  const Candidates candidates =
-      backward_filter_candidates(ctx, handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-  if (candidates.count == 0) no_algorithm(ctx, "backward-filter", geometry(g));
-  const Scratch s = carve(run, g, candidates.items[0].bytes);
+  const ConvScratch s = carve(run, plan);
   const float* input = floats(x);
-  if (g.explicit_padding()) {
-    launch_pad_channels_last(floats(x), s.padded, g.padded(), stream);
+  if (plan.explicit_padding) {
+    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
     check_launch(ctx);
     input = s.padded;
   }
   // The gradient in KRSC (s.filter), then transposed into Keras's layout.
-  run_first(ctx, candidates, s.workspace_bytes, "backward-filter", "cudnnConvolutionBackwardFilter",
-            [&](const Candidate& c) {
-              return cudnnConvolutionBackwardFilter(handle, &kOne, d.x.get(), input, d.y.get(), floats(dy),
-                                                    d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
-                                                    s.workspace, c.bytes, &kZero, d.w.get(), s.filter);
-            },
-            [&] { return geometry(g); });
+  run_plan(ctx, plan, "backward-filter", "cudnnConvolutionBackwardFilter",
+           [&](const Candidate& c) {
+             return cudnnConvolutionBackwardFilter(handle, &kOne, plan.x.get(), input, plan.y.get(), floats(dy),
+                                                   plan.conv.get(),
+                                                   static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo), s.workspace,
+                                                   c.bytes, &kZero, plan.w.get(), s.filter);
+           },
+           [&] { return geometry(g); });
   launch_transpose(s.filter, floats(dk), g.o, g.kh * g.kw * g.cg, stream);
   check_launch(ctx);
 }

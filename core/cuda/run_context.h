@@ -20,7 +20,8 @@ struct KernelContext;
 
 namespace strata::cuda {
 
-class CudnnHandle;  // core/cuda/cudnn_handle.h
+class CudnnHandle;    // core/cuda/cudnn_handle.h
+class ConvPlanCache;  // core/cuda/cudnn_conv_plan_cache.h
 
 class RunContext {
  public:
@@ -37,6 +38,10 @@ class RunContext {
   // convolutions need not pay, nor each execution state before its first convolution. Defined only in a build with cuDNN (core/cuda/cudnn_handle.cc),
   // where only the cuDNN kernels call it; throws strata::Error when cuDNN fails.
   CudnnHandle& cudnn();
+  // The cuDNN convolution plans of this context's kernels (descriptors and algorithm per
+  // geometry, core/cuda/cudnn_conv_plan_cache.h), made by the first call; defined, like
+  // cudnn(), only in a build with cuDNN.
+  ConvPlanCache& conv_plans();
   // Scratch device memory for the kernels on this stream (core/cuda/workspace.h).
   Workspace& workspace() { return workspace_; }
   // Where kernels report bad input that their CPU kernels would throw on.
@@ -55,6 +60,7 @@ class RunContext {
   // A shared_ptr, whose deleter is bound where the handle is made: this header and its
   // destructor compile in a build without cuDNN, where the handle's code does not exist.
   std::shared_ptr<CudnnHandle> cudnn_;
+  std::shared_ptr<ConvPlanCache> conv_plans_;  // a shared_ptr for the same reason
   FaultReport faults_;
   Workspace workspace_;  // destroyed first: it waits for the stream
 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -28,6 +29,7 @@
 #endif
 #ifdef STRATA_WITH_CUDNN
 #include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_conv_plan_cache.h"
 #endif
 
 using namespace strata;
@@ -587,30 +589,35 @@ Shape conv_output(const ConvCase& c, const Attrs& attrs) {
   return def.infer(InferContext{"conv2d", {{c.x, DType::float32}, {k, DType::float32}}, attrs})[0].shape;
 }
 
-// conv2d (with its fused bias and relu where the case asks), conv2d_backprop_input or
-// conv2d_backprop_filter over every geometry. cuDNN sums in its own order (and may use
-// Winograd or FFT algorithms): 1e-4 relative.
+// One geometry's case of conv2d (with its fused bias and relu where the case asks),
+// conv2d_backprop_input or conv2d_backprop_filter, its inputs drawn from `seed` on.
+KernelCase conv_case(const std::string& op_name, const ConvCase& c, std::uint64_t seed) {
+  Attrs attrs = conv_attrs(c);
+  const Shape k{c.kh, c.kw, c.x.dims()[3] / c.groups, c.o};
+  const Shape y = conv_output(c, attrs);
+  KernelCase kc{c.label, {}, attrs};
+  if (op_name == "conv2d") {
+    kc.inputs = {in_range(c.x, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+    if (c.bias) kc.inputs.push_back(in_range({c.o}, -1, 1, seed + 2));
+    if (c.relu) kc.attrs.set("activation", std::string("relu"));
+    kc.label += std::string(c.bias ? ", bias" : "") + (c.relu ? ", relu" : "");
+  } else if (op_name == "conv2d_backprop_input") {
+    kc.inputs = {in_range(y, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
+    kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2]});
+  } else {  // conv2d_backprop_filter
+    kc.inputs = {in_range(c.x, -1, 1, seed), in_range(y, -1, 1, seed + 1)};
+    kc.attrs.set("kernel_size", std::vector<std::int64_t>{c.kh, c.kw});
+  }
+  return kc;
+}
+
+// Every geometry's case of conv2d, conv2d_backprop_input or conv2d_backprop_filter.
+// cuDNN sums in its own order (and may use Winograd or FFT algorithms): 1e-4 relative.
 OpCases conv_cases(const std::string& op_name) {
   OpCases op{1e-4f, {}, true};
   std::uint64_t seed = 1700;
   for (const ConvCase& c : conv_geometries()) {
-    Attrs attrs = conv_attrs(c);
-    const Shape k{c.kh, c.kw, c.x.dims()[3] / c.groups, c.o};
-    const Shape y = conv_output(c, attrs);
-    KernelCase kc{c.label, {}, attrs};
-    if (op_name == "conv2d") {
-      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
-      if (c.bias) kc.inputs.push_back(in_range({c.o}, -1, 1, seed + 2));
-      if (c.relu) kc.attrs.set("activation", std::string("relu"));
-      kc.label += std::string(c.bias ? ", bias" : "") + (c.relu ? ", relu" : "");
-    } else if (op_name == "conv2d_backprop_input") {
-      kc.inputs = {in_range(y, -1, 1, seed), in_range(k, -1, 1, seed + 1)};
-      kc.attrs.set("input_size", std::vector<std::int64_t>{c.x.dims()[1], c.x.dims()[2]});
-    } else {  // conv2d_backprop_filter
-      kc.inputs = {in_range(c.x, -1, 1, seed), in_range(y, -1, 1, seed + 1)};
-      kc.attrs.set("kernel_size", std::vector<std::int64_t>{c.kh, c.kw});
-    }
-    op.cases.push_back(std::move(kc));
+    op.cases.push_back(conv_case(op_name, c, seed));
     seed += 3;
   }
   return op;
@@ -1630,5 +1637,53 @@ TEST(CudaEmbedding, AnOutOfRangeIdIsTheCpusErrorWhenTheRunSynchronizes) {
     EXPECT_TRUE(agree(good[0], run_on_cpu(def, case_for(good_ids))[0], 0.f)) << op;
   }
 }
+
+#ifdef STRATA_WITH_CUDNN
+
+// The cuDNN convolutions keep their descriptors and algorithm per geometry in the run
+// context, which one execution state owns (core/cuda/cudnn_conv_plan_cache.h). A
+// training step's conv2d (bias, relu), input gradient and filter gradient build three
+// plans; the same step again on that run context builds none and gives the same bits; a
+// smaller last batch builds three of its own, and the first three stay.
+TEST(CudaConvPlans, ASecondStepBuildsNoPlanAndGivesTheSameBits) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  cuda::RunContext run(0);
+  ConvCase geometry = conv_geometries()[2];  // Keras's asymmetric "same": the padded path too
+  ASSERT_NE(geometry.label.find("pads 0 top, 1 bottom"), std::string::npos) << geometry.label;
+  const std::vector<std::string> ops{"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"};
+  // Each op's outputs on the GPU, checked against the CPU kernel's.
+  const auto step = [&](const ConvCase& c) {
+    std::vector<Tensor> outputs;
+    std::uint64_t seed = 4200;
+    for (const std::string& op : ops) {
+      const OpDef& def = OpRegistry::global().get(op);
+      const KernelCase kc = conv_case(op, c, seed);
+      outputs.push_back(run_on_cuda(def, kc, run).at(0));
+      EXPECT_TRUE(agree(outputs.back(), run_on_cpu(def, kc)[0], 1e-4f)) << describe(op, kc);
+      seed += 3;
+    }
+    return outputs;
+  };
+
+  const std::vector<Tensor> first = step(geometry);
+  const cuda::ConvPlanCache& plans = run.conv_plans();
+  EXPECT_EQ(plans.built(), 3);
+  const std::vector<Tensor> second = step(geometry);
+  EXPECT_EQ(plans.built(), 3) << "the second step made a plan";
+  EXPECT_EQ(plans.hits(), 3);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    ASSERT_EQ(first[i].shape(), second[i].shape()) << ops[i];
+    EXPECT_EQ(std::memcmp(first[i].raw_data(), second[i].raw_data(), size_of(DType::float32) * first[i].size()), 0)
+        << ops[i] << ": the second step's bits differ from the first's";
+  }
+
+  geometry.x = Shape{1, 8, 10, 3};  // the last, smaller batch
+  step(geometry);
+  EXPECT_EQ(plans.built(), 6);
+  EXPECT_EQ(plans.size(), 6u);
+  EXPECT_EQ(plans.evicted(), 0);
+}
+
+#endif  // STRATA_WITH_CUDNN
 
 #endif  // STRATA_WITH_CUDA
