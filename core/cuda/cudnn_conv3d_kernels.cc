@@ -38,6 +38,7 @@
 #include "core/cuda/conv_launch.h"
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_conv_algorithms.h"
+#include "core/cuda/cudnn_conv_passes.h"
 #include "core/cuda/cudnn_conv_plan_cache.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
@@ -142,28 +143,6 @@ void describe_to_cudnn(const KernelContext& ctx, const Conv3dShape& g, ConvPlan&
   }
 }
 
-// The run context's plan for `pass` of the convolution x (input), kernel, y (output) —
-// the op's shapes, g read from them —, made on the first call with this geometry.
-ConvPlan& plan_for(const KernelContext& ctx, RunContext& run, ConvPass pass, const Tensor& x, const Shape& kernel,
-                   const Shape& y, const Conv3dShape& g) {
-  const Attrs& a = ctx.node.attrs;
-  const ConvPlanKey key = conv_plan_key(pass, x.dtype(), x.shape().dims(), kernel.dims(), y.dims(),
-                                        a.get<std::vector<std::int64_t>>("strides"),
-                                        a.get<std::vector<std::int64_t>>("dilations"),
-                                        a.get<std::vector<std::int64_t>>("pads"), g.groups);
-  return run.conv_plans().find_or_build(key, [&] {
-    auto plan = std::make_unique<ConvPlan>(ctx);
-    describe_to_cudnn(ctx, g, *plan);
-    choose_algorithms(ctx, run.cudnn().get(), pass, *plan, [&] { return geometry(g); });
-    const PadShape p = g.padded();
-    plan->explicit_padding = g.explicit_padding();
-    plan->padded = p;
-    plan->filter_bytes = aligned(float_bytes(g.kernel_size()));
-    plan->padded_bytes =
-        g.explicit_padding() ? aligned(float_bytes(p.n * p.big_d * p.big_h * p.big_w * p.c)) : 0;
-    return plan;
-  });
-}
 
 void fill_zeros(const KernelContext& ctx, Tensor& t, CUstream_st* stream) {
   check(cudaMemsetAsync(floats(t), 0, float_bytes(t.size()), stream), ctx, "cudaMemsetAsync");
@@ -173,100 +152,44 @@ void fill_zeros(const KernelContext& ctx, Tensor& t, CUstream_st* stream) {
 
 void conv3d(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& y = ctx.output(0);
   if (y.size() == 0) return;
   const Conv3dShape g = conv3d_shape(ctx, x.shape(), k.shape(), y.shape());
   if (g.cg == 0) {  // an empty sum
-    fill_zeros(ctx, y, stream);
+    fill_zeros(ctx, y, run.stream().get());
     return;
   }
-  ConvPlan& plan = plan_for(ctx, run, ConvPass::forward, x, k.shape(), y.shape(), g);
-  cudnnHandle_t handle = run.cudnn().get();
-  const ConvScratch s = carve(run, plan);
-  launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
-  const float* input = floats(x);
-  if (plan.explicit_padding) {
-    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
-    input = s.padded;
-  }
-  check_launch(ctx);
-  run_plan(
-      ctx, plan, "forward", "cudnnConvolutionForward",
-      [&](const Candidate& c) {
-        return cudnnConvolutionForward(handle, &kOne, plan.x.get(), input, plan.w.get(), s.filter, plan.conv.get(),
-                                       static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes, &kZero,
-                                       plan.y.get(), floats(y));
-      },
-      [&] { return geometry(g); });
+  run_forward_pass(ctx, run, g);
 }
 
 void conv3d_backprop_input(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& dy = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
   if (dx.size() == 0) return;
   const Conv3dShape g = conv3d_shape(ctx, dx.shape(), k.shape(), dy.shape());
   if (g.o == 0) {  // no output channel sends a gradient back
-    fill_zeros(ctx, dx, stream);
+    fill_zeros(ctx, dx, run.stream().get());
     return;
   }
-  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_data, dx, k.shape(), dy.shape(), g);
-  cudnnHandle_t handle = run.cudnn().get();
-  const ConvScratch s = carve(run, plan);
-  launch_transpose(floats(k), s.filter, g.window(), g.o, stream);
-  check_launch(ctx);
-  float* out = plan.explicit_padding ? s.padded : floats(dx);
-  run_plan(
-      ctx, plan, "backward-data", "cudnnConvolutionBackwardData",
-      [&](const Candidate& c) {
-        return cudnnConvolutionBackwardData(handle, &kOne, plan.w.get(), s.filter, plan.y.get(), floats(dy),
-                                            plan.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
-                                            s.workspace, c.bytes, &kZero, plan.x.get(), out);
-      },
-      [&] { return geometry(g); });
-  if (plan.explicit_padding) {
-    launch_crop_channels_last(s.padded, floats(dx), plan.padded, stream);
-    check_launch(ctx);
-  }
+  run_backward_data_pass(ctx, run, g);
 }
 
 void conv3d_backprop_filter(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
   const Tensor& dy = ctx.input(1);
   Tensor& dk = ctx.output(0);
   if (dk.size() == 0) return;
   const Conv3dShape g = conv3d_shape(ctx, x.shape(), dk.shape(), dy.shape());
   if (g.n == 0) {  // a sum over no volumes
-    fill_zeros(ctx, dk, stream);
+    fill_zeros(ctx, dk, run.stream().get());
     return;
   }
-  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_filter, x, dk.shape(), dy.shape(), g);
-  cudnnHandle_t handle = run.cudnn().get();
-  const ConvScratch s = carve(run, plan);
-  const float* input = floats(x);
-  if (plan.explicit_padding) {
-    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
-    check_launch(ctx);
-    input = s.padded;
-  }
-  // The gradient in KTRSC (s.filter), then transposed into Keras's layout.
-  run_plan(
-      ctx, plan, "backward-filter", "cudnnConvolutionBackwardFilter",
-      [&](const Candidate& c) {
-        return cudnnConvolutionBackwardFilter(handle, &kOne, plan.x.get(), input, plan.y.get(), floats(dy),
-                                              plan.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
-                                              s.workspace, c.bytes, &kZero, plan.w.get(), s.filter);
-      },
-      [&] { return geometry(g); });
-  launch_transpose(s.filter, floats(dk), g.o, g.window(), stream);
-  check_launch(ctx);
+  run_backward_filter_pass(ctx, run, g);
 }
 
 }  // namespace strata::cuda

@@ -48,6 +48,7 @@
 #include "core/cuda/conv_launch.h"
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_conv_algorithms.h"
+#include "core/cuda/cudnn_conv_passes.h"
 #include "core/cuda/cudnn_conv_plan_cache.h"
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
@@ -84,7 +85,8 @@ struct ConvShape {
     p.big_w = w + p.left + (pr - pad_w());
     return p;
   }
-  std::int64_t kernel_size() const { return kh * kw * cg * o; }
+  std::int64_t window() const { return kh * kw * cg; }  // a filter's elements
+  std::int64_t kernel_size() const { return window() * o; }
 };
 
 ConvShape conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
@@ -141,27 +143,6 @@ void describe_to_cudnn(const KernelContext& ctx, const ConvShape& g, ConvPlan& p
 // The layout and shapes, for the message when cuDNN offers no algorithm.
 std::string geometry(const ConvShape& g) { return "float32 NHWC with FMA math for " + describe(g); }
 
-// The run context's plan for `pass` of the convolution x (input), kernel, y (output) —
-// the op's shapes, g read from them —, made on the first call with this geometry.
-ConvPlan& plan_for(const KernelContext& ctx, RunContext& run, ConvPass pass, const Tensor& x, const Shape& kernel,
-                   const Shape& y, const ConvShape& g) {
-  const Attrs& a = ctx.node.attrs;
-  const ConvPlanKey key = conv_plan_key(pass, x.dtype(), x.shape().dims(), kernel.dims(), y.dims(),
-                                        a.get<std::vector<std::int64_t>>("strides"),
-                                        a.get<std::vector<std::int64_t>>("dilations"),
-                                        a.get<std::vector<std::int64_t>>("pads"), g.groups);
-  return run.conv_plans().find_or_build(key, [&] {
-    auto plan = std::make_unique<ConvPlan>(ctx);
-    describe_to_cudnn(ctx, g, *plan);
-    choose_algorithms(ctx, run.cudnn().get(), pass, *plan, [&] { return geometry(g); });
-    const PadShape p = g.padded();
-    plan->explicit_padding = g.explicit_padding();
-    plan->padded = p;
-    plan->filter_bytes = aligned(float_bytes(g.kernel_size()));
-    plan->padded_bytes = g.explicit_padding() ? aligned(float_bytes(p.n * p.big_h * p.big_w * p.c)) : 0;
-    return plan;
-  });
-}
 
 }  // namespace
 
@@ -178,24 +159,7 @@ void conv2d(KernelContext& ctx) {
   if (g.cg == 0) {  // an empty sum: the bias (and relu) alone
     check(cudaMemsetAsync(floats(y), 0, float_bytes(y.size()), stream), ctx, "cudaMemsetAsync");
   } else {
-    ConvPlan& plan = plan_for(ctx, run, ConvPass::forward, x, k.shape(), y.shape(), g);
-    cudnnHandle_t handle = run.cudnn().get();
-    const ConvScratch s = carve(run, plan);
-    launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
-    const float* input = floats(x);
-    if (plan.explicit_padding) {
-      launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
-      input = s.padded;
-    }
-    check_launch(ctx);
-    run_plan(
-        ctx, plan, "forward", "cudnnConvolutionForward",
-        [&](const Candidate& c) {
-          return cudnnConvolutionForward(handle, &kOne, plan.x.get(), input, plan.w.get(), s.filter, plan.conv.get(),
-                                         static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), s.workspace, c.bytes,
-                                         &kZero, plan.y.get(), floats(y));
-        },
-        [&] { return geometry(g); });
+    run_forward_pass(ctx, run, g);
   }
   if (bias || relu) {
     launch_bias_relu(floats(y), bias, relu, g.n * g.oh * g.ow, g.o, stream);
@@ -205,67 +169,30 @@ void conv2d(KernelContext& ctx) {
 
 void conv2d_backprop_input(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& dy = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
   if (dx.size() == 0) return;
   const ConvShape g = conv_shape(ctx, dx.shape(), k.shape(), dy.shape());
   if (g.o == 0) {  // no output channel sends a gradient back
-    check(cudaMemsetAsync(floats(dx), 0, float_bytes(dx.size()), stream), ctx, "cudaMemsetAsync");
+    check(cudaMemsetAsync(floats(dx), 0, float_bytes(dx.size()), run.stream().get()), ctx, "cudaMemsetAsync");
     return;
   }
-  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_data, dx, k.shape(), dy.shape(), g);
-  cudnnHandle_t handle = run.cudnn().get();
-  const ConvScratch s = carve(run, plan);
-  launch_transpose(floats(k), s.filter, g.kh * g.kw * g.cg, g.o, stream);
-  check_launch(ctx);
-  float* out = plan.explicit_padding ? s.padded : floats(dx);
-  run_plan(ctx, plan, "backward-data", "cudnnConvolutionBackwardData",
-           [&](const Candidate& c) {
-             return cudnnConvolutionBackwardData(handle, &kOne, plan.w.get(), s.filter, plan.y.get(), floats(dy),
-                                                 plan.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo),
-                                                 s.workspace, c.bytes, &kZero, plan.x.get(), out);
-           },
-           [&] { return geometry(g); });
-  if (plan.explicit_padding) {
-    launch_crop_channels_last(s.padded, floats(dx), plan.padded, stream);
-    check_launch(ctx);
-  }
+  run_backward_data_pass(ctx, run, g);
 }
 
 void conv2d_backprop_filter(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
   const Tensor& dy = ctx.input(1);
   Tensor& dk = ctx.output(0);
   if (dk.size() == 0) return;
   const ConvShape g = conv_shape(ctx, x.shape(), dk.shape(), dy.shape());
   if (g.n == 0) {  // a sum over no images
-    check(cudaMemsetAsync(floats(dk), 0, float_bytes(dk.size()), stream), ctx, "cudaMemsetAsync");
+    check(cudaMemsetAsync(floats(dk), 0, float_bytes(dk.size()), run.stream().get()), ctx, "cudaMemsetAsync");
     return;
   }
-  ConvPlan& plan = plan_for(ctx, run, ConvPass::backward_filter, x, dk.shape(), dy.shape(), g);
-  cudnnHandle_t handle = run.cudnn().get();
-  const ConvScratch s = carve(run, plan);
-  const float* input = floats(x);
-  if (plan.explicit_padding) {
-    launch_pad_channels_last(floats(x), s.padded, plan.padded, stream);
-    check_launch(ctx);
-    input = s.padded;
-  }
-  // The gradient in KRSC (s.filter), then transposed into Keras's layout.
-  run_plan(ctx, plan, "backward-filter", "cudnnConvolutionBackwardFilter",
-           [&](const Candidate& c) {
-             return cudnnConvolutionBackwardFilter(handle, &kOne, plan.x.get(), input, plan.y.get(), floats(dy),
-                                                   plan.conv.get(),
-                                                   static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo), s.workspace,
-                                                   c.bytes, &kZero, plan.w.get(), s.filter);
-           },
-           [&] { return geometry(g); });
-  launch_transpose(s.filter, floats(dk), g.o, g.kh * g.kw * g.cg, stream);
-  check_launch(ctx);
+  run_backward_filter_pass(ctx, run, g);
 }
 
 }  // namespace strata::cuda
