@@ -1,5 +1,6 @@
 #include "core/cuda_graph_policy.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 

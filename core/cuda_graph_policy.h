@@ -12,7 +12,6 @@
 // allocate inside a capture). A failed capture turns graphs off for the state for good.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
