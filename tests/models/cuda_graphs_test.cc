@@ -178,3 +178,46 @@ TEST(CudaGraphs, WeightsSetBetweenReplaysAreReadByTheNextStep) {
   }
   expect_same_weights(with_graphs, without, "after set_weights");
 }
+
+namespace {
+
+Model lstm_with_dropout() {
+  auto in = Input({6, 4});
+  auto h = layers::LSTM(8, {.dropout = 0.2, .recurrent_dropout = 0.25, .seed = 11})(in);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+Model embedding_classifier() {
+  auto in = Input({12}, {.dtype = DType::int32});
+  auto h = layers::GlobalAveragePooling1D()(layers::Embedding(50, 8)(in));
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
+}  // namespace
+
+// What a graph cannot replay faithfully runs eagerly, for good, and says so (a refusal):
+// an LSTM with dropout, whose kernels take the masks' step on the host, and an embedding,
+// whose bad-id check must stop the step before its updates. Their losses are those
+// without graphs, bit for bit.
+TEST(CudaGraphs, ModelsAGraphCannotReplayRunEagerly) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  {
+    auto [features, labels] = test_data::blobs(16, 24);
+    const Tensor sequences = features.reshaped({16, 6, 4});
+    auto [with_graphs, without] = twin_gpu_models(lstm_with_dropout, "adam");
+    const CudaGraphCounts counts = train_twins(with_graphs, without, sequences, labels, "lstm with dropout");
+    EXPECT_EQ(counts.captures, 0);
+    EXPECT_EQ(counts.replays, 0);
+    EXPECT_EQ(counts.refusals, 1);
+  }
+  {
+    std::vector<std::int32_t> ids(16 * 12);
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>((i * 7 + i / 5) % 50);
+    auto [unused, labels] = test_data::blobs(16);
+    auto [with_graphs, without] = twin_gpu_models(embedding_classifier, "sgd");
+    const CudaGraphCounts counts =
+        train_twins(with_graphs, without, Tensor::from_vector(Shape{16, 12}, ids), labels, "embedding");
+    EXPECT_EQ(counts.captures, 0);
+    EXPECT_EQ(counts.refusals, 1);
+  }
+}
