@@ -72,7 +72,7 @@ void ExecutionState::refuse_graphs(const std::string& reason) {
   graph_.reset();
   graph_policy_.refuse(reason);
   count_cuda_graph_refusal();
-  if (log_device_placement()) {
+  if (log_device_placement() && cuda_graphs_enabled()) {  // with graphs off, nothing to explain
     std::cerr << "CUDA graphs off for an execution state on " << to_string(program_.device_) << ": " << reason
               << "; its runs launch their kernels one by one\n";
   }
