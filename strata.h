@@ -5,6 +5,7 @@
 #include "core/device.h"
 #include "core/eager.h"
 #include "core/check_gradients.h"
+#include "core/cuda_graph_policy.h"
 #include "core/error.h"
 #include "core/fingerprint.h"
 #include "core/graph.h"

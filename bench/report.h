@@ -41,10 +41,12 @@ struct GemmResult {
 // The per-step host overhead (--device=cuda's step_overhead): one framework's median
 // microseconds per training step of a tiny model, one entry per repetition.
 struct OverheadResult {
-  std::string framework;  // "strata", "libtorch"
+  std::string framework;  // "strata" (CUDA graphs on), "strata-no-graphs", "libtorch"
   std::vector<double> us;
   std::string failed;
 };
+// The framework name of Strata's step measured with CUDA graphs off (--device=cuda).
+inline constexpr const char* kStrataWithoutGraphs = "strata-no-graphs";
 
 struct RunInfo {
   std::string command;

@@ -288,14 +288,20 @@ std::vector<GemmResult> run_cuda_gemm_peak(const SuiteOptions& o) {
   return results;
 }
 
-// The per-step host overhead of a tiny model's training step, Strata and libtorch in
-// turn, --reps repetitions of 200 steps each (docs/gpu.md).
+// The per-step host overhead of a tiny model's training step, Strata (on a GPU with CUDA
+// graphs and without) and libtorch in turn, --reps repetitions of 200 steps each
+// (docs/gpu.md).
 std::vector<OverheadResult> run_step_overhead(const SuiteOptions& o, BenchDevice device) {
   std::printf("\n[step_overhead] measuring on %s...\n", device_name(device).c_str());
   std::fflush(stdout);
   const int steps = o.quick ? 20 : 200;
   std::vector<OverheadResult> results{{"strata", {}, {}}, {"libtorch", {}, {}}};
-  const std::function<double(BenchDevice, int)> fns[] = {strata_step_overhead_us, torch_step_overhead_us};
+  std::vector<std::function<double(BenchDevice, int)>> fns{
+      [](BenchDevice d, int n) { return strata_step_overhead_us(d, n, true); }, torch_step_overhead_us};
+  if (device == BenchDevice::cuda) {
+    results.push_back({std::string(kStrataWithoutGraphs), {}, {}});
+    fns.push_back([](BenchDevice d, int n) { return strata_step_overhead_us(d, n, false); });
+  }
   for (int rep = 0; rep < o.reps; ++rep) {
     for (std::size_t k = 0; k < results.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(rep)) % results.size();

@@ -177,9 +177,10 @@ double strata_cuda_matmul_gflops(const GemmShape& shape, int calls);
 // features, batch 32, MSE, plain SGD; the loss read back every step), median
 // microseconds per step over `steps` steps. Its kernels take a few microseconds on a
 // GPU, so the figure is the host's work per step: launches, the run's bookkeeping, the
-// loss's copy back.
+// loss's copy back. Strata's with CUDA graphs on or off (set_cuda_graphs for the
+// measurement; on the CPU the switch changes nothing).
 inline constexpr std::int64_t kOverheadUnits = 16, kOverheadBatch = 32;
-double strata_step_overhead_us(BenchDevice device, int steps);
+double strata_step_overhead_us(BenchDevice device, int steps, bool cuda_graphs = true);
 double torch_step_overhead_us(BenchDevice device, int steps);
 
 }  // namespace strata::bench

@@ -1,16 +1,21 @@
 #include "core/execution_state.h"
 
 #include <cstring>
+#include <iostream>
 
+#include "core/device.h"
 #include "core/program.h"
 
 #if defined(STRATA_WITH_CUDA)
+#include "core/cuda/caching_allocator.h"
+#include "core/cuda/graph.h"
 #include "core/cuda/run_context.h"
 #else
 namespace strata::cuda {
-// Without the CUDA backend no state ever makes one, but the owning pointer's deleter
-// still needs a complete type to compile.
+// Without the CUDA backend no state ever makes these, but the owning pointers' deleters
+// still need complete types to compile.
 class RunContext {};
+class GraphExec {};
 }  // namespace strata::cuda
 #endif
 
@@ -33,8 +38,44 @@ ExecutionState::ExecutionState(const Program& program)
   if (program.device_.type == DeviceType::cuda) {
     cuda_ = std::make_unique<cuda::RunContext>(program.device_.index);
     for (KernelContext& ctx : contexts_) ctx.cuda = cuda_.get();
+    device_feeds_.resize(program.feeds_.size());
+    if (const std::string reason = plan_graph_refusal(); !reason.empty()) refuse_graphs(reason);
   }
 #endif
+}
+
+// What a CUDA graph cannot replay faithfully, found in the plan.
+std::string ExecutionState::plan_graph_refusal() const {
+  if (program_.writes_variables_) {
+    for (int value : program_.fetch_values_) {
+      const int variable = program_.values_[static_cast<std::size_t>(value)].variable;
+      if (variable < 0) continue;
+      // Eager runs copy such a fetch out mid-run, before the first update; a graph runs
+      // the updates without stopping.
+      return "it fetches variable '" + program_.graph_.node(variable).name +
+             "', which its updates write (the fetch is copied out before the first update)";
+    }
+  }
+  for (const KernelContext& ctx : contexts_) {
+    const Node& node = ctx.node;
+    if (node.op != "rnn_sequence" && node.op != "rnn_sequence_grad") continue;
+    // The recurrent kernels number their dropout masks from the step on the host: a
+    // replay would draw the captured step's masks.
+    if (node.attrs.get_or<double>("dropout", 0.0) > 0.0 || node.attrs.get_or<double>("recurrent_dropout", 0.0) > 0.0) {
+      return "op '" + node.op + "' (node '" + node.name + "') takes the step of its dropout masks on the host";
+    }
+  }
+  return {};
+}
+
+void ExecutionState::refuse_graphs(const std::string& reason) {
+  graph_.reset();
+  graph_policy_.refuse(reason);
+  count_cuda_graph_refusal();
+  if (log_device_placement() && cuda_graphs_enabled()) {  // with graphs off, nothing to explain
+    std::cerr << "CUDA graphs off for an execution state on " << to_string(program_.device_) << ": " << reason
+              << "; its runs launch their kernels one by one\n";
+  }
 }
 
 ExecutionState::~ExecutionState() {
@@ -117,6 +158,9 @@ void ExecutionState::prepare(std::size_t s, const RunOptions& options) {
 
 void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                          const RunOptions& options) {
+#if defined(STRATA_WITH_CUDA)
+  if (cuda_) return run_on_gpu(feeds, results, options);
+#endif
   // Feeds from another device are copied in: the one place data crosses devices.
   // (Assigned, not built from a conditional: assigning reuses the slot's shape storage.)
   for (std::size_t i = 0; i < feeds.size(); ++i) {
@@ -127,15 +171,31 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
     }
   }
   results.resize(program_.fetch_values_.size());
+  const bool variables_copied = run_steps(options, results, false);
+  if (!variables_copied) copy_fetches(true, results);
+  copy_fetches(false, results);
+  release_feeds();
+}
 
+void ExecutionState::count_execution(int node_id, bool capturing) {
+  if (capturing) {
+    graph_nodes_.push_back(node_id);
+  } else {
+    ++executions_[static_cast<std::size_t>(node_id)];
+  }
+}
+
+bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& results, bool capturing) {
   // A fetched variable shows the value the step read: it is copied out before the first
-  // update runs. Computed fetches live in buffers no later step reuses or writes.
+  // update runs. Computed fetches live in buffers no later step reuses or writes. A
+  // captured run never stops there (a Program that fetches a variable it updates is not
+  // captured, nor one whose kernels report bad input at that stop).
   bool variables_copied = false;
   std::size_t ran_with_previous = contexts_.size();  // a step its pair already ran
   for (std::size_t s = 0; s < contexts_.size(); ++s) {
     KernelContext& ctx = contexts_[s];
     const Node& node = ctx.node;
-    if (node.def->stateful && !variables_copied) {
+    if (node.def->stateful && !variables_copied && !capturing) {
       finish_device_work();
       copy_fetches(true, results);
       variables_copied = true;
@@ -147,19 +207,129 @@ void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& 
       const auto second = static_cast<std::size_t>(step.paired_with);
       prepare(second, options);
       if ((*step.pair_kernel)(ctx, contexts_[second])) {
-        ++executions_[static_cast<std::size_t>(node.id)];
-        ++executions_[static_cast<std::size_t>(contexts_[second].node.id)];
+        count_execution(node.id, capturing);
+        count_execution(contexts_[second].node.id, capturing);
         ran_with_previous = second;
         continue;
       }
     }
     (*step.kernel)(ctx);
-    ++executions_[static_cast<std::size_t>(node.id)];
+    count_execution(node.id, capturing);
   }
-  finish_device_work();
+  if (!capturing) finish_device_work();  // a capture only records: run_on_gpu launches, then waits
+  return variables_copied;
+}
+
+#if defined(STRATA_WITH_CUDA)
+
+// Fed tensors from the host (or another device) are copied on the state's stream into
+// buffers the state keeps: their addresses hold while the shapes do (Tensor::reset only
+// grows), so a captured graph can read them, and a steady-state step allocates nothing
+// for its feeds. A tensor on the Program's device is read in place, as before (no copy
+// of a large operand); a graph records its address and is dropped if the next run feeds
+// another.
+void ExecutionState::copy_feeds_in(const std::vector<Tensor>& feeds) {
+  CUstream_st* stream = cuda_->stream().get();
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    const Tensor& feed = feeds[i];
+    if (feed.is_on(program_.device_)) {
+      feed_slots_[i] = feed;
+      continue;
+    }
+    if (feed.dtype() == DType::string) {  // no device holds strings: Tensor::to says so
+      feed_slots_[i] = feed.to(program_.device_);
+      continue;
+    }
+    Tensor& buffer = device_feeds_[i];
+    feed_slots_[i].release();  // the buffer is not shared, so reset keeps its storage
+    buffer.reset(feed.shape(), feed.dtype(), program_.device_);
+    if (feed.nbytes() > 0) {
+      const bool from_device = !feed.on_cpu();
+      cuda::copy_async(buffer.device_data(), from_device ? feed.device_data() : feed.raw_data(), feed.nbytes(), true,
+                       from_device, stream);
+    }
+    feed_slots_[i] = buffer;
+  }
+}
+
+// The addresses a replay reads that this state's runs do not keep fixed by themselves:
+// the fed tensors' (the caller's own when on the device; else this state's buffers) and
+// the variables' storage (Variable::place_on replaces it).
+void ExecutionState::note_graph_addresses() {
+  graph_addresses_.clear();
+  for (const Tensor& slot : feed_slots_) graph_addresses_.push_back(slot.device_data());
+  for (int id : program_.variable_nodes_) {
+    graph_addresses_.push_back(const_cast<Node&>(program_.graph_.node(id)).variable.value().device_data());
+  }
+}
+
+void ExecutionState::run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
+                                const RunOptions& options) {
+  copy_feeds_in(feeds);
+  results.resize(program_.fetch_values_.size());
+  GraphRunMode mode = GraphRunMode::eager;
+  if (cuda_graphs_enabled() && options.collective == nullptr) {
+    note_graph_addresses();
+    mode = graph_policy_.decide(feeds, options.training, graph_addresses_);
+  } else {
+    graph_policy_.drop_graph();  // switched off (or a collective run): warm up again after
+  }
+  if (mode != GraphRunMode::replay) graph_.reset();
+  if (mode == GraphRunMode::capture && !capture_graph(options, results)) mode = GraphRunMode::eager;
+
+  bool variables_copied = false;
+  if (mode == GraphRunMode::eager) {
+    const std::int64_t armed = cuda_->faults().armed_launches();
+    variables_copied = run_steps(options, results, false);
+    if (cuda_->faults().armed_launches() != armed && !graph_policy_.refused()) {
+      // Such a run stops before its first update to report bad input; a replay cannot.
+      refuse_graphs("its kernels check their input on the device (the check stops the run before its updates)");
+    }
+  } else {
+    replay_graph(options);  // also the first run of a graph just captured: capturing ran nothing
+    finish_device_work();
+  }
   if (!variables_copied) copy_fetches(true, results);
   copy_fetches(false, results);
   release_feeds();
 }
+
+bool ExecutionState::capture_graph(const RunOptions& options, std::vector<Tensor>& results) {
+  // The step and sample offset the captured kernels read on the device, as the eager
+  // kernels would write them.
+  cuda_->update_run_scalars({options.step, options.sample_offset});
+  const std::int64_t armed = cuda_->faults().armed_launches();
+  graph_nodes_.clear();
+  try {
+    std::unique_ptr<cuda::GraphExec> exec;
+    {
+      cuda::StreamCapture capture(*cuda_);
+      run_steps(options, results, true);
+      const cuda::CapturedGraph graph = capture.end();
+      if (cuda_->faults().armed_launches() != armed) {
+        throw Error("its kernels check their input on the device (the check stops the run before its updates)");
+      }
+      exec = std::make_unique<cuda::GraphExec>(cuda_->device(), graph);
+    }
+    graph_ = std::move(exec);
+  } catch (const std::exception& e) {
+    // Whatever failed, the capture ran nothing: the run goes eager, now and from now on.
+    graph_nodes_.clear();
+    refuse_graphs(std::string("capturing its run failed: ") + e.what());
+    return false;
+  }
+  graph_policy_.captured(graph_addresses_);
+  count_cuda_graph_event(GraphRunMode::capture);
+  return true;
+}
+
+void ExecutionState::replay_graph(const RunOptions& options) {
+  cuda_->update_run_scalars({options.step, options.sample_offset});
+  graph_->launch(cuda_->stream().get());
+  for (int id : graph_nodes_) ++executions_[static_cast<std::size_t>(id)];
+  count_cuda_graph_event(GraphRunMode::replay);
+}
+
+#endif  // STRATA_WITH_CUDA
 
 }  // namespace strata

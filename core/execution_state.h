@@ -5,12 +5,19 @@
 // plan at once each have their own stream. A Program hands states out from its
 // pool (core/program.h); one state serves one run at a time, and reused for the next
 // run it allocates nothing unless a buffer must grow.
+//
+// On a GPU the state also owns persistent device buffers its fed tensors are copied
+// into, and once the fed shapes have settled, a CUDA graph of its run: captured once,
+// replayed by later runs with the same shapes (core/cuda_graph_policy.h; docs/gpu.md,
+// "CUDA graphs"). The CPU path pays one branch for it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "core/cuda_graph_policy.h"
 #include "core/op_registry.h"
 #include "core/tensor.h"
 
@@ -20,6 +27,7 @@ class Program;
 struct RunOptions;
 namespace cuda {
 class RunContext;  // core/cuda/run_context.h
+class GraphExec;   // core/cuda/graph.h
 }
 
 class ExecutionState {
@@ -38,6 +46,8 @@ class ExecutionState {
 
   // How many times this state ran the kernel of graph node `id`.
   std::int64_t executions(int node_id) const { return executions_[static_cast<std::size_t>(node_id)]; }
+  // Why this state never captures a CUDA graph (empty while it may).
+  const std::string& graph_refusal() const { return graph_policy_.refusal(); }
 
  private:
   // Shapes seen by the last run of a step and what inference made of them: a step
@@ -55,6 +65,21 @@ class ExecutionState {
   void infer_if_changed(std::size_t s);
   void prepare(std::size_t s, const RunOptions& options);
   void finish_device_work();
+  // Enqueues (on a GPU) or runs every step; returns whether the fetched variables were
+  // copied out (before the first update). While capturing, nothing synchronizes and
+  // the executed nodes are noted rather than counted.
+  bool run_steps(const RunOptions& options, std::vector<Tensor>& results, bool capturing);
+  void count_execution(int node_id, bool capturing);
+  // The GPU's run (execution_state.cc, CUDA build only): feeds into this state's
+  // persistent buffers, then eager steps, a capture or a replay.
+  void run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options);
+  void copy_feeds_in(const std::vector<Tensor>& feeds);
+  void note_graph_addresses();
+  bool capture_graph(const RunOptions& options, std::vector<Tensor>& results);
+  void replay_graph(const RunOptions& options);
+  void refuse_graphs(const std::string& reason);
+  // Why the plan cannot be captured at all (empty when it can).
+  std::string plan_graph_refusal() const;
 
   const Program& program_;
   std::vector<Tensor> buffers_;
@@ -65,6 +90,14 @@ class ExecutionState {
   // Set for a Program on a CUDA device: every kernel context points to it. The
   // destructor waits for its stream before the buffers its kernels use are freed.
   std::unique_ptr<cuda::RunContext> cuda_;
+  // On a GPU: the buffers fed tensors are copied into (stable addresses for a graph),
+  // the graph policy and the captured graph, the nodes one replay executes, and the
+  // addresses outside this state a replay reads (variables' storage, feed buffers).
+  std::vector<Tensor> device_feeds_;
+  CudaGraphPolicy graph_policy_;
+  std::unique_ptr<cuda::GraphExec> graph_;
+  std::vector<int> graph_nodes_;
+  std::vector<const void*> graph_addresses_;
 };
 
 }  // namespace strata

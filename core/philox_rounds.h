@@ -15,6 +15,15 @@
 
 namespace strata {
 
+// SplitMix64's finalizer over a + golden * (b + 1): the CPU's mix_seed (core/rng.h), here
+// so that a CUDA kernel derives a step's dropout key on the device (core/cuda/philox.h).
+STRATA_HOST_DEVICE inline std::uint64_t mix_seed_bits(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a + 0x9E3779B97F4A7C15ull * (b + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 // The round multipliers and the key increments (Weyl constants) of Philox-4x32.
 inline constexpr std::uint32_t kPhiloxMul0 = 0xD2511F53u, kPhiloxMul1 = 0xCD9E8D57u;
 inline constexpr std::uint32_t kPhiloxKey0 = 0x9E3779B9u, kPhiloxKey1 = 0xBB67AE85u;

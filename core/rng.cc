@@ -85,12 +85,7 @@ std::uint64_t stable_hash(std::string_view text) {
   return h;
 }
 
-std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a + 0x9E3779B97F4A7C15ull * (b + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) { return mix_seed_bits(a, b); }
 
 void set_random_seed(std::uint64_t seed) {
   g_seed = seed;

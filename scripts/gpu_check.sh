@@ -219,7 +219,7 @@ run_bench() {
     bench_report "ran; results in bench/results.md and bench/results.csv"
     {
       sed -n '/^Targets (/,/^$/p' "$OUT/bench.log"
-      grep -E '^per-step host overhead|^with CUDA graphs|^GEMM peak|^strata: not run|^strata/libtorch' \
+      grep -E '^per-step host overhead|^CUDA graphs:|^with and without CUDA graphs|^GEMM peak|^strata: not run|^strata/libtorch' \
         "$OUT/bench.log" || true
     } | tee -a "$OUT/summary.txt"
   fi

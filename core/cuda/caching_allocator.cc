@@ -119,4 +119,12 @@ void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, boo
   check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
 }
 
+void copy_async(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device,
+                CUstream_st* stream) {
+  if (bytes == 0) return;
+  const cudaMemcpyKind kind = dst_on_device ? (src_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                                            : (src_on_device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  check(cudaMemcpyAsync(dst, src, bytes, kind, stream), "cudaMemcpyAsync");
+}
+
 }  // namespace strata::cuda

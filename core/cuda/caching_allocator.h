@@ -11,6 +11,8 @@
 
 #include "core/allocator.h"
 
+struct CUstream_st;
+
 namespace strata::cuda {
 
 class CachingAllocator final : public DeviceAllocator {
@@ -46,5 +48,9 @@ CachingAllocator& caching_allocator(int device);
 
 // Copies `bytes` between host and device memory (or device to device), synchronously.
 void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device);
+// Enqueues the copy on `stream` instead. From pageable host memory the call returns once
+// the bytes are staged, so the source may be reused at once.
+void copy_async(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device,
+                CUstream_st* stream);
 
 }  // namespace strata::cuda

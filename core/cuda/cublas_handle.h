@@ -7,9 +7,19 @@
 // results stay comparable with the CPU's. Strict float32 is the rule; a faster
 // mode would be an explicit setting. (CUBLAS_PEDANTIC_MATH, which cuBLAS documents as
 // meant for numerical studies and possibly slower, is not needed for float32 results.)
+//
+// Workspace: a fixed block of kWorkspaceBytes from the caching allocator, set with
+// cublasSetWorkspace, rather than cuBLAS's own pool, which it may allocate at a call:
+// nothing may allocate while a CUDA graph is captured. The same block in every state,
+// captured or not, so cuBLAS picks the same algorithms (and gives the same bits) with
+// graphs on and off. cublasSetStream resets the workspace to cuBLAS's pool, so bind()
+// sets both.
 #pragma once
 
+#include <cstddef>
+
 struct cublasContext;  // cublasHandle_t is cublasContext* (cublas_api.h)
+struct CUstream_st;
 
 namespace strata::cuda {
 
@@ -23,10 +33,18 @@ class CublasHandle {
   CublasHandle& operator=(const CublasHandle&) = delete;
 
   cublasContext* get() const { return handle_; }
+  // Enqueues the handle's work on `stream` (a stream of its device) from now on, with
+  // its own workspace. Throws strata::Error when cuBLAS fails.
+  void bind(CUstream_st* stream);
+
+  // 32 MiB: what cuBLAS documents as its default pool on Hopper.
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
  private:
   int device_;
   cublasContext* handle_ = nullptr;
+  void* workspace_ = nullptr;  // a caching allocator block
+  CUstream_st* stream_ = nullptr;  // the stream bound last
 };
 
 }  // namespace strata::cuda

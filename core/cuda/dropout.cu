@@ -12,8 +12,13 @@ namespace strata::cuda {
 
 namespace {
 
-__global__ void dropout_kernel(const float* x, float* out, std::int64_t first, std::int64_t n,
-                               std::int64_t first_block, std::int64_t blocks, DropoutDraw draw) {
+__global__ void dropout_kernel(const float* x, float* out, std::int64_t n, DropoutNode node,
+                               const RunScalars* scalars) {
+  const RunScalars run = *scalars;
+  const DropoutDraw draw = dropout_draw(node.seed, run.step, node.stream, node.rate, node.keep_scale);
+  const std::int64_t first = run.sample_offset * node.sample_size;
+  // The blocks that elements first .. first + n - 1 fall in.
+  const std::int64_t first_block = first / 4, blocks = (first + n - 1) / 4 - first_block + 1;
   for (std::int64_t b = first_index(); b < blocks; b += grid_stride()) {
     dropout_block(x, out, first, n, first_block + b, draw);
   }
@@ -21,12 +26,11 @@ __global__ void dropout_kernel(const float* x, float* out, std::int64_t first, s
 
 }  // namespace
 
-void launch_dropout(const float* x, float* out, std::int64_t first, std::int64_t n, const DropoutDraw& draw,
+void launch_dropout(const float* x, float* out, std::int64_t n, const DropoutNode& node, const RunScalars* scalars,
                     CUstream_st* stream) {
   if (n == 0) return;
-  // The blocks that elements first .. first + n - 1 fall in.
-  const std::int64_t first_block = first / 4, blocks = (first + n - 1) / 4 - first_block + 1;
-  dropout_kernel<<<blocks_for(blocks), kThreads, 0, stream>>>(x, out, first, n, first_block, blocks, draw);
+  // n elements span at most n / 4 + 2 Philox blocks, whatever the offset on the device.
+  dropout_kernel<<<blocks_for(n / 4 + 2), kThreads, 0, stream>>>(x, out, n, node, scalars);
 }
 
 }  // namespace strata::cuda

@@ -8,12 +8,12 @@
 #include "core/cuda/dropout_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
-#include "core/rng.h"
 
 namespace strata::cuda {
 
 void dropout(KernelContext& ctx) {
-  CUstream_st* stream = run_context(ctx).stream().get();
+  RunContext& run = run_context(ctx);
+  CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
   Tensor& out = ctx.output(0);
   if (out.size() == 0) return;
@@ -27,14 +27,15 @@ void dropout(KernelContext& ctx) {
     }
     return;
   }
-  DropoutDraw draw;
-  draw.key = mix_seed(static_cast<std::uint64_t>(a.get<std::int64_t>("seed")), static_cast<std::uint64_t>(ctx.step));
-  draw.stream = static_cast<std::uint64_t>(a.get<std::int64_t>("stream"));
-  draw.rate = rate;
-  draw.keep_scale = 1.f / (1.f - rate);
-  const std::int64_t first = x.rank() > 0 && x.shape()[0] > 0 ? ctx.sample_offset * (x.size() / x.shape()[0]) : 0;
-  launch_dropout(floats(x), floats(out), first, x.size(),
-                 draw, stream);
+  DropoutNode node;
+  node.seed = static_cast<std::uint64_t>(a.get<std::int64_t>("seed"));
+  node.stream = static_cast<std::uint64_t>(a.get<std::int64_t>("stream"));
+  node.rate = rate;
+  node.keep_scale = 1.f / (1.f - rate);
+  node.sample_size = x.rank() > 0 && x.shape()[0] > 0 ? x.size() / x.shape()[0] : 0;
+  // The step and sample offset come from the run context's device copy of the run's
+  // (ExecutionState writes it; a captured graph replays reading each step's own).
+  launch_dropout(floats(x), floats(out), x.size(), node, run.run_scalars(ctx), stream);
   check_launch(ctx);
 }
 

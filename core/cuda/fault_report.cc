@@ -34,6 +34,7 @@ FaultSite FaultReport::arm(const Node& node, Message message) {
     check(cudaMemsetAsync(device_record_, 0, sizeof(FaultRecord), stream_), "cudaMemsetAsync (a fault record)");
   }
   sites_.push_back({&node, message});
+  ++armed_launches_;
   read_back_pending_ = true;
   return {device_record_, static_cast<std::int32_t>(sites_.size() - 1)};
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ class FaultReport {
   // stream) and throws ValueError with its site's message. Forgets this run's sites
   // either way.
   void throw_if_reported();
+  // Launches armed over the report's life. A CUDA graph replays without the check
+  // between a step's reads and its variable updates, so an execution state whose run
+  // armed one runs eagerly (docs/gpu.md, "CUDA graphs").
+  std::int64_t armed_launches() const { return armed_launches_; }
 
  private:
   struct Site {
@@ -59,6 +64,7 @@ class FaultReport {
   FaultRecord* host_record_ = nullptr;    // pinned: the copy back is enqueued on the stream
   std::vector<Site> sites_;               // armed since the last check; keeps its capacity
   bool read_back_pending_ = false;
+  std::int64_t armed_launches_ = 0;
 };
 
 }  // namespace strata::cuda

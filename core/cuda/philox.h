@@ -21,6 +21,21 @@ struct DropoutDraw {
   float keep_scale = 1.f;
 };
 
+// What a run's kernels read on the device rather than take by value, so that a CUDA graph
+// captured at one step replays right at the next: the run's step and the shard's sample
+// offset (RunOptions). A run context holds one on the device (RunContext::run_scalars),
+// written before the run's kernels.
+struct RunScalars {
+  std::int64_t step = 0;
+  std::int64_t sample_offset = 0;
+};
+
+// The draw of a dropout node with `seed` at `step`: the CPU's key, mix_seed(seed, step).
+STRATA_HOST_DEVICE inline DropoutDraw dropout_draw(std::uint64_t seed, std::int64_t step, std::uint64_t stream,
+                                                   float rate, float keep_scale) {
+  return DropoutDraw{mix_seed_bits(seed, static_cast<std::uint64_t>(step)), stream, rate, keep_scale};
+}
+
 // Dropout of the elements that Philox block `block` covers. Elements are numbered in the
 // step's global batch: element g (= first + i for x[i]) takes word g % 4 of block g / 4,
 // and is kept, scaled by keep_scale, where that word's uniform (its top 24 bits times

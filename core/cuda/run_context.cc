@@ -4,8 +4,18 @@
 
 #include <string>
 
+#include "core/cuda/caching_allocator.h"
 #include "core/cuda/check.h"
+#include "core/cuda/device_scope.h"
+#include "core/error.h"
 #include "core/op_registry.h"
+
+#if defined(STRATA_WITH_CUDNN)
+#include <cudnn.h>
+
+#include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_handle.h"
+#endif
 
 namespace strata::cuda {
 
@@ -31,6 +41,76 @@ RunContext::RunContext(int device)
       blas_(stream_),
       faults_(stream_.device(), stream_.get()),
       workspace_(stream_.device(), stream_.get()) {}
+
+RunContext::~RunContext() {
+  if (!run_scalars_) return;
+  DeviceScope scope(device(), std::nothrow);
+  cudaStreamSynchronize(stream_.get());  // a kernel may still read the block
+  caching_allocator(device()).deallocate(run_scalars_, sizeof(RunScalars));
+}
+
+const RunScalars* RunContext::run_scalars(const KernelContext& ctx) {
+  const RunScalars wanted{ctx.step, ctx.sample_offset};
+  if (run_scalars_ && wanted.step == written_scalars_.step && wanted.sample_offset == written_scalars_.sample_offset) {
+    return run_scalars_;
+  }
+  if (capturing()) {
+    // A captured launch would read whatever the block holds at replay: the run writes
+    // the values before capturing, so a difference here is a run this code does not
+    // expect. Abandon the capture rather than bake in a stale step.
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
+                "') reads the run's step on the device, which was not written before the CUDA graph capture");
+  }
+  if (!run_scalars_) {
+    // Zeroed on the legacy stream, which the context's blocking stream is ordered with.
+    run_scalars_ = static_cast<RunScalars*>(caching_allocator(device()).allocate(sizeof(RunScalars)));
+  }
+  written_scalars_ = wanted;
+  // From pageable memory: the call returns once the bytes are staged, so the member may
+  // change for the next run while the copy is still queued.
+  check(cudaMemcpyAsync(run_scalars_, &written_scalars_, sizeof(RunScalars), cudaMemcpyHostToDevice, stream_.get()),
+        ctx, "cudaMemcpyAsync (the run's step)");
+  return run_scalars_;
+}
+
+void RunContext::update_run_scalars(const RunScalars& values) {
+  if (!run_scalars_ || (values.step == written_scalars_.step && values.sample_offset == written_scalars_.sample_offset)) {
+    return;
+  }
+  DeviceScope scope(device());
+  written_scalars_ = values;
+  check(cudaMemcpyAsync(run_scalars_, &written_scalars_, sizeof(RunScalars), cudaMemcpyHostToDevice, stream_.get()),
+        "cudaMemcpyAsync (the run's step)");
+}
+
+void RunContext::bind_handles(const Stream& stream) {
+  DeviceScope scope(device());
+  blas_.bind(stream.get());
+#if defined(STRATA_WITH_CUDNN)
+  if (cudnn_) check(cudnnSetStream(cudnn_->get(), stream.get()), "cudnnSetStream");
+#endif
+}
+
+CUstream_st* RunContext::begin_capture_redirect() {
+  if (!capture_stream_) capture_stream_ = std::make_unique<Stream>(device(), Stream::Kind::non_blocking);
+  had_cudnn_at_capture_ = cudnn_ != nullptr;
+  try {
+    bind_handles(*capture_stream_);
+  } catch (...) {
+    bind_handles(stream_);  // none half-bound to the capture stream
+    throw;
+  }
+  active_stream_ = capture_stream_.get();
+  workspace_.set_growth_refused(true);
+  return capture_stream_->get();
+}
+
+bool RunContext::end_capture_redirect() {
+  workspace_.set_growth_refused(false);
+  active_stream_ = &stream_;
+  bind_handles(stream_);
+  return had_cudnn_at_capture_ || !cudnn_;
+}
 
 RunContext& run_context(const KernelContext& ctx) {
   if (!ctx.cuda) {

@@ -11,6 +11,7 @@
 
 #include "core/cuda/cublas_handle.h"
 #include "core/cuda/fault_report.h"
+#include "core/cuda/philox.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/workspace.h"
 
@@ -27,11 +28,14 @@ class RunContext {
  public:
   // Throws ValueError when this process has no CUDA device `device`.
   explicit RunContext(int device);
+  ~RunContext();  // waits for the stream, then frees the run scalars' block
   RunContext(const RunContext&) = delete;
   RunContext& operator=(const RunContext&) = delete;
 
   int device() const { return stream_.device(); }
-  const Stream& stream() const { return stream_; }
+  // The stream kernels enqueue on: the context's own, or its capture stream while a CUDA
+  // graph is captured (core/cuda/graph.h).
+  const Stream& stream() const { return *active_stream_; }
   const CublasHandle& blas() const { return blas_; }
   // The cuDNN handle bound to the stream, created by the first call: cudnnCreate takes
   // time and device memory (and loads cuDNN's kernels), which a Program without
@@ -46,6 +50,23 @@ class RunContext {
   Workspace& workspace() { return workspace_; }
   // Where kernels report bad input that their CPU kernels would throw on.
   FaultReport& faults() { return faults_; }
+  // The run's step and sample offset on the device, for kernels that read them there
+  // (dropout): as `ctx` has them. Written on the stream when they differ from what was
+  // written last (the block is made by the first call); throws strata::Error when CUDA
+  // fails, or when they differ while a graph is captured (the capture is abandoned).
+  const RunScalars* run_scalars(const KernelContext& ctx);
+  // Before a graph replays: the replayed kernels read this run's values. Writes only
+  // when a kernel ever asked for the block and the values changed.
+  void update_run_scalars(const RunScalars& values);
+
+  // CUDA graph capture (core/cuda/graph.h, StreamCapture): kernels, cuBLAS and cuDNN go
+  // to a non-blocking capture stream of the device (made at the first capture), and the
+  // workspace refuses to grow; end_capture_redirect() undoes it and says whether the
+  // captured work was all on the capture stream (false when the cuDNN handle was made
+  // during the capture, bound to the context's own stream).
+  CUstream_st* begin_capture_redirect();
+  bool end_capture_redirect();  // throws strata::Error when rebinding the handles fails
+  bool capturing() const { return active_stream_ != &stream_; }
   // Waits for every kernel enqueued so far; throws strata::Error when one failed, and
   // the CPU kernel's ValueError when one reported bad input (FaultReport).
   void synchronize() {
@@ -55,6 +76,8 @@ class RunContext {
   }
 
  private:
+  void bind_handles(const Stream& stream);  // cuBLAS and (when made) cuDNN
+
   Stream stream_;       // declared first: destroyed after the handles bound to it
   CublasHandle blas_;
   // A shared_ptr, whose deleter is bound where the handle is made: this header and its
@@ -62,7 +85,12 @@ class RunContext {
   std::shared_ptr<CudnnHandle> cudnn_;
   std::shared_ptr<ConvPlanCache> conv_plans_;  // a shared_ptr for the same reason
   FaultReport faults_;
+  std::unique_ptr<Stream> capture_stream_;  // non-blocking; made at the first capture
+  const Stream* active_stream_ = &stream_;
+  RunScalars* run_scalars_ = nullptr;  // a caching allocator block, made at first use
+  RunScalars written_scalars_;         // what the stream last wrote into it
   Workspace workspace_;  // destroyed first: it waits for the stream
+  bool had_cudnn_at_capture_ = false;
 };
 
 // For CUDA kernels: the run context of `ctx`, with its device made current on the calling

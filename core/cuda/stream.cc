@@ -7,9 +7,10 @@
 
 namespace strata::cuda {
 
-Stream::Stream(int device) : device_(device) {
+Stream::Stream(int device, Kind kind) : device_(device) {
   DeviceScope scope(device);
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault), "cudaStreamCreateWithFlags");
+  check(cudaStreamCreateWithFlags(&stream_, kind == Kind::blocking ? cudaStreamDefault : cudaStreamNonBlocking),
+        "cudaStreamCreateWithFlags");
 }
 
 Stream::~Stream() {

@@ -14,7 +14,9 @@ namespace strata::cuda {
 
 class Stream {
  public:
-  explicit Stream(int device);  // throws strata::Error when CUDA cannot create it
+  enum class Kind { blocking, non_blocking };
+  // Throws strata::Error when CUDA cannot create it.
+  explicit Stream(int device, Kind kind = Kind::blocking);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

@@ -2,9 +2,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "core/cuda/caching_allocator.h"
 #include "core/cuda/check.h"
 #include "core/cuda/device_scope.h"
+#include "core/error.h"
 
 namespace strata::cuda {
 
@@ -23,6 +26,10 @@ void Workspace::release() noexcept {
 
 void* Workspace::get(std::size_t bytes) {
   if (bytes <= size_ && data_) return data_;
+  if (growth_refused_) {
+    throw Error("a run context's workspace must grow from " + std::to_string(size_) + " to " + std::to_string(bytes) +
+                " bytes while a CUDA graph is captured");
+  }
   if (data_) {
     DeviceScope scope(device_);
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (growing a run context's workspace)");

@@ -23,8 +23,12 @@ class Workspace {
   // block) and throws strata::Error when that work failed or memory runs out. Everything
   // a kernel carves from the block must be asked for in one call, before it enqueues
   // anything that uses it.
+  // While a CUDA graph is captured, growing (a wait and an allocation, neither of which
+  // a capture allows) throws strata::Error instead: the capture is abandoned and the run
+  // goes eager. The warm-up runs before a capture have grown the block already.
   void* get(std::size_t bytes);
   std::size_t size() const { return size_; }
+  void set_growth_refused(bool refused) { growth_refused_ = refused; }
 
  private:
   void release() noexcept;
@@ -33,6 +37,7 @@ class Workspace {
   CUstream_st* stream_;
   void* data_ = nullptr;
   std::size_t size_ = 0;
+  bool growth_refused_ = false;
 };
 
 }  // namespace strata::cuda

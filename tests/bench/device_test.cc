@@ -93,14 +93,25 @@ TEST(BenchDevice, TheGpuTargetIsEightyPercentOfCublasPeakAndTheCpusSeventy) {
   EXPECT_DOUBLE_EQ(dense_gemm_share_target(BenchDevice::cpu), 0.7);
 }
 
-TEST(BenchDevice, TheOverheadReportSaysThereIsNoCudaGraphsFigure) {
-  const std::vector<OverheadResult> overhead{{"strata", {40, 42, 41}, ""}, {"libtorch", {}, "no GPU"}};
+TEST(BenchDevice, TheOverheadReportComparesStrataWithAndWithoutCudaGraphs) {
+  const std::vector<OverheadResult> overhead{
+      {"strata", {10, 12, 11}, ""}, {"libtorch", {}, "no GPU"}, {kStrataWithoutGraphs, {40, 42, 41}, ""}};
   const std::vector<std::string> lines = overhead_lines(overhead);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find("per-step host overhead"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("strata 41.0 (40.0..42.0"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("strata 11.0 (10.0..12.0"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("libtorch failed: no GPU"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[1].find("not measured: Strata has no CUDA graphs yet"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[0].find("strata-no-graphs 41.0 (40.0..42.0"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("CUDA graphs: strata's step takes 11.0 (10.0..12.0"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("41.0 (40.0..42.0"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("3.73x"), std::string::npos) << lines[1];
+}
+
+TEST(BenchDevice, TheOverheadReportOnTheCpuMakesNoGraphsComparison) {
+  const std::vector<OverheadResult> overhead{{"strata", {40, 42, 41}, ""}, {"libtorch", {30}, ""}};
+  const std::vector<std::string> lines = overhead_lines(overhead);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("not compared (only on --device=cuda)"), std::string::npos) << lines[1];
 }
 
 }  // namespace

@@ -49,12 +49,16 @@ TEST(CudaPhilox, DropoutBlocksGiveTheCpuKernelsOutputs) {
     ctx.sample_offset = d.sample_offset;
     def.cpu_kernel(ctx);
 
-    // As core/cuda/dropout_kernels.cc draws and numbers them.
+    // As core/cuda/dropout.cu draws and numbers them: the key derived from the step on
+    // the device (dropout_draw, which must be the CPU's mix_seed), the first element from
+    // the sample offset and the sample's size.
     const auto rate = static_cast<float>(d.rate);
-    const cuda::DropoutDraw draw{mix_seed(static_cast<std::uint64_t>(node_seed), static_cast<std::uint64_t>(d.step)),
-                                 static_cast<std::uint64_t>(node_stream), rate, 1.f / (1.f - rate)};
+    const cuda::DropoutDraw draw = cuda::dropout_draw(static_cast<std::uint64_t>(node_seed), d.step,
+                                                      static_cast<std::uint64_t>(node_stream), rate, 1.f / (1.f - rate));
+    ASSERT_EQ(draw.key, mix_seed(static_cast<std::uint64_t>(node_seed), static_cast<std::uint64_t>(d.step))) << label;
     const std::int64_t n = x.size();
-    const std::int64_t first = x.rank() > 0 && x.shape()[0] > 0 ? d.sample_offset * (n / x.shape()[0]) : 0;
+    const std::int64_t sample_size = x.rank() > 0 && x.shape()[0] > 0 ? n / x.shape()[0] : 0;
+    const std::int64_t first = d.sample_offset * sample_size;
     Tensor actual = Tensor::filled(d.shape, -1.f);
     for (std::int64_t b = first / 4; b <= (first + n - 1) / 4; ++b) {
       cuda::dropout_block(x.data<float>(), actual.data<float>(), first, n, b, draw);
