@@ -157,7 +157,9 @@ void run_rnn_backward(Device& dev, const ops::RnnLayout& L, const RnnDropout& d,
                          .reset_h_grad = s[9],
                          .dh_in = s[8]};
   const float* U = io.recurrent_kernel;
-  for (std::int64_t t = T - 1; t >= 0; --t) {
+  // Without rows there is nothing to carry back through time (and the gate gradients'
+  // scratch is null: no offset may be taken from it).
+  for (std::int64_t t = B > 0 ? T - 1 : -1; t >= 0; --t) {
     dev.gate_grad(L, step, t);
     // Rows b of step t's gate gradients: every T-th row from row t.
     const GemmOperand gr{step.gate_grad_h + t * GH, T * GH};
