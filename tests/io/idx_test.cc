@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "io/datasets.h"
+#include "tests/scoped_env.h"
 #include "tests/io/test_util.h"
 
 namespace strata {
@@ -160,9 +161,10 @@ TEST(FashionMnist, LoadsFromGivenDirectoryOrItsSubdirectory) {
 TEST(FashionMnist, HonoursStrataDataDir) {
   ScratchDir dir;
   write_fake_fashion_mnist(dir.file("fashion-mnist"), 3, 2);
-  ::setenv("STRATA_DATA_DIR", dir.path().c_str(), 1);
-  auto data = datasets::fashion_mnist::load_data();
-  ::unsetenv("STRATA_DATA_DIR");
+  const datasets::TrainTestData data = [&] {
+    testing::ScopedEnv data_dir("STRATA_DATA_DIR", dir.path().c_str());
+    return datasets::fashion_mnist::load_data();
+  }();
   EXPECT_EQ(data.x_train.shape(), (Shape{3, 28, 28}));
   EXPECT_EQ(data.x_test.shape(), (Shape{2, 28, 28}));
 }

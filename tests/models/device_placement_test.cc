@@ -4,15 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/op_registry.h"
 #include "strata.h"
 #include "test_data.h"
+#include "tests/scoped_env.h"
 
 using namespace strata;
 
@@ -37,32 +36,6 @@ Model conv_classifier() {
   auto out = layers::Dense(3, {.activation = "softmax"})(layers::Flatten()(h));
   return Model(in, out);
 }
-
-// Sets (or, with null, unsets) an environment variable for one test, restoring it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // The devices a model's weights live on.
 std::vector<Device> weight_devices(const Model& m) {
@@ -91,7 +64,7 @@ TEST(DevicePlacement, CompileOnTheCpuByNameTrainsAsByDefault) {
 // model that only predicts. The suite itself runs with STRATA_DEFAULT_DEVICE=cpu
 // (tests/CMakeLists.txt), which this test lifts.
 TEST(DevicePlacement, CompileWithoutADeviceRunsOnTheFirstGpuElseTheCpu) {
-  ScopedEnv unset("STRATA_DEFAULT_DEVICE", nullptr);
+  strata::testing::ScopedEnv unset("STRATA_DEFAULT_DEVICE", nullptr);
   const Device expected = default_device(available_devices(), "");
   EXPECT_EQ(expected.type, has_cuda_device() ? DeviceType::cuda : DeviceType::cpu);
   Model trained = small_classifier();
@@ -108,12 +81,12 @@ TEST(DevicePlacement, CompileWithoutADeviceRunsOnTheFirstGpuElseTheCpu) {
 
 TEST(DevicePlacement, StrataDefaultDeviceOverridesTheDefaultAndMustNameADevice) {
   {
-    ScopedEnv cpu("STRATA_DEFAULT_DEVICE", "cpu");
+    strata::testing::ScopedEnv cpu("STRATA_DEFAULT_DEVICE", "cpu");
     Model m = small_classifier();
     m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
     for (const Device& d : weight_devices(m)) EXPECT_EQ(d.type, DeviceType::cpu) << to_string(d);
   }
-  ScopedEnv bogus("STRATA_DEFAULT_DEVICE", "tpu:0");
+  strata::testing::ScopedEnv bogus("STRATA_DEFAULT_DEVICE", "tpu:0");
   Model m = small_classifier();
   try {
     m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy"});
