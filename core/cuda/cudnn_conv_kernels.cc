@@ -57,6 +57,7 @@
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/fused_relu.h"
 
 namespace strata::cuda {
 
@@ -153,7 +154,7 @@ void conv2d(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& y = ctx.output(0);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
-  const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
+  const bool relu = ops::fuses_relu(ctx.node);
   if (y.size() == 0) return;
   const ConvShape g = conv_shape(ctx, x.shape(), k.shape(), y.shape());
   if (g.cg == 0) {  // an empty sum: the bias (and relu) alone

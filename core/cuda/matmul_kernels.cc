@@ -9,6 +9,7 @@
 #include "core/cuda/gemm.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
+#include "core/ops/fused_relu.h"
 
 namespace strata::cuda {
 
@@ -38,7 +39,7 @@ void dense(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& kernel = ctx.input(1);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
-  const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
+  const bool relu = ops::fuses_relu(ctx.node);
   auto [rows, in] = as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
   float* y = floats(ctx.output(0));

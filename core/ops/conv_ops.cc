@@ -19,6 +19,7 @@
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/cuda_kernel.h"
+#include "core/ops/fused_relu.h"
 #include "core/ops/pool_ops.h"
 #include "core/ops/shape_util.h"
 
@@ -467,7 +468,7 @@ void register_conv_ops(OpRegistry& r) {
            Geom g = make_geom(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], params_ref(ctx.node.attrs),
                               "conv2d");
            const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
-           const bool relu = ctx.node.attrs.get_or<std::string>("activation", "") == "relu";
+           const bool relu = fuses_relu(ctx.node);
            conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
          },
          // y = act(conv(x, k) + b): dz = relu_grad(dy, y) (or dy), then the adjoints of
@@ -476,7 +477,7 @@ void register_conv_ops(OpRegistry& r) {
            Output x = n.inputs[0], k = n.inputs[1];
            Conv2DParams p = params_of(n.attrs);
            Output dz = g[0], db;
-           if (n.attrs.get_or<std::string>("activation", "") == "relu") {
+           if (fuses_relu(n)) {
              std::tie(dz, db) = relu_gradient(n, g[0]);
            }
            std::vector<Output> grads{conv2d_backprop_input(dz, k, {x.shape()[1], x.shape()[2]}, p),

@@ -9,6 +9,7 @@
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/cuda_kernel.h"
+#include "core/ops/fused_relu.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -87,17 +88,11 @@ std::vector<TensorSpec> infer_dense(const InferContext& ctx) {
   return {{x.with_dim(x.rank() - 1, units), DType::float32}};
 }
 
-// Dense's only fused activation (checked when its shape is inferred).
-bool has_relu(const Node& node) {
-  const std::string* activation = node.attrs.find<std::string>("activation");
-  return activation && *activation == "relu";
-}
-
 void dense_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& kernel = ctx.input(1);
   const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
-  const bool relu = has_relu(ctx.node);
+  const bool relu = fuses_relu(ctx.node);
   auto [rows, in] = as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
   float* y = ctx.output(0).data<float>();
@@ -128,7 +123,7 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
     const Tensor& kernel = ctx.input(1);
     return cpu::DenseRowLayer{.kernel = kernel.data<float>(),
                               .bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr,
-                              .relu = has_relu(ctx.node),
+                              .relu = fuses_relu(ctx.node),
                               .inputs = kernel.shape()[0],
                               .units = kernel.shape()[1]};
   };
@@ -145,7 +140,7 @@ void register_matmul_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], k = n.inputs[1];
            Output dz = g[0];
-           if (has_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
+           if (fuses_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
            std::vector<Output> grads{matmul(dz, k, false, true), matmul(x, dz, true, false)};
            if (n.inputs.size() == 3) {
              std::vector<std::int64_t> leading(static_cast<std::size_t>(x.shape().rank() - 1));
