@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ struct InferContext {
   const Attrs& attrs;
 };
 
+// What a kernel keeps between runs of one execution state: something it derives from its
+// inputs (a Dense pair's packed weights), which it checks against them on every run
+// (Tensor::version). A kernel defines its own subclass.
+struct KernelCache {
+  virtual ~KernelCache() = default;
+};
+
 struct KernelContext {
   const Node& node;
   std::vector<const Tensor*> inputs;
@@ -42,6 +50,7 @@ struct KernelContext {
   // A CUDA kernel's device, stream and library handles (null for CPU kernels). A CUDA
   // kernel only enqueues work on that stream: it returns before the work has run.
   cuda::RunContext* cuda = nullptr;
+  std::unique_ptr<KernelCache> cache;  // this step's, set by its kernel; empty until then
   const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
   Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }
 };

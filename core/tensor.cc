@@ -13,8 +13,12 @@
 
 namespace strata {
 
+namespace {
+std::atomic<std::uint64_t> storages_made{0};
+}  // namespace
+
 Tensor::Storage::Storage(std::size_t bytes, const Device& where)
-    : capacity(bytes), device{where.type, where.index, {}} {
+    : capacity(bytes), device{where.type, where.index, {}}, id(storages_made.fetch_add(1, std::memory_order_relaxed) + 1) {
   // Zeroed, and at least one byte, so an empty tensor still has an address.
   data = allocator_for(device).allocate(bytes);
 }
@@ -65,6 +69,7 @@ void Tensor::copy_from(const Tensor& source) {
                      strata::to_string(source.dtype_) + ") into one of shape " + shape_.to_string() + " (" +
                      strata::to_string(dtype_) + ")");
   }
+  mark_written();
   if (on_cpu() && source.on_cpu()) {
     std::memcpy(storage_->data, source.storage_->data, nbytes());
     return;

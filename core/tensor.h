@@ -9,6 +9,7 @@
 // device. to(device) is the one way data moves between devices.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -66,7 +67,10 @@ class Tensor {
   std::span<const T> values() const { return {data<T>(), static_cast<std::size_t>(size_)}; }
   template <typename T>
   std::vector<T> to_vector() const;
-  void* raw_data() { return host_pointer(); }
+  void* raw_data() {
+    mark_written();
+    return host_pointer();
+  }
   const void* raw_data() const { return host_pointer(); }
 
   // Convenience for tests and examples: element at a flat index, as float (ValueError
@@ -89,7 +93,10 @@ class Tensor {
   void reset(const Shape& shape, DType dtype);
   void reset(const Shape& shape, DType dtype, const Device& device);
   // The device pointer of a tensor on any device: for device kernels and copies only.
-  void* device_data() { return storage_ ? storage_->data : nullptr; }
+  void* device_data() {
+    mark_written();
+    return storage_ ? storage_->data : nullptr;
+  }
   const void* device_data() const { return storage_ ? storage_->data : nullptr; }
   std::size_t capacity_bytes() const { return storage_ ? storage_->capacity : 0; }
   // Drops this handle's reference to its storage (the tensor becomes undefined) but keeps
@@ -106,6 +113,23 @@ class Tensor {
 
   std::string to_string(int max_elements = 8) const;
 
+  // Which contents the storage holds: a number no other storage of the process has had,
+  // and a count of the accesses that may have written it — every non-const data<T>(),
+  // values<T>(), raw_data() and device_data() (kernels take their outputs' pointers that
+  // way, and optimizer updates their variables'), and copy_from. A kernel that keeps
+  // something derived from an input between runs (a Dense pair's packed weights,
+  // core/cpu/dense_pair.h) compares it to know the input is unchanged. Writes through a
+  // pointer kept from an earlier access are not counted: take the pointer anew to write,
+  // as kernels do on every run. Handles sharing storage share the version.
+  struct Version {
+    std::uint64_t storage = 0;
+    std::uint64_t writes = 0;
+    bool operator==(const Version&) const = default;
+  };
+  Version version() const {
+    return storage_ ? Version{storage_->id, storage_->writes.load(std::memory_order_relaxed)} : Version{};
+  }
+
  private:
   struct Storage {
     Storage(std::size_t bytes, const Device& device);
@@ -115,7 +139,15 @@ class Tensor {
     void* data = nullptr;
     std::size_t capacity = 0;
     Device device;
+    const std::uint64_t id;               // unique in the process: Version::storage
+    std::atomic<std::uint64_t> writes{0};  // Version::writes
   };
+  // A relaxed load and store, not an atomic increment: two threads taking pointers into
+  // one output at once may count once instead of twice, which still changes the count, and
+  // a locked increment would cost every kernel call.
+  void mark_written() {
+    if (storage_) storage_->writes.store(storage_->writes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   void check_dtype(DType expected) const;
   void* host_pointer() const {
     if (!storage_) return nullptr;

@@ -2,6 +2,10 @@
 // same product with the bias and a relu applied in one pass over the output, and two of
 // them in a row at batch 1 as one kernel on the CPU (core/cpu/dense_pair.h). On CUDA
 // devices both run through cuBLAS (core/cuda/matmul_kernels.h).
+#include <algorithm>
+#include <limits>
+
+#include "core/cpu/aligned_buffer.h"
 #include "core/cpu/dense_pair.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
@@ -113,6 +117,49 @@ void dense_kernel(KernelContext& ctx) {
   }, cpu::threshold_for(units));
 }
 
+// A Dense pair's first kernel packed for batch-1 predictions (cpu::pack_dense_pair_first),
+// kept by one execution state. Packing the MLP's 784×256 kernel takes about 20 µs and
+// then saves each prediction about 0.3 µs (docs/performance.md), so it pays after some 64
+// predictions on unchanged weights. A state packs once the weights have served
+// `stable_runs_to_pack` runs unchanged; each time a packed copy is dropped (the weights
+// changed) before it paid, that number doubles, so a model trained between short runs of
+// predictions soon stops packing. A kernel larger than kMaxPackedBytes is read in place:
+// the gain was measured on weights that stay in the cores' caches, and each state holds
+// its own copy.
+struct PackedDensePair final : KernelCache {
+  static constexpr int kRunsToPayBack = 64;
+  static constexpr int kMostStableRunsToPack = 4096;
+  static constexpr std::size_t kMaxPackedBytes = std::size_t{4} << 20;
+
+  // The packed kernel for this run, or null: read `kernel` in place.
+  const float* for_run(const Tensor& kernel, const cpu::DenseRowLayer& first, const cpu::DensePairSplit& split) {
+    if (kernel.nbytes() > kMaxPackedBytes) return nullptr;
+    const Tensor::Version version = kernel.version();
+    if (version != seen || split != split_seen) {
+      if (blocks && unchanged_runs < stable_runs_to_pack + kRunsToPayBack) {
+        stable_runs_to_pack = std::min(2 * stable_runs_to_pack, kMostStableRunsToPack);
+      }
+      seen = version;
+      split_seen = split;
+      unchanged_runs = 0;
+      blocks = nullptr;
+    }
+    if (unchanged_runs < std::numeric_limits<int>::max()) ++unchanged_runs;
+    if (blocks || unchanged_runs < stable_runs_to_pack) return blocks;
+    float* into = buffer.reserve(static_cast<std::size_t>(kernel.size()));
+    cpu::pack_dense_pair_first(first, split, into);
+    blocks = into;
+    return blocks;
+  }
+
+  int stable_runs_to_pack = 16;
+  Tensor::Version seen;            // the kernel's version and the split that
+  cpu::DensePairSplit split_seen;  // the last runs had, and how many in a row
+  int unchanged_runs = 0;
+  const float* blocks = nullptr;  // the packed kernel, in `buffer`; null until packed
+  cpu::AlignedBuffer buffer;
+};
+
 // Two Dense layers in a row for one sample (a batch-1 prediction's hidden layers): both
 // products split over the cores with one hand-off, and the first layer's output never
 // crosses cores (core/cpu/dense_pair.h). Larger batches run the layers one by one.
@@ -127,8 +174,14 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
                               .inputs = kernel.shape()[0],
                               .units = kernel.shape()[1]};
   };
-  return cpu::dense_pair_row(layer(first), layer(second), x.data<float>(), first.output(0).data<float>(),
-                             second.output(0).data<float>());
+  const cpu::DenseRowLayer one = layer(first), two = layer(second);
+  const cpu::DensePairSplit split = cpu::dense_pair_split(one, two, cpu::num_threads());
+  if (!split) return false;
+  if (!first.cache) first.cache = std::make_unique<PackedDensePair>();
+  const float* packed = static_cast<PackedDensePair&>(*first.cache).for_run(first.input(1), one, split);
+  cpu::dense_pair_run(split, one, packed, two, x.data<float>(), first.output(0).data<float>(),
+                      second.output(0).data<float>());
+  return true;
 }
 
 }  // namespace

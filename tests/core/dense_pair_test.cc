@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -140,6 +141,126 @@ TEST(DensePair, AProgramRunsABatchOnePredictionThroughThePair) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(mismatches.load(), 0) << "of 1600 concurrent batch-1 runs";
+}
+
+// The first layer's kernel packed per thread (what a prediction on steady weights reads)
+// gives the same bits as the kernel read in place: each column sums the same products in
+// the same order.
+TEST(DensePair, APackedFirstLayerGivesTheSameBitsAsTheKernelInPlace) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no AVX-512 matrix-vector kernel, which the pair runs on";
+  for (const int threads : {2, 3}) {
+    ThreadCount count(threads);
+    for (const PairShape& s : {PairShape{784, 256, 10, true, true, false}, PairShape{129, 1000, 7, true, true, true},
+                               PairShape{37, 100, 300, false, false, true}}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads, " << s.inputs << "-" << s.hidden << "-" << s.units);
+      const Tensor x = uniform({1, s.inputs}, -2, 2, 1);
+      const Tensor k1 = uniform({s.inputs, s.hidden}, -0.2f, 0.2f, 2), b1 = uniform({s.hidden}, -0.5f, 0.5f, 3);
+      const Tensor k2 = uniform({s.hidden, s.units}, -0.2f, 0.2f, 4), b2 = uniform({s.units}, -0.5f, 0.5f, 5);
+      const cpu::DenseRowLayer first{.kernel = k1.data<float>(), .bias = s.bias ? b1.data<float>() : nullptr,
+                                     .relu = s.relu_first, .inputs = s.inputs, .units = s.hidden};
+      const cpu::DenseRowLayer second{.kernel = k2.data<float>(), .bias = s.bias ? b2.data<float>() : nullptr,
+                                      .relu = s.relu_second, .inputs = s.hidden, .units = s.units};
+      const cpu::DensePairSplit split = cpu::dense_pair_split(first, second, threads);
+      ASSERT_TRUE(split);
+      Tensor packed(Shape{s.inputs, s.hidden});
+      const std::int64_t packs = cpu::dense_pair_packs();
+      cpu::pack_dense_pair_first(first, split, packed.data<float>());
+      EXPECT_EQ(cpu::dense_pair_packs(), packs + 1);
+
+      std::vector<float> hidden(static_cast<std::size_t>(s.hidden)), out(static_cast<std::size_t>(s.units));
+      std::vector<float> hidden_packed(hidden.size()), out_packed(out.size());
+      cpu::dense_pair_run(split, first, nullptr, second, x.data<float>(), hidden.data(), out.data());
+      cpu::dense_pair_run(split, first, packed.data<float>(), second, x.data<float>(), hidden_packed.data(),
+                          out_packed.data());
+      EXPECT_EQ(std::memcmp(hidden.data(), hidden_packed.data(), hidden.size() * sizeof(float)), 0);
+      EXPECT_EQ(std::memcmp(out.data(), out_packed.data(), out.size() * sizeof(float)), 0);
+    }
+  }
+}
+
+namespace {
+
+// The bench's MLP as a Program over variables a test can write.
+struct Mlp {
+  Variable w1{"w1", uniform({784, 256}, -0.1f, 0.1f, 1)}, b1{"b1", uniform({256}, -0.1f, 0.1f, 2)};
+  Variable w2{"w2", uniform({256, 256}, -0.1f, 0.1f, 3)}, b2{"b2", uniform({256}, -0.1f, 0.1f, 4)};
+  Variable w3{"w3", uniform({256, 10}, -0.1f, 0.1f, 5)}, b3{"b3", uniform({10}, -0.1f, 0.1f, 6)};
+  Graph g;
+  Output x = g.placeholder({Shape{kUnknownDim, 784}}, "x");
+  Output y = ops::dense(ops::dense(ops::dense(x, g.variable(w1), g.variable(b1), "relu"), g.variable(w2),
+                                   g.variable(b2), "relu"),
+                        g.variable(w3), g.variable(b3), "");
+  // A train step's stand-in: an update op that writes w1.
+  Output update = ops::assign_add(g.variable(w1), ops::mul(g.variable(w1), 0.5f));
+  Tensor one = uniform({1, 784}, -2, 2, 7);
+
+  // A prediction by a Program of its own, whose first runs read the kernel in place.
+  std::vector<float> fresh_prediction() { return Program(g, {x}, {y}).run({one})[0].to_vector<float>(); }
+};
+
+}  // namespace
+
+// A Program's batch-1 predictions pack the first kernel once its weights have stayed the
+// same for a while, and read the packed copy from then on, with the same bits.
+TEST(DensePair, PredictionsOnSteadyWeightsPackTheFirstKernelOnce) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no AVX-512 matrix-vector kernel, which the pair runs on";
+  ThreadCount two(2);
+  Mlp m;
+  Program p(m.g, {m.x}, {m.y});
+  const std::int64_t packs = cpu::dense_pair_packs();
+  const std::vector<float> first = p.run({m.one})[0].to_vector<float>();
+  int differing = 0;
+  for (int i = 0; i < 300; ++i) differing += p.run({m.one})[0].to_vector<float>() != first;
+  EXPECT_EQ(cpu::dense_pair_packs(), packs + 1) << "one pack for 300 predictions on the same weights";
+  EXPECT_EQ(differing, 0);
+}
+
+// Every way a weight is written reaches the next prediction, packed copy or not: an
+// assignment, a write through the variable's tensor, and an update op in a train step.
+TEST(DensePair, APredictionAfterTheWeightsChangeReadsTheNewWeights) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no AVX-512 matrix-vector kernel, which the pair runs on";
+  ThreadCount two(2);
+  Mlp m;
+  Program predict(m.g, {m.x}, {m.y});
+  Program train(m.g, {}, {}, {m.update});
+  auto settle = [&] {  // enough predictions to pack whatever the threshold has grown to
+    const std::int64_t packs = cpu::dense_pair_packs();
+    for (int i = 0; i < 5000 && cpu::dense_pair_packs() == packs; ++i) predict.run({m.one});
+    return cpu::dense_pair_packs() > packs;
+  };
+  ASSERT_TRUE(settle());
+  std::vector<float> before = predict.run({m.one})[0].to_vector<float>();
+
+  const std::vector<std::pair<const char*, std::function<void()>>> writes{
+      {"Variable::assign", [&] { m.w1.assign(uniform({784, 256}, -0.1f, 0.1f, 11)); }},
+      {"a write through value().data()", [&] { m.w1.value().data<float>()[5 * 256 + 200] = 3.f; }},
+      {"a train step's update op", [&] { train.run({}); }}};
+  for (const auto& [how, write] : writes) {
+    SCOPED_TRACE(how);
+    write();
+    const std::vector<float> after = predict.run({m.one})[0].to_vector<float>();
+    EXPECT_NE(after, before) << "the weights changed";
+    EXPECT_EQ(after, m.fresh_prediction()) << "as a Program that never packed computes it";
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(predict.run({m.one})[0].to_vector<float>(), after) << "packed anew";
+    before = after;
+  }
+}
+
+// Weights that change every few predictions (a model trained between them) stop being
+// packed: each copy dropped before it paid for itself doubles the runs a state waits.
+TEST(DensePair, WeightsChangingBetweenShortRunsOfPredictionsStopBeingPacked) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no AVX-512 matrix-vector kernel, which the pair runs on";
+  ThreadCount two(2);
+  Mlp m;
+  Program p(m.g, {m.x}, {m.y});
+  const std::int64_t packs = cpu::dense_pair_packs();
+  for (int round = 0; round < 40; ++round) {
+    for (int i = 0; i < 40; ++i) p.run({m.one});
+    m.b1.value().data<float>()[0] += 0.f;  // a write, as far as anyone can tell
+    m.w1.value().data<float>()[0] += 0.f;
+  }
+  EXPECT_LE(cpu::dense_pair_packs() - packs, 2) << "40 rounds of 40 predictions";
 }
 
 // Only a Dense step whose output the next computing step reads as its first input pairs:

@@ -41,6 +41,38 @@ TEST(Tensor, CloneDoesNotShare) {
   EXPECT_FALSE(Tensor().clone().defined());
 }
 
+// A tensor's version changes with every access that may write it and with nothing
+// else: what lets a kernel keep something derived from its inputs between runs.
+TEST(Tensor, TheVersionCountsAccessesThatMayWrite) {
+  Tensor a = Tensor::filled({3}, 1.f);
+  const Tensor& read_only = a;
+  const Tensor::Version start = a.version();
+  EXPECT_EQ(read_only.data<float>()[0], 1.f);
+  EXPECT_EQ(read_only.item(2), 1.f);
+  EXPECT_EQ(a.version(), start) << "reads leave the version alone";
+
+  a.data<float>()[0] = 2.f;
+  const Tensor::Version written = a.version();
+  EXPECT_NE(written, start);
+  EXPECT_EQ(written.storage, start.storage) << "the same storage, written";
+  Tensor shared = a.reshaped({3, 1});
+  EXPECT_EQ(shared.version(), written) << "handles sharing storage share the version";
+  shared.values<float>()[1] = 3.f;
+  EXPECT_NE(a.version(), written) << "a write through another handle counts";
+
+  Tensor::Version before = a.version();
+  a.copy_from(Tensor::filled({3}, 4.f));
+  EXPECT_NE(a.version(), before);
+  before = a.version();
+  a.raw_data();
+  EXPECT_NE(a.version(), before);
+
+  const Tensor copy = a.clone();
+  EXPECT_NE(copy.version().storage, a.version().storage) << "another storage is another tensor";
+  EXPECT_NE(Tensor({3}).version().storage, Tensor({3}).version().storage);
+  EXPECT_EQ(Tensor().version(), Tensor::Version{});
+}
+
 TEST(Tensor, ReshapedSharesStorageAndChecksTheSize) {
   Tensor a = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor r = a.reshaped({3, 2});
