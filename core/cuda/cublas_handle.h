@@ -33,6 +33,9 @@ class CublasHandle {
   CublasHandle& operator=(const CublasHandle&) = delete;
 
   cublasContext* get() const { return handle_; }
+  // The handle's workspace block (kWorkspaceBytes), which cuBLASLt's products on the same
+  // stream share (core/cuda/dense_epilogue.h): work on one stream runs in order.
+  void* workspace() const { return workspace_; }
   // Enqueues the handle's work on `stream` (a stream of its device) from now on, with
   // its own workspace. Throws strata::Error when cuBLAS fails.
   void bind(CUstream_st* stream);

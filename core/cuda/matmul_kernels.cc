@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/cuda/check.h"
+#include "core/cuda/dense_epilogue.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/gemm.h"
@@ -35,7 +36,7 @@ void matmul(KernelContext& ctx) {
 }
 
 void dense(KernelContext& ctx) {
-  const RunContext& run = run_context(ctx);
+  RunContext& run = run_context(ctx);
   const Tensor& x = ctx.input(0);
   const Tensor& kernel = ctx.input(1);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
@@ -43,6 +44,12 @@ void dense(KernelContext& ctx) {
   auto [rows, in] = as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
   float* y = floats(ctx.output(0));
+  // With a bias or a relu, one cuBLASLt product with both in its epilogue where it has an
+  // algorithm for the shapes; else the product, then a pass over y for them.
+  if ((bias || relu) &&
+      run.dense_epilogue().run(ctx, run, rows, units, in, floats(x), floats(kernel), bias, relu, y)) {
+    return;
+  }
   gemm(ctx, run, rows, units, in, {floats(x), in}, {floats(kernel), units}, y, units);
   launch_bias_relu(y, bias, relu, rows, units, run.stream().get());
   check_launch(ctx);

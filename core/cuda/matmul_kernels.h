@@ -1,7 +1,8 @@
 // The CUDA kernels of matmul and dense (core/ops/matmul.cc registers them beside the CPU
 // kernels): cuBLAS's float32 GEMM on row-major matrices, with the CPU kernels' reading
 // of shapes (leading dims of an N-D operand flattened into rows; transpose attrs).
-// dense adds its bias and relu in one pass after the product. Defined only in a build
+// dense adds its bias and relu in cuBLASLt's epilogue (core/cuda/dense_epilogue.h), or
+// in one pass after the product where cuBLASLt has no algorithm. Defined only in a build
 // with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 

@@ -23,6 +23,7 @@ namespace strata::cuda {
 
 class CudnnHandle;    // core/cuda/cudnn_handle.h
 class ConvPlanCache;  // core/cuda/cudnn_conv_plan_cache.h
+class DenseEpilogue;  // core/cuda/dense_epilogue.h
 
 class RunContext {
  public:
@@ -46,6 +47,9 @@ class RunContext {
   // geometry, core/cuda/cudnn_conv_plan_cache.h), made by the first call; defined, like
   // cudnn(), only in a build with cuDNN.
   ConvPlanCache& conv_plans();
+  // Dense's cuBLASLt handle and plans, for products with the bias and relu in their
+  // epilogue (core/cuda/dense_epilogue.h), made by the first call.
+  DenseEpilogue& dense_epilogue();
   // Scratch device memory for the kernels on this stream (core/cuda/workspace.h).
   Workspace& workspace() { return workspace_; }
   // Where kernels report bad input that their CPU kernels would throw on.
@@ -84,6 +88,7 @@ class RunContext {
   // destructor compile in a build without cuDNN, where the handle's code does not exist.
   std::shared_ptr<CudnnHandle> cudnn_;
   std::shared_ptr<ConvPlanCache> conv_plans_;  // a shared_ptr for the same reason
+  std::shared_ptr<DenseEpilogue> dense_epilogue_;  // and here to keep cublasLt.h out of this header
   FaultReport faults_;
   std::unique_ptr<Stream> capture_stream_;  // non-blocking; made at the first capture
   const Stream* active_stream_ = &stream_;

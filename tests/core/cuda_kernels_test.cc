@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/cuda/check.h"
+#include "core/cuda/dense_epilogue.h"
 #include "core/cuda/run_context.h"
 #endif
 #ifdef STRATA_WITH_CUDNN
@@ -1635,6 +1636,42 @@ TEST(CudaEmbedding, AnOutOfRangeIdIsTheCpusErrorWhenTheRunSynchronizes) {
     std::vector<Tensor> good;
     ASSERT_NO_THROW(good = run_on_cuda(def, case_for(good_ids), run)) << op << ": the report was not cleared";
     EXPECT_TRUE(agree(good[0], run_on_cpu(def, case_for(good_ids))[0], 0.f)) << op;
+  }
+}
+
+// Dense with a bias or a relu runs as one cuBLASLt product with both in its epilogue
+// (core/cuda/dense_epilogue.h), planned once per geometry: the results match the CPU's,
+// the products went through the epilogue (not the classic fallback), and a second step on
+// the same run context plans nothing and gives the same bits.
+TEST(CudaDenseEpilogue, BiasAndReluRunInOneCublasLtProductPlannedOncePerGeometry) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  cuda::RunContext run(0);
+  const OpDef& def = OpRegistry::global().get("dense");
+  std::vector<KernelCase> cases;
+  for (const KernelCase& c : dense_cases().cases) {
+    const bool empty = c.inputs[0].size() == 0;
+    const bool fused = c.inputs.size() == 3 || c.attrs.has("activation");
+    if (fused && !empty) cases.push_back(c);
+  }
+  ASSERT_EQ(cases.size(), 5u) << "bias; bias and relu; relu alone; 3-D; 256x300 . 300x129";
+  const auto step = [&] {
+    std::vector<Tensor> outputs;
+    for (const KernelCase& c : cases) {
+      outputs.push_back(run_on_cuda(def, c, run).at(0));
+      EXPECT_TRUE(agree(outputs.back(), run_on_cpu(def, c)[0], 1e-4f)) << describe("dense", c);
+    }
+    return outputs;
+  };
+  const std::vector<Tensor> first = step();
+  const cuda::DenseEpilogue& epilogue = run.dense_epilogue();
+  EXPECT_EQ(epilogue.plans().built(), 5);
+  EXPECT_EQ(epilogue.products(), 5) << "cuBLASLt offered no algorithm for some dense shapes";
+  const std::vector<Tensor> second = step();
+  EXPECT_EQ(epilogue.plans().built(), 5) << "the second step planned again";
+  EXPECT_EQ(epilogue.products(), 10);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(std::memcmp(first[i].raw_data(), second[i].raw_data(), sizeof(float) * first[i].size()), 0)
+        << cases[i].label << ": the second step's bits differ from the first's";
   }
 }
 
