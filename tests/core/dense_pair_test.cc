@@ -18,6 +18,7 @@
 #include "core/program.h"
 #include "core/variable.h"
 #include "core_test_util.h"
+#include "strata.h"
 
 using namespace strata;
 using namespace strata::testing;
@@ -261,6 +262,32 @@ TEST(DensePair, WeightsChangingBetweenShortRunsOfPredictionsStopBeingPacked) {
     m.w1.value().data<float>()[0] += 0.f;
   }
   EXPECT_LE(cpu::dense_pair_packs() - packs, 2) << "40 rounds of 40 predictions";
+}
+
+// Through the Model API: batch-1 predictions on steady weights pack once (nothing on the
+// way marks the weights written), and a train step between them does mark them, so the
+// predictions after it pack anew.
+TEST(DensePair, ModelPredictionsPackOnceAndAgainAfterATrainStep) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no AVX-512 matrix-vector kernel, which the pair runs on";
+  ThreadCount two(2);
+  KerasTensor input = layers::Input(Shape{784});
+  Model m = Sequential({input, layers::Dense(256, {.activation = "relu"}), layers::Dense(256, {.activation = "relu"}),
+                        layers::Dense(10)});
+  m.compile({.optimizer = optimizers::get("sgd"), .loss = "sparse_categorical_crossentropy", .device = "cpu"});
+  const Tensor one = uniform({1, 784}, -2, 2, 7);
+  Tensor labels(Shape{1}, DType::int64);
+  const std::int64_t packs = cpu::dense_pair_packs();
+  const Tensor before = m.predict_on_batch(one);
+  for (int i = 0; i < 300; ++i) m.predict_on_batch(one);
+  EXPECT_EQ(cpu::dense_pair_packs(), packs + 1);
+  m.train_on_batch(one, labels);
+  const Tensor after = m.predict_on_batch(one);
+  EXPECT_NE(std::memcmp(before.raw_data(), after.raw_data(), 10 * sizeof(float)), 0) << "the train step moved the weights";
+  for (int i = 0; i < 300; ++i) {
+    const Tensor again = m.predict_on_batch(one);
+    ASSERT_EQ(std::memcmp(again.raw_data(), after.raw_data(), 10 * sizeof(float)), 0) << "prediction " << i;
+  }
+  EXPECT_EQ(cpu::dense_pair_packs(), packs + 2);
 }
 
 // Only a Dense step whose output the next computing step reads as its first input pairs:
