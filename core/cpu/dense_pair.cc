@@ -80,7 +80,9 @@ void dense_pair_run(const DensePairSplit& split, const DenseRowLayer& first, con
   thread_local AlignedBuffer partial_rows;
   float* partials = partial_rows.reserve(static_cast<std::size_t>(tasks * padded));
 
-  auto part = [&](int t) {
+  // By value: the worker reads the fields from the lambda itself, one run of the caller's
+  // stack, not through references to where each one lives.
+  auto part = [=](int t) {
     const Index c0 = split.begin(t), c1 = split.end(t);
     float* partial = partials + t * padded;
     if (c0 >= c1) {

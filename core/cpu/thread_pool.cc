@@ -89,7 +89,7 @@ void ThreadPool::work(int index) {
     const int tasks = static_cast<int>(seen & kTaskMask);
     if (index >= tasks) continue;
     try {
-      (*task_)(index);
+      task_(index);
     } catch (...) {
       std::lock_guard lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
@@ -106,7 +106,7 @@ void ThreadPool::run(int tasks, TaskRef task) {
   }
   // Workers take tasks 1 .. shared - 1; the caller takes task 0 and any beyond the pool.
   const int shared = std::min(tasks, size());
-  task_ = &task;
+  task_ = task;
   error_ = nullptr;
   pending_.store(shared - 1, std::memory_order_relaxed);
   const std::uint64_t next = ((region_.load() >> kTaskBits) + 1) << kTaskBits | static_cast<std::uint64_t>(shared);
@@ -128,7 +128,7 @@ void ThreadPool::run(int tasks, TaskRef task) {
   if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
     while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   }
-  task_ = nullptr;
+  task_ = TaskRef();
   if (!first) first = error_;
   error_ = nullptr;
   lock.unlock();
