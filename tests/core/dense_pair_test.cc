@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/cpu/dense_pair.h"
@@ -55,6 +56,23 @@ struct PairShape {
   bool bias, relu_first, relu_second;
 };
 
+// Two random Dense layers of a shape and an input row for them; the layers point into
+// the tensors, whose storage stays put when the struct moves.
+struct RandomPair {
+  explicit RandomPair(const PairShape& s)
+      : x(uniform({1, s.inputs}, -2, 2, 1)),
+        k1(uniform({s.inputs, s.hidden}, -0.2f, 0.2f, 2)),
+        b1(uniform({s.hidden}, -0.5f, 0.5f, 3)),
+        k2(uniform({s.hidden, s.units}, -0.2f, 0.2f, 4)),
+        b2(uniform({s.units}, -0.5f, 0.5f, 5)),
+        first{.kernel = k1.data<float>(), .bias = s.bias ? b1.data<float>() : nullptr, .relu = s.relu_first,
+              .inputs = s.inputs, .units = s.hidden},
+        second{.kernel = k2.data<float>(), .bias = s.bias ? b2.data<float>() : nullptr, .relu = s.relu_second,
+               .inputs = s.hidden, .units = s.units} {}
+  Tensor x, k1, b1, k2, b2;
+  cpu::DenseRowLayer first, second;
+};
+
 }  // namespace
 
 TEST(DensePair, ComputesBothLayersOfOneRowOnTwoThreads) {
@@ -66,13 +84,8 @@ TEST(DensePair, ComputesBothLayersOfOneRowOnTwoThreads) {
                              PairShape{37, 100, 300, true, false, true}, PairShape{600, 64, 33, false, true, false},
                              PairShape{129, 1000, 7, true, true, true}}) {
     SCOPED_TRACE(::testing::Message() << s.inputs << "-" << s.hidden << "-" << s.units);
-    const Tensor x = uniform({1, s.inputs}, -2, 2, 1);
-    const Tensor k1 = uniform({s.inputs, s.hidden}, -0.2f, 0.2f, 2), b1 = uniform({s.hidden}, -0.5f, 0.5f, 3);
-    const Tensor k2 = uniform({s.hidden, s.units}, -0.2f, 0.2f, 4), b2 = uniform({s.units}, -0.5f, 0.5f, 5);
-    const cpu::DenseRowLayer first{.kernel = k1.data<float>(), .bias = s.bias ? b1.data<float>() : nullptr,
-                                   .relu = s.relu_first, .inputs = s.inputs, .units = s.hidden};
-    const cpu::DenseRowLayer second{.kernel = k2.data<float>(), .bias = s.bias ? b2.data<float>() : nullptr,
-                                    .relu = s.relu_second, .inputs = s.hidden, .units = s.units};
+    const RandomPair pair(s);
+    const auto& [x, k1, b1, k2, b2, first, second] = pair;
     std::vector<float> hidden(static_cast<std::size_t>(s.hidden)), out(static_cast<std::size_t>(s.units));
     ASSERT_TRUE(cpu::dense_pair_row(first, second, x.data<float>(), hidden.data(), out.data()));
 
@@ -154,13 +167,8 @@ TEST(DensePair, APackedFirstLayerGivesTheSameBitsAsTheKernelInPlace) {
     for (const PairShape& s : {PairShape{784, 256, 10, true, true, false}, PairShape{129, 1000, 7, true, true, true},
                                PairShape{37, 100, 300, false, false, true}}) {
       SCOPED_TRACE(::testing::Message() << threads << " threads, " << s.inputs << "-" << s.hidden << "-" << s.units);
-      const Tensor x = uniform({1, s.inputs}, -2, 2, 1);
-      const Tensor k1 = uniform({s.inputs, s.hidden}, -0.2f, 0.2f, 2), b1 = uniform({s.hidden}, -0.5f, 0.5f, 3);
-      const Tensor k2 = uniform({s.hidden, s.units}, -0.2f, 0.2f, 4), b2 = uniform({s.units}, -0.5f, 0.5f, 5);
-      const cpu::DenseRowLayer first{.kernel = k1.data<float>(), .bias = s.bias ? b1.data<float>() : nullptr,
-                                     .relu = s.relu_first, .inputs = s.inputs, .units = s.hidden};
-      const cpu::DenseRowLayer second{.kernel = k2.data<float>(), .bias = s.bias ? b2.data<float>() : nullptr,
-                                      .relu = s.relu_second, .inputs = s.hidden, .units = s.units};
+      const RandomPair pair(s);
+      const auto& [x, first, second] = std::tie(pair.x, pair.first, pair.second);
       const cpu::DensePairSplit split = cpu::dense_pair_split(first, second, threads);
       ASSERT_TRUE(split);
       Tensor packed(Shape{s.inputs, s.hidden});
