@@ -170,13 +170,16 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
     const Tensor& kernel = ctx.input(1);
     return cpu::DenseRowLayer{.kernel = kernel.data<float>(),
                               .bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr,
-                              .relu = fuses_relu(ctx.node),
                               .inputs = kernel.shape()[0],
                               .units = kernel.shape()[1]};
   };
-  const cpu::DenseRowLayer one = layer(first), two = layer(second);
+  cpu::DenseRowLayer one = layer(first), two = layer(second);
   const cpu::DensePairSplit split = cpu::dense_pair_split(one, two, cpu::num_threads());
   if (!split) return false;
+  // Only now: a pair too small to split (a small model's every prediction) looks up no
+  // attribute before its layers run one by one.
+  one.relu = fuses_relu(first.node);
+  two.relu = fuses_relu(second.node);
   if (!first.cache) first.cache = std::make_unique<PackedDensePair>();
   const float* packed = static_cast<PackedDensePair&>(*first.cache).for_run(first.input(1), one, split);
   cpu::dense_pair_run(split, one, packed, two, x.data<float>(), first.output(0).data<float>(),
