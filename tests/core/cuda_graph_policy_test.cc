@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "tests/scoped_cuda_graphs.h"
+
 using namespace strata;
 
 namespace {
@@ -19,6 +21,16 @@ std::vector<Tensor> batch(std::int64_t rows, DType labels = DType::int32) {
 // Two distinct addresses standing for variables' storage.
 int first_variable = 0, second_variable = 0;
 const std::vector<const void*> kAddresses{&first_variable, &second_variable};
+
+// A policy that warms up for one run, captured the 8-row batch on its second and holds
+// that graph.
+CudaGraphPolicy holding_a_graph() {
+  CudaGraphPolicy policy(2);
+  EXPECT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::eager);
+  EXPECT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::capture);
+  policy.captured(kAddresses);
+  return policy;
+}
 
 }  // namespace
 
@@ -46,10 +58,8 @@ TEST(CudaGraphPolicy, ASmallerBatchRunsEagerAndTheFullOneWarmsUpAgain) {
 }
 
 TEST(CudaGraphPolicy, ADtypeOrModeChangeIsANewKey) {
-  CudaGraphPolicy policy(2);
-  policy.decide(batch(8), true, kAddresses);
-  ASSERT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::capture);
-  policy.captured(kAddresses);
+  CudaGraphPolicy policy = holding_a_graph();
+  ASSERT_TRUE(policy.holds_graph());
   EXPECT_EQ(policy.decide(batch(8, DType::int64), true, kAddresses), GraphRunMode::eager);
   EXPECT_EQ(policy.decide(batch(8, DType::int64), true, kAddresses), GraphRunMode::capture);
   policy.captured(kAddresses);
@@ -61,10 +71,8 @@ TEST(CudaGraphPolicy, ADtypeOrModeChangeIsANewKey) {
 }
 
 TEST(CudaGraphPolicy, MovedStorageDropsTheGraphAndWarmsUpAgain) {
-  CudaGraphPolicy policy(2);
-  policy.decide(batch(8), true, kAddresses);
-  ASSERT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::capture);
-  policy.captured(kAddresses);
+  CudaGraphPolicy policy = holding_a_graph();
+  ASSERT_TRUE(policy.holds_graph());
   ASSERT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::replay);
   // A variable placed or assigned anew: its storage moved, the graph would read freed memory.
   int moved = 0;
@@ -78,10 +86,8 @@ TEST(CudaGraphPolicy, MovedStorageDropsTheGraphAndWarmsUpAgain) {
 }
 
 TEST(CudaGraphPolicy, ARunWithGraphsSwitchedOffDropsTheGraph) {
-  CudaGraphPolicy policy(2);
-  policy.decide(batch(8), true, kAddresses);
-  ASSERT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::capture);
-  policy.captured(kAddresses);
+  CudaGraphPolicy policy = holding_a_graph();
+  ASSERT_TRUE(policy.holds_graph());
   policy.drop_graph();  // the state ran eagerly without asking, and dropped its graph
   EXPECT_FALSE(policy.holds_graph());
   EXPECT_EQ(policy.decide(batch(8), true, kAddresses), GraphRunMode::eager);
@@ -100,12 +106,13 @@ TEST(CudaGraphPolicy, ARefusalIsForGood) {
 }
 
 TEST(CudaGraphPolicy, ASwitchAndCountersAreProcessWide) {
-  const bool before = cuda_graphs_enabled();
-  set_cuda_graphs(false);
-  EXPECT_FALSE(cuda_graphs_enabled());
-  set_cuda_graphs(true);
-  EXPECT_TRUE(cuda_graphs_enabled());
-  set_cuda_graphs(before);
+  {
+    const strata::testing::ScopedCudaGraphs restore;
+    set_cuda_graphs(false);
+    EXPECT_FALSE(cuda_graphs_enabled());
+    set_cuda_graphs(true);
+    EXPECT_TRUE(cuda_graphs_enabled());
+  }
 
   reset_cuda_graph_counts();
   count_cuda_graph_event(GraphRunMode::capture);

@@ -10,6 +10,7 @@
 #include "core/program.h"
 #include "core/variable.h"
 #include "core_test_util.h"
+#include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
 using namespace strata::testing;
@@ -18,33 +19,20 @@ namespace {
 
 constexpr const char* kNoGpu = "no CUDA device on this machine (or Strata built without CUDA)";
 
-class GraphsOn {
- public:
-  GraphsOn() : before_(cuda_graphs_enabled()) {
-    set_cuda_graphs(true);
-    reset_cuda_graph_counts();
-  }
-  ~GraphsOn() { set_cuda_graphs(before_); }
-  GraphsOn(const GraphsOn&) = delete;
-  GraphsOn& operator=(const GraphsOn&) = delete;
-
- private:
-  bool before_;
-};
-
-// x · kernel on the CPU, for the kernel's values `kernel`.
-Tensor product_on_the_cpu(const Tensor& x, const Tensor& kernel) {
+// x · kernel (then tanh, if asked) on the CPU, for the kernel's values `kernel`.
+Tensor product_on_the_cpu(const Tensor& x, const Tensor& kernel, bool tanh = false) {
   Graph g;
   Output px = g.placeholder({Shape{kUnknownDim, 8}}, "x");
   Output y = ops::matmul(px, g.variable(Variable("kernel", kernel)));
-  return Program(g, {px}, {y}).run({x})[0];
+  return Program(g, {px}, {tanh ? ops::tanh(y) : y}).run({x})[0];
 }
 
 }  // namespace
 
 TEST(CudaGraphReplay, AReplayReadsTheVariablesAsTheHostLastSetThem) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  const GraphsOn graphs;
+  const ScopedCudaGraphs graphs(true);
+  reset_cuda_graph_counts();
   const Device gpu = parse_device("cuda:0");
   Variable kernel("dense/kernel", uniform({8, 4}, -1, 1, 3));
   const Tensor first = kernel.value().clone();
@@ -53,11 +41,7 @@ TEST(CudaGraphReplay, AReplayReadsTheVariablesAsTheHostLastSetThem) {
   Output x = g.placeholder({Shape{kUnknownDim, 8}}, "x");
   Program on_gpu(g, {x}, {ops::tanh(ops::matmul(x, g.variable(kernel)))}, {}, gpu);
   const Tensor input = uniform({5, 8}, -1, 1, 4);
-  auto expected = [&](const Tensor& values) {
-    Graph ref;
-    Output rx = ref.placeholder({Shape{kUnknownDim, 8}}, "x");
-    return Program(ref, {rx}, {ops::tanh(ops::matmul(rx, ref.variable(Variable("k", values))))}).run({input})[0];
-  };
+  auto expected = [&](const Tensor& values) { return product_on_the_cpu(input, values, true); };
   for (int run = 0; run < 5; ++run) EXPECT_TRUE(tensors_near(on_gpu.run({input})[0], expected(first), 1e-5f)) << run;
   EXPECT_EQ(cuda_graph_counts().captures, 1);
   EXPECT_EQ(cuda_graph_counts().replays, 3);
@@ -80,7 +64,8 @@ TEST(CudaGraphReplay, AReplayReadsTheVariablesAsTheHostLastSetThem) {
 
 TEST(CudaGraphReplay, AnotherBatchSizeBetweenReplaysReplaysNothingStale) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  const GraphsOn graphs;
+  const ScopedCudaGraphs graphs(true);
+  reset_cuda_graph_counts();
   const Device gpu = parse_device("cuda:0");
   Variable kernel("dense/kernel", uniform({8, 4}, -1, 1, 3));
   const Tensor values = kernel.value().clone();

@@ -14,24 +14,13 @@
 #include "core/cuda_graph_policy.h"
 #include "strata.h"
 #include "test_data.h"
+#include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
 
 namespace {
 
 constexpr const char* kNoGpu = "no CUDA device on this machine (or Strata built without CUDA)";
-
-// Restores the process-wide switch whatever a test does with it.
-class GraphSwitch {
- public:
-  GraphSwitch() : before_(cuda_graphs_enabled()) {}
-  ~GraphSwitch() { set_cuda_graphs(before_); }
-  GraphSwitch(const GraphSwitch&) = delete;
-  GraphSwitch& operator=(const GraphSwitch&) = delete;
-
- private:
-  bool before_;
-};
 
 Model mlp_with_dropout() {
   auto in = Input({4});
@@ -75,7 +64,7 @@ void expect_same_weights(const Model& a, const Model& b, const std::string& labe
 // model's graphs did.
 CudaGraphCounts train_twins(Model& with_graphs, Model& without, const Tensor& x, const Tensor& y,
                             const std::string& label) {
-  GraphSwitch restore;
+  const strata::testing::ScopedCudaGraphs restore;
   reset_cuda_graph_counts();
   for (int step = 0; step < 20; ++step) {
     set_cuda_graphs(true);
@@ -130,7 +119,7 @@ TEST(CudaGraphs, ACnnWithDropoutTrainsBitForBitAsWithoutGraphsReplayingAfterOneC
 // epoch losses and the weights equal those of the same fit without graphs, bit for bit.
 TEST(CudaGraphs, ASmallerLastBatchReplaysNothingStale) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  GraphSwitch restore;
+  const strata::testing::ScopedCudaGraphs restore;
   auto [x, y] = test_data::blobs(60);  // 7 batches of 8, then one of 4
   auto [with_graphs, without] = twin_gpu_models(mlp_with_dropout, "adam");
   const FitOptions options{.batch_size = 8, .epochs = 3, .verbose = 0, .shuffle = false};
@@ -157,7 +146,7 @@ TEST(CudaGraphs, ASmallerLastBatchReplaysNothingStale) {
 // new value by the next step, graph or not.
 TEST(CudaGraphs, WeightsSetBetweenReplaysAreReadByTheNextStep) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  GraphSwitch restore;
+  const strata::testing::ScopedCudaGraphs restore;
   auto [x, y] = test_data::blobs(32);
   auto [with_graphs, without] = twin_gpu_models(mlp_with_dropout, "sgd");
   for (int step = 0; step < 5; ++step) {
