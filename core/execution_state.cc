@@ -259,7 +259,9 @@ void ExecutionState::note_graph_addresses() {
   graph_addresses_.clear();
   for (const Tensor& slot : feed_slots_) graph_addresses_.push_back(slot.device_data());
   for (int id : program_.variable_nodes_) {
-    graph_addresses_.push_back(const_cast<Node&>(program_.graph_.node(id)).variable.value().device_data());
+    // Read through const: the non-const accessor would count a write (Tensor::version).
+    const Tensor& value = program_.graph_.node(id).variable.value();
+    graph_addresses_.push_back(value.device_data());
   }
 }
 
