@@ -58,11 +58,9 @@ std::string ExecutionState::plan_graph_refusal() const {
   }
   for (const KernelContext& ctx : contexts_) {
     const Node& node = ctx.node;
-    if (node.op != "rnn_sequence" && node.op != "rnn_sequence_grad") continue;
-    // The recurrent kernels number their dropout masks from the step on the host: a
-    // replay would draw the captured step's masks.
-    if (node.attrs.get_or<double>("dropout", 0.0) > 0.0 || node.attrs.get_or<double>("recurrent_dropout", 0.0) > 0.0) {
-      return "op '" + node.op + "' (node '" + node.name + "') takes the step of its dropout masks on the host";
+    if (!node.def->cuda_graph_refusal) continue;
+    if (std::string why = node.def->cuda_graph_refusal(node); !why.empty()) {
+      return "op '" + node.op + "' (node '" + node.name + "') " + why;
     }
   }
   return {};

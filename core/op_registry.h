@@ -89,6 +89,10 @@ struct OpDef {
   // batch 1, whose products split over the cores then take one fork-join instead of two
   // (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
   PairKernelFn cpu_pair_kernel;
+  // Why a CUDA graph could not replay a node of this op faithfully (empty: it can), for
+  // a CUDA kernel that reads something of the run on the host which a replay would bake
+  // in. An execution state whose plan has such a node runs eagerly (core/cuda_graph_policy.h).
+  std::function<std::string(const Node&)> cuda_graph_refusal;
 
   // The kernel for `type`, or null when the op has none there.
   const KernelFn* kernel(DeviceType type) const {

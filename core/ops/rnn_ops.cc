@@ -417,6 +417,15 @@ void sequence_grad_kernel(KernelContext& ctx) {
   if (c.cell == Cell::gru && c.reset_after) Eigen::Map<Eigen::RowVectorXf>(db + GH, GH) = dzr.colwise().sum();
 }
 
+// The CUDA recurrent kernels number their dropout masks from the step the host passes
+// (dropout reads its step on the device; these do not yet): a CUDA graph's replay would
+// draw the captured step's masks again.
+std::string dropout_step_on_the_host(const Node& node) {
+  const bool dropout = node.attrs.get_or<double>("dropout", 0.0) > 0.0 ||
+                       node.attrs.get_or<double>("recurrent_dropout", 0.0) > 0.0;
+  return dropout ? "takes the step of its dropout masks on the host" : "";
+}
+
 }  // namespace
 
 void register_rnn_ops(OpRegistry& r) {
@@ -438,7 +447,8 @@ void register_rnn_ops(OpRegistry& r) {
            return out;
          },
          .random = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence)});
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence),
+         .cuda_graph_refusal = dropout_step_on_the_host});
   r.add({.name = "rnn_sequence_grad",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.size() != 10 && ctx.inputs.size() != 11) {
@@ -452,7 +462,8 @@ void register_rnn_ops(OpRegistry& r) {
          .gradient = {},
          .differentiable = false,
          .random = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence_grad)});
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::rnn_sequence_grad),
+         .cuda_graph_refusal = dropout_step_on_the_host});
   r.add({.name = "rnn_zero_state",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
+#include "core/op_registry.h"
 #include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
@@ -126,4 +128,25 @@ TEST(CudaGraphPolicy, ASwitchAndCountersAreProcessWide) {
   EXPECT_EQ(counts.refusals, 1);
   reset_cuda_graph_counts();
   EXPECT_EQ(cuda_graph_counts().replays, 0);
+}
+
+// Which ops a graph cannot replay is said where the op is registered: the recurrent ops
+// with dropout (their CUDA kernels take the masks' step on the host), and no other op.
+TEST(CudaGraphPolicy, TheRecurrentOpsWithDropoutRefuseAGraphWhereTheyAreRegistered) {
+  for (const char* op : {"rnn_sequence", "rnn_sequence_grad"}) {
+    const OpDef& def = OpRegistry::global().get(op);
+    ASSERT_TRUE(def.cuda_graph_refusal) << op;
+    Node node;
+    node.op = op;
+    node.def = &def;
+    EXPECT_EQ(def.cuda_graph_refusal(node), "") << op << " without dropout";
+    node.attrs.set("recurrent_dropout", 0.25);
+    EXPECT_NE(def.cuda_graph_refusal(node).find("dropout masks"), std::string::npos) << op;
+    node.attrs = {};
+    node.attrs.set("dropout", 0.5);
+    EXPECT_NE(def.cuda_graph_refusal(node), "") << op;
+  }
+  for (const char* op : {"dense", "dropout", "conv2d", "matmul"}) {
+    EXPECT_FALSE(OpRegistry::global().get(op).cuda_graph_refusal) << op;
+  }
 }
