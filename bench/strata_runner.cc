@@ -161,11 +161,7 @@ double strata_cuda_matmul_gflops(const GemmShape& g, int calls) {
 
 double strata_step_overhead_us(BenchDevice device, int steps, bool cuda_graphs) {
   // The switch is process-wide and read at every run: set for this measurement only.
-  struct GraphSwitch {
-    bool before = cuda_graphs_enabled();
-    ~GraphSwitch() { set_cuda_graphs(before); }
-  } restore;
-  set_cuda_graphs(cuda_graphs);
+  const ScopedCudaGraphs graphs(cuda_graphs);
   Model model = Sequential({layers::Input(Shape{kOverheadUnits}), layers::Dense(kOverheadUnits)});
   model.compile({.optimizer = optimizers::SGD({.learning_rate = 1e-3}),
                  .loss = losses::MeanSquaredError(),

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,22 @@ class CudaGraphPolicy {
 // Read at each run, so a test or a benchmark can compare both in one process.
 void set_cuda_graphs(bool enabled) noexcept;
 bool cuda_graphs_enabled() noexcept;
+
+// Puts the switch back as it was when the scope ends, however it ends; given a value,
+// sets the switch to it for the scope. For a test or a measurement that compares runs
+// with graphs and without: take one first, then flip the switch freely.
+class ScopedCudaGraphs {
+ public:
+  explicit ScopedCudaGraphs(std::optional<bool> enabled = std::nullopt) : before_(cuda_graphs_enabled()) {
+    if (enabled) set_cuda_graphs(*enabled);
+  }
+  ~ScopedCudaGraphs() { set_cuda_graphs(before_); }
+  ScopedCudaGraphs(const ScopedCudaGraphs&) = delete;
+  ScopedCudaGraphs& operator=(const ScopedCudaGraphs&) = delete;
+
+ private:
+  bool before_;
+};
 
 // Process-wide counts of what execution states did with CUDA graphs (all zero in a build
 // without CUDA): graphs captured, runs replayed from one, captures that failed or were

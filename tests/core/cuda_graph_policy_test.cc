@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/op_registry.h"
-#include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
 
@@ -109,7 +108,7 @@ TEST(CudaGraphPolicy, ARefusalIsForGood) {
 
 TEST(CudaGraphPolicy, ASwitchAndCountersAreProcessWide) {
   {
-    const strata::testing::ScopedCudaGraphs restore;
+    const ScopedCudaGraphs restore;
     set_cuda_graphs(false);
     EXPECT_FALSE(cuda_graphs_enabled());
     set_cuda_graphs(true);

@@ -10,7 +10,6 @@
 #include "core/program.h"
 #include "core/variable.h"
 #include "core_test_util.h"
-#include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
 using namespace strata::testing;

@@ -14,7 +14,6 @@
 #include "core/cuda_graph_policy.h"
 #include "strata.h"
 #include "test_data.h"
-#include "tests/scoped_cuda_graphs.h"
 
 using namespace strata;
 
@@ -64,7 +63,7 @@ void expect_same_weights(const Model& a, const Model& b, const std::string& labe
 // model's graphs did.
 CudaGraphCounts train_twins(Model& with_graphs, Model& without, const Tensor& x, const Tensor& y,
                             const std::string& label) {
-  const strata::testing::ScopedCudaGraphs restore;
+  const ScopedCudaGraphs restore;
   reset_cuda_graph_counts();
   for (int step = 0; step < 20; ++step) {
     set_cuda_graphs(true);
@@ -119,7 +118,7 @@ TEST(CudaGraphs, ACnnWithDropoutTrainsBitForBitAsWithoutGraphsReplayingAfterOneC
 // epoch losses and the weights equal those of the same fit without graphs, bit for bit.
 TEST(CudaGraphs, ASmallerLastBatchReplaysNothingStale) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  const strata::testing::ScopedCudaGraphs restore;
+  const ScopedCudaGraphs restore;
   auto [x, y] = test_data::blobs(60);  // 7 batches of 8, then one of 4
   auto [with_graphs, without] = twin_gpu_models(mlp_with_dropout, "adam");
   const FitOptions options{.batch_size = 8, .epochs = 3, .verbose = 0, .shuffle = false};
@@ -146,7 +145,7 @@ TEST(CudaGraphs, ASmallerLastBatchReplaysNothingStale) {
 // new value by the next step, graph or not.
 TEST(CudaGraphs, WeightsSetBetweenReplaysAreReadByTheNextStep) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  const strata::testing::ScopedCudaGraphs restore;
+  const ScopedCudaGraphs restore;
   auto [x, y] = test_data::blobs(32);
   auto [with_graphs, without] = twin_gpu_models(mlp_with_dropout, "sgd");
   for (int step = 0; step < 5; ++step) {
