@@ -29,6 +29,7 @@ TEST_PACKAGES=(
   graphviz                # `dot`, to render plot_model's diagrams
   libopenblas0-pthread    # an optimized BLAS for libtorch (else the reference BLAS makes it unfairly slow)
   libdnnl-dev             # oneDNN, the second library bench/run measures cpu::gemm against
+  ocl-icd-opencl-dev      # OpenCL's headers and loader: Debian's oneDNN CMake package requires them
   libcpp-httplib-dev      # HTTP for strata-serve (serving/)
   wrk                     # HTTP load generator, for bench/serve_load.sh
   python3-requests        # the REST client tests/reference/serving_client.py (not needed by the test suite)
