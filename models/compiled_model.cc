@@ -309,6 +309,10 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
 
 std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) { return predict_->run(x); }
 
+void CompiledModel::predict_step_into(const std::vector<Tensor>& x, std::vector<Tensor>& results) {
+  predict_->run_into(x, results);
+}
+
 // Steps reuse the member feed and fetch vectors: a steady-state step allocates nothing.
 const std::vector<Tensor>& CompiledModel::gather_feeds(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                                        const Tensor& sample_weight) {

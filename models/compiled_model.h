@@ -32,6 +32,9 @@ class CompiledModel {
   CompiledModel(ModelImpl& model, const CompileOptions* options);
 
   std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
+  // As predict_step, into `results` (Program::run_into: tensors of the right shape that no
+  // one else holds are written in place).
+  void predict_step_into(const std::vector<Tensor>& x, std::vector<Tensor>& results);
   // One optimizer step on a batch; updates the epoch's running logs. `sample_weight`
   // (shape (B,), one weight per sample, shared by every output) may be undefined: the
   // unweighted programs run then.

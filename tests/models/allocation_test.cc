@@ -202,6 +202,19 @@ TEST(ModelAllocations, FitStepsOfACnnAllocateNothing) {
   EXPECT_EQ(allocations_in_fit(m, x, y, batch, 10, 30), 0) << "heap allocations in 30 steady-state fit steps";
 }
 
+// A batch-1 prediction allocates its result and nothing else: the result's shape, its
+// storage's control block and its block (before, building the call's vectors of inputs
+// and results and copying tensors into and out of them took eight allocations a call).
+TEST(ModelAllocations, ABatchOnePredictionAllocatesOnlyItsResult) {
+  Sequential m = mlp(32, 64);
+  Tensor x = random_tensor({1, 32}, 4);
+  for (int i = 0; i < 20; ++i) m.predict_on_batch(x);
+  constexpr int kCalls = 100;
+  start_counting();
+  for (int i = 0; i < kCalls; ++i) m.predict_on_batch(x);
+  EXPECT_LE(stop_counting(), 3 * kCalls) << "heap allocations in " << kCalls << " batch-1 predictions";
+}
+
 namespace {
 
 struct Snapshot {

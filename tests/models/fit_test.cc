@@ -93,6 +93,29 @@ TEST(Fit, TrainTestAndPredictOnBatch) {
   for (std::int64_t i = 0; i < p.size(); ++i) EXPECT_NEAR(q.item(i), p.item(i), 1e-5);
 }
 
+// The one-tensor predict_on_batch keeps its vectors of inputs and results with the
+// thread between calls: each call still returns a tensor of its own, keeps no hold on its
+// input afterwards, and a call that throws leaves the next one working.
+TEST(Fit, OneTensorPredictOnBatchReturnsItsOwnResultAndLetsGoOfTheInput) {
+  set_random_seed(12);
+  Model m = classifier();
+  auto [x, y] = test_data::blobs(30);
+  Tensor a = m.predict_on_batch(x);
+  const std::vector<float> first = a.to_vector<float>();
+  Tensor shifted = x.clone();
+  for (std::int64_t i = 0; i < shifted.size(); ++i) shifted.data<float>()[i] += 1.f;
+  Tensor b = m.predict_on_batch(shifted);
+  EXPECT_FALSE(a.shares_storage_with(b));
+  EXPECT_EQ(a.to_vector<float>(), first) << "the second call wrote into the first call's result";
+  EXPECT_NE(b.to_vector<float>(), first);
+  EXPECT_EQ(x.use_count(), 1);
+  EXPECT_EQ(shifted.use_count(), 1);
+  Tensor wrong(Shape{2, 7});
+  EXPECT_THROW(m.predict_on_batch(wrong), ShapeError);
+  EXPECT_EQ(wrong.use_count(), 1);
+  EXPECT_EQ(m.predict_on_batch(x).to_vector<float>(), first);
+}
+
 TEST(Fit, PredictWorksBeforeCompileAndMatchesAfter) {
   auto in = Input({4});
   Model m(in, layers::Dense(2)(in));
