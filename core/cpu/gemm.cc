@@ -96,9 +96,7 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
               float* c, Index ldc) {
   if (m != 1 && n != 1) return false;
   const Index outputs = m == 1 ? n : m;
-  // Below this many multiply-adds a fork-join costs more than the second core saves.
-  constexpr Index kParallelMacs = Index{1} << 15;
-  const bool parallel = outputs * k >= kParallelMacs && num_threads() > 1;
+  const bool parallel = outputs * k >= kGemvParallelMacs && num_threads() > 1;
   if (parallel && m == 1 && !tb && gemv_available() && n <= kGemvWholeRowColumns) {
     // Rows of B per thread that pay for the exchange of partial rows: the MLP's
     // 784-deep layer gained 10% from splitting k, its 256-deep one nothing, and a

@@ -22,10 +22,21 @@ inline constexpr std::int64_t kGemvWholeRowColumns = 256;
 // gemv_row must not be called.
 bool gemv_available() noexcept;
 
+// What a batch-1 Dense layer does to the product before it is stored: its bias (n
+// floats, or none) added, then relu.
+struct GemvEpilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
 // c[j] = Σ_p a[p·inc_a] · b[p·ldb + j] for j < n: a row vector of length k (elements
-// inc_a apart) times a row-major k×n matrix with row stride ldb. Runs on the calling
-// thread only.
+// inc_a apart) times a row-major k×n matrix with row stride ldb, then the epilogue, on
+// the accumulators before they are stored. Runs on the calling thread only.
 void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
-              float* c);
+              float* c, GemvEpilogue epilogue = {});
+
+// Below this many multiply-adds (n·k) a one-row product runs on one thread: a fork-join
+// costs more than the second core saves.
+inline constexpr std::int64_t kGemvParallelMacs = std::int64_t{1} << 15;
 
 }  // namespace strata::cpu

@@ -8,6 +8,7 @@
 #include "core/cpu/aligned_buffer.h"
 #include "core/cpu/dense_pair.h"
 #include "core/cpu/gemm.h"
+#include "core/cpu/gemv.h"
 #include "core/cpu/parallel.h"
 #include "core/cuda/matmul_kernels.h"
 #include "core/op_registry.h"
@@ -100,6 +101,12 @@ void dense_kernel(KernelContext& ctx) {
   auto [rows, in] = as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
   float* y = ctx.output(0).data<float>();
+  if (rows == 1 && units * in < cpu::kGemvParallelMacs && cpu::gemv_available()) {
+    // A small batch-1 layer (the MLP's 10-class head): one thread, bias and relu on the
+    // registers before the store.
+    cpu::gemv_row(units, in, x.data<float>(), 1, kernel.data<float>(), units, y, {.bias = bias, .relu = relu});
+    return;
+  }
   cpu::gemm(false, false, rows, units, in, x.data<float>(), in, kernel.data<float>(), units, y, units);
   if (!bias && !relu) return;
   // One pass for bias and relu; the rows just written are still in cache at batch sizes

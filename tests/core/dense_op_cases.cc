@@ -47,7 +47,16 @@ const RegisterOpCases dense_cases({
              {"(2, 2, 3) x (3, 4), relu, no bias",
               [](Graph&, V in) { return ops::dense(in[0], in[1], Output{}, "relu"); },
               {uniform({2, 2, 3}, 0.2f, 1.f, 1009), kink_free_kernel(3, 4, 1010)},
-              [](const std::vector<Tensor>& in) { return ref_dense(in, true); }}},
+              [](const std::vector<Tensor>& in) { return ref_dense(in, true); }},
+             // One row: the matrix-vector kernel with the bias and relu on its registers.
+             {"(1, 4) x (4, 6) + bias, relu",
+              [](Graph&, V in) { return ops::dense(in[0], in[1], in[2], "relu"); },
+              {uniform({1, 4}, 0.2f, 1.f, 1011), kink_free_kernel(4, 6, 1012), uniform({6}, 0.f, 0.05f, 1013)},
+              [](const std::vector<Tensor>& in) { return ref_dense(in, true); }},
+             {"(1, 20) x (20, 33) + bias",
+              [](Graph&, V in) { return ops::dense(in[0], in[1], in[2]); },
+              {uniform({1, 20}, -1, 1, 1014), uniform({20, 33}, -1, 1, 1015), uniform({33}, -1, 1, 1016)},
+              [](const std::vector<Tensor>& in) { return ref_dense(in, false); }}},
             [] {
               auto build = [](Graph&, V in) { return ops::dense(in[0], in[1], in[2]); };
               // Wrong inner size, wrong bias size, unknown activation: refused at definition.

@@ -3,6 +3,7 @@
 // split over rows or columns.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <vector>
@@ -169,6 +170,27 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
           ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
         }
       }
+    }
+  }
+}
+
+// The epilogue of a batch-1 Dense layer on the kernel's registers: the bias added, then
+// relu, for every width, and nothing stored past the product.
+TEST(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+  for (int n : {1, 5, 16, 17, 100, 256, 257, 300}) {
+    for (bool relu : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " relu=" << relu);
+      const int k = 37;
+      auto a = random_values(k, 61 + n), b = random_values(k * n, 71 + n), bias = random_values(n, 81 + n);
+      std::vector<float> plain(static_cast<std::size_t>(n)), fused(static_cast<std::size_t>(n + 16), 0.5f);
+      cpu::gemv_row(n, k, a.data(), 1, b.data(), n, plain.data());
+      cpu::gemv_row(n, k, a.data(), 1, b.data(), n, fused.data(), {.bias = bias.data(), .relu = relu});
+      for (int j = 0; j < n; ++j) {
+        const float expected = relu ? std::max(plain[j] + bias[j], 0.f) : plain[j] + bias[j];
+        ASSERT_EQ(fused[j], expected) << "at " << j;
+      }
+      for (int j = n; j < n + 16; ++j) ASSERT_EQ(fused[j], 0.5f) << "wrote past the product at " << j;
     }
   }
 }
