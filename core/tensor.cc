@@ -97,12 +97,9 @@ Tensor Tensor::filled(Shape shape, float value) {
   return t;
 }
 
-void Tensor::check_dtype(DType expected) const {
+void Tensor::throw_bad_access(DType expected) const {
   if (!storage_) throw ValueError("access to an undefined tensor");
-  if (dtype_ != expected) {
-    throw ValueError("tensor of dtype " + strata::to_string(dtype_) + " accessed as " +
-                     strata::to_string(expected));
-  }
+  throw ValueError("tensor of dtype " + strata::to_string(dtype_) + " accessed as " + strata::to_string(expected));
 }
 
 float Tensor::item(std::int64_t i) const {

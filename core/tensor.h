@@ -148,7 +148,12 @@ class Tensor {
   void mark_written() {
     if (storage_) storage_->writes.store(storage_->writes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
-  void check_dtype(DType expected) const;
+  // Inline: every kernel's typed access passes here, and the call cost more than the
+  // check. The message is built out of line.
+  void check_dtype(DType expected) const {
+    if (!storage_ || dtype_ != expected) [[unlikely]] throw_bad_access(expected);
+  }
+  [[noreturn]] void throw_bad_access(DType expected) const;
   void* host_pointer() const {
     if (!storage_) return nullptr;
     if (storage_->device.type != DeviceType::cpu) throw_not_on_host();
