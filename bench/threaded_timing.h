@@ -17,7 +17,7 @@ namespace strata::bench {
 // `threads` of them; else leaves it where it is. Fresh threads are placed by the
 // scheduler, which on a 2-vCPU AMD EPYC VM sometimes kept two of them on one CPU for much
 // of a 30 ms trial: the two-thread FMA peak read anywhere from 265 to 545 GFLOP/s from
-// trial to trial, 535-565 with each thread pinned (docs/performance.md).
+// trial to trial; pinned, four runs had medians of 541-552 (docs/performance.md).
 inline void pin_to_allowed_cpu(int t, int threads) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < threads) return;
