@@ -50,8 +50,12 @@ Workload make_workload(const std::string& name) {
     const KerasTensor attended = layers::MultiHeadAttention(4, 16)({x, x})[0];
     const KerasTensor normed = layers::LayerNormalization()(layers::Add()({x, attended})[0]);
     w = {Model(x, layers::Dense(10)(layers::GlobalAveragePooling1D()(normed))), Shape{64, 64}, 32};
+  } else if (name == "tiny") {  // the MLP's layers at 4 units: with --predict_one, the per-call path alone
+    w = {Sequential({layers::Input({4}), layers::Dense(4, {.activation = "relu"}),
+                     layers::Dense(4, {.activation = "relu"}), layers::Dense(10)}),
+         Shape{4}, 128};
   } else {
-    throw ValueError("--model must be mlp, lstm, bilstm, cnn or transformer, got '" + name + "'");
+    throw ValueError("--model must be mlp, lstm, bilstm, cnn, transformer or tiny, got '" + name + "'");
   }
   w.model.compile({.optimizer = adam(), .loss = loss()});
   return w;
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
   int threads = 1;
   bool predict_one = false;
   examples::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
-  flags.add("model", &model_name, "mlp, lstm, bilstm, cnn or transformer")
+  flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training");
@@ -97,7 +101,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%s: %d %s in %.3f s (%.1f us each)\n", model_name.c_str(), steps,
+    std::printf("%s: %d %s in %.3f s (%.3f us each)\n", model_name.c_str(), steps,
                 predict_one ? "batch-1 predictions" : "training steps", seconds, 1e6 * seconds / steps);
     return 0;
   } catch (const Error& e) {
