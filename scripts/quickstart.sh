@@ -19,4 +19,4 @@ export CCACHE_BASEDIR="$PWD"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_TOOLS=OFF \
   -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_EXAMPLES=ON
 cmake --build "$BUILD_DIR" -j"$JOBS" --target fashion_mnist_mlp
-"./$BUILD_DIR/examples/fashion_mnist_mlp" "$@"
+"$BUILD_DIR/examples/fashion_mnist_mlp" "$@"
