@@ -117,6 +117,27 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   }
 }
 
+// B stored k × n whose rows are a page (1024 floats) or more apart is packed row by row
+// rather than sliver by sliver: with a B as wide as that (1030 columns, two blocks of
+// columns, a partial last sliver) and with narrow products read out of a wide B (ldb
+// 1100: 10 columns for the 16-wide tile, 530 for the 32-wide one), over two blocks of k.
+TEST(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
+  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+  for (const auto& [m, n, ldb] : std::vector<std::tuple<int, int, int>>{{30, 1030, 1030}, {29, 10, 1100}, {26, 530, 1100}}) {
+    const int k = 400;
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ldb=" << ldb);
+    auto a = random_values(m * k, 81), b = random_values(k * ldb, 91);
+    std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
+    cpu::packed_gemm(false, false, m, n, k, a.data(), k, b.data(), ldb, c.data(), n, /*accumulate=*/false);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const double expected = naive_element(false, false, k, a, k, b, ldb, i, j);
+        ASSERT_NEAR(c[i * n + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
+      }
+    }
+  }
+}
+
 // A product whose packed rows of A would take more than 16 MB for a block of k packs them
 // a block of rows at a time instead (blocks of 240 rows, per block of columns). Its C is
 // checked on every 37th row and on the last ones (the full check costs a billion
