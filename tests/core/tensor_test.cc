@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/allocator.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "core/variable.h"
@@ -110,10 +111,19 @@ TEST(Tensor, ResetNeverWritesIntoStorageAnotherHandleSees) {
   EXPECT_EQ(a.shape(), (Shape{4}));
 }
 
-TEST(Tensor, StorageIs64ByteAligned) {
-  for (std::int64_t n : {1, 3, 17, 1000}) {
-    Tensor t({n});
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.raw_data()) % 64, 0u);
+// Both of the CPU allocator's paths: blocks up to 64 KB from malloc, aligned by hand,
+// larger ones from aligned_alloc; each counted while it lives and given back after.
+TEST(Tensor, StorageIs64ByteAlignedAndCountedOnBothAllocatorPaths) {
+  for (std::int64_t n : {1, 3, 17, 1000, 16384, 16385, 100000}) {
+    SCOPED_TRACE(::testing::Message() << n << " floats");
+    const std::int64_t before = memory_info(Device{}).current_bytes;
+    {
+      Tensor t({n});
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.raw_data()) % 64, 0u);
+      EXPECT_GE(memory_info(Device{}).current_bytes - before, n * 4);
+      t.data<float>()[n - 1] = 1.f;  // the whole block is usable
+    }
+    EXPECT_EQ(memory_info(Device{}).current_bytes, before);
   }
 }
 
