@@ -31,6 +31,13 @@ constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
 constexpr std::int64_t kPackAllRowsFloats = std::int64_t{1} << 22;
 // Steps of k ahead that the kernel prefetches packed B.
 constexpr std::int64_t kPrefetchSteps = 8;
+// Steps of k ahead that the kernel prefetches a packed A. A large product's packed rows
+// of A sit in L3 (2048 rows × 342 steps is 2.8 MB), and the hardware prefetcher left
+// the kernel 4% slower on them than on rows in L2 (docs/performance.md).
+constexpr std::int64_t kPrefetchASteps = 32;
+// Steps of k before the end of a tile at which the kernel asks for C's lines, one a
+// step: a large C is in L3 or memory when the tile reads (or writes) it back.
+constexpr std::int64_t kPrefetchCSteps = 192;
 // Products with more columns than this pack A (see packed_gemm).
 constexpr std::int64_t kPackAColumns = 256;
 
@@ -193,6 +200,9 @@ template <bool kUnitRowStride, int kVecs>
 void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c, std::int64_t ldc, std::int64_t rows,
           std::int64_t cols, bool add) {
   constexpr std::int64_t kWidth = 16 * kVecs;
+  // The 16-wide tile (at most 16 columns) serves small products whose C is in cache:
+  // the prefetches of A and C made 128×10×256 2.5% slower (docs/performance.md).
+  constexpr bool kPrefetchAAndC = kVecs > 1;
   const float* __restrict ap = a.ap;
   const std::int64_t step = a.step, rs = kUnitRowStride ? 1 : a.row_stride;
   __m512 acc[kRows][kVecs];
@@ -200,12 +210,17 @@ void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
   for (int i = 0; i < kRows; ++i) {
     for (int v = 0; v < kVecs; ++v) acc[i][v] = _mm512_setzero_ps();
   }
-  for (std::int64_t p = 0; p < depth; ++p) {
+  auto one_step = [&]() __attribute__((always_inline)) {
     __m512 bv[kVecs];
     // B streams from L2: ask for the step 8 ahead. The hardware prefetcher alone left
     // the large products 5% slower (docs/performance.md); 4 and 16 ahead did as well.
     for (int v = 0; v < kVecs; ++v) {
       _mm_prefetch(reinterpret_cast<const char*>(bp + kPrefetchSteps * kWidth + 16 * v), _MM_HINT_T0);
+    }
+    // A's rows are adjacent here: a packed sliver, or a transposed A read in place (whose
+    // steps are rows of A a stride apart, which is what the hardware does not follow).
+    if constexpr (kPrefetchAAndC && kUnitRowStride) {
+      _mm_prefetch(reinterpret_cast<const char*>(ap + kPrefetchASteps * step), _MM_HINT_T0);
     }
     for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_load_ps(bp + 16 * v);
 #pragma GCC unroll 12
@@ -215,6 +230,23 @@ void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
     }
     ap += step;
     bp += kWidth;
+  };
+  if constexpr (!kPrefetchAAndC) {
+    for (std::int64_t p = 0; p < depth; ++p) one_step();
+  } else {
+    // The steps in three runs so that the middle one, which asks for one of C's lines a
+    // step (kRows·kVecs of them, rows past `rows` too: a prefetch never faults), needs no
+    // test in the others.
+    constexpr std::int64_t kLinesOfC = kRows * kVecs;
+    const std::int64_t c_first = std::max<std::int64_t>(0, depth - kPrefetchCSteps);
+    const std::int64_t c_last = std::min(depth, c_first + kLinesOfC);
+    std::int64_t p = 0;
+    for (; p < c_first; ++p) one_step();
+    for (std::int64_t line = 0; p < c_last; ++p, ++line) {
+      _mm_prefetch(reinterpret_cast<const char*>(c + (line / kVecs) * ldc + 16 * (line % kVecs)), _MM_HINT_T0);
+      one_step();
+    }
+    for (; p < depth; ++p) one_step();
   }
   if (rows == kRows && cols == kWidth) {
 #pragma GCC unroll 12
