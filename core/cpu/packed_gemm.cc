@@ -32,8 +32,9 @@ constexpr std::int64_t kPackAllRowsFloats = std::int64_t{1} << 22;
 // Steps of k ahead that the kernel prefetches packed B.
 constexpr std::int64_t kPrefetchSteps = 8;
 // Steps of k ahead that the kernel prefetches a packed A. A large product's packed rows
-// of A sit in L3 (2048 rows × 342 steps is 2.8 MB), and the hardware prefetcher left
-// the kernel 4% slower on them than on rows in L2 (docs/performance.md).
+// of A sit in L3 (2048 rows × 342 steps is 2.8 MB), where the hardware prefetcher does
+// not keep a sliver ahead of its first tile: asking made the kernel's loops over them
+// 4% faster on an AMD EPYC (Zen 5; docs/performance.md).
 constexpr std::int64_t kPrefetchASteps = 32;
 // Steps of k before the end of a tile at which the kernel asks for C's lines, one a
 // step: a large C is in L3 or memory when the tile reads (or writes) it back.
