@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "io/hdf5_attribute_check.h"
+#include "io/hdf5_encoding_check.h"
 #include "io/hdf5_link_check.h"
 
 namespace strata::io::h5 {
@@ -171,6 +172,33 @@ std::uint64_t object_header_address(hid_t location, const std::string& where) {
 #endif
 }
 
+// libhdf5 decodes a dataset's datatype and dataspace messages when it opens it: check
+// those of the object at `name` below `loc` before anything opens it
+// (io/hdf5_encoding_check.h). Finding its header decodes no message. An object libhdf5
+// cannot find is left to the open that follows, which fails as it did before the check.
+void check_before_opening(hid_t loc, const std::string& name, const std::string& file_name,
+                          const std::string& where) {
+  if (!opened_read_only(loc)) return;
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  haddr_t address = 0;
+  if (H5Oget_info_by_name3(loc, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+      H5VLnative_token_to_addr(loc, info.token, &address) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+#else
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(loc, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const haddr_t address = info.addr;
+#endif
+  if (info.type != H5O_TYPE_DATASET) return;  // groups have no datatype or dataspace
+  check_dataset_messages(geometry_of(loc, file_name), address, where);
+}
+
 // libhdf5 decodes every attribute message of an object on any attribute lookup: check
 // them first (io/hdf5_attribute_check.h).
 void check_attributes_of(hid_t object, const std::string& file_name, const std::string& where) {
@@ -203,6 +231,7 @@ H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::strin
     const std::string group = prefix.size() > 1 ? prefix.substr(0, prefix.size() - 1) : prefix;
     const std::string group_path = join_path(path, group);
     if (!checked.contains(group_path)) {
+      check_before_opening(loc, group.empty() ? "." : group, file_name, "'" + file_name + "' at '" + group_path + "'");
       Handle group_handle(H5Oopen(loc, group.empty() ? "." : group.c_str(), H5P_DEFAULT));
       if (!group_handle.valid() || H5Iget_type(group_handle.get()) != H5I_GROUP) {  // a dataset has no links
         H5Eclear2(H5E_DEFAULT);
@@ -217,6 +246,7 @@ H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::strin
     }
     prefix += "/";
   }
+  check_before_opening(loc, name, file_name, "'" + file_name + "' at '" + join_path(path, name) + "'");
   Handle obj(H5Oopen(loc, name.c_str(), H5P_DEFAULT));
   if (!obj.valid()) {
     H5Eclear2(H5E_DEFAULT);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/hdf5_encoding_check.h"
 #include "io/hdf5_object_header.h"
 
 namespace strata::io::h5 {
@@ -161,7 +162,15 @@ void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object
   for (const Message& m : header.messages()) {
     if (m.type != kAttributeMessage) continue;
     const std::string which = "attribute message " + std::to_string(index++);
-    check_attribute_data_size(m.data, parse_attribute_message(m.data, file, which), file, which);
+    const AttributeParts parts = parse_attribute_message(m.data, file, which);
+    // Committed (shared) datatypes and dataspaces are stored elsewhere: libhdf5's to check.
+    if (!parts.type_shared) {
+      check_datatype(m.data.substr(parts.type_offset, parts.type_size), file, which + "'s datatype");
+    }
+    if (!parts.space_shared) {
+      check_dataspace(m.data.substr(parts.space_offset, parts.space_size), file, which + "'s dataspace");
+    }
+    check_attribute_data_size(m.data, parts, file, which);
   }
 }
 

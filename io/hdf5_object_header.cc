@@ -1,5 +1,11 @@
 #include "io/hdf5_object_header.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "core/error.h"
 
 namespace strata::io::h5 {
@@ -16,11 +22,17 @@ constexpr std::size_t kMaxMessages = 1 << 20;
 
 FileBytes::FileBytes(const FileGeometry& geometry, std::string where)
     : geometry_(geometry), where_(std::move(where)) {
-  in_.open(geometry.file_name, std::ios::binary);
-  if (!in_) fail("cannot reopen the file to check it");
-  in_.seekg(0, std::ios::end);
-  size_ = static_cast<std::uint64_t>(in_.tellg());
+  fd_ = ::open(geometry.file_name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail("cannot reopen the file to check it");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    ::close(fd_);
+    fail("cannot reopen the file to check it");
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
 }
+
+FileBytes::~FileBytes() { ::close(fd_); }
 
 void FileBytes::fail(const std::string& what) const {
   throw IOError("damaged HDF5 file: " + where_ + ": " + what);
@@ -33,9 +45,13 @@ std::string FileBytes::read(std::uint64_t address, std::uint64_t n, const char* 
          " bytes) lies beyond the end of the file (" + std::to_string(size_) + " bytes)");
   }
   std::string out(static_cast<std::size_t>(n), '\0');
-  in_.seekg(static_cast<std::streamoff>(base + address));
-  in_.read(out.data(), static_cast<std::streamsize>(n));
-  if (!in_) fail(std::string("cannot read ") + what);
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(base + address + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) fail(std::string("cannot read ") + what);
+    done += static_cast<std::size_t>(got);
+  }
   return out;
 }
 
@@ -74,9 +90,9 @@ ObjectHeader::ObjectHeader(FileBytes& file, std::uint64_t address) : file_(file)
               std::to_string(static_cast<unsigned char>(prefix[0])));
 }
 
-void ObjectHeader::add(unsigned type, std::string data) {
+void ObjectHeader::add(unsigned type, std::string data, unsigned flags) {
   if (messages_.size() >= kMaxMessages) file_.fail("the object header has too many messages");
-  messages_.push_back({type, std::move(data)});
+  messages_.push_back({type, std::move(data), flags});
 }
 
 // A continuation message's block, checked and counted.
@@ -104,12 +120,13 @@ void ObjectHeader::read_v1(std::uint64_t address) {
     while (c.remaining() >= 8) {
       const unsigned type = static_cast<unsigned>(c.uint(2));
       const std::uint64_t length = c.uint(2);
-      c.skip(4);  // flags, reserved
+      const unsigned flags = static_cast<unsigned>(c.uint(1));
+      c.skip(3);  // reserved
       c.need(length);
       std::string data = block.substr(c.pos(), static_cast<std::size_t>(length));
       c.skip(length);
       if (type == kContinuationMessage) blocks.push_back(continuation(data));
-      add(type, std::move(data));
+      add(type, std::move(data), flags);
     }
   }
 }
@@ -136,7 +153,8 @@ void ObjectHeader::read_v2(std::uint64_t address) {
     while (c.remaining() >= header_size) {
       const unsigned type = static_cast<unsigned>(c.uint(1));
       const std::uint64_t length = c.uint(2);
-      c.skip(header_size - 3);  // flags, creation order
+      const unsigned flags = static_cast<unsigned>(c.uint(1));
+      c.skip(header_size - 4);  // creation order
       c.need(length);
       std::string data = block.substr(c.pos(), static_cast<std::size_t>(length));
       c.skip(length);
@@ -148,7 +166,7 @@ void ObjectHeader::read_v2(std::uint64_t address) {
           file_.fail("a continuation block has no OCHK signature");
         blocks.push_back({offset + 4, total - 8});
       }
-      add(type, std::move(data));
+      add(type, std::move(data), flags);
     }
   }
 }

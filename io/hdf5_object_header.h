@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <set>
 #include <string>
 #include <utility>
@@ -29,6 +28,9 @@ struct FileGeometry {
 class FileBytes {
  public:
   FileBytes(const FileGeometry& geometry, std::string where);
+  ~FileBytes();
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
 
   [[noreturn]] void fail(const std::string& what) const;
   // `n` bytes at relative address `address`.
@@ -40,7 +42,9 @@ class FileBytes {
  private:
   const FileGeometry& geometry_;
   std::string where_;
-  std::ifstream in_;
+  // Read with pread: a check reads a few blocks, and a model's load runs one check per
+  // object (an ifstream cost a dozen system calls a check; docs/reliability.md).
+  int fd_ = -1;
   std::uint64_t size_ = 0;
 };
 
@@ -67,14 +71,19 @@ class Cursor {
 inline std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
 
 // Message types (spec IV.A.2).
+constexpr unsigned kDataspaceMessage = 0x01;
+constexpr unsigned kDatatypeMessage = 0x03;
 constexpr unsigned kAttributeMessage = 0x0C;
 constexpr unsigned kContinuationMessage = 0x10;
 constexpr unsigned kSymbolTableMessage = 0x11;
 constexpr unsigned kAttributeInfoMessage = 0x15;
+// Message flags: the message is shared (its data refers to the message kept elsewhere).
+constexpr unsigned kSharedMessageFlag = 0x02;
 
 struct Message {
   unsigned type = 0;
   std::string data;
+  unsigned flags = 0;  // bit 1: the message is shared (its data refers to the real one)
 };
 
 // The messages of an object header, continuation blocks followed (spec IV.A.1); a header
@@ -86,7 +95,7 @@ class ObjectHeader {
   const std::vector<Message>& messages() const { return messages_; }
 
  private:
-  void add(unsigned type, std::string data);
+  void add(unsigned type, std::string data, unsigned flags);
   std::pair<std::uint64_t, std::uint64_t> continuation(const std::string& data);
   void read_v1(std::uint64_t address);
   void read_v2(std::uint64_t address);
