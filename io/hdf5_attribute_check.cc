@@ -1,7 +1,6 @@
 #include "io/hdf5_attribute_check.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -67,35 +66,13 @@ AttributeParts parse_attribute_message(const std::string& message, FileBytes& fi
 }
 
 // libhdf5 copies (element count x element size) bytes of data out of the message, both
-// read from the message: they must be there. Committed (shared) datatypes and dataspaces
-// are libhdf5's to check.
-void check_attribute_data_size(const std::string& message, const AttributeParts& parts,
+// read from the message (check_dataspace and check_datatype give them): they must be there.
+void check_attribute_data_size(std::uint64_t elements, std::uint64_t element_size, std::uint64_t data_size,
                                FileBytes& file, const std::string& which) {
-  if (parts.type_shared || parts.space_shared || parts.type_size < 8) return;
-  Cursor type(message, file, "an attribute's datatype");
-  type.seek(parts.type_offset + 4);  // class and version, class bit fields
-  const std::uint64_t element_size = type.uint(4);
-  Cursor space(message, file, "an attribute's dataspace");
-  space.seek(parts.space_offset);
-  const unsigned space_version = static_cast<unsigned>(space.uint(1));
-  const unsigned rank = static_cast<unsigned>(space.uint(1));
-  space.skip(1);  // flags
-  std::uint64_t elements = 1;
-  if (space_version == 1) {
-    space.skip(5);  // reserved
-  } else if (space.uint(1) == 2) {
-    elements = 0;  // a null dataspace holds nothing
-  }
-  for (unsigned d = 0; d < rank; ++d) {
-    const std::uint64_t extent = space.uint(file.geometry().length_size);
-    if (extent != 0 && elements > std::numeric_limits<std::uint64_t>::max() / extent)
-      file.fail(which + ": its dataspace's element count overflows");
-    elements *= extent;
-  }
-  if (element_size != 0 && elements > parts.data_size / element_size) {
+  if (element_size != 0 && elements > data_size / element_size) {
     file.fail(which + ": its dataspace and datatype declare " + std::to_string(elements) + " elements of " +
-              std::to_string(element_size) + " bytes, more than the message's " +
-              std::to_string(parts.data_size) + " bytes of data");
+              std::to_string(element_size) + " bytes, more than the message's " + std::to_string(data_size) +
+              " bytes of data");
   }
 }
 
@@ -164,13 +141,12 @@ void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object
     const std::string which = "attribute message " + std::to_string(index++);
     const AttributeParts parts = parse_attribute_message(m.data, file, which);
     // Committed (shared) datatypes and dataspaces are stored elsewhere: libhdf5's to check.
-    if (!parts.type_shared) {
-      check_datatype(m.data.substr(parts.type_offset, parts.type_size), file, which + "'s datatype");
-    }
-    if (!parts.space_shared) {
-      check_dataspace(m.data.substr(parts.space_offset, parts.space_size), file, which + "'s dataspace");
-    }
-    check_attribute_data_size(m.data, parts, file, which);
+    if (parts.type_shared || parts.space_shared) continue;
+    const std::uint64_t element_size =
+        check_datatype(m.data.substr(parts.type_offset, parts.type_size), file, which + "'s datatype");
+    const std::uint64_t elements =
+        check_dataspace(m.data.substr(parts.space_offset, parts.space_size), file, which + "'s dataspace");
+    check_attribute_data_size(elements, element_size, parts.data_size, file, which);
   }
 }
 

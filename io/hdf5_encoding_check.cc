@@ -1,6 +1,7 @@
 #include "io/hdf5_encoding_check.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace strata::io::h5 {
 namespace {
@@ -144,22 +145,35 @@ class Walk {
 
 }  // namespace
 
-void check_datatype(const std::string& field, FileBytes& file, const std::string& which) {
-  Walk(field, file, which).datatype(0);
+std::uint64_t check_datatype(const std::string& field, FileBytes& file, const std::string& which) {
+  return Walk(field, file, which).datatype(0);
 }
 
-void check_dataspace(const std::string& field, FileBytes& file, const std::string& which) {
+std::uint64_t check_dataspace(const std::string& field, FileBytes& file, const std::string& which) {
   Cursor c(field, file, "a dataspace");
   const unsigned version = static_cast<unsigned>(c.uint(1));
   if (version < 1 || version > 2) file.fail(which + " has an unknown version " + std::to_string(version));
   const std::uint64_t rank = c.uint(1);
   if (rank > kMaxArrayRank) file.fail(which + " has rank " + std::to_string(rank));
   const unsigned flags = static_cast<unsigned>(c.uint(1));
-  c.skip(version == 1 ? 5 : 1);  // reserved (version 1); the dataspace's type (version 2)
-  const std::uint64_t per_dimension = std::uint64_t{file.geometry().length_size} * ((flags & 1u) ? 2 : 1);
+  std::uint64_t elements = 1;
+  if (version == 1) {
+    c.skip(5);  // reserved
+  } else if (c.uint(1) == 2) {  // the dataspace's type
+    elements = 0;               // a null dataspace holds nothing
+  }
+  const unsigned length_size = file.geometry().length_size;
+  const std::uint64_t per_dimension = std::uint64_t{length_size} * ((flags & 1u) ? 2 : 1);
   if (rank * per_dimension > c.remaining())
     file.fail(which + ": its " + std::to_string(rank) + " dimensions do not fit in its " +
               std::to_string(field.size()) + " bytes");
+  for (std::uint64_t d = 0; d < rank; ++d) {
+    const std::uint64_t extent = c.uint(length_size);
+    if (extent != 0 && elements > std::numeric_limits<std::uint64_t>::max() / extent)
+      file.fail(which + ": its element count overflows");
+    elements *= extent;
+  }
+  return elements;
 }
 
 void check_dataset_messages(const FileGeometry& geometry, std::uint64_t object_header, const std::string& where) {

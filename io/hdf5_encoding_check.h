@@ -24,13 +24,15 @@
 
 namespace strata::io::h5 {
 
-// Checks the datatype encoded in `field` (exactly its bytes); `which` names it in errors
-// ("attribute message 2's datatype"). Throws IOError (through `file`).
-void check_datatype(const std::string& field, FileBytes& file, const std::string& which);
+// Checks the datatype encoded in `field` (exactly its bytes) and returns the size it
+// declares for an element; `which` names it in errors ("attribute message 2's
+// datatype"). Throws IOError (through `file`).
+std::uint64_t check_datatype(const std::string& field, FileBytes& file, const std::string& which);
 
 // Checks the dataspace encoded in `field`: its version, its rank (at most 32), and that
-// its dimensions (and maximum dimensions, when flagged) lie inside the field.
-void check_dataspace(const std::string& field, FileBytes& file, const std::string& which);
+// its dimensions (and maximum dimensions, when flagged) lie inside the field. Returns
+// its element count (0 for a null dataspace); one that overflows is refused.
+std::uint64_t check_dataspace(const std::string& field, FileBytes& file, const std::string& which);
 
 // Checks the datatype and dataspace messages of the object header at `object_header`
 // (a dataset's, before libhdf5 opens it; other objects have none). Shared messages refer
