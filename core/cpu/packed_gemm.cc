@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "core/cpu/aligned_buffer.h"
 #include "core/cpu/avx512.h"
 
@@ -19,11 +21,10 @@ namespace {
 // and 12 broadcasts, so the loads never limit it.
 constexpr std::int64_t kRows = 12;  // MR; NR is 16 or 32
 // Blocking (BLIS's order for a kernel that broadcasts A): one packed sliver of A
-// (kRows × kDepth, 18 KB) stays in L1 while the kernel sweeps a packed block of B
-// (kDepth × kBlockCols, 768 KB) from L2; the packed rows of A for the block of k (all of
-// them, or kBlockRows at a time for a very tall A) sit in L2/L3.
-constexpr std::int64_t kDepth = 384;      // KC
-constexpr std::int64_t kBlockCols = 512;  // NC, a multiple of 32
+// (kRows × KC) stays in L1 while the kernel sweeps a packed block of B (KC × NC) from
+// L2; the packed rows of A for the block of k (all of them, or kBlockRows at a time for a
+// very tall A) sit in L2/L3. KC and NC come from this machine's cache sizes
+// (max_depth, block_columns below).
 constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows
 // A product that packs A packs all its rows for a block of k at once when they take at
 // most this many floats (16 MB), so that each element of A is packed once, not once per
@@ -32,7 +33,7 @@ constexpr std::int64_t kPackAllRowsFloats = std::int64_t{1} << 22;
 // Steps of k ahead that the kernel prefetches packed B.
 constexpr std::int64_t kPrefetchSteps = 8;
 // Steps of k ahead that the kernel prefetches a packed A. A large product's packed rows
-// of A sit in L3 (2048 rows × 342 steps is 2.8 MB), where the hardware prefetcher does
+// of A sit in L3 (2048 rows × 683 steps is 5.6 MB), where the hardware prefetcher does
 // not keep a sliver ahead of its first tile: asking made the kernel's loops over them
 // 4% faster on an AMD EPYC (Zen 5; docs/performance.md).
 constexpr std::int64_t kPrefetchASteps = 32;
@@ -41,6 +42,40 @@ constexpr std::int64_t kPrefetchASteps = 32;
 constexpr std::int64_t kPrefetchCSteps = 192;
 // Products with more columns than this pack A (see packed_gemm).
 constexpr std::int64_t kPackAColumns = 256;
+// Floats ahead in each row that packing asks for while it transposes 16 rows × 16 steps:
+// a sliver's rows are a stride apart in memory (8 KB on 2048³), and the hardware
+// prefetcher left packing waiting on them. Four lines ahead made 2048³ 1–2% faster on
+// one and on two threads, with B transposed too (Zen 5; docs/performance.md).
+constexpr std::int64_t kPackPrefetchFloats = 64;
+
+// Where sysconf does not know a cache's size: the blocking tuned on an Intel Xeon
+// (Cascade Lake) before it was derived from the caches.
+constexpr std::int64_t kFallbackDepth = 384;
+constexpr std::int64_t kFallbackBlockCols = 512;
+
+// Most steps of k in one block (KC): a sliver of packed A (kRows × KC floats) in three
+// quarters of L1d, so 768 steps on 48 KB (AMD Zen 5) and 512 on 32 KB. Each block of k
+// is one more pass over C, which a large product reads back from L3 or memory: on
+// Zen 5, 683-step blocks instead of 342 made 2048³ 1–2% faster on two threads and
+// 512x4096x4096 and 128x256x784 1–2% on one (docs/performance.md).
+std::int64_t max_depth() {
+  static const std::int64_t depth = [] {
+    const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (l1d <= 0) return kFallbackDepth;
+    return std::clamp<std::int64_t>(l1d * 3 / 4 / (kRows * std::int64_t{sizeof(float)}), 256, 1024);
+  }();
+  return depth;
+}
+
+// Columns of B per block (NC) for blocks of `depth` steps: the packed block (depth × NC
+// floats) in three quarters of L2, in whole 32-column slivers, at most 512 (the width
+// tuned on the Xeon, where 384 steps × 512 columns is exactly that share of its 1 MB).
+std::int64_t block_columns(std::int64_t depth) {
+  static const std::int64_t l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 <= 0) return kFallbackBlockCols;
+  const std::int64_t cols = l2 * 3 / 4 / (depth * std::int64_t{sizeof(float)}) / 32 * 32;
+  return std::clamp<std::int64_t>(cols, 64, kFallbackBlockCols);
+}
 
 // Transposes 16×16 floats in registers: r[i] holds row i before, column i after.
 // Pairs of rows interleave (unpack of floats, then of float pairs) so that each 128-bit
@@ -87,6 +122,9 @@ void pack_a_rows(const float* a, std::int64_t lda, std::int64_t rows, std::int64
   std::int64_t p0 = 0;
   for (; p0 + 16 <= depth; p0 += 16) {
     __m512 r[16];
+    for (int i = 0; i < rows; ++i) {
+      _mm_prefetch(reinterpret_cast<const char*>(a + i * lda + p0 + kPackPrefetchFloats), _MM_HINT_T0);
+    }
     for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_loadu_ps(a + i * lda + p0) : _mm512_setzero_ps();
     transpose16x16(r);
     for (int p = 0; p < 16; ++p) _mm512_mask_storeu_ps(out + (p0 + p) * kRows, kSliver, r[p]);
@@ -128,6 +166,9 @@ void pack_b_transposed(const float* b, std::int64_t ldb, std::int64_t depth, std
     std::int64_t p0 = 0;
     for (; p0 + 16 <= depth; p0 += 16) {
       __m512 r[16];
+      for (int j = 0; j < live; ++j) {
+        _mm_prefetch(reinterpret_cast<const char*>(b + (j0 + j) * ldb + p0 + kPackPrefetchFloats), _MM_HINT_T0);
+      }
       for (int j = 0; j < 16; ++j) r[j] = j < live ? _mm512_loadu_ps(b + (j0 + j) * ldb + p0) : _mm512_setzero_ps();
       transpose16x16(r);
       for (int p = 0; p < 16; ++p) _mm512_store_ps(dst + (p0 + p) * kWidth + j0, r[p]);
@@ -280,19 +321,20 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
                      std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
   constexpr std::int64_t kWidth = 16 * kVecs;
   thread_local AlignedBuffer a_buffer, b_buffer;
-  const std::int64_t block_cols = std::min(kBlockCols, (n + kWidth - 1) / kWidth * kWidth);
+  // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
+  const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
+  const std::int64_t depth_step = (k + blocks_of_k - 1) / blocks_of_k;
+  const std::int64_t col_step = block_columns(depth_step);
+  const std::int64_t block_cols = std::min(col_step, (n + kWidth - 1) / kWidth * kWidth);
   const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
-  const std::int64_t depth_max = std::min(kDepth, k);  // depth_step below is never more
-  float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_max * block_cols));
+  float* bp = b_buffer.reserve(static_cast<std::size_t>(depth_step * block_cols));
   // Packing A costs one copy of each element per block of columns; with few columns
   // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
   // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
   const bool pack_whole_block = n > kPackAColumns;
   const std::int64_t rows_padded = (m + kRows - 1) / kRows * kRows;
-  const bool pack_all_rows = pack_whole_block && rows_padded * depth_max <= kPackAllRowsFloats;
-  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_max * (pack_all_rows ? rows_padded : block_rows)));
-  // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
-  const std::int64_t depth_step = (k + (k + kDepth - 1) / kDepth - 1) / ((k + kDepth - 1) / kDepth);
+  const bool pack_all_rows = pack_whole_block && rows_padded * depth_step <= kPackAllRowsFloats;
+  float* ap = a_buffer.reserve(static_cast<std::size_t>(depth_step * (pack_all_rows ? rows_padded : block_rows)));
   if (pack_all_rows) {
     // Blocks of k outermost: all of A's rows for the block packed once (read back from
     // L2/L3 a sliver at a time), then each block of columns of B. Packed per block of
@@ -301,8 +343,8 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
       const std::int64_t kc = std::min(depth_step, k - pc);
       const bool add = accumulate || pc > 0;
       pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
-      for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
-        const std::int64_t nc = std::min(kBlockCols, n - jc);
+      for (std::int64_t jc = 0; jc < n; jc += col_step) {
+        const std::int64_t nc = std::min(col_step, n - jc);
         pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
         for (std::int64_t ir = 0; ir < m; ir += kRows) {
           const SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
@@ -316,8 +358,8 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
     }
     return;
   }
-  for (std::int64_t jc = 0; jc < n; jc += kBlockCols) {
-    const std::int64_t nc = std::min(kBlockCols, n - jc);
+  for (std::int64_t jc = 0; jc < n; jc += col_step) {
+    const std::int64_t nc = std::min(col_step, n - jc);
     for (std::int64_t pc = 0; pc < k; pc += depth_step) {
       const std::int64_t kc = std::min(depth_step, k - pc);
       const bool add = accumulate || pc > 0;
@@ -444,6 +486,8 @@ void narrow(bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float
 
 bool packed_gemm_available() noexcept { return true; }
 
+std::int64_t packed_gemm_max_depth() noexcept { return max_depth(); }
+
 void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
@@ -463,6 +507,8 @@ void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
 #else  // no AVX-512: cpu::gemm uses Eigen's kernel
 
 bool packed_gemm_available() noexcept { return false; }
+
+std::int64_t packed_gemm_max_depth() noexcept { return 0; }
 
 void packed_gemm(bool, bool, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, const float*,
                  std::int64_t, float*, std::int64_t, bool) {

@@ -18,6 +18,11 @@ namespace strata::cpu {
 // packed_gemm must not be called and cpu::gemm uses Eigen's kernel.
 bool packed_gemm_available() noexcept;
 
+// The most steps of k the kernel takes in one block on this machine (KC: sized from L1d,
+// read once; 768 on 48 KB, 512 on 32 KB). A product with more steps runs in equal
+// blocks, one pass over C each; tests use it to reach several blocks on any machine.
+std::int64_t packed_gemm_max_depth() noexcept;
+
 // C = op(A)·op(B), or C += op(A)·op(B) when `accumulate`; row-major, the operands and
 // strides as cpu::gemm's. Runs on the calling thread only.
 void packed_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,

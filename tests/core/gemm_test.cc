@@ -60,7 +60,8 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
 }
 
 // Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
-// reach: several blocks of k (k > 384) and of columns (n > 512), A packed (n > 256) and
+// reach: several blocks of k (k > packed_gemm_max_depth()) and of columns (n > 512, the
+// widest block on any machine), A packed (n > 256) and
 // read in place, few columns (with A transposed, computed transposed), rows that do not
 // fill the last 12-row tile, and accumulation into C.
 // One-row products large enough to be split over threads: up to 256 columns by runs of
@@ -86,10 +87,12 @@ TEST(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
 
 TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
-  // Past 256 columns A is packed, all its rows for a block of k at once: {26, 530, 790}
-  // has three blocks of k and two of columns there, and a last sliver of 2 rows.
-  std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33}, {50, 300, 20}, {13, 70, 800}, {30, 530, 17},
-                                                   {26, 530, 790}, {12, 32, 5},  {7, 3, 2}};
+  // Past 256 columns A is packed, all its rows for a block of k at once: {26, 530, deep}
+  // has three blocks of k and two of columns there, and a last sliver of 2 rows; {13, 70,
+  // deep} reads A in place over three blocks of k.
+  const int deep = static_cast<int>(2 * cpu::packed_gemm_max_depth() + 22);
+  std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33}, {50, 300, 20}, {13, 70, deep}, {30, 530, 17},
+                                                   {26, 530, deep}, {12, 32, 5},  {7, 3, 2}};
   // Every column count of the transposed path (1..12, at least 16 steps of k) and of the
   // 16-wide tile past it, with odd rows (full blocks of 32 to 64 rows, then a partial one)
   // and odd depths.
@@ -124,7 +127,7 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
 TEST(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
   for (const auto& [m, n, ldb] : std::vector<std::tuple<int, int, int>>{{30, 1030, 1030}, {29, 10, 1100}, {26, 530, 1100}}) {
-    const int k = 400;
+    const int k = static_cast<int>(cpu::packed_gemm_max_depth() + 16);
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ldb=" << ldb);
     auto a = random_values(m * k, 81), b = random_values(k * ldb, 91);
     std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
@@ -144,7 +147,10 @@ TEST(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
 // multiply-adds per case).
 TEST(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
   if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
-  const int m = 10930, n = 260, k = 385;  // 10932 padded rows x 384 deep > 2^22 floats
+  // One whole block of k, with more padded rows than 2^22 floats hold at that depth and a
+  // last sliver of 2, 9 or 3 rows (768, 512 or 384 steps).
+  const int k = static_cast<int>(cpu::packed_gemm_max_depth());
+  const int m = (1 << 22) / k + 13, n = 260;
   for (const bool ta : {false, true}) {
     SCOPED_TRACE(testing::Message() << "ta=" << ta);
     auto a = random_values(static_cast<std::int64_t>(m) * k, 61 + ta), b = random_values(k * n, 71);
