@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "io/hdf5_attribute_check.h"
-#include "io/hdf5_encoding_check.h"
+#include "io/hdf5_dataset_check.h"
 #include "io/hdf5_link_check.h"
 
 namespace strata::io::h5 {
@@ -172,9 +172,10 @@ std::uint64_t object_header_address(hid_t location, const std::string& where) {
 #endif
 }
 
-// libhdf5 decodes a dataset's datatype and dataspace messages when it opens it: check
-// those of the object at `name` below `loc` before anything opens it
-// (io/hdf5_encoding_check.h). Finding its header decodes no message. An object libhdf5
+// libhdf5 decodes a dataset's messages (datatype, dataspace, layout, fill value, filter
+// pipeline) when it opens it: check those of the object at `name` below `loc` before
+// anything opens it
+// (io/hdf5_dataset_check.h). Finding its header decodes no message. An object libhdf5
 // cannot find is left to the open that follows, which fails as it did before the check.
 void check_before_opening(hid_t loc, const std::string& name, const std::string& file_name,
                           const std::string& where) {

@@ -176,14 +176,4 @@ std::uint64_t check_dataspace(const std::string& field, FileBytes& file, const s
   return elements;
 }
 
-void check_dataset_messages(const FileGeometry& geometry, std::uint64_t object_header, const std::string& where) {
-  FileBytes file(geometry, where);
-  ObjectHeader header(file, object_header);
-  for (const Message& m : header.messages()) {
-    if ((m.flags & kSharedMessageFlag) != 0) continue;
-    if (m.type == kDatatypeMessage) check_datatype(m.data, file, "its datatype message");
-    if (m.type == kDataspaceMessage) check_dataspace(m.data, file, "its dataspace message");
-  }
-}
-
 }  // namespace strata::io::h5

@@ -1,7 +1,7 @@
 // Checks the two encodings libhdf5 decodes wherever it meets them, datatypes and
 // dataspaces, against their own bytes before libhdf5 decodes them: in attribute messages
 // (io/hdf5_attribute_check.h) and in a dataset's object header, which libhdf5 decodes
-// when the dataset is opened.
+// when the dataset is opened (io/hdf5_dataset_check.h).
 //
 // libhdf5 1.10 decodes a datatype without bounds: the names of a compound's members and
 // of an enumeration's values are strdup()ed from the encoding, an enumeration's values
@@ -33,10 +33,5 @@ std::uint64_t check_datatype(const std::string& field, FileBytes& file, const st
 // its dimensions (and maximum dimensions, when flagged) lie inside the field. Returns
 // its element count (0 for a null dataspace); one that overflows is refused.
 std::uint64_t check_dataspace(const std::string& field, FileBytes& file, const std::string& which);
-
-// Checks the datatype and dataspace messages of the object header at `object_header`
-// (a dataset's, before libhdf5 opens it; other objects have none). Shared messages refer
-// to a message kept elsewhere, which libhdf5 checks itself.
-void check_dataset_messages(const FileGeometry& file, std::uint64_t object_header, const std::string& where);
 
 }  // namespace strata::io::h5
