@@ -143,7 +143,7 @@ bool opened_read_only(hid_t object) {
   return (intent & H5F_ACC_RDWR) == 0;
 }
 
-// Where the file's addresses start and how wide they are, for io/hdf5_attribute_check.h.
+// Where the file's addresses start and how wide they are, for the checks.
 FileGeometry geometry_of(hid_t location, const std::string& file_name) {
   Handle file(check_id(H5Iget_file_id(location), "cannot find the file of " + file_name));
   Handle plist(check_id(H5Fget_create_plist(file.get()), "H5Fget_create_plist"));
@@ -155,6 +155,18 @@ FileGeometry geometry_of(hid_t location, const std::string& file_name) {
                       .base_address = user_block,
                       .offset_size = static_cast<unsigned>(offset_size),
                       .length_size = static_cast<unsigned>(length_size)};
+}
+
+// The file opened for Strata's checks: by the first check of the open file, then kept
+// with it (io/hdf5_object_header.h). Null for a file being written, which is Strata's
+// own and not checked.
+const CheckedFile* checked_file(FileChecks& checks, hid_t location, const std::string& file_name,
+                                const std::string& where) {
+  if (!checks.file) {
+    if (!opened_read_only(location)) return nullptr;
+    checks.file = std::make_shared<CheckedFile>(geometry_of(location, file_name), where);
+  }
+  return checks.file.get();
 }
 
 std::uint64_t object_header_address(hid_t location, const std::string& where) {
@@ -174,12 +186,13 @@ std::uint64_t object_header_address(hid_t location, const std::string& where) {
 
 // libhdf5 decodes a dataset's messages (datatype, dataspace, layout, fill value, filter
 // pipeline) when it opens it: check those of the object at `name` below `loc` before
-// anything opens it
-// (io/hdf5_dataset_check.h). Finding its header decodes no message. An object libhdf5
-// cannot find is left to the open that follows, which fails as it did before the check.
+// anything opens it (io/hdf5_dataset_check.h). Finding its header decodes no message.
+// An object libhdf5 cannot find is left to the open that follows, which fails as it did
+// before the check.
 void check_before_opening(hid_t loc, const std::string& name, const std::string& file_name,
-                          const std::string& where) {
-  if (!opened_read_only(loc)) return;
+                          const std::string& where, FileChecks& checks) {
+  const CheckedFile* file = checked_file(checks, loc, file_name, where);
+  if (file == nullptr) return;
 #if H5_VERSION_GE(1, 12, 0)
   H5O_info2_t info;
   haddr_t address = 0;
@@ -197,48 +210,50 @@ void check_before_opening(hid_t loc, const std::string& name, const std::string&
   const haddr_t address = info.addr;
 #endif
   if (info.type != H5O_TYPE_DATASET) return;  // groups have no datatype or dataspace
-  check_dataset_messages(geometry_of(loc, file_name), address, where);
+  check_dataset_messages(*file, address, where);
 }
 
 // libhdf5 decodes every attribute message of an object on any attribute lookup: check
 // them first (io/hdf5_attribute_check.h).
-void check_attributes_of(hid_t object, const std::string& file_name, const std::string& where) {
-  if (!opened_read_only(object)) return;
-  check_attribute_messages(geometry_of(object, file_name), object_header_address(object, where), where);
+void check_attributes_of(hid_t object, const std::string& file_name, const std::string& where,
+                         FileChecks& checks) {
+  const CheckedFile* file = checked_file(checks, object, file_name, where);
+  if (file == nullptr) return;
+  check_attribute_messages(*file, object_header_address(object, where), where);
 }
 
 // libhdf5 builds a group's local heap (its free list unchecked) on the first name looked
 // up in it: check the group's link storage first (io/hdf5_link_check.h), once per group
-// of the file (`checked`: the paths of those that need no more checking).
-void check_links_of(hid_t group, const std::string& file_name, const std::string& path,
-                    std::set<std::string>& checked) {
-  if (checked.contains(path)) return;
-  if (opened_read_only(group)) {  // (a file being written is Strata's own)
-    const std::string where = "'" + file_name + "' at '" + path + "'";
-    check_link_storage(geometry_of(group, file_name), object_header_address(group, where), where);
+// of the file.
+void check_links_of(hid_t group, const std::string& file_name, const std::string& path, FileChecks& checks) {
+  if (checks.checked_groups.contains(path)) return;
+  const std::string where = "'" + file_name + "' at '" + path + "'";
+  if (const CheckedFile* file = checked_file(checks, group, file_name, where)) {
+    check_link_storage(*file, object_header_address(group, where), where);
   }
-  checked.insert(path);
+  checks.checked_groups.insert(path);
 }
 
 // H5I type of the object at `name` below `loc` (the file `file_name`'s group at `path`),
 // or H5I_BADID when there is none. Every group on the way is checked before libhdf5
-// looks a name up in it (`checked`: those already checked).
+// looks a name up in it (once per open file: `checks`).
 H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::string& path,
-                       const std::string& name, std::set<std::string>& checked) {
+                       const std::string& name, FileChecks& checks) {
   quiet();
   // H5Lexists needs every intermediate link to exist: check component by component.
   std::string prefix = name.starts_with("/") ? "/" : "";
   for (const std::string& part : split_path(name)) {
     const std::string group = prefix.size() > 1 ? prefix.substr(0, prefix.size() - 1) : prefix;
     const std::string group_path = join_path(path, group);
-    if (!checked.contains(group_path)) {
-      check_before_opening(loc, group.empty() ? "." : group, file_name, "'" + file_name + "' at '" + group_path + "'");
+    if (!checks.checked_groups.contains(group_path)) {
+      check_before_opening(loc, group.empty() ? "." : group, file_name, "'" + file_name + "' at '" + group_path + "'",
+                           checks);
       Handle group_handle(H5Oopen(loc, group.empty() ? "." : group.c_str(), H5P_DEFAULT));
       if (!group_handle.valid() || H5Iget_type(group_handle.get()) != H5I_GROUP) {  // a dataset has no links
         H5Eclear2(H5E_DEFAULT);
         return H5I_BADID;
       }
-      check_links_of(group_handle.get(), file_name, group_path, checked);
+      check_links_of(group_handle.get(), file_name, group_path, checks);
     }
     prefix += part;
     if (H5Lexists(loc, prefix.c_str(), H5P_DEFAULT) <= 0) {
@@ -247,7 +262,7 @@ H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::strin
     }
     prefix += "/";
   }
-  check_before_opening(loc, name, file_name, "'" + file_name + "' at '" + join_path(path, name) + "'");
+  check_before_opening(loc, name, file_name, "'" + file_name + "' at '" + join_path(path, name) + "'", checks);
   Handle obj(H5Oopen(loc, name.c_str(), H5P_DEFAULT));
   if (!obj.valid()) {
     H5Eclear2(H5E_DEFAULT);
@@ -260,7 +275,7 @@ H5I_type_t object_type(hid_t loc, const std::string& file_name, const std::strin
 // group or file holding attribute `name`, opened as `attr`.
 std::vector<std::string> read_strings(hid_t owner, const std::string& file_name,
                                       const std::string& name, hid_t attr,
-                                      const std::string& where) {
+                                      const std::string& where, FileChecks& checks) {
   Handle type(check_id(H5Aget_type(attr), "cannot read the type of attribute " + where));
   Handle space(check_id(H5Aget_space(attr), "cannot read the dataspace of attribute " + where));
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
@@ -272,9 +287,9 @@ std::vector<std::string> read_strings(hid_t owner, const std::string& file_name,
   if (is_vlen < 0) fail("cannot read the string type of attribute " + where);
   if (is_vlen > 0) {
     // libhdf5 trusts the global heap these strings live in: check it first.
-    if (opened_read_only(owner)) {
-      check_vlen_string_attribute(geometry_of(owner, file_name), object_header_address(owner, where),
-                                  name, static_cast<std::uint64_t>(n), "attribute " + where);
+    if (const CheckedFile* file = checked_file(checks, owner, file_name, "attribute " + where)) {
+      check_vlen_string_attribute(*file, object_header_address(owner, where), name, static_cast<std::uint64_t>(n),
+                                  "attribute " + where);
     }
     Handle mem(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
     check(H5Tset_size(mem.get(), H5T_VARIABLE), "H5Tset_size");
@@ -367,15 +382,15 @@ std::string Location::where(const std::string& child) const {
 std::string Location::child_path(const std::string& child) const { return join_path(path_, child); }
 
 bool Location::exists(const std::string& name) const {
-  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) != H5I_BADID;
+  return object_type(handle_.get(), file_name_, path_, name, *checks_) != H5I_BADID;
 }
 
 bool Location::has_group(const std::string& name) const {
-  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) == H5I_GROUP;
+  return object_type(handle_.get(), file_name_, path_, name, *checks_) == H5I_GROUP;
 }
 
 bool Location::has_dataset(const std::string& name) const {
-  return object_type(handle_.get(), file_name_, path_, name, *checked_groups_) == H5I_DATASET;
+  return object_type(handle_.get(), file_name_, path_, name, *checks_) == H5I_DATASET;
 }
 
 std::vector<std::string> Location::children() const {
@@ -394,13 +409,13 @@ std::vector<std::string> Location::children() const {
 
 Group Location::open_group(const std::string& name) const {
   quiet();
-  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checked_groups_);
+  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checks_);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such group");
   if (type != H5I_GROUP)
     throw IOError("HDF5 file " + where(name) + ": expected a group, found a dataset");
   Handle g(check_id(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
                     "cannot open group " + where(name)));
-  return Group(std::move(g), file_name_, child_path(name), checked_groups_);
+  return Group(std::move(g), file_name_, child_path(name), checks_);
 }
 
 Group Location::create_group(const std::string& name) {
@@ -409,7 +424,7 @@ Group Location::create_group(const std::string& name) {
   check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
   Handle g(check_id(H5Gcreate2(handle_.get(), name.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot create group " + where(name)));
-  return Group(std::move(g), file_name_, child_path(name), checked_groups_);
+  return Group(std::move(g), file_name_, child_path(name), checks_);
 }
 
 Group Location::require_group(const std::string& name) {
@@ -418,13 +433,13 @@ Group Location::require_group(const std::string& name) {
 
 Dataset Location::open_dataset(const std::string& name) const {
   quiet();
-  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checked_groups_);
+  const H5I_type_t type = object_type(handle_.get(), file_name_, path_, name, *checks_);
   if (type == H5I_BADID) throw IOError("HDF5 file " + where(name) + ": no such dataset");
   if (type != H5I_DATASET)
     throw IOError("HDF5 file " + where(name) + ": expected a dataset, found a group");
   Handle d(check_id(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT),
                     "cannot open dataset " + where(name)));
-  return Dataset(std::move(d), file_name_, child_path(name));
+  return Dataset(std::move(d), file_name_, child_path(name), checks_);
 }
 
 Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
@@ -452,14 +467,14 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
                    host.raw_data()),
           "cannot write dataset " + where(name));
   }
-  return Dataset(std::move(d), file_name_, child_path(name));
+  return Dataset(std::move(d), file_name_, child_path(name), checks_);
 }
 
-void Location::check_links() const { check_links_of(handle_.get(), file_name_, path_, *checked_groups_); }
+void Location::check_links() const { check_links_of(handle_.get(), file_name_, path_, *checks_); }
 
 void Location::check_attributes() const {
   if (attributes_checked_) return;
-  check_attributes_of(handle_.get(), file_name_, where());
+  check_attributes_of(handle_.get(), file_name_, where(), *checks_);
   attributes_checked_ = true;
 }
 
@@ -499,7 +514,7 @@ std::string Location::read_string_attribute(const std::string& name) const {
     throw ValueError("attribute " + what + ": expected a string, found " +
                      type_name_of(type.get()));
   }
-  std::vector<std::string> values = read_strings(handle_.get(), file_name_, name, attr.get(), what);
+  std::vector<std::string> values = read_strings(handle_.get(), file_name_, name, attr.get(), what, *checks_);
   if (values.size() != 1) {
     throw ValueError("attribute " + what + ": expected one string, found " +
                      std::to_string(values.size()));
@@ -530,7 +545,7 @@ std::vector<std::string> Location::read_string_list_attribute(const std::string&
     if (H5Sget_simple_extent_npoints(space.get()) == 0) return {};  // Keras: no weights
     throw ValueError("attribute " + what + ": expected strings, found " + type_name_of(type.get()));
   }
-  return read_strings(handle_.get(), file_name_, name, attr.get(), what);
+  return read_strings(handle_.get(), file_name_, name, attr.get(), what, *checks_);
 }
 
 void Location::write_string_attribute(const std::string& name, const std::string& value,
@@ -683,13 +698,13 @@ void Dataset::check_chunk_count(std::int64_t plist, const Shape& declared, std::
 Tensor Dataset::read(DType dtype) const {
   quiet();
   const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
-  check_attributes_of(handle_.get(), file_name_, where);
+  check_attributes_of(handle_.get(), file_name_, where, *checks_);
   if (H5Aexists(handle_.get(), "dtype") > 0) {
     Handle attr(check_id(H5Aopen(handle_.get(), "dtype", H5P_DEFAULT),
                          "cannot open attribute dtype of " + where));
     Handle type(check_id(H5Aget_type(attr.get()), "H5Aget_type"));
     if (H5Tget_class(type.get()) == H5T_STRING) {
-      auto values = read_strings(handle_.get(), file_name_, "dtype", attr.get(), "'dtype' of " + where);
+      auto values = read_strings(handle_.get(), file_name_, "dtype", attr.get(), "'dtype' of " + where, *checks_);
       if (values.size() == 1 && values[0] == "bfloat16") {
         throw NotImplementedError("dataset " + where +
                                   " holds bfloat16 values; Strata reads "
@@ -764,6 +779,7 @@ File::File(const std::string& path, Mode mode) {
 void File::close() {
   quiet();
   if (!handle_.valid()) return;
+  checks_->file.reset();  // the descriptor the checks read through
   const hid_t id = handle_.release();
   if (H5Fclose(id) < 0) fail("cannot close (flush) HDF5 file '" + file_name_ + "'");
 }

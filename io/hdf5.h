@@ -17,6 +17,16 @@
 
 namespace strata::io::h5 {
 
+class CheckedFile;  // io/hdf5_object_header.h
+
+// What Strata's checks of a file being read keep while it is open, shared by the file and
+// every group and dataset opened from it: the groups whose link storage has been checked
+// (each is checked once), and the file opened for the checks (by the first one).
+struct FileChecks {
+  std::set<std::string> checked_groups;
+  std::shared_ptr<CheckedFile> file;
+};
+
 // Owns one HDF5 identifier (file, group, dataset, attribute, dataspace, datatype or
 // property list) and closes it with the matching H5*close. Move-only.
 class Handle {
@@ -91,12 +101,9 @@ class Location {
   void write_string_list_attribute(const std::string& name, const std::vector<std::string>& values);
 
  protected:
-  // The groups of one open file whose link storage has been checked, by path: shared by
-  // the file and every group opened from it, so each is checked once.
-  using CheckedGroups = std::shared_ptr<std::set<std::string>>;
-  Location(Handle handle, std::string file_name, std::string path, CheckedGroups checked)
+  Location(Handle handle, std::string file_name, std::string path, std::shared_ptr<FileChecks> checks)
       : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)),
-        checked_groups_(std::move(checked)) {}
+        checks_(std::move(checks)) {}
   Location() = default;
   // Before libhdf5 decodes this object's attribute messages (any attribute lookup does),
   // checks them once (io/hdf5_attribute_check.h).
@@ -109,7 +116,7 @@ class Location {
   std::string file_name_;
   std::string path_;
   mutable bool attributes_checked_ = false;
-  CheckedGroups checked_groups_ = std::make_shared<std::set<std::string>>();
+  std::shared_ptr<FileChecks> checks_ = std::make_shared<FileChecks>();
 };
 
 class Group : public Location {
@@ -118,8 +125,8 @@ class Group : public Location {
 
  private:
   friend class Location;
-  Group(Handle handle, std::string file_name, std::string path, CheckedGroups checked)
-      : Location(std::move(handle), std::move(file_name), std::move(path), std::move(checked)) {}
+  Group(Handle handle, std::string file_name, std::string path, std::shared_ptr<FileChecks> checks)
+      : Location(std::move(handle), std::move(file_name), std::move(path), std::move(checks)) {}
 };
 
 class Dataset {
@@ -142,12 +149,14 @@ class Dataset {
                            const std::string& where) const;
   void check_chunk_count(std::int64_t plist, const Shape& declared, std::uint64_t needed_bytes,
                          const std::string& where) const;
-  Dataset(Handle handle, std::string file_name, std::string path)
-      : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)) {}
+  Dataset(Handle handle, std::string file_name, std::string path, std::shared_ptr<FileChecks> checks)
+      : handle_(std::move(handle)), file_name_(std::move(file_name)), path_(std::move(path)),
+        checks_(std::move(checks)) {}
 
   Handle handle_;
   std::string file_name_;
   std::string path_;
+  std::shared_ptr<FileChecks> checks_ = std::make_shared<FileChecks>();
 };
 
 class File : public Location {

@@ -131,9 +131,9 @@ class HeapCollection {
 
 }  // namespace
 
-void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object_header,
+void check_attribute_messages(const CheckedFile& checked, std::uint64_t object_header,
                               const std::string& where) {
-  FileBytes file(geometry, where);
+  FileBytes file(checked, where);
   ObjectHeader header(file, object_header);
   std::size_t index = 0;
   for (const Message& m : header.messages()) {
@@ -150,10 +150,10 @@ void check_attribute_messages(const FileGeometry& geometry, std::uint64_t object
   }
 }
 
-void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t object_header,
+void check_vlen_string_attribute(const CheckedFile& checked, std::uint64_t object_header,
                                  const std::string& attribute, std::uint64_t elements,
                                  const std::string& where) {
-  FileBytes file(geometry, where);
+  FileBytes file(checked, where);
   ObjectHeader header(file, object_header);
   std::optional<AttributeParts> data;
   const std::string* message = nullptr;
@@ -175,7 +175,7 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
   // Each element: length (4), collection address, object index (4). libhdf5 sizes its
   // copy of the data from the datatype's declared size but reads references of this
   // size: the two must agree (a committed datatype is checked by libhdf5 itself).
-  const std::uint64_t reference_size = 4 + geometry.offset_size + 4;
+  const std::uint64_t reference_size = 4 + file.geometry().offset_size + 4;
   if (!data->type_shared) {
     const std::string type_bytes = message->substr(data->type_offset, data->type_size);
     Cursor type(type_bytes, file, "the attribute's datatype");
@@ -200,7 +200,7 @@ void check_vlen_string_attribute(const FileGeometry& geometry, std::uint64_t obj
   std::map<std::uint64_t, HeapCollection> collections;
   for (std::uint64_t i = 0; i < elements; ++i) {
     const std::uint64_t length = c.uint(4);
-    const std::uint64_t address = c.uint(geometry.offset_size);
+    const std::uint64_t address = c.uint(file.geometry().offset_size);
     const unsigned index = static_cast<unsigned>(c.uint(4));
     if (address == 0) continue;  // a null string: libhdf5 reads nothing
     auto it = collections.find(address);

@@ -33,7 +33,7 @@ namespace strata::io::h5 {
 // Checks every attribute message in the header of the object at `object_header`, as
 // libhdf5 will decode it; `where` names the object ("'model.h5' at '/model_weights'").
 // Throws IOError naming the file, the object and what is wrong.
-void check_attribute_messages(const FileGeometry& file, std::uint64_t object_header,
+void check_attribute_messages(const CheckedFile& file, std::uint64_t object_header,
                               const std::string& where);
 
 // Checks the `elements` variable-length strings of attribute `attribute` of the object
@@ -42,7 +42,7 @@ void check_attribute_messages(const FileGeometry& file, std::uint64_t object_hea
 // the attribute message or a referenced heap object is damaged, and when the attribute
 // cannot be found in the header (attributes in dense storage, which Keras files never
 // use, are refused rather than read unchecked).
-void check_vlen_string_attribute(const FileGeometry& file, std::uint64_t object_header,
+void check_vlen_string_attribute(const CheckedFile& file, std::uint64_t object_header,
                                  const std::string& attribute, std::uint64_t elements,
                                  const std::string& where);
 

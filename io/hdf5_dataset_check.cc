@@ -193,8 +193,8 @@ constexpr StorageCheck kStorageChecks[] = {{kFillValueMessage, "fill value", che
 
 }  // namespace
 
-void check_dataset_messages(const FileGeometry& geometry, std::uint64_t object_header, const std::string& where) {
-  FileBytes file(geometry, where);
+void check_dataset_messages(const CheckedFile& checked, std::uint64_t object_header, const std::string& where) {
+  FileBytes file(checked, where);
   ObjectHeader header(file, object_header);
   for (const Message& m : header.messages()) {
     if ((m.flags & kSharedMessageFlag) != 0) continue;

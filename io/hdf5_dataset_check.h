@@ -28,6 +28,6 @@ namespace strata::io::h5 {
 // Checks the messages of the dataset whose object header is at `object_header`; `where`
 // names it in errors ("'model.h5' at '/dense/kernel:0'"). Shared messages refer to a
 // message kept elsewhere, which libhdf5 checks itself. Throws IOError.
-void check_dataset_messages(const FileGeometry& file, std::uint64_t object_header, const std::string& where);
+void check_dataset_messages(const CheckedFile& file, std::uint64_t object_header, const std::string& where);
 
 }  // namespace strata::io::h5

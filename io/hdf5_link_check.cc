@@ -48,14 +48,14 @@ void check_local_heap(FileBytes& file, std::uint64_t address) {
 
 }  // namespace
 
-void check_link_storage(const FileGeometry& geometry, std::uint64_t object_header, const std::string& where) {
-  FileBytes file(geometry, where);
+void check_link_storage(const CheckedFile& checked, std::uint64_t object_header, const std::string& where) {
+  FileBytes file(checked, where);
   ObjectHeader header(file, object_header);
   for (const Message& m : header.messages()) {
     if (m.type != kSymbolTableMessage) continue;
     Cursor c(m.data, file, "a symbol table message");
-    c.skip(geometry.offset_size);  // the B-tree's address
-    check_local_heap(file, c.uint(geometry.offset_size));
+    c.skip(file.geometry().offset_size);  // the B-tree's address
+    check_local_heap(file, c.uint(file.geometry().offset_size));
   }
 }
 

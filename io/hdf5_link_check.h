@@ -30,6 +30,6 @@ namespace strata::io::h5 {
 // format, and datasets, have none: nothing to check). `where` names the group
 // ("'model.h5' at '/model_weights'"). Throws IOError naming the file, the group and what
 // is wrong.
-void check_link_storage(const FileGeometry& file, std::uint64_t object_header, const std::string& where);
+void check_link_storage(const CheckedFile& file, std::uint64_t object_header, const std::string& where);
 
 }  // namespace strata::io::h5

@@ -18,40 +18,45 @@ constexpr std::size_t kMaxMessages = 1 << 20;
 
 }  // namespace
 
-// ---------------------------------------------------------------- FileBytes
+// ---------------------------------------------------------------- CheckedFile
 
-FileBytes::FileBytes(const FileGeometry& geometry, std::string where)
-    : geometry_(geometry), where_(std::move(where)) {
-  fd_ = ::open(geometry.file_name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) fail("cannot reopen the file to check it");
+CheckedFile::CheckedFile(FileGeometry geometry, const std::string& where) : geometry_(std::move(geometry)) {
+  fd_ = ::open(geometry_.file_name.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) {
-    ::close(fd_);
-    fail("cannot reopen the file to check it");
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+    if (fd_ >= 0) ::close(fd_);
+    throw IOError("damaged HDF5 file: " + where + ": cannot reopen the file to check it");
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
 }
 
-FileBytes::~FileBytes() { ::close(fd_); }
+CheckedFile::~CheckedFile() { ::close(fd_); }
+
+bool CheckedFile::read_at(std::uint64_t offset, std::string& out) const {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- FileBytes
 
 void FileBytes::fail(const std::string& what) const {
   throw IOError("damaged HDF5 file: " + where_ + ": " + what);
 }
 
 std::string FileBytes::read(std::uint64_t address, std::uint64_t n, const char* what) {
-  const std::uint64_t base = geometry_.base_address;
-  if (address > size_ || base > size_ - address || n > size_ - base - address) {
+  const std::uint64_t base = geometry().base_address, size = file_.size();
+  if (address > size || base > size - address || n > size - base - address) {
     fail(std::string(what) + " at address " + std::to_string(address) + " (" + std::to_string(n) +
-         " bytes) lies beyond the end of the file (" + std::to_string(size_) + " bytes)");
+         " bytes) lies beyond the end of the file (" + std::to_string(size) + " bytes)");
   }
   std::string out(static_cast<std::size_t>(n), '\0');
-  std::size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t got = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(base + address + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) fail(std::string("cannot read ") + what);
-    done += static_cast<std::size_t>(got);
-  }
+  if (!file_.read_at(base + address, out)) fail(std::string("cannot read ") + what);
   return out;
 }
 

@@ -23,29 +23,44 @@ struct FileGeometry {
   unsigned length_size = 8;        // bytes in a length
 };
 
-// The file's bytes, read on demand; every read is checked against the file's size.
-// Failures are IOError "damaged HDF5 file: <where>: <what>".
+// The file opened once for every check of one open HDF5 file (io/hdf5.h keeps it with
+// the file): a model's load runs a check per object, and an open per check cost a
+// tenth of loading NASNetMobile (docs/reliability.md). Read with pread, at any offset.
+class CheckedFile {
+ public:
+  // `where` names the file in the IOError when it cannot be opened.
+  CheckedFile(FileGeometry geometry, const std::string& where);
+  ~CheckedFile();
+  CheckedFile(const CheckedFile&) = delete;
+  CheckedFile& operator=(const CheckedFile&) = delete;
+
+  const FileGeometry& geometry() const { return geometry_; }
+  std::uint64_t size() const { return size_; }
+  // Fills `out` from absolute offset `offset`; false when the file ends or a read fails.
+  bool read_at(std::uint64_t offset, std::string& out) const;
+
+ private:
+  FileGeometry geometry_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// The file's bytes, read on demand for one check; every read is checked against the
+// file's size. Failures are IOError "damaged HDF5 file: <where>: <what>".
 class FileBytes {
  public:
-  FileBytes(const FileGeometry& geometry, std::string where);
-  ~FileBytes();
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
+  FileBytes(const CheckedFile& file, std::string where) : file_(file), where_(std::move(where)) {}
 
   [[noreturn]] void fail(const std::string& what) const;
   // `n` bytes at relative address `address`.
   std::string read(std::uint64_t address, std::uint64_t n, const char* what);
 
-  std::uint64_t size() const { return size_; }
-  const FileGeometry& geometry() const { return geometry_; }
+  std::uint64_t size() const { return file_.size(); }
+  const FileGeometry& geometry() const { return file_.geometry(); }
 
  private:
-  const FileGeometry& geometry_;
+  const CheckedFile& file_;
   std::string where_;
-  // Read with pread: a check reads a few blocks, and a model's load runs one check per
-  // object (an ifstream cost a dozen system calls a check; docs/reliability.md).
-  int fd_ = -1;
-  std::uint64_t size_ = 0;
 };
 
 // Little-endian fields of a block, each read checked against the block's end.

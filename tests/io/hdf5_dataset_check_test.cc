@@ -118,8 +118,8 @@ std::size_t message_at(const std::string& path, const std::string& bytes, unsign
   address = info.addr;
 #endif
   H5Fclose(file);
-  const io::h5::FileGeometry geometry{.file_name = path};
-  io::h5::FileBytes file_bytes(geometry, "the test's file");
+  const io::h5::CheckedFile checked({.file_name = path}, "the test's file");
+  io::h5::FileBytes file_bytes(checked, "the test's file");
   const io::h5::ObjectHeader header(file_bytes, address);
   for (const io::h5::Message& m : header.messages()) {
     if (m.type != type) continue;
