@@ -45,7 +45,7 @@ constexpr std::int64_t kPackAColumns = 256;
 // Floats ahead in each row that packing asks for while it transposes 16 rows × 16 steps:
 // a sliver's rows are a stride apart in memory (8 KB on 2048³), and the hardware
 // prefetcher left packing waiting on them. Four lines ahead made 2048³ 1–2% faster on
-// one and on two threads, with B transposed too (Zen 5; docs/performance.md).
+// two threads (up to 2% on one), with B transposed too (Zen 5; docs/performance.md).
 constexpr std::int64_t kPackPrefetchFloats = 64;
 
 // Where sysconf does not know a cache's size: the blocking tuned on an Intel Xeon
