@@ -9,13 +9,6 @@
 namespace strata::io::h5 {
 namespace {
 
-// Message types (spec IV.A.2) of a dataset's storage.
-constexpr unsigned kOldFillValueMessage = 0x04;
-constexpr unsigned kFillValueMessage = 0x05;
-constexpr unsigned kExternalFileListMessage = 0x07;
-constexpr unsigned kLayoutMessage = 0x08;
-constexpr unsigned kFilterPipelineMessage = 0x0B;
-
 // Layout classes.
 constexpr unsigned kCompact = 0, kContiguous = 1, kChunked = 2, kVirtual = 3;
 // libhdf5's limits, which it enforces itself: a chunk's rank with its element size

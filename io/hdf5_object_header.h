@@ -89,6 +89,11 @@ inline std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7
 // Message types (spec IV.A.2).
 constexpr unsigned kDataspaceMessage = 0x01;
 constexpr unsigned kDatatypeMessage = 0x03;
+constexpr unsigned kOldFillValueMessage = 0x04;
+constexpr unsigned kFillValueMessage = 0x05;
+constexpr unsigned kExternalFileListMessage = 0x07;
+constexpr unsigned kLayoutMessage = 0x08;
+constexpr unsigned kFilterPipelineMessage = 0x0B;
 constexpr unsigned kAttributeMessage = 0x0C;
 constexpr unsigned kContinuationMessage = 0x10;
 constexpr unsigned kSymbolTableMessage = 0x11;

@@ -29,16 +29,8 @@ std::string write_file(const std::string& path) {
   return testing::read_bytes(path);
 }
 
-std::uint64_t get_le(const std::string& bytes, std::size_t at, int width) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < width; ++i)
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
-  return v;
-}
-
-void put_le(std::string& bytes, std::size_t at, std::uint64_t v, int width) {
-  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
+using testing::get_le;
+using testing::put_le;
 
 // Where the pieces are: the collection ("GCOL"), its first object, and the attribute's
 // reference to it (length, collection address, index).

@@ -24,24 +24,15 @@ namespace {
 const std::vector<float> kValues = {11.25f, 22.5f, 33.75f};
 constexpr float kFill = -77.25f;
 
-// Message types (HDF5 format spec IV.A.2).
-constexpr unsigned kFillValueMessage = 0x05;
-constexpr unsigned kOldFillValueMessage = 0x04;
-constexpr unsigned kLayoutMessage = 0x08;
-constexpr unsigned kFilterPipelineMessage = 0x0B;
+using io::h5::kFillValueMessage;
+using io::h5::kFilterPipelineMessage;
+using io::h5::kLayoutMessage;
+using io::h5::kOldFillValueMessage;
 
 std::string bytes_of(const void* p, std::size_t n) { return std::string(static_cast<const char*>(p), n); }
 
-void put_le(std::string& bytes, std::size_t at, std::uint64_t v, int width) {
-  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-std::uint64_t get_le(const std::string& bytes, std::size_t at, int width) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < width; ++i)
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
-  return v;
-}
+using testing::get_le;
+using testing::put_le;
 
 }  // namespace
 }  // namespace strata

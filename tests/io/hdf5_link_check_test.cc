@@ -19,15 +19,8 @@
 namespace strata {
 namespace {
 
-std::uint64_t get_le(const std::string& bytes, std::size_t at) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
-  return v;
-}
-
-void put_le(std::string& bytes, std::size_t at, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
+using testing::get_le;
+using testing::put_le;
 
 // Groups as libhdf5 writes them by default (symbol tables, each with a local heap), in
 // the order written: '/', '/model_weights', '/model_weights/dense'.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -54,6 +55,19 @@ inline std::string read_bytes(const std::string& path) {
 inline void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A little-endian field of `width` bytes at `at` in a file's bytes: for tests that damage
+// one field of a file a library wrote.
+inline std::uint64_t get_le(const std::string& bytes, std::size_t at, int width = 8) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < width; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+inline void put_le(std::string& bytes, std::size_t at, std::uint64_t v, int width = 8) {
+  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
 // Expects `statement` to throw `type` whose message contains every one of `parts`.
