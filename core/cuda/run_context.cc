@@ -40,6 +40,7 @@ RunContext::RunContext(int device)
     : stream_(available(device)),
       blas_(stream_),
       faults_(stream_.device(), stream_.get()),
+      host_staging_(stream_.device(), stream_.get()),
       workspace_(stream_.device(), stream_.get()) {}
 
 RunContext::~RunContext() {

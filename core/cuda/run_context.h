@@ -11,6 +11,7 @@
 
 #include "core/cuda/cublas_handle.h"
 #include "core/cuda/fault_report.h"
+#include "core/cuda/host_staging.h"
 #include "core/cuda/philox.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/workspace.h"
@@ -54,6 +55,9 @@ class RunContext {
   Workspace& workspace() { return workspace_; }
   // Where kernels report bad input that their CPU kernels would throw on.
   FaultReport& faults() { return faults_; }
+  // Pinned host buffers standing for device buffers that a host-only transport reads
+  // and writes (the all-reduce staged through host memory, core/cuda/collective_kernels.h).
+  HostStaging& host_staging() { return host_staging_; }
   // The run's step and sample offset on the device, for kernels that read them there
   // (dropout): as `ctx` has them. Written on the stream when they differ from what was
   // written last (the block is made by the first call); throws strata::Error when CUDA
@@ -90,6 +94,7 @@ class RunContext {
   std::shared_ptr<ConvPlanCache> conv_plans_;  // a shared_ptr for the same reason
   std::shared_ptr<DenseEpilogue> dense_epilogue_;  // and here to keep cublasLt.h out of this header
   FaultReport faults_;
+  HostStaging host_staging_;
   std::unique_ptr<Stream> capture_stream_;  // non-blocking; made at the first capture
   const Stream* active_stream_ = &stream_;
   RunScalars* run_scalars_ = nullptr;  // a caching allocator block, made at first use

@@ -4,13 +4,13 @@
 #include <string>
 
 #include "core/collective.h"
+#include "core/cuda/collective_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 
 namespace strata::ops {
-
-namespace {
 
 Collective& collective_of(const KernelContext& ctx) {
   if (!ctx.collective) {
@@ -20,8 +20,6 @@ Collective& collective_of(const KernelContext& ctx) {
   }
   return *ctx.collective;
 }
-
-}  // namespace
 
 Output all_reduce_start(Output batch, const std::vector<Output>& values) {
   if (values.empty()) throw ValueError("all_reduce_start: no values to reduce");
@@ -45,6 +43,13 @@ std::vector<Output> all_reduce_wait(Output started, const std::vector<Output>& l
   attrs.set("dims", dims);
   return started.graph->add_node("all_reduce_wait", {started}, std::move(attrs), "all_reduce_wait");
 }
+
+namespace {
+
+// A replay would skip the communicator, which the kernels call from the host.
+std::string host_call_refusal(const Node&) { return "calls the communicator from the host"; }
+
+}  // namespace
 
 void register_collective_ops(OpRegistry& r) {
   r.add({.name = "all_reduce_start",
@@ -82,7 +87,9 @@ void register_collective_ops(OpRegistry& r) {
            collective.start_all_reduce(flat, pos + 1);
          },
          .differentiable = false,
-         .schedule = OpDef::Schedule::early});
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::all_reduce_start),
+         .schedule = OpDef::Schedule::early,
+         .cuda_graph_refusal = host_call_refusal});
   r.add({.name = "all_reduce_wait",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.size() != 1) throw ValueError("all_reduce_wait: expects one started all-reduce");
@@ -123,7 +130,9 @@ void register_collective_ops(OpRegistry& r) {
            }
          },
          .differentiable = false,
-         .schedule = OpDef::Schedule::late});
+         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::all_reduce_wait),
+         .schedule = OpDef::Schedule::late,
+         .cuda_graph_refusal = host_call_refusal});
 }
 
 }  // namespace strata::ops

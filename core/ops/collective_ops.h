@@ -12,14 +12,24 @@
 //
 // The Program runs a start as soon as its values exist (Schedule::early) and a wait just
 // before the first node that reads its results (Schedule::late): buckets travel while
-// the backward pass computes the next ones. Neither is differentiable.
+// the backward pass computes the next ones. Neither is differentiable. Both have a CUDA
+// kernel too (core/cuda/collective_kernels.h), with the same arithmetic.
 #pragma once
 
 #include <vector>
 
 #include "core/graph.h"
 
+namespace strata {
+class Collective;
+struct KernelContext;
+}  // namespace strata
+
 namespace strata::ops {
+
+// For the kernels of both ops: the run's communicator (RunOptions::collective). Throws
+// strata::Error naming the node when the run has none.
+Collective& collective_of(const KernelContext& ctx);
 
 Output all_reduce_start(Output batch, const std::vector<Output>& values);
 std::vector<Output> all_reduce_wait(Output started, const std::vector<Output>& like);

@@ -16,8 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/collective.h"
 #include "core/device.h"
 #include "core/op_registry.h"
+#include "core/ops.h"
+#include "core/ops/collective_ops.h"
 #include "core_test_util.h"
 #include "rnn_configurations.h"
 
@@ -53,6 +56,8 @@ struct KernelCase {
   bool training = false;
   std::int64_t step = 0;
   std::int64_t sample_offset = 0;
+  // The run's communicator, for the all-reduce ops.
+  Collective* collective = nullptr;
 };
 
 struct OpCases {
@@ -1183,6 +1188,62 @@ OpCases upsample_cases() {
   return op;
 }
 
+// --- the gradient all-reduce ----------------------------------------------------------
+
+// The communicator of a job of one process, which says it sums device memory: each
+// all-reduce op runs alone here, so the sum is left out (the buffer is its own sum) and
+// what is compared is the packing and unpacking around it. CudaAllReduce.* (below) runs
+// the pair with other processes' contributions, on the device and through host memory.
+class AloneOnTheDevice : public Collective {
+ public:
+  void start_all_reduce(float*, std::int64_t) override {}
+  void wait_all_reduce(float*) override {}
+  bool reduces_cuda_memory(int) override { return true; }
+  void start_cuda_all_reduce(float*, std::int64_t, void*) override {}
+  void wait_cuda_all_reduce(float*, void*) override {}
+};
+
+AloneOnTheDevice& alone_on_the_device() {
+  static AloneOnTheDevice collective;
+  return collective;
+}
+
+// all_reduce_start(batch, values...): a bucket of several gradients (one spanning many
+// blocks, a scalar), a batch of one sample, and a process without samples (zeros).
+OpCases all_reduce_start_cases() {
+  OpCases op{0.f, {}};
+  auto bucket = [](std::int64_t samples, const std::vector<Shape>& values, std::uint64_t seed) {
+    KernelCase c{std::to_string(samples) + " samples, " + std::to_string(values.size()) + " values",
+                 {in_range(Shape{samples, 2}, -1, 1, seed)}};
+    for (const Shape& v : values) c.inputs.push_back(in_range(v, -2, 2, ++seed));
+    c.collective = &alone_on_the_device();
+    return c;
+  };
+  op.cases.push_back(bucket(3, {{37, 19}, {257}, {}}, 2700));
+  op.cases.push_back(bucket(1, {{1000, 33}}, 2710));
+  op.cases.push_back(bucket(0, {{5}, {2, 3}}, 2720));
+  return op;
+}
+
+// all_reduce_wait(flat): the summed buffer split into values and divided by the summed
+// count (its last element): several samples, one, and none (zeros times the sum).
+OpCases all_reduce_wait_cases() {
+  OpCases op{0.f, {}};
+  auto summed = [](float samples, std::vector<std::int64_t> ranks, std::vector<std::int64_t> dims,
+                   std::int64_t total, std::uint64_t seed) {
+    Tensor flat = in_range(Shape{total}, -20, 20, seed);
+    flat.data<float>()[total - 1] = samples;
+    KernelCase c{"summed count " + std::to_string(samples), {flat}, Attrs{{"ranks", ranks}, {"dims", dims}}};
+    c.collective = &alone_on_the_device();
+    return c;
+  };
+  op.cases.push_back(summed(8.f, {2, 1, 0}, {37, 19, 257}, 37 * 19 + 257 + 1 + 1, 2730));
+  op.cases.push_back(summed(1.f, {2}, {1000, 33}, 33001, 2731));
+  op.cases.push_back(summed(0.f, {1, 2}, {5, 2, 3}, 12, 2732));
+  op.cases.push_back(summed(3.f, {1}, {0}, 1, 2733));
+  return op;
+}
+
 // --- recurrent ops ---------------------------------------------------------------------
 
 // rnn_sequence(x, h0, c0, kernel, recurrent_kernel, bias[, mask]), or its gradient op
@@ -1312,6 +1373,8 @@ const std::map<std::string, OpCases>& table() {
     m["rnn_sequence"] = rnn_cases(false);
     m["rnn_sequence_grad"] = rnn_cases(true);
     m["rnn_zero_state"] = rnn_zero_state_cases();
+    m["all_reduce_start"] = all_reduce_start_cases();
+    m["all_reduce_wait"] = all_reduce_wait_cases();
     return m;
   }();
   return cases;
@@ -1376,6 +1439,7 @@ KernelContext context_for(const Node& node, const KernelCase& c, std::vector<Ten
   ctx.training = c.training;
   ctx.step = c.step;
   ctx.sample_offset = c.sample_offset;
+  ctx.collective = c.collective;
   return ctx;
 }
 
@@ -1673,6 +1737,98 @@ TEST(CudaDenseEpilogue, BiasAndReluRunInOneCublasLtProductPlannedOncePerGeometry
     EXPECT_EQ(std::memcmp(first[i].raw_data(), second[i].raw_data(), sizeof(float) * first[i].size()), 0)
         << cases[i].label << ": the second step's bits differ from the first's";
   }
+}
+
+// The other processes of a job, as tests/core/collective_op_cases.cc plays them:
+// `others` samples whose gradients were all `value`, added to the sum when it completes.
+// Either a communicator that sums host memory only (the CUDA kernels stage each bucket
+// through pinned host memory) or one that sums device memory on the run's stream (as NCCL).
+class OtherProcesses : public Collective {
+ public:
+  OtherProcesses(float others, float value, bool on_device) : others_(others), value_(value), on_device_(on_device) {}
+  void start_all_reduce(float* data, std::int64_t count) override { started(data, count); }
+  void wait_all_reduce(float* data) override {
+    EXPECT_EQ(data, pending_) << "waited for another buffer than was started";
+    add_others(data);
+  }
+  bool reduces_cuda_memory(int device) override {
+    EXPECT_EQ(device, 0);
+    return on_device_;
+  }
+  void start_cuda_all_reduce(float* data, std::int64_t count, void*) override { started(data, count); }
+  void wait_cuda_all_reduce(float* data, void* stream) override {
+    EXPECT_EQ(data, pending_) << "waited for another buffer than was started";
+    auto* s = static_cast<cudaStream_t>(stream);
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(count_);
+    std::vector<float> host(static_cast<std::size_t>(count_));
+    cuda::check(cudaMemcpyAsync(host.data(), data, bytes, cudaMemcpyDeviceToHost, s), "test: reading the bucket");
+    cuda::check(cudaStreamSynchronize(s), "test: reading the bucket");
+    add_others(host.data());
+    cuda::check(cudaMemcpyAsync(data, host.data(), bytes, cudaMemcpyHostToDevice, s), "test: writing the sum");
+    cuda::check(cudaStreamSynchronize(s), "test: writing the sum");
+  }
+  int starts = 0, waits = 0;
+
+ private:
+  void started(float* data, std::int64_t count) {
+    pending_ = data;
+    count_ = count;
+    ++starts;
+  }
+  void add_others(float* data) {
+    for (std::int64_t i = 0; i + 1 < count_; ++i) data[i] += others_ * value_;
+    data[count_ - 1] += others_;
+    ++waits;
+  }
+  float others_, value_;
+  bool on_device_;
+  float* pending_ = nullptr;
+  std::int64_t count_ = 0;
+};
+
+// A step's all-reduce on cuda:0 against the same on the CPU, with the same other
+// processes: column sums of the batch and their total, each scaled by this process's
+// sample count, summed with the others' and divided by the summed count — exactly the
+// CPU's numbers (whole numbers and powers of two: no rounding differs). Twice, so the
+// second step reuses the staging buffer; and a process without samples adds zeros.
+void expect_all_reduce_on_the_gpu_as_on_the_cpu(bool on_device) {
+  Graph g;
+  Output batch = g.placeholder({Shape{kUnknownDim, 2}, DType::float32}, "x");
+  Output grad = ops::reduce_sum(batch, {0});
+  Output scalar = ops::reduce_sum(grad);
+  auto reduced = ops::all_reduce_wait(ops::all_reduce_start(batch, {grad, scalar}), {grad, scalar});
+  const Device gpu{DeviceType::cuda, 0, ""};
+  Program on_cpu(g, {batch}, {reduced[0], reduced[1]});
+  Program on_gpu(g, {batch}, {reduced[0], reduced[1]}, {}, gpu);
+  Tensor x(Shape{3, 2});
+  for (int i = 0; i < 6; ++i) x.data<float>()[i] = static_cast<float>(i % 2 + 1);
+  for (const Tensor& fed : {x, x, Tensor(Shape{0, 2})}) {
+    OtherProcesses cpu_peers(5, 1.f, false), gpu_peers(5, 1.f, on_device);
+    const auto expected = on_cpu.run({fed}, {.collective = &cpu_peers});
+    std::vector<Tensor> actual;
+    ASSERT_NO_THROW(actual = on_gpu.run({fed}, {.collective = &gpu_peers}));
+    EXPECT_EQ(gpu_peers.starts, 1);
+    EXPECT_EQ(gpu_peers.waits, 1);
+    ASSERT_EQ(actual.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      ASSERT_EQ(actual[i].shape(), expected[i].shape());
+      for (std::int64_t j = 0; j < expected[i].size(); ++j) {
+        EXPECT_EQ(actual[i].item(j), expected[i].item(j)) << "fetch " << i << ", element " << j << ", "
+                                                          << fed.shape()[0] << " samples";
+      }
+    }
+  }
+  EXPECT_THROW(on_gpu.run({x}), Error);  // a run without a communicator, as on the CPU
+}
+
+TEST(CudaAllReduce, ThroughHostMemoryMatchesTheCpu) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  expect_all_reduce_on_the_gpu_as_on_the_cpu(false);
+}
+
+TEST(CudaAllReduce, OnTheDeviceMatchesTheCpu) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  expect_all_reduce_on_the_gpu_as_on_the_cpu(true);
 }
 
 #ifdef STRATA_WITH_CUDNN
