@@ -33,8 +33,10 @@ class Communicator : public Collective {
  public:
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // How many of the processes share this machine (this one included).
+  // How many of the processes share this machine (this one included), and this one's
+  // index among them.
   virtual int local_size() const = 0;
+  virtual int local_rank() const = 0;
   // Sums `count` doubles over every process, in place.
   virtual void all_reduce_sum(double* data, std::int64_t count) = 0;
   // Copies `bytes` bytes at `data` from process `root` to every other process.
@@ -57,6 +59,7 @@ class LocalCommunicator final : public Communicator {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   int local_size() const override { return 1; }
+  int local_rank() const override { return 0; }
   void start_all_reduce(float*, std::int64_t) override {}
   void wait_all_reduce(float*) override {}
   void all_reduce_sum(double*, std::int64_t) override {}

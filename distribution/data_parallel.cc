@@ -1,6 +1,7 @@
 #include "distribution/data_parallel.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -55,6 +56,20 @@ DataParallel::DataParallel(DataParallelOptions options) : options_(options), com
   }
 }
 
+Device DataParallel::default_device() const {
+  if (const char* told = std::getenv("STRATA_DEFAULT_DEVICE"); told && *told) return strata::default_device();
+  return spread_over_gpus(available_devices(), communicator_->local_rank());
+}
+
+Device spread_over_gpus(const std::vector<Device>& available, int local_rank) {
+  std::vector<Device> gpus;
+  for (const Device& d : available) {
+    if (d.type == DeviceType::cuda) gpus.push_back(d);
+  }
+  if (gpus.empty()) return {DeviceType::cpu, 0, "cpu"};
+  return gpus[static_cast<std::size_t>(local_rank) % gpus.size()];
+}
+
 void set_distribution(std::optional<DataParallel> distribution) {
   World& w = world();
   std::lock_guard lock(w.mutex);
@@ -81,6 +96,14 @@ int num_processes() {
 
 bool built_with_mpi() {
 #ifdef STRATA_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool built_with_nccl() {
+#ifdef STRATA_WITH_NCCL
   return true;
 #else
   return false;

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/device.h"
 #include "distribution/communicator.h"
 
 namespace strata::distribution {
@@ -49,6 +50,12 @@ class DataParallel {
   int process_index() const { return communicator_->rank(); }
   int num_processes() const { return communicator_->size(); }
   Communicator& communicator() const { return *communicator_; }
+  // The device compile places a model on under this strategy when none is named
+  // (CompileOptions::device): the process's default (core/device.h: STRATA_DEFAULT_DEVICE,
+  // else the first GPU, else the CPU), except that without STRATA_DEFAULT_DEVICE the
+  // processes sharing a machine take its GPUs in turn, one process per GPU
+  // (spread_over_gpus), as each process of a data-parallel job trains on one.
+  Device default_device() const;
 
  private:
   DataParallelOptions options_;
@@ -66,7 +73,13 @@ int process_index();
 int num_processes();
 inline bool is_chief() { return process_index() == 0; }
 
+// The GPU the process of index `local_rank` among those of one machine trains on: the
+// (local_rank mod count)-th CUDA device of `available`, or the CPU when there is none.
+Device spread_over_gpus(const std::vector<Device>& available, int local_rank);
+
 // Whether this build can run a job of several processes (built with MPI).
 bool built_with_mpi();
+// Whether this build can sum gradients on GPUs through NCCL (else through host memory).
+bool built_with_nccl();
 
 }  // namespace strata::distribution

@@ -7,6 +7,10 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "distribution/gpu_all_reduce_choice.h"
+#ifdef STRATA_WITH_NCCL
+#include "distribution/nccl_all_reducer.h"
+#endif
 
 namespace strata::distribution {
 
@@ -59,6 +63,7 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : timeout_(t
   MPI_Comm local = MPI_COMM_NULL;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
     MPI_Comm_size(local, &local_size_);
+    MPI_Comm_rank(local, &local_rank_);
     MPI_Comm_free(&local);
   }
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -70,6 +75,7 @@ MpiCommunicator::MpiCommunicator(std::chrono::milliseconds timeout) : timeout_(t
 }
 
 MpiCommunicator::~MpiCommunicator() {
+  nccl_.reset();  // leaves NCCL while MPI, and the peers, are still there
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -86,7 +92,16 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 std::string MpiCommunicator::describe() const {
-  return "MPI (" + library_ + "), " + std::to_string(size_) + " process" + (size_ == 1 ? "" : "es");
+  std::string text = "MPI (" + library_ + "), " + std::to_string(size_) + " process" + (size_ == 1 ? "" : "es");
+#ifdef STRATA_WITH_NCCL
+  if (nccl_) text += ", gradients on GPUs over " + NcclAllReducer::version();
+#endif
+  return text;
+}
+
+void MpiCommunicator::record_failure(const std::string& error) {
+  std::lock_guard lock(mutex_);
+  if (failure_.empty()) failure_ = error;
 }
 
 void MpiCommunicator::set_timeout(std::chrono::milliseconds timeout) {
@@ -262,6 +277,121 @@ void MpiCommunicator::barrier() {
     return MPI_Ibarrier(MPI_COMM_WORLD, static_cast<MPI_Request*>(request));
   });
   wait(*job);
+}
+
+bool MpiCommunicator::reduces_cuda_memory(int device) {
+  if (gpu_device_ < 0) return agree_on_gpu_all_reduce(device);
+  if (device != gpu_device_) {
+    throw Error("distribution: this process sums its gradients on cuda:" + std::to_string(gpu_device_) +
+                ", and a process of a data-parallel job trains on one GPU; asked for cuda:" + std::to_string(device));
+  }
+  return nccl_ != nullptr;
+}
+
+// Every process comes here at its first GPU all-reduce start, in the same place of the
+// same train step: the gather (and the broadcast of NCCL's id) meet in order.
+bool MpiCommunicator::agree_on_gpu_all_reduce(int device) {
+  std::string mine;  // empty: this process cannot take part in NCCL
+#ifdef STRATA_WITH_NCCL
+  try {
+    mine = NcclAllReducer::describe_gpu(device);
+  } catch (const Error&) {  // still gathered with the others, who would wait for it otherwise
+  }
+#endif
+  const std::vector<char> record = encode_gpu_description(mine);
+  std::vector<char> gathered;
+  all_gather(record.data(), static_cast<std::int64_t>(record.size()), gathered);
+  const GpuAllReduceChoice choice = choose_gpu_all_reduce(decode_gpu_descriptions(gathered));
+  if (!choice.nccl) {
+    if (rank_ == 0) {
+      std::fprintf(stderr, "strata: gradients on GPUs are summed through host memory over MPI: %s\n",
+                   choice.reason.c_str());
+    }
+    gpu_device_ = device;
+    return false;
+  }
+#ifdef STRATA_WITH_NCCL
+  NcclAllReducer::UniqueId id{};
+  std::string failed;  // process 0's failure to make the id, shared so that no process waits for NCCL in vain
+  if (rank_ == 0) {
+    try {
+      id = NcclAllReducer::new_unique_id();
+    } catch (const Error& e) {
+      failed = e.what();
+    }
+  }
+  char flag = failed.empty() ? 1 : 0;
+  broadcast(&flag, 1, 0);
+  if (!flag) {
+    const std::string error = rank_ == 0 ? failed : "distribution: process 0 could not make NCCL's unique id";
+    record_failure(error);
+    throw Error(error);
+  }
+  broadcast(id.data(), static_cast<std::int64_t>(id.size()), 0);
+  std::chrono::milliseconds timeout;
+  {
+    std::lock_guard lock(mutex_);
+    timeout = timeout_;
+  }
+  try {
+    nccl_ = std::make_shared<NcclAllReducer>(id, rank_, size_, device, timeout);
+  } catch (const Error& e) {
+    record_failure(e.what());
+    throw;
+  }
+  gpu_device_ = device;
+  return true;
+#else
+  throw Error("distribution: the processes chose NCCL, which this build lacks");  // unreachable: it described no GPU
+#endif
+}
+
+void MpiCommunicator::start_cuda_all_reduce(float* data, std::int64_t count, void* stream) {
+#ifdef STRATA_WITH_NCCL
+  if (!nccl_) return Collective::start_cuda_all_reduce(data, count, stream);
+  {
+    std::lock_guard lock(mutex_);
+    if (!failure_.empty()) throw Error(failure_);
+  }
+  try {
+    nccl_->start(data, count, stream);
+  } catch (const Error& e) {
+    record_failure(e.what());
+    throw;
+  }
+  started_cuda_reduces_[data] = {std::chrono::steady_clock::now(), count * static_cast<std::int64_t>(sizeof(float))};
+#else
+  Collective::start_cuda_all_reduce(data, count, stream);
+#endif
+}
+
+void MpiCommunicator::wait_cuda_all_reduce(float* data, void* stream) {
+#ifdef STRATA_WITH_NCCL
+  if (!nccl_) return Collective::wait_cuda_all_reduce(data, stream);
+  std::chrono::milliseconds timeout;
+  {
+    std::lock_guard lock(mutex_);
+    if (!failure_.empty()) throw Error(failure_);
+    timeout = timeout_;
+  }
+  double blocked = 0;
+  try {
+    blocked = nccl_->wait(data, stream, timeout);
+  } catch (const Error& e) {
+    record_failure(e.what());
+    throw;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  const CudaReduce started = started_cuda_reduces_[data];
+  started_cuda_reduces_.erase(data);
+  std::lock_guard lock(mutex_);
+  traffic_.blocked_seconds += blocked;
+  traffic_.in_flight_seconds += std::chrono::duration<double>(now - started.started).count();
+  ++traffic_.reductions;
+  traffic_.bytes += started.bytes;
+#else
+  Collective::wait_cuda_all_reduce(data, stream);
+#endif
 }
 
 }  // namespace strata::distribution

@@ -7,6 +7,11 @@
 // bucket travels, and a collective that does not complete within `timeout` fails with a
 // message instead of hanging. After a failure the process aborts the job when the
 // communicator is destroyed (MPI_Abort), since MPI_Finalize would wait for dead peers.
+//
+// Gradients on GPUs: at the first GPU all-reduce, the processes agree how to sum them
+// (distribution/gpu_all_reduce_choice.h): through NCCL when every process has a GPU of
+// its own and the build has NCCL (distribution/nccl_all_reducer.h, joined with the unique
+// id process 0 broadcasts), else through host memory over MPI.
 #pragma once
 
 #include <chrono>
@@ -23,6 +28,8 @@
 
 namespace strata::distribution {
 
+class NcclAllReducer;  // distribution/nccl_all_reducer.h
+
 class MpiCommunicator final : public Communicator {
  public:
   // Initializes MPI unless the program already did (then the program finalizes it).
@@ -34,8 +41,12 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_size() const override { return local_size_; }
+  int local_rank() const override { return local_rank_; }
   void start_all_reduce(float* data, std::int64_t count) override;
   void wait_all_reduce(float* data) override;
+  bool reduces_cuda_memory(int device) override;
+  void start_cuda_all_reduce(float* data, std::int64_t count, void* stream) override;
+  void wait_cuda_all_reduce(float* data, void* stream) override;
   void all_reduce_sum(double* data, std::int64_t count) override;
   void broadcast(void* data, std::int64_t bytes, int root) override;
   void all_gather(const void* data, std::int64_t bytes, std::vector<char>& out) override;
@@ -51,8 +62,11 @@ class MpiCommunicator final : public Communicator {
   std::shared_ptr<Job> submit(std::string what, std::function<int(void* request)> start);
   void wait(Job& job);
   void run();
+  void record_failure(const std::string& error);
+  // The first GPU all-reduce's agreement: NCCL or host memory, for every process alike.
+  bool agree_on_gpu_all_reduce(int device);
 
-  int rank_ = 0, size_ = 1, local_size_ = 1;
+  int rank_ = 0, size_ = 1, local_size_ = 1, local_rank_ = 0;
   bool owns_mpi_ = false;
   std::string library_;
 
@@ -64,6 +78,17 @@ class MpiCommunicator final : public Communicator {
   std::string failure_;  // set once a collective failed: every later one fails with it
   bool stopping_ = false;
   GradientTraffic traffic_;
+
+  // GPU all-reduces, used by the train step's thread only: the device agreed on (-1:
+  // none yet), and NCCL's reducer when the processes chose it (a shared_ptr, whose
+  // deleter is bound where it is made: a build without NCCL has no reducer code).
+  int gpu_device_ = -1;
+  std::shared_ptr<NcclAllReducer> nccl_;
+  struct CudaReduce {
+    std::chrono::steady_clock::time_point started;
+    std::int64_t bytes = 0;
+  };
+  std::map<const float*, CudaReduce> started_cuda_reduces_;
   std::thread thread_;
 };
 

@@ -121,11 +121,23 @@ void place_variables(const Graph& graph, const Device& device) {
   }
 }
 
+// The named device, else under a DataParallel of several processes this process's share
+// of the machine's GPUs, else the process's default (the first GPU, else the CPU).
+Device compile_device(const CompileOptions* options) {
+  if (options && !options->device.empty()) return parse_device(options->device);
+  if (options) {
+    if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
+      return strategy->default_device();
+    }
+  }
+  return default_device();
+}
+
 }  // namespace
 
 CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
     : graph_(std::make_unique<Graph>()),
-      device_(options && !options->device.empty() ? parse_device(options->device) : default_device()) {
+      device_(compile_device(options)) {
   for (const auto& in : model.inputs) {
     const auto& input_layer = static_cast<const InputLayerImpl&>(in.call()->layer.impl());
     x_specs_.push_back(in.spec());

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/device.h"
 #include "core/ops.h"
 #include "core/program.h"
 #include "distribution/data_parallel.h"
@@ -152,7 +153,10 @@ JobResult run_job(int processes, const std::string& args, const fs::path& dir, i
   // test ran before), whose variables would make mpirun think it runs inside a job.
   // The sanitizer runs' settings (scripts/sanitizer_build.sh) pass through. Shared memory
   // copies through the kernel (CMA) need ptrace rights a container may not grant: off.
+  // STRATA_DEFAULT_DEVICE passes too: the suite's "cpu" keeps the jobs on the CPU, as the
+  // reference they are compared with (SameAnswerOnGpus clears it in its jobs).
   cmd << "env -i PATH=\"$PATH\" HOME=\"$HOME\" TMPDIR=\"${TMPDIR:-/tmp}\" OMPI_ALLOW_RUN_AS_ROOT=1 "
+         "STRATA_DEFAULT_DEVICE=\"$STRATA_DEFAULT_DEVICE\" "
          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ASAN_OPTIONS=\"$ASAN_OPTIONS\" LSAN_OPTIONS=\"$LSAN_OPTIONS\" "
          "UBSAN_OPTIONS=\"$UBSAN_OPTIONS\" TSAN_OPTIONS=\"$TSAN_OPTIONS\" timeout --kill-after=10 "
       << limit_seconds << " " << STRATA_MPIEXEC << " -np " << processes
@@ -191,7 +195,8 @@ double relative_difference(const std::vector<Tensor>& a, const std::vector<Tenso
 // this process alone, and compares weights, loss history, evaluation and predictions.
 // Returns what the job printed. `extra` adds mpi_job flags.
 std::string expect_same_answer(const std::string& kind, int processes, std::int64_t samples,
-                               const std::string& data = "arrays", const std::string& extra = "") {
+                               const std::string& data = "arrays", const std::string& extra = "",
+                               double tolerance = 1e-5) {
   const fs::path dir = scratch_dir(kind + std::to_string(processes));
   const JobResult job = run_job(processes, "--model=" + kind + " --samples=" + std::to_string(samples) + " --data=" +
                                                data + " --out=" + (dir / "w.weights.h5").string() + " " + extra, dir);
@@ -207,7 +212,7 @@ std::string expect_same_answer(const std::string& kind, int processes, std::int6
   Model trained = distributed_test::build_model(kind);
   trained.load_weights((dir / "w.weights.h5").string());
   const double diff = relative_difference(trained.get_weights(), reference.get_weights());
-  EXPECT_LT(diff, 1e-5) << kind << " on " << processes << " processes";
+  EXPECT_LT(diff, tolerance) << kind << " on " << processes << " processes";
   char measured[32];
   std::snprintf(measured, sizeof measured, "%.3g", diff);
   ::testing::Test::RecordProperty("max_relative_weight_difference", measured);
@@ -224,14 +229,16 @@ std::string expect_same_answer(const std::string& kind, int processes, std::int6
     }
   }
   EXPECT_EQ(losses.size(), h.history["loss"].size()) << job.output;
-  for (std::size_t e = 0; e < std::min(losses.size(), h.history["loss"].size()); ++e) EXPECT_NEAR(losses[e], h.history["loss"][e], 1e-5 * std::fabs(losses[e]));
+  for (std::size_t e = 0; e < std::min(losses.size(), h.history["loss"].size()); ++e) {
+    EXPECT_NEAR(losses[e], h.history["loss"][e], tolerance * std::fabs(losses[e]));
+  }
   auto scores = reference.evaluate(x, y, {.batch_size = distributed_test::kBatchSize, .verbose = 0});
-  EXPECT_NEAR(number_after(job.output, "evaluate loss "), scores["loss"], 1e-4 * scores["loss"]);
+  EXPECT_NEAR(number_after(job.output, "evaluate loss "), scores["loss"], std::max(1e-4, tolerance) * scores["loss"]);
   EXPECT_NEAR(number_after(job.output, "evaluate accuracy "), scores["accuracy"], 1e-6);
   EXPECT_EQ(number_after(job.output, "predict rows "), static_cast<double>(samples));
   const auto [sum, magnitude] =
       distributed_test::prediction_checksum(reference.predict(x, {.batch_size = 64, .verbose = 0}));
-  EXPECT_NEAR(number_after(job.output, "checksum "), sum, 1e-5 * magnitude);
+  EXPECT_NEAR(number_after(job.output, "checksum "), sum, tolerance * magnitude);
   fs::remove_all(dir);
   return job.output;
 }
@@ -285,6 +292,26 @@ INSTANTIATE_TEST_SUITE_P(Models, SameAnswer,
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_np" + std::to_string(std::get<1>(info.param));
                          });
+
+// On GPUs: each process trains on its share of the machine's GPUs (spread_over_gpus), its
+// gradients summed through NCCL when every process has a GPU of its own, else through host
+// memory over MPI (here: one GPU, two processes); either way the weights are one CPU
+// process's within the GPU's float32 tolerance. Needs MPI and a GPU; skips otherwise.
+TEST(SameAnswerOnGpus, AsOneProcessOnTheCpu) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine: the GPU all-reduce is compiled, not run";
+  std::int64_t gpus = 0;
+  for (const Device& d : available_devices()) gpus += d.type == DeviceType::cuda ? 1 : 0;
+  for (const char* kind : {"mlp", "cnn"}) {
+    const std::string output = expect_same_answer(kind, 2, 500, "arrays", "--gpus", 1e-4);
+    if (gpus >= 2 && distribution::built_with_nccl()) {
+      EXPECT_NE(output.find("gradients on GPUs over NCCL"), std::string::npos) << output;
+    } else {
+      EXPECT_NE(output.find("gradients on GPUs are summed through host memory over MPI"), std::string::npos) << output;
+    }
+  }
+}
 
 // Runs a 2-process job that one process sabotages and expects the job to end with an
 // error well before the test's own limit would stop it; returns what it printed.

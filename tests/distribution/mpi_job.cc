@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -41,7 +42,7 @@ std::uint64_t weights_hash(const Model& model) {
 
 int run(int argc, char** argv) {
   std::string kind = "mlp", data = "arrays", out, backup, logs;
-  bool perturb_others = false;
+  bool perturb_others = false, gpus = false;
   int verbose = 0;
   std::int64_t timeout_ms = 60000, samples = 500, save_freq = 1;
   std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
@@ -61,8 +62,10 @@ int run(int argc, char** argv) {
       .add("hang_step", &hang_step, "...before this global step")
       .add("perturb_others", &perturb_others, "processes other than 0 start from other weights")
       .add("logs", &logs, "every process adds a CSVLogger and a ModelCheckpoint writing here, named by process")
-      .add("verbose", &verbose, "fit's verbose");
+      .add("verbose", &verbose, "fit's verbose")
+      .add("gpus", &gpus, "train on the machine's GPUs, one per process (clears STRATA_DEFAULT_DEVICE)");
   if (!flags.parse(argc, argv)) return 0;
+  if (gpus) ::unsetenv("STRATA_DEFAULT_DEVICE");
   distribution::set_distribution(distribution::DataParallel({.timeout = std::chrono::milliseconds(timeout_ms)}));
   const int rank = distribution::process_index();
 
@@ -125,6 +128,7 @@ int run(int argc, char** argv) {
   const double sum = distributed_test::prediction_checksum(predictions).first;
   if (rank == 0) {
     std::printf("processes %d agree\n", distribution::num_processes());
+    std::printf("communicator %s\n", distribution::distribution()->communicator().describe().c_str());
     std::printf("evaluate loss %.9g\nevaluate accuracy %.9g\n", scores["loss"], scores["accuracy"]);
     std::printf("predict rows %lld checksum %.9g\n", static_cast<long long>(predictions.shape()[0]), sum);
     if (!out.empty()) model.save_weights(out);
