@@ -2,10 +2,10 @@
 # Builds Strata with its CUDA backend on a GPU machine and runs the GPU tests, writing
 # logs and results into OUTDIR (issue #12, point 8):
 #   bash scripts/gpu_check.sh OUTDIR [--all]
-# Default: builds the core and models suites, runs the CUDA and placement tests, then the
-# whole core suite. --all builds everything the tests need and runs every suite. Then
-# the benchmark suite on the GPU (issue #12, point 6): the same build directory is
-# configured again with the bench on, against the libtorch that pip's torch wheel ships
+# Default: builds the core, models and distribution suites, runs the CUDA and placement
+# tests and the GPU all-reduce tests, then the core and models suites. --all builds
+# everything the tests need and runs every suite. Then the benchmark suite on the GPU
+# (issue #12, point 6): the same build directory is configured again with the bench on, against the libtorch that pip's torch wheel ships
 # (its C++ headers, libraries and CMake config, built with CUDA), strata_bench is built
 # and `strata_bench --device=cuda --no_keras --reps=5` runs into OUTDIR/bench/
 # (bench.log). A bench that cannot be configured, built or run is said so in summary.txt
@@ -19,6 +19,7 @@
 #
 # Environment: DEBS (default .gpu-debs), PREFIX (default /tmp/strata-gpu-deps), CUDNN_ROOT
 # (a cuDNN outside the system's directories; default: the pip wheel's when the system has none),
+# NCCL_ROOT (likewise for NCCL),
 # BUILD_DIR (default build-gpu), JOBS (default: the number of cores), CUDA_ARCH (default
 # 90), GPU_CHECK_CMAKE_ARGS (more configure arguments); for the bench: BENCH (0: skip
 # it), PYTHON (default python3: the one whose torch is used), BENCH_ARGS (default
@@ -112,6 +113,37 @@ elif [[ $system_cudnn == 0 ]]; then
   step "no cuDNN found (neither the system's nor a pip wheel's): convolutions will have no CUDA kernel"
 fi
 
+# NCCL (the GPU all-reduce of data-parallel training) the same way: the system's (beside
+# the CUDA toolkit or libnccl-dev), else the pip wheel's (nvidia-nccl-cu13: nvidia/nccl/),
+# given to CMake as NCCL_ROOT and to the loader. Without it the build works and GPU
+# gradients are summed through host memory.
+nccl_args=()
+system_nccl=0
+for header in /usr/include/nccl.h /usr/local/cuda/include/nccl.h; do
+  [[ -e "$header" ]] && system_nccl=1
+done
+if [[ -n "${NCCL_ROOT:-}" ]]; then
+  nccl_args=("-DNCCL_ROOT=$NCCL_ROOT")
+elif [[ $system_nccl == 0 ]]; then
+  for py in "${PYTHON:-python3}" /opt/torch/.venv/bin/python3; do
+    command -v "$py" >/dev/null || continue
+    dir=$("$py" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null || true)
+    if [[ -n "$dir" && -e "$dir/include/nccl.h" ]]; then
+      NCCL_ROOT=$dir
+      nccl_args=("-DNCCL_ROOT=$dir")
+      break
+    fi
+  done
+fi
+if [[ -n "${NCCL_ROOT:-}" ]]; then
+  step "NCCL from $NCCL_ROOT"
+  for sub in lib lib64; do
+    [[ -d "$NCCL_ROOT/$sub" ]] && LIBDIRS="$LIBDIRS:$NCCL_ROOT/$sub"
+  done
+elif [[ $system_nccl == 0 ]]; then
+  step "no NCCL found (neither the system's nor a pip wheel's): GPU gradients will go through host memory"
+fi
+
 step "configuring $BUILD_DIR (log: configure.log)"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
@@ -126,15 +158,15 @@ if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DHDF5_PREFER_PARALLEL=OFF \
     -DHDF5_C_COMPILER_EXECUTABLE="$PREFIX/no-h5cc" \
     "-DCMAKE_EXE_LINKER_FLAGS=$rpath_link" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath_link" \
-    "${cudnn_args[@]}" ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
+    "${cudnn_args[@]}" "${nccl_args[@]}" ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
   tail -30 "$OUT/configure.log"
   fail "configure (see configure.log)"
 fi
 grep -q "Strata: CUDA backend ON" "$OUT/configure.log" ||
   fail "CMake did not enable the CUDA backend (nvcc, the CUDA toolkit and cuBLAS are needed; see configure.log)"
-grep -E "Strata: cuDNN" "$OUT/configure.log" | tee -a "$OUT/summary.txt" || true
+grep -E "Strata: (cuDNN|NCCL)" "$OUT/configure.log" | tee -a "$OUT/summary.txt" || true
 
-targets=(--target core_tests models_tests)
+targets=(--target core_tests models_tests distribution_tests)
 [[ $ALL == 1 ]] && targets=()
 step "building ${targets[*]:-everything} with $JOBS jobs (log: build.log)"
 start=$SECONDS
@@ -158,6 +190,16 @@ fi
     "$OUT/cuda_tests.log" || true
   reason=$(grep -m1 -A1 ': Skipped$' "$OUT/cuda_tests.log" | tail -1 || true)
   if [[ -n "$reason" ]]; then echo "first reason to skip: $reason"; fi
+} | tee -a "$OUT/summary.txt"
+step "GPU all-reduce tests (nccl_tests.xml, nccl_tests.log)"
+if ! "$BUILD_DIR/tests/distribution_tests" --gtest_filter='NcclAllReducer.*:GpuAllReduceChoice.*:SpreadOverGpus.*' \
+    --gtest_output="xml:$OUT/nccl_tests.xml" >"$OUT/nccl_tests.log" 2>&1; then
+  status=1
+fi
+{
+  echo "GPU all-reduce tests:"
+  grep -E '^NCCL |^\[  PASSED  \] [0-9]+ tests?\.|^\[  FAILED  \] |^\[  SKIPPED \] [0-9]+ tests?,' \
+    "$OUT/nccl_tests.log" || true
 } | tee -a "$OUT/summary.txt"
 if [[ $ALL == 1 ]]; then
   label=(); what="every suite"
