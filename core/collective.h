@@ -23,9 +23,10 @@ class Collective {
   // GPU memory, for the CUDA kernels of the all-reduce ops (core/cuda/collective_kernels.h).
   // Whether this communicator sums the memory of CUDA device `device` itself, on the
   // device's streams (NCCL). When it does not, the kernels copy each buffer to host memory
-  // and back around the two calls above. Every process must get the same answer: the
-  // first call may agree on it with the others (a collective call, made by each process's
-  // first GPU all-reduce start), and throws strata::Error when that fails.
+  // and back around the two calls above. Every process must get the same answer, so a
+  // communicator of several processes agrees on it with the others beforehand
+  // (distribution::Communicator::choose_gradient_transport, at compile), and throws
+  // strata::Error when asked about a device it did not agree on.
   virtual bool reduces_cuda_memory(int device) { return false; }
   // Starts summing `count` floats at `data` (memory of the device the previous call
   // named) over every process, in place, once the work enqueued so far on `stream` (a

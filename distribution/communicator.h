@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/collective.h"
+#include "core/device.h"
 
 namespace strata::distribution {
 
@@ -51,6 +52,12 @@ class Communicator : public Collective {
   virtual void reset_gradient_traffic() = 0;
   // The longest any later collective may wait for the other processes.
   virtual void set_timeout(std::chrono::milliseconds timeout) = 0;
+  // Agrees with every other process how the train step's gradients are summed, this
+  // process's model living on `device`: through NCCL when every process trains on a GPU
+  // of its own (distribution/gpu_all_reduce_choice.h), else in host memory. A collective
+  // call: every process makes it when it compiles a model for training, before any
+  // gradient all-reduce (Collective::reduces_cuda_memory answers from it).
+  virtual void choose_gradient_transport(const Device& device) = 0;
 };
 
 // The communicator of a job of one process: every collective is the identity.
@@ -70,6 +77,7 @@ class LocalCommunicator final : public Communicator {
   GradientTraffic gradient_traffic() const override { return {}; }
   void reset_gradient_traffic() override {}
   void set_timeout(std::chrono::milliseconds) override {}
+  void choose_gradient_transport(const Device&) override {}
 };
 
 }  // namespace strata::distribution

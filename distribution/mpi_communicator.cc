@@ -279,38 +279,53 @@ void MpiCommunicator::barrier() {
   wait(*job);
 }
 
+std::chrono::milliseconds MpiCommunicator::timeout() const {
+  std::lock_guard lock(mutex_);
+  return timeout_;
+}
+
 bool MpiCommunicator::reduces_cuda_memory(int device) {
-  if (gpu_device_ < 0) return agree_on_gpu_all_reduce(device);
   if (device != gpu_device_) {
-    throw Error("distribution: this process sums its gradients on cuda:" + std::to_string(gpu_device_) +
-                ", and a process of a data-parallel job trains on one GPU; asked for cuda:" + std::to_string(device));
+    throw Error("distribution: the processes agreed on how to sum gradients for " +
+                (gpu_device_ < 0 ? std::string("a model on the CPU") : "cuda:" + std::to_string(gpu_device_)) +
+                ", not for cuda:" + std::to_string(device) +
+                " (compile the model under the DataParallel on every process)");
   }
   return nccl_ != nullptr;
 }
 
-// Every process comes here at its first GPU all-reduce start, in the same place of the
-// same train step: the gather (and the broadcast of NCCL's id) meet in order.
-bool MpiCommunicator::agree_on_gpu_all_reduce(int device) {
-  std::string mine;  // empty: this process cannot take part in NCCL
+// Every process comes here when it compiles a model for training, in the same order:
+// the gather (and the broadcasts of NCCL's id) meet.
+void MpiCommunicator::choose_gradient_transport(const Device& device) {
+  std::string mine;  // empty: this process cannot sum its gradients through NCCL
 #ifdef STRATA_WITH_NCCL
-  try {
-    mine = NcclAllReducer::describe_gpu(device);
-  } catch (const Error&) {  // still gathered with the others, who would wait for it otherwise
+  if (device.type == DeviceType::cuda) {
+    try {
+      mine = NcclAllReducer::describe_gpu(device.index);
+    } catch (const Error&) {  // still gathered with the others, who would wait for it otherwise
+    }
   }
 #endif
   const std::vector<char> record = encode_gpu_description(mine);
   std::vector<char> gathered;
   all_gather(record.data(), static_cast<std::int64_t>(record.size()), gathered);
   const GpuAllReduceChoice choice = choose_gpu_all_reduce(decode_gpu_descriptions(gathered));
+  const int gpu = device.type == DeviceType::cuda ? device.index : -1;
   if (!choice.nccl) {
-    if (rank_ == 0) {
+    nccl_.reset();
+    gpu_device_ = gpu;
+    if (gpu >= 0 && rank_ == 0) {
       std::fprintf(stderr, "strata: gradients on GPUs are summed through host memory over MPI: %s\n",
                    choice.reason.c_str());
     }
-    gpu_device_ = device;
-    return false;
+    return;
   }
 #ifdef STRATA_WITH_NCCL
+  // Compiled again on the same GPUs (the same gathered list, so every process decides
+  // alike): each keeps its reducer.
+  if (nccl_ && gathered == nccl_members_) return;
+  nccl_.reset();
+  gpu_device_ = -1;
   NcclAllReducer::UniqueId id{};
   std::string failed;  // process 0's failure to make the id, shared so that no process waits for NCCL in vain
   if (rank_ == 0) {
@@ -320,27 +335,22 @@ bool MpiCommunicator::agree_on_gpu_all_reduce(int device) {
       failed = e.what();
     }
   }
-  char flag = failed.empty() ? 1 : 0;
-  broadcast(&flag, 1, 0);
-  if (!flag) {
+  char made = failed.empty() ? 1 : 0;
+  broadcast(&made, 1, 0);
+  if (!made) {
     const std::string error = rank_ == 0 ? failed : "distribution: process 0 could not make NCCL's unique id";
     record_failure(error);
     throw Error(error);
   }
   broadcast(id.data(), static_cast<std::int64_t>(id.size()), 0);
-  std::chrono::milliseconds timeout;
-  {
-    std::lock_guard lock(mutex_);
-    timeout = timeout_;
-  }
   try {
-    nccl_ = std::make_shared<NcclAllReducer>(id, rank_, size_, device, timeout);
+    nccl_ = std::make_shared<NcclAllReducer>(id, rank_, size_, gpu, timeout());
   } catch (const Error& e) {
     record_failure(e.what());
     throw;
   }
-  gpu_device_ = device;
-  return true;
+  nccl_members_ = gathered;
+  gpu_device_ = gpu;
 #else
   throw Error("distribution: the processes chose NCCL, which this build lacks");  // unreachable: it described no GPU
 #endif
@@ -354,7 +364,7 @@ void MpiCommunicator::start_cuda_all_reduce(float* data, std::int64_t count, voi
     if (!failure_.empty()) throw Error(failure_);
   }
   try {
-    nccl_->start(data, count, stream);
+    nccl_->start(data, count, stream, timeout());
   } catch (const Error& e) {
     record_failure(e.what());
     throw;
@@ -368,15 +378,13 @@ void MpiCommunicator::start_cuda_all_reduce(float* data, std::int64_t count, voi
 void MpiCommunicator::wait_cuda_all_reduce(float* data, void* stream) {
 #ifdef STRATA_WITH_NCCL
   if (!nccl_) return Collective::wait_cuda_all_reduce(data, stream);
-  std::chrono::milliseconds timeout;
   {
     std::lock_guard lock(mutex_);
     if (!failure_.empty()) throw Error(failure_);
-    timeout = timeout_;
   }
   double blocked = 0;
   try {
-    blocked = nccl_->wait(data, stream, timeout);
+    blocked = nccl_->wait(data, stream, timeout());
   } catch (const Error& e) {
     record_failure(e.what());
     throw;

@@ -8,10 +8,11 @@
 // message instead of hanging. After a failure the process aborts the job when the
 // communicator is destroyed (MPI_Abort), since MPI_Finalize would wait for dead peers.
 //
-// Gradients on GPUs: at the first GPU all-reduce, the processes agree how to sum them
-// (distribution/gpu_all_reduce_choice.h): through NCCL when every process has a GPU of
-// its own and the build has NCCL (distribution/nccl_all_reducer.h, joined with the unique
-// id process 0 broadcasts), else through host memory over MPI.
+// Gradients on GPUs: when a model is compiled for training, the processes agree how to
+// sum them (choose_gradient_transport, distribution/gpu_all_reduce_choice.h): through
+// NCCL when every process trains on a GPU of its own and the build has NCCL
+// (distribution/nccl_all_reducer.h, joined with the unique id process 0 broadcasts), else
+// in host memory over MPI.
 #pragma once
 
 #include <chrono>
@@ -56,6 +57,7 @@ class MpiCommunicator final : public Communicator {
   void reset_gradient_traffic() override;
 
   void set_timeout(std::chrono::milliseconds timeout) override;
+  void choose_gradient_transport(const Device& device) override;
 
  private:
   struct Job;
@@ -63,8 +65,7 @@ class MpiCommunicator final : public Communicator {
   void wait(Job& job);
   void run();
   void record_failure(const std::string& error);
-  // The first GPU all-reduce's agreement: NCCL or host memory, for every process alike.
-  bool agree_on_gpu_all_reduce(int device);
+  std::chrono::milliseconds timeout() const;
 
   int rank_ = 0, size_ = 1, local_size_ = 1, local_rank_ = 0;
   bool owns_mpi_ = false;
@@ -79,11 +80,12 @@ class MpiCommunicator final : public Communicator {
   bool stopping_ = false;
   GradientTraffic traffic_;
 
-  // GPU all-reduces, used by the train step's thread only: the device agreed on (-1:
-  // none yet), and NCCL's reducer when the processes chose it (a shared_ptr, whose
-  // deleter is bound where it is made: a build without NCCL has no reducer code).
+  // GPU all-reduces, used by the train step's thread only: the GPU agreed on (-1: none,
+  // or the model trains on the CPU), and NCCL's reducer when the processes chose it (a
+  // shared_ptr, whose deleter is bound where it is made: a build without NCCL has none).
   int gpu_device_ = -1;
   std::shared_ptr<NcclAllReducer> nccl_;
+  std::vector<char> nccl_members_;  // the gathered GPU descriptions nccl_ was made for
   struct CudaReduce {
     std::chrono::steady_clock::time_point started;
     std::int64_t bytes = 0;

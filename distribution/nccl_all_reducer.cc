@@ -135,7 +135,7 @@ void NcclAllReducer::settle(const char* what, std::chrono::steady_clock::time_po
   }
 }
 
-void NcclAllReducer::start(float* data, std::int64_t count, void* stream) {
+void NcclAllReducer::start(float* data, std::int64_t count, void* stream, std::chrono::milliseconds timeout) {
   if (!failure_.empty()) throw Error(failure_);
   if (in_flight_.count(data)) throw Error("distribution: an all-reduce was started twice on one GPU buffer");
   cuda::DeviceScope scope(device_);
@@ -157,8 +157,7 @@ void NcclAllReducer::start(float* data, std::int64_t count, void* stream) {
     fail("the gradient all-reduce of " + std::to_string(count) + " floats failed on process " +
          std::to_string(rank_) + ": " + nccl_error(r, comm_));
   }
-  if (r == ncclInProgress) settle("enqueuing the gradient all-reduce", std::chrono::steady_clock::now() +
-                                                                           std::chrono::seconds(60));
+  if (r == ncclInProgress) settle("enqueuing the gradient all-reduce", std::chrono::steady_clock::now() + timeout);
   sum->done->record(stream_->get());
   in_flight_.emplace(data, std::move(sum));
 }

@@ -1,9 +1,10 @@
 // NcclAllReducer: sums float buffers in GPU memory over the processes of a data-parallel
 // job through NCCL, for the train step's gradient all-reduce when it runs on a GPU
 // (core/cuda/collective_kernels.h). Defined only in a build with STRATA_WITH_NCCL; this
-// header is plain C++. The MPI communicator makes one at its first GPU all-reduce when
-// every process has a GPU of its own (distribution/gpu_all_reduce_choice.h), with the
-// unique id process 0 made and broadcast over MPI.
+// header is plain C++. The MPI communicator makes one when a model is compiled for
+// training and every process trains on a GPU of its own
+// (distribution/gpu_all_reduce_choice.h), with the unique id process 0 made and
+// broadcast over MPI.
 //
 // A sum runs on the reducer's own stream, after the work the compute stream had enqueued
 // when it started (an event), so the backward pass goes on meanwhile. Waiting polls the
@@ -44,14 +45,18 @@ class NcclAllReducer {
   // `device`. Every member calls it at the same time; throws strata::Error when NCCL
   // fails or the others have not joined within `timeout`.
   NcclAllReducer(const UniqueId& id, int rank, int size, int device, std::chrono::milliseconds timeout);
-  ~NcclAllReducer();  // waits for the sums in flight (when none failed), then leaves
+  // Leaves NCCL: politely when no sum is in flight (ncclCommFinalize, waiting for the
+  // peers at most 10 s), else, or when that fails, by aborting the communicator.
+  ~NcclAllReducer();
   NcclAllReducer(const NcclAllReducer&) = delete;
   NcclAllReducer& operator=(const NcclAllReducer&) = delete;
 
   int device() const { return device_; }
   // Starts summing `count` floats at `data` (memory of device()) over every member, in
-  // place, once the work enqueued on `stream` (a cudaStream_t) so far has run. Returns at once.
-  void start(float* data, std::int64_t count, void* stream);
+  // place, once the work enqueued on `stream` (a cudaStream_t) so far has run. Returns
+  // once NCCL has enqueued it; throws strata::Error when NCCL fails or has not enqueued
+  // it within `timeout`.
+  void start(float* data, std::int64_t count, void* stream, std::chrono::milliseconds timeout);
   // Returns once the sum started on `data` has completed (and orders `stream`'s later
   // work after it); returns the seconds it waited. Throws strata::Error when the sum
   // failed or did not complete within `timeout` of this call.

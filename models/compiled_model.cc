@@ -153,7 +153,10 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   }
 
   distribution_ = distribution::distribution();
-  if (distribution_ && distribution_->num_processes() > 1) communicator_ = &distribution_->communicator();
+  if (distribution_ && distribution_->num_processes() > 1) {
+    communicator_ = &distribution_->communicator();
+    communicator_->choose_gradient_transport(device_);  // NCCL or host memory, as every process
+  }
 
   // Losses: one per output (a single loss applies to every output).
   std::vector<losses::Loss> losses = options->loss.losses();

@@ -38,7 +38,7 @@ void all_reduce_start(KernelContext& ctx) {
     return;
   }
   const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
-  void* host = run.host_staging().buffer_for(flat, bytes);
+  void* host = run.host_staging().buffer_for(ctx.node.id, bytes);
   check(cudaMemcpyAsync(host, flat, bytes, cudaMemcpyDeviceToHost, stream), ctx,
         "cudaMemcpyAsync (a gradient bucket to host memory)");
   run.synchronize();  // the transport reads the host copy at once
@@ -55,7 +55,8 @@ void all_reduce_wait(KernelContext& ctx) {
   if (collective.reduces_cuda_memory(run.device())) {
     collective.wait_cuda_all_reduce(flat, stream);
   } else {
-    void* host = run.host_staging().find(flat);
+    // The start that made this buffer staged it under its own node.
+    void* host = run.host_staging().find(ctx.node.inputs.at(0).node);
     if (!host) {
       throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
                   "'): waits for an all-reduce that this execution state never started");

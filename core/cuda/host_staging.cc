@@ -14,8 +14,8 @@ HostStaging::~HostStaging() {
   for (auto& [key, pinned] : buffers_) cudaFreeHost(pinned.data);
 }
 
-void* HostStaging::buffer_for(const void* device_buffer, std::size_t bytes) {
-  Pinned& pinned = buffers_[device_buffer];
+void* HostStaging::buffer_for(int node, std::size_t bytes) {
+  Pinned& pinned = buffers_[node];
   if (pinned.bytes >= bytes && pinned.data) return pinned.data;
   DeviceScope scope(device_);
   if (pinned.data) {
@@ -30,8 +30,8 @@ void* HostStaging::buffer_for(const void* device_buffer, std::size_t bytes) {
   return data;
 }
 
-void* HostStaging::find(const void* device_buffer) const {
-  auto it = buffers_.find(device_buffer);
+void* HostStaging::find(int node) const {
+  auto it = buffers_.find(node);
   return it == buffers_.end() ? nullptr : it->second.data;
 }
 

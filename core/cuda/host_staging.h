@@ -1,8 +1,9 @@
 // Pinned host buffers that stand in for device buffers while a host-only transport works
 // on them (built only with STRATA_WITH_CUDA): the all-reduce ops' CUDA kernels copy a
 // gradient bucket here for a communicator that sums host memory only (MPI without NCCL)
-// and copy the sum back from here (core/cuda/collective_kernels.cc). One buffer per device
-// buffer, kept and reused by every later step of the run context that owns this.
+// and copy the sum back from here (core/cuda/collective_kernels.cc). One buffer per node
+// that stages (a graph's nodes are fixed once compiled, so their number is bounded),
+// kept and reused by every later step of the run context that owns this.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +21,11 @@ class HostStaging {
   HostStaging(const HostStaging&) = delete;
   HostStaging& operator=(const HostStaging&) = delete;
 
-  // The pinned buffer of at least `bytes` bytes standing for `device_buffer`, made or
-  // grown by this call (growing drops the old contents). Throws strata::Error when CUDA
-  // cannot allocate it.
-  void* buffer_for(const void* device_buffer, std::size_t bytes);
-  // The buffer buffer_for last gave for `device_buffer`; nullptr when there is none.
-  void* find(const void* device_buffer) const;
+  // Node `node`'s pinned buffer of at least `bytes` bytes, made or grown by this call
+  // (growing drops the old contents). Throws strata::Error when CUDA cannot allocate it.
+  void* buffer_for(int node, std::size_t bytes);
+  // The buffer buffer_for last gave node `node`; nullptr when there is none.
+  void* find(int node) const;
 
  private:
   struct Pinned {
@@ -34,7 +34,7 @@ class HostStaging {
   };
   int device_;
   CUstream_st* stream_;
-  std::map<const void*, Pinned> buffers_;
+  std::map<int, Pinned> buffers_;
 };
 
 }  // namespace strata::cuda

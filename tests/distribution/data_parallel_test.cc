@@ -154,9 +154,12 @@ JobResult run_job(int processes, const std::string& args, const fs::path& dir, i
   // The sanitizer runs' settings (scripts/sanitizer_build.sh) pass through. Shared memory
   // copies through the kernel (CMA) need ptrace rights a container may not grant: off.
   // STRATA_DEFAULT_DEVICE passes too: the suite's "cpu" keeps the jobs on the CPU, as the
-  // reference they are compared with (SameAnswerOnGpus clears it in its jobs).
+  // reference they are compared with (SameAnswerOnGpus clears it in its jobs); and so do
+  // the GPUs this process sees (CUDA_VISIBLE_DEVICES, only when set: empty hides them all)
+  // and where its libraries are (LD_LIBRARY_PATH: a wheel's NCCL or cuDNN).
   cmd << "env -i PATH=\"$PATH\" HOME=\"$HOME\" TMPDIR=\"${TMPDIR:-/tmp}\" OMPI_ALLOW_RUN_AS_ROOT=1 "
-         "STRATA_DEFAULT_DEVICE=\"$STRATA_DEFAULT_DEVICE\" "
+         "STRATA_DEFAULT_DEVICE=\"$STRATA_DEFAULT_DEVICE\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" "
+         "${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES=\"$CUDA_VISIBLE_DEVICES\"} "
          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ASAN_OPTIONS=\"$ASAN_OPTIONS\" LSAN_OPTIONS=\"$LSAN_OPTIONS\" "
          "UBSAN_OPTIONS=\"$UBSAN_OPTIONS\" TSAN_OPTIONS=\"$TSAN_OPTIONS\" timeout --kill-after=10 "
       << limit_seconds << " " << STRATA_MPIEXEC << " -np " << processes
@@ -234,7 +237,10 @@ std::string expect_same_answer(const std::string& kind, int processes, std::int6
   }
   auto scores = reference.evaluate(x, y, {.batch_size = distributed_test::kBatchSize, .verbose = 0});
   EXPECT_NEAR(number_after(job.output, "evaluate loss "), scores["loss"], std::max(1e-4, tolerance) * scores["loss"]);
-  EXPECT_NEAR(number_after(job.output, "evaluate accuracy "), scores["accuracy"], 1e-6);
+  // Weights equal within 1e-5 give the same predicted classes; within 1e-4 (GPUs) a sample
+  // on the edge may flip.
+  EXPECT_NEAR(number_after(job.output, "evaluate accuracy "), scores["accuracy"],
+              tolerance > 1e-5 ? 1.5 / static_cast<double>(samples) : 1e-6);
   EXPECT_EQ(number_after(job.output, "predict rows "), static_cast<double>(samples));
   const auto [sum, magnitude] =
       distributed_test::prediction_checksum(reference.predict(x, {.batch_size = 64, .verbose = 0}));
@@ -304,6 +310,10 @@ TEST(SameAnswerOnGpus, AsOneProcessOnTheCpu) {
   std::int64_t gpus = 0;
   for (const Device& d : available_devices()) gpus += d.type == DeviceType::cuda ? 1 : 0;
   for (const char* kind : {"mlp", "cnn"}) {
+    if (std::string(kind) == "cnn" && !built_with_cudnn()) {
+      std::cout << "cnn on GPUs: not run, Strata was built without cuDNN (the convolutions' CUDA kernels)\n";
+      continue;
+    }
     const std::string output = expect_same_answer(kind, 2, 500, "arrays", "--gpus", 1e-4);
     if (gpus >= 2 && distribution::built_with_nccl()) {
       EXPECT_NE(output.find("gradients on GPUs over NCCL"), std::string::npos) << output;
