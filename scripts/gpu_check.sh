@@ -3,9 +3,11 @@
 # logs and results into OUTDIR (issue #12, point 8):
 #   bash scripts/gpu_check.sh OUTDIR [--all]
 # Default: builds the core, models and distribution suites, runs the CUDA and placement
-# tests and the GPU all-reduce tests, then the core and models suites. --all builds
+# tests and the GPU all-reduce tests (two processes on the GPU under the carried Open
+# MPI among them), then the core, models and distribution suites. --all builds
 # everything the tests need and runs every suite. Then the benchmark suite on the GPU
-# (issue #12, point 6): the same build directory is configured again with the bench on, against the libtorch that pip's torch wheel ships
+# (issue #12, point 6): the same build directory is configured again with the bench on,
+# against the libtorch that pip's torch wheel ships
 # (its C++ headers, libraries and CMake config, built with CUDA), strata_bench is built
 # and `strata_bench --device=cuda --no_keras --reps=5` runs into OUTDIR/bench/
 # (bench.log). A bench that cannot be configured, built or run is said so in summary.txt
@@ -75,10 +77,34 @@ if command -v ldconfig >/dev/null; then
     [[ -d "$dir" ]] || continue
     for lib in "$dir"/lib*.so.*; do
       [[ -e "$lib" ]] || continue
+      # Open MPI's own libraries stay: its programs, libraries and components are one set.
+      case $(basename "$lib") in libmpi*|libopen-rte*|libopen-pal*|libpmix*|libmca_common*|liboshmem*) continue ;; esac
       if grep -qxF "$(basename "$lib")" <<<"$known"; then rm -f "$lib"; removed=$((removed + 1)); fi
     done
   done
   step "$removed libraries of the prefix left out: this machine has them"
+fi
+
+# Open MPI (the data-parallel tests' jobs, two processes on this machine's GPU), from the
+# prefix: Debian's build, relocated by OPAL_PREFIX, and PMIx's by PMIX_PREFIX and its
+# component path. When it runs (a probe of two processes), the build has MPI and the
+# multi-process GPU tests run; otherwise MPI is off and they skip.
+mpi_args=(-DSTRATA_MPI=OFF)
+MPIRUN="$PREFIX/usr/bin/mpirun.openmpi"
+if [[ -x "$MPIRUN" ]]; then
+  export OPAL_PREFIX="$PREFIX/usr"
+  export PMIX_PREFIX="$PREFIX/usr/lib/x86_64-linux-gnu/pmix2"
+  export PMIX_MCA_mca_base_component_path="$PMIX_PREFIX/lib/pmix"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+  LIBDIRS="$LIBDIRS:$PREFIX/usr/lib/x86_64-linux-gnu/openmpi/lib"
+  if LD_LIBRARY_PATH="$LIBDIRS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
+      "$MPIRUN" -np 2 --oversubscribe --bind-to none true >"$OUT/mpi-probe.log" 2>&1; then
+    mpi_args=(-DSTRATA_MPI=ON "-DMPI_C_COMPILER=$PREFIX/usr/bin/mpicc.openmpi" "-DMPIEXEC_EXECUTABLE=$MPIRUN")
+    step "Open MPI from the prefix runs two processes: MPI on"
+  else
+    echo "Open MPI from the prefix did not run two processes (mpi-probe.log):" \
+      "MPI off, the multi-process GPU tests skip" | tee -a "$OUT/summary.txt"
+  fi
 fi
 
 # cuDNN (the convolutions' CUDA kernels): the system's when it has one, else the one the
@@ -154,7 +180,7 @@ export CMAKE_PREFIX_PATH="$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 # shellcheck disable=SC2086  # GPU_CHECK_CMAKE_ARGS is a list of arguments
 if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DSTRATA_BUILD_TESTS=ON -DSTRATA_BUILD_TOOLS=OFF -DSTRATA_BUILD_EXAMPLES=OFF \
-    -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_SERVING=OFF -DSTRATA_MPI=OFF \
+    -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_SERVING=OFF "${mpi_args[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DHDF5_PREFER_PARALLEL=OFF \
     -DHDF5_C_COMPILER_EXECUTABLE="$PREFIX/no-h5cc" \
     "-DCMAKE_EXE_LINKER_FLAGS=$rpath_link" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath_link" \
@@ -164,7 +190,7 @@ if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
 fi
 grep -q "Strata: CUDA backend ON" "$OUT/configure.log" ||
   fail "CMake did not enable the CUDA backend (nvcc, the CUDA toolkit and cuBLAS are needed; see configure.log)"
-grep -E "Strata: (cuDNN|NCCL)" "$OUT/configure.log" | tee -a "$OUT/summary.txt" || true
+grep -E "Strata: (cuDNN|NCCL|MPI)" "$OUT/configure.log" | tee -a "$OUT/summary.txt" || true
 
 targets=(--target core_tests models_tests distribution_tests)
 [[ $ALL == 1 ]] && targets=()
@@ -192,7 +218,8 @@ fi
   if [[ -n "$reason" ]]; then echo "first reason to skip: $reason"; fi
 } | tee -a "$OUT/summary.txt"
 step "GPU all-reduce tests (nccl_tests.xml, nccl_tests.log)"
-if ! "$BUILD_DIR/tests/distribution_tests" --gtest_filter='NcclAllReducer.*:GpuAllReduceChoice.*:SpreadOverGpus.*' \
+if ! "$BUILD_DIR/tests/distribution_tests" \
+    --gtest_filter='NcclAllReducer.*:GpuAllReduceChoice.*:SpreadOverGpus.*:SameAnswerOnGpus.*' \
     --gtest_output="xml:$OUT/nccl_tests.xml" >"$OUT/nccl_tests.log" 2>&1; then
   status=1
 fi
@@ -204,7 +231,7 @@ fi
 if [[ $ALL == 1 ]]; then
   label=(); what="every suite"
 else
-  label=(-L "core|models"); what="the core and models suites"
+  label=(-L "core|models|distribution"); what="the core, models and distribution suites"
 fi
 step "ctest: $what (ctest.log)"
 if ! ctest --test-dir "$BUILD_DIR" "${label[@]}" -j"$JOBS" --output-on-failure >"$OUT/ctest.log" 2>&1; then
