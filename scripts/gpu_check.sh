@@ -107,68 +107,43 @@ if [[ -x "$MPIRUN" ]]; then
   fi
 fi
 
-# cuDNN (the convolutions' CUDA kernels): the system's when it has one, else the one the
-# machine's PyTorch wheel ships (nvidia-cudnn-cu13 or -cu12: nvidia/cudnn/{include,lib},
-# libraries under versioned names only), given to CMake as CUDNN_ROOT and to the loader.
-# Without either the build still works and the convolutions have no CUDA kernel.
-cudnn_args=()
-system_cudnn=0
-for header in /usr/include/cudnn_version.h /usr/include/x86_64-linux-gnu/cudnn_version.h \
-    /usr/local/cuda/include/cudnn_version.h; do
-  [[ -e "$header" ]] && system_cudnn=1
-done
-if [[ -n "${CUDNN_ROOT:-}" ]]; then
-  cudnn_args=("-DCUDNN_ROOT=$CUDNN_ROOT")
-elif [[ $system_cudnn == 0 ]]; then
-  for py in "${PYTHON:-python3}" /opt/torch/.venv/bin/python3; do
-    command -v "$py" >/dev/null || continue
-    dir=$("$py" -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2>/dev/null || true)
-    if [[ -n "$dir" && -e "$dir/include/cudnn_version.h" ]]; then
-      CUDNN_ROOT=$dir
-      cudnn_args=("-DCUDNN_ROOT=$dir")
-      break
-    fi
-  done
-fi
-if [[ -n "${CUDNN_ROOT:-}" ]]; then
-  step "cuDNN from $CUDNN_ROOT"
-  for sub in lib lib64; do
-    [[ -d "$CUDNN_ROOT/$sub" ]] && LIBDIRS="$LIBDIRS:$CUDNN_ROOT/$sub"
-  done
-elif [[ $system_cudnn == 0 ]]; then
-  step "no cuDNN found (neither the system's nor a pip wheel's): convolutions will have no CUDA kernel"
-fi
-
-# NCCL (the GPU all-reduce of data-parallel training) the same way: the system's (beside
-# the CUDA toolkit or libnccl-dev), else the pip wheel's (nvidia-nccl-cu13: nvidia/nccl/),
-# given to CMake as NCCL_ROOT and to the loader. Without it the build works and GPU
-# gradients are summed through host memory.
-nccl_args=()
-system_nccl=0
-for header in /usr/include/nccl.h /usr/local/cuda/include/nccl.h; do
-  [[ -e "$header" ]] && system_nccl=1
-done
-if [[ -n "${NCCL_ROOT:-}" ]]; then
-  nccl_args=("-DNCCL_ROOT=$NCCL_ROOT")
-elif [[ $system_nccl == 0 ]]; then
-  for py in "${PYTHON:-python3}" /opt/torch/.venv/bin/python3; do
-    command -v "$py" >/dev/null || continue
-    dir=$("$py" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null || true)
-    if [[ -n "$dir" && -e "$dir/include/nccl.h" ]]; then
-      NCCL_ROOT=$dir
-      nccl_args=("-DNCCL_ROOT=$dir")
-      break
-    fi
-  done
-fi
-if [[ -n "${NCCL_ROOT:-}" ]]; then
-  step "NCCL from $NCCL_ROOT"
-  for sub in lib lib64; do
-    [[ -d "$NCCL_ROOT/$sub" ]] && LIBDIRS="$LIBDIRS:$NCCL_ROOT/$sub"
-  done
-elif [[ $system_nccl == 0 ]]; then
-  step "no NCCL found (neither the system's nor a pip wheel's): GPU gradients will go through host memory"
-fi
+# A library of NVIDIA's that the build uses when it finds it: the system's when it has
+# one, else the one the machine's PyTorch wheel ships (nvidia/<name>/{include,lib}, the
+# libraries under versioned names only), given to CMake as <NAME>_ROOT and to the loader.
+# $1: the CMake variable (CUDNN_ROOT), $2: the wheel's module (nvidia.cudnn), $3: the
+# header that marks it, $4: what is lost without it; then the system's headers to look for.
+# Sets <NAME>_ROOT where it used a wheel's, and appends to cmake_roots and LIBDIRS.
+cmake_roots=()
+find_nvidia_library() {
+  local var=$1 module=$2 header=$3 without=$4 root="" py dir h sub system=0
+  shift 4
+  for h in "$@"; do if [[ -e "$h" ]]; then system=1; fi; done
+  root=${!var:-}
+  if [[ -z "$root" && $system == 0 ]]; then
+    for py in "${PYTHON:-python3}" /opt/torch/.venv/bin/python3; do
+      command -v "$py" >/dev/null || continue
+      dir=$("$py" -c "import $module as m; print(list(m.__path__)[0])" 2>/dev/null || true)
+      if [[ -n "$dir" && -e "$dir/include/$header" ]]; then root=$dir; break; fi
+    done
+  fi
+  if [[ -n "$root" ]]; then
+    step "${module#nvidia.} from $root"
+    printf -v "$var" '%s' "$root"
+    cmake_roots+=("-D$var=$root")
+    for sub in lib lib64; do
+      if [[ -d "$root/$sub" ]]; then LIBDIRS="$LIBDIRS:$root/$sub"; fi
+    done
+  elif [[ $system == 0 ]]; then
+    step "no ${module#nvidia.} found (neither the system's nor a pip wheel's): $without"
+  fi
+  return 0
+}
+# cuDNN (the convolutions' CUDA kernels: nvidia-cudnn-cu13 or -cu12) and NCCL (the GPU
+# all-reduce of data-parallel training: nvidia-nccl-cu13). Without them the build works.
+find_nvidia_library CUDNN_ROOT nvidia.cudnn cudnn_version.h "convolutions will have no CUDA kernel" \
+  /usr/include/cudnn_version.h /usr/include/x86_64-linux-gnu/cudnn_version.h /usr/local/cuda/include/cudnn_version.h
+find_nvidia_library NCCL_ROOT nvidia.nccl nccl.h "GPU gradients will be summed through host memory" \
+  /usr/include/nccl.h /usr/local/cuda/include/nccl.h
 
 step "configuring $BUILD_DIR (log: configure.log)"
 generator=()
@@ -184,7 +159,7 @@ if ! cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DHDF5_PREFER_PARALLEL=OFF \
     -DHDF5_C_COMPILER_EXECUTABLE="$PREFIX/no-h5cc" \
     "-DCMAKE_EXE_LINKER_FLAGS=$rpath_link" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath_link" \
-    "${cudnn_args[@]}" "${nccl_args[@]}" ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
+    "${cmake_roots[@]}" ${GPU_CHECK_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1; then
   tail -30 "$OUT/configure.log"
   fail "configure (see configure.log)"
 fi
