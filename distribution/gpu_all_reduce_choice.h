@@ -6,6 +6,7 @@
 // GPU all-reduce). Plain C++, built and tested everywhere.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 

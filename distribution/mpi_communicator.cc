@@ -369,7 +369,6 @@ void MpiCommunicator::start_cuda_all_reduce(float* data, std::int64_t count, voi
     record_failure(e.what());
     throw;
   }
-  started_cuda_reduces_[data] = {std::chrono::steady_clock::now(), count * static_cast<std::int64_t>(sizeof(float))};
 #else
   Collective::start_cuda_all_reduce(data, count, stream);
 #endif
@@ -382,21 +381,18 @@ void MpiCommunicator::wait_cuda_all_reduce(float* data, void* stream) {
     std::lock_guard lock(mutex_);
     if (!failure_.empty()) throw Error(failure_);
   }
-  double blocked = 0;
+  NcclAllReducer::Completed sum;
   try {
-    blocked = nccl_->wait(data, stream, timeout());
+    sum = nccl_->wait(data, stream, timeout());
   } catch (const Error& e) {
     record_failure(e.what());
     throw;
   }
-  const auto now = std::chrono::steady_clock::now();
-  const CudaReduce started = started_cuda_reduces_[data];
-  started_cuda_reduces_.erase(data);
   std::lock_guard lock(mutex_);
-  traffic_.blocked_seconds += blocked;
-  traffic_.in_flight_seconds += std::chrono::duration<double>(now - started.started).count();
+  traffic_.blocked_seconds += sum.blocked_seconds;
+  traffic_.in_flight_seconds += sum.in_flight_seconds;
   ++traffic_.reductions;
-  traffic_.bytes += started.bytes;
+  traffic_.bytes += sum.bytes;
 #else
   Collective::wait_cuda_all_reduce(data, stream);
 #endif

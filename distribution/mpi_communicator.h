@@ -86,11 +86,6 @@ class MpiCommunicator final : public Communicator {
   int gpu_device_ = -1;
   std::shared_ptr<NcclAllReducer> nccl_;
   std::vector<char> nccl_members_;  // the gathered GPU descriptions nccl_ was made for
-  struct CudaReduce {
-    std::chrono::steady_clock::time_point started;
-    std::int64_t bytes = 0;
-  };
-  std::map<const float*, CudaReduce> started_cuda_reduces_;
   std::thread thread_;
 };
 

@@ -21,6 +21,8 @@ static_assert(sizeof(ncclUniqueId) == sizeof(NcclAllReducer::UniqueId), "NCCL's 
 struct NcclAllReducer::InFlight {
   std::unique_ptr<cuda::Event> ready;  // on the compute stream: the bucket is packed
   std::unique_ptr<cuda::Event> done;   // on the reducer's stream: the sum is in place
+  std::chrono::steady_clock::time_point started;
+  std::int64_t bytes = 0;
 };
 
 namespace {
@@ -148,6 +150,8 @@ void NcclAllReducer::start(float* data, std::int64_t count, void* stream, std::c
   auto sum = std::make_unique<InFlight>();
   sum->ready = take();
   sum->done = take();
+  sum->started = std::chrono::steady_clock::now();
+  sum->bytes = count * static_cast<std::int64_t>(sizeof(float));
   auto* compute = static_cast<CUstream_st*>(stream);
   sum->ready->record(compute);
   sum->ready->make_wait(stream_->get());
@@ -162,7 +166,7 @@ void NcclAllReducer::start(float* data, std::int64_t count, void* stream, std::c
   in_flight_.emplace(data, std::move(sum));
 }
 
-double NcclAllReducer::wait(float* data, void* stream, std::chrono::milliseconds timeout) {
+NcclAllReducer::Completed NcclAllReducer::wait(float* data, void* stream, std::chrono::milliseconds timeout) {
   if (!failure_.empty()) throw Error(failure_);
   auto it = in_flight_.find(data);
   if (it == in_flight_.end()) throw Error("distribution: waited for a GPU all-reduce that was never started");
@@ -192,10 +196,12 @@ double NcclAllReducer::wait(float* data, void* stream, std::chrono::milliseconds
     }
     pause(waited);
   }
+  const auto now = std::chrono::steady_clock::now();
   sum->done->make_wait(static_cast<CUstream_st*>(stream));
   spare_events_.push_back(std::move(sum->ready));
   spare_events_.push_back(std::move(sum->done));
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return {sum->bytes, std::chrono::duration<double>(now - sum->started).count(),
+          std::chrono::duration<double>(now - begin).count()};
 }
 
 }  // namespace strata::distribution

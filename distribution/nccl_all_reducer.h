@@ -57,10 +57,17 @@ class NcclAllReducer {
   // once NCCL has enqueued it; throws strata::Error when NCCL fails or has not enqueued
   // it within `timeout`.
   void start(float* data, std::int64_t count, void* stream, std::chrono::milliseconds timeout);
+  // What a completed sum cost: the bytes this process gave, the seconds from start() to
+  // when wait() saw it complete, and the seconds wait() blocked.
+  struct Completed {
+    std::int64_t bytes = 0;
+    double in_flight_seconds = 0;
+    double blocked_seconds = 0;
+  };
   // Returns once the sum started on `data` has completed (and orders `stream`'s later
-  // work after it); returns the seconds it waited. Throws strata::Error when the sum
-  // failed or did not complete within `timeout` of this call.
-  double wait(float* data, void* stream, std::chrono::milliseconds timeout);
+  // work after it). Throws strata::Error when the sum failed or did not complete within
+  // `timeout` of this call.
+  Completed wait(float* data, void* stream, std::chrono::milliseconds timeout);
 
  private:
   struct InFlight;

@@ -115,7 +115,9 @@ TEST(NcclAllReducer, OneProcessSumsInPlaceAfterTheComputeStream) {
   for (int step = 0; step < 3; ++step) {  // events are reused from the second step on
     reducer.start(data, buffer.size(), compute.get(), std::chrono::seconds(30));
     EXPECT_THROW(reducer.start(data, buffer.size(), compute.get(), std::chrono::seconds(30)), Error);  // twice
-    EXPECT_GE(reducer.wait(data, compute.get(), std::chrono::seconds(30)), 0.0);
+    const NcclAllReducer::Completed sum = reducer.wait(data, compute.get(), std::chrono::seconds(30));
+    EXPECT_EQ(sum.bytes, static_cast<std::int64_t>(sizeof(float)) * buffer.size());
+    EXPECT_GE(sum.in_flight_seconds, sum.blocked_seconds);
   }
   compute.synchronize();
   const Tensor back = buffer.to(Device{});
