@@ -1,7 +1,7 @@
 // Host side of the recurrent ops' CUDA kernels: the CPU kernel's Config (core/ops/
-// rnn_config.h), then the work of core/cuda/rnn_plan.h — per step a cuBLAS product and
-// the fused gate kernels of core/cuda/rnn.cu — on the run context's stream, with scratch
-// carved from its workspace.
+// rnn_config.h), then cuDNN's RNN where it takes the run (core/cuda/cudnn_rnn.h), else the
+// work of core/cuda/rnn_plan.h — per step a cuBLAS product and the fused gate kernels of
+// core/cuda/rnn.cu — on the run context's stream, with scratch carved from its workspace.
 #include "core/cuda/rnn_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -19,6 +19,10 @@
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/rnn_config.h"
+
+#if defined(STRATA_WITH_CUDNN)
+#include "core/cuda/cudnn_rnn.h"
+#endif
 
 namespace strata::cuda {
 
@@ -134,8 +138,12 @@ void rnn_sequence(KernelContext& ctx) {
                         .h = floats(ctx.output(1)),
                         .c = floats(ctx.output(2)),
                         .workspace = floats(ctx.output(3))};
+  const RnnDropout dropout = rnn_dropout(ctx, c);
+#if defined(STRATA_WITH_CUDNN)
+  if (cudnn_rnn_forward(ctx, run, c, dropout, io)) return;
+#endif
   CudaRnnDevice device(ctx, run);
-  run_rnn_forward(device, c, rnn_dropout(ctx, c), io);
+  run_rnn_forward(device, c, dropout, io);
   check_launch(ctx);
 }
 
@@ -159,8 +167,12 @@ void rnn_sequence_grad(KernelContext& ctx) {
                          .dkernel = floats(ctx.output(3)),
                          .drecurrent_kernel = floats(ctx.output(4)),
                          .dbias = floats(ctx.output(5))};
+  const RnnDropout dropout = rnn_dropout(ctx, c);
+#if defined(STRATA_WITH_CUDNN)
+  if (cudnn_rnn_backward(ctx, run, c, dropout, io)) return;
+#endif
   CudaRnnDevice device(ctx, run);
-  run_rnn_backward(device, c, rnn_dropout(ctx, c), io);
+  run_rnn_backward(device, c, dropout, io);
   check_launch(ctx);
 }
 

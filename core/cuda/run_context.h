@@ -25,6 +25,7 @@ namespace strata::cuda {
 class CudnnHandle;    // core/cuda/cudnn_handle.h
 class ConvPlanCache;  // core/cuda/cudnn_conv_plan_cache.h
 class DenseEpilogue;  // core/cuda/dense_epilogue.h
+class CudnnRnnCache;  // core/cuda/cudnn_rnn.cc
 
 class RunContext {
  public:
@@ -48,6 +49,10 @@ class RunContext {
   // geometry, core/cuda/cudnn_conv_plan_cache.h), made by the first call; defined, like
   // cudnn(), only in a build with cuDNN.
   ConvPlanCache& conv_plans();
+  // The recurrent ops' cuDNN RNN plans and the reserve spaces their forward passes keep
+  // for their gradients (core/cuda/cudnn_rnn.h), made by the first call; defined, like
+  // cudnn(), only in a build with cuDNN.
+  CudnnRnnCache& cudnn_rnns();
   // Dense's cuBLASLt handle and plans, for products with the bias and relu in their
   // epilogue (core/cuda/dense_epilogue.h), made by the first call.
   DenseEpilogue& dense_epilogue();
@@ -92,6 +97,7 @@ class RunContext {
   // destructor compile in a build without cuDNN, where the handle's code does not exist.
   std::shared_ptr<CudnnHandle> cudnn_;
   std::shared_ptr<ConvPlanCache> conv_plans_;  // a shared_ptr for the same reason
+  std::shared_ptr<CudnnRnnCache> cudnn_rnns_;  // and here
   std::shared_ptr<DenseEpilogue> dense_epilogue_;  // and here to keep cublasLt.h out of this header
   FaultReport faults_;
   HostStaging host_staging_;

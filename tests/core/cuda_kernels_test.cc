@@ -34,6 +34,7 @@
 #ifdef STRATA_WITH_CUDNN
 #include "core/cuda/cudnn_check.h"
 #include "core/cuda/cudnn_conv_plan_cache.h"
+#include "core/cuda/cudnn_rnn.h"
 #endif
 
 using namespace strata;
@@ -1543,6 +1544,16 @@ TEST_P(CudaKernel, MatchesTheCpuKernelOnRandomInputs) {
   const OpDef& def = OpRegistry::global().get(GetParam());
   const OpCases& op = table().at(GetParam());
   if (!def.cuda_kernel) GTEST_SKIP() << "Strata was built without cuDNN, on which this op's CUDA kernel is written";
+#ifdef STRATA_WITH_CUDNN
+  // The recurrent ops' own kernels, whose workspace output is the CPU's: where cuDNN
+  // takes a run (CudnnRnn.* below) the workspace output holds something else.
+  const bool cudnn_rnn = cuda::cudnn_rnn_enabled();
+  cuda::set_cudnn_rnn_enabled(false);
+  struct Restore {
+    bool enabled;
+    ~Restore() { cuda::set_cudnn_rnn_enabled(enabled); }
+  } restore{cudnn_rnn};
+#endif
   cuda::RunContext run(0);
   for (const KernelCase& c : op.cases) {
     const std::vector<Tensor> expected = run_on_cpu(def, c);
@@ -1875,6 +1886,135 @@ TEST(CudaConvPlans, ASecondStepBuildsNoPlanAndGivesTheSameBits) {
   EXPECT_EQ(plans.built(), 6);
   EXPECT_EQ(plans.size(), 6u);
   EXPECT_EQ(plans.evicted(), 0);
+}
+
+// cuDNN's RNN takes the runs Keras would give it (core/cuda/cudnn_rnn.h). For each such
+// configuration — LSTM and GRU, each direction and output order — the forward pass in
+// training runs on cuDNN and gives the CPU kernel's y, h and c; the gradient op, whose
+// workspace input is that forward node's output in the same step, runs on cuDNN too and
+// gives the CPU gradient's six outputs. A masked run, a run with the switch off, and a
+// gradient whose workspace comes from elsewhere stay on the own kernels.
+TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  ASSERT_TRUE(cuda::cudnn_rnn_enabled()) << "STRATA_CUDNN_RNN=0 is set";
+  const Device gpu{DeviceType::cuda, 0, ""};
+  cuda::RunContext run(0);
+  const std::vector<RnnCase> cases{
+      {.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7},
+      {.label = "gru reset_after", .cell = "gru", .batch = 4, .steps = 6, .features = 5, .units = 7},
+      {.label = "lstm go_backwards", .cell = "lstm", .batch = 3, .steps = 5, .features = 4, .units = 6,
+       .go_backwards = true},
+      {.label = "lstm go_backwards on input in processing order, reverse_output", .cell = "lstm", .batch = 3,
+       .steps = 5, .features = 4, .units = 6, .go_backwards = true, .input_in_processing_order = true,
+       .reverse_output = true},
+      {.label = "gru go_backwards, reverse_output", .cell = "gru", .batch = 5, .steps = 7, .features = 3,
+       .units = 8, .go_backwards = true, .reverse_output = true},
+      {.label = "lstm 33x20x40 into 64 units", .cell = "lstm", .batch = 33, .steps = 20, .features = 40,
+       .units = 64},
+      {.label = "gru, one unit", .cell = "gru", .batch = 2, .steps = 3, .features = 4, .units = 1},
+  };
+  std::uint64_t seed = 3300;
+  for (RnnCase r : cases) {
+    r.training = true;
+    r.step = 7;
+    SCOPED_TRACE(r.label);
+    const std::vector<Tensor> inputs = rnn_inputs(r, seed);
+    const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
+    Node forward = rnn_node("rnn_sequence", r, seed, inputs);
+    forward.id = 3;
+    std::vector<Tensor> gpu_inputs;
+    for (const Tensor& t : inputs) gpu_inputs.push_back(t.to(gpu));
+    std::vector<Tensor> outputs = nan_outputs(forward, gpu);
+    std::vector<const Tensor*> in;
+    for (const Tensor& t : gpu_inputs) in.push_back(&t);
+    std::vector<Tensor*> out;
+    for (Tensor& t : outputs) out.push_back(&t);
+    KernelContext ctx = rnn_context(r, forward, in, out);
+    ctx.cuda = &run;
+    const std::int64_t calls = cuda::cudnn_rnn_calls();
+    ASSERT_NO_THROW(forward.def->cuda_kernel(ctx));
+    ASSERT_NO_THROW(run.synchronize());
+    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 1) << "the forward pass ran on cuDNN";
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(agree(outputs[i].to(Device{}), expected[i], 1e-4f)) << "output " << i;
+
+    // The gradient: the CPU's fed the CPU's workspace, the GPU's fed the GPU forward
+    // pass's, with the same output gradients.
+    std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
+    Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
+    grad.id = 4;
+    grad.inputs.resize(grad_inputs.size());
+    grad.inputs[6].node = forward.id;
+    std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
+    {
+      std::vector<const Tensor*> gin;
+      for (const Tensor& t : grad_inputs) gin.push_back(&t);
+      std::vector<Tensor*> gout;
+      for (Tensor& t : cpu_grads) gout.push_back(&t);
+      KernelContext cpu_ctx = rnn_context(r, grad, gin, gout);
+      grad.def->cpu_kernel(cpu_ctx);
+    }
+    std::vector<Tensor> gpu_grad_inputs;
+    for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
+      gpu_grad_inputs.push_back(i == 6 ? outputs[3] : grad_inputs[i].to(gpu));
+    }
+    std::vector<Tensor> gpu_grads = nan_outputs(grad, gpu);
+    std::vector<const Tensor*> gin;
+    for (const Tensor& t : gpu_grad_inputs) gin.push_back(&t);
+    std::vector<Tensor*> gout;
+    for (Tensor& t : gpu_grads) gout.push_back(&t);
+    KernelContext grad_ctx = rnn_context(r, grad, gin, gout);
+    grad_ctx.cuda = &run;
+    ASSERT_NO_THROW(grad.def->cuda_kernel(grad_ctx));
+    ASSERT_NO_THROW(run.synchronize());
+    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 2) << "the gradient ran on cuDNN";
+    for (std::size_t i = 0; i < gpu_grads.size(); ++i) {
+      EXPECT_TRUE(agree(gpu_grads[i].to(Device{}), cpu_grads[i], 1e-4f)) << "gradient output " << i;
+    }
+
+    // The same gradient with its workspace from elsewhere (the CPU's): the own kernels.
+    gpu_grad_inputs[6] = grad_inputs[6].to(gpu);
+    gin[6] = &gpu_grad_inputs[6];
+    std::vector<Tensor> own_grads = nan_outputs(grad, gpu);
+    for (std::size_t i = 0; i < own_grads.size(); ++i) gout[i] = &own_grads[i];
+    KernelContext own_ctx = rnn_context(r, grad, gin, gout);
+    own_ctx.cuda = &run;
+    ASSERT_NO_THROW(grad.def->cuda_kernel(own_ctx));
+    ASSERT_NO_THROW(run.synchronize());
+    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 2) << "a workspace no cuDNN forward pass wrote";
+    for (std::size_t i = 0; i < own_grads.size(); ++i) {
+      EXPECT_TRUE(agree(own_grads[i].to(Device{}), cpu_grads[i], 1e-4f)) << "own kernels' gradient output " << i;
+    }
+    seed += 10;
+  }
+
+  // Runs Keras would not give cuDNN: a mask; and any run with the switch off.
+  RnnCase masked{.label = "lstm masked", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7,
+                 .masked = true};
+  RnnCase plain{.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7};
+  for (bool switch_off : {false, true}) {
+    const RnnCase& r = switch_off ? plain : masked;
+    SCOPED_TRACE(switch_off ? "STRATA_CUDNN_RNN off" : r.label);
+    const std::vector<Tensor> inputs = rnn_inputs(r, seed);
+    const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
+    const Node node = rnn_node("rnn_sequence", r, seed, inputs);
+    std::vector<Tensor> gpu_inputs;
+    for (const Tensor& t : inputs) gpu_inputs.push_back(t.to(gpu));
+    std::vector<Tensor> outputs = nan_outputs(node, gpu);
+    std::vector<const Tensor*> in;
+    for (const Tensor& t : gpu_inputs) in.push_back(&t);
+    std::vector<Tensor*> out;
+    for (Tensor& t : outputs) out.push_back(&t);
+    KernelContext ctx = rnn_context(r, node, in, out);
+    ctx.cuda = &run;
+    const std::int64_t calls = cuda::cudnn_rnn_calls();
+    if (switch_off) cuda::set_cudnn_rnn_enabled(false);
+    ASSERT_NO_THROW(node.def->cuda_kernel(ctx));
+    cuda::set_cudnn_rnn_enabled(true);
+    ASSERT_NO_THROW(run.synchronize());
+    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls);
+    // The own kernels write the CPU's workspace too.
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(agree(outputs[i].to(Device{}), expected[i], 1e-4f)) << "output " << i;
+  }
 }
 
 #endif  // STRATA_WITH_CUDNN

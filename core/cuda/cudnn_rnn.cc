@@ -1,0 +1,415 @@
+// cuDNN's RNN for the recurrent ops (core/cuda/cudnn_rnn.h): the plans (descriptors and
+// sizes per geometry), the reserve spaces kept from a forward pass to its gradient, and
+// the two passes.
+#include "core/cuda/cudnn_rnn.h"
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/cudnn_check.h"
+#include "core/cuda/cudnn_descriptors.h"
+#include "core/cuda/cudnn_handle.h"
+#include "core/cuda/lru_cache.h"
+#include "core/cuda/rnn_layout_launch.h"
+#include "core/cuda/rnn_plan.h"
+#include "core/cuda/run_context.h"
+#include "core/cuda/workspace.h"
+#include "core/error.h"
+#include "core/op_registry.h"
+#include "core/ops/rnn_config.h"
+
+namespace strata::cuda {
+
+namespace {
+
+using RnnDescriptor = CudnnDescriptor<cudnnRNNDescriptor_t, cudnnCreateRNNDescriptor, cudnnDestroyRNNDescriptor>;
+using RnnDataDescriptor =
+    CudnnDescriptor<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
+using DropoutDescriptor =
+    CudnnDescriptor<cudnnDropoutDescriptor_t, cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor>;
+
+std::atomic<int> enabled_state{-1};  // -1: not yet read from the environment
+std::atomic<std::int64_t> calls{0};
+
+// A cuDNN status of the NOT_SUPPORTED family (cuDNN 9 adds sub-codes to it).
+bool refused(cudnnStatus_t status) {
+  return static_cast<int>(status) / 1000 == static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED) / 1000;
+}
+
+// The conditions under which Keras on TensorFlow runs these layers on cuDNN, as the op
+// sees them, plus sizes cuDNN's int descriptors take and that are not empty (the own
+// kernels handle no steps and no rows).
+bool qualifies(const ops::Config& c, const RnnDropout& d) {
+  if (!cudnn_rnn_enabled()) return false;
+  const bool cell = c.cell == ops::Cell::lstm || (c.cell == ops::Cell::gru && c.reset_after);
+  if (!cell || c.activation != ops::Act::tanh || c.recurrent_activation != ops::Act::sigmoid) return false;
+  if (c.has_mask || d.input || d.recurrent) return false;
+  constexpr std::int64_t kMax = std::numeric_limits<int>::max();
+  for (std::int64_t n : {c.B, c.T, c.F, c.H}) {
+    if (n <= 0 || n > kMax) return false;
+  }
+  return c.B * c.T * c.F <= kMax && c.B * c.T * c.H <= kMax;
+}
+
+// Whether the op's input must be reversed into processing order for cuDNN, and its
+// output back from processing order (core/ops/rnn_cell.h, RnnLayout).
+bool reverses_input(const ops::RnnLayout& L) { return L.go_backwards && !L.input_in_processing_order; }
+bool reverses_output(const ops::RnnLayout& L) { return L.go_backwards && L.reverse_output; }
+
+// 256-byte aligned parts of one workspace block, as core/cuda/rnn_kernels.cc carves its own.
+class Parts {
+ public:
+  int add(std::size_t bytes) {
+    offsets_.push_back(bytes > 0 ? total_ : kNone);
+    total_ += (bytes + 255) / 256 * 256;
+    return static_cast<int>(offsets_.size()) - 1;
+  }
+  void carve(RunContext& run) { base_ = static_cast<char*>(run.workspace().get(total_)); }
+  template <typename T>
+  T* at(int part) const {
+    const std::size_t offset = offsets_[static_cast<std::size_t>(part)];
+    return offset == kNone ? nullptr : reinterpret_cast<T*>(base_ + offset);
+  }
+
+ private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> offsets_;
+  std::size_t total_ = 0;
+  char* base_ = nullptr;
+};
+
+}  // namespace
+
+// One geometry as cuDNN runs it: descriptors, sizes, and where each gate's weights sit
+// in the weight space (known after the first call, which has a weight space to ask about).
+struct CudnnRnnPlan {
+  explicit CudnnRnnPlan(const KernelContext& ctx) : rnn(ctx), dropout(ctx), x(ctx), y(ctx), h(ctx), m(ctx), b(ctx) {}
+
+  RnnDescriptor rnn;
+  DropoutDescriptor dropout;
+  RnnDataDescriptor x, y;
+  TensorDescriptor h;
+  TensorDescriptor m, b;  // what cudnnGetRNNWeightParams describes a matrix and a bias with
+  bool supported = true;  // false: cuDNN refused the geometry, and the own kernels run it
+  std::size_t weight_bytes = 0, inference_work = 0, training_work = 0, reserve_bytes = 0;
+  bool layout_known = false;
+  RnnWeightLayout layout;
+};
+
+// A run context's cuDNN RNN state: plans by geometry, and the reserve space each forward
+// node keeps for its gradient.
+class CudnnRnnCache {
+ public:
+  CudnnRnnCache(int device, CUstream_st* stream) : device_(device), stream_(stream) {}
+
+  using Key = std::array<std::int64_t, 5>;  // cell, B, T, F, H
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t seed = 0;
+      for (std::int64_t v : k) seed = seed * 1000003u ^ std::hash<std::int64_t>{}(v);
+      return seed;
+    }
+  };
+  LruCache<Key, CudnnRnnPlan, KeyHash> plans{64};
+
+  // Node `node`'s reserve space of at least `bytes`, noted as the one of this step's
+  // forward pass that wrote `workspace`. Growing while a CUDA graph is captured throws
+  // strata::Error: the capture is abandoned and the run goes eager.
+  void* keep_reserve(int node, std::size_t bytes, const float* workspace, std::int64_t step, bool capturing) {
+    Reserve& r = reserves_[node];
+    if (!r.space) {
+      if (capturing) throw Error("cuDNN's RNN reserve space would be made while a CUDA graph is captured");
+      r.space = std::make_unique<Workspace>(device_, stream_);
+    }
+    r.space->set_growth_refused(capturing);
+    void* data = r.space->get(std::max<std::size_t>(bytes, 256));  // never null, even for 0 bytes
+    r.workspace = workspace;
+    r.step = step;
+    r.bytes = bytes;
+    return data;
+  }
+  // The reserve space node `node`'s forward pass kept in this step for `workspace`, or null.
+  void* kept_reserve(int node, const float* workspace, std::int64_t step, std::size_t bytes) const {
+    const auto it = reserves_.find(node);
+    if (it == reserves_.end() || !it->second.space) return nullptr;
+    const Reserve& r = it->second;
+    if (r.workspace != workspace || r.step != step || r.bytes != bytes) return nullptr;
+    return r.space->get(std::max<std::size_t>(bytes, 256));
+  }
+
+ private:
+  struct Reserve {
+    std::unique_ptr<Workspace> space;
+    const float* workspace = nullptr;
+    std::int64_t step = -1;
+    std::size_t bytes = 0;
+  };
+  int device_;
+  CUstream_st* stream_;
+  std::map<int, Reserve> reserves_;
+};
+
+// Here rather than in run_context.cc: a build without cuDNN has no CudnnRnnCache, and the
+// shared_ptr's deleter is bound where the cache is made.
+CudnnRnnCache& RunContext::cudnn_rnns() {
+  if (!cudnn_rnns_) cudnn_rnns_ = std::make_shared<CudnnRnnCache>(stream_.device(), stream_.get());
+  return *cudnn_rnns_;
+}
+
+bool cudnn_rnn_enabled() {
+  int state = enabled_state.load(std::memory_order_relaxed);
+  if (state < 0) {
+    const char* env = std::getenv("STRATA_CUDNN_RNN");
+    state = env && std::string(env) == "0" ? 0 : 1;
+    int expected = -1;
+    if (!enabled_state.compare_exchange_strong(expected, state)) state = expected;
+  }
+  return state == 1;
+}
+
+void set_cudnn_rnn_enabled(bool enabled) { enabled_state.store(enabled ? 1 : 0); }
+
+std::int64_t cudnn_rnn_calls() { return calls.load(); }
+
+namespace {
+
+// Builds the plan of `c`'s geometry; a geometry cuDNN refuses gets a plan marked
+// unsupported, so later calls decline at once.
+std::unique_ptr<CudnnRnnPlan> build_plan(const KernelContext& ctx, cudnnHandle_t handle, const ops::Config& c) {
+  auto plan = std::make_unique<CudnnRnnPlan>(ctx);
+  const int B = static_cast<int>(c.B), T = static_cast<int>(c.T), F = static_cast<int>(c.F),
+            H = static_cast<int>(c.H);
+  // Each step: a refusal marks the plan; any other failure throws.
+  auto step = [&](cudnnStatus_t status, const char* call) {
+    if (status == CUDNN_STATUS_SUCCESS) return true;
+    if (refused(status)) {
+      plan->supported = false;
+      return false;
+    }
+    check(status, ctx, call);
+    return false;
+  };
+  // No dropout: a one-layer RNN has none between layers, and Keras's is drawn outside cuDNN.
+  if (!step(cudnnSetDropoutDescriptor(plan->dropout.get(), handle, 0.f, nullptr, 0, 0), "cudnnSetDropoutDescriptor")) {
+    return plan;
+  }
+  const cudnnRNNMode_t mode = c.cell == ops::Cell::lstm ? CUDNN_LSTM : CUDNN_GRU;
+  // Unpacked layouts take padded input and output; every sequence is T steps long, so
+  // nothing is padded (and no padding value is given).
+  if (!step(cudnnSetRNNDescriptor_v8(plan->rnn.get(), CUDNN_RNN_ALGO_STANDARD, mode, CUDNN_RNN_DOUBLE_BIAS,
+                                     CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                     CUDNN_FMA_MATH, F, H, H, 1, plan->dropout.get(), CUDNN_RNN_PADDED_IO_ENABLED),
+            "cudnnSetRNNDescriptor_v8")) {
+    return plan;
+  }
+  const std::vector<int> lengths(static_cast<std::size_t>(B), T);
+  if (!step(cudnnSetRNNDataDescriptor(plan->x.get(), CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, T,
+                                      B, F, lengths.data(), nullptr),
+            "cudnnSetRNNDataDescriptor") ||
+      !step(cudnnSetRNNDataDescriptor(plan->y.get(), CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, T,
+                                      B, H, lengths.data(), nullptr),
+            "cudnnSetRNNDataDescriptor")) {
+    return plan;
+  }
+  const int dims[3] = {1, B, H}, strides[3] = {B * H, H, 1};
+  std::size_t no_reserve = 0;  // inference keeps none
+  check(cudnnSetTensorNdDescriptor(plan->h.get(), CUDNN_DATA_FLOAT, 3, dims, strides), ctx,
+        "cudnnSetTensorNdDescriptor");
+  if (!step(cudnnGetRNNWeightSpaceSize(handle, plan->rnn.get(), &plan->weight_bytes), "cudnnGetRNNWeightSpaceSize") ||
+      !step(cudnnGetRNNTempSpaceSizes(handle, plan->rnn.get(), CUDNN_FWD_MODE_INFERENCE, plan->x.get(),
+                                      &plan->inference_work, &no_reserve),
+            "cudnnGetRNNTempSpaceSizes") ||
+      !step(cudnnGetRNNTempSpaceSizes(handle, plan->rnn.get(), CUDNN_FWD_MODE_TRAINING, plan->x.get(),
+                                      &plan->training_work, &plan->reserve_bytes),
+            "cudnnGetRNNTempSpaceSizes")) {
+    return plan;
+  }
+  return plan;
+}
+
+CudnnRnnPlan& plan_for(const KernelContext& ctx, RunContext& run, const ops::Config& c) {
+  const CudnnRnnCache::Key key{static_cast<std::int64_t>(c.cell), c.B, c.T, c.F, c.H};
+  cudnnHandle_t handle = run.cudnn().get();
+  return run.cudnn_rnns().plans.find_or_build(key, [&] { return build_plan(ctx, handle, c); });
+}
+
+// Whether a descriptor cudnnGetRNNWeightParams filled describes `rows` rows of `cols`
+// floats, row-major (dimensions of 1 aside, whatever its rank).
+bool describes(const KernelContext& ctx, const TensorDescriptor& d, int rows, int cols) {
+  cudnnDataType_t type;
+  int rank = 0, dims[8] = {}, strides[8] = {};
+  check(cudnnGetTensorNdDescriptor(d.get(), 8, &type, &rank, dims, strides), ctx, "cudnnGetTensorNdDescriptor");
+  std::vector<std::array<int, 2>> kept;  // (dimension, stride) of every dimension over 1
+  for (int i = 0; i < rank && i < 8; ++i) {
+    if (dims[i] > 1) kept.push_back({dims[i], strides[i]});
+  }
+  std::vector<std::array<int, 2>> want;
+  if (rows > 1) want.push_back({rows, cols});
+  if (cols > 1) want.push_back({cols, 1});
+  return type == CUDNN_DATA_FLOAT && kept == want;
+}
+
+// Where each gate's weights sit in a weight space at `space` (offsets from its start, the
+// same for every weight space of the plan). Throws strata::Error when cuDNN describes a
+// matrix or bias of another shape than this code packs (H rows of the input's width).
+void learn_layout(const KernelContext& ctx, cudnnHandle_t handle, CudnnRnnPlan& plan, const ops::Config& c,
+                  float* space) {
+  RnnWeightLayout& l = plan.layout;
+  l.F = c.F;
+  l.H = c.H;
+  l.G = c.G;
+  l.two_biases = c.cell == ops::Cell::gru;
+  for (int gate = 0; gate < c.G; ++gate) {
+    for (bool recurrent : {false, true}) {
+      void *matrix = nullptr, *bias = nullptr;
+      check(cudnnGetRNNWeightParams(handle, plan.rnn.get(), 0, plan.weight_bytes, space,
+                                    cudnn_lin_layer_id(c.cell, gate, recurrent), plan.m.get(), &matrix, plan.b.get(),
+                                    &bias),
+            ctx, "cudnnGetRNNWeightParams");
+      const int H = static_cast<int>(c.H), inputs = static_cast<int>(recurrent ? c.H : c.F);
+      if (!matrix || !bias || !describes(ctx, plan.m, H, inputs) || !describes(ctx, plan.b, 1, H)) {
+        throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
+                    "'): cuDNN describes a recurrent weight matrix or bias of another shape than (units, inputs) "
+                    "and (units); set STRATA_CUDNN_RNN=0 to run the own kernels");
+      }
+      const std::int64_t m_at = static_cast<float*>(matrix) - space, b_at = static_cast<float*>(bias) - space;
+      (recurrent ? l.recurrent_matrix : l.input_matrix)[gate] = m_at;
+      (recurrent ? l.recurrent_bias : l.input_bias)[gate] = b_at;
+    }
+  }
+  plan.layout_known = true;
+}
+
+}  // namespace
+
+bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Config& c, const RnnDropout& d,
+                       const RnnForwardIO& io) {
+  if (!qualifies(c, d)) return false;
+  CudnnRnnPlan& plan = plan_for(ctx, run, c);
+  if (!plan.supported) return false;
+  const bool training = ctx.training;
+  const std::int64_t B = c.B, T = c.T, F = c.F, H = c.H;
+  const bool lstm = c.cell == ops::Cell::lstm;
+  const std::size_t work_bytes = training ? plan.training_work : plan.inference_work;
+  // In training the output sequence in processing order goes to the workspace output,
+  // where the gradient reads it; in inference straight to y unless it must be reversed.
+  const bool y_aside = !training && reverses_output(c);
+  Parts parts;
+  const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
+  const int weights = parts.add(plan.weight_bytes);
+  const int work = parts.add(work_bytes);
+  const int x_proc = parts.add(reverses_input(c) ? static_cast<std::size_t>(B * T * F) * sizeof(float) : 0);
+  const int y_proc = parts.add(y_aside ? static_cast<std::size_t>(B * T * H) * sizeof(float) : 0);
+  parts.carve(run);
+  cudnnHandle_t handle = run.cudnn().get();
+  float* space = parts.at<float>(weights);
+  if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
+  void* reserve = nullptr;
+  if (training) {
+    reserve = run.cudnn_rnns().keep_reserve(ctx.node.id, plan.reserve_bytes, io.workspace, ctx.step, run.capturing());
+  }
+
+  CUstream_st* stream = run.stream().get();
+  launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
+  launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, io.bias, space, stream);
+  const float* x = io.x;
+  if (reverses_input(c)) {
+    launch_reverse_steps(io.x, parts.at<float>(x_proc), B, T, F, stream);
+    x = parts.at<float>(x_proc);
+  }
+  float* y = training ? io.workspace : y_aside ? parts.at<float>(y_proc) : io.y;
+  check_launch(ctx);
+  check(cudnnRNNForward(handle, plan.rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
+                        parts.at<std::int32_t>(lengths), plan.x.get(), x, plan.y.get(), y, plan.h.get(), io.h0, io.h,
+                        plan.h.get(), lstm ? io.c0 : nullptr, lstm ? io.c : nullptr, plan.weight_bytes, space,
+                        work_bytes, parts.at<void>(work), training ? plan.reserve_bytes : 0, reserve),
+        ctx, "cudnnRNNForward");
+  const std::size_t y_bytes = static_cast<std::size_t>(B * T * H) * sizeof(float);
+  if (reverses_output(c)) {
+    launch_reverse_steps(y, io.y, B, T, H, stream);
+  } else if (y != io.y) {
+    check(cudaMemcpyAsync(io.y, y, y_bytes, cudaMemcpyDeviceToDevice, stream), ctx, "cudaMemcpyAsync");
+  }
+  if (!lstm) check(cudaMemsetAsync(io.c, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx, "cudaMemsetAsync");
+  check_launch(ctx);
+  calls.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Config& c, const RnnDropout& d,
+                        const RnnBackwardIO& io) {
+  if (!qualifies(c, d) || !ctx.training || ctx.node.inputs.size() <= 6) return false;
+  CudnnRnnPlan& plan = plan_for(ctx, run, c);
+  if (!plan.supported) return false;
+  // The workspace input's producer: the forward node whose reserve space this step kept.
+  const int forward = ctx.node.inputs[6].node;
+  void* reserve = run.cudnn_rnns().kept_reserve(forward, io.workspace, ctx.step, plan.reserve_bytes);
+  if (!reserve) return false;
+  const std::int64_t B = c.B, T = c.T, F = c.F, H = c.H;
+  const bool lstm = c.cell == ops::Cell::lstm;
+  Parts parts;
+  const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
+  const int weights = parts.add(plan.weight_bytes);
+  const int dweights = parts.add(plan.weight_bytes);
+  const int work = parts.add(plan.training_work);
+  const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float);
+  const int x_proc = parts.add(reverses_input(c) ? x_bytes : 0);
+  const int dx_proc = parts.add(reverses_input(c) ? x_bytes : 0);
+  const int dy_proc = parts.add(reverses_output(c) ? static_cast<std::size_t>(B * T * H) * sizeof(float) : 0);
+  parts.carve(run);
+  cudnnHandle_t handle = run.cudnn().get();
+  CUstream_st* stream = run.stream().get();
+  float* space = parts.at<float>(weights);
+  float* dspace = parts.at<float>(dweights);
+  // Known unless the plan was dropped from the cache since the forward pass.
+  if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
+
+  launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
+  const float* bias = static_cast<const float*>(ctx.input(5).device_data());
+  launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, bias, space, stream);
+  check(cudaMemsetAsync(dspace, 0, plan.weight_bytes, stream), ctx, "cudaMemsetAsync");
+  const float* x = io.x;
+  if (reverses_input(c)) {
+    launch_reverse_steps(io.x, parts.at<float>(x_proc), B, T, F, stream);
+    x = parts.at<float>(x_proc);
+  }
+  const float* dy = io.dy;
+  if (reverses_output(c)) {
+    launch_reverse_steps(io.dy, parts.at<float>(dy_proc), B, T, H, stream);
+    dy = parts.at<float>(dy_proc);
+  }
+  float* dx = reverses_input(c) ? parts.at<float>(dx_proc) : io.dx;
+  check_launch(ctx);
+  const float* y = io.workspace;  // the forward pass's output sequence, in processing order
+  check(cudnnRNNBackwardData_v8(handle, plan.rnn.get(), parts.at<std::int32_t>(lengths), plan.y.get(), y, dy,
+                                plan.x.get(), dx, plan.h.get(), io.h0, io.dh, io.dh0, plan.h.get(),
+                                lstm ? io.c0 : nullptr, lstm ? io.dc : nullptr, lstm ? io.dc0 : nullptr,
+                                plan.weight_bytes, space, plan.training_work, parts.at<void>(work), plan.reserve_bytes,
+                                reserve),
+        ctx, "cudnnRNNBackwardData_v8");
+  check(cudnnRNNBackwardWeights_v8(handle, plan.rnn.get(), CUDNN_WGRAD_MODE_ADD, parts.at<std::int32_t>(lengths),
+                                   plan.x.get(), x, plan.h.get(), io.h0, plan.y.get(), y, plan.weight_bytes, dspace,
+                                   plan.training_work, parts.at<void>(work), plan.reserve_bytes, reserve),
+        ctx, "cudnnRNNBackwardWeights_v8");
+  launch_unpack_rnn_weight_grads(plan.layout, dspace, io.dkernel, io.drecurrent_kernel, io.dbias, stream);
+  if (reverses_input(c)) launch_reverse_steps(dx, io.dx, B, T, F, stream);
+  if (!lstm) check(cudaMemsetAsync(io.dc0, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx, "cudaMemsetAsync");
+  check_launch(ctx);
+  calls.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace strata::cuda
