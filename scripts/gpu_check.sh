@@ -10,8 +10,10 @@
 # against the libtorch that pip's torch wheel ships
 # (its C++ headers, libraries and CMake config, built with CUDA), strata_bench is built
 # and `strata_bench --device=cuda --no_keras --reps=5` runs into OUTDIR/bench/
-# (bench.log). A bench that cannot be configured, built or run is said so in summary.txt
-# and does not change the exit status, which is the tests'.
+# (bench.log), then the LSTM and BiLSTM again on the own recurrent kernels instead of
+# cuDNN's RNN (STRATA_CUDNN_RNN=0, OUTDIR/bench-own-rnn/). A bench that cannot be
+# configured, built or run is said so in summary.txt and does not change the exit
+# status, which is the tests'.
 #
 # The GPU machine (the device tool) has the CUDA toolkit, CMake and a compiler but none
 # of Debian's -dev packages and no network: the build's dependencies come from Debian
@@ -267,6 +269,17 @@ run_bench() {
       grep -E '^per-step host overhead|^CUDA graphs:|^with and without CUDA graphs|^GEMM peak|^strata: not run|^strata/libtorch' \
         "$OUT/bench.log" || true
     } | tee -a "$OUT/summary.txt"
+    # The recurrent workloads again on the own kernels (STRATA_CUDNN_RNN=0): what cuDNN's
+    # RNN gains over them, the two runs side by side.
+    step "bench: lstm and bilstm with STRATA_CUDNN_RNN=0 (bench-own-rnn.log, bench-own-rnn/)"
+    rc=0
+    STRATA_CUDNN_RNN=0 timeout "${BENCH_TIMEOUT:-420}" "$BUILD_DIR/bench/strata_bench" --device=cuda --no_keras \
+      --workloads=lstm,bilstm --reps=3 "--results_dir=$OUT/bench-own-rnn" >"$OUT/bench-own-rnn.log" 2>&1 || rc=$?
+    if [[ $rc != 0 ]]; then
+      bench_report "own recurrent kernels (STRATA_CUDNN_RNN=0): exit status $rc (bench-own-rnn.log)"
+    else
+      bench_report "own recurrent kernels (STRATA_CUDNN_RNN=0): bench-own-rnn/results.md, against bench/results.md"
+    fi
   fi
 }
 if [[ ${BENCH:-1} == 0 ]]; then
