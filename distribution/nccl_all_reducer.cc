@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstring>
+#include <iostream>
 #include <thread>
 
 #include "core/cuda/check.h"
@@ -96,9 +97,17 @@ NcclAllReducer::~NcclAllReducer() {
   int current = 0;
   if (cudaGetDevice(&current) == cudaErrorCudartUnloading) return;
   cuda::DeviceScope scope(device_, std::nothrow);
+  // A destructor cannot throw: what goes wrong while leaving is said on stderr, so that
+  // a job that hangs or leaks at exit has a line to show for it.
+  auto said = [this](const char* call, ncclResult_t r) {
+    if (r != ncclSuccess) {
+      std::cerr << "strata: process " << rank_ << " leaving NCCL: " << call << " failed: " << nccl_error(r, nullptr)
+                << "\n";
+    }
+  };
   if (!in_flight_.empty()) {
     // A step that threw left sums unwaited for: a peer may never join them.
-    ncclCommAbort(comm_);
+    said("ncclCommAbort", ncclCommAbort(comm_));
     return;
   }
   // Leaving politely needs the peers too: give them a while, then abort.
@@ -108,8 +117,12 @@ NcclAllReducer::~NcclAllReducer() {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
     if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) break;
   }
-  if (state == ncclSuccess) ncclCommDestroy(comm_);
-  else ncclCommAbort(comm_);
+  if (state == ncclSuccess) {
+    said("ncclCommDestroy", ncclCommDestroy(comm_));
+  } else {
+    said(state == ncclInProgress ? "ncclCommFinalize (peers did not finish within 10 s)" : "ncclCommFinalize", state);
+    said("ncclCommAbort", ncclCommAbort(comm_));
+  }
 }
 
 void NcclAllReducer::fail(const std::string& message) {

@@ -46,7 +46,8 @@ class NcclAllReducer {
   // fails or the others have not joined within `timeout`.
   NcclAllReducer(const UniqueId& id, int rank, int size, int device, std::chrono::milliseconds timeout);
   // Leaves NCCL: politely when no sum is in flight (ncclCommFinalize, waiting for the
-  // peers at most 10 s), else, or when that fails, by aborting the communicator.
+  // peers at most 10 s), else, or when that fails, by aborting the communicator. A call
+  // that fails on the way is said on stderr (a destructor cannot throw).
   ~NcclAllReducer();
   NcclAllReducer(const NcclAllReducer&) = delete;
   NcclAllReducer& operator=(const NcclAllReducer&) = delete;
