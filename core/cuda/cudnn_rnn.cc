@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "core/cuda/cudnn_descriptors.h"
 #include "core/cuda/cudnn_handle.h"
 #include "core/cuda/lru_cache.h"
+#include "core/cuda/rnn_launch.h"
 #include "core/cuda/rnn_layout_launch.h"
 #include "core/cuda/rnn_plan.h"
 #include "core/cuda/run_context.h"
@@ -44,19 +46,23 @@ using DropoutDescriptor =
 std::atomic<int> enabled_state{-1};  // -1: not yet read from the environment
 std::atomic<std::int64_t> calls{0};
 
-// A cuDNN status of the NOT_SUPPORTED family (cuDNN 9 adds sub-codes to it).
+// How cuDNN declines an RNN it does not run: the NOT_SUPPORTED family (cuDNN 9 adds
+// sub-codes to it), or BAD_PARAM, with which it also rejects configurations.
 bool refused(cudnnStatus_t status) {
-  return static_cast<int>(status) / 1000 == static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED) / 1000;
+  const int family = static_cast<int>(status) / 1000 * 1000;
+  return family == static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED) || family == static_cast<int>(CUDNN_STATUS_BAD_PARAM);
 }
 
-// The conditions under which Keras on TensorFlow runs these layers on cuDNN, as the op
-// sees them, plus sizes cuDNN's int descriptors take and that are not empty (the own
-// kernels handle no steps and no rows).
+// The runs this path takes, a subset of those Keras on TensorFlow gives cuDNN (which also
+// takes right-padded masks): an LSTM or a GRU with reset_after, tanh and sigmoid, no mask
+// and no recurrent dropout drawn (input dropout is applied before cuDNN, as Keras does),
+// with sizes cuDNN's int descriptors take and none empty (the own kernels handle no
+// steps and no rows).
 bool qualifies(const ops::Config& c, const RnnDropout& d) {
   if (!cudnn_rnn_enabled()) return false;
   const bool cell = c.cell == ops::Cell::lstm || (c.cell == ops::Cell::gru && c.reset_after);
   if (!cell || c.activation != ops::Act::tanh || c.recurrent_activation != ops::Act::sigmoid) return false;
-  if (c.has_mask || d.input || d.recurrent) return false;
+  if (c.has_mask || d.recurrent) return false;
   constexpr std::int64_t kMax = std::numeric_limits<int>::max();
   for (std::int64_t n : {c.B, c.T, c.F, c.H}) {
     if (n <= 0 || n > kMax) return false;
@@ -96,10 +102,10 @@ class Parts {
 // One geometry as cuDNN runs it: descriptors, sizes, and where each gate's weights sit
 // in the weight space (known after the first call, which has a weight space to ask about).
 struct CudnnRnnPlan {
-  explicit CudnnRnnPlan(const KernelContext& ctx) : rnn(ctx), dropout(ctx), x(ctx), y(ctx), h(ctx), m(ctx), b(ctx) {}
+  explicit CudnnRnnPlan(const KernelContext& ctx) : dropout(ctx), rnn(ctx), x(ctx), y(ctx), h(ctx), m(ctx), b(ctx) {}
 
+  DropoutDescriptor dropout;  // first: destroyed after the RNN descriptor that names it
   RnnDescriptor rnn;
-  DropoutDescriptor dropout;
   RnnDataDescriptor x, y;
   TensorDescriptor h;
   TensorDescriptor m, b;  // what cudnnGetRNNWeightParams describes a matrix and a bias with
@@ -125,41 +131,57 @@ class CudnnRnnCache {
   };
   LruCache<Key, CudnnRnnPlan, KeyHash> plans{64};
 
-  // Node `node`'s reserve space of at least `bytes`, noted as the one of this step's
-  // forward pass that wrote `workspace`. Growing while a CUDA graph is captured throws
-  // strata::Error: the capture is abandoned and the run goes eager.
-  void* keep_reserve(int node, std::size_t bytes, const float* workspace, std::int64_t step, bool capturing) {
-    Reserve& r = reserves_[node];
-    if (!r.space) {
+  // What a forward node's cuDNN pass left for its gradient in the step it ran.
+  struct Forward {
+    std::unique_ptr<Workspace> reserve;  // made by the first pass in training
+    const float* workspace = nullptr;    // the pass's workspace output
+    std::int64_t step = -1;
+    // The reserve holds this pass's state, untouched: false after an inference pass
+    // (which keeps none) and once a gradient's backward pass has used it (cuDNN's
+    // backward pass writes into it), so a later gradient runs the pass again first.
+    bool reserve_fresh = false;
+  };
+
+  // Node `node`'s reserve space of at least `bytes`. Growing it, or making it, while a
+  // CUDA graph is captured throws strata::Error: the capture is abandoned and the run
+  // goes eager (the warm-up runs before a capture have made it).
+  void* reserve_for(int node, std::size_t bytes, bool capturing) {
+    Forward& f = forwards_[node];
+    if (!f.reserve) {
       if (capturing) throw Error("cuDNN's RNN reserve space would be made while a CUDA graph is captured");
-      r.space = std::make_unique<Workspace>(device_, stream_);
+      f.reserve = std::make_unique<Workspace>(device_, stream_);
     }
-    r.space->set_growth_refused(capturing);
-    void* data = r.space->get(std::max<std::size_t>(bytes, 256));  // never null, even for 0 bytes
-    r.workspace = workspace;
-    r.step = step;
-    r.bytes = bytes;
-    return data;
+    f.reserve->set_growth_refused(capturing);
+    return f.reserve->get(std::max<std::size_t>(bytes, 256));  // never null, even for 0 bytes
   }
-  // The reserve space node `node`'s forward pass kept in this step for `workspace`, or null.
-  void* kept_reserve(int node, const float* workspace, std::int64_t step, std::size_t bytes) const {
-    const auto it = reserves_.find(node);
-    if (it == reserves_.end() || !it->second.space) return nullptr;
-    const Reserve& r = it->second;
-    if (r.workspace != workspace || r.step != step || r.bytes != bytes) return nullptr;
-    return r.space->get(std::max<std::size_t>(bytes, 256));
+  // Notes that node `node`'s forward pass ran on cuDNN in `step`, writing `workspace`.
+  void note_forward(int node, const float* workspace, std::int64_t step, bool reserve_fresh) {
+    Forward& f = forwards_[node];
+    f.workspace = workspace;
+    f.step = step;
+    f.reserve_fresh = reserve_fresh;
+  }
+  // Notes that node `node`'s forward pass ran on the own kernels: no gradient may take
+  // an earlier pass's record for this one's.
+  void forget_forward(int node) {
+    if (const auto it = forwards_.find(node); it != forwards_.end()) {
+      it->second.workspace = nullptr;
+      it->second.step = -1;
+      it->second.reserve_fresh = false;
+    }
+  }
+  // Node `node`'s record when its forward pass ran on cuDNN in `step` and wrote
+  // `workspace`; else null (the workspace is in the own kernels' layout).
+  Forward* forward_of(int node, const float* workspace, std::int64_t step) {
+    const auto it = forwards_.find(node);
+    if (it == forwards_.end() || it->second.workspace != workspace || it->second.step != step) return nullptr;
+    return &it->second;
   }
 
  private:
-  struct Reserve {
-    std::unique_ptr<Workspace> space;
-    const float* workspace = nullptr;
-    std::int64_t step = -1;
-    std::size_t bytes = 0;
-  };
   int device_;
   CUstream_st* stream_;
-  std::map<int, Reserve> reserves_;
+  std::map<int, Forward> forwards_;
 };
 
 // Here rather than in run_context.cc: a build without cuDNN has no CudnnRnnCache, and the
@@ -196,6 +218,10 @@ std::unique_ptr<CudnnRnnPlan> build_plan(const KernelContext& ctx, cudnnHandle_t
   auto step = [&](cudnnStatus_t status, const char* call) {
     if (status == CUDNN_STATUS_SUCCESS) return true;
     if (refused(status)) {
+      // Said once per geometry (the plan is kept): the run is right, only slower.
+      std::cerr << "strata: cuDNN's RNN declines " << (c.cell == ops::Cell::lstm ? "an LSTM" : "a GRU") << " of "
+                << c.B << "x" << c.T << "x" << c.F << " into " << c.H << " units (" << call << ": "
+                << cudnnGetErrorString(status) << "); node '" << ctx.node.name << "' runs on the own kernels\n";
       plan->supported = false;
       return false;
     }
@@ -295,15 +321,41 @@ void learn_layout(const KernelContext& ctx, cudnnHandle_t handle, CudnnRnnPlan& 
 
 }  // namespace
 
+namespace {
+
+// The input as cuDNN reads it: times the input dropout mask (drawn here, the own kernels'
+// mask), then in processing order. x itself when neither applies.
+const float* cudnn_input(const ops::Config& c, const RnnDropout& d, const float* x, float* mask, float* dropped,
+                         float* reversed, CUstream_st* stream) {
+  const float* in = x;
+  if (d.input) {
+    launch_rnn_dropout_mask(mask, c.B * c.F, d.seed, ops::kInputMaskStream, d.input_first, d.input_rate,
+                            1.f / (1.f - d.input_rate), stream);
+    launch_scale_rows(x, mask, dropped, c.B * c.T, c.F, c.T, stream);
+    in = dropped;
+  }
+  if (reverses_input(c)) {
+    launch_reverse_steps(in, reversed, c.B, c.T, c.F, stream);
+    in = reversed;
+  }
+  return in;
+}
+
+}  // namespace
+
 bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Config& c, const RnnDropout& d,
                        const RnnForwardIO& io) {
-  if (!qualifies(c, d)) return false;
+  const bool takes = qualifies(c, d) && plan_for(ctx, run, c).supported;
+  if (!takes) {
+    run.cudnn_rnns().forget_forward(ctx.node.id);
+    return false;
+  }
   CudnnRnnPlan& plan = plan_for(ctx, run, c);
-  if (!plan.supported) return false;
   const bool training = ctx.training;
   const std::int64_t B = c.B, T = c.T, F = c.F, H = c.H;
   const bool lstm = c.cell == ops::Cell::lstm;
   const std::size_t work_bytes = training ? plan.training_work : plan.inference_work;
+  const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float);
   // In training the output sequence in processing order goes to the workspace output,
   // where the gradient reads it; in inference straight to y unless it must be reversed.
   const bool y_aside = !training && reverses_output(c);
@@ -311,25 +363,22 @@ bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Con
   const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
   const int weights = parts.add(plan.weight_bytes);
   const int work = parts.add(work_bytes);
-  const int x_proc = parts.add(reverses_input(c) ? static_cast<std::size_t>(B * T * F) * sizeof(float) : 0);
+  const int mask = parts.add(d.input ? static_cast<std::size_t>(B * F) * sizeof(float) : 0);
+  const int dropped = parts.add(d.input ? x_bytes : 0);
+  const int reversed = parts.add(reverses_input(c) ? x_bytes : 0);
   const int y_proc = parts.add(y_aside ? static_cast<std::size_t>(B * T * H) * sizeof(float) : 0);
   parts.carve(run);
   cudnnHandle_t handle = run.cudnn().get();
   float* space = parts.at<float>(weights);
   if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
-  void* reserve = nullptr;
-  if (training) {
-    reserve = run.cudnn_rnns().keep_reserve(ctx.node.id, plan.reserve_bytes, io.workspace, ctx.step, run.capturing());
-  }
+  CudnnRnnCache& cache = run.cudnn_rnns();
+  void* reserve = training ? cache.reserve_for(ctx.node.id, plan.reserve_bytes, run.capturing()) : nullptr;
 
   CUstream_st* stream = run.stream().get();
   launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
   launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, io.bias, space, stream);
-  const float* x = io.x;
-  if (reverses_input(c)) {
-    launch_reverse_steps(io.x, parts.at<float>(x_proc), B, T, F, stream);
-    x = parts.at<float>(x_proc);
-  }
+  const float* x = cudnn_input(c, d, io.x, parts.at<float>(mask), parts.at<float>(dropped), parts.at<float>(reversed),
+                               stream);
   float* y = training ? io.workspace : y_aside ? parts.at<float>(y_proc) : io.y;
   check_launch(ctx);
   check(cudnnRNNForward(handle, plan.rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
@@ -337,38 +386,57 @@ bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Con
                         plan.h.get(), lstm ? io.c0 : nullptr, lstm ? io.c : nullptr, plan.weight_bytes, space,
                         work_bytes, parts.at<void>(work), training ? plan.reserve_bytes : 0, reserve),
         ctx, "cudnnRNNForward");
-  const std::size_t y_bytes = static_cast<std::size_t>(B * T * H) * sizeof(float);
   if (reverses_output(c)) {
     launch_reverse_steps(y, io.y, B, T, H, stream);
   } else if (y != io.y) {
-    check(cudaMemcpyAsync(io.y, y, y_bytes, cudaMemcpyDeviceToDevice, stream), ctx, "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(io.y, y, static_cast<std::size_t>(B * T * H) * sizeof(float), cudaMemcpyDeviceToDevice,
+                          stream),
+          ctx, "cudaMemcpyAsync");
   }
-  if (!lstm) check(cudaMemsetAsync(io.c, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx, "cudaMemsetAsync");
+  if (!lstm) {
+    check(cudaMemsetAsync(io.c, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx, "cudaMemsetAsync");
+  }
   check_launch(ctx);
+  // Whatever the mode: a gradient of this pass (the workspace output is not the own
+  // kernels' layout) must find it, and after an inference pass run it again.
+  cache.note_forward(ctx.node.id, io.workspace, ctx.step, training);
   calls.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
 bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Config& c, const RnnDropout& d,
                         const RnnBackwardIO& io) {
-  if (!qualifies(c, d) || !ctx.training || ctx.node.inputs.size() <= 6) return false;
+  // Decided by the forward pass alone: a workspace its cuDNN pass wrote in this step has
+  // no other reader, whatever the switch or the mode now. (A gradient node built apart
+  // from a graph, as the kernel table's, names no producer.)
+  if (ctx.node.inputs.size() <= 6) return false;
+  const int forward_node = ctx.node.inputs[6].node;
+  CudnnRnnCache& cache = run.cudnn_rnns();
+  CudnnRnnCache::Forward* forward = cache.forward_of(forward_node, io.workspace, ctx.step);
+  if (!forward) return false;
   CudnnRnnPlan& plan = plan_for(ctx, run, c);
-  if (!plan.supported) return false;
-  // The workspace input's producer: the forward node whose reserve space this step kept.
-  const int forward = ctx.node.inputs[6].node;
-  void* reserve = run.cudnn_rnns().kept_reserve(forward, io.workspace, ctx.step, plan.reserve_bytes);
-  if (!reserve) return false;
+  if (!plan.supported) {
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
+                "'): cuDNN declines the geometry its forward pass ran on cuDNN");
+  }
   const std::int64_t B = c.B, T = c.T, F = c.F, H = c.H;
   const bool lstm = c.cell == ops::Cell::lstm;
+  // Without an untouched reserve (an inference pass, or a second gradient of one pass),
+  // the forward pass runs again in training mode first, its output aside.
+  const bool rerun = !forward->reserve_fresh;
+  const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float),
+                    y_bytes = static_cast<std::size_t>(B * T * H) * sizeof(float);
   Parts parts;
   const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
   const int weights = parts.add(plan.weight_bytes);
   const int dweights = parts.add(plan.weight_bytes);
   const int work = parts.add(plan.training_work);
-  const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float);
-  const int x_proc = parts.add(reverses_input(c) ? x_bytes : 0);
+  const int mask = parts.add(d.input ? static_cast<std::size_t>(B * F) * sizeof(float) : 0);
+  const int dropped = parts.add(d.input ? x_bytes : 0);
+  const int reversed = parts.add(reverses_input(c) ? x_bytes : 0);
   const int dx_proc = parts.add(reverses_input(c) ? x_bytes : 0);
-  const int dy_proc = parts.add(reverses_output(c) ? static_cast<std::size_t>(B * T * H) * sizeof(float) : 0);
+  const int dy_proc = parts.add(reverses_output(c) ? y_bytes : 0);
+  const int y_again = parts.add(rerun ? y_bytes : 0);
   parts.carve(run);
   cudnnHandle_t handle = run.cudnn().get();
   CUstream_st* stream = run.stream().get();
@@ -376,16 +444,14 @@ bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Co
   float* dspace = parts.at<float>(dweights);
   // Known unless the plan was dropped from the cache since the forward pass.
   if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
+  void* reserve = cache.reserve_for(forward_node, plan.reserve_bytes, run.capturing());
 
   launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
   const float* bias = static_cast<const float*>(ctx.input(5).device_data());
   launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, bias, space, stream);
   check(cudaMemsetAsync(dspace, 0, plan.weight_bytes, stream), ctx, "cudaMemsetAsync");
-  const float* x = io.x;
-  if (reverses_input(c)) {
-    launch_reverse_steps(io.x, parts.at<float>(x_proc), B, T, F, stream);
-    x = parts.at<float>(x_proc);
-  }
+  const float* x = cudnn_input(c, d, io.x, parts.at<float>(mask), parts.at<float>(dropped), parts.at<float>(reversed),
+                               stream);
   const float* dy = io.dy;
   if (reverses_output(c)) {
     launch_reverse_steps(io.dy, parts.at<float>(dy_proc), B, T, H, stream);
@@ -393,20 +459,34 @@ bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Co
   }
   float* dx = reverses_input(c) ? parts.at<float>(dx_proc) : io.dx;
   check_launch(ctx);
-  const float* y = io.workspace;  // the forward pass's output sequence, in processing order
+  // The forward pass's output sequence, in processing order.
+  const float* y = rerun ? parts.at<float>(y_again) : io.workspace;
+  if (rerun) {
+    check(cudnnRNNForward(handle, plan.rnn.get(), CUDNN_FWD_MODE_TRAINING, parts.at<std::int32_t>(lengths),
+                          plan.x.get(), x, plan.y.get(), parts.at<float>(y_again), plan.h.get(), io.h0, nullptr,
+                          plan.h.get(), lstm ? io.c0 : nullptr, nullptr, plan.weight_bytes, space, plan.training_work,
+                          parts.at<void>(work), plan.reserve_bytes, reserve),
+          ctx, "cudnnRNNForward (again, for the gradient)");
+  }
   check(cudnnRNNBackwardData_v8(handle, plan.rnn.get(), parts.at<std::int32_t>(lengths), plan.y.get(), y, dy,
                                 plan.x.get(), dx, plan.h.get(), io.h0, io.dh, io.dh0, plan.h.get(),
                                 lstm ? io.c0 : nullptr, lstm ? io.dc : nullptr, lstm ? io.dc0 : nullptr,
                                 plan.weight_bytes, space, plan.training_work, parts.at<void>(work), plan.reserve_bytes,
                                 reserve),
         ctx, "cudnnRNNBackwardData_v8");
+  forward->reserve_fresh = false;  // cuDNN's backward pass writes into the reserve
   check(cudnnRNNBackwardWeights_v8(handle, plan.rnn.get(), CUDNN_WGRAD_MODE_ADD, parts.at<std::int32_t>(lengths),
                                    plan.x.get(), x, plan.h.get(), io.h0, plan.y.get(), y, plan.weight_bytes, dspace,
                                    plan.training_work, parts.at<void>(work), plan.reserve_bytes, reserve),
         ctx, "cudnnRNNBackwardWeights_v8");
   launch_unpack_rnn_weight_grads(plan.layout, dspace, io.dkernel, io.drecurrent_kernel, io.dbias, stream);
   if (reverses_input(c)) launch_reverse_steps(dx, io.dx, B, T, F, stream);
-  if (!lstm) check(cudaMemsetAsync(io.dc0, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx, "cudaMemsetAsync");
+  // Through the input dropout: the mask again, row by row.
+  if (d.input) launch_scale_rows(io.dx, parts.at<float>(mask), io.dx, B * T, F, T, stream);
+  if (!lstm) {
+    check(cudaMemsetAsync(io.dc0, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx,
+          "cudaMemsetAsync");
+  }
   check_launch(ctx);
   calls.fetch_add(1, std::memory_order_relaxed);
   return true;

@@ -1,21 +1,25 @@
 // cuDNN's RNN for the recurrent ops' CUDA kernels (built only with STRATA_WITH_CUDNN;
 // core/cuda/rnn_kernels.cc calls it first and runs its own kernels when it declines).
-// It takes a run where Keras on TensorFlow takes cuDNN's: an LSTM, or a GRU with
-// reset_after, with tanh and sigmoid, no mask and no dropout drawn — the default layers,
-// Bidirectional's halves included (go_backwards and its orders are done by reversing
-// steps around cuDNN). Keras's weights are packed into cuDNN's weight space each call
-// (core/cuda/rnn_weight_layout.h: cuDNN's gate order, Keras's bias as the input bias,
-// or both of a GRU's rows), strict float32 (no TF32).
+// It takes a subset of the runs Keras on TensorFlow gives cuDNN: an LSTM, or a GRU with
+// reset_after, with tanh and sigmoid, no mask and no recurrent dropout drawn — the
+// default layers, Bidirectional's halves included (go_backwards and its orders are done
+// by reversing steps around cuDNN), input dropout applied before cuDNN as Keras does (the
+// own kernels' mask). Keras's weights are packed into cuDNN's weight space each call
+// (core/cuda/rnn_weight_layout.h: cuDNN's gate order, Keras's bias as the input bias, or
+// both of a GRU's rows), strict float32 (no TF32). A geometry cuDNN declines is said once
+// on stderr and runs on the own kernels.
 //
-// In training the forward pass keeps cuDNN's reserve space for the gradient, which the
-// op's (B, T, K) workspace output cannot hold: the run context keeps it per forward node
-// (one buffer that only grows, as the run context's workspace does), with the workspace
-// output's address and the run's step, and the forward pass writes its output sequence in
-// processing order into the workspace output. The gradient runs on cuDNN when it finds
-// that record for its workspace input in this step, and on the own kernels otherwise
-// (a workspace the CPU layout fills: a forward pass that declined, or one fed from
-// elsewhere). Whether a run qualifies is decided alike on both sides, from the op's
-// attributes, its shapes and the run's mode.
+// cuDNN's reserve space, which its backward pass needs, is no layout the op's (B, T, K)
+// workspace output can take. So the run context keeps one reserve buffer per forward
+// node (it only grows, as the run context's workspace does) and a record of the node's
+// last cuDNN pass: the workspace output's address and the step. In training the forward
+// pass fills the reserve and writes its output sequence, in processing order, into the
+// workspace output. A gradient whose workspace input a cuDNN pass wrote in this step runs
+// on cuDNN — decided from that record alone — and every other gradient on the own
+// kernels (the workspace is then theirs: a pass that declined, or a workspace fed from
+// elsewhere). When the reserve is not the pass's own, untouched — an inference pass keeps
+// none, and cuDNN's backward pass writes into it, so a second gradient of one pass finds
+// it used — the gradient runs the forward pass again, in training mode, first.
 #pragma once
 
 #include <cstdint>

@@ -1888,18 +1888,64 @@ TEST(CudaConvPlans, ASecondStepBuildsNoPlanAndGivesTheSameBits) {
   EXPECT_EQ(plans.evicted(), 0);
 }
 
-// cuDNN's RNN takes the runs Keras would give it (core/cuda/cudnn_rnn.h). For each such
-// configuration — LSTM and GRU, each direction and output order — the forward pass in
-// training runs on cuDNN and gives the CPU kernel's y, h and c; the gradient op, whose
-// workspace input is that forward node's output in the same step, runs on cuDNN too and
-// gives the CPU gradient's six outputs. A masked run, a run with the switch off, and a
-// gradient whose workspace comes from elsewhere stay on the own kernels.
+namespace {
+
+// Sets cuDNN's RNN switch for a scope, and back to what it was after, whatever happens.
+class CudnnRnnSwitch {
+ public:
+  explicit CudnnRnnSwitch(bool enabled) : before_(cuda::cudnn_rnn_enabled()) { cuda::set_cudnn_rnn_enabled(enabled); }
+  ~CudnnRnnSwitch() { cuda::set_cudnn_rnn_enabled(before_); }
+  CudnnRnnSwitch(const CudnnRnnSwitch&) = delete;
+  CudnnRnnSwitch& operator=(const CudnnRnnSwitch&) = delete;
+
+ private:
+  bool before_;
+};
+
+// Tensors on `device`, and pointers to them for a KernelContext.
+struct OnDevice {
+  std::vector<Tensor> tensors;
+  std::vector<const Tensor*> in() const {
+    std::vector<const Tensor*> out;
+    for (const Tensor& t : tensors) out.push_back(&t);
+    return out;
+  }
+  std::vector<Tensor*> out() {
+    std::vector<Tensor*> pointers;
+    for (Tensor& t : tensors) pointers.push_back(&t);
+    return pointers;
+  }
+};
+
+// Runs `node`'s CUDA kernel in `r`'s mode on `run`, and brings its outputs to the host.
+std::vector<Tensor> run_rnn_on_cuda(const RnnCase& r, const Node& node, const OnDevice& inputs, OnDevice& outputs,
+                                    cuda::RunContext& run) {
+  KernelContext ctx = rnn_context(r, node, inputs.in(), outputs.out());
+  ctx.cuda = &run;
+  node.def->cuda_kernel(ctx);
+  run.synchronize();
+  std::vector<Tensor> back;
+  for (const Tensor& t : outputs.tensors) back.push_back(t.to(Device{}));
+  return back;
+}
+
+}  // namespace
+
+// cuDNN's RNN takes a subset of the runs Keras gives it (core/cuda/cudnn_rnn.h). For each
+// such configuration — LSTM and GRU, each direction and output order, input dropout, in
+// training and in inference — the forward pass runs on cuDNN and gives the CPU kernel's
+// y, h and c. The gradient op whose workspace input is that forward node's output in the
+// same step runs on cuDNN too and gives the CPU gradient's six outputs; so does a second
+// gradient of the same pass (cuDNN's backward pass wrote into the reserve the first one
+// used, so the forward pass runs again), and a gradient of an inference pass (which kept
+// no reserve). Fed the CPU's workspace instead, the gradient runs the own kernels. A
+// masked run, recurrent dropout and the switch off stay on the own kernels.
 TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
-  ASSERT_TRUE(cuda::cudnn_rnn_enabled()) << "STRATA_CUDNN_RNN=0 is set";
+  if (!cuda::cudnn_rnn_enabled()) GTEST_SKIP() << "STRATA_CUDNN_RNN=0 turns cuDNN's RNN off";
   const Device gpu{DeviceType::cuda, 0, ""};
   cuda::RunContext run(0);
-  const std::vector<RnnCase> cases{
+  std::vector<RnnCase> cases{
       {.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7},
       {.label = "gru reset_after", .cell = "gru", .batch = 4, .steps = 6, .features = 5, .units = 7},
       {.label = "lstm go_backwards", .cell = "lstm", .batch = 3, .steps = 5, .features = 4, .units = 6,
@@ -1909,111 +1955,103 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
        .reverse_output = true},
       {.label = "gru go_backwards, reverse_output", .cell = "gru", .batch = 5, .steps = 7, .features = 3,
        .units = 8, .go_backwards = true, .reverse_output = true},
+      {.label = "lstm dropout 0.3, go_backwards", .cell = "lstm", .batch = 6, .steps = 5, .features = 4, .units = 6,
+       .go_backwards = true, .dropout = 0.3, .sample_offset = 2},
+      {.label = "gru dropout 0.25 and recurrent_dropout 0.4 (outside training only)", .cell = "gru", .batch = 4,
+       .steps = 5, .features = 6, .units = 5, .dropout = 0.25, .recurrent_dropout = 0.4},
       {.label = "lstm 33x20x40 into 64 units", .cell = "lstm", .batch = 33, .steps = 20, .features = 40,
        .units = 64},
       {.label = "gru, one unit", .cell = "gru", .batch = 2, .steps = 3, .features = 4, .units = 1},
   };
   std::uint64_t seed = 3300;
-  for (RnnCase r : cases) {
-    r.training = true;
-    r.step = 7;
+  for (bool training : {true, false}) {
+    for (RnnCase r : cases) {
+      // Recurrent dropout in training is not cuDNN's: that case runs outside training only.
+      if (training && r.recurrent_dropout > 0) continue;
+      r.training = training;
+      r.step = training ? 7 : 8;
+      SCOPED_TRACE(r.label + (training ? ", in training" : ", in inference"));
+      const std::vector<Tensor> inputs = rnn_inputs(r, seed);
+      const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
+      Node forward = rnn_node("rnn_sequence", r, seed, inputs);
+      forward.id = 3;
+      OnDevice gpu_inputs;
+      for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+      OnDevice outputs{nan_outputs(forward, gpu)};
+      const std::int64_t calls = cuda::cudnn_rnn_calls();
+      std::vector<Tensor> got;
+      ASSERT_NO_THROW(got = run_rnn_on_cuda(r, forward, gpu_inputs, outputs, run));
+      EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 1) << "the forward pass ran on cuDNN";
+      for (int i = 0; i < 3; ++i) EXPECT_TRUE(agree(got[i], expected[i], 1e-4f)) << "output " << i;
+
+      // Its gradient: the CPU's fed the CPU's workspace, the GPU's fed the GPU pass's,
+      // with the same output gradients; twice, as two gradient nodes of one pass.
+      const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
+      Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
+      grad.inputs.resize(grad_inputs.size());
+      grad.inputs[6].node = forward.id;
+      std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
+      {
+        std::vector<const Tensor*> in;
+        for (const Tensor& t : grad_inputs) in.push_back(&t);
+        std::vector<Tensor*> out;
+        for (Tensor& t : cpu_grads) out.push_back(&t);
+        KernelContext cpu_ctx = rnn_context(r, grad, in, out);
+        grad.def->cpu_kernel(cpu_ctx);
+      }
+      OnDevice gpu_grad_inputs;
+      for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
+        gpu_grad_inputs.tensors.push_back(i == 6 ? outputs.tensors[3] : grad_inputs[i].to(gpu));
+      }
+      for (int id : {4, 5}) {
+        grad.id = id;
+        OnDevice grads{nan_outputs(grad, gpu)};
+        std::vector<Tensor> gpu_grads;
+        ASSERT_NO_THROW(gpu_grads = run_rnn_on_cuda(r, grad, gpu_grad_inputs, grads, run)) << "gradient node " << id;
+        EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 1 + (id - 3)) << "gradient node " << id << " ran on cuDNN";
+        for (std::size_t i = 0; i < gpu_grads.size(); ++i) {
+          EXPECT_TRUE(agree(gpu_grads[i], cpu_grads[i], 1e-4f)) << "gradient node " << id << ", output " << i;
+        }
+      }
+
+      // The same gradient with its workspace from elsewhere (the CPU's): the own kernels.
+      gpu_grad_inputs.tensors[6] = grad_inputs[6].to(gpu);
+      OnDevice own{nan_outputs(grad, gpu)};
+      std::vector<Tensor> own_grads;
+      ASSERT_NO_THROW(own_grads = run_rnn_on_cuda(r, grad, gpu_grad_inputs, own, run));
+      EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 3) << "a workspace no cuDNN forward pass wrote";
+      for (std::size_t i = 0; i < own_grads.size(); ++i) {
+        EXPECT_TRUE(agree(own_grads[i], cpu_grads[i], 1e-4f)) << "own kernels' gradient output " << i;
+      }
+      seed += 10;
+    }
+  }
+
+  // Runs cuDNN does not take: a mask, recurrent dropout in training; any run with the
+  // switch off. The own kernels write the CPU's workspace too.
+  const std::vector<RnnCase> declined{
+      {.label = "lstm masked", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7, .masked = true},
+      {.label = "gru recurrent_dropout 0.4 in training", .cell = "gru", .batch = 4, .steps = 5, .features = 6,
+       .units = 5, .recurrent_dropout = 0.4, .training = true, .step = 9},
+      {.label = "lstm, switch off", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7},
+  };
+  for (const RnnCase& r : declined) {
     SCOPED_TRACE(r.label);
     const std::vector<Tensor> inputs = rnn_inputs(r, seed);
     const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
-    Node forward = rnn_node("rnn_sequence", r, seed, inputs);
-    forward.id = 3;
-    std::vector<Tensor> gpu_inputs;
-    for (const Tensor& t : inputs) gpu_inputs.push_back(t.to(gpu));
-    std::vector<Tensor> outputs = nan_outputs(forward, gpu);
-    std::vector<const Tensor*> in;
-    for (const Tensor& t : gpu_inputs) in.push_back(&t);
-    std::vector<Tensor*> out;
-    for (Tensor& t : outputs) out.push_back(&t);
-    KernelContext ctx = rnn_context(r, forward, in, out);
-    ctx.cuda = &run;
-    const std::int64_t calls = cuda::cudnn_rnn_calls();
-    ASSERT_NO_THROW(forward.def->cuda_kernel(ctx));
-    ASSERT_NO_THROW(run.synchronize());
-    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 1) << "the forward pass ran on cuDNN";
-    for (int i = 0; i < 3; ++i) EXPECT_TRUE(agree(outputs[i].to(Device{}), expected[i], 1e-4f)) << "output " << i;
-
-    // The gradient: the CPU's fed the CPU's workspace, the GPU's fed the GPU forward
-    // pass's, with the same output gradients.
-    std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
-    Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
-    grad.id = 4;
-    grad.inputs.resize(grad_inputs.size());
-    grad.inputs[6].node = forward.id;
-    std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
-    {
-      std::vector<const Tensor*> gin;
-      for (const Tensor& t : grad_inputs) gin.push_back(&t);
-      std::vector<Tensor*> gout;
-      for (Tensor& t : cpu_grads) gout.push_back(&t);
-      KernelContext cpu_ctx = rnn_context(r, grad, gin, gout);
-      grad.def->cpu_kernel(cpu_ctx);
-    }
-    std::vector<Tensor> gpu_grad_inputs;
-    for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
-      gpu_grad_inputs.push_back(i == 6 ? outputs[3] : grad_inputs[i].to(gpu));
-    }
-    std::vector<Tensor> gpu_grads = nan_outputs(grad, gpu);
-    std::vector<const Tensor*> gin;
-    for (const Tensor& t : gpu_grad_inputs) gin.push_back(&t);
-    std::vector<Tensor*> gout;
-    for (Tensor& t : gpu_grads) gout.push_back(&t);
-    KernelContext grad_ctx = rnn_context(r, grad, gin, gout);
-    grad_ctx.cuda = &run;
-    ASSERT_NO_THROW(grad.def->cuda_kernel(grad_ctx));
-    ASSERT_NO_THROW(run.synchronize());
-    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 2) << "the gradient ran on cuDNN";
-    for (std::size_t i = 0; i < gpu_grads.size(); ++i) {
-      EXPECT_TRUE(agree(gpu_grads[i].to(Device{}), cpu_grads[i], 1e-4f)) << "gradient output " << i;
-    }
-
-    // The same gradient with its workspace from elsewhere (the CPU's): the own kernels.
-    gpu_grad_inputs[6] = grad_inputs[6].to(gpu);
-    gin[6] = &gpu_grad_inputs[6];
-    std::vector<Tensor> own_grads = nan_outputs(grad, gpu);
-    for (std::size_t i = 0; i < own_grads.size(); ++i) gout[i] = &own_grads[i];
-    KernelContext own_ctx = rnn_context(r, grad, gin, gout);
-    own_ctx.cuda = &run;
-    ASSERT_NO_THROW(grad.def->cuda_kernel(own_ctx));
-    ASSERT_NO_THROW(run.synchronize());
-    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 2) << "a workspace no cuDNN forward pass wrote";
-    for (std::size_t i = 0; i < own_grads.size(); ++i) {
-      EXPECT_TRUE(agree(own_grads[i].to(Device{}), cpu_grads[i], 1e-4f)) << "own kernels' gradient output " << i;
-    }
-    seed += 10;
-  }
-
-  // Runs Keras would not give cuDNN: a mask; and any run with the switch off.
-  RnnCase masked{.label = "lstm masked", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7,
-                 .masked = true};
-  RnnCase plain{.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7};
-  for (bool switch_off : {false, true}) {
-    const RnnCase& r = switch_off ? plain : masked;
-    SCOPED_TRACE(switch_off ? "STRATA_CUDNN_RNN off" : r.label);
-    const std::vector<Tensor> inputs = rnn_inputs(r, seed);
-    const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
     const Node node = rnn_node("rnn_sequence", r, seed, inputs);
-    std::vector<Tensor> gpu_inputs;
-    for (const Tensor& t : inputs) gpu_inputs.push_back(t.to(gpu));
-    std::vector<Tensor> outputs = nan_outputs(node, gpu);
-    std::vector<const Tensor*> in;
-    for (const Tensor& t : gpu_inputs) in.push_back(&t);
-    std::vector<Tensor*> out;
-    for (Tensor& t : outputs) out.push_back(&t);
-    KernelContext ctx = rnn_context(r, node, in, out);
-    ctx.cuda = &run;
+    OnDevice gpu_inputs;
+    for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+    OnDevice outputs{nan_outputs(node, gpu)};
     const std::int64_t calls = cuda::cudnn_rnn_calls();
-    if (switch_off) cuda::set_cudnn_rnn_enabled(false);
-    ASSERT_NO_THROW(node.def->cuda_kernel(ctx));
-    cuda::set_cudnn_rnn_enabled(true);
-    ASSERT_NO_THROW(run.synchronize());
+    std::vector<Tensor> got;
+    {
+      CudnnRnnSwitch as_asked(r.label.find("switch off") == std::string::npos);
+      ASSERT_NO_THROW(got = run_rnn_on_cuda(r, node, gpu_inputs, outputs, run));
+    }
     EXPECT_EQ(cuda::cudnn_rnn_calls(), calls);
-    // The own kernels write the CPU's workspace too.
-    for (int i = 0; i < 4; ++i) EXPECT_TRUE(agree(outputs[i].to(Device{}), expected[i], 1e-4f)) << "output " << i;
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(agree(got[i], expected[i], 1e-4f)) << "output " << i;
+    seed += 10;
   }
 }
 
