@@ -208,6 +208,16 @@ std::int64_t cudnn_rnn_calls() { return calls.load(); }
 
 namespace {
 
+// Marks `plan` declined, and says so on stderr: the run is right, only slower. Said
+// once per plan (a geometry dropped from the cache and met again says it again).
+void decline(const KernelContext& ctx, const ops::Config& c, CudnnRnnPlan& plan, const char* call,
+             cudnnStatus_t status) {
+  std::cerr << "strata: cuDNN's RNN declines " << (c.cell == ops::Cell::lstm ? "an LSTM" : "a GRU") << " of " << c.B
+            << "x" << c.T << "x" << c.F << " into " << c.H << " units (" << call << ": " << cudnnGetErrorString(status)
+            << "); node '" << ctx.node.name << "' runs on the own kernels\n";
+  plan.supported = false;
+}
+
 // Builds the plan of `c`'s geometry; a geometry cuDNN refuses gets a plan marked
 // unsupported, so later calls decline at once.
 std::unique_ptr<CudnnRnnPlan> build_plan(const KernelContext& ctx, cudnnHandle_t handle, const ops::Config& c) {
@@ -218,11 +228,7 @@ std::unique_ptr<CudnnRnnPlan> build_plan(const KernelContext& ctx, cudnnHandle_t
   auto step = [&](cudnnStatus_t status, const char* call) {
     if (status == CUDNN_STATUS_SUCCESS) return true;
     if (refused(status)) {
-      // Said once per geometry (the plan is kept): the run is right, only slower.
-      std::cerr << "strata: cuDNN's RNN declines " << (c.cell == ops::Cell::lstm ? "an LSTM" : "a GRU") << " of "
-                << c.B << "x" << c.T << "x" << c.F << " into " << c.H << " units (" << call << ": "
-                << cudnnGetErrorString(status) << "); node '" << ctx.node.name << "' runs on the own kernels\n";
-      plan->supported = false;
+      decline(ctx, c, *plan, call, status);
       return false;
     }
     check(status, ctx, call);
@@ -381,11 +387,19 @@ bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Con
                                stream);
   float* y = training ? io.workspace : y_aside ? parts.at<float>(y_proc) : io.y;
   check_launch(ctx);
-  check(cudnnRNNForward(handle, plan.rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                        parts.at<std::int32_t>(lengths), plan.x.get(), x, plan.y.get(), y, plan.h.get(), io.h0, io.h,
-                        plan.h.get(), lstm ? io.c0 : nullptr, lstm ? io.c : nullptr, plan.weight_bytes, space,
-                        work_bytes, parts.at<void>(work), training ? plan.reserve_bytes : 0, reserve),
-        ctx, "cudnnRNNForward");
+  const cudnnStatus_t status =
+      cudnnRNNForward(handle, plan.rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
+                      parts.at<std::int32_t>(lengths), plan.x.get(), x, plan.y.get(), y, plan.h.get(), io.h0, io.h,
+                      plan.h.get(), lstm ? io.c0 : nullptr, lstm ? io.c : nullptr, plan.weight_bytes, space,
+                      work_bytes, parts.at<void>(work), training ? plan.reserve_bytes : 0, reserve);
+  if (refused(status)) {
+    // Found only when it runs: the own kernels take this geometry from now on (what was
+    // enqueued so far wrote scratch only, and they write every output).
+    decline(ctx, c, plan, "cudnnRNNForward", status);
+    cache.forget_forward(ctx.node.id);
+    return false;
+  }
+  check(status, ctx, "cudnnRNNForward");
   if (reverses_output(c)) {
     launch_reverse_steps(y, io.y, B, T, H, stream);
   } else if (y != io.y) {
@@ -409,7 +423,7 @@ bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Co
   // Decided by the forward pass alone: a workspace its cuDNN pass wrote in this step has
   // no other reader, whatever the switch or the mode now. (A gradient node built apart
   // from a graph, as the kernel table's, names no producer.)
-  if (ctx.node.inputs.size() <= 6) return false;
+  if (ctx.node.inputs.size() <= 6 || ctx.node.inputs[6].index != 3) return false;
   const int forward_node = ctx.node.inputs[6].node;
   CudnnRnnCache& cache = run.cudnn_rnns();
   CudnnRnnCache::Forward* forward = cache.forward_of(forward_node, io.workspace, ctx.step);

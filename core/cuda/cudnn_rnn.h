@@ -43,8 +43,8 @@ struct RnnBackwardIO;
 // kernel table compares with the CPU, and the baseline cuDNN's speed is measured against.
 bool cudnn_rnn_enabled();
 void set_cudnn_rnn_enabled(bool enabled);
-// The calls cuDNN has run in this process (forward and gradient passes), for tests that
-// must know which path ran.
+// The forward and gradient passes enqueued on cuDNN in this process, for tests that must
+// know which path ran (a pass captured into a CUDA graph counts once, its replays not).
 std::int64_t cudnn_rnn_calls();
 
 // rnn_sequence's work on cuDNN, enqueued on the run context's stream; false (nothing

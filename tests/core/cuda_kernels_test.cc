@@ -1957,6 +1957,8 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
        .units = 8, .go_backwards = true, .reverse_output = true},
       {.label = "lstm dropout 0.3, go_backwards", .cell = "lstm", .batch = 6, .steps = 5, .features = 4, .units = 6,
        .go_backwards = true, .dropout = 0.3, .sample_offset = 2},
+      {.label = "gru dropout 0.4, input in processing order", .cell = "gru", .batch = 5, .steps = 4, .features = 6,
+       .units = 5, .go_backwards = true, .input_in_processing_order = true, .dropout = 0.4, .step = 3},
       {.label = "gru dropout 0.25 and recurrent_dropout 0.4 (outside training only)", .cell = "gru", .batch = 4,
        .steps = 5, .features = 6, .units = 5, .dropout = 0.25, .recurrent_dropout = 0.4},
       {.label = "lstm 33x20x40 into 64 units", .cell = "lstm", .batch = 33, .steps = 20, .features = 40,
@@ -1990,6 +1992,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
       grad.inputs.resize(grad_inputs.size());
       grad.inputs[6].node = forward.id;
+      grad.inputs[6].index = 3;  // the forward node's workspace output
       std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
       {
         std::vector<const Tensor*> in;
@@ -2025,6 +2028,53 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       }
       seed += 10;
     }
+  }
+
+  // A node whose cuDNN pass is followed by a pass that declines (the switch off) with the
+  // same step and the same outputs, as runs that repeat a step can: the gradient must
+  // not take the earlier pass's record for this one's.
+  {
+    RnnCase r{.label = "lstm", .cell = "lstm", .batch = 4, .steps = 6, .features = 5, .units = 7,
+              .training = true, .step = 20};
+    SCOPED_TRACE("a cuDNN pass, then a declined one");
+    const std::vector<Tensor> inputs = rnn_inputs(r, seed);
+    Node forward = rnn_node("rnn_sequence", r, seed, inputs);
+    forward.id = 3;
+    OnDevice gpu_inputs;
+    for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+    OnDevice outputs{nan_outputs(forward, gpu)};
+    const std::int64_t calls = cuda::cudnn_rnn_calls();
+    ASSERT_NO_THROW(run_rnn_on_cuda(r, forward, gpu_inputs, outputs, run));
+    ASSERT_EQ(cuda::cudnn_rnn_calls(), calls + 1);
+    {
+      CudnnRnnSwitch off(false);
+      ASSERT_NO_THROW(run_rnn_on_cuda(r, forward, gpu_inputs, outputs, run));  // the same outputs, so the same address
+    }
+    const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
+    Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
+    grad.id = 4;
+    grad.inputs.resize(grad_inputs.size());
+    grad.inputs[6].node = forward.id;
+    grad.inputs[6].index = 3;
+    std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
+    {
+      std::vector<const Tensor*> in;
+      for (const Tensor& t : grad_inputs) in.push_back(&t);
+      std::vector<Tensor*> out;
+      for (Tensor& t : cpu_grads) out.push_back(&t);
+      KernelContext cpu_ctx = rnn_context(r, grad, in, out);
+      grad.def->cpu_kernel(cpu_ctx);
+    }
+    OnDevice gpu_grad_inputs;
+    for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
+      gpu_grad_inputs.tensors.push_back(i == 6 ? outputs.tensors[3] : grad_inputs[i].to(gpu));
+    }
+    OnDevice grads{nan_outputs(grad, gpu)};
+    std::vector<Tensor> got;
+    ASSERT_NO_THROW(got = run_rnn_on_cuda(r, grad, gpu_grad_inputs, grads, run));
+    EXPECT_EQ(cuda::cudnn_rnn_calls(), calls + 1) << "the own kernels, on the declined pass's workspace";
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(agree(got[i], cpu_grads[i], 1e-4f)) << "output " << i;
+    seed += 10;
   }
 
   // Runs cuDNN does not take: a mask, recurrent dropout in training; any run with the

@@ -175,6 +175,15 @@ Model lstm_with_dropout() {
   return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
 }
 
+// The recurrent layers cuDNN's RNN takes (core/cuda/cudnn_rnn.h): an LSTM returning its
+// sequence into a Bidirectional GRU, no dropout.
+Model lstm_into_bidirectional_gru() {
+  auto in = Input({6, 4});
+  auto h = layers::LSTM(8, {.return_sequences = true})(in);
+  h = layers::Bidirectional(layers::GRU(5))(h);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(h));
+}
+
 Model embedding_classifier() {
   auto in = Input({12}, {.dtype = DType::int32});
   auto h = layers::GlobalAveragePooling1D()(layers::Embedding(50, 8)(in));
@@ -182,6 +191,21 @@ Model embedding_classifier() {
 }
 
 }  // namespace
+
+// cuDNN's RNN calls (forward, backward data and weights, on a reserve space the run
+// context keeps per node) inside the captured graph: an LSTM and a Bidirectional GRU
+// without dropout train as without graphs, bit for bit, after one capture.
+TEST(CudaGraphs, CudnnRecurrentLayersTrainBitForBitAsWithoutGraphsReplayingAfterOneCapture) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  if (!built_with_cudnn()) GTEST_SKIP() << "Strata was built without cuDNN, whose RNN these layers run on";
+  auto [features, labels] = test_data::blobs(16, 24);
+  const Tensor sequences = features.reshaped({16, 6, 4});
+  auto [with_graphs, without] = twin_gpu_models(lstm_into_bidirectional_gru, "adam");
+  const CudaGraphCounts counts = train_twins(with_graphs, without, sequences, labels, "lstm into bigru");
+  EXPECT_EQ(counts.captures, 1) << "a refusal means cuDNN's RNN calls could not be captured";
+  EXPECT_EQ(counts.replays, 18);
+  EXPECT_EQ(counts.refusals, 0);
+}
 
 // What a graph cannot replay faithfully runs eagerly, for good, and says so (a refusal):
 // an LSTM with dropout, whose kernels take the masks' step on the host, and an embedding,
