@@ -1917,6 +1917,12 @@ struct OnDevice {
   }
 };
 
+OnDevice on_device(const Device& device, const std::vector<Tensor>& tensors) {
+  OnDevice on;
+  for (const Tensor& t : tensors) on.tensors.push_back(t.to(device));
+  return on;
+}
+
 // Runs `node`'s CUDA kernel in `r`'s mode on `run`, and brings its outputs to the host.
 std::vector<Tensor> run_rnn_on_cuda(const RnnCase& r, const Node& node, const OnDevice& inputs, OnDevice& outputs,
                                     cuda::RunContext& run) {
@@ -1927,6 +1933,37 @@ std::vector<Tensor> run_rnn_on_cuda(const RnnCase& r, const Node& node, const On
   std::vector<Tensor> back;
   for (const Tensor& t : outputs.tensors) back.push_back(t.to(Device{}));
   return back;
+}
+
+// The gradient node of forward node `forward_id`: `grad_inputs`' shapes, and that node's
+// workspace output as its input 6, as autodiff wires it.
+Node rnn_grad_node_of(const RnnCase& r, std::uint64_t seed, const std::vector<Tensor>& grad_inputs, int forward_id) {
+  Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
+  grad.inputs.resize(grad_inputs.size());
+  grad.inputs[6].node = forward_id;
+  grad.inputs[6].index = 3;
+  return grad;
+}
+
+// `grad`'s outputs from the CPU kernel on `grad_inputs`.
+std::vector<Tensor> cpu_rnn_grads(const RnnCase& r, const Node& grad, const std::vector<Tensor>& grad_inputs) {
+  std::vector<Tensor> grads = rnn_nan_outputs(grad);
+  std::vector<const Tensor*> in;
+  for (const Tensor& t : grad_inputs) in.push_back(&t);
+  std::vector<Tensor*> out;
+  for (Tensor& t : grads) out.push_back(&t);
+  KernelContext ctx = rnn_context(r, grad, in, out);
+  grad.def->cpu_kernel(ctx);
+  return grads;
+}
+
+// `grad_inputs` on `device`, with `workspace` (a forward pass's output there) as input 6.
+OnDevice rnn_grad_inputs_on(const Device& device, const std::vector<Tensor>& grad_inputs, const Tensor& workspace) {
+  OnDevice on;
+  for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
+    on.tensors.push_back(i == 6 ? workspace : grad_inputs[i].to(device));
+  }
+  return on;
 }
 
 }  // namespace
@@ -1977,8 +2014,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
       Node forward = rnn_node("rnn_sequence", r, seed, inputs);
       forward.id = 3;
-      OnDevice gpu_inputs;
-      for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+      const OnDevice gpu_inputs = on_device(gpu, inputs);
       OnDevice outputs{nan_outputs(forward, gpu)};
       const std::int64_t calls = cuda::cudnn_rnn_calls();
       std::vector<Tensor> got;
@@ -1989,23 +2025,9 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       // Its gradient: the CPU's fed the CPU's workspace, the GPU's fed the GPU pass's,
       // with the same output gradients; twice, as two gradient nodes of one pass.
       const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
-      Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
-      grad.inputs.resize(grad_inputs.size());
-      grad.inputs[6].node = forward.id;
-      grad.inputs[6].index = 3;  // the forward node's workspace output
-      std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
-      {
-        std::vector<const Tensor*> in;
-        for (const Tensor& t : grad_inputs) in.push_back(&t);
-        std::vector<Tensor*> out;
-        for (Tensor& t : cpu_grads) out.push_back(&t);
-        KernelContext cpu_ctx = rnn_context(r, grad, in, out);
-        grad.def->cpu_kernel(cpu_ctx);
-      }
-      OnDevice gpu_grad_inputs;
-      for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
-        gpu_grad_inputs.tensors.push_back(i == 6 ? outputs.tensors[3] : grad_inputs[i].to(gpu));
-      }
+      Node grad = rnn_grad_node_of(r, seed, grad_inputs, forward.id);
+      const std::vector<Tensor> cpu_grads = cpu_rnn_grads(r, grad, grad_inputs);
+      OnDevice gpu_grad_inputs = rnn_grad_inputs_on(gpu, grad_inputs, outputs.tensors[3]);
       for (int id : {4, 5}) {
         grad.id = id;
         OnDevice grads{nan_outputs(grad, gpu)};
@@ -2040,8 +2062,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
     const std::vector<Tensor> inputs = rnn_inputs(r, seed);
     Node forward = rnn_node("rnn_sequence", r, seed, inputs);
     forward.id = 3;
-    OnDevice gpu_inputs;
-    for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+    const OnDevice gpu_inputs = on_device(gpu, inputs);
     OnDevice outputs{nan_outputs(forward, gpu)};
     const std::int64_t calls = cuda::cudnn_rnn_calls();
     ASSERT_NO_THROW(run_rnn_on_cuda(r, forward, gpu_inputs, outputs, run));
@@ -2051,24 +2072,10 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       ASSERT_NO_THROW(run_rnn_on_cuda(r, forward, gpu_inputs, outputs, run));  // the same outputs, so the same address
     }
     const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
-    Node grad = rnn_node("rnn_sequence_grad", r, seed, grad_inputs);
+    Node grad = rnn_grad_node_of(r, seed, grad_inputs, forward.id);
     grad.id = 4;
-    grad.inputs.resize(grad_inputs.size());
-    grad.inputs[6].node = forward.id;
-    grad.inputs[6].index = 3;
-    std::vector<Tensor> cpu_grads = rnn_nan_outputs(grad);
-    {
-      std::vector<const Tensor*> in;
-      for (const Tensor& t : grad_inputs) in.push_back(&t);
-      std::vector<Tensor*> out;
-      for (Tensor& t : cpu_grads) out.push_back(&t);
-      KernelContext cpu_ctx = rnn_context(r, grad, in, out);
-      grad.def->cpu_kernel(cpu_ctx);
-    }
-    OnDevice gpu_grad_inputs;
-    for (std::size_t i = 0; i < grad_inputs.size(); ++i) {
-      gpu_grad_inputs.tensors.push_back(i == 6 ? outputs.tensors[3] : grad_inputs[i].to(gpu));
-    }
+    const std::vector<Tensor> cpu_grads = cpu_rnn_grads(r, grad, grad_inputs);
+    const OnDevice gpu_grad_inputs = rnn_grad_inputs_on(gpu, grad_inputs, outputs.tensors[3]);
     OnDevice grads{nan_outputs(grad, gpu)};
     std::vector<Tensor> got;
     ASSERT_NO_THROW(got = run_rnn_on_cuda(r, grad, gpu_grad_inputs, grads, run));
@@ -2090,8 +2097,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
     const std::vector<Tensor> inputs = rnn_inputs(r, seed);
     const std::vector<Tensor> expected = rnn_cpu_forward(r, seed, inputs);
     const Node node = rnn_node("rnn_sequence", r, seed, inputs);
-    OnDevice gpu_inputs;
-    for (const Tensor& t : inputs) gpu_inputs.tensors.push_back(t.to(gpu));
+    const OnDevice gpu_inputs = on_device(gpu, inputs);
     OnDevice outputs{nan_outputs(node, gpu)};
     const std::int64_t calls = cuda::cudnn_rnn_calls();
     std::vector<Tensor> got;
