@@ -61,6 +61,16 @@ PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
       p.pool_size[1] < 1 || p.strides[0] < 1 || p.strides[1] < 1) {
     throw ValueError(std::string(op) + ": pool_size and strides must be two positive integers, pads four");
   }
+  // A pad as large as the pool would make windows wholly in padding, which pool nothing
+  // (Keras's "valid" and "same" never make one; the kernels assume none).
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::int64_t k = p.pool_size[i / 2];
+    if (p.pads[i] < 0 || p.pads[i] >= k) {
+      throw ValueError(std::string(op) + ": pad " + std::to_string(p.pads[i]) + " (pads are top, bottom, left, right)" +
+                       " must be at least 0 and smaller than the pool size " + std::to_string(k) +
+                       " on its axis: a window wholly in padding pools nothing");
+    }
+  }
   PoolGeom g{x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3], 0, 0, p.pool_size[0], p.pool_size[1],
              p.strides[0], p.strides[1], p.pads[0], p.pads[2]};
   auto len = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t before, std::int64_t after,

@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/autodiff.h"
 #include "core/cpu/parallel.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/pool_ops.h"
 #include "core_test_util.h"
 #include "reference_ops.h"
 
@@ -153,4 +155,25 @@ TEST(EmptyTensors, SoftmaxAlongAnEmptyAxis) {
     EXPECT_EQ(evaluate(unary([](Output x) { return ops::softmax(x, -1); }), {Tensor(shape)}).shape(), shape);
     EXPECT_EQ(evaluate(unary([](Output x) { return ops::log_softmax(x, 0); }), {Tensor(shape)}).shape(), shape);
   }
+}
+
+// A pad as large as the pool would make a window wholly in padding, which the kernels do
+// not handle (the CPU's max-pool gradient would read and write outside the image): every
+// pooling op refuses it when the graph is built, naming the pad.
+TEST(PoolingPads, APadAsLargeAsThePoolIsAnErrorAtGraphBuild) {
+  Graph g;
+  Output x = g.placeholder({{1, 4, 4, 2}}, "x");
+  const ops::Pool2DParams too_wide{{2, 2}, {1, 1}, {0, 0, 0, 2}};
+  for (int op = 0; op < 3; ++op) {
+    try {
+      if (op == 0) ops::max_pool2d(x, too_wide);
+      if (op == 1) ops::avg_pool2d(x, too_wide);
+      if (op == 2) ops::max_pool2d_grad(x, x, too_wide);
+      ADD_FAILURE() << "op " << op << " took pads that make a window wholly in padding";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("pad 2"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(ops::max_pool2d(x, {{2, 2}, {1, 1}, {-1, 0, 0, 0}}), ValueError);
+  EXPECT_NO_THROW(ops::max_pool2d(x, {{2, 2}, {1, 1}, {1, 1, 1, 1}}));
 }
