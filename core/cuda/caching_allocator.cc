@@ -4,12 +4,19 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device_scope.h"
 #include "core/error.h"
+
+// Reusing freed blocks across streams relies on the legacy default stream's implicit
+// synchronization (allocate's memset); a per-thread default stream has none.
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#error "core/cuda/caching_allocator.cc needs the legacy default stream (no --default-stream per-thread)"
+#endif
 
 namespace strata::cuda {
 
@@ -52,7 +59,13 @@ void* CachingAllocator::allocate(std::size_t bytes) {
     std::lock_guard lock(mutex_);
     peak_ = std::max(peak_, current_);
   }
-  check(cudaMemset(data, 0, bytes), "cudaMemset");
+  // On the legacy default stream, which waits for the work of every blocking stream of
+  // the device and which their later work waits for: a block another execution state's
+  // stream freed is reused only after that stream's kernels are done with it.
+  if (const cudaError_t status = cudaMemset(data, 0, bytes); status != cudaSuccess) {
+    deallocate(data, bytes);
+    throw_error(status, nullptr, "cudaMemset");
+  }
   return data;
 }
 
@@ -114,6 +127,15 @@ CachingAllocator& caching_allocator(int device) {
 
 void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device) {
   if (bytes == 0) return;
+  // On the device the memory is on (the destination's when both are): its legacy default
+  // stream orders the copy after the memset that cleared the block when it was allocated,
+  // which another current device's stream would not.
+  std::optional<DeviceScope> scope;
+  if (dst_on_device || src_on_device) {
+    cudaPointerAttributes attributes{};
+    check(cudaPointerGetAttributes(&attributes, dst_on_device ? dst : src), "cudaPointerGetAttributes");
+    scope.emplace(attributes.device);
+  }
   const cudaMemcpyKind kind = dst_on_device ? (src_on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                                             : (src_on_device ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");

@@ -3,8 +3,10 @@
 // and node when a kernel made the call, and CUDA's own name and description of the error:
 //   "CUDA kernel of op 'add' (node 'dense/add'): kernel launch failed:
 //    cudaErrorInvalidConfiguration (invalid configuration argument)"
-// Kernels run asynchronously: an error raised by earlier work on a stream surfaces at
-// the next check, which then names the op that found it, not the one that caused it.
+// Kernels run asynchronously: an error raised by earlier work surfaces at the next check,
+// which then names the op that found it, not the one that caused it — and a fatal fault
+// (an illegal address) breaks the whole device, so with several execution states it may
+// surface in another thread's op or Program.
 #pragma once
 
 #include <cublas_api.h>

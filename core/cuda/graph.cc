@@ -49,7 +49,7 @@ StreamCapture::~StreamCapture() {
   try {
     context_.end_capture_redirect();
   } catch (...) {
-    // Rebinding failed: the next cuBLAS or cuDNN call reports CUDA's state.
+    // Rebinding failed: the context notes it, and run_context() refuses it from now on.
   }
 }
 

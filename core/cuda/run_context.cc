@@ -98,7 +98,7 @@ CUstream_st* RunContext::begin_capture_redirect() {
   try {
     bind_handles(*capture_stream_);
   } catch (...) {
-    bind_handles(stream_);  // none half-bound to the capture stream
+    rebind_own_stream();  // none half-bound to the capture stream
     throw;
   }
   active_stream_ = capture_stream_.get();
@@ -109,14 +109,31 @@ CUstream_st* RunContext::begin_capture_redirect() {
 bool RunContext::end_capture_redirect() {
   workspace_.set_growth_refused(false);
   active_stream_ = &stream_;
-  bind_handles(stream_);
+  rebind_own_stream();
+  if (handles_astray_) throw Error("cuBLAS or cuDNN could not be bound back to its run context's stream");
   return had_cudnn_at_capture_ || !cudnn_;
+}
+
+void RunContext::rebind_own_stream() noexcept {
+  try {
+    bind_handles(stream_);
+    handles_astray_ = false;
+  } catch (...) {
+    // Left on the capture stream, cuBLAS and cuDNN would run unordered with the
+    // context's own kernels: run_context() refuses this context from now on.
+    handles_astray_ = true;
+  }
 }
 
 RunContext& run_context(const KernelContext& ctx) {
   if (!ctx.cuda) {
     throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
                 "') was run without a CUDA run context (KernelContext::cuda is null)");
+  }
+  if (ctx.cuda->handles_astray()) {
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
+                "'): its run context's cuBLAS or cuDNN handle could not be bound back to the context's stream "
+                "after a CUDA graph capture, so its products would run unordered with its kernels");
   }
   const Device device{DeviceType::cuda, ctx.cuda->device(), ""};
   for (std::size_t i = 0; i < ctx.inputs.size(); ++i) expect_on(*ctx.inputs[i], device, ctx, "input", i);

@@ -80,6 +80,9 @@ class RunContext {
   CUstream_st* begin_capture_redirect();
   bool end_capture_redirect();  // throws strata::Error when rebinding the handles fails
   bool capturing() const { return active_stream_ != &stream_; }
+  // Whether cuBLAS or cuDNN could not be bound back to the context's own stream after a
+  // capture: then run_context() refuses the context (its products would run unordered).
+  bool handles_astray() const { return handles_astray_; }
   // Waits for every kernel enqueued so far; throws strata::Error when one failed, and
   // the CPU kernel's ValueError when one reported bad input (FaultReport).
   void synchronize() {
@@ -90,6 +93,7 @@ class RunContext {
 
  private:
   void bind_handles(const Stream& stream);  // cuBLAS and (when made) cuDNN
+  void rebind_own_stream() noexcept;         // bind_handles(stream_), noting a failure
 
   Stream stream_;       // declared first: destroyed after the handles bound to it
   CublasHandle blas_;
@@ -107,6 +111,7 @@ class RunContext {
   RunScalars written_scalars_;         // what the stream last wrote into it
   Workspace workspace_;  // destroyed first: it waits for the stream
   bool had_cudnn_at_capture_ = false;
+  bool handles_astray_ = false;
 };
 
 // For CUDA kernels: the run context of `ctx`, with its device made current on the calling
