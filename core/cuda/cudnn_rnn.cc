@@ -29,6 +29,7 @@
 #include "core/cuda/rnn_plan.h"
 #include "core/cuda/run_context.h"
 #include "core/cuda/workspace.h"
+#include "core/cuda/workspace_parts.h"
 #include "core/error.h"
 #include "core/op_registry.h"
 #include "core/ops/rnn_config.h"
@@ -74,28 +75,6 @@ bool qualifies(const ops::Config& c, const RnnDropout& d) {
 // output back from processing order (core/ops/rnn_cell.h, RnnLayout).
 bool reverses_input(const ops::RnnLayout& L) { return L.go_backwards && !L.input_in_processing_order; }
 bool reverses_output(const ops::RnnLayout& L) { return L.go_backwards && L.reverse_output; }
-
-// 256-byte aligned parts of one workspace block, as core/cuda/rnn_kernels.cc carves its own.
-class Parts {
- public:
-  int add(std::size_t bytes) {
-    offsets_.push_back(bytes > 0 ? total_ : kNone);
-    total_ += (bytes + 255) / 256 * 256;
-    return static_cast<int>(offsets_.size()) - 1;
-  }
-  void carve(RunContext& run) { base_ = static_cast<char*>(run.workspace().get(total_)); }
-  template <typename T>
-  T* at(int part) const {
-    const std::size_t offset = offsets_[static_cast<std::size_t>(part)];
-    return offset == kNone ? nullptr : reinterpret_cast<T*>(base_ + offset);
-  }
-
- private:
-  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> offsets_;
-  std::size_t total_ = 0;
-  char* base_ = nullptr;
-};
 
 }  // namespace
 
@@ -267,7 +246,7 @@ std::unique_ptr<CudnnRnnPlan> build_plan(const KernelContext& ctx, cudnnHandle_t
       !step(cudnnGetRNNTempSpaceSizes(handle, plan->rnn.get(), CUDNN_FWD_MODE_TRAINING, plan->x.get(),
                                       &plan->training_work, &plan->reserve_bytes),
             "cudnnGetRNNTempSpaceSizes")) {
-    return plan;
+    return plan;  // declined
   }
   return plan;
 }
@@ -325,77 +304,95 @@ void learn_layout(const KernelContext& ctx, cudnnHandle_t handle, CudnnRnnPlan& 
   plan.layout_known = true;
 }
 
-}  // namespace
-
-namespace {
-
-// The input as cuDNN reads it: times the input dropout mask (drawn here, the own kernels'
-// mask), then in processing order. x itself when neither applies.
-const float* cudnn_input(const ops::Config& c, const RnnDropout& d, const float* x, float* mask, float* dropped,
-                         float* reversed, CUstream_st* stream) {
-  const float* in = x;
-  if (d.input) {
-    launch_rnn_dropout_mask(mask, c.B * c.F, d.seed, ops::kInputMaskStream, d.input_first, d.input_rate,
-                            1.f / (1.f - d.input_rate), stream);
-    launch_scale_rows(x, mask, dropped, c.B * c.T, c.F, c.T, stream);
-    in = dropped;
+// What both passes hand cuDNN, in one carved block: the sequence lengths, Keras's
+// weights packed into cuDNN's weight space, cuDNN's workspace, and the input as cuDNN
+// reads it (times the input dropout mask, drawn here as the own kernels draw it, then in
+// processing order; x itself when neither applies).
+class CudnnOperands {
+ public:
+  // Adds the parts to `parts`, which the caller carves after adding its own.
+  CudnnOperands(WorkspaceParts& parts, const CudnnRnnPlan& plan, const ops::Config& c, const RnnDropout& d,
+                std::size_t work_bytes)
+      : parts_(parts), work_bytes_(work_bytes) {
+    const std::size_t x_bytes = static_cast<std::size_t>(c.B * c.T * c.F) * sizeof(float);
+    lengths_ = parts.add(static_cast<std::size_t>(c.B) * sizeof(std::int32_t));
+    weights_ = parts.add(plan.weight_bytes);
+    work_ = parts.add(work_bytes);
+    mask_ = parts.add(d.input ? static_cast<std::size_t>(c.B * c.F) * sizeof(float) : 0);
+    dropped_ = parts.add(d.input ? x_bytes : 0);
+    reversed_ = parts.add(reverses_input(c) ? x_bytes : 0);
   }
-  if (reverses_input(c)) {
-    launch_reverse_steps(in, reversed, c.B, c.T, c.F, stream);
-    in = reversed;
+
+  // Once carved: learns the plan's weight layout at its first call, and enqueues the
+  // lengths, the packing and the input on the run context's stream.
+  void enqueue(const KernelContext& ctx, RunContext& run, CudnnRnnPlan& plan, const ops::Config& c,
+               const RnnDropout& d, const float* x, const float* kernel, const float* recurrent_kernel,
+               const float* bias) {
+    CUstream_st* stream = run.stream().get();
+    if (!plan.layout_known) learn_layout(ctx, run.cudnn().get(), plan, c, weights());
+    launch_fill_int32(parts_.at<std::int32_t>(lengths_), c.B, static_cast<std::int32_t>(c.T), stream);
+    launch_pack_rnn_weights(plan.layout, kernel, recurrent_kernel, bias, weights(), stream);
+    x_ = x;
+    if (d.input) {
+      launch_rnn_dropout_mask(mask(), c.B * c.F, d.seed, ops::kInputMaskStream, d.input_first, d.input_rate,
+                              1.f / (1.f - d.input_rate), stream);
+      launch_scale_rows(x_, mask(), parts_.at<float>(dropped_), c.B * c.T, c.F, c.T, stream);
+      x_ = parts_.at<float>(dropped_);
+    }
+    if (reverses_input(c)) {
+      launch_reverse_steps(x_, parts_.at<float>(reversed_), c.B, c.T, c.F, stream);
+      x_ = parts_.at<float>(reversed_);
+    }
   }
-  return in;
-}
+
+  const std::int32_t* lengths() const { return parts_.at<std::int32_t>(lengths_); }
+  float* weights() const { return parts_.at<float>(weights_); }
+  void* work() const { return parts_.at<void>(work_); }
+  std::size_t work_bytes() const { return work_bytes_; }
+  float* mask() const { return parts_.at<float>(mask_); }  // null without input dropout
+  const float* x() const { return x_; }
+
+ private:
+  const WorkspaceParts& parts_;
+  std::size_t work_bytes_;
+  int lengths_, weights_, work_, mask_, dropped_, reversed_;
+  const float* x_ = nullptr;
+};
 
 }  // namespace
 
 bool cudnn_rnn_forward(const KernelContext& ctx, RunContext& run, const ops::Config& c, const RnnDropout& d,
                        const RnnForwardIO& io) {
-  const bool takes = qualifies(c, d) && plan_for(ctx, run, c).supported;
-  if (!takes) {
-    run.cudnn_rnns().forget_forward(ctx.node.id);
+  CudnnRnnPlan* plan = qualifies(c, d) ? &plan_for(ctx, run, c) : nullptr;
+  CudnnRnnCache& cache = run.cudnn_rnns();
+  if (!plan || !plan->supported) {
+    cache.forget_forward(ctx.node.id);
     return false;
   }
-  CudnnRnnPlan& plan = plan_for(ctx, run, c);
   const bool training = ctx.training;
-  const std::int64_t B = c.B, T = c.T, F = c.F, H = c.H;
+  const std::int64_t B = c.B, T = c.T, H = c.H;
   const bool lstm = c.cell == ops::Cell::lstm;
-  const std::size_t work_bytes = training ? plan.training_work : plan.inference_work;
-  const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float);
   // In training the output sequence in processing order goes to the workspace output,
   // where the gradient reads it; in inference straight to y unless it must be reversed.
   const bool y_aside = !training && reverses_output(c);
-  Parts parts;
-  const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
-  const int weights = parts.add(plan.weight_bytes);
-  const int work = parts.add(work_bytes);
-  const int mask = parts.add(d.input ? static_cast<std::size_t>(B * F) * sizeof(float) : 0);
-  const int dropped = parts.add(d.input ? x_bytes : 0);
-  const int reversed = parts.add(reverses_input(c) ? x_bytes : 0);
+  WorkspaceParts parts;
+  CudnnOperands in(parts, *plan, c, d, training ? plan->training_work : plan->inference_work);
   const int y_proc = parts.add(y_aside ? static_cast<std::size_t>(B * T * H) * sizeof(float) : 0);
-  parts.carve(run);
-  cudnnHandle_t handle = run.cudnn().get();
-  float* space = parts.at<float>(weights);
-  if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
-  CudnnRnnCache& cache = run.cudnn_rnns();
-  void* reserve = training ? cache.reserve_for(ctx.node.id, plan.reserve_bytes, run.capturing()) : nullptr;
-
+  parts.carve(run.workspace());
+  void* reserve = training ? cache.reserve_for(ctx.node.id, plan->reserve_bytes, run.capturing()) : nullptr;
+  in.enqueue(ctx, run, *plan, c, d, io.x, io.kernel, io.recurrent_kernel, io.bias);
   CUstream_st* stream = run.stream().get();
-  launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
-  launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, io.bias, space, stream);
-  const float* x = cudnn_input(c, d, io.x, parts.at<float>(mask), parts.at<float>(dropped), parts.at<float>(reversed),
-                               stream);
   float* y = training ? io.workspace : y_aside ? parts.at<float>(y_proc) : io.y;
   check_launch(ctx);
-  const cudnnStatus_t status =
-      cudnnRNNForward(handle, plan.rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                      parts.at<std::int32_t>(lengths), plan.x.get(), x, plan.y.get(), y, plan.h.get(), io.h0, io.h,
-                      plan.h.get(), lstm ? io.c0 : nullptr, lstm ? io.c : nullptr, plan.weight_bytes, space,
-                      work_bytes, parts.at<void>(work), training ? plan.reserve_bytes : 0, reserve);
+  const cudnnStatus_t status = cudnnRNNForward(
+      run.cudnn().get(), plan->rnn.get(), training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE, in.lengths(),
+      plan->x.get(), in.x(), plan->y.get(), y, plan->h.get(), io.h0, io.h, plan->h.get(), lstm ? io.c0 : nullptr,
+      lstm ? io.c : nullptr, plan->weight_bytes, in.weights(), in.work_bytes(), in.work(),
+      training ? plan->reserve_bytes : 0, reserve);
   if (refused(status)) {
     // Found only when it runs: the own kernels take this geometry from now on (what was
     // enqueued so far wrote scratch only, and they write every output).
-    decline(ctx, c, plan, "cudnnRNNForward", status);
+    decline(ctx, c, *plan, "cudnnRNNForward", status);
     cache.forget_forward(ctx.node.id);
     return false;
   }
@@ -440,32 +437,20 @@ bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Co
   const bool rerun = !forward->reserve_fresh;
   const std::size_t x_bytes = static_cast<std::size_t>(B * T * F) * sizeof(float),
                     y_bytes = static_cast<std::size_t>(B * T * H) * sizeof(float);
-  Parts parts;
-  const int lengths = parts.add(static_cast<std::size_t>(B) * sizeof(std::int32_t));
-  const int weights = parts.add(plan.weight_bytes);
+  WorkspaceParts parts;
+  CudnnOperands in(parts, plan, c, d, plan.training_work);
   const int dweights = parts.add(plan.weight_bytes);
-  const int work = parts.add(plan.training_work);
-  const int mask = parts.add(d.input ? static_cast<std::size_t>(B * F) * sizeof(float) : 0);
-  const int dropped = parts.add(d.input ? x_bytes : 0);
-  const int reversed = parts.add(reverses_input(c) ? x_bytes : 0);
   const int dx_proc = parts.add(reverses_input(c) ? x_bytes : 0);
   const int dy_proc = parts.add(reverses_output(c) ? y_bytes : 0);
   const int y_again = parts.add(rerun ? y_bytes : 0);
-  parts.carve(run);
+  parts.carve(run.workspace());
+  void* reserve = cache.reserve_for(forward_node, plan.reserve_bytes, run.capturing());
+  const float* bias = static_cast<const float*>(ctx.input(5).device_data());
+  in.enqueue(ctx, run, plan, c, d, io.x, io.kernel, io.recurrent_kernel, bias);
   cudnnHandle_t handle = run.cudnn().get();
   CUstream_st* stream = run.stream().get();
-  float* space = parts.at<float>(weights);
   float* dspace = parts.at<float>(dweights);
-  // Known unless the plan was dropped from the cache since the forward pass.
-  if (!plan.layout_known) learn_layout(ctx, handle, plan, c, space);
-  void* reserve = cache.reserve_for(forward_node, plan.reserve_bytes, run.capturing());
-
-  launch_fill_int32(parts.at<std::int32_t>(lengths), B, static_cast<std::int32_t>(T), stream);
-  const float* bias = static_cast<const float*>(ctx.input(5).device_data());
-  launch_pack_rnn_weights(plan.layout, io.kernel, io.recurrent_kernel, bias, space, stream);
   check(cudaMemsetAsync(dspace, 0, plan.weight_bytes, stream), ctx, "cudaMemsetAsync");
-  const float* x = cudnn_input(c, d, io.x, parts.at<float>(mask), parts.at<float>(dropped), parts.at<float>(reversed),
-                               stream);
   const float* dy = io.dy;
   if (reverses_output(c)) {
     launch_reverse_steps(io.dy, parts.at<float>(dy_proc), B, T, H, stream);
@@ -476,27 +461,26 @@ bool cudnn_rnn_backward(const KernelContext& ctx, RunContext& run, const ops::Co
   // The forward pass's output sequence, in processing order.
   const float* y = rerun ? parts.at<float>(y_again) : io.workspace;
   if (rerun) {
-    check(cudnnRNNForward(handle, plan.rnn.get(), CUDNN_FWD_MODE_TRAINING, parts.at<std::int32_t>(lengths),
-                          plan.x.get(), x, plan.y.get(), parts.at<float>(y_again), plan.h.get(), io.h0, nullptr,
-                          plan.h.get(), lstm ? io.c0 : nullptr, nullptr, plan.weight_bytes, space, plan.training_work,
-                          parts.at<void>(work), plan.reserve_bytes, reserve),
+    check(cudnnRNNForward(handle, plan.rnn.get(), CUDNN_FWD_MODE_TRAINING, in.lengths(), plan.x.get(), in.x(),
+                          plan.y.get(), parts.at<float>(y_again), plan.h.get(), io.h0, nullptr, plan.h.get(),
+                          lstm ? io.c0 : nullptr, nullptr, plan.weight_bytes, in.weights(), in.work_bytes(),
+                          in.work(), plan.reserve_bytes, reserve),
           ctx, "cudnnRNNForward (again, for the gradient)");
   }
-  check(cudnnRNNBackwardData_v8(handle, plan.rnn.get(), parts.at<std::int32_t>(lengths), plan.y.get(), y, dy,
-                                plan.x.get(), dx, plan.h.get(), io.h0, io.dh, io.dh0, plan.h.get(),
-                                lstm ? io.c0 : nullptr, lstm ? io.dc : nullptr, lstm ? io.dc0 : nullptr,
-                                plan.weight_bytes, space, plan.training_work, parts.at<void>(work), plan.reserve_bytes,
-                                reserve),
+  check(cudnnRNNBackwardData_v8(handle, plan.rnn.get(), in.lengths(), plan.y.get(), y, dy, plan.x.get(), dx,
+                                plan.h.get(), io.h0, io.dh, io.dh0, plan.h.get(), lstm ? io.c0 : nullptr,
+                                lstm ? io.dc : nullptr, lstm ? io.dc0 : nullptr, plan.weight_bytes, in.weights(),
+                                in.work_bytes(), in.work(), plan.reserve_bytes, reserve),
         ctx, "cudnnRNNBackwardData_v8");
   forward->reserve_fresh = false;  // cuDNN's backward pass writes into the reserve
-  check(cudnnRNNBackwardWeights_v8(handle, plan.rnn.get(), CUDNN_WGRAD_MODE_ADD, parts.at<std::int32_t>(lengths),
-                                   plan.x.get(), x, plan.h.get(), io.h0, plan.y.get(), y, plan.weight_bytes, dspace,
-                                   plan.training_work, parts.at<void>(work), plan.reserve_bytes, reserve),
+  check(cudnnRNNBackwardWeights_v8(handle, plan.rnn.get(), CUDNN_WGRAD_MODE_ADD, in.lengths(), plan.x.get(), in.x(),
+                                   plan.h.get(), io.h0, plan.y.get(), y, plan.weight_bytes, dspace, in.work_bytes(),
+                                   in.work(), plan.reserve_bytes, reserve),
         ctx, "cudnnRNNBackwardWeights_v8");
   launch_unpack_rnn_weight_grads(plan.layout, dspace, io.dkernel, io.drecurrent_kernel, io.dbias, stream);
   if (reverses_input(c)) launch_reverse_steps(dx, io.dx, B, T, F, stream);
   // Through the input dropout: the mask again, row by row.
-  if (d.input) launch_scale_rows(io.dx, parts.at<float>(mask), io.dx, B * T, F, T, stream);
+  if (d.input) launch_scale_rows(io.dx, in.mask(), io.dx, B * T, F, T, stream);
   if (!lstm) {
     check(cudaMemsetAsync(io.dc0, 0, static_cast<std::size_t>(B * H) * sizeof(float), stream), ctx,
           "cudaMemsetAsync");

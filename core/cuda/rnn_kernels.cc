@@ -17,6 +17,7 @@
 #include "core/cuda/rnn_launch.h"
 #include "core/cuda/rnn_plan.h"
 #include "core/cuda/run_context.h"
+#include "core/cuda/workspace_parts.h"
 #include "core/op_registry.h"
 #include "core/ops/rnn_config.h"
 
@@ -30,30 +31,6 @@ namespace {
 
 using ops::Config;
 
-// A kernel call's float arrays in one block of the run context's workspace, each 256-byte
-// aligned: every part is reserved first, then the block is asked for once (the workspace
-// may move when it grows, core/cuda/workspace.h). A part of no floats is null.
-class Scratch {
- public:
-  int reserve(std::int64_t floats) {
-    offsets_.push_back(floats > 0 ? static_cast<std::ptrdiff_t>(bytes_) : -1);
-    bytes_ += (static_cast<std::size_t>(floats > 0 ? floats : 0) * sizeof(float) + 255) / 256 * 256;
-    return static_cast<int>(offsets_.size()) - 1;
-  }
-  void allocate(RunContext& run) {
-    if (bytes_ > 0) base_ = static_cast<char*>(run.workspace().get(bytes_));
-  }
-  float* operator[](int part) const {
-    const std::ptrdiff_t at = offsets_[static_cast<std::size_t>(part)];
-    return at < 0 ? nullptr : reinterpret_cast<float*>(base_ + at);
-  }
-
- private:
-  std::vector<std::ptrdiff_t> offsets_;
-  std::size_t bytes_ = 0;
-  char* base_ = nullptr;
-};
-
 void zero_floats(const KernelContext& ctx, float* to, std::int64_t n, CUstream_st* stream) {
   if (n == 0) return;
   check(cudaMemsetAsync(to, 0, static_cast<std::size_t>(n) * sizeof(float), stream), ctx, "cudaMemsetAsync");
@@ -66,11 +43,12 @@ class CudaRnnDevice {
   CudaRnnDevice(const KernelContext& ctx, RunContext& run) : ctx_(ctx), run_(run), stream_(run.stream().get()) {}
 
   std::vector<float*> scratch(std::initializer_list<std::int64_t> floats) {
-    std::vector<int> parts;
-    for (std::int64_t n : floats) parts.push_back(scratch_.reserve(n));
-    scratch_.allocate(run_);
+    WorkspaceParts parts;
+    std::vector<int> indices;
+    for (std::int64_t n : floats) indices.push_back(parts.add(static_cast<std::size_t>(n > 0 ? n : 0) * sizeof(float)));
+    parts.carve(run_.workspace());
     std::vector<float*> pointers;
-    for (int part : parts) pointers.push_back(scratch_[part]);
+    for (int i : indices) pointers.push_back(parts.at<float>(i));
     return pointers;
   }
   void gemm(std::int64_t m, std::int64_t n, std::int64_t k, GemmOperand a, GemmOperand b, float* c, std::int64_t ldc,
@@ -113,7 +91,6 @@ class CudaRnnDevice {
   const KernelContext& ctx_;
   RunContext& run_;
   CUstream_st* stream_;
-  Scratch scratch_;
 };
 
 }  // namespace

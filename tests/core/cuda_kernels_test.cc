@@ -1945,18 +1945,6 @@ Node rnn_grad_node_of(const RnnCase& r, std::uint64_t seed, const std::vector<Te
   return grad;
 }
 
-// `grad`'s outputs from the CPU kernel on `grad_inputs`.
-std::vector<Tensor> cpu_rnn_grads(const RnnCase& r, const Node& grad, const std::vector<Tensor>& grad_inputs) {
-  std::vector<Tensor> grads = rnn_nan_outputs(grad);
-  std::vector<const Tensor*> in;
-  for (const Tensor& t : grad_inputs) in.push_back(&t);
-  std::vector<Tensor*> out;
-  for (Tensor& t : grads) out.push_back(&t);
-  KernelContext ctx = rnn_context(r, grad, in, out);
-  grad.def->cpu_kernel(ctx);
-  return grads;
-}
-
 // `grad_inputs` on `device`, with `workspace` (a forward pass's output there) as input 6.
 OnDevice rnn_grad_inputs_on(const Device& device, const std::vector<Tensor>& grad_inputs, const Tensor& workspace) {
   OnDevice on;
@@ -2026,7 +2014,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
       // with the same output gradients; twice, as two gradient nodes of one pass.
       const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
       Node grad = rnn_grad_node_of(r, seed, grad_inputs, forward.id);
-      const std::vector<Tensor> cpu_grads = cpu_rnn_grads(r, grad, grad_inputs);
+      const std::vector<Tensor> cpu_grads = rnn_run_on_cpu(r, grad, grad_inputs);
       OnDevice gpu_grad_inputs = rnn_grad_inputs_on(gpu, grad_inputs, outputs.tensors[3]);
       for (int id : {4, 5}) {
         grad.id = id;
@@ -2074,7 +2062,7 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
     const std::vector<Tensor> grad_inputs = rnn_grad_inputs(r, seed);
     Node grad = rnn_grad_node_of(r, seed, grad_inputs, forward.id);
     grad.id = 4;
-    const std::vector<Tensor> cpu_grads = cpu_rnn_grads(r, grad, grad_inputs);
+    const std::vector<Tensor> cpu_grads = rnn_run_on_cpu(r, grad, grad_inputs);
     const OnDevice gpu_grad_inputs = rnn_grad_inputs_on(gpu, grad_inputs, outputs.tensors[3]);
     OnDevice grads{nan_outputs(grad, gpu)};
     std::vector<Tensor> got;

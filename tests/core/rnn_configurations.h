@@ -141,9 +141,8 @@ inline std::vector<Tensor> rnn_nan_outputs(const Node& node) {
   return outputs;
 }
 
-// rnn_sequence's outputs (y, h, c, workspace) from its CPU kernel.
-inline std::vector<Tensor> rnn_cpu_forward(const RnnCase& r, std::uint64_t seed, const std::vector<Tensor>& inputs) {
-  const Node node = rnn_node("rnn_sequence", r, seed, inputs);
+// `node`'s outputs from its CPU kernel on `inputs`, in the configuration's mode.
+inline std::vector<Tensor> rnn_run_on_cpu(const RnnCase& r, const Node& node, const std::vector<Tensor>& inputs) {
   std::vector<Tensor> outputs = rnn_nan_outputs(node);
   std::vector<const Tensor*> in;
   for (const Tensor& t : inputs) in.push_back(&t);
@@ -152,6 +151,11 @@ inline std::vector<Tensor> rnn_cpu_forward(const RnnCase& r, std::uint64_t seed,
   KernelContext ctx = rnn_context(r, node, in, out);
   node.def->cpu_kernel(ctx);
   return outputs;
+}
+
+// rnn_sequence's outputs (y, h, c, workspace) from its CPU kernel.
+inline std::vector<Tensor> rnn_cpu_forward(const RnnCase& r, std::uint64_t seed, const std::vector<Tensor>& inputs) {
+  return rnn_run_on_cpu(r, rnn_node("rnn_sequence", r, seed, inputs), inputs);
 }
 
 // rnn_sequence_grad's inputs: the forward inputs without the mask, the CPU forward
