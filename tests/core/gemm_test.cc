@@ -201,6 +201,30 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
   }
 }
 
+// A matrix of 8 MB or more (a batch-1 Dense layer whose weights come from memory) is read
+// a few rows at a time, each chunk's sums carried in c from one block of rows to the next:
+// a depth that is no multiple of the block, a last chunk of 17 columns, a strided vector,
+// and the bias and relu applied once, after the last block.
+TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
+  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+  const int n = 2048 + 17, k = 1021, ldb = n + 5;  // 8.4 MB of B
+  auto b = random_values(static_cast<std::int64_t>(k) * ldb, 91), bias = random_values(n, 93);
+  for (int inc : {1, 3}) {
+    for (bool relu : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "inc=" << inc << " relu=" << relu);
+      auto a = random_values(k * inc, 95 + inc);
+      std::vector<float> c(static_cast<std::size_t>(n + 16), 0.5f);
+      cpu::gemv_row(n, k, a.data(), inc, b.data(), ldb, c.data(), {.bias = bias.data(), .relu = relu});
+      for (int j = 0; j < n; ++j) {
+        const double sum = naive_element(true, false, k, a, inc, b, ldb, 0, j) + bias[j];
+        const double expected = relu ? std::max(sum, 0.0) : sum;
+        ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
+      }
+      for (int j = n; j < n + 16; ++j) ASSERT_EQ(c[j], 0.5f) << "wrote past the product at " << j;
+    }
+  }
+}
+
 // The epilogue of a batch-1 Dense layer on the kernel's registers: the bias added, then
 // relu, for every width, and nothing stored past the product.
 TEST(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
