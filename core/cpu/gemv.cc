@@ -108,8 +108,7 @@ void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a
   constexpr std::int64_t kChunk = kLanes * kChunkVectors;
   // A matrix that comes from memory, several chunks wide, is read a few rows at a time
   // across the whole width: a chunk's walk down all k rows reads 1 KB of each (a page apart
-  // on a 4096-wide matrix), which the hardware prefetcher and the TLB serve worse than a
-  // few long runs.
+  // on a 4096-wide matrix), measured slower than a few long runs.
   const bool streamed = n > kChunk && k > kStreamedDepth && n * k * std::int64_t{sizeof(float)} >= kStreamedBytes;
   const std::int64_t step = streamed ? kStreamedDepth : k;
   for (std::int64_t p = 0; p < k; p += step) {
