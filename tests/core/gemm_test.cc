@@ -172,15 +172,15 @@ TEST(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
 
 // Strata's matrix-vector kernel on its own: every width of the last, masked vector
 // (n = 1..17), whole 256-column chunks and a chunk after them, odd and even k (its two
-// accumulator sets), a strided vector (a transposed A's row) and a matrix wider than the
-// product. Nothing past the n columns may be written.
+// accumulator sets) and an empty sum, a strided vector (a transposed A's row) and a matrix
+// wider than the product. Nothing past the n columns may be written.
 TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
   if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
   std::vector<int> widths;
   for (int n = 1; n <= 17; ++n) widths.push_back(n);
   for (int n : {31, 128, 129, 255, 256, 257, 300, 512, 530}) widths.push_back(n);
   for (int n : widths) {
-    for (int k : {1, 2, 7, 64, 131}) {
+    for (int k : {0, 1, 2, 7, 64, 131}) {
       for (int inc : {1, 3}) {
         SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc);
         const int ldb = n + 5;
@@ -207,20 +207,25 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
 // and the bias and relu applied once, after the last block.
 TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
   if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
-  const int n = 2048 + 17, k = 1021, ldb = n + 5;  // 8.4 MB of B
-  auto b = random_values(static_cast<std::int64_t>(k) * ldb, 91), bias = random_values(n, 93);
-  for (int inc : {1, 3}) {
-    for (bool relu : {false, true}) {
-      SCOPED_TRACE(testing::Message() << "inc=" << inc << " relu=" << relu);
-      auto a = random_values(k * inc, 95 + inc);
-      std::vector<float> c(static_cast<std::size_t>(n + 16), 0.5f);
-      cpu::gemv_row(n, k, a.data(), inc, b.data(), ldb, c.data(), {.bias = bias.data(), .relu = relu});
-      for (int j = 0; j < n; ++j) {
-        const double sum = naive_element(true, false, k, a, inc, b, ldb, 0, j) + bias[j];
-        const double expected = relu ? std::max(sum, 0.0) : sum;
-        ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
+  // Widths: a 17-column last chunk (two accumulator sets), a 200-column one (one set),
+  // whole chunks only. Each matrix is 9 MB or more (the rule's threshold is 8 MB).
+  for (const int n : {2048 + 17, 2048 + 200, 2304}) {
+    const int k = (9 << 20) / (4 * n) / 8 * 8 + 5;  // no multiple of the block of 8 rows
+    const int ldb = n + 5;
+    auto b = random_values(static_cast<std::int64_t>(k) * ldb, 91 + n), bias = random_values(n, 93 + n);
+    for (int inc : {1, 3}) {
+      for (bool relu : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc << " relu=" << relu);
+        auto a = random_values(k * inc, 95 + inc);
+        // Exactly n floats, so that a read past the product fails under ASan.
+        std::vector<float> c(static_cast<std::size_t>(n), 0.5f);
+        cpu::gemv_row(n, k, a.data(), inc, b.data(), ldb, c.data(), {.bias = bias.data(), .relu = relu});
+        for (int j = 0; j < n; ++j) {
+          const double sum = naive_element(true, false, k, a, inc, b, ldb, 0, j) + bias[j];
+          const double expected = relu ? std::max(sum, 0.0) : sum;
+          ASSERT_NEAR(c[j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << j;
+        }
       }
-      for (int j = n; j < n + 16; ++j) ASSERT_EQ(c[j], 0.5f) << "wrote past the product at " << j;
     }
   }
 }
