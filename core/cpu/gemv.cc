@@ -106,14 +106,19 @@ bool gemv_available() noexcept { return true; }
 void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
               float* c, GemvEpilogue epilogue) {
   constexpr std::int64_t kChunk = kLanes * kChunkVectors;
+  if (k == 0) {  // an empty sum, whose a and b may be null: the epilogue of zeros
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float sum = epilogue.bias ? epilogue.bias[j] : 0.f;
+      c[j] = epilogue.relu ? std::max(sum, 0.f) : sum;
+    }
+    return;
+  }
   // A matrix that comes from memory, several chunks wide, is read a few rows at a time
   // across the whole width: a chunk's walk down all k rows reads 1 KB of each (a page apart
   // on a 4096-wide matrix), measured slower than a few long runs.
   const bool streamed = n > kChunk && k > kStreamedDepth && n * k * std::int64_t{sizeof(float)} >= kStreamedBytes;
   const std::int64_t step = streamed ? kStreamedDepth : k;
-  // At least one pass: a depth of 0 stores the epilogue of an empty sum.
-  std::int64_t p = 0;
-  do {
+  for (std::int64_t p = 0; p < k; p += step) {
     const std::int64_t depth = std::min(step, k - p);
     const bool accumulate = p > 0;
     const bool final = p + depth == k;
@@ -127,15 +132,13 @@ void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a
     for (; j + kChunk <= n; j += kChunk)
       chunk<kChunkVectors, true>(depth, ap, inc_a, bp + j, ldb, c + j, 0xFFFF, from(j), accumulate);
     const std::int64_t rest = n - j;
-    if (rest > 0) {
-      const int vectors = static_cast<int>((rest + kLanes - 1) / kLanes);
-      const int tail = static_cast<int>(rest - (vectors - 1) * kLanes);
-      const __mmask16 last = static_cast<__mmask16>((1u << tail) - 1u);
-      tail_chunk(vectors, depth, ap, inc_a, bp + j, ldb, c + j, last, from(j), accumulate,
-                 std::make_integer_sequence<int, kChunkVectors>{});
-    }
-    p += depth;
-  } while (p < k);
+    if (rest == 0) continue;
+    const int vectors = static_cast<int>((rest + kLanes - 1) / kLanes);
+    const int tail = static_cast<int>(rest - (vectors - 1) * kLanes);
+    const __mmask16 last = static_cast<__mmask16>((1u << tail) - 1u);
+    tail_chunk(vectors, depth, ap, inc_a, bp + j, ldb, c + j, last, from(j), accumulate,
+               std::make_integer_sequence<int, kChunkVectors>{});
+  }
 }
 
 #else  // no AVX-512: cpu::gemm uses Eigen's matrix-vector kernel

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/cpu/gemm.h"
@@ -231,13 +232,13 @@ TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
 }
 
 // The epilogue of a batch-1 Dense layer on the kernel's registers: the bias added, then
-// relu, for every width, and nothing stored past the product.
+// relu, for every width and for an empty sum (a layer with no inputs), and nothing stored
+// past the product.
 TEST(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
   if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
   for (int n : {1, 5, 16, 17, 100, 256, 257, 300}) {
-    for (bool relu : {false, true}) {
-      SCOPED_TRACE(testing::Message() << "n=" << n << " relu=" << relu);
-      const int k = 37;
+    for (auto [relu, k] : {std::pair{false, 37}, std::pair{true, 37}, std::pair{true, 0}}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " relu=" << relu << " k=" << k);
       auto a = random_values(k, 61 + n), b = random_values(k * n, 71 + n), bias = random_values(n, 81 + n);
       std::vector<float> plain(static_cast<std::size_t>(n)), fused(static_cast<std::size_t>(n + 16), 0.5f);
       cpu::gemv_row(n, k, a.data(), 1, b.data(), n, plain.data());
