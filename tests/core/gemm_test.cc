@@ -204,7 +204,7 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
 
 // A matrix of 8 MB or more (a batch-1 Dense layer whose weights come from memory) is read
 // a few rows at a time, each chunk's sums carried in c from one block of rows to the next:
-// a depth that is no multiple of the block, a last chunk of 17 columns, a strided vector,
+// a depth that is no multiple of the block, three kinds of last chunk, a strided vector,
 // and the bias and relu applied once, after the last block.
 TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
   if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
@@ -218,7 +218,7 @@ TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
       for (bool relu : {false, true}) {
         SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc << " relu=" << relu);
         auto a = random_values(k * inc, 95 + inc);
-        // Exactly n floats, so that a read past the product fails under ASan.
+        // Exactly n floats, so that an unmasked read past the product fails under ASan.
         std::vector<float> c(static_cast<std::size_t>(n), 0.5f);
         cpu::gemv_row(n, k, a.data(), inc, b.data(), ldb, c.data(), {.bias = bias.data(), .relu = relu});
         for (int j = 0; j < n; ++j) {
