@@ -1,7 +1,11 @@
 #include "layers/merge.h"
 
+#include <algorithm>
+#include <string>
+
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "layers/keras_class.h"
 
 namespace strata::layers {
@@ -9,7 +13,37 @@ namespace strata::layers {
 ElementwiseMergeImpl::ElementwiseMergeImpl(std::string class_name, Kind kind_, MergeOptions options)
     : LayerImpl(std::move(class_name), options.name), kind(kind_), options(options) {}
 
-std::vector<Output> ElementwiseMergeImpl::call(Graph&, const std::vector<Output>& inputs) {
+namespace {
+
+// Keras's merge rule for inputs of different ranks: the batch axes line up, and each
+// lower-rank input gets new axes of size 1 right after its batch axis until every input
+// has the highest rank; only then do the inputs broadcast. Plain NumPy broadcasting from
+// the right would line a rank-2 input's batch axis up with another input's time axis.
+std::vector<Output> aligned_after_batch(const std::vector<Output>& inputs) {
+  int rank = 0;
+  std::int64_t batch = kUnknownDim;
+  for (const Output& x : inputs) {
+    const Shape& shape = x.spec().shape;
+    rank = std::max(rank, shape.rank());
+    if (shape.rank() == 0) throw ShapeError("a merge layer's inputs need a batch axis, got a scalar");
+    const std::int64_t b = shape.dims()[0];
+    if (b == kUnknownDim) continue;
+    if (batch != kUnknownDim && b != batch)
+      throw ShapeError("inputs have different batch sizes " + std::to_string(batch) + " and " + std::to_string(b));
+    batch = b;
+  }
+  std::vector<Output> aligned;
+  for (Output x : inputs) {
+    for (int r = x.spec().shape.rank(); r < rank; ++r) x = ops::expand_dims(x, 1);
+    aligned.push_back(x);
+  }
+  return aligned;
+}
+
+}  // namespace
+
+std::vector<Output> ElementwiseMergeImpl::call(Graph&, const std::vector<Output>& raw_inputs) {
+  const std::vector<Output> inputs = aligned_after_batch(raw_inputs);
   Output y = inputs[0];
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const Output& x = inputs[i];

@@ -1,6 +1,7 @@
 // Elementwise merge layers: Add, Subtract (exactly two inputs), Multiply, Average,
-// Maximum, Minimum. Inputs must have one shape (NumPy broadcasting of size-1 dims is
-// accepted, as in Keras).
+// Maximum, Minimum. Inputs broadcast as in Keras: batch axis against batch axis, a
+// lower-rank input widened by size-1 axes right after its batch axis, then NumPy's rule
+// for size-1 dims.
 #pragma once
 
 #include <string>
