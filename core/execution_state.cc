@@ -58,8 +58,9 @@ std::string ExecutionState::plan_graph_refusal() const {
   }
   for (const KernelContext& ctx : contexts_) {
     const Node& node = ctx.node;
-    if (!node.def->cuda_graph_refusal) continue;
-    if (std::string why = node.def->cuda_graph_refusal(node); !why.empty()) {
+    const DeviceKernel* kernel = node.def->on(program_.device_.type);
+    if (!kernel || !kernel->graph_refusal) continue;
+    if (std::string why = kernel->graph_refusal(node); !why.empty()) {
       return "op '" + node.op + "' (node '" + node.name + "') " + why;
     }
   }

@@ -1,30 +1,70 @@
 #include "core/op_registry.h"
 
+#include <vector>
+
+#include "core/cpu/kernels/register.h"
 #include "core/ops/register.h"
 
 namespace strata {
 
+namespace {
+
+// The device backends' registrars, kept until the registry is built (a backend registers
+// from a static initializer, before anything may use the registry), then run at once.
+struct DeviceRegistrars {
+  std::vector<KernelRegistrar> pending;
+  OpRegistry* built = nullptr;
+};
+
+DeviceRegistrars& device_registrars() {
+  static DeviceRegistrars registrars;
+  return registrars;
+}
+
+}  // namespace
+
 OpRegistry& OpRegistry::global() {
-  // Registration is explicit (not static initializers) so that linking the static
-  // library never drops an op family.
+  // The op families and the CPU's kernels are registered explicitly (not by static
+  // initializers), so that no family can be left out by the linker; every op must have a
+  // CPU kernel before anything runs. Other devices add theirs through
+  // register_device_kernels when their backend is loaded.
   static OpRegistry registry = [] {
     OpRegistry r;
     ops::register_all(r);
+    cpu::register_kernels(r);
+    for (KernelRegistrar registrar : device_registrars().pending) registrar(r);
+    for (const auto& [name, def] : r.ops_) {
+      if (!def.kernel(DeviceType::cpu)) throw Error("op '" + name + "' has no CPU kernel");
+    }
     return r;
   }();
+  static const bool marked_built = (device_registrars().built = &registry, true);
+  (void)marked_built;
   return registry;
 }
 
 void OpRegistry::add(OpDef def) {
-  if (!def.infer || !def.cpu_kernel) {
-    throw Error("op '" + def.name + "' must declare shape inference and a CPU kernel");
-  }
+  if (!def.infer) throw Error("op '" + def.name + "' must declare shape inference");
   if (def.differentiable && !def.gradient) {
     throw Error("op '" + def.name + "' is differentiable but declares no gradient");
+  }
+  if (!def.kernels.empty()) {
+    throw Error("op '" + def.name + "' is declared with kernels: devices register them (add_kernel)");
   }
   if (ops_.count(def.name)) throw Error("op '" + def.name + "' registered twice");
   std::string name = def.name;
   ops_.emplace(std::move(name), std::move(def));
+}
+
+void OpRegistry::add_kernel(const std::string& op, DeviceType device, DeviceKernel kernel) {
+  auto it = ops_.find(op);
+  if (it == ops_.end()) {
+    throw Error("a " + to_string(device) + " kernel was registered for op '" + op + "', which no op family declares");
+  }
+  if (!kernel.run) throw Error("op '" + op + "': an empty " + to_string(device) + " kernel was registered");
+  if (!it->second.kernels.emplace(device, std::move(kernel)).second) {
+    throw Error("op '" + op + "' has two " + to_string(device) + " kernels");
+  }
 }
 
 const OpDef& OpRegistry::get(const std::string& name) const {
@@ -37,6 +77,16 @@ std::vector<std::string> OpRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& [name, def] : ops_) out.push_back(name);
   return out;
+}
+
+bool register_device_kernels(KernelRegistrar registrar) {
+  DeviceRegistrars& registrars = device_registrars();
+  if (registrars.built) {
+    registrar(*registrars.built);
+  } else {
+    registrars.pending.push_back(registrar);
+  }
+  return true;
 }
 
 }  // namespace strata

@@ -1,7 +1,9 @@
-// The op registry. Every op declares, in one place: shape/dtype inference, a symbolic
-// gradient (or says explicitly that it has none), and one kernel per device it supports:
-// a CPU kernel always, a CUDA kernel where one is written. Nothing runs an op that is not
-// registered, and a Program refuses at compile time a device its ops have no kernel for.
+// The op registry. Every op declares, in one place (core/ops/<family>): shape/dtype
+// inference and a symbolic gradient (or says explicitly that it has none). Each device
+// registers its kernels for the ops it supports into the op's per-device table: a CPU
+// kernel always (core/cpu/kernels/), a CUDA kernel where one is written (core/cuda/).
+// Nothing runs an op that is not registered, and a Program refuses at compile time a
+// device its ops have no kernel for.
 #pragma once
 
 #include <functional>
@@ -68,10 +70,27 @@ using KernelFn = std::function<void(KernelContext&)>;
 // runs the two kernels as usual. Both contexts' outputs are already shaped.
 using PairKernelFn = std::function<bool(KernelContext& first, KernelContext& second)>;
 
+// One device's implementation of an op, registered by that device's kernel files
+// (core/cpu/kernels/<family>.cc, core/cuda/<family>_kernels.cc), never by the op's
+// declaration in core/ops.
+struct DeviceKernel {
+  KernelFn run;
+  // Two nodes of this op in a row as one kernel (see PairKernelFn): Dense layers at
+  // batch 1 on the CPU, whose products split over the cores then take one fork-join
+  // instead of two (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
+  PairKernelFn pair;
+  // Why a captured device graph (a CUDA graph) could not replay a node of this op
+  // faithfully (empty: it can), for a kernel that reads something of the run on the host
+  // which a replay would bake in. An execution state whose plan has such a node runs
+  // eagerly (core/cuda_graph_policy.h).
+  std::function<std::string(const Node&)> graph_refusal;
+};
+
+// An op as core/ops declares it, once: shape inference, gradient and flags. Its kernels
+// are filled in by the devices, by device type.
 struct OpDef {
   std::string name;
   InferFn infer;
-  KernelFn cpu_kernel;
   GradFn gradient;            // empty only when differentiable == false
   bool differentiable = true;
   bool stateful = false;      // writes a variable: never merged, never reordered before reads
@@ -79,32 +98,36 @@ struct OpDef {
   bool fed = false;           // placeholder/variable: the executor supplies the value
   bool takes_strings = false; // accepts string inputs (ops that move bytes, lookups, hashes);
                               // every other op refuses them when a graph is defined
-  KernelFn cuda_kernel;       // empty: the op does not run on CUDA devices
   // Where a Program places the node (never merged with a look-alike unless normal):
   // `early` as soon as its inputs exist, `late` just before the first node reading it.
   // A collective starts early and is waited for late, so communication overlaps compute.
   enum class Schedule { normal, early, late };
   Schedule schedule = Schedule::normal;
-  // Two nodes of this op in a row as one CPU kernel (see PairKernelFn): Dense layers at
-  // batch 1, whose products split over the cores then take one fork-join instead of two
-  // (core/cpu/dense_pair.h). Empty: every node runs its own kernel.
-  PairKernelFn cpu_pair_kernel;
-  // Why a CUDA graph could not replay a node of this op faithfully (empty: it can), for
-  // a CUDA kernel that reads something of the run on the host which a replay would bake
-  // in. An execution state whose plan has such a node runs eagerly (core/cuda_graph_policy.h).
-  std::function<std::string(const Node&)> cuda_graph_refusal;
+  // The kernels the devices registered (OpRegistry::add_kernel); every op has a CPU one.
+  std::map<DeviceType, DeviceKernel> kernels;
 
+  // The device's implementation, or null when the op has none there.
+  const DeviceKernel* on(DeviceType type) const {
+    auto it = kernels.find(type);
+    return it == kernels.end() ? nullptr : &it->second;
+  }
   // The kernel for `type`, or null when the op has none there.
   const KernelFn* kernel(DeviceType type) const {
-    const KernelFn& k = type == DeviceType::cuda ? cuda_kernel : cpu_kernel;
-    return k ? &k : nullptr;
+    const DeviceKernel* k = on(type);
+    return k && k->run ? &k->run : nullptr;
   }
 };
 
+// Every op, declared by core/ops, with the kernels each device registered for it. Built
+// once, on first use: the op families declare their ops, the CPU registers its kernels,
+// then each device backend compiled in registers its own (register_device_kernels).
 class OpRegistry {
  public:
   static OpRegistry& global();
-  void add(OpDef def);
+  void add(OpDef def);  // declares an op; throws if it was declared before
+  // A device's kernel for a declared op; throws for an unknown op or a second kernel for
+  // the same device.
+  void add_kernel(const std::string& op, DeviceType device, DeviceKernel kernel);
   const OpDef& get(const std::string& name) const;  // throws NotImplementedError
   bool contains(const std::string& name) const { return ops_.count(name) > 0; }
   std::vector<std::string> names() const;
@@ -113,5 +136,12 @@ class OpRegistry {
   OpRegistry() = default;
   std::map<std::string, OpDef> ops_;
 };
+
+// How a device backend (core/cuda, or any other compiled in) adds its kernels: called
+// once from that backend's own registration file at load time. `registrar` runs on the
+// global registry when it is built (at once, if it already is). Returns true, so that a
+// static initializer can hold the call.
+using KernelRegistrar = void (*)(OpRegistry&);
+bool register_device_kernels(KernelRegistrar registrar);
 
 }  // namespace strata

@@ -258,10 +258,10 @@ void Program::place_steps() {
 // node of the same op whose first input is this step's first output. Only variables and
 // fed values come between them, so nothing else runs in between either way.
 void Program::pair_steps() {
-  if (device_.type != DeviceType::cpu) return;
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Node& node = graph_.node(steps_[s].node);
-    if (node.def->fed || !node.def->cpu_pair_kernel || steps_[s].outputs.empty()) continue;
+    const DeviceKernel* kernel = node.def->on(device_.type);
+    if (node.def->fed || !kernel || !kernel->pair || steps_[s].outputs.empty()) continue;
     std::size_t next = s + 1;
     while (next < steps_.size() && graph_.node(steps_[next].node).def->fed) ++next;
     if (next == steps_.size()) break;
@@ -277,7 +277,7 @@ void Program::pair_steps() {
       }
     }
     if (shares_a_buffer) continue;
-    steps_[s].pair_kernel = &node.def->cpu_pair_kernel;
+    steps_[s].pair_kernel = &kernel->pair;
     steps_[s].paired_with = static_cast<int>(next);
     s = next;  // a step is in one pair at most
   }

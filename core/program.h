@@ -65,7 +65,7 @@ class Program {
   // Buffers the liveness plan allocates per execution state (versus one per computed
   // value without it).
   int num_buffers() const { return num_buffers_; }
-  // Pairs of steps marked to run as one kernel when it applies (OpDef::cpu_pair_kernel:
+  // Pairs of steps marked to run as one kernel when it applies (DeviceKernel::pair:
   // two Dense layers in a row on the CPU).
   int num_paired_steps() const;
   // How many times the kernel of graph node `id` has run in this program, over every
@@ -95,7 +95,7 @@ class Program {
     std::vector<int> outputs;  // value ids
     const KernelFn* kernel = nullptr;  // the op's kernel for the Program's device
     // Set when this step and step `paired_with` (the next one that computes anything)
-    // may run as one kernel (OpDef::cpu_pair_kernel), which may still decline at run time.
+    // may run as one kernel (DeviceKernel::pair), which may still decline at run time.
     const PairKernelFn* pair_kernel = nullptr;
     int paired_with = -1;
   };

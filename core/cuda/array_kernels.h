@@ -1,10 +1,11 @@
-// The CUDA kernels of the ops that move data without arithmetic (core/ops/shape_ops.cc
-// and core/ops/array_ops.cc register them beside the CPU kernels), with the CPU kernels'
-// results bit for bit and their dtypes: float32, and int32 and int64 where the CPU kernel
-// takes them (labels pass through reshapes, crops and concatenations). String tensors
-// never reach a GPU (Tensor::to refuses them). Outputs are copies, as on the CPU: the
-// executor gives every output its own buffer. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of the ops that move data without arithmetic
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/shape.cc and array.cc), with the CPU kernels' results bit for bit and
+// their dtypes: float32, and int32 and int64 where the CPU kernel takes them (labels pass
+// through reshapes, crops and concatenations). String tensors never reach a GPU
+// (Tensor::to refuses them). Outputs are copies, as on the CPU: the executor gives every
+// output its own buffer. Defined only in a build with STRATA_WITH_CUDA; this header is
+// plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

@@ -1,9 +1,9 @@
-// The CUDA kernel of batch_matmul (core/ops/batch_matmul.cc registers it beside the CPU
-// kernel): cuBLAS's strided-batched float32 GEMM over the leading dims, one product per
-// batch entry of the last two axes, with the transpose attrs read as on the CPU. Strict
-// float32: the run context's cuBLAS handle never enables TF32 (core/cuda/cublas_handle.h).
-// Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
-// every build.
+// The CUDA kernel of batch_matmul (core/cuda/register_kernels.cc registers it; the CPU
+// kernel is in core/cpu/kernels/batch_matmul.cc): cuBLAS's strided-batched float32 GEMM
+// over the leading dims, one product per batch entry of the last two axes, with the
+// transpose attrs read as on the CPU. Strict float32: the run context's cuBLAS handle
+// never enables TF32 (core/cuda/cublas_handle.h). Defined only in a build with
+// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

@@ -1,5 +1,5 @@
 // The all-reduce ops' CUDA kernels: a thread per element, the CPU kernel's arithmetic
-// (core/ops/collective_ops.cc) so that both devices send and receive the same bits.
+// (core/cpu/kernels/collective.cc) so that both devices send and receive the same bits.
 #include <cuda_runtime.h>
 
 #include <cstdint>

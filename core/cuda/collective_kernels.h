@@ -1,12 +1,13 @@
-// The CUDA kernels of the gradient all-reduce (core/ops/collective_ops.h), registered
-// beside their CPU kernels, with the same arithmetic: the start packs the bucket, each
-// value times this process's sample count, and the count into the flat buffer; the wait
-// divides the sum by the summed count as it unpacks. Between the two, the run's
-// communicator sums the buffer: in device memory when it can (NCCL,
-// Collective::reduces_cuda_memory), else through a pinned host copy (the run context's
-// HostStaging): the start copies the bucket out and waits for the stream before the
-// transport sees it, the wait copies the sum back. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of the gradient all-reduce (core/ops/collective_ops.h), registered by
+// core/cuda/register_kernels.cc, with the CPU kernels' arithmetic
+// (core/cpu/kernels/collective.cc): the start packs the bucket, each value times this
+// process's sample count, and the count into the flat buffer; the wait divides the sum by
+// the summed count as it unpacks. Between the two, the run's communicator sums the
+// buffer: in device memory when it can (NCCL, Collective::reduces_cuda_memory), else
+// through a pinned host copy (the run context's HostStaging): the start copies the bucket
+// out and waits for the stream before the transport sees it, the wait copies the sum
+// back. Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and
+// compiles in every build.
 #pragma once
 
 namespace strata {

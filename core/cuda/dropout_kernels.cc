@@ -1,6 +1,6 @@
 // Host side of the dropout CUDA kernel: the CPU kernel's key, stream, rate and first
-// element (core/ops/nn_ops.cc), then one launch (core/cuda/dropout.cu), or a copy on the
-// stream outside training.
+// element (core/cpu/kernels/nn.cc), then one launch (core/cuda/dropout.cu), or a copy on
+// the stream outside training.
 #include "core/cuda/device_floats.h"
 #include "core/cuda/dropout_kernels.h"
 

@@ -1,6 +1,6 @@
 // The elementwise CUDA kernels: one grid-stride kernel per shape of access (flat, strided
 // broadcast), templated on the op's functor. The functors hold the CPU kernels' exact
-// expressions (core/ops/elementwise.cc).
+// expressions (core/cpu/kernels/elementwise.cc).
 #include <cuda_runtime.h>
 
 #include <algorithm>

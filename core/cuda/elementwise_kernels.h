@@ -1,6 +1,7 @@
-// The CUDA kernels of the elementwise ops (core/ops/elementwise.cc registers them beside
-// the CPU kernels) and of dense's bias and relu. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of the elementwise ops (core/cuda/register_kernels.cc registers them;
+// the CPU kernels are in core/cpu/kernels/elementwise.cc) and of dense's bias and relu.
+// Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
+// every build.
 //
 // Each computes what the CPU kernel computes, with the same expressions: NumPy
 // broadcasting, comparisons giving 1 or 0, maximum/minimum picking as `a >= b ? a : b`

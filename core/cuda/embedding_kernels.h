@@ -1,5 +1,6 @@
-// The CUDA kernels of embedding_lookup and embedding_lookup_grad (core/ops/sequence_ops.cc
-// registers them beside the CPU kernels), for float32, int32 and int64 ids as on the CPU.
+// The CUDA kernels of embedding_lookup and embedding_lookup_grad
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/sequence.cc), for float32, int32 and int64 ids as on the CPU.
 // The gradient is deterministic, with the CPU's sums in the CPU's order: no atomics
 // (core/cuda/embedding.cu). Where the CPU kernel throws on a token id outside
 // [0, input_dim), these report it through the run context (core/cuda/fault_report.h):

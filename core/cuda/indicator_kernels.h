@@ -1,9 +1,9 @@
-// The CUDA kernels of one_hot (core/ops/one_hot.cc) and causal_mask
-// (core/ops/causal_mask.cc), registered beside their CPU kernels: zeros and ones, equal
-// to the CPU's. one_hot takes float32, int32 or int64 labels, as on the CPU; a label that
-// names no class (outside [0, num_classes), or a float that is no whole number) gives a
-// row of zeros there and here. Defined only in a build with STRATA_WITH_CUDA; this header
-// is plain C++ and compiles in every build.
+// The CUDA kernels of one_hot and causal_mask (core/cuda/register_kernels.cc registers
+// them; the CPU kernels are in core/cpu/kernels/one_hot.cc and causal_mask.cc): zeros and
+// ones, equal to the CPU's. one_hot takes float32, int32 or int64 labels, as on the CPU;
+// a label that names no class (outside [0, num_classes), or a float that is no whole
+// number) gives a row of zeros there and here. Defined only in a build with
+// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

@@ -1,7 +1,8 @@
-// The CUDA kernels of the 2-D pooling ops (core/ops/pool_ops.cc registers them beside
-// the CPU kernels): max_pool2d, avg_pool2d, their gradients, and max_pool2d_relu_grad.
-// Our own kernels (core/cuda/pool.cu), not cuDNN's: see docs/gpu.md. Defined only in a
-// build with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of the 2-D pooling ops (core/cuda/register_kernels.cc registers them;
+// the CPU kernels are in core/cpu/kernels/pool.cc): max_pool2d, avg_pool2d, their
+// gradients, and max_pool2d_relu_grad. Our own kernels (core/cuda/pool.cu), not cuDNN's:
+// see docs/gpu.md. Defined only in a build with STRATA_WITH_CUDA; this header is plain
+// C++ and compiles in every build.
 #pragma once
 
 namespace strata {

@@ -11,7 +11,7 @@ namespace strata::cuda {
 
 // x (n, h, w, c) pooled to (n, oh, ow, c) by kh x kw windows at strides (sh, sw), padded
 // by pt rows on top and pl columns on the left (the bottom and right padding only shows
-// in oh and ow). Padded cells never count, as on the CPU (core/ops/pool_ops.cc).
+// in oh and ow). Padded cells never count, as on the CPU (core/cpu/kernels/pool.cc).
 struct PoolShape {
   std::int64_t n = 0, h = 0, w = 0, c = 0, oh = 0, ow = 0;
   std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;

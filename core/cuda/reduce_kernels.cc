@@ -10,7 +10,7 @@
 #include "core/cuda/reduce_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
-#include "core/ops/reduce_kernels.h"
+#include "core/ops/shape_util.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::cuda {

@@ -1,9 +1,10 @@
-// The CUDA kernels of reduce_sum, reduce_mean and reduce_max (core/ops/reduce_ops.cc
-// registers them beside the CPU kernels): the same axes, keepdims and empty-reduction
-// results as the CPU (a sum over nothing is 0, a mean over nothing 0, a max over nothing
-// -inf; a max skips NaN as std::max does). Sums add in another order than the CPU's, so
-// they agree to rounding, not bit for bit. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernels of reduce_sum, reduce_mean and reduce_max
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/reduce.cc): the same axes, keepdims and empty-reduction results as the
+// CPU (a sum over nothing is 0, a mean over nothing 0, a max over nothing -inf; a max
+// skips NaN as std::max does). Sums add in another order than the CPU's, so they agree to
+// rounding, not bit for bit. Defined only in a build with STRATA_WITH_CUDA; this header
+// is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

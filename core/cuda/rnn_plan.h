@@ -1,9 +1,9 @@
 // The order of the recurrent CUDA kernels' work, written once over the device that does
 // it: which scratch arrays, which products on which rows (every T-th row of a (B, T, ...)
 // tensor is one strided operand), which per-element kernels, in sequence_kernel's and
-// sequence_grad_kernel's order (core/ops/rnn_ops.cc). core/cuda/rnn_kernels.cc runs it
-// with cuBLAS and the kernels of core/cuda/rnn.cu; tests/core/cuda_rnn_plan_test.cc runs
-// it on the host with plain loops over the same per-element functions
+// sequence_grad_kernel's order (core/cpu/kernels/rnn.cc). core/cuda/rnn_kernels.cc runs
+// it with cuBLAS and the kernels of core/cuda/rnn.cu; tests/core/cuda_rnn_plan_test.cc
+// runs it on the host with plain loops over the same per-element functions
 // (core/cuda/rnn_step.h), against the CPU kernel, in every build.
 //
 // A Device provides:
@@ -28,7 +28,7 @@
 
 namespace strata::cuda {
 
-// The dropout masks a run draws (the CPU kernel's: core/ops/rnn_ops.cc, dropout_mask).
+// The dropout masks a run draws (the CPU kernel's: core/cpu/kernels/rnn.cc, dropout_mask).
 struct RnnDropout {
   bool input = false, recurrent = false;
   float input_rate = 0.f, recurrent_rate = 0.f;

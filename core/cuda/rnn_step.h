@@ -1,7 +1,7 @@
 // The recurrent CUDA kernels' work per element, as functions that compile for the host
 // and for CUDA devices alike: each kernel of core/cuda/rnn.cu is a grid-stride loop over
 // one of these, and tests/core/cuda_rnn_plan_test.cc runs them on the host, in the order
-// core/cuda/rnn_plan.h gives, against the CPU kernel (core/ops/rnn_ops.cc), in every
+// core/cuda/rnn_plan.h gives, against the CPU kernel (core/cpu/kernels/rnn.cc), in every
 // build. Element i of a step is (batch row i / H, unit i % H): the CPU kernel's loop body
 // for that element, in the CPU's order of operations. Plain C++17 (no CUDA header).
 #pragma once

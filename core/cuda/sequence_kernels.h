@@ -1,7 +1,7 @@
-// The CUDA kernels of concat_last, split_last and repeat_vector (core/ops/sequence_ops.cc
-// registers them beside the CPU kernels): copies, equal to the CPU's bit for bit.
-// Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
-// every build.
+// The CUDA kernels of concat_last, split_last and repeat_vector
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/sequence.cc): copies, equal to the CPU's bit for bit. Defined only in
+// a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

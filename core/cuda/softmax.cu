@@ -3,8 +3,8 @@
 // row is read by 32 threads at once. The lane's max and sum are combined across the warp
 // by shuffles; every thread of the warp ends with the same value (IEEE addition is
 // commutative, and a butterfly adds the same pairs on each side). The arithmetic is the
-// CPU kernel's (core/ops/nn_ops.cc): the max subtracted before exp, a softmax scaled by
-// 1 / sum, a log_softmax as (x - max) - log(sum).
+// CPU kernel's (core/cpu/kernels/nn.cc): the max subtracted before exp, a softmax scaled
+// by 1 / sum, a log_softmax as (x - max) - log(sum).
 #include <cuda_runtime.h>
 
 #include <algorithm>

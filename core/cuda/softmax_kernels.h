@@ -1,5 +1,6 @@
 // The CUDA kernels of softmax, log_softmax, softmax_grad, sparsemax and sparsemax_grad
-// (core/ops/nn_ops.cc registers them beside the CPU kernels), along any axis. The CPU kernels' expressions, numerically
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/nn.cc), along any axis. The CPU kernels' expressions, numerically
 // stable as theirs are: each lane's max is subtracted before exp; a softmax is scaled by
 // 1 / sum, a log_softmax is (x - max) - log(sum). exp and log are CUDA's and the sums add
 // in another order, so the results agree with the CPU's to rounding, not bit for bit.

@@ -20,7 +20,7 @@ struct LaneShape {
 };
 
 // y = softmax(x) along each lane, or log_softmax(x) when log_space: the CPU kernel's
-// expressions (core/ops/nn_ops.cc), after subtracting the lane's max.
+// expressions (core/cpu/kernels/nn.cc), after subtracting the lane's max.
 void launch_softmax(const float* x, float* y, const LaneShape& shape, bool log_space, CUstream_st* stream);
 // out = y * (g - sum(g * y)) along each lane: the softmax's gradient given its output y.
 void launch_softmax_grad(const float* g, const float* y, float* out, const LaneShape& shape, CUstream_st* stream);

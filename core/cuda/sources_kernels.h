@@ -1,7 +1,7 @@
 // The CUDA kernels of constant, fill_like, cast, identity and stop_gradient
-// (core/ops/sources.cc registers them beside the CPU kernels), with the CPU kernels'
-// results. Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and
-// compiles in every build.
+// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// core/cpu/kernels/sources.cc), with the CPU kernels' results. Defined only in a build
+// with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

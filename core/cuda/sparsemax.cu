@@ -1,5 +1,5 @@
 // The sparsemax CUDA kernels (core/cuda/softmax_launch.h): a block per lane along the
-// axis, Keras's threshold computed as the CPU kernel computes it (core/ops/nn_ops.cc).
+// axis, Keras's threshold computed as the CPU kernel computes it (core/cpu/kernels/nn.cc).
 //
 // The CPU sorts each lane descending (a stable sort) and walks it once. Here no sort is
 // materialized: each element's place in that order is counted instead. Element i's rank

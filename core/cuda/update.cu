@@ -1,7 +1,7 @@
-// The variable-update CUDA kernels: one grid-stride kernel each, every element updated
-// by the CPU kernel's expressions in the CPU kernel's order (core/ops/update_ops.cc,
-// core/ops/optimizer_update_ops.cc). The learning rate and the step count are read from
-// device memory by every thread.
+// The variable-update CUDA kernels: one grid-stride kernel each, every element updated by
+// the CPU kernel's expressions in the CPU kernel's order (core/cpu/kernels/update.cc,
+// core/cpu/kernels/optimizer_update.cc). The learning rate and the step count are read
+// from device memory by every thread.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The CUDA kernels of the variable updates: assign and assign_add
-// (core/ops/update_ops.cc) and the fused optimizer steps apply_sgd, apply_adam,
-// apply_rmsprop and apply_adagrad (core/ops/optimizer_update_ops.cc), with the CPU
+// (core/cpu/kernels/update.cc) and the fused optimizer steps apply_sgd, apply_adam,
+// apply_rmsprop and apply_adagrad (core/cpu/kernels/optimizer_update.cc), with the CPU
 // kernels' inputs and arithmetic. The variable and its slots are updated in place on the
 // device; the learning rate and the step count are read there. Defined only in a build
 // with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.

@@ -1,6 +1,7 @@
-// The CUDA kernel of upsample_nearest2d (core/ops/pool_ops.cc registers it beside the CPU
-// kernel): a copy, equal to the CPU's bit for bit. Defined only in a build with
-// STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
+// The CUDA kernel of upsample_nearest2d (core/cuda/register_kernels.cc registers it; the
+// CPU kernel is in core/cpu/kernels/pool.cc): a copy, equal to the CPU's bit for bit.
+// Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
+// every build.
 #pragma once
 
 namespace strata {

@@ -1,17 +1,13 @@
-// pad, crop, transpose, concat, training_select. pad/crop/concat copy boxes of
-// contiguous innermost runs; transpose walks the output with an incremental index. Their
-// CUDA kernels, and those of the reshapes here, are strided copies
-// (core/cuda/array_kernels.h).
+// pad, crop, transpose, concat, training_select, and the reshapes of some axes
+// (split_axis, merge_axes, expand_dims): shape inference and gradients. The kernels are
+// the CPU's (register_array_kernels) and CUDA's strided copies.
 #include "core/ops/array_ops.h"
 
-#include <cstring>
+#include <algorithm>
 #include <numeric>
 
-#include "core/cpu/parallel.h"
-#include "core/cuda/array_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -19,43 +15,6 @@ namespace strata::ops {
 namespace {
 
 using Dims = std::vector<std::int64_t>;
-
-std::vector<std::int64_t> strides_of(const Dims& d) {
-  std::vector<std::int64_t> s(d.size(), 1);
-  for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
-  return s;
-}
-
-// Copies the box `box` from src (dims sd, starting at so) to dst (dims dd, starting at
-// do_), elements of `element` bytes (any dtype).
-void copy_box(const char* src, const Dims& sd, const Dims& so, char* dst, const Dims& dd, const Dims& do_,
-              const Dims& box, std::size_t element) {
-  const int rank = static_cast<int>(box.size());
-  if (rank == 0) {
-    std::memcpy(dst, src, element);
-    return;
-  }
-  for (auto b : box) {
-    if (b == 0) return;
-  }
-  auto ss = strides_of(sd), ds = strides_of(dd);
-  const std::int64_t inner = box[rank - 1];
-  std::int64_t outer = 1;
-  for (int i = 0; i < rank - 1; ++i) outer *= box[i];
-  cpu::parallel_for(outer, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t r = b; r < e; ++r) {
-      std::int64_t rem = r, soff = so[rank - 1], doff = do_[rank - 1];
-      for (int i = rank - 2; i >= 0; --i) {
-        std::int64_t idx = rem % box[i];
-        rem /= box[i];
-        soff += (idx + so[i]) * ss[i];
-        doff += (idx + do_[i]) * ds[i];
-      }
-      std::memcpy(dst + static_cast<std::size_t>(doff) * element, src + static_cast<std::size_t>(soff) * element,
-                  static_cast<std::size_t>(inner) * element);
-    }
-  }, std::max<std::int64_t>(1, cpu::kParallelThreshold / std::max<std::int64_t>(1, inner)));
-}
 
 void check_per_axis(const InferContext& ctx, const Dims& before, const Dims& after) {
   const int rank = ctx.inputs[0].shape.rank();
@@ -94,11 +53,9 @@ void register_array_ops(OpRegistry& r) {
            d.insert(d.begin() + axis, parts.begin(), parts.end());
            return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         }});
   r.add({.name = "merge_axes",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -117,11 +74,9 @@ void register_array_ops(OpRegistry& r) {
            d.insert(d.end(), x.dims().begin() + first + count, x.dims().end());
            return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         }});
   r.add({.name = "expand_dims",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -135,12 +90,10 @@ void register_array_ops(OpRegistry& r) {
            d.insert(d.begin() + at, 1);
            return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
          },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         .takes_strings = true});
   r.add({.name = "pad",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -153,18 +106,9 @@ void register_array_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{Shape(d), DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& x = ctx.input(0);
-           Tensor& y = ctx.output(0);
-           std::fill_n(y.data<float>(), y.size(), 0.f);
-           copy_box(static_cast<const char*>(x.raw_data()), x.shape().dims(), Dims(x.rank(), 0),
-                    static_cast<char*>(y.raw_data()), y.shape().dims(), vec(ctx.node.attrs, "before"), x.shape().dims(),
-                    sizeof(float));
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{crop(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::pad)});
+         }});
   // crop and concat move elements of any dtype (eager slicing and joining of labels).
   r.add({.name = "crop",
          .infer = [](const InferContext& ctx) {
@@ -182,18 +126,10 @@ void register_array_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& x = ctx.input(0);
-           Tensor& y = ctx.output(0);
-           copy_box(static_cast<const char*>(x.raw_data()), x.shape().dims(), vec(ctx.node.attrs, "before"),
-                    static_cast<char*>(y.raw_data()), y.shape().dims(), Dims(y.rank(), 0), y.shape().dims(),
-                    size_of(x.dtype()));
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{pad(g[0], vec(n.attrs, "before"), vec(n.attrs, "after"))};
          },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::crop)});
+         .takes_strings = true});
   r.add({.name = "transpose",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -212,68 +148,12 @@ void register_array_ops(OpRegistry& r) {
            for (auto p : perm) d.push_back(x.dims()[p]);
            return std::vector<TensorSpec>{{Shape(d), DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& x = ctx.input(0);
-           Tensor& y = ctx.output(0);
-           const Dims& perm = vec(ctx.node.attrs, "perm");
-           const int rank = x.rank();
-           auto xs = strides_of(x.shape().dims());
-           Dims in_stride(rank);  // x's stride for each output axis
-           for (int i = 0; i < rank; ++i) in_stride[i] = xs[perm[i]];
-           const Dims& od = y.shape().dims();
-           const float* px = x.data<float>();
-           float* py = y.data<float>();
-           if (rank > 1 && perm[rank - 1] == rank - 1) {
-             // The last axis stays last (attention's head split and merge): copy whole rows,
-             // walking the output's other axes.
-             const std::int64_t row = od[rank - 1];
-             const int outer_rank = rank - 1;
-             cpu::parallel_for(row ? y.size() / row : 0, [&](std::int64_t b, std::int64_t e) {
-               Dims idx(outer_rank, 0);
-               std::int64_t rem = b, off = 0;
-               for (int i = outer_rank - 1; i >= 0; --i) {
-                 idx[i] = rem % od[i];
-                 rem /= od[i];
-                 off += idx[i] * in_stride[i];
-               }
-               for (std::int64_t r = b; r < e; ++r) {
-                 std::copy_n(px + off, row, py + r * row);
-                 for (int i = outer_rank - 1; i >= 0; --i) {
-                   off += in_stride[i];
-                   if (++idx[i] < od[i]) break;
-                   off -= in_stride[i] * od[i];
-                   idx[i] = 0;
-                 }
-               }
-             }, cpu::threshold_for(row));
-             return;
-           }
-           cpu::parallel_for(y.size(), [&](std::int64_t b, std::int64_t e) {
-             Dims idx(rank, 0);
-             std::int64_t rem = b, off = 0;
-             for (int i = rank - 1; i >= 0; --i) {
-               idx[i] = rem % od[i];
-               rem /= od[i];
-               off += idx[i] * in_stride[i];
-             }
-             for (std::int64_t k = b; k < e; ++k) {
-               py[k] = px[off];
-               for (int i = rank - 1; i >= 0; --i) {  // increment the output index
-                 off += in_stride[i];
-                 if (++idx[i] < od[i]) break;
-                 off -= in_stride[i] * od[i];
-                 idx[i] = 0;
-               }
-             }
-           });
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            const Dims& perm = vec(n.attrs, "perm");
            Dims inverse(perm.size());
            for (std::size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<std::int64_t>(i);
            return std::vector<Output>{transpose(g[0], inverse)};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::transpose)});
+         }});
   r.add({.name = "concat",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.empty()) throw ValueError("concat: needs at least one input");
@@ -300,16 +180,6 @@ void register_array_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{Shape(d), ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           Tensor& y = ctx.output(0);
-           const int axis = y.shape().normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
-           Dims offset(y.rank(), 0);
-           for (const Tensor* x : ctx.inputs) {
-             copy_box(static_cast<const char*>(x->raw_data()), x->shape().dims(), Dims(x->rank(), 0),
-                      static_cast<char*>(y.raw_data()), y.shape().dims(), offset, x->shape().dims(), size_of(x->dtype()));
-             offset[axis] += x->shape().dims()[axis];
-           }
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            const Shape& ys = g[0].shape();
            const int rank = ys.rank();
@@ -330,8 +200,7 @@ void register_array_ops(OpRegistry& r) {
            }
            return out;
          },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::concat)});
+         .takes_strings = true});
   r.add({.name = "training_select",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -343,15 +212,10 @@ void register_array_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& src = ctx.input(ctx.training ? 0 : 1);
-           std::memcpy(ctx.output(0).raw_data(), src.raw_data(), src.nbytes());
-         },
          .gradient = [](const Node&, const std::vector<Output>& g) {
            Output zero = zeros_like(g[0]);
            return std::vector<Output>{training_select(g[0], zero), training_select(zero, g[0])};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::training_select)});
+         }});
 }
 
 Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after) {

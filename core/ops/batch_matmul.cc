@@ -1,11 +1,9 @@
-// batch_matmul: the CPU backend's batched GEMM (core/cpu/gemm.h) over the leading dims.
+// batch_matmul: shape inference, gradient, and the geometry that the devices' kernels
+// (CPU and CUDA) share.
 #include "core/ops/batch_matmul.h"
 
-#include "core/cpu/gemm.h"
-#include "core/cuda/batch_matmul_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
 
@@ -44,20 +42,10 @@ std::vector<TensorSpec> infer_batch_matmul(const InferContext& ctx) {
   return {{Shape(dims), DType::float32}};
 }
 
-void batch_matmul_kernel(KernelContext& ctx) {
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
-  Tensor& out = ctx.output(0);
-  const BatchMatmulGeometry g = batch_matmul_geometry(ctx.node, a.shape(), b.shape());
-  cpu::gemm_batched(ctx.node.attrs.get<bool>("transpose_a"), ctx.node.attrs.get<bool>("transpose_b"), g.batch, g.m,
-                    g.n, g.k, a.data<float>(), g.a_cols, g.a_rows * g.a_cols, b.data<float>(), g.b_cols,
-                    g.b_rows * g.b_cols, out.data<float>(), g.n, g.m * g.n);
-}
-
 }  // namespace
 
 void register_batch_matmul_ops(OpRegistry& r) {
-  r.add({.name = "batch_matmul", .infer = infer_batch_matmul, .cpu_kernel = batch_matmul_kernel,
+  r.add({.name = "batch_matmul", .infer = infer_batch_matmul,
          // The adjoints of C = op(A) · op(B), per product, as for matmul.
          .gradient = [](const Node& node, const std::vector<Output>& grads) {
            Output a = node.inputs[0], b = node.inputs[1], g = grads[0];
@@ -66,8 +54,7 @@ void register_batch_matmul_ops(OpRegistry& r) {
            if (!ta && tb) return std::vector<Output>{batch_matmul(g, b, false, false), batch_matmul(g, a, true, false)};
            if (ta && !tb) return std::vector<Output>{batch_matmul(b, g, false, true), batch_matmul(a, g, false, false)};
            return std::vector<Output>{batch_matmul(b, g, true, true), batch_matmul(g, a, true, true)};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::batch_matmul)});
+         }});
 }
 
 BatchMatmulGeometry batch_matmul_geometry(const Node& node, const Shape& a, const Shape& b) {

@@ -1,13 +1,10 @@
 #include "core/ops/collective_ops.h"
 
-#include <algorithm>
 #include <string>
 
 #include "core/collective.h"
-#include "core/cuda/collective_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 
 namespace strata::ops {
@@ -44,13 +41,6 @@ std::vector<Output> all_reduce_wait(Output started, const std::vector<Output>& l
   return started.graph->add_node("all_reduce_wait", {started}, std::move(attrs), "all_reduce_wait");
 }
 
-namespace {
-
-// A replay would skip the communicator, which the kernels call from the host.
-std::string host_call_refusal(const Node&) { return "calls the communicator from the host"; }
-
-}  // namespace
-
 void register_collective_ops(OpRegistry& r) {
   r.add({.name = "all_reduce_start",
          .infer = [](const InferContext& ctx) {
@@ -70,26 +60,8 @@ void register_collective_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{Shape{total}, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           Collective& collective = collective_of(ctx);
-           const auto samples = static_cast<float>(ctx.input(0).shape()[0]);
-           float* flat = ctx.output(0).data<float>();
-           std::int64_t pos = 0;
-           for (std::size_t i = 1; i < ctx.inputs.size(); ++i) {
-             const Tensor& v = *ctx.inputs[i];
-             const float* p = v.data<float>();
-             // No samples: the local loss is a mean over nothing; contribute zeros.
-             if (samples == 0.f) std::fill_n(flat + pos, v.size(), 0.f);
-             else for (std::int64_t j = 0; j < v.size(); ++j) flat[pos + j] = p[j] * samples;
-             pos += v.size();
-           }
-           flat[pos] = samples;
-           collective.start_all_reduce(flat, pos + 1);
-         },
          .differentiable = false,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::all_reduce_start),
-         .schedule = OpDef::Schedule::early,
-         .cuda_graph_refusal = host_call_refusal});
+         .schedule = OpDef::Schedule::early});
   r.add({.name = "all_reduce_wait",
          .infer = [](const InferContext& ctx) {
            if (ctx.inputs.size() != 1) throw ValueError("all_reduce_wait: expects one started all-reduce");
@@ -114,25 +86,8 @@ void register_collective_ops(OpRegistry& r) {
            }
            return out;
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           Collective& collective = collective_of(ctx);
-           // The buffer was summed in place: the start's output, which this node reads.
-           float* flat = const_cast<float*>(ctx.input(0).data<float>());
-           collective.wait_all_reduce(flat);
-           const std::int64_t total = ctx.input(0).size();
-           const float samples = flat[total - 1];
-           const float scale = samples > 0.f ? 1.f / samples : 0.f;
-           std::int64_t pos = 0;
-           for (auto* out : ctx.outputs) {
-             float* o = out->data<float>();
-             for (std::int64_t j = 0; j < out->size(); ++j) o[j] = flat[pos + j] * scale;
-             pos += out->size();
-           }
-         },
          .differentiable = false,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::all_reduce_wait),
-         .schedule = OpDef::Schedule::late,
-         .cuda_graph_refusal = host_call_refusal});
+         .schedule = OpDef::Schedule::late});
 }
 
 }  // namespace strata::ops

@@ -12,8 +12,9 @@
 //
 // The Program runs a start as soon as its values exist (Schedule::early) and a wait just
 // before the first node that reads its results (Schedule::late): buckets travel while
-// the backward pass computes the next ones. Neither is differentiable. Both have a CUDA
-// kernel too (core/cuda/collective_kernels.h), with the same arithmetic.
+// the backward pass computes the next ones. Neither is differentiable. Their CPU kernels
+// are in core/cpu/kernels/collective.cc; both have a CUDA kernel too
+// (core/cuda/collective_kernels.h), with the same arithmetic.
 #pragma once
 
 #include <vector>

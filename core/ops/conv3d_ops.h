@@ -11,7 +11,9 @@
 // Conv3DTranspose is conv3d_backprop_input with its kernel (kd, kh, kw, out, in).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -35,5 +37,26 @@ Output conv3d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t>
 // kernel_size = {kd, kh, kw}.
 Output conv3d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
                               const Conv3DParams& params);
+
+// Geometry of one 3-D convolution, what shape inference checks and the CPU kernels
+// (core/cpu/kernels/conv3d.cc) run on; arrays are (depth, height, width).
+struct Conv3DGeometry {
+  std::int64_t n = 0, c = 0, o = 0, groups = 1, cg = 0, og = 0;
+  std::array<std::int64_t, 3> in{}, out{}, k{}, s{}, d{}, before{};
+  std::int64_t line() const { return out[2]; }                      // output positions per line
+  std::int64_t lines() const { return n * out[0] * out[1]; }         // output lines in all
+  std::int64_t lines_per_image() const { return out[0] * out[1]; }
+  std::int64_t kdim() const { return k[0] * k[1] * k[2] * cg; }
+  std::int64_t image() const { return in[0] * in[1] * in[2] * c; }  // input floats per image
+};
+
+// The geometry of a conv3d-family node: x's shape (N, D, H, W, C), the kernel window
+// (kd, kh, kw), o output channels and the params read in place from the node's attributes
+// (kernels run this on every step). Throws ShapeError, naming `op`, when the channels do
+// not divide into groups or a window does not fit.
+Conv3DGeometry conv3d_geometry(std::string_view op, const Shape& x, const std::vector<std::int64_t>& window,
+                               std::int64_t o, const Attrs& attrs);
+// The window (kd, kh, kw) of a kernel of shape (kd, kh, kw, C / groups, O).
+std::vector<std::int64_t> conv3d_window(const Shape& kernel);
 
 }  // namespace strata::ops

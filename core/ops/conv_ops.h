@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -44,5 +45,29 @@ Output conv2d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> ker
 // Output length of a convolution or pooling window over `size` elements.
 std::int64_t conv_output_length(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t dilation,
                                 std::int64_t pad_before, std::int64_t pad_after);
+
+// Geometry of one convolution, read from attributes and shapes: what shape inference
+// checks and the CPU kernels (core/cpu/kernels/conv.cc) run on.
+struct Conv2DGeometry {
+  std::int64_t n = 0, h = 0, w = 0, c = 0;    // input
+  std::int64_t oh = 0, ow = 0, o = 0;         // output
+  std::int64_t kh = 0, kw = 0;                // kernel window
+  std::int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+  std::int64_t groups = 1, cg = 0, og = 0;    // channels per group (in, out)
+  std::int64_t kdim() const { return kh * kw * cg; }
+  std::int64_t rows() const { return oh * ow; }  // output positions per image
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0 && groups == 1;
+  }
+};
+
+// The geometry of a conv2d-family node: x's shape (N, H, W, C), the kernel window
+// (kh, kw), o output channels, and the params read in place from the node's attributes
+// (kernels run this on every step: copying the params would allocate). Throws
+// ShapeError, naming `op`, when the channels do not divide into groups or a window does
+// not fit.
+Conv2DGeometry conv2d_geometry(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Attrs& attrs,
+                               std::string_view op);
 
 }  // namespace strata::ops

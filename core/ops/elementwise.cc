@@ -2,11 +2,8 @@
 // Gradients are built from other ops, so they are differentiable again.
 #include <cmath>
 
-#include "core/cpu/parallel.h"
-#include "core/cuda/elementwise_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -34,117 +31,6 @@ std::vector<TensorSpec> infer_unary(const InferContext& ctx) {
   return {ctx.inputs[0]};
 }
 
-// True when `small` (leading 1s aside) equals the trailing dims of `big`, so that `small`
-// repeats along big's leading dims with the same memory layout.
-bool is_suffix(const Shape& small, const Shape& big) {
-  int lead = 0;
-  while (lead < small.rank() && small.dims()[lead] == 1) ++lead;
-  int n = small.rank() - lead;
-  if (n == 0 || n > big.rank()) return false;
-  for (int i = 0; i < n; ++i) {
-    if (small.dims()[lead + i] != big.dims()[big.rank() - n + i]) return false;
-  }
-  return true;
-}
-
-// out[i] = f(a[ia], b[ib]) with broadcasting; fast paths for the common layouts.
-template <typename F>
-void binary_kernel(KernelContext& ctx, F f) {
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
-  Tensor& out = ctx.output(0);
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  float* po = out.data<float>();
-  const std::int64_t n = out.size();
-  if (a.size() == n && b.size() == n) {
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
-    });
-    return;
-  }
-  if (b.size() == 1 && a.size() == n) {
-    const float vb = pb[0];
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(pa[i], vb);
-    });
-    return;
-  }
-  if (a.size() == 1 && b.size() == n) {
-    const float va = pa[0];
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(va, pb[i]);
-    });
-    return;
-  }
-  const Shape& os = out.shape();
-  // One operand repeated along the leading dims (a bias): a row loop, no index math.
-  if (a.size() == n && is_suffix(b.shape(), os)) {
-    const std::int64_t inner = b.size();
-    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t r = s; r < e; ++r) {
-        const float* arow = pa + r * inner;
-        float* orow = po + r * inner;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(arow[j], pb[j]);
-      }
-    }, cpu::threshold_for(inner));
-    return;
-  }
-  if (b.size() == n && is_suffix(a.shape(), os)) {
-    const std::int64_t inner = a.size();
-    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t r = s; r < e; ++r) {
-        const float* brow = pb + r * inner;
-        float* orow = po + r * inner;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(pa[j], brow[j]);
-      }
-    }, cpu::threshold_for(inner));
-    return;
-  }
-  const int rank = os.rank();
-  const std::int64_t inner = rank ? os.dims()[rank - 1] : 1;
-  const std::int64_t rows = inner ? n / inner : 0;
-  const Strides sa = broadcast_strides(a.shape(), os);
-  const Strides sb = broadcast_strides(b.shape(), os);
-  const std::int64_t ia_step = rank ? sa[rank - 1] : 0, ib_step = rank ? sb[rank - 1] : 0;
-  cpu::parallel_for(rows, [&](std::int64_t s, std::int64_t e) {
-    for (std::int64_t row = s; row < e; ++row) {
-      std::int64_t rem = row, oa = 0, ob = 0;
-      for (int d = rank - 2; d >= 0; --d) {
-        std::int64_t idx = rem % os.dims()[d];
-        rem /= os.dims()[d];
-        oa += idx * sa[d];
-        ob += idx * sb[d];
-      }
-      float* orow = po + row * inner;
-      const float* ra = pa + oa;
-      const float* rb = pb + ob;
-      // The common steps get loops the compiler vectorizes: both operands along the row,
-      // or one of them a column held for the row (a keepdims reduction, a norm).
-      if (ia_step == 1 && ib_step == 1) {
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j], rb[j]);
-      } else if (ia_step == 1 && ib_step == 0) {
-        const float vb = *rb;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j], vb);
-      } else if (ia_step == 0 && ib_step == 1) {
-        const float va = *ra;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(va, rb[j]);
-      } else {
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(ra[j * ia_step], rb[j * ib_step]);
-      }
-    }
-  }, cpu::threshold_for(inner));
-}
-
-template <typename F>
-void unary_kernel(KernelContext& ctx, F f) {
-  const float* px = ctx.input(0).data<float>();
-  float* po = ctx.output(0).data<float>();
-  cpu::parallel_for(ctx.output(0).size(), [&](std::int64_t s, std::int64_t e) {
-    for (std::int64_t i = s; i < e; ++i) po[i] = f(px[i]);
-  });
-}
-
 // Reduces a broadcast gradient to the shape of input `x`, skipping the node when no
 // broadcasting can have happened.
 Output unbroadcast(Output grad, Output x, Output other, const Node& node) {
@@ -162,27 +48,17 @@ Output unbroadcast(Output grad, Output x, Output other, const Node& node) {
   return same ? grad : sum_to_like(grad, x);
 }
 
-// The CUDA kernels (core/cuda/elementwise_kernels.h), in a build with CUDA.
-KernelFn cuda_binary(cuda::BinaryOp op) {
-  return STRATA_CUDA_KERNEL([op](KernelContext& c) { cuda::binary(c, op); });
-}
-KernelFn cuda_unary(cuda::UnaryOp op) {
-  return STRATA_CUDA_KERNEL([op](KernelContext& c) { cuda::unary(c, op); });
-}
-
-OpDef binary_op(std::string name, KernelFn kernel, GradFn grad, KernelFn cuda_kernel) {
+OpDef binary_op(std::string name, GradFn grad) {
   OpDef def;
   def.name = std::move(name);
   def.infer = infer_binary;
-  def.cpu_kernel = std::move(kernel);
   def.differentiable = static_cast<bool>(grad);
   def.gradient = std::move(grad);
-  def.cuda_kernel = std::move(cuda_kernel);
   return def;
 }
 
-OpDef unary_op(std::string name, KernelFn kernel, GradFn grad, KernelFn cuda_kernel) {
-  OpDef def = binary_op(std::move(name), std::move(kernel), std::move(grad), std::move(cuda_kernel));
+OpDef unary_op(std::string name, GradFn grad) {
+  OpDef def = binary_op(std::move(name), std::move(grad));
   def.infer = infer_unary;
   return def;
 }
@@ -207,144 +83,79 @@ void register_elementwise_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{ctx.inputs[0].shape, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& c) {
-           const float* cond = c.input(0).data<float>();
-           const float* a = c.input(1).data<float>();
-           const float* b = c.input(2).data<float>();
-           float* y = c.output(0).data<float>();
-           for (std::int64_t i = 0; i < c.input(0).size(); ++i) y[i] = cond[i] != 0.f ? a[i] : b[i];
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output zeros = zeros_like(g[0]);
            return std::vector<Output>{Output{}, select(n.inputs[0], g[0], zeros), select(n.inputs[0], zeros, g[0])};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::select)});
+         }});
 
-  r.add(binary_op("add", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a + b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    return {unbroadcast(g[0], in(n, 0), in(n, 1), n), unbroadcast(g[0], in(n, 1), in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::add)));
-  r.add(binary_op("sub", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a - b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    return {unbroadcast(g[0], in(n, 0), in(n, 1), n),
-                            unbroadcast(neg(g[0]), in(n, 1), in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::sub)));
-  r.add(binary_op("mul", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a * b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    return {unbroadcast(mul(g[0], in(n, 1)), in(n, 0), in(n, 1), n),
-                            unbroadcast(mul(g[0], in(n, 0)), in(n, 1), in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::mul)));
-  r.add(binary_op("div", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a / b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    Output b = in(n, 1);
-                    return {unbroadcast(div(g[0], b), in(n, 0), b, n),
-                            unbroadcast(neg(div(mul(g[0], out(n)), b)), b, in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::div)));
-  r.add(binary_op("maximum",
-                  [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a >= b ? a : b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    Output mask = greater_equal(in(n, 0), in(n, 1));
-                    return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
-                            unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::maximum)));
-  r.add(binary_op("minimum",
-                  [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a <= b ? a : b; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    Output mask = less_equal(in(n, 0), in(n, 1));
-                    return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
-                            unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
-                  },
-                  cuda_binary(cuda::BinaryOp::minimum)));
-  r.add(binary_op("equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a == b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::equal)));
-  r.add(binary_op("not_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a != b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::not_equal)));
-  r.add(binary_op("greater", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a > b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::greater)));
-  r.add(binary_op("greater_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a >= b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::greater_equal)));
-  r.add(binary_op("less", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a < b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::less)));
-  r.add(binary_op("less_equal", [](KernelContext& c) { binary_kernel(c, [](float a, float b) { return a <= b ? 1.f : 0.f; }); }, {},
-                  cuda_binary(cuda::BinaryOp::less_equal)));
-  r.add(binary_op("relu_grad",
-                  [](KernelContext& c) { binary_kernel(c, [](float g, float y) { return y > 0.f ? g : 0.f; }); },
-                  [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                    return {unbroadcast(relu_grad(g[0], in(n, 1)), in(n, 0), in(n, 1), n), Output{}};
-                  },
-                  cuda_binary(cuda::BinaryOp::relu_grad)));
+  r.add(binary_op("add", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {unbroadcast(g[0], in(n, 0), in(n, 1), n), unbroadcast(g[0], in(n, 1), in(n, 0), n)};
+  }));
+  r.add(binary_op("sub", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {unbroadcast(g[0], in(n, 0), in(n, 1), n), unbroadcast(neg(g[0]), in(n, 1), in(n, 0), n)};
+  }));
+  r.add(binary_op("mul", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {unbroadcast(mul(g[0], in(n, 1)), in(n, 0), in(n, 1), n),
+            unbroadcast(mul(g[0], in(n, 0)), in(n, 1), in(n, 0), n)};
+  }));
+  r.add(binary_op("div", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output b = in(n, 1);
+    return {unbroadcast(div(g[0], b), in(n, 0), b, n), unbroadcast(neg(div(mul(g[0], out(n)), b)), b, in(n, 0), n)};
+  }));
+  r.add(binary_op("maximum", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output mask = greater_equal(in(n, 0), in(n, 1));
+    return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
+            unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
+  }));
+  r.add(binary_op("minimum", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output mask = less_equal(in(n, 0), in(n, 1));
+    return {unbroadcast(mul(g[0], mask), in(n, 0), in(n, 1), n),
+            unbroadcast(mul(g[0], sub(1.0f, mask)), in(n, 1), in(n, 0), n)};
+  }));
+  r.add(binary_op("equal", {}));
+  r.add(binary_op("not_equal", {}));
+  r.add(binary_op("greater", {}));
+  r.add(binary_op("greater_equal", {}));
+  r.add(binary_op("less", {}));
+  r.add(binary_op("less_equal", {}));
+  r.add(binary_op("relu_grad", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {unbroadcast(relu_grad(g[0], in(n, 1)), in(n, 0), in(n, 1), n), Output{}};
+  }));
 
-  r.add(unary_op("neg", [](KernelContext& c) { unary_kernel(c, [](float x) { return -x; }); },
-                 [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {neg(g[0])}; },
-                 cuda_unary(cuda::UnaryOp::neg)));
-  r.add(unary_op("exp", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::exp(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {mul(g[0], out(n))}; },
-                 cuda_unary(cuda::UnaryOp::exp)));
-  r.add(unary_op("log", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::log(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> { return {div(g[0], in(n, 0))}; },
-                 cuda_unary(cuda::UnaryOp::log)));
-  r.add(unary_op("sqrt", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::sqrt(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {div(mul(g[0], 0.5f), out(n))};
-                 },
-                 cuda_unary(cuda::UnaryOp::sqrt)));
-  r.add(unary_op("square", [](KernelContext& c) { unary_kernel(c, [](float x) { return x * x; }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {mul(g[0], mul(in(n, 0), 2.0f))};
-                 },
-                 cuda_unary(cuda::UnaryOp::square)));
-  r.add(unary_op("abs", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::fabs(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {mul(g[0], sign(in(n, 0)))};
-                 },
-                 cuda_unary(cuda::UnaryOp::abs)));
-  r.add(unary_op("sign", [](KernelContext& c) {
-                   unary_kernel(c, [](float x) { return x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f); });
-                 }, {},
-                 cuda_unary(cuda::UnaryOp::sign)));
-  r.add(unary_op("tanh", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::tanh(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {mul(g[0], sub(1.0f, square(out(n))))};
-                 },
-                 cuda_unary(cuda::UnaryOp::tanh)));
-  r.add(unary_op("sigmoid",
-                 [](KernelContext& c) {
-                   unary_kernel(c, [](float x) {
-                     // Stable on both tails: never exp of a large positive number.
-                     if (x >= 0.f) return 1.f / (1.f + std::exp(-x));
-                     float e = std::exp(x);
-                     return e / (1.f + e);
-                   });
-                 },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   Output y = out(n);
-                   return {mul(g[0], mul(y, sub(1.0f, y)))};
-                 },
-                 cuda_unary(cuda::UnaryOp::sigmoid)));
-  r.add(unary_op("relu", [](KernelContext& c) { unary_kernel(c, [](float x) { return x > 0.f ? x : 0.f; }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {relu_grad(g[0], out(n))};
-                 },
-                 cuda_unary(cuda::UnaryOp::relu)));
-  r.add(unary_op("erf", [](KernelContext& c) { unary_kernel(c, [](float x) { return std::erf(x); }); },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   Output x = in(n, 0);
-                   return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
-                 },
-                 cuda_unary(cuda::UnaryOp::erf)));
-  r.add(unary_op("softplus",
-                 [](KernelContext& c) {
-                   unary_kernel(c, [](float x) { return std::log1p(std::exp(-std::fabs(x))) + (x > 0.f ? x : 0.f); });
-                 },
-                 [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
-                   return {mul(g[0], sigmoid(in(n, 0)))};
-                 },
-                 cuda_unary(cuda::UnaryOp::softplus)));
+  r.add(unary_op("neg", [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {neg(g[0])}; }));
+  r.add(unary_op("exp", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], out(n))};
+  }));
+  r.add(unary_op("log", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], in(n, 0))};
+  }));
+  r.add(unary_op("sqrt", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(mul(g[0], 0.5f), out(n))};
+  }));
+  r.add(unary_op("square", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], mul(in(n, 0), 2.0f))};
+  }));
+  r.add(unary_op("abs", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], sign(in(n, 0)))};
+  }));
+  r.add(unary_op("sign", {}));
+  r.add(unary_op("tanh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], sub(1.0f, square(out(n))))};
+  }));
+  r.add(unary_op("sigmoid", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output y = out(n);
+    return {mul(g[0], mul(y, sub(1.0f, y)))};
+  }));
+  r.add(unary_op("relu", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {relu_grad(g[0], out(n))};
+  }));
+  r.add(unary_op("erf", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output x = in(n, 0);
+    return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
+  }));
+  r.add(unary_op("softplus", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], sigmoid(in(n, 0)))};
+  }));
 }
 
 // --- builders ----------------------------------------------------------------------------

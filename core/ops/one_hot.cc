@@ -1,46 +1,16 @@
 #include "core/ops/one_hot.h"
 
-#include <algorithm>
-#include <cmath>
+#include <string>
+#include <vector>
 
-#include "core/cuda/indicator_kernels.h"
 #include "core/error.h"
 #include "core/op_registry.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
 
 namespace {
-
-template <typename T>
-void fill_rows(const Tensor& indices, Tensor& out, std::int64_t classes) {
-  const T* in = indices.data<T>();
-  float* y = out.data<float>();
-  std::fill_n(y, out.size(), 0.f);
-  for (std::int64_t i = 0; i < indices.size(); ++i) {
-    const double v = static_cast<double>(in[i]);
-    if (v >= 0 && v < static_cast<double>(classes) && v == std::floor(v)) y[i * classes + static_cast<std::int64_t>(v)] = 1.f;
-  }
-}
-
-template <typename T>
-void encode_rows(const Tensor& indices, Tensor& out, std::int64_t depth, bool counts) {
-  const T* in = indices.data<T>();
-  float* y = out.data<float>();
-  std::fill_n(y, out.size(), 0.f);
-  const std::int64_t rows = out.size() / depth;
-  const std::int64_t per_row = rows == 0 ? 0 : indices.size() / rows;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t j = 0; j < per_row; ++j) {
-      const auto v = static_cast<std::int64_t>(in[r * per_row + j]);
-      if (v < 0 || v >= depth) continue;
-      float& slot = y[r * depth + v];
-      slot = counts ? slot + 1.f : 1.f;
-    }
-  }
-}
 
 // The output dims of categorical_encode for an input of `dims`.
 std::vector<std::int64_t> encoded_dims(std::vector<std::int64_t> dims, std::int64_t depth, const std::string& mode) {
@@ -65,18 +35,7 @@ void register_one_hot_ops(OpRegistry& r) {
            dims.push_back(classes);
            return std::vector<TensorSpec>{{Shape(dims), DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& indices = ctx.input(0);
-           const auto classes = ctx.node.attrs.get<std::int64_t>("num_classes");
-           switch (indices.dtype()) {
-             case DType::float32: fill_rows<float>(indices, ctx.output(0), classes); break;
-             case DType::int32: fill_rows<std::int32_t>(indices, ctx.output(0), classes); break;
-             case DType::int64: fill_rows<std::int64_t>(indices, ctx.output(0), classes); break;
-             case DType::string: break;  // refused when the graph is defined
-           }
-         },
-         .differentiable = false,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::one_hot)});
+         .differentiable = false});
   r.add({.name = "categorical_encode",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -91,16 +50,6 @@ void register_one_hot_ops(OpRegistry& r) {
              throw ValueError("categorical_encode: expects integer indices, got " + to_string(d));
            }
            return std::vector<TensorSpec>{{Shape(encoded_dims(ctx.inputs[0].shape.dims(), depth, mode)), DType::float32}};
-         },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& indices = ctx.input(0);
-           const auto depth = ctx.node.attrs.get<std::int64_t>("depth");
-           const bool counts = ctx.node.attrs.get<std::string>("mode") == "count";
-           if (indices.dtype() == DType::int32) {
-             encode_rows<std::int32_t>(indices, ctx.output(0), depth, counts);
-           } else {
-             encode_rows<std::int64_t>(indices, ctx.output(0), depth, counts);
-           }
          },
          .differentiable = false});
 }

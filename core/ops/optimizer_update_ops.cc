@@ -3,12 +3,7 @@
 // attributes, so a node carries everything its kernel needs.
 #include "core/ops/optimizer_update_ops.h"
 
-#include <cmath>
-
-#include "core/cpu/parallel.h"
-#include "core/cuda/update_kernels.h"
 #include "core/op_registry.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -50,137 +45,6 @@ std::vector<TensorSpec> infer_apply(const InferContext& ctx) {
   return {};
 }
 
-// Mutable float data of input i (variables and slots are updated in place).
-float* mut(KernelContext& ctx, int i) { return const_cast<Tensor&>(ctx.input(i)).data<float>(); }
-
-std::int64_t read_iterations(const Tensor& t) {
-  return t.dtype() == DType::int64 ? *t.data<std::int64_t>() : *t.data<std::int32_t>();
-}
-
-void check_sizes(KernelContext& ctx, int n) {
-  for (int i = 1; i < n; ++i) {
-    if (ctx.input(i).size() != ctx.input(0).size()) {
-      throw ShapeError(ctx.node.name + ": input " + std::to_string(i) + " of shape " +
-                       ctx.input(i).shape().to_string() + " does not match variable of shape " +
-                       ctx.input(0).shape().to_string());
-    }
-  }
-}
-
-template <typename Fn>
-void for_elements(std::int64_t n, Fn fn) {
-  cpu::parallel_for(n, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) fn(i);
-  });
-}
-
-void sgd_kernel(KernelContext& ctx) {
-  const Attrs& a = ctx.node.attrs;
-  const bool has_m = a.get<double>("momentum") != 0.0;
-  const int gi = has_m ? 2 : 1;
-  check_sizes(ctx, gi + 1);
-  float* w = mut(ctx, 0);
-  const float* g = ctx.input(gi).data<float>();
-  const float lr = *ctx.input(gi + 1).data<float>();
-  const std::int64_t n = ctx.input(0).size();
-  if (!has_m) {
-    for_elements(n, [&](std::int64_t i) { w[i] -= g[i] * lr; });
-    return;
-  }
-  float* m = mut(ctx, 1);
-  const float mu = static_cast<float>(a.get<double>("momentum"));
-  if (a.get<bool>("nesterov")) {
-    for_elements(n, [&](std::int64_t i) {
-      m[i] = m[i] * mu - g[i] * lr;
-      w[i] += m[i] * mu - g[i] * lr;
-    });
-  } else {
-    for_elements(n, [&](std::int64_t i) {
-      m[i] = m[i] * mu - g[i] * lr;
-      w[i] += m[i];
-    });
-  }
-}
-
-void adam_kernel(KernelContext& ctx) {
-  const Attrs& a = ctx.node.attrs;
-  const bool amsgrad = a.get<bool>("amsgrad");
-  const int gi = amsgrad ? 4 : 3;
-  check_sizes(ctx, gi + 1);
-  float* w = mut(ctx, 0);
-  float* m = mut(ctx, 1);
-  float* v = mut(ctx, 2);
-  float* vhat = amsgrad ? mut(ctx, 3) : nullptr;
-  const float* g = ctx.input(gi).data<float>();
-  const float lr = *ctx.input(gi + 1).data<float>();
-  const float t = static_cast<float>(read_iterations(ctx.input(gi + 2)) + 1);
-  const double beta_1 = a.get<double>("beta_1"), beta_2 = a.get<double>("beta_2");
-  const float b1_power = std::pow(static_cast<float>(beta_1), t);
-  const float b2_power = std::pow(static_cast<float>(beta_2), t);
-  const float alpha = lr * std::sqrt(1.f - b2_power) / (1.f - b1_power);
-  const float one_minus_b1 = static_cast<float>(1.0 - beta_1);
-  const float one_minus_b2 = static_cast<float>(1.0 - beta_2);
-  const float eps = static_cast<float>(a.get<double>("epsilon"));
-  for_elements(ctx.input(0).size(), [&](std::int64_t i) {
-    m[i] += (g[i] - m[i]) * one_minus_b1;
-    v[i] += (g[i] * g[i] - v[i]) * one_minus_b2;
-    float denom_v = v[i];
-    if (vhat) {
-      vhat[i] = std::max(vhat[i], v[i]);
-      denom_v = vhat[i];
-    }
-    w[i] -= (m[i] * alpha) / (std::sqrt(denom_v) + eps);
-  });
-}
-
-void rmsprop_kernel(KernelContext& ctx) {
-  const Attrs& a = ctx.node.attrs;
-  const double momentum = a.get<double>("momentum");
-  const bool has_mom = momentum > 0.0, centered = a.get<bool>("centered");
-  const int gi = 2 + (has_mom ? 1 : 0) + (centered ? 1 : 0);
-  check_sizes(ctx, gi + 1);
-  float* w = mut(ctx, 0);
-  float* vel = mut(ctx, 1);
-  float* mom = has_mom ? mut(ctx, 2) : nullptr;
-  float* avg = centered ? mut(ctx, has_mom ? 3 : 2) : nullptr;
-  const float* g = ctx.input(gi).data<float>();
-  const float lr = *ctx.input(gi + 1).data<float>();
-  const double rho_d = a.get<double>("rho");
-  const float rho = static_cast<float>(rho_d), one_minus_rho = static_cast<float>(1.0 - rho_d);
-  const float mu = static_cast<float>(momentum);
-  const float eps = static_cast<float>(a.get<double>("epsilon"));
-  for_elements(ctx.input(0).size(), [&](std::int64_t i) {
-    vel[i] = rho * vel[i] + one_minus_rho * (g[i] * g[i]);
-    float denom;
-    if (avg) {
-      avg[i] = rho * avg[i] + one_minus_rho * g[i];
-      denom = vel[i] - avg[i] * avg[i] + eps;
-    } else {
-      denom = vel[i] + eps;
-    }
-    const float inc = (lr * g[i]) / std::sqrt(denom);
-    if (mom) {
-      mom[i] = mu * mom[i] + inc;
-      w[i] -= mom[i];
-    } else {
-      w[i] -= inc;
-    }
-  });
-}
-
-void adagrad_kernel(KernelContext& ctx) {
-  check_sizes(ctx, 3);
-  float* w = mut(ctx, 0);
-  float* acc = mut(ctx, 1);
-  const float* g = ctx.input(2).data<float>();
-  const float lr = *ctx.input(3).data<float>();
-  const float eps = static_cast<float>(ctx.node.attrs.get<double>("epsilon"));
-  for_elements(ctx.input(0).size(), [&](std::int64_t i) {
-    acc[i] += g[i] * g[i];
-    w[i] -= (lr * g[i]) / std::sqrt(acc[i] + eps);
-  });
-}
-
 Output add_apply(const char* op, std::vector<Output> inputs, Attrs attrs) {
   Output variable = inputs.front();
   if (!variable.valid()) throw ValueError(std::string(op) + ": undefined variable");
@@ -199,16 +63,8 @@ Output add_apply(const char* op, std::vector<Output> inputs, Attrs attrs) {
 }  // namespace
 
 void register_optimizer_update_ops(OpRegistry& r) {
-  struct Kernels {
-    const char* name;
-    KernelFn cpu, cuda;
-  };
-  for (const Kernels& k : {Kernels{"apply_sgd", sgd_kernel, STRATA_CUDA_KERNEL(cuda::apply_sgd)},
-                           Kernels{"apply_adam", adam_kernel, STRATA_CUDA_KERNEL(cuda::apply_adam)},
-                           Kernels{"apply_rmsprop", rmsprop_kernel, STRATA_CUDA_KERNEL(cuda::apply_rmsprop)},
-                           Kernels{"apply_adagrad", adagrad_kernel, STRATA_CUDA_KERNEL(cuda::apply_adagrad)}}) {
-    r.add({.name = k.name, .infer = infer_apply, .cpu_kernel = k.cpu, .gradient = nullptr, .differentiable = false,
-           .stateful = true, .cuda_kernel = k.cuda});
+  for (const char* name : {"apply_sgd", "apply_adam", "apply_rmsprop", "apply_adagrad"}) {
+    r.add({.name = name, .infer = infer_apply, .gradient = nullptr, .differentiable = false, .stateful = true});
   }
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,16 @@ struct Pool2DParams {
   std::vector<std::int64_t> strides{2, 2};
   std::vector<std::int64_t> pads{0, 0, 0, 0};  // top, bottom, left, right
 };
+
+// A pooling node's windows over its input x (N, H, W, C): output size (oh, ow), window
+// (kh, kw), strides (sh, sw) and the top and left pads, as inference checks it and the
+// CPU's pooling kernels read it.
+struct PoolGeom {
+  std::int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
+};
+// The geometry of op `op` (named in errors) over an input of shape x, from the node's
+// attributes (pool_size, strides, pads) read in place; throws for invalid ones.
+PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs);
 
 Output max_pool2d(Output x, const Pool2DParams& params);
 Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& params);

@@ -1,10 +1,9 @@
-// Reductions over axes (sum, mean, max) and expand_to, their adjoint. The reductions
-// also run on CUDA devices (core/cuda/reduce_kernels.h).
-#include "core/cuda/reduce_kernels.h"
+// Reductions over axes (sum, mean, max) and expand_to, their adjoint. The devices register
+// their kernels (the CPU's in cpu/kernels/reduce.cc); all four also run on CUDA devices.
+#include <vector>
+
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
-#include "core/ops/reduce_kernels.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -18,30 +17,20 @@ std::vector<TensorSpec> infer_reduce(const InferContext& ctx) {
   return {{reduced_shape(ctx.inputs[0].shape, axes, ctx.attrs.get<bool>("keepdims")), DType::float32}};
 }
 
-KernelFn reduce_kernel(Reduction kind) {
-  return [kind](KernelContext& ctx) {
-    const Tensor& x = ctx.input(0);
-    auto axes = reduction_axes(ctx.node.op, ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), x.rank());
-    reduce_into(x, axes, kind, ctx.output(0));
-  };
-}
-
 std::vector<std::int64_t> axes_of(const Node& n) { return n.attrs.get<std::vector<std::int64_t>>("axes"); }
 
 }  // namespace
 
 void register_reduce_ops(OpRegistry& r) {
-  r.add({.name = "reduce_sum", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::sum),
+  r.add({.name = "reduce_sum", .infer = infer_reduce,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), false)};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_sum)});
-  r.add({.name = "reduce_mean", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::mean),
+         }});
+  r.add({.name = "reduce_mean", .infer = infer_reduce,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{expand_to(g[0], n.inputs[0], axes_of(n), true)};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_mean)});
-  r.add({.name = "reduce_max", .infer = infer_reduce, .cpu_kernel = reduce_kernel(Reduction::max),
+         }});
+  r.add({.name = "reduce_max", .infer = infer_reduce,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0];
            Output y{x.graph, n.id, 0};
@@ -49,8 +38,7 @@ void register_reduce_ops(OpRegistry& r) {
            // Tied maxima share the gradient equally, as in TF and JAX.
            Output share = div(mask, expand_to(reduce_sum(mask, axes_of(n), false), x, axes_of(n), false));
            return std::vector<Output>{mul(expand_to(g[0], x, axes_of(n), false), share)};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::reduce_max)});
+         }});
   r.add({.name = "expand_to",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -64,26 +52,12 @@ void register_reduce_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{like, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& g = ctx.input(0);
-           Tensor& out = ctx.output(0);
-           auto axes = reduction_axes("expand_to", ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), out.rank());
-           float scale = 1.0f;
-           if (ctx.node.attrs.get<bool>("mean")) {
-             std::int64_t count = 1;
-             for (int a : axes) count *= out.shape().dims()[a];
-             scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-           }
-           // g holds the reduction in keepdims layout (or the same order without the 1s).
-           broadcast_into(g, reduced_strides(out.shape(), axes), out, scale);
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            bool keepdims = n.inputs[0].shape().rank() == n.inputs[1].shape().rank();
            Output gg = n.attrs.get<bool>("mean") ? reduce_mean(g[0], axes_of(n), keepdims)
                                                  : reduce_sum(g[0], axes_of(n), keepdims);
            return std::vector<Output>{gg, Output{}};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::expand_to)});
+         }});
 }
 
 Output reduce_sum(Output x, std::vector<std::int64_t> axes, bool keepdims) {

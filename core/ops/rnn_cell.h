@@ -1,4 +1,4 @@
-// What the fused recurrent ops' CPU kernel (core/ops/rnn_ops.cc) and CUDA kernels
+// What the fused recurrent ops' CPU kernel (core/cpu/kernels/rnn.cc) and CUDA kernels
 // (core/cuda/rnn.cu) share, so that both run the same math on the same layout: the cells,
 // the fused activations and their derivatives, the workspace's width, and the order in
 // which a sequence is read, masked and written. Plain C++17 without any other header of

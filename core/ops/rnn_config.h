@@ -1,4 +1,4 @@
-// A fused recurrent op's attributes read once, for its CPU kernel (core/ops/rnn_ops.cc)
+// A fused recurrent op's attributes read once, for its CPU kernel (core/cpu/kernels/rnn.cc)
 // and its CUDA kernels (core/cuda/rnn_kernels.cc) alike: the cell, activations, step order
 // and sizes (core/ops/rnn_cell.h), the mask's presence and dropout.
 #pragma once

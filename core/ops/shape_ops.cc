@@ -1,12 +1,10 @@
-// Shape ops: reshape, reshape_like, broadcast_like, sum_to_like.
-#include <cstring>
+// Shape ops: reshape, reshape_like, broadcast_like, sum_to_like. The devices register
+// their kernels (the CPU's in cpu/kernels/shape.cc).
+#include <string>
+#include <vector>
 
-#include "core/cuda/array_kernels.h"
-#include "core/cuda/reduce_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
-#include "core/ops/reduce_kernels.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -51,12 +49,10 @@ void register_shape_ops(OpRegistry& r) {
                {infer_reshape(ctx.inputs[0].shape, ctx.attrs.get<std::vector<std::int64_t>>("shape")),
                 ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
          },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         .takes_strings = true});
   r.add({.name = "reshape_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -67,12 +63,10 @@ void register_shape_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{like, ctx.inputs[0].dtype}};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{reshape_like(g[0], n.inputs[0]), Output{}};
          },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         .takes_strings = true});
   r.add({.name = "broadcast_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -85,15 +79,9 @@ void register_shape_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{like, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& x = ctx.input(0);
-           Tensor& out = ctx.output(0);
-           broadcast_into(x, broadcast_strides(x.shape(), out.shape()), out);
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{sum_to_like(g[0], n.inputs[0]), Output{}};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::broadcast_like)});
+         }});
   r.add({.name = "sum_to_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 2);
@@ -106,16 +94,9 @@ void register_shape_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{like, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& x = ctx.input(0);
-           Tensor& out = ctx.output(0);
-           auto axes = broadcast_axes(out.shape(), x.shape());
-           reduce_into(x, axes, Reduction::sum, out);
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            return std::vector<Output>{broadcast_like(g[0], n.inputs[0]), Output{}};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::sum_to_like)});
+         }});
 }
 
 Output reshape(Output x, const std::vector<std::int64_t>& shape) {

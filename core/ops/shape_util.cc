@@ -52,6 +52,15 @@ Strides reduced_strides(const Shape& shape, const Axes& axes) {
   return strides;
 }
 
+Axes broadcast_axes(const Shape& small, const Shape& big) {
+  Axes axes;
+  const int lead = big.rank() - small.rank();
+  for (int d = 0; d < big.rank(); ++d) {
+    if (d < lead || (small.dims()[d - lead] == 1 && big.dims()[d] != 1)) axes.push_back(d);
+  }
+  return axes;
+}
+
 Axes reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank) {
   Axes out;
   if (axes.empty()) {
@@ -85,10 +94,6 @@ Shape reduced_shape(const Shape& shape, const Axes& axes, bool keepdims) {
     }
   }
   return Shape(std::move(dims));
-}
-
-void copy_input_kernel(KernelContext& ctx) {
-  std::memcpy(ctx.output(0).raw_data(), ctx.input(0).raw_data(), ctx.input(0).nbytes());
 }
 
 void expect_inputs(const InferContext& ctx, std::size_t n) {

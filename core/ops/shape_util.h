@@ -22,14 +22,14 @@ Strides broadcast_strides(const Shape& in, const Shape& out);
 // indices (0 on reduced axes): where each input element's reduction lands.
 Strides reduced_strides(const Shape& shape, const Axes& axes);
 
+// Axes along which `small` (right-aligned, padded with leading 1s) was broadcast to `big`.
+Axes broadcast_axes(const Shape& small, const Shape& big);
+
 // Normalized, sorted, unique axes for a reduction over `rank` dims (empty = all).
 Axes reduction_axes(const std::string& op, const std::vector<std::int64_t>& axes, int rank);
 
 // Shape after reducing `axes` of `shape`.
 Shape reduced_shape(const Shape& shape, const Axes& axes, bool keepdims);
-
-// Kernel of the identity-like ops (identity, stop_gradient, reshape, ...): output = input 0.
-void copy_input_kernel(KernelContext& ctx);
 
 // Throws ValueError unless the op got `n` inputs.
 void expect_inputs(const InferContext& ctx, std::size_t n);

@@ -1,12 +1,8 @@
 // Source ops (placeholder, variable, scalar constant, fill_like) and identity-like ops.
 #include <cstring>
 
-#include "core/cpu/parallel.h"
-#include "core/cuda/array_kernels.h"
-#include "core/cuda/sources_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -17,33 +13,12 @@ std::vector<TensorSpec> no_infer(const InferContext& ctx) {
   throw Error("op '" + ctx.op + "' is created by Graph, not add_node");
 }
 
-void fed_kernel(KernelContext& ctx) {
-  throw Error("node '" + ctx.node.name + "' (" + ctx.node.op + ") must be fed, not computed");
-}
-
-template <typename From, typename To>
-void cast_values(const Tensor& in, Tensor& out) {
-  const From* src = in.data<From>();
-  To* dst = out.data<To>();
-  for (std::int64_t i = 0; i < in.size(); ++i) dst[i] = static_cast<To>(src[i]);
-}
-
-template <typename From>
-void cast_from(const Tensor& in, Tensor& out) {
-  switch (out.dtype()) {
-    case DType::float32: cast_values<From, float>(in, out); break;
-    case DType::int32: cast_values<From, std::int32_t>(in, out); break;
-    case DType::int64: cast_values<From, std::int64_t>(in, out); break;
-    case DType::string: throw ValueError("cast: numbers do not cast to strings");  // refused by inference
-  }
-}
-
 }  // namespace
 
 void register_source_ops(OpRegistry& r) {
-  r.add({.name = "placeholder", .infer = no_infer, .cpu_kernel = fed_kernel, .differentiable = false, .fed = true});
+  r.add({.name = "placeholder", .infer = no_infer, .differentiable = false, .fed = true});
   // A variable is a leaf: gradients flow to it, none flow further.
-  r.add({.name = "variable", .infer = no_infer, .cpu_kernel = fed_kernel,
+  r.add({.name = "variable", .infer = no_infer,
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{}; },
          .fed = true});
   r.add({.name = "constant",
@@ -51,40 +26,27 @@ void register_source_ops(OpRegistry& r) {
            expect_inputs(ctx, 0);
            return std::vector<TensorSpec>{{Shape{}, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           *ctx.output(0).data<float>() = static_cast<float>(ctx.node.attrs.get<double>("value"));
-         },
-         .differentiable = false,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::constant)});
+         .differentiable = false});
   r.add({.name = "fill_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{{ctx.inputs[0].shape, DType::float32}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           float v = static_cast<float>(ctx.node.attrs.get<double>("value"));
-           std::fill_n(ctx.output(0).data<float>(), ctx.output(0).size(), v);
-         },
-         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::fill_like)});
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
   r.add({.name = "identity",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         .takes_strings = true});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .cpu_kernel = copy_input_kernel,
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
-         .takes_strings = true,
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::copy_input)});
+         .takes_strings = true});
   r.add({.name = "cast",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -95,21 +57,11 @@ void register_source_ops(OpRegistry& r) {
            }
            return std::vector<TensorSpec>{{ctx.inputs[0].shape, to}};
          },
-         .cpu_kernel = [](KernelContext& ctx) {
-           const Tensor& in = ctx.input(0);
-           switch (in.dtype()) {
-             case DType::float32: cast_from<float>(in, ctx.output(0)); break;
-             case DType::int32: cast_from<std::int32_t>(in, ctx.output(0)); break;
-             case DType::int64: cast_from<std::int64_t>(in, ctx.output(0)); break;
-             case DType::string: throw ValueError("cast: strings do not cast to numbers");  // refused when defined
-           }
-         },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            // Only float-to-float casts carry a gradient.
            bool both_float = n.inputs[0].dtype() == DType::float32 && n.outputs[0].dtype == DType::float32;
            return std::vector<Output>{both_float ? g[0] : Output{}};
-         },
-         .cuda_kernel = STRATA_CUDA_KERNEL(cuda::cast)});
+         }});
 }
 
 Output constant(Graph& graph, float value) {

@@ -5,10 +5,8 @@
 // increment last, so every update of a step reads the same count).
 #include <cstring>
 
-#include "core/cuda/update_kernels.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/cuda_kernel.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -38,38 +36,11 @@ Output add_update(const char* op, Output variable, Output value) {
   return {variable.graph, variable.graph->num_nodes() - 1, 0};
 }
 
-template <typename T, typename F>
-void update(Tensor& var, const Tensor& value, F f) {
-  T* pv = var.data<T>();
-  const T* px = value.data<T>();
-  const bool scalar = value.size() == 1;
-  for (std::int64_t i = 0; i < var.size(); ++i) pv[i] = f(pv[i], px[scalar ? 0 : i]);
-}
-
-template <typename F>
-void update_any(Tensor& var, const Tensor& value, F f) {
-  if (var.dtype() != value.dtype()) throw ValueError("variable update: dtype mismatch");
-  switch (var.dtype()) {
-    case DType::float32: update<float>(var, value, f); break;
-    case DType::int32: update<std::int32_t>(var, value, f); break;
-    case DType::int64: update<std::int64_t>(var, value, f); break;
-    case DType::string: throw ValueError("variable update: string variables are not updated by ops");
-  }
-}
-
 }  // namespace
 
 void register_update_ops(OpRegistry& r) {
-  r.add({.name = "assign", .infer = infer_update,
-         .cpu_kernel = [](KernelContext& ctx) {
-           update_any(const_cast<Tensor&>(ctx.input(0)), ctx.input(1), [](auto, auto x) { return x; });
-         },
-         .differentiable = false, .stateful = true, .cuda_kernel = STRATA_CUDA_KERNEL(cuda::assign)});
-  r.add({.name = "assign_add", .infer = infer_update,
-         .cpu_kernel = [](KernelContext& ctx) {
-           update_any(const_cast<Tensor&>(ctx.input(0)), ctx.input(1), [](auto v, auto x) { return v + x; });
-         },
-         .differentiable = false, .stateful = true, .cuda_kernel = STRATA_CUDA_KERNEL(cuda::assign_add)});
+  r.add({.name = "assign", .infer = infer_update, .differentiable = false, .stateful = true});
+  r.add({.name = "assign_add", .infer = infer_update, .differentiable = false, .stateful = true});
 }
 
 Output assign(Output variable, Output value) { return add_update("assign", variable, value); }

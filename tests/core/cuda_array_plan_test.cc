@@ -74,7 +74,7 @@ Tensor on_cpu(const Node& node, const std::vector<Tensor>& inputs) {
   Tensor out = unwritten_output(node);
   KernelContext ctx{node, {}, {&out}};
   for (const Tensor& t : inputs) ctx.inputs.push_back(&t);
-  node.def->cpu_kernel(ctx);
+  node.def->on(DeviceType::cpu)->run(ctx);
   return out;
 }
 

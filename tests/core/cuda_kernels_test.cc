@@ -1450,7 +1450,7 @@ std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
   for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
   KernelContext ctx = context_for(node, c, inputs, outputs);
-  def.cpu_kernel(ctx);
+  def.on(DeviceType::cpu)->run(ctx);
   // A variable update has no outputs: what it computes is its inputs' new values.
   if (def.stateful) outputs.insert(outputs.end(), inputs.begin(), inputs.end());
   return outputs;
@@ -1483,7 +1483,7 @@ std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::Run
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
   KernelContext ctx = context_for(node, c, inputs, outputs);
   ctx.cuda = &run;
-  def.cuda_kernel(ctx);
+  def.on(DeviceType::cuda)->run(ctx);
   run.synchronize();
   std::vector<Tensor> back;
   for (const Tensor& t : outputs) back.push_back(t.to(Device{}));
@@ -1504,7 +1504,7 @@ TEST(CudaKernels, EveryOpWithACudaKernelHasACase) {
   const OpRegistry& registry = OpRegistry::global();
   int with_cuda = 0;
   for (const std::string& name : registry.names()) {
-    if (!registry.get(name).cuda_kernel) continue;
+    if (!registry.get(name).kernel(DeviceType::cuda)) continue;
     ++with_cuda;
     EXPECT_TRUE(table().count(name)) << "op '" << name
                                      << "' has a CUDA kernel but no case in tests/core/cuda_kernels_test.cc";
@@ -1515,7 +1515,7 @@ TEST(CudaKernels, EveryOpWithACudaKernelHasACase) {
     // A kernel on cuDNN exists in a CUDA build that found cuDNN, every other in any CUDA build.
     const bool has_kernel = built_with_cuda() && (!cases.cudnn || built_with_cudnn());
     expected += has_kernel ? 1 : 0;
-    EXPECT_EQ(static_cast<bool>(registry.get(name).cuda_kernel), has_kernel)
+    EXPECT_EQ((registry.get(name).kernel(DeviceType::cuda) != nullptr), has_kernel)
         << "op '" << name << "': the table says it " << (has_kernel ? "has" : "has no") << " CUDA kernel in this build";
   }
   EXPECT_EQ(with_cuda, expected);
@@ -1543,7 +1543,7 @@ TEST_P(CudaKernel, MatchesTheCpuKernelOnRandomInputs) {
   if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
   const OpDef& def = OpRegistry::global().get(GetParam());
   const OpCases& op = table().at(GetParam());
-  if (!def.cuda_kernel) GTEST_SKIP() << "Strata was built without cuDNN, on which this op's CUDA kernel is written";
+  if (!def.kernel(DeviceType::cuda)) GTEST_SKIP() << "Strata was built without cuDNN, on which this op's CUDA kernel is written";
 #ifdef STRATA_WITH_CUDNN
   // The recurrent ops' own kernels, whose workspace output is the CPU's: where cuDNN
   // takes a run (CudnnRnn.* below) the workspace output holds something else.
@@ -1582,7 +1582,7 @@ TEST(CudaKernels, AKernelWithoutARunContextIsAnErrorNamingTheOp) {
   for (const Tensor& t : c.inputs) inputs.push_back(t.clone());
   std::vector<Tensor> outputs = nan_outputs(node, Device{});
   KernelContext ctx = context_for(node, inputs, outputs);
-  const std::string msg = message_of([&] { def.cuda_kernel(ctx); });
+  const std::string msg = message_of([&] { def.on(DeviceType::cuda)->run(ctx); });
   EXPECT_NE(msg.find("op 'add'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("without a CUDA run context"), std::string::npos) << msg;
 }
@@ -1639,7 +1639,7 @@ TEST(CudaRunContext, AKernelRefusesAnInputOnTheCpu) {
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
   KernelContext ctx = context_for(node, inputs, outputs);
   ctx.cuda = &run;
-  const std::string msg = message_of([&] { def.cuda_kernel(ctx); });
+  const std::string msg = message_of([&] { def.on(DeviceType::cuda)->run(ctx); });
   EXPECT_NE(msg.find("op 'mul'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("input 1 is on cpu:0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
@@ -1660,7 +1660,7 @@ TEST(CudaRunContext, KernelsEnqueuedBackToBackRunInOrder) {
     std::vector<Tensor> inputs{acc, one}, outputs{next};
     KernelContext ctx = context_for(node, inputs, outputs);
     ctx.cuda = &run;
-    add.cuda_kernel(ctx);
+    add.on(DeviceType::cuda)->run(ctx);
     std::swap(acc, next);
   }
   run.synchronize();
@@ -1700,7 +1700,7 @@ TEST(CudaEmbedding, AnOutOfRangeIdIsTheCpusErrorWhenTheRunSynchronizes) {
     std::vector<Tensor> outputs = nan_outputs(node, gpu);
     KernelContext ctx = context_for(node, inputs, outputs);
     ctx.cuda = &run;
-    ASSERT_NO_THROW(def.cuda_kernel(ctx)) << op << ": the kernel only enqueues";
+    ASSERT_NO_THROW(def.on(DeviceType::cuda)->run(ctx)) << op << ": the kernel only enqueues";
     try {
       run.synchronize();
       ADD_FAILURE() << op << ": synchronize did not report the bad id";
@@ -1928,7 +1928,7 @@ std::vector<Tensor> run_rnn_on_cuda(const RnnCase& r, const Node& node, const On
                                     cuda::RunContext& run) {
   KernelContext ctx = rnn_context(r, node, inputs.in(), outputs.out());
   ctx.cuda = &run;
-  node.def->cuda_kernel(ctx);
+  node.def->on(DeviceType::cuda)->run(ctx);
   run.synchronize();
   std::vector<Tensor> back;
   for (const Tensor& t : outputs.tensors) back.push_back(t.to(Device{}));

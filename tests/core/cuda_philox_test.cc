@@ -47,7 +47,7 @@ TEST(CudaPhilox, DropoutBlocksGiveTheCpuKernelsOutputs) {
     ctx.training = true;
     ctx.step = d.step;
     ctx.sample_offset = d.sample_offset;
-    def.cpu_kernel(ctx);
+    def.on(DeviceType::cpu)->run(ctx);
 
     // As core/cuda/dropout.cu draws and numbers them: the key derived from the step on
     // the device (dropout_draw, which must be the CPU's mix_seed), the first element from

@@ -2,10 +2,10 @@
 // down, each kernel a loop over a per-element function of core/cuda/rnn_step.h. Here that
 // plan runs on the host — plain loops over the same per-element functions, a plain
 // product for cuBLAS's, scratch filled with NaN as a GPU's holds garbage — against the
-// CPU kernel (core/ops/rnn_ops.cc), for every configuration cuda_kernels_test.cc runs on
-// a GPU: the workspace layout, the strided products, the step order, masks and dropout
-// are checked in every build, GPU or not. What this leaves to a GPU run: cuBLAS's
-// operand swap (core/cuda/gemm.cc, matmul's too), the launches, and CUDA's tanh and exp.
+// CPU kernel (core/cpu/kernels/rnn.cc), for every configuration cuda_kernels_test.cc runs
+// on a GPU: the workspace layout, the strided products, the step order, masks and dropout
+// are checked in every build, GPU or not. What this leaves to a GPU run: cuBLAS's operand
+// swap (core/cuda/gemm.cc, matmul's too), the launches, and CUDA's tanh and exp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -166,7 +166,7 @@ TEST(CudaRnnPlan, TheBackwardPlanOnTheHostGivesTheCpuKernelsGradients) {
     const Node node = rnn_node("rnn_sequence_grad", r, seed, inputs);
     std::vector<Tensor> expected = rnn_nan_outputs(node), actual = rnn_nan_outputs(node);
     KernelContext cpu = rnn_context(r, node, inputs_of(inputs), outputs_of(expected));
-    node.def->cpu_kernel(cpu);
+    node.def->on(DeviceType::cpu)->run(cpu);
     const KernelContext ctx = rnn_context(r, node, inputs_of(inputs), outputs_of(actual));
     const ops::Config c(node, inputs[0].shape(), inputs[4].shape()[0], r.masked);
     const cuda::RnnBackwardIO io{.x = inputs[0].data<float>(),

@@ -149,7 +149,7 @@ inline std::vector<Tensor> rnn_run_on_cpu(const RnnCase& r, const Node& node, co
   std::vector<Tensor*> out;
   for (Tensor& t : outputs) out.push_back(&t);
   KernelContext ctx = rnn_context(r, node, in, out);
-  node.def->cpu_kernel(ctx);
+  node.def->on(DeviceType::cpu)->run(ctx);
   return outputs;
 }
 

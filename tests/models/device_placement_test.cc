@@ -113,7 +113,7 @@ TEST(DevicePlacement, CompileForADeviceWithoutKernelsNamesOpLayerAndDevice) {
     int named = 0;
     for (auto at = msg.find("op '"); at != std::string::npos; at = msg.find("op '", at + 1)) {
       const std::string op = msg.substr(at + 4, msg.find('\'', at + 4) - at - 4);
-      EXPECT_FALSE(OpRegistry::global().get(op).cuda_kernel) << "op '" << op << "' has a CUDA kernel: " << msg;
+      EXPECT_FALSE(OpRegistry::global().get(op).kernel(DeviceType::cuda)) << "op '" << op << "' has a CUDA kernel: " << msg;
       ++named;
     }
     EXPECT_GT(named, 0) << msg;

@@ -1,12 +1,20 @@
-#include "core/ops/reduce_kernels.h"
+// The CPU kernels of the reductions (core/ops/reduce_ops.cc: sum, mean, max over axes, and
+// expand_to, their adjoint), and the reduction and broadcast-copy helpers (reduce.h).
+#include "core/cpu/kernels/reduce.h"
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
+#include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/op_registry.h"
 #include "core/ops/shape_util.h"
 
-namespace strata::ops {
+namespace strata::cpu {
+
+using ops::Axes;
+using ops::Strides;
 
 void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out) {
   const Shape& s = in.shape();
@@ -68,7 +76,7 @@ void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out
     return;
   }
   // General case: walk every input element once.
-  const Strides out_strides = reduced_strides(s, axes);
+  const Strides out_strides = ops::reduced_strides(s, axes);
   std::fill_n(dst, out.size(), init);
   Strides idx;
   for (int d = 0; d < rank; ++d) idx.push_back(0);
@@ -107,13 +115,37 @@ void broadcast_into(const Tensor& src, const Strides& strides, Tensor& out, floa
   }, cpu::threshold_for(inner));
 }
 
-Axes broadcast_axes(const Shape& small, const Shape& big) {
-  Axes axes;
-  const int lead = big.rank() - small.rank();
-  for (int d = 0; d < big.rank(); ++d) {
-    if (d < lead || (small.dims()[d - lead] == 1 && big.dims()[d] != 1)) axes.push_back(d);
-  }
-  return axes;
+namespace {
+
+KernelFn reduce_kernel(Reduction kind) {
+  return [kind](KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    auto axes = ops::reduction_axes(ctx.node.op, ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), x.rank());
+    reduce_into(x, axes, kind, ctx.output(0));
+  };
 }
 
-}  // namespace strata::ops
+void expand_to_kernel(KernelContext& ctx) {
+  const Tensor& g = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  auto axes = ops::reduction_axes("expand_to", ctx.node.attrs.get<std::vector<std::int64_t>>("axes"), out.rank());
+  float scale = 1.0f;
+  if (ctx.node.attrs.get<bool>("mean")) {
+    std::int64_t count = 1;
+    for (int a : axes) count *= out.shape().dims()[a];
+    scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+  }
+  // g holds the reduction in keepdims layout (or the same order without the 1s).
+  broadcast_into(g, ops::reduced_strides(out.shape(), axes), out, scale);
+}
+
+}  // namespace
+
+void register_reduce_kernels(OpRegistry& r) {
+  r.add_kernel("reduce_sum", DeviceType::cpu, {.run = reduce_kernel(Reduction::sum)});
+  r.add_kernel("reduce_mean", DeviceType::cpu, {.run = reduce_kernel(Reduction::mean)});
+  r.add_kernel("reduce_max", DeviceType::cpu, {.run = reduce_kernel(Reduction::max)});
+  r.add_kernel("expand_to", DeviceType::cpu, {.run = expand_to_kernel});
+}
+
+}  // namespace strata::cpu

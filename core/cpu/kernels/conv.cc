@@ -1,0 +1,290 @@
+// The CPU kernels of conv2d and its two gradients (core/ops/conv_ops.h): im2col over
+// blocks of output positions (the forward pass) or of whole images (the gradients), then GEMM.
+// Blocks run in parallel on the worker pool (each block's GEMM is one thread's product,
+// cpu::gemm_serial); the im2col scratch is per thread and grows only when a larger block
+// is first seen, so steady-state steps allocate nothing.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/cpu/gemm.h"
+#include "core/cpu/kernels/register.h"
+#include "core/cpu/packed_gemm.h"
+#include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
+#include "core/op_registry.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/fused_relu.h"
+
+namespace strata::cpu {
+namespace {
+
+using Geom = ops::Conv2DGeometry;
+
+// Per-thread scratch that only grows.
+float* scratch(std::size_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+// Images per block: enough output rows for an efficient GEMM, bounded scratch.
+std::int64_t images_per_block(const Geom& g) {
+  const std::int64_t rows = std::max<std::int64_t>(g.rows(), 1);
+  const std::int64_t per = std::max<std::int64_t>(1, 2048 / rows);
+  const int threads = cpu::num_threads();
+  // Leave every thread at least one block when the batch allows it.
+  const std::int64_t balanced = std::max<std::int64_t>(1, (g.n + threads - 1) / threads);
+  return std::min(per, balanced);
+}
+
+// cols (positions, kdim) for group `gi` and the output positions [p0, p1), numbered
+// over (image, output row, output column).
+void im2col(const Geom& g, const float* x, std::int64_t p0, std::int64_t p1, std::int64_t gi, float* cols) {
+  const std::int64_t kdim = g.kdim();
+  // Without groups or horizontal dilation, a kernel row's kw·C inputs are one contiguous
+  // run of NHWC memory: copied at once where it lies inside the image (most windows).
+  const bool contiguous_rows = g.groups == 1 && g.dw == 1;
+  const std::int64_t run = g.kw * g.c;
+  for (std::int64_t pos = p0; pos < p1; ++pos) {
+    const std::int64_t n = pos / g.rows(), oy = pos % g.rows() / g.ow, ox = pos % g.ow;
+    const float* xn = x + n * g.h * g.w * g.c + gi * g.cg;
+    float* row = cols + (pos - p0) * kdim;
+    const std::int64_t ix0 = ox * g.sw - g.pl;
+    for (std::int64_t ky = 0; ky < g.kh; ++ky) {
+      const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
+      if (contiguous_rows && iy >= 0 && iy < g.h && ix0 >= 0 && ix0 + g.kw <= g.w) {
+        std::memcpy(row, xn + (iy * g.w + ix0) * g.c, static_cast<std::size_t>(run) * sizeof(float));
+        row += run;
+        continue;
+      }
+      for (std::int64_t kx = 0; kx < g.kw; ++kx, row += g.cg) {
+        const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) {
+          std::fill_n(row, g.cg, 0.f);
+        } else {
+          // A plain loop: few channels per group (the first layer's 1) make memcpy's
+          // call cost dominate.
+          const float* src = xn + (iy * g.w + ix) * g.c;
+          for (std::int64_t c = 0; c < g.cg; ++c) row[c] = src[c];
+        }
+      }
+    }
+  }
+}
+
+// dx[images n0..n1, group gi] += col2im(cols).
+void col2im_add(const Geom& g, const float* cols, std::int64_t n0, std::int64_t n1, std::int64_t gi, float* dx) {
+  const std::int64_t kdim = g.kdim();
+  const bool contiguous_rows = g.groups == 1 && g.dw == 1;  // as in im2col
+  const std::int64_t run = g.kw * g.c;
+  for (std::int64_t n = n0; n < n1; ++n) {
+    float* dn = dx + n * g.h * g.w * g.c + gi * g.cg;
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+        const float* row = cols + (((n - n0) * g.oh + oy) * g.ow + ox) * kdim;
+        const std::int64_t ix0 = ox * g.sw - g.pl;
+        for (std::int64_t ky = 0; ky < g.kh; ++ky) {
+          const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
+          if (contiguous_rows && iy >= 0 && iy < g.h && ix0 >= 0 && ix0 + g.kw <= g.w) {
+            float* __restrict dst = dn + (iy * g.w + ix0) * g.c;
+            const float* __restrict src = row;
+            for (std::int64_t t = 0; t < run; ++t) dst[t] += src[t];
+            row += run;
+            continue;
+          }
+          for (std::int64_t kx = 0; kx < g.kw; ++kx, row += g.cg) {
+            const std::int64_t ix = ox * g.sw + kx * g.dw - g.pl;
+            if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+            float* dst = dn + (iy * g.w + ix) * g.c;
+            for (std::int64_t c = 0; c < g.cg; ++c) dst[c] += row[c];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Runs fn(p0, p1) over blocks of output positions (numbered over image, output row and
+// column), in parallel: up to 2048 positions a block, and at least one block a thread,
+// so that one image (batch-1 inference) still splits over the threads.
+template <typename Fn>
+void for_each_position_block(const Geom& g, Fn fn) {
+  const std::int64_t positions = g.n * g.rows();
+  const int threads = cpu::num_threads();
+  const std::int64_t per = std::clamp<std::int64_t>((positions + threads - 1) / threads, 1, 2048);
+  cpu::parallel_for((positions + per - 1) / per, [&](std::int64_t b0, std::int64_t b1) {
+    for (std::int64_t b = b0; b < b1; ++b) fn(b * per, std::min(positions, (b + 1) * per));
+  }, 1);
+}
+
+// Runs fn(n0, n1) over blocks of images, in parallel.
+template <typename Fn>
+void for_each_block(const Geom& g, Fn fn) {
+  const std::int64_t per = images_per_block(g);
+  const std::int64_t blocks = (g.n + per - 1) / per;
+  cpu::parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
+    for (std::int64_t b = b0; b < b1; ++b) fn(b * per, std::min(g.n, (b + 1) * per));
+  }, 2);
+}
+
+// Below this depth (kh·kw·channels per group: the first layer of an image model, 9 for a
+// 3×3 kernel on one channel) Eigen's GEMM spends its time packing; a direct loop with the
+// output channels innermost (vectorized) is several times faster. Strata's packed kernel
+// reads such an A in place and is faster still (the CNN's training step 12.3 to 11.5 ms,
+// batch-1 inference 58.7 to 52.8 µs on one thread), so the loop serves builds without it.
+constexpr std::int64_t kSmallDepth = 16;
+
+// y[r, o] = Σ_k a[r, k]·b[k, o] for o < n; b and y have row stride ldb / ldy.
+void small_depth_product(const float* a, std::int64_t rows, std::int64_t depth, const float* b, std::int64_t n,
+                         std::int64_t ldb, float* y, std::int64_t ldy = -1) {
+  if (ldy < 0) ldy = ldb;
+  // Sixteen outputs at a time are summed in a local array the compiler keeps in
+  // registers, so `out` is stored once instead of loaded and stored at every k.
+  constexpr std::int64_t kLanes = 16;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* out = y + r * ldy;
+    const float* ar = a + r * depth;
+    std::int64_t o0 = 0;
+    for (; o0 + kLanes <= n; o0 += kLanes) {
+      float acc[kLanes] = {};
+      for (std::int64_t k = 0; k < depth; ++k) {
+        const float v = ar[k];
+        const float* br = b + k * ldb + o0;
+        for (std::int64_t j = 0; j < kLanes; ++j) acc[j] += v * br[j];
+      }
+      for (std::int64_t j = 0; j < kLanes; ++j) out[o0 + j] = acc[j];
+    }
+    for (std::int64_t o = o0; o < n; ++o) out[o] = 0.f;
+    for (std::int64_t k = 0; k < depth; ++k) {
+      const float v = ar[k];
+      const float* br = b + k * ldb;
+      for (std::int64_t o = o0; o < n; ++o) out[o] += v * br[o];
+    }
+  }
+}
+
+// bias (may be null) and relu applied to rows [0, rows) of y (row stride g.o).
+void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, bool relu) {
+  if (!bias && !relu) return;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = y + r * g.o;
+    if (bias) {
+      for (std::int64_t o = 0; o < g.o; ++o) row[o] += bias[o];
+    }
+    if (relu) {
+      for (std::int64_t o = 0; o < g.o; ++o) row[o] = row[o] > 0.f ? row[o] : 0.f;
+    }
+  }
+}
+
+void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu) {
+  if (g.pointwise()) {
+    const std::int64_t rows = g.n * g.h * g.w;
+    cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
+    cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
+                      std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
+    return;
+  }
+  const std::int64_t kdim = g.kdim();
+  for_each_position_block(g, [&](std::int64_t p0, std::int64_t p1) {
+    const std::int64_t rows = p1 - p0;
+    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    float* yb = y + p0 * g.o;
+    for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+      im2col(g, x, p0, p1, gi, cols);
+      if (kdim <= kSmallDepth && !cpu::packed_gemm_available()) {  // see kSmallDepth
+        small_depth_product(cols, rows, kdim, k + gi * g.og, g.og, g.o, yb + gi * g.og);
+      } else {
+        // y (rows × og) = cols (rows × kdim) · k (kdim × og).
+        cpu::gemm_serial(false, false, rows, g.og, kdim, cols, kdim, k + gi * g.og, g.o, yb + gi * g.og, g.o, false);
+      }
+    }
+    epilogue(g, yb, rows, bias, relu);  // while the block is in cache
+  });
+}
+
+void conv2d_input_grad(const Geom& g, const float* dy, const float* k, float* dx) {
+  if (g.pointwise()) {
+    cpu::gemm(false, true, g.n * g.h * g.w, g.c, g.o, dy, g.o, k, g.o, dx, g.c);
+    return;
+  }
+  const std::int64_t kdim = g.kdim();
+  for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
+    const std::int64_t rows = (n1 - n0) * g.rows();
+    std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
+    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+      // cols (rows × kdim) = dy (rows × og) · kᵀ (og × kdim).
+      cpu::gemm_serial(false, true, rows, kdim, g.og, dy + n0 * g.rows() * g.o + gi * g.og, g.o, k + gi * g.og, g.o,
+                       cols, kdim, false);
+      col2im_add(g, cols, n0, n1, gi, dx);
+    }
+  });
+}
+
+void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* dk) {
+  const std::int64_t kdim = g.kdim();
+  const std::int64_t ksize = kdim * g.o;
+  if (g.pointwise()) {
+    cpu::gemm(true, false, g.c, g.o, g.n * g.h * g.w, x, g.c, dy, g.o, dk, g.o);
+    return;
+  }
+  // Each thread sums its blocks into its own partial; the partials are added at the end.
+  // They live in the calling thread's scratch (core/cpu/scratch.h), reused every run.
+  const int threads = cpu::num_threads();
+  float* partials = cpu::scratch(0, static_cast<std::size_t>(threads * ksize));
+  std::fill_n(partials, threads * ksize, 0.f);
+  for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
+    float* part = partials + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
+    const std::int64_t rows = (n1 - n0) * g.rows();
+    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    for (std::int64_t gi = 0; gi < g.groups; ++gi) {
+      im2col(g, x, n0 * g.rows(), n1 * g.rows(), gi, cols);
+      // dk (kdim × og) += colsᵀ (kdim × rows) · dy (rows × og).
+      cpu::gemm_serial(true, false, kdim, g.og, rows, cols, kdim, dy + n0 * g.rows() * g.o + gi * g.og, g.o,
+                       part + gi * g.og, g.o, true);
+    }
+  });
+  std::fill(dk, dk + ksize, 0.f);
+  for (int t = 0; t < threads; ++t) {
+    const float* part = partials + static_cast<std::int64_t>(t) * ksize;
+    for (std::int64_t i = 0; i < ksize; ++i) dk[i] += part[i];
+  }
+}
+
+void conv2d_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& k = ctx.input(1);
+  Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
+  const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
+  const bool relu = ops::fuses_relu(ctx.node);
+  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
+}
+
+void conv2d_backprop_input_kernel(KernelContext& ctx) {
+  const Tensor& k = ctx.input(1);
+  Tensor& dx = ctx.output(0);
+  Geom g = ops::conv2d_geometry(dx.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs,
+                                "conv2d_backprop_input");
+  conv2d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
+}
+
+void conv2d_backprop_filter_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& dy = ctx.input(1);
+  Tensor& dk = ctx.output(0);
+  Geom g = ops::conv2d_geometry(x.shape(), dk.shape()[0], dk.shape()[1], dk.shape()[3], ctx.node.attrs,
+                                "conv2d_backprop_filter");
+  conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
+}
+
+}  // namespace
+
+void register_conv_kernels(OpRegistry& r) {
+  r.add_kernel("conv2d", DeviceType::cpu, {.run = conv2d_kernel});
+  r.add_kernel("conv2d_backprop_input", DeviceType::cpu, {.run = conv2d_backprop_input_kernel});
+  r.add_kernel("conv2d_backprop_filter", DeviceType::cpu, {.run = conv2d_backprop_filter_kernel});
+}
+
+}  // namespace strata::cpu
