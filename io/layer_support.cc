@@ -4,7 +4,7 @@
 
 #include "io/model_config.h"
 #include "io/op_layer_config.h"
-#include "layers/op_layer.h"
+#include "layers/core/op_layer.h"
 
 namespace strata::io {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "io/op_layer_config.h"
 #include "layers/call_tensors.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 #include "models/sequential.h"
 
 namespace strata::io {

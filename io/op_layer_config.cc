@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "layers/op_layer.h"
+#include "layers/core/op_layer.h"
 
 namespace strata::io {
 namespace {

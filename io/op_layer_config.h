@@ -1,4 +1,4 @@
-// Keras's saved operation calls <-> OpLayer (layers/op_layer.h). Keras 3 saves a
+// Keras's saved operation calls <-> OpLayer (layers/core/op_layer.h). Keras 3 saves a
 // keras.ops call on symbolic tensors as an entry whose module is keras.src.ops.* and
 // whose inbound node holds the call's arguments, tensors and constants in order;
 // tf.keras saves a TFOpLambda whose node holds the first tensor and the rest as keyword

@@ -30,7 +30,7 @@
 
 #include "core/error.h"
 #include "layers/axes.h"
-#include "layers/conv_utils.h"
+#include "layers/convolutional/conv_utils.h"
 #include "layers/per_channel.h"
 #include "layers/layer.h"
 

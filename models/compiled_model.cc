@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "distribution/gradient_buckets.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 #include "models/model.h"
 
 namespace strata {

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "distribution/data_parallel.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 #include "models/callbacks.h"
 #include "models/batch_source.h"
 #include "models/compiled_model.h"

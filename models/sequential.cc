@@ -1,7 +1,7 @@
 #include "models/sequential.h"
 
 #include "core/error.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 #include "models/compiled_model.h"
 
 namespace strata {

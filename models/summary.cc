@@ -3,7 +3,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 #include "models/model.h"
 #include "models/sequential.h"
 

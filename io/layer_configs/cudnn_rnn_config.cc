@@ -4,7 +4,7 @@
 // those layers here, so a loaded model saves back as LSTM / GRU.
 #include "core/error.h"
 #include "io/layer_config.h"
-#include "layers/rnn.h"
+#include "layers/recurrent/rnn.h"
 
 namespace strata::io {
 namespace {

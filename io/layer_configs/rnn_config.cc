@@ -1,7 +1,7 @@
 // The generic RNN(cell) <-> Keras config, in both dialects: the RNN options and "cell", one
 // cell's entry or a StackedRNNCells entry (Keras 2: a list of cell entries). The cells
 // (SimpleRNNCell, LSTMCell, GRUCell) and SimpleRNN, LSTM, GRU describe their own configs
-// (layers/rnn_cells.h, layers/rnn.cc), and this unit reads and writes the RNN options
+// (layers/recurrent/rnn_cells.h, layers/recurrent/rnn.cc), and this unit reads and writes the RNN options
 // through RNNOptions' description (time_major refused); what remains here is "cell": the
 // StackedRNNCells entry has no layer class of its own in Strata, and Strata writes it as
 // {"name": "<rnn>_cells", "trainable", "cells"}.
@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "io/keras_class_config.h"
 #include "io/layer_config.h"
-#include "layers/rnn.h"
+#include "layers/recurrent/rnn.h"
 
 namespace strata::io {
 namespace {
@@ -23,7 +23,7 @@ using layers::RNNImpl;
 
 // --- writing ---------------------------------------------------------------------------
 
-// The RNN options, as RNNOptions describes them (layers/rnn.h).
+// The RNN options, as RNNOptions describes them (layers/recurrent/rnn.h).
 const std::vector<layers::FieldSpec>& rnn_fields() {
   static const std::vector<layers::FieldSpec> fields = [] {
     layers::KerasClass k;

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "data/adapt.h"
-#include "layers/dense.h"
-#include "layers/discretization.h"
-#include "layers/input_layer.h"
-#include "layers/normalization.h"
-#include "layers/string_lookup.h"
+#include "layers/core/dense.h"
+#include "layers/preprocessing/discretization.h"
+#include "layers/core/input_layer.h"
+#include "layers/preprocessing/normalization.h"
+#include "layers/preprocessing/string_lookup.h"
 #include "models/model.h"
 
 using namespace strata;

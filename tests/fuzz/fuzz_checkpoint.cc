@@ -4,8 +4,8 @@
 // tests/data/checkpoint/dense_adam.h5 (Checkpoint.CommittedCheckpointStillLoads in
 // tests/io/checkpoint_test.cc reads it, and rewrites it when STRATA_WRITE_SEEDS is set).
 #include "io/checkpoint.h"
-#include "layers/dense.h"
-#include "layers/input_layer.h"
+#include "layers/core/dense.h"
+#include "layers/core/input_layer.h"
 #include "models/sequential.h"
 #include "optimizers/optimizers.h"
 #include "fuzz_input.h"

@@ -13,9 +13,9 @@
 #include "io/model_config.h"
 #include "io/saving.h"
 #include "keras_test_util.h"
-#include "layers/attention.h"
-#include "layers/embedding.h"
-#include "layers/input_layer.h"
+#include "layers/attention/attention.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
 #include "test_util.h"
 
 namespace strata {

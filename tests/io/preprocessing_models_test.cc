@@ -11,8 +11,8 @@
 
 #include "io/saving.h"
 #include "io/zip.h"
-#include "layers/input_layer.h"
-#include "layers/string_lookup.h"
+#include "layers/core/input_layer.h"
+#include "layers/preprocessing/string_lookup.h"
 #include "test_util.h"
 
 using namespace strata;

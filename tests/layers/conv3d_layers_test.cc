@@ -3,14 +3,14 @@
 // (ValueError), as Keras refuses them. Values against Keras: conv3d_golden_test.cc.
 #include <gtest/gtest.h>
 
-#include "layers/conv1d_transpose.h"
-#include "layers/conv3d.h"
-#include "layers/conv3d_transpose.h"
-#include "layers/global_pooling.h"
-#include "layers/input_layer.h"
-#include "layers/padding3d.h"
-#include "layers/pooling3d.h"
-#include "layers/upsampling3d.h"
+#include "layers/convolutional/conv1d_transpose.h"
+#include "layers/convolutional/conv3d.h"
+#include "layers/convolutional/conv3d_transpose.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/core/input_layer.h"
+#include "layers/reshaping/padding3d.h"
+#include "layers/pooling/pooling3d.h"
+#include "layers/reshaping/upsampling3d.h"
 #include "../io/test_util.h"
 
 namespace strata {

@@ -4,8 +4,8 @@
 
 #include "core/error.h"
 #include "core/program.h"
-#include "layers/dense.h"
-#include "layers/input_layer.h"
+#include "layers/core/dense.h"
+#include "layers/core/input_layer.h"
 
 using namespace strata;
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <vector>
 
-#include "layers/embedding.h"
-#include "layers/global_pooling.h"
-#include "layers/input_layer.h"
+#include "layers/core/embedding.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/core/input_layer.h"
 #include "models/model.h"
 
 namespace strata {

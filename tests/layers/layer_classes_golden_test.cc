@@ -16,7 +16,7 @@
 #include "core/program.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 
 using namespace strata;
 using nlohmann::ordered_json;

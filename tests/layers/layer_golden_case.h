@@ -10,7 +10,7 @@
 #include "core/program.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
-#include "layers/input_layer.h"
+#include "layers/core/input_layer.h"
 
 namespace strata::testing {
 

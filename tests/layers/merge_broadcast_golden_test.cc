@@ -14,8 +14,8 @@
 #include "core/program.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
-#include "layers/input_layer.h"
-#include "layers/merge.h"
+#include "layers/core/input_layer.h"
+#include "layers/merging/merge.h"
 #include "models/model.h"
 
 using namespace strata;

@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "core/program.h"
-#include "layers/input_layer.h"
-#include "layers/op_layer.h"
+#include "layers/core/input_layer.h"
+#include "layers/core/op_layer.h"
 
 using namespace strata;
 using layers::OpArgument;

@@ -11,8 +11,8 @@
 #include "core/program.h"
 #include "core/string_pool.h"
 #include "io/layer_config.h"
-#include "layers/discretization.h"
-#include "layers/index_lookup.h"
+#include "layers/preprocessing/discretization.h"
+#include "layers/preprocessing/index_lookup.h"
 
 using namespace strata;
 using json = nlohmann::json;

@@ -2,12 +2,12 @@
 
 #include "core/error.h"
 #include "core/program.h"
-#include "layers/activation.h"
-#include "layers/dense.h"
-#include "layers/dropout.h"
-#include "layers/flatten.h"
-#include "layers/input_layer.h"
-#include "layers/reshape.h"
+#include "layers/activations/activation.h"
+#include "layers/core/dense.h"
+#include "layers/regularization/dropout.h"
+#include "layers/reshaping/flatten.h"
+#include "layers/core/input_layer.h"
+#include "layers/reshaping/reshape.h"
 
 using namespace strata;
 

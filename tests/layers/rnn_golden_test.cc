@@ -9,10 +9,10 @@
 #include "core/autodiff.h"
 #include "core/ops.h"
 #include "core/program.h"
-#include "layers/bidirectional.h"
-#include "layers/embedding.h"
-#include "layers/input_layer.h"
-#include "layers/rnn.h"
+#include "layers/recurrent/bidirectional.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
+#include "layers/recurrent/rnn.h"
 #include "models/model.h"
 
 using namespace strata;

@@ -1,7 +1,9 @@
 // The folders' layering (docs/architecture.md, "Layers of the code"), as far as includes
 // show it: models/ and data/ include nothing from io/ (models reach files through
 // models/model_files.h), data/ nothing from models/, and the folders below data/ nothing
-// from data/, models/ or io/; distribution/ includes only core/.
+// from data/, models/ or io/; distribution/ includes only core/; core/ nothing above it;
+// core/ops (the op declarations) nothing of a device's folder, and the CPU's kernels
+// nothing of CUDA. The tests read every #include, so a violation fails the suite.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,7 +24,7 @@ std::vector<std::string> forbidden_includes(const std::string& folder, const std
   std::vector<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(source_root() / folder)) {
     const auto ext = entry.path().extension();
-    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc" && ext != ".cu" && ext != ".cuh")) continue;
     std::ifstream in(entry.path());
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
@@ -62,4 +64,29 @@ TEST(Layering, DistributionIncludesOnlyCore) {
   EXPECT_EQ(forbidden_includes("distribution", {"layers/", "losses/", "optimizers/", "data/", "models/", "io/"}),
             std::vector<std::string>{});
   EXPECT_EQ(forbidden_includes("core", {"distribution/"}), std::vector<std::string>{});
+}
+
+// core/ is the bottom of the stack: nothing above it, and no program or tool.
+TEST(Layering, CoreIncludesNothingAboveIt) {
+  EXPECT_EQ(forbidden_includes("core", {"layers/", "losses/", "optimizers/", "data/", "models/", "io/", "serving/",
+                                        "tools/", "examples/", "bench/", "strata.h"}),
+            std::vector<std::string>{});
+}
+
+// An op is declared once in core/ops (shape, gradient, the parameters its kernels read);
+// each device registers its kernels from its own folder (core/cpu/kernels/, core/cuda/).
+TEST(Layering, OpDeclarationsIncludeNoDeviceCode) {
+  EXPECT_EQ(forbidden_includes("core/ops", {"core/cuda/", "core/cpu/"}), std::vector<std::string>{});
+}
+
+// The CPU's kernels build and run without CUDA.
+TEST(Layering, TheCpuDeviceIncludesNothingOfCuda) {
+  EXPECT_EQ(forbidden_includes("core/cpu", {"core/cuda/"}), std::vector<std::string>{});
+}
+
+// Layers sit beneath models and files: io/ builds layers from configs, never the reverse.
+TEST(Layering, LayersIncludeNoModelsFilesOrServing) {
+  EXPECT_EQ(forbidden_includes("layers", {"models/", "io/", "data/", "distribution/", "serving/", "tools/",
+                                          "examples/"}),
+            std::vector<std::string>{});
 }

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "layers/embedding.h"
-#include "layers/input_layer.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
 #include "models/model.h"
 #include "serving/errors.h"
 #include "serving/rest_handler.h"

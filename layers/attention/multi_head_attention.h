@@ -1,0 +1,116 @@
+// MultiHeadAttention: keras.layers.MultiHeadAttention on (batch, T, dim) inputs. Called on
+// [query, value] or [query, value, key] (key defaults to value):
+//   q, k, v = the query / key / value projections, EinsumDense "abc,cde->abde":
+//             (batch, T, heads, key_dim), (batch, S, heads, key_dim), (batch, S, heads, value_dim);
+//   scores  = softmax over S of (q / sqrt(key_dim)) · kᵀ per head, (batch, heads, T, S),
+//             hidden where a mask says (below), dropout on them in training;
+//   output  = attention_output(scores · v), EinsumDense "abcd,cde->abe" back to the
+//             query's dim (or output_shape).
+// Masks from the inputs (Embedding(mask_zero), Masking) hide query rows and value/key
+// columns, as does use_causal_mask (a key after the query's position); the output carries
+// the query's mask. Keras's mask arguments are tensors passed with the call (call_tensors.h):
+// value_mask and key_mask (batch, S) replace the inputs' masks; attention_mask
+// (batch, T, S), or (T, S), 1 broadcasting, nonzero visible, is combined with all of them
+// as Keras's _compute_attention_mask does; query_mask is accepted and, as in Keras 3.15.1
+// (whose call overwrites it with the query's own mask), has no effect. Flags:
+// return_attention_scores (a second output, the scores) and use_causal_mask.
+//
+//   auto y = layers::MultiHeadAttention(2, 16)({q, v}, {.attention_mask = mask})[0];
+//
+// Weights, as Keras names and orders them:
+// query/kernel (dim, heads, key_dim), query/bias (heads, key_dim), key/..., value/...,
+// attention_output/kernel (heads, value_dim, out), attention_output/bias (out,).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "layers/attention/attention.h"
+#include "layers/core/einsum_dense.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, key_dim)
+  std::optional<std::int64_t> value_dim;  // default key_dim
+  double dropout = 0.0;
+  bool use_bias = true;
+  std::optional<Shape> output_shape;  // default the query's last dim
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::optional<std::uint64_t> seed;
+  std::string name;
+
+  // attention_axes other than the sequence axis ([1], as Keras writes it once built),
+  // gates and sliding windows are refused; regularizers and constraints are accepted, not
+  // applied; flash_attention (a speed hint, not in Keras's config) is accepted.
+  static constexpr auto keras_fields() {
+    using O = MultiHeadAttentionOptions;
+    return std::tuple{keras_field("value_dim", &O::value_dim),
+                      keras_field("dropout", &O::dropout),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_refused("use_gate", "false").because("gated attention"),
+                      keras_field("output_shape", &O::output_shape, Spelling::bare_single),
+                      keras_refused("attention_axes", "[1]").because("attention over axes other than the sequence axis"),
+                      keras_refused("sliding_window").because("sliding-window attention"),
+                      keras_unmodeled("flash_attention").unwritten(),
+                      keras_field("kernel_initializer", &O::kernel_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_unmodeled("kernel_regularizer"),
+                      keras_unmodeled("bias_regularizer"),
+                      keras_unmodeled("activity_regularizer"),
+                      keras_unmodeled("kernel_constraint"),
+                      keras_unmodeled("bias_constraint"),
+                      keras_field("seed", &O::seed)};
+  }
+};
+
+// The call's arguments, in Keras's order (after query, value, key; training is the
+// program's mode). Undefined tensors are None.
+struct MultiHeadAttentionCall {
+  KerasTensor query_mask;
+  KerasTensor value_mask;
+  KerasTensor key_mask;
+  KerasTensor attention_mask;
+  bool return_attention_scores = false;
+  bool use_causal_mask = false;
+};
+
+class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
+ public:
+  MultiHeadAttentionImpl(std::int64_t num_heads, std::int64_t key_dim, MultiHeadAttentionOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  bool accepts_input_count(std::size_t n) const override { return n == 2 || n == 3; }
+  std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
+  std::vector<Layer> sublayers() const override;
+
+  std::int64_t num_heads, key_dim;
+  MultiHeadAttentionOptions options;
+  std::uint64_t seed;  // options.seed, or drawn
+  // The projections, built with the layer; their weights are "<name>/query/kernel", ...
+  std::shared_ptr<EinsumDenseImpl> query_dense, key_dense, value_dense, output_dense;
+
+ private:
+  // 1 where query t may attend to key s (Keras's _compute_attention_mask), shaped to
+  // broadcast against the (batch, heads, T, S) scores; invalid when nothing is hidden.
+  Output visible_mask(Graph& graph, const CallInputs<Output>& call, const std::vector<Output>& masks,
+                      Output scores) const;
+};
+
+class MultiHeadAttention : public Layer {
+ public:
+  MultiHeadAttention(std::int64_t num_heads, std::int64_t key_dim, MultiHeadAttentionOptions options = {});
+  using Layer::operator();
+  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs, MultiHeadAttentionCall call) const;
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,62 @@
+#include "layers/convolutional/conv_utils.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+#include "core/ops/array_ops.h"
+
+namespace strata::layers {
+
+bool is_channels_first(const std::string& data_format) {
+  if (data_format.empty() || data_format == "channels_last") return false;
+  if (data_format == "channels_first") return true;
+  throw ValueError("data_format must be 'channels_last' or 'channels_first', got '" + data_format + "'");
+}
+
+void check_padding(const std::string& padding, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), padding) != allowed.end()) return;
+  std::string names;
+  for (const auto& a : allowed) names += (names.empty() ? "'" : ", '") + a + "'";
+  throw ValueError("padding '" + padding + "' is not one of " + names);
+}
+
+std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding, std::int64_t size,
+                                                      std::int64_t kernel, std::int64_t stride,
+                                                      std::int64_t dilation) {
+  const std::int64_t eff = (kernel - 1) * dilation + 1;
+  if (padding == "causal") return {eff - 1, 0};
+  if (padding != "same") return {0, 0};
+  const std::int64_t out = (size + stride - 1) / stride;
+  const std::int64_t total = std::max<std::int64_t>((out - 1) * stride + eff - size, 0);
+  return {total / 2, total - total / 2};
+}
+
+Output to_channels_last(Output x) {
+  const int rank = x.shape().rank();
+  std::vector<std::int64_t> perm{0};
+  for (int i = 2; i < rank; ++i) perm.push_back(i);
+  perm.push_back(1);
+  return ops::transpose(x, perm);
+}
+
+Output to_channels_first(Output x) {
+  const int rank = x.shape().rank();
+  std::vector<std::int64_t> perm{0, rank - 1};
+  for (int i = 1; i < rank - 1; ++i) perm.push_back(i);
+  return ops::transpose(x, perm);
+}
+
+void expect_spatial_input(const Output& x, int rank, const std::string& layout) {
+  const Shape& s = x.shape();
+  if (s.rank() != rank) {
+    throw ShapeError("expects input of rank " + std::to_string(rank) + " " + layout + ", got " + s.to_string());
+  }
+  for (int i = 1; i < rank; ++i) {
+    if (s.dims()[i] == kUnknownDim) {
+      throw ShapeError("expects known non-batch dimensions " + layout + ", got " + s.to_string());
+    }
+  }
+}
+
+}  // namespace strata::layers

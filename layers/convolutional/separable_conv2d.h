@@ -1,0 +1,58 @@
+// SeparableConv2D: a depthwise convolution (depthwise_kernel (kh, kw, in, dm)) followed
+// by a 1×1 pointwise convolution (pointwise_kernel (1, 1, in·dm, filters)) and the bias.
+#pragma once
+
+#include <string>
+
+#include "layers/convolutional/conv_utils.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct SeparableConv2DOptions {  // Keras signature order
+  IntPair strides = 1;
+  std::string padding = "valid";
+  std::string data_format;
+  IntPair dilation_rate = 1;
+  std::int64_t depth_multiplier = 1;
+  std::string activation;
+  bool use_bias = true;
+  Initializer depthwise_initializer = "glorot_uniform";
+  Initializer pointwise_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = SeparableConv2DOptions;
+    return std::tuple{keras_field("strides", &O::strides).at_least(1),
+                      keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("dilation_rate", &O::dilation_rate).at_least(1),
+                      keras_field("depth_multiplier", &O::depth_multiplier, Spelling::unwrap1).at_least(1),
+                      keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("depthwise_initializer", &O::depthwise_initializer),
+                      keras_field("pointwise_initializer", &O::pointwise_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer)};
+  }
+};
+
+class SeparableConv2DImpl : public LayerImpl {
+ public:
+  SeparableConv2DImpl(std::int64_t filters, IntPair kernel_size, SeparableConv2DOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::int64_t filters;
+  IntPair kernel_size;
+  SeparableConv2DOptions options;
+  Variable depthwise_kernel, pointwise_kernel, bias;
+};
+
+class SeparableConv2D : public Layer {
+ public:
+  SeparableConv2D(std::int64_t filters, IntPair kernel_size, SeparableConv2DOptions options = {});
+};
+
+}  // namespace strata::layers

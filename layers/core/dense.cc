@@ -1,0 +1,50 @@
+#include "layers/core/dense.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "layers/activations.h"
+
+namespace strata::layers {
+
+DenseImpl::DenseImpl(std::int64_t units_, DenseOptions options_)
+    : LayerImpl("Dense", options_.name), units(units_), options(std::move(options_)) {
+  if (units <= 0) throw ValueError("Dense: units must be positive, got " + std::to_string(units));
+  activations::validate(options.activation);
+}
+
+void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
+  const Shape& s = inputs[0].shape;
+  if (s.rank() < 2) {
+    throw ShapeError("expects input of rank >= 2 (batch, ..., features), got " + s.to_string());
+  }
+  std::int64_t in = s.dims().back();
+  if (in == kUnknownDim) throw ShapeError("the last dimension of the input must be known, got " + s.to_string());
+  kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer);
+  if (options.use_bias) bias = add_weight("bias", Shape{units}, options.bias_initializer);
+}
+
+std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  const Output& x = inputs[0];
+  std::int64_t expected = kernel.shape()[0];
+  if (x.shape().rank() < 2 || x.shape().dims().back() != expected) {
+    throw ShapeError("expects input with last dimension " + std::to_string(expected) + ", got " +
+                     x.shape().to_string());
+  }
+  // Bias and relu run inside the dense op; other activations follow as their own ops.
+  const bool fused_relu = options.activation == "relu";
+  Output y = ops::dense(x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},
+                        fused_relu ? "relu" : "");
+  return {fused_relu ? y : activations::apply(options.activation, y)};
+}
+
+Dense::Dense(std::int64_t units, DenseOptions options)
+    : Layer(std::make_shared<DenseImpl>(units, std::move(options))) {}
+
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units))
+        .unmodeled({"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+                    "bias_constraint"}));
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,232 @@
+#include "layers/core/einsum_dense.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "layers/activations.h"
+
+namespace strata::layers {
+
+namespace {
+
+bool has(const std::string& s, char c) { return s.find(c) != std::string::npos; }
+
+// The permutation that orders `from`'s letters as `to` (same letters).
+std::vector<std::int64_t> permutation(const std::string& from, const std::string& to) {
+  std::vector<std::int64_t> perm;
+  for (char c : to) perm.push_back(static_cast<std::int64_t>(from.find(c)));
+  return perm;
+}
+
+bool is_identity(const std::vector<std::int64_t>& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<std::int64_t>(i)) return false;
+  }
+  return true;
+}
+
+Output permuted(Output x, const std::string& from, const std::string& to) {
+  const auto perm = permutation(from, to);
+  return is_identity(perm) ? x : ops::transpose(x, perm);
+}
+
+}  // namespace
+
+EinsumEquation EinsumEquation::parse(const std::string& equation) {
+  static const std::regex form("([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)");
+  std::smatch m;
+  if (equation.find("...") != std::string::npos) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "': ellipses (...) are not supported");
+  }
+  if (!std::regex_match(equation, m, form)) {
+    throw ValueError("Invalid einsum equation '" + equation + "'. Equations must be in the form [X],[Y]->[Z]");
+  }
+  EinsumEquation e{m[1], m[2], m[3], "", "", ""};
+  for (const std::string* spec : {&e.input, &e.kernel, &e.output}) {
+    std::string sorted = *spec;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      throw NotImplementedError("EinsumDense equation '" + equation + "': a letter repeated in '" + *spec +
+                                "' (a diagonal) is not supported");
+    }
+  }
+  for (char c : e.output) {
+    if (!has(e.input, c) && !has(e.kernel, c)) {
+      throw ValueError("Dimension '" + std::string(1, c) + "' was specified in the output '" + e.output +
+                       "' but has no corresponding dim in the input spec '" + e.input + "' or weight spec '" +
+                       e.kernel + "'");
+    }
+    if (has(e.input, c) && has(e.kernel, c)) {
+      throw NotImplementedError("EinsumDense equation '" + equation + "': letter '" + std::string(1, c) +
+                                "' in the input, the kernel and the output (a batched kernel) is not supported");
+    }
+  }
+  for (char c : e.kernel) {
+    if (!has(e.input, c) && !has(e.output, c)) {
+      throw ValueError("Weight dimension '" + std::string(1, c) + "' did not have a match in either the input spec '" +
+                       e.input + "' or the output spec '" + e.output + "'. For this layer, the weight must be fully specified.");
+    }
+  }
+  for (char c : e.input) {
+    if (has(e.kernel, c) && !has(e.output, c)) {
+      e.summed += c;
+    } else if (has(e.output, c)) {
+      e.input_kept += c;
+    } else {
+      throw NotImplementedError("EinsumDense equation '" + equation + "': input letter '" + std::string(1, c) +
+                                "' is neither in the kernel nor in the output (summed alone) and is not supported");
+    }
+  }
+  for (char c : e.kernel) {
+    if (has(e.output, c)) e.kernel_kept += c;
+  }
+  return e;
+}
+
+EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, EinsumDenseOptions o)
+    : LayerImpl("EinsumDense", o.name),
+      equation(std::move(equation_)),
+      output_shape(std::move(output_shape_)),
+      options(std::move(o)),
+      letters(EinsumEquation::parse(equation)) {
+  activations::validate(options.activation);
+  if (letters.output[0] != letters.input[0]) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "': the output's first letter must be the input's (the batch)");
+  }
+  if (options.bias_axes && options.bias_axes->empty()) throw ValueError("bias_axes is empty: name the output letters the bias spans, or pass none");
+  if (options.bias_axes) {
+    for (char c : *options.bias_axes) {
+      if (!has(letters.output, c)) {
+        throw ValueError("Bias dimension '" + std::string(1, c) + "' was requested, but is not part of the output spec '" +
+                         letters.output + "'");
+      }
+    }
+  }
+}
+
+void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
+  const Shape& x = inputs[0].shape;
+  if (x.rank() != static_cast<int>(letters.input.size())) {
+    throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
+                     ", got " + x.to_string());
+  }
+  auto input_dim = [&](char c) { return x[static_cast<int>(letters.input.find(c))]; };
+  std::vector<std::int64_t> out{x[0]};
+  // As Keras reads it: output_shape's dims follow the batch axis, one per output letter.
+  auto wrong_count = [&] {
+    return ValueError("EinsumDense equation '" + equation + "' has " + std::to_string(letters.output.size() - 1) +
+                      " output axes after the batch axis, but output_shape " + output_shape.to_string() + " gives " +
+                      std::to_string(output_shape.rank()));
+  };
+  for (int i = 1; i < static_cast<int>(letters.output.size()); ++i) {
+    const char c = letters.output[static_cast<std::size_t>(i)];
+    if (i - 1 >= output_shape.rank()) throw wrong_count();
+    const std::int64_t given = output_shape[i - 1];
+    if (has(letters.input, c)) {
+      if (given != kUnknownDim && input_dim(c) != kUnknownDim && given != input_dim(c)) {
+        throw ValueError("Input shape and output shape do not match at shared dimension '" + std::string(1, c) +
+                         "'. Input shape is " + std::to_string(input_dim(c)) + ", and output shape is " +
+                         std::to_string(given) + ".");
+      }
+      out.push_back(given != kUnknownDim ? given : input_dim(c));
+    } else {
+      if (given == kUnknownDim) {
+        throw ValueError("output_shape " + output_shape.to_string() + " leaves dimension '" + std::string(1, c) +
+                         "' (a kernel dimension) unknown");
+      }
+      out.push_back(given);
+    }
+  }
+  if (output_shape.rank() + 1 != static_cast<int>(letters.output.size())) throw wrong_count();
+  if (has(letters.kernel, letters.output[0])) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "': the kernel cannot span the batch axis");
+  }
+  full_output_shape = Shape(out);
+  // Kernel dims: kept letters from the output, summed ones from the input (known).
+  std::vector<std::int64_t> kernel_dims;
+  std::int64_t fan_in = 1, fan_out = 1;
+  for (char c : letters.kernel) {
+    const bool kept = has(letters.output, c);
+    const std::int64_t d = kept ? out[letters.output.find(c)] : input_dim(c);
+    if (d == kUnknownDim) {
+      throw ShapeError("the input's dimension '" + std::string(1, c) + "' must be known, got " + x.to_string());
+    }
+    kernel_dims.push_back(d);
+    (kept ? fan_out : fan_in) *= d;
+  }
+  // Keras gives a variance-scaling initializer (Glorot, He, LeCun) the kernel's fans from
+  // its input (summed) and output (kept) axes, as for a (fan_in, fan_out) Dense kernel:
+  // drawn in that shape, the values are laid out as the kernel's (each draw independent).
+  // Other initializers draw in the kernel's own shape.
+  static const std::set<std::string> kVarianceScaling{"VarianceScaling", "GlorotUniform", "GlorotNormal",
+                                                       "HeUniform",       "HeNormal",      "LecunUniform",
+                                                       "LecunNormal"};
+  if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
+    kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
+    kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
+  } else {
+    kernel = add_weight("kernel", Shape(kernel_dims), options.kernel_initializer);
+  }
+  if (options.bias_axes) {
+    std::size_t first = letters.output.size();
+    for (char c : *options.bias_axes) first = std::min(first, letters.output.find(c));
+    std::vector<std::int64_t> bias_dims;
+    for (std::size_t i = first; i < letters.output.size(); ++i) {
+      bias_dims.push_back(has(*options.bias_axes, letters.output[i]) ? out[i] : 1);
+    }
+    bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
+  }
+}
+
+std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  Output x = inputs[0];
+  if (x.shape().rank() != static_cast<int>(letters.input.size())) {
+    throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
+                     ", got " + x.shape().to_string());
+  }
+  const Shape& ks = kernel.shape();
+  auto kernel_dim = [&](char c) { return ks[static_cast<int>(letters.kernel.find(c))]; };
+  std::int64_t summed_size = 1, kept_size = 1;
+  std::vector<std::int64_t> kept_dims;
+  for (char c : letters.summed) summed_size *= kernel_dim(c);
+  for (char c : letters.kernel_kept) {
+    kept_size *= kernel_dim(c);
+    kept_dims.push_back(kernel_dim(c));
+  }
+  // One matrix product: x as (kept input letters..., summed), the kernel as
+  // (summed, kept kernel letters).
+  x = permuted(x, letters.input, letters.input_kept + letters.summed);
+  const int kept_axes = static_cast<int>(letters.input_kept.size());
+  if (letters.summed.empty()) {
+    x = ops::expand_dims(x, -1);
+  } else if (letters.summed.size() > 1) {
+    x = ops::merge_axes(x, kept_axes, static_cast<int>(letters.summed.size()));
+  }
+  Output k = ops::reshape(permuted(graph.variable(kernel), letters.kernel, letters.summed + letters.kernel_kept),
+                          {summed_size, kept_size});
+  Output y = ops::matmul(x, k);
+  if (letters.kernel_kept.empty()) {
+    y = ops::reduce_sum(y, {-1});
+  } else if (letters.kernel_kept.size() > 1) {
+    y = ops::split_axis(y, -1, kept_dims);
+  }
+  y = permuted(y, letters.input_kept + letters.kernel_kept, letters.output);
+  if (options.bias_axes) y = ops::add(y, graph.variable(bias));
+  return {activations::apply(options.activation, y)};
+}
+
+EinsumDense::EinsumDense(std::string equation, Shape output_shape, EinsumDenseOptions options)
+    : Layer(std::make_shared<EinsumDenseImpl>(std::move(equation), std::move(output_shape), std::move(options))) {}
+
+namespace {
+const bool registered = register_keras_class(
+    describe_layer<EinsumDense>("EinsumDense", &EinsumDenseImpl::options,
+                                keras_field("equation", &EinsumDenseImpl::equation),
+                                keras_field("output_shape", &EinsumDenseImpl::output_shape, Spelling::bare_single)));
+}  // namespace
+
+}  // namespace strata::layers

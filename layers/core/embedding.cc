@@ -1,0 +1,62 @@
+#include "layers/core/embedding.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/sequence_ops.h"
+
+namespace strata::layers {
+
+EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, EmbeddingOptions options_)
+    : LayerImpl("Embedding", options_.name), input_dim(input_dim_), output_dim(output_dim_),
+      options(std::move(options_)) {
+  if (input_dim <= 0 || output_dim <= 0) {
+    throw ValueError("Embedding: input_dim and output_dim must be positive, got " + std::to_string(input_dim) +
+                     " and " + std::to_string(output_dim));
+  }
+}
+
+void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
+  embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, options.embeddings_initializer);
+}
+
+std::vector<Output> EmbeddingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  return {ops::embedding_lookup(graph.variable(embeddings), inputs[0], "Embedding '" + name + "'")};
+}
+
+std::vector<Output> EmbeddingImpl::compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                                const std::vector<Output>&) {
+  if (!options.mask_zero) return {};
+  Output ids = inputs[0].dtype() == DType::float32 ? inputs[0] : ops::cast(inputs[0], DType::float32);
+  return {ops::not_equal(ids, ops::constant(graph, 0.f))};
+}
+
+Embedding::Embedding(std::int64_t input_dim, std::int64_t output_dim, EmbeddingOptions options)
+    : Layer(std::make_shared<EmbeddingImpl>(input_dim, output_dim, std::move(options))) {}
+
+MaskingImpl::MaskingImpl(MaskingOptions options_) : LayerImpl("Masking", options_.name), options(std::move(options_)) {}
+
+std::vector<Output> MaskingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  Output keep = ops::reduce_max(ops::not_equal(inputs[0], ops::constant(graph, static_cast<float>(options.mask_value))),
+                                {-1}, true);
+  return {ops::mul(inputs[0], keep)};
+}
+
+std::vector<Output> MaskingImpl::compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                              const std::vector<Output>&) {
+  return {ops::reduce_max(
+      ops::not_equal(inputs[0], ops::constant(graph, static_cast<float>(options.mask_value))), {-1}, false)};
+}
+
+Masking::Masking(MaskingOptions options) : Layer(std::make_shared<MaskingImpl>(std::move(options))) {}
+
+namespace {
+const bool registered = [] {
+  register_keras_class(describe_layer<Embedding>("Embedding", &EmbeddingImpl::options,
+                                                 keras_field("input_dim", &EmbeddingImpl::input_dim).at_least(1),
+                                                 keras_field("output_dim", &EmbeddingImpl::output_dim).at_least(1)));
+  register_keras_class(describe_layer<Masking>("Masking", &MaskingImpl::options));
+  return true;
+}();
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,414 @@
+#include "layers/core/op_layer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "layers/activations.h"
+
+namespace strata::layers {
+
+namespace {
+
+// One call's materialized arguments: each a tensor, or several (a tensor list).
+struct OpCall {
+  Graph& graph;
+  std::vector<std::vector<Output>> args;
+  const std::vector<OpArgument>& arguments;  // as saved: which are constants
+  const OpAttributes& attrs;
+  std::string where;
+
+  Output arg(std::size_t i) const {
+    if (i >= args.size() || args[i].size() != 1)
+      throw ValueError(where + ": expects a tensor as argument " + std::to_string(i));
+    return args[i][0];
+  }
+  bool has(const std::string& key) const {
+    auto it = attrs.find(key);
+    return it != attrs.end() && !std::holds_alternative<std::monostate>(it->second);
+  }
+  // An int or a list of ints; none when absent or null.
+  std::optional<std::vector<std::int64_t>> axes(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    const ConfigValue& v = attrs.at(key);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return std::vector<std::int64_t>{*i};
+    if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) return *l;
+    throw ValueError(where + ": '" + key + "' must be an integer or a list of integers");
+  }
+  bool flag(const std::string& key) const {
+    return has(key) && std::holds_alternative<bool>(attrs.at(key)) && std::get<bool>(attrs.at(key));
+  }
+  double number(const std::string& key) const {
+    if (!has(key)) throw ValueError(where + ": needs '" + key + "'");
+    const ConfigValue& v = attrs.at(key);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    throw ValueError(where + ": '" + key + "' must be a number");
+  }
+  std::string text(const std::string& key) const {
+    return has(key) ? std::get<std::string>(attrs.at(key)) : std::string();
+  }
+};
+
+using OpFn = std::function<Output(const OpCall&)>;
+
+std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const std::string& where) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= r)
+    throw ValueError(where + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + r : axis;
+}
+
+// The shape to pass to reshape: the batch (unknown) as -1, other dims known.
+std::vector<std::int64_t> reshape_target(const Shape& s, const std::string& where) {
+  std::vector<std::int64_t> dims = s.dims();
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != kUnknownDim) continue;
+    if (i != 0) throw ShapeError(where + ": needs known dimensions after the batch, got " + s.to_string());
+    dims[i] = -1;
+  }
+  return dims;
+}
+
+Output reduce(const OpCall& c, const std::function<Output(Output, std::vector<std::int64_t>, bool)>& fn) {
+  const Output x = c.arg(0);
+  std::vector<std::int64_t> axes;
+  if (auto a = c.axes("axis")) {
+    for (auto v : *a) axes.push_back(normalize_axis(v, x.shape().rank(), c.where));
+  } else {
+    for (int i = 0; i < x.shape().rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  }
+  return fn(x, axes, c.flag("keepdims"));
+}
+
+Output expand_dims(Output x, std::int64_t axis, const std::string& where) {
+  std::vector<std::int64_t> dims = reshape_target(x.shape(), where);
+  const auto rank = static_cast<std::int64_t>(dims.size()) + 1;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) throw ValueError(where + ": axis out of range");
+  dims.insert(dims.begin() + axis, 1);
+  return ops::reshape(x, dims);
+}
+
+DType dtype_of(const std::string& name, const std::string& where) {
+  // Computed in float32: float16's and bfloat16's rounding is not emulated.
+  if (name == "float16" || name == "bfloat16" || name == "float64") return DType::float32;
+  try {
+    return parse_dtype(name);
+  } catch (const ValueError&) {
+    throw NotImplementedError(where + ": dtype '" + name + "' is not supported");
+  }
+}
+
+const std::map<std::string, OpFn>& table() {
+  using C = const OpCall&;
+  static const std::map<std::string, OpFn> t = {
+      {"Add", [](C c) { return ops::add(c.arg(0), c.arg(1)); }},
+      {"Subtract", [](C c) { return ops::sub(c.arg(0), c.arg(1)); }},
+      {"Multiply", [](C c) { return ops::mul(c.arg(0), c.arg(1)); }},
+      {"Divide", [](C c) { return ops::div(c.arg(0), c.arg(1)); }},
+      {"TrueDivide", [](C c) { return ops::div(c.arg(0), c.arg(1)); }},
+      {"Maximum", [](C c) { return ops::maximum(c.arg(0), c.arg(1)); }},
+      {"Minimum", [](C c) { return ops::minimum(c.arg(0), c.arg(1)); }},
+      {"Power",
+       [](C c) {
+         // A constant whole exponent as products (and a reciprocal when negative): exact,
+         // and defined for x < 0 as NumPy's. Otherwise exp(y log x), NaN for x < 0 as
+         // NumPy's is for a fractional exponent.
+         const OpArgument& e = c.arguments.at(1);
+         if (e.kind == OpArgument::Kind::number && e.number == std::floor(e.number) && std::fabs(e.number) <= 64) {
+           const auto n = static_cast<int>(std::fabs(e.number));
+           Output y = ops::ones_like(c.arg(0));
+           for (int i = 0; i < n; ++i) y = ops::mul(y, c.arg(0));
+           return e.number < 0 ? ops::div(ops::ones_like(c.arg(0)), y) : y;
+         }
+         if (e.kind == OpArgument::Kind::number && e.number == 0.5) return ops::sqrt(c.arg(0));
+         return ops::exp(ops::mul(c.arg(1), ops::log(c.arg(0))));
+       }},
+      {"Equal", [](C c) { return ops::equal(c.arg(0), c.arg(1)); }},
+      {"NotEqual", [](C c) { return ops::not_equal(c.arg(0), c.arg(1)); }},
+      {"Greater", [](C c) { return ops::greater(c.arg(0), c.arg(1)); }},
+      {"GreaterEqual", [](C c) { return ops::greater_equal(c.arg(0), c.arg(1)); }},
+      {"Less", [](C c) { return ops::less(c.arg(0), c.arg(1)); }},
+      {"LessEqual", [](C c) { return ops::less_equal(c.arg(0), c.arg(1)); }},
+      {"LogicalAnd", [](C c) { return ops::mul(ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f)),
+                                               ops::not_equal(c.arg(1), ops::constant(c.graph, 0.0f))); }},
+      {"Where",
+       [](C c) {  // only the chosen branch passes: where(x > 0, log(x), 0) has no NaN
+         return ops::where(ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f)), c.arg(1), c.arg(2));
+       }},
+      {"Negative", [](C c) { return ops::neg(c.arg(0)); }},
+      {"Absolute", [](C c) { return ops::abs(c.arg(0)); }},
+      {"Abs", [](C c) { return ops::abs(c.arg(0)); }},
+      {"Sqrt", [](C c) { return ops::sqrt(c.arg(0)); }},
+      {"Square", [](C c) { return ops::square(c.arg(0)); }},
+      {"Exp", [](C c) { return ops::exp(c.arg(0)); }},
+      {"Log", [](C c) { return ops::log(c.arg(0)); }},
+      {"Tanh", [](C c) { return ops::tanh(c.arg(0)); }},
+      {"Sign", [](C c) { return ops::sign(c.arg(0)); }},
+      {"Clip",
+       [](C c) {
+         return ops::clip(c.arg(0), static_cast<float>(c.number("x_min")), static_cast<float>(c.number("x_max")));
+       }},
+      {"OnesLike", [](C c) { return ops::ones_like(c.arg(0)); }},
+      {"ZerosLike", [](C c) { return ops::zeros_like(c.arg(0)); }},
+      {"FullLike", [](C c) { return ops::add(ops::zeros_like(c.arg(0)), c.arg(1)); }},
+      {"Cast",
+       [](C c) {
+         // bool: 1 where x != 0, as NumPy's cast (Strata has no bool tensors: 0 / 1 floats).
+         if (c.text("dtype") == "bool") return ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f));
+         return ops::cast(c.arg(0), dtype_of(c.text("dtype"), c.where));
+       }},
+      {"Sum", [](C c) { return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_sum(x, a, k); }); }},
+      {"Mean", [](C c) { return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_mean(x, a, k); }); }},
+      {"Max",
+       [](C c) {
+         if (c.has("initial")) throw NotImplementedError(c.where + ": Max with 'initial' is not supported");
+         return reduce(c, [](Output x, auto a, bool k) { return ops::reduce_max(x, a, k); });
+       }},
+      {"Min",
+       [](C c) {
+         if (c.has("initial")) throw NotImplementedError(c.where + ": Min with 'initial' is not supported");
+         return reduce(c, [](Output x, auto a, bool k) { return ops::neg(ops::reduce_max(ops::neg(x), a, k)); });
+       }},
+      {"Reshape",
+       [](C c) {
+         const auto shape = c.axes("newshape");
+         if (!shape) throw ValueError(c.where + ": Reshape needs 'newshape'");
+         return ops::reshape(c.arg(0), *shape);
+       }},
+      {"ExpandDims",
+       [](C c) {
+         const auto axis = c.axes("axis");
+         if (!axis || axis->size() != 1) throw NotImplementedError(c.where + ": ExpandDims needs one axis");
+         return expand_dims(c.arg(0), (*axis)[0], c.where);
+       }},
+      {"Squeeze",
+       [](C c) {
+         const Output x = c.arg(0);
+         std::vector<std::int64_t> dims = reshape_target(x.shape(), c.where), out;
+         const auto axes = c.axes("axis");
+         for (std::size_t i = 0; i < dims.size(); ++i) {
+           bool drop = dims[i] == 1;
+           if (axes) {
+             drop = false;
+             for (auto a : *axes) drop |= normalize_axis(a, dims.size(), c.where) == static_cast<std::int64_t>(i);
+             if (drop && dims[i] != 1) throw ValueError(c.where + ": cannot squeeze an axis of size " + std::to_string(dims[i]));
+           }
+           if (!drop) out.push_back(dims[i]);
+         }
+         return ops::reshape(x, out);
+       }},
+      {"Transpose",
+       [](C c) {
+         const Output x = c.arg(0);
+         std::vector<std::int64_t> perm;
+         if (auto axes = c.axes("axes")) {
+           perm = *axes;
+         } else {
+           for (std::size_t i = x.shape().rank(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
+         }
+         return ops::transpose(x, perm);
+       }},
+      {"Concatenate",
+       [](C c) {
+         const auto axis = c.axes("axis").value_or(std::vector<std::int64_t>{0});
+         return ops::concat(c.args.at(0), static_cast<int>(normalize_axis(axis.at(0), c.args.at(0).at(0).shape().rank(), c.where)));
+       }},
+      {"Stack",
+       [](C c) {
+         const auto axis = c.axes("axis").value_or(std::vector<std::int64_t>{0});
+         std::vector<Output> expanded;
+         for (const Output& x : c.args.at(0)) expanded.push_back(expand_dims(x, axis.at(0), c.where));
+         const auto rank = expanded.at(0).shape().rank();
+         return ops::concat(expanded, static_cast<int>(normalize_axis(axis.at(0), rank, c.where)));
+       }},
+      {"Matmul",
+       [](C c) {
+         const Output b = c.arg(1);
+         if (b.shape().rank() != 2)
+           throw NotImplementedError(c.where + ": Matmul with a batched right operand " + b.shape().to_string() +
+                                     " is not supported (a 2-D right operand is)");
+         return ops::matmul(c.arg(0), b);
+       }},
+      {"Relu", [](C c) { return activations::apply("relu", c.arg(0)); }},
+      {"Relu6", [](C c) { return activations::relu6(c.arg(0)); }},
+      {"Sigmoid", [](C c) { return activations::apply("sigmoid", c.arg(0)); }},
+      {"Silu", [](C c) { return activations::apply("silu", c.arg(0)); }},
+      {"Gelu", [](C c) { return activations::gelu(c.arg(0), !c.has("approximate") || c.flag("approximate")); }},
+      {"Softmax",
+       [](C c) {
+         return activations::softmax_over(c.arg(0), c.axes("axis").value_or(std::vector<std::int64_t>{-1}));
+       }},
+  };
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_ops() {
+  std::vector<std::string> out{"GetItem"};  // computed by OpLayerImpl::get_item
+  for (const auto& [name, fn] : table()) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_supported_op(const std::string& op) { return op == "GetItem" || table().count(op) > 0; }
+
+OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,
+                         OpAttributes attributes_, std::string name)
+    : LayerImpl(op, std::move(name)),
+      module(std::move(module_)),
+      arguments(std::move(arguments_)),
+      attributes(std::move(attributes_)) {
+  if (!is_supported_op(op)) {
+    std::string known;
+    for (const auto& n : supported_ops()) known += (known.empty() ? "" : ", ") + n;
+    throw NotImplementedError("operation '" + op + "' (" + module + ") of layer '" + this->name +
+                              "' is not supported; supported operations: " + known);
+  }
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const OpArgument& a = arguments[i];
+    if (a.kind != OpArgument::Kind::array) {
+      constants_.emplace_back();
+      continue;
+    }
+    std::vector<float> values(a.values.begin(), a.values.end());
+    constants_.emplace_back(this->name + "/constant_" + std::to_string(i),
+                            Tensor::from_vector(Shape(a.shape), values), /*trainable=*/false);
+  }
+}
+
+void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
+  if (class_name() != "GetItem") return;
+  const std::string where = "GetItem '" + name + "'";
+  if (arguments.size() != 2 || arguments[1].kind != OpArgument::Kind::index || inputs.empty())
+    throw ValueError(where + ": expects a tensor and an index");
+  const Shape& in = inputs[0].shape;
+  const auto& key = arguments[1].key;
+  if (key.size() > static_cast<std::size_t>(in.rank()))
+    throw ValueError(where + ": " + std::to_string(key.size()) + " indices for input " + in.to_string());
+  selections_.clear();
+  kept_shape_.clear();
+  for (std::size_t a = 0; a < static_cast<std::size_t>(in.rank()); ++a) {
+    const std::int64_t size = in.dims()[a];
+    if (a >= key.size()) {  // untouched trailing axes
+      kept_shape_.push_back(a == 0 ? -1 : size);
+      continue;
+    }
+    const IndexEntry& e = key[a];
+    const bool whole = e.is_slice && !e.start && !e.stop && (!e.step || *e.step == 1);
+    if (whole) {
+      kept_shape_.push_back(a == 0 ? -1 : size);
+      continue;
+    }
+    if (size == kUnknownDim) {
+      throw NotImplementedError(where + ": indexing axis " + std::to_string(a) + " of " + in.to_string() +
+                                " needs its size; only ':' is supported on the batch axis");
+    }
+    std::vector<std::int64_t> picked;
+    if (!e.is_slice) {
+      const std::int64_t i = e.index < 0 ? e.index + size : e.index;
+      if (i < 0 || i >= size)
+        throw ValueError(where + ": index " + std::to_string(e.index) + " is out of range for axis " +
+                         std::to_string(a) + " of " + in.to_string());
+      picked.push_back(i);
+    } else {
+      // Python's slice semantics (slice.indices).
+      const std::int64_t step = e.step.value_or(1);
+      if (step == 0) throw ValueError(where + ": slice step cannot be zero");
+      auto clamp = [&](std::optional<std::int64_t> v, std::int64_t fallback) {
+        if (!v) return fallback;
+        std::int64_t x = *v < 0 ? *v + size : *v;
+        return step > 0 ? std::clamp<std::int64_t>(x, 0, size) : std::clamp<std::int64_t>(x, -1, size - 1);
+      };
+      const std::int64_t start = clamp(e.start, step > 0 ? 0 : size - 1);
+      const std::int64_t stop = clamp(e.stop, step > 0 ? size : -1);
+      for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) picked.push_back(i);
+      kept_shape_.push_back(static_cast<std::int64_t>(picked.size()));
+    }
+    AxisSelection sel;
+    sel.axis = static_cast<std::int64_t>(a);
+    bool contiguous = !picked.empty();
+    for (std::size_t i = 1; i < picked.size(); ++i) contiguous &= picked[i] == picked[i - 1] + 1;
+    if (contiguous) {
+      sel.begin = picked.front();
+      sel.end = picked.back() + 1;
+    } else {
+      std::vector<float> m(static_cast<std::size_t>(size) * picked.size(), 0.f);
+      for (std::size_t j = 0; j < picked.size(); ++j) m[picked[j] * picked.size() + j] = 1.f;
+      sel.matrix = Variable(name + "/select_" + std::to_string(a),
+                            Tensor::from_vector(Shape{size, static_cast<std::int64_t>(picked.size())}, m),
+                            /*trainable=*/false);
+    }
+    selections_.push_back(sel);
+  }
+}
+
+Output OpLayerImpl::get_item(Graph& graph, Output x) const {
+  const std::size_t rank = x.shape().rank();
+  for (const AxisSelection& sel : selections_) {
+    const auto a = static_cast<std::size_t>(sel.axis);
+    if (!sel.matrix.defined()) {
+      std::vector<std::int64_t> before(rank, 0), after(rank, 0);
+      before[a] = sel.begin;
+      after[a] = x.shape().dims()[a] - sel.end;
+      x = ops::crop(x, before, after);
+      continue;
+    }
+    // Move the axis last, pick with the 0/1 matrix, move it back.
+    std::vector<std::int64_t> perm;
+    for (std::size_t i = 0; i < rank; ++i)
+      if (i != a) perm.push_back(static_cast<std::int64_t>(i));
+    perm.push_back(sel.axis);
+    std::vector<std::int64_t> back(rank);
+    for (std::size_t i = 0; i < rank; ++i) back[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+    x = ops::transpose(ops::matmul(ops::transpose(x, perm), graph.variable(sel.matrix)), back);
+  }
+  return ops::reshape(x, kept_shape_);
+}
+
+std::size_t OpLayerImpl::num_inputs() const {
+  std::size_t n = 0;
+  for (const auto& a : arguments) {
+    if (a.kind == OpArgument::Kind::tensor) n += 1;
+    if (a.kind == OpArgument::Kind::tensor_list) n += static_cast<std::size_t>(a.count);
+  }
+  return n;
+}
+
+std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  OpCall c{graph, {}, arguments, attributes, class_name() + " '" + name + "'"};
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const OpArgument& a = arguments[i];
+    switch (a.kind) {
+      case OpArgument::Kind::tensor:
+        c.args.push_back({inputs.at(static_cast<std::size_t>(a.first_input))});
+        break;
+      case OpArgument::Kind::tensor_list:
+        c.args.emplace_back(inputs.begin() + a.first_input, inputs.begin() + a.first_input + a.count);
+        break;
+      case OpArgument::Kind::number:
+        c.args.push_back({ops::constant(graph, static_cast<float>(a.number))});
+        break;
+      case OpArgument::Kind::array:
+        c.args.push_back({graph.variable(constants_[i])});
+        break;
+      case OpArgument::Kind::index:
+        c.args.emplace_back();  // read by GetItem from `arguments`
+        break;
+    }
+  }
+  if (class_name() == "GetItem") return {get_item(graph, c.arg(0))};
+  return {table().at(class_name())(c)};
+}
+
+OpLayer::OpLayer(std::string op, std::string module, std::vector<OpArgument> arguments,
+                 OpAttributes attributes, std::string name)
+    : Layer(std::make_shared<OpLayerImpl>(std::move(op), std::move(module), std::move(arguments),
+                                          std::move(attributes), std::move(name))) {}
+
+}  // namespace strata::layers

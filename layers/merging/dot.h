@@ -1,0 +1,36 @@
+// Dot: batched dot product of two tensors of rank 2 or 3 over `axes` (one axis for both,
+// or one per input; 1-based non-batch axes as in Keras, negative from the end).
+// normalize = true L2-normalizes both along the contracted axes first (cosine proximity).
+// (batch, k)·(batch, k) -> (batch, 1); (batch, m, k)·(batch, n, k) over (2, 2) -> (batch, m, n).
+#pragma once
+
+#include <string>
+
+#include "layers/convolutional/conv_utils.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct DotOptions {  // Keras signature order (after axes)
+  bool normalize = false;
+  std::string name;
+
+  static constexpr auto keras_fields() { return std::tuple{keras_field("normalize", &DotOptions::normalize)}; }
+};
+
+class DotImpl : public LayerImpl {
+ public:
+  DotImpl(IntPair axes, DotOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool accepts_input_count(std::size_t n) const override { return n == 2; }
+  IntPair axes;
+  DotOptions options;
+};
+
+class Dot : public Layer {
+ public:
+  explicit Dot(IntPair axes, DotOptions options = {});
+};
+
+}  // namespace strata::layers

@@ -1,0 +1,85 @@
+#include "layers/normalization/batch_normalization.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+
+namespace strata::layers {
+
+BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
+    : LayerImpl("BatchNormalization", o.name), options(std::move(o)) {
+  if (options.epsilon <= 0) throw ValueError("BatchNormalization: epsilon must be positive");
+}
+
+void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
+  const Shape& s = inputs[0].shape;
+  if (s.rank() < 2) throw ShapeError("expects input of rank >= 2, got " + s.to_string());
+  const std::int64_t c = s[options.axis];
+  if (c == kUnknownDim) throw ShapeError("the normalized axis must be known, got " + s.to_string());
+  if (options.scale) gamma = add_weight("gamma", Shape{c}, options.gamma_initializer);
+  if (options.center) beta = add_weight("beta", Shape{c}, options.beta_initializer);
+  moving_mean = add_weight("moving_mean", Shape{c}, options.moving_mean_initializer, false);
+  moving_variance = add_weight("moving_variance", Shape{c}, options.moving_variance_initializer, false);
+}
+
+std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  const Output& x = inputs[0];
+  const Shape& s = x.shape();
+  const int axis = s.normalize_axis(options.axis);
+  const std::int64_t c = moving_mean.shape()[0];
+  if (s.dims()[axis] != c) {
+    throw ShapeError("expects input with " + std::to_string(c) + " features on axis " + std::to_string(options.axis) +
+                     ", got " + s.to_string());
+  }
+  // Parameters shaped to broadcast against x: 1 everywhere but `axis`.
+  std::vector<std::int64_t> bshape(static_cast<std::size_t>(s.rank()), 1), axes;
+  bshape[axis] = c;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i != axis) axes.push_back(i);
+  }
+  auto param = [&](const Variable& v) { return ops::reshape(graph.variable(v), bshape); };
+  Output mean = param(moving_mean), variance = param(moving_variance);
+  if (trainable) {
+    Output batch_mean = ops::reduce_mean(x, axes, true);
+    Output batch_var = ops::reduce_mean(ops::square(ops::sub(x, batch_mean)), axes, true);
+    mean = ops::training_select(batch_mean, mean);
+    variance = ops::training_select(batch_var, variance);
+    const float m = static_cast<float>(options.momentum);
+    auto move = [&](const Variable& v, Output batch) {
+      Output var = graph.variable(v);
+      Output next = ops::add(ops::mul(var, m), ops::mul(ops::reshape(batch, {c}), 1.f - m));
+      graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
+    };
+    move(moving_mean, batch_mean);
+    move(moving_variance, batch_var);
+  }
+  Output inv = ops::div(1.f, ops::sqrt(ops::add(variance, static_cast<float>(options.epsilon))));
+  if (options.scale) inv = ops::mul(inv, param(gamma));
+  Output y = ops::mul(ops::sub(x, mean), inv);
+  if (options.center) y = ops::add(y, param(beta));
+  return {y};
+}
+
+BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
+    : Layer(std::make_shared<BatchNormalizationImpl>(std::move(options))) {}
+
+namespace {
+// One channel axis: a list of several (tf.keras allows it) is refused before the fields.
+void one_axis(const ConfigSource& src) {
+  const FieldSpec axes = spec_of("axis", ValueKind::int_list);
+  std::optional<ConfigValue> v = src.get(axes);
+  if (!v) return;
+  const auto& list = std::get<std::vector<std::int64_t>>(*v);
+  if (list.size() > 1) {
+    std::string axes;
+    for (auto a : list) axes += (axes.empty() ? "[" : ",") + std::to_string(a);
+    throw NotImplementedError(src.where() + ": normalizing over several axes " + axes +
+                              "] is not supported (one channel axis only)");
+  }
+}
+
+const bool registered = register_keras_class(
+    describe_layer<BatchNormalization>("BatchNormalization", &BatchNormalizationImpl::options).checked(one_axis));
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,314 @@
+#include "layers/preprocessing/index_lookup.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/ops/one_hot.h"
+#include "core/string_pool.h"
+
+namespace strata::layers {
+
+IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, IndexLookupConfig config)
+    : LayerImpl(std::move(class_name), std::move(name_)), config_(std::move(config)) {
+  const auto& mode = config_.output_mode;
+  if (mode == "tf_idf") {
+    throw NotImplementedError(where() + ": output_mode 'tf_idf' is not supported");
+  }
+  if (mode != "int" && mode != "one_hot" && mode != "multi_hot" && mode != "count") {
+    throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot' or 'count', got '" + mode + "'");
+  }
+  if (config_.invert && mode != "int") {
+    throw ValueError(where() + ": output_mode must be 'int' when invert is true, got '" + mode + "'");
+  }
+  if (config_.num_oov_indices < 0) {
+    throw ValueError(where() + ": num_oov_indices must be >= 0, got " + std::to_string(config_.num_oov_indices));
+  }
+  if (config_.max_tokens && *config_.max_tokens <= 1) {
+    throw ValueError(where() + ": max_tokens must be greater than 1, got " + std::to_string(*config_.max_tokens));
+  }
+  if (config_.pad_to_max_tokens && !config_.max_tokens && mode != "int") {
+    throw ValueError(where() + ": pad_to_max_tokens needs max_tokens");
+  }
+  if (config_.salt && config_.salt->size() != 2) {
+    throw ValueError(where() + ": salt must be two integers");
+  }
+  auto check_kind = [&](const Token& t, const char* what) {
+    if (std::holds_alternative<std::string>(t) != config_.strings) {
+      throw ValueError(where() + ": " + what + " must be " + (config_.strings ? "a string" : "an integer"));
+    }
+  };
+  if (config_.mask_token) check_kind(*config_.mask_token, "mask_token");
+  check_kind(config_.oov_token, "oov_token");
+  publish();  // an empty vocabulary: every token is OOV until one is set
+}
+
+std::string IndexLookupImpl::where() const { return class_name() + " '" + name + "'"; }
+
+std::int64_t IndexLookupImpl::oov_start() const {
+  return config_.mask_token && config_.output_mode == "int" ? 1 : 0;
+}
+
+std::int64_t IndexLookupImpl::vocabulary_size() const {
+  return token_start() + static_cast<std::int64_t>(config_.strings ? string_tokens_.size() : int_tokens_.size());
+}
+
+void IndexLookupImpl::publish() {
+  auto t = std::make_shared<IndexLookupTable>();
+  t->string_keys = config_.strings;
+  t->oov_start = oov_start();
+  t->num_oov = config_.num_oov_indices;
+  t->token_start = token_start();
+  for (const auto& s : string_tokens_) t->string_tokens.push_back(intern_string(s));
+  t->int_tokens = int_tokens_;
+  t->index_tokens();
+  if (config_.mask_token) {
+    t->has_mask = true;
+    if (config_.strings) {
+      t->string_mask = intern_string(std::get<std::string>(*config_.mask_token));
+    } else {
+      t->int_mask = std::get<std::int64_t>(*config_.mask_token);
+    }
+    // Keras: a mask token is index 0 in "int" mode; elsewhere it encodes to nothing.
+    t->mask_output = config_.output_mode == "int" ? 0 : std::numeric_limits<std::int64_t>::max();
+  }
+  t->floormod_oov = config_.floormod_oov;
+  if (config_.salt) {
+    t->salt = std::pair{static_cast<std::uint64_t>((*config_.salt)[0]), static_cast<std::uint64_t>((*config_.salt)[1])};
+  }
+  if (config_.strings) {
+    t->string_oov_token = intern_string(std::get<std::string>(config_.oov_token));
+  } else {
+    t->int_oov_token = std::get<std::int64_t>(config_.oov_token);
+  }
+  table_.set(std::move(t));
+}
+
+std::vector<Output> IndexLookupImpl::call(Graph&, const std::vector<Output>& inputs) {
+  const Output x = inputs[0];
+  const DType vocab = config_.strings ? DType::string : DType::int64;
+  if (config_.invert) {
+    if (x.dtype() != DType::int32 && x.dtype() != DType::int64) {
+      throw ValueError(where() + " (invert) expects integer indices, got " + to_string(x.dtype()));
+    }
+    return {ops::index_lookup_invert(x, table_, vocab)};
+  }
+  if (config_.strings && x.dtype() != DType::string) {
+    throw ValueError(where() + " expects string inputs (Input dtype \"string\"), got " + to_string(x.dtype()));
+  }
+  if (!config_.strings && x.dtype() != DType::int32 && x.dtype() != DType::int64) {
+    throw ValueError(where() + " expects integer inputs, got " + to_string(x.dtype()));
+  }
+  const Output indices = ops::index_lookup(x, table_, vocab);
+  if (config_.output_mode == "int") return {indices};
+  const bool empty = config_.strings ? string_tokens_.empty() : int_tokens_.empty();
+  const std::int64_t depth = config_.pad_to_max_tokens ? *config_.max_tokens
+                             : empty && config_.vocabulary_size ? *config_.vocabulary_size
+                                                                 : vocabulary_size();
+  return {ops::categorical_encode(indices, depth, config_.output_mode)};
+}
+
+std::vector<std::string> IndexLookupImpl::string_vocabulary(bool include_special_tokens) const {
+  if (!config_.strings) throw ValueError(where() + " has an integer vocabulary");
+  std::vector<std::string> out;
+  if (include_special_tokens) {
+    if (oov_start() == 1) out.push_back(std::get<std::string>(*config_.mask_token));
+    for (std::int64_t i = 0; i < config_.num_oov_indices; ++i) out.push_back(std::get<std::string>(config_.oov_token));
+  }
+  out.insert(out.end(), string_tokens_.begin(), string_tokens_.end());
+  return out;
+}
+
+std::vector<std::int64_t> IndexLookupImpl::int_vocabulary(bool include_special_tokens) const {
+  if (config_.strings) throw ValueError(where() + " has a string vocabulary");
+  std::vector<std::int64_t> out;
+  if (include_special_tokens) {
+    if (oov_start() == 1) out.push_back(std::get<std::int64_t>(*config_.mask_token));
+    for (std::int64_t i = 0; i < config_.num_oov_indices; ++i) out.push_back(std::get<std::int64_t>(config_.oov_token));
+  }
+  out.insert(out.end(), int_tokens_.begin(), int_tokens_.end());
+  return out;
+}
+
+namespace {
+
+// Keras's checks on a vocabulary being set: special tokens only in front, in order; no
+// repeated token; no more than max_tokens in all. Returns the tokens without the front.
+template <typename T>
+std::vector<T> strip_special(const std::vector<T>& vocabulary, const std::vector<T>& special,
+                             const std::optional<T>& mask, const std::optional<T>& oov_when_inverted,
+                             const std::string& where, auto&& show) {
+  if (vocabulary.empty()) throw ValueError(where + ": cannot set an empty vocabulary");
+  std::vector<T> tokens = vocabulary;
+  if (vocabulary.size() >= special.size() && std::equal(special.begin(), special.end(), vocabulary.begin())) {
+    tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(special.size()));
+  }
+  std::set<T> seen;
+  for (const T& t : tokens) {
+    if (!seen.insert(t).second) {
+      throw ValueError(where + ": the vocabulary repeats the term " + show(t) + "; make its terms unique");
+    }
+  }
+  if (mask && seen.count(*mask)) {
+    throw ValueError(where + ": the mask token " + show(*mask) +
+                     " is in the vocabulary at an unexpected place; give it only first, or not at all");
+  }
+  if (oov_when_inverted && seen.count(*oov_when_inverted)) {
+    throw ValueError(where + ": the OOV token " + show(*oov_when_inverted) +
+                     " is in the vocabulary at an unexpected place");
+  }
+  return tokens;
+}
+
+}  // namespace
+
+void IndexLookupImpl::set_tokens(std::vector<std::string> strings, std::vector<std::int64_t> ints) {
+  const std::int64_t size = token_start() + static_cast<std::int64_t>(config_.strings ? strings.size() : ints.size());
+  if (config_.max_tokens && size > *config_.max_tokens) {
+    throw ValueError(where() + ": a vocabulary of " + std::to_string(size) + " (with mask and OOV indices) exceeds max_tokens " +
+                     std::to_string(*config_.max_tokens));
+  }
+  string_tokens_ = std::move(strings);
+  int_tokens_ = std::move(ints);
+  publish();
+}
+
+void IndexLookupImpl::set_string_vocabulary(const std::vector<std::string>& vocabulary) {
+  if (!config_.strings) throw ValueError(where() + " takes an integer vocabulary");
+  std::vector<std::string> special;
+  if (oov_start() == 1) special.push_back(std::get<std::string>(*config_.mask_token));
+  for (std::int64_t i = 0; i < config_.num_oov_indices; ++i) special.push_back(std::get<std::string>(config_.oov_token));
+  std::optional<std::string> mask, oov;
+  if (config_.mask_token) mask = std::get<std::string>(*config_.mask_token);
+  if (config_.invert) oov = std::get<std::string>(config_.oov_token);
+  set_tokens(strip_special(vocabulary, special, mask, oov, where(), [](const std::string& s) { return "'" + s + "'"; }), {});
+  adapted_ = true;
+}
+
+void IndexLookupImpl::set_int_vocabulary(const std::vector<std::int64_t>& vocabulary) {
+  if (config_.strings) throw ValueError(where() + " takes a string vocabulary");
+  std::vector<std::int64_t> special;
+  if (oov_start() == 1) special.push_back(std::get<std::int64_t>(*config_.mask_token));
+  for (std::int64_t i = 0; i < config_.num_oov_indices; ++i) special.push_back(std::get<std::int64_t>(config_.oov_token));
+  std::optional<std::int64_t> mask, oov;
+  if (config_.mask_token) mask = std::get<std::int64_t>(*config_.mask_token);
+  if (config_.invert) oov = std::get<std::int64_t>(config_.oov_token);
+  set_tokens({}, strip_special(vocabulary, special, mask, oov, where(), [](std::int64_t v) { return std::to_string(v); }));
+  adapted_ = true;
+}
+
+void IndexLookupImpl::reset_state() {
+  string_counts_.clear();
+  int_counts_.clear();
+}
+
+void IndexLookupImpl::update_state(const Tensor& batch) {
+  if (config_.strings) {
+    if (batch.dtype() != DType::string) {
+      throw ValueError(where() + ": adapt expects string data, got " + to_string(batch.dtype()));
+    }
+    for (const StringValue& v : batch.values<StringValue>()) ++string_counts_[v.str()];
+    return;
+  }
+  if (batch.dtype() == DType::int32) {
+    for (auto v : batch.values<std::int32_t>()) ++int_counts_[v];
+  } else if (batch.dtype() == DType::int64) {
+    for (auto v : batch.values<std::int64_t>()) ++int_counts_[v];
+  } else {
+    throw ValueError(where() + ": adapt expects integer data, got " + to_string(batch.dtype()));
+  }
+}
+
+namespace {
+
+// Keras's order: np.lexsort((tokens, counts))[::-1], i.e. by count, then by token, both
+// descending; then the first `keep`.
+template <typename T>
+std::vector<T> most_frequent(const std::unordered_map<T, std::int64_t>& counts, std::optional<std::int64_t> keep) {
+  std::vector<std::pair<std::int64_t, T>> order;
+  order.reserve(counts.size());
+  for (const auto& [token, n] : counts) order.emplace_back(n, token);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  std::vector<T> out;
+  for (const auto& p : order) {
+    if (keep && static_cast<std::int64_t>(out.size()) >= *keep) break;
+    out.push_back(p.second);
+  }
+  return out;
+}
+
+}  // namespace
+
+void IndexLookupImpl::finalize_state() {
+  std::optional<std::int64_t> keep;
+  if (config_.max_tokens) keep = std::max<std::int64_t>(*config_.max_tokens - token_start(), 0);
+  if (config_.strings) {
+    if (string_counts_.empty()) return;  // Keras keeps the vocabulary it had
+    if (config_.mask_token) string_counts_.erase(std::get<std::string>(*config_.mask_token));
+    string_counts_.erase(std::get<std::string>(config_.oov_token));
+    set_tokens(most_frequent(string_counts_, keep), {});
+  } else {
+    if (int_counts_.empty()) return;
+    if (config_.mask_token) int_counts_.erase(std::get<std::int64_t>(*config_.mask_token));
+    int_counts_.erase(std::get<std::int64_t>(config_.oov_token));
+    set_tokens({}, most_frequent(int_counts_, keep));
+  }
+  adapted_ = true;
+  reset_state();
+}
+
+void IndexLookupImpl::adapt(const Tensor& data) {
+  reset_state();
+  update_state(data);
+  finalize_state();
+}
+
+void describe_lookup_assets(KerasClass& k) {
+  k.save_assets = [](const LayerImpl& impl) {
+    const auto& l = static_cast<const IndexLookupImpl&>(impl);
+    std::map<std::string, std::string> files;
+    if (!l.adapted()) return files;  // a given vocabulary is in the config
+    std::ostringstream text;
+    if (l.lookup_config().strings) {
+      const auto v = l.string_vocabulary(true);
+      for (std::size_t i = 0; i < v.size(); ++i) text << (i ? "\n" : "") << v[i];
+    } else {
+      const auto v = l.int_vocabulary(true);
+      for (std::size_t i = 0; i < v.size(); ++i) text << (i ? "\n" : "") << v[i];
+    }
+    files["vocabulary.txt"] = text.str();
+    return files;
+  };
+  k.load_assets = [](LayerImpl& impl, const std::function<std::optional<std::string>(const std::string&)>& read) {
+    auto& l = static_cast<IndexLookupImpl&>(impl);
+    std::optional<std::string> text = read("vocabulary.txt");
+    if (!text) return;
+    // Python's str.splitlines(), then trailing empty lines dropped, as Keras's load_assets.
+    std::vector<std::string> lines;
+    std::string line;
+    std::istringstream in(*text);
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      lines.push_back(line);
+    }
+    if (!text->empty() && text->back() == '\n') lines.push_back("");  // getline drops it
+    // Keras drops trailing empty lines, losing a learned empty-string token; the saved
+    // vocabulary_size says how many lines the vocabulary had, so Strata keeps them.
+    const auto expected = static_cast<std::size_t>(l.lookup_config().vocabulary_size.value_or(0));
+    while (!lines.empty() && lines.back().empty() && lines.size() > expected) lines.pop_back();
+    if (lines.empty()) return;
+    if (l.lookup_config().strings) {
+      l.set_string_vocabulary(lines);
+    } else {
+      std::vector<std::int64_t> ints;
+      for (const auto& s : lines) ints.push_back(std::stoll(s));
+      l.set_int_vocabulary(ints);
+    }
+  };
+}
+
+}  // namespace strata::layers

@@ -1,0 +1,59 @@
+// Resizing: resizes images to (height, width) as Keras does (TF's resize, antialias off,
+// half-pixel centers), optionally cropping or padding to the target aspect ratio first.
+// Input (batch, rows, cols, channels), or channels first with data_format.
+#pragma once
+
+#include <string>
+
+#include "layers/preprocessing/image_resize.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct ResizingOptions {  // Keras signature order (after height, width)
+  std::string interpolation = "bilinear";  // "bilinear", "nearest" or "bicubic"
+  bool crop_to_aspect_ratio = false;
+  bool pad_to_aspect_ratio = false;
+  std::string fill_mode = "constant";  // the only mode Keras has
+  double fill_value = 0.0;
+  bool antialias = false;  // true is refused
+  std::string data_format;  // "" = "channels_last"
+  std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = ResizingOptions;
+    return std::tuple{keras_field("interpolation", &O::interpolation),
+                      keras_field("crop_to_aspect_ratio", &O::crop_to_aspect_ratio),
+                      keras_field("pad_to_aspect_ratio", &O::pad_to_aspect_ratio),
+                      keras_field("fill_mode", &O::fill_mode),
+                      keras_field("fill_value", &O::fill_value),
+                      keras_field("antialias", &O::antialias),
+                      keras_field("data_format", &O::data_format, Spelling::data_format)};
+  }
+};
+
+class ResizingImpl : public LayerImpl {
+ public:
+  ResizingImpl(std::int64_t height, std::int64_t width, ResizingOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::int64_t height, width;
+  ResizingOptions options;
+
+ private:
+  std::int64_t pad_rows_ = 0, pad_cols_ = 0;  // each side, pad_to_aspect_ratio
+  ResizeMatrices matrices_;
+};
+
+class Resizing : public Layer {
+ public:
+  Resizing(std::int64_t height, std::int64_t width, ResizingOptions options = {});
+};
+
+// (rows, cols) of a 4-D image input in `data_format`; ShapeError unless both are known.
+std::pair<std::int64_t, std::int64_t> image_size(const Shape& input, const std::string& data_format,
+                                                 const std::string& layer);
+
+}  // namespace strata::layers

@@ -1,0 +1,44 @@
+// Bidirectional(rnn): runs a forward copy and a backward copy of a recurrent layer, both
+// built fresh from its config (the backward one with go_backwards flipped and its output
+// put back in input order), and merges them: "concat" (default), "sum", "mul", "ave" or
+// "none" (both outputs). Weights as Keras 3 names them:
+// "bidirectional/forward_lstm/lstm_cell/kernel", "bidirectional/backward_lstm/...".
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "layers/layer.h"
+#include "layers/recurrent/rnn.h"
+
+namespace strata::layers {
+
+struct BidirectionalOptions {  // Keras signature order
+  std::string merge_mode = "concat";
+  std::string name;
+};
+
+class BidirectionalImpl : public LayerImpl {
+ public:
+  BidirectionalImpl(const Layer& layer, BidirectionalOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  std::vector<Layer> sublayers() const override;
+
+  std::shared_ptr<RNNImpl> forward_layer, backward_layer;
+  BidirectionalOptions options;
+
+ private:
+  std::vector<Output> run(Graph& graph, const std::vector<Output>& inputs, const std::vector<Output>& masks);
+};
+
+class Bidirectional : public Layer {
+ public:
+  explicit Bidirectional(const Layer& layer, BidirectionalOptions options = {});
+};
+
+}  // namespace strata::layers

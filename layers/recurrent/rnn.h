@@ -1,0 +1,148 @@
+// Recurrent layers: RNN(cell) (one cell or a stack), and SimpleRNN, LSTM, GRU as Keras
+// builds them (an RNN owning one fresh cell named "simple_rnn_cell", "lstm_cell",
+// "gru_cell"). Inputs: x (batch, timesteps, features) and optionally the initial
+// states as extra inputs. Outputs: the last output (or the whole sequence with
+// return_sequences), then the last states with return_state. A mask (Embedding with
+// mask_zero, Masking) makes masked steps carry state and output over.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layers/layer.h"
+#include "layers/recurrent/rnn_cells.h"
+
+namespace strata::layers {
+
+struct RNNOptions {  // Keras signature order
+  bool return_sequences = false;
+  bool return_state = false;
+  bool go_backwards = false;
+  bool stateful = false;
+  bool unroll = false;  // accepted for Keras compatibility: the loop is always one fused op
+  bool zero_output_for_mask = false;
+  std::string name;
+
+  static constexpr auto keras_fields() {
+    using O = RNNOptions;
+    return std::tuple{keras_field("return_sequences", &O::return_sequences),
+                      keras_field("return_state", &O::return_state),
+                      keras_field("go_backwards", &O::go_backwards),
+                      keras_field("stateful", &O::stateful),
+                      keras_field("unroll", &O::unroll),  // the same math unrolled or not
+                      keras_field("zero_output_for_mask", &O::zero_output_for_mask),
+                      keras_refused("time_major", "false").unwritten().because(
+                          "inputs are (batch, time, features)")};
+  }
+};
+
+class RNNImpl : public LayerImpl {
+ public:
+  RNNImpl(const std::string& class_name, std::vector<std::shared_ptr<RNNCellImpl>> cells, RNNOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 1 + num_states(); }
+  std::vector<Layer> sublayers() const override;
+
+  std::size_t num_states() const;
+  // Zeros the carried states of a stateful layer (keras: layer.reset_states()).
+  void reset_states();
+  // An unbuilt copy with fresh cells; go_backwards flipped when `flip` (Bidirectional).
+  std::shared_ptr<RNNImpl> fresh_copy(bool flip_go_backwards, const std::string& new_name) const;
+
+  std::vector<std::shared_ptr<RNNCellImpl>> cells;
+  RNNOptions options;
+  std::string weight_prefix;         // default: the layer's name
+  bool reverse_output = false;       // go_backwards sequences back in input order (Bidirectional)
+  std::vector<Variable> state_vars;  // stateful only: (batch, units) per state
+
+ private:
+  std::vector<Output> run(Graph& graph, const std::vector<Output>& inputs, Output mask);
+};
+
+class RNN : public Layer {
+ public:
+  explicit RNN(const Layer& cell, RNNOptions options = {});
+  // Stacked cells (Keras: RNN([cell1, cell2])): each cell's sequence feeds the next.
+  explicit RNN(const std::vector<Layer>& cells, RNNOptions options = {});
+  void reset_states() const;
+
+ protected:
+  explicit RNN(std::shared_ptr<RNNImpl> impl) : Layer(std::move(impl)) {}
+};
+
+struct SimpleRNNOptions {  // Keras signature order
+  std::string activation = "tanh";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  bool return_sequences = false;
+  bool return_state = false;
+  bool go_backwards = false;
+  bool stateful = false;
+  bool unroll = false;
+  std::optional<std::uint64_t> seed;
+  std::string name;
+};
+
+struct LSTMOptions {  // Keras signature order
+  std::string activation = "tanh";
+  std::string recurrent_activation = "sigmoid";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  bool unit_forget_bias = true;
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  std::optional<std::uint64_t> seed;
+  bool return_sequences = false;
+  bool return_state = false;
+  bool go_backwards = false;
+  bool stateful = false;
+  bool unroll = false;
+  std::string name;
+};
+
+struct GRUOptions {  // Keras signature order
+  std::string activation = "tanh";
+  std::string recurrent_activation = "sigmoid";
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer recurrent_initializer = "orthogonal";
+  Initializer bias_initializer = "zeros";
+  double dropout = 0.0;
+  double recurrent_dropout = 0.0;
+  std::optional<std::uint64_t> seed;
+  bool return_sequences = false;
+  bool return_state = false;
+  bool go_backwards = false;
+  bool stateful = false;
+  bool unroll = false;
+  bool reset_after = true;
+  std::string name;
+};
+
+class SimpleRNN : public RNN {
+ public:
+  explicit SimpleRNN(std::int64_t units, SimpleRNNOptions options = {});
+};
+class LSTM : public RNN {
+ public:
+  explicit LSTM(std::int64_t units, LSTMOptions options = {});
+};
+class GRU : public RNN {
+ public:
+  explicit GRU(std::int64_t units, GRUOptions options = {});
+};
+
+}  // namespace strata::layers

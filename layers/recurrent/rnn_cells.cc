@@ -1,0 +1,190 @@
+#include "layers/recurrent/rnn_cells.h"
+
+#include "core/error.h"
+#include "core/ops/rnn_ops.h"
+#include "core/rng.h"
+#include "layers/activations.h"
+#include "layers/weight_budget.h"
+
+namespace strata::layers {
+
+namespace {
+
+int gates(const std::string& kind) { return kind == "lstm" ? 4 : kind == "gru" ? 3 : 1; }
+
+}  // namespace
+
+RNNCellImpl::RNNCellImpl(const std::string& class_name, CellConfig config_, const std::string& cell_name)
+    : LayerImpl(class_name, cell_name), config(std::move(config_)) {
+  if (config.units <= 0) throw ValueError(class_name + ": units must be positive, got " + std::to_string(config.units));
+  activations::validate(config.activation);
+  activations::validate(config.recurrent_activation);
+  if (!config.use_bias) throw NotImplementedError(class_name + ": use_bias=false is not supported yet");
+  for (double rate : {config.dropout, config.recurrent_dropout}) {
+    if (rate < 0.0 || rate >= 1.0) throw ValueError(class_name + ": dropout rates must be in [0, 1)");
+  }
+}
+
+std::vector<Output> RNNCellImpl::call(Graph&, const std::vector<Output>&) {
+  throw ValueError(class_name() + " '" + name + "' is a cell: wrap it in a layer, e.g. layers::RNN(cell)");
+}
+
+void RNNCellImpl::attach(const LayerImpl* layer) {
+  if (owner_ && owner_ != layer) {
+    throw ValueError(class_name() + " '" + name + "' already belongs to layer '" + owner_->name +
+                     "'; every recurrent layer needs its own cell: create a new " + class_name() +
+                     " instance instead of reusing this one");
+  }
+  owner_ = layer;
+}
+
+void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) {
+  const std::int64_t H = config.units, G = gates(config.kind);
+  const std::string base = prefix + "/" + name + "/";
+  charge_weight(base + "kernel", Shape{input_dim, G * H});
+  charge_weight(base + "recurrent_kernel", Shape{H, G * H});
+  kernel = Variable(base + "kernel", config.kernel_initializer(Shape{input_dim, G * H}));
+  recurrent_kernel = Variable(base + "recurrent_kernel", config.recurrent_initializer(Shape{H, G * H}));
+  Tensor b;
+  if (config.kind == "gru" && config.reset_after) {
+    b = config.bias_initializer(Shape{2, G * H});
+  } else {
+    b = config.bias_initializer(Shape{G * H});
+    if (config.kind == "lstm" && config.unit_forget_bias) {
+      float* p = b.data<float>();
+      for (std::int64_t j = H; j < 2 * H; ++j) p[j] = 1.f;
+    }
+  }
+  bias = Variable(base + "bias", b);
+  weights = {kernel, recurrent_kernel, bias};
+  built = true;
+}
+
+CellSequence RNNCellImpl::run(Graph& graph, Output x, const std::vector<Output>& states, Output mask,
+                              bool go_backwards, bool input_in_processing_order, bool zero_output_for_mask,
+                              bool reverse_output, std::uint64_t call) const {
+  Attrs attrs{{"cell", config.kind},
+              {"activation", config.activation.empty() ? std::string("linear") : config.activation},
+              {"recurrent_activation", config.recurrent_activation},
+              {"reset_after", config.reset_after},
+              {"go_backwards", go_backwards},
+              {"input_in_processing_order", input_in_processing_order},
+              {"zero_output_for_mask", zero_output_for_mask},
+              {"reverse_output", reverse_output},
+              {"dropout", config.dropout},
+              {"recurrent_dropout", config.recurrent_dropout},
+              {"seed", static_cast<std::int64_t>(call == 0 ? config.seed : mix_seed(config.seed, call))}};
+  Output h0 = states.at(0);
+  Output c0 = num_states() == 2 ? states.at(1) : h0;
+  auto outs = ops::rnn_sequence(x, h0, c0, graph.variable(kernel), graph.variable(recurrent_kernel),
+                                graph.variable(bias), mask, attrs);
+  CellSequence r{outs[0], {outs[1]}};
+  if (num_states() == 2) r.states.push_back(outs[2]);
+  return r;
+}
+
+std::shared_ptr<RNNCellImpl> RNNCellImpl::fresh_copy() const {
+  CellConfig c = config;
+  c.seed = mix_seed(config.seed, 1);  // the copy's dropout masks differ from the original's
+  return std::make_shared<RNNCellImpl>(class_name(), c, name);
+}
+
+CellConfig simple_rnn_config(std::int64_t units, const SimpleRNNCellOptions& o) {
+  return {.kind = "simple_rnn", .units = units, .activation = o.activation, .recurrent_activation = "sigmoid",
+          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
+          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
+          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .seed = o.seed ? *o.seed : next_seed()};
+}
+
+CellConfig lstm_config(std::int64_t units, const LSTMCellOptions& o) {
+  return {.kind = "lstm", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
+          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
+          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
+          .unit_forget_bias = o.unit_forget_bias, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .seed = o.seed ? *o.seed : next_seed()};
+}
+
+CellConfig gru_config(std::int64_t units, const GRUCellOptions& o) {
+  return {.kind = "gru", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
+          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
+          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
+          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .seed = o.seed ? *o.seed : next_seed(), .reset_after = o.reset_after};
+}
+
+SimpleRNNCell::SimpleRNNCell(std::int64_t units, SimpleRNNCellOptions o)
+    : Layer(std::make_shared<RNNCellImpl>("SimpleRNNCell", simple_rnn_config(units, o), o.name)) {}
+LSTMCell::LSTMCell(std::int64_t units, LSTMCellOptions o)
+    : Layer(std::make_shared<RNNCellImpl>("LSTMCell", lstm_config(units, o), o.name)) {}
+GRUCell::GRUCell(std::int64_t units, GRUCellOptions o)
+    : Layer(std::make_shared<RNNCellImpl>("GRUCell", gru_config(units, o), o.name)) {}
+
+namespace {
+
+// Calls fn with the fields of `kind`.
+template <typename Fn>
+decltype(auto) with_cell_fields(const std::string& kind, Fn&& fn) {
+  if (kind == "lstm") return fn(cell_keras_fields<true, true, false>());
+  if (kind == "gru") return fn(cell_keras_fields<true, false, true>());
+  return fn(cell_keras_fields<false, false, false>());
+}
+
+}  // namespace
+
+void append_cell_keras_specs(KerasClass& k, const std::string& kind) {
+  with_cell_fields(kind, [&](const auto& fields) { append_keras_specs(k, fields); });
+}
+
+void append_cell_keras_values(std::vector<ConfigValue>& out, const CellConfig& c) {
+  with_cell_fields(c.kind, [&](const auto& fields) { append_keras_values(out, c, fields); });
+}
+
+CellConfig read_cell_config(const ConfigSource& src, const std::string& kind) {
+  CellConfig c;
+  c.kind = kind;
+  c.unit_forget_bias = kind == "lstm";
+  // Keras 2.0-2.3 GRUs had no reset_after key and computed reset_after=False.
+  c.reset_after = src.keras_major() >= 3;
+  with_cell_fields(kind, [&](const auto& fields) { read_keras_fields(src, fields, c); });
+  if (c.units == 0) throw ValueError(src.where() + ": config has no 'units'");
+  if (c.recurrent_activation.empty()) c.recurrent_activation = "linear";
+  if (!c.use_bias)
+    throw NotImplementedError(src.where() + ": use_bias=false is not supported for recurrent layers");
+  FieldSpec seed = spec_of("seed", ValueKind::integer);
+  seed.nullable = true;
+  std::optional<ConfigValue> given = src.get(seed);
+  c.seed = given && std::holds_alternative<std::int64_t>(*given)
+               ? static_cast<std::uint64_t>(std::get<std::int64_t>(*given))
+               : next_seed();
+  return c;
+}
+
+namespace {
+
+// SimpleRNNCell, LSTMCell, GRUCell: the cell keys only.
+KerasClass cell_class(const char* class_name, const char* kind) {
+  KerasClass k;
+  k.class_name = class_name;
+  append_cell_keras_specs(k, kind);
+  k.values = [](const LayerImpl& impl) {
+    std::vector<ConfigValue> out;
+    append_cell_keras_values(out, static_cast<const RNNCellImpl&>(impl).config);
+    return out;
+  };
+  k.make = [class_name, kind](const ConfigSource& src) -> Layer {
+    return Layer(std::make_shared<RNNCellImpl>(class_name, read_cell_config(src, kind), src.name()));
+  };
+  return k;
+}
+
+const bool registered = [] {
+  register_keras_class(cell_class("SimpleRNNCell", "simple_rnn"));
+  register_keras_class(cell_class("LSTMCell", "lstm"));
+  register_keras_class(cell_class("GRUCell", "gru"));
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace strata::layers

@@ -1,0 +1,85 @@
+#include "layers/recurrent/time_distributed.h"
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "layers/keras_class.h"
+#include "core/ops/sequence_ops.h"
+
+namespace strata::layers {
+
+namespace {
+
+TensorSpec per_step(const TensorSpec& s) {
+  if (s.shape.rank() < 3) {
+    throw ShapeError("expects input of rank >= 3 (batch, timesteps, ...), got " + s.shape.to_string());
+  }
+  std::vector<std::int64_t> dims{kUnknownDim};
+  dims.insert(dims.end(), s.shape.dims().begin() + 2, s.shape.dims().end());
+  return {Shape(dims), s.dtype};
+}
+
+}  // namespace
+
+TimeDistributedImpl::TimeDistributedImpl(Layer layer_, TimeDistributedOptions options)
+    : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)), options(options) {
+  if (!layer.defined()) throw ValueError("TimeDistributed needs a layer");
+}
+
+void TimeDistributedImpl::build(const std::vector<TensorSpec>& inputs) {
+  LayerImpl& inner = layer.impl();
+  if (!inner.built) {
+    inner.build({per_step(inputs[0])});
+    inner.built = true;
+    // Keras 3 builds the inner layer inside this one: "time_distributed/dense/kernel".
+    for (auto& v : layer.weights()) v.set_path(name + "/" + v.path());
+  }
+}
+
+std::vector<Output> TimeDistributedImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  const Output& x = inputs[0];
+  TensorSpec step = per_step(x.spec());
+  std::vector<std::int64_t> flat = step.shape.dims();
+  for (std::size_t i = 1; i < flat.size(); ++i) {
+    if (flat[i] == kUnknownDim) throw ShapeError("the per-step dimensions must be known, got " + x.shape().to_string());
+  }
+  Output folded = ops::reshape(x, flat);
+  Output y = layer.impl().call(graph, {folded})[0];
+  return {ops::unfold_time(y, x)};
+}
+
+std::vector<Output> TimeDistributedImpl::compute_mask(Graph&, const std::vector<Output>&,
+                                                      const std::vector<Output>& masks) {
+  return masks;
+}
+
+TimeDistributed::TimeDistributed(const Layer& layer, TimeDistributedOptions options)
+    : Layer(std::make_shared<TimeDistributedImpl>(layer, std::move(options))) {}
+
+RepeatVectorImpl::RepeatVectorImpl(std::int64_t n_, RepeatVectorOptions options)
+    : LayerImpl("RepeatVector", options.name), n(n_), options(options) {
+  if (n <= 0) throw ValueError("RepeatVector: n must be positive, got " + std::to_string(n));
+}
+
+std::vector<Output> RepeatVectorImpl::call(Graph&, const std::vector<Output>& inputs) {
+  return {ops::repeat_vector(inputs[0], n)};
+}
+
+RepeatVector::RepeatVector(std::int64_t n, RepeatVectorOptions options)
+    : Layer(std::make_shared<RepeatVectorImpl>(n, std::move(options))) {}
+
+namespace {
+// "layer": the inner layer's entry, read through the registry (any registered class);
+// Keras 3 keeps its variables under layers/<key>/layer/.
+std::vector<KerasClass::VarGroup> inner_vars(const LayerImpl& impl) {
+  return {{"layer/", {}, static_cast<const TimeDistributedImpl&>(impl).layer}};
+}
+const bool time_distributed = register_keras_class(
+    describe_layer<TimeDistributed>("TimeDistributed", &TimeDistributedImpl::options,
+                                    keras_field("layer", &TimeDistributedImpl::layer))
+        .vars(inner_vars));
+
+const bool repeat_vector = register_keras_class(
+    describe_layer<RepeatVector>("RepeatVector", &RepeatVectorImpl::options, keras_field("n", &RepeatVectorImpl::n).at_least(1)));
+}  // namespace
+
+}  // namespace strata::layers
