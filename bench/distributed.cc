@@ -24,7 +24,7 @@
 #include "bench/strata_models.h"
 #include "bench/workload.h"
 #include "core/cpu/parallel.h"
-#include "examples/flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 using Clock = std::chrono::steady_clock;
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   std::string workloads = "mlp,lstm,cnn";
   int steps = 30;
   bool all_reduce = true;
-  examples::Flags flags("Data-parallel training measured under mpirun (bench/distributed.sh runs it).");
+  cli::Flags flags("Data-parallel training measured under mpirun (bench/distributed.sh runs it).");
   flags.add("workloads", &workloads, "bench workloads to time (bench/workload.h)")
       .add("steps", &steps, "timed train steps per workload")
       .add("allreduce", &all_reduce, "measure the all-reduce's bandwidth first");

@@ -15,7 +15,7 @@
 
 #include "core/cpu/parallel.h"
 #include "core/rng.h"
-#include "examples/flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   int steps = 20;
   int threads = 1;
   bool predict_one = false;
-  examples::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
+  cli::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
   flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")

@@ -48,7 +48,7 @@
 #include "bench/keras_runner.h"
 #include "bench/report.h"
 #include "bench/workload.h"
-#include "examples/flags.h"
+#include "tools/cli/flags.h"
 
 namespace {
 
@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
     ::execv("/proc/self/exe", argv);  // returns only on failure: run as we are
   }
   SuiteOptions o;
-  strata::examples::Flags flags(
+  strata::cli::Flags flags(
       "Strata vs libtorch vs Keras/TensorFlow: MLP, LSTM, BiLSTM, CNN, a 4096x4096 Dense, GEMM peak.");
   flags.add("reps", &o.reps, "the fewest interleaved repetitions after one warm-up")
       .add("max_reps", &o.max_reps, "the most repetitions, while a median still moves (0: 3 * reps)")

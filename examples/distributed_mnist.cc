@@ -17,7 +17,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   int verbose = 1;
   double timeout_seconds = 120;
   std::string data_dir, backup_dir, save_path = "distributed_mnist.keras";
-  examples::Flags flags("Trains a convnet on (Fashion-)MNIST over every process of an mpirun job.");
+  cli::Flags flags("Trains a convnet on (Fashion-)MNIST over every process of an mpirun job.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "global batch: samples per step over all processes")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::int64_t seed = 1;
   std::int64_t train_samples = 0;  // 0 = all 60000
   std::string data_dir;
-  examples::Flags flags("Classifies Fashion-MNIST with a bidirectional LSTM over image rows.");
+  cli::Flags flags("Classifies Fashion-MNIST with a bidirectional LSTM over image rows.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("units", &units, "LSTM units per direction")

@@ -12,7 +12,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::int64_t test_samples = 0;   // 0 = all 10000
   double dropout = 0.25;
   std::string data_dir;
-  examples::Flags flags("Trains a small convnet on Fashion-MNIST.");
+  cli::Flags flags("Trains a small convnet on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("learning_rate", &learning_rate, "Adam's learning rate")

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   std::int64_t train_samples = 0;  // 0 = all 60000
   std::string data_dir;
   std::string weights_path = "fashion_mnist_mlp.weights.h5";
-  examples::Flags flags("Trains an MLP on Fashion-MNIST, like Keras's basic classification tutorial.");
+  cli::Flags flags("Trains an MLP on Fashion-MNIST, like Keras's basic classification tutorial.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("learning_rate", &learning_rate, "Adam's learning rate")

@@ -20,7 +20,7 @@
 #include <map>
 #include <sstream>
 
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   int verbose = 2;
   std::string data_dir = "/usr/share/games/fortunes";
   std::string save, initial;
-  examples::Flags flags("Classifies fortunes (computers, politics, science) with a Transformer encoder block.");
+  cli::Flags flags("Classifies fortunes (computers, politics, science) with a Transformer encoder block.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("train_samples", &train_samples, "train on the first N training fortunes only (0 = all)")

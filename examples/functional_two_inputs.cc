@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   std::int64_t test_samples = 0;  // 0 = all 10000
   int verbose = 1;
   std::string data_dir;
-  examples::Flags flags("A functional model with two inputs (image, profile) and two outputs on Fashion-MNIST.");
+  cli::Flags flags("A functional model with two inputs (image, profile) and two outputs on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")

@@ -21,7 +21,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   int verbose = 0;
   std::string csv = "/usr/lib/python3/dist-packages/sklearn/datasets/data/boston_house_prices.csv";
   std::string save;
-  examples::Flags flags("Classifies Boston census tracts by median home value with preprocessing layers.");
+  cli::Flags flags("Classifies Boston census tracts by median home value with preprocessing layers.");
   flags.add("epochs", &epochs, "passes over the training rows")
       .add("batch_size", &batch_size, "rows per step")
       .add("seed", &seed, "random seed (weights, dropout, shuffling)")

@@ -13,7 +13,7 @@
 #include <map>
 #include <sstream>
 
-#include "flags.h"
+#include "tools/cli/flags.h"
 
 using namespace strata;
 
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   std::int64_t seed = 1;
   int verbose = 1;
   std::string corpus_dir = "/usr/share/games/fortunes";
-  examples::Flags flags("Trains a character-level LSTM on fortune cookies and writes new ones.");
+  cli::Flags flags("Trains a character-level LSTM on fortune cookies and writes new ones.");
   flags.add("epochs", &epochs, "passes over the text")
       .add("batch_size", &batch_size, "sequences per step")
       .add("units", &units, "LSTM units")

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "examples/flags.h"
+#include "tools/cli/flags.h"
 #include "serving/http_server.h"
 #include "serving/model_manager.h"
 #include "serving/rest_handler.h"
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   std::int64_t max_body_bytes = 64 << 20;
   std::int64_t max_rows_per_request = RestHandlerOptions{}.max_rows_per_request;
   std::string batching_parameters_file;
-  examples::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
+  cli::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
   flags.add("port", &port, "the REST port (strata-serve has no gRPC; --rest_api_port wins when both are given)")
       .add("rest_api_port", &rest_api_port, "the REST port")
       .add("rest_api_bind", &rest_api_bind, "the address to listen on (127.0.0.1: this machine only)")

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "distribution/data_parallel.h"
-#include "examples/flags.h"
+#include "tools/cli/flags.h"
 #include "models/callbacks_backup.h"
 #include "strata.h"
 #include "training_job.h"
@@ -47,7 +47,7 @@ int run(int argc, char** argv) {
   std::int64_t timeout_ms = 60000, samples = 500, save_freq = 1;
   std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
   int epochs = distributed_test::kEpochs;
-  examples::Flags flags("The data-parallel tests' training job (run under mpirun).");
+  cli::Flags flags("The data-parallel tests' training job (run under mpirun).");
   flags.add("model", &kind, "mlp, lstm or cnn")
       .add("data", &data, "arrays or dataset")
       .add("samples", &samples, "training samples")

@@ -1,5 +1,5 @@
-// examples/flags.h is header-only; it is tested here with the io suite.
-#include "examples/flags.h"
+// tools/cli/flags.h is header-only; it is tested here with the io suite.
+#include "tools/cli/flags.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 namespace strata {
 namespace {
 
-using examples::Flags;
+using cli::Flags;
 
 struct Config {
   int epochs = 10;

@@ -90,3 +90,13 @@ TEST(Layering, LayersIncludeNoModelsFilesOrServing) {
                                           "examples/"}),
             std::vector<std::string>{});
 }
+
+// The programs share their flags parser through its own small target (tools/cli/flags.h,
+// strata_flags), not by reaching into the examples: tools and benchmarks include nothing
+// from examples/.
+TEST(Layering, ToolsAndBenchmarksIncludeNothingFromExamples) {
+  for (const char* folder : {"tools", "bench", "serving"}) {
+    SCOPED_TRACE(folder);
+    EXPECT_EQ(forbidden_includes(folder, {"examples/"}), std::vector<std::string>{});
+  }
+}

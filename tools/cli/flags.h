@@ -1,8 +1,9 @@
-// A tiny command-line flags parser for the example programs (header-only).
+// A tiny command-line flags parser for Strata's programs: the examples, the tools, the
+// benchmarks and the tests' jobs (header-only; CMake target strata_flags).
 //
 //   int epochs = 10;  int batch_size = 32;  double learning_rate = 1e-3;
 //   std::string data_dir;  bool verbose = true;
-//   strata::examples::Flags flags("Trains an MLP on Fashion-MNIST.");
+//   strata::cli::Flags flags("Trains an MLP on Fashion-MNIST.");
 //   flags.add("epochs", &epochs, "passes over the training data")
 //        .add("batch_size", &batch_size, "samples per step")
 //        .add("learning_rate", &learning_rate, "Adam's step size")
@@ -30,7 +31,7 @@
 
 #include "core/error.h"
 
-namespace strata::examples {
+namespace strata::cli {
 
 class Flags {
  public:
@@ -252,4 +253,4 @@ class Flags {
   std::vector<std::string> positional_;
 };
 
-}  // namespace strata::examples
+}  // namespace strata::cli
