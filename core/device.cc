@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "core/cuda/cuda_devices.h"
+#include "core/device_backend.h"
 #include "core/error.h"
 
 namespace strata {
@@ -104,9 +104,9 @@ std::vector<Device> available_devices() noexcept {
   std::vector<Device> devices;
   try {
     devices.push_back({DeviceType::cpu, 0, "cpu"});
-#ifdef STRATA_WITH_CUDA
-    for (Device& gpu : cuda::cuda_devices()) devices.push_back(std::move(gpu));
-#endif
+    for (DeviceBackend* backend : device_backends()) {
+      for (Device& device : backend->devices()) devices.push_back(std::move(device));
+    }
   } catch (...) {
     // Only allocation can fail here; the CPU entry is what matters.
   }

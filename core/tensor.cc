@@ -1,20 +1,28 @@
 #include "core/tensor.h"
 
 #include <algorithm>
-
-#include "core/allocator.h"
-#include "core/string_pool.h"
-#ifdef STRATA_WITH_CUDA
-#include "core/cuda/caching_allocator.h"
-#endif
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+
+#include "core/allocator.h"
+#include "core/device_backend.h"
+#include "core/string_pool.h"
 
 namespace strata {
 
 namespace {
 std::atomic<std::uint64_t> storages_made{0};
+
+// Copies between `dst` and `src` memory, at least one of them on a device: the device's
+// backend copies (only one kind of device exists beside the CPU in any one copy).
+void copy_between(void* dst, const Device& dst_device, const void* src, const Device& src_device, std::size_t bytes,
+                  const char* what) {
+  const Device& device = dst_device.type != DeviceType::cpu ? dst_device : src_device;
+  DeviceBackend* backend = device_backend(device.type);
+  if (!backend) throw ValueError(std::string(what) + ": Strata was built without " + to_string(device.type));
+  backend->copy(dst, src, bytes, dst_device.type != DeviceType::cpu, src_device.type != DeviceType::cpu);
+}
 }  // namespace
 
 Tensor::Storage::Storage(std::size_t bytes, const Device& where)
@@ -53,14 +61,8 @@ Tensor Tensor::to(const Device& device) const {
                      " stays on the CPU (map strings to numbers with a lookup or hashing layer first)");
   }
   Tensor out(shape_, dtype_, device);
-#ifdef STRATA_WITH_CUDA
-  cuda::copy(out.device_data(), device_data(), nbytes(), device.type == DeviceType::cuda,
-             storage_->device.type == DeviceType::cuda);
+  copy_between(out.device_data(), device, device_data(), storage_->device, nbytes(), "Tensor::to");
   return out;
-#else
-  // Only the CPU exists in this build: Tensor(..., device) above already threw.
-  throw ValueError("Tensor::to(" + strata::to_string(device) + "): Strata was built without CUDA");
-#endif
 }
 
 void Tensor::copy_from(const Tensor& source) {
@@ -77,12 +79,8 @@ void Tensor::copy_from(const Tensor& source) {
   if (dtype_ == DType::string) {
     throw ValueError("Tensor::copy_from: a string tensor of shape " + shape_.to_string() + " stays on the CPU");
   }
-#ifdef STRATA_WITH_CUDA
-  cuda::copy(storage_->data, source.storage_->data, nbytes(), storage_->device.type == DeviceType::cuda,
-             source.storage_->device.type == DeviceType::cuda);
-#else
-  throw ValueError("Tensor::copy_from: Strata was built without CUDA");  // unreachable: no other device exists
-#endif
+  copy_between(storage_->data, storage_->device, source.storage_->data, source.storage_->device, nbytes(),
+               "Tensor::copy_from");
 }
 
 Tensor Tensor::scalar(float value) {
