@@ -1,5 +1,6 @@
 #include "core/op_registry.h"
 
+#include <mutex>
 #include <vector>
 
 #include "core/cpu/kernels/register.h"
@@ -10,8 +11,11 @@ namespace strata {
 namespace {
 
 // The device backends' registrars, kept until the registry is built (a backend registers
-// from a static initializer, before anything may use the registry), then run at once.
+// from a static initializer, before anything may use the registry), then run at once. A
+// registrar is for load time: one that arrived while programs run would change the
+// kernel tables they read.
 struct DeviceRegistrars {
+  std::mutex mutex;
   std::vector<KernelRegistrar> pending;
   OpRegistry* built = nullptr;
 };
@@ -32,13 +36,26 @@ OpRegistry& OpRegistry::global() {
     OpRegistry r;
     ops::register_all(r);
     cpu::register_kernels(r);
-    for (KernelRegistrar registrar : device_registrars().pending) registrar(r);
+    {
+      const std::lock_guard<std::mutex> lock(device_registrars().mutex);
+      for (KernelRegistrar registrar : device_registrars().pending) registrar(r);
+      device_registrars().pending.clear();
+    }
     for (const auto& [name, def] : r.ops_) {
       if (!def.kernel(DeviceType::cpu)) throw Error("op '" + name + "' has no CPU kernel");
     }
     return r;
   }();
-  static const bool marked_built = (device_registrars().built = &registry, true);
+  // From here on registrars run on the built registry; one that came while it was being
+  // built, after its pending ones ran, runs now.
+  static const bool marked_built = [] {
+    DeviceRegistrars& registrars = device_registrars();
+    const std::lock_guard<std::mutex> lock(registrars.mutex);
+    for (KernelRegistrar registrar : registrars.pending) registrar(registry);
+    registrars.pending.clear();
+    registrars.built = &registry;
+    return true;
+  }();
   (void)marked_built;
   return registry;
 }
@@ -81,6 +98,7 @@ std::vector<std::string> OpRegistry::names() const {
 
 bool register_device_kernels(KernelRegistrar registrar) {
   DeviceRegistrars& registrars = device_registrars();
+  const std::lock_guard<std::mutex> lock(registrars.mutex);
   if (registrars.built) {
     registrar(*registrars.built);
   } else {

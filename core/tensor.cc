@@ -20,7 +20,10 @@ void copy_between(void* dst, const Device& dst_device, const void* src, const De
                   const char* what) {
   const Device& device = dst_device.type != DeviceType::cpu ? dst_device : src_device;
   DeviceBackend* backend = device_backend(device.type);
-  if (!backend) throw ValueError(std::string(what) + ": Strata was built without " + to_string(device.type));
+  if (!backend) {
+    throw ValueError(std::string(what) + "(" + to_string(device) + "): Strata was built without " +
+                     to_string(device.type));
+  }
   backend->copy(dst, src, bytes, dst_device.type != DeviceType::cpu, src_device.type != DeviceType::cpu);
 }
 }  // namespace

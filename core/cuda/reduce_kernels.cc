@@ -11,7 +11,6 @@
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
-#include "core/ops/shape_util.h"
 
 namespace strata::cuda {
 

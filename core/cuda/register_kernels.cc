@@ -58,13 +58,19 @@ void register_elementwise_kernels(OpRegistry& r) {
       {"greater", BinaryOp::greater}, {"greater_equal", BinaryOp::greater_equal},
       {"less", BinaryOp::less},       {"less_equal", BinaryOp::less_equal},
       {"relu_grad", BinaryOp::relu_grad}};
-  for (const auto& [name, op] : binary_ops) add(r, name, [op](KernelContext& c) { binary(c, op); });
+  for (const auto& entry : binary_ops) {
+    const BinaryOp op = entry.second;  // a copy to capture (clang before 16 cannot capture a binding)
+    add(r, entry.first, [op](KernelContext& c) { binary(c, op); });
+  }
   const std::pair<const char*, UnaryOp> unary_ops[] = {
       {"neg", UnaryOp::neg},         {"exp", UnaryOp::exp},   {"log", UnaryOp::log},
       {"sqrt", UnaryOp::sqrt},       {"square", UnaryOp::square}, {"abs", UnaryOp::abs},
       {"sign", UnaryOp::sign},       {"tanh", UnaryOp::tanh}, {"sigmoid", UnaryOp::sigmoid},
       {"relu", UnaryOp::relu},       {"erf", UnaryOp::erf},   {"softplus", UnaryOp::softplus}};
-  for (const auto& [name, op] : unary_ops) add(r, name, [op](KernelContext& c) { unary(c, op); });
+  for (const auto& entry : unary_ops) {
+    const UnaryOp op = entry.second;
+    add(r, entry.first, [op](KernelContext& c) { unary(c, op); });
+  }
 }
 
 void register_shape_kernels(OpRegistry& r) {
