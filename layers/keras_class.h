@@ -54,6 +54,12 @@ enum class Spelling {
   seed,         // a seed: one drawn here (above 2^31 - 1) is written null, Keras draws anew
 };
 
+// How Keras spells the window arguments (kernel_size, strides, ...) of a layer over
+// `spatial_rank` axes: 1-D windows as one-element lists, the others as plain tuples.
+constexpr Spelling window_spelling(int spatial_rank) {
+  return spatial_rank == 1 ? Spelling::window1 : Spelling::plain;
+}
+
 // What a config key is to the layer.
 enum class FieldRole {
   value,      // a member of the layer or its options
@@ -144,6 +150,26 @@ struct ConfigTraits<IntPair> {
   static IntPair from(const ConfigValue& v) {
     const auto& x = std::get<std::vector<std::int64_t>>(v);
     return {x.at(0), x.at(1)};
+  }
+};
+template <>
+struct ConfigTraits<IntTriple> {
+  static constexpr ValueKind kind = ValueKind::int_tuple;
+  static constexpr int arity = 3;
+  static ConfigValue to(const IntTriple& v) { return v.vec(); }
+  static IntTriple from(const ConfigValue& v) {
+    const auto& x = std::get<std::vector<std::int64_t>>(v);
+    return {x.at(0), x.at(1), x.at(2)};
+  }
+};
+template <>
+struct ConfigTraits<Padding3D> {
+  static constexpr ValueKind kind = ValueKind::int_tuple;
+  static constexpr int arity = 6;  // front, back, top, bottom, left, right
+  static ConfigValue to(const Padding3D& v) { return v.vec(); }
+  static Padding3D from(const ConfigValue& v) {
+    const auto& x = std::get<std::vector<std::int64_t>>(v);
+    return {IntPair(x.at(0), x.at(1)), IntPair(x.at(2), x.at(3)), IntPair(x.at(4), x.at(5))};
   }
 };
 template <>
@@ -243,8 +269,8 @@ constexpr int arity_of() {
 }
 
 // One config key and the member that holds it (or, for a constructor argument the layer
-// keeps in another form, the function that gives it back: `+[](const PoolImpl& l) {
-// return l.pool_size.second; }`).
+// keeps in another form, the function that gives it back: `+[](const MyImpl& l) {
+// return l.window.front(); }`).
 template <typename Owner, typename T>
 struct KerasField {
   using value_type = T;

@@ -32,6 +32,26 @@ std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding
   return {total / 2, total - total / 2};
 }
 
+std::vector<std::int64_t> padding_amounts(const std::string& padding, const std::vector<std::int64_t>& sizes,
+                                          const std::vector<std::int64_t>& kernel,
+                                          const std::vector<std::int64_t>& strides,
+                                          const std::vector<std::int64_t>& dilation) {
+  std::vector<std::int64_t> pads;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    auto [before, after] = padding_amounts(padding, sizes[a], kernel.at(a), strides.at(a), dilation.at(a));
+    pads.push_back(before);
+    pads.push_back(after);
+  }
+  return pads;
+}
+
+std::string spatial_layout(int spatial_rank, bool channels_first) {
+  static const char* const axes[] = {"steps", "rows, cols", "depth, rows, cols"};
+  if (spatial_rank < 1 || spatial_rank > 3) throw ValueError("spatial rank must be 1, 2 or 3, got " + std::to_string(spatial_rank));
+  const std::string spatial = axes[spatial_rank - 1];
+  return channels_first ? "(batch, channels, " + spatial + ")" : "(batch, " + spatial + ", channels)";
+}
+
 Output to_channels_last(Output x) {
   const int rank = x.shape().rank();
   std::vector<std::int64_t> perm{0};

@@ -1,5 +1,6 @@
-// Helpers shared by the convolution, pooling and reshaping layers: Keras's int-or-pair
-// arguments, "valid" / "same" / "causal" padding as explicit amounts, and data_format.
+// Helpers shared by the convolution, pooling and reshaping layers of every spatial rank:
+// Keras's int-or-tuple arguments (Window<Rank>), "valid" / "same" / "causal" padding as
+// explicit amounts, data_format, and the input layout each rank expects.
 #pragma once
 
 #include <cstdint>
@@ -19,12 +20,57 @@ struct IntPair {
   friend bool operator==(const IntPair&, const IntPair&) = default;
 };
 
+// Keras's `int or tuple of 3 ints`: `.strides = 2` or `.strides = {2, 1, 1}`
+// (depth, rows, cols).
+struct IntTriple {
+  IntTriple(std::int64_t v) : first(v), second(v), third(v) {}  // NOLINT: implicit, like Keras's ints
+  IntTriple(std::int64_t a, std::int64_t b, std::int64_t c) : first(a), second(b), third(c) {}
+  std::int64_t first, second, third;
+  std::vector<std::int64_t> vec() const { return {first, second, third}; }
+  friend bool operator==(const IntTriple&, const IntTriple&) = default;
+};
+
+// The window argument of a layer over `Rank` spatial axes, as Keras's signature has it:
+// a plain integer for the 1-D layers (kernel_size=3), IntPair for 2-D, IntTriple for 3-D.
+template <int Rank>
+struct WindowOf;
+template <>
+struct WindowOf<1> {
+  using type = std::int64_t;
+};
+template <>
+struct WindowOf<2> {
+  using type = IntPair;
+};
+template <>
+struct WindowOf<3> {
+  using type = IntTriple;
+};
+template <int Rank>
+using Window = typename WindowOf<Rank>::type;
+
+// A window's values, one per spatial axis.
+inline std::vector<std::int64_t> window_vec(std::int64_t v) { return {v}; }
+inline std::vector<std::int64_t> window_vec(const IntPair& v) { return v.vec(); }
+inline std::vector<std::int64_t> window_vec(const IntTriple& v) { return v.vec(); }
+
 // Keras's ZeroPadding2D / Cropping2D amounts: `1` (all sides), `{1, 2}` (symmetric rows,
 // symmetric cols) or `{{1, 2}, {3, 4}}` ((top, bottom), (left, right)).
 struct Padding2D {
   Padding2D(std::int64_t v) : rows(v), cols(v) {}  // NOLINT: implicit, like Keras's ints
   Padding2D(IntPair rows_, IntPair cols_) : rows(rows_), cols(cols_) {}
   IntPair rows, cols;
+};
+
+// Keras's ZeroPadding3D / Cropping3D amounts: `1` (all sides), `{1, 2, 3}` (symmetric per
+// axis) or `{{1, 2}, {3, 4}, {5, 6}}` ((front, back), (top, bottom), (left, right)).
+struct Padding3D {
+  Padding3D(std::int64_t v) : depth(v), rows(v), cols(v) {}  // NOLINT: implicit, like Keras's ints
+  Padding3D(IntPair depth_, IntPair rows_, IntPair cols_) : depth(depth_), rows(rows_), cols(cols_) {}
+  IntPair depth, rows, cols;
+  std::vector<std::int64_t> vec() const {
+    return {depth.first, depth.second, rows.first, rows.second, cols.first, cols.second};
+  }
 };
 
 // "channels_last" (also for "") or "channels_first"; throws ValueError otherwise.
@@ -38,6 +84,16 @@ void check_padding(const std::string& padding, const std::vector<std::string>& a
 std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding, std::int64_t size,
                                                       std::int64_t kernel, std::int64_t stride,
                                                       std::int64_t dilation);
+
+// The same for every spatial axis of an N-D window, flattened (before, after, before, ...).
+std::vector<std::int64_t> padding_amounts(const std::string& padding, const std::vector<std::int64_t>& sizes,
+                                          const std::vector<std::int64_t>& kernel,
+                                          const std::vector<std::int64_t>& strides,
+                                          const std::vector<std::int64_t>& dilation);
+
+// The input layout a layer over `spatial_rank` axes expects, for messages:
+// "(batch, rows, cols, channels)", or "(batch, channels, rows, cols)" channels first.
+std::string spatial_layout(int spatial_rank, bool channels_first);
 
 // Moves channels last (N, C, ...) -> (N, ..., C), and back.
 Output to_channels_last(Output x);

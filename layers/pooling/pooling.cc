@@ -6,75 +6,96 @@
 
 namespace strata::layers {
 
-Pooling2DImpl::Pooling2DImpl(std::string class_name, bool max_, int spatial_rank_, IntPair pool_size_,
-                             IntPair strides_, std::string padding_, std::string data_format_, std::string name_)
-    : LayerImpl(class_name, std::move(name_)), max(max_), spatial_rank(spatial_rank_), pool_size(pool_size_),
-      strides(strides_), padding(std::move(padding_)), data_format(std::move(data_format_)) {
-  if (pool_size.first <= 0 || pool_size.second <= 0) throw ValueError(class_name + ": pool_size must be positive");
-  if (strides.first <= 0 || strides.second <= 0) throw ValueError(class_name + ": strides must be positive");
-  check_padding(padding, {"valid", "same"});
-  is_channels_first(data_format);
-}
-
-std::vector<Output> Pooling2DImpl::call(Graph&, const std::vector<Output>& inputs) {
-  const bool cf = is_channels_first(data_format);
-  const int rank = spatial_rank + 2;
-  expect_spatial_input(inputs[0], rank,
-                       spatial_rank == 1 ? (cf ? "(batch, channels, steps)" : "(batch, steps, channels)")
-                                         : (cf ? "(batch, channels, rows, cols)" : "(batch, rows, cols, channels)"));
-  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
-  if (spatial_rank == 1) x = ops::reshape(x, {-1, 1, x.shape()[1], x.shape()[2]});
-  auto [pt, pb] = padding_amounts(padding, x.shape()[1], pool_size.first, strides.first, 1);
-  auto [pl, pr] = padding_amounts(padding, x.shape()[2], pool_size.second, strides.second, 1);
-  ops::Pool2DParams p{pool_size.vec(), strides.vec(), {pt, pb, pl, pr}};
-  Output y = max ? ops::max_pool2d(x, p) : ops::avg_pool2d(x, p);
-  if (spatial_rank == 1) y = ops::reshape(y, {-1, y.shape()[2], y.shape()[3]});
-  return {cf ? to_channels_first(y) : y};
-}
-
 namespace {
-std::shared_ptr<LayerImpl> make2d(const char* cls, bool max, IntPair pool, Pooling2DOptions o) {
-  return std::make_shared<Pooling2DImpl>(cls, max, 2, pool, o.strides.value_or(pool), o.padding, o.data_format, o.name);
+std::string pooling_class(bool max, int rank) {
+  return (max ? "MaxPooling" : "AveragePooling") + std::to_string(rank) + "D";
 }
-std::shared_ptr<LayerImpl> make1d(const char* cls, bool max, std::int64_t pool, Pooling1DOptions o) {
-  return std::make_shared<Pooling2DImpl>(cls, max, 1, IntPair(1, pool), IntPair(1, o.strides.value_or(pool)),
-                                         o.padding, o.data_format, o.name);
+
+Output pool2d(bool max, Output x, const ops::Pool2DParams& p) {
+  return max ? ops::max_pool2d(x, p) : ops::avg_pool2d(x, p);
 }
 }  // namespace
 
-MaxPooling2D::MaxPooling2D(IntPair pool_size, Pooling2DOptions o) : Layer(make2d("MaxPooling2D", true, pool_size, o)) {}
-AveragePooling2D::AveragePooling2D(IntPair pool_size, Pooling2DOptions o)
-    : Layer(make2d("AveragePooling2D", false, pool_size, o)) {}
-MaxPooling1D::MaxPooling1D(std::int64_t pool_size, Pooling1DOptions o)
-    : Layer(make1d("MaxPooling1D", true, pool_size, o)) {}
-AveragePooling1D::AveragePooling1D(std::int64_t pool_size, Pooling1DOptions o)
-    : Layer(make1d("AveragePooling1D", false, pool_size, o)) {}
+template <int Rank>
+PoolingImpl<Rank>::PoolingImpl(std::string class_name, bool max_, Window<Rank> pool_size_,
+                               PoolingOptions<Rank> options_)
+    : LayerImpl(class_name, options_.name), max(max_), pool_size(pool_size_), options(std::move(options_)) {
+  if (!options.strides) options.strides = pool_size;
+  for (auto v : window_vec(pool_size)) {
+    if (v <= 0) throw ValueError(class_name + ": pool_size must be positive");
+  }
+  for (auto v : window_vec(*options.strides)) {
+    if (v <= 0) throw ValueError(class_name + ": strides must be positive");
+  }
+  check_padding(options.padding, {"valid", "same"});
+  is_channels_first(options.data_format);
+}
+
+template <int Rank>
+std::vector<Output> PoolingImpl<Rank>::call(Graph&, const std::vector<Output>& inputs) {
+  const bool cf = is_channels_first(options.data_format);
+  expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
+  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  const std::vector<std::int64_t> dims = x.shape().dims();
+  const std::vector<std::int64_t> n(dims.begin() + 1, dims.end() - 1), k = window_vec(pool_size),
+      s = window_vec(*options.strides);
+  const std::int64_t c = dims.back();
+  const std::vector<std::int64_t> pads = padding_amounts(options.padding, n, k, s, std::vector<std::int64_t>(Rank, 1));
+  Output y;
+  if constexpr (Rank == 1) {  // a unit row
+    y = pool2d(max, ops::reshape(x, {-1, 1, n[0], c}), {{1, k[0]}, {1, s[0]}, {0, 0, pads[0], pads[1]}});
+    y = ops::reshape(y, {-1, y.shape()[2], c});
+  } else if constexpr (Rank == 2) {
+    y = pool2d(max, x, {k, s, pads});
+  } else {  // (rows, cols) of every depth slice, then depth with the (rows · cols) cells as columns
+    if (options.padding == "valid" && (n[0] < k[0] || n[1] < k[1] || n[2] < k[2])) {
+      throw ShapeError("pool_size (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " +
+                       std::to_string(k[2]) + ") is larger than the input's (depth, rows, cols) (" +
+                       std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + ")");
+    }
+    y = pool2d(max, ops::reshape(x, {-1, n[1], n[2], c}),
+               {{k[1], k[2]}, {s[1], s[2]}, {pads[2], pads[3], pads[4], pads[5]}});
+    const std::int64_t oh = y.shape()[1], ow = y.shape()[2];
+    y = pool2d(max, ops::reshape(y, {-1, n[0], oh * ow, c}), {{k[0], 1}, {s[0], 1}, {pads[0], pads[1], 0, 0}});
+    y = ops::reshape(y, {-1, y.shape()[1], oh, ow, c});
+  }
+  return {cf ? to_channels_first(y) : y};
+}
+
+template <int Rank>
+MaxPooling<Rank>::MaxPooling(Window<Rank> pool_size, PoolingOptions<Rank> o)
+    : Layer(std::make_shared<PoolingImpl<Rank>>(pooling_class(true, Rank), true, pool_size, std::move(o))) {}
+template <int Rank>
+AveragePooling<Rank>::AveragePooling(Window<Rank> pool_size, PoolingOptions<Rank> o)
+    : Layer(std::make_shared<PoolingImpl<Rank>>(pooling_class(false, Rank), false, pool_size, std::move(o))) {}
+
+template class PoolingImpl<1>;
+template class PoolingImpl<2>;
+template class PoolingImpl<3>;
+template class MaxPooling<1>;
+template class MaxPooling<2>;
+template class MaxPooling<3>;
+template class AveragePooling<1>;
+template class AveragePooling<2>;
+template class AveragePooling<3>;
 
 namespace {
-// 1-D pooling runs as 2-D with a unit row: its amounts are the second of each pair.
-Pooling1DOptions options_1d(const Pooling2DImpl& l) {
-  return {.strides = l.strides.second, .padding = l.padding, .data_format = l.data_format};
+template <typename Pool, int R>
+KerasClass describe_pooling(bool max) {
+  return describe_layer<Pool>(pooling_class(max, R), &PoolingImpl<R>::options,
+                              keras_field("pool_size", &PoolingImpl<R>::pool_size, window_spelling(R)).at_least(1));
 }
-Pooling2DOptions options_2d(const Pooling2DImpl& l) {
-  return {.strides = l.strides, .padding = l.padding, .data_format = l.data_format};
-}
-std::int64_t pool_size_1d(const Pooling2DImpl& l) { return l.pool_size.second; }
 
-template <typename Pool>
-KerasClass pool_1d(const char* cls) {
-  return describe_layer<Pool>(cls, options_1d,
-                              keras_field("pool_size", pool_size_1d, Spelling::window1).at_least(1));
-}
-template <typename Pool>
-KerasClass pool_2d(const char* cls) {
-  return describe_layer<Pool>(cls, options_2d, keras_field("pool_size", &Pooling2DImpl::pool_size).at_least(1));
+template <int R>
+void register_rank() {
+  register_keras_class(describe_pooling<MaxPooling<R>, R>(true));
+  register_keras_class(describe_pooling<AveragePooling<R>, R>(false));
 }
 
 const bool registered = [] {
-  register_keras_class(pool_1d<MaxPooling1D>("MaxPooling1D"));
-  register_keras_class(pool_2d<MaxPooling2D>("MaxPooling2D"));
-  register_keras_class(pool_1d<AveragePooling1D>("AveragePooling1D"));
-  register_keras_class(pool_2d<AveragePooling2D>("AveragePooling2D"));
+  register_rank<1>();
+  register_rank<2>();
+  register_rank<3>();
   return true;
 }();
 }  // namespace

@@ -1,10 +1,15 @@
-// Local pooling layers: MaxPooling1D/2D, AveragePooling1D/2D. strides default to
-// pool_size; padding "valid" or "same" (padded cells never count: average divides by
-// the in-bounds cells). 1-D pooling runs as 2-D pooling with a unit row dimension.
+// Local pooling layers: MaxPooling1D/2D/3D and AveragePooling1D/2D/3D, one rank-generic
+// implementation. strides default to pool_size; padding "valid" or "same" (padded cells
+// never count: average divides by the in-bounds cells). Every rank runs on the 2-D kernels
+// (pool_ops.h): 1-D as 2-D with a unit row dimension; 3-D, whose box window is separable,
+// as 2-D pooling over (rows, cols) of every depth slice, then over depth. The 3-D average
+// stays exact because the in-bounds cells of a box are the product of each axis's.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "layers/convolutional/conv_utils.h"
 #include "layers/keras_class.h"
@@ -12,61 +17,51 @@
 
 namespace strata::layers {
 
-struct Pooling2DOptions {  // Keras signature order (after pool_size)
-  std::optional<IntPair> strides;  // default: pool_size
+template <int Rank>
+struct PoolingOptions {  // Keras signature order (after pool_size)
+  std::optional<Window<Rank>> strides;  // default: pool_size
   std::string padding = "valid";
   std::string data_format;
   std::string name;
 
   static constexpr auto keras_fields() {  // Keras writes padding before strides
-    using O = Pooling2DOptions;
+    using O = PoolingOptions;
     return std::tuple{keras_field("padding", &O::padding, Spelling::padding),
-                      keras_field("strides", &O::strides).at_least(1),
+                      keras_field("strides", &O::strides, window_spelling(Rank)).at_least(1),
                       keras_field("data_format", &O::data_format, Spelling::data_format)};
   }
 };
+using Pooling1DOptions = PoolingOptions<1>;
+using Pooling2DOptions = PoolingOptions<2>;
+using Pooling3DOptions = PoolingOptions<3>;
 
-struct Pooling1DOptions {
-  std::optional<std::int64_t> strides;
-  std::string padding = "valid";
-  std::string data_format;
-  std::string name;
-
-  static constexpr auto keras_fields() {
-    using O = Pooling1DOptions;
-    return std::tuple{keras_field("padding", &O::padding, Spelling::padding),
-                      keras_field("strides", &O::strides, Spelling::window1).at_least(1),
-                      keras_field("data_format", &O::data_format, Spelling::data_format)};
-  }
-};
-
-class Pooling2DImpl : public LayerImpl {
+template <int Rank>
+class PoolingImpl : public LayerImpl {
  public:
-  Pooling2DImpl(std::string class_name, bool max, int spatial_rank, IntPair pool_size, IntPair strides,
-                std::string padding, std::string data_format, std::string name);
+  PoolingImpl(std::string class_name, bool max, Window<Rank> pool_size, PoolingOptions<Rank> options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
 
   bool max;
-  int spatial_rank;  // 1 or 2
-  IntPair pool_size, strides;
-  std::string padding, data_format;
+  Window<Rank> pool_size;
+  PoolingOptions<Rank> options;  // strides always set
 };
 
-class MaxPooling2D : public Layer {
+template <int Rank>
+class MaxPooling : public Layer {
  public:
-  explicit MaxPooling2D(IntPair pool_size = 2, Pooling2DOptions options = {});
+  explicit MaxPooling(Window<Rank> pool_size = 2, PoolingOptions<Rank> options = {});
 };
-class AveragePooling2D : public Layer {
+template <int Rank>
+class AveragePooling : public Layer {
  public:
-  explicit AveragePooling2D(IntPair pool_size, Pooling2DOptions options = {});
+  explicit AveragePooling(Window<Rank> pool_size, PoolingOptions<Rank> options = {});
 };
-class MaxPooling1D : public Layer {
- public:
-  explicit MaxPooling1D(std::int64_t pool_size = 2, Pooling1DOptions options = {});
-};
-class AveragePooling1D : public Layer {
- public:
-  explicit AveragePooling1D(std::int64_t pool_size, Pooling1DOptions options = {});
-};
+
+using MaxPooling1D = MaxPooling<1>;
+using MaxPooling2D = MaxPooling<2>;
+using MaxPooling3D = MaxPooling<3>;
+using AveragePooling1D = AveragePooling<1>;
+using AveragePooling2D = AveragePooling<2>;
+using AveragePooling3D = AveragePooling<3>;
 
 }  // namespace strata::layers

@@ -1,54 +1,100 @@
 #include "layers/reshaping/upsampling.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/pool_ops.h"
 
 namespace strata::layers {
 
-UpSamplingImpl::UpSamplingImpl(std::string class_name, int spatial_rank_, IntPair size_, std::string data_format_,
-                               std::string name_)
-    : LayerImpl(class_name, std::move(name_)), spatial_rank(spatial_rank_), size(size_),
-      data_format(std::move(data_format_)) {
-  if (size.first <= 0 || size.second <= 0) throw ValueError(class_name + ": size must be positive");
-  is_channels_first(data_format);
+namespace {
+
+std::string keras_name(int rank) { return "UpSampling" + std::to_string(rank) + "D"; }
+
+template <int Rank>
+bool channels_first(const UpSamplingOptions<Rank>& o) {
+  if constexpr (Rank == 1) {
+    return false;
+  } else {
+    return is_channels_first(o.data_format);
+  }
 }
 
-std::vector<Output> UpSamplingImpl::call(Graph&, const std::vector<Output>& inputs) {
-  const bool cf = is_channels_first(data_format);
-  expect_spatial_input(inputs[0], spatial_rank + 2, spatial_rank == 1 ? "(batch, steps, features)" : "");
-  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
-  if (spatial_rank == 1) {
-    Output y = ops::upsample_nearest2d(ops::reshape(x, {-1, x.shape()[1], 1, x.shape()[2]}), {size.first, 1});
-    return {ops::reshape(y, {-1, y.shape()[1], y.shape()[3]})};
+// x as `dims` (batch first, as -1); no op where x already has them.
+Output reshaped(Output x, std::vector<std::int64_t> dims) {
+  const std::vector<std::int64_t>& have = x.shape().dims();
+  if (have.size() == dims.size() && std::equal(have.begin() + 1, have.end(), dims.begin() + 1)) return x;
+  return ops::reshape(x, dims);
+}
+
+}  // namespace
+
+template <int Rank>
+UpSamplingImpl<Rank>::UpSamplingImpl(Window<Rank> size_, UpSamplingOptions<Rank> options_)
+    : LayerImpl(keras_name(Rank), options_.name), size(size_), options(std::move(options_)) {
+  for (auto v : window_vec(size)) {
+    if (v <= 0) throw ValueError(class_name() + ": size must be positive");
   }
-  Output y = ops::upsample_nearest2d(x, size.vec());
+  channels_first(options);  // refuses an unknown data_format now, not at the first call
+  if constexpr (Rank == 2) {
+    if (options.interpolation != "nearest") {
+      throw NotImplementedError(class_name() + ": interpolation '" + options.interpolation +
+                                "' is not supported (only 'nearest')");
+    }
+  }
+}
+
+template <int Rank>
+std::vector<Output> UpSamplingImpl<Rank>::call(Graph&, const std::vector<Output>& inputs) {
+  const bool cf = channels_first(options);
+  expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
+  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  // Spatial dims and sizes, 1-D given a unit second axis.
+  const std::vector<std::int64_t> dims = x.shape().dims();
+  std::vector<std::int64_t> d(dims.begin() + 1, dims.end() - 1), s = window_vec(size);
+  if (Rank == 1) d.push_back(1), s.push_back(1);
+  const std::int64_t c = dims.back();
+  // One pass over the first two spatial axes (3-D: cols folded into the channels), then
+  // 3-D's cols.
+  Output y = ops::upsample_nearest2d(reshaped(x, {-1, d[0], d[1], Rank == 3 ? d[2] * c : c}), {s[0], s[1]});
+  if (Rank == 3) y = ops::upsample_nearest2d(reshaped(y, {-1, d[1] * s[1], d[2], c}), {1, s[2]});
+  std::vector<std::int64_t> out{-1};
+  for (int a = 0; a < Rank; ++a) out.push_back(d[a] * s[a]);
+  out.push_back(c);
+  y = reshaped(y, out);
   return {cf ? to_channels_first(y) : y};
 }
 
-UpSampling1D::UpSampling1D(std::int64_t size, UpSampling1DOptions o)
-    : Layer(std::make_shared<UpSamplingImpl>("UpSampling1D", 1, IntPair(size, 1), "", o.name)) {}
-UpSampling2D::UpSampling2D(IntPair size, UpSampling2DOptions o)
-    : Layer(std::make_shared<UpSamplingImpl>("UpSampling2D", 2, size, o.data_format, o.name)) {
-  if (o.interpolation != "nearest") {
-    throw NotImplementedError("UpSampling2D: interpolation '" + o.interpolation + "' is not supported (only 'nearest')");
-  }
-}
+template <int Rank>
+UpSampling<Rank>::UpSampling(Window<Rank> size, UpSamplingOptions<Rank> options)
+    : Layer(std::make_shared<UpSamplingImpl<Rank>>(size, std::move(options))) {}
+
+template class UpSamplingImpl<1>;
+template class UpSamplingImpl<2>;
+template class UpSamplingImpl<3>;
+template class UpSampling<1>;
+template class UpSampling<2>;
+template class UpSampling<3>;
 
 namespace {
+
 // 1-D size is written as an int; 2-D's interpolation is only "nearest" (also Keras 2.0's
 // default when absent).
+template <int Rank>
+KerasClass describe_upsampling() {
+  return describe_layer<UpSampling<Rank>>(
+      keras_name(Rank), &UpSamplingImpl<Rank>::options,
+      keras_field("size", &UpSamplingImpl<Rank>::size, Rank == 1 ? Spelling::unwrap1 : Spelling::plain).at_least(1));
+}
+
 const bool registered = [] {
-  register_keras_class(describe_layer<UpSampling1D>(
-      "UpSampling1D", +[](const UpSamplingImpl&) { return UpSampling1DOptions{}; },
-      keras_field("size", +[](const UpSamplingImpl& l) { return l.size.first; }, Spelling::unwrap1)
-          .at_least(1)));
-  register_keras_class(describe_layer<UpSampling2D>(
-      "UpSampling2D",
-      +[](const UpSamplingImpl& l) { return UpSampling2DOptions{.data_format = l.data_format}; },
-      keras_field("size", &UpSamplingImpl::size).at_least(1)));
+  register_keras_class(describe_upsampling<1>());
+  register_keras_class(describe_upsampling<2>());
+  register_keras_class(describe_upsampling<3>());
   return true;
 }();
+
 }  // namespace
 
 }  // namespace strata::layers

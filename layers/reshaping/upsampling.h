@@ -1,4 +1,6 @@
-// UpSampling1D/2D: each step / pixel repeated `size` times (nearest neighbour).
+// UpSampling1D/2D/3D: each step / pixel / voxel repeated `size` times per spatial axis
+// (nearest neighbour). Every rank runs on the 2-D upsampling op (pool_ops.h): 1-D with a
+// unit column axis, 3-D as two passes (depth and rows, then cols).
 #pragma once
 
 #include <string>
@@ -9,37 +11,61 @@
 
 namespace strata::layers {
 
-struct UpSampling2DOptions {  // Keras signature order (after size)
+template <int Rank>
+struct UpSamplingOptions {  // Keras signature order (after size)
+  std::string data_format;
+  std::string name;
+
+  static constexpr auto keras_fields() {
+    return std::tuple{keras_field("data_format", &UpSamplingOptions::data_format, Spelling::data_format)};
+  }
+};
+// Keras's UpSampling1D has no data_format (channels_last only).
+template <>
+struct UpSamplingOptions<1> {
+  std::string name;
+};
+// Only 2-D has interpolation in Keras.
+template <>
+struct UpSamplingOptions<2> {
   std::string data_format;
   std::string interpolation = "nearest";  // only "nearest"
   std::string name;
 
   static constexpr auto keras_fields() {
-    using O = UpSampling2DOptions;
+    using O = UpSamplingOptions;
     return std::tuple{keras_field("data_format", &O::data_format, Spelling::data_format),
                       keras_field("interpolation", &O::interpolation)};
   }
 };
-struct UpSampling1DOptions {
-  std::string name;
-};
 
+template <int Rank>
 class UpSamplingImpl : public LayerImpl {
  public:
-  UpSamplingImpl(std::string class_name, int spatial_rank, IntPair size, std::string data_format, std::string name);
+  UpSamplingImpl(Window<Rank> size, UpSamplingOptions<Rank> options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  int spatial_rank;
-  IntPair size;
-  std::string data_format;
+  Window<Rank> size;
+  UpSamplingOptions<Rank> options;
 };
 
-class UpSampling1D : public Layer {
+template <int Rank>
+class UpSampling : public Layer {
  public:
-  explicit UpSampling1D(std::int64_t size = 2, UpSampling1DOptions options = {});
+  explicit UpSampling(Window<Rank> size = 2, UpSamplingOptions<Rank> options = {});
 };
-class UpSampling2D : public Layer {
- public:
-  explicit UpSampling2D(IntPair size = 2, UpSampling2DOptions options = {});
-};
+
+using UpSampling1DOptions = UpSamplingOptions<1>;
+using UpSampling2DOptions = UpSamplingOptions<2>;
+using UpSampling3DOptions = UpSamplingOptions<3>;
+using UpSampling1D = UpSampling<1>;
+using UpSampling2D = UpSampling<2>;
+using UpSampling3D = UpSampling<3>;
+
+extern template class UpSamplingImpl<1>;
+extern template class UpSamplingImpl<2>;
+extern template class UpSamplingImpl<3>;
+extern template class UpSampling<1>;
+extern template class UpSampling<2>;
+extern template class UpSampling<3>;
 
 }  // namespace strata::layers

@@ -14,10 +14,9 @@
 #include "keras_test_util.h"
 #include "layers/normalization/batch_normalization.h"
 #include "layers/merging/concatenate.h"
-#include "layers/convolutional/conv1d.h"
-#include "layers/convolutional/conv2d.h"
-#include "layers/convolutional/conv2d_transpose.h"
-#include "layers/reshaping/cropping.h"
+#include "layers/convolutional/conv.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/reshaping/spatial_padding.h"
 #include "layers/core/dense.h"
 #include "layers/convolutional/depthwise_conv2d.h"
 #include "layers/merging/dot.h"
@@ -30,7 +29,6 @@
 #include "layers/convolutional/separable_conv2d.h"
 #include "layers/regularization/spatial_dropout.h"
 #include "layers/reshaping/upsampling.h"
-#include "layers/reshaping/zero_padding.h"
 #include "models/model.h"
 #include "test_util.h"
 
@@ -224,8 +222,17 @@ TEST(ConvConfigs, BadValuesNameTheLayerAndTheKey) {
                     ValueError, "Conv2D 'c'", "padding 'full'");
   EXPECT_THROW_WITH(from("Conv2DTranspose", R"({"name": "t", "filters": 4, "kernel_size": 3,
       "output_padding": [1, 1]})"),
-                    NotImplementedError, "'t'", "output_padding");
+                    ValueError, "'t'", "output_padding", "strictly less than strides");
   EXPECT_THROW_WITH(from("Conv1D", R"({"name": "c", "kernel_size": 3})"), ValueError, "filters");
+}
+
+// Conv2DTranspose shares the transposed convolution of every rank, output_padding included:
+// valid (in − 1)·s + k_eff + op per axis.
+TEST(ConvConfigs, Conv2DTransposeReadsOutputPadding) {
+  Layer t = from("Conv2DTranspose", R"({"name": "t", "filters": 4, "kernel_size": 3, "strides": [2, 3],
+      "output_padding": [1, 2]})");
+  EXPECT_EQ(io::layer_config(t)["output_padding"], json::parse("[1, 2]"));
+  EXPECT_EQ(t(Input({5, 4, 2})).shape(), (Shape{kUnknownDim, 4 * 2 + 3 + 1, 3 * 3 + 3 + 2, 4}));
 }
 
 TEST(ConvConfigs, SeparableConv2DWeightsAreDepthwisePointwiseBias) {

@@ -13,14 +13,13 @@
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layer_golden_case.h"
-#include "layers/convolutional/conv1d_transpose.h"
-#include "layers/convolutional/conv3d.h"
-#include "layers/convolutional/conv3d_transpose.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/convolutional/conv.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/core/input_layer.h"
-#include "layers/reshaping/padding3d.h"
-#include "layers/pooling/pooling3d.h"
-#include "layers/reshaping/upsampling3d.h"
+#include "layers/reshaping/spatial_padding.h"
+#include "layers/pooling/pooling.h"
+#include "layers/reshaping/upsampling.h"
 
 namespace strata {
 namespace {
@@ -75,6 +74,13 @@ const std::map<std::string, std::function<Layer()>>& builders() {
       {"cropping3d_channels_first", [] { return Cropping3D(1, {.data_format = "channels_first"}); }},
       {"upsampling3d_2_1_3", [] { return UpSampling3D({2, 1, 3}); }},
       {"upsampling3d_channels_first", [] { return UpSampling3D(2, {.data_format = "channels_first"}); }},
+      {"conv2d_transpose_valid_k3_s_2_3_output_padding_1_2",
+       [] { return Conv2DTranspose(2, 3, {.strides = {2, 3}, .output_padding = IntPair{1, 2}}); }},
+      {"conv2d_transpose_same_k3_s2_output_padding1_channels_first",
+       [] {
+         return Conv2DTranspose(3, 3, {.strides = 2, .padding = "same", .output_padding = 1,
+                                       .data_format = "channels_first"});
+       }},
   };
   return b;
 }

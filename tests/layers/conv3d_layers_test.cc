@@ -3,14 +3,13 @@
 // (ValueError), as Keras refuses them. Values against Keras: conv3d_golden_test.cc.
 #include <gtest/gtest.h>
 
-#include "layers/convolutional/conv1d_transpose.h"
-#include "layers/convolutional/conv3d.h"
-#include "layers/convolutional/conv3d_transpose.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/convolutional/conv.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/core/input_layer.h"
-#include "layers/reshaping/padding3d.h"
-#include "layers/pooling/pooling3d.h"
-#include "layers/reshaping/upsampling3d.h"
+#include "layers/reshaping/spatial_padding.h"
+#include "layers/pooling/pooling.h"
+#include "layers/reshaping/upsampling.h"
 #include "../io/test_util.h"
 
 namespace strata {
@@ -97,7 +96,7 @@ TEST(MaxPooling3D, RefusesAPoolDeeperThanTheInput) {
 TEST(AveragePooling3D, StridesDefaultToThePoolSize) {
   AveragePooling3D pool({2, 1, 3});
   EXPECT_EQ(pool(Input({4, 5, 6, 2})).shape(), (Shape{kUnknownDim, 2, 5, 2, 2}));
-  EXPECT_EQ(static_cast<const Pooling3DImpl&>(pool.impl()).options.strides, (IntTriple{2, 1, 3}));
+  EXPECT_EQ(static_cast<const PoolingImpl<3>&>(pool.impl()).options.strides, (IntTriple{2, 1, 3}));
 }
 
 TEST(Cropping3D, RefusesCroppingAWholeAxis) {

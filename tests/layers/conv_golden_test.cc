@@ -18,10 +18,9 @@
 #include "core/program.h"
 #include "layers/normalization/batch_normalization.h"
 #include "layers/merging/concatenate.h"
-#include "layers/convolutional/conv1d.h"
-#include "layers/convolutional/conv2d.h"
-#include "layers/convolutional/conv2d_transpose.h"
-#include "layers/reshaping/cropping.h"
+#include "layers/convolutional/conv.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/reshaping/spatial_padding.h"
 #include "layers/convolutional/depthwise_conv2d.h"
 #include "layers/merging/dot.h"
 #include "layers/pooling/global_pooling.h"
@@ -32,7 +31,6 @@
 #include "layers/pooling/pooling.h"
 #include "layers/convolutional/separable_conv2d.h"
 #include "layers/reshaping/upsampling.h"
-#include "layers/reshaping/zero_padding.h"
 
 using namespace strata;
 using namespace strata::layers;

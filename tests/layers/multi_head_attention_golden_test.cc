@@ -11,7 +11,7 @@
 #include "io/layer_config.h"
 #include "layers/core/einsum_dense.h"
 #include "layers/core/input_layer.h"
-#include "layers/reshaping/cropping.h"
+#include "layers/reshaping/spatial_padding.h"
 #include "layers/core/dense.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/normalization/layer_normalization.h"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Golden data from real Keras 3 (TensorFlow backend) for the 3-D and 1-D-transposed
-convolution family: Conv3D, Conv1DTranspose, Conv3DTranspose, MaxPooling3D,
+convolution family: Conv3D, Conv1DTranspose, Conv3DTranspose (and Conv2DTranspose's
+output_padding), MaxPooling3D,
 AveragePooling3D, GlobalMaxPooling3D, GlobalAveragePooling3D, ZeroPadding3D, Cropping3D
 and UpSampling3D.
 
@@ -139,6 +140,12 @@ def cases():
     c.append(run_case("cropping3d_channels_first", L.Cropping3D(1, data_format="channels_first"), (2, 2, 3, 4, 3)))
     c.append(run_case("upsampling3d_2_1_3", L.UpSampling3D((2, 1, 3)), (2, 2, 3, 2, 2)))
     c.append(run_case("upsampling3d_channels_first", L.UpSampling3D(data_format="channels_first"), (2, 2, 2, 3, 2)))
+    # Conv2DTranspose's output_padding (added last: the cases above keep their random draws)
+    c.append(run_case("conv2d_transpose_valid_k3_s_2_3_output_padding_1_2",
+                      L.Conv2DTranspose(2, 3, strides=(2, 3), output_padding=(1, 2)), (2, 3, 2, 2)))
+    c.append(run_case("conv2d_transpose_same_k3_s2_output_padding1_channels_first",
+                      L.Conv2DTranspose(3, 3, strides=2, padding="same", output_padding=1,
+                                        data_format="channels_first"), (2, 2, 3, 4)))
     return c
 
 

@@ -1,0 +1,174 @@
+#include "layers/convolutional/conv_transpose.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/conv3d_ops.h"
+#include "core/ops/conv_ops.h"
+#include "layers/activations.h"
+
+namespace strata::layers {
+
+namespace {
+
+std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "DTranspose"; }
+
+void expect_positive(const std::string& cls, const char* what, const std::vector<std::int64_t>& values) {
+  for (auto v : values) {
+    if (v <= 0) throw ValueError(cls + ": " + what + " must be positive");
+  }
+}
+
+// One spatial axis of a transposed convolution: the output length Keras computes and the
+// padding of the forward convolution whose input gradient the layer is.
+struct TransposeAxis {
+  std::int64_t out, before, after;
+};
+
+// k_eff = (k − 1)·d + 1. Without output_padding: valid (in − 1)·s + max(k_eff, s), same
+// in·s. With it (op < s): valid (in − 1)·s + k_eff + op, same (in − 1)·s + k_eff % 2 + op.
+// The padding is the forward convolution's over `out` cells ("same": Keras's rule).
+TransposeAxis transpose_axis(const std::string& padding, std::int64_t in, std::int64_t k, std::int64_t s,
+                             std::int64_t d, std::optional<std::int64_t> output_padding) {
+  const std::int64_t eff = (k - 1) * d + 1;
+  if (padding == "valid") {
+    return {output_padding ? (in - 1) * s + eff + *output_padding : (in - 1) * s + std::max(eff, s), 0, 0};
+  }
+  const std::int64_t out = output_padding ? (in - 1) * s + eff % 2 + *output_padding : in * s;
+  if ((out + s - 1) / s != in) {  // TensorFlow refuses this too (an even k_eff with a small output_padding)
+    throw ShapeError("padding 'same' with kernel extent " + std::to_string(eff) + ", stride " + std::to_string(s) +
+                     " and output_padding " + std::to_string(output_padding.value_or(0)) + " gives " +
+                     std::to_string(out) + " output cells, which a stride-" + std::to_string(s) +
+                     " convolution maps to " + std::to_string((out + s - 1) / s) + ", not the input's " +
+                     std::to_string(in));
+  }
+  auto [before, after] = padding_amounts("same", out, k, s, d);
+  return {out, before, after};
+}
+
+// Keras requires 0 <= output_padding < stride on each axis.
+void check_output_padding(const std::string& cls, const std::vector<std::int64_t>& output_padding,
+                          const std::vector<std::int64_t>& strides) {
+  for (std::size_t i = 0; i < output_padding.size(); ++i) {
+    if (output_padding[i] < 0 || output_padding[i] >= strides.at(i)) {
+      throw ValueError(cls + ": output_padding must be non-negative and strictly less than strides, got "
+                       "output_padding " + std::to_string(output_padding[i]) + " and strides " +
+                       std::to_string(strides[i]) + " on axis " + std::to_string(i));
+    }
+  }
+}
+
+// The transposed convolution of channels-last x to `size` cells per spatial axis, on the
+// kernel each rank runs.
+template <int Rank>
+Output convolve_transpose(Output x, Output kernel, const std::vector<std::int64_t>& size,
+                          const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilation,
+                          const std::vector<std::int64_t>& pads) {
+  if constexpr (Rank == 1) {
+    const std::int64_t steps = x.shape()[1], channels = x.shape()[2], filters = kernel.shape()[1];
+    Output k = ops::reshape(kernel, {1, kernel.shape()[0], filters, channels});
+    Output y = ops::conv2d_backprop_input(ops::reshape(x, {-1, 1, steps, channels}), k, {1, size[0]},
+                                          {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, 1});
+    return ops::reshape(y, {-1, size[0], filters});
+  } else if constexpr (Rank == 2) {
+    return ops::conv2d_backprop_input(x, kernel, size, {strides, dilation, pads, 1});
+  } else {
+    return ops::conv3d_backprop_input(x, kernel, size, {strides, dilation, pads, 1});
+  }
+}
+
+}  // namespace
+
+template <int Rank>
+ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> kernel_size_,
+                                           ConvTransposeOptions<Rank> options_)
+    : LayerImpl(keras_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
+      options(std::move(options_)) {
+  const std::string cls = keras_name(Rank);
+  if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
+  expect_positive(cls, "kernel_size", window_vec(kernel_size));
+  expect_positive(cls, "strides", window_vec(options.strides));
+  expect_positive(cls, "dilation_rate", window_vec(options.dilation_rate));
+  if (options.output_padding) check_output_padding(cls, window_vec(*options.output_padding), window_vec(options.strides));
+  check_padding(options.padding, {"valid", "same"});
+  is_channels_first(options.data_format);
+  activations::validate(options.activation);
+}
+
+template <int Rank>
+void ConvTransposeImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
+  const Shape& s = inputs[0].shape;
+  if (s.rank() != Rank + 2) {
+    throw ShapeError("expects input of rank " + std::to_string(Rank + 2) + " " + spatial_layout(Rank, false) +
+                     ", got " + s.to_string());
+  }
+  const std::int64_t channels = s.dims()[is_channels_first(options.data_format) ? 1 : Rank + 1];
+  if (channels == kUnknownDim) throw ShapeError("the channel dimension of the input must be known, got " + s.to_string());
+  std::vector<std::int64_t> dims = window_vec(kernel_size);
+  dims.push_back(filters);
+  dims.push_back(channels);
+  kernel = add_weight("kernel", Shape(dims), options.kernel_initializer);
+  if (options.use_bias) bias = add_weight("bias", Shape{filters}, options.bias_initializer);
+}
+
+template <int Rank>
+std::vector<Output> ConvTransposeImpl<Rank>::call(Graph& graph, const std::vector<Output>& inputs) {
+  const bool cf = is_channels_first(options.data_format);
+  expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
+  Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  if (x.shape()[Rank + 1] != kernel.shape()[Rank + 1]) {
+    throw ShapeError("expects input with " + std::to_string(kernel.shape()[Rank + 1]) + " channels (kernel " +
+                     kernel.shape().to_string() + "), got " + inputs[0].shape().to_string());
+  }
+  const auto window = window_vec(kernel_size), strides = window_vec(options.strides),
+             dilation = window_vec(options.dilation_rate);
+  std::vector<std::int64_t> size, pads;
+  for (int a = 0; a < Rank; ++a) {
+    std::optional<std::int64_t> extra;
+    if (options.output_padding) extra = window_vec(*options.output_padding)[a];
+    auto axis = transpose_axis(options.padding, x.shape()[a + 1], window[a], strides[a], dilation[a], extra);
+    size.push_back(axis.out);
+    pads.push_back(axis.before);
+    pads.push_back(axis.after);
+  }
+  Output y = convolve_transpose<Rank>(x, graph.variable(kernel), size, strides, dilation, pads);
+  if (options.use_bias) y = ops::add(y, graph.variable(bias));
+  y = activations::apply(options.activation, y);
+  return {cf ? to_channels_first(y) : y};
+}
+
+template <int Rank>
+ConvTranspose<Rank>::ConvTranspose(std::int64_t filters, Window<Rank> kernel_size, ConvTransposeOptions<Rank> options)
+    : Layer(std::make_shared<ConvTransposeImpl<Rank>>(filters, kernel_size, std::move(options))) {}
+
+template class ConvTransposeImpl<1>;
+template class ConvTransposeImpl<2>;
+template class ConvTransposeImpl<3>;
+template class ConvTranspose<1>;
+template class ConvTranspose<2>;
+template class ConvTranspose<3>;
+
+namespace {
+
+// Keras writes the tuples as lists ([3, 3]; [3] in 1-D); ints are read too.
+template <int Rank>
+KerasClass describe_conv_transpose() {
+  using Impl = ConvTransposeImpl<Rank>;
+  return describe_layer<ConvTranspose<Rank>>(
+             keras_name(Rank), &Impl::options, keras_field("filters", &Impl::filters).at_least(1),
+             keras_field("kernel_size", &Impl::kernel_size, window_spelling(Rank)).at_least(1))
+      .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+                  "bias_constraint"});
+}
+
+const bool registered = [] {
+  register_keras_class(describe_conv_transpose<1>());
+  register_keras_class(describe_conv_transpose<2>());
+  register_keras_class(describe_conv_transpose<3>());
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace strata::layers
