@@ -246,6 +246,28 @@ void check_batch_size(std::int64_t batch_size) {
   if (batch_size <= 0) throw ValueError("batch_size must be positive, got " + std::to_string(batch_size));
 }
 
+// Arrays given with their targets (to fit, evaluate, validation_data, train_on_batch and
+// test_on_batch), checked in this one place: each non-empty and finite, one row count for
+// all, the inputs the model's, one weight per sample; the targets conformed to the
+// model's outputs. `what` names them in messages ("" or "validation_data").
+struct LabeledArrays {
+  std::vector<Tensor> x, y;
+  Tensor sample_weight;
+  std::int64_t rows = 0;
+};
+
+LabeledArrays labeled_arrays(const CompiledModel& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                             const Tensor& sample_weight, const std::string& what = "") {
+  const std::string prefix = what.empty() ? "" : what + " ";
+  const std::int64_t nx = check_arrays(x, prefix + "x"), ny = check_arrays(y, prefix + "y");
+  if (nx != ny) {
+    throw ValueError((what.empty() ? "" : what + ": ") + "x and y disagree on the number of samples: " +
+                     std::to_string(nx) + " and " + std::to_string(ny));
+  }
+  c.check_inputs(x);
+  return {x, c.conform_targets(y), checked_sample_weight(sample_weight, nx, "sample_weight"), nx};
+}
+
 }  // namespace
 
 History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) {
@@ -257,15 +279,10 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   auto hold = m.usage.exclusive("fit", m.name);
   CompiledModel& c = require_compiled(m, "fit", &x_in);
   check_batch_size(options.batch_size);
-  std::int64_t n_x = check_arrays(x_in, "x");
-  std::int64_t n_y = check_arrays(y_in, "y");
-  if (n_x != n_y) {
-    throw ValueError("x and y disagree on the number of samples: " + std::to_string(n_x) + " and " + std::to_string(n_y));
-  }
   if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
-  c.check_inputs(x_in);
-  std::vector<Tensor> x = x_in, y = c.conform_targets(y_in);
-  Tensor sample_weight = checked_sample_weight(options.sample_weight, n_x, "sample_weight");
+  LabeledArrays data = labeled_arrays(c, x_in, y_in, options.sample_weight);
+  std::vector<Tensor> x = std::move(data.x), y = std::move(data.y);
+  Tensor sample_weight = data.sample_weight;
   if (!options.class_weight.empty()) {
     if (sample_weight.defined()) {
       throw ValueError("You cannot use `class_weight` and `sample_weight` at the same time.");
@@ -276,15 +293,10 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   std::vector<Tensor> x_val, y_val;
   Tensor w_val;
   if (options.validation_data && !options.validation_data->dataset.defined()) {
-    std::int64_t vx = check_arrays(options.validation_data->x, "validation_data x");
-    std::int64_t vy = check_arrays(options.validation_data->y, "validation_data y");
-    if (vx != vy) {
-      throw ValueError("validation_data: x and y disagree on the number of samples: " + std::to_string(vx) + " and " +
-                       std::to_string(vy));
-    }
-    c.check_inputs(options.validation_data->x);
-    x_val = options.validation_data->x;
-    y_val = c.conform_targets(options.validation_data->y);
+    LabeledArrays val = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
+                                       "validation_data");
+    x_val = std::move(val.x);
+    y_val = std::move(val.y);
   } else if (!options.validation_data && options.validation_split > 0.0) {
     std::vector<Tensor> ys = y;
     if (sample_weight.defined()) ys.push_back(sample_weight);
@@ -338,11 +350,10 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
     if (options.validation_data->dataset.defined()) {
       val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform, c.num_outputs());
     } else {
-      check_arrays(options.validation_data->x, "validation_data x");
-      c.check_inputs(options.validation_data->x);
+      LabeledArrays arrays = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
+                                            "validation_data");
       std::int64_t b = options.validation_batch_size > 0 ? options.validation_batch_size : options.batch_size;
-      val = std::make_unique<ArraySource>(options.validation_data->x, c.conform_targets(options.validation_data->y),
-                                          Tensor(), b, false, 0);
+      val = std::make_unique<ArraySource>(std::move(arrays.x), std::move(arrays.y), Tensor(), b, false, 0);
     }
   }
   return fit_loop(c, train, val.get(), options, 0);
@@ -451,14 +462,9 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
   auto hold = model().usage.exclusive("evaluate", name());
   CompiledModel& c = require_compiled(model(), "evaluate", &x);
   check_batch_size(options.batch_size);
-  std::int64_t nx = check_arrays(x, "x"), ny = check_arrays(y_in, "y");
-  if (nx != ny) {
-    throw ValueError("x and y disagree on the number of samples: " + std::to_string(nx) + " and " + std::to_string(ny));
-  }
-  c.check_inputs(x);
-  Tensor w = checked_sample_weight(options.sample_weight, x.front().shape()[0], "sample_weight");
+  LabeledArrays data = labeled_arrays(c, x, y_in, options.sample_weight);
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
-  ArraySource source(x, c.conform_targets(y_in), w, options.batch_size, false, 0);
+  ArraySource source(std::move(data.x), std::move(data.y), data.sample_weight, options.batch_size, false, 0);
   run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
 }
@@ -480,45 +486,89 @@ Tensor Model::predict(const Tensor& x, const PredictOptions& options) {
 
 namespace {
 
-// Keras's predict loop over arrays of `n` rows (already checked).
-std::vector<Tensor> predict_arrays(Model& model, CompiledModel& c, const std::vector<Tensor>& x, std::int64_t n,
-                                   const PredictOptions& options) {
-  auto order = epoch_order(n, false, 0, 0);
-  std::vector<Tensor> results, bx;
-  std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
-  if (options.steps > 0 && options.steps < steps) {
-    steps = options.steps;
-    n = std::min(n, steps * options.batch_size);
-  }
-  ProgressBar bar(steps, options.verbose, std::cout);
+// Keras's predict loop over one pass of `source`, arrays or a Dataset alike: every batch
+// through the inference program, the outputs joined along the batch axis. `c` is the
+// compiled model when the caller already has it (arrays, checked as a whole); for a
+// Dataset it is found from the first batch (a Sequential without Input is built from it)
+// and every batch's inputs are checked. `rows` >= 0: the rows the steps yield, known up
+// front (arrays), so each batch's outputs are copied straight into place; otherwise they
+// are kept and joined at the end.
+std::vector<Tensor> run_prediction(Model& model, CompiledModel* c, BatchSource& source, std::int64_t steps,
+                                   std::int64_t rows, const PredictOptions& options) {
+  const bool checked = c != nullptr;
+  ProgressBar bar(std::max<std::int64_t>(steps, 0), options.verbose, std::cout);
   CallbackList callbacks(options.callbacks, model, {options.verbose, 1, steps});
   Logs logs;
   callbacks.on_predict_begin(logs);
-  for (std::int64_t s = 0; s < steps; ++s) {
-    std::int64_t begin = s * options.batch_size, end = std::min(n, begin + options.batch_size);
+  std::vector<Tensor> bx, by, results;
+  std::vector<std::vector<Tensor>> kept;  // rows unknown: each batch's outputs
+  Tensor bw;
+  std::int64_t done = 0;
+  source.start(0, 0);
+  for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
     callbacks.on_predict_batch_begin(s, logs);
-    gather_batch(x, order, begin, end, bx);
-    auto outs = c.predict_step(bx);
-    if (results.empty()) {
-      for (const auto& o : outs) results.emplace_back(o.shape().with_dim(0, n), o.dtype());
+    if (!source.next(bx, by, bw)) break;
+    if (!checked) {
+      c = &for_inference(model.model(), bx);
+      c->check_inputs(bx);
     }
+    const std::int64_t n = bx.front().shape()[0];
+    auto outs = c->predict_step(bx);
+    const std::vector<Tensor>& first = results.empty() && !kept.empty() ? kept.front() : results;
     for (std::size_t k = 0; k < outs.size(); ++k) {
-      if (outs[k].rank() == 0 || outs[k].shape()[0] != end - begin ||
-          outs[k].shape().without_batch() != results[k].shape().without_batch() || outs[k].dtype() != results[k].dtype()) {
+      const bool batch_major = outs[k].rank() > 0 && outs[k].shape()[0] == n;
+      const bool same = first.empty() || (outs[k].shape().without_batch() == first[k].shape().without_batch() &&
+                                          outs[k].dtype() == first[k].dtype());
+      if (!batch_major || !same) {
         throw ShapeError("predict: output " + std::to_string(k) + " of model '" + model.name() + "' has shape " +
-                         outs[k].shape().to_string() + " for a batch of " + std::to_string(end - begin) +
+                         outs[k].shape().to_string() + " for a batch of " + std::to_string(n) +
                          "; outputs must be batch-major with the same per-sample shape in every batch");
       }
-      std::size_t row_bytes = outs[k].nbytes() / static_cast<std::size_t>(end - begin);
-      std::memcpy(static_cast<char*>(results[k].raw_data()) + static_cast<std::size_t>(begin) * row_bytes,
-                  outs[k].raw_data(), outs[k].nbytes());
     }
+    if (rows < 0) {
+      std::vector<Tensor> own;
+      for (const auto& o : outs) own.push_back(o.clone());  // the step's buffers are reused
+      kept.push_back(std::move(own));
+    } else {
+      if (results.empty()) {
+        for (const auto& o : outs) results.emplace_back(o.shape().with_dim(0, rows), o.dtype());
+      }
+      for (std::size_t k = 0; k < outs.size(); ++k) {
+        const std::size_t row_bytes = outs[k].nbytes() / static_cast<std::size_t>(n);
+        std::memcpy(static_cast<char*>(results[k].raw_data()) + static_cast<std::size_t>(done) * row_bytes,
+                    outs[k].raw_data(), outs[k].nbytes());
+      }
+    }
+    done += n;
     callbacks.on_predict_batch_end(s, logs);
     bar.update(s + 1, {});
   }
   callbacks.on_predict_end(logs);
   bar.finish({});
+  if (rows >= 0) return results;
+  if (kept.empty()) throw ValueError("predict: the Dataset yields no batch");
+  for (std::size_t k = 0; k < kept.front().size(); ++k) {
+    Tensor whole(kept.front()[k].shape().with_dim(0, done), kept.front()[k].dtype());
+    std::size_t offset = 0;
+    for (const auto& batch : kept) {
+      std::memcpy(static_cast<char*>(whole.raw_data()) + offset, batch[k].raw_data(), batch[k].nbytes());
+      offset += batch[k].nbytes();
+    }
+    results.push_back(whole);
+  }
   return results;
+}
+
+// Keras's predict over arrays of `n` rows (already checked): `steps` batches at most.
+std::vector<Tensor> predict_arrays(Model& model, CompiledModel& c, const std::vector<Tensor>& x, std::int64_t n,
+                                   const PredictOptions& options) {
+  std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+  if (options.steps > 0 && options.steps < steps) {
+    steps = options.steps;
+    n = std::min(n, steps * options.batch_size);
+  }
+  ArraySource source(x, {}, Tensor(), options.batch_size, false, 0);
+  return run_prediction(model, &c, source, steps, n, options);
 }
 
 // Data-parallel predict: each process predicts its contiguous share of the rows and the
@@ -569,38 +619,11 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
 
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
   auto hold = model().usage.share("predict", name());
-  if (!data.batched()) throw ValueError("predict: the Dataset must be batched: call .batch(batch_size) on it");
-  if (data.cardinality() == DatasetImpl::kInfinite && options.steps <= 0) {
-    throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
-  }
-  auto it = data.iterate(0);
-  std::vector<Tensor> batches;
-  std::int64_t rows = 0, s = 0;
-  CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, data.cardinality()});
-  Logs logs;
-  callbacks.on_predict_begin(logs);
-  while (options.steps <= 0 || s < options.steps) {
-    auto e = it->next();
-    if (!e) break;
-    std::vector<Tensor> x(e->begin(), e->begin() + static_cast<std::ptrdiff_t>(data.x_count()));
-    CompiledModel& c = for_inference(model(), x);
-    c.check_inputs(x);
-    callbacks.on_predict_batch_begin(s, logs);
-    Tensor out = c.predict_step(x).at(0).clone();  // the step's buffers are reused
-    rows += out.shape()[0];
-    batches.push_back(out);
-    callbacks.on_predict_batch_end(s, logs);
-    ++s;
-  }
-  callbacks.on_predict_end(logs);
-  if (batches.empty()) throw ValueError("predict: the Dataset yields no batch");
-  Tensor result(batches.front().shape().with_dim(0, rows), batches.front().dtype());
-  std::size_t offset = 0;
-  for (const auto& b : batches) {
-    std::memcpy(static_cast<char*>(result.raw_data()) + offset, b.raw_data(), b.nbytes());
-    offset += b.nbytes();
-  }
-  return result;
+  DatasetSource source(data, nullptr);
+  std::int64_t steps = source.batches_per_pass();
+  if (options.steps > 0 && (steps < 0 || options.steps < steps)) steps = options.steps;
+  if (steps == DatasetImpl::kInfinite) throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
+  return run_prediction(*this, nullptr, source, steps, -1, options).at(0);
 }
 
 std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor& y) {
@@ -610,11 +633,9 @@ std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor
 std::map<std::string, float> Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
   auto hold = model().usage.exclusive("train_on_batch", name());
   CompiledModel& c = require_compiled(model(), "train_on_batch", &x);
-  check_arrays(x, "x");
-  check_arrays(y, "y");
-  c.check_inputs(x);
+  LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
-  c.train_step(x, c.conform_targets(y));
+  c.train_step(batch.x, batch.y);
   return c.results();
 }
 
@@ -625,11 +646,9 @@ std::map<std::string, float> Model::test_on_batch(const Tensor& x, const Tensor&
 std::map<std::string, float> Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
   auto hold = model().usage.exclusive("test_on_batch", name());
   CompiledModel& c = require_compiled(model(), "test_on_batch", &x);
-  check_arrays(x, "x");
-  check_arrays(y, "y");
-  c.check_inputs(x);
+  LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
-  c.test_step(x, c.conform_targets(y));
+  c.test_step(batch.x, batch.y);
   return c.results();
 }
 

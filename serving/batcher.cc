@@ -54,7 +54,7 @@ Batcher::~Batcher() {
 
 std::vector<Tensor> Batcher::run(std::vector<Tensor> inputs) {
   if (inputs.empty() || inputs[0].rank() == 0) throw ValueError("batching: inputs must be batch-major tensors");
-  const std::int64_t rows = inputs[0].shape()[0];
+  const std::int64_t rows = request_rows(inputs);
   if (rows >= params_.max_batch_size) {  // a full batch already
     auto out = run_(inputs);
     std::lock_guard lock(mu_);

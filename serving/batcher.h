@@ -29,6 +29,13 @@
 
 namespace strata::serving {
 
+// The examples a request holds, counted in this one place for the request limit, the
+// batcher and the predict chunks: its first input's leading dimension (1 for a request
+// with no input or a scalar first input).
+inline std::int64_t request_rows(const std::vector<Tensor>& inputs) {
+  return inputs.empty() || inputs[0].rank() == 0 ? 1 : inputs[0].shape()[0];
+}
+
 class Batcher {
  public:
   using RunFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;

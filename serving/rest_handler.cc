@@ -4,6 +4,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
+#include "serving/batcher.h"
 #include "serving/errors.h"
 #include "serving/tensor_json.h"
 
@@ -169,7 +170,7 @@ RestResponse RestHandler::predict(std::optional<std::int64_t> version, std::stri
   }
   auto s = servable(version);
   PredictRequest parsed = parse_predict_request(request, s->signature());
-  const std::int64_t rows = parsed.inputs.empty() || parsed.inputs[0].rank() == 0 ? 1 : parsed.inputs[0].shape()[0];
+  const std::int64_t rows = request_rows(parsed.inputs);
   if (rows > options_.max_rows_per_request) {
     throw invalid_argument("the request has " + std::to_string(rows) + " examples, more than the limit of " +
                            std::to_string(options_.max_rows_per_request) + " (--max_rows_per_request)");

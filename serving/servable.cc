@@ -49,7 +49,7 @@ std::vector<Tensor> Servable::predict(std::vector<Tensor> inputs) {
 }
 
 std::vector<Tensor> Servable::predict_now(const std::vector<Tensor>& inputs) {
-  const std::int64_t rows = inputs.empty() || inputs[0].rank() == 0 ? 1 : inputs[0].shape()[0];
+  const std::int64_t rows = request_rows(inputs);
   // Chunked: Model::predict runs ceil(rows / chunk) steps of at most chunk rows each.
   const std::int64_t batch_size = std::clamp<std::int64_t>(rows, 1, chunk_rows_);
   return model_.predict(inputs, {.batch_size = batch_size, .verbose = 0, .steps = 0, .callbacks = {}});

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include "strata.h"
 #include "test_data.h"
@@ -212,4 +214,46 @@ TEST(FitDataset, ArraysCanBeValidatedOnADataset) {
   ASSERT_EQ(h.history["val_loss"].size(), 2u);
   EXPECT_NEAR(h.history["val_loss"][1], m.evaluate(x.slice_rows(0, 20), y.slice_rows(0, 20), {.verbose = 0}).at("loss"),
               1e-6);
+}
+
+// fit, evaluate, train_on_batch and test_on_batch check arrays with their targets in one
+// place, so each refuses the same mismatch with the same words (train_on_batch and
+// test_on_batch used to let it through to the step).
+TEST(DataRoad, EveryCallRefusesXAndYOfDifferentLengths) {
+  Model m = classifier();
+  auto [x, y] = test_data::blobs(30);
+  const Tensor short_y = y.slice_rows(0, 20);
+  const std::string said = "x and y disagree on the number of samples: 30 and 20";
+  auto refuses = [&](const std::function<void()>& call, const std::string& words) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected: " << words;
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refuses([&] { m.fit(x, short_y, {.verbose = 0}); }, said);
+  refuses([&] { m.evaluate(x, short_y, {.verbose = 0}); }, said);
+  refuses([&] { m.train_on_batch(x, short_y); }, said);
+  refuses([&] { m.test_on_batch(x, short_y); }, said);
+  refuses([&] { m.fit(x, y, {.verbose = 0, .validation_data = ValidationData(x, short_y)}); },
+          "validation_data: " + said);
+  refuses([&] { m.fit(Dataset::from_tensors(x, y).batch(10), {.verbose = 0, .validation_data = ValidationData(x, short_y)}); },
+          "validation_data: " + said);
+}
+
+// predict walks the loop fit and evaluate walk (a BatchSource), for a Dataset too: its
+// steps limit the batches, and endless or unbatched data is refused before any step.
+TEST(DataRoad, PredictOnADatasetTakesStepsAndMatchesTheArrays) {
+  Model m = classifier();
+  auto [x, y] = test_data::blobs(30);
+  const Tensor all = m.predict(x, {.verbose = 0});
+  const Tensor two = m.predict(Dataset::from_tensors({x}).batch(7), {.verbose = 0, .steps = 2});
+  ASSERT_EQ(two.shape(), (Shape{14, 3}));
+  for (std::int64_t i = 0; i < two.size(); ++i) ASSERT_NEAR(two.item(i), all.item(i), 1e-6);
+  EXPECT_THROW(m.predict(Dataset::from_tensors({x}).batch(7).repeat(), {.verbose = 0}), ValueError);
+  // Six batches of a repeated pass of 7, 7, 7, 7, 2 rows: the pass, then one more batch.
+  EXPECT_EQ(m.predict(Dataset::from_tensors({x}).batch(7).repeat(), {.verbose = 0, .steps = 6}).shape(),
+            (Shape{37, 3}));
+  EXPECT_THROW(m.predict(Dataset::from_tensors({x}), {.verbose = 0}), ValueError);
 }
