@@ -249,11 +249,11 @@ void check_batch_size(std::int64_t batch_size) {
 // Arrays given with their targets (to fit, evaluate, validation_data, train_on_batch and
 // test_on_batch), checked in this one place: each non-empty and finite, one row count for
 // all, the inputs the model's, one weight per sample; the targets conformed to the
-// model's outputs. `what` names them in messages ("" or "validation_data").
+// model's outputs. `what` names them in messages ("" or "validation_data"). The inputs
+// stay the caller's (a copy of the list would allocate each tensor's shape).
 struct LabeledArrays {
-  std::vector<Tensor> x, y;
+  std::vector<Tensor> y;
   Tensor sample_weight;
-  std::int64_t rows = 0;
 };
 
 LabeledArrays labeled_arrays(const CompiledModel& c, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
@@ -265,7 +265,7 @@ LabeledArrays labeled_arrays(const CompiledModel& c, const std::vector<Tensor>& 
                      std::to_string(nx) + " and " + std::to_string(ny));
   }
   c.check_inputs(x);
-  return {x, c.conform_targets(y), checked_sample_weight(sample_weight, nx, "sample_weight"), nx};
+  return {c.conform_targets(y), checked_sample_weight(sample_weight, nx, "sample_weight")};
 }
 
 }  // namespace
@@ -281,7 +281,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   check_batch_size(options.batch_size);
   if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
   LabeledArrays data = labeled_arrays(c, x_in, y_in, options.sample_weight);
-  std::vector<Tensor> x = std::move(data.x), y = std::move(data.y);
+  std::vector<Tensor> x = x_in, y = std::move(data.y);
   Tensor sample_weight = data.sample_weight;
   if (!options.class_weight.empty()) {
     if (sample_weight.defined()) {
@@ -295,7 +295,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   if (options.validation_data && !options.validation_data->dataset.defined()) {
     LabeledArrays val = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
                                        "validation_data");
-    x_val = std::move(val.x);
+    x_val = options.validation_data->x;
     y_val = std::move(val.y);
   } else if (!options.validation_data && options.validation_split > 0.0) {
     std::vector<Tensor> ys = y;
@@ -353,7 +353,7 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
       LabeledArrays arrays = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
                                             "validation_data");
       std::int64_t b = options.validation_batch_size > 0 ? options.validation_batch_size : options.batch_size;
-      val = std::make_unique<ArraySource>(std::move(arrays.x), std::move(arrays.y), Tensor(), b, false, 0);
+      val = std::make_unique<ArraySource>(options.validation_data->x, std::move(arrays.y), Tensor(), b, false, 0);
     }
   }
   return fit_loop(c, train, val.get(), options, 0);
@@ -464,7 +464,7 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
   check_batch_size(options.batch_size);
   LabeledArrays data = labeled_arrays(c, x, y_in, options.sample_weight);
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
-  ArraySource source(std::move(data.x), std::move(data.y), data.sample_weight, options.batch_size, false, 0);
+  ArraySource source(x, std::move(data.y), data.sample_weight, options.batch_size, false, 0);
   run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
 }
@@ -496,8 +496,9 @@ namespace {
 std::vector<Tensor> run_prediction(Model& model, CompiledModel* c, BatchSource& source, std::int64_t steps,
                                    std::int64_t rows, const PredictOptions& options) {
   const bool checked = c != nullptr;
-  ProgressBar bar(std::max<std::int64_t>(steps, 0), options.verbose, std::cout);
-  CallbackList callbacks(options.callbacks, model, {options.verbose, 1, steps});
+  const int verbose = distribution::is_chief() ? options.verbose : 0;  // one progress bar per job
+  ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
+  CallbackList callbacks(options.callbacks, model, {verbose, 1, steps});
   Logs logs;
   callbacks.on_predict_begin(logs);
   std::vector<Tensor> bx, by, results;
@@ -506,8 +507,8 @@ std::vector<Tensor> run_prediction(Model& model, CompiledModel* c, BatchSource& 
   std::int64_t done = 0;
   source.start(0, 0);
   for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
+    if (!source.next(bx, by, bw)) break;  // a Dataset of unknown length ends here
     callbacks.on_predict_batch_begin(s, logs);
-    if (!source.next(bx, by, bw)) break;
     if (!checked) {
       c = &for_inference(model.model(), bx);
       c->check_inputs(bx);
@@ -635,7 +636,7 @@ std::map<std::string, float> Model::train_on_batch(const std::vector<Tensor>& x,
   CompiledModel& c = require_compiled(model(), "train_on_batch", &x);
   LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
-  c.train_step(batch.x, batch.y);
+  c.train_step(x, batch.y);
   return c.results();
 }
 
@@ -648,7 +649,7 @@ std::map<std::string, float> Model::test_on_batch(const std::vector<Tensor>& x, 
   CompiledModel& c = require_compiled(model(), "test_on_batch", &x);
   LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
-  c.test_step(batch.x, batch.y);
+  c.test_step(x, batch.y);
   return c.results();
 }
 

@@ -15,6 +15,21 @@
 
 namespace strata::layers {
 
+// The config keys of every rank, in the order Keras writes them.
+template <typename O, int Rank>
+constexpr auto conv_transpose_fields() {
+  return std::tuple{keras_field("strides", &O::strides, window_spelling(Rank)).at_least(1),
+                    keras_field("padding", &O::padding, Spelling::padding),
+                    keras_field("output_padding", &O::output_padding, window_spelling(Rank)).at_least(0),
+                    keras_field("data_format", &O::data_format, Spelling::data_format),
+                    keras_field("dilation_rate", &O::dilation_rate, window_spelling(Rank)).at_least(1),
+                    keras_field("activation", &O::activation, Spelling::activation),
+                    keras_field("use_bias", &O::use_bias),
+                    keras_field("kernel_initializer", &O::kernel_initializer),
+                    keras_field("bias_initializer", &O::bias_initializer),
+                    keras_refused("groups", "1").unwritten().because("groups other than 1")};
+}
+
 template <int Rank>
 struct ConvTransposeOptions {  // Keras signature order
   Window<Rank> strides = 1;
@@ -28,19 +43,25 @@ struct ConvTransposeOptions {  // Keras signature order
   Initializer bias_initializer = "zeros";
   std::string name;
 
-  static constexpr auto keras_fields() {  // in the order Keras writes them
-    using O = ConvTransposeOptions;
-    return std::tuple{keras_field("strides", &O::strides, window_spelling(Rank)).at_least(1),
-                      keras_field("padding", &O::padding, Spelling::padding),
-                      keras_field("output_padding", &O::output_padding, window_spelling(Rank)).at_least(0),
-                      keras_field("data_format", &O::data_format, Spelling::data_format),
-                      keras_field("dilation_rate", &O::dilation_rate, window_spelling(Rank)).at_least(1),
-                      keras_field("activation", &O::activation, Spelling::activation),
-                      keras_field("use_bias", &O::use_bias),
-                      keras_field("kernel_initializer", &O::kernel_initializer),
-                      keras_field("bias_initializer", &O::bias_initializer),
-                      keras_refused("groups", "1").unwritten().because("groups other than 1")};
-  }
+  static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, Rank>(); }
+};
+
+// Keras's Conv3DTranspose takes data_format before output_padding; designated
+// initializers follow the signature.
+template <>
+struct ConvTransposeOptions<3> {
+  IntTriple strides = 1;
+  std::string padding = "valid";
+  std::string data_format;
+  std::optional<IntTriple> output_padding;
+  IntTriple dilation_rate = 1;
+  std::string activation;
+  bool use_bias = true;
+  Initializer kernel_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+
+  static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, 3>(); }
 };
 
 template <int Rank>

@@ -82,7 +82,11 @@ using ZeroPadding3D = ZeroPadding<3>;
 using Cropping1D = Cropping<1>;
 using Cropping2D = Cropping<2>;
 using Cropping3D = Cropping<3>;
+using ZeroPadding1DOptions = ZeroPaddingOptions<1>;
+using ZeroPadding2DOptions = ZeroPaddingOptions<2>;
 using ZeroPadding3DOptions = ZeroPaddingOptions<3>;
+using Cropping1DOptions = CroppingOptions<1>;
+using Cropping2DOptions = CroppingOptions<2>;
 using Cropping3DOptions = CroppingOptions<3>;
 
 extern template class SpatialPadImpl<1>;

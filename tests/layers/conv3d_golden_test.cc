@@ -13,12 +13,12 @@
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layer_golden_case.h"
-#include "layers/convolutional/conv_transpose.h"
 #include "layers/convolutional/conv.h"
-#include "layers/pooling/global_pooling.h"
+#include "layers/convolutional/conv_transpose.h"
 #include "layers/core/input_layer.h"
-#include "layers/reshaping/spatial_padding.h"
+#include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
+#include "layers/reshaping/spatial_padding.h"
 #include "layers/reshaping/upsampling.h"
 
 namespace strata {

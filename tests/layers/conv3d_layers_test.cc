@@ -3,14 +3,14 @@
 // (ValueError), as Keras refuses them. Values against Keras: conv3d_golden_test.cc.
 #include <gtest/gtest.h>
 
-#include "layers/convolutional/conv_transpose.h"
-#include "layers/convolutional/conv.h"
-#include "layers/pooling/global_pooling.h"
-#include "layers/core/input_layer.h"
-#include "layers/reshaping/spatial_padding.h"
-#include "layers/pooling/pooling.h"
-#include "layers/reshaping/upsampling.h"
 #include "../io/test_util.h"
+#include "layers/convolutional/conv.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/core/input_layer.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/pooling/pooling.h"
+#include "layers/reshaping/spatial_padding.h"
+#include "layers/reshaping/upsampling.h"
 
 namespace strata {
 namespace {

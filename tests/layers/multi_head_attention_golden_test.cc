@@ -6,23 +6,23 @@
 // gradients within 1e-5 (layer_golden_case.h); Keras's refusals are refusals here.
 #include <gtest/gtest.h>
 
-#include "golden_json.h"
-#include "layer_golden_case.h"
-#include "io/layer_config.h"
-#include "layers/core/einsum_dense.h"
-#include "layers/core/input_layer.h"
-#include "layers/reshaping/spatial_padding.h"
-#include "layers/core/dense.h"
-#include "layers/reshaping/flatten.h"
-#include "layers/normalization/layer_normalization.h"
-#include "layers/merging/merge.h"
-#include "layers/attention/multi_head_attention.h"
+#include "../io/test_util.h"
 #include "core/program.h"
 #include "core/rng.h"
+#include "golden_json.h"
+#include "io/layer_config.h"
+#include "layer_golden_case.h"
+#include "layers/attention/multi_head_attention.h"
+#include "layers/core/dense.h"
+#include "layers/core/einsum_dense.h"
+#include "layers/core/input_layer.h"
+#include "layers/merging/merge.h"
+#include "layers/normalization/layer_normalization.h"
+#include "layers/reshaping/flatten.h"
+#include "layers/reshaping/spatial_padding.h"
 #include "losses/losses.h"
 #include "models/model.h"
 #include "optimizers/optimizers.h"
-#include "../io/test_util.h"
 
 namespace strata {
 namespace {

@@ -140,7 +140,8 @@ def cases():
     c.append(run_case("cropping3d_channels_first", L.Cropping3D(1, data_format="channels_first"), (2, 2, 3, 4, 3)))
     c.append(run_case("upsampling3d_2_1_3", L.UpSampling3D((2, 1, 3)), (2, 2, 3, 2, 2)))
     c.append(run_case("upsampling3d_channels_first", L.UpSampling3D(data_format="channels_first"), (2, 2, 2, 3, 2)))
-    # Conv2DTranspose's output_padding (added last: the cases above keep their random draws)
+    # Conv2DTranspose's output_padding (added last: the cases above keep their random draws; the
+    # models saved after the cases draw anew)
     c.append(run_case("conv2d_transpose_valid_k3_s_2_3_output_padding_1_2",
                       L.Conv2DTranspose(2, 3, strides=(2, 3), output_padding=(1, 2)), (2, 3, 2, 2)))
     c.append(run_case("conv2d_transpose_same_k3_s2_output_padding1_channels_first",
