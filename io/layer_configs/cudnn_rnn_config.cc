@@ -4,7 +4,10 @@
 // those layers here, so a loaded model saves back as LSTM / GRU.
 #include "core/error.h"
 #include "io/layer_config.h"
+#include "layers/recurrent/gru.h"
+#include "layers/recurrent/lstm.h"
 #include "layers/recurrent/rnn.h"
+#include "layers/recurrent/simple_rnn.h"
 
 namespace strata::io {
 namespace {

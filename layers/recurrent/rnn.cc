@@ -158,63 +158,8 @@ RNN::RNN(const std::vector<Layer>& cells, RNNOptions options)
 
 void RNN::reset_states() const { static_cast<RNNImpl&>(impl()).reset_states(); }
 
-namespace {
-
-template <typename O>
-RNNOptions rnn_options(const O& o) {
-  return {.return_sequences = o.return_sequences, .return_state = o.return_state, .go_backwards = o.go_backwards,
-          .stateful = o.stateful, .unroll = o.unroll, .zero_output_for_mask = false, .name = o.name};
-}
-
-}  // namespace
-
-SimpleRNN::SimpleRNN(std::int64_t units, SimpleRNNOptions o)
-    : RNN(std::make_shared<RNNImpl>(
-          "SimpleRNN",
-          std::vector<std::shared_ptr<RNNCellImpl>>{std::make_shared<RNNCellImpl>(
-              "SimpleRNNCell",
-              simple_rnn_config(units, {.activation = o.activation, .use_bias = o.use_bias,
-                                        .kernel_initializer = o.kernel_initializer,
-                                        .recurrent_initializer = o.recurrent_initializer,
-                                        .bias_initializer = o.bias_initializer, .dropout = o.dropout,
-                                        .recurrent_dropout = o.recurrent_dropout, .seed = o.seed, .name = ""}),
-              "simple_rnn_cell")},
-          rnn_options(o))) {}
-
-LSTM::LSTM(std::int64_t units, LSTMOptions o)
-    : RNN(std::make_shared<RNNImpl>(
-          "LSTM",
-          std::vector<std::shared_ptr<RNNCellImpl>>{std::make_shared<RNNCellImpl>(
-              "LSTMCell",
-              lstm_config(units, {.activation = o.activation, .recurrent_activation = o.recurrent_activation,
-                                  .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
-                                  .recurrent_initializer = o.recurrent_initializer,
-                                  .bias_initializer = o.bias_initializer, .unit_forget_bias = o.unit_forget_bias,
-                                  .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout, .seed = o.seed,
-                                  .name = ""}),
-              "lstm_cell")},
-          rnn_options(o))) {}
-
-GRU::GRU(std::int64_t units, GRUOptions o)
-    : RNN(std::make_shared<RNNImpl>(
-          "GRU",
-          std::vector<std::shared_ptr<RNNCellImpl>>{std::make_shared<RNNCellImpl>(
-              "GRUCell",
-              gru_config(units, {.activation = o.activation, .recurrent_activation = o.recurrent_activation,
-                                 .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
-                                 .recurrent_initializer = o.recurrent_initializer,
-                                 .bias_initializer = o.bias_initializer, .dropout = o.dropout,
-                                 .recurrent_dropout = o.recurrent_dropout, .reset_after = o.reset_after,
-                                 .seed = o.seed, .name = ""}),
-              "gru_cell")},
-          rnn_options(o))) {}
-
-namespace {
-
-// SimpleRNN, LSTM, GRU: the layer's keys, then its one cell's (`implementation`, a speed
-// hint, is ignored). Keras 3 keeps the variables on the cell: layers/<key>/cell/vars.
-KerasClass recurrent_class(const char* class_name, const char* cell_class, const char* kind,
-                           const char* cell_name) {
+KerasClass describe_recurrent_layer(const char* class_name, const char* cell_class, const char* kind,
+                                    const char* cell_name) {
   KerasClass k;
   k.class_name = class_name;
   append_keras_specs(k, RNNOptions::keras_fields());
@@ -240,14 +185,5 @@ KerasClass recurrent_class(const char* class_name, const char* cell_class, const
   };
   return k;
 }
-
-const bool registered = [] {
-  register_keras_class(recurrent_class("SimpleRNN", "SimpleRNNCell", "simple_rnn", "simple_rnn_cell"));
-  register_keras_class(recurrent_class("LSTM", "LSTMCell", "lstm", "lstm_cell"));
-  register_keras_class(recurrent_class("GRU", "GRUCell", "gru", "gru_cell"));
-  return true;
-}();
-
-}  // namespace
 
 }  // namespace strata::layers

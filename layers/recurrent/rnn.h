@@ -1,6 +1,6 @@
-// Recurrent layers: RNN(cell) (one cell or a stack), and SimpleRNN, LSTM, GRU as Keras
-// builds them (an RNN owning one fresh cell named "simple_rnn_cell", "lstm_cell",
-// "gru_cell"). Inputs: x (batch, timesteps, features) and optionally the initial
+// Recurrent layers: RNN(cell) (one cell or a stack); SimpleRNN, LSTM and GRU are an RNN
+// owning one fresh cell named "simple_rnn_cell", "lstm_cell", "gru_cell", as Keras builds
+// them (simple_rnn.h, lstm.h, gru.h). Inputs: x (batch, timesteps, features) and optionally the initial
 // states as extra inputs. Outputs: the last output (or the whole sequence with
 // return_sequences), then the last states with return_state. A mask (Embedding with
 // mask_zero, Masking) makes masked steps carry state and output over.
@@ -77,72 +77,17 @@ class RNN : public Layer {
   explicit RNN(std::shared_ptr<RNNImpl> impl) : Layer(std::move(impl)) {}
 };
 
-struct SimpleRNNOptions {  // Keras signature order
-  std::string activation = "tanh";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  bool return_sequences = false;
-  bool return_state = false;
-  bool go_backwards = false;
-  bool stateful = false;
-  bool unroll = false;
-  std::optional<std::uint64_t> seed;
-  std::string name;
-};
+// The RNN options of a cell kind's layer options (SimpleRNNOptions, LSTMOptions, GRUOptions).
+template <typename O>
+RNNOptions rnn_options(const O& o) {
+  return {.return_sequences = o.return_sequences, .return_state = o.return_state, .go_backwards = o.go_backwards,
+          .stateful = o.stateful, .unroll = o.unroll, .zero_output_for_mask = false, .name = o.name};
+}
 
-struct LSTMOptions {  // Keras signature order
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  bool unit_forget_bias = true;
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  std::optional<std::uint64_t> seed;
-  bool return_sequences = false;
-  bool return_state = false;
-  bool go_backwards = false;
-  bool stateful = false;
-  bool unroll = false;
-  std::string name;
-};
-
-struct GRUOptions {  // Keras signature order
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  std::optional<std::uint64_t> seed;
-  bool return_sequences = false;
-  bool return_state = false;
-  bool go_backwards = false;
-  bool stateful = false;
-  bool unroll = false;
-  bool reset_after = true;
-  std::string name;
-};
-
-class SimpleRNN : public RNN {
- public:
-  explicit SimpleRNN(std::int64_t units, SimpleRNNOptions options = {});
-};
-class LSTM : public RNN {
- public:
-  explicit LSTM(std::int64_t units, LSTMOptions options = {});
-};
-class GRU : public RNN {
- public:
-  explicit GRU(std::int64_t units, GRUOptions options = {});
-};
+// The Keras class of a cell kind's layer (SimpleRNN, LSTM, GRU): the layer's keys, then its
+// one cell's (`implementation`, a speed hint, is ignored). Keras 3 keeps the variables on
+// the cell: layers/<key>/cell/vars.
+KerasClass describe_recurrent_layer(const char* class_name, const char* cell_class, const char* kind,
+                                    const char* cell_name);
 
 }  // namespace strata::layers

@@ -89,37 +89,6 @@ std::shared_ptr<RNNCellImpl> RNNCellImpl::fresh_copy() const {
   return std::make_shared<RNNCellImpl>(class_name(), c, name);
 }
 
-CellConfig simple_rnn_config(std::int64_t units, const SimpleRNNCellOptions& o) {
-  return {.kind = "simple_rnn", .units = units, .activation = o.activation, .recurrent_activation = "sigmoid",
-          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
-          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
-          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
-          .seed = o.seed ? *o.seed : next_seed()};
-}
-
-CellConfig lstm_config(std::int64_t units, const LSTMCellOptions& o) {
-  return {.kind = "lstm", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
-          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
-          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
-          .unit_forget_bias = o.unit_forget_bias, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
-          .seed = o.seed ? *o.seed : next_seed()};
-}
-
-CellConfig gru_config(std::int64_t units, const GRUCellOptions& o) {
-  return {.kind = "gru", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
-          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
-          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
-          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
-          .seed = o.seed ? *o.seed : next_seed(), .reset_after = o.reset_after};
-}
-
-SimpleRNNCell::SimpleRNNCell(std::int64_t units, SimpleRNNCellOptions o)
-    : Layer(std::make_shared<RNNCellImpl>("SimpleRNNCell", simple_rnn_config(units, o), o.name)) {}
-LSTMCell::LSTMCell(std::int64_t units, LSTMCellOptions o)
-    : Layer(std::make_shared<RNNCellImpl>("LSTMCell", lstm_config(units, o), o.name)) {}
-GRUCell::GRUCell(std::int64_t units, GRUCellOptions o)
-    : Layer(std::make_shared<RNNCellImpl>("GRUCell", gru_config(units, o), o.name)) {}
-
 namespace {
 
 // Calls fn with the fields of `kind`.
@@ -160,10 +129,7 @@ CellConfig read_cell_config(const ConfigSource& src, const std::string& kind) {
   return c;
 }
 
-namespace {
-
-// SimpleRNNCell, LSTMCell, GRUCell: the cell keys only.
-KerasClass cell_class(const char* class_name, const char* kind) {
+KerasClass describe_cell(const char* class_name, const char* kind) {
   KerasClass k;
   k.class_name = class_name;
   append_cell_keras_specs(k, kind);
@@ -177,14 +143,5 @@ KerasClass cell_class(const char* class_name, const char* kind) {
   };
   return k;
 }
-
-const bool registered = [] {
-  register_keras_class(cell_class("SimpleRNNCell", "simple_rnn"));
-  register_keras_class(cell_class("LSTMCell", "lstm"));
-  register_keras_class(cell_class("GRUCell", "gru"));
-  return true;
-}();
-
-}  // namespace
 
 }  // namespace strata::layers

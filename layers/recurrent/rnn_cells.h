@@ -1,7 +1,8 @@
-// Recurrent cells, as Keras's SimpleRNNCell, LSTMCell and GRUCell. A cell owns its
-// weights (kernel, recurrent_kernel, bias) and is attached to exactly one recurrent
-// layer: attaching it to a second one throws, telling the user to create a new cell.
-// The cell's whole time loop runs as one fused op (core/ops/rnn_ops.cc).
+// The recurrent cell every kind shares (SimpleRNNCell, LSTMCell and GRUCell are this cell
+// with their config: simple_rnn.h, lstm.h, gru.h). A cell owns its weights (kernel,
+// recurrent_kernel, bias) and is attached to exactly one recurrent layer: attaching it to
+// a second one throws, telling the user to create a new cell. The cell's whole time loop
+// runs as one fused op (core/ops/rnn_ops.cc).
 #pragma once
 
 #include <cstdint>
@@ -95,62 +96,7 @@ class RNNCellImpl : public LayerImpl {
   const LayerImpl* owner_ = nullptr;
 };
 
-struct SimpleRNNCellOptions {  // Keras signature order
-  std::string activation = "tanh";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  std::optional<std::uint64_t> seed;
-  std::string name;
-};
-
-struct LSTMCellOptions {
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  bool unit_forget_bias = true;
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  std::optional<std::uint64_t> seed;
-  std::string name;
-};
-
-struct GRUCellOptions {
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool use_bias = true;
-  Initializer kernel_initializer = "glorot_uniform";
-  Initializer recurrent_initializer = "orthogonal";
-  Initializer bias_initializer = "zeros";
-  double dropout = 0.0;
-  double recurrent_dropout = 0.0;
-  bool reset_after = true;
-  std::optional<std::uint64_t> seed;
-  std::string name;
-};
-
-class SimpleRNNCell : public Layer {
- public:
-  explicit SimpleRNNCell(std::int64_t units, SimpleRNNCellOptions options = {});
-};
-class LSTMCell : public Layer {
- public:
-  explicit LSTMCell(std::int64_t units, LSTMCellOptions options = {});
-};
-class GRUCell : public Layer {
- public:
-  explicit GRUCell(std::int64_t units, GRUCellOptions options = {});
-};
-
-// The config of each cell kind from its options (shared with the layers).
-CellConfig simple_rnn_config(std::int64_t units, const SimpleRNNCellOptions& o);
-CellConfig lstm_config(std::int64_t units, const LSTMCellOptions& o);
-CellConfig gru_config(std::int64_t units, const GRUCellOptions& o);
+// The Keras class of a cell kind's cell (SimpleRNNCell, LSTMCell, GRUCell): its keys only.
+KerasClass describe_cell(const char* class_name, const char* kind);
 
 }  // namespace strata::layers

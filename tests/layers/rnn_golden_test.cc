@@ -9,10 +9,13 @@
 #include "core/autodiff.h"
 #include "core/ops.h"
 #include "core/program.h"
-#include "layers/recurrent/bidirectional.h"
 #include "layers/core/embedding.h"
 #include "layers/core/input_layer.h"
+#include "layers/recurrent/bidirectional.h"
+#include "layers/recurrent/gru.h"
+#include "layers/recurrent/lstm.h"
 #include "layers/recurrent/rnn.h"
+#include "layers/recurrent/simple_rnn.h"
 #include "models/model.h"
 
 using namespace strata;

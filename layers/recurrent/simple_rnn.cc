@@ -1,0 +1,37 @@
+#include "layers/recurrent/simple_rnn.h"
+
+#include "core/rng.h"
+
+namespace strata::layers {
+
+namespace {
+
+// The cell and the layer options name the cell's fields alike.
+template <typename Options>
+CellConfig config_of(std::int64_t units, const Options& o) {
+  return {.kind = "simple_rnn", .units = units, .activation = o.activation, .recurrent_activation = "sigmoid",
+          .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
+          .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
+          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .seed = o.seed ? *o.seed : next_seed()};
+}
+
+}  // namespace
+
+SimpleRNNCell::SimpleRNNCell(std::int64_t units, SimpleRNNCellOptions o)
+    : Layer(std::make_shared<RNNCellImpl>("SimpleRNNCell", config_of(units, o), o.name)) {}
+
+SimpleRNN::SimpleRNN(std::int64_t units, SimpleRNNOptions o)
+    : RNN(std::make_shared<RNNImpl>(
+          "SimpleRNN", std::vector{std::make_shared<RNNCellImpl>("SimpleRNNCell", config_of(units, o), "simple_rnn_cell")},
+          rnn_options(o))) {}
+
+namespace {
+const bool registered = [] {
+  register_keras_class(describe_cell("SimpleRNNCell", "simple_rnn"));
+  register_keras_class(describe_recurrent_layer("SimpleRNN", "SimpleRNNCell", "simple_rnn", "simple_rnn_cell"));
+  return true;
+}();
+}  // namespace
+
+}  // namespace strata::layers
