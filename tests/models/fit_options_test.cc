@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <tuple>
 
 #include "strata.h"
 #include "test_data.h"
@@ -221,7 +222,8 @@ TEST(FitDataset, ArraysCanBeValidatedOnADataset) {
 // test_on_batch used to let it through to the step).
 TEST(DataRoad, EveryCallRefusesXAndYOfDifferentLengths) {
   Model m = classifier();
-  auto [x, y] = test_data::blobs(30);
+  Tensor x, y;  // not a structured binding: clang before 16 cannot capture one in a lambda
+  std::tie(x, y) = test_data::blobs(30);
   const Tensor short_y = y.slice_rows(0, 20);
   const std::string said = "x and y disagree on the number of samples: 30 and 20";
   auto refuses = [&](const std::function<void()>& call, const std::string& words) {
@@ -246,7 +248,8 @@ TEST(DataRoad, EveryCallRefusesXAndYOfDifferentLengths) {
 // steps limit the batches, and endless or unbatched data is refused before any step.
 TEST(DataRoad, PredictOnADatasetTakesStepsAndMatchesTheArrays) {
   Model m = classifier();
-  auto [x, y] = test_data::blobs(30);
+  Tensor x, y;  // not a structured binding: clang before 16 cannot capture one in a lambda
+  std::tie(x, y) = test_data::blobs(30);
   const Tensor all = m.predict(x, {.verbose = 0});
   const Tensor two = m.predict(Dataset::from_tensors({x}).batch(7), {.verbose = 0, .steps = 2});
   ASSERT_EQ(two.shape(), (Shape{14, 3}));
