@@ -12,12 +12,6 @@ namespace {
 
 std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "D"; }
 
-void expect_positive(const std::string& cls, const char* what, const std::vector<std::int64_t>& values) {
-  for (auto v : values) {
-    if (v <= 0) throw ValueError(cls + ": " + what + " must be positive");
-  }
-}
-
 // The convolution of channels-last x (the window, strides and dilation per spatial axis,
 // pads flattened before/after) on the kernel each rank runs.
 template <int Rank>
@@ -45,9 +39,9 @@ ConvImpl<Rank>::ConvImpl(std::int64_t filters_, Window<Rank> kernel_size_, ConvO
       options(std::move(options_)) {
   const std::string cls = keras_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
-  expect_positive(cls, "kernel_size", window_vec(kernel_size));
-  expect_positive(cls, "strides", window_vec(options.strides));
-  expect_positive(cls, "dilation_rate", window_vec(options.dilation_rate));
+  check_positive(cls, "kernel_size", window_vec(kernel_size));
+  check_positive(cls, "strides", window_vec(options.strides));
+  check_positive(cls, "dilation_rate", window_vec(options.dilation_rate));
   if (options.groups <= 0 || filters % options.groups != 0) {
     throw ValueError(cls + ": filters (" + std::to_string(filters) + ") must be divisible by groups (" +
                      std::to_string(options.groups) + ")");
@@ -64,13 +58,7 @@ ConvImpl<Rank>::ConvImpl(std::int64_t filters_, Window<Rank> kernel_size_, ConvO
 template <int Rank>
 void ConvImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
   const Shape& s = inputs[0].shape;
-  const bool cf = is_channels_first(options.data_format);
-  if (s.rank() != Rank + 2) {
-    throw ShapeError("expects input of rank " + std::to_string(Rank + 2) + " " + spatial_layout(Rank, false) +
-                     ", got " + s.to_string());
-  }
-  const std::int64_t channels = s.dims()[cf ? 1 : Rank + 1];
-  if (channels == kUnknownDim) throw ShapeError("the channel dimension of the input must be known, got " + s.to_string());
+  const std::int64_t channels = input_channels(s, Rank, is_channels_first(options.data_format));
   if (channels % options.groups != 0) {
     throw ShapeError("input channels " + std::to_string(channels) + " are not divisible by groups " +
                      std::to_string(options.groups) + " (input " + s.to_string() + ")");

@@ -14,12 +14,6 @@ namespace {
 
 std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "DTranspose"; }
 
-void expect_positive(const std::string& cls, const char* what, const std::vector<std::int64_t>& values) {
-  for (auto v : values) {
-    if (v <= 0) throw ValueError(cls + ": " + what + " must be positive");
-  }
-}
-
 // One spatial axis of a transposed convolution: the output length Keras computes and the
 // padding of the forward convolution whose input gradient the layer is.
 struct TransposeAxis {
@@ -87,9 +81,9 @@ ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> k
       options(std::move(options_)) {
   const std::string cls = keras_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
-  expect_positive(cls, "kernel_size", window_vec(kernel_size));
-  expect_positive(cls, "strides", window_vec(options.strides));
-  expect_positive(cls, "dilation_rate", window_vec(options.dilation_rate));
+  check_positive(cls, "kernel_size", window_vec(kernel_size));
+  check_positive(cls, "strides", window_vec(options.strides));
+  check_positive(cls, "dilation_rate", window_vec(options.dilation_rate));
   if (options.output_padding) check_output_padding(cls, window_vec(*options.output_padding), window_vec(options.strides));
   check_padding(options.padding, {"valid", "same"});
   is_channels_first(options.data_format);
@@ -98,13 +92,7 @@ ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> k
 
 template <int Rank>
 void ConvTransposeImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
-  const Shape& s = inputs[0].shape;
-  if (s.rank() != Rank + 2) {
-    throw ShapeError("expects input of rank " + std::to_string(Rank + 2) + " " + spatial_layout(Rank, false) +
-                     ", got " + s.to_string());
-  }
-  const std::int64_t channels = s.dims()[is_channels_first(options.data_format) ? 1 : Rank + 1];
-  if (channels == kUnknownDim) throw ShapeError("the channel dimension of the input must be known, got " + s.to_string());
+  const std::int64_t channels = input_channels(inputs[0].shape, Rank, is_channels_first(options.data_format));
   std::vector<std::int64_t> dims = window_vec(kernel_size);
   dims.push_back(filters);
   dims.push_back(channels);

@@ -52,6 +52,24 @@ std::string spatial_layout(int spatial_rank, bool channels_first) {
   return channels_first ? "(batch, channels, " + spatial + ")" : "(batch, " + spatial + ", channels)";
 }
 
+void check_positive(const std::string& layer, const char* what, const std::vector<std::int64_t>& window) {
+  for (auto v : window) {
+    if (v <= 0) throw ValueError(layer + ": " + what + " must be positive");
+  }
+}
+
+std::int64_t input_channels(const Shape& input, int spatial_rank, bool channels_first) {
+  if (input.rank() != spatial_rank + 2) {
+    throw ShapeError("expects input of rank " + std::to_string(spatial_rank + 2) + " " +
+                     spatial_layout(spatial_rank, false) + ", got " + input.to_string());
+  }
+  const std::int64_t channels = input.dims()[channels_first ? 1 : spatial_rank + 1];
+  if (channels == kUnknownDim) {
+    throw ShapeError("the channel dimension of the input must be known, got " + input.to_string());
+  }
+  return channels;
+}
+
 Output to_channels_last(Output x) {
   const int rank = x.shape().rank();
   std::vector<std::int64_t> perm{0};

@@ -95,6 +95,13 @@ std::vector<std::int64_t> padding_amounts(const std::string& padding, const std:
 // "(batch, rows, cols, channels)", or "(batch, channels, rows, cols)" channels first.
 std::string spatial_layout(int spatial_rank, bool channels_first);
 
+// Throws ValueError ("<layer>: <what> must be positive") unless every value of a window is.
+void check_positive(const std::string& layer, const char* what, const std::vector<std::int64_t>& window);
+
+// The channel count of a layer's input over `spatial_rank` axes, as build() sees it;
+// throws ShapeError for another rank or an unknown channel dimension.
+std::int64_t input_channels(const Shape& input, int spatial_rank, bool channels_first);
+
 // Moves channels last (N, C, ...) -> (N, ..., C), and back.
 Output to_channels_last(Output x);
 Output to_channels_first(Output x);

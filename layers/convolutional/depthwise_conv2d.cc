@@ -23,7 +23,7 @@ Output depthwise_conv2d(Output x, Output kernel, const std::string& padding, Int
 
 DepthwiseConv2DImpl::DepthwiseConv2DImpl(IntPair kernel_size_, DepthwiseConv2DOptions options_)
     : LayerImpl("DepthwiseConv2D", options_.name), kernel_size(kernel_size_), options(std::move(options_)) {
-  if (kernel_size.first <= 0 || kernel_size.second <= 0) throw ValueError("DepthwiseConv2D: kernel_size must be positive");
+  check_positive("DepthwiseConv2D", "kernel_size", kernel_size.vec());
   if (options.depth_multiplier <= 0) throw ValueError("DepthwiseConv2D: depth_multiplier must be positive");
   check_padding(options.padding, {"valid", "same"});
   is_channels_first(options.data_format);
@@ -31,10 +31,7 @@ DepthwiseConv2DImpl::DepthwiseConv2DImpl(IntPair kernel_size_, DepthwiseConv2DOp
 }
 
 void DepthwiseConv2DImpl::build(const std::vector<TensorSpec>& inputs) {
-  const Shape& s = inputs[0].shape;
-  if (s.rank() != 4) throw ShapeError("expects input of rank 4 (batch, rows, cols, channels), got " + s.to_string());
-  std::int64_t channels = s.dims()[is_channels_first(options.data_format) ? 1 : 3];
-  if (channels == kUnknownDim) throw ShapeError("the channel dimension of the input must be known, got " + s.to_string());
+  const std::int64_t channels = input_channels(inputs[0].shape, 2, is_channels_first(options.data_format));
   depthwise_kernel = add_weight("depthwise_kernel",
                                 Shape{kernel_size.first, kernel_size.second, channels, options.depth_multiplier},
                                 options.depthwise_initializer);

@@ -12,7 +12,7 @@ SeparableConv2DImpl::SeparableConv2DImpl(std::int64_t filters_, IntPair kernel_s
     : LayerImpl("SeparableConv2D", options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
   if (filters <= 0) throw ValueError("SeparableConv2D: filters must be positive, got " + std::to_string(filters));
-  if (kernel_size.first <= 0 || kernel_size.second <= 0) throw ValueError("SeparableConv2D: kernel_size must be positive");
+  check_positive("SeparableConv2D", "kernel_size", kernel_size.vec());
   if (options.depth_multiplier <= 0) throw ValueError("SeparableConv2D: depth_multiplier must be positive");
   check_padding(options.padding, {"valid", "same"});
   is_channels_first(options.data_format);
@@ -20,10 +20,7 @@ SeparableConv2DImpl::SeparableConv2DImpl(std::int64_t filters_, IntPair kernel_s
 }
 
 void SeparableConv2DImpl::build(const std::vector<TensorSpec>& inputs) {
-  const Shape& s = inputs[0].shape;
-  if (s.rank() != 4) throw ShapeError("expects input of rank 4 (batch, rows, cols, channels), got " + s.to_string());
-  std::int64_t channels = s.dims()[is_channels_first(options.data_format) ? 1 : 3];
-  if (channels == kUnknownDim) throw ShapeError("the channel dimension of the input must be known, got " + s.to_string());
+  const std::int64_t channels = input_channels(inputs[0].shape, 2, is_channels_first(options.data_format));
   const std::int64_t dm = options.depth_multiplier;
   depthwise_kernel = add_weight("depthwise_kernel", Shape{kernel_size.first, kernel_size.second, channels, dm},
                                 options.depthwise_initializer);

@@ -21,12 +21,8 @@ PoolingImpl<Rank>::PoolingImpl(std::string class_name, bool max_, Window<Rank> p
                                PoolingOptions<Rank> options_)
     : LayerImpl(class_name, options_.name), max(max_), pool_size(pool_size_), options(std::move(options_)) {
   if (!options.strides) options.strides = pool_size;
-  for (auto v : window_vec(pool_size)) {
-    if (v <= 0) throw ValueError(class_name + ": pool_size must be positive");
-  }
-  for (auto v : window_vec(*options.strides)) {
-    if (v <= 0) throw ValueError(class_name + ": strides must be positive");
-  }
+  check_positive(class_name, "pool_size", window_vec(pool_size));
+  check_positive(class_name, "strides", window_vec(*options.strides));
   check_padding(options.padding, {"valid", "same"});
   is_channels_first(options.data_format);
 }

@@ -33,9 +33,7 @@ Output reshaped(Output x, std::vector<std::int64_t> dims) {
 template <int Rank>
 UpSamplingImpl<Rank>::UpSamplingImpl(Window<Rank> size_, UpSamplingOptions<Rank> options_)
     : LayerImpl(keras_name(Rank), options_.name), size(size_), options(std::move(options_)) {
-  for (auto v : window_vec(size)) {
-    if (v <= 0) throw ValueError(class_name() + ": size must be positive");
-  }
+  check_positive(class_name(), "size", window_vec(size));
   channels_first(options);  // refuses an unknown data_format now, not at the first call
   if constexpr (Rank == 2) {
     if (options.interpolation != "nearest") {

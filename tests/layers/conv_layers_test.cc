@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/program.h"
@@ -16,6 +17,8 @@
 #include "layers/normalization/batch_normalization.h"
 #include "layers/pooling/pooling.h"
 #include "layers/regularization/spatial_dropout.h"
+#include "layers/reshaping/spatial_padding.h"
+#include "layers/reshaping/upsampling.h"
 #include "models/model.h"
 
 using namespace strata;
@@ -167,4 +170,19 @@ TEST(SpatialDropout, DropsWholeChannelsInTrainingOnly) {
   }
   EXPECT_GT(dropped, 0);
   EXPECT_LT(dropped, 16);
+}
+
+// Every rank of a spatial family is the family's one template (#36): a layer written again
+// per rank fails to compile here, and each rank's layer runs that template's Impl.
+TEST(RankGenericLayers, EachRankIsTheFamilysTemplate) {
+  static_assert(std::is_same_v<Conv1D, Conv<1>> && std::is_same_v<Conv2D, Conv<2>> && std::is_same_v<Conv3D, Conv<3>>);
+  static_assert(std::is_same_v<Conv1DTranspose, ConvTranspose<1>> && std::is_same_v<Conv3DTranspose, ConvTranspose<3>>);
+  static_assert(std::is_same_v<MaxPooling1D, MaxPooling<1>> && std::is_same_v<AveragePooling3D, AveragePooling<3>>);
+  static_assert(std::is_same_v<ZeroPadding1D, ZeroPadding<1>> && std::is_same_v<Cropping3D, Cropping<3>>);
+  static_assert(std::is_same_v<UpSampling1D, UpSampling<1>> && std::is_same_v<UpSampling3D, UpSampling<3>>);
+  EXPECT_NE(dynamic_cast<const ConvImpl<1>*>(&Conv1D(2, 3).impl()), nullptr);
+  EXPECT_NE(dynamic_cast<const ConvTransposeImpl<3>*>(&Conv3DTranspose(2, 3).impl()), nullptr);
+  EXPECT_NE(dynamic_cast<const PoolingImpl<2>*>(&AveragePooling2D(2).impl()), nullptr);
+  EXPECT_NE(dynamic_cast<const SpatialPadImpl<3>*>(&Cropping3D(1).impl()), nullptr);
+  EXPECT_NE(dynamic_cast<const UpSamplingImpl<1>*>(&UpSampling1D(2).impl()), nullptr);
 }
