@@ -219,8 +219,8 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
         } else if constexpr (std::is_same_v<T, Initializer>) {
           return initializer_to_config(v);
         } else if constexpr (std::is_same_v<T, Layer>) {
-          const LayerConfigEntry* e = find_layer_config(v.class_name());
-          return json{{"module", e ? e->module : "keras.layers"},
+          const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(v.class_name());
+          return json{{"module", k ? k->module : "keras.layers"},
                       {"class_name", v.class_name()},
                       {"config", layer_config(v)},
                       {"registered_name", nullptr}};
@@ -307,42 +307,37 @@ std::unique_ptr<layers::ConfigSource> config_source(const std::string& class_nam
   return source;
 }
 
-LayerConfigEntry config_entry_for(const layers::KerasClass& k) {
-  LayerConfigEntry e;
-  e.class_name = k.class_name;
-  e.module = k.module;
-  e.to_config = [k](const LayerImpl& impl) {
-    return fields_to_config(k.fields, k.values(impl));
-  };
-  if (k.keras3_vars) {
-    e.keras3_vars = [k](const LayerImpl& impl) {
-      std::vector<VarGroup> out;
-      for (const auto& g : k.keras3_vars(impl)) {
-        if (!g.nested.defined()) {
-          out.push_back({g.path, g.variables});
-          continue;
-        }
-        for (VarGroup inner : keras3_var_groups(g.nested)) {
-          inner.path = g.path + inner.path;
-          out.push_back(std::move(inner));
-        }
-      }
-      return out;
-    };
-  }
-  e.from_config = [k](const json& config, const ConfigContext& ctx) -> Layer {
-    JsonConfigSource source(k.class_name, config, ctx);
-    refuse(k.fields, config, source.where());
-    if (k.check) k.check(source);
-    try {
-      return k.make(source);
-    } catch (const NotImplementedError& err) {
-      throw NotImplementedError(located(source.where(), k.class_name, err.what()));
-    } catch (const ValueError& err) {
-      throw ValueError(located(source.where(), k.class_name, err.what()));
+json described_to_config(const layers::KerasClass& k, const LayerImpl& layer) {
+  return fields_to_config(k.fields, k.values(layer));
+}
+
+std::vector<VarGroup> described_var_groups(const layers::KerasClass& k, const LayerImpl& layer) {
+  if (!k.keras3_vars) return {{"vars", layer.weights}};
+  std::vector<VarGroup> out;
+  for (const auto& g : k.keras3_vars(layer)) {
+    if (!g.nested.defined()) {
+      out.push_back({g.path, g.variables});
+      continue;
     }
-  };
-  return e;
+    for (VarGroup inner : keras3_var_groups(g.nested)) {
+      inner.path = g.path + inner.path;
+      out.push_back(std::move(inner));
+    }
+  }
+  return out;
+}
+
+Layer described_from_config(const layers::KerasClass& k, const json& config, const ConfigContext& ctx) {
+  JsonConfigSource source(k.class_name, config, ctx);
+  refuse(k.fields, config, source.where());
+  if (k.check) k.check(source);
+  try {
+    return k.make(source);
+  } catch (const NotImplementedError& err) {
+    throw NotImplementedError(located(source.where(), k.class_name, err.what()));
+  } catch (const ValueError& err) {
+    throw ValueError(located(source.where(), k.class_name, err.what()));
+  }
 }
 
 }  // namespace strata::io

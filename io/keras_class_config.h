@@ -1,5 +1,6 @@
-// The io side of layers/keras_class.h: a layer class's description turned into the
-// registry's to_config / from_config, mapping each FieldSpec to and from Keras JSON.
+// The io side of layers/keras_class.h: a described layer class's Keras JSON, both ways,
+// mapping each FieldSpec to and from its key (io/layer_config.cc calls these for every
+// class registered without hand-written JSON).
 #pragma once
 
 #include <memory>
@@ -10,7 +11,12 @@
 
 namespace strata::io {
 
-LayerConfigEntry config_entry_for(const layers::KerasClass& description);
+// The class's keys of a layer (the registry adds name, trainable and dtype).
+json described_to_config(const layers::KerasClass& description, const LayerImpl& layer);
+// An unbuilt layer from a normalized config.
+Layer described_from_config(const layers::KerasClass& description, const json& config, const ConfigContext& ctx);
+// Where a Keras 3 file keeps the layer's variables (nested layers' groups expanded).
+std::vector<VarGroup> described_var_groups(const layers::KerasClass& description, const LayerImpl& layer);
 
 // For a unit still written by hand around a described options struct (the generic RNN
 // around RNNOptions): the fields' keys from their values (those of role `value`, in order),

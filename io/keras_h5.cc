@@ -339,7 +339,7 @@ void save_model_h5(const Model& model, const std::string& path) {
   // An adapted lookup layer's vocabulary lives in a .keras file's assets; an .h5 file has
   // no place for it (Keras's own .h5 files lose it).
   for (const Layer& layer : keras_layer_order(model)) {
-    const layers::KerasClass* k = layers::find_keras_class(layer.class_name());
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
     if (k && k->save_assets && !k->save_assets(layer.impl()).empty()) {
       throw NotImplementedError("cannot save model '" + model.name() + "' to '" + path + "': " +
                                 layer.class_name() + " '" + layer.name() +

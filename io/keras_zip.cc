@@ -86,7 +86,7 @@ void write_assets(ZipWriter& zip, const std::string& prefix, const std::vector<L
       write_assets(zip, lp + "/", container_layers(layers[i]));
       continue;
     }
-    const layers::KerasClass* k = layers::find_keras_class(layers[i].class_name());
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
     if (!k || !k->save_assets) continue;
     for (const auto& [name, bytes] : k->save_assets(layers[i].impl())) zip.add("assets/" + lp + "/" + name, bytes);
   }
@@ -101,7 +101,7 @@ void read_assets(const ZipReader& zip, const std::string& prefix, const std::vec
       read_assets(zip, lp + "/", container_layers(layers[i]));
       continue;
     }
-    const layers::KerasClass* k = layers::find_keras_class(layers[i].class_name());
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
     if (!k || !k->load_assets) continue;
     k->load_assets(layers[i].impl(), [&](const std::string& name) -> std::optional<std::string> {
       const std::string path = "assets/" + lp + "/" + name;

@@ -1,8 +1,7 @@
 #include "io/layer_config.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
+#include <memory>
 
 #include "core/error.h"
 #include "io/keras_class_config.h"
@@ -13,13 +12,15 @@ namespace strata::io {
 
 namespace {
 
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, LayerConfigEntry>& registry() {
-  static std::map<std::string, LayerConfigEntry> r;
-  return r;
+// A class's hand-written entry, as layers' registry holds it (KerasClass::hand_written).
+struct HandWrittenEntry final : layers::HandWrittenConfig {
+  explicit HandWrittenEntry(LayerConfigEntry e) : entry(std::move(e)) {}
+  LayerConfigEntry entry;
+};
+
+// Only register_layer_config sets hand_written, always to a HandWrittenEntry.
+const LayerConfigEntry* hand_written(const layers::KerasClass& k) {
+  return k.hand_written ? &static_cast<const HandWrittenEntry&>(*k.hand_written).entry : nullptr;
 }
 
 // Keras 3 wraps the dtype in a DTypePolicy object; Keras 2 wrote a string or a Policy.
@@ -34,27 +35,16 @@ std::string dtype_name(const json& value) {
 }  // namespace
 
 bool register_layer_config(LayerConfigEntry entry) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  std::string name = entry.class_name;
-  registry()[name] = std::move(entry);
-  return true;
-}
-
-const LayerConfigEntry* find_layer_config(const std::string& class_name) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  auto it = registry().find(class_name);
-  if (it != registry().end()) return &it->second;
-  // A layer that describes its own config (layers/keras_class.h): its entry is made once.
-  const layers::KerasClass* described = layers::find_keras_class(class_name);
-  if (!described) return nullptr;
-  return &registry().emplace(class_name, config_entry_for(*described)).first->second;
+  layers::KerasClass k;
+  k.class_name = entry.class_name;
+  k.module = entry.module;
+  k.hand_written = std::make_shared<const HandWrittenEntry>(std::move(entry));
+  return layers::register_keras_class(std::move(k));
 }
 
 std::vector<std::string> registered_layer_classes() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  std::vector<std::string> names{"Functional", "Model", "Sequential"};
-  for (const auto& [name, e] : registry()) names.push_back(name);
-  for (const auto& name : layers::keras_class_names()) names.push_back(name);
+  std::vector<std::string> names = layers::keras_class_names();
+  for (const char* model : {"Functional", "Model", "Sequential"}) names.push_back(model);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
@@ -210,18 +200,17 @@ std::string activation_from_config(const json& value, const ConfigContext& ctx,
 }
 
 json layer_config(const Layer& layer) {
-  const LayerConfigEntry* e = find_layer_config(layer.class_name());
-  if (!e) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
   json cfg{{"name", layer.name()}, {"trainable", layer.trainable()}};
   cfg["dtype"] = json{{"module", "keras"},
                       {"class_name", "DTypePolicy"},
                       {"config", json{{"name", "float32"}}},
                       {"registered_name", nullptr}};
-  json own = e->to_config(layer.impl());
+  const LayerConfigEntry* by_hand = hand_written(*k);
+  json own = by_hand ? by_hand->to_config(layer.impl()) : described_to_config(*k, layer.impl());
   for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
-  if (const layers::KerasClass* k = layers::find_keras_class(layer.class_name()); k && !k->trainable_key) {
-    cfg.erase("trainable");
-  }
+  if (!k->trainable_key) cfg.erase("trainable");
   return cfg;
 }
 
@@ -236,14 +225,15 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   // Legacy top-level "name" (functional entries) wins when the config lacks one.
   if (!config.contains("name") && entry.contains("name")) config["name"] = entry["name"];
   const std::string layer_name = config.value("name", std::string("?"));
-  const LayerConfigEntry* e = find_layer_config(cls);
-  if (!e) throw_unsupported_layer(cls, layer_name, ctx.source);
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(cls);
+  if (!k) throw_unsupported_layer(cls, layer_name, ctx.source);
   if (config.contains("dtype")) config["dtype"] = dtype_name(config["dtype"]);
   if (config.contains("batch_input_shape") && !config.contains("batch_shape")) {
     config["batch_shape"] = config["batch_input_shape"];
     config.erase("batch_input_shape");
   }
-  Layer layer = e->from_config(config, ctx);
+  const LayerConfigEntry* by_hand = hand_written(*k);
+  Layer layer = by_hand ? by_hand->from_config(config, ctx) : described_from_config(*k, config, ctx);
   if (config.contains("trainable") && config["trainable"].is_boolean()) {
     layer.set_trainable(config["trainable"].get<bool>());
   }
@@ -251,8 +241,11 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
 }
 
 std::vector<VarGroup> keras3_var_groups(const Layer& layer) {
-  const LayerConfigEntry* e = find_layer_config(layer.class_name());
-  if (e && e->keras3_vars) return e->keras3_vars(layer.impl());
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k) return {{"vars", layer.impl().weights}};
+  const LayerConfigEntry* by_hand = hand_written(*k);
+  if (!by_hand) return described_var_groups(*k, layer.impl());
+  if (by_hand->keras3_vars) return by_hand->keras3_vars(layer.impl());
   return {{"vars", layer.impl().weights}};
 }
 

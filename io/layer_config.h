@@ -1,8 +1,9 @@
-// The layer config registry: how each Keras layer class turns into its JSON config and
-// back. Layers describe their own configs (layers/keras_class.h; io/keras_class_config.cc
-// turns a description into an entry here on first lookup); a class that needs JSON of its
-// own registers a unit (io/layer_configs/<class>_config.cc) with a static initializer.
-// Nothing here names a concrete layer.
+// Layer configs: how each Keras layer class turns into its JSON config and back. The
+// classes are those of the one registry of layer classes, layers/keras_class.h: most
+// layers describe their configs there, and io/keras_class_config.cc maps a description
+// to JSON; a class that needs JSON of its own (a user's layer, the generic RNN, the CuDNN
+// aliases in io/layer_configs/) registers a hand-written LayerConfigEntry into that same
+// registry with register_layer_config. Nothing here names a concrete layer.
 //
 // A config passed to `from_config` is already normalized to the Keras 3 dialect:
 // `dtype` is a plain string ("float32"), `batch_input_shape` is renamed `batch_shape`,
@@ -37,6 +38,8 @@ struct VarGroup {
   std::vector<Variable> variables;
 };
 
+// A class's JSON written by hand, registered as its entry in layers' registry (held as
+// KerasClass::hand_written).
 struct LayerConfigEntry {
   std::string class_name;
   std::string module = "keras.layers";  // Keras 3 "module" key
@@ -48,12 +51,12 @@ struct LayerConfigEntry {
   std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
 };
 
-// Registers (or replaces) the entry for entry.class_name. Returns true, for use in a
-// static initializer: `const bool registered = register_layer_config({...});`.
+// Registers (or replaces) entry.class_name in the registry of layer classes
+// (layers::register_keras_class). Returns true, for use in a static initializer:
+// `const bool registered = register_layer_config({...});`.
 bool register_layer_config(LayerConfigEntry entry);
-// nullptr when the class is not registered.
-const LayerConfigEntry* find_layer_config(const std::string& class_name);
-// Sorted class names, for "supported layers: ..." messages (models included).
+// Sorted class names, for "supported layers: ..." messages (models included): the
+// registry's classes and the model classes.
 std::vector<std::string> registered_layer_classes();
 
 // The NotImplementedError for a class nobody registered, naming the class and layer and

@@ -5,6 +5,7 @@
 #include "io/model_config.h"
 #include "io/op_layer_config.h"
 #include "layers/core/op_layer.h"
+#include "layers/keras_class.h"
 
 namespace strata::io {
 namespace {
@@ -22,7 +23,7 @@ void walk(const json& entry, std::map<std::string, LayerClassSupport>& out) {
     name = "op " + cls + " (" + entry.value("module", "keras.src.ops") + ")";
     supported = layers::is_supported_op(cls);
   } else {
-    supported = is_model_class(cls) || find_layer_config(cls) != nullptr;
+    supported = is_model_class(cls) || layers::find_keras_class(cls) != nullptr;
   }
   auto& s = out[name];
   s.name = name;

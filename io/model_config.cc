@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "io/op_layer_config.h"
 #include "layers/call_tensors.h"
+#include "layers/keras_class.h"
 #include "layers/core/input_layer.h"
 #include "models/sequential.h"
 
@@ -43,12 +44,12 @@ const std::vector<std::string>& tensor_keywords() {
 
 // The object wrapper of a layer (not a model) in Keras 3's schema.
 json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
-  const LayerConfigEntry* e = find_layer_config(layer.class_name());
-  json obj{{"module", e ? e->module : "keras.layers"},
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  json obj{{"module", k ? k->module : "keras.layers"},
            {"class_name", layer.class_name()},
            {"config", layer_config(layer)},
            {"registered_name",
-            e && e->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
+            k && k->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
   if (first_inputs && !first_inputs->empty() && layer.class_name() != "InputLayer") {
     if (takes_separate_tensors(layer.class_name())) {
       // Its build takes a shape per tensor: {"query_shape": ..., "value_shape": ...}.
@@ -700,7 +701,7 @@ Model model_from_config(const json& entry, const ConfigContext& ctx) {
     return functional_from_config(cfg, ctx);
   }
   std::string name = cfg.is_object() ? cfg.value("name", std::string("?")) : "?";
-  if (find_layer_config(cls)) {
+  if (layers::find_keras_class(cls)) {
     throw ValueError("config describes a single layer ('" + cls + "' '" + name + "'), not a model");
   }
   throw NotImplementedError(

@@ -11,8 +11,8 @@ std::mutex& registry_mutex() {
   static std::mutex m;
   return m;
 }
-std::map<std::string, KerasClass>& registry() {
-  static std::map<std::string, KerasClass> r;
+std::map<std::string, std::shared_ptr<const KerasClass>>& registry() {
+  static std::map<std::string, std::shared_ptr<const KerasClass>> r;
   return r;
 }
 
@@ -20,15 +20,16 @@ std::map<std::string, KerasClass>& registry() {
 
 bool register_keras_class(KerasClass description) {
   std::lock_guard<std::mutex> lock(registry_mutex());
-  std::string name = description.class_name;
-  registry()[name] = std::move(description);
+  std::shared_ptr<const KerasClass>& entry = registry()[description.class_name];
+  if (entry && entry->hand_written && !description.hand_written) return true;
+  entry = std::make_shared<const KerasClass>(std::move(description));
   return true;
 }
 
-const KerasClass* find_keras_class(const std::string& class_name) {
+std::shared_ptr<const KerasClass> find_keras_class(const std::string& class_name) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   auto it = registry().find(class_name);
-  return it == registry().end() ? nullptr : &it->second;
+  return it == registry().end() ? nullptr : it->second;
 }
 
 std::vector<std::string> keras_class_names() {

@@ -4,6 +4,11 @@
 // into Keras JSON both ways (io/keras_class_config.cc), so a new layer is its header,
 // its source and its test. Nothing here knows JSON.
 //
+// This is the one registry of layer classes: every class a config may name is here. The
+// few whose JSON io writes by hand (users' own layers, io::register_layer; Keras's
+// generic RNN and tf.keras 2's CuDNN aliases, io/layer_configs/) are registered here too,
+// holding io's code as an opaque HandWrittenConfig.
+//
 //   struct DenseOptions {
 //     std::string activation; ...
 //     static constexpr auto keras_fields() {
@@ -21,6 +26,7 @@
 #include <limits>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -390,10 +396,19 @@ class ConfigSource {
   virtual int keras_major() const { return 3; }
 };
 
+// The config code of a class whose JSON is written by hand above layers/ (io/layer_config.cc
+// wraps its LayerConfigEntry in one): layers/ only holds it.
+struct HandWrittenConfig {
+  virtual ~HandWrittenConfig() = default;
+};
+
 // A layer class as Keras's config sees it (type-erased; made by describe_layer).
 struct KerasClass {
   std::string class_name;
   std::string module = "keras.layers";
+  // Set for a class whose JSON io writes and reads by hand (registered through
+  // io::register_layer_config); its fields, values and make are then empty.
+  std::shared_ptr<const HandWrittenConfig> hand_written;
   // Whether the config holds "trainable" (Keras's Discretization takes no such argument).
   bool trainable_key = true;
   // Constructor arguments, then options (and fixed keys), in Keras's order.
@@ -451,10 +466,14 @@ struct KerasClass {
   }
 };
 
-// Registers (or replaces) a description; returns true for use in a static initializer.
+// Registers (or replaces) a class; returns true for use in a static initializer. A class
+// with hand-written config code is never replaced by a described one, whichever
+// registers first: a user's io::register_layer<MyDense>("Dense") overrides the built-in.
 bool register_keras_class(KerasClass description);
-// nullptr when no layer described this class.
-const KerasClass* find_keras_class(const std::string& class_name);
+// Null when no class of this name is registered. The entry stays valid while held, even
+// if the class is registered again meanwhile.
+std::shared_ptr<const KerasClass> find_keras_class(const std::string& class_name);
+// Every registered class, sorted.
 std::vector<std::string> keras_class_names();
 
 namespace detail {

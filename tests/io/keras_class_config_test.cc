@@ -3,7 +3,10 @@
 // and bad values refused with the layer and key named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.h"
+#include "core/ops.h"
 #include "io/layer_config.h"
 #include "layers/activations/elu.h"
 #include "layers/activations/leaky_relu.h"
@@ -16,6 +19,7 @@
 #include "layers/core/identity.h"
 #include "layers/core/input_layer.h"
 #include "layers/core/layer_scale.h"
+#include "layers/keras_class.h"
 #include "layers/merging/dot.h"
 #include "layers/normalization/batch_normalization.h"
 #include "layers/normalization/layer_normalization.h"
@@ -140,6 +144,55 @@ TEST(KerasClassConfig, DescribedClassesAreListedAsSupported) {
   for (const char* cls : {"Dense", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Identity",
                           "Rescaling", "Normalization"})
     EXPECT_NE(std::find(names.begin(), names.end(), cls), names.end()) << cls;
+}
+
+// One registry of layer classes (layers/keras_class.h): the classes whose JSON io writes
+// by hand are in it beside the described ones, a user's class registered through io lands
+// there too, and the supported list is that registry's plus the model classes.
+namespace {
+class CubeImpl : public LayerImpl {
+ public:
+  explicit CubeImpl(std::string name) : LayerImpl("OneRegistryCube", std::move(name)) {}
+  std::vector<Output> call(Graph&, const std::vector<Output>& in) override {
+    return {ops::mul(ops::mul(in[0], in[0]), in[0])};
+  }
+};
+class Cube : public Layer {
+ public:
+  explicit Cube(const nlohmann::ordered_json& config)
+      : Layer(std::make_shared<CubeImpl>(config.value("name", std::string()))) {}
+};
+}  // namespace
+
+TEST(KerasClassConfig, EveryLayerClassIsInOneRegistry) {
+  for (const char* cls : {"RNN", "CuDNNLSTM", "CuDNNGRU"}) {
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(cls);
+    ASSERT_NE(k, nullptr) << cls;
+    EXPECT_NE(k->hand_written, nullptr) << cls;
+  }
+  for (const char* cls : {"Dense", "LSTM", "Conv2D", "TimeDistributed"}) {
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(cls);
+    ASSERT_NE(k, nullptr) << cls;
+    EXPECT_EQ(k->hand_written, nullptr) << cls;
+  }
+
+  EXPECT_EQ(layers::find_keras_class("OneRegistryCube"), nullptr);
+  io::register_layer<Cube>("OneRegistryCube", "my_package");
+  const std::shared_ptr<const layers::KerasClass> cube = layers::find_keras_class("OneRegistryCube");
+  ASSERT_NE(cube, nullptr);
+  EXPECT_EQ(cube->module, "my_package");
+  const io::json entry = {{"class_name", "OneRegistryCube"}, {"config", {{"name", "cube"}}}};
+  EXPECT_EQ(io::layer_from_config(entry, {}).name(), "cube");
+  // A described class of the same name registered later does not replace the user's.
+  layers::KerasClass described;
+  described.class_name = "OneRegistryCube";
+  layers::register_keras_class(described);
+  EXPECT_EQ(layers::find_keras_class("OneRegistryCube")->module, "my_package");
+
+  std::vector<std::string> expected = layers::keras_class_names();
+  for (const char* model : {"Functional", "Model", "Sequential"}) expected.push_back(model);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(io::registered_layer_classes(), expected);
 }
 
 // The classes moved from io/layer_configs keep Keras's spellings: 1-D windows as [n],

@@ -14,6 +14,7 @@
 #include "io/saving.h"
 #include "io/zip.h"
 #include "keras_test_util.h"
+#include "layers/keras_class.h"
 #include "models/compiled_model.h"
 #include "test_util.h"
 
@@ -111,7 +112,7 @@ TEST(RealKerasFiles, EachLoadsAndMatchesKerasOrNamesItsMissingLayerClass) {
     SCOPED_TRACE(id);
     std::set<std::string> missing;
     for (const auto& cls : entry["layer_types_flat"]) {
-      if (!io::find_layer_config(cls.get<std::string>())) missing.insert(cls.get<std::string>());
+      if (!layers::find_keras_class(cls.get<std::string>())) missing.insert(cls.get<std::string>());
     }
     const std::string path = testing::real_models_dir() + "/" + entry["file"].get<std::string>();
     const std::string golden = testing::real_goldens_dir() + "/" + id;

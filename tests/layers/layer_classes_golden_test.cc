@@ -17,6 +17,7 @@
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layers/core/input_layer.h"
+#include "layers/keras_class.h"
 
 using namespace strata;
 using nlohmann::ordered_json;
@@ -121,7 +122,7 @@ TEST(LayerClassGoldens, PendingClassesAreNamed) {
   for (const auto& c : goldens().at("cases")) {
     if (!runnable(c)) pending.insert(c.at("name").get<std::string>());
   }
-  for (const auto& cls : kSupported) EXPECT_NE(io::find_layer_config(cls), nullptr) << cls;
+  for (const auto& cls : kSupported) EXPECT_NE(layers::find_keras_class(cls), nullptr) << cls;
   std::string list;
   for (const auto& n : pending) list += " " + n;
   std::cout << "golden cases not run (" << pending.size() << "):" << list << "\n";
