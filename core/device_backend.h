@@ -1,15 +1,18 @@
 // What the engine asks of a device beside the CPU: the devices of its kind, their
-// allocators and copies to and from host memory. Each device folder implements it and
+// allocators, copies to and from host memory, and a run context for each execution state
+// (core/device_run.h). Each device folder implements it and
 // registers it (core/cuda/cuda_backend.cc for CUDA), so tensors, allocators and the device
 // list reach a device only through this interface, never through its headers; a build
 // without the device simply has no backend for it.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "core/allocator.h"
 #include "core/device.h"
+#include "core/device_run.h"
 
 namespace strata {
 
@@ -24,6 +27,10 @@ class DeviceBackend {
   // Copies `bytes` from src to dst, each in host memory or in this kind of device's
   // memory as the flags say; returns once the copy is done.
   virtual void copy(void* dst, const void* src, std::size_t bytes, bool dst_on_device, bool src_on_device) = 0;
+  // What one execution state runs with on the device with this index: its own stream (so
+  // states running one plan at once do not wait for each other), handles and recorded
+  // runs. Throws ValueError when the process has no such device.
+  virtual std::unique_ptr<DeviceRun> new_run(int index) = 0;
 };
 
 // Registers the backend of `type`, once, from a static initializer in the device's folder;

@@ -4,20 +4,8 @@
 #include <iostream>
 
 #include "core/device.h"
+#include "core/device_backend.h"
 #include "core/program.h"
-
-#if defined(STRATA_WITH_CUDA)
-#include "core/cuda/caching_allocator.h"
-#include "core/cuda/graph.h"
-#include "core/cuda/run_context.h"
-#else
-namespace strata::cuda {
-// Without the CUDA backend no state ever makes these, but the owning pointers' deleters
-// still need complete types to compile.
-class RunContext {};
-class GraphExec {};
-}  // namespace strata::cuda
-#endif
 
 namespace strata {
 
@@ -34,14 +22,14 @@ ExecutionState::ExecutionState(const Program& program)
     for (int v : step.outputs) ctx.outputs.push_back(resolve(v));
     contexts_.push_back(std::move(ctx));
   }
-#if defined(STRATA_WITH_CUDA)
-  if (program.device_.type == DeviceType::cuda) {
-    cuda_ = std::make_unique<cuda::RunContext>(program.device_.index);
-    for (KernelContext& ctx : contexts_) ctx.cuda = cuda_.get();
+  if (program.device_.type != DeviceType::cpu) {
+    DeviceBackend* backend = device_backend(program.device_.type);
+    if (!backend) throw Error("this build of Strata cannot run on " + to_string(program.device_));
+    device_run_ = backend->new_run(program.device_.index);
+    for (KernelContext& ctx : contexts_) ctx.device_run = device_run_.get();
     device_feeds_.resize(program.feeds_.size());
     if (const std::string reason = plan_graph_refusal(); !reason.empty()) refuse_graphs(reason);
   }
-#endif
 }
 
 // What a CUDA graph cannot replay faithfully, found in the plan.
@@ -88,9 +76,7 @@ ExecutionState::~ExecutionState() {
 
 // Kernels on a GPU only enqueue their work: wait for it before anything reads results.
 void ExecutionState::finish_device_work() {
-#if defined(STRATA_WITH_CUDA)
-  if (cuda_) cuda_->synchronize();
-#endif
+  if (device_run_) device_run_->synchronize();
 }
 
 Tensor* ExecutionState::resolve(int value) {
@@ -157,9 +143,7 @@ void ExecutionState::prepare(std::size_t s, const RunOptions& options) {
 
 void ExecutionState::run(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                          const RunOptions& options) {
-#if defined(STRATA_WITH_CUDA)
-  if (cuda_) return run_on_gpu(feeds, results, options);
-#endif
+  if (device_run_) return run_on_device(feeds, results, options);
   // Feeds from another device are copied in: the one place data crosses devices.
   // (Assigned, not built from a conditional: assigning reuses the slot's shape storage.)
   for (std::size_t i = 0; i < feeds.size(); ++i) {
@@ -215,11 +199,9 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
     (*step.kernel)(ctx);
     count_execution(node.id, capturing);
   }
-  if (!capturing) finish_device_work();  // a capture only records: run_on_gpu launches, then waits
+  if (!capturing) finish_device_work();  // a capture only records: run_on_device launches, then waits
   return variables_copied;
 }
-
-#if defined(STRATA_WITH_CUDA)
 
 // Fed tensors from the host (or another device) are copied on the state's stream into
 // buffers the state keeps: their addresses hold while the shapes do (Tensor::reset only
@@ -228,7 +210,6 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
 // of a large operand); a graph records its address and is dropped if the next run feeds
 // another.
 void ExecutionState::copy_feeds_in(const std::vector<Tensor>& feeds) {
-  CUstream_st* stream = cuda_->stream().get();
   for (std::size_t i = 0; i < feeds.size(); ++i) {
     const Tensor& feed = feeds[i];
     if (feed.is_on(program_.device_)) {
@@ -244,8 +225,8 @@ void ExecutionState::copy_feeds_in(const std::vector<Tensor>& feeds) {
     buffer.reset(feed.shape(), feed.dtype(), program_.device_);
     if (feed.nbytes() > 0) {
       const bool from_device = !feed.on_cpu();
-      cuda::copy_async(buffer.device_data(), from_device ? feed.device_data() : feed.raw_data(), feed.nbytes(), true,
-                       from_device, stream);
+      device_run_->copy_in(buffer.device_data(), from_device ? feed.device_data() : feed.raw_data(),
+                           feed.nbytes(), from_device);
     }
     feed_slots_[i] = buffer;
   }
@@ -264,7 +245,7 @@ void ExecutionState::note_graph_addresses() {
   }
 }
 
-void ExecutionState::run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
+void ExecutionState::run_on_device(const std::vector<Tensor>& feeds, std::vector<Tensor>& results,
                                 const RunOptions& options) {
   copy_feeds_in(feeds);
   results.resize(program_.fetch_values_.size());
@@ -280,9 +261,9 @@ void ExecutionState::run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Te
 
   bool variables_copied = false;
   if (mode == GraphRunMode::eager) {
-    const std::int64_t armed = cuda_->faults().armed_launches();
+    const std::int64_t armed = device_run_->checking_launches();
     variables_copied = run_steps(options, results, false);
-    if (cuda_->faults().armed_launches() != armed && !graph_policy_.refused()) {
+    if (device_run_->checking_launches() != armed && !graph_policy_.refused()) {
       // Such a run stops before its first update to report bad input; a replay cannot.
       refuse_graphs("its kernels check their input on the device (the check stops the run before its updates)");
     }
@@ -298,21 +279,16 @@ void ExecutionState::run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Te
 bool ExecutionState::capture_graph(const RunOptions& options, std::vector<Tensor>& results) {
   // The step and sample offset the captured kernels read on the device, as the eager
   // kernels would write them.
-  cuda_->update_run_scalars({options.step, options.sample_offset});
-  const std::int64_t armed = cuda_->faults().armed_launches();
+  device_run_->set_run_scalars(options.step, options.sample_offset);
+  const std::int64_t armed = device_run_->checking_launches();
   graph_nodes_.clear();
   try {
-    std::unique_ptr<cuda::GraphExec> exec;
-    {
-      cuda::StreamCapture capture(*cuda_);
+    graph_ = device_run_->record([&] {
       run_steps(options, results, true);
-      const cuda::CapturedGraph graph = capture.end();
-      if (cuda_->faults().armed_launches() != armed) {
+      if (device_run_->checking_launches() != armed) {
         throw Error("its kernels check their input on the device (the check stops the run before its updates)");
       }
-      exec = std::make_unique<cuda::GraphExec>(cuda_->device(), graph);
-    }
-    graph_ = std::move(exec);
+    });
   } catch (const std::exception& e) {
     // Whatever failed, the capture ran nothing: the run goes eager, now and from now on.
     graph_nodes_.clear();
@@ -325,12 +301,10 @@ bool ExecutionState::capture_graph(const RunOptions& options, std::vector<Tensor
 }
 
 void ExecutionState::replay_graph(const RunOptions& options) {
-  cuda_->update_run_scalars({options.step, options.sample_offset});
-  graph_->launch(cuda_->stream().get());
+  device_run_->set_run_scalars(options.step, options.sample_offset);
+  graph_->launch();
   for (int id : graph_nodes_) ++executions_[static_cast<std::size_t>(id)];
   count_cuda_graph_event(GraphRunMode::replay);
 }
-
-#endif  // STRATA_WITH_CUDA
 
 }  // namespace strata

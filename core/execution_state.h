@@ -1,15 +1,16 @@
 // ExecutionState: what one run of a Program needs and nothing the plan holds — the
 // planned buffers, this run's feed slots, kernel contexts bound to those tensors, the
-// shapes inference made of the last fed shapes, and for a Program on a GPU the CUDA run
-// context (stream and cuBLAS handle) its kernels enqueue on, so that states running one
-// plan at once each have their own stream. A Program hands states out from its
-// pool (core/program.h); one state serves one run at a time, and reused for the next
-// run it allocates nothing unless a buffer must grow.
+// shapes inference made of the last fed shapes, and for a Program on a device beside the
+// CPU the device's run (core/device_run.h: a CUDA stream and its handles) its kernels
+// enqueue on, so that states running one plan at once each have their own stream. A
+// Program hands states out from its pool (core/program.h); one state serves one run at a
+// time, and reused for the next run it allocates nothing unless a buffer must grow.
 //
 // On a GPU the state also owns persistent device buffers its fed tensors are copied
-// into, and once the fed shapes have settled, a CUDA graph of its run: captured once,
-// replayed by later runs with the same shapes (core/cuda_graph_policy.h; docs/gpu.md,
-// "CUDA graphs"). The CPU path pays one branch for it.
+// into, and once the fed shapes have settled, a recording of its run (a CUDA graph):
+// recorded once, replayed by later runs with the same shapes (core/cuda_graph_policy.h;
+// docs/gpu.md, "CUDA graphs"). The CPU path pays one branch for it. The state reaches
+// the device only through DeviceRun, which the device's backend makes.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "core/cuda_graph_policy.h"
+#include "core/device_run.h"
 #include "core/op_registry.h"
 #include "core/tensor.h"
 
@@ -25,10 +27,6 @@ namespace strata {
 
 class Program;
 struct RunOptions;
-namespace cuda {
-class RunContext;  // core/cuda/run_context.h
-class GraphExec;   // core/cuda/graph.h
-}
 
 class ExecutionState {
  public:
@@ -70,9 +68,9 @@ class ExecutionState {
   // the executed nodes are noted rather than counted.
   bool run_steps(const RunOptions& options, std::vector<Tensor>& results, bool capturing);
   void count_execution(int node_id, bool capturing);
-  // The GPU's run (execution_state.cc, CUDA build only): feeds into this state's
-  // persistent buffers, then eager steps, a capture or a replay.
-  void run_on_gpu(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options);
+  // A run on a device beside the CPU: feeds into this state's persistent buffers, then
+  // eager steps, a capture or a replay.
+  void run_on_device(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options);
   void copy_feeds_in(const std::vector<Tensor>& feeds);
   void note_graph_addresses();
   bool capture_graph(const RunOptions& options, std::vector<Tensor>& results);
@@ -87,15 +85,16 @@ class ExecutionState {
   std::vector<KernelContext> contexts_;  // one per step, bound to this state's tensors
   std::vector<ShapeCache> shapes_;       // one per step
   std::vector<std::int64_t> executions_;
-  // Set for a Program on a CUDA device: every kernel context points to it. The
-  // destructor waits for its stream before the buffers its kernels use are freed.
-  std::unique_ptr<cuda::RunContext> cuda_;
-  // On a GPU: the buffers fed tensors are copied into (stable addresses for a graph),
-  // the graph policy and the captured graph, the nodes one replay executes, and the
-  // addresses outside this state a replay reads (variables' storage, feed buffers).
+  // Set for a Program on a device beside the CPU: every kernel context points to it. The
+  // destructor waits for it before the buffers its kernels use are freed. Declared
+  // before graph_, which replays on it and so must be destroyed first.
+  std::unique_ptr<DeviceRun> device_run_;
+  // On such a device: the buffers fed tensors are copied into (stable addresses for a
+  // graph), the graph policy and the captured graph, the nodes one replay executes, and
+  // the addresses outside this state a replay reads (variables' storage, feed buffers).
   std::vector<Tensor> device_feeds_;
   CudaGraphPolicy graph_policy_;
-  std::unique_ptr<cuda::GraphExec> graph_;
+  std::unique_ptr<DeviceGraph> graph_;
   std::vector<int> graph_nodes_;
   std::vector<const void*> graph_addresses_;
 };

@@ -19,9 +19,7 @@
 namespace strata {
 
 class Collective;  // core/collective.h
-namespace cuda {
-class RunContext;  // core/cuda/run_context.h
-}
+class DeviceRun;   // core/device_run.h
 
 struct InferContext {
   const std::string& op;
@@ -49,9 +47,10 @@ struct KernelContext {
   std::int64_t sample_offset = 0;
   std::int64_t global_batch = 0;
   Collective* collective = nullptr;  // for all_reduce_start / all_reduce_wait
-  // A CUDA kernel's device, stream and library handles (null for CPU kernels). A CUDA
-  // kernel only enqueues work on that stream: it returns before the work has run.
-  cuda::RunContext* cuda = nullptr;
+  // The execution state's run on a device beside the CPU (null for CPU kernels): a CUDA
+  // kernel's device, stream and library handles (core/cuda/run_context.h casts it). Such
+  // a kernel only enqueues work on that stream: it returns before the work has run.
+  DeviceRun* device_run = nullptr;
   std::unique_ptr<KernelCache> cache;  // this step's, set by its kernel; empty until then
   const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
   Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }

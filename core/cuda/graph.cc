@@ -68,4 +68,9 @@ CapturedGraph StreamCapture::end() {
   return captured;
 }
 
+RecordedRun::RecordedRun(const RunContext& context, const CapturedGraph& graph)
+    : context_(context), exec_(context.device(), graph) {}
+
+void RecordedRun::launch() { exec_.launch(context_.stream().get()); }
+
 }  // namespace strata::cuda

@@ -1,9 +1,12 @@
 // CUDA graphs held by RAII objects (built only with STRATA_WITH_CUDA): a captured graph
-// (cudaGraph_t), its executable instance (cudaGraphExec_t), and the capture of a run
-// context's work into one. An execution state on a GPU captures a run once its shapes
-// have settled and replays it from then on (core/execution_state.cc, docs/gpu.md,
-// "CUDA graphs").
+// (cudaGraph_t), its executable instance (cudaGraphExec_t), the capture of a run
+// context's work into one, and the replayable run an execution state holds (a
+// DeviceGraph, made by RunContext::record). An execution state on a GPU captures a run
+// once its shapes have settled and replays it from then on (core/execution_state.cc,
+// docs/gpu.md, "CUDA graphs").
 #pragma once
+
+#include "core/device_run.h"
 
 struct CUgraph_st;      // cudaGraph_t is CUgraph_st* (driver_types.h)
 struct CUgraphExec_st;  // cudaGraphExec_t is CUgraphExec_st*
@@ -65,6 +68,17 @@ class StreamCapture {
   RunContext& context_;
   CUstream_st* stream_;
   bool open_ = true;
+};
+
+// A recorded run of `context`, replayed on the context's stream.
+class RecordedRun final : public DeviceGraph {
+ public:
+  RecordedRun(const RunContext& context, const CapturedGraph& graph);
+  void launch() override;
+
+ private:
+  const RunContext& context_;
+  GraphExec exec_;
 };
 
 }  // namespace strata::cuda

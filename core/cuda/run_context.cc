@@ -7,6 +7,7 @@
 #include "core/cuda/caching_allocator.h"
 #include "core/cuda/check.h"
 #include "core/cuda/device_scope.h"
+#include "core/cuda/graph.h"
 #include "core/error.h"
 #include "core/op_registry.h"
 
@@ -125,23 +126,38 @@ void RunContext::rebind_own_stream() noexcept {
   }
 }
 
+void RunContext::copy_in(void* dst, const void* src, std::size_t bytes, bool src_on_device) {
+  copy_async(dst, src, bytes, true, src_on_device, stream().get());
+}
+
+std::unique_ptr<DeviceGraph> RunContext::record(const std::function<void()>& enqueue) {
+  const CapturedGraph graph = [&] {
+    StreamCapture capture(*this);  // ends the capture, dropping what it holds, if enqueue throws
+    enqueue();
+    return capture.end();
+  }();
+  return std::make_unique<RecordedRun>(*this, graph);
+}
+
 RunContext& run_context(const KernelContext& ctx) {
-  if (!ctx.cuda) {
+  auto* run = dynamic_cast<RunContext*>(ctx.device_run);
+  if (!run) {
     throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
-                "') was run without a CUDA run context (KernelContext::cuda is null)");
+                "') was run without a CUDA run context (KernelContext::device_run is " +
+                (ctx.device_run ? "another device's)" : "null)"));
   }
-  if (ctx.cuda->handles_astray()) {
+  if (run->handles_astray()) {
     throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name +
                 "'): its run context's cuBLAS or cuDNN handle could not be bound back to the context's stream "
                 "after a CUDA graph capture, so its products would run unordered with its kernels");
   }
-  const Device device{DeviceType::cuda, ctx.cuda->device(), ""};
+  const Device device{DeviceType::cuda, run->device(), ""};
   for (std::size_t i = 0; i < ctx.inputs.size(); ++i) expect_on(*ctx.inputs[i], device, ctx, "input", i);
   for (std::size_t i = 0; i < ctx.outputs.size(); ++i) expect_on(*ctx.outputs[i], device, ctx, "output", i);
   int current = -1;
   check(cudaGetDevice(&current), ctx, "cudaGetDevice");
   if (current != device.index) check(cudaSetDevice(device.index), ctx, "cudaSetDevice");
-  return *ctx.cuda;
+  return *run;
 }
 
 }  // namespace strata::cuda

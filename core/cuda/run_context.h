@@ -2,9 +2,10 @@
 // it, a cuBLAS handle bound to that stream, a cuDNN handle bound to it too (made on first
 // use, in a build with cuDNN), a scratch workspace that only grows, and the record through
 // which kernels report bad input (core/cuda/fault_report.h). A CUDA kernel finds it through
-// KernelContext::cuda and only enqueues work on its stream; the work runs later, in
-// order. Each execution state of a Program on a GPU owns one (core/execution_state.h), so
-// several runs of one plan proceed on their own streams (docs/gpu.md).
+// KernelContext::device_run (run_context(ctx)) and only enqueues work on its stream; the
+// work runs later, in order. Each execution state of a Program on a GPU owns one, made by
+// the CUDA backend as the state's DeviceRun (core/device_run.h), so several runs of one
+// plan proceed on their own streams (docs/gpu.md).
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@
 #include "core/cuda/philox.h"
 #include "core/cuda/stream.h"
 #include "core/cuda/workspace.h"
+#include "core/device_run.h"
 
 namespace strata {
 struct KernelContext;
@@ -27,11 +29,11 @@ class ConvPlanCache;  // core/cuda/cudnn_conv_plan_cache.h
 class DenseEpilogue;  // core/cuda/dense_epilogue.h
 class CudnnRnnCache;  // core/cuda/cudnn_rnn.cc
 
-class RunContext {
+class RunContext final : public DeviceRun {
  public:
   // Throws ValueError when this process has no CUDA device `device`.
   explicit RunContext(int device);
-  ~RunContext();  // waits for the stream, then frees the run scalars' block
+  ~RunContext() override;  // waits for the stream, then frees the run scalars' block
   RunContext(const RunContext&) = delete;
   RunContext& operator=(const RunContext&) = delete;
 
@@ -72,6 +74,16 @@ class RunContext {
   // when a kernel ever asked for the block and the values changed.
   void update_run_scalars(const RunScalars& values);
 
+  // DeviceRun, for the execution state that owns the context: feeds copied in on the
+  // stream, the run scalars before a replay, the launches that check their input, and a
+  // run recorded into a CUDA graph (StreamCapture) that replays on the stream.
+  void copy_in(void* dst, const void* src, std::size_t bytes, bool src_on_device) override;
+  void set_run_scalars(std::int64_t step, std::int64_t sample_offset) override {
+    update_run_scalars({step, sample_offset});
+  }
+  std::int64_t checking_launches() const override { return faults_.armed_launches(); }
+  std::unique_ptr<DeviceGraph> record(const std::function<void()>& enqueue) override;
+
   // CUDA graph capture (core/cuda/graph.h, StreamCapture): kernels, cuBLAS and cuDNN go
   // to a non-blocking capture stream of the device (made at the first capture), and the
   // workspace refuses to grow; end_capture_redirect() undoes it and says whether the
@@ -85,7 +97,7 @@ class RunContext {
   bool handles_astray() const { return handles_astray_; }
   // Waits for every kernel enqueued so far; throws strata::Error when one failed, and
   // the CPU kernel's ValueError when one reported bad input (FaultReport).
-  void synchronize() {
+  void synchronize() override {
     faults_.enqueue_read_back();
     stream_.synchronize();
     faults_.throw_if_reported();
@@ -114,9 +126,10 @@ class RunContext {
   bool handles_astray_ = false;
 };
 
-// For CUDA kernels: the run context of `ctx`, with its device made current on the calling
-// thread. Throws strata::Error naming the op when `ctx` has no run context or one of its
-// inputs or outputs is not on that device (a kernel would read host memory otherwise).
+// For CUDA kernels: the run context of `ctx` (its device_run), with its device made
+// current on the calling thread. Throws strata::Error naming the op when `ctx` has no CUDA
+// run context or one of its inputs or outputs is not on that device (a kernel would read
+// host memory otherwise).
 // Not const: a kernel may create the context's cuDNN handle or grow its workspace (one
 // execution state, and so one thread, uses a run context at a time).
 RunContext& run_context(const KernelContext& ctx);

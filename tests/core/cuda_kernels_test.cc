@@ -1482,7 +1482,7 @@ std::vector<Tensor> run_on_cuda(const OpDef& def, const KernelCase& c, cuda::Run
   for (const Tensor& t : c.inputs) inputs.push_back(t.to(gpu));
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
   KernelContext ctx = context_for(node, c, inputs, outputs);
-  ctx.cuda = &run;
+  ctx.device_run = &run;
   def.on(DeviceType::cuda)->run(ctx);
   run.synchronize();
   std::vector<Tensor> back;
@@ -1638,7 +1638,7 @@ TEST(CudaRunContext, AKernelRefusesAnInputOnTheCpu) {
   std::vector<Tensor> inputs{c.inputs[0].to(gpu), c.inputs[1]};
   std::vector<Tensor> outputs = nan_outputs(node, gpu);
   KernelContext ctx = context_for(node, inputs, outputs);
-  ctx.cuda = &run;
+  ctx.device_run = &run;
   const std::string msg = message_of([&] { def.on(DeviceType::cuda)->run(ctx); });
   EXPECT_NE(msg.find("op 'mul'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("input 1 is on cpu:0"), std::string::npos) << msg;
@@ -1659,7 +1659,7 @@ TEST(CudaRunContext, KernelsEnqueuedBackToBackRunInOrder) {
   for (int step = 0; step < 50; ++step) {  // acc = acc + 1, fifty times, ping-ponging buffers
     std::vector<Tensor> inputs{acc, one}, outputs{next};
     KernelContext ctx = context_for(node, inputs, outputs);
-    ctx.cuda = &run;
+    ctx.device_run = &run;
     add.on(DeviceType::cuda)->run(ctx);
     std::swap(acc, next);
   }
@@ -1699,7 +1699,7 @@ TEST(CudaEmbedding, AnOutOfRangeIdIsTheCpusErrorWhenTheRunSynchronizes) {
     for (const Tensor& t : bad.inputs) inputs.push_back(t.to(gpu));
     std::vector<Tensor> outputs = nan_outputs(node, gpu);
     KernelContext ctx = context_for(node, inputs, outputs);
-    ctx.cuda = &run;
+    ctx.device_run = &run;
     ASSERT_NO_THROW(def.on(DeviceType::cuda)->run(ctx)) << op << ": the kernel only enqueues";
     try {
       run.synchronize();
@@ -1927,7 +1927,7 @@ OnDevice on_device(const Device& device, const std::vector<Tensor>& tensors) {
 std::vector<Tensor> run_rnn_on_cuda(const RnnCase& r, const Node& node, const OnDevice& inputs, OnDevice& outputs,
                                     cuda::RunContext& run) {
   KernelContext ctx = rnn_context(r, node, inputs.in(), outputs.out());
-  ctx.cuda = &run;
+  ctx.device_run = &run;
   node.def->on(DeviceType::cuda)->run(ctx);
   run.synchronize();
   std::vector<Tensor> back;
