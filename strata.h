@@ -11,7 +11,6 @@
 #include "core/graph.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
-#include "core/ops/conv3d_ops.h"
 #include "core/ops/conv_ops.h"
 #include "core/ops/hash_ops.h"
 #include "core/ops/lookup_ops.h"

@@ -1,8 +1,11 @@
-// The conv2d ops' declarations: shape inference, gradients and the graph builders. The
-// devices register their kernels: the CPU's in its kernels/conv.cc, CUDA's (cuDNN) in cudnn_conv_kernels.cc.
+// The convolution ops' declarations, once for both ranks: shape inference, gradients and
+// the graph builders of conv2d and conv3d and their two gradients. The devices register
+// their kernels: the CPU's in its kernels/conv.cc (2-D) and kernels/conv3d.cc (3-D),
+// CUDA's (cuDNN, both ranks) in cudnn_conv_kernels.cc.
 #include "core/ops/conv_ops.h"
 
 #include <algorithm>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -17,22 +20,50 @@ namespace strata::ops {
 
 namespace {
 
-using Geom = Conv2DGeometry;
+using Ints = std::vector<std::int64_t>;
 
-const std::vector<std::int64_t>& attr_vec(const Attrs& a, const char* key) {
-  return a.get<std::vector<std::int64_t>>(key);
+template <int S>
+constexpr std::size_t kAxes = S;  // the spatial rank, to compare with sizes
+
+// What the messages of one rank call its shapes and axes.
+struct RankWords {
+  const char* count;     // of strides and dilations
+  const char* spatial;   // the input's spatial axes
+  const char* pads;      // what pads must be
+  const char* input;     // the input's shape
+  const char* kernel;    // the kernel's shape
+  const char* gradient;  // the output gradient's shape
+  std::array<const char*, 3> axes;
+};
+
+template <int S>
+constexpr RankWords words() {
+  static_assert(S == 2 || S == 3);
+  if constexpr (S == 2) {
+    return {"two", "(H, W)", "four non-negative integers (top, bottom, left, right)", "input (N, H, W, C)",
+            "kernel (kh, kw, C/groups, O)", "gradient (N, OH, OW, O)", {"height", "width", ""}};
+  } else {
+    return {"three", "(D, H, W)", "six non-negative integers (front, back, top, bottom, left, right)", "input (N, D, H, W, C)",
+            "kernel (kd, kh, kw, C/groups, O)", "gradient (N, OD, OH, OW, O)", {"depth", "height", "width"}};
+  }
 }
 
-Conv2DParams params_of(const Attrs& a) {
-  return {attr_vec(a, "strides"), attr_vec(a, "dilations"), attr_vec(a, "pads"), a.get<std::int64_t>("groups")};
-}
+// The ops of one rank: "conv2d", "conv2d_backprop_input", "conv2d_backprop_filter".
+template <int S>
+struct OpNames {
+  static constexpr const char* forward = S == 2 ? "conv2d" : "conv3d";
+  static constexpr const char* input = S == 2 ? "conv2d_backprop_input" : "conv3d_backprop_input";
+  static constexpr const char* filter = S == 2 ? "conv2d_backprop_filter" : "conv3d_backprop_filter";
+};
+
+const Ints& attr_vec(const Attrs& a, const char* key) { return a.get<Ints>(key); }
 
 // The params read in place from a node's attributes: what kernels use on every run
-// (params_of copies three vectors, which would allocate on every step).
+// (copying them would allocate on every step).
 struct ParamsRef {
-  const std::vector<std::int64_t>& strides;
-  const std::vector<std::int64_t>& dilations;
-  const std::vector<std::int64_t>& pads;
+  const Ints& strides;
+  const Ints& dilations;
+  const Ints& pads;
   std::int64_t groups;
 };
 
@@ -40,44 +71,38 @@ ParamsRef params_ref(const Attrs& a) {
   return {attr_vec(a, "strides"), attr_vec(a, "dilations"), attr_vec(a, "pads"), a.get<std::int64_t>("groups")};
 }
 
-Attrs attrs_of(const Conv2DParams& p) {
+template <int S>
+ConvParams<S> params_of(const Attrs& a) {
+  return {attr_vec(a, "strides"), attr_vec(a, "dilations"), attr_vec(a, "pads"), a.get<std::int64_t>("groups")};
+}
+
+template <int S>
+Attrs attrs_of(const ConvParams<S>& p) {
   return Attrs{{"strides", p.strides}, {"dilations", p.dilations}, {"pads", p.pads}, {"groups", p.groups}};
 }
 
-void check_params(const std::string& op, const Conv2DParams& p) {
-  auto positive = [&](const std::vector<std::int64_t>& v, const char* what) {
-    if (v.size() != 2 || v[0] < 1 || v[1] < 1) throw ValueError(op + ": " + what + " must be two positive integers");
+template <int S>
+void check_params(const std::string& op, const ParamsRef& p) {
+  auto positive = [&](const Ints& v, const char* what) {
+    if (v.size() != kAxes<S> || *std::min_element(v.begin(), v.end()) < 1) {
+      throw ValueError(op + ": " + what + " must be " + words<S>().count + " positive integers");
+    }
   };
   positive(p.strides, "strides");
   positive(p.dilations, "dilations");
-  if (p.pads.size() != 4 || *std::min_element(p.pads.begin(), p.pads.end()) < 0) {
-    throw ValueError(op + ": pads must be four non-negative integers (top, bottom, left, right)");
+  if (p.pads.size() != 2 * kAxes<S> || *std::min_element(p.pads.begin(), p.pads.end()) < 0) {
+    throw ValueError(op + ": pads must be " + words<S>().pads);
   }
   if (p.groups < 1) throw ValueError(op + ": groups must be positive");
 }
 
-std::int64_t out_len(std::string_view op, const char* axis, std::int64_t size, std::int64_t k, std::int64_t s,
-                     std::int64_t d, std::int64_t before, std::int64_t after) {
-  if (size == kUnknownDim) return kUnknownDim;
-  std::int64_t r = conv_output_length(size, k, s, d, before, after);
-  if (r < 1) {
-    throw ShapeError(std::string(op) + ": the kernel's " + axis + " extent " + std::to_string((k - 1) * d + 1) +
-                     " is larger than the padded input's " + std::to_string(size + before + after));
-  }
-  return r;
-}
-
-// Fills geometry from x's shape (N, H, W, C), the kernel window and the params
-// (Conv2DParams or ParamsRef).
-template <typename Params>
-Geom make_geom(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Params& p,
-               std::string_view op) {
-  Geom g;
-  g.n = x.dims()[0], g.h = x.dims()[1], g.w = x.dims()[2], g.c = x.dims()[3];
-  g.kh = kh, g.kw = kw, g.o = o;
-  g.sh = p.strides[0], g.sw = p.strides[1], g.dh = p.dilations[0], g.dw = p.dilations[1];
-  g.pt = p.pads[0], g.pb = p.pads[1], g.pl = p.pads[2], g.pr = p.pads[3];
-  g.groups = p.groups;
+// Geometry from x's shape (N, spatial..., C), the kernel window and the params. Throws
+// ShapeError when the channels do not divide into groups or a window does not fit.
+template <int S>
+ConvGeometry<S> make_geom(std::string_view op, const Shape& x, std::span<const std::int64_t> window, std::int64_t o,
+                          const ParamsRef& p) {
+  ConvGeometry<S> g;
+  g.n = x.dims()[0], g.c = x.dims()[S + 1], g.o = o, g.groups = p.groups;
   if (g.c != kUnknownDim && g.c % g.groups != 0) {
     throw ShapeError(std::string(op) + ": input channels " + std::to_string(g.c) + " are not divisible by groups " +
                      std::to_string(g.groups));
@@ -88,8 +113,20 @@ Geom make_geom(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o,
   }
   g.cg = g.c == kUnknownDim ? kUnknownDim : g.c / g.groups;
   g.og = o / g.groups;
-  g.oh = out_len(op, "height", g.h, kh, g.sh, g.dh, g.pt, g.pb);
-  g.ow = out_len(op, "width", g.w, kw, g.sw, g.dw, g.pl, g.pr);
+  for (std::size_t a = 0; a < kAxes<S>; ++a) {
+    g.in[a] = x.dims()[a + 1], g.k[a] = window[a], g.s[a] = p.strides[a], g.d[a] = p.dilations[a];
+    g.before[a] = p.pads[2 * a], g.after[a] = p.pads[2 * a + 1];
+    if (g.in[a] == kUnknownDim) {
+      g.out[a] = kUnknownDim;
+      continue;
+    }
+    g.out[a] = conv_output_length(g.in[a], g.k[a], g.s[a], g.d[a], g.before[a], g.after[a]);
+    if (g.out[a] < 1) {
+      throw ShapeError(std::string(op) + ": the kernel's " + words<S>().axes[a] + " extent " +
+                       std::to_string((g.k[a] - 1) * g.d[a] + 1) + " is larger than the padded input's " +
+                       std::to_string(g.in[a] + g.before[a] + g.after[a]) + " (input " + x.to_string() + ")");
+    }
+  }
   return g;
 }
 
@@ -99,82 +136,147 @@ void expect_rank(const std::string& op, const Shape& s, int rank, const char* wh
   }
 }
 
-void check_kernel_channels(const std::string& op, const Shape& x, const Shape& k, std::int64_t groups) {
-  if (x.dims()[3] != kUnknownDim && x.dims()[3] != k.dims()[2] * groups) {
-    throw ShapeError(op + ": input " + x.to_string() + " has " + std::to_string(x.dims()[3]) +
-                     " channels but the kernel " + k.to_string() + " expects " +
-                     std::to_string(k.dims()[2] * groups) + (groups > 1 ? " (in/groups × groups)" : ""));
+// The spatial dims of g's output must match those of dy (unknown dims match anything).
+template <int S>
+void expect_output_dims(const std::string& op, const Shape& dy, const ConvGeometry<S>& g, const Shape& x) {
+  for (std::size_t a = 0; a < kAxes<S>; ++a) {
+    const std::int64_t have = dy.dims()[a + 1];
+    if (have == kUnknownDim || g.out[a] == kUnknownDim || have == g.out[a]) continue;
+    std::string size;
+    for (std::int64_t v : g.out) size += (size.empty() ? "" : ", ") + std::to_string(v);
+    throw ShapeError(op + ": gradient " + dy.to_string() + " does not match the output size (" + size +
+                     ") of input " + x.to_string());
   }
 }
 
-std::vector<TensorSpec> infer_conv2d(const InferContext& ctx) {
-  if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
-    throw ValueError("conv2d: takes (input, kernel) or (input, kernel, bias), got " +
+template <int S>
+Ints window_of(const Shape& kernel) {
+  return Ints(kernel.dims().begin(), kernel.dims().begin() + S);
+}
+
+template <int S>
+Ints spatial_of(const Output& x) {
+  const Shape shape = x.shape();
+  return Ints(shape.dims().begin() + 1, shape.dims().begin() + 1 + S);
+}
+
+template <int S>
+Shape output_shape(const ConvGeometry<S>& g) {
+  Ints dims{g.n};
+  dims.insert(dims.end(), g.out.begin(), g.out.end());
+  dims.push_back(g.o);
+  return Shape(dims);
+}
+
+// conv2d also takes a bias (O,) and a fused activation ("" or "relu").
+template <int S>
+std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
+  constexpr bool fuses = S == 2;
+  if (!fuses) {
+    expect_inputs(ctx, 2);
+  } else if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
+    throw ValueError(ctx.op + ": takes (input, kernel) or (input, kernel, bias), got " +
                      std::to_string(ctx.inputs.size()) + " inputs");
   }
   expect_float_input(ctx, 0);
   expect_float_input(ctx, 1, "kernel");
   const Shape& x = ctx.inputs[0].shape;
   const Shape& k = ctx.inputs[1].shape;
-  Conv2DParams p = params_of(ctx.attrs);
-  check_params(ctx.op, p);
-  expect_rank(ctx.op, x, 4, "input (N, H, W, C)");
-  expect_rank(ctx.op, k, 4, "kernel (kh, kw, C/groups, O)");
-  check_kernel_channels(ctx.op, x, k, p.groups);
-  Geom g = make_geom(x, k.dims()[0], k.dims()[1], k.dims()[3], p, ctx.op);
+  const ParamsRef p = params_ref(ctx.attrs);
+  check_params<S>(ctx.op, p);
+  expect_rank(ctx.op, x, S + 2, words<S>().input);
+  expect_rank(ctx.op, k, S + 2, words<S>().kernel);
+  const std::int64_t channels = x.dims()[S + 1], per_group = k.dims()[S];
+  if (channels != kUnknownDim && channels != per_group * p.groups) {
+    throw ShapeError(ctx.op + ": input " + x.to_string() + " has " + std::to_string(channels) +
+                     " channels but the kernel " + k.to_string() + " expects " +
+                     std::to_string(per_group * p.groups) + (p.groups > 1 ? " (in/groups × groups)" : ""));
+  }
+  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_of<S>(k), k.dims()[S + 1], p);
   if (ctx.inputs.size() == 3 && ctx.inputs[2].shape != Shape{g.o}) {
     throw ShapeError(ctx.op + ": bias " + ctx.inputs[2].shape.to_string() + " does not match " +
                      std::to_string(g.o) + " output channels");
   }
-  const std::string act = ctx.attrs.get_or<std::string>("activation", "");
-  if (!act.empty() && act != "relu") throw ValueError(ctx.op + ": fused activation must be '' or 'relu', got '" + act + "'");
-  return {{Shape{g.n, g.oh, g.ow, g.o}, DType::float32}};
+  if (fuses) {
+    const std::string act = ctx.attrs.get_or<std::string>("activation", "");
+    if (!act.empty() && act != "relu") {
+      throw ValueError(ctx.op + ": fused activation must be '' or 'relu', got '" + act + "'");
+    }
+  }
+  return {{output_shape(g), DType::float32}};
 }
 
+template <int S>
 std::vector<TensorSpec> infer_backprop_input(const InferContext& ctx) {
   expect_inputs(ctx, 2);
   expect_float_input(ctx, 0, "gradient");
   expect_float_input(ctx, 1, "kernel");
   const Shape& dy = ctx.inputs[0].shape;
   const Shape& k = ctx.inputs[1].shape;
-  Conv2DParams p = params_of(ctx.attrs);
-  check_params(ctx.op, p);
-  expect_rank(ctx.op, dy, 4, "gradient (N, OH, OW, O)");
-  expect_rank(ctx.op, k, 4, "kernel (kh, kw, C/groups, O)");
-  const auto& size = attr_vec(ctx.attrs, "input_size");
-  if (dy.dims()[3] != kUnknownDim && dy.dims()[3] != k.dims()[3]) {
-    throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " has " + std::to_string(dy.dims()[3]) +
-                     " channels but the kernel " + k.to_string() + " produces " + std::to_string(k.dims()[3]));
+  const ParamsRef p = params_ref(ctx.attrs);
+  check_params<S>(ctx.op, p);
+  expect_rank(ctx.op, dy, S + 2, words<S>().gradient);
+  expect_rank(ctx.op, k, S + 2, words<S>().kernel);
+  if (dy.dims()[S + 1] != kUnknownDim && dy.dims()[S + 1] != k.dims()[S + 1]) {
+    throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " has " + std::to_string(dy.dims()[S + 1]) +
+                     " channels but the kernel " + k.to_string() + " produces " + std::to_string(k.dims()[S + 1]));
   }
-  Shape x{dy.dims()[0], size.at(0), size.at(1), k.dims()[2] * p.groups};
-  Geom g = make_geom(x, k.dims()[0], k.dims()[1], k.dims()[3], p, ctx.op);
-  if ((dy.dims()[1] != kUnknownDim && dy.dims()[1] != g.oh) || (dy.dims()[2] != kUnknownDim && dy.dims()[2] != g.ow)) {
-    throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " does not match the output size (" +
-                     std::to_string(g.oh) + ", " + std::to_string(g.ow) + ") of input " + x.to_string());
+  const Ints& size = attr_vec(ctx.attrs, "input_size");
+  if (size.size() != kAxes<S>) {
+    throw ValueError(ctx.op + ": input_size must be " + words<S>().count + " integers " + words<S>().spatial);
   }
+  Ints dims{dy.dims()[0]};
+  dims.insert(dims.end(), size.begin(), size.end());
+  dims.push_back(k.dims()[S] * p.groups);
+  const Shape x(dims);
+  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_of<S>(k), k.dims()[S + 1], p);
+  expect_output_dims(ctx.op, dy, g, x);
   return {{x, DType::float32}};
 }
 
+template <int S>
 std::vector<TensorSpec> infer_backprop_filter(const InferContext& ctx) {
   expect_inputs(ctx, 2);
   expect_float_input(ctx, 0);
   expect_float_input(ctx, 1, "gradient");
   const Shape& x = ctx.inputs[0].shape;
   const Shape& dy = ctx.inputs[1].shape;
-  Conv2DParams p = params_of(ctx.attrs);
-  check_params(ctx.op, p);
-  expect_rank(ctx.op, x, 4, "input (N, H, W, C)");
-  expect_rank(ctx.op, dy, 4, "gradient (N, OH, OW, O)");
-  const auto& ks = attr_vec(ctx.attrs, "kernel_size");
-  if (x.dims()[3] == kUnknownDim || dy.dims()[3] == kUnknownDim) {
+  const ParamsRef p = params_ref(ctx.attrs);
+  check_params<S>(ctx.op, p);
+  expect_rank(ctx.op, x, S + 2, words<S>().input);
+  expect_rank(ctx.op, dy, S + 2, words<S>().gradient);
+  const Ints& ks = attr_vec(ctx.attrs, "kernel_size");
+  if (ks.size() != kAxes<S> || *std::min_element(ks.begin(), ks.end()) < 1) {
+    throw ValueError(ctx.op + ": kernel_size must be " + words<S>().count + " positive integers");
+  }
+  if (x.dims()[S + 1] == kUnknownDim || dy.dims()[S + 1] == kUnknownDim) {
     throw ShapeError(ctx.op + ": channel counts must be known, got " + x.to_string() + " and " + dy.to_string());
   }
-  Geom g = make_geom(x, ks.at(0), ks.at(1), dy.dims()[3], p, ctx.op);
-  if ((dy.dims()[1] != kUnknownDim && dy.dims()[1] != g.oh) || (dy.dims()[2] != kUnknownDim && dy.dims()[2] != g.ow)) {
-    throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " does not match the output size of input " +
-                     x.to_string());
-  }
-  return {{Shape{ks[0], ks[1], g.cg, g.o}, DType::float32}};
+  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, ks, dy.dims()[S + 1], p);
+  expect_output_dims(ctx.op, dy, g, x);
+  Ints dims = ks;
+  dims.push_back(g.cg);
+  dims.push_back(g.o);
+  return {{Shape(dims), DType::float32}};
+}
+
+template <int S>
+Output conv_node(Output x, Output kernel, const ConvParams<S>& params) {
+  return x.graph->add(OpNames<S>::forward, {x, kernel}, attrs_of(params));
+}
+
+template <int S>
+Output backprop_input_node(Output dy, Output kernel, Ints input_size, const ConvParams<S>& params) {
+  Attrs a = attrs_of(params);
+  a.set("input_size", std::move(input_size));
+  return dy.graph->add(OpNames<S>::input, {dy, kernel}, std::move(a));
+}
+
+template <int S>
+Output backprop_filter_node(Output x, Output dy, Ints kernel_size, const ConvParams<S>& params) {
+  Attrs a = attrs_of(params);
+  a.set("kernel_size", std::move(kernel_size));
+  return x.graph->add(OpNames<S>::filter, {x, dy}, std::move(a));
 }
 
 // The gradient before a fused relu, given dy, the gradient of the conv node `n`'s output
@@ -188,11 +290,48 @@ std::pair<Output, Output> relu_gradient(const Node& n, Output dy) {
   const Node& producer = dy.graph->node(dy.node);
   if (producer.op == "max_pool2d_grad" && producer.inputs.at(0) == y && dy.index == 0) {
     const Attrs& a = producer.attrs;
-    const Pool2DParams pool{a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
-                            a.get<std::vector<std::int64_t>>("pads")};
+    const Pool2DParams pool{a.get<Ints>("pool_size"), a.get<Ints>("strides"), a.get<Ints>("pads")};
     return max_pool2d_relu_grad(y, producer.inputs.at(1), pool);
   }
   return {relu_grad(dy, y), Output{}};
+}
+
+template <int S>
+void register_rank(OpRegistry& r) {
+  r.add({.name = OpNames<S>::forward, .infer = infer_conv<S>,
+         // y = act(conv(x, k) + b): dz = relu_grad(dy, y) (or dy), then the adjoints of
+         // the bilinear conv and the sum over (N, spatial...) for the bias.
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output x = n.inputs[0], k = n.inputs[1];
+           const ConvParams<S> p = params_of<S>(n.attrs);
+           Output dz = g[0], db;
+           if constexpr (S == 2) {  // only conv2d fuses a relu (infer_conv)
+             if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
+           }
+           std::vector<Output> grads{backprop_input_node<S>(dz, k, spatial_of<S>(x), p),
+                                     backprop_filter_node<S>(x, dz, window_of<S>(k.shape()), p)};
+           if (n.inputs.size() == 3) {
+             Ints batch_and_spatial(kAxes<S> + 1);
+             for (std::size_t a = 0; a <= kAxes<S>; ++a) batch_and_spatial[a] = static_cast<std::int64_t>(a);
+             grads.push_back(db.valid() ? db : reduce_sum(dz, batch_and_spatial));
+           }
+           return grads;
+         }});
+  r.add({.name = OpNames<S>::input, .infer = infer_backprop_input<S>,
+         // dx = B(dy, k): adjoint in dy is conv(·, k); in k it is backprop_filter(·, dy).
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output dy = n.inputs[0], k = n.inputs[1];
+           const ConvParams<S> p = params_of<S>(n.attrs);
+           return std::vector<Output>{conv_node<S>(g[0], k, p),
+                                      backprop_filter_node<S>(g[0], dy, window_of<S>(k.shape()), p)};
+         }});
+  r.add({.name = OpNames<S>::filter, .infer = infer_backprop_filter<S>,
+         // dk = F(x, dy): adjoint in x is backprop_input(dy, ·); in dy it is conv(x, ·).
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           Output x = n.inputs[0], dy = n.inputs[1];
+           const ConvParams<S> p = params_of<S>(n.attrs);
+           return std::vector<Output>{backprop_input_node<S>(dy, g[0], spatial_of<S>(x), p), conv_node<S>(x, g[0], p)};
+         }});
 }
 
 }  // namespace
@@ -205,48 +344,44 @@ std::int64_t conv_output_length(std::int64_t size, std::int64_t kernel, std::int
   return (padded - eff) / stride + 1;
 }
 
+template <int SpatialRank>
+ConvGeometry<SpatialRank> conv_geometry(std::string_view op, const Shape& x, const Ints& window, std::int64_t o,
+                                        const Attrs& attrs) {
+  if (window.size() != kAxes<SpatialRank>) {
+    throw ValueError(std::string(op) + ": a window of " + words<SpatialRank>().count + " sizes was expected");
+  }
+  return make_geom<SpatialRank>(op, x, window, o, params_ref(attrs));
+}
+template ConvGeometry<2> conv_geometry<2>(std::string_view, const Shape&, const Ints&, std::int64_t, const Attrs&);
+template ConvGeometry<3> conv_geometry<3>(std::string_view, const Shape&, const Ints&, std::int64_t, const Attrs&);
+
+template <int SpatialRank>
+Ints conv_window(const Shape& kernel) {
+  return window_of<SpatialRank>(kernel);
+}
+template Ints conv_window<2>(const Shape&);
+template Ints conv_window<3>(const Shape&);
+
 Conv2DGeometry conv2d_geometry(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Attrs& attrs,
                                std::string_view op) {
-  return make_geom(x, kh, kw, o, params_ref(attrs), op);
+  const std::array<std::int64_t, 2> window{kh, kw};
+  const ConvGeometry<2> g = make_geom<2>(op, x, window, o, params_ref(attrs));
+  Conv2DGeometry named;
+  named.n = g.n, named.h = g.in[0], named.w = g.in[1], named.c = g.c;
+  named.oh = g.out[0], named.ow = g.out[1], named.o = g.o;
+  named.kh = kh, named.kw = kw;
+  named.sh = g.s[0], named.sw = g.s[1], named.dh = g.d[0], named.dw = g.d[1];
+  named.pt = g.before[0], named.pb = g.after[0], named.pl = g.before[1], named.pr = g.after[1];
+  named.groups = g.groups, named.cg = g.cg, named.og = g.og;
+  return named;
 }
 
 void register_conv_ops(OpRegistry& r) {
-  r.add({.name = "conv2d", .infer = infer_conv2d,
-         // y = act(conv(x, k) + b): dz = relu_grad(dy, y) (or dy), then the adjoints of
-         // the bilinear conv and the sum over (N, H, W) for the bias.
-         .gradient = [](const Node& n, const std::vector<Output>& g) {
-           Output x = n.inputs[0], k = n.inputs[1];
-           Conv2DParams p = params_of(n.attrs);
-           Output dz = g[0], db;
-           if (fuses_relu(n)) {
-             std::tie(dz, db) = relu_gradient(n, g[0]);
-           }
-           std::vector<Output> grads{conv2d_backprop_input(dz, k, {x.shape()[1], x.shape()[2]}, p),
-                                     conv2d_backprop_filter(x, dz, {k.shape()[0], k.shape()[1]}, p)};
-           if (n.inputs.size() == 3) grads.push_back(db.valid() ? db : reduce_sum(dz, {0, 1, 2}));
-           return grads;
-         }});
-  r.add({.name = "conv2d_backprop_input", .infer = infer_backprop_input,
-         // dx = B(dy, k): adjoint in dy is conv2d(·, k); in k it is backprop_filter(·, dy).
-         .gradient = [](const Node& n, const std::vector<Output>& g) {
-           Output dy = n.inputs[0], k = n.inputs[1];
-           Conv2DParams p = params_of(n.attrs);
-           return std::vector<Output>{conv2d(g[0], k, p),
-                                      conv2d_backprop_filter(g[0], dy, {k.shape()[0], k.shape()[1]}, p)};
-         }});
-  r.add({.name = "conv2d_backprop_filter", .infer = infer_backprop_filter,
-         // dk = F(x, dy): adjoint in x is backprop_input(dy, ·); in dy it is conv2d(x, ·).
-         .gradient = [](const Node& n, const std::vector<Output>& g) {
-           Output x = n.inputs[0], dy = n.inputs[1];
-           Conv2DParams p = params_of(n.attrs);
-           return std::vector<Output>{conv2d_backprop_input(dy, g[0], {x.shape()[1], x.shape()[2]}, p),
-                                      conv2d(x, g[0], p)};
-         }});
+  register_rank<2>(r);
+  register_rank<3>(r);
 }
 
-Output conv2d(Output x, Output kernel, const Conv2DParams& params) {
-  return x.graph->add("conv2d", {x, kernel}, attrs_of(params));
-}
+Output conv2d(Output x, Output kernel, const Conv2DParams& params) { return conv_node<2>(x, kernel, params); }
 
 Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
                               const Conv2DParams& params) {
@@ -257,18 +392,22 @@ Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::s
   return x.graph->add("conv2d", inputs, std::move(a));
 }
 
-Output conv2d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,
-                             const Conv2DParams& params) {
-  Attrs a = attrs_of(params);
-  a.set("input_size", std::move(input_size));
-  return dy.graph->add("conv2d_backprop_input", {dy, kernel}, std::move(a));
+Output conv2d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv2DParams& params) {
+  return backprop_input_node<2>(dy, kernel, std::move(input_size), params);
 }
 
-Output conv2d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
-                              const Conv2DParams& params) {
-  Attrs a = attrs_of(params);
-  a.set("kernel_size", std::move(kernel_size));
-  return x.graph->add("conv2d_backprop_filter", {x, dy}, std::move(a));
+Output conv2d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv2DParams& params) {
+  return backprop_filter_node<2>(x, dy, std::move(kernel_size), params);
+}
+
+Output conv3d(Output x, Output kernel, const Conv3DParams& params) { return conv_node<3>(x, kernel, params); }
+
+Output conv3d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv3DParams& params) {
+  return backprop_input_node<3>(dy, kernel, std::move(input_size), params);
+}
+
+Output conv3d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv3DParams& params) {
+  return backprop_filter_node<3>(x, dy, std::move(kernel_size), params);
 }
 
 }  // namespace strata::ops

@@ -18,7 +18,6 @@ void register_optimizer_update_ops(OpRegistry& registry);
 void register_rnn_ops(OpRegistry& registry);
 void register_sequence_ops(OpRegistry& registry);
 void register_conv_ops(OpRegistry& registry);
-void register_conv3d_ops(OpRegistry& registry);
 void register_pool_ops(OpRegistry& registry);
 void register_array_ops(OpRegistry& registry);
 void register_batch_matmul_ops(OpRegistry& registry);
@@ -40,7 +39,6 @@ inline void register_all(OpRegistry& registry) {
   register_rnn_ops(registry);
   register_sequence_ops(registry);
   register_conv_ops(registry);
-  register_conv3d_ops(registry);
   register_pool_ops(registry);
   register_array_ops(registry);
   register_batch_matmul_ops(registry);

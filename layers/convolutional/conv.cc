@@ -2,7 +2,6 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops/conv3d_ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
 

@@ -1,9 +1,8 @@
-// Op cases for the 3-D convolution family (core/ops/conv3d_ops.cc): finite-difference
+// Op cases for the 3-D convolution family (core/ops/conv_ops.cc): finite-difference
 // gradient checks over several geometries (padding, strides, dilation, groups) and
 // forward values against a naive loop written here. Registered into op_gradients_test's
 // table.
 #include "core/ops.h"
-#include "core/ops/conv3d_ops.h"
 #include "core/ops/conv_ops.h"
 #include "op_cases.h"
 

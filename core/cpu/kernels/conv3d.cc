@@ -1,4 +1,4 @@
-// The CPU kernels of conv3d and its two gradients (core/ops/conv3d_ops.h): vol2col over
+// The CPU kernels of conv3d and its two gradients (core/ops/conv_ops.h): vol2col over
 // blocks of output lines (one output row of one depth plane: OW positions), then Eigen
 // GEMM, in the style of conv2d (conv.cc).
 // A block holds about kBlockRows output positions, so the column scratch stays bounded
@@ -12,7 +12,7 @@
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
 #include "core/op_registry.h"
-#include "core/ops/conv3d_ops.h"
+#include "core/ops/conv_ops.h"
 
 namespace strata::cpu {
 namespace {
@@ -22,8 +22,6 @@ using Strided = Eigen::OuterStride<>;
 using CMapT = Eigen::Map<const ColMajor, 0, Strided>;
 using MMapT = Eigen::Map<ColMajor, 0, Strided>;
 using Geom = ops::Conv3DGeometry;
-using ops::conv3d_geometry;
-using ops::conv3d_window;
 
 // Scratch slots: the filter gradient's per-thread partials live in the calling thread's
 // slot 0 while every thread's columns use slot 1.
@@ -165,14 +163,14 @@ void conv3d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
 void conv3d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
-  const Geom g = conv3d_geometry("conv3d", x.shape(), conv3d_window(k.shape()), k.shape()[4], ctx.node.attrs);
+  const Geom g = ops::conv_geometry<3>("conv3d", x.shape(), ops::conv_window<3>(k.shape()), k.shape()[4], ctx.node.attrs);
   conv3d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>());
 }
 
 void conv3d_backprop_input_kernel(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
-  const Geom g = conv3d_geometry("conv3d_backprop_input", dx.shape(), conv3d_window(k.shape()), k.shape()[4],
+  const Geom g = ops::conv_geometry<3>("conv3d_backprop_input", dx.shape(), ops::conv_window<3>(k.shape()), k.shape()[4],
                                  ctx.node.attrs);
   conv3d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
 }
@@ -180,7 +178,7 @@ void conv3d_backprop_input_kernel(KernelContext& ctx) {
 void conv3d_backprop_filter_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& dk = ctx.output(0);
-  const Geom g = conv3d_geometry("conv3d_backprop_filter", x.shape(), conv3d_window(dk.shape()), dk.shape()[4],
+  const Geom g = ops::conv_geometry<3>("conv3d_backprop_filter", x.shape(), ops::conv_window<3>(dk.shape()), dk.shape()[4],
                                  ctx.node.attrs);
   conv3d_filter_grad(g, x.data<float>(), ctx.input(1).data<float>(), dk.data<float>());
 }
