@@ -1,9 +1,8 @@
 // The CUDA kernels of conv2d, conv2d_backprop_input and conv2d_backprop_filter, and of
 // conv3d and its two gradients (core/cuda/register_kernels.cc registers them; the CPU
 // kernels are in core/cpu/kernels/conv.cc and conv3d.cc), through cuDNN. Defined only in
-// a build with cuDNN (core/cuda/cudnn_conv_kernels.cc,
-// core/cuda/cudnn_conv3d_kernels.cc); this header is plain C++ and compiles in every
-// build.
+// a build with cuDNN (core/cuda/cudnn_conv_kernels.cc, one implementation over the
+// spatial rank); this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {

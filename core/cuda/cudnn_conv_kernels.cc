@@ -1,33 +1,36 @@
-// conv2d and its two gradients on the GPU through cuDNN's convolutions.
+// conv2d, conv3d and their gradients on the GPU through cuDNN's convolutions, one
+// implementation over the spatial rank (S = 2: NHWC; S = 3: NDHWC).
 //
-// Layouts. Tensors are NHWC, as cuDNN's CUDNN_TENSOR_NHWC reads them. Keras's kernel is
-// (kh, kw, C/groups, O), which no cuDNN filter layout is: it is transposed into a scratch
-// copy in cuDNN's NHWC filter layout, KRSC = (O, kh, kw, C/groups) — the kernel read as
-// a (kh·kw·C/groups) x O matrix, transposed — and the filter gradient is computed in that
+// Layouts. Tensors are channels last, as the CPU kernels store them: cuDNN's
+// CUDNN_TENSOR_NHWC for 2-D, and for 3-D a 5-D descriptor with channels-innermost strides.
+// Keras's kernel is (window..., C/groups, O), which no cuDNN filter layout is: it is
+// transposed into a scratch copy in cuDNN's NHWC filter layout, KRSC = (O, kh, kw,
+// C/groups) in 2-D and KTRSC = (O, kd, kh, kw, C/groups) in 3-D — the kernel read as a
+// (window·C/groups) x O matrix, transposed — and the filter gradient is computed in that
 // layout and transposed back.
 //
-// Padding. The op's pads are explicit (top, bottom, left, right); cuDNN pads each axis by
-// the same amount on both sides. Keras's "same" padding is asymmetric when the total is
-// odd (the extra row or column at the bottom or right). cuDNN is given the smaller side's
-// pad on each axis, and the rest is made explicit: the input is copied into a zeroed,
-// larger scratch tensor (forward, filter gradient), or the input gradient is computed
-// for that larger tensor and its window copied out (input gradient: the adjoint of the
-// padding). Symmetric pads ("valid", odd kernels with stride 1) use the tensors as they
-// are.
+// Padding. The op's pads are explicit, before and after each axis; cuDNN pads each axis
+// by the same amount on both sides. Keras's "same" padding is asymmetric when the total
+// is odd (the extra plane, row or column after). cuDNN is given the smaller side's pad on
+// each axis, and the rest is made explicit: the input is copied into a zeroed, larger
+// scratch tensor (forward, filter gradient), or the input gradient is computed for that
+// larger tensor and its window copied out (input gradient: the adjoint of the padding).
+// Symmetric pads ("valid", odd kernels with stride 1) use the tensors as they are.
 //
 // Arithmetic. Strict float32: the convolution's math type is CUDNN_FMA_MATH (no TF32
 // tensor cores, which CUDNN_DEFAULT_MATH permits on Ampere and newer for float32 data).
 // The algorithm is cuDNN's heuristic choice (cudnnGet*Algorithm_v7, no benchmarking;
-// core/cuda/cudnn_conv_algorithms.h, shared with conv3d),
-// preferring those reported as FMA-only and deterministic, and within those cuDNN's
-// order; an algorithm that needs more than kMaxWorkspace is skipped. cuDNN's workspace,
-// the transposed kernel and the padded tensor all come from the run context's workspace
-// (core/cuda/workspace.h), asked for once per call before anything is enqueued.
+// core/cuda/cudnn_conv_algorithms.h), preferring those reported as FMA-only and
+// deterministic, and within those cuDNN's order; an algorithm that needs more than
+// kMaxWorkspace is skipped. cuDNN's workspace, the transposed kernel and the padded
+// tensor all come from the run context's workspace (core/cuda/workspace.h), asked for
+// once per call before anything is enqueued.
 //
 // Plans. The descriptors, the ranked algorithms and the scratch layout depend only on the
 // call's geometry: they are made by the first call with that geometry and kept in the
 // run context's plan cache (core/cuda/cudnn_conv_plan_cache.h), so a later call looks
-// its plan up and enqueues the transposes, the padding and cuDNN's call.
+// its plan up and enqueues the transposes, the padding and cuDNN's call (the passes,
+// core/cuda/cudnn_conv_passes.h).
 //
 // conv2d's fused bias and relu run after the convolution in one pass (dense's epilogue,
 // launch_bias_relu).
@@ -63,137 +66,198 @@ namespace strata::cuda {
 
 namespace {
 
-// One convolution's geometry, read as core/ops/conv_ops.cc reads it: x (n, h, w, c),
-// kernel (kh, kw, cg, o), y (n, oh, ow, o).
+// One convolution's geometry over S spatial axes, read as core/ops/conv_ops.cc reads it:
+// x (n, in..., c), kernel (k..., cg, o), y (n, out..., o).
+template <int S>
 struct ConvShape {
-  std::int64_t n = 0, h = 0, w = 0, c = 0;
-  std::int64_t oh = 0, ow = 0, o = 0;
-  std::int64_t kh = 0, kw = 0, cg = 0;
-  std::int64_t sh = 1, sw = 1, dh = 1, dw = 1;
-  std::int64_t pt = 0, pb = 0, pl = 0, pr = 0;
-  std::int64_t groups = 1;
+  using Axes = std::array<std::int64_t, S>;
+  std::int64_t n = 0, c = 0, o = 0, cg = 0, groups = 1;
+  Axes in{}, out{}, k{}, strides{}, dilations{}, before{}, after{};
 
-  // The pad cuDNN applies on both sides of an axis, and the explicit rest.
-  std::int64_t pad_h() const { return std::min(pt, pb); }
-  std::int64_t pad_w() const { return std::min(pl, pr); }
-  bool explicit_padding() const { return pt != pb || pl != pr; }
-  // x within the explicitly padded input cuDNN sees (big == x when the pads are symmetric).
+  // The pad cuDNN applies on both sides of axis a.
+  std::int64_t symmetric_pad(std::size_t a) const { return std::min(before[a], after[a]); }
+  bool explicit_padding() const { return before != after; }
+  // x within the explicitly padded input cuDNN sees (big == x when the pads are
+  // symmetric); a 2-D convolution's has a depth of 1.
   PadShape padded() const {
     PadShape p;
-    p.n = n, p.h = h, p.w = w, p.c = c;
-    p.top = pt - pad_h(), p.left = pl - pad_w();
-    p.big_h = h + p.top + (pb - pad_h());
-    p.big_w = w + p.left + (pr - pad_w());
+    p.n = n, p.c = c;
+    std::array<std::int64_t*, 3> size{&p.d, &p.h, &p.w}, big{&p.big_d, &p.big_h, &p.big_w};
+    std::array<std::int64_t*, 3> offset{&p.front, &p.top, &p.left};
+    for (std::size_t a = 0; a < S; ++a) {
+      const std::size_t slot = a + 3 - S;  // 2-D fills (h, w)
+      *size[slot] = in[a];
+      *offset[slot] = before[a] - symmetric_pad(a);
+      *big[slot] = in[a] + *offset[slot] + (after[a] - symmetric_pad(a));
+    }
     return p;
   }
-  std::int64_t window() const { return kh * kw * cg; }  // a filter's elements
+  std::int64_t window() const {  // a filter's elements
+    std::int64_t size = cg;
+    for (std::int64_t v : k) size *= v;
+    return size;
+  }
   std::int64_t kernel_size() const { return window() * o; }
+  std::int64_t positions() const {  // output positions in all
+    std::int64_t size = n;
+    for (std::int64_t v : out) size *= v;
+    return size;
+  }
 };
 
-ConvShape conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
+template <int S>
+ConvShape<S> conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
   const Attrs& a = ctx.node.attrs;
   const auto& strides = a.get<std::vector<std::int64_t>>("strides");
   const auto& dilations = a.get<std::vector<std::int64_t>>("dilations");
   const auto& pads = a.get<std::vector<std::int64_t>>("pads");
-  ConvShape g;
-  g.n = x[0], g.h = x[1], g.w = x[2], g.c = x[3];
-  g.kh = kernel[0], g.kw = kernel[1], g.cg = kernel[2], g.o = kernel[3];
-  g.oh = y[1], g.ow = y[2];
-  g.sh = strides.at(0), g.sw = strides.at(1), g.dh = dilations.at(0), g.dw = dilations.at(1);
-  g.pt = pads.at(0), g.pb = pads.at(1), g.pl = pads.at(2), g.pr = pads.at(3);
+  ConvShape<S> g;
+  g.n = x[0], g.c = x[S + 1];
+  g.cg = kernel[S], g.o = kernel[S + 1];
   g.groups = a.get<std::int64_t>("groups");
+  for (std::size_t i = 0; i < S; ++i) {
+    const int axis = static_cast<int>(i);
+    g.in[i] = x[axis + 1];
+    g.out[i] = y[axis + 1];
+    g.k[i] = kernel[axis];
+    g.strides[i] = strides.at(i), g.dilations[i] = dilations.at(i);
+    g.before[i] = pads.at(2 * i), g.after[i] = pads.at(2 * i + 1);
+  }
   return g;
 }
 
-std::string describe(const ConvShape& g) {
-  auto s = [](std::int64_t v) { return std::to_string(v); };
-  return "input (" + s(g.n) + ", " + s(g.h) + ", " + s(g.w) + ", " + s(g.c) + "), kernel (" + s(g.kh) + ", " +
-         s(g.kw) + ", " + s(g.cg) + ", " + s(g.o) + "), strides (" + s(g.sh) + ", " + s(g.sw) + "), dilations (" +
-         s(g.dh) + ", " + s(g.dw) + "), pads (" + s(g.pt) + ", " + s(g.pb) + ", " + s(g.pl) + ", " + s(g.pr) +
-         "), groups " + s(g.groups);
+// "(a, b[, c])", with `first` before and `last` after the values (a shape's n and channels).
+template <std::size_t N>
+std::string listed(const std::array<std::int64_t, N>& v, std::vector<std::int64_t> first = {},
+                  std::vector<std::int64_t> last = {}) {
+  std::vector<std::int64_t> all = std::move(first);
+  all.insert(all.end(), v.begin(), v.end());
+  all.insert(all.end(), last.begin(), last.end());
+  std::string out;
+  for (std::int64_t x : all) out += (out.empty() ? "(" : ", ") + std::to_string(x);
+  return out + ")";
+}
+
+template <int S>
+std::string describe(const ConvShape<S>& g) {
+  return "input " + listed(g.in, {g.n}, {g.c}) + ", kernel " + listed(g.k, {}, {g.cg, g.o}) + ", strides " +
+         listed(g.strides) + ", dilations " + listed(g.dilations) + ", pads before " + listed(g.before) +
+         " and after " + listed(g.after) + ", groups " + std::to_string(g.groups);
+}
+
+// The layout and shapes, for the message when cuDNN offers no algorithm.
+template <int S>
+std::string geometry(const ConvShape<S>& g) {
+  return std::string(S == 2 ? "float32 NHWC" : "float32 NDHWC") + " with FMA math for " + describe(g);
 }
 
 // The convolution as cuDNN sees it, into the plan's descriptors: x the (explicitly
-// padded) input, w the KRSC filter, y the output, the symmetric rest of the padding in conv.
-void describe_to_cudnn(const KernelContext& ctx, const ConvShape& g, ConvPlan& plan) {
+// padded) input, w the filter in cuDNN's layout, y the output, the symmetric rest of the
+// padding in conv.
+template <int S>
+void describe_to_cudnn(const KernelContext& ctx, const ConvShape<S>& g, ConvPlan& plan) {
   const PadShape p = g.padded();
-  set_nhwc(ctx, plan.x, g.n, g.c, p.big_h, p.big_w);
-  set_nhwc(ctx, plan.y, g.n, g.o, g.oh, g.ow);
-  set_krsc(ctx, plan.w, g.o, g.cg, g.kh, g.kw);
-  check(cudnnSetConvolution2dDescriptor(plan.conv.get(), cudnn_dim(ctx, g.pad_h(), "padding"),
-                                        cudnn_dim(ctx, g.pad_w(), "padding"), cudnn_dim(ctx, g.sh, "stride"),
-                                        cudnn_dim(ctx, g.sw, "stride"), cudnn_dim(ctx, g.dh, "dilation"),
-                                        cudnn_dim(ctx, g.dw, "dilation"), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        ctx, "cudnnSetConvolution2dDescriptor");
+  if constexpr (S == 2) {
+    set_nhwc(ctx, plan.x, g.n, g.c, p.big_h, p.big_w);
+    set_nhwc(ctx, plan.y, g.n, g.o, g.out[0], g.out[1]);
+    set_krsc(ctx, plan.w, g.o, g.cg, g.k[0], g.k[1]);
+  } else {
+    set_ndhwc(ctx, plan.x, g.n, g.c, p.big_d, p.big_h, p.big_w);
+    set_ndhwc(ctx, plan.y, g.n, g.o, g.out[0], g.out[1], g.out[2]);
+    set_ktrsc(ctx, plan.w, g.o, g.cg, g.k[0], g.k[1], g.k[2]);
+  }
+  std::array<int, S> pad{}, stride{}, dilation{};
+  for (std::size_t a = 0; a < S; ++a) {
+    pad[a] = cudnn_dim(ctx, g.symmetric_pad(a), "padding");
+    stride[a] = cudnn_dim(ctx, g.strides[a], "stride");
+    dilation[a] = cudnn_dim(ctx, g.dilations[a], "dilation");
+  }
+  check(cudnnSetConvolutionNdDescriptor(plan.conv.get(), S, pad.data(), stride.data(), dilation.data(),
+                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        ctx, "cudnnSetConvolutionNdDescriptor");
   check(cudnnSetConvolutionMathType(plan.conv.get(), CUDNN_FMA_MATH), ctx, "cudnnSetConvolutionMathType");
   check(cudnnSetConvolutionGroupCount(plan.conv.get(), cudnn_dim(ctx, g.groups, "group count")), ctx,
         "cudnnSetConvolutionGroupCount");
   // cuDNN's output size must be the op's: anything else means the descriptors above do
   // not say what the CPU kernel computes.
-  int n = 0, c = 0, h = 0, w = 0;
-  check(cudnnGetConvolution2dForwardOutputDim(plan.conv.get(), plan.x.get(), plan.w.get(), &n, &c, &h, &w), ctx,
-        "cudnnGetConvolution2dForwardOutputDim");
-  if (n != g.n || c != g.o || h != g.oh || w != g.ow) {
-    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output (" +
-                std::to_string(n) + ", " + std::to_string(h) + ", " + std::to_string(w) + ", " + std::to_string(c) +
-                ") is not the op's (" + std::to_string(g.n) + ", " + std::to_string(g.oh) + ", " +
-                std::to_string(g.ow) + ", " + std::to_string(g.o) + ") for " + describe(g));
+  std::array<int, S + 2> dims{};  // (n, c, spatial...)
+  check(cudnnGetConvolutionNdForwardOutputDim(plan.conv.get(), plan.x.get(), plan.w.get(),
+                                              static_cast<int>(dims.size()), dims.data()),
+        ctx, "cudnnGetConvolutionNdForwardOutputDim");
+  std::array<std::int64_t, S> spatial{};
+  for (std::size_t a = 0; a < S; ++a) spatial[a] = dims[a + 2];
+  if (dims[0] != g.n || dims[1] != g.o || spatial != g.out) {
+    throw Error("CUDA kernel of op '" + ctx.node.op + "' (node '" + ctx.node.name + "'): cuDNN's output " +
+                listed(spatial, {dims[0]}, {dims[1]}) + " is not the op's " + listed(g.out, {g.n}, {g.o}) + " for " +
+                describe(g));
   }
 }
 
-// The layout and shapes, for the message when cuDNN offers no algorithm.
-std::string geometry(const ConvShape& g) { return "float32 NHWC with FMA math for " + describe(g); }
+void fill_zeros(const KernelContext& ctx, Tensor& t, CUstream_st* stream) {
+  check(cudaMemsetAsync(floats(t), 0, float_bytes(t.size()), stream), ctx, "cudaMemsetAsync");
+}
 
-
-}  // namespace
-
-void conv2d(KernelContext& ctx) {
+// y = conv(x, kernel) (+ bias, relu: conv2d's fused epilogue).
+template <int S>
+void forward(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
   CUstream_st* stream = run.stream().get();
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& y = ctx.output(0);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
-  const bool relu = ops::fuses_relu(ctx.node);
+  const bool relu = S == 2 && ops::fuses_relu(ctx.node);
   if (y.size() == 0) return;
-  const ConvShape g = conv_shape(ctx, x.shape(), k.shape(), y.shape());
+  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), k.shape(), y.shape());
   if (g.cg == 0) {  // an empty sum: the bias (and relu) alone
-    check(cudaMemsetAsync(floats(y), 0, float_bytes(y.size()), stream), ctx, "cudaMemsetAsync");
+    fill_zeros(ctx, y, stream);
   } else {
     run_forward_pass(ctx, run, g);
   }
   if (bias || relu) {
-    launch_bias_relu(floats(y), bias, relu, g.n * g.oh * g.ow, g.o, stream);
+    launch_bias_relu(floats(y), bias, relu, g.positions(), g.o, stream);
     check_launch(ctx);
   }
 }
 
-void conv2d_backprop_input(KernelContext& ctx) {
+template <int S>
+void backprop_input(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
   const Tensor& dy = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
   if (dx.size() == 0) return;
-  const ConvShape g = conv_shape(ctx, dx.shape(), k.shape(), dy.shape());
+  const ConvShape<S> g = conv_shape<S>(ctx, dx.shape(), k.shape(), dy.shape());
   if (g.o == 0) {  // no output channel sends a gradient back
-    check(cudaMemsetAsync(floats(dx), 0, float_bytes(dx.size()), run.stream().get()), ctx, "cudaMemsetAsync");
+    fill_zeros(ctx, dx, run.stream().get());
     return;
   }
   run_backward_data_pass(ctx, run, g);
 }
 
-void conv2d_backprop_filter(KernelContext& ctx) {
+template <int S>
+void backprop_filter(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
   const Tensor& x = ctx.input(0);
   const Tensor& dy = ctx.input(1);
   Tensor& dk = ctx.output(0);
   if (dk.size() == 0) return;
-  const ConvShape g = conv_shape(ctx, x.shape(), dk.shape(), dy.shape());
-  if (g.n == 0) {  // a sum over no images
-    check(cudaMemsetAsync(floats(dk), 0, float_bytes(dk.size()), run.stream().get()), ctx, "cudaMemsetAsync");
+  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), dk.shape(), dy.shape());
+  if (g.n == 0) {  // a sum over no samples
+    fill_zeros(ctx, dk, run.stream().get());
     return;
   }
   run_backward_filter_pass(ctx, run, g);
 }
+
+}  // namespace
+
+void conv2d(KernelContext& ctx) { forward<2>(ctx); }
+void conv2d_backprop_input(KernelContext& ctx) { backprop_input<2>(ctx); }
+void conv2d_backprop_filter(KernelContext& ctx) { backprop_filter<2>(ctx); }
+
+void conv3d(KernelContext& ctx) { forward<3>(ctx); }
+void conv3d_backprop_input(KernelContext& ctx) { backprop_input<3>(ctx); }
+void conv3d_backprop_filter(KernelContext& ctx) { backprop_filter<3>(ctx); }
 
 }  // namespace strata::cuda

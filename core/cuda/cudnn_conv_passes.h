@@ -1,6 +1,6 @@
 // The three passes of a convolution on its cuDNN plan, whatever the rank: conv2d's and
-// conv3d's kernels (core/cuda/cudnn_conv_kernels.cc, cudnn_conv3d_kernels.cc) differ only
-// in how they read their geometry and describe it to cuDNN; what each pass enqueues once
+// conv3d's kernels (core/cuda/cudnn_conv_kernels.cc, ConvShape<2> and ConvShape<3>) differ
+// only in how they describe their geometry to cuDNN; what each pass enqueues once
 // it has its plan is the same. Each pass:
 //   forward:         the filter into cuDNN's layout, the input padded where the pads are
 //                    uneven, cudnnConvolutionForward into the op's output;
