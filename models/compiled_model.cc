@@ -427,6 +427,11 @@ BatchShard CompiledModel::shard_batch(std::vector<Tensor>& x, std::vector<Tensor
   return {begin, rows};
 }
 
+Sharder CompiledModel::sharder() const {
+  if (!communicator_) return {};
+  return [this](std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) { return shard_batch(x, y, w); };
+}
+
 void CompiledModel::broadcast_variables(const std::vector<Variable>& variables) const {
   if (!communicator_) return;
   for (Variable v : variables) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/program.h"
+#include "data/batch_source.h"
 #include "distribution/data_parallel.h"
 #include "losses/metric.h"
 #include "models/options.h"
@@ -18,13 +19,6 @@
 namespace strata {
 
 class ModelImpl;
-
-// Where a process's batch sits in the step's global batch under data-parallel training
-// (offset 0 and global 0: the batch is the whole batch).
-struct BatchShard {
-  std::int64_t offset = 0;
-  std::int64_t global = 0;
-};
 
 class CompiledModel {
  public:
@@ -50,9 +44,9 @@ class CompiledModel {
   // processes); null communicator otherwise.
   distribution::Communicator* communicator() const { return communicator_; }
   bool auto_shard() const { return !distribution_ || distribution_->options().auto_shard_dataset; }
-  // Cuts a global batch to this process's rows (with auto_shard) and says where they sit
-  // in the global batch; a no-op without a communicator.
-  BatchShard shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const;
+  // The batch sources' hook (BatchSource::shard_with) under data-parallel training:
+  // shard_batch; empty without a communicator, whose batches are whole.
+  Sharder sharder() const;
   // Gives every process process 0's variables: the model's weights and the optimizer's.
   void broadcast_variables(const std::vector<Variable>& variables) const;
 
@@ -81,6 +75,9 @@ class CompiledModel {
   void set_train_steps(std::int64_t steps) { train_steps_ = steps; }
 
  private:
+  // Cuts a global batch to this process's rows (with auto_shard) and says where they sit
+  // in the global batch.
+  BatchShard shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const;
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
   // Sums this step's loss and metric statistics over every process, in place.
   void all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& batch_size);

@@ -10,12 +10,12 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "data/batch_source.h"
+#include "data/data_adapter.h"
 #include "distribution/data_parallel.h"
 #include "layers/core/input_layer.h"
 #include "models/callbacks.h"
-#include "models/batch_source.h"
 #include "models/compiled_model.h"
-#include "models/data_adapter.h"
 #include "models/progress_bar.h"
 
 namespace strata {
@@ -186,13 +186,13 @@ void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int
   Logs logs;
   if (callbacks) callbacks->on_test_begin(logs);
   c.reset_metrics();
+  source.shard_with(c.sharder());
   source.start(0, 0);
   for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
     if (callbacks) callbacks->on_test_batch_begin(s, logs);
     if (!source.next(bx, by, bw)) break;
     if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
-    const BatchShard shard = c.shard_batch(bx, by, bw);
-    c.test_step(bx, by, bw, shard);
+    c.test_step(bx, by, bw, source.shard());
     c.results_into(logs);
     if (callbacks) callbacks->on_test_batch_end(s, logs);
     bar.update(s + 1, logs);
@@ -401,6 +401,7 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
     for (const auto& v : c.optimizer().variables()) variables.push_back(v);
     c.broadcast_variables(variables);
   }
+  train.shard_with(c.sharder());
   train.start(state.pass, state.pass_batch);
   for (int epoch = state.epoch; epoch < options.epochs && !m.stop_training; ++epoch) {
     if (verbose) std::cout << "Epoch " << epoch + 1 << "/" << options.epochs << "\n" << std::flush;
@@ -419,8 +420,7 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
       }
       ++state.pass_batch;
       if (by.empty()) throw ValueError("fit needs targets: the data has inputs only");
-      const BatchShard shard = c.shard_batch(bx, by, bw);
-      c.train_step(bx, by, bw, shard);
+      c.train_step(bx, by, bw, train.shard());
       state.step = s + 1;
       state.train_steps = c.train_steps();
       c.results_into(logs);  // in place after the epoch's first batch: no allocation

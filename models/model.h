@@ -30,7 +30,7 @@
 namespace strata {
 
 class CompiledModel;  // the graph and programs made by compile (models/compiled_model.h)
-class BatchSource;    // batches from arrays or a Dataset (models/batch_source.h)
+class BatchSource;    // batches from arrays or a Dataset (data/batch_source.h)
 
 struct ModelOptions {
   std::string name;

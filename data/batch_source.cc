@@ -1,7 +1,7 @@
-#include "models/batch_source.h"
+#include "data/batch_source.h"
 
 #include "core/error.h"
-#include "models/data_adapter.h"
+#include "data/data_adapter.h"
 
 namespace strata {
 
@@ -17,7 +17,7 @@ void ArraySource::start(std::uint64_t pass, std::int64_t skip) {
   batch_ = skip;
 }
 
-bool ArraySource::next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
+bool ArraySource::read(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
   if (batch_ >= batches_per_pass()) return false;
   std::int64_t begin = batch_ * batch_size_, end = std::min(n_, begin + batch_size_);
   ++batch_;
@@ -42,7 +42,7 @@ DatasetSource::DatasetSource(Dataset dataset, std::function<std::vector<Tensor>(
 
 void DatasetSource::start(std::uint64_t pass, std::int64_t skip) { it_ = resume(dataset_, {pass, skip}); }
 
-bool DatasetSource::next(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
+bool DatasetSource::read(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
   auto e = it_->next();
   if (!e) return false;
   const std::size_t nx = dataset_.x_count();

@@ -1,4 +1,4 @@
-#include "models/data_adapter.h"
+#include "data/data_adapter.h"
 
 #include <algorithm>
 #include <cmath>
