@@ -70,8 +70,8 @@ using KernelFn = std::function<void(KernelContext&)>;
 using PairKernelFn = std::function<bool(KernelContext& first, KernelContext& second)>;
 
 // One device's implementation of an op, registered by that device's folder (the CPU's
-// core/cpu/kernels/<family>.cc; CUDA's core/cuda/register_kernels.cc, binding the kernels
-// of core/cuda/<family>_kernels.*), never by the op's declaration in core/ops.
+// core/cpu/kernels/<family>.cc, CUDA's core/cuda/<family>_kernels.cc), never by the op's
+// declaration in core/ops.
 struct DeviceKernel {
   KernelFn run;
   // Two nodes of this op in a row as one kernel (see PairKernelFn): Dense layers at

@@ -12,6 +12,7 @@
 #include "core/cuda/array_plan.h"
 #include "core/cuda/check.h"
 #include "core/cuda/element_type.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 
@@ -117,6 +118,20 @@ void concat(KernelContext& ctx) {
     enqueue(ctx, stream, *x, y, plan_concat_input(ctx.node, x->shape(), y.shape(), axis, slab_start));
     slab_start += x->shape().dims()[static_cast<std::size_t>(axis)];
   }
+}
+
+void register_array_kernels(OpRegistry& r) {
+  // The ops that only give their input another shape (or none) copy it.
+  for (const char* op : {"identity", "stop_gradient", "reshape", "reshape_like", "split_axis", "merge_axes",
+                         "expand_dims", "unfold_time"}) {
+    add_kernel(r, op, copy_input);
+  }
+  add_kernel(r, "broadcast_like", broadcast_like);
+  add_kernel(r, "pad", pad);
+  add_kernel(r, "crop", crop);
+  add_kernel(r, "transpose", transpose);
+  add_kernel(r, "concat", concat);
+  add_kernel(r, "training_select", training_select);
 }
 
 }  // namespace strata::cuda

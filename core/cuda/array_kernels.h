@@ -1,5 +1,5 @@
 // The CUDA kernels of the ops that move data without arithmetic
-// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// (registered by register_*_kernels, below; the CPU kernels are in
 // core/cpu/kernels/shape.cc and array.cc), with the CPU kernels' results bit for bit and
 // their dtypes: float32, and int32 and int64 where the CPU kernel takes them (labels pass
 // through reshapes, crops and concatenations). String tensors never reach a GPU
@@ -10,6 +10,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -30,5 +31,8 @@ void pad(KernelContext& ctx);
 void crop(KernelContext& ctx);
 // concat: each input copied in turn into its slab of the output along the axis.
 void concat(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_array_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

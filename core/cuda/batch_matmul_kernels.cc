@@ -10,6 +10,7 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
@@ -46,5 +47,7 @@ void batch_matmul(KernelContext& ctx) {
                                      a_rows * a_cols, &zero, floats(out), n, m * n, batch),
         ctx, "cublasSgemmStridedBatched");
 }
+
+void register_batch_matmul_kernels(OpRegistry& r) { add_kernel(r, "batch_matmul", batch_matmul); }
 
 }  // namespace strata::cuda

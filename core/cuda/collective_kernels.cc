@@ -11,6 +11,7 @@
 #include "core/cuda/check.h"
 #include "core/cuda/collective_launch.h"
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
@@ -71,6 +72,13 @@ void all_reduce_wait(KernelContext& ctx) {
     pos += out->size();
   }
   check_launch(ctx);
+}
+
+// The collectives call the communicator from the host.
+void register_collective_kernels(OpRegistry& r) {
+  const auto host_call = [](const Node&) -> std::string { return "calls the communicator from the host"; };
+  add_host_reading_kernel(r, "all_reduce_start", all_reduce_start, host_call);
+  add_host_reading_kernel(r, "all_reduce_wait", all_reduce_wait, host_call);
 }
 
 }  // namespace strata::cuda

@@ -1,5 +1,5 @@
 // The CUDA kernels of the gradient all-reduce (core/ops/collective_ops.h), registered by
-// core/cuda/register_kernels.cc, with the CPU kernels' arithmetic
+// register_collective_kernels (below), with the CPU kernels' arithmetic
 // (core/cpu/kernels/collective.cc): the start packs the bucket, each value times this
 // process's sample count, and the count into the flat buffer; the wait divides the sum by
 // the summed count as it unpacks. Between the two, the run's communicator sums the
@@ -12,6 +12,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -21,5 +22,8 @@ void all_reduce_start(KernelContext& ctx);
 // all_reduce_wait(started) -> the values, summed over every process and divided by the
 // summed sample count.
 void all_reduce_wait(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_collective_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -57,6 +57,7 @@
 #include "core/cuda/cudnn_handle.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
@@ -259,5 +260,14 @@ void conv2d_backprop_filter(KernelContext& ctx) { backprop_filter<2>(ctx); }
 void conv3d(KernelContext& ctx) { forward<3>(ctx); }
 void conv3d_backprop_input(KernelContext& ctx) { backprop_input<3>(ctx); }
 void conv3d_backprop_filter(KernelContext& ctx) { backprop_filter<3>(ctx); }
+
+void register_conv_kernels(OpRegistry& r) {
+  add_kernel(r, "conv2d", conv2d);
+  add_kernel(r, "conv2d_backprop_input", conv2d_backprop_input);
+  add_kernel(r, "conv2d_backprop_filter", conv2d_backprop_filter);
+  add_kernel(r, "conv3d", conv3d);
+  add_kernel(r, "conv3d_backprop_input", conv3d_backprop_input);
+  add_kernel(r, "conv3d_backprop_filter", conv3d_backprop_filter);
+}
 
 }  // namespace strata::cuda

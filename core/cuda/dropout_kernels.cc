@@ -6,6 +6,7 @@
 
 #include "core/cuda/check.h"
 #include "core/cuda/dropout_launch.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 
@@ -38,5 +39,7 @@ void dropout(KernelContext& ctx) {
   launch_dropout(floats(x), floats(out), x.size(), node, run.run_scalars(ctx), stream);
   check_launch(ctx);
 }
+
+void register_dropout_kernels(OpRegistry& r) { add_kernel(r, "dropout", dropout); }
 
 }  // namespace strata::cuda

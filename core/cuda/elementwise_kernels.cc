@@ -5,6 +5,7 @@
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
@@ -63,6 +64,31 @@ void select(KernelContext& ctx) {
   if (n == 0) return;
   launch_select(floats(ctx.input(0)), floats(ctx.input(1)), floats(ctx.input(2)), floats(ctx.output(0)), n, stream);
   check_launch(ctx);
+}
+
+void register_elementwise_kernels(OpRegistry& r) {
+  add_kernel(r, "select", select);
+  const std::pair<const char*, BinaryOp> binary_ops[] = {
+      {"add", BinaryOp::add},         {"sub", BinaryOp::sub},
+      {"mul", BinaryOp::mul},         {"div", BinaryOp::div},
+      {"maximum", BinaryOp::maximum}, {"minimum", BinaryOp::minimum},
+      {"equal", BinaryOp::equal},     {"not_equal", BinaryOp::not_equal},
+      {"greater", BinaryOp::greater}, {"greater_equal", BinaryOp::greater_equal},
+      {"less", BinaryOp::less},       {"less_equal", BinaryOp::less_equal},
+      {"relu_grad", BinaryOp::relu_grad}};
+  for (const auto& entry : binary_ops) {
+    const BinaryOp op = entry.second;  // a copy to capture (clang before 16 cannot capture a binding)
+    add_kernel(r, entry.first, [op](KernelContext& c) { binary(c, op); });
+  }
+  const std::pair<const char*, UnaryOp> unary_ops[] = {
+      {"neg", UnaryOp::neg},         {"exp", UnaryOp::exp},   {"log", UnaryOp::log},
+      {"sqrt", UnaryOp::sqrt},       {"square", UnaryOp::square}, {"abs", UnaryOp::abs},
+      {"sign", UnaryOp::sign},       {"tanh", UnaryOp::tanh}, {"sigmoid", UnaryOp::sigmoid},
+      {"relu", UnaryOp::relu},       {"erf", UnaryOp::erf},   {"softplus", UnaryOp::softplus}};
+  for (const auto& entry : unary_ops) {
+    const UnaryOp op = entry.second;
+    add_kernel(r, entry.first, [op](KernelContext& c) { unary(c, op); });
+  }
 }
 
 }  // namespace strata::cuda

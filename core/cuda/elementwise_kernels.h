@@ -1,4 +1,4 @@
-// The CUDA kernels of the elementwise ops (core/cuda/register_kernels.cc registers them;
+// The CUDA kernels of the elementwise ops (registered by register_*_kernels, below;
 // the CPU kernels are in core/cpu/kernels/elementwise.cc) and of dense's bias and relu.
 // Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
 // every build.
@@ -13,6 +13,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -31,5 +32,8 @@ void binary(KernelContext& ctx, BinaryOp op);
 void unary(KernelContext& ctx, UnaryOp op);
 // select(cond, a, b): a where cond != 0, else b (one shape for all three).
 void select(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_elementwise_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -8,6 +8,7 @@
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/embedding_launch.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/sequence_ops.h"
@@ -57,6 +58,11 @@ void embedding_lookup_grad(KernelContext& ctx) {
                                            scratch_bytes, fault, run.stream().get());
   check(static_cast<cudaError_t>(status), ctx, "cub::DeviceRadixSort::SortPairs");
   check_launch(ctx);
+}
+
+void register_embedding_kernels(OpRegistry& r) {
+  add_kernel(r, "embedding_lookup", embedding_lookup);
+  add_kernel(r, "embedding_lookup_grad", embedding_lookup_grad);
 }
 
 }  // namespace strata::cuda

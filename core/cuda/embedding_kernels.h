@@ -1,5 +1,5 @@
 // The CUDA kernels of embedding_lookup and embedding_lookup_grad
-// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// (registered by register_*_kernels, below; the CPU kernels are in
 // core/cpu/kernels/sequence.cc), for float32, int32 and int64 ids as on the CPU.
 // The gradient is deterministic, with the CPU's sums in the CPU's order: no atomics
 // (core/cuda/embedding.cu). Where the CPU kernel throws on a token id outside
@@ -12,6 +12,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -20,5 +21,8 @@ namespace strata::cuda {
 void embedding_lookup(KernelContext& ctx);
 // embedding_lookup_grad(g (ids.shape + (D)), ids, table) -> (V, D).
 void embedding_lookup_grad(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_embedding_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

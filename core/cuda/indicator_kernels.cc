@@ -5,6 +5,7 @@
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/indicator_launch.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 
@@ -23,6 +24,11 @@ void causal_mask(KernelContext& ctx) {
   Tensor& out = ctx.output(0);
   launch_causal_mask(floats(out), out.shape()[0], out.shape()[1], stream);
   check_launch(ctx);
+}
+
+void register_indicator_kernels(OpRegistry& r) {
+  add_kernel(r, "causal_mask", causal_mask);
+  add_kernel(r, "one_hot", one_hot);
 }
 
 }  // namespace strata::cuda

@@ -1,3 +1,4 @@
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/matmul_kernels.h"
 
 #include <cstdint>
@@ -53,6 +54,11 @@ void dense(KernelContext& ctx) {
   gemm(ctx, run, rows, units, in, {floats(x), in}, {floats(kernel), units}, y, units);
   launch_bias_relu(y, bias, relu, rows, units, run.stream().get());
   check_launch(ctx);
+}
+
+void register_matmul_kernels(OpRegistry& r) {
+  add_kernel(r, "dense", dense);
+  add_kernel(r, "matmul", matmul);
 }
 
 }  // namespace strata::cuda

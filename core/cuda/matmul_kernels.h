@@ -1,4 +1,4 @@
-// The CUDA kernels of matmul and dense (core/cuda/register_kernels.cc registers them; the
+// The CUDA kernels of matmul and dense (registered by register_*_kernels, below; the
 // CPU kernels are in core/cpu/kernels/matmul.cc): cuBLAS's float32 GEMM on row-major
 // matrices, with the CPU kernels' reading of shapes (leading dims of an N-D operand
 // flattened into rows; transpose attrs). dense adds its bias and relu in cuBLASLt's
@@ -9,11 +9,15 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
 
 void matmul(KernelContext& ctx);
 void dense(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_matmul_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

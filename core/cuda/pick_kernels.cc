@@ -1,6 +1,7 @@
 // Host side of the sparse-label CUDA kernels: the class count and the labels' type, then
 // one launch (core/cuda/pick.cu).
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/pick_kernels.h"
 
 #include "core/cuda/check.h"
@@ -31,6 +32,11 @@ void unpick(KernelContext& ctx) {
                 element_type(labels.dtype(), ctx.node.name), floats(out), labels.size(),
                 out.shape().dims().back(), stream);
   check_launch(ctx);
+}
+
+void register_pick_kernels(OpRegistry& r) {
+  add_kernel(r, "pick", pick);
+  add_kernel(r, "unpick", unpick);
 }
 
 }  // namespace strata::cuda

@@ -1,4 +1,4 @@
-// The CUDA kernels of pick and unpick (core/cuda/register_kernels.cc registers them; the
+// The CUDA kernels of pick and unpick (registered by register_*_kernels, below; the
 // CPU kernels are in core/cpu/kernels/nn.cc): a sparse categorical loss reads each row's
 // labelled class, and its gradient writes it back into a row of zeros. Labels are float32,
 // int32 or int64, as on the CPU. Where the CPU kernel throws on a label outside
@@ -10,11 +10,15 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
 
 void pick(KernelContext& ctx);
 void unpick(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_pick_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

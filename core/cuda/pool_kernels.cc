@@ -1,5 +1,6 @@
 // Host side of the pooling CUDA kernels: the geometry off the node's attributes and the
 // tensors' shapes, then one launch (core/cuda/pool.cu).
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/pool_kernels.h"
 
 #include <cstdint>
@@ -86,6 +87,14 @@ void avg_pool2d_grad(KernelContext& ctx) {
   Tensor& dx = ctx.output(0);
   launch_avg_pool_grad(floats(dy), floats(dx), pool_shape(ctx, dx.shape(), dy.shape()), stream);
   check_launch(ctx);
+}
+
+void register_pool_kernels(OpRegistry& r) {
+  add_kernel(r, "max_pool2d", max_pool2d);
+  add_kernel(r, "max_pool2d_grad", max_pool2d_grad);
+  add_kernel(r, "max_pool2d_relu_grad", max_pool2d_relu_grad);
+  add_kernel(r, "avg_pool2d", avg_pool2d);
+  add_kernel(r, "avg_pool2d_grad", avg_pool2d_grad);
 }
 
 }  // namespace strata::cuda

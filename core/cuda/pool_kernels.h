@@ -1,4 +1,4 @@
-// The CUDA kernels of the 2-D pooling ops (core/cuda/register_kernels.cc registers them;
+// The CUDA kernels of the 2-D pooling ops (registered by register_*_kernels, below;
 // the CPU kernels are in core/cpu/kernels/pool.cc): max_pool2d, avg_pool2d, their
 // gradients, and max_pool2d_relu_grad. Our own kernels (core/cuda/pool.cu), not cuDNN's:
 // see docs/gpu.md. Defined only in a build with STRATA_WITH_CUDA; this header is plain
@@ -7,6 +7,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -16,5 +17,8 @@ void max_pool2d_grad(KernelContext& ctx);
 void max_pool2d_relu_grad(KernelContext& ctx);
 void avg_pool2d(KernelContext& ctx);
 void avg_pool2d_grad(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_pool_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -1,6 +1,7 @@
 // Host side of the reduction CUDA kernels: the CPU's axes rules (core/ops/shape_util.h),
 // then one launch (core/cuda/reduce.cu).
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/reduce_kernels.h"
 
 #include <algorithm>
@@ -111,6 +112,15 @@ void argmax(KernelContext& ctx) {
   launch_argmax(floats(x), static_cast<std::int64_t*>(out.device_data()),
                 s.product(0, axis) * inner, s.dims()[static_cast<std::size_t>(axis)], inner, stream);
   check_launch(ctx);
+}
+
+void register_reduce_kernels(OpRegistry& r) {
+  add_kernel(r, "reduce_sum", reduce_sum);
+  add_kernel(r, "reduce_mean", reduce_mean);
+  add_kernel(r, "reduce_max", reduce_max);
+  add_kernel(r, "expand_to", expand_to);
+  add_kernel(r, "sum_to_like", sum_to_like);
+  add_kernel(r, "argmax", argmax);
 }
 
 }  // namespace strata::cuda

@@ -1,5 +1,5 @@
 // The CUDA kernels of reduce_sum, reduce_mean and reduce_max
-// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// (registered by register_*_kernels, below; the CPU kernels are in
 // core/cpu/kernels/reduce.cc): the same axes, keepdims and empty-reduction results as the
 // CPU (a sum over nothing is 0, a mean over nothing 0, a max over nothing -inf; a max
 // skips NaN as std::max does). Sums add in another order than the CPU's, so they agree to
@@ -9,6 +9,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -24,5 +25,8 @@ void expand_to(KernelContext& ctx);
 // argmax (core/ops/nn_ops.cc): the int64 position of each lane's first largest element
 // along the axis, as the CPU kernel finds it (bit for bit: no arithmetic).
 void argmax(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_reduce_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

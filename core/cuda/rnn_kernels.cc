@@ -2,6 +2,7 @@
 // rnn_config.h), then cuDNN's RNN where it takes the run (core/cuda/cudnn_rnn.h), else the
 // work of core/cuda/rnn_plan.h — per step a cuBLAS product and the fused gate kernels of
 // core/cuda/rnn.cu — on the run context's stream, with scratch carved from its workspace.
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/rnn_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -151,6 +152,18 @@ void rnn_sequence_grad(KernelContext& ctx) {
   CudaRnnDevice device(ctx, run);
   run_rnn_backward(device, c, dropout, io);
   check_launch(ctx);
+}
+
+// The recurrent kernels draw their dropout masks' step on the host.
+void register_rnn_kernels(OpRegistry& r) {
+  const auto dropout_step_on_the_host = [](const Node& node) -> std::string {
+    const bool dropout = node.attrs.get_or<double>("dropout", 0.0) > 0.0 ||
+                         node.attrs.get_or<double>("recurrent_dropout", 0.0) > 0.0;
+    return dropout ? "takes the step of its dropout masks on the host" : "";
+  };
+  add_host_reading_kernel(r, "rnn_sequence", rnn_sequence, dropout_step_on_the_host);
+  add_host_reading_kernel(r, "rnn_sequence_grad", rnn_sequence_grad, dropout_step_on_the_host);
+  add_kernel(r, "rnn_zero_state", rnn_zero_state);
 }
 
 }  // namespace strata::cuda

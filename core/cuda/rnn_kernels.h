@@ -1,5 +1,5 @@
-// The CUDA kernels of the fused recurrent ops (core/cuda/register_kernels.cc registers
-// them; the CPU kernels are in core/cpu/kernels/rnn.cc). For a subset of the runs Keras on
+// The CUDA kernels of the fused recurrent ops (registered by register_*_kernels, below;
+// the CPU kernels are in core/cpu/kernels/rnn.cc). For a subset of the runs Keras on
 // TensorFlow gives cuDNN — an LSTM or a GRU with reset_after, tanh and sigmoid, no mask, no
 // recurrent dropout drawn — they run cuDNN's RNN (core/cuda/cudnn_rnn.h, in a build with
 // cuDNN), and the gradient of such a pass too. Everything else, and everything when cuDNN
@@ -18,6 +18,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -29,5 +30,8 @@ void rnn_sequence(KernelContext& ctx);
 // rnn_sequence_grad(x, h0, c0, kernel, recurrent_kernel, bias, workspace, dy, dh, dc[,
 // mask]) -> dx, dh0, dc0, dkernel, drecurrent_kernel, dbias.
 void rnn_sequence_grad(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_rnn_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -1,5 +1,6 @@
 // Host side of the sequence CUDA kernels: rows and columns off the shapes, then one
 // launch (core/cuda/sequence.cu).
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/sequence_kernels.h"
 
 #include <string>
@@ -51,6 +52,12 @@ void repeat_vector(KernelContext& ctx) {
   launch_repeat_vector(floats(x), floats(ctx.output(0)), x.shape()[0], ctx.node.attrs.get<std::int64_t>("n"),
                        x.shape()[1], stream);
   check_launch(ctx);
+}
+
+void register_sequence_kernels(OpRegistry& r) {
+  add_kernel(r, "concat_last", concat_last);
+  add_kernel(r, "split_last", split_last);
+  add_kernel(r, "repeat_vector", repeat_vector);
 }
 
 }  // namespace strata::cuda

@@ -1,5 +1,6 @@
 // Host side of the softmax and sparsemax CUDA kernels: the axis off the node, the tensor
 // read as lanes along it, then one launch (core/cuda/softmax.cu, core/cuda/sparsemax.cu).
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/softmax_kernels.h"
 
 #include "core/cuda/check.h"
@@ -63,6 +64,14 @@ void sparsemax_grad(KernelContext& ctx) {
   if (dx.size() == 0) return;
   launch_sparsemax_grad(floats(g), floats(x), floats(dx), lanes_of(ctx, x.shape()), stream);
   check_launch(ctx);
+}
+
+void register_softmax_kernels(OpRegistry& r) {
+  add_kernel(r, "softmax", softmax);
+  add_kernel(r, "softmax_grad", softmax_grad);
+  add_kernel(r, "sparsemax", sparsemax);
+  add_kernel(r, "sparsemax_grad", sparsemax_grad);
+  add_kernel(r, "log_softmax", log_softmax);
 }
 
 }  // namespace strata::cuda

@@ -1,5 +1,5 @@
 // The CUDA kernels of softmax, log_softmax, softmax_grad, sparsemax and sparsemax_grad
-// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// (registered by register_*_kernels, below; the CPU kernels are in
 // core/cpu/kernels/nn.cc), along any axis. The CPU kernels' expressions, numerically
 // stable as theirs are: each lane's max is subtracted before exp; a softmax is scaled by
 // 1 / sum, a log_softmax is (x - max) - log(sum). exp and log are CUDA's and the sums add
@@ -10,6 +10,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -22,5 +23,8 @@ void softmax_grad(KernelContext& ctx);
 // gradient sparsemax_grad(g, x).
 void sparsemax(KernelContext& ctx);
 void sparsemax_grad(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_softmax_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -1,6 +1,7 @@
 // Host side of the source, cast and copy CUDA kernels: the value or the types off the
 // node, then one launch (core/cuda/sources.cu) or one device-to-device copy.
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/sources_kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -34,6 +35,12 @@ void cast(KernelContext& ctx) {
   launch_cast(element_type(in.dtype(), ctx.node.name), in.device_data(), element_type(out.dtype(), ctx.node.name),
               out.device_data(), in.size(), stream);
   check_launch(ctx);
+}
+
+void register_sources_kernels(OpRegistry& r) {
+  add_kernel(r, "constant", constant);
+  add_kernel(r, "fill_like", fill_like);
+  add_kernel(r, "cast", cast);
 }
 
 }  // namespace strata::cuda

@@ -1,11 +1,12 @@
 // The CUDA kernels of constant, fill_like, cast, identity and stop_gradient
-// (core/cuda/register_kernels.cc registers them; the CPU kernels are in
+// (registered by register_*_kernels, below; the CPU kernels are in
 // core/cpu/kernels/sources.cc), with the CPU kernels' results. Defined only in a build
 // with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -13,5 +14,8 @@ namespace strata::cuda {
 void constant(KernelContext& ctx);
 void fill_like(KernelContext& ctx);
 void cast(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_sources_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -1,6 +1,7 @@
 // Host side of the variable-update CUDA kernels: the CPU kernels' checks and attributes,
 // then one launch (core/cuda/update.cu).
 #include "core/cuda/device_floats.h"
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/update_kernels.h"
 
 #include <string>
@@ -115,6 +116,15 @@ void apply_adagrad(KernelContext& ctx) {
   launch_apply_adagrad(mutable_floats(ctx, 0), mutable_floats(ctx, 1), floats(ctx, 2), floats(ctx, 3),
                        ctx.input(0).size(), static_cast<float>(ctx.node.attrs.get<double>("epsilon")), stream);
   check_launch(ctx);
+}
+
+void register_update_kernels(OpRegistry& r) {
+  add_kernel(r, "assign", assign);
+  add_kernel(r, "assign_add", assign_add);
+  add_kernel(r, "apply_sgd", apply_sgd);
+  add_kernel(r, "apply_adam", apply_adam);
+  add_kernel(r, "apply_rmsprop", apply_rmsprop);
+  add_kernel(r, "apply_adagrad", apply_adagrad);
 }
 
 }  // namespace strata::cuda

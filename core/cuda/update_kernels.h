@@ -8,6 +8,7 @@
 
 namespace strata {
 struct KernelContext;
+class OpRegistry;
 }
 
 namespace strata::cuda {
@@ -18,5 +19,8 @@ void apply_sgd(KernelContext& ctx);
 void apply_adam(KernelContext& ctx);
 void apply_rmsprop(KernelContext& ctx);
 void apply_adagrad(KernelContext& ctx);
+
+// Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
+void register_update_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -1,5 +1,6 @@
 // Host side of the upsampling CUDA kernel: the shape and the node's size, then one launch
 // (core/cuda/upsample.cu).
+#include "core/cuda/kernel_registration.h"
 #include "core/cuda/upsample_kernels.h"
 
 #include <vector>
@@ -21,5 +22,7 @@ void upsample_nearest2d(KernelContext& ctx) {
   launch_upsample_nearest2d(floats(x), floats(ctx.output(0)), s, stream);
   check_launch(ctx);
 }
+
+void register_upsample_kernels(OpRegistry& r) { add_kernel(r, "upsample_nearest2d", upsample_nearest2d); }
 
 }  // namespace strata::cuda
