@@ -13,21 +13,10 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "data/batch_shard.h"
 #include "data/dataset.h"
 
 namespace strata {
-
-// Where a process's batch sits in the step's global batch under data-parallel training
-// (offset 0 and global 0: the batch is the whole batch).
-struct BatchShard {
-  std::int64_t offset = 0;
-  std::int64_t global = 0;
-};
-
-// Cuts a global batch (x, y and w, which may be undefined) to this process's rows, or
-// leaves a batch the process fed itself, and says where the rows sit (the compiled
-// model's, CompiledModel::sharder).
-using Sharder = std::function<BatchShard(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w)>;
 
 class BatchSource {
  public:

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/program.h"
-#include "data/batch_source.h"
+#include "data/batch_shard.h"
 #include "distribution/data_parallel.h"
 #include "losses/metric.h"
 #include "models/options.h"

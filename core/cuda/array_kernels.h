@@ -1,6 +1,6 @@
 // The CUDA kernels of the ops that move data without arithmetic
 // (registered by register_*_kernels, below; the CPU kernels are in
-// core/cpu/kernels/shape.cc and array.cc), with the CPU kernels' results bit for bit and
+// core/cpu/kernels/sources.cc, shape.cc and array.cc), with the CPU kernels' results bit for bit and
 // their dtypes: float32, and int32 and int64 where the CPU kernel takes them (labels pass
 // through reshapes, crops and concatenations). String tensors never reach a GPU
 // (Tensor::to refuses them). Outputs are copies, as on the CPU: the executor gives every

@@ -1,8 +1,9 @@
 // How the cuDNN convolution kernels (core/cuda/cudnn_conv_kernels.cc, conv2d's and
-// conv3d's) choose and run an algorithm, shared by both ranks: cuDNN's heuristic results (cudnnGet*Algorithm_v7, no benchmarking) that are
-// supported and need at most kMaxWorkspace, FMA-only and deterministic ones first and
-// cuDNN's order kept within each kind; then the first that cuDNN does not refuse as
-// unsupported. Built only with STRATA_WITH_CUDNN; include from core/cuda/cudnn_*.cc only.
+// conv3d's) choose and run an algorithm, shared by both ranks: cuDNN's heuristic results
+// (cudnnGet*Algorithm_v7, no benchmarking) that are supported and need at most
+// kMaxWorkspace, FMA-only and deterministic ones first and cuDNN's order kept within each
+// kind; then the first that cuDNN does not refuse as unsupported. Built only with
+// STRATA_WITH_CUDNN; include from core/cuda/cudnn_*.cc only.
 #pragma once
 
 #include <cudnn.h>

@@ -31,7 +31,7 @@ namespace strata::cuda {
 namespace {
 
 void register_kernels(OpRegistry& r) {
-  register_sources_kernels(r);
+  register_source_kernels(r);
   register_elementwise_kernels(r);
   register_array_kernels(r);
   register_reduce_kernels(r);

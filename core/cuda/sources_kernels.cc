@@ -1,5 +1,5 @@
-// Host side of the source, cast and copy CUDA kernels: the value or the types off the
-// node, then one launch (core/cuda/sources.cu) or one device-to-device copy.
+// Host side of the source and cast CUDA kernels: the value or the types off the node, then
+// one launch (core/cuda/sources.cu).
 #include "core/cuda/device_floats.h"
 #include "core/cuda/kernel_registration.h"
 #include "core/cuda/sources_kernels.h"
@@ -37,7 +37,7 @@ void cast(KernelContext& ctx) {
   check_launch(ctx);
 }
 
-void register_sources_kernels(OpRegistry& r) {
+void register_source_kernels(OpRegistry& r) {
   add_kernel(r, "constant", constant);
   add_kernel(r, "fill_like", fill_like);
   add_kernel(r, "cast", cast);

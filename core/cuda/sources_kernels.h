@@ -1,5 +1,5 @@
-// The CUDA kernels of constant, fill_like, cast, identity and stop_gradient
-// (registered by register_*_kernels, below; the CPU kernels are in
+// The CUDA kernels of constant, fill_like and cast (registered by register_*_kernels,
+// below; identity and stop_gradient copy their input, array_kernels.h; the CPU kernels are in
 // core/cpu/kernels/sources.cc), with the CPU kernels' results. Defined only in a build
 // with STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
@@ -16,6 +16,6 @@ void fill_like(KernelContext& ctx);
 void cast(KernelContext& ctx);
 
 // Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
-void register_sources_kernels(OpRegistry& registry);
+void register_source_kernels(OpRegistry& registry);
 
 }  // namespace strata::cuda

@@ -43,8 +43,13 @@ constexpr RankWords words() {
     return {"two", "(H, W)", "four non-negative integers (top, bottom, left, right)", "input (N, H, W, C)",
             "kernel (kh, kw, C/groups, O)", "gradient (N, OH, OW, O)", {"height", "width", ""}};
   } else {
-    return {"three", "(D, H, W)", "six non-negative integers (front, back, top, bottom, left, right)", "input (N, D, H, W, C)",
-            "kernel (kd, kh, kw, C/groups, O)", "gradient (N, OD, OH, OW, O)", {"depth", "height", "width"}};
+    return {"three",
+            "(D, H, W)",
+            "six non-negative integers (front, back, top, bottom, left, right)",
+            "input (N, D, H, W, C)",
+            "kernel (kd, kh, kw, C/groups, O)",
+            "gradient (N, OD, OH, OW, O)",
+            {"depth", "height", "width"}};
   }
 }
 

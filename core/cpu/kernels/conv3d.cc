@@ -163,23 +163,24 @@ void conv3d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
 void conv3d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
-  const Geom g = ops::conv_geometry<3>("conv3d", x.shape(), ops::conv_window<3>(k.shape()), k.shape()[4], ctx.node.attrs);
+  const Geom g =
+      ops::conv_geometry<3>("conv3d", x.shape(), ops::conv_window<3>(k.shape()), k.shape()[4], ctx.node.attrs);
   conv3d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>());
 }
 
 void conv3d_backprop_input_kernel(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
-  const Geom g = ops::conv_geometry<3>("conv3d_backprop_input", dx.shape(), ops::conv_window<3>(k.shape()), k.shape()[4],
-                                 ctx.node.attrs);
+  const Geom g = ops::conv_geometry<3>("conv3d_backprop_input", dx.shape(), ops::conv_window<3>(k.shape()),
+                                       k.shape()[4], ctx.node.attrs);
   conv3d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
 }
 
 void conv3d_backprop_filter_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& dk = ctx.output(0);
-  const Geom g = ops::conv_geometry<3>("conv3d_backprop_filter", x.shape(), ops::conv_window<3>(dk.shape()), dk.shape()[4],
-                                 ctx.node.attrs);
+  const Geom g = ops::conv_geometry<3>("conv3d_backprop_filter", x.shape(), ops::conv_window<3>(dk.shape()),
+                                       dk.shape()[4], ctx.node.attrs);
   conv3d_filter_grad(g, x.data<float>(), ctx.input(1).data<float>(), dk.data<float>());
 }
 
