@@ -61,19 +61,26 @@
 #include "core/cuda/run_context.h"
 #include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/conv_ops.h"
 #include "core/ops/fused_relu.h"
 
 namespace strata::cuda {
 
 namespace {
 
-// One convolution's geometry over S spatial axes, read as core/ops/conv_ops.cc reads it:
-// x (n, in..., c), kernel (k..., cg, o), y (n, out..., o).
+// One convolution's geometry over S spatial axes, as the op reads it (ops::ConvGeometry:
+// x (n, in..., c), kernel (k..., cg, o), y (n, out..., o)), and what cuDNN's passes ask
+// of it (core/cuda/cudnn_conv_passes.h).
 template <int S>
-struct ConvShape {
-  using Axes = std::array<std::int64_t, S>;
-  std::int64_t n = 0, c = 0, o = 0, cg = 0, groups = 1;
-  Axes in{}, out{}, k{}, strides{}, dilations{}, before{}, after{};
+struct ConvShape : ops::ConvGeometry<S> {
+  using ops::ConvGeometry<S>::n;
+  using ops::ConvGeometry<S>::c;
+  using ops::ConvGeometry<S>::o;
+  using ops::ConvGeometry<S>::cg;
+  using ops::ConvGeometry<S>::in;
+  using ops::ConvGeometry<S>::out;
+  using ops::ConvGeometry<S>::before;
+  using ops::ConvGeometry<S>::after;
 
   // The pad cuDNN applies on both sides of axis a.
   std::int64_t symmetric_pad(std::size_t a) const { return std::min(before[a], after[a]); }
@@ -93,38 +100,16 @@ struct ConvShape {
     }
     return p;
   }
-  std::int64_t window() const {  // a filter's elements
-    std::int64_t size = cg;
-    for (std::int64_t v : k) size *= v;
-    return size;
-  }
+  std::int64_t window() const { return this->kdim(); }  // a filter's elements
   std::int64_t kernel_size() const { return window() * o; }
-  std::int64_t positions() const {  // output positions in all
-    std::int64_t size = n;
-    for (std::int64_t v : out) size *= v;
-    return size;
-  }
+  std::int64_t positions() const { return this->lines() * this->line(); }  // output positions in all
 };
 
+// x the op's input, kernel (window..., cg, o) in Keras's layout (the op's attributes
+// give the rest).
 template <int S>
-ConvShape<S> conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel, const Shape& y) {
-  const Attrs& a = ctx.node.attrs;
-  const auto& strides = a.get<std::vector<std::int64_t>>("strides");
-  const auto& dilations = a.get<std::vector<std::int64_t>>("dilations");
-  const auto& pads = a.get<std::vector<std::int64_t>>("pads");
-  ConvShape<S> g;
-  g.n = x[0], g.c = x[S + 1];
-  g.cg = kernel[S], g.o = kernel[S + 1];
-  g.groups = a.get<std::int64_t>("groups");
-  for (std::size_t i = 0; i < S; ++i) {
-    const int axis = static_cast<int>(i);
-    g.in[i] = x[axis + 1];
-    g.out[i] = y[axis + 1];
-    g.k[i] = kernel[axis];
-    g.strides[i] = strides.at(i), g.dilations[i] = dilations.at(i);
-    g.before[i] = pads.at(2 * i), g.after[i] = pads.at(2 * i + 1);
-  }
-  return g;
+ConvShape<S> conv_shape(const KernelContext& ctx, const Shape& x, const Shape& kernel) {
+  return {ops::conv_geometry<S>(ctx.node.op, x, ops::conv_window<S>(kernel), kernel[S + 1], ctx.node.attrs)};
 }
 
 // "(a, b[, c])", with `first` before and `last` after the values (a shape's n and channels).
@@ -142,7 +127,7 @@ std::string listed(const std::array<std::int64_t, N>& v, std::vector<std::int64_
 template <int S>
 std::string describe(const ConvShape<S>& g) {
   return "input " + listed(g.in, {g.n}, {g.c}) + ", kernel " + listed(g.k, {}, {g.cg, g.o}) + ", strides " +
-         listed(g.strides) + ", dilations " + listed(g.dilations) + ", pads before " + listed(g.before) +
+         listed(g.s) + ", dilations " + listed(g.d) + ", pads before " + listed(g.before) +
          " and after " + listed(g.after) + ", groups " + std::to_string(g.groups);
 }
 
@@ -170,8 +155,8 @@ void describe_to_cudnn(const KernelContext& ctx, const ConvShape<S>& g, ConvPlan
   std::array<int, S> pad{}, stride{}, dilation{};
   for (std::size_t a = 0; a < S; ++a) {
     pad[a] = cudnn_dim(ctx, g.symmetric_pad(a), "padding");
-    stride[a] = cudnn_dim(ctx, g.strides[a], "stride");
-    dilation[a] = cudnn_dim(ctx, g.dilations[a], "dilation");
+    stride[a] = cudnn_dim(ctx, g.s[a], "stride");
+    dilation[a] = cudnn_dim(ctx, g.d[a], "dilation");
   }
   check(cudnnSetConvolutionNdDescriptor(plan.conv.get(), S, pad.data(), stride.data(), dilation.data(),
                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
@@ -209,7 +194,7 @@ void forward(KernelContext& ctx) {
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
   const bool relu = S == 2 && ops::fuses_relu(ctx.node);
   if (y.size() == 0) return;
-  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), k.shape(), y.shape());
+  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), k.shape());
   if (g.cg == 0) {  // an empty sum: the bias (and relu) alone
     fill_zeros(ctx, y, stream);
   } else {
@@ -224,11 +209,10 @@ void forward(KernelContext& ctx) {
 template <int S>
 void backprop_input(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
-  const Tensor& dy = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
   if (dx.size() == 0) return;
-  const ConvShape<S> g = conv_shape<S>(ctx, dx.shape(), k.shape(), dy.shape());
+  const ConvShape<S> g = conv_shape<S>(ctx, dx.shape(), k.shape());
   if (g.o == 0) {  // no output channel sends a gradient back
     fill_zeros(ctx, dx, run.stream().get());
     return;
@@ -240,10 +224,9 @@ template <int S>
 void backprop_filter(KernelContext& ctx) {
   RunContext& run = run_context(ctx);
   const Tensor& x = ctx.input(0);
-  const Tensor& dy = ctx.input(1);
   Tensor& dk = ctx.output(0);
   if (dk.size() == 0) return;
-  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), dk.shape(), dy.shape());
+  const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), dk.shape());
   if (g.n == 0) {  // a sum over no samples
     fill_zeros(ctx, dk, run.stream().get());
     return;

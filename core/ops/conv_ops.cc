@@ -154,9 +154,15 @@ void expect_output_dims(const std::string& op, const Shape& dy, const ConvGeomet
   }
 }
 
+// The kernel's window, (window..., C / groups, O)'s first S dims: a view, or a copy for attrs.
+template <int S>
+std::span<const std::int64_t> window_view(const Shape& kernel) {
+  return std::span<const std::int64_t>(kernel.dims()).first(S);
+}
 template <int S>
 Ints window_of(const Shape& kernel) {
-  return Ints(kernel.dims().begin(), kernel.dims().begin() + S);
+  const std::span<const std::int64_t> window = window_view<S>(kernel);
+  return Ints(window.begin(), window.end());
 }
 
 template <int S>
@@ -197,7 +203,7 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
                      " channels but the kernel " + k.to_string() + " expects " +
                      std::to_string(per_group * p.groups) + (p.groups > 1 ? " (in/groups × groups)" : ""));
   }
-  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_of<S>(k), k.dims()[S + 1], p);
+  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_view<S>(k), k.dims()[S + 1], p);
   if (ctx.inputs.size() == 3 && ctx.inputs[2].shape != Shape{g.o}) {
     throw ShapeError(ctx.op + ": bias " + ctx.inputs[2].shape.to_string() + " does not match " +
                      std::to_string(g.o) + " output channels");
@@ -234,7 +240,7 @@ std::vector<TensorSpec> infer_backprop_input(const InferContext& ctx) {
   dims.insert(dims.end(), size.begin(), size.end());
   dims.push_back(k.dims()[S] * p.groups);
   const Shape x(dims);
-  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_of<S>(k), k.dims()[S + 1], p);
+  const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_view<S>(k), k.dims()[S + 1], p);
   expect_output_dims(ctx.op, dy, g, x);
   return {{x, DType::float32}};
 }
@@ -350,22 +356,24 @@ std::int64_t conv_output_length(std::int64_t size, std::int64_t kernel, std::int
 }
 
 template <int SpatialRank>
-ConvGeometry<SpatialRank> conv_geometry(std::string_view op, const Shape& x, const Ints& window, std::int64_t o,
-                                        const Attrs& attrs) {
+ConvGeometry<SpatialRank> conv_geometry(std::string_view op, const Shape& x, std::span<const std::int64_t> window,
+                                        std::int64_t o, const Attrs& attrs) {
   if (window.size() != kAxes<SpatialRank>) {
     throw ValueError(std::string(op) + ": a window of " + words<SpatialRank>().count + " sizes was expected");
   }
   return make_geom<SpatialRank>(op, x, window, o, params_ref(attrs));
 }
-template ConvGeometry<2> conv_geometry<2>(std::string_view, const Shape&, const Ints&, std::int64_t, const Attrs&);
-template ConvGeometry<3> conv_geometry<3>(std::string_view, const Shape&, const Ints&, std::int64_t, const Attrs&);
+template ConvGeometry<2> conv_geometry<2>(std::string_view, const Shape&, std::span<const std::int64_t>, std::int64_t,
+                                          const Attrs&);
+template ConvGeometry<3> conv_geometry<3>(std::string_view, const Shape&, std::span<const std::int64_t>, std::int64_t,
+                                          const Attrs&);
 
 template <int SpatialRank>
-Ints conv_window(const Shape& kernel) {
-  return window_of<SpatialRank>(kernel);
+std::span<const std::int64_t> conv_window(const Shape& kernel) {
+  return window_view<SpatialRank>(kernel);
 }
-template Ints conv_window<2>(const Shape&);
-template Ints conv_window<3>(const Shape&);
+template std::span<const std::int64_t> conv_window<2>(const Shape&);
+template std::span<const std::int64_t> conv_window<3>(const Shape&);
 
 Conv2DGeometry conv2d_geometry(const Shape& x, std::int64_t kh, std::int64_t kw, std::int64_t o, const Attrs& attrs,
                                std::string_view op) {

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,11 +98,12 @@ using Conv3DGeometry = ConvGeometry<3>;
 // ShapeError, naming `op`, when the channels do not divide into groups or a window does
 // not fit.
 template <int SpatialRank>
-ConvGeometry<SpatialRank> conv_geometry(std::string_view op, const Shape& x, const std::vector<std::int64_t>& window,
+ConvGeometry<SpatialRank> conv_geometry(std::string_view op, const Shape& x, std::span<const std::int64_t> window,
                                         std::int64_t o, const Attrs& attrs);
-// The window of a kernel of shape (window..., C / groups, O).
+// The window of a kernel of shape (window..., C / groups, O): a view of `kernel`'s dims
+// (no copy: kernels read it on every step), valid while `kernel` is.
 template <int SpatialRank>
-std::vector<std::int64_t> conv_window(const Shape& kernel);
+std::span<const std::int64_t> conv_window(const Shape& kernel);
 
 // The 2-D geometry by name, as the 2-D CPU kernels (core/cpu/kernels/conv.cc) read it.
 struct Conv2DGeometry {
