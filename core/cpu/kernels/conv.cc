@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/cpu/depthwise_conv.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/packed_gemm.h"
@@ -184,6 +185,10 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
     cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
                       std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
+    return;
+  }
+  if (cpu::is_depthwise(g)) {
+    cpu::depthwise_conv2d(g, x, k, bias, relu, y);
     return;
   }
   const std::int64_t kdim = g.kdim();

@@ -1,0 +1,148 @@
+#include "core/cpu/depthwise_conv.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpu/parallel.h"
+
+namespace strata::cpu {
+namespace {
+
+using Geom = ops::Conv2DGeometry;
+
+// The taps t in [first, last) whose input coordinate base + t·dilation lies in [0, extent):
+// computed once per output row or pixel, so the inner loops test no bounds.
+struct TapRange {
+  std::int64_t first = 0, last = 0;
+};
+TapRange valid_taps(std::int64_t base, std::int64_t dilation, std::int64_t taps, std::int64_t extent) {
+  TapRange r;
+  if (dilation == 1) {  // no division: this runs once per output pixel
+    r.first = std::max<std::int64_t>(0, -base);
+    r.last = std::max(r.first, std::min(taps, extent - base));
+    return r;
+  }
+  r.first = base >= 0 ? 0 : (-base + dilation - 1) / dilation;
+  r.last = base >= extent ? 0 : std::min(taps, (extent - base + dilation - 1) / dilation);
+  r.last = std::max(r.last, r.first);
+  return r;
+}
+
+// Output row (image n, row oy), output channels [o0, o0 + Lanes): each pixel's sums live in
+// `acc`, a fixed-size array the compiler keeps in vector registers (4 with AVX-512, 8 with
+// AVX2 for 64 lanes), and are stored once. With depth_multiplier 1 (every depthwise layer
+// of keras.applications) input and output channels coincide, so the lanes read x and k
+// contiguously; otherwise each lane reads input channel o / dm through `source`.
+template <int Lanes, bool Multiplied>
+void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
+               std::int64_t o0, float* y_row) {
+  const std::int64_t dm = g.og, c0 = o0 / dm;
+  std::int64_t source[Lanes];  // read only when Multiplied
+  for (int j = 0; j < Lanes; ++j) source[j] = (o0 + j) / dm - c0;
+  const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
+  for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+    const std::int64_t ix0 = ox * g.sw - g.pl;
+    const TapRange cols = valid_taps(ix0, g.dw, g.kw, g.w);
+    float acc[Lanes];
+    for (int j = 0; j < Lanes; ++j) acc[j] = bias ? bias[o0 + j] : 0.f;
+    for (std::int64_t ky = rows.first; ky < rows.last; ++ky) {
+      const float* x_row = x_image + (oy * g.sh + ky * g.dh - g.pt) * g.w * g.c + c0;
+      const float* k_row = k + ky * g.kw * g.o + o0;
+      for (std::int64_t kx = cols.first; kx < cols.last; ++kx) {
+        const float* __restrict xp = x_row + (ix0 + kx * g.dw) * g.c;
+        const float* __restrict kp = k_row + kx * g.o;
+        if constexpr (Multiplied) {
+          for (int j = 0; j < Lanes; ++j) acc[j] += xp[source[j]] * kp[j];
+        } else {
+          for (int j = 0; j < Lanes; ++j) acc[j] += xp[j] * kp[j];
+        }
+      }
+    }
+    float* out = y_row + ox * g.o + o0;
+    if (relu) {
+      for (int j = 0; j < Lanes; ++j) out[j] = acc[j] > 0.f ? acc[j] : 0.f;
+    } else {
+      for (int j = 0; j < Lanes; ++j) out[j] = acc[j];
+    }
+  }
+}
+
+// Sixteen floats: one AVX-512 register, two AVX2 ones (the compiler splits it). Loads
+// and stores go through memcpy: the rows of x, k and y are aligned to a float only.
+using Vec = float __attribute__((vector_size(64)));
+using VecMask = std::int32_t __attribute__((vector_size(64)));
+constexpr int kVecLanes = 16;
+inline Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+// row_block's common case (depth multiplier 1, whole vectors), written with vector types:
+// the accumulators are named registers, which the generic loop's array was not (GCC
+// kept it on the stack and stalled on it at every tap).
+template <int Vectors>
+void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu,
+                       std::int64_t oy, std::int64_t o0, float* y_row) {
+  const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
+  Vec initial[Vectors];
+  for (int v = 0; v < Vectors; ++v) initial[v] = bias ? load(bias + o0 + v * kVecLanes) : Vec{};
+  for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+    const std::int64_t ix0 = ox * g.sw - g.pl;
+    const TapRange cols = valid_taps(ix0, g.dw, g.kw, g.w);
+    Vec acc[Vectors];
+    for (int v = 0; v < Vectors; ++v) acc[v] = initial[v];
+    for (std::int64_t ky = rows.first; ky < rows.last; ++ky) {
+      const float* x_row = x_image + (oy * g.sh + ky * g.dh - g.pt) * g.w * g.c + o0;
+      const float* k_row = k + ky * g.kw * g.o + o0;
+      for (std::int64_t kx = cols.first; kx < cols.last; ++kx) {
+        const float* xp = x_row + (ix0 + kx * g.dw) * g.c;
+        const float* kp = k_row + kx * g.o;
+        for (int v = 0; v < Vectors; ++v) acc[v] += load(xp + v * kVecLanes) * load(kp + v * kVecLanes);
+      }
+    }
+    float* out = y_row + ox * g.o + o0;
+    for (int v = 0; v < Vectors; ++v) {
+      Vec r = acc[v];
+      if (relu) r = reinterpret_cast<Vec>(reinterpret_cast<VecMask>(r) & (r > Vec{}));
+      store(out + v * kVecLanes, r);
+    }
+  }
+}
+
+// Every output channel of one output row, in blocks of 64, then 16, then one.
+template <bool Multiplied>
+void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
+               float* y_row) {
+  std::int64_t o0 = 0;
+  if constexpr (!Multiplied) {
+    for (; o0 + 64 <= g.o; o0 += 64) row_block_vectors<4>(g, x_image, k, bias, relu, oy, o0, y_row);
+    for (; o0 + 16 <= g.o; o0 += 16) row_block_vectors<1>(g, x_image, k, bias, relu, oy, o0, y_row);
+  }
+  for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);
+  for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);
+}
+
+}  // namespace
+
+void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, bool relu, float* y) {
+  const std::int64_t rows = g.n * g.oh;
+  const std::int64_t work_per_row = g.ow * g.o * g.kh * g.kw;
+  parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t n = r / g.oh, oy = r % g.oh;
+      const float* x_image = x + n * g.h * g.w * g.c;
+      float* y_row = y + r * g.ow * g.o;
+      // A block's weights (kh·kw·Lanes floats) stay in L1 while the block sweeps the row.
+      if (g.og == 1) {
+        sweep_row<false>(g, x_image, k, bias, relu, oy, y_row);
+      } else {
+        sweep_row<true>(g, x_image, k, bias, relu, oy, y_row);
+      }
+    }
+  }, threshold_for(work_per_row));
+}
+
+}  // namespace strata::cpu
