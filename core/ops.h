@@ -53,6 +53,8 @@ Output sign(Output x);
 Output tanh(Output x);
 Output sigmoid(Output x);
 Output relu(Output x);
+// min(max(x, 0), 6); its gradient passes only strictly inside (0, 6), as TensorFlow's.
+Output relu6(Output x);
 Output erf(Output x);
 Output softplus(Output x);
 Output clip(Output x, float lo, float hi);

@@ -39,10 +39,8 @@ Output below(Output x, float v) { return ops::less(x, ops::constant(*x.graph, v)
 Output at_least(Output x, float v) { return ops::greater_equal(x, ops::constant(*x.graph, v)); }
 }  // namespace
 
-Output relu6(Output x) {
-  // TF's relu6: gradient 1 only strictly inside (0, 6).
-  return ops::add(ops::mul(ops::mul(x, above(x, 0.0f)), below(x, 6.0f)), ops::mul(at_least(x, 6.0f), 6.0f));
-}
+// TF's relu6: gradient 1 only strictly inside (0, 6) (the op's gradient).
+Output relu6(Output x) { return ops::relu6(x); }
 
 Output softmax_over(Output x, const std::vector<std::int64_t>& axes_in) {
   const auto rank = static_cast<std::int64_t>(x.shape().rank());

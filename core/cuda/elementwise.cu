@@ -87,6 +87,10 @@ struct Sigmoid {
   }
 };
 struct Relu { __device__ float operator()(float x) const { return x > 0.f ? x : 0.f; } };
+// As the CPU's: NaN stays NaN.
+struct Relu6 {
+  __device__ float operator()(float x) const { return x != x ? x : (x > 0.f ? (x < 6.f ? x : 6.f) : 0.f); }
+};
 struct Erf { __device__ float operator()(float x) const { return erff(x); } };
 struct Softplus {
   __device__ float operator()(float x) const { return log1pf(expf(-fabsf(x))) + (x > 0.f ? x : 0.f); }
@@ -105,6 +109,7 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::tanh: return launch(Tanh{});
     case UnaryOp::sigmoid: return launch(Sigmoid{});
     case UnaryOp::relu: return launch(Relu{});
+    case UnaryOp::relu6: return launch(Relu6{});
     case UnaryOp::erf: return launch(Erf{});
     case UnaryOp::softplus: return launch(Softplus{});
   }

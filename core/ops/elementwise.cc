@@ -149,6 +149,11 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add(unary_op("relu", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
     return {relu_grad(g[0], out(n))};
   }));
+  r.add(unary_op("relu6", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    Output x = in(n, 0);
+    Output inside = mul(greater(x, constant(*x.graph, 0.f)), less(x, constant(*x.graph, 6.f)));
+    return {mul(g[0], inside)};
+  }));
   r.add(unary_op("erf", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
     Output x = in(n, 0);
     return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
@@ -203,6 +208,7 @@ Output sign(Output x) { return unary("sign", x); }
 Output tanh(Output x) { return unary("tanh", x); }
 Output sigmoid(Output x) { return unary("sigmoid", x); }
 Output relu(Output x) { return unary("relu", x); }
+Output relu6(Output x) { return unary("relu6", x); }
 Output erf(Output x) { return unary("erf", x); }
 Output softplus(Output x) { return unary("softplus", x); }
 Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }

@@ -1308,6 +1308,7 @@ const std::map<std::string, OpCases>& table() {
     m["abs"] = unary_cases(0, ties);
     m["sign"] = unary_cases(0, ties);
     m["relu"] = unary_cases(0, ties);
+    m["relu6"] = unary_cases(0, ties);
     m["sqrt"] = unary_cases(0, positive);
     m["log"] = unary_cases(kUlps, positive);
     m["exp"] = unary_cases(kUlps, exponent);

@@ -377,6 +377,14 @@ const std::map<std::string, OpCase>& op_table() {
     t["sigmoid"].gradient_checks = unary_cases(ops::sigmoid, [](float x) { return 1.f / (1.f + std::exp(-x)); },
                                                [](Shape s, std::uint64_t seed) { return uniform(s, -3, 3, seed); });
     t["relu"].gradient_checks = unary_cases(ops::relu, [](float x) { return std::max(x, 0.f); }, nonzero);
+    // Kept 0.2 away from both kinks: below 0, inside (0, 6), above 6.
+    t["relu6"].gradient_checks = unary_cases(ops::relu6, [](float x) { return std::min(std::max(x, 0.f), 6.f); },
+                                             [](Shape s, std::uint64_t seed) {
+                                               Tensor t = away_from_zero(std::move(s), 0.2f, 1.5f, seed);
+                                               float* v = t.data<float>();
+                                               for (std::int64_t i = 0; i < t.size(); i += 3) v[i] += 6.f;
+                                               return t;
+                                             });
     t["erf"].gradient_checks = unary_cases(ops::erf, [](float x) { return std::erf(x); }, any_values);
     t["softplus"].gradient_checks = unary_cases(ops::softplus, [](float x) { return std::log1p(std::exp(x)); },
                                                 [](Shape s, std::uint64_t seed) { return uniform(s, -3, 3, seed); });

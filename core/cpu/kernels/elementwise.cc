@@ -1,5 +1,6 @@
 // CPU kernels of the elementwise ops (core/ops/elementwise.cc): NumPy-broadcasting binary
 // arithmetic and comparisons, select, and unary math, split over the cores.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -178,6 +179,8 @@ void register_elementwise_kernels(OpRegistry& r) {
                  return e / (1.f + e);
                }));
   r.add_kernel("relu", DeviceType::cpu, unary([](float x) { return x > 0.f ? x : 0.f; }));
+  // NaN stays NaN (max and min return their first operand when it does not compare).
+  r.add_kernel("relu6", DeviceType::cpu, unary([](float x) { return std::min(std::max(x, 0.f), 6.f); }));
   r.add_kernel("erf", DeviceType::cpu, unary([](float x) { return std::erf(x); }));
   r.add_kernel("softplus", DeviceType::cpu,
                unary([](float x) { return std::log1p(std::exp(-std::fabs(x))) + (x > 0.f ? x : 0.f); }));
