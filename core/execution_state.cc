@@ -168,6 +168,16 @@ void ExecutionState::count_execution(int node_id, bool capturing) {
   }
 }
 
+bool ExecutionState::invariants_current() const {
+  const std::vector<int>& sources = program_.invariant_sources_;
+  if (!invariants_ran_) return false;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const Program::Value& v = program_.values_[static_cast<std::size_t>(sources[i])];
+    if (program_.graph_.node(v.variable).variable.value().version() != invariant_versions_[i]) return false;
+  }
+  return true;
+}
+
 bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& results, bool capturing) {
   // A fetched variable shows the value the step read: it is copied out before the first
   // update runs. Computed fetches live in buffers no later step reuses or writes. A
@@ -175,6 +185,18 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
   // captured, nor one whose kernels report bad input at that stop).
   bool variables_copied = false;
   std::size_t ran_with_previous = contexts_.size();  // a step its pair already ran
+  // The invariant steps run when a variable they read changed since they last ran (and
+  // always in a capture, which must record every step); the versions are noted before
+  // they run, and kept only once the run has ended.
+  const bool skip_invariants = !capturing && invariants_current();
+  if (!skip_invariants && !capturing) {
+    invariants_ran_ = false;
+    invariant_versions_.clear();
+    for (int value : program_.invariant_sources_) {
+      const Program::Value& v = program_.values_[static_cast<std::size_t>(value)];
+      invariant_versions_.push_back(program_.graph_.node(v.variable).variable.value().version());
+    }
+  }
   for (std::size_t s = 0; s < contexts_.size(); ++s) {
     KernelContext& ctx = contexts_[s];
     const Node& node = ctx.node;
@@ -184,6 +206,7 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
       variables_copied = true;
     }
     if (node.def->fed || s == ran_with_previous) continue;
+    if (skip_invariants && program_.steps_[s].invariant) continue;
     prepare(s, options);
     const Program::Step& step = program_.steps_[s];
     if (step.pair_kernel) {
@@ -200,6 +223,7 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
     count_execution(node.id, capturing);
   }
   if (!capturing) finish_device_work();  // a capture only records: run_on_device launches, then waits
+  if (!capturing) invariants_ran_ = true;
   return variables_copied;
 }
 

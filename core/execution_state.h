@@ -68,6 +68,8 @@ class ExecutionState {
   // the executed nodes are noted rather than counted.
   bool run_steps(const RunOptions& options, std::vector<Tensor>& results, bool capturing);
   void count_execution(int node_id, bool capturing);
+  // True when the invariant steps' values are those of the variables as they are now.
+  bool invariants_current() const;
   // A run on a device beside the CPU: feeds into this state's persistent buffers, then
   // eager steps, a capture or a replay.
   void run_on_device(const std::vector<Tensor>& feeds, std::vector<Tensor>& results, const RunOptions& options);
@@ -85,6 +87,10 @@ class ExecutionState {
   std::vector<KernelContext> contexts_;  // one per step, bound to this state's tensors
   std::vector<ShapeCache> shapes_;       // one per step
   std::vector<std::int64_t> executions_;
+  // The versions of the variables the invariant steps read, noted before they last ran,
+  // and whether that run ended (core/program.h, 5.).
+  std::vector<Tensor::Version> invariant_versions_;
+  bool invariants_ran_ = false;
   // Set for a Program on a device beside the CPU: every kernel context points to it. The
   // destructor waits for it before the buffers its kernels use are freed. Declared
   // before graph_, which replays on it and so must be destroyed first.

@@ -97,6 +97,8 @@ struct OpDef {
   bool fed = false;           // placeholder/variable: the executor supplies the value
   bool takes_strings = false; // accepts string inputs (ops that move bytes, lookups, hashes);
                               // every other op refuses them when a graph is defined
+  bool reads_mode = false;    // its kernels read the run's mode (training_select): never
+                              // computed once for every run, even from variables alone
   // Where a Program places the node (never merged with a look-alike unless normal):
   // `early` as soon as its inputs exist, `late` just before the first node reading it.
   // A collective starts early and is waited for late, so communication overlaps compute.

@@ -178,6 +178,10 @@ std::vector<int> Program::schedule_collectives(const Graph& graph, const std::ve
 
 int Program::value_id(int node, int index) const { return value_offset_[node] + index; }
 
+int Program::num_invariant_steps() const {
+  return static_cast<int>(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return s.invariant; }));
+}
+
 void Program::plan(const std::vector<int>& order, const std::vector<int>& canon) {
   // 4. Liveness: the last step reading each value; fetched values live to the end.
   const int end = static_cast<int>(order.size());
@@ -187,18 +191,44 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
   }
   for (int v : fetch_values_) last_use[v] = end;
 
+  // 5. Invariant values: variables, and what steps compute from them and constants alone
+  // (no feed, nothing random, stateful or reading the run's mode). Only where no step
+  // writes a variable: a train step's reads would see its own last updates.
+  for (int pos = 0; pos < end; ++pos) writes_variables_ = writes_variables_ || graph_.node(order[pos]).def->stateful;
+  std::vector<char> invariant(values_.size(), 0);
+  std::vector<char> source_seen(values_.size(), 0);
+
   std::vector<int> free_buffers;
   for (int pos = 0; pos < end; ++pos) {
     const Node& node = graph_.node(order[pos]);
-    writes_variables_ = writes_variables_ || node.def->stateful;
     Step step;
     step.node = node.id;
     for (const auto& in : node.inputs) step.inputs.push_back(value_id(canon[in.node], in.index));
+    const OpDef& def = *node.def;
+    step.invariant = !writes_variables_ && !def.fed && !def.random && !def.stateful && !def.reads_mode &&
+                     def.schedule == OpDef::Schedule::normal &&
+                     std::all_of(step.inputs.begin(), step.inputs.end(), [&](int v) { return invariant[v] != 0; });
+    if (step.invariant) {
+      for (int v : step.inputs) {
+        if (values_[v].variable >= 0 && !source_seen[v]) {
+          source_seen[v] = 1;
+          invariant_sources_.push_back(v);
+        }
+      }
+    }
     for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) {
       int v = value_id(node.id, o);
       step.outputs.push_back(v);
       if (node.def->fed) {
-        if (values_[v].feed < 0) values_[v].variable = node.id;
+        if (values_[v].feed < 0) {
+          values_[v].variable = node.id;
+          invariant[v] = 1;
+        }
+        continue;
+      }
+      if (step.invariant) {  // a buffer of its own, never reused: skipped runs still read it
+        invariant[v] = 1;
+        values_[v].buffer = num_buffers_++;
         continue;
       }
       if (free_buffers.empty()) {
@@ -214,7 +244,7 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
     std::sort(release.begin(), release.end());
     release.erase(std::unique(release.begin(), release.end()), release.end());
     for (int v : release) {
-      if (values_[v].buffer >= 0 && last_use[v] <= pos) free_buffers.push_back(values_[v].buffer);
+      if (values_[v].buffer >= 0 && !invariant[v] && last_use[v] <= pos) free_buffers.push_back(values_[v].buffer);
     }
     steps_.push_back(std::move(step));
   }
@@ -261,11 +291,12 @@ void Program::pair_steps() {
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Node& node = graph_.node(steps_[s].node);
     const DeviceKernel* kernel = node.def->on(device_.type);
-    if (node.def->fed || !kernel || !kernel->pair || steps_[s].outputs.empty()) continue;
+    if (node.def->fed || !kernel || !kernel->pair || steps_[s].outputs.empty() || steps_[s].invariant) continue;
     std::size_t next = s + 1;
     while (next < steps_.size() && graph_.node(steps_[next].node).def->fed) ++next;
     if (next == steps_.size()) break;
     const Step& second = steps_[next];
+    if (second.invariant) continue;  // a run may skip it (5. in program.h)
     if (graph_.node(second.node).def != node.def || second.inputs.empty()) continue;
     if (second.inputs[0] != steps_[s].outputs[0]) continue;
     // The second step's outputs are shaped before the first step runs: they must not be

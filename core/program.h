@@ -5,6 +5,11 @@
 //  3. ordered topologically, with stateful updates after every read of the step (and a
 //     collective started as early and waited for as late as its data allows),
 //  4. buffers planned by liveness: a value's buffer is reused once its last reader ran.
+//  5. in a Program that writes no variable, the steps computed from variables and
+//     constants alone (a folded BatchNormalization's kernel, core/inference_rewrite.h)
+//     marked invariant: each execution state runs them once and again only when one of
+//     those variables was written since (Tensor::version), keeping their values in
+//     buffers of their own.
 // Compiling finalizes the graph: adding a node afterwards throws.
 //
 // Plan and run state apart: a Program holds no buffer of any run. Each run borrows an
@@ -65,6 +70,9 @@ class Program {
   // Buffers the liveness plan allocates per execution state (versus one per computed
   // value without it).
   int num_buffers() const { return num_buffers_; }
+  // Steps computed from variables and constants alone, which a run skips while those
+  // variables are unchanged (5. above).
+  int num_invariant_steps() const;
   // Pairs of steps marked to run as one kernel when it applies (DeviceKernel::pair:
   // two Dense layers in a row on the CPU).
   int num_paired_steps() const;
@@ -98,6 +106,7 @@ class Program {
     // may run as one kernel (DeviceKernel::pair), which may still decline at run time.
     const PairKernelFn* pair_kernel = nullptr;
     int paired_with = -1;
+    bool invariant = false;  // reads variables and constants only (5. above)
   };
 
   int value_id(int node, int index) const;
@@ -119,6 +128,7 @@ class Program {
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<int> variable_nodes_;  // the variables the steps read, by node
+  std::vector<int> invariant_sources_;  // the variables the invariant steps read, by value id
   int num_buffers_ = 0;
   bool writes_variables_ = false;
 

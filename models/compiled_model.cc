@@ -6,6 +6,7 @@
 
 #include "core/autodiff.h"
 #include "core/error.h"
+#include "core/inference_rewrite.h"
 #include "core/ops.h"
 #include "distribution/gradient_buckets.h"
 #include "layers/core/input_layer.h"
@@ -147,7 +148,8 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
   if (!options) {
-    predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
+    const InferenceFetches inference = rewrite_inference_fetches({outputs_});
+    predict_ = std::make_unique<Program>(*graph_, x_inputs_, inference.fetches[0], inference.updates, device_);
     place_variables(*graph_, device_);
     return;
   }
@@ -265,14 +267,36 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
   std::vector<Output> feeds_weighted = feeds;
   feeds_weighted.push_back(sample_weight_input_);
-  // Every node exists now: the Programs are compiled last (compiling finalizes the graph).
-  predict_ = std::make_unique<Program>(*graph_, x_inputs_, outputs_, graph_->updates(false), device_);
-  test_ = std::make_unique<Program>(*graph_, feeds, fetches, graph_->updates(false), device_);
+  // The inference programs' fetches rewritten (core/inference_rewrite.h); the training
+  // programs' never are. Every node exists now: the Programs are compiled last
+  // (compiling finalizes the graph).
+  const InferenceFetches inference = rewrite_inference_fetches({outputs_, fetches, weighted.fetches});
+  predict_ = std::make_unique<Program>(*graph_, x_inputs_, inference.fetches[0], inference.updates, device_);
+  test_ = std::make_unique<Program>(*graph_, feeds, inference.fetches[1], inference.updates, device_);
   train_ = std::make_unique<Program>(*graph_, feeds, fetches, updates, device_);
   test_weighted_ =
-      std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, graph_->updates(false), device_);
+      std::make_unique<Program>(*graph_, feeds_weighted, inference.fetches[2], inference.updates, device_);
   train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted, device_);
   place_variables(*graph_, device_);
+}
+
+// Every set of fetches and the updates of inference mode, rewritten together (what they
+// share is rewritten once).
+CompiledModel::InferenceFetches CompiledModel::rewrite_inference_fetches(
+    const std::vector<std::vector<Output>>& fetch_sets) {
+  std::vector<Output> roots;
+  for (const auto& set : fetch_sets) roots.insert(roots.end(), set.begin(), set.end());
+  const std::vector<Output> updates = graph_->updates(false);
+  roots.insert(roots.end(), updates.begin(), updates.end());
+  const std::vector<Output> rewritten = rewrite_for_inference(*graph_, roots, &inference_rewrites_);
+  InferenceFetches out;
+  auto next = rewritten.begin();
+  for (const auto& set : fetch_sets) {
+    out.fetches.emplace_back(next, next + static_cast<std::ptrdiff_t>(set.size()));
+    next += static_cast<std::ptrdiff_t>(set.size());
+  }
+  out.updates.assign(next, rewritten.end());
+  return out;
 }
 
 void CompiledModel::check_inputs(const std::vector<Tensor>& x) const {

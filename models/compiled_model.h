@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inference_rewrite.h"
 #include "core/program.h"
 #include "data/batch_shard.h"
 #include "distribution/data_parallel.h"
@@ -66,6 +67,12 @@ class CompiledModel {
   void check_inputs(const std::vector<Tensor>& x) const;
 
   bool trainable() const { return train_ != nullptr; }
+  // The programs, for tests of what they run: predict's (compiled from rewritten fetches,
+  // core/inference_rewrite.h), and the unweighted train step's (null for inference only).
+  const Program& predict_program() const { return *predict_; }
+  const Program* train_program() const { return train_.get(); }
+  // What rewriting the inference programs' fetches did.
+  const InferenceRewrites& inference_rewrites() const { return inference_rewrites_; }
   std::size_t num_outputs() const { return output_names_.size(); }
   optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
@@ -79,6 +86,12 @@ class CompiledModel {
   // in the global batch.
   BatchShard shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const;
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
+  // The fetch sets of the inference programs and the inference-mode updates, rewritten.
+  struct InferenceFetches {
+    std::vector<std::vector<Output>> fetches;  // one per set given, in order
+    std::vector<Output> updates;
+  };
+  InferenceFetches rewrite_inference_fetches(const std::vector<std::vector<Output>>& fetch_sets);
   // Sums this step's loss and metric statistics over every process, in place.
   void all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& batch_size);
   const std::vector<Tensor>& gather_feeds(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
@@ -101,6 +114,7 @@ class CompiledModel {
   // The same steps with a per-sample weight fed after the targets.
   Output sample_weight_input_;
   std::unique_ptr<Program> test_weighted_, train_weighted_;
+  InferenceRewrites inference_rewrites_;
   optimizers::Optimizer optimizer_;
 
   // Logs: fetched as [total loss, per-output losses (if several outputs), metric stats].

@@ -215,7 +215,8 @@ void register_array_ops(OpRegistry& r) {
          .gradient = [](const Node&, const std::vector<Output>& g) {
            Output zero = zeros_like(g[0]);
            return std::vector<Output>{training_select(g[0], zero), training_select(zero, g[0])};
-         }});
+         },
+         .reads_mode = true});
 }
 
 Output pad(Output x, std::vector<std::int64_t> before, std::vector<std::int64_t> after) {

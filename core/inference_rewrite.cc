@@ -1,0 +1,305 @@
+#include "core/inference_rewrite.h"
+
+#include <functional>
+#include <optional>
+
+#include "core/error.h"
+#include "core/op_registry.h"
+#include "core/ops.h"
+
+namespace strata {
+namespace {
+
+// The part of the graph a pass sees: the nodes the roots need, and how many readers each
+// output has among them (a root counts as a reader: its value must stay).
+class Reach {
+ public:
+  Reach(const Graph& graph, const std::vector<Output>& roots)
+      : graph_(graph), needed_(static_cast<std::size_t>(graph.num_nodes()), 0) {
+    std::vector<int> stack;
+    for (const Output& r : roots) {
+      stack.push_back(r.node);
+      ++readers_[r];
+      reader_[r] = -1;  // a root: read by the program's caller
+    }
+    while (!stack.empty()) {
+      const int id = stack.back();
+      stack.pop_back();
+      if (needed_[static_cast<std::size_t>(id)]) continue;
+      needed_[static_cast<std::size_t>(id)] = 1;
+      for (const Output& in : graph.node(id).inputs) {
+        ++readers_[in];
+        reader_[in] = id;
+        stack.push_back(in.node);
+      }
+    }
+    // Values computed from variables and constants alone, in node order (topological).
+    invariant_.resize(needed_.size(), 0);
+    for (int id = 0; id < graph.num_nodes(); ++id) {
+      const Node& node = graph.node(id);
+      const OpDef& def = *node.def;
+      if (node.op == "variable") {
+        invariant_[static_cast<std::size_t>(id)] = 1;
+      } else if (!def.fed && !def.random && !def.stateful && !def.reads_mode) {
+        bool all = true;
+        for (const Output& in : node.inputs) all = all && invariant_[static_cast<std::size_t>(in.node)];
+        invariant_[static_cast<std::size_t>(id)] = all ? 1 : 0;
+      }
+    }
+  }
+
+  bool needed(int id) const { return needed_[static_cast<std::size_t>(id)] != 0; }
+  int readers(const Output& o) const {
+    auto it = readers_.find(o);
+    return it == readers_.end() ? 0 : it->second;
+  }
+  // The node that reads o, when o has one reader and it is a node (not a root); else null.
+  const Node* sole_reader(const Output& o) const {
+    auto it = reader_.find(o);
+    if (readers(o) != 1 || it == reader_.end() || it->second < 0) return nullptr;
+    return &graph_.node(it->second);
+  }
+  bool invariant(const Output& o) const { return invariant_[static_cast<std::size_t>(o.node)] != 0; }
+  const Node& node(const Output& o) const { return graph_.node(o.node); }
+
+ private:
+  const Graph& graph_;
+  std::vector<char> needed_, invariant_;
+  std::map<Output, int> readers_;
+  std::map<Output, int> reader_;  // the last reader found (the only one where readers_ is 1)
+};
+
+// One pass: visits the needed nodes in order; `rule` may give a node's replacement
+// outputs (built from the pass's mapped inputs, `mapped`), and a node whose inputs were
+// replaced is copied onto them. Returns the roots' replacements.
+using Mapped = std::function<Output(const Output&)>;
+using Rule = std::function<std::optional<std::vector<Output>>(const Node& node, const Reach& reach, const Mapped& mapped)>;
+
+std::vector<Output> run_pass(Graph& graph, const std::vector<Output>& roots, const Rule& rule) {
+  const Reach reach(graph, roots);
+  const int n = graph.num_nodes();  // nodes the pass adds come after these
+  std::vector<std::vector<Output>> replaced(static_cast<std::size_t>(n));
+  const Mapped mapped = [&](const Output& o) {
+    const auto& r = replaced[static_cast<std::size_t>(o.node)];
+    return r.empty() ? o : r[static_cast<std::size_t>(o.index)];
+  };
+  for (int id = 0; id < n; ++id) {
+    if (!reach.needed(id)) continue;
+    const Node& node = graph.node(id);  // a deque's element: stays put while nodes are added
+    if (std::optional<std::vector<Output>> out = rule(node, reach, mapped)) {
+      replaced[static_cast<std::size_t>(id)] = std::move(*out);
+      continue;
+    }
+    std::vector<Output> inputs;
+    bool changed = false;
+    for (const Output& in : node.inputs) {
+      inputs.push_back(mapped(in));
+      changed = changed || !(inputs.back() == in);
+    }
+    if (changed) replaced[static_cast<std::size_t>(id)] = graph.add_node(node.op, inputs, node.attrs, node.name);
+  }
+  std::vector<Output> out;
+  for (const Output& r : roots) out.push_back(mapped(r));
+  return out;
+}
+
+// 1. The mode resolved.
+std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach&, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    if (node.op == "training_select") {
+      ++report.modes_resolved;
+      return std::vector<Output>{mapped(node.inputs[1])};
+    }
+    if (node.op == "dropout") {  // identity outside training (nn_ops.cc)
+      ++report.modes_resolved;
+      return std::vector<Output>{mapped(node.inputs[0])};
+    }
+    return std::nullopt;
+  });
+}
+
+// A per-channel operand of x: invariant, and shaped (1, ..., 1, C) for x's last dim C.
+bool per_channel(const Reach& reach, const Output& operand, const Output& x) {
+  const Shape& s = operand.shape();
+  const Shape& xs = x.shape();
+  if (!reach.invariant(operand) || s.rank() < 1 || s.rank() > xs.rank() || xs.rank() < 2) return false;
+  const std::int64_t channels = xs.dims().back();
+  if (channels < 0 || s.dims().back() != channels) return false;
+  for (int i = 0; i + 1 < s.rank(); ++i) {
+    if (s.dims()[static_cast<std::size_t>(i)] != 1) return false;
+  }
+  return true;
+}
+
+// The other operand of a commutative binary node, when `one` is one of its inputs.
+std::optional<Output> other_operand(const Node& node, const Output& one) {
+  if (node.inputs.size() != 2) return std::nullopt;
+  if (node.inputs[0] == one) return node.inputs[1];
+  if (node.inputs[1] == one) return node.inputs[0];
+  return std::nullopt;
+}
+
+// A conv2d or dense with nothing fused after its product but possibly a bias, read only by
+// the node being rewritten: its product can take a per-channel map into its kernel.
+bool foldable_product(const Reach& reach, const Output& x) {
+  const Node& p = reach.node(x);
+  if (p.op != "conv2d" && p.op != "dense") return false;
+  const std::string* activation = p.attrs.find<std::string>("activation");
+  return (!activation || activation->empty()) && reach.readers(x) == 1;
+}
+
+Output channels_of(const Output& v, std::int64_t channels) { return ops::reshape(v, {channels}); }
+
+// The product p (conv2d or dense, mapped inputs) with y = p·scale + shift folded in:
+// kernel·scale (the kernel's last axis is the output channels) and bias·scale + shift.
+// `scale` or `shift` may be absent.
+Output fold_into_product(Graph& graph, const Node& p, const Mapped& mapped, std::optional<Output> scale,
+                         std::optional<Output> shift) {
+  const std::int64_t channels = p.outputs[0].shape.dims().back();
+  Output kernel = mapped(p.inputs[1]);
+  std::optional<Output> bias;
+  if (p.inputs.size() == 3) bias = mapped(p.inputs[2]);
+  if (scale) {
+    const Output s = channels_of(*scale, channels);
+    kernel = ops::mul(kernel, s);
+    if (bias) bias = ops::mul(*bias, s);
+  }
+  if (shift) {
+    const Output t = channels_of(*shift, channels);
+    bias = bias ? ops::add(*bias, t) : t;
+  }
+  std::vector<Output> inputs{mapped(p.inputs[0]), kernel};
+  if (bias) inputs.push_back(*bias);
+  return graph.add_node(p.op, inputs, p.attrs, p.name)[0];
+}
+
+// 2. Per-channel affine maps folded. Matched at the map's last node:
+//      add(mul(sub(x, m), s), b)   BatchNormalization (center and scale)
+//      mul(sub(x, m), s)           without center
+//      add(x, b)                   a bias after a product that has none (DepthwiseConv2D)
+// with m, s and b per-channel and invariant, each inner node read only by the next.
+std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    const Output self{&graph, node.id, 0};
+    // The normalization's mul(sub(x, m), s) read by `mul_out`: x, m and s.
+    struct Normalized {
+      Output x, mean, scale;
+    };
+    auto normalized = [&](const Output& mul_out) -> std::optional<Normalized> {
+      const Node& mul = reach.node(mul_out);
+      if (mul.op != "mul" || mul.inputs.size() != 2) return std::nullopt;
+      for (int side = 0; side < 2; ++side) {
+        const Output d = mul.inputs[static_cast<std::size_t>(side)];
+        const Output s = mul.inputs[static_cast<std::size_t>(1 - side)];
+        const Node& sub = reach.node(d);
+        if (sub.op != "sub" || sub.inputs.size() != 2 || reach.readers(d) != 1) continue;
+        const Output x = sub.inputs[0], m = sub.inputs[1];
+        if (!(x.shape() == d.shape()) || !(d.shape() == mul_out.shape())) continue;
+        if (per_channel(reach, m, x) && per_channel(reach, s, x)) return Normalized{x, m, s};
+      }
+      return std::nullopt;
+    };
+    // shift = b − m·s (either absent).
+    auto shift_of = [&](const Normalized& n, std::optional<Output> b) {
+      const Output ms = ops::mul(mapped(n.mean), mapped(n.scale));
+      return b ? ops::sub(mapped(*b), ms) : ops::sub(0.f, ms);
+    };
+    auto replace = [&](const Normalized& n, std::optional<Output> b) -> std::vector<Output> {
+      if (foldable_product(reach, n.x)) {
+        ++report.affines_folded;
+        return {fold_into_product(graph, reach.node(n.x), mapped, mapped(n.scale), shift_of(n, b))};
+      }
+      ++report.affines_collapsed;
+      return {ops::add(ops::mul(mapped(n.x), mapped(n.scale)), shift_of(n, b))};
+    };
+
+    // A product scaled per channel: mul(p, s) with p a foldable product; p and s.
+    auto scaled_product = [&](const Output& mul_out) -> std::optional<std::pair<Output, Output>> {
+      const Node& mul = reach.node(mul_out);
+      if (mul.op != "mul" || mul.inputs.size() != 2) return std::nullopt;
+      for (int side = 0; side < 2; ++side) {
+        const Output p = mul.inputs[static_cast<std::size_t>(side)];
+        const Output s = mul.inputs[static_cast<std::size_t>(1 - side)];
+        if (p.shape() == mul_out.shape() && foldable_product(reach, p) && per_channel(reach, s, p)) {
+          return std::make_pair(p, s);
+        }
+      }
+      return std::nullopt;
+    };
+
+    if (node.op == "add" && node.inputs.size() == 2) {
+      for (int side = 0; side < 2; ++side) {
+        const Output a = node.inputs[static_cast<std::size_t>(side)];
+        const Output b = node.inputs[static_cast<std::size_t>(1 - side)];
+        if (!(a.shape() == self.shape()) || !per_channel(reach, b, a)) continue;
+        if (reach.readers(a) == 1) {
+          if (std::optional<Normalized> n = normalized(a)) return replace(*n, b);
+          if (auto ps = scaled_product(a)) {
+            ++report.affines_folded;
+            return std::vector<Output>{
+                fold_into_product(graph, reach.node(ps->first), mapped, mapped(ps->second), mapped(b))};
+          }
+        }
+        if (foldable_product(reach, a)) {
+          ++report.affines_folded;
+          return std::vector<Output>{fold_into_product(graph, reach.node(a), mapped, std::nullopt, mapped(b))};
+        }
+      }
+      return std::nullopt;
+    }
+    if (node.op == "mul") {
+      std::optional<Normalized> n = normalized(self);
+      std::optional<std::pair<Output, Output>> ps = n ? std::nullopt : scaled_product(self);
+      if (!n && !ps) return std::nullopt;
+      // Left to the add that reads it when that add adds a per-channel b (matched above).
+      if (const Node* reader = reach.sole_reader(self); reader && reader->op == "add") {
+        if (std::optional<Output> b = other_operand(*reader, self);
+            b && per_channel(reach, *b, self) && reader->outputs[0].shape == self.shape()) {
+          return std::nullopt;
+        }
+      }
+      if (n) return replace(*n, std::nullopt);
+      ++report.affines_folded;
+      return std::vector<Output>{fold_into_product(graph, reach.node(ps->first), mapped, mapped(ps->second), std::nullopt)};
+    }
+    return std::nullopt;
+  });
+}
+
+// 3. A relu fused into the epilogue of the conv2d or dense it alone reads.
+std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    if (node.op != "relu" || !foldable_product(reach, node.inputs[0])) return std::nullopt;
+    const Node& p = reach.node(node.inputs[0]);
+    std::vector<Output> inputs;
+    for (const Output& in : p.inputs) inputs.push_back(mapped(in));
+    Attrs attrs = p.attrs;
+    attrs.set("activation", std::string("relu"));
+    ++report.activations_fused;
+    return graph.add_node(p.op, inputs, attrs, p.name);
+  });
+}
+
+}  // namespace
+
+std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report) {
+  if (graph.finalized()) {
+    throw Error("rewrite_for_inference: the graph is finalized (a Program was compiled from it)");
+  }
+  InferenceRewrites counts;
+  std::vector<Output> out = resolve_modes(graph, roots, counts);
+  // Folding a bias into a product makes a product the next map may fold into (a
+  // DepthwiseConv2D's bias, then its BatchNormalization): again until nothing folds.
+  for (int folded = -1; folded != counts.affines_folded;) {
+    folded = counts.affines_folded;
+    out = fold_affines(graph, out, counts);
+  }
+  out = fuse_activations(graph, out, counts);
+  if (report) *report = counts;
+  return out;
+}
+
+}  // namespace strata

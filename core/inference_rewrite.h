@@ -1,0 +1,39 @@
+// Rewrites for a graph's inference programs (predict, evaluate): the same answer, within
+// float32 rounding, in fewer and cheaper steps. One model graph serves training and
+// inference, so its layers build what both need (BatchNormalization computes its batch
+// statistics and selects them by the run's mode); a program compiled to run only in
+// inference mode is compiled from rewritten fetches instead:
+//  1. the mode resolved: training_select reads its inference input, dropout is its input
+//     (so the batch statistics are never computed);
+//  2. a per-channel affine map folded (BatchNormalization's (x − mean)·scale + beta, and a
+//     bias added after a convolution): into the preceding conv2d or dense, whose kernel
+//     is multiplied by the scale and whose bias absorbs the shift, else into one
+//     multiply-add x·scale + shift;
+//  3. a relu that reads only a conv2d or dense fused into its epilogue.
+// The rewritten nodes are new nodes of the graph; the original ones are left as they
+// are, so a training program compiled from the original fetches is never rewritten. The
+// folded kernels are computed from variables alone: an inference Program computes them
+// once and again only when a weight changes (core/program.h, 5.).
+#pragma once
+
+#include <vector>
+
+#include "core/graph.h"
+
+namespace strata {
+
+// What rewrite_for_inference did, counted by rewrite.
+struct InferenceRewrites {
+  int modes_resolved = 0;      // training_select and dropout nodes bypassed
+  int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
+  int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
+  int activations_fused = 0;   // relus fused into a conv2d's or dense's epilogue
+};
+
+// The outputs that compute `roots` in inference mode with the rewrites above, in the same
+// order (an output nothing rewrote is returned as it is). Adds nodes to `graph`, which
+// must not be finalized yet: call it before any Program is compiled from the graph.
+std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots,
+                                          InferenceRewrites* report = nullptr);
+
+}  // namespace strata

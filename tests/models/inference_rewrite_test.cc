@@ -1,0 +1,225 @@
+// The inference programs' rewrites (core/inference_rewrite.h): each gives the answer of
+// the graph as the layers built it, run in inference mode, within 1e-5; the training
+// programs run the graph as built; and the folded weights follow the variables they are
+// computed from.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "core/inference_rewrite.h"
+#include "models/compiled_model.h"
+#include "strata.h"
+
+using namespace strata;
+
+namespace {
+
+Tensor random_tensor(const Shape& shape, std::mt19937& rng, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  Tensor t(shape);
+  for (float& v : t.values<float>()) v = u(rng);
+  return t;
+}
+
+// Every weight redrawn: kernels and biases in [-1, 1], BatchNormalization's gamma and
+// beta in [-1, 1] and its statistics away from the defaults (variance in [0.5, 2]), so
+// that each part of the fold matters.
+void randomize_weights(const Model& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (const Layer& layer : m.layers()) {
+    std::vector<Tensor> values;
+    for (const Variable& v : layer.weights()) {
+      const bool variance = v.name() == "moving_variance";
+      values.push_back(random_tensor(v.shape(), rng, variance ? 0.5f : -1.f, variance ? 2.f : 1.f));
+    }
+    if (!values.empty()) layer.set_weights(values);
+  }
+}
+
+// The model's outputs as its layers build them, in inference mode, with no rewrite: the
+// model called on a graph of its own, compiled as it is.
+std::vector<Tensor> unrewritten_predict(const Model& m, const Tensor& x) {
+  Graph graph;
+  const Output in = graph.placeholder({x.shape().with_dim(0, kUnknownDim), DType::float32}, "x");
+  const std::vector<Output> out = m.model().call(graph, {in});
+  Program program(graph, {in}, out, graph.updates(false));
+  return program.run({x}, {.training = false});
+}
+
+void expect_close(const Tensor& got, const Tensor& want) {
+  ASSERT_EQ(got.shape(), want.shape());
+  for (std::int64_t i = 0; i < got.size(); ++i) {
+    const float g = got.data<float>()[i], w = want.data<float>()[i];
+    ASSERT_LE(std::abs(g - w), 1e-5f * std::max(1.f, std::abs(w))) << "element " << i;
+  }
+}
+
+const CompiledModel& inference_of(const Model& m) {
+  const ModelImpl& impl = m.model();
+  return impl.compiled ? *impl.compiled : *impl.inference;
+}
+
+// How many steps of the program run op `op`.
+int steps_of(const Program& program, const Graph& graph, const std::string& op) {
+  int count = 0;
+  for (int id : program.execution_order()) count += graph.node(id).op == op;
+  return count;
+}
+
+struct Case {
+  const char* name;
+  std::function<Model()> build;
+  Shape sample;
+  InferenceRewrites at_least;  // each count the rewrite must reach
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class InferenceRewrite : public ::testing::TestWithParam<Case> {};
+
+TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
+  const Case& c = GetParam();
+  set_random_seed(7);
+  Model m = c.build();
+  randomize_weights(m, 11);
+  std::mt19937 rng(3);
+  std::vector<std::int64_t> dims{3};
+  for (std::int64_t d : c.sample.dims()) dims.push_back(d);
+  const Tensor x = random_tensor(Shape(dims), rng, -2.f, 2.f);
+  const Tensor got = m.predict(x);
+  expect_close(got, unrewritten_predict(m, x)[0]);
+
+  const InferenceRewrites& did = inference_of(m).inference_rewrites();
+  EXPECT_GE(did.modes_resolved, c.at_least.modes_resolved);
+  EXPECT_GE(did.affines_folded, c.at_least.affines_folded);
+  EXPECT_GE(did.affines_collapsed, c.at_least.affines_collapsed);
+  EXPECT_GE(did.activations_fused, c.at_least.activations_fused);
+  const Program& predict = inference_of(m).predict_program();
+  const Graph& graph = inference_of(m).graph();
+  EXPECT_EQ(steps_of(predict, graph, "training_select"), 0) << "the batch statistics are never computed";
+  EXPECT_EQ(steps_of(predict, graph, "dropout"), 0);
+}
+
+Model conv_bn_relu() {
+  auto in = Input({6, 7, 3});
+  auto y = layers::Conv2D(4, 3, {.use_bias = false})(in);
+  y = layers::BatchNormalization()(y);
+  return Model(in, layers::Activation("relu")(y));
+}
+
+Model conv_bias_bn() {
+  auto in = Input({6, 7, 3});
+  auto y = layers::Conv2D(5, 3, {.padding = "same"})(in);
+  return Model(in, layers::BatchNormalization({.epsilon = 1e-2})(y));
+}
+
+Model depthwise_bias_bn_relu6() {
+  auto in = Input({7, 6, 4});
+  auto y = layers::DepthwiseConv2D(3, {.strides = 2, .padding = "same"})(in);
+  y = layers::BatchNormalization()(y);
+  return Model(in, layers::ReLU({.max_value = 6.0})(y));
+}
+
+Model dense_bn_dropout_dense() {
+  auto in = Input({5});
+  auto y = layers::Dense(6)(in);
+  y = layers::BatchNormalization({.center = false})(y);
+  y = layers::Dropout(0.5)(y);
+  return Model(in, layers::Dense(3, {.activation = "relu"})(y));
+}
+
+Model bn_after_add() {
+  auto in = Input({4, 4, 3});
+  auto a = layers::Conv2D(3, 1)(in);
+  auto y = layers::Add()({a, in});
+  return Model(in, layers::BatchNormalization({.scale = false})(y));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, InferenceRewrite,
+    ::testing::Values(
+        Case{"Conv2D_BatchNormalization_relu", conv_bn_relu, Shape{6, 7, 3},
+             {.modes_resolved = 2, .affines_folded = 1, .activations_fused = 1}},
+        Case{"Conv2D_with_bias_BatchNormalization", conv_bias_bn, Shape{6, 7, 3},
+             {.modes_resolved = 2, .affines_folded = 1}},
+        // The depthwise layer's own bias (an add after the product) and the normalization
+        // both fold into the product's kernel and bias.
+        Case{"DepthwiseConv2D_BatchNormalization_relu6", depthwise_bias_bn_relu6, Shape{7, 6, 4},
+             {.modes_resolved = 2, .affines_folded = 2}},
+        Case{"Dense_BatchNormalization_Dropout_Dense", dense_bn_dropout_dense, Shape{5},
+             {.modes_resolved = 3, .affines_folded = 1}},
+        Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 2, .affines_collapsed = 1}}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+TEST(InferenceRewriteTraining, TrainingProgramsRunTheGraphAsBuilt) {
+  set_random_seed(5);
+  Model m = conv_bn_relu();
+  randomize_weights(m, 12);
+  m.compile({.optimizer = "sgd", .loss = "mse"});
+  const CompiledModel& c = *m.model().compiled;
+  ASSERT_NE(c.train_program(), nullptr);
+  EXPECT_GE(steps_of(*c.train_program(), c.graph(), "training_select"), 2)
+      << "training reads the batch statistics through the mode switch";
+  EXPECT_EQ(steps_of(c.predict_program(), c.graph(), "training_select"), 0);
+  EXPECT_EQ(c.train_program()->num_invariant_steps(), 0) << "a program that writes variables caches nothing";
+
+  // A training step still normalizes with the batch's statistics and moves the moving ones.
+  const Variable moving_mean = m.get_layer(2).weights()[2];
+  ASSERT_EQ(moving_mean.name(), "moving_mean");
+  const Tensor before = moving_mean.value().clone();
+  std::mt19937 rng(4);
+  const Tensor x = random_tensor(Shape{8, 6, 7, 3}, rng, -1.f, 1.f);
+  const Tensor y = random_tensor(Shape{8, 4, 5, 4}, rng, 0.f, 1.f);
+  m.train_on_batch(x, y);
+  bool moved = false;
+  for (std::int64_t i = 0; i < before.size(); ++i) {
+    moved = moved || moving_mean.value().data<float>()[i] != before.data<float>()[i];
+  }
+  EXPECT_TRUE(moved);
+  // And evaluate, an inference program, agrees with predict after the step.
+  expect_close(m.predict(x), unrewritten_predict(m, x)[0]);
+}
+
+TEST(InferenceRewriteInvariants, FoldedWeightsFollowTheVariables) {
+  set_random_seed(9);
+  Model m = conv_bn_relu();
+  randomize_weights(m, 13);
+  std::mt19937 rng(6);
+  const Tensor x = random_tensor(Shape{2, 6, 7, 3}, rng, -1.f, 1.f);
+  m.predict(x);
+  const CompiledModel& c = inference_of(m);
+  const Program& predict = c.predict_program();
+  ASSERT_GT(predict.num_invariant_steps(), 0) << "the folded kernel and bias are computed from variables alone";
+  // The folded kernel: a mul of the conv's kernel variable, which runs once for many predictions.
+  int folded = -1;
+  for (int id : predict.execution_order()) {
+    const Node& node = c.graph().node(id);
+    if (node.op == "mul" && c.graph().node(node.inputs[0].node).op == "variable") folded = id;
+  }
+  ASSERT_GE(folded, 0);
+  m.predict(x);
+  m.predict(x);
+  EXPECT_EQ(predict.executions(folded), 1);
+
+  // A weight changed (a new kernel, then new statistics): the next prediction uses it.
+  randomize_weights(m, 14);
+  expect_close(m.predict(x), unrewritten_predict(m, x)[0]);
+  EXPECT_EQ(predict.executions(folded), 2);
+  Variable moving_variance = m.get_layer(2).weights()[3];
+  ASSERT_EQ(moving_variance.name(), "moving_variance");
+  moving_variance.value().data<float>()[1] = 3.5f;  // written in place: its version moves
+  expect_close(m.predict(x), unrewritten_predict(m, x)[0]);
+  EXPECT_EQ(predict.executions(folded), 3);
+}
+
+TEST(InferenceRewriteGraph, RefusesAFinalizedGraph) {
+  Graph graph;
+  const Output in = graph.placeholder({Shape{2}, DType::float32}, "x");
+  const Output y = ops::relu(in);
+  Program program(graph, {in}, {y});
+  EXPECT_THROW(rewrite_for_inference(graph, {y}), Error);
+}
+
+}  // namespace
