@@ -1,7 +1,7 @@
 // Keras on TensorFlow as a suite framework: one persistent Python worker
 // (bench/keras_worker.py), started once, spoken to over two pipes with one line per
-// request and one per reply, so that its repetitions interleave with Strata's and
-// libtorch's in the same run:
+// request and one per reply (bench/line_worker.h), so that its repetitions interleave
+// with Strata's and libtorch's in the same run:
 //   setup <workload> <json>   -> ok <seconds> 0          builds the model and its data
 //   train                     -> ok <seconds> <loss>     model.fit, one epoch
 //   predict                   -> ok <seconds> <logit>    model.predict over the data
@@ -11,12 +11,10 @@
 // so the pipe round trip is not counted as Keras's time.
 #pragma once
 
-#include <sys/types.h>
-
-#include <cstdio>
 #include <memory>
 #include <string>
 
+#include "bench/line_worker.h"
 #include "bench/workload.h"
 
 namespace strata::bench {
@@ -44,11 +42,8 @@ class KerasWorker {
     friend class KerasWorker;
     Key() = default;
   };
-  KerasWorker(Key, pid_t pid, int to_worker, std::FILE* from_worker)
-      : pid_(pid), to_worker_(to_worker), from_worker_(from_worker) {}
-  ~KerasWorker();  // sends quit and reaps the process
-  KerasWorker(const KerasWorker&) = delete;
-  KerasWorker& operator=(const KerasWorker&) = delete;
+  KerasWorker(Key, std::unique_ptr<LineWorker> process) : process_(std::move(process)) {}
+  // Destroying it sends quit and reaps the process.
 
   // Sends one request and reads its reply; throws std::runtime_error on `error ...`
   // or when the worker has gone.
@@ -57,11 +52,7 @@ class KerasWorker {
   const std::string& versions() const { return versions_; }
 
  private:
-  std::string read_line();
-
-  pid_t pid_ = -1;
-  int to_worker_ = -1;
-  std::FILE* from_worker_ = nullptr;
+  std::unique_ptr<LineWorker> process_;
   std::string versions_;
 };
 

@@ -37,7 +37,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -46,6 +45,7 @@
 #include "bench/fma_peak.h"
 #include "bench/memory_limits.h"
 #include "bench/keras_runner.h"
+#include "bench/machine_info.h"
 #include "bench/report.h"
 #include "bench/workload.h"
 #include "tools/cli/flags.h"
@@ -74,25 +74,6 @@ struct SuiteOptions {
   int seed = 0;
   std::string device = "cpu";
 };
-
-std::string shell_line(const char* command) {
-  std::string out;
-  if (std::FILE* p = ::popen(command, "r")) {
-    char buf[512];
-    while (std::fgets(buf, sizeof(buf), p)) out += buf;
-    ::pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
 
 struct Named {
   std::string framework;

@@ -1,0 +1,28 @@
+// The machine and moment of a benchmark run (see machine_info.h).
+#include "bench/machine_info.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace strata::bench {
+
+std::string shell_line(const char* command) {
+  std::string out;
+  if (std::FILE* p = ::popen(command, "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+}  // namespace strata::bench
