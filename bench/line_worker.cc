@@ -97,14 +97,15 @@ std::string LineWorker::read_line() {
 }
 
 std::string LineWorker::request(const std::string& line) {
+  // Messages name the request by its first word: the rest is JSON or paths.
+  const std::string shown = line.substr(0, line.find(' ')) + (line.find(' ') == std::string::npos ? "" : " ...");
   const std::string out = line + "\n";
   if (to_worker_ < 0 || ::write(to_worker_, out.data(), out.size()) != static_cast<ssize_t>(out.size())) {
-    throw std::runtime_error(name_ + ": could not send '" + line.substr(0, 40) + "' (worker gone)");
+    throw std::runtime_error(name_ + ": could not send '" + shown + "' (worker gone)");
   }
   const std::string reply = read_line();
   if (reply.rfind("ok", 0) != 0) {
-    throw std::runtime_error(name_ + ", request '" + line.substr(0, 40) +
-                             "': " + (reply.empty() ? "no reply (worker exited)" : reply));
+    throw std::runtime_error(name_ + ", request '" + shown + "': " + (reply.empty() ? "no reply (worker exited)" : reply));
   }
   return reply.size() > 3 ? reply.substr(3) : "";
 }

@@ -107,6 +107,92 @@ def set_real_batch_statistics(model, name, keras, np):
     return len(layers)
 
 
+def fold_captured_constants(onnx_path, model, keras, np):
+    """Makes the ONNX graph's only input the model's own; returns how many were folded.
+
+    A tensor that a layer computed in build() rather than holding in a variable is
+    captured by the traced function, and tf2onnx (through model.export) leaves it
+    declared as a graph input: EfficientNet's and ConvNeXt's Normalization, built from
+    ImageNet's mean and variance, give inputs ".../normalization_1/Sub/y:0" (the mean)
+    and ".../Sqrt/x:0" (the variance). With tf2onnx 1.17 no node reads them (the graph
+    holds folded constants), but ONNX Runtime requires every graph input to be fed. They
+    become initializers holding the layer's values, right even where a node does read
+    them; any other extra input is an error.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph_model = onnx.load(onnx_path)
+    extra = list(graph_model.graph.input)[len(model.inputs):]
+    normalizations = [layer for layer in model.layers if isinstance(layer, keras.layers.Normalization)]
+    for graph_input in extra:
+        scope = graph_input.name.split(":")[0].split("/")
+        # "<model>/<layer>/<op>/<operand>"; tracing may suffix a scope's name ("_1").
+        candidates = [layer for layer in normalizations if len(scope) >= 3 and scope[-3] == layer.name] or [
+            layer for layer in normalizations if len(scope) >= 3 and scope[-3].startswith(layer.name + "_")]
+        operand = "/".join(scope[-2:])
+        if len(candidates) != 1 or operand not in ("Sub/y", "Sqrt/x"):
+            raise RuntimeError(f"{onnx_path}: graph input '{graph_input.name}' is not the model's input and not "
+                               "a Normalization layer's mean or variance; it cannot be made a constant")
+        layer = candidates[0]
+        value = layer.mean if operand == "Sub/y" else layer.variance
+        dims = [d.dim_value for d in graph_input.type.tensor_type.shape.dim]
+        array = np.asarray(keras.ops.convert_to_numpy(value), dtype=np.float32).reshape(dims)
+        graph_model.graph.initializer.append(numpy_helper.from_array(array, graph_input.name))
+        graph_model.graph.input.remove(graph_input)
+    if extra:
+        onnx.save(graph_model, onnx_path)
+    return len(extra)
+
+
+def exportable_to_onnx(model, keras, np):
+    """The model, or a copy that tf2onnx can convert, and what was changed.
+
+    Two of ConvNeXt's layers do not convert. Keras on TensorFlow runs a grouped Conv2D
+    (its depthwise convolutions are Conv2D(groups=channels)) through a function compiled
+    by XLA, TensorFlow's CPU kernels having none, and tf2onnx leaves that function as a
+    StatefulPartitionedCall node, which ONNX Runtime rejects; and the exact GELU is
+    0.5 x erfc(-x / sqrt 2) in TensorFlow, and ONNX has no Erfc. The ONNX file is made
+    from a copy in which each such layer is the same computation in convertible form: a
+    DepthwiseConv2D (kernel (k, k, 1, C) becomes (k, k, C, 1)) and 0.5 x (1 + erf(x /
+    sqrt 2)). The caller checks the copy's outputs against the model's.
+    """
+    def is_grouped(layer):
+        return isinstance(layer, keras.layers.Conv2D) and layer.groups > 1
+
+    def is_exact_gelu(layer):
+        return isinstance(layer, keras.layers.Activation) and layer.get_config()["activation"] == "gelu"
+
+    def convertible(layer):
+        if is_exact_gelu(layer):
+            return keras.layers.Lambda(lambda x: 0.5 * x * (1.0 + keras.ops.erf(x * 0.7071067811865476)),
+                                       name=layer.name)
+        if not is_grouped(layer):
+            return layer.__class__.from_config(layer.get_config())
+        config = layer.get_config()
+        channels = layer.kernel.shape[-1]
+        if layer.groups != channels or layer.kernel.shape[-2] != 1:
+            raise RuntimeError(f"{layer.name}: a grouped Conv2D that is not depthwise cannot be exported to ONNX here")
+        return keras.layers.DepthwiseConv2D(
+            kernel_size=config["kernel_size"], strides=config["strides"], padding=config["padding"],
+            depth_multiplier=1, data_format=config["data_format"], dilation_rate=config["dilation_rate"],
+            activation=config["activation"], use_bias=config["use_bias"], name=layer.name)
+
+    grouped = [layer for layer in model.layers if is_grouped(layer)]
+    gelus = [layer for layer in model.layers if is_exact_gelu(layer)]
+    if not grouped and not gelus:
+        return model, ""
+    copy = keras.models.clone_model(model, clone_function=convertible)
+    for source, target in zip(model.layers, copy.layers):
+        weights = source.get_weights()
+        if is_grouped(source):
+            kernel = weights[0]
+            weights[0] = kernel.reshape(kernel.shape[:2] + (kernel.shape[3], 1))
+        target.set_weights(weights)
+    return copy, (f"{len(grouped)} grouped Conv2D as DepthwiseConv2D, "
+                  f"{len(gelus)} exact GELU as 0.5 x (1 + erf(x / sqrt 2))")
+
+
 def paths(out, name):
     return {kind: os.path.join(out, f"{name}.{kind}") for kind in ("keras", "onnx", "x1.npy", "x32.npy")}
 
@@ -119,7 +205,13 @@ def make(name, out, keras, np):
     files = paths(out, name)
     model.save(files["keras"])
     # The exported signature keeps the Input's batch dimension, None: dynamic.
-    model.export(files["onnx"], format="onnx", verbose=False)
+    exported, changed = exportable_to_onnx(model, keras, np)
+    if exported is not model:
+        difference = np.abs(np.asarray(exported(x32, training=False)) - np.asarray(model(x32, training=False))).max()
+        if not difference <= 1e-4 * np.abs(np.asarray(model(x32, training=False))).max():
+            raise RuntimeError(f"{name}: the copy made for ONNX differs from the model by {difference}")
+    exported.export(files["onnx"], format="onnx", verbose=False)
+    folded = fold_captured_constants(files["onnx"], exported, keras, np)
     np.save(files["x1.npy"], x1)
     np.save(files["x32.npy"], x32)
     return {
@@ -128,6 +220,8 @@ def make(name, out, keras, np):
         "output_shape": list(model.output_shape[1:]),
         "parameters": int(model.count_params()),
         "batch_norm_layers_with_real_statistics": bn_layers,
+        "onnx_inputs_made_constants": folded,
+        "onnx_exported_from_a_copy": changed,
         "files": {kind: os.path.basename(p) for kind, p in files.items()},
     }
 

@@ -113,6 +113,7 @@ class OrtEngine:
         options = self.ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: not each unused initializer it drops
         self.session = self.ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         return self._run(x)
