@@ -55,6 +55,8 @@ Output sigmoid(Output x);
 Output relu(Output x);
 // min(max(x, 0), 6); its gradient passes only strictly inside (0, 6), as TensorFlow's.
 Output relu6(Output x);
+// x·sigmoid(x) (Keras's silu and swish) in one pass.
+Output silu(Output x);
 Output erf(Output x);
 Output softplus(Output x);
 Output clip(Output x, float lo, float hi);

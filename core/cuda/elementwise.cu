@@ -92,6 +92,8 @@ struct Relu6 {
   __device__ float operator()(float x) const { return x != x ? x : (x > 0.f ? (x < 6.f ? x : 6.f) : 0.f); }
 };
 struct Erf { __device__ float operator()(float x) const { return erff(x); } };
+// x / (1 + e^−x), as the CPU's: e^−x overflows to +inf far below 0, giving −0.
+struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
 struct Softplus {
   __device__ float operator()(float x) const { return log1pf(expf(-fabsf(x))) + (x > 0.f ? x : 0.f); }
 };
@@ -110,6 +112,7 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::sigmoid: return launch(Sigmoid{});
     case UnaryOp::relu: return launch(Relu{});
     case UnaryOp::relu6: return launch(Relu6{});
+    case UnaryOp::silu: return launch(Silu{});
     case UnaryOp::erf: return launch(Erf{});
     case UnaryOp::softplus: return launch(Softplus{});
   }

@@ -84,7 +84,8 @@ void register_elementwise_kernels(OpRegistry& r) {
       {"neg", UnaryOp::neg},         {"exp", UnaryOp::exp},   {"log", UnaryOp::log},
       {"sqrt", UnaryOp::sqrt},       {"square", UnaryOp::square}, {"abs", UnaryOp::abs},
       {"sign", UnaryOp::sign},       {"tanh", UnaryOp::tanh}, {"sigmoid", UnaryOp::sigmoid},
-      {"relu", UnaryOp::relu},       {"relu6", UnaryOp::relu6}, {"erf", UnaryOp::erf},
+      {"silu", UnaryOp::silu},       {"relu", UnaryOp::relu},   {"relu6", UnaryOp::relu6},
+      {"erf", UnaryOp::erf},
       {"softplus", UnaryOp::softplus}};
   for (const auto& entry : unary_ops) {
     const UnaryOp op = entry.second;

@@ -154,6 +154,12 @@ void register_elementwise_ops(OpRegistry& r) {
     Output inside = mul(greater(x, constant(*x.graph, 0.f)), less(x, constant(*x.graph, 6.f)));
     return {mul(g[0], inside)};
   }));
+  r.add(unary_op("silu", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    // d/dx x·s(x) = s + x·s·(1 − s) = s·(1 + x·(1 − s)).
+    Output x = in(n, 0);
+    Output s = sigmoid(x);
+    return {mul(g[0], mul(s, add(mul(x, sub(1.0f, s)), 1.0f)))};
+  }));
   r.add(unary_op("erf", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
     Output x = in(n, 0);
     return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
@@ -209,6 +215,7 @@ Output tanh(Output x) { return unary("tanh", x); }
 Output sigmoid(Output x) { return unary("sigmoid", x); }
 Output relu(Output x) { return unary("relu", x); }
 Output relu6(Output x) { return unary("relu6", x); }
+Output silu(Output x) { return unary("silu", x); }
 Output erf(Output x) { return unary("erf", x); }
 Output softplus(Output x) { return unary("softplus", x); }
 Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }

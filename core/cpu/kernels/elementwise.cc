@@ -6,6 +6,7 @@
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/vector_math.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
 
@@ -136,6 +137,16 @@ template <typename F>
 DeviceKernel unary(F f) {
   return {.run = [f](KernelContext& c) { unary_kernel(c, f); }};
 }
+// A unary op computing f on 16 floats at a time (core/cpu/vector_math.h): for the
+// functions whose scalar form calls libm per element.
+template <typename F>
+DeviceKernel unary_vectors(F f) {
+  return {.run = [f](KernelContext& c) {
+    const float* px = c.input(0).data<float>();
+    float* po = c.output(0).data<float>();
+    cpu::parallel_for(c.output(0).size(), [&](std::int64_t s, std::int64_t e) { simd::apply(px + s, po + s, e - s, f); });
+  }};
+}
 
 void select_kernel(KernelContext& c) {
   const float* cond = c.input(0).data<float>();
@@ -172,12 +183,8 @@ void register_elementwise_kernels(OpRegistry& r) {
   r.add_kernel("abs", DeviceType::cpu, unary([](float x) { return std::fabs(x); }));
   r.add_kernel("sign", DeviceType::cpu, unary([](float x) { return x > 0.f ? 1.f : (x < 0.f ? -1.f : 0.f); }));
   r.add_kernel("tanh", DeviceType::cpu, unary([](float x) { return std::tanh(x); }));
-  r.add_kernel("sigmoid", DeviceType::cpu, unary([](float x) {
-                 // Stable on both tails: never exp of a large positive number.
-                 if (x >= 0.f) return 1.f / (1.f + std::exp(-x));
-                 float e = std::exp(x);
-                 return e / (1.f + e);
-               }));
+  r.add_kernel("sigmoid", DeviceType::cpu, unary_vectors([](simd::Vec x) { return simd::sigmoid(x); }));
+  r.add_kernel("silu", DeviceType::cpu, unary_vectors([](simd::Vec x) { return simd::silu(x); }));
   r.add_kernel("relu", DeviceType::cpu, unary([](float x) { return x > 0.f ? x : 0.f; }));
   // NaN stays NaN (max and min return their first operand when it does not compare).
   r.add_kernel("relu6", DeviceType::cpu, unary([](float x) { return std::min(std::max(x, 0.f), 6.f); }));

@@ -1,0 +1,77 @@
+// Elementwise math on 16 floats at a time, for the CPU kernels whose scalar form calls
+// libm once per element: sigmoid and silu spent most of EfficientNetB0's time in
+// expf (issue #37). GCC's vector types make one AVX-512 register of a Vec, two AVX2
+// ones on machines without AVX-512, so one source serves both. Every element of a
+// tensor goes through the same function (a tail shorter than a vector is padded, not
+// left to a scalar loop), so results do not depend on how a tensor is split over
+// threads.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace strata::cpu::simd {
+
+using Vec = float __attribute__((vector_size(64)));
+using Mask = std::int32_t __attribute__((vector_size(64)));
+inline constexpr int kLanes = 16;
+
+inline Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+inline Vec splat(float v) { return Vec{} + v; }
+// a where the mask is set, else b.
+inline Vec select(Mask m, Vec a, Vec b) {
+  return reinterpret_cast<Vec>((m & reinterpret_cast<Mask>(a)) | (~m & reinterpret_cast<Mask>(b)));
+}
+
+// e^x to within 2 ulp: x = n·ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r is
+// exact), e^r by Cephes's polynomial, 2^n by building the exponent. Above 88.376 it is
+// +inf (a little early: 2^128 has no exponent, and e^x passes the largest float only at
+// 88.72), below −87.337 (where e^x leaves the normal floats) 0; NaN stays NaN. For the
+// kernels below, whose results at those extremes are 0, 1 or x.
+inline Vec exp(Vec x) {
+  const Vec hi = splat(88.3762626f), lo = splat(-87.3365447f);
+  const Mask overflow = x > hi, underflow = x < lo, nan = x != x;
+  const Vec clamped = select(overflow, splat(88.0f), select(underflow, splat(-87.0f), select(nan, Vec{}, x)));
+  // n = round(x / ln 2): floor(x·log2(e) + 0.5), from a truncation corrected for negatives.
+  const Vec t = clamped * 1.44269504088896341f + 0.5f;
+  Vec n = __builtin_convertvector(__builtin_convertvector(t, Mask), Vec);
+  n = select(n > t, n - 1.0f, n);
+  const Vec r = clamped - n * 0.693359375f - n * -2.12194440e-4f;
+  Vec p = splat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const Vec er = p * (r * r) + r + 1.0f;
+  const Vec two_n = reinterpret_cast<Vec>((__builtin_convertvector(n, Mask) + 127) << 23);
+  Vec y = er * two_n;
+  y = select(overflow, splat(__builtin_inff()), y);
+  y = select(underflow, Vec{}, y);
+  return select(nan, x, y);
+}
+
+// 1 / (1 + e^−x): e^−x overflows to +inf far below 0, giving 0, as it should.
+inline Vec sigmoid(Vec x) { return 1.0f / (1.0f + exp(-x)); }
+// x·sigmoid(x), as x / (1 + e^−x).
+inline Vec silu(Vec x) { return x / (1.0f + exp(-x)); }
+
+// y[i] = f(x[i]) for i < n, 16 at a time; the tail through a padded vector.
+template <typename F>
+void apply(const float* x, float* y, std::int64_t n, F f) {
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) store(y + i, f(load(x + i)));
+  if (i < n) {
+    float in[kLanes] = {}, out[kLanes];
+    std::memcpy(in, x + i, static_cast<std::size_t>(n - i) * sizeof(float));
+    store(out, f(load(in)));
+    std::memcpy(y + i, out, static_cast<std::size_t>(n - i) * sizeof(float));
+  }
+}
+
+}  // namespace strata::cpu::simd
