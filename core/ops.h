@@ -57,6 +57,8 @@ Output relu(Output x);
 Output relu6(Output x);
 // x·sigmoid(x) (Keras's silu and swish) in one pass.
 Output silu(Output x);
+// x·Φ(x) = x/2·(1 + erf(x/√2)), Keras's gelu (approximate=False), in one pass.
+Output gelu(Output x);
 Output erf(Output x);
 Output softplus(Output x);
 Output clip(Output x, float lo, float hi);

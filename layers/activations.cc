@@ -28,7 +28,7 @@ Output gelu(Output x, bool approximate) {
                             static_cast<float>(std::sqrt(2.0 / M_PI)));
     return ops::mul(ops::mul(x, 0.5f), ops::add(ops::tanh(inner), 1.0f));
   }
-  return ops::mul(ops::mul(x, 0.5f), ops::add(ops::erf(ops::mul(x, static_cast<float>(M_SQRT1_2))), 1.0f));
+  return ops::gelu(x);
 }
 
 // Masks as values: the comparison ops have no gradient, so x * [x > 0] passes x's

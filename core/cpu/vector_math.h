@@ -56,6 +56,31 @@ inline Vec exp(Vec x) {
   return select(nan, x, y);
 }
 
+// erfc(x) to within about 1.2e-7 of its value everywhere (Numerical Recipes' erfcc:
+// t·e^(−x² + P(t)) with t = 1 / (1 + |x|/2), and 2 − that for x < 0), so that 1 + erf
+// keeps its relative precision far into the negative tail, where 1 + erf(x) computed
+// from an erf would lose it.
+inline Vec erfc(Vec x) {
+  const Mask negative = x < 0.0f;
+  const Vec z = select(negative, -x, x);
+  const Vec t = 1.0f / (1.0f + 0.5f * z);
+  Vec p = splat(0.17087277f);
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  const Vec r = t * exp(p - z * z);
+  return select(negative, 2.0f - r, r);
+}
+
+// x·Φ(x), Keras's exact gelu: x/2 · erfc(−x/√2).
+inline Vec gelu(Vec x) { return 0.5f * x * erfc(x * -0.70710678118654752f); }
+
 // 1 / (1 + e^−x): e^−x overflows to +inf far below 0, giving 0, as it should.
 inline Vec sigmoid(Vec x) { return 1.0f / (1.0f + exp(-x)); }
 // x·sigmoid(x), as x / (1 + e^−x).

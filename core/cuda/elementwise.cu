@@ -93,6 +93,8 @@ struct Relu6 {
 };
 struct Erf { __device__ float operator()(float x) const { return erff(x); } };
 // x / (1 + e^−x), as the CPU's: e^−x overflows to +inf far below 0, giving −0.
+// x/2 · erfc(−x/√2), as the CPU's.
+struct Gelu { __device__ float operator()(float x) const { return 0.5f * x * erfcf(-x * 0.70710678118654752f); } };
 struct Silu { __device__ float operator()(float x) const { return x / (1.f + expf(-x)); } };
 struct Softplus {
   __device__ float operator()(float x) const { return log1pf(expf(-fabsf(x))) + (x > 0.f ? x : 0.f); }
@@ -113,6 +115,7 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::relu: return launch(Relu{});
     case UnaryOp::relu6: return launch(Relu6{});
     case UnaryOp::silu: return launch(Silu{});
+    case UnaryOp::gelu: return launch(Gelu{});
     case UnaryOp::erf: return launch(Erf{});
     case UnaryOp::softplus: return launch(Softplus{});
   }

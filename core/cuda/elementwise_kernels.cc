@@ -84,7 +84,7 @@ void register_elementwise_kernels(OpRegistry& r) {
       {"neg", UnaryOp::neg},         {"exp", UnaryOp::exp},   {"log", UnaryOp::log},
       {"sqrt", UnaryOp::sqrt},       {"square", UnaryOp::square}, {"abs", UnaryOp::abs},
       {"sign", UnaryOp::sign},       {"tanh", UnaryOp::tanh}, {"sigmoid", UnaryOp::sigmoid},
-      {"silu", UnaryOp::silu},       {"relu", UnaryOp::relu},   {"relu6", UnaryOp::relu6},
+      {"silu", UnaryOp::silu},       {"gelu", UnaryOp::gelu},       {"relu", UnaryOp::relu},   {"relu6", UnaryOp::relu6},
       {"erf", UnaryOp::erf},
       {"softplus", UnaryOp::softplus}};
   for (const auto& entry : unary_ops) {

@@ -160,6 +160,13 @@ void register_elementwise_ops(OpRegistry& r) {
     Output s = sigmoid(x);
     return {mul(g[0], mul(s, add(mul(x, sub(1.0f, s)), 1.0f)))};
   }));
+  r.add(unary_op("gelu", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    // d/dx x·Φ(x) = Φ(x) + x·φ(x), φ(x) = e^(−x²/2) / √(2π).
+    Output x = in(n, 0);
+    Output cdf = mul(add(erf(mul(x, static_cast<float>(M_SQRT1_2))), 1.0f), 0.5f);
+    Output pdf = mul(exp(mul(square(x), -0.5f)), static_cast<float>(0.5 * M_2_SQRTPI * M_SQRT1_2));
+    return {mul(g[0], add(cdf, mul(x, pdf)))};
+  }));
   r.add(unary_op("erf", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
     Output x = in(n, 0);
     return {mul(g[0], mul(exp(neg(square(x))), static_cast<float>(2.0 / std::sqrt(M_PI))))};
@@ -216,6 +223,7 @@ Output sigmoid(Output x) { return unary("sigmoid", x); }
 Output relu(Output x) { return unary("relu", x); }
 Output relu6(Output x) { return unary("relu6", x); }
 Output silu(Output x) { return unary("silu", x); }
+Output gelu(Output x) { return unary("gelu", x); }
 Output erf(Output x) { return unary("erf", x); }
 Output softplus(Output x) { return unary("softplus", x); }
 Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }

@@ -1315,6 +1315,7 @@ const std::map<std::string, OpCases>& table() {
     m["tanh"] = unary_cases(kUlps, wide);
     m["sigmoid"] = unary_cases(kUlps, wide);
     m["silu"] = unary_cases(kUlps, wide);
+    m["gelu"] = unary_cases(kUlps, wide);
     m["softplus"] = unary_cases(kUlps, wide);
     m["erf"] = unary_cases(kUlps, any);
     m["matmul"] = matmul_cases();

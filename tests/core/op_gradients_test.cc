@@ -377,6 +377,9 @@ const std::map<std::string, OpCase>& op_table() {
     t["sigmoid"].gradient_checks = unary_cases(ops::sigmoid, [](float x) { return 1.f / (1.f + std::exp(-x)); },
                                                [](Shape s, std::uint64_t seed) { return uniform(s, -3, 3, seed); });
     t["relu"].gradient_checks = unary_cases(ops::relu, [](float x) { return std::max(x, 0.f); }, nonzero);
+    t["gelu"].gradient_checks = unary_cases(ops::gelu,
+                                            [](float x) { return 0.5f * x * std::erfc(-x * static_cast<float>(M_SQRT1_2)); },
+                                            [](Shape s, std::uint64_t seed) { return uniform(s, -4, 4, seed); });
     t["silu"].gradient_checks = unary_cases(ops::silu, [](float x) { return x / (1.f + std::exp(-x)); },
                                             [](Shape s, std::uint64_t seed) { return uniform(s, -4, 4, seed); });
     // Kept 0.2 away from both kinks: below 0, inside (0, 6), above 6.

@@ -185,6 +185,7 @@ void register_elementwise_kernels(OpRegistry& r) {
   r.add_kernel("tanh", DeviceType::cpu, unary([](float x) { return std::tanh(x); }));
   r.add_kernel("sigmoid", DeviceType::cpu, unary_vectors([](simd::Vec x) { return simd::sigmoid(x); }));
   r.add_kernel("silu", DeviceType::cpu, unary_vectors([](simd::Vec x) { return simd::silu(x); }));
+  r.add_kernel("gelu", DeviceType::cpu, unary_vectors([](simd::Vec x) { return simd::gelu(x); }));
   r.add_kernel("relu", DeviceType::cpu, unary([](float x) { return x > 0.f ? x : 0.f; }));
   // NaN stays NaN (max and min return their first operand when it does not compare).
   r.add_kernel("relu6", DeviceType::cpu, unary([](float x) { return std::min(std::max(x, 0.f), 6.f); }));
