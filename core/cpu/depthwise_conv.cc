@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/cpu/parallel.h"
+#include "core/cpu/vector_math.h"
 
 namespace strata::cpu {
 namespace {
@@ -30,10 +31,11 @@ TapRange valid_taps(std::int64_t base, std::int64_t dilation, std::int64_t taps,
 }
 
 // Output row (image n, row oy), output channels [o0, o0 + Lanes): each pixel's sums live in
-// `acc`, a fixed-size array the compiler keeps in vector registers (4 with AVX-512, 8 with
-// AVX2 for 64 lanes), and are stored once. With depth_multiplier 1 (every depthwise layer
-// of keras.applications) input and output channels coincide, so the lanes read x and k
-// contiguously; otherwise each lane reads input channel o / dm through `source`.
+// `acc` and are stored once. The generic form, for a depth multiplier above 1 (each lane
+// reads input channel o / dm through `source`) and for the channels left after whole
+// vectors; GCC keeps `acc` on the stack, so the common case is row_block_vectors below.
+// With depth_multiplier 1 (every depthwise layer of keras.applications) input and output
+// channels coincide, and the lanes read x and k contiguously.
 template <int Lanes, bool Multiplied>
 void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
                std::int64_t o0, float* y_row) {
@@ -68,17 +70,12 @@ void row_block(const Geom& g, const float* x_image, const float* k, const float*
   }
 }
 
-// Sixteen floats: one AVX-512 register, two AVX2 ones (the compiler splits it). Loads
-// and stores go through memcpy: the rows of x, k and y are aligned to a float only.
-using Vec = float __attribute__((vector_size(64)));
-using VecMask = std::int32_t __attribute__((vector_size(64)));
-constexpr int kVecLanes = 16;
-inline Vec load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+// One vector register of floats (core/cpu/vector_math.h: 16 with AVX-512, 8 with AVX2).
+// Loads and stores go through memcpy: the rows of x, k and y are aligned to a float only.
+using simd::Vec;
+using simd::load;
+using simd::store;
+constexpr int kVecLanes = simd::kLanes;
 
 // row_block's common case (depth multiplier 1, whole vectors), written with vector types:
 // the accumulators are named registers, which the generic loop's array was not (GCC
@@ -106,20 +103,23 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
     float* out = y_row + ox * g.o + o0;
     for (int v = 0; v < Vectors; ++v) {
       Vec r = acc[v];
-      if (relu) r = reinterpret_cast<Vec>(reinterpret_cast<VecMask>(r) & (r > Vec{}));
+      if (relu) r = simd::select(r > Vec{}, r, Vec{});
       store(out + v * kVecLanes, r);
     }
   }
 }
 
-// Every output channel of one output row, in blocks of 64, then 16, then one.
+// Every output channel of one output row, in blocks of four vectors (64 channels with
+// AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
 template <bool Multiplied>
 void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
                float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
-    for (; o0 + 64 <= g.o; o0 += 64) row_block_vectors<4>(g, x_image, k, bias, relu, oy, o0, y_row);
-    for (; o0 + 16 <= g.o; o0 += 16) row_block_vectors<1>(g, x_image, k, bias, relu, oy, o0, y_row);
+    for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
+      row_block_vectors<4>(g, x_image, k, bias, relu, oy, o0, y_row);
+    }
+    for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) row_block_vectors<1>(g, x_image, k, bias, relu, oy, o0, y_row);
   }
   for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);
   for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);

@@ -1,10 +1,12 @@
-// Elementwise math on 16 floats at a time, for the CPU kernels whose scalar form calls
-// libm once per element: sigmoid and silu spent most of EfficientNetB0's time in
-// expf (issue #37). GCC's vector types make one AVX-512 register of a Vec, two AVX2
-// ones on machines without AVX-512, so one source serves both. Every element of a
-// tensor goes through the same function (a tail shorter than a vector is padded, not
-// left to a scalar loop), so results do not depend on how a tensor is split over
-// threads.
+// Elementwise math on a vector register of floats at a time, for the CPU kernels whose
+// scalar form calls libm once per element: sigmoid and silu spent most of
+// EfficientNetB0's time in expf (issue #37). A Vec is one register of the machine the
+// library is built for (GCC's vector types): 16 floats with AVX-512, else 8 (AVX2; two
+// SSE registers without). Wider than the machine's registers, GCC lowers the integer
+// conversions and shifts of exp() element by element: a 16-float Vec made silu 5x slower
+// on an AVX2 build (55% of EfficientNetB0's time). Every element of a tensor goes through
+// the same function (a tail shorter than a vector is padded, not left to a scalar loop),
+// so results do not depend on how a tensor is split over threads.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +14,13 @@
 
 namespace strata::cpu::simd {
 
-using Vec = float __attribute__((vector_size(64)));
-using Mask = std::int32_t __attribute__((vector_size(64)));
+#if defined(__AVX512F__)
 inline constexpr int kLanes = 16;
+#else
+inline constexpr int kLanes = 8;
+#endif
+using Vec = float __attribute__((vector_size(kLanes * sizeof(float))));
+using Mask = std::int32_t __attribute__((vector_size(kLanes * sizeof(float))));
 
 inline Vec load(const float* p) {
   Vec v;
@@ -86,7 +92,7 @@ inline Vec sigmoid(Vec x) { return 1.0f / (1.0f + exp(-x)); }
 // x·sigmoid(x), as x / (1 + e^−x).
 inline Vec silu(Vec x) { return x / (1.0f + exp(-x)); }
 
-// y[i] = f(x[i]) for i < n, 16 at a time; the tail through a padded vector.
+// y[i] = f(x[i]) for i < n, a vector at a time; the tail through a padded vector.
 template <typename F>
 void apply(const float* x, float* y, std::int64_t n, F f) {
   std::int64_t i = 0;
