@@ -103,7 +103,7 @@ std::vector<Output> run_pass(Graph& graph, const std::vector<Output>& roots, con
   return out;
 }
 
-// 1. The mode resolved.
+// 1. The mode resolved, and copies dropped.
 std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach&, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
@@ -113,6 +113,11 @@ std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots
     }
     if (node.op == "dropout") {  // identity outside training (nn_ops.cc)
       ++report.modes_resolved;
+      return std::vector<Output>{mapped(node.inputs[0])};
+    }
+    // A copy, except of a fed value or a variable: a fetch must stay a computed value.
+    if (node.op == "identity" && !graph.node(mapped(node.inputs[0]).node).def->fed) {
+      ++report.identities_dropped;
       return std::vector<Output>{mapped(node.inputs[0])};
     }
     return std::nullopt;

@@ -4,7 +4,8 @@
 // statistics and selects them by the run's mode); a program compiled to run only in
 // inference mode is compiled from rewritten fetches instead:
 //  1. the mode resolved: training_select reads its inference input, dropout is its input
-//     (so the batch statistics are never computed);
+//     (so the batch statistics are never computed), and an identity (Keras's Identity
+//     layer, a StochasticDepth that drops nothing) is its input;
 //  2. a per-channel affine map folded (BatchNormalization's (x − mean)·scale + beta, and a
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
@@ -28,6 +29,7 @@ struct InferenceRewrites {
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
   int activations_fused = 0;   // relus fused into a conv2d's or dense's epilogue
+  int identities_dropped = 0;  // identity nodes bypassed
 };
 
 // The outputs that compute `roots` in inference mode with the rewrites above, in the same

@@ -96,10 +96,12 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_GE(did.affines_folded, c.at_least.affines_folded);
   EXPECT_GE(did.affines_collapsed, c.at_least.affines_collapsed);
   EXPECT_GE(did.activations_fused, c.at_least.activations_fused);
+  EXPECT_GE(did.identities_dropped, c.at_least.identities_dropped);
   const Program& predict = inference_of(m).predict_program();
   const Graph& graph = inference_of(m).graph();
   EXPECT_EQ(steps_of(predict, graph, "training_select"), 0) << "the batch statistics are never computed";
   EXPECT_EQ(steps_of(predict, graph, "dropout"), 0);
+  EXPECT_EQ(steps_of(predict, graph, "identity"), 0);
 }
 
 Model conv_bn_relu() {
@@ -127,6 +129,7 @@ Model dense_bn_dropout_dense() {
   auto y = layers::Dense(6)(in);
   y = layers::BatchNormalization({.center = false})(y);
   y = layers::Dropout(0.5)(y);
+  y = layers::Identity()(y);
   return Model(in, layers::Dense(3, {.activation = "relu"})(y));
 }
 
@@ -148,8 +151,8 @@ INSTANTIATE_TEST_SUITE_P(
         // both fold into the product's kernel and bias.
         Case{"DepthwiseConv2D_BatchNormalization_relu6", depthwise_bias_bn_relu6, Shape{7, 6, 4},
              {.modes_resolved = 2, .affines_folded = 2}},
-        Case{"Dense_BatchNormalization_Dropout_Dense", dense_bn_dropout_dense, Shape{5},
-             {.modes_resolved = 3, .affines_folded = 1}},
+        Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
+             {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 2, .affines_collapsed = 1}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
