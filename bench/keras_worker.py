@@ -21,6 +21,47 @@ def reply(line):
     PROTOCOL.write(line.replace("\n", " ") + "\n")
 
 
+# resnet20's stage filters and mobilenet_small's stem, blocks (expansion, filters, stride)
+# and head, as bench/workload.h has them.
+RESNET20_FILTERS, RESNET20_BLOCKS_PER_STAGE = (16, 32, 64), 3
+MOBILENET_SMALL_STEM, MOBILENET_SMALL_HEAD = 16, 128
+MOBILENET_SMALL_BLOCKS = ((1, 16, 1), (6, 24, 2), (6, 24, 1), (6, 32, 2), (6, 32, 1), (6, 64, 2))
+
+
+def conv_bn(L, x, filters, kernel, strides=1):
+    """Conv2D without bias, then BatchNormalization (Keras's defaults: momentum 0.99, epsilon 1e-3)."""
+    x = L.Conv2D(filters, kernel, strides=strides, padding="same", use_bias=False)(x)
+    return L.BatchNormalization()(x)
+
+
+def resnet20(keras, x, classes):
+    L = keras.layers
+    inputs = x
+    x = L.Activation("relu")(conv_bn(L, x, RESNET20_FILTERS[0], 3))
+    for stage, filters in enumerate(RESNET20_FILTERS):
+        for block in range(RESNET20_BLOCKS_PER_STAGE):
+            strides = 2 if stage > 0 and block == 0 else 1
+            shortcut = x if strides == 1 else conv_bn(L, x, filters, 1, strides)
+            y = conv_bn(L, L.Activation("relu")(conv_bn(L, x, filters, 3, strides)), filters, 3)
+            x = L.Activation("relu")(L.Add()([y, shortcut]))
+    return keras.Model(inputs, L.Dense(classes)(L.GlobalAveragePooling2D()(x)))
+
+
+def mobilenet_small(keras, x, classes):
+    L = keras.layers
+    inputs = x
+    x = L.Activation("relu6")(conv_bn(L, x, MOBILENET_SMALL_STEM, 3))
+    channels = MOBILENET_SMALL_STEM
+    for expansion, filters, strides in MOBILENET_SMALL_BLOCKS:
+        y = x if expansion == 1 else L.Activation("relu6")(conv_bn(L, x, channels * expansion, 1))
+        y = L.DepthwiseConv2D(3, strides=strides, padding="same", use_bias=False)(y)
+        y = conv_bn(L, L.Activation("relu6")(L.BatchNormalization()(y)), filters, 1)
+        x = L.Add()([x, y]) if strides == 1 and channels == filters else y
+        channels = filters
+    x = L.Activation("relu6")(conv_bn(L, x, MOBILENET_SMALL_HEAD, 1))
+    return keras.Model(inputs, L.Dense(classes)(L.GlobalAveragePooling2D()(x)))
+
+
 class Bench:
     """One workload's model and data (see bench/workload.h for the models)."""
 
@@ -38,6 +79,8 @@ class Bench:
                             L.Dropout(0.5), L.Dense(classes)],
             "dense": lambda: [L.Dense(units)],
             "transformer": lambda: None,
+            "resnet20": lambda: None,
+            "mobilenet_small": lambda: None,
         }[kind]()
         shape = tuple(w["sample_shape"])
         if kind == "transformer":
@@ -45,6 +88,9 @@ class Bench:
             attended = L.MultiHeadAttention(num_heads=units, key_dim=shape[1] // units)(x, x)
             normed = L.LayerNormalization()(L.Add()([x, attended]))
             self.model = keras.Model(x, L.Dense(classes)(L.GlobalAveragePooling1D()(normed)))
+        elif kind in ("resnet20", "mobilenet_small"):
+            build = resnet20 if kind == "resnet20" else mobilenet_small
+            self.model = build(keras, keras.Input(shape=shape), classes)
         else:
             self.model = keras.Sequential([keras.Input(shape=shape)] + body)
         if kind == "dense":
@@ -54,7 +100,7 @@ class Bench:
                                loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         rng = np.random.default_rng(0)
         n = w["samples"]
-        if kind == "cnn":
+        if kind in ("cnn", "resnet20", "mobilenet_small"):  # pixels
             self.x = rng.uniform(0.0, 1.0, (n,) + shape).astype(np.float32)
         else:
             self.x = rng.standard_normal((n,) + shape, dtype=np.float32)

@@ -13,6 +13,98 @@
 namespace strata::bench {
 namespace {
 
+// Conv2d without bias then BatchNorm2d with Keras's settings (momentum 0.99 there is
+// torch's 0.01: torch weighs the batch by its momentum, Keras the moving value). torch
+// pads 'same' symmetrically (padding k/2) where Keras pads a stride-2 conv on an even
+// side at the bottom and right only: the same shapes and products, one pixel shifted.
+struct ConvBn : torch::nn::Module {
+  ConvBn(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride = 1, std::int64_t groups = 1)
+      : conv(register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
+                                                           .stride(stride)
+                                                           .padding(kernel / 2)
+                                                           .groups(groups)
+                                                           .bias(false)))),
+        bn(register_module("bn",
+                           torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out).momentum(0.01).eps(1e-3)))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return bn(conv(x)); }
+  torch::nn::Conv2d conv;
+  torch::nn::BatchNorm2d bn;
+};
+
+// resnet20's basic block (workload.h): a projection shortcut when `stride` is 2.
+struct BasicBlock : torch::nn::Module {
+  BasicBlock(std::int64_t in, std::int64_t filters, std::int64_t stride)
+      : conv1(register_module("conv1", std::make_shared<ConvBn>(in, filters, 3, stride))),
+        conv2(register_module("conv2", std::make_shared<ConvBn>(filters, filters, 3))) {
+    if (stride != 1) shortcut = register_module("shortcut", std::make_shared<ConvBn>(in, filters, 1, stride));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    const torch::Tensor y = conv2->forward(torch::relu(conv1->forward(x)));
+    return torch::relu(y + (shortcut ? shortcut->forward(x) : x));
+  }
+  std::shared_ptr<ConvBn> conv1, conv2, shortcut;
+};
+
+// mobilenet_small's inverted residual block (workload.h).
+struct InvertedResidualBlock : torch::nn::Module {
+  InvertedResidualBlock(std::int64_t in, const InvertedResidual& b)
+      : residual(b.stride == 1 && in == b.filters) {
+    const std::int64_t hidden = in * b.expansion;
+    if (b.expansion != 1) expand = register_module("expand", std::make_shared<ConvBn>(in, hidden, 1));
+    depthwise = register_module("depthwise", std::make_shared<ConvBn>(hidden, hidden, 3, b.stride, hidden));
+    project = register_module("project", std::make_shared<ConvBn>(hidden, b.filters, 1));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor y = expand ? torch::relu6(expand->forward(x)) : x;
+    y = project->forward(torch::relu6(depthwise->forward(y)));
+    return residual ? x + y : y;
+  }
+  bool residual;
+  std::shared_ptr<ConvBn> expand, depthwise, project;
+};
+
+// resnet20 and mobilenet_small: a stem, the blocks in order, a head, global average
+// pooling and the classifier.
+struct BlockNet : torch::nn::Module {
+  explicit BlockNet(const Workload& w) : six(w.kind == Kind::mobilenet_small) {
+    const std::int64_t in = w.sample_shape[2];
+    std::int64_t channels = 0;
+    if (w.kind == Kind::resnet20) {
+      channels = kResNet20Filters[0];
+      stem = register_module("stem", std::make_shared<ConvBn>(in, channels, 3));
+      for (std::size_t stage = 0; stage < std::size(kResNet20Filters); ++stage) {
+        for (int block = 0; block < kResNet20BlocksPerStage; ++block) {
+          const std::int64_t stride = stage > 0 && block == 0 ? 2 : 1;
+          blocks->push_back(std::make_shared<BasicBlock>(channels, kResNet20Filters[stage], stride));
+          channels = kResNet20Filters[stage];
+        }
+      }
+    } else {
+      channels = kMobileNetSmallStem;
+      stem = register_module("stem", std::make_shared<ConvBn>(in, channels, 3));
+      for (const InvertedResidual& b : kMobileNetSmallBlocks) {
+        blocks->push_back(std::make_shared<InvertedResidualBlock>(channels, b));
+        channels = b.filters;
+      }
+      head_conv = register_module("head_conv", std::make_shared<ConvBn>(channels, kMobileNetSmallHead, 1));
+      channels = kMobileNetSmallHead;
+    }
+    register_module("blocks", blocks);
+    head = register_module("head", torch::nn::Linear(channels, w.classes));
+  }
+  torch::Tensor activation(const torch::Tensor& x) const { return six ? torch::relu6(x) : torch::relu(x); }
+  torch::Tensor forward(torch::Tensor x) {
+    x = activation(stem->forward(x));
+    x = blocks->forward(x);
+    if (head_conv) x = activation(head_conv->forward(x));
+    return head(x.mean({2, 3}));
+  }
+  bool six;  // ReLU6 (mobilenet_small) or ReLU (resnet20)
+  std::shared_ptr<ConvBn> stem, head_conv;
+  torch::nn::Sequential blocks;
+  torch::nn::Linear head{nullptr};
+};
+
 // One module for every workload: the layers a Kind does not use stay empty (nullptr
 // holders) and are not registered.
 struct Net : torch::nn::Module {
@@ -50,6 +142,10 @@ struct Net : torch::nn::Module {
         head = register_module("head", torch::nn::Linear(dim, w.classes));
         break;
       }
+      case Kind::resnet20:
+      case Kind::mobilenet_small:
+        blocks = register_module("net", std::make_shared<BlockNet>(w));
+        break;
     }
   }
 
@@ -76,6 +172,9 @@ struct Net : torch::nn::Module {
         torch::Tensor attended = std::get<0>(attention->forward(t, t, t, {}, /*need_weights=*/false));
         return head(norm(x + attended.transpose(0, 1)).mean(1));
       }
+      case Kind::resnet20:
+      case Kind::mobilenet_small:
+        return blocks->forward(x);
     }
     return x;
   }
@@ -87,12 +186,11 @@ struct Net : torch::nn::Module {
   torch::nn::Dropout drop{nullptr};
   torch::nn::MultiheadAttention attention{nullptr};
   torch::nn::LayerNorm norm{nullptr};
+  std::shared_ptr<BlockNet> blocks;
 };
 
-// libtorch's tensor shape for `rows` samples: NCHW for the cnn (NHWC with C = 1 is the
-// same data, only the view differs), the workload's own shape otherwise.
+// The workload's shape for `rows` samples, as the data is stored (NHWC for images).
 std::vector<std::int64_t> dims_of(const Workload& w, std::int64_t rows) {
-  if (w.kind == Kind::cnn) return {rows, 1, w.sample_shape[0], w.sample_shape[1]};
   std::vector<std::int64_t> dims{rows};
   dims.insert(dims.end(), w.sample_shape.begin(), w.sample_shape.end());
   return dims;
@@ -102,6 +200,15 @@ template <typename T>
 torch::Tensor copy_of(const std::vector<T>& src, std::int64_t offset, std::vector<std::int64_t> dims,
                       torch::Dtype dtype) {
   return torch::from_blob(const_cast<T*>(src.data() + offset), dims, dtype).clone();
+}
+
+// `rows` samples of x from `first` on as libtorch's model takes them: images as NCHW
+// (torch's default layout), the same pixels. A clone in the contiguous format, not
+// .contiguous(): with one channel the permuted view already counts as contiguous but
+// keeps channels-last strides, which would send the cnn's convolutions down another path.
+torch::Tensor inputs_of(const Workload& w, const Data& data, std::int64_t first, std::int64_t rows) {
+  torch::Tensor x = copy_of(data.x, first * w.sample_size(), dims_of(w, rows), torch::kFloat32);
+  return w.images() ? x.permute({0, 3, 1, 2}).clone(torch::MemoryFormat::Contiguous) : x;
 }
 
 class TorchRunner : public Runner {
@@ -116,17 +223,16 @@ class TorchRunner : public Runner {
       optimizer_ =
           std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(w.learning_rate));
     }
-    const std::int64_t row = w.sample_size();
     for (std::int64_t b = 0; b < w.batches(); ++b) {
       const std::int64_t first = b * w.batch_size;
-      x_.push_back(copy_of(data.x, first * row, dims_of(w, w.batch_size), torch::kFloat32).to(device_));
+      x_.push_back(inputs_of(w, data, first, w.batch_size).to(device_));
       y_.push_back((w.kind == Kind::dense
                         ? copy_of(data.targets, first * w.units, {w.batch_size, w.units}, torch::kFloat32)
                         : copy_of(data.labels, first, {w.batch_size}, torch::kInt64))
                        .to(device_));
     }
     for (std::int64_t r = 0; r < std::min(kSingleRows, w.samples); ++r) {
-      singles_.push_back(copy_of(data.x, r * row, dims_of(w, 1), torch::kFloat32).to(device_));
+      singles_.push_back(inputs_of(w, data, r, 1).to(device_));
     }
   }
 

@@ -2,6 +2,7 @@
 #include "bench/workload.h"
 
 #include <chrono>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -12,6 +13,54 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One convolution's multiply-adds per sample: each of its side x side x filters outputs
+// is a dot product `depth` long (kernel height x width x input channels; kernel height
+// x width for a depthwise conv, whose outputs each read one channel).
+double conv_multiply_adds(std::int64_t side, std::int64_t filters, std::int64_t depth) {
+  return static_cast<double>(side * side * filters * depth);
+}
+
+// resnet20's products (workload.h): the stem on the data, then each block's two 3x3
+// convs, and a first block's 1x1 projection where it has one, then the Dense.
+std::vector<Product> resnet20_products(const Workload& w) {
+  std::int64_t side = w.sample_shape[0], channels = w.sample_shape[2];
+  std::vector<Product> out{{conv_multiply_adds(side, kResNet20Filters[0], 9 * channels), true}};
+  channels = kResNet20Filters[0];
+  for (std::size_t stage = 0; stage < std::size(kResNet20Filters); ++stage) {
+    const std::int64_t filters = kResNet20Filters[stage];
+    for (int block = 0; block < kResNet20BlocksPerStage; ++block) {
+      const bool down = stage > 0 && block == 0;
+      if (down) side /= 2;
+      out.push_back({conv_multiply_adds(side, filters, 9 * channels), false});
+      out.push_back({conv_multiply_adds(side, filters, 9 * filters), false});
+      if (down) out.push_back({conv_multiply_adds(side, filters, channels), false});
+      channels = filters;
+    }
+  }
+  out.push_back({static_cast<double>(channels * w.classes), false});
+  return out;
+}
+
+// mobilenet_small's products (workload.h): the stem on the data; each block's 1x1
+// expansion (none at expansion 1), 3x3 depthwise conv (at the block's output size) and
+// 1x1 projection; the 1x1 head conv; the Dense.
+std::vector<Product> mobilenet_small_products(const Workload& w) {
+  std::int64_t side = w.sample_shape[0], channels = w.sample_shape[2];
+  std::vector<Product> out{{conv_multiply_adds(side, kMobileNetSmallStem, 9 * channels), true}};
+  channels = kMobileNetSmallStem;
+  for (const InvertedResidual& b : kMobileNetSmallBlocks) {
+    const std::int64_t hidden = channels * b.expansion;
+    if (b.expansion != 1) out.push_back({conv_multiply_adds(side, hidden, channels), false});
+    side /= b.stride;
+    out.push_back({conv_multiply_adds(side, hidden, 9), false});
+    out.push_back({conv_multiply_adds(side, b.filters, hidden), false});
+    channels = b.filters;
+  }
+  out.push_back({conv_multiply_adds(side, kMobileNetSmallHead, channels), false});
+  out.push_back({static_cast<double>(kMobileNetSmallHead * w.classes), false});
+  return out;
+}
 
 }  // namespace
 
@@ -32,10 +81,16 @@ std::int64_t Workload::sample_size() const {
   return n;
 }
 
+bool Workload::images() const { return kind == Kind::cnn || kind == Kind::resnet20 || kind == Kind::mobilenet_small; }
+
 // The model's products (workload.h lists the models). Elementwise work (biases,
 // activations, gate nonlinearities, softmax, pooling, layer normalization, the
 // optimizer's update, the loss) is left out: next to the products it is a few percent of
-// the flops, and it is bound by memory, not by FMA throughput.
+// the flops, and it is bound by memory, not by FMA throughput (in resnet20 and
+// mobilenet_small, whose products are convolutions, BatchNormalization, ReLU and the
+// residual sums are more than that: elementwise too, not counted). A convolution counts
+// as the product it is: its outputs' dot products over the kernel's window
+// (conv_multiply_adds), a depthwise conv's too, although its dot products are only 9 long.
 std::vector<Product> products(const Workload& w) {
   const auto d = [](std::int64_t v) { return static_cast<double>(v); };
   switch (w.kind) {
@@ -76,6 +131,10 @@ std::vector<Product> products(const Workload& w) {
               {timesteps * dim * dim, false},
               {dim * d(w.classes), false}};
     }
+    case Kind::resnet20:
+      return resnet20_products(w);
+    case Kind::mobilenet_small:
+      return mobilenet_small_products(w);
   }
   return {};
 }
@@ -93,7 +152,7 @@ double Workload::predict_flops_per_sample() const {
 }
 
 std::string Workload::to_json() const {
-  static const char* kKinds[] = {"mlp", "lstm", "bilstm", "cnn", "dense", "transformer"};
+  static const char* kKinds[] = {"mlp", "lstm", "bilstm", "cnn", "dense", "transformer", "resnet20", "mobilenet_small"};
   std::ostringstream s;
   s << "{\"name\": \"" << name << "\", \"kind\": \"" << kKinds[static_cast<int>(kind)] << "\", \"sample_shape\": [";
   for (std::size_t i = 0; i < sample_shape.size(); ++i) s << (i ? ", " : "") << sample_shape[i];
@@ -103,7 +162,9 @@ std::string Workload::to_json() const {
   return s.str();
 }
 
-std::vector<std::string> workload_names() { return {"mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer"}; }
+std::vector<std::string> workload_names() {
+  return {"mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer", "resnet20", "mobilenet_small"};
+}
 
 Workload make_workload(const std::string& name, int threads, bool quick, BenchDevice device) {
   Workload w;
@@ -142,8 +203,14 @@ Workload make_workload(const std::string& name, int threads, bool quick, BenchDe
     w.units = 4;  // heads of 16
     w.batch_size = gpu ? 128 : 32;
     full_batches = 20;
+  } else if (name == "resnet20" || name == "mobilenet_small") {  // issue #37: CNN training, CIFAR-sized
+    w.kind = name == "resnet20" ? Kind::resnet20 : Kind::mobilenet_small;
+    w.sample_shape = {32, 32, 3};
+    w.batch_size = gpu ? 512 : 128;  // as the cnn's
+    full_batches = 4;
   } else {
-    throw std::invalid_argument("unknown workload '" + name + "' (known: mlp, lstm, bilstm, cnn, dense4096, transformer)");
+    throw std::invalid_argument("unknown workload '" + name +
+                                "' (known: mlp, lstm, bilstm, cnn, dense4096, transformer, resnet20, mobilenet_small)");
   }
   w.samples = w.batch_size * (quick ? 2 : full_batches);
   return w;
@@ -172,7 +239,7 @@ Data make_data(const Workload& w, unsigned seed) {
   std::uniform_int_distribution<std::int64_t> label(0, w.classes - 1);
   Data d;
   d.x.resize(static_cast<std::size_t>(w.samples * w.sample_size()));
-  for (float& v : d.x) v = w.kind == Kind::cnn ? pixel(rng) : normal(rng);
+  for (float& v : d.x) v = w.images() ? pixel(rng) : normal(rng);
   if (w.kind == Kind::dense) {
     d.targets.resize(static_cast<std::size_t>(w.samples * w.units));
     for (float& v : d.targets) v = normal(rng);

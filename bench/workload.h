@@ -19,7 +19,7 @@ namespace strata::bench {
 // How many distinct batch-1 inputs predict_one() cycles through.
 inline constexpr std::int64_t kSingleRows = 64;
 
-enum class Kind { mlp, lstm, bilstm, cnn, dense, transformer };
+enum class Kind { mlp, lstm, bilstm, cnn, dense, transformer, resnet20, mobilenet_small };
 
 // One model, its data shape and its training set-up. Every framework builds the same
 // model from this:
@@ -31,9 +31,20 @@ enum class Kind { mlp, lstm, bilstm, cnn, dense, transformer };
 //   dense:  one linear Dense(units) on (units,), MSE against random targets, plain SGD
 //   transformer: x + MultiHeadAttention(heads = units, key_dim = dim / units)(x, x),
 //           LayerNormalization, GlobalAveragePooling1D, Dense(classes) on (timesteps, dim)
+//   resnet20: the CIFAR ResNet-20 on (32, 32, 3): Conv2D(16,3,same)-BN-ReLU, then 3 stages
+//           (kResNet20Filters) of 3 basic blocks, conv3x3-BN-ReLU-conv3x3-BN, Add with the
+//           shortcut, ReLU; a stage's first block from stage 2 on has stride 2 and a 1x1
+//           stride-2 conv+BN shortcut; GlobalAveragePooling2D, Dense(classes)
+//   mobilenet_small: a small MobileNetV2 on (32, 32, 3): Conv2D(16,3,same)-BN-ReLU6, the
+//           inverted residual blocks of kMobileNetSmallBlocks (1x1 expand-BN-ReLU6, left
+//           out at expansion 1; DepthwiseConv2D 3x3-BN-ReLU6; 1x1 project-BN; Add with the
+//           input when stride 1 and channels match), Conv2D(128,1)-BN-ReLU6,
+//           GlobalAveragePooling2D, Dense(classes)
+// In the last two every conv before a BatchNormalization has no bias, and BN is Keras's
+// default (momentum 0.99, epsilon 1e-3; libtorch's momentum 0.01 is the same update).
 // Classifiers train with Adam and sparse categorical crossentropy from logits.
 struct Workload {
-  std::string name;  // "mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer"
+  std::string name;  // "mlp", "lstm", "bilstm", "cnn", "dense4096", "transformer", "resnet20", "mobilenet_small"
   Kind kind = Kind::mlp;
   std::vector<std::int64_t> sample_shape;  // one input sample, without the batch axis
   std::int64_t units = 0;  // attention heads for the transformer
@@ -45,6 +56,7 @@ struct Workload {
   BenchDevice device = BenchDevice::cpu;  // where Strata's and libtorch's models run
 
   std::int64_t sample_size() const;  // floats per input sample
+  bool images() const;  // cnn, resnet20, mobilenet_small: pixels, (height, width, channels)
   std::int64_t batches() const { return samples / batch_size; }
   // Floating-point operations per sample of a training step and of inference, counted
   // from the model's matrix products (2 per multiply-add; elementwise work left out):
@@ -57,6 +69,17 @@ struct Workload {
   // The workload as the Keras worker's `setup` line wants it: one JSON object.
   std::string to_json() const;
 };
+
+// resnet20's stages: the filters of each stage's 3 basic blocks.
+inline constexpr std::int64_t kResNet20Filters[] = {16, 32, 64};
+inline constexpr int kResNet20BlocksPerStage = 3;
+// mobilenet_small: its stem's and head's filters and its inverted residual blocks.
+inline constexpr std::int64_t kMobileNetSmallStem = 16, kMobileNetSmallHead = 128;
+struct InvertedResidual {
+  std::int64_t expansion, filters, stride;
+};
+inline constexpr InvertedResidual kMobileNetSmallBlocks[] = {{1, 16, 1}, {6, 24, 2}, {6, 24, 1},
+                                                             {6, 32, 2}, {6, 32, 1}, {6, 64, 2}};
 
 // One matrix product a model computes per sample, counted by its multiply-adds.
 // Training runs it forward (2 flops per multiply-add) and backward: the gradient of each
@@ -78,12 +101,14 @@ std::vector<std::string> split_list(const std::string& list);
 
 // The suite's workloads by name; --quick shrinks every one to a smoke-test size. On
 // cuda (without --quick) the batches are larger, as a GPU needs to be busy: mlp 1024,
-// lstm and bilstm 256, cnn 512, transformer 128, dense4096 4096; the models are the same.
+// lstm and bilstm 256, cnn, resnet20 and mobilenet_small 512, transformer 128, dense4096
+// 4096; the models are the same.
 std::vector<std::string> workload_names();
 Workload make_workload(const std::string& name, int threads, bool quick, BenchDevice device = BenchDevice::cpu);
 
-// Random data, row-major. x (samples, sample_shape...): N(0, 1), or U(0, 1) for the cnn
-// (pixels); labels (samples,) in [0, classes) for classifiers; targets (samples, units)
+// Random data, row-major. x (samples, sample_shape...): N(0, 1), or U(0, 1) for the cnn,
+// resnet20 and mobilenet_small (pixels, NHWC); labels (samples,) in [0, classes) for
+// classifiers; targets (samples, units)
 // N(0, 1) for dense.
 struct Data {
   std::vector<float> x;

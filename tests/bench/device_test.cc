@@ -66,7 +66,8 @@ TEST(BenchDevice, FirstLineKeepsAOneLineMessageWhole) {
 
 TEST(BenchDevice, TheGpuTrainsLargerBatchesOfTheSameModels) {
   const std::vector<std::pair<std::string, std::int64_t>> gpu_batches{
-      {"mlp", 1024}, {"lstm", 256}, {"bilstm", 256}, {"cnn", 512}, {"transformer", 128}, {"dense4096", 4096}};
+      {"mlp", 1024}, {"lstm", 256}, {"bilstm", 256}, {"cnn", 512}, {"transformer", 128}, {"dense4096", 4096},
+      {"resnet20", 512}, {"mobilenet_small", 512}};
   for (const auto& [name, batch] : gpu_batches) {
     const Workload cpu = make_workload(name, 2, false);
     const Workload gpu = make_workload(name, 2, false, BenchDevice::cuda);

@@ -56,5 +56,33 @@ TEST(WorkloadFlops, TransformerCountsProjectionsAndBothAttentionProducts) {
   EXPECT_DOUBLE_EQ(w.train_flops_per_sample(), 2 * (2 * qkv + 3 * rest));
 }
 
+TEST(WorkloadFlops, ResNet20CountsItsConvolutionsAsThePublished41MillionMultiplyAdds) {
+  const Workload w = make_workload("resnet20", 2, false);  // 32x32x3
+  const double stem = 32.0 * 32 * 16 * 3 * 3 * 3;          // on the data
+  const double full = 2359296;  // every 3x3 conv whose input has its output's channels, at every stage
+  const double stride2 = 16.0 * 16 * 32 * 3 * 3 * 16 + 8.0 * 8 * 64 * 3 * 3 * 32;  // the stages' first convs
+  const double projections = 16.0 * 16 * 32 * 16 + 8.0 * 8 * 64 * 32;              // 1x1, stride 2
+  const double rest = 16 * full + stride2 + projections + 64.0 * 10;
+  EXPECT_DOUBLE_EQ(stem + rest, 40813184);  // ~41M, as the ResNet paper's CIFAR models count
+  EXPECT_DOUBLE_EQ(w.predict_flops_per_sample(), 2 * (stem + rest));
+  EXPECT_DOUBLE_EQ(w.train_flops_per_sample(), 2 * (2 * stem + 3 * rest));
+}
+
+TEST(WorkloadFlops, MobileNetSmallCountsExpansionsDepthwiseConvsAndProjections) {
+  const Workload w = make_workload("mobilenet_small", 2, false);  // 32x32x3
+  const double stem = 32.0 * 32 * 16 * 3 * 3 * 3;
+  const double blocks[] = {
+      32.0 * 32 * 16 * 9 + 32.0 * 32 * 16 * 16,                             // (1, 16, 1): no expansion
+      32.0 * 32 * 96 * 16 + 16.0 * 16 * 96 * 9 + 16.0 * 16 * 24 * 96,       // (6, 24, 2)
+      16.0 * 16 * 144 * 24 + 16.0 * 16 * 144 * 9 + 16.0 * 16 * 24 * 144,    // (6, 24, 1)
+      16.0 * 16 * 144 * 24 + 8.0 * 8 * 144 * 9 + 8.0 * 8 * 32 * 144,        // (6, 32, 2)
+      8.0 * 8 * 192 * 32 + 8.0 * 8 * 192 * 9 + 8.0 * 8 * 32 * 192,          // (6, 32, 1)
+      8.0 * 8 * 192 * 32 + 4.0 * 4 * 192 * 9 + 4.0 * 4 * 64 * 192};         // (6, 64, 2)
+  double rest = 4.0 * 4 * 128 * 64 + 128.0 * 10;  // the 1x1 head conv, the Dense
+  for (double b : blocks) rest += b;
+  EXPECT_DOUBLE_EQ(w.predict_flops_per_sample(), 2 * (stem + rest));
+  EXPECT_DOUBLE_EQ(w.train_flops_per_sample(), 2 * (2 * stem + 3 * rest));
+}
+
 }  // namespace
 }  // namespace strata::bench
