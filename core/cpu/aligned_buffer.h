@@ -25,6 +25,9 @@ class AlignedBuffer {
     return data_;
   }
 
+  // What the last reserve returned (null before the first).
+  const float* get() const { return data_; }
+
  private:
   float* data_ = nullptr;
   std::size_t capacity_ = 0;

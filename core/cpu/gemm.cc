@@ -181,6 +181,21 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   pool().run(threads, part);
 }
 
+void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c, std::int64_t ldc) {
+  const std::int64_t n = b.n(), k = b.k();
+  if (m == 0 || n == 0) return;
+  const int threads = num_threads();
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (threads <= 1 || flops < 4e6 || m < 2 * 16) return packed_gemm_prepacked(m, a, lda, b, c, ldc, false);
+  const std::int64_t grain = 16;
+  const std::int64_t per = (m + threads * grain - 1) / (threads * grain) * grain;
+  auto part = [&](int t) {
+    const std::int64_t begin = std::min(m, t * per), end = std::min(m, begin + per);
+    if (begin < end) packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false);
+  };
+  pool().run(threads, part);
+}
+
 void gemm_serial(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
                  const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
   if (m == 0 || n == 0) return;

@@ -316,9 +316,12 @@ void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
 }
 
 // The blocked product with B slivers of 16·kVecs columns (see packed_gemm).
+// With `packed`, B was packed by PackedB::pack (b and tb unused): its blocks are read
+// where they lie instead of being packed here.
 template <int kVecs>
 void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                     std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+                     std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                     const PackedB* packed = nullptr) {
   constexpr std::int64_t kWidth = 16 * kVecs;
   thread_local AlignedBuffer a_buffer, b_buffer;
   // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
@@ -345,12 +348,17 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
       pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
       for (std::int64_t jc = 0; jc < n; jc += col_step) {
         const std::int64_t nc = std::min(col_step, n - jc);
-        pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+        const float* bb = bp;
+        if (packed) {
+          bb = packed->block(pc / depth_step, jc / col_step);
+        } else {
+          pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+        }
         for (std::int64_t ir = 0; ir < m; ir += kRows) {
           const SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
           const std::int64_t rows = std::min(kRows, m - ir);
           for (std::int64_t jr = 0; jr < nc; jr += kWidth) {
-            tile<true, kVecs>(kc, sliver, bp + (jr / kWidth) * kc * kWidth, c + ir * ldc + jc + jr, ldc, rows,
+            tile<true, kVecs>(kc, sliver, bb + (jr / kWidth) * kc * kWidth, c + ir * ldc + jc + jr, ldc, rows,
                               std::min(kWidth, nc - jr), add);
           }
         }
@@ -363,7 +371,12 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
     for (std::int64_t pc = 0; pc < k; pc += depth_step) {
       const std::int64_t kc = std::min(depth_step, k - pc);
       const bool add = accumulate || pc > 0;
-      pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+      const float* bb = bp;
+      if (packed) {
+        bb = packed->block(pc / depth_step, jc / col_step);
+      } else {
+        pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+      }
       for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
         const std::int64_t mc = std::min(kBlockRows, m - ic);
         const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
@@ -382,7 +395,7 @@ void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int6
           }
           const auto run = sliver.row_stride == 1 ? tile<true, kVecs> : tile<false, kVecs>;
           for (std::int64_t jr = 0; jr < nc; jr += kWidth) {
-            run(kc, sliver, bp + (jr / kWidth) * kc * kWidth, c + (ic + ir) * ldc + jc + jr, ldc, rows,
+            run(kc, sliver, bb + (jr / kWidth) * kc * kWidth, c + (ic + ir) * ldc + jc + jr, ldc, rows,
                 std::min(kWidth, nc - jr), add);
           }
         }
@@ -504,6 +517,52 @@ void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t 
   blocked_product<2>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
+// The blocking blocked_product uses for a k×n op(B): blocks of k, and of columns.
+void PackedB::pack(bool tb, std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb) {
+  k_ = k;
+  n_ = n;
+  offsets_.clear();
+  if (k <= 0 || n <= 0) {
+    n_ = 0;
+    return;
+  }
+  const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
+  const std::int64_t depth_step = (k + blocks_of_k - 1) / blocks_of_k;
+  const std::int64_t col_step = block_columns(depth_step);
+  const std::int64_t width = n <= 16 ? 16 : 32;
+  column_blocks_ = (n + col_step - 1) / col_step;
+  std::int64_t total = 0;
+  for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+    for (std::int64_t jc = 0; jc < n; jc += col_step) {
+      offsets_.push_back(total);
+      const std::int64_t kc = std::min(depth_step, k - pc), nc = std::min(col_step, n - jc);
+      total += (nc + width - 1) / width * width * kc;
+    }
+  }
+  float* out = data_.reserve(static_cast<std::size_t>(total));
+  std::size_t block = 0;
+  for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+    for (std::int64_t jc = 0; jc < n; jc += col_step) {
+      const std::int64_t kc = std::min(depth_step, k - pc), nc = std::min(col_step, n - jc);
+      const float* src = tb ? b + jc * ldb + pc : b + pc * ldb + jc;
+      float* dst = out + offsets_[block++];
+      if (width == 16) {
+        pack_b<1>(tb, src, ldb, kc, nc, dst);
+      } else {
+        pack_b<2>(tb, src, ldb, kc, nc, dst);
+      }
+    }
+  }
+}
+
+void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
+                           std::int64_t ldc, bool accumulate) {
+  const std::int64_t n = b.n(), k = b.k();
+  if (m <= 0 || n <= 0) return;
+  if (n <= 16) return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
+  blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
+}
+
 #else  // no AVX-512: cpu::gemm uses Eigen's kernel
 
 bool packed_gemm_available() noexcept { return false; }
@@ -513,6 +572,12 @@ std::int64_t packed_gemm_max_depth() noexcept { return 0; }
 void packed_gemm(bool, bool, std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t, const float*,
                  std::int64_t, float*, std::int64_t, bool) {
   std::abort();  // callers check packed_gemm_available() first
+}
+
+void PackedB::pack(bool, std::int64_t, std::int64_t, const float*, std::int64_t) { std::abort(); }
+
+void packed_gemm_prepacked(std::int64_t, const float*, std::int64_t, const PackedB&, float*, std::int64_t, bool) {
+  std::abort();
 }
 
 #endif

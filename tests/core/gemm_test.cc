@@ -121,6 +121,42 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
   }
 }
 
+// B packed once (a layer's weights, cpu::PackedB) gives exactly the product of packing it
+// on every call: the same blocks in the same order, so the same sums. Over several blocks
+// of k and of columns, the 16-wide tile, a B stored transposed, accumulation, and more rows
+// than one block of A (240); then split over the threads against the naive product.
+TEST(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
+  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+  const int deep = static_cast<int>(cpu::packed_gemm_max_depth() + 22);
+  for (const auto& [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {25, 10, 33}, {50, 300, 20}, {13, 70, deep}, {30, 530, 17}, {26, 530, deep}, {300, 40, 27}, {7, 3, 2}}) {
+    for (int t = 0; t < 4; ++t) {
+      const bool tb = t & 1, accumulate = t & 2;
+      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tb=" << tb << " accumulate=" << accumulate);
+      auto a = random_values(m * k, 41 + t), b = random_values(k * n, 51 + t);
+      const int ldb = tb ? k : n, ldc = n + 3;
+      std::vector<float> want(static_cast<std::size_t>(m * ldc), 0.5f), got = want;
+      cpu::packed_gemm(false, tb, m, n, k, a.data(), k, b.data(), ldb, want.data(), ldc, accumulate);
+      cpu::PackedB packed;
+      packed.pack(tb, k, n, b.data(), ldb);
+      cpu::packed_gemm_prepacked(m, a.data(), k, packed, got.data(), ldc, accumulate);
+      ASSERT_EQ(got, want);
+    }
+  }
+  const int m = 200, n = 530, k = deep;
+  auto a = random_values(m * k, 61), b = random_values(k * n, 71);
+  cpu::PackedB packed;
+  packed.pack(false, k, n, b.data(), n);
+  std::vector<float> c(static_cast<std::size_t>(m * n));
+  cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double expected = naive_element(false, false, k, a, k, b, n, i, j);
+      ASSERT_NEAR(c[i * n + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
+    }
+  }
+}
+
 // B stored k × n whose rows are a page (1024 floats) or more apart is packed row by row
 // rather than sliver by sliver: with a B as wide as that (1030 columns, two blocks of
 // columns, a partial last sliver) and with narrow products read out of a wide B (ldb

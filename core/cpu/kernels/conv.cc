@@ -179,10 +179,41 @@ void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, boo
   }
 }
 
-void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu) {
+// The kernel packed as the GEMM reads it (cpu::PackedB), kept between runs while the
+// kernel's tensor is unchanged (Tensor::version): an inference program's weights are
+// packed once, a training step's once a step instead of once per block of positions.
+struct PackedKernel : KernelCache {
+  cpu::PackedB packed;
+  Tensor::Version version;
+};
+
+// The step's packed kernel, or null where the packed GEMM is not built in, the
+// convolution has groups, or a product is one row (the matrix-vector kernel's).
+const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
+  if (!cpu::packed_gemm_available() || g.groups != 1 || g.n * g.rows() <= 1) return nullptr;
+  auto* cache = dynamic_cast<PackedKernel*>(ctx.cache.get());
+  if (!cache) {
+    ctx.cache = std::make_unique<PackedKernel>();
+    cache = static_cast<PackedKernel*>(ctx.cache.get());
+  }
+  const Tensor& k = ctx.input(1);
+  if (cache->packed.empty() || cache->version != k.version() || cache->packed.k() != g.kdim() ||
+      cache->packed.n() != g.o) {
+    cache->packed.pack(false, g.kdim(), g.o, k.data<float>(), g.o);
+    cache->version = k.version();
+  }
+  return &cache->packed;
+}
+
+void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu,
+                    const cpu::PackedB* packed = nullptr) {
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
-    cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
+    if (packed) {
+      cpu::gemm_prepacked(rows, x, g.c, *packed, y, g.o);
+    } else {
+      cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
+    }
     cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
                       std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
     return;
@@ -198,7 +229,9 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     float* yb = y + p0 * g.o;
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, p0, p1, gi, cols);
-      if (kdim <= kSmallDepth && !cpu::packed_gemm_available()) {  // see kSmallDepth
+      if (packed) {
+        cpu::packed_gemm_prepacked(rows, cols, kdim, *packed, yb, g.o, false);
+      } else if (kdim <= kSmallDepth && !cpu::packed_gemm_available()) {  // see kSmallDepth
         small_depth_product(cols, rows, kdim, k + gi * g.og, g.og, g.o, yb + gi * g.og);
       } else {
         // y (rows × og) = cols (rows × kdim) · k (kdim × og).
@@ -264,7 +297,7 @@ void conv2d_kernel(KernelContext& ctx) {
   Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
   const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
   const bool relu = ops::fuses_relu(ctx.node);
-  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu);
+  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu, packed_kernel(ctx, g));
 }
 
 void conv2d_backprop_input_kernel(KernelContext& ctx) {
