@@ -217,6 +217,33 @@ TEST(InferenceRewriteInvariants, FoldedWeightsFollowTheVariables) {
   EXPECT_EQ(predict.executions(folded), 3);
 }
 
+// Weights packed for the GEMM from the second prediction on (core/cpu/kernels/
+// packed_kernel.h) give the bits the unpacked first prediction gave: 1x1 and 3x3
+// convolutions and Dense layers on many rows, with products split over threads by rows
+// and by columns, and a one-unit Dense (the matrix-vector kernel's, never packed).
+TEST(InferenceRewriteInvariants, RepeatedPredictionsAreBitIdentical) {
+  set_random_seed(3);
+  auto in = Input({4, 5, 8});
+  auto y = layers::Conv2D(64, 1)(in);
+  y = layers::Conv2D(40, 3, {.padding = "same", .activation = "relu"})(y);
+  y = layers::Dense(48)(y);
+  auto wide = layers::Dense(1)(layers::Flatten()(y));
+  Model m(in, {y, wide});
+  randomize_weights(m, 15);
+  std::mt19937 rng(8);
+  for (std::int64_t batch : {1, 3}) {
+    const Tensor x = random_tensor(Shape{batch, 4, 5, 8}, rng, -1.f, 1.f);
+    const std::vector<Tensor> first = m.predict(std::vector<Tensor>{x});
+    for (int run = 0; run < 3; ++run) {
+      const std::vector<Tensor> again = m.predict(std::vector<Tensor>{x});
+      ASSERT_EQ(again.size(), first.size());
+      for (std::size_t o = 0; o < first.size(); ++o) {
+        ASSERT_EQ(again[o].to_vector<float>(), first[o].to_vector<float>()) << "batch " << batch << ", output " << o;
+      }
+    }
+  }
+}
+
 TEST(InferenceRewriteGraph, RefusesAFinalizedGraph) {
   Graph graph;
   const Output in = graph.placeholder({Shape{2}, DType::float32}, "x");

@@ -9,6 +9,7 @@
 
 #include "core/cpu/depthwise_conv.h"
 #include "core/cpu/gemm.h"
+#include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
@@ -179,37 +180,21 @@ void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, boo
   }
 }
 
-// The kernel packed as the GEMM reads it (cpu::PackedB), kept between runs while the
-// kernel's tensor is unchanged (Tensor::version): an inference program's weights are
-// packed once, a training step's once a step instead of once per block of positions.
-struct PackedKernel : KernelCache {
-  cpu::PackedB packed;
-  Tensor::Version version;
-};
-
-// The step's packed kernel, or null where the packed GEMM is not built in, the
-// convolution has groups, or a product is one row (the matrix-vector kernel's).
+// The step's packed kernel (core/cpu/kernels/packed_kernel.h), or null: where the
+// convolution has groups, or its product is one row or one column, which cpu::gemm
+// gives the matrix-vector kernel (a packed product would round differently, and a
+// prediction must not change between the run before the pack and the runs after).
 const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
-  if (!cpu::packed_gemm_available() || g.groups != 1 || g.n * g.rows() <= 1) return nullptr;
-  auto* cache = dynamic_cast<PackedKernel*>(ctx.cache.get());
-  if (!cache) {
-    ctx.cache = std::make_unique<PackedKernel>();
-    cache = static_cast<PackedKernel*>(ctx.cache.get());
-  }
-  const Tensor& k = ctx.input(1);
-  if (cache->packed.empty() || cache->version != k.version() || cache->packed.k() != g.kdim() ||
-      cache->packed.n() != g.o) {
-    cache->packed.pack(false, g.kdim(), g.o, k.data<float>(), g.o);
-    cache->version = k.version();
-  }
-  return &cache->packed;
+  if (g.groups != 1 || g.n * g.rows() <= 1 || g.o <= 1) return nullptr;
+  cpu::PackedKernel* cache = cpu::PackedKernel::of(ctx);
+  return cache ? cache->for_run(ctx.input(1), g.kdim(), g.o) : nullptr;
 }
 
 void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu,
                     const cpu::PackedB* packed = nullptr) {
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
-    if (packed) {
+    if (packed && rows <= cpu::kPackedProductMaxRows) {
       cpu::gemm_prepacked(rows, x, g.c, *packed, y, g.o);
     } else {
       cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);

@@ -7,6 +7,7 @@
 
 #include "core/cpu/aligned_buffer.h"
 #include "core/cpu/dense_pair.h"
+#include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
 #include "core/cpu/kernels/register.h"
@@ -44,7 +45,17 @@ void dense_kernel(KernelContext& ctx) {
     cpu::gemv_row(units, in, x.data<float>(), 1, kernel.data<float>(), units, y, {.bias = bias, .relu = relu});
     return;
   }
-  cpu::gemm(false, false, rows, units, in, x.data<float>(), in, kernel.data<float>(), units, y, units);
+  // Many rows (a batch, or every position of a sequence or image): the kernel packed once
+  // it holds still (packed_kernel.h). Not for one row or one unit, which cpu::gemm gives
+  // the matrix-vector kernel: a packed product rounds differently, and a prediction must
+  // not change between the run before the pack and the runs after.
+  cpu::PackedKernel* cache =
+      rows > 1 && rows <= cpu::kPackedProductMaxRows && units > 1 ? cpu::PackedKernel::of(ctx) : nullptr;
+  if (const cpu::PackedB* packed = cache ? cache->for_run(kernel, in, units) : nullptr) {
+    cpu::gemm_prepacked(rows, x.data<float>(), in, *packed, y, units);
+  } else {
+    cpu::gemm(false, false, rows, units, in, x.data<float>(), in, kernel.data<float>(), units, y, units);
+  }
   if (!bias && !relu) return;
   // One pass for bias and relu; the rows just written are still in cache at batch sizes
   // where it matters, and a batch-1 call runs two ops fewer.
@@ -124,8 +135,14 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   // attribute before its layers run one by one.
   one.relu = ops::fuses_relu(first.node);
   two.relu = ops::fuses_relu(second.node);
-  if (!first.cache) first.cache = std::make_unique<PackedDensePair>();
-  const float* packed = static_cast<PackedDensePair&>(*first.cache).for_run(first.input(1), one, split);
+  // The step's cache is a PackedKernel while it runs alone on batches (dense_kernel):
+  // replaced, as the step's one cache, when it runs paired.
+  auto* pair_cache = dynamic_cast<PackedDensePair*>(first.cache.get());
+  if (!pair_cache) {
+    first.cache = std::make_unique<PackedDensePair>();
+    pair_cache = static_cast<PackedDensePair*>(first.cache.get());
+  }
+  const float* packed = pair_cache->for_run(first.input(1), one, split);
   cpu::dense_pair_run(split, one, packed, two, x.data<float>(), first.output(0).data<float>(),
                       second.output(0).data<float>());
   return true;
