@@ -2,6 +2,7 @@
 #include "bench/machine_info.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace strata::bench {
@@ -23,6 +24,17 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   }
   return "unknown CPU";
+}
+
+RunStamp stamp_run(int argc, char** argv) {
+  RunStamp stamp;
+  const char* command = std::getenv("STRATA_BENCH_COMMAND");
+  stamp.command = command ? command : argv[0];
+  for (int i = 1; !command && i < argc; ++i) stamp.command += std::string(" ") + argv[i];
+  stamp.date = shell_line("date -u '+%Y-%m-%d %H:%M UTC'");
+  stamp.cpu = cpu_model() + " (" + shell_line("nproc") + " cores available)";
+  stamp.load_before = shell_line("uptime");
+  return stamp;
 }
 
 }  // namespace strata::bench

@@ -10,4 +10,11 @@ std::string shell_line(const char* command);
 // /proc/cpuinfo's model name.
 std::string cpu_model();
 
+// How and where a run started: the command (STRATA_BENCH_COMMAND, as bench/run sets it,
+// else argv), the date (UTC), the CPU with the cores available, and `uptime` before it.
+struct RunStamp {
+  std::string command, date, cpu, load_before;
+};
+RunStamp stamp_run(int argc, char** argv);
+
 }  // namespace strata::bench

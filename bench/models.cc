@@ -285,12 +285,7 @@ int main(int argc, char** argv) {
   }
 
   ModelsRunInfo info;
-  const char* command = std::getenv("STRATA_BENCH_COMMAND");
-  info.command = command ? command : argv[0];
-  for (int i = 1; !command && i < argc; ++i) info.command += std::string(" ") + argv[i];
-  info.date = shell_line("date -u '+%Y-%m-%d %H:%M UTC'");
-  info.cpu = cpu_model() + " (" + shell_line("nproc") + " cores available)";
-  info.load_before = shell_line("uptime");
+  static_cast<RunStamp&>(info) = stamp_run(argc, argv);
   info.threads = o.threads;
   info.reps = o.reps;
   info.calls_batch1 = o.calls_batch1;

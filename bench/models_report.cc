@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "bench/stats.h"
+#include "bench/table.h"
 
 namespace strata::bench {
 namespace {
@@ -50,44 +51,6 @@ const EngineOnModel* strata_of(const ModelResult& m) {
   return nullptr;
 }
 
-// A table of cells, printed aligned for a terminal or as Markdown.
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-
-  std::string text() const {
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) {
-      width[c] = header[c].size();
-      for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-    }
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string out;
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        out += cells[c] + std::string(width[c] - cells[c].size() + (c + 1 < cells.size() ? 2 : 0), ' ');
-      }
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      return out + "\n";
-    };
-    std::string out = line(header);
-    for (const auto& row : rows) out += line(row);
-    return out;
-  }
-
-  std::string markdown() const {
-    auto line = [](const std::vector<std::string>& cells) {
-      std::string out = "|";
-      for (const std::string& c : cells) out += " " + c + " |";
-      return out + "\n";
-    };
-    std::string out = line(header) + "|";
-    for (std::size_t c = 0; c < header.size(); ++c) out += "---|";
-    out += "\n";
-    for (const auto& row : rows) out += line(row);
-    return out;
-  }
-};
-
 Table make_table(const std::vector<ModelResult>& results, double keras_tolerance) {
   Table t{{"model", "batch", "engine", "latency ms (min..max)", "samples/s", "strata/engine (min..max)",
            "max |diff|", "max rel diff", "load s", "peak RSS MB"},
@@ -97,7 +60,7 @@ Table make_table(const std::vector<ModelResult>& results, double keras_tolerance
     for (std::size_t b = 0; b < kModelBatches.size(); ++b) {
       for (std::size_t i = 0; i < m.engines.size(); ++i) {
         const EngineOnModel& e = m.engines[i];
-        std::vector<std::string> row(t.header.size(), "");
+        std::vector<std::string> row(t.headers.size(), "");
         if (b == 0 && i == 0) row[0] = m.model + " (" + m.sample_shape + ")";
         if (i == 0) row[1] = std::to_string(kModelBatches[b]);
         row[2] = e.engine;

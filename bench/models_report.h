@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/machine_info.h"
+
 namespace strata::bench {
 
 // The batch sizes every model is measured at, in this order.
@@ -45,8 +47,9 @@ struct ModelResult {
   int rounds = 0;
 };
 
-struct ModelsRunInfo {
-  std::string command, date, cpu, load_before, load_after;
+// The run's stamp (command, date, CPU, load before; machine_info.h) and the rest.
+struct ModelsRunInfo : RunStamp {
+  std::string load_after;
   std::vector<std::string> versions;  // one per engine that started: "ONNX Runtime 1.32.0"
   int threads = 0, reps = 0, calls_batch1 = 0, calls_batch32 = 0;
   double keras_tolerance = 0;

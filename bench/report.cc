@@ -10,6 +10,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "bench/table.h"
+
 namespace strata::bench {
 namespace {
 
@@ -33,42 +35,6 @@ std::string with_range(const Summary& s) {
   if (s.n > 1) cell += ", " + percent(s.relative_spread());
   return cell + ")";
 }
-
-struct Table {
-  std::vector<std::string> headers;
-  std::vector<std::vector<std::string>> rows;
-
-  std::string text() const {
-    std::vector<std::size_t> width(headers.size());
-    for (std::size_t c = 0; c < headers.size(); ++c) {
-      width[c] = headers[c].size();
-      for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-    }
-    std::string out;
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        out += cells[c] + std::string(width[c] - cells[c].size() + 2, ' ');
-      }
-      out += "\n";
-    };
-    line(headers);
-    for (const auto& row : rows) line(row);
-    return out;
-  }
-
-  std::string markdown() const {
-    auto line = [](const std::vector<std::string>& cells) {
-      std::string s = "|";
-      for (const auto& c : cells) s += " " + c + " |";
-      return s + "\n";
-    };
-    std::string out = line(headers) + "|";
-    for (std::size_t c = 0; c < headers.size(); ++c) out += "---|";
-    out += "\n";
-    for (const auto& row : rows) out += line(row);
-    return out;
-  }
-};
 
 const FrameworkResult* find(const WorkloadResult& r, const std::string& framework) {
   for (const auto& f : r.frameworks) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/machine_info.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
 
@@ -48,13 +49,11 @@ struct OverheadResult {
 // The framework name of Strata's step measured with CUDA graphs off (--device=cuda).
 inline constexpr const char* kStrataWithoutGraphs = "strata-no-graphs";
 
-struct RunInfo {
-  std::string command;
-  std::string date;
-  std::string cpu;
+// The run's stamp (command, date, CPU, load before; machine_info.h) and the rest.
+struct RunInfo : RunStamp {
   std::string gpu;        // --device=cuda: "NVIDIA H200 (cuda:0)"; empty on the CPU
   std::string precision;  // --device=cuda: libtorch's TF32 settings
-  std::string load_before, load_after;  // `uptime`
+  std::string load_after;  // `uptime`
   std::string versions;                 // libtorch, TensorFlow/Keras, Eigen
   std::string keras_status;             // "" or "skipped (...)"
   std::string wait_policy;

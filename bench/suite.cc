@@ -357,13 +357,7 @@ int main(int argc, char** argv) {
   }
 
   RunInfo info;
-  info.command = std::getenv("STRATA_BENCH_COMMAND") ? std::getenv("STRATA_BENCH_COMMAND") : argv[0];
-  if (!std::getenv("STRATA_BENCH_COMMAND")) {
-    for (int i = 1; i < argc; ++i) info.command += std::string(" ") + argv[i];
-  }
-  info.date = shell_line("date -u '+%Y-%m-%d %H:%M UTC'");
-  info.cpu = cpu_model() + " (" + shell_line("nproc") + " cores available)";
-  info.load_before = shell_line("uptime");
+  static_cast<RunStamp&>(info) = stamp_run(argc, argv);
   info.threads = o.threads;
   info.reps = o.reps;
   info.max_reps = o.max_reps;
