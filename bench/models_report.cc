@@ -14,16 +14,10 @@
 namespace strata::bench {
 namespace {
 
-std::string format(const char* pattern, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), pattern, value);
-  return buf;
-}
-
 // Three significant figures or so, from 0.1 ms to seconds.
 std::string milliseconds(double seconds) {
   const double ms = seconds * 1e3;
-  return format(ms >= 100 ? "%.0f" : ms >= 10 ? "%.1f" : "%.2f", ms);
+  return fmt(ms >= 100 ? "%.0f" : ms >= 10 ? "%.1f" : "%.2f", ms);
 }
 
 std::vector<double> ran_rounds(const std::vector<double>& values) {
@@ -42,7 +36,7 @@ std::string spread(const std::vector<double>& values, Show show) {
   return show(s.median) + " (" + show(s.min) + ".." + show(s.max) + ")";
 }
 
-std::string ratio(double r) { return format("%.2f", r) + "x"; }
+std::string ratio(double r) { return fmt("%.2f", r) + "x"; }
 
 const EngineOnModel* strata_of(const ModelResult& m) {
   for (const EngineOnModel& e : m.engines) {
@@ -71,22 +65,22 @@ Table make_table(const std::vector<ModelResult>& results, double keras_tolerance
         }
         const std::vector<double> seconds = ran_rounds(e.round_seconds[b]);
         row[3] = spread(seconds, milliseconds);
-        if (!seconds.empty()) row[4] = format("%.1f", kModelBatches[b] / summarize(seconds).median);
+        if (!seconds.empty()) row[4] = fmt("%.1f", kModelBatches[b] / summarize(seconds).median);
         if (strata && &e != strata) {
           row[5] = spread(round_ratios(*strata, e, b), ratio);
           if (const auto& d = e.difference[b]) {
             if (!d->mismatch.empty()) {
               row[6] = d->mismatch;
             } else {
-              row[6] = format("%.2e", d->max_abs);
-              row[7] = format("%.2e", d->max_rel);
+              row[6] = fmt("%.2e", d->max_abs);
+              row[7] = fmt("%.2e", d->max_rel);
               if (e.engine == "keras" && !(d->max_rel <= keras_tolerance)) row[7] += " MISMATCH";
             }
           }
         }
         if (b == 0) {
-          row[8] = format("%.2f", e.load_seconds);
-          row[9] = format("%.0f", e.peak_rss_mb);
+          row[8] = fmt("%.2f", e.load_seconds);
+          row[9] = fmt("%.0f", e.peak_rss_mb);
         }
         t.rows.push_back(row);
       }
@@ -218,9 +212,9 @@ std::vector<std::string> keras_mismatches(const std::vector<ModelResult>& result
         if (!d->mismatch.empty()) {
           out.push_back(where + ": " + d->mismatch);
         } else if (!(d->max_rel <= tolerance)) {
-          out.push_back(where + ": max |strata - keras| = " + format("%.3g", d->max_abs) + ", " +
-                        format("%.3g", d->max_rel) + " of the output's magnitude (tolerance " +
-                        format("%g", tolerance) + ")");
+          out.push_back(where + ": max |strata - keras| = " + fmt("%.3g", d->max_abs) + ", " +
+                        fmt("%.3g", d->max_rel) + " of the output's magnitude (tolerance " +
+                        fmt("%g", tolerance) + ")");
         }
       }
     }

@@ -15,12 +15,6 @@
 namespace strata::bench {
 namespace {
 
-std::string fmt(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), format, value);
-  return buf;
-}
-
 // The precision a value of this size deserves.
 const char* precision(double value) { return std::abs(value) >= 100 ? "%.0f" : "%.1f"; }
 

@@ -3,10 +3,18 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace strata::bench {
+
+// One number as a cell, through a printf pattern ("%.1f").
+inline std::string fmt(const char* pattern, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), pattern, value);
+  return buf;
+}
 
 struct Table {
   std::vector<std::string> headers;
