@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/cpu/cpu_isa.h"
+
 namespace strata::bench {
 
 std::string shell_line(const char* command) {
@@ -33,6 +35,7 @@ RunStamp stamp_run(int argc, char** argv) {
   for (int i = 1; !command && i < argc; ++i) stamp.command += std::string(" ") + argv[i];
   stamp.date = shell_line("date -u '+%Y-%m-%d %H:%M UTC'");
   stamp.cpu = cpu_model() + " (" + shell_line("nproc") + " cores available)";
+  stamp.strata_kernels = cpu::kernel_isa_description();
   stamp.load_before = shell_line("uptime");
   return stamp;
 }

@@ -11,9 +11,10 @@ std::string shell_line(const char* command);
 std::string cpu_model();
 
 // How and where a run started: the command (STRATA_BENCH_COMMAND, as bench/run sets it,
-// else argv), the date (UTC), the CPU with the cores available, and `uptime` before it.
+// else argv), the date (UTC), the CPU with the cores available, the path Strata's GEMM
+// kernels take on it (cpu::kernel_isa_description()), and `uptime` before it.
 struct RunStamp {
-  std::string command, date, cpu, load_before;
+  std::string command, date, cpu, strata_kernels, load_before;
 };
 RunStamp stamp_run(int argc, char** argv);
 

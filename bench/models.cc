@@ -292,8 +292,9 @@ int main(int argc, char** argv) {
   info.calls_batch32 = o.calls_batch32;
   info.keras_tolerance = o.keras_tolerance;
   std::printf("strata_bench_models: %d threads per engine, %d rounds of %d batch-1 and %d batch-32 predictions\n"
-              "CPU: %s; %s\n",
-              o.threads, o.reps, o.calls_batch1, o.calls_batch32, info.cpu.c_str(), info.load_before.c_str());
+              "CPU: %s; %s\nStrata's GEMM kernels: %s\n",
+              o.threads, o.reps, o.calls_batch1, o.calls_batch32, info.cpu.c_str(), info.load_before.c_str(),
+              info.strata_kernels.c_str());
 
   std::vector<ModelResult> results;
   try {

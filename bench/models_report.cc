@@ -173,7 +173,8 @@ void write_markdown(const std::string& path, const std::vector<ModelResult>& res
   if (!out) throw std::runtime_error("cannot write " + path);
   out << "# Real models: Strata vs ONNX Runtime vs Keras (TensorFlow)\n\n"
       << "`" << info.command << "`\n\n"
-      << "- date: " << info.date << "\n- CPU: " << info.cpu << "\n- threads: " << info.threads
+      << "- date: " << info.date << "\n- CPU: " << info.cpu << "\n- Strata's GEMM kernels: " << info.strata_kernels
+      << "\n- threads: " << info.threads
       << " per engine, each engine its own process\n- rounds: " << info.reps << " (engine order rotating), each "
       << info.calls_batch1 << " batch-1 and " << info.calls_batch32
       << " batch-32 predictions after one warm-up; a figure is the median of the rounds' medians\n"

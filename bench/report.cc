@@ -340,7 +340,8 @@ void write_markdown(const std::string& path, const SuiteResults& s, const RunInf
   out << "# Strata benchmark results\n\n"
       << "- command: `" << info.command << "`\n"
       << "- date: " << info.date << "\n"
-      << "- CPU: " << info.cpu << "; " << info.threads << " threads\n";
+      << "- CPU: " << info.cpu << "; " << info.threads << " threads\n"
+      << "- kernels: " << info.kernel_paths << "\n";
   if (!info.gpu.empty()) out << "- GPU: " << info.gpu << "; " << info.precision << "\n";
   out
       << "- repetitions: " << info.reps << " to " << info.max_reps

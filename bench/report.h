@@ -55,6 +55,7 @@ struct RunInfo : RunStamp {
   std::string precision;  // --device=cuda: libtorch's TF32 settings
   std::string load_after;  // `uptime`
   std::string versions;                 // libtorch, TensorFlow/Keras, Eigen
+  std::string kernel_paths;             // kernel_paths.h
   std::string keras_status;             // "" or "skipped (...)"
   std::string wait_policy;
   int threads = 2;

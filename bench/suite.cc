@@ -44,6 +44,7 @@
 
 #include "bench/device.h"
 #include "bench/fma_peak.h"
+#include "bench/kernel_paths.h"
 #include "bench/memory_limits.h"
 #include "bench/keras_runner.h"
 #include "bench/machine_info.h"
@@ -368,6 +369,7 @@ int main(int argc, char** argv) {
                   std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
   set_strata_threads(o.threads);
   set_torch_threads(o.threads);
+  info.kernel_paths = kernel_paths_line();
 
   if (gpu) {
     info.gpu = strata_gpu_name();
@@ -394,9 +396,9 @@ int main(int argc, char** argv) {
     info.keras_status = "skipped (--no_keras)";
   }
   std::printf("strata_bench: %d threads, %d to %d reps (until every median moves <= %g%%), OMP_WAIT_POLICY=%s; %s\n"
-              "CPU: %s; %s\n",
+              "CPU: %s; %s\nkernels: %s\n",
               o.threads, o.reps, o.max_reps, 100 * o.stable_within, info.wait_policy.c_str(), info.versions.c_str(),
-              info.cpu.c_str(), info.load_before.c_str());
+              info.cpu.c_str(), info.load_before.c_str(), info.kernel_paths.c_str());
   if (gpu) std::printf("GPU: %s; %s\n", info.gpu.c_str(), info.precision.c_str());
 
   SuiteResults results;

@@ -1,5 +1,6 @@
-// The AVX-512 intrinsics, for the kernels compiled for CPUs that have them
-// (__AVX512F__; packed_gemm.cc, gemv.cc).
+// The AVX-512 intrinsics, for the kernels whose AVX-512 code is chosen when the library
+// is compiled for a CPU that has them (__AVX512F__: dense_pair.cc). The GEMM and
+// matrix-vector kernels choose at run time instead (core/cpu/avx512/ops.h).
 #pragma once
 
 #if defined(__AVX512F__)

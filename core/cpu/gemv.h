@@ -1,13 +1,7 @@
-// Strata's matrix-vector kernel for AVX-512 machines: one row of output, c = a·B, the
-// product of a batch-1 Dense layer.
-//
-// The product reads every weight once and does one multiply-add with it, so its speed is
-// the speed at which a core streams B from its cache. Eigen's matrix-vector kernel
-// streamed the MLP's weights at about 100 GB/s a core where plain loads reach 173
-// (docs/performance.md, "What bounds the MLP's batch-1 latency"); this one keeps one
-// accumulator in a register per 16 columns, up to 256 columns (a whole 1 KB row per step
-// of k), so the loads never wait. cpu::gemm (gemm.h) calls it for each thread's columns,
-// or each thread's run of rows of B, of a one-row product.
+// Strata's matrix-vector kernel: one row of output, c = a·B, the product of a batch-1
+// Dense layer, for AVX-512 and for AVX2 machines (the path chosen at run time:
+// cpu_isa.h; the kernel and why it is fast: gemv_kernel.h). cpu::gemm (gemm.h) calls it
+// for each thread's columns, or each thread's run of rows of B, of a one-row product.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +12,9 @@ namespace strata::cpu {
 // this many columns).
 inline constexpr std::int64_t kGemvWholeRowColumns = 256;
 
-// True when this build has the kernel (compiled for a CPU with AVX-512F); otherwise
-// gemv_row must not be called.
-bool gemv_available() noexcept;
+// True when the kernels' path (cpu::kernel_isa()) has this kernel (AVX2 or AVX-512);
+// otherwise gemv_row must not be called.
+bool gemv_available();
 
 // What a batch-1 Dense layer does to the product before it is stored: its bias (n
 // floats, or none) added, then relu.

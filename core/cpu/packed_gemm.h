@@ -1,7 +1,6 @@
-// Strata's own single-threaded SGEMM kernel for AVX-512 machines: operands packed into
-// cache-sized panels, a 12×32 (or 12×16) register tile of C updated by fused
-// multiply-adds; products of at most 12 columns with A transposed (and k ≥ 16) keep C^T
-// in registers instead, so that all 16 lanes work.
+// Strata's own single-threaded SGEMM kernel: operands packed into cache-sized panels, a
+// register tile of C updated by fused multiply-adds, for AVX-512 and for AVX2 machines
+// (the path chosen at run time: cpu_isa.h; the kernel: packed_gemm_kernel.h).
 //
 // Eigen's kernel reached 70-90% of oneDNN's on the shapes our models run and a quarter
 // of it where the output has few columns (a 10-class Dense layer); oneDNN's sgemm
@@ -14,17 +13,18 @@
 #include <vector>
 
 #include "core/cpu/aligned_buffer.h"
+#include "core/cpu/cpu_isa.h"
 
 namespace strata::cpu {
 
-// True when this build has the kernel (compiled for a CPU with AVX-512F); otherwise
-// packed_gemm must not be called and cpu::gemm uses Eigen's kernel.
-bool packed_gemm_available() noexcept;
+// True when the kernels' path (cpu::kernel_isa()) has this kernel (AVX2 or AVX-512);
+// otherwise packed_gemm must not be called and cpu::gemm uses Eigen's kernel.
+bool packed_gemm_available();
 
 // The most steps of k the kernel takes in one block on this machine (KC: sized from L1d,
-// read once; 768 on 48 KB, 512 on 32 KB). A product with more steps runs in equal
-// blocks, one pass over C each; tests use it to reach several blocks on any machine.
-std::int64_t packed_gemm_max_depth() noexcept;
+// read once). A product with more steps runs in equal blocks, one pass over C each;
+// tests use it to reach several blocks on any machine.
+std::int64_t packed_gemm_max_depth();
 
 // C = op(A)·op(B), or C += op(A)·op(B) when `accumulate`; row-major, the operands and
 // strides as cpu::gemm's. Runs on the calling thread only.
@@ -33,7 +33,8 @@ void packed_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_
 
 // op(B) packed once for every product with it: a layer's weights, which packed_gemm packs
 // again on each call (11% of ResNet50's batch-1 time went to that). Blocked as
-// packed_gemm blocks a k×n op(B) on this machine, so a product with it packs nothing.
+// packed_gemm blocks a k×n op(B) on this machine for the kernels' path of the moment, so
+// a product with it packs nothing; the products read it with that path's kernel.
 class PackedB {
  public:
   // Packs op(B) (k×n; B stored n×k when transpose_b), replacing what it held.
@@ -42,6 +43,8 @@ class PackedB {
   std::int64_t k() const { return k_; }
   std::int64_t n() const { return n_; }
   bool empty() const { return n_ == 0; }
+  // The path whose kernel packed it (and reads it).
+  Isa isa() const { return isa_; }
 
   // The packed block of k-block `pc_block` and column block `jc_block` (the kernel's).
   const float* block(std::int64_t pc_block, std::int64_t jc_block) const {
@@ -52,10 +55,12 @@ class PackedB {
   AlignedBuffer data_;
   std::vector<std::int64_t> offsets_;
   std::int64_t k_ = 0, n_ = 0, column_blocks_ = 0;
+  Isa isa_ = Isa::kPortable;
 };
 
 // C = A·B, or C += A·B when `accumulate`: A m×k row-major (lda), B packed. Runs on the
-// calling thread only; the same as packed_gemm(false, ...) on B unpacked.
+// calling thread only; the same as packed_gemm(false, ...) on B unpacked, on the path
+// that packed B.
 void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
                            std::int64_t ldc, bool accumulate);
 

@@ -1,14 +1,18 @@
 // The CPU GEMM against a naive triple loop: every transpose combination, the matrix-
 // vector paths (one row, one column), small single-block products and the threaded
-// split over rows or columns.
+// split over rows or columns. Each test runs once per path of the kernels that this CPU
+// can run (cpu_isa.h: AVX-512, AVX2, and Eigen's portable kernels for cpu::gemm), each
+// forced in turn; a path the CPU lacks is skipped, saying so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "core/cpu/cpu_isa.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
 #include "core/cpu/packed_gemm.h"
@@ -37,9 +41,38 @@ double naive_element(bool ta, bool tb, int k, const std::vector<float>& a, int l
   return sum;
 }
 
+// Runs the test with the kernels' path forced to the parameter, and puts the path back.
+class OnEveryCpuPath : public testing::TestWithParam<cpu::Isa> {
+ protected:
+  void SetUp() override {
+    const auto supported = cpu::supported_isas();
+    if (std::find(supported.begin(), supported.end(), GetParam()) == supported.end()) {
+      GTEST_SKIP() << "this CPU cannot run the " << cpu::isa_name(GetParam()) << " path (it has "
+                   << cpu::isa_name(cpu::best_isa()) << ")";
+    }
+    path_ = std::make_unique<cpu::ScopedKernelIsa>(GetParam());
+  }
+  void TearDown() override { path_.reset(); }
+
+ private:
+  std::unique_ptr<cpu::ScopedKernelIsa> path_;
+};
+
+std::string path_name(const testing::TestParamInfo<cpu::Isa>& info) { return cpu::isa_name(info.param); }
+
+// cpu::gemm on every path; Strata's own kernels on the paths that have them.
+class Gemm : public OnEveryCpuPath {};
+class PackedGemm : public OnEveryCpuPath {};
+class Gemv : public OnEveryCpuPath {};
+
 }  // namespace
 
-TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
+INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemm, testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
+                         path_name);
+INSTANTIATE_TEST_SUITE_P(CpuPaths, PackedGemm, testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), path_name);
+INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemv, testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), path_name);
+
+TEST_P(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
   const std::vector<std::tuple<int, int, int>> shapes = {{1, 7, 5},   {6, 1, 9},    {1, 1, 4},     {3, 4, 1},
                                                          {17, 13, 11}, {128, 96, 64}, {40, 300, 33}, {300, 24, 70}};
   for (const auto& [m, n, k] : shapes) {
@@ -60,14 +93,9 @@ TEST(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
   }
 }
 
-// Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
-// reach: several blocks of k (k > packed_gemm_max_depth()) and of columns (n > 512, the
-// widest block on any machine), A packed (n > 256) and
-// read in place, few columns (with A transposed, computed transposed), rows that do not
-// fill the last 12-row tile, and accumulation into C.
 // One-row products large enough to be split over threads: up to 256 columns by runs of
 // k (partial rows added up), wider ones by columns; every transpose of A, odd sizes.
-TEST(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
+TEST_P(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
   const std::vector<std::tuple<int, int>> shapes = {{256, 784}, {10, 4099}, {200, 301}, {17, 2500}, {600, 129}};
   for (const auto& [n, k] : shapes) {
     for (int t = 0; t < 4; ++t) {
@@ -86,18 +114,22 @@ TEST(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
   }
 }
 
-TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
-  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+// Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
+// reach: several blocks of k (k > packed_gemm_max_depth()) and of columns (n > 512, the
+// widest block on any machine), A packed (n > 256) and read in place, few columns (with A
+// transposed, computed transposed), rows that do not fill the last tile (12 rows with
+// AVX-512, 6 with AVX2), and accumulation into C.
+TEST_P(PackedGemm, MatchesNaiveProductOnEveryPath) {
   // Past 256 columns A is packed, all its rows for a block of k at once: {26, 530, deep}
   // has three blocks of k and two of columns there, and a last sliver of 2 rows; {13, 70,
   // deep} reads A in place over three blocks of k.
   const int deep = static_cast<int>(2 * cpu::packed_gemm_max_depth() + 22);
   std::vector<std::tuple<int, int, int>> shapes = {{25, 10, 33}, {50, 300, 20}, {13, 70, deep}, {30, 530, 17},
                                                    {26, 530, deep}, {12, 32, 5},  {7, 3, 2}};
-  // Every column count of the transposed path (1..12, at least 16 steps of k) and of the
-  // 16-wide tile past it, with odd rows (full blocks of 32 to 64 rows, then a partial one)
-  // and odd depths.
-  for (int n = 1; n <= 15; ++n) shapes.push_back({29 + 10 * n, n, 17 + 2 * n});
+  // Every column count of the transposed path (1..12 with AVX-512, 1..8 with AVX2, at
+  // least 16 steps of k), of the one-register tile and past it, with odd rows (full blocks
+  // of rows, then a partial one) and odd depths.
+  for (int n = 1; n <= 17; ++n) shapes.push_back({29 + 10 * n, n, 17 + 2 * n});
   for (const auto& [m, n, k] : shapes) {
     for (int t = 0; t < 8; ++t) {
       const bool ta = t & 1, tb = t & 2, accumulate = t & 4;
@@ -123,10 +155,9 @@ TEST(PackedGemm, MatchesNaiveProductOnEveryPath) {
 
 // B packed once (a layer's weights, cpu::PackedB) gives exactly the product of packing it
 // on every call: the same blocks in the same order, so the same sums. Over several blocks
-// of k and of columns, the 16-wide tile, a B stored transposed, accumulation, and more rows
+// of k and of columns, the one-register tile, a B stored transposed, accumulation, and more rows
 // than one block of A (240); then split over the threads against the naive product.
-TEST(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
-  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+TEST_P(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
   const int deep = static_cast<int>(cpu::packed_gemm_max_depth() + 22);
   for (const auto& [m, n, k] : std::vector<std::tuple<int, int, int>>{
            {25, 10, 33}, {50, 300, 20}, {13, 70, deep}, {30, 530, 17}, {26, 530, deep}, {300, 40, 27}, {7, 3, 2}}) {
@@ -160,9 +191,8 @@ TEST(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
 // B stored k × n whose rows are a page (1024 floats) or more apart is packed row by row
 // rather than sliver by sliver: with a B as wide as that (1030 columns, two blocks of
 // columns, a partial last sliver) and with narrow products read out of a wide B (ldb
-// 1100: 10 columns for the 16-wide tile, 530 for the 32-wide one), over two blocks of k.
-TEST(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
-  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+// 1100: 10 columns, 530 columns), over two blocks of k.
+TEST_P(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
   for (const auto& [m, n, ldb] : std::vector<std::tuple<int, int, int>>{{30, 1030, 1030}, {29, 10, 1100}, {26, 530, 1100}}) {
     const int k = static_cast<int>(cpu::packed_gemm_max_depth() + 16);
     SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ldb=" << ldb);
@@ -182,8 +212,7 @@ TEST(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
 // a block of rows at a time instead (blocks of 240 rows, per block of columns). Its C is
 // checked on every 37th row and on the last ones (the full check costs a billion
 // multiply-adds per case).
-TEST(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
-  if (!cpu::packed_gemm_available()) GTEST_SKIP() << "this build has no packed kernel (the CPU lacks AVX-512F)";
+TEST_P(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
   // One whole block of k, with more padded rows than 2^22 floats hold at that depth and a
   // last sliver of 2, 9 or 3 rows (768, 512 or 384 steps).
   const int k = static_cast<int>(cpu::packed_gemm_max_depth());
@@ -208,14 +237,13 @@ TEST(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
 }
 
 // Strata's matrix-vector kernel on its own: every width of the last, masked vector
-// (n = 1..17), whole 256-column chunks and a chunk after them, odd and even k (its two
-// accumulator sets) and an empty sum, a strided vector (a transposed A's row) and a matrix
-// wider than the product. Nothing past the n columns may be written.
-TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
-  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+// (n = 1..17), whole chunks (256 columns with AVX-512, 96 with AVX2) and a chunk after
+// them, odd and even k (its two accumulator sets) and an empty sum, a strided vector (a
+// transposed A's row) and a matrix wider than the product. Nothing past the n columns may be written.
+TEST_P(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
   std::vector<int> widths;
   for (int n = 1; n <= 17; ++n) widths.push_back(n);
-  for (int n : {31, 128, 129, 255, 256, 257, 300, 512, 530}) widths.push_back(n);
+  for (int n : {31, 95, 96, 97, 128, 129, 192, 193, 255, 256, 257, 300, 512, 530}) widths.push_back(n);
   for (int n : widths) {
     for (int k : {0, 1, 2, 7, 64, 131}) {
       for (int inc : {1, 3}) {
@@ -242,8 +270,7 @@ TEST(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
 // a few rows at a time, each chunk's sums carried in c from one block of rows to the next:
 // a depth that is no multiple of the block, three kinds of last chunk, a strided vector,
 // and the bias and relu applied once, after the last block.
-TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
-  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+TEST_P(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
   // Widths: a 17-column last chunk (two accumulator sets), a 200-column one (one set),
   // whole chunks only. Each matrix is 9 MB or more (the rule's threshold is 8 MB).
   for (const int n : {2048 + 17, 2048 + 200, 2304}) {
@@ -270,8 +297,7 @@ TEST(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
 // The epilogue of a batch-1 Dense layer on the kernel's registers: the bias added, then
 // relu, for every width and for an empty sum (a layer with no inputs), and nothing stored
 // past the product.
-TEST(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
-  if (!cpu::gemv_available()) GTEST_SKIP() << "this build has no matrix-vector kernel (the CPU lacks AVX-512F)";
+TEST_P(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
   for (int n : {1, 5, 16, 17, 100, 256, 257, 300}) {
     for (auto [relu, k] : {std::pair{false, 37}, std::pair{true, 37}, std::pair{true, 0}}) {
       SCOPED_TRACE(testing::Message() << "n=" << n << " relu=" << relu << " k=" << k);

@@ -1,0 +1,10 @@
+// The packed GEMM compiled for avx512 (core/cpu/packed_gemm_kernel.h; the flags in
+// CMakeLists.txt). packed_gemm.cc calls it where cpu::kernel_isa() is avx512.
+#include "core/cpu/avx512/ops.h"
+#include "core/cpu/packed_gemm_kernel.h"
+
+namespace strata::cpu::avx512 {
+
+const PackedGemmKernels& packed_gemm_kernels() { return PackedGemm<Ops>::kernels(); }
+
+}  // namespace strata::cpu::avx512

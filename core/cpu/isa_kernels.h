@@ -1,0 +1,52 @@
+// The entry points of the kernels compiled once per instruction set (core/cpu/avx2/,
+// core/cpu/avx512/, each from the same templates: packed_gemm_kernel.h, gemv_kernel.h).
+// Only the dispatchers (packed_gemm.cc, gemv.cc) call them, after cpu::kernel_isa() (or
+// the instruction set a PackedB was packed for) has said the CPU runs them.
+#pragma once
+
+#include <cstdint>
+
+#include "core/cpu/gemv.h"
+
+namespace strata::cpu {
+
+class PackedB;
+
+// One instruction set's packed GEMM (packed_gemm.h says what each does).
+struct PackedGemmKernels {
+  // Steps of k per block (KC) on this machine, and columns of B per block (NC) for
+  // blocks of `depth` steps.
+  std::int64_t (*max_depth)();
+  std::int64_t (*block_columns)(std::int64_t depth);
+  // Columns per packed sliver of B for a product of n columns.
+  std::int64_t (*sliver_width)(std::int64_t n);
+  // Packs depth × cols of op(B) (its top-left corner at b) into slivers of `width`.
+  void (*pack_b)(bool transpose_b, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols,
+                 std::int64_t width, float* out);
+  void (*gemm)(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate);
+  void (*gemm_prepacked)(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
+                         std::int64_t ldc, bool accumulate);
+};
+
+using GemvRowKernel = void (*)(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b,
+                               std::int64_t ldb, float* c, GemvEpilogue epilogue);
+
+// Each instruction set's packing workspaces, one pair per thread, kept by a file compiled
+// for no instruction set in particular (packed_gemm.cc): `which` 0 for A, 1 for B; at
+// least `floats` floats, 64-byte aligned, contents unspecified.
+float* packing_buffer(int which, std::size_t floats);
+
+namespace avx2 {
+const PackedGemmKernels& packed_gemm_kernels();
+void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
+              float* c, GemvEpilogue epilogue);
+}  // namespace avx2
+
+namespace avx512 {
+const PackedGemmKernels& packed_gemm_kernels();
+void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
+              float* c, GemvEpilogue epilogue);
+}  // namespace avx512
+
+}  // namespace strata::cpu

@@ -1,0 +1,593 @@
+// The packed SGEMM kernel, written once for any instruction set's registers (`Ops`:
+// core/cpu/avx512/ops.h, core/cpu/avx2/ops.h) and compiled once per instruction set
+// (core/cpu/avx512/packed_gemm.cc, core/cpu/avx2/packed_gemm.cc). packed_gemm.h says
+// what it computes; this file says how.
+//
+// Operands packed into cache-sized panels, a register tile of C updated by fused
+// multiply-adds: 12 rows × 2 registers with AVX-512's 32 registers (12×32 floats),
+// 6 rows × 2 registers with AVX2's 16 (6×16 floats, the tile of BLIS's and OpenBLAS's
+// Haswell kernels); one register wide for products of at most one register of columns.
+// Products of few columns with A transposed (and k ≥ 16) keep C^T in registers instead,
+// so that all lanes work.
+//
+// Only the files of core/cpu/avx2/ and core/cpu/avx512/ include it, each inside its own
+// namespace: nothing here may be used by code compiled for another instruction set.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "core/cpu/isa_kernels.h"
+#include "core/cpu/packed_gemm.h"
+
+namespace strata::cpu {
+
+template <class Ops>
+struct PackedGemm {
+  using V = typename Ops::V;
+  static constexpr std::int64_t kLanes = Ops::kLanes;
+  // The register tile: kRows rows of C, each two registers wide (one for products of at
+  // most one register of columns). With 32 registers: 24 accumulators, two of B and the
+  // broadcast A value; with 16: 12, two and one. Per step of k, 2·kRows fused
+  // multiply-adds for 2 vector loads and kRows broadcasts, so the loads never limit it.
+  static constexpr std::int64_t kRows = Ops::kRegisters >= 32 ? 12 : 6;  // MR; NR is 1 or 2 registers
+  // Blocking (BLIS's order for a kernel that broadcasts A): one packed sliver of A
+  // (kRows × KC) stays in L1 while the kernel sweeps a packed block of B (KC × NC) from
+  // L2; the packed rows of A for the block of k (all of them, or kBlockRows at a time for
+  // a very tall A) sit in L2/L3. KC and NC come from this machine's cache sizes
+  // (max_depth, block_columns below).
+  static constexpr std::int64_t kBlockRows = 240;  // MC, a multiple of kRows (12 and 6)
+  // A product that packs A packs all its rows for a block of k at once when they take at
+  // most this many floats (16 MB), so that each element of A is packed once, not once per
+  // block of columns (docs/performance.md).
+  static constexpr std::int64_t kPackAllRowsFloats = std::int64_t{1} << 22;
+  // Steps of k ahead that the kernel prefetches packed B.
+  static constexpr std::int64_t kPrefetchSteps = 8;
+  // Steps of k ahead that the kernel prefetches a packed A. A large product's packed rows
+  // of A sit in L3 (2048 rows × 683 steps is 5.6 MB), where the hardware prefetcher does
+  // not keep a sliver ahead of its first tile: asking made the kernel's loops over them
+  // 4% faster on an AMD EPYC (Zen 5; docs/performance.md).
+  static constexpr std::int64_t kPrefetchASteps = 32;
+  // Steps of k before the end of a tile at which the kernel asks for C's lines, one a
+  // step: a large C is in L3 or memory when the tile reads (or writes) it back.
+  static constexpr std::int64_t kPrefetchCSteps = 192;
+  // Products with more columns than this pack A (see blocked_product); a transposed A
+  // (stored k × m, whose steps of k are rows of A) with AVX2 from 128 columns on: read in
+  // place, 256x256x128 A^T ran at 85% of OpenBLAS's (Haswell kernels) on Zen 5, packed
+  // at 100%; with AVX-512, packing it made that product 6% slower (docs/performance.md).
+  static constexpr std::int64_t kPackAColumns = 256;
+  static constexpr std::int64_t kPackTransposedAColumns = Ops::kRegisters >= 32 ? kPackAColumns : 128;
+  // Floats ahead in each row that packing asks for while it transposes a block of rows ×
+  // steps: a sliver's rows are a stride apart in memory (8 KB on 2048³), and the hardware
+  // prefetcher left packing waiting on them. Four lines ahead made 2048³ 1–2% faster on
+  // two threads (up to 2% on one), with B transposed too (Zen 5; docs/performance.md).
+  static constexpr std::int64_t kPackPrefetchFloats = 64;
+  // Where sysconf does not know a cache's size: the blocking tuned on an Intel Xeon
+  // (Cascade Lake) before it was derived from the caches.
+  static constexpr std::int64_t kFallbackDepth = 384;
+  static constexpr std::int64_t kFallbackBlockCols = 512;
+  // Products of at most this many columns with A transposed (a 10-class layer's kernel
+  // gradient, h^T·dy) and at least kNarrowDepth steps of k are computed transposed
+  // (narrow_product): at most 12, and no more than a register holds. Over fewer steps
+  // the transposes back cost more than the idle lanes of the one-register tile: measured
+  // with AVX-512 at m = 256, 8 steps ran 10-20% slower for 8 to 12 columns, 16 steps as
+  // fast or faster for every column count.
+  static constexpr std::int64_t kNarrowColumns = std::min<std::int64_t>(12, kLanes);
+  static constexpr std::int64_t kNarrowDepth = 16;
+
+  // Most steps of k in one block (KC): what the tile reads at each step that must stay in
+  // L1d, in three quarters of it. With AVX-512, a sliver of packed A (12 × KC floats; B
+  // streams from L2): 768 steps on 48 KB (AMD Zen 5) and 512 on 32 KB. Each block of k is
+  // one more pass over C, which a large product reads back from L3 or memory: on Zen 5,
+  // 683-step blocks instead of 342 made 2048³ 1–2% faster on two threads and
+  // 512x4096x4096 and 128x256x784 1–2% on one. With AVX2, the sliver of A and one sliver
+  // of B (6 + 16 floats a step): 418 steps on 48 KB, which on Zen 5 made 2048³ and
+  // 512x4096x4096 1-2% faster than 1024 (the sliver of A alone), as fast as 256-512
+  // (docs/performance.md).
+  static constexpr std::int64_t kFloatsKeptInL1PerStep = Ops::kRegisters >= 32 ? kRows : kRows + 2 * kLanes;
+  static std::int64_t max_depth() {
+    static const std::int64_t depth = [] {
+      const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+      if (l1d <= 0) return kFallbackDepth;
+      return std::clamp<std::int64_t>(l1d * 3 / 4 / (kFloatsKeptInL1PerStep * std::int64_t{sizeof(float)}), 256,
+                                      1024);
+    }();
+    return depth;
+  }
+
+  // Columns of B per block (NC) for blocks of `depth` steps: the packed block (depth × NC
+  // floats) in three quarters of L2, in whole two-register slivers, at most 512 (the
+  // width tuned on the Xeon, where 384 steps × 512 columns is exactly that share of its
+  // 1 MB).
+  static std::int64_t block_columns(std::int64_t depth) {
+    static const std::int64_t l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 <= 0) return kFallbackBlockCols;
+    const std::int64_t cols = l2 * 3 / 4 / (depth * std::int64_t{sizeof(float)}) / (2 * kLanes) * (2 * kLanes);
+    return std::clamp<std::int64_t>(cols, 64, kFallbackBlockCols);
+  }
+
+  static std::int64_t sliver_width(std::int64_t n) { return n <= kLanes ? kLanes : 2 * kLanes; }
+
+  // Stores the first kRows lanes of v at out. Where a masked store is slow, the whole
+  // register is stored: callers store in increasing order of address, so the lanes past
+  // kRows land where a later store (or the scalar tail) writes, or in the buffer's slack.
+  static void store_sliver_step(float* out, V v) {
+    if constexpr (Ops::kFastMaskedStore || kRows == kLanes) {
+      Ops::store_masked(out, Ops::lanes(kRows), v);
+    } else {
+      Ops::storeu(out, v);
+    }
+  }
+
+  // One sliver of A stored m × k (`rows` ≤ kRows of them, `a` at the first): element
+  // (i, p) to out[p·kRows + i], rows past `rows` zero. Blocks of kLanes steps of k are
+  // transposed in registers: copied one float at a time, packing A cost about an eighth
+  // of the product's time on the large shapes (each block of A is packed once per block
+  // of columns).
+  static void pack_a_rows(const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+    std::int64_t p0 = 0;
+    for (; p0 + kLanes <= depth; p0 += kLanes) {
+      V r[kLanes];
+      for (int i = 0; i < rows; ++i) Ops::prefetch(a + i * lda + p0 + kPackPrefetchFloats);
+      for (int i = 0; i < kLanes; ++i) r[i] = i < rows ? Ops::loadu(a + i * lda + p0) : Ops::zero();
+      Ops::transpose(r);
+      for (int p = 0; p < kLanes; ++p) store_sliver_step(out + (p0 + p) * kRows, r[p]);
+    }
+    // The last steps (fewer than kLanes), transposed the same way from masked loads: one
+    // float at a time they took 30% of a product of 10 steps (128x256x10).
+    if (const std::int64_t rest = depth - p0; rest > 0) {
+      V r[kLanes];
+      const auto steps = Ops::lanes(rest);
+      for (int i = 0; i < kLanes; ++i) r[i] = i < rows ? Ops::load_masked(steps, a + i * lda + p0) : Ops::zero();
+      Ops::transpose(r);
+      for (int p = 0; p < rest; ++p) store_sliver_step(out + (p0 + p) * kRows, r[p]);
+    }
+  }
+
+  // Packs rows [0, rows) × depth [0, depth) of op(A) (its top-left corner at `a`) into
+  // slivers of kRows rows: sliver s holds element (i, p) at s·depth·kRows + p·kRows + i,
+  // rows past the end zero. `out` has kSlack floats to spare past the end.
+  static void pack_a(bool ta, const float* a, std::int64_t lda, std::int64_t rows, std::int64_t depth, float* out) {
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kRows) {
+      const std::int64_t len = std::min(kRows, rows - r0);
+      float* dst = out + (r0 / kRows) * depth * kRows;
+      if (ta) {  // A stored k × m: each step of k is a contiguous run of rows.
+        for (std::int64_t p = 0; p < depth; ++p) {
+          const float* src = a + p * lda + r0;
+          float* d = dst + p * kRows;
+          std::int64_t i = 0;
+          for (; i < len; ++i) d[i] = src[i];
+          for (; i < kRows; ++i) d[i] = 0.f;
+        }
+      } else {  // A stored m × k: each row is contiguous in k.
+        pack_a_rows(a + r0 * lda, lda, len, depth, dst);
+      }
+    }
+  }
+  // Floats past the end of a packed A that pack_a may write (see store_sliver_step).
+  static constexpr std::int64_t kSlack = kLanes;
+
+  // One sliver (kLanes·kVecs columns) of op(B) from a B stored n × k (`b` at the
+  // sliver's first column, `cols` of them): dst[p·width + j] = b[j·ldb + p], columns past
+  // `cols` zero. Blocks of kLanes columns × kLanes steps are transposed in registers.
+  template <int kVecs>
+  static void pack_b_transposed(const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* dst) {
+    constexpr std::int64_t kWidth = kLanes * kVecs;
+    for (std::int64_t j0 = 0; j0 < kWidth; j0 += kLanes) {
+      const std::int64_t live = std::clamp<std::int64_t>(cols - j0, 0, kLanes);  // real columns in this block
+      std::int64_t p0 = 0;
+      for (; p0 + kLanes <= depth; p0 += kLanes) {
+        V r[kLanes];
+        for (int j = 0; j < live; ++j) Ops::prefetch(b + (j0 + j) * ldb + p0 + kPackPrefetchFloats);
+        for (int j = 0; j < kLanes; ++j) r[j] = j < live ? Ops::loadu(b + (j0 + j) * ldb + p0) : Ops::zero();
+        Ops::transpose(r);
+        for (int p = 0; p < kLanes; ++p) Ops::store(dst + (p0 + p) * kWidth + j0, r[p]);
+      }
+      if (const std::int64_t rest = depth - p0; rest > 0) {  // as pack_a_rows's last steps
+        V r[kLanes];
+        const auto steps = Ops::lanes(rest);
+        for (int j = 0; j < kLanes; ++j) {
+          r[j] = j < live ? Ops::load_masked(steps, b + (j0 + j) * ldb + p0) : Ops::zero();
+        }
+        Ops::transpose(r);
+        for (int p = 0; p < rest; ++p) Ops::store(dst + (p0 + p) * kWidth + j0, r[p]);
+      }
+    }
+  }
+
+  // Packs depth [0, depth) × columns [0, cols) of op(B) (its top-left corner at `b`) into
+  // slivers of kLanes·kVecs columns: sliver s holds element (p, j) at s·depth·width +
+  // p·width + j, columns past the end zero.
+  template <int kVecs>
+  static void pack_b(bool tb, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols, float* out) {
+    constexpr std::int64_t kWidth = kLanes * kVecs;
+    if (tb) {  // B stored n × k: each column of op(B) is contiguous in k.
+      for (std::int64_t j0 = 0; j0 < cols; j0 += kWidth) {
+        pack_b_transposed<kVecs>(b + j0 * ldb, ldb, depth, std::min(kWidth, cols - j0),
+                                 out + (j0 / kWidth) * depth * kWidth);
+      }
+      return;
+    }
+    // B stored k × n: each step of k is a contiguous run of columns. Sliver by sliver,
+    // each row is read a sliver at a time in a stride of ldb. Where that stride is a page
+    // or more, every read is on another page, which the hardware prefetcher does not
+    // follow: there the rows are read whole, one after the other, and dealt out to the
+    // slivers (which stay in L2). On one core of an AMD EPYC (Zen 5) that made a
+    // 256x4096x4096 product 7% faster; for narrower B (rows within a page, often in cache)
+    // the sliver order measured 2-4% faster (docs/performance.md).
+    if (ldb * static_cast<std::int64_t>(sizeof(float)) >= 4096) {
+      for (std::int64_t p = 0; p < depth; ++p) {
+        const float* src = b + p * ldb;
+        for (std::int64_t j0 = 0; j0 < cols; j0 += kWidth) {
+          const std::int64_t len = std::min(kWidth, cols - j0);
+          float* d = out + (j0 / kWidth) * depth * kWidth + p * kWidth;
+          for (int v = 0; v < kVecs; ++v) {
+            Ops::store(d + kLanes * v, Ops::load_masked(Ops::lanes(len - kLanes * v), src + j0 + kLanes * v));
+          }
+        }
+      }
+      return;
+    }
+    for (std::int64_t j0 = 0; j0 < cols; j0 += kWidth) {
+      const std::int64_t len = std::min(kWidth, cols - j0);
+      float* dst = out + (j0 / kWidth) * depth * kWidth;
+      for (std::int64_t p = 0; p < depth; ++p) {
+        const float* src = b + p * ldb + j0;
+        float* d = dst + p * kWidth;
+        for (int v = 0; v < kVecs; ++v) {
+          Ops::store(d + kLanes * v, Ops::load_masked(Ops::lanes(len - kLanes * v), src + kLanes * v));
+        }
+      }
+    }
+  }
+
+  static void pack_b_any(bool tb, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols,
+                         std::int64_t width, float* out) {
+    if (width == kLanes) return pack_b<1>(tb, b, ldb, depth, cols, out);
+    pack_b<2>(tb, b, ldb, depth, cols, out);
+  }
+
+  // How the kernel reads op(A)'s kRows rows at step p of k: element (i, p) is at
+  // ap[p·step + i·row_stride]. A packed sliver has step kRows and row stride 1; an
+  // unpacked transposed A (stored k × m) step lda and row stride 1; an unpacked A (stored
+  // m × k) step 1 and row stride lda.
+  struct SliverOfA {
+    const float* ap;
+    std::int64_t step, row_stride;
+  };
+
+  // C[0..rows, 0..cols) (= or +=) the product of kTileRows rows of an A sliver and one
+  // packed B sliver of kLanes·kVecs columns over `depth`. rows == kTileRows ≤ kRows, cols
+  // ≤ kLanes·kVecs; `add` keeps C's values. kUnitRowStride: A's rows are adjacent floats
+  // (a packed sliver, or a transposed A read in place), so the broadcasts use constant
+  // offsets and no registers. A product's last rows, fewer than kRows, get a tile of
+  // their own height (tile_for): on the full tile they cost as much as kRows rows (64
+  // rows on two threads with AVX2 is 5 tiles and 2 rows a thread: 6 tiles' time).
+  //
+  // tile() runs the tiles of one sliver of A across `cols` columns (B's slivers one after
+  // the other from bp, depth·kLanes·kVecs floats apart): one call per sliver of A rather
+  // than per tile, which with AVX2 made 128x256x10 B^T 5% faster (a call's prologue
+  // against 10 steps of 12 multiply-adds).
+  template <bool kUnitRowStride, int kVecs, int kTileRows = static_cast<int>(kRows)>
+  static void tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c, std::int64_t ldc,
+                   std::int64_t rows, std::int64_t cols, bool add) {
+    constexpr std::int64_t kWidth = kLanes * kVecs;
+    for (std::int64_t jr = 0; jr < cols; jr += kWidth) {
+      one_tile<kUnitRowStride, kVecs, kTileRows>(depth, a, bp + (jr / kWidth) * depth * kWidth, c + jr, ldc, rows,
+                                                 std::min(kWidth, cols - jr), add);
+    }
+  }
+
+  template <bool kUnitRowStride, int kVecs, int kTileRows>
+  [[gnu::always_inline]] static void one_tile(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
+                                              std::int64_t ldc, std::int64_t rows, std::int64_t cols, bool add) {
+    // The one-register tile serves small products whose C is in cache: the prefetches of
+    // A and C made 128×10×256 2.5% slower with AVX-512 (docs/performance.md). Asking for
+    // C's registers one a step near the end of the steps pays where the steps take longer
+    // than fetching C; over fewer steps than twice C's registers it does not: with AVX2,
+    // 128x256x10 B^T ran 7% faster without. The two are separate bodies, each with its own
+    // accumulators: sharing them, GCC kept them in memory for both.
+    if (kVecs == 1 || depth < 2 * kTileRows * kVecs) {
+      return tile_body<kUnitRowStride, kVecs, kTileRows, false>(depth, a, bp, c, ldc, rows, cols, add);
+    }
+    tile_body<kUnitRowStride, kVecs, kTileRows, true>(depth, a, bp, c, ldc, rows, cols, add);
+  }
+
+  template <bool kUnitRowStride, int kVecs, int kTileRows, bool kPrefetchAAndC>
+  [[gnu::always_inline]] static void tile_body(std::int64_t depth, SliverOfA a, const float* __restrict bp, float* c,
+                                               std::int64_t ldc, std::int64_t rows, std::int64_t cols, bool add) {
+    constexpr std::int64_t kWidth = kLanes * kVecs;
+    const float* __restrict ap = a.ap;
+    const std::int64_t step = a.step, rs = kUnitRowStride ? 1 : a.row_stride;
+    V acc[kTileRows][kVecs];
+#pragma GCC unroll 12
+    for (int i = 0; i < kTileRows; ++i) {
+      for (int v = 0; v < kVecs; ++v) acc[i][v] = Ops::zero();
+    }
+    auto one_step = [&]() __attribute__((always_inline)) {
+      V bv[kVecs];
+      // B streams from L2: ask for the step 8 ahead. The hardware prefetcher alone left
+      // the large products 5% slower (docs/performance.md); 4 and 16 ahead did as well.
+      for (int v = 0; v < kVecs; ++v) Ops::prefetch(bp + kPrefetchSteps * kWidth + kLanes * v);
+      // A's rows are adjacent here: a packed sliver, or a transposed A read in place
+      // (whose steps are rows of A a stride apart, which the hardware does not follow).
+      if constexpr (kPrefetchAAndC && kUnitRowStride) Ops::prefetch(ap + kPrefetchASteps * step);
+      for (int v = 0; v < kVecs; ++v) bv[v] = Ops::load(bp + kLanes * v);
+#pragma GCC unroll 12
+      for (int i = 0; i < kTileRows; ++i) {
+        const V av = Ops::set1(ap[i * rs]);
+        for (int v = 0; v < kVecs; ++v) acc[i][v] = Ops::fmadd(av, bv[v], acc[i][v]);
+      }
+      ap += step;
+      bp += kWidth;
+    };
+    if constexpr (!kPrefetchAAndC) {
+      for (std::int64_t p = 0; p < depth; ++p) one_step();
+    } else {
+      // The steps in three runs so that the middle one, which asks for one of C's
+      // registers a step (kTileRows·kVecs of them), needs no test in the others.
+      constexpr std::int64_t kPartsOfC = kTileRows * kVecs;
+      const std::int64_t c_first = std::max<std::int64_t>(0, depth - kPrefetchCSteps);
+      const std::int64_t c_last = std::min(depth, c_first + kPartsOfC);
+      std::int64_t p = 0;
+      for (; p < c_first; ++p) one_step();
+      for (std::int64_t part = 0; p < c_last; ++p, ++part) {
+        Ops::prefetch(c + (part / kVecs) * ldc + kLanes * (part % kVecs));
+        one_step();
+      }
+      for (; p < depth; ++p) one_step();
+    }
+    if (rows == kTileRows && cols == kWidth) {
+#pragma GCC unroll 12
+      for (int i = 0; i < kTileRows; ++i) {
+        float* ci = c + i * ldc;
+        for (int v = 0; v < kVecs; ++v) {
+          if (add) acc[i][v] = Ops::add(acc[i][v], Ops::loadu(ci + kLanes * v));
+          Ops::storeu(ci + kLanes * v, acc[i][v]);
+        }
+      }
+      return;
+    }
+    typename Ops::Mask mask[kVecs];
+    for (int v = 0; v < kVecs; ++v) mask[v] = Ops::lanes(cols - kLanes * v);
+#pragma GCC unroll 12
+    for (int i = 0; i < kTileRows; ++i) {
+      if (i < rows) {
+        float* ci = c + i * ldc;
+        for (int v = 0; v < kVecs; ++v) {
+          if (add) acc[i][v] = Ops::add(acc[i][v], Ops::load_masked(mask[v], ci + kLanes * v));
+          Ops::store_masked(ci + kLanes * v, mask[v], acc[i][v]);
+        }
+      }
+    }
+  }
+
+  using TileFn = void (*)(std::int64_t, SliverOfA, const float*, float*, std::int64_t, std::int64_t, std::int64_t,
+                         bool);
+  template <bool kUnitRowStride, int kVecs, int... kRowsMinusOne>
+  static constexpr std::array<TileFn, kRows> tiles_by_height(std::integer_sequence<int, kRowsMinusOne...>) {
+    return {&tile<kUnitRowStride, kVecs, kRowsMinusOne + 1>...};
+  }
+  // The tile for `rows` (1..kRows) rows of C.
+  template <bool kUnitRowStride, int kVecs>
+  static TileFn tile_for(std::int64_t rows) {
+    static constexpr std::array<TileFn, kRows> kByHeight =
+        tiles_by_height<kUnitRowStride, kVecs>(std::make_integer_sequence<int, static_cast<int>(kRows)>{});
+    return kByHeight[static_cast<std::size_t>(rows - 1)];
+  }
+
+  // The blocked product with B slivers of kLanes·kVecs columns (see gemm). With `packed`,
+  // B was packed by PackedB::pack (b and tb unused): its blocks are read where they lie
+  // instead of being packed here.
+  template <int kVecs>
+  static void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                              std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
+                              bool accumulate, const PackedB* packed = nullptr) {
+    constexpr std::int64_t kWidth = kLanes * kVecs;
+    // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
+    const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
+    const std::int64_t depth_step = (k + blocks_of_k - 1) / blocks_of_k;
+    const std::int64_t col_step = block_columns(depth_step);
+    const std::int64_t block_cols = std::min(col_step, (n + kWidth - 1) / kWidth * kWidth);
+    const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
+    float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
+    // Packing A costs one copy of each element per block of columns; with few columns
+    // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
+    // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
+    const bool pack_whole_block = n > (ta ? kPackTransposedAColumns : kPackAColumns);
+    const std::int64_t rows_padded = (m + kRows - 1) / kRows * kRows;
+    const bool pack_all_rows = pack_whole_block && rows_padded * depth_step <= kPackAllRowsFloats;
+    float* ap = pack_whole_block ? packing_buffer(0, static_cast<std::size_t>(
+                                                         depth_step * (pack_all_rows ? rows_padded : block_rows) + kSlack))
+                                 : nullptr;
+    if (pack_all_rows) {
+      // Blocks of k outermost: all of A's rows for the block packed once (read back from
+      // L2/L3 a sliver at a time), then each block of columns of B. Packed per block of
+      // columns instead, A took about a tenth of a large product's time.
+      for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+        const std::int64_t kc = std::min(depth_step, k - pc);
+        const bool add = accumulate || pc > 0;
+        pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
+        for (std::int64_t jc = 0; jc < n; jc += col_step) {
+          const std::int64_t nc = std::min(col_step, n - jc);
+          const float* bb = bp;
+          if (packed) {
+            bb = packed->block(pc / depth_step, jc / col_step);
+          } else {
+            pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+          }
+          for (std::int64_t ir = 0; ir < m; ir += kRows) {
+            const SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
+            const std::int64_t rows = std::min(kRows, m - ir);
+            const TileFn run = rows == kRows ? tile<true, kVecs> : tile_for<true, kVecs>(rows);
+            run(kc, sliver, bb, c + ir * ldc + jc, ldc, rows, nc, add);
+          }
+        }
+      }
+      return;
+    }
+    for (std::int64_t jc = 0; jc < n; jc += col_step) {
+      const std::int64_t nc = std::min(col_step, n - jc);
+      for (std::int64_t pc = 0; pc < k; pc += depth_step) {
+        const std::int64_t kc = std::min(depth_step, k - pc);
+        const bool add = accumulate || pc > 0;
+        const float* bb = bp;
+        if (packed) {
+          bb = packed->block(pc / depth_step, jc / col_step);
+        } else {
+          pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+        }
+        for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
+          const std::int64_t mc = std::min(kBlockRows, m - ic);
+          const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
+          if (pack_whole_block) pack_a(ta, a_block, lda, mc, kc, ap);
+          for (std::int64_t ir = 0; ir < mc; ir += kRows) {
+            const std::int64_t rows = std::min(kRows, mc - ir);
+            SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
+            if (!pack_whole_block) {  // read in place, the last rows too (their tile reads no further)
+              const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
+              sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
+            }
+            const bool unit = sliver.row_stride == 1;
+            const TileFn run = rows == kRows ? (unit ? tile<true, kVecs> : tile<false, kVecs>)
+                                             : (unit ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows));
+            run(kc, sliver, bb, c + (ic + ir) * ldc + jc, ldc, rows, nc, add);
+          }
+        }
+      }
+    }
+  }
+
+  // Registers of rows for narrow_tile with kCols columns: at most 24 accumulators with 32
+  // registers, 15 with 16 (leaving room for the kVecs registers of A and the broadcast),
+  // and at most 4, so that a partial last block idles at most 3 of them.
+  static constexpr int narrow_vectors(int cols) {
+    return Ops::kRegisters >= 32 ? std::clamp(24 / cols, 1, 4) : std::clamp(15 / (cols + 1), 1, 4);
+  }
+
+  // C[0..rows, 0..kCols) (= or +=) op(A)·op(B) for up to kLanes·kVecs rows of C,
+  // computed as C^T so that all lanes work when C has few columns: one accumulator per
+  // column and kLanes rows. `a` is A stored k × m at the block's first row (each step of
+  // k is a plain load of kLanes rows), `b` op(B) stored k × kCols with row stride ldb (a
+  // broadcast per column). The accumulators are transposed back kLanes rows at a time
+  // and stored kCols lanes wide. Rows past `rows` are masked off, so nothing past A's
+  // last row is read. The loops over vectors and columns carry unroll pragmas: left to
+  // itself, GCC keeps the accumulators of kVecs > 2 in memory.
+  template <int kCols, int kVecs>
+  static void narrow_tile(std::int64_t depth, const float* __restrict a, std::int64_t lda,
+                          const float* __restrict b, std::int64_t ldb, float* c, std::int64_t ldc, std::int64_t rows,
+                          bool add) {
+    V acc[kVecs][kCols];
+    typename Ops::Mask row_mask[kVecs];
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) {
+      row_mask[v] = Ops::lanes(rows - kLanes * v);
+#pragma GCC unroll 12
+      for (int j = 0; j < kCols; ++j) acc[v][j] = Ops::zero();
+    }
+    for (std::int64_t p = 0; p < depth; ++p) {
+      V av[kVecs];
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecs; ++v) av[v] = Ops::load_masked(row_mask[v], a + kLanes * v);
+#pragma GCC unroll 12
+      for (int j = 0; j < kCols; ++j) {
+        const V bj = Ops::set1(b[j]);
+#pragma GCC unroll 4
+        for (int v = 0; v < kVecs; ++v) acc[v][j] = Ops::fmadd(av[v], bj, acc[v][j]);
+      }
+      a += lda;
+      b += ldb;
+    }
+    const auto col_mask = Ops::lanes(kCols);
+#pragma GCC unroll 4
+    for (int v = 0; v < kVecs; ++v) {
+      V r[kLanes];
+#pragma GCC unroll 16
+      for (int j = 0; j < kLanes; ++j) r[j] = j < kCols ? acc[v][j] : Ops::zero();
+      Ops::transpose(r);
+      const std::int64_t live = std::min<std::int64_t>(kLanes, rows - kLanes * v);
+      for (std::int64_t i = 0; i < live; ++i) {
+        float* ci = c + (kLanes * v + i) * ldc;
+        if (add) r[i] = Ops::add(r[i], Ops::load_masked(col_mask, ci));
+        Ops::store_masked(ci, col_mask, r[i]);
+      }
+    }
+  }
+
+  // C (= or +=) A^T·op(B) for kCols ≤ kNarrowColumns columns, A stored k × m, op(B)
+  // stored k × kCols (row stride ldb), in blocks of kLanes·kVecs rows.
+  template <int kCols>
+  static void narrow_product(std::int64_t m, std::int64_t k, const float* a, std::int64_t lda, const float* b,
+                             std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+    constexpr int kVecs = narrow_vectors(kCols);
+    constexpr std::int64_t kBlock = kLanes * kVecs;
+    for (std::int64_t i0 = 0; i0 < m; i0 += kBlock) {
+      narrow_tile<kCols, kVecs>(k, a + i0, lda, b, ldb, c + i0 * ldc, ldc, std::min(kBlock, m - i0), accumulate);
+    }
+  }
+
+  // narrow_product for n = 1..kNarrowColumns. A transposed B (stored n × k) is first
+  // copied to k × n: n·k floats against the product's m·n·k multiply-adds.
+  template <int... kCols>
+  static void narrow(bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
+                     const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                     std::integer_sequence<int, kCols...>) {
+    if (tb) {
+      float* bt = packing_buffer(1, static_cast<std::size_t>(k * n));
+      for (std::int64_t j = 0; j < n; ++j) {
+        for (std::int64_t p = 0; p < k; ++p) bt[p * n + j] = b[j * ldb + p];
+      }
+      b = bt;
+      ldb = n;
+    }
+    // narrow_product<n>: one instantiation per column count.
+    (void)((n == kCols + 1 ? (narrow_product<kCols + 1>(m, k, a, lda, b, ldb, c, ldc, accumulate), true) : false) ||
+           ...);
+  }
+
+  static void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                   std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+      if (!accumulate) {
+        for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.f);
+      }
+      return;
+    }
+    if (ta && n <= kNarrowColumns && k >= kNarrowDepth) {
+      return narrow(tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate,
+                    std::make_integer_sequence<int, static_cast<int>(kNarrowColumns)>{});
+    }
+    // Up to one register of columns (a 10-class layer with AVX-512) use a tile one
+    // register wide: the two-register one would leave most of its lanes empty.
+    if (n <= kLanes) return blocked_product<1>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    blocked_product<2>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  }
+
+  static void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
+                             std::int64_t ldc, bool accumulate) {
+    const std::int64_t n = b.n(), k = b.k();
+    if (m <= 0 || n <= 0) return;
+    if (n <= kLanes) return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
+    blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
+  }
+
+  static const PackedGemmKernels& kernels() {
+    static constexpr PackedGemmKernels table{
+        .max_depth = max_depth,
+        .block_columns = block_columns,
+        .sliver_width = sliver_width,
+        .pack_b = pack_b_any,
+        .gemm = gemm,
+        .gemm_prepacked = gemm_prepacked,
+    };
+    return table;
+  }
+};
+
+}  // namespace strata::cpu
