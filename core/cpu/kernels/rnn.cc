@@ -13,7 +13,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/cpu/gemm.h"
+#include "core/cpu/gemv.h"
 #include "core/cpu/kernels/register.h"
+#include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
 #include "core/op_registry.h"
@@ -103,6 +106,75 @@ const float* dropout_mask(const Config& c, const KernelContext& ctx, float rate,
 }
 
 
+// The recurrent kernel U packed for the GEMM (cpu::PackedB) once per run of the step, kept
+// between runs and packed again only when U changed (Tensor::version) or the kernels'
+// path did: every step of the time loop, on every thread, multiplies by it. Packed on
+// every run rather than from the second on (as Dense and Conv2D do, packed_kernel.h), so
+// a run's products never change path between runs. Null where the packed GEMM is not
+// built in.
+struct PackedRecurrentKernel final : KernelCache {
+  const PackedB* for_run(const Tensor& u, std::int64_t rows, std::int64_t cols) {
+    if (!packed_gemm_available()) return nullptr;
+    const Tensor::Version version = u.version();
+    if (!packed_once || version != seen || packed.k() != rows || packed.n() != cols || packed.isa() != kernel_isa()) {
+      packed.pack(false, rows, cols, u.data<float>(), cols);
+      seen = version;
+      packed_once = true;
+    }
+    return &packed;
+  }
+  static PackedRecurrentKernel& of(KernelContext& ctx) {
+    if (auto* cache = dynamic_cast<PackedRecurrentKernel*>(ctx.cache.get())) return *cache;
+    ctx.cache = std::make_unique<PackedRecurrentKernel>();
+    return static_cast<PackedRecurrentKernel&>(*ctx.cache);
+  }
+  PackedB packed;
+  Tensor::Version seen;
+  bool packed_once = false;
+};
+
+// rec (rows × cols) = hin (rows × H) · U (H × cols, row stride ld) for one thread's rows
+// at one step: the matrix-vector kernel for one row, the packed U for more (per step, the
+// product Eigen's GEMM took 44% of an LSTM's time in, packing U's blocks on every call).
+void recurrent_product(std::int64_t rows, std::int64_t H, std::int64_t cols, const float* hin, const float* U,
+                       std::int64_t ld, const PackedB* packed, float* rec) {
+  if (rows == 1 && gemv_available()) return gemv_row(cols, H, hin, 1, U, ld, rec);
+  if (packed) return packed_gemm_prepacked(rows, hin, H, *packed, rec, cols, false);
+  gemm_serial(false, false, rows, cols, H, hin, H, U, ld, rec, cols, false);
+}
+
+// One batch row's LSTM step: the gate pre-activations z (the recurrent product, the input
+// projection zx added here), the new c and h into the workspace row w, the output yb and
+// the carried state hb, cb (kept where the mask m is 0). The pointers never overlap, and
+// say so (__restrict), and the mask's test is outside the loops: so GCC vectorizes every
+// loop, which as one loop with the mask's test per element and possible aliasing it did
+// not (a third of an LSTM's time went to this row's scalar loops).
+void lstm_row(const Config& c, std::int64_t H, float m, const float* __restrict zx, float* __restrict z,
+              float* __restrict w, float* __restrict hb, float* __restrict cb, float* __restrict yb,
+              float* __restrict act_c, float* __restrict c_new) {
+  const std::int64_t GH = 4 * H;
+  for (std::int64_t j = 0; j < GH; ++j) z[j] += zx[j];
+  act_span(c.recurrent_activation, z, 2 * H);
+  act_span(c.activation, z + 2 * H, H);
+  act_span(c.recurrent_activation, z + 3 * H, H);
+  std::copy_n(z, GH, w);  // i, f, g, o
+  for (std::int64_t j = 0; j < H; ++j) c_new[j] = z[H + j] * cb[j] + z[j] * z[2 * H + j];
+  std::copy_n(c_new, H, act_c);
+  act_span(c.activation, act_c, H);
+  std::copy_n(act_c, H, w + 4 * H);  // activation(c_new), read by the backward pass
+  if (m != 0.f) {
+    for (std::int64_t j = 0; j < H; ++j) hb[j] = z[3 * H + j] * act_c[j];
+    std::copy_n(hb, H, yb);
+    std::copy_n(c_new, H, cb);
+  } else if (c.zero_output_for_mask) {
+    std::fill_n(yb, H, 0.f);
+  } else {
+    std::copy_n(hb, H, yb);
+  }
+  std::copy_n(cb, H, w + 5 * H);
+  std::copy_n(hb, H, w + 6 * H);
+}
+
 // ---- forward ------------------------------------------------------------------------------
 
 void sequence_kernel(KernelContext& ctx) {
@@ -124,15 +196,17 @@ void sequence_kernel(KernelContext& ctx) {
   const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, kRecurrentMaskStream, kRecurrentMask);
 
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
+  // One cpu::gemm over all B·T rows (threaded, packed): as Eigen's products split by
+  // columns it was a tenth of the LSTM's time.
   MMap xw(scratch(kProjection, B * T * GH), B * T, GH);
   if (!dmask) {
-    parallel_gemm(xw, CMap(px, B * T, F), CMap(W, F, GH));
+    cpu::gemm(false, false, B * T, GH, F, px, F, W, GH, xw.data(), GH);
   } else {
     MMap xd(scratch(kDroppedInput, B * T * F), B * T, F);
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t t = 0; t < T; ++t)
         for (std::int64_t f = 0; f < F; ++f) xd(b * T + t, f) = px[(b * T + t) * F + f] * dmask[b * F + f];
-    parallel_gemm(MMap(xw.data(), B * T, GH), xd, CMap(W, F, GH));
+    cpu::gemm(false, false, B * T, GH, F, xd.data(), F, W, GH, xw.data(), GH);
   }
   xw.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, GH);
   const float* rbias = (c.cell == Cell::gru && c.reset_after) ? bias + GH : nullptr;
@@ -141,6 +215,10 @@ void sequence_kernel(KernelContext& ctx) {
   // loop has no barrier per step. Each row chunk does its own h·U GEMM per step.
   const float* h0 = ctx.input(1).data<float>();
   const float* c0 = ctx.input(2).data<float>();
+  // U packed whole, except for a GRU with the reset gate before the product, whose
+  // per-step product takes U's first 2H columns only.
+  const bool whole_u = !(c.cell == Cell::gru && !c.reset_after);
+  const PackedB* packed_u = whole_u ? PackedRecurrentKernel::of(ctx).for_run(ctx.input(4), H, GH) : nullptr;
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
     MMap h(scratch(kRowH, nb * H), nb, H), cs(scratch(kRowC, nb * H), nb, H);
@@ -158,7 +236,7 @@ void sequence_kernel(KernelContext& ctx) {
         // z and r columns now; the candidate's recurrent term needs r first.
         rec.leftCols(2 * H).noalias() = hin * CSMap(U, H, 2 * H, Stride(GH));
       } else {
-        rec.noalias() = hin * CMap(U, H, GH);
+        recurrent_product(nb, H, GH, hin.data(), U, GH, packed_u, rec.data());
       }
       for (std::int64_t b = b0; b < b1; ++b) {
         const std::int64_t lb = b - b0;
@@ -179,25 +257,7 @@ void sequence_kernel(KernelContext& ctx) {
             w[H + j] = hc;
           }
         } else if (c.cell == Cell::lstm) {
-          // Gate pre-activations, then the activations over whole gate blocks (SIMD).
-          float* z = rec.data() + lb * GH;
-          for (std::int64_t j = 0; j < GH; ++j) z[j] += zx[j];
-          act_span(c.recurrent_activation, z, 2 * H);
-          act_span(c.activation, z + 2 * H, H);
-          act_span(c.recurrent_activation, z + 3 * H, H);
-          for (std::int64_t j = 0; j < H; ++j) {
-            const float i = z[j], f = z[H + j], g = z[2 * H + j];
-            w[j] = i, w[H + j] = f, w[2 * H + j] = g, w[3 * H + j] = z[3 * H + j];
-            cn_tmp[j] = zr_tmp[j] = f * cb[j] + i * g;
-          }
-          act_span(c.activation, zr_tmp, H);
-          for (std::int64_t j = 0; j < H; ++j) {
-            const float hn = w[3 * H + j] * zr_tmp[j];
-            w[4 * H + j] = zr_tmp[j];  // activation(c_new), read by the backward pass
-            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
-            if (m != 0.f) hb[j] = hn, cb[j] = cn_tmp[j];
-            w[5 * H + j] = cb[j], w[6 * H + j] = hb[j];
-          }
+          lstm_row(c, H, m, zx, rec.data() + lb * GH, w, hb, cb, yb, zr_tmp, cn_tmp);
         } else {  // GRU, gates [z, r, h]
           const float* hi = hin.data() + lb * H;
           for (std::int64_t j = 0; j < H; ++j) {
