@@ -160,8 +160,10 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   // Split the larger of rows and columns into one contiguous block per thread.
   const bool split_rows = m >= n;
   const std::int64_t extent = split_rows ? m : n;
-  // Blocks of whole register tiles keep every thread's kernel efficient.
-  const std::int64_t grain = 16;
+  // Columns in blocks of whole registers. Rows in equal shares: a product's last rows get
+  // a tile of their own height, so a share need not be whole tiles, and blocks of 16 rows
+  // gave 49 rows (a ConvNeXtTiny layer at batch 1) as 32 and 17.
+  const std::int64_t grain = split_rows ? 1 : 16;
   auto part = [&](int t) {
     const std::int64_t nt = threads;
     const std::int64_t per = (extent + nt * grain - 1) / (nt * grain) * grain;
@@ -187,8 +189,7 @@ void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const Pack
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (threads <= 1 || flops < 4e6 || m < 2 * 16) return packed_gemm_prepacked(m, a, lda, b, c, ldc, false);
-  const std::int64_t grain = 16;
-  const std::int64_t per = (m + threads * grain - 1) / (threads * grain) * grain;
+  const std::int64_t per = (m + threads - 1) / threads;  // equal shares of rows, as gemm() splits them
   auto part = [&](int t) {
     const std::int64_t begin = std::min(m, t * per), end = std::min(m, begin + per);
     if (begin < end) packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false);
