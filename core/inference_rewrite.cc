@@ -273,16 +273,20 @@ std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots,
   });
 }
 
-// 3. A relu fused into the epilogue of the conv2d or dense it alone reads.
-std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+// 3. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 into a
+// conv2d's when the options allow (its kernel is the CPU's only).
+std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, const InferenceRewriteOptions& options,
+                                     InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
-    if (node.op != "relu" || !foldable_product(reach, node.inputs[0])) return std::nullopt;
+    const bool relu6 = node.op == "relu6" && options.fuse_relu6_into_conv2d;
+    if ((node.op != "relu" && !relu6) || !foldable_product(reach, node.inputs[0])) return std::nullopt;
     const Node& p = reach.node(node.inputs[0]);
+    if (relu6 && p.op != "conv2d") return std::nullopt;
     std::vector<Output> inputs;
     for (const Output& in : p.inputs) inputs.push_back(mapped(in));
     Attrs attrs = p.attrs;
-    attrs.set("activation", std::string("relu"));
+    attrs.set("activation", std::string(relu6 ? "relu6" : "relu"));
     ++report.activations_fused;
     return graph.add_node(p.op, inputs, attrs, p.name);
   });
@@ -290,7 +294,8 @@ std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& ro
 
 }  // namespace
 
-std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report) {
+std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report,
+                                          const InferenceRewriteOptions& options) {
   if (graph.finalized()) {
     throw Error("rewrite_for_inference: the graph is finalized (a Program was compiled from it)");
   }
@@ -302,7 +307,7 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
     folded = counts.affines_folded;
     out = fold_affines(graph, out, counts);
   }
-  out = fuse_activations(graph, out, counts);
+  out = fuse_activations(graph, out, options, counts);
   if (report) *report = counts;
   return out;
 }

@@ -10,7 +10,8 @@
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
 //     multiply-add x·scale + shift;
-//  3. a relu that reads only a conv2d or dense fused into its epilogue.
+//  3. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 into a
+//     conv2d's where the Program runs on the CPU (the GEMM applies it as it writes).
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
 // are, so a training program compiled from the original fetches is never rewritten. The
 // folded kernels are computed from variables alone: an inference Program computes them
@@ -28,14 +29,21 @@ struct InferenceRewrites {
   int modes_resolved = 0;      // training_select and dropout nodes bypassed
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
-  int activations_fused = 0;   // relus fused into a conv2d's or dense's epilogue
+  int activations_fused = 0;   // relus (relu6s) fused into a conv2d's or dense's epilogue
   int identities_dropped = 0;  // identity nodes bypassed
+};
+
+struct InferenceRewriteOptions {
+  // relu6 fused into the conv2d before it: only the CPU has that kernel (a Program for a
+  // GPU is compiled with this off, and keeps relu6 as its own op).
+  bool fuse_relu6_into_conv2d = true;
 };
 
 // The outputs that compute `roots` in inference mode with the rewrites above, in the same
 // order (an output nothing rewrote is returned as it is). Adds nodes to `graph`, which
 // must not be finalized yet: call it before any Program is compiled from the graph.
 std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots,
-                                          InferenceRewrites* report = nullptr);
+                                          InferenceRewrites* report = nullptr,
+                                          const InferenceRewriteOptions& options = {});
 
 }  // namespace strata

@@ -288,7 +288,8 @@ CompiledModel::InferenceFetches CompiledModel::rewrite_inference_fetches(
   for (const auto& set : fetch_sets) roots.insert(roots.end(), set.begin(), set.end());
   const std::vector<Output> updates = graph_->updates(false);
   roots.insert(roots.end(), updates.begin(), updates.end());
-  const std::vector<Output> rewritten = rewrite_for_inference(*graph_, roots, &inference_rewrites_);
+  const std::vector<Output> rewritten = rewrite_for_inference(
+      *graph_, roots, &inference_rewrites_, {.fuse_relu6_into_conv2d = device_.type == DeviceType::cpu});
   InferenceFetches out;
   auto next = rewritten.begin();
   for (const auto& set : fetch_sets) {

@@ -37,7 +37,7 @@ TapRange valid_taps(std::int64_t base, std::int64_t dilation, std::int64_t taps,
 // With depth_multiplier 1 (every depthwise layer of keras.applications) input and output
 // channels coincide, and the lanes read x and k contiguously.
 template <int Lanes, bool Multiplied>
-void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
+void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp, std::int64_t oy,
                std::int64_t o0, float* y_row) {
   const std::int64_t dm = g.og, c0 = o0 / dm;
   std::int64_t source[Lanes];  // read only when Multiplied
@@ -62,11 +62,7 @@ void row_block(const Geom& g, const float* x_image, const float* k, const float*
       }
     }
     float* out = y_row + ox * g.o + o0;
-    if (relu) {
-      for (int j = 0; j < Lanes; ++j) out[j] = acc[j] > 0.f ? acc[j] : 0.f;
-    } else {
-      for (int j = 0; j < Lanes; ++j) out[j] = acc[j];
-    }
+    for (int j = 0; j < Lanes; ++j) out[j] = apply_clamp(clamp, acc[j]);
   }
 }
 
@@ -81,7 +77,7 @@ constexpr int kVecLanes = simd::kLanes;
 // the accumulators are named registers, which the generic loop's array was not (GCC
 // kept it on the stack and stalled on it at every tap).
 template <int Vectors>
-void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu,
+void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
                        std::int64_t oy, std::int64_t o0, float* y_row) {
   const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
   Vec initial[Vectors];
@@ -103,7 +99,12 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
     float* out = y_row + ox * g.o + o0;
     for (int v = 0; v < Vectors; ++v) {
       Vec r = acc[v];
-      if (relu) r = simd::select(r > Vec{}, r, Vec{});
+      if (clamp == Clamp::kRelu) {
+        r = simd::select(r > Vec{}, r, Vec{});
+      } else if (clamp == Clamp::kRelu6) {  // NaN stays NaN, as the relu6 op
+        r = simd::select(r < Vec{}, Vec{}, r);
+        r = simd::select(r > simd::splat(6.f), simd::splat(6.f), r);
+      }
       store(out + v * kVecLanes, r);
     }
   }
@@ -112,22 +113,22 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
 // Every output channel of one output row, in blocks of four vectors (64 channels with
 // AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
 template <bool Multiplied>
-void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, bool relu, std::int64_t oy,
+void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp, std::int64_t oy,
                float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
     for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
-      row_block_vectors<4>(g, x_image, k, bias, relu, oy, o0, y_row);
+      row_block_vectors<4>(g, x_image, k, bias, clamp, oy, o0, y_row);
     }
-    for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) row_block_vectors<1>(g, x_image, k, bias, relu, oy, o0, y_row);
+    for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row);
   }
-  for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);
-  for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, relu, oy, o0, y_row);
+  for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
+  for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
 }
 
 }  // namespace
 
-void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, bool relu, float* y) {
+void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, Clamp clamp, float* y) {
   const std::int64_t rows = g.n * g.oh;
   const std::int64_t work_per_row = g.ow * g.o * g.kh * g.kw;
   parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
@@ -137,9 +138,9 @@ void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float
       float* y_row = y + r * g.ow * g.o;
       // A block's weights (kh·kw·Lanes floats) stay in L1 while the block sweeps the row.
       if (g.og == 1) {
-        sweep_row<false>(g, x_image, k, bias, relu, oy, y_row);
+        sweep_row<false>(g, x_image, k, bias, clamp, oy, y_row);
       } else {
-        sweep_row<true>(g, x_image, k, bias, relu, oy, y_row);
+        sweep_row<true>(g, x_image, k, bias, clamp, oy, y_row);
       }
     }
   }, threshold_for(work_per_row));

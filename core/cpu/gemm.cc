@@ -143,20 +143,20 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
 }  // namespace
 
 void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-          const float* b, std::int64_t ldb, float* c, std::int64_t ldc) {
+          const float* b, std::int64_t ldb, float* c, std::int64_t ldc, const Epilogue& epilogue) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
-    return;
+    return apply_epilogue(epilogue, c, ldc, m, n);
   }
-  if (try_gemv(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
+  if (try_gemv(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return apply_epilogue(epilogue, c, ldc, m, n);
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   // Below 4 Mflop one thread does it. Split, a product this small runs faster in a loop
   // of calls (the 10-class layers' 655 kflop gradients at 1.7x), but inside a model the
   // second core must first fetch the operands the first core just wrote: with 5e5 here
   // the transformer's batch-1 prediction (64x64x64 projections) went from 48 to 65 µs.
-  if (threads <= 1 || flops < 4e6) return gemm_serial(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, false);
+  if (threads <= 1 || flops < 4e6) return gemm_serial(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, false, epilogue);
   // Split the larger of rows and columns into one contiguous block per thread.
   const bool split_rows = m >= n;
   const std::int64_t extent = split_rows ? m : n;
@@ -172,44 +172,55 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
       if (split_rows) {
         // Rows of op(A): row-major A advances by rows, a transposed A by columns.
         const float* a_block = ta ? a + begin : a + begin * lda;
-        gemm_serial(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc, /*accumulate=*/false);
+        gemm_serial(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc, /*accumulate=*/false,
+                    epilogue);
       } else {
         // Columns of op(B): row-major B advances by columns, a transposed B by rows.
         const float* b_block = tb ? b + begin * ldb : b + begin;
-        gemm_serial(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc, /*accumulate=*/false);
+        gemm_serial(ta, tb, m, end - begin, k, a, lda, b_block, ldb, c + begin, ldc, /*accumulate=*/false,
+                    epilogue.from_column(begin));
       }
     }
   };
   pool().run(threads, part);
 }
 
-void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c, std::int64_t ldc) {
+void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c, std::int64_t ldc,
+                    const Epilogue& epilogue) {
   const std::int64_t n = b.n(), k = b.k();
   if (m == 0 || n == 0) return;
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  if (threads <= 1 || flops < 4e6 || m < 2 * 16) return packed_gemm_prepacked(m, a, lda, b, c, ldc, false);
+  if (threads <= 1 || flops < 4e6 || m < 2 * 16) return packed_gemm_prepacked(m, a, lda, b, c, ldc, false, epilogue);
   const std::int64_t per = (m + threads - 1) / threads;  // equal shares of rows, as gemm() splits them
   auto part = [&](int t) {
     const std::int64_t begin = std::min(m, t * per), end = std::min(m, begin + per);
-    if (begin < end) packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false);
+    if (begin < end) packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false, epilogue);
   };
   pool().run(threads, part);
 }
 
 void gemm_serial(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                 const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+                 const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                 const Epilogue& epilogue) {
   if (m == 0 || n == 0) return;
-  if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  if (use_packed_kernel()) return packed_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue);
   // Eigen's kernel accumulates: C = 0 first unless accumulating.
   if (!accumulate) {
     for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.0f);
   }
-  if (k == 0) return;
-  if (!ta && !tb) return product_block<Eigen::RowMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  if (!ta && tb) return product_block<Eigen::RowMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  if (ta && !tb) return product_block<Eigen::ColMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
-  product_block<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+  if (k > 0) {
+    if (!ta && !tb) {
+      product_block<Eigen::RowMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+    } else if (!ta && tb) {
+      product_block<Eigen::RowMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+    } else if (ta && !tb) {
+      product_block<Eigen::ColMajor, Eigen::RowMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+    } else {
+      product_block<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a, lda, b, ldb, c, ldc);
+    }
+  }
+  apply_epilogue(epilogue, c, ldc, m, n);
 }
 
 void gemm_batched(bool ta, bool tb, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,

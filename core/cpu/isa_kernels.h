@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/cpu/epilogue.h"
 #include "core/cpu/gemv.h"
 
 namespace strata::cpu {
@@ -24,9 +25,10 @@ struct PackedGemmKernels {
   void (*pack_b)(bool transpose_b, const float* b, std::int64_t ldb, std::int64_t depth, std::int64_t cols,
                  std::int64_t width, float* out);
   void (*gemm)(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate);
+               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+               const Epilogue& epilogue);
   void (*gemm_prepacked)(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                         std::int64_t ldc, bool accumulate);
+                         std::int64_t ldc, bool accumulate, const Epilogue& epilogue);
 };
 
 using GemvRowKernel = void (*)(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b,

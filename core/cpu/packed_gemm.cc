@@ -49,8 +49,9 @@ std::int64_t packed_gemm_max_depth() {
 }
 
 void packed_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, std::int64_t lda,
-                 const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
-  current().gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+                 const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                 const Epilogue& epilogue) {
+  current().gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue);
 }
 
 // The blocking the kernel's blocked product uses for a k×n op(B): blocks of k, and of
@@ -90,10 +91,10 @@ void PackedB::pack(bool tb, std::int64_t k, std::int64_t n, const float* b, std:
 }
 
 void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                           std::int64_t ldc, bool accumulate) {
+                           std::int64_t ldc, bool accumulate, const Epilogue& epilogue) {
   const PackedGemmKernels* k = kernels_of(b.isa());
   if (k == nullptr) std::abort();  // packed only where a kernel is
-  k->gemm_prepacked(m, a, lda, b, c, ldc, accumulate);
+  k->gemm_prepacked(m, a, lda, b, c, ldc, accumulate, epilogue);
 }
 
 }  // namespace strata::cpu

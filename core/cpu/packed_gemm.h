@@ -14,6 +14,7 @@
 
 #include "core/cpu/aligned_buffer.h"
 #include "core/cpu/cpu_isa.h"
+#include "core/cpu/epilogue.h"
 
 namespace strata::cpu {
 
@@ -26,10 +27,11 @@ bool packed_gemm_available();
 // tests use it to reach several blocks on any machine.
 std::int64_t packed_gemm_max_depth();
 
-// C = op(A)·op(B), or C += op(A)·op(B) when `accumulate`; row-major, the operands and
-// strides as cpu::gemm's. Runs on the calling thread only.
+// C = op(A)·op(B), or C += op(A)·op(B) when `accumulate`, then the epilogue; row-major,
+// the operands and strides as cpu::gemm's. Runs on the calling thread only.
 void packed_gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                 std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate);
+                 std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                 const Epilogue& epilogue = {});
 
 // op(B) packed once for every product with it: a layer's weights, which packed_gemm packs
 // again on each call (11% of ResNet50's batch-1 time went to that). Blocked as
@@ -58,10 +60,10 @@ class PackedB {
   Isa isa_ = Isa::kPortable;
 };
 
-// C = A·B, or C += A·B when `accumulate`: A m×k row-major (lda), B packed. Runs on the
-// calling thread only; the same as packed_gemm(false, ...) on B unpacked, on the path
-// that packed B.
+// C = A·B, or C += A·B when `accumulate`, then the epilogue: A m×k row-major (lda), B
+// packed. Runs on the calling thread only; the same as packed_gemm(false, ...) on B
+// unpacked, on the path that packed B.
 void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                           std::int64_t ldc, bool accumulate);
+                           std::int64_t ldc, bool accumulate, const Epilogue& epilogue = {});
 
 }  // namespace strata::cpu

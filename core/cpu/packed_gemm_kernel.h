@@ -22,6 +22,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/cpu/epilogue.h"
 #include "core/cpu/isa_kernels.h"
 #include "core/cpu/packed_gemm.h"
 
@@ -389,13 +390,37 @@ struct PackedGemm {
     return kByHeight[static_cast<std::size_t>(rows - 1)];
   }
 
+  // The epilogue (bias, clamp) on rows [0, rows) × columns [0, cols) of C, right after the
+  // last block of k wrote them (a tile row of C, still in L1). relu is max(v, 0), which
+  // makes NaN 0; relu6 max(0, v) then min(6, v), which keep NaN (the instructions return
+  // their second operand where either is NaN), as the relu6 op does.
+  static void apply_epilogue_rows(const Epilogue& e, float* c, std::int64_t ldc, std::int64_t rows,
+                                  std::int64_t cols) {
+    if (e.empty()) return;
+    const V zero = Ops::zero(), six = Ops::set1(6.f);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      float* row = c + i * ldc;
+      for (std::int64_t j = 0; j < cols; j += kLanes) {
+        const auto m = Ops::lanes(cols - j);
+        V v = Ops::load_masked(m, row + j);
+        if (e.bias) v = Ops::add(v, Ops::load_masked(m, e.bias + j));
+        if (e.clamp == Clamp::kRelu) {
+          v = Ops::max(v, zero);
+        } else if (e.clamp == Clamp::kRelu6) {
+          v = Ops::min(six, Ops::max(zero, v));
+        }
+        Ops::store_masked(row + j, m, v);
+      }
+    }
+  }
+
   // The blocked product with B slivers of kLanes·kVecs columns (see gemm). With `packed`,
   // B was packed by PackedB::pack (b and tb unused): its blocks are read where they lie
   // instead of being packed here.
   template <int kVecs>
   static void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
-                              bool accumulate, const PackedB* packed = nullptr) {
+                              bool accumulate, const Epilogue& epilogue, const PackedB* packed = nullptr) {
     constexpr std::int64_t kWidth = kLanes * kVecs;
     // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
     const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
@@ -434,6 +459,7 @@ struct PackedGemm {
             const std::int64_t rows = std::min(kRows, m - ir);
             const TileFn run = rows == kRows ? tile<true, kVecs> : tile_for<true, kVecs>(rows);
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + ir * ldc + jc, ldc, rows, nc, add);
+            if (pc + kc == k) apply_epilogue_rows(epilogue.from_column(jc), c + ir * ldc + jc, ldc, rows, nc);
           }
         }
       }
@@ -465,6 +491,9 @@ struct PackedGemm {
             const TileFn run = rows == kRows ? (unit ? tile<true, kVecs> : tile<false, kVecs>)
                                              : (unit ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows));
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + (ic + ir) * ldc + jc, ldc, rows, nc, add);
+            if (pc + kc == k) {
+              apply_epilogue_rows(epilogue.from_column(jc), c + (ic + ir) * ldc + jc, ldc, rows, nc);
+            }
           }
         }
       }
@@ -559,30 +588,34 @@ struct PackedGemm {
   }
 
   static void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
-                   std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate) {
+                   std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
+                   const Epilogue& epilogue) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {
       if (!accumulate) {
         for (std::int64_t i = 0; i < m; ++i) std::fill_n(c + i * ldc, n, 0.f);
       }
-      return;
+      return apply_epilogue_rows(epilogue, c, ldc, m, n);
     }
     if (ta && n <= kNarrowColumns && k >= kNarrowDepth) {
-      return narrow(tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate,
-                    std::make_integer_sequence<int, static_cast<int>(kNarrowColumns)>{});
+      narrow(tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate,
+             std::make_integer_sequence<int, static_cast<int>(kNarrowColumns)>{});
+      return apply_epilogue_rows(epilogue, c, ldc, m, n);
     }
     // Up to one register of columns (a 10-class layer with AVX-512) use a tile one
     // register wide: the two-register one would leave most of its lanes empty.
-    if (n <= kLanes) return blocked_product<1>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-    blocked_product<2>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    if (n <= kLanes) return blocked_product<1>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue);
+    blocked_product<2>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, accumulate, epilogue);
   }
 
   static void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                             std::int64_t ldc, bool accumulate) {
+                             std::int64_t ldc, bool accumulate, const Epilogue& epilogue) {
     const std::int64_t n = b.n(), k = b.k();
     if (m <= 0 || n <= 0) return;
-    if (n <= kLanes) return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
-    blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, &b);
+    if (n <= kLanes) {
+      return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b);
+    }
+    blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b);
   }
 
   static const PackedGemmKernels& kernels() {

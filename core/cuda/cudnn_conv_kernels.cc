@@ -192,6 +192,10 @@ void forward(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& y = ctx.output(0);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
+  if (S == 2 && ops::fused_activation(ctx.node) == ops::FusedActivation::relu6) {
+    // The inference rewrite fuses relu6 only into Programs on the CPU (compiled_model.cc).
+    throw NotImplementedError("conv2d '" + ctx.node.name + "': a fused relu6 has no CUDA kernel");
+  }
   const bool relu = S == 2 && ops::fuses_relu(ctx.node);
   if (y.size() == 0) return;
   const ConvShape<S> g = conv_shape<S>(ctx, x.shape(), k.shape());

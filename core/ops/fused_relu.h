@@ -1,5 +1,6 @@
-// Dense's and conv2d's one fused activation: the node's "activation" attribute is "relu"
-// (shape inference refuses any other). Kernels of both devices and the gradients read it
+// Dense's and conv2d's one fused activation: the node's "activation" attribute, "relu",
+// or for conv2d "relu6" (which only the inference rewrite sets, core/inference_rewrite.h;
+// shape inference refuses any other). Kernels of both devices and the gradients read it
 // here: one map lookup, no string copied, on every run.
 #pragma once
 
@@ -9,9 +10,16 @@
 
 namespace strata::ops {
 
-inline bool fuses_relu(const Node& node) {
+enum class FusedActivation { none, relu, relu6 };
+
+inline FusedActivation fused_activation(const Node& node) {
   const std::string* activation = node.attrs.find<std::string>("activation");
-  return activation && *activation == "relu";
+  if (!activation) return FusedActivation::none;
+  if (*activation == "relu") return FusedActivation::relu;
+  if (*activation == "relu6") return FusedActivation::relu6;
+  return FusedActivation::none;
 }
+
+inline bool fuses_relu(const Node& node) { return fused_activation(node) == FusedActivation::relu; }
 
 }  // namespace strata::ops

@@ -124,6 +124,18 @@ Model depthwise_bias_bn_relu6() {
   return Model(in, layers::ReLU({.max_value = 6.0})(y));
 }
 
+// relu6 fused into the product's epilogue: a 1x1 convolution (one GEMM over the image, the
+// epilogue on each tile row of it) and a 3x3 one (im2col blocks), on 16 channels so that
+// outputs pass 6 and the clamp matters.
+Model pointwise_bn_relu6_conv_relu6() {
+  auto in = Input({5, 6, 16});
+  auto y = layers::Conv2D(24, 1, {.use_bias = false})(in);
+  y = layers::BatchNormalization()(y);
+  y = layers::Activation("relu6")(y);
+  y = layers::Conv2D(7, 3, {.padding = "same"})(y);
+  return Model(in, layers::ReLU({.max_value = 6.0})(y));
+}
+
 Model dense_bn_dropout_dense() {
   auto in = Input({5});
   auto y = layers::Dense(6)(in);
@@ -150,7 +162,9 @@ INSTANTIATE_TEST_SUITE_P(
         // The depthwise layer's own bias (an add after the product) and the normalization
         // both fold into the product's kernel and bias.
         Case{"DepthwiseConv2D_BatchNormalization_relu6", depthwise_bias_bn_relu6, Shape{7, 6, 4},
-             {.modes_resolved = 2, .affines_folded = 2}},
+             {.modes_resolved = 2, .affines_folded = 2, .activations_fused = 1}},
+        Case{"Conv2D_1x1_BatchNormalization_relu6_Conv2D_3x3_relu6", pointwise_bn_relu6_conv_relu6, Shape{5, 6, 16},
+             {.modes_resolved = 2, .affines_folded = 1, .activations_fused = 2}},
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 2, .affines_collapsed = 1}}),

@@ -31,7 +31,9 @@ struct Ops {
   static void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  // max and min return b where either is NaN (the instructions' rule).
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
   // always_inline: GCC finds a function that only prefetches free of side effects and
   // drops the calls before inlining them (the kernels lost their prefetches).
   [[gnu::always_inline]] static void prefetch(const float* p) {

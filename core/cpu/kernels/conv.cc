@@ -166,19 +166,6 @@ void small_depth_product(const float* a, std::int64_t rows, std::int64_t depth, 
   }
 }
 
-// bias (may be null) and relu applied to rows [0, rows) of y (row stride g.o).
-void epilogue(const Geom& g, float* y, std::int64_t rows, const float* bias, bool relu) {
-  if (!bias && !relu) return;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* row = y + r * g.o;
-    if (bias) {
-      for (std::int64_t o = 0; o < g.o; ++o) row[o] += bias[o];
-    }
-    if (relu) {
-      for (std::int64_t o = 0; o < g.o; ++o) row[o] = row[o] > 0.f ? row[o] : 0.f;
-    }
-  }
-}
 
 // The step's packed kernel (core/cpu/kernels/packed_kernel.h), or null: where the
 // convolution has groups, or its product is one row or one column, which cpu::gemm
@@ -190,21 +177,22 @@ const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
   return cache ? cache->for_run(ctx.input(1), g.kdim(), g.o) : nullptr;
 }
 
-void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, bool relu,
+// The bias and the fused activation are applied by the GEMM to each tile row of y as it
+// is written (cpu::Epilogue), not in a pass of their own over y afterwards.
+void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, cpu::Clamp clamp,
                     const cpu::PackedB* packed = nullptr) {
+  const cpu::Epilogue epilogue{bias, clamp};
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
     if (packed && rows <= cpu::kPackedProductMaxRows) {
-      cpu::gemm_prepacked(rows, x, g.c, *packed, y, g.o);
+      cpu::gemm_prepacked(rows, x, g.c, *packed, y, g.o, epilogue);
     } else {
-      cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o);
+      cpu::gemm(false, false, rows, g.o, g.c, x, g.c, k, g.o, y, g.o, epilogue);
     }
-    cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) { epilogue(g, y + b * g.o, e - b, bias, relu); },
-                      std::max<std::int64_t>(1, cpu::kParallelThreshold / g.o));
     return;
   }
   if (cpu::is_depthwise(g)) {
-    cpu::depthwise_conv2d(g, x, k, bias, relu, y);
+    cpu::depthwise_conv2d(g, x, k, bias, clamp, y);
     return;
   }
   const std::int64_t kdim = g.kdim();
@@ -214,16 +202,19 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     float* yb = y + p0 * g.o;
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, p0, p1, gi, cols);
+      // Each group's columns of y with their part of the bias.
+      const cpu::Epilogue group_epilogue = epilogue.from_column(gi * g.og);
       if (packed) {
-        cpu::packed_gemm_prepacked(rows, cols, kdim, *packed, yb, g.o, false);
+        cpu::packed_gemm_prepacked(rows, cols, kdim, *packed, yb, g.o, false, group_epilogue);
       } else if (kdim <= kSmallDepth && !cpu::packed_gemm_available()) {  // see kSmallDepth
         small_depth_product(cols, rows, kdim, k + gi * g.og, g.og, g.o, yb + gi * g.og);
+        cpu::apply_epilogue(group_epilogue, yb + gi * g.og, g.o, rows, g.og);  // while the block is in cache
       } else {
         // y (rows × og) = cols (rows × kdim) · k (kdim × og).
-        cpu::gemm_serial(false, false, rows, g.og, kdim, cols, kdim, k + gi * g.og, g.o, yb + gi * g.og, g.o, false);
+        cpu::gemm_serial(false, false, rows, g.og, kdim, cols, kdim, k + gi * g.og, g.o, yb + gi * g.og, g.o, false,
+                         group_epilogue);
       }
     }
-    epilogue(g, yb, rows, bias, relu);  // while the block is in cache
   });
 }
 
@@ -281,8 +272,11 @@ void conv2d_kernel(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
   const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
-  const bool relu = ops::fuses_relu(ctx.node);
-  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, relu, packed_kernel(ctx, g));
+  const ops::FusedActivation activation = ops::fused_activation(ctx.node);
+  const cpu::Clamp clamp = activation == ops::FusedActivation::relu    ? cpu::Clamp::kRelu
+                           : activation == ops::FusedActivation::relu6 ? cpu::Clamp::kRelu6
+                                                                       : cpu::Clamp::kNone;
+  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, clamp, packed_kernel(ctx, g));
 }
 
 void conv2d_backprop_input_kernel(KernelContext& ctx) {

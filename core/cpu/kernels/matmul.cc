@@ -51,25 +51,14 @@ void dense_kernel(KernelContext& ctx) {
   // not change between the run before the pack and the runs after.
   cpu::PackedKernel* cache =
       rows > 1 && rows <= cpu::kPackedProductMaxRows && units > 1 ? cpu::PackedKernel::of(ctx) : nullptr;
+  // Bias and relu applied by the GEMM to each tile row of y as it is written
+  // (cpu::Epilogue), not in a pass of their own afterwards.
+  const cpu::Epilogue epilogue{bias, relu ? cpu::Clamp::kRelu : cpu::Clamp::kNone};
   if (const cpu::PackedB* packed = cache ? cache->for_run(kernel, in, units) : nullptr) {
-    cpu::gemm_prepacked(rows, x.data<float>(), in, *packed, y, units);
+    cpu::gemm_prepacked(rows, x.data<float>(), in, *packed, y, units, epilogue);
   } else {
-    cpu::gemm(false, false, rows, units, in, x.data<float>(), in, kernel.data<float>(), units, y, units);
+    cpu::gemm(false, false, rows, units, in, x.data<float>(), in, kernel.data<float>(), units, y, units, epilogue);
   }
-  if (!bias && !relu) return;
-  // One pass for bias and relu; the rows just written are still in cache at batch sizes
-  // where it matters, and a batch-1 call runs two ops fewer.
-  cpu::parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
-    for (std::int64_t r = r0; r < r1; ++r) {
-      float* row = y + r * units;
-      if (bias) {
-        for (std::int64_t j = 0; j < units; ++j) row[j] += bias[j];
-      }
-      if (relu) {
-        for (std::int64_t j = 0; j < units; ++j) row[j] = row[j] > 0.f ? row[j] : 0.f;
-      }
-    }
-  }, cpu::threshold_for(units));
 }
 
 // A Dense pair's first kernel packed for batch-1 predictions (cpu::pack_dense_pair_first),
