@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/inference_rewrite.h"
+#include "core/ops/fused_relu.h"
 #include "models/compiled_model.h"
 #include "strata.h"
 
@@ -255,6 +256,24 @@ TEST(InferenceRewriteInvariants, RepeatedPredictionsAreBitIdentical) {
         ASSERT_EQ(again[o].to_vector<float>(), first[o].to_vector<float>()) << "batch " << batch << ", output " << o;
       }
     }
+  }
+}
+
+// relu6 joins the conv2d before it only where the options allow it (a Program on the CPU):
+// a Program for a GPU keeps the relu6 op, whose CUDA kernel exists, and its conv2d keeps
+// no activation (the CUDA conv2d refuses a fused relu6).
+TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
+  for (const bool fuse : {true, false}) {
+    Graph graph;
+    const Output in = graph.placeholder({Shape{1, 4, 4, 2}, DType::float32}, "x");
+    const Output kernel = graph.placeholder({Shape{1, 1, 2, 3}, DType::float32}, "k");
+    const Output y = ops::relu6(ops::conv2d_bias_activation(in, kernel, Output{}, "", ops::Conv2DParams{}));
+    InferenceRewrites did;
+    const std::vector<Output> out = rewrite_for_inference(graph, {y}, &did, {.fuse_relu6_into_conv2d = fuse});
+    const Node& last = graph.node(out[0].node);
+    EXPECT_EQ(did.activations_fused, fuse ? 1 : 0);
+    EXPECT_EQ(last.op, fuse ? "conv2d" : "relu6");
+    if (fuse) EXPECT_EQ(ops::fused_activation(last), ops::FusedActivation::relu6);
   }
 }
 
