@@ -73,16 +73,27 @@ using simd::load;
 using simd::store;
 constexpr int kVecLanes = simd::kLanes;
 
+// The clamp on a vector: relu makes NaN 0, relu6 keeps it (as their ops).
+inline Vec clamped(Clamp clamp, Vec r) {
+  if (clamp == Clamp::kRelu) return simd::select(r > Vec{}, r, Vec{});
+  if (clamp == Clamp::kRelu6) {
+    r = simd::select(r < Vec{}, Vec{}, r);
+    return simd::select(r > simd::splat(6.f), simd::splat(6.f), r);
+  }
+  return r;
+}
+
 // row_block's common case (depth multiplier 1, whole vectors), written with vector types:
 // the accumulators are named registers, which the generic loop's array was not (GCC
 // kept it on the stack and stalled on it at every tap).
+// The row's output pixels [ox_begin, ox_end).
 template <int Vectors>
 void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
-                       std::int64_t oy, std::int64_t o0, float* y_row) {
+                       std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
   const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
   Vec initial[Vectors];
   for (int v = 0; v < Vectors; ++v) initial[v] = bias ? load(bias + o0 + v * kVecLanes) : Vec{};
-  for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+  for (std::int64_t ox = ox_begin; ox < ox_end; ++ox) {
     const std::int64_t ix0 = ox * g.sw - g.pl;
     const TapRange cols = valid_taps(ix0, g.dw, g.kw, g.w);
     Vec acc[Vectors];
@@ -97,17 +108,51 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
       }
     }
     float* out = y_row + ox * g.o + o0;
-    for (int v = 0; v < Vectors; ++v) {
-      Vec r = acc[v];
-      if (clamp == Clamp::kRelu) {
-        r = simd::select(r > Vec{}, r, Vec{});
-      } else if (clamp == Clamp::kRelu6) {  // NaN stays NaN, as the relu6 op
-        r = simd::select(r < Vec{}, Vec{}, r);
-        r = simd::select(r > simd::splat(6.f), simd::splat(6.f), r);
-      }
-      store(out + v * kVecLanes, r);
-    }
+    for (int v = 0; v < Vectors; ++v) store(out + v * kVecLanes, clamped(clamp, acc[v]));
   }
+}
+
+// A 3×3 window of dilation 1 and column stride Stride over the row's output pixels
+// [ox_begin, ox_end), every one of whose taps lies inside the image's columns: one
+// vector of channels at a time, its nine weights in registers for the whole run, and
+// kPixels output pixels at once, so that a column of x loaded for one of them serves
+// the others too (with stride 1, 3 rows × 6 columns of loads for 36 multiply-adds; the
+// general loop above loads x and the weight for each, 2 loads a multiply-add). The sums
+// run in the general loop's order, so the outputs are the same bits.
+template <int Stride>
+void row_interior_3x3(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
+                      std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
+  constexpr int kPixels = 4;
+  const TapRange rows = valid_taps(oy * g.sh - g.pt, 1, 3, g.h);
+  Vec w[3][3];
+#pragma GCC unroll 3
+  for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 3
+    for (int kx = 0; kx < 3; ++kx) w[ky][kx] = load(k + (ky * 3 + kx) * g.o + o0);
+  }
+  const Vec initial = bias ? load(bias + o0) : Vec{};
+  const std::int64_t c = g.c;
+  auto pixels = [&]<int N>(std::int64_t ox) __attribute__((always_inline)) {
+    Vec acc[N];
+#pragma GCC unroll 4
+    for (int p = 0; p < N; ++p) acc[p] = initial;
+#pragma GCC unroll 3
+    for (int ky = 0; ky < 3; ++ky) {
+      if (ky < rows.first || ky >= rows.last) continue;
+      const float* x_row = x_image + (oy * g.sh + ky - g.pt) * g.w * c + (ox * Stride - g.pl) * c + o0;
+#pragma GCC unroll 3
+      for (int kx = 0; kx < 3; ++kx) {
+#pragma GCC unroll 4
+        for (int p = 0; p < N; ++p) acc[p] += load(x_row + (p * Stride + kx) * c) * w[ky][kx];
+      }
+    }
+    float* out = y_row + ox * g.o + o0;
+#pragma GCC unroll 4
+    for (int p = 0; p < N; ++p) store(out + p * g.o, clamped(clamp, acc[p]));
+  };
+  std::int64_t ox = ox_begin;
+  for (; ox + kPixels <= ox_end; ox += kPixels) pixels.template operator()<kPixels>(ox);
+  for (; ox < ox_end; ++ox) pixels.template operator()<1>(ox);
 }
 
 // Every output channel of one output row, in blocks of four vectors (64 channels with
@@ -117,10 +162,29 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
                float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
-    for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
-      row_block_vectors<4>(g, x_image, k, bias, clamp, oy, o0, y_row);
+    // 3×3, dilation 1, column stride 1 or 2 (every depthwise layer of MobileNetV2 and
+    // EfficientNetB0's 3×3 ones): the columns whose taps are all inside the image run
+    // row_interior_3x3, the edges the general loop.
+    const bool three = g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
+    if (three) {
+      const std::int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
+      const std::int64_t hi = std::clamp<std::int64_t>(g.w - 3 + g.pl >= 0 ? (g.w - 3 + g.pl) / g.sw + 1 : 0, lo, g.ow);
+      for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
+        row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, lo);
+        if (g.sw == 1) {
+          row_interior_3x3<1>(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
+        } else {
+          row_interior_3x3<2>(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
+        }
+        row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, hi, g.ow);
+      }
     }
-    for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row);
+    for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
+      row_block_vectors<4>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, g.ow);
+    }
+    for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
+      row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, g.ow);
+    }
   }
   for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
   for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
