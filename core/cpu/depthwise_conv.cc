@@ -112,23 +112,24 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
   }
 }
 
-// A 3×3 window of dilation 1 and column stride Stride over the row's output pixels
-// [ox_begin, ox_end), every one of whose taps lies inside the image's columns: one
-// vector of channels at a time, its nine weights in registers for the whole run, and
-// kPixels output pixels at once, so that a column of x loaded for one of them serves
-// the others too (with stride 1, 3 rows × 6 columns of loads for 36 multiply-adds; the
-// general loop above loads x and the weight for each, 2 loads a multiply-add). The sums
-// run in the general loop's order, so the outputs are the same bits.
-template <int Stride>
-void row_interior_3x3(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
-                      std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
+// A K×K window (3 or 5) of dilation 1 and column stride Stride over the row's output
+// pixels [ox_begin, ox_end), every one of whose taps lies inside the image's columns: one
+// vector of channels at a time, its K·K weights in registers for the whole run (3×3
+// everywhere; 5×5 with AVX-512's 32 registers), and kPixels output pixels at once, so
+// that a column of x loaded for one of them serves the others too (3×3 at stride 1: 3
+// rows × 6 columns of loads for 36 multiply-adds; the general loop above loads x and the
+// weight for each, 2 loads a multiply-add). The sums run in the general loop's order, so
+// the outputs are the same bits.
+template <int K, int Stride>
+void row_interior(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
+                  std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
   constexpr int kPixels = 4;
-  const TapRange rows = valid_taps(oy * g.sh - g.pt, 1, 3, g.h);
-  Vec w[3][3];
-#pragma GCC unroll 3
-  for (int ky = 0; ky < 3; ++ky) {
-#pragma GCC unroll 3
-    for (int kx = 0; kx < 3; ++kx) w[ky][kx] = load(k + (ky * 3 + kx) * g.o + o0);
+  const TapRange rows = valid_taps(oy * g.sh - g.pt, 1, K, g.h);
+  Vec w[K][K];
+#pragma GCC unroll 5
+  for (int ky = 0; ky < K; ++ky) {
+#pragma GCC unroll 5
+    for (int kx = 0; kx < K; ++kx) w[ky][kx] = load(k + (ky * K + kx) * g.o + o0);
   }
   const Vec initial = bias ? load(bias + o0) : Vec{};
   const std::int64_t c = g.c;
@@ -136,12 +137,12 @@ void row_interior_3x3(const Geom& g, const float* x_image, const float* k, const
     Vec acc[N];
 #pragma GCC unroll 4
     for (int p = 0; p < N; ++p) acc[p] = initial;
-#pragma GCC unroll 3
-    for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 5
+    for (int ky = 0; ky < K; ++ky) {
       if (ky < rows.first || ky >= rows.last) continue;
       const float* x_row = x_image + (oy * g.sh + ky - g.pt) * g.w * c + (ox * Stride - g.pl) * c + o0;
-#pragma GCC unroll 3
-      for (int kx = 0; kx < 3; ++kx) {
+#pragma GCC unroll 5
+      for (int kx = 0; kx < K; ++kx) {
 #pragma GCC unroll 4
         for (int p = 0; p < N; ++p) acc[p] += load(x_row + (p * Stride + kx) * c) * w[ky][kx];
       }
@@ -162,20 +163,22 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
                float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
-    // 3×3, dilation 1, column stride 1 or 2 (every depthwise layer of MobileNetV2 and
-    // EfficientNetB0's 3×3 ones): the columns whose taps are all inside the image run
-    // row_interior_3x3, the edges the general loop.
-    const bool three = g.kh == 3 && g.kw == 3 && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
-    if (three) {
+    // 3×3 or 5×5, dilation 1, column stride 1 or 2 (every depthwise layer of
+    // MobileNetV2 and EfficientNetB0): the columns whose taps are all inside the image run
+    // row_interior, the edges the general loop.
+    const std::int64_t kk = g.kh;
+    const bool square = (kk == 3 || kk == 5) && g.kw == kk && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
+    if (square) {
       const std::int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
-      const std::int64_t hi = std::clamp<std::int64_t>(g.w - 3 + g.pl >= 0 ? (g.w - 3 + g.pl) / g.sw + 1 : 0, lo, g.ow);
+      const std::int64_t last = g.w - kk + g.pl;  // the last interior pixel's first column, times the stride
+      const std::int64_t hi = std::clamp<std::int64_t>(last >= 0 ? last / g.sw + 1 : 0, lo, g.ow);
+      using Run = void (*)(const Geom&, const float*, const float*, const float*, Clamp, std::int64_t, std::int64_t,
+                           float*, std::int64_t, std::int64_t);
+      const Run interior = kk == 3 ? (g.sw == 1 ? row_interior<3, 1> : row_interior<3, 2>)
+                                   : (g.sw == 1 ? row_interior<5, 1> : row_interior<5, 2>);
       for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
         row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, lo);
-        if (g.sw == 1) {
-          row_interior_3x3<1>(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
-        } else {
-          row_interior_3x3<2>(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
-        }
+        interior(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
         row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, hi, g.ow);
       }
     }

@@ -75,12 +75,14 @@ std::vector<std::pair<std::string, Geo>> geometries() {
       // multiplier of 2 with strides, dilation and uneven padding.
       {"depthwise 83 channels same", {1, 4, 5, 83, 83, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 83}}},
       {"depthwise dm 2 stride 2 dilation (2,1) pads 2,1,0,1", {2, 7, 6, 9, 18, 3, 2, {{2, 2}, {2, 1}, {2, 1, 0, 1}, 9}}},
-      // 3×3 depthwise rows wide enough for the interior kernel's runs of four pixels and
-      // a remainder, between edge columns: stride 1 "same", stride 2 with TensorFlow's
-      // "same" pads (0, 1), stride 2 "valid"; 40 channels (whole vectors and a rest).
+      // 3×3 and 5×5 depthwise rows wide enough for the interior kernel's runs of four
+      // pixels and a remainder, between edge columns: stride 1 "same", stride 2 with
+      // TensorFlow's "same" pads, stride 2 "valid"; 40 channels (whole vectors and a rest).
       {"depthwise 3x3 stride 1 wide rows", {1, 3, 14, 40, 40, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 40}}},
       {"depthwise 3x3 stride 2 pads 0,1", {1, 5, 17, 40, 40, 3, 3, {{2, 2}, {1, 1}, {0, 1, 0, 1}, 40}}},
       {"depthwise 3x3 stride 2 valid", {2, 5, 15, 24, 24, 3, 3, {{2, 2}, {1, 1}, {0, 0, 0, 0}, 24}}},
+      {"depthwise 5x5 stride 1 same", {1, 5, 13, 20, 20, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 20}}},
+      {"depthwise 5x5 stride 2 pads 1,2", {1, 7, 16, 16, 16, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 16}}},
   };
 }
 
