@@ -273,20 +273,20 @@ std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots,
   });
 }
 
-// 3. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 into a
-// conv2d's when the options allow (its kernel is the CPU's only).
+// 3. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 or silu
+// into a conv2d's when the options allow (their kernels are the CPU's only).
 std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, const InferenceRewriteOptions& options,
                                      InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
-    const bool relu6 = node.op == "relu6" && options.fuse_relu6_into_conv2d;
-    if ((node.op != "relu" && !relu6) || !foldable_product(reach, node.inputs[0])) return std::nullopt;
+    const bool cpu_only = (node.op == "relu6" || node.op == "silu") && options.fuse_cpu_only_activations;
+    if ((node.op != "relu" && !cpu_only) || !foldable_product(reach, node.inputs[0])) return std::nullopt;
     const Node& p = reach.node(node.inputs[0]);
-    if (relu6 && p.op != "conv2d") return std::nullopt;
+    if (cpu_only && p.op != "conv2d") return std::nullopt;
     std::vector<Output> inputs;
     for (const Output& in : p.inputs) inputs.push_back(mapped(in));
     Attrs attrs = p.attrs;
-    attrs.set("activation", std::string(relu6 ? "relu6" : "relu"));
+    attrs.set("activation", node.op);
     ++report.activations_fused;
     return graph.add_node(p.op, inputs, attrs, p.name);
   });

@@ -10,8 +10,9 @@
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
 //     multiply-add x·scale + shift;
-//  3. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 into a
-//     conv2d's where the Program runs on the CPU (the GEMM applies it as it writes).
+//  3. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 or
+//     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
+//     writes).
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
 // are, so a training program compiled from the original fetches is never rewritten. The
 // folded kernels are computed from variables alone: an inference Program computes them
@@ -29,14 +30,14 @@ struct InferenceRewrites {
   int modes_resolved = 0;      // training_select and dropout nodes bypassed
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
-  int activations_fused = 0;   // relus (relu6s) fused into a conv2d's or dense's epilogue
+  int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue
   int identities_dropped = 0;  // identity nodes bypassed
 };
 
 struct InferenceRewriteOptions {
-  // relu6 fused into the conv2d before it: only the CPU has that kernel (a Program for a
-  // GPU is compiled with this off, and keeps relu6 as its own op).
-  bool fuse_relu6_into_conv2d = true;
+  // relu6 and silu fused into the conv2d before them: only the CPU has those kernels (a
+  // Program for a GPU is compiled with this off, and keeps them as their own ops).
+  bool fuse_cpu_only_activations = true;
 };
 
 // The outputs that compute `roots` in inference mode with the rewrites above, in the same

@@ -37,7 +37,7 @@ TapRange valid_taps(std::int64_t base, std::int64_t dilation, std::int64_t taps,
 // With depth_multiplier 1 (every depthwise layer of keras.applications) input and output
 // channels coincide, and the lanes read x and k contiguously.
 template <int Lanes, bool Multiplied>
-void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp, std::int64_t oy,
+void row_block(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation, std::int64_t oy,
                std::int64_t o0, float* y_row) {
   const std::int64_t dm = g.og, c0 = o0 / dm;
   std::int64_t source[Lanes];  // read only when Multiplied
@@ -62,7 +62,8 @@ void row_block(const Geom& g, const float* x_image, const float* k, const float*
       }
     }
     float* out = y_row + ox * g.o + o0;
-    for (int j = 0; j < Lanes; ++j) out[j] = apply_clamp(clamp, acc[j]);
+    for (int j = 0; j < Lanes; ++j) out[j] = apply_clamp(activation, acc[j]);
+    if (activation == Activation::kSilu) apply_silu(out, Lanes);
   }
 }
 
@@ -73,10 +74,12 @@ using simd::load;
 using simd::store;
 constexpr int kVecLanes = simd::kLanes;
 
-// The clamp on a vector: relu makes NaN 0, relu6 keeps it (as their ops).
-inline Vec clamped(Clamp clamp, Vec r) {
-  if (clamp == Clamp::kRelu) return simd::select(r > Vec{}, r, Vec{});
-  if (clamp == Clamp::kRelu6) {
+// The activation on a vector: relu makes NaN 0, relu6 keeps it, silu is the silu op's
+// own function (as their ops).
+inline Vec activated(Activation activation, Vec r) {
+  if (activation == Activation::kSilu) return simd::silu(r);
+  if (activation == Activation::kRelu) return simd::select(r > Vec{}, r, Vec{});
+  if (activation == Activation::kRelu6) {
     r = simd::select(r < Vec{}, Vec{}, r);
     return simd::select(r > simd::splat(6.f), simd::splat(6.f), r);
   }
@@ -88,7 +91,7 @@ inline Vec clamped(Clamp clamp, Vec r) {
 // kept it on the stack and stalled on it at every tap).
 // The row's output pixels [ox_begin, ox_end).
 template <int Vectors>
-void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
+void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation,
                        std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
   const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
   Vec initial[Vectors];
@@ -108,7 +111,7 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
       }
     }
     float* out = y_row + ox * g.o + o0;
-    for (int v = 0; v < Vectors; ++v) store(out + v * kVecLanes, clamped(clamp, acc[v]));
+    for (int v = 0; v < Vectors; ++v) store(out + v * kVecLanes, activated(activation, acc[v]));
   }
 }
 
@@ -121,7 +124,7 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
 // weight for each, 2 loads a multiply-add). The sums run in the general loop's order, so
 // the outputs are the same bits.
 template <int K, int Stride>
-void row_interior(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp,
+void row_interior(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation,
                   std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
   constexpr int kPixels = 4;
   const TapRange rows = valid_taps(oy * g.sh - g.pt, 1, K, g.h);
@@ -149,7 +152,7 @@ void row_interior(const Geom& g, const float* x_image, const float* k, const flo
     }
     float* out = y_row + ox * g.o + o0;
 #pragma GCC unroll 4
-    for (int p = 0; p < N; ++p) store(out + p * g.o, clamped(clamp, acc[p]));
+    for (int p = 0; p < N; ++p) store(out + p * g.o, activated(activation, acc[p]));
   };
   std::int64_t ox = ox_begin;
   for (; ox + kPixels <= ox_end; ox += kPixels) pixels.template operator()<kPixels>(ox);
@@ -159,7 +162,7 @@ void row_interior(const Geom& g, const float* x_image, const float* k, const flo
 // Every output channel of one output row, in blocks of four vectors (64 channels with
 // AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
 template <bool Multiplied>
-void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, Clamp clamp, std::int64_t oy,
+void sweep_row(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation, std::int64_t oy,
                float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
@@ -172,30 +175,30 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
       const std::int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
       const std::int64_t last = g.w - kk + g.pl;  // the last interior pixel's first column, times the stride
       const std::int64_t hi = std::clamp<std::int64_t>(last >= 0 ? last / g.sw + 1 : 0, lo, g.ow);
-      using Run = void (*)(const Geom&, const float*, const float*, const float*, Clamp, std::int64_t, std::int64_t,
+      using Run = void (*)(const Geom&, const float*, const float*, const float*, Activation, std::int64_t, std::int64_t,
                            float*, std::int64_t, std::int64_t);
       const Run interior = kk == 3 ? (g.sw == 1 ? row_interior<3, 1> : row_interior<3, 2>)
                                    : (g.sw == 1 ? row_interior<5, 1> : row_interior<5, 2>);
       for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
-        row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, lo);
-        interior(g, x_image, k, bias, clamp, oy, o0, y_row, lo, hi);
-        row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, hi, g.ow);
+        row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, 0, lo);
+        interior(g, x_image, k, bias, activation, oy, o0, y_row, lo, hi);
+        row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, hi, g.ow);
       }
     }
     for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
-      row_block_vectors<4>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, g.ow);
+      row_block_vectors<4>(g, x_image, k, bias, activation, oy, o0, y_row, 0, g.ow);
     }
     for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
-      row_block_vectors<1>(g, x_image, k, bias, clamp, oy, o0, y_row, 0, g.ow);
+      row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, 0, g.ow);
     }
   }
-  for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
-  for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, clamp, oy, o0, y_row);
+  for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, activation, oy, o0, y_row);
+  for (; o0 < g.o; ++o0) row_block<1, Multiplied>(g, x_image, k, bias, activation, oy, o0, y_row);
 }
 
 }  // namespace
 
-void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, Clamp clamp, float* y) {
+void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, Activation activation, float* y) {
   const std::int64_t rows = g.n * g.oh;
   const std::int64_t work_per_row = g.ow * g.o * g.kh * g.kw;
   parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
@@ -205,9 +208,9 @@ void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float
       float* y_row = y + r * g.ow * g.o;
       // A block's weights (kh·kw·Lanes floats) stay in L1 while the block sweeps the row.
       if (g.og == 1) {
-        sweep_row<false>(g, x_image, k, bias, clamp, oy, y_row);
+        sweep_row<false>(g, x_image, k, bias, activation, oy, y_row);
       } else {
-        sweep_row<true>(g, x_image, k, bias, clamp, oy, y_row);
+        sweep_row<true>(g, x_image, k, bias, activation, oy, y_row);
       }
     }
   }, threshold_for(work_per_row));

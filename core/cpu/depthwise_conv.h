@@ -19,9 +19,9 @@ inline bool is_depthwise(const ops::Conv2DGeometry& g) { return g.groups > 1 && 
 
 // y (N, OH, OW, C·dm) = the depthwise convolution of x (N, H, W, C) with k (kh, kw, 1,
 // C·dm) (output channel c·dm + m reads input channel c), plus bias (C·dm floats, or
-// null), then the clamp (relu, relu6). g must satisfy is_depthwise. Runs on the worker
+// null), then the activation (relu, relu6, silu). g must satisfy is_depthwise. Runs on the worker
 // pool.
-void depthwise_conv2d(const ops::Conv2DGeometry& g, const float* x, const float* k, const float* bias, Clamp clamp,
+void depthwise_conv2d(const ops::Conv2DGeometry& g, const float* x, const float* k, const float* bias, Activation activation,
                       float* y);
 
 }  // namespace strata::cpu

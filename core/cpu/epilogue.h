@@ -1,9 +1,9 @@
 // What a product does to its output before it leaves the cache: a bias per column, then
-// a clamp (relu, relu6). The GEMM applies it to each tile row of C right after the last
-// block of k (packed_gemm_kernel.h), the convolutions and Dense layers pass theirs in,
-// so a layer's output is written once instead of once by the product and again by a
-// separate pass of bias and activation (issue #37: MobileNetV2 spent a fifth of its time
-// in its relu6 and bias passes).
+// an activation (relu, relu6, silu). The GEMM applies it to each tile row of C right after
+// the last block of k (packed_gemm_kernel.h), the convolutions and Dense layers pass
+// theirs in, so a layer's output is written once instead of once by the product and again
+// by a separate pass of bias and activation (issue #37: MobileNetV2 spent a fifth of its
+// time in its relu6 and bias passes, EfficientNetB0 18% in its silu pass).
 #pragma once
 
 #include <algorithm>
@@ -11,29 +11,37 @@
 
 namespace strata::cpu {
 
-enum class Clamp {
+enum class Activation {
   kNone,
   kRelu,   // max(x, 0); NaN becomes 0, as the fused relu always did
   kRelu6,  // min(max(x, 0), 6); NaN stays NaN, as the relu6 op
+  kSilu,   // x·sigmoid(x), through apply_silu: the silu op's own vector code
 };
 
 struct Epilogue {
   const float* bias = nullptr;  // one per column of the product, or none
-  Clamp clamp = Clamp::kNone;
+  Activation activation = Activation::kNone;
 
-  bool empty() const { return bias == nullptr && clamp == Clamp::kNone; }
+  bool empty() const { return bias == nullptr && activation == Activation::kNone; }
   // The same epilogue for the columns from `column` on.
-  Epilogue from_column(std::int64_t column) const { return {bias ? bias + column : nullptr, clamp}; }
+  Epilogue from_column(std::int64_t column) const { return {bias ? bias + column : nullptr, activation}; }
 };
 
-inline float apply_clamp(Clamp clamp, float v) {
-  switch (clamp) {
-    case Clamp::kNone:
-      return v;
-    case Clamp::kRelu:
+// silu on n floats in place, with the silu op's kernel (core/cpu/vector_math.h), so a
+// fused silu gives the op's bits. Compiled for the library's target, not per
+// instruction set: the GEMM's kernels call it on each tile row (epilogue.cc).
+void apply_silu(float* values, std::int64_t n);
+
+// relu or relu6 of one value (not silu: apply_silu works on spans).
+inline float apply_clamp(Activation activation, float v) {
+  switch (activation) {
+    case Activation::kRelu:
       return v > 0.f ? v : 0.f;
-    case Clamp::kRelu6:
+    case Activation::kRelu6:
       return std::min(std::max(v, 0.f), 6.f);
+    case Activation::kNone:
+    case Activation::kSilu:
+      return v;
   }
   return v;
 }
@@ -45,7 +53,8 @@ inline void apply_epilogue(const Epilogue& e, float* c, std::int64_t ldc, std::i
   if (e.empty()) return;
   for (std::int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
-    for (std::int64_t j = 0; j < cols; ++j) row[j] = apply_clamp(e.clamp, row[j] + (e.bias ? e.bias[j] : 0.f));
+    for (std::int64_t j = 0; j < cols; ++j) row[j] = apply_clamp(e.activation, row[j] + (e.bias ? e.bias[j] : 0.f));
+    if (e.activation == Activation::kSilu) apply_silu(row, cols);
   }
 }
 

@@ -21,7 +21,7 @@ class PackedB;  // packed_gemm.h
 
 // a: op(A) is m×k (A stored k×m when transpose_a); b: op(B) is k×n (B stored n×k when
 // transpose_b). lda/ldb/ldc are row strides in elements. The epilogue (a bias per column,
-// a clamp) is applied to C as it is written (epilogue.h).
+// an activation) is applied to C as it is written (epilogue.h).
 void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
           std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, const Epilogue& epilogue = {});
 

@@ -390,27 +390,31 @@ struct PackedGemm {
     return kByHeight[static_cast<std::size_t>(rows - 1)];
   }
 
-  // The epilogue (bias, clamp) on rows [0, rows) × columns [0, cols) of C, right after the
-  // last block of k wrote them (a tile row of C, still in L1). relu is max(v, 0), which
-  // makes NaN 0; relu6 max(0, v) then min(6, v), which keep NaN (the instructions return
-  // their second operand where either is NaN), as the relu6 op does.
+  // The epilogue (bias, activation) on rows [0, rows) × columns [0, cols) of C, right
+  // after the last block of k wrote them (a tile row of C, still in L1). relu is
+  // max(v, 0), which makes NaN 0; relu6 max(0, v) then min(6, v), which keep NaN (the
+  // instructions return their second operand where either is NaN), as the relu6 op does;
+  // silu the silu op's own code on the row (apply_silu), after the bias.
   static void apply_epilogue_rows(const Epilogue& e, float* c, std::int64_t ldc, std::int64_t rows,
                                   std::int64_t cols) {
     if (e.empty()) return;
     const V zero = Ops::zero(), six = Ops::set1(6.f);
     for (std::int64_t i = 0; i < rows; ++i) {
       float* row = c + i * ldc;
-      for (std::int64_t j = 0; j < cols; j += kLanes) {
-        const auto m = Ops::lanes(cols - j);
-        V v = Ops::load_masked(m, row + j);
-        if (e.bias) v = Ops::add(v, Ops::load_masked(m, e.bias + j));
-        if (e.clamp == Clamp::kRelu) {
-          v = Ops::max(v, zero);
-        } else if (e.clamp == Clamp::kRelu6) {
-          v = Ops::min(six, Ops::max(zero, v));
+      if (e.bias || e.activation == Activation::kRelu || e.activation == Activation::kRelu6) {
+        for (std::int64_t j = 0; j < cols; j += kLanes) {
+          const auto m = Ops::lanes(cols - j);
+          V v = Ops::load_masked(m, row + j);
+          if (e.bias) v = Ops::add(v, Ops::load_masked(m, e.bias + j));
+          if (e.activation == Activation::kRelu) {
+            v = Ops::max(v, zero);
+          } else if (e.activation == Activation::kRelu6) {
+            v = Ops::min(six, Ops::max(zero, v));
+          }
+          Ops::store_masked(row + j, m, v);
         }
-        Ops::store_masked(row + j, m, v);
       }
+      if (e.activation == Activation::kSilu) apply_silu(row, cols);
     }
   }
 

@@ -192,9 +192,11 @@ void forward(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& y = ctx.output(0);
   const float* bias = ctx.inputs.size() == 3 ? floats(ctx.input(2)) : nullptr;
-  if (S == 2 && ops::fused_activation(ctx.node) == ops::FusedActivation::relu6) {
-    // The inference rewrite fuses relu6 only into Programs on the CPU (compiled_model.cc).
-    throw NotImplementedError("conv2d '" + ctx.node.name + "': a fused relu6 has no CUDA kernel");
+  if (const ops::FusedActivation a = ops::fused_activation(ctx.node);
+      S == 2 && (a == ops::FusedActivation::relu6 || a == ops::FusedActivation::silu)) {
+    // The inference rewrite fuses these only into Programs on the CPU (compiled_model.cc).
+    throw NotImplementedError("conv2d '" + ctx.node.name + "': a fused " +
+                              (a == ops::FusedActivation::silu ? "silu" : "relu6") + " has no CUDA kernel");
   }
   const bool relu = S == 2 && ops::fuses_relu(ctx.node);
   if (y.size() == 0) return;

@@ -179,8 +179,9 @@ Shape output_shape(const ConvGeometry<S>& g) {
   return Shape(dims);
 }
 
-// conv2d also takes a bias (O,) and a fused activation ("", "relu", or "relu6", which only
-// the inference rewrite sets: conv2d with it has no gradient and no CUDA kernel).
+// conv2d also takes a bias (O,) and a fused activation ("", "relu", or "relu6" or "silu",
+// which only the inference rewrite sets: conv2d with those has no gradient and no CUDA
+// kernel).
 template <int S>
 std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
   constexpr bool fuses = S == 2;
@@ -211,8 +212,8 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
   }
   if (fuses) {
     const std::string act = ctx.attrs.get_or<std::string>("activation", "");
-    if (!act.empty() && act != "relu" && act != "relu6") {
-      throw ValueError(ctx.op + ": fused activation must be '', 'relu' or 'relu6', got '" + act + "'");
+    if (!act.empty() && act != "relu" && act != "relu6" && act != "silu") {
+      throw ValueError(ctx.op + ": fused activation must be '', 'relu', 'relu6' or 'silu', got '" + act + "'");
     }
   }
   return {{output_shape(g), DType::float32}};
@@ -318,9 +319,11 @@ void register_rank(OpRegistry& r) {
            const ConvParams<S> p = params_of<S>(n.attrs);
            Output dz = g[0], db;
            if constexpr (S == 2) {  // only conv2d fuses a relu (infer_conv)
-             if (fused_activation(n) == FusedActivation::relu6) {
-               throw NotImplementedError("conv2d '" + n.name +
-                                         "': a fused relu6 is an inference rewrite and has no gradient");
+             if (const FusedActivation a = fused_activation(n);
+                 a == FusedActivation::relu6 || a == FusedActivation::silu) {
+               throw NotImplementedError("conv2d '" + n.name + "': a fused " +
+                                         (a == FusedActivation::silu ? "silu" : "relu6") +
+                                         " is an inference rewrite and has no gradient");
              }
              if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
            }

@@ -315,40 +315,42 @@ TEST_P(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
   }
 }
 
-// The epilogue (a bias per column, then relu or relu6) applied as C is written, on every
-// path: against the naive product with the bias added and the clamp applied, for products
-// of one and several blocks of k, the threaded split by rows and by columns, the
-// transposed path for few columns, one-row products and an empty sum. relu makes NaN 0,
-// relu6 keeps it (as the relu and relu6 ops do): a NaN in A reaches its row of C.
+// The epilogue (a bias per column, then relu, relu6 or silu) applied as C is written, on
+// every path: against the naive product with the bias added and the activation applied,
+// for products of one and several blocks of k, the threaded split by rows and by
+// columns, the transposed path for few columns, one-row products and an empty sum. relu
+// makes NaN 0, relu6 and silu keep it (as their ops do): a NaN in A reaches its row of C.
 TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
   const int deep = static_cast<int>(std::max<std::int64_t>(cpu::packed_gemm_max_depth(), 64) + 21);
   const std::vector<std::tuple<int, int, int>> shapes = {{37, 70, 19}, {300, 530, 33}, {40, 600, 20},
                                                           {29, 5, 40}, {1, 300, 77},   {13, 70, deep}, {9, 11, 0}};
   for (const auto& [m, n, k] : shapes) {
-    for (const cpu::Clamp clamp : {cpu::Clamp::kNone, cpu::Clamp::kRelu, cpu::Clamp::kRelu6}) {
+    for (const cpu::Activation activation :
+         {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
       for (const bool ta : {false, true}) {
-        SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " clamp=" << int(clamp));
+        SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " activation=" << int(activation));
         auto a = random_values(m * k, 5 + m), b = random_values(k * n, 7 + n), bias = random_values(n, 9 + k);
         for (float& v : a) v *= 8.f;  // sums past 6 and below 0
-        if (k > 0) a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of C is NaN before the clamp
+        if (k > 0) a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of C is NaN before the activation
         const int lda = ta ? m : k;
         std::vector<float> c(static_cast<std::size_t>(m * n), 123.f);
-        cpu::gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n, {.bias = bias.data(), .clamp = clamp});
+        cpu::gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n, {.bias = bias.data(), .activation = activation});
         for (int i = 0; i < m; ++i) {
           for (int j = 0; j < n; ++j) {
             const double sum = naive_element(ta, false, k, a, lda, b, n, i, j) + bias[j];
             const float got = c[i * n + j];
             if (std::isnan(sum)) {
-              if (clamp == cpu::Clamp::kRelu) {
+              if (activation == cpu::Activation::kRelu) {
                 ASSERT_EQ(got, 0.f) << "relu of NaN at " << i << "," << j;
               } else {
                 ASSERT_TRUE(std::isnan(got)) << "NaN lost at " << i << "," << j;
               }
               continue;
             }
-            const double want = clamp == cpu::Clamp::kNone   ? sum
-                                : clamp == cpu::Clamp::kRelu ? std::max(sum, 0.0)
-                                                             : std::min(std::max(sum, 0.0), 6.0);
+            const double want = activation == cpu::Activation::kNone    ? sum
+                                : activation == cpu::Activation::kRelu  ? std::max(sum, 0.0)
+                                : activation == cpu::Activation::kRelu6 ? std::min(std::max(sum, 0.0), 6.0)
+                                                                        : sum / (1.0 + std::exp(-sum));
             ASSERT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << "at " << i << "," << j;
           }
         }
@@ -365,7 +367,7 @@ TEST_P(PackedGemm, APrepackedProductAppliesTheEpilogue) {
   cpu::PackedB packed;
   packed.pack(false, k, n, b.data(), n);
   std::vector<float> c(static_cast<std::size_t>(m * n));
-  cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n, {.bias = bias.data(), .clamp = cpu::Clamp::kRelu6});
+  cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n, {.bias = bias.data(), .activation = cpu::Activation::kRelu6});
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       const double want = std::min(std::max(naive_element(false, false, k, a, k, b, n, i, j) + bias[j], 0.0), 6.0);

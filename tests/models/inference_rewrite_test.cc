@@ -137,6 +137,20 @@ Model pointwise_bn_relu6_conv_relu6() {
   return Model(in, layers::ReLU({.max_value = 6.0})(y));
 }
 
+// silu (Keras's swish) fused into the product's epilogue on the CPU: EfficientNet's
+// pointwise Conv2D-BatchNormalization-swish, then a depthwise 5x5 one (the depthwise
+// kernel applies it), then a 3x3 Conv2D with activation="swish".
+Model conv_bn_swish_depthwise_swish() {
+  auto in = Input({6, 7, 8});
+  auto y = layers::Conv2D(16, 1, {.use_bias = false})(in);
+  y = layers::BatchNormalization()(y);
+  y = layers::Activation("swish")(y);
+  y = layers::DepthwiseConv2D(5, {.padding = "same", .use_bias = false})(y);
+  y = layers::BatchNormalization()(y);
+  y = layers::Activation("swish")(y);
+  return Model(in, layers::Conv2D(5, 3, {.padding = "same", .activation = "swish"})(y));
+}
+
 Model dense_bn_dropout_dense() {
   auto in = Input({5});
   auto y = layers::Dense(6)(in);
@@ -166,6 +180,8 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 2, .affines_folded = 2, .activations_fused = 1}},
         Case{"Conv2D_1x1_BatchNormalization_relu6_Conv2D_3x3_relu6", pointwise_bn_relu6_conv_relu6, Shape{5, 6, 16},
              {.modes_resolved = 2, .affines_folded = 1, .activations_fused = 2}},
+        Case{"Conv2D_BatchNormalization_swish_DepthwiseConv2D_swish_Conv2D_swish", conv_bn_swish_depthwise_swish,
+             Shape{6, 7, 8}, {.modes_resolved = 4, .affines_folded = 2, .activations_fused = 3}},
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 2, .affines_collapsed = 1}}),
@@ -269,7 +285,7 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
     const Output kernel = graph.placeholder({Shape{1, 1, 2, 3}, DType::float32}, "k");
     const Output y = ops::relu6(ops::conv2d_bias_activation(in, kernel, Output{}, "", ops::Conv2DParams{}));
     InferenceRewrites did;
-    const std::vector<Output> out = rewrite_for_inference(graph, {y}, &did, {.fuse_relu6_into_conv2d = fuse});
+    const std::vector<Output> out = rewrite_for_inference(graph, {y}, &did, {.fuse_cpu_only_activations = fuse});
     const Node& last = graph.node(out[0].node);
     EXPECT_EQ(did.activations_fused, fuse ? 1 : 0);
     EXPECT_EQ(last.op, fuse ? "conv2d" : "relu6");

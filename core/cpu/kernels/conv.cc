@@ -179,9 +179,9 @@ const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
 
 // The bias and the fused activation are applied by the GEMM to each tile row of y as it
 // is written (cpu::Epilogue), not in a pass of their own over y afterwards.
-void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, cpu::Clamp clamp,
+void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, cpu::Activation activation,
                     const cpu::PackedB* packed = nullptr) {
-  const cpu::Epilogue epilogue{bias, clamp};
+  const cpu::Epilogue epilogue{bias, activation};
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
     if (packed && rows <= cpu::kPackedProductMaxRows) {
@@ -192,7 +192,7 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     return;
   }
   if (cpu::is_depthwise(g)) {
-    cpu::depthwise_conv2d(g, x, k, bias, clamp, y);
+    cpu::depthwise_conv2d(g, x, k, bias, activation, y);
     return;
   }
   const std::int64_t kdim = g.kdim();
@@ -272,11 +272,13 @@ void conv2d_kernel(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
   const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
-  const ops::FusedActivation activation = ops::fused_activation(ctx.node);
-  const cpu::Clamp clamp = activation == ops::FusedActivation::relu    ? cpu::Clamp::kRelu
-                           : activation == ops::FusedActivation::relu6 ? cpu::Clamp::kRelu6
-                                                                       : cpu::Clamp::kNone;
-  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, clamp, packed_kernel(ctx, g));
+  const ops::FusedActivation fused = ops::fused_activation(ctx.node);
+  const cpu::Activation activation = fused == ops::FusedActivation::relu    ? cpu::Activation::kRelu
+                                     : fused == ops::FusedActivation::relu6 ? cpu::Activation::kRelu6
+                                     : fused == ops::FusedActivation::silu  ? cpu::Activation::kSilu
+                                                                            : cpu::Activation::kNone;
+  conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, activation,
+                 packed_kernel(ctx, g));
 }
 
 void conv2d_backprop_input_kernel(KernelContext& ctx) {

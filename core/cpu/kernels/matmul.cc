@@ -53,7 +53,7 @@ void dense_kernel(KernelContext& ctx) {
       rows > 1 && rows <= cpu::kPackedProductMaxRows && units > 1 ? cpu::PackedKernel::of(ctx) : nullptr;
   // Bias and relu applied by the GEMM to each tile row of y as it is written
   // (cpu::Epilogue), not in a pass of their own afterwards.
-  const cpu::Epilogue epilogue{bias, relu ? cpu::Clamp::kRelu : cpu::Clamp::kNone};
+  const cpu::Epilogue epilogue{bias, relu ? cpu::Activation::kRelu : cpu::Activation::kNone};
   if (const cpu::PackedB* packed = cache ? cache->for_run(kernel, in, units) : nullptr) {
     cpu::gemm_prepacked(rows, x.data<float>(), in, *packed, y, units, epilogue);
   } else {
