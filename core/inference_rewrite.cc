@@ -147,9 +147,13 @@ std::optional<Output> other_operand(const Node& node, const Output& one) {
 
 // A conv2d or dense with nothing fused after its product but possibly a bias, read only by
 // the node being rewritten: its product can take a per-channel map into its kernel.
-bool foldable_product(const Reach& reach, const Output& x) {
+// A conv2d or dense with no activation yet that only x's reader reads; an affine map
+// folds into it only if no residual is fused into it yet (the sum would be scaled too),
+// an activation either way.
+bool foldable_product(const Reach& reach, const Output& x, bool residual_allowed = false) {
   const Node& p = reach.node(x);
   if (p.op != "conv2d" && p.op != "dense") return false;
+  if (!residual_allowed && p.attrs.get_or<bool>("residual", false)) return false;
   const std::string* activation = p.attrs.find<std::string>("activation");
   return (!activation || activation->empty()) && reach.readers(x) == 1;
 }
@@ -273,14 +277,16 @@ std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots,
   });
 }
 
-// 3. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 or silu
+// 4. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 or silu
 // into a conv2d's when the options allow (their kernels are the CPU's only).
 std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, const InferenceRewriteOptions& options,
                                      InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
     const bool cpu_only = (node.op == "relu6" || node.op == "silu") && options.fuse_cpu_only_activations;
-    if ((node.op != "relu" && !cpu_only) || !foldable_product(reach, node.inputs[0])) return std::nullopt;
+    if ((node.op != "relu" && !cpu_only) || !foldable_product(reach, node.inputs[0], /*residual_allowed=*/true)) {
+      return std::nullopt;
+    }
     const Node& p = reach.node(node.inputs[0]);
     if (cpu_only && p.op != "conv2d") return std::nullopt;
     std::vector<Output> inputs;
@@ -289,6 +295,36 @@ std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& ro
     attrs.set("activation", node.op);
     ++report.activations_fused;
     return graph.add_node(p.op, inputs, attrs, p.name);
+  });
+}
+
+// 3. A residual: add(conv2d, r) with r of the conv2d's shape, the conv2d alone read by the
+// add and not depthwise, becomes the conv2d with r as its last input, added in the GEMM's
+// epilogue before the activation that step 4 may fuse after it (a ResNet block's
+// shortcut, a MobileNetV2 or EfficientNet block's skip connection). The CPU's kernel only.
+std::vector<Output> fuse_residuals(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    if (node.op != "add" || node.inputs.size() != 2) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const Output& product = node.inputs[side];
+      const Output& residual = node.inputs[1 - side];
+      if (!foldable_product(reach, product) || reach.node(product).op != "conv2d") continue;
+      const Node& p = reach.node(product);
+      if (p.attrs.get_or<std::int64_t>("groups", 1) != 1) continue;  // depthwise: its own kernel
+      if (residual.shape() != product.shape() || residual.shape() != node.outputs[0].shape ||
+          residual.dtype() != DType::float32) {
+        continue;
+      }
+      std::vector<Output> inputs;
+      for (const Output& in : p.inputs) inputs.push_back(mapped(in));
+      inputs.push_back(mapped(residual));
+      Attrs attrs = p.attrs;
+      attrs.set("residual", true);
+      ++report.residuals_fused;
+      return graph.add_node(p.op, inputs, attrs, p.name);
+    }
+    return std::nullopt;
   });
 }
 
@@ -307,6 +343,7 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
     folded = counts.affines_folded;
     out = fold_affines(graph, out, counts);
   }
+  if (options.fuse_cpu_only_activations) out = fuse_residuals(graph, out, counts);
   out = fuse_activations(graph, out, options, counts);
   if (report) *report = counts;
   return out;

@@ -10,7 +10,9 @@
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
 //     multiply-add x·scale + shift;
-//  3. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 or
+//  3. where the Program runs on the CPU, an add of a conv2d and a tensor of its shape (a
+//     residual block's skip connection) fused into the conv2d's epilogue;
+//  4. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 or
 //     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
 //     writes).
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
@@ -32,11 +34,13 @@ struct InferenceRewrites {
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
   int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue
   int identities_dropped = 0;  // identity nodes bypassed
+  int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
 };
 
 struct InferenceRewriteOptions {
-  // relu6 and silu fused into the conv2d before them: only the CPU has those kernels (a
-  // Program for a GPU is compiled with this off, and keeps them as their own ops).
+  // relu6 and silu fused into the conv2d before them, and a residual add into the conv2d
+  // it adds: only the CPU has those kernels (a Program for a GPU is compiled with this
+  // off, and keeps them as their own ops).
   bool fuse_cpu_only_activations = true;
 };
 

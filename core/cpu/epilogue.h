@@ -1,5 +1,6 @@
-// What a product does to its output before it leaves the cache: a bias per column, then
-// an activation (relu, relu6, silu). The GEMM applies it to each tile row of C right after
+// What a product does to its output before it leaves the cache: a bias per column, a
+// residual (a matrix the shape of the product, a ResNet block's shortcut) added, then an
+// activation (relu, relu6, silu). The GEMM applies it to each tile row of C right after
 // the last block of k (packed_gemm_kernel.h), the convolutions and Dense layers pass
 // theirs in, so a layer's output is written once instead of once by the product and again
 // by a separate pass of bias and activation (issue #37: MobileNetV2 spent a fifth of its
@@ -21,10 +22,17 @@ enum class Activation {
 struct Epilogue {
   const float* bias = nullptr;  // one per column of the product, or none
   Activation activation = Activation::kNone;
+  const float* residual = nullptr;  // element (i, j) at residual[i·residual_ld + j], or none
+  std::int64_t residual_ld = 0;
 
-  bool empty() const { return bias == nullptr && activation == Activation::kNone; }
-  // The same epilogue for the columns from `column` on.
-  Epilogue from_column(std::int64_t column) const { return {bias ? bias + column : nullptr, activation}; }
+  bool empty() const { return bias == nullptr && activation == Activation::kNone && residual == nullptr; }
+  // The same epilogue for the columns from `column` on, or the rows from `row` on.
+  Epilogue from_column(std::int64_t column) const {
+    return {bias ? bias + column : nullptr, activation, residual ? residual + column : nullptr, residual_ld};
+  }
+  Epilogue from_row(std::int64_t row) const {
+    return {bias, activation, residual ? residual + row * residual_ld : nullptr, residual_ld};
+  }
 };
 
 // silu on n floats in place, with the silu op's kernel (core/cpu/vector_math.h), so a
@@ -53,7 +61,12 @@ inline void apply_epilogue(const Epilogue& e, float* c, std::int64_t ldc, std::i
   if (e.empty()) return;
   for (std::int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
-    for (std::int64_t j = 0; j < cols; ++j) row[j] = apply_clamp(e.activation, row[j] + (e.bias ? e.bias[j] : 0.f));
+    const float* res = e.residual ? e.residual + i * e.residual_ld : nullptr;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      float v = row[j] + (e.bias ? e.bias[j] : 0.f);
+      if (res) v += res[j];
+      row[j] = apply_clamp(e.activation, v);
+    }
     if (e.activation == Activation::kSilu) apply_silu(row, cols);
   }
 }

@@ -173,7 +173,7 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
         // Rows of op(A): row-major A advances by rows, a transposed A by columns.
         const float* a_block = ta ? a + begin : a + begin * lda;
         gemm_serial(ta, tb, end - begin, n, k, a_block, lda, b, ldb, c + begin * ldc, ldc, /*accumulate=*/false,
-                    epilogue);
+                    epilogue.from_row(begin));
       } else {
         // Columns of op(B): row-major B advances by columns, a transposed B by rows.
         const float* b_block = tb ? b + begin * ldb : b + begin;
@@ -195,7 +195,9 @@ void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const Pack
   const std::int64_t per = (m + threads - 1) / threads;  // equal shares of rows, as gemm() splits them
   auto part = [&](int t) {
     const std::int64_t begin = std::min(m, t * per), end = std::min(m, begin + per);
-    if (begin < end) packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false, epilogue);
+    if (begin < end) {
+      packed_gemm_prepacked(end - begin, a + begin * lda, lda, b, c + begin * ldc, ldc, false, epilogue.from_row(begin));
+    }
   };
   pool().run(threads, part);
 }

@@ -401,11 +401,13 @@ struct PackedGemm {
     const V zero = Ops::zero(), six = Ops::set1(6.f);
     for (std::int64_t i = 0; i < rows; ++i) {
       float* row = c + i * ldc;
-      if (e.bias || e.activation == Activation::kRelu || e.activation == Activation::kRelu6) {
+      const float* res = e.residual ? e.residual + i * e.residual_ld : nullptr;
+      if (e.bias || res || e.activation == Activation::kRelu || e.activation == Activation::kRelu6) {
         for (std::int64_t j = 0; j < cols; j += kLanes) {
           const auto m = Ops::lanes(cols - j);
           V v = Ops::load_masked(m, row + j);
           if (e.bias) v = Ops::add(v, Ops::load_masked(m, e.bias + j));
+          if (res) v = Ops::add(v, Ops::load_masked(m, res + j));
           if (e.activation == Activation::kRelu) {
             v = Ops::max(v, zero);
           } else if (e.activation == Activation::kRelu6) {
@@ -463,7 +465,9 @@ struct PackedGemm {
             const std::int64_t rows = std::min(kRows, m - ir);
             const TileFn run = rows == kRows ? tile<true, kVecs> : tile_for<true, kVecs>(rows);
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + ir * ldc + jc, ldc, rows, nc, add);
-            if (pc + kc == k) apply_epilogue_rows(epilogue.from_column(jc), c + ir * ldc + jc, ldc, rows, nc);
+            if (pc + kc == k) {
+              apply_epilogue_rows(epilogue.from_row(ir).from_column(jc), c + ir * ldc + jc, ldc, rows, nc);
+            }
           }
         }
       }
@@ -496,7 +500,8 @@ struct PackedGemm {
                                              : (unit ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows));
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + (ic + ir) * ldc + jc, ldc, rows, nc, add);
             if (pc + kc == k) {
-              apply_epilogue_rows(epilogue.from_column(jc), c + (ic + ir) * ldc + jc, ldc, rows, nc);
+              apply_epilogue_rows(epilogue.from_row(ic + ir).from_column(jc), c + (ic + ir) * ldc + jc, ldc, rows,
+                                  nc);
             }
           }
         }

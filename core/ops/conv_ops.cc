@@ -182,14 +182,19 @@ Shape output_shape(const ConvGeometry<S>& g) {
 // conv2d also takes a bias (O,) and a fused activation ("", "relu", or "relu6" or "silu",
 // which only the inference rewrite sets: conv2d with those has no gradient and no CUDA
 // kernel).
+// With the attribute residual (also the inference rewrite's alone), a last input the
+// output's shape is added before the activation: y = act(conv(x, k) + b + residual).
 template <int S>
 std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
   constexpr bool fuses = S == 2;
+  const bool residual = fuses && ctx.attrs.get_or<bool>("residual", false);
+  const std::size_t operands = ctx.inputs.size() - (residual ? 1 : 0);
   if (!fuses) {
     expect_inputs(ctx, 2);
-  } else if (ctx.inputs.size() != 2 && ctx.inputs.size() != 3) {
-    throw ValueError(ctx.op + ": takes (input, kernel) or (input, kernel, bias), got " +
-                     std::to_string(ctx.inputs.size()) + " inputs");
+  } else if (ctx.inputs.size() < 2 || (operands != 2 && operands != 3)) {
+    throw ValueError(ctx.op + ": takes (input, kernel) or (input, kernel, bias)" +
+                     std::string(residual ? " and the residual" : "") + ", got " + std::to_string(ctx.inputs.size()) +
+                     " inputs");
   }
   expect_float_input(ctx, 0);
   expect_float_input(ctx, 1, "kernel");
@@ -206,7 +211,7 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
                      std::to_string(per_group * p.groups) + (p.groups > 1 ? " (in/groups × groups)" : ""));
   }
   const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_view<S>(k), k.dims()[S + 1], p);
-  if (ctx.inputs.size() == 3 && ctx.inputs[2].shape != Shape{g.o}) {
+  if (operands == 3 && ctx.inputs[2].shape != Shape{g.o}) {
     throw ShapeError(ctx.op + ": bias " + ctx.inputs[2].shape.to_string() + " does not match " +
                      std::to_string(g.o) + " output channels");
   }
@@ -215,6 +220,10 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
     if (!act.empty() && act != "relu" && act != "relu6" && act != "silu") {
       throw ValueError(ctx.op + ": fused activation must be '', 'relu', 'relu6' or 'silu', got '" + act + "'");
     }
+  }
+  if (residual && ctx.inputs.back().shape != output_shape(g)) {
+    throw ShapeError(ctx.op + ": residual " + ctx.inputs.back().shape.to_string() + " does not match the output " +
+                     output_shape(g).to_string());
   }
   return {{output_shape(g), DType::float32}};
 }
@@ -319,6 +328,10 @@ void register_rank(OpRegistry& r) {
            const ConvParams<S> p = params_of<S>(n.attrs);
            Output dz = g[0], db;
            if constexpr (S == 2) {  // only conv2d fuses a relu (infer_conv)
+             if (n.attrs.get_or<bool>("residual", false)) {
+               throw NotImplementedError("conv2d '" + n.name +
+                                         "': a fused residual is an inference rewrite and has no gradient");
+             }
              if (const FusedActivation a = fused_activation(n);
                  a == FusedActivation::relu6 || a == FusedActivation::silu) {
                throw NotImplementedError("conv2d '" + n.name + "': a fused " +

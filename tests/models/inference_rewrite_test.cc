@@ -98,6 +98,7 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_GE(did.affines_collapsed, c.at_least.affines_collapsed);
   EXPECT_GE(did.activations_fused, c.at_least.activations_fused);
   EXPECT_GE(did.identities_dropped, c.at_least.identities_dropped);
+  EXPECT_GE(did.residuals_fused, c.at_least.residuals_fused);
   const Program& predict = inference_of(m).predict_program();
   const Graph& graph = inference_of(m).graph();
   EXPECT_EQ(steps_of(predict, graph, "training_select"), 0) << "the batch statistics are never computed";
@@ -151,6 +152,30 @@ Model conv_bn_swish_depthwise_swish() {
   return Model(in, layers::Conv2D(5, 3, {.padding = "same", .activation = "swish"})(y));
 }
 
+// Residual blocks: the skip connection's add fused into the last convolution's epilogue
+// (before the relu after it): ResNet's identity block (1x1, 3x3 and 1x1 convolutions with
+// BatchNormalization, the add, relu), its projection block (the shortcut a convolution
+// too: one of the two sums is the residual of the other) and MobileNetV2's block (no
+// activation after the add).
+Model resnet_blocks() {
+  auto in = Input({6, 5, 8});
+  auto y = layers::Conv2D(4, 1)(in);
+  y = layers::BatchNormalization()(y);
+  y = layers::Activation("relu")(y);
+  y = layers::Conv2D(4, 3, {.padding = "same"})(y);
+  y = layers::BatchNormalization()(y);
+  y = layers::Activation("relu")(y);
+  y = layers::Conv2D(8, 1)(y);
+  y = layers::BatchNormalization()(y);
+  auto block = layers::Activation("relu")(layers::Add()({y, in})[0]);
+  auto main = layers::BatchNormalization()(layers::Conv2D(12, 3, {.padding = "same"})(block));
+  auto shortcut = layers::BatchNormalization()(layers::Conv2D(12, 1)(block));
+  auto projected = layers::Activation("relu")(layers::Add()({main, shortcut})[0]);
+  auto expanded = layers::Conv2D(12, 1, {.use_bias = false})(projected);
+  expanded = layers::BatchNormalization()(expanded);
+  return Model(in, layers::Add()({projected, expanded})[0]);
+}
+
 Model dense_bn_dropout_dense() {
   auto in = Input({5});
   auto y = layers::Dense(6)(in);
@@ -182,6 +207,8 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 2, .affines_folded = 1, .activations_fused = 2}},
         Case{"Conv2D_BatchNormalization_swish_DepthwiseConv2D_swish_Conv2D_swish", conv_bn_swish_depthwise_swish,
              Shape{6, 7, 8}, {.modes_resolved = 4, .affines_folded = 2, .activations_fused = 3}},
+        Case{"Residual_blocks_of_ResNet_and_MobileNetV2", resnet_blocks, Shape{6, 5, 8},
+             {.modes_resolved = 6, .affines_folded = 6, .activations_fused = 4, .residuals_fused = 3}},
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 2, .affines_collapsed = 1}}),

@@ -180,8 +180,9 @@ const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
 // The bias and the fused activation are applied by the GEMM to each tile row of y as it
 // is written (cpu::Epilogue), not in a pass of their own over y afterwards.
 void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, cpu::Activation activation,
-                    const cpu::PackedB* packed = nullptr) {
-  const cpu::Epilogue epilogue{bias, activation};
+                    const cpu::PackedB* packed = nullptr, const float* residual = nullptr) {
+  // The residual (y's shape) is added by the GEMM's epilogue as well.
+  const cpu::Epilogue epilogue{bias, activation, residual, g.o};
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
     if (packed && rows <= cpu::kPackedProductMaxRows) {
@@ -192,6 +193,7 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     return;
   }
   if (cpu::is_depthwise(g)) {
+    if (residual) throw NotImplementedError("conv2d: a fused residual on a depthwise convolution");  // see the rewrite
     cpu::depthwise_conv2d(g, x, k, bias, activation, y);
     return;
   }
@@ -202,8 +204,8 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
     float* yb = y + p0 * g.o;
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, p0, p1, gi, cols);
-      // Each group's columns of y with their part of the bias.
-      const cpu::Epilogue group_epilogue = epilogue.from_column(gi * g.og);
+      // Each group's columns of this block of y with their part of the bias and residual.
+      const cpu::Epilogue group_epilogue = epilogue.from_row(p0).from_column(gi * g.og);
       if (packed) {
         cpu::packed_gemm_prepacked(rows, cols, kdim, *packed, yb, g.o, false, group_epilogue);
       } else if (kdim <= kSmallDepth && !cpu::packed_gemm_available()) {  // see kSmallDepth
@@ -271,14 +273,19 @@ void conv2d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
-  const float* bias = ctx.inputs.size() == 3 ? ctx.input(2).data<float>() : nullptr;
+  // (x, kernel[, bias][, residual]): the residual only with the attribute (the inference
+  // rewrite's), as the last input.
+  const bool has_residual = ctx.node.attrs.get_or<bool>("residual", false);
+  const std::size_t operands = ctx.inputs.size() - (has_residual ? 1 : 0);
+  const float* bias = operands == 3 ? ctx.input(2).data<float>() : nullptr;
+  const float* residual = has_residual ? ctx.inputs.back()->data<float>() : nullptr;
   const ops::FusedActivation fused = ops::fused_activation(ctx.node);
   const cpu::Activation activation = fused == ops::FusedActivation::relu    ? cpu::Activation::kRelu
                                      : fused == ops::FusedActivation::relu6 ? cpu::Activation::kRelu6
                                      : fused == ops::FusedActivation::silu  ? cpu::Activation::kSilu
                                                                             : cpu::Activation::kNone;
   conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, activation,
-                 packed_kernel(ctx, g));
+                 packed_kernel(ctx, g), residual);
 }
 
 void conv2d_backprop_input_kernel(KernelContext& ctx) {
