@@ -166,7 +166,6 @@ void small_depth_product(const float* a, std::int64_t rows, std::int64_t depth, 
   }
 }
 
-
 // The step's packed kernel (core/cpu/kernels/packed_kernel.h), or null: where the
 // convolution has groups, or its product is one row or one column, which cpu::gemm
 // gives the matrix-vector kernel (a packed product would round differently, and a
