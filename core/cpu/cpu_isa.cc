@@ -98,9 +98,17 @@ std::vector<Isa> supported_isas() {
 }
 
 Isa kernel_isa() {
+  // One load on every product once known: set_kernel_isa's choice, else the
+  // environment's, read once and kept here.
   const int set = forced.load(std::memory_order_relaxed);
   if (set >= 0) return static_cast<Isa>(set);
-  return initial().isa;
+  static std::atomic<int> resolved{-1};
+  int known = resolved.load(std::memory_order_relaxed);
+  if (known < 0) {
+    known = static_cast<int>(initial().isa);
+    resolved.store(known, std::memory_order_relaxed);
+  }
+  return static_cast<Isa>(known);
 }
 
 void set_kernel_isa(Isa isa) {

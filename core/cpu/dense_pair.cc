@@ -80,6 +80,7 @@ void dense_pair_run(const DensePairSplit& split, const DenseRowLayer& first, con
   thread_local AlignedBuffer partial_rows;
   float* partials = partial_rows.reserve(static_cast<std::size_t>(tasks * padded));
 
+  const GemvRowKernel row = gemv_kernel();  // looked up once for the pair's products
   // By value: the worker reads the fields from the lambda itself, one run of the caller's
   // stack, not through references to where each one lives.
   auto part = [=](int t) {
@@ -90,14 +91,14 @@ void dense_pair_run(const DensePairSplit& split, const DenseRowLayer& first, con
       return;
     }
     if (first_packed) {  // this thread's block: first.inputs rows of c1 - c0 columns
-      gemv_row(c1 - c0, first.inputs, x, 1, first_packed + first.inputs * c0, c1 - c0, hidden + c0);
+      row(c1 - c0, first.inputs, x, 1, first_packed + first.inputs * c0, c1 - c0, hidden + c0, {});
     } else {
-      gemv_row(c1 - c0, first.inputs, x, 1, first.kernel + c0, columns, hidden + c0);
+      row(c1 - c0, first.inputs, x, 1, first.kernel + c0, columns, hidden + c0, {});
     }
     sum_bias_relu(hidden + c0, 0, 1, first.bias ? first.bias + c0 : nullptr, first.relu, c1 - c0, hidden + c0);
     // This thread's hidden columns are rows [c0, c1) of the second layer's weights:
     // contiguous whole rows, and the values it just wrote, still in its own cache.
-    gemv_row(second.units, c1 - c0, hidden + c0, 1, second.kernel + c0 * second.units, second.units, partial);
+    row(second.units, c1 - c0, hidden + c0, 1, second.kernel + c0 * second.units, second.units, partial, {});
   };
   pool().run(tasks, part);
 

@@ -28,6 +28,8 @@ GemvRowKernel kernel_of(Isa isa) {
 
 bool gemv_available() { return kernel_of(kernel_isa()) != nullptr; }
 
+GemvRowKernel gemv_kernel() { return kernel_of(kernel_isa()); }
+
 void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
               float* c, GemvEpilogue epilogue) {
   const GemvRowKernel kernel = kernel_of(kernel_isa());

@@ -31,9 +31,6 @@ struct PackedGemmKernels {
                          std::int64_t ldc, bool accumulate, const Epilogue& epilogue);
 };
 
-using GemvRowKernel = void (*)(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b,
-                               std::int64_t ldb, float* c, GemvEpilogue epilogue);
-
 // Each instruction set's packing workspaces, one pair per thread, kept by a file compiled
 // for no instruction set in particular (packed_gemm.cc): `which` 0 for A, 1 for B; at
 // least `floats` floats, 64-byte aligned, contents unspecified.
