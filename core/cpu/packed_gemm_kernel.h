@@ -262,9 +262,9 @@ struct PackedGemm {
     std::int64_t step, row_stride;
   };
 
-  // C[0..rows, 0..cols) (= or +=) the product of kTileRows rows of an A sliver and one
-  // packed B sliver of kLanes·kVecs columns over `depth`. rows == kTileRows ≤ kRows, cols
-  // ≤ kLanes·kVecs; `add` keeps C's values. kUnitRowStride: A's rows are adjacent floats
+  // A tile (one_tile): C[0..rows, 0..cols) (= or +=) the product of kTileRows rows of an
+  // A sliver and one packed B sliver of kLanes·kVecs columns over `depth`. rows ==
+  // kTileRows ≤ kRows, cols ≤ kLanes·kVecs; `add` keeps C's values. kUnitRowStride: A's rows are adjacent floats
   // (a packed sliver, or a transposed A read in place), so the broadcasts use constant
   // offsets and no registers. A product's last rows, fewer than kRows, get a tile of
   // their own height (tile_for): on the full tile they cost as much as kRows rows (64
