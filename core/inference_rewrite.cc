@@ -283,7 +283,7 @@ std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& ro
                                      InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
-    const bool cpu_only = (node.op == "relu6" || node.op == "silu") && options.fuse_cpu_only_activations;
+    const bool cpu_only = (node.op == "relu6" || node.op == "silu") && options.cpu_program;
     if ((node.op != "relu" && !cpu_only) || !foldable_product(reach, node.inputs[0], /*residual_allowed=*/true)) {
       return std::nullopt;
     }
@@ -343,7 +343,7 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
     folded = counts.affines_folded;
     out = fold_affines(graph, out, counts);
   }
-  if (options.fuse_cpu_only_activations) out = fuse_residuals(graph, out, counts);
+  if (options.cpu_program) out = fuse_residuals(graph, out, counts);
   out = fuse_activations(graph, out, options, counts);
   if (report) *report = counts;
   return out;

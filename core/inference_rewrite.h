@@ -38,10 +38,10 @@ struct InferenceRewrites {
 };
 
 struct InferenceRewriteOptions {
-  // relu6 and silu fused into the conv2d before them, and a residual add into the conv2d
-  // it adds: only the CPU has those kernels (a Program for a GPU is compiled with this
-  // off, and keeps them as their own ops).
-  bool fuse_cpu_only_activations = true;
+  // The Program runs on the CPU: relu6 and silu also fuse into the conv2d before them,
+  // and a residual add into the conv2d it adds. Only the CPU has those kernels: a Program
+  // for a GPU is rewritten with this off, and keeps them as their own ops.
+  bool cpu_program = true;
 };
 
 // The outputs that compute `roots` in inference mode with the rewrites above, in the same

@@ -289,7 +289,7 @@ CompiledModel::InferenceFetches CompiledModel::rewrite_inference_fetches(
   const std::vector<Output> updates = graph_->updates(false);
   roots.insert(roots.end(), updates.begin(), updates.end());
   const std::vector<Output> rewritten = rewrite_for_inference(
-      *graph_, roots, &inference_rewrites_, {.fuse_cpu_only_activations = device_.type == DeviceType::cpu});
+      *graph_, roots, &inference_rewrites_, {.cpu_program = device_.type == DeviceType::cpu});
   InferenceFetches out;
   auto next = rewritten.begin();
   for (const auto& set : fetch_sets) {

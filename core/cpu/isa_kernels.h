@@ -13,12 +13,18 @@ namespace strata::cpu {
 
 class PackedB;
 
+// How the packed GEMM blocks a product over k steps: `depth` steps of k per block (the
+// last block too, at most), `columns` columns of B per block. One rule for the product
+// and for a PackedB, so a B packed once lies as the product reads it.
+struct GemmBlocking {
+  std::int64_t depth, columns;
+};
+
 // One instruction set's packed GEMM (packed_gemm.h says what each does).
 struct PackedGemmKernels {
-  // Steps of k per block (KC) on this machine, and columns of B per block (NC) for
-  // blocks of `depth` steps.
+  // The most steps of k per block (KC) on this machine, and the blocking of k steps.
   std::int64_t (*max_depth)();
-  std::int64_t (*block_columns)(std::int64_t depth);
+  GemmBlocking (*blocking)(std::int64_t k);
   // Columns per packed sliver of B for a product of n columns.
   std::int64_t (*sliver_width)(std::int64_t n);
   // Packs depth × cols of op(B) (its top-left corner at b) into slivers of `width`.

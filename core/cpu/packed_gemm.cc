@@ -66,9 +66,7 @@ void PackedB::pack(bool tb, std::int64_t k, std::int64_t n, const float* b, std:
   }
   const PackedGemmKernels& kernels = current();
   isa_ = kernel_isa();
-  const std::int64_t blocks_of_k = (k + kernels.max_depth() - 1) / kernels.max_depth();
-  const std::int64_t depth_step = (k + blocks_of_k - 1) / blocks_of_k;
-  const std::int64_t col_step = kernels.block_columns(depth_step);
+  const auto [depth_step, col_step] = kernels.blocking(k);
   const std::int64_t width = kernels.sliver_width(n);
   column_blocks_ = (n + col_step - 1) / col_step;
   std::int64_t total = 0;

@@ -112,6 +112,14 @@ struct PackedGemm {
     return std::clamp<std::int64_t>(cols, 64, kFallbackBlockCols);
   }
 
+  // Equal blocks of k (a last block of a few steps would pay a whole pass over C), and
+  // the columns of B per block for that depth.
+  static GemmBlocking blocking(std::int64_t k) {
+    const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
+    const std::int64_t depth = (k + blocks_of_k - 1) / blocks_of_k;
+    return {depth, block_columns(depth)};
+  }
+
   static std::int64_t sliver_width(std::int64_t n) { return n <= kLanes ? kLanes : 2 * kLanes; }
 
   // Stores the first kRows lanes of v at out. Where a masked store is slow, the whole
@@ -382,7 +390,7 @@ struct PackedGemm {
   static constexpr std::array<TileFn, kRows> tiles_by_height(std::integer_sequence<int, kRowsMinusOne...>) {
     return {&tile<kUnitRowStride, kVecs, kRowsMinusOne + 1>...};
   }
-  // The tile for `rows` (1..kRows) rows of C.
+  // The tile for `rows` (1..kRows) rows of C: the full tile for kRows.
   template <bool kUnitRowStride, int kVecs>
   static TileFn tile_for(std::int64_t rows) {
     static constexpr std::array<TileFn, kRows> kByHeight =
@@ -428,10 +436,7 @@ struct PackedGemm {
                               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
                               bool accumulate, const Epilogue& epilogue, const PackedB* packed = nullptr) {
     constexpr std::int64_t kWidth = kLanes * kVecs;
-    // Equal blocks of k: a last block of a few steps would pay a whole pass over C.
-    const std::int64_t blocks_of_k = (k + max_depth() - 1) / max_depth();
-    const std::int64_t depth_step = (k + blocks_of_k - 1) / blocks_of_k;
-    const std::int64_t col_step = block_columns(depth_step);
+    const auto [depth_step, col_step] = blocking(k);
     const std::int64_t block_cols = std::min(col_step, (n + kWidth - 1) / kWidth * kWidth);
     const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
     float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
@@ -444,6 +449,13 @@ struct PackedGemm {
     float* ap = pack_whole_block ? packing_buffer(0, static_cast<std::size_t>(
                                                          depth_step * (pack_all_rows ? rows_padded : block_rows) + kSlack))
                                  : nullptr;
+    // B's block of k steps [pc, pc + kc) and columns [jc, jc + nc): where PackedB::pack
+    // put it, or packed here into bp.
+    auto b_block = [&](std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc) -> const float* {
+      if (packed) return packed->block(pc / depth_step, jc / col_step);
+      pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
+      return bp;
+    };
     if (pack_all_rows) {
       // Blocks of k outermost: all of A's rows for the block packed once (read back from
       // L2/L3 a sliver at a time), then each block of columns of B. Packed per block of
@@ -454,17 +466,11 @@ struct PackedGemm {
         pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
         for (std::int64_t jc = 0; jc < n; jc += col_step) {
           const std::int64_t nc = std::min(col_step, n - jc);
-          const float* bb = bp;
-          if (packed) {
-            bb = packed->block(pc / depth_step, jc / col_step);
-          } else {
-            pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
-          }
+          const float* bb = b_block(pc, kc, jc, nc);
           for (std::int64_t ir = 0; ir < m; ir += kRows) {
-            const SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
             const std::int64_t rows = std::min(kRows, m - ir);
-            const TileFn run = rows == kRows ? tile<true, kVecs> : tile_for<true, kVecs>(rows);
-            run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + ir * ldc + jc, ldc, rows, nc, add);
+            tile_for<true, kVecs>(rows)(kc, ap + (ir / kRows) * kc * kRows, kRows, 1, bb, c + ir * ldc + jc, ldc, rows,
+                                        nc, add);
             if (pc + kc == k) {
               apply_epilogue_rows(epilogue.from_row(ir).from_column(jc), c + ir * ldc + jc, ldc, rows, nc);
             }
@@ -478,12 +484,7 @@ struct PackedGemm {
       for (std::int64_t pc = 0; pc < k; pc += depth_step) {
         const std::int64_t kc = std::min(depth_step, k - pc);
         const bool add = accumulate || pc > 0;
-        const float* bb = bp;
-        if (packed) {
-          bb = packed->block(pc / depth_step, jc / col_step);
-        } else {
-          pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
-        }
+        const float* bb = b_block(pc, kc, jc, nc);
         for (std::int64_t ic = 0; ic < m; ic += kBlockRows) {
           const std::int64_t mc = std::min(kBlockRows, m - ic);
           const float* a_block = ta ? a + pc * lda + ic : a + ic * lda + pc;
@@ -495,9 +496,7 @@ struct PackedGemm {
               const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
               sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
             }
-            const bool unit = sliver.row_stride == 1;
-            const TileFn run = rows == kRows ? (unit ? tile<true, kVecs> : tile<false, kVecs>)
-                                             : (unit ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows));
+            const TileFn run = sliver.row_stride == 1 ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows);
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + (ic + ir) * ldc + jc, ldc, rows, nc, add);
             if (pc + kc == k) {
               apply_epilogue_rows(epilogue.from_row(ic + ir).from_column(jc), c + (ic + ir) * ldc + jc, ldc, rows,
@@ -630,7 +629,7 @@ struct PackedGemm {
   static const PackedGemmKernels& kernels() {
     static constexpr PackedGemmKernels table{
         .max_depth = max_depth,
-        .block_columns = block_columns,
+        .blocking = blocking,
         .sliver_width = sliver_width,
         .pack_b = pack_b_any,
         .gemm = gemm,

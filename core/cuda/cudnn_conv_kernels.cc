@@ -62,7 +62,7 @@
 #include "core/error.h"
 #include "core/op_registry.h"
 #include "core/ops/conv_ops.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 
 namespace strata::cuda {
 

@@ -11,7 +11,7 @@
 #include "core/cuda/gemm.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 
 namespace strata::cuda {
 

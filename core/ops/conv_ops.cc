@@ -12,7 +12,7 @@
 
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 #include "core/ops/pool_ops.h"
 #include "core/ops/shape_util.h"
 

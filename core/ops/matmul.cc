@@ -5,7 +5,7 @@
 
 #include "core/op_registry.h"
 #include "core/ops.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {

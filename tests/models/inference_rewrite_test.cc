@@ -9,7 +9,7 @@
 #include <random>
 
 #include "core/inference_rewrite.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 #include "models/compiled_model.h"
 #include "strata.h"
 
@@ -312,7 +312,7 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
     const Output kernel = graph.placeholder({Shape{1, 1, 2, 3}, DType::float32}, "k");
     const Output y = ops::relu6(ops::conv2d_bias_activation(in, kernel, Output{}, "", ops::Conv2DParams{}));
     InferenceRewrites did;
-    const std::vector<Output> out = rewrite_for_inference(graph, {y}, &did, {.fuse_cpu_only_activations = fuse});
+    const std::vector<Output> out = rewrite_for_inference(graph, {y}, &did, {.cpu_program = fuse});
     const Node& last = graph.node(out[0].node);
     EXPECT_EQ(did.activations_fused, fuse ? 1 : 0);
     EXPECT_EQ(last.op, fuse ? "conv2d" : "relu6");

@@ -16,7 +16,7 @@
 #include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops/conv_ops.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 
 namespace strata::cpu {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
-#include "core/ops/fused_relu.h"
+#include "core/ops/fused_activation.h"
 #include "core/ops/matmul.h"
 
 namespace strata::cpu {

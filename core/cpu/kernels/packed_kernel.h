@@ -22,9 +22,15 @@ namespace strata::cpu {
 inline constexpr std::int64_t kPackedProductMaxRows = 4096;
 
 struct PackedKernel final : KernelCache {
+  // When a changed kernel is packed: once it has held for a run (Dense, Conv2D: a
+  // training step's weights change every step and are never packed), or on the run it
+  // changed (a recurrent kernel, which every step of the time loop multiplies by, so a
+  // run repays its pack; packed on every run, a run's products never change path).
+  enum class When { kOnceItHolds, kAtOnce };
+
   // The packed kernel for this run, or null (read `kernel` in place): `kernel` is op(B),
   // k×n row-major.
-  const PackedB* for_run(const Tensor& kernel, std::int64_t k, std::int64_t n) {
+  const PackedB* for_run(const Tensor& kernel, std::int64_t k, std::int64_t n, When when = When::kOnceItHolds) {
     const Tensor::Version version = kernel.version();
     // A pack from another path (the kernels' path switched since, in a test) is redone:
     // a product must round as the path of the moment does.
@@ -32,7 +38,7 @@ struct PackedKernel final : KernelCache {
       const bool second_run = version == seen && seen_before;
       seen = version;
       seen_before = true;
-      if (!second_run) {
+      if (when == When::kOnceItHolds && !second_run) {
         packed.pack(false, 0, 0, nullptr, 0);  // empty until the weights have held for a run
         return nullptr;
       }

@@ -15,6 +15,7 @@
 
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
+#include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
@@ -106,33 +107,6 @@ const float* dropout_mask(const Config& c, const KernelContext& ctx, float rate,
 }
 
 
-// The recurrent kernel U packed for the GEMM (cpu::PackedB) once per run of the step, kept
-// between runs and packed again only when U changed (Tensor::version) or the kernels'
-// path did: every step of the time loop, on every thread, multiplies by it. Packed on
-// every run rather than from the second on (as Dense and Conv2D do, packed_kernel.h), so
-// a run's products never change path between runs. Null where the packed GEMM is not
-// built in.
-struct PackedRecurrentKernel final : KernelCache {
-  const PackedB* for_run(const Tensor& u, std::int64_t rows, std::int64_t cols) {
-    if (!packed_gemm_available()) return nullptr;
-    const Tensor::Version version = u.version();
-    if (!packed_once || version != seen || packed.k() != rows || packed.n() != cols || packed.isa() != kernel_isa()) {
-      packed.pack(false, rows, cols, u.data<float>(), cols);
-      seen = version;
-      packed_once = true;
-    }
-    return &packed;
-  }
-  static PackedRecurrentKernel& of(KernelContext& ctx) {
-    if (auto* cache = dynamic_cast<PackedRecurrentKernel*>(ctx.cache.get())) return *cache;
-    ctx.cache = std::make_unique<PackedRecurrentKernel>();
-    return static_cast<PackedRecurrentKernel&>(*ctx.cache);
-  }
-  PackedB packed;
-  Tensor::Version seen;
-  bool packed_once = false;
-};
-
 // rec (rows × cols) = hin (rows × H) · U (H × cols, row stride ld) for one thread's rows
 // at one step: the matrix-vector kernel for one row, the packed U for more (per step, the
 // product Eigen's GEMM took 44% of an LSTM's time in, packing U's blocks on every call).
@@ -218,7 +192,9 @@ void sequence_kernel(KernelContext& ctx) {
   // U packed whole, except for a GRU with the reset gate before the product, whose
   // per-step product takes U's first 2H columns only.
   const bool whole_u = !(c.cell == Cell::gru && !c.reset_after);
-  const PackedB* packed_u = whole_u ? PackedRecurrentKernel::of(ctx).for_run(ctx.input(4), H, GH) : nullptr;
+  // Packed on the run it changed: every step of the time loop multiplies by it.
+  PackedKernel* cache = whole_u ? PackedKernel::of(ctx) : nullptr;
+  const PackedB* packed_u = cache ? cache->for_run(ctx.input(4), H, GH, PackedKernel::When::kAtOnce) : nullptr;
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
     MMap h(scratch(kRowH, nb * H), nb, H), cs(scratch(kRowC, nb * H), nb, H);
