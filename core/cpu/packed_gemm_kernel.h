@@ -436,7 +436,10 @@ struct PackedGemm {
                               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
                               bool accumulate, const Epilogue& epilogue, const PackedB* packed = nullptr) {
     constexpr std::int64_t kWidth = kLanes * kVecs;
-    const auto [depth_step, col_step] = blocking(k);
+    // Named variables, not a structured binding: clang 14 cannot capture a binding in
+    // the lambda below.
+    const GemmBlocking steps = blocking(k);
+    const std::int64_t depth_step = steps.depth, col_step = steps.columns;
     const std::int64_t block_cols = std::min(col_step, (n + kWidth - 1) / kWidth * kWidth);
     const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
     float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
@@ -491,11 +494,12 @@ struct PackedGemm {
           if (pack_whole_block) pack_a(ta, a_block, lda, mc, kc, ap);
           for (std::int64_t ir = 0; ir < mc; ir += kRows) {
             const std::int64_t rows = std::min(kRows, mc - ir);
-            SliverOfA sliver{ap + (ir / kRows) * kc * kRows, kRows, 1};
-            if (!pack_whole_block) {  // read in place, the last rows too (their tile reads no further)
-              const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
-              sliver = ta ? SliverOfA{a_rows, lda, 1} : SliverOfA{a_rows, 1, lda};
-            }
+            // Packed, or read in place (the last rows too: their tile reads no further). The
+            // packed address is formed only when there is a buffer (ap is null otherwise).
+            const float* a_rows = ta ? a_block + ir : a_block + ir * lda;
+            const SliverOfA sliver = pack_whole_block ? SliverOfA{ap + (ir / kRows) * kc * kRows, kRows, 1}
+                                     : ta             ? SliverOfA{a_rows, lda, 1}
+                                                      : SliverOfA{a_rows, 1, lda};
             const TileFn run = sliver.row_stride == 1 ? tile_for<true, kVecs>(rows) : tile_for<false, kVecs>(rows);
             run(kc, sliver.ap, sliver.step, sliver.row_stride, bb, c + (ic + ir) * ldc + jc, ldc, rows, nc, add);
             if (pc + kc == k) {
