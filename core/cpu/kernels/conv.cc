@@ -14,6 +14,7 @@
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cpu/winograd_conv.h"
 #include "core/op_registry.h"
 #include "core/ops/conv_ops.h"
 #include "core/ops/fused_activation.h"
@@ -268,6 +269,48 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
   }
 }
 
+// The step's 3×3 kernel transformed for Winograd (winograd_conv.h), redone when the
+// weights change (every training step: 36·C·O floats, a small part of the step's
+// convolution) or the kernels' path switched.
+// For the input's gradient (conv2d_backprop_input), the kernel turned into the one whose
+// convolution of dy is dx: rotated 180° in the window, input and output channels swapped.
+struct WinogradKernelCache final : KernelCache {
+  const cpu::WinogradKernel& for_run(const Tensor& kernel, std::int64_t c, std::int64_t o,
+                                     bool for_input_gradient = false) {
+    const Tensor::Version version = kernel.version();
+    const std::int64_t in = for_input_gradient ? o : c, out = for_input_gradient ? c : o;
+    if (!valid || version != seen || transformed.c() != in || transformed.o() != out ||
+        (packed_gemm_available() && transformed.isa() != kernel_isa())) {
+      const float* k = kernel.data<float>();
+      if (for_input_gradient) {
+        rotated.resize(static_cast<std::size_t>(9 * c * o));
+        for (std::int64_t tap = 0; tap < 9; ++tap) {
+          const float* from = k + (8 - tap) * c * o;  // (2 - ky, 2 - kx)
+          float* to = rotated.data() + tap * c * o;
+          for (std::int64_t ci = 0; ci < c; ++ci) {
+            for (std::int64_t oi = 0; oi < o; ++oi) to[oi * c + ci] = from[ci * o + oi];
+          }
+        }
+        k = rotated.data();
+      }
+      transformed.transform(k, in, out);
+      seen = version;
+      valid = true;
+    }
+    return transformed;
+  }
+  static WinogradKernelCache& of(KernelContext& ctx) {
+    if (auto* cache = dynamic_cast<WinogradKernelCache*>(ctx.cache.get())) return *cache;
+    ctx.cache = std::make_unique<WinogradKernelCache>();
+    return static_cast<WinogradKernelCache&>(*ctx.cache);
+  }
+
+  cpu::WinogradKernel transformed;
+  std::vector<float> rotated;
+  Tensor::Version seen;
+  bool valid = false;
+};
+
 void conv2d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
@@ -283,6 +326,12 @@ void conv2d_kernel(KernelContext& ctx) {
                                      : fused == ops::FusedActivation::relu6 ? cpu::Activation::kRelu6
                                      : fused == ops::FusedActivation::silu  ? cpu::Activation::kSilu
                                                                             : cpu::Activation::kNone;
+  if (cpu::winograd_applies(g)) {
+    const cpu::WinogradKernel& transformed = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o);
+    cpu::winograd_conv2d(g, x.data<float>(), transformed, ctx.output(0).data<float>(),
+                         cpu::Epilogue{bias, activation, residual, g.o});
+    return;
+  }
   conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, activation,
                  packed_kernel(ctx, g), residual);
 }
@@ -292,6 +341,19 @@ void conv2d_backprop_input_kernel(KernelContext& ctx) {
   Tensor& dx = ctx.output(0);
   Geom g = ops::conv2d_geometry(dx.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs,
                                 "conv2d_backprop_input");
+  // At stride 1, dx is dy convolved with the rotated kernel over dy padded by 2 - pad: by
+  // Winograd where that convolution qualifies.
+  if (cpu::winograd_supports(g) && g.pt <= 2 && g.pl <= 2 && g.pb <= 2 && g.pr <= 2) {
+    Geom t = g;
+    t.h = g.oh, t.w = g.ow, t.c = g.o, t.cg = g.o;
+    t.oh = g.h, t.ow = g.w, t.o = g.c, t.og = g.c;
+    t.pt = 2 - g.pt, t.pb = 2 - g.pb, t.pl = 2 - g.pl, t.pr = 2 - g.pr;
+    if (cpu::winograd_applies(t)) {
+      const cpu::WinogradKernel& rotated = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o, true);
+      cpu::winograd_conv2d(t, ctx.input(0).data<float>(), rotated, dx.data<float>(), {});
+      return;
+    }
+  }
   conv2d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
 }
 

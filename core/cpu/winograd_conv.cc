@@ -1,0 +1,312 @@
+#include "core/cpu/winograd_conv.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "core/cpu/cpu_isa.h"
+#include "core/cpu/gemm.h"
+#include "core/cpu/parallel.h"
+#include "core/cpu/vector_math.h"
+
+namespace strata::cpu {
+namespace {
+
+using Geom = ops::Conv2DGeometry;
+using simd::Vec;
+
+constexpr int kTile = 4;   // outputs per side of a block
+constexpr int kInput = 6;  // inputs per side of a block: kTile + 3 - 1
+
+// The transforms are written once for a vector of channels (Vec) and for one channel
+// (float: the channels after the last whole vector).
+inline Vec load_lanes(const float* p, Vec) { return simd::load(p); }
+inline float load_lanes(const float* p, float) { return *p; }
+inline void store_lanes(float* p, Vec v) { simd::store(p, v); }
+inline void store_lanes(float* p, float v) { *p = v; }
+
+// Bᵀ·d along one axis of the 6×6 block.
+template <typename T>
+inline void input_1d(const T d[6], T r[6]) {
+  const T t0 = d[4] - 4.f * d[2], t1 = d[3] - 4.f * d[1];
+  const T t2 = d[4] - d[2], t3 = 2.f * (d[3] - d[1]);
+  r[0] = 4.f * d[0] - 5.f * d[2] + d[4];
+  r[1] = t0 + t1;
+  r[2] = t0 - t1;
+  r[3] = t2 + t3;
+  r[4] = t2 - t3;
+  r[5] = 4.f * d[1] - 5.f * d[3] + d[5];
+}
+
+// Aᵀ·m along one axis: the 4 outputs of 6 points.
+template <typename T>
+inline void output_1d(const T m[6], T r[4]) {
+  const T s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+  r[0] = m[0] + s12 + s34;
+  r[1] = d12 + 2.f * d34;
+  r[2] = s12 + 4.f * s34;
+  r[3] = d12 + 8.f * d34 + m[5];
+}
+
+// One input block's channels [c, c + lanes) into the 36 points: point (i, j) of the block
+// goes to v[(i·6 + j)·point_stride + c]. src[i·6 + j] is the input pixel (i, j) of the
+// block (a row of zeros where it lies in the padding).
+template <typename T>
+inline void transform_input(const float* const* src, std::int64_t c, float* v, std::int64_t point_stride) {
+  T columns[kInput][kInput];  // Bᵀ·d: row i of the result, column j
+  for (int j = 0; j < kInput; ++j) {
+    T d[kInput], r[kInput];
+    for (int i = 0; i < kInput; ++i) d[i] = load_lanes(src[i * kInput + j] + c, T{});
+    input_1d(d, r);
+    for (int i = 0; i < kInput; ++i) columns[i][j] = r[i];
+  }
+  for (int i = 0; i < kInput; ++i) {
+    T r[kInput];
+    input_1d(columns[i], r);
+    for (int j = 0; j < kInput; ++j) store_lanes(v + (i * kInput + j) * point_stride + c, r[j]);
+  }
+}
+
+// One block's 36 products (point (i, j) at m[(i·6 + j)·point_stride + o]) back to its
+// 4×4 outputs, channels [o, o + lanes): output (i, j) to dst[i·4 + j] + o.
+template <typename T>
+inline void transform_output(const float* m, std::int64_t point_stride, std::int64_t o, float* const* dst) {
+  T columns[kTile][kInput];  // Aᵀ·m
+  for (int j = 0; j < kInput; ++j) {
+    T p[kInput], r[kTile];
+    for (int i = 0; i < kInput; ++i) p[i] = load_lanes(m + (i * kInput + j) * point_stride + o, T{});
+    output_1d(p, r);
+    for (int i = 0; i < kTile; ++i) columns[i][j] = r[i];
+  }
+  for (int i = 0; i < kTile; ++i) {
+    T r[kTile];
+    output_1d(columns[i], r);
+    for (int j = 0; j < kTile; ++j) store_lanes(dst[i * kTile + j] + o, r[j]);
+  }
+}
+
+// G·g along one axis of the 3×3 kernel. Multiplied by the reciprocals, not divided: a
+// training step transforms every kernel again, and divisions made that 1.7% of
+// ResNet-20's step.
+inline void kernel_1d(const float g[3], float r[6]) {
+  constexpr float kSixth = 1.f / 6.f, kTwelfth = 1.f / 12.f, kTwentyFourth = 1.f / 24.f;
+  r[0] = g[0] * 0.25f;
+  r[1] = (g[0] + g[1] + g[2]) * -kSixth;
+  r[2] = (g[0] - g[1] + g[2]) * -kSixth;
+  r[3] = g[0] * kTwentyFourth + g[1] * kTwelfth + g[2] * kSixth;
+  r[4] = g[0] * kTwentyFourth - g[1] * kTwelfth + g[2] * kSixth;
+  r[5] = g[2];
+}
+
+// A block's place: image n, block row ty and column tx (blocks numbered over image, row,
+// column).
+struct Block {
+  std::int64_t n, oy, ox;  // its first output pixel
+};
+Block block_at(const Geom& g, std::int64_t t) {
+  const std::int64_t across = (g.ow + kTile - 1) / kTile, down = (g.oh + kTile - 1) / kTile;
+  const std::int64_t n = t / (across * down), r = t % (across * down);
+  return {n, r / across * kTile, r % across * kTile};
+}
+
+// Per-thread buffers that only grow: the transformed inputs, the products, a row of
+// zeros for pixels in the padding, and a sink for outputs past the image's edge.
+enum Buffer { kInputs, kProducts, kZeros, kSink };
+float* thread_buffer(Buffer slot, std::size_t floats) {
+  thread_local std::vector<float> buffers[4];
+  std::vector<float>& b = buffers[slot];
+  if (b.size() < floats) b.resize(floats);
+  return b.data();
+}
+
+// Blocks [first + b0, first + b1): each block's inputs, Bᵀ·d·B, into the 36 points' rows
+// (block b's row of point p at v + p·v_stride + b·C).
+void transform_inputs(const Geom& g, const float* x, std::int64_t first, std::int64_t b0, std::int64_t b1, float* v,
+                      std::int64_t v_stride) {
+  constexpr int kLanes = simd::kLanes;
+  float* zeros = thread_buffer(kZeros, static_cast<std::size_t>(g.c));
+  std::fill_n(zeros, g.c, 0.f);
+  const float* src[kInput * kInput];
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const Block at = block_at(g, first + b);
+    const float* image = x + at.n * g.h * g.w * g.c;
+    for (int i = 0; i < kInput; ++i) {
+      const std::int64_t iy = at.oy + i - g.pt;
+      for (int j = 0; j < kInput; ++j) {
+        const std::int64_t ix = at.ox + j - g.pl;
+        const bool inside = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+        src[i * kInput + j] = inside ? image + (iy * g.w + ix) * g.c : zeros;
+      }
+    }
+    float* rows = v + b * g.c;
+    std::int64_t c = 0;
+    for (; c + kLanes <= g.c; c += kLanes) transform_input<Vec>(src, c, rows, v_stride);
+    for (; c < g.c; ++c) transform_input<float>(src, c, rows, v_stride);
+  }
+}
+
+// Blocks [first + b0, first + b1): each block's products, Aᵀ·m·A, to its outputs, then
+// the epilogue on them.
+void transform_outputs(const Geom& g, const float* m, std::int64_t m_stride, std::int64_t first, std::int64_t b0,
+                       std::int64_t b1, float* y, const Epilogue& epilogue) {
+  constexpr int kLanes = simd::kLanes;
+  float* sink = thread_buffer(kSink, static_cast<std::size_t>(g.o));
+  float* dst[kTile * kTile];
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const Block at = block_at(g, first + b);
+    const std::int64_t rows = std::min<std::int64_t>(kTile, g.oh - at.oy);
+    const std::int64_t cols = std::min<std::int64_t>(kTile, g.ow - at.ox);
+    float* image = y + at.n * g.oh * g.ow * g.o;
+    for (int i = 0; i < kTile; ++i) {
+      for (int j = 0; j < kTile; ++j) {
+        dst[i * kTile + j] = i < rows && j < cols ? image + ((at.oy + i) * g.ow + at.ox + j) * g.o : sink;
+      }
+    }
+    const float* products = m + b * g.o;
+    std::int64_t o = 0;
+    for (; o + kLanes <= g.o; o += kLanes) transform_output<Vec>(products, m_stride, o, dst);
+    for (; o < g.o; ++o) transform_output<float>(products, m_stride, o, dst);
+    if (!epilogue.empty()) {
+      for (std::int64_t i = 0; i < rows; ++i) {
+        const std::int64_t pixel = (at.n * g.oh + at.oy + i) * g.ow + at.ox;
+        apply_epilogue(epilogue.from_row(pixel), y + pixel * g.o, g.o, cols, g.o);
+      }
+    }
+  }
+}
+
+// Two schedules. A transformed kernel of up to kPrivateKernelFloats (36·C·O: 64 channels
+// in and out) stays in each core's L2: each thread takes whole groups of blocks through
+// the three stages alone, its inputs and products never leaving its cache (ResNet-20's
+// training step: transform_input fell from 10% to N% of it). A larger one is read by
+// points: each pass of blocks is transformed by all threads, its 36 products split over
+// the threads by point (each thread reads only its points' matrices), and transformed
+// back by all threads.
+constexpr std::int64_t kPrivateKernelFloats = kWinogradPoints * 64 * 64;
+// A thread's group: its inputs and products (36·blocks·(C + O) floats) within about
+// 512 KB.
+constexpr std::int64_t kGroupFloats = std::int64_t{1} << 17;
+
+std::int64_t rows_of_24(std::int64_t blocks) { return std::max<std::int64_t>(24, blocks / 24 * 24); }
+
+// Blocks per pass of the staged schedule: the pass's inputs and products within about
+// 4 MB, the share of the last-level cache the stages between them keep hot, but at least
+// C·O/(C + O) blocks, so that reading the transformed kernel once per pass costs no more
+// than the pass's own inputs and products.
+std::int64_t blocks_per_pass(const Geom& g, std::int64_t blocks) {
+  constexpr std::int64_t kPassFloats = std::int64_t{1} << 20;
+  const std::int64_t per_block = kWinogradPoints * (g.c + g.o);
+  const std::int64_t pass = std::max(kPassFloats / per_block, g.c * g.o / (g.c + g.o));
+  return std::min(rows_of_24(pass + 23), blocks);
+}
+
+}  // namespace
+
+bool winograd_supports(const Geom& g) {
+  return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.groups == 1;
+}
+
+bool winograd_applies(const Geom& g) {
+  static const char* const setting = std::getenv("STRATA_WINOGRAD");
+  if (setting && std::string_view(setting) == "0") return false;
+  if (!winograd_supports(g)) return false;
+  if (setting && std::string_view(setting) == "1") return true;
+  // Measured (docs/performance.md, "3×3 convolutions"): with fewer than 16 channels in or
+  // out the transforms cost more than the products they save (8 in, 32 out: 1.6-2x
+  // slower; 16 and 16: even at one image, 1.5-2x faster at 32); with few blocks for their
+  // channels, reading the transformed kernel (4 times the kernel's size) costs more than
+  // the products save (7x7x512 at one image: 1.45x slower, even at two, 1.7x faster at
+  // eight). So the choice depends on the batch, and an image's outputs may differ in the
+  // last bits between batch sizes, as with Keras's own kernels.
+  const std::int64_t blocks = g.n * ((g.oh + kTile - 1) / kTile) * ((g.ow + kTile - 1) / kTile);
+  return g.c >= 16 && g.o >= 16 && 32 * blocks * (g.c + g.o) >= g.c * g.o;
+}
+
+void WinogradKernel::transform(const float* kernel, std::int64_t c, std::int64_t o) {
+  c_ = c;
+  o_ = o;
+  u_.resize(static_cast<std::size_t>(kWinogradPoints * c * o));
+  const std::int64_t plane = c * o;
+  // U = G·g·Gᵀ for each pair of channels; g(ky, kx) = kernel[(ky·3 + kx)·C·O + ci·O + oi].
+  for (std::int64_t i = 0; i < plane; ++i) {
+    float rows[3][kInput];  // G·g: the kernel's rows transformed along kx first
+    for (int ky = 0; ky < 3; ++ky) {
+      const float g3[3] = {kernel[(ky * 3 + 0) * plane + i], kernel[(ky * 3 + 1) * plane + i],
+                           kernel[(ky * 3 + 2) * plane + i]};
+      kernel_1d(g3, rows[ky]);
+    }
+    for (int j = 0; j < kInput; ++j) {
+      const float g3[3] = {rows[0][j], rows[1][j], rows[2][j]};
+      float r[kInput];
+      kernel_1d(g3, r);
+      for (int p = 0; p < kInput; ++p) u_[static_cast<std::size_t>((p * kInput + j) * plane + i)] = r[p];
+    }
+  }
+  use_packed_ = packed_gemm_available();
+  isa_ = use_packed_ ? kernel_isa() : Isa::kPortable;
+  for (int p = 0; p < kWinogradPoints; ++p) {
+    if (use_packed_) {
+      packed_[p].pack(false, c, o, u_.data() + p * plane, o);
+    } else {
+      packed_[p].pack(false, 0, 0, nullptr, 0);
+    }
+  }
+}
+
+void WinogradKernel::multiply(int point, std::int64_t rows, const float* v, std::int64_t ldv, float* m,
+                              std::int64_t ldm) const {
+  if (use_packed_) {
+    packed_gemm_prepacked(rows, v, ldv, packed_[point], m, ldm, false);
+  } else {
+    gemm_serial(false, false, rows, o_, c_, v, ldv, u_.data() + point * c_ * o_, o_, m, ldm, false);
+  }
+}
+
+void winograd_conv2d(const Geom& g, const float* x, const WinogradKernel& u, float* y, const Epilogue& epilogue) {
+  const std::int64_t blocks = g.n * ((g.oh + kTile - 1) / kTile) * ((g.ow + kTile - 1) / kTile);
+  if (blocks == 0 || g.o == 0) return;
+  // Both schedules give the same bits: each output's sums do not depend on which rows
+  // share its product.
+  if (kWinogradPoints * g.c * g.o <= kPrivateKernelFloats) {
+    // Groups of at most the cache's blocks, a whole number of them per thread, of equal
+    // size (a multiple of 4 blocks): at one image the work is a few groups, and uneven
+    // groups left a thread idle (ResNet50's 56x56x64 layer took 0.42 ms instead of 0.33).
+    const int threads = num_threads();
+    const std::int64_t most = std::max<std::int64_t>(4, kGroupFloats / (kWinogradPoints * (g.c + g.o)));
+    std::int64_t groups = (blocks + most - 1) / most;
+    groups = (groups + threads - 1) / threads * threads;
+    const std::int64_t group = std::min(blocks, ((blocks + groups - 1) / groups + 3) / 4 * 4);
+    parallel_for((blocks + group - 1) / group, [&](std::int64_t g0, std::int64_t g1) {
+      float* v = thread_buffer(kInputs, static_cast<std::size_t>(kWinogradPoints * group * g.c));
+      float* m = thread_buffer(kProducts, static_cast<std::size_t>(kWinogradPoints * group * g.o));
+      for (std::int64_t at = g0; at < g1; ++at) {
+        const std::int64_t first = at * group, count = std::min(group, blocks - first);
+        transform_inputs(g, x, first, 0, count, v, count * g.c);
+        for (int p = 0; p < kWinogradPoints; ++p) u.multiply(p, count, v + p * count * g.c, g.c, m + p * count * g.o, g.o);
+        transform_outputs(g, m, count * g.o, first, 0, count, y, epilogue);
+      }
+    }, 2);
+    return;
+  }
+  const std::int64_t pass = blocks_per_pass(g, blocks);
+  // The pass's transformed inputs and products, in the calling thread's buffers; every
+  // thread of the pass writes its rows.
+  float* v = thread_buffer(kInputs, static_cast<std::size_t>(kWinogradPoints * pass * g.c));
+  float* m = thread_buffer(kProducts, static_cast<std::size_t>(kWinogradPoints * pass * g.o));
+  for (std::int64_t first = 0; first < blocks; first += pass) {
+    const std::int64_t count = std::min(pass, blocks - first);
+    const std::int64_t v_stride = count * g.c, m_stride = count * g.o;
+    parallel_for(count, [&](std::int64_t b0, std::int64_t b1) { transform_inputs(g, x, first, b0, b1, v, v_stride); }, 2);
+    parallel_for(kWinogradPoints, [&](std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t p = p0; p < p1; ++p) {
+        u.multiply(static_cast<int>(p), count, v + p * v_stride, g.c, m + p * m_stride, g.o);
+      }
+    }, 2);
+    parallel_for(count, [&](std::int64_t b0, std::int64_t b1) {
+      transform_outputs(g, m, m_stride, first, b0, b1, y, epilogue);
+    }, 2);
+  }
+}
+
+}  // namespace strata::cpu
