@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bench/strata_models.h"
+#include "bench/workload.h"
 #include "core/cpu/parallel.h"
 #include "core/rng.h"
 #include "tools/cli/flags.h"
@@ -54,8 +56,12 @@ Workload make_workload(const std::string& name) {
     w = {Sequential({layers::Input({4}), layers::Dense(4, {.activation = "relu"}),
                      layers::Dense(4, {.activation = "relu"}), layers::Dense(10)}),
          Shape{4}, 128};
+  } else if (name == "resnet20" || name == "mobilenet_small") {  // the suite's CNN training workloads
+    const bench::Workload suite = bench::make_workload(name, cpu::num_threads(), false);
+    w = {bench::build_strata_model(suite), Shape(suite.sample_shape), suite.batch_size};
   } else {
-    throw ValueError("--model must be mlp, lstm, bilstm, cnn, transformer or tiny, got '" + name + "'");
+    throw ValueError("--model must be mlp, lstm, bilstm, cnn, transformer, resnet20, mobilenet_small or tiny, got '" +
+                     name + "'");
   }
   w.model.compile({.optimizer = adam(), .loss = loss()});
   return w;
@@ -78,7 +84,7 @@ int main(int argc, char** argv) {
   int threads = 1;
   bool predict_one = false;
   cli::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
-  flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer or tiny (the MLP at 4 units)")
+  flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer, resnet20, mobilenet_small or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training");

@@ -2,6 +2,7 @@
 // multi-threaded paths, and inputs at the edges of float range.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -75,6 +76,22 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
                        [=](const std::vector<Tensor>& x) { return ref_reduce(x[0], axes, false, k); }});
     }
   }
+  // Many rows into few columns: the blocked sums (BatchNormalization's statistics), one
+  // outer row and several.
+  for (auto [shape, axes] : std::vector<std::pair<Shape, std::vector<std::int64_t>>>{
+           {Shape{16, 32, 32, 16}, {0, 1, 2}}, {Shape{3, 700, 5}, {1}}, {Shape{2, 513, 3}, {0, 1}}}) {
+    for (ReduceKind k : {ReduceKind::sum, ReduceKind::mean}) {
+      cases.push_back({std::string(k == ReduceKind::sum ? "reduce_sum " : "reduce_mean ") + shape.to_string() +
+                           " axes " + Shape(axes).to_string(),
+                       unary([=](Output x) { return k == ReduceKind::sum ? ops::reduce_sum(x, axes) : ops::reduce_mean(x, axes); }),
+                       {uniform_pm1(shape, 20)},
+                       [=](const std::vector<Tensor>& x) { return ref_reduce(x[0], axes, false, k); }});
+    }
+  }
+  cases.push_back({"expand_to (16,) to (4, 30, 30, 16)",
+                   binary([](Output g, Output like) { return ops::expand_to(g, like, {0, 1, 2}, false); }),
+                   {uniform_pm1({16}, 21), uniform_pm1({4, 30, 30, 16}, 22)},
+                   [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], Shape{1, 1, 1, 16}, x[1].shape()); }});
   cases.push_back({"expand_to (8, 96) to (8, 64, 96) mean",
                    binary([](Output g, Output like) { return ops::expand_to(g, like, {1}, true); }),
                    {uniform_pm1({8, 96}, 17), uniform_pm1({8, 64, 96}, 18)},
@@ -89,6 +106,11 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
     cpu::set_num_threads(3);
     Tensor parallel = evaluate(c.build, c.inputs, training);
     EXPECT_TRUE(tensors_near(parallel, serial, 1e-6f)) << "one thread versus three";
+    if (c.label.rfind("reduce_sum", 0) == 0 || c.label.rfind("reduce_mean", 0) == 0) {
+      // A reduction's sums are split by the shape alone: the same bits on any thread count.
+      EXPECT_TRUE(std::equal(serial.data<float>(), serial.data<float>() + serial.size(), parallel.data<float>()))
+          << "one thread versus three, bit for bit";
+    }
     if (c.reference) {
       EXPECT_TRUE(tensors_near(parallel, c.reference(c.inputs), 1e-4f));
     }
