@@ -86,18 +86,13 @@ inline void transform_output(const float* m, std::int64_t point_stride, std::int
   }
 }
 
-// G·g along one axis of the 3×3 kernel. Multiplied by the reciprocals, not divided: a
-// training step transforms every kernel again, and divisions made that 1.7% of
-// ResNet-20's step.
-inline void kernel_1d(const float g[3], float r[6]) {
-  constexpr float kSixth = 1.f / 6.f, kTwelfth = 1.f / 12.f, kTwentyFourth = 1.f / 24.f;
-  r[0] = g[0] * 0.25f;
-  r[1] = (g[0] + g[1] + g[2]) * -kSixth;
-  r[2] = (g[0] - g[1] + g[2]) * -kSixth;
-  r[3] = g[0] * kTwentyFourth + g[1] * kTwelfth + g[2] * kSixth;
-  r[4] = g[0] * kTwentyFourth - g[1] * kTwelfth + g[2] * kSixth;
-  r[5] = g[2];
-}
+// G, the kernel's transform (U = G·g·Gᵀ): point (ξ, ν) of U is Σ G[ξ][a]·G[ν][b]·g[a][b].
+constexpr float kG[kInput][3] = {{1.f / 4, 0, 0},
+                                 {-1.f / 6, -1.f / 6, -1.f / 6},
+                                 {-1.f / 6, 1.f / 6, -1.f / 6},
+                                 {1.f / 24, 1.f / 12, 1.f / 6},
+                                 {1.f / 24, -1.f / 12, 1.f / 6},
+                                 {0, 0, 1.f}};
 
 // A block's place: image n, block row ty and column tx (blocks numbered over image, row,
 // column).
@@ -111,10 +106,11 @@ Block block_at(const Geom& g, std::int64_t t) {
 }
 
 // Per-thread buffers that only grow: the transformed inputs, the products, a row of
-// zeros for pixels in the padding, and a sink for outputs past the image's edge.
-enum Buffer { kInputs, kProducts, kZeros, kSink };
+// zeros for pixels in the padding, a sink for outputs past the image's edge, and one
+// point of a kernel's transform.
+enum Buffer { kInputs, kProducts, kZeros, kSink, kKernelPoint };
 float* thread_buffer(Buffer slot, std::size_t floats) {
-  thread_local std::vector<float> buffers[4];
+  thread_local std::vector<float> buffers[5];
   std::vector<float>& b = buffers[slot];
   if (b.size() < floats) b.resize(floats);
   return b.data();
@@ -226,28 +222,28 @@ bool winograd_applies(const Geom& g) {
 void WinogradKernel::transform(const float* kernel, std::int64_t c, std::int64_t o) {
   c_ = c;
   o_ = o;
-  u_.resize(static_cast<std::size_t>(kWinogradPoints * c * o));
-  const std::int64_t plane = c * o;
-  // U = G·g·Gᵀ for each pair of channels; g(ky, kx) = kernel[(ky·3 + kx)·C·O + ci·O + oi].
-  for (std::int64_t i = 0; i < plane; ++i) {
-    float rows[3][kInput];  // G·g: the kernel's rows transformed along kx first
-    for (int ky = 0; ky < 3; ++ky) {
-      const float g3[3] = {kernel[(ky * 3 + 0) * plane + i], kernel[(ky * 3 + 1) * plane + i],
-                           kernel[(ky * 3 + 2) * plane + i]};
-      kernel_1d(g3, rows[ky]);
-    }
-    for (int j = 0; j < kInput; ++j) {
-      const float g3[3] = {rows[0][j], rows[1][j], rows[2][j]};
-      float r[kInput];
-      kernel_1d(g3, r);
-      for (int p = 0; p < kInput; ++p) u_[static_cast<std::size_t>((p * kInput + j) * plane + i)] = r[p];
-    }
-  }
   use_packed_ = packed_gemm_available();
   isa_ = use_packed_ ? kernel_isa() : Isa::kPortable;
+  const std::int64_t plane = c * o;
+  // Packed, the products read only the packed copies: each point's plain matrix is made
+  // in one plane-sized buffer of the thread's and packed from there, not kept (four
+  // times the kernel's size; 180 MB for ResNet50's 3×3 layers). One point at a time, as
+  // a sum over the 9 taps of whole planes (kernel[tap·C·O + i], HWIO), vectorized over i;
+  // a training step transforms every kernel again.
+  u_.resize(use_packed_ ? 0 : static_cast<std::size_t>(kWinogradPoints * plane));
+  u_.shrink_to_fit();
+  float* point_buffer = use_packed_ ? thread_buffer(kKernelPoint, static_cast<std::size_t>(plane)) : nullptr;
   for (int p = 0; p < kWinogradPoints; ++p) {
+    float* __restrict out = use_packed_ ? point_buffer : u_.data() + p * plane;
+    std::fill_n(out, plane, 0.f);
+    for (int tap = 0; tap < 9; ++tap) {
+      const float coefficient = kG[p / kInput][tap / 3] * kG[p % kInput][tap % 3];
+      if (coefficient == 0.f) continue;
+      const float* __restrict g = kernel + tap * plane;
+      for (std::int64_t i = 0; i < plane; ++i) out[i] += coefficient * g[i];
+    }
     if (use_packed_) {
-      packed_[p].pack(false, c, o, u_.data() + p * plane, o);
+      packed_[p].pack(false, c, o, out, o);
     } else {
       packed_[p].pack(false, 0, 0, nullptr, 0);
     }
