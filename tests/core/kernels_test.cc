@@ -78,8 +78,11 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
   }
   // Many rows into few columns: the blocked sums (BatchNormalization's statistics), one
   // outer row and several.
-  for (auto [shape, axes] : std::vector<std::pair<Shape, std::vector<std::int64_t>>>{
+  // (A pair, not a structured binding: clang 14 cannot capture a binding in the lambdas.)
+  for (const auto& shape_axes : std::vector<std::pair<Shape, std::vector<std::int64_t>>>{
            {Shape{16, 32, 32, 16}, {0, 1, 2}}, {Shape{3, 700, 5}, {1}}, {Shape{2, 513, 3}, {0, 1}}}) {
+    const Shape shape = shape_axes.first;
+    const std::vector<std::int64_t> axes = shape_axes.second;
     for (ReduceKind k : {ReduceKind::sum, ReduceKind::mean}) {
       cases.push_back({std::string(k == ReduceKind::sum ? "reduce_sum " : "reduce_mean ") + shape.to_string() +
                            " axes " + Shape(axes).to_string(),

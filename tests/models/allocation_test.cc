@@ -202,6 +202,19 @@ TEST(ModelAllocations, FitStepsOfACnnAllocateNothing) {
   EXPECT_EQ(allocations_in_fit(m, x, y, batch, 10, 30), 0) << "heap allocations in 30 steady-state fit steps";
 }
 
+// 3×3 convolutions of 16 channels and more run by Winograd (core/cpu/winograd_conv.h),
+// forward and for the input's gradient: the kernel transformed again each step (the
+// weights change) into buffers that only grow.
+TEST(ModelAllocations, FitStepsOfAWinogradCnnAllocateNothing) {
+  Sequential m({layers::Input({12, 12, 3}), layers::Conv2D(16, 3, {.padding = "same", .activation = "relu"}),
+                layers::Conv2D(16, 3, {.padding = "same", .activation = "relu"}), layers::GlobalAveragePooling2D(),
+                layers::Dense(10)});
+  compile_classifier(m);
+  const std::int64_t batch = 16;
+  Tensor x = random_tensor({8 * batch, 12, 12, 3}, 5), y = labels(8 * batch, 10);
+  EXPECT_EQ(allocations_in_fit(m, x, y, batch, 10, 30), 0) << "heap allocations in 30 steady-state fit steps";
+}
+
 // A batch-1 prediction allocates its result and nothing else: the result's shape, its
 // storage's control block and its block (before, building the call's vectors of inputs
 // and results and copying tensors into and out of them took eight allocations a call).
