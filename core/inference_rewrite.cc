@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/batch_norm_ops.h"
 
 namespace strata {
 namespace {
@@ -110,6 +111,14 @@ std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots
     if (node.op == "training_select") {
       ++report.modes_resolved;
       return std::vector<Output>{mapped(node.inputs[1])};
+    }
+    if (node.op == "batch_normalization") {  // the moving statistics' normalization (batch_norm_ops.h)
+      ++report.modes_resolved;
+      const Output moving_mean = mapped(node.inputs[3]), moving_variance = mapped(node.inputs[4]);
+      const Output y = ops::batch_normalization_inference(
+          mapped(node.inputs[0]), mapped(node.inputs[1]), mapped(node.inputs[2]), moving_mean, moving_variance,
+          static_cast<int>(node.attrs.get<std::int64_t>("axis")), static_cast<float>(node.attrs.get<double>("epsilon")));
+      return std::vector<Output>{y, moving_mean, moving_variance};
     }
     if (node.op == "dropout") {  // identity outside training (nn_ops.cc)
       ++report.modes_resolved;

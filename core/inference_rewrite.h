@@ -29,7 +29,7 @@ namespace strata {
 
 // What rewrite_for_inference did, counted by rewrite.
 struct InferenceRewrites {
-  int modes_resolved = 0;      // training_select and dropout nodes bypassed
+  int modes_resolved = 0;      // training_select, dropout and batch_normalization nodes resolved
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
   int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue

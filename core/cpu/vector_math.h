@@ -29,6 +29,19 @@ inline Vec load(const float* p) {
 }
 inline void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 inline Vec splat(float v) { return Vec{} + v; }
+
+// A loop over n floats written once for whole vectors and for the floats after them:
+// op(i, Vec{}) for i = 0, kLanes, ... while a whole vector fits, then op(i, 0.f) for each
+// float left. op is a generic lambda; load_as and store read and write either type.
+template <typename Op>
+inline void for_lanes(std::int64_t n, Op op) {
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) op(i, Vec{});
+  for (; i < n; ++i) op(i, 0.f);
+}
+inline Vec load_as(const float* p, Vec) { return load(p); }
+inline float load_as(const float* p, float) { return *p; }
+inline void store(float* p, float v) { *p = v; }
 // a where the mask is set, else b.
 inline Vec select(Mask m, Vec a, Vec b) {
   return reinterpret_cast<Vec>((m & reinterpret_cast<Mask>(a)) | (~m & reinterpret_cast<Mask>(b)));

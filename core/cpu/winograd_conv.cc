@@ -20,11 +20,8 @@ constexpr int kTile = 4;   // outputs per side of a block
 constexpr int kInput = 6;  // inputs per side of a block: kTile + 3 - 1
 
 // The transforms are written once for a vector of channels (Vec) and for one channel
-// (float: the channels after the last whole vector).
-inline Vec load_lanes(const float* p, Vec) { return simd::load(p); }
-inline float load_lanes(const float* p, float) { return *p; }
-inline void store_lanes(float* p, Vec v) { simd::store(p, v); }
-inline void store_lanes(float* p, float v) { *p = v; }
+// (float: the channels after the last whole vector), read and written by simd::load_as
+// and simd::store.
 
 // Bᵀ·d along one axis of the 6×6 block.
 template <typename T>
@@ -57,14 +54,14 @@ inline void transform_input(const float* const* src, std::int64_t c, float* v, s
   T columns[kInput][kInput];  // Bᵀ·d: row i of the result, column j
   for (int j = 0; j < kInput; ++j) {
     T d[kInput], r[kInput];
-    for (int i = 0; i < kInput; ++i) d[i] = load_lanes(src[i * kInput + j] + c, T{});
+    for (int i = 0; i < kInput; ++i) d[i] = simd::load_as(src[i * kInput + j] + c, T{});
     input_1d(d, r);
     for (int i = 0; i < kInput; ++i) columns[i][j] = r[i];
   }
   for (int i = 0; i < kInput; ++i) {
     T r[kInput];
     input_1d(columns[i], r);
-    for (int j = 0; j < kInput; ++j) store_lanes(v + (i * kInput + j) * point_stride + c, r[j]);
+    for (int j = 0; j < kInput; ++j) simd::store(v + (i * kInput + j) * point_stride + c, r[j]);
   }
 }
 
@@ -75,14 +72,14 @@ inline void transform_output(const float* m, std::int64_t point_stride, std::int
   T columns[kTile][kInput];  // Aᵀ·m
   for (int j = 0; j < kInput; ++j) {
     T p[kInput], r[kTile];
-    for (int i = 0; i < kInput; ++i) p[i] = load_lanes(m + (i * kInput + j) * point_stride + o, T{});
+    for (int i = 0; i < kInput; ++i) p[i] = simd::load_as(m + (i * kInput + j) * point_stride + o, T{});
     output_1d(p, r);
     for (int i = 0; i < kTile; ++i) columns[i][j] = r[i];
   }
   for (int i = 0; i < kTile; ++i) {
     T r[kTile];
     output_1d(columns[i], r);
-    for (int j = 0; j < kTile; ++j) store_lanes(dst[i * kTile + j] + o, r[j]);
+    for (int j = 0; j < kTile; ++j) simd::store(dst[i * kTile + j] + o, r[j]);
   }
 }
 

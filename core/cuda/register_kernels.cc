@@ -6,6 +6,7 @@
 // and compile refuses a CUDA program that needs it, by name.
 #include "core/cuda/array_kernels.h"
 #include "core/cuda/batch_matmul_kernels.h"
+#include "core/cuda/batch_norm_kernels.h"
 #include "core/cuda/collective_kernels.h"
 #include "core/cuda/dropout_kernels.h"
 #include "core/cuda/elementwise_kernels.h"
@@ -32,6 +33,7 @@ namespace {
 
 void register_kernels(OpRegistry& r) {
   register_source_kernels(r);
+  register_batch_norm_kernels(r);
   register_elementwise_kernels(r);
   register_array_kernels(r);
   register_reduce_kernels(r);

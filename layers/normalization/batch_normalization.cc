@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/batch_norm_ops.h"
 
 namespace strata::layers {
 
@@ -31,33 +32,28 @@ std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector
     throw ShapeError("expects input with " + std::to_string(c) + " features on axis " + std::to_string(options.axis) +
                      ", got " + s.to_string());
   }
-  // Parameters shaped to broadcast against x: 1 everywhere but `axis`.
-  std::vector<std::int64_t> bshape(static_cast<std::size_t>(s.rank()), 1), axes;
-  bshape[axis] = c;
-  for (int i = 0; i < s.rank(); ++i) {
-    if (i != axis) axes.push_back(i);
+  const float epsilon = static_cast<float>(options.epsilon);
+  Output gamma_out = options.scale ? graph.variable(gamma) : Output{};
+  Output beta_out = options.center ? graph.variable(beta) : Output{};
+  if (!trainable) {
+    return {ops::batch_normalization_inference(x, gamma_out, beta_out, graph.variable(moving_mean),
+                                               graph.variable(moving_variance), axis, epsilon)};
   }
-  auto param = [&](const Variable& v) { return ops::reshape(graph.variable(v), bshape); };
-  Output mean = param(moving_mean), variance = param(moving_variance);
-  if (trainable) {
-    Output batch_mean = ops::reduce_mean(x, axes, true);
-    Output batch_var = ops::reduce_mean(ops::square(ops::sub(x, batch_mean)), axes, true);
-    mean = ops::training_select(batch_mean, mean);
-    variance = ops::training_select(batch_var, variance);
-    const float m = static_cast<float>(options.momentum);
-    auto move = [&](const Variable& v, Output batch) {
-      Output var = graph.variable(v);
-      Output next = ops::add(ops::mul(var, m), ops::mul(ops::reshape(batch, {c}), 1.f - m));
-      graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
-    };
-    move(moving_mean, batch_mean);
-    move(moving_variance, batch_var);
-  }
-  Output inv = ops::div(1.f, ops::sqrt(ops::add(variance, static_cast<float>(options.epsilon))));
-  if (options.scale) inv = ops::mul(inv, param(gamma));
-  Output y = ops::mul(ops::sub(x, mean), inv);
-  if (options.center) y = ops::add(y, param(beta));
-  return {y};
+  // One op in both modes (core/ops/batch_norm_ops.h): the batch's statistics in training,
+  // the moving ones otherwise. Without scale or center, γ is ones and β zeros.
+  if (!gamma_out.valid()) gamma_out = ops::ones_like(graph.variable(moving_mean));
+  if (!beta_out.valid()) beta_out = ops::zeros_like(graph.variable(moving_mean));
+  const ops::BatchNormOutputs normalized = ops::batch_normalization(
+      x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
+  const float m = static_cast<float>(options.momentum);
+  auto move = [&](const Variable& v, Output batch) {
+    Output var = graph.variable(v);
+    Output next = ops::add(ops::mul(var, m), ops::mul(batch, 1.f - m));
+    graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
+  };
+  move(moving_mean, normalized.mean);
+  move(moving_variance, normalized.variance);
+  return {normalized.y};
 }
 
 BatchNormalization::BatchNormalization(BatchNormalizationOptions options)

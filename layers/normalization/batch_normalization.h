@@ -4,9 +4,11 @@
 // Inference — and always when trainable is false, even inside fit — normalize with the
 // moving statistics. Weights: gamma, beta (trainable), moving_mean, moving_variance.
 //
-// Composed from reduce/elementwise ops (differentiable to any order); the mode switch is
-// the training_select op, so one graph serves predict, evaluate and fit. The batch
-// statistics are computed in inference too (two reductions), a cost paid for that.
+// One op, batch_normalization (core/ops/batch_norm_ops.h: three passes forward, two for
+// its gradient, differentiable to any order), which reads the run's mode, so one graph
+// serves predict, evaluate and fit; inference programs replace it by the composite
+// normalization with the moving statistics, which folds into the product before it.
+// A layer that is not trainable builds that composite alone.
 #pragma once
 
 #include <string>

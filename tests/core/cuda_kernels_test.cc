@@ -832,6 +832,44 @@ OpCases copy_input_cases(const std::string& op_name) {
   return op;
 }
 
+// batch_normalization(x, gamma, beta, moving_mean, moving_variance) and its gradient
+// (dy, x, gamma, mean, variance, dmean, dvariance), in both modes: channels last with
+// more elements a channel than a block has threads, channels on a middle axis, one
+// channel, an empty batch. The sums run in another order (a tree per block).
+OpCases batch_norm_cases(bool gradient) {
+  OpCases op{1e-4f, {}};
+  struct Layout {
+    std::string label;
+    Shape x;
+    std::int64_t axis;
+  };
+  const std::vector<Layout> layouts = {{"channels last (257, 19)", {257, 19}, 1},
+                                       {"(4, 7, 3, 5) on axis 1", {4, 7, 3, 5}, 1},
+                                       {"one channel (6, 9, 1)", {6, 9, 1}, 2},
+                                       {"an empty batch (0, 4)", {0, 4}, 1}};
+  std::uint64_t seed = 2600;
+  for (const Layout& l : layouts) {
+    const std::int64_t c = l.x[static_cast<int>(l.axis)];
+    for (const bool training : {true, false}) {
+      std::vector<Tensor> inputs;
+      if (gradient) {
+        inputs = {in_range(l.x, -1, 1, seed), in_range(l.x, -1, 1, seed + 1), in_range({c}, 0.5f, 1.5f, seed + 2),
+                  in_range({c}, -0.3f, 0.3f, seed + 3), in_range({c}, 0.5f, 2.f, seed + 4),
+                  in_range({c}, -1, 1, seed + 5), in_range({c}, -1, 1, seed + 6)};
+      } else {
+        inputs = {in_range(l.x, -1, 1, seed), in_range({c}, 0.5f, 1.5f, seed + 1), in_range({c}, -0.5f, 0.5f, seed + 2),
+                  in_range({c}, -0.3f, 0.3f, seed + 3), in_range({c}, 0.5f, 2.f, seed + 4)};
+      }
+      KernelCase k{std::string(training ? "training, " : "inference, ") + l.label, std::move(inputs),
+                   Attrs{{"axis", l.axis}, {"epsilon", 1e-3}}};
+      k.training = training;
+      op.cases.push_back(std::move(k));
+      seed += 10;
+    }
+  }
+  return op;
+}
+
 // training_select(in_training, in_inference): each branch by the run's mode.
 OpCases training_select_cases() {
   OpCases op{0.f, {}};
@@ -1357,6 +1395,8 @@ const std::map<std::string, OpCases>& table() {
       m[name] = copy_input_cases(name);
     }
     m["training_select"] = training_select_cases();
+    m["batch_normalization"] = batch_norm_cases(false);
+    m["batch_normalization_grad"] = batch_norm_cases(true);
     m["broadcast_like"] = broadcast_like_cases();
     m["transpose"] = transpose_cases();
     m["pad"] = box_op_cases(false);
