@@ -24,4 +24,10 @@ inline bool is_depthwise(const ops::Conv2DGeometry& g) { return g.groups > 1 && 
 void depthwise_conv2d(const ops::Conv2DGeometry& g, const float* x, const float* k, const float* bias, Activation activation,
                       float* y);
 
+// Its gradients for a depth multiplier of 1 (g.og == 1; depthwise_conv_grad.cc): dx (N, H,
+// W, C) from dy (N, OH, OW, C) and k, and dk (kh, kw, 1, C) from x and dy. dk's sums run
+// over blocks of images, added in order: the same bits on any thread count.
+void depthwise_conv2d_input_grad(const ops::Conv2DGeometry& g, const float* dy, const float* k, float* dx);
+void depthwise_conv2d_filter_grad(const ops::Conv2DGeometry& g, const float* x, const float* dy, float* dk);
+
 }  // namespace strata::cpu

@@ -82,6 +82,8 @@ std::vector<std::pair<std::string, Geo>> geometries() {
       {"depthwise 3x3 stride 2 pads 0,1", {1, 5, 17, 40, 40, 3, 3, {{2, 2}, {1, 1}, {0, 1, 0, 1}, 40}}},
       {"depthwise 3x3 stride 2 valid", {2, 5, 15, 24, 24, 3, 3, {{2, 2}, {1, 1}, {0, 0, 0, 0}, 24}}},
       {"depthwise 5x5 stride 1 same", {1, 5, 13, 20, 20, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 20}}},
+      // Nine images: the depthwise kernel gradient's blocks of four images and a partial one.
+      {"depthwise 3x3 stride 1 same, nine images", {9, 4, 5, 19, 19, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 19}}},
       {"depthwise 5x5 stride 2 pads 1,2", {1, 7, 16, 16, 16, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 16}}},
   };
 }
@@ -142,7 +144,13 @@ std::vector<GradCase> backprop_input_cases() {
                      binary([g](Output dy, Output k) { return ops::conv2d_backprop_input(dy, k, {g.h, g.w}, g.p); }),
                      {uniform({g.n, g.oh(), g.ow(), g.o}, -1, 1, seed), uniform({g.kh, g.kw, g.c / g.p.groups, g.o}, -1, 1, seed + 1)},
                      [g](const std::vector<Tensor>& in) { return ref_input_grad(g, in[0], in[1]); },
-                     GradientCheckOptions{.epsilon = 1e-2f}});  // bilinear, as conv2d above
+                     // Bilinear, as conv2d above. The checked sum's float32 rounding,
+                     // divided by the step, reaches a few 1e-3 on the larger cases (the
+                     // depthwise 5×5 one sums 1,300 outputs: 4e-3 once its kernels summed
+                     // in their own order), so the bias-fused cases' floor; the analytic
+                     // gradients are conv2d and conv2d_backprop_filter, each held to its
+                     // reference within 1e-5 by its own cases.
+                     GradientCheckOptions{.epsilon = 1e-2f, .atol = 6e-3f}});
     seed += 2;
   }
   return cases;

@@ -341,6 +341,10 @@ void conv2d_backprop_input_kernel(KernelContext& ctx) {
   Tensor& dx = ctx.output(0);
   Geom g = ops::conv2d_geometry(dx.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs,
                                 "conv2d_backprop_input");
+  if (cpu::is_depthwise(g) && g.og == 1) {
+    cpu::depthwise_conv2d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
+    return;
+  }
   // At stride 1, dx is dy convolved with the rotated kernel over dy padded by 2 - pad: by
   // Winograd where that convolution qualifies.
   if (cpu::winograd_supports(g) && g.pt <= 2 && g.pl <= 2 && g.pb <= 2 && g.pr <= 2) {
@@ -363,6 +367,10 @@ void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   Tensor& dk = ctx.output(0);
   Geom g = ops::conv2d_geometry(x.shape(), dk.shape()[0], dk.shape()[1], dk.shape()[3], ctx.node.attrs,
                                 "conv2d_backprop_filter");
+  if (cpu::is_depthwise(g) && g.og == 1) {
+    cpu::depthwise_conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
+    return;
+  }
   conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
 }
 
