@@ -14,6 +14,7 @@
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
+#include "core/cpu/vector_math.h"
 #include "core/cpu/winograd_conv.h"
 #include "core/op_registry.h"
 #include "core/ops/conv_ops.h"
@@ -57,7 +58,10 @@ void im2col(const Geom& g, const float* x, std::int64_t p0, std::int64_t p1, std
     for (std::int64_t ky = 0; ky < g.kh; ++ky) {
       const std::int64_t iy = oy * g.sh + ky * g.dh - g.pt;
       if (contiguous_rows && iy >= 0 && iy < g.h && ix0 >= 0 && ix0 + g.kw <= g.w) {
-        std::memcpy(row, xn + (iy * g.w + ix0) * g.c, static_cast<std::size_t>(run) * sizeof(float));
+        // Copied a vector at a time in place: a run is short (3·16 floats in ResNet-20's
+        // first stage), and memcpy's calls were a tenth of its training step.
+        const float* src = xn + (iy * g.w + ix0) * g.c;
+        simd::for_lanes(run, [&](std::int64_t i, auto t) { simd::store(row + i, simd::load_as(src + i, t)); });
         row += run;
         continue;
       }
