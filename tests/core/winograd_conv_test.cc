@@ -106,7 +106,9 @@ TEST_P(Winograd, MatchesTheDirectSumOnEveryShape) {
   // counts below, at and above a vector, a batch; the last two need several passes.
   const Case cases[] = {{1, 4, 4, 1, 1, true},    {1, 7, 5, 3, 2, true},    {2, 9, 11, 17, 19, false},
                         {1, 3, 3, 8, 16, false},  {1, 1, 6, 5, 4, true},    {3, 13, 10, 33, 40, true},
-                        {1, 56, 56, 64, 64, true}, {2, 14, 14, 96, 80, true}};
+                        {1, 56, 56, 64, 64, true}, {2, 14, 14, 96, 80, true},
+                        // Block-major inputs with point-major products, and the reverse.
+                        {1, 10, 9, 64, 24, true},  {2, 7, 9, 20, 72, false}};
   for (const Case& t : cases) {
     const ops::Conv2DGeometry g = geometry(t.n, t.h, t.w, t.c, t.o, t.same);
     const auto x = random_values(g.n * g.h * g.w * g.c, 1);
@@ -123,19 +125,22 @@ TEST_P(Winograd, MatchesTheDirectSumOnEveryShape) {
 }
 
 TEST_P(Winograd, AppliesTheEpilogueToEveryOutput) {
-  const ops::Conv2DGeometry g = geometry(2, 10, 7, 20, 37, true);
-  const auto x = random_values(g.n * g.h * g.w * g.c, 3);
-  const auto k = random_values(9 * g.c * g.o, 4);
-  const auto bias = random_values(g.o, 5);
-  const auto residual = random_values(g.n * g.oh * g.ow * g.o, 6);
-  cpu::WinogradKernel u;
-  u.transform(k.data(), g.c, g.o);
-  for (cpu::Activation a : {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6,
-                            cpu::Activation::kSilu}) {
-    const cpu::Epilogue e{bias.data(), a, residual.data(), g.o};
-    std::vector<float> y(residual.size());
-    cpu::winograd_conv2d(g, x.data(), u, y.data(), e);
-    EXPECT_LT(relative_error(y, direct(g, x, k, e)), 2e-5) << "activation " << static_cast<int>(a);
+  // Point-major and block-major products (fewer and more than 64 channels out).
+  for (const ops::Conv2DGeometry& g : {geometry(2, 10, 7, 20, 37, true), geometry(1, 9, 6, 70, 66, true)}) {
+    const auto x = random_values(g.n * g.h * g.w * g.c, 3);
+    const auto k = random_values(9 * g.c * g.o, 4);
+    const auto bias = random_values(g.o, 5);
+    const auto residual = random_values(g.n * g.oh * g.ow * g.o, 6);
+    cpu::WinogradKernel u;
+    u.transform(k.data(), g.c, g.o);
+    for (cpu::Activation a :
+         {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
+      const cpu::Epilogue e{bias.data(), a, residual.data(), g.o};
+      std::vector<float> y(residual.size());
+      cpu::winograd_conv2d(g, x.data(), u, y.data(), e);
+      EXPECT_LT(relative_error(y, direct(g, x, k, e)), 2e-5)
+          << "activation " << static_cast<int>(a) << ", " << g.o << " channels out";
+    }
   }
 }
 

@@ -25,6 +25,7 @@ namespace {
 // for its columns, and the training step of ResNet-20 spent a quarter of its time there),
 // and the sums depend on the shape alone, not on the thread count.
 constexpr std::int64_t kRowsPerBlock = 256;
+constexpr std::int64_t kBlockedMaxColumns = 1024;
 
 float* partial_buffer(std::size_t floats) {
   thread_local std::vector<float> buffer;
@@ -87,7 +88,9 @@ void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out
       }, cpu::threshold_for(mid));
       return;
     }
-    if (kind != Reduction::max && mid >= 2 * kRowsPerBlock) {  // see kRowsPerBlock
+    // (Rows of more than kBlockedMaxColumns split well by columns: each thread reads a
+    // long run of every row. Bounding them also bounds the partials' buffer.)
+    if (kind != Reduction::max && mid >= 2 * kRowsPerBlock && inner <= kBlockedMaxColumns) {  // see kRowsPerBlock
       const std::int64_t blocks = (mid + kRowsPerBlock - 1) / kRowsPerBlock;
       float* partials = partial_buffer(static_cast<std::size_t>(outer * blocks * inner));
       cpu::parallel_for(outer * blocks, [&](std::int64_t b, std::int64_t e) {
