@@ -9,6 +9,7 @@
 
 #include "core/cpu/depthwise_conv.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/cpu/vector_math.h"
 
 namespace strata::cpu {
@@ -26,12 +27,6 @@ constexpr std::int64_t kChannelsPerItem = 64;
 // Images per block of the kernel's gradient: each block sums into its own partial, the
 // partials added in block order, so the sums depend on the shape alone.
 constexpr std::int64_t kImagesPerBlock = 4;
-
-float* partial_buffer(std::size_t floats) {
-  thread_local std::vector<float> buffer;
-  if (buffer.size() < floats) buffer.resize(floats);
-  return buffer.data();
-}
 
 // Calls tap(x_offset, y_offset, k_offset) for every in-bounds tap of image n: x's pixel
 // (iy, ix), y's pixel (oy, ox) and the tap (ky, kx), as offsets of channel 0.
@@ -78,7 +73,7 @@ void depthwise_conv2d_filter_grad(const Geom& g, const float* x, const float* dy
   const std::int64_t taps = g.kh * g.kw, size = taps * g.c;
   const std::int64_t blocks = std::max<std::int64_t>(1, (g.n + kImagesPerBlock - 1) / kImagesPerBlock);
   const std::int64_t chunks = (g.c + kChannelsPerItem - 1) / kChannelsPerItem;
-  float* partials = partial_buffer(static_cast<std::size_t>(blocks * size));
+  float* partials = scratch(0, static_cast<std::size_t>(blocks * size));
   parallel_for(blocks * chunks, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t item = i0; item < i1; ++item) {
       const std::int64_t b = item / chunks, c0 = item % chunks * kChannelsPerItem;

@@ -18,8 +18,11 @@
 #include "core/cpu/gemv.h"
 #include "core/cpu/packed_gemm.h"
 #include "core/rng.h"
+#include "on_every_cpu_path.h"
 
 using namespace strata;
+using strata::testing::cpu_path_name;
+using strata::testing::OnEveryCpuPath;
 
 namespace {
 
@@ -42,25 +45,6 @@ double naive_element(bool ta, bool tb, int k, const std::vector<float>& a, int l
   return sum;
 }
 
-// Runs the test with the kernels' path forced to the parameter, and puts the path back.
-class OnEveryCpuPath : public testing::TestWithParam<cpu::Isa> {
- protected:
-  void SetUp() override {
-    const auto supported = cpu::supported_isas();
-    if (std::find(supported.begin(), supported.end(), GetParam()) == supported.end()) {
-      GTEST_SKIP() << "this CPU cannot run the " << cpu::isa_name(GetParam()) << " path (it has "
-                   << cpu::isa_name(cpu::best_isa()) << ")";
-    }
-    path_ = std::make_unique<cpu::ScopedKernelIsa>(GetParam());
-  }
-  void TearDown() override { path_.reset(); }
-
- private:
-  std::unique_ptr<cpu::ScopedKernelIsa> path_;
-};
-
-std::string path_name(const testing::TestParamInfo<cpu::Isa>& info) { return cpu::isa_name(info.param); }
-
 // cpu::gemm on every path; Strata's own kernels on the paths that have them.
 class Gemm : public OnEveryCpuPath {};
 class PackedGemm : public OnEveryCpuPath {};
@@ -68,10 +52,10 @@ class Gemv : public OnEveryCpuPath {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemm, testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
-                         path_name);
-INSTANTIATE_TEST_SUITE_P(CpuPaths, PackedGemm, testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), path_name);
-INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemv, testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), path_name);
+INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemm, ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
+                         cpu_path_name);
+INSTANTIATE_TEST_SUITE_P(CpuPaths, PackedGemm, ::testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), cpu_path_name);
+INSTANTIATE_TEST_SUITE_P(CpuPaths, Gemv, ::testing::Values(cpu::Isa::kAvx2, cpu::Isa::kAvx512), cpu_path_name);
 
 TEST_P(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
   const std::vector<std::tuple<int, int, int>> shapes = {{1, 7, 5},   {6, 1, 9},    {1, 1, 4},     {3, 4, 1},
@@ -79,7 +63,7 @@ TEST_P(Gemm, MatchesNaiveProductForEveryShapeAndTranspose) {
   for (const auto& [m, n, k] : shapes) {
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
-      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
+      SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
       auto a = random_values(m * k, 1 + t), b = random_values(k * n, 11 + t);
       const int lda = ta ? m : k, ldb = tb ? k : n;
       std::vector<float> c(static_cast<std::size_t>(m * n), 123.f);
@@ -101,7 +85,7 @@ TEST_P(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
   for (const auto& [n, k] : shapes) {
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
-      SCOPED_TRACE(testing::Message() << "1x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
+      SCOPED_TRACE(::testing::Message() << "1x" << n << "x" << k << " ta=" << ta << " tb=" << tb);
       const int lda = ta ? 3 : k;  // a transposed A: one column of a k×3 matrix
       auto a = random_values(ta ? k * 3 : k, 101 + t), b = random_values(k * n, 111 + t);
       const int ldb = tb ? k : n;
@@ -134,7 +118,7 @@ TEST_P(PackedGemm, MatchesNaiveProductOnEveryPath) {
   for (const auto& [m, n, k] : shapes) {
     for (int t = 0; t < 8; ++t) {
       const bool ta = t & 1, tb = t & 2, accumulate = t & 4;
-      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb
+      SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb
                                       << " accumulate=" << accumulate);
       auto a = random_values(m * k, 21 + t), b = random_values(k * n, 31 + t);
       const int lda = ta ? m : k, ldb = tb ? k : n, ldc = n + 3;  // C wider than the product
@@ -164,7 +148,7 @@ TEST_P(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
            {25, 10, 33}, {50, 300, 20}, {13, 70, deep}, {30, 530, 17}, {26, 530, deep}, {300, 40, 27}, {7, 3, 2}}) {
     for (int t = 0; t < 4; ++t) {
       const bool tb = t & 1, accumulate = t & 2;
-      SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " tb=" << tb << " accumulate=" << accumulate);
+      SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tb=" << tb << " accumulate=" << accumulate);
       auto a = random_values(m * k, 41 + t), b = random_values(k * n, 51 + t);
       const int ldb = tb ? k : n, ldc = n + 3;
       std::vector<float> want(static_cast<std::size_t>(m * ldc), 0.5f), got = want;
@@ -196,7 +180,7 @@ TEST_P(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
 TEST_P(PackedGemm, PacksBWhoseRowsAreAPageApartRowByRow) {
   for (const auto& [m, n, ldb] : std::vector<std::tuple<int, int, int>>{{30, 1030, 1030}, {29, 10, 1100}, {26, 530, 1100}}) {
     const int k = static_cast<int>(cpu::packed_gemm_max_depth() + 16);
-    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ldb=" << ldb);
+    SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ldb=" << ldb);
     auto a = random_values(m * k, 81), b = random_values(k * ldb, 91);
     std::vector<float> c(static_cast<std::size_t>(m * n), 0.5f);
     cpu::packed_gemm(false, false, m, n, k, a.data(), k, b.data(), ldb, c.data(), n, /*accumulate=*/false);
@@ -219,7 +203,7 @@ TEST_P(PackedGemm, PacksABlockOfRowsAtATimeWhenARowsBlockOfKIsLarge) {
   const int k = static_cast<int>(cpu::packed_gemm_max_depth());
   const int m = (1 << 22) / k + 13, n = 260;
   for (const bool ta : {false, true}) {
-    SCOPED_TRACE(testing::Message() << "ta=" << ta);
+    SCOPED_TRACE(::testing::Message() << "ta=" << ta);
     auto a = random_values(static_cast<std::int64_t>(m) * k, 61 + ta), b = random_values(k * n, 71);
     const int lda = ta ? m : k;
     std::vector<float> c(static_cast<std::size_t>(m) * n, 0.5f);
@@ -248,7 +232,7 @@ TEST_P(Gemv, MatchesNaiveProductForEveryWidthAndStride) {
   for (int n : widths) {
     for (int k : {0, 1, 2, 7, 64, 131}) {
       for (int inc : {1, 3}) {
-        SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc);
+        SCOPED_TRACE(::testing::Message() << "n=" << n << " k=" << k << " inc=" << inc);
         const int ldb = n + 5;
         auto a = random_values(k * inc, 41 + n), b = random_values(k * ldb, 51 + k);
         std::vector<float> c(static_cast<std::size_t>(n + 16), 0.5f);
@@ -280,7 +264,7 @@ TEST_P(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
     auto b = random_values(static_cast<std::int64_t>(k) * ldb, 91 + n), bias = random_values(n, 93 + n);
     for (int inc : {1, 3}) {
       for (bool relu : {false, true}) {
-        SCOPED_TRACE(testing::Message() << "n=" << n << " k=" << k << " inc=" << inc << " relu=" << relu);
+        SCOPED_TRACE(::testing::Message() << "n=" << n << " k=" << k << " inc=" << inc << " relu=" << relu);
         auto a = random_values(k * inc, 95 + inc);
         // Exactly n floats, so that an unmasked read past the product fails under ASan.
         std::vector<float> c(static_cast<std::size_t>(n), 0.5f);
@@ -301,7 +285,7 @@ TEST_P(Gemv, ReadsALargeMatrixInBlocksOfRowsWithTheSameProduct) {
 TEST_P(Gemv, AddsTheBiasAndAppliesReluBeforeStoring) {
   for (int n : {1, 5, 16, 17, 100, 256, 257, 300}) {
     for (auto [relu, k] : {std::pair{false, 37}, std::pair{true, 37}, std::pair{true, 0}}) {
-      SCOPED_TRACE(testing::Message() << "n=" << n << " relu=" << relu << " k=" << k);
+      SCOPED_TRACE(::testing::Message() << "n=" << n << " relu=" << relu << " k=" << k);
       auto a = random_values(k, 61 + n), b = random_values(k * n, 71 + n), bias = random_values(n, 81 + n);
       std::vector<float> plain(static_cast<std::size_t>(n)), fused(static_cast<std::size_t>(n + 16), 0.5f);
       cpu::gemv_row(n, k, a.data(), 1, b.data(), n, plain.data());
@@ -328,7 +312,7 @@ TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
     for (const cpu::Activation activation :
          {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
       for (const bool ta : {false, true}) {
-        SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " activation=" << int(activation));
+        SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " activation=" << int(activation));
         auto a = random_values(m * k, 5 + m), b = random_values(k * n, 7 + n), bias = random_values(n, 9 + k);
         for (float& v : a) v *= 8.f;  // sums past 6 and below 0
         if (k > 0) a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of C is NaN before the activation

@@ -17,6 +17,7 @@
 #include "core/ops/conv_ops.h"
 #include "core/rng.h"
 #include "core_test_util.h"
+#include "on_every_cpu_path.h"
 
 using namespace strata;
 
@@ -83,23 +84,7 @@ struct Case {
   bool same;
 };
 
-class Winograd : public ::testing::TestWithParam<cpu::Isa> {
- protected:
-  void SetUp() override {
-    const auto supported = cpu::supported_isas();
-    if (std::find(supported.begin(), supported.end(), GetParam()) == supported.end()) {
-      GTEST_SKIP() << "this CPU cannot run the " << cpu::isa_name(GetParam()) << " path (it has "
-                   << cpu::isa_name(cpu::best_isa()) << ")";
-    }
-    path_ = std::make_unique<cpu::ScopedKernelIsa>(GetParam());
-  }
-  void TearDown() override { path_.reset(); }
-
- private:
-  std::unique_ptr<cpu::ScopedKernelIsa> path_;
-};
-
-std::string path_name(const ::testing::TestParamInfo<cpu::Isa>& info) { return cpu::isa_name(info.param); }
+class Winograd : public strata::testing::OnEveryCpuPath {};
 
 TEST_P(Winograd, MatchesTheDirectSumOnEveryShape) {
   // Partial blocks (sizes not multiples of 4), 'valid' padding, one pixel wide, channel
@@ -170,7 +155,7 @@ TEST_P(Winograd, GivesTheSameBitsOnEveryRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPaths, Winograd, ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
-                         path_name);
+                         strata::testing::cpu_path_name);
 
 // The conv2d op and its input gradient on shapes the rule gives to Winograd, 'same' and
 // 'valid', against direct sums: the kernel's transform (rotated for the gradient) and

@@ -34,12 +34,6 @@ Layout layout_of(const Shape& s, int axis) {
 
 constexpr std::int64_t kRowsPerBlock = 256;  // as the reductions' (core/cpu/kernels/reduce.cc)
 
-float* partial_buffer(std::size_t floats) {
-  thread_local std::vector<float> buffer;
-  if (buffer.size() < floats) buffer.resize(floats);
-  return buffer.data();
-}
-
 // Channels last, a row's C channels are looped over a vector at a time (simd::for_lanes:
 // GCC does not vectorize a loop of unknown length at -O2).
 using simd::for_lanes;
@@ -56,7 +50,7 @@ void channel_sums(const Layout& l, Rows rows, Element element, const std::array<
   const std::int64_t C = l.channels;
   if (l.inner == 1) {
     const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kRowsPerBlock - 1) / kRowsPerBlock);
-    float* partials = partial_buffer(static_cast<std::size_t>(blocks * K * C));
+    float* partials = scratch(1, static_cast<std::size_t>(blocks * K * C));
     parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
       for (std::int64_t b = b0; b < b1; ++b) {
         float* acc = partials + b * K * C;

@@ -8,6 +8,7 @@
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
 
@@ -26,12 +27,6 @@ namespace {
 // and the sums depend on the shape alone, not on the thread count.
 constexpr std::int64_t kRowsPerBlock = 256;
 constexpr std::int64_t kBlockedMaxColumns = 1024;
-
-float* partial_buffer(std::size_t floats) {
-  thread_local std::vector<float> buffer;
-  if (buffer.size() < floats) buffer.resize(floats);
-  return buffer.data();
-}
 
 // acc[i] = Σ_r rows[r·width + i] over `count` ≥ 1 rows, four rows per pass.
 void sum_rows(const float* rows, std::int64_t count, std::int64_t width, float* __restrict acc) {
@@ -92,7 +87,7 @@ void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out
     // long run of every row. Bounding them also bounds the partials' buffer.)
     if (kind != Reduction::max && mid >= 2 * kRowsPerBlock && inner <= kBlockedMaxColumns) {  // see kRowsPerBlock
       const std::int64_t blocks = (mid + kRowsPerBlock - 1) / kRowsPerBlock;
-      float* partials = partial_buffer(static_cast<std::size_t>(outer * blocks * inner));
+      float* partials = scratch(0, static_cast<std::size_t>(outer * blocks * inner));
       cpu::parallel_for(outer * blocks, [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t item = b; item < e; ++item) {
           const std::int64_t o = item / blocks, m0 = item % blocks * kRowsPerBlock;
