@@ -243,6 +243,58 @@ std::int64_t blocks_per_pass(const Geom& g, std::int64_t blocks) {
   return std::min(rows_of_24(pass + 23), blocks);
 }
 
+// A·dY·Aᵀ along one axis (A is Aᵀ's transpose, 6×4): the adjoint of output_1d.
+template <typename T>
+inline void gradient_1d(const T y[4], T r[6]) {
+  r[0] = y[0];
+  r[1] = y[0] + y[1] + y[2] + y[3];
+  r[2] = y[0] - y[1] + y[2] - y[3];
+  r[3] = y[0] + 2.f * y[1] + 4.f * y[2] + 8.f * y[3];
+  r[4] = y[0] - 2.f * y[1] + 4.f * y[2] - 8.f * y[3];
+  r[5] = y[3];
+}
+
+// One block's output gradient (dY(i, j) at src[i·4 + j] + o; a row of zeros past the
+// image's edge) to its 36 points, A·dY·Aᵀ: point (i, j) to w[(i·6 + j)·point_stride + o].
+template <typename T>
+inline void transform_gradient(const float* const* src, std::int64_t o, float* w, std::int64_t point_stride) {
+  T columns[kInput][kTile];  // A·dY
+  for (int j = 0; j < kTile; ++j) {
+    T y[kTile], r[kInput];
+    for (int i = 0; i < kTile; ++i) y[i] = simd::load_as(src[i * kTile + j] + o, T{});
+    gradient_1d(y, r);
+    for (int i = 0; i < kInput; ++i) columns[i][j] = r[i];
+  }
+  for (int i = 0; i < kInput; ++i) {
+    T r[kInput];
+    gradient_1d(columns[i], r);
+    for (int j = 0; j < kInput; ++j) simd::store(w + (i * kInput + j) * point_stride + o, r[j]);
+  }
+}
+
+// Blocks [first + b0, first + b1): each block's output gradient to the 36 points' rows
+// (laid out by `in`).
+void transform_gradients(const Geom& g, const float* dy, std::int64_t first, std::int64_t b0, std::int64_t b1,
+                         float* w, const Strides& in) {
+  constexpr int kLanes = simd::kLanes;
+  float* zeros = thread_buffer(kZeros, static_cast<std::size_t>(g.o));
+  std::fill_n(zeros, g.o, 0.f);
+  const float* src[kTile * kTile];
+  for (std::int64_t b = b0; b < b1; ++b) {
+    const Block at = block_at(g, first + b);
+    for (int i = 0; i < kTile; ++i) {
+      for (int j = 0; j < kTile; ++j) {
+        const bool inside = at.oy + i < g.oh && at.ox + j < g.ow;
+        src[i * kTile + j] = inside ? dy + ((at.n * g.oh + at.oy + i) * g.ow + at.ox + j) * g.o : zeros;
+      }
+    }
+    float* rows = w + b * in.block;
+    std::int64_t o = 0;
+    for (; o + kLanes <= g.o; o += kLanes) transform_gradient<Vec>(src, o, rows, in.point);
+    for (; o < g.o; ++o) transform_gradient<float>(src, o, rows, in.point);
+  }
+}
+
 }  // namespace
 
 bool winograd_supports(const Geom& g) {
@@ -352,6 +404,52 @@ void winograd_conv2d(const Geom& g, const float* x, const WinogradKernel& u, flo
       transform_outputs(g, m, ms, first, b0, b1, y, epilogue);
     }, 2);
   }
+}
+
+void winograd_conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* dk) {
+  const std::int64_t blocks = g.n * ((g.oh + kTile - 1) / kTile) * ((g.ow + kTile - 1) / kTile);
+  const std::int64_t plane = g.c * g.o;
+  // dU, the gradient of the transformed kernel: point p's C×O matrix at p·C·O, summed over
+  // every block, pass after pass (each point by one thread: the same bits on any count).
+  float* du = thread_buffer(kKernelPoint, static_cast<std::size_t>(kWinogradPoints * plane));
+  std::fill_n(du, kWinogradPoints * plane, 0.f);
+  if (blocks > 0) {
+    const std::int64_t pass = blocks_per_pass(g, blocks);
+    float* v = thread_buffer(kInputs, static_cast<std::size_t>(kWinogradPoints * pass * g.c));
+    float* w = thread_buffer(kProducts, static_cast<std::size_t>(kWinogradPoints * pass * g.o));
+    for (std::int64_t first = 0; first < blocks; first += pass) {
+      const std::int64_t count = std::min(pass, blocks - first);
+      // Point-major: each point's rows (blocks × C, blocks × O) one matrix, the depth of
+      // its product.
+      const Strides vs{g.c, count * g.c}, ws{g.o, count * g.o};
+      parallel_for(count, [&](std::int64_t b0, std::int64_t b1) {
+        transform_inputs(g, x, first, b0, b1, v, vs);
+        transform_gradients(g, dy, first, b0, b1, w, ws);
+      }, 2);
+      // dU_p (C × O) += V_pᵀ (C × blocks) · W_p (blocks × O).
+      parallel_for(kWinogradPoints, [&](std::int64_t p0, std::int64_t p1) {
+        for (std::int64_t p = p0; p < p1; ++p) {
+          gemm_serial(true, false, g.c, g.o, count, v + p * vs.point, g.c, w + p * ws.point, g.o, du + p * plane, g.o,
+                      true);
+        }
+      }, 2);
+    }
+  }
+  // dk = Gᵀ·dU·G: tap (ky, kx) is Σ over points (ξ, ν) of G[ξ][ky]·G[ν][kx]·dU_ξν.
+  parallel_for(9, [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t tap = t0; tap < t1; ++tap) {
+      float* __restrict out = dk + tap * plane;
+      std::fill_n(out, plane, 0.f);
+      for (int p = 0; p < kWinogradPoints; ++p) {
+        const float coefficient = kG[p / kInput][tap / 3] * kG[p % kInput][tap % 3];
+        if (coefficient == 0.f) continue;
+        const float* __restrict from = du + p * plane;
+        simd::for_lanes(plane, [&](std::int64_t i, auto t) {
+          simd::store(out + i, simd::load_as(out + i, t) + coefficient * simd::load_as(from + i, t));
+        });
+      }
+    }
+  }, 1);
 }
 
 }  // namespace strata::cpu

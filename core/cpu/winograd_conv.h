@@ -60,4 +60,11 @@ class WinogradKernel {
 void winograd_conv2d(const ops::Conv2DGeometry& g, const float* x, const WinogradKernel& u, float* y,
                      const Epilogue& epilogue);
 
+// The kernel's gradient, dk (3, 3, C, O), of the same convolution from x and dy: each
+// block's inputs transformed as above (Bᵀ·d·B) and its output gradient by the adjoint of
+// the output transform (A·dY·Aᵀ), 36 products summed over the blocks (the transformed
+// kernel's gradient), and Gᵀ·dU·G back to the 3×3 taps. In parallel on the worker pool;
+// the same bits on any thread count.
+void winograd_conv2d_filter_grad(const ops::Conv2DGeometry& g, const float* x, const float* dy, float* dk);
+
 }  // namespace strata::cpu

@@ -1,9 +1,9 @@
 // Winograd's F(4×4, 3×3) convolution (core/cpu/winograd_conv.h) against a direct sum in
 // double: partial blocks at the image's edges, 'same' and 'valid' padding, channel counts
 // that leave a remainder after whole vectors, a batch, the epilogue (bias, residual,
-// relu6, silu), a pass of blocks smaller than the work; on every path of the GEMM this CPU
-// can run. Then the conv2d op: where the rule picks Winograd, the kernel is transformed
-// once and redone when the weights change.
+// relu6, silu), a pass of blocks smaller than the work, and the kernel's gradient; on
+// every path of the GEMM this CPU can run. Then the conv2d op and its gradients: where the
+// rule picks Winograd, the kernel is transformed once and redone when the weights change.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +109,44 @@ TEST_P(Winograd, MatchesTheDirectSumOnEveryShape) {
   }
 }
 
+// dk[ky, kx, c, o] = Σ x[n, oy + ky − pt, ox + kx − pl, c]·dy[n, oy, ox, o], in double.
+std::vector<float> direct_filter_gradient(const ops::Conv2DGeometry& g, const std::vector<float>& x,
+                                          const std::vector<float>& dy) {
+  std::vector<float> dk(static_cast<std::size_t>(9 * g.c * g.o));
+  for (std::int64_t ky = 0; ky < 3; ++ky)
+    for (std::int64_t kx = 0; kx < 3; ++kx)
+      for (std::int64_t c = 0; c < g.c; ++c)
+        for (std::int64_t o = 0; o < g.o; ++o) {
+          double sum = 0;
+          for (std::int64_t n = 0; n < g.n; ++n)
+            for (std::int64_t oy = 0; oy < g.oh; ++oy)
+              for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+                const std::int64_t iy = oy + ky - g.pt, ix = ox + kx - g.pl;
+                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+                sum += static_cast<double>(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
+                       dy[((n * g.oh + oy) * g.ow + ox) * g.o + o];
+              }
+          dk[((ky * 3 + kx) * g.c + c) * g.o + o] = static_cast<float>(sum);
+        }
+  return dk;
+}
+
+TEST_P(Winograd, FilterGradientMatchesTheDirectSum) {
+  // Partial blocks, 'valid' padding, channel counts around a vector, a batch; the last
+  // needs several passes (each point's sums carried from pass to pass).
+  const Case cases[] = {{1, 4, 4, 1, 1, true},   {1, 7, 5, 3, 2, true},    {2, 9, 11, 17, 19, false},
+                        {3, 13, 10, 33, 40, true}, {1, 10, 9, 64, 24, true}, {8, 36, 36, 32, 40, true}};
+  for (const Case& t : cases) {
+    const ops::Conv2DGeometry g = geometry(t.n, t.h, t.w, t.c, t.o, t.same);
+    const auto x = random_values(g.n * g.h * g.w * g.c, 21);
+    const auto dy = random_values(g.n * g.oh * g.ow * g.o, 22);
+    std::vector<float> dk(static_cast<std::size_t>(9 * g.c * g.o), -7.f);
+    cpu::winograd_conv2d_filter_grad(g, x.data(), dy.data(), dk.data());
+    EXPECT_LT(relative_error(dk, direct_filter_gradient(g, x, dy)), 2e-5)
+        << "n=" << t.n << " h=" << t.h << " w=" << t.w << " c=" << t.c << " o=" << t.o << (t.same ? " same" : " valid");
+  }
+}
+
 TEST_P(Winograd, AppliesTheEpilogueToEveryOutput) {
   // Point-major and block-major products (fewer and more than 64 channels out).
   for (const ops::Conv2DGeometry& g : {geometry(2, 10, 7, 20, 37, true), geometry(1, 9, 6, 70, 66, true)}) {
@@ -157,10 +195,10 @@ TEST_P(Winograd, GivesTheSameBitsOnEveryRun) {
 INSTANTIATE_TEST_SUITE_P(CpuPaths, Winograd, ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
                          strata::testing::cpu_path_name);
 
-// The conv2d op and its input gradient on shapes the rule gives to Winograd, 'same' and
+// The conv2d op and its two gradients on shapes the rule gives to Winograd, 'same' and
 // 'valid', against direct sums: the kernel's transform (rotated for the gradient) and
 // its cache, run twice (the second run reads the cached transform).
-TEST(WinogradOps, Conv2dAndItsInputGradientMatchDirectSums) {
+TEST(WinogradOps, Conv2dAndItsGradientsMatchDirectSums) {
   for (const bool same : {true, false}) {
     SCOPED_TRACE(same ? "same" : "valid");
     const ops::Conv2DGeometry g = geometry(2, 13, 9, 24, 40, same);
@@ -184,7 +222,8 @@ TEST(WinogradOps, Conv2dAndItsInputGradientMatchDirectSums) {
     const Output dys = graph.placeholder({dy.shape(), dy.dtype()}, "dy");
     const Output y = ops::conv2d(xs, ks, params);
     const Output dx = ops::conv2d_backprop_input(dys, ks, {g.h, g.w}, params);
-    Program program(graph, {xs, ks, dys}, {y, dx});
+    const Output dk = ops::conv2d_backprop_filter(xs, dys, {3, 3}, params);
+    Program program(graph, {xs, ks, dys}, {y, dx, dk});
     for (int run = 0; run < 2; ++run) {
       const std::vector<Tensor> out = program.run({x, k, dy});
       const std::vector<float> yv(out[0].data<float>(), out[0].data<float>() + out[0].size());
@@ -209,6 +248,8 @@ TEST(WinogradOps, Conv2dAndItsInputGradientMatchDirectSums) {
             }
       const std::vector<float> dxv(out[1].data<float>(), out[1].data<float>() + out[1].size());
       EXPECT_LT(relative_error(dxv, want), 2e-5) << "run " << run;
+      const std::vector<float> dkv(out[2].data<float>(), out[2].data<float>() + out[2].size());
+      EXPECT_LT(relative_error(dkv, direct_filter_gradient(g, xv, dyv)), 2e-5) << "run " << run;
     }
   }
 }

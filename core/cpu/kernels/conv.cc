@@ -375,6 +375,10 @@ void conv2d_backprop_filter_kernel(KernelContext& ctx) {
     cpu::depthwise_conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
     return;
   }
+  if (cpu::winograd_applies(g)) {
+    cpu::winograd_conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
+    return;
+  }
   conv2d_filter_grad(g, x.data<float>(), dy.data<float>(), dk.data<float>());
 }
 
