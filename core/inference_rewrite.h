@@ -35,6 +35,7 @@ struct InferenceRewrites {
   int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue
   int identities_dropped = 0;  // identity nodes bypassed
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
+  int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
 };
 
 struct InferenceRewriteOptions {

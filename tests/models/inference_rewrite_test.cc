@@ -99,6 +99,7 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_GE(did.activations_fused, c.at_least.activations_fused);
   EXPECT_GE(did.identities_dropped, c.at_least.identities_dropped);
   EXPECT_GE(did.residuals_fused, c.at_least.residuals_fused);
+  EXPECT_GE(did.pads_folded, c.at_least.pads_folded);
   const Program& predict = inference_of(m).predict_program();
   const Graph& graph = inference_of(m).graph();
   EXPECT_EQ(steps_of(predict, graph, "training_select"), 0);
@@ -186,6 +187,19 @@ Model dense_bn_dropout_dense() {
   return Model(in, layers::Dense(3, {.activation = "relu"})(y));
 }
 
+// ZeroPadding2D before a stride-2 depthwise layer (MobileNetV2's uneven pad) and before a
+// 3x3 convolution; and one before a max pooling, which keeps its pad (pooling's padding is
+// not zeros).
+Model zero_padding_convs() {
+  auto in = Input({7, 6, 8});
+  auto y = layers::ZeroPadding2D({{0, 1}, {0, 1}})(in);
+  y = layers::DepthwiseConv2D(3, {.strides = 2, .padding = "valid"})(y);
+  y = layers::ZeroPadding2D(1)(y);
+  y = layers::Conv2D(16, 3, {.activation = "relu"})(y);
+  y = layers::ZeroPadding2D(1)(y);
+  return Model(in, layers::MaxPooling2D(3, {.strides = 2})(y));
+}
+
 Model bn_after_add() {
   auto in = Input({4, 4, 3});
   auto a = layers::Conv2D(3, 1)(in);
@@ -212,8 +226,20 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 3, .affines_folded = 6, .activations_fused = 4, .residuals_fused = 3}},
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 2, .affines_folded = 1, .identities_dropped = 1}},
-        Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}}),
+        Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}},
+        Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {
+  set_random_seed(7);
+  Model m = zero_padding_convs();
+  randomize_weights(m, 11);
+  std::mt19937 rng(3);
+  m.predict(random_tensor(Shape{2, 7, 6, 8}, rng, -2.f, 2.f));
+  const CompiledModel& c = inference_of(m);
+  EXPECT_EQ(c.inference_rewrites().pads_folded, 2);
+  EXPECT_EQ(steps_of(c.predict_program(), c.graph(), "pad"), 1) << "the pad before the max pooling stays";
+}
 
 TEST(InferenceRewriteTraining, TrainingProgramsRunTheGraphAsBuilt) {
   set_random_seed(5);
