@@ -20,17 +20,12 @@
 #include "core/variable.h"
 #include "core_test_util.h"
 #include "strata.h"
+#include "thread_count.h"
 
 using namespace strata;
 using namespace strata::testing;
 
 namespace {
-
-struct ThreadCount {
-  explicit ThreadCount(int n) : saved(cpu::num_threads()) { cpu::set_num_threads(n); }
-  ~ThreadCount() { cpu::set_num_threads(saved); }
-  int saved;
-};
 
 // act(x · kernel + bias) in double precision.
 std::vector<double> reference_layer(const std::vector<double>& x, const Tensor& kernel, const Tensor* bias,

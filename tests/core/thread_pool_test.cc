@@ -13,16 +13,12 @@
 #include <vector>
 
 #include "core/cpu/parallel.h"
+#include "thread_count.h"
 
 namespace strata {
 namespace {
 
-// Restores the process's thread count when a test changes it.
-struct ThreadCount {
-  explicit ThreadCount(int n) : saved(cpu::num_threads()) { cpu::set_num_threads(n); }
-  ~ThreadCount() { cpu::set_num_threads(saved); }
-  int saved;
-};
+using testing::ThreadCount;
 
 TEST(ThreadPool, RunsEveryTaskOnceOnDistinctThreads) {
   ThreadCount threads(3);
