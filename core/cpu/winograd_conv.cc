@@ -450,6 +450,7 @@ void winograd_conv2d(const Geom& g, const float* x, const WinogradKernel& u, flo
 // The filter gradient's chunks in the private schedule: a fixed count, not one per thread,
 // so that the sums' order (and the bits) do not depend on the number of threads.
 constexpr std::int64_t kFilterGradChunks = 16;
+constexpr std::int64_t kChunkSumFloats = std::int64_t{1} << 19;
 
 void winograd_conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* dk) {
   const std::int64_t blocks = g.n * ((g.oh + kTile - 1) / kTile) * ((g.ow + kTile - 1) / kTile);
@@ -475,7 +476,10 @@ void winograd_conv2d_filter_grad(const Geom& g, const float* x, const float* dy,
     const std::int64_t group =
         std::min(blocks, std::max<std::int64_t>(4, kGroupFloats / (kWinogradPoints * (g.c + g.o))) / 4 * 4);
     const std::int64_t groups = (blocks + group - 1) / group;
-    const std::int64_t chunks = std::min(kFilterGradChunks, groups);
+    // At most kChunkSumFloats of chunk sums (their writes and the final sum cost as much
+    // as the products at 64x64 channels), in an even count: two threads take equal shares.
+    const std::int64_t by_memory = std::max<std::int64_t>(2, kChunkSumFloats / (kWinogradPoints * plane) / 2 * 2);
+    const std::int64_t chunks = std::min({kFilterGradChunks, by_memory, groups});
     float* partial = thread_buffer(kChunkSums, static_cast<std::size_t>(chunks * kWinogradPoints * plane));
     parallel_for(chunks, [&](std::int64_t c0, std::int64_t c1) {
       float* v = thread_buffer(kInputs, pass_floats(group, g.c));

@@ -3,8 +3,9 @@
 // after it (1 for channels last, Keras's default). Per-channel sums run over blocks of
 // rows (channels last) or over whole channels (otherwise), each block or channel summed by
 // one thread, the partials added in block order: the sums depend on the shape alone, not
-// on the thread count. Forward: the mean, the variance of (x − mean), then the
-// normalization, three passes; the gradient: the sums of dy and of dy·(x − mean), then dx.
+// on the thread count. Forward: the mean and the variance (channels last in one pass, by
+// blocks; otherwise the mean, then the variance of x − mean), then the normalization; the
+// gradient: the sums of dy and of dy·(x − mean), then dx.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -40,23 +41,41 @@ using simd::for_lanes;
 using simd::load_as;
 using simd::store;
 
-// out[k][c] = Σ over channel c's elements of its K terms. Channels last, rows(r, acc)
-// adds row r's terms to acc (K arrays of C floats, acc[k·C + c]) and runs over blocks
-// of rows, one thread a block, the blocks' partials added in order; otherwise
-// element(c, i, v) writes element i's terms into v, and each channel is summed by one
-// thread. The sums depend on the shape alone.
-template <int K, typename Rows, typename Element>
-void channel_sums(const Layout& l, Rows rows, Element element, const std::array<float*, K>& out) {
+// out[k][c] = Σ over channel c's elements of its K terms. Channels last,
+// terms(r, c, t, v) writes row r's K terms for the channels [c, c + lanes of t) into v[K];
+// rows run in blocks, one thread a block, each block's sums held in registers (four rows
+// at a time into four partial sums: kept in memory, each row's add had waited for the
+// last one's store), the blocks' partials added in order. Otherwise element(c, i, v)
+// writes element i's terms into v, and each channel is summed by one thread. The sums
+// depend on the shape alone.
+template <int K, typename Terms, typename Element>
+void channel_sums(const Layout& l, Terms terms, Element element, const std::array<float*, K>& out) {
   const std::int64_t C = l.channels;
   if (l.inner == 1) {
     const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kRowsPerBlock - 1) / kRowsPerBlock);
     float* partials = scratch(1, static_cast<std::size_t>(blocks * K * C));
     parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
       for (std::int64_t b = b0; b < b1; ++b) {
-        float* acc = partials + b * K * C;
-        std::fill_n(acc, K * C, 0.f);
-        const std::int64_t r1 = std::min(l.outer, (b + 1) * kRowsPerBlock);
-        for (std::int64_t r = b * kRowsPerBlock; r < r1; ++r) rows(r, acc);
+        const std::int64_t r0 = b * kRowsPerBlock, r1 = std::min(l.outer, r0 + kRowsPerBlock);
+        for_lanes(C, [&](std::int64_t c, auto t) {
+          using T = decltype(t);
+          T sums[K][4] = {};
+          T v[K];
+          std::int64_t r = r0;
+          for (; r + 4 <= r1; r += 4) {
+            for (int j = 0; j < 4; ++j) {
+              terms(r + j, c, t, v);
+              for (int k = 0; k < K; ++k) sums[k][j] += v[k];
+            }
+          }
+          for (; r < r1; ++r) {
+            terms(r, c, t, v);
+            for (int k = 0; k < K; ++k) sums[k][0] += v[k];
+          }
+          for (int k = 0; k < K; ++k) {
+            store(partials + (b * K + k) * C + c, (sums[k][0] + sums[k][1]) + (sums[k][2] + sums[k][3]));
+          }
+        });
       }
     }, threshold_for(kRowsPerBlock * C));
     for (int k = 0; k < K; ++k) {
@@ -102,6 +121,85 @@ void for_each_element(const Layout& l, Row row, Element element) {
   }, threshold_for(l.inner));
 }
 
+// One block's moments for the channels [c, c + lanes) of T: `rows` rows of x (row stride
+// C, from x) into out[0] = m_b (their mean), out[stride] = Σ(x − m_b), out[2·stride] =
+// Σ(x − m_b)². Sums in registers, four rows at a time in four partial sums: kept in
+// memory, each row's add waited for the last one's store (the statistics ran at half the
+// speed of the normalization that reads and writes as much).
+template <typename T>
+void block_moments(const float* x, std::int64_t C, std::int64_t rows, float* out, std::int64_t stride, T) {
+  T sum[4] = {};
+  std::int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    for (int k = 0; k < 4; ++k) sum[k] += load_as(x + (r + k) * C, T{});
+  }
+  for (; r < rows; ++r) sum[0] += load_as(x + r * C, T{});
+  const float per = rows > 0 ? 1.f / static_cast<float>(rows) : 1.f;
+  const T mean = ((sum[0] + sum[1]) + (sum[2] + sum[3])) * per;
+  T residual[4] = {}, squares[4] = {};
+  for (r = 0; r + 4 <= rows; r += 4) {
+    for (int k = 0; k < 4; ++k) {
+      const T d = load_as(x + (r + k) * C, T{}) - mean;
+      residual[k] += d;
+      squares[k] += d * d;
+    }
+  }
+  for (; r < rows; ++r) {
+    const T d = load_as(x + r * C, T{}) - mean;
+    residual[0] += d;
+    squares[0] += d * d;
+  }
+  store(out, mean);
+  store(out + stride, (residual[0] + residual[1]) + (residual[2] + residual[3]));
+  store(out + 2 * stride, (squares[0] + squares[1]) + (squares[2] + squares[3]));
+}
+
+// The batch's mean and variance per channel, channels last, in one pass over x from
+// memory: each block of kRowsPerBlock rows its own mean m_b, then, while the block is in
+// cache, Σ(x − m_b) and Σ(x − m_b)² (Chan, Golub and LeVeque's corrected two-pass sums);
+// the blocks combined in block order, in double, by the pairwise update
+// M2 = Σ [M2_b + n_b·(mean_b − mean)²]. Two passes over the whole batch read x from memory
+// twice. mean_b − mean is taken in double because, for values far from zero with a small
+// spread, float block means would round it (tests/core/batch_norm_statistics_test.cc).
+// The sums depend on the shape alone.
+void block_statistics(const Layout& l, const float* px, float* mean, float* variance) {
+  const std::int64_t C = l.channels;
+  const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kRowsPerBlock - 1) / kRowsPerBlock);
+  // Block b: m_b, Σ(x − m_b), Σ(x − m_b)².
+  float* partials = scratch(1, static_cast<std::size_t>(blocks * 3 * C));
+  parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
+    for (std::int64_t b = b0; b < b1; ++b) {
+      float* block = partials + b * 3 * C;
+      const std::int64_t r0 = b * kRowsPerBlock, r1 = std::min(l.outer, r0 + kRowsPerBlock);
+      for_lanes(C, [&](std::int64_t c, auto t) { block_moments(px + r0 * C + c, C, r1 - r0, block + c, C, t); });
+    }
+  }, threshold_for(kRowsPerBlock * C));
+  const auto rows_in = [&](std::int64_t b) {
+    return static_cast<double>(std::min(l.outer, (b + 1) * kRowsPerBlock) - b * kRowsPerBlock);
+  };
+  // As reduce_mean: a mean over no elements is 0.
+  const double per = l.outer > 0 ? 1.0 / static_cast<double>(l.outer) : 1.0;
+  for (std::int64_t c = 0; c < C; ++c) {
+    double sum = 0;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const float* block = partials + b * 3 * C;
+      sum += rows_in(b) * static_cast<double>(block[c]) + static_cast<double>(block[C + c]);
+    }
+    const double batch_mean = sum * per;
+    double m2 = 0;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const float* block = partials + b * 3 * C;
+      const double n = rows_in(b);
+      if (n == 0) continue;
+      const double residual = block[C + c];
+      const double d = static_cast<double>(block[c]) + residual / n - batch_mean;
+      m2 += static_cast<double>(block[2 * C + c]) - residual * residual / n + n * d * d;
+    }
+    mean[c] = static_cast<float>(batch_mean);
+    variance[c] = static_cast<float>(m2 * per);
+  }
+}
+
 // The normalization's factor per channel: γ / √(variance + ε), in the composite's order
 // (ops::batch_normalization_inference): 1/√(variance + ε), then times γ.
 void scales(const float* gamma, const float* variance, float epsilon, std::int64_t channels, float* out) {
@@ -119,26 +217,16 @@ void batch_normalization_kernel(KernelContext& ctx) {
   const float* beta = ctx.input(2).data<float>();
   float* mean = ctx.output(1).data<float>();
   float* variance = ctx.output(2).data<float>();
-  if (ctx.training) {
+  if (ctx.training && l.inner == 1) {
+    block_statistics(l, px, mean, variance);
+  } else if (ctx.training) {
     // As reduce_mean: a mean over no elements is 0.
     const float per = l.count() > 0 ? 1.f / static_cast<float>(l.count()) : 1.f;
-    channel_sums<1>(
-        l,
-        [&](std::int64_t r, float* acc) {
-          const float* xr = px + r * C;
-          for_lanes(C, [&](std::int64_t c, auto t) { store(acc + c, load_as(acc + c, t) + load_as(xr + c, t)); });
-        },
-        [&](std::int64_t, std::int64_t i, float* v) { v[0] = px[i]; }, {mean});
+    const auto rows_unused = [](std::int64_t, std::int64_t, auto, auto*) {};  // channels last: block_statistics
+    channel_sums<1>(l, rows_unused, [&](std::int64_t, std::int64_t i, float* v) { v[0] = px[i]; }, {mean});
     for (std::int64_t c = 0; c < C; ++c) mean[c] *= per;
     channel_sums<1>(
-        l,
-        [&](std::int64_t r, float* acc) {
-          const float* xr = px + r * C;
-          for_lanes(C, [&](std::int64_t c, auto t) {
-            const auto d = load_as(xr + c, t) - load_as(mean + c, t);
-            store(acc + c, load_as(acc + c, t) + d * d);
-          });
-        },
+        l, rows_unused,
         [&](std::int64_t c, std::int64_t i, float* v) {
           const float d = px[i] - mean[c];
           v[0] = d * d;
@@ -183,14 +271,9 @@ void batch_normalization_grad_kernel(KernelContext& ctx) {
   // dbeta = Σ dy, and Σ dy·(x − mean) into dgamma, to be scaled.
   channel_sums<2>(
       l,
-      [&](std::int64_t r, float* acc) {
-        const float* dyr = pdy + r * C;
-        const float* xr = px + r * C;
-        for_lanes(C, [&](std::int64_t c, auto t) {
-          const auto g = load_as(dyr + c, t);
-          store(acc + c, load_as(acc + c, t) + g);
-          store(acc + C + c, load_as(acc + C + c, t) + g * (load_as(xr + c, t) - load_as(mean + c, t)));
-        });
+      [&](std::int64_t r, std::int64_t c, auto t, decltype(t) v[2]) {
+        v[0] = load_as(pdy + r * C + c, t);
+        v[1] = v[0] * (load_as(px + r * C + c, t) - load_as(mean + c, t));
       },
       [&](std::int64_t c, std::int64_t i, float* v) {
         v[0] = pdy[i];
@@ -225,8 +308,8 @@ void batch_normalization_grad_kernel(KernelContext& ctx) {
         const float* xr = px + r * C;
         float* dxr = pdx + r * C;
         for_lanes(C, [&](std::int64_t c, auto t) {
-          store(dxr + c, load_as(a + c, t) * load_as(dyr + c, t) + load_as(b + c, t) * (load_as(xr + c, t) - load_as(mean + c, t)) +
-                             load_as(shift + c, t));
+          const auto centered = load_as(xr + c, t) - load_as(mean + c, t);
+          store(dxr + c, load_as(a + c, t) * load_as(dyr + c, t) + load_as(b + c, t) * centered + load_as(shift + c, t));
         });
       },
       [&](std::int64_t c, std::int64_t i) { pdx[i] = a[c] * pdy[i] + b[c] * (px[i] - mean[c]) + shift[c]; });
