@@ -20,6 +20,7 @@ ExecutionState::ExecutionState(const Program& program)
     KernelContext ctx{program.graph_.node(step.node), {}, {}, false, 0};
     for (int v : step.inputs) ctx.inputs.push_back(resolve(v));
     for (int v : step.outputs) ctx.outputs.push_back(resolve(v));
+    ctx.outputs_read = &step.outputs_read;
     contexts_.push_back(std::move(ctx));
   }
   if (program.device_.type != DeviceType::cpu) {

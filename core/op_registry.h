@@ -52,8 +52,13 @@ struct KernelContext {
   // a kernel only enqueues work on that stream: it returns before the work has run.
   DeviceRun* device_run = nullptr;
   std::unique_ptr<KernelCache> cache;  // this step's, set by its kernel; empty until then
+  // Per output, whether a later step reads it or the run fetches it (set by a Program's
+  // plan; null, every output read). A kernel may skip what nothing reads: the recurrent
+  // kernels' workspace for a backward pass an inference program does not have.
+  const std::vector<char>* outputs_read = nullptr;
   const Tensor& input(int i) const { return *inputs[static_cast<std::size_t>(i)]; }
   Tensor& output(int i) const { return *outputs[static_cast<std::size_t>(i)]; }
+  bool output_read(int i) const { return !outputs_read || (*outputs_read)[static_cast<std::size_t>(i)] != 0; }
 };
 
 // Builds, with ops on the graph, the gradients of a node's inputs from the gradients

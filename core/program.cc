@@ -219,6 +219,7 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
     for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) {
       int v = value_id(node.id, o);
       step.outputs.push_back(v);
+      step.outputs_read.push_back(last_use[v] > pos ? 1 : 0);
       if (node.def->fed) {
         if (values_[v].feed < 0) {
           values_[v].variable = node.id;

@@ -101,6 +101,7 @@ class Program {
     int node = -1;
     std::vector<int> inputs;   // value ids
     std::vector<int> outputs;  // value ids
+    std::vector<char> outputs_read;  // per output: a later step reads it, or it is fetched
     const KernelFn* kernel = nullptr;  // the op's kernel for the Program's device
     // Set when this step and step `paired_with` (the next one that computes anything)
     // may run as one kernel (DeviceKernel::pair), which may still decline at run time.

@@ -132,6 +132,29 @@ TEST(Program, LivenessKeepsValuesThatAreReadLater) {
   EXPECT_LT(p.num_buffers(), 5);
 }
 
+// A kernel learns which of its outputs a later step reads or the run fetches
+// (KernelContext::output_read), so it may skip the rest: the recurrent kernels' workspace
+// in an inference program.
+TEST(Program, TellsAKernelWhichOfItsOutputsAreRead) {
+  static std::vector<bool> seen;
+  if (!OpRegistry::global().contains("test_three_outputs")) {
+    OpRegistry::global().add(OpDef{.name = "test_three_outputs",
+                                   .infer = [](const InferContext& ctx) { return std::vector(3, ctx.inputs[0]); },
+                                   .differentiable = false});
+    OpRegistry::global().add_kernel("test_three_outputs", DeviceType::cpu, {.run = [](KernelContext& ctx) {
+      seen = {ctx.output_read(0), ctx.output_read(1), ctx.output_read(2)};
+      for (int i = 0; i < 3; ++i) ctx.output(i).copy_from(ctx.input(0));
+    }});
+  }
+  Graph g;
+  Output x = g.placeholder({Shape{4}}, "x");
+  const std::vector<Output> three = g.add_node("test_three_outputs", {x});
+  // Output 0 read by a later step, 1 fetched, 2 neither.
+  Program p(g, {x}, {ops::exp(three[0]), three[1]});
+  p.run({uniform({4}, -1, 1, 5)});
+  EXPECT_EQ(seen, (std::vector<bool>{true, true, false}));
+}
+
 TEST(Program, ReturnsTensorsThatLaterRunsDoNotOverwrite) {
   Graph g;
   Output x = g.placeholder({Shape{3}}, "x");

@@ -63,9 +63,9 @@ void act_span(Act a, float* p, std::int64_t n) {
 // parallel loops, then those each thread uses inside them. All distinct.
 enum Slot : int {
   kDropoutMask, kRecurrentMask, kProjection, kDroppedInput, kGateGradX, kGateGradH, kStateIn, kResetState,
-  kRowH, kRowC, kRowHin, kRowRec, kRowTmp1, kRowTmp2, kRowTmp3,
+  kRowH, kRowC, kRowHin, kRowRec, kRowTmp1, kRowTmp2, kRowTmp3, kRowWorkspace,
 };
-static_assert(kRowTmp3 < cpu::kScratchSlots);
+static_assert(kRowWorkspace < cpu::kScratchSlots);
 
 float* scratch(Slot slot, std::int64_t floats) { return cpu::scratch(slot, static_cast<std::size_t>(floats)); }
 
@@ -166,6 +166,7 @@ void sequence_kernel(KernelContext& ctx) {
   float* h_last = ctx.output(1).data<float>();
   float* c_last = ctx.output(2).data<float>();
   float* ws = ctx.output(3).data<float>();
+  const bool keep_workspace = ctx.output_read(3);
   const float* dmask = dropout_mask(c, ctx, c.dropout, B, F, kInputMaskStream, kDropoutMask);
   const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, kRecurrentMaskStream, kRecurrentMask);
 
@@ -204,6 +205,11 @@ void sequence_kernel(KernelContext& ctx) {
     float* rh = scratch(kRowTmp1, H);
     float* zr_tmp = scratch(kRowTmp2, H);
     float* cn_tmp = scratch(kRowTmp3, H);
+    // Without a backward pass to read the workspace (an inference program), each row's
+    // step writes it to one row of scratch, which stays in cache: the workspace of an
+    // LSTM(128) at batch 32 over 50 steps is 5.7 MB written and never read (7% of its
+    // time).
+    float* scratch_workspace = keep_workspace ? nullptr : scratch(kRowWorkspace, K);
     for (std::int64_t s = 0; s < T; ++s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       hin = h;
@@ -219,7 +225,7 @@ void sequence_kernel(KernelContext& ctx) {
         const float m = mask ? mask[b * T + tm] : 1.f;
         const float* zx = xw.data() + (b * T + t) * GH;
         const float* zr = rec.data() + lb * GH;
-        float* w = ws + (b * T + s) * K;
+        float* w = keep_workspace ? ws + (b * T + s) * K : scratch_workspace;
         float* hb = h.data() + lb * H;
         float* cb = cs.data() + lb * H;
         float* yb = y + (b * T + c.y_step(s)) * H;
