@@ -19,7 +19,6 @@ RNNCellImpl::RNNCellImpl(const std::string& class_name, CellConfig config_, cons
   if (config.units <= 0) throw ValueError(class_name + ": units must be positive, got " + std::to_string(config.units));
   activations::validate(config.activation);
   activations::validate(config.recurrent_activation);
-  if (!config.use_bias) throw NotImplementedError(class_name + ": use_bias=false is not supported yet");
   for (double rate : {config.dropout, config.recurrent_dropout}) {
     if (rate < 0.0 || rate >= 1.0) throw ValueError(class_name + ": dropout rates must be in [0, 1)");
   }
@@ -45,15 +44,19 @@ void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) 
   charge_weight(base + "recurrent_kernel", Shape{H, G * H});
   kernel = Variable(base + "kernel", config.kernel_initializer(Shape{input_dim, G * H}));
   recurrent_kernel = Variable(base + "recurrent_kernel", config.recurrent_initializer(Shape{H, G * H}));
-  Tensor b;
-  if (config.kind == "gru" && config.reset_after) {
-    b = config.bias_initializer(Shape{2, G * H});
-  } else {
-    b = config.bias_initializer(Shape{G * H});
-    if (config.kind == "lstm" && config.unit_forget_bias) {
-      float* p = b.data<float>();
-      for (std::int64_t j = H; j < 2 * H; ++j) p[j] = 1.f;
-    }
+  const Shape bias_shape = config.kind == "gru" && config.reset_after ? Shape{2, G * H} : Shape{G * H};
+  if (!config.use_bias) {
+    // Keras keeps no bias (none in its files either); the fused op still adds one, so it
+    // reads zeros held aside: not a weight, not trained, not saved.
+    bias = Variable(base + "zero_bias", Tensor::filled(bias_shape, 0.0f), /*trainable=*/false);
+    weights = {kernel, recurrent_kernel};
+    built = true;
+    return;
+  }
+  Tensor b = config.bias_initializer(bias_shape);
+  if (config.kind == "lstm" && config.unit_forget_bias) {
+    float* p = b.data<float>();
+    for (std::int64_t j = H; j < 2 * H; ++j) p[j] = 1.f;
   }
   bias = Variable(base + "bias", b);
   weights = {kernel, recurrent_kernel, bias};
@@ -118,8 +121,6 @@ CellConfig read_cell_config(const ConfigSource& src, const std::string& kind) {
   with_cell_fields(kind, [&](const auto& fields) { read_keras_fields(src, fields, c); });
   if (c.units == 0) throw ValueError(src.where() + ": config has no 'units'");
   if (c.recurrent_activation.empty()) c.recurrent_activation = "linear";
-  if (!c.use_bias)
-    throw NotImplementedError(src.where() + ": use_bias=false is not supported for recurrent layers");
   FieldSpec seed = spec_of("seed", ValueKind::integer);
   seed.nullable = true;
   std::optional<ConfigValue> given = src.get(seed);

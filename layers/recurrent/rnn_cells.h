@@ -1,6 +1,6 @@
 // The recurrent cell every kind shares (SimpleRNNCell, LSTMCell and GRUCell are this cell
 // with their config: simple_rnn.h, lstm.h, gru.h). A cell owns its weights (kernel,
-// recurrent_kernel, bias) and is attached to exactly one recurrent layer: attaching it to
+// recurrent_kernel and, with use_bias, bias) and is attached to exactly one recurrent layer: attaching it to
 // a second one throws, telling the user to create a new cell. The cell's whole time loop
 // runs as one fused op (core/ops/rnn_ops.cc).
 #pragma once
@@ -62,7 +62,7 @@ void append_cell_keras_specs(KerasClass& k, const std::string& kind);
 void append_cell_keras_values(std::vector<ConfigValue>& out, const CellConfig& c);
 // A cell of `kind` from a config (a cell's, or a recurrent layer's holding one): absent keys
 // keep the kind's defaults; a Keras 2 GRU without reset_after computed reset_after=False; an
-// absent or null seed is drawn; use_bias=false is refused.
+// absent or null seed is drawn.
 CellConfig read_cell_config(const ConfigSource& src, const std::string& kind);
 
 // The result of running a cell over a sequence.
@@ -90,6 +90,7 @@ class RNNCellImpl : public LayerImpl {
   void attach(const LayerImpl* layer);
 
   CellConfig config;
+  // Without use_bias, `bias` holds zeros for the fused op and is not among `weights`.
   Variable kernel, recurrent_kernel, bias;
 
  private:
