@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/batch_matmul.h"
 
 namespace strata::layers {
 
@@ -20,30 +21,41 @@ Output move_last(Output x, int axis) {
   return ops::transpose(x, perm);
 }
 
+// Keras's normalize (keras.ops.normalize, order 2): x · min(rsqrt(Σx²), 1/ε) along the last
+// axis, ε = 1e-7, which is x / sqrt(max(Σx², ε²)).
 Output l2_normalize(Output x) {
   Output sq = ops::reduce_sum(ops::square(x), {-1}, true);
-  return ops::mul(x, ops::div(1.f, ops::sqrt(ops::maximum(sq, 1e-12f))));
+  return ops::mul(x, ops::div(1.f, ops::sqrt(ops::maximum(sq, 1e-14f))));
+}
+
+std::int64_t product(const std::vector<std::int64_t>& dims, std::size_t from, std::size_t to) {
+  std::int64_t p = 1;
+  for (std::size_t i = from; i < to; ++i) p *= dims[i];
+  return p;
 }
 
 }  // namespace
 
 DotImpl::DotImpl(IntPair axes_, DotOptions o) : LayerImpl("Dot", o.name), axes(axes_), options(o) {}
 
+// Keras's batch_dot: the output's axes are a's less the contracted one, then b's less its
+// batch axis and the contracted one; (batch, 1) when only the batch axis is left. Each
+// input is brought to (batch, rest, k), so that one batched product does every rank.
 std::vector<Output> DotImpl::call(Graph&, const std::vector<Output>& inputs) {
   Output a = inputs[0], b = inputs[1];
-  const int ra = a.shape().rank(), rb = b.shape().rank();
-  if (ra < 2 || ra > 3 || rb < 2 || rb > 3) {
-    throw NotImplementedError("Dot supports inputs of rank 2 or 3, got " + a.shape().to_string() + " and " +
-                              b.shape().to_string());
+  const std::string where = "Dot '" + name + "'";
+  if (a.shape().rank() < 2 || b.shape().rank() < 2) {
+    throw ShapeError(where + " needs inputs of rank 2 or more, got " + a.shape().to_string() + " and " +
+                     b.shape().to_string());
   }
   const int axis_a = a.shape().normalize_axis(static_cast<int>(axes.first));
   const int axis_b = b.shape().normalize_axis(static_cast<int>(axes.second));
-  if (axis_a == 0 || axis_b == 0) throw ValueError("Dot cannot contract the batch axis");
+  if (axis_a == 0 || axis_b == 0) throw ValueError(where + " cannot contract the batch axis (axes 0)");
   const std::int64_t ka = a.shape().dims()[axis_a], kb = b.shape().dims()[axis_b];
   if (ka != kb) {
-    throw ShapeError("dimension incompatibility: " + a.shape().to_string() + " axis " + std::to_string(axis_a) +
-                     " has " + std::to_string(ka) + " but " + b.shape().to_string() + " axis " +
-                     std::to_string(axis_b) + " has " + std::to_string(kb));
+    throw ShapeError(where + ": dimension incompatibility: " + a.shape().to_string() + " axis " +
+                     std::to_string(axis_a) + " has " + std::to_string(ka) + " but " + b.shape().to_string() +
+                     " axis " + std::to_string(axis_b) + " has " + std::to_string(kb));
   }
   a = move_last(a, axis_a);
   b = move_last(b, axis_b);
@@ -51,14 +63,20 @@ std::vector<Output> DotImpl::call(Graph&, const std::vector<Output>& inputs) {
     a = l2_normalize(a);
     b = l2_normalize(b);
   }
-  // (B, m, k) and (B, n, k) -> (B, m, 1, k) * (B, 1, n, k), summed over k.
-  const std::int64_t m = ra == 3 ? a.shape()[1] : 1, n = rb == 3 ? b.shape()[1] : 1;
-  Output pa = ops::reshape(a, {-1, m, 1, ka});
-  Output pb = ops::reshape(b, {-1, 1, n, ka});
-  Output y = ops::reduce_sum(ops::mul(pa, pb), {-1});  // (B, m, n)
+  const std::vector<std::int64_t> da = a.shape().dims(), db = b.shape().dims();
+  for (const auto* dims : {&da, &db}) {
+    for (std::size_t i = 1; i < dims->size(); ++i) {
+      if ((*dims)[i] == kUnknownDim) {
+        throw ShapeError(where + " needs every axis but the batch known, got " + inputs[0].shape().to_string() +
+                         " and " + inputs[1].shape().to_string());
+      }
+    }
+  }
+  const std::int64_t m = product(da, 1, da.size() - 1), n = product(db, 1, db.size() - 1);
+  Output y = ops::batch_matmul(ops::reshape(a, {-1, m, ka}), ops::reshape(b, {-1, n, ka}), false, true);
   std::vector<std::int64_t> out{-1};
-  if (ra == 3) out.push_back(m);
-  if (rb == 3) out.push_back(n);
+  out.insert(out.end(), da.begin() + 1, da.end() - 1);
+  out.insert(out.end(), db.begin() + 1, db.end() - 1);
   if (out.size() == 1) out.push_back(1);
   return {ops::reshape(y, out)};
 }

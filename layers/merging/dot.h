@@ -1,7 +1,9 @@
-// Dot: batched dot product of two tensors of rank 2 or 3 over `axes` (one axis for both,
-// or one per input; 1-based non-batch axes as in Keras, negative from the end).
-// normalize = true L2-normalizes both along the contracted axes first (cosine proximity).
-// (batch, k)·(batch, k) -> (batch, 1); (batch, m, k)·(batch, n, k) over (2, 2) -> (batch, m, n).
+// Dot: batched dot product of two tensors of rank 2 or more over `axes` (one axis for both,
+// or one per input; 1-based non-batch axes as in Keras, negative from the end), as Keras's
+// batch_dot: the output has a's axes less the contracted one, then b's less its batch axis
+// and the contracted one. normalize = true L2-normalizes both along the contracted axes
+// first (cosine proximity). (batch, k)·(batch, k) -> (batch, 1); (batch, m, k)·(batch, n, k)
+// over (2, 2) -> (batch, m, n); (batch, p, q, k)·(batch, k, r) over (3, 1) -> (batch, p, q, r).
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 
 #include "golden_json.h"
 #include "layer_golden_case.h"
+#include "layers/merging/dot.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
 #include "layers/recurrent/simple_rnn.h"
@@ -45,11 +46,13 @@ std::vector<std::string> cases_starting_with(const std::vector<std::string>& pre
 }
 
 const std::vector<std::string> kRecurrent{"simple_rnn_", "lstm_", "gru_", "rnn_", "bidirectional_"};
+const std::vector<std::string> kDot{"dot_"};
 
 auto case_name = [](const auto& info) { return testing::test_name_of(info.param); };
 
 INSTANTIATE_TEST_SUITE_P(RecurrentWithoutBias, KerasOptionsGolden, ::testing::ValuesIn(cases_starting_with(kRecurrent)),
                          case_name);
+INSTANTIATE_TEST_SUITE_P(DotHighRank, KerasOptionsGolden, ::testing::ValuesIn(cases_starting_with(kDot)), case_name);
 
 // Without a bias Keras's cells hold two weights, and so do Strata's: nothing to train or
 // save beyond the kernels.
@@ -66,6 +69,15 @@ TEST(RecurrentWithoutBias, CellsHoldOnlyTheirKernels) {
     EXPECT_EQ(paths, (std::vector<std::string>{cell + "kernel", cell + "recurrent_kernel"}));
     EXPECT_EQ(layer->trainable_weights().size(), 2u);
   }
+}
+
+TEST(DotHighRank, OutputShapeIsBatchDotsAndBadAxesAreRefused) {
+  auto out = layers::Dot({3, 1})({Input({2, 3, 4}), Input({4, 5, 6})})[0];
+  EXPECT_EQ(out.shape(), (Shape{kUnknownDim, 2, 3, 5, 6}));
+  EXPECT_THROW_WITH(layers::Dot({3, 2}, {.name = "d"})({Input({2, 3, 4}), Input({4, 5, 6})}), ShapeError, "Dot 'd'",
+                    "axis 3 has 4", "axis 2 has 5");
+  EXPECT_THROW_WITH(layers::Dot(0, {.name = "d"})({Input({2, 3, 4}), Input({4, 5, 6})}), ValueError, "Dot 'd'",
+                    "batch axis");
 }
 
 }  // namespace
