@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "core/error.h"
@@ -40,7 +41,61 @@ void bicubic_row(float* row, double src, std::int64_t start, std::int64_t size) 
   }
 }
 
+// TF's ResizeArea (the op Keras's "area" runs; no half-pixel offset): output o averages
+// the input cells under [o·s, (o+1)·s), s = in/out, each cell by the part of it covered,
+// in float as TF computes. The op scales by 1/(s_rows·s_cols) once; here each axis takes
+// its own 1/s.
+void area_row(float* row, std::int64_t o, std::int64_t start, std::int64_t size, std::int64_t out_size) {
+  const float s = static_cast<float>(size) / static_cast<float>(out_size);
+  const float from = static_cast<float>(o) * s, to = static_cast<float>(o + 1) * s;
+  const auto first = static_cast<std::int64_t>(std::floor(from)), end = static_cast<std::int64_t>(std::ceil(to));
+  for (std::int64_t i = first; i < end; ++i) {
+    const auto cell = static_cast<float>(i);
+    const float covered = cell < from ? (cell + 1 > to ? s : cell + 1 - from) : (cell + 1 > to ? to - cell : 1.0f);
+    // Rounding can reach one cell past the image; TF reads the edge cell again.
+    row[start + std::clamp<std::int64_t>(i, 0, size - 1)] += covered / s;
+  }
+}
+
+// TF's ScaleAndTranslate with a Lanczos kernel of radius a (Keras's "lanczos3" and
+// "lanczos5"), translation 0, antialias off so the kernel keeps its width when shrinking:
+// output o samples at (o + 1/2)/scale, from the cells within a of it, its weights
+// normalized to sum 1; in float as TF computes.
+float lanczos(float a, float x) {
+  constexpr float kPi = 3.14159265359f;
+  x = std::fabs(x);
+  if (x > a) return 0.0f;
+  if (x <= 1e-3f) return 1.0f;  // sin(πx)/(πx)'s limit
+  return a * std::sin(kPi * x) * std::sin(kPi * x / a) / (kPi * kPi * x * x);
+}
+
+void lanczos_row(float* row, float a, std::int64_t o, std::int64_t start, std::int64_t size, std::int64_t out_size) {
+  const float scale = static_cast<float>(out_size) / static_cast<float>(size);
+  const auto inv_scale = static_cast<float>(1.0 / scale);
+  const float sample = (static_cast<float>(o) + 0.5f) * inv_scale;
+  const auto first = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(sample - a - 0.5f)), 0, size - 1);
+  const auto end = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor(sample + a - 0.5f)), 0, size - 1) + 1;
+  std::vector<float> weights;
+  float total = 0.0f;
+  for (std::int64_t i = first; i < end; ++i) {
+    weights.push_back(lanczos(a, static_cast<float>(i) + 0.5f - sample));
+    total += weights.back();
+  }
+  // TF leaves a row whose weights cancel out at zero.
+  if (std::fabs(total) < 1000.0f * std::numeric_limits<float>::min()) return;
+  const float one_over_total = 1.0f / total;
+  for (std::int64_t i = first; i < end; ++i) row[start + i] += weights[i - first] * one_over_total;
+}
+
 }  // namespace
+
+void check_resize_interpolation(const std::string& layer, const std::string& interpolation) {
+  for (const char* known : {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"}) {
+    if (interpolation == known) return;
+  }
+  throw ValueError(layer + ": interpolation must be one of bilinear, nearest, bicubic, area, lanczos3, " +
+                   "lanczos5; got '" + interpolation + "'");
+}
 
 std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
                                         std::int64_t out_size, const std::string& interpolation) {
@@ -48,6 +103,14 @@ std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
   const double scale = static_cast<double>(window.size) / static_cast<double>(out_size);
   for (std::int64_t o = 0; o < out_size; ++o) {
     float* row = m.data() + o * in_size;
+    if (interpolation == "area") {
+      area_row(row, o, window.start, window.size, out_size);
+      continue;
+    }
+    if (interpolation == "lanczos3" || interpolation == "lanczos5") {
+      lanczos_row(row, interpolation == "lanczos3" ? 3.0f : 5.0f, o, window.start, window.size, out_size);
+      continue;
+    }
     if (interpolation == "nearest") {
       const auto src = std::min(static_cast<std::int64_t>(std::floor((o + 0.5) * scale)), window.size - 1);
       row[window.start + src] = 1.0f;
@@ -94,10 +157,7 @@ Variable transposed_matrix(const std::string& path, std::int64_t in_size, AxisWi
 ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std::int64_t in_w,
                                AxisWindow rows, AxisWindow cols, std::int64_t out_h,
                                std::int64_t out_w, const std::string& interpolation) {
-  if (interpolation != "bilinear" && interpolation != "nearest" && interpolation != "bicubic") {
-    throw NotImplementedError(layer + ": interpolation '" + interpolation +
-                              "' is not supported (bilinear, nearest and bicubic are)");
-  }
+  check_resize_interpolation(layer, interpolation);
   // The matrices are (in, out) per axis: sizes from a damaged file must neither be empty
   // nor make a matrix no machine holds (nor overflow its element count).
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;

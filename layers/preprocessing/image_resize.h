@@ -1,7 +1,8 @@
-// Image resizing as TF's resize (antialias off, half-pixel centers) does it, for the
-// Resizing and CenterCrop layers: each output row (column) is a fixed weighted sum of
-// input rows (columns), so resizing is two matrix products with interpolation matrices
-// made once from the sizes. Gradients come from the products.
+// Image resizing as TF's resize (antialias off; half-pixel centers but for area, whose op
+// has none) does it, for the Resizing, CenterCrop and UpSampling2D layers: each output row
+// (column) is a fixed weighted sum of input rows (columns), so resizing is two matrix
+// products with interpolation matrices made once from the sizes. Gradients come from the
+// products.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,12 @@ struct AxisWindow {
   std::int64_t size = 0;
 };
 
+// Throws ValueError, naming `layer` and the value, unless `interpolation` is one of Keras's
+// resize interpolations: bilinear, nearest, bicubic, area, lanczos3, lanczos5.
+void check_resize_interpolation(const std::string& layer, const std::string& interpolation);
+
 // Row-major (out_size, in_size) weights mapping `window` of an axis of length in_size to
-// out_size positions. interpolation: "bilinear", "nearest" or "bicubic".
+// out_size positions. interpolation: one of check_resize_interpolation's.
 std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
                                         std::int64_t out_size, const std::string& interpolation);
 

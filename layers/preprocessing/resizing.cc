@@ -32,6 +32,7 @@ ResizingImpl::ResizingImpl(std::int64_t height_, std::int64_t width_, ResizingOp
   if (options.crop_to_aspect_ratio && options.pad_to_aspect_ratio)
     throw ValueError(where + ": crop_to_aspect_ratio and pad_to_aspect_ratio are exclusive");
   if (options.antialias) throw NotImplementedError(where + ": antialias=True is not supported");
+  check_resize_interpolation(where, options.interpolation);
   if (options.fill_mode != "constant")
     throw ValueError(where + ": fill_mode must be 'constant', got '" + options.fill_mode + "'");
   is_channels_first(options.data_format);  // validates

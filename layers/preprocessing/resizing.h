@@ -12,7 +12,7 @@
 namespace strata::layers {
 
 struct ResizingOptions {  // Keras signature order (after height, width)
-  std::string interpolation = "bilinear";  // "bilinear", "nearest" or "bicubic"
+  std::string interpolation = "bilinear";  // or nearest, bicubic, area, lanczos3, lanczos5
   bool crop_to_aspect_ratio = false;
   bool pad_to_aspect_ratio = false;
   std::string fill_mode = "constant";  // the only mode Keras has

@@ -1,10 +1,12 @@
 #include "layers/reshaping/upsampling.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/pool_ops.h"
+#include "layers/preprocessing/resizing.h"
 
 namespace strata::layers {
 
@@ -36,18 +38,50 @@ UpSamplingImpl<Rank>::UpSamplingImpl(Window<Rank> size_, UpSamplingOptions<Rank>
   check_positive(class_name(), "size", window_vec(size));
   channels_first(options);  // refuses an unknown data_format now, not at the first call
   if constexpr (Rank == 2) {
+    // Keras lower-cases it, and writes it lower-cased.
+    std::transform(options.interpolation.begin(), options.interpolation.end(), options.interpolation.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (options.interpolation != "nearest") {
-      throw NotImplementedError(class_name() + ": interpolation '" + options.interpolation +
-                                "' is not supported (only 'nearest')");
+      check_resize_interpolation(class_name() + " '" + name + "'", options.interpolation);
     }
   }
 }
 
 template <int Rank>
-std::vector<Output> UpSamplingImpl<Rank>::call(Graph&, const std::vector<Output>& inputs) {
+bool UpSamplingImpl<Rank>::interpolates() const {
+  if constexpr (Rank == 2) {
+    return options.interpolation != "nearest";
+  } else {
+    return false;
+  }
+}
+
+template <int Rank>
+void UpSamplingImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
+  if constexpr (Rank == 2) {
+    if (!interpolates()) return;
+    const std::string where = class_name() + " '" + name + "'";
+    const auto [rows, cols] = image_size(inputs[0].shape, options.data_format, where);
+    // resize_matrices bounds the output sizes; the products must not overflow first.
+    constexpr std::int64_t kMaxSide = std::int64_t{1} << 28;
+    if (size.first > kMaxSide / rows || size.second > kMaxSide / cols) {
+      throw ValueError(where + ": size (" + std::to_string(size.first) + ", " + std::to_string(size.second) +
+                       ") makes images of more than 2^28 rows or columns from " + inputs[0].shape.to_string());
+    }
+    matrices_ = resize_matrices(where, rows, cols, {0, rows}, {0, cols}, rows * size.first, cols * size.second,
+                                options.interpolation);
+  }
+}
+
+template <int Rank>
+std::vector<Output> UpSamplingImpl<Rank>::call(Graph& graph, const std::vector<Output>& inputs) {
   const bool cf = channels_first(options);
   expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  if (interpolates()) {
+    Output y = resize_images(graph, x, matrices_);
+    return {cf ? to_channels_first(y) : y};
+  }
   // Spatial dims and sizes, 1-D given a unit second axis.
   const std::vector<std::int64_t> dims = x.shape().dims();
   std::vector<std::int64_t> d(dims.begin() + 1, dims.end() - 1), s = window_vec(size);
@@ -77,8 +111,7 @@ template class UpSampling<3>;
 
 namespace {
 
-// 1-D size is written as an int; 2-D's interpolation is only "nearest" (also Keras 2.0's
-// default when absent).
+// 1-D size is written as an int; 2-D's interpolation is "nearest" when absent (Keras 2.0).
 template <int Rank>
 KerasClass describe_upsampling() {
   return describe_layer<UpSampling<Rank>>(

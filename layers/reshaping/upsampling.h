@@ -1,6 +1,8 @@
 // UpSampling1D/2D/3D: each step / pixel / voxel repeated `size` times per spatial axis
 // (nearest neighbour). Every rank runs on the 2-D upsampling op (pool_ops.h): 1-D with a
-// unit column axis, 3-D as two passes (depth and rows, then cols).
+// unit column axis, 3-D as two passes (depth and rows, then cols). UpSampling2D's other
+// interpolations resize as Keras does (its image resize to rows·size by cols·size,
+// antialias off): the Resizing layer's interpolation matrices (image_resize.h).
 #pragma once
 
 #include <string>
@@ -8,6 +10,7 @@
 #include "layers/convolutional/conv_utils.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
+#include "layers/preprocessing/image_resize.h"
 
 namespace strata::layers {
 
@@ -29,7 +32,7 @@ struct UpSamplingOptions<1> {
 template <>
 struct UpSamplingOptions<2> {
   std::string data_format;
-  std::string interpolation = "nearest";  // only "nearest"
+  std::string interpolation = "nearest";  // or bilinear, bicubic, area, lanczos3, lanczos5
   std::string name;
 
   static constexpr auto keras_fields() {
@@ -43,9 +46,14 @@ template <int Rank>
 class UpSamplingImpl : public LayerImpl {
  public:
   UpSamplingImpl(Window<Rank> size, UpSamplingOptions<Rank> options);
+  void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   Window<Rank> size;
   UpSamplingOptions<Rank> options;
+
+ private:
+  bool interpolates() const;  // 2-D with an interpolation other than nearest
+  ResizeMatrices matrices_;   // when it interpolates
 };
 
 template <int Rank>

@@ -106,8 +106,10 @@ TEST(KerasClassConfig, PreprocessingAndApplicationClassesRoundTrip) {
       "config": {"value": [1.0, 2.0], "dtype": "float32"}}})"));
   EXPECT_EQ(n["scale"], json::array({1.0, 2.0}));
   EXPECT_THROW(from("Resizing", R"({"height": 2, "width": 2, "antialias": true})"), NotImplementedError);
-  EXPECT_THROW(from("Resizing", R"({"height": 2, "width": 2, "interpolation": "lanczos3"})")(Input({4, 4, 1})),
-               NotImplementedError);
+  EXPECT_EQ(io::layer_config(from("Resizing", R"({"height": 2, "width": 2, "interpolation": "lanczos3"})"))
+                ["interpolation"],
+            "lanczos3");
+  EXPECT_THROW(from("Resizing", R"({"height": 2, "width": 2, "interpolation": "cubic"})"), ValueError);
 }
 
 TEST(KerasClassConfig, ReadsKeras2KeyNames) {

@@ -27,7 +27,7 @@ TEST_P(KerasOptionsFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, KerasOptionsFiles,
-                         ::testing::Values("recurrent_no_bias", "dot_high_rank"));
+                         ::testing::Values("recurrent_no_bias", "upsampling_interpolated", "dot_high_rank"));
 
 // As in Keras's own files: each recurrent layer's cell (each direction's) keeps a kernel and
 // a recurrent kernel and nothing else, in the .h5's weight_names and the .keras's vars.

@@ -10,9 +10,11 @@
 #include "golden_json.h"
 #include "layer_golden_case.h"
 #include "layers/merging/dot.h"
+#include "layers/preprocessing/resizing.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
 #include "layers/recurrent/simple_rnn.h"
+#include "layers/reshaping/upsampling.h"
 #include "../io/test_util.h"
 
 namespace strata {
@@ -46,13 +48,26 @@ std::vector<std::string> cases_starting_with(const std::vector<std::string>& pre
 }
 
 const std::vector<std::string> kRecurrent{"simple_rnn_", "lstm_", "gru_", "rnn_", "bidirectional_"};
+const std::vector<std::string> kUpSampling{"upsampling2d_"};
 const std::vector<std::string> kDot{"dot_"};
+const std::vector<std::string> kResizing{"resizing_"};
 
 auto case_name = [](const auto& info) { return testing::test_name_of(info.param); };
 
 INSTANTIATE_TEST_SUITE_P(RecurrentWithoutBias, KerasOptionsGolden, ::testing::ValuesIn(cases_starting_with(kRecurrent)),
                          case_name);
+INSTANTIATE_TEST_SUITE_P(UpSampling2DInterpolation, KerasOptionsGolden,
+                         ::testing::ValuesIn(cases_starting_with(kUpSampling)), case_name);
 INSTANTIATE_TEST_SUITE_P(DotHighRank, KerasOptionsGolden, ::testing::ValuesIn(cases_starting_with(kDot)), case_name);
+INSTANTIATE_TEST_SUITE_P(ResizingInterpolation, KerasOptionsGolden, ::testing::ValuesIn(cases_starting_with(kResizing)),
+                         case_name);
+
+// Every golden case belongs to one family above, so none goes unrun.
+TEST(KerasOptionsGoldens, EveryCaseIsRun) {
+  std::size_t run = 0;
+  for (const auto* family : {&kRecurrent, &kUpSampling, &kDot, &kResizing}) run += cases_starting_with(*family).size();
+  EXPECT_EQ(run, goldens().at("cases").size());
+}
 
 // Without a bias Keras's cells hold two weights, and so do Strata's: nothing to train or
 // save beyond the kernels.
@@ -69,6 +84,19 @@ TEST(RecurrentWithoutBias, CellsHoldOnlyTheirKernels) {
     EXPECT_EQ(paths, (std::vector<std::string>{cell + "kernel", cell + "recurrent_kernel"}));
     EXPECT_EQ(layer->trainable_weights().size(), 2u);
   }
+}
+
+TEST(UpSampling2DInterpolation, UnknownModesAreRefusedByName) {
+  EXPECT_THROW_WITH(layers::UpSampling2D(2, {.interpolation = "cubic", .name = "up"}), ValueError, "UpSampling2D 'up'",
+                    "'cubic'");
+  EXPECT_THROW_WITH(layers::Resizing(2, 2, {.interpolation = "lanczos4", .name = "resize"}), ValueError,
+                    "Resizing 'resize'", "'lanczos4'");
+}
+
+// Keras lower-cases the interpolation it is given, and its config says it lower-cased.
+TEST(UpSampling2DInterpolation, IsLowerCasedAsKerasDoes) {
+  layers::UpSampling2D up(2, {.interpolation = "BiLinear"});
+  EXPECT_EQ(static_cast<const layers::UpSamplingImpl<2>&>(up.impl()).options.interpolation, "bilinear");
 }
 
 TEST(DotHighRank, OutputShapeIsBatchDotsAndBadAxesAreRefused) {

@@ -44,9 +44,7 @@ bool runnable(const ordered_json& c) {
   if (c.at("class_name").is_null() || !kSupported.count(c.at("class_name").get<std::string>()))
     return false;
   const auto& config = c.at("config");
-  // Resizing's area, lanczos and antialiased modes are refused (NotImplementedError).
-  const std::string interpolation = config.value("interpolation", "bilinear");
-  if (interpolation != "bilinear" && interpolation != "nearest" && interpolation != "bicubic") return false;
+  // Resizing's antialiased modes are refused (NotImplementedError).
   if (config.value("antialias", false)) return false;
   return true;
 }
