@@ -19,8 +19,11 @@ std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs)
   // train identically).
   const auto stream = static_cast<std::uint64_t>(current_call);
   if (!options.noise_shape) return {ops::dropout(x, static_cast<float>(rate), seed, stream)};
-  const Shape& in = x.shape();
-  const Shape& noise = *options.noise_shape;
+  return {dropout_shared_along(x, noise_shared_axes(*options.noise_shape, x.shape()), static_cast<float>(rate), seed,
+                               stream)};
+}
+
+std::vector<std::int64_t> noise_shared_axes(const Shape& noise, const Shape& in) {
   if (noise.rank() != in.rank()) {
     throw ShapeError("noise_shape " + noise.to_string() + " does not have the rank of the input " + in.to_string());
   }
@@ -34,7 +37,7 @@ std::vector<Output> DropoutImpl::call(Graph&, const std::vector<Output>& inputs)
     }
     shared.push_back(static_cast<std::int64_t>(a));
   }
-  return {dropout_shared_along(x, shared, static_cast<float>(rate), seed, stream)};
+  return shared;
 }
 
 Output dropout_shared_along(Output x, const std::vector<std::int64_t>& shared_axes, float rate,

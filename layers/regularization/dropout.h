@@ -41,6 +41,11 @@ class Dropout : public Layer {
   explicit Dropout(double rate, DropoutOptions options = {});
 };
 
+// The axes along which a noise_shape shares one draw (its 1s where the input is not 1);
+// throws ShapeError when its rank differs from the input's or an entry is not None, 1 or
+// the input's size. Dropout's and AlphaDropout's noise_shape.
+std::vector<std::int64_t> noise_shared_axes(const Shape& noise_shape, const Shape& input_shape);
+
 // Inverted dropout of x with one draw shared along `shared_axes` (noise_shape's 1s;
 // StochasticDepth drops whole samples with every non-batch axis shared).
 Output dropout_shared_along(Output x, const std::vector<std::int64_t>& shared_axes, float rate,

@@ -33,6 +33,8 @@ SpatialDropout1D::SpatialDropout1D(double rate, SpatialDropoutOptions o)
     : Layer(std::make_shared<SpatialDropoutImpl>("SpatialDropout1D", 1, rate, std::move(o))) {}
 SpatialDropout2D::SpatialDropout2D(double rate, SpatialDropoutOptions o)
     : Layer(std::make_shared<SpatialDropoutImpl>("SpatialDropout2D", 2, rate, std::move(o))) {}
+SpatialDropout3D::SpatialDropout3D(double rate, SpatialDropoutOptions o)
+    : Layer(std::make_shared<SpatialDropoutImpl>("SpatialDropout3D", 3, rate, std::move(o))) {}
 
 namespace {
 SpatialDropoutOptions options_of(const SpatialDropoutImpl& l) { return l.options; }
@@ -44,6 +46,9 @@ const bool registered = [] {
                                        keras_field("rate", &SpatialDropoutImpl::rate))
           .fixed({keras_refused("noise_shape").unwritten()}));
   register_keras_class(describe_layer<SpatialDropout2D>("SpatialDropout2D", &SpatialDropoutImpl::options,
+                                                        keras_field("rate", &SpatialDropoutImpl::rate))
+                           .fixed({keras_refused("noise_shape").unwritten()}));
+  register_keras_class(describe_layer<SpatialDropout3D>("SpatialDropout3D", &SpatialDropoutImpl::options,
                                                         keras_field("rate", &SpatialDropoutImpl::rate))
                            .fixed({keras_refused("noise_shape").unwritten()}));
   return true;

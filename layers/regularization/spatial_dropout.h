@@ -1,4 +1,4 @@
-// SpatialDropout1D/2D: drops whole feature maps — one mask value per (sample, channel),
+// SpatialDropout1D/2D/3D: drops whole feature maps — one mask value per (sample, channel),
 // shared over the spatial axes — in training; identity in inference.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace strata::layers {
 
 struct SpatialDropoutOptions {  // Keras signature order (after rate)
-  std::string data_format;      // 2-D only
+  std::string data_format;      // 2-D and 3-D only
   std::optional<std::uint64_t> seed;
   std::string name;
 
@@ -41,6 +41,10 @@ class SpatialDropout1D : public Layer {
 class SpatialDropout2D : public Layer {
  public:
   explicit SpatialDropout2D(double rate, SpatialDropoutOptions options = {});
+};
+class SpatialDropout3D : public Layer {
+ public:
+  explicit SpatialDropout3D(double rate, SpatialDropoutOptions options = {});
 };
 
 }  // namespace strata::layers

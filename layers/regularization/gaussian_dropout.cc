@@ -1,0 +1,44 @@
+#include "layers/regularization/gaussian_dropout.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/rng.h"
+#include "layers/regularization/normal_draw.h"
+
+namespace strata::layers {
+
+GaussianDropoutImpl::GaussianDropoutImpl(double rate_, GaussianDropoutOptions o)
+    : LayerImpl("GaussianDropout", o.name), rate(rate_), seed(o.seed ? *o.seed : next_seed()), options(o) {
+  // Keras accepts rate = 1 and then divides by zero in training; refused here, as Dropout's.
+  if (!(rate >= 0.0 && rate < 1.0)) {
+    throw ValueError("GaussianDropout: rate must be in [0, 1), got " + std::to_string(rate));
+  }
+}
+
+std::vector<Output> GaussianDropoutImpl::call(Graph&, const std::vector<Output>& inputs) {
+  const Output& x = inputs[0];
+  if (rate == 0.0) return {x};
+  const auto stddev = static_cast<float>(std::sqrt(rate / (1.0 - rate)));
+  // The call's index keeps each call's draws its own, as Dropout's.
+  const Output noise = standard_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
+  return {ops::training_select(ops::mul(x, ops::add(ops::mul(noise, stddev), 1.f)), x)};
+}
+
+std::vector<Output> GaussianDropoutImpl::compute_mask(Graph&, const std::vector<Output>&,
+                                                      const std::vector<Output>& masks) {
+  return masks;
+}
+
+GaussianDropout::GaussianDropout(double rate, GaussianDropoutOptions options)
+    : Layer(std::make_shared<GaussianDropoutImpl>(rate, std::move(options))) {}
+
+namespace {
+// A drawn seed is not written (Keras draws anew).
+const bool registered = register_keras_class(describe_layer<GaussianDropout>(
+    "GaussianDropout", &GaussianDropoutImpl::options, keras_field("rate", &GaussianDropoutImpl::rate)));
+}  // namespace
+
+}  // namespace strata::layers

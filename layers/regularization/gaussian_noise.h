@@ -1,0 +1,38 @@
+// GaussianNoise: adds N(0, stddev²) noise in training, drawn anew at every step (as
+// Dropout's masks are: reproducible and resumable); identity in inference.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct GaussianNoiseOptions {  // Keras signature order (after stddev)
+  std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
+  std::string name;
+
+  static constexpr auto keras_fields() { return std::tuple{keras_field("seed", &GaussianNoiseOptions::seed)}; }
+};
+
+class GaussianNoiseImpl : public LayerImpl {
+ public:
+  GaussianNoiseImpl(double stddev, GaussianNoiseOptions options);
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // Passes its input's mask on, as Keras's supports_masking.
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  double stddev;
+  std::uint64_t seed;  // options.seed, or drawn
+  GaussianNoiseOptions options;
+};
+
+class GaussianNoise : public Layer {
+ public:
+  explicit GaussianNoise(double stddev, GaussianNoiseOptions options = {});
+};
+
+}  // namespace strata::layers
