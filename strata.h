@@ -83,6 +83,7 @@
 #include "layers/recurrent/rnn_cells.h"
 #include "layers/recurrent/simple_rnn.h"
 #include "layers/recurrent/time_distributed.h"
+#include "layers/regularization/activity_regularization.h"
 #include "layers/regularization/alpha_dropout.h"
 #include "layers/regularization/dropout.h"
 #include "layers/regularization/gaussian_dropout.h"

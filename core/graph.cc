@@ -113,6 +113,12 @@ std::vector<Output> Graph::updates(bool training) const {
   return out;
 }
 
+void Graph::add_loss(Output loss) {
+  if (loss.graph != this) throw ValueError("add_loss: the loss belongs to another graph");
+  if (loss.shape().rank() != 0) throw ShapeError("add_loss: a loss must be a scalar, got " + loss.shape().to_string());
+  losses_.push_back(loss);
+}
+
 Output Graph::add(const std::string& op, const std::vector<Output>& inputs, Attrs attrs,
                   const std::string& name) {
   auto outs = add_node(op, inputs, std::move(attrs), name);

@@ -85,6 +85,12 @@ class Graph {
   // The updates a program of the given mode must run.
   std::vector<Output> updates(bool training) const;
 
+  // Scalar losses that layers add during their forward computation (ActivityRegularization's
+  // activity penalty), as Keras's layer.add_loss: a compiled model adds them to its total
+  // loss in training and evaluation.
+  void add_loss(Output loss);
+  const std::vector<Output>& losses() const { return losses_; }
+
   void finalize() { finalized_ = true; }
   bool finalized() const { return finalized_; }
 
@@ -102,6 +108,7 @@ class Graph {
   std::map<const void*, int> variable_nodes_;
   std::vector<std::string> scopes_;
   std::vector<std::pair<Output, UpdateMode>> updates_;
+  std::vector<Output> losses_;
   bool finalized_ = false;
 };
 

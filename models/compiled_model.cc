@@ -198,6 +198,8 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
       Output weighted = weights[k] == 1.0f ? loss : ops::mul(loss, weights[k]);
       b.total = b.total.valid() ? ops::add(b.total, weighted) : weighted;
     }
+    // The layers' own losses (Keras's model.losses), unweighted by samples, as Keras adds them.
+    for (const Output& layer_loss : graph_->losses()) b.total = ops::add(b.total, layer_loss);
     b.fetches.push_back(b.total);
     if (outputs_.size() > 1) b.fetches.insert(b.fetches.end(), output_losses.begin(), output_losses.end());
     return b;
