@@ -62,6 +62,7 @@
 #include "layers/normalization/batch_normalization.h"
 #include "layers/normalization/group_normalization.h"
 #include "layers/normalization/layer_normalization.h"
+#include "layers/normalization/rms_normalization.h"
 #include "layers/normalization/unit_normalization.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
