@@ -64,6 +64,7 @@
 #include "layers/normalization/layer_normalization.h"
 #include "layers/normalization/rms_normalization.h"
 #include "layers/normalization/unit_normalization.h"
+#include "layers/pooling/adaptive_pooling.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
 #include "layers/preprocessing/category_encoding.h"
