@@ -1,0 +1,67 @@
+// SeparableConv1D: SeparableConv2D over one spatial axis. A depthwise convolution
+// (depthwise_kernel (k, in, dm)) followed by a pointwise one (pointwise_kernel
+// (1, in·dm, filters)) and the bias.
+#pragma once
+
+#include <string>
+
+#include "layers/convolutional/conv_utils.h"
+#include "layers/keras_class.h"
+#include "layers/layer.h"
+
+namespace strata::layers {
+
+struct SeparableConv1DOptions {  // Keras signature order
+  std::int64_t strides = 1;
+  std::string padding = "valid";
+  std::string data_format;
+  std::int64_t dilation_rate = 1;
+  std::int64_t depth_multiplier = 1;
+  std::string activation;
+  bool use_bias = true;
+  Initializer depthwise_initializer = "glorot_uniform";
+  Initializer pointwise_initializer = "glorot_uniform";
+  Initializer bias_initializer = "zeros";
+  std::string name;
+
+  // Regularizers and constraints are refused when set (never silently dropped).
+  static constexpr auto keras_fields() {
+    using O = SeparableConv1DOptions;
+    return std::tuple{keras_field("depth_multiplier", &O::depth_multiplier).at_least(1),
+                      keras_field("strides", &O::strides, Spelling::window1).at_least(1),
+                      keras_field("padding", &O::padding, Spelling::padding),
+                      keras_field("data_format", &O::data_format, Spelling::data_format),
+                      keras_field("dilation_rate", &O::dilation_rate, Spelling::window1).at_least(1),
+                      keras_field("activation", &O::activation, Spelling::activation),
+                      keras_field("use_bias", &O::use_bias),
+                      keras_field("depthwise_initializer", &O::depthwise_initializer),
+                      keras_field("pointwise_initializer", &O::pointwise_initializer),
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_refused("depthwise_regularizer").because("regularizers"),
+                      keras_refused("pointwise_regularizer").because("regularizers"),
+                      keras_refused("bias_regularizer").because("regularizers"),
+                      keras_refused("activity_regularizer").because("regularizers"),
+                      keras_refused("depthwise_constraint").because("constraints"),
+                      keras_refused("pointwise_constraint").because("constraints"),
+                      keras_refused("bias_constraint").because("constraints")};
+  }
+};
+
+class SeparableConv1DImpl : public LayerImpl {
+ public:
+  SeparableConv1DImpl(std::int64_t filters, std::int64_t kernel_size, SeparableConv1DOptions options);
+  void build(const std::vector<TensorSpec>& inputs) override;
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+
+  std::int64_t filters;
+  std::int64_t kernel_size;
+  SeparableConv1DOptions options;
+  Variable depthwise_kernel, pointwise_kernel, bias;
+};
+
+class SeparableConv1D : public Layer {
+ public:
+  SeparableConv1D(std::int64_t filters, std::int64_t kernel_size, SeparableConv1DOptions options = {});
+};
+
+}  // namespace strata::layers
