@@ -8,6 +8,7 @@
 #include "core/cpu/cpu_isa.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/vector_clamp.h"
 #include "core/cpu/vector_math.h"
 
 namespace strata::cpu {
@@ -65,18 +66,6 @@ inline void transform_input(const float* const* src, std::int64_t c, float* v, s
   }
 }
 
-// relu and relu6 of a vector or a float, with the epilogue's NaN rules (epilogue.h): relu
-// makes NaN 0, relu6 keeps it.
-inline Vec clamp(Activation a, Vec v) {
-  if (a == Activation::kRelu) return simd::select(v > 0.f, v, Vec{});
-  if (a == Activation::kRelu6) {
-    const Vec low = simd::select(v < 0.f, Vec{}, v);
-    return simd::select(low > 6.f, simd::splat(6.f), low);
-  }
-  return v;
-}
-inline float clamp(Activation a, float v) { return apply_clamp(a, v); }
-
 // Where a block's outputs go and what is added to them: output (i, j) to out[i·4 + j],
 // plus bias (per channel, or null) and residual[i·4 + j] (with has_residual), then relu
 // or relu6 (silu is applied to whole rows after: apply_silu).
@@ -109,7 +98,7 @@ inline void transform_output(const float* m, std::int64_t point_stride, std::int
       T v = r[j];
       if (to.bias) v = v + bias;
       if (to.has_residual) v = v + simd::load_as(to.residual[i * kTile + j] + o, T{});
-      simd::store(to.out[i * kTile + j] + o, clamp(to.clamp, v));
+      simd::store(to.out[i * kTile + j] + o, simd::clamp(to.clamp, v));
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cpu/depthwise_conv.h"
+#include "core/cpu/direct_conv.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/kernels/register.h"
@@ -334,6 +335,12 @@ void conv2d_kernel(KernelContext& ctx) {
     const cpu::WinogradKernel& transformed = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o);
     cpu::winograd_conv2d(g, x.data<float>(), transformed, ctx.output(0).data<float>(),
                          cpu::Epilogue{bias, activation, residual, g.o});
+    return;
+  }
+  // A first layer's few input channels (a pointwise one stays a product on x in place).
+  if (!g.pointwise() && cpu::direct_conv_applies(g)) {
+    cpu::direct_conv2d(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(),
+                       cpu::Epilogue{bias, activation, residual, g.o});
     return;
   }
   conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, activation,
