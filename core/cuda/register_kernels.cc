@@ -17,6 +17,7 @@
 #include "core/cuda/pool_kernels.h"
 #include "core/cuda/reduce_kernels.h"
 #include "core/cuda/rnn_kernels.h"
+#include "core/cuda/scan_kernels.h"
 #include "core/cuda/sequence_kernels.h"
 #include "core/cuda/softmax_kernels.h"
 #include "core/cuda/sources_kernels.h"
@@ -54,6 +55,7 @@ void register_kernels(OpRegistry& r) {
   register_upsample_kernels(r);
   register_batch_matmul_kernels(r);
   register_indicator_kernels(r);
+  register_scan_kernels(r);
   register_collective_kernels(r);
 }
 

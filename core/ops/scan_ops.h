@@ -1,0 +1,20 @@
+// Ops along one axis whose every output reads a run of inputs before (or after) it:
+// cumulative sums and products, as keras.ops.cumsum and cumprod, and the reversal of an
+// axis (keras.ops.flip), which is the adjoint a reverse scan needs.
+#pragma once
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// out[..., k, ...] = x[..., 0, ...] + ... + x[..., k, ...] along `axis` (negative counts
+// from the end); with `reverse`, the sum from k to the end. Summed in float32 in order,
+// as TensorFlow's scan.
+Output cumsum(Output x, int axis, bool reverse = false);
+// The running product along `axis`. Its gradient holds where x has zeros (TensorFlow's,
+// cumsum(g·y, reverse) / x, is NaN there): dx_i = Π_{k<i} x_k · R_i, R_i = g_i + x_{i+1}·R_{i+1}.
+Output cumprod(Output x, int axis);
+// x with `axis` in reverse order.
+Output reverse(Output x, int axis);
+
+}  // namespace strata::ops
