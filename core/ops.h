@@ -61,6 +61,28 @@ Output silu(Output x);
 Output gelu(Output x);
 Output erf(Output x);
 Output softplus(Output x);
+// Trigonometric and hyperbolic functions and their inverses, as keras.ops (NaN outside
+// their domains, as NumPy's).
+Output sin(Output x);
+Output cos(Output x);
+Output tan(Output x);
+Output asin(Output x);
+Output acos(Output x);
+Output atan(Output x);
+Output sinh(Output x);
+Output cosh(Output x);
+Output asinh(Output x);
+Output acosh(Output x);
+Output atanh(Output x);
+// log(1 + x) and e^x - 1, exact near 0 where the plain forms lose x to rounding.
+Output log1p(Output x);
+Output expm1(Output x);
+// Rounding to whole numbers (round: half to even, as NumPy's). Not differentiable: the
+// gradient through them is zero almost everywhere, and TensorFlow's passes none.
+Output floor(Output x);
+Output ceil(Output x);
+Output round(Output x);
+Output trunc(Output x);
 Output clip(Output x, float lo, float hi);
 // a where cond != 0, else b (same shapes); where() broadcasts the three first. Only the
 // chosen branch's values pass (an inf in the other does not become NaN).

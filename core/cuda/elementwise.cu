@@ -100,6 +100,26 @@ struct Softplus {
   __device__ float operator()(float x) const { return log1pf(expf(-fabsf(x))) + (x > 0.f ? x : 0.f); }
 };
 
+// CUDA's functions of the same names (within a few ulps of glibc's); round is rintf, half
+// to even as the CPU's nearbyint.
+struct Sin { __device__ float operator()(float x) const { return sinf(x); } };
+struct Cos { __device__ float operator()(float x) const { return cosf(x); } };
+struct Tan { __device__ float operator()(float x) const { return tanf(x); } };
+struct Asin { __device__ float operator()(float x) const { return asinf(x); } };
+struct Acos { __device__ float operator()(float x) const { return acosf(x); } };
+struct Atan { __device__ float operator()(float x) const { return atanf(x); } };
+struct Sinh { __device__ float operator()(float x) const { return sinhf(x); } };
+struct Cosh { __device__ float operator()(float x) const { return coshf(x); } };
+struct Asinh { __device__ float operator()(float x) const { return asinhf(x); } };
+struct Acosh { __device__ float operator()(float x) const { return acoshf(x); } };
+struct Atanh { __device__ float operator()(float x) const { return atanhf(x); } };
+struct Log1p { __device__ float operator()(float x) const { return log1pf(x); } };
+struct Expm1 { __device__ float operator()(float x) const { return expm1f(x); } };
+struct Floor { __device__ float operator()(float x) const { return floorf(x); } };
+struct Ceil { __device__ float operator()(float x) const { return ceilf(x); } };
+struct Round { __device__ float operator()(float x) const { return rintf(x); } };
+struct Trunc { __device__ float operator()(float x) const { return truncf(x); } };
+
 template <typename Launch>
 void with_unary(UnaryOp op, Launch launch) {
   switch (op) {
@@ -118,6 +138,23 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::gelu: return launch(Gelu{});
     case UnaryOp::erf: return launch(Erf{});
     case UnaryOp::softplus: return launch(Softplus{});
+    case UnaryOp::sin: return launch(Sin{});
+    case UnaryOp::cos: return launch(Cos{});
+    case UnaryOp::tan: return launch(Tan{});
+    case UnaryOp::asin: return launch(Asin{});
+    case UnaryOp::acos: return launch(Acos{});
+    case UnaryOp::atan: return launch(Atan{});
+    case UnaryOp::sinh: return launch(Sinh{});
+    case UnaryOp::cosh: return launch(Cosh{});
+    case UnaryOp::asinh: return launch(Asinh{});
+    case UnaryOp::acosh: return launch(Acosh{});
+    case UnaryOp::atanh: return launch(Atanh{});
+    case UnaryOp::log1p: return launch(Log1p{});
+    case UnaryOp::expm1: return launch(Expm1{});
+    case UnaryOp::floor: return launch(Floor{});
+    case UnaryOp::ceil: return launch(Ceil{});
+    case UnaryOp::round: return launch(Round{});
+    case UnaryOp::trunc: return launch(Trunc{});
   }
 }
 

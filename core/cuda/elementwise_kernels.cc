@@ -86,7 +86,13 @@ void register_elementwise_kernels(OpRegistry& r) {
       {"sign", UnaryOp::sign},       {"tanh", UnaryOp::tanh}, {"sigmoid", UnaryOp::sigmoid},
       {"silu", UnaryOp::silu},       {"gelu", UnaryOp::gelu},       {"relu", UnaryOp::relu},   {"relu6", UnaryOp::relu6},
       {"erf", UnaryOp::erf},
-      {"softplus", UnaryOp::softplus}};
+      {"softplus", UnaryOp::softplus},
+      {"sin", UnaryOp::sin},         {"cos", UnaryOp::cos},     {"tan", UnaryOp::tan},
+      {"asin", UnaryOp::asin},       {"acos", UnaryOp::acos},   {"atan", UnaryOp::atan},
+      {"sinh", UnaryOp::sinh},       {"cosh", UnaryOp::cosh},   {"asinh", UnaryOp::asinh},
+      {"acosh", UnaryOp::acosh},     {"atanh", UnaryOp::atanh}, {"log1p", UnaryOp::log1p},
+      {"expm1", UnaryOp::expm1},     {"floor", UnaryOp::floor}, {"ceil", UnaryOp::ceil},
+      {"round", UnaryOp::round},     {"trunc", UnaryOp::trunc}};
   for (const auto& entry : unary_ops) {
     const UnaryOp op = entry.second;
     add_kernel(r, entry.first, [op](KernelContext& c) { unary(c, op); });

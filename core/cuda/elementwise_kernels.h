@@ -24,7 +24,10 @@ enum class BinaryOp {
   relu_grad,  // (g, y): g where y > 0, else 0
 };
 
-enum class UnaryOp { neg, exp, log, sqrt, square, abs, sign, tanh, sigmoid, silu, gelu, relu, relu6, erf, softplus };
+enum class UnaryOp {
+  neg, exp, log, sqrt, square, abs, sign, tanh, sigmoid, silu, gelu, relu, relu6, erf, softplus,
+  sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log1p, expm1, floor, ceil, round, trunc
+};
 
 // out = op(a, b) with broadcasting: a fast path when each operand is either the whole
 // output or one element, and a strided-index path for the rest.

@@ -174,6 +174,48 @@ void register_elementwise_ops(OpRegistry& r) {
   r.add(unary_op("softplus", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
     return {mul(g[0], sigmoid(in(n, 0)))};
   }));
+
+  // Trigonometric and hyperbolic functions, differentiated as TensorFlow does.
+  r.add(unary_op("sin", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], cos(in(n, 0)))};
+  }));
+  r.add(unary_op("cos", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {neg(mul(g[0], sin(in(n, 0))))};
+  }));
+  r.add(unary_op("tan", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], add(square(out(n)), 1.0f))};  // sec² = 1 + tan²
+  }));
+  r.add(unary_op("asin", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], sqrt(sub(1.0f, square(in(n, 0)))))};
+  }));
+  r.add(unary_op("acos", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {neg(div(g[0], sqrt(sub(1.0f, square(in(n, 0))))))};
+  }));
+  r.add(unary_op("atan", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], add(square(in(n, 0)), 1.0f))};
+  }));
+  r.add(unary_op("sinh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], cosh(in(n, 0)))};
+  }));
+  r.add(unary_op("cosh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], sinh(in(n, 0)))};
+  }));
+  r.add(unary_op("asinh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], cosh(out(n)))};
+  }));
+  r.add(unary_op("acosh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], sinh(out(n)))};
+  }));
+  r.add(unary_op("atanh", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], sub(1.0f, square(in(n, 0))))};
+  }));
+  r.add(unary_op("log1p", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {div(g[0], add(in(n, 0), 1.0f))};
+  }));
+  r.add(unary_op("expm1", [=](const Node& n, const std::vector<Output>& g) -> std::vector<Output> {
+    return {mul(g[0], exp(in(n, 0)))};
+  }));
+  for (const char* name : {"floor", "ceil", "round", "trunc"}) r.add(unary_op(name, {}));
 }
 
 // --- builders ----------------------------------------------------------------------------
@@ -226,6 +268,23 @@ Output silu(Output x) { return unary("silu", x); }
 Output gelu(Output x) { return unary("gelu", x); }
 Output erf(Output x) { return unary("erf", x); }
 Output softplus(Output x) { return unary("softplus", x); }
+Output sin(Output x) { return unary("sin", x); }
+Output cos(Output x) { return unary("cos", x); }
+Output tan(Output x) { return unary("tan", x); }
+Output asin(Output x) { return unary("asin", x); }
+Output acos(Output x) { return unary("acos", x); }
+Output atan(Output x) { return unary("atan", x); }
+Output sinh(Output x) { return unary("sinh", x); }
+Output cosh(Output x) { return unary("cosh", x); }
+Output asinh(Output x) { return unary("asinh", x); }
+Output acosh(Output x) { return unary("acosh", x); }
+Output atanh(Output x) { return unary("atanh", x); }
+Output log1p(Output x) { return unary("log1p", x); }
+Output expm1(Output x) { return unary("expm1", x); }
+Output floor(Output x) { return unary("floor", x); }
+Output ceil(Output x) { return unary("ceil", x); }
+Output round(Output x) { return unary("round", x); }
+Output trunc(Output x) { return unary("trunc", x); }
 Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }
 Output where(Output cond, Output a, Output b) {
   // One shape for all three (NumPy broadcasting); the shape alone is read from `like`.

@@ -493,6 +493,30 @@ OpCases argmax_cases() {
   return op;
 }
 
+// The scan ops along every kind of axis: one thread per lane walks it in the CPU's order,
+// so sums and products are the same bits. Products of factors near 1, so that rows of
+// 1000 neither overflow nor vanish. cumprod_grad's g + x·R may contract to a fused
+// multiply-add on the device: a tolerance of a few ulps.
+OpCases scan_cases(const std::string& op) {
+  OpCases cases{op == "cumprod_grad" ? 1e-6f : 0.f, {}};
+  std::uint64_t seed = 1600;
+  const bool product = op == "cumprod" || op == "cumprod_grad";
+  for (const LaneCase& l : lane_cases()) {
+    Tensor x = product ? in_range(l.shape, 0.98f, 1.02f, seed++) : in_range(l.shape, -2, 2, seed++);
+    std::vector<Tensor> inputs{x};
+    if (op == "cumprod_grad") inputs.push_back(in_range(l.shape, -1, 1, seed++));
+    Attrs attrs = axis_attr(l.axis);
+    if (op == "cumsum") attrs.set("reverse", false);
+    cases.cases.push_back({l.label, inputs, attrs});
+    if (op == "cumsum") {
+      Attrs reversed = axis_attr(l.axis);
+      reversed.set("reverse", true);
+      cases.cases.push_back({l.label + ", reverse", inputs, reversed});
+    }
+  }
+  return cases;
+}
+
 Attrs dropout_attrs(double rate, std::int64_t seed, std::int64_t stream) {
   return Attrs{{"rate", rate}, {"seed", seed}, {"stream", stream}};
 }
@@ -1356,6 +1380,19 @@ const std::map<std::string, OpCases>& table() {
     m["gelu"] = unary_cases(kUlps, wide);
     m["softplus"] = unary_cases(kUlps, wide);
     m["erf"] = unary_cases(kUlps, any);
+    // CUDA's trigonometric and hyperbolic functions against glibc's, each in its domain.
+    const Generator unit = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -0.95f, 0.95f, seed); };
+    const Generator above_one = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), 1.f, 30, seed); };
+    for (const char* name : {"sin", "cos", "atan", "asinh"}) m[name] = unary_cases(kUlps, exponent);
+    for (const char* name : {"tan", "asin", "acos", "atanh"}) m[name] = unary_cases(kUlps, unit);
+    for (const char* name : {"sinh", "cosh", "expm1"}) m[name] = unary_cases(kUlps, exponent);
+    m["acosh"] = unary_cases(kUlps, above_one);
+    m["log1p"] = unary_cases(kUlps, [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -0.9f, 30, seed); });
+    // Rounding is exact on both; wide values hold halves rarely, ties() holds them often.
+    for (const char* name : {"floor", "ceil", "round", "trunc"}) {
+      m[name] = unary_cases(0, wide);
+      for (auto& c : unary_cases(0, ties).cases) m[name].cases.push_back({c.label + ", halves", c.inputs});
+    }
     m["matmul"] = matmul_cases();
     m["dense"] = dense_cases();
     m["reduce_sum"] = reduce_cases(1e-4f);
@@ -1380,6 +1417,7 @@ const std::map<std::string, OpCases>& table() {
     m["pick"] = pick_cases(false);
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
+    for (const char* name : {"cumsum", "cumprod", "cumprod_grad", "reverse"}) m[name] = scan_cases(name);
     m["dropout"] = dropout_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);

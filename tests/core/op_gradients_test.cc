@@ -393,6 +393,31 @@ const std::map<std::string, OpCase>& op_table() {
     t["erf"].gradient_checks = unary_cases(ops::erf, [](float x) { return std::erf(x); }, any_values);
     t["softplus"].gradient_checks = unary_cases(ops::softplus, [](float x) { return std::log1p(std::exp(x)); },
                                                 [](Shape s, std::uint64_t seed) { return uniform(s, -3, 3, seed); });
+    auto within = [](float lo, float hi) {
+      return [=](Shape s, std::uint64_t seed) { return uniform(std::move(s), lo, hi, seed); };
+    };
+    t["sin"].gradient_checks = unary_cases(ops::sin, [](float x) { return std::sin(x); }, within(-3, 3));
+    t["cos"].gradient_checks = unary_cases(ops::cos, [](float x) { return std::cos(x); }, within(-3, 3));
+    t["tan"].gradient_checks = unary_cases(ops::tan, [](float x) { return std::tan(x); }, within(-1.2f, 1.2f));
+    t["asin"].gradient_checks = unary_cases(ops::asin, [](float x) { return std::asin(x); }, within(-0.9f, 0.9f));
+    t["acos"].gradient_checks = unary_cases(ops::acos, [](float x) { return std::acos(x); }, within(-0.9f, 0.9f));
+    t["atan"].gradient_checks = unary_cases(ops::atan, [](float x) { return std::atan(x); }, within(-3, 3));
+    t["sinh"].gradient_checks = unary_cases(ops::sinh, [](float x) { return std::sinh(x); }, within(-2, 2));
+    t["cosh"].gradient_checks = unary_cases(ops::cosh, [](float x) { return std::cosh(x); }, within(-2, 2));
+    t["asinh"].gradient_checks = unary_cases(ops::asinh, [](float x) { return std::asinh(x); }, within(-3, 3));
+    t["acosh"].gradient_checks = unary_cases(ops::acosh, [](float x) { return std::acosh(x); }, within(1.2f, 4));
+    t["atanh"].gradient_checks = unary_cases(ops::atanh, [](float x) { return std::atanh(x); }, within(-0.8f, 0.8f));
+    t["log1p"].gradient_checks = unary_cases(ops::log1p, [](float x) { return std::log1p(x); }, within(-0.8f, 3));
+    t["expm1"].gradient_checks = unary_cases(ops::expm1, [](float x) { return std::expm1(x); }, within(-2, 2));
+    // Rounding: halves of both parities (round is half to even), negatives, whole numbers.
+    auto check_rounding = [](Builder1 op, std::vector<float> expected) {
+      Tensor x = tensor<float>({8}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, -1.25f, 3.f});
+      EXPECT_TRUE(tensors_near(evaluate(unary(op), {x}), tensor<float>({8}, std::move(expected)), 0.f));
+    };
+    t["floor"].forward_check = [=] { check_rounding(ops::floor, {-3, -2, -1, 0, 1, 2, -2, 3}); };
+    t["ceil"].forward_check = [=] { check_rounding(ops::ceil, {-2, -1, -0.f, 1, 2, 3, -1, 3}); };
+    t["round"].forward_check = [=] { check_rounding(ops::round, {-2, -2, -0.f, 0, 2, 2, -1, 3}); };
+    t["trunc"].forward_check = [=] { check_rounding(ops::trunc, {-2, -1, -0.f, 0, 1, 2, -1, 3}); };
     t["sign"].forward_check = [] {
       Tensor x = tensor<float>({5}, {-2.f, -0.5f, 0.f, 0.5f, 3.f});
       EXPECT_TRUE(tensors_near(evaluate(unary(ops::sign), {x}), tensor<float>({5}, {-1, -1, 0, 1, 1}), 0.f));

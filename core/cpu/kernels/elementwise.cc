@@ -192,6 +192,24 @@ void register_elementwise_kernels(OpRegistry& r) {
   r.add_kernel("erf", DeviceType::cpu, unary([](float x) { return std::erf(x); }));
   r.add_kernel("softplus", DeviceType::cpu,
                unary([](float x) { return std::log1p(std::exp(-std::fabs(x))) + (x > 0.f ? x : 0.f); }));
+  r.add_kernel("sin", DeviceType::cpu, unary([](float x) { return std::sin(x); }));
+  r.add_kernel("cos", DeviceType::cpu, unary([](float x) { return std::cos(x); }));
+  r.add_kernel("tan", DeviceType::cpu, unary([](float x) { return std::tan(x); }));
+  r.add_kernel("asin", DeviceType::cpu, unary([](float x) { return std::asin(x); }));
+  r.add_kernel("acos", DeviceType::cpu, unary([](float x) { return std::acos(x); }));
+  r.add_kernel("atan", DeviceType::cpu, unary([](float x) { return std::atan(x); }));
+  r.add_kernel("sinh", DeviceType::cpu, unary([](float x) { return std::sinh(x); }));
+  r.add_kernel("cosh", DeviceType::cpu, unary([](float x) { return std::cosh(x); }));
+  r.add_kernel("asinh", DeviceType::cpu, unary([](float x) { return std::asinh(x); }));
+  r.add_kernel("acosh", DeviceType::cpu, unary([](float x) { return std::acosh(x); }));
+  r.add_kernel("atanh", DeviceType::cpu, unary([](float x) { return std::atanh(x); }));
+  r.add_kernel("log1p", DeviceType::cpu, unary([](float x) { return std::log1p(x); }));
+  r.add_kernel("expm1", DeviceType::cpu, unary([](float x) { return std::expm1(x); }));
+  r.add_kernel("floor", DeviceType::cpu, unary([](float x) { return std::floor(x); }));
+  r.add_kernel("ceil", DeviceType::cpu, unary([](float x) { return std::ceil(x); }));
+  // Half to even, as NumPy's round: the default rounding mode's nearest integer.
+  r.add_kernel("round", DeviceType::cpu, unary([](float x) { return std::nearbyint(x); }));
+  r.add_kernel("trunc", DeviceType::cpu, unary([](float x) { return std::trunc(x); }));
 }
 
 }  // namespace strata::cpu
