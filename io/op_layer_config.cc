@@ -43,6 +43,7 @@ OpArgument numpy_argument(const json& v, const std::string& where) {
   OpArgument a;
   a.kind = OpArgument::Kind::array;
   const json& value = v.at("config").at("value");
+  a.dtype = v.at("config").value("dtype", "float32");
   std::function<void(const json&, std::size_t)> walk = [&](const json& e, std::size_t depth) {
     if (e.is_array()) {
       if (a.shape.size() == depth) a.shape.push_back(static_cast<std::int64_t>(e.size()));
@@ -296,7 +297,9 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
   for (auto kv = config.begin(); kv != config.end(); ++kv) {
     if (kv.key() != "name") attrs[kv.key()] = attribute(kv.value(), where);
   }
-  return layers::OpLayer(cls, entry.value("module", ""),
+  // Keras 3's legacy .h5 drops the module; Strata writes it back as Keras defines it.
+  const std::string module = entry.value("module", "");
+  return layers::OpLayer(cls, module.empty() ? layers::keras_module_of(cls) : module,
                          keras3_arguments(nodes[0].value("args", json::array()), where, cls),
                          std::move(attrs), name);
 }
@@ -365,7 +368,7 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
       case OpArgument::Kind::array: {
         std::size_t next = 0;
         args.push_back(json{{"class_name", "__numpy__"},
-                            {"config", json{{"value", nested_values(a, 0, next)}, {"dtype", "float32"}}}});
+                            {"config", json{{"value", nested_values(a, 0, next)}, {"dtype", a.dtype}}}});
         break;
       }
     }

@@ -3,57 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "layers/activations.h"
+#include "layers/core/op_call.h"
 
 namespace strata::layers {
 
-namespace {
-
-// One call's materialized arguments: each a tensor, or several (a tensor list).
-struct OpCall {
-  Graph& graph;
-  std::vector<std::vector<Output>> args;
-  const std::vector<OpArgument>& arguments;  // as saved: which are constants
-  const OpAttributes& attrs;
-  std::string where;
-
-  Output arg(std::size_t i) const {
-    if (i >= args.size() || args[i].size() != 1)
-      throw ValueError(where + ": expects a tensor as argument " + std::to_string(i));
-    return args[i][0];
-  }
-  bool has(const std::string& key) const {
-    auto it = attrs.find(key);
-    return it != attrs.end() && !std::holds_alternative<std::monostate>(it->second);
-  }
-  // An int or a list of ints; none when absent or null.
-  std::optional<std::vector<std::int64_t>> axes(const std::string& key) const {
-    if (!has(key)) return std::nullopt;
-    const ConfigValue& v = attrs.at(key);
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return std::vector<std::int64_t>{*i};
-    if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) return *l;
-    throw ValueError(where + ": '" + key + "' must be an integer or a list of integers");
-  }
-  bool flag(const std::string& key) const {
-    return has(key) && std::holds_alternative<bool>(attrs.at(key)) && std::get<bool>(attrs.at(key));
-  }
-  double number(const std::string& key) const {
-    if (!has(key)) throw ValueError(where + ": needs '" + key + "'");
-    const ConfigValue& v = attrs.at(key);
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
-    throw ValueError(where + ": '" + key + "' must be a number");
-  }
-  std::string text(const std::string& key) const {
-    return has(key) ? std::get<std::string>(attrs.at(key)) : std::string();
-  }
-};
-
-using OpFn = std::function<Output(const OpCall&)>;
+namespace op_detail {
 
 std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const std::string& where) {
   const auto r = static_cast<std::int64_t>(rank);
@@ -103,9 +63,15 @@ DType dtype_of(const std::string& name, const std::string& where) {
   }
 }
 
+}  // namespace op_detail
+
+namespace {
+
+using namespace op_detail;
+
 const std::map<std::string, OpFn>& table() {
   using C = const OpCall&;
-  static const std::map<std::string, OpFn> t = {
+  static std::map<std::string, OpFn> t = {
       {"Add", [](C c) { return ops::add(c.arg(0), c.arg(1)); }},
       {"Subtract", [](C c) { return ops::sub(c.arg(0), c.arg(1)); }},
       {"Multiply", [](C c) { return ops::mul(c.arg(0), c.arg(1)); }},
@@ -244,6 +210,11 @@ const std::map<std::string, OpFn>& table() {
          return activations::softmax_over(c.arg(0), c.axes("axis").value_or(std::vector<std::int64_t>{-1}));
        }},
   };
+  static const bool merged = [] {
+    for (const auto& entry : op_detail::more_ops()) t.emplace(entry.first, entry.second);
+    return true;
+  }();
+  (void)merged;
   return t;
 }
 
@@ -254,6 +225,18 @@ std::vector<std::string> supported_ops() {
   for (const auto& [name, fn] : table()) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string keras_module_of(const std::string& op) {
+  static const std::set<std::string> nn = {
+      "Celu",       "Elu",        "Gelu",    "Glu",        "HardShrink",    "HardSigmoid", "HardSilu", "HardTanh",
+      "LeakyRelu",  "LogSigmoid", "LogSoftmax", "Relu",    "Relu6",         "Selu",        "Sigmoid",  "Silu",
+      "Softmax",    "Softplus",   "Softsign",   "SoftShrink", "Sparsemax",   "SparsePlus",  "SparseSigmoid",
+      "Squareplus", "TanhShrink"};
+  if (nn.count(op)) return "keras.src.ops.nn";
+  if (op == "Cast" || op == "StopGradient") return "keras.src.ops.core";
+  if (op == "Erf" || op == "Rsqrt" || op == "Logsumexp") return "keras.src.ops.math";
+  return "keras.src.ops.numpy";
 }
 
 bool is_supported_op(const std::string& op) { return op == "GetItem" || table().count(op) > 0; }
@@ -381,7 +364,7 @@ std::size_t OpLayerImpl::num_inputs() const {
 }
 
 std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  OpCall c{graph, {}, arguments, attributes, class_name() + " '" + name + "'"};
+  op_detail::OpCall c{graph, {}, arguments, attributes, class_name() + " '" + name + "'"};
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const OpArgument& a = arguments[i];
     switch (a.kind) {

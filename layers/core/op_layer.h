@@ -31,6 +31,7 @@ struct OpArgument {
   double number = 0.0;   // number
   std::vector<double> values;  // array (a NumPy constant), row-major
   std::vector<std::int64_t> shape;
+  std::string dtype = "float32";  // array: NumPy's dtype as saved (Take's indices are int64), written back
   std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis
   bool bare_key = false;        // index: written as one entry, not a list
 
@@ -87,5 +88,8 @@ class OpLayer : public Layer {
 // The operations OpLayer computes (Keras class names), sorted.
 std::vector<std::string> supported_ops();
 bool is_supported_op(const std::string& op);
+// The module Keras 3.15 defines a supported operation in ("keras.src.ops.nn" for Relu),
+// for files that do not say it (Keras 3's legacy .h5 drops it).
+std::string keras_module_of(const std::string& op);
 
 }  // namespace strata::layers

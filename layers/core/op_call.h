@@ -1,0 +1,73 @@
+// What an OpLayer's operation sees when it is applied (layers/core/op_layer.cc): the call's
+// arguments materialized as graph outputs, the operation's attributes from Keras's config,
+// and the helpers the operations share. Private to layers/core's op_layer*.cc files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/error.h"
+#include "layers/core/op_layer.h"
+
+namespace strata::layers::op_detail {
+
+// One call's materialized arguments: each a tensor, or several (a tensor list).
+struct OpCall {
+  Graph& graph;
+  std::vector<std::vector<Output>> args;
+  const std::vector<OpArgument>& arguments;  // as saved: which are constants
+  const OpAttributes& attrs;
+  std::string where;
+
+  Output arg(std::size_t i) const {
+    if (i >= args.size() || args[i].size() != 1)
+      throw ValueError(where + ": expects a tensor as argument " + std::to_string(i));
+    return args[i][0];
+  }
+  bool has(const std::string& key) const {
+    auto it = attrs.find(key);
+    return it != attrs.end() && !std::holds_alternative<std::monostate>(it->second);
+  }
+  // An int or a list of ints; none when absent or null.
+  std::optional<std::vector<std::int64_t>> axes(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    const ConfigValue& v = attrs.at(key);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return std::vector<std::int64_t>{*i};
+    if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) return *l;
+    throw ValueError(where + ": '" + key + "' must be an integer or a list of integers");
+  }
+  bool flag(const std::string& key) const {
+    return has(key) && std::holds_alternative<bool>(attrs.at(key)) && std::get<bool>(attrs.at(key));
+  }
+  double number(const std::string& key) const {
+    if (!has(key)) throw ValueError(where + ": needs '" + key + "'");
+    const ConfigValue& v = attrs.at(key);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    throw ValueError(where + ": '" + key + "' must be a number");
+  }
+  std::string text(const std::string& key) const {
+    return has(key) ? std::get<std::string>(attrs.at(key)) : std::string();
+  }
+};
+
+using OpFn = std::function<Output(const OpCall&)>;
+
+std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const std::string& where);
+// The shape to pass to reshape: the batch (unknown) as -1, other dims known.
+std::vector<std::int64_t> reshape_target(const Shape& s, const std::string& where);
+// fn over the call's "axis" (an int, a list, or none: every axis) and "keepdims".
+Output reduce(const OpCall& c, const std::function<Output(Output, std::vector<std::int64_t>, bool)>& fn);
+Output expand_dims(Output x, std::int64_t axis, const std::string& where);
+DType dtype_of(const std::string& name, const std::string& where);
+
+// The operations of layers/core/op_layer_ops.cc (keras.ops math, reductions, logic, axis
+// moves and scans, nn functions), merged into OpLayer's table.
+const std::map<std::string, OpFn>& more_ops();
+
+}  // namespace strata::layers::op_detail
