@@ -8,6 +8,7 @@
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 
 namespace strata::cpu {
@@ -32,9 +33,9 @@ void scan(KernelContext& ctx, float identity, bool reverse, Combine combine) {
   const float* x = ctx.input(0).data<float>();
   float* y = ctx.output(0).data<float>();
   cpu::parallel_for(l.outer, [&](std::int64_t s, std::int64_t e) {
-    std::vector<float> acc(static_cast<std::size_t>(l.inner));
+    float* acc = scratch(0, static_cast<std::size_t>(l.inner));  // the thread's: a step allocates nothing
     for (std::int64_t o = s; o < e; ++o) {
-      std::fill(acc.begin(), acc.end(), identity);
+      std::fill_n(acc, l.inner, identity);
       for (std::int64_t step = 0; step < l.n; ++step) {
         const std::int64_t k = reverse ? l.n - 1 - step : step;
         const std::int64_t base = (o * l.n + k) * l.inner;
@@ -60,10 +61,10 @@ void cumprod_grad_kernel(KernelContext& ctx) {
   const float* g = ctx.input(1).data<float>();
   float* dx = ctx.output(0).data<float>();
   cpu::parallel_for(l.outer, [&](std::int64_t s, std::int64_t e) {
-    std::vector<float> acc(static_cast<std::size_t>(l.inner));
+    float* acc = scratch(0, static_cast<std::size_t>(l.inner));  // the thread's: a step allocates nothing
     for (std::int64_t o = s; o < e; ++o) {
       const std::int64_t first = o * l.n * l.inner;
-      std::fill(acc.begin(), acc.end(), 0.f);
+      std::fill_n(acc, l.inner, 0.f);
       for (std::int64_t k = l.n - 1; k >= 0; --k) {
         const std::int64_t base = first + k * l.inner;
         for (std::int64_t i = 0; i < l.inner; ++i) {
@@ -71,7 +72,7 @@ void cumprod_grad_kernel(KernelContext& ctx) {
           dx[base + i] = acc[i] = g[base + i] + next * acc[i];
         }
       }
-      std::fill(acc.begin(), acc.end(), 1.f);
+      std::fill_n(acc, l.inner, 1.f);
       for (std::int64_t k = 0; k < l.n; ++k) {
         const std::int64_t base = first + k * l.inner;
         for (std::int64_t i = 0; i < l.inner; ++i) {
