@@ -1,10 +1,12 @@
 // Philox-4x32-10's rounds as one function that compiles for the host and for CUDA
-// devices alike: the CPU's Philox (core/rng.h) and the CUDA dropout kernel
-// (core/cuda/philox.h) both draw through it, so a GPU draws the CPU's numbers bit for bit.
-// Plain C++ without CUDA headers: every build compiles it.
+// devices alike: the CPU's Philox (core/rng.h) and the CUDA dropout and random-normal
+// kernels (core/cuda/philox.h) all draw through it, so a GPU draws the CPU's numbers (bit
+// for bit where the arithmetic is exact). Plain C++ without CUDA headers: every build
+// compiles it.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -57,6 +59,17 @@ STRATA_HOST_DEVICE inline PhiloxWords philox4x32_10(std::uint64_t counter, std::
 // grid (exact in float), never 1.0.
 STRATA_HOST_DEVICE inline float philox_uniform(std::uint32_t word) {
   return static_cast<float>(word >> 8) * (1.0f / 16777216.0f);
+}
+
+// Two words as a standard normal (Box-Muller, the cosine branch): u1 = (top 24 bits of a
+// + 1) / (2^24 + 1) in (0, 1], never 0 so the log is finite, and u2 = the top 24 bits of b
+// times 2^-24, in double so that the only rounding to float is the last. Tails end at
+// sqrt(-2 ln(1 / (2^24 + 1))) = 5.77. A CUDA device's double log and cos are within an ulp
+// or two of glibc's, so its draws are the CPU's to within one rounding of the float.
+STRATA_HOST_DEVICE inline float philox_normal(std::uint32_t a, std::uint32_t b) {
+  const double u1 = (static_cast<double>(a >> 8) + 1.0) / 16777217.0;
+  const double u2 = static_cast<double>(b >> 8) / 16777216.0;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2));
 }
 
 }  // namespace strata

@@ -1,7 +1,6 @@
 #include "core/rng.h"
 
 #include <atomic>
-#include <cmath>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -70,10 +69,8 @@ float Philox::uniform(std::uint64_t index) const {
 }
 
 float Philox::normal(std::uint64_t index) const {
-  auto b = bits(index);
-  double u1 = (static_cast<double>(b[0] >> 8) + 1.0) / 16777217.0;  // (0, 1]
-  double u2 = static_cast<double>(b[1] >> 8) / 16777216.0;
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
+  const auto b = bits(index);
+  return to_normal(b[0], b[1]);
 }
 
 std::uint64_t stable_hash(std::string_view text) {

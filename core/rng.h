@@ -24,9 +24,12 @@ class Philox {
   // A word of bits() as a uniform float in [0, 1): its top 24 bits give every float on a
   // uniform grid, never 1.0.
   static float to_uniform(std::uint32_t word) { return philox_uniform(word); }
+  // Words 0 and 1 of a block as a standard normal (Box-Muller): what normal() gives for
+  // the block's counter, for kernels that draw blocks sixteen at a time (bits16).
+  static float to_normal(std::uint32_t a, std::uint32_t b) { return philox_normal(a, b); }
   // Uniform float in [0, 1) for element `index`.
   float uniform(std::uint64_t index) const;
-  // Standard normal for element `index` (Box-Muller on two uniforms).
+  // Standard normal for element `index` (Box-Muller on words 0 and 1 of its block).
   float normal(std::uint64_t index) const;
 
  private:
