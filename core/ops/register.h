@@ -28,6 +28,7 @@ void register_hash_ops(OpRegistry& registry);
 void register_collective_ops(OpRegistry& registry);
 void register_batch_norm_ops(OpRegistry& registry);
 void register_scan_ops(OpRegistry& registry);
+void register_random_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -51,6 +52,7 @@ inline void register_all(OpRegistry& registry) {
   register_collective_ops(registry);
   register_batch_norm_ops(registry);
   register_scan_ops(registry);
+  register_random_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -1,0 +1,46 @@
+// The CPU kernels of the random ops (core/ops/random_ops.h): random_normal_like.
+#include <cstdint>
+
+#include "core/cpu/kernels/register.h"
+#include "core/cpu/parallel.h"
+#include "core/op_registry.h"
+#include "core/rng.h"
+
+namespace strata::cpu {
+
+namespace {
+
+void random_normal_like_kernel(KernelContext& ctx) {
+  const Tensor& like = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  float* po = out.data<float>();
+  // Keyed on (seed, step) as dropout's masks: draws of different steps never overlap.
+  const Philox rng(mix_seed(static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("seed")),
+                            static_cast<std::uint64_t>(ctx.step)),
+                   static_cast<std::uint64_t>(ctx.node.attrs.get<std::int64_t>("stream")));
+  // Elements are numbered in the step's global batch: a data-parallel shard starting at
+  // sample_offset draws what a single process would for its samples.
+  const std::int64_t first =
+      like.rank() > 0 && like.shape()[0] > 0 ? ctx.sample_offset * (like.size() / like.shape()[0]) : 0;
+  // Element g is normal(g), one Philox block each, so the draws do not depend on how the
+  // range is split; sixteen blocks at a time (bits16) where the range allows.
+  cpu::parallel_for(out.size(), [&](std::int64_t b, std::int64_t e) {
+    std::int64_t i = b;
+    Philox::Words16 words;
+    for (; i + 16 <= e; i += 16) {
+      rng.bits16(static_cast<std::uint64_t>(first + i), words);
+      for (std::size_t j = 0; j < 16; ++j) {
+        po[i + static_cast<std::int64_t>(j)] = Philox::to_normal(words[0][j], words[1][j]);
+      }
+    }
+    for (; i < e; ++i) po[i] = rng.normal(static_cast<std::uint64_t>(first + i));
+  }, cpu::threshold_for(64));
+}
+
+}  // namespace
+
+void register_random_kernels(OpRegistry& r) {
+  r.add_kernel("random_normal_like", DeviceType::cpu, {.run = random_normal_like_kernel});
+}
+
+}  // namespace strata::cpu

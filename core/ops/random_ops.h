@@ -1,0 +1,21 @@
+// Random ops: tensors of random numbers drawn as dropout's masks are (core/ops/nn_ops.cc),
+// each element a pure function of (seed, stream, step, element): reproducible, resumable
+// from a checkpoint, the same on any thread count, and the CPU's numbers on a GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// Standard normal noise, float32, shaped like `like` (whose values are not read), drawn
+// anew at every step, in training and inference alike (a layer that adds noise only in
+// training selects it with training_select, which an inference program resolves without
+// drawing). Element g of the step's global batch (a data-parallel shard's first element
+// is its sample_offset times the sample's size) is Philox(mix_seed(seed, step),
+// stream).normal(g) (core/rng.h: Box-Muller on words 0 and 1 of block g). No gradient
+// flows to `like`.
+Output random_normal_like(Output like, std::uint64_t seed, std::uint64_t stream);
+
+}  // namespace strata::ops
