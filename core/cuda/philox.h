@@ -1,8 +1,10 @@
-// Philox-4x32-10 and dropout's per-element rule as functions that compile for the host and
-// for CUDA devices alike: the CUDA dropout kernel (core/cuda/dropout.cu) draws its masks
-// through these, and tests/core/cuda_philox_test.cc checks them on the host against the
-// CPU's Philox (core/rng.h) and the CPU dropout kernel, so a GPU draws the CPU's masks bit
-// for bit. Plain C++ (no CUDA header): it compiles in every build.
+// Philox-4x32-10, dropout's per-element rule and random_normal_like's element as functions
+// that compile for the host and for CUDA devices alike: the CUDA dropout and random-normal
+// kernels (core/cuda/dropout.cu, random_normal.cu) draw through these, and
+// tests/core/cuda_philox_test.cc checks them on the host against the CPU's Philox
+// (core/rng.h) and the CPU kernels, so a GPU draws the CPU's masks bit for bit, and its
+// normals to within the rounding of CUDA's double log and cos. Plain C++ (no CUDA
+// header): it compiles in every build.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +52,14 @@ STRATA_HOST_DEVICE inline void dropout_block(const float* x, float* out, std::in
     const float uniform = philox_uniform(words.w[j]);
     out[i] = uniform >= draw.rate ? x[i] * draw.keep_scale : 0.f;
   }
+}
+
+// Element g of random_normal_like's step (numbered in the step's global batch, as
+// dropout's): the CPU's Philox(key, stream).normal(g), Box-Muller on words 0 and 1 of
+// block g. `key` is the step's, mix_seed_bits(seed, step).
+STRATA_HOST_DEVICE inline float random_normal_element(std::uint64_t key, std::uint64_t stream, std::int64_t g) {
+  const PhiloxWords words = philox4x32_10(static_cast<std::uint64_t>(g), stream, key);
+  return philox_normal(words.w[0], words.w[1]);
 }
 
 }  // namespace strata::cuda

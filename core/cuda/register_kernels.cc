@@ -15,6 +15,7 @@
 #include "core/cuda/matmul_kernels.h"
 #include "core/cuda/pick_kernels.h"
 #include "core/cuda/pool_kernels.h"
+#include "core/cuda/random_normal_kernels.h"
 #include "core/cuda/reduce_kernels.h"
 #include "core/cuda/rnn_kernels.h"
 #include "core/cuda/scan_kernels.h"
@@ -42,6 +43,7 @@ void register_kernels(OpRegistry& r) {
   register_softmax_kernels(r);
   register_pick_kernels(r);
   register_dropout_kernels(r);
+  register_random_normal_kernels(r);
   register_update_kernels(r);
   register_rnn_kernels(r);
   register_sequence_kernels(r);

@@ -555,6 +555,39 @@ OpCases dropout_cases() {
   return op;
 }
 
+// random_normal_like: the CPU's draws (steps, sizes no multiple of the CPU's 16 blocks at
+// a time, a shard whose first element is not a multiple of 16, a scalar, an empty batch),
+// in either mode. Both devices compute Box-Muller in double and round once to float;
+// CUDA's double log and cos are within two ulps of glibc's, which can move a draw by one
+// float rounding (|z| < 5.8: at most 4.8e-7).
+OpCases random_normal_cases() {
+  struct D {
+    std::string label;
+    Shape shape;
+    bool training;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{"step 0 over many blocks", {1000, 33}, true, 0, 0},
+                             {"step 7, 257 elements", {257}, true, 7, 0},
+                             {"rank 3", {3, 5, 7}, true, 3, 0},
+                             {"shard from sample 3 (element 21)", {5, 7}, true, 2, 3},
+                             {"scalar", {}, true, 1, 0},
+                             {"inference draws as well", {37, 19}, false, 4, 0},
+                             {"no rows", {0, 5}, true, 0, 0}};
+  OpCases op{1e-6f, {}};
+  std::uint64_t seed = 1700;
+  for (const D& d : ds) {
+    KernelCase c{d.label, {in_range(d.shape, -2, 2, seed)},
+                 Attrs{{"seed", 4321 + static_cast<std::int64_t>(seed)}, {"stream", std::int64_t{78}}}};
+    c.training = d.training;
+    c.step = d.step;
+    c.sample_offset = d.sample_offset;
+    op.cases.push_back(std::move(c));
+    ++seed;
+  }
+  return op;
+}
+
 // --- convolutions and pooling ---------------------------------------------------------
 
 // Keras's "same" padding of one axis: (before, after), the odd one out after.
@@ -1419,6 +1452,7 @@ const std::map<std::string, OpCases>& table() {
     m["argmax"] = argmax_cases();
     for (const char* name : {"cumsum", "cumprod", "cumprod_grad", "reverse"}) m[name] = scan_cases(name);
     m["dropout"] = dropout_cases();
+    m["random_normal_like"] = random_normal_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
     }

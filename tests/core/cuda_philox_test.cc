@@ -3,9 +3,11 @@
 // Philox-4x32-10 function the CPU's Philox uses too (core/philox_rounds.h; Random123's
 // known answers in rng_test.cc); run here, dropout_block must give the CPU dropout
 // kernel's outputs bit for bit (the CPU kernel draws sixteen blocks at a time and keeps an
-// element by an integer test), so that a GPU draws the CPU's masks. This runs in every
-// build, GPU or not; the CUDA kernel itself is compared with the CPU's in
-// cuda_kernels_test.cc where there is a GPU.
+// element by an integer test), so that a GPU draws the CPU's masks. The CUDA
+// random_normal_like kernel draws each element with random_normal_element, likewise held
+// here to the CPU kernel's bits (on the device only CUDA's double log and cos may round
+// differently). This runs in every build, GPU or not; the CUDA kernels themselves are
+// compared with the CPU's in cuda_kernels_test.cc where there is a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -72,6 +74,48 @@ TEST(CudaPhilox, DropoutBlocksGiveTheCpuKernelsOutputs) {
     if (n >= 100) {  // a mask, not all or nothing
       EXPECT_GT(kept, 0) << label;
       EXPECT_LT(kept, n) << label;
+    }
+  }
+}
+
+// Every element through random_normal_element, as core/cuda/random_normal.cu numbers them,
+// against the CPU kernel run on the same node and step: equal bits.
+TEST(CudaPhilox, RandomNormalElementsGiveTheCpuKernelsOutputs) {
+  struct D {
+    Shape shape;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{{1000, 33}, 0, 0}, {{257}, 7, 0}, {{3, 5, 7}, 3, 0},
+                             {{5, 7}, 2, 3},     {{}, 1, 0},    {{130, 3}, 9, 61}};
+  const OpDef& def = OpRegistry::global().get("random_normal_like");
+  std::int64_t node_seed = 2000;
+  for (const D& d : ds) {
+    const std::string label = d.shape.to_string() + ", step " + std::to_string(d.step) + ", sample_offset " +
+                              std::to_string(d.sample_offset);
+    const std::int64_t node_stream = 78;
+    Node node;
+    node.op = "random_normal_like";
+    node.name = "gaussian_noise/random_normal_like";
+    node.attrs = Attrs{{"seed", ++node_seed}, {"stream", node_stream}};
+    const Tensor like = Tensor::filled(d.shape, 0.f);
+    Tensor expected(d.shape, DType::float32);
+    KernelContext ctx{node, {&like}, {&expected}};
+    ctx.training = true;
+    ctx.step = d.step;
+    ctx.sample_offset = d.sample_offset;
+    def.on(DeviceType::cpu)->run(ctx);
+
+    // The key as the CUDA kernel derives it on the device from the step, the first
+    // element from the sample offset and the sample's size.
+    const std::uint64_t key = mix_seed_bits(static_cast<std::uint64_t>(node_seed), static_cast<std::uint64_t>(d.step));
+    const std::int64_t n = like.size();
+    const std::int64_t sample_size = like.rank() > 0 && like.shape()[0] > 0 ? n / like.shape()[0] : 0;
+    const std::int64_t first = d.sample_offset * sample_size;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float a = cuda::random_normal_element(key, static_cast<std::uint64_t>(node_stream), first + i);
+      const float e = expected.data<float>()[i];
+      ASSERT_EQ(std::memcmp(&a, &e, sizeof a), 0)
+          << label << ": element " << i << " is " << a << ", the CPU gives " << e;
     }
   }
 }
