@@ -5,8 +5,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/random_ops.h"
 #include "core/rng.h"
-#include "layers/regularization/normal_draw.h"
 
 namespace strata::layers {
 
@@ -22,8 +22,9 @@ std::vector<Output> GaussianDropoutImpl::call(Graph&, const std::vector<Output>&
   const Output& x = inputs[0];
   if (rate == 0.0) return {x};
   const auto stddev = static_cast<float>(std::sqrt(rate / (1.0 - rate)));
-  // The call's index keeps each call's draws its own, as Dropout's.
-  const Output noise = standard_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
+  // The call's index keeps each call's draws its own, as Dropout's. The noise is drawn in
+  // either mode; an inference program resolves the select to x and never draws it.
+  const Output noise = ops::random_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
   return {ops::training_select(ops::mul(x, ops::add(ops::mul(noise, stddev), 1.f)), x)};
 }
 

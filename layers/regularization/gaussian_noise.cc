@@ -3,8 +3,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/random_ops.h"
 #include "core/rng.h"
-#include "layers/regularization/normal_draw.h"
 
 namespace strata::layers {
 
@@ -19,8 +19,9 @@ GaussianNoiseImpl::GaussianNoiseImpl(double stddev_, GaussianNoiseOptions o)
 std::vector<Output> GaussianNoiseImpl::call(Graph&, const std::vector<Output>& inputs) {
   const Output& x = inputs[0];
   if (stddev == 0.0) return {x};
-  // The call's index keeps each call's draws its own, as Dropout's.
-  const Output noise = standard_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
+  // The call's index keeps each call's draws its own, as Dropout's. The noise is drawn in
+  // either mode; an inference program resolves the select to x and never draws it.
+  const Output noise = ops::random_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
   return {ops::training_select(ops::add(x, ops::mul(noise, static_cast<float>(stddev))), x)};
 }
 
