@@ -134,12 +134,14 @@ void run(const Geom& g, const float* x, const Padded& w, float* y, const Epilogu
 
 }  // namespace
 
+std::int64_t direct_conv_lanes() { return kLanes; }
+std::int64_t direct_conv_most_outputs() { return std::min<std::int64_t>(kDirectConvOutputs, kMostVectors * kLanes); }
+
 bool direct_conv_applies(const Geom& g) {
   static const char* const setting = std::getenv("STRATA_DIRECT_CONV");
   if (setting && std::string_view(setting) == "0") return false;
-  const std::int64_t most_outputs = std::min<std::int64_t>(kDirectConvOutputs, kMostVectors * kLanes);
   return g.groups == 1 && g.dh == 1 && g.dw == 1 && g.c <= kDirectConvChannels &&
-         g.kh * g.kw * g.c <= kDirectConvDepth && g.o > 0 && g.o <= most_outputs;
+         g.kh * g.kw * g.c <= kDirectConvDepth && g.o > 0 && g.o <= direct_conv_most_outputs();
 }
 
 void direct_conv2d(const Geom& g, const float* x, const float* k, float* y, const Epilogue& e) {

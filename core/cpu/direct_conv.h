@@ -28,6 +28,12 @@ inline constexpr std::int64_t kDirectConvOutputs = 64;
 // (direct_conv.cc). STRATA_DIRECT_CONV=0 turns it off.
 bool direct_conv_applies(const ops::Conv2DGeometry& g);
 
+// The floats of one vector of output channels in the library's build (16 with AVX-512,
+// 8 with AVX2), and the most output channels the kernel takes: for callers compiled
+// without the library's instruction set (the tests).
+std::int64_t direct_conv_lanes();
+std::int64_t direct_conv_most_outputs();
+
 // y (N, OH, OW, O) = conv(x (N, H, W, C), k (kh, kw, C, O)) over g, then the epilogue
 // (bias, residual, activation) on each output as it is written. g must satisfy
 // direct_conv_applies. Runs on the worker pool.

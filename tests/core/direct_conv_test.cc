@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/cpu/direct_conv.h"
-#include "core/cpu/vector_math.h"
 #include "core/ops/conv_ops.h"
 #include "core/program.h"
 #include "core/rng.h"
@@ -85,11 +84,11 @@ std::string describe(const Case& t) {
 }
 
 TEST(DirectConv, MatchesSumsInDoubleOnFirstLayerShapes) {
-  const std::int64_t lanes = cpu::simd::kLanes;
+  const std::int64_t lanes = cpu::direct_conv_lanes();
   const Case cases[] = {
       {1, 17, 19, 3, 32, 3, 3, 2, 0, 1, 0, 1},       // MobileNetV2's stem ('same' at stride 2)
       // ResNet50's stem, a batch (64 channels; with AVX2's 8 lanes the most it takes, 56)
-      {2, 23, 21, 3, std::min<std::int64_t>(64, 7 * lanes), 7, 7, 2, 3, 3, 3, 3},
+      {2, 23, 21, 3, cpu::direct_conv_most_outputs(), 7, 7, 2, 3, 3, 3, 3},
       {1, 9, 10, 3, 16, 3, 3, 1, 1, 1, 1, 1},        // ResNet-20's
       {1, 12, 12, 3, 48, 4, 4, 4, 0, 0, 0, 0},       // patches, no padding
       {1, 8, 5, 1, 1, 3, 3, 1, 1, 1, 1, 1},          // one channel in and out
@@ -110,7 +109,7 @@ TEST(DirectConv, MatchesSumsInDoubleOnFirstLayerShapes) {
 }
 
 TEST(DirectConv, AppliesTheEpilogueToEveryOutput) {
-  const std::int64_t lanes = cpu::simd::kLanes;
+  const std::int64_t lanes = cpu::direct_conv_lanes();
   for (const std::int64_t o : {lanes, lanes + 5}) {  // whole vectors, and a padded last one
     const Case t{2, 11, 9, 3, o, 3, 3, 2, 1, 1, 1, 1};
     const ops::Conv2DGeometry g = geometry(t);
@@ -136,7 +135,7 @@ TEST(DirectConv, TakesFirstLayersOnly) {
   wide.c = cpu::kDirectConvChannels + 1;  // a later layer: im2col and the GEMM
   EXPECT_FALSE(cpu::direct_conv_applies(geometry(wide)));
   Case many_outputs = stem;
-  many_outputs.o = cpu::kDirectConvOutputs + 1;
+  many_outputs.o = cpu::direct_conv_most_outputs() + 1;
   EXPECT_FALSE(cpu::direct_conv_applies(geometry(many_outputs)));
   ops::Conv2DGeometry dilated = geometry(stem);
   dilated.dh = 2;
