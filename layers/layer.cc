@@ -106,6 +106,21 @@ Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shap
   return v;
 }
 
+Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
+                               const WeightOptions& options) {
+  try {
+    options.regularizer.check(shape);
+    options.constraint.check(shape);
+  } catch (const ValueError& e) {
+    throw ValueError("weight '" + weight_name + "': " + e.what());
+  }
+  Variable v = add_weight(weight_name, shape, initializer, options.trainable);
+  if (options.regularizer.defined() || options.constraint.defined()) {
+    weight_rules.push_back({v, options.regularizer, options.constraint});
+  }
+  return v;
+}
+
 // --- Layer ---------------------------------------------------------------------------
 
 LayerImpl& Layer::impl() const {
@@ -212,6 +227,14 @@ std::vector<Variable> Layer::non_trainable_weights() const {
     for (const auto& v : sub.non_trainable_weights()) out.push_back(v);
   }
   return out;
+}
+
+std::vector<WeightRule> Layer::weight_rules() const {
+  std::vector<WeightRule> all = impl().weight_rules;
+  for (const auto& sub : impl().sublayers()) {
+    for (const auto& r : sub.weight_rules()) all.push_back(r);
+  }
+  return all;
 }
 
 std::vector<Tensor> Layer::get_weights() const {

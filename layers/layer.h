@@ -12,7 +12,9 @@
 
 #include "core/graph.h"
 #include "core/variable.h"
+#include "layers/constraints.h"
 #include "layers/initializers.h"
+#include "layers/regularizers.h"
 
 namespace strata {
 
@@ -43,6 +45,22 @@ class KerasTensor {
  private:
   std::shared_ptr<const LayerCall> call_;
   int index_ = 0;
+};
+
+// A weight's regularizer and constraint (add_weight's WeightOptions), kept by its layer: a
+// compiled model adds the regularizer's penalty of every trainable weight to its loss and
+// assigns constraint(weight) after every optimizer update, as Keras does.
+struct WeightRule {
+  Variable variable;
+  Regularizer regularizer;
+  Constraint constraint;
+};
+
+// add_weight's options besides the name, shape and initializer (Keras's add_weight order).
+struct WeightOptions {
+  bool trainable = true;
+  Regularizer regularizer;
+  Constraint constraint;
 };
 
 class LayerImpl {
@@ -82,6 +100,13 @@ class LayerImpl {
   bool trainable = true;
   bool built = false;
   std::vector<Variable> weights;  // in Keras's saved order
+  // The weights given a regularizer or a constraint, in creation order.
+  std::vector<WeightRule> weight_rules;
+  // Keras's activity_regularizer, which every Keras layer takes: the penalty of each of
+  // the layer's outputs, divided by the batch size, added to the model's losses wherever
+  // a model calls the layer (models/model.cc). Layers whose Keras signature lists it
+  // set it from their options.
+  Regularizer activity_regularizer;
   // Which recorded call of this layer is being traced or replayed (0 for the first).
   // Layers whose randomness must differ per call (Dropout) key on it; it does not
   // depend on names, so two identical programs build identical graphs.
@@ -98,6 +123,10 @@ class LayerImpl {
   // Creates a weight named "<layer name>/<weight name>" with values from `initializer`.
   Variable add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
                       bool trainable = true);
+  // The same with a regularizer and a constraint, checked against the weight's shape here
+  // (an orthogonal regularizer on a weight of rank 3 is a ValueError naming the weight).
+  Variable add_weight(const std::string& weight_name, const Shape& shape, const Initializer& initializer,
+                      const WeightOptions& options);
 
  private:
   std::string class_name_;
@@ -126,6 +155,8 @@ class Layer {
   std::vector<Variable> weights() const;
   std::vector<Variable> trainable_weights() const;
   std::vector<Variable> non_trainable_weights() const;
+  // The weight rules of this layer, then of each nested layer (as weights()).
+  std::vector<WeightRule> weight_rules() const;
   std::vector<Tensor> get_weights() const;
   // Throws ValueError/ShapeError naming the layer and weight when counts or shapes differ.
   void set_weights(const std::vector<Tensor>& values) const;

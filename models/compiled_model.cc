@@ -185,6 +185,28 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
     sparse_classes_.push_back(losses[k].sparse_targets() && predicted.rank() > 0 ? predicted.dims().back() : -1);
     y_inputs_.push_back(graph_->placeholder(spec, output_names_[k] + "_target"));
   }
+  // The trainable weights, and the penalties of their regularizers (Keras's model.losses
+  // holds one per trainable weight with a regularizer, whichever layer made it).
+  std::vector<Variable> trainable;
+  if (model.trainable) {
+    for (const auto& layer : model.sublayers()) {
+      for (const auto& v : layer.trainable_weights()) trainable.push_back(v);
+    }
+  }
+  std::vector<WeightRule> rules;
+  for (const auto& layer : model.sublayers()) {
+    for (const auto& rule : layer.weight_rules()) {
+      const bool is_trainable = std::any_of(trainable.begin(), trainable.end(),
+                                            [&](const Variable& v) { return v.id() == rule.variable.id(); });
+      const bool seen = std::any_of(rules.begin(), rules.end(),
+                                    [&](const WeightRule& r) { return r.variable.id() == rule.variable.id(); });
+      if (is_trainable && !seen) rules.push_back(rule);
+    }
+  }
+  std::vector<Output> weight_penalties;
+  for (const auto& rule : rules) {
+    if (rule.regularizer.defined()) weight_penalties.push_back(rule.regularizer(graph_->variable(rule.variable)));
+  }
   struct Built {
     std::vector<Output> fetches;
     Output total;
@@ -200,6 +222,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
     }
     // The layers' own losses (Keras's model.losses), unweighted by samples, as Keras adds them.
     for (const Output& layer_loss : graph_->losses()) b.total = ops::add(b.total, layer_loss);
+    for (const Output& penalty : weight_penalties) b.total = ops::add(b.total, penalty);
     b.fetches.push_back(b.total);
     if (outputs_.size() > 1) b.fetches.insert(b.fetches.end(), output_losses.begin(), output_losses.end());
     return b;
@@ -235,19 +258,15 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
 
   // Gradients of the total loss for every trainable weight, then the optimizer's updates.
   optimizer_ = options->optimizer.resolve();
-  std::vector<Variable> trainable;
-  if (model.trainable) {
-    for (const auto& layer : model.sublayers()) {
-      for (const auto& v : layer.trainable_weights()) trainable.push_back(v);
-    }
-  }
   std::vector<Output> variable_nodes;
   for (const auto& v : trainable) variable_nodes.push_back(graph_->variable(v));
   // The step's targets: the optimizer's updates and the layers' own state updates
   // (moving statistics, carried RNN states). A Program runs stateful nodes in graph
   // order after every read, so the order of this list doesn't matter.
+  std::vector<char> has_gradient(trainable.size(), 0);
   auto optimizer_updates = [&](Output loss) {
     std::vector<Output> grads = gradients(loss, variable_nodes);
+    for (std::size_t i = 0; i < grads.size(); ++i) has_gradient[i] = has_gradient[i] || grads[i].valid();
     // Data-parallel: every process applies the same update, from the gradient of the
     // global batch's mean loss (distribution/gradient_buckets.h).
     if (communicator_) {
@@ -264,6 +283,18 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   };
   std::vector<Output> updates = optimizer_updates(total);
   std::vector<Output> updates_weighted = optimizer_updates(weighted.total);
+  // Keras's optimizer assigns constraint(w) to each constrained weight with a gradient
+  // after the step's updates. A step's stateful nodes run after all of its reads, so the
+  // constraints read the updated weights in a Program of their own, run after each step.
+  std::vector<Output> constraint_updates;
+  for (const auto& rule : rules) {
+    if (!rule.constraint.defined()) continue;
+    const auto at = std::find_if(trainable.begin(), trainable.end(),
+                                 [&](const Variable& v) { return v.id() == rule.variable.id(); });
+    if (!has_gradient[static_cast<std::size_t>(at - trainable.begin())]) continue;
+    const Output w = graph_->variable(rule.variable);
+    constraint_updates.push_back(ops::assign(w, rule.constraint(w)));
+  }
 
   std::vector<Output> feeds = x_inputs_;
   feeds.insert(feeds.end(), y_inputs_.begin(), y_inputs_.end());
@@ -279,6 +310,10 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   test_weighted_ =
       std::make_unique<Program>(*graph_, feeds_weighted, inference.fetches[2], inference.updates, device_);
   train_weighted_ = std::make_unique<Program>(*graph_, feeds_weighted, weighted.fetches, updates_weighted, device_);
+  if (!constraint_updates.empty()) {
+    constrain_ = std::make_unique<Program>(*graph_, std::vector<Output>{}, std::vector<Output>{}, constraint_updates,
+                                           device_);
+  }
   place_variables(*graph_, device_);
 }
 
@@ -374,6 +409,7 @@ void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<T
                    {.training = true, .step = train_steps_, .sample_offset = shard.offset,
                     .global_batch = shard.global, .collective = communicator_});
   for (auto& t : step_feeds_) t.release();  // the caller reuses its batch buffers
+  if (constrain_) constrain_->run_into({}, constraint_fetches_);
   ++train_steps_;
   std::int64_t batch_size = x.front().shape()[0];
   if (communicator_) all_reduce_logs(step_fetches_, batch_size);

@@ -114,6 +114,10 @@ class CompiledModel {
   // The same steps with a per-sample weight fed after the targets.
   Output sample_weight_input_;
   std::unique_ptr<Program> test_weighted_, train_weighted_;
+  // Assigns constraint(w) to the constrained weights; run after every train step (null
+  // when no trainable weight has a constraint).
+  std::unique_ptr<Program> constrain_;
+  std::vector<Tensor> constraint_fetches_;  // none: reused, so a step allocates nothing
   InferenceRewrites inference_rewrites_;
   optimizers::Optimizer optimizer_;
 

@@ -105,6 +105,10 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
     layer.current_call = c->call_index;
     layer.current_arguments = c->arguments;
     results[c.get()] = masked ? layer.call_masked(graph, ins, in_masks) : layer.call(graph, ins);
+    // Keras's activity_regularizer: each output's penalty over its batch, a model loss.
+    if (layer.activity_regularizer.defined()) {
+      for (const Output& out : results[c.get()]) graph.add_loss(layer.activity_regularizer.activity_penalty(out));
+    }
     auto out_masks = layer.compute_mask(graph, ins, in_masks);
     if (!out_masks.empty()) masks[c.get()] = std::move(out_masks);
   }
