@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/error.h"
+#include "io/weight_rule_config.h"
 
 namespace strata::io {
 namespace {
@@ -163,6 +164,10 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       return initializer_from_config(v, where);
     case ValueKind::layer:
       return layer_from_config(v, ctx);
+    case ValueKind::regularizer:
+      return regularizer_from_config(v, where, f.key);
+    case ValueKind::constraint:
+      return constraint_from_config(v, where, f.key);
     case ValueKind::token:
       if (v.is_string()) return v.get<std::string>();
       if (v.is_number_integer()) return v.get<std::int64_t>();
@@ -218,6 +223,10 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
           return json(v);
         } else if constexpr (std::is_same_v<T, Initializer>) {
           return initializer_to_config(v);
+        } else if constexpr (std::is_same_v<T, Regularizer>) {
+          return regularizer_to_config(v);
+        } else if constexpr (std::is_same_v<T, Constraint>) {
+          return constraint_to_config(v);
         } else if constexpr (std::is_same_v<T, Layer>) {
           const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(v.class_name());
           return json{{"module", k ? k->module : "keras.layers"},

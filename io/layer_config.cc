@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "io/keras_class_config.h"
+#include "io/weight_rule_config.h"
 #include "layers/activations.h"
 #include "layers/keras_class.h"
 
@@ -30,6 +31,29 @@ std::string dtype_name(const json& value) {
     return value["config"]["name"].get<std::string>();
   }
   return "float32";
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Nothing silent (issue #38): a weight's regularizer or constraint that the class does not
+// hold as a value (a key it lacks, or one it only writes) is refused when set, naming the
+// layer, the key and the value. activity_regularizer, which every Keras layer takes, is
+// read for every class (layer_from_config).
+void refuse_unapplied_rules(const layers::KerasClass& k, const json& config, const std::string& where) {
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    const std::string& key = it.key();
+    if (it.value().is_null() || key == "activity_regularizer") continue;
+    if (!ends_with(key, "_regularizer") && !ends_with(key, "_constraint")) continue;
+    const bool held = std::any_of(k.fields.begin(), k.fields.end(), [&](const layers::FieldSpec& f) {
+      return f.key == key && f.role == layers::FieldRole::value;
+    });
+    if (held) continue;
+    throw NotImplementedError(where + ": '" + key + "' = " + it.value().dump() + " is not supported (Strata does not " +
+                              "apply " + (ends_with(key, "_regularizer") ? "regularizers" : "constraints") +
+                              " to this layer's weights)");
+  }
 }
 
 }  // namespace
@@ -209,6 +233,11 @@ json layer_config(const Layer& layer) {
                       {"registered_name", nullptr}};
   const LayerConfigEntry* by_hand = hand_written(*k);
   json own = by_hand ? by_hand->to_config(layer.impl()) : described_to_config(*k, layer.impl());
+  // Keras writes activity_regularizer where the class's get_config lists it, else (the
+  // base Layer's) after dtype, and then only when set.
+  if (const Regularizer& activity = layer.impl().activity_regularizer; activity.defined()) {
+    (own.contains("activity_regularizer") ? own : cfg)["activity_regularizer"] = regularizer_to_config(activity);
+  }
   for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
   if (!k->trainable_key) cfg.erase("trainable");
   return cfg;
@@ -232,8 +261,15 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
     config["batch_shape"] = config["batch_input_shape"];
     config.erase("batch_input_shape");
   }
+  std::string where = describe(cls, config);
+  if (!ctx.source.empty()) where += " in " + ctx.source;
+  refuse_unapplied_rules(*k, config, where);
   const LayerConfigEntry* by_hand = hand_written(*k);
   Layer layer = by_hand ? by_hand->from_config(config, ctx) : described_from_config(*k, config, ctx);
+  if (config.contains("activity_regularizer") && !config["activity_regularizer"].is_null()) {
+    layer.impl().activity_regularizer = regularizer_from_config(config["activity_regularizer"], where,
+                                                                "activity_regularizer");
+  }
   if (config.contains("trainable") && config["trainable"].is_boolean()) {
     layer.set_trainable(config["trainable"].get<bool>());
   }

@@ -200,7 +200,8 @@ json attribute_json(const ConfigValue& v) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
           return nullptr;
-        } else if constexpr (std::is_same_v<T, Initializer> || std::is_same_v<T, Layer>) {
+        } else if constexpr (std::is_same_v<T, Initializer> || std::is_same_v<T, Layer> ||
+                             std::is_same_v<T, Regularizer> || std::is_same_v<T, Constraint>) {
           return nullptr;  // never an operation's argument
         } else {
           return x;

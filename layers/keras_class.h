@@ -19,7 +19,7 @@
 //   // dense.cc
 //   const bool registered = register_keras_class(
 //       describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units))
-//           .unmodeled({"kernel_regularizer", ...}));
+//           .unmodeled({"synchronized", ...}));
 #pragma once
 
 #include <cstdint>
@@ -69,7 +69,8 @@ constexpr Spelling window_spelling(int spatial_rank) {
 // What a config key is to the layer.
 enum class FieldRole {
   value,      // a member of the layer or its options
-  unmodeled,  // not kept (regularizers, constraints): written as `fixed`, any value accepted
+  unmodeled,  // not kept: written as `fixed`, any value accepted (but io refuses a set
+              // *_regularizer or *_constraint a class does not hold as a value)
   refused,    // not supported: written as `fixed`; a value other than null or `fixed` refused
 };
 
@@ -79,7 +80,9 @@ enum class ValueKind {
   boolean, integer, number, string, int_tuple, int_list, number_list, shape, initializer,
   layer,  // a nested layer, written as its registry entry (TimeDistributed's "layer")
   string_list,  // a list of strings (StringLookup's vocabulary)
-  token         // an integer or a string (Hashing's mask_value)
+  token,        // an integer or a string (Hashing's mask_value)
+  regularizer,  // a keras.regularizers object (or Keras's name for one); null: none
+  constraint    // a keras.constraints object (or Keras's name for one); null: none
 };
 
 // A config value that Keras lets be an integer or a string (Hashing's mask_value).
@@ -87,7 +90,7 @@ using Token = std::variant<std::int64_t, std::string>;
 
 using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
                                  std::vector<std::int64_t>, Initializer, std::vector<double>, Layer,
-                                 std::vector<std::string>>;
+                                 std::vector<std::string>, Regularizer, Constraint>;
 
 struct FieldSpec {
   std::string key;
@@ -147,6 +150,26 @@ struct ConfigTraits<Initializer> {
   static constexpr ValueKind kind = ValueKind::initializer;
   static ConfigValue to(const Initializer& v) { return v; }
   static Initializer from(const ConfigValue& v) { return std::get<Initializer>(v); }
+};
+// Null in a config is no regularizer or constraint: the fields are not nullable, and an
+// undefined value is written null.
+template <>
+struct ConfigTraits<Regularizer> {
+  static constexpr ValueKind kind = ValueKind::regularizer;
+  static ConfigValue to(const Regularizer& v) { return v.defined() ? ConfigValue(v) : ConfigValue{}; }
+  static Regularizer from(const ConfigValue& v) {
+    const auto* r = std::get_if<Regularizer>(&v);
+    return r ? *r : Regularizer();
+  }
+};
+template <>
+struct ConfigTraits<Constraint> {
+  static constexpr ValueKind kind = ValueKind::constraint;
+  static ConfigValue to(const Constraint& v) { return v.defined() ? ConfigValue(v) : ConfigValue{}; }
+  static Constraint from(const ConfigValue& v) {
+    const auto* c = std::get_if<Constraint>(&v);
+    return c ? *c : Constraint();
+  }
 };
 template <>
 struct ConfigTraits<IntPair> {
@@ -329,7 +352,9 @@ constexpr KerasField<Owner, T> keras_field(const char* key, T (*getter)(const Ow
 }
 
 // A key Keras writes that no member holds, at its place among the fields:
-// keras_unmodeled("kernel_regularizer") is written null and accepted with any value;
+// keras_unmodeled("synchronized", "false") is written false and accepted with any value
+// (a *_regularizer or *_constraint key so marked is written null and refused when set:
+// io/layer_config.cc);
 // keras_refused("output_padding") is written null and refused unless null;
 // keras_refused("rms_scaling", "false") is written false and refused unless null or false.
 // `fixed` is a JSON literal. .unwritten(): only read (keys of older files).
@@ -434,8 +459,9 @@ struct KerasClass {
   std::function<void(LayerImpl&, const std::function<std::optional<std::string>(const std::string&)>& read)>
       load_assets;
 
-  // Keys Keras writes that only shape training here (regularizers, constraints): written
-  // null after the fields; a file's values are accepted and not applied.
+  // Keys Keras writes that Strata does not keep: written null after the fields. A set
+  // regularizer or constraint among them is refused by io (io/layer_config.cc); any other
+  // value is accepted.
   KerasClass& unmodeled(const std::vector<std::string>& keys) {
     for (const auto& k : keys) {
       fields.push_back(keras_unmodeled("").spec());
