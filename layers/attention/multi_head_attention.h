@@ -45,8 +45,8 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   std::string name;
 
   // attention_axes other than the sequence axis ([1], as Keras writes it once built),
-  // gates and sliding windows are refused; regularizers and constraints are accepted, not
-  // applied; flash_attention (a speed hint, not in Keras's config) is accepted.
+  // gates and sliding windows are refused; regularizers and constraints are written null and
+  // refused when set (io/layer_config.cc); flash_attention (a speed hint, not in Keras's config) is accepted.
   static constexpr auto keras_fields() {
     using O = MultiHeadAttentionOptions;
     return std::tuple{keras_field("value_dim", &O::value_dim),

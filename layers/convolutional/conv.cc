@@ -36,6 +36,7 @@ template <int Rank>
 ConvImpl<Rank>::ConvImpl(std::int64_t filters_, Window<Rank> kernel_size_, ConvOptions<Rank> options_)
     : LayerImpl(keras_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   const std::string cls = keras_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
   check_positive(cls, "kernel_size", window_vec(kernel_size));
@@ -65,8 +66,12 @@ void ConvImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
   std::vector<std::int64_t> dims = window_vec(kernel_size);
   dims.push_back(channels / options.groups);
   dims.push_back(filters);
-  kernel = add_weight("kernel", Shape(dims), options.kernel_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{filters}, options.bias_initializer);
+  kernel = add_weight("kernel", Shape(dims), options.kernel_initializer,
+                      {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{filters}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 template <int Rank>
@@ -116,9 +121,7 @@ KerasClass describe_conv() {
   return describe_layer<Conv<Rank>>(keras_name(Rank), &ConvImpl<Rank>::options,
                                     keras_field("filters", &ConvImpl<Rank>::filters).at_least(1),
                                     keras_field("kernel_size", &ConvImpl<Rank>::kernel_size, window_spelling(Rank))
-                                        .at_least(1))
-      .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
-                  "bias_constraint"});
+                                        .at_least(1));
 }
 
 const bool registered = [] {

@@ -26,6 +26,11 @@ struct ConvOptions {  // Keras signature order
   bool use_bias = true;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   std::string name;
 
   static constexpr auto keras_fields() {
@@ -38,7 +43,12 @@ struct ConvOptions {  // Keras signature order
                       keras_field("activation", &O::activation, Spelling::activation),
                       keras_field("use_bias", &O::use_bias),
                       keras_field("kernel_initializer", &O::kernel_initializer),
-                      keras_field("bias_initializer", &O::bias_initializer)};
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_field("kernel_regularizer", &O::kernel_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("kernel_constraint", &O::kernel_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint)};
   }
 };
 

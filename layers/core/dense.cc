@@ -10,6 +10,7 @@ DenseImpl::DenseImpl(std::int64_t units_, DenseOptions options_)
     : LayerImpl("Dense", options_.name), units(units_), options(std::move(options_)) {
   if (units <= 0) throw ValueError("Dense: units must be positive, got " + std::to_string(units));
   activations::validate(options.activation);
+  activity_regularizer = options.activity_regularizer;
 }
 
 void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
@@ -19,8 +20,12 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
   }
   std::int64_t in = s.dims().back();
   if (in == kUnknownDim) throw ShapeError("the last dimension of the input must be known, got " + s.to_string());
-  kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{units}, options.bias_initializer);
+  kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer,
+                      {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{units}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -42,9 +47,7 @@ Dense::Dense(std::int64_t units, DenseOptions options)
 
 namespace {
 const bool registered = register_keras_class(
-    describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units))
-        .unmodeled({"kernel_regularizer", "bias_regularizer", "kernel_constraint",
-                    "bias_constraint"}));
+    describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units)));
 }  // namespace
 
 }  // namespace strata::layers

@@ -23,7 +23,8 @@ struct EinsumDenseOptions {  // Keras signature order (after equation, output_sh
   Initializer bias_initializer = "zeros";
   std::string name;
 
-  // Regularizers and constraints are accepted, not applied; quantized kernels are refused.
+  // Regularizers and constraints are written null and refused when set (io/layer_config.cc);
+  // quantized kernels are refused.
   static constexpr auto keras_fields() {
     using O = EinsumDenseOptions;
     return std::tuple{keras_field("activation", &O::activation, Spelling::activation),

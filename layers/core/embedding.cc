@@ -9,6 +9,7 @@ namespace strata::layers {
 EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, EmbeddingOptions options_)
     : LayerImpl("Embedding", options_.name), input_dim(input_dim_), output_dim(output_dim_),
       options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   if (input_dim <= 0 || output_dim <= 0) {
     throw ValueError("Embedding: input_dim and output_dim must be positive, got " + std::to_string(input_dim) +
                      " and " + std::to_string(output_dim));
@@ -16,7 +17,8 @@ EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, 
 }
 
 void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
-  embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, options.embeddings_initializer);
+  embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, options.embeddings_initializer,
+                          {.regularizer = options.embeddings_regularizer, .constraint = options.embeddings_constraint});
 }
 
 std::vector<Output> EmbeddingImpl::call(Graph& graph, const std::vector<Output>& inputs) {

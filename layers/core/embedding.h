@@ -13,6 +13,9 @@ namespace strata::layers {
 
 struct EmbeddingOptions {  // Keras signature order
   Initializer embeddings_initializer = "uniform";
+  Regularizer embeddings_regularizer;
+  Regularizer activity_regularizer;
+  Constraint embeddings_constraint;
   bool mask_zero = false;
   std::string name;
 
@@ -20,8 +23,10 @@ struct EmbeddingOptions {  // Keras signature order
   static constexpr auto keras_fields() {
     using O = EmbeddingOptions;
     return std::tuple{keras_field("embeddings_initializer", &O::embeddings_initializer),
-                      keras_unmodeled("embeddings_regularizer"), keras_unmodeled("activity_regularizer"),
-                      keras_unmodeled("embeddings_constraint"), keras_field("mask_zero", &O::mask_zero),
+                      keras_field("embeddings_regularizer", &O::embeddings_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("embeddings_constraint", &O::embeddings_constraint),
+                      keras_field("mask_zero", &O::mask_zero),
                       keras_refused("lora_rank").unwritten().because("LoRA-enabled embeddings")};
   }
 };

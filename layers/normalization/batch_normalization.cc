@@ -17,8 +17,14 @@ void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
   if (s.rank() < 2) throw ShapeError("expects input of rank >= 2, got " + s.to_string());
   const std::int64_t c = s[options.axis];
   if (c == kUnknownDim) throw ShapeError("the normalized axis must be known, got " + s.to_string());
-  if (options.scale) gamma = add_weight("gamma", Shape{c}, options.gamma_initializer);
-  if (options.center) beta = add_weight("beta", Shape{c}, options.beta_initializer);
+  if (options.scale) {
+    gamma = add_weight("gamma", Shape{c}, options.gamma_initializer,
+                       {.regularizer = options.gamma_regularizer, .constraint = options.gamma_constraint});
+  }
+  if (options.center) {
+    beta = add_weight("beta", Shape{c}, options.beta_initializer,
+                      {.regularizer = options.beta_regularizer, .constraint = options.beta_constraint});
+  }
   moving_mean = add_weight("moving_mean", Shape{c}, options.moving_mean_initializer, false);
   moving_variance = add_weight("moving_variance", Shape{c}, options.moving_variance_initializer, false);
 }

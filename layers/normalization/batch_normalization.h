@@ -28,10 +28,14 @@ struct BatchNormalizationOptions {  // Keras signature order
   Initializer gamma_initializer = "ones";
   Initializer moving_mean_initializer = "zeros";
   Initializer moving_variance_initializer = "ones";
+  Regularizer beta_regularizer;
+  Regularizer gamma_regularizer;
+  Constraint beta_constraint;
+  Constraint gamma_constraint;
   std::string name;
 
   // axis: an int, or tf.keras's one-element list ([3]). Renormalization, virtual batches and
-  // `adjustment` (tf.keras) are refused; regularizers and constraints are accepted, not applied.
+  // `adjustment` (tf.keras) are refused.
   static constexpr auto keras_fields() {
     using O = BatchNormalizationOptions;
     return std::tuple{keras_field("axis", &O::axis, Spelling::unwrap1),
@@ -43,10 +47,10 @@ struct BatchNormalizationOptions {  // Keras signature order
                       keras_field("gamma_initializer", &O::gamma_initializer),
                       keras_field("moving_mean_initializer", &O::moving_mean_initializer),
                       keras_field("moving_variance_initializer", &O::moving_variance_initializer),
-                      keras_unmodeled("beta_regularizer"),
-                      keras_unmodeled("gamma_regularizer"),
-                      keras_unmodeled("beta_constraint"),
-                      keras_unmodeled("gamma_constraint"),
+                      keras_field("beta_regularizer", &O::beta_regularizer),
+                      keras_field("gamma_regularizer", &O::gamma_regularizer),
+                      keras_field("beta_constraint", &O::beta_constraint),
+                      keras_field("gamma_constraint", &O::gamma_constraint),
                       keras_unmodeled("synchronized", "false"),
                       keras_refused("renorm", "false").unwritten().because("batch renormalization"),
                       keras_refused("virtual_batch_size").unwritten(),

@@ -24,7 +24,7 @@ struct GroupNormalizationOptions {  // Keras signature order
   Initializer gamma_initializer = "ones";
   std::string name;
 
-  // Regularizers and constraints are accepted, not applied.
+  // Regularizers and constraints are written null and refused when set (io/layer_config.cc).
   static constexpr auto keras_fields() {
     using O = GroupNormalizationOptions;
     return std::tuple{keras_field("groups", &O::groups),

@@ -31,8 +31,14 @@ void LayerNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
     }
     pshape.push_back(input_shape.dims()[a]);
   }
-  if (options.scale) gamma = add_weight("gamma", Shape(pshape), options.gamma_initializer);
-  if (options.center) beta = add_weight("beta", Shape(pshape), options.beta_initializer);
+  if (options.scale) {
+    gamma = add_weight("gamma", Shape(pshape), options.gamma_initializer,
+                       {.regularizer = options.gamma_regularizer, .constraint = options.gamma_constraint});
+  }
+  if (options.center) {
+    beta = add_weight("beta", Shape(pshape), options.beta_initializer,
+                      {.regularizer = options.beta_regularizer, .constraint = options.beta_constraint});
+  }
 }
 
 std::vector<Output> LayerNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {

@@ -18,9 +18,13 @@ struct LayerNormalizationOptions {  // Keras signature order
   bool scale = true;
   Initializer beta_initializer = "zeros";
   Initializer gamma_initializer = "ones";
+  Regularizer beta_regularizer;
+  Regularizer gamma_regularizer;
+  Constraint beta_constraint;
+  Constraint gamma_constraint;
   std::string name;
 
-  // rms_scaling (Keras 3) is refused; regularizers and constraints are accepted, not applied.
+  // rms_scaling (Keras 3) is refused.
   static constexpr auto keras_fields() {
     using O = LayerNormalizationOptions;
     return std::tuple{keras_field("axis", &O::axis, Spelling::compact),
@@ -30,10 +34,10 @@ struct LayerNormalizationOptions {  // Keras signature order
                       keras_refused("rms_scaling", "false").because("RMS scaling"),
                       keras_field("beta_initializer", &O::beta_initializer),
                       keras_field("gamma_initializer", &O::gamma_initializer),
-                      keras_unmodeled("beta_regularizer"),
-                      keras_unmodeled("gamma_regularizer"),
-                      keras_unmodeled("beta_constraint"),
-                      keras_unmodeled("gamma_constraint")};
+                      keras_field("beta_regularizer", &O::beta_regularizer),
+                      keras_field("gamma_regularizer", &O::gamma_regularizer),
+                      keras_field("beta_constraint", &O::beta_constraint),
+                      keras_field("gamma_constraint", &O::gamma_constraint)};
   }
 };
 

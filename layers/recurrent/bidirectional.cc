@@ -31,6 +31,12 @@ BidirectionalImpl::BidirectionalImpl(const Layer& layer, BidirectionalOptions op
     throw ValueError("Bidirectional: merge_mode must be one of concat, sum, mul, ave, none; got '" + m + "'");
   }
   const RNNImpl& rnn = as_rnn(layer);
+  // Both directions are copies of the layer's config, and activity regularizers are not
+  // part of it here: refused rather than dropped.
+  if (rnn.activity_regularizer.defined()) {
+    throw NotImplementedError("Bidirectional: layer '" + rnn.name + "' has an activity_regularizer (" +
+                              rnn.activity_regularizer.class_name() + "), which Strata does not apply inside a wrapper");
+  }
   if (rnn.built) throw ValueError("Bidirectional: layer '" + rnn.name + "' is already built; pass a new, unused layer");
   // Both directions are fresh copies built from the layer's config, as Keras 3 does.
   forward_layer = rnn.fresh_copy(false, "forward_" + strip(rnn.name, "forward_"));

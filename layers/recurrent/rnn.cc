@@ -25,7 +25,13 @@ std::vector<std::shared_ptr<RNNCellImpl>> as_cells(const std::vector<Layer>& lay
 
 RNNImpl::RNNImpl(const std::string& class_name, std::vector<std::shared_ptr<RNNCellImpl>> cells_, RNNOptions options_)
     : LayerImpl(class_name, options_.name), cells(std::move(cells_)), options(std::move(options_)) {
-  for (const auto& c : cells) c->attach(this);
+  for (const auto& c : cells) {
+    if (c->activity_regularizer.defined()) {
+      throw NotImplementedError(class_name + ": cell '" + c->name + "' has an activity_regularizer (" +
+                                c->activity_regularizer.class_name() + "), which Strata does not apply to cells");
+    }
+    c->attach(this);
+  }
 }
 
 std::size_t RNNImpl::num_states() const {

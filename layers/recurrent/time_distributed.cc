@@ -23,6 +23,12 @@ TensorSpec per_step(const TensorSpec& s) {
 TimeDistributedImpl::TimeDistributedImpl(Layer layer_, TimeDistributedOptions options)
     : LayerImpl("TimeDistributed", options.name), layer(std::move(layer_)), options(options) {
   if (!layer.defined()) throw ValueError("TimeDistributed needs a layer");
+  // A model applies activity regularizers to the layers it calls; this one calls its own.
+  if (layer.impl().activity_regularizer.defined()) {
+    throw NotImplementedError("TimeDistributed: layer '" + layer.name() + "' has an activity_regularizer (" +
+                              layer.impl().activity_regularizer.class_name() +
+                              "), which Strata does not apply inside a wrapper");
+  }
 }
 
 void TimeDistributedImpl::build(const std::vector<TensorSpec>& inputs) {
