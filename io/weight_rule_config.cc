@@ -34,7 +34,9 @@ Named named(const json& value, const std::string& where, const std::string& key,
                   "'s");
   }
   json config = value.value("config", json::object());
-  if (!config.is_object()) throw ValueError(where + ": '" + key + "' has a config that is not an object: " + value.dump());
+  if (!config.is_object()) {
+    throw ValueError(where + ": '" + key + "' has a config that is not an object: " + value.dump());
+  }
   return {cls, config};
 }
 
@@ -69,7 +71,10 @@ auto located(const std::string& where, const std::string& key, const json& value
 }
 
 json wrapped(const char* module, const std::string& class_name, json config) {
-  return json{{"module", module}, {"class_name", class_name}, {"config", std::move(config)}, {"registered_name", nullptr}};
+  return json{{"module", module},
+              {"class_name", class_name},
+              {"config", std::move(config)},
+              {"registered_name", nullptr}};
 }
 
 // Keras keeps L1's l1 and OrthogonalRegularizer's factor as float32 tensors and writes
@@ -160,7 +165,8 @@ Constraint constraint_from_config(const json& value, const std::string& where, c
       }
     }
     if (!a.is_array() || axes.size() != a.size() || axes.empty()) {
-      throw ValueError(where + ": '" + key + "' = " + value.dump() + ": 'axis' must be an integer or a list of integers");
+      throw ValueError(where + ": '" + key + "' = " + value.dump() +
+                       ": 'axis' must be an integer or a list of integers");
     }
     return layers::Axes(axes);
   };
@@ -173,8 +179,10 @@ Constraint constraint_from_config(const json& value, const std::string& where, c
   }
   if (cls == "MinMaxNorm" || cls == "min_max_norm") {
     only_keys(n, {"min_value", "max_value", "rate", "axis"}, where, key, value);
-    return C::MinMaxNorm(
-        {.min_value = num("min_value", 0.0), .max_value = num("max_value", 1.0), .rate = num("rate", 1.0), .axis = axis()});
+    return C::MinMaxNorm({.min_value = num("min_value", 0.0),
+                          .max_value = num("max_value", 1.0),
+                          .rate = num("rate", 1.0),
+                          .axis = axis()});
   }
   if (cls == "NonNeg" || cls == "non_neg") {
     only_keys(n, {}, where, key, value);

@@ -61,7 +61,8 @@ Output Constraint::operator()(Output w) const {
     desired = ops::clip(norms, static_cast<float>(min_value_), static_cast<float>(max_value_));
     // rate · clip(‖w‖) + (1 − rate) · ‖w‖, which is the clip itself at Keras's default rate 1.
     if (rate_ != 1.0) {
-      desired = ops::add(ops::mul(desired, static_cast<float>(rate_)), ops::mul(norms, static_cast<float>(1.0 - rate_)));
+      desired = ops::add(ops::mul(desired, static_cast<float>(rate_)),
+                         ops::mul(norms, static_cast<float>(1.0 - rate_)));
     }
   }
   return ops::mul(w, ops::div(desired, denominator));

@@ -35,7 +35,8 @@ BidirectionalImpl::BidirectionalImpl(const Layer& layer, BidirectionalOptions op
   // part of it here: refused rather than dropped.
   if (rnn.activity_regularizer.defined()) {
     throw NotImplementedError("Bidirectional: layer '" + rnn.name + "' has an activity_regularizer (" +
-                              rnn.activity_regularizer.class_name() + "), which Strata does not apply inside a wrapper");
+                              rnn.activity_regularizer.class_name() +
+                              "), which Strata does not apply inside a wrapper");
   }
   if (rnn.built) throw ValueError("Bidirectional: layer '" + rnn.name + "' is already built; pass a new, unused layer");
   // Both directions are fresh copies built from the layer's config, as Keras 3 does.

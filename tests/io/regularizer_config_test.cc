@@ -106,7 +106,9 @@ TEST(RegularizerConfig, CppOptionsRoundTripWithKerasKeys) {
 
 TEST(RegularizerConfig, UnknownRegularizersAndConstraintsAreRefusedByLayerKeyAndValue) {
   // Keras 3.15.1 cannot interpret "l1_l2" (its docstring notwithstanding).
-  expect_names(error_of<ValueError>([] { from("Dense", R"({"name": "d", "units": 2, "kernel_regularizer": "l1_l2"})"); }),
+  expect_names(error_of<ValueError>([] {
+                 from("Dense", R"({"name": "d", "units": 2, "kernel_regularizer": "l1_l2"})");
+               }),
                {"Dense 'd'", "'kernel_regularizer'", "l1_l2"});
   expect_names(error_of<NotImplementedError>([] {
                  from("Dense", R"({"name": "d", "units": 2,
