@@ -8,20 +8,14 @@
 #include "core/cuda/run_context.h"
 #include "core/cuda/scan_launch.h"
 #include "core/op_registry.h"
+#include "core/ops/scan_ops.h"
 
 namespace strata::cuda {
 
 namespace {
 
-struct Lanes {
-  std::int64_t outer = 1, n = 1, inner = 1;
-};
-
-Lanes lanes_of(const KernelContext& ctx) {
-  const Shape& s = ctx.input(0).shape();
-  const int axis = s.normalize_axis(static_cast<int>(ctx.node.attrs.get<std::int64_t>("axis")));
-  return {s.product(0, axis), s.dims()[static_cast<std::size_t>(axis)], s.product(axis + 1, s.rank())};
-}
+using Lanes = ops::ScanLanes;
+Lanes lanes_of(const KernelContext& ctx) { return ops::scan_lanes(ctx.input(0).shape(), ctx.node.attrs); }
 
 }  // namespace
 

@@ -70,4 +70,9 @@ Output reverse(Output x, int axis) {
   return x.graph->add("reverse", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
 }
 
+ScanLanes scan_lanes(const Shape& x, const Attrs& attrs) {
+  const int axis = x.normalize_axis(static_cast<int>(attrs.get<std::int64_t>("axis")));
+  return {x.product(0, axis), x.dims()[static_cast<std::size_t>(axis)], x.product(axis + 1, x.rank())};
+}
+
 }  // namespace strata::ops

@@ -17,4 +17,11 @@ Output cumprod(Output x, int axis);
 // x with `axis` in reverse order.
 Output reverse(Output x, int axis);
 
+// A scan node's input seen as (outer, n, inner) around its axis (the node's "axis"
+// attribute, negative from the end): each device's kernels walk these lanes.
+struct ScanLanes {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+ScanLanes scan_lanes(const Shape& x, const Attrs& attrs);
+
 }  // namespace strata::ops

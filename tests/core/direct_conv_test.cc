@@ -8,21 +8,14 @@
 #include <cmath>
 #include <vector>
 
+#include "conv_reference.h"
 #include "core/cpu/direct_conv.h"
 #include "core/ops/conv_ops.h"
 #include "core/program.h"
-#include "core/rng.h"
 
 using namespace strata;
 
 namespace {
-
-std::vector<float> random_values(std::int64_t n, std::uint64_t seed) {
-  Philox rng(seed, 9);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[i] = rng.uniform(static_cast<std::uint64_t>(i)) * 2.f - 1.f;
-  return v;
-}
 
 struct Case {
   std::int64_t n, h, w, c, o, kh, kw, stride, pt, pb, pl, pr;
@@ -39,42 +32,9 @@ ops::Conv2DGeometry geometry(const Case& t) {
   return g;
 }
 
-// The convolution summed in double, then bias, residual and the activation in float.
-std::vector<float> reference(const ops::Conv2DGeometry& g, const std::vector<float>& x, const std::vector<float>& k,
-                             const cpu::Epilogue& e) {
-  std::vector<float> y(static_cast<std::size_t>(g.n * g.oh * g.ow * g.o));
-  for (std::int64_t n = 0; n < g.n; ++n)
-    for (std::int64_t oy = 0; oy < g.oh; ++oy)
-      for (std::int64_t ox = 0; ox < g.ow; ++ox)
-        for (std::int64_t o = 0; o < g.o; ++o) {
-          double sum = 0;
-          for (std::int64_t ky = 0; ky < g.kh; ++ky)
-            for (std::int64_t kx = 0; kx < g.kw; ++kx) {
-              const std::int64_t iy = oy * g.sh + ky - g.pt, ix = ox * g.sw + kx - g.pl;
-              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-              for (std::int64_t c = 0; c < g.c; ++c) {
-                sum += static_cast<double>(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
-                       k[((ky * g.kw + kx) * g.c + c) * g.o + o];
-              }
-            }
-          const std::int64_t pixel = (n * g.oh + oy) * g.ow + ox;
-          float v = static_cast<float>(sum);
-          if (e.bias) v += e.bias[o];
-          if (e.residual) v += e.residual[pixel * e.residual_ld + o];
-          if (e.activation == cpu::Activation::kSilu) v = v / (1.f + std::exp(-v));
-          y[pixel * g.o + o] = cpu::apply_clamp(e.activation, v);
-        }
-  return y;
-}
-
-double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-  }
-  return diff / std::max(scale, 1e-30);
-}
+using strata::testing::conv_in_double;
+using strata::testing::random_values;
+using strata::testing::relative_error;
 
 std::string describe(const Case& t) {
   return std::to_string(t.n) + "x" + std::to_string(t.h) + "x" + std::to_string(t.w) + "x" + std::to_string(t.c) +
@@ -104,7 +64,7 @@ TEST(DirectConv, MatchesSumsInDoubleOnFirstLayerShapes) {
     const auto k = random_values(g.kh * g.kw * g.c * g.o, 2);
     std::vector<float> y(static_cast<std::size_t>(g.n * g.oh * g.ow * g.o), -9.f);
     cpu::direct_conv2d(g, x.data(), k.data(), y.data(), {});
-    EXPECT_LT(relative_error(y, reference(g, x, k, {})), 2e-6);
+    EXPECT_LT(relative_error(y, conv_in_double(g, x, k, {})), 2e-6);
   }
 }
 
@@ -122,8 +82,8 @@ TEST(DirectConv, AppliesTheEpilogueToEveryOutput) {
       const cpu::Epilogue e{bias.data(), a, residual.data(), g.o};
       std::vector<float> y(residual.size());
       cpu::direct_conv2d(g, x.data(), k.data(), y.data(), e);
-      EXPECT_LT(relative_error(y, reference(g, x, k, e)), 2e-6) << "activation " << static_cast<int>(a) << ", " << o
-                                                                << " channels out";
+      EXPECT_LT(relative_error(y, conv_in_double(g, x, k, e)), 2e-6)
+          << "activation " << static_cast<int>(a) << ", " << o << " channels out";
     }
   }
 }
@@ -158,7 +118,7 @@ TEST(DirectConv, TheConv2dOpTakesIt) {
                                              Tensor::from_vector<float>(Shape{g.kh, g.kw, g.c, g.o}, kv)});
   ASSERT_EQ(y[0].shape(), (Shape{g.n, g.oh, g.ow, g.o}));
   const std::vector<float> got(y[0].data<float>(), y[0].data<float>() + y[0].size());
-  EXPECT_LT(relative_error(got, reference(g, xv, kv, {})), 2e-6);
+  EXPECT_LT(relative_error(got, conv_in_double(g, xv, kv, {})), 2e-6);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/cpu/packed_gemm.h"
 #include "core/cpu/winograd_conv.h"
 #include "core/ops/conv_ops.h"
+#include "conv_reference.h"
 #include "core/rng.h"
 #include "core_test_util.h"
 #include "on_every_cpu_path.h"
@@ -24,12 +25,9 @@ using namespace strata;
 
 namespace {
 
-std::vector<float> random_values(std::int64_t n, std::uint64_t seed) {
-  Philox rng(seed, 5);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[i] = rng.uniform(static_cast<std::uint64_t>(i)) * 2.f - 1.f;
-  return v;
-}
+using strata::testing::conv_in_double;
+using strata::testing::random_values;
+using strata::testing::relative_error;
 
 ops::Conv2DGeometry geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, std::int64_t o,
                              bool same) {
@@ -40,44 +38,6 @@ ops::Conv2DGeometry geometry(std::int64_t n, std::int64_t h, std::int64_t w, std
   g.oh = h + 2 * pad - 2, g.ow = w + 2 * pad - 2;
   g.cg = c, g.og = o;
   return g;
-}
-
-// The convolution summed in double, then bias, residual and the activation in float.
-std::vector<float> direct(const ops::Conv2DGeometry& g, const std::vector<float>& x, const std::vector<float>& k,
-                          const cpu::Epilogue& e) {
-  std::vector<float> y(static_cast<std::size_t>(g.n * g.oh * g.ow * g.o));
-  for (std::int64_t n = 0; n < g.n; ++n)
-    for (std::int64_t oy = 0; oy < g.oh; ++oy)
-      for (std::int64_t ox = 0; ox < g.ow; ++ox)
-        for (std::int64_t o = 0; o < g.o; ++o) {
-          double sum = 0;
-          for (std::int64_t ky = 0; ky < 3; ++ky)
-            for (std::int64_t kx = 0; kx < 3; ++kx) {
-              const std::int64_t iy = oy + ky - g.pt, ix = ox + kx - g.pl;
-              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-              for (std::int64_t c = 0; c < g.c; ++c) {
-                sum += static_cast<double>(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
-                       k[((ky * 3 + kx) * g.c + c) * g.o + o];
-              }
-            }
-          const std::int64_t pixel = (n * g.oh + oy) * g.ow + ox;
-          float v = static_cast<float>(sum);
-          if (e.bias) v += e.bias[o];
-          if (e.residual) v += e.residual[pixel * e.residual_ld + o];
-          if (e.activation == cpu::Activation::kSilu) v = v / (1.f + std::exp(-v));
-          y[pixel * g.o + o] = cpu::apply_clamp(e.activation, v);
-        }
-  return y;
-}
-
-// The largest difference from the direct sum, over the largest output.
-double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff = std::max(diff, std::abs(static_cast<double>(got[i]) - want[i]));
-    scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-  }
-  return diff / std::max(scale, 1e-30);
 }
 
 struct Case {
@@ -105,7 +65,7 @@ TEST_P(Winograd, MatchesTheDirectSumOnEveryShape) {
     cpu::winograd_conv2d(g, x.data(), u, y.data(), {});
     // F(4×4, 3×3) rounds more than a direct sum (its transforms scale by up to 8 and
     // 1/24); on these sums of up to 9·96 terms it stays within 2e-5 of the largest output.
-    EXPECT_LT(relative_error(y, direct(g, x, k, {})), 2e-5)
+    EXPECT_LT(relative_error(y, conv_in_double(g, x, k, {})), 2e-5)
         << "n=" << t.n << " h=" << t.h << " w=" << t.w << " c=" << t.c << " o=" << t.o << (t.same ? " same" : " valid");
   }
 }
@@ -185,7 +145,7 @@ TEST_P(Winograd, AppliesTheEpilogueToEveryOutput) {
       const cpu::Epilogue e{bias.data(), a, residual.data(), g.o};
       std::vector<float> y(residual.size());
       cpu::winograd_conv2d(g, x.data(), u, y.data(), e);
-      EXPECT_LT(relative_error(y, direct(g, x, k, e)), 2e-5)
+      EXPECT_LT(relative_error(y, conv_in_double(g, x, k, e)), 2e-5)
           << "activation " << static_cast<int>(a) << ", " << g.o << " channels out";
     }
   }
@@ -251,7 +211,7 @@ TEST(WinogradOps, Conv2dAndItsGradientsMatchDirectSums) {
     for (int run = 0; run < 2; ++run) {
       const std::vector<Tensor> out = program.run({x, k, dy});
       const std::vector<float> yv(out[0].data<float>(), out[0].data<float>() + out[0].size());
-      EXPECT_LT(relative_error(yv, direct(g, xv, kv, {})), 2e-5) << "run " << run;
+      EXPECT_LT(relative_error(yv, conv_in_double(g, xv, kv, {})), 2e-5) << "run " << run;
       // dx summed directly: dx[n, iy, ix, c] = Σ dy[n, iy - ky + pt, ix - kx + pl, o]·k[ky, kx, c, o].
       std::vector<float> want(static_cast<std::size_t>(g.n * g.h * g.w * g.c));
       for (std::int64_t n = 0; n < g.n; ++n)
