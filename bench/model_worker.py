@@ -10,7 +10,8 @@ binary with --worker, speaks it too):
       seconds from the start of loading to the end of the first batch-1 prediction
   predict <x.npy path> <calls> <out.npy path>
                                      -> ok <median seconds> <min> <max> [<how>]
-      one untimed warm-up, then `calls` timed predictions of that input; the last
+      untimed warm-up calls for at least WARM_UP_SECONDS (at least one), then `calls`
+      timed predictions of that input; the last
       output saved to out.npy; Keras says which call it timed
   quit
 Any request may be answered `error <message>`. Each prediction is timed here
@@ -45,6 +46,21 @@ def reply(line):
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux counts kilobytes
+
+
+# The warm-up before a predict request's timed calls, in every engine's worker (Strata's:
+# bench/strata_model_worker.cc): calls until this long has passed. Engines take turns, so
+# each turn starts on cores that idled through the others' turns, and a single call left
+# short models' first timed calls slow (the LSTM at batch 32, 1 ms a call: Strata's 1.0
+# alone, 1.9-2.0 in turns with ONNX Runtime; ONNX Runtime's 0.9 and 1.7 the same way).
+WARM_UP_SECONDS = 0.2
+
+
+def warm_up(fn, x):
+    start = time.perf_counter()
+    fn(x)
+    while time.perf_counter() - start < WARM_UP_SECONDS:
+        fn(x)
 
 
 def timed_calls(fn, x, calls):
@@ -158,7 +174,7 @@ def main():
             elif words[0] == "predict":
                 x, calls, out_path = np.load(words[1]), int(words[2]), words[3]
                 how, fn = engine.prepare(x, calls)
-                fn(x)  # warm-up
+                warm_up(fn, x)
                 times, out = timed_calls(fn, x, calls)
                 np.save(out_path, np.asarray(out, dtype=np.float32))
                 times.sort()

@@ -256,8 +256,8 @@ int main(int argc, char** argv) {
                            "in its own process (issue #37).");
   flags.add("models", &o.models, std::string("comma-separated, of: ") + kAllModels)
       .add("reps", &o.reps, "rounds, each engine in turn (rotating), each predicting at batch 1 and 32")
-      .add("calls_batch1", &o.calls_batch1, "timed batch-1 predictions per round (after one warm-up)")
-      .add("calls_batch32", &o.calls_batch32, "timed batch-32 predictions per round (after one warm-up)")
+      .add("calls_batch1", &o.calls_batch1, "timed batch-1 predictions per round (after warm-up calls for 0.2 s)")
+      .add("calls_batch32", &o.calls_batch32, "timed batch-32 predictions per round (after warm-up calls for 0.2 s)")
       .add("threads", &o.threads, "CPU threads for every engine")
       .add("engines", &o.engines, std::string("comma-separated, of: ") + kAllEngines)
       .add("dir", &o.dir, "the models and inputs (made there by bench/make_real_models.py when missing)")

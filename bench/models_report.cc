@@ -177,7 +177,7 @@ void write_markdown(const std::string& path, const std::vector<ModelResult>& res
       << "\n- threads: " << info.threads
       << " per engine, each engine its own process\n- rounds: " << info.reps << " (engine order rotating), each "
       << info.calls_batch1 << " batch-1 and " << info.calls_batch32
-      << " batch-32 predictions after one warm-up; a figure is the median of the rounds' medians\n"
+      << " batch-32 predictions after warm-up calls for at least 0.2 s; a figure is the median of the rounds' medians\n"
       << "- load before: " << info.load_before << "\n- load after: " << info.load_after << "\n- versions:";
   for (const std::string& v : info.versions) out << " " << v << ";";
   out << "\n\nstrata/engine is Strata's latency over the engine's, per round (< 1: Strata faster); "

@@ -30,6 +30,9 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux counts kilobytes
 }
 
+// The warm-up before a predict request's timed calls (bench/model_worker.py's WARM_UP_SECONDS).
+constexpr double kWarmUpSeconds = 0.2;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -58,12 +61,16 @@ class Server {
     reply(format("ok %.9f %.1f", seconds, peak_rss_mb()));
   }
 
-  // `predict <x.npy> <calls> <out.npy>`: one warm-up, then `calls` timed predictions.
+  // `predict <x.npy> <calls> <out.npy>`: untimed warm-up calls for at least
+  // kWarmUpSeconds (at least one), as the Python workers (bench/model_worker.py says
+  // why), then `calls` timed predictions.
   void predict(const std::string& x_path, int calls, const std::string& out_path) {
     if (!model_) throw std::runtime_error("predict before load");
     if (calls < 1) throw std::runtime_error("predict needs calls >= 1");
     const Tensor x = io::load_npy(x_path);
+    const auto warm_up_start = std::chrono::steady_clock::now();
     Tensor out = model_->predict_on_batch(x);
+    while (seconds_since(warm_up_start) < kWarmUpSeconds) out = model_->predict_on_batch(x);
     std::vector<double> seconds;
     for (int i = 0; i < calls; ++i) {
       const auto start = std::chrono::steady_clock::now();
