@@ -7,9 +7,9 @@
 
 #include "core/cpu/parallel.h"
 #include "core/cpu/scratch.h"
-#include "core/error.h"
 #include "core/cpu/vector_clamp.h"
 #include "core/cpu/vector_math.h"
+#include "core/error.h"
 
 namespace strata::cpu {
 namespace {

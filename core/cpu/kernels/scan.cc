@@ -4,7 +4,6 @@
 // inner loop runs over contiguous memory.
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
