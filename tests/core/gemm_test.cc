@@ -173,6 +173,30 @@ TEST_P(PackedGemm, APrepackedBGivesTheProductOfPackingItOnEveryCall) {
   }
 }
 
+// A row of C sums the same products in the same order whatever tile computes it: the last
+// rows of a product go in a tile of their own height, or, when they would fill less than
+// half a tile, share the last two tiles evenly (16 rows as 8 + 8 with AVX-512). Every row
+// count up to three tiles, with A packed (300 columns) and read in place (70), and the
+// prepacked path, gives the bits of the same rows in a product of 40.
+TEST_P(PackedGemm, ARowOfCIsTheSameWhicheverTileComputesIt) {
+  const int k = 45, all_rows = 40;
+  for (const int n : {70, 300}) {
+    auto a = random_values(all_rows * k, 101), b = random_values(k * n, 103);
+    std::vector<float> all(static_cast<std::size_t>(all_rows * n));
+    cpu::packed_gemm(false, false, all_rows, n, k, a.data(), k, b.data(), n, all.data(), n, false);
+    cpu::PackedB packed;
+    packed.pack(false, k, n, b.data(), n);
+    for (int m = 1; m <= 37; ++m) {
+      SCOPED_TRACE(::testing::Message() << m << " rows of " << n << " columns");
+      std::vector<float> c(static_cast<std::size_t>(m * n)), prepacked(c.size());
+      cpu::packed_gemm(false, false, m, n, k, a.data(), k, b.data(), n, c.data(), n, false);
+      cpu::packed_gemm_prepacked(m, a.data(), k, packed, prepacked.data(), n, false);
+      ASSERT_TRUE(std::equal(c.begin(), c.end(), all.begin()));
+      ASSERT_EQ(prepacked, c);
+    }
+  }
+}
+
 // B stored k × n whose rows are a page (1024 floats) or more apart is packed row by row
 // rather than sliver by sliver: with a B as wide as that (1030 columns, two blocks of
 // columns, a partial last sliver) and with narrow products read out of a wide B (ldb
