@@ -110,15 +110,18 @@ void recurrent_product(std::int64_t rows, std::int64_t H, std::int64_t cols, con
 // functions, the ones its arrays' tanh() and logistic() run: the same values the step
 // computed in separate passes over Eigen arrays, each a rational function (one division,
 // no exp) where simd::sigmoid takes an exp and a division.
+// A simd::Vec is one of Eigen's packets where the build targets AVX2 or AVX-512, two SSE
+// packets where it targets neither (a portable build).
 using EigenPacket = Eigen::internal::packet_traits<float>::type;
-static_assert(sizeof(EigenPacket) == sizeof(simd::Vec), "Eigen's packets and simd::Vec are one register each");
+constexpr std::size_t kPacketsPerVec = sizeof(simd::Vec) / sizeof(EigenPacket);
+static_assert(sizeof(simd::Vec) % sizeof(EigenPacket) == 0, "a simd::Vec holds whole Eigen packets");
 
 template <typename F>
 [[gnu::always_inline]] inline simd::Vec through_eigen(simd::Vec x, F f) {
-  EigenPacket p;
-  std::memcpy(&p, &x, sizeof p);
-  p = f(p);
-  std::memcpy(&x, &p, sizeof p);
+  EigenPacket p[kPacketsPerVec];
+  std::memcpy(p, &x, sizeof x);
+  for (EigenPacket& q : p) q = f(q);
+  std::memcpy(&x, p, sizeof x);
   return x;
 }
 
