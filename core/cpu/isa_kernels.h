@@ -33,8 +33,10 @@ struct PackedGemmKernels {
   void (*gemm)(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc, bool accumulate,
                const Epilogue& epilogue);
+  // C's columns [col_begin, col_end) of A·B (col_begin a whole number of slivers).
   void (*gemm_prepacked)(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                         std::int64_t ldc, bool accumulate, const Epilogue& epilogue);
+                         std::int64_t ldc, bool accumulate, const Epilogue& epilogue, std::int64_t col_begin,
+                         std::int64_t col_end);
 };
 
 // Each instruction set's packing workspaces, one pair per thread, kept by a file compiled

@@ -68,6 +68,7 @@ void PackedB::pack(bool tb, std::int64_t k, std::int64_t n, const float* b, std:
   isa_ = kernel_isa();
   const auto [depth_step, col_step] = kernels.blocking(k);
   const std::int64_t width = kernels.sliver_width(n);
+  width_ = width;
   column_blocks_ = (n + col_step - 1) / col_step;
   std::int64_t total = 0;
   for (std::int64_t pc = 0; pc < k; pc += depth_step) {
@@ -92,7 +93,16 @@ void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, con
                            std::int64_t ldc, bool accumulate, const Epilogue& epilogue) {
   const PackedGemmKernels* k = kernels_of(b.isa());
   if (k == nullptr) std::abort();  // packed only where a kernel is
-  k->gemm_prepacked(m, a, lda, b, c, ldc, accumulate, epilogue);
+  k->gemm_prepacked(m, a, lda, b, c, ldc, accumulate, epilogue, 0, b.n());
+}
+
+void packed_gemm_prepacked_columns(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b,
+                                   std::int64_t col_begin, std::int64_t col_end, float* c, std::int64_t ldc,
+                                   bool accumulate, const Epilogue& epilogue) {
+  if (col_begin < 0 || col_end > b.n() || col_begin % b.sliver_width() != 0) std::abort();
+  const PackedGemmKernels* k = kernels_of(b.isa());
+  if (k == nullptr) std::abort();  // packed only where a kernel is
+  k->gemm_prepacked(m, a, lda, b, c, ldc, accumulate, epilogue, col_begin, col_end);
 }
 
 }  // namespace strata::cpu

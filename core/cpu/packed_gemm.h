@@ -47,6 +47,8 @@ class PackedB {
   bool empty() const { return n_ == 0; }
   // The path whose kernel packed it (and reads it).
   Isa isa() const { return isa_; }
+  // Columns per packed sliver: a share of the product's columns starts at a multiple.
+  std::int64_t sliver_width() const { return width_; }
 
   // The packed block of k-block `pc_block` and column block `jc_block` (the kernel's).
   const float* block(std::int64_t pc_block, std::int64_t jc_block) const {
@@ -56,7 +58,7 @@ class PackedB {
  private:
   AlignedBuffer data_;
   std::vector<std::int64_t> offsets_;
-  std::int64_t k_ = 0, n_ = 0, column_blocks_ = 0;
+  std::int64_t k_ = 0, n_ = 0, column_blocks_ = 0, width_ = 0;
   Isa isa_ = Isa::kPortable;
 };
 
@@ -65,5 +67,10 @@ class PackedB {
 // unpacked, on the path that packed B.
 void packed_gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
                            std::int64_t ldc, bool accumulate, const Epilogue& epilogue = {});
+// Only C's columns [col_begin, col_end) of that product (col_begin a multiple of
+// b.sliver_width()): one thread's share when the columns are split.
+void packed_gemm_prepacked_columns(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b,
+                                   std::int64_t col_begin, std::int64_t col_end, float* c, std::int64_t ldc,
+                                   bool accumulate, const Epilogue& epilogue = {});
 
 }  // namespace strata::cpu

@@ -449,32 +449,37 @@ struct PackedGemm {
 
   // The blocked product with B slivers of kLanes·kVecs columns (see gemm). With `packed`,
   // B was packed by PackedB::pack (b and tb unused): its blocks are read where they lie
-  // instead of being packed here.
+  // instead of being packed here, and only C's columns [col_begin, col_end) may be asked
+  // for (col_begin a whole number of slivers), a thread's share of a product whose B is
+  // larger than its A.
   template <int kVecs>
   static void blocked_product(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                               std::int64_t lda, const float* b, std::int64_t ldb, float* c, std::int64_t ldc,
-                              bool accumulate, const Epilogue& epilogue, const PackedB* packed = nullptr) {
+                              bool accumulate, const Epilogue& epilogue, const PackedB* packed = nullptr,
+                              std::int64_t col_begin = 0, std::int64_t col_end = -1) {
     constexpr std::int64_t kWidth = kLanes * kVecs;
+    if (col_end < 0) col_end = n;
+    const std::int64_t cols = col_end - col_begin;
     // Named variables, not a structured binding: clang 14 cannot capture a binding in
     // the lambda below.
     const GemmBlocking steps = blocking(k);
     const std::int64_t depth_step = steps.depth, col_step = steps.columns;
-    const std::int64_t block_cols = std::min(col_step, (n + kWidth - 1) / kWidth * kWidth);
+    const std::int64_t block_cols = std::min(col_step, (cols + kWidth - 1) / kWidth * kWidth);
     const std::int64_t block_rows = std::min(kBlockRows, (m + kRows - 1) / kRows * kRows);
     float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
     // Packing A costs one copy of each element per block of columns; with few columns
     // that is as much as the arithmetic, so the kernel reads A in place (a transposed A
     // has each step of k contiguous; a plain one has its rows in L1 for a sliver).
-    const bool pack_whole_block = n > (ta ? kPackTransposedAColumns : kPackAColumns);
+    const bool pack_whole_block = cols > (ta ? kPackTransposedAColumns : kPackAColumns);
     const std::int64_t rows_padded = (m + kRows - 1) / kRows * kRows;
     const bool pack_all_rows = pack_whole_block && rows_padded * depth_step <= kPackAllRowsFloats;
     float* ap = pack_whole_block ? packing_buffer(0, static_cast<std::size_t>(
                                                          depth_step * (pack_all_rows ? rows_padded : block_rows) + kSlack))
                                  : nullptr;
     // B's block of k steps [pc, pc + kc) and columns [jc, jc + nc): where PackedB::pack
-    // put it, or packed here into bp.
+    // put it (from a sliver inside the packed block of columns), or packed here into bp.
     auto b_block = [&](std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc) -> const float* {
-      if (packed) return packed->block(pc / depth_step, jc / col_step);
+      if (packed) return packed->block(pc / depth_step, jc / col_step) + (jc % col_step) / kWidth * kc * kWidth;
       pack_b<kVecs>(tb, tb ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, bp);
       return bp;
     };
@@ -486,8 +491,8 @@ struct PackedGemm {
         const std::int64_t kc = std::min(depth_step, k - pc);
         const bool add = accumulate || pc > 0;
         pack_a(ta, ta ? a + pc * lda : a + pc, lda, m, kc, ap);
-        for (std::int64_t jc = 0; jc < n; jc += col_step) {
-          const std::int64_t nc = std::min(col_step, n - jc);
+        for (std::int64_t jb = col_begin / col_step * col_step; jb < col_end; jb += col_step) {
+          const std::int64_t jc = std::max(jb, col_begin), nc = std::min(jb + col_step, col_end) - jc;
           const float* bb = b_block(pc, kc, jc, nc);
           for (std::int64_t t = 0; t < row_tiles(m); ++t) {
             const RowTile tile = row_tile(m, t);
@@ -501,8 +506,8 @@ struct PackedGemm {
       }
       return;
     }
-    for (std::int64_t jc = 0; jc < n; jc += col_step) {
-      const std::int64_t nc = std::min(col_step, n - jc);
+    for (std::int64_t jb = col_begin / col_step * col_step; jb < col_end; jb += col_step) {
+      const std::int64_t jc = std::max(jb, col_begin), nc = std::min(jb + col_step, col_end) - jc;
       for (std::int64_t pc = 0; pc < k; pc += depth_step) {
         const std::int64_t kc = std::min(depth_step, k - pc);
         const bool add = accumulate || pc > 0;
@@ -641,13 +646,16 @@ struct PackedGemm {
   }
 
   static void gemm_prepacked(std::int64_t m, const float* a, std::int64_t lda, const PackedB& b, float* c,
-                             std::int64_t ldc, bool accumulate, const Epilogue& epilogue) {
+                             std::int64_t ldc, bool accumulate, const Epilogue& epilogue, std::int64_t col_begin,
+                             std::int64_t col_end) {
     const std::int64_t n = b.n(), k = b.k();
-    if (m <= 0 || n <= 0) return;
+    if (m <= 0 || col_begin >= col_end) return;
     if (n <= kLanes) {
-      return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b);
+      return blocked_product<1>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b,
+                                col_begin, col_end);
     }
-    blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b);
+    blocked_product<2>(false, false, m, n, k, a, lda, nullptr, 0, c, ldc, accumulate, epilogue, &b, col_begin,
+                       col_end);
   }
 
   static const PackedGemmKernels& kernels() {

@@ -19,6 +19,7 @@
 #include "core/cpu/packed_gemm.h"
 #include "core/rng.h"
 #include "on_every_cpu_path.h"
+#include "thread_count.h"
 
 using namespace strata;
 using strata::testing::cpu_path_name;
@@ -193,6 +194,47 @@ TEST_P(PackedGemm, ARowOfCIsTheSameWhicheverTileComputesIt) {
       cpu::packed_gemm_prepacked(m, a.data(), k, packed, prepacked.data(), n, false);
       ASSERT_TRUE(std::equal(c.begin(), c.end(), all.begin()));
       ASSERT_EQ(prepacked, c);
+    }
+  }
+}
+
+// A share of a prepacked product's columns (a thread's, when a product with few rows and
+// large weights is split by columns) gives exactly those columns of the whole product,
+// epilogue included, and writes no other: shares starting inside a packed block of
+// columns and crossing into the next, over two blocks of k. Then cpu::gemm_prepacked on
+// two threads splits such a product by columns, against the naive product.
+TEST_P(PackedGemm, APrepackedProductsColumnsComeOutAsInTheWholeProduct) {
+  const int m = 13, n = 1100, k = std::max(500, static_cast<int>(cpu::packed_gemm_max_depth() + 30));
+  auto a = random_values(m * k, 111), b = random_values(k * n, 113), bias = random_values(n, 115);
+  auto residual = random_values(m * n, 117);
+  cpu::PackedB packed;
+  packed.pack(false, k, n, b.data(), n);
+  const std::int64_t w = packed.sliver_width();
+  const cpu::Epilogue epilogue{.bias = bias.data(), .activation = cpu::Activation::kRelu,
+                               .residual = residual.data(), .residual_ld = n};
+  std::vector<float> whole(static_cast<std::size_t>(m * n));
+  cpu::packed_gemm_prepacked(m, a.data(), k, packed, whole.data(), n, false, epilogue);
+  const std::int64_t cuts[] = {0, 3 * w, 17 * w, n};
+  for (int share = 0; share < 3; ++share) {
+    const std::int64_t begin = cuts[share], end = cuts[share + 1];
+    SCOPED_TRACE(::testing::Message() << "columns " << begin << ".." << end);
+    std::vector<float> c(whole.size(), -7.f);
+    cpu::packed_gemm_prepacked_columns(m, a.data(), k, packed, begin, end, c.data(), n, false, epilogue);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const float want = j >= begin && j < end ? whole[i * n + j] : -7.f;
+        ASSERT_EQ(c[i * n + j], want) << "at " << i << "," << j;
+      }
+    }
+  }
+  // 13 rows, 1100 columns, at least 500 deep: weights over 2 MB, split by columns.
+  strata::testing::ThreadCount two(2);
+  std::vector<float> c(whole.size());
+  cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double want = naive_element(false, false, k, a, k, b, n, i, j);
+      ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1 + std::fabs(want))) << "at " << i << "," << j;
     }
   }
 }
