@@ -42,29 +42,44 @@ class RandomImpl : public InitializerImpl {
     return {{{"mean", a_}, {"stddev", b_}}, {}};
   }
 
-  // uniform: [a, b); normal / truncated: mean a, stddev b.
+  // uniform: [a, b); normal / truncated: mean a, stddev b. Element i's number is that of
+  // Philox counter i (uniform, normal), or of the next counters after the previous
+  // element's whose normal lies within 2 (truncated). The counters are drawn sixteen at a
+  // time (Philox::bits16, the same numbers as bits() per counter, in vector registers with
+  // AVX-512): one at a time, the draws were a quarter of the time from load_model to the
+  // first prediction of ResNet50 (its 25 million weights initialized before the file's
+  // values replace them).
   static Tensor draw(const Shape& shape, std::uint64_t seed, Distribution dist, double a, double b) {
     Tensor t(shape);
     float* p = t.data<float>();
-    Philox rng(seed, 0);
-    std::uint64_t counter = 0;
-    for (std::int64_t i = 0; i < t.size(); ++i) {
-      switch (dist) {
-        case Distribution::uniform:
-          p[i] = static_cast<float>(a + (b - a) * rng.uniform(counter++));
-          break;
-        case Distribution::normal:
-          p[i] = static_cast<float>(a + b * rng.normal(counter++));
-          break;
-        case Distribution::truncated_normal: {
-          float z;
-          do {
-            z = rng.normal(counter++);
-          } while (std::fabs(z) > 2.0f);
-          p[i] = static_cast<float>(a + b * z);
-          break;
+    const std::int64_t n = t.size();
+    const Philox rng(seed, 0);
+    Philox::Words16 words;
+    if (dist != Distribution::truncated_normal) {
+      for (std::int64_t first = 0; first < n; first += 16) {
+        rng.bits16(static_cast<std::uint64_t>(first), words);
+        const std::int64_t count = std::min<std::int64_t>(16, n - first);
+        for (std::int64_t j = 0; j < count; ++j) {
+          p[first + j] = dist == Distribution::uniform
+                             ? static_cast<float>(a + (b - a) * Philox::to_uniform(words[0][j]))
+                             : static_cast<float>(a + b * Philox::to_normal(words[0][j], words[1][j]));
         }
       }
+      return t;
+    }
+    std::uint64_t block = 0;
+    std::int64_t j = 16;  // the next counter is block + j
+    for (std::int64_t i = 0; i < n; ++i) {
+      float z;
+      do {
+        if (j == 16) {
+          rng.bits16(block, words);
+          j = 0;
+        }
+        z = Philox::to_normal(words[0][j], words[1][j]);
+        if (++j == 16) block += 16;
+      } while (std::fabs(z) > 2.0f);
+      p[i] = static_cast<float>(a + b * z);
     }
     return t;
   }

@@ -46,6 +46,31 @@ TEST(Initializers, HeNormalIsTruncatedWithKerasStddev) {
   EXPECT_GE(s.min, -bound - 1e-6);
 }
 
+// Element i of a uniform or normal draw is Philox counter i's number, and a truncated
+// draw takes the counters in order, skipping normals beyond 2: the numbers do not depend
+// on how the initializer computes them (sixteen counters at a time), whole blocks of
+// sixteen or not.
+TEST(Initializers, DrawsArePhiloxCountersInOrder) {
+  const Philox rng(7, 0);
+  for (const std::int64_t n : {1, 15, 16, 17, 100, 1000}) {
+    SCOPED_TRACE(n);
+    const Tensor uniform = initializers::RandomUniform({.minval = -2.0, .maxval = 3.0, .seed = 7})(Shape{n});
+    const Tensor normal = initializers::RandomNormal({.mean = 1.0, .stddev = 2.0, .seed = 7})(Shape{n});
+    const Tensor truncated = initializers::TruncatedNormal({.mean = 1.0, .stddev = 2.0, .seed = 7})(Shape{n});
+    std::uint64_t counter = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto index = static_cast<std::uint64_t>(i);
+      ASSERT_EQ(uniform.data<float>()[i], static_cast<float>(-2.0 + 5.0 * rng.uniform(index))) << "at " << i;
+      ASSERT_EQ(normal.data<float>()[i], static_cast<float>(1.0 + 2.0 * rng.normal(index))) << "at " << i;
+      float z;
+      do {
+        z = rng.normal(counter++);
+      } while (std::fabs(z) > 2.0f);
+      ASSERT_EQ(truncated.data<float>()[i], static_cast<float>(1.0 + 2.0 * z)) << "at " << i;
+    }
+  }
+}
+
 TEST(Initializers, ConvFansUseTheReceptiveField) {
   auto [fan_in, fan_out] = initializers::compute_fans(Shape{3, 3, 16, 32});
   EXPECT_EQ(fan_in, 9 * 16);
