@@ -37,7 +37,17 @@ void put(std::string& out, std::uint64_t v, int n) {
 std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError("cannot open '" + path + "': " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // In blocks, not a character at a time through istreambuf_iterator (7% of the time
+  // from load_model to the first prediction of ResNet50).
+  std::string bytes;
+  constexpr std::size_t kBlock = std::size_t{1} << 20;
+  for (;;) {
+    const std::size_t old_size = bytes.size();
+    bytes.resize(old_size + kBlock);
+    in.read(bytes.data() + old_size, static_cast<std::streamsize>(kBlock));
+    bytes.resize(old_size + static_cast<std::size_t>(in.gcount()));
+    if (!in) break;
+  }
   if (in.bad()) throw IOError("cannot read '" + path + "'");
   return bytes;
 }
