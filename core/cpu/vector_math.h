@@ -47,20 +47,17 @@ inline Vec select(Mask m, Vec a, Vec b) {
   return reinterpret_cast<Vec>((m & reinterpret_cast<Mask>(a)) | (~m & reinterpret_cast<Mask>(b)));
 }
 
-// e^x to within 2 ulp: x = n·ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r is
-// exact), e^r by Cephes's polynomial, 2^n by building the exponent. Above 88.376 it is
-// +inf (a little early: 2^128 has no exponent, and e^x passes the largest float only at
-// 88.72), below −87.337 (where e^x leaves the normal floats) 0; NaN stays NaN. For the
-// kernels below, whose results at those extremes are 0, 1 or x.
-inline Vec exp(Vec x) {
-  const Vec hi = splat(88.3762626f), lo = splat(-87.3365447f);
-  const Mask overflow = x > hi, underflow = x < lo, nan = x != x;
-  const Vec clamped = select(overflow, splat(88.0f), select(underflow, splat(-87.0f), select(nan, Vec{}, x)));
+// e^x to within 2 ulp for x in [−87.3365447, 88.3762626], not NaN: x = n·ln 2 + r with
+// |r| <= ln 2 / 2 (ln 2 in two parts, so r is exact), e^r by Cephes's polynomial, 2^n by
+// building the exponent. exp() below for any x; silu brings its argument into the range
+// itself and skips exp()'s tests (a third of its instructions). (erfc does not: its
+// exponent far below −87 would give denormal results, each a slow microcode assist.)
+inline Vec exp_in_range(Vec x) {
   // n = round(x / ln 2): floor(x·log2(e) + 0.5), from a truncation corrected for negatives.
-  const Vec t = clamped * 1.44269504088896341f + 0.5f;
+  const Vec t = x * 1.44269504088896341f + 0.5f;
   Vec n = __builtin_convertvector(__builtin_convertvector(t, Mask), Vec);
   n = select(n > t, n - 1.0f, n);
-  const Vec r = clamped - n * 0.693359375f - n * -2.12194440e-4f;
+  const Vec r = x - n * 0.693359375f - n * -2.12194440e-4f;
   Vec p = splat(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
@@ -69,7 +66,24 @@ inline Vec exp(Vec x) {
   p = p * r + 5.0000001201e-1f;
   const Vec er = p * (r * r) + r + 1.0f;
   const Vec two_n = reinterpret_cast<Vec>((__builtin_convertvector(n, Mask) + 127) << 23);
-  Vec y = er * two_n;
+  return er * two_n;
+}
+
+// x clamped to [lo, hi]; NaN becomes lo (for exp_in_range's callers whose result is NaN
+// through another operand).
+inline Vec clamp(Vec x, float lo, float hi) {
+  const Vec low = select(x > lo, x, splat(lo));
+  return select(low < hi, low, splat(hi));
+}
+
+// e^x for any x: exp_in_range within its range; above 88.376 +inf (a little early: 2^128
+// has no exponent, and e^x passes the largest float only at 88.72), below −87.337 (where
+// e^x leaves the normal floats) 0; NaN stays NaN.
+inline Vec exp(Vec x) {
+  const Vec hi = splat(88.3762626f), lo = splat(-87.3365447f);
+  const Mask overflow = x > hi, underflow = x < lo, nan = x != x;
+  const Vec clamped = select(overflow, splat(88.0f), select(underflow, splat(-87.0f), select(nan, Vec{}, x)));
+  Vec y = exp_in_range(clamped);
   y = select(overflow, splat(__builtin_inff()), y);
   y = select(underflow, Vec{}, y);
   return select(nan, x, y);
@@ -102,8 +116,10 @@ inline Vec gelu(Vec x) { return 0.5f * x * erfc(x * -0.70710678118654752f); }
 
 // 1 / (1 + e^−x): e^−x overflows to +inf far below 0, giving 0, as it should.
 inline Vec sigmoid(Vec x) { return 1.0f / (1.0f + exp(-x)); }
-// x·sigmoid(x), as x / (1 + e^−x).
-inline Vec silu(Vec x) { return x / (1.0f + exp(-x)); }
+// x·sigmoid(x), as x / (1 + e^−x), with −x clamped to exp_in_range's range: the same bits as
+// through exp() but where x < −88.38, whose x / (1 + 2.4e38) is within 1e−36 of the −0 that
+// e^−x = +inf gave (x > 87.34 gives x either way). NaN stays NaN through the numerator.
+inline Vec silu(Vec x) { return x / (1.0f + exp_in_range(clamp(-x, -87.3365447f, 88.3762626f))); }
 
 // y[i] = f(x[i]) for i < n, a vector at a time; the tail through a padded vector.
 template <typename F>
