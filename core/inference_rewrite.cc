@@ -1,5 +1,6 @@
 #include "core/inference_rewrite.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -7,6 +8,7 @@
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/batch_norm_ops.h"
+#include "core/ops/conv_ops.h"
 
 namespace strata {
 namespace {
@@ -210,6 +212,8 @@ std::vector<Output> fold_pads(Graph& graph, const std::vector<Output>& roots, In
       return std::nullopt;
     }
     std::vector<std::int64_t> pads = node.attrs.get<std::vector<std::int64_t>>("pads");  // top, bottom, left, right
+    // "same" pads over a size known only at run time (kSamePad) take no explicit ones.
+    if (std::find(pads.begin(), pads.end(), ops::kSamePad) != pads.end()) return std::nullopt;
     pads[0] += before[1];
     pads[1] += after[1];
     pads[2] += before[2];

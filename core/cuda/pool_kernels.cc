@@ -12,22 +12,21 @@
 #include "core/cuda/reduce_launch.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
+#include "core/ops/pool_ops.h"
 
 namespace strata::cuda {
 
 namespace {
 
-// x the pooled input (n, h, w, c), y the pooled output (n, oh, ow, c).
+// x the pooled input (n, h, w, c), y the pooled output (n, oh, ow, c). The window off the
+// op's geometry, which works "same" pads (kSamePad) out of x's size.
 PoolShape pool_shape(const KernelContext& ctx, const Shape& x, const Shape& y) {
-  const Attrs& a = ctx.node.attrs;
-  const auto& size = a.get<std::vector<std::int64_t>>("pool_size");
-  const auto& strides = a.get<std::vector<std::int64_t>>("strides");
-  const auto& pads = a.get<std::vector<std::int64_t>>("pads");
+  const ops::PoolGeom g = ops::pool_geometry(ctx.node.op, x, ctx.node.attrs);
   PoolShape s;
   s.n = x[0], s.h = x[1], s.w = x[2], s.c = x[3];
   s.oh = y[1], s.ow = y[2];
-  s.kh = size.at(0), s.kw = size.at(1), s.sh = strides.at(0), s.sw = strides.at(1);
-  s.pt = pads.at(0), s.pl = pads.at(2);
+  s.kh = g.kh, s.kw = g.kw, s.sh = g.sh, s.sw = g.sw;
+  s.pt = g.pt, s.pl = g.pl;
   return s;
 }
 

@@ -23,6 +23,14 @@ Output expand_dims(Output x, int axis);
 // merged into one; the other axes stay as they are, known or not.
 Output split_axis(Output x, int axis, std::vector<std::int64_t> parts);
 Output merge_axes(Output x, int first, int count);
+// ops::reshape to `shape`, which may hold one -1 (inferred from the size) and any
+// dim_from(k, i): dim k of input i's shape as fed (0: x; 1, 2, ...: `dims_from`, whose
+// values are never read), so dims unknown until run time (None) are kept; other dims are
+// taken literally. A -1 beside an unknown dim is resolved when the program runs.
+constexpr std::int64_t dim_from(int axis, int input = 0) {
+  return -(2 + static_cast<std::int64_t>(axis) + 8 * static_cast<std::int64_t>(input));
+}
+Output reshape(Output x, const std::vector<std::int64_t>& shape, const std::vector<Output>& dims_from);
 // Joins along `axis`; the other dims must agree.
 Output concat(const std::vector<Output>& xs, int axis);
 // `in_training` when the program runs in training mode, `in_inference` otherwise.

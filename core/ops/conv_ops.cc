@@ -95,9 +95,12 @@ void check_params(const std::string& op, const ParamsRef& p) {
   };
   positive(p.strides, "strides");
   positive(p.dilations, "dilations");
-  if (p.pads.size() != 2 * kAxes<S> || *std::min_element(p.pads.begin(), p.pads.end()) < 0) {
-    throw ValueError(op + ": pads must be " + words<S>().pads);
+  bool pads_valid = p.pads.size() == 2 * kAxes<S>;
+  for (std::size_t a = 0; pads_valid && a < kAxes<S>; ++a) {
+    const std::int64_t before = p.pads[2 * a], after = p.pads[2 * a + 1];
+    pads_valid = (before >= 0 && after >= 0) || (before == kSamePad && after == kSamePad);
   }
+  if (!pads_valid) throw ValueError(op + ": pads must be " + words<S>().pads + " (or kSamePad pairs)");
   if (p.groups < 1) throw ValueError(op + ": groups must be positive");
 }
 
@@ -125,6 +128,7 @@ ConvGeometry<S> make_geom(std::string_view op, const Shape& x, std::span<const s
       g.out[a] = kUnknownDim;
       continue;
     }
+    if (g.before[a] == kSamePad) std::tie(g.before[a], g.after[a]) = same_pads(g.in[a], g.k[a], g.s[a], g.d[a]);
     g.out[a] = conv_output_length(g.in[a], g.k[a], g.s[a], g.d[a], g.before[a], g.after[a]);
     if (g.out[a] < 1) {
       throw ShapeError(std::string(op) + ": the kernel's " + words<S>().axes[a] + " extent " +
@@ -230,7 +234,7 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
 
 template <int S>
 std::vector<TensorSpec> infer_backprop_input(const InferContext& ctx) {
-  expect_inputs(ctx, 2);
+  if (ctx.inputs.size() != 3) expect_inputs(ctx, 2);
   expect_float_input(ctx, 0, "gradient");
   expect_float_input(ctx, 1, "kernel");
   const Shape& dy = ctx.inputs[0].shape;
@@ -250,6 +254,16 @@ std::vector<TensorSpec> infer_backprop_input(const InferContext& ctx) {
   Ints dims{dy.dims()[0]};
   dims.insert(dims.end(), size.begin(), size.end());
   dims.push_back(k.dims()[S] * p.groups);
+  for (std::size_t a = 0; a < kAxes<S>; ++a) {  // sizes unknown when the graph was built
+    if (dims[a + 1] != kUnknownDim) continue;
+    if (ctx.inputs.size() != 3) {
+      throw ShapeError(ctx.op + ": input_size " + Shape(size).to_string() +
+                       " has unknown sizes and no input to read them from");
+    }
+    const Shape& from = ctx.inputs[2].shape;
+    expect_rank(ctx.op, from, S + 2, words<S>().input);
+    dims[a + 1] = from.dims()[a + 1];
+  }
   const Shape x(dims);
   const ConvGeometry<S> g = make_geom<S>(ctx.op, x, window_view<S>(k), k.dims()[S + 1], p);
   expect_output_dims(ctx.op, dy, g, x);
@@ -287,11 +301,21 @@ Output conv_node(Output x, Output kernel, const ConvParams<S>& params) {
   return x.graph->add(OpNames<S>::forward, {x, kernel}, attrs_of(params));
 }
 
+// sizes_from (x, whose shape alone is read) joins the inputs only when a size is unknown.
 template <int S>
-Output backprop_input_node(Output dy, Output kernel, Ints input_size, const ConvParams<S>& params) {
+Output backprop_input_node(Output dy, Output kernel, Ints input_size, const ConvParams<S>& params,
+                           Output sizes_from) {
+  const bool unknown = std::find(input_size.begin(), input_size.end(), kUnknownDim) != input_size.end();
   Attrs a = attrs_of(params);
   a.set("input_size", std::move(input_size));
-  return dy.graph->add(OpNames<S>::input, {dy, kernel}, std::move(a));
+  std::vector<Output> inputs{dy, kernel};
+  if (unknown) {
+    if (!sizes_from.valid()) {
+      throw ShapeError(std::string(OpNames<S>::input) + ": unknown input sizes need the input to read them from");
+    }
+    inputs.push_back(sizes_from);
+  }
+  return dy.graph->add(OpNames<S>::input, inputs, std::move(a));
 }
 
 template <int S>
@@ -340,7 +364,7 @@ void register_rank(OpRegistry& r) {
              }
              if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
            }
-           std::vector<Output> grads{backprop_input_node<S>(dz, k, spatial_of<S>(x), p),
+           std::vector<Output> grads{backprop_input_node<S>(dz, k, spatial_of<S>(x), p, x),
                                      backprop_filter_node<S>(x, dz, window_of<S>(k.shape()), p)};
            if (n.inputs.size() == 3) {
              Ints batch_and_spatial(kAxes<S> + 1);
@@ -354,19 +378,30 @@ void register_rank(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output dy = n.inputs[0], k = n.inputs[1];
            const ConvParams<S> p = params_of<S>(n.attrs);
-           return std::vector<Output>{conv_node<S>(g[0], k, p),
-                                      backprop_filter_node<S>(g[0], dy, window_of<S>(k.shape()), p)};
+           std::vector<Output> grads{conv_node<S>(g[0], k, p),
+                                     backprop_filter_node<S>(g[0], dy, window_of<S>(k.shape()), p)};
+           if (n.inputs.size() == 3) grads.emplace_back();  // only its shape is read
+           return grads;
          }});
   r.add({.name = OpNames<S>::filter, .infer = infer_backprop_filter<S>,
          // dk = F(x, dy): adjoint in x is backprop_input(dy, ·); in dy it is conv(x, ·).
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], dy = n.inputs[1];
            const ConvParams<S> p = params_of<S>(n.attrs);
-           return std::vector<Output>{backprop_input_node<S>(dy, g[0], spatial_of<S>(x), p), conv_node<S>(x, g[0], p)};
+           return std::vector<Output>{backprop_input_node<S>(dy, g[0], spatial_of<S>(x), p, x),
+                                      conv_node<S>(x, g[0], p)};
          }});
 }
 
 }  // namespace
+
+std::pair<std::int64_t, std::int64_t> same_pads(std::int64_t size, std::int64_t kernel, std::int64_t stride,
+                                                std::int64_t dilation) {
+  const std::int64_t eff = (kernel - 1) * dilation + 1;
+  const std::int64_t out = (size + stride - 1) / stride;
+  const std::int64_t total = std::max<std::int64_t>((out - 1) * stride + eff - size, 0);
+  return {total / 2, total - total / 2};
+}
 
 std::int64_t conv_output_length(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t dilation,
                                 std::int64_t pad_before, std::int64_t pad_after) {
@@ -426,8 +461,9 @@ Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::s
   return x.graph->add("conv2d", inputs, std::move(a));
 }
 
-Output conv2d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv2DParams& params) {
-  return backprop_input_node<2>(dy, kernel, std::move(input_size), params);
+Output conv2d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv2DParams& params,
+                             Output sizes_from) {
+  return backprop_input_node<2>(dy, kernel, std::move(input_size), params, sizes_from);
 }
 
 Output conv2d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv2DParams& params) {
@@ -436,8 +472,9 @@ Output conv2d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv2
 
 Output conv3d(Output x, Output kernel, const Conv3DParams& params) { return conv_node<3>(x, kernel, params); }
 
-Output conv3d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv3DParams& params) {
-  return backprop_input_node<3>(dy, kernel, std::move(input_size), params);
+Output conv3d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv3DParams& params,
+                             Output sizes_from) {
+  return backprop_input_node<3>(dy, kernel, std::move(input_size), params, sizes_from);
 }
 
 Output conv3d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv3DParams& params) {

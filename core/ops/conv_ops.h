@@ -21,11 +21,22 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
 
 namespace strata::ops {
+
+// A pads pair (before, after) of kSamePad is Keras's "same" on that axis, worked out from
+// the input's size each time shapes are inferred: what a layer gives for a spatial dim
+// unknown until run time when the pads depend on the size (strides above 1). Pooling's
+// pads take it too.
+inline constexpr std::int64_t kSamePad = -1;
+// Keras's "same" pads (before, after) over `size` elements (TensorFlow's split: the odd
+// element after).
+std::pair<std::int64_t, std::int64_t> same_pads(std::int64_t size, std::int64_t kernel, std::int64_t stride,
+                                                std::int64_t dilation);
 
 template <int SpatialRank>
 struct ConvParams {
@@ -45,9 +56,11 @@ Output conv2d(Output x, Output kernel, const Conv2DParams& params);
 Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
                               const Conv2DParams& params);
 // The gradient of conv2d for its input: dy (N, OH, OW, O) -> (N, H, W, C), where
-// input_size = {H, W} (several input sizes give one output size when strides > 1).
+// input_size = {H, W} (several input sizes give one output size when strides > 1). A size
+// unknown until run time (kUnknownDim) is read then from `sizes_from` (the convolution's
+// input: only its shape is read), which must then be given.
 Output conv2d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,
-                             const Conv2DParams& params);
+                             const Conv2DParams& params, Output sizes_from = {});
 // The gradient of conv2d for its kernel: x (N, H, W, C), dy (N, OH, OW, O) ->
 // (kh, kw, C / groups, O), where kernel_size = {kh, kw}.
 Output conv2d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
@@ -55,9 +68,9 @@ Output conv2d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> ker
 
 // x (N, D, H, W, C), kernel (kd, kh, kw, C / groups, O) -> (N, OD, OH, OW, O).
 Output conv3d(Output x, Output kernel, const Conv3DParams& params);
-// The gradient of conv3d for its input, input_size = {D, H, W}.
+// The gradient of conv3d for its input, input_size = {D, H, W} (sizes_from as in 2-D).
 Output conv3d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,
-                             const Conv3DParams& params);
+                             const Conv3DParams& params, Output sizes_from = {});
 // The gradient of conv3d for its kernel, kernel_size = {kd, kh, kw}.
 Output conv3d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
                               const Conv3DParams& params);

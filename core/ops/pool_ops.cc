@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -49,17 +50,30 @@ PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
     throw ValueError(std::string(op) + ": pool_size and strides must be two positive integers, pads four");
   }
   // A pad as large as the pool would make windows wholly in padding, which pool nothing
-  // (Keras's "valid" and "same" never make one; the kernels assume none).
+  // (Keras's "valid" and "same" never make one; the kernels assume none). A kSamePad pair
+  // is "same" over the input's size (unknown while it is).
+  std::int64_t pads[4];
+  const std::int64_t sizes[2] = {x.dims()[1], x.dims()[2]};
+  for (std::size_t a = 0; a < 2; ++a) {
+    pads[2 * a] = p.pads[2 * a], pads[2 * a + 1] = p.pads[2 * a + 1];
+    if (pads[2 * a] == kSamePad && pads[2 * a + 1] == kSamePad) {
+      if (sizes[a] == kUnknownDim) {
+        pads[2 * a] = pads[2 * a + 1] = 0;
+      } else {
+        std::tie(pads[2 * a], pads[2 * a + 1]) = same_pads(sizes[a], p.pool_size[a], p.strides[a], 1);
+      }
+    }
+  }
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t k = p.pool_size[i / 2];
-    if (p.pads[i] < 0 || p.pads[i] >= k) {
+    if (pads[i] < 0 || pads[i] >= k) {
       throw ValueError(std::string(op) + ": pad " + std::to_string(p.pads[i]) + " (pads are top, bottom, left, right)" +
                        " must be at least 0 and smaller than the pool size " + std::to_string(k) +
                        " on its axis: a window wholly in padding pools nothing");
     }
   }
   PoolGeom g{x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3], 0, 0, p.pool_size[0], p.pool_size[1],
-             p.strides[0], p.strides[1], p.pads[0], p.pads[2]};
+             p.strides[0], p.strides[1], pads[0], pads[2]};
   auto len = [&](std::int64_t size, std::int64_t k, std::int64_t s, std::int64_t before, std::int64_t after,
                  const char* axis) {
     if (size == kUnknownDim) return kUnknownDim;
@@ -70,8 +84,8 @@ PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
     }
     return r;
   };
-  g.oh = len(g.h, g.kh, g.sh, p.pads[0], p.pads[1], "height");
-  g.ow = len(g.w, g.kw, g.sw, p.pads[2], p.pads[3], "width");
+  g.oh = len(g.h, g.kh, g.sh, pads[0], pads[1], "height");
+  g.ow = len(g.w, g.kw, g.sw, pads[2], pads[3], "width");
   return g;
 }
 
@@ -124,16 +138,24 @@ void register_pool_ops(OpRegistry& r) {
          .differentiable = false});
   r.add({.name = "avg_pool2d", .infer = infer_pool,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), params_of(n.attrs))};
+           return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), params_of(n.attrs), n.inputs[0])};
          }});
   r.add({.name = "avg_pool2d_grad",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 1);
+           if (ctx.inputs.size() != 2) expect_inputs(ctx, 1);
            expect_float_input(ctx, 0, "gradient");
            const Shape& dy = ctx.inputs[0].shape;
            if (dy.rank() != 4) throw ShapeError(ctx.op + ": gradient must have rank 4, got " + dy.to_string());
            const auto& size = ctx.attrs.get<std::vector<std::int64_t>>("input_size");
            Shape x{dy.dims()[0], size.at(0), size.at(1), dy.dims()[3]};
+           for (int a = 1; a <= 2; ++a) {  // sizes unknown when the graph was built: the pooled input's
+             if (x[a] != kUnknownDim) continue;
+             if (ctx.inputs.size() != 2 || ctx.inputs[1].shape.rank() != 4) {
+               throw ShapeError(ctx.op + ": input_size " + Shape(size).to_string() +
+                                " has unknown sizes and no input of rank 4 to read them from");
+             }
+             x[a] = ctx.inputs[1].shape[a];
+           }
            PoolGeom g = make_geom(ctx.op, x, params_of(ctx.attrs));
            if (!dy.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
              throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " does not match the pooled shape of " +
@@ -142,7 +164,9 @@ void register_pool_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{x, DType::float32}};
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           return std::vector<Output>{avg_pool2d(g[0], params_of(n.attrs))};
+           std::vector<Output> grads{avg_pool2d(g[0], params_of(n.attrs))};
+           if (n.inputs.size() == 2) grads.emplace_back();  // only its shape is read
+           return grads;
          }});
   r.add({.name = "upsample_nearest2d",
          .infer = [](const InferContext& ctx) {
@@ -173,10 +197,13 @@ Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& p) {
   return x.graph->add("max_pool2d_grad", {x, dy}, attrs_of(p));
 }
 Output avg_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("avg_pool2d", {x}, attrs_of(p)); }
-Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& p) {
+Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& p, Output sizes_from) {
+  const bool unknown = std::find(input_size.begin(), input_size.end(), kUnknownDim) != input_size.end();
   Attrs a = attrs_of(p);
   a.set("input_size", std::move(input_size));
-  return dy.graph->add("avg_pool2d_grad", {dy}, std::move(a));
+  if (!unknown) return dy.graph->add("avg_pool2d_grad", {dy}, std::move(a));
+  if (!sizes_from.valid()) throw ShapeError("avg_pool2d_grad: unknown input sizes need the input to read them from");
+  return dy.graph->add("avg_pool2d_grad", {dy, sizes_from}, std::move(a));
 }
 Output upsample_nearest2d(Output x, std::vector<std::int64_t> size) {
   return x.graph->add("upsample_nearest2d", {x}, Attrs{{"size", std::move(size)}});

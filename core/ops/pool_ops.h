@@ -24,7 +24,7 @@ namespace strata::ops {
 struct Pool2DParams {
   std::vector<std::int64_t> pool_size{2, 2};
   std::vector<std::int64_t> strides{2, 2};
-  std::vector<std::int64_t> pads{0, 0, 0, 0};  // top, bottom, left, right
+  std::vector<std::int64_t> pads{0, 0, 0, 0};  // top, bottom, left, right (or kSamePad pairs)
 };
 
 // A pooling node's windows over its input x (N, H, W, C): output size (oh, ow), window
@@ -41,8 +41,10 @@ Output max_pool2d(Output x, const Pool2DParams& params);
 Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& params);
 std::pair<Output, Output> max_pool2d_relu_grad(Output relu_output, Output dy, const Pool2DParams& params);
 Output avg_pool2d(Output x, const Pool2DParams& params);
-// input_size = {H, W} of the pooled input.
-Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& params);
+// input_size = {H, W} of the pooled input; a size unknown until run time (kUnknownDim) is
+// read then from `sizes_from` (the pooled input: only its shape is read).
+Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& params,
+                       Output sizes_from = {});
 // (N, H, W, C) -> (N, H·size[0], W·size[1], C), each value repeated.
 Output upsample_nearest2d(Output x, std::vector<std::int64_t> size);
 

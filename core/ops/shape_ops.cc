@@ -1,40 +1,58 @@
-// Shape ops: reshape, reshape_like, broadcast_like, sum_to_like. The devices register
-// their kernels (the CPU's in cpu/kernels/shape.cc).
+// Shape ops: reshape (with the dim_from entries of core/ops/array_ops.h), reshape_like,
+// broadcast_like, sum_to_like. The devices register their kernels (the CPU's in
+// cpu/kernels/shape.cc).
 #include <string>
 #include <vector>
 
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
 
 namespace {
 
-Shape infer_reshape(const Shape& in, const std::vector<std::int64_t>& target) {
+// `target`'s dim_from(k, i) entries are dim k of inputs[i] (unknown while it is); one -1 is
+// inferred from the size once every other dim and the input are known.
+Shape infer_reshape(const std::vector<TensorSpec>& inputs, const std::vector<std::int64_t>& target) {
+  const Shape& in = inputs[0].shape;
   int inferred = -1;
+  bool unknown = !in.is_fully_defined();
   std::int64_t known = 1;
+  std::vector<std::int64_t> out = target;
   for (int i = 0; i < static_cast<int>(target.size()); ++i) {
-    if (target[i] == -1) {
+    std::int64_t& d = out[static_cast<std::size_t>(i)];
+    if (d == -1) {
       if (inferred >= 0) throw ShapeError("reshape: target " + Shape(target).to_string() + " has two -1 dims");
       inferred = i;
-    } else if (target[i] < 0) {
-      throw ShapeError("reshape: invalid target dimension in " + Shape(target).to_string());
-    } else {
-      known *= target[i];
+      continue;
     }
+    if (d < -1) {
+      const std::int64_t axis = (-d - 2) % 8, input = (-d - 2) / 8;
+      if (input >= static_cast<std::int64_t>(inputs.size()) ||
+          axis >= inputs[static_cast<std::size_t>(input)].shape.rank()) {
+        throw ShapeError("reshape: target entry " + std::to_string(i) + " names dim " + std::to_string(axis) +
+                         " of input " + std::to_string(input) + ", which it does not have");
+      }
+      d = inputs[static_cast<std::size_t>(input)].shape.dims()[static_cast<std::size_t>(axis)];
+      if (d == kUnknownDim) {
+        unknown = true;
+        continue;
+      }
+    }
+    known *= d;
   }
-  std::vector<std::int64_t> out = target;
-  if (!in.is_fully_defined()) return Shape(std::move(out));  // -1 stays unknown
+  if (unknown) return Shape(std::move(out));  // -1 stays unknown until run time
   std::int64_t total = in.num_elements();
   if (inferred >= 0) {
     if (known == 0 || total % known != 0) {
-      throw ShapeError("reshape: cannot reshape " + in.to_string() + " into " + Shape(target).to_string());
+      throw ShapeError("reshape: cannot reshape " + in.to_string() + " into " + Shape(out).to_string());
     }
-    out[inferred] = total / known;
+    out[static_cast<std::size_t>(inferred)] = total / known;
   } else if (known != total) {
     throw ShapeError("reshape: cannot reshape " + in.to_string() + " (" + std::to_string(total) +
-                     " elements) into " + Shape(target).to_string());
+                     " elements) into " + Shape(out).to_string());
   }
   return Shape(std::move(out));
 }
@@ -44,13 +62,14 @@ Shape infer_reshape(const Shape& in, const std::vector<std::int64_t>& target) {
 void register_shape_ops(OpRegistry& r) {
   r.add({.name = "reshape",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 1);
+           if (ctx.inputs.empty()) expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{
-               {infer_reshape(ctx.inputs[0].shape, ctx.attrs.get<std::vector<std::int64_t>>("shape")),
-                ctx.inputs[0].dtype}};
+               {infer_reshape(ctx.inputs, ctx.attrs.get<std::vector<std::int64_t>>("shape")), ctx.inputs[0].dtype}};
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           return std::vector<Output>{reshape_like(g[0], n.inputs[0])};
+           std::vector<Output> grads{reshape_like(g[0], n.inputs[0])};
+           grads.resize(n.inputs.size());  // dims_from: only their shapes are read
+           return grads;
          },
          .takes_strings = true});
   r.add({.name = "reshape_like",
@@ -101,6 +120,11 @@ void register_shape_ops(OpRegistry& r) {
 
 Output reshape(Output x, const std::vector<std::int64_t>& shape) {
   return x.graph->add("reshape", {x}, Attrs{{"shape", shape}});
+}
+Output reshape(Output x, const std::vector<std::int64_t>& shape, const std::vector<Output>& dims_from) {
+  std::vector<Output> inputs{x};
+  inputs.insert(inputs.end(), dims_from.begin(), dims_from.end());
+  return x.graph->add("reshape", inputs, Attrs{{"shape", shape}});
 }
 Output reshape_like(Output x, Output like) {
   if (x.shape() == like.shape() && x.shape().is_fully_defined()) return x;

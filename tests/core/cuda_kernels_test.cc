@@ -21,6 +21,7 @@
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/ops/collective_ops.h"
+#include "core/ops/conv_ops.h"
 #include "core_test_util.h"
 #include "rnn_configurations.h"
 
@@ -603,7 +604,7 @@ struct ConvCase {
   Shape x;                   // (N, H, W, C)
   std::int64_t kh, kw, o;    // kernel window and output channels
   std::int64_t sh, sw, dh, dw;
-  std::string padding;       // "valid", "same", or "explicit" (then pads)
+  std::string padding;       // "valid", "same", "run_time_same" (ops::kSamePad) or "explicit" (then pads)
   std::vector<std::int64_t> pads;
   std::int64_t groups;
   bool bias, relu;           // conv2d's fused parts (forward cases only)
@@ -629,7 +630,9 @@ std::vector<ConvCase> conv_geometries() {
           {"explicit pads (0, 2, 3, 1), stride 2", {1, 7, 7, 2}, 3, 2, 3, 2, 2, 1, 1, "explicit", {0, 2, 3, 1}, 1,
            false, true},
           {"one image 28x28x8 to 16, same", {1, 28, 28, 8}, 3, 3, 16, 1, 1, 1, 1, "same", {}, 1, true, true},
-          {"no images", {0, 5, 5, 3}, 3, 3, 2, 1, 1, 1, 1, "same", {}, 1, true, false}};
+          {"no images", {0, 5, 5, 3}, 3, 3, 2, 1, 1, 1, 1, "same", {}, 1, true, false},
+          {"3x3 same worked out when run (ops::kSamePad), stride 2 on 9x10", {2, 9, 10, 3}, 3, 3, 4, 2, 2, 1, 1,
+           "run_time_same", {}, 1, true, false}};
 }
 
 Attrs conv_attrs(const ConvCase& c) {
@@ -640,6 +643,7 @@ Attrs conv_attrs(const ConvCase& c) {
     auto [l, r] = same_pads(c.x.dims()[2], c.kw, c.sw, c.dw);
     pads = {t, b, l, r};
   }
+  if (c.padding == "run_time_same") pads = std::vector<std::int64_t>(4, ops::kSamePad);  // a spatial dim None
   return Attrs{{"strides", std::vector<std::int64_t>{c.sh, c.sw}},
                {"dilations", std::vector<std::int64_t>{c.dh, c.dw}},
                {"pads", pads},
@@ -762,7 +766,7 @@ struct PoolCase {
   std::string label;
   Shape x;  // (N, H, W, C)
   std::int64_t kh, kw, sh, sw;
-  std::string padding;  // "valid", "same" or "explicit"
+  std::string padding;  // "valid", "same", "run_time_same" (ops::kSamePad) or "explicit"
   std::vector<std::int64_t> pads;
 };
 
@@ -778,7 +782,9 @@ std::vector<PoolCase> pool_geometries() {
           {"3x2 strides (2, 1), valid", {1, 9, 6, 2}, 3, 2, 2, 1, "valid", {}},
           {"explicit pads (1, 0, 2, 1)", {2, 5, 6, 3}, 3, 3, 2, 2, "explicit", {1, 0, 2, 1}},
           {"2x2 stride 2, 70 channels", {2, 6, 6, 70}, 2, 2, 2, 2, "valid", {}},
-          {"no images", {0, 4, 4, 3}, 2, 2, 2, 2, "valid", {}}};
+          {"no images", {0, 4, 4, 3}, 2, 2, 2, 2, "valid", {}},
+          {"3x3 stride 2 same worked out when run (ops::kSamePad) on 8x9", {2, 8, 9, 3}, 3, 3, 2, 2,
+           "run_time_same", {}}};
 }
 
 Attrs pool_attrs(const PoolCase& c) {
@@ -789,6 +795,7 @@ Attrs pool_attrs(const PoolCase& c) {
     auto [l, r] = same_pads(c.x.dims()[2], c.kw, c.sw, 1);
     pads = {t, b, l, r};
   }
+  if (c.padding == "run_time_same") pads = std::vector<std::int64_t>(4, ops::kSamePad);  // a spatial dim None
   return Attrs{{"pool_size", std::vector<std::int64_t>{c.kh, c.kw}},
                {"strides", std::vector<std::int64_t>{c.sh, c.sw}},
                {"pads", pads}};
