@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
 
@@ -18,11 +19,12 @@ Output convolve(Output x, Output kernel, const std::vector<std::int64_t>& stride
                 const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& pads,
                 std::int64_t groups) {
   if constexpr (Rank == 1) {
-    const std::int64_t steps = x.shape()[1], channels = x.shape()[2], filters = kernel.shape()[2];
+    const std::int64_t filters = kernel.shape()[2];
     Output k = ops::reshape(kernel, {1, kernel.shape()[0], kernel.shape()[1], filters});
-    Output y = ops::conv2d(ops::reshape(x, {-1, 1, steps, channels}), k,
+    // (N, 1, steps, C): the steps may be None until run time.
+    Output y = ops::conv2d(ops::expand_dims(x, 1), k,
                            {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, groups});
-    return ops::reshape(y, {-1, y.shape()[2], filters});
+    return ops::merge_axes(y, 1, 2);
   } else if constexpr (Rank == 2) {
     return ops::conv2d(x, kernel, {strides, dilation, pads, groups});
   } else {

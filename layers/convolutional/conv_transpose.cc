@@ -102,7 +102,8 @@ void ConvTransposeImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
 template <int Rank>
 std::vector<Output> ConvTransposeImpl<Rank>::call(Graph& graph, const std::vector<Output>& inputs) {
   const bool cf = is_channels_first(options.data_format);
-  expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
+  // The output's size follows from the input's at definition time (not yet at run time).
+  expect_known_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
   if (x.shape()[Rank + 1] != kernel.shape()[Rank + 1]) {
     throw ShapeError("expects input with " + std::to_string(kernel.shape()[Rank + 1]) + " channels (kernel " +

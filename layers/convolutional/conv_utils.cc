@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/conv_ops.h"
 
 namespace strata::layers {
 
@@ -27,6 +28,10 @@ std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding
   const std::int64_t eff = (kernel - 1) * dilation + 1;
   if (padding == "causal") return {eff - 1, 0};
   if (padding != "same") return {0, 0};
+  if (size == kUnknownDim) {  // with a stride of 1 "same" pads don't depend on the size
+    if (stride == 1) return {(eff - 1) / 2, eff - 1 - (eff - 1) / 2};
+    return {ops::kSamePad, ops::kSamePad};
+  }
   const std::int64_t out = (size + stride - 1) / stride;
   const std::int64_t total = std::max<std::int64_t>((out - 1) * stride + eff - size, 0);
   return {total / 2, total - total / 2};
@@ -90,9 +95,15 @@ void expect_spatial_input(const Output& x, int rank, const std::string& layout) 
   if (s.rank() != rank) {
     throw ShapeError("expects input of rank " + std::to_string(rank) + " " + layout + ", got " + s.to_string());
   }
+}
+
+void expect_known_spatial_input(const Output& x, int rank, const std::string& layout) {
+  expect_spatial_input(x, rank, layout);
+  const Shape& s = x.shape();
   for (int i = 1; i < rank; ++i) {
     if (s.dims()[i] == kUnknownDim) {
-      throw ShapeError("expects known non-batch dimensions " + layout + ", got " + s.to_string());
+      throw ShapeError("dimension " + std::to_string(i) + " of the input " + s.to_string() + " " + layout +
+                       " is None: this layer needs every non-batch dimension known when it is built");
     }
   }
 }

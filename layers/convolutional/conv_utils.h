@@ -80,7 +80,9 @@ void check_padding(const std::string& padding, const std::vector<std::string>& a
 
 // Padding (before, after) of one spatial axis for Keras's mode (keras-spec §2, Conv):
 // valid -> (0, 0); same -> total max((ceil(n/s) − 1)·s + k_eff − n, 0), the extra cell
-// after; causal -> (k_eff − 1, 0).
+// after; causal -> (k_eff − 1, 0). "same" over a size unknown until run time (None) is
+// (ops::kSamePad, ops::kSamePad) when it depends on the size (a stride above 1): the
+// conv and pooling ops work it out when the program runs.
 std::pair<std::int64_t, std::int64_t> padding_amounts(const std::string& padding, std::int64_t size,
                                                       std::int64_t kernel, std::int64_t stride,
                                                       std::int64_t dilation);
@@ -106,7 +108,10 @@ std::int64_t input_channels(const Shape& input, int spatial_rank, bool channels_
 Output to_channels_last(Output x);
 Output to_channels_first(Output x);
 
-// Throws ShapeError unless x has rank `rank` and known non-batch dims.
+// Throws ShapeError unless x has rank `rank` (its spatial dims may be None).
 void expect_spatial_input(const Output& x, int rank, const std::string& layout);
+// The same, and every non-batch dim known: for layers that still need them (the error
+// names the dimension that is None).
+void expect_known_spatial_input(const Output& x, int rank, const std::string& layout);
 
 }  // namespace strata::layers

@@ -14,7 +14,7 @@ Output depthwise_conv1d(Output x, Output kernel, const std::string& padding, std
   const Output rows = ops::expand_dims(x, 1);  // (N, 1, L, C)
   const Output kernel2d = ops::reshape(kernel, {1, k.dims()[0], k.dims()[1], k.dims()[2]});
   const Output y = depthwise_conv2d(rows, kernel2d, padding, {1, strides}, {1, dilation_rate});
-  return ops::reshape(y, {-1, y.shape().dims()[2], y.shape().dims()[3]});
+  return ops::merge_axes(y, 1, 2);  // (N, 1, L', C·dm) -> (N, L', C·dm); L' may be None
 }
 
 DepthwiseConv1DImpl::DepthwiseConv1DImpl(std::int64_t kernel_size_, DepthwiseConv1DOptions options_)

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/pool_ops.h"
 
 namespace strata::layers {
@@ -38,22 +39,25 @@ std::vector<Output> PoolingImpl<Rank>::call(Graph&, const std::vector<Output>& i
   const std::int64_t c = dims.back();
   const std::vector<std::int64_t> pads = padding_amounts(options.padding, n, k, s, std::vector<std::int64_t>(Rank, 1));
   Output y;
-  if constexpr (Rank == 1) {  // a unit row
-    y = pool2d(max, ops::reshape(x, {-1, 1, n[0], c}), {{1, k[0]}, {1, s[0]}, {0, 0, pads[0], pads[1]}});
-    y = ops::reshape(y, {-1, y.shape()[2], c});
+  if constexpr (Rank == 1) {  // a unit row; the steps may be None until run time
+    y = pool2d(max, ops::expand_dims(x, 1), {{1, k[0]}, {1, s[0]}, {0, 0, pads[0], pads[1]}});
+    y = ops::merge_axes(y, 1, 2);
   } else if constexpr (Rank == 2) {
     y = pool2d(max, x, {k, s, pads});
   } else {  // (rows, cols) of every depth slice, then depth with the (rows · cols) cells as columns
-    if (options.padding == "valid" && (n[0] < k[0] || n[1] < k[1] || n[2] < k[2])) {
+    const bool known = n[0] != kUnknownDim && n[1] != kUnknownDim && n[2] != kUnknownDim;
+    if (known && options.padding == "valid" && (n[0] < k[0] || n[1] < k[1] || n[2] < k[2])) {
       throw ShapeError("pool_size (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) + ", " +
                        std::to_string(k[2]) + ") is larger than the input's (depth, rows, cols) (" +
                        std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + ")");
     }
-    y = pool2d(max, ops::reshape(x, {-1, n[1], n[2], c}),
-               {{k[1], k[2]}, {s[1], s[2]}, {pads[2], pads[3], pads[4], pads[5]}});
-    const std::int64_t oh = y.shape()[1], ow = y.shape()[2];
-    y = pool2d(max, ops::reshape(y, {-1, n[0], oh * ow, c}), {{k[0], 1}, {s[0], 1}, {pads[0], pads[1], 0, 0}});
-    y = ops::reshape(y, {-1, y.shape()[1], oh, ow, c});
+    // Dims None until run time are read then: of x (batch, depth), of the pooled slices
+    // (rows, cols) and of the pooled depth.
+    const Output slices = pool2d(max, ops::merge_axes(x, 0, 2),
+                                 {{k[1], k[2]}, {s[1], s[2]}, {pads[2], pads[3], pads[4], pads[5]}});
+    const Output cells = ops::reshape(slices, {ops::dim_from(0, 1), ops::dim_from(1, 1), -1, c}, {x});
+    y = pool2d(max, cells, {{k[0], 1}, {s[0], 1}, {pads[0], pads[1], 0, 0}});
+    y = ops::reshape(y, {ops::dim_from(0), ops::dim_from(1), ops::dim_from(1, 1), ops::dim_from(2, 1), c}, {slices});
   }
   return {cf ? to_channels_first(y) : y};
 }

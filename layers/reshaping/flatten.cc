@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "layers/keras_class.h"
 
 namespace strata::layers {
@@ -10,9 +11,9 @@ std::vector<Output> FlattenImpl::call(Graph&, const std::vector<Output>& inputs)
   const Shape& s = inputs[0].shape();
   if (s.rank() < 1) throw ShapeError("expects input with a batch dimension, got " + s.to_string());
   std::int64_t features = s.product(1, s.rank());
-  if (features == kUnknownDim) {
-    throw ShapeError("all non-batch dimensions must be known to flatten, got " + s.to_string());
-  }
+  // With a None dim besides the batch the features are None too (as in Keras) and are
+  // counted when the program runs.
+  if (features == kUnknownDim) return {ops::reshape(inputs[0], {ops::dim_from(0), -1}, {})};
   return {ops::reshape(inputs[0], {-1, features})};
 }
 

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "layers/keras_class.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 
 namespace strata::layers {
 
@@ -31,10 +32,10 @@ std::vector<Output> ReshapeImpl::call(Graph&, const std::vector<Output>& inputs)
   std::vector<std::int64_t> full{-1};
   full.insert(full.end(), target_shape.dims().begin(), target_shape.dims().end());
   if (features == kUnknownDim) {
-    // The batch and the inferred dim can't both be -1: reshape per sample at run time.
-    if (has_inferred) throw ShapeError("input " + s.to_string() + " has unknown dimensions; target_shape " +
-                                       target_shape.to_string() + " can't infer one from it");
-    return {ops::reshape(inputs[0], full)};
+    // A None dim besides the batch: the batch is kept as fed and a -1 is worked out when
+    // the program runs (where the sizes must then divide), as Keras does.
+    full[0] = ops::dim_from(0);
+    return {ops::reshape(inputs[0], full, {})};
   }
   bool fits = has_inferred ? known != 0 && features % known == 0 : features == known;
   if (!fits) {

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/pool_ops.h"
 #include "layers/preprocessing/resizing.h"
 
@@ -21,13 +22,6 @@ bool channels_first(const UpSamplingOptions<Rank>& o) {
   } else {
     return is_channels_first(o.data_format);
   }
-}
-
-// x as `dims` (batch first, as -1); no op where x already has them.
-Output reshaped(Output x, std::vector<std::int64_t> dims) {
-  const std::vector<std::int64_t>& have = x.shape().dims();
-  if (have.size() == dims.size() && std::equal(have.begin() + 1, have.end(), dims.begin() + 1)) return x;
-  return ops::reshape(x, dims);
 }
 
 }  // namespace
@@ -82,19 +76,24 @@ std::vector<Output> UpSamplingImpl<Rank>::call(Graph& graph, const std::vector<O
     Output y = resize_images(graph, x, matrices_);
     return {cf ? to_channels_first(y) : y};
   }
-  // Spatial dims and sizes, 1-D given a unit second axis.
-  const std::vector<std::int64_t> dims = x.shape().dims();
-  std::vector<std::int64_t> d(dims.begin() + 1, dims.end() - 1), s = window_vec(size);
-  if (Rank == 1) d.push_back(1), s.push_back(1);
-  const std::int64_t c = dims.back();
-  // One pass over the first two spatial axes (3-D: cols folded into the channels), then
-  // 3-D's cols.
-  Output y = ops::upsample_nearest2d(reshaped(x, {-1, d[0], d[1], Rank == 3 ? d[2] * c : c}), {s[0], s[1]});
-  if (Rank == 3) y = ops::upsample_nearest2d(reshaped(y, {-1, d[1] * s[1], d[2], c}), {1, s[2]});
-  std::vector<std::int64_t> out{-1};
-  for (int a = 0; a < Rank; ++a) out.push_back(d[a] * s[a]);
-  out.push_back(c);
-  y = reshaped(y, out);
+  // Each spatial dim may be None until run time: the reshapes keep them as they come.
+  const std::vector<std::int64_t> s = window_vec(size);
+  const std::int64_t c = x.shape().dims().back();
+  Output y;
+  if constexpr (Rank == 1) {  // (N, L, 1, C), repeated along L
+    y = ops::merge_axes(ops::upsample_nearest2d(ops::expand_dims(x, 2), {s[0], 1}), 2, 2);
+  } else if constexpr (Rank == 2) {
+    y = ops::upsample_nearest2d(x, {s[0], s[1]});
+  } else {
+    // One pass over (depth, rows) with the cols folded into the channels, then one over
+    // the cols of every (depth, row) line.
+    const Output lines = ops::upsample_nearest2d(ops::merge_axes(x, 3, 2), {s[0], s[1]});  // (N, D', H', W·C)
+    const Output cols = ops::reshape(ops::merge_axes(lines, 0, 2), {ops::dim_from(0), ops::dim_from(1),
+                                                                    ops::dim_from(3, 1), c}, {x});
+    y = ops::upsample_nearest2d(cols, {1, s[2]});  // (N·D', H', W', C)
+    y = ops::reshape(y, {ops::dim_from(0, 1), ops::dim_from(1, 1), ops::dim_from(2, 1), ops::dim_from(2), c},
+                     {lines});
+  }
   return {cf ? to_channels_first(y) : y};
 }
 

@@ -1,0 +1,84 @@
+// Layers over inputs with None dims besides the batch, built in C++ (Input({kUnknownDim,
+// ...})): shapes inferred with the None dims kept where Keras keeps them, errors at
+// definition time where the known dims disagree, and the layers that still need known
+// dims refuse a None one naming the layer and the dim. Keras's files with None dims:
+// tests/io/unknown_dims_files_test.cc.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "layers/convolutional/conv.h"
+#include "layers/convolutional/conv_transpose.h"
+#include "layers/core/dense.h"
+#include "layers/core/input_layer.h"
+#include "layers/merging/merge.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/pooling/pooling.h"
+#include "layers/recurrent/lstm.h"
+#include "layers/reshaping/flatten.h"
+#include "layers/reshaping/reshape.h"
+#include "layers/reshaping/upsampling.h"
+#include "models/model.h"
+
+using namespace strata;
+using namespace strata::layers;
+
+namespace {
+
+constexpr std::int64_t N = kUnknownDim;
+
+template <typename F>
+std::string shape_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ShapeError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+}  // namespace
+
+TEST(UnknownDims, ShapesKeepNoneThroughConvPoolingUpSamplingAndDense) {
+  auto x = Input({N, N, 3});
+  EXPECT_EQ(Conv2D(4, 3, {.strides = 2, .padding = "same"})(x).shape(), (Shape{N, N, N, 4}));
+  EXPECT_EQ(MaxPooling2D(2, {.padding = "same"})(x).shape(), (Shape{N, N, N, 3}));
+  EXPECT_EQ(UpSampling2D(2)(x).shape(), (Shape{N, N, N, 3}));
+  EXPECT_EQ(GlobalAveragePooling2D()(x).shape(), (Shape{N, 3}));
+  EXPECT_EQ(Dense(5)(x).shape(), (Shape{N, N, N, 5}));
+  auto steps = Input({N, 6});
+  EXPECT_EQ(Conv1D(2, 3, {.padding = "causal"})(steps).shape(), (Shape{N, N, 2}));
+  EXPECT_EQ(MaxPooling1D(2)(steps).shape(), (Shape{N, N, 6}));
+  EXPECT_EQ(LSTM(3, {.return_sequences = true})(steps).shape(), (Shape{N, N, 3}));
+  EXPECT_EQ(Reshape({-1, 3})(steps).shape(), (Shape{N, N, 3}));
+  EXPECT_EQ(Flatten()(steps).shape(), (Shape{N, N}));
+  auto volume = Input({N, 4, N, 2});
+  EXPECT_EQ(MaxPooling3D(2)(volume).shape(), (Shape{N, N, 2, N, 2}));
+  EXPECT_EQ(UpSampling3D(2)(volume).shape(), (Shape{N, N, 8, N, 2}));
+}
+
+// Known dims still disagree at definition time, None or not around them.
+TEST(UnknownDims, KnownDimsThatDisagreeAreStillErrorsAtDefinition) {
+  EXPECT_THROW(Add()({Input({N, N, 3}), Input({N, N, 4})}), ShapeError);
+  Conv2D conv(4, 3);
+  conv(Input({N, N, 3}));
+  EXPECT_THROW(conv(Input({N, N, 5})), ShapeError);  // built for 3 channels
+  EXPECT_NE(shape_error_of([] { Conv2D(4, 3)(Input({N, N, N})); }).find("channel"), std::string::npos);
+  EXPECT_NE(shape_error_of([] { Dense(2)(Input({4, N})); }).find("last dimension"), std::string::npos);
+}
+
+// The transposed convolutions size their output at definition time: a None spatial dim
+// is refused, naming the layer and the dim.
+TEST(UnknownDims, RefusalsNameTheLayerAndTheDim) {
+  const std::string message =
+      shape_error_of([] { Conv2DTranspose(2, 3, {.name = "upconv"})(Input({N, 5, 3})); });
+  EXPECT_NE(message.find("upconv"), std::string::npos) << message;
+  EXPECT_NE(message.find("dimension 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("None"), std::string::npos) << message;
+  const std::string interpolated =
+      shape_error_of([] { UpSampling2D(2, {.interpolation = "bilinear", .name = "smooth"})(Input({N, 4, 3})); });
+  EXPECT_NE(interpolated.find("smooth"), std::string::npos) << interpolated;
+}
