@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Golden data from real Keras 3 (TensorFlow backend) for models whose inputs have None
+spatial or time dimensions (issue #38 point 3): fully convolutional image models (Conv,
+pooling, global pooling, UpSampling, ZeroPadding/Cropping, BatchNormalization, Dense on
+the last axis, merge layers) in 1-D, 2-D and 3-D, recurrent layers over None time steps
+(LSTM, GRU, SimpleRNN, Bidirectional, Embedding with None length), and Reshape with -1
+and Flatten after a None dim.
+
+Writes, for each model <name>, in tests/data/unknown_dims/:
+  <name>.keras, <name>.h5                the model saved by Keras (seeded weights)
+  <name>.size<k>.input<i>.npy            inputs of two different sizes (k = 0, 1)
+  <name>.size<k>.output<i>.npy           Keras's predictions for them
+and for the models that train (one output, mean squared error):
+  <name>.fit.input0.npy, .fit.target0.npy  one batch of size 0, fitted for three epochs
+                                         with SGD(learning_rate=0.05), batch_size = the
+                                         batch, shuffle=False
+  <name>.fit.json                        {"loss": Keras's loss after each epoch}
+  <name>.trained.input0.npy, .trained.output0.npy  size 1's inputs, and what the fitted
+                                         model predicts for them
+
+The C++ suite (tests/io/unknown_dims_files_test.cc) reads these files; it never runs
+Python. Regenerate with exactly:
+
+    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
+    KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_unknown_dims_goldens.py
+"""
+import json
+import os
+import sys
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import layers as L  # noqa: E402
+
+if keras.backend.backend() != "tensorflow":
+    sys.exit("run with KERAS_BACKEND=tensorflow (got %s)" % keras.backend.backend())
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT_DIR = os.path.join(ROOT, "tests", "data", "unknown_dims")
+rng = np.random.default_rng(20263803)
+
+
+def randomize_weights(layer):
+    """Seeded weights in [-0.6, 0.6]; BatchNormalization's moving variance in [0.5, 1.5]."""
+    values = []
+    for w in layer.weights:
+        if w.path.endswith("moving_variance"):
+            values.append(rng.uniform(0.5, 1.5, size=tuple(w.shape)).astype("float32"))
+        else:
+            values.append(rng.uniform(-0.6, 0.6, size=tuple(w.shape)).astype("float32"))
+    layer.set_weights(values)
+
+
+# ------------------------------------------------------------------- models
+def fcn_image():
+    x = keras.Input((None, None, 3), name="image")
+    h = L.Conv2D(4, 3, strides=2, padding="same", activation="relu", name="conv_stride2")(x)
+    h = L.MaxPooling2D(2, padding="same", name="max_pool_same")(h)
+    h = L.Conv2D(5, 3, padding="same", dilation_rate=2, name="conv_dilated")(h)
+    h = L.BatchNormalization(name="bn")(h)
+    branch = L.Conv2D(5, 1, name="branch")(h)
+    h = L.Add(name="add")([h, branch])
+    h = L.Concatenate(name="concat")([h, L.Conv2D(2, 1, name="side")(h)])
+    h = L.DepthwiseConv2D(3, strides=2, padding="same", name="depthwise")(h)
+    h = L.UpSampling2D(2, name="up")(h)
+    h = L.ZeroPadding2D(((1, 0), (2, 1)), name="pad")(h)
+    h = L.Cropping2D(((0, 1), (1, 1)), name="crop")(h)
+    h = L.AveragePooling2D(3, strides=2, padding="same", name="avg_pool_same")(h)
+    h = L.SeparableConv2D(4, 3, padding="same", name="separable")(h)
+    per_pixel = L.Dense(3, name="per_pixel")(h)
+    pooled = L.GlobalMaxPooling2D(name="global_max")(h)
+    return keras.Model(x, [per_pixel, pooled], name="fcn_image"), [(2, 13, 11, 3), (3, 8, 16, 3)]
+
+
+def fcn_classifier():
+    x = keras.Input((None, None, 2), name="image")
+    h = L.Conv2D(4, 3, padding="same", activation="relu", name="conv")(x)
+    h = L.MaxPooling2D(2, name="pool")(h)
+    h = L.Conv2D(6, 3, strides=2, padding="same", name="conv_stride2")(h)
+    h = L.BatchNormalization(name="bn")(h)
+    h = L.Activation("relu", name="relu")(h)
+    h = L.AveragePooling2D(2, padding="same", name="avg_pool")(h)
+    h = L.GlobalAveragePooling2D(name="global_avg")(h)
+    y = L.Dense(3, activation="softmax", name="out")(h)
+    return keras.Model(x, y, name="fcn_classifier"), [(4, 10, 12, 2), (3, 7, 9, 2)]
+
+
+def fcn_1d():
+    x = keras.Input((None, 3), name="steps")
+    h = L.Conv1D(4, 3, strides=2, padding="same", activation="relu", name="conv_stride2")(x)
+    h = L.MaxPooling1D(2, padding="same", name="max_pool_same")(h)
+    h = L.UpSampling1D(2, name="up")(h)
+    h = L.ZeroPadding1D((1, 2), name="pad")(h)
+    h = L.Cropping1D((2, 0), name="crop")(h)
+    h = L.Conv1D(5, 3, padding="causal", dilation_rate=2, name="conv_causal")(h)
+    h = L.AveragePooling1D(2, strides=1, padding="same", name="avg_pool")(h)
+    h = L.SeparableConv1D(4, 3, padding="same", name="separable")(h)
+    y = L.Dense(2, name="per_step")(h)
+    return keras.Model(x, y, name="fcn_1d"), [(3, 11, 3), (2, 6, 3)]
+
+
+def fcn_3d():
+    x = keras.Input((None, None, None, 2), name="volume")
+    h = L.Conv3D(3, 3, strides=2, padding="same", activation="relu", name="conv_stride2")(x)
+    h = L.MaxPooling3D(2, padding="same", name="max_pool_same")(h)
+    h = L.UpSampling3D((1, 2, 2), name="up")(h)
+    h = L.ZeroPadding3D(1, name="pad")(h)
+    h = L.Cropping3D(((1, 0), (0, 1), (1, 1)), name="crop")(h)
+    h = L.AveragePooling3D(2, strides=1, padding="same", name="avg_pool")(h)
+    h = L.Conv3D(4, 2, name="conv")(h)
+    h = L.GlobalAveragePooling3D(name="global_avg")(h)
+    y = L.Dense(2, name="out")(h)
+    return keras.Model(x, y, name="fcn_3d"), [(2, 7, 6, 9, 2), (3, 5, 10, 4, 2)]
+
+
+def recurrent():
+    x = keras.Input((None, 3), name="steps")
+    h = L.LSTM(4, return_sequences=True, name="lstm")(x)
+    h = L.Bidirectional(L.GRU(3, return_sequences=True), name="bidirectional")(h)
+    h = L.SimpleRNN(3, return_sequences=True, name="simple_rnn")(h)
+    y = L.Dense(2, name="per_step")(h)
+    return keras.Model(x, y, name="recurrent"), [(3, 7, 3), (2, 4, 3)]
+
+
+def embedding_recurrent():
+    x = keras.Input((None,), dtype="int32", name="tokens")
+    h = L.Embedding(12, 4, name="embedding")(x)
+    h = L.Bidirectional(L.LSTM(3), name="bidirectional")(h)
+    y = L.Dense(2, name="out")(h)
+    return keras.Model(x, y, name="embedding_recurrent"), [(3, 6), (2, 9)]
+
+
+def reshape_minus_one():
+    x = keras.Input((None, 6), name="steps")
+    h = L.Reshape((-1, 3), name="reshape")(x)  # (None, None, 3): twice the steps
+    h = L.Conv1D(4, 2, activation="relu", name="conv")(h)
+    pooled = L.GlobalAveragePooling1D(name="global_avg")(h)
+    y = L.Dense(2, name="out")(pooled)
+    return keras.Model(x, y, name="reshape_minus_one"), [(3, 5, 6), (2, 3, 6)]
+
+
+def flatten_unknown():
+    x = keras.Input((None, 4), name="steps")
+    h = L.Conv1D(2, 1, name="conv")(x)
+    h = L.Reshape((-1, 2, 1), name="reshape")(h)
+    y = L.Flatten(name="flatten")(h)  # (None, None)
+    return keras.Model(x, y, name="flatten_unknown"), [(2, 5, 4), (3, 2, 4)]
+
+
+MODELS = [fcn_image, fcn_classifier, fcn_1d, fcn_3d, recurrent, embedding_recurrent, reshape_minus_one,
+          flatten_unknown]
+TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one"}
+
+
+def make_inputs(model, shape):
+    if model.inputs[0].dtype == "int32":
+        return rng.integers(0, 12, size=shape).astype("int32")
+    return rng.standard_normal(shape).astype("float32")
+
+
+def as_list(y):
+    return [np.asarray(t, "float32") for t in (y if isinstance(y, (list, tuple)) else [y])]
+
+
+def main():
+    keras.utils.set_random_seed(38)
+    os.makedirs(OUT_DIR, exist_ok=True)
+    for build in MODELS:
+        keras.backend.clear_session()
+        m, shapes = build()
+        for layer in m.layers:
+            if layer.weights:
+                randomize_weights(layer)
+        base = os.path.join(OUT_DIR, m.name)
+        m.save(base + ".keras")
+        m.save(base + ".h5")
+        xs = [make_inputs(m, s) for s in shapes]
+        for k, x in enumerate(xs):
+            ys = as_list(m.predict(x, verbose=0))
+            np.save("%s.size%d.input0.npy" % (base, k), x)
+            for i, y in enumerate(ys):
+                np.save("%s.size%d.output%d.npy" % (base, k, i), y)
+            for path in (base + ".keras", base + ".h5"):
+                again = as_list(keras.saving.load_model(path).predict(x, verbose=0))
+                assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(ys, again)), path
+            print(m.name, "size", k, x.shape, "->", [y.shape for y in ys])
+        if m.name not in TRAINED:
+            continue
+        target = rng.standard_normal(as_list(m.predict(xs[0], verbose=0))[0].shape).astype("float32")
+        m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.05), loss="mse")
+        history = m.fit(xs[0], target, batch_size=len(xs[0]), epochs=3, shuffle=False, verbose=0)
+        np.save(base + ".fit.input0.npy", xs[0])
+        np.save(base + ".fit.target0.npy", target)
+        with open(base + ".fit.json", "w") as f:
+            json.dump({"loss": [float(str(np.float32(v))) for v in history.history["loss"]]}, f)
+            f.write("\n")
+        np.save(base + ".trained.input0.npy", xs[1])
+        np.save(base + ".trained.output0.npy", as_list(m.predict(xs[1], verbose=0))[0])
+        print(m.name, "fit losses", history.history["loss"])
+
+
+if __name__ == "__main__":
+    main()
