@@ -47,6 +47,8 @@
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/recurrent/gru.h"
+#include "layers/recurrent/lstm.h"
 #include "layers/regularization/dropout.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/reshape.h"
@@ -73,6 +75,7 @@ struct Sample {
   std::vector<bool> masks = {};     // per shaped input: 0/1 values (a mask) rather than a ramp
   std::vector<Tensor> inputs = {};  // given inputs (string data), before those of input_shapes
   bool keras_only = false;          // .h5 cannot hold it (an adapted vocabulary)
+  std::vector<Shape> other_shapes = {};  // None dims: inputs of another size, predicted too
 };
 
 // 0/1 values, mostly 1, with position 0 of every row kept (each query sees some key).
@@ -246,6 +249,28 @@ std::vector<Sample> samples() {
     out.push_back({"new_classes", m, {{2, 6, 8, 3}}});
   }
   {
+    // None spatial dims (a fully convolutional model): Keras reads the None back and runs
+    // the file on images of another size too.
+    auto x = Input({kUnknownDim, kUnknownDim, 3});
+    auto h = layers::Conv2D(4, 3, {.strides = 2, .padding = "same", .activation = "relu"})(x);
+    h = layers::MaxPooling2D(2, {.padding = "same"})(h);
+    h = layers::BatchNormalization()(h);
+    h = layers::UpSampling2D(2)(h);
+    auto map = layers::Conv2D(2, 1)(h);
+    Model m(x, std::vector<KerasTensor>{map, layers::GlobalAveragePooling2D()(h)}, {.name = "fcn_none_size"});
+    out.push_back({.name = "fcn_none_size", .model = m, .input_shapes = {{2, 11, 9, 3}},
+                   .other_shapes = {{3, 6, 14, 3}}});
+  }
+  {
+    // None time steps: recurrent layers and a Reshape with -1 after the None dim.
+    auto x = Input({kUnknownDim, 4});
+    auto h = layers::Reshape({-1, 2})(x);
+    h = layers::LSTM(3, {.return_sequences = true})(h);
+    h = layers::GRU(2)(h);
+    Model m(x, layers::Dense(2)(h), {.name = "rnn_none_steps"});
+    out.push_back({.name = "rnn_none_steps", .model = m, .input_shapes = {{3, 5, 4}}, .other_shapes = {{2, 8, 4}}});
+  }
+  {
     // keras.ops calls as saved layers: MobileNetV3's hard swish and a reduction.
     using layers::OpArgument;
     const std::string numpy = "keras.src.ops.numpy";
@@ -332,6 +357,15 @@ int main(int argc, char** argv) {
         io::save_npy(base + ".input" + std::to_string(i) + ".npy", x[i]);
       for (std::size_t i = 0; i < y.size(); ++i)
         io::save_npy(base + ".output" + std::to_string(i) + ".npy", y[i]);
+      if (!s.other_shapes.empty()) {
+        std::vector<Tensor> other;
+        for (std::size_t i = 0; i < s.other_shapes.size(); ++i) other.push_back(ramp(s.other_shapes[i], 0.3f));
+        const auto other_y = s.model.predict(other);
+        for (std::size_t i = 0; i < other.size(); ++i)
+          io::save_npy(base + ".other.input" + std::to_string(i) + ".npy", other[i]);
+        for (std::size_t i = 0; i < other_y.size(); ++i)
+          io::save_npy(base + ".other.output" + std::to_string(i) + ".npy", other_y[i]);
+      }
       std::cout << "wrote " << base << (s.keras_only ? ".keras\n" : ".{h5,keras}\n");
     }
   } catch (const Error& e) {

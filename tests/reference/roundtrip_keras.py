@@ -1,4 +1,5 @@
-"""Strata -> real Keras round trip: models saved by Strata load in Keras 3 and predict the same.
+"""Strata -> real Keras round trip: models saved by Strata load in Keras 3 and predict the same
+(models with None dims also on inputs of another size, <name>.other.input<i>.npy).
 
 Builds build/tools/strata_save_samples (or takes its path), which writes sample models as
 .h5 (tf.keras 2 layout) and .keras (Keras 3 zip) with inputs and Strata's predictions;
@@ -87,6 +88,15 @@ def main():
                 for y, e in zip(ys, expected):
                     np.testing.assert_allclose(np.asarray(y), e, atol=1e-5, rtol=1e-4)
                     worst = max(worst, float(np.max(np.abs(np.asarray(y) - e))))
+                # Models with None dims also hold inputs of another size and Strata's outputs.
+                other = numbered(base + ".other", "input")
+                if other:
+                    ys = model.predict(other if len(other) > 1 else other[0], verbose=0)
+                    ys = ys if isinstance(ys, (list, tuple)) else [ys]
+                    for y, e in zip(ys, numbered(base + ".other", "output"), strict=True):
+                        np.testing.assert_allclose(np.asarray(y), e, atol=1e-5, rtol=1e-4)
+                        worst = max(worst, float(np.max(np.abs(np.asarray(y) - e))))
+                    name += f" (and inputs of another size, {other[0].shape})"
                 if name == "sequential_mlp.keras":  # trained one step by strata_save_samples
                     assert int(model.optimizer.iterations) == 1, "optimizer state not restored"
                     name += " (optimizer iteration 1 restored)"
