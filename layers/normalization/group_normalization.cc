@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 
 namespace strata::layers {
 
@@ -41,16 +42,15 @@ std::vector<Output> GroupNormalizationImpl::call(Graph& graph, const std::vector
   const Shape& s = x.shape();
   const int axis = s.normalize_axis(static_cast<int>(options.axis));
   const std::int64_t groups = options.groups, channels = s[axis];
-  // (batch, ..., groups, channels / groups, ...): the group axis where the channels were.
-  std::vector<std::int64_t> grouped{-1};
+  // (batch, ..., groups, channels / groups, ...): the group axis where the channels were;
+  // the other dims as fed (None ones too).
+  std::vector<std::int64_t> grouped{ops::dim_from(0)};
   for (int i = 1; i < s.rank(); ++i) {
     if (i == axis) {
       grouped.push_back(groups);
       grouped.push_back(channels / groups);
-    } else if (s[i] == kUnknownDim) {
-      throw NotImplementedError("GroupNormalization needs every non-batch dim known, got " + s.to_string());
     } else {
-      grouped.push_back(s[i]);
+      grouped.push_back(s[i] == kUnknownDim ? ops::dim_from(i) : s[i]);
     }
   }
   std::vector<std::int64_t> reduced, param_shape(grouped.size(), 1);
@@ -59,7 +59,7 @@ std::vector<Output> GroupNormalizationImpl::call(Graph& graph, const std::vector
   }
   param_shape[static_cast<std::size_t>(axis)] = groups;
   param_shape[static_cast<std::size_t>(axis) + 1] = channels / groups;
-  Output g = ops::reshape(x, grouped);
+  Output g = ops::reshape(x, grouped, {});
   Output mean = ops::reduce_mean(g, reduced, true);
   Output variance = ops::reduce_mean(ops::square(ops::sub(g, mean)), reduced, true);
   Output inv = ops::div(1.f, ops::sqrt(ops::add(variance, static_cast<float>(options.epsilon))));

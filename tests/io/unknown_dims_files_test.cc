@@ -3,11 +3,11 @@
 // convolutional 1-D, 2-D and 3-D models (conv, pooling and global pooling with "same"
 // pads over strides, UpSampling, ZeroPadding, Cropping, BatchNormalization, Dense on the
 // last axis, Add and Concatenate), recurrent layers over None time steps (LSTM,
-// Bidirectional GRU and LSTM, SimpleRNN, Embedding with None length), Reshape with -1 and
-// Flatten after a None dim. Each loads from .keras and .h5, predicts two sizes in one
-// session (the Program compiled once, shapes inferred per fed size) as Keras did,
-// saves and loads again, and the trainable ones fit on one size as Keras fitted and then
-// predict the other as the fitted Keras model did.
+// Bidirectional GRU and LSTM, SimpleRNN, Embedding with None length), Reshape with -1,
+// Flatten after a None dim and GroupNormalization. Each loads from .keras and .h5,
+// predicts two sizes in one session (the Program compiled once, shapes inferred per fed
+// size) as Keras did, saves and loads again, and the trainable ones fit on one size as
+// Keras fitted and then predict the other as the fitted Keras model did.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -80,7 +80,8 @@ TEST_P(UnknownDimsFiles, SavedByStrataTheyComeBackWithTheirNoneDims) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsFiles,
                          ::testing::Values("fcn_image", "fcn_classifier", "fcn_1d", "fcn_3d", "recurrent",
-                                           "embedding_recurrent", "reshape_minus_one", "flatten_unknown"));
+                                           "embedding_recurrent", "reshape_minus_one", "flatten_unknown",
+                                           "group_norm_unknown"));
 
 class UnknownDimsTraining : public ::testing::TestWithParam<std::string> {};
 

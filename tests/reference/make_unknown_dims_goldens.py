@@ -3,8 +3,8 @@
 spatial or time dimensions (issue #38 point 3): fully convolutional image models (Conv,
 pooling, global pooling, UpSampling, ZeroPadding/Cropping, BatchNormalization, Dense on
 the last axis, merge layers) in 1-D, 2-D and 3-D, recurrent layers over None time steps
-(LSTM, GRU, SimpleRNN, Bidirectional, Embedding with None length), and Reshape with -1
-and Flatten after a None dim.
+(LSTM, GRU, SimpleRNN, Bidirectional, Embedding with None length), Reshape with -1
+and Flatten after a None dim, and GroupNormalization over None spatial dims.
 
 Writes, for each model <name>, in tests/data/unknown_dims/:
   <name>.keras, <name>.h5                the model saved by Keras (seeded weights)
@@ -150,8 +150,15 @@ def flatten_unknown():
     return keras.Model(x, y, name="flatten_unknown"), [(2, 5, 4), (3, 2, 4)]
 
 
+def group_norm_unknown():
+    x = keras.Input((None, None, 4), name="image")
+    h = L.GroupNormalization(groups=2, name="group_norm")(x)
+    y = L.Conv2D(2, 1, name="conv")(h)
+    return keras.Model(x, y, name="group_norm_unknown"), [(2, 3, 5, 4), (3, 6, 2, 4)]
+
+
 MODELS = [fcn_image, fcn_classifier, fcn_1d, fcn_3d, recurrent, embedding_recurrent, reshape_minus_one,
-          flatten_unknown]
+          flatten_unknown, group_norm_unknown]
 TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one"}
 
 
