@@ -161,7 +161,9 @@ json functional_config(const Model& model) {
         for (const auto& t : call.inputs) list.push_back(tensor_ref(t));
         args.push_back(list);
       }
-      nodes.push_back(json{{"args", args}, {"kwargs", node_kwargs(layer, c->arguments, call, tensor_ref)}});
+      const json kwargs =
+          is_op_layer(layer) ? op_layer_kwargs(layer) : node_kwargs(layer, c->arguments, call, tensor_ref);
+      nodes.push_back(json{{"args", args}, {"kwargs", kwargs}});
     }
     obj["inbound_nodes"] = nodes;
     layers.push_back(obj);

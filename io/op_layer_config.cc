@@ -58,9 +58,17 @@ OpArgument numpy_argument(const json& v, const std::string& where) {
   return a;
 }
 
+// [[0, 0], [1, 2]]: a non-empty list of integer lists.
+bool is_nested_int_list(const json& v) {
+  return v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const json& row) {
+    return row.is_array() && std::all_of(row.begin(), row.end(), [](const json& e) { return e.is_number_integer(); });
+  });
+}
+
 bool is_slice(const json& v) { return v.is_object() && v.value("class_name", "") == "__slice__"; }
 
-// GetItem's key: an int, a slice, or a list of them (axis by axis from the batch axis).
+// GetItem's key: an int, a slice, None (a new axis), Ellipsis, or a list of them (axis by
+// axis from the batch axis).
 OpArgument index_argument(const json& v, const std::string& where) {
   OpArgument a;
   a.kind = OpArgument::Kind::index;
@@ -72,9 +80,14 @@ OpArgument index_argument(const json& v, const std::string& where) {
   };
   for (const auto& e : a.bare_key ? json::array({v}) : v) {
     layers::IndexEntry entry;
+    using K = layers::IndexEntry::Kind;
     if (e.is_number_integer()) {
-      entry.is_slice = false;
+      entry.kind = K::integer;
       entry.index = e.get<std::int64_t>();
+    } else if (e.is_null()) {
+      entry.kind = K::new_axis;
+    } else if (e.is_object() && e.value("class_name", "") == "__ellipsis__") {
+      entry.kind = K::ellipsis;
     } else if (is_slice(e)) {
       const json c = e.value("config", json::object());
       entry.start = optional_int(c, "start");
@@ -82,7 +95,7 @@ OpArgument index_argument(const json& v, const std::string& where) {
       entry.step = optional_int(c, "step");
     } else {
       throw NotImplementedError(where + ": index entry " + e.dump() +
-                                " is not supported (integers and slices are; not None, Ellipsis or tensors)");
+                                " is not supported (integers, slices, None and Ellipsis are; not tensors)");
     }
     a.key.push_back(entry);
   }
@@ -106,6 +119,11 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       out.push_back(a);
     } else if (v.is_number() || v.is_boolean()) {
       out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
+    } else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); })) {
+      OpArgument a;  // a list of integers: Slice's start_indices
+      a.kind = OpArgument::Kind::integers;
+      for (const auto& e : v) a.values.push_back(static_cast<double>(e.get<std::int64_t>()));
+      out.push_back(a);
     } else if (v.is_object() && v.value("class_name", "") == "__numpy__") {
       out.push_back(numpy_argument(v, where));
     } else {
@@ -289,20 +307,30 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
     throw NotImplementedError(where + ": an operation saved with " + std::to_string(nodes.size()) +
                               " calls is not supported (Keras saves each call as its own entry)");
   }
+  OpAttributes call_kwargs;
   const json kwargs = nodes[0].value("kwargs", json::object());
-  if (!kwargs.empty()) {
-    throw NotImplementedError(where + ": keyword arguments " + kwargs.dump().substr(0, 200) +
-                              " in the call are not supported");
+  for (auto kv = kwargs.begin(); kv != kwargs.end(); ++kv) {
+    if (!layers::accepts_call_kwarg(cls, kv.key())) {
+      throw NotImplementedError(where + ": keyword argument " + kv.key() + "=" + kv.value().dump().substr(0, 200) +
+                                " in the call is not supported");
+    }
+    call_kwargs[kv.key()] = attribute(kv.value(), where);
   }
   OpAttributes attrs;
+  layers::OpNestedLists nested;
   for (auto kv = config.begin(); kv != config.end(); ++kv) {
-    if (kv.key() != "name") attrs[kv.key()] = attribute(kv.value(), where);
+    if (kv.key() == "name") continue;
+    if (is_nested_int_list(kv.value())) {
+      nested[kv.key()] = kv.value().get<std::vector<std::vector<std::int64_t>>>();
+    } else {
+      attrs[kv.key()] = attribute(kv.value(), where);
+    }
   }
   // Keras 3's legacy .h5 drops the module; Strata writes it back as Keras defines it.
   const std::string module = entry.value("module", "");
   return layers::OpLayer(cls, module.empty() ? layers::keras_module_of(cls) : module,
                          keras3_arguments(nodes[0].value("args", json::array()), where, cls),
-                         std::move(attrs), name);
+                         std::move(attrs), name, std::move(call_kwargs), std::move(nested));
 }
 
 std::vector<json> tf_op_lambda_tensors(const json& node) {
@@ -329,6 +357,7 @@ json op_layer_object(const Layer& layer) {
   const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
   json config{{"name", op.name}};
   for (const auto& [key, value] : op.attributes) config[key] = attribute_json(value);
+  for (const auto& [key, rows] : op.nested_attributes) config[key] = rows;
   return json{{"module", op.module},
               {"class_name", op.class_name()},
               {"config", config},
@@ -355,8 +384,11 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
       case OpArgument::Kind::index: {
         json key = json::array();
         for (const auto& e : a.key) {
-          if (!e.is_slice) {
-            key.push_back(e.index);
+          using K = layers::IndexEntry::Kind;
+          if (e.kind != K::slice) {
+            key.push_back(e.kind == K::integer    ? json(e.index)
+                          : e.kind == K::new_axis ? json(nullptr)
+                                                  : json{{"class_name", "__ellipsis__"}, {"config", json::object()}});
             continue;
           }
           auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
@@ -364,6 +396,12 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
                              {"config", json{{"start", opt(e.start)}, {"stop", opt(e.stop)}, {"step", opt(e.step)}}}});
         }
         args.push_back(a.bare_key ? key[0] : key);
+        break;
+      }
+      case OpArgument::Kind::integers: {
+        json list = json::array();
+        for (double v : a.values) list.push_back(static_cast<std::int64_t>(v));
+        args.push_back(list);
         break;
       }
       case OpArgument::Kind::array: {
@@ -375,6 +413,13 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
     }
   }
   return args;
+}
+
+json op_layer_kwargs(const Layer& layer) {
+  const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
+  json kwargs = json::object();
+  for (const auto& [key, value] : op.call_kwargs) kwargs[key] = attribute_json(value);
+  return kwargs;
 }
 
 }  // namespace strata::io

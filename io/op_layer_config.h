@@ -29,6 +29,8 @@ bool is_op_layer(const Layer& layer);
 json op_layer_object(const Layer& layer);
 // The call's "args", with tensor_ref(i) for the layer's input i.
 json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& tensor_ref);
+// Its call's keyword arguments (Pad's constant_values), as Keras saved them.
+json op_layer_kwargs(const Layer& layer);
 
 // The Keras 2 (tf.keras .h5) form of a Keras 3 operation entry: a TFOpLambda calling
 // the matching TensorFlow function, the first argument a tensor and the second "y".

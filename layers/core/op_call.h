@@ -22,6 +22,8 @@ struct OpCall {
   std::vector<std::vector<Output>> args;
   const std::vector<OpArgument>& arguments;  // as saved: which are constants
   const OpAttributes& attrs;
+  const OpAttributes& kwargs;  // the call's keyword arguments (accepts_call_kwarg's)
+  const OpNestedLists& nested;
   std::string where;
 
   Output arg(std::size_t i) const {
@@ -51,12 +53,19 @@ struct OpCall {
     if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
     throw ValueError(where + ": '" + key + "' must be a number");
   }
+  // A list of integer lists (Pad's pad_width); none when the config holds no such list.
+  const std::vector<std::vector<std::int64_t>>* rows(const std::string& key) const {
+    auto it = nested.find(key);
+    return it == nested.end() ? nullptr : &it->second;
+  }
   std::string text(const std::string& key) const {
     return has(key) ? std::get<std::string>(attrs.at(key)) : std::string();
   }
 };
 
 using OpFn = std::function<Output(const OpCall&)>;
+// An operation with several results (Split's parts, Moments' mean and variance).
+using MultiOpFn = std::function<std::vector<Output>(const OpCall&)>;
 
 std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const std::string& where);
 // The shape to pass to reshape: the batch (unknown) as -1, other dims known.
@@ -66,8 +75,30 @@ Output reduce(const OpCall& c, const std::function<Output(Output, std::vector<st
 Output expand_dims(Output x, std::int64_t axis, const std::string& where);
 DType dtype_of(const std::string& name, const std::string& where);
 
+// Refuses an argument value Strata does not compute, naming the operation, key and value.
+[[noreturn]] void refuse(const OpCall& c, const std::string& key, const std::string& why);
+// The one axis of `key`, normalized; None is refused where Keras would flatten the input
+// (the batch with it).
+int one_axis(const OpCall& c, const std::string& key, const Output& x);
+// The size of a non-batch axis, which the operation needs to know when it is defined.
+std::int64_t known_size(const OpCall& c, const std::string& key, const Output& x, int axis);
+// x[..., begin:end, ...] along `axis`.
+Output slice(Output x, int axis, std::int64_t begin, std::int64_t end);
+Output drop_axis(Output x, int axis, const std::string& where);
+// y cast to the call's "dtype" when it has one.
+Output with_dtype(const OpCall& c, Output y);
+
 // The operations of layers/core/op_layer_ops.cc (keras.ops math, reductions, logic, axis
 // moves and scans, nn functions), merged into OpLayer's table.
 const std::map<std::string, OpFn>& more_ops();
+// layers/core/op_layer_math.cc: elementwise math and tests beyond more_ops' (arctan2 ...
+// isclose), and the reductions built on them (normalize, ptp).
+const std::map<std::string, OpFn>& math_ops();
+// layers/core/op_layer_arrays.cc: slicing, padding, triangles, gathers, stacking and
+// one-hot encodings; and the operations with several results (split, unstack, moments).
+const std::map<std::string, OpFn>& array_ops();
+const std::map<std::string, MultiOpFn>& multi_output_ops();
+// layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner and outer.
+const std::map<std::string, OpFn>& product_ops();
 
 }  // namespace strata::layers::op_detail

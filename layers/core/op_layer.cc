@@ -192,14 +192,6 @@ const std::map<std::string, OpFn>& table() {
          const auto rank = expanded.at(0).shape().rank();
          return ops::concat(expanded, static_cast<int>(normalize_axis(axis.at(0), rank, c.where)));
        }},
-      {"Matmul",
-       [](C c) {
-         const Output b = c.arg(1);
-         if (b.shape().rank() != 2)
-           throw NotImplementedError(c.where + ": Matmul with a batched right operand " + b.shape().to_string() +
-                                     " is not supported (a 2-D right operand is)");
-         return ops::matmul(c.arg(0), b);
-       }},
       {"Relu", [](C c) { return activations::apply("relu", c.arg(0)); }},
       {"Relu6", [](C c) { return activations::relu6(c.arg(0)); }},
       {"Sigmoid", [](C c) { return activations::apply("sigmoid", c.arg(0)); }},
@@ -211,7 +203,8 @@ const std::map<std::string, OpFn>& table() {
        }},
   };
   static const bool merged = [] {
-    for (const auto& entry : op_detail::more_ops()) t.emplace(entry.first, entry.second);
+    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops()})
+      for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
   (void)merged;
@@ -223,6 +216,7 @@ const std::map<std::string, OpFn>& table() {
 std::vector<std::string> supported_ops() {
   std::vector<std::string> out{"GetItem"};  // computed by OpLayerImpl::get_item
   for (const auto& [name, fn] : table()) out.push_back(name);
+  for (const auto& [name, fn] : multi_output_ops()) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -232,21 +226,32 @@ std::string keras_module_of(const std::string& op) {
       "Celu",       "Elu",        "Gelu",    "Glu",        "HardShrink",    "HardSigmoid", "HardSilu", "HardTanh",
       "LeakyRelu",  "LogSigmoid", "LogSoftmax", "Relu",    "Relu6",         "Selu",        "Sigmoid",  "Silu",
       "Softmax",    "Softplus",   "Softsign",   "SoftShrink", "Sparsemax",   "SparsePlus",  "SparseSigmoid",
-      "Squareplus", "TanhShrink"};
+      "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize"};
+  static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
+  static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK"};
   if (nn.count(op)) return "keras.src.ops.nn";
-  if (op == "Cast" || op == "StopGradient") return "keras.src.ops.core";
-  if (op == "Erf" || op == "Rsqrt" || op == "Logsumexp") return "keras.src.ops.math";
+  if (core.count(op)) return "keras.src.ops.core";
+  if (math.count(op)) return "keras.src.ops.math";
   return "keras.src.ops.numpy";
 }
 
-bool is_supported_op(const std::string& op) { return op == "GetItem" || table().count(op) > 0; }
+bool is_supported_op(const std::string& op) {
+  return op == "GetItem" || table().count(op) > 0 || multi_output_ops().count(op) > 0;
+}
+
+bool accepts_call_kwarg(const std::string& op, const std::string& key) {
+  return op == "Pad" && key == "constant_values";
+}
 
 OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,
-                         OpAttributes attributes_, std::string name)
+                         OpAttributes attributes_, std::string name, OpAttributes call_kwargs_,
+                         OpNestedLists nested_attributes_)
     : LayerImpl(op, std::move(name)),
       module(std::move(module_)),
       arguments(std::move(arguments_)),
-      attributes(std::move(attributes_)) {
+      attributes(std::move(attributes_)),
+      call_kwargs(std::move(call_kwargs_)),
+      nested_attributes(std::move(nested_attributes_)) {
   if (!is_supported_op(op)) {
     std::string known;
     for (const auto& n : supported_ops()) known += (known.empty() ? "" : ", ") + n;
@@ -271,21 +276,36 @@ void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
   if (arguments.size() != 2 || arguments[1].kind != OpArgument::Kind::index || inputs.empty())
     throw ValueError(where + ": expects a tensor and an index");
   const Shape& in = inputs[0].shape;
-  const auto& key = arguments[1].key;
-  if (key.size() > static_cast<std::size_t>(in.rank()))
-    throw ValueError(where + ": " + std::to_string(key.size()) + " indices for input " + in.to_string());
+  const auto rank = static_cast<std::size_t>(in.rank());
+  // The key with its ellipsis (or the end) spelled out as ':' for every axis not indexed.
+  using K = IndexEntry::Kind;
+  std::size_t indexing = 0, ellipses = 0;
+  for (const IndexEntry& e : arguments[1].key) {
+    indexing += e.kind == K::integer || e.kind == K::slice;
+    ellipses += e.kind == K::ellipsis;
+  }
+  if (ellipses > 1) throw ValueError(where + ": an index can only have a single ellipsis ('...')");
+  if (indexing > rank)
+    throw ValueError(where + ": " + std::to_string(indexing) + " indices for input " + in.to_string());
+  std::vector<IndexEntry> key;
+  for (const IndexEntry& e : arguments[1].key) {
+    if (e.kind != K::ellipsis) key.push_back(e);
+    else key.insert(key.end(), rank - indexing, IndexEntry{});
+  }
+  if (ellipses == 0) key.insert(key.end(), rank - indexing, IndexEntry{});
   selections_.clear();
   kept_shape_.clear();
-  for (std::size_t a = 0; a < static_cast<std::size_t>(in.rank()); ++a) {
-    const std::int64_t size = in.dims()[a];
-    if (a >= key.size()) {  // untouched trailing axes
-      kept_shape_.push_back(a == 0 ? -1 : size);
+  std::size_t a = 0;  // the input axis the next entry indexes
+  for (const IndexEntry& e : key) {
+    if (e.kind == K::new_axis) {
+      kept_shape_.push_back(1);
       continue;
     }
-    const IndexEntry& e = key[a];
-    const bool whole = e.is_slice && !e.start && !e.stop && (!e.step || *e.step == 1);
+    const std::int64_t size = in.dims()[a];
+    const bool whole = e.kind == K::slice && !e.start && !e.stop && (!e.step || *e.step == 1);
     if (whole) {
       kept_shape_.push_back(a == 0 ? -1 : size);
+      ++a;
       continue;
     }
     if (size == kUnknownDim) {
@@ -293,7 +313,7 @@ void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
                                 " needs its size; only ':' is supported on the batch axis");
     }
     std::vector<std::int64_t> picked;
-    if (!e.is_slice) {
+    if (e.kind == K::integer) {
       const std::int64_t i = e.index < 0 ? e.index + size : e.index;
       if (i < 0 || i >= size)
         throw ValueError(where + ": index " + std::to_string(e.index) + " is out of range for axis " +
@@ -328,6 +348,7 @@ void OpLayerImpl::build(const std::vector<TensorSpec>& inputs) {
                             /*trainable=*/false);
     }
     selections_.push_back(sel);
+    ++a;
   }
 }
 
@@ -364,7 +385,8 @@ std::size_t OpLayerImpl::num_inputs() const {
 }
 
 std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  op_detail::OpCall c{graph, {}, arguments, attributes, class_name() + " '" + name + "'"};
+  op_detail::OpCall c{graph, {}, arguments, attributes, call_kwargs, nested_attributes,
+                      class_name() + " '" + name + "'"};
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const OpArgument& a = arguments[i];
     switch (a.kind) {
@@ -381,17 +403,20 @@ std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& i
         c.args.push_back({graph.variable(constants_[i])});
         break;
       case OpArgument::Kind::index:
-        c.args.emplace_back();  // read by GetItem from `arguments`
+      case OpArgument::Kind::integers:
+        c.args.emplace_back();  // read from `arguments` (GetItem's key, Slice's starts)
         break;
     }
   }
   if (class_name() == "GetItem") return {get_item(graph, c.arg(0))};
+  if (auto it = multi_output_ops().find(class_name()); it != multi_output_ops().end()) return it->second(c);
   return {table().at(class_name())(c)};
 }
 
 OpLayer::OpLayer(std::string op, std::string module, std::vector<OpArgument> arguments,
-                 OpAttributes attributes, std::string name)
+                 OpAttributes attributes, std::string name, OpAttributes call_kwargs, OpNestedLists nested_attributes)
     : Layer(std::make_shared<OpLayerImpl>(std::move(op), std::move(module), std::move(arguments),
-                                          std::move(attributes), std::move(name))) {}
+                                          std::move(attributes), std::move(name), std::move(call_kwargs),
+                                          std::move(nested_attributes))) {}
 
 }  // namespace strata::layers

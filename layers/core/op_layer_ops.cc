@@ -24,19 +24,20 @@ std::string shown(const ConfigValue& v) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&v)) return std::to_string(*d);
   if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) return Shape(*l).to_string();
+  if (const auto* t = std::get_if<std::string>(&v)) return "'" + *t + "'";
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
   if (std::holds_alternative<std::monostate>(v)) return "None";
   return "the value given";
 }
 
-// Refuses an argument value Strata does not compute, naming the operation, key and value.
-[[noreturn]] void refuse(C c, const std::string& key, const std::string& why) {
+}  // namespace
+
+void refuse(C c, const std::string& key, const std::string& why) {
   const auto it = c.attrs.find(key);
   throw NotImplementedError(c.where + ": " + key + "=" + (it == c.attrs.end() ? "None" : shown(it->second)) +
                             " is not supported (" + why + ")");
 }
 
-// The one axis of `key`, normalized; None is refused where Keras would flatten the input
-// (the batch with it).
 int one_axis(C c, const std::string& key, const Output& x) {
   const auto axes = c.axes(key);
   if (!axes) refuse(c, key, "None flattens the batch axis into the result");
@@ -44,14 +45,12 @@ int one_axis(C c, const std::string& key, const Output& x) {
   return static_cast<int>(normalize_axis(axes->front(), x.shape().rank(), c.where));
 }
 
-// The size of a non-batch axis, which the operation needs to know when it is defined.
 std::int64_t known_size(C c, const std::string& key, const Output& x, int axis) {
   const std::int64_t n = x.shape().dims()[static_cast<std::size_t>(axis)];
   if (axis == 0 || n == kUnknownDim) refuse(c, key, "the axis must be one of known size after the batch axis");
   return n;
 }
 
-// x[..., begin:end, ...] along `axis`.
 Output slice(Output x, int axis, std::int64_t begin, std::int64_t end) {
   const auto rank = static_cast<std::size_t>(x.shape().rank());
   std::vector<std::int64_t> before(rank, 0), after(rank, 0);
@@ -71,6 +70,8 @@ Output with_dtype(C c, Output y) {
   const DType d = dtype_of(c.text("dtype"), c.where);
   return d == DType::float32 ? y : ops::cast(y, d);
 }
+
+namespace {
 
 // Keras's prod over the call's axes: the last of a running product along each axis in
 // turn (its gradient is then exact where x has zeros, as TensorFlow's reduce_prod's).

@@ -113,9 +113,6 @@ const std::map<std::string, std::vector<std::string>>& expected_refusals() {
 // tests check them in other ways). The test asks that they still fail so.
 const std::map<std::string, std::string>& not_compilable() {
   static const std::map<std::string, std::string> files = {
-      // Keras's matmul of a (None, 3, 4) by a (None, 4, 3): Strata refuses a batched right
-      // operand (the op-layers tests check the message).
-      {"op_layers/matmul.keras", "batched right operand"},
       // ops.sum over every axis, the batch included: a scalar output, which no loss reduces.
       {"op_layers/sum_all.keras", "out of range for rank 0"},
   };

@@ -87,9 +87,9 @@ std::vector<std::string> case_names() {
   std::vector<std::string> names;
   for (const auto& c : goldens().at("op_layers")) {
     const std::string name = c.at("name").get<std::string>();
-    // Not yet: a batched matmul. sum_all's output has no batch axis, which predict
-    // (batch by batch, as Keras's) cannot concatenate.
-    if (name == "matmul" || name == "sum_all") continue;
+    // sum_all's output has no batch axis, which predict (batch by batch, as Keras's) cannot
+    // concatenate.
+    if (name == "sum_all") continue;
     names.push_back(name);
   }
   return names;
@@ -123,18 +123,6 @@ TEST(OpLayers, ArithmeticSavesAsTfOpLambdaInH5) {
   Model reloaded = models::load_model(h5, {.compile = false});
   strata::testing::expect_close(predict(reloaded, inputs_of(c)), golden_tensor(c.at("output")), "hard_swish .h5");
   std::filesystem::remove(h5);
-}
-
-TEST(OpLayers, UnsupportedOperationsAreNamed) {
-  // A batched matmul (both operands 3-D) is refused when the model is built, naming it.
-  const ordered_json& c = case_named("matmul");
-  const std::string path = std::string(STRATA_TEST_DATA) + "/../../" + c.at("file").get<std::string>();
-  try {
-    models::load_model(path, {.compile = false});
-    FAIL() << "a batched Matmul loaded";
-  } catch (const NotImplementedError& e) {
-    EXPECT_NE(std::string(e.what()).find("Matmul"), std::string::npos) << e.what();
-  }
 }
 
 // One model holding every new layer class (tests/data/layer_classes/all_new.*), saved by

@@ -89,6 +89,17 @@ def make(shape, kind):
     if kind == "distinct":  # argmax / argmin / sort-like: no ties
         n = int(np.prod(shape))
         return (rng.permutation(n).reshape(shape).astype("float32") - n / 2) / 4.0
+    if kind == "classes":  # one_hot / multi_hot: int32 classes of 5, and -1 and 5 (outside: no 1)
+        x = rng.integers(0, 5, shape).astype("int32")
+        x.reshape(-1)[:2] = [-1, 5]
+        return x
+    if kind == "positions":  # take_along_axis into an axis of 4, negative ones from the end
+        return rng.integers(-4, 4, shape).astype("int32")
+    if kind == "specials":  # zeros of both signs, for signbit, sinc, heaviside, divide_no_nan
+        x = away_from(rng.uniform(-2.5, 2.5, shape), [0.0], 0.05)
+        flat = x.reshape(-1)
+        flat[:4] = [0.0, -0.0, 0.0, -0.0]
+        return flat.reshape(shape)
     raise ValueError(kind)
 
 
@@ -184,7 +195,95 @@ def cases():
         "sparse_plus": (lambda x: K.sparse_plus(x[0]), ["any"], "SparsePlus"),
         "sparse_sigmoid": (lambda x: K.sparse_sigmoid(x[0]), ["any"], "SparseSigmoid"),
         "sparsemax": (lambda x: K.sparsemax(x[0]), ["any"], "Sparsemax"),
+        # issue #38's second batch: indexing, slicing, splitting, padding, masks, gathers,
+        # products, encodings (int32 inputs: "classes", "positions")
+        "get_item_ellipsis": (lambda x: x[0][..., 0], [("any", (3, 4, 2))], "GetItem"),
+        "get_item_newaxis": (lambda x: x[0][:, None, 1:3], ["any"], "GetItem"),
+        "get_item_ellipsis_newaxis_step": (lambda x: x[0][..., None, ::-2], ["any"], "GetItem"),
+        "get_item_negative": (lambda x: x[0][:, -1, -3:], ["any"], "GetItem"),
+        "slice": (lambda x: K.slice(x[0], (0, 1, 0), (-1, 2, 3)), ["any"], "Slice"),
+        "split_sections": (lambda x: K.split(x[0], 2, axis=-1)[1], ["any"], "Split"),
+        "split_indices": (lambda x: K.split(x[0], [1, 3], axis=-1)[2], ["any"], "Split"),
+        "array_split": (lambda x: K.array_split(x[0], 3, axis=-1)[0], ["any"], "ArraySplit"),
+        "unstack_axis1": (lambda x: K.unstack(x[0], axis=1)[2], ["any"], "Unstack"),
+        "pad_constant": (lambda x: K.pad(x[0], ((0, 0), (1, 2), (0, 1)), constant_values=2.0), ["any"], "Pad"),
+        "pad_zeros": (lambda x: K.pad(x[0], ((0, 0), (2, 0), (1, 1))), ["any"], "Pad"),
+        "pad_reflect": (lambda x: K.pad(x[0], ((0, 0), (1, 2), (3, 1)), mode="reflect"), ["any"], "Pad"),
+        "pad_symmetric": (lambda x: K.pad(x[0], ((0, 0), (2, 3), (0, 2)), mode="symmetric"), ["any"], "Pad"),
+        "tril_k_negative": (lambda x: K.tril(x[0], k=-1), [("any", (2, 3, 4))], "Tril"),
+        "triu_rank4": (lambda x: K.triu(x[0]), [("any", (2, 4, 3))], "Triu"),
+        "take_along_axis_last": (lambda x: K.take_along_axis(x[0], x[1], axis=-1), ["any", ("positions", (3, 6))],
+                                 "TakeAlongAxis"),
+        "take_along_axis_broadcast": (lambda x: K.take_along_axis(x[0], x[1], axis=1),
+                                      [("any", (4, 3)), ("positions", (2, 1))], "TakeAlongAxis"),
+        "broadcast_to": (lambda x: K.broadcast_to(x[0], (2, 3, 4)), [("any", (1, 4))], "BroadcastTo"),
+        "matmul_batched": (lambda x: K.matmul(x[0], x[1]), [("any", (2, 3, 4)), ("any", (2, 4, 5))], "Matmul"),
+        "matmul_broadcast": (lambda x: K.matmul(x[0], x[1]), [("any", (2, 3, 4)), ("any", (1, 4, 5))], "Matmul"),
+        "einsum_attention": (lambda x: K.einsum("bij,bkj->bik", x[0], x[1]), ["any", ("any", (5, 4))], "Einsum"),
+        "einsum_implicit": (lambda x: K.einsum("bji", x[0]), ["any"], "Einsum"),  # "bij": a transpose
+        "einsum_reduce": (lambda x: K.einsum("bij->bj", x[0]), ["any"], "Einsum"),
+        "tensordot_lists": (lambda x: K.tensordot(x[0], x[1], axes=[[2], [2]]), ["any", ("any", (5, 4))], "Tensordot"),
+        "inner": (lambda x: K.inner(x[0], x[1]), ["any", ("any", (5, 4))], "Inner"),
+        "outer": (lambda x: K.outer(x[0], x[1]), [("any", (3,)), ("any", (2,))], "Outer"),
+        "one_hot": (lambda x: K.one_hot(x[0], 5), ["classes"], "OneHot"),
+        "one_hot_axis1": (lambda x: K.one_hot(x[0], 5, axis=1), ["classes"], "OneHot"),
+        "multi_hot": (lambda x: K.multi_hot(x[0], 5), ["classes"], "MultiHot"),
+        # elementwise
+        "arctan2": (lambda x: K.arctan2(x[0], x[1]), ["any", "any"], "Arctan2"),
+        "hypot": (lambda x: K.hypot(x[0], x[1]), ["any", "any"], "Hypot"),
+        "fmod": (lambda x: K.fmod(x[0], x[1]), ["steps", "positive"], "Fmod"),
+        "fmax": (lambda x: K.fmax(x[0], K.log(x[1])), ["any", "any"], "Fmax"),
+        "fmin": (lambda x: K.fmin(K.log(x[0]), x[1]), ["any", "any"], "Fmin"),
+        "heaviside": (lambda x: K.heaviside(x[0], x[1]), ["specials", "any"], "Heaviside"),
+        "divide_no_nan": (lambda x: K.divide_no_nan(x[0], x[1]), ["any", "specials"], "DivideNoNan"),
+        # NaN and infinities made inside the model (JSON holds neither), with no gradient
+        # through them (Keras's would be NaN: 0 · 1/0)
+        "nan_to_num": (lambda x: K.nan_to_num(x[0] + K.log(K.stop_gradient(x[1]))), ["any", "specials"], "NanToNum"),
+        "nan_to_num_values": (lambda x: K.nan_to_num(x[0] + K.reciprocal(K.stop_gradient(x[1])), nan=1.5, posinf=7.0,
+                                                     neginf=-9.0), ["any", "specials"], "NanToNum"),
+        "isnan": (lambda x: K.isnan(K.log(x[0])), ["specials"], "Isnan"),
+        "isinf": (lambda x: K.isinf(K.log(x[0])), ["specials"], "Isinf"),
+        "isfinite": (lambda x: K.isfinite(K.log(x[0])), ["specials"], "Isfinite"),
+        "isneginf": (lambda x: K.isneginf(K.log(x[0])), ["specials"], "Isneginf"),
+        "isposinf": (lambda x: K.isposinf(K.reciprocal(x[0])), ["specials"], "Isposinf"),
+        "signbit": (lambda x: K.signbit(x[0]), ["specials"], "Signbit"),
+        "cbrt": (lambda x: K.cbrt(x[0]), ["any"], "Cbrt"),
+        "erfc": (lambda x: K.erfc(x[0]), ["any"], "Erfc"),
+        "sinc": (lambda x: K.sinc(x[0]), ["any"], "Sinc"),
+        "sinc_at_zero": (lambda x: K.sinc(x[0]), ["specials"], "Sinc"),  # Keras's gradient there: NaN
+        "fabs": (lambda x: K.fabs(x[0]), ["any"], "Fabs"),
+        "logaddexp2": (lambda x: K.logaddexp2(x[0], x[1]), ["any", "any"], "Logaddexp2"),
+        "copy": (lambda x: K.copy(x[0]), ["any"], "Copy"),
+        "convert_to_tensor": (lambda x: K.convert_to_tensor(x[0]), ["any"], "ConvertToTensor"),
+        "threshold": (lambda x: K.threshold(x[0], 0.5, -2.0), ["any"], "Threshold"),
+        "isclose": (lambda x: K.isclose(x[0], x[0] + x[1] * 1e-4, rtol=1e-4, atol=1e-5), ["any", "any"], "Isclose"),
+        # reductions and axes
+        "moments_mean": (lambda x: K.moments(x[0], axes=[1])[0], ["any"], "Moments"),
+        "moments_variance_keepdims": (lambda x: K.moments(x[0], axes=[1, 2], keepdims=True)[1], ["any"], "Moments"),
+        "normalize": (lambda x: K.normalize(x[0], axis=-1), ["any"], "Normalize"),
+        "normalize_order1": (lambda x: K.normalize(x[0], axis=1, order=1), ["any"], "Normalize"),
+        "ptp": (lambda x: K.ptp(x[0], axis=1), ["distinct"], "Ptp"),
+        "trace": (lambda x: K.trace(x[0], axis1=1, axis2=2), ["any"], "Trace"),
+        "trace_offset": (lambda x: K.trace(x[0], offset=1, axis1=1, axis2=2), ["any"], "Trace"),
+        "diagonal_offset": (lambda x: K.diagonal(x[0], offset=1, axis1=1, axis2=2), ["any"], "Diagonal"),
+        "diagonal_negative": (lambda x: K.diagonal(x[0], offset=-1, axis1=2, axis2=1), [("any", (3, 4, 2))],
+                              "Diagonal"),
+        "empty_like": (lambda x: K.empty_like(x[0]) * 0.0 + x[0], ["any"], "EmptyLike"),
+        "ravel": (lambda x: K.ravel(x[0]), ["any"], "Ravel"),
+        "size": (lambda x: x[0] / K.cast(K.size(x[0]), "float32"), ["any"], "Size"),
+        "hstack": (lambda x: K.hstack([x[0], x[1]]), ["any", ("any", (2, 4))], "Hstack"),
+        "vstack": (lambda x: K.vstack([x[0], x[1]]), ["any", "any"], "Vstack"),
+        "dstack": (lambda x: K.dstack([x[0], x[1]]), ["any", "any"], "Dstack"),
+        "fliplr": (lambda x: K.fliplr(x[0]), ["any"], "Fliplr"),
+        "flipud": (lambda x: K.flipud(x[0]), ["any"], "Flipud"),
+        "rot90": (lambda x: K.rot90(x[0], axes=(1, 2)), ["any"], "Rot90"),
+        # Keras's TensorFlow rot90 is NumPy's for the last two axes, and for k = 2 or 3 on square ones
+        "rot90_k2": (lambda x: K.rot90(x[0], k=2, axes=(1, 2)), [("any", (3, 3))], "Rot90"),
+        "rot90_k3": (lambda x: K.rot90(x[0], k=-1, axes=(2, 3)), [("any", (2, 3, 3))], "Rot90"),
     }
+
+
+INT_KINDS = ("classes", "positions")
 
 
 def op_cases():
@@ -192,35 +291,47 @@ def op_cases():
     for name, (fn, kinds, op) in cases().items():
         keras.backend.clear_session()
         specs = [k if isinstance(k, tuple) else (k, (3, 4)) for k in kinds]
-        ins = [keras.Input(shape, name="x%d" % i) for i, (_, shape) in enumerate(specs)]
+        ins = [keras.Input(shape, name="x%d" % i, dtype="int32" if kind in INT_KINDS else "float32")
+               for i, (kind, shape) in enumerate(specs)]
         model = keras.Model(ins if len(ins) > 1 else ins[0], fn(ins), name=name)
         xs = [make((2,) + shape, kind) for kind, shape in specs]
         tins = [tf.constant(a) for a in xs]
         with tf.GradientTape() as tape:
             for t in tins:
-                tape.watch(t)
+                if t.dtype.is_floating:
+                    tape.watch(t)
             y = model(tins if len(tins) > 1 else tins[0])
             floating = y.dtype.is_floating
             projection = rng.uniform(-1.0, 1.0, tuple(y.shape)).astype("float32")
             loss = tf.reduce_sum(tf.cast(y, "float32") * projection) if floating else None
-        grads = (tape.gradient(loss, tins, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-                 if floating else None)
+        # an int32 input has no gradient: zeros, as for an unconnected one
+        grads = None
+        if floating:
+            watched = [t for t in tins if t.dtype.is_floating]
+            found = iter(tape.gradient(loss, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO))
+            grads = [next(found) if t.dtype.is_floating else tf.zeros(t.shape) for t in tins]
+            if not all(np.isfinite(np.asarray(g)).all() for g in grads):
+                grads = None  # JSON holds no NaN: the case checks the output only
         y = np.asarray(y)
         path = os.path.join(OPS_DIR, name + ".keras")
         model.save(path)
         again = np.asarray(keras.saving.load_model(path)(xs if len(xs) > 1 else xs[0]))
         assert again.dtype == y.dtype and np.array_equal(again, y), name
-        entries = [jsonable(l) for l in model.get_config()["layers"] if l["class_name"] != "InputLayer"]
+        config = model.get_config()
+        entries = [jsonable(l) for l in config["layers"] if l["class_name"] != "InputLayer"]
         assert any(e["class_name"] == op for e in entries), (name, [e["class_name"] for e in entries])
         out.append({
             "name": name,
             "operation": op,
             "file": "tests/data/keras_ops/ops/%s.keras" % name,
             "layers": entries,
+            # which of the last operation's results ("output_layers" is one ["layer", node, index])
+            "output_index": config["output_layers"][2] if isinstance(config["output_layers"][0], str)
+            else config["output_layers"][0][2],
             "inputs": [arr(a) for a in xs],
             "output": arr(y),
-            "projection": arr(projection) if floating else None,
-            "input_grads": [arr(np.asarray(g)) for g in grads] if floating else None,
+            "projection": arr(projection) if grads is not None else None,
+            "input_grads": [arr(np.asarray(g)) for g in grads] if grads is not None else None,
         })
     return out
 
@@ -303,7 +414,8 @@ def main():
         "notes": [
             "input_grads: d sum(output * projection) / d input, TF GradientTape with unconnected "
             "gradients as zeros (floor, ceil, trunc, round, floor_divide and stop_gradient pass none); "
-            "null where the output is bool or int (no gradient).",
+            "null where the output is bool or int (no gradient), or where Keras's gradient is not finite "
+            "(sinc at 0: the 0 / 0 of tf.where's other branch).",
             "Inputs keep 0.05 away from the kinks and steps of the operations, except round's halves.",
             "Keras's bool outputs are Strata's 0/1 floats; argmax/argmin are int32 in Keras.",
         ],

@@ -1,0 +1,203 @@
+// keras.ops elementwise math and tests beyond op_layer_ops.cc's (issue #38), each in the formula
+// Keras's TensorFlow backend computes (keras/src/backend/tensorflow/numpy.py), composed from
+// graph ops so that every device that runs those runs these, with their gradients. Bool
+// results are 0/1 floats as elsewhere in OpLayer.
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "core/ops.h"
+#include "layers/core/op_call.h"
+
+namespace strata::layers::op_detail {
+
+namespace {
+
+using C = const OpCall&;
+
+constexpr float kPi = std::numbers::pi_v<float>;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+Output scalar(C c, float v) { return ops::constant(c.graph, v); }
+Output is_nan(Output x) { return ops::not_equal(x, x); }
+Output both(Output a, Output b) { return ops::mul(a, b); }  // of 0/1 floats
+Output either(Output a, Output b) { return ops::maximum(a, b); }
+Output negation(Output a) { return ops::sub(1.0f, a); }
+
+// b where b != 0, else 1: a denominator whose unused quotients (and their gradients) stay finite.
+Output nonzero_or_one(C c, Output b) { return ops::where(ops::equal(b, scalar(c, 0.f)), ops::ones_like(b), b); }
+
+// tf.math.divide_no_nan: a / b, 0 where b is 0 (its gradients 0 there too).
+Output divide_no_nan(C c, Output a, Output b) {
+  const Output q = ops::div(a, nonzero_or_one(c, b));
+  return ops::where(ops::equal(b, scalar(c, 0.f)), ops::zeros_like(q), q);
+}
+
+// atan(y / x), moved by ±π where x < 0, 0 where both are 0: tf.math.atan2's value, and its
+// gradients x / (x² + y²) and −y / (x² + y²).
+Output arctan2(C c) {
+  const Output y = c.arg(0), x = c.arg(1);
+  const Output zero = scalar(c, 0.f);
+  const Output origin = both(ops::equal(x, zero), ops::equal(y, zero));
+  const Output base = ops::atan(ops::div(y, ops::where(origin, ops::ones_like(x), x)));
+  const Output turn = ops::mul(ops::less(x, zero), ops::sub(ops::mul(ops::greater_equal(y, zero), 2 * kPi), kPi));
+  const Output angle = ops::add(base, turn);
+  return ops::where(origin, ops::zeros_like(angle), angle);
+}
+
+// max(|a|, |b|) · sqrt(1 + divide_no_nan(min, max)²), as Keras's hypot (no overflow).
+Output hypot(C c) {
+  const Output a = ops::abs(c.arg(0)), b = ops::abs(c.arg(1));
+  const Output hi = ops::maximum(a, b), lo = ops::minimum(a, b);
+  return ops::mul(hi, ops::sqrt(ops::add(ops::square(divide_no_nan(c, lo, hi)), 1.0f)));
+}
+
+// sign(x1) · floormod(|x1|, |x2|): the remainder takes the dividend's sign (C's fmod).
+Output fmod(C c) {
+  const Output a = ops::abs(c.arg(0)), b = ops::abs(c.arg(1));
+  return ops::mul(ops::sign(c.arg(0)), ops::sub(a, ops::mul(ops::floor(ops::div(a, b)), b)));
+}
+
+// maximum / minimum, except that a NaN on one side gives the other side.
+Output nan_ignoring(C c, bool largest) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const Output m = largest ? ops::maximum(a, b) : ops::minimum(a, b);
+  const Output nan_a = is_nan(a), nan_b = is_nan(b);
+  const Output r = ops::where(both(nan_a, negation(nan_b)), ops::add(ops::zeros_like(m), b), m);
+  return ops::where(both(nan_b, negation(nan_a)), ops::add(ops::zeros_like(m), a), r);
+}
+
+Output heaviside(C c) {
+  const Output x = c.arg(0), zero = scalar(c, 0.f);
+  const Output at_zero = ops::add(ops::zeros_like(x), c.arg(1));
+  return ops::where(ops::less(x, zero), ops::zeros_like(at_zero),
+                    ops::where(ops::greater(x, zero), ops::ones_like(at_zero), at_zero));
+}
+
+// NaN to `nan`, +inf to `posinf`, −inf to `neginf` (float32's largest finite values when None).
+Output nan_to_num(C c) {
+  const Output x = c.arg(0);
+  auto value = [&](const char* key, float fallback) {
+    return scalar(c, c.has(key) ? static_cast<float>(c.number(key)) : fallback);
+  };
+  const float big = std::numeric_limits<float>::max();
+  Output y = ops::where(is_nan(x), ops::add(ops::zeros_like(x), value("nan", 0.f)), x);
+  y = ops::where(ops::equal(x, scalar(c, kInf)), ops::add(ops::zeros_like(x), value("posinf", big)), y);
+  return ops::where(ops::equal(x, scalar(c, -kInf)), ops::add(ops::zeros_like(x), value("neginf", -big)), y);
+}
+
+// The sign bit of finite values and infinities: x < 0, or a zero whose reciprocal is −inf
+// (−0.0). A NaN's sign bit is not read (false), where Keras reads the bits.
+Output signbit(C c) {
+  const Output x = c.arg(0), zero = scalar(c, 0.f);
+  const Output negative_zero = both(ops::equal(x, zero), ops::less(ops::div(1.0f, x), zero));
+  return either(ops::less(x, zero), negative_zero);
+}
+
+// sign(x) · |x|^(1/3), as Keras's cbrt (tf.pow of |x|, here exp(log|x| / 3)).
+Output cbrt(C c) {
+  const Output x = c.arg(0);
+  const Output magnitude = ops::exp(ops::div(ops::log(ops::abs(x)), 3.0f));
+  return ops::mul(ops::sign(x), magnitude);
+}
+
+// sin(πx) / (πx), 1 at 0.
+Output sinc(C c) {
+  const Output x = c.arg(0);
+  const Output zero = ops::equal(x, scalar(c, 0.f));
+  const Output pi_x = ops::mul(ops::where(zero, ops::ones_like(x), x), kPi);
+  return ops::where(zero, ops::ones_like(x), ops::div(ops::sin(pi_x), pi_x));
+}
+
+// max(x1, x2) + log1p(2^−|x1 − x2|) / log 2, and x1 + x2 where the difference is NaN.
+Output logaddexp2(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const auto log2 = std::numbers::ln2_v<float>;
+  const Output delta = ops::sub(a, b);
+  const Output y = ops::add(ops::maximum(a, b),
+                            ops::div(ops::log1p(ops::exp(ops::mul(ops::neg(ops::abs(delta)), log2))), log2));
+  return ops::where(is_nan(delta), ops::add(a, b), y);
+}
+
+Output convert_to_tensor(C c) {
+  if (c.has("sparse") && c.flag("sparse")) refuse(c, "sparse", "Strata's tensors are dense");
+  if (c.has("ragged") && c.flag("ragged")) refuse(c, "ragged", "Strata's tensors are dense");
+  if (!c.has("dtype")) return ops::identity(c.arg(0));
+  if (c.text("dtype") == "bool") return ops::not_equal(c.arg(0), scalar(c, 0.f));
+  return ops::cast(c.arg(0), dtype_of(c.text("dtype"), c.where));
+}
+
+// x where x > threshold, default_value elsewhere.
+Output threshold(C c) {
+  const Output x = c.arg(0);
+  const Output fallback = ops::fill_like(x, static_cast<float>(c.number("default_value")));
+  return ops::where(ops::greater(x, scalar(c, static_cast<float>(c.number("threshold")))), x, fallback);
+}
+
+// |x1 − x2| <= atol + rtol · |x2| (rtol and atol the call's third and fourth arguments,
+// Keras's defaults 1e-5 and 1e-8 when absent); NaNs equal when equal_nan.
+Output isclose(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  auto constant = [&](std::size_t i, float fallback) {
+    return i < c.args.size() ? c.arg(i) : scalar(c, fallback);
+  };
+  const Output rtol = constant(2, 1e-5f), atol = constant(3, 1e-8f);
+  const Output close = ops::less_equal(ops::abs(ops::sub(a, b)), ops::add(atol, ops::mul(rtol, ops::abs(b))));
+  return c.flag("equal_nan") ? either(close, both(is_nan(a), is_nan(b))) : close;
+}
+
+// keras.ops.normalize along `axis`: order 2 as x · min(rsqrt(Σx²), 1/ε), order 1 as
+// x / max(Σ|x|, ε); ε Keras's backend epsilon 1e-7 when None.
+Output normalize(C c) {
+  const Output x = c.arg(0);
+  const int axis = one_axis(c, "axis", x);
+  const double order = c.has("order") ? c.number("order") : 2.0;
+  const auto epsilon = static_cast<float>(c.has("epsilon") ? c.number("epsilon") : 1e-7);
+  if (order == 2.0) {
+    const Output inverse_norm = ops::div(1.0f, ops::sqrt(ops::reduce_sum(ops::square(x), {axis}, true)));
+    return ops::mul(x, ops::minimum(inverse_norm, 1.0f / epsilon));
+  }
+  if (order == 1.0) return ops::div(x, ops::maximum(ops::reduce_sum(ops::abs(x), {axis}, true), epsilon));
+  refuse(c, "order", "orders 1 and 2 are");
+}
+
+Output ptp(C c) {
+  return reduce(c, [](Output x, auto a, bool k) {
+    return ops::add(ops::reduce_max(x, a, k), ops::reduce_max(ops::neg(x), a, k));
+  });
+}
+
+}  // namespace
+
+const std::map<std::string, OpFn>& math_ops() {
+  static const std::map<std::string, OpFn> t = {
+      {"Arctan2", arctan2},
+      {"Hypot", hypot},
+      {"Fmod", fmod},
+      {"Fmax", [](C c) { return nan_ignoring(c, true); }},
+      {"Fmin", [](C c) { return nan_ignoring(c, false); }},
+      {"Heaviside", heaviside},
+      {"DivideNoNan", [](C c) { return divide_no_nan(c, c.arg(0), c.arg(1)); }},
+      {"NanToNum", nan_to_num},
+      {"Isnan", [](C c) { return is_nan(c.arg(0)); }},
+      {"Isinf", [](C c) { return ops::equal(ops::abs(c.arg(0)), scalar(c, kInf)); }},
+      {"Isfinite", [](C c) { return ops::less(ops::abs(c.arg(0)), scalar(c, kInf)); }},  // NaN: false
+      {"Isneginf", [](C c) { return ops::equal(c.arg(0), scalar(c, -kInf)); }},
+      {"Isposinf", [](C c) { return ops::equal(c.arg(0), scalar(c, kInf)); }},
+      {"Signbit", signbit},
+      {"Cbrt", cbrt},
+      {"Erfc", [](C c) { return ops::sub(1.0f, ops::erf(c.arg(0))); }},
+      {"Sinc", sinc},
+      {"Fabs", [](C c) { return ops::abs(c.arg(0)); }},
+      {"Logaddexp2", logaddexp2},
+      {"Copy", [](C c) { return ops::identity(c.arg(0)); }},
+      {"ConvertToTensor", convert_to_tensor},
+      {"Threshold", threshold},
+      {"Isclose", isclose},
+      {"Normalize", normalize},
+      {"Ptp", ptp},
+  };
+  return t;
+}
+
+}  // namespace strata::layers::op_detail

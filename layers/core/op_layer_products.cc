@@ -1,0 +1,175 @@
+// keras.ops products (issue #38): matmul with NumPy's broadcasting of the batch axes, einsum,
+// tensordot, inner and outer. Operands with the same batch axes go to the matmul and
+// batch_matmul kernels; the others are one einsum, each operand's axes laid out over all the
+// equation's letters (1 where it lacks one), multiplied with NumPy's broadcasting and summed
+// over the letters the result lacks.
+#include <algorithm>
+#include <set>
+
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/ops/batch_matmul.h"
+#include "layers/core/op_call.h"
+
+namespace strata::layers::op_detail {
+
+namespace {
+
+using C = const OpCall&;
+
+// operands[i]'s axes are named by subscripts[i]; the result's by `result`.
+Output einsum(const std::vector<Output>& operands, const std::vector<std::string>& subscripts,
+              const std::string& result, const std::string& where) {
+  std::string letters = result;  // the result's letters first, then the summed ones
+  std::string named;
+  for (const auto& s : subscripts) named += s;
+  for (char l : named)
+    if (letters.find(l) == std::string::npos) letters += l;
+  for (char l : result)
+    if (named.find(l) == std::string::npos)
+      throw ValueError(where + ": the result's letter '" + std::string(1, l) + "' names no operand's axis");
+  Output product;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const Output& x = operands[i];
+    const std::string& s = subscripts[i];
+    if (static_cast<int>(s.size()) != x.shape().rank())
+      throw ValueError(where + ": subscripts '" + s + "' for operand " + x.shape().to_string());
+    if (std::set<char>(s.begin(), s.end()).size() != s.size())
+      throw NotImplementedError(where + ": subscripts '" + s + "' repeat a letter (a diagonal): not supported");
+    std::vector<std::int64_t> perm, dims;
+    int unknown = 0;
+    for (char l : letters) {
+      const auto at = s.find(l);
+      if (at == std::string::npos) {
+        dims.push_back(1);
+        continue;
+      }
+      perm.push_back(static_cast<std::int64_t>(at));
+      const std::int64_t n = x.shape().dims()[at];
+      unknown += n == kUnknownDim;
+      dims.push_back(n == kUnknownDim ? -1 : n);
+    }
+    if (unknown > 1)
+      throw NotImplementedError(where + ": operand " + x.shape().to_string() + " has more than one unknown axis");
+    const Output laid_out = ops::reshape(ops::transpose(x, perm), dims);
+    product = i == 0 ? laid_out : ops::mul(product, laid_out);
+  }
+  std::vector<std::int64_t> summed;
+  for (std::size_t a = result.size(); a < letters.size(); ++a) summed.push_back(static_cast<std::int64_t>(a));
+  return summed.empty() ? product : ops::reduce_sum(product, summed, false);
+}
+
+std::string first_letters(std::size_t n, char from) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += static_cast<char>(from + i);
+  return s;
+}
+
+// NumPy's matmul on operands of rank >= 2: the batch axes (all but the last two) broadcast
+// from the right.
+Output matmul(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const std::size_t ra = a.shape().rank(), rb = b.shape().rank();
+  if (ra < 2 || rb < 2)
+    throw NotImplementedError(c.where + ": matmul of " + a.shape().to_string() + " and " + b.shape().to_string() +
+                              " is not supported (operands of rank 2 or more are)");
+  if (rb == 2) return ops::matmul(a, b);
+  const auto batch_of = [](const Output& x) {
+    const auto& d = x.shape().dims();
+    return std::vector<std::int64_t>(d.begin(), d.end() - 2);
+  };
+  if (batch_of(a) == batch_of(b)) return ops::batch_matmul(a, b);
+  const std::size_t batch = std::max(ra, rb) - 2;
+  const std::string axes = first_letters(batch, 'a');  // 'a'... for the batch; m, k, n after
+  const std::string sa = axes.substr(batch - (ra - 2)) + "xy", sb = axes.substr(batch - (rb - 2)) + "yz";
+  return einsum({a, b}, {sa, sb}, axes + "xz", c.where);
+}
+
+Output einsum_op(C c) {
+  std::string equation = c.text("subscripts");
+  equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+  if (equation.find('.') != std::string::npos) refuse(c, "subscripts", "an ellipsis ('...') is not supported");
+  const auto arrow = equation.find("->");
+  const std::string inputs = equation.substr(0, arrow);
+  std::vector<std::string> subscripts;
+  for (std::size_t from = 0;;) {
+    const auto comma = inputs.find(',', from);
+    subscripts.push_back(inputs.substr(from, comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  std::string result;
+  if (arrow != std::string::npos) {
+    result = equation.substr(arrow + 2);
+  } else {
+    // Implicit: the letters appearing once, in the order they first appear, as Keras's
+    // TensorFlow backend (it renames the letters a, b, ... in that order before TensorFlow
+    // sorts them; NumPy sorts the letters as written).
+    for (char l : inputs)
+      if (l != ',' && std::count(inputs.begin(), inputs.end(), l) == 1) result += l;
+  }
+  std::vector<Output> operands;
+  for (std::size_t i = 0; i < c.args.size(); ++i) operands.push_back(c.arg(i));
+  if (operands.size() != subscripts.size())
+    throw ValueError(c.where + ": '" + equation + "' names " + std::to_string(subscripts.size()) + " operands, got " +
+                     std::to_string(operands.size()));
+  return einsum(operands, subscripts, result, c.where);
+}
+
+// np.tensordot: axes N sums a's last N axes against b's first N; [[a axes], [b axes]] (or
+// [i, j]) sums the axes named, pair by pair. The result has a's other axes, then b's.
+Output tensordot(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const auto ra = static_cast<std::size_t>(a.shape().rank()), rb = static_cast<std::size_t>(b.shape().rank());
+  std::vector<std::int64_t> from_a, from_b;
+  if (const auto* rows = c.rows("axes")) {
+    if (rows->size() != 2 || (*rows)[0].size() != (*rows)[1].size()) refuse(c, "axes", "two lists of equal length");
+    from_a = (*rows)[0];
+    from_b = (*rows)[1];
+  } else if (const auto* pair = c.has("axes") ? std::get_if<std::vector<std::int64_t>>(&c.attrs.at("axes")) : nullptr) {
+    if (pair->size() != 2) refuse(c, "axes", "two axes, or two lists of axes");
+    from_a = {pair->at(0)};
+    from_b = {pair->at(1)};
+  } else {
+    const std::int64_t n = c.has("axes") ? static_cast<std::int64_t>(c.number("axes")) : 2;
+    if (n < 0 || static_cast<std::size_t>(n) > std::min(ra, rb)) refuse(c, "axes", "a count within both ranks");
+    for (std::int64_t i = 0; i < n; ++i) {
+      from_a.push_back(static_cast<std::int64_t>(ra) - n + i);
+      from_b.push_back(i);
+    }
+  }
+  std::string sa = first_letters(ra, 'a'), sb(rb, ' ');
+  for (std::size_t i = 0; i < from_a.size(); ++i) {
+    const auto in_a = static_cast<std::size_t>(normalize_axis(from_a[i], ra, c.where));
+    sb[static_cast<std::size_t>(normalize_axis(from_b[i], rb, c.where))] = sa[in_a];
+  }
+  std::string result;
+  for (char l : sa)
+    if (sb.find(l) == std::string::npos) result += l;
+  char next = 'n';
+  for (char& l : sb)
+    if (l == ' ') result += (l = next++);
+  return einsum({a, b}, {sa, sb}, result, c.where);
+}
+
+// The last axes of both summed: a's other axes, then b's.
+Output inner(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const std::size_t ra = a.shape().rank(), rb = b.shape().rank();
+  const std::string sa = first_letters(ra - 1, 'a') + "z", sb = first_letters(rb - 1, 'n') + "z";
+  return einsum({a, b}, {sa, sb}, sa.substr(0, ra - 1) + sb.substr(0, rb - 1), c.where);
+}
+
+// Every element of a (flattened, batch and all) times every element of b.
+Output outer(C c) { return ops::mul(ops::reshape(c.arg(0), {-1, 1}), ops::reshape(c.arg(1), {1, -1})); }
+
+}  // namespace
+
+const std::map<std::string, OpFn>& product_ops() {
+  static const std::map<std::string, OpFn> t = {
+      {"Matmul", matmul}, {"Einsum", einsum_op}, {"Tensordot", tensordot}, {"Inner", inner}, {"Outer", outer},
+  };
+  return t;
+}
+
+}  // namespace strata::layers::op_detail
