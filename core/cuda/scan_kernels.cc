@@ -46,11 +46,19 @@ void reverse(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+void argsort(KernelContext& ctx) {
+  const Lanes l = lanes_of(ctx);
+  launch_argsort(floats(ctx.input(0)), static_cast<std::int32_t*>(ctx.output(0).device_data()), l.outer, l.n,
+                 l.inner, ctx.node.attrs.get<bool>("descending"), run_context(ctx).stream().get());
+  check_launch(ctx);
+}
+
 void register_scan_kernels(OpRegistry& r) {
   add_kernel(r, "cumsum", cumsum);
   add_kernel(r, "cumprod", cumprod);
   add_kernel(r, "cumprod_grad", cumprod_grad);
   add_kernel(r, "reverse", reverse);
+  add_kernel(r, "argsort", argsort);
 }
 
 }  // namespace strata::cuda

@@ -1,6 +1,6 @@
 // The CUDA kernels of the scan ops (core/ops/scan_ops.h; the CPU's are in
-// core/cpu/kernels/scan.cc): cumsum, cumprod, cumprod_grad and reverse, equal to the
-// CPU's (the same order of sums and products). Defined only in a build with
+// core/cpu/kernels/scan.cc): cumsum, cumprod, cumprod_grad, reverse and argsort, equal to
+// the CPU's (the same order of sums and products, the same stable order). Defined only in a build with
 // STRATA_WITH_CUDA; this header is plain C++ and compiles in every build.
 #pragma once
 
@@ -15,6 +15,7 @@ void cumsum(KernelContext& ctx);
 void cumprod(KernelContext& ctx);
 void cumprod_grad(KernelContext& ctx);
 void reverse(KernelContext& ctx);
+void argsort(KernelContext& ctx);
 
 // Binds the ops these kernels serve in the op table (core/cuda/register_kernels.cc calls it).
 void register_scan_kernels(OpRegistry& registry);

@@ -23,5 +23,9 @@ void launch_cumprod_grad(const float* x, const float* g, float* dx, std::int64_t
 // y = x with the axis reversed, a thread per element.
 void launch_reverse(const float* x, float* y, std::int64_t outer, std::int64_t n, std::int64_t inner,
                     CUstream_st* stream);
+// y = the positions that sort each lane (argsort, core/ops/scan_ops.h), a thread per element
+// counting the elements that sort before it: its rank, where its position goes.
+void launch_argsort(const float* x, std::int32_t* y, std::int64_t outer, std::int64_t n, std::int64_t inner,
+                    bool descending, CUstream_st* stream);
 
 }  // namespace strata::cuda

@@ -51,6 +51,13 @@ void register_scan_ops(OpRegistry& r) {
   r.add({.name = "cumprod_grad",
          .infer = [](const InferContext& ctx) { return infer_along_axis(ctx, 2); },
          .differentiable = false});
+  r.add({.name = "argsort",
+         .infer = [](const InferContext& ctx) {
+           std::vector<TensorSpec> out = infer_along_axis(ctx, 1);
+           out[0].dtype = DType::int32;
+           return out;
+         },
+         .differentiable = false});
   r.add({.name = "reverse",
          .infer = [](const InferContext& ctx) { return infer_along_axis(ctx, 1); },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
@@ -68,6 +75,10 @@ Output cumprod(Output x, int axis) {
 
 Output reverse(Output x, int axis) {
   return x.graph->add("reverse", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}});
+}
+
+Output argsort(Output x, int axis, bool descending) {
+  return x.graph->add("argsort", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}, {"descending", descending}});
 }
 
 ScanLanes scan_lanes(const Shape& x, const Attrs& attrs) {

@@ -1,6 +1,7 @@
 // Ops along one axis whose every output reads a run of inputs before (or after) it:
-// cumulative sums and products, as keras.ops.cumsum and cumprod, and the reversal of an
-// axis (keras.ops.flip), which is the adjoint a reverse scan needs.
+// cumulative sums and products, as keras.ops.cumsum and cumprod, the reversal of an axis
+// (keras.ops.flip), which is the adjoint a reverse scan needs, and the order that sorts an
+// axis (keras.ops.argsort, sort and top_k).
 #pragma once
 
 #include "core/graph.h"
@@ -16,6 +17,11 @@ Output cumsum(Output x, int axis, bool reverse = false);
 Output cumprod(Output x, int axis);
 // x with `axis` in reverse order.
 Output reverse(Output x, int axis);
+// The positions (int32) that sort x along `axis`: out[..., k, ...] is where the k-th smallest
+// (largest with `descending`) element of the lane is. Equal elements keep their order (a
+// stable sort: tf.argsort and tf.math.top_k also take the earlier first); NaN counts as
+// larger than every number and equal to NaN (NumPy's order). Not differentiable.
+Output argsort(Output x, int axis, bool descending = false);
 
 // A scan node's input seen as (outer, n, inner) around its axis (the node's "axis"
 // attribute, negative from the end): each device's kernels walk these lanes.

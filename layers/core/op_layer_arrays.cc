@@ -127,12 +127,10 @@ std::vector<std::int64_t> inverse(const std::vector<std::int64_t>& perm) {
   return back;
 }
 
-// x's elements at `indices` along `axis` (negative ones from the end): a one-hot row per index
-// times x, summed; the other axes broadcast as NumPy's.
-Output take_along_axis(C c) {
-  const Output x = c.arg(0);
-  const Output indices = c.arg(1);
-  const int axis = one_axis(c, "axis", x);
+// x's elements at `indices` along `axis` (negative ones from the end): per index, x where its
+// one-hot row has its 1, 0 elsewhere (so an inf or NaN elsewhere stays out), summed; the other
+// axes broadcast as NumPy's.
+Output gather_along(C c, Output x, Output indices, int axis) {
   const std::int64_t n = known_size(c, "axis", x, axis);
   if (rank_of(indices) != rank_of(x))
     throw ValueError(c.where + ": indices " + indices.shape().to_string() + " need x's rank, " + x.shape().to_string());
@@ -141,7 +139,34 @@ Output take_along_axis(C c) {
   i = ops::where(ops::less(i, ops::constant(c.graph, 0.f)), ops::add(i, static_cast<float>(n)), i);
   const Output rows = ops::one_hot(i, n);                                  // (..., m, n)
   const Output values = ops::expand_dims(ops::transpose(x, perm), rank_of(x) - 1);  // (..., 1, n)
-  return ops::transpose(ops::reduce_sum(ops::mul(rows, values), {rank_of(x)}, false), inverse(perm));
+  const Output picked = ops::where(rows, values, ops::constant(c.graph, 0.f));
+  return ops::transpose(ops::reduce_sum(picked, {rank_of(x)}, false), inverse(perm));
+}
+
+Output take_along_axis(C c) {
+  const Output x = c.arg(0);
+  return gather_along(c, x, c.arg(1), one_axis(c, "axis", x));
+}
+
+// The values of x sorted along `axis`: x gathered at the positions argsort gives (so that
+// each value's gradient goes back to where it came from).
+Output sort(C c) {
+  const Output x = c.arg(0);
+  const int axis = one_axis(c, "axis", x);
+  return gather_along(c, x, ops::argsort(x, axis), axis);
+}
+
+// The k largest along the last axis, largest first (the earlier of equal ones first), and
+// their positions (int32).
+std::vector<Output> top_k(C c) {
+  const Output x = c.arg(0);
+  const int axis = rank_of(x) - 1;
+  const std::int64_t n = known_size(c, "k", x, axis);
+  const auto k = static_cast<std::int64_t>(c.number("k"));
+  if (k < 1 || k > n) refuse(c, "k", "1 to the last axis's size, " + std::to_string(n));
+  if (c.has("sorted") && !c.flag("sorted")) refuse(c, "sorted", "TensorFlow leaves the order of sorted=False open");
+  const Output positions = slice(ops::argsort(x, axis, true), axis, 0, k);
+  return {gather_along(c, x, positions, axis), positions};
 }
 
 // Zeros of a static shape: a scalar reshaped to ones and repeated along each axis.
@@ -305,6 +330,8 @@ const std::map<std::string, OpFn>& array_ops() {
       {"Tril", [](C c) { return triangle(c, true); }},
       {"Triu", [](C c) { return triangle(c, false); }},
       {"TakeAlongAxis", take_along_axis},
+      {"Sort", sort},
+      {"Argsort", [](C c) { return ops::argsort(c.arg(0), one_axis(c, "axis", c.arg(0))); }},
       {"BroadcastTo", broadcast_to},
       {"OneHot", [](C c) { return with_dtype(c, one_hot_at(c, c.arg(0))); }},
       {"MultiHot", multi_hot},
@@ -338,6 +365,7 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
       {"ArraySplit", [](C c) { return split_parts(c, true); }},
       {"Unstack", unstack},
       {"Moments", moments},
+      {"TopK", top_k},
   };
   return t;
 }

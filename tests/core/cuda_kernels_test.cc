@@ -518,6 +518,24 @@ OpCases scan_cases(const std::string& op) {
   return cases;
 }
 
+// argsort: values with ties (a stable order on both devices), ascending and descending,
+// along every kind of axis; positions, so exactly the CPU's.
+OpCases argsort_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 1700;
+  for (const LaneCase& l : lane_cases()) {
+    const Tensor x = coarse(l.shape, seed++);
+    for (bool descending : {false, true}) {
+      Attrs attrs = axis_attr(l.axis);
+      attrs.set("descending", descending);
+      op.cases.push_back({l.label + (descending ? ", ties, descending" : ", ties"), {x}, attrs});
+    }
+  }
+  op.cases.push_back({"rows of 1000 distinct values", {in_range({5, 1000}, -1, 1, seed++)},
+                      Attrs{{"axis", std::int64_t{-1}}, {"descending", false}}});
+  return op;
+}
+
 Attrs dropout_attrs(double rate, std::int64_t seed, std::int64_t stream) {
   return Attrs{{"rate", rate}, {"seed", seed}, {"stream", stream}};
 }
@@ -1458,6 +1476,7 @@ const std::map<std::string, OpCases>& table() {
     m["unpick"] = pick_cases(true);
     m["argmax"] = argmax_cases();
     for (const char* name : {"cumsum", "cumprod", "cumprod_grad", "reverse"}) m[name] = scan_cases(name);
+    m["argsort"] = argsort_cases();
     m["dropout"] = dropout_cases();
     m["random_normal_like"] = random_normal_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {

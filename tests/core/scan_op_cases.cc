@@ -1,8 +1,11 @@
 // Op cases for the scan family (core/ops/scan_ops.h): cumsum both ways, cumprod (with a
 // zero in the input, where TensorFlow's gradient formula divides by zero), its gradient
 // by hand, and reverse, each along the first, a middle and the last axis against a naive
-// walk over the axis, with central finite differences for the gradients.
+// walk over the axis, with central finite differences for the gradients; argsort by hand
+// (ties, NaN, both directions, both axes).
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "core/ops/scan_ops.h"
 #include "op_cases.h"
@@ -87,6 +90,28 @@ const RegisterOpCases scan_cases({
        };
        // Second lane: (1, 2, 4): dx_0 = 1 + 2 + 8 = 11, dx_1 = 1·(1 + 4) = 5, dx_2 = 1·2 = 2.
        EXPECT_TRUE(tensors_near(evaluate(build, {x, g}), tensor<float>({3, 2}, {1.f, 11.f, 8.f, 5.f, 0.f, 2.f}), 0.f));
+     }}},
+    {"argsort",
+     OpCase{.forward_check = [] {
+       // Rows (3, 1, 2, 1) and (NaN, -1, 5, -1): ascending, the equal 1s and -1s in their
+       // order and NaN last; descending, NaN first and the equal ones still in order.
+       const float nan = std::nanf("");
+       const Tensor rows = tensor<float>({2, 4}, {3.f, 1.f, 2.f, 1.f, nan, -1.f, 5.f, -1.f});
+       const Tensor columns = tensor<float>({4, 2}, {3.f, nan, 1.f, -1.f, 2.f, 5.f, 1.f, -1.f});
+       auto positions = [](const Tensor& x, int axis, bool descending) {
+         const GraphBuilder build = [=](Graph&, const std::vector<Output>& in) {
+           return ops::argsort(in[0], axis, descending);
+         };
+         const Tensor y = evaluate(build, {x});
+         EXPECT_EQ(y.dtype(), DType::int32);
+         std::vector<int> out;
+         for (std::int64_t i = 0; i < y.size(); ++i) out.push_back(static_cast<int>(y.item(i)));
+         return out;
+       };
+       EXPECT_EQ(positions(rows, -1, false), (std::vector<int>{1, 3, 2, 0, 1, 3, 2, 0}));
+       EXPECT_EQ(positions(rows, 1, true), (std::vector<int>{0, 2, 1, 3, 0, 2, 1, 3}));
+       EXPECT_EQ(positions(columns, 0, false), (std::vector<int>{1, 1, 3, 3, 2, 2, 0, 0}));
+       EXPECT_EQ(positions(columns, 0, true), (std::vector<int>{0, 0, 2, 2, 1, 1, 3, 3}));
      }}},
 });
 

@@ -95,6 +95,8 @@ def make(shape, kind):
         return x
     if kind == "positions":  # take_along_axis into an axis of 4, negative ones from the end
         return rng.integers(-4, 4, shape).astype("int32")
+    if kind == "not_row0":  # take_along_axis into an axis of 3, never its first row
+        return rng.choice([1, 2, -1, -2], shape).astype("int32")
     if kind == "specials":  # zeros of both signs, for signbit, sinc, heaviside, divide_no_nan
         x = away_from(rng.uniform(-2.5, 2.5, shape), [0.0], 0.05)
         flat = x.reshape(-1)
@@ -276,6 +278,16 @@ def cases():
         "dstack": (lambda x: K.dstack([x[0], x[1]]), ["any", "any"], "Dstack"),
         "fliplr": (lambda x: K.fliplr(x[0]), ["any"], "Fliplr"),
         "flipud": (lambda x: K.flipud(x[0]), ["any"], "Flipud"),
+        "sort_last": (lambda x: K.sort(x[0], axis=-1), ["distinct"], "Sort"),
+        "sort_axis1": (lambda x: K.sort(x[0], axis=1), ["distinct"], "Sort"),
+        "sort_ties": (lambda x: K.sort(K.round(x[0]), axis=-1) * x[1], ["halves", "any"], "Sort"),
+        "argsort_last": (lambda x: K.argsort(x[0], axis=-1), ["distinct"], "Argsort"),
+        "argsort_ties": (lambda x: K.argsort(K.round(x[0]), axis=1), ["halves"], "Argsort"),
+        "top_k_values": (lambda x: K.top_k(x[0], 2)[0], ["distinct"], "TopK"),
+        "top_k_indices_ties": (lambda x: K.top_k(K.round(x[0]), 3)[1], ["halves"], "TopK"),
+        # infinities in the rows not taken (the first row of the first sample: 1 / ±0) stay out
+        "take_along_axis_inf": (lambda x: K.take_along_axis(K.reciprocal(K.stop_gradient(x[0])), x[1], axis=1) * 0.5
+                                + x[2], ["specials", ("not_row0", (2, 4)), ("any", (2, 4))], "TakeAlongAxis"),
         "rot90": (lambda x: K.rot90(x[0], axes=(1, 2)), ["any"], "Rot90"),
         # Keras's TensorFlow rot90 is NumPy's for the last two axes, and for k = 2 or 3 on square ones
         "rot90_k2": (lambda x: K.rot90(x[0], k=2, axes=(1, 2)), [("any", (3, 3))], "Rot90"),
@@ -283,7 +295,7 @@ def cases():
     }
 
 
-INT_KINDS = ("classes", "positions")
+INT_KINDS = ("classes", "positions", "not_row0")
 
 
 def op_cases():

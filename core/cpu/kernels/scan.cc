@@ -1,9 +1,12 @@
 // The CPU kernels of the scan ops (core/ops/scan_ops.h): cumsum, cumprod and its
-// gradient, reverse. The tensor is seen as (outer, n, inner) around the axis; each
-// (outer, inner) lane is scanned in order, a row of `inner` lanes at a time so that the
-// inner loop runs over contiguous memory.
+// gradient, reverse, argsort (a stable sort of each lane's positions). The tensor is seen
+// as (outer, n, inner) around the axis; each (outer, inner) lane is scanned in order, a row
+// of `inner` lanes at a time so that the inner loop runs over contiguous memory.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <numeric>
+#include <vector>
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
@@ -91,6 +94,33 @@ void reverse_kernel(KernelContext& ctx) {
   }, cpu::threshold_for(l.n * l.inner));
 }
 
+// a comes before b: smaller (larger when descending), NaN the largest.
+bool sorts_before(float a, float b, bool descending) {
+  const bool nan_a = std::isnan(a), nan_b = std::isnan(b);
+  if (nan_a || nan_b) return descending ? nan_a && !nan_b : !nan_a && nan_b;
+  return descending ? a > b : a < b;
+}
+
+void argsort_kernel(KernelContext& ctx) {
+  const Lanes l = lanes_of(ctx);
+  const bool descending = ctx.node.attrs.get<bool>("descending");
+  const float* x = ctx.input(0).data<float>();
+  std::int32_t* y = ctx.output(0).data<std::int32_t>();
+  cpu::parallel_for(l.outer * l.inner, [&](std::int64_t s, std::int64_t e) {
+    thread_local std::vector<std::int32_t> order;  // grows only: a step allocates nothing
+    order.resize(static_cast<std::size_t>(l.n));
+    for (std::int64_t lane = s; lane < e; ++lane) {
+      const std::int64_t o = lane / l.inner, i = lane - o * l.inner;
+      const float* v = x + o * l.n * l.inner + i;
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+        return sorts_before(v[a * l.inner], v[b * l.inner], descending);
+      });
+      for (std::int64_t k = 0; k < l.n; ++k) y[(o * l.n + k) * l.inner + i] = order[static_cast<std::size_t>(k)];
+    }
+  }, cpu::threshold_for(l.n * 8));
+}
+
 }  // namespace
 
 void register_scan_kernels(OpRegistry& r) {
@@ -98,6 +128,7 @@ void register_scan_kernels(OpRegistry& r) {
   r.add_kernel("cumprod", DeviceType::cpu, {.run = cumprod_kernel});
   r.add_kernel("cumprod_grad", DeviceType::cpu, {.run = cumprod_grad_kernel});
   r.add_kernel("reverse", DeviceType::cpu, {.run = reverse_kernel});
+  r.add_kernel("argsort", DeviceType::cpu, {.run = argsort_kernel});
 }
 
 }  // namespace strata::cpu
