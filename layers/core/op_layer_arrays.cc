@@ -65,7 +65,11 @@ std::vector<Output> split_parts(C c, bool uneven) {
     if (!uneven && n % *count != 0) refuse(c, "indices_or_sections", "split needs a count that divides the axis");
     for (std::int64_t i = 0; i < *count; ++i) bounds.push_back(bounds.back() + n / *count + (i < n % *count ? 1 : 0));
   } else {
-    for (std::int64_t i : *spec) bounds.push_back(std::clamp<std::int64_t>(i < 0 ? i + n : i, bounds.back(), n));
+    for (std::int64_t i : *spec) {
+      const std::int64_t at = std::clamp<std::int64_t>(i < 0 ? i + n : i, 0, n);
+      if (at < bounds.back()) refuse(c, "indices_or_sections", "indices in increasing order");
+      bounds.push_back(at);
+    }
     bounds.push_back(n);
   }
   std::vector<Output> parts;

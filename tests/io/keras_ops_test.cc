@@ -129,6 +129,7 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Einsum", {{"subscripts", "...ij->...ji"}}), "ellipsis"},
       {op_entry("Split", {{"indices_or_sections", 3}, {"axis", -1}}), "divides"},
       {op_entry("Split", {{"indices_or_sections", 2}, {"axis", 0}}), "known size after the batch"},
+      {op_entry("Split", {{"indices_or_sections", {3, 1}}, {"axis", -1}}), "increasing order"},
       {op_entry("OneHot", {{"num_classes", 5}, {"axis", -1}, {"dtype", "float32"}, {"sparse", true}}), "sparse"},
       {op_entry("Moments", {{"axes", {1}}, {"keepdims", false}, {"synchronized", true}}), "synchronized"},
       {op_entry("Normalize", {{"axis", -1}, {"order", 3}, {"epsilon", nullptr}}), "order"},
