@@ -99,7 +99,13 @@ std::vector<Output> run_pass(Graph& graph, const std::vector<Output>& roots, con
       inputs.push_back(mapped(in));
       changed = changed || !(inputs.back() == in);
     }
-    if (changed) replaced[static_cast<std::size_t>(id)] = graph.add_node(node.op, inputs, node.attrs, node.name);
+    if (!changed) continue;
+    std::vector<Output> copy = graph.add_node(node.op, inputs, node.attrs, node.name);
+    // An update (assign) has no outputs: its handle is the node itself, as ops::assign
+    // gives it. Without it a root update would stay the old node, and the next pass would
+    // find the old graph's foldable patterns again, and again (a stateful ConvLSTM's).
+    if (copy.empty()) copy.push_back(Output{&graph, graph.num_nodes() - 1, 0});
+    replaced[static_cast<std::size_t>(id)] = std::move(copy);
   }
   std::vector<Output> out;
   for (const Output& r : roots) out.push_back(mapped(r));

@@ -348,6 +348,29 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
   }
 }
 
+// An update is a root with no outputs; its copy onto rewritten inputs must stand for it,
+// or every pass finds the old graph's patterns again (a bias add after a convolution
+// that feeds a stateful layer's carried state looped forever).
+TEST(InferenceRewriteGraph, RewritesTheValuesUpdatesWrite) {
+  Graph graph;
+  const Output in = graph.placeholder({Shape{2, 3, 3, 1}, DType::float32}, "x");
+  const Output kernel = graph.variable(Variable("kernel", Tensor::filled(Shape{1, 1, 1, 2}, 0.5f)));
+  const Output bias = graph.variable(Variable("bias", Tensor::filled(Shape{2}, 0.25f)));
+  const Variable state("state", Tensor(Shape{2, 3, 3, 2}), false);
+  const Output y = ops::add(ops::conv2d(in, kernel, {}), bias);
+  graph.add_update(ops::assign(graph.variable(state), y), Graph::UpdateMode::always);
+  InferenceRewrites did;
+  const std::vector<Output> out = rewrite_for_inference(graph, {y, graph.updates(false).at(0)}, &did);
+  EXPECT_EQ(did.affines_folded, 1);
+  ASSERT_EQ(out.size(), 2u);
+  const Node& update = graph.node(out[1].node);
+  EXPECT_EQ(update.op, "assign");
+  EXPECT_EQ(graph.node(update.inputs[1].node).op, "conv2d") << "the update writes the folded convolution";
+  Program program(graph, {in}, {out[0]}, {out[1]});
+  program.run({Tensor::filled(Shape{2, 3, 3, 1}, 2.0f)});
+  EXPECT_FLOAT_EQ(state.value().item(0), 1.25f);
+}
+
 TEST(InferenceRewriteGraph, RefusesAFinalizedGraph) {
   Graph graph;
   const Output in = graph.placeholder({Shape{2}, DType::float32}, "x");
