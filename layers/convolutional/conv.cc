@@ -12,26 +12,6 @@ namespace {
 
 std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "D"; }
 
-// The convolution of channels-last x (the window, strides and dilation per spatial axis,
-// pads flattened before/after) on the kernel each rank runs.
-template <int Rank>
-Output convolve(Output x, Output kernel, const std::vector<std::int64_t>& strides,
-                const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& pads,
-                std::int64_t groups) {
-  if constexpr (Rank == 1) {
-    const std::int64_t filters = kernel.shape()[2];
-    Output k = ops::reshape(kernel, {1, kernel.shape()[0], kernel.shape()[1], filters});
-    // (N, 1, steps, C): the steps may be None until run time.
-    Output y = ops::conv2d(ops::expand_dims(x, 1), k,
-                           {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, groups});
-    return ops::merge_axes(y, 1, 2);
-  } else if constexpr (Rank == 2) {
-    return ops::conv2d(x, kernel, {strides, dilation, pads, groups});
-  } else {
-    return ops::conv3d(x, kernel, {strides, dilation, pads, groups});
-  }
-}
-
 }  // namespace
 
 template <int Rank>
@@ -97,7 +77,7 @@ std::vector<Output> ConvImpl<Rank>::call(Graph& graph, const std::vector<Output>
                                     fused_relu ? "relu" : "", {strides, dilation, pads, options.groups});
     if (!fused_relu) y = activations::apply(options.activation, y);
   } else {
-    y = convolve<Rank>(x, graph.variable(kernel), strides, dilation, pads, options.groups);
+    y = convolve(x, graph.variable(kernel), strides, dilation, pads, options.groups);
     if (options.use_bias) y = ops::add(y, graph.variable(bias));
     y = activations::apply(options.activation, y);
   }

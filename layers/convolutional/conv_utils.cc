@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
 
@@ -88,6 +89,28 @@ Output to_channels_first(Output x) {
   std::vector<std::int64_t> perm{0, rank - 1};
   for (int i = 1; i < rank - 1; ++i) perm.push_back(i);
   return ops::transpose(x, perm);
+}
+
+Output convolve(Output x, Output kernel, const std::vector<std::int64_t>& strides,
+                const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& pads,
+                std::int64_t groups) {
+  switch (kernel.shape().rank()) {
+    case 3: {
+      const std::int64_t filters = kernel.shape()[2];
+      Output k = ops::reshape(kernel, {1, kernel.shape()[0], kernel.shape()[1], filters});
+      // (N, 1, steps, C): the steps may be None until run time.
+      Output y = ops::conv2d(ops::expand_dims(x, 1), k,
+                             {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, groups});
+      return ops::merge_axes(y, 1, 2);
+    }
+    case 4:
+      return ops::conv2d(x, kernel, {strides, dilation, pads, groups});
+    case 5:
+      return ops::conv3d(x, kernel, {strides, dilation, pads, groups});
+    default:
+      throw ShapeError("a convolution kernel has rank 3, 4 or 5 (window..., in, out), got " +
+                       kernel.shape().to_string());
+  }
 }
 
 void expect_spatial_input(const Output& x, int rank, const std::string& layout) {

@@ -108,6 +108,14 @@ std::int64_t input_channels(const Shape& input, int spatial_rank, bool channels_
 Output to_channels_last(Output x);
 Output to_channels_first(Output x);
 
+// The convolution of channels-last x (batch, spatial..., channels) with a kernel of Keras's
+// layout (window..., channels / groups, filters), the rank read from the kernel: strides
+// and dilation per spatial axis, pads flattened (before, after, before, ...). 1-D runs as
+// 2-D with a unit row axis, 2-D and 3-D on their own ops. Spatial dims may be None.
+Output convolve(Output x, Output kernel, const std::vector<std::int64_t>& strides,
+                const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& pads,
+                std::int64_t groups = 1);
+
 // Throws ShapeError unless x has rank `rank` (its spatial dims may be None).
 void expect_spatial_input(const Output& x, int rank, const std::string& layout);
 // The same, and every non-batch dim known: for layers that still need them (the error
