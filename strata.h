@@ -83,6 +83,7 @@
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
 #include "layers/recurrent/bidirectional.h"
+#include "layers/recurrent/conv_lstm.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
 #include "layers/recurrent/rnn.h"

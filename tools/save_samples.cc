@@ -47,10 +47,12 @@
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/recurrent/conv_lstm.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
 #include "layers/regularization/dropout.h"
 #include "layers/reshaping/flatten.h"
+#include "layers/reshaping/permute.h"
 #include "layers/reshaping/reshape.h"
 #include "layers/reshaping/spatial_padding.h"
 #include "layers/reshaping/upsampling.h"
@@ -322,6 +324,23 @@ std::vector<Sample> samples() {
     Model m({x, v, am, qm, vm}, {layers::Dense(2)(layers::Flatten()(d))}, {.name = "attention_masks"});
     out.push_back({"attention_masks", m, {{3, 5, 8}, {3, 6, 8}, {3, 5, 5}, {3, 5}, {3, 6}},
                    {false, false, true, true, true}});
+  }
+  {
+    // The convolutional LSTMs: every rank, channels first, strides, dilation, go_backwards,
+    // the states returned, no bias.
+    auto x = Input({3, 6, 6, 2});
+    auto h = layers::ConvLSTM2D(3, 3, {.padding = "same", .return_sequences = true})(x);
+    auto cf = layers::Permute({1, 4, 2, 3})(h);
+    auto last = layers::ConvLSTM2D(2, {2, 3}, {.strides = {2, 1}, .data_format = "channels_first",
+                                               .go_backwards = true})(cf);
+    auto x1 = Input({4, 8, 2});
+    auto seq = layers::ConvLSTM1D(3, 3, {.dilation_rate = 2, .use_bias = false, .return_sequences = true})(x1);
+    auto states = layers::ConvLSTM1D(2, 2, {.padding = "same", .return_state = true})(std::vector<KerasTensor>{seq});
+    auto x3 = Input({2, 3, 4, 4, 1});
+    auto v = layers::ConvLSTM3D(2, 2, {.padding = "same", .recurrent_activation = "hard_sigmoid"})(x3);
+    Model m({x, x1, x3}, {last, layers::Add()(std::vector<KerasTensor>{states[1], states[2]})[0], v},
+            {.name = "conv_lstm"});
+    out.push_back({"conv_lstm", m, {{2, 3, 6, 6, 2}, {2, 4, 8, 2}, {2, 2, 3, 4, 4, 1}}});
   }
   out.push_back(preprocessing_sample(false));
   out.push_back(preprocessing_sample(true));
