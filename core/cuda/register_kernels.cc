@@ -4,6 +4,7 @@
 // after the op families and the CPU kernels (register_device_kernels), as
 // core/cpu/kernels/register.h does for the CPU. An op no file binds has no CUDA kernel,
 // and compile refuses a CUDA program that needs it, by name.
+#include "core/cuda/affine_transform_kernels.h"
 #include "core/cuda/array_kernels.h"
 #include "core/cuda/batch_matmul_kernels.h"
 #include "core/cuda/batch_norm_kernels.h"
@@ -16,6 +17,7 @@
 #include "core/cuda/pick_kernels.h"
 #include "core/cuda/pool_kernels.h"
 #include "core/cuda/random_normal_kernels.h"
+#include "core/cuda/random_uniform_kernels.h"
 #include "core/cuda/reduce_kernels.h"
 #include "core/cuda/rnn_kernels.h"
 #include "core/cuda/scan_kernels.h"
@@ -44,6 +46,8 @@ void register_kernels(OpRegistry& r) {
   register_pick_kernels(r);
   register_dropout_kernels(r);
   register_random_normal_kernels(r);
+  register_random_uniform_kernels(r);
+  register_affine_transform_kernels(r);
   register_update_kernels(r);
   register_rnn_kernels(r);
   register_sequence_kernels(r);

@@ -18,4 +18,14 @@ namespace strata::ops {
 // flows to `like`.
 Output random_normal_like(Output like, std::uint64_t seed, std::uint64_t stream);
 
+// Uniform draws in [0, 1), float32, `columns` per row: (batch, columns) with one row per
+// sample of `like` (whose values are not read) when `per_sample`, else (1, columns), one
+// row for the whole batch. Drawn anew at every step, as random_normal_like. Element g is
+// Philox(mix_seed(seed, step), stream).uniform(g): a per-sample row r of a data-parallel
+// shard is row sample_offset + r of the step's global batch (g = row * columns + column);
+// the batch's single row is g = column on every shard, as one process would draw it. The
+// augmentation layers draw their per-image parameters with it. No gradient flows to `like`.
+Output random_uniform_rows(Output like, std::int64_t columns, bool per_sample, std::uint64_t seed,
+                           std::uint64_t stream);
+
 }  // namespace strata::ops

@@ -607,6 +607,67 @@ OpCases random_normal_cases() {
   return op;
 }
 
+// random_uniform_rows: the CPU's draws bit for bit (a uniform is exact in float): rows
+// per sample and the batch's one row, steps, a shard from a sample offset, an empty batch.
+OpCases random_uniform_cases() {
+  struct D {
+    std::string label;
+    Shape like;
+    std::int64_t columns;
+    bool per_sample;
+    std::int64_t step, sample_offset;
+  };
+  const std::vector<D> ds = {{"per sample, 2 columns", {300, 4, 4, 3}, 2, true, 0, 0},
+                             {"per sample, step 7, 1 column", {257, 3}, 1, true, 7, 0},
+                             {"shard from sample 3", {5, 7}, 3, true, 2, 3},
+                             {"one row for the batch, a shard", {6, 2}, 2, false, 4, 5},
+                             {"no rows", {0, 5}, 2, true, 0, 0}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 2900;
+  for (const D& d : ds) {
+    KernelCase c{d.label, {in_range(d.like, -2, 2, seed)},
+                 Attrs{{"seed", 4321 + static_cast<std::int64_t>(seed)}, {"stream", std::int64_t{79}},
+                       {"columns", d.columns}, {"per_sample", d.per_sample}}};
+    c.training = true;
+    c.step = d.step;
+    c.sample_offset = d.sample_offset;
+    op.cases.push_back(std::move(c));
+    ++seed;
+  }
+  return op;
+}
+
+// image_affine_transform: every fill mode and interpolation over turned, zoomed and
+// projective rows (points far outside the image, on its edges, between pixels), one row
+// for the batch, an output of its own size, an empty batch. The same float arithmetic on
+// both devices (core/affine_sample.h), but CUDA may contract a multiply and an add into
+// one FMA where GCC does not, which moves a sample point by an ulp.
+OpCases affine_transform_cases() {
+  OpCases op{1e-5f, {}};
+  const Tensor rows = Tensor::from_vector<float>(
+      {3, 8}, {0.8f, -0.6f, 1.9f, 0.6f, 0.8f, -1.2f, 0.f, 0.f, 1.9f, 0.3f, -4.1f, -0.2f, 2.3f, -3.3f, 0.f, 0.f,
+               1.1f, 0.2f, -0.7f, -0.1f, 0.9f, 0.4f, 0.05f, -0.03f});
+  std::uint64_t seed = 3000;
+  std::int64_t fill = 0;
+  for (const char* mode : {"reflect", "wrap", "constant", "nearest"}) {
+    for (bool bilinear : {true, false}) {
+      const Attrs attrs{{"bilinear", bilinear}, {"fill_mode", fill}, {"fill_value", 0.5},
+                        {"out_height", std::int64_t{0}}, {"out_width", std::int64_t{0}}};
+      op.cases.push_back({std::string(mode) + (bilinear ? " bilinear" : " nearest") + ", (3, 9, 11, 3)",
+                          {in_range({3, 9, 11, 3}, -2, 2, seed++), rows}, attrs});
+    }
+    ++fill;
+  }
+  const Tensor one_row = Tensor::from_vector<float>({1, 8}, {1.f, 0.f, 2.f, 0.f, 1.f, 1.f, 0.f, 0.f});
+  op.cases.push_back({"one row, a (4, 5) window of (40, 33, 2)", {in_range({40, 33, 2}, -2, 2, seed++).reshaped({2, 20, 33, 2}), one_row},
+                      Attrs{{"bilinear", false}, {"fill_mode", std::int64_t{2}}, {"fill_value", 0.0},
+                            {"out_height", std::int64_t{4}}, {"out_width", std::int64_t{5}}}});
+  op.cases.push_back({"no images", {in_range({0, 4, 4, 1}, -2, 2, seed++), one_row},
+                      Attrs{{"bilinear", true}, {"fill_mode", std::int64_t{0}}, {"fill_value", 0.0},
+                            {"out_height", std::int64_t{0}}, {"out_width", std::int64_t{0}}}});
+  return op;
+}
+
 // --- convolutions and pooling ---------------------------------------------------------
 
 // Keras's "same" padding of one axis: (before, after), the odd one out after.
@@ -1479,6 +1540,8 @@ const std::map<std::string, OpCases>& table() {
     m["argsort"] = argsort_cases();
     m["dropout"] = dropout_cases();
     m["random_normal_like"] = random_normal_cases();
+    m["random_uniform_rows"] = random_uniform_cases();
+    m["image_affine_transform"] = affine_transform_cases();
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
     }

@@ -1,4 +1,5 @@
-// The CPU kernels of the random ops (core/ops/random_ops.h): random_normal_like.
+// The CPU kernels of the random ops (core/ops/random_ops.h): random_normal_like and
+// random_uniform_rows.
 #include <cstdint>
 
 #include "core/cpu/kernels/register.h"
@@ -37,10 +38,23 @@ void random_normal_like_kernel(KernelContext& ctx) {
   }, cpu::threshold_for(64));
 }
 
+void random_uniform_rows_kernel(KernelContext& ctx) {
+  Tensor& out = ctx.output(0);
+  float* po = out.data<float>();
+  const Attrs& a = ctx.node.attrs;
+  const Philox rng(mix_seed(static_cast<std::uint64_t>(a.get<std::int64_t>("seed")), static_cast<std::uint64_t>(ctx.step)),
+                   static_cast<std::uint64_t>(a.get<std::int64_t>("stream")));
+  // Per-sample rows are numbered in the step's global batch; the batch's one row is the
+  // same on every shard.
+  const std::int64_t first = a.get<bool>("per_sample") ? ctx.sample_offset * a.get<std::int64_t>("columns") : 0;
+  for (std::int64_t i = 0; i < out.size(); ++i) po[i] = rng.uniform(static_cast<std::uint64_t>(first + i));
+}
+
 }  // namespace
 
 void register_random_kernels(OpRegistry& r) {
   r.add_kernel("random_normal_like", DeviceType::cpu, {.run = random_normal_like_kernel});
+  r.add_kernel("random_uniform_rows", DeviceType::cpu, {.run = random_uniform_rows_kernel});
 }
 
 }  // namespace strata::cpu

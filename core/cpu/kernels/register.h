@@ -33,6 +33,7 @@ void register_collective_kernels(OpRegistry& registry);
 void register_batch_norm_kernels(OpRegistry& registry);
 void register_scan_kernels(OpRegistry& registry);
 void register_random_kernels(OpRegistry& registry);
+void register_image_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -58,6 +59,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_batch_norm_kernels(registry);
   register_scan_kernels(registry);
   register_random_kernels(registry);
+  register_image_kernels(registry);
 }
 
 }  // namespace strata::cpu

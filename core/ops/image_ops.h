@@ -1,0 +1,36 @@
+// Image ops of the augmentation layers: a projective transform of each image of a batch
+// (keras.ops.image.affine_transform on the TensorFlow backend, TensorFlow's
+// ImageProjectiveTransformV3; the per-pixel rule is core/affine_sample.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// What image_affine_transform samples with (Keras's argument names and values).
+struct AffineTransformOptions {
+  std::string interpolation = "bilinear";  // "bilinear" or "nearest"
+  std::string fill_mode = "constant";      // "reflect", "wrap", "constant" or "nearest"
+  float fill_value = 0.f;
+  // The output's height and width; 0 keeps the input's (Keras's affine_transform always
+  // does; RandomCrop's training crop asks for its window).
+  std::int64_t out_height = 0, out_width = 0;
+};
+
+// images (batch, height, width, channels) float32, transforms (batch or 1, 8) float32:
+// row b (or the single row) [a0, a1, a2, b0, b1, b2, c0, c1] maps output pixel (x, y) of
+// image b to the input point ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k),
+// k = c0 x + c1 y + 1. Throws ValueError for an interpolation or fill mode Keras does
+// not have, ShapeError for ranks or sizes that do not fit.
+//
+// Gradient: none to the transforms (Keras draws them; they depend on no weight). To the
+// images it is refused (NotImplementedError, when a gradient is asked through the op):
+// TensorFlow's registered gradient is the inverse transform's resampling, not the
+// transform's adjoint, and JAX's is the adjoint; neither is written here. Augmentation
+// layers sit on a model's inputs, where no gradient is asked.
+Output image_affine_transform(Output images, Output transforms, const AffineTransformOptions& options = {});
+
+}  // namespace strata::ops
