@@ -84,14 +84,17 @@ STRATA_HOST_DEVICE inline float affine_sample(const float* image, const AffineIm
   const float x = fill_coordinate((t[0] * ox + t[1] * oy + t[2]) / projection, g.width, g.fill);
   const float y = fill_coordinate((t[3] * ox + t[4] * oy + t[5]) / projection, g.height, g.fill);
   if (!g.bilinear) {
-    return read_or_fill(image, g, static_cast<std::int64_t>(std::round(y)), static_cast<std::int64_t>(std::round(x)), c);
+    const auto row = static_cast<std::int64_t>(std::round(y)), col = static_cast<std::int64_t>(std::round(x));
+    return read_or_fill(image, g, row, col, c);
   }
   const float y_floor = std::floor(y), x_floor = std::floor(x);
   const float y_ceil = y_floor + 1, x_ceil = x_floor + 1;
   const auto yf = static_cast<std::int64_t>(y_floor), xf = static_cast<std::int64_t>(x_floor);
   const auto yc = static_cast<std::int64_t>(y_ceil), xc = static_cast<std::int64_t>(x_ceil);
-  const float top = (x_ceil - x) * read_or_fill(image, g, yf, xf, c) + (x - x_floor) * read_or_fill(image, g, yf, xc, c);
-  const float bottom = (x_ceil - x) * read_or_fill(image, g, yc, xf, c) + (x - x_floor) * read_or_fill(image, g, yc, xc, c);
+  const float top =
+      (x_ceil - x) * read_or_fill(image, g, yf, xf, c) + (x - x_floor) * read_or_fill(image, g, yf, xc, c);
+  const float bottom =
+      (x_ceil - x) * read_or_fill(image, g, yc, xf, c) + (x - x_floor) * read_or_fill(image, g, yc, xc, c);
   return (y_ceil - y) * top + (y - y_floor) * bottom;
 }
 

@@ -43,7 +43,8 @@ void check_forward() {
       for (std::int64_t c = 0; c < 5; ++c) {
         for (std::int64_t ch = 0; ch < 3; ++ch) {
           const std::int64_t sr = r + dy[b], sc = c + dx[b];
-          const float want = sr >= 0 && sr < 4 && sc >= 0 && sc < 5 ? images.item(((b * 4 + sr) * 5 + sc) * 3 + ch) : 7.f;
+          const bool inside = sr >= 0 && sr < 4 && sc >= 0 && sc < 5;
+          const float want = inside ? images.item(((b * 4 + sr) * 5 + sc) * 3 + ch) : 7.f;
           ASSERT_EQ(y.item(((b * 4 + r) * 5 + c) * 3 + ch), want) << b << " " << r << " " << c << " " << ch;
         }
       }

@@ -42,7 +42,8 @@ void random_uniform_rows_kernel(KernelContext& ctx) {
   Tensor& out = ctx.output(0);
   float* po = out.data<float>();
   const Attrs& a = ctx.node.attrs;
-  const Philox rng(mix_seed(static_cast<std::uint64_t>(a.get<std::int64_t>("seed")), static_cast<std::uint64_t>(ctx.step)),
+  const auto seed = static_cast<std::uint64_t>(a.get<std::int64_t>("seed"));
+  const Philox rng(mix_seed(seed, static_cast<std::uint64_t>(ctx.step)),
                    static_cast<std::uint64_t>(a.get<std::int64_t>("stream")));
   // Per-sample rows are numbered in the step's global batch; the batch's one row is the
   // same on every shard.
