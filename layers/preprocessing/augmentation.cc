@@ -1,0 +1,109 @@
+#include "layers/preprocessing/augmentation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "layers/convolutional/conv_utils.h"
+
+namespace strata::layers {
+
+namespace {
+
+std::string spelled(const PerChannel& factor) {
+  std::ostringstream out;
+  if (factor.single()) {
+    out << factor.values[0];
+    return out.str();
+  }
+  out << "[";
+  for (std::size_t i = 0; i < factor.values.size(); ++i) out << (i ? ", " : "") << factor.values[i];
+  out << "]";
+  return out.str();
+}
+
+}  // namespace
+
+FactorRange base_factor(const std::string& layer, const PerChannel& factor, double min, double max) {
+  const auto refuse = [&] {
+    std::ostringstream bounds;
+    bounds << "[" << min << ", " << max << "]";
+    throw ValueError(layer + ": 'factor' must be a number (or a list of two numbers) in the range " + bounds.str() +
+                     ", got " + spelled(factor));
+  };
+  if (factor.values.size() == 2) {
+    if (factor.values[0] > max || factor.values[1] < min) refuse();
+    return {std::min(factor.values[0], factor.values[1]), std::max(factor.values[0], factor.values[1])};
+  }
+  if (!factor.single()) refuse();
+  const double f = factor.values[0];
+  if (f < min || f > max) refuse();
+  return {std::max(-std::fabs(f), min), std::fabs(f)};
+}
+
+FactorRange shift_factor(const std::string& layer, const std::string& key, const PerChannel& factor,
+                         bool above_minus_one) {
+  if (factor.values.size() != 1 && factor.values.size() != 2) {
+    throw ValueError(layer + ": '" + key + "' must be a number or a list of two numbers, got " + spelled(factor));
+  }
+  for (double v : factor.values) {
+    if (v > 1.0 || v < -1.0 || (above_minus_one && v == -1.0)) {
+      throw ValueError(layer + ": '" + key + "' must lie in " + (above_minus_one ? "(-1, 1]" : "[-1, 1]") +
+                       ", got " + spelled(factor));
+    }
+  }
+  if (factor.single()) return {-std::fabs(factor.values[0]), std::fabs(factor.values[0])};
+  return {std::min(factor.values[0], factor.values[1]), std::max(factor.values[0], factor.values[1])};
+}
+
+void check_value_range(const std::string& layer, const PerChannel& value_range) {
+  if (value_range.values.size() != 2) {
+    throw ValueError(layer + ": 'value_range' must be a list of two numbers, got " + spelled(value_range));
+  }
+}
+
+std::pair<int, int> image_axes(const std::string& data_format) {
+  return is_channels_first(data_format) ? std::pair{2, 3} : std::pair{1, 2};
+}
+
+void expect_image_batch(const Output& images, const std::string& layer) {
+  if (images.shape().rank() != 4) {
+    throw ShapeError(layer + ": expects a batch of images (rank 4), got shape " + images.shape().to_string());
+  }
+}
+
+void check_fill(const std::string& layer, const std::string& fill_mode, const std::string& interpolation) {
+  if (fill_mode != "reflect" && fill_mode != "wrap" && fill_mode != "constant" && fill_mode != "nearest") {
+    throw ValueError(layer + ": 'fill_mode' must be one of 'reflect', 'wrap', 'constant', 'nearest', got '" +
+                     fill_mode + "'");
+  }
+  if (interpolation != "bilinear" && interpolation != "nearest") {
+    throw ValueError(layer + ": 'interpolation' must be 'bilinear' or 'nearest', got '" + interpolation + "'");
+  }
+}
+
+Output affine_images(Output images, Output transforms, const std::string& data_format,
+                     const std::string& interpolation, const std::string& fill_mode, double fill_value) {
+  const bool first = is_channels_first(data_format);
+  const Output y = ops::image_affine_transform(first ? to_channels_last(images) : images, transforms,
+                                               {.interpolation = interpolation,
+                                                .fill_mode = fill_mode,
+                                                .fill_value = static_cast<float>(fill_value)});
+  return first ? to_channels_first(y) : y;
+}
+
+Output draw_column(Output draws, std::int64_t column) {
+  const std::int64_t columns = draws.shape().dims()[1];
+  return ops::crop(draws, {0, column}, {0, columns - column - 1});
+}
+
+Output uniform_between(Output u, double lower, double upper) {
+  return ops::add(ops::mul(u, static_cast<float>(upper - lower)), static_cast<float>(lower));
+}
+
+Output transform_rows(const std::vector<Output>& pieces) { return ops::concat(pieces, 1); }
+
+}  // namespace strata::layers

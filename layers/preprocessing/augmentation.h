@@ -1,0 +1,66 @@
+// What Keras's image augmentation layers (RandomFlip, RandomRotation, RandomZoom,
+// RandomTranslation, RandomContrast, RandomBrightness, RandomCrop) share: their factor
+// arguments read as Keras reads them, their per-image random draws, and their images'
+// layout. Each layer draws its parameters with ops::random_uniform_rows keyed on (the
+// layer's seed, the call, the step), as Dropout's masks: the same seed gives the same
+// augmentations, and training resumed from a checkpoint draws what it would have drawn.
+// In inference every one of them is the identity (RandomCrop: its centre window), chosen
+// by ops::training_select, so an inference program draws nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/ops/image_ops.h"
+#include "layers/per_channel.h"
+
+namespace strata::layers {
+
+// A factor's [lower, upper] range.
+struct FactorRange {
+  double lower = 0.0;
+  double upper = 0.0;
+};
+
+// Keras's BaseImagePreprocessingLayer._set_factor, for a factor within [min, max]: a number
+// f gives [max(-|f|, min), |f|]; a pair is sorted. ValueError, naming `layer` and the
+// value, for a number outside [min, max], a pair wholly outside it, or another length.
+FactorRange base_factor(const std::string& layer, const PerChannel& factor, double min, double max);
+
+// RandomTranslation's and RandomZoom's own reading of height_factor / width_factor: a
+// number f gives [-|f|, |f|], a pair is sorted; every value must lie in [-1, 1] (RandomZoom:
+// in (-1, 1], a zoom of -100% being no image). ValueError naming layer, key and value.
+FactorRange shift_factor(const std::string& layer, const std::string& key, const PerChannel& factor,
+                         bool above_minus_one);
+
+// Throws ValueError, naming the layer, unless value_range is two numbers.
+void check_value_range(const std::string& layer, const PerChannel& value_range);
+
+// The (height axis, width axis) of a batch of images in `data_format`.
+std::pair<int, int> image_axes(const std::string& data_format);
+
+// Throws ShapeError, naming the layer, unless `images` is a rank-4 batch.
+void expect_image_batch(const Output& images, const std::string& layer);
+
+// Throws ValueError, naming layer, key and value, unless fill_mode is one of Keras's
+// "reflect", "wrap", "constant", "nearest" and interpolation "bilinear" or "nearest".
+void check_fill(const std::string& layer, const std::string& fill_mode, const std::string& interpolation);
+
+// ops::image_affine_transform of images in `data_format` (channels first moved last and
+// back), with the layer's fill and interpolation.
+Output affine_images(Output images, Output transforms, const std::string& data_format,
+                     const std::string& interpolation, const std::string& fill_mode, double fill_value);
+
+// (batch, 1) column `column` of `draws`.
+Output draw_column(Output draws, std::int64_t column);
+
+// lower + u (upper - lower), as keras.random.uniform(minval=lower, maxval=upper).
+Output uniform_between(Output u, double lower, double upper);
+
+// (batch, 1) pieces joined into (batch, 8) transform rows.
+Output transform_rows(const std::vector<Output>& pieces);
+
+}  // namespace strata::layers

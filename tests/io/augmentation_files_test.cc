@@ -1,0 +1,146 @@
+// The image augmentation layers in files: a Sequential model of the seven layers of
+// Keras's "image classification from scratch" recipe, saved by Keras 3.15
+// (tests/data/augmentation/model.keras, tests/reference/make_augmentation_goldens.py),
+// loads with every key of every layer, predicts Keras's inference output (the identity,
+// then RandomCrop's documented window), and loads back from the .keras and .h5 files
+// Strata writes of it. Keras itself cannot write these layers to .h5. Configs round-trip
+// with Keras's keys; values Keras refuses are refused naming layer, key and value.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../layers/golden_json.h"
+#include "core/error.h"
+#include "io/layer_config.h"
+#include "io/saving.h"
+#include "layers/preprocessing/random_brightness.h"
+#include "layers/preprocessing/random_contrast.h"
+#include "layers/preprocessing/random_crop.h"
+#include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_translation.h"
+#include "layers/preprocessing/random_zoom.h"
+#include "models/model.h"
+#include "test_util.h"
+
+using namespace strata;
+using io::json;
+
+namespace {
+
+std::string dir() { return std::string(STRATA_TEST_DATA) + "/augmentation/"; }
+
+const nlohmann::ordered_json& golden() { return strata::testing::golden_file("augmentation/model.json"); }
+
+void expect_predicts_window(Model& model, const std::string& what) {
+  const Tensor y = model.predict(strata::testing::golden_tensor(golden().at("input")));
+  EXPECT_TRUE(strata::testing::golden_near(y, golden().at("window"), what));
+}
+
+Layer from(const std::string& cls, const json& config) {
+  return io::layer_from_config(json{{"class_name", cls}, {"config", config}}, {});
+}
+
+json round_trip(const Layer& layer) {
+  json first = io::layer_config(layer);
+  json second = io::layer_config(from(layer.class_name(), first));
+  EXPECT_EQ(first, second) << layer.class_name();
+  return first;
+}
+
+}  // namespace
+
+TEST(AugmentationFiles, KerasModelLoadsWithEveryKeyAndPredictsItsWindow) {
+  Model model = models::load_model(dir() + "model.keras");
+  const auto& keras_layers = golden().at("layers");
+  std::vector<Layer> augmentation;
+  for (const Layer& l : model.layers()) {
+    if (l.class_name() != "InputLayer") augmentation.push_back(l);
+  }
+  ASSERT_EQ(augmentation.size(), keras_layers.size());
+  for (std::size_t i = 0; i < augmentation.size(); ++i) {
+    EXPECT_EQ(augmentation[i].class_name(), keras_layers[i].at("class_name").get<std::string>());
+    // Every key Keras wrote, with Keras's value, comes back from Strata's config.
+    const json strata_config = io::layer_config(augmentation[i]);
+    for (const auto& [key, value] : keras_layers[i].at("config").items()) {
+      if (key == "name" || key == "dtype") continue;
+      ASSERT_TRUE(strata_config.contains(key)) << augmentation[i].class_name() << " " << key;
+      EXPECT_EQ(strata_config.at(key), json::parse(value.dump())) << augmentation[i].class_name() << " " << key;
+    }
+  }
+  expect_predicts_window(model, "Keras's model.keras");
+}
+
+TEST(AugmentationFiles, StrataFilesLoadBack) {
+  strata::testing::ScratchDir scratch;
+  Model model = models::load_model(dir() + "model.keras");
+  for (const std::string ext : {".keras", ".h5"}) {
+    model.save(scratch.file("again" + ext));
+    Model again = models::load_model(scratch.file("again" + ext));
+    expect_predicts_window(again, "Strata's " + ext);
+    for (std::size_t i = 0; i < model.layers().size(); ++i) {
+      EXPECT_EQ(io::layer_config(again.layers()[i]).dump(), io::layer_config(model.layers()[i]).dump()) << ext;
+    }
+  }
+}
+
+TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
+  using namespace strata::layers;
+  json flip = round_trip(RandomFlip({.mode = "vertical", .seed = 3, .data_format = "channels_first"}));
+  EXPECT_EQ(flip["mode"], "vertical");
+  EXPECT_EQ(flip["data_format"], "channels_first");
+  EXPECT_TRUE(round_trip(RandomFlip())["seed"].is_null());  // drawn, not written
+  json rotation = round_trip(RandomRotation(0.2, {.fill_mode = "wrap", .interpolation = "nearest", .fill_value = 1.5}));
+  EXPECT_EQ(rotation["factor"], json::parse("[-0.2, 0.2]"));  // Keras keeps the range
+  EXPECT_EQ(rotation["fill_mode"], "wrap");
+  EXPECT_EQ(rotation["fill_value"], 1.5);
+  json zoom = round_trip(RandomZoom(0.3));
+  EXPECT_EQ(zoom["height_factor"], 0.3);  // as given, a number
+  EXPECT_TRUE(zoom["width_factor"].is_null());
+  EXPECT_EQ(round_trip(RandomZoom({-0.2, 0.1}, {.width_factor = 0.4}))["width_factor"], 0.4);
+  json translation = round_trip(RandomTranslation(0.1, {-0.2, 0.3}, {.fill_mode = "constant"}));
+  EXPECT_EQ(translation["height_factor"], 0.1);
+  EXPECT_EQ(translation["width_factor"], json::parse("[-0.2, 0.3]"));
+  json contrast = round_trip(RandomContrast(0.2, {.value_range = {0, 1}}));
+  EXPECT_EQ(contrast["factor"], json::parse("[0.0, 0.2]"));  // bounds [0, 1]: a number f is [0, f]
+  EXPECT_EQ(contrast["value_range"], json::parse("[0.0, 1.0]"));
+  EXPECT_EQ(round_trip(RandomBrightness(0.1, {.value_range = {1, -1}}))["value_range"], json::parse("[-1.0, 1.0]"));
+  json crop = round_trip(RandomCrop(5, 6, {.seed = 11}));
+  EXPECT_EQ(crop["height"], 5);
+  EXPECT_EQ(crop["seed"], 11);
+}
+
+// What Keras refuses, Strata refuses, naming the layer, the key and the value.
+TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
+  struct Bad {
+    std::string cls;
+    json config;
+    std::string key, value;
+  };
+  const std::vector<Bad> bad = {
+      {"RandomFlip", {{"mode", "diagonal"}}, "mode", "diagonal"},
+      {"RandomRotation", {{"factor", 0.2}, {"fill_mode", "mirror"}}, "fill_mode", "mirror"},
+      {"RandomRotation", {{"factor", 0.2}, {"interpolation", "bicubic"}}, "interpolation", "bicubic"},
+      {"RandomRotation", {{"factor", 1.5}}, "factor", "1.5"},
+      {"RandomZoom", {{"height_factor", -1.0}}, "height_factor", "-1"},
+      {"RandomTranslation", {{"height_factor", 0.1}, {"width_factor", json::parse("[0.1, 0.2, 0.3]")}},
+       "width_factor", "[0.1, 0.2, 0.3]"},
+      {"RandomContrast", {{"factor", -0.5}}, "factor", "-0.5"},
+      {"RandomBrightness", {{"factor", 0.1}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomCrop", {{"height", 4}, {"width", 5}, {"data_format", "channels_middle"}}, "data_format",
+       "channels_middle"},
+  };
+  for (const Bad& b : bad) {
+    json config = b.config;
+    config["name"] = "augment";
+    try {
+      from(b.cls, config);
+      ADD_FAILURE() << b.cls << " accepted " << config.dump();
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(b.key), std::string::npos) << what;
+      EXPECT_NE(what.find(b.value), std::string::npos) << what;
+      EXPECT_NE(what.find(b.cls), std::string::npos) << what;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+"""Goldens for the image augmentation layers' deterministic parts, from real Keras 3.15
+(TensorFlow backend): each layer's transform_images given fixed transformation parameters
+(what its random draws would be), and keras.ops.image.affine_transform itself.
+
+Writes tests/data/augmentation/:
+  transforms.json   per case: the layer's Keras config (or the op's arguments), an input
+                    image batch, the parameters, and Keras's output
+  model.keras       a Sequential model of the seven layers Keras's "image classification
+                    from scratch" recipe uses, and model.json: its layers' configs and
+                    Keras's inference output (the identity; RandomCrop's below)
+
+  KERAS_BACKEND=tensorflow python3 tests/reference/make_augmentation_goldens.py
+"""
+import json
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from golden_json import arr, jsonable  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "augmentation")
+L = keras.layers
+
+
+def images(shape, seed, scale=10.0):
+    return (np.random.default_rng(seed).random(shape) * scale).astype("float32")
+
+
+def affine_cases():
+    x = images((2, 5, 6, 2), 1)
+    # Output (x, y) -> input point: a rotation about the centre with a shift, a zoom out
+    # that reads far outside the image, and one with a projective row (k != 1).
+    transforms = np.array([[0.8, -0.6, 1.9, 0.6, 0.8, -1.2, 0.0, 0.0],
+                           [1.9, 0.3, -4.1, -0.2, 2.3, -3.3, 0.0, 0.0]], "float32")
+    projective = np.array([[1.1, 0.2, -0.7, -0.1, 0.9, 0.4, 0.05, -0.03]], "float32")
+    cases = []
+    for fill_mode in ("reflect", "wrap", "constant", "nearest"):
+        for interpolation in ("bilinear", "nearest"):
+            for t in (transforms, projective):
+                y = keras.ops.image.affine_transform(x, t, interpolation=interpolation, fill_mode=fill_mode,
+                                                     fill_value=0.5)
+                cases.append({"kind": "affine_transform", "interpolation": interpolation, "fill_mode": fill_mode,
+                              "fill_value": 0.5, "images": arr(x), "transforms": arr(t), "output": arr(y)})
+    return cases
+
+
+def layer_case(layer, x, params, transformation):
+    y = layer.transform_images(keras.ops.convert_to_tensor(x), transformation, training=True)
+    return {"class_name": type(layer).__name__, "config": jsonable(layer.get_config()), "images": arr(x),
+            "params": {k: arr(v) for k, v in params.items()}, "output": arr(y)}
+
+
+def rotation_cases():
+    cases = []
+    angles = np.array([17.0, -123.0], "float32")
+    for fill_mode, interpolation, data_format in (("reflect", "bilinear", "channels_last"),
+                                                  ("wrap", "nearest", "channels_last"),
+                                                  ("constant", "bilinear", "channels_first"),
+                                                  ("nearest", "bilinear", "channels_last")):
+        layer = L.RandomRotation(0.4, fill_mode=fill_mode, interpolation=interpolation, fill_value=2.5,
+                                 data_format=data_format)
+        shape = (2, 5, 7, 3) if data_format == "channels_last" else (2, 3, 5, 7)
+        x = images(shape, 2)
+        h, w = (shape[1], shape[2]) if data_format == "channels_last" else (shape[2], shape[3])
+        matrix = layer._compute_affine_matrix(center_x=0.5, center_y=0.5, angle=keras.ops.convert_to_tensor(angles),
+                                              translate_x=np.zeros(2, "float32"), translate_y=np.zeros(2, "float32"),
+                                              scale=np.ones(2, "float32"), shear_x=np.zeros(2, "float32"),
+                                              shear_y=np.zeros(2, "float32"), height=h, width=w)
+        cases.append(layer_case(layer, x, {"angle": angles}, {"rotation_matrix": matrix}))
+    return cases
+
+
+def zoom_cases():
+    cases = []
+    hz = np.array([[0.7], [1.3]], "float32")
+    wz = np.array([[1.2], [0.85]], "float32")
+    for width_factor, fill_mode, data_format in ((None, "reflect", "channels_last"),
+                                                 ((-0.3, 0.3), "constant", "channels_first"),
+                                                 (0.2, "wrap", "channels_last")):
+        layer = L.RandomZoom(0.3, width_factor, fill_mode=fill_mode, fill_value=1.5, data_format=data_format)
+        shape = (2, 6, 5, 2) if data_format == "channels_last" else (2, 2, 6, 5)
+        w = wz if width_factor is not None else hz
+        cases.append(layer_case(layer, images(shape, 3), {"height_zoom": hz, "width_zoom": w},
+                                {"height_zoom": hz, "width_zoom": w}))
+    return cases
+
+
+def translation_cases():
+    cases = []
+    t = np.array([[1.4, -0.6], [-2.25, 1.8]], "float32")  # [width, height] shifts in pixels
+    for fill_mode, interpolation, data_format in (("reflect", "bilinear", "channels_last"),
+                                                  ("constant", "nearest", "channels_last"),
+                                                  ("wrap", "bilinear", "channels_first"),
+                                                  ("nearest", "bilinear", "channels_last")):
+        layer = L.RandomTranslation(0.5, (-0.2, 0.4), fill_mode=fill_mode, interpolation=interpolation,
+                                    fill_value=-1.0, data_format=data_format)
+        shape = (2, 5, 6, 2) if data_format == "channels_last" else (2, 2, 5, 6)
+        cases.append(layer_case(layer, images(shape, 4), {"translations": t}, {"translations": t}))
+    return cases
+
+
+def flip_cases():
+    cases = []
+    flips = np.array([True, False, True]).reshape(3, 1, 1, 1)
+    for mode, data_format in (("horizontal", "channels_last"), ("vertical", "channels_last"),
+                              ("horizontal_and_vertical", "channels_last"), ("horizontal", "channels_first")):
+        layer = L.RandomFlip(mode, data_format=data_format)
+        shape = (3, 4, 5, 2) if data_format == "channels_last" else (3, 2, 4, 5)
+        cases.append(layer_case(layer, images(shape, 5), {"flips": flips}, {"flips": flips}))
+    return cases
+
+
+def contrast_cases():
+    cases = []
+    f = np.array([0.6, 1.7], "float32").reshape(2, 1, 1, 1)
+    for value_range, data_format, scale in (((0, 255), "channels_last", 255.0), ((0, 1), "channels_first", 1.0)):
+        layer = L.RandomContrast(0.5, value_range=value_range, data_format=data_format)
+        shape = (2, 4, 5, 3) if data_format == "channels_last" else (2, 3, 4, 5)
+        cases.append(layer_case(layer, images(shape, 6, scale), {"contrast_factor": f}, {"contrast_factor": f}))
+    return cases
+
+
+def brightness_cases():
+    cases = []
+    d = np.array([-0.3, 0.45], "float32").reshape(2, 1, 1, 1)
+    for value_range, scale in (((0, 255), 255.0), ((-1, 1), 1.0)):
+        layer = L.RandomBrightness(0.5, value_range=value_range)
+        delta = d * (value_range[1] - value_range[0])
+        cases.append(layer_case(layer, images((2, 3, 4, 3), 7, scale), {"rgb_delta": delta}, {"rgb_delta": delta}))
+    return cases
+
+
+def crop_cases():
+    cases = []
+    # Training on an image larger than the window: one (h_start, w_start) for the batch.
+    for data_format in ("channels_last", "channels_first"):
+        layer = L.RandomCrop(3, 4, data_format=data_format)
+        shape = (2, 6, 7, 2) if data_format == "channels_last" else (2, 2, 6, 7)
+        starts = {"h_start": np.array(2, "int64"), "w_start": np.array(1, "int64")}
+        cases.append(layer_case(layer, images(shape, 8), starts, (2, 1)))
+    # An image not larger than the window in both axes: Keras centre-crops to the window's
+    # aspect ratio and resizes (bilinear), in training; no draw.
+    for shape, (h, w) in (((2, 5, 5, 1), (4, 6)), ((1, 3, 7, 2), (4, 3))):
+        layer = L.RandomCrop(h, w)
+        x = images(shape, 9)
+        cases.append({"class_name": "RandomCrop", "config": jsonable(layer.get_config()), "images": arr(x),
+                      "params": {}, "output": arr(layer(x, training=True))})
+    return cases
+
+
+def model_files():
+    model = keras.Sequential([
+        keras.Input((8, 9, 3)),
+        L.RandomFlip("horizontal", seed=3),
+        L.RandomRotation(0.1, fill_mode="constant", seed=4),
+        L.RandomZoom((-0.2, 0.1), 0.15, interpolation="nearest", seed=5),
+        L.RandomTranslation(0.1, 0.2, fill_mode="wrap", seed=6),
+        L.RandomContrast(0.3, seed=7),
+        L.RandomBrightness((-0.1, 0.2), value_range=(0, 1), seed=8),
+        L.RandomCrop(6, 6, seed=9),
+    ])
+    x = images((2, 8, 9, 3), 10, 1.0)
+    model.save(os.path.join(OUT, "model.keras"))
+    # No model.h5: Keras 3.15 cannot write these layers to .h5 (its legacy writer deep-copies
+    # each layer's config owner, and the augmentation layers hold a backend module).
+    # Keras 3.15 returns RandomCrop's input unchanged in inference, though it declares the
+    # window's shape: "predict" is that. "window" is the inference output its docstring
+    # describes, the window its transformation computes without a draw (Strata's).
+    crop = model.layers[-1]
+    before_crop = keras.Sequential(model.layers[:-1])(x, training=False)
+    window = crop.transform_images(before_crop, crop.get_random_transformation(before_crop, training=False),
+                                   training=True)
+    configs = [{"class_name": type(l).__name__, "config": jsonable(l.get_config())} for l in model.layers]
+    with open(os.path.join(OUT, "model.json"), "w") as f:
+        json.dump({"layers": configs, "input": arr(x), "predict": arr(model.predict(x, verbose=0)),
+                   "window": arr(window)}, f)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
+             brightness_cases() + crop_cases())
+    with open(os.path.join(OUT, "transforms.json"), "w") as f:
+        json.dump(cases, f)
+    model_files()
+
+
+if __name__ == "__main__":
+    main()
