@@ -95,6 +95,13 @@ Output affine_images(Output images, Output transforms, const std::string& data_f
   return first ? to_channels_first(y) : y;
 }
 
+Output transform_value_range(Output images, const PerChannel& from, const PerChannel& to) {
+  if (from.values == to.values) return images;
+  const auto from_lo = static_cast<float>(from.values[0]), from_hi = static_cast<float>(from.values[1]);
+  const auto to_lo = static_cast<float>(to.values[0]), to_hi = static_cast<float>(to.values[1]);
+  return ops::add(ops::mul(ops::div(ops::sub(images, from_lo), from_hi - from_lo), to_hi - to_lo), to_lo);
+}
+
 Output draw_column(Output draws, std::int64_t column) {
   const std::int64_t columns = draws.shape().dims()[1];
   return ops::crop(draws, {0, column}, {0, columns - column - 1});

@@ -54,6 +54,10 @@ void check_fill(const std::string& layer, const std::string& fill_mode, const st
 Output affine_images(Output images, Output transforms, const std::string& data_format,
                      const std::string& interpolation, const std::string& fill_mode, double fill_value);
 
+// Keras's _transform_value_range: images mapped linearly from `from` to `to` (as they are
+// when the ranges are equal).
+Output transform_value_range(Output images, const PerChannel& from, const PerChannel& to);
+
 // (batch, 1) column `column` of `draws`.
 Output draw_column(Output draws, std::int64_t column);
 

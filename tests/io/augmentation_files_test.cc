@@ -13,13 +13,17 @@
 #include "core/error.h"
 #include "io/layer_config.h"
 #include "io/saving.h"
+#include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
+#include "layers/preprocessing/solarization.h"
 #include "models/model.h"
 #include "test_util.h"
 
@@ -108,6 +112,14 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   json crop = round_trip(RandomCrop(5, 6, {.seed = 11}));
   EXPECT_EQ(crop["height"], 5);
   EXPECT_EQ(crop["seed"], 11);
+  EXPECT_EQ(round_trip(RandomInvert())["factor"], json::parse("[0.0, 1.0]"));  // Keras's default, as a range
+  json solarization = round_trip(Solarization({.addition_factor = 0.3, .threshold_factor = {0.6, 0.2}}));
+  EXPECT_EQ(solarization["addition_factor"], json::parse("[0.0, 0.3]"));
+  EXPECT_EQ(solarization["threshold_factor"], json::parse("[0.2, 0.6]"));
+  json grey = round_trip(RandomGrayscale({.factor = 0.25, .seed = 3}));
+  EXPECT_EQ(grey["factor"], 0.25);
+  EXPECT_FALSE(grey.contains("seed"));  // Keras writes none
+  EXPECT_EQ(round_trip(AutoContrast({.value_range = {1, 0}}))["value_range"], json::parse("[0.0, 1.0]"));
 }
 
 // What Keras refuses, Strata refuses, naming the layer, the key and the value.
@@ -129,6 +141,10 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"RandomBrightness", {{"factor", 0.1}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
       {"RandomCrop", {{"height", 4}, {"width", 5}, {"data_format", "channels_middle"}}, "data_format",
        "channels_middle"},
+      {"RandomInvert", {{"factor", 1.5}}, "factor", "1.5"},
+      {"Solarization", {{"threshold_factor", -0.2}}, "threshold_factor", "-0.2"},
+      {"RandomGrayscale", {{"factor", 2.0}}, "factor", "2"},
+      {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

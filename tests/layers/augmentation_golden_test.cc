@@ -12,13 +12,17 @@
 #include "core/program.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
+#include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
+#include "layers/preprocessing/solarization.h"
 
 using namespace strata;
 using namespace strata::layers;
@@ -177,6 +181,41 @@ TEST(RandomCrop, TakesKerasWindowOfImagesNotLargerThanIt) {
     ++checked;
   }
   EXPECT_EQ(checked, 2);
+}
+
+TEST(RandomInvert, InvertsAsKerasGivenTheDraws) {
+  expect_layer_cases<RandomInvertImpl>(
+      "RandomInvert",
+      [](const RandomInvertImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"apply_inversion"});
+}
+
+TEST(Solarization, SolarizesAsKerasGivenTheAdditionsAndThresholds) {
+  expect_layer_cases<SolarizationImpl>(
+      "Solarization",
+      [](const SolarizationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0], p[1]); },
+      {"additions", "thresholds"});
+}
+
+TEST(RandomGrayscale, TurnsGreyAsKerasGivenTheDraws) {
+  expect_layer_cases<RandomGrayscaleImpl>(
+      "RandomGrayscale",
+      [](const RandomGrayscaleImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"should_apply"});
+}
+
+// Not random: Keras's output in inference, and the same in training.
+TEST(AutoContrast, StretchesAsKerasAndKeepsFlatChannels) {
+  ASSERT_EQ(count("AutoContrast"), 2);
+  for (const auto& c : cases()) {
+    if (c.value("class_name", "") != "AutoContrast") continue;
+    Layer layer = io::layer_from_config(ordered_json{{"class_name", "AutoContrast"}, {"config", c.at("config")}}, {});
+    for (bool training : {false, true}) {
+      const Tensor y = run([&](Graph& g, Output x, const std::vector<Output>&) { return layer.impl().call(g, {x})[0]; },
+                           golden_tensor(c.at("images")), {}, training);
+      EXPECT_TRUE(golden_near(y, c.at("output"), training ? "training" : "inference"));
+    }
+  }
 }
 
 }  // namespace

@@ -19,9 +19,12 @@
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
+#include "layers/preprocessing/solarization.h"
 
 using namespace strata;
 using namespace strata::layers;
@@ -108,6 +111,9 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomTranslation(0.3, 0.3), x, false), x));
   EXPECT_TRUE(equal(run(RandomContrast(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomBrightness(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomInvert(), x, false), x));
+  EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
+  EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
   // from (0, 0); Keras takes the 6 x 6 pixels from there, no resize.
   const Tensor window = run(RandomCrop(6, 6), x, false);
@@ -274,6 +280,56 @@ TEST(RandomCrop, DrawsOneUniformOffsetPerBatch) {
   for (double count : counts) expect_rate(count, steps, 1.0 / 12, "offset");
 }
 
+// The probability of inverting is itself drawn from the factor: its mean is the rate.
+TEST(RandomInvert, InvertsAtTheMeanOfItsFactorRange) {
+  const Tensor x = random_images({4000, 2, 2, 1}, 8, 0.f, 255.f);
+  const std::vector<std::pair<PerChannel, double>> factors = {{1.0, 0.5}, {0.4, 0.2}, {{0.6, 0.8}, 0.7}};
+  for (const auto& [factor, rate] : factors) {
+    const Tensor y = run(RandomInvert({.factor = factor, .seed = 4}), x, true, 2);
+    double inverted = 0;
+    for (std::int64_t b = 0; b < 4000; ++b) {
+      bool all_inverted = true, all_same = true;
+      for (int i = 0; i < 4; ++i) {
+        all_inverted = all_inverted && std::fabs(y.item(b * 4 + i) - (255.f - x.item(b * 4 + i))) < 1e-4f;
+        all_same = all_same && y.item(b * 4 + i) == x.item(b * 4 + i);
+      }
+      ASSERT_TRUE(all_inverted || all_same) << b;
+      inverted += all_inverted;
+    }
+    expect_rate(inverted, 4000, rate, "inversions");
+  }
+}
+
+TEST(RandomGrayscale, TurnsImagesGreyAtItsRate) {
+  const Tensor x = random_images({4000, 2, 2, 3}, 9, 0.f, 255.f);
+  const Tensor y = run(RandomGrayscale({.factor = 0.3, .seed = 6}), x, true, 1);
+  double grey = 0;
+  for (std::int64_t b = 0; b < 4000; ++b) {
+    const bool is_grey = y.item(b * 12) == y.item(b * 12 + 1) && y.item(b * 12 + 1) == y.item(b * 12 + 2);
+    if (!is_grey) {
+      for (int i = 0; i < 12; ++i) ASSERT_EQ(y.item(b * 12 + i), x.item(b * 12 + i)) << b;
+    } else {
+      const float want = 0.2989f * x.item(b * 12) + 0.5870f * x.item(b * 12 + 1) + 0.1140f * x.item(b * 12 + 2);
+      ASSERT_NEAR(y.item(b * 12), want, 1e-3f) << b;
+    }
+    grey += is_grey;
+  }
+  expect_rate(grey, 4000, 0.3, "grey images");
+}
+
+// No addition (factor 0), thresholds from [0.2, 0.8 · 255] (Keras's minval is not scaled):
+// a pixel of 100 turns to 155 where the image's threshold is at most 100.
+TEST(Solarization, SolarizesWhereTheDrawnThresholdIsBelow) {
+  const Tensor x = Tensor::filled({4000, 1, 1, 1}, 100.f);
+  const Tensor y = run(Solarization({.threshold_factor = PerChannel{0.2, 0.8}, .seed = 3}), x, true, 5);
+  double solarized = 0;
+  for (std::int64_t b = 0; b < 4000; ++b) {
+    ASSERT_TRUE(y.item(b) == 100.f || y.item(b) == 155.f) << y.item(b);
+    solarized += y.item(b) == 155.f;
+  }
+  expect_rate(solarized, 4000, (100.0 - 0.2) / (0.8 * 255 - 0.2), "solarized");
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -283,7 +339,10 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomTranslation(0.3, 0.3, {.seed = 1}); },
       [] { return RandomContrast(0.5, {.seed = 1}); },
       [] { return RandomBrightness(0.5, {.seed = 1}); },
-      [] { return RandomCrop(5, 5, {.seed = 1}); }};
+      [] { return RandomCrop(5, 5, {.seed = 1}); },
+      [] { return RandomInvert({.seed = 1}); },
+      [] { return RandomGrayscale({.seed = 1}); },
+      [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -150,6 +150,48 @@ def crop_cases():
     return cases
 
 
+def invert_cases():
+    apply = np.array([True, False, True])
+    cases = []
+    for value_range, scale in (((0, 255), 255.0), ((-1, 1), 1.0)):
+        layer = L.RandomInvert(0.7, value_range=value_range)
+        cases.append(layer_case(layer, images((3, 3, 4, 2), 11, scale), {"apply_inversion": apply.reshape(3, 1, 1, 1)},
+                                {"apply_inversion": apply}))
+    return cases
+
+
+def solarization_cases():
+    additions = np.array([0.0, 40.0, 100.0], "float32").reshape(3, 1, 1, 1)
+    thresholds = np.array([128.0, 60.0, 200.0], "float32").reshape(3, 1, 1, 1)
+    cases = []
+    for value_range, scale in (((0, 255), 255.0), ((0, 1), 1.0)):
+        layer = L.Solarization((0.1, 0.5), 0.8, value_range=value_range)
+        params = {"additions": additions, "thresholds": thresholds}
+        cases.append(layer_case(layer, images((3, 4, 3, 2), 12, scale), params, params))
+    return cases
+
+
+def grayscale_cases():
+    apply = np.array([True, False, True]).reshape(3, 1, 1, 1)
+    cases = []
+    for data_format in ("channels_last", "channels_first"):
+        layer = L.RandomGrayscale(0.4, data_format=data_format)
+        shape = (3, 4, 5, 3) if data_format == "channels_last" else (3, 3, 4, 5)
+        cases.append(layer_case(layer, images(shape, 13, 255.0), {"should_apply": apply}, apply))
+    return cases
+
+
+def auto_contrast_cases():
+    cases = []
+    for value_range, scale in (((0, 255), 255.0), ((0, 1), 1.0)):
+        layer = L.AutoContrast(value_range=value_range)
+        x = images((2, 4, 5, 3), 14, scale * 0.5) + scale * 0.2
+        x[1, :, :, 1] = scale * 0.3  # a flat channel keeps its values
+        cases.append({"class_name": "AutoContrast", "config": jsonable(layer.get_config()), "images": arr(x),
+                      "params": {}, "output": arr(layer(x, training=False))})
+    return cases
+
+
 def model_files():
     model = keras.Sequential([
         keras.Input((8, 9, 3)),
@@ -181,7 +223,8 @@ def model_files():
 def main():
     os.makedirs(OUT, exist_ok=True)
     cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
-             brightness_cases() + crop_cases())
+             brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
+             auto_contrast_cases())
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
