@@ -87,6 +87,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
 #include "layers/preprocessing/rescaling.h"

@@ -21,6 +21,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
 #include "layers/preprocessing/solarization.h"
@@ -119,6 +120,9 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   json grey = round_trip(RandomGrayscale({.factor = 0.25, .seed = 3}));
   EXPECT_EQ(grey["factor"], 0.25);
   EXPECT_FALSE(grey.contains("seed"));  // Keras writes none
+  json shear = round_trip(RandomShear({.x_factor = 0.3, .y_factor = {0.4, 0.1}, .fill_mode = "nearest"}));
+  EXPECT_EQ(shear["x_factor"], 0.3);  // as given: Keras cannot load the [-0.3, 0.3] it writes
+  EXPECT_EQ(shear["y_factor"], json::parse("[0.4, 0.1]"));
   EXPECT_EQ(round_trip(AutoContrast({.value_range = {1, 0}}))["value_range"], json::parse("[0.0, 1.0]"));
 }
 
@@ -142,6 +146,7 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"RandomCrop", {{"height", 4}, {"width", 5}, {"data_format", "channels_middle"}}, "data_format",
        "channels_middle"},
       {"RandomInvert", {{"factor", 1.5}}, "factor", "1.5"},
+      {"RandomShear", {{"x_factor", json::parse("[-0.2, 0.3]")}}, "x_factor", "-0.2"},
       {"Solarization", {{"threshold_factor", -0.2}}, "threshold_factor", "-0.2"},
       {"RandomGrayscale", {{"factor", 2.0}}, "factor", "2"},
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},

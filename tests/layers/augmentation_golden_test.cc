@@ -20,6 +20,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
 #include "layers/preprocessing/solarization.h"
@@ -181,6 +182,13 @@ TEST(RandomCrop, TakesKerasWindowOfImagesNotLargerThanIt) {
     ++checked;
   }
   EXPECT_EQ(checked, 2);
+}
+
+TEST(RandomShear, ShearsAsKerasGivenTheFactors) {
+  expect_layer_cases<RandomShearImpl>(
+      "RandomShear",
+      [](const RandomShearImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"shear_factor"});
 }
 
 TEST(RandomInvert, InvertsAsKerasGivenTheDraws) {

@@ -22,6 +22,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
 #include "layers/preprocessing/solarization.h"
@@ -112,6 +113,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomContrast(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomBrightness(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomInvert(), x, false), x));
+  EXPECT_TRUE(equal(run(RandomShear({.x_factor = 0.3, .y_factor = 0.3}), x, false), x));
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
@@ -256,6 +258,25 @@ TEST(RandomRotation, QuarterTurnFactorTurnsEveryImage) {
   }
 }
 
+// A shear of exactly +-0.5 along x, its sign drawn per image: output (x, y) reads input
+// (x + sx y, y), so the bottom rows of an image of ones are filled on the right (sx > 0)
+// or on the left (sx < 0), for half the images each.
+TEST(RandomShear, ShearsEitherWayForHalfTheImages) {
+  const std::int64_t n = 2000, h = 9, w = 9;
+  const Tensor x = Tensor::filled({n, h, w, 1}, 1.f);
+  const Tensor y = run(RandomShear({.x_factor = PerChannel{0.5, 0.5}, .interpolation = "nearest",
+                                    .fill_mode = "constant", .fill_value = -1.0, .seed = 5}),
+                       x, true, 3);
+  double left = 0;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const bool left_filled = at(y, b, h - 1, 0, 0) < 0, right_filled = at(y, b, h - 1, w - 1, 0) < 0;
+    ASSERT_NE(left_filled, right_filled) << b;
+    ASSERT_GT(at(y, b, 0, 0, 0), 0.f) << "row 0 does not move";
+    left += left_filled;
+  }
+  expect_rate(left, static_cast<double>(n), 0.5, "sheared left");
+}
+
 // One offset for the whole batch, uniform over every position the window fits.
 TEST(RandomCrop, DrawsOneUniformOffsetPerBatch) {
   const std::int64_t h = 8, w = 7;
@@ -341,6 +362,7 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomBrightness(0.5, {.seed = 1}); },
       [] { return RandomCrop(5, 5, {.seed = 1}); },
       [] { return RandomInvert({.seed = 1}); },
+      [] { return RandomShear({.x_factor = 0.3, .y_factor = 0.3, .seed = 1}); },
       [] { return RandomGrayscale({.seed = 1}); },
       [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); }};
   for (const auto& make : makes) {
@@ -376,7 +398,8 @@ TEST(Augmentation, GradientsFlowThroughArithmeticAndAreRefusedThroughResampling)
     }
     EXPECT_LT(worst, 1e-4);
   }
-  for (const Layer& layer : std::vector<Layer>{RandomRotation(0.2), RandomZoom(0.2), RandomTranslation(0.1, 0.1)}) {
+  for (const Layer& layer : std::vector<Layer>{RandomRotation(0.2), RandomZoom(0.2), RandomTranslation(0.1, 0.1),
+                                               RandomShear({.x_factor = 0.2})}) {
     Graph g;
     Output in = g.placeholder({x.shape()});
     const Output y = layer.impl().call(g, {in})[0];

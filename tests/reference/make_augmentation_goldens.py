@@ -101,6 +101,20 @@ def translation_cases():
     return cases
 
 
+def shear_cases():
+    cases = []
+    shear = np.array([[0.3, -0.15], [-0.25, 0.4]], "float32")  # [sx, sy], signs drawn
+    # Pairs within [0, 1]: Keras writes a number f as [-f, f], which it then cannot load.
+    for fill_mode, interpolation, data_format in (("reflect", "bilinear", "channels_last"),
+                                                  ("constant", "nearest", "channels_first"),
+                                                  ("wrap", "bilinear", "channels_last")):
+        layer = L.RandomShear((0.2, 0.3), (0.1, 0.4), interpolation=interpolation, fill_mode=fill_mode, fill_value=0.75,
+                              data_format=data_format)
+        shape = (2, 6, 5, 2) if data_format == "channels_last" else (2, 2, 6, 5)
+        cases.append(layer_case(layer, images(shape, 15), {"shear_factor": shear}, {"shear_factor": shear}))
+    return cases
+
+
 def flip_cases():
     cases = []
     flips = np.array([True, False, True]).reshape(3, 1, 1, 1)
@@ -224,7 +238,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
              brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
-             auto_contrast_cases())
+             auto_contrast_cases() + shear_cases())
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
