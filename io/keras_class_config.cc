@@ -306,6 +306,25 @@ void refuse(const std::vector<FieldSpec>& fields, const json& config, const std:
   }
 }
 
+// Every key of the config is one the class describes (read, fixed or refused) or one
+// read for every layer (activity_regularizer: io/layer_config.cc); any other is refused
+// naming the layer, the key and the value, never ignored (issue #38's "nothing silent").
+void refuse_unknown_keys(const std::vector<FieldSpec>& fields, const json& config, const std::string& where) {
+  static const char* const kEveryLayer[] = {"name",       "trainable",         "dtype",
+                                            "batch_shape", "batch_input_shape", "activity_regularizer"};
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    const std::string& key = it.key();
+    if (std::find(std::begin(kEveryLayer), std::end(kEveryLayer), key) != std::end(kEveryLayer)) continue;
+    const bool described = std::any_of(fields.begin(), fields.end(), [&](const FieldSpec& f) {
+      return f.key == key || (!f.keras2_key.empty() && f.keras2_key == key);
+    });
+    if (!described) {
+      throw NotImplementedError(where + ": config key '" + key + "' = " + it.value().dump() +
+                                " is not one Strata reads for this class");
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<layers::ConfigSource> config_source(const std::string& class_name,
@@ -313,6 +332,7 @@ std::unique_ptr<layers::ConfigSource> config_source(const std::string& class_nam
                                                     const json& config, const ConfigContext& ctx) {
   auto source = std::make_unique<JsonConfigSource>(class_name, config, ctx);
   refuse(fields, config, source->where());
+  refuse_unknown_keys(fields, config, source->where());
   return source;
 }
 
@@ -339,6 +359,7 @@ std::vector<VarGroup> described_var_groups(const layers::KerasClass& k, const La
 Layer described_from_config(const layers::KerasClass& k, const json& config, const ConfigContext& ctx) {
   JsonConfigSource source(k.class_name, config, ctx);
   refuse(k.fields, config, source.where());
+  refuse_unknown_keys(k.fields, config, source.where());
   if (k.check) k.check(source);
   try {
     return k.make(source);

@@ -28,6 +28,7 @@ const std::vector<layers::FieldSpec>& rnn_fields() {
   static const std::vector<layers::FieldSpec> fields = [] {
     layers::KerasClass k;
     layers::append_keras_specs(k, RNNOptions::keras_fields());
+    k.fixed({layers::keras_unmodeled("cell").unwritten()});  // read here (cells_from_config)
     return k.fields;
   }();
   return fields;

@@ -57,6 +57,11 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
                       keras_refused("attention_axes", "[1]").because("attention over axes other than the sequence axis"),
                       keras_refused("sliding_window").because("sliding-window attention"),
                       keras_unmodeled("flash_attention").unwritten(),
+                      // The shapes Keras 3.15 built the layer for: Strata's come from its inputs.
+                      keras_unmodeled("query_shape").unwritten(),
+                      keras_unmodeled("key_shape").unwritten(),
+                      keras_unmodeled("value_shape").unwritten(),
+                      keras_refused("softmax_robust_masking", "false").unwritten().because("robust masking"),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
                       keras_unmodeled("kernel_regularizer"),

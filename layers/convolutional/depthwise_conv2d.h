@@ -33,7 +33,8 @@ struct DepthwiseConv2DOptions {  // Keras signature order
                       keras_field("activation", &O::activation, Spelling::activation),
                       keras_field("use_bias", &O::use_bias),
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
-                      keras_field("bias_initializer", &O::bias_initializer)};
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      keras_refused("groups", "1").unwritten()};  // Keras 2's base Conv2D key
   }
 };
 

@@ -34,7 +34,13 @@ struct SeparableConv2DOptions {  // Keras signature order
                       keras_field("use_bias", &O::use_bias),
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
                       keras_field("pointwise_initializer", &O::pointwise_initializer),
-                      keras_field("bias_initializer", &O::bias_initializer)};
+                      keras_field("bias_initializer", &O::bias_initializer),
+                      // Keras 2 wrote its base Conv2D's keys, which a separable convolution
+                      // does not use (set regularizers and constraints are still refused).
+                      keras_unmodeled("kernel_initializer").unwritten(),
+                      keras_unmodeled("kernel_regularizer").unwritten(),
+                      keras_unmodeled("kernel_constraint").unwritten(),
+                      keras_refused("groups", "1").unwritten()};
   }
 };
 

@@ -31,7 +31,8 @@ struct DenseOptions {  // Keras signature order
                       keras_field("kernel_regularizer", &O::kernel_regularizer),
                       keras_field("bias_regularizer", &O::bias_regularizer),
                       keras_field("kernel_constraint", &O::kernel_constraint),
-                      keras_field("bias_constraint", &O::bias_constraint)};
+                      keras_field("bias_constraint", &O::bias_constraint),
+                      keras_refused("quantization_config").unwritten().because("quantized layers, issue #39")};
   }
 };
 

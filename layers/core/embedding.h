@@ -27,7 +27,9 @@ struct EmbeddingOptions {  // Keras signature order
                       keras_field("activity_regularizer", &O::activity_regularizer),
                       keras_field("embeddings_constraint", &O::embeddings_constraint),
                       keras_field("mask_zero", &O::mask_zero),
-                      keras_refused("lora_rank").unwritten().because("LoRA-enabled embeddings")};
+                      keras_refused("lora_rank").unwritten().because("LoRA-enabled embeddings"),
+                      keras_refused("quantization_config").unwritten().because("quantized layers, issue #39"),
+                      keras_unmodeled("input_length").unwritten()};  // Keras 2's; Keras 3 ignores it too
   }
 };
 

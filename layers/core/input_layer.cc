@@ -38,6 +38,8 @@ KerasClass input_layer_class() {
   KerasClass k;
   k.class_name = "InputLayer";
   k.fields = {batch_shape, dtype, layers::keras_refused("sparse", "false").because("sparse inputs").spec(),
+              layers::keras_refused("ragged", "false").unwritten().because("ragged inputs").spec(),
+              layers::keras_refused("optional", "false").unwritten().because("optional inputs").spec(),
               spec_of("name", ValueKind::string)};
   k.values = [](const LayerImpl& impl) {
     const auto& in = static_cast<const InputLayerImpl&>(impl);

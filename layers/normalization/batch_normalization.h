@@ -53,6 +53,8 @@ struct BatchNormalizationOptions {  // Keras signature order
                       keras_field("gamma_constraint", &O::gamma_constraint),
                       keras_unmodeled("synchronized", "false"),
                       keras_refused("renorm", "false").unwritten().because("batch renormalization"),
+                      keras_unmodeled("renorm_clipping").unwritten(),  // renorm's, which is refused
+                      keras_unmodeled("renorm_momentum", "0.99").unwritten(),
                       keras_refused("virtual_batch_size").unwritten(),
                       keras_refused("adjustment").unwritten()};
   }

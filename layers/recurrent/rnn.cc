@@ -170,7 +170,9 @@ KerasClass describe_recurrent_layer(const char* class_name, const char* cell_cla
   k.class_name = class_name;
   append_keras_specs(k, RNNOptions::keras_fields());
   append_cell_keras_specs(k, kind);
-  k.fixed({keras_unmodeled("activity_regularizer")});
+  // Keras 2's `implementation` (1 or 2: how the gates' products are grouped) chose a speed,
+  // not the math: accepted with any value, not written.
+  k.fixed({keras_unmodeled("activity_regularizer"), keras_unmodeled("implementation").unwritten()});
   k.values = [](const LayerImpl& impl) {
     const auto& r = static_cast<const RNNImpl&>(impl);
     std::vector<ConfigValue> out;

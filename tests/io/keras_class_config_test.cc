@@ -229,6 +229,27 @@ TEST(KerasClassConfig, MigratedClassesKeepKerasSpellings) {
   EXPECT_TRUE(lstm["activity_regularizer"].is_null());
 }
 
+// Nothing silent (issue #38): a key the class does not read, fix or refuse (a misspelt
+// bias_initializer, a key from a newer Keras) is refused naming the layer, the key and
+// the value; before, it was ignored, and the layer took the default.
+TEST(KerasClassConfig, UnknownKeysAreRefusedByName) {
+  try {
+    from("Dense", R"({"name": "d", "units": 2, "bias_initialiser": "ones"})");
+    FAIL() << "no exception";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("Dense 'd': config key 'bias_initialiser' = \"ones\" is not one Strata "
+                                         "reads for this class"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(from("Conv2D", R"({"name": "c", "filters": 2, "kernel_size": 3, "future_option": 1})"),
+               NotImplementedError);
+  // Keys every layer has, and keys older files hold that a class accepts, still load.
+  EXPECT_NO_THROW(from("Dense", R"({"name": "d", "units": 2, "trainable": false, "dtype": "float32",
+                                    "activity_regularizer": null, "quantization_config": null})"));
+  EXPECT_NO_THROW(from("Embedding", R"({"name": "e", "input_dim": 5, "output_dim": 2, "input_length": 7})"));
+}
+
 TEST(KerasClassConfig, RefusalsNameTheKeyAndSayWhy) {
   try {
     from("BatchNormalization", R"({"name": "bn", "renorm": true})");
