@@ -65,4 +65,19 @@ Output image_affine_transform(Output images, Output transforms, const AffineTran
                                  {"out_width", options.out_width}});
 }
 
+AffineImage affine_image_of(const Node& node, const Shape& images, const Shape& transforms) {
+  if (transforms[0] != 1 && transforms[0] != images[0]) {
+    throw ShapeError("image_affine_transform ('" + node.name + "'): " + std::to_string(transforms[0]) +
+                     " transforms for a batch of " + std::to_string(images[0]));
+  }
+  AffineImage g;
+  g.height = images[1];
+  g.width = images[2];
+  g.channels = images[3];
+  g.fill = static_cast<AffineFill>(node.attrs.get<std::int64_t>("fill_mode"));
+  g.bilinear = node.attrs.get<bool>("bilinear");
+  g.fill_value = static_cast<float>(node.attrs.get<double>("fill_value"));
+  return g;
+}
+
 }  // namespace strata::ops

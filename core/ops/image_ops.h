@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/affine_sample.h"
 #include "core/graph.h"
 
 namespace strata::ops {
@@ -32,5 +33,10 @@ struct AffineTransformOptions {
 // transform's adjoint, and JAX's is the adjoint; neither is written here. Augmentation
 // layers sit on a model's inputs, where no gradient is asked.
 Output image_affine_transform(Output images, Output transforms, const AffineTransformOptions& options = {});
+
+// What image_affine_transform's kernels (the CPU's, the CUDA one) read from its node and
+// its inputs' shapes: the images' geometry and the sampling rule. Throws ShapeError
+// naming the node when there are neither one transform nor one per image of the batch.
+AffineImage affine_image_of(const Node& node, const Shape& images, const Shape& transforms);
 
 }  // namespace strata::ops

@@ -3,13 +3,12 @@
 // images split over the worker pool.
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
 #include "core/affine_sample.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
-#include "core/error.h"
 #include "core/op_registry.h"
+#include "core/ops/image_ops.h"
 
 namespace strata::cpu {
 
@@ -19,19 +18,8 @@ void image_affine_transform_kernel(KernelContext& ctx) {
   const Tensor& images = ctx.input(0);
   const Tensor& transforms = ctx.input(1);
   Tensor& out = ctx.output(0);
-  const Attrs& a = ctx.node.attrs;
-  AffineImage g;
-  g.height = images.shape()[1];
-  g.width = images.shape()[2];
-  g.channels = images.shape()[3];
-  g.fill = static_cast<AffineFill>(a.get<std::int64_t>("fill_mode"));
-  g.bilinear = a.get<bool>("bilinear");
-  g.fill_value = static_cast<float>(a.get<double>("fill_value"));
+  const AffineImage g = ops::affine_image_of(ctx.node, images.shape(), transforms.shape());
   const std::int64_t batch = out.shape()[0], out_h = out.shape()[1], out_w = out.shape()[2];
-  if (transforms.shape()[0] != 1 && transforms.shape()[0] != batch) {
-    throw ShapeError("image_affine_transform ('" + ctx.node.name + "'): " + std::to_string(transforms.shape()[0]) +
-                     " transforms for a batch of " + std::to_string(batch));
-  }
   const float* pi = images.data<float>();
   const float* pt = transforms.data<float>();
   float* po = out.data<float>();
