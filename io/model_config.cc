@@ -675,6 +675,15 @@ json to_keras2_config(const json& v) {
         nodes.push_back(refs);
       }
       out["inbound_nodes"] = nodes;
+    } else if ((it.key() == "layer" || it.key() == "backward_layer") && it.value().is_object() &&
+               it.value().contains("module") && it.value().contains("class_name")) {
+      // A wrapper's inner layer (Bidirectional's, TimeDistributed's) keeps its module, as
+      // tf.keras 2.21 writes it: Keras 3 builds it with its new deserializer, which finds
+      // no class without one ("Could not locate class 'GRU'").
+      json inner = to_keras2_config(it.value());
+      inner["module"] = it.value()["module"];
+      inner["registered_name"] = it.value().value("registered_name", json());
+      out[it.key()] = inner;
     } else if ((it.key() == "input_layers" || it.key() == "output_layers") &&
                it.value().is_array() && !it.value().empty() && it.value()[0].is_string()) {
       out[it.key()] = json::array({it.value()});

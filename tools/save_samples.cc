@@ -47,6 +47,7 @@
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/conv_lstm.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
@@ -264,11 +265,13 @@ std::vector<Sample> samples() {
                    .other_shapes = {{3, 6, 14, 3}}});
   }
   {
-    // None time steps: recurrent layers and a Reshape with -1 after the None dim.
+    // None time steps: recurrent layers (one Bidirectional, which Keras 3 reads from the
+    // .h5 since its inner layer keeps its module there) and a Reshape with -1 after the
+    // None dim.
     auto x = Input({kUnknownDim, 4});
     auto h = layers::Reshape({-1, 2})(x);
     h = layers::LSTM(3, {.return_sequences = true})(h);
-    h = layers::GRU(2)(h);
+    h = layers::Bidirectional(layers::GRU(2))(h);
     Model m(x, layers::Dense(2)(h), {.name = "rnn_none_steps"});
     out.push_back({.name = "rnn_none_steps", .model = m, .input_shapes = {{3, 5, 4}}, .other_shapes = {{2, 8, 4}}});
   }

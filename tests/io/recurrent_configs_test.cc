@@ -232,6 +232,25 @@ TEST(RecurrentConfig, UnsupportedOptionsAreRefusedByName) {
   EXPECT_THROW_WITH(io::layer_from_config(rnn, {}), NotImplementedError, "RNN 'r'", "Dense");
 }
 
+// In the .h5 dialect (tf.keras's) a wrapper's inner layer keeps its module, as tf.keras
+// 2.21 writes it: Keras 3 builds Bidirectional's inner layer with its new deserializer,
+// which without it did not find the class ("Could not locate class 'GRU'"), so Keras 3
+// loaded no Bidirectional model Strata saved as .h5. The top-level layers stay without.
+TEST(RecurrentConfig, AWrappersInnerLayerKeepsItsModuleInTheH5Dialect) {
+  Model m = Sequential({Input({5, 3}), layers::Bidirectional(layers::GRU(4)), layers::Dense(2)});
+  const io::json c = io::model_to_config(m, io::ConfigDialect::keras2);
+  const io::json& bidirectional = c["config"]["layers"][1];
+  ASSERT_EQ(bidirectional["class_name"], "Bidirectional");
+  EXPECT_FALSE(bidirectional.contains("module"));
+  const io::json& inner = bidirectional["config"]["layer"];
+  EXPECT_EQ(inner["class_name"], "GRU");
+  EXPECT_EQ(inner["module"], "keras.layers");
+  EXPECT_TRUE(inner.contains("registered_name") && inner["registered_name"].is_null());
+  EXPECT_FALSE(inner["config"].contains("module"));
+  // And Strata reads it back.
+  EXPECT_NO_THROW(io::model_from_config(c, {.keras_major = 2}));
+}
+
 TEST(RecurrentConfig, EmbeddingIgnoresKeras2InputLength) {
   io::json e = {{"class_name", "Embedding"},
                 {"config",
