@@ -34,14 +34,70 @@ Output permuted(Output x, const std::string& from, const std::string& to) {
   return is_identity(perm) ? x : ops::transpose(x, perm);
 }
 
+// Keras's three forms of an EinsumDense equation: "X,Y->Z"; "...X,Y->...Z", where the
+// ellipsis leads the input and the output and stands for the batch axis and any axes
+// before X's; and "X...,Y->Z...", where it trails them and stands for the axes after X's
+// (X then names the batch and at least one more axis).
+enum class Ellipsis { none, leading, trailing };
+struct EquationForm {
+  Ellipsis ellipsis;
+  std::string input, kernel, output;
+};
+
+EquationForm equation_form(const std::string& equation) {
+  static const std::regex plain("([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)");
+  static const std::regex leading(R"(\.\.\.([a-zA-Z]+),([a-zA-Z]+)->\.\.\.([a-zA-Z]+))");
+  static const std::regex trailing(R"(([a-zA-Z]{2,})\.\.\.,([a-zA-Z]+)->([a-zA-Z]+)\.\.\.)");
+  std::smatch m;
+  if (std::regex_match(equation, m, plain)) return {Ellipsis::none, m[1], m[2], m[3]};
+  if (std::regex_match(equation, m, leading)) return {Ellipsis::leading, m[1], m[2], m[3]};
+  if (std::regex_match(equation, m, trailing)) return {Ellipsis::trailing, m[1], m[2], m[3]};
+  throw ValueError("Invalid einsum equation '" + equation +
+                   "'. Equations must be in the form [X],[Y]->[Z], ...[X],[Y]->...[Z], or [X]...,[Y]->[Z]...");
+}
+
+// The equation with its ellipsis spelled out in letters the equation does not use, for an
+// input of `rank` axes, and output_shape (the dims after the batch axis) widened to match:
+// the axes the ellipsis stands for keep the input's dims, as in Keras.
+// The smallest input rank the equation takes (its ellipsis standing for the fewest axes).
+int least_rank(const std::string& equation) {
+  const EquationForm form = equation_form(equation);
+  return static_cast<int>(form.input.size()) + (form.ellipsis == Ellipsis::leading ? 1 : 0);
+}
+
+std::pair<std::string, Shape> spelled_out(const std::string& equation, const Shape& output_shape, int rank) {
+  const EquationForm form = equation_form(equation);
+  if (form.ellipsis == Ellipsis::none) return {equation, output_shape};
+  const int elided = rank - static_cast<int>(form.input.size());
+  const int least = form.ellipsis == Ellipsis::leading ? 1 : 0;  // a leading one holds the batch axis
+  if (elided < least) {
+    throw ShapeError("EinsumDense equation '" + equation + "' expects an input of rank at least " +
+                     std::to_string(form.input.size() + static_cast<std::size_t>(least)) + ", got rank " +
+                     std::to_string(rank));
+  }
+  std::string fresh;
+  for (char c : std::string("zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA")) {
+    if (static_cast<int>(fresh.size()) == elided) break;
+    if (!has(equation, c)) fresh += c;
+  }
+  if (static_cast<int>(fresh.size()) < elided) {
+    throw ShapeError("EinsumDense equation '" + equation + "': an input of rank " + std::to_string(rank) +
+                     " leaves too few unused letters to spell out its ellipsis");
+  }
+  std::vector<std::int64_t> dims(output_shape.dims().begin(), output_shape.dims().end());
+  if (form.ellipsis == Ellipsis::leading) {
+    dims.insert(dims.begin(), static_cast<std::size_t>(elided - 1), kUnknownDim);  // the first is the batch
+    return {fresh + form.input + "," + form.kernel + "->" + fresh + form.output, Shape(dims)};
+  }
+  dims.insert(dims.end(), static_cast<std::size_t>(elided), kUnknownDim);
+  return {form.input + fresh + "," + form.kernel + "->" + form.output + fresh, Shape(dims)};
+}
+
 }  // namespace
 
 EinsumEquation EinsumEquation::parse(const std::string& equation) {
   static const std::regex form("([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)");
   std::smatch m;
-  if (equation.find("...") != std::string::npos) {
-    throw NotImplementedError("EinsumDense equation '" + equation + "': ellipses (...) are not supported");
-  }
   if (!std::regex_match(equation, m, form)) {
     throw ValueError("Invalid einsum equation '" + equation + "'. Equations must be in the form [X],[Y]->[Z]");
   }
@@ -92,7 +148,8 @@ EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, Ein
       equation(std::move(equation_)),
       output_shape(std::move(output_shape_)),
       options(std::move(o)),
-      letters(EinsumEquation::parse(equation)) {
+      // Checked as written; spelled out again for the input's rank when built.
+      letters(EinsumEquation::parse(spelled_out(equation, output_shape, least_rank(equation)).first)) {
   activations::validate(options.activation);
   if (letters.output[0] != letters.input[0]) {
     throw NotImplementedError("EinsumDense equation '" + equation + "': the output's first letter must be the input's (the batch)");
@@ -110,6 +167,9 @@ EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, Ein
 
 void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   const Shape& x = inputs[0].shape;
+  const auto spelled = spelled_out(equation, output_shape, x.rank());
+  letters = EinsumEquation::parse(spelled.first);
+  const Shape& wanted = spelled.second;  // the output's dims after the batch axis, the ellipsis's included
   if (x.rank() != static_cast<int>(letters.input.size())) {
     throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
                      ", got " + x.to_string());
@@ -119,13 +179,13 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   // As Keras reads it: output_shape's dims follow the batch axis, one per output letter.
   auto wrong_count = [&] {
     return ValueError("EinsumDense equation '" + equation + "' has " + std::to_string(letters.output.size() - 1) +
-                      " output axes after the batch axis, but output_shape " + output_shape.to_string() + " gives " +
-                      std::to_string(output_shape.rank()));
+                      " output axes after the batch axis, but output_shape " + wanted.to_string() + " gives " +
+                      std::to_string(wanted.rank()));
   };
   for (int i = 1; i < static_cast<int>(letters.output.size()); ++i) {
     const char c = letters.output[static_cast<std::size_t>(i)];
-    if (i - 1 >= output_shape.rank()) throw wrong_count();
-    const std::int64_t given = output_shape[i - 1];
+    if (i - 1 >= wanted.rank()) throw wrong_count();
+    const std::int64_t given = wanted[i - 1];
     if (has(letters.input, c)) {
       if (given != kUnknownDim && input_dim(c) != kUnknownDim && given != input_dim(c)) {
         throw ValueError("Input shape and output shape do not match at shared dimension '" + std::string(1, c) +
@@ -135,13 +195,13 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
       out.push_back(given != kUnknownDim ? given : input_dim(c));
     } else {
       if (given == kUnknownDim) {
-        throw ValueError("output_shape " + output_shape.to_string() + " leaves dimension '" + std::string(1, c) +
+        throw ValueError("output_shape " + wanted.to_string() + " leaves dimension '" + std::string(1, c) +
                          "' (a kernel dimension) unknown");
       }
       out.push_back(given);
     }
   }
-  if (output_shape.rank() + 1 != static_cast<int>(letters.output.size())) throw wrong_count();
+  if (wanted.rank() + 1 != static_cast<int>(letters.output.size())) throw wrong_count();
   if (has(letters.kernel, letters.output[0])) {
     throw NotImplementedError("EinsumDense equation '" + equation + "': the kernel cannot span the batch axis");
   }

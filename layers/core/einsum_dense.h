@@ -3,7 +3,10 @@
 // key_dim) with a kernel (dim, heads, key_dim); MultiHeadAttention's projections are such
 // layers. output_shape gives the output's dims after the batch (None: taken from the
 // input); bias_axes names the output letters the bias spans; then the activation.
-// Equations: letters only, "input,kernel->output"; the input's first letter is the batch.
+// Equations: "input,kernel->output" in letters, the input's first letter the batch; or, as
+// Keras allows, with an ellipsis leading the input and the output ("...b,bc->...c": the
+// batch and the axes before b) or trailing them ("ab...,bc->ac...": the axes after b),
+// spelled out in unused letters when the layer is built for its input's rank.
 // Every kernel letter must be summed over (in the input) or kept (in the output), not
 // both; input letters missing from the output are summed over with the kernel.
 #pragma once
@@ -57,10 +60,10 @@ class EinsumDenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
 
-  std::string equation;
-  Shape output_shape;  // without the batch dim; unknown dims come from the input
+  std::string equation;  // as written (and saved)
+  Shape output_shape;    // as written: the dims after the batch not the ellipsis's; unknown dims come from the input
   EinsumDenseOptions options;
-  EinsumEquation letters;
+  EinsumEquation letters;  // of the equation spelled out (when built; before, for the least rank)
   Variable kernel, bias;
   Shape full_output_shape;  // with the batch dim, as built
 };

@@ -61,7 +61,11 @@ TEST(MultiHeadAttentionErrors, KerasRefusalsAreRefusedWithKerassWords) {
 }
 
 TEST(MultiHeadAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
-  EXPECT_THROW_WITH(layers::EinsumDense("...b,bc->...c", Shape{4}), NotImplementedError, "ellipses");
+  // An ellipsis where Keras takes none (the middle); one that would have to stand for fewer
+  // than no axes (a leading one holds the batch axis at least).
+  EXPECT_THROW_WITH(layers::EinsumDense("a...b,bc->a...c", Shape{4}), ValueError, "Invalid einsum equation");
+  EXPECT_THROW_WITH(layers::EinsumDense("...ab,bc->...ac", Shape{3, 4})(Input({3})), ShapeError,
+                    "expects an input of rank at least 3, got rank 2");
   EXPECT_THROW_WITH(layers::EinsumDense("abc,acd->abd", Shape{3, 4}), NotImplementedError, "batched kernel");
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4, 2})(Input({3})), ValueError, "output_shape (4, 2) gives 2");
   EXPECT_THROW_WITH(layers::EinsumDense("abc,cd->bad", Shape{3, 5}), NotImplementedError, "the batch");
