@@ -272,6 +272,13 @@ void take_tensor_arguments(json& kwargs, const Layer& layer, bool keras3, std::v
     if (keras3) {
       std::vector<TensorRef> found;
       collect_keras3_tensors(*v, found, where);
+      if (found.empty() && v->is_object() && v->value("class_name", "") == "__numpy__") {
+        // Keras saves an array given with the call inside the node; Strata's calls take
+        // tensors of the model only.
+        throw NotImplementedError(where + ": '" + a.keyword +
+                                  "' given as a NumPy array, saved in the call, is not supported: give it as an "
+                                  "Input of the model");
+      }
       if (found.size() != 1) throw ValueError(where + ": '" + a.keyword + "' is not one tensor: " + v->dump());
       out.push_back(found[0]);
     } else {
