@@ -1,5 +1,6 @@
 #include "layers/attention/multi_head_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -82,30 +83,145 @@ void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
   const TensorSpec& query = inputs[0];
   const TensorSpec& value = inputs[1];
   const TensorSpec& key = inputs.size() > 2 ? inputs[2] : value;
+  const int rank = query.shape.rank();
   for (const auto& in : inputs) {
-    if (in.shape.rank() != 3) {
-      throw NotImplementedError("inputs of shape (batch, T, dim) are supported, got " + in.shape.to_string() +
-                                " (attention over several axes is not)");
+    if (in.shape.rank() < 3 || in.shape.rank() != rank) {
+      throw NotImplementedError("inputs of one rank, at least 3 ((batch, T, dim)), are supported, got " +
+                                in.shape.to_string() + " beside the query's " + query.shape.to_string());
     }
   }
-  if (value.shape[1] != kUnknownDim && key.shape[1] != kUnknownDim && value.shape[1] != key.shape[1]) {
-    throw ShapeError("All dimensions of `value` and `key`, except the last one, must be equal. Received: value_shape=" +
-                     value.shape.to_string() + " and key_shape=" + key.shape.to_string());
+  // Keras resolves a negative axis against its projections' rank (rank + 1, the heads
+  // added): -2 is the last axis before the features.
+  std::vector<int> attended, others;
+  if (options.attention_axes) {
+    for (std::int64_t a : options.attention_axes->values) {
+      const std::int64_t axis = a >= 0 ? a : rank + a;
+      if (axis < 1 || axis > rank - 2 || (!attended.empty() && axis <= attended.back())) {
+        throw NotImplementedError("attention_axes " + std::to_string(a) + " of " +
+                                  Shape(options.attention_axes->values).to_string() + " for inputs of shape " +
+                                  query.shape.to_string() +
+                                  ": axes between the batch and the features, in increasing order, are supported");
+      }
+      attended.push_back(static_cast<int>(axis));
+    }
+  } else {
+    for (int axis = 1; axis <= rank - 2; ++axis) attended.push_back(axis);
   }
+  for (int axis = 1; axis <= rank - 2; ++axis) {
+    if (std::find(attended.begin(), attended.end(), axis) == attended.end()) others.push_back(axis);
+  }
+  for (int axis = 1; axis < rank - 1; ++axis) {
+    if (value.shape[axis] != kUnknownDim && key.shape[axis] != kUnknownDim && value.shape[axis] != key.shape[axis]) {
+      throw ShapeError("All dimensions of `value` and `key`, except the last one, must be equal. Received: "
+                       "value_shape=" + value.shape.to_string() + " and key_shape=" + key.shape.to_string());
+    }
+  }
+  for (int axis : others) {
+    if (query.shape[axis] != kUnknownDim && value.shape[axis] != kUnknownDim && query.shape[axis] != value.shape[axis]) {
+      throw ShapeError("the query " + query.shape.to_string() + " and the value " + value.shape.to_string() +
+                       " differ at axis " + std::to_string(axis) + ", which is not attended over (attention_axes " +
+                       Shape(std::vector<std::int64_t>(attended.begin(), attended.end())).to_string() + ")");
+    }
+  }
+  // The projections see (batch · others, attended, dim).
+  auto attended_size = [&](const Shape& s) {
+    std::int64_t n = 1;
+    for (int axis : attended) n = (s[axis] == kUnknownDim || n == kUnknownDim) ? kUnknownDim : n * s[axis];
+    return n;
+  };
+  auto flat = [&](const TensorSpec& t) {
+    return TensorSpec{Shape{kUnknownDim, attended_size(t.shape), t.shape[rank - 1]}, t.dtype};
+  };
   const std::int64_t value_dim = options.value_dim.value_or(key_dim);
-  const std::int64_t out_dim = options.output_shape ? (*options.output_shape)[0] : query.shape[2];
+  const std::int64_t out_dim = options.output_shape ? (*options.output_shape)[0] : query.shape[rank - 1];
   // Sublayer names carry this layer's, so their weights are "<name>/query/kernel" as in
   // Keras. All four are made before any is kept: a failed build leaves none.
   const std::string projects = "abc,cde->abde";
-  auto q = projection(name + "/query", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, query);
-  auto k = projection(name + "/key", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, key);
-  auto v = projection(name + "/value", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, value);
+  auto q = projection(name + "/query", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(query));
+  auto k = projection(name + "/key", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(key));
+  auto v = projection(name + "/value", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, flat(value));
   auto o = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
-                      TensorSpec{Shape{query.shape[0], query.shape[1], num_heads, value_dim}, DType::float32});
+                      TensorSpec{Shape{kUnknownDim, attended_size(query.shape), num_heads, value_dim}, DType::float32});
   query_dense = std::move(q);
   key_dense = std::move(k);
   value_dense = std::move(v);
   output_dense = std::move(o);
+  attended_axes = attended;
+  other_axes = others;
+  options.attention_axes = Axes(std::vector<std::int64_t>(attended.begin(), attended.end()));  // as Keras writes it
+}
+
+Output MultiHeadAttentionImpl::flattened(Output x) const {
+  const int rank = x.shape().rank();
+  if (rank == 3) return x;
+  std::vector<std::int64_t> perm{0};
+  for (int axis : other_axes) perm.push_back(axis);
+  for (int axis : attended_axes) perm.push_back(axis);
+  perm.push_back(rank - 1);
+  bool moved = false;
+  for (std::size_t i = 0; i < perm.size(); ++i) moved = moved || perm[i] != static_cast<std::int64_t>(i);
+  if (moved) x = ops::transpose(x, perm);
+  if (!other_axes.empty()) x = ops::merge_axes(x, 0, 1 + static_cast<int>(other_axes.size()));
+  if (attended_axes.size() > 1) x = ops::merge_axes(x, 1, static_cast<int>(attended_axes.size()));
+  return x;
+}
+
+// (batch · others, T, out) back to the query's layout, or the scores (batch · others,
+// heads, T, S) to Keras's (batch, <others>, heads, <T axes>, <S axes>).
+Output MultiHeadAttentionImpl::unflattened(Output y, Output query, Output value, bool scores) const {
+  const int rank = query.shape().rank();
+  if (rank == 3) return y;
+  // dims as fed: ops::dim_from(axis, 1) is the query's, (axis, 2) the value's
+  std::vector<std::int64_t> dims{ops::dim_from(0, 1)};
+  for (int axis : other_axes) dims.push_back(ops::dim_from(axis, 1));
+  if (scores) dims.push_back(num_heads);
+  for (int axis : attended_axes) dims.push_back(ops::dim_from(axis, 1));
+  if (scores) {
+    for (int axis : attended_axes) dims.push_back(ops::dim_from(axis, 2));
+    return ops::reshape(y, dims, {query, value});
+  }
+  dims.push_back(y.shape()[2]);
+  y = ops::reshape(y, dims, {query, value});
+  std::vector<std::int64_t> order{0};  // where each of the query's axes is in y
+  for (int axis : other_axes) order.push_back(axis);
+  for (int axis : attended_axes) order.push_back(axis);
+  order.push_back(rank - 1);
+  std::vector<std::int64_t> perm(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) perm[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  bool moved = false;
+  for (std::size_t i = 0; i < perm.size(); ++i) moved = moved || perm[i] != static_cast<std::int64_t>(i);
+  return moved ? ops::transpose(y, perm) : y;
+}
+
+// attention_mask over inputs of rank above 3, as Keras's _masked_softmax takes it: expanded
+// at the heads' axis to the scores' rank, broadcast to them, then flattened as they are.
+Output MultiHeadAttentionImpl::visible_over_axes(Graph& graph, const CallInputs<Output>& call, Output scores,
+                                                 Output query, Output value) const {
+  const Output* m = call.find("attention_mask");
+  if (!m) return {};
+  const Output keras_scores = unflattened(scores, query, value, true);
+  const int k = static_cast<int>(attended_axes.size());
+  const int scores_rank = keras_scores.shape().rank();
+  Output mask = mask_as_visible(graph, *m);
+  if (mask.shape().rank() < 2 * k || mask.shape().rank() > scores_rank) {
+    throw ShapeError("attention_mask " + m->shape().to_string() + " for scores " + keras_scores.shape().to_string() +
+                     ": (batch, <other axes>, <query's attended axes>, <value's attended axes>) is expected");
+  }
+  while (mask.shape().rank() < scores_rank) mask = ops::expand_dims(mask, -2 * k - 1);
+  const Shape& s = mask.shape();
+  const Shape& want = keras_scores.shape();
+  for (int i = 0; i < scores_rank; ++i) {
+    if (s[i] != 1 && s[i] != kUnknownDim && want[i] != kUnknownDim && s[i] != want[i]) {
+      throw ShapeError("attention_mask " + m->shape().to_string() + " does not broadcast to the scores " +
+                       want.to_string() + " (batch, <other axes>, heads, <query's attended axes>, <value's attended "
+                       "axes>) at axis " + std::to_string(i));
+    }
+  }
+  mask = ops::broadcast_like(mask, keras_scores);
+  const int others = static_cast<int>(other_axes.size());
+  if (others > 0) mask = ops::merge_axes(mask, 0, 1 + others);
+  if (k > 1) mask = ops::merge_axes(ops::merge_axes(mask, 2, k), 3, k);
+  return mask;
 }
 
 std::vector<Output> MultiHeadAttentionImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -165,13 +281,28 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
   const std::vector<Output>& inputs = call.inputs;
   const Output query_in = inputs[0], value_in = inputs[1];
   const Output key_in = inputs.size() > 2 ? inputs[2] : value_in;
-  Output q = heads_first(query_dense->call(graph, {query_in})[0]);  // (batch, heads, T, key_dim)
-  Output k = heads_first(key_dense->call(graph, {key_in})[0]);      // (batch, heads, S, key_dim)
-  Output v = heads_first(value_dense->call(graph, {value_in})[0]);  // (batch, heads, S, value_dim)
+  const bool flat = query_in.shape().rank() == 3;
+  if (!flat) {
+    auto refuse = [&](const std::string& what) {
+      throw NotImplementedError(what + " over inputs of rank above 3 (" + query_in.shape().to_string() +
+                                ") is not supported");
+    };
+    for (const Output& m : masks) {
+      if (m.valid()) refuse("an input's mask");
+    }
+    for (const char* name : {"query_mask", "value_mask", "key_mask"}) {
+      if (call.find(name)) refuse(name);
+    }
+    if (argument("use_causal_mask")) refuse("use_causal_mask");
+  }
+  Output q = heads_first(query_dense->call(graph, {flattened(query_in)})[0]);  // (batch, heads, T, key_dim)
+  Output k = heads_first(key_dense->call(graph, {flattened(key_in)})[0]);      // (batch, heads, S, key_dim)
+  Output v = heads_first(value_dense->call(graph, {flattened(value_in)})[0]);  // (batch, heads, S, value_dim)
   q = ops::mul(q, static_cast<float>(1.0 / std::sqrt(static_cast<double>(key_dim))));
   Output scores = ops::batch_matmul(q, k, false, true);  // (batch, heads, T, S)
 
-  const Output visible = visible_mask(graph, call, masks, scores);
+  const Output visible =
+      flat ? visible_mask(graph, call, masks, scores) : visible_over_axes(graph, call, scores, query_in, value_in);
   if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScoreValue));
   Output weights = ops::softmax(scores, -1);
   // Keras computes these two ways: with dropout or returned scores, through its Softmax
@@ -179,7 +310,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
   // through dot_product_attention, which gives it equal weights. Either way the row's
   // output is what Keras's is.
   const bool return_scores = argument("return_attention_scores");
-  if (visible.valid() && (return_scores || options.dropout > 0.0)) {
+  // Over several axes Keras always takes the Softmax layer's way.
+  if (visible.valid() && (return_scores || options.dropout > 0.0 || !flat)) {
     weights = ops::where(visible, weights, ops::constant(graph, 0.f));
   }
   Output dropped = weights;
@@ -187,8 +319,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
     dropped = ops::dropout(weights, static_cast<float>(options.dropout), seed, static_cast<std::uint64_t>(current_call));
   }
   Output attended = heads_first(ops::batch_matmul(dropped, v));  // (batch, T, heads, value_dim)
-  Output out = output_dense->call(graph, {attended})[0];
-  if (return_scores) return {out, weights};
+  Output out = unflattened(output_dense->call(graph, {attended})[0], query_in, value_in, false);
+  if (return_scores) return {out, unflattened(weights, query_in, value_in, true)};
   return {out};
 }
 

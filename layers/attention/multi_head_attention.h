@@ -1,4 +1,5 @@
-// MultiHeadAttention: keras.layers.MultiHeadAttention on (batch, T, dim) inputs. Called on
+// MultiHeadAttention: keras.layers.MultiHeadAttention on (batch, T, dim) inputs, or of
+// higher rank over attention_axes (below). Called on
 // [query, value] or [query, value, key] (key defaults to value):
 //   q, k, v = the query / key / value projections, EinsumDense "abc,cde->abde":
 //             (batch, T, heads, key_dim), (batch, S, heads, key_dim), (batch, S, heads, value_dim);
@@ -14,6 +15,12 @@
 // as Keras's _compute_attention_mask does; query_mask is accepted and, as in Keras 3.15.1
 // (whose call overwrites it with the query's own mask), has no effect. Flags:
 // return_attention_scores (a second output, the scores) and use_causal_mask.
+// Inputs of rank above 3, (batch, a1, ..., an, dim): attention_axes (default all of a1..an)
+// are attended jointly, as Keras's softmax over several axes, and the other axes are
+// batch-like; attention_mask is (batch, <others>, <query's attended>, <value's attended>),
+// or with num_heads after the others, size-1 axes broadcasting; the scores are (batch,
+// <others>, heads, <query's attended>, <value's attended>). The other masks and
+// use_causal_mask are refused there (Keras's causal mask reads axis 1 only).
 //
 //   auto y = layers::MultiHeadAttention(2, 16)({q, v}, {.attention_mask = mask})[0];
 //
@@ -26,8 +33,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "layers/attention/attention.h"
+#include "layers/axes.h"
 #include "layers/core/einsum_dense.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
@@ -39,13 +48,15 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   double dropout = 0.0;
   bool use_bias = true;
   std::optional<Shape> output_shape;  // default the query's last dim
+  // The axes attended over, between the batch and the features (negative: counted as
+  // Keras does, from the features' axis); default all of them. Set when built, as Keras.
+  std::optional<Axes> attention_axes;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   std::optional<std::uint64_t> seed;
   std::string name;
 
-  // attention_axes other than the sequence axis ([1], as Keras writes it once built),
-  // gates and sliding windows are refused; regularizers and constraints are written null and
+  // Gates and sliding windows are refused; regularizers and constraints are written null and
   // refused when set (io/layer_config.cc); flash_attention (a speed hint, not in Keras's config) is accepted.
   static constexpr auto keras_fields() {
     using O = MultiHeadAttentionOptions;
@@ -54,7 +65,7 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
                       keras_field("use_bias", &O::use_bias),
                       keras_refused("use_gate", "false").because("gated attention"),
                       keras_field("output_shape", &O::output_shape, Spelling::bare_single),
-                      keras_refused("attention_axes", "[1]").because("attention over axes other than the sequence axis"),
+                      keras_field("attention_axes", &O::attention_axes),
                       keras_refused("sliding_window").because("sliding-window attention"),
                       keras_unmodeled("flash_attention").unwritten(),
                       // The shapes Keras 3.15 built the layer for: Strata's come from its inputs.
@@ -103,8 +114,17 @@ class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
   std::uint64_t seed;  // options.seed, or drawn
   // The projections, built with the layer; their weights are "<name>/query/kernel", ...
   std::shared_ptr<EinsumDenseImpl> query_dense, key_dense, value_dense, output_dense;
+  // Of inputs of rank above 3 (batch, <other axes>, <attended axes>, dim): the attended
+  // axes and the others between the batch and the features, as built.
+  std::vector<int> attended_axes, other_axes;
 
  private:
+  // Inputs of rank above 3 are attended as (batch · others, attended, dim): the same
+  // product, softmax and projections as for (batch, T, dim), with Keras's weights.
+  Output flattened(Output x) const;
+  Output unflattened(Output y, Output query, Output value, bool scores) const;
+  Output visible_over_axes(Graph& graph, const CallInputs<Output>& call, Output scores, Output query,
+                           Output value) const;
   // 1 where query t may attend to key s (Keras's _compute_attention_mask), shaped to
   // broadcast against the (batch, heads, T, S) scores; invalid when nothing is hidden.
   Output visible_mask(Graph& graph, const CallInputs<Output>& call, const std::vector<Output>& masks,

@@ -70,8 +70,16 @@ TEST(MultiHeadAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4, 2})(Input({3})), ValueError, "output_shape (4, 2) gives 2");
   EXPECT_THROW_WITH(layers::EinsumDense("abc,cd->bad", Shape{3, 5}), NotImplementedError, "the batch");
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4}, {.bias_axes = ""}), ValueError, "bias_axes is empty");
-  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3, {.name = "mha"})({Input({2, 3, 6}), Input({2, 3, 6})}),
-                    NotImplementedError, "MultiHeadAttention 'mha'", "(batch, T, dim)");
+  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3, {.name = "mha"})({Input({2, 3, 6}), Input({3, 6})}),
+                    NotImplementedError, "MultiHeadAttention 'mha'", "inputs of one rank");
+  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3)({Input({2, 3, 6}), Input({2, 3, 6})}, {.use_causal_mask = true}),
+                    NotImplementedError, "use_causal_mask over inputs of rank above 3");
+  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3, {.attention_axes = layers::Axes{2, 1}})(
+                        {Input({2, 3, 6}), Input({2, 3, 6})}),
+                    NotImplementedError, "in increasing order");
+  EXPECT_THROW_WITH(layers::MultiHeadAttention(2, 3, {.attention_axes = layers::Axes{-1}})(
+                        {Input({2, 3, 6}), Input({2, 3, 6})}),
+                    NotImplementedError, "attention_axes -1");
   // A build that fails part way (the key's dim unknown) leaves no projection behind.
   layers::MultiHeadAttention half(2, 3);
   EXPECT_THROW(half({Input({3, 6}), Input({4, 6}), Input({4, kUnknownDim})}), ShapeError);

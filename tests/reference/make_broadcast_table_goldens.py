@@ -11,7 +11,8 @@ make_merge_broadcast_goldens.py; this one holds the others:
                ranks too
   einsum_*     EinsumDense equations from rank 2 to 5, Keras's two ellipsis forms among them
   mha_*        MultiHeadAttention's attention_mask of each rank Keras takes (T, S),
-               (batch, T, S), (batch, heads, T, S), with size-1 axes broadcasting
+               (batch, T, S), (batch, heads, T, S), with size-1 axes broadcasting; and
+               inputs of rank 4 and 5 over attention_axes, their masks of rank 4 to 7
 
 Writes
   tests/data/broadcast_table/<case>.keras   the functional model (and <case>.h5 for the
@@ -142,6 +143,17 @@ MHA_MASKS = {
     "mha_mask_b_1_t_s": ("B", 1, 3, 5),
 }
 MHA_BATCH = 3
+# Inputs of rank 4 and 5 over attention_axes: name -> (query shape, value shape,
+# attention_axes, attention_mask shape or None, return_attention_scores)
+MHA_AXES = {
+    "mha_r4_default_axes": ((2, 3, 4), (2, 5, 4), None, ("B", 2, 3, 2, 5), False),
+    "mha_r4_axis2": ((2, 3, 4), (2, 5, 4), (2,), ("B", 2, 3, 5), False),
+    "mha_r4_axis2_mask_broadcast": ((2, 3, 4), (2, 5, 4), (2,), ("B", 1, 3, 5), True),
+    "mha_r4_axis1": ((3, 2, 4), (5, 2, 4), (1,), ("B", 2, 3, 5), True),
+    "mha_r4_axis_negative": ((2, 3, 4), (2, 5, 4), (-2,), None, False),
+    "mha_r5_axes23": ((2, 3, 2, 4), (2, 2, 3, 4), (2, 3), ("B", 2, 3, 2, 2, 3), False),
+    "mha_r5_axes13_heads_mask": ((3, 2, 2, 4), (2, 2, 2, 4), (1, 3), ("B", 2, 2, 3, 2, 2, 2), True),
+}
 
 
 def fresh(name):
@@ -169,7 +181,7 @@ def run_case(name, model, xs, mask_inputs=(), h5=False, batch=None):
         y = model(tins if len(tins) > 1 else tins[0])
         projection = rng.uniform(-1.0, 1.0, tuple(y.shape)).astype("float32")
         loss = tf.reduce_sum(y * projection)
-    grads = tape.gradient(loss, watched + model.trainable_weights, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    grads = tape.gradient(loss, watched + weights, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     y = np.asarray(y)
     again = keras.saving.load_model(path)
     np.testing.assert_array_equal(np.asarray(again(xs if len(xs) > 1 else xs[0])), y)
@@ -301,11 +313,39 @@ def mha_cases():
     return out
 
 
+def mha_axes_cases():
+    out = []
+    for name, (q_shape, v_shape, axes, mask_shape, scores) in MHA_AXES.items():
+        fresh(name)
+        q = keras.Input(q_shape, name="query")
+        v = keras.Input(v_shape, name="value")
+        layer = L.MultiHeadAttention(2, 2, attention_axes=axes, name="mha")
+        ins = [q, v]
+        kwargs = {"return_attention_scores": scores}
+        if mask_shape is not None:
+            m = keras.Input(mask_shape[1:], name="mask")
+            ins.append(m)
+            kwargs["attention_mask"] = m
+        y = layer(q, v, **kwargs)
+        model = keras.Model(ins, y[1] if scores else y, name=name)  # the scores, where returned
+        seeded_weights(model)
+        xs = [normal((MHA_BATCH,) + q_shape), normal((MHA_BATCH,) + v_shape)]
+        masks = ()
+        if mask_shape is not None:
+            mask = (rng.uniform(size=(MHA_BATCH,) + tuple(mask_shape[1:])) > 0.35).astype("float32")
+            xs.append(mask)
+            masks = (2,)
+        case = run_case(name, model, xs, mask_inputs=masks, h5=True)
+        case["config"] = json.loads(json.dumps(layer.get_config()))
+        out.append(case)
+    return out
+
+
 def main():
     if os.path.isdir(DIR):
         shutil.rmtree(DIR)
     os.makedirs(DIR)
-    cases = ops_cases() + einsum_cases() + mha_cases()
+    cases = ops_cases() + einsum_cases() + mha_cases() + mha_axes_cases()
     errors = ops_errors() + einsum_errors()
     doc = {
         "generator": "tests/reference/make_broadcast_table_goldens.py",
