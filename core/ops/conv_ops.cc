@@ -254,8 +254,18 @@ std::vector<TensorSpec> infer_backprop_input(const InferContext& ctx) {
   Ints dims{dy.dims()[0]};
   dims.insert(dims.end(), size.begin(), size.end());
   dims.push_back(k.dims()[S] * p.groups);
+  const bool offsets = ctx.attrs.has("size_offsets");
   for (std::size_t a = 0; a < kAxes<S>; ++a) {  // sizes unknown when the graph was built
     if (dims[a + 1] != kUnknownDim) continue;
+    if (offsets) {  // a transposed convolution's: from the gradient's size
+      const std::int64_t in = dy.dims()[a + 1];
+      dims[a + 1] = in == kUnknownDim ? kUnknownDim : in * p.strides[a] + attr_vec(ctx.attrs, "size_offsets").at(a);
+      if (dims[a + 1] != kUnknownDim && dims[a + 1] < 1) {
+        throw ShapeError(ctx.op + ": a gradient of " + std::to_string(in) + " cells along " + words<S>().axes[a] +
+                         " gives no input cells");
+      }
+      continue;
+    }
     if (ctx.inputs.size() != 3) {
       throw ShapeError(ctx.op + ": input_size " + Shape(size).to_string() +
                        " has unknown sizes and no input to read them from");
@@ -304,12 +314,17 @@ Output conv_node(Output x, Output kernel, const ConvParams<S>& params) {
 // sizes_from (x, whose shape alone is read) joins the inputs only when a size is unknown.
 template <int S>
 Output backprop_input_node(Output dy, Output kernel, Ints input_size, const ConvParams<S>& params,
-                           Output sizes_from) {
+                           Output sizes_from, Ints size_offsets = {}) {
   const bool unknown = std::find(input_size.begin(), input_size.end(), kUnknownDim) != input_size.end();
   Attrs a = attrs_of(params);
   a.set("input_size", std::move(input_size));
   std::vector<Output> inputs{dy, kernel};
-  if (unknown) {
+  if (unknown && !size_offsets.empty()) {
+    if (size_offsets.size() != kAxes<S>) {
+      throw ValueError(std::string(OpNames<S>::input) + ": size_offsets must be " + words<S>().count + " integers");
+    }
+    a.set("size_offsets", std::move(size_offsets));
+  } else if (unknown) {
     if (!sizes_from.valid()) {
       throw ShapeError(std::string(OpNames<S>::input) + ": unknown input sizes need the input to read them from");
     }
@@ -466,6 +481,10 @@ Output conv2d_backprop_input(Output dy, Output kernel, Ints input_size, const Co
   return backprop_input_node<2>(dy, kernel, std::move(input_size), params, sizes_from);
 }
 
+Output conv2d_transpose(Output x, Output kernel, Ints output_size, const Conv2DParams& params, Ints size_offsets) {
+  return backprop_input_node<2>(x, kernel, std::move(output_size), params, {}, std::move(size_offsets));
+}
+
 Output conv2d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv2DParams& params) {
   return backprop_filter_node<2>(x, dy, std::move(kernel_size), params);
 }
@@ -475,6 +494,10 @@ Output conv3d(Output x, Output kernel, const Conv3DParams& params) { return conv
 Output conv3d_backprop_input(Output dy, Output kernel, Ints input_size, const Conv3DParams& params,
                              Output sizes_from) {
   return backprop_input_node<3>(dy, kernel, std::move(input_size), params, sizes_from);
+}
+
+Output conv3d_transpose(Output x, Output kernel, Ints output_size, const Conv3DParams& params, Ints size_offsets) {
+  return backprop_input_node<3>(x, kernel, std::move(output_size), params, {}, std::move(size_offsets));
 }
 
 Output conv3d_backprop_filter(Output x, Output dy, Ints kernel_size, const Conv3DParams& params) {

@@ -61,6 +61,12 @@ Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::s
 // input: only its shape is read), which must then be given.
 Output conv2d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,
                              const Conv2DParams& params, Output sizes_from = {});
+// A transposed convolution (Keras's Conv2DTranspose, kernel (kh, kw, O, C)): the gradient
+// of conv2d for its input, where a size of output_size unknown until run time
+// (kUnknownDim) follows from x's as size · stride + size_offsets[axis] (Keras's output
+// length rule for the padding and output_padding, worked out by the layer).
+Output conv2d_transpose(Output x, Output kernel, std::vector<std::int64_t> output_size, const Conv2DParams& params,
+                        std::vector<std::int64_t> size_offsets);
 // The gradient of conv2d for its kernel: x (N, H, W, C), dy (N, OH, OW, O) ->
 // (kh, kw, C / groups, O), where kernel_size = {kh, kw}.
 Output conv2d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
@@ -71,6 +77,9 @@ Output conv3d(Output x, Output kernel, const Conv3DParams& params);
 // The gradient of conv3d for its input, input_size = {D, H, W} (sizes_from as in 2-D).
 Output conv3d_backprop_input(Output dy, Output kernel, std::vector<std::int64_t> input_size,
                              const Conv3DParams& params, Output sizes_from = {});
+// conv2d_transpose's 3-D form.
+Output conv3d_transpose(Output x, Output kernel, std::vector<std::int64_t> output_size, const Conv3DParams& params,
+                        std::vector<std::int64_t> size_offsets);
 // The gradient of conv3d for its kernel, kernel_size = {kd, kh, kw}.
 Output conv3d_backprop_filter(Output x, Output dy, std::vector<std::int64_t> kernel_size,
                               const Conv3DParams& params);

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
 
@@ -14,9 +15,11 @@ namespace {
 std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "DTranspose"; }
 
 // One spatial axis of a transposed convolution: the output length Keras computes and the
-// padding of the forward convolution whose input gradient the layer is.
+// padding of the forward convolution whose input gradient the layer is. For an input
+// length unknown until run time, out is unknown, `offset` gives it then (in · s + offset)
+// and a "same" padding is ops::kSamePad (worked out over the output's length).
 struct TransposeAxis {
-  std::int64_t out, before, after;
+  std::int64_t out, before, after, offset;
 };
 
 // k_eff = (k − 1)·d + 1. Without output_padding: valid (in − 1)·s + max(k_eff, s), same
@@ -25,10 +28,15 @@ struct TransposeAxis {
 TransposeAxis transpose_axis(const std::string& padding, std::int64_t in, std::int64_t k, std::int64_t s,
                              std::int64_t d, std::optional<std::int64_t> output_padding) {
   const std::int64_t eff = (k - 1) * d + 1;
-  if (padding == "valid") {
-    return {output_padding ? (in - 1) * s + eff + *output_padding : (in - 1) * s + std::max(eff, s), 0, 0};
+  const std::int64_t offset = padding == "valid"
+                                  ? (output_padding ? eff + *output_padding : std::max(eff, s)) - s
+                                  : (output_padding ? eff % 2 + *output_padding - s : 0);
+  if (in == kUnknownDim) {
+    const std::int64_t pad = padding == "valid" ? 0 : ops::kSamePad;
+    return {kUnknownDim, pad, pad, offset};
   }
-  const std::int64_t out = output_padding ? (in - 1) * s + eff % 2 + *output_padding : in * s;
+  const std::int64_t out = in * s + offset;
+  if (padding == "valid") return {out, 0, 0, offset};
   if ((out + s - 1) / s != in) {  // TensorFlow refuses this too (an even k_eff with a small output_padding)
     throw ShapeError("padding 'same' with kernel extent " + std::to_string(eff) + ", stride " + std::to_string(s) +
                      " and output_padding " + std::to_string(output_padding.value_or(0)) + " gives " +
@@ -37,7 +45,7 @@ TransposeAxis transpose_axis(const std::string& padding, std::int64_t in, std::i
                      std::to_string(in));
   }
   auto [before, after] = padding_amounts("same", out, k, s, d);
-  return {out, before, after};
+  return {out, before, after, offset};
 }
 
 // Keras requires 0 <= output_padding < stride on each axis.
@@ -52,22 +60,22 @@ void check_output_padding(const std::string& cls, const std::vector<std::int64_t
   }
 }
 
-// The transposed convolution of channels-last x to `size` cells per spatial axis, on the
-// kernel each rank runs.
+// The transposed convolution of channels-last x to `size` cells per spatial axis (an
+// unknown one x's size · stride + offsets[axis]), on the kernel each rank runs.
 template <int Rank>
 Output convolve_transpose(Output x, Output kernel, const std::vector<std::int64_t>& size,
-                          const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilation,
-                          const std::vector<std::int64_t>& pads) {
+                          const std::vector<std::int64_t>& offsets, const std::vector<std::int64_t>& strides,
+                          const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& pads) {
   if constexpr (Rank == 1) {
-    const std::int64_t steps = x.shape()[1], channels = x.shape()[2], filters = kernel.shape()[1];
-    Output k = ops::reshape(kernel, {1, kernel.shape()[0], filters, channels});
-    Output y = ops::conv2d_backprop_input(ops::reshape(x, {-1, 1, steps, channels}), k, {1, size[0]},
-                                          {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, 1});
-    return ops::reshape(y, {-1, size[0], filters});
+    const std::int64_t filters = kernel.shape()[1];
+    Output k = ops::reshape(kernel, {1, kernel.shape()[0], filters, kernel.shape()[2]});
+    Output y = ops::conv2d_transpose(ops::expand_dims(x, 1), k, {1, size[0]},
+                                     {{1, strides[0]}, {1, dilation[0]}, {0, 0, pads[0], pads[1]}, 1}, {0, offsets[0]});
+    return ops::reshape(y, {ops::dim_from(0), ops::dim_from(2), filters}, {});
   } else if constexpr (Rank == 2) {
-    return ops::conv2d_backprop_input(x, kernel, size, {strides, dilation, pads, 1});
+    return ops::conv2d_transpose(x, kernel, size, {strides, dilation, pads, 1}, offsets);
   } else {
-    return ops::conv3d_backprop_input(x, kernel, size, {strides, dilation, pads, 1});
+    return ops::conv3d_transpose(x, kernel, size, {strides, dilation, pads, 1}, offsets);
   }
 }
 
@@ -102,8 +110,6 @@ void ConvTransposeImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
 template <int Rank>
 std::vector<Output> ConvTransposeImpl<Rank>::call(Graph& graph, const std::vector<Output>& inputs) {
   const bool cf = is_channels_first(options.data_format);
-  // The output's size follows from the input's at definition time (not yet at run time).
-  expect_known_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
   if (x.shape()[Rank + 1] != kernel.shape()[Rank + 1]) {
     throw ShapeError("expects input with " + std::to_string(kernel.shape()[Rank + 1]) + " channels (kernel " +
@@ -111,16 +117,17 @@ std::vector<Output> ConvTransposeImpl<Rank>::call(Graph& graph, const std::vecto
   }
   const auto window = window_vec(kernel_size), strides = window_vec(options.strides),
              dilation = window_vec(options.dilation_rate);
-  std::vector<std::int64_t> size, pads;
+  std::vector<std::int64_t> size, offsets, pads;
   for (int a = 0; a < Rank; ++a) {
     std::optional<std::int64_t> extra;
     if (options.output_padding) extra = window_vec(*options.output_padding)[a];
     auto axis = transpose_axis(options.padding, x.shape()[a + 1], window[a], strides[a], dilation[a], extra);
     size.push_back(axis.out);
+    offsets.push_back(axis.offset);
     pads.push_back(axis.before);
     pads.push_back(axis.after);
   }
-  Output y = convolve_transpose<Rank>(x, graph.variable(kernel), size, strides, dilation, pads);
+  Output y = convolve_transpose<Rank>(x, graph.variable(kernel), size, offsets, strides, dilation, pads);
   if (options.use_bias) y = ops::add(y, graph.variable(bias));
   y = activations::apply(options.activation, y);
   return {cf ? to_channels_first(y) : y};

@@ -120,15 +120,4 @@ void expect_spatial_input(const Output& x, int rank, const std::string& layout) 
   }
 }
 
-void expect_known_spatial_input(const Output& x, int rank, const std::string& layout) {
-  expect_spatial_input(x, rank, layout);
-  const Shape& s = x.shape();
-  for (int i = 1; i < rank; ++i) {
-    if (s.dims()[i] == kUnknownDim) {
-      throw ShapeError("dimension " + std::to_string(i) + " of the input " + s.to_string() + " " + layout +
-                       " is None: this layer needs every non-batch dimension known when it is built");
-    }
-  }
-}
-
 }  // namespace strata::layers

@@ -118,8 +118,5 @@ Output convolve(Output x, Output kernel, const std::vector<std::int64_t>& stride
 
 // Throws ShapeError unless x has rank `rank` (its spatial dims may be None).
 void expect_spatial_input(const Output& x, int rank, const std::string& layout);
-// The same, and every non-batch dim known: for layers that still need them (the error
-// names the dimension that is None).
-void expect_known_spatial_input(const Output& x, int rank, const std::string& layout);
 
 }  // namespace strata::layers

@@ -81,7 +81,7 @@ TEST_P(UnknownDimsFiles, SavedByStrataTheyComeBackWithTheirNoneDims) {
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsFiles,
                          ::testing::Values("fcn_image", "fcn_classifier", "fcn_1d", "fcn_3d", "recurrent",
                                            "embedding_recurrent", "reshape_minus_one", "flatten_unknown",
-                                           "group_norm_unknown"));
+                                           "group_norm_unknown", "transpose_2d", "transpose_1d", "transpose_3d"));
 
 class UnknownDimsTraining : public ::testing::TestWithParam<std::string> {};
 
@@ -109,7 +109,7 @@ TEST_P(UnknownDimsTraining, FitsOnOneSizeAsKerasDidThenPredictsAnother) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsTraining,
                          ::testing::Values("fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent",
-                                           "reshape_minus_one"));
+                                           "reshape_minus_one", "transpose_2d", "transpose_1d", "transpose_3d"));
 
 }  // namespace
 }  // namespace strata

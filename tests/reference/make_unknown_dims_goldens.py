@@ -4,7 +4,8 @@ spatial or time dimensions (issue #38 point 3): fully convolutional image models
 pooling, global pooling, UpSampling, ZeroPadding/Cropping, BatchNormalization, Dense on
 the last axis, merge layers) in 1-D, 2-D and 3-D, recurrent layers over None time steps
 (LSTM, GRU, SimpleRNN, Bidirectional, Embedding with None length), Reshape with -1
-and Flatten after a None dim, and GroupNormalization over None spatial dims.
+and Flatten after a None dim, GroupNormalization over None spatial dims, and
+Conv1D/2D/3DTranspose (each padding, output_padding, dilation) over None spatial dims.
 
 Writes, for each model <name>, in tests/data/unknown_dims/:
   <name>.keras, <name>.h5                the model saved by Keras (seeded weights)
@@ -157,9 +158,43 @@ def group_norm_unknown():
     return keras.Model(x, y, name="group_norm_unknown"), [(2, 3, 5, 4), (3, 6, 2, 4)]
 
 
+def transpose_2d():
+    # an encoder-decoder (U-Net's shape): transposed convolutions of each padding, with
+    # output_padding and dilation, whose output sizes follow the input's
+    x = keras.Input((None, None, 2), name="image")
+    h = L.Conv2D(4, 3, strides=2, padding="same", activation="relu", name="down")(x)
+    up = L.Conv2DTranspose(3, 3, strides=2, padding="same", name="up_same")(h)
+    h = L.Conv2DTranspose(3, 4, strides=2, padding="valid", activation="relu", name="up_valid")(h)
+    h = L.Conv2DTranspose(2, 3, strides=(2, 3), padding="same", output_padding=(1, 2), name="up_same_padded")(h)
+    h = L.Conv2DTranspose(2, 2, strides=2, padding="valid", output_padding=1, dilation_rate=1, name="up_valid_padded")(h)
+    h = L.Conv2DTranspose(2, 3, padding="same", dilation_rate=2, name="dilated")(h)
+    pooled = L.GlobalAveragePooling2D(name="global_avg")(h)
+    y = L.Concatenate(name="concat")([pooled, L.GlobalMaxPooling2D(name="global_max")(up)])
+    return keras.Model(x, y, name="transpose_2d"), [(2, 6, 5, 2), (3, 4, 7, 2)]
+
+
+def transpose_1d():
+    x = keras.Input((None, 3), name="steps")
+    h = L.Conv1DTranspose(4, 3, strides=2, padding="same", activation="relu", name="up_same")(x)
+    h = L.Conv1DTranspose(3, 3, strides=3, padding="valid", output_padding=2, name="up_valid_padded")(h)
+    h = L.Conv1DTranspose(2, 5, padding="valid", dilation_rate=2, name="dilated")(h)
+    y = L.Dense(2, name="per_step")(h)
+    return keras.Model(x, y, name="transpose_1d"), [(3, 5, 3), (2, 8, 3)]
+
+
+def transpose_3d():
+    x = keras.Input((None, None, None, 2), name="volume")
+    h = L.Conv3DTranspose(3, 3, strides=2, padding="same", activation="relu", name="up_same")(x)
+    h = L.Conv3DTranspose(2, 2, strides=(1, 2, 1), padding="valid", name="up_valid")(h)
+    h = L.GlobalAveragePooling3D(name="global_avg")(h)
+    y = L.Dense(2, name="out")(h)
+    return keras.Model(x, y, name="transpose_3d"), [(2, 3, 2, 4, 2), (3, 2, 3, 3, 2)]
+
+
 MODELS = [fcn_image, fcn_classifier, fcn_1d, fcn_3d, recurrent, embedding_recurrent, reshape_minus_one,
-          flatten_unknown, group_norm_unknown]
-TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one"}
+          flatten_unknown, group_norm_unknown, transpose_2d, transpose_1d, transpose_3d]
+TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one",
+           "transpose_2d", "transpose_1d", "transpose_3d"}
 
 
 def make_inputs(model, shape):
