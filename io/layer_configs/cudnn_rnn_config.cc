@@ -2,6 +2,8 @@
 // loads their files on a CPU into the equivalent LSTM (tanh, sigmoid) and
 // GRU(reset_after=True), converting the weights (io/cudnn_weights.h); Strata builds
 // those layers here, so a loaded model saves back as LSTM / GRU.
+#include <set>
+
 #include "core/error.h"
 #include "io/layer_config.h"
 #include "layers/recurrent/gru.h"
@@ -11,6 +13,32 @@
 
 namespace strata::io {
 namespace {
+
+// The keys tf.keras writes for the two classes; any other is refused naming it, as for
+// every described class (io/keras_class_config.cc), and so are regularizers and
+// constraints set (Strata's LSTM and GRU would have them, but these files are read only
+// for inference-equivalent twins, and nothing here converts them).
+void check_keys(const json& c, const std::string& where, bool lstm) {
+  static const std::set<std::string> kRead{"name",        "trainable",          "dtype",
+                                           "batch_input_shape", "batch_shape", "units",
+                                           "kernel_initializer", "recurrent_initializer", "bias_initializer",
+                                           "return_sequences", "return_state", "go_backwards",
+                                           "stateful",    "time_major",         "activity_regularizer"};
+  static const std::set<std::string> kNullOnly{"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+                                               "kernel_constraint",  "recurrent_constraint",  "bias_constraint"};
+  for (auto it = c.begin(); it != c.end(); ++it) {
+    const std::string& key = it.key();
+    if (kRead.count(key) || (lstm && key == "unit_forget_bias")) continue;
+    if (kNullOnly.count(key)) {
+      if (!it.value().is_null()) {
+        throw NotImplementedError(where + ": '" + key + "' = " + it.value().dump() + " is not supported");
+      }
+      continue;
+    }
+    throw NotImplementedError(where + ": config key '" + key + "' = " + it.value().dump() +
+                              " is not one Strata reads for this class");
+  }
+}
 
 template <typename Options>
 Options common_options(const json& c, const std::string& where) {
@@ -32,6 +60,7 @@ Options common_options(const json& c, const std::string& where) {
 
 Layer lstm_from_config(const json& c, const ConfigContext&) {
   const std::string where = describe("CuDNNLSTM", c);
+  check_keys(c, where, true);
   auto o = common_options<layers::LSTMOptions>(c, where);
   o.unit_forget_bias = c.value("unit_forget_bias", true);
   return layers::LSTM(positive_int(c, "units", where), o);
@@ -39,6 +68,7 @@ Layer lstm_from_config(const json& c, const ConfigContext&) {
 
 Layer gru_from_config(const json& c, const ConfigContext&) {
   const std::string where = describe("CuDNNGRU", c);
+  check_keys(c, where, false);
   auto o = common_options<layers::GRUOptions>(c, where);
   o.reset_after = true;  // cuDNN's GRU applies the reset gate after the matrix product
   return layers::GRU(positive_int(c, "units", where), o);
