@@ -85,6 +85,7 @@
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_shear.h"

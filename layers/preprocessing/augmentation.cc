@@ -75,6 +75,14 @@ void expect_image_batch(const Output& images, const std::string& layer) {
   }
 }
 
+void expect_rgb_images(const Output& images, const std::string& data_format, const std::string& layer) {
+  const std::size_t axis = is_channels_first(data_format) ? 1 : 3;
+  if (images.shape().rank() != 4 || images.shape().dims()[axis] != 3) {
+    throw ShapeError(layer + ": expects RGB images (three channels, " + (axis == 1 ? "channels_first" : "channels_last") +
+                     "), got shape " + images.shape().to_string());
+  }
+}
+
 void check_fill(const std::string& layer, const std::string& fill_mode, const std::string& interpolation) {
   if (fill_mode != "reflect" && fill_mode != "wrap" && fill_mode != "constant" && fill_mode != "nearest") {
     throw ValueError(layer + ": 'fill_mode' must be one of 'reflect', 'wrap', 'constant', 'nearest', got '" +

@@ -45,6 +45,10 @@ std::pair<int, int> image_axes(const std::string& data_format);
 // Throws ShapeError, naming the layer, unless `images` is a rank-4 batch.
 void expect_image_batch(const Output& images, const std::string& layer);
 
+// Throws ShapeError, naming the layer, unless `images` has three channels (RGB) on the
+// data_format's channel axis.
+void expect_rgb_images(const Output& images, const std::string& data_format, const std::string& layer);
+
 // Throws ValueError, naming layer, key and value, unless fill_mode is one of Keras's
 // "reflect", "wrap", "constant", "nearest" and interpolation "bilinear" or "nearest".
 void check_fill(const std::string& layer, const std::string& fill_mode, const std::string& interpolation);

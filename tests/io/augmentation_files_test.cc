@@ -19,6 +19,7 @@
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -89,6 +90,40 @@ TEST(AugmentationFiles, StrataFilesLoadBack) {
   }
 }
 
+// The colour layers Keras 3.15 added (tests/data/augmentation/colors.keras): every key of
+// every layer read with Keras's value, the identity in inference, and Strata's .keras and
+// .h5 files of the model load back with the same configs.
+TEST(AugmentationFiles, KerasColorModelLoadsWithEveryKeyAndRoundTrips) {
+  const auto& keras = strata::testing::golden_file("augmentation/colors.json");
+  Model model = models::load_model(dir() + "colors.keras");
+  std::vector<Layer> layers;
+  for (const Layer& l : model.layers()) {
+    if (l.class_name() != "InputLayer") layers.push_back(l);
+  }
+  ASSERT_EQ(layers.size(), keras.at("layers").size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& k = keras.at("layers")[i];
+    EXPECT_EQ(layers[i].class_name(), k.at("class_name").get<std::string>());
+    const json strata_config = io::layer_config(layers[i]);
+    for (const auto& [key, value] : k.at("config").items()) {
+      if (key == "name" || key == "dtype") continue;
+      ASSERT_TRUE(strata_config.contains(key)) << layers[i].class_name() << " " << key;
+      EXPECT_EQ(strata_config.at(key), json::parse(value.dump())) << layers[i].class_name() << " " << key;
+    }
+  }
+  const Tensor input = strata::testing::golden_tensor(keras.at("input"));
+  EXPECT_TRUE(strata::testing::golden_near(model.predict(input), keras.at("predict"), "Keras's colors.keras"));
+  strata::testing::ScratchDir scratch;
+  for (const std::string ext : {".keras", ".h5"}) {
+    model.save(scratch.file("colors" + ext));
+    Model again = models::load_model(scratch.file("colors" + ext));
+    EXPECT_TRUE(strata::testing::golden_near(again.predict(input), keras.at("predict"), "Strata's " + ext));
+    for (std::size_t i = 0; i < model.layers().size(); ++i) {
+      EXPECT_EQ(io::layer_config(again.layers()[i]).dump(), io::layer_config(model.layers()[i]).dump()) << ext;
+    }
+  }
+}
+
 TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   using namespace strata::layers;
   json flip = round_trip(RandomFlip({.mode = "vertical", .seed = 3, .data_format = "channels_first"}));
@@ -124,6 +159,10 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(shear["x_factor"], 0.3);  // as given: Keras cannot load the [-0.3, 0.3] it writes
   EXPECT_EQ(shear["y_factor"], json::parse("[0.4, 0.1]"));
   EXPECT_EQ(round_trip(AutoContrast({.value_range = {1, 0}}))["value_range"], json::parse("[0.0, 1.0]"));
+  json hue = round_trip(RandomHue(0.4, {.value_range = {1, 0}, .seed = 5}));
+  EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
+  EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
+  EXPECT_EQ(hue["seed"], 5);
 }
 
 // What Keras refuses, Strata refuses, naming the layer, the key and the value.
@@ -150,6 +189,8 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"Solarization", {{"threshold_factor", -0.2}}, "threshold_factor", "-0.2"},
       {"RandomGrayscale", {{"factor", 2.0}}, "factor", "2"},
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
+      {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
+      {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

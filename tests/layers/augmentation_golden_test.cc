@@ -18,6 +18,7 @@
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -210,6 +211,12 @@ TEST(RandomGrayscale, TurnsGreyAsKerasGivenTheDraws) {
       "RandomGrayscale",
       [](const RandomGrayscaleImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"should_apply"});
+}
+
+TEST(RandomHue, TurnsHuesAsKerasGivenTheDeltas) {
+  expect_layer_cases<RandomHueImpl>(
+      "RandomHue", [](const RandomHueImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"delta"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

@@ -8,6 +8,7 @@
 // refusal by name where Strata has none.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -20,6 +21,7 @@
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_grayscale.h"
+#include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -116,6 +118,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomShear({.x_factor = 0.3, .y_factor = 0.3}), x, false), x));
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
+  EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
   // from (0, 0); Keras takes the 6 x 6 pixels from there, no resize.
   const Tensor window = run(RandomCrop(6, 6), x, false);
@@ -351,6 +354,40 @@ TEST(Solarization, SolarizesWhereTheDrawnThresholdIsBelow) {
   expect_rate(solarized, 4000, (100.0 - 0.2) / (0.8 * 255 - 0.2), "solarized");
 }
 
+// The hue of an RGB pixel in [0, 1) (its max above its min), as rgb_to_hsv computes it.
+double hue(double r, double g, double b) {
+  const double v = std::max({r, g, b}), range = v - std::min({r, g, b});
+  double h = r == v ? (g - b) / range : g == v ? (b - r) / range + 2 : (r - g) / range + 4;
+  h /= 6;
+  return h < 0 ? h + 1 : h;
+}
+
+// Each image's hue turned by ±f / 2, f uniform on Keras's factor range and either sign for
+// half the images; saturation and value kept.
+TEST(RandomHue, TurnsHuesByHalfTheFactorEitherWay) {
+  const std::int64_t n = 3000;
+  Tensor x({n, 1, 2, 3});
+  for (std::int64_t b = 0; b < n; ++b) {  // two pixels of one hue, saturated and not
+    const float px[6] = {0.9f, 0.3f, 0.1f, 0.6f, 0.4f, 0.3f};
+    for (int i = 0; i < 6; ++i) x.data<float>()[b * 6 + i] = px[i];
+  }
+  const Tensor y = run(RandomHue({0.2, 0.8}, {.value_range = {0, 1}, .seed = 4}), x, true, 2);
+  std::vector<double> turns;
+  double negative = 0;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const float* p = y.data<float>() + b * 6;
+    const auto turn_of = [](double before, double after) { return after - before - std::round(after - before); };
+    const double turn = turn_of(hue(0.9, 0.3, 0.1), hue(p[0], p[1], p[2]));  // wrapped into [-0.5, 0.5]
+    ASSERT_NEAR(turn_of(hue(0.6, 0.4, 0.3), hue(p[3], p[4], p[5])), turn, 1e-4) << "one turn per image";
+    ASSERT_NEAR(std::max({p[0], p[1], p[2]}), 0.9, 1e-5) << "value kept";
+    ASSERT_NEAR(std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}), 0.8, 1e-5) << "saturation kept";
+    negative += turn < 0;
+    turns.push_back(std::fabs(turn));
+  }
+  expect_rate(negative, static_cast<double>(n), 0.5, "turned back");
+  expect_uniform(turns, 0.1, 0.4, "|turn|");
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -364,7 +401,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomInvert({.seed = 1}); },
       [] { return RandomShear({.x_factor = 0.3, .y_factor = 0.3, .seed = 1}); },
       [] { return RandomGrayscale({.seed = 1}); },
-      [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); }};
+      [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); },
+      [] { return RandomHue(0.5, {.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

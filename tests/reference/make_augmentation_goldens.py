@@ -8,6 +8,7 @@ Writes tests/data/augmentation/:
   model.keras       a Sequential model of the seven layers Keras's "image classification
                     from scratch" recipe uses, and model.json: its layers' configs and
                     Keras's inference output (the identity; RandomCrop's below)
+  colors.keras      a Sequential model of the colour augmentation layers, and colors.json
 
   KERAS_BACKEND=tensorflow python3 tests/reference/make_augmentation_goldens.py
 """
@@ -206,6 +207,36 @@ def auto_contrast_cases():
     return cases
 
 
+def hue_cases():
+    delta = np.array([0.3, -0.45, 0.1], "float32")  # Keras's transformation["factor"]: ±f / 2
+    cases = []
+    for value_range, data_format, scale in (((0, 255), "channels_last", 255.0), ((-1, 1), "channels_first", 1.0)):
+        layer = L.RandomHue(0.9, value_range=value_range, data_format=data_format)
+        shape = (3, 4, 5, 3) if data_format == "channels_last" else (3, 3, 4, 5)
+        x = images(shape, 16, scale) - (0.0 if value_range[0] == 0 else 0.5)
+        # A grey pixel (no hue), and one whose red and green tie as its largest channel.
+        grey, tie = ((0, 0, 0, slice(None)), (0, 0, 1, slice(0, 2))) if data_format == "channels_last" else \
+            ((0, slice(None), 0, 0), (0, slice(0, 2), 0, 1))
+        x[grey] = x[0, 0, 0, 0]
+        x[tie] = scale
+        cases.append(layer_case(layer, x, {"delta": delta.reshape(3, 1, 1, 1)}, {"factor": delta}))
+    return cases
+
+
+def color_model_files():
+    """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
+    colors.json: its layers' configs and Keras's inference output (the identity)."""
+    model = keras.Sequential([
+        keras.Input((6, 7, 3)),
+        L.RandomHue((0.1, 0.6), value_range=(0, 1), seed=11),
+    ])
+    x = images((2, 6, 7, 3), 17, 1.0)
+    model.save(os.path.join(OUT, "colors.keras"))
+    configs = [{"class_name": type(l).__name__, "config": jsonable(l.get_config())} for l in model.layers]
+    with open(os.path.join(OUT, "colors.json"), "w") as f:
+        json.dump({"layers": configs, "input": arr(x), "predict": arr(model.predict(x, verbose=0))}, f)
+
+
 def model_files():
     model = keras.Sequential([
         keras.Input((8, 9, 3)),
@@ -238,10 +269,11 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
              brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
-             auto_contrast_cases() + shear_cases())
+             auto_contrast_cases() + shear_cases() + hue_cases())
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
+    color_model_files()
 
 
 if __name__ == "__main__":
