@@ -22,6 +22,7 @@
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -163,6 +164,9 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json saturation = round_trip(RandomSaturation(0.3, {.value_range = {1, 0}}));
+  EXPECT_EQ(saturation["factor"], json::parse("[-0.3, 0.3]"));  // bounds [-1, 1]
+  EXPECT_EQ(saturation["value_range"], json::parse("[0.0, 1.0]"));  // Keras sorts it
 }
 
 // What Keras refuses, Strata refuses, naming the layer, the key and the value.
@@ -191,6 +195,7 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomSaturation", {{"factor", -1.5}}, "factor", "-1.5"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

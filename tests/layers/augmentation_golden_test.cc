@@ -21,6 +21,7 @@
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -217,6 +218,13 @@ TEST(RandomHue, TurnsHuesAsKerasGivenTheDeltas) {
   expect_layer_cases<RandomHueImpl>(
       "RandomHue", [](const RandomHueImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"delta"});
+}
+
+TEST(RandomSaturation, ScalesSaturationAsKerasGivenTheScales) {
+  expect_layer_cases<RandomSaturationImpl>(
+      "RandomSaturation",
+      [](const RandomSaturationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"scale"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

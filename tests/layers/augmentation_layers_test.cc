@@ -24,6 +24,7 @@
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
 #include "layers/preprocessing/random_rotation.h"
+#include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -119,6 +120,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomSaturation(0.5), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
   // from (0, 0); Keras takes the 6 x 6 pixels from there, no resize.
   const Tensor window = run(RandomCrop(6, 6), x, false);
@@ -388,6 +390,27 @@ TEST(RandomHue, TurnsHuesByHalfTheFactorEitherWay) {
   expect_uniform(turns, 0.1, 0.4, "|turn|");
 }
 
+// Saturation times u / (1 - u) (u uniform on the factor's range), hue and value kept: a
+// pixel of saturation 0.5 comes back with 0.5 u / (1 - u), below 1 here, so unclipped.
+TEST(RandomSaturation, ScalesSaturationByDrawsFromTheFactor) {
+  const std::int64_t n = 3000;
+  Tensor x({n, 1, 1, 3});
+  for (std::int64_t b = 0; b < n; ++b) {
+    x.data<float>()[b * 3] = 0.8f, x.data<float>()[b * 3 + 1] = 0.4f, x.data<float>()[b * 3 + 2] = 0.6f;
+  }
+  const Tensor y = run(RandomSaturation({0.2, 0.6}, {.value_range = {0, 1}, .seed = 3}), x, true, 4);
+  std::vector<double> draws;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const float* p = y.data<float>() + b * 3;
+    const double v = std::max({p[0], p[1], p[2]}), s = (v - std::min({p[0], p[1], p[2]})) / v;
+    ASSERT_NEAR(v, 0.8, 1e-5) << "value kept";
+    if (s > 1e-4) ASSERT_NEAR(hue(p[0], p[1], p[2]), hue(0.8, 0.4, 0.6), 1e-4) << "hue kept";
+    const double scale = s / 0.5;
+    draws.push_back(scale / (1 + scale));  // u back from u / (1 - u)
+  }
+  expect_uniform(draws, 0.2, 0.6, "saturation draw");
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -402,7 +425,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomShear({.x_factor = 0.3, .y_factor = 0.3, .seed = 1}); },
       [] { return RandomGrayscale({.seed = 1}); },
       [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); },
-      [] { return RandomHue(0.5, {.seed = 1}); }};
+      [] { return RandomHue(0.5, {.seed = 1}); },
+      [] { return RandomSaturation(0.5, {.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

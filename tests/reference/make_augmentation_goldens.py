@@ -223,12 +223,25 @@ def hue_cases():
     return cases
 
 
+def saturation_cases():
+    scale = np.array([0.4, 3.0, -0.5], "float32")  # Keras's transformation["factor"]: u / (1 - u + eps)
+    cases = []
+    for value_range, data_format, scale_of_images in (((0, 255), "channels_last", 255.0),
+                                                      ((1, 0), "channels_first", 1.0)):
+        layer = L.RandomSaturation(0.7, value_range=value_range, data_format=data_format)
+        shape = (3, 4, 5, 3) if data_format == "channels_last" else (3, 3, 4, 5)
+        cases.append(layer_case(layer, images(shape, 18, scale_of_images), {"scale": scale.reshape(3, 1, 1, 1)},
+                                {"factor": scale}))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
     model = keras.Sequential([
         keras.Input((6, 7, 3)),
         L.RandomHue((0.1, 0.6), value_range=(0, 1), seed=11),
+        L.RandomSaturation(0.4, value_range=(0, 1), seed=12),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -269,7 +282,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
              brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
-             auto_contrast_cases() + shear_cases() + hue_cases())
+             auto_contrast_cases() + shear_cases() + hue_cases() +
+             saturation_cases())
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
