@@ -81,6 +81,7 @@
 #include "layers/preprocessing/integer_lookup.h"
 #include "layers/preprocessing/normalization.h"
 #include "layers/preprocessing/random_brightness.h"
+#include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"

@@ -15,6 +15,7 @@
 #include "io/saving.h"
 #include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
+#include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -164,6 +165,9 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json degeneration = round_trip(RandomColorDegeneration({0.6, -0.2}, {.seed = 2}));
+  EXPECT_EQ(degeneration["factor"], json::parse("[-0.2, 0.6]"));
+  EXPECT_EQ(degeneration["value_range"], json::parse("[0.0, 255.0]"));
   json saturation = round_trip(RandomSaturation(0.3, {.value_range = {1, 0}}));
   EXPECT_EQ(saturation["factor"], json::parse("[-0.3, 0.3]"));  // bounds [-1, 1]
   EXPECT_EQ(saturation["value_range"], json::parse("[0.0, 1.0]"));  // Keras sorts it
@@ -195,6 +199,7 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomColorDegeneration", {{"factor", json::parse("[1.5, 2.0]")}}, "factor", "[1.5, 2]"},
       {"RandomSaturation", {{"factor", -1.5}}, "factor", "-1.5"},
   };
   for (const Bad& b : bad) {

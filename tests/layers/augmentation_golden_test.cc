@@ -14,6 +14,7 @@
 #include "io/layer_config.h"
 #include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
+#include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -225,6 +226,13 @@ TEST(RandomSaturation, ScalesSaturationAsKerasGivenTheScales) {
       "RandomSaturation",
       [](const RandomSaturationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"scale"});
+}
+
+TEST(RandomColorDegeneration, BlendsTowardsGreyAsKerasGivenTheFactors) {
+  expect_layer_cases<RandomColorDegenerationImpl>(
+      "RandomColorDegeneration",
+      [](const RandomColorDegenerationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"blend"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

@@ -17,6 +17,7 @@
 #include "core/ops.h"
 #include "core/program.h"
 #include "layers/preprocessing/random_brightness.h"
+#include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -120,6 +121,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomColorDegeneration(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomSaturation(0.5), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
   // from (0, 0); Keras takes the 6 x 6 pixels from there, no resize.
@@ -411,6 +413,23 @@ TEST(RandomSaturation, ScalesSaturationByDrawsFromTheFactor) {
   expect_uniform(draws, 0.2, 0.6, "saturation draw");
 }
 
+// Each image moved towards (or away from) its grey by one f, uniform on the factor's range.
+TEST(RandomColorDegeneration, BlendsTowardsGreyByDrawsFromTheFactor) {
+  const Tensor x = random_images({3000, 1, 2, 3}, 10, 100.f, 150.f);
+  const Tensor y = run(RandomColorDegeneration({-0.2, 0.6}, {.seed = 2}), x, true, 3);
+  std::vector<double> blends;
+  for (std::int64_t b = 0; b < 3000; ++b) {
+    const auto px = [&](const Tensor& t, std::int64_t i) { return double{t.item(b * 6 + i)}; };
+    const double grey = 0.2989 * px(x, 0) + 0.5870 * px(x, 1) + 0.1140 * px(x, 2);
+    if (std::fabs(grey - px(x, 0)) < 5) continue;
+    const double f = (px(y, 0) - px(x, 0)) / (grey - px(x, 0));
+    const double grey2 = 0.2989 * px(x, 3) + 0.5870 * px(x, 4) + 0.1140 * px(x, 5);
+    ASSERT_NEAR(px(y, 5), px(x, 5) + f * (grey2 - px(x, 5)), 1e-2) << "one f per image";
+    blends.push_back(f);
+  }
+  expect_uniform(blends, -0.2, 0.6, "blend");
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -426,7 +445,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomGrayscale({.seed = 1}); },
       [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); },
       [] { return RandomHue(0.5, {.seed = 1}); },
-      [] { return RandomSaturation(0.5, {.seed = 1}); }};
+      [] { return RandomSaturation(0.5, {.seed = 1}); },
+      [] { return RandomColorDegeneration(0.5, {.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -235,6 +235,16 @@ def saturation_cases():
     return cases
 
 
+def color_degeneration_cases():
+    blend = np.array([0.3, -0.5, 1.0], "float32").reshape(3, 1, 1, 1)
+    cases = []
+    for value_range, data_format, scale in (((0, 255), "channels_last", 255.0), ((0, 1), "channels_first", 1.0)):
+        layer = L.RandomColorDegeneration(0.6, value_range=value_range, data_format=data_format)
+        shape = (3, 4, 5, 3) if data_format == "channels_last" else (3, 3, 4, 5)
+        cases.append(layer_case(layer, images(shape, 19, scale), {"blend": blend}, {"factor": blend}))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -242,6 +252,7 @@ def color_model_files():
         keras.Input((6, 7, 3)),
         L.RandomHue((0.1, 0.6), value_range=(0, 1), seed=11),
         L.RandomSaturation(0.4, value_range=(0, 1), seed=12),
+        L.RandomColorDegeneration((-0.2, 0.5), value_range=(0, 1), seed=13),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -283,7 +294,8 @@ def main():
     cases = (affine_cases() + rotation_cases() + zoom_cases() + translation_cases() + flip_cases() + contrast_cases() +
              brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
              auto_contrast_cases() + shear_cases() + hue_cases() +
-             saturation_cases())
+             saturation_cases() +
+             color_degeneration_cases())
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
