@@ -36,9 +36,12 @@ std::vector<Output> RandomBrightnessImpl::call(Graph&, const std::vector<Output>
   const Output& x = inputs[0];
   expect_image_batch(x, "RandomBrightness '" + name + "'");
   const Output u = ops::random_uniform_rows(x, 1, true, seed, static_cast<std::uint64_t>(current_call));
+  return {ops::training_select(transform(x, from_draws(u)), x)};
+}
+
+Output RandomBrightnessImpl::from_draws(Output u) const {
   const double width = options.value_range.values[1] - options.value_range.values[0];
-  const Output delta = ops::mul(uniform_between(u, lower_, upper_), static_cast<float>(width));
-  return {ops::training_select(transform(x, ops::reshape(delta, {-1, 1, 1, 1})), x)};
+  return ops::reshape(ops::mul(uniform_between(u, lower_, upper_), static_cast<float>(width)), {-1, 1, 1, 1});
 }
 
 RandomBrightness::RandomBrightness(PerChannel factor, RandomBrightnessOptions options)

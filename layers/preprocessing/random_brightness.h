@@ -34,6 +34,8 @@ class RandomBrightnessImpl : public LayerImpl {
   // The training transform with Keras's parameter given: `rgb_delta` (batch, 1, 1, 1), in
   // pixel units (the draw times the value range's width).
   Output transform(Output images, Output rgb_delta) const;
+  // Keras's parameter from uniform draws in [0, 1): `u` (batch, 1) -> rgb_delta.
+  Output from_draws(Output u) const;
 
   PerChannel factor;  // Keras keeps and writes the [lower, upper] pair
   std::uint64_t seed;  // options.seed, or drawn

@@ -36,8 +36,11 @@ std::vector<Output> RandomContrastImpl::call(Graph&, const std::vector<Output>& 
   const Output& x = inputs[0];
   expect_image_batch(x, "RandomContrast '" + name + "'");
   const Output u = ops::random_uniform_rows(x, 1, true, seed, static_cast<std::uint64_t>(current_call));
-  const Output f = ops::reshape(uniform_between(u, 1.0 - lower_, 1.0 + upper_), {-1, 1, 1, 1});
-  return {ops::training_select(transform(x, f), x)};
+  return {ops::training_select(transform(x, from_draws(u)), x)};
+}
+
+Output RandomContrastImpl::from_draws(Output u) const {
+  return ops::reshape(uniform_between(u, 1.0 - lower_, 1.0 + upper_), {-1, 1, 1, 1});
 }
 
 RandomContrast::RandomContrast(PerChannel factor, RandomContrastOptions options)

@@ -34,6 +34,8 @@ class RandomContrastImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   // The training transform with Keras's parameter given: `contrast_factor` (batch, 1, 1, 1).
   Output transform(Output images, Output contrast_factor) const;
+  // Keras's parameter from uniform draws in [0, 1): `u` (batch, 1) -> contrast_factor.
+  Output from_draws(Output u) const;
 
   PerChannel factor;  // Keras keeps and writes the [lower, upper] pair
   std::uint64_t seed;  // options.seed, or drawn

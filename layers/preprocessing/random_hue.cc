@@ -32,9 +32,9 @@ Output RandomHueImpl::transform(Output images, Output delta) const {
   Output hue = ops::add(image_channel(hsv, options.data_format, 0), delta);
   hue = ops::where(ops::greater(hue, ops::ones_like(hue)), ops::sub(hue, 1.0f), hue);
   hue = ops::where(ops::less(hue, ops::zeros_like(hue)), ops::add(hue, 1.0f), hue);
-  const Output turned = join_channels(
-      {hue, image_channel(hsv, options.data_format, 1), image_channel(hsv, options.data_format, 2)}, options.data_format);
-  const Output rgb = ops::clip(hsv_to_rgb(turned, options.data_format), 0.0f, 1.0f);
+  const std::string& format = options.data_format;
+  const Output turned = join_channels({hue, image_channel(hsv, format, 1), image_channel(hsv, format, 2)}, format);
+  const Output rgb = ops::clip(hsv_to_rgb(turned, format), 0.0f, 1.0f);
   return transform_value_range(rgb, {0.0, 1.0}, options.value_range);
 }
 

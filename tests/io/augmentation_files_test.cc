@@ -16,6 +16,7 @@
 #include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
+#include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -165,6 +166,12 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json jitter = round_trip(RandomColorJitter({.value_range = {0, 1}, .brightness_factor = 0.2,
+                                              .saturation_factor = PerChannel{0.1, 0.5}}));
+  EXPECT_EQ(jitter["brightness_factor"], 0.2);  // as given, as Keras
+  EXPECT_EQ(jitter["saturation_factor"], json::parse("[0.1, 0.5]"));
+  EXPECT_TRUE(jitter["hue_factor"].is_null());
+  EXPECT_TRUE(jitter["contrast_factor"].is_null());
   json degeneration = round_trip(RandomColorDegeneration({0.6, -0.2}, {.seed = 2}));
   EXPECT_EQ(degeneration["factor"], json::parse("[-0.2, 0.6]"));
   EXPECT_EQ(degeneration["value_range"], json::parse("[0.0, 255.0]"));
@@ -199,6 +206,8 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomColorJitter", {{"hue_factor", 1.5}}, "hue_factor", "1.5"},
+      {"RandomColorJitter", {{"data_format", "channels_first"}}, "data_format", "channels_first"},
       {"RandomColorDegeneration", {{"factor", json::parse("[1.5, 2.0]")}}, "factor", "[1.5, 2]"},
       {"RandomSaturation", {{"factor", -1.5}}, "factor", "-1.5"},
   };

@@ -15,6 +15,7 @@
 #include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
+#include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -233,6 +234,32 @@ TEST(RandomColorDegeneration, BlendsTowardsGreyAsKerasGivenTheFactors) {
       "RandomColorDegeneration",
       [](const RandomColorDegenerationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"blend"});
+}
+
+// Keras's four layers in its order, with the parameters each was given (some not used).
+TEST(RandomColorJitter, ChainsKerasLayersGivenTheirParameters) {
+  ASSERT_EQ(count("RandomColorJitter"), 2);
+  for (const auto& c : cases()) {
+    if (c.value("class_name", "") != "RandomColorJitter") continue;
+    SCOPED_TRACE(c.at("config").dump());
+    Layer layer =
+        io::layer_from_config(ordered_json{{"class_name", "RandomColorJitter"}, {"config", c.at("config")}}, {});
+    const auto& given = c.at("params");
+    std::vector<std::string> keys;
+    std::vector<Tensor> params;
+    for (const auto& [key, value] : given.items()) keys.push_back(key), params.push_back(golden_tensor(value));
+    const auto op = [&](Graph&, Output x, const std::vector<Output>& p) {
+      ColorJitterParams jitter;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (keys[i] == "brightness_delta") jitter.brightness_delta = p[i];
+        if (keys[i] == "contrast_factor") jitter.contrast_factor = p[i];
+        if (keys[i] == "saturation_scale") jitter.saturation_scale = p[i];
+        if (keys[i] == "hue_delta") jitter.hue_delta = p[i];
+      }
+      return impl_of<RandomColorJitterImpl>(layer).transform(x, jitter);
+    };
+    EXPECT_TRUE(golden_near(run(op, golden_tensor(c.at("images")), params), c.at("output"), "RandomColorJitter"));
+  }
 }
 
 // Not random: Keras's output in inference, and the same in training.

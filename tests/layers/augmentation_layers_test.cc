@@ -18,6 +18,7 @@
 #include "core/program.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
+#include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
@@ -121,6 +122,10 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomColorJitter({.brightness_factor = 0.2, .contrast_factor = 0.3, .saturation_factor = 0.4,
+                                           .hue_factor = 0.5}),
+                        x, false),
+                    x));
   EXPECT_TRUE(equal(run(RandomColorDegeneration(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomSaturation(0.5), x, false), x));
   // RandomCrop: Keras's window. Of a 9 x 8 image, the largest centred 1 : 1 window is 8 x 8
@@ -430,6 +435,20 @@ TEST(RandomColorDegeneration, BlendsTowardsGreyByDrawsFromTheFactor) {
   expect_uniform(blends, -0.2, 0.6, "blend");
 }
 
+// With only brightness_factor, RandomBrightness's deltas; with no factor, the identity.
+TEST(RandomColorJitter, DrawsEachGivenLayersParameters) {
+  const Tensor x = random_images({3000, 1, 2, 3}, 11, 100.f, 150.f);
+  const Tensor y = run(RandomColorJitter({.brightness_factor = PerChannel{-0.1, 0.2}, .seed = 5}), x, true, 1);
+  std::vector<double> deltas;
+  for (std::int64_t b = 0; b < 3000; ++b) {
+    const double d = y.item(b * 6) - x.item(b * 6);
+    for (int i = 1; i < 6; ++i) ASSERT_NEAR(y.item(b * 6 + i) - x.item(b * 6 + i), d, 1e-4);
+    deltas.push_back(d);
+  }
+  expect_uniform(deltas, -0.1 * 255, 0.2 * 255, "brightness delta");
+  EXPECT_TRUE(equal(run(RandomColorJitter({.seed = 5}), x, true, 1), x));
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -446,7 +465,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return Solarization({.addition_factor = 0.5, .threshold_factor = 0.5, .seed = 1}); },
       [] { return RandomHue(0.5, {.seed = 1}); },
       [] { return RandomSaturation(0.5, {.seed = 1}); },
-      [] { return RandomColorDegeneration(0.5, {.seed = 1}); }};
+      [] { return RandomColorDegeneration(0.5, {.seed = 1}); },
+      [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -245,6 +245,38 @@ def color_degeneration_cases():
     return cases
 
 
+def color_jitter_cases():
+    """RandomColorJitter draws inside transform_images: Keras's own four layers (the jitter's)
+    applied in its order with fixed parameters."""
+    params = {"brightness_delta": np.array([-30.0, 45.0], "float32").reshape(2, 1, 1, 1),
+              "contrast_factor": np.array([0.7, 1.4], "float32").reshape(2, 1, 1, 1),
+              "saturation_scale": np.array([0.5, 1.8], "float32"),
+              "hue_delta": np.array([0.2, -0.35], "float32")}
+    cases = []
+    for factors in ({"brightness_factor": 0.2, "contrast_factor": 0.5, "saturation_factor": (0.3, 0.6),
+                     "hue_factor": 0.8},
+                    {"contrast_factor": (0.2, 0.4), "hue_factor": 0.5}):
+        layer = L.RandomColorJitter(value_range=(0, 255), **factors)
+        x = images((2, 4, 5, 3), 20, 255.0)
+        y = keras.ops.convert_to_tensor(x)
+        used = {}
+        if layer.random_brightness is not None:
+            y = layer.random_brightness.transform_images(y, {"rgb_delta": params["brightness_delta"]})
+            used["brightness_delta"] = params["brightness_delta"]
+        if layer.random_contrast is not None:
+            y = layer.random_contrast.transform_images(y, {"contrast_factor": params["contrast_factor"]})
+            used["contrast_factor"] = params["contrast_factor"]
+        if layer.random_saturation is not None:
+            y = layer.random_saturation.transform_images(y, {"factor": params["saturation_scale"]})
+            used["saturation_scale"] = params["saturation_scale"].reshape(2, 1, 1, 1)
+        if layer.random_hue is not None:
+            y = layer.random_hue.transform_images(y, {"factor": params["hue_delta"]})
+            used["hue_delta"] = params["hue_delta"].reshape(2, 1, 1, 1)
+        cases.append({"class_name": "RandomColorJitter", "config": jsonable(layer.get_config()), "images": arr(x),
+                      "params": {k: arr(v) for k, v in used.items()}, "output": arr(y)})
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -253,6 +285,8 @@ def color_model_files():
         L.RandomHue((0.1, 0.6), value_range=(0, 1), seed=11),
         L.RandomSaturation(0.4, value_range=(0, 1), seed=12),
         L.RandomColorDegeneration((-0.2, 0.5), value_range=(0, 1), seed=13),
+        L.RandomColorJitter(value_range=(0, 1), brightness_factor=0.1, contrast_factor=(0.2, 0.3), hue_factor=0.2,
+                            seed=14),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -296,9 +330,12 @@ def main():
              auto_contrast_cases() + shear_cases() + hue_cases() +
              saturation_cases() +
              color_degeneration_cases())
+    # model_files before the jitter's cases: the layers those make would take the automatic
+    # names model.keras's layers have.
+    model_files()
+    cases += color_jitter_cases()
     with open(os.path.join(OUT, "transforms.json"), "w") as f:
         json.dump(cases, f)
-    model_files()
     color_model_files()
 
 
