@@ -89,6 +89,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
+#include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"

@@ -23,6 +23,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
+#include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -166,6 +167,10 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json posterization = round_trip(RandomPosterization(5));
+  EXPECT_EQ(posterization["factor"], json::parse("[1, 5]"));  // bounds [1, 8]: a number f is [1, f]
+  // Integers: Keras 3.15's randint refuses the floats 1.0 and 5.0 when it loads them.
+  EXPECT_TRUE(posterization["factor"][0].is_number_integer() && posterization["factor"][1].is_number_integer());
   json jitter = round_trip(RandomColorJitter({.value_range = {0, 1}, .brightness_factor = 0.2,
                                               .saturation_factor = PerChannel{0.1, 0.5}}));
   EXPECT_EQ(jitter["brightness_factor"], 0.2);  // as given, as Keras
@@ -206,6 +211,8 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomPosterization", {{"factor", 9}}, "factor", "9"},
+      {"RandomPosterization", {{"factor", 4.5}}, "factor", "4.5"},
       {"RandomColorJitter", {{"hue_factor", 1.5}}, "hue_factor", "1.5"},
       {"RandomColorJitter", {{"data_format", "channels_first"}}, "data_format", "channels_first"},
       {"RandomColorDegeneration", {{"factor", json::parse("[1.5, 2.0]")}}, "factor", "[1.5, 2]"},

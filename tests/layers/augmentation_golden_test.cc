@@ -22,6 +22,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
+#include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -260,6 +261,13 @@ TEST(RandomColorJitter, ChainsKerasLayersGivenTheirParameters) {
     };
     EXPECT_TRUE(golden_near(run(op, golden_tensor(c.at("images")), params), c.at("output"), "RandomColorJitter"));
   }
+}
+
+TEST(RandomPosterization, ClearsLowBitsAsKerasGivenTheShifts) {
+  expect_layer_cases<RandomPosterizationImpl>(
+      "RandomPosterization",
+      [](const RandomPosterizationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"shift"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

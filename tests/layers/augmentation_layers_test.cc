@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <set>
 
 #include "core/autodiff.h"
 #include "core/error.h"
@@ -25,6 +27,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
+#include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
 #include "layers/preprocessing/random_shear.h"
@@ -122,6 +125,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomPosterization(4), x, false), x));
   EXPECT_TRUE(equal(run(RandomColorJitter({.brightness_factor = 0.2, .contrast_factor = 0.3, .saturation_factor = 0.4,
                                            .hue_factor = 0.5}),
                         x, false),
@@ -449,6 +453,28 @@ TEST(RandomColorJitter, DrawsEachGivenLayersParameters) {
   EXPECT_TRUE(equal(run(RandomColorJitter({.seed = 5}), x, true, 1), x));
 }
 
+// Bits drawn as Keras's randint over [lower, upper): an image of every byte 0..255 keeps
+// 2^bits levels, each bit count in [2, 6) for a quarter of the images; equal bounds keep that one.
+TEST(RandomPosterization, KeepsBitsDrawnFromTheFactor) {
+  const std::int64_t n = 2000;
+  Tensor x({n, 1, 256, 1});
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t i = 0; i < 256; ++i) x.data<float>()[b * 256 + i] = static_cast<float>(i) + 0.5f;
+  }
+  const auto levels = [&](const Tensor& y, std::int64_t b) {
+    std::set<float> seen(y.data<float>() + b * 256, y.data<float>() + (b + 1) * 256);
+    for (float v : seen) EXPECT_EQ(v, std::floor(v)) << "whole bytes";
+    return seen.size();
+  };
+  const Tensor y = run(RandomPosterization({2, 6}, {.seed = 7}), x, true, 2);
+  std::map<std::size_t, double> counts;
+  for (std::int64_t b = 0; b < n; ++b) counts[levels(y, b)] += 1;
+  ASSERT_EQ(counts.size(), 4u);
+  for (std::size_t bits = 2; bits < 6; ++bits) expect_rate(counts[std::size_t{1} << bits], n, 0.25, "levels");
+  const Tensor three = run(RandomPosterization({3, 3}, {.seed = 7}), x, true, 2);
+  for (std::int64_t b = 0; b < 20; ++b) EXPECT_EQ(levels(three, b), 8u);
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -466,7 +492,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomHue(0.5, {.seed = 1}); },
       [] { return RandomSaturation(0.5, {.seed = 1}); },
       [] { return RandomColorDegeneration(0.5, {.seed = 1}); },
-      [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); }};
+      [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); },
+      [] { return RandomPosterization(6, {.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

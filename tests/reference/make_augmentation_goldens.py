@@ -277,6 +277,19 @@ def color_jitter_cases():
     return cases
 
 
+def posterization_cases():
+    shift = np.array([4, 7, 0], "uint8")  # Keras's transformation["shift_factor"]: 8 - bits
+    cases = []
+    for value_range, scale in (((0, 255), 255.0), ((1, -1), 1.0)):
+        layer = L.RandomPosterization((2, 6), value_range=value_range)
+        x = images((3, 4, 5, 3), 21, scale)
+        if value_range[0] == 1:  # [-1, 1]
+            x = x * 2.0 - 1.0
+        cases.append(layer_case(layer, x.astype("float32"), {"shift": shift.astype("float32").reshape(3, 1, 1, 1)},
+                                {"shift_factor": shift}))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -287,6 +300,7 @@ def color_model_files():
         L.RandomColorDegeneration((-0.2, 0.5), value_range=(0, 1), seed=13),
         L.RandomColorJitter(value_range=(0, 1), brightness_factor=0.1, contrast_factor=(0.2, 0.3), hue_factor=0.2,
                             seed=14),
+        L.RandomPosterization(4, value_range=(0, 1), seed=15),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -329,7 +343,8 @@ def main():
              brightness_cases() + crop_cases() + invert_cases() + solarization_cases() + grayscale_cases() +
              auto_contrast_cases() + shear_cases() + hue_cases() +
              saturation_cases() +
-             color_degeneration_cases())
+             color_degeneration_cases() +
+             posterization_cases())
     # model_files before the jitter's cases: the layers those make would take the automatic
     # names model.keras's layers have.
     model_files()
