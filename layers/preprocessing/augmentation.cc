@@ -78,8 +78,8 @@ void expect_image_batch(const Output& images, const std::string& layer) {
 void expect_rgb_images(const Output& images, const std::string& data_format, const std::string& layer) {
   const std::size_t axis = is_channels_first(data_format) ? 1 : 3;
   if (images.shape().rank() != 4 || images.shape().dims()[axis] != 3) {
-    throw ShapeError(layer + ": expects RGB images (three channels, " + (axis == 1 ? "channels_first" : "channels_last") +
-                     "), got shape " + images.shape().to_string());
+    throw ShapeError(layer + ": expects RGB images (three channels, " +
+                     (axis == 1 ? "channels_first" : "channels_last") + "), got shape " + images.shape().to_string());
   }
 }
 
@@ -108,6 +108,29 @@ Output transform_value_range(Output images, const PerChannel& from, const PerCha
   const auto from_lo = static_cast<float>(from.values[0]), from_hi = static_cast<float>(from.values[1]);
   const auto to_lo = static_cast<float>(to.values[0]), to_hi = static_cast<float>(to.values[1]);
   return ops::add(ops::mul(ops::div(ops::sub(images, from_lo), from_hi - from_lo), to_hi - to_lo), to_lo);
+}
+
+Output filter_images(Output images, const std::string& data_format, std::int64_t kh, std::int64_t kw,
+                     const std::function<Output(Output shifted, std::int64_t r, std::int64_t c)>& weigh) {
+  const auto [height_axis, width_axis] = image_axes(data_format);
+  const auto h = static_cast<std::size_t>(height_axis), w = static_cast<std::size_t>(width_axis);
+  std::vector<std::int64_t> before(4, 0), after(4, 0);
+  before[h] = after[h] = (kh - 1) / 2;
+  before[w] = after[w] = (kw - 1) / 2;
+  const Output padded = ops::pad(images, before, after);
+  Output sum;
+  for (std::int64_t r = 0; r < kh; ++r) {
+    for (std::int64_t c = 0; c < kw; ++c) {
+      std::vector<std::int64_t> from(4, 0), to(4, 0);
+      from[h] = r;
+      to[h] = kh - 1 - r;
+      from[w] = c;
+      to[w] = kw - 1 - c;
+      const Output tap = weigh(ops::crop(padded, from, to), r, c);
+      sum = sum.valid() ? ops::add(sum, tap) : tap;
+    }
+  }
+  return sum;
 }
 
 Output draw_column(Output draws, std::int64_t column) {

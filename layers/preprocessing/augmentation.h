@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,12 @@ Output affine_images(Output images, Output transforms, const std::string& data_f
 // Keras's _transform_value_range: images mapped linearly from `from` to `to` (as they are
 // when the ranges are equal).
 Output transform_value_range(Output images, const PerChannel& from, const PerChannel& to);
+
+// A depthwise filter of odd size kh x kw over each image and channel with zero padding
+// ("same", as Keras's depthwise_conv): the sum over the window's taps (r, c) of
+// weigh(images shifted by the tap, r, c).
+Output filter_images(Output images, const std::string& data_format, std::int64_t kh, std::int64_t kw,
+                     const std::function<Output(Output shifted, std::int64_t r, std::int64_t c)>& weigh);
 
 // (batch, 1) column `column` of `draws`.
 Output draw_column(Output draws, std::int64_t column);

@@ -26,6 +26,7 @@
 #include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
+#include "layers/preprocessing/random_sharpness.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -167,6 +168,9 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json sharpness = round_trip(RandomSharpness(0.4, {.value_range = {255, 0}}));
+  EXPECT_EQ(sharpness["factor"], json::parse("[0.0, 0.4]"));
+  EXPECT_EQ(sharpness["value_range"], json::parse("[0.0, 255.0]"));
   json posterization = round_trip(RandomPosterization(5));
   EXPECT_EQ(posterization["factor"], json::parse("[1, 5]"));  // bounds [1, 8]: a number f is [1, f]
   // Integers: Keras 3.15's randint refuses the floats 1.0 and 5.0 when it loads them.
@@ -211,6 +215,7 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomSharpness", {{"factor", -0.5}}, "factor", "-0.5"},
       {"RandomPosterization", {{"factor", 9}}, "factor", "9"},
       {"RandomPosterization", {{"factor", 4.5}}, "factor", "4.5"},
       {"RandomColorJitter", {{"hue_factor", 1.5}}, "hue_factor", "1.5"},

@@ -25,6 +25,7 @@
 #include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
+#include "layers/preprocessing/random_sharpness.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -268,6 +269,13 @@ TEST(RandomPosterization, ClearsLowBitsAsKerasGivenTheShifts) {
       "RandomPosterization",
       [](const RandomPosterizationImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"shift"});
+}
+
+TEST(RandomSharpness, BlendsWithTheSmoothedImageAsKerasGivenTheFactors) {
+  expect_layer_cases<RandomSharpnessImpl>(
+      "RandomSharpness",
+      [](const RandomSharpnessImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
+      {"f"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

@@ -30,6 +30,7 @@
 #include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"
+#include "layers/preprocessing/random_sharpness.h"
 #include "layers/preprocessing/random_shear.h"
 #include "layers/preprocessing/random_translation.h"
 #include "layers/preprocessing/random_zoom.h"
@@ -125,6 +126,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomSharpness(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomPosterization(4), x, false), x));
   EXPECT_TRUE(equal(run(RandomColorJitter({.brightness_factor = 0.2, .contrast_factor = 0.3, .saturation_factor = 0.4,
                                            .hue_factor = 0.5}),
@@ -475,6 +477,23 @@ TEST(RandomPosterization, KeepsBitsDrawnFromTheFactor) {
   for (std::int64_t b = 0; b < 20; ++b) EXPECT_EQ(levels(three, b), 8u);
 }
 
+// The centre of a 3 x 3 image becomes x + (1 - 2f)(s - x), s its smoothed value: f read
+// back is uniform on the factor's range.
+TEST(RandomSharpness, BlendsByDrawsFromTheFactor) {
+  const std::int64_t n = 3000;
+  const Tensor x = random_images({n, 3, 3, 1}, 12, 50.f, 200.f);
+  const Tensor y = run(RandomSharpness({0.2, 0.7}, {.seed = 8}), x, true, 5);
+  std::vector<double> fs;
+  for (std::int64_t b = 0; b < n; ++b) {
+    double s = 0;
+    for (int i = 0; i < 9; ++i) s += x.item(b * 9 + i) * (i == 4 ? 5.0 : 1.0) / 13.0;
+    const double centre = x.item(b * 9 + 4);
+    if (std::fabs(s - centre) < 5) continue;
+    fs.push_back((1 - (y.item(b * 9 + 4) - centre) / (s - centre)) / 2);
+  }
+  expect_uniform(fs, 0.2, 0.7, "sharpness factor");
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -493,7 +512,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomSaturation(0.5, {.seed = 1}); },
       [] { return RandomColorDegeneration(0.5, {.seed = 1}); },
       [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); },
-      [] { return RandomPosterization(6, {.seed = 1}); }};
+      [] { return RandomPosterization(6, {.seed = 1}); },
+      [] { return RandomSharpness(0.5, {.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -290,6 +290,16 @@ def posterization_cases():
     return cases
 
 
+def sharpness_cases():
+    f = np.array([0.1, 0.5, 0.95], "float32")  # Keras's transformation["factor"], before it doubles it
+    cases = []
+    for value_range, data_format, scale in (((0, 255), "channels_last", 255.0), ((0, 1), "channels_first", 1.0)):
+        layer = L.RandomSharpness(0.8, value_range=value_range, data_format=data_format)
+        shape = (3, 4, 5, 2) if data_format == "channels_last" else (3, 2, 4, 5)
+        cases.append(layer_case(layer, images(shape, 22, scale), {"f": f.reshape(3, 1, 1, 1)}, {"factor": f}))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -301,6 +311,7 @@ def color_model_files():
         L.RandomColorJitter(value_range=(0, 1), brightness_factor=0.1, contrast_factor=(0.2, 0.3), hue_factor=0.2,
                             seed=14),
         L.RandomPosterization(4, value_range=(0, 1), seed=15),
+        L.RandomSharpness((0.2, 0.9), value_range=(0, 1), seed=16),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -344,7 +355,8 @@ def main():
              auto_contrast_cases() + shear_cases() + hue_cases() +
              saturation_cases() +
              color_degeneration_cases() +
-             posterization_cases())
+             posterization_cases() +
+             sharpness_cases())
     # model_files before the jitter's cases: the layers those make would take the automatic
     # names model.keras's layers have.
     model_files()
