@@ -86,6 +86,7 @@
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"

@@ -20,6 +20,7 @@
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
@@ -168,6 +169,10 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json blur = round_trip(RandomGaussianBlur({.kernel_size = IntPair(3, 5), .sigma = 0.5}));
+  EXPECT_EQ(blur["kernel_size"], json::parse("[3, 5]"));
+  EXPECT_EQ(blur["sigma"], json::parse("[0.0, 0.5]"));
+  EXPECT_EQ(blur["factor"], json::parse("[0.0, 1.0]"));
   json sharpness = round_trip(RandomSharpness(0.4, {.value_range = {255, 0}}));
   EXPECT_EQ(sharpness["factor"], json::parse("[0.0, 0.4]"));
   EXPECT_EQ(sharpness["value_range"], json::parse("[0.0, 255.0]"));
@@ -215,6 +220,8 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomGaussianBlur", {{"kernel_size", 4}}, "kernel_size", "4"},
+      {"RandomGaussianBlur", {{"sigma", 1.5}}, "sigma", "1.5"},
       {"RandomSharpness", {{"factor", -0.5}}, "factor", "-0.5"},
       {"RandomPosterization", {{"factor", 9}}, "factor", "9"},
       {"RandomPosterization", {{"factor", 4.5}}, "factor", "4.5"},

@@ -19,6 +19,7 @@
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
@@ -276,6 +277,15 @@ TEST(RandomSharpness, BlendsWithTheSmoothedImageAsKerasGivenTheFactors) {
       "RandomSharpness",
       [](const RandomSharpnessImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0]); },
       {"f"});
+}
+
+TEST(RandomGaussianBlur, BlursAsKerasGivenSigmaAndTheDraws) {
+  expect_layer_cases<RandomGaussianBlurImpl>(
+      "RandomGaussianBlur",
+      [](const RandomGaussianBlurImpl& l, Output x, const std::vector<Output>& p) {
+        return l.transform(x, p[0], p[1]);
+      },
+      {"sigma", "apply"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

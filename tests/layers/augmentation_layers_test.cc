@@ -24,6 +24,7 @@
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
 #include "layers/preprocessing/random_flip.h"
+#include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
@@ -126,6 +127,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomGaussianBlur(), x, false), x));
   EXPECT_TRUE(equal(run(RandomSharpness(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomPosterization(4), x, false), x));
   EXPECT_TRUE(equal(run(RandomColorJitter({.brightness_factor = 0.2, .contrast_factor = 0.3, .saturation_factor = 0.4,
@@ -494,6 +496,28 @@ TEST(RandomSharpness, BlendsByDrawsFromTheFactor) {
   expect_uniform(fs, 0.2, 0.7, "sharpness factor");
 }
 
+// A point of light spreads in the images blurred, at the factor's mean rate, every one of
+// them by the batch's one kernel; the others keep it.
+TEST(RandomGaussianBlur, BlursAtItsRateWithOneKernelPerBatch) {
+  const std::int64_t n = 3000;
+  Tensor x = Tensor::filled({n, 3, 3, 1}, 0.f);
+  for (std::int64_t b = 0; b < n; ++b) x.data<float>()[b * 9 + 4] = 100.f;
+  const Tensor y = run(RandomGaussianBlur({.factor = 0.6, .sigma = PerChannel{0.5, 1.0}, .seed = 9}), x, true, 3);
+  double blurred = 0;
+  std::int64_t first = -1;
+  for (std::int64_t b = 0; b < n; ++b) {
+    const bool spread = y.item(b * 9) > 0.f;
+    if (!spread) {
+      for (int i = 0; i < 9; ++i) ASSERT_EQ(y.item(b * 9 + i), x.item(b * 9 + i)) << b;
+      continue;
+    }
+    blurred += 1;
+    if (first < 0) first = b;
+    for (int i = 0; i < 9; ++i) ASSERT_EQ(y.item(b * 9 + i), y.item(first * 9 + i)) << "one kernel per batch";
+  }
+  expect_rate(blurred, static_cast<double>(n), 0.3, "blurred");  // p uniform on [0, 0.6]
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -513,7 +537,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomColorDegeneration(0.5, {.seed = 1}); },
       [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); },
       [] { return RandomPosterization(6, {.seed = 1}); },
-      [] { return RandomSharpness(0.5, {.seed = 1}); }};
+      [] { return RandomSharpness(0.5, {.seed = 1}); },
+      [] { return RandomGaussianBlur({.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -300,6 +300,22 @@ def sharpness_cases():
     return cases
 
 
+def gaussian_blur_cases():
+    sigma = np.array([0.6, 0.9], "float32")  # Keras's transformation["blur_factor"]: (x, y)
+    apply = np.array([True, False, True])
+    cases = []
+    for kernel_size, value_range, data_format, scale in ((3, (0, 255), "channels_last", 255.0),
+                                                         ((3, 5), (0, 1), "channels_first", 1.0),
+                                                         (5, (0, 1), "channels_last", 1.2)):
+        layer = L.RandomGaussianBlur(0.7, kernel_size=kernel_size, sigma=(0.2, 0.9), value_range=value_range,
+                                     data_format=data_format)
+        shape = (3, 6, 7, 2) if data_format == "channels_last" else (3, 2, 6, 7)
+        cases.append(layer_case(layer, images(shape, 23, scale), {"sigma": sigma.reshape(1, 2),
+                                                                  "apply": apply.reshape(3, 1, 1, 1)},
+                                {"blur_factor": sigma, "should_apply_blur": apply}))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -312,6 +328,7 @@ def color_model_files():
                             seed=14),
         L.RandomPosterization(4, value_range=(0, 1), seed=15),
         L.RandomSharpness((0.2, 0.9), value_range=(0, 1), seed=16),
+        L.RandomGaussianBlur(0.5, kernel_size=(3, 5), sigma=(0.3, 0.8), value_range=(0, 1), seed=17),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -356,7 +373,8 @@ def main():
              saturation_cases() +
              color_degeneration_cases() +
              posterization_cases() +
-             sharpness_cases())
+             sharpness_cases() +
+             gaussian_blur_cases())
     # model_files before the jitter's cases: the layers those make would take the automatic
     # names model.keras's layers have.
     model_files()
