@@ -19,6 +19,7 @@
 #include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
+#include "layers/preprocessing/random_erasing.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
@@ -169,6 +170,11 @@ TEST(AugmentationConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(hue["factor"], json::parse("[0.0, 0.4]"));  // bounds [0, 1]: a number f is [0, f]
   EXPECT_EQ(hue["value_range"], json::parse("[1.0, 0.0]"));  // as given: Keras does not sort it
   EXPECT_EQ(hue["seed"], 5);
+  json erasing = round_trip(RandomErasing({.fill_value = PerChannel{1, 2, 3}}));
+  EXPECT_EQ(erasing["factor"], json::parse("[0.0, 1.0]"));
+  EXPECT_EQ(erasing["scale"], json::parse("[0.02, 0.33]"));
+  EXPECT_EQ(erasing["fill_value"], json::parse("[1.0, 2.0, 3.0]"));
+  EXPECT_TRUE(round_trip(RandomErasing())["fill_value"].is_null());
   json blur = round_trip(RandomGaussianBlur({.kernel_size = IntPair(3, 5), .sigma = 0.5}));
   EXPECT_EQ(blur["kernel_size"], json::parse("[3, 5]"));
   EXPECT_EQ(blur["sigma"], json::parse("[0.0, 0.5]"));
@@ -220,6 +226,8 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
       {"AutoContrast", {{"value_range", 255}}, "value_range", "255"},
       {"RandomHue", {{"factor", 1.5}}, "factor", "1.5"},
       {"RandomHue", {{"factor", 0.5}, {"value_range", json::parse("[0, 1, 2]")}}, "value_range", "[0, 1, 2]"},
+      {"RandomErasing", {{"scale", json::parse("[1.5, 2.0]")}}, "scale", "[1.5, 2]"},
+      {"RandomErasing", {{"fill_value", json::parse("[1, 2]")}}, "fill_value", "2"},
       {"RandomGaussianBlur", {{"kernel_size", 4}}, "kernel_size", "4"},
       {"RandomGaussianBlur", {{"sigma", 1.5}}, "sigma", "1.5"},
       {"RandomSharpness", {{"factor", -0.5}}, "factor", "-0.5"},

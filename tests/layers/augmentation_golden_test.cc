@@ -18,6 +18,7 @@
 #include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
+#include "layers/preprocessing/random_erasing.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
@@ -286,6 +287,15 @@ TEST(RandomGaussianBlur, BlursAsKerasGivenSigmaAndTheDraws) {
         return l.transform(x, p[0], p[1]);
       },
       {"sigma", "apply"});
+}
+
+TEST(RandomErasing, ErasesBoxesAsKerasGivenTheBoxesAndFill) {
+  expect_layer_cases<RandomErasingImpl>(
+      "RandomErasing",
+      [](const RandomErasingImpl& l, Output x, const std::vector<Output>& p) {
+        return l.transform(x, p[0], p[1], p[2]);
+      },
+      {"corners", "apply", "fill"});
 }
 
 // Not random: Keras's output in inference, and the same in training.

@@ -23,6 +23,7 @@
 #include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
+#include "layers/preprocessing/random_erasing.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_gaussian_blur.h"
 #include "layers/preprocessing/random_grayscale.h"
@@ -127,6 +128,7 @@ TEST(Augmentation, EveryLayerIsTheIdentityInInference) {
   EXPECT_TRUE(equal(run(RandomGrayscale({.factor = 1.0}), x, false), x));
   EXPECT_TRUE(equal(run(Solarization({.addition_factor = 0.5, .threshold_factor = 0.5}), x, false), x));
   EXPECT_TRUE(equal(run(RandomHue(0.5), x, false), x));
+  EXPECT_TRUE(equal(run(RandomErasing(), x, false), x));
   EXPECT_TRUE(equal(run(RandomGaussianBlur(), x, false), x));
   EXPECT_TRUE(equal(run(RandomSharpness(0.5), x, false), x));
   EXPECT_TRUE(equal(run(RandomPosterization(4), x, false), x));
@@ -518,6 +520,40 @@ TEST(RandomGaussianBlur, BlursAtItsRateWithOneKernelPerBatch) {
   expect_rate(blurred, static_cast<double>(n), 0.3, "blurred");  // p uniform on [0, 0.6]
 }
 
+// At the factor's mean rate, one box of the fill over every channel, its sides between
+// sqrt(scale) of the image's (a pixel either way for the cut).
+TEST(RandomErasing, ErasesOneBoxAtItsRate) {
+  const std::int64_t n = 2000, h = 20, w = 30;
+  const Tensor x = random_images({n, h, w, 2}, 13, 0.5f, 1.f);
+  const Tensor y = run(RandomErasing({.factor = 1.0, .scale = {0.1, 0.3}, .fill_value = -1.0, .value_range = {-1, 1},
+                                      .seed = 4}),
+                       x, true, 6);
+  double erased = 0;
+  for (std::int64_t b = 0; b < n; ++b) {
+    std::int64_t top = h, bottom = -1, left = w, right = -1, count = 0;
+    for (std::int64_t r = 0; r < h; ++r) {
+      for (std::int64_t c = 0; c < w; ++c) {
+        const bool out = at(y, b, r, c, 0) == -1.f;
+        ASSERT_EQ(out, at(y, b, r, c, 1) == -1.f) << "every channel";
+        if (!out) {
+          ASSERT_EQ(at(y, b, r, c, 0), at(x, b, r, c, 0));
+          continue;
+        }
+        top = std::min(top, r), bottom = std::max(bottom, r), left = std::min(left, c), right = std::max(right, c);
+        ++count;
+      }
+    }
+    if (count == 0) continue;
+    erased += 1;
+    ASSERT_EQ(count, (bottom - top + 1) * (right - left + 1)) << "a box";
+    EXPECT_GE(bottom - top + 1, std::sqrt(0.1) * h - 1);
+    EXPECT_LE(bottom - top + 1, std::sqrt(0.3) * h + 1);
+    EXPECT_GE(right - left + 1, std::sqrt(0.1) * w - 1);
+    EXPECT_LE(right - left + 1, std::sqrt(0.3) * w + 1);
+  }
+  expect_rate(erased, static_cast<double>(n), 0.5, "erased");  // p uniform on [0, 1]
+}
+
 TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
   const Tensor x = random_images({16, 9, 8, 3}, 6, 0.f, 255.f);
   const std::vector<std::function<Layer()>> makes = {
@@ -538,7 +574,8 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       [] { return RandomColorJitter({.brightness_factor = 0.2, .hue_factor = 0.5, .seed = 1}); },
       [] { return RandomPosterization(6, {.seed = 1}); },
       [] { return RandomSharpness(0.5, {.seed = 1}); },
-      [] { return RandomGaussianBlur({.seed = 1}); }};
+      [] { return RandomGaussianBlur({.seed = 1}); },
+      [] { return RandomErasing({.seed = 1}); }};
   for (const auto& make : makes) {
     const Layer a = make();
     SCOPED_TRACE(a.class_name());

@@ -316,6 +316,29 @@ def gaussian_blur_cases():
     return cases
 
 
+def erasing_cases():
+    corners = np.array([[0.4, 3.2, 1.0, 4.0], [1.0, 2.0, 0.0, 5.0], [2.0, 6.9, 2.5, 3.5]], "float32")  # x0 x1 y0 y1
+    apply = np.array([True, False, True])
+    cases = []
+    for fill_value, value_range, data_format, scale in ((None, (0, 255), "channels_last", 255.0),
+                                                        (0.75, (0, 1), "channels_first", 1.0),
+                                                        ((-3.0, 0.5, 0.2), (0, 1), "channels_last", 1.0)):
+        layer = L.RandomErasing(0.5, scale=(0.1, 0.4), fill_value=fill_value, value_range=value_range,
+                                data_format=data_format)
+        shape = (3, 5, 7, 3) if data_format == "channels_last" else (3, 3, 5, 7)
+        x = images(shape, 24, scale)
+        if fill_value is None:  # noise, as Keras draws it: normal times value_range's upper end
+            fill = np.random.default_rng(25).normal(size=shape).astype("float32") * value_range[1]
+        else:
+            fill = np.ones(shape, "float32") * np.asarray(fill_value, "float32")
+        masks = layer._generate_batch_mask(shape, tuple(keras.ops.convert_to_tensor(corners[:, i]) for i in range(4)))
+        transformation = {"apply_erasing": apply, "batch_masks": masks,
+                          "fill_value": np.clip(fill, value_range[0], value_range[1])}
+        cases.append(layer_case(layer, x, {"corners": corners, "apply": apply.reshape(3, 1, 1, 1), "fill": fill},
+                                transformation))
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
@@ -329,6 +352,7 @@ def color_model_files():
         L.RandomPosterization(4, value_range=(0, 1), seed=15),
         L.RandomSharpness((0.2, 0.9), value_range=(0, 1), seed=16),
         L.RandomGaussianBlur(0.5, kernel_size=(3, 5), sigma=(0.3, 0.8), value_range=(0, 1), seed=17),
+        L.RandomErasing(0.4, scale=(0.05, 0.2), fill_value=0.5, value_range=(0, 1), seed=18),
     ])
     x = images((2, 6, 7, 3), 17, 1.0)
     model.save(os.path.join(OUT, "colors.keras"))
@@ -374,7 +398,8 @@ def main():
              color_degeneration_cases() +
              posterization_cases() +
              sharpness_cases() +
-             gaussian_blur_cases())
+             gaussian_blur_cases() +
+             erasing_cases())
     # model_files before the jitter's cases: the layers those make would take the automatic
     # names model.keras's layers have.
     model_files()
