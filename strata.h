@@ -75,6 +75,7 @@
 #include "layers/preprocessing/category_encoding.h"
 #include "layers/preprocessing/center_crop.h"
 #include "layers/preprocessing/discretization.h"
+#include "layers/preprocessing/equalization.h"
 #include "layers/preprocessing/hashed_crossing.h"
 #include "layers/preprocessing/hashing.h"
 #include "layers/preprocessing/index_lookup.h"

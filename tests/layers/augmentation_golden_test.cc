@@ -13,6 +13,7 @@
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layers/preprocessing/auto_contrast.h"
+#include "layers/preprocessing/equalization.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_color_jitter.h"
@@ -296,6 +297,21 @@ TEST(RandomErasing, ErasesBoxesAsKerasGivenTheBoxesAndFill) {
         return l.transform(x, p[0], p[1], p[2]);
       },
       {"corners", "apply", "fill"});
+}
+
+// Not random: Keras's output in training; the identity in inference, as Keras.
+TEST(Equalization, EqualizesAsKerasAndKeepsOneBinChannels) {
+  ASSERT_EQ(count("Equalization"), 2);
+  for (const auto& c : cases()) {
+    if (c.value("class_name", "") != "Equalization") continue;
+    SCOPED_TRACE(c.at("config").dump());
+    Layer layer = io::layer_from_config(ordered_json{{"class_name", "Equalization"}, {"config", c.at("config")}}, {});
+    const Tensor images = golden_tensor(c.at("images"));
+    const auto call = [&](Graph& g, Output x, const std::vector<Output>&) { return layer.impl().call(g, {x})[0]; };
+    EXPECT_TRUE(golden_near(run(call, images, {}, true), c.at("output"), "training"));
+    const Tensor same = run(call, images, {}, false);
+    for (std::int64_t i = 0; i < images.size(); ++i) ASSERT_EQ(same.item(i), images.item(i)) << "inference";
+  }
 }
 
 // Not random: Keras's output in inference, and the same in training.

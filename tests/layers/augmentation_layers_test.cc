@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/program.h"
+#include "layers/preprocessing/equalization.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_color_jitter.h"

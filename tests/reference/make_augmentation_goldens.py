@@ -339,9 +339,29 @@ def erasing_cases():
     return cases
 
 
+def equalization_cases():
+    """Not random: Keras's output in training (the identity in inference)."""
+    cases = []
+    for value_range, bins, data_format, scale in (((0, 255), 256, "channels_last", 255.0),
+                                                  ((1, 0), 64, "channels_first", 1.0)):
+        layer = L.Equalization(value_range=value_range, bins=bins, data_format=data_format)
+        shape = (2, 4, 5, 3) if data_format == "channels_last" else (2, 3, 4, 5)
+        x = images(shape, 26, scale * 0.6) + scale * 0.1
+        x = np.round(x * 20) / 20  # ties: pixels sharing bins
+        if data_format == "channels_last":
+            x[..., 1] = scale * 0.5  # a channel in one bin keeps its values
+        else:
+            x[:, 1] = scale * 0.5
+        cases.append({"class_name": "Equalization", "config": jsonable(layer.get_config()), "images": arr(x),
+                      "params": {}, "output": arr(layer(x, training=True))})
+    return cases
+
+
 def color_model_files():
     """colors.keras: a Sequential model of the colour layers Keras 3.15 added, and
     colors.json: its layers' configs and Keras's inference output (the identity)."""
+    # Not Equalization: Keras 3.15 builds no model of it (its output spec is its input, a
+    # cycle).
     model = keras.Sequential([
         keras.Input((6, 7, 3)),
         L.RandomHue((0.1, 0.6), value_range=(0, 1), seed=11),
@@ -399,7 +419,8 @@ def main():
              posterization_cases() +
              sharpness_cases() +
              gaussian_blur_cases() +
-             erasing_cases())
+             erasing_cases() +
+             equalization_cases())
     # model_files before the jitter's cases: the layers those make would take the automatic
     # names model.keras's layers have.
     model_files()
