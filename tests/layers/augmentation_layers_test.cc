@@ -15,10 +15,10 @@
 #include <set>
 
 #include "core/autodiff.h"
+#include "core/check_gradients.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/program.h"
-#include "layers/preprocessing/equalization.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_color_jitter.h"
@@ -589,13 +589,38 @@ TEST(Augmentation, DrawsDependOnSeedAndStepOnly) {
       equal(run(RandomRotation(0.3, {.seed = 2}), x, true, 7), run(RandomRotation(0.3, {.seed = 1}), x, true, 7)));
 }
 
+// The colour layers' gradients match finite differences in training (the draws are the
+// same at every evaluation of one step), with pixels away from value_range's ends and
+// channels apart (no tie for HSV's max or min within the differences' step), each pixel
+// ordering its channels another way.
+TEST(Augmentation, ColourLayersGradientsMatchFiniteDifferences) {
+  Tensor x = random_images({2, 4, 5, 3}, 14, 0.f, 0.05f);
+  const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (std::int64_t p = 0; p < x.size() / 3; ++p) {
+    for (int c = 0; c < 3; ++c) x.data<float>()[p * 3 + c] += 0.3f + 0.15f * static_cast<float>(orders[p % 6][c]);
+  }
+  const std::vector<Layer> layers = {
+      RandomSharpness({0.2, 0.8}, {.value_range = {0, 1}, .seed = 1}),
+      RandomColorDegeneration(0.5, {.value_range = {0, 1}, .seed = 2}),
+      RandomGaussianBlur({.kernel_size = IntPair(3, 5), .sigma = PerChannel{0.4, 0.9}, .value_range = {0, 1},
+                          .seed = 3}),
+      RandomErasing({.fill_value = 0.0, .value_range = {0, 1}, .seed = 4}),
+      RandomSaturation({0.2, 0.4}, {.value_range = {0, 1}, .seed = 5}),
+      RandomHue(0.3, {.value_range = {0, 1}, .seed = 6})};
+  for (const Layer& layer : layers) {
+    const auto build = [&](Graph& g, const std::vector<Output>& in) { return layer.impl().call(g, {in[0]})[0]; };
+    const GradientCheckResult r = check_gradients(build, {x}, {.training = true});
+    EXPECT_TRUE(r.ok) << layer.class_name() << ": " << r.report;
+  }
+}
+
 // Keras's gradients: through the arithmetic of RandomContrast and RandomBrightness and the
 // reversal of RandomFlip. The resampling layers have none here: asked for one (a layer
 // with weights before them), the error names the op.
 TEST(Augmentation, GradientsFlowThroughArithmeticAndAreRefusedThroughResampling) {
   const Tensor x = random_images({4, 5, 6, 2}, 7, 10.f, 20.f);
-  for (const Layer& layer : std::vector<Layer>{RandomFlip({.seed = 1}), RandomContrast(0.5, {.value_range = {0, 100}}),
-                                               RandomBrightness(0.1, {.value_range = {0, 100}})}) {
+  for (const Layer& layer : std::vector<Layer>{RandomFlip({.seed = 1}), RandomContrast(0.5, {.value_range = {0, 1}}),
+                                               RandomBrightness(0.1, {.value_range = {0, 1}})}) {
     Graph g;
     Output in = g.placeholder({x.shape()});
     const Output y = layer.impl().call(g, {in})[0];
