@@ -43,6 +43,7 @@
 #include "layers/adapt.h"
 #include "layers/attention/additive_attention.h"
 #include "layers/attention/attention.h"
+#include "layers/attention/group_query_attention.h"
 #include "layers/attention/multi_head_attention.h"
 #include "layers/convolutional/conv.h"
 #include "layers/convolutional/conv_transpose.h"

@@ -34,7 +34,10 @@ json shapes_json(const std::vector<KerasTensor>& ins) {
 // Keras classes whose call takes its input tensors as separate arguments,
 // call(query, value, key), where others take one list: their nodes are written
 // {"args": [q, v, k]} (Keras 3) or [[q, 0, 0, {"value": v, "key": k}]] (tf.keras).
-bool takes_separate_tensors(const std::string& class_name) { return class_name == "MultiHeadAttention"; }
+bool takes_separate_tensors(const std::string& class_name) {
+  return class_name == "MultiHeadAttention" || class_name == "GroupQueryAttention" ||
+         class_name == "GroupedQueryAttention";
+}
 
 // The keyword arguments that carry such a layer's tensors, in call order.
 const std::vector<std::string>& tensor_keywords() {
@@ -661,6 +664,10 @@ json to_keras2_config(const json& v) {
       continue;
     if (it.key() == "batch_shape") {
       out["batch_input_shape"] = it.value();
+    } else if (it.key() == "inbound_nodes" && v.value("class_name", "") == "GroupQueryAttention") {
+      // A class tf.keras never had: its nodes stay as Keras 3 writes them in .h5 too
+      // ({"args": [q, v], "kwargs": ...}), which Keras 3's .h5 loader builds it from.
+      out["inbound_nodes"] = it.value();
     } else if (it.key() == "inbound_nodes") {
       const bool separate = takes_separate_tensors(v.value("class_name", ""));
       json nodes = json::array();
@@ -698,6 +705,9 @@ json to_keras2_config(const json& v) {
       out[it.key()] = to_keras2_config(it.value());
     }
   }
+  // Keras's .h5 files name GroupQueryAttention after its Python class, the only name its
+  // .h5 loader finds.
+  if (wrapper && out.value("class_name", "") == "GroupQueryAttention") out["class_name"] = "GroupedQueryAttention";
   return out;
 }
 

@@ -317,6 +317,17 @@ std::string to_snake_case(const std::string& class_name) {
   return name;
 }
 
+namespace {
+
+// Keras 3 keys a layer's weights by its Python class, which for one class differs from the
+// name its config is saved under.
+const std::string& python_class_of(const std::string& class_name) {
+  static const std::string grouped = "GroupedQueryAttention";
+  return class_name == "GroupQueryAttention" ? grouped : class_name;
+}
+
+}  // namespace
+
 std::vector<std::string> keras3_layer_keys(const std::vector<LayerWeights>& layers) {
   std::vector<std::string> keys;
   std::map<std::string, int> used;
@@ -325,7 +336,7 @@ std::vector<std::string> keras3_layer_keys(const std::vector<LayerWeights>& laye
       keys.push_back(layer.layer_name);
       continue;
     }
-    std::string key = to_snake_case(layer.class_name);
+    std::string key = to_snake_case(python_class_of(layer.class_name));
     auto it = used.find(key);
     if (it == used.end()) {
       used.emplace(key, 0);

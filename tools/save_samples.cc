@@ -18,6 +18,7 @@
 #include "layers/activations/softmax.h"
 #include "layers/attention/additive_attention.h"
 #include "layers/attention/attention.h"
+#include "layers/attention/group_query_attention.h"
 #include "layers/attention/multi_head_attention.h"
 #include "layers/convolutional/conv.h"
 #include "layers/convolutional/conv_transpose.h"
@@ -347,6 +348,14 @@ std::vector<Sample> samples() {
   }
   out.push_back(preprocessing_sample(false));
   out.push_back(preprocessing_sample(true));
+  {
+    // Grouped-query attention (a gate, causal), reading its query_mask from an input.
+    auto x = Input({5, 8}), qm = Input({5});
+    auto a = layers::GroupQueryAttention(4, 4, 2, {.use_gate = true})({x, x}, {.query_mask = qm,
+                                                                            .use_causal_mask = true})[0];
+    Model m({x, qm}, {layers::Dense(2)(layers::Flatten()(a))}, {.name = "group_query_attention"});
+    out.push_back({"group_query_attention", m, {{3, 5, 8}, {3, 5}}, {false, true}});
+  }
   return out;
 }
 

@@ -1,22 +1,16 @@
 #include "layers/attention/multi_head_attention.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
-#include "core/ops/batch_matmul.h"
-#include "core/ops/causal_mask.h"
 #include "core/rng.h"
+#include "layers/attention/heads_attention.h"
 
 namespace strata::layers {
 
 namespace {
-
-// What Keras's masked Softmax puts in place of a hidden score (Attention instead
-// subtracts 1e9 from it, layers/attention/attention.cc).
-constexpr float kHiddenScoreValue = -1.0e9f;
 
 // A projection sublayer, built at once on `input`.
 std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
@@ -32,9 +26,6 @@ std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::
   impl->built = true;
   return impl;
 }
-
-// (batch, T, heads, dim) -> (batch, heads, T, dim), and back.
-Output heads_first(Output x) { return ops::transpose(x, {0, 2, 1, 3}); }
 
 }  // namespace
 
@@ -228,53 +219,6 @@ std::vector<Output> MultiHeadAttentionImpl::call(Graph& graph, const std::vector
   return call_masked(graph, inputs, {});
 }
 
-Output MultiHeadAttentionImpl::visible_mask(Graph& graph, const CallInputs<Output>& call,
-                                            const std::vector<Output>& masks, Output scores) const {
-  const auto& inputs = call.inputs;
-  auto implicit = [&](std::size_t i) { return i < masks.size() && i < inputs.size() ? masks[i] : Output{}; };
-  const Shape& query = inputs[0].shape();
-  const Shape& value = inputs[1].shape();
-  const Shape sequence{value[0], value[1]};  // (batch, S)
-  // A mask passed with the call, else the input's own (Keras fills {name}_mask from the
-  // input's mask only where none was passed). Keras 3.15.1's call then replaces
-  // query_mask by the query's own mask, so a query_mask passed alone does nothing.
-  auto given = [&](const char* name, std::size_t input) -> Output {
-    if (const Output* m = call.find(name)) {
-      check_mask_shape(name, m->shape(), sequence, "(batch, S)");
-      return mask_as_visible(graph, *m);
-    }
-    return implicit(input);
-  };
-  Output query_mask = implicit(0);
-  Output value_mask = given("value_mask", 1);
-  Output key_mask = given("key_mask", 2);
-  // 1 where query t may attend to key s: the query's mask as (batch, T, 1), the value's
-  // and the key's as (batch, 1, S), the causal mask (T, S); one shared by the heads.
-  Output visible;
-  auto both = [&](Output m) { visible = visible.valid() ? ops::mul(visible, m) : m; };
-  if (query_mask.valid()) both(ops::expand_dims(query_mask, -1));
-  if (value_mask.valid()) both(ops::expand_dims(value_mask, -2));
-  if (key_mask.valid()) both(ops::expand_dims(key_mask, -2));
-  if (argument("use_causal_mask")) both(ops::causal_mask(scores));
-  if (const Output* m = call.find("attention_mask")) {
-    const Shape& s = m->shape();
-    const std::int64_t T = query[1], S = value[1];
-    if (s.rank() == 2) {
-      check_mask_shape("attention_mask", s, Shape{T, S}, "(T, S)");
-    } else if (s.rank() == 4) {
-      check_mask_shape("attention_mask", s, Shape{query[0], num_heads, T, S}, "(batch, num_heads, T, S)");
-    } else {
-      check_mask_shape("attention_mask", s, Shape{query[0], T, S}, "(batch, T, S)");
-    }
-    // Keras: attention_mask & auto_mask, broadcast as NumPy does.
-    Output given_mask = mask_as_visible(graph, *m);
-    visible = visible.valid() ? ops::mul(given_mask, visible) : given_mask;
-  }
-  // Keras expands the mask at the heads' axis until it has the scores' rank.
-  while (visible.valid() && visible.shape().rank() < 4) visible = ops::expand_dims(visible, -3);
-  return visible;
-}
-
 std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                         const std::vector<Output>& masks) {
   const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
@@ -295,32 +239,24 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
     }
     if (argument("use_causal_mask")) refuse("use_causal_mask");
   }
-  Output q = heads_first(query_dense->call(graph, {flattened(query_in)})[0]);  // (batch, heads, T, key_dim)
-  Output k = heads_first(key_dense->call(graph, {flattened(key_in)})[0]);      // (batch, heads, S, key_dim)
-  Output v = heads_first(value_dense->call(graph, {flattened(value_in)})[0]);  // (batch, heads, S, value_dim)
-  q = ops::mul(q, static_cast<float>(1.0 / std::sqrt(static_cast<double>(key_dim))));
-  Output scores = ops::batch_matmul(q, k, false, true);  // (batch, heads, T, S)
-
+  const Output q = query_dense->call(graph, {flattened(query_in)})[0];  // (batch, T, heads, key_dim)
+  const Output k = key_dense->call(graph, {flattened(key_in)})[0];      // (batch, S, heads, key_dim)
+  const Output v = value_dense->call(graph, {flattened(value_in)})[0];  // (batch, S, heads, value_dim)
+  const Output scores = heads_scores(q, k, key_dim);                    // (batch, heads, T, S)
+  // Keras 3.15.1's call overwrites query_mask with the query's own mask.
   const Output visible =
-      flat ? visible_mask(graph, call, masks, scores) : visible_over_axes(graph, call, scores, query_in, value_in);
-  if (visible.valid()) scores = ops::where(visible, scores, ops::constant(graph, kHiddenScoreValue));
-  Output weights = ops::softmax(scores, -1);
-  // Keras computes these two ways: with dropout or returned scores, through its Softmax
-  // layer, which gives a row with every key hidden (a hidden query) zeros; otherwise
-  // through dot_product_attention, which gives it equal weights. Either way the row's
-  // output is what Keras's is.
+      flat ? heads_visible_mask(graph, *this, call, masks, scores, {.num_heads = num_heads, .query_mask_argument = false})
+           : visible_over_axes(graph, call, scores, query_in, value_in);
+  // Keras's Softmax-layer path (hidden rows' weights zero) with dropout or returned
+  // scores, and always over several axes; its dot_product_attention path (equal weights)
+  // otherwise.
   const bool return_scores = argument("return_attention_scores");
-  // Over several axes Keras always takes the Softmax layer's way.
-  if (visible.valid() && (return_scores || options.dropout > 0.0 || !flat)) {
-    weights = ops::where(visible, weights, ops::constant(graph, 0.f));
-  }
-  Output dropped = weights;
-  if (options.dropout > 0.0) {
-    dropped = ops::dropout(weights, static_cast<float>(options.dropout), seed, static_cast<std::uint64_t>(current_call));
-  }
-  Output attended = heads_first(ops::batch_matmul(dropped, v));  // (batch, T, heads, value_dim)
-  Output out = unflattened(output_dense->call(graph, {attended})[0], query_in, value_in, false);
-  if (return_scores) return {out, unflattened(weights, query_in, value_in, true)};
+  const HeadsAttention attention =
+      heads_attend(graph, scores, visible, v,
+                   {.rate = options.dropout, .seed = seed, .stream = static_cast<std::uint64_t>(current_call)},
+                   return_scores || options.dropout > 0.0 || !flat);
+  Output out = unflattened(output_dense->call(graph, {attention.attended})[0], query_in, value_in, false);
+  if (return_scores) return {out, unflattened(attention.weights, query_in, value_in, true)};
   return {out};
 }
 
@@ -335,6 +271,11 @@ MultiHeadAttention::MultiHeadAttention(std::int64_t num_heads, std::int64_t key_
 
 std::vector<KerasTensor> MultiHeadAttention::operator()(const std::vector<KerasTensor>& inputs,
                                                         MultiHeadAttentionCall call) const {
+  return call_heads_attention(*this, inputs, call);
+}
+
+std::vector<KerasTensor> call_heads_attention(const Layer& layer, const std::vector<KerasTensor>& inputs,
+                                              const MultiHeadAttentionCall& call) {
   CallArguments arguments;
   if (call.return_attention_scores) arguments["return_attention_scores"] = true;
   if (call.use_causal_mask) arguments["use_causal_mask"] = true;
@@ -348,7 +289,7 @@ std::vector<KerasTensor> MultiHeadAttention::operator()(const std::vector<KerasT
     all.push_back(*tensor);
     arguments[name] = true;
   }
-  return call_with(all, arguments);
+  return layer.call_with(all, arguments);
 }
 
 namespace {

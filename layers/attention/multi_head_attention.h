@@ -125,10 +125,6 @@ class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
   Output unflattened(Output y, Output query, Output value, bool scores) const;
   Output visible_over_axes(Graph& graph, const CallInputs<Output>& call, Output scores, Output query,
                            Output value) const;
-  // 1 where query t may attend to key s (Keras's _compute_attention_mask), shaped to
-  // broadcast against the (batch, heads, T, S) scores; invalid when nothing is hidden.
-  Output visible_mask(Graph& graph, const CallInputs<Output>& call, const std::vector<Output>& masks,
-                      Output scores) const;
 };
 
 class MultiHeadAttention : public Layer {
@@ -137,5 +133,10 @@ class MultiHeadAttention : public Layer {
   using Layer::operator();
   std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs, MultiHeadAttentionCall call) const;
 };
+
+// A typed call of MultiHeadAttention or GroupQueryAttention: the masks join the inputs as
+// tensor arguments (in the layers' tensor_arguments() order), the flags as Keras names them.
+std::vector<KerasTensor> call_heads_attention(const Layer& layer, const std::vector<KerasTensor>& inputs,
+                                              const MultiHeadAttentionCall& call);
 
 }  // namespace strata::layers

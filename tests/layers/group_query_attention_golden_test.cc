@@ -1,0 +1,87 @@
+// GroupQueryAttention against real Keras 3: tests/data/group_query_attention_golden.json
+// (tests/reference/make_group_query_attention_goldens.py): grouped, multi-query and
+// one-head-per-query-head attention, a separate key, no bias, the gate, causal, masks on
+// the inputs and passed with the call, returned scores, dropout configured. Outputs and
+// gradients within 1e-5 (layer_golden_case.h); Keras's refusals are refusals here.
+#include <gtest/gtest.h>
+
+#include "../io/test_util.h"
+#include "golden_json.h"
+#include "io/layer_config.h"
+#include "layer_golden_case.h"
+#include "layers/attention/group_query_attention.h"
+#include "layers/core/input_layer.h"
+
+namespace strata {
+namespace {
+
+using nlohmann::ordered_json;
+
+const ordered_json& goldens() { return testing::golden_file("group_query_attention_golden.json"); }
+
+class GroupQueryAttentionGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GroupQueryAttentionGolden, MatchesKeras) {
+  for (const auto& c : goldens().at("cases")) {
+    if (c.at("name") == GetParam()) return testing::expect_matches_keras_case(c);
+  }
+  FAIL() << "no case " << GetParam();
+}
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const auto& c : goldens().at("cases")) names.push_back(c.at("name").get<std::string>());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, GroupQueryAttentionGolden, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return testing::test_name_of(info.param); });
+
+TEST(GroupQueryAttentionErrors, KerasRefusalsAreRefusedWithKerassWords) {
+  const auto& errors = goldens().at("errors");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 3, 2), ValueError, errors[0].at("message").get<std::string>());
+  // Keras: "The last dimension of `query_shape` and `value_shape` must be equal, but are 6, 5. ..."
+  const std::string keras = errors[1].at("message").get<std::string>();
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1)({Input({3, 6}), Input({4, 5})}), ValueError,
+                    keras.substr(keras.find("The last"), keras.find(". Received") - keras.find("The last")));
+}
+
+TEST(GroupQueryAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = true, .name = "gqa"}),
+                    NotImplementedError, "GroupQueryAttention 'gqa'", "flash_attention=true");
+  EXPECT_NO_THROW(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = false}));
+  ordered_json config = goldens().at("cases")[0].at("config");
+  config["sliding_window"] = 2;
+  EXPECT_THROW_WITH(io::layer_from_config(ordered_json{{"class_name", "GroupQueryAttention"}, {"config", config}}, {}),
+                    NotImplementedError, "'sliding_window' = 2", "sliding-window attention");
+  config["sliding_window"] = nullptr;
+  config["flash_attention"] = true;
+  EXPECT_THROW_WITH(io::layer_from_config(ordered_json{{"class_name", "GroupQueryAttention"}, {"config", config}}, {}),
+                    NotImplementedError, "'flash_attention' = true", "not one Strata reads");
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1)({Input({2, 3, 6}), Input({2, 3, 6})}), NotImplementedError,
+                    "(batch, T, dim)");
+}
+
+// Keras names a fresh layer after its Python class, and its weights after the projections.
+TEST(GroupQueryAttention, DefaultNameAndWeightsAreKeras) {
+  clear_session();
+  layers::GroupQueryAttention gqa(3, 4, 2, {.use_gate = true});
+  gqa({Input({4, 6}), Input({5, 6})});
+  EXPECT_EQ(gqa.name(), "grouped_query_attention");
+  std::vector<std::string> paths;
+  std::vector<Shape> shapes;
+  for (const auto& v : gqa.weights()) {
+    paths.push_back(v.path().substr(gqa.name().size() + 1));
+    shapes.push_back(v.value().shape());
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{"query/kernel", "query/bias", "key/kernel", "key/bias", "gate/kernel",
+                                             "gate/bias", "value/kernel", "value/bias", "attention_output/kernel",
+                                             "attention_output/bias"}));
+  EXPECT_EQ(shapes[0], (Shape{6, 4, 3}));
+  EXPECT_EQ(shapes[2], (Shape{6, 2, 3}));
+  EXPECT_EQ(shapes[8], (Shape{4, 3, 6}));
+}
+
+}  // namespace
+}  // namespace strata
