@@ -57,6 +57,7 @@
 #include "layers/core/embedding.h"
 #include "layers/core/identity.h"
 #include "layers/core/input_layer.h"
+#include "layers/core/reversible_embedding.h"
 #include "layers/constraints.h"
 #include "layers/initializers.h"
 #include "layers/layer.h"

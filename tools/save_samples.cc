@@ -29,6 +29,7 @@
 #include "layers/core/embedding.h"
 #include "layers/core/identity.h"
 #include "layers/core/input_layer.h"
+#include "layers/core/reversible_embedding.h"
 #include "layers/core/op_layer.h"
 #include "layers/merging/concatenate.h"
 #include "layers/merging/merge.h"
@@ -355,6 +356,15 @@ std::vector<Sample> samples() {
                                                                             .use_causal_mask = true})[0];
     Model m({x, qm}, {layers::Dense(2)(layers::Flatten()(a))}, {.name = "group_query_attention"});
     out.push_back({"group_query_attention", m, {{3, 5, 8}, {3, 5}}, {false, true}});
+  }
+  {
+    // A language model's tied embedding scoring its vocabulary (the reverse call), untied
+    // with a soft cap; ids 0/1.
+    auto ids = Input({6});
+    layers::ReversibleEmbedding emb(11, 4, {.tie_weights = false, .logit_soft_cap = 2.0});
+    auto h = layers::Dense(4, {.activation = "tanh"})(emb(ids));
+    Model m(ids, emb.reverse(h), {.name = "reversible_embedding"});
+    out.push_back({"reversible_embedding", m, {{3, 6}}, {true}});
   }
   return out;
 }
