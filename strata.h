@@ -69,6 +69,7 @@
 #include "layers/normalization/group_normalization.h"
 #include "layers/normalization/layer_normalization.h"
 #include "layers/normalization/rms_normalization.h"
+#include "layers/normalization/spectral_normalization.h"
 #include "layers/normalization/unit_normalization.h"
 #include "layers/pooling/adaptive_pooling.h"
 #include "layers/pooling/global_pooling.h"

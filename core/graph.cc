@@ -1,6 +1,7 @@
 #include "core/graph.h"
 
 #include "core/op_registry.h"
+#include "core/variable_override.h"
 
 namespace strata {
 
@@ -54,6 +55,7 @@ Output Graph::placeholder(const TensorSpec& spec, const std::string& name) {
 }
 
 Output Graph::variable(const Variable& variable) {
+  if (Output o = variable_override(*this, variable); o.valid()) return o;  // core/variable_override.h
   auto it = variable_nodes_.find(variable.id());
   if (it != variable_nodes_.end()) return {this, it->second, 0};
   Node n;

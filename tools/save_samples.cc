@@ -36,6 +36,7 @@
 #include "layers/normalization/batch_normalization.h"
 #include "layers/normalization/group_normalization.h"
 #include "layers/normalization/layer_normalization.h"
+#include "layers/normalization/spectral_normalization.h"
 #include "layers/normalization/unit_normalization.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
@@ -365,6 +366,14 @@ std::vector<Sample> samples() {
     auto h = layers::Dense(4, {.activation = "tanh"})(emb(ids));
     Model m(ids, emb.reverse(h), {.name = "reversible_embedding"});
     out.push_back({"reversible_embedding", m, {{3, 6}}, {true}});
+  }
+  {
+    // Spectral normalization of a convolution and a Dense (two power iterations).
+    auto x = Input({6, 6, 2});
+    auto h = layers::SpectralNormalization(layers::Conv2D(4, 3, {.activation = "relu"}))(x);
+    auto y = layers::SpectralNormalization(layers::Dense(3), {.power_iterations = 2})(layers::Flatten()(h));
+    Model m(x, y, {.name = "spectral_normalization"});
+    out.push_back({"spectral_normalization", m, {{3, 6, 6, 2}}});
   }
   return out;
 }
