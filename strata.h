@@ -105,6 +105,7 @@
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/solarization.h"
+#include "layers/preprocessing/stft_spectrogram.h"
 #include "layers/preprocessing/string_lookup.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/conv_lstm.h"

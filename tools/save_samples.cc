@@ -41,6 +41,7 @@
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
 #include "layers/preprocessing/category_encoding.h"
+#include "layers/preprocessing/stft_spectrogram.h"
 #include "layers/preprocessing/center_crop.h"
 #include "layers/preprocessing/discretization.h"
 #include "layers/preprocessing/hashed_crossing.h"
@@ -374,6 +375,13 @@ std::vector<Sample> samples() {
     auto y = layers::SpectralNormalization(layers::Dense(3), {.power_iterations = 2})(layers::Flatten()(h));
     Model m(x, y, {.name = "spectral_normalization"});
     out.push_back({"spectral_normalization", m, {{3, 6, 6, 2}}});
+  }
+  {
+    // A log spectrogram (hann, same padding, two channels) feeding a Dense.
+    auto x = Input({48, 2});
+    auto h = layers::STFTSpectrogram({.frame_length = 12, .frame_step = 5, .padding = "same"})(x);
+    Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "stft_spectrogram"});
+    out.push_back({"stft_spectrogram", m, {{3, 48, 2}}});
   }
   return out;
 }
