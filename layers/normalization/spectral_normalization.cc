@@ -56,7 +56,8 @@ void SpectralNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
     throw ValueError(layer.class_name() + " object has no attribute 'kernel' nor 'embeddings'");
   }
   const Shape& shape = kernel.shape();
-  vector_u = add_weight("vector_u", Shape{1, shape[shape.rank() - 1]}, initializers::TruncatedNormal({.stddev = 0.02}), false);
+  vector_u =
+      add_weight("vector_u", Shape{1, shape[shape.rank() - 1]}, initializers::TruncatedNormal({.stddev = 0.02}), false);
 }
 
 Output SpectralNormalizationImpl::normalized_kernel(Graph& graph) {
