@@ -12,10 +12,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DIR=${1:-.gpu-debs}
 
 # What the build compiles and links against, tests on (tools, examples, benchmarks and
-# serving off): Eigen, nlohmann/json, GoogleTest, zlib, HDF5's C library, and Open MPI
+# serving off): Eigen, nlohmann/json, GoogleTest, zlib, HDF5's C library, KISS FFT, and Open MPI
 # (mpirun and the library, for the data-parallel tests on the GPU; gpu_check.sh runs it
 # relocated into its prefix). zlib1g comes too because zlib1g-dev's libz.so links to its file.
 PACKAGES=(libeigen3-dev nlohmann-json3-dev libgtest-dev zlib1g-dev zlib1g libhdf5-dev libhdf5-103-1
+          libkissfft-dev libkissfft-float131
           libopenmpi-dev libopenmpi3 openmpi-bin openmpi-common)
 
 # The runtime dependencies of HDF5 and Open MPI: the package of every library that

@@ -17,6 +17,7 @@ PACKAGES=(
   libhdf5-dev
   zlib1g-dev              # gzip-compressed IDX files (io/idx.cc)
   nlohmann-json3-dev
+  libkissfft-dev          # KISS FFT: the rfft/irfft CPU kernels (core/cpu/kernels/spectral.cc)
   dataset-fashion-mnist   # Fashion-MNIST IDX files for the quickstart example
 )
 # The test suite and everything else the repository builds or runs.
@@ -39,6 +40,7 @@ TEST_PACKAGES=(
   libomp-14-dev           # OpenMP for clang
   libopenmpi-dev          # Open MPI: data-parallel training (distribution/), its tests under mpirun
   openmpi-bin             # mpirun
+  libfftw3-dev            # FFTW, compared in bench/fft_candidates.cc only (GPL: never linked into libstrata)
 )
 case "${1:-}" in
   --test) PACKAGES+=("${TEST_PACKAGES[@]}") ;;

@@ -23,6 +23,7 @@
 #include "core/cuda/scan_kernels.h"
 #include "core/cuda/sequence_kernels.h"
 #include "core/cuda/softmax_kernels.h"
+#include "core/cuda/spectral_kernels.h"
 #include "core/cuda/sources_kernels.h"
 #include "core/cuda/update_kernels.h"
 #include "core/cuda/upsample_kernels.h"
@@ -63,6 +64,7 @@ void register_kernels(OpRegistry& r) {
   register_indicator_kernels(r);
   register_scan_kernels(r);
   register_collective_kernels(r);
+  register_spectral_kernels(r);
 }
 
 // libstrata is a shared library whose every object is linked in, so this initializer

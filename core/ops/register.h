@@ -30,6 +30,7 @@ void register_batch_norm_ops(OpRegistry& registry);
 void register_scan_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
 void register_image_ops(OpRegistry& registry);
+void register_spectral_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -55,6 +56,7 @@ inline void register_all(OpRegistry& registry) {
   register_scan_ops(registry);
   register_random_ops(registry);
   register_image_ops(registry);
+  register_spectral_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -34,6 +34,7 @@ void register_batch_norm_kernels(OpRegistry& registry);
 void register_scan_kernels(OpRegistry& registry);
 void register_random_kernels(OpRegistry& registry);
 void register_image_kernels(OpRegistry& registry);
+void register_spectral_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -60,6 +61,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_scan_kernels(registry);
   register_random_kernels(registry);
   register_image_kernels(registry);
+  register_spectral_kernels(registry);
 }
 
 }  // namespace strata::cpu
