@@ -107,6 +107,7 @@
 #include "layers/preprocessing/solarization.h"
 #include "layers/preprocessing/stft_spectrogram.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/preprocessing/text_vectorization.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/conv_lstm.h"
 #include "layers/recurrent/gru.h"

@@ -135,6 +135,11 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       if (f.spelling == Spelling::pairs) return pairs(where, f, v);
       return int_tuple(where, f, f.arity, v);
     case ValueKind::int_list:
+      if (f.spelling == Spelling::up_to && v.is_number()) {
+        std::vector<std::int64_t> widths;
+        for (std::int64_t n = 1; n <= integer(where, f, v); ++n) widths.push_back(n);
+        return widths;
+      }
       return integers(where, f, v);
     case ValueKind::number_list: {
       // Keras writes np.array(...).tolist(): a number, or a (nested) list of numbers.
@@ -217,6 +222,11 @@ json encode(const FieldSpec& f, const ConfigValue& value) {
               (f.kind == ValueKind::int_tuple ? all_equal : v.size() == 1))
             return v[0];
           if (f.spelling == Spelling::bare_single && v.size() == 1) return v[0];
+          if (f.spelling == Spelling::up_to && !v.empty()) {
+            bool one_to_n = true;
+            for (std::size_t i = 0; i < v.size(); ++i) one_to_n = one_to_n && v[i] == static_cast<std::int64_t>(i + 1);
+            if (one_to_n) return static_cast<std::int64_t>(v.size());
+          }
           return json(v);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
           if (f.spelling == Spelling::bare_single && v.size() == 1) return v[0];

@@ -74,6 +74,14 @@ void write_container(h5::File& file, const std::string& prefix, const std::vecto
       for (std::size_t v = 0; v < g.variables.size(); ++v)
         vars.create_dataset(std::to_string(v), g.variables[v].value());
     }
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
+    if (!k || !k->save_own_tensors) continue;
+    for (const auto& [path, value] : k->save_own_tensors(layers[i].impl())) {
+      const auto slash = path.rfind('/');
+      h5::Group group = file.require_group(lp + "/" + path.substr(0, slash));
+      if (!group.has_attribute("name")) group.write_string_attribute("name", layers[i].name());
+      group.create_dataset(path.substr(slash + 1), value);
+    }
   }
 }
 
@@ -149,6 +157,12 @@ void read_container(const h5::File& file, const std::string& prefix,
         pending.emplace_back(g.variables[v], ds.read(g.variables[v].dtype()));
       }
     }
+    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
+    if (!k || !k->load_own_tensors) continue;
+    k->load_own_tensors(layers[i].impl(), [&](const std::string& path) -> std::optional<Tensor> {
+      if (!file.has_dataset(lp + "/" + path)) return std::nullopt;
+      return file.open_group(lp).open_dataset(path).read(DType::float32);
+    });
   }
 }
 

@@ -58,6 +58,8 @@ enum class Spelling {
                 // or the nested form
   dims,         // a Shape written as plain integers, -1 included (Reshape's target_shape)
   seed,         // a seed: one drawn here (above 2^31 - 1) is written null, Keras draws anew
+  up_to,        // an int list read from n as 1..n and written n when it is 1..n
+                // (TextVectorization's ngrams: an integer n means the widths 1 to n)
 };
 
 // How Keras spells the window arguments (kernel_size, strides, ...) of a layer over
@@ -458,6 +460,14 @@ struct KerasClass {
   // Reads them back: `read(name)` gives a file's bytes, or nullopt when absent.
   std::function<void(LayerImpl&, const std::function<std::optional<std::string>(const std::string&)>& read)>
       load_assets;
+
+  // Tensors a Keras 3 .keras file keeps by names of their own in model.weights.h5, beside
+  // the variables (IndexLookup's tf_idf "idf_weights", layer state rather than a weight):
+  // path below layers/<key> ("vars/idf_weights") -> value. Without it, none.
+  std::function<std::map<std::string, Tensor>(const LayerImpl&)> save_own_tensors;
+  // Reads them back: `read(path)` gives the file's tensor (float32), or nullopt when absent.
+  std::function<void(LayerImpl&, const std::function<std::optional<Tensor>(const std::string&)>& read)>
+      load_own_tensors;
 
   // Keys Keras writes that Strata does not keep: written null after the fields. A set
   // regularizer or constraint among them is refused by io (io/layer_config.cc); any other

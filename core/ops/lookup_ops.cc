@@ -70,8 +70,10 @@ std::shared_ptr<const LookupTable> find_lookup_table(std::int64_t id, const char
 void IndexLookupTable::index_tokens() {
   string_index.clear();
   int_index.clear();
+  text_index.clear();
   for (std::size_t i = 0; i < string_tokens.size(); ++i) {
     string_index.emplace(string_tokens[i].data, token_start + static_cast<std::int64_t>(i));
+    text_index.emplace(string_tokens[i].view(), token_start + static_cast<std::int64_t>(i));
   }
   for (std::size_t i = 0; i < int_tokens.size(); ++i) {
     int_index.emplace(int_tokens[i], token_start + static_cast<std::int64_t>(i));

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct IndexLookupTable : LookupTable {
   std::vector<std::int64_t> int_tokens;
   std::unordered_map<const char*, std::int64_t> string_index;  // interned pointer -> index
   std::unordered_map<std::int64_t, std::int64_t> int_index;
+  // The same string index keyed by the bytes (views of the interned tokens), for tokens
+  // made while a model runs (TextVectorization's), which are never interned.
+  std::unordered_map<std::string_view, std::int64_t> text_index;
 
   std::int64_t oov_start = 0;    // 1 when a mask token takes index 0 (output_mode "int")
   std::int64_t num_oov = 1;
@@ -67,6 +71,9 @@ struct IndexLookupTable : LookupTable {
   std::optional<std::pair<std::uint64_t, std::uint64_t>> salt;  // OOV hashing key
   StringValue string_oov_token;  // invert: what OOV indices give
   std::int64_t int_oov_token = -1;
+  // output_mode "tf_idf": a weight per index (Keras's idf_weights, OOV slots and any
+  // padding to max_tokens included); empty otherwise.
+  std::vector<float> idf_weights;
 
   std::int64_t size() const {
     return token_start + static_cast<std::int64_t>(string_keys ? string_tokens.size() : int_tokens.size());

@@ -25,6 +25,7 @@ void register_causal_mask_ops(OpRegistry& registry);
 void register_one_hot_ops(OpRegistry& registry);
 void register_lookup_ops(OpRegistry& registry);
 void register_hash_ops(OpRegistry& registry);
+void register_text_ops(OpRegistry& registry);
 void register_collective_ops(OpRegistry& registry);
 void register_batch_norm_ops(OpRegistry& registry);
 void register_scan_ops(OpRegistry& registry);
@@ -51,6 +52,7 @@ inline void register_all(OpRegistry& registry) {
   register_one_hot_ops(registry);
   register_lookup_ops(registry);
   register_hash_ops(registry);
+  register_text_ops(registry);
   register_collective_ops(registry);
   register_batch_norm_ops(registry);
   register_scan_ops(registry);

@@ -1,6 +1,7 @@
 #include "layers/preprocessing/index_lookup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -14,11 +15,12 @@ namespace strata::layers {
 IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, IndexLookupConfig config)
     : LayerImpl(std::move(class_name), std::move(name_)), config_(std::move(config)) {
   const auto& mode = config_.output_mode;
-  if (mode == "tf_idf") {
+  if (mode == "tf_idf" && !config_.tf_idf) {
     throw NotImplementedError(where() + ": output_mode 'tf_idf' is not supported");
   }
-  if (mode != "int" && mode != "one_hot" && mode != "multi_hot" && mode != "count") {
-    throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot' or 'count', got '" + mode + "'");
+  if (mode != "int" && mode != "one_hot" && mode != "multi_hot" && mode != "count" && mode != "tf_idf") {
+    throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot', 'count' or 'tf_idf', got '" + mode +
+                     "'");
   }
   if (config_.invert && mode != "int") {
     throw ValueError(where() + ": output_mode must be 'int' when invert is true, got '" + mode + "'");
@@ -64,6 +66,7 @@ void IndexLookupImpl::publish() {
   for (const auto& s : string_tokens_) t->string_tokens.push_back(intern_string(s));
   t->int_tokens = int_tokens_;
   t->index_tokens();
+  t->idf_weights = idf_weights_;
   if (config_.mask_token) {
     t->has_mask = true;
     if (config_.strings) {
@@ -103,11 +106,17 @@ std::vector<Output> IndexLookupImpl::call(Graph&, const std::vector<Output>& inp
   }
   const Output indices = ops::index_lookup(x, table_, vocab);
   if (config_.output_mode == "int") return {indices};
+  if (config_.output_mode == "tf_idf") {
+    throw NotImplementedError(where() + ": output_mode 'tf_idf' is computed by TextVectorization only");
+  }
+  return {ops::categorical_encode(indices, encoding_depth(), config_.output_mode)};
+}
+
+std::int64_t IndexLookupImpl::encoding_depth() const {
   const bool empty = config_.strings ? string_tokens_.empty() : int_tokens_.empty();
-  const std::int64_t depth = config_.pad_to_max_tokens ? *config_.max_tokens
-                             : empty && config_.vocabulary_size ? *config_.vocabulary_size
-                                                                 : vocabulary_size();
-  return {ops::categorical_encode(indices, depth, config_.output_mode)};
+  return config_.pad_to_max_tokens ? *config_.max_tokens
+         : empty && config_.vocabulary_size ? *config_.vocabulary_size
+                                             : vocabulary_size();
 }
 
 std::vector<std::string> IndexLookupImpl::string_vocabulary(bool include_special_tokens) const {
@@ -202,6 +211,51 @@ void IndexLookupImpl::set_int_vocabulary(const std::vector<std::int64_t>& vocabu
 void IndexLookupImpl::reset_state() {
   string_counts_.clear();
   int_counts_.clear();
+  document_counts_.clear();
+  num_documents_ = 0;
+}
+
+void IndexLookupImpl::update_documents(const std::vector<std::vector<std::string>>& documents) {
+  for (const auto& doc : documents) {
+    for (const auto& token : doc) ++string_counts_[token];
+    if (config_.output_mode != "tf_idf") continue;
+    std::set<std::string> unique(doc.begin(), doc.end());
+    for (const auto& token : unique) ++document_counts_[token];
+  }
+  num_documents_ += static_cast<std::int64_t>(documents.size());
+}
+
+void IndexLookupImpl::set_string_vocabulary(const std::vector<std::string>& vocabulary,
+                                            const std::vector<double>& idf_weights) {
+  if (config_.output_mode != "tf_idf") {
+    throw ValueError(where() + ": idf_weights are only taken when output_mode is 'tf_idf', it is '" +
+                     config_.output_mode + "'");
+  }
+  if (idf_weights.size() != vocabulary.size()) {
+    throw ValueError(where() + ": idf_weights must be as long as the vocabulary, got " +
+                     std::to_string(idf_weights.size()) + " weights for " + std::to_string(vocabulary.size()) +
+                     " terms");
+  }
+  set_string_vocabulary(vocabulary);
+  // Keras's padding: the special tokens' weights are the mean weight when the vocabulary
+  // came without them (np.average, in float64), then zeros up to max_tokens.
+  const bool special_given = static_cast<std::int64_t>(vocabulary.size()) == vocabulary_size();
+  std::vector<float> w;
+  if (!special_given) {
+    double sum = 0;
+    for (double x : idf_weights) sum += x;
+    w.assign(static_cast<std::size_t>(token_start()), static_cast<float>(sum / static_cast<double>(idf_weights.size())));
+  }
+  for (double x : idf_weights) w.push_back(static_cast<float>(x));
+  if (config_.pad_to_max_tokens && config_.max_tokens && static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
+    w.resize(static_cast<std::size_t>(*config_.max_tokens), 0.f);
+  }
+  set_idf_weights(std::move(w));
+}
+
+void IndexLookupImpl::set_idf_weights(std::vector<float> weights) {
+  idf_weights_ = std::move(weights);
+  publish();
 }
 
 void IndexLookupImpl::update_state(const Tensor& batch) {
@@ -250,7 +304,27 @@ void IndexLookupImpl::finalize_state() {
     if (string_counts_.empty()) return;  // Keras keeps the vocabulary it had
     if (config_.mask_token) string_counts_.erase(std::get<std::string>(*config_.mask_token));
     string_counts_.erase(std::get<std::string>(config_.oov_token));
-    set_tokens(most_frequent(string_counts_, keep), {});
+    std::vector<std::string> tokens = most_frequent(string_counts_, keep);
+    if (config_.output_mode == "tf_idf") {
+      // Keras: log(1 + documents / (1 + documents holding the token)) in float64, cast to
+      // float32; the OOV slots get the mean of those (a float32 mean), zeros pad to max_tokens.
+      std::vector<float> idf;
+      for (const auto& token : tokens) {
+        const auto it = document_counts_.find(token);
+        const double df = it == document_counts_.end() ? 0.0 : static_cast<double>(it->second);
+        idf.push_back(static_cast<float>(std::log(1.0 + static_cast<double>(num_documents_) / (1.0 + df))));
+      }
+      float sum = 0.f;
+      for (float x : idf) sum += x;
+      const float mean = idf.empty() ? 0.f : sum / static_cast<float>(idf.size());
+      std::vector<float> w(static_cast<std::size_t>(token_start()), mean);
+      w.insert(w.end(), idf.begin(), idf.end());
+      if (config_.pad_to_max_tokens && config_.max_tokens && static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
+        w.resize(static_cast<std::size_t>(*config_.max_tokens), 0.f);
+      }
+      idf_weights_ = std::move(w);
+    }
+    set_tokens(std::move(tokens), {});
   } else {
     if (int_counts_.empty()) return;
     if (config_.mask_token) int_counts_.erase(std::get<std::int64_t>(*config_.mask_token));

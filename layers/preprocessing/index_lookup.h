@@ -38,6 +38,9 @@ struct IndexLookupConfig {
   // Keras's saved vocabulary_size: the encodings' depth until a vocabulary is loaded
   // (a saved adapted layer's comes from the assets after the model is rebuilt).
   std::optional<std::int64_t> vocabulary_size;
+  // Whether output_mode "tf_idf" is taken (TextVectorization's lookup; the lookup layers
+  // still refuse it).
+  bool tf_idf = false;
 };
 
 // The options StringLookup and IntegerLookup share (Keras's IndexLookup arguments), from
@@ -78,6 +81,22 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
   void update_state(const Tensor& batch) override;
   void finalize_state() override;
   void adapt(const Tensor& data);
+  // update_state for documents already made tokens (TextVectorization's rows): counts
+  // every token, and with tf_idf the documents each token appears in.
+  void update_documents(const std::vector<std::vector<std::string>>& documents);
+
+  // output_mode "tf_idf": Keras's set_vocabulary(vocabulary, idf_weights), one weight per
+  // term; without the special tokens in front, their weights are the weights' mean, and
+  // with pad_to_max_tokens zeros fill up to max_tokens.
+  void set_string_vocabulary(const std::vector<std::string>& vocabulary, const std::vector<double>& idf_weights);
+  // The weights as a saved layer holds them (special tokens and padding included).
+  void set_idf_weights(std::vector<float> weights);
+  const std::vector<float>& idf_weights() const { return idf_weights_; }
+
+  // The table the layer's ops read, and the width of its encodings (max_tokens when
+  // padded; else the vocabulary's size, or the saved one before a vocabulary is loaded).
+  const TableHandle& table() const { return table_; }
+  std::int64_t encoding_depth() const;
 
   // True when the vocabulary came from adapt or set_vocabulary (saved as an asset, as
   // Keras does), false when given to the constructor (saved in the config).
@@ -100,6 +119,9 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
   std::vector<std::int64_t> int_tokens_;
   std::unordered_map<std::string, std::int64_t> string_counts_;
   std::unordered_map<std::int64_t, std::int64_t> int_counts_;
+  std::unordered_map<std::string, std::int64_t> document_counts_;  // tf_idf's adapt
+  std::int64_t num_documents_ = 0;
+  std::vector<float> idf_weights_;
   TableHandle table_;
 };
 

@@ -29,6 +29,7 @@ void register_causal_mask_kernels(OpRegistry& registry);
 void register_one_hot_kernels(OpRegistry& registry);
 void register_lookup_kernels(OpRegistry& registry);
 void register_hash_kernels(OpRegistry& registry);
+void register_text_kernels(OpRegistry& registry);
 void register_collective_kernels(OpRegistry& registry);
 void register_batch_norm_kernels(OpRegistry& registry);
 void register_scan_kernels(OpRegistry& registry);
@@ -56,6 +57,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_one_hot_kernels(registry);
   register_lookup_kernels(registry);
   register_hash_kernels(registry);
+  register_text_kernels(registry);
   register_collective_kernels(registry);
   register_batch_norm_kernels(registry);
   register_scan_kernels(registry);
