@@ -51,6 +51,7 @@
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/preprocessing/text_vectorization.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/conv_lstm.h"
 #include "layers/recurrent/gru.h"
@@ -124,6 +125,34 @@ Sample preprocessing_sample(bool adapted) {
       Tensor::from_strings({5, 3}, {"a", "b", "a", "", "日本", "x", "q", "q", "q", "z", "", "y", "m", "n", "o"}),
       Tensor::from_vector<float>({5, 1}, {-1.f, 0.f, 0.3f, 0.6f, 2.f})};
   return {adapted ? "preprocessing_adapted" : "preprocessing", m, {}, {}, inputs, adapted};
+}
+
+// Text through TextVectorization: adapted int indices into an embedding, adapted tf_idf
+// over ngrams (its idf weights in model.weights.h5), a given vocabulary's multi_hot.
+Sample text_sample(const std::string& mode) {
+  auto text = Input({1}, {.dtype = DType::string, .name = "text"});
+  const Tensor corpus = Tensor::from_strings({6}, {"The cat sat on the mat.", "the DOG ate my homework!",
+                                                   "a cat and a dog", "Straße café naïve", "cat cat dog",
+                                                   "日本語 テキスト"});
+  auto build = [&]() -> Model {
+    if (mode == "int") {
+      layers::TextVectorization tv({.max_tokens = 10, .output_sequence_length = 5});
+      tv.adapt(corpus);
+      auto x = layers::GlobalAveragePooling1D()(layers::Embedding(tv.vocabulary_size(), 3)(tv(text)));
+      return Model(text, layers::Dense(2)(x), {.name = "text_int_adapted"});
+    }
+    if (mode == "tf_idf") {
+      layers::TextVectorization tv({.ngrams = std::vector<std::int64_t>{1, 2}, .output_mode = "tf_idf"});
+      tv.adapt(corpus);
+      return Model(text, layers::Dense(2)(tv(text)), {.name = "text_tf_idf_adapted"});
+    }
+    layers::TextVectorization tv({.split = "character", .output_mode = "multi_hot",
+                                  .vocabulary = std::vector<std::string>{"a", "b", "c", "t", "é", "日"}});
+    return Model(text, layers::Dense(2)(tv(text)), {.name = "text_multi_hot"});
+  };
+  Model m = build();
+  std::vector<Tensor> inputs{Tensor::from_strings({4, 1}, {"the cat sat", "A DOG, a cat!", "", "日本 café"})};
+  return {m.name(), m, {}, {}, inputs, mode != "multi_hot"};
 }
 
 std::vector<Sample> samples() {
@@ -383,6 +412,7 @@ std::vector<Sample> samples() {
     Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "stft_spectrogram"});
     out.push_back({"stft_spectrogram", m, {{3, 48, 2}}});
   }
+  for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));
   return out;
 }
 

@@ -52,7 +52,7 @@ KERAS_CANNOT_LOAD = {"op_layers.h5": "Keras 3 loads no operation layers from .h5
 
 # Models with string inputs (the preprocessing layers) run only on Keras's TensorFlow
 # backend: KERAS_BACKEND=tensorflow with tensorflow installed.
-NEEDS_TENSORFLOW = ("preprocessing",)
+NEEDS_TENSORFLOW = ("preprocessing", "text_")
 
 
 def as_keras_input(x):

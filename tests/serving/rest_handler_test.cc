@@ -141,6 +141,29 @@ TEST(RestHandler, StringInputsAreJsonStringsAndPredictLikeKeras) {
   EXPECT_EQ(handler.handle("POST", "/v1/models/m:predict", json{{"inputs", inputs}}.dump()).status, 400);
 }
 
+TEST(RestHandler, TextGoesThroughTextVectorizationAsJsonStrings) {
+  // Keras's Input(string) -> TextVectorization (tf_idf, ngrams, adapted) -> Dense
+  // (tests/data/text_vectorization/model_tf_idf.keras); each instance is a row of one
+  // plain JSON string, as TensorFlow Serving takes DT_STRING.
+  const std::string dir = std::string(STRATA_TEST_DATA) + "/text_vectorization/";
+  const json g = json::parse(std::ifstream(dir + "models.json"))["tf_idf"];
+  ModelDir models;
+  models.add_file(1, dir + "model_tf_idf.keras", "model.keras");
+  ModelManager manager(ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(manager);
+  json instances = json::array();
+  for (const auto& text : g["input"]["values"]) instances.push_back(json::array({text}));
+  RestResponse r = handler.handle("POST", "/v1/models/m:predict", json{{"instances", instances}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json out = body_of(r)["predictions"];
+  const auto want = g["prediction"]["values"].get<std::vector<float>>();
+  const std::size_t cols = g["prediction"]["shape"][1].get<std::size_t>();
+  ASSERT_EQ(out.size() * cols, want.size()) << out;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(out[i / cols][i % cols].get<float>(), want[i], 1e-5f + 1e-4f * std::fabs(want[i])) << i;
+  }
+}
+
 TEST(RestHandler, ConcurrentRequestsWithoutBatchingEachGetTheirOwnAnswer) {
   Served s("cnn_bn_merge", ".keras");
   Tensor x = load_numbered(golden("cnn_bn_merge"), "input")[0];
