@@ -130,6 +130,10 @@ std::vector<Output> TextVectorizationImpl::call(Graph&, const std::vector<Output
 void TextVectorizationImpl::reset_state() { lookup_->reset_state(); }
 
 void TextVectorizationImpl::update_state(const Tensor& batch) {
+  if (options.vocabulary) {
+    throw ValueError(where() + ": cannot adapt a layer given its vocabulary (as Keras); use set_vocabulary, or make "
+                               "the layer without one");
+  }
   if (batch.dtype() != DType::string) {
     throw ValueError(where() + ": adapt expects string data, got " + to_string(batch.dtype()));
   }

@@ -132,6 +132,8 @@ TEST(TextVectorization, RefusesWhatItCannotDo) {
   EXPECT_THROW(layers::TextVectorization({.encoding = "latin-1"}), NotImplementedError);
   EXPECT_THROW(layers::TextVectorization({.output_mode = "tf_idf", .vocabulary = std::vector<std::string>{"a"}}),
                ValueError);
+  layers::TextVectorization given({.vocabulary = std::vector<std::string>{"a"}});
+  EXPECT_THROW(given.adapt(Tensor::from_strings({1}, {"a b"})), ValueError);  // as Keras
   // Keras's int mode without a sequence length pads to each batch's longest row.
   layers::TextVectorization ragged({.vocabulary = std::vector<std::string>{"a"}});
   Graph g;
