@@ -19,8 +19,8 @@ IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, Inde
     throw NotImplementedError(where() + ": output_mode 'tf_idf' is not supported");
   }
   if (mode != "int" && mode != "one_hot" && mode != "multi_hot" && mode != "count" && mode != "tf_idf") {
-    throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot', 'count' or 'tf_idf', got '" + mode +
-                     "'");
+    throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot', 'count' or 'tf_idf', got '" +
+                     mode + "'");
   }
   if (config_.invert && mode != "int") {
     throw ValueError(where() + ": output_mode must be 'int' when invert is true, got '" + mode + "'");
@@ -244,7 +244,8 @@ void IndexLookupImpl::set_string_vocabulary(const std::vector<std::string>& voca
   if (!special_given) {
     double sum = 0;
     for (double x : idf_weights) sum += x;
-    w.assign(static_cast<std::size_t>(token_start()), static_cast<float>(sum / static_cast<double>(idf_weights.size())));
+    const double mean = sum / static_cast<double>(idf_weights.size());
+    w.assign(static_cast<std::size_t>(token_start()), static_cast<float>(mean));
   }
   for (double x : idf_weights) w.push_back(static_cast<float>(x));
   if (config_.pad_to_max_tokens && config_.max_tokens && static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
@@ -319,7 +320,8 @@ void IndexLookupImpl::finalize_state() {
       const float mean = idf.empty() ? 0.f : sum / static_cast<float>(idf.size());
       std::vector<float> w(static_cast<std::size_t>(token_start()), mean);
       w.insert(w.end(), idf.begin(), idf.end());
-      if (config_.pad_to_max_tokens && config_.max_tokens && static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
+      if (config_.pad_to_max_tokens && config_.max_tokens &&
+          static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
         w.resize(static_cast<std::size_t>(*config_.max_tokens), 0.f);
       }
       idf_weights_ = std::move(w);

@@ -23,7 +23,8 @@ IndexLookupConfig config_of(TextVectorizationOptions& o) {
     throw NotImplementedError(where + ": output_mode 'one_hot' is not supported (use 'multi_hot')");
   }
   if (o.output_mode != "int" && o.output_mode != "multi_hot" && o.output_mode != "count" && o.output_mode != "tf_idf") {
-    throw ValueError(where + ": output_mode must be 'int', 'multi_hot', 'count' or 'tf_idf', got '" + o.output_mode + "'");
+    throw ValueError(where + ": output_mode must be 'int', 'multi_hot', 'count' or 'tf_idf', got '" + o.output_mode +
+                     "'");
   }
   try {
     text::parse_standardize(o.standardize.value_or(""));
@@ -47,7 +48,8 @@ IndexLookupConfig config_of(TextVectorizationOptions& o) {
     throw NotImplementedError(where + ": encoding '" + o.encoding + "' is not supported (strings are UTF-8 bytes)");
   }
   if (o.idf_weights && o.output_mode != "tf_idf") {
-    throw ValueError(where + ": idf_weights should only be set if output_mode is 'tf_idf', it is '" + o.output_mode + "'");
+    throw ValueError(where + ": idf_weights should only be set if output_mode is 'tf_idf', it is '" + o.output_mode +
+                     "'");
   }
   if (o.vocabulary_file) {
     if (o.vocabulary) throw ValueError(where + ": give the vocabulary or a vocabulary file, not both");
@@ -194,7 +196,9 @@ void TextVectorization::set_vocabulary(const std::vector<std::string>& vocabular
                                        const std::optional<std::vector<double>>& idf_weights) const {
   auto& l = impl_of(*this);
   if (l.options.output_mode == "tf_idf") {
-    if (!idf_weights) throw ValueError("TextVectorization '" + name() + "': idf_weights must be set if output_mode is 'tf_idf'");
+    if (!idf_weights) {
+      throw ValueError("TextVectorization '" + name() + "': idf_weights must be set if output_mode is 'tf_idf'");
+    }
     l.lookup().set_string_vocabulary(vocabulary, *idf_weights);
   } else {
     if (idf_weights) {
@@ -261,7 +265,7 @@ const bool registered = [] {
     std::map<std::string, Tensor> out;
     if (l.options.output_mode != "tf_idf") return out;
     const auto& w = l.lookup().idf_weights();
-    Tensor t = Tensor::from_vector(Shape({static_cast<std::int64_t>(w.size())}), std::vector<float>(w.begin(), w.end()));
+    const Tensor t = Tensor::from_vector(Shape({static_cast<std::int64_t>(w.size())}), w);
     out["vars/idf_weights"] = t;
     out["_lookup_layer/vars/idf_weights"] = t;
     return out;

@@ -12,6 +12,7 @@
 #include "layers/core/input_layer.h"
 #include "layers/preprocessing/normalization.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "layers/preprocessing/text_vectorization.h"
 #include "models/model.h"
 
 using namespace strata;
@@ -45,6 +46,24 @@ TEST(DatasetAdapt, StringLookupOverBatchesLearnsWhatOneTensorTeaches) {
   layers::StringLookup sixteen;
   sixteen.adapt(x.slice_rows(0, 16));
   EXPECT_EQ(first_two.get_vocabulary(), sixteen.get_vocabulary());
+}
+
+TEST(DatasetAdapt, TextVectorizationOverBatchesLearnsWhatOneTensorTeaches) {
+  // Documents of (n, 1) strings, as Keras's adapt takes a batched tf.data.Dataset of them:
+  // the vocabulary and the tf_idf document counts add up across batches.
+  std::vector<std::string> docs;
+  for (int i = 0; i < 30; ++i) {
+    const std::string first(1, static_cast<char>('a' + i % 5)), second(1, static_cast<char>('a' + (i * i) % 7));
+    docs.push_back(first + " " + second + (i % 3 ? " Zz!" : ""));
+  }
+  const Tensor x = Tensor::from_strings({30, 1}, docs);
+  layers::TextVectorization whole({.ngrams = std::vector<std::int64_t>{1, 2}, .output_mode = "tf_idf"});
+  layers::TextVectorization batched({.ngrams = std::vector<std::int64_t>{1, 2}, .output_mode = "tf_idf"});
+  whole.adapt(x);
+  adapt(batched, Dataset::from_tensors({x}).batch(7));
+  EXPECT_EQ(batched.get_vocabulary(), whole.get_vocabulary());
+  EXPECT_EQ(batched.idf_weights(), whole.idf_weights());
+  EXPECT_GT(whole.vocabulary_size(), 10);
 }
 
 TEST(DatasetAdapt, RefusesLayersThatDoNotAdaptAndEndlessData) {

@@ -149,7 +149,8 @@ TEST(RestHandler, TextGoesThroughTextVectorizationAsJsonStrings) {
   const json g = json::parse(std::ifstream(dir + "models.json"))["tf_idf"];
   ModelDir models;
   models.add_file(1, dir + "model_tf_idf.keras", "model.keras");
-  ModelManager manager(ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
+  ModelManager manager(
+      ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
   RestHandler handler(manager);
   json instances = json::array();
   for (const auto& text : g["input"]["values"]) instances.push_back(json::array({text}));
