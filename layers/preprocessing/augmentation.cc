@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/scan_ops.h"
+#include "core/ops/sequence_ops.h"
 #include "layers/convolutional/conv_utils.h"
 
 namespace strata::layers {
@@ -143,5 +146,54 @@ Output uniform_between(Output u, double lower, double upper) {
 }
 
 Output transform_rows(const std::vector<Output>& pieces) { return ops::concat(pieces, 1); }
+
+namespace {
+
+// log of a Gamma(alpha) draw from kGammaColumns uniform columns of `u` from `first`.
+Output log_gamma(Output u, std::int64_t first, Output alpha) {
+  const auto column = [&](std::int64_t k) { return draw_column(u, first + k); };
+  // Marsaglia and Tsang for shape s = alpha + 1: d = s - 1/3, c = 1 / sqrt(9 d); a normal
+  // x gives v = (1 + c x)^3, d v accepted where v > 0 and log U < x^2 / 2 + d - d v + d log v.
+  const Output d = ops::add(alpha, 2.0f / 3.0f);
+  const Output c = ops::div(1.0f, ops::sqrt(ops::mul(d, 9.0f)));
+  Output result;
+  for (std::int64_t k = kGammaTries - 1; k >= 0; --k) {
+    // Box-Muller: 1 - u lies in (0, 1], whose log is finite.
+    const Output radius = ops::sqrt(ops::mul(ops::log(ops::sub(1.0f, column(3 * k))), -2.0f));
+    const Output x = ops::mul(radius, ops::cos(ops::mul(column(3 * k + 1), static_cast<float>(2 * std::numbers::pi))));
+    const Output t = ops::add(ops::mul(c, x), 1.0f);
+    const Output v = ops::mul(ops::mul(t, t), t);
+    const Output log_v = ops::log(ops::maximum(v, 1e-30f));
+    const Output bound =
+        ops::add(ops::add(ops::mul(ops::mul(x, x), 0.5f), d), ops::sub(ops::mul(d, log_v), ops::mul(d, v)));
+    const Output accept =
+        ops::mul(ops::greater(v, ops::zeros_like(v)), ops::less(ops::log(ops::sub(1.0f, column(3 * k + 2))), bound));
+    const Output candidate = ops::add(ops::log(d), log_v);
+    result = k == kGammaTries - 1 ? candidate : ops::where(accept, candidate, result);
+  }
+  // Gamma(alpha) = Gamma(alpha + 1) U^(1 / alpha).
+  return ops::add(result, ops::div(ops::log(ops::sub(1.0f, column(3 * kGammaTries))), alpha));
+}
+
+}  // namespace
+
+Output beta_draws(Output uniforms, Output alpha) {
+  return ops::sigmoid(ops::sub(log_gamma(uniforms, 0, alpha), log_gamma(uniforms, kGammaColumns, alpha)));
+}
+
+Output take_images(Output images, Output order) {
+  const auto& dims = images.shape().dims();
+  std::int64_t size = 1;
+  for (std::size_t i = 1; i < dims.size(); ++i) {
+    if (dims[i] < 0) throw ShapeError("take_images: needs the images' shape, got " + images.shape().to_string());
+    size *= dims[i];
+  }
+  const Output rows = ops::embedding_lookup(ops::reshape(images, {-1, size}), order, "take_images");
+  std::vector<std::int64_t> shape(dims.begin(), dims.end());
+  shape[0] = -1;
+  return ops::reshape(rows, shape);
+}
+
+Output shuffled_order(Output u) { return ops::argsort(ops::reshape(u, {-1}), 0); }
 
 }  // namespace strata::layers

@@ -78,4 +78,26 @@ Output uniform_between(Output u, double lower, double upper);
 // (batch, 1) pieces joined into (batch, 8) transform rows.
 Output transform_rows(const std::vector<Output>& pieces);
 
+// Beta(alpha, alpha) draws, as keras.random.beta(alpha, alpha), one per row of `uniforms`
+// (kBetaColumns uniform draws per row) with `alpha` (> 0) broadcast against (rows, 1):
+// G1 / (G1 + G2) of two Gamma(alpha) draws, computed as sigmoid(log G1 - log G2) so that
+// a tiny alpha (whose gammas underflow) still gives draws in [0, 1]. Each Gamma(alpha) is
+// Gamma(alpha + 1) U^(1 / alpha), Gamma(alpha + 1) by Marsaglia and Tsang's method (a
+// normal and a uniform per try, accepted with probability above 0.95 for shapes >= 1,
+// as TensorFlow's gamma sampler) over kGammaTries tries: where all of them are rejected
+// (probability below 1e-10) the last try's candidate stands, which a graph of fixed
+// shape needs.
+inline constexpr std::int64_t kGammaTries = 8;
+inline constexpr std::int64_t kGammaColumns = 3 * kGammaTries + 1;
+inline constexpr std::int64_t kBetaColumns = 2 * kGammaColumns;
+Output beta_draws(Output uniforms, Output alpha);
+
+// The images of a batch in the order `order` gives (integer, (batch,)): image b of the
+// result is image order[b] (keras.ops.take(images, order, axis=0)). Gradients flow back.
+Output take_images(Output images, Output order);
+
+// A uniformly random order of a batch (keras.random.shuffle of arange(batch)): the
+// positions that sort the (batch, 1) uniform draws `u`.
+Output shuffled_order(Output u);
+
 }  // namespace strata::layers

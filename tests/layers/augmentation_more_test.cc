@@ -1,0 +1,198 @@
+// The batch-mixing and projective image augmentation layers (MixUp, ...): their
+// deterministic transforms against Keras 3.15 (TensorFlow backend) within 1e-5, given
+// Keras's parameters (tests/reference/make_augmentation_more_goldens.py ->
+// tests/data/augmentation/more_transforms.json); the identity in inference; in training,
+// Keras's distributions checked statistically (every tolerance is 4.5 standard errors of
+// the statistic at the sample size used; the seeds are fixed); draws that depend on
+// (seed, call, step) only, as Dropout's masks; gradients where Keras has them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "core/autodiff.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/program.h"
+#include "golden_json.h"
+#include "io/layer_config.h"
+#include "layers/preprocessing/mix_up.h"
+
+using namespace strata;
+using namespace strata::layers;
+using namespace strata::testing;
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr double kSe = 4.5;
+
+const ordered_json& cases() { return golden_file("augmentation/more_transforms.json"); }
+
+Tensor run(const Layer& layer, const Tensor& x, bool training, std::int64_t step = 0) {
+  Graph g;
+  Output in = g.placeholder({x.shape().with_dim(0, kUnknownDim), x.dtype()});
+  layer.impl().build({{x.shape().with_dim(0, kUnknownDim), x.dtype()}});
+  Program p(g, {in}, {layer.impl().call(g, {in})[0]});
+  return p.run({x}, {.training = training, .step = step})[0];
+}
+
+Tensor random_images(Shape shape, unsigned seed, float lo = 0.f, float hi = 1.f) {
+  Tensor t(shape);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (float& v : t.values<float>()) v = u(gen);
+  return t;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    if (a.item(i) != b.item(i)) return false;
+  }
+  return true;
+}
+
+void expect_rate(double count, double n, double p, const std::string& what) {
+  EXPECT_NEAR(count / n, p, kSe * std::sqrt(p * (1 - p) / n)) << what;
+}
+
+// The sample mean of `v` within 4.5 of its standard errors (the sample's own) of `mean`.
+void expect_mean(const std::vector<double>& v, double mean, const std::string& what) {
+  double m = 0, m2 = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  for (double x : v) m2 += (x - m) * (x - m);
+  const double se = std::sqrt(m2 / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+  EXPECT_NEAR(m, mean, kSe * se) << what;
+}
+
+// The output of `build` on the images and (in order) the parameter tensors.
+Tensor run_transform(const std::function<Output(Output, const std::vector<Output>&)>& build, const Tensor& images,
+                     const std::vector<Tensor>& params) {
+  Graph g;
+  Output x = g.placeholder({images.shape().with_dim(0, kUnknownDim), DType::float32}, "images");
+  std::vector<Output> feeds{x}, ps;
+  for (const Tensor& p : params) {
+    ps.push_back(g.placeholder({p.shape(), p.dtype()}));
+    feeds.push_back(ps.back());
+  }
+  Program program(g, feeds, {build(x, ps)});
+  std::vector<Tensor> values{images};
+  values.insert(values.end(), params.begin(), params.end());
+  return program.run(values, {.training = true})[0];
+}
+
+// Each golden case of `class_name`: the layer made from Keras's config, its transform on
+// Keras's parameters (`keys`, in order), against Keras's output.
+template <class Impl>
+void expect_layer_cases(const std::string& class_name,
+                        const std::function<Output(const Impl&, Output, const std::vector<Output>&)>& transform,
+                        const std::vector<std::string>& keys) {
+  int checked = 0;
+  for (const auto& c : cases()) {
+    if (c.value("class_name", "") != class_name) continue;
+    SCOPED_TRACE(class_name + " " + c.at("config").dump());
+    Layer layer = io::layer_from_config(ordered_json{{"class_name", class_name}, {"config", c.at("config")}}, {});
+    const Tensor images = golden_tensor(c.at("images"));
+    layer.impl().build({{images.shape().with_dim(0, kUnknownDim), DType::float32}});
+    std::vector<Tensor> params;
+    for (const auto& k : keys) params.push_back(golden_tensor(c.at("params").at(k)));
+    const auto& impl = dynamic_cast<const Impl&>(layer.impl());
+    const Tensor y = run_transform([&](Output x, const std::vector<Output>& p) { return transform(impl, x, p); },
+                                   images, params);
+    EXPECT_TRUE(golden_near(y, c.at("output"), class_name));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << class_name;
+}
+
+}  // namespace
+
+TEST(MixUp, BlendsAsKerasGivenTheWeightsAndOrder) {
+  expect_layer_cases<MixUpImpl>(
+      "MixUp", [](const MixUpImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0], p[1]); },
+      {"mix_weight", "order"});
+}
+
+TEST(MixUp, IsTheIdentityInInference) {
+  const Tensor x = random_images({4, 5, 6, 3}, 1, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(MixUp(), x, false), x));
+}
+
+// Image b is the one-hot vector e_b (one pixel, as many channels as images): its blend
+// w e_b + (1 - w) e_order[b] shows the order and the weight. With alpha 50 no weight is 0
+// or 1, so every partner shows: each step's order is a permutation, with a fixed point in
+// 1 of n places. The weights are Beta(alpha, alpha): y_bb is 1 for a fixed point and w
+// otherwise, so E[y_bb] = 1/n + (1 - 1/n) / 2 and E[y_bb (1 - y_bb)] = (1 - 1/n) alpha /
+// (2 (2 alpha + 1)), whatever weights of exactly 0 or 1 float32 rounds to.
+TEST(MixUp, ShufflesTheBatchAndDrawsBetaWeights) {
+  constexpr std::int64_t n = 32;
+  Tensor x({n, 1, 1, n});
+  for (std::int64_t b = 0; b < n; ++b) x.values<float>()[static_cast<std::size_t>(b * n + b)] = 1.f;
+  double fixed = 0, images = 0;
+  for (std::int64_t step = 0; step < 100; ++step) {
+    const Tensor y = run(MixUp({.alpha = 50.0, .seed = 4}), x, true, step);
+    std::vector<int> hits(n, 0);
+    for (std::int64_t b = 0; b < n; ++b) {
+      std::int64_t other = b;
+      for (std::int64_t c = 0; c < n; ++c) {
+        if (c != b && y.item(b * n + c) > 0.f) other = c;
+      }
+      ++hits[static_cast<std::size_t>(other)];
+      fixed += other == b;
+      ++images;
+    }
+    for (int h : hits) ASSERT_EQ(h, 1) << "not a permutation at step " << step;
+  }
+  expect_rate(fixed, images, 1.0 / n, "images mixed with themselves");
+  for (double alpha : {0.2, 2.0}) {
+    SCOPED_TRACE(alpha);
+    const MixUp layer({.alpha = alpha, .seed = 5});
+    std::vector<double> own, spread;
+    for (std::int64_t step = 0; step < 100; ++step) {
+      const Tensor y = run(layer, x, true, step);
+      for (std::int64_t b = 0; b < n; ++b) {
+        double total = 0;
+        for (std::int64_t c = 0; c < n; ++c) {
+          const float v = y.item(b * n + c);
+          ASSERT_TRUE(std::isfinite(v) && v >= 0.f && v <= 1.f) << v;
+          total += v;
+        }
+        ASSERT_NEAR(total, 1.0, 1e-6);
+        const double w = y.item(b * n + b);
+        own.push_back(w);
+        spread.push_back(w * (1 - w));
+      }
+    }
+    const double p = 1.0 / n;
+    expect_mean(own, p + (1 - p) / 2, "mean of each image's own weight");
+    expect_mean(spread, (1 - p) * alpha / (2 * (2 * alpha + 1)), "E[w (1 - w)]");
+  }
+}
+
+TEST(MixUp, DrawsDependOnSeedAndStepOnly) {
+  const Tensor x = random_images({16, 4, 5, 3}, 6, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(MixUp({.seed = 1}), x, true, 7), run(MixUp({.seed = 1}), x, true, 7)));
+  EXPECT_FALSE(equal(run(MixUp({.seed = 1}), x, true, 8), run(MixUp({.seed = 1}), x, true, 7)));
+  EXPECT_FALSE(equal(run(MixUp({.seed = 2}), x, true, 7), run(MixUp({.seed = 1}), x, true, 7)));
+}
+
+// y_b = w_b x_b + (1 - w_b) x_order[b]: summed over the batch, every pixel's gradient
+// totals sum w_b + sum (1 - w_b) = the batch size.
+TEST(MixUp, GradientsReachBothImagesOfEachBlend) {
+  const Tensor x = random_images({6, 2, 3, 2}, 7);
+  Graph g;
+  Output in = g.placeholder({x.shape()});
+  const Output y = MixUp({.seed = 3}).impl().call(g, {in})[0];
+  const auto grads = gradients(ops::reduce_sum(y), {in});
+  Program p(g, {in}, {grads[0]});
+  const Tensor dx = p.run({x}, {.training = true, .step = 2})[0];
+  const std::int64_t pixels = x.size() / 6;
+  for (std::int64_t i = 0; i < pixels; ++i) {
+    double total = 0;
+    for (std::int64_t b = 0; b < 6; ++b) total += dx.item(b * pixels + i);
+    EXPECT_NEAR(total, 6.0, 1e-5);
+  }
+}

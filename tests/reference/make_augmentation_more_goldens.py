@@ -1,0 +1,71 @@
+"""Goldens for the batch-mixing and projective image augmentation layers (MixUp, CutMix,
+RandomPerspective, ...), from real Keras 3.15 (TensorFlow backend), as
+make_augmentation_goldens.py does for the others: each layer's transform_images given
+fixed transformation parameters (what its random draws would be).
+
+Writes tests/data/augmentation/:
+  more_transforms.json  per case: the layer's Keras config, an input image batch, the
+                        parameters, and Keras's output
+  more_model.keras      a Sequential model of these layers, and more_model.json: its
+                        layers' configs, an input and Keras's inference output (the identity)
+
+  KERAS_BACKEND=tensorflow python3 tests/reference/make_augmentation_more_goldens.py
+"""
+import json
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from golden_json import arr, jsonable  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "augmentation")
+L = keras.layers
+
+
+def images(shape, seed, scale=10.0):
+    return (np.random.default_rng(seed).random(shape) * scale).astype("float32")
+
+
+def layer_case(layer, x, params, transformation):
+    y = layer.transform_images(keras.ops.convert_to_tensor(x), transformation, training=True)
+    return {"class_name": type(layer).__name__, "config": jsonable(layer.get_config()), "images": arr(x),
+            "params": {k: arr(v) for k, v in params.items()}, "output": arr(y)}
+
+
+def mix_up_cases():
+    cases = []
+    weights = np.array([0.9, 0.25, 0.6, 0.05], "float32")
+    order = np.array([2, 0, 3, 1], "int64")
+    for alpha, data_format in ((0.2, "channels_last"), (0.7, "channels_first")):
+        layer = L.MixUp(alpha=alpha, data_format=data_format)
+        shape = (4, 3, 5, 2) if data_format == "channels_last" else (4, 2, 3, 5)
+        cases.append(layer_case(layer, images(shape, 21), {"mix_weight": weights.reshape(4, 1), "order": order},
+                                {"mix_weight": weights, "permutation_order": order}))
+    return cases
+
+
+def model_layers():
+    return [L.MixUp(alpha=0.4, seed=3)]
+
+
+def model_files():
+    model = keras.Sequential([keras.Input((6, 7, 3))] + model_layers())
+    x = images((2, 6, 7, 3), 30, 1.0)
+    model.save(os.path.join(OUT, "more_model.keras"))
+    configs = [{"class_name": type(l).__name__, "config": jsonable(l.get_config())} for l in model.layers]
+    with open(os.path.join(OUT, "more_model.json"), "w") as f:
+        json.dump({"layers": configs, "input": arr(x), "predict": arr(model.predict(x, verbose=0))}, f)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    cases = mix_up_cases()
+    with open(os.path.join(OUT, "more_transforms.json"), "w") as f:
+        json.dump(cases, f)
+    model_files()
+
+
+if __name__ == "__main__":
+    main()
