@@ -77,6 +77,7 @@
 #include "layers/preprocessing/auto_contrast.h"
 #include "layers/preprocessing/category_encoding.h"
 #include "layers/preprocessing/center_crop.h"
+#include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/discretization.h"
 #include "layers/preprocessing/equalization.h"
 #include "layers/preprocessing/hashed_crossing.h"

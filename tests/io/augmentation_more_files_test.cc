@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "io/layer_config.h"
 #include "io/saving.h"
+#include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
 #include "models/model.h"
 #include "test_util.h"
@@ -83,6 +84,9 @@ TEST(AugmentationMoreConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(mix_up["data_format"], "channels_first");
   EXPECT_EQ(mix_up["seed"], 9);
   EXPECT_TRUE(round_trip(MixUp())["seed"].is_null());  // drawn, not written
+  json cut_mix = round_trip(CutMix({.factor = 0.3, .seed = 2, .data_format = "channels_first"}));
+  EXPECT_EQ(cut_mix["factor"], json::parse("[0.0, 0.3]"));  // Keras keeps the range
+  EXPECT_EQ(round_trip(CutMix({.factor = {0.6, 0.2}}))["factor"], json::parse("[0.2, 0.6]"));
 }
 
 // What Keras refuses (or Strata cannot honour), Strata refuses, naming the layer, the key
@@ -97,6 +101,9 @@ TEST(AugmentationMoreConfig, RefusesValuesByKeyAndValue) {
       {"MixUp", {{"alpha", 0.0}}, "alpha", "0"},
       {"MixUp", {{"alpha", 0.2}, {"data_format", "channels_middle"}}, "data_format", "channels_middle"},
       {"MixUp", {{"alpha", 0.2}, {"labels", true}}, "labels", "labels"},
+      {"CutMix", {{"factor", 1.5}}, "factor", "1.5"},
+      {"CutMix", {{"factor", json::parse("[0.1, 0.2, 0.3]")}}, "factor", "[0.1, 0.2, 0.3]"},
+      {"CutMix", {{"factor", 0.5}, {"data_format", "channels_middle"}}, "data_format", "channels_middle"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

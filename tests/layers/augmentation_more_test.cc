@@ -17,6 +17,7 @@
 #include "core/program.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
+#include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
 
 using namespace strata;
@@ -186,6 +187,94 @@ TEST(MixUp, GradientsReachBothImagesOfEachBlend) {
   Graph g;
   Output in = g.placeholder({x.shape()});
   const Output y = MixUp({.seed = 3}).impl().call(g, {in})[0];
+  const auto grads = gradients(ops::reduce_sum(y), {in});
+  Program p(g, {in}, {grads[0]});
+  const Tensor dx = p.run({x}, {.training = true, .step = 2})[0];
+  const std::int64_t pixels = x.size() / 6;
+  for (std::int64_t i = 0; i < pixels; ++i) {
+    double total = 0;
+    for (std::int64_t b = 0; b < 6; ++b) total += dx.item(b * pixels + i);
+    EXPECT_NEAR(total, 6.0, 1e-5);
+  }
+}
+
+TEST(CutMix, PastesAsKerasGivenTheBoxesAndOrder) {
+  expect_layer_cases<CutMixImpl>(
+      "CutMix", [](const CutMixImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0], p[1]); },
+      {"boxes", "order"});
+}
+
+TEST(CutMix, IsTheIdentityInInference) {
+  const Tensor x = random_images({4, 5, 6, 3}, 1, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(CutMix(), x, false), x));
+  EXPECT_TRUE(equal(run(CutMix({.data_format = "channels_first"}), x, false), x));
+}
+
+// Image b is filled with the value b: each output image holds its own value but in one
+// box, which holds its partner's, the partners a permutation (a fixed point, 1 in n, and
+// an empty box show nothing). The box's sides are sqrt(1 - w) of the image's, w from
+// Beta(alpha, alpha): its share of the image, a = 1 - w, seen as 0 for a fixed point, has
+// mean (1 - 1/n) / 2 and E[a (1 - a)] = (1 - 1/n) alpha / (2 (2 alpha + 1)). A 128 x 128
+// image counts the box's area to within its edge pixels (under 2% of the image, under
+// half the tolerance).
+TEST(CutMix, PastesOneBoxOfAShuffledPartnerWithBetaArea) {
+  constexpr std::int64_t n = 32, side = 128;
+  Tensor x({n, side, side, 1});
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t i = 0; i < side * side; ++i) x.values<float>()[static_cast<std::size_t>(b * side * side + i)] = b;
+  }
+  for (double alpha : {0.1, 1.0}) {
+    SCOPED_TRACE(alpha);
+    const CutMix layer({.factor = PerChannel{alpha, alpha}, .seed = 6});
+    std::vector<double> share, spread;
+    for (std::int64_t step = 0; step < 40; ++step) {
+      const Tensor y = run(layer, x, true, step);
+      const auto values = y.values<float>();
+      std::vector<int> partners(n, 0);
+      for (std::int64_t b = 0; b < n; ++b) {
+        std::int64_t count = 0, top = side, bottom = -1, left = side, right = -1;
+        const auto own = static_cast<float>(b);
+        float partner = own;
+        for (std::int64_t r = 0; r < side; ++r) {
+          for (std::int64_t c = 0; c < side; ++c) {
+            const float v = values[static_cast<std::size_t>((b * side + r) * side + c)];
+            if (v == own) continue;
+            ASSERT_TRUE(partner == own || v == partner) << "two partners in image " << b;
+            partner = v;
+            ++count;
+            top = std::min(top, r), bottom = std::max(bottom, r), left = std::min(left, c), right = std::max(right, c);
+          }
+        }
+        if (count > 0) {
+          ASSERT_EQ(count, (bottom - top + 1) * (right - left + 1)) << "not one box in image " << b;
+          ++partners[static_cast<std::size_t>(partner)];
+        }
+        const double a = static_cast<double>(count) / (side * side);
+        share.push_back(a);
+        spread.push_back(a * (1 - a));
+      }
+      for (int p : partners) ASSERT_LE(p, 1) << "not a permutation at step " << step;
+    }
+    const double p = 1.0 / n;
+    expect_mean(share, (1 - p) / 2, "the box's share");
+    expect_mean(spread, (1 - p) * alpha / (2 * (2 * alpha + 1)), "E[a (1 - a)]");
+  }
+}
+
+TEST(CutMix, DrawsDependOnSeedAndStepOnly) {
+  const Tensor x = random_images({16, 8, 9, 3}, 6, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(CutMix({.seed = 1}), x, true, 7), run(CutMix({.seed = 1}), x, true, 7)));
+  EXPECT_FALSE(equal(run(CutMix({.seed = 1}), x, true, 8), run(CutMix({.seed = 1}), x, true, 7)));
+  EXPECT_FALSE(equal(run(CutMix({.seed = 2}), x, true, 7), run(CutMix({.seed = 1}), x, true, 7)));
+}
+
+// Every output pixel is one input pixel: summed over the batch, each position's gradient
+// of sum(y) totals the batch size.
+TEST(CutMix, GradientsReachThePixelEachOutputTakes) {
+  const Tensor x = random_images({6, 5, 4, 2}, 7);
+  Graph g;
+  Output in = g.placeholder({x.shape()});
+  const Output y = CutMix({.seed = 3}).impl().call(g, {in})[0];
   const auto grads = gradients(ops::reduce_sum(y), {in});
   Program p(g, {in}, {grads[0]});
   const Tensor dx = p.run({x}, {.training = true, .step = 2})[0];

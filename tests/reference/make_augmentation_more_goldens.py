@@ -46,8 +46,22 @@ def mix_up_cases():
     return cases
 
 
+def cut_mix_cases():
+    cases = []
+    order = np.array([1, 2, 0], "int64")
+    for data_format in ("channels_last", "channels_first"):
+        layer = L.CutMix(factor=(0.2, 0.6), data_format=data_format)
+        shape = (3, 5, 6, 2) if data_format == "channels_last" else (3, 2, 5, 6)
+        # [x0, x1, y0, y1] per image: fractional edges, an empty box, the whole image.
+        boxes = np.array([[1.3, 4.2, 0.5, 3.0], [2.0, 2.0, 1.0, 4.0], [0.0, 6.0, 0.0, 5.0]], "float32")
+        masks, _ = layer._generate_batch_mask(shape, tuple(keras.ops.convert_to_tensor(boxes[:, k]) for k in range(4)))
+        cases.append(layer_case(layer, images(shape, 22), {"boxes": boxes, "order": order},
+                                {"permutation_order": order, "batch_masks": masks, "mix_weight": None}))
+    return cases
+
+
 def model_layers():
-    return [L.MixUp(alpha=0.4, seed=3)]
+    return [L.MixUp(alpha=0.4, seed=3), L.CutMix(factor=0.7, seed=4)]
 
 
 def model_files():
@@ -61,7 +75,7 @@ def model_files():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    cases = mix_up_cases()
+    cases = mix_up_cases() + cut_mix_cases()
     with open(os.path.join(OUT, "more_transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
