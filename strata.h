@@ -97,6 +97,7 @@
 #include "layers/preprocessing/random_grayscale.h"
 #include "layers/preprocessing/random_hue.h"
 #include "layers/preprocessing/random_invert.h"
+#include "layers/preprocessing/random_perspective.h"
 #include "layers/preprocessing/random_posterization.h"
 #include "layers/preprocessing/random_rotation.h"
 #include "layers/preprocessing/random_saturation.h"

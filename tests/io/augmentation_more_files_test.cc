@@ -14,6 +14,7 @@
 #include "io/saving.h"
 #include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
+#include "layers/preprocessing/random_perspective.h"
 #include "models/model.h"
 #include "test_util.h"
 
@@ -87,6 +88,12 @@ TEST(AugmentationMoreConfig, RoundTripsWithKerasKeys) {
   json cut_mix = round_trip(CutMix({.factor = 0.3, .seed = 2, .data_format = "channels_first"}));
   EXPECT_EQ(cut_mix["factor"], json::parse("[0.0, 0.3]"));  // Keras keeps the range
   EXPECT_EQ(round_trip(CutMix({.factor = {0.6, 0.2}}))["factor"], json::parse("[0.2, 0.6]"));
+  json perspective = round_trip(
+      RandomPerspective({.factor = 0.5, .scale = 0.3, .interpolation = "nearest", .fill_value = 2.0, .seed = 4}));
+  EXPECT_EQ(perspective["factor"], json::parse("[0.0, 0.5]"));
+  EXPECT_EQ(perspective["scale"], 0.3);
+  EXPECT_EQ(perspective["interpolation"], "nearest");
+  EXPECT_EQ(perspective["fill_value"], 2.0);
 }
 
 // What Keras refuses (or Strata cannot honour), Strata refuses, naming the layer, the key
@@ -104,6 +111,10 @@ TEST(AugmentationMoreConfig, RefusesValuesByKeyAndValue) {
       {"CutMix", {{"factor", 1.5}}, "factor", "1.5"},
       {"CutMix", {{"factor", json::parse("[0.1, 0.2, 0.3]")}}, "factor", "[0.1, 0.2, 0.3]"},
       {"CutMix", {{"factor", 0.5}, {"data_format", "channels_middle"}}, "data_format", "channels_middle"},
+      {"RandomPerspective", {{"factor", -0.5}}, "factor", "-0.5"},
+      {"RandomPerspective", {{"scale", 1.5}}, "scale", "1.5"},
+      {"RandomPerspective", {{"interpolation", "bicubic"}}, "interpolation", "bicubic"},
+      {"RandomPerspective", {{"fill_mode", "reflect"}}, "fill_mode", "fill_mode"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

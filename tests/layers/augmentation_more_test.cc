@@ -19,6 +19,7 @@
 #include "io/layer_config.h"
 #include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
+#include "layers/preprocessing/random_perspective.h"
 
 using namespace strata;
 using namespace strata::layers;
@@ -53,6 +54,24 @@ bool equal(const Tensor& a, const Tensor& b) {
     if (a.item(i) != b.item(i)) return false;
   }
   return true;
+}
+
+// Mean of uniform draws on [lo, hi] within 4.5 standard errors, all of them inside, and a
+// tenth of them in the lowest tenth of the range.
+void expect_uniform(const std::vector<double>& v, double lo, double hi, const std::string& what) {
+  double mean = 0, least = hi, most = lo, low_tail = 0;
+  for (double x : v) {
+    mean += x;
+    least = std::min(least, x);
+    most = std::max(most, x);
+    low_tail += x < lo + 0.1 * (hi - lo);
+  }
+  const auto n = static_cast<double>(v.size());
+  mean /= n;
+  EXPECT_NEAR(mean, (lo + hi) / 2, kSe * (hi - lo) / std::sqrt(12.0 * n)) << what;
+  EXPECT_GE(least, lo - 1e-3 * (hi - lo)) << what;
+  EXPECT_LE(most, hi + 1e-3 * (hi - lo)) << what;
+  EXPECT_NEAR(low_tail / n, 0.1, kSe * std::sqrt(0.09 / n)) << what << ", lowest tenth";
 }
 
 void expect_rate(double count, double n, double p, const std::string& what) {
@@ -284,4 +303,128 @@ TEST(CutMix, GradientsReachThePixelEachOutputTakes) {
     for (std::int64_t b = 0; b < 6; ++b) total += dx.item(b * pixels + i);
     EXPECT_NEAR(total, 6.0, 1e-5);
   }
+}
+
+TEST(RandomPerspective, ProjectsAsKerasGivenTheCornerFactors) {
+  expect_layer_cases<RandomPerspectiveImpl>(
+      "RandomPerspective",
+      [](const RandomPerspectiveImpl& l, Output x, const std::vector<Output>& p) { return l.transform(x, p[0], p[1]); },
+      {"factors", "apply"});
+}
+
+TEST(RandomPerspective, IsTheIdentityInInference) {
+  const Tensor x = random_images({4, 5, 6, 3}, 1, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(RandomPerspective(), x, false), x));
+}
+
+namespace {
+
+// Solves the n x n system a z = b (row-major a) by Gaussian elimination with pivoting.
+std::vector<double> solve(std::vector<double> a, std::vector<double> b) {
+  const std::size_t n = b.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t pivot = c;
+    for (std::size_t r = c + 1; r < n; ++r) {
+      if (std::fabs(a[r * n + c]) > std::fabs(a[pivot * n + c])) pivot = r;
+    }
+    for (std::size_t k = 0; k < n; ++k) std::swap(a[c * n + k], a[pivot * n + k]);
+    std::swap(b[c], b[pivot]);
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const double f = a[r * n + c] / a[c * n + c];
+      for (std::size_t k = c; k < n; ++k) a[r * n + k] -= f * a[c * n + k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<double> z(n);
+  for (std::size_t r = n; r-- > 0;) {
+    double v = b[r];
+    for (std::size_t k = r + 1; k < n; ++k) v -= a[r * n + k] * z[k];
+    z[r] = v / a[r * n + r];
+  }
+  return z;
+}
+
+}  // namespace
+
+// The image's channels are its own x and y coordinates, which bilinear sampling keeps
+// exactly inside the image (fill_value 1e30 marks every pixel that reads outside): each
+// output pixel (x, y) holds H(x, y), the homography fitted from them by least squares
+// (x, y, X, Y: X (g x + h y + 1) = a x + b y + c, Y (...) = d x + e y + f). Keras's end
+// points are H's inverse at the corners, and their factors (end - start) / start, for the
+// corner coordinates that are not 0, uniform on [-scale / 2, scale / 2]. Images move with
+// probability drawn from factor's range: 0.4 for [0.4, 0.4], 1/2 for the default [0, 1].
+TEST(RandomPerspective, MovesCornersByUniformFactorsWithTheDrawnProbability) {
+  constexpr std::int64_t n = 250, side = 12;
+  Tensor x({n, side, side, 2});
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t r = 0; r < side; ++r) {
+      for (std::int64_t c = 0; c < side; ++c) {
+        const auto i = static_cast<std::size_t>(((b * side + r) * side + c) * 2);
+        x.values<float>()[i] = static_cast<float>(c);
+        x.values<float>()[i + 1] = static_cast<float>(r);
+      }
+    }
+  }
+  const double scale = 0.6;
+  for (const PerChannel& factor : {PerChannel{0.4, 0.4}, PerChannel{0.0, 1.0}}) {
+    SCOPED_TRACE(factor.values[0]);
+    const RandomPerspective layer({.factor = factor, .scale = scale, .fill_value = 1e30, .seed = 8});
+    std::vector<double> factors;
+    double moved = 0, images = 0;
+    for (std::int64_t step = 0; step < 4; ++step) {
+      const Tensor y = run(layer, x, true, step);
+      const auto v = y.values<float>();
+      for (std::int64_t b = 0; b < n; ++b) {
+        ++images;
+        bool same = true;
+        std::vector<double> normal(64, 0.0), rhs(8, 0.0);
+        for (std::int64_t r = 0; r < side; ++r) {
+          for (std::int64_t c = 0; c < side; ++c) {
+            const auto i = static_cast<std::size_t>(((b * side + r) * side + c) * 2);
+            const double big_x = v[i], big_y = v[i + 1];
+            same = same && big_x == c && big_y == r;
+            if (!(big_x >= 0 && big_x <= side - 1 && big_y >= 0 && big_y <= side - 1)) continue;
+            const double fx = static_cast<double>(c), fy = static_cast<double>(r);
+            const std::array<std::array<double, 9>, 2> rows{{{fx, fy, 1, 0, 0, 0, -big_x * fx, -big_x * fy, big_x},
+                                                             {0, 0, 0, fx, fy, 1, -big_y * fx, -big_y * fy, big_y}}};
+            for (const auto& row : rows) {
+              for (std::size_t j = 0; j < 8; ++j) {
+                for (std::size_t k = 0; k < 8; ++k) normal[j * 8 + k] += row[j] * row[k];
+                rhs[j] += row[j] * row[8];
+              }
+            }
+          }
+        }
+        if (same) continue;
+        ++moved;
+        const std::vector<double> h = solve(normal, rhs);
+        // H's inverse (its adjugate, up to scale) at the corners (W - 1, 0), (0, H - 1), (W - 1, H - 1).
+        const std::array<double, 9> m{h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0};
+        const auto inverse_at = [&](double px, double py) {
+          const std::array<double, 9> a{m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+                                        m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+                                        m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
+          const double w = a[6] * px + a[7] * py + a[8];
+          return std::pair{(a[0] * px + a[1] * py + a[2]) / w, (a[3] * px + a[4] * py + a[5]) / w};
+        };
+        const double last = side - 1;
+        const auto [tr_x, tr_y] = inverse_at(last, 0);
+        const auto [bl_x, bl_y] = inverse_at(0, last);
+        const auto [br_x, br_y] = inverse_at(last, last);
+        EXPECT_NEAR(tr_y, 0.0, 1e-3);
+        EXPECT_NEAR(bl_x, 0.0, 1e-3);
+        for (double end : {tr_x, bl_y, br_x, br_y}) factors.push_back(end / last - 1);
+      }
+    }
+    expect_rate(moved, images, factor.values[0] == 0.4 ? 0.4 : 0.5, "images moved");
+    expect_uniform(factors, -scale / 2, scale / 2, "corner factors");
+  }
+}
+
+TEST(RandomPerspective, DrawsDependOnSeedAndStepOnly) {
+  const Tensor x = random_images({16, 8, 9, 3}, 6, 0.f, 255.f);
+  const auto make = [](std::uint64_t seed) { return RandomPerspective({.seed = seed}); };
+  EXPECT_TRUE(equal(run(make(1), x, true, 7), run(make(1), x, true, 7)));
+  EXPECT_FALSE(equal(run(make(1), x, true, 8), run(make(1), x, true, 7)));
+  EXPECT_FALSE(equal(run(make(2), x, true, 7), run(make(1), x, true, 7)));
 }

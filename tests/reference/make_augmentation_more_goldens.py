@@ -60,8 +60,30 @@ def cut_mix_cases():
     return cases
 
 
+def perspective_cases():
+    cases = []
+    factors = np.array([[[0.0, 0.0], [-0.3, 0.2], [0.25, -0.4], [-0.1, -0.2]],
+                        [[0.1, -0.2], [0.45, 0.1], [-0.2, 0.3], [0.3, 0.35]],
+                        [[0.2, 0.2], [0.2, 0.2], [0.2, 0.2], [0.2, 0.2]]], "float32")
+    apply = np.array([True, True, False])
+    for interpolation, data_format, fill_value in (("bilinear", "channels_last", 0.0), ("nearest", "channels_last", 2.5),
+                                                   ("bilinear", "channels_first", -1.0)):
+        layer = L.RandomPerspective(factor=(0.3, 0.8), scale=0.9, interpolation=interpolation, fill_value=fill_value,
+                                    data_format=data_format)
+        shape = (3, 6, 7, 2) if data_format == "channels_last" else (3, 2, 6, 7)
+        h, w = (shape[1], shape[2]) if data_format == "channels_last" else (shape[2], shape[3])
+        start = np.repeat(np.array([[[0.0, 0.0], [w - 1, 0.0], [0.0, h - 1], [w - 1, h - 1]]], "float32"), 3, axis=0)
+        end = start + start * factors
+        cases.append(layer_case(layer, images(shape, 23), {"factors": factors.reshape(3, 8),
+                                                            "apply": apply.reshape(3, 1)},
+                                {"apply_perspective": apply, "start_points": start, "end_points": end,
+                                 "input_shape": shape}))
+    return cases
+
+
 def model_layers():
-    return [L.MixUp(alpha=0.4, seed=3), L.CutMix(factor=0.7, seed=4)]
+    return [L.MixUp(alpha=0.4, seed=3), L.CutMix(factor=0.7, seed=4),
+            L.RandomPerspective(factor=0.6, scale=0.5, interpolation="nearest", fill_value=1.0, seed=5)]
 
 
 def model_files():
@@ -75,7 +97,7 @@ def model_files():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    cases = mix_up_cases() + cut_mix_cases()
+    cases = mix_up_cases() + cut_mix_cases() + perspective_cases()
     with open(os.path.join(OUT, "more_transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
