@@ -91,6 +91,7 @@
 #include "layers/preprocessing/random_color_jitter.h"
 #include "layers/preprocessing/random_contrast.h"
 #include "layers/preprocessing/random_crop.h"
+#include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_erasing.h"
 #include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_gaussian_blur.h"

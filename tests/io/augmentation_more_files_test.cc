@@ -14,6 +14,7 @@
 #include "io/saving.h"
 #include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
+#include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_perspective.h"
 #include "models/model.h"
 #include "test_util.h"
@@ -94,6 +95,16 @@ TEST(AugmentationMoreConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(perspective["scale"], 0.3);
   EXPECT_EQ(perspective["interpolation"], "nearest");
   EXPECT_EQ(perspective["fill_value"], 2.0);
+  json elastic = round_trip(RandomElasticTransform({.factor = 0.5,
+                                                    .scale = {0.4, 0.1},
+                                                    .interpolation = "nearest",
+                                                    .fill_mode = "constant",
+                                                    .fill_value = 3.0,
+                                                    .value_range = {-1, 1}}));
+  EXPECT_EQ(elastic["factor"], json::parse("[0.0, 0.5]"));
+  EXPECT_EQ(elastic["scale"], json::parse("[0.1, 0.4]"));
+  EXPECT_EQ(elastic["fill_mode"], "constant");
+  EXPECT_EQ(elastic["value_range"], json::parse("[-1.0, 1.0]"));
 }
 
 // What Keras refuses (or Strata cannot honour), Strata refuses, naming the layer, the key
@@ -115,6 +126,12 @@ TEST(AugmentationMoreConfig, RefusesValuesByKeyAndValue) {
       {"RandomPerspective", {{"scale", 1.5}}, "scale", "1.5"},
       {"RandomPerspective", {{"interpolation", "bicubic"}}, "interpolation", "bicubic"},
       {"RandomPerspective", {{"fill_mode", "reflect"}}, "fill_mode", "fill_mode"},
+      {"RandomElasticTransform", {{"factor", 1.5}}, "factor", "1.5"},
+      {"RandomElasticTransform", {{"scale", -0.5}}, "scale", "-0.5"},
+      {"RandomElasticTransform", {{"fill_mode", "mirror"}}, "fill_mode", "mirror"},
+      {"RandomElasticTransform", {{"fill_mode", "edge"}}, "fill_mode", "edge"},
+      {"RandomElasticTransform", {{"interpolation", "bicubic"}}, "interpolation", "bicubic"},
+      {"RandomElasticTransform", {{"value_range", 255}}, "value_range", "255"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

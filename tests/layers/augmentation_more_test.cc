@@ -19,6 +19,7 @@
 #include "io/layer_config.h"
 #include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/mix_up.h"
+#include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_perspective.h"
 
 using namespace strata;
@@ -427,4 +428,125 @@ TEST(RandomPerspective, DrawsDependOnSeedAndStepOnly) {
   EXPECT_TRUE(equal(run(make(1), x, true, 7), run(make(1), x, true, 7)));
   EXPECT_FALSE(equal(run(make(1), x, true, 8), run(make(1), x, true, 7)));
   EXPECT_FALSE(equal(run(make(2), x, true, 7), run(make(1), x, true, 7)));
+}
+
+TEST(RandomElasticTransform, DistortsAsKerasGivenTheNoiseField) {
+  expect_layer_cases<RandomElasticTransformImpl>(
+      "RandomElasticTransform",
+      [](const RandomElasticTransformImpl& l, Output x, const std::vector<Output>& p) {
+        return l.transform(x, p[0], p[1], p[2]);
+      },
+      {"noise", "distortion", "apply"});
+}
+
+TEST(RandomElasticTransform, IsTheIdentityInInferenceAndWithZeroRanges) {
+  const Tensor x = random_images({4, 24, 22, 3}, 1, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(RandomElasticTransform(), x, false), x));
+  EXPECT_TRUE(equal(run(RandomElasticTransform({.factor = 0.0}), x, true), x));
+  EXPECT_TRUE(equal(run(RandomElasticTransform({.scale = 0.0}), x, true), x));
+  EXPECT_FALSE(equal(run(RandomElasticTransform({.seed = 1}), x, true), x));
+}
+
+// The images' channels are their own x and y coordinates, which bilinear sampling keeps
+// exactly: the output pixel (x, y) holds (x + s, y + s), s = alpha D the shift there, the
+// same for both axes (Keras's one field). With a fixed distortion d (scale [d, d]) on a
+// 40 x 40 image, sigma = 2 d and alpha = 4 d; D is the noise times sigma blurred by the
+// normalized Gaussian g over 6 int(sigma) + 1 taps, so at the centre (far from the zero
+// padding) E[D] = 0, E[D^2] = sigma^2 (sum g^2)^2 and, one pixel to the right,
+// E[D D'] = sigma^2 (sum g(o) g(o + 1)) (sum g^2). One centre per image, 1920 images.
+TEST(RandomElasticTransform, ShiftsBothAxesByTheBlurredNoiseField) {
+  constexpr std::int64_t n = 64, side = 40;
+  Tensor x({n, side, side, 2});
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t r = 0; r < side; ++r) {
+      for (std::int64_t c = 0; c < side; ++c) {
+        const auto i = static_cast<std::size_t>(((b * side + r) * side + c) * 2);
+        x.values<float>()[i] = static_cast<float>(c);
+        x.values<float>()[i + 1] = static_cast<float>(r);
+      }
+    }
+  }
+  const double d = 0.7, sigma = 0.05 * d * side, alpha = 0.1 * d * side;
+  const int half = 3 * static_cast<int>(sigma);
+  std::vector<double> g;
+  double total = 0;
+  for (int o = -half; o <= half; ++o) {
+    g.push_back(std::exp(-0.5 * (o / sigma) * (o / sigma)));
+    total += g.back();
+  }
+  for (double& w : g) w /= total;
+  double squares = 0, lagged = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    squares += g[i] * g[i];
+    if (i + 1 < g.size()) lagged += g[i] * g[i + 1];
+  }
+  // factor [1, 1]: every image (a number 1 would be the range [0, 1]).
+  const RandomElasticTransform layer({.factor = PerChannel{1.0, 1.0},
+                                      .scale = PerChannel{d, d},
+                                      .fill_mode = "nearest",
+                                      .value_range = {-1000, 1000},
+                                      .seed = 9});
+  std::vector<double> centre, square, product;
+  const std::int64_t mid = side / 2;
+  for (std::int64_t step = 0; step < 30; ++step) {
+    const Tensor y = run(layer, x, true, step);
+    const auto v = y.values<float>();
+    const auto shift = [&](std::int64_t b, std::int64_t r, std::int64_t c, int axis) {
+      const auto i = static_cast<std::size_t>(((b * side + r) * side + c) * 2 + axis);
+      return static_cast<double>(v[i]) - static_cast<double>(axis == 0 ? c : r);
+    };
+    for (std::int64_t b = 0; b < n; ++b) {
+      for (std::int64_t r = 8; r < side - 8; r += 5) {
+        for (std::int64_t c = 8; c < side - 8; c += 5) ASSERT_NEAR(shift(b, r, c, 0), shift(b, r, c, 1), 1e-4);
+      }
+      const double here = shift(b, mid, mid, 0) / alpha, right = shift(b, mid, mid + 1, 0) / alpha;
+      centre.push_back(here);
+      square.push_back(here * here);
+      product.push_back(here * right);
+    }
+  }
+  expect_mean(centre, 0.0, "E[D]");
+  expect_mean(square, sigma * sigma * squares * squares, "E[D^2]");
+  expect_mean(product, sigma * sigma * lagged * squares, "E[D D']");
+}
+
+TEST(RandomElasticTransform, TransformsImagesWithTheDrawnProbability) {
+  const Tensor x = random_images({500, 8, 8, 1}, 3, 0.f, 255.f);
+  const RandomElasticTransform layer({.factor = PerChannel{0.4, 0.4}, .seed = 10});
+  double changed = 0;
+  for (std::int64_t step = 0; step < 4; ++step) {
+    const Tensor y = run(layer, x, true, step);
+    for (std::int64_t b = 0; b < 500; ++b) {
+      bool same = true;
+      for (std::int64_t i = 0; i < 64 && same; ++i) same = y.item(b * 64 + i) == x.item(b * 64 + i);
+      changed += !same;
+    }
+  }
+  expect_rate(changed, 2000, 0.4, "images transformed");
+}
+
+TEST(RandomElasticTransform, DrawsDependOnSeedAndStepOnly) {
+  const Tensor x = random_images({8, 24, 22, 3}, 6, 0.f, 255.f);
+  const auto make = [](std::uint64_t seed) { return RandomElasticTransform({.seed = seed}); };
+  EXPECT_TRUE(equal(run(make(1), x, true, 7), run(make(1), x, true, 7)));
+  EXPECT_FALSE(equal(run(make(1), x, true, 8), run(make(1), x, true, 7)));
+  EXPECT_FALSE(equal(run(make(2), x, true, 7), run(make(1), x, true, 7)));
+}
+
+// Each output pixel is a weighted sum (weights totalling 1) of input pixels, with
+// "nearest" fill and nothing clipped: the gradient of sum(y) totals the output's size.
+TEST(RandomElasticTransform, GradientsReachTheSampledPixels) {
+  const Tensor x = random_images({3, 24, 22, 2}, 7);
+  Graph g;
+  Output in = g.placeholder({x.shape()});
+  const RandomElasticTransform layer(
+      {.factor = PerChannel{1.0, 1.0}, .fill_mode = "nearest", .value_range = {-10, 10}, .seed = 3});
+  const Output y = layer.impl().call(g, {in})[0];
+  const auto grads = gradients(ops::reduce_sum(y), {in});
+  Program p(g, {in}, {grads[0], y});
+  const auto out = p.run({x}, {.training = true, .step = 2});
+  double total = 0;
+  for (std::int64_t i = 0; i < x.size(); ++i) total += out[0].item(i);
+  EXPECT_NEAR(total, static_cast<double>(x.size()), 1e-2);
+  EXPECT_FALSE(equal(out[1], x));
 }

@@ -81,9 +81,38 @@ def perspective_cases():
     return cases
 
 
+def elastic_cases():
+    import tensorflow as tf
+    from keras.src.random.seed_generator import draw_seed
+
+    cases = []
+    apply = np.array([True, False])
+    # Distortions whose sigma (0.05 d min(H, W)) has int 1 (a blur kernel of 7 taps) and 0
+    # (no blur); every fill mode, both interpolations and data formats.
+    for fill_mode, interpolation, data_format, distortion, size in (
+            ("reflect", "bilinear", "channels_last", 0.95, (22, 21)),
+            ("constant", "bilinear", "channels_first", 0.97, (21, 22)),
+            ("wrap", "nearest", "channels_last", 0.9, (9, 10)),
+            ("nearest", "bilinear", "channels_last", 0.8, (10, 8))):
+        layer = L.RandomElasticTransform(factor=(0.2, 0.9), scale=(0.1, 0.99), interpolation=interpolation,
+                                         fill_mode=fill_mode, fill_value=-3.0, value_range=(1, 9),
+                                         data_format=data_format)
+        h, w = size
+        shape = (2, h, w, 1) if data_format == "channels_last" else (2, 1, h, w)
+        seed = 1234
+        noise = tf.random.stateless_normal(shape=(2, h, w), mean=0.0, stddev=1.0, dtype="float32",
+                                           seed=draw_seed(seed))
+        d = np.float32(distortion)
+        cases.append(layer_case(layer, images(shape, 24), {"noise": noise.numpy(), "distortion": np.array([[d]]),
+                                                            "apply": apply.reshape(2, 1)},
+                                {"apply_transform": apply, "distortion_factor": d, "seed": seed}))
+    return cases
+
+
 def model_layers():
     return [L.MixUp(alpha=0.4, seed=3), L.CutMix(factor=0.7, seed=4),
-            L.RandomPerspective(factor=0.6, scale=0.5, interpolation="nearest", fill_value=1.0, seed=5)]
+            L.RandomPerspective(factor=0.6, scale=0.5, interpolation="nearest", fill_value=1.0, seed=5),
+            L.RandomElasticTransform(factor=0.5, scale=(0.2, 0.4), fill_mode="wrap", value_range=(0, 1), seed=6)]
 
 
 def model_files():
@@ -97,7 +126,7 @@ def model_files():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    cases = mix_up_cases() + cut_mix_cases() + perspective_cases()
+    cases = mix_up_cases() + cut_mix_cases() + perspective_cases() + elastic_cases()
     with open(os.path.join(OUT, "more_transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
