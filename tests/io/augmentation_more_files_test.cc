@@ -13,6 +13,7 @@
 #include "io/layer_config.h"
 #include "io/saving.h"
 #include "layers/preprocessing/cut_mix.h"
+#include "layers/preprocessing/max_num_bounding_boxes.h"
 #include "layers/preprocessing/mix_up.h"
 #include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_perspective.h"
@@ -105,6 +106,9 @@ TEST(AugmentationMoreConfig, RoundTripsWithKerasKeys) {
   EXPECT_EQ(elastic["scale"], json::parse("[0.1, 0.4]"));
   EXPECT_EQ(elastic["fill_mode"], "constant");
   EXPECT_EQ(elastic["value_range"], json::parse("[-1.0, 1.0]"));
+  json boxes = round_trip(MaxNumBoundingBoxes(5, {.fill_value = -2}));
+  EXPECT_EQ(boxes["max_number"], 5);
+  EXPECT_FALSE(boxes.contains("fill_value"));  // Keras does not write it
 }
 
 // What Keras refuses (or Strata cannot honour), Strata refuses, naming the layer, the key
@@ -132,6 +136,7 @@ TEST(AugmentationMoreConfig, RefusesValuesByKeyAndValue) {
       {"RandomElasticTransform", {{"fill_mode", "edge"}}, "fill_mode", "edge"},
       {"RandomElasticTransform", {{"interpolation", "bicubic"}}, "interpolation", "bicubic"},
       {"RandomElasticTransform", {{"value_range", 255}}, "value_range", "255"},
+      {"MaxNumBoundingBoxes", {{"max_number", 3}, {"bounding_box_format", "xyxy"}}, "bounding_box_format", "xyxy"},
   };
   for (const Bad& b : bad) {
     json config = b.config;

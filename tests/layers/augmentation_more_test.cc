@@ -18,6 +18,7 @@
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layers/preprocessing/cut_mix.h"
+#include "layers/preprocessing/max_num_bounding_boxes.h"
 #include "layers/preprocessing/mix_up.h"
 #include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_perspective.h"
@@ -549,4 +550,11 @@ TEST(RandomElasticTransform, GradientsReachTheSampledPixels) {
   for (std::int64_t i = 0; i < x.size(); ++i) total += out[0].item(i);
   EXPECT_NEAR(total, static_cast<double>(x.size()), 1e-2);
   EXPECT_FALSE(equal(out[1], x));
+}
+
+// Keras's transform_images: the images as they are, in training and inference.
+TEST(MaxNumBoundingBoxes, PassesImagesThrough) {
+  const Tensor x = random_images({3, 5, 6, 2}, 2, 0.f, 255.f);
+  EXPECT_TRUE(equal(run(MaxNumBoundingBoxes(4), x, true), x));
+  EXPECT_TRUE(equal(run(MaxNumBoundingBoxes(4), x, false), x));
 }

@@ -112,7 +112,8 @@ def elastic_cases():
 def model_layers():
     return [L.MixUp(alpha=0.4, seed=3), L.CutMix(factor=0.7, seed=4),
             L.RandomPerspective(factor=0.6, scale=0.5, interpolation="nearest", fill_value=1.0, seed=5),
-            L.RandomElasticTransform(factor=0.5, scale=(0.2, 0.4), fill_mode="wrap", value_range=(0, 1), seed=6)]
+            L.RandomElasticTransform(factor=0.5, scale=(0.2, 0.4), fill_mode="wrap", value_range=(0, 1), seed=6),
+            L.MaxNumBoundingBoxes(7)]
 
 
 def model_files():
