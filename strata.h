@@ -87,6 +87,7 @@
 #include "layers/preprocessing/max_num_bounding_boxes.h"
 #include "layers/preprocessing/mix_up.h"
 #include "layers/preprocessing/normalization.h"
+#include "layers/preprocessing/pipeline.h"
 #include "layers/preprocessing/random_brightness.h"
 #include "layers/preprocessing/random_color_degeneration.h"
 #include "layers/preprocessing/random_color_jitter.h"

@@ -240,6 +240,10 @@ json layer_config(const Layer& layer) {
   }
   for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
   if (!k->trainable_key) cfg.erase("trainable");
+  if (by_hand && !by_hand->base_keys) {  // Keras's Pipeline takes neither
+    cfg.erase("trainable");
+    cfg.erase("dtype");
+  }
   return cfg;
 }
 

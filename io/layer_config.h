@@ -49,6 +49,8 @@ struct LayerConfigEntry {
   std::function<Layer(const json& config, const ConfigContext& ctx)> from_config;
   // Optional: the layer's Keras 3 variable groups; default {"vars", layer.weights}.
   std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
+  // Whether the config holds "trainable" and "dtype" (Keras's Pipeline takes neither).
+  bool base_keys = true;
 };
 
 // Registers (or replaces) entry.class_name in the registry of layer classes

@@ -708,6 +708,18 @@ json to_keras2_config(const json& v) {
   // Keras's .h5 files name GroupQueryAttention after its Python class, the only name its
   // .h5 loader finds.
   if (wrapper && out.value("class_name", "") == "GroupQueryAttention") out["class_name"] = "GroupedQueryAttention";
+  // A Pipeline's layers keep their modules too: Keras's Pipeline.from_config reads them
+  // with the new deserializer ("Could not locate class 'RandomFlip'" without one).
+  if (wrapper && v.value("class_name", "") == "Pipeline" && v["config"].contains("layers") &&
+      v["config"]["layers"].is_array()) {
+    json& inner = out["config"]["layers"];
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+      const json& given = v["config"]["layers"][i];
+      if (!given.is_object() || !given.contains("module")) continue;
+      inner[i]["module"] = given["module"];
+      inner[i]["registered_name"] = given.value("registered_name", json());
+    }
+  }
   return out;
 }
 

@@ -6,15 +6,21 @@
 // (or Strata cannot honour) are refused naming layer, key and value.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "../layers/golden_json.h"
 #include "core/error.h"
 #include "io/layer_config.h"
+#include "io/model_config.h"
 #include "io/saving.h"
 #include "layers/preprocessing/cut_mix.h"
 #include "layers/preprocessing/max_num_bounding_boxes.h"
 #include "layers/preprocessing/mix_up.h"
+#include "layers/preprocessing/pipeline.h"
+#include "layers/core/dense.h"
+#include "layers/preprocessing/rescaling.h"
+#include "layers/preprocessing/random_flip.h"
 #include "layers/preprocessing/random_elastic_transform.h"
 #include "layers/preprocessing/random_perspective.h"
 #include "models/model.h"
@@ -149,6 +155,99 @@ TEST(AugmentationMoreConfig, RefusesValuesByKeyAndValue) {
       EXPECT_NE(what.find(b.key), std::string::npos) << what;
       EXPECT_NE(what.find(b.value), std::string::npos) << what;
       EXPECT_NE(what.find(b.cls), std::string::npos) << what;
+    }
+  }
+}
+
+namespace {
+
+const nlohmann::ordered_json& pipeline_golden() {
+  return strata::testing::golden_file("augmentation/pipeline_model.json");
+}
+
+Layer pipeline_of(const Model& model) {
+  for (const Layer& l : model.layers()) {
+    if (l.class_name() == "Pipeline") return l;
+  }
+  ADD_FAILURE() << "no Pipeline";
+  return model.layers().front();
+}
+
+}  // namespace
+
+// Keras's model holding a Pipeline (RandomFlip, Rescaling, Dense, Rescaling, RandomRotation)
+// loads: the Pipeline's config is Keras's keys (layers, name: no trainable or dtype), its
+// Dense's weights come from layers/pipeline/layers/dense/vars, and the model predicts
+// Keras's output; Strata's .keras and .h5 of it load back and predict the same.
+TEST(PipelineFiles, KerasModelLoadsAndRoundTrips) {
+  Model model = models::load_model(dir() + "pipeline_model.keras");
+  const json keras_config = json::parse(pipeline_golden().at("pipeline").dump());
+  const json strata_config = io::layer_config(pipeline_of(model));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : strata_config.items()) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"layers", "name"}));
+  EXPECT_EQ(strata_config["name"], "augment");
+  ASSERT_EQ(strata_config["layers"].size(), keras_config["layers"].size());
+  for (std::size_t i = 0; i < keras_config["layers"].size(); ++i) {
+    const json& k = keras_config["layers"][i];
+    const json& st = strata_config["layers"][i];
+    EXPECT_EQ(st["class_name"], k["class_name"]);
+    if (k["class_name"] == "Dense") continue;  // Dense's own config: its own suites
+    for (const auto& [key, value] : k["config"].items()) {
+      if (key == "dtype") continue;
+      ASSERT_TRUE(st["config"].contains(key)) << k["class_name"] << " " << key;
+      EXPECT_EQ(st["config"][key], value) << k["class_name"] << " " << key;
+    }
+  }
+  const Tensor x = strata::testing::golden_tensor(pipeline_golden().at("input"));
+  EXPECT_TRUE(strata::testing::golden_near(model.predict(x), pipeline_golden().at("predict"), "Keras's file"));
+  strata::testing::ScratchDir scratch;
+  for (const std::string ext : {".keras", ".h5"}) {
+    model.save(scratch.file("again" + ext));
+    Model again = models::load_model(scratch.file("again" + ext));
+    EXPECT_TRUE(strata::testing::golden_near(again.predict(x), pipeline_golden().at("predict"), "Strata's " + ext));
+    EXPECT_EQ(io::layer_config(pipeline_of(again)).dump(), strata_config.dump()) << ext;
+  }
+}
+
+// Keras's Pipeline.from_config builds its layers with Keras 3's deserializer, which needs
+// each entry's module even in the .h5 (tf.keras) dialect, where top-level layers have none.
+TEST(PipelineFiles, H5DialectKeepsTheInnerModules) {
+  Model model = models::load_model(dir() + "pipeline_model.keras");
+  const json config = io::model_to_config(model, io::ConfigDialect::keras2);
+  bool seen = false;
+  for (const json& layer : config["config"]["layers"]) {
+    EXPECT_FALSE(layer.contains("module")) << layer["class_name"];
+    if (layer["class_name"] != "Pipeline") continue;
+    seen = true;
+    EXPECT_FALSE(layer["config"].contains("trainable"));
+    EXPECT_FALSE(layer["config"].contains("dtype"));
+    for (const json& inner : layer["config"]["layers"]) EXPECT_EQ(inner["module"], "keras.layers") << inner.dump();
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_NO_THROW(io::model_from_config(config, {.keras_major = 2}));  // and Strata reads it back
+}
+
+TEST(PipelineConfig, RoundTripsAndRefusesByKey) {
+  using namespace strata::layers;
+  const Layer p = Pipeline({RandomFlip({.seed = 3}), Rescaling(0.5)}, {.name = "prep"});
+  const json config = round_trip(p);
+  EXPECT_FALSE(config.contains("trainable"));
+  EXPECT_FALSE(config.contains("dtype"));
+  EXPECT_EQ(config["layers"][1]["class_name"], "Rescaling");
+  EXPECT_EQ(config["layers"][0]["config"]["seed"], 3);
+  for (const auto& [bad, key] : std::vector<std::pair<json, std::string>>{
+           {{{"layers", json::array()}, {"name", "p"}, {"mask", true}}, "mask"},
+           {{{"layers", 3}, {"name", "p"}}, "layers"},
+           {{{"name", "p"}}, "layers"},
+           {{{"layers", json::array()}, {"name", "p"}, {"dtype", "float16"}}, "dtype"}}) {
+    try {
+      from("Pipeline", bad);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("Pipeline"), std::string::npos) << e.what();
     }
   }
 }

@@ -8,6 +8,8 @@ Writes tests/data/augmentation/:
                         parameters, and Keras's output
   more_model.keras      a Sequential model of these layers, and more_model.json: its
                         layers' configs, an input and Keras's inference output (the identity)
+  pipeline_model.keras  a model holding a Pipeline (with a Dense among its layers), and
+                        pipeline_model.json: the Pipeline's config, an input, Keras's output
 
   KERAS_BACKEND=tensorflow python3 tests/reference/make_augmentation_more_goldens.py
 """
@@ -125,12 +127,29 @@ def model_files():
         json.dump({"layers": configs, "input": arr(x), "predict": arr(model.predict(x, verbose=0))}, f)
 
 
+def pipeline_files():
+    """A Pipeline holding a layer with weights (Dense), two of one class (Rescaling), and
+    augmentation: its config, Keras's variable paths, and Keras's inference output."""
+    model = keras.Sequential([
+        keras.Input((4, 5, 2)),
+        L.Pipeline([L.RandomFlip(seed=1), L.Rescaling(0.5), L.Dense(3), L.Rescaling(2.0, offset=0.25),
+                    L.RandomRotation(0.2, seed=2)], name="augment"),
+        L.Dense(2),
+    ])
+    x = images((2, 4, 5, 2), 31, 1.0)
+    model.save(os.path.join(OUT, "pipeline_model.keras"))
+    with open(os.path.join(OUT, "pipeline_model.json"), "w") as f:
+        json.dump({"pipeline": jsonable(model.layers[0].get_config()), "input": arr(x),
+                   "predict": arr(model.predict(x, verbose=0))}, f)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     cases = mix_up_cases() + cut_mix_cases() + perspective_cases() + elastic_cases()
     with open(os.path.join(OUT, "more_transforms.json"), "w") as f:
         json.dump(cases, f)
     model_files()
+    pipeline_files()
 
 
 if __name__ == "__main__":
