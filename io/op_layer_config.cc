@@ -117,6 +117,10 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       a.count = static_cast<int>(v.size());
       next_input += a.count;
       out.push_back(a);
+    } else if (v.is_null()) {
+      OpArgument a;
+      a.kind = OpArgument::Kind::none;
+      out.push_back(a);
     } else if (v.is_number() || v.is_boolean()) {
       out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
     } else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); })) {
@@ -308,11 +312,17 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
                               " calls is not supported (Keras saves each call as its own entry)");
   }
   OpAttributes call_kwargs;
+  std::vector<OpArgument> keyword_arrays;  // NumPy constants given by keyword, after the positional arguments
   const json kwargs = nodes[0].value("kwargs", json::object());
   for (auto kv = kwargs.begin(); kv != kwargs.end(); ++kv) {
     if (!layers::accepts_call_kwarg(cls, kv.key())) {
       throw NotImplementedError(where + ": keyword argument " + kv.key() + "=" + kv.value().dump().substr(0, 200) +
                                 " in the call is not supported");
+    }
+    if (kv.value().is_object() && kv.value().value("class_name", "") == "__numpy__") {
+      keyword_arrays.push_back(numpy_argument(kv.value(), where));
+      keyword_arrays.back().keyword = kv.key();
+      continue;
     }
     call_kwargs[kv.key()] = attribute(kv.value(), where);
   }
@@ -328,8 +338,9 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
   }
   // Keras 3's legacy .h5 drops the module; Strata writes it back as Keras defines it.
   const std::string module = entry.value("module", "");
-  return layers::OpLayer(cls, module.empty() ? layers::keras_module_of(cls) : module,
-                         keras3_arguments(nodes[0].value("args", json::array()), where, cls),
+  std::vector<OpArgument> arguments = keras3_arguments(nodes[0].value("args", json::array()), where, cls);
+  arguments.insert(arguments.end(), keyword_arrays.begin(), keyword_arrays.end());
+  return layers::OpLayer(cls, module.empty() ? layers::keras_module_of(cls) : module, std::move(arguments),
                          std::move(attrs), name, std::move(call_kwargs), std::move(nested));
 }
 
@@ -368,6 +379,7 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
   const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
   json args = json::array();
   for (const auto& a : op.arguments) {
+    if (!a.keyword.empty()) continue;  // op_layer_kwargs'
     switch (a.kind) {
       case OpArgument::Kind::tensor:
         args.push_back(tensor_ref(static_cast<std::size_t>(a.first_input)));
@@ -380,6 +392,9 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
       }
       case OpArgument::Kind::number:
         args.push_back(a.number);
+        break;
+      case OpArgument::Kind::none:
+        args.push_back(nullptr);
         break;
       case OpArgument::Kind::index: {
         json key = json::array();
@@ -419,6 +434,12 @@ json op_layer_kwargs(const Layer& layer) {
   const auto& op = dynamic_cast<const layers::OpLayerImpl&>(layer.impl());
   json kwargs = json::object();
   for (const auto& [key, value] : op.call_kwargs) kwargs[key] = attribute_json(value);
+  for (const auto& a : op.arguments) {
+    if (a.keyword.empty()) continue;
+    std::size_t next = 0;
+    kwargs[a.keyword] = json{{"class_name", "__numpy__"},
+                             {"config", json{{"value", nested_values(a, 0, next)}, {"dtype", a.dtype}}}};
+  }
   return kwargs;
 }
 

@@ -31,6 +31,14 @@ struct OpCall {
       throw ValueError(where + ": expects a tensor as argument " + std::to_string(i));
     return args[i][0];
   }
+  // Whether positional argument i is a tensor (not None, not absent).
+  bool given(std::size_t i) const { return i < args.size() && args[i].size() == 1; }
+  // The keyword argument `key` given as a constant (RMSNorm's scale); none when absent or None.
+  std::optional<Output> keyword(const std::string& key) const {
+    for (std::size_t i = 0; i < arguments.size(); ++i)
+      if (arguments[i].keyword == key) return args.at(i).at(0);
+    return std::nullopt;
+  }
   bool has(const std::string& key) const {
     auto it = attrs.find(key);
     return it != attrs.end() && !std::holds_alternative<std::monostate>(it->second);
@@ -87,6 +95,11 @@ Output slice(Output x, int axis, std::int64_t begin, std::int64_t end);
 Output drop_axis(Output x, int axis, const std::string& where);
 // y cast to the call's "dtype" when it has one.
 Output with_dtype(const OpCall& c, Output y);
+// Keras's prod of x over the call's "axis" and "keepdims" (op_layer_ops.cc).
+Output product_over(const OpCall& c, Output x);
+// x's values sorted along `axis`, each value's gradient going back where it came from
+// (op_layer_arrays.cc).
+Output sort_along(const OpCall& c, Output x, int axis);
 
 // The operations of layers/core/op_layer_ops.cc (keras.ops math, reductions, logic, axis
 // moves and scans, nn functions), merged into OpLayer's table.
@@ -100,5 +113,8 @@ const std::map<std::string, OpFn>& array_ops();
 const std::map<std::string, MultiOpFn>& multi_output_ops();
 // layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner and outer.
 const std::map<std::string, OpFn>& product_ops();
+// layers/core/op_layer_reductions.cc: the NaN-ignoring reductions and scans, quantiles,
+// norms, differences and the trapezoid rule.
+const std::map<std::string, OpFn>& reduction_ops();
 
 }  // namespace strata::layers::op_detail

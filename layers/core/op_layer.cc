@@ -203,7 +203,7 @@ const std::map<std::string, OpFn>& table() {
        }},
   };
   static const bool merged = [] {
-    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops()})
+    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -226,10 +226,13 @@ std::string keras_module_of(const std::string& op) {
       "Celu",       "Elu",        "Gelu",    "Glu",        "HardShrink",    "HardSigmoid", "HardSilu", "HardTanh",
       "LeakyRelu",  "LogSigmoid", "LogSoftmax", "Relu",    "Relu6",         "Selu",        "Sigmoid",  "Silu",
       "Softmax",    "Softplus",   "Softsign",   "SoftShrink", "Sparsemax",   "SparsePlus",  "SparseSigmoid",
-      "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize"};
+      "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize",
+      "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
+      "SparseCategoricalCrossentropy"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
-  static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK"};
+  static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK", "InTopK"};
   if (nn.count(op)) return "keras.src.ops.nn";
+  if (op == "Norm") return "keras.src.ops.linalg";
   if (core.count(op)) return "keras.src.ops.core";
   if (math.count(op)) return "keras.src.ops.math";
   return "keras.src.ops.numpy";
@@ -240,7 +243,8 @@ bool is_supported_op(const std::string& op) {
 }
 
 bool accepts_call_kwarg(const std::string& op, const std::string& key) {
-  return op == "Pad" && key == "constant_values";
+  return (op == "Pad" && key == "constant_values") || (op == "RMSNorm" && key == "scale") ||
+         (op == "Average" && key == "weights");
 }
 
 OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,
@@ -404,7 +408,8 @@ std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& i
         break;
       case OpArgument::Kind::index:
       case OpArgument::Kind::integers:
-        c.args.emplace_back();  // read from `arguments` (GetItem's key, Slice's starts)
+      case OpArgument::Kind::none:
+        c.args.emplace_back();  // read from `arguments` (GetItem's key, Slice's starts); None: no tensor
         break;
     }
   }

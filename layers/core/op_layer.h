@@ -26,7 +26,8 @@ struct IndexEntry {
 };
 
 struct OpArgument {
-  enum class Kind { tensor, tensor_list, number, array, index, integers };
+  // none: an argument given as None (BatchNorm's offset), written back as null.
+  enum class Kind { tensor, tensor_list, number, array, index, integers, none };
   Kind kind = Kind::tensor;
   int first_input = 0;   // tensor: its input; tensor_list: its first input
   int count = 1;         // tensor_list: how many inputs
@@ -36,6 +37,7 @@ struct OpArgument {
   std::string dtype = "float32";  // array: NumPy's dtype as saved (Take's indices are int64), written back
   std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis
   bool bare_key = false;        // index: written as one entry, not a list
+  std::string keyword;          // array: a keyword argument of the call (RMSNorm's scale), written back as one
 
   static OpArgument tensor(int input) {
     OpArgument a;
@@ -97,7 +99,8 @@ class OpLayer : public Layer {
 // The operations OpLayer computes (Keras class names), sorted.
 std::vector<std::string> supported_ops();
 bool is_supported_op(const std::string& op);
-// The keyword arguments an operation's call may be saved with (Pad: constant_values).
+// The keyword arguments an operation's call may be saved with (Pad: constant_values;
+// RMSNorm: scale; Average: weights, these two None or a NumPy constant).
 bool accepts_call_kwarg(const std::string& op, const std::string& key);
 // The module Keras 3.15 defines a supported operation in ("keras.src.ops.nn" for Relu),
 // for files that do not say it (Keras 3's legacy .h5 drops it).

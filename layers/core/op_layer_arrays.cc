@@ -53,9 +53,12 @@ Output slice_op(C c) {
 
 // The parts of split / array_split along `axis`: a count of parts (equal ones for split,
 // the first n % count one longer for array_split) or the indices where parts begin.
-std::vector<Output> split_parts(C c, bool uneven) {
+std::vector<Output> split_parts(C c, bool uneven, int fixed_axis = -1) {
   const Output x = c.arg(0);
-  const int axis = one_axis(c, "axis", x);
+  const int axis = fixed_axis >= 0 ? fixed_axis : one_axis(c, "axis", x);
+  if (axis >= rank_of(x))
+    throw ValueError(c.where + ": input " + x.shape().to_string() + " has no axis " + std::to_string(axis));
+  if (fixed_axis == 0) refuse(c, "indices_or_sections", "this split is along the batch axis, whose size is the run's");
   const std::int64_t n = known_size(c, "axis", x, axis);
   const auto spec = c.axes("indices_or_sections");
   if (!spec) refuse(c, "indices_or_sections", "a count or a list of indices is needed");
@@ -147,6 +150,12 @@ Output gather_along(C c, Output x, Output indices, int axis) {
   return ops::transpose(ops::reduce_sum(picked, {rank_of(x)}, false), inverse(perm));
 }
 
+}  // namespace
+
+Output sort_along(C c, Output x, int axis) { return gather_along(c, x, ops::argsort(x, axis), axis); }
+
+namespace {
+
 Output take_along_axis(C c) {
   const Output x = c.arg(0);
   return gather_along(c, x, c.arg(1), one_axis(c, "axis", x));
@@ -156,8 +165,7 @@ Output take_along_axis(C c) {
 // each value's gradient goes back to where it came from).
 Output sort(C c) {
   const Output x = c.arg(0);
-  const int axis = one_axis(c, "axis", x);
-  return gather_along(c, x, ops::argsort(x, axis), axis);
+  return sort_along(c, x, one_axis(c, "axis", x));
 }
 
 // The k largest along the last axis, largest first (the earlier of equal ones first), and

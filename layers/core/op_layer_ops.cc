@@ -71,12 +71,9 @@ Output with_dtype(C c, Output y) {
   return d == DType::float32 ? y : ops::cast(y, d);
 }
 
-namespace {
-
 // Keras's prod over the call's axes: the last of a running product along each axis in
 // turn (its gradient is then exact where x has zeros, as TensorFlow's reduce_prod's).
-Output prod(C c) {
-  Output x = c.arg(0);
+Output product_over(C c, Output x) {
   std::vector<std::int64_t> axes;
   if (auto a = c.axes("axis")) {
     for (auto v : *a) axes.push_back(normalize_axis(v, x.shape().rank(), c.where));
@@ -94,6 +91,10 @@ Output prod(C c) {
   }
   return with_dtype(c, x);
 }
+
+namespace {
+
+Output prod(C c) { return product_over(c, c.arg(0)); }
 
 Output variance(C c) {
   return reduce(c, [](Output x, auto a, bool k) {

@@ -102,7 +102,19 @@ def make(shape, kind):
         flat = x.reshape(-1)
         flat[:4] = [0.0, -0.0, 0.0, -0.0]
         return flat.reshape(shape)
+    if kind == "nan_marks":  # negative where nan_at (below) makes a NaN: never a whole row or column
+        x = rng.uniform(0.2, 1.0, shape).astype("float32")
+        for at in [(0, 0, 1), (0, 2, 3), (1, 1, 0), (1, 1, 2), (1, 2, 2)]:
+            x[at] = -1.0
+        return x
     raise ValueError(kind)
+
+
+def nan_at(x, marks):
+    """x with NaN where marks < 0 (sqrt(m) - sqrt(m) is 0 elsewhere), made inside the model:
+    JSON holds no NaN. No gradient reaches marks."""
+    m = K.stop_gradient(marks)
+    return x + (K.sqrt(m) - K.sqrt(m))
 
 
 # --------------------------------------------------------------- the operation cases
@@ -292,6 +304,55 @@ def cases():
         # Keras's TensorFlow rot90 is NumPy's for the last two axes, and for k = 2 or 3 on square ones
         "rot90_k2": (lambda x: K.rot90(x[0], k=2, axes=(1, 2)), [("any", (3, 3))], "Rot90"),
         "rot90_k3": (lambda x: K.rot90(x[0], k=-1, axes=(2, 3)), [("any", (2, 3, 3))], "Rot90"),
+        # issue #38's third batch: NaN-ignoring reductions and scans (the NaNs made inside
+        # the model by nan_at), quantiles, norms, differences, the trapezoid rule
+        "nansum_axis1": (lambda x: K.nansum(nan_at(x[0], x[1]), axis=1), ["any", "nan_marks"], "Nansum"),
+        "nansum_axes_keepdims": (lambda x: K.nansum(nan_at(x[0], x[1]), axis=(1, 2), keepdims=True),
+                                 ["any", "nan_marks"], "Nansum"),
+        "nanmean_last_keepdims": (lambda x: K.nanmean(nan_at(x[0], x[1]), axis=-1, keepdims=True),
+                                  ["any", "nan_marks"], "Nanmean"),
+        "nanmax_last": (lambda x: K.nanmax(nan_at(x[0], x[1]), axis=-1), ["distinct", "nan_marks"], "Nanmax"),
+        "nanmin_axis1_keepdims": (lambda x: K.nanmin(nan_at(x[0], x[1]), axis=1, keepdims=True),
+                                  ["distinct", "nan_marks"], "Nanmin"),
+        "nanprod_last": (lambda x: K.nanprod(nan_at(x[0], x[1]), axis=-1), ["any", "nan_marks"], "Nanprod"),
+        "nanvar_axis1": (lambda x: K.nanvar(nan_at(x[0], x[1]), axis=1), ["any", "nan_marks"], "Nanvar"),
+        "nanstd_last_keepdims": (lambda x: K.nanstd(nan_at(x[0], x[1]), axis=-1, keepdims=True),
+                                 ["any", "nan_marks"], "Nanstd"),
+        "nanargmax_last": (lambda x: K.nanargmax(nan_at(x[0], x[1]), axis=-1), ["distinct", "nan_marks"],
+                           "Nanargmax"),
+        "nanargmin_axis1_keepdims": (lambda x: K.nanargmin(nan_at(x[0], x[1]), axis=1, keepdims=True),
+                                     ["distinct", "nan_marks"], "Nanargmin"),
+        "nancumsum_axis1": (lambda x: K.nancumsum(nan_at(x[0], x[1]), axis=1), ["any", "nan_marks"], "Nancumsum"),
+        "nancumprod_last": (lambda x: K.nancumprod(nan_at(x[0], x[1]), axis=-1), ["any", "nan_marks"],
+                            "Nancumprod"),
+        "quantile_last": (lambda x: K.quantile(x[0], 0.3, axis=-1), ["distinct"], "Quantile"),
+        "quantile_axes_keepdims": (lambda x: K.quantile(x[0], 0.75, axis=(2, 1), keepdims=True), ["distinct"],
+                                   "Quantile"),
+        # Keras 3.15's Quantile operation leaves `method` out of its call (a model computes
+        # linear whatever it says; Strata refuses the others); Percentile's passes it on
+        "percentile_axis1": (lambda x: K.percentile(x[0], 40.0, axis=1), ["distinct"], "Percentile"),
+        "percentile_lower": (lambda x: K.percentile(x[0], 40.0, axis=-1, method="lower"), ["distinct"], "Percentile"),
+        "percentile_higher": (lambda x: K.percentile(x[0], 40.0, axis=1, method="higher"), ["distinct"],
+                              "Percentile"),
+        "percentile_nearest": (lambda x: K.percentile(x[0], 70.0, axis=-1, method="nearest"), ["distinct"],
+                               "Percentile"),
+        "percentile_midpoint": (lambda x: K.percentile(x[0], 30.0, axis=-1, method="midpoint"), ["distinct"],
+                                "Percentile"),
+        "median_last": (lambda x: K.median(x[0], axis=-1), ["distinct"], "Median"),
+        "median_axes_keepdims": (lambda x: K.median(x[0], axis=(1, 2), keepdims=True), [("distinct", (3, 3))],
+                                 "Median"),
+        "norm_last": (lambda x: K.norm(x[0], axis=-1), ["any"], "Norm"),
+        "norm_ord1_axis1_keepdims": (lambda x: K.norm(x[0], ord=1, axis=1, keepdims=True), ["any"], "Norm"),
+        "norm_ord3": (lambda x: K.norm(x[0], ord=3, axis=-1), ["any"], "Norm"),
+        "norm_ord0": (lambda x: K.norm(x[0], ord=0, axis=-1), ["sparse"], "Norm"),
+        "norm_fro": (lambda x: K.norm(x[0], ord="fro", axis=(1, 2)), ["any"], "Norm"),
+        "norm_matrix_1": (lambda x: K.norm(x[0], ord=1, axis=(1, 2)), ["distinct"], "Norm"),
+        "norm_matrix_neg1_keepdims": (lambda x: K.norm(x[0], ord=-1, axis=(2, 1), keepdims=True), ["distinct"],
+                                      "Norm"),
+        "diff_last": (lambda x: K.diff(x[0]), ["any"], "Diff"),
+        "diff_n2_axis1": (lambda x: K.diff(x[0], n=2, axis=1), ["any"], "Diff"),
+        "trapezoid_last": (lambda x: K.trapezoid(x[0]), ["any"], "Trapezoid"),
+        "trapezoid_dx_axis1": (lambda x: K.trapezoid(x[0], dx=0.5, axis=1), ["any"], "Trapezoid"),
     }
 
 
