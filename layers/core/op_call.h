@@ -116,5 +116,8 @@ const std::map<std::string, OpFn>& product_ops();
 // layers/core/op_layer_reductions.cc: the NaN-ignoring reductions and scans, quantiles,
 // norms, differences and the trapezoid rule.
 const std::map<std::string, OpFn>& reduction_ops();
+// layers/core/op_layer_nn.cc: normalizations, cross-entropies, in_top_k, select, average,
+// append, vdot and cross.
+const std::map<std::string, OpFn>& nn_ops();
 
 }  // namespace strata::layers::op_detail

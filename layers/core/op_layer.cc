@@ -203,7 +203,7 @@ const std::map<std::string, OpFn>& table() {
        }},
   };
   static const bool merged = [] {
-    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops()})
+    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();

@@ -58,7 +58,7 @@ std::vector<Output> split_parts(C c, bool uneven, int fixed_axis = -1) {
   const int axis = fixed_axis >= 0 ? fixed_axis : one_axis(c, "axis", x);
   if (axis >= rank_of(x))
     throw ValueError(c.where + ": input " + x.shape().to_string() + " has no axis " + std::to_string(axis));
-  if (fixed_axis == 0) refuse(c, "indices_or_sections", "this split is along the batch axis, whose size is the run's");
+  if (fixed_axis == 0) refuse(c, "indices_or_sections", "hsplit of a vector splits the batch axis");
   const std::int64_t n = known_size(c, "axis", x, axis);
   const auto spec = c.axes("indices_or_sections");
   if (!spec) refuse(c, "indices_or_sections", "a count or a list of indices is needed");
@@ -375,6 +375,10 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
   static const std::map<std::string, MultiOpFn> t = {
       {"Split", [](C c) { return split_parts(c, false); }},
       {"ArraySplit", [](C c) { return split_parts(c, true); }},
+      // hsplit along axis 1 (0 for vectors: the batch's, refused), dsplit along 2 (vsplit,
+      // along 0, would split the batch axis: not an operation here).
+      {"Hsplit", [](C c) { return split_parts(c, false, rank_of(c.arg(0)) == 1 ? 0 : 1); }},
+      {"Dsplit", [](C c) { return split_parts(c, false, 2); }},
       {"Unstack", unstack},
       {"Moments", moments},
       {"TopK", top_k},

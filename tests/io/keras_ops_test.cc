@@ -114,7 +114,7 @@ std::string refusal_of(const json& entry) {
 }
 
 TEST(OperationCases, PlannedOperationsAreRefusedByName) {
-  for (const std::string op : {"Ndim", "Argpartition", "Unique", "Bincount"}) {
+  for (const std::string op : {"Ndim", "Argpartition", "Unique", "Bincount", "Vsplit"}) {
     EXPECT_NE(refusal_of(op_entry(op, {{"axis", -1}})).find("operation '" + op + "'"), std::string::npos) << op;
   }
 }
@@ -146,6 +146,8 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Norm", {{"ord", 2}, {"axis", nullptr}, {"keepdims", false}}), "axis=None"},
       {op_entry("Nanargmax", {{"axis", nullptr}, {"keepdims", false}}), "axis=None"},
       {op_entry("Trapezoid", {{"x", 1.0}, {"dx", 1.0}, {"axis", -1}}), "x=1"},
+      {op_entry("Append", {{"axis", nullptr}}), "axis=None"},
+      {op_entry("Cross", {{"axisa", 1}, {"axisb", -1}, {"axisc", -1}, {"axis", nullptr}}), "axisa=1"},
   };
   for (const auto& [entry, key] : refused) {
     const std::string message = refusal_of(entry);

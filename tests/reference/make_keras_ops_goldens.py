@@ -107,6 +107,10 @@ def make(shape, kind):
         for at in [(0, 0, 1), (0, 2, 3), (1, 1, 0), (1, 1, 2), (1, 2, 2)]:
             x[at] = -1.0
         return x
+    if kind == "probs":  # probabilities and targets away from 0 and 1 (the cross-entropies' clips)
+        return rng.uniform(0.05, 0.95, shape).astype("float32")
+    if kind == "labels":  # sparse labels of 4 classes
+        return rng.integers(0, 4, shape).astype("int32")
     raise ValueError(kind)
 
 
@@ -353,10 +357,53 @@ def cases():
         "diff_n2_axis1": (lambda x: K.diff(x[0], n=2, axis=1), ["any"], "Diff"),
         "trapezoid_last": (lambda x: K.trapezoid(x[0]), ["any"], "Trapezoid"),
         "trapezoid_dx_axis1": (lambda x: K.trapezoid(x[0], dx=0.5, axis=1), ["any"], "Trapezoid"),
+        # issue #38's fourth batch: normalizations, cross-entropies, selections, joins
+        "rms_normalization": (lambda x: K.rms_normalization(x[0], scale=np.array([0.5, 1.0, 1.5, -2.0], P),
+                                                            epsilon=1e-5), ["any"], "RMSNorm"),
+        "rms_normalization_axes": (lambda x: K.rms_normalization(x[0], axis=(1, 2)), ["any"], "RMSNorm"),
+        "layer_normalization": (lambda x: K.layer_normalization(x[0], gamma=np.array([0.5, 1.0, 1.5, -2.0], P),
+                                                                beta=np.array([0.1, -0.2, 0.3, 0.0], P),
+                                                                epsilon=1e-5), ["any"], "LayerNorm"),
+        "layer_normalization_axis1": (lambda x: K.layer_normalization(x[0], gamma=np.array([2.0, -1.0, 0.5], P),
+                                                                      axis=1), ["any"], "LayerNorm"),
+        "layer_normalization_axes": (lambda x: K.layer_normalization(x[0], axis=(1, 2), epsilon=1e-3), ["any"],
+                                     "LayerNorm"),
+        "layer_normalization_rms_scaling": (lambda x: K.layer_normalization(
+            x[0], gamma=np.array([0.5, 1.0, 1.5, -2.0], P), rms_scaling=True), ["any"], "LayerNorm"),
+        "batch_normalization": (lambda x: K.batch_normalization(
+            x[0], np.array([0.1, -0.2, 0.3, 0.0], P), np.array([0.5, 1.0, 2.0, 0.25], P), axis=-1,
+            offset=np.array([1.0, 0.0, -1.0, 0.5], P), scale=np.array([0.5, 1.0, 1.5, -2.0], P)), ["any"],
+            "BatchNorm"),
+        "batch_normalization_axis1": (lambda x: K.batch_normalization(
+            x[0], np.array([0.1, -0.2, 0.3], P), np.array([0.5, 1.0, 2.0], P), axis=1, epsilon=1e-2), ["any"],
+            "BatchNorm"),
+        "binary_crossentropy_logits": (lambda x: K.binary_crossentropy(x[0], x[1], from_logits=True),
+                                       ["probs", "any"], "BinaryCrossentropy"),
+        "binary_crossentropy": (lambda x: K.binary_crossentropy(x[0], x[1]), ["probs", "probs"],
+                                "BinaryCrossentropy"),
+        "categorical_crossentropy_logits": (lambda x: K.categorical_crossentropy(x[0], x[1], from_logits=True),
+                                            ["probs", "any"], "CategoricalCrossentropy"),
+        "categorical_crossentropy_axis1": (lambda x: K.categorical_crossentropy(x[0], x[1], axis=1),
+                                           ["probs", "probs"], "CategoricalCrossentropy"),
+        "sparse_categorical_crossentropy_logits": (lambda x: K.sparse_categorical_crossentropy(
+            x[0], x[1], from_logits=True), [("labels", (3,)), "any"], "SparseCategoricalCrossentropy"),
+        "sparse_categorical_crossentropy": (lambda x: K.sparse_categorical_crossentropy(x[0], x[1]),
+                                            [("labels", (3, 1)), "probs"], "SparseCategoricalCrossentropy"),
+        "in_top_k": (lambda x: K.in_top_k(x[0], x[1], 2), [("labels", ()), ("distinct", (4,))], "InTopK"),
+        "select": (lambda x: K.select([K.greater(x[0], 0.5), K.less(x[0], -0.5)], [x[1], x[0]], default=1.5),
+                   ["any", "any"], "Select"),
+        "average_axis1": (lambda x: K.average(x[0], axis=1), ["any"], "Average"),
+        "average_weights": (lambda x: K.average(x[0], axis=-1, weights=np.array([1.0, 2.0, 3.0, 0.5], P)), ["any"],
+                            "Average"),
+        "append_axis1": (lambda x: K.append(x[0], x[1], axis=1), ["any", ("any", (2, 4))], "Append"),
+        "vdot": (lambda x: K.vdot(x[0], x[1]), ["any", "any"], "Vdot"),
+        "cross": (lambda x: K.cross(x[0], x[1]), [("any", (4, 3)), ("any", (4, 3))], "Cross"),
+        "hsplit": (lambda x: K.hsplit(x[0], 3)[1], ["any"], "Hsplit"),
+        "dsplit_indices": (lambda x: K.dsplit(x[0], [1, 3])[1], ["any"], "Dsplit"),
     }
 
 
-INT_KINDS = ("classes", "positions", "not_row0")
+INT_KINDS = ("classes", "positions", "not_row0", "labels")
 
 
 def op_cases():
