@@ -100,6 +100,9 @@ Output product_over(const OpCall& c, Output x);
 // x's values sorted along `axis`, each value's gradient going back where it came from
 // (op_layer_arrays.cc).
 Output sort_along(const OpCall& c, Output x, int axis);
+// x's elements at `indices` (x's rank, negative from the end, broadcasting as NumPy's)
+// along `axis`, as take_along_axis (op_layer_arrays.cc).
+Output gather_along(const OpCall& c, Output x, Output indices, int axis);
 
 // The operations of layers/core/op_layer_ops.cc (keras.ops math, reductions, logic, axis
 // moves and scans, nn functions), merged into OpLayer's table.

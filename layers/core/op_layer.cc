@@ -228,7 +228,7 @@ std::string keras_module_of(const std::string& op) {
       "Softmax",    "Softplus",   "Softsign",   "SoftShrink", "Sparsemax",   "SparsePlus",  "SparseSigmoid",
       "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize",
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
-      "SparseCategoricalCrossentropy"};
+      "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
   static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK", "InTopK"};
   if (nn.count(op)) return "keras.src.ops.nn";

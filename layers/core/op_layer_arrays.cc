@@ -134,6 +134,8 @@ std::vector<std::int64_t> inverse(const std::vector<std::int64_t>& perm) {
   return back;
 }
 
+}  // namespace
+
 // x's elements at `indices` along `axis` (negative ones from the end): per index, x where its
 // one-hot row has its 1, 0 elsewhere (so an inf or NaN elsewhere stays out), summed; the other
 // axes broadcast as NumPy's.
@@ -149,8 +151,6 @@ Output gather_along(C c, Output x, Output indices, int axis) {
   const Output picked = ops::where(rows, values, ops::constant(c.graph, 0.f));
   return ops::transpose(ops::reduce_sum(picked, {rank_of(x)}, false), inverse(perm));
 }
-
-}  // namespace
 
 Output sort_along(C c, Output x, int axis) { return gather_along(c, x, ops::argsort(x, axis), axis); }
 
@@ -333,6 +333,33 @@ Output pad(C c) {
   return x;
 }
 
+// tf.nn.depth_to_space (or space_to_depth) on (batch, h, w, c), channels_first moved to and
+// from channels_last as Keras's TensorFlow backend: (h, w, b·b·c) as (h, w, b, b, c), the
+// block's rows and columns interleaved into h and w (and back).
+Output depth_and_space(C c, bool to_space) {
+  Output x = c.arg(0);
+  if (rank_of(x) != 4) throw ValueError(c.where + ": needs a 4-D input, got " + x.shape().to_string());
+  const bool first = c.has("data_format") && c.text("data_format") == "channels_first";
+  if (c.has("data_format") && !first && c.text("data_format") != "channels_last")
+    refuse(c, "data_format", "channels_last and channels_first are");
+  if (first) x = ops::transpose(x, {0, 2, 3, 1});
+  const auto b = static_cast<std::int64_t>(c.number("block_size"));
+  const std::int64_t h = known_size(c, "data_format", x, 1), w = known_size(c, "data_format", x, 2);
+  const std::int64_t ch = known_size(c, "data_format", x, 3);
+  if (b < 2) refuse(c, "block_size", "a block of 2 or more");
+  if (to_space) {
+    if (ch % (b * b) != 0) refuse(c, "block_size", "the channels must divide by its square");
+    const std::int64_t out = ch / (b * b);
+    x = ops::transpose(ops::reshape(x, {-1, h, w, b, b, out}), {0, 1, 3, 2, 4, 5});
+    x = ops::reshape(x, {-1, h * b, w * b, out});
+  } else {
+    if (h % b != 0 || w % b != 0) refuse(c, "block_size", "the height and width must divide by it");
+    x = ops::transpose(ops::reshape(x, {-1, h / b, b, w / b, b, ch}), {0, 1, 3, 2, 4, 5});
+    x = ops::reshape(x, {-1, h / b, w / b, b * b * ch});
+  }
+  return first ? ops::transpose(x, {0, 3, 1, 2}) : x;
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& array_ops() {
@@ -367,6 +394,8 @@ const std::map<std::string, OpFn>& array_ops() {
          return ops::cast(ops::reduce_sum(ops::ones_like(c.arg(0)), all, false), DType::int32);
        }},
       {"Ravel", [](C c) { return ops::reshape(c.arg(0), {-1}); }},
+      {"DepthToSpace", [](C c) { return depth_and_space(c, true); }},
+      {"SpaceToDepth", [](C c) { return depth_and_space(c, false); }},
   };
   return t;
 }

@@ -110,8 +110,9 @@ Output nan_scan(C c, bool product) {
 
 // keras.ops.quantile's q-th quantile (q a constant number) over the call's axes: the axes
 // moved last and flattened, sorted, and read at the positions Keras's _quantile computes in
-// float64 for `method` (Quantile's always linear, as Keras's); NaN where the axes hold a NaN. None (every axis, the batch's too) is
-// refused, as is a list of q (its axis would come before the batch).
+// float64 for `method` (Quantile's always linear, as Keras's); NaN where the axes hold a NaN.
+// None (every axis, the batch's too) is refused, as is a list of q (its axis would come
+// before the batch).
 Output quantile_of(C c, Output x, float q) {
   if (!c.has("axis")) refuse(c, "axis", "None flattens the batch axis into the result");
   if (q < 0.f || q > 1.f) throw ValueError(c.where + ": q " + std::to_string(q) + " is outside [0, 1]");
@@ -155,6 +156,62 @@ Output quantile_of(C c, Output x, float q) {
   y = drop_axis(y, last, c.where);
   const Output any_nan = ops::reduce_max(is_nan(x), axes, false);
   y = ops::where(any_nan, scalar(c, std::numeric_limits<float>::quiet_NaN()), y);
+  if (c.flag("keepdims")) {
+    std::vector<std::int64_t> sorted_axes = axes;
+    std::sort(sorted_axes.begin(), sorted_axes.end());
+    for (auto a : sorted_axes) y = expand_dims(y, a, c.where);
+  }
+  return y;
+}
+
+// keras.ops.nanquantile: quantile_of over the numbers of each lane only (NaN where there are
+// none). The lane is sorted with its NaNs last, and read at positions computed from its count
+// of numbers n (tensors, per lane) as Keras's _quantile computes them for a lane of n.
+Output nanquantile_of(C c, Output x, float q) {
+  if (!c.has("axis")) refuse(c, "axis", "None flattens the batch axis into the result");
+  if (q < 0.f || q > 1.f) throw ValueError(c.where + ": q " + std::to_string(q) + " is outside [0, 1]");
+  const auto axes = axes_of(c, x);
+  const int rank = x.shape().rank();
+  std::vector<std::int64_t> perm, flat;
+  for (int a = 0; a < rank; ++a) {
+    if (std::find(axes.begin(), axes.end(), a) != axes.end()) continue;
+    perm.push_back(a);
+    flat.push_back(a == 0 ? -1 : x.shape().dims()[static_cast<std::size_t>(a)]);
+  }
+  std::int64_t d = 1;
+  for (auto a : axes) {
+    d *= known_size(c, "axis", x, static_cast<int>(a));
+    perm.push_back(a);
+  }
+  flat.push_back(d);
+  const int last = static_cast<int>(flat.size()) - 1;
+  const Output lanes = ops::reshape(ops::transpose(x, perm), flat);
+  const Output sorted = sort_along(c, lanes, last);  // NaN sorts last
+  const Output n = ops::reduce_sum(ops::sub(1.0f, is_nan(lanes)), {last}, true);  // (..., 1)
+  const Output top = ops::sub(n, 1.0f);
+  const Output exact = ops::mul(top, q);
+  auto clipped = [&](Output i) { return ops::minimum(ops::maximum(i, 0.0f), top); };
+  auto at = [&](Output i) { return gather_along(c, sorted, i, last); };
+  const std::string method = c.has("method") ? c.text("method") : "linear";
+  Output y;
+  if (method == "lower") {
+    y = at(clipped(ops::floor(exact)));
+  } else if (method == "higher") {
+    y = at(clipped(ops::ceil(exact)));
+  } else if (method == "nearest") {
+    y = at(clipped(ops::round(exact)));  // half to even, as tf.round
+  } else if (method == "midpoint") {
+    y = ops::mul(ops::add(at(clipped(ops::floor(exact))), at(clipped(ops::ceil(exact)))), 0.5f);
+  } else if (method == "linear") {
+    const Output smaller = ops::maximum(ops::sub(clipped(ops::ceil(exact)), 1.0f), 0.0f);
+    const Output larger = ops::minimum(ops::add(smaller, 1.0f), top);
+    const Output fraction = ops::stop_gradient(ops::sub(larger, exact));
+    y = ops::add(ops::mul(at(larger), ops::sub(1.0f, fraction)), ops::mul(at(smaller), fraction));
+  } else {
+    refuse(c, "method", "linear, lower, higher, nearest and midpoint are");
+  }
+  y = ops::where(ops::equal(n, scalar(c, 0.f)), scalar(c, std::numeric_limits<float>::quiet_NaN()), y);
+  y = drop_axis(y, last, c.where);
   if (c.flag("keepdims")) {
     std::vector<std::int64_t> sorted_axes = axes;
     std::sort(sorted_axes.begin(), sorted_axes.end());
@@ -261,6 +318,9 @@ const std::map<std::string, OpFn>& reduction_ops() {
        }},
       {"Percentile", [](C c) { return quantile_of(c, c.arg(0), constant_q(c) / 100.0f); }},
       {"Median", [](C c) { return quantile_of(c, c.arg(0), 0.5f); }},
+      {"Nanquantile", [](C c) { return nanquantile_of(c, c.arg(0), constant_q(c)); }},
+      {"Nanpercentile", [](C c) { return nanquantile_of(c, c.arg(0), constant_q(c) / 100.0f); }},
+      {"Nanmedian", [](C c) { return nanquantile_of(c, c.arg(0), 0.5f); }},
       {"Norm", norm},
       {"Diff", diff},
       {"Trapezoid", trapezoid},

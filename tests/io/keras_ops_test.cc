@@ -147,6 +147,7 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Nanargmax", {{"axis", nullptr}, {"keepdims", false}}), "axis=None"},
       {op_entry("Trapezoid", {{"x", 1.0}, {"dx", 1.0}, {"axis", -1}}), "x=1"},
       {op_entry("Append", {{"axis", nullptr}}), "axis=None"},
+      {op_entry("Nanmedian", {{"axis", nullptr}, {"keepdims", false}}), "axis=None"},
       {op_entry("Cross", {{"axisa", 1}, {"axisb", -1}, {"axisc", -1}, {"axis", nullptr}}), "axisa=1"},
   };
   for (const auto& [entry, key] : refused) {

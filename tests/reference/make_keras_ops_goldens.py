@@ -400,6 +400,27 @@ def cases():
         "cross": (lambda x: K.cross(x[0], x[1]), [("any", (4, 3)), ("any", (4, 3))], "Cross"),
         "hsplit": (lambda x: K.hsplit(x[0], 3)[1], ["any"], "Hsplit"),
         "dsplit_indices": (lambda x: K.dsplit(x[0], [1, 3])[1], ["any"], "Dsplit"),
+        # quantiles of the numbers only, and depth <-> space
+        "nanmedian_last": (lambda x: K.nanmedian(nan_at(x[0], x[1]), axis=-1), ["distinct", "nan_marks"],
+                           "Nanmedian"),
+        "nanquantile_axis1_keepdims": (lambda x: K.nanquantile(nan_at(x[0], x[1]), 0.3, axis=1, keepdims=True),
+                                       ["distinct", "nan_marks"], "Nanquantile"),
+        "nanquantile_axes": (lambda x: K.nanquantile(nan_at(x[0], x[1]), 0.6, axis=(1, 2)),
+                             ["distinct", "nan_marks"], "Nanquantile"),
+        "nanpercentile_lower": (lambda x: K.nanpercentile(nan_at(x[0], x[1]), 40.0, axis=-1, method="lower"),
+                                ["distinct", "nan_marks"], "Nanpercentile"),
+        "nanpercentile_higher": (lambda x: K.nanpercentile(nan_at(x[0], x[1]), 40.0, axis=-1, method="higher"),
+                                 ["distinct", "nan_marks"], "Nanpercentile"),
+        "nanpercentile_nearest": (lambda x: K.nanpercentile(nan_at(x[0], x[1]), 70.0, axis=-1, method="nearest"),
+                                  ["distinct", "nan_marks"], "Nanpercentile"),
+        "nanpercentile_midpoint": (lambda x: K.nanpercentile(nan_at(x[0], x[1]), 30.0, axis=1, method="midpoint"),
+                                   ["distinct", "nan_marks"], "Nanpercentile"),
+        "depth_to_space": (lambda x: K.depth_to_space(x[0], 2), [("any", (2, 3, 8))], "DepthToSpace"),
+        "depth_to_space_channels_first": (lambda x: K.depth_to_space(x[0], 2, data_format="channels_first"),
+                                          [("any", (8, 2, 3))], "DepthToSpace"),
+        "space_to_depth": (lambda x: K.space_to_depth(x[0], 2), [("any", (4, 6, 2))], "SpaceToDepth"),
+        "space_to_depth_channels_first": (lambda x: K.space_to_depth(x[0], 2, data_format="channels_first"),
+                                          [("any", (2, 4, 6))], "SpaceToDepth"),
     }
 
 
