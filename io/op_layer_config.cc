@@ -319,6 +319,10 @@ Layer op_layer_from_entry(const json& entry, const ConfigContext& ctx) {
       throw NotImplementedError(where + ": keyword argument " + kv.key() + "=" + kv.value().dump().substr(0, 200) +
                                 " in the call is not supported");
     }
+    if (is_tensor_ref(kv.value())) {
+      throw NotImplementedError(where + ": keyword argument " + kv.key() +
+                                " given a tensor of the model is not supported (None or a NumPy constant is)");
+    }
     if (kv.value().is_object() && kv.value().value("class_name", "") == "__numpy__") {
       keyword_arrays.push_back(numpy_argument(kv.value(), where));
       keyword_arrays.back().keyword = kv.key();

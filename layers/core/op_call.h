@@ -122,5 +122,13 @@ const std::map<std::string, OpFn>& reduction_ops();
 // layers/core/op_layer_nn.cc: normalizations, cross-entropies, in_top_k, select, average,
 // append, vdot and cross.
 const std::map<std::string, OpFn>& nn_ops();
+// layers/core/op_layer_conv.cc: max_pool, average_pool, the adaptive pools, conv,
+// depthwise_conv and separable_conv.
+const std::map<std::string, OpFn>& conv_ops();
+// layers/core/op_layer_image.cc: rgb_to_grayscale, rgb_to_hsv, hsv_to_rgb, pad_images,
+// crop_images and resize.
+const std::map<std::string, OpFn>& image_ops();
+// layers/core/op_layer_attention.cc: dot_product_attention.
+const std::map<std::string, OpFn>& attention_ops();
 
 }  // namespace strata::layers::op_detail

@@ -203,7 +203,8 @@ const std::map<std::string, OpFn>& table() {
        }},
   };
   static const bool merged = [] {
-    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops()})
+    for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
+                              &conv_ops(), &image_ops(), &attention_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -228,10 +229,14 @@ std::string keras_module_of(const std::string& op) {
       "Softmax",    "Softplus",   "Softsign",   "SoftShrink", "Sparsemax",   "SparsePlus",  "SparseSigmoid",
       "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize",
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
-      "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth"};
+      "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
+      "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
   static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK", "InTopK"};
+  static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
+                                              "PadImages",      "CropImages", "Resize"};
   if (nn.count(op)) return "keras.src.ops.nn";
+  if (image.count(op)) return "keras.src.ops.image";
   if (op == "Norm") return "keras.src.ops.linalg";
   if (core.count(op)) return "keras.src.ops.core";
   if (math.count(op)) return "keras.src.ops.math";
@@ -244,7 +249,8 @@ bool is_supported_op(const std::string& op) {
 
 bool accepts_call_kwarg(const std::string& op, const std::string& key) {
   return (op == "Pad" && key == "constant_values") || (op == "RMSNorm" && key == "scale") ||
-         (op == "Average" && key == "weights");
+         (op == "Average" && key == "weights") ||
+         (op == "DotProductAttention" && (key == "bias" || key == "mask" || key == "scale"));
 }
 
 OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,

@@ -149,6 +149,19 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Append", {{"axis", nullptr}}), "axis=None"},
       {op_entry("Nanmedian", {{"axis", nullptr}, {"keepdims", false}}), "axis=None"},
       {op_entry("Cross", {{"axisa", 1}, {"axisb", -1}, {"axisc", -1}, {"axis", nullptr}}), "axisa=1"},
+      {op_entry("MaxPool", {{"pool_size", 2}, {"strides", nullptr}, {"padding", "causal"}, {"data_format", nullptr}}),
+       "padding='causal'"},
+      {op_entry("AveragePool", {{"pool_size", 2}, {"padding", "valid"}, {"data_format", "channels_middle"}}),
+       "data_format='channels_middle'"},
+      {op_entry("RGBToHSV", {{"data_format", nullptr}}), "a batch of images, rank 4"},
+      {op_entry("Resize", {{"size", {4, 4}}, {"interpolation", "bilinear"}, {"antialias", true}}), "antialias=True"},
+      {op_entry("DotProductAttention", {{"is_causal", false}, {"flash_attention", true}}), "flash_attention=True"},
+      {op_entry("DotProductAttention", {{"is_causal", false}, {"attn_logits_soft_cap", 50.0}}),
+       "attn_logits_soft_cap=50"},
+      {op_entry("DotProductAttention", {{"is_causal", false}},
+                json{{"mask", json{{"class_name", "__keras_tensor__"},
+                                   {"config", json{{"keras_history", json::array({"m", 0, 0})}}}}}}),
+       "keyword argument mask given a tensor"},
   };
   for (const auto& [entry, key] : refused) {
     const std::string message = refusal_of(entry);

@@ -126,6 +126,11 @@ def nan_at(x, marks):
 # given as (kind, shape)), operation class the case is for)
 def cases():
     P = np.float32
+    kernels = np.random.default_rng(20260338)
+
+    def W(*shape):
+        return kernels.uniform(-1.0, 1.0, shape).astype(P)
+
     return {
         # elementwise math
         "sin": (lambda x: K.sin(x[0]), ["any"], "Sin"),
@@ -421,10 +426,76 @@ def cases():
         "space_to_depth": (lambda x: K.space_to_depth(x[0], 2), [("any", (4, 6, 2))], "SpaceToDepth"),
         "space_to_depth_channels_first": (lambda x: K.space_to_depth(x[0], 2, data_format="channels_first"),
                                           [("any", (2, 4, 6))], "SpaceToDepth"),
+        # pooling and convolutions (kernels: NumPy constants of their own generator, so that the
+        # cases above keep their inputs)
+        "max_pool_same": (lambda x: K.max_pool(x[0], 2, strides=1, padding="same"), [("distinct", (4, 4, 2))],
+                          "MaxPool"),
+        "max_pool_1d": (lambda x: K.max_pool(x[0], 2), [("distinct", (6, 3))], "MaxPool"),
+        "average_pool_same_strides": (lambda x: K.average_pool(x[0], (2, 3), strides=2, padding="same"),
+                                      [("any", (5, 5, 2))], "AveragePool"),
+        "average_pool_channels_first": (lambda x: K.average_pool(x[0], 2, data_format="channels_first"),
+                                        [("any", (2, 4, 4))], "AveragePool"),
+        "conv_same_strides": (lambda x: K.conv(x[0], W(3, 3, 2, 3), strides=2, padding="same"),
+                              [("any", (5, 5, 2))], "Conv"),
+        "conv_1d_dilation": (lambda x: K.conv(x[0], W(2, 3, 4), dilation_rate=2), [("any", (7, 3))], "Conv"),
+        "conv_channels_first": (lambda x: K.conv(x[0], W(2, 2, 2, 3), data_format="channels_first"),
+                                [("any", (2, 4, 4))], "Conv"),
+        "conv_3d": (lambda x: K.conv(x[0], W(2, 2, 2, 2, 3), padding="same"), [("any", (3, 3, 3, 2))], "Conv"),
+        "depthwise_conv": (lambda x: K.depthwise_conv(x[0], W(3, 3, 2, 2), strides=2, padding="same"),
+                           [("any", (5, 5, 2))], "DepthwiseConv"),
+        "depthwise_conv_1d": (lambda x: K.depthwise_conv(x[0], W(3, 2, 1), dilation_rate=2), [("any", (7, 2))],
+                              "DepthwiseConv"),
+        "separable_conv": (lambda x: K.separable_conv(x[0], W(2, 2, 2, 2), W(1, 1, 4, 3), padding="same"),
+                           [("any", (4, 4, 2))], "SeparableConv"),
+        "adaptive_average_pool": (lambda x: K.adaptive_average_pool(x[0], (2, 3)), [("any", (5, 7, 2))],
+                                  "AdaptiveAveragePool"),
+        "adaptive_max_pool_channels_first": (lambda x: K.adaptive_max_pool(x[0], (3, 2), data_format="channels_first"),
+                                             [("distinct", (2, 5, 4))], "AdaptiveMaxPool"),
+        # images
+        "rgb_to_grayscale": (lambda x: K.image.rgb_to_grayscale(x[0]), [("probs", (3, 2, 3))], "RGBToGrayscale"),
+        "rgb_to_grayscale_channels_first": (lambda x: K.image.rgb_to_grayscale(x[0], data_format="channels_first"),
+                                            [("probs", (3, 2, 3))], "RGBToGrayscale"),
+        "rgb_to_hsv": (lambda x: K.image.rgb_to_hsv(x[0]), [("probs", (3, 2, 3))], "RGBToHSV"),
+        "hsv_to_rgb": (lambda x: K.image.hsv_to_rgb(x[0]), [("probs", (3, 2, 3))], "HSVToRGB"),
+        "hsv_to_rgb_channels_first": (lambda x: K.image.hsv_to_rgb(x[0], data_format="channels_first"),
+                                      [("probs", (3, 2, 3))], "HSVToRGB"),
+        "pad_images": (lambda x: K.image.pad_images(x[0], 1, 2, target_height=6, target_width=6),
+                       [("any", (3, 2, 2))], "PadImages"),
+        "pad_images_channels_first": (lambda x: K.image.pad_images(x[0], None, 1, 2, None, target_height=5,
+                                                                   target_width=4, data_format="channels_first"),
+                                      [("any", (2, 3, 2))], "PadImages"),
+        "crop_images": (lambda x: K.image.crop_images(x[0], 1, 2, target_height=2, target_width=3),
+                        [("any", (4, 6, 2))], "CropImages"),
+        "crop_images_from_far_sides": (lambda x: K.image.crop_images(x[0], None, None, 1, 2, target_height=2,
+                                                                     target_width=3),
+                                       [("any", (4, 6, 2))], "CropImages"),
+        "resize_bilinear": (lambda x: K.image.resize(x[0], (5, 3)), [("any", (3, 4, 2))], "Resize"),
+        "resize_bicubic_crop": (lambda x: K.image.resize(x[0], (4, 4), interpolation="bicubic",
+                                                         crop_to_aspect_ratio=True), [("any", (3, 5, 2))], "Resize"),
+        "resize_nearest_pad_channels_first": (lambda x: K.image.resize(x[0], (4, 6), interpolation="nearest",
+                                                                       pad_to_aspect_ratio=True, fill_value=0.5,
+                                                                       data_format="channels_first"),
+                                              [("any", (2, 3, 3))], "Resize"),
+        # attention
+        "dot_product_attention": (lambda x: K.dot_product_attention(x[0], x[1], x[2]),
+                                  [("any", (3, 2, 4)), ("any", (5, 2, 4)), ("any", (5, 2, 4))], "DotProductAttention"),
+        "dot_product_attention_causal_scale": (lambda x: K.dot_product_attention(x[0], x[1], x[2], scale=0.3,
+                                                                                 is_causal=True),
+                                               [("any", (4, 2, 3)), ("any", (4, 2, 3)), ("any", (4, 2, 3))],
+                                               "DotProductAttention"),
+        "dot_product_attention_mask_bias": (lambda x: K.dot_product_attention(
+            x[0], x[1], x[2], bias=W(2, 3, 5), mask=np.array([[1, 1, 0, 1, 0], [0, 1, 1, 1, 1], [1, 0, 0, 0, 0]], bool)),
+            [("any", (3, 2, 4)), ("any", (5, 2, 4)), ("any", (5, 2, 4))], "DotProductAttention"),
+        "dot_product_attention_grouped": (lambda x: K.dot_product_attention(x[0], x[1], x[2]),
+                                          [("any", (3, 4, 2)), ("any", (3, 2, 2)), ("any", (3, 2, 2))],
+                                          "DotProductAttention"),
     }
 
 
 INT_KINDS = ("classes", "positions", "not_row0", "labels")
+# Operations whose saved models Keras 3.15.1 cannot load back itself (its files are right:
+# Strata loads them and predicts Keras's output).
+KERAS_CANNOT_RELOAD = ("AdaptiveAveragePool", "AdaptiveMaxPool")
 
 
 def op_cases():
@@ -456,8 +527,13 @@ def op_cases():
         y = np.asarray(y)
         path = os.path.join(OPS_DIR, name + ".keras")
         model.save(path)
-        again = np.asarray(keras.saving.load_model(path)(xs if len(xs) > 1 else xs[0]))
-        assert again.dtype == y.dtype and np.array_equal(again, y), name
+        cannot_reload = None
+        try:
+            again = np.asarray(keras.saving.load_model(path)(xs if len(xs) > 1 else xs[0]))
+            assert again.dtype == y.dtype and np.array_equal(again, y), name
+        except TypeError as e:  # Keras 3.15.1 reads output_size back as a list, then adds it to a tuple
+            assert op in KERAS_CANNOT_RELOAD, (name, e)
+            cannot_reload = "TypeError: " + str(e).split("\n")[0][:160]
         config = model.get_config()
         entries = [jsonable(l) for l in config["layers"] if l["class_name"] != "InputLayer"]
         assert any(e["class_name"] == op for e in entries), (name, [e["class_name"] for e in entries])
@@ -473,6 +549,7 @@ def op_cases():
             "output": arr(y),
             "projection": arr(projection) if grads is not None else None,
             "input_grads": [arr(np.asarray(g)) for g in grads] if grads is not None else None,
+            **({"keras_cannot_reload": cannot_reload} if cannot_reload else {}),
         })
     return out
 

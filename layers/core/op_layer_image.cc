@@ -1,0 +1,183 @@
+// keras.ops.image operations (issue #38) on batches of images (rank 4; Keras reads a rank-3
+// input as one image, whose rows would be a functional model's batch, so that is refused):
+// rgb_to_grayscale (Keras's weights 0.2989, 0.5870, 0.1140 along the channel axis),
+// rgb_to_hsv and hsv_to_rgb (TensorFlow's formulas, layers/preprocessing/color_space.h),
+// pad_images and crop_images (the amounts Keras infers from the targets, then a pad or a crop),
+// resize (the Resizing layer's code, which Keras's Resizing computes with this very operation).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "layers/core/op_call.h"
+#include "layers/preprocessing/color_space.h"
+#include "layers/preprocessing/resizing.h"
+
+namespace strata::layers::op_detail {
+
+namespace {
+
+using C = const OpCall&;
+
+// The images' data_format ("channels_last" when None), the input checked to be a batch.
+std::string images_format(C c, const Output& x) {
+  if (x.shape().rank() != 4)
+    throw NotImplementedError(c.where + ": images " + x.shape().to_string() +
+                              " are not supported (a batch of images, rank 4, is)");
+  const std::string f = c.text("data_format");
+  if (f.empty()) return "channels_last";
+  if (f != "channels_last" && f != "channels_first")
+    refuse(c, "data_format", "only 'channels_last' and 'channels_first' are");
+  return f;
+}
+
+int channel_axis_of(const std::string& format) { return format == "channels_first" ? 1 : 3; }
+
+std::int64_t channels_of(C c, const Output& x, const std::string& format) {
+  return known_size(c, "data_format", x, channel_axis_of(format));
+}
+
+// Σ_c w_c · x_c with the channel axis kept (size 1); one channel is returned as it is.
+Output rgb_to_grayscale(C c) {
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const std::int64_t channels = channels_of(c, x, format);
+  if (channels == 1) return x;
+  if (channels != 3) throw ValueError(c.where + ": expects 3 (RGB) or 1 channels, got " + x.shape().to_string());
+  const float weights[3] = {0.2989f, 0.5870f, 0.1140f};
+  Output y = ops::mul(image_channel(x, format, 0), weights[0]);
+  for (int i = 1; i < 3; ++i) y = ops::add(y, ops::mul(image_channel(x, format, i), weights[i]));
+  return y;
+}
+
+Output three_channels(C c, const Output& x, const std::string& format) {
+  if (channels_of(c, x, format) != 3)
+    throw ValueError(c.where + ": expects 3 channels, got " + x.shape().to_string());
+  return x;
+}
+
+Output rgb_to_hsv_op(C c) {
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  return rgb_to_hsv(three_channels(c, x, format), format);
+}
+
+// No gradient reaches the input, as in Keras on TensorFlow (whose HSVToRGB kernel has none:
+// its gradient is zeros).
+Output hsv_to_rgb_op(C c) {
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  return hsv_to_rgb(ops::stop_gradient(three_channels(c, x, format)), format);
+}
+
+std::optional<std::int64_t> amount(C c, const std::string& key) {
+  if (!c.has(key)) return std::nullopt;
+  return static_cast<std::int64_t>(c.number(key));
+}
+
+// One axis's (before, after) as Keras infers it: a missing side from the target and the other.
+std::pair<std::int64_t, std::int64_t> pads_of(C c, const std::string& before_key, const std::string& after_key,
+                                              const std::string& target_key, std::int64_t size) {
+  auto before = amount(c, before_key), after = amount(c, after_key);
+  const auto target = amount(c, target_key);
+  if ((!before || !after) && !target)
+    throw ValueError(c.where + ": needs '" + target_key + "' when '" + before_key + "' or '" + after_key +
+                     "' is None");
+  if (!before && !after) throw ValueError(c.where + ": needs '" + before_key + "' or '" + after_key + "'");
+  if (!before) before = *target - *after - size;
+  if (!after) after = *target - *before - size;
+  if (*before < 0 || *after < 0)
+    throw ValueError(c.where + ": '" + before_key + "' and '" + after_key + "' must be >= 0, got " +
+                     std::to_string(*before) + " and " + std::to_string(*after));
+  return {*before, *after};
+}
+
+Output pad_images(C c) {
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const int rows = format == "channels_first" ? 2 : 1;
+  const auto [top, bottom] = pads_of(c, "top_padding", "bottom_padding", "target_height",
+                                     known_size(c, "target_height", x, rows));
+  const auto [left, right] = pads_of(c, "left_padding", "right_padding", "target_width",
+                                     known_size(c, "target_width", x, rows + 1));
+  std::vector<std::int64_t> before(4, 0), after(4, 0);
+  before[static_cast<std::size_t>(rows)] = top;
+  after[static_cast<std::size_t>(rows)] = bottom;
+  before[static_cast<std::size_t>(rows) + 1] = left;
+  after[static_cast<std::size_t>(rows) + 1] = right;
+  return ops::pad(x, before, after);
+}
+
+// One axis's (start, size) as Keras infers it: the start from the target and the far side
+// when it is None, the target from both sides when that is None.
+std::pair<std::int64_t, std::int64_t> window_of(C c, const std::string& start_key, const std::string& end_key,
+                                                const std::string& target_key, std::int64_t size) {
+  auto start = amount(c, start_key), end = amount(c, end_key), target = amount(c, target_key);
+  if (!start) {
+    if (!target || !end) throw ValueError(c.where + ": needs '" + target_key + "' and '" + end_key + "'");
+    start = size - *target - *end;
+  }
+  if (!target) {
+    if (!end) throw ValueError(c.where + ": needs '" + target_key + "' or '" + end_key + "'");
+    target = size - *end - *start;
+  }
+  if (*start < 0 || *target < 0 || *start + *target > size)
+    throw ValueError(c.where + ": cropping " + std::to_string(*start) + " + " + std::to_string(*target) +
+                     " cells out of " + std::to_string(size) + " ('" + start_key + "', '" + target_key + "')");
+  return {*start, *target};
+}
+
+Output crop_images(C c) {
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const int rows = format == "channels_first" ? 2 : 1;
+  const auto [top, height] = window_of(c, "top_cropping", "bottom_cropping", "target_height",
+                                       known_size(c, "target_height", x, rows));
+  const auto [left, width] = window_of(c, "left_cropping", "right_cropping", "target_width",
+                                       known_size(c, "target_width", x, rows + 1));
+  return slice(slice(x, rows, top, top + height), rows + 1, left, left + width);
+}
+
+// To `size` (height, width), spatial sizes known: Resizing's interpolation matrices, its
+// crop_to_aspect_ratio and pad_to_aspect_ratio; antialias refused.
+Output resize(C c) {
+  if (c.flag("antialias")) refuse(c, "antialias", "only False is");
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const auto size = c.axes("size");
+  if (!size || size->size() != 2) throw ValueError(c.where + ": needs 'size' (height, width)");
+  ResizingOptions o{.interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear",
+                    .crop_to_aspect_ratio = c.flag("crop_to_aspect_ratio"),
+                    .pad_to_aspect_ratio = c.flag("pad_to_aspect_ratio"),
+                    .fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "constant",
+                    .fill_value = c.has("fill_value") ? c.number("fill_value") : 0.0,
+                    .data_format = format,
+                    .name = c.where};
+  if (o.fill_mode != "constant") refuse(c, "fill_mode", "only 'constant' is");
+  const int rows = format == "channels_first" ? 2 : 1;
+  known_size(c, "size", x, rows);
+  known_size(c, "size", x, rows + 1);
+  ResizingImpl layer((*size)[0], (*size)[1], std::move(o));
+  layer.build({TensorSpec{x.shape(), x.dtype()}});
+  return layer.call(c.graph, {x}).at(0);
+}
+
+}  // namespace
+
+const std::map<std::string, OpFn>& image_ops() {
+  static const std::map<std::string, OpFn> t = {
+      {"RGBToGrayscale", rgb_to_grayscale},
+      {"RGBToHSV", rgb_to_hsv_op},
+      {"HSVToRGB", hsv_to_rgb_op},
+      {"PadImages", pad_images},
+      {"CropImages", crop_images},
+      {"Resize", resize},
+  };
+  return t;
+}
+
+}  // namespace strata::layers::op_detail
