@@ -126,7 +126,7 @@ const std::map<std::string, OpFn>& nn_ops();
 // depthwise_conv and separable_conv.
 const std::map<std::string, OpFn>& conv_ops();
 // layers/core/op_layer_image.cc: rgb_to_grayscale, rgb_to_hsv, hsv_to_rgb, pad_images,
-// crop_images and resize.
+// crop_images, resize and affine_transform.
 const std::map<std::string, OpFn>& image_ops();
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();

@@ -234,7 +234,8 @@ std::string keras_module_of(const std::string& op) {
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
   static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK", "InTopK"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
-                                              "PadImages",      "CropImages", "Resize"};
+                                              "PadImages",      "CropImages", "Resize",
+                                              "AffineTransform"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   if (op == "Norm") return "keras.src.ops.linalg";

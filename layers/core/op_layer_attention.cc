@@ -2,7 +2,8 @@
 // (its XLA path, the one it runs): logits q·kᵀ (B, N, T, S) times scale (1 / sqrt(H) when
 // None), plus bias, masked cells (mask false, or above the diagonal when is_causal) set to
 // −0.7 · 3.38953e38, softmax over S, then times v. Key and value heads fewer than the query's
-// are repeated, each `groups` times in place, as tf.repeat (one head: to every query head). Composed from graph ops, so it runs, with its gradients, wherever those do.
+// are repeated, each `groups` times in place, as tf.repeat (one head: to every query head).
+// Composed from graph ops, so it runs, with its gradients, wherever those do.
 #include <cmath>
 #include <cstdint>
 #include <map>

@@ -73,8 +73,8 @@ template <int Rank>
 Output pool_with(C c, bool max, const std::vector<std::int64_t>& size, const std::vector<std::int64_t>& strides) {
   PoolingOptions<Rank> o{.strides = window_of<Rank>(strides), .padding = padding_of(c),
                          .data_format = channels_first(c) ? "channels_first" : "channels_last"};
-  PoolingImpl<Rank> layer(max ? "MaxPooling" + std::to_string(Rank) + "D" : "AveragePooling" + std::to_string(Rank) + "D",
-                          max, window_of<Rank>(size), std::move(o));
+  const std::string cls = (max ? "MaxPooling" : "AveragePooling") + std::to_string(Rank) + "D";
+  PoolingImpl<Rank> layer(cls, max, window_of<Rank>(size), std::move(o));
   return layer.call(c.graph, {c.arg(0)}).at(0);
 }
 

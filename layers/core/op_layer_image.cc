@@ -3,7 +3,8 @@
 // rgb_to_grayscale (Keras's weights 0.2989, 0.5870, 0.1140 along the channel axis),
 // rgb_to_hsv and hsv_to_rgb (TensorFlow's formulas, layers/preprocessing/color_space.h),
 // pad_images and crop_images (the amounts Keras infers from the targets, then a pad or a crop),
-// resize (the Resizing layer's code, which Keras's Resizing computes with this very operation).
+// resize (the Resizing layer's code, which Keras's Resizing computes with this very operation),
+// affine_transform (the image_affine_transform op: TensorFlow's ImageProjectiveTransformV3).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/image_ops.h"
 #include "layers/core/op_call.h"
 #include "layers/preprocessing/color_space.h"
 #include "layers/preprocessing/resizing.h"
@@ -166,6 +168,37 @@ Output resize(C c) {
   return layer.call(c.graph, {x}).at(0);
 }
 
+// Each image through its transform (8 numbers, or one row per image), as TensorFlow's
+// projective transform samples it. No gradient: the op refuses one to the images by name
+// (TensorFlow's is the inverse transform's resampling, not the adjoint), none to the transforms.
+Output affine_transform(C c) {
+  const std::string interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear";
+  const std::string fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "constant";
+  if (interpolation != "bilinear" && interpolation != "nearest")
+    refuse(c, "interpolation", "only 'bilinear' and 'nearest' are, as Keras's");
+  if (fill_mode != "constant" && fill_mode != "nearest" && fill_mode != "wrap" && fill_mode != "reflect")
+    refuse(c, "fill_mode", "only 'constant', 'nearest', 'wrap' and 'reflect' are, as Keras's");
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  Output transforms = c.arg(1);
+  if (transforms.shape().rank() == 1) {  // one transform for every image (a constant: a tensor's axis 0 is its batch)
+    const std::int64_t n = transforms.shape().dims()[0];
+    if (n == kUnknownDim)
+      throw ValueError(c.where + ": transform " + transforms.shape().to_string() + " has no known size");
+    transforms = ops::reshape(transforms, {1, n});
+  }
+  if (transforms.shape().rank() != 2)
+    throw ValueError(c.where + ": transform must be (8,) or (batch, 8), got " + transforms.shape().to_string());
+  const bool first = format == "channels_first";
+  const Output images = first ? ops::transpose(x, {0, 2, 3, 1}) : x;
+  const Output y = ops::image_affine_transform(
+      images, transforms,
+      {.interpolation = interpolation,
+       .fill_mode = fill_mode,
+       .fill_value = c.has("fill_value") ? static_cast<float>(c.number("fill_value")) : 0.f});
+  return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& image_ops() {
@@ -176,6 +209,7 @@ const std::map<std::string, OpFn>& image_ops() {
       {"PadImages", pad_images},
       {"CropImages", crop_images},
       {"Resize", resize},
+      {"AffineTransform", affine_transform},
   };
   return t;
 }

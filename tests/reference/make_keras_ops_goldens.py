@@ -109,6 +109,10 @@ def make(shape, kind):
         return x
     if kind == "probs":  # probabilities and targets away from 0 and 1 (the cross-entropies' clips)
         return rng.uniform(0.05, 0.95, shape).astype("float32")
+    if kind == "affine":  # affine transforms near the identity, shifted and sheared a little
+        base = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], "float32")
+        jitter = rng.uniform(-0.3, 0.3, shape).astype("float32") * np.array([1, 1, 3, 1, 1, 3, 0, 0], "float32")
+        return (base + jitter).astype("float32")
     if kind == "labels":  # sparse labels of 4 classes
         return rng.integers(0, 4, shape).astype("int32")
     raise ValueError(kind)
@@ -476,6 +480,11 @@ def cases():
                                                                        pad_to_aspect_ratio=True, fill_value=0.5,
                                                                        data_format="channels_first"),
                                               [("any", (2, 3, 3))], "Resize"),
+        "affine_transform": (lambda x: K.image.affine_transform(x[0], x[1]),
+                             [("any", (4, 5, 2)), ("affine", (8,))], "AffineTransform"),
+        "affine_transform_nearest_reflect": (lambda x: K.image.affine_transform(
+            x[0], np.array([0.9, 0.2, 0.4, -0.1, 1.1, 0.3, 0.0, 0.0], P), interpolation="nearest", fill_mode="reflect",
+            data_format="channels_first"), [("any", (2, 4, 5))], "AffineTransform"),
         # attention
         "dot_product_attention": (lambda x: K.dot_product_attention(x[0], x[1], x[2]),
                                   [("any", (3, 2, 4)), ("any", (5, 2, 4)), ("any", (5, 2, 4))], "DotProductAttention"),
