@@ -16,34 +16,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
+#include "fortunes_data.h"
 #include "tools/cli/flags.h"
 
 using namespace strata;
 
 namespace {
 
-const std::vector<std::string> kCollections = {"computers", "politics", "science"};
-
-// The fortunes of one collection file: the text between lines holding a single '%'.
-std::vector<std::string> read_fortunes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw IOError("cannot read '" + path + "': install Debian's `fortunes` package");
-  std::vector<std::string> fortunes;
-  std::string line, current;
-  while (std::getline(in, line)) {
-    if (line == "%") {
-      if (!current.empty()) fortunes.push_back(current);
-      current.clear();
-    } else {
-      current += current.empty() ? line : "\n" + line;
-    }
-  }
-  if (!current.empty()) fortunes.push_back(current);
-  return fortunes;
-}
+using examples::kFortuneCollections;
+using examples::read_fortunes;
 
 struct Split {
   std::vector<std::string> texts;
@@ -53,8 +36,8 @@ struct Split {
 // Every fifth fortune of each collection (in file order) is a test sample.
 std::pair<Split, Split> load(const std::string& dir) {
   Split train, test;
-  for (std::size_t label = 0; label < kCollections.size(); ++label) {
-    const auto fortunes = read_fortunes(dir + "/" + kCollections[label]);
+  for (std::size_t label = 0; label < kFortuneCollections.size(); ++label) {
+    const auto fortunes = read_fortunes(dir + "/" + kFortuneCollections[label]);
     for (std::size_t i = 0; i < fortunes.size(); ++i) {
       Split& s = i % 5 == 4 ? test : train;
       s.texts.push_back(fortunes[i]);

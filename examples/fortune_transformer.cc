@@ -15,36 +15,19 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "fortunes_data.h"
 #include "tools/cli/flags.h"
 
 using namespace strata;
 
 namespace {
 
-const std::vector<std::string> kCollections = {"computers", "politics", "science"};
-
-// The fortunes of one collection file: the text between lines holding a single '%'.
-std::vector<std::string> read_fortunes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw IOError("cannot read '" + path + "': install Debian's `fortunes` package");
-  std::vector<std::string> fortunes;
-  std::string line, current;
-  while (std::getline(in, line)) {
-    if (line == "%") {
-      if (!current.empty()) fortunes.push_back(current);
-      current.clear();
-    } else {
-      current += line + "\n";
-    }
-  }
-  if (!current.empty()) fortunes.push_back(current);
-  return fortunes;
-}
+using examples::kFortuneCollections;
+using examples::read_fortunes;
 
 // Lower-cased runs of ASCII letters and digits: the tokenizer the Keras script repeats.
 std::vector<std::string> words_of(const std::string& text) {
@@ -69,8 +52,8 @@ struct Split {
 
 // Every fifth fortune of each collection (in file order) is a test sample.
 void load_split(const std::string& dir, Split& train, Split& test) {
-  for (std::size_t label = 0; label < kCollections.size(); ++label) {
-    const auto fortunes = read_fortunes(dir + "/" + kCollections[label]);
+  for (std::size_t label = 0; label < kFortuneCollections.size(); ++label) {
+    const auto fortunes = read_fortunes(dir + "/" + kFortuneCollections[label]);
     for (std::size_t i = 0; i < fortunes.size(); ++i) {
       Split& s = i % 5 == 4 ? test : train;
       s.texts.push_back(words_of(fortunes[i]));
@@ -190,7 +173,7 @@ int main(int argc, char** argv) {
     x = layers::Dropout(dropout)(x);
     x = layers::Dense(20, {.activation = "relu"})(x);
     x = layers::Dropout(dropout)(x);
-    const KerasTensor probabilities = layers::Dense(static_cast<std::int64_t>(kCollections.size()),
+    const KerasTensor probabilities = layers::Dense(static_cast<std::int64_t>(kFortuneCollections.size()),
                                                     {.activation = "softmax"})(x);
     Model model({tokens, positions}, {probabilities});
     if (!initial.empty()) model.set_weights(models::load_model(initial).get_weights());
