@@ -68,6 +68,11 @@ void check_value_range(const std::string& layer, const PerChannel& value_range) 
   }
 }
 
+void check_and_sort_value_range(const std::string& layer, PerChannel& value_range) {
+  check_value_range(layer, value_range);
+  std::sort(value_range.values.begin(), value_range.values.end());
+}
+
 std::pair<int, int> image_axes(const std::string& data_format) {
   return is_channels_first(data_format) ? std::pair{2, 3} : std::pair{1, 2};
 }

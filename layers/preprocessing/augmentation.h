@@ -39,6 +39,9 @@ FactorRange shift_factor(const std::string& layer, const std::string& key, const
 
 // Throws ValueError, naming the layer, unless value_range is two numbers.
 void check_value_range(const std::string& layer, const PerChannel& value_range);
+// check_value_range, then the pair in increasing order, as the layers that keep it sorted
+// (as Keras does for them) write it.
+void check_and_sort_value_range(const std::string& layer, PerChannel& value_range);
 
 // The (height axis, width axis) of a batch of images in `data_format`.
 std::pair<int, int> image_axes(const std::string& data_format);

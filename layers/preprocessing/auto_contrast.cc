@@ -10,8 +10,7 @@
 namespace strata::layers {
 
 AutoContrastImpl::AutoContrastImpl(AutoContrastOptions o) : LayerImpl("AutoContrast", o.name), options(std::move(o)) {
-  check_value_range("AutoContrast '" + name + "'", options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range("AutoContrast '" + name + "'", options.value_range);
   is_channels_first(options.data_format);  // validates
 }
 

@@ -25,8 +25,7 @@ Output scale_values(Output x, double from_lo, double from_hi, double to_lo, doub
 
 EqualizationImpl::EqualizationImpl(EqualizationOptions o) : LayerImpl("Equalization", o.name), options(std::move(o)) {
   const std::string where = "Equalization '" + name + "'";
-  check_value_range(where, options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range(where, options.value_range);
   if (options.bins < 1) throw ValueError(where + ": 'bins' must be at least 1, got " + std::to_string(options.bins));
   is_channels_first(options.data_format);  // validates
 }

@@ -25,8 +25,7 @@ RandomPosterizationImpl::RandomPosterizationImpl(PosterizationBits factor_, Rand
   lower_ = range.lower;
   upper_ = range.upper;
   factor = PosterizationBits(static_cast<std::int64_t>(lower_), static_cast<std::int64_t>(upper_));
-  check_value_range(where, options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range(where, options.value_range);
   is_channels_first(options.data_format);  // validates
 }
 

@@ -23,8 +23,7 @@ RandomSaturationImpl::RandomSaturationImpl(PerChannel factor_, RandomSaturationO
   lower_ = range.lower;
   upper_ = range.upper;
   factor = PerChannel{lower_, upper_};
-  check_value_range(where, options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range(where, options.value_range);
   is_channels_first(options.data_format);  // validates
 }
 

@@ -22,8 +22,7 @@ RandomSharpnessImpl::RandomSharpnessImpl(PerChannel factor_, RandomSharpnessOpti
   lower_ = range.lower;
   upper_ = range.upper;
   factor = PerChannel{lower_, upper_};
-  check_value_range(where, options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range(where, options.value_range);
   is_channels_first(options.data_format);  // validates
 }
 

@@ -30,8 +30,7 @@ SolarizationImpl::SolarizationImpl(SolarizationOptions o)
   const std::string where = "Solarization '" + name + "'";
   options.addition_factor = solarization_factor(where, "addition_factor", options.addition_factor);
   options.threshold_factor = solarization_factor(where, "threshold_factor", options.threshold_factor);
-  check_value_range(where, options.value_range);
-  std::sort(options.value_range.values.begin(), options.value_range.values.end());
+  check_and_sort_value_range(where, options.value_range);
   is_channels_first(options.data_format);  // validates
 }
 
