@@ -44,22 +44,14 @@ GroupQueryAttentionImpl::GroupQueryAttentionImpl(std::int64_t head_dim_, std::in
       num_key_value_heads(num_key_value_heads_),
       options(std::move(o)),
       seed(options.seed ? *options.seed : next_seed()) {
-  auto positive = [](const char* argument, std::int64_t value) {
-    if (value <= 0) {
-      throw ValueError(std::string("Invalid value for argument `") + argument +
-                       "`. Expected a positive integer. Received: " + argument + "=" + std::to_string(value));
-    }
-  };
-  positive("head_dim", head_dim);
-  positive("num_query_heads", num_query_heads);
-  positive("num_key_value_heads", num_key_value_heads);
+  check_positive_argument("head_dim", head_dim);
+  check_positive_argument("num_query_heads", num_query_heads);
+  check_positive_argument("num_key_value_heads", num_key_value_heads);
   if (num_query_heads % num_key_value_heads != 0) {
     throw ValueError("`num_query_heads` must be divisible by `num_key_value_heads`. Received: num_query_heads=" +
                      std::to_string(num_query_heads) + ", num_key_value_heads=" + std::to_string(num_key_value_heads));
   }
-  if (options.dropout < 0.0 || options.dropout >= 1.0) {
-    throw ValueError("dropout must be in [0, 1), got " + std::to_string(options.dropout));
-  }
+  check_dropout_rate(options.dropout);
   if (options.flash_attention.value_or(false)) {
     throw NotImplementedError("GroupQueryAttention '" + name +
                               "': flash_attention=true is not supported (Strata has no flash-attention kernel; "
@@ -67,14 +59,9 @@ GroupQueryAttentionImpl::GroupQueryAttentionImpl(std::int64_t head_dim_, std::in
   }
 }
 
-std::vector<std::string> GroupQueryAttentionImpl::call_argument_names() const {
-  return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};
-}
+std::vector<std::string> GroupQueryAttentionImpl::call_argument_names() const { return heads_call_argument_names(); }
 
-std::vector<TensorArgument> GroupQueryAttentionImpl::tensor_arguments() const {
-  return {{"query_mask", "query_mask"}, {"value_mask", "value_mask"}, {"key_mask", "key_mask"},
-          {"attention_mask", "attention_mask"}};
-}
+std::vector<TensorArgument> GroupQueryAttentionImpl::tensor_arguments() const { return heads_tensor_arguments(); }
 
 std::vector<Layer> GroupQueryAttentionImpl::sublayers() const {
   if (!query_dense) return {};

@@ -1,7 +1,9 @@
 #include "layers/attention/heads_attention.h"
 
 #include <cmath>
+#include <string>
 
+#include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/batch_matmul.h"
@@ -9,6 +11,26 @@
 #include "layers/attention/attention.h"
 
 namespace strata::layers {
+
+std::vector<std::string> heads_call_argument_names() {
+  return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};
+}
+
+std::vector<TensorArgument> heads_tensor_arguments() {
+  return {{"query_mask", "query_mask"}, {"value_mask", "value_mask"}, {"key_mask", "key_mask"},
+          {"attention_mask", "attention_mask"}};
+}
+
+void check_positive_argument(const char* argument, std::int64_t value) {
+  if (value <= 0) {
+    throw ValueError(std::string("Invalid value for argument `") + argument +
+                     "`. Expected a positive integer. Received: " + argument + "=" + std::to_string(value));
+  }
+}
+
+void check_dropout_rate(double rate) {
+  if (rate < 0.0 || rate >= 1.0) throw ValueError("dropout must be in [0, 1), got " + std::to_string(rate));
+}
 
 namespace {
 

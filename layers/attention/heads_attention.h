@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/graph.h"
@@ -18,6 +19,16 @@
 #include "layers/layer.h"
 
 namespace strata::layers {
+
+// The call arguments of the layers with heads, in Keras's order: the flags, then the
+// masks passed as tensors (call_tensors.h).
+std::vector<std::string> heads_call_argument_names();
+std::vector<TensorArgument> heads_tensor_arguments();
+
+// Keras's checks of the constructor's arguments: a count or size that must be positive
+// (ValueError in Keras's words, naming the argument), and a dropout rate in [0, 1).
+void check_positive_argument(const char* argument, std::int64_t value);
+void check_dropout_rate(double rate);
 
 // (q / sqrt(key_dim)) · kᵀ per head: q (batch, T, heads, key_dim) and k (batch, S, heads,
 // key_dim) give (batch, heads, T, S).

@@ -27,6 +27,14 @@ std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::
   return impl;
 }
 
+// x with its axes in `perm`'s order; x itself when that is the order it has.
+Output transposed(Output x, const std::vector<std::int64_t>& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<std::int64_t>(i)) return ops::transpose(x, perm);
+  }
+  return x;
+}
+
 }  // namespace
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int64_t key_dim_,
@@ -36,33 +44,20 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int
       key_dim(key_dim_),
       options(std::move(o)),
       seed(options.seed ? *options.seed : next_seed()) {
-  auto positive = [](const char* argument, std::int64_t value) {
-    if (value <= 0) {
-      throw ValueError(std::string("Invalid value for argument `") + argument +
-                       "`. Expected a positive integer. Received: " + argument + "=" + std::to_string(value));
-    }
-  };
-  positive("num_heads", num_heads);
-  positive("key_dim", key_dim);
-  if (options.value_dim) positive("value_dim", *options.value_dim);
+  check_positive_argument("num_heads", num_heads);
+  check_positive_argument("key_dim", key_dim);
+  if (options.value_dim) check_positive_argument("value_dim", *options.value_dim);
   if (options.output_shape && options.output_shape->rank() == 0) options.output_shape.reset();  // Keras: [] is None
-  if (options.dropout < 0.0 || options.dropout >= 1.0) {
-    throw ValueError("dropout must be in [0, 1), got " + std::to_string(options.dropout));
-  }
+  check_dropout_rate(options.dropout);
   if (options.output_shape && options.output_shape->rank() != 1) {
     throw NotImplementedError("MultiHeadAttention output_shape " + options.output_shape->to_string() +
                               ": outputs of more than one axis are not supported");
   }
 }
 
-std::vector<std::string> MultiHeadAttentionImpl::call_argument_names() const {
-  return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};
-}
+std::vector<std::string> MultiHeadAttentionImpl::call_argument_names() const { return heads_call_argument_names(); }
 
-std::vector<TensorArgument> MultiHeadAttentionImpl::tensor_arguments() const {
-  return {{"query_mask", "query_mask"}, {"value_mask", "value_mask"}, {"key_mask", "key_mask"},
-          {"attention_mask", "attention_mask"}};
-}
+std::vector<TensorArgument> MultiHeadAttentionImpl::tensor_arguments() const { return heads_tensor_arguments(); }
 
 std::vector<Layer> MultiHeadAttentionImpl::sublayers() const {
   if (!query_dense) return {};
@@ -108,7 +103,8 @@ void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
     }
   }
   for (int axis : others) {
-    if (query.shape[axis] != kUnknownDim && value.shape[axis] != kUnknownDim && query.shape[axis] != value.shape[axis]) {
+    const std::int64_t q = query.shape[axis], v = value.shape[axis];
+    if (q != kUnknownDim && v != kUnknownDim && q != v) {
       throw ShapeError("the query " + query.shape.to_string() + " and the value " + value.shape.to_string() +
                        " differ at axis " + std::to_string(axis) + ", which is not attended over (attention_axes " +
                        Shape(std::vector<std::int64_t>(attended.begin(), attended.end())).to_string() + ")");
@@ -149,9 +145,7 @@ Output MultiHeadAttentionImpl::flattened(Output x) const {
   for (int axis : other_axes) perm.push_back(axis);
   for (int axis : attended_axes) perm.push_back(axis);
   perm.push_back(rank - 1);
-  bool moved = false;
-  for (std::size_t i = 0; i < perm.size(); ++i) moved = moved || perm[i] != static_cast<std::int64_t>(i);
-  if (moved) x = ops::transpose(x, perm);
+  x = transposed(x, perm);
   if (!other_axes.empty()) x = ops::merge_axes(x, 0, 1 + static_cast<int>(other_axes.size()));
   if (attended_axes.size() > 1) x = ops::merge_axes(x, 1, static_cast<int>(attended_axes.size()));
   return x;
@@ -178,10 +172,10 @@ Output MultiHeadAttentionImpl::unflattened(Output y, Output query, Output value,
   for (int axis : attended_axes) order.push_back(axis);
   order.push_back(rank - 1);
   std::vector<std::int64_t> perm(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) perm[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
-  bool moved = false;
-  for (std::size_t i = 0; i < perm.size(); ++i) moved = moved || perm[i] != static_cast<std::int64_t>(i);
-  return moved ? ops::transpose(y, perm) : y;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    perm[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  }
+  return transposed(y, perm);
 }
 
 // attention_mask over inputs of rank above 3, as Keras's _masked_softmax takes it: expanded
@@ -245,7 +239,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
   const Output scores = heads_scores(q, k, key_dim);                    // (batch, heads, T, S)
   // Keras 3.15.1's call overwrites query_mask with the query's own mask.
   const Output visible =
-      flat ? heads_visible_mask(graph, *this, call, masks, scores, {.num_heads = num_heads, .query_mask_argument = false})
+      flat ? heads_visible_mask(graph, *this, call, masks, scores,
+                                {.num_heads = num_heads, .query_mask_argument = false})
            : visible_over_axes(graph, call, scores, query_in, value_in);
   // Keras's Softmax-layer path (hidden rows' weights zero) with dropout or returned
   // scores, and always over several axes; its dot_product_attention path (equal weights)
