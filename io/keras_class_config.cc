@@ -303,6 +303,12 @@ json fields_to_config(const std::vector<FieldSpec>& fields, const std::vector<Co
   return out;
 }
 
+bool read_for_every_layer(const std::string& key) {
+  static const char* const kEveryLayer[] = {"name",       "trainable",         "dtype",
+                                            "batch_shape", "batch_input_shape", "activity_regularizer"};
+  return std::find(std::begin(kEveryLayer), std::end(kEveryLayer), key) != std::end(kEveryLayer);
+}
+
 namespace {
 
 void refuse(const std::vector<FieldSpec>& fields, const json& config, const std::string& where) {
@@ -320,11 +326,9 @@ void refuse(const std::vector<FieldSpec>& fields, const json& config, const std:
 // read for every layer (activity_regularizer: io/layer_config.cc); any other is refused
 // naming the layer, the key and the value, never ignored (issue #38's "nothing silent").
 void refuse_unknown_keys(const std::vector<FieldSpec>& fields, const json& config, const std::string& where) {
-  static const char* const kEveryLayer[] = {"name",       "trainable",         "dtype",
-                                            "batch_shape", "batch_input_shape", "activity_regularizer"};
   for (auto it = config.begin(); it != config.end(); ++it) {
     const std::string& key = it.key();
-    if (std::find(std::begin(kEveryLayer), std::end(kEveryLayer), key) != std::end(kEveryLayer)) continue;
+    if (read_for_every_layer(key)) continue;
     const bool described = std::any_of(fields.begin(), fields.end(), [&](const FieldSpec& f) {
       return f.key == key || (!f.keras2_key.empty() && f.keras2_key == key);
     });

@@ -12,6 +12,10 @@
 namespace strata::io {
 
 // The class's keys of a layer (the registry adds name, trainable and dtype).
+// The config keys every layer class has, read by io/layer_config.cc rather than by the
+// class: name, trainable, dtype, the batch shapes, activity_regularizer.
+bool read_for_every_layer(const std::string& key);
+
 json described_to_config(const layers::KerasClass& description, const LayerImpl& layer);
 // An unbuilt layer from a normalized config.
 Layer described_from_config(const layers::KerasClass& description, const json& config, const ConfigContext& ctx);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "io/keras_class_config.h"
 #include "io/layer_config.h"
 #include "layers/recurrent/gru.h"
 #include "layers/recurrent/lstm.h"
@@ -19,16 +20,14 @@ namespace {
 // constraints set (Strata's LSTM and GRU would have them, but these files are read only
 // for inference-equivalent twins, and nothing here converts them).
 void check_keys(const json& c, const std::string& where, bool lstm) {
-  static const std::set<std::string> kRead{"name",        "trainable",          "dtype",
-                                           "batch_input_shape", "batch_shape", "units",
-                                           "kernel_initializer", "recurrent_initializer", "bias_initializer",
-                                           "return_sequences", "return_state", "go_backwards",
-                                           "stateful",    "time_major",         "activity_regularizer"};
+  static const std::set<std::string> kRead{"units",            "kernel_initializer", "recurrent_initializer",
+                                           "bias_initializer", "return_sequences",   "return_state",
+                                           "go_backwards",     "stateful",           "time_major"};
   static const std::set<std::string> kNullOnly{"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
                                                "kernel_constraint",  "recurrent_constraint",  "bias_constraint"};
   for (auto it = c.begin(); it != c.end(); ++it) {
     const std::string& key = it.key();
-    if (kRead.count(key) || (lstm && key == "unit_forget_bias")) continue;
+    if (read_for_every_layer(key) || kRead.count(key) || (lstm && key == "unit_forget_bias")) continue;
     if (kNullOnly.count(key)) {
       if (!it.value().is_null()) {
         throw NotImplementedError(where + ": '" + key + "' = " + it.value().dump() + " is not supported");
