@@ -9,7 +9,7 @@
 #include "bench/report.h"
 #include "bench/workload.h"
 
-namespace strata::bench {
+namespace strata::bench::device_test {
 namespace {
 
 TEST(BenchDevice, ParsesCpuAndCudaAndRefusesTheRestNamingTheText) {
@@ -116,4 +116,4 @@ TEST(BenchDevice, TheOverheadReportOnTheCpuMakesNoGraphsComparison) {
 }
 
 }  // namespace
-}  // namespace strata::bench
+}  // namespace strata::bench::device_test

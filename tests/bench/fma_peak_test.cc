@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace strata::bench {
+namespace strata::bench::fma_peak_test {
 namespace {
 
 TEST(FmaPeak, ReportsOnePositiveRatePerTrialOnEveryThreadCount) {
@@ -28,4 +28,4 @@ TEST(FmaPeak, RejectsOptionsThatMeasureNothing) {
 }
 
 }  // namespace
-}  // namespace strata::bench
+}  // namespace strata::bench::fma_peak_test

@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace kernel_paths_test {
+
 TEST(KernelPaths, TheLineSaysStratasPathAndWhy) {
   for (cpu::Isa isa : cpu::supported_isas()) {
     cpu::ScopedKernelIsa scope(isa);
@@ -20,3 +22,5 @@ TEST(KernelPaths, TheLineSaysStratasPathAndWhy) {
     EXPECT_NE(line.find("; oneDNN "), std::string::npos) << line;
   }
 }
+
+}  // namespace kernel_paths_test

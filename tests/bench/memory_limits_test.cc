@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace strata::bench {
+namespace strata::bench::memory_limits_test {
 namespace {
 
 TEST(MemoryLimits, CacheReadReportsOnePositiveRatePerTrialOnEveryThreadCount) {
@@ -38,4 +38,4 @@ TEST(MemoryLimits, RejectOptionsThatMeasureNothing) {
 }
 
 }  // namespace
-}  // namespace strata::bench
+}  // namespace strata::bench::memory_limits_test

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-namespace strata::bench {
+namespace strata::bench::stats_test {
 namespace {
 
 TEST(Quantile, InterpolatesBetweenOrderStatisticsLikeNumPy) {
@@ -92,4 +92,4 @@ TEST(RatioUncertain, AgainstATargetScalesTheOtherRange) {
 }
 
 }  // namespace
-}  // namespace strata::bench
+}  // namespace strata::bench::stats_test

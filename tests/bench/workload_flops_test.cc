@@ -6,7 +6,7 @@
 
 #include "bench/workload.h"
 
-namespace strata::bench {
+namespace strata::bench::workload_flops_test {
 namespace {
 
 TEST(WorkloadFlops, DenseIsTheIssuesFourUnitsSquaredToTrain) {
@@ -85,4 +85,4 @@ TEST(WorkloadFlops, MobileNetSmallCountsExpansionsDepthwiseConvsAndProjections) 
 }
 
 }  // namespace
-}  // namespace strata::bench
+}  // namespace strata::bench::workload_flops_test

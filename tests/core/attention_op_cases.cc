@@ -8,7 +8,7 @@
 #include "core/ops/causal_mask.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::attention_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -107,4 +107,4 @@ const RegisterOpCases attention_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::attention_op_cases

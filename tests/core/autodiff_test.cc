@@ -15,6 +15,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace autodiff_test {
+
 namespace {
 
 using V = const std::vector<Output>&;
@@ -239,3 +241,5 @@ TEST(Autodiff, ConvReluThenMaxPoolFusesItsGradientIntoOnePass) {
   std::vector<Tensor> expected = Program(g, {x, k, b, w}, want).run(in);
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(tensors_near(got[i], expected[i], 1e-5f)) << "gradient " << i;
 }
+
+}  // namespace autodiff_test

@@ -11,7 +11,7 @@
 #include "core/ops/batch_norm_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::batch_norm_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -162,4 +162,4 @@ const RegisterOpCases batch_norm_op_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::batch_norm_op_cases

@@ -13,7 +13,7 @@
 #include "core/ops/batch_norm_ops.h"
 #include "core/program.h"
 
-namespace strata {
+namespace strata::batch_norm_statistics_test {
 namespace {
 
 TEST(BatchNormStatistics, ManyBlocksOfRowsMatchSumsInDouble) {
@@ -51,4 +51,4 @@ TEST(BatchNormStatistics, ManyBlocksOfRowsMatchSumsInDouble) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::batch_norm_statistics_test

@@ -11,7 +11,7 @@
 #include "core/program.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::collective_op_cases {
 namespace {
 
 // The other processes: `others` samples whose gradients were all `other_value`, added
@@ -72,4 +72,4 @@ const RegisterOpCases collective_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::collective_op_cases

@@ -6,7 +6,7 @@
 #include "core/ops/conv_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::conv3d_op_cases {
 namespace {
 
 using ops::Conv3DParams;
@@ -122,4 +122,4 @@ const RegisterOpCases conv3d_op_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::conv3d_op_cases

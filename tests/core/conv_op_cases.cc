@@ -10,7 +10,7 @@
 #include "core/ops/pool_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::conv_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -379,4 +379,4 @@ const RegisterOpCases conv_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::conv_op_cases

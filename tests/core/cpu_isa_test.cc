@@ -14,6 +14,8 @@
 
 using namespace strata;
 
+namespace cpu_isa_test {
+
 TEST(CpuIsa, TheBestPathIsTheWidestTheCpuRunsAndPortableIsAlwaysThere) {
   const std::vector<cpu::Isa> supported = cpu::supported_isas();
   ASSERT_FALSE(supported.empty());
@@ -98,3 +100,5 @@ TEST(CpuIsa, APackedMatrixIsReadByThePathThatPackedIt) {
                          << cpu::isa_name(reader);
   }
 }
+
+}  // namespace cpu_isa_test

@@ -18,6 +18,8 @@
 
 using namespace strata;
 
+namespace cuda_array_plan_test {
+
 namespace {
 
 using Dims = std::vector<std::int64_t>;
@@ -237,3 +239,5 @@ TEST(CudaArrayPlan, MoreStridedDimsThanTheKernelWalksIsAClearError) {
   EXPECT_NE(msg.find("more than 8 strided dims"), std::string::npos) << msg;
   EXPECT_THROW((void)cuda::plan_transpose(node, nine_dims, node.outputs[0].shape, attrs.get<Dims>("perm")), ShapeError);
 }
+
+}  // namespace cuda_array_plan_test

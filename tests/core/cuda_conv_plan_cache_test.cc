@@ -19,6 +19,8 @@
 using namespace strata;
 using namespace strata::cuda;
 
+namespace cuda_conv_plan_cache_test {
+
 namespace {
 
 using Dims = std::vector<std::int64_t>;
@@ -203,3 +205,5 @@ TEST(ConvPlanCacheLru, ABuildThatThrowsKeepsNothing) {
 TEST(ConvPlanCacheLru, ACapacityOfZeroIsRefused) {
   EXPECT_THROW(FakePlanCache(0), std::invalid_argument);
 }
+
+}  // namespace cuda_conv_plan_cache_test

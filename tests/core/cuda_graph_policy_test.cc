@@ -13,6 +13,8 @@
 
 using namespace strata;
 
+namespace cuda_graph_policy_test {
+
 namespace {
 
 std::vector<Tensor> batch(std::int64_t rows, DType labels = DType::int32) {
@@ -159,3 +161,5 @@ TEST(CudaGraphPolicy, TheRecurrentOpsWithDropoutRefuseAGraphWhereTheirKernelIsRe
     EXPECT_FALSE(OpRegistry::global().get(op).on(DeviceType::cpu)->graph_refusal) << op << " on the CPU";
   }
 }
+
+}  // namespace cuda_graph_policy_test

@@ -14,6 +14,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace cuda_graph_replay_test {
+
 namespace {
 
 constexpr const char* kNoGpu = "no CUDA device on this machine (or Strata built without CUDA)";
@@ -86,3 +88,5 @@ TEST(CudaGraphReplay, AnotherBatchSizeBetweenReplaysReplaysNothingStale) {
   EXPECT_EQ(cuda_graph_counts().captures, 2);
   EXPECT_EQ(cuda_graph_counts().replays, 4);
 }
+
+}  // namespace cuda_graph_replay_test

@@ -41,6 +41,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace cuda_kernels_test {
+
 namespace {
 
 // What an integer output holds before a kernel writes it: no case's value.
@@ -2332,3 +2334,5 @@ TEST(CudnnRnn, QualifyingRunsTakeCudnnAndMatchTheCpu) {
 #endif  // STRATA_WITH_CUDNN
 
 #endif  // STRATA_WITH_CUDA
+
+}  // namespace cuda_kernels_test

@@ -22,6 +22,8 @@
 
 using namespace strata;
 
+namespace cuda_philox_test {
+
 // Every Philox block the elements fall in, through dropout_block, as the CUDA kernel
 // walks them, against the CPU kernel run on the same node and step: equal bits.
 TEST(CudaPhilox, DropoutBlocksGiveTheCpuKernelsOutputs) {
@@ -119,3 +121,5 @@ TEST(CudaPhilox, RandomNormalElementsGiveTheCpuKernelsOutputs) {
     }
   }
 }
+
+}  // namespace cuda_philox_test

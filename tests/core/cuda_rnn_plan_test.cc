@@ -24,6 +24,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace cuda_rnn_plan_test {
+
 namespace {
 
 // The Device of core/cuda/rnn_plan.h on the host, one loop per launch.
@@ -193,3 +195,5 @@ TEST(CudaRnnPlan, TheBackwardPlanOnTheHostGivesTheCpuKernelsGradients) {
     seed += 10;
   }
 }
+
+}  // namespace cuda_rnn_plan_test

@@ -25,6 +25,8 @@ using namespace strata::testing;
 using cuda::RnnWeightLayout;
 using ops::Cell;
 
+namespace cuda_rnn_weight_layout_test {
+
 namespace {
 
 // A weight space laid out by cuDNN's linear layer ids — ids in reverse order, each matrix
@@ -195,3 +197,5 @@ TEST(CudnnRnnWeightLayout, CudnnsEquationsOnPackedWeightsAreTheCpuKernels) {
     EXPECT_TRUE(close(got[2], cpu[2], 1e-5f)) << cell_name << ": last c";
   }
 }
+
+}  // namespace cuda_rnn_weight_layout_test

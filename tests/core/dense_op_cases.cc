@@ -4,7 +4,7 @@
 #include "core/ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::dense_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -70,4 +70,4 @@ const RegisterOpCases dense_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::dense_op_cases

@@ -25,6 +25,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace dense_pair_test {
+
 namespace {
 
 // act(x · kernel + bias) in double precision.
@@ -307,3 +309,5 @@ TEST(DensePair, AProgramPairsOnlyDenseStepsThatFeedEachOther) {
   EXPECT_EQ(Program(g, {x}, {h, side_by_side}).num_paired_steps(), 0);
   EXPECT_EQ(Program(g, {x}, {chained}).num_paired_steps(), 1);
 }
+
+}  // namespace dense_pair_test

@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace device_test {
+
 TEST(Device, CpuIsAlwaysListedFirst) {
   std::vector<Device> devices = available_devices();
   ASSERT_FALSE(devices.empty());
@@ -64,3 +66,5 @@ TEST(Device, TheProcessDefaultFollowsTheListedDevices) {
   EXPECT_EQ(default_device(), default_device(available_devices(), override_text ? override_text : ""));
   if (!override_text && !has_cuda_device()) EXPECT_EQ(default_device().type, DeviceType::cpu);
 }
+
+}  // namespace device_test

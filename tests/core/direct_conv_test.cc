@@ -15,6 +15,8 @@
 
 using namespace strata;
 
+namespace direct_conv_test {
+
 namespace {
 
 struct Case {
@@ -122,3 +124,5 @@ TEST(DirectConv, TheConv2dOpTakesIt) {
 }
 
 }  // namespace
+
+}  // namespace direct_conv_test

@@ -8,7 +8,7 @@
 #include "core_test_util.h"
 #include "op_cases.h"
 
-namespace strata {
+namespace strata::eager_test {
 namespace {
 
 using testing::tensor;
@@ -90,4 +90,4 @@ TEST(Eager, OneHotOfIntegerAndWholeFloatLabels) { one_hot_values(); }
 const testing::RegisterOpCases one_hot_case({{"one_hot", testing::OpCase{{}, one_hot_values}}});
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::eager_test

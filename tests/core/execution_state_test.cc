@@ -16,6 +16,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace execution_state_test {
+
 namespace {
 
 bool same_bits(const Tensor& a, const Tensor& b) {
@@ -130,3 +132,5 @@ TEST(ExecutionState, AStateGoesBackToThePoolWhenARunThrows) {
   EXPECT_NEAR(p.run({xv, good})[0].item(1), std::exp(5.f), 1e-3);
   EXPECT_EQ(p.num_execution_states(), 1);
 }
+
+}  // namespace execution_state_test

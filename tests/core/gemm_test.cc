@@ -25,6 +25,8 @@ using namespace strata;
 using strata::testing::cpu_path_name;
 using strata::testing::OnEveryCpuPath;
 
+namespace gemm_test {
+
 namespace {
 
 std::vector<float> random_values(std::int64_t n, std::uint64_t seed) {
@@ -425,3 +427,5 @@ TEST_P(PackedGemm, APrepackedProductAppliesTheEpilogue) {
     }
   }
 }
+
+}  // namespace gemm_test

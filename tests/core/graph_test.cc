@@ -12,6 +12,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace graph_test {
+
 TEST(Graph, NamesNodesUniquelyAndDeterministically) {
   Graph g;
   Output a = g.placeholder({Shape{3}}, "x");
@@ -147,3 +149,5 @@ TEST(Graph, CollectsLayerUpdatesByMode) {
   EXPECT_EQ(g.updates(false)[0].node, always_update.node);
   EXPECT_THROW(g.add_update(x, Graph::UpdateMode::always), ValueError);  // not stateful
 }
+
+}  // namespace graph_test

@@ -11,7 +11,7 @@
 #include "core/program.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::image_op_cases {
 namespace {
 
 Tensor transform(const Tensor& images, const Tensor& rows, const ops::AffineTransformOptions& o) {
@@ -90,4 +90,4 @@ TEST(AffineTransform, GradientIsRefusedByName) {
   EXPECT_NO_THROW(gradients(y, {}));
 }
 
-}  // namespace strata::testing
+}  // namespace strata::testing::image_op_cases

@@ -18,6 +18,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace kernels_test {
+
 namespace {
 Tensor uniform_pm1(Shape s, std::uint64_t seed) { return uniform(std::move(s), -1.f, 1.f, seed); }
 }  // namespace
@@ -202,3 +204,5 @@ TEST(PoolingPads, APadAsLargeAsThePoolIsAnErrorAtGraphBuild) {
   EXPECT_THROW(ops::max_pool2d(x, {{2, 2}, {1, 1}, {-1, 0, 0, 0}}), ValueError);
   EXPECT_NO_THROW(ops::max_pool2d(x, {{2, 2}, {1, 1}, {1, 1, 1, 1}}));
 }
+
+}  // namespace kernels_test

@@ -32,6 +32,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace op_gradients_test {
+
 namespace {
 
 // ---- the table ------------------------------------------------------------------------
@@ -698,3 +700,5 @@ TEST_P(EveryOp, MatchesReferenceAndFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryOp, ::testing::ValuesIn(OpRegistry::global().names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace op_gradients_test

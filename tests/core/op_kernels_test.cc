@@ -11,6 +11,8 @@
 
 using namespace strata;
 
+namespace op_kernels_test {
+
 TEST(OpKernels, EveryOpHasACpuKernelAndTheTableListsEachOpsDevices) {
   const OpRegistry& registry = OpRegistry::global();
   std::string table;
@@ -58,3 +60,5 @@ TEST(OpKernels, AnOpDeclaredWithAKernelIsRefused) {
   EXPECT_THROW(OpRegistry::global().add(def), Error);
   EXPECT_FALSE(OpRegistry::global().contains("declared_with_a_kernel"));
 }
+
+}  // namespace op_kernels_test

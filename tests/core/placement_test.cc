@@ -17,6 +17,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace placement_test {
+
 TEST(Placement, ParsesDeviceNamesAsTensorFlowWritesThem) {
   EXPECT_EQ(parse_device("cpu"), (Device{DeviceType::cpu, 0, ""}));
   EXPECT_EQ(parse_device("CPU:0"), (Device{DeviceType::cpu, 0, ""}));
@@ -200,3 +202,5 @@ TEST(Placement, AProgramOnAGpuRunsOnItsStatesStreamsAndMatchesTheCpu) {
     EXPECT_TRUE(tensors_near(results[t][0], cpu.run(feeds_for(t == 0 ? 200 : 100))[0], 1e-4f));
   }
 }
+
+}  // namespace placement_test

@@ -13,7 +13,7 @@
 #include "core/string_pool.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::preprocessing_ops_test {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -136,7 +136,7 @@ const RegisterOpCases preprocessing_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::preprocessing_ops_test
 
 TEST(PreprocessingOps, HaveNoGradient) {
   for (const char* op : {"index_lookup", "index_lookup_invert", "bucketize", "hash_bucket", "hashed_cross",

@@ -13,6 +13,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace program_test {
+
 namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -399,3 +401,5 @@ TEST(Program, UpdatesReadVariablesAsLeftByEarlierUpdates) {
   EXPECT_EQ(from_value.value().item(), 6.f) << "a * 1 was computed before any update";
   EXPECT_EQ(direct.value().item(), 5.f) << "the direct input saw the assign created before it";
 }
+
+}  // namespace program_test

@@ -23,6 +23,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace random_ops_test {
+
 namespace {
 
 // The op's draws for a tensor of `shape`, in a program of its own.
@@ -175,3 +177,5 @@ TEST(RandomNormalLike, CarriesNoGradientToItsInput) {
   const Tensor got = p.run({uniform({3, 4}, -1, 1, 2)}, {.training = true})[0];
   for (std::int64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got.item(i), 1.f) << "element " << i;
 }
+
+}  // namespace random_ops_test

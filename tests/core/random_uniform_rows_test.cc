@@ -19,6 +19,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace random_uniform_rows_test {
+
 namespace {
 
 Tensor draw(const Shape& like_shape, std::int64_t columns, bool per_sample, std::uint64_t seed, std::uint64_t stream,
@@ -105,3 +107,5 @@ TEST(RandomUniformRows, RefusesNoColumnsAndNoBatchAxis) {
   Output scalar = g.placeholder({Shape({})}, "scalar");
   EXPECT_THROW(ops::random_uniform_rows(scalar, 2, true, 1, 1), ShapeError);
 }
+
+}  // namespace random_uniform_rows_test

@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace rng_test {
+
 namespace {
 using Words = std::array<std::uint32_t, 4>;
 constexpr std::uint64_t join(std::uint32_t lo, std::uint32_t hi) { return (std::uint64_t{hi} << 32) | lo; }
@@ -118,3 +120,5 @@ TEST(Rng, GlobalSeedGivesReproducibleSeeds) {
   EXPECT_NE(mix_seed(1, 2), mix_seed(2, 1));
   set_random_seed(saved);
 }
+
+}  // namespace rng_test

@@ -7,7 +7,7 @@
 #include "core/ops/sequence_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::rnn_op_cases_test {
 namespace {
 
 constexpr std::int64_t B = 2, T = 4, F = 3, H = 3;
@@ -137,4 +137,4 @@ std::map<std::string, OpCase> cases() {
 const RegisterOpCases rnn_cases(cases());
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::rnn_op_cases_test

@@ -10,7 +10,7 @@
 #include "core/ops/scan_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::scan_op_cases {
 namespace {
 
 // y[o, k, i] = f over x's lane (o, ·, i) of the axis, computed naively: each output
@@ -124,4 +124,4 @@ TEST(ScanOps, AxisOutOfRangeIsRefusedNamingTheOp) {
 }
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::scan_op_cases

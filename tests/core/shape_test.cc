@@ -7,6 +7,8 @@
 
 using namespace strata;
 
+namespace shape_test {
+
 namespace {
 
 template <typename F>
@@ -126,3 +128,5 @@ TEST(Shape, ReductionAndReshapeErrorsNameTheShape) {
   EXPECT_EQ(ops::reshape(x, {-1}).shape(), (Shape{6}));
   EXPECT_EQ(ops::reduce_mean(x, {-1}, true).shape(), (Shape{2, 1}));
 }
+
+}  // namespace shape_test

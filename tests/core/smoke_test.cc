@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace smoke_test {
+
 TEST(Smoke, MatmulAndGradient) {
   Graph g;
   Output x = g.placeholder({Shape{kUnknownDim, 3}}, "x");
@@ -19,3 +21,5 @@ TEST(Smoke, MatmulAndGradient) {
   EXPECT_NEAR(out[0].item(), 8 * std::tanh(0.06f), 1e-5);
   EXPECT_EQ(out[1].shape(), (Shape{3, 2}));
 }
+
+}  // namespace smoke_test

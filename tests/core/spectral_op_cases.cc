@@ -6,7 +6,7 @@
 #include "core/ops/spectral_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::spectral_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -95,4 +95,4 @@ const RegisterOpCases spectral_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::spectral_op_cases

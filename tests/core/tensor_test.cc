@@ -13,6 +13,8 @@
 using namespace strata;
 using strata::testing::message_of;
 
+namespace tensor_test {
+
 TEST(Tensor, StartsZeroed) {
   Tensor t({2, 3});
   EXPECT_EQ(t.shape(), (Shape{2, 3}));
@@ -241,3 +243,5 @@ TEST(Tensor, CopyFromChecksShapeAndDtype) {
   EXPECT_NE(msg.find("shape (3, 2)"), std::string::npos) << msg;
   EXPECT_THROW(a.copy_from(Tensor({2, 3}, DType::int32)), ShapeError);
 }
+
+}  // namespace tensor_test

@@ -12,7 +12,7 @@
 #include "core/string_pool.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::text_ops_test {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -73,7 +73,7 @@ void check_text_vectorize() {
 const RegisterOpCases text_cases({{"text_vectorize", OpCase{{}, check_text_vectorize, ""}}});
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::text_ops_test
 
 TEST(TextOps, HaveNoGradientAndRunOnTheCpuOnly) {
   const strata::OpDef& def = strata::OpRegistry::global().get("text_vectorize");

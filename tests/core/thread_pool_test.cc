@@ -15,7 +15,7 @@
 #include "core/cpu/parallel.h"
 #include "thread_count.h"
 
-namespace strata {
+namespace strata::thread_pool_test {
 namespace {
 
 using testing::ThreadCount;
@@ -131,4 +131,4 @@ TEST(ThreadPool, AForkedChildBuildsItsOwnPool) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::thread_pool_test

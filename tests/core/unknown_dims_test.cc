@@ -18,6 +18,8 @@
 using namespace strata;
 using namespace strata::testing;
 
+namespace unknown_dims_test {
+
 namespace {
 
 void expect_same_values(const Tensor& a, const Tensor& b, const std::string& what) {
@@ -131,3 +133,5 @@ TEST(UnknownDims, DefinitionTimeErrorsStillComeFromTheKnownDims) {
   Output two = g.placeholder({Shape{kUnknownDim, kUnknownDim, kUnknownDim, 2}}, "two");
   EXPECT_THROW(ops::conv2d(two, kernel, {{1, 1}, {1, 1}, {ops::kSamePad, 0, 0, 0}, 1}), ValueError);
 }
+
+}  // namespace unknown_dims_test

@@ -23,6 +23,8 @@
 
 using namespace strata;
 
+namespace winograd_conv_test {
+
 namespace {
 
 using strata::testing::conv_in_double;
@@ -256,3 +258,5 @@ TEST(WinogradRule, TakesOnlyStrideOneThreeByThreeWindowsWithoutGroups) {
 }
 
 }  // namespace
+
+}  // namespace winograd_conv_test

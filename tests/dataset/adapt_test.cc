@@ -16,6 +16,9 @@
 #include "models/model.h"
 
 using namespace strata;
+
+namespace adapt_test {
+
 using json = nlohmann::json;
 
 TEST(DatasetAdapt, DiscretizationOverBatchesMatchesKeras) {
@@ -92,3 +95,5 @@ TEST(DatasetAdapt, NormalizationOverBatchesLearnsWhatOneTensorTeaches) {
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f);
   EXPECT_NE(a[0], 1.f);  // adapted: not the identity
 }
+
+}  // namespace adapt_test

@@ -10,6 +10,8 @@
 
 using namespace strata;
 
+namespace batch_source_test {
+
 namespace {
 
 // Row i holds the value i.
@@ -82,3 +84,5 @@ TEST(BatchSource, TheShardersCutIsAppliedToEveryBatchAndSaysWhereItSits) {
   EXPECT_EQ(column(x[0]), (std::vector<float>{4, 5}));
   EXPECT_EQ(dataset.shard().global, 0);
 }
+
+}  // namespace batch_source_test

@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace dataset_test {
+
 namespace {
 
 Tensor range_rows(std::int64_t n, std::int64_t width = 2) {
@@ -99,3 +101,5 @@ TEST(Dataset, ResumeReplaysTheIterationExactly) {
   EXPECT_EQ(rest, std::vector<float>(full.begin() + 8, full.end()));
   EXPECT_THROW(resume(d, {.iteration = 0, .consumed = 100}), ValueError);
 }
+
+}  // namespace dataset_test

@@ -11,6 +11,8 @@
 
 using namespace strata;
 
+namespace shard_test {
+
 namespace {
 
 // Row i holds the value i.
@@ -160,3 +162,5 @@ TEST(DatasetShard, BadArgumentsAreValueErrorsThatSayWhy) {
   EXPECT_NE(message(3, -1).find("got -1"), std::string::npos) << message(3, -1);
   EXPECT_EQ(message(3, 2), "no error");
 }
+
+}  // namespace shard_test

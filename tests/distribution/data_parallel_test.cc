@@ -26,6 +26,8 @@
 #include "training_job.h"
 
 using namespace strata;
+namespace data_parallel_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -381,3 +383,5 @@ TEST(DataParallelResume, KilledJobResumesBitIdentically) {
 }
 
 }  // namespace
+
+}  // namespace data_parallel_test

@@ -25,6 +25,8 @@
 using namespace strata;
 using namespace strata::distribution;
 
+namespace gpu_all_reduce_test {
+
 namespace {
 
 std::vector<char> gathered(const std::vector<std::string>& descriptions) {
@@ -127,3 +129,5 @@ TEST(NcclAllReducer, OneProcessSumsInPlaceAfterTheComputeStream) {
 }
 
 }  // namespace
+
+}  // namespace gpu_all_reduce_test

@@ -23,7 +23,7 @@
 #include "keras_test_util.h"
 #include "models/model.h"
 
-namespace strata {
+namespace strata::applications_test {
 namespace {
 
 const std::vector<std::string> kApplications = {
@@ -119,4 +119,4 @@ TEST_P(FullApplications, LoadsAndPredictsWhatKerasPredicts) {
 INSTANTIATE_TEST_SUITE_P(Full, FullApplications, ::testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::applications_test

@@ -13,7 +13,7 @@
 #include "keras_test_util.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::attention_files_test {
 namespace {
 
 using testing::expect_close;
@@ -51,4 +51,4 @@ TEST(AttentionFiles, CallArgumentsAreSavedInTheNodesKwargs) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::attention_files_test

@@ -18,7 +18,7 @@
 #include "layers/core/input_layer.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::attention_mask_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/attention_masks/";
@@ -124,4 +124,4 @@ TEST(AttentionMaskFiles, TensorsALayerDoesNotTakeAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::attention_mask_files_test

@@ -39,6 +39,9 @@
 #include "test_util.h"
 
 using namespace strata;
+
+namespace augmentation_files_test {
+
 using io::json;
 
 namespace {
@@ -275,3 +278,5 @@ TEST(AugmentationConfig, RefusesValuesKerasRefusesByKeyAndValue) {
     }
   }
 }
+
+}  // namespace augmentation_files_test

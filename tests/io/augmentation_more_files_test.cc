@@ -27,6 +27,9 @@
 #include "test_util.h"
 
 using namespace strata;
+
+namespace augmentation_more_files_test {
+
 using io::json;
 
 namespace {
@@ -251,3 +254,5 @@ TEST(PipelineConfig, RoundTripsAndRefusesByKey) {
     }
   }
 }
+
+}  // namespace augmentation_more_files_test

@@ -23,7 +23,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::bad_files_test {
 namespace {
 
 const std::string kIris = testing::real_models_dir() + "/mlp_iris_k214.h5";
@@ -266,4 +266,4 @@ TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::bad_files_test

@@ -25,7 +25,7 @@
 #include "tests/io/keras_test_util.h"
 #include "tests/layers/golden_json.h"
 
-namespace strata {
+namespace strata::broadcast_table_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -216,4 +216,4 @@ TEST(BroadcastTable, ShapesKerasRefusesAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::broadcast_table_test

@@ -19,7 +19,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::checkpoint_test {
 namespace {
 
 Tensor ramp(Shape shape) {
@@ -227,4 +227,4 @@ TEST(Checkpoint, CommittedCheckpointStillLoads) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::checkpoint_test

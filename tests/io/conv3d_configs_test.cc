@@ -23,7 +23,7 @@
 #include "models/model.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::conv3d_configs_test {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -204,4 +204,4 @@ TEST(Conv3DConfigs, TheanoConv3DKernelsAreFlippedBackAndConv3DTransposeKernelsAr
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::conv3d_configs_test

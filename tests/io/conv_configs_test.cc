@@ -32,7 +32,7 @@
 #include "models/model.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::conv_configs_test {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -317,4 +317,4 @@ TEST(ConvConfigs, Keras3CnnWithBatchNormAndMergesMatchesKerasInBothFormats) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::conv_configs_test

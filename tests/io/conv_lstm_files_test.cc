@@ -15,6 +15,9 @@
 #include "models/model.h"
 
 using namespace strata;
+
+namespace conv_lstm_files_test {
+
 using io::json;
 
 namespace {
@@ -108,3 +111,5 @@ TEST(ConvLSTMConfig, UnhonouredValuesAreRefusedByLayerKeyAndValue) {
   EXPECT_THROW(from("ConvLSTM1D", R"({"filters": 2, "kernel_size": [3], "dropout": 1.5})"), ValueError);
   EXPECT_THROW(from("ConvLSTM3D", R"({"filters": 0, "kernel_size": [1, 1, 1]})"), ValueError);
 }
+
+}  // namespace conv_lstm_files_test

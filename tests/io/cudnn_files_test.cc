@@ -12,6 +12,8 @@
 
 using namespace strata;
 
+namespace cudnn_files_test {
+
 namespace {
 
 std::string cudnn_dir() { return std::string(STRATA_TEST_DATA) + "/cudnn/"; }
@@ -61,3 +63,5 @@ TEST(CuDNNFiles, KeysNotReadAreRefusedByName) {
 }
 
 }  // namespace
+
+}  // namespace cudnn_files_test

@@ -10,6 +10,8 @@
 #include "io/idx.h"
 
 using namespace strata;
+namespace dataset_files_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -114,3 +116,5 @@ TEST(DatasetFiles, ReadsIdx) {
   fs::remove(images);
   fs::remove(labels);
 }
+
+}  // namespace dataset_files_test

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-namespace strata {
+namespace strata::flags_test {
 namespace {
 
 using cli::Flags;
@@ -126,4 +126,4 @@ TEST(Flags, DoubleDashEndsFlags) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::flags_test

@@ -7,7 +7,7 @@
 
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::group_query_attention_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/group_query_attention/";
@@ -25,4 +25,4 @@ TEST_P(GroupQueryAttentionFiles, SavedByStrataTheyComeBackTheSame) {
 INSTANTIATE_TEST_SUITE_P(Keras3, GroupQueryAttentionFiles, ::testing::Values("gqa_block", "gqa_scores_gate"));
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::group_query_attention_files_test

@@ -16,7 +16,7 @@
 #include "io/saving.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::hdf5_attribute_check_test {
 namespace {
 
 const std::string kText = "{\"class_name\": \"Sequential\"}";
@@ -302,4 +302,4 @@ TEST_F(AttributeCheck, ModelLoadingReportsTheDamagedHeapAsAnIOError) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::hdf5_attribute_check_test

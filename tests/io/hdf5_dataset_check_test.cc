@@ -18,7 +18,7 @@
 #include "io/hdf5_object_header.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::hdf5_dataset_check_test {
 namespace {
 
 const std::vector<float> kValues = {11.25f, 22.5f, 33.75f};
@@ -35,13 +35,13 @@ using testing::get_le;
 using testing::put_le;
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::hdf5_dataset_check_test
 
 // libhdf5's checksum of metadata (Jenkins' lookup3), exported by the library though not
 // declared in its public headers.
 extern "C" std::uint32_t H5_checksum_metadata(const void* data, std::size_t length, std::uint32_t initial);
 
-namespace strata {
+namespace strata::hdf5_dataset_check_test {
 namespace {
 
 // The latest format checksums each object header: a damaged message would be refused by
@@ -291,4 +291,4 @@ TEST_F(DatasetCheck, AVirtualDatasetIsRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::hdf5_dataset_check_test

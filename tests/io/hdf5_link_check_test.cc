@@ -16,7 +16,7 @@
 #include "io/saving.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::hdf5_link_check_test {
 namespace {
 
 using testing::get_le;
@@ -130,4 +130,4 @@ TEST_F(LinkCheck, ModelLoadingReportsTheCycleAsAnIOError) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::hdf5_link_check_test

@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "tests/io/test_util.h"
 
-namespace strata {
+namespace strata::hdf5_test {
 namespace {
 
 using io::h5::File;
@@ -189,4 +189,4 @@ TEST(Hdf5, ReadsWhatH5pyWrites) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::hdf5_test

@@ -11,7 +11,7 @@
 #include "tests/scoped_env.h"
 #include "tests/io/test_util.h"
 
-namespace strata {
+namespace strata::idx_test {
 namespace {
 
 using io::read_idx;
@@ -224,4 +224,4 @@ TEST(Idx, CommittedFashionMnistExcerptReads) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::idx_test

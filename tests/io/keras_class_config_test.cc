@@ -37,6 +37,9 @@
 #include "layers/reshaping/upsampling.h"
 
 using namespace strata;
+
+namespace keras_class_config_test {
+
 using io::json;
 
 namespace {
@@ -270,3 +273,5 @@ TEST(KerasClassConfig, RefusalsNameTheKeyAndSayWhy) {
   }
   EXPECT_THROW(from("GRU", R"({"name": "g", "units": 2, "time_major": true})"), NotImplementedError);
 }
+
+}  // namespace keras_class_config_test

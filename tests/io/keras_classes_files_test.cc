@@ -25,6 +25,9 @@
 #include "models/model.h"
 
 using namespace strata;
+
+namespace keras_classes_files_test {
+
 using io::json;
 
 namespace {
@@ -119,3 +122,5 @@ TEST(KerasClassesShapes, ErrorsAtDefinition) {
   EXPECT_THROW(layers::DepthwiseConv1D(3)(Input({4, 4, 3})), ShapeError);
   EXPECT_THROW(layers::SeparableConv1D(2, 5)(Input({3, 2})), ShapeError);  // window longer than the input
 }
+
+}  // namespace keras_classes_files_test

@@ -42,7 +42,7 @@
 #include "keras_test_util.h"
 #include "models/model.h"
 
-namespace strata {
+namespace strata::keras_files_on_devices_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -215,4 +215,4 @@ TEST_P(KerasFileOnDevices, PredictsOnTheGpuWhatItPredictsOnTheCpu) {
 INSTANTIATE_TEST_SUITE_P(GoldenFiles, KerasFileOnDevices, ::testing::ValuesIn(keras_files()),
                          [](const ::testing::TestParamInfo<KerasFile>& info) { return test_name(info.param.label); });
 
-}  // namespace strata
+}  // namespace strata::keras_files_on_devices_test

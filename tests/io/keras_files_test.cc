@@ -18,7 +18,7 @@
 #include "models/compiled_model.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::keras_files_test {
 namespace {
 
 using testing::expect_close;
@@ -161,4 +161,4 @@ TEST(RealKerasFiles, MlpIrisKeras214IsABareListSequentialAndLoadsCompiled) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::keras_files_test

@@ -19,7 +19,7 @@
 #include "tests/io/keras_test_util.h"
 #include "tests/layers/golden_json.h"
 
-namespace strata {
+namespace strata::keras_ops_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -278,4 +278,4 @@ INSTANTIATE_TEST_SUITE_P(Keras3, OperationCase, ::testing::ValuesIn(case_names()
 });
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::keras_ops_test

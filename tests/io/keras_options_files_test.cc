@@ -11,7 +11,7 @@
 #include "keras_test_util.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::keras_options_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_options/";
@@ -60,4 +60,4 @@ TEST(KerasOptionsFiles, RecurrentLayersWithoutBiasSaveNoBias) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::keras_options_files_test

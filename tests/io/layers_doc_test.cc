@@ -18,6 +18,8 @@
 #include "layers/core/op_layer.h"
 #include "layers/keras_class.h"
 
+namespace layers_doc_test {
+
 namespace {
 
 struct Row {
@@ -158,3 +160,5 @@ TEST(LayersDoc, RefusesOnlyWrappersOfOtherFrameworks) {
     }
   }
 }
+
+}  // namespace layers_doc_test

@@ -21,7 +21,7 @@
 #include "models/sequential.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::model_config_test {
 namespace {
 
 using nlohmann::json;
@@ -321,4 +321,4 @@ TEST(ModelConfig, CommittedRealConfigsBuildTheirFilesModels) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model_config_test

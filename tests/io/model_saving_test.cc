@@ -21,7 +21,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::model_saving_test {
 namespace {
 
 Tensor ramp(Shape shape) {
@@ -181,4 +181,4 @@ TEST(ModelSaving, UnbuiltModelsAndDuplicateWeightNamesAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::model_saving_test

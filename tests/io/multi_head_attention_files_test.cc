@@ -13,7 +13,7 @@
 #include "keras_test_util.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::multi_head_attention_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/multi_head_attention/";
@@ -58,4 +58,4 @@ TEST(MultiHeadAttentionFiles, ACallByKeywordLoadsAsThePositionalOne) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::multi_head_attention_files_test

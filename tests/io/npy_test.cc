@@ -8,7 +8,7 @@
 #include "io/zip.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::npy_test {
 namespace {
 
 std::string npy(const std::string& name) { return std::string(STRATA_TEST_DATA) + "/npy/" + name; }
@@ -67,4 +67,4 @@ TEST(Npy, WritesAndReadsBack) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::npy_test

@@ -18,6 +18,8 @@
 using namespace strata;
 using nlohmann::ordered_json;
 
+namespace op_layers_test {
+
 namespace {
 
 const ordered_json& goldens() {
@@ -156,3 +158,5 @@ TEST(OpLayers, TfKerasReverseOperatorsAndTensorOperands) {
   strata::testing::expect_close(model.predict(io::load_npy(base + ".input0.npy")),
                                 io::load_npy(base + ".output0.npy"), "tf_reverse_ops.tf.h5");
 }
+
+}  // namespace op_layers_test

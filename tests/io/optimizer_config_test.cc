@@ -23,7 +23,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::optimizer_config_test {
 namespace {
 
 using io::json;
@@ -266,4 +266,4 @@ TEST(OptimizerConfigs, ExportsForTheKerasCheck) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::optimizer_config_test

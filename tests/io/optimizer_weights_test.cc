@@ -18,7 +18,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::optimizer_weights_test {
 namespace {
 
 Tensor ramp(Shape shape) {
@@ -205,4 +205,4 @@ TEST(OptimizerWeights, Keras211SlotsVariableByVariableAreRestored) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::optimizer_weights_test

@@ -16,6 +16,9 @@
 #include "test_util.h"
 
 using namespace strata;
+
+namespace preprocessing_models_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -111,3 +114,5 @@ TEST(PreprocessingModels, AnEmptyStringTokenSurvivesTheAssetsRoundTrip) {
   EXPECT_EQ(again.predict(x).to_vector<float>(), model.predict(x).to_vector<float>());
   EXPECT_EQ(again.predict(x).to_vector<float>(), (std::vector<float>{0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
 }
+
+}  // namespace preprocessing_models_test

@@ -26,7 +26,7 @@
 #include "models/sequential.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::recurrent_configs_test {
 namespace {
 
 Tensor ramp(Shape shape, float scale = 0.05f) {
@@ -308,4 +308,4 @@ TEST(RecurrentConfig, Keras3ZipOptimizerStateOfAnLstmModelIsRestored) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::recurrent_configs_test

@@ -15,6 +15,9 @@
 #include "models/model.h"
 
 using namespace strata;
+
+namespace regularizer_config_test {
+
 using io::json;
 
 namespace {
@@ -157,3 +160,5 @@ TEST(RegularizerConfig, LayersThatApplyNoneRefuseThem) {
   lstm.impl().activity_regularizer = regularizers::L2();
   EXPECT_THROW(layers::Bidirectional{lstm}, NotImplementedError);
 }
+
+}  // namespace regularizer_config_test

@@ -12,7 +12,7 @@
 #include "io/saving.h"
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::reversible_embedding_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/reversible_embedding/";
@@ -45,4 +45,4 @@ TEST(ReversibleEmbeddingFiles, TheReverseCallIsSavedInTheNodesKwargs) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::reversible_embedding_files_test

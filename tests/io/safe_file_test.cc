@@ -19,6 +19,8 @@
 using namespace strata;
 using strata::testing::ScratchDir;
 
+namespace safe_file_test {
+
 namespace {
 
 // Runs `save` in a child process whose files may not exceed `limit` bytes (as on a full
@@ -126,3 +128,5 @@ TEST(SafeFile, SavingOntoAFullDiskFailsClearlyAndKeepsThePreviousFile) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(entries, expected) << "temporary files were left behind";
 }
+
+}  // namespace safe_file_test

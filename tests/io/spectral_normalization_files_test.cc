@@ -7,7 +7,7 @@
 
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::spectral_normalization_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/spectral_normalization/";
@@ -21,4 +21,4 @@ TEST(SpectralNormalizationFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::spectral_normalization_files_test

@@ -6,7 +6,7 @@
 
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::stft_spectrogram_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/stft_spectrogram/";
@@ -20,4 +20,4 @@ TEST(STFTSpectrogramFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::stft_spectrogram_files_test

@@ -12,6 +12,9 @@
 #include "test_util.h"
 
 using namespace strata;
+
+namespace string_data_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -78,3 +81,5 @@ TEST(Csv, SkipRowsSkipsLinesBeforeTheHeader) {
   EXPECT_THROW(io::read_csv(path), IOError);  // the counts line taken as the header: rows disagree
   EXPECT_THROW(io::read_csv(path, {.skip_rows = -1}), ValueError);
 }
+
+}  // namespace string_data_test

@@ -17,6 +17,9 @@
 #include "test_util.h"
 
 using namespace strata;
+
+namespace text_vectorization_models_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -118,3 +121,5 @@ TEST(TextVectorizationModels, TrainsAnEmbeddingBehindTheVectorizer) {
   model.fit(docs, y, {.batch_size = 4, .epochs = 30, .verbose = 0});
   EXPECT_LT(model.evaluate(docs, y).at("loss"), before * 0.5f);
 }
+
+}  // namespace text_vectorization_models_test

@@ -10,7 +10,7 @@
 #include "test_util.h"
 
 #ifdef STRATA_TOOLS_DIR
-namespace strata {
+namespace strata::tools_test {
 namespace {
 
 struct ToolRun {
@@ -89,5 +89,5 @@ TEST(Tools, InspectSaysWhichLayerClassesAreSupported) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::tools_test
 #endif

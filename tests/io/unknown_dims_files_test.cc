@@ -20,7 +20,7 @@
 #include "optimizers/optimizers.h"
 #include "test_util.h"
 
-namespace strata {
+namespace strata::unknown_dims_files_test {
 namespace {
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/unknown_dims/";
@@ -112,4 +112,4 @@ INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsTraining,
                                            "reshape_minus_one", "transpose_2d", "transpose_1d", "transpose_3d"));
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::unknown_dims_files_test

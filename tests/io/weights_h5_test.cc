@@ -9,7 +9,7 @@
 #include "io/hdf5.h"
 #include "tests/io/test_util.h"
 
-namespace strata {
+namespace strata::weights_h5_test {
 namespace {
 
 using io::LayerWeights;
@@ -319,4 +319,4 @@ TEST(WeightsH5, LoadsRealKeras3WeightsByClassKey) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::weights_h5_test

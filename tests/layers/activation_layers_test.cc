@@ -22,6 +22,8 @@
 
 using namespace strata;
 
+namespace activation_layers_test {
+
 namespace {
 
 Tensor run(const Layer& layer, const Tensor& x) {
@@ -145,3 +147,5 @@ TEST(Normalization, InvertUndoesIt) {
   layers::Normalization norm({.mean = std::vector<double>{1.0}, .variance = std::vector<double>{4.0}, .invert = true});
   EXPECT_FLOAT_EQ(run(norm, Tensor::from_vector<float>({1, 1}, {1.f})).to_vector<float>()[0], 3.f);
 }
+
+}  // namespace activation_layers_test

@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace activations_test {
+
 namespace {
 float apply(const std::string& name, float v) {
   Graph g;
@@ -68,3 +70,5 @@ TEST(Activations, UnknownNameListsKnownOnes) {
     EXPECT_NE(std::string(e.what()).find("relu"), std::string::npos);
   }
 }
+
+}  // namespace activations_test

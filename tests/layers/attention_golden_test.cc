@@ -22,7 +22,7 @@
 #include "models/model.h"
 #include "../io/test_util.h"
 
-namespace strata {
+namespace strata::attention_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -115,4 +115,4 @@ TEST(CallArguments, ALayerRefusesArgumentsItDoesNotTake) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::attention_golden_test

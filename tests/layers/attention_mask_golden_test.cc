@@ -22,7 +22,7 @@
 #include "optimizers/optimizers.h"
 #include "../io/test_util.h"
 
-namespace strata {
+namespace strata::attention_mask_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -149,4 +149,4 @@ TEST(AttentionMasks, AModelWithAMaskInputPredictsKerassValuesAndTrains) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::attention_mask_golden_test

@@ -39,6 +39,8 @@ using namespace strata::layers;
 using namespace strata::testing;
 using nlohmann::ordered_json;
 
+namespace augmentation_golden_test {
+
 namespace {
 
 const ordered_json& cases() { return golden_file("augmentation/transforms.json"); }
@@ -329,3 +331,5 @@ TEST(AutoContrast, StretchesAsKerasAndKeepsFlatChannels) {
 }
 
 }  // namespace
+
+}  // namespace augmentation_golden_test

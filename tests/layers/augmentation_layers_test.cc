@@ -42,6 +42,8 @@
 using namespace strata;
 using namespace strata::layers;
 
+namespace augmentation_layers_test {
+
 namespace {
 
 constexpr double kSe = 4.5;
@@ -648,3 +650,5 @@ TEST(Augmentation, GradientsFlowThroughArithmeticAndAreRefusedThroughResampling)
     }
   }
 }
+
+}  // namespace augmentation_layers_test

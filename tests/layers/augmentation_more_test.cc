@@ -28,6 +28,8 @@ using namespace strata::layers;
 using namespace strata::testing;
 using nlohmann::ordered_json;
 
+namespace augmentation_more_test {
+
 namespace {
 
 constexpr double kSe = 4.5;
@@ -558,3 +560,5 @@ TEST(MaxNumBoundingBoxes, PassesImagesThrough) {
   EXPECT_TRUE(equal(run(MaxNumBoundingBoxes(4), x, true), x));
   EXPECT_TRUE(equal(run(MaxNumBoundingBoxes(4), x, false), x));
 }
+
+}  // namespace augmentation_more_test

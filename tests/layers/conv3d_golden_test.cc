@@ -21,7 +21,7 @@
 #include "layers/reshaping/spatial_padding.h"
 #include "layers/reshaping/upsampling.h"
 
-namespace strata {
+namespace strata::conv3d_golden_test {
 namespace {
 
 using namespace strata::layers;
@@ -132,4 +132,4 @@ TEST(Conv3DGoldenFile, EveryGoldenCaseHasABuilderAndWasMadeByKeras3) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::conv3d_golden_test

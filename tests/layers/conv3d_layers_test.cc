@@ -12,7 +12,7 @@
 #include "layers/reshaping/spatial_padding.h"
 #include "layers/reshaping/upsampling.h"
 
-namespace strata {
+namespace strata::conv3d_layers_test {
 namespace {
 
 using namespace strata::layers;
@@ -121,4 +121,4 @@ TEST(GlobalPooling3D, ReducesTheThreeSpatialAxes) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::conv3d_layers_test

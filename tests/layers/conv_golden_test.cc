@@ -34,6 +34,9 @@
 
 using namespace strata;
 using namespace strata::layers;
+
+namespace conv_golden_test {
+
 using nlohmann::json;
 
 namespace {
@@ -206,3 +209,5 @@ TEST(ConvGoldenFile, EveryGoldenCaseHasABuilder) {
 }
 
 }  // namespace
+
+}  // namespace conv_golden_test

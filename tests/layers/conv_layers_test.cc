@@ -24,6 +24,8 @@
 using namespace strata;
 using namespace strata::layers;
 
+namespace conv_layers_test {
+
 namespace {
 
 // The ShapeError message thrown by `f`, or "" when nothing is thrown.
@@ -186,3 +188,5 @@ TEST(RankGenericLayers, EachRankIsTheFamilysTemplate) {
   EXPECT_NE(dynamic_cast<const SpatialPadImpl<3>*>(&Cropping3D(1).impl()), nullptr);
   EXPECT_NE(dynamic_cast<const UpSamplingImpl<1>*>(&UpSampling1D(2).impl()), nullptr);
 }
+
+}  // namespace conv_layers_test

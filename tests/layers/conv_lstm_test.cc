@@ -28,6 +28,8 @@
 using namespace strata;
 using nlohmann::ordered_json;
 
+namespace conv_lstm_test {
+
 namespace {
 
 const ordered_json& goldens() { return strata::testing::golden_file("conv_lstm_golden.json"); }
@@ -226,3 +228,5 @@ TEST(ConvLSTM, BadOptionsAreRefusedNamingTheOption) {
     EXPECT_NE(std::string(e.what()).find("batch_size"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace conv_lstm_test

@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace dense_test {
+
 namespace {
 // Runs a single layer's graph on concrete inputs.
 Tensor run_layer(const Layer& layer, const Tensor& x) {
@@ -104,3 +106,5 @@ TEST(Dense, RejectsBadOptions) {
   EXPECT_THROW(layers::Dense(3, {.activation = "relu7"}), ValueError);
   EXPECT_THROW(layers::Dense(3, {.kernel_initializer = "glorot_unicorn"}), ValueError);
 }
+
+}  // namespace dense_test

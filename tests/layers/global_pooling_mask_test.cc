@@ -10,7 +10,7 @@
 #include "layers/core/input_layer.h"
 #include "models/model.h"
 
-namespace strata {
+namespace strata::global_pooling_mask_test {
 namespace {
 
 constexpr std::int64_t kVocab = 9, kFeatures = 3;
@@ -67,4 +67,4 @@ TEST(GlobalPoolingMasks, MaxPoolingIgnoresTheMask) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::global_pooling_mask_test

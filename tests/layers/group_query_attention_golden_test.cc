@@ -12,7 +12,7 @@
 #include "layers/attention/group_query_attention.h"
 #include "layers/core/input_layer.h"
 
-namespace strata {
+namespace strata::group_query_attention_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -84,4 +84,4 @@ TEST(GroupQueryAttention, DefaultNameAndWeightsAreKeras) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::group_query_attention_golden_test

@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace initializers_test {
+
 namespace {
 struct Stats {
   double mean = 0, stddev = 0, min = 1e9, max = -1e9;
@@ -122,3 +124,5 @@ TEST(Initializers, EveryKerasNameResolves) {
   }
   EXPECT_THROW(Initializer("glorot"), ValueError);
 }
+
+}  // namespace initializers_test

@@ -16,6 +16,8 @@
 
 using nlohmann::ordered_json;
 
+namespace keras_classes_golden_test {
+
 namespace {
 
 const ordered_json& goldens() { return strata::testing::golden_file("keras_classes_golden.json"); }
@@ -57,3 +59,5 @@ TEST(KerasClassGoldens, EveryClassIsSupportedAndRegistered) {
   for (const auto& cls : in_file) EXPECT_TRUE(kSupported.count(cls)) << cls << " has goldens but is not run";
   for (const auto& cls : kSupported) EXPECT_NE(strata::layers::find_keras_class(cls), nullptr) << cls;
 }
+
+}  // namespace keras_classes_golden_test

@@ -17,7 +17,7 @@
 #include "layers/reshaping/upsampling.h"
 #include "../io/test_util.h"
 
-namespace strata {
+namespace strata::keras_options_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -109,4 +109,4 @@ TEST(DotHighRank, OutputShapeIsBatchDotsAndBadAxesAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::keras_options_golden_test

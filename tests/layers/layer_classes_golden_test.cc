@@ -22,6 +22,8 @@
 using namespace strata;
 using nlohmann::ordered_json;
 
+namespace layer_classes_golden_test {
+
 namespace {
 
 const ordered_json& goldens() { return strata::testing::golden_file("layer_classes_golden.json"); }
@@ -125,3 +127,5 @@ TEST(LayerClassGoldens, PendingClassesAreNamed) {
   for (const auto& n : pending) list += " " + n;
   std::cout << "golden cases not run (" << pending.size() << "):" << list << "\n";
 }
+
+}  // namespace layer_classes_golden_test

@@ -21,6 +21,8 @@
 using namespace strata;
 using nlohmann::ordered_json;
 
+namespace merge_broadcast_golden_test {
+
 namespace {
 
 const ordered_json& goldens() { return strata::testing::golden_file("merge_broadcast_golden.json"); }
@@ -122,3 +124,5 @@ TEST(MergeBroadcast, DifferentFixedBatchSizesAreRefused) {
 }
 
 }  // namespace
+
+}  // namespace merge_broadcast_golden_test

@@ -24,7 +24,7 @@
 #include "models/model.h"
 #include "optimizers/optimizers.h"
 
-namespace strata {
+namespace strata::multi_head_attention_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -172,4 +172,4 @@ TEST(MultiHeadAttention, ACausalAttentionClassifierLearns) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::multi_head_attention_golden_test

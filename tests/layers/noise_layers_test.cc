@@ -21,6 +21,8 @@
 using namespace strata;
 using namespace strata::layers;
 
+namespace noise_layers_test {
+
 namespace {
 
 Tensor run(const Layer& layer, const Tensor& x, bool training, std::int64_t step = 0) {
@@ -252,3 +254,5 @@ TEST(SpatialDropout3D, DropsWholeChannelsInTrainingOnly) {
   }
   EXPECT_THROW(SpatialDropout3D(0.5)(Input({4, 4, 3})), ShapeError);
 }
+
+}  // namespace noise_layers_test

@@ -14,6 +14,8 @@ using namespace strata;
 using layers::OpArgument;
 using layers::OpLayer;
 
+namespace op_layer_test {
+
 namespace {
 
 const std::string kNumpy = "keras.src.ops.numpy";
@@ -75,3 +77,5 @@ TEST(OpLayer, MaxWithInitialAndUnknownOperationsAreRefused) {
   EXPECT_THROW(run(max, {row({1.f})}), NotImplementedError);
   EXPECT_THROW(OpLayer("Unique", kNumpy, {OpArgument::tensor(0)}), NotImplementedError);
 }
+
+}  // namespace op_layer_test

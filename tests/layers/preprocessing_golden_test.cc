@@ -15,6 +15,9 @@
 #include "layers/preprocessing/index_lookup.h"
 
 using namespace strata;
+
+namespace preprocessing_golden_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -128,3 +131,5 @@ TEST(Discretization, AdaptLearnsKerasQuantileBoundaries) {
   }
   EXPECT_GE(n, 5);
 }
+
+}  // namespace preprocessing_golden_test

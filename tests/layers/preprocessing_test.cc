@@ -27,6 +27,8 @@
 
 using namespace strata;
 
+namespace preprocessing_test {
+
 TEST(StringTensor, HoldsStringsAndZeroIsEmpty) {
   const std::vector<std::string> words{"a", "", "héllo", "日本語", std::string(300, 'x')};
   Tensor t = Tensor::from_strings({5}, words);
@@ -178,3 +180,5 @@ TEST(StringTensor, EagerOpsThatMoveBytesTakeStringsAndArithmeticRefuses) {
   EXPECT_THROW(ops::add(a, a), ValueError);
   EXPECT_THROW(ops::cast(a, DType::float32), ValueError);
 }
+
+}  // namespace preprocessing_test

@@ -11,6 +11,8 @@
 
 using namespace strata;
 
+namespace reshaping_layers_test {
+
 namespace {
 Tensor run(const Layer& layer, const Tensor& x, bool training) {
   Graph g;
@@ -86,3 +88,5 @@ TEST(LayerNames, DefaultNamesAreUniqueAndDeterministic) {
   clear_session();
   EXPECT_EQ(layers::Dense(1).name(), "dense");
 }
+
+}  // namespace reshaping_layers_test

@@ -11,7 +11,7 @@
 #include "layers/core/input_layer.h"
 #include "layers/core/reversible_embedding.h"
 
-namespace strata {
+namespace strata::reversible_embedding_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -65,4 +65,4 @@ TEST(ReversibleEmbedding, WhatStrataDoesNotDoIsRefusedByName) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::reversible_embedding_golden_test

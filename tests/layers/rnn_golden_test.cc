@@ -19,6 +19,9 @@
 #include "models/model.h"
 
 using namespace strata;
+
+namespace rnn_golden_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -175,3 +178,5 @@ INSTANTIATE_TEST_SUITE_P(Keras, RnnGolden, ::testing::ValuesIn(case_names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
+
+}  // namespace rnn_golden_test

@@ -23,6 +23,8 @@
 
 using namespace strata;
 
+namespace rnn_test {
+
 namespace {
 
 Tensor random_tensor(Shape shape, std::uint64_t seed) {
@@ -250,3 +252,5 @@ TEST(LSTM, MaskedPaddingGivesTheSameOutputAsTheUnpaddedSequence) {
   Tensor a = m.predict(padded, {.verbose = 0}), b = m.predict(plain, {.verbose = 0});
   for (std::int64_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(a.item(i), b.item(i));
 }
+
+}  // namespace rnn_test

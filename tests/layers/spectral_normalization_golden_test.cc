@@ -18,7 +18,7 @@
 #include "layers/normalization/spectral_normalization.h"
 #include "layers/reshaping/flatten.h"
 
-namespace strata {
+namespace strata::spectral_normalization_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -107,4 +107,4 @@ TEST(SpectralNormalization, WeightsAreKerassAndRefusalsNameTheProblem) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::spectral_normalization_golden_test

@@ -12,7 +12,7 @@
 #include "layers/core/input_layer.h"
 #include "layers/preprocessing/stft_spectrogram.h"
 
-namespace strata {
+namespace strata::stft_spectrogram_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -66,4 +66,4 @@ TEST(STFTSpectrogram, KerassRefusalsAndStratasAreRefusedByName) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::stft_spectrogram_golden_test

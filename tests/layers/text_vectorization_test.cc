@@ -15,6 +15,9 @@
 #include "layers/preprocessing/text_vectorization.h"
 
 using namespace strata;
+
+namespace text_vectorization_test {
+
 using json = nlohmann::json;
 
 namespace {
@@ -152,7 +155,7 @@ TEST(TextVectorization, RefusesWhatItCannotDo) {
 }
 
 TEST(TextVectorization, ReadsAVocabularyFile) {
-  const std::string path = testing::TempDir() + "/text_vectorization_vocabulary.txt";
+  const std::string path = ::testing::TempDir() + "/text_vectorization_vocabulary.txt";
   {
     std::ofstream f(path);
     f << "cat\ndog\r\nmat\n";
@@ -163,3 +166,5 @@ TEST(TextVectorization, ReadsAVocabularyFile) {
   EXPECT_EQ(y.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 3, 1, 2}));
   EXPECT_THROW(layers::TextVectorization({.vocabulary_file = path + ".missing"}), IOError);
 }
+
+}  // namespace text_vectorization_test

@@ -24,6 +24,8 @@
 using namespace strata;
 using namespace strata::layers;
 
+namespace unknown_dims_layers_test {
+
 namespace {
 
 constexpr std::int64_t N = kUnknownDim;
@@ -84,3 +86,5 @@ TEST(UnknownDims, RefusalsNameTheLayer) {
       shape_error_of([] { UpSampling2D(2, {.interpolation = "bilinear", .name = "smooth"})(Input({N, 4, 3})); });
   EXPECT_NE(interpolated.find("smooth"), std::string::npos) << interpolated;
 }
+
+}  // namespace unknown_dims_layers_test

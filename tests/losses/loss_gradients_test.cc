@@ -13,6 +13,8 @@
 
 using namespace strata;
 
+namespace loss_gradients_test {
+
 namespace {
 
 const Tensor kRegTrue = Tensor::from_vector<float>({3, 4}, {0.5f, -1.f, 2.f, 0.3f, 0.f, 0.7f, -0.7f, 1.2f, 1.5f, 1.1f, -2.f, 0.25f});
@@ -88,3 +90,5 @@ TEST(LossGradients, BinaryCrossentropyFromLogitsIsSmoothAtZero) {
   EXPECT_NEAR(out[1].item(0), -0.5f, 1e-6);
   EXPECT_NEAR(out[1].item(1), 0.5f, 1e-6);
 }
+
+}  // namespace loss_gradients_test

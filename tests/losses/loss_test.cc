@@ -10,6 +10,8 @@
 
 using namespace strata;
 
+namespace loss_test {
+
 namespace {
 
 float run_loss(const losses::Loss& loss, const Tensor& y_true, const Tensor& y_pred, const Tensor& weight = {}) {
@@ -135,3 +137,5 @@ TEST(Losses, AreGraphNodesOnly) {
   EXPECT_EQ(program.num_steps(), steps);
   EXPECT_NEAR(program.run({labels, Tensor::filled({2, 5}, 0.5f)})[0].item(), std::log(5.f), 1e-6);
 }
+
+}  // namespace loss_test

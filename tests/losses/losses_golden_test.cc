@@ -9,6 +9,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace losses_golden_test {
+
 using nlohmann::json;
 
 namespace {
@@ -82,3 +85,5 @@ TEST(Losses, MatchKerasGoldens) {
     golden::expect_matches_golden(program.run(values)[0], c.at("expected"));
   }
 }
+
+}  // namespace losses_golden_test

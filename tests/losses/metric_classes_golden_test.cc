@@ -10,6 +10,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace metric_classes_golden_test {
+
 using nlohmann::json;
 
 namespace {
@@ -74,3 +77,5 @@ TEST(MetricClasses, MatchKerasGoldensOverTwoBatches) {
     }
   }
 }
+
+}  // namespace metric_classes_golden_test

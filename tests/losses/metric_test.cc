@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace metric_test {
+
 namespace {
 
 // Runs one batch through `metric` (building it on a fresh graph) and returns result().
@@ -84,3 +86,5 @@ TEST(Metrics, SampleWeightsOfShapeBOrB1AreEquivalent) {
   EXPECT_NEAR(ra, 0.5f, 1e-6);
   EXPECT_NEAR(rb, 0.5f, 1e-6);
 }
+
+}  // namespace metric_test

@@ -7,6 +7,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace metrics_golden_test {
+
 using nlohmann::json;
 
 TEST(Metrics, MatchKerasGoldensOverTwoBatches) {
@@ -41,3 +44,5 @@ TEST(Metrics, MatchKerasGoldensOverTwoBatches) {
     EXPECT_EQ(metric.result(), c.at("result_after_reset").get<double>());
   }
 }
+
+}  // namespace metrics_golden_test

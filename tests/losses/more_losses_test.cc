@@ -14,6 +14,8 @@
 
 using namespace strata;
 
+namespace more_losses_test {
+
 namespace {
 
 const Tensor kRegTrue = Tensor::from_vector<float>({3, 4}, {0.5f, -1.f, 2.f, 0.3f, 0.f, 0.7f, -0.7f, 1.2f, 1.5f, 1.1f, -2.f, 0.25f});
@@ -129,3 +131,5 @@ TEST(Losses, NewIdentifiersResolve) {
     EXPECT_NO_THROW(losses::get(id)) << id;
   }
 }
+
+}  // namespace more_losses_test

@@ -15,6 +15,8 @@
 
 using namespace strata;
 
+namespace augmentation_fit_test {
+
 namespace {
 
 Model make_model() {
@@ -88,3 +90,5 @@ TEST(AugmentationFit, ResamplingAfterWeightsIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("image_affine_transform"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace augmentation_fit_test

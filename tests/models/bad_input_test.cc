@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace bad_input_test {
+
 namespace {
 Model compiled_classifier() {
   auto in = Input({4}, {.name = "features"});
@@ -139,3 +141,5 @@ TEST(BadInput, BadOptionsAreRefused) {
   EXPECT_THROW(m.fit(x, y, {.batch_size = 0, .verbose = 0}), ValueError);
   EXPECT_THROW(m.compile({.optimizer = "sgd", .loss = "not_a_loss"}), ValueError);
 }
+
+}  // namespace bad_input_test

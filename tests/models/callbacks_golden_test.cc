@@ -8,6 +8,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace callbacks_golden_test {
+
 using nlohmann::json;
 
 namespace {
@@ -105,3 +108,5 @@ TEST(CallbacksGolden, ReduceLROnPlateauRatesMatchKeras) {
     }
   }
 }
+
+}  // namespace callbacks_golden_test

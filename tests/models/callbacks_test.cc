@@ -15,6 +15,8 @@
 #include "test_data.h"
 
 using namespace strata;
+namespace callbacks_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -168,10 +170,10 @@ TEST(EarlyStopping, RestoresTheBestEpochsWeights) {
 TEST(EarlyStopping, MissingMonitorKeyWarnsAndTrainingContinues) {
   Model m = classifier();
   auto [x, y] = test_data::blobs(30);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   History h = m.fit(x, y, {.batch_size = 10, .epochs = 3, .verbose = 0,
                            .callbacks = {callbacks::EarlyStopping({.monitor = "val_nope"})}});
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(h.epoch.size(), 3u);
   EXPECT_NE(err.find("Early stopping conditioned on metric `val_nope` which is not available"), std::string::npos)
       << err;
@@ -409,3 +411,5 @@ TEST(Callbacks, StreamingMetricsResetEveryEpochInFit) {
     for (float v : h.history[key]) EXPECT_NEAR(v, scores.at(key), 1e-6) << key;
   }
 }
+
+}  // namespace callbacks_test

@@ -22,6 +22,8 @@
 
 using namespace strata;
 
+namespace concurrency_test {
+
 namespace {
 
 constexpr int kThreads = 8;
@@ -256,3 +258,5 @@ TEST(ConcurrentPredict, CallbacksOfFitMayPredictOnTheFittingThread) {
   std::thread other([&] { EXPECT_NO_THROW(m.predict_on_batch(x)); });
   other.join();
 }
+
+}  // namespace concurrency_test

@@ -17,6 +17,8 @@
 
 using namespace strata;
 
+namespace cuda_graphs_test {
+
 namespace {
 
 constexpr const char* kNoGpu = "no CUDA device on this machine (or Strata built without CUDA)";
@@ -233,3 +235,5 @@ TEST(CudaGraphs, ModelsAGraphCannotReplayRunEagerly) {
     EXPECT_EQ(counts.refusals, 1);
   }
 }
+
+}  // namespace cuda_graphs_test

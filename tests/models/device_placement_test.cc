@@ -15,6 +15,8 @@
 
 using namespace strata;
 
+namespace device_placement_test {
+
 namespace {
 
 Model small_classifier() {
@@ -399,3 +401,5 @@ TEST(DevicePlacement, ABidirectionalGruTrainsFiftyStepsOnTheGpuWithTheCpusLosses
     expect_trains_as_on_the_cpu(cpu, gpu, sequences, labels, optimizer);
   }
 }
+
+}  // namespace device_placement_test

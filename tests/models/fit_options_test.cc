@@ -13,6 +13,8 @@
 
 using namespace strata;
 
+namespace fit_options_test {
+
 namespace {
 
 Model classifier(optimizers::Optimizer opt = optimizers::SGD({.learning_rate = 0.05}),
@@ -260,3 +262,5 @@ TEST(DataRoad, PredictOnADatasetTakesStepsAndMatchesTheArrays) {
             (Shape{37, 3}));
   EXPECT_THROW(m.predict(Dataset::from_tensors({x}), {.verbose = 0}), ValueError);
 }
+
+}  // namespace fit_options_test

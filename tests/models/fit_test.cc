@@ -8,6 +8,8 @@
 
 using namespace strata;
 
+namespace fit_test {
+
 namespace {
 Model classifier(std::vector<std::string> metrics = {"accuracy"}) {
   auto in = Input({4});
@@ -170,3 +172,5 @@ TEST(Fit, ShuffleOffKeepsTheOrderAndOnChangesIt) {
   EXPECT_EQ(run(false, 1), run(false, 2));
   EXPECT_NE(run(true, 1), run(true, 2));
 }
+
+}  // namespace fit_test

@@ -6,6 +6,8 @@
 
 using namespace strata;
 
+namespace functional_test {
+
 TEST(Functional, TwoInputsTwoOutputsTrain) {
   set_random_seed(21);
   auto a = Input({4}, {.name = "a"});
@@ -154,3 +156,5 @@ TEST(Layers, FrozenLayersAreNotTrained) {
   m.fit(x, Tensor(Shape{10, 2}), {.epochs = 2, .verbose = 0});
   EXPECT_EQ(frozen.get_weights()[0].to_vector<float>(), before.to_vector<float>());
 }
+
+}  // namespace functional_test

@@ -15,6 +15,8 @@
 
 using namespace strata;
 
+namespace inference_rewrite_test {
+
 namespace {
 
 Tensor random_tensor(const Shape& shape, std::mt19937& rng, float lo, float hi) {
@@ -380,3 +382,5 @@ TEST(InferenceRewriteGraph, RefusesAFinalizedGraph) {
 }
 
 }  // namespace
+
+}  // namespace inference_rewrite_test

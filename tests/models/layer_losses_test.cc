@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace layer_losses_test {
+
 namespace {
 
 // Dense(2) with fixed weights, then ActivityRegularization(l1, l2).
@@ -77,3 +79,5 @@ TEST(ActivityRegularization, RefusesNegativeFactors) {
   EXPECT_THROW(layers::ActivityRegularization({.l1 = -0.1}), ValueError);
   EXPECT_THROW(layers::ActivityRegularization({.l2 = -1.0}), ValueError);
 }
+
+}  // namespace layer_losses_test

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace layering_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -121,3 +123,5 @@ TEST(Layering, TheEngineReachesDevicesThroughTheirBackends) {
   }
   EXPECT_EQ(naming_cuda, std::vector<std::string>{});
 }
+
+}  // namespace layering_test

@@ -10,6 +10,8 @@
 
 using namespace strata;
 
+namespace lessons_test {
+
 namespace {
 Model small_classifier(double dropout = 0.0) {
   auto in = Input({4});
@@ -127,3 +129,5 @@ TEST(Lessons, SameSeedGivesBitIdenticalWeightsAfterTraining) {
   }
   EXPECT_TRUE(differs_with_other_seed);
 }
+
+}  // namespace lessons_test

@@ -10,6 +10,8 @@
 #include "strata.h"
 
 using namespace strata;
+namespace plot_model_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -68,3 +70,5 @@ TEST(PlotModel, WritesDotAndRendersPngWhenGraphvizIsInstalled) {
   EXPECT_THROW(plot_model(m, (dir / "m.jpg").string()), ValueError);
   fs::remove_all(dir);
 }
+
+}  // namespace plot_model_test

@@ -9,6 +9,8 @@
 
 using namespace strata;
 
+namespace progress_bar_test {
+
 TEST(ProgressBar, FormatsValuesLikeKeras) {
   EXPECT_EQ(ProgressBar::format_value(0.51234f), "0.5123");
   EXPECT_EQ(ProgressBar::format_value(0.0f), "0.0000");
@@ -55,3 +57,5 @@ TEST(ProgressBar, FitPrintsEpochHeadersAndValidationLogs) {
   m.fit(x, y, {.batch_size = 10, .epochs = 1, .verbose = 0});
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
 }
+
+}  // namespace progress_bar_test

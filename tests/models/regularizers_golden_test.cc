@@ -19,6 +19,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace regularizers_golden_test {
+
 using golden::close_to_keras;
 using golden::golden_tensor;
 using nlohmann::json;
@@ -150,3 +153,5 @@ TEST(Regularizers, KerasNamesAndRefusals) {
 }
 
 }  // namespace
+
+}  // namespace regularizers_golden_test

@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 
 extern char** environ;
 
+namespace resume_test {
+
 namespace {
 
 struct Interrupted : std::runtime_error {
@@ -235,3 +237,5 @@ TEST(Resume, CheckpointOfAnotherModelNamesTheFirstMismatchingWeight) {
   EXPECT_EQ(std::memcmp(before[0].raw_data(), after[0].raw_data(), before[0].nbytes()), 0);  // nothing assigned
   fs::remove(file);
 }
+
+}  // namespace resume_test

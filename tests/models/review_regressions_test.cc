@@ -11,6 +11,8 @@
 
 using namespace strata;
 
+namespace review_regressions_test {
+
 TEST(Regression, SparseTargetsDependOnTheLossNotItsName) {
   auto in = Input({4});
   Model m(in, layers::Dense(3)(in));
@@ -160,3 +162,5 @@ TEST(Regression, SetWeightsChecksDtypesBeforeAssigningAnything) {
   EXPECT_THROW(m.set_weights(w), ValueError);
   EXPECT_EQ(m.get_weights()[0].to_vector<float>(), before);
 }
+
+}  // namespace review_regressions_test

@@ -19,6 +19,8 @@
 
 using namespace strata;
 
+namespace optimizer_test {
+
 TEST(OptimizerGet, ResolvesKerasIdentifiersWithDefaults) {
   auto sgd = optimizers::get("sgd");
   EXPECT_NEAR(sgd.learning_rate(), 0.01f, 1e-9);
@@ -218,3 +220,5 @@ TEST(Schedules, CosineDecayWithWarmupTargetAndNoWarmupStepsDecaysFromTheTarget) 
   EXPECT_DOUBLE_EQ(s(0), 2.0);
   EXPECT_NEAR(s(5), 1.0, 1e-12);  // 2 * (1 + cos(pi / 2)) / 2
 }
+
+}  // namespace optimizer_test

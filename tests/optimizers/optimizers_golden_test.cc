@@ -12,6 +12,9 @@
 #include "tests/training_golden.h"
 
 using namespace strata;
+
+namespace optimizers_golden_test {
+
 using nlohmann::json;
 
 namespace {
@@ -197,3 +200,5 @@ TEST(Schedules, MatchKerasGoldens) {
     }
   }
 }
+
+}  // namespace optimizers_golden_test

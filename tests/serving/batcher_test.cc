@@ -15,7 +15,7 @@
 #include "serving/rest_handler.h"
 #include "serving_test_util.h"
 
-namespace strata::serving {
+namespace strata::serving::batcher_test {
 namespace {
 
 using namespace testing;
@@ -265,4 +265,4 @@ TEST(Batcher, OneBadRequestInAMergedBatchFailsAloneAndTheOthersGetTheirPredictio
 }
 
 }  // namespace
-}  // namespace strata::serving
+}  // namespace strata::serving::batcher_test

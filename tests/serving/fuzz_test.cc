@@ -11,7 +11,7 @@
 #include "serving/rest_handler.h"
 #include "serving_test_util.h"
 
-namespace strata::serving {
+namespace strata::serving::fuzz_test {
 namespace {
 
 using namespace testing;
@@ -189,4 +189,4 @@ TEST(Fuzz, DeeplyNestedAndHugeValuesAreRefused) {
 }
 
 }  // namespace
-}  // namespace strata::serving
+}  // namespace strata::serving::fuzz_test

@@ -15,7 +15,7 @@
 
 #include "serving_test_util.h"
 
-namespace strata::serving {
+namespace strata::serving::http_server_test {
 namespace {
 
 using namespace testing;
@@ -174,4 +174,4 @@ TEST(StrataServe, TheProgramServesAndStopsOnSigterm) {
 }
 
 }  // namespace
-}  // namespace strata::serving
+}  // namespace strata::serving::http_server_test

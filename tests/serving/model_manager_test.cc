@@ -10,7 +10,7 @@
 #include "serving/rest_handler.h"
 #include "serving_test_util.h"
 
-namespace strata::serving {
+namespace strata::serving::model_manager_test {
 namespace {
 
 using namespace testing;
@@ -130,4 +130,4 @@ TEST(ModelManager, ANewVersionIsSwappedInWhileRequestsRunAndNoneFails) {
 }
 
 }  // namespace
-}  // namespace strata::serving
+}  // namespace strata::serving::model_manager_test

@@ -13,7 +13,7 @@
 #include "serving/tensor_json.h"
 #include "serving_test_util.h"
 
-namespace strata::serving {
+namespace strata::serving::rest_handler_test {
 namespace {
 
 using namespace testing;
@@ -388,4 +388,4 @@ TEST(RestHandler, ARequestLargerThanThePredictChunkIsPredictedInChunksAndMatches
 }
 
 }  // namespace
-}  // namespace strata::serving
+}  // namespace strata::serving::rest_handler_test
