@@ -29,7 +29,7 @@ const std::vector<std::pair<std::string, json>>& unimplemented_defaults() {
   return defaults;
 }
 
-std::string join(const std::vector<std::string>& names) {
+std::string comma_list(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
@@ -67,7 +67,7 @@ json schedule_object(const LearningRateSchedule& s) {
   if (!s.has_config()) {
     throw ValueError("the learning-rate schedule '" + s.class_name() +
                      "' is a function of one's own, which Keras files cannot hold; use one of " +
-                     join(optimizers::schedule_class_names()));
+                     comma_list(optimizers::schedule_class_names()));
   }
   JsonWriter w;
   s.config_fields(w);
@@ -182,7 +182,7 @@ LearningRate read_learning_rate(const json& j, const std::string& where) {
   LearningRateSchedule s = optimizers::schedule_from_fields(cls, reader);
   if (!s.defined()) {
     throw NotImplementedError(where + ": learning-rate schedule class '" + cls + "' is not supported; Strata has " +
-                              join(optimizers::schedule_class_names()) + hint());
+                              comma_list(optimizers::schedule_class_names()) + hint());
   }
   reader.check_all_read();
   return s;
@@ -247,7 +247,7 @@ optimizers::Optimizer optimizer_from_config(const json& j, const std::string& wh
     optimizers::Optimizer opt = optimizers::optimizer_from_fields(cls, reader);
     if (!opt.defined()) {
       throw NotImplementedError(where + ": optimizer class '" + j["class_name"].get<std::string>() +
-                                "' is not supported; Strata has " + join(optimizers::optimizer_class_names()) +
+                                "' is not supported; Strata has " + comma_list(optimizers::optimizer_class_names()) +
                                 hint());
     }
     reader.check_all_read();

@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 bool is_keras3_path(const std::string& path) { return path.ends_with(".weights.h5"); }
 
-std::string join(const std::vector<std::string>& items, std::size_t max_items = 20) {
+std::string join_first(const std::vector<std::string>& items, std::size_t max_items = 20) {
   std::string s;
   for (std::size_t i = 0; i < items.size() && i < max_items; ++i) {
     if (i) s += ", ";
@@ -134,7 +134,7 @@ void load_keras2_layer(const h5::Group& group, const LayerWeights& layer, const 
   if (names.size() != layer.weights.size()) {
     throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name + "' has " +
                      std::to_string(layer.weights.size()) + " weights, the file's '" + group.path() + "' holds " +
-                     std::to_string(names.size()) + " (" + join(names) + ")");
+                     std::to_string(names.size()) + " (" + join_first(names) + ")");
   }
   // tf.keras's CuDNNLSTM / CuDNNGRU weights come in cuDNN's layout: convert them first.
   std::vector<Tensor> values;
@@ -221,8 +221,8 @@ void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers, 
     }
     if (stored.size() != with_weights.size()) {
       throw ValueError("cannot load weights from '" + path + "': the file holds " + std::to_string(stored.size()) +
-                       " layers with weights (" + join(stored) + "), the model has " +
-                       std::to_string(with_weights.size()) + " (" + join(model_names) +
+                       " layers with weights (" + join_first(stored) + "), the model has " +
+                       std::to_string(with_weights.size()) + " (" + join_first(model_names) +
                        "); to match layers by name, pass by_name = true");
     }
     for (std::size_t l = 0; l < stored.size(); ++l) {
@@ -237,7 +237,7 @@ void load_keras2(const h5::File& file, const std::vector<LayerWeights>& layers, 
       if (!listed || !root->has_group(layer.layer_name)) {
         throw ValueError("cannot load weights from '" + path + "': layer '" + layer.layer_name + "' has " +
                          std::to_string(layer.weights.size()) + " weights but the file has no layer group '" +
-                         root->child_path(layer.layer_name) + "' (its layers: " + join(saved) + ")");
+                         root->child_path(layer.layer_name) + "' (its layers: " + join_first(saved) + ")");
       }
       load_keras2_layer(root->open_group(layer.layer_name), layer, path, out);
     });

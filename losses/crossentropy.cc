@@ -7,16 +7,9 @@ namespace strata::losses {
 
 namespace {
 
-constexpr float kEpsilon = 1e-7f;                                   // backend.epsilon()
 constexpr float kOneMinusEpsilon = static_cast<float>(1.0 - 1e-7);  // Python's 1.0 - epsilon()
 
 Output clip_probabilities(Output p) { return ops::clip(p, kEpsilon, kOneMinusEpsilon); }
-
-std::pair<Output, Output> prepare(Output y_true, Output y_pred) {
-  y_pred = ops::cast(y_pred, DType::float32);
-  y_true = ops::cast(y_true, DType::float32);
-  return squeeze_or_expand_to_same_rank(y_true, y_pred);
-}
 
 void check_label_smoothing(const char* loss, double ls) {
   if (ls < 0.0 || ls > 1.0) {
@@ -45,7 +38,7 @@ class CrossentropyLoss : public LossImpl {
 
 Output binary_crossentropy(Output y_true, Output y_pred, bool from_logits, double label_smoothing, int axis) {
   check_label_smoothing("binary_crossentropy", label_smoothing);
-  auto [y, p] = prepare(y_true, y_pred);
+  auto [y, p] = float32_of_same_rank(y_true, y_pred);
   if (label_smoothing != 0.0) {
     y = ops::add(ops::mul(y, static_cast<float>(1.0 - label_smoothing)), static_cast<float>(0.5 * label_smoothing));
   }
@@ -63,7 +56,7 @@ Output binary_crossentropy(Output y_true, Output y_pred, bool from_logits, doubl
 
 Output categorical_crossentropy(Output y_true, Output y_pred, bool from_logits, double label_smoothing, int axis) {
   check_label_smoothing("categorical_crossentropy", label_smoothing);
-  auto [y, p] = prepare(y_true, y_pred);
+  auto [y, p] = float32_of_same_rank(y_true, y_pred);
   if (!y.shape().is_compatible_with(p.shape())) {
     throw ShapeError("categorical_crossentropy: y_true of shape " + y.shape().to_string() +
                      " must have the shape of y_pred " + p.shape().to_string() +

@@ -56,6 +56,12 @@ std::pair<Output, Output> squeeze_or_expand_to_same_rank(Output x1, Output x2) {
   return {x1, x2};
 }
 
+std::pair<Output, Output> float32_of_same_rank(Output y_true, Output y_pred) {
+  y_pred = ops::cast(y_pred, DType::float32);
+  y_true = ops::cast(y_true, DType::float32);
+  return squeeze_or_expand_to_same_rank(y_true, y_pred);
+}
+
 std::vector<std::int64_t> axes_range(int from, int to) {
   std::vector<std::int64_t> axes;
   for (int a = from; a < to; ++a) axes.push_back(a);

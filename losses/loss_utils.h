@@ -11,6 +11,11 @@
 
 namespace strata::losses {
 
+constexpr float kEpsilon = 1e-7f;  // Keras's backend.epsilon()
+
+// y_true and y_pred cast to float32 and brought to one rank, as Keras's losses begin.
+std::pair<Output, Output> float32_of_same_rank(Output y_true, Output y_pred);
+
 // Keras's squeeze_or_expand_to_same_rank: when the ranks differ by one and the longer
 // one ends in a dimension of 1, squeeze it (or, when the other is rank 1, expand the
 // other instead). Otherwise returns both unchanged.

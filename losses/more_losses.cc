@@ -9,13 +9,6 @@ namespace strata::losses {
 
 namespace {
 
-constexpr float kEpsilon = 1e-7f;
-
-std::pair<Output, Output> prepare(Output y_true, Output y_pred) {
-  y_pred = ops::cast(y_pred, DType::float32);
-  y_true = ops::cast(y_true, DType::float32);
-  return squeeze_or_expand_to_same_rank(y_true, y_pred);
-}
 
 // mask ? a : b for a 0/1 float mask.
 Output select(Output mask, Output a, Output b) { return ops::add(b, ops::mul(mask, ops::sub(a, b))); }
@@ -49,7 +42,7 @@ std::string or_default(const std::string& name, const char* fallback) { return n
 }  // namespace
 
 Output huber(Output y_true, Output y_pred, double delta) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   const float d = static_cast<float>(delta);
   Output error = ops::sub(p, t);
   Output abs_error = ops::abs(error);
@@ -60,51 +53,51 @@ Output huber(Output y_true, Output y_pred, double delta) {
 }
 
 Output log_cosh(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   Output diff = ops::sub(p, t);
   Output value = ops::sub(ops::add(diff, ops::softplus(ops::mul(diff, -2.f))), static_cast<float>(std::log(2.0)));
   return ops::reduce_mean(value, {-1});
 }
 
 Output kl_divergence(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   t = ops::clip(t, kEpsilon, 1.f);
   p = ops::clip(p, kEpsilon, 1.f);
   return ops::reduce_sum(ops::mul(t, ops::log(ops::div(t, p))), {-1});
 }
 
 Output poisson(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   return ops::reduce_mean(ops::sub(p, ops::mul(t, ops::log(ops::add(p, kEpsilon)))), {-1});
 }
 
 Output hinge(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   t = hinge_labels(t);
   return ops::reduce_mean(ops::maximum(ops::sub(1.f, ops::mul(t, p)), 0.f), {-1});
 }
 
 Output squared_hinge(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   t = hinge_labels(t);
   return ops::reduce_mean(ops::square(ops::maximum(ops::sub(1.f, ops::mul(t, p)), 0.f)), {-1});
 }
 
 Output categorical_hinge(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   Output pos = ops::reduce_sum(ops::mul(t, p), {-1});
   Output neg = ops::reduce_max(ops::mul(ops::sub(1.f, t), p), {-1});
   return ops::maximum(ops::add(ops::sub(neg, pos), 1.f), 0.f);
 }
 
 Output cosine_similarity(Output y_true, Output y_pred, int axis) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   return ops::neg(ops::reduce_sum(ops::mul(l2_normalize(t, axis), l2_normalize(p, axis)), {axis}));
 }
 
 Output binary_focal_crossentropy(Output y_true, Output y_pred, bool apply_class_balancing, double alpha, double gamma,
                                  bool from_logits, double label_smoothing) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   if (label_smoothing != 0.0) {
     t = ops::add(ops::mul(t, static_cast<float>(1.0 - label_smoothing)), static_cast<float>(0.5 * label_smoothing));
   }

@@ -25,21 +25,15 @@ class FunctionLoss : public LossImpl {
   std::string name_;
 };
 
-std::pair<Output, Output> prepare(Output y_true, Output y_pred) {
-  y_pred = ops::cast(y_pred, DType::float32);
-  y_true = ops::cast(y_true, DType::float32);
-  return squeeze_or_expand_to_same_rank(y_true, y_pred);
-}
-
 }  // namespace
 
 Output mean_squared_error(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   return ops::reduce_mean(ops::square(ops::sub(t, p)), {-1});
 }
 
 Output mean_absolute_error(Output y_true, Output y_pred) {
-  auto [t, p] = prepare(y_true, y_pred);
+  auto [t, p] = float32_of_same_rank(y_true, y_pred);
   return ops::reduce_mean(ops::abs(ops::sub(t, p)), {-1});
 }
 

@@ -11,7 +11,7 @@ namespace strata::metrics {
 
 namespace {
 
-constexpr double kEpsilon = 1e-7;
+constexpr double kEpsilonInDouble = 1e-7;  // Keras's backend.epsilon()
 
 class FBetaImpl : public AccumulatingMetric {
  public:
@@ -51,10 +51,10 @@ class FBetaImpl : public AccumulatingMetric {
     for (double v : support) total_support += v;
     double acc = 0;
     for (std::size_t c = 0; c < tp.size(); ++c) {
-      double precision = tp[c] / (tp[c] + fp[c] + kEpsilon);
-      double recall = tp[c] / (tp[c] + fn[c] + kEpsilon);
-      double f = precision * recall / (b2 * precision + recall + kEpsilon) * (1 + b2);
-      acc += o_.average == "weighted" ? f * support[c] / (total_support + kEpsilon) : f / static_cast<double>(tp.size());
+      double precision = tp[c] / (tp[c] + fp[c] + kEpsilonInDouble);
+      double recall = tp[c] / (tp[c] + fn[c] + kEpsilonInDouble);
+      double f = precision * recall / (b2 * precision + recall + kEpsilonInDouble) * (1 + b2);
+      acc += o_.average == "weighted" ? f * support[c] / (total_support + kEpsilonInDouble) : f / static_cast<double>(tp.size());
     }
     return acc;
   }

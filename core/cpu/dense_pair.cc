@@ -14,7 +14,7 @@ namespace {
 
 using Index = std::int64_t;
 
-constexpr Index kLanes = 16;  // columns are handed out in whole vector registers
+constexpr Index kLanes16 = 16;  // columns are handed out in whole vector registers
 // Below this many multiply-adds a fork-join costs more than the second core saves (the
 // threshold of cpu::gemm's matrix-vector products).
 constexpr Index kParallelMacs = Index{1} << 15;
@@ -25,7 +25,7 @@ constexpr Index kCallerSharePercent = 112;
 
 std::atomic<std::int64_t> packs{0};  // dense_pair_packs()
 
-Index round_to_lanes(Index columns) { return (columns + kLanes / 2) / kLanes * kLanes; }
+Index round_to_lanes(Index columns) { return (columns + kLanes16 / 2) / kLanes16 * kLanes16; }
 
 // out[j] = Σ_t rows[t·stride + j] (+ bias[j]) (then max(·, 0)) for j < n and t < count,
 // summed in task order: the caller's last pass, and with one row each thread's bias and
@@ -34,8 +34,8 @@ Index round_to_lanes(Index columns) { return (columns + kLanes / 2) / kLanes * k
 // µs of the MLP's 4.6 µs pair, as vectors 0.10 (a time-stamp probe, docs/performance.md).
 void sum_bias_relu(const float* rows, Index stride, int count, const float* bias, bool relu, Index n, float* out) {
 #if defined(__AVX512F__)
-  for (Index j = 0; j < n; j += kLanes) {
-    const __mmask16 lanes = n - j >= kLanes ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - j)) - 1u);
+  for (Index j = 0; j < n; j += kLanes16) {
+    const __mmask16 lanes = n - j >= kLanes16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << (n - j)) - 1u);
     __m512 v = _mm512_maskz_loadu_ps(lanes, rows + j);
     for (int t = 1; t < count; ++t) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, rows + t * stride + j));
     if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(lanes, bias + j));
@@ -58,11 +58,12 @@ DensePairSplit dense_pair_split(const DenseRowLayer& first, const DenseRowLayer&
   const Index columns = first.units;  // the first layer's columns, the second's rows
   if (threads < 2 || !gemv_available() || second.inputs != columns) return {};
   if (first.inputs * columns + columns * second.units < kParallelMacs) return {};
-  const int tasks = static_cast<int>(std::min<Index>(threads, columns / (2 * kLanes)));
+  const int tasks = static_cast<int>(std::min<Index>(threads, columns / (2 * kLanes16)));
   if (tasks < 2) return {};
-  const Index caller = std::clamp(round_to_lanes(columns * kCallerSharePercent / (100 * Index{tasks})), kLanes,
-                                  columns - Index{tasks - 1} * kLanes);
-  const Index per_worker = (columns - caller + Index{tasks - 1} * kLanes - 1) / (Index{tasks - 1} * kLanes) * kLanes;
+  const Index caller = std::clamp(round_to_lanes(columns * kCallerSharePercent / (100 * Index{tasks})), kLanes16,
+                                  columns - Index{tasks - 1} * kLanes16);
+  const Index worker_vectors = Index{tasks - 1} * kLanes16;
+  const Index per_worker = (columns - caller + worker_vectors - 1) / worker_vectors * kLanes16;
   return {.tasks = tasks, .columns = columns, .caller = caller, .per_worker = per_worker};
 }
 
@@ -76,7 +77,7 @@ void dense_pair_run(const DensePairSplit& split, const DenseRowLayer& first, con
   // caller's goes here too, not into `out`: `out` may be `x`, which others still read.
   const int tasks = split.tasks;
   const Index columns = split.columns;
-  const Index padded = (second.units + kLanes - 1) / kLanes * kLanes;
+  const Index padded = (second.units + kLanes16 - 1) / kLanes16 * kLanes16;
   thread_local AlignedBuffer partial_rows;
   float* partials = partial_rows.reserve(static_cast<std::size_t>(tasks * padded));
 

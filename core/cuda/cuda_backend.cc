@@ -22,7 +22,7 @@ class CudaBackend final : public DeviceBackend {
 
 // Stateless: the allocators and the device list live in their own function statics.
 CudaBackend backend;
-const bool registered = register_device_backend(DeviceType::cuda, backend);
+const bool cuda_backend_registered = register_device_backend(DeviceType::cuda, backend);
 
 }  // namespace
 

@@ -69,7 +69,7 @@ void register_kernels(OpRegistry& r) {
 
 // libstrata is a shared library whose every object is linked in, so this initializer
 // runs whenever the library is loaded.
-const bool registered = register_device_kernels(register_kernels);
+const bool register_kernels_registered = register_device_kernels(register_kernels);
 
 }  // namespace
 

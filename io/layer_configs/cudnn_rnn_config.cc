@@ -77,7 +77,7 @@ json never_written(const LayerImpl&) {
   throw NotImplementedError("CuDNNLSTM / CuDNNGRU are read as LSTM / GRU and never written");
 }
 
-const bool registered = [] {
+const bool cudnn_rnn_config_registered = [] {
   register_layer_config({"CuDNNLSTM", "keras.layers", never_written, lstm_from_config, nullptr});
   register_layer_config({"CuDNNGRU", "keras.layers", never_written, gru_from_config, nullptr});
   return true;

@@ -61,7 +61,7 @@ std::vector<VarGroup> pipeline_vars(const LayerImpl& impl) {
   return groups;
 }
 
-const bool registered = register_layer_config(
+const bool pipeline_config_registered = register_layer_config(
     {"Pipeline", "keras.layers", pipeline_to_config, pipeline_from_config, pipeline_vars, /*base_keys=*/false});
 
 }  // namespace

@@ -112,7 +112,7 @@ std::vector<VarGroup> rnn_vars(const LayerImpl& impl) {
   return out;
 }
 
-const bool registered =
+const bool rnn_config_registered =
     register_layer_config({"RNN", "keras.layers", generic_rnn_to_config, generic_rnn_from_config, rnn_vars});
 
 }  // namespace

@@ -18,7 +18,7 @@ Activation::Activation(std::string activation, ActivationOptions options)
     : Layer(std::make_shared<ActivationImpl>(std::move(activation), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Activation>(
+const bool activation_registered = register_keras_class(describe_layer<Activation>(
     "Activation", &ActivationImpl::options,
     keras_field("activation", &ActivationImpl::activation, Spelling::activation)));
 }  // namespace

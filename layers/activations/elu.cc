@@ -13,7 +13,7 @@ std::vector<Output> ELUImpl::call(Graph&, const std::vector<Output>& inputs) {
 ELU::ELU(ELUOptions options) : Layer(std::make_shared<ELUImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<ELU>("ELU", &ELUImpl::options));
+const bool elu_registered = register_keras_class(describe_layer<ELU>("ELU", &ELUImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -20,7 +20,7 @@ LeakyReLU::LeakyReLU(LeakyReLUOptions options)
     : Layer(std::make_shared<LeakyReLUImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool leaky_relu_registered =
     register_keras_class(describe_layer<LeakyReLU>("LeakyReLU", &LeakyReLUImpl::options));
 }  // namespace
 

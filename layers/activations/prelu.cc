@@ -38,7 +38,7 @@ std::vector<Output> PReLUImpl::call(Graph& graph, const std::vector<Output>& inp
 PReLU::PReLU(PReLUOptions options) : Layer(std::make_shared<PReLUImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool prelu_registered = register_keras_class(
     describe_layer<PReLU>("PReLU", &PReLUImpl::options)
         .unmodeled({"alpha_regularizer", "alpha_constraint"}));
 }  // namespace

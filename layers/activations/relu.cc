@@ -49,7 +49,7 @@ std::vector<Output> ReLUImpl::call(Graph&, const std::vector<Output>& inputs) {
 ReLU::ReLU(ReLUOptions options) : Layer(std::make_shared<ReLUImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<ReLU>("ReLU", &ReLUImpl::options));
+const bool relu_registered = register_keras_class(describe_layer<ReLU>("ReLU", &ReLUImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -24,7 +24,7 @@ Softmax::Softmax(SoftmaxOptions options)
     : Layer(std::make_shared<SoftmaxImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool softmax_registered =
     register_keras_class(describe_layer<Softmax>("Softmax", &SoftmaxImpl::options));
 }  // namespace
 

@@ -35,7 +35,7 @@ std::vector<KerasTensor> AdditiveAttention::operator()(const std::vector<KerasTe
 }
 
 namespace {
-const bool registered = register_keras_class(
+const bool additive_attention_registered = register_keras_class(
     describe_layer<AdditiveAttention>("AdditiveAttention", &AdditiveAttentionImpl::additive_options));
 }  // namespace
 

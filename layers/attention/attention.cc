@@ -191,7 +191,7 @@ std::vector<KerasTensor> call_attention(const Layer& layer, const std::vector<Ke
 }
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Attention>("Attention", &AttentionImpl::options));
+const bool attention_registered = register_keras_class(describe_layer<Attention>("Attention", &AttentionImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -158,7 +158,7 @@ std::vector<KerasTensor> GroupQueryAttention::operator()(const std::vector<Keras
 }
 
 namespace {
-std::vector<KerasClass::VarGroup> projection_vars(const LayerImpl& impl) {
+std::vector<KerasClass::VarGroup> group_query_projection_vars(const LayerImpl& impl) {
   const auto& m = static_cast<const GroupQueryAttentionImpl&>(impl);
   if (!m.query_dense) return {};
   // Keras 3 files keep the projections under their (private) attribute names, and the
@@ -177,12 +177,12 @@ KerasClass described(const std::string& class_name) {
              keras_field("head_dim", &GroupQueryAttentionImpl::head_dim).at_least(1),
              keras_field("num_query_heads", &GroupQueryAttentionImpl::num_query_heads).at_least(1),
              keras_field("num_key_value_heads", &GroupQueryAttentionImpl::num_key_value_heads).at_least(1))
-      .vars(projection_vars);
+      .vars(group_query_projection_vars);
 }
 
 // Keras's .keras files and configs name the class GroupQueryAttention; its .h5 files name
 // it after the Python class, GroupedQueryAttention, which reads as the same layer.
-const bool registered =
+const bool group_query_attention_registered =
     register_keras_class(described("GroupQueryAttention")) && register_keras_class(described("GroupedQueryAttention"));
 }  // namespace
 

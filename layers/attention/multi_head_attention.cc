@@ -288,7 +288,7 @@ std::vector<KerasTensor> call_heads_attention(const Layer& layer, const std::vec
 }
 
 namespace {
-std::vector<KerasClass::VarGroup> projection_vars(const LayerImpl& impl) {
+std::vector<KerasClass::VarGroup> multi_head_projection_vars(const LayerImpl& impl) {
   const auto& m = static_cast<const MultiHeadAttentionImpl&>(impl);
   if (!m.query_dense) return {};
   // Keras 3 files keep the projections under their attribute names.
@@ -298,11 +298,11 @@ std::vector<KerasClass::VarGroup> projection_vars(const LayerImpl& impl) {
           {"output_dense/", {}, Layer(m.output_dense)}};
 }
 
-const bool registered = register_keras_class(
+const bool multi_head_attention_registered = register_keras_class(
     describe_layer<MultiHeadAttention>("MultiHeadAttention", &MultiHeadAttentionImpl::options,
                                        keras_field("num_heads", &MultiHeadAttentionImpl::num_heads).at_least(1),
                                        keras_field("key_dim", &MultiHeadAttentionImpl::key_dim).at_least(1))
-        .vars(projection_vars));
+        .vars(multi_head_projection_vars));
 }  // namespace
 
 }  // namespace strata::layers

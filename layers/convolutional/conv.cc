@@ -106,7 +106,7 @@ KerasClass describe_conv() {
                                         .at_least(1));
 }
 
-const bool registered = [] {
+const bool conv_registered = [] {
   register_keras_class(describe_conv<1>());
   register_keras_class(describe_conv<2>());
   register_keras_class(describe_conv<3>());

@@ -157,7 +157,7 @@ KerasClass describe_conv_transpose() {
                   "bias_constraint"});
 }
 
-const bool registered = [] {
+const bool conv_transpose_registered = [] {
   register_keras_class(describe_conv_transpose<1>());
   register_keras_class(describe_conv_transpose<2>());
   register_keras_class(describe_conv_transpose<3>());

@@ -48,7 +48,7 @@ DepthwiseConv1D::DepthwiseConv1D(std::int64_t kernel_size, DepthwiseConv1DOption
     : Layer(std::make_shared<DepthwiseConv1DImpl>(kernel_size, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<DepthwiseConv1D>(
+const bool depthwise_conv1d_registered = register_keras_class(describe_layer<DepthwiseConv1D>(
     "DepthwiseConv1D", &DepthwiseConv1DImpl::options,
     keras_field("kernel_size", &DepthwiseConv1DImpl::kernel_size, Spelling::window1).at_least(1)));
 }  // namespace

@@ -53,7 +53,7 @@ DepthwiseConv2D::DepthwiseConv2D(IntPair kernel_size, DepthwiseConv2DOptions opt
     : Layer(std::make_shared<DepthwiseConv2DImpl>(kernel_size, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool depthwise_conv2d_registered = register_keras_class(
     describe_layer<DepthwiseConv2D>("DepthwiseConv2D", &DepthwiseConv2DImpl::options,
                                     keras_field("kernel_size", &DepthwiseConv2DImpl::kernel_size).at_least(1))
         .unmodeled({"depthwise_regularizer", "bias_regularizer", "activity_regularizer", "depthwise_constraint",

@@ -48,7 +48,7 @@ SeparableConv1D::SeparableConv1D(std::int64_t filters, std::int64_t kernel_size,
 
 namespace {
 // Weights in Keras's order (depthwise_kernel, pointwise_kernel, bias).
-const bool registered = register_keras_class(
+const bool separable_conv1d_registered = register_keras_class(
     describe_layer<SeparableConv1D>("SeparableConv1D", &SeparableConv1DImpl::options,
                                     keras_field("filters", &SeparableConv1DImpl::filters).at_least(1),
                                     keras_field("kernel_size", &SeparableConv1DImpl::kernel_size, Spelling::window1)

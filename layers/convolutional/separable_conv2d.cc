@@ -46,7 +46,7 @@ SeparableConv2D::SeparableConv2D(std::int64_t filters, IntPair kernel_size, Sepa
 namespace {
 // Weights in Keras's order (depthwise_kernel, pointwise_kernel, bias), all in the layer's
 // own "vars" in a .keras file.
-const bool registered = register_keras_class(
+const bool separable_conv2d_registered = register_keras_class(
     describe_layer<SeparableConv2D>("SeparableConv2D", &SeparableConv2DImpl::options,
                                     keras_field("filters", &SeparableConv2DImpl::filters).at_least(1),
                                     keras_field("kernel_size", &SeparableConv2DImpl::kernel_size).at_least(1))

@@ -46,7 +46,7 @@ Dense::Dense(std::int64_t units, DenseOptions options)
     : Layer(std::make_shared<DenseImpl>(units, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool dense_registered = register_keras_class(
     describe_layer<Dense>("Dense", &DenseImpl::options, keras_field("units", &DenseImpl::units)));
 }  // namespace
 

@@ -283,7 +283,7 @@ EinsumDense::EinsumDense(std::string equation, Shape output_shape, EinsumDenseOp
     : Layer(std::make_shared<EinsumDenseImpl>(std::move(equation), std::move(output_shape), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool einsum_dense_registered = register_keras_class(
     describe_layer<EinsumDense>("EinsumDense", &EinsumDenseImpl::options,
                                 keras_field("equation", &EinsumDenseImpl::equation),
                                 keras_field("output_shape", &EinsumDenseImpl::output_shape, Spelling::bare_single)));

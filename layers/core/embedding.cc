@@ -52,7 +52,7 @@ std::vector<Output> MaskingImpl::compute_mask(Graph& graph, const std::vector<Ou
 Masking::Masking(MaskingOptions options) : Layer(std::make_shared<MaskingImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = [] {
+const bool embedding_registered = [] {
   register_keras_class(describe_layer<Embedding>("Embedding", &EmbeddingImpl::options,
                                                  keras_field("input_dim", &EmbeddingImpl::input_dim).at_least(1),
                                                  keras_field("output_dim", &EmbeddingImpl::output_dim).at_least(1)));

@@ -15,7 +15,7 @@ Identity::Identity(IdentityOptions options)
     : Layer(std::make_shared<IdentityImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool identity_registered =
     register_keras_class(describe_layer<Identity>("Identity", &IdentityImpl::options));
 }  // namespace
 

@@ -72,7 +72,7 @@ KerasClass input_layer_class() {
   return k;
 }
 
-const bool registered = layers::register_keras_class(input_layer_class());
+const bool input_layer_registered = layers::register_keras_class(input_layer_class());
 
 }  // namespace
 

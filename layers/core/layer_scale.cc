@@ -34,7 +34,7 @@ LayerScale::LayerScale(double init_values, std::int64_t projection_dim, LayerSca
     : Layer(std::make_shared<LayerScaleImpl>(init_values, projection_dim, std::move(options))) {}
 
 namespace {
-const bool registered = [] {
+const bool layer_scale_registered = [] {
   KerasClass k = describe_layer<LayerScale>("LayerScale", &LayerScaleImpl::options,
                                             keras_field("init_values", &LayerScaleImpl::init_values),
                                             keras_field("projection_dim", &LayerScaleImpl::projection_dim));

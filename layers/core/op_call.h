@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +94,13 @@ std::int64_t known_size(const OpCall& c, const std::string& key, const Output& x
 // x[..., begin:end, ...] along `axis`.
 Output slice(Output x, int axis, std::int64_t begin, std::int64_t end);
 Output drop_axis(Output x, int axis, const std::string& where);
+constexpr float kInf = std::numeric_limits<float>::infinity();
+// x's rank as the int Keras's axis arguments are compared with.
+inline int rank_of(const Output& x) { return static_cast<int>(x.shape().rank()); }
+// The float constant v in the call's graph.
+Output scalar(const OpCall& c, float v);
+// 1 where x is NaN, else 0.
+Output is_nan(Output x);
 // y cast to the call's "dtype" when it has one.
 Output with_dtype(const OpCall& c, Output y);
 // Keras's prod of x over the call's "axis" and "keepdims" (op_layer_ops.cc).

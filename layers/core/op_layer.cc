@@ -63,6 +63,10 @@ DType dtype_of(const std::string& name, const std::string& where) {
   }
 }
 
+Output scalar(const OpCall& c, float v) { return ops::constant(c.graph, v); }
+
+Output is_nan(Output x) { return ops::not_equal(x, x); }
+
 }  // namespace op_detail
 
 namespace {

@@ -16,8 +16,6 @@ namespace {
 
 using C = const OpCall&;
 
-int rank_of(const Output& x) { return static_cast<int>(x.shape().rank()); }
-
 // The axis an integer attribute names (`fallback` when absent), normalized for `rank`.
 int axis_attribute(C c, const std::string& key, std::int64_t fallback, int rank) {
   const auto axis = c.has(key) ? static_cast<std::int64_t>(c.number(key)) : fallback;

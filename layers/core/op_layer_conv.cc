@@ -25,8 +25,6 @@ namespace {
 
 using C = const OpCall&;
 
-int rank_of(const Output& x) { return static_cast<int>(x.shape().rank()); }
-
 // An int-or-tuple argument ("pool_size", "strides", "dilation_rate") as one value per spatial
 // axis; `fallback` when absent or None.
 std::vector<std::int64_t> per_axis(C c, const std::string& key, int spatial, std::vector<std::int64_t> fallback) {

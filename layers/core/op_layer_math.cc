@@ -16,10 +16,7 @@ namespace {
 using C = const OpCall&;
 
 constexpr float kPi = std::numbers::pi_v<float>;
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
-Output scalar(C c, float v) { return ops::constant(c.graph, v); }
-Output is_nan(Output x) { return ops::not_equal(x, x); }
 Output both(Output a, Output b) { return ops::mul(a, b); }  // of 0/1 floats
 Output either(Output a, Output b) { return ops::maximum(a, b); }
 Output negation(Output a) { return ops::sub(1.0f, a); }

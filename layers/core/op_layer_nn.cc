@@ -22,8 +22,6 @@ using C = const OpCall&;
 
 constexpr float kEpsilon = 1e-7f;  // Keras's backend.epsilon()
 
-int rank_of(const Output& x) { return static_cast<int>(x.shape().rank()); }
-
 float epsilon_of(C c, float fallback) {
   return c.has("epsilon") ? static_cast<float>(c.number("epsilon")) : fallback;
 }

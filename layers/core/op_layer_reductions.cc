@@ -21,11 +21,6 @@ namespace {
 
 using C = const OpCall&;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-Output scalar(C c, float v) { return ops::constant(c.graph, v); }
-Output is_nan(Output x) { return ops::not_equal(x, x); }
-
 // The call's "axis" normalized (every axis when None), in the order given.
 std::vector<std::int64_t> axes_of(C c, const Output& x) {
   std::vector<std::int64_t> axes;

@@ -71,7 +71,7 @@ ReversibleEmbedding::ReversibleEmbedding(std::int64_t input_dim, std::int64_t ou
 KerasTensor ReversibleEmbedding::reverse(const KerasTensor& x) const { return call_with({x}, {{"reverse", true}})[0]; }
 
 namespace {
-const bool registered = register_keras_class(describe_layer<ReversibleEmbedding>(
+const bool reversible_embedding_registered = register_keras_class(describe_layer<ReversibleEmbedding>(
     "ReversibleEmbedding", &ReversibleEmbeddingImpl::options,
     keras_field("input_dim", &ReversibleEmbeddingImpl::input_dim).at_least(1),
     keras_field("output_dim", &ReversibleEmbeddingImpl::output_dim).at_least(1)));

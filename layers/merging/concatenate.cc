@@ -18,7 +18,7 @@ std::vector<Output> ConcatenateImpl::call(Graph&, const std::vector<Output>& inp
 Concatenate::Concatenate(int axis, ConcatenateOptions o) : Layer(std::make_shared<ConcatenateImpl>(axis, std::move(o))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool concatenate_registered = register_keras_class(
     describe_layer<Concatenate>("Concatenate", &ConcatenateImpl::options, keras_field("axis", &ConcatenateImpl::axis)));
 }  // namespace
 

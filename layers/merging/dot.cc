@@ -85,7 +85,7 @@ Dot::Dot(IntPair axes, DotOptions o) : Layer(std::make_shared<DotImpl>(axes, std
 
 namespace {
 // axes: one int for both inputs or a pair; 1-based non-batch axes, negative from the end.
-const bool registered = register_keras_class(
+const bool dot_registered = register_keras_class(
     describe_layer<Dot>("Dot", &DotImpl::options, keras_field("axes", &DotImpl::axes, Spelling::compact)));
 }  // namespace
 

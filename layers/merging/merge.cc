@@ -72,7 +72,7 @@ Minimum::Minimum(MergeOptions o) : Layer(std::make_shared<ElementwiseMergeImpl>(
 
 namespace {
 // No keys of their own (name, trainable, dtype only), in Keras 2 and 3 alike.
-const bool registered = [] {
+const bool merge_registered = [] {
   register_keras_class(describe_layer<Add>("Add", &ElementwiseMergeImpl::options));
   register_keras_class(describe_layer<Subtract>("Subtract", &ElementwiseMergeImpl::options));
   register_keras_class(describe_layer<Multiply>("Multiply", &ElementwiseMergeImpl::options));

@@ -80,7 +80,7 @@ void one_axis(const ConfigSource& src) {
   }
 }
 
-const bool registered = register_keras_class(
+const bool batch_normalization_registered = register_keras_class(
     describe_layer<BatchNormalization>("BatchNormalization", &BatchNormalizationImpl::options).checked(one_axis));
 }  // namespace
 

@@ -78,7 +78,7 @@ GroupNormalization::GroupNormalization(GroupNormalizationOptions options)
     : Layer(std::make_shared<GroupNormalizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool group_normalization_registered = register_keras_class(
     describe_layer<GroupNormalization>("GroupNormalization", &GroupNormalizationImpl::options));
 }  // namespace
 

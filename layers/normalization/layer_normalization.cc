@@ -66,7 +66,7 @@ LayerNormalization::LayerNormalization(LayerNormalizationOptions options)
     : Layer(std::make_shared<LayerNormalizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool layer_normalization_registered = register_keras_class(
     describe_layer<LayerNormalization>("LayerNormalization", &LayerNormalizationImpl::options));
 }  // namespace
 

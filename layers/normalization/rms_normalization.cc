@@ -55,7 +55,7 @@ RMSNormalization::RMSNormalization(RMSNormalizationOptions options)
     : Layer(std::make_shared<RMSNormalizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool rms_normalization_registered = register_keras_class(
     describe_layer<RMSNormalization>("RMSNormalization", &RMSNormalizationImpl::options));
 }  // namespace
 

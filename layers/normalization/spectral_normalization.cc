@@ -112,7 +112,7 @@ std::vector<KerasClass::VarGroup> wrapper_vars(const LayerImpl& impl) {
   return {{"vars", {s.kernel, s.vector_u}, {}}, {"layer/", {}, s.layer}};
 }
 
-const bool registered = register_keras_class(
+const bool spectral_normalization_registered = register_keras_class(
     describe_layer<SpectralNormalization>("SpectralNormalization", &SpectralNormalizationImpl::options,
                                           keras_field("layer", &SpectralNormalizationImpl::layer))
         .vars(wrapper_vars));

@@ -36,7 +36,7 @@ UnitNormalization::UnitNormalization(UnitNormalizationOptions options)
     : Layer(std::make_shared<UnitNormalizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool unit_normalization_registered = register_keras_class(
     describe_layer<UnitNormalization>("UnitNormalization", &UnitNormalizationImpl::options));
 }  // namespace
 

@@ -85,15 +85,15 @@ KerasClass describe_adaptive(bool max) {
 }
 
 template <int R>
-void register_rank() {
+void register_adaptive_rank() {
   register_keras_class(describe_adaptive<AdaptiveAveragePooling<R>, R>(false));
   register_keras_class(describe_adaptive<AdaptiveMaxPooling<R>, R>(true));
 }
 
-const bool registered = [] {
-  register_rank<1>();
-  register_rank<2>();
-  register_rank<3>();
+const bool adaptive_pooling_registered = [] {
+  register_adaptive_rank<1>();
+  register_adaptive_rank<2>();
+  register_adaptive_rank<3>();
   return true;
 }();
 }  // namespace

@@ -53,7 +53,7 @@ GlobalAveragePooling3D::GlobalAveragePooling3D(GlobalPoolingOptions o)
     : Layer(std::make_shared<GlobalPoolingImpl>("GlobalAveragePooling3D", false, 3, std::move(o))) {}
 
 namespace {
-const bool registered = [] {
+const bool global_pooling_registered = [] {
   register_keras_class(describe_layer<GlobalMaxPooling1D>("GlobalMaxPooling1D", &GlobalPoolingImpl::options));
   register_keras_class(describe_layer<GlobalMaxPooling2D>("GlobalMaxPooling2D", &GlobalPoolingImpl::options));
   register_keras_class(describe_layer<GlobalMaxPooling3D>("GlobalMaxPooling3D", &GlobalPoolingImpl::options));

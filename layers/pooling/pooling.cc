@@ -87,15 +87,15 @@ KerasClass describe_pooling(bool max) {
 }
 
 template <int R>
-void register_rank() {
+void register_pooling_rank() {
   register_keras_class(describe_pooling<MaxPooling<R>, R>(true));
   register_keras_class(describe_pooling<AveragePooling<R>, R>(false));
 }
 
-const bool registered = [] {
-  register_rank<1>();
-  register_rank<2>();
-  register_rank<3>();
+const bool pooling_registered = [] {
+  register_pooling_rank<1>();
+  register_pooling_rank<2>();
+  register_pooling_rank<3>();
   return true;
 }();
 }  // namespace

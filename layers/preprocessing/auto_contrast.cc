@@ -35,7 +35,8 @@ AutoContrast::AutoContrast(AutoContrastOptions options)
     : Layer(std::make_shared<AutoContrastImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<AutoContrast>("AutoContrast", &AutoContrastImpl::options));
+const bool auto_contrast_registered =
+    register_keras_class(describe_layer<AutoContrast>("AutoContrast", &AutoContrastImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -32,7 +32,7 @@ CategoryEncoding::CategoryEncoding(std::int64_t num_tokens, CategoryEncodingOpti
     : Layer(std::make_shared<CategoryEncodingImpl>(num_tokens, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool category_encoding_registered = register_keras_class(
     describe_layer<CategoryEncoding>("CategoryEncoding", &CategoryEncodingImpl::options,
                                      keras_field("num_tokens", &CategoryEncodingImpl::num_tokens).at_least(1))
         .fixed({keras_refused("sparse", "false").unwritten().because("sparse outputs")}));

@@ -43,7 +43,7 @@ CenterCrop::CenterCrop(std::int64_t height, std::int64_t width, CenterCropOption
     : Layer(std::make_shared<CenterCropImpl>(height, width, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<CenterCrop>(
+const bool center_crop_registered = register_keras_class(describe_layer<CenterCrop>(
     "CenterCrop", &CenterCropImpl::options, keras_field("height", &CenterCropImpl::height),
     keras_field("width", &CenterCropImpl::width)));
 }  // namespace

@@ -70,7 +70,7 @@ std::vector<Output> CutMixImpl::call(Graph&, const std::vector<Output>& inputs) 
 CutMix::CutMix(CutMixOptions options) : Layer(std::make_shared<CutMixImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<CutMix>("CutMix", &CutMixImpl::options));
+const bool cut_mix_registered = register_keras_class(describe_layer<CutMix>("CutMix", &CutMixImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -188,7 +188,7 @@ std::vector<double> Discretization::bin_boundaries() const {
 }
 
 namespace {
-const bool registered = [] {
+const bool discretization_registered = [] {
   KerasClass k = describe_layer<Discretization>("Discretization", &DiscretizationImpl::options);
   k.trainable_key = false;  // Keras's Discretization(...) takes no trainable argument
   return register_keras_class(std::move(k));

@@ -79,7 +79,8 @@ Equalization::Equalization(EqualizationOptions options)
     : Layer(std::make_shared<EqualizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Equalization>("Equalization", &EqualizationImpl::options));
+const bool equalization_registered =
+    register_keras_class(describe_layer<Equalization>("Equalization", &EqualizationImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

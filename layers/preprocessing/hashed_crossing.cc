@@ -47,7 +47,7 @@ HashedCrossing::HashedCrossing(std::int64_t num_bins, HashedCrossingOptions opti
     : Layer(std::make_shared<HashedCrossingImpl>(num_bins, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<HashedCrossing>(
+const bool hashed_crossing_registered = register_keras_class(describe_layer<HashedCrossing>(
     "HashedCrossing", &HashedCrossingImpl::options, keras_field("num_bins", &HashedCrossingImpl::num_bins).at_least(1)));
 }  // namespace
 

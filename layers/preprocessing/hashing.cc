@@ -48,7 +48,7 @@ Hashing::Hashing(std::int64_t num_bins, HashingOptions options)
     : Layer(std::make_shared<HashingImpl>(num_bins, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Hashing>(
+const bool hashing_registered = register_keras_class(describe_layer<Hashing>(
     "Hashing", &HashingImpl::options, keras_field("num_bins", &HashingImpl::num_bins).at_least(1)));
 }  // namespace
 

@@ -49,7 +49,7 @@ void IntegerLookup::set_vocabulary(const std::vector<std::int64_t>& vocabulary) 
 std::int64_t IntegerLookup::vocabulary_size() const { return lookup().vocabulary_size(); }
 
 namespace {
-const bool registered = [] {
+const bool integer_lookup_registered = [] {
   KerasClass k = describe_layer<IntegerLookup>("IntegerLookup", +[](const IntegerLookupImpl& l) {
     IntegerLookupOptions o = l.options;
     o.vocabulary_size = l.vocabulary_size();

@@ -18,7 +18,7 @@ MaxNumBoundingBoxes::MaxNumBoundingBoxes(std::int64_t max_number, MaxNumBounding
     : Layer(std::make_shared<MaxNumBoundingBoxesImpl>(max_number, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<MaxNumBoundingBoxes>(
+const bool max_num_bounding_boxes_registered = register_keras_class(describe_layer<MaxNumBoundingBoxes>(
     "MaxNumBoundingBoxes", &MaxNumBoundingBoxesImpl::options,
     keras_field("max_number", &MaxNumBoundingBoxesImpl::max_number)));
 }  // namespace

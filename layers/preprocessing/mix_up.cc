@@ -42,7 +42,7 @@ std::vector<Output> MixUpImpl::call(Graph&, const std::vector<Output>& inputs) {
 MixUp::MixUp(MixUpOptions options) : Layer(std::make_shared<MixUpImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<MixUp>("MixUp", &MixUpImpl::options));
+const bool mix_up_registered = register_keras_class(describe_layer<MixUp>("MixUp", &MixUpImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -176,7 +176,7 @@ void Normalization::adapt(const Tensor& data) const {
 }
 
 namespace {
-const bool registered = register_keras_class(
+const bool normalization_registered = register_keras_class(
     describe_layer<Normalization>("Normalization", &NormalizationImpl::options));
 }  // namespace
 

@@ -47,7 +47,7 @@ RandomBrightness::RandomBrightness(PerChannel factor, RandomBrightnessOptions op
     : Layer(std::make_shared<RandomBrightnessImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomBrightness>(
+const bool random_brightness_registered = register_keras_class(describe_layer<RandomBrightness>(
     "RandomBrightness", &RandomBrightnessImpl::options, keras_field("factor", &RandomBrightnessImpl::factor)));
 }  // namespace
 

@@ -50,7 +50,7 @@ RandomColorDegeneration::RandomColorDegeneration(PerChannel factor, RandomColorD
     : Layer(std::make_shared<RandomColorDegenerationImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomColorDegeneration>(
+const bool random_color_degeneration_registered = register_keras_class(describe_layer<RandomColorDegeneration>(
     "RandomColorDegeneration", &RandomColorDegenerationImpl::options,
     keras_field("factor", &RandomColorDegenerationImpl::factor)));
 }  // namespace

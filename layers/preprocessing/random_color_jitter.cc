@@ -66,7 +66,7 @@ RandomColorJitter::RandomColorJitter(RandomColorJitterOptions options)
     : Layer(std::make_shared<RandomColorJitterImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool random_color_jitter_registered =
     register_keras_class(describe_layer<RandomColorJitter>("RandomColorJitter", &RandomColorJitterImpl::options));
 }  // namespace
 

@@ -47,7 +47,7 @@ RandomContrast::RandomContrast(PerChannel factor, RandomContrastOptions options)
     : Layer(std::make_shared<RandomContrastImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomContrast>(
+const bool random_contrast_registered = register_keras_class(describe_layer<RandomContrast>(
     "RandomContrast", &RandomContrastImpl::options, keras_field("factor", &RandomContrastImpl::factor)));
 }  // namespace
 

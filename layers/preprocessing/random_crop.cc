@@ -86,7 +86,7 @@ RandomCrop::RandomCrop(std::int64_t height, std::int64_t width, RandomCropOption
     : Layer(std::make_shared<RandomCropImpl>(height, width, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomCrop>(
+const bool random_crop_registered = register_keras_class(describe_layer<RandomCrop>(
     "RandomCrop", &RandomCropImpl::options, keras_field("height", &RandomCropImpl::height),
     keras_field("width", &RandomCropImpl::width)));
 }  // namespace

@@ -188,7 +188,7 @@ RandomElasticTransform::RandomElasticTransform(RandomElasticTransformOptions opt
     : Layer(std::make_shared<RandomElasticTransformImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool random_elastic_transform_registered = register_keras_class(
     describe_layer<RandomElasticTransform>("RandomElasticTransform", &RandomElasticTransformImpl::options));
 }  // namespace
 

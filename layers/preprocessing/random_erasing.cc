@@ -98,7 +98,7 @@ RandomErasing::RandomErasing(RandomErasingOptions options)
     : Layer(std::make_shared<RandomErasingImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool random_erasing_registered =
     register_keras_class(describe_layer<RandomErasing>("RandomErasing", &RandomErasingImpl::options));
 }  // namespace
 

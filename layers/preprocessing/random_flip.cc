@@ -41,7 +41,8 @@ RandomFlip::RandomFlip(RandomFlipOptions options) : Layer(std::make_shared<Rando
 
 namespace {
 // A drawn seed is not written (Keras draws anew).
-const bool registered = register_keras_class(describe_layer<RandomFlip>("RandomFlip", &RandomFlipImpl::options));
+const bool random_flip_registered =
+    register_keras_class(describe_layer<RandomFlip>("RandomFlip", &RandomFlipImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

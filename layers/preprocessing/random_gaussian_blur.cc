@@ -84,7 +84,7 @@ RandomGaussianBlur::RandomGaussianBlur(RandomGaussianBlurOptions options)
     : Layer(std::make_shared<RandomGaussianBlurImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool random_gaussian_blur_registered =
     register_keras_class(describe_layer<RandomGaussianBlur>("RandomGaussianBlur", &RandomGaussianBlurImpl::options));
 }  // namespace
 

@@ -50,7 +50,7 @@ RandomGrayscale::RandomGrayscale(RandomGrayscaleOptions options)
     : Layer(std::make_shared<RandomGrayscaleImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool random_grayscale_registered =
     register_keras_class(describe_layer<RandomGrayscale>("RandomGrayscale", &RandomGrayscaleImpl::options));
 }  // namespace
 

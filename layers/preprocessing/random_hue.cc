@@ -58,7 +58,7 @@ RandomHue::RandomHue(PerChannel factor, RandomHueOptions options)
     : Layer(std::make_shared<RandomHueImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool random_hue_registered = register_keras_class(
     describe_layer<RandomHue>("RandomHue", &RandomHueImpl::options, keras_field("factor", &RandomHueImpl::factor)));
 }  // namespace
 

@@ -37,7 +37,8 @@ RandomInvert::RandomInvert(RandomInvertOptions options)
     : Layer(std::make_shared<RandomInvertImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomInvert>("RandomInvert", &RandomInvertImpl::options));
+const bool random_invert_registered =
+    register_keras_class(describe_layer<RandomInvert>("RandomInvert", &RandomInvertImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -123,7 +123,7 @@ RandomPerspective::RandomPerspective(RandomPerspectiveOptions options)
     : Layer(std::make_shared<RandomPerspectiveImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool random_perspective_registered =
     register_keras_class(describe_layer<RandomPerspective>("RandomPerspective", &RandomPerspectiveImpl::options));
 }  // namespace
 

@@ -52,7 +52,7 @@ RandomPosterization::RandomPosterization(PosterizationBits factor, RandomPosteri
     : Layer(std::make_shared<RandomPosterizationImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomPosterization>(
+const bool random_posterization_registered = register_keras_class(describe_layer<RandomPosterization>(
     "RandomPosterization", &RandomPosterizationImpl::options, keras_field("factor", &RandomPosterizationImpl::factor)));
 }  // namespace
 

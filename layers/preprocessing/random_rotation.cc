@@ -61,7 +61,7 @@ RandomRotation::RandomRotation(PerChannel factor, RandomRotationOptions options)
     : Layer(std::make_shared<RandomRotationImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomRotation>(
+const bool random_rotation_registered = register_keras_class(describe_layer<RandomRotation>(
     "RandomRotation", &RandomRotationImpl::options, keras_field("factor", &RandomRotationImpl::factor)));
 }  // namespace
 

@@ -54,7 +54,7 @@ RandomSaturation::RandomSaturation(PerChannel factor, RandomSaturationOptions op
     : Layer(std::make_shared<RandomSaturationImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomSaturation>(
+const bool random_saturation_registered = register_keras_class(describe_layer<RandomSaturation>(
     "RandomSaturation", &RandomSaturationImpl::options, keras_field("factor", &RandomSaturationImpl::factor)));
 }  // namespace
 

@@ -48,7 +48,7 @@ RandomSharpness::RandomSharpness(PerChannel factor, RandomSharpnessOptions optio
     : Layer(std::make_shared<RandomSharpnessImpl>(std::move(factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomSharpness>(
+const bool random_sharpness_registered = register_keras_class(describe_layer<RandomSharpness>(
     "RandomSharpness", &RandomSharpnessImpl::options, keras_field("factor", &RandomSharpnessImpl::factor)));
 }  // namespace
 

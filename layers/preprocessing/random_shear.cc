@@ -61,7 +61,8 @@ std::vector<Output> RandomShearImpl::call(Graph&, const std::vector<Output>& inp
 RandomShear::RandomShear(RandomShearOptions options) : Layer(std::make_shared<RandomShearImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomShear>("RandomShear", &RandomShearImpl::options));
+const bool random_shear_registered =
+    register_keras_class(describe_layer<RandomShear>("RandomShear", &RandomShearImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -60,7 +60,7 @@ RandomTranslation::RandomTranslation(PerChannel height_factor, PerChannel width_
                                                     std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomTranslation>(
+const bool random_translation_registered = register_keras_class(describe_layer<RandomTranslation>(
     "RandomTranslation", &RandomTranslationImpl::options,
     keras_field("height_factor", &RandomTranslationImpl::height_factor, Spelling::bare_single),
     keras_field("width_factor", &RandomTranslationImpl::width_factor, Spelling::bare_single)));

@@ -60,7 +60,7 @@ RandomZoom::RandomZoom(PerChannel height_factor, RandomZoomOptions options)
     : Layer(std::make_shared<RandomZoomImpl>(std::move(height_factor), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandomZoom>(
+const bool random_zoom_registered = register_keras_class(describe_layer<RandomZoom>(
     "RandomZoom", &RandomZoomImpl::options,
     keras_field("height_factor", &RandomZoomImpl::height_factor, Spelling::bare_single)));
 }  // namespace

@@ -39,7 +39,7 @@ Rescaling::Rescaling(PerChannel scale, RescalingOptions options)
     : Layer(std::make_shared<RescalingImpl>(std::move(scale), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Rescaling>(
+const bool rescaling_registered = register_keras_class(describe_layer<Rescaling>(
     "Rescaling", &RescalingImpl::options,
     keras_field("scale", &RescalingImpl::scale, Spelling::bare_single)));
 }  // namespace

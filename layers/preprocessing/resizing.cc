@@ -73,7 +73,7 @@ Resizing::Resizing(std::int64_t height, std::int64_t width, ResizingOptions opti
     : Layer(std::make_shared<ResizingImpl>(height, width, std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Resizing>(
+const bool resizing_registered = register_keras_class(describe_layer<Resizing>(
     "Resizing", &ResizingImpl::options, keras_field("height", &ResizingImpl::height),
     keras_field("width", &ResizingImpl::width)));
 }  // namespace

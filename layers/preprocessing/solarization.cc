@@ -57,7 +57,8 @@ Solarization::Solarization(SolarizationOptions options)
     : Layer(std::make_shared<SolarizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Solarization>("Solarization", &SolarizationImpl::options));
+const bool solarization_registered =
+    register_keras_class(describe_layer<Solarization>("Solarization", &SolarizationImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

@@ -197,7 +197,7 @@ STFTSpectrogram::STFTSpectrogram(STFTSpectrogramOptions options)
     : Layer(std::make_shared<STFTSpectrogramImpl>(std::move(options))) {}
 
 namespace {
-const bool registered =
+const bool stft_spectrogram_registered =
     register_keras_class(describe_layer<STFTSpectrogram>("STFTSpectrogram", &STFTSpectrogramImpl::options));
 }  // namespace
 

@@ -43,7 +43,7 @@ void StringLookup::set_vocabulary(const std::vector<std::string>& vocabulary) co
 std::int64_t StringLookup::vocabulary_size() const { return lookup().vocabulary_size(); }
 
 namespace {
-const bool registered = [] {
+const bool string_lookup_registered = [] {
   KerasClass k = describe_layer<StringLookup>("StringLookup", +[](const StringLookupImpl& l) {
     StringLookupOptions o = l.options;
     o.vocabulary_size = l.vocabulary_size();

@@ -220,7 +220,7 @@ std::string vocabulary_text(const IndexLookupImpl& l) {
   return text.str();
 }
 
-const bool registered = [] {
+const bool text_vectorization_registered = [] {
   KerasClass k = describe_layer<TextVectorization>("TextVectorization", +[](const TextVectorizationImpl& l) {
     TextVectorizationOptions o = l.options;
     o.vocabulary_size = l.lookup().vocabulary_size();

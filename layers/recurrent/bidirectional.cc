@@ -186,7 +186,7 @@ KerasClass bidirectional_class() {
   return k;
 }
 
-const bool registered = register_keras_class(bidirectional_class());
+const bool bidirectional_registered = register_keras_class(bidirectional_class());
 
 }  // namespace
 

@@ -357,7 +357,7 @@ KerasClass describe_conv_lstm() {
       });
 }
 
-const bool registered = [] {
+const bool conv_lstm_registered = [] {
   register_keras_class(describe_conv_lstm<1>());
   register_keras_class(describe_conv_lstm<2>());
   register_keras_class(describe_conv_lstm<3>());

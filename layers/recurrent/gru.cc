@@ -8,7 +8,7 @@ namespace {
 
 // The cell and the layer options name the cell's fields alike.
 template <typename Options>
-CellConfig config_of(std::int64_t units, const Options& o) {
+CellConfig gru_cell_config(std::int64_t units, const Options& o) {
   return {.kind = "gru", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
           .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
           .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
@@ -19,15 +19,15 @@ CellConfig config_of(std::int64_t units, const Options& o) {
 }  // namespace
 
 GRUCell::GRUCell(std::int64_t units, GRUCellOptions o)
-    : Layer(std::make_shared<RNNCellImpl>("GRUCell", config_of(units, o), o.name)) {}
+    : Layer(std::make_shared<RNNCellImpl>("GRUCell", gru_cell_config(units, o), o.name)) {}
 
 GRU::GRU(std::int64_t units, GRUOptions o)
     : RNN(std::make_shared<RNNImpl>(
-          "GRU", std::vector{std::make_shared<RNNCellImpl>("GRUCell", config_of(units, o), "gru_cell")},
+          "GRU", std::vector{std::make_shared<RNNCellImpl>("GRUCell", gru_cell_config(units, o), "gru_cell")},
           rnn_options(o))) {}
 
 namespace {
-const bool registered = [] {
+const bool gru_registered = [] {
   register_keras_class(describe_cell("GRUCell", "gru"));
   register_keras_class(describe_recurrent_layer("GRU", "GRUCell", "gru", "gru_cell"));
   return true;

@@ -8,7 +8,7 @@ namespace {
 
 // The cell and the layer options name the cell's fields alike.
 template <typename Options>
-CellConfig config_of(std::int64_t units, const Options& o) {
+CellConfig lstm_cell_config(std::int64_t units, const Options& o) {
   return {.kind = "lstm", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
           .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
           .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
@@ -19,15 +19,15 @@ CellConfig config_of(std::int64_t units, const Options& o) {
 }  // namespace
 
 LSTMCell::LSTMCell(std::int64_t units, LSTMCellOptions o)
-    : Layer(std::make_shared<RNNCellImpl>("LSTMCell", config_of(units, o), o.name)) {}
+    : Layer(std::make_shared<RNNCellImpl>("LSTMCell", lstm_cell_config(units, o), o.name)) {}
 
 LSTM::LSTM(std::int64_t units, LSTMOptions o)
     : RNN(std::make_shared<RNNImpl>(
-          "LSTM", std::vector{std::make_shared<RNNCellImpl>("LSTMCell", config_of(units, o), "lstm_cell")},
+          "LSTM", std::vector{std::make_shared<RNNCellImpl>("LSTMCell", lstm_cell_config(units, o), "lstm_cell")},
           rnn_options(o))) {}
 
 namespace {
-const bool registered = [] {
+const bool lstm_registered = [] {
   register_keras_class(describe_cell("LSTMCell", "lstm"));
   register_keras_class(describe_recurrent_layer("LSTM", "LSTMCell", "lstm", "lstm_cell"));
   return true;

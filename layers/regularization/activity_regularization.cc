@@ -42,7 +42,7 @@ ActivityRegularization::ActivityRegularization(ActivityRegularizationOptions opt
     : Layer(std::make_shared<ActivityRegularizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(
+const bool activity_regularization_registered = register_keras_class(
     describe_layer<ActivityRegularization>("ActivityRegularization", &ActivityRegularizationImpl::options));
 }  // namespace
 

@@ -52,7 +52,7 @@ AlphaDropout::AlphaDropout(double rate, AlphaDropoutOptions options)
 
 namespace {
 // A drawn seed is not written (Keras draws anew).
-const bool registered = register_keras_class(describe_layer<AlphaDropout>(
+const bool alpha_dropout_registered = register_keras_class(describe_layer<AlphaDropout>(
     "AlphaDropout", &AlphaDropoutImpl::options, keras_field("rate", &AlphaDropoutImpl::rate)));
 }  // namespace
 

@@ -52,7 +52,7 @@ Dropout::Dropout(double rate, DropoutOptions options) : Layer(std::make_shared<D
 
 namespace {
 // A drawn seed is not written (Keras draws anew).
-const bool registered = register_keras_class(
+const bool dropout_registered = register_keras_class(
     describe_layer<Dropout>("Dropout", &DropoutImpl::options, keras_field("rate", &DropoutImpl::rate)));
 }  // namespace
 

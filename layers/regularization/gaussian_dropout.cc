@@ -38,7 +38,7 @@ GaussianDropout::GaussianDropout(double rate, GaussianDropoutOptions options)
 
 namespace {
 // A drawn seed is not written (Keras draws anew).
-const bool registered = register_keras_class(describe_layer<GaussianDropout>(
+const bool gaussian_dropout_registered = register_keras_class(describe_layer<GaussianDropout>(
     "GaussianDropout", &GaussianDropoutImpl::options, keras_field("rate", &GaussianDropoutImpl::rate)));
 }  // namespace
 

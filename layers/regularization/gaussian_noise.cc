@@ -35,7 +35,7 @@ GaussianNoise::GaussianNoise(double stddev, GaussianNoiseOptions options)
 
 namespace {
 // A drawn seed is not written (Keras draws anew).
-const bool registered = register_keras_class(describe_layer<GaussianNoise>(
+const bool gaussian_noise_registered = register_keras_class(describe_layer<GaussianNoise>(
     "GaussianNoise", &GaussianNoiseImpl::options, keras_field("stddev", &GaussianNoiseImpl::stddev)));
 }  // namespace
 

@@ -39,7 +39,7 @@ SpatialDropout3D::SpatialDropout3D(double rate, SpatialDropoutOptions o)
 namespace {
 SpatialDropoutOptions options_of(const SpatialDropoutImpl& l) { return l.options; }
 // tf.keras also writes noise_shape (always null for these layers).
-const bool registered = [] {
+const bool spatial_dropout_registered = [] {
   register_keras_class(
       describe_layer<SpatialDropout1D>("SpatialDropout1D", options_of,
                                        std::tuple{keras_field("seed", &SpatialDropoutOptions::seed)},

@@ -32,7 +32,7 @@ StochasticDepth::StochasticDepth(double drop_path_rate, StochasticDepthOptions o
     : Layer(std::make_shared<StochasticDepthImpl>(drop_path_rate, std::move(options))) {}
 
 namespace {
-const bool registered = [] {
+const bool stochastic_depth_registered = [] {
   KerasClass k = describe_layer<StochasticDepth>(
       "StochasticDepth", &StochasticDepthImpl::options,
       keras_field("drop_path_rate", &StochasticDepthImpl::drop_path_rate));

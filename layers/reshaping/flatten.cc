@@ -21,7 +21,7 @@ Flatten::Flatten(FlattenOptions options) : Layer(std::make_shared<FlattenImpl>(s
 
 namespace {
 // Keras's data_format: only channels_last is meaningful here.
-const bool registered = register_keras_class(
+const bool flatten_registered = register_keras_class(
     describe_layer<Flatten>("Flatten", &FlattenImpl::options)
         .fixed({keras_refused("data_format", "\"channels_last\"").because("only channels_last")}));
 }  // namespace

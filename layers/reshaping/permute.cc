@@ -34,7 +34,7 @@ Permute::Permute(std::vector<std::int64_t> dims, PermuteOptions o)
 
 namespace {
 // dims: 1-based non-batch axes ([2, 1] swaps them).
-const bool registered = register_keras_class(describe_layer<Permute>(
+const bool permute_registered = register_keras_class(describe_layer<Permute>(
     "Permute", &PermuteImpl::options, keras_field("dims", &PermuteImpl::dims).at_least(1)));
 }  // namespace
 

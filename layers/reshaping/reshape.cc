@@ -52,7 +52,7 @@ Reshape::Reshape(Shape target_shape, ReshapeOptions options)
     : Layer(std::make_shared<ReshapeImpl>(std::move(target_shape), std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<Reshape>(
+const bool reshape_registered = register_keras_class(describe_layer<Reshape>(
     "Reshape", &ReshapeImpl::options,
     keras_field("target_shape", &ReshapeImpl::target_shape, Spelling::dims)));
 }  // namespace

@@ -106,7 +106,7 @@ KerasClass describe_padding(bool remove) {
           .at_least(0));
 }
 
-const bool registered = [] {
+const bool spatial_padding_registered = [] {
   register_keras_class(describe_padding<ZeroPadding<1>, 1>(false));
   register_keras_class(describe_padding<ZeroPadding<2>, 2>(false));
   register_keras_class(describe_padding<ZeroPadding<3>, 3>(false));

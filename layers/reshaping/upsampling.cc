@@ -118,7 +118,7 @@ KerasClass describe_upsampling() {
       keras_field("size", &UpSamplingImpl<Rank>::size, Rank == 1 ? Spelling::unwrap1 : Spelling::plain).at_least(1));
 }
 
-const bool registered = [] {
+const bool upsampling_registered = [] {
   register_keras_class(describe_upsampling<1>());
   register_keras_class(describe_upsampling<2>());
   register_keras_class(describe_upsampling<3>());

@@ -21,7 +21,7 @@ using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Col
 using Strided = Eigen::OuterStride<>;
 using CMapT = Eigen::Map<const ColMajor, 0, Strided>;
 using MMapT = Eigen::Map<ColMajor, 0, Strided>;
-using Geom = ops::Conv3DGeometry;
+using Geom3D = ops::Conv3DGeometry;
 
 // Scratch slots: the filter gradient's per-thread partials live in the calling thread's
 // slot 0 while every thread's columns use slot 1.
@@ -31,7 +31,7 @@ constexpr int kPartialSlot = 0, kColsSlot = 1;
 // offset or -1 when padded), each row's cells in kernel order (kz, ky, kx), cg channels
 // apiece.
 template <typename Fn>
-void for_each_tap(const Geom& g, std::int64_t u, std::int64_t gi, std::int64_t base_row, Fn fn) {
+void for_each_tap(const Geom3D& g, std::int64_t u, std::int64_t gi, std::int64_t base_row, Fn fn) {
   const std::int64_t y = u % g.out[1], z = (u / g.out[1]) % g.out[0], n = u / g.lines_per_image();
   const std::int64_t image = n * g.image() + gi * g.cg;
   std::int64_t row = base_row;
@@ -52,7 +52,7 @@ void for_each_tap(const Geom& g, std::int64_t u, std::int64_t gi, std::int64_t b
 }
 
 // cols (rows of lines [u0, u1), kdim) for group gi.
-void vol2col(const Geom& g, const float* x, std::int64_t u0, std::int64_t u1, std::int64_t gi, float* cols) {
+void vol2col(const Geom3D& g, const float* x, std::int64_t u0, std::int64_t u1, std::int64_t gi, float* cols) {
   const std::int64_t kdim = g.kdim();
   for (std::int64_t u = u0; u < u1; ++u) {
     for_each_tap(g, u, gi, (u - u0) * g.line(), [&](std::int64_t row, std::int64_t col, std::int64_t at) {
@@ -67,7 +67,7 @@ void vol2col(const Geom& g, const float* x, std::int64_t u0, std::int64_t u1, st
 }
 
 // dx += col2vol(cols) for lines [u0, u1), group gi.
-void col2vol_add(const Geom& g, const float* cols, std::int64_t u0, std::int64_t u1, std::int64_t gi, float* dx) {
+void col2vol_add(const Geom3D& g, const float* cols, std::int64_t u0, std::int64_t u1, std::int64_t gi, float* dx) {
   const std::int64_t kdim = g.kdim();
   for (std::int64_t u = u0; u < u1; ++u) {
     for_each_tap(g, u, gi, (u - u0) * g.line(), [&](std::int64_t row, std::int64_t col, std::int64_t at) {
@@ -81,13 +81,13 @@ void col2vol_add(const Geom& g, const float* cols, std::int64_t u0, std::int64_t
 // Output positions per block: enough for an efficient GEMM, few enough that the block's
 // columns stay in cache between vol2col and the product.
 constexpr std::int64_t kBlockRows = 512;
-std::int64_t lines_per_block(const Geom& g) {
+std::int64_t lines_per_block(const Geom3D& g) {
   return std::max<std::int64_t>(1, kBlockRows / std::max<std::int64_t>(g.line(), 1));
 }
 
 // fn(u0, u1) over blocks of output lines, in parallel.
 template <typename Fn>
-void for_each_block(const Geom& g, Fn fn) {
+void for_each_volume_block(const Geom3D& g, Fn fn) {
   const std::int64_t per = lines_per_block(g);
   const std::int64_t balanced = std::max<std::int64_t>(1, (g.lines() + cpu::num_threads() - 1) / cpu::num_threads());
   const std::int64_t block = std::min(per, balanced);
@@ -97,9 +97,9 @@ void for_each_block(const Geom& g, Fn fn) {
   }, 2);
 }
 
-void conv3d_forward(const Geom& g, const float* x, const float* k, float* y) {
+void conv3d_forward(const Geom3D& g, const float* x, const float* k, float* y) {
   const std::int64_t kdim = g.kdim();
-  for_each_block(g, [&](std::int64_t u0, std::int64_t u1) {
+  for_each_volume_block(g, [&](std::int64_t u0, std::int64_t u1) {
     const std::int64_t rows = (u1 - u0) * g.line();
     float* cols = cpu::scratch(kColsSlot, static_cast<std::size_t>(rows * kdim));
     float* yb = y + u0 * g.line() * g.o;
@@ -113,7 +113,7 @@ void conv3d_forward(const Geom& g, const float* x, const float* k, float* y) {
   });
 }
 
-void conv3d_input_grad(const Geom& g, const float* dy, const float* k, float* dx) {
+void conv3d_input_grad(const Geom3D& g, const float* dy, const float* k, float* dx) {
   const std::int64_t kdim = g.kdim();
   const std::int64_t per = lines_per_block(g);
   // Windows of one image overlap and those of two images never do: parallel over images.
@@ -134,14 +134,14 @@ void conv3d_input_grad(const Geom& g, const float* dy, const float* k, float* dx
   }, 1);
 }
 
-void conv3d_filter_grad(const Geom& g, const float* x, const float* dy, float* dk) {
+void conv3d_filter_grad(const Geom3D& g, const float* x, const float* dy, float* dk) {
   const std::int64_t kdim = g.kdim();
   const std::int64_t ksize = kdim * g.o;
   // Each thread sums its blocks into its own partial; the partials are added at the end.
   const int threads = cpu::num_threads();
   float* partials = cpu::scratch(kPartialSlot, static_cast<std::size_t>(threads * ksize));
   std::fill_n(partials, threads * ksize, 0.f);
-  for_each_block(g, [&](std::int64_t u0, std::int64_t u1) {
+  for_each_volume_block(g, [&](std::int64_t u0, std::int64_t u1) {
     float* part = partials + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
     const std::int64_t rows = (u1 - u0) * g.line();
     float* cols = cpu::scratch(kColsSlot, static_cast<std::size_t>(rows * kdim));
@@ -163,7 +163,7 @@ void conv3d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
 void conv3d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
-  const Geom g =
+  const Geom3D g =
       ops::conv_geometry<3>("conv3d", x.shape(), ops::conv_window<3>(k.shape()), k.shape()[4], ctx.node.attrs);
   conv3d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>());
 }
@@ -171,7 +171,7 @@ void conv3d_kernel(KernelContext& ctx) {
 void conv3d_backprop_input_kernel(KernelContext& ctx) {
   const Tensor& k = ctx.input(1);
   Tensor& dx = ctx.output(0);
-  const Geom g = ops::conv_geometry<3>("conv3d_backprop_input", dx.shape(), ops::conv_window<3>(k.shape()),
+  const Geom3D g = ops::conv_geometry<3>("conv3d_backprop_input", dx.shape(), ops::conv_window<3>(k.shape()),
                                        k.shape()[4], ctx.node.attrs);
   conv3d_input_grad(g, ctx.input(0).data<float>(), k.data<float>(), dx.data<float>());
 }
@@ -179,7 +179,7 @@ void conv3d_backprop_input_kernel(KernelContext& ctx) {
 void conv3d_backprop_filter_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& dk = ctx.output(0);
-  const Geom g = ops::conv_geometry<3>("conv3d_backprop_filter", x.shape(), ops::conv_window<3>(dk.shape()),
+  const Geom3D g = ops::conv_geometry<3>("conv3d_backprop_filter", x.shape(), ops::conv_window<3>(dk.shape()),
                                        dk.shape()[4], ctx.node.attrs);
   conv3d_filter_grad(g, x.data<float>(), ctx.input(1).data<float>(), dk.data<float>());
 }
