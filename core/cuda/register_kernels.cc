@@ -13,6 +13,7 @@
 #include "core/cuda/elementwise_kernels.h"
 #include "core/cuda/embedding_kernels.h"
 #include "core/cuda/indicator_kernels.h"
+#include "core/cuda/linalg_kernels.h"
 #include "core/cuda/matmul_kernels.h"
 #include "core/cuda/pick_kernels.h"
 #include "core/cuda/pool_kernels.h"
@@ -65,6 +66,7 @@ void register_kernels(OpRegistry& r) {
   register_scan_kernels(r);
   register_collective_kernels(r);
   register_spectral_kernels(r);
+  register_linalg_kernels(r);
 }
 
 // libstrata is a shared library whose every object is linked in, so this initializer

@@ -1268,6 +1268,42 @@ OpCases rfft_cases(bool inverse) {
   return op;
 }
 
+// matrix_inverse and matrix_determinant on well-conditioned matrices whose large entries sit
+// off the diagonal in some (so that both devices exchange rows), cholesky on symmetric
+// positive definite ones (M M^T + n I); one matrix, batches of one and two axes, many, none.
+OpCases linalg_cases(const std::string& op) {
+  OpCases cases{1e-4f, {}};
+  std::uint64_t seed = 3900;
+  for (const auto& [batch, n] : std::vector<std::pair<Shape, std::int64_t>>{
+           {Shape{}, 1}, {Shape{}, 3}, {Shape{5}, 4}, {Shape{2, 3}, 6}, {Shape{200}, 8}, {Shape{0}, 3}}) {
+    std::vector<std::int64_t> dims = batch.dims();
+    dims.insert(dims.end(), {n, n});
+    const Tensor m = in_range(Shape(dims), -1, 1, seed++);
+    std::vector<float> a(static_cast<std::size_t>(m.size()));
+    const float* v = m.data<float>();
+    const std::int64_t count = n == 0 ? 0 : m.size() / (n * n);
+    for (std::int64_t k = 0; k < count; ++k) {
+      const float* x = v + k * n * n;
+      float* y = a.data() + k * n * n;
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          if (op == "cholesky") {
+            float s = i == j ? static_cast<float>(n) : 0.f;
+            for (std::int64_t t = 0; t < n; ++t) s += x[i * n + t] * x[j * n + t];
+            y[i * n + j] = s;
+          } else {
+            const std::int64_t boosted = k % 2 == 0 ? i : (i + 1) % n;  // odd matrices: a row exchange per column
+            y[i * n + j] = x[i * n + j] + (j == boosted ? 3.f : 0.f);
+          }
+        }
+      }
+    }
+    cases.cases.push_back({"batch " + batch.to_string() + " of " + std::to_string(n) + "x" + std::to_string(n),
+                           {Tensor::from_vector(Shape(dims), a)}});
+  }
+  return cases;
+}
+
 // concat_last(a, b), or split_last(g, like_a, like_b) of the same shapes: ranks 1 to 3,
 // over many blocks, either part of width 0, no rows.
 OpCases concat_last_cases(bool split) {
@@ -1593,6 +1629,7 @@ const std::map<std::string, OpCases>& table() {
     m["embedding_lookup_grad"] = embedding_cases(true);
     m["batch_matmul"] = batch_matmul_cases();
     m["causal_mask"] = causal_mask_cases();
+    for (const char* name : {"matrix_inverse", "matrix_determinant", "cholesky"}) m[name] = linalg_cases(name);
     m["rfft"] = rfft_cases(false);
     m["irfft"] = rfft_cases(true);
     m["concat_last"] = concat_last_cases(false);
