@@ -122,7 +122,8 @@ const std::map<std::string, OpFn>& math_ops();
 // one-hot encodings; and the operations with several results (split, unstack, moments).
 const std::map<std::string, OpFn>& array_ops();
 const std::map<std::string, MultiOpFn>& multi_output_ops();
-// layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner and outer.
+// layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner, outer, dot, kron and
+// corrcoef.
 const std::map<std::string, OpFn>& product_ops();
 // layers/core/op_layer_reductions.cc: the NaN-ignoring reductions and scans, quantiles,
 // norms, differences and the trapezoid rule.
@@ -136,6 +137,17 @@ const std::map<std::string, OpFn>& conv_ops();
 // layers/core/op_layer_image.cc: rgb_to_grayscale, rgb_to_hsv, hsv_to_rgb, pad_images,
 // crop_images, resize and affine_transform.
 const std::map<std::string, OpFn>& image_ops();
+// layers/core/op_layer_special.cc: erfinv, i0, ldexp, nextafter, digitize, isin and
+// saturate_cast.
+const std::map<std::string, OpFn>& special_ops();
+// layers/core/op_layer_linalg.cc: inv, det, solve, solve_triangular, cholesky,
+// cholesky_inverse and logdet; slogdet's (sign, log |det|), one of multi_output_ops.
+const std::map<std::string, OpFn>& linalg_ops();
+std::vector<Output> slogdet(const OpCall& c);
+// layers/core/op_layer_updates.cc: slice_update.
+const std::map<std::string, OpFn>& update_ops();
+// layers/core/op_layer_segments.cc: segment_sum, segment_max and segment_min.
+const std::map<std::string, OpFn>& segment_ops();
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();
 

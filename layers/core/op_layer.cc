@@ -208,7 +208,8 @@ const std::map<std::string, OpFn>& table() {
   };
   static const bool merged = [] {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
-                              &conv_ops(), &image_ops(), &attention_ops()})
+                              &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
+                              &linalg_ops(), &update_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -235,14 +236,20 @@ std::string keras_module_of(const std::string& op) {
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
       "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention"};
-  static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor"};
-  static const std::set<std::string> math = {"Erf", "Erfc", "Rsqrt", "Logsumexp", "TopK", "InTopK"};
+  static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
+                                             "SaturateCast", "SliceUpdate"};
+  static const std::set<std::string> math = {"Erf",        "Erfc",       "Erfinv",     "Rsqrt", "Logsumexp",
+                                             "TopK",       "InTopK",     "SegmentSum", "SegmentMax",
+                                             "SegmentMin"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
-  if (op == "Norm") return "keras.src.ops.linalg";
+  static const std::set<std::string> linalg = {"Norm",     "Inv",      "Det",      "Solve",
+                                               "SolveTriangular", "Cholesky", "CholeskyInverse"};
+  if (linalg.count(op)) return "keras.src.ops.linalg";
+  if (op == "Logdet") return "keras.src.ops.math";
   if (core.count(op)) return "keras.src.ops.core";
   if (math.count(op)) return "keras.src.ops.math";
   return "keras.src.ops.numpy";

@@ -409,6 +409,7 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
       {"Unstack", unstack},
       {"Moments", moments},
       {"TopK", top_k},
+      {"Slogdet", slogdet},
   };
   return t;
 }

@@ -1,5 +1,5 @@
 // keras.ops products (issue #38): matmul with NumPy's broadcasting of the batch axes, einsum,
-// tensordot, inner and outer. Operands with the same batch axes go to the matmul and
+// tensordot, inner, outer, dot, kron and corrcoef. Operands with the same batch axes go to the matmul and
 // batch_matmul kernels; the others are one einsum, each operand's axes laid out over all the
 // equation's letters (1 where it lacks one), multiplied with NumPy's broadcasting and summed
 // over the letters the result lacks.
@@ -163,11 +163,82 @@ Output inner(C c) {
 // Every element of a (flattened, batch and all) times every element of b.
 Output outer(C c) { return ops::mul(ops::reshape(c.arg(0), {-1, 1}), ops::reshape(c.arg(1), {1, -1})); }
 
+// np.dot as Keras's TensorFlow backend: a scalar multiplies; otherwise a's last axis summed
+// against b's only axis (b of rank 1) or its second-to-last; a's other axes, then b's.
+Output dot(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const auto ra = static_cast<std::size_t>(a.shape().rank()), rb = static_cast<std::size_t>(b.shape().rank());
+  if (ra == 0 || rb == 0) return ops::mul(a, b);
+  const std::string sa = first_letters(ra, 'a');
+  std::string sb = first_letters(rb, 'n');
+  const std::size_t summed = rb == 1 ? 0 : rb - 2;
+  sb[summed] = sa.back();
+  std::string result = sa.substr(0, ra - 1);
+  for (std::size_t i = 0; i < rb; ++i)
+    if (i != summed) result += sb[i];
+  return einsum({a, b}, {sa, sb}, result, c.where);
+}
+
+// The dims to reshape to, an unknown one as -1 (one at most).
+std::vector<std::int64_t> reshape_dims(const std::vector<std::int64_t>& dims, const std::string& what, C c) {
+  std::vector<std::int64_t> out = dims;
+  int unknown = 0;
+  for (auto& d : out) {
+    if (d != kUnknownDim) continue;
+    d = -1;
+    ++unknown;
+  }
+  if (unknown > 1)
+    throw NotImplementedError(c.where + ": " + what + " would have more than one axis of unknown size");
+  return out;
+}
+
+// np.kron: the lower-rank operand gets leading axes of 1; axis i of the result is a_i · b_i
+// long, a's index the slower. a is laid out as (a_0, 1, a_1, 1, ...), b as (1, b_0, 1, b_1, ...),
+// multiplied and merged pairwise.
+Output kron(C c) {
+  const Output a = c.arg(0), b = c.arg(1);
+  const std::size_t ra = a.shape().rank(), rb = b.shape().rank(), rank = std::max(ra, rb);
+  std::vector<std::int64_t> da(rank - ra, 1), db(rank - rb, 1);
+  for (auto d : a.shape().dims()) da.push_back(d);
+  for (auto d : b.shape().dims()) db.push_back(d);
+  std::vector<std::int64_t> spread_a, spread_b, merged;
+  for (std::size_t i = 0; i < rank; ++i) {
+    spread_a.insert(spread_a.end(), {da[i], 1});
+    spread_b.insert(spread_b.end(), {1, db[i]});
+    merged.push_back(da[i] == kUnknownDim || db[i] == kUnknownDim ? kUnknownDim : da[i] * db[i]);
+  }
+  const Output product = ops::mul(ops::reshape(a, reshape_dims(spread_a, "the first operand", c)),
+                                  ops::reshape(b, reshape_dims(spread_b, "the second operand", c)));
+  return ops::reshape(product, reshape_dims(merged, "the result", c));
+}
+
+// np.corrcoef of rows as variables (the batch's rows here: a (batch, batch) result), as
+// Keras's TensorFlow backend: the covariance of the centred rows over n − 1, divided by the
+// outer product of their deviations (each the square root of its row's squared sum over
+// n − 1, the covariance's diagonal), clipped to [−1, 1].
+Output corrcoef(C c) {
+  const Output x = c.arg(0);
+  if (x.shape().rank() != 2) throw NotImplementedError(c.where + ": corrcoef of " + x.shape().to_string() +
+                                                       " is not supported (of rank 2, rows as variables, it is)");
+  const std::int64_t n = x.shape().dims()[1];
+  if (n == kUnknownDim) throw NotImplementedError(c.where + ": corrcoef needs the number of observations (axis 1)");
+  const Output centred = ops::sub(x, ops::reduce_mean(x, {1}, true));
+  const auto count = static_cast<float>(n - 1);
+  const Output covariance = ops::div(
+      ops::reduce_sum(ops::mul(ops::reshape(centred, {-1, 1, n}), ops::reshape(centred, {1, -1, n})), {2}, false),
+      count);
+  const Output deviation = ops::sqrt(ops::div(ops::reduce_sum(ops::square(centred), {1}, false), count));
+  const Output scale = ops::mul(ops::reshape(deviation, {-1, 1}), ops::reshape(deviation, {1, -1}));
+  return ops::clip(ops::div(covariance, scale), -1.0f, 1.0f);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& product_ops() {
   static const std::map<std::string, OpFn> t = {
       {"Matmul", matmul}, {"Einsum", einsum_op}, {"Tensordot", tensordot}, {"Inner", inner}, {"Outer", outer},
+      {"Dot", dot},       {"Kron", kron},     {"Corrcoef", corrcoef},
   };
   return t;
 }

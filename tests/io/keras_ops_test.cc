@@ -29,7 +29,16 @@ using testing::golden_tensor;
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 
-const ordered_json& cases() { return golden_file("keras_ops_golden.json").at("cases"); }
+// make_keras_ops_goldens.py's cases, then make_keras_ops_more_goldens.py's.
+const ordered_json& cases() {
+  static const ordered_json all = [] {
+    ordered_json joined = ordered_json::array();
+    for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json"})
+      for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
+    return joined;
+  }();
+  return all;
+}
 
 const ordered_json& case_named(const std::string& name) {
   for (const auto& c : cases())
@@ -197,7 +206,7 @@ void tensor_refs(const ordered_json& v, std::vector<std::pair<std::string, std::
 TEST_P(OperationCase, GradientsAreKeras) {
   const ordered_json& c = case_named(GetParam());
   if (c.at("input_grads").is_null())
-    GTEST_SKIP() << "no gradient golden: Keras's output is not float, or its gradient not finite";
+    GTEST_SKIP() << "no gradient golden: Keras's output is not float, its gradient not finite, or TensorFlow has none";
   const std::vector<Tensor> xs = inputs_of(c);
   // The case's entries called in order on the inputs x0, x1, ... (symbolically, which builds
   // them, and on a graph), the last one's result `output_index` the model's output.
@@ -209,7 +218,7 @@ TEST_P(OperationCase, GradientsAreKeras) {
     const std::string name = "x" + std::to_string(i);
     feeds.push_back(g.placeholder({xs[i].shape().with_dim(0, kUnknownDim), xs[i].dtype()}));
     outputs[name] = {feeds.back()};
-    symbolic[name] = {Input(xs[i].shape().without_batch())};
+    symbolic[name] = {Input(xs[i].shape().without_batch(), {.dtype = xs[i].dtype()})};
   }
   std::string last;
   for (const auto& entry : c.at("layers")) {

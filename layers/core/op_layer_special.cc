@@ -1,0 +1,157 @@
+// keras.ops special functions, binning, membership and casts (issue #38): erfinv, i0, ldexp,
+// nextafter, digitize, isin and saturate_cast, each composed from graph ops in what Keras's
+// TensorFlow backend computes, so that every device that runs those runs these, with their
+// gradients. Bool results are 0/1 floats as elsewhere in OpLayer; integer inputs are compared
+// and scaled as float32, exact below 2^24.
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "core/ops.h"
+#include "layers/core/op_call.h"
+
+namespace strata::layers::op_detail {
+
+namespace {
+
+using C = const OpCall&;
+
+Output as_float(Output x) { return ops::cast(x, DType::float32); }
+
+// Giles's single-precision approximation ("Approximating the erfinv function", 2010), then one
+// Newton step on erf(y) = x: the step takes the approximation to float32's rounding, and its
+// derivative is erfinv's, √π/2 · exp(y²), to the same order (the approximation's own slope
+// enters multiplied by erf(y) − x). ±1 give ±inf, as tf.math.erfinv.
+Output erfinv(C c) {
+  const Output x = as_float(c.arg(0));
+  const Output w = ops::neg(ops::log(ops::mul(ops::sub(1.0f, x), ops::add(x, 1.0f))));
+  auto polynomial = [](Output t, std::initializer_list<float> coefficients) {
+    Output p;
+    for (float k : coefficients) p = p.valid() ? ops::add(ops::mul(p, t), k) : ops::add(ops::zeros_like(t), k);
+    return p;
+  };
+  const Output central = polynomial(ops::sub(w, 2.5f), {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f,
+                                                        -4.39150654e-06f, 0.00021858087f, -0.00125372503f,
+                                                        -0.00417768164f, 0.246640727f, 1.50140941f});
+  const Output tail_w = ops::maximum(w, 5.0f);  // the tail's branch on its own domain only (finite gradients)
+  const Output tail = polynomial(ops::sub(ops::sqrt(tail_w), 3.0f),
+                                 {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f,
+                                  0.00573950773f, -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f});
+  const Output in_center = ops::less(w, ops::constant(c.graph, 5.0f));
+  const Output edge = ops::equal(ops::abs(x), ops::constant(c.graph, 1.0f));
+  const Output inside = ops::where(edge, ops::zeros_like(x), x);  // ±1 left out of the step, inf put back after
+  const Output y0 = ops::mul(ops::where(in_center, central, tail), inside);
+  const float slope = 2.0f / std::sqrt(std::numbers::pi_v<float>);
+  const Output step = ops::div(ops::sub(ops::erf(y0), inside), ops::mul(ops::exp(ops::neg(ops::square(y0))), slope));
+  const Output y = ops::sub(y0, step);
+  const float inf = std::numeric_limits<float>::infinity();  // constants: no gradient through the unused branch
+  const Output infinite = ops::where(ops::greater(x, ops::constant(c.graph, 0.f)), ops::fill_like(x, inf),
+                                     ops::fill_like(x, -inf));
+  return ops::where(edge, infinite, y);
+}
+
+// The modified Bessel function of the first kind, order 0: its power series Σ (x²/4)^k / (k!)²
+// below |x| = 12 (the terms all positive: float32's rounding, 40 terms), and above it the
+// asymptotic e^|x| / √(2π|x|) · Σ ((2k−1)!!)² / (k! (8|x|)^k) (10 terms: 1e-9 at 12), e^|x|
+// folded into the square root's logarithm so that it overflows only where I0 does. Each branch
+// reads its own domain (where picks the other's value), so both branches' gradients stay finite.
+Output i0(C c) {
+  const Output x = as_float(c.arg(0));
+  const float limit = 12.0f;
+  const Output magnitude = ops::abs(x);
+  const Output small = ops::less_equal(magnitude, ops::constant(c.graph, limit));
+  const Output xs = ops::where(small, x, ops::zeros_like(x));
+  const Output quarter_square = ops::mul(ops::square(xs), 0.25f);
+  Output series = ops::ones_like(x);  // 1 + t/1²(1 + t/2²(1 + ...)), from the inside out
+  for (int k = 40; k >= 1; --k)
+    series = ops::add(ops::mul(ops::mul(series, quarter_square), 1.0f / static_cast<float>(k * k)), 1.0f);
+  const Output xl = ops::where(small, ops::fill_like(x, limit), magnitude);
+  const Output inverse_8x = ops::div(0.125f, xl);
+  Output asymptotic = ops::ones_like(x);
+  for (int k = 10; k >= 1; --k) {
+    const auto odd = static_cast<float>(2 * k - 1);
+    asymptotic = ops::add(ops::mul(ops::mul(asymptotic, inverse_8x), odd * odd / static_cast<float>(k)), 1.0f);
+  }
+  const float log_2pi = std::log(2.0f * std::numbers::pi_v<float>);
+  const Output scale = ops::exp(ops::sub(xl, ops::mul(ops::add(ops::log(xl), log_2pi), 0.5f)));
+  return ops::where(small, series, ops::mul(scale, asymptotic));
+}
+
+// x1 · 2^x2 for integer x2 (2^x2 as exp(x2 ln 2): within float32's rounding of TensorFlow's
+// exact power), x1 itself where it is 0 or infinite.
+Output ldexp(C c) {
+  if (c.arg(1).dtype() == DType::float32)
+    throw ValueError(c.where + ": the exponent must be of an integer type, as Keras's ldexp requires");
+  const Output x = as_float(c.arg(0));
+  const Output power = ops::exp(ops::mul(as_float(c.arg(1)), std::numbers::ln2_v<float>));
+  const Output infinity = ops::constant(c.graph, std::numeric_limits<float>::infinity());
+  const Output kept = ops::maximum(ops::equal(x, ops::constant(c.graph, 0.f)), ops::equal(ops::abs(x), infinity));
+  const Output y = ops::mul(x, power);
+  return ops::where(kept, ops::add(x, ops::zeros_like(y)), y);
+}
+
+// Keras's TensorFlow nextafter takes float64's next value after x1 towards x2 and casts it back
+// to float32, which rounds it to x1: the result is x1, x2 where they are equal (as nextafter
+// returns its target), NaN where either is NaN. Its gradient is 1 to x1, as TensorFlow's.
+Output nextafter(C c) {
+  const Output a = as_float(c.arg(0)), b = as_float(c.arg(1));
+  const Output y = ops::add(a, ops::zeros_like(b));
+  const Output nan_b = ops::not_equal(b, b);
+  const Output same = ops::equal(a, b);
+  return ops::where(nan_b, ops::add(ops::zeros_like(y), b), ops::where(same, ops::add(ops::zeros_like(y), b), y));
+}
+
+// tf.raw_ops.Bucketize: the number of bins at or below x (bins increasing, as Keras requires),
+// int32.
+Output digitize(C c) {
+  const Output x = as_float(c.arg(0)), bins = as_float(c.arg(1));
+  if (bins.shape().rank() != 1) throw ValueError(c.where + ": bins must be one list of numbers");
+  const Output at_or_below = ops::greater_equal(expand_dims(x, -1, c.where), bins);
+  return ops::cast(ops::reduce_sum(at_or_below, {x.shape().rank()}, false), DType::int32);
+}
+
+// Whether each element of x1 is among x2's (flattened); invert negates. assume_unique changes
+// nothing computed here.
+Output isin(C c) {
+  const Output x = as_float(c.arg(0));
+  // All of x2's values (the batch's too, when x2 has one) against each element of x1.
+  const auto rank = static_cast<std::int64_t>(x.shape().rank());
+  std::vector<std::int64_t> row(static_cast<std::size_t>(rank), 1);
+  row.push_back(-1);
+  const Output values = ops::reshape(as_float(c.arg(1)), row);
+  const Output found = ops::reduce_max(ops::equal(expand_dims(x, -1, c.where), values), {rank}, false);
+  return c.flag("invert") ? ops::sub(1.0f, found) : found;
+}
+
+// Keras's _saturate_cast as its TensorFlow backend computes it on the CPU: clipped to
+// [−2^k, 2^k] (the type's upper limit rounds up to 2^k in float32: Keras's nudge below it
+// compares in float32 and does not fire), then cast, truncating; 2^k and NaN, which the cast
+// overflows, give the type's lowest value, as x86's conversion (and TensorFlow's) does.
+// float32 clips infinities to its largest finite values.
+Output saturate_cast(C c) {
+  const std::string name = c.text("dtype");
+  const Output x = c.arg(0);
+  if (x.dtype() != DType::float32)
+    throw NotImplementedError(c.where + ": saturate_cast of a " + to_string(x.dtype()) + " input is not supported " +
+                              "(of float32 inputs it is)");
+  const float big = std::numeric_limits<float>::max();
+  if (name == "float32") return ops::clip(x, -big, big);
+  if (name != "int32" && name != "int64") refuse(c, "dtype", "float32, int32 and int64 are supported");
+  const float limit = name == "int32" ? 2147483648.0f : 9223372036854775808.0f;
+  const Output overflows = ops::maximum(ops::greater_equal(x, ops::constant(c.graph, limit)), ops::not_equal(x, x));
+  const Output kept = ops::where(overflows, ops::fill_like(x, -limit), ops::clip(x, -limit, limit));
+  return ops::cast(kept, name == "int32" ? DType::int32 : DType::int64);
+}
+
+}  // namespace
+
+const std::map<std::string, OpFn>& special_ops() {
+  static const std::map<std::string, OpFn> t = {
+      {"Erfinv", erfinv},       {"I0", i0},         {"Ldexp", ldexp},
+      {"Nextafter", nextafter}, {"Digitize", digitize}, {"IsIn", isin},
+      {"SaturateCast", saturate_cast},
+  };
+  return t;
+}
+
+}  // namespace strata::layers::op_detail
