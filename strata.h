@@ -85,6 +85,7 @@
 #include "layers/preprocessing/index_lookup.h"
 #include "layers/preprocessing/integer_lookup.h"
 #include "layers/preprocessing/max_num_bounding_boxes.h"
+#include "layers/preprocessing/mel_spectrogram.h"
 #include "layers/preprocessing/mix_up.h"
 #include "layers/preprocessing/normalization.h"
 #include "layers/preprocessing/pipeline.h"

@@ -13,12 +13,32 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/graph.h"
+#include "core/tensor.h"
 
 namespace strata::ops {
 
 Output rfft(Output x);
 Output irfft(Output spectrum, std::int64_t n);
+
+// tf.signal.frame(x, length, step) along the last axis without padding the end: x (..., n),
+// n known, gives (..., frames, length), frame f holding x[f·step .. f·step + length),
+// frames = 1 + (n − length) / step (a signal shorter than one frame is refused). Composed
+// of reshapes, crops and one concatenation (ceil(length / step) crops), so it runs on every
+// device those run on and differentiates.
+Output frames(Output x, std::int64_t length, std::int64_t step);
+
+// keras.ops.stft as Keras's TensorFlow backend computes it (MelSpectrogram's first steps):
+// x (..., n) reflect-padded by fft_length / 2 on both sides when `center` (the edge sample
+// not repeated; n must exceed fft_length / 2), frames of fft_length samples every `step`,
+// each times `window` (fft_length values; an invalid Output: no window), then rfft:
+// (..., frames, fft_length / 2 + 1, 2).
+Output stft(Output x, Output window, std::int64_t fft_length, std::int64_t step, bool center);
+// The window Keras's stft applies: TensorFlow's hann_window or hamming_window(length,
+// periodic=True) in float32 (periodic only when length is even, as TensorFlow's), centered
+// in fft_length samples by zeros ((fft_length − length) / 2 before).
+Tensor stft_window(const std::string& name, std::int64_t length, std::int64_t fft_length);
 
 }  // namespace strata::ops
