@@ -150,5 +150,10 @@ const std::map<std::string, OpFn>& update_ops();
 const std::map<std::string, OpFn>& segment_ops();
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();
+// layers/core/op_layer_signal.cc: irfft, extract_sequences, real, imag, conj and angle; and
+// the operations giving a (real, imag) pair (rfft, fft, fft2, ifft2, stft), merged into
+// multi_output_ops.
+const std::map<std::string, OpFn>& signal_ops();
+const std::map<std::string, MultiOpFn>& signal_multi_output_ops();
 
 }  // namespace strata::layers::op_detail

@@ -209,7 +209,7 @@ const std::map<std::string, OpFn>& table() {
   static const bool merged = [] {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
-                              &linalg_ops(), &update_ops()})
+                              &linalg_ops(), &update_ops(), &signal_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -238,12 +238,14 @@ std::string keras_module_of(const std::string& op) {
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
                                              "SaturateCast", "SliceUpdate"};
-  static const std::set<std::string> math = {"Erf",        "Erfc",       "Erfinv",     "Rsqrt", "Logsumexp",
-                                             "TopK",       "InTopK",     "SegmentSum", "SegmentMax",
-                                             "SegmentMin"};
+  static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
+                                             "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "RFFT",
+                                             "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ExtractSequences",
+                                             "CDist"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
-                                              "AffineTransform"};
+                                              "AffineTransform", "ExtractPatches", "GaussianBlur",
+                                              "SobelEdges"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm",     "Inv",      "Det",      "Solve",

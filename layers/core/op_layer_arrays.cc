@@ -399,7 +399,7 @@ const std::map<std::string, OpFn>& array_ops() {
 }
 
 const std::map<std::string, MultiOpFn>& multi_output_ops() {
-  static const std::map<std::string, MultiOpFn> t = {
+  static std::map<std::string, MultiOpFn> t = {
       {"Split", [](C c) { return split_parts(c, false); }},
       {"ArraySplit", [](C c) { return split_parts(c, true); }},
       // hsplit along axis 1 (0 for vectors: the batch's, refused), dsplit along 2 (vsplit,
@@ -411,6 +411,11 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
       {"TopK", top_k},
       {"Slogdet", slogdet},
   };
+  static const bool merged = [] {
+    for (const auto& entry : signal_multi_output_ops()) t.emplace(entry.first, entry.second);
+    return true;
+  }();
+  (void)merged;
   return t;
 }
 

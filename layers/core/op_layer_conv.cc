@@ -3,8 +3,11 @@
 // (layers/pooling); conv, depthwise_conv and separable_conv the convolution layers' graph ops
 // (layers/convolutional) with the kernel given to the call (a NumPy constant or a tensor of
 // known shape) in Keras's layouts: conv (window..., C, O), depthwise (window..., C,
-// multiplier). 1-D runs as 2-D with a unit row, as the layers do.
+// multiplier). 1-D runs as 2-D with a unit row, as the layers do. image.extract_patches is
+// Keras's convolution with an identity kernel; image.gaussian_blur and image.sobel_edges
+// convolve each channel with TensorFlow's fixed filters.
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -193,6 +196,115 @@ Output separable_conv(C c) {
   return finish(g, convolve(y, pointwise, ones, ones, std::vector<std::int64_t>(2 * ones.size(), 0)));
 }
 
+// image.extract_patches (a 2-D size) and image.extract_patches_3d (3-D) as Keras computes
+// them: a convolution with the identity kernel (size..., C, Π size · C), output channel
+// (position in the window, then channel) one value of the patch; strides default to size.
+Output extract_patches(C c) {
+  Geometry g = geometry_of(c);
+  const auto size = c.axes("size");
+  // One size is 2-D patches; Keras convolves rank-5 images with them in vain.
+  const std::size_t sizes = size ? (size->size() == 1 ? 2 : size->size()) : 0;
+  if (sizes < 2 || static_cast<int>(sizes) != g.spatial)
+    refuse(c, "size", "one size per spatial axis of the images (rank 4 for 2-D patches, 5 for 3-D) is needed");
+  const std::vector<std::int64_t> window = per_axis(c, "size", g.spatial, {});
+  const auto given = c.axes("strides");
+  if (!given || given->empty()) g.strides = window;
+  std::int64_t cells = 1;
+  for (auto w : window) cells *= w;
+  const std::int64_t out = cells * g.channels;
+  std::vector<std::int64_t> dims = window;
+  dims.push_back(g.channels);
+  dims.push_back(out);
+  Tensor eye{Shape(dims)};
+  float* k = eye.data<float>();
+  for (std::int64_t i = 0; i < out * out; ++i) k[i] = 0.0f;
+  for (std::int64_t i = 0; i < out; ++i) k[i * out + i] = 1.0f;  // eye(out) read as (window..., C, out)
+  const Output kernel = c.graph.variable(Variable(c.where + "/patch_kernel", std::move(eye), false));
+  const auto pads = padding_amounts(padding_of(c), g.sizes, window, g.strides, g.dilation);
+  return finish(g, convolve(g.x, kernel, g.strides, g.dilation, pads));
+}
+
+// Two numbers (one per image axis) from a number or a list: gaussian_blur's kernel_size, sigma.
+std::vector<double> two_numbers(C c, const std::string& key, std::vector<double> fallback) {
+  if (!c.has(key)) return fallback;
+  const ConfigValue& v = c.attrs.at(key);
+  std::vector<double> out;
+  if (const auto* d = std::get_if<std::vector<double>>(&v)) out = *d;
+  if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) out.assign(l->begin(), l->end());
+  if (out.empty()) out.assign(2, c.number(key));
+  if (out.size() != 2) refuse(c, key, "two values (height, width) are needed");
+  return out;
+}
+
+// The images' 2-D geometry for the fixed-kernel filters: a batch of images (rank 4).
+Geometry image_geometry(C c) {
+  if (rank_of(c.arg(0)) != 4)
+    throw NotImplementedError(c.where + ": images " + c.arg(0).shape().to_string() +
+                              " are not supported (a batch of images, rank 4, is)");
+  return geometry_of(c);
+}
+
+// Each channel convolved with the same filters, (kh, kw, M) row-major (stride 1), output channel
+// c · M + m as tf.nn.depthwise_conv2d's; pads (top, bottom, left, right).
+Output per_channel_filter(C c, const Geometry& g, const std::vector<float>& filters, std::int64_t kh, std::int64_t kw,
+                          std::int64_t m, const std::vector<std::int64_t>& pads, const Output& x) {
+  Tensor kernel{Shape{kh, kw, 1, g.channels * m}};
+  float* k = kernel.data<float>();
+  for (std::int64_t i = 0; i < kh * kw; ++i)
+    for (std::int64_t ch = 0; ch < g.channels; ++ch)
+      for (std::int64_t f = 0; f < m; ++f) k[i * g.channels * m + ch * m + f] = filters[i * m + f];
+  const Output w = c.graph.variable(Variable(c.where + "/filter", std::move(kernel), false));
+  return convolve(x, w, {1, 1}, {1, 1}, pads, g.channels);
+}
+
+// image.gaussian_blur as Keras's TensorFlow backend: the normalized Gaussians of kernel_size[0]
+// taps (sigma[0]) and kernel_size[1] taps (sigma[1]), their outer product (the second's taps
+// as rows) read row-major as (kernel_size[0], kernel_size[1]) (what Keras's reshape does, a
+// transpose only when the sizes differ), each channel convolved with "same" zero padding.
+Output gaussian_blur(C c) {
+  const Geometry g = image_geometry(c);
+  const std::vector<double> size = two_numbers(c, "kernel_size", {3, 3}), sigma = two_numbers(c, "sigma", {1, 1});
+  const auto kh = static_cast<std::int64_t>(size[0]), kw = static_cast<std::int64_t>(size[1]);
+  if (kh < 1 || kw < 1 || size[0] != static_cast<double>(kh) || size[1] != static_cast<double>(kw))
+    refuse(c, "kernel_size", "positive integers are needed");
+  auto gaussian = [](std::int64_t n, double s) {  // in float32, as Keras
+    std::vector<float> k(static_cast<std::size_t>(n));
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float x = (static_cast<float>(i) - (static_cast<float>(n) - 1.0f) / 2.0f) / static_cast<float>(s);
+      k[static_cast<std::size_t>(i)] = std::exp(-0.5f * (x * x));
+      sum += k[static_cast<std::size_t>(i)];
+    }
+    for (float& v : k) v /= sum;
+    return k;
+  };
+  const std::vector<float> along0 = gaussian(kh, sigma[0]), along1 = gaussian(kw, sigma[1]);
+  std::vector<float> filter;  // outer(along1, along0), row-major
+  for (float a : along1)
+    for (float b : along0) filter.push_back(a * b);
+  const auto pads = padding_amounts("same", g.sizes, {kh, kw}, {1, 1}, {1, 1});
+  return finish(g, per_channel_filter(c, g, filter, kh, kw, 1, pads, g.x));
+}
+
+// image.sobel_edges as tf.image.sobel_edges: the images reflect-padded by one pixel, each
+// channel convolved with the Sobel filters dy [[-1,-2,-1],[0,0,0],[1,2,1]] and dx (its
+// transpose): (batch, h, w, channels, 2), [dy, dx] last (channels_first: (batch, channels,
+// h, w, 2)).
+Output sobel_edges(C c) {
+  const Geometry g = image_geometry(c);
+  Output x = g.x;
+  for (int axis = 1; axis <= 2; ++axis) {
+    const std::int64_t n = known_size(c, "images", x, axis);
+    if (n < 2) throw ValueError(c.where + ": reflect padding needs 2 or more pixels per axis, got " +
+                                x.shape().to_string());
+    x = ops::concat({slice(x, axis, 1, 2), x, slice(x, axis, n - 2, n - 1)}, axis);
+  }
+  const std::vector<float> filters = {-1, -1, -2, 0, -1, 1, 0, -2, 0, 0, 0, 2, 1, -1, 2, 0, 1, 1};  // (3, 3, [dy, dx])
+  Output y = per_channel_filter(c, g, filters, 3, 3, 2, {0, 0, 0, 0}, x);  // (b, h, w, C · 2)
+  y = ops::split_axis(y, 3, {g.channels, 2});
+  return g.cf ? ops::transpose(y, {0, 3, 1, 2, 4}) : y;
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& conv_ops() {
@@ -204,6 +316,9 @@ const std::map<std::string, OpFn>& conv_ops() {
       {"Conv", conv},
       {"DepthwiseConv", depthwise_conv},
       {"SeparableConv", separable_conv},
+      {"ExtractPatches", extract_patches},
+      {"GaussianBlur", gaussian_blur},
+      {"SobelEdges", sobel_edges},
   };
   return t;
 }

@@ -29,11 +29,12 @@ using testing::golden_tensor;
 
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 
-// make_keras_ops_goldens.py's cases, then make_keras_ops_more_goldens.py's.
+// The cases of make_keras_ops_goldens.py, then make_keras_ops_more_goldens.py's and
+// make_keras_signal_ops_goldens.py's.
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
-    for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json"})
+    for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -169,6 +170,13 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("DotProductAttention", {{"is_causal", false}, {"flash_attention", true}}), "flash_attention=True"},
       {op_entry("DotProductAttention", {{"is_causal", false}, {"attn_logits_soft_cap", 50.0}}),
        "attn_logits_soft_cap=50"},
+      {op_entry("RFFT", {{"fft_length", 5}}), "odd length 5"},
+      {op_entry("STFT", {{"sequence_length", 2}, {"sequence_stride", 1}, {"fft_length", 2}, {"window", "kaiser"},
+                         {"center", false}}),
+       "window='kaiser'"},
+      {op_entry("STFT", {{"sequence_length", 3}, {"sequence_stride", 1}, {"fft_length", 3}, {"window", nullptr},
+                         {"center", false}}),
+       "fft_length=3"},
       {op_entry("DotProductAttention", {{"is_causal", false}},
                 json{{"mask", json{{"class_name", "__keras_tensor__"},
                                    {"config", json{{"keras_history", json::array({"m", 0, 0})}}}}}}),
