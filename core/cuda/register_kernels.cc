@@ -20,6 +20,7 @@
 #include "core/cuda/random_normal_kernels.h"
 #include "core/cuda/random_uniform_kernels.h"
 #include "core/cuda/reduce_kernels.h"
+#include "core/cuda/resize_kernels.h"
 #include "core/cuda/rnn_kernels.h"
 #include "core/cuda/scan_kernels.h"
 #include "core/cuda/sequence_kernels.h"
@@ -67,6 +68,7 @@ void register_kernels(OpRegistry& r) {
   register_collective_kernels(r);
   register_spectral_kernels(r);
   register_linalg_kernels(r);
+  register_resize_kernels(r);
 }
 
 // libstrata is a shared library whose every object is linked in, so this initializer

@@ -1,8 +1,9 @@
 // Image resizing as TF's resize (antialias off; half-pixel centers but for area, whose op
 // has none) does it, for the Resizing, CenterCrop and UpSampling2D layers: each output row
 // (column) is a fixed weighted sum of input rows (columns), so resizing is two matrix
-// products with interpolation matrices made once from the sizes. Gradients come from the
-// products.
+// products with interpolation matrices (core/resize_weights.h's weights) made once from
+// the sizes, or, for a None height or width, made when the program runs from the sizes it
+// is given (ops::resize_weights). Gradients come from the products.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +47,16 @@ ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std:
 
 // x (batch, in_h, in_w, channels) -> (batch, out_h, out_w, channels).
 Output resize_images(Graph& graph, Output x, const ResizeMatrices& m);
+
+// A resize whose matrices are made when the program runs, from the sizes x has then
+// (ops::resize_weights): for images whose height or width is None when the model is
+// defined. Per axis, the output size, or (when it is 0) the input's times the factor.
+struct RunTimeResize {
+  std::int64_t height = 0, width = 0;
+  std::int64_t height_factor = 0, width_factor = 0;
+  bool crop_to_aspect_ratio = false;  // Keras's: resize the centered window of the output's ratio
+  std::string interpolation = "bilinear";
+};
+Output resize_images_at_run(Output x, const RunTimeResize& resize);
 
 }  // namespace strata::layers

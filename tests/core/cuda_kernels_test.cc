@@ -22,6 +22,7 @@
 #include "core/ops.h"
 #include "core/ops/collective_ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/resize_weights.h"
 #include "core_test_util.h"
 #include "rnn_configurations.h"
 
@@ -1432,6 +1433,35 @@ OpCases upsample_cases() {
   return op;
 }
 
+// resize_weights: every kind, growing and shrinking (lanczos5 wider than the image), an
+// upsampling factor, crop_to_aspect_ratio's window on either axis, one input cell. The
+// same arithmetic on both devices (core/resize_weights.h), but CUDA may contract a
+// multiply and an add into one FMA where GCC does not.
+OpCases resize_weights_cases() {
+  struct R {
+    std::string label;
+    Shape x;
+    std::int64_t axis, size, scale, other_axis, other_size;
+  };
+  const std::vector<R> rs = {{"rows 9 -> 5", {2, 9, 6, 1}, 1, 5, 0, -1, 0},
+                             {"cols 4 -> 11", {1, 3, 4, 2}, 2, 11, 0, -1, 0},
+                             {"rows 3 -> 3 x 2", {1, 3, 5, 1}, 1, 0, 2, -1, 0},
+                             {"cols 7 -> 7 x 3", {1, 2, 7, 1}, 2, 0, 3, -1, 0},
+                             {"rows 9 -> 5, cropped to 5 : 7 on 6 cols", {1, 9, 6, 1}, 1, 5, 0, 2, 7},
+                             {"cols 11 -> 7, cropped to 5 : 7 on 4 rows", {1, 4, 11, 1}, 2, 7, 0, 1, 5},
+                             {"one cell -> 4", {1, 1, 1, 1}, 1, 4, 0, -1, 0}};
+  OpCases op{1e-6f, {}};
+  std::uint64_t seed = 3800;
+  for (std::int64_t kind = 0; kind <= static_cast<std::int64_t>(ResizeKind::adaptive_average); ++kind) {
+    for (const R& r : rs) {
+      op.cases.push_back({"kind " + std::to_string(kind) + ", " + r.label, {in_range(r.x, -1, 1, seed++)},
+                          Attrs{{"axis", r.axis}, {"kind", kind}, {"size", r.size}, {"scale", r.scale},
+                                {"other_axis", r.other_axis}, {"other_size", r.other_size}}});
+    }
+  }
+  return op;
+}
+
 // --- the gradient all-reduce ----------------------------------------------------------
 
 // The communicator of a job of one process, which says it sums device memory: each
@@ -1639,6 +1669,7 @@ const std::map<std::string, OpCases>& table() {
     m["identity"] = copy_cases();
     m["stop_gradient"] = copy_cases();
     m["upsample_nearest2d"] = upsample_cases();
+    m["resize_weights"] = resize_weights_cases();
     m["unfold_time"] = unfold_time_cases();
     m["rnn_sequence"] = rnn_cases(false);
     m["rnn_sequence_grad"] = rnn_cases(true);

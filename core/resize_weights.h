@@ -1,0 +1,169 @@
+// The weights of one output position of an image resize along one axis, as TensorFlow's
+// resize ops compute them (antialias off; half-pixel centers but for area, whose op has
+// none), and of one bin of adaptive average pooling: output o is a fixed weighted sum of
+// the inputs of a window [start, start + size) of the axis. Resizing an image is then two
+// matrix products, one per axis. Plain C++ that compiles for the host and for CUDA devices
+// alike: the layers' matrices made once for known sizes (layers/preprocessing/
+// image_resize.cc), and the resize_weights op's kernels for sizes known only when a
+// program runs (the CPU's in core/cpu/kernels/resize.cc, CUDA's in core/cuda/resize.cu),
+// all write them through resize_weights_row, so every device computes the same arithmetic.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/philox_rounds.h"  // STRATA_HOST_DEVICE
+
+namespace strata {
+
+// Keras's resize interpolations, and adaptive average pooling's bins, in the order the
+// resize_weights op's "kind" attribute numbers them.
+enum class ResizeKind : int {
+  bilinear = 0,
+  nearest = 1,
+  bicubic = 2,
+  area = 3,
+  lanczos3 = 4,
+  lanczos5 = 5,
+  adaptive_average = 6,
+};
+
+namespace resize_detail {
+
+STRATA_HOST_DEVICE inline std::int64_t clamp_index(std::int64_t i, std::int64_t lo, std::int64_t hi) {
+  return i < lo ? lo : (i > hi ? hi : i);
+}
+
+// TF's bicubic weights (ResizeBicubic with half-pixel centers): Keys' cubic with
+// A = -0.5, read from a 1024-entry table at the rounded fraction, as TF reads it.
+constexpr int kCubicTable = 1024;
+STRATA_HOST_DEVICE inline double keys_cubic_near(double x) { return ((-0.5 + 2) * x - (-0.5 + 3)) * x * x + 1; }
+STRATA_HOST_DEVICE inline double keys_cubic_far(double x) {  // 1 < |d| < 2
+  const double a = -0.5;
+  return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+}
+
+STRATA_HOST_DEVICE inline void bicubic_row(float* row, std::int64_t stride, double src, std::int64_t start,
+                                           std::int64_t size) {
+  const double floor_src = std::floor(src);
+  const auto in = static_cast<std::int64_t>(floor_src);
+  const auto offset = static_cast<int>(std::lrint((src - floor_src) * kCubicTable));
+  const double t = static_cast<double>(offset) / kCubicTable, u = static_cast<double>(kCubicTable - offset) / kCubicTable;
+  const double w[4] = {keys_cubic_far(t + 1), keys_cubic_near(t), keys_cubic_near(u), keys_cubic_far(u + 1)};
+  // Taps outside the image get no weight; the rest are renormalized.
+  double kept[4], total = 0;
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t i = in - 1 + k;
+    kept[k] = i >= 0 && i < size ? w[k] : 0.0;
+    total += kept[k];
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (kept[k] == 0.0) continue;
+    row[(start + in - 1 + k) * stride] +=
+        static_cast<float>(std::fabs(total) >= 1000 * 1.17549435e-38 ? kept[k] / total : kept[k]);
+  }
+}
+
+// TF's ResizeArea (the op Keras's "area" runs; no half-pixel offset): output o averages
+// the input cells under [o·s, (o+1)·s), s = in/out, each cell by the part of it covered,
+// in float as TF computes. The op scales by 1/(s_rows·s_cols) once; here each axis takes
+// its own 1/s.
+STRATA_HOST_DEVICE inline void area_row(float* row, std::int64_t stride, std::int64_t o, std::int64_t start,
+                                        std::int64_t size, std::int64_t out_size) {
+  const float s = static_cast<float>(size) / static_cast<float>(out_size);
+  const float from = static_cast<float>(o) * s, to = static_cast<float>(o + 1) * s;
+  const auto first = static_cast<std::int64_t>(std::floor(from)), end = static_cast<std::int64_t>(std::ceil(to));
+  for (std::int64_t i = first; i < end; ++i) {
+    const auto cell = static_cast<float>(i);
+    const float covered = cell < from ? (cell + 1 > to ? s : cell + 1 - from) : (cell + 1 > to ? to - cell : 1.0f);
+    // Rounding can reach one cell past the image; TF reads the edge cell again.
+    row[(start + clamp_index(i, 0, size - 1)) * stride] += covered / s;
+  }
+}
+
+// TF's ScaleAndTranslate with a Lanczos kernel of radius a (Keras's "lanczos3" and
+// "lanczos5"), translation 0, antialias off so the kernel keeps its width when shrinking:
+// output o samples at (o + 1/2)/scale, from the cells within a of it, its weights
+// normalized to sum 1; in float as TF computes.
+STRATA_HOST_DEVICE inline float lanczos(float a, float x) {
+  constexpr float kPi = 3.14159265359f;
+  x = std::fabs(x);
+  if (x > a) return 0.0f;
+  if (x <= 1e-3f) return 1.0f;  // sin(πx)/(πx)'s limit
+  return a * std::sin(kPi * x) * std::sin(kPi * x / a) / (kPi * kPi * x * x);
+}
+
+STRATA_HOST_DEVICE inline void lanczos_row(float* row, std::int64_t stride, float a, std::int64_t o,
+                                           std::int64_t start, std::int64_t size, std::int64_t out_size) {
+  const float scale = static_cast<float>(out_size) / static_cast<float>(size);
+  const auto inv_scale = static_cast<float>(1.0 / scale);
+  const float sample = (static_cast<float>(o) + 0.5f) * inv_scale;
+  const std::int64_t first = clamp_index(static_cast<std::int64_t>(std::ceil(sample - a - 0.5f)), 0, size - 1);
+  const std::int64_t end = clamp_index(static_cast<std::int64_t>(std::floor(sample + a - 0.5f)), 0, size - 1) + 1;
+  float total = 0.0f;
+  for (std::int64_t i = first; i < end; ++i) total += lanczos(a, static_cast<float>(i) + 0.5f - sample);
+  // TF leaves a row whose weights cancel out at zero (float's smallest normal: 1.17549435e-38).
+  if (std::fabs(total) < 1000.0f * 1.17549435e-38f) return;
+  const float one_over_total = 1.0f / total;
+  for (std::int64_t i = first; i < end; ++i) {
+    row[(start + i) * stride] += lanczos(a, static_cast<float>(i) + 0.5f - sample) * one_over_total;
+  }
+}
+
+}  // namespace resize_detail
+
+// Adaptive pooling's bin i of `bins` over an axis of `length` (Keras's TensorFlow
+// backend): [floor(i·length/bins), ceil((i+1)·length/bins)), as (start, size).
+struct AdaptiveBin {
+  std::int64_t start = 0, size = 0;
+};
+STRATA_HOST_DEVICE inline AdaptiveBin adaptive_bin_of(std::int64_t length, std::int64_t bins, std::int64_t i) {
+  const std::int64_t start = i * length / bins;                   // floor
+  const std::int64_t end = ((i + 1) * length + bins - 1) / bins;  // ceil
+  return {start, end - start};
+}
+
+// Adds output o's weights to row[i · stride] for each input i of an axis whose window
+// [start, start + size) is resized to out_size positions (the row must start zeroed).
+STRATA_HOST_DEVICE inline void resize_weights_row(float* row, std::int64_t stride, std::int64_t o, std::int64_t start,
+                                                  std::int64_t size, std::int64_t out_size, ResizeKind kind) {
+  using namespace resize_detail;
+  switch (kind) {
+    case ResizeKind::area:
+      area_row(row, stride, o, start, size, out_size);
+      return;
+    case ResizeKind::lanczos3:
+    case ResizeKind::lanczos5:
+      lanczos_row(row, stride, kind == ResizeKind::lanczos3 ? 3.0f : 5.0f, o, start, size, out_size);
+      return;
+    case ResizeKind::adaptive_average: {
+      const AdaptiveBin bin = adaptive_bin_of(size, out_size, o);
+      for (std::int64_t i = 0; i < bin.size; ++i) {
+        row[(start + bin.start + i) * stride] = 1.0f / static_cast<float>(bin.size);
+      }
+      return;
+    }
+    default:
+      break;
+  }
+  const double scale = static_cast<double>(size) / static_cast<double>(out_size);
+  if (kind == ResizeKind::nearest) {
+    const std::int64_t src = static_cast<std::int64_t>(std::floor((static_cast<double>(o) + 0.5) * scale));
+    row[(start + (src < size - 1 ? src : size - 1)) * stride] = 1.0f;
+    return;
+  }
+  // Half-pixel centers: the source position of output o's center.
+  const double src = (static_cast<double>(o) + 0.5) * scale - 0.5;
+  if (kind == ResizeKind::bicubic) {
+    bicubic_row(row, stride, src, start, size);
+    return;
+  }
+  const double floor_src = std::floor(src);
+  const auto below = static_cast<std::int64_t>(floor_src), above = static_cast<std::int64_t>(std::ceil(src));
+  const std::int64_t lower = below > 0 ? below : 0, upper = above < size - 1 ? above : size - 1;
+  const auto lerp = static_cast<float>(src - floor_src);
+  row[(start + lower) * stride] += 1.0f - lerp;
+  row[(start + upper) * stride] += lerp;
+}
+
+}  // namespace strata
