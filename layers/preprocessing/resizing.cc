@@ -22,6 +22,14 @@ std::pair<std::int64_t, std::int64_t> image_size(const Shape& in, const std::str
   return {rows, cols};
 }
 
+bool has_unknown_image_size(const Shape& in, const std::string& data_format, const std::string& layer) {
+  if (in.rank() != 4) {
+    throw ShapeError(layer + " expects images (batch, rows, cols, channels), got " + in.to_string());
+  }
+  const bool first = is_channels_first(data_format);
+  return in.dims()[first ? 2 : 1] == kUnknownDim || in.dims()[first ? 3 : 2] == kUnknownDim;
+}
+
 ResizingImpl::ResizingImpl(std::int64_t height_, std::int64_t width_, ResizingOptions options_)
     : LayerImpl("Resizing", options_.name), height(height_), width(width_), options(std::move(options_)) {
   const std::string where = "Resizing '" + name + "'";
@@ -39,7 +47,16 @@ ResizingImpl::ResizingImpl(std::int64_t height_, std::int64_t width_, ResizingOp
 }
 
 void ResizingImpl::build(const std::vector<TensorSpec>& inputs) {
-  auto [rows, cols] = image_size(inputs[0].shape, options.data_format, "Resizing '" + name + "'");
+  const std::string where = "Resizing '" + name + "'";
+  at_run_ = has_unknown_image_size(inputs[0].shape, options.data_format, where);
+  if (at_run_) {
+    if (options.pad_to_aspect_ratio) {
+      throw ShapeError(where + ": pad_to_aspect_ratio needs known image rows and columns, got " +
+                       inputs[0].shape.to_string());
+    }
+    return;
+  }
+  auto [rows, cols] = image_size(inputs[0].shape, options.data_format, where);
   AxisWindow row_window{0, rows}, col_window{0, cols};
   if (options.crop_to_aspect_ratio) {
     std::tie(row_window, col_window) = aspect_ratio_crop(rows, cols, height, width);
@@ -65,7 +82,10 @@ std::vector<Output> ResizingImpl::call(Graph& graph, const std::vector<Output>& 
     const auto fill = static_cast<float>(options.fill_value);
     x = ops::add(ops::pad(ops::sub(x, fill), {0, pad_rows_, pad_cols_, 0}, {0, pad_rows_, pad_cols_, 0}), fill);
   }
-  Output y = resize_images(graph, x, matrices_);
+  Output y = at_run_ ? resize_images_at_run(x, {.height = height, .width = width,
+                                                .crop_to_aspect_ratio = options.crop_to_aspect_ratio,
+                                                .interpolation = options.interpolation})
+                     : resize_images(graph, x, matrices_);
   return {first ? to_channels_first(y) : y};
 }
 

@@ -44,7 +44,8 @@ class ResizingImpl : public LayerImpl {
 
  private:
   std::int64_t pad_rows_ = 0, pad_cols_ = 0;  // each side, pad_to_aspect_ratio
-  ResizeMatrices matrices_;
+  ResizeMatrices matrices_;  // for a known height and width
+  bool at_run_ = false;      // a None one: the matrices are made when the program runs
 };
 
 class Resizing : public Layer {
@@ -55,5 +56,8 @@ class Resizing : public Layer {
 // (rows, cols) of a 4-D image input in `data_format`; ShapeError unless both are known.
 std::pair<std::int64_t, std::int64_t> image_size(const Shape& input, const std::string& data_format,
                                                  const std::string& layer);
+// Whether a 4-D image input in `data_format` has a None row or column count (ShapeError,
+// naming `layer`, for another rank).
+bool has_unknown_image_size(const Shape& input, const std::string& data_format, const std::string& layer);
 
 }  // namespace strata::layers

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "layers/keras_class.h"
 #include "core/ops/sequence_ops.h"
 
@@ -43,12 +44,10 @@ void TimeDistributedImpl::build(const std::vector<TensorSpec>& inputs) {
 
 std::vector<Output> TimeDistributedImpl::call(Graph& graph, const std::vector<Output>& inputs) {
   const Output& x = inputs[0];
-  TensorSpec step = per_step(x.spec());
-  std::vector<std::int64_t> flat = step.shape.dims();
-  for (std::size_t i = 1; i < flat.size(); ++i) {
-    if (flat[i] == kUnknownDim) throw ShapeError("the per-step dimensions must be known, got " + x.shape().to_string());
-  }
-  Output folded = ops::reshape(x, flat);
+  per_step(x.spec());  // checks the rank
+  // (batch, time, ...) -> (batch · time, ...): None time steps and None per-step dims
+  // (where the wrapped layer takes them) stay None until the program runs.
+  Output folded = ops::merge_axes(x, 0, 2);
   Output y = layer.impl().call(graph, {folded})[0];
   return {ops::unfold_time(y, x)};
 }

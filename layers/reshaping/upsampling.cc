@@ -55,6 +55,8 @@ void UpSamplingImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
   if constexpr (Rank == 2) {
     if (!interpolates()) return;
     const std::string where = class_name() + " '" + name + "'";
+    at_run_ = has_unknown_image_size(inputs[0].shape, options.data_format, where);
+    if (at_run_) return;  // resize_weights bounds the sizes when the program runs
     const auto [rows, cols] = image_size(inputs[0].shape, options.data_format, where);
     // resize_matrices bounds the output sizes; the products must not overflow first.
     constexpr std::int64_t kMaxSide = std::int64_t{1} << 28;
@@ -72,9 +74,13 @@ std::vector<Output> UpSamplingImpl<Rank>::call(Graph& graph, const std::vector<O
   const bool cf = channels_first(options);
   expect_spatial_input(inputs[0], Rank + 2, spatial_layout(Rank, cf));
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
-  if (interpolates()) {
-    Output y = resize_images(graph, x, matrices_);
-    return {cf ? to_channels_first(y) : y};
+  if constexpr (Rank == 2) {
+    if (interpolates()) {
+      Output y = at_run_ ? resize_images_at_run(x, {.height_factor = size.first, .width_factor = size.second,
+                                                    .interpolation = options.interpolation})
+                         : resize_images(graph, x, matrices_);
+      return {cf ? to_channels_first(y) : y};
+    }
   }
   // Each spatial dim may be None until run time: the reshapes keep them as they come.
   const std::vector<std::int64_t> s = window_vec(size);

@@ -53,7 +53,8 @@ class UpSamplingImpl : public LayerImpl {
 
  private:
   bool interpolates() const;  // 2-D with an interpolation other than nearest
-  ResizeMatrices matrices_;   // when it interpolates
+  ResizeMatrices matrices_;   // when it interpolates over a known height and width
+  bool at_run_ = false;       // it interpolates over a None one: matrices made when the program runs
 };
 
 template <int Rank>

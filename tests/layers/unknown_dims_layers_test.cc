@@ -15,7 +15,9 @@
 #include "layers/merging/merge.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
+#include "layers/preprocessing/resizing.h"
 #include "layers/recurrent/lstm.h"
+#include "layers/recurrent/time_distributed.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/reshape.h"
 #include "layers/reshaping/upsampling.h"
@@ -80,11 +82,29 @@ TEST(UnknownDims, TransposedConvolutionsKeepNoneAndSizeTheKnownDims) {
   EXPECT_EQ(Conv1DTranspose(2, 3, {.strides = 3, .output_padding = 2})(Input({N, 3})).shape(), (Shape{N, N, 2}));
 }
 
+// The interpolating resizes keep None where the size follows the input's, and give the
+// fixed size where it does not (their matrices are made when the program runs).
+TEST(UnknownDims, InterpolatingResizesKeepNoneOrGiveTheirSize) {
+  EXPECT_EQ(UpSampling2D(2, {.interpolation = "bilinear"})(Input({N, 4, 3})).shape(), (Shape{N, N, 8, 3}));
+  EXPECT_EQ(UpSampling2D({2, 3}, {.interpolation = "lanczos5"})(Input({N, N, 3})).shape(), (Shape{N, N, N, 3}));
+  EXPECT_EQ(Resizing(5, 7, {.interpolation = "area"})(Input({N, N, 3})).shape(), (Shape{N, 5, 7, 3}));
+  EXPECT_EQ(Resizing(5, 7, {.crop_to_aspect_ratio = true})(Input({6, N, 3})).shape(), (Shape{N, 5, 7, 3}));
+}
+
+// TimeDistributed folds None time steps into the batch, and the wrapped layer sees the
+// per-step dims as they come, None or not.
+TEST(UnknownDims, TimeDistributedFoldsNoneStepsAndKeepsNonePerStepDims) {
+  EXPECT_EQ(TimeDistributed(Conv2D(3, 2))(Input({N, N, N, 2})).shape(), (Shape{N, N, N, N, 3}));
+  EXPECT_EQ(TimeDistributed(Dense(2))(Input({N, 4})).shape(), (Shape{N, N, 2}));
+  EXPECT_THROW(TimeDistributed(Dense(2))(Input({N, N})), ShapeError);  // Dense's last dim must be known
+}
+
 // Refusals name the layer.
 TEST(UnknownDims, RefusalsNameTheLayer) {
-  const std::string interpolated =
-      shape_error_of([] { UpSampling2D(2, {.interpolation = "bilinear", .name = "smooth"})(Input({N, 4, 3})); });
-  EXPECT_NE(interpolated.find("smooth"), std::string::npos) << interpolated;
+  const std::string padded =
+      shape_error_of([] { Resizing(5, 7, {.pad_to_aspect_ratio = true, .name = "boxed"})(Input({N, N, 3})); });
+  EXPECT_NE(padded.find("boxed"), std::string::npos) << padded;
+  EXPECT_NE(padded.find("pad_to_aspect_ratio"), std::string::npos) << padded;
 }
 
 }  // namespace unknown_dims_layers_test
