@@ -138,7 +138,17 @@ void ExecutionState::prepare(std::size_t s, const RunOptions& options) {
   infer_if_changed(s);
   const auto& outputs = shapes_[s].outputs;
   for (std::size_t o = 0; o < ctx.outputs.size(); ++o) {
-    ctx.outputs[o]->reset(outputs[o].shape, outputs[o].dtype, program_.device_);
+    const Shape& shape = outputs[o].shape;
+    if (shape.is_fully_defined()) {
+      ctx.outputs[o]->reset(shape, outputs[o].dtype, program_.device_);
+      continue;
+    }
+    // A size that depends on the data (text_vectorize's rows padded to a batch's longest)
+    // is None even for fed shapes: the output starts empty there and its kernel sizes it;
+    // the steps after it infer their shapes from what it wrote.
+    std::vector<std::int64_t> dims = shape.dims();
+    for (auto& d : dims) d = d == kUnknownDim ? 0 : d;
+    ctx.outputs[o]->reset(Shape(dims), outputs[o].dtype, program_.device_);
   }
 }
 

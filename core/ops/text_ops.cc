@@ -47,8 +47,9 @@ std::vector<TensorSpec> infer_text_vectorize(const InferContext& ctx) {
     return {{in.shape, DType::int64}};  // one index per string, the input's shape
   }
   if (mode == "int") {
-    if (length < 0) throw ValueError("text_vectorize: output_mode 'int' with a split needs a sequence_length");
-    dims.push_back(length);
+    // Without a sequence length each run's rows are padded to its longest: a size known
+    // only once the kernel has read the strings (None here; the kernel sizes its output).
+    dims.push_back(length < 0 ? kUnknownDim : length);
     return {{Shape(dims), DType::int64}};
   }
   if (mode != "multi_hot" && mode != "count" && mode != "tf_idf") {

@@ -109,11 +109,6 @@ std::vector<Output> TextVectorizationImpl::call(Graph&, const std::vector<Output
   o.ngrams = options.ngrams.value_or(std::vector<std::int64_t>{});
   o.output_mode = options.output_mode;
   if (options.output_mode == "int") {
-    if (!options.output_sequence_length && (options.split || options.ngrams)) {
-      throw NotImplementedError(
-          where() + ": output_mode 'int' without output_sequence_length pads each batch to its longest row, a shape "
-                    "that depends on the data, which a Strata graph cannot have; set output_sequence_length");
-    }
     o.sequence_length = options.output_sequence_length.value_or(-1);
   } else {
     o.depth = lookup_->encoding_depth();

@@ -4,7 +4,9 @@
 // pads over strides, UpSampling, ZeroPadding, Cropping, BatchNormalization, Dense on the
 // last axis, Add and Concatenate), recurrent layers over None time steps (LSTM,
 // Bidirectional GRU and LSTM, SimpleRNN, Embedding with None length), Reshape with -1,
-// Flatten after a None dim and GroupNormalization. Each loads from .keras and .h5,
+// Flatten after a None dim, GroupNormalization, UpSampling2D's interpolating modes and
+// Resizing (every interpolation, crop_to_aspect_ratio), TimeDistributed over None time
+// steps wrapping layers over None rows and columns. Each loads from .keras and .h5,
 // predicts two sizes in one session (the Program compiled once, shapes inferred per fed
 // size) as Keras did, saves and loads again, and the trainable ones fit on one size as
 // Keras fitted and then predict the other as the fitted Keras model did.
@@ -81,7 +83,8 @@ TEST_P(UnknownDimsFiles, SavedByStrataTheyComeBackWithTheirNoneDims) {
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsFiles,
                          ::testing::Values("fcn_image", "fcn_classifier", "fcn_1d", "fcn_3d", "recurrent",
                                            "embedding_recurrent", "reshape_minus_one", "flatten_unknown",
-                                           "group_norm_unknown", "transpose_2d", "transpose_1d", "transpose_3d"));
+                                           "group_norm_unknown", "transpose_2d", "transpose_1d", "transpose_3d",
+                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown"));
 
 class UnknownDimsTraining : public ::testing::TestWithParam<std::string> {};
 
@@ -109,7 +112,62 @@ TEST_P(UnknownDimsTraining, FitsOnOneSizeAsKerasDidThenPredictsAnother) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsTraining,
                          ::testing::Values("fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent",
-                                           "reshape_minus_one", "transpose_2d", "transpose_1d", "transpose_3d"));
+                                           "reshape_minus_one", "transpose_2d", "transpose_1d", "transpose_3d",
+                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown"));
+
+// TextVectorization's int mode without output_sequence_length (text_ragged.json: strings
+// do not go in .npy files): each batch's rows padded to its longest, as Keras's tokens-only
+// model gave them, then Embedding, LSTM and Dense as Keras's whole model predicted; one
+// session for batches of different longest rows, then the fit and the fitted prediction.
+Tensor text_ragged_batch(const nlohmann::json& strings) {
+  const auto rows = strings.get<std::vector<std::string>>();
+  return Tensor::from_strings({static_cast<std::int64_t>(rows.size()), 1}, rows);
+}
+
+void expect_text_ragged_output(const Tensor& got, const nlohmann::json& want, const std::string& what) {
+  ASSERT_EQ(got.shape(), Shape(want.at("output_shape").get<std::vector<std::int64_t>>())) << what;
+  const auto values = want.at("output").get<std::vector<float>>();
+  testing::expect_close(got, Tensor::from_vector<float>(got.shape(), values), what, 1e-5f, 1e-5f);
+}
+
+TEST(UnknownDimsText, IntVectorizationPadsEachBatchToItsLongestRowAsKeras) {
+  std::ifstream in(kDir + "text_ragged.json");
+  ASSERT_TRUE(in) << kDir << "text_ragged.json";
+  const auto golden = nlohmann::json::parse(in);
+  Model tokens = models::load_model(kDir + "text_ragged_tokens.keras");
+  for (const auto& batch : golden.at("batches")) {
+    const Tensor ids = tokens.predict(text_ragged_batch(batch.at("input")));
+    const auto want = batch.at("tokens").get<std::vector<std::vector<std::int64_t>>>();
+    ASSERT_EQ(ids.shape(), (Shape{static_cast<std::int64_t>(want.size()), static_cast<std::int64_t>(want[0].size())}));
+    std::vector<std::int64_t> flat;
+    for (const auto& row : want) flat.insert(flat.end(), row.begin(), row.end());
+    EXPECT_EQ(ids.to_vector<std::int64_t>(), flat);
+  }
+  for (const std::string ext : {".keras", ".h5"}) {
+    Model model = models::load_model(kDir + "text_ragged" + ext);
+    model.compile({.optimizer = optimizers::SGD({.learning_rate = 0.05}), .loss = "mse"});
+    const auto& batches = golden.at("batches");
+    expect_text_ragged_output(model.predict(text_ragged_batch(batches[0].at("input"))), batches[0], ext + " batch 0");
+    const int nodes = model.graph().num_nodes();
+    expect_text_ragged_output(model.predict(text_ragged_batch(batches[1].at("input"))), batches[1], ext + " batch 1");
+    expect_text_ragged_output(model.predict(text_ragged_batch(batches[0].at("input"))), batches[0],
+                              ext + " batch 0 again");
+    EXPECT_EQ(model.graph().num_nodes(), nodes) << ext << ": a new length added graph nodes";
+
+    const auto& fit = golden.at("fit");
+    const Tensor x = text_ragged_batch(fit.at("input"));
+    const Tensor y = Tensor::from_vector<float>({x.shape()[0], 2}, fit.at("target").get<std::vector<float>>());
+    History history = model.fit({x}, {y}, {.batch_size = x.shape()[0], .epochs = 3, .verbose = 0, .shuffle = false});
+    const auto keras_loss = fit.at("loss").get<std::vector<double>>();
+    const auto& loss = history.history.at("loss");
+    ASSERT_EQ(loss.size(), keras_loss.size()) << ext;
+    for (std::size_t e = 0; e < loss.size(); ++e) {
+      EXPECT_NEAR(loss[e], keras_loss[e], 1e-6 + 1e-5 * std::fabs(keras_loss[e])) << ext << " epoch " << e;
+    }
+    const auto& trained = golden.at("trained");
+    expect_text_ragged_output(model.predict(text_ragged_batch(trained.at("input"))), trained, ext + " fitted");
+  }
+}
 
 }  // namespace
 }  // namespace strata::unknown_dims_files_test

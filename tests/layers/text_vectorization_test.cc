@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/ops.h"
 #include "core/program.h"
 #include "core/text.h"
 #include "io/layer_config.h"
@@ -137,11 +138,6 @@ TEST(TextVectorization, RefusesWhatItCannotDo) {
                ValueError);
   layers::TextVectorization given({.vocabulary = std::vector<std::string>{"a"}});
   EXPECT_THROW(given.adapt(Tensor::from_strings({1}, {"a b"})), ValueError);  // as Keras
-  // Keras's int mode without a sequence length pads to each batch's longest row.
-  layers::TextVectorization ragged({.vocabulary = std::vector<std::string>{"a"}});
-  Graph g;
-  Output in = g.placeholder({Shape({2, 1}), DType::string});
-  EXPECT_THROW(ragged.impl().call(g, {in}), NotImplementedError);
   // Keys of Keras's config it cannot honour are refused by name.
   json config = load("layers.json")[0]["config"];
   config["ragged"] = true;
@@ -152,6 +148,28 @@ TEST(TextVectorization, RefusesWhatItCannotDo) {
   config["sparse"] = false;
   config["standardize"] = json{{"module", "builtins"}, {"class_name", "function"}, {"config", "my_standardize"}};
   EXPECT_THROW(from_keras(config), ValueError);
+}
+
+// Keras's int mode without a sequence length pads each batch's rows to its longest: the
+// output's last dim is None, sized by the kernel each run, and the steps after it follow.
+TEST(TextVectorization, IntWithoutSequenceLengthPadsEachBatchToItsLongestRow) {
+  layers::TextVectorization ragged({.vocabulary = std::vector<std::string>{"a"}});
+  Graph g;
+  Output in = g.placeholder({Shape({kUnknownDim, 1}), DType::string});
+  Output ids = ragged.impl().call(g, {in})[0];
+  EXPECT_EQ(ids.shape(), (Shape{kUnknownDim, kUnknownDim}));
+  Output doubled = ops::add(ops::cast(ids, DType::float32), ops::cast(ids, DType::float32));
+  Program p(g, {in}, {ids, doubled});
+  // "" is the mask (0), "[UNK]" 1, "a" 2.
+  auto out = p.run({Tensor::from_strings({2, 1}, {"a b a", "a"})});
+  EXPECT_EQ(out[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ(out[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 1, 2, 2, 0, 0}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{4, 2, 4, 4, 0, 0}));
+  out = p.run({Tensor::from_strings({3, 1}, {"b", "a", ""})});
+  EXPECT_EQ(out[0].shape(), (Shape{3, 1}));
+  EXPECT_EQ(out[0].to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 2, 0}));
+  out = p.run({Tensor::from_strings({2, 1}, {"a a a a", "b"})});
+  EXPECT_EQ(out[1].shape(), (Shape{2, 4}));
 }
 
 TEST(TextVectorization, ReadsAVocabularyFile) {

@@ -4,8 +4,12 @@ spatial or time dimensions (issue #38 point 3): fully convolutional image models
 pooling, global pooling, UpSampling, ZeroPadding/Cropping, BatchNormalization, Dense on
 the last axis, merge layers) in 1-D, 2-D and 3-D, recurrent layers over None time steps
 (LSTM, GRU, SimpleRNN, Bidirectional, Embedding with None length), Reshape with -1
-and Flatten after a None dim, GroupNormalization over None spatial dims, and
-Conv1D/2D/3DTranspose (each padding, output_padding, dilation) over None spatial dims.
+and Flatten after a None dim, GroupNormalization over None spatial dims,
+Conv1D/2D/3DTranspose (each padding, output_padding, dilation) over None spatial dims,
+UpSampling2D's interpolating modes and Resizing (every interpolation, crop_to_aspect_ratio)
+over None rows and columns, TimeDistributed over None time steps and None per-step dims,
+and TextVectorization's int mode without output_sequence_length (text_ragged: each batch
+padded to its longest row; its strings and results in text_ragged.json, see text_ragged).
 
 Writes, for each model <name>, in tests/data/unknown_dims/:
   <name>.keras, <name>.h5                the model saved by Keras (seeded weights)
@@ -20,7 +24,8 @@ and for the models that train (one output, mean squared error):
                                          model predicts for them
 
 The C++ suite (tests/io/unknown_dims_files_test.cc) reads these files; it never runs
-Python. Regenerate with exactly:
+Python. Regenerate with exactly (model names after the script write only those: see
+OWN_SEED):
 
     python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_unknown_dims_goldens.py
@@ -28,11 +33,13 @@ Python. Regenerate with exactly:
 import json
 import os
 import sys
+import zlib
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import layers as L  # noqa: E402
 
@@ -191,10 +198,60 @@ def transpose_3d():
     return keras.Model(x, y, name="transpose_3d"), [(2, 3, 2, 4, 2), (3, 2, 3, 3, 2)]
 
 
+def upsampling_interpolated():
+    # UpSampling2D's interpolating modes over None rows and columns: each branch behind a
+    # convolution of its own, so that fitting takes gradients through every resize
+    x = keras.Input((None, None, 2), name="image")
+    branches = []
+    for mode in ("bilinear", "bicubic", "lanczos3", "lanczos5"):
+        h = L.Conv2D(2, 1, name="conv_" + mode)(x)
+        branches.append(L.UpSampling2D((2, 3), interpolation=mode, name="up_" + mode)(h))
+    h = L.Add(name="add")(branches)
+    y = L.Conv2D(2, 3, padding="same", name="out")(h)
+    return keras.Model(x, y, name="upsampling_interpolated"), [(2, 5, 4, 2), (3, 3, 6, 2)]
+
+
+def resizing_unknown():
+    # Resizing of None rows and columns to a fixed size, every interpolation, and
+    # crop_to_aspect_ratio; area straight on the input (TensorFlow's ResizeArea has no
+    # gradient), the others behind convolutions of their own
+    x = keras.Input((None, None, 2), name="image")
+    branches = [L.Resizing(5, 7, interpolation="area", name="resize_area")(x)]
+    for mode in ("bilinear", "nearest", "bicubic", "lanczos3", "lanczos5"):
+        h = L.Conv2D(2, 1, name="conv_" + mode)(x)
+        branches.append(L.Resizing(5, 7, interpolation=mode, name="resize_" + mode)(h))
+    h = L.Conv2D(2, 1, name="conv_crop")(x)
+    branches.append(L.Resizing(5, 7, crop_to_aspect_ratio=True, name="resize_crop")(h))
+    h = L.Add(name="add")(branches)
+    y = L.Conv2D(2, 3, padding="same", name="out")(h)
+    return keras.Model(x, y, name="resizing_unknown"), [(2, 9, 6, 2), (3, 4, 11, 2)]
+
+
+def time_distributed_unknown():
+    # TimeDistributed over None time steps, wrapping layers over None rows and columns
+    x = keras.Input((None, None, None, 2), name="clips")
+    h = L.TimeDistributed(L.Conv2D(3, 2, padding="same", activation="relu", name="conv"), name="td_conv")(x)
+    h = L.TimeDistributed(L.MaxPooling2D(2, padding="same", name="pool"), name="td_pool")(h)
+    h = L.TimeDistributed(L.GlobalAveragePooling2D(name="global_avg"), name="td_global_avg")(h)
+    h = L.LSTM(4, return_sequences=True, name="lstm")(h)
+    y = L.TimeDistributed(L.Dense(2, name="dense"), name="td_dense")(h)
+    return keras.Model(x, y, name="time_distributed_unknown"), [(2, 4, 6, 5, 2), (3, 3, 4, 7, 2)]
+
+
 MODELS = [fcn_image, fcn_classifier, fcn_1d, fcn_3d, recurrent, embedding_recurrent, reshape_minus_one,
-          flatten_unknown, group_norm_unknown, transpose_2d, transpose_1d, transpose_3d]
+          flatten_unknown, group_norm_unknown, transpose_2d, transpose_1d, transpose_3d, upsampling_interpolated,
+          resizing_unknown, time_distributed_unknown]
 TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one",
-           "transpose_2d", "transpose_1d", "transpose_3d"}
+           "transpose_2d", "transpose_1d", "transpose_3d", "upsampling_interpolated", "resizing_unknown",
+           "time_distributed_unknown"}
+# The models added after the first twelve draw from a generator of their own (seeded by
+# their name), so that they can be written alone: name them on the command line to write
+# only them (the first twelve share one generator in order, so they are written all or
+# none).
+OWN_SEED = {"upsampling_interpolated", "resizing_unknown", "time_distributed_unknown", "text_ragged"}
+ONLY = set(sys.argv[1:])
+if not ONLY <= OWN_SEED:
+    sys.exit("only these can be written alone: %s" % sorted(OWN_SEED))
 
 
 def make_inputs(model, shape):
@@ -203,8 +260,72 @@ def make_inputs(model, shape):
     return rng.standard_normal(shape).astype("float32")
 
 
+# Keras 3.15's UpSampling2D with an interpolation other than nearest fails when TensorFlow
+# traces a model's predict again for a second size (the retrace has None dims, and the
+# layer branches on them in Python: OperatorNotAllowedInGraphError). Those models predict
+# each size from a copy of their own, loaded from the file just saved, traced once.
+ONE_SIZE_PER_SESSION = {"upsampling_interpolated"}
+
+
+def predict_once(m, x, path):
+    if m.name in ONE_SIZE_PER_SESSION:
+        return keras.saving.load_model(path).predict(x, verbose=0)
+    return m.predict(x, verbose=0)
+
+
 def as_list(y):
     return [np.asarray(t, "float32") for t in (y if isinstance(y, (list, tuple)) else [y])]
+
+
+TEXT_BATCHES = [["the cat sat", "a dog", "the dog sat on the mat"], ["cat", "a bird flew over"],
+                ["mat sat", "on"]]
+
+
+def text_ragged():
+    """TextVectorization's int mode without output_sequence_length: each batch's rows padded
+    to its longest (Keras's ragged rows made dense), then Embedding, LSTM and Dense. Strings
+    do not go in .npy files: text_ragged.json holds the inputs, what Keras's tokens-only model
+    (text_ragged_tokens.keras) and the whole model predict for each batch, and the fit."""
+    global rng
+    rng = np.random.default_rng([20263803, zlib.crc32(b"text_ragged")])
+    keras.backend.clear_session()
+    x = keras.Input((1,), dtype="string", name="text")
+    vectorize = L.TextVectorization(vocabulary=["the", "cat", "sat", "dog", "on", "mat"], output_mode="int",
+                                    name="vectorize")
+    tokens = vectorize(x)
+    h = L.Embedding(8, 4, name="embedding")(tokens)
+    h = L.LSTM(3, name="lstm")(h)
+    y = L.Dense(2, name="out")(h)
+    m = keras.Model(x, y, name="text_ragged")
+    for layer in m.layers:
+        if layer.weights:
+            randomize_weights(layer)
+    tokens_model = keras.Model(x, tokens, name="text_ragged_tokens")
+    base = os.path.join(OUT_DIR, "text_ragged")
+    m.save(base + ".keras")
+    m.save(base + ".h5")
+    tokens_model.save(base + "_tokens.keras")
+    golden = {"batches": []}
+    for batch in TEXT_BATCHES[:2]:
+        strings = tf.constant([[t] for t in batch])
+        ids = np.asarray(tokens_model.predict(strings, verbose=0))
+        out = np.asarray(m.predict(strings, verbose=0), "float32")
+        golden["batches"].append({"input": batch, "tokens": ids.tolist(), "output": out.ravel().tolist(),
+                                  "output_shape": list(out.shape)})
+        print("text_ragged", batch, "->", ids.shape, out.shape)
+    fit_x = tf.constant([[t] for t in TEXT_BATCHES[0]])
+    target = rng.standard_normal((len(TEXT_BATCHES[0]), 2)).astype("float32")
+    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.05), loss="mse")
+    history = m.fit(fit_x, target, batch_size=len(TEXT_BATCHES[0]), epochs=3, shuffle=False, verbose=0)
+    trained = np.asarray(m.predict(tf.constant([[t] for t in TEXT_BATCHES[2]]), verbose=0), "float32")
+    golden["fit"] = {"input": TEXT_BATCHES[0], "target": target.ravel().tolist(),
+                     "loss": [float(str(np.float32(v))) for v in history.history["loss"]]}
+    golden["trained"] = {"input": TEXT_BATCHES[2], "output": trained.ravel().tolist(),
+                         "output_shape": list(trained.shape)}
+    with open(base + ".json", "w") as f:
+        json.dump(golden, f)
+        f.write("\n")
+    print("text_ragged fit losses", history.history["loss"])
 
 
 def main():
@@ -213,6 +334,11 @@ def main():
     for build in MODELS:
         keras.backend.clear_session()
         m, shapes = build()
+        if ONLY and m.name not in ONLY:
+            continue
+        if m.name in OWN_SEED:
+            global rng
+            rng = np.random.default_rng([20263803, zlib.crc32(m.name.encode())])
         for layer in m.layers:
             if layer.weights:
                 randomize_weights(layer)
@@ -221,7 +347,7 @@ def main():
         m.save(base + ".h5")
         xs = [make_inputs(m, s) for s in shapes]
         for k, x in enumerate(xs):
-            ys = as_list(m.predict(x, verbose=0))
+            ys = as_list(predict_once(m, x, base + ".keras"))
             np.save("%s.size%d.input0.npy" % (base, k), x)
             for i, y in enumerate(ys):
                 np.save("%s.size%d.output%d.npy" % (base, k, i), y)
@@ -240,9 +366,13 @@ def main():
             json.dump({"loss": [float(str(np.float32(v))) for v in history.history["loss"]]}, f)
             f.write("\n")
         np.save(base + ".trained.input0.npy", xs[1])
-        np.save(base + ".trained.output0.npy", as_list(m.predict(xs[1], verbose=0))[0])
+        m.save(base + ".fitted.keras")
+        np.save(base + ".trained.output0.npy", as_list(predict_once(m, xs[1], base + ".fitted.keras"))[0])
+        os.remove(base + ".fitted.keras")
         print(m.name, "fit losses", history.history["loss"])
 
 
 if __name__ == "__main__":
     main()
+    if not ONLY or "text_ragged" in ONLY:
+        text_ragged()

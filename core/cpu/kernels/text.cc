@@ -57,14 +57,30 @@ void text_vectorize_kernel(KernelContext& ctx) {
       for (std::int64_t i = 0; i < n; ++i) y[i] = index_of(t, text::standardize(s[i].view(), options.standardize));
       return;
     }
-    std::fill_n(y, out.size(), std::int64_t{0});
     std::vector<std::string_view> elements;
+    std::vector<std::vector<std::string>> tokens_of_row(static_cast<std::size_t>(rows));
+    std::int64_t longest = 0;
     for (std::int64_t r = 0; r < rows; ++r) {
       elements.clear();
       for (std::int64_t k = 0; k < per_row; ++k) elements.push_back(s[r * per_row + k].view());
-      const auto tokens = text::row_tokens(elements, options);
-      const auto count = std::min<std::int64_t>(width, static_cast<std::int64_t>(tokens.size()));
-      for (std::int64_t j = 0; j < count; ++j) y[r * width + j] = index_of(t, tokens[static_cast<std::size_t>(j)]);
+      auto& tokens = tokens_of_row[static_cast<std::size_t>(r)];
+      tokens = text::row_tokens(elements, options);
+      longest = std::max(longest, static_cast<std::int64_t>(tokens.size()));
+    }
+    std::int64_t length = width;
+    if (a.get<std::int64_t>("sequence_length") < 0) {
+      // Keras pads the rows of a batch to its longest (its ragged rows made dense): the
+      // output, inferred with a None last dim, is sized here.
+      std::vector<std::int64_t> dims = out.shape().dims();
+      dims.back() = length = longest;
+      out.reset(Shape(dims), DType::int64, out.device());
+      y = out.data<std::int64_t>();
+    }
+    std::fill_n(y, out.size(), std::int64_t{0});
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto& tokens = tokens_of_row[static_cast<std::size_t>(r)];
+      const auto count = std::min<std::int64_t>(length, static_cast<std::int64_t>(tokens.size()));
+      for (std::int64_t j = 0; j < count; ++j) y[r * length + j] = index_of(t, tokens[static_cast<std::size_t>(j)]);
     }
     return;
   }
