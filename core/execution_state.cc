@@ -5,7 +5,9 @@
 
 #include "core/device.h"
 #include "core/device_backend.h"
+#include "core/error.h"
 #include "core/program.h"
+#include "core/sized_outputs.h"
 
 namespace strata {
 
@@ -145,7 +147,12 @@ void ExecutionState::prepare(std::size_t s, const RunOptions& options) {
     }
     // A size that depends on the data (text_vectorize's rows padded to a batch's longest)
     // is None even for fed shapes: the output starts empty there and its kernel sizes it;
-    // the steps after it infer their shapes from what it wrote.
+    // the steps after it infer their shapes from what it wrote. Only a node that says its
+    // kernels do so (kSizesOutputsAttr) may: any other would write into an empty buffer.
+    if (!ctx.node.attrs.get_or<bool>(kSizesOutputsAttr, false)) {
+      throw ShapeError(ctx.node.op + " ('" + ctx.node.name + "'): output " + std::to_string(o) + " inferred as " +
+                       shape.to_string() + " for the fed shapes, which its kernels do not size");
+    }
     std::vector<std::int64_t> dims = shape.dims();
     for (auto& d : dims) d = d == kUnknownDim ? 0 : d;
     ctx.outputs[o]->reset(Shape(dims), outputs[o].dtype, program_.device_);

@@ -4,6 +4,7 @@
 #include "core/op_registry.h"
 #include "core/ops/register.h"
 #include "core/ops/shape_util.h"
+#include "core/sized_outputs.h"
 #include "core/text.h"
 
 namespace strata::ops {
@@ -77,7 +78,10 @@ Output text_vectorize(Output strings, const TableHandle& table, const TextVector
                                   {"ngrams", o.ngrams},
                                   {"output_mode", o.output_mode},
                                   {"sequence_length", o.sequence_length},
-                                  {"depth", o.depth}});
+                                  {"depth", o.depth},
+                                  // "int" rows without a sequence length: the kernel pads
+                                  // them to the run's longest (its output's None last dim)
+                                  {kSizesOutputsAttr, o.output_mode == "int" && o.sequence_length < 0}});
 }
 
 }  // namespace strata::ops
