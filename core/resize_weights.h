@@ -48,7 +48,8 @@ STRATA_HOST_DEVICE inline void bicubic_row(float* row, std::int64_t stride, doub
   const double floor_src = std::floor(src);
   const auto in = static_cast<std::int64_t>(floor_src);
   const auto offset = static_cast<int>(std::lrint((src - floor_src) * kCubicTable));
-  const double t = static_cast<double>(offset) / kCubicTable, u = static_cast<double>(kCubicTable - offset) / kCubicTable;
+  const double t = static_cast<double>(offset) / kCubicTable;
+  const double u = static_cast<double>(kCubicTable - offset) / kCubicTable;
   const double w[4] = {keys_cubic_far(t + 1), keys_cubic_near(t), keys_cubic_near(u), keys_cubic_far(u + 1)};
   // Taps outside the image get no weight; the rest are renormalized.
   double kept[4], total = 0;
