@@ -143,7 +143,7 @@ Src load_be(const unsigned char* p) {
 }
 
 template <typename Dst>
-void convert(std::uint8_t type_code, const unsigned char* src, Dst* dst, std::int64_t n) {
+void idx_convert(std::uint8_t type_code, const unsigned char* src, Dst* dst, std::int64_t n) {
   switch (type_code) {
     case 0x08:
       for (std::int64_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(src[i]);
@@ -218,13 +218,13 @@ Tensor read_idx(const std::string& path, DType dtype) {
   Tensor out(Shape(header.dims), dtype);
   switch (dtype) {
     case DType::float32:
-      convert(header.type_code, raw.data(), out.data<float>(), count);
+      idx_convert(header.type_code, raw.data(), out.data<float>(), count);
       break;
     case DType::int32:
-      convert(header.type_code, raw.data(), out.data<std::int32_t>(), count);
+      idx_convert(header.type_code, raw.data(), out.data<std::int32_t>(), count);
       break;
     case DType::int64:
-      convert(header.type_code, raw.data(), out.data<std::int64_t>(), count);
+      idx_convert(header.type_code, raw.data(), out.data<std::int64_t>(), count);
       break;
     case DType::string:
       throw ValueError("IDX file '" + path + "' holds numbers; it cannot be read as strings");

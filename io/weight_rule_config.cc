@@ -62,7 +62,7 @@ void only_keys(const Named& n, const std::set<std::string>& keys, const std::str
 
 // A factory's own ValueError (a negative factor), said with the layer, key and value.
 template <typename Make>
-auto located(const std::string& where, const std::string& key, const json& value, Make make) {
+auto rule_located(const std::string& where, const std::string& key, const json& value, Make make) {
   try {
     return make();
   } catch (const ValueError& e) {
@@ -107,25 +107,25 @@ Regularizer regularizer_from_config(const json& value, const std::string& where,
   auto num = [&](const char* name, double fallback) { return number(n, name, fallback, where, key, value); };
   namespace R = regularizers;
   const std::string& cls = n.class_name;
-  if (value.is_string()) return located(where, key, value, [&] { return R::get(cls); });
+  if (value.is_string()) return rule_located(where, key, value, [&] { return R::get(cls); });
   if (cls == "L1" || cls == "l1") {
     only_keys(n, {"l1"}, where, key, value);
-    return located(where, key, value, [&] { return R::L1(num("l1", 0.01)); });
+    return rule_located(where, key, value, [&] { return R::L1(num("l1", 0.01)); });
   }
   if (cls == "L2" || cls == "l2") {
     only_keys(n, {"l2"}, where, key, value);
-    return located(where, key, value, [&] { return R::L2(num("l2", 0.01)); });
+    return rule_located(where, key, value, [&] { return R::L2(num("l2", 0.01)); });
   }
   if (cls == "L1L2" || cls == "l1l2") {
     only_keys(n, {"l1", "l2"}, where, key, value);
-    return located(where, key, value, [&] { return R::L1L2({.l1 = num("l1", 0.0), .l2 = num("l2", 0.0)}); });
+    return rule_located(where, key, value, [&] { return R::L1L2({.l1 = num("l1", 0.0), .l2 = num("l2", 0.0)}); });
   }
   if (cls == "OrthogonalRegularizer" || cls == "orthogonal_regularizer") {
     only_keys(n, {"factor", "mode"}, where, key, value);
     if (n.config.contains("mode") && !n.config["mode"].is_string()) {
       throw ValueError(where + ": '" + key + "' = " + value.dump() + ": 'mode' must be \"rows\" or \"columns\"");
     }
-    return located(where, key, value, [&] {
+    return rule_located(where, key, value, [&] {
       return R::OrthogonalRegularizer({.factor = num("factor", 0.01), .mode = n.config.value("mode", "rows")});
     });
   }
@@ -172,7 +172,7 @@ Constraint constraint_from_config(const json& value, const std::string& where, c
   };
   namespace C = constraints;
   const std::string& cls = n.class_name;
-  if (value.is_string()) return located(where, key, value, [&] { return C::get(cls); });
+  if (value.is_string()) return rule_located(where, key, value, [&] { return C::get(cls); });
   if (cls == "MaxNorm" || cls == "max_norm") {
     only_keys(n, {"max_value", "axis"}, where, key, value);
     return C::MaxNorm({.max_value = num("max_value", 2.0), .axis = axis()});

@@ -11,7 +11,7 @@ namespace strata::ops {
 
 namespace {
 
-std::string describe(const Shape& a, const Shape& b, bool ta, bool tb) {
+std::string describe_batched(const Shape& a, const Shape& b, bool ta, bool tb) {
   return "batch_matmul: shapes " + a.to_string() + (ta ? " (last two axes swapped)" : "") + " and " +
          b.to_string() + (tb ? " (last two axes swapped)" : "") + " cannot be multiplied";
 }
@@ -26,17 +26,17 @@ std::vector<TensorSpec> infer_batch_matmul(const InferContext& ctx) {
   const Shape& b = ctx.inputs[1].shape;
   const bool ta = ctx.attrs.get<bool>("transpose_a"), tb = ctx.attrs.get<bool>("transpose_b");
   if (a.rank() < 2 || a.rank() != b.rank()) {
-    throw ShapeError(describe(a, b, ta, tb) + " (both need the same rank, at least 2)");
+    throw ShapeError(describe_batched(a, b, ta, tb) + " (both need the same rank, at least 2)");
   }
   const int r = a.rank();
   std::vector<std::int64_t> dims;
   for (int i = 0; i < r - 2; ++i) {
-    if (!agree(a.dims()[i], b.dims()[i])) throw ShapeError(describe(a, b, ta, tb) + " (leading dims differ)");
+    if (!agree(a.dims()[i], b.dims()[i])) throw ShapeError(describe_batched(a, b, ta, tb) + " (leading dims differ)");
     dims.push_back(a.dims()[i] != kUnknownDim ? a.dims()[i] : b.dims()[i]);
   }
   const std::int64_t m = a.dims()[ta ? r - 1 : r - 2], ka = a.dims()[ta ? r - 2 : r - 1];
   const std::int64_t kb = b.dims()[tb ? r - 1 : r - 2], n = b.dims()[tb ? r - 2 : r - 1];
-  if (!agree(ka, kb)) throw ShapeError(describe(a, b, ta, tb));
+  if (!agree(ka, kb)) throw ShapeError(describe_batched(a, b, ta, tb));
   dims.push_back(m);
   dims.push_back(n);
   return {{Shape(dims), DType::float32}};

@@ -19,31 +19,31 @@ namespace strata::ops {
 
 namespace {
 
-Pool2DParams params_of(const Attrs& a) {
+Pool2DParams pool_params_of(const Attrs& a) {
   return {a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
           a.get<std::vector<std::int64_t>>("pads")};
 }
 
 // The params read in place from a node's attributes: what kernels use on every run
-// (params_of copies three vectors, which would allocate on every step).
-struct ParamsRef {
+// (pool_params_of copies three vectors, which would allocate on every step).
+struct PoolParamsRef {
   const std::vector<std::int64_t>& pool_size;
   const std::vector<std::int64_t>& strides;
   const std::vector<std::int64_t>& pads;
 };
 
-ParamsRef params_ref(const Attrs& a) {
+PoolParamsRef pool_params_ref(const Attrs& a) {
   return {a.get<std::vector<std::int64_t>>("pool_size"), a.get<std::vector<std::int64_t>>("strides"),
           a.get<std::vector<std::int64_t>>("pads")};
 }
 
-Attrs attrs_of(const Pool2DParams& p) {
+Attrs pool_attrs_of(const Pool2DParams& p) {
   return Attrs{{"pool_size", p.pool_size}, {"strides", p.strides}, {"pads", p.pads}};
 }
 
-// `p`: Pool2DParams or ParamsRef.
+// `p`: Pool2DParams or PoolParamsRef.
 template <typename Params>
-PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
+PoolGeom make_pool_geom(std::string_view op, const Shape& x, const Params& p) {
   if (x.rank() != 4) throw ShapeError(std::string(op) + ": input must have rank 4 (N, H, W, C), got " + x.to_string());
   if (p.pool_size.size() != 2 || p.strides.size() != 2 || p.pads.size() != 4 || p.pool_size[0] < 1 ||
       p.pool_size[1] < 1 || p.strides[0] < 1 || p.strides[1] < 1) {
@@ -92,7 +92,7 @@ PoolGeom make_geom(std::string_view op, const Shape& x, const Params& p) {
 std::vector<TensorSpec> infer_pool(const InferContext& ctx) {
   expect_inputs(ctx, 1);
   expect_float_input(ctx, 0);
-  PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+  PoolGeom g = make_pool_geom(ctx.op, ctx.inputs[0].shape, pool_params_of(ctx.attrs));
   return {{Shape{g.n, g.oh, g.ow, g.c}, DType::float32}};
 }
 
@@ -104,7 +104,7 @@ PoolGeom check_max_pool_grad_inputs(const InferContext& ctx) {
   expect_inputs(ctx, 2);
   expect_float_input(ctx, 0);
   expect_float_input(ctx, 1, "gradient");
-  PoolGeom g = make_geom(ctx.op, ctx.inputs[0].shape, params_of(ctx.attrs));
+  PoolGeom g = make_pool_geom(ctx.op, ctx.inputs[0].shape, pool_params_of(ctx.attrs));
   if (!ctx.inputs[1].shape.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
     throw ShapeError(ctx.op + ": gradient " + ctx.inputs[1].shape.to_string() + " does not match the pooled shape of " +
                      ctx.inputs[0].shape.to_string());
@@ -115,13 +115,13 @@ PoolGeom check_max_pool_grad_inputs(const InferContext& ctx) {
 }  // namespace
 
 PoolGeom pool_geometry(std::string_view op, const Shape& x, const Attrs& attrs) {
-  return make_geom(op, x, params_ref(attrs));
+  return make_pool_geom(op, x, pool_params_ref(attrs));
 }
 
 void register_pool_ops(OpRegistry& r) {
   r.add({.name = "max_pool2d", .infer = infer_pool,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           return std::vector<Output>{max_pool2d_grad(n.inputs[0], g[0], params_of(n.attrs))};
+           return std::vector<Output>{max_pool2d_grad(n.inputs[0], g[0], pool_params_of(n.attrs))};
          }});
   r.add({.name = "max_pool2d_grad",
          .infer = [](const InferContext& ctx) {
@@ -138,7 +138,7 @@ void register_pool_ops(OpRegistry& r) {
          .differentiable = false});
   r.add({.name = "avg_pool2d", .infer = infer_pool,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), params_of(n.attrs), n.inputs[0])};
+           return std::vector<Output>{avg_pool2d_grad(g[0], hw(n.inputs[0]), pool_params_of(n.attrs), n.inputs[0])};
          }});
   r.add({.name = "avg_pool2d_grad",
          .infer = [](const InferContext& ctx) {
@@ -156,7 +156,7 @@ void register_pool_ops(OpRegistry& r) {
              }
              x[a] = ctx.inputs[1].shape[a];
            }
-           PoolGeom g = make_geom(ctx.op, x, params_of(ctx.attrs));
+           PoolGeom g = make_pool_geom(ctx.op, x, pool_params_of(ctx.attrs));
            if (!dy.is_compatible_with(Shape{g.n, g.oh, g.ow, g.c})) {
              throw ShapeError(ctx.op + ": gradient " + dy.to_string() + " does not match the pooled shape of " +
                               x.to_string());
@@ -164,7 +164,7 @@ void register_pool_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{x, DType::float32}};
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
-           std::vector<Output> grads{avg_pool2d(g[0], params_of(n.attrs))};
+           std::vector<Output> grads{avg_pool2d(g[0], pool_params_of(n.attrs))};
            if (n.inputs.size() == 2) grads.emplace_back();  // only its shape is read
            return grads;
          }});
@@ -187,19 +187,19 @@ void register_pool_ops(OpRegistry& r) {
          }});
 }
 
-Output max_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("max_pool2d", {x}, attrs_of(p)); }
+Output max_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("max_pool2d", {x}, pool_attrs_of(p)); }
 std::pair<Output, Output> max_pool2d_relu_grad(Output relu_output, Output dy, const Pool2DParams& p) {
-  std::vector<Output> out = relu_output.graph->add_node("max_pool2d_relu_grad", {relu_output, dy}, attrs_of(p));
+  std::vector<Output> out = relu_output.graph->add_node("max_pool2d_relu_grad", {relu_output, dy}, pool_attrs_of(p));
   return {out[0], out[1]};
 }
 
 Output max_pool2d_grad(Output x, Output dy, const Pool2DParams& p) {
-  return x.graph->add("max_pool2d_grad", {x, dy}, attrs_of(p));
+  return x.graph->add("max_pool2d_grad", {x, dy}, pool_attrs_of(p));
 }
-Output avg_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("avg_pool2d", {x}, attrs_of(p)); }
+Output avg_pool2d(Output x, const Pool2DParams& p) { return x.graph->add("avg_pool2d", {x}, pool_attrs_of(p)); }
 Output avg_pool2d_grad(Output dy, std::vector<std::int64_t> input_size, const Pool2DParams& p, Output sizes_from) {
   const bool unknown = std::find(input_size.begin(), input_size.end(), kUnknownDim) != input_size.end();
-  Attrs a = attrs_of(p);
+  Attrs a = pool_attrs_of(p);
   a.set("input_size", std::move(input_size));
   if (!unknown) return dy.graph->add("avg_pool2d_grad", {dy}, std::move(a));
   if (!sizes_from.valid()) throw ShapeError("avg_pool2d_grad: unknown input sizes need the input to read them from");

@@ -11,9 +11,9 @@ namespace strata::layers {
 namespace {
 
 // A projection sublayer, built at once on `input`.
-std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
-                                            const char* bias_axes, const char* activation,
-                                            const GroupQueryAttentionOptions& o, const TensorSpec& input) {
+std::shared_ptr<EinsumDenseImpl> grouped_projection(const std::string& name, const std::string& equation,
+                                                    Shape output_shape, const char* bias_axes, const char* activation,
+                                                    const GroupQueryAttentionOptions& o, const TensorSpec& input) {
   auto impl = std::make_shared<EinsumDenseImpl>(
       equation, std::move(output_shape),
       EinsumDenseOptions{.activation = activation,
@@ -96,13 +96,15 @@ void GroupQueryAttentionImpl::build(const std::vector<TensorSpec>& all) {
   // failed build leaves none.
   const Shape query_heads{kUnknownDim, num_query_heads, head_dim};
   const Shape key_value_heads{kUnknownDim, num_key_value_heads, head_dim};
-  auto q = projection(name + "/query", "bqm,muh->bquh", query_heads, "uh", "", options, query);
-  auto k = projection(name + "/key", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, key);
+  auto q = grouped_projection(name + "/query", "bqm,muh->bquh", query_heads, "uh", "", options, query);
+  auto k = grouped_projection(name + "/key", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, key);
   std::shared_ptr<EinsumDenseImpl> g;
-  if (options.use_gate) g = projection(name + "/gate", "bqm,muh->bquh", query_heads, "uh", "sigmoid", options, query);
-  auto v = projection(name + "/value", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, value);
-  auto o = projection(name + "/attention_output", "bquh,uhm->bqm", Shape{kUnknownDim, query.shape[2]}, "m", "",
-                      options, TensorSpec{Shape{kUnknownDim, kUnknownDim, num_query_heads, head_dim}, DType::float32});
+  if (options.use_gate)
+    g = grouped_projection(name + "/gate", "bqm,muh->bquh", query_heads, "uh", "sigmoid", options, query);
+  auto v = grouped_projection(name + "/value", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, value);
+  const TensorSpec heads_output{Shape{kUnknownDim, kUnknownDim, num_query_heads, head_dim}, DType::float32};
+  auto o = grouped_projection(name + "/attention_output", "bquh,uhm->bqm", Shape{kUnknownDim, query.shape[2]}, "m", "",
+                              options, heads_output);
   query_dense = std::move(q);
   key_dense = std::move(k);
   gate_dense = std::move(g);

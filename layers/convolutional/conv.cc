@@ -10,16 +10,16 @@ namespace strata::layers {
 
 namespace {
 
-std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "D"; }
+std::string conv_class_name(int rank) { return "Conv" + std::to_string(rank) + "D"; }
 
 }  // namespace
 
 template <int Rank>
 ConvImpl<Rank>::ConvImpl(std::int64_t filters_, Window<Rank> kernel_size_, ConvOptions<Rank> options_)
-    : LayerImpl(keras_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
+    : LayerImpl(conv_class_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
   activity_regularizer = options.activity_regularizer;
-  const std::string cls = keras_name(Rank);
+  const std::string cls = conv_class_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
   check_positive(cls, "kernel_size", window_vec(kernel_size));
   check_positive(cls, "strides", window_vec(options.strides));
@@ -100,7 +100,7 @@ namespace {
 // Keras 2 writes the tuples as lists ([3, 3]; [2] in 1-D); ints are read too.
 template <int Rank>
 KerasClass describe_conv() {
-  return describe_layer<Conv<Rank>>(keras_name(Rank), &ConvImpl<Rank>::options,
+  return describe_layer<Conv<Rank>>(conv_class_name(Rank), &ConvImpl<Rank>::options,
                                     keras_field("filters", &ConvImpl<Rank>::filters).at_least(1),
                                     keras_field("kernel_size", &ConvImpl<Rank>::kernel_size, window_spelling(Rank))
                                         .at_least(1));

@@ -12,7 +12,7 @@ namespace strata::layers {
 
 namespace {
 
-std::string keras_name(int rank) { return "Conv" + std::to_string(rank) + "DTranspose"; }
+std::string conv_transpose_class_name(int rank) { return "Conv" + std::to_string(rank) + "DTranspose"; }
 
 // One spatial axis of a transposed convolution: the output length Keras computes and the
 // padding of the forward convolution whose input gradient the layer is. For an input
@@ -84,9 +84,9 @@ Output convolve_transpose(Output x, Output kernel, const std::vector<std::int64_
 template <int Rank>
 ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> kernel_size_,
                                            ConvTransposeOptions<Rank> options_)
-    : LayerImpl(keras_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
+    : LayerImpl(conv_transpose_class_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
-  const std::string cls = keras_name(Rank);
+  const std::string cls = conv_transpose_class_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
   check_positive(cls, "kernel_size", window_vec(kernel_size));
   check_positive(cls, "strides", window_vec(options.strides));
@@ -151,7 +151,7 @@ template <int Rank>
 KerasClass describe_conv_transpose() {
   using Impl = ConvTransposeImpl<Rank>;
   return describe_layer<ConvTranspose<Rank>>(
-             keras_name(Rank), &Impl::options, keras_field("filters", &Impl::filters).at_least(1),
+             conv_transpose_class_name(Rank), &Impl::options, keras_field("filters", &Impl::filters).at_least(1),
              keras_field("kernel_size", &Impl::kernel_size, window_spelling(Rank)).at_least(1))
       .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
                   "bias_constraint"});

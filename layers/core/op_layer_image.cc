@@ -116,7 +116,7 @@ Output pad_images(C c) {
 
 // One axis's (start, size) as Keras infers it: the start from the target and the far side
 // when it is None, the target from both sides when that is None.
-std::pair<std::int64_t, std::int64_t> window_of(C c, const std::string& start_key, const std::string& end_key,
+std::pair<std::int64_t, std::int64_t> image_window_of(C c, const std::string& start_key, const std::string& end_key,
                                                 const std::string& target_key, std::int64_t size) {
   auto start = amount(c, start_key), end = amount(c, end_key), target = amount(c, target_key);
   if (!start) {
@@ -137,9 +137,9 @@ Output crop_images(C c) {
   const Output x = c.arg(0);
   const std::string format = images_format(c, x);
   const int rows = format == "channels_first" ? 2 : 1;
-  const auto [top, height] = window_of(c, "top_cropping", "bottom_cropping", "target_height",
+  const auto [top, height] = image_window_of(c, "top_cropping", "bottom_cropping", "target_height",
                                        known_size(c, "target_height", x, rows));
-  const auto [left, width] = window_of(c, "left_cropping", "right_cropping", "target_width",
+  const auto [left, width] = image_window_of(c, "left_cropping", "right_cropping", "target_width",
                                        known_size(c, "target_width", x, rows + 1));
   return slice(slice(x, rows, top, top + height), rows + 1, left, left + width);
 }

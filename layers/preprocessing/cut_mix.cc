@@ -14,7 +14,7 @@ namespace strata::layers {
 namespace {
 
 // Each element's position along `axis` (0, 1, ...), shaped like `images`.
-Output positions(Output images, int axis) { return ops::sub(ops::cumsum(ops::ones_like(images), axis), 1.0f); }
+Output cut_mix_positions(Output images, int axis) { return ops::sub(ops::cumsum(ops::ones_like(images), axis), 1.0f); }
 
 // The per-batch draw (alpha) comes from its own stream, apart from the per-image draws.
 constexpr std::uint64_t kBatchStream = std::uint64_t{1} << 32;
@@ -31,7 +31,7 @@ CutMixImpl::CutMixImpl(CutMixOptions o)
 Output CutMixImpl::transform(Output images, Output boxes, Output order) const {
   const auto [height_axis, width_axis] = image_axes(options.data_format);
   const auto corner = [&](std::int64_t k) { return ops::reshape(draw_column(boxes, k), {-1, 1, 1, 1}); };
-  const Output x = positions(images, width_axis), y = positions(images, height_axis);
+  const Output x = cut_mix_positions(images, width_axis), y = cut_mix_positions(images, height_axis);
   const Output inside = ops::mul(ops::mul(ops::greater_equal(x, corner(0)), ops::less(x, corner(1))),
                                  ops::mul(ops::greater_equal(y, corner(2)), ops::less(y, corner(3))));
   return ops::where(inside, take_images(images, order), images);

@@ -4,7 +4,7 @@ namespace strata::layers {
 
 namespace {
 
-IndexLookupConfig config_of(const IntegerLookupOptions& o) {
+IndexLookupConfig integer_lookup_config(const IntegerLookupOptions& o) {
   if (o.vocabulary_dtype != "int64") {
     throw ValueError("IntegerLookup '" + o.name + "': only vocabulary_dtype 'int64' is supported, got '" +
                      o.vocabulary_dtype + "'");
@@ -21,7 +21,7 @@ IndexLookupConfig config_of(const IntegerLookupOptions& o) {
 }  // namespace
 
 IntegerLookupImpl::IntegerLookupImpl(IntegerLookupOptions options_)
-    : IndexLookupImpl("IntegerLookup", options_.name, config_of(options_)), options(std::move(options_)) {
+    : IndexLookupImpl("IntegerLookup", options_.name, integer_lookup_config(options_)), options(std::move(options_)) {
   if (options.vocabulary) {
     set_int_vocabulary(*options.vocabulary);
     adapted_ = false;  // saved in the config

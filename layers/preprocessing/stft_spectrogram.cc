@@ -13,7 +13,7 @@ namespace strata::layers {
 
 namespace {
 
-constexpr float kEpsilon = 1e-7f;  // keras.backend.epsilon()
+constexpr float kStftEpsilon = 1e-7f;  // keras.backend.epsilon()
 
 // scipy.signal.get_window(name, n, fftbins=periodic) for the windows Strata knows, in
 // double as SciPy computes them.
@@ -177,8 +177,8 @@ std::vector<Output> STFTSpectrogramImpl::call(Graph& graph, const std::vector<Ou
         // The bins but the first and the last counted twice (their conjugates).
         y = ops::add(power, ops::pad(ops::crop(power, {0, 0, 1}, {0, 0, 1}), {0, 0, 1}, {0, 0, 1}));
       } else {
-        y = ops::sqrt(ops::maximum(power, kEpsilon));
-        if (options.mode == "log") y = ops::log(ops::maximum(y, kEpsilon));
+        y = ops::sqrt(ops::maximum(power, kStftEpsilon));
+        if (options.mode == "log") y = ops::log(ops::maximum(y, kStftEpsilon));
       }
     }
   }

@@ -4,7 +4,7 @@ namespace strata::layers {
 
 namespace {
 
-IndexLookupConfig config_of(const StringLookupOptions& o) {
+IndexLookupConfig string_lookup_config(const StringLookupOptions& o) {
   if (o.encoding != "utf-8" && o.encoding != "UTF-8") {
     throw NotImplementedError("StringLookup '" + o.name + "': encoding '" + o.encoding +
                               "' is not supported (strings are UTF-8 bytes)");
@@ -15,7 +15,7 @@ IndexLookupConfig config_of(const StringLookupOptions& o) {
 }  // namespace
 
 StringLookupImpl::StringLookupImpl(StringLookupOptions options_)
-    : IndexLookupImpl("StringLookup", options_.name, config_of(options_)), options(std::move(options_)) {
+    : IndexLookupImpl("StringLookup", options_.name, string_lookup_config(options_)), options(std::move(options_)) {
   if (options.vocabulary) {
     set_string_vocabulary(*options.vocabulary);
     adapted_ = false;  // saved in the config

@@ -15,7 +15,7 @@ std::string where_of(const TextVectorizationOptions& o) { return "TextVectorizat
 
 // Keras's checks of the arguments, then the lookup's options: mask token "", one OOV
 // token "[UNK]", as Keras's TextVectorization makes its StringLookup.
-IndexLookupConfig config_of(TextVectorizationOptions& o) {
+IndexLookupConfig text_vectorization_config(TextVectorizationOptions& o) {
   const std::string where = where_of(o);
   if (o.output_mode == "binary") o.output_mode = "multi_hot";  // Keras's old names
   if (o.output_mode == "tf-idf") o.output_mode = "tf_idf";
@@ -86,7 +86,7 @@ IndexLookupConfig config_of(TextVectorizationOptions& o) {
 
 TextVectorizationImpl::TextVectorizationImpl(TextVectorizationOptions options_)
     : LayerImpl("TextVectorization", options_.name), options(std::move(options_)) {
-  lookup_ = std::make_unique<IndexLookupImpl>("TextVectorization", name, config_of(options));
+  lookup_ = std::make_unique<IndexLookupImpl>("TextVectorization", name, text_vectorization_config(options));
   if (options.vocabulary) {
     if (options.idf_weights) {
       lookup_->set_string_vocabulary(*options.vocabulary, *options.idf_weights);

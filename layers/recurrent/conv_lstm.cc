@@ -24,7 +24,7 @@ namespace strata::layers {
 
 namespace {
 
-std::string keras_name(int rank) { return "ConvLSTM" + std::to_string(rank) + "D"; }
+std::string conv_lstm_class_name(int rank) { return "ConvLSTM" + std::to_string(rank) + "D"; }
 
 // Gate g (0: i, 1: f, 2: c, 3: o) of a tensor whose last axis holds the four gates of
 // `filters` each (a kernel, the bias or the pre-activations).
@@ -73,10 +73,10 @@ Output channels_first(Output x, int lead) {
 
 template <int Rank>
 ConvLSTMImpl<Rank>::ConvLSTMImpl(std::int64_t filters_, Window<Rank> kernel_size_, ConvLSTMOptions<Rank> options_)
-    : LayerImpl(keras_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
+    : LayerImpl(conv_lstm_class_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)), seed(options.seed ? *options.seed : next_seed()) {
   activity_regularizer = options.activity_regularizer;
-  const std::string cls = keras_name(Rank);
+  const std::string cls = conv_lstm_class_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
   check_positive(cls, "kernel_size", window_vec(kernel_size));
   check_positive(cls, "strides", window_vec(options.strides));
@@ -347,7 +347,7 @@ namespace {
 // Keras 3 files keep the variables on the layer's cell: layers/<key>/cell/vars.
 template <int Rank>
 KerasClass describe_conv_lstm() {
-  return describe_layer<ConvLSTM<Rank>>(keras_name(Rank), &ConvLSTMImpl<Rank>::options,
+  return describe_layer<ConvLSTM<Rank>>(conv_lstm_class_name(Rank), &ConvLSTMImpl<Rank>::options,
                                         keras_field("filters", &ConvLSTMImpl<Rank>::filters).at_least(1),
                                         keras_field("kernel_size", &ConvLSTMImpl<Rank>::kernel_size,
                                                     window_spelling(Rank))

@@ -13,12 +13,12 @@ std::vector<std::int64_t> padding_vec(const Padding3D& p) { return p.vec(); }
 
 namespace {
 
-std::string keras_name(bool remove, int rank) {
+std::string padding_class_name(bool remove, int rank) {
   return (remove ? "Cropping" : "ZeroPadding") + std::to_string(rank) + "D";
 }
 
 template <int Rank>
-bool channels_first(const ZeroPaddingOptions<Rank>& o) {
+bool padding_channels_first(const ZeroPaddingOptions<Rank>& o) {
   if constexpr (Rank == 1) {
     return false;
   } else {
@@ -30,18 +30,18 @@ bool channels_first(const ZeroPaddingOptions<Rank>& o) {
 
 template <int Rank>
 SpatialPadImpl<Rank>::SpatialPadImpl(bool remove_, PaddingAmounts<Rank> amounts_, ZeroPaddingOptions<Rank> options_)
-    : LayerImpl(keras_name(remove_, Rank), options_.name), remove(remove_), amounts(amounts_),
+    : LayerImpl(padding_class_name(remove_, Rank), options_.name), remove(remove_), amounts(amounts_),
       options(std::move(options_)) {
   for (auto v : padding_vec(amounts)) {
     if (v < 0) throw ValueError(class_name() + ": amounts must be non-negative");
   }
-  channels_first(options);  // refuses an unknown data_format now, not at the first call
+  padding_channels_first(options);  // refuses an unknown data_format now, not at the first call
 }
 
 template <int Rank>
 std::vector<Output> SpatialPadImpl<Rank>::call(Graph&, const std::vector<Output>& inputs) {
   const Output& x = inputs[0];
-  const bool cf = channels_first(options);
+  const bool cf = padding_channels_first(options);
   if (x.shape().rank() != Rank + 2) {
     throw ShapeError("expects input of rank " + std::to_string(Rank + 2) + " " + spatial_layout(Rank, cf) + ", got " +
                      x.shape().to_string());
@@ -100,7 +100,7 @@ constexpr auto option_fields() {
 template <typename LayerT, int Rank>
 KerasClass describe_padding(bool remove) {
   return describe_layer<LayerT>(
-      keras_name(remove, Rank), &options_of<Rank>, option_fields<Rank>(),
+      padding_class_name(remove, Rank), &options_of<Rank>, option_fields<Rank>(),
       keras_field(remove ? "cropping" : "padding", &SpatialPadImpl<Rank>::amounts,
                   Rank == 1 ? Spelling::plain : Spelling::pairs)
           .at_least(0));

@@ -13,7 +13,7 @@ namespace strata::layers {
 
 namespace {
 
-std::string keras_name(int rank) { return "UpSampling" + std::to_string(rank) + "D"; }
+std::string upsampling_class_name(int rank) { return "UpSampling" + std::to_string(rank) + "D"; }
 
 template <int Rank>
 bool channels_first(const UpSamplingOptions<Rank>& o) {
@@ -28,7 +28,7 @@ bool channels_first(const UpSamplingOptions<Rank>& o) {
 
 template <int Rank>
 UpSamplingImpl<Rank>::UpSamplingImpl(Window<Rank> size_, UpSamplingOptions<Rank> options_)
-    : LayerImpl(keras_name(Rank), options_.name), size(size_), options(std::move(options_)) {
+    : LayerImpl(upsampling_class_name(Rank), options_.name), size(size_), options(std::move(options_)) {
   check_positive(class_name(), "size", window_vec(size));
   channels_first(options);  // refuses an unknown data_format now, not at the first call
   if constexpr (Rank == 2) {
@@ -120,7 +120,7 @@ namespace {
 template <int Rank>
 KerasClass describe_upsampling() {
   return describe_layer<UpSampling<Rank>>(
-      keras_name(Rank), &UpSamplingImpl<Rank>::options,
+      upsampling_class_name(Rank), &UpSamplingImpl<Rank>::options,
       keras_field("size", &UpSamplingImpl<Rank>::size, Rank == 1 ? Spelling::unwrap1 : Spelling::plain).at_least(1));
 }
 

@@ -10,7 +10,7 @@
 #include "core/ops/linalg_ops.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::linalg_op_cases {
 namespace {
 
 using V = const std::vector<Output>&;
@@ -173,4 +173,4 @@ const RegisterOpCases linalg_cases({
 });
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::linalg_op_cases

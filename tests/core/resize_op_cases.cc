@@ -13,7 +13,7 @@
 #include "core/program.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::resize_op_cases {
 namespace {
 
 // The (in, out) matrix for an x of shape `x_shape` (its values unused).
@@ -89,4 +89,4 @@ TEST(ResizeWeights, BadArgumentsAreRefusedByName) {
   EXPECT_THROW(ops::resize_kind_of("here", "gaussian"), ValueError);
 }
 
-}  // namespace strata::testing
+}  // namespace strata::testing::resize_op_cases

@@ -6,7 +6,7 @@
 
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::mel_spectrogram_files_test {
 namespace {
 
 const std::string kMelDir = std::string(STRATA_TEST_DATA) + "/mel_spectrogram/";
@@ -20,4 +20,4 @@ TEST(MelSpectrogramFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::mel_spectrogram_files_test

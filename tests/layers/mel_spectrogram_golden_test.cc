@@ -11,7 +11,7 @@
 #include "layers/core/input_layer.h"
 #include "layers/preprocessing/mel_spectrogram.h"
 
-namespace strata {
+namespace strata::mel_spectrogram_golden_test {
 namespace {
 
 using nlohmann::ordered_json;
@@ -73,4 +73,4 @@ TEST(MelSpectrogram, KerassRefusalsAndStratasAreRefusedByName) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::mel_spectrogram_golden_test

@@ -33,7 +33,7 @@ Layout layout_of(const Shape& s, int axis) {
   return l;
 }
 
-constexpr std::int64_t kRowsPerBlock = 256;  // as the reductions' (core/cpu/kernels/reduce.cc)
+constexpr std::int64_t kNormRowsPerBlock = 256;  // as the reductions' (core/cpu/kernels/reduce.cc)
 
 // Channels last, a row's C channels are looped over a vector at a time (simd::for_lanes:
 // GCC does not vectorize a loop of unknown length at -O2).
@@ -52,11 +52,11 @@ template <int K, typename Terms, typename Element>
 void channel_sums(const Layout& l, Terms terms, Element element, const std::array<float*, K>& out) {
   const std::int64_t C = l.channels;
   if (l.inner == 1) {
-    const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kRowsPerBlock - 1) / kRowsPerBlock);
+    const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kNormRowsPerBlock - 1) / kNormRowsPerBlock);
     float* partials = scratch(1, static_cast<std::size_t>(blocks * K * C));
     parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
       for (std::int64_t b = b0; b < b1; ++b) {
-        const std::int64_t r0 = b * kRowsPerBlock, r1 = std::min(l.outer, r0 + kRowsPerBlock);
+        const std::int64_t r0 = b * kNormRowsPerBlock, r1 = std::min(l.outer, r0 + kNormRowsPerBlock);
         for_lanes(C, [&](std::int64_t c, auto t) {
           using T = decltype(t);
           T sums[K][4] = {};
@@ -77,7 +77,7 @@ void channel_sums(const Layout& l, Terms terms, Element element, const std::arra
           }
         });
       }
-    }, threshold_for(kRowsPerBlock * C));
+    }, threshold_for(kNormRowsPerBlock * C));
     for (int k = 0; k < K; ++k) {
       float* sum = out[static_cast<std::size_t>(k)];
       std::copy_n(partials + k * C, C, sum);
@@ -155,7 +155,7 @@ void block_moments(const float* x, std::int64_t C, std::int64_t rows, float* out
 }
 
 // The batch's mean and variance per channel, channels last, in one pass over x from
-// memory: each block of kRowsPerBlock rows its own mean m_b, then, while the block is in
+// memory: each block of kNormRowsPerBlock rows its own mean m_b, then, while the block is in
 // cache, Σ(x − m_b) and Σ(x − m_b)² (Chan, Golub and LeVeque's corrected two-pass sums);
 // the blocks combined in block order, in double, by the pairwise update
 // M2 = Σ [M2_b + n_b·(mean_b − mean)²]. Two passes over the whole batch read x from memory
@@ -164,18 +164,18 @@ void block_moments(const float* x, std::int64_t C, std::int64_t rows, float* out
 // The sums depend on the shape alone.
 void block_statistics(const Layout& l, const float* px, float* mean, float* variance) {
   const std::int64_t C = l.channels;
-  const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kRowsPerBlock - 1) / kRowsPerBlock);
+  const std::int64_t blocks = std::max<std::int64_t>(1, (l.outer + kNormRowsPerBlock - 1) / kNormRowsPerBlock);
   // Block b: m_b, Σ(x − m_b), Σ(x − m_b)².
   float* partials = scratch(1, static_cast<std::size_t>(blocks * 3 * C));
   parallel_for(blocks, [&](std::int64_t b0, std::int64_t b1) {
     for (std::int64_t b = b0; b < b1; ++b) {
       float* block = partials + b * 3 * C;
-      const std::int64_t r0 = b * kRowsPerBlock, r1 = std::min(l.outer, r0 + kRowsPerBlock);
+      const std::int64_t r0 = b * kNormRowsPerBlock, r1 = std::min(l.outer, r0 + kNormRowsPerBlock);
       for_lanes(C, [&](std::int64_t c, auto t) { block_moments(px + r0 * C + c, C, r1 - r0, block + c, C, t); });
     }
-  }, threshold_for(kRowsPerBlock * C));
+  }, threshold_for(kNormRowsPerBlock * C));
   const auto rows_in = [&](std::int64_t b) {
-    return static_cast<double>(std::min(l.outer, (b + 1) * kRowsPerBlock) - b * kRowsPerBlock);
+    return static_cast<double>(std::min(l.outer, (b + 1) * kNormRowsPerBlock) - b * kNormRowsPerBlock);
   };
   // As reduce_mean: a mean over no elements is 0.
   const double per = l.outer > 0 ? 1.0 / static_cast<double>(l.outer) : 1.0;

@@ -27,7 +27,7 @@ namespace {
 using Geom = ops::Conv2DGeometry;
 
 // Per-thread scratch that only grows.
-float* scratch(std::size_t floats) {
+float* im2col_scratch(std::size_t floats) {
   thread_local std::vector<float> buffer;
   if (buffer.size() < floats) buffer.resize(floats);
   return buffer.data();
@@ -205,7 +205,7 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
   const std::int64_t kdim = g.kdim();
   for_each_position_block(g, [&](std::int64_t p0, std::int64_t p1) {
     const std::int64_t rows = p1 - p0;
-    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    float* cols = im2col_scratch(static_cast<std::size_t>(rows * kdim));
     float* yb = y + p0 * g.o;
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, p0, p1, gi, cols);
@@ -234,7 +234,7 @@ void conv2d_input_grad(const Geom& g, const float* dy, const float* k, float* dx
   for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
     const std::int64_t rows = (n1 - n0) * g.rows();
     std::fill(dx + n0 * g.h * g.w * g.c, dx + n1 * g.h * g.w * g.c, 0.f);
-    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    float* cols = im2col_scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       // cols (rows × kdim) = dy (rows × og) · kᵀ (og × kdim).
       cpu::gemm_serial(false, true, rows, kdim, g.og, dy + n0 * g.rows() * g.o + gi * g.og, g.o, k + gi * g.og, g.o,
@@ -259,7 +259,7 @@ void conv2d_filter_grad(const Geom& g, const float* x, const float* dy, float* d
   for_each_block(g, [&](std::int64_t n0, std::int64_t n1) {
     float* part = partials + static_cast<std::int64_t>(cpu::thread_index()) * ksize;
     const std::int64_t rows = (n1 - n0) * g.rows();
-    float* cols = scratch(static_cast<std::size_t>(rows * kdim));
+    float* cols = im2col_scratch(static_cast<std::size_t>(rows * kdim));
     for (std::int64_t gi = 0; gi < g.groups; ++gi) {
       im2col(g, x, n0 * g.rows(), n1 * g.rows(), gi, cols);
       // dk (kdim × og) += colsᵀ (kdim × rows) · dy (rows × og).

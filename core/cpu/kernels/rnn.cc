@@ -56,7 +56,7 @@ enum Slot : int {
 };
 static_assert(kRowWorkspace < cpu::kScratchSlots);
 
-float* scratch(Slot slot, std::int64_t floats) { return cpu::scratch(slot, static_cast<std::size_t>(floats)); }
+float* slot_scratch(Slot slot, std::int64_t floats) { return cpu::scratch(slot, static_cast<std::size_t>(floats)); }
 
 // Eigen's own GEMM threading busy-waits between threads, which is slow for the many
 // small products of a time loop. Eigen runs single-threaded (set once for the process,
@@ -86,7 +86,7 @@ const float* dropout_mask(const Config& c, const KernelContext& ctx, float rate,
                           std::int64_t width, std::uint64_t stream, Slot slot) {
   if (!ctx.training || rate <= 0.f) return nullptr;
   const std::int64_t n = batch * width;
-  float* m = scratch(slot, n);
+  float* m = slot_scratch(slot, n);
   const std::uint64_t base = dropout_mask_first_counter(ctx.step, ctx.global_batch, batch, ctx.sample_offset, width);
   const float scale = 1.f / (1.f - rate);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -217,11 +217,11 @@ void sequence_kernel(KernelContext& ctx) {
   // Input projection for every step at once: xw = (x * dropout) · W + input bias.
   // One cpu::gemm over all B·T rows (threaded, packed): as Eigen's products split by
   // columns it was a tenth of the LSTM's time.
-  MMap xw(scratch(kProjection, B * T * GH), B * T, GH);
+  MMap xw(slot_scratch(kProjection, B * T * GH), B * T, GH);
   if (!dmask) {
     cpu::gemm(false, false, B * T, GH, F, px, F, W, GH, xw.data(), GH);
   } else {
-    MMap xd(scratch(kDroppedInput, B * T * F), B * T, F);
+    MMap xd(slot_scratch(kDroppedInput, B * T * F), B * T, F);
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t t = 0; t < T; ++t)
         for (std::int64_t f = 0; f < F; ++f) xd(b * T + t, f) = px[(b * T + t) * F + f] * dmask[b * F + f];
@@ -242,16 +242,16 @@ void sequence_kernel(KernelContext& ctx) {
   const PackedB* packed_u = cache ? cache->for_run(ctx.input(4), H, GH, PackedKernel::When::kAtOnce) : nullptr;
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
-    MMap h(scratch(kRowH, nb * H), nb, H), cs(scratch(kRowC, nb * H), nb, H);
+    MMap h(slot_scratch(kRowH, nb * H), nb, H), cs(slot_scratch(kRowC, nb * H), nb, H);
     h = CMap(h0 + b0 * H, nb, H);
     cs = CMap(c0 + b0 * H, nb, H);
-    MMap hin(scratch(kRowHin, nb * H), nb, H), rec(scratch(kRowRec, nb * GH), nb, GH);
-    float* rh = scratch(kRowTmp1, H);
+    MMap hin(slot_scratch(kRowHin, nb * H), nb, H), rec(slot_scratch(kRowRec, nb * GH), nb, GH);
+    float* rh = slot_scratch(kRowTmp1, H);
     // Without a backward pass to read the workspace (an inference program), the LSTM's
     // step writes none; the other cells' steps write it to one row of scratch, which
     // stays in cache: the workspace of an LSTM(128) at batch 32 over 50 steps is 5.7 MB
     // written and never read (7% of its time).
-    float* scratch_workspace = keep_workspace ? nullptr : scratch(kRowWorkspace, K);
+    float* scratch_workspace = keep_workspace ? nullptr : slot_scratch(kRowWorkspace, K);
     for (std::int64_t s = 0; s < T; ++s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       hin = h;
@@ -339,20 +339,20 @@ void sequence_grad_kernel(KernelContext& ctx) {
   const float* rmask = dropout_mask(c, ctx, c.recurrent_dropout, B, H, kRecurrentMaskStream, kRecurrentMask);
   const bool gru_before = c.cell == Cell::gru && !c.reset_after;
 
-  MMap dzx(scratch(kGateGradX, B * T * GH), B * T, GH);  // by input step t: pairs with x
-  MMap dzr(scratch(kGateGradH, B * T * GH), B * T, GH);  // by processing step s: pairs with h_in
-  MMap hins(scratch(kStateIn, B * T * H), B * T, H);     // h_in (recurrent-dropped h_prev) by processing step
-  MMap rhs(gru_before ? scratch(kResetState, B * T * H) : nullptr, gru_before ? B * T : 0, H);  // r * h_in
+  MMap dzx(slot_scratch(kGateGradX, B * T * GH), B * T, GH);  // by input step t: pairs with x
+  MMap dzr(slot_scratch(kGateGradH, B * T * GH), B * T, GH);  // by processing step s: pairs with h_in
+  MMap hins(slot_scratch(kStateIn, B * T * H), B * T, H);     // h_in (recurrent-dropped h_prev) by processing step
+  MMap rhs(gru_before ? slot_scratch(kResetState, B * T * H) : nullptr, gru_before ? B * T : 0, H);  // r * h_in
   float* dh0_out = ctx.output(1).data<float>();
   float* dc0_out = ctx.output(2).data<float>();
   // As in the forward pass, each thread takes its batch rows through every step.
   cpu::parallel_for(B, [&](std::int64_t b0, std::int64_t b1) {
     const std::int64_t nb = b1 - b0;
-    MMap dh(scratch(kRowH, nb * H), nb, H), dc(scratch(kRowC, nb * H), nb, H);
+    MMap dh(slot_scratch(kRowH, nb * H), nb, H), dc(slot_scratch(kRowC, nb * H), nb, H);
     dh = CMap(ctx.input(8).data<float>() + b0 * H, nb, H);
     dc = CMap(ctx.input(9).data<float>() + b0 * H, nb, H);
-    MMap dh_prev(scratch(kRowHin, nb * H), nb, H), dhin(scratch(kRowTmp1, nb * H), nb, H),
-        drh(scratch(kRowTmp2, nb * H), nb, H);
+    MMap dh_prev(slot_scratch(kRowHin, nb * H), nb, H), dhin(slot_scratch(kRowTmp1, nb * H), nb, H),
+        drh(slot_scratch(kRowTmp2, nb * H), nb, H);
     for (std::int64_t s = T - 1; s >= 0; --s) {
       const std::int64_t t = c.x_step(s), tm = c.m_step(s);
       // Gate gradients for this step, and the direct paths to h_prev / c_prev.
@@ -439,7 +439,7 @@ void sequence_grad_kernel(KernelContext& ctx) {
   if (!dmask) {
     parallel_gemm(dW, CMap(px, B * T, F).transpose(), dzx);
   } else {
-    MMap xd(scratch(kDroppedInput, B * T * F), B * T, F);
+    MMap xd(slot_scratch(kDroppedInput, B * T * F), B * T, F);
     for (std::int64_t r = 0; r < B * T; ++r)
       for (std::int64_t f = 0; f < F; ++f) {
         const float mk = dmask[(r / T) * F + f];
