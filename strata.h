@@ -27,6 +27,7 @@
 #include "distribution/data_parallel.h"
 #include "io/checkpoint.h"
 #include "io/csv.h"
+#include "io/custom_layer.h"
 #include "io/datasets.h"
 #include "io/idx.h"
 #include "io/layer_config.h"

@@ -59,11 +59,34 @@ void refuse_unapplied_rules(const layers::KerasClass& k, const json& config, con
 }  // namespace
 
 bool register_layer_config(LayerConfigEntry entry) {
+  if (!entry.registered_name.empty()) {
+    const std::string held = registered_name_of(entry.class_name);
+    if (!held.empty() && held != entry.registered_name) {
+      throw ValueError("cannot register '" + entry.registered_name + "': class '" + entry.class_name +
+                       "' is already registered as '" + held +
+                       "' (files save a class by its name: give one of them another name)");
+    }
+  }
   layers::KerasClass k;
   k.class_name = entry.class_name;
   k.module = entry.module;
   k.hand_written = std::make_shared<const HandWrittenEntry>(std::move(entry));
   return layers::register_keras_class(std::move(k));
+}
+
+std::string registered_name_of(const std::string& class_name) {
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(class_name);
+  const LayerConfigEntry* by_hand = k ? hand_written(*k) : nullptr;
+  return by_hand ? by_hand->registered_name : "";
+}
+
+std::shared_ptr<const layers::KerasClass> find_registered_class(const std::string& registered_name) {
+  for (const std::string& name : layers::keras_class_names()) {
+    std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(name);
+    const LayerConfigEntry* by_hand = k ? hand_written(*k) : nullptr;
+    if (by_hand && !registered_name.empty() && by_hand->registered_name == registered_name) return k;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> registered_layer_classes() {
@@ -75,7 +98,7 @@ std::vector<std::string> registered_layer_classes() {
 }
 
 void throw_unsupported_layer(const std::string& class_name, const std::string& layer_name,
-                             const std::string& where) {
+                             const std::string& where, const std::string& registered_name) {
   std::string known;
   for (const auto& n : registered_layer_classes()) known += (known.empty() ? "" : ", ") + n;
   std::string msg =
@@ -83,8 +106,17 @@ void throw_unsupported_layer(const std::string& class_name, const std::string& l
   if (class_name == "Lambda")
     msg += " (Lambda layers hold Python code, which cannot be loaded in C++)";
   if (!where.empty()) msg += " (in " + where + ")";
-  msg += ". Supported classes: " + known +
-         ". Register your own with strata::io::register_layer<MyLayer>(\"" + class_name + "\").";
+  msg += ". Supported classes: " + known + ". ";
+  const std::size_t split = registered_name.find('>');
+  if (split != std::string::npos) {
+    const std::string package = registered_name.substr(0, split), name = registered_name.substr(split + 1);
+    msg += "Keras registered it as '" + registered_name + "': register a C++ layer class '" + name +
+           "' under that package with strata::saving::register_keras_serializable<" + name + ">(\"" + package +
+           "\") (docs/extending.md).";
+  } else {
+    msg += "Register your own with strata::saving::register_keras_serializable<MyLayer>(\"package\") " +
+           std::string("(docs/extending.md) or strata::io::register_layer<MyLayer>(\"") + class_name + "\").";
+  }
   throw NotImplementedError(msg);
 }
 
@@ -251,15 +283,26 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   if (!entry.is_object() || !entry.contains("class_name") || !entry["class_name"].is_string()) {
     throw ValueError("layer entry without a class_name: " + entry.dump().substr(0, 200));
   }
-  const std::string cls = entry["class_name"].get<std::string>();
+  // A user's class: Keras's .keras files name it by "registered_name" ("package>Name"),
+  // its .h5 files by that as the class name; Keras's own classes by their class name.
+  std::string cls = entry["class_name"].get<std::string>();
+  std::string registered;
+  if (entry.contains("registered_name") && entry["registered_name"].is_string() &&
+      entry["registered_name"].get<std::string>().find('>') != std::string::npos) {
+    registered = entry["registered_name"].get<std::string>();
+  } else if (cls.find('>') != std::string::npos) {
+    registered = cls;
+    cls = cls.substr(cls.find('>') + 1);
+  }
   json config = entry.value("config", json::object());
   if (!config.is_object())
     throw ValueError("layer entry '" + cls + "' has a config that is not an object");
   // Legacy top-level "name" (functional entries) wins when the config lacks one.
   if (!config.contains("name") && entry.contains("name")) config["name"] = entry["name"];
   const std::string layer_name = config.value("name", std::string("?"));
-  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(cls);
-  if (!k) throw_unsupported_layer(cls, layer_name, ctx.source);
+  const std::shared_ptr<const layers::KerasClass> k =
+      registered.empty() ? layers::find_keras_class(cls) : find_registered_class(registered);
+  if (!k) throw_unsupported_layer(cls, layer_name, ctx.source, registered);
   if (config.contains("dtype")) config["dtype"] = dtype_name(config["dtype"]);
   if (config.contains("batch_input_shape") && !config.contains("batch_shape")) {
     config["batch_shape"] = config["batch_input_shape"];

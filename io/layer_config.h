@@ -13,11 +13,16 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "layers/layer.h"
+
+namespace strata::layers {
+struct KerasClass;
+}  // namespace strata::layers
 
 namespace strata::io {
 
@@ -42,7 +47,7 @@ struct VarGroup {
 // KerasClass::hand_written).
 struct LayerConfigEntry {
   std::string class_name;
-  std::string module = "keras.layers";  // Keras 3 "module" key
+  std::string module = "keras.layers";  // Keras 3 "module" key ("" is written null)
   // Class-specific config keys (the registry adds name, trainable and dtype).
   std::function<json(const LayerImpl&)> to_config;
   // Makes an unbuilt layer from a normalized config.
@@ -51,20 +56,31 @@ struct LayerConfigEntry {
   std::function<std::vector<VarGroup>(const LayerImpl&)> keras3_vars;
   // Whether the config holds "trainable" and "dtype" (Keras's Pipeline takes neither).
   bool base_keys = true;
+  // A user's class registered under a package: "package>ClassName", the name Keras's files
+  // look it up by (saving::register_keras_serializable, io/custom_layer.h).
+  std::string registered_name;
 };
 
 // Registers (or replaces) entry.class_name in the registry of layer classes
-// (layers::register_keras_class). Returns true, for use in a static initializer:
+// (layers::register_keras_class). A class name already registered under another package
+// is a ValueError naming both (files name the class by its registered name, saving by its
+// class name: one class name, one registered name). Returns true, for use in a static initializer:
 // `const bool registered = register_layer_config({...});`.
 bool register_layer_config(LayerConfigEntry entry);
+// The "package>ClassName" a user's class is registered under; "" for other classes.
+std::string registered_name_of(const std::string& class_name);
+// The user's class registered as "package>ClassName"; null when none is.
+std::shared_ptr<const layers::KerasClass> find_registered_class(const std::string& registered_name);
 // Sorted class names, for "supported layers: ..." messages (models included): the
 // registry's classes and the model classes.
 std::vector<std::string> registered_layer_classes();
 
-// The NotImplementedError for a class nobody registered, naming the class and layer and
-// listing what is supported.
+// The NotImplementedError for a class nobody registered, naming the class and layer,
+// listing what is supported and saying how to register it (under `registered_name`'s
+// package when the file names one, "package>ClassName").
 [[noreturn]] void throw_unsupported_layer(const std::string& class_name,
-                                          const std::string& layer_name, const std::string& where);
+                                          const std::string& layer_name, const std::string& where,
+                                          const std::string& registered_name = "");
 
 // The full Keras 3 config object of a layer (not a model): name, trainable, dtype policy
 // first, then the class's keys.

@@ -48,11 +48,15 @@ const std::vector<std::string>& tensor_keywords() {
 // The object wrapper of a layer (not a model) in Keras 3's schema.
 json layer_object(const Layer& layer, const std::vector<KerasTensor>* first_inputs) {
   const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
-  json obj{{"module", k ? k->module : "keras.layers"},
+  // A class registered under a package is written as Keras writes one: its module (null
+  // when none is given) and "package>ClassName", by which Keras looks it up.
+  const std::string registered = registered_name_of(layer.class_name());
+  json obj{{"module", !k ? json("keras.layers") : k->module.empty() ? json(nullptr) : json(k->module)},
            {"class_name", layer.class_name()},
            {"config", layer_config(layer)},
-           {"registered_name",
-            k && k->module != "keras.layers" ? json(layer.class_name()) : json(nullptr)}};
+           {"registered_name", !registered.empty()                ? json(registered)
+                               : k && k->module != "keras.layers" ? json(layer.class_name())
+                                                                   : json(nullptr)}};
   if (first_inputs && !first_inputs->empty() && layer.class_name() != "InputLayer") {
     if (takes_separate_tensors(layer.class_name())) {
       // Its build takes a shape per tensor: {"query_shape": ..., "value_shape": ...}.
@@ -704,6 +708,12 @@ json to_keras2_config(const json& v) {
     } else {
       out[it.key()] = to_keras2_config(it.value());
     }
+  }
+  // Keras's .h5 files name a class registered under a package by its registered name
+  // ("package>ClassName"), which its .h5 loader looks it up by.
+  if (wrapper && v.contains("registered_name") && v["registered_name"].is_string() &&
+      v["registered_name"].get<std::string>().find('>') != std::string::npos) {
+    out["class_name"] = v["registered_name"];
   }
   // Keras's .h5 files name GroupQueryAttention after its Python class, the only name its
   // .h5 loader finds.

@@ -286,8 +286,8 @@ bool is_op_entry(const json& entry) {
   if (!entry.is_object()) return false;
   const std::string cls = entry.value("class_name", "");
   if (cls == "TFOpLambda") return true;
-  if (entry.contains("module")) {
-    const std::string module = entry.value("module", "");
+  if (entry.contains("module")) {  // null for a user's class Keras imports from no module
+    const std::string module = entry["module"].is_string() ? entry["module"].get<std::string>() : "";
     return module.rfind("keras.src.ops.", 0) == 0 || module.rfind("keras.ops", 0) == 0;
   }
   // Keras 3's legacy .h5 drops the module: an operation's config has no "trainable"
