@@ -1,0 +1,316 @@
+// docs/extending.md's code, compiled and run: each `// [snippet NAME]` ... `// [end snippet]`
+// region below is a code block of the guide (after `<!-- snippet: NAME -->`), and the last
+// test checks that the guide quotes every region exactly and holds no other C++ block, so
+// the guide cannot drift from code that builds and passes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/custom_layer.h"
+#include "io/model_config.h"
+#include "io/saving.h"
+#include "layers/core/input_layer.h"
+#include "layers/core/dense.h"
+#include "layers/initializers.h"
+#include "losses/losses.h"
+#include "optimizers/optimizers.h"
+#include "models/model.h"
+#include "core/eager.h"
+#include "core/ops.h"
+#include "core/ops/array_ops.h"
+#include "core/ops/random_ops.h"
+#include "core/program.h"
+#include "keras_test_util.h"
+#include "test_util.h"
+
+namespace extending_guide {
+using namespace strata;  // as a user's file has it
+
+// [snippet linear]
+class Linear : public CustomLayer {
+ public:
+  explicit Linear(std::int64_t units = 32, std::string name = "") : CustomLayer("Linear", name), units(units) {}
+
+  // Keras's build(input_shape): the weights, once the input's last dimension is known.
+  void build(const std::vector<TensorSpec>& inputs) override {
+    w = add_weight("w", {inputs[0].shape.dims().back(), units}, initializers::RandomNormal());
+    b = add_weight("b", {units}, initializers::Zeros());
+  }
+
+  // Keras's call(inputs): graph ops on symbolic values; gradients come from them.
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    return {ops::add(ops::matmul(inputs[0], graph.variable(w)), graph.variable(b))};
+  }
+
+  std::int64_t units;
+  Variable w, b;
+};
+// [end snippet]
+
+// [snippet mlp_block]
+class MLPBlock : public CustomLayer {
+ public:
+  explicit MLPBlock(std::string name = "") : CustomLayer("MLPBlock", name) {
+    linear_1 = track("linear_1", make_layer<Linear>(32));
+    linear_2 = track("linear_2", make_layer<Linear>(32));
+    linear_3 = track("linear_3", make_layer<Linear>(1));
+  }
+
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    Output x = ops::relu(call_layer(linear_1, graph, inputs[0]));
+    x = ops::relu(call_layer(linear_2, graph, x));
+    return {call_layer(linear_3, graph, x)};
+  }
+
+  Layer linear_1, linear_2, linear_3;
+};
+// [end snippet]
+
+// [snippet custom_noise]
+class CustomNoise : public CustomLayer {
+ public:
+  explicit CustomNoise(double stddev, std::string name = "") : CustomLayer("CustomNoise", name), stddev(stddev) {}
+
+  // Keras: `if training: return inputs + noise` / `return inputs`. The graph holds both;
+  // the program's mode picks one when it runs (fit trains, predict infers).
+  std::vector<Output> call(Graph&, const std::vector<Output>& inputs) override {
+    const Output& x = inputs[0];
+    Output noise = ops::mul(ops::random_normal_like(x, /*seed=*/1337, current_call), static_cast<float>(stddev));
+    return {ops::training_select(ops::add(x, noise), x)};
+  }
+
+  double stddev;
+};
+// [end snippet]
+
+// [snippet serializable_linear]
+class SerializableLinear : public CustomLayer {
+ public:
+  explicit SerializableLinear(std::int64_t units = 32, std::string name = "")
+      : CustomLayer("SerializableLinear", name), units(units) {}
+
+  void build(const std::vector<TensorSpec>& inputs) override {
+    w = add_weight("w", {inputs[0].shape.dims().back(), units}, initializers::RandomNormal());
+    b = add_weight("b", {units}, initializers::Zeros());
+  }
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    return {ops::add(ops::matmul(inputs[0], graph.variable(w)), graph.variable(b))};
+  }
+
+  // Keras's get_config: the constructor's arguments (name, trainable and dtype are added).
+  io::json get_config() const override { return {{"units", units}}; }
+  // Keras's from_config: the saved config, name included, makes the layer again.
+  static Layer from_config(const io::json& config) {
+    return make_layer<SerializableLinear>(config.at("units").get<std::int64_t>(), config.at("name").get<std::string>());
+  }
+
+  std::int64_t units;
+  Variable w, b;
+};
+
+// Keras: @keras.saving.register_keras_serializable(package="my_package")
+const bool registered = saving::register_keras_serializable<SerializableLinear>("my_package");
+// [end snippet]
+
+}  // namespace extending_guide
+
+namespace {
+
+using namespace strata;
+using extending_guide::CustomNoise;
+using extending_guide::Linear;
+using extending_guide::MLPBlock;
+using extending_guide::SerializableLinear;
+
+Tensor extending_ramp(const Shape& shape) {
+  std::vector<float> v(static_cast<std::size_t>(shape.num_elements()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  return Tensor::from_vector<float>(shape, v);
+}
+
+TEST(ExtendingGuide, LinearBuildsItsWeightsOnFirstCallAndComputesXwPlusB) {
+  // [snippet use_linear]
+  Layer linear = make_layer<Linear>(4);
+  KerasTensor x = Input({2});
+  KerasTensor y = linear(x);  // builds w (2, 4) and b (4,)
+  Model model(x, y);
+  // [end snippet]
+  ASSERT_EQ(linear.weights().size(), 2u);
+  EXPECT_EQ(linear.weights()[0].path(), linear.name() + "/w");
+  EXPECT_EQ(linear.weights()[0].shape(), (Shape{2, 4}));
+  EXPECT_EQ(linear.trainable_weights().size(), 2u);
+  EXPECT_EQ(y.shape(), (Shape{kUnknownDim, 4}));
+  // y = x w + b, against the weights' own values.
+  linear.set_weights({extending_ramp({2, 4}), Tensor::from_vector<float>({4}, {1, 2, 3, 4})});
+  const std::vector<float> in{0.5f, -1.0f}, w = extending_ramp({2, 4}).to_vector<float>();
+  const std::vector<float> out = model.predict(Tensor::from_vector<float>({1, 2}, in)).to_vector<float>();
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_FLOAT_EQ(out[static_cast<std::size_t>(j)], in[0] * w[static_cast<std::size_t>(j)] +
+                                                          in[1] * w[static_cast<std::size_t>(4 + j)] + float(j + 1));
+  }
+  // Default names are Keras's, unique per layer.
+  EXPECT_NE(make_layer<Linear>(4).name(), linear.name());
+}
+
+TEST(ExtendingGuide, NestedLayersTrainAndCountAsTheOuterLayers) {
+  // [snippet use_mlp_block]
+  Layer mlp = make_layer<MLPBlock>();
+  KerasTensor x = Input({64});
+  Model model(x, mlp(x));
+  // 3 Linear layers: (64*32 + 32) + (32*32 + 32) + (32*1 + 1) parameters.
+  // [end snippet]
+  EXPECT_EQ(mlp.weights().size(), 6u);
+  EXPECT_EQ(model.count_params(), 64 * 32 + 32 + 32 * 32 + 32 + 32 + 1);
+  EXPECT_EQ(mlp.trainable_weights().size(), 6u);
+  mlp.set_trainable(false);
+  EXPECT_EQ(mlp.trainable_weights().size(), 0u);
+  mlp.set_trainable(true);
+}
+
+TEST(ExtendingGuide, GradientsComeForFreeAndFitTrainsACustomLayer) {
+  // [snippet fit_linear]
+  KerasTensor x = Input({3});
+  Model model(x, make_layer<Linear>(1)(x));
+  model.compile({.optimizer = optimizers::SGD({.learning_rate = 0.5}), .loss = losses::MeanSquaredError()});
+  // Targets on a plane, y = 2 x0 - x1 + 0.5 x2, which Linear(1) can fit.
+  Tensor x_train = extending_ramp({64, 3});
+  Tensor y_train = ops::sum(ops::mul(x_train, Tensor::from_vector<float>({1, 3}, {2.f, -1.f, .5f})), {1}, true);
+  History history = model.fit(x_train, y_train, {.batch_size = 16, .epochs = 20, .verbose = 0});
+  // [end snippet]
+  const std::vector<float>& loss = history.history.at("loss");
+  EXPECT_LT(loss.back(), 0.1 * loss.front());
+  // The step program is built once: training more adds no node.
+  const int nodes = model.graph().num_nodes();
+  model.fit(x_train, y_train, {.batch_size = 16, .epochs = 2, .verbose = 0});
+  EXPECT_EQ(model.graph().num_nodes(), nodes);
+}
+
+TEST(ExtendingGuide, TheTrainingFlagIsTheProgramsMode) {
+  Layer noise = make_layer<CustomNoise>(0.5);
+  Graph graph;
+  const Output x = graph.placeholder({Shape{kUnknownDim, 8}, DType::float32});
+  noise.impl().built = true;
+  const Output y = noise.impl().call(graph, {x})[0];
+  Program program(graph, {x}, {y});
+  const Tensor in = extending_ramp({4, 8});
+  strata::testing::expect_close(program.run({in})[0], in, "inference", 0, 0);
+  const std::vector<float> trained = program.run({in}, {.training = true})[0].to_vector<float>();
+  const std::vector<float> given = in.to_vector<float>();
+  double moved = 0;
+  for (std::size_t i = 0; i < given.size(); ++i) moved += std::abs(trained[i] - given[i]);
+  EXPECT_GT(moved / static_cast<double>(given.size()), 0.1);
+}
+
+TEST(ExtendingGuide, ARegisteredLayerSavesAndLoads) {
+  strata::testing::ScratchDir dir;
+  // [snippet save_load]
+  KerasTensor x = Input({3});
+  Model model(x, make_layer<SerializableLinear>(4)(x));
+  model.save(dir.file("linear.keras"));
+  Model again = models::load_model(dir.file("linear.keras"));
+  // [end snippet]
+  EXPECT_TRUE(extending_guide::registered);
+  for (const char* name : {"linear.keras", "linear.h5"}) {
+    model.save(dir.file(name));
+    Model loaded = models::load_model(dir.file(name));
+    EXPECT_EQ(loaded.layers().back().class_name(), "SerializableLinear") << name;
+    EXPECT_EQ(layer_cast<SerializableLinear>(loaded.layers().back()).units, 4) << name;
+    strata::testing::expect_close(loaded.predict(extending_ramp({5, 3})), model.predict(extending_ramp({5, 3})), name,
+                                  0, 0);
+  }
+  strata::testing::expect_close(again.predict(extending_ramp({5, 3})), model.predict(extending_ramp({5, 3})), "again",
+                                0, 0);
+}
+
+// An unregistered class in a file names the class and how to register it.
+TEST(ExtendingGuide, AnUnregisteredClassInAFileSaysHowToRegisterIt) {
+  const std::string text = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 3], "name": "in"}},
+    {"module": null, "class_name": "Unheard", "config": {"name": "u", "units": 2},
+     "registered_name": "their_package>Unheard"}]}})";
+  EXPECT_THROW_WITH(models::model_from_json(text), NotImplementedError, "class 'Unheard'", "layer 'u'",
+                    "'their_package>Unheard'", "register_keras_serializable<Unheard>(\"their_package\")");
+  // Registered under another package, it is still not the class the file names.
+  const std::string other = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 3], "name": "in"}},
+    {"module": null, "class_name": "SerializableLinear", "config": {"name": "l", "units": 2},
+     "registered_name": "other_package>SerializableLinear"}]}})";
+  EXPECT_THROW_WITH(models::model_from_json(other), NotImplementedError, "'other_package>SerializableLinear'");
+}
+
+// --- the guide quotes these regions exactly ---------------------------------------------------
+
+std::string extending_read_file(const std::string& path) {
+  std::ifstream f(path);
+  EXPECT_TRUE(f) << "cannot open " << path;
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Lines without the indentation they all share.
+std::string extending_dedent(const std::vector<std::string>& lines) {
+  std::size_t indent = std::string::npos;
+  for (const auto& l : lines) {
+    if (l.find_first_not_of(' ') != std::string::npos) indent = std::min(indent, l.find_first_not_of(' '));
+  }
+  std::string out;
+  for (const auto& l : lines) out += (l.size() > indent ? l.substr(indent) : std::string()) + "\n";
+  return out;
+}
+
+std::map<std::string, std::string> extending_test_snippets(const std::string& source) {
+  std::map<std::string, std::string> snippets;
+  std::istringstream in(source);
+  std::string line, name;
+  std::vector<std::string> lines;
+  const std::string open = "// [snippet ", close = "// [end snippet]";
+  while (std::getline(in, line)) {
+    const std::size_t at = line.find(open);
+    if (at != std::string::npos && line.find_first_not_of(' ') == at) {
+      name = line.substr(at + open.size(), line.find(']', at) - at - open.size());
+      lines.clear();
+    } else if (line.find_first_not_of(' ') != std::string::npos && line.find(close) == line.find_first_not_of(' ')) {
+      snippets[name] = extending_dedent(lines);
+      name.clear();
+    } else if (!name.empty()) {
+      lines.push_back(line);
+    }
+  }
+  return snippets;
+}
+
+TEST(ExtendingGuide, TheGuideQuotesTheseSnippetsExactly) {
+  const std::string test_dir = std::string(STRATA_TEST_DATA) + "/../io/";
+  const std::map<std::string, std::string> snippets =
+      extending_test_snippets(extending_read_file(test_dir + "extending_guide_test.cc"));
+  EXPECT_GE(snippets.size(), 7u);
+  std::istringstream doc(extending_read_file(std::string(STRATA_TEST_DATA) + "/../../docs/extending.md"));
+  std::string line, pending;
+  std::map<std::string, int> quoted;
+  while (std::getline(doc, line)) {
+    if (line.rfind("<!-- snippet: ", 0) == 0) {
+      pending = line.substr(14, line.find(" -->") - 14);
+      continue;
+    }
+    if (line.rfind("```cpp", 0) == 0) {
+      std::string block;
+      while (std::getline(doc, line) && line.rfind("```", 0) != 0) block += line + "\n";
+      ASSERT_FALSE(pending.empty()) << "docs/extending.md has a C++ block no snippet marks:\n" << block;
+      ASSERT_TRUE(snippets.count(pending)) << "docs/extending.md quotes snippet '" << pending
+                                          << "', which tests/io/extending_guide_test.cc lacks";
+      EXPECT_EQ(block, snippets.at(pending)) << "snippet '" << pending << "' differs from the test's";
+      ++quoted[pending];
+    }
+    if (!line.empty()) pending.clear();
+  }
+  for (const auto& [name, text] : snippets) EXPECT_EQ(quoted[name], 1) << "snippet '" << name << "' quoted";
+}
+
+}  // namespace
