@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "io/custom_layer.h"
 #include "io/keras_class_config.h"
 #include "io/weight_rule_config.h"
 #include "layers/activations.h"
@@ -257,6 +258,12 @@ std::string activation_from_config(const json& value, const ConfigContext& ctx,
 
 json layer_config(const Layer& layer) {
   const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k && dynamic_cast<const CustomLayer*>(&layer.impl())) {
+    throw NotImplementedError(layer.class_name() + " '" + layer.name() + "' is a CustomLayer whose class '" +
+                              layer.class_name() + "' nobody registered, so files cannot hold it: register it with " +
+                              "strata::saving::register_keras_serializable<T>(\"package\", \"" + layer.class_name() +
+                              "\") (without that name, the C++ class's own name is registered; docs/extending.md)");
+  }
   if (!k) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
   json cfg{{"name", layer.name()}, {"trainable", layer.trainable()}};
   cfg["dtype"] = json{{"module", "keras"},
