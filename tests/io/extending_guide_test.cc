@@ -313,7 +313,7 @@ TEST(ExtendingGuide, ATrainingLoopFromScratchRunsOneCompiledStep) {
 
   // The loop: every batch runs the same program; the metric accumulates on the host.
   std::int64_t step = 0;
-  for (int epoch = 0; epoch < 3; ++epoch) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
     for (std::int64_t start = 0; start < n; start += batch_size) {
       std::vector<Tensor> batch{ops::slice(x_train, {start, 0}, {batch_size, -1}),
                                 ops::slice(y_train, {start}, {batch_size})};
@@ -324,10 +324,10 @@ TEST(ExtendingGuide, ATrainingLoopFromScratchRunsOneCompiledStep) {
     train_acc_metric.reset();                             // Keras: reset_state()
   }
   // [end snippet]
-  ASSERT_EQ(epoch_accuracy.size(), 3u);
+  ASSERT_EQ(epoch_accuracy.size(), 10u);
   EXPECT_GT(epoch_accuracy.back(), 0.8f);
   EXPECT_GT(epoch_accuracy.back(), epoch_accuracy.front());
-  EXPECT_EQ(optimizer.iterations(), 3 * n / batch_size);
+  EXPECT_EQ(optimizer.iterations(), 10 * n / batch_size);
   // No graph growth per step: more steps add no node.
   const int nodes = graph.num_nodes();
   for (int i = 0; i < 5; ++i) train_step.run({x_train, y_train}, {.training = true, .step = step++});
