@@ -65,9 +65,9 @@ const bool mlp_registered = saving::register_keras_serializable<MLPBlock>("my_pa
 
 }  // namespace custom_layer_files
 
+// In namespace strata, not under a using-directive: a unity build shares anonymous namespaces.
+namespace strata::custom_layer_files_tests {
 namespace {
-
-using namespace strata;
 using custom_layer_files::Linear;
 using custom_layer_files::MLPBlock;
 
@@ -188,3 +188,4 @@ TEST(CustomLayerFiles, OneClassNameCannotBeRegisteredUnderTwoPackages) {
 }
 
 }  // namespace
+}  // namespace strata::custom_layer_files_tests

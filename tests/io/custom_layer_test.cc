@@ -79,9 +79,9 @@ const bool bad_config_registered = saving::register_keras_serializable<BadConfig
 
 }  // namespace custom_layer_cases
 
+// In namespace strata, not under a using-directive: a unity build shares anonymous namespaces.
+namespace strata::custom_layer_tests {
 namespace {
-
-using namespace strata;
 
 Tensor custom_layer_cases_input() {
   std::vector<float> v(2 * 5);
@@ -138,3 +138,4 @@ TEST(CustomLayer, ARegisteredClassMustLoadAsItselfAndGiveAnObjectConfig) {
 }
 
 }  // namespace
+}  // namespace strata::custom_layer_tests

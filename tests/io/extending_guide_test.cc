@@ -124,9 +124,9 @@ const bool registered = saving::register_keras_serializable<SerializableLinear>(
 
 }  // namespace extending_guide
 
+// In namespace strata, not under a using-directive: a unity build shares anonymous namespaces.
+namespace strata::extending_guide_tests {
 namespace {
-
-using namespace strata;
 using extending_guide::CustomNoise;
 using extending_guide::Linear;
 using extending_guide::MLPBlock;
@@ -413,3 +413,4 @@ TEST(ExtendingGuide, TheGuideQuotesTheseSnippetsExactly) {
 }
 
 }  // namespace
+}  // namespace strata::extending_guide_tests
