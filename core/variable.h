@@ -39,6 +39,12 @@ class Variable {
   bool trainable() const { return state().trainable; }
   void set_trainable(bool trainable) { state().trainable = trainable; }
 
+  // Whether files store it as int8 though its value is float32: a quantized layer's int8
+  // kernel (docs/precision.md) holds integers in [-127, 127], exact in float32, until the
+  // engine has int8 tensors. Saving writes an int8 dataset, as Keras does.
+  bool saved_as_int8() const { return state().saved_as_int8; }
+  void set_saved_as_int8(bool saved_as_int8) { state().saved_as_int8 = saved_as_int8; }
+
   // Identity: two handles are the same variable iff they share state.
   const void* id() const { return state_.get(); }
   friend bool operator==(const Variable& a, const Variable& b) { return a.state_ == b.state_; }
@@ -48,6 +54,7 @@ class Variable {
     std::string path;
     Tensor value;
     bool trainable = true;
+    bool saved_as_int8 = false;
   };
   State& state() const;
   std::shared_ptr<State> state_;

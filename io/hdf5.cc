@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -442,9 +443,12 @@ Dataset Location::open_dataset(const std::string& name) const {
   return Dataset(std::move(d), file_name_, child_path(name), checks_);
 }
 
-Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
+Dataset Location::create_dataset(const std::string& name, const Tensor& value, FileElement as) {
   quiet();
   if (!value.defined()) throw ValueError("cannot write an undefined tensor to " + where(name));
+  if (as == FileElement::int8 && value.dtype() != DType::float32) {
+    throw ValueError("cannot write " + to_string(value.dtype()) + " values as int8 to " + where(name));
+  }
   Handle space;
   if (value.rank() == 0) {
     space = Handle(check_id(H5Screate(H5S_SCALAR), "H5Screate"));
@@ -457,12 +461,22 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value) {
   }
   Handle lcpl(check_id(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate"));
   check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
-  Handle d(check_id(H5Dcreate2(handle_.get(), name.c_str(), file_type(value.dtype()), space.get(),
+  const hid_t stored = as == FileElement::int8 ? H5T_STD_I8LE : file_type(value.dtype());
+  Handle d(check_id(H5Dcreate2(handle_.get(), name.c_str(), stored, space.get(),
                                lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot create dataset " + where(name)));
   if (value.size() > 0) {
     // A model's variables may live on a GPU: the file is written from a copy on the host.
     const Tensor host = value.to(Device{});
+    if (as == FileElement::int8) {
+      const float* v = host.data<float>();
+      for (std::int64_t i = 0; i < host.size(); ++i) {
+        if (!(v[i] >= -128.f && v[i] <= 127.f && v[i] == std::nearbyint(v[i]))) {
+          throw ValueError("cannot write " + std::to_string(v[i]) + " as int8 to " + where(name) +
+                           " (int8 values are integers in [-128, 127])");
+        }
+      }
+    }
     check(H5Dwrite(d.get(), native_type(value.dtype()), H5S_ALL, H5S_ALL, H5P_DEFAULT,
                    host.raw_data()),
           "cannot write dataset " + where(name));

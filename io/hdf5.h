@@ -14,6 +14,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "core/variable.h"
 
 namespace strata::io::h5 {
 
@@ -55,6 +56,11 @@ enum class StringEncoding { utf8, ascii };
 class Group;
 class Dataset;
 
+// What a written dataset's elements are: the tensor's own dtype, or int8.
+enum class FileElement { own, int8 };
+// How files store a variable (int8 when Variable::saved_as_int8).
+inline FileElement stored_element(const Variable& v) { return v.saved_as_int8() ? FileElement::int8 : FileElement::own; }
+
 // Where things live in the file: the file's root group or any group below it.
 class Location {
  public:
@@ -81,7 +87,9 @@ class Location {
   // Writes a little-endian dataset of the tensor's dtype and shape (rank 0: a scalar
   // dataspace), contiguous, uncompressed: what h5py writes for a NumPy array. A '/' in
   // `name` creates intermediate groups, as h5py does ("dense/kernel:0").
-  Dataset create_dataset(const std::string& name, const Tensor& value);
+  // `as` int8: a float32 tensor of integers in [-128, 127] written as an int8 dataset (a
+  // quantized layer's kernel, Variable::saved_as_int8).
+  Dataset create_dataset(const std::string& name, const Tensor& value, FileElement as = FileElement::own);
 
   // --- attributes ---
   bool has_attribute(const std::string& name) const;

@@ -92,7 +92,7 @@ void write_layer_groups(h5::Group& root, const std::vector<LayerWeights>& layers
     }
     g.write_string_list_attribute("weight_names", weight_names);
     for (std::size_t i = 0; i < l.weights.size(); ++i)
-      g.create_dataset(weight_names[i], l.weights[i].value());
+      g.create_dataset(weight_names[i], l.weights[i].value(), h5::stored_element(l.weights[i]));
   }
 }
 

@@ -72,7 +72,7 @@ void write_container(h5::File& file, const std::string& prefix, const std::vecto
       h5::Group vars = file.create_group(lp + "/" + g.path);
       vars.write_string_attribute("name", layers[i].name());
       for (std::size_t v = 0; v < g.variables.size(); ++v)
-        vars.create_dataset(std::to_string(v), g.variables[v].value());
+        vars.create_dataset(std::to_string(v), g.variables[v].value(), h5::stored_element(g.variables[v]));
     }
     const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
     if (!k || !k->save_own_tensors) continue;

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "io/custom_layer.h"
+#include "io/dtype_policy_config.h"
 #include "io/keras_class_config.h"
 #include "io/weight_rule_config.h"
 #include "layers/activations.h"
@@ -266,10 +267,7 @@ json layer_config(const Layer& layer) {
   }
   if (!k) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
   json cfg{{"name", layer.name()}, {"trainable", layer.trainable()}};
-  cfg["dtype"] = json{{"module", "keras"},
-                      {"class_name", "DTypePolicy"},
-                      {"config", json{{"name", "float32"}}},
-                      {"registered_name", nullptr}};
+  cfg["dtype"] = dtype_policy_config(layer.impl());
   const LayerConfigEntry* by_hand = hand_written(*k);
   json own = by_hand ? by_hand->to_config(layer.impl()) : described_to_config(*k, layer.impl());
   // Keras writes activity_regularizer where the class's get_config lists it, else (the
@@ -278,6 +276,9 @@ json layer_config(const Layer& layer) {
     (own.contains("activity_regularizer") ? own : cfg)["activity_regularizer"] = regularizer_to_config(activity);
   }
   for (auto it = own.begin(); it != own.end(); ++it) cfg[it.key()] = it.value();
+  if (!layer.impl().quantization_mode.empty()) {
+    cfg["quantization_config"] = quantization_config_of(layer.impl().quantization_mode);
+  }
   if (!k->trainable_key) cfg.erase("trainable");
   if (by_hand && !by_hand->base_keys) {  // Keras's Pipeline takes neither
     cfg.erase("trainable");
@@ -310,16 +311,25 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   const std::shared_ptr<const layers::KerasClass> k =
       registered.empty() ? layers::find_keras_class(cls) : find_registered_class(registered);
   if (!k) throw_unsupported_layer(cls, layer_name, ctx.source, registered);
+  std::string where = describe(cls, config);
+  if (!ctx.source.empty()) where += " in " + ctx.source;
+  // The dtype policy first: a policy Strata does not compute is the reason to refuse,
+  // before any key that comes with it (docs/precision.md).
+  const json policy = config.value("dtype", json());
+  const std::string quantization_mode = quantization_mode_of(policy, where);
+  if (!quantization_mode.empty()) {
+    check_quantization_config(config.value("quantization_config", json()), quantization_mode, where);
+    config.erase("quantization_config");
+  }
   if (config.contains("dtype")) config["dtype"] = dtype_name(config["dtype"]);
   if (config.contains("batch_input_shape") && !config.contains("batch_shape")) {
     config["batch_shape"] = config["batch_input_shape"];
     config.erase("batch_input_shape");
   }
-  std::string where = describe(cls, config);
-  if (!ctx.source.empty()) where += " in " + ctx.source;
   refuse_unapplied_rules(*k, config, where);
   const LayerConfigEntry* by_hand = hand_written(*k);
   Layer layer = by_hand ? by_hand->from_config(config, ctx) : described_from_config(*k, config, ctx);
+  set_quantization_mode(layer.impl(), quantization_mode, policy, where);
   if (config.contains("activity_regularizer") && !config["activity_regularizer"].is_null()) {
     layer.impl().activity_regularizer = regularizer_from_config(config["activity_regularizer"], where,
                                                                 "activity_regularizer");

@@ -702,6 +702,12 @@ json to_keras2_config(const json& v) {
       inner["module"] = it.value()["module"];
       inner["registered_name"] = it.value().value("registered_name", json());
       out[it.key()] = inner;
+    } else if ((it.key() == "quantization_config" || it.key() == "dtype") && it.value().is_object() &&
+               it.value().contains("module")) {
+      // A quantized layer's policy and quantization config (docs/precision.md) stay as Keras
+      // 3 writes them in its own .h5 files: its loader finds no Int8QuantizationConfig
+      // without a module.
+      out[it.key()] = it.value();
     } else if ((it.key() == "input_layers" || it.key() == "output_layers") &&
                it.value().is_array() && !it.value().empty() && it.value()[0].is_string()) {
       out[it.key()] = json::array({it.value()});

@@ -97,7 +97,7 @@ void write_keras2(h5::File& file, const std::vector<LayerWeights>& layers) {
     for (const Variable& v : layer.weights) weight_names.push_back(v.path() + ":0");
     group.write_string_list_attribute("weight_names", weight_names);
     for (std::size_t i = 0; i < layer.weights.size(); ++i) {
-      group.create_dataset(weight_names[i], layer.weights[i].value());
+      group.create_dataset(weight_names[i], layer.weights[i].value(), h5::stored_element(layer.weights[i]));
     }
   }
 }
@@ -108,7 +108,7 @@ void write_keras3(h5::File& file, const std::vector<LayerWeights>& layers) {
     h5::Group vars = file.create_group("layers/" + keys[l] + "/vars");
     vars.write_string_attribute("name", layers[l].layer_name);
     for (std::size_t i = 0; i < layers[l].weights.size(); ++i) {
-      vars.create_dataset(std::to_string(i), layers[l].weights[i].value());
+      vars.create_dataset(std::to_string(i), layers[l].weights[i].value(), h5::stored_element(layers[l].weights[i]));
     }
   }
 }

@@ -95,6 +95,9 @@ class LayerImpl {
   virtual std::vector<std::string> call_argument_names() const { return {}; }
   // Nested layers (a Model used as a layer), for summaries and weight collection.
   virtual std::vector<Layer> sublayers() const;
+  // Whether the layer computes as Keras's quantized layers do in `mode` ("int8"), with the
+  // variables Keras's quantized build makes (docs/precision.md); none do by default.
+  virtual bool supports_quantization_mode(const std::string& /*mode*/) const { return false; }
 
   std::string name;
   bool trainable = true;
@@ -107,6 +110,10 @@ class LayerImpl {
   // a model calls the layer (models/model.cc). Layers whose Keras signature lists it
   // set it from their options.
   Regularizer activity_regularizer;
+  // Keras's QuantizedDTypePolicy mode the layer computes in: "" (float32) or one that
+  // supports_quantization_mode accepts. Set before build (loading a file sets it from the
+  // config's "dtype"); build then makes the quantized variables.
+  std::string quantization_mode;
   // Which recorded call of this layer is being traced or replayed (0 for the first).
   // Layers whose randomness must differ per call (Dropout) key on it; it does not
   // depend on names, so two identical programs build identical graphs.

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "layers/activations.h"
+#include "layers/core/int8_quantization.h"
 
 namespace strata::layers {
 
@@ -20,12 +21,19 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
   }
   std::int64_t in = s.dims().back();
   if (in == kUnknownDim) throw ShapeError("the last dimension of the input must be known, got " + s.to_string());
-  kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer,
-                      {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
+  if (quantization_mode == "int8") {
+    // Keras's int8 build: the kernel has neither regularizer nor constraint (it is not trained).
+    kernel = add_weight("kernel", Shape{in, units}, "zeros", false);
+    kernel.set_saved_as_int8(true);
+  } else {
+    kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer,
+                        {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
+  }
   if (options.use_bias) {
     bias = add_weight("bias", Shape{units}, options.bias_initializer,
                       {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
   }
+  if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", Shape{units}, "ones", false);
 }
 
 std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -34,6 +42,13 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
   if (x.shape().rank() < 2 || x.shape().dims().back() != expected) {
     throw ShapeError("expects input with last dimension " + std::to_string(expected) + ", got " +
                      x.shape().to_string());
+  }
+  if (quantization_mode == "int8") {
+    const Int8Rows q = quantize_rows_int8(x);
+    Output y = ops::dense(q.values, graph.variable(kernel));
+    y = ops::div(y, ops::mul(graph.variable(kernel_scale), q.scale));
+    if (options.use_bias) y = ops::add(y, graph.variable(bias));
+    return {activations::apply(options.activation, y)};
   }
   // Bias and relu run inside the dense op; other activations follow as their own ops.
   const bool fused_relu = options.activation == "relu";

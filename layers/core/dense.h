@@ -1,4 +1,6 @@
-// Dense: y = activation(x · kernel + bias), acting on the last axis of N-D input.
+// Dense: y = activation(x · kernel + bias), acting on the last axis of N-D input. In int8
+// mode (a file's QuantizedDTypePolicy), as Keras's int8 Dense: x quantized per row, an
+// integer product with the int8 kernel, divided by kernel_scale times the row's scale.
 #pragma once
 
 #include <string>
@@ -41,10 +43,12 @@ class DenseImpl : public LayerImpl {
   DenseImpl(std::int64_t units, DenseOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
 
   std::int64_t units;
   DenseOptions options;
   Variable kernel, bias;
+  Variable kernel_scale;  // int8 mode only: Keras's per-unit scale (layers/core/int8_quantization.h)
 };
 
 class Dense : public Layer {

@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "layers/activations.h"
+#include "layers/core/int8_quantization.h"
 
 namespace strata::layers {
 
@@ -225,7 +226,15 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   static const std::set<std::string> kVarianceScaling{"VarianceScaling", "GlorotUniform", "GlorotNormal",
                                                        "HeUniform",       "HeNormal",      "LecunUniform",
                                                        "LecunNormal"};
-  if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
+  if (quantization_mode == "int8") {
+    if (letters.summed.size() > letters.input_kept.size() || letters.summed.size() > letters.kernel_kept.size()) {
+      throw NotImplementedError("EinsumDense equation '" + equation + "' in int8: " +
+                                std::to_string(letters.summed.size()) + " summed letters, more than the output's " +
+                                "letters from the input or the kernel (Keras squeezes those scales)");
+    }
+    kernel = add_weight("kernel", Shape(kernel_dims), "zeros", false);
+    kernel.set_saved_as_int8(true);
+  } else if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
     kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
   } else {
@@ -239,6 +248,13 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
       bias_dims.push_back(has(*options.bias_axes, letters.output[i]) ? out[i] : 1);
     }
     bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
+  }
+  if (quantization_mode == "int8") {
+    std::vector<std::int64_t> scale_dims;
+    for (std::size_t i = 0; i < letters.output.size(); ++i) {
+      scale_dims.push_back(has(letters.kernel, letters.output[i]) ? out[i] : 1);
+    }
+    kernel_scale = add_weight("kernel_scale", Shape(scale_dims), "ones", false);
   }
 }
 
@@ -268,13 +284,25 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   }
   Output k = ops::reshape(permuted(graph.variable(kernel), letters.kernel, letters.summed + letters.kernel_kept),
                           {summed_size, kept_size});
-  Output y = ops::matmul(x, k);
-  if (letters.kernel_kept.empty()) {
-    y = ops::reduce_sum(y, {-1});
-  } else if (letters.kernel_kept.size() > 1) {
-    y = ops::split_axis(y, -1, kept_dims);
+  // From (kept input letters..., kept kernel letters merged) to the output's layout.
+  auto to_output = [&](Output t) {
+    if (letters.kernel_kept.empty()) {
+      t = ops::reduce_sum(t, {-1});
+    } else if (letters.kernel_kept.size() > 1) {
+      t = ops::split_axis(t, -1, kept_dims);
+    }
+    return permuted(t, letters.input_kept + letters.kernel_kept, letters.output);
+  };
+  Output y;
+  if (quantization_mode == "int8") {
+    // Keras: the input quantized over the summed axes, then x / (input scale * kernel_scale).
+    const Int8Rows q = quantize_rows_int8(x);
+    y = ops::matmul(q.values, k);
+    const Output input_scale = to_output(ops::broadcast_like(q.scale, y));
+    y = ops::div(to_output(y), ops::mul(input_scale, graph.variable(kernel_scale)));
+  } else {
+    y = to_output(ops::matmul(x, k));
   }
-  y = permuted(y, letters.input_kept + letters.kernel_kept, letters.output);
   if (options.bias_axes) y = ops::add(y, graph.variable(bias));
   return {activations::apply(options.activation, y)};
 }

@@ -9,6 +9,10 @@
 // spelled out in unused letters when the layer is built for its input's rank.
 // Every kernel letter must be summed over (in the input) or kept (in the output), not
 // both; input letters missing from the output are summed over with the kernel.
+// In int8 mode (a file's QuantizedDTypePolicy), as Keras's int8 EinsumDense: the input
+// quantized over its summed axes, an integer product with the int8 kernel, divided by the
+// input's scale times kernel_scale (equations with more summed letters than the output
+// has letters from either side are refused: Keras squeezes those scales).
 #pragma once
 
 #include <optional>
@@ -59,12 +63,16 @@ class EinsumDenseImpl : public LayerImpl {
   EinsumDenseImpl(std::string equation, Shape output_shape, EinsumDenseOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
 
   std::string equation;  // as written (and saved)
   Shape output_shape;    // as written: the dims after the batch not the ellipsis's; unknown dims come from the input
   EinsumDenseOptions options;
   EinsumEquation letters;  // of the equation spelled out (when built; before, for the least rank)
   Variable kernel, bias;
+  // int8 mode only: Keras's kernel scale, one per kept kernel position, laid out as the
+  // output (1 on the axes the kernel lacks).
+  Variable kernel_scale;
   Shape full_output_shape;  // with the batch dim, as built
 };
 

@@ -17,12 +17,23 @@ EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, 
 }
 
 void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
+  if (quantization_mode == "int8") {  // Keras's int8 build: neither regularizer nor constraint
+    embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, "zeros", false);
+    embeddings.set_saved_as_int8(true);
+    embeddings_scale = add_weight("embeddings_scale", Shape{input_dim}, "ones", false);
+    return;
+  }
   embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, options.embeddings_initializer,
                           {.regularizer = options.embeddings_regularizer, .constraint = options.embeddings_constraint});
 }
 
 std::vector<Output> EmbeddingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  return {ops::embedding_lookup(graph.variable(embeddings), inputs[0], "Embedding '" + name + "'")};
+  const std::string where = "Embedding '" + name + "'";
+  Output rows = ops::embedding_lookup(graph.variable(embeddings), inputs[0], where);
+  if (quantization_mode != "int8") return {rows};
+  // Keras: take(embeddings) / expand_dims(take(embeddings_scale), -1).
+  Output scales = ops::reshape(graph.variable(embeddings_scale), {input_dim, 1});
+  return {ops::div(rows, ops::embedding_lookup(scales, inputs[0], where))};
 }
 
 std::vector<Output> EmbeddingImpl::compute_mask(Graph& graph, const std::vector<Output>& inputs,

@@ -1,6 +1,8 @@
 // Embedding: integer token ids (batch, ...) -> rows of a trainable (input_dim, output_dim)
 // table. With mask_zero, id 0 is padding: the output carries a mask that recurrent
 // layers downstream honour. An id outside [0, input_dim) throws ValueError naming the layer.
+// In int8 mode (a file's QuantizedDTypePolicy), as Keras's int8 Embedding: the table is
+// int8 and each looked-up row is divided by its row's embeddings_scale.
 #pragma once
 
 #include <cstdint>
@@ -40,10 +42,12 @@ class EmbeddingImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
+  bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
 
   std::int64_t input_dim, output_dim;
   EmbeddingOptions options;
   Variable embeddings;
+  Variable embeddings_scale;  // int8 mode only: Keras's per-row scale
 };
 
 class Embedding : public Layer {

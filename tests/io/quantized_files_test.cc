@@ -1,0 +1,158 @@
+// Keras 3 files of quantized and mixed-precision models (tests/reference/make_quantized_goldens.py:
+// tests/data/quantized/), issue #39. int8 Dense, EinsumDense and Embedding load with their
+// QuantizedDTypePolicy and int8 variables and predict what Keras predicted, bit for bit: every
+// step of Keras's int8 arithmetic is one correctly rounded float32 operation or an exact integer
+// product (docs/precision.md), so no tolerance is needed. Strata saves them back with the same
+// policies and int8 datasets. Policies Strata does not honour (int4, float8, bfloat16, float16,
+// mixed) are refused naming the layer, the key and the value.
+//
+// With STRATA_QUANTIZED_RESAVE_DIR set, the resave test also leaves Strata's files there, for
+// tests/reference/check_quantized_resaved.py to load in Keras.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "io/hdf5.h"
+#include "io/npy.h"
+#include "io/saving.h"
+#include "io/zip.h"
+#include "keras_test_util.h"
+
+namespace strata {
+namespace {
+
+const std::string kQuantizedDir = std::string(STRATA_TEST_DATA) + "/quantized/";
+
+// Strata's predictions for base's inputs equal Keras's ones exactly.
+void expect_predicts_keras_exactly(Model& model, const std::string& base, const std::string& what) {
+  const Tensor x = io::load_npy(base + ".input0.npy");
+  const Tensor want = io::load_npy(base + ".output0.npy");
+  const std::vector<Tensor> got = model.predict(std::vector<Tensor>{x});
+  ASSERT_EQ(got.size(), 1u) << what;
+  ASSERT_EQ(got[0].shape(), want.shape()) << what;
+  const auto a = got[0].to_vector<float>();
+  const auto b = want.to_vector<float>();
+  int differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && ++differ <= 3) ADD_FAILURE() << what << ": element " << i << " is " << a[i] << ", Keras gives " << b[i];
+  }
+  EXPECT_EQ(differ, 0) << what << ": " << differ << " of " << a.size() << " elements differ from Keras's";
+}
+
+// The "dtype" of every quantizable layer in a .keras file's config.
+std::map<std::string, nlohmann::json> quantized_policies_in(const std::string& keras_file) {
+  const nlohmann::json config = nlohmann::json::parse(io::ZipReader(keras_file).read("config.json"));
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& layer : config["config"]["layers"]) {
+    const std::string cls = layer["class_name"];
+    if (cls == "Dense" || cls == "EinsumDense" || cls == "Embedding") out[layer["config"]["name"]] = layer["config"]["dtype"];
+  }
+  return out;
+}
+
+// "layers/<key>/vars/<i>" -> element type ("int8", "float32") of a .keras file's variables,
+// its model.weights.h5 extracted to `scratch_file`.
+std::map<std::string, std::string> quantized_variable_types(const std::string& keras_file,
+                                                            const std::string& scratch_file) {
+  std::filesystem::remove(scratch_file);
+  {
+    std::ofstream(scratch_file, std::ios::binary) << io::ZipReader(keras_file).read("model.weights.h5");
+  }
+  const io::h5::File h5(scratch_file, io::h5::File::Mode::read);
+  std::map<std::string, std::string> out;
+  for (const std::string& key : h5.open_group("layers").children()) {
+    if (!h5.has_group("layers/" + key + "/vars")) continue;
+    const io::h5::Group vars = h5.open_group("layers/" + key + "/vars");
+    for (const std::string& v : vars.children()) out["layers/" + key + "/vars/" + v] = vars.open_dataset(v).type_name();
+  }
+  return out;
+}
+
+class Int8Files : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Int8Files, KerasFilesLoadAndPredictWhatKerasPredictedExactly) {
+  for (const std::string ext : {".keras", ".h5"}) {
+    Model model = models::load_model(kQuantizedDir + GetParam() + ext);
+    expect_predicts_keras_exactly(model, kQuantizedDir + GetParam(), GetParam() + ext);
+  }
+}
+
+TEST_P(Int8Files, SavedByStrataTheyKeepPoliciesAndInt8Variables) {
+  testing::ScratchDir scratch;
+  const char* keep = std::getenv("STRATA_QUANTIZED_RESAVE_DIR");
+  const auto keras_policies = quantized_policies_in(kQuantizedDir + GetParam() + ".keras");
+  ASSERT_FALSE(keras_policies.empty());
+  for (const std::string from : {".keras", ".h5"}) {
+    Model model = models::load_model(kQuantizedDir + GetParam() + from);
+    for (const std::string ext : {".keras", ".h5"}) {
+      const std::string file = scratch.file("again" + ext);
+      model.save(file);
+      Model again = models::load_model(file);
+      expect_predicts_keras_exactly(again, kQuantizedDir + GetParam(), "Strata's " + ext + " from " + from);
+      if (ext == ".keras") {
+        for (const auto& [layer, policy] : quantized_policies_in(file)) {
+          EXPECT_EQ(policy["class_name"], "QuantizedDTypePolicy") << layer;
+          EXPECT_EQ(policy["config"], keras_policies.at(layer)["config"]) << layer;
+        }
+        // Every variable is stored with the element type Keras's own file gives it (the
+        // int8 tables as int8).
+        EXPECT_EQ(quantized_variable_types(file, scratch.file("strata.weights.h5")),
+                  quantized_variable_types(kQuantizedDir + GetParam() + ".keras", scratch.file("keras.weights.h5")))
+            << ext << " from " << from;
+      }
+      if (keep && from == ".keras") {
+        std::filesystem::create_directories(keep);
+        std::filesystem::copy_file(file, std::string(keep) + "/" + GetParam() + ext,
+                                   std::filesystem::copy_options::overwrite_existing);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, Int8Files, ::testing::Values("int8_mlp", "int8_tokens"));
+
+// A file whose policy Strata does not compute is refused, naming the layer, the key and the value.
+struct RefusedPolicyCase {
+  std::string file, layer, value;
+};
+
+class RefusedPolicyFiles : public ::testing::TestWithParam<RefusedPolicyCase> {};
+
+TEST_P(RefusedPolicyFiles, AreRefusedNamingLayerKeyAndValue) {
+  const RefusedPolicyCase& c = GetParam();
+  try {
+    models::load_model(kQuantizedDir + c.file);
+    FAIL() << c.file << " loaded";
+  } catch (const NotImplementedError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'" + c.layer + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'dtype'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.value), std::string::npos) << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Keras3, RefusedPolicyFiles,
+    ::testing::Values(RefusedPolicyCase{"int4_mlp.keras", "dense", "\"int4/128\""},
+                      RefusedPolicyCase{"int4_mlp.h5", "dense", "\"int4/128\""},
+                      RefusedPolicyCase{"int4_tokens.keras", "embedding", "\"int4/128\""},
+                      RefusedPolicyCase{"float8_mlp.keras", "dense", "QuantizedFloat8DTypePolicy"},
+                      RefusedPolicyCase{"mixed_bfloat16_mlp.keras", "dense", "\"mixed_bfloat16\""},
+                      RefusedPolicyCase{"mixed_bfloat16_mlp.h5", "dense", "\"mixed_bfloat16\""},
+                      RefusedPolicyCase{"bfloat16_mlp.keras", "dense", "\"bfloat16\""},
+                      RefusedPolicyCase{"float16_mlp.keras", "dense", "\"float16\""},
+                      RefusedPolicyCase{"float16_mlp.h5", "dense", "\"float16\""}),
+    [](const auto& info) {
+      std::string n = info.param.file;
+      for (char& ch : n) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+}  // namespace
+}  // namespace strata
