@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "io/dtype_policy_config.h"
 #include "io/hdf5.h"
+#include "io/layer_config.h"
 #include "io/npy.h"
 #include "io/saving.h"
 #include "io/zip.h"
@@ -153,6 +155,49 @@ INSTANTIATE_TEST_SUITE_P(
       for (char& ch : n) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return n;
     });
+
+nlohmann::ordered_json int8_policy() {
+  return {{"module", "keras.dtype_policies"},
+          {"class_name", "QuantizedDTypePolicy"},
+          {"config", {{"mode", "int8"}, {"source_name", "float32"}}},
+          {"registered_name", nullptr}};
+}
+
+// What the file's policy asks beyond what Strata computes is refused by name: an int8
+// policy on a class with no int8 form, a quantization_config other than Keras's default
+// (here weight-only int8: no input quantizer), a policy key Strata does not read.
+TEST(QuantizedPolicyConfigs, WhatStrataDoesNotComputeIsRefusedByName) {
+  using json = nlohmann::ordered_json;
+  auto refused = [](const json& entry, const std::string& key, const std::string& value) {
+    try {
+      io::layer_from_config(entry, {});
+      ADD_FAILURE() << "accepted " << entry.dump();
+    } catch (const NotImplementedError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("'q'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("'" + key + "'"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(value), std::string::npos) << msg;
+    }
+  };
+  refused({{"class_name", "Conv1D"}, {"config", {{"name", "q"}, {"filters", 2}, {"kernel_size", 3}, {"dtype", int8_policy()}}}},
+          "dtype", "Conv1D has no int8 form");
+  json weight_only = io::quantization_config_of("int8");
+  weight_only["config"]["activation_quantizer"] = nullptr;
+  refused({{"class_name", "Dense"},
+           {"config", {{"name", "q"}, {"units", 2}, {"dtype", int8_policy()}, {"quantization_config", weight_only}}}},
+          "quantization_config", "\"activation_quantizer\":null");
+  json extra = int8_policy();
+  extra["config"]["amax_history_length"] = 8;
+  refused({{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", extra}}}}, "dtype",
+          "amax_history_length");
+  // Keras's default int8 config, and none at all, are what Strata computes.
+  for (const json& config : {io::quantization_config_of("int8"), json()}) {
+    const Layer dense = io::layer_from_config(
+        {{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", int8_policy()}, {"quantization_config", config}}}},
+        {});
+    EXPECT_EQ(dense.impl().quantization_mode, "int8");
+  }
+}
 
 }  // namespace
 }  // namespace strata
