@@ -703,7 +703,7 @@ json to_keras2_config(const json& v) {
       inner["registered_name"] = it.value().value("registered_name", json());
       out[it.key()] = inner;
     } else if ((it.key() == "quantization_config" || it.key() == "dtype") && it.value().is_object() &&
-               it.value().contains("module")) {
+               it.value().contains("module") && it.value().value("class_name", "") != "DTypePolicy") {
       // A quantized layer's policy and quantization config (docs/precision.md) stay as Keras
       // 3 writes them in its own .h5 files: its loader finds no Int8QuantizationConfig
       // without a module.
