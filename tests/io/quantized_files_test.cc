@@ -26,7 +26,7 @@
 #include "io/zip.h"
 #include "keras_test_util.h"
 
-namespace strata {
+namespace strata::quantized_files_test {
 namespace {
 
 const std::string kQuantizedDir = std::string(STRATA_TEST_DATA) + "/quantized/";
@@ -200,4 +200,4 @@ TEST(QuantizedPolicyConfigs, WhatStrataDoesNotComputeIsRefusedByName) {
 }
 
 }  // namespace
-}  // namespace strata
+}  // namespace strata::quantized_files_test
