@@ -8,6 +8,7 @@
 #include "core/cuda/array_kernels.h"
 #include "core/cuda/batch_matmul_kernels.h"
 #include "core/cuda/batch_norm_kernels.h"
+#include "core/cuda/clahe_kernels.h"
 #include "core/cuda/collective_kernels.h"
 #include "core/cuda/dropout_kernels.h"
 #include "core/cuda/elementwise_kernels.h"
@@ -51,6 +52,7 @@ void register_kernels(OpRegistry& r) {
   register_random_normal_kernels(r);
   register_random_uniform_kernels(r);
   register_affine_transform_kernels(r);
+  register_clahe_kernels(r);
   register_update_kernels(r);
   register_rnn_kernels(r);
   register_sequence_kernels(r);

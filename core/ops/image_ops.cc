@@ -1,5 +1,7 @@
-// The image ops (core/ops/image_ops.h): image_affine_transform. The devices register their
-// kernels (the CPU's in cpu/kernels/image.cc, CUDA's in cuda/affine_transform_kernels.cc).
+// The image ops (core/ops/image_ops.h): image_affine_transform, clahe_tables and
+// clahe_interpolate. The devices register their
+// kernels (the CPU's in cpu/kernels/image.cc, CUDA's in cuda/affine_transform_kernels.cc
+// and cuda/clahe_kernels.cc).
 #include "core/ops/image_ops.h"
 
 #include <string>
@@ -22,6 +24,18 @@ std::int64_t fill_number(const std::string& mode) {
   if (mode == "nearest") return static_cast<std::int64_t>(AffineFill::nearest);
   throw ValueError("image_affine_transform: fill_mode must be one of 'reflect', 'wrap', 'constant', 'nearest', got '" +
                    mode + "'");
+}
+
+// The tile of one axis, after checking that symmetric padding can reach it.
+std::int64_t clahe_tile(const std::string& op, const char* axis, std::int64_t size, std::int64_t grid) {
+  if (grid < 1) throw ShapeError(op + ": the tile grid's " + axis + " must be at least 1, got " + std::to_string(grid));
+  const std::int64_t tile = (size + grid - 1) / grid;
+  if (tile * grid - size > size) {
+    throw ShapeError(op + ": images of " + axis + " " + std::to_string(size) + " cannot be padded symmetrically to " +
+                     std::to_string(grid) + " tiles of " + std::to_string(tile) +
+                     " (the padding would exceed the image, which TensorFlow's symmetric padding refuses)");
+  }
+  return tile;
 }
 
 }  // namespace
@@ -50,6 +64,66 @@ void register_image_ops(OpRegistry& r) {
                "RandomTranslation, RandomShear, RandomCrop) are meant for a model's inputs; put them before any "
                "layer with weights, or apply them to the data instead");
          }});
+  r.add({.name = "clahe_tables",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape& images = ctx.inputs[0].shape;
+           if (images.rank() != 4) {
+             throw ShapeError(ctx.op + ": images must be (batch, height, width, channels), got " + images.to_string());
+           }
+           const auto gh = ctx.attrs.get<std::int64_t>("grid_h"), gw = ctx.attrs.get<std::int64_t>("grid_w");
+           if (images.dims()[1] >= 0) clahe_tile(ctx.op, "height", images.dims()[1], gh);
+           if (images.dims()[2] >= 0) clahe_tile(ctx.op, "width", images.dims()[2], gw);
+           return std::vector<TensorSpec>{
+               {Shape({images.dims()[0], gh, gw, images.dims()[3], kClaheBins}), DType::float32}};
+         },
+         .differentiable = false});
+  r.add({.name = "clahe_interpolate",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           const Shape& images = ctx.inputs[0].shape;
+           const Shape& tables = ctx.inputs[1].shape;
+           if (images.rank() != 4 || tables.rank() != 5 || tables.dims()[4] != kClaheBins) {
+             throw ShapeError(ctx.op + ": takes images (batch, height, width, channels) and tables (batch, grid_h, "
+                              "grid_w, channels, 256), got " + images.to_string() + " and " + tables.to_string());
+           }
+           if (images.dims()[3] != tables.dims()[3]) {
+             throw ShapeError(ctx.op + ": tables " + tables.to_string() + " are not for the channels of images " +
+                              images.to_string());
+           }
+           return std::vector<TensorSpec>{{images, DType::float32}};
+         },
+         .differentiable = false});
+}
+
+Output clahe_tables(Output images, std::int64_t grid_h, std::int64_t grid_w, double clip_limit) {
+  return images.graph->add("clahe_tables", {images},
+                           Attrs{{"grid_h", grid_h}, {"grid_w", grid_w}, {"clip_limit", clip_limit}});
+}
+
+Output clahe_interpolate(Output images, Output tables) {
+  return images.graph->add("clahe_interpolate", {images, tables});
+}
+
+ClaheGeometry clahe_geometry(const Shape& images, std::int64_t grid_h, std::int64_t grid_w, double clip_limit) {
+  ClaheGeometry g;
+  g.height = images[1];
+  g.width = images[2];
+  g.channels = images[3];
+  g.grid_h = grid_h;
+  g.grid_w = grid_w;
+  g.tile_h = clahe_tile("clahe_tables", "height", g.height, grid_h);
+  g.tile_w = clahe_tile("clahe_tables", "width", g.width, grid_w);
+  g.clip_limit = clip_limit;
+  return g;
+}
+
+ClaheGeometry clahe_blend_geometry(const Shape& images, const Shape& tables) {
+  if (tables[0] != images[0] || tables[3] != images[3]) {
+    throw ShapeError("clahe_interpolate: tables " + tables.to_string() + " are not those of images " +
+                     images.to_string() + " (batch and channels differ)");
+  }
+  return clahe_geometry(images, tables[1], tables[2], 0.0);
 }
 
 Output image_affine_transform(Output images, Output transforms, const AffineTransformOptions& options) {

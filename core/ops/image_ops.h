@@ -1,12 +1,15 @@
 // Image ops of the augmentation layers: a projective transform of each image of a batch
 // (keras.ops.image.affine_transform on the TensorFlow backend, TensorFlow's
-// ImageProjectiveTransformV3; the per-pixel rule is core/affine_sample.h).
+// ImageProjectiveTransformV3; the per-pixel rule is core/affine_sample.h), and contrast
+// limited adaptive histogram equalization (Keras's CLAHE layer; the rule is
+// core/clahe_rule.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "core/affine_sample.h"
+#include "core/clahe_rule.h"
 #include "core/graph.h"
 
 namespace strata::ops {
@@ -38,5 +41,25 @@ Output image_affine_transform(Output images, Output transforms, const AffineTran
 // its inputs' shapes: the images' geometry and the sampling rule. Throws ShapeError
 // naming the node when there are neither one transform nor one per image of the batch.
 AffineImage affine_image_of(const Node& node, const Shape& images, const Shape& transforms);
+
+// CLAHE's per-tile tables: images (batch, height, width, channels) float32 in [0, 255]
+// (values outside count in the end bins) -> (batch, grid_h, grid_w, channels, 256), each
+// tile's clipped, equalized cumulative histogram (core/clahe_rule.h). The tiles are
+// ceil(height / grid_h) x ceil(width / grid_w) pixels of the image padded symmetrically;
+// padding of more than the image's own size (TensorFlow's symmetric MirrorPad refuses it,
+// so Keras does) is a ShapeError naming the sizes, as are grids below 1. Not
+// differentiable: Keras reads the pixels through an integer cast.
+Output clahe_tables(Output images, std::int64_t grid_h, std::int64_t grid_w, double clip_limit);
+
+// Each pixel of `images` (batch, height, width, channels) replaced by the bilinear blend of
+// the four surrounding tiles' tables (clahe_tables' output) at its bin. Not differentiable.
+Output clahe_interpolate(Output images, Output tables);
+
+// What the CLAHE kernels (the CPU's, the CUDA ones) read from the images' shape and
+// clahe_tables' node.
+ClaheGeometry clahe_geometry(const Shape& images, std::int64_t grid_h, std::int64_t grid_w, double clip_limit);
+// clahe_interpolate's: the tables' grid; ShapeError unless the tables hold the images'
+// batch and channels.
+ClaheGeometry clahe_blend_geometry(const Shape& images, const Shape& tables);
 
 }  // namespace strata::ops

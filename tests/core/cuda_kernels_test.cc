@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/clahe_rule.h"
 #include "core/collective.h"
 #include "core/device.h"
 #include "core/op_registry.h"
@@ -669,6 +670,36 @@ OpCases affine_transform_cases() {
   op.cases.push_back({"no images", {in_range({0, 4, 4, 1}, -2, 2, seed++), one_row},
                       Attrs{{"bilinear", true}, {"fill_mode", std::int64_t{0}}, {"fill_value", 0.0},
                             {"out_height", std::int64_t{0}}, {"out_width", std::int64_t{0}}}});
+  return op;
+}
+
+// clahe_tables and clahe_interpolate: whole tiles and padded ones, clipping on and off,
+// pixels outside [0, 255], an empty batch. The same float arithmetic in the same order on
+// both devices (core/clahe_rule.h), but CUDA may contract a multiply and an add into one
+// FMA where GCC does not: a table entry or a blend may move by an ulp.
+OpCases clahe_cases(bool tables) {
+  OpCases op{1e-5f, {}};
+  struct Geometry {
+    const char* label;
+    Shape images;
+    std::int64_t grid_h, grid_w;
+    double clip_limit;
+  };
+  const Geometry shapes[] = {{"(2, 16, 16, 3), 8 x 8 tiles, clip 4", Shape({2, 16, 16, 3}), 8, 8, 4.0},
+                             {"(1, 10, 7, 2), 3 x 2 padded tiles, clip 2.5", Shape({1, 10, 7, 2}), 3, 2, 2.5},
+                             {"(2, 9, 11, 1), 2 x 3 padded tiles, no clipping", Shape({2, 9, 11, 1}), 2, 3, 0.0},
+                             {"no images", Shape({0, 4, 4, 1}), 2, 2, 4.0}};
+  std::uint64_t seed = 3100;
+  for (const Geometry& s : shapes) {
+    const Tensor images = in_range(s.images, -20, 280, seed++);
+    const Attrs attrs{{"grid_h", s.grid_h}, {"grid_w", s.grid_w}, {"clip_limit", s.clip_limit}};
+    if (tables) {
+      op.cases.push_back({s.label, {images}, attrs});
+    } else {
+      Shape table_shape({s.images[0], s.grid_h, s.grid_w, s.images[3], kClaheBins});
+      op.cases.push_back({s.label, {images, in_range(table_shape, 0, 255, seed++)}});
+    }
+  }
   return op;
 }
 
@@ -1634,6 +1665,8 @@ const std::map<std::string, OpCases>& table() {
     m["random_normal_like"] = random_normal_cases();
     m["random_uniform_rows"] = random_uniform_cases();
     m["image_affine_transform"] = affine_transform_cases();
+    m["clahe_tables"] = clahe_cases(true);
+    m["clahe_interpolate"] = clahe_cases(false);
     for (const char* name : {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"}) {
       m[name] = conv_cases(name);
     }
