@@ -152,10 +152,7 @@ Output uniform_between(Output u, double lower, double upper) {
 
 Output transform_rows(const std::vector<Output>& pieces) { return ops::concat(pieces, 1); }
 
-namespace {
-
-// log of a Gamma(alpha) draw from kGammaColumns uniform columns of `u` from `first`.
-Output log_gamma(Output u, std::int64_t first, Output alpha) {
+Output log_gamma_draws(Output u, std::int64_t first, Output alpha) {
   const auto column = [&](std::int64_t k) { return draw_column(u, first + k); };
   // Marsaglia and Tsang for shape s = alpha + 1: d = s - 1/3, c = 1 / sqrt(9 d); a normal
   // x gives v = (1 + c x)^3, d v accepted where v > 0 and log U < x^2 / 2 + d - d v + d log v.
@@ -180,10 +177,8 @@ Output log_gamma(Output u, std::int64_t first, Output alpha) {
   return ops::add(result, ops::div(ops::log(ops::sub(1.0f, column(3 * kGammaTries))), alpha));
 }
 
-}  // namespace
-
 Output beta_draws(Output uniforms, Output alpha) {
-  return ops::sigmoid(ops::sub(log_gamma(uniforms, 0, alpha), log_gamma(uniforms, kGammaColumns, alpha)));
+  return ops::sigmoid(ops::sub(log_gamma_draws(uniforms, 0, alpha), log_gamma_draws(uniforms, kGammaColumns, alpha)));
 }
 
 Output take_images(Output images, Output order) {

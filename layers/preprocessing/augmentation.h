@@ -94,6 +94,9 @@ inline constexpr std::int64_t kGammaTries = 8;
 inline constexpr std::int64_t kGammaColumns = 3 * kGammaTries + 1;
 inline constexpr std::int64_t kBetaColumns = 2 * kGammaColumns;
 Output beta_draws(Output uniforms, Output alpha);
+// The log of one such Gamma(alpha) draw per row, from kGammaColumns columns of `uniforms`
+// starting at `first` (AugMix's Dirichlet weights normalize several).
+Output log_gamma_draws(Output uniforms, std::int64_t first, Output alpha);
 
 // The images of a batch in the order `order` gives (integer, (batch,)): image b of the
 // result is image order[b] (keras.ops.take(images, order, axis=0)). Gradients flow back.
