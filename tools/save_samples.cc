@@ -40,7 +40,9 @@
 #include "layers/normalization/unit_normalization.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
+#include "layers/preprocessing/aug_mix.h"
 #include "layers/preprocessing/category_encoding.h"
+#include "layers/preprocessing/clahe.h"
 #include "layers/preprocessing/stft_spectrogram.h"
 #include "layers/preprocessing/center_crop.h"
 #include "layers/preprocessing/discretization.h"
@@ -48,6 +50,7 @@
 #include "layers/preprocessing/hashing.h"
 #include "layers/preprocessing/integer_lookup.h"
 #include "layers/preprocessing/normalization.h"
+#include "layers/preprocessing/rand_augment.h"
 #include "layers/preprocessing/rescaling.h"
 #include "layers/preprocessing/resizing.h"
 #include "layers/preprocessing/string_lookup.h"
@@ -411,6 +414,18 @@ std::vector<Sample> samples() {
     auto h = layers::STFTSpectrogram({.frame_length = 12, .frame_step = 5, .padding = "same"})(x);
     Model m(x, layers::Dense(2)(layers::Flatten()(h)), {.name = "stft_spectrogram"});
     out.push_back({"stft_spectrogram", m, {{3, 48, 2}}});
+  }
+  {
+    // Image augmentation: AugMix and RandAugment (the identity in inference) before CLAHE,
+    // on the ramp's values in [-1, 1].
+    auto x = Input({8, 8, 3});
+    auto h = layers::AugMix({.value_range = {-1, 1}, .num_chains = 2, .chain_depth = 2, .all_ops = false,
+                             .seed = 3})(x);
+    h = layers::RandAugment({.value_range = {-1, 1}, .num_ops = 1, .seed = 4})(h);
+    auto y = layers::ContrastLimitedAdaptiveHistogramEqualization(
+        {.value_range = {-1, 1}, .clip_limit = 3.0, .tile_grid_size = {2, 2}})(h);
+    Model m(x, y, {.name = "image_augmentation"});
+    out.push_back({"image_augmentation", m, {{2, 8, 8, 3}}});
   }
   for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));
   return out;
