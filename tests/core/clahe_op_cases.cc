@@ -11,7 +11,7 @@
 #include "core/program.h"
 #include "op_cases.h"
 
-namespace strata::testing {
+namespace strata::testing::clahe_op_cases {
 namespace {
 
 Tensor clahe_tables_of(const Tensor& images, std::int64_t grid_h, std::int64_t grid_w, double clip_limit) {
@@ -92,4 +92,4 @@ const RegisterOpCases clahe_cases({{"clahe_tables", OpCase{{}, check_clahe_table
                                    {"clahe_interpolate", OpCase{{}, check_clahe_interpolate, ""}}});
 
 }  // namespace
-}  // namespace strata::testing
+}  // namespace strata::testing::clahe_op_cases

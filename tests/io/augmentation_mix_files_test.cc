@@ -22,6 +22,8 @@
 using namespace strata;
 using io::json;
 
+namespace augmentation_mix_files_test {
+
 namespace {
 
 std::string mix_dir() { return std::string(STRATA_TEST_DATA) + "/augmentation/"; }
@@ -150,3 +152,5 @@ TEST(AugmentationMixConfig, RefusesValuesByKeyAndValue) {
     }
   }
 }
+
+}  // namespace augmentation_mix_files_test

@@ -29,6 +29,8 @@ using namespace strata::layers;
 using namespace strata::testing;
 using nlohmann::ordered_json;
 
+namespace augmentation_mix_test {
+
 namespace {
 
 constexpr double kMixSe = 4.5;
@@ -348,3 +350,5 @@ TEST(RandAugment, DrawsDependOnSeedAndStepOnly) {
   EXPECT_FALSE(
       mix_equal(mix_run(RandAugment({.seed = 2}), x, true, 7), mix_run(RandAugment({.seed = 1}), x, true, 7)));
 }
+
+}  // namespace augmentation_mix_test
