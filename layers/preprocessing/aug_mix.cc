@@ -97,7 +97,7 @@ std::vector<Output> AugMixImpl::call(Graph&, const std::vector<Output>& inputs) 
 AugMix::AugMix(AugMixOptions options) : Layer(std::make_shared<AugMixImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<AugMix>("AugMix", &AugMixImpl::options));
+const bool aug_mix_registered = register_keras_class(describe_layer<AugMix>("AugMix", &AugMixImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

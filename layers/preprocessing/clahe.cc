@@ -47,7 +47,7 @@ ContrastLimitedAdaptiveHistogramEqualization::ContrastLimitedAdaptiveHistogramEq
     : Layer(std::make_shared<ContrastLimitedAdaptiveHistogramEqualizationImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<ContrastLimitedAdaptiveHistogramEqualization>(
+const bool clahe_registered = register_keras_class(describe_layer<ContrastLimitedAdaptiveHistogramEqualization>(
     "ContrastLimitedAdaptiveHistogramEqualization", &ContrastLimitedAdaptiveHistogramEqualizationImpl::options));
 }  // namespace
 

@@ -61,7 +61,8 @@ std::vector<Output> RandAugmentImpl::call(Graph&, const std::vector<Output>& inp
 RandAugment::RandAugment(RandAugmentOptions options) : Layer(std::make_shared<RandAugmentImpl>(std::move(options))) {}
 
 namespace {
-const bool registered = register_keras_class(describe_layer<RandAugment>("RandAugment", &RandAugmentImpl::options));
+const bool rand_augment_registered =
+    register_keras_class(describe_layer<RandAugment>("RandAugment", &RandAugmentImpl::options));
 }  // namespace
 
 }  // namespace strata::layers
