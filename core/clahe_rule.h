@@ -35,9 +35,10 @@ STRATA_HOST_DEVICE inline std::int64_t clahe_source(std::int64_t i, std::int64_t
   return i < len ? i : 2 * len - 1 - i;
 }
 
-// A pixel's bin: its whole part (Keras's int32 cast) within [0, 255].
+// A pixel's bin: its whole part (Keras's int32 cast) within [0, 255]. NaN, which no
+// comparison clips, goes to bin 0 (a bin index from it would be undefined, and written to).
 STRATA_HOST_DEVICE inline std::int64_t clahe_bin(float v) {
-  const float clipped = v < 0.f ? 0.f : (v > 255.f ? 255.f : v);
+  const float clipped = v >= 0.f ? (v > 255.f ? 255.f : v) : 0.f;
   return static_cast<std::int64_t>(clipped);
 }
 

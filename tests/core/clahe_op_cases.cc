@@ -5,6 +5,8 @@
 // differentiable (Keras reads the pixels through an integer cast).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/image_ops.h"
@@ -51,6 +53,11 @@ void check_clahe_tables() {
   EXPECT_FLOAT_EQ(padded.item(256 + 69), 0.f);
   EXPECT_FLOAT_EQ(padded.item(256 + 70), 255.f);
   EXPECT_FLOAT_EQ(padded.item(256 + 255), 255.f);
+  // A NaN pixel counts in bin 0 (as 0 does), never as an index out of the table: pixels
+  // NaN, 0, 10, 255 give the plain table above.
+  const Tensor with_nan =
+      clahe_tables_of(Tensor::from_vector<float>({1, 2, 2, 1}, {std::nanf(""), 0.4f, 10.9f, 300.f}), 1, 1, 0.0);
+  for (std::int64_t k = 0; k < 256; ++k) ASSERT_FLOAT_EQ(with_nan.item(k), plain.item(k)) << k;
   // More tiles than symmetric padding can fill, by name.
   Graph g;
   EXPECT_THROW(ops::clahe_tables(g.placeholder({Shape({1, 3, 3, 1})}), 8, 8, 4.0), ShapeError);
