@@ -62,6 +62,13 @@ void refuse_unapplied_rules(const layers::KerasClass& k, const json& config, con
 
 bool register_layer_config(LayerConfigEntry entry) {
   if (!entry.registered_name.empty()) {
+    // One registry holds Keras's classes and users': a user's "pkg>Dense" would replace
+    // Keras's Dense for every file, where Keras keeps the two apart.
+    const auto existing = layers::find_keras_class(entry.class_name);
+    if (existing && existing->module.rfind("keras", 0) == 0) {
+      throw ValueError("cannot register '" + entry.registered_name + "': '" + entry.class_name +
+                       "' is a Keras class Strata has; give the custom class another name");
+    }
     const std::string held = registered_name_of(entry.class_name);
     if (!held.empty() && held != entry.registered_name) {
       throw ValueError("cannot register '" + entry.registered_name + "': class '" + entry.class_name +
@@ -308,8 +315,15 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   // Legacy top-level "name" (functional entries) wins when the config lacks one.
   if (!config.contains("name") && entry.contains("name")) config["name"] = entry["name"];
   const std::string layer_name = config.value("name", std::string("?"));
-  const std::shared_ptr<const layers::KerasClass> k =
+  std::shared_ptr<const layers::KerasClass> k =
       registered.empty() ? layers::find_keras_class(cls) : find_registered_class(registered);
+  // A class a user registered by its bare name (io::register_layer, no package) reads a file
+  // that names it "package>Name" too; neither a built-in nor a class registered under
+  // another package stands in for it.
+  if (!k && !registered.empty()) {
+    const auto bare = layers::find_keras_class(cls);
+    if (bare && bare->module.rfind("keras", 0) != 0 && registered_name_of(cls).empty()) k = bare;
+  }
   if (!k) throw_unsupported_layer(cls, layer_name, ctx.source, registered);
   std::string where = describe(cls, config);
   if (!ctx.source.empty()) where += " in " + ctx.source;

@@ -14,6 +14,7 @@
 #include "io/saving.h"
 #include "layers/core/dense.h"
 #include "layers/core/input_layer.h"
+#include "layers/keras_class.h"
 #include "models/model.h"
 #include "test_util.h"
 
@@ -73,6 +74,16 @@ class BadConfig : public CustomLayer {
   }
 };
 
+// Named as a Keras class Strata has.
+class ShadowsDense : public CustomLayer {
+ public:
+  explicit ShadowsDense(std::string name = "") : CustomLayer("Dense", name) {}
+  std::vector<Output> call(Graph&, const std::vector<Output>& inputs) override { return {inputs[0]}; }
+  static Layer from_config(const io::json& config) {
+    return make_layer<ShadowsDense>(config.at("name").get<std::string>());
+  }
+};
+
 // Their class names are not their C++ names: the registration says them.
 const bool impostor_registered = saving::register_keras_serializable<Impostor>("cases", "CustomLayerCasesImpostor");
 const bool bad_config_registered = saving::register_keras_serializable<BadConfig>("cases", "CustomLayerCasesBadConfig");
@@ -117,6 +128,10 @@ TEST(CustomLayer, MisuseIsAValueErrorSayingWhatToDo) {
   };
   EXPECT_THROW_WITH(BadAttribute(), ValueError, "'a/b' cannot name a tracked layer");
   EXPECT_THROW_WITH(layer_cast<custom_layer_cases::Inner>(layers::Dense(2, {.name = "d"})), ValueError, "Dense 'd'");
+  // A package's "Dense" would stand in for Keras's Dense in every file.
+  EXPECT_THROW_WITH(saving::register_keras_serializable<custom_layer_cases::ShadowsDense>("cases", "Dense"),
+                    ValueError, "cannot register 'cases>Dense'", "a Keras class Strata has");
+  EXPECT_EQ(layers::find_keras_class("Dense")->module.rfind("keras", 0), 0u);  // still Keras's
 }
 
 TEST(CustomLayer, ARegisteredClassMustLoadAsItselfAndGiveAnObjectConfig) {

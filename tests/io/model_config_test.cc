@@ -285,6 +285,14 @@ TEST(ModelConfig, RegisterLayerLetsAUsersClassLoad) {
   json saved = json::parse(m.to_json());
   EXPECT_EQ(saved["config"]["layers"][1]["config"]["power"], 2);
   EXPECT_EQ(saved["config"]["layers"][1]["registered_name"], "Square");
+  // Keras names a class its user registered under a package "package>Square": the class
+  // registered without one reads it.
+  const std::string packaged = R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 2], "name": "in"}},
+    {"class_name": "Square", "config": {"name": "sq", "power": 2}, "registered_name": "my_package>Square"}]}})";
+  EXPECT_FLOAT_EQ(models::model_from_json(packaged).predict(Tensor::from_vector<float>({1, 2}, {3.0f, -2.0f}))
+                      .to_vector<float>()[0],
+                  9.0f);
   // Files holding the class load too.
   testing::ScratchDir dir;
   auto x = Input({2});
