@@ -38,6 +38,11 @@ const json& policy_config(const json& value, const std::vector<std::string>& key
 
 std::string quantized_mode_of(const json& value, const std::string& where) {
   const json& config = policy_config(value, {"mode", "source_name"}, where);
+  for (const char* key : {"mode", "source_name"}) {
+    if (config.contains(key) && !config[key].is_string()) {
+      refuse_dtype_policy(value, where, std::string(key) + " is not a string");
+    }
+  }
   const std::string mode = config.value("mode", std::string());
   const std::string source = config.value("source_name", std::string("float32"));
   if (mode != "int8") refuse_dtype_policy(value, where, "Strata loads the int8 quantization mode only");
@@ -74,6 +79,12 @@ std::string quantization_mode_of(const json& value, const std::string& where) {
     const std::string name = value.get<std::string>();
     if (name != "float32" && is_float_policy(name)) {
       refuse_dtype_policy(value, where, "Strata computes in float32; '" + name + "' policies are not emulated yet");
+    }
+    // Keras's quantized policies by name ("int8_from_float32", "int4_from_mixed_bfloat16"):
+    // Strata reads int8 only as the QuantizedDTypePolicy object its files hold.
+    if (name.find("_from_") != std::string::npos) {
+      refuse_dtype_policy(value, where, "a quantized policy named by a string; Strata reads int8 layers from "
+                                        "QuantizedDTypePolicy objects only");
     }
     return "";
   }

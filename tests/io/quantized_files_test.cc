@@ -190,6 +190,13 @@ TEST(QuantizedPolicyConfigs, WhatStrataDoesNotComputeIsRefusedByName) {
   extra["config"]["amax_history_length"] = 8;
   refused({{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", extra}}}}, "dtype",
           "amax_history_length");
+  // A quantized policy by name, and a mode that is not a string.
+  refused({{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", "int8_from_float32"}}}}, "dtype",
+          "int8_from_float32");
+  json numeric_mode = int8_policy();
+  numeric_mode["config"]["mode"] = 8;
+  refused({{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", numeric_mode}}}}, "dtype",
+          "mode is not a string");
   // Keras's default int8 config, and none at all, are what Strata computes.
   for (const json& config : {io::quantization_config_of("int8"), json()}) {
     const Layer dense = io::layer_from_config(
