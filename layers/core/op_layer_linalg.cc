@@ -24,13 +24,13 @@ Output square_matrices(C c, std::size_t i) {
   return a;
 }
 
-// 1 where the column is below the row (lower: at or below the diagonal), 0 elsewhere; from
+// x where the column is below the row (lower: at or below the diagonal), 0 elsewhere; from
 // the positions' running counts, of x's shape.
 Output triangle_of(Output x, bool lower) {
   const Output ones = ops::ones_like(x);
   const Output row = ops::cumsum(ones, -2), column = ops::cumsum(ones, -1);
   const Output kept = lower ? ops::less_equal(column, row) : ops::greater_equal(column, row);
-  return ops::mul(kept, x);
+  return ops::where(kept, x, ops::fill_like(x, 0.f));  // the other triangle unread, inf or NaN alike
 }
 
 // b of rank one less than a is one right-hand side per matrix: a column, squeezed back after.

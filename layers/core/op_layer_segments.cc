@@ -39,10 +39,14 @@ Output segment_reduce(C c, SegmentReduction how) {
   }
   const Output member = ops::reshape(ops::one_hot(ids, segments), member_dims);
   const Output rows = ops::reshape(data, row_dims);
-  if (how == SegmentReduction::sum) return ops::reduce_sum(ops::mul(member, rows), {0}, false);
-  const float lowest = std::numeric_limits<float>::lowest();
+  // Each row reaches its own segment only (where, not a product: 0 · inf would be NaN in
+  // every other segment, which TensorFlow's unsorted_segment_* never touches).
   const Output in_segment = ops::greater(member, ops::constant(c.graph, 0.f));
   const Output spread = ops::mul(ops::ones_like(member), rows);
+  if (how == SegmentReduction::sum) {
+    return ops::reduce_sum(ops::where(in_segment, spread, ops::fill_like(spread, 0.f)), {0}, false);
+  }
+  const float lowest = std::numeric_limits<float>::lowest();
   if (how == SegmentReduction::max) {
     return ops::reduce_max(ops::where(in_segment, spread, ops::fill_like(spread, lowest)), {0}, false);
   }
