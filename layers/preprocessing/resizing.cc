@@ -51,8 +51,8 @@ void ResizingImpl::build(const std::vector<TensorSpec>& inputs) {
   at_run_ = has_unknown_image_size(inputs[0].shape, options.data_format, where);
   if (at_run_) {
     if (options.pad_to_aspect_ratio) {
-      throw ShapeError(where + ": pad_to_aspect_ratio needs known image rows and columns, got " +
-                       inputs[0].shape.to_string());
+      throw NotImplementedError(where + ": pad_to_aspect_ratio over None image rows or columns is not supported "
+                                "yet, got " + inputs[0].shape.to_string());
     }
     return;
   }
