@@ -106,7 +106,7 @@ bool register_custom_layer(const std::string& package, const std::string& class_
   }
   io::LayerConfigEntry e;
   e.class_name = class_name;
-  e.module = "";  // Keras writes null for a class outside any module it can import
+  e.module = "";  // written as null: no Python module holds it; Keras finds it by registered_name
   e.registered_name = package + ">" + class_name;
   e.to_config = [class_name](const LayerImpl& impl) -> io::json {
     const auto* layer = dynamic_cast<const CustomLayer*>(&impl);

@@ -69,9 +69,9 @@ Output is_nan(Output x) { return ops::not_equal(x, x); }
 
 }  // namespace op_detail
 
+// Every operation's function by its Keras class name.
+namespace op_detail {
 namespace {
-
-using namespace op_detail;
 
 const std::map<std::string, OpFn>& table() {
   using C = const OpCall&;
@@ -218,11 +218,12 @@ const std::map<std::string, OpFn>& table() {
 }
 
 }  // namespace
+}  // namespace op_detail
 
 std::vector<std::string> supported_ops() {
   std::vector<std::string> out{"GetItem"};  // computed by OpLayerImpl::get_item
-  for (const auto& [name, fn] : table()) out.push_back(name);
-  for (const auto& [name, fn] : multi_output_ops()) out.push_back(name);
+  for (const auto& [name, fn] : op_detail::table()) out.push_back(name);
+  for (const auto& [name, fn] : op_detail::multi_output_ops()) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -258,7 +259,7 @@ std::string keras_module_of(const std::string& op) {
 }
 
 bool is_supported_op(const std::string& op) {
-  return op == "GetItem" || table().count(op) > 0 || multi_output_ops().count(op) > 0;
+  return op == "GetItem" || op_detail::table().count(op) > 0 || op_detail::multi_output_ops().count(op) > 0;
 }
 
 bool accepts_call_kwarg(const std::string& op, const std::string& key) {
@@ -434,8 +435,9 @@ std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& i
     }
   }
   if (class_name() == "GetItem") return {get_item(graph, c.arg(0))};
-  if (auto it = multi_output_ops().find(class_name()); it != multi_output_ops().end()) return it->second(c);
-  return {table().at(class_name())(c)};
+  const auto& multi = op_detail::multi_output_ops();
+  if (auto it = multi.find(class_name()); it != multi.end()) return it->second(c);
+  return {op_detail::table().at(class_name())(c)};
 }
 
 OpLayer::OpLayer(std::string op, std::string module, std::vector<OpArgument> arguments,
