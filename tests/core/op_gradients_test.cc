@@ -640,6 +640,9 @@ bool graph_uses(const Graph& graph, const std::string& op) {
 TEST(OpTable, CoversEveryRegisteredOp) {
   std::vector<std::string> missing;
   for (const auto& name : OpRegistry::global().names()) {
+    // The library's ops, not those a test of this suite registers for itself (program_test's
+    // test_three_outputs), which are there or not by the order the suite's tests ran in.
+    if (name.rfind("test_", 0) == 0) continue;
     if (!op_table().count(name)) missing.push_back(name);
   }
   std::string list;
