@@ -26,6 +26,7 @@
 #include "training_job.h"
 
 using namespace strata;
+
 namespace data_parallel_test {
 
 namespace fs = std::filesystem;

@@ -10,6 +10,7 @@
 #include "io/idx.h"
 
 using namespace strata;
+
 namespace dataset_files_test {
 
 namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 #include "test_data.h"
 
 using namespace strata;
+
 namespace callbacks_test {
 
 namespace fs = std::filesystem;

@@ -10,6 +10,7 @@
 #include "strata.h"
 
 using namespace strata;
+
 namespace plot_model_test {
 
 namespace fs = std::filesystem;
