@@ -15,12 +15,7 @@ AugMixImpl::AugMixImpl(AugMixOptions o)
   const std::string where = "AugMix '" + name + "'";
   const FactorRange range = base_factor(where, options.factor, 0.0, 1.0);
   options.factor = PerChannel{range.lower, range.upper};
-  check_value_range(where, options.value_range);
-  if (!(options.value_range.values[0] < options.value_range.values[1])) {
-    throw ValueError(where + ": 'value_range' must be increasing, got [" +
-                     std::to_string(options.value_range.values[0]) + ", " +
-                     std::to_string(options.value_range.values[1]) + "]");
-  }
+  check_increasing_value_range(where, options.value_range);
   if (options.num_chains < 1) {
     throw ValueError(where + ": 'num_chains' must be at least 1, got " + std::to_string(options.num_chains));
   }

@@ -73,6 +73,14 @@ void check_and_sort_value_range(const std::string& layer, PerChannel& value_rang
   std::sort(value_range.values.begin(), value_range.values.end());
 }
 
+void check_increasing_value_range(const std::string& layer, const PerChannel& value_range) {
+  check_value_range(layer, value_range);
+  if (!(value_range.values[0] < value_range.values[1])) {
+    throw ValueError(layer + ": 'value_range' must be increasing, got [" + std::to_string(value_range.values[0]) +
+                     ", " + std::to_string(value_range.values[1]) + "]");
+  }
+}
+
 std::pair<int, int> image_axes(const std::string& data_format) {
   return is_channels_first(data_format) ? std::pair{2, 3} : std::pair{1, 2};
 }

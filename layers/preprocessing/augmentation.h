@@ -42,6 +42,9 @@ void check_value_range(const std::string& layer, const PerChannel& value_range);
 // check_value_range, then the pair in increasing order, as the layers that keep it sorted
 // (as Keras does for them) write it.
 void check_and_sort_value_range(const std::string& layer, PerChannel& value_range);
+// check_value_range, then refuses a pair that is not increasing (AugMix, RandAugment: Keras
+// scales by value_range[1] - value_range[0]).
+void check_increasing_value_range(const std::string& layer, const PerChannel& value_range);
 
 // The (height axis, width axis) of a batch of images in `data_format`.
 std::pair<int, int> image_axes(const std::string& data_format);

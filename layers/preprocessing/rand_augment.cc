@@ -15,12 +15,7 @@ RandAugmentImpl::RandAugmentImpl(RandAugmentOptions o)
   const std::string where = "RandAugment '" + name + "'";
   const FactorRange range = base_factor(where, options.factor, 0.0, 1.0);
   options.factor = PerChannel{range.lower, range.upper};
-  check_value_range(where, options.value_range);
-  if (!(options.value_range.values[0] < options.value_range.values[1])) {
-    throw ValueError(where + ": 'value_range' must be increasing, got [" +
-                     std::to_string(options.value_range.values[0]) + ", " +
-                     std::to_string(options.value_range.values[1]) + "]");
-  }
+  check_increasing_value_range(where, options.value_range);
   if (options.num_ops < 0) {
     throw ValueError(where + ": 'num_ops' must be at least 0, got " + std::to_string(options.num_ops));
   }
