@@ -102,12 +102,13 @@ Output nextafter(C c) {
 }
 
 // tf.raw_ops.Bucketize: the number of bins at or below x (bins increasing, as Keras requires),
-// int32.
+// int32. Counted as the bins x is not below, as Bucketize's upper_bound counts them: a NaN
+// is below none, so it lands past the last bin (len(bins)), not in bin 0.
 Output digitize(C c) {
   const Output x = as_float(c.arg(0)), bins = as_float(c.arg(1));
   if (bins.shape().rank() != 1) throw ValueError(c.where + ": bins must be one list of numbers");
-  const Output at_or_below = ops::greater_equal(expand_dims(x, -1, c.where), bins);
-  return ops::cast(ops::reduce_sum(at_or_below, {x.shape().rank()}, false), DType::int32);
+  const Output not_below = ops::sub(1.0f, ops::less(expand_dims(x, -1, c.where), bins));
+  return ops::cast(ops::reduce_sum(not_below, {x.shape().rank()}, false), DType::int32);
 }
 
 // Whether each element of x1 is among x2's (flattened); invert negates. assume_unique changes

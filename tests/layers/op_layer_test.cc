@@ -53,6 +53,21 @@ TEST(OpLayer, WhereTakesOnlyTheChosenBranch) {
   EXPECT_EQ(out[2], 0.f);
 }
 
+// Digitize counts the bins x is not below, as TensorFlow's Bucketize: NaN past the last.
+TEST(OpLayer, DigitizePutsNaNPastTheLastBin) {
+  OpArgument bins;
+  bins.kind = OpArgument::Kind::array;
+  bins.values = {0.0, 1.0, 2.0};
+  bins.shape = {3};
+  OpLayer digitize("Digitize", kNumpy, {OpArgument::tensor(0), bins});
+  digitize(Input({6}));
+  Graph g;
+  Output in = g.placeholder({Shape{kUnknownDim, 6}});
+  Program p(g, {in}, {digitize.impl().call(g, {in})[0]});
+  const Tensor buckets = p.run({row({-1.f, 0.f, 1.5f, 2.f, 9.f, std::nanf("")})})[0];
+  EXPECT_EQ(buckets.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 1, 2, 3, 3, 3}));
+}
+
 TEST(OpLayer, CastToBoolIsNonZero) {
   OpLayer cast("Cast", "keras.src.ops.core", {OpArgument::tensor(0)}, {{"dtype", std::string("bool")}});
   EXPECT_EQ(run(cast, {row({0.5f, -1.f, 0.f, 2.f})}), (std::vector<float>{1, 1, 0, 1}));
