@@ -389,9 +389,17 @@ std::map<std::string, std::string> extending_test_snippets(const std::string& so
 
 TEST(ExtendingGuide, TheGuideQuotesTheseSnippetsExactly) {
   const std::string test_dir = std::string(STRATA_TEST_DATA) + "/../io/";
-  const std::map<std::string, std::string> snippets =
+  std::map<std::string, std::string> snippets =
       extending_test_snippets(extending_read_file(test_dir + "extending_guide_test.cc"));
   EXPECT_GE(snippets.size(), 9u);
+  // The custom op's regions live in the install test's consumer project, which builds against
+  // the installed package as a user's project does.
+  const std::map<std::string, std::string> custom_op_snippets =
+      extending_test_snippets(extending_read_file(test_dir + "../install/consumer/custom_op.cc"));
+  EXPECT_EQ(custom_op_snippets.size(), 3u);
+  for (const auto& [name, text] : custom_op_snippets) {
+    EXPECT_TRUE(snippets.emplace(name, text).second) << "snippet '" << name << "' defined twice";
+  }
   std::istringstream doc(extending_read_file(std::string(STRATA_TEST_DATA) + "/../../docs/extending.md"));
   std::string line, pending;
   std::map<std::string, int> quoted;
@@ -405,7 +413,7 @@ TEST(ExtendingGuide, TheGuideQuotesTheseSnippetsExactly) {
       while (std::getline(doc, line) && line.rfind("```", 0) != 0) block += line + "\n";
       ASSERT_FALSE(pending.empty()) << "docs/extending.md has a C++ block no snippet marks:\n" << block;
       ASSERT_TRUE(snippets.count(pending)) << "docs/extending.md quotes snippet '" << pending
-                                          << "', which tests/io/extending_guide_test.cc lacks";
+                                          << "', which neither extending_guide_test.cc nor custom_op.cc has";
       EXPECT_EQ(block, snippets.at(pending)) << "snippet '" << pending << "' differs from the test's";
       ++quoted[pending];
     }
