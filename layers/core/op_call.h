@@ -116,7 +116,7 @@ Output gather_along(const OpCall& c, Output x, Output indices, int axis);
 // moves and scans, nn functions), merged into OpLayer's table.
 const std::map<std::string, OpFn>& more_ops();
 // layers/core/op_layer_math.cc: elementwise math and tests beyond more_ops' (arctan2 ...
-// isclose), and the reductions built on them (normalize, ptp).
+// isclose), the reductions built on them (normalize, ptp), and vander.
 const std::map<std::string, OpFn>& math_ops();
 // layers/core/op_layer_arrays.cc: slicing, padding, triangles, gathers, stacking and
 // one-hot encodings; and the operations with several results (split, unstack, moments).
@@ -144,13 +144,21 @@ const std::map<std::string, OpFn>& special_ops();
 // cholesky_inverse and logdet; slogdet's (sign, log |det|), one of multi_output_ops.
 const std::map<std::string, OpFn>& linalg_ops();
 std::vector<Output> slogdet(const OpCall& c);
-// layers/core/op_layer_updates.cc: slice_update.
+// layers/core/op_layer_updates.cc: slice_update and scatter.
 const std::map<std::string, OpFn>& update_ops();
-// layers/core/op_layer_segments.cc: segment_sum, segment_max and segment_min.
+// layers/core/op_layer_segments.cc: segment_sum, segment_max, segment_min and segment_prod.
 const std::map<std::string, OpFn>& segment_ops();
+// layers/core/op_layer_image_quality.cc: psnr and image.ssim.
+const std::map<std::string, OpFn>& image_quality_ops();
+// layers/core/op_layer_patches.cc: unfold and fold.
+const std::map<std::string, OpFn>& patch_ops();
+// layers/core/op_layer_bins.cc: searchsorted; and unravel_index's coordinates, merged into
+// multi_output_ops.
+const std::map<std::string, OpFn>& bin_ops();
+const std::map<std::string, MultiOpFn>& bin_multi_output_ops();
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();
-// layers/core/op_layer_signal.cc: irfft, extract_sequences, real, imag, conj and angle; and
+// layers/core/op_layer_signal.cc: irfft, istft, extract_sequences, real, imag, conj, angle and cdist; and
 // the operations giving a (real, imag) pair (rfft, fft, fft2, ifft2, stft), merged into
 // multi_output_ops.
 const std::map<std::string, OpFn>& signal_ops();

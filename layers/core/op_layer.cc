@@ -209,7 +209,8 @@ const std::map<std::string, OpFn>& table() {
   static const bool merged = [] {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
-                              &linalg_ops(), &update_ops(), &signal_ops()})
+                              &linalg_ops(), &update_ops(), &signal_ops(), &image_quality_ops(),
+                              &patch_ops(), &bin_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -236,17 +237,18 @@ std::string keras_module_of(const std::string& op) {
       "Squareplus", "TanhShrink", "OneHot",     "MultiHot",   "Threshold", "Moments",       "Normalize",
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
       "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
-      "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention"};
+      "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention",
+      "PSNR",       "Unfold",     "Fold"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
-                                             "SaturateCast", "SliceUpdate"};
+                                             "SaturateCast", "SliceUpdate", "Scatter"};
   static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
-                                             "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "RFFT",
-                                             "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ExtractSequences",
-                                             "CDist"};
+                                             "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "RFFT",
+                                             "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ISTFT",
+                                             "ExtractSequences", "CDist"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform", "ExtractPatches", "GaussianBlur",
-                                              "SobelEdges"};
+                                              "SobelEdges",     "SSIM"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm",     "Inv",      "Det",      "Solve",

@@ -412,7 +412,8 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
       {"Slogdet", slogdet},
   };
   static const bool merged = [] {
-    for (const auto& entry : signal_multi_output_ops()) t.emplace(entry.first, entry.second);
+    for (const auto* more : {&signal_multi_output_ops(), &bin_multi_output_ops()})
+      for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
   (void)merged;

@@ -2,11 +2,13 @@
 // Keras's TensorFlow backend computes (keras/src/backend/tensorflow/numpy.py), composed from
 // graph ops so that every device that runs those runs these, with their gradients. Bool
 // results are 0/1 floats as elsewhere in OpLayer.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -164,6 +166,30 @@ Output ptp(C c) {
   });
 }
 
+// keras.ops.vander of a 1-D x (a functional model's batch): columns x^(N−1) .. x^0, or
+// x^0 .. x^(N−1) when increasing, each power a product of x's (TensorFlow's pow of an integer
+// exponent to float32's rounding); integer x computed in float32 and cast back, as Keras's.
+// N=None would make N the batch's size: refused.
+Output vander(C c) {
+  const Output x = c.arg(0);
+  if (rank_of(x) != 1) throw ValueError(c.where + ": x must be a 1-D tensor, got " + x.shape().to_string());
+  if (!c.has("N")) refuse(c, "N", "N=None makes the result's width the batch's size; give N");
+  const double n_value = c.number("N");
+  const auto n = static_cast<std::int64_t>(n_value);
+  if (n < 1 || static_cast<double>(n) != n_value)
+    refuse(c, "N", "a positive integer is needed (N=0's empty result is not)");
+  const Output v = x.dtype() == DType::float32 ? x : ops::cast(x, DType::float32);
+  std::vector<Output> columns;
+  Output power = ops::ones_like(v);
+  for (std::int64_t k = 0; k < n; ++k) {
+    columns.push_back(expand_dims(power, -1, c.where));
+    power = k == 0 ? v : ops::mul(power, v);
+  }
+  if (!c.flag("increasing")) std::reverse(columns.begin(), columns.end());
+  const Output y = columns.size() == 1 ? columns[0] : ops::concat(columns, 1);
+  return x.dtype() == DType::float32 ? y : ops::cast(y, x.dtype());
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& math_ops() {
@@ -193,6 +219,7 @@ const std::map<std::string, OpFn>& math_ops() {
       {"Isclose", isclose},
       {"Normalize", normalize},
       {"Ptp", ptp},
+      {"Vander", vander},
   };
   return t;
 }

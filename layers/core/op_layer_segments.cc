@@ -1,12 +1,13 @@
-// keras.ops segment reductions (issue #38): segment_sum, segment_max and segment_min with
-// num_segments given, composed from graph ops as TensorFlow's unsorted_segment_* compute them:
-// data's rows (the batch) go to the segment their id names through one-hot rows, a segment
-// no row names gets 0 (sum) or float32's lowest / largest value (max / min), and an id
-// outside [0, num_segments) drops its row.
+// keras.ops segment reductions (issue #38): segment_sum, segment_max, segment_min and
+// segment_prod with num_segments given, composed from graph ops as TensorFlow's
+// unsorted_segment_* compute them: data's rows (the batch) go to the segment their id names
+// through one-hot rows, a segment no row names gets 0 (sum), 1 (prod) or float32's lowest /
+// largest value (max / min), and an id outside [0, num_segments) drops its row.
 #include <limits>
 
 #include "core/ops.h"
 #include "core/ops/one_hot.h"
+#include "core/ops/scan_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -15,7 +16,7 @@ namespace {
 
 using C = const OpCall&;
 
-enum class SegmentReduction { sum, max, min };
+enum class SegmentReduction { sum, max, min, prod };
 
 Output segment_reduce(C c, SegmentReduction how) {
   const Output data = c.arg(0), ids = c.arg(1);
@@ -46,6 +47,14 @@ Output segment_reduce(C c, SegmentReduction how) {
   if (how == SegmentReduction::sum) {
     return ops::reduce_sum(ops::where(in_segment, spread, ops::fill_like(spread, 0.f)), {0}, false);
   }
+  if (how == SegmentReduction::prod) {
+    // A product over the batch's rows, whose count is the run's: the running product down the
+    // rows (cumprod, whose gradient multiplies the other factors, so zeros are exact), read
+    // at the last row (the one a reversed running count of ones puts at 1).
+    const Output factors = ops::where(in_segment, spread, ops::fill_like(spread, 1.f));
+    const Output last = ops::equal(ops::cumsum(ops::ones_like(factors), 0, true), ops::constant(c.graph, 1.f));
+    return ops::reduce_sum(ops::where(last, ops::cumprod(factors, 0), ops::zeros_like(factors)), {0}, false);
+  }
   const float lowest = std::numeric_limits<float>::lowest();
   if (how == SegmentReduction::max) {
     return ops::reduce_max(ops::where(in_segment, spread, ops::fill_like(spread, lowest)), {0}, false);
@@ -62,6 +71,7 @@ const std::map<std::string, OpFn>& segment_ops() {
       {"SegmentSum", [](C c) { return segment_reduce(c, SegmentReduction::sum); }},
       {"SegmentMax", [](C c) { return segment_reduce(c, SegmentReduction::max); }},
       {"SegmentMin", [](C c) { return segment_reduce(c, SegmentReduction::min); }},
+      {"SegmentProd", [](C c) { return segment_reduce(c, SegmentReduction::prod); }},
   };
   return t;
 }

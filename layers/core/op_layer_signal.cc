@@ -1,11 +1,12 @@
 // keras.ops signal operations (issue #38) on Strata's real tensors, a complex tensor being
-// Keras's (real, imag) pair: rfft, irfft, fft, fft2, ifft2, stft and extract_sequences, as
+// Keras's (real, imag) pair: rfft, irfft, fft, fft2, ifft2, stft, istft and extract_sequences, as
 // Keras's TensorFlow backend computes them, composed of the rfft / irfft ops
 // (core/ops/spectral_ops.h: KISS FFT on the CPU, cuFFT on CUDA) and array ops, so each runs
 // on every device those run on and has their gradients. Transform lengths must be even
 // (Strata's rfft), refused by name otherwise. real, imag, conj and angle of a real tensor:
 // itself, zeros, itself, and π where it is negative (0 elsewhere), as TensorFlow's. And
 // cdist, the pairwise Euclidean distances, with Keras's formula.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -167,6 +168,98 @@ std::vector<Output> stft_op(C c) {
   return listed(halves(c, ops::stft(x, window, fft, step, center)));
 }
 
+// The frames (..., frames, length) overlapped every `step` samples and added, as
+// tf.signal.overlap_and_add: (..., (frames − 1) · step + length). Each frame is cut into
+// ceil(length / step) blocks of `step` samples; block j of frame f lands on output block f + j,
+// so the sum is one pad along the frames axis per block index.
+Output overlap_and_add(C c, const Output& frames, std::int64_t step) {
+  const int rank = rank_of(frames);
+  const std::int64_t count = known_size(c, "x", frames, rank - 2), length = frames.shape()[rank - 1];
+  const std::int64_t blocks = (length + step - 1) / step;
+  std::vector<std::int64_t> none(static_cast<std::size_t>(rank), 0), tail = none;
+  tail.back() = blocks * step - length;
+  std::vector<std::int64_t> split = reshape_target(frames.shape(), c.where);
+  split.back() = blocks;
+  split.push_back(step);
+  const Output cut = ops::reshape(ops::pad(frames, none, tail), split);  // (..., frames, blocks, step)
+  Output sum;
+  for (std::int64_t j = 0; j < blocks; ++j) {
+    const Output block = drop_axis(slice(cut, rank - 1, j, j + 1), rank - 1, c.where);  // (..., frames, step)
+    std::vector<std::int64_t> before(static_cast<std::size_t>(rank), 0), after = before;
+    before[static_cast<std::size_t>(rank - 2)] = j;
+    after[static_cast<std::size_t>(rank - 2)] = blocks - 1 - j;
+    const Output placed = ops::pad(block, before, after);  // (..., frames + blocks − 1, step)
+    sum = sum.valid() ? ops::add(sum, placed) : placed;
+  }
+  std::vector<std::int64_t> joined = reshape_target(sum.shape(), c.where);
+  joined.pop_back();
+  joined.back() = (count + blocks - 1) * step;
+  std::vector<std::int64_t> extra(static_cast<std::size_t>(rank - 1), 0);
+  const Output flat = ops::reshape(sum, joined);
+  extra.back() = (count + blocks - 1) * step - ((count - 1) * step + length);
+  return ops::crop(flat, std::vector<std::int64_t>(extra.size(), 0), extra);
+}
+
+// keras.ops.istft as Keras's TensorFlow backend computes it (tf.signal.inverse_stft): each
+// frame's irfft of fft_length samples, times the window (sequence_length samples centred in
+// fft_length by zeros) divided by the sum of the squared windows that overlap each sample
+// (tf.signal.inverse_stft_window_fn; without a window, neither), overlapped and added; then
+// the centre padding's fft_length / 2 samples cut from the start, and from the end too unless
+// `length` gives the result's length.
+Output istft_op(C c) {
+  const Complex x = pair_argument(c);
+  if (rank_of(x.first) < 3)
+    throw NotImplementedError(c.where + ": needs a batch of frames (rank 3 or more), got " +
+                              x.first.shape().to_string());
+  const std::int64_t length = positive(c, "sequence_length"), step = positive(c, "sequence_stride");
+  const std::int64_t fft = positive(c, "fft_length");
+  if (fft < length)
+    throw ValueError(c.where + ": fft_length " + std::to_string(fft) + " must be at least sequence_length " +
+                     std::to_string(length));
+  if (fft % 2 != 0) refuse(c, "fft_length", "odd lengths are not supported (Strata's FFT takes even lengths)");
+  const int last = last_axis_of(x.first);
+  known_size(c, "x", x.first, last);
+  const Output re = to_length(x.first, fft / 2 + 1), im = to_length(x.second, fft / 2 + 1);
+  const Output spectrum = ops::concat({ops::expand_dims(re, -1), ops::expand_dims(im, -1)}, last + 1);
+  Output frames = ops::div(ops::irfft(spectrum, fft), static_cast<float>(fft));
+  const bool center = !c.has("center") || c.flag("center");
+  const bool absent = c.attrs.count("window") == 0;  // Keras's default, "hann"; None is saved as null
+  if (absent || c.has("window")) {
+    const std::string* name = absent ? nullptr : std::get_if<std::string>(&c.attrs.at("window"));
+    static const std::string hann = "hann";
+    if (absent) name = &hann;
+    if (!name) refuse(c, "window", "a window given as values is not supported (\"hann\", \"hamming\" or None are)");
+    if (*name != "hann" && *name != "hamming") refuse(c, "window", "must be one of \"hann\", \"hamming\" or None");
+    // tf.signal.inverse_stft_window_fn in float32: the squared window summed over the frames
+    // that overlap each sample (its fft_length samples folded every step), a zero sum giving
+    // NaN where the window is 0, as TensorFlow's.
+    const Tensor forward = ops::stft_window(*name, length, fft);
+    const float* w = forward.data<float>();
+    const std::int64_t overlaps = (fft + step - 1) / step;
+    std::vector<float> denominator(static_cast<std::size_t>(step), 0.f), inverse(static_cast<std::size_t>(fft));
+    for (std::int64_t o = 0; o < overlaps; ++o)
+      for (std::int64_t i = 0; i < step; ++i) {
+        const std::int64_t t = o * step + i;
+        const float v = t < fft ? w[t] : 0.f;
+        denominator[static_cast<std::size_t>(i)] += v * v;
+      }
+    for (std::int64_t t = 0; t < fft; ++t)
+      inverse[static_cast<std::size_t>(t)] = w[t] / denominator[static_cast<std::size_t>(t % step)];
+    const Tensor window = Tensor::from_vector(Shape{fft}, inverse);
+    frames = ops::mul(frames, c.graph.variable(Variable(c.where + "/inverse_window", window, false)));
+  }
+  const Output signal = overlap_and_add(c, frames, step);
+  const std::int64_t total = signal.shape()[last - 1];
+  const std::int64_t start = center ? fft / 2 : 0;
+  std::int64_t end = total;
+  if (c.has("length")) end = std::min(total, start + static_cast<std::int64_t>(positive(c, "length")));
+  else if (center) end = total - fft / 2;
+  if (end <= start)
+    throw ValueError(c.where + ": the frames " + x.first.shape().to_string() + " give no samples after cutting " +
+                     std::to_string(start) + " from the start");
+  return slice(signal, last - 1, start, end);
+}
+
 Output extract_sequences_op(C c) {
   const Output x = c.arg(0);
   if (x.shape().rank() < 2)
@@ -202,6 +295,7 @@ Output cdist_op(C c) {
 const std::map<std::string, OpFn>& signal_ops() {
   static const std::map<std::string, OpFn> t = {
       {"IRFFT", irfft_op},
+      {"ISTFT", istft_op},
       {"ExtractSequences", extract_sequences_op},
       {"Real", [](C c) { return ops::identity(c.arg(0)); }},
       {"Imag", [](C c) { return ops::zeros_like(c.arg(0)); }},

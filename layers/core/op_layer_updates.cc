@@ -1,11 +1,13 @@
 // keras.ops.slice_update (issue #38): inputs with a block replaced by updates at constant
 // start indices, composed from graph ops: updates padded to the inputs' shape, and a mask of
 // the block (ones padded alike) choosing them. The block spans the whole batch axis (start 0,
-// updates with the batch axis): its size is the run's.
+// updates with the batch axis): its size is the run's. And keras.ops.scatter: values summed
+// into zeros of a given shape at their indices (tf.scatter_nd), through one-hot rows.
 #include <algorithm>
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/one_hot.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -40,10 +42,63 @@ Output slice_update(C c) {
   return ops::where(block, ops::pad(updates, before, after), x);
 }
 
+// tf.scatter_nd(indices, values, shape): indices (..., depth) name elements (depth = rank of
+// shape) or slices (fewer) of the result, values (..., shape[depth:]) go there, and values
+// named twice add. Each index row becomes its flat position's one-hot row, and the result is
+// those rows' transpose times the values, so the values' gradient is their gather back. An
+// index outside the shape adds nothing, as JAX's scatter drops it (TensorFlow's CPU kernel
+// raises when it runs; graph ops here cannot raise on data).
+Output scatter(C c) {
+  const Output indices = c.arg(0), values = c.arg(1);
+  const auto shape = c.axes("shape");
+  if (!shape || shape->empty()) throw ValueError(c.where + ": needs 'shape'");
+  for (std::int64_t d : *shape)
+    if (d <= 0) refuse(c, "shape", "positive sizes are needed");
+  const int rank = rank_of(indices);
+  if (rank < 1) throw ValueError(c.where + ": indices must have an index depth axis, got " + indices.shape().to_string());
+  const std::int64_t depth = known_size(c, "indices", indices, rank - 1);
+  if (depth > static_cast<std::int64_t>(shape->size()))
+    throw ValueError(c.where + ": indices of depth " + std::to_string(depth) + " into shape of rank " +
+                     std::to_string(shape->size()));
+  std::int64_t positions = 1, slice_size = 1;
+  for (std::int64_t a = 0; a < static_cast<std::int64_t>(shape->size()); ++a)
+    (a < depth ? positions : slice_size) *= (*shape)[static_cast<std::size_t>(a)];
+  // values must be indices.shape[:-1] + shape[depth:]
+  const Shape& vs = values.shape();
+  const Shape& is = indices.shape();
+  bool fits = vs.rank() == rank - 1 + static_cast<int>(shape->size()) - static_cast<int>(depth);
+  for (int a = 0; fits && a < vs.rank(); ++a) {
+    const std::int64_t want = a < rank - 1 ? is[a] : (*shape)[static_cast<std::size_t>(depth + a - (rank - 1))];
+    fits = vs[a] == want || vs[a] == kUnknownDim || want == kUnknownDim;
+  }
+  if (!fits)
+    throw ShapeError(c.where + ": values " + vs.to_string() + " do not fit indices " + is.to_string() +
+                     " into shape " + Shape(*shape).to_string());
+  // The flat position of each index row, or −1 (no one-hot bit) outside the shape.
+  const Output at = ops::cast(indices, DType::float32);
+  Output flat, inside;
+  std::int64_t stride = positions;
+  for (std::int64_t k = 0; k < depth; ++k) {
+    const std::int64_t size = (*shape)[static_cast<std::size_t>(k)];
+    stride /= size;
+    const Output component = drop_axis(slice(at, rank - 1, k, k + 1), rank - 1, c.where);
+    const Output ok = ops::mul(ops::greater_equal(component, scalar(c, 0.f)),
+                               ops::less(component, scalar(c, static_cast<float>(size))));
+    const Output term = ops::mul(component, static_cast<float>(stride));
+    flat = flat.valid() ? ops::add(flat, term) : term;
+    inside = inside.valid() ? ops::mul(inside, ok) : ok;
+  }
+  const Output position = ops::where(inside, flat, ops::fill_like(flat, -1.f));
+  const Output rows = ops::reshape(ops::one_hot(ops::cast(position, DType::int32), positions), {-1, positions});
+  const Output spread = ops::reshape(values, {-1, slice_size});
+  const Output summed = ops::matmul(ops::transpose(rows, {1, 0}), spread);  // (positions, slice)
+  return ops::reshape(summed, *shape);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& update_ops() {
-  static const std::map<std::string, OpFn> t = {{"SliceUpdate", slice_update}};
+  static const std::map<std::string, OpFn> t = {{"SliceUpdate", slice_update}, {"Scatter", scatter}};
   return t;
 }
 

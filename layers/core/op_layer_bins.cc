@@ -1,0 +1,91 @@
+// keras.ops binning and index arithmetic (issue #38): searchsorted and unravel_index (one
+// result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
+// TensorFlow backend computes them, so each runs on every device those ops run on. Integer
+// results keep Keras's dtypes; the arithmetic is float32's, exact for integers below 2^24.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "layers/core/op_call.h"
+
+namespace strata::layers::op_detail {
+
+namespace {
+
+using C = const OpCall&;
+
+Output to_float(const Output& x) { return x.dtype() == DType::float32 ? x : ops::cast(x, DType::float32); }
+
+// The insertion points of `values` (any shape) into the 1-D sorted_sequence: how many of its
+// elements are below each value (side "left", tf.searchsorted's lower_bound) or not above it
+// ("right", upper_bound; a NaN value is below none, so it goes past the end there and to 0 on
+// the left, as a binary search puts it). int32, as Keras's TensorFlow backend returns for any
+// sequence shorter than 2^31 (its symbolic result says int64 for a sequence of unknown length,
+// a functional model's input, but the run's tensor has a length, and the result is int32).
+// Keras's TensorFlow backend takes 1-D values only; other shapes give NumPy's (and Keras's
+// JAX backend's) answer, each value searched alone.
+Output searchsorted(C c) {
+  const Output sequence = to_float(c.arg(0)), values = to_float(c.arg(1));
+  if (rank_of(sequence) != 1)
+    throw ValueError(c.where + ": searchsorted only supports 1-D sorted sequences, got " +
+                     sequence.shape().to_string());
+  const std::string side = c.has("side") ? c.text("side") : "left";
+  if (side != "left" && side != "right") refuse(c, "side", "must be 'left' or 'right'");
+  std::vector<std::int64_t> row(static_cast<std::size_t>(rank_of(values)), 1);
+  row.push_back(-1);
+  const Output seq = ops::reshape(sequence, row);
+  const Output v = expand_dims(values, -1, c.where);
+  const Output counted = side == "left" ? ops::less(seq, v) : ops::sub(1.0f, ops::less(v, seq));
+  const Output found = ops::reduce_sum(counted, {static_cast<std::int64_t>(rank_of(values))}, false);
+  return ops::cast(ops::stop_gradient(found), DType::int32);
+}
+
+// keras.ops.unravel_index as Keras's TensorFlow backend: for 1-D indices (a functional model's
+// batch) NumPy's coordinates, dividing by the shape's sizes last to first; for indices of more
+// axes the backend divides first to last (each coordinate i mod size, then i floor-divided)
+// and returns the remainders in reverse, which is NumPy's only when the sizes are symmetric:
+// Keras's result, computed as it is. Python's floor division and modulo (negative indices
+// wrap as TensorFlow's do), each coordinate in the indices' dtype.
+std::vector<Output> unravel_index(C c) {
+  const Output indices = c.arg(0);
+  const auto shape = c.axes("shape");
+  if (!shape || shape->empty()) throw ValueError(c.where + ": needs 'shape'");
+  for (std::int64_t d : *shape)
+    if (d <= 0) refuse(c, "shape", "positive sizes are needed");
+  Output rest = to_float(indices);
+  const bool vector = rank_of(indices) == 1;
+  std::vector<Output> coordinates;
+  for (std::size_t k = 0; k < shape->size(); ++k) {
+    const auto size = static_cast<float>(vector ? (*shape)[shape->size() - 1 - k] : (*shape)[k]);
+    const Output quotient = ops::floor(ops::div(rest, size));
+    coordinates.push_back(ops::sub(rest, ops::mul(quotient, size)));
+    rest = quotient;
+  }
+  std::vector<Output> out;
+  for (auto it = coordinates.rbegin(); it != coordinates.rend(); ++it) {
+    const Output y = ops::stop_gradient(*it);
+    out.push_back(indices.dtype() == DType::float32 ? y : ops::cast(y, indices.dtype()));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::map<std::string, OpFn>& bin_ops() {
+  static const std::map<std::string, OpFn> t = {
+      {"SearchSorted", searchsorted},
+  };
+  return t;
+}
+
+const std::map<std::string, MultiOpFn>& bin_multi_output_ops() {
+  static const std::map<std::string, MultiOpFn> t = {
+      {"UnravelIndex", unravel_index},
+  };
+  return t;
+}
+
+}  // namespace strata::layers::op_detail
