@@ -144,6 +144,7 @@
 #include "models/callbacks_backup.h"
 #include "models/callbacks_logging.h"
 #include "models/callbacks_monitor.h"
+#include "models/custom_model.h"
 #include "models/history.h"
 #include "models/model.h"
 #include "models/options.h"

@@ -13,6 +13,8 @@
 #include "io/hdf5.h"
 #include "io/safe_file.h"
 #include "models/compiled_model.h"
+#include "models/custom_model.h"
+#include "models/custom_steps.h"
 
 namespace strata::io {
 
@@ -75,8 +77,10 @@ Tensor scalar64(std::uint64_t v) {
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, const Model& model,
-                     const optimizers::Optimizer& optimizer, const CheckpointState& state) {
+namespace {
+
+void save_checkpoint_variables(const std::string& path, const Model& model,
+                               const std::vector<Variable>& optimizer_variables, const CheckpointState& state) {
   SafeFile out(path);
   try {
     {
@@ -84,8 +88,7 @@ void save_checkpoint(const std::string& path, const Model& model,
       file.write_string_attribute("format", "strata-checkpoint");
       file.write_string_attribute("version", "1");
       write_group(file, "weights", model.weights());
-      write_group(file, "optimizer",
-                  optimizer.defined() ? optimizer.variables() : std::vector<Variable>{});
+      write_group(file, "optimizer", optimizer_variables);
       h5::Group s = file.create_group("state");
       s.create_dataset("epoch", scalar64(static_cast<std::uint64_t>(state.epoch)));
       s.create_dataset("step", scalar64(static_cast<std::uint64_t>(state.step)));
@@ -105,8 +108,9 @@ void save_checkpoint(const std::string& path, const Model& model,
   }
 }
 
-CheckpointState load_checkpoint(const std::string& path, const Model& model,
-                                const optimizers::Optimizer& optimizer) {
+// `optimizer_variables` empty: the optimizer's group is not read (weights only).
+CheckpointState load_checkpoint_variables(const std::string& path, const Model& model,
+                                          const std::optional<std::vector<Variable>>& optimizer_variables) {
   const h5::File file(path, h5::File::Mode::read);
   if (!file.has_attribute("format") ||
       file.read_string_attribute("format") != "strata-checkpoint") {
@@ -117,8 +121,7 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
       "checkpoint '" + path + "' does not match model '" + model.name() + "': ";
   std::vector<std::pair<Variable, Tensor>> pending;
   read_group(file, "weights", model.weights(), path, where, pending);
-  if (optimizer.defined())
-    read_group(file, "optimizer", optimizer.variables(), path, where, pending);
+  if (optimizer_variables) read_group(file, "optimizer", *optimizer_variables, path, where, pending);
   CheckpointState st;
   // Datasets added after version 1's first files are optional (`fallback`).
   auto get = [&](const char* name, std::optional<std::int64_t> fallback = {}) -> std::int64_t {
@@ -146,6 +149,23 @@ CheckpointState load_checkpoint(const std::string& path, const Model& model,
   return st;
 }
 
+std::vector<Variable> optimizer_variables_of(const optimizers::Optimizer& optimizer) {
+  return optimizer.defined() ? optimizer.variables() : std::vector<Variable>{};
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Model& model,
+                     const optimizers::Optimizer& optimizer, const CheckpointState& state) {
+  save_checkpoint_variables(path, model, optimizer_variables_of(optimizer), state);
+}
+
+CheckpointState load_checkpoint(const std::string& path, const Model& model,
+                                const optimizers::Optimizer& optimizer) {
+  return load_checkpoint_variables(
+      path, model, optimizer.defined() ? std::optional(optimizer.variables()) : std::nullopt);
+}
+
 CheckpointState checkpoint_state(const FitState& fit) {
   return {.epoch = fit.epoch,
           .step = fit.step,
@@ -165,18 +185,27 @@ FitState fit_state(const CheckpointState& state) {
 }
 
 namespace {
-optimizers::Optimizer model_optimizer(const Model& model) {
+// The compiled model's optimizer's variables, or a CustomModel's: those of every
+// optimizer its train step applies (the GAN's two).
+std::vector<Variable> model_optimizer_variables(const Model& model) {
   const ModelImpl& m = model.model();
-  return m.compiled ? m.compiled->optimizer() : optimizers::Optimizer();
+  if (const auto* custom = dynamic_cast<const CustomModel*>(&m); custom && custom->steps()) {
+    return custom->steps()->optimizer_variables();
+  }
+  return m.compiled ? m.compiled->optimizer().variables() : std::vector<Variable>{};
 }
 }  // namespace
 
 void save_checkpoint(const std::string& path, const Model& model, const CheckpointState& state) {
-  save_checkpoint(path, model, model_optimizer(model), state);
+  save_checkpoint_variables(path, model, model_optimizer_variables(model), state);
 }
 
 CheckpointState load_checkpoint(const std::string& path, const Model& model) {
-  return load_checkpoint(path, model, model_optimizer(model));
+  const ModelImpl& m = model.model();
+  const auto* custom = dynamic_cast<const CustomModel*>(&m);
+  const bool compiled = m.compiled || (custom && custom->steps());
+  return load_checkpoint_variables(
+      path, model, compiled ? std::optional(model_optimizer_variables(model)) : std::nullopt);
 }
 
 }  // namespace strata::io

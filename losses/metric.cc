@@ -5,11 +5,53 @@
 
 #include "losses/accuracy_metrics.h"
 #include "losses/confusion_metrics.h"
+#include "losses/mean_metric_wrapper.h"
 #include "losses/probabilistic_metrics.h"
 #include "losses/regression_metrics.h"
 #include "losses/score_metrics.h"
 
 namespace strata::metrics {
+
+std::vector<Output> MetricImpl::build_values(Output, Output) {
+  throw ValueError("metric '" + name + "' is updated from (y_true, y_pred), not from values alone: pass both");
+}
+
+// Keras's Mean: update_state(values, sample_weight) adds sum(w * values) and sum(w),
+// reduced per sample as Keras's reduce_to_samplewise_values does.
+class MeanImpl : public MetricImpl {
+ public:
+  explicit MeanImpl(std::string metric_name) { name = std::move(metric_name); }
+  std::vector<Output> build(Output, Output, Output) override {
+    throw ValueError("metric '" + name +
+                     "' is a Mean of values: update it with the values (update_state(metric, values))");
+  }
+  std::vector<Output> build_values(Output values, Output sample_weight) override {
+    if (!values.valid()) throw ValueError("metric '" + name + "': the values are undefined");
+    NameScope scope(*values.graph, name);
+    return weighted_mean_statistics(values, sample_weight);
+  }
+  void update(const std::vector<Tensor>& statistics) override {
+    if (statistics.size() != 2) {
+      throw ValueError("metric '" + name + "': update expects 2 statistics (total, count), got " +
+                       std::to_string(statistics.size()));
+    }
+    total_ += statistics[0].item();  // sum(w * values)
+    count_ += statistics[1].item();  // sum(w)
+  }
+  void add(double value, double weight) {
+    total_ += value * weight;
+    count_ += weight;
+  }
+  float result() const override { return count_ != 0.0 ? static_cast<float>(total_ / count_) : 0.f; }
+  void reset() override { total_ = count_ = 0.0; }
+
+ private:
+  double total_ = 0.0, count_ = 0.0;
+};
+
+Mean::Mean(MeanOptions options) : Metric(std::make_shared<MeanImpl>(std::move(options.name))) {}
+
+void Mean::update(double value, double weight) { static_cast<MeanImpl&>(impl()).add(value, weight); }
 
 MetricImpl& Metric::impl() const {
   if (!impl_) throw ValueError("use of an undefined Metric (default-constructed handle)");

@@ -17,6 +17,9 @@ class MetricImpl {
   virtual ~MetricImpl() = default;
   // Adds nodes computing this batch's statistics; returns the outputs to fetch.
   virtual std::vector<Output> build(Output y_true, Output y_pred, Output sample_weight) = 0;
+  // The same for a metric of values (Keras's Mean.update_state(values, sample_weight));
+  // metrics of (y_true, y_pred) throw a ValueError saying so.
+  virtual std::vector<Output> build_values(Output values, Output sample_weight);
   // Accumulates the fetched statistics (same order as build's outputs).
   virtual void update(const std::vector<Tensor>& statistics) = 0;
   virtual float result() const = 0;
@@ -47,18 +50,21 @@ class Metric {
 // metric's name stays the string the user passed.
 Metric get(const std::string& identifier, const Shape& y_true, const Shape& y_pred);
 
-// Keras's Mean metric: the weighted mean of values (used for the loss tracker).
-class Mean {
- public:
-  void update(double value, double weight = 1.0) {
-    total_ += value * weight;
-    count_ += weight;
-  }
-  float result() const { return count_ > 0 ? static_cast<float>(total_ / count_) : 0.f; }
-  void reset() { total_ = count_ = 0; }
+class MeanImpl;
 
- private:
-  double total_ = 0, count_ = 0;
+// Keras's Mean metric: the weighted mean of the values given since the last reset. fit's
+// loss tracker updates it on the host (update(value, weight)); inside a custom step
+// (models/step_builder.h) `step.update_state(mean, values)` adds the nodes computing the
+// batch's weighted sum and count, which the step fetches and the metric accumulates.
+struct MeanOptions {
+  std::string name = "mean";
+};
+
+class Mean : public Metric {
+ public:
+  explicit Mean(MeanOptions options = {});
+  using Metric::update;
+  void update(double value, double weight = 1.0);
 };
 
 }  // namespace strata::metrics

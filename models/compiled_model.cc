@@ -403,6 +403,7 @@ const std::vector<Tensor>& CompiledModel::gather_feeds(const std::vector<Tensor>
 
 void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                const Tensor& sample_weight, const BatchShard& shard) {
+  if (y.empty()) throw ValueError("fit needs targets: the data has inputs only");
   optimizer_.impl().update_learning_rate();  // a schedule sets the rate variable
   Program& program = sample_weight.defined() ? *train_weighted_ : *train_;
   program.run_into(gather_feeds(x, y, sample_weight), step_fetches_,
@@ -418,6 +419,7 @@ void CompiledModel::train_step(const std::vector<Tensor>& x, const std::vector<T
 
 void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                               const Tensor& sample_weight, const BatchShard& shard) {
+  if (y.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
   Program& program = sample_weight.defined() ? *test_weighted_ : *test_;
   program.run_into(gather_feeds(x, y, sample_weight), step_fetches_,
                    {.sample_offset = shard.offset, .global_batch = shard.global});

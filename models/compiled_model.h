@@ -16,12 +16,13 @@
 #include "distribution/data_parallel.h"
 #include "losses/metric.h"
 #include "models/options.h"
+#include "models/step_runner.h"
 
 namespace strata {
 
 class ModelImpl;
 
-class CompiledModel {
+class CompiledModel : public StepRunner {
  public:
   // `options` null: inference only.
   CompiledModel(ModelImpl& model, const CompileOptions* options);
@@ -36,29 +37,29 @@ class CompiledModel {
   // Under data-parallel training `x` is this process's shard (`shard` says where it sits)
   // and the logs are the global batch's.
   void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {},
-                  const BatchShard& shard = {});
+                  const BatchShard& shard = {}) override;
   // One evaluation batch; updates the running logs.
   void test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {},
-                 const BatchShard& shard = {});
+                 const BatchShard& shard = {}) override;
 
   // Data-parallel training (compile under a distribution::DataParallel of several
   // processes); null communicator otherwise.
-  distribution::Communicator* communicator() const { return communicator_; }
+  distribution::Communicator* communicator() const override { return communicator_; }
   bool auto_shard() const { return !distribution_ || distribution_->options().auto_shard_dataset; }
   // The batch sources' hook (BatchSource::shard_with) under data-parallel training:
   // shard_batch; empty without a communicator, whose batches are whole.
-  Sharder sharder() const;
+  Sharder sharder() const override;
   // Gives every process process 0's variables: the model's weights and the optimizer's.
-  void broadcast_variables(const std::vector<Variable>& variables) const;
+  void broadcast_variables(const std::vector<Variable>& variables) const override;
 
-  void reset_metrics();
+  void reset_metrics() override;
   // The optimizer the train step updates with (undefined for inference).
   const optimizers::Optimizer& optimizer() const { return optimizer_; }
   // Running logs since the last reset: "loss", per-output losses, metrics.
-  std::map<std::string, float> results() const;
+  std::map<std::string, float> results() const override;
   // The same into `logs`: when it already holds exactly these keys (the running logs of
   // an epoch after its first batch) only the values change, so nothing is allocated.
-  void results_into(std::map<std::string, float>& logs) const;
+  void results_into(std::map<std::string, float>& logs) const override;
 
   // Converts user targets to what the loss expects (dtype, trailing 1-dims), checking
   // shapes against the model's outputs; throws naming the output.
@@ -77,9 +78,10 @@ class CompiledModel {
   optimizers::Optimizer& optimizer() { return optimizer_; }
   const Graph& graph() const { return *graph_; }
   const Device& device() const { return device_; }
-  std::int64_t train_steps() const { return train_steps_; }
+  std::int64_t train_steps() const override { return train_steps_; }
   // A resumed fit continues the step count (it keys dropout masks).
-  void set_train_steps(std::int64_t steps) { train_steps_ = steps; }
+  void set_train_steps(std::int64_t steps) override { train_steps_ = steps; }
+  std::vector<Variable> optimizer_variables() const override { return optimizer_.variables(); }
 
  private:
   // Cuts a global batch to this process's rows (with auto_shard) and says where they sit

@@ -16,6 +16,8 @@
 #include "layers/core/input_layer.h"
 #include "models/callbacks.h"
 #include "models/compiled_model.h"
+#include "models/custom_model.h"
+#include "models/custom_steps.h"
 #include "models/progress_bar.h"
 
 namespace strata {
@@ -142,6 +144,7 @@ ModelImpl& Model::model() const { return static_cast<ModelImpl&>(impl()); }
 
 void Model::compile(CompileOptions options) {
   ModelImpl& m = model();
+  if (auto* custom = dynamic_cast<CustomModel*>(&m)) return custom->compile(std::move(options));
   auto hold = m.usage.exclusive("compile", m.name);
   // All or nothing: a compile that throws leaves the model as it was.
   std::unique_ptr<CompiledModel> compiled;
@@ -153,6 +156,17 @@ void Model::compile(CompileOptions options) {
 bool Model::compiled() const { return model().compile_options.has_value(); }
 
 namespace {
+
+// A CustomModel's compiled steps (models/custom_steps.h); null for other models. Before
+// compile, predict runs the model's own call as any model's (`required` false).
+CustomSteps* custom_steps(ModelImpl& m, const char* what, bool required = true) {
+  auto* custom = dynamic_cast<CustomModel*>(&m);
+  if (!custom || (!custom->steps() && !required)) return nullptr;
+  if (!custom->steps()) {
+    throw Error(std::string("You must call compile() before ") + what + " on model '" + m.name + "'");
+  }
+  return custom->steps();
+}
 
 CompiledModel& require_compiled(ModelImpl& m, const char* what, const std::vector<Tensor>* data = nullptr) {
   if (!m.compile_options) {
@@ -178,7 +192,7 @@ CompiledModel& for_inference(ModelImpl& m, const std::vector<Tensor>& x) {
 }
 
 // Keras's evaluate loop over one pass of `source`; `callbacks` may be null (no hooks).
-void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int64_t max_steps,
+void run_evaluation(StepRunner& c, BatchSource& source, int verbose, std::int64_t max_steps,
                     CallbackList* callbacks) {
   if (!distribution::is_chief()) verbose = 0;  // one progress bar per job
   std::int64_t steps = source.batches_per_pass();
@@ -195,7 +209,6 @@ void run_evaluation(CompiledModel& c, BatchSource& source, int verbose, std::int
   for (std::int64_t s = 0; steps < 0 || s < steps; ++s) {
     if (callbacks) callbacks->on_test_batch_begin(s, logs);
     if (!source.next(bx, by, bw)) break;
-    if (by.empty()) throw ValueError("evaluate needs targets: the data has inputs only");
     c.test_step(bx, by, bw, source.shard());
     c.results_into(logs);
     if (callbacks) callbacks->on_test_batch_end(s, logs);
@@ -272,6 +285,22 @@ LabeledArrays labeled_arrays(const CompiledModel& c, const std::vector<Tensor>& 
   return {c.conform_targets(y), checked_sample_weight(sample_weight, nx, "sample_weight")};
 }
 
+// The same for a CustomModel's steps, which take the arrays as given (Keras passes a
+// custom train_step its data unconverted): each checked, one row count, the weights'.
+LabeledArrays raw_arrays(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
+                         const std::string& what = "") {
+  const std::string prefix = what.empty() ? "" : what + " ";
+  const std::int64_t nx = check_arrays(x, prefix + "x");
+  if (!y.empty()) {
+    const std::int64_t ny = check_arrays(y, prefix + "y");
+    if (nx != ny) {
+      throw ValueError((what.empty() ? "" : what + ": ") + "x and y disagree on the number of samples: " +
+                       std::to_string(nx) + " and " + std::to_string(ny));
+    }
+  }
+  return {y, checked_sample_weight(sample_weight, nx, "sample_weight")};
+}
+
 }  // namespace
 
 History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) {
@@ -281,10 +310,13 @@ History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) 
 History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y_in, const FitOptions& options) {
   ModelImpl& m = model();
   auto hold = m.usage.exclusive("fit", m.name);
-  CompiledModel& c = require_compiled(m, "fit", &x_in);
+  CustomSteps* custom = custom_steps(m, "fit");
+  CompiledModel* compiled = custom ? nullptr : &require_compiled(m, "fit", &x_in);
+  StepRunner& c = custom ? static_cast<StepRunner&>(*custom) : *compiled;
   check_batch_size(options.batch_size);
   if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
-  LabeledArrays data = labeled_arrays(c, x_in, y_in, options.sample_weight);
+  LabeledArrays data = custom ? raw_arrays(x_in, y_in, options.sample_weight)
+                              : labeled_arrays(*compiled, x_in, y_in, options.sample_weight);
   std::vector<Tensor> x = x_in, y = std::move(data.y);
   Tensor sample_weight = data.sample_weight;
   if (!options.class_weight.empty()) {
@@ -297,8 +329,10 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
   std::vector<Tensor> x_val, y_val;
   Tensor w_val;
   if (options.validation_data && !options.validation_data->dataset.defined()) {
-    LabeledArrays val = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
-                                       "validation_data");
+    LabeledArrays val =
+        custom ? raw_arrays(options.validation_data->x, options.validation_data->y, Tensor(), "validation_data")
+               : labeled_arrays(*compiled, options.validation_data->x, options.validation_data->y, Tensor(),
+                                "validation_data");
     x_val = options.validation_data->x;
     y_val = std::move(val.y);
   } else if (!options.validation_data && options.validation_split > 0.0) {
@@ -326,17 +360,26 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
                                                                         : options.batch_size;
   if (!x_val.empty()) val = std::make_unique<ArraySource>(x_val, y_val, w_val, val_batch_size, false, 0);
   if (options.validation_data && options.validation_data->dataset.defined()) {
-    val = std::make_unique<DatasetSource>(
-        options.validation_data->dataset, [&c](const std::vector<Tensor>& t) { return c.conform_targets(t); },
-        c.num_outputs());
+    if (custom) {
+      val = std::make_unique<DatasetSource>(options.validation_data->dataset, nullptr, custom->num_outputs());
+    } else {
+      val = std::make_unique<DatasetSource>(
+          options.validation_data->dataset,
+          [compiled](const std::vector<Tensor>& t) { return compiled->conform_targets(t); }, compiled->num_outputs());
+    }
   }
+  // A custom train step is built before the first batch, so that a backup restored in
+  // on_train_begin finds the optimizers' slot variables it saved.
+  if (custom) custom->prepare_train_step(x, y, sample_weight);
   return fit_loop(c, train, val.get(), options, shuffle_seed);
 }
 
 History Model::fit(const Dataset& data, const FitOptions& options) {
   ModelImpl& m = model();
   auto hold = m.usage.exclusive("fit", m.name);
-  CompiledModel& c = require_compiled(m, "fit");
+  CustomSteps* custom = custom_steps(m, "fit");
+  CompiledModel* compiled = custom ? nullptr : &require_compiled(m, "fit");
+  StepRunner& c = custom ? static_cast<StepRunner&>(*custom) : *compiled;
   if (options.validation_split > 0.0) {
     throw ValueError("validation_split is only supported for arrays; pass validation_data instead");
   }
@@ -344,18 +387,22 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
     throw ValueError("sample_weight / class_weight can not be given with a Dataset: put the weights in the data, as a component after the targets (x, y, sample_weight)");
   }
   if (options.validation_freq <= 0) throw ValueError("validation_freq must be positive");
-  auto conform = [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); };
-  DatasetSource train(data, conform, c.num_outputs());
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> conform;
+  if (compiled) conform = [compiled](const std::vector<Tensor>& y) { return compiled->conform_targets(y); };
+  const std::size_t outputs = custom ? custom->num_outputs() : compiled->num_outputs();
+  DatasetSource train(data, conform, outputs);
   if (train.batches_per_pass() == DatasetImpl::kInfinite && options.steps_per_epoch <= 0) {
     throw ValueError("the Dataset is infinite (repeat()): pass steps_per_epoch");
   }
   std::unique_ptr<BatchSource> val;
   if (options.validation_data) {
     if (options.validation_data->dataset.defined()) {
-      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform, c.num_outputs());
+      val = std::make_unique<DatasetSource>(options.validation_data->dataset, conform, outputs);
     } else {
-      LabeledArrays arrays = labeled_arrays(c, options.validation_data->x, options.validation_data->y, Tensor(),
-                                            "validation_data");
+      LabeledArrays arrays =
+          custom ? raw_arrays(options.validation_data->x, options.validation_data->y, Tensor(), "validation_data")
+                 : labeled_arrays(*compiled, options.validation_data->x, options.validation_data->y, Tensor(),
+                                  "validation_data");
       std::int64_t b = options.validation_batch_size > 0 ? options.validation_batch_size : options.batch_size;
       val = std::make_unique<ArraySource>(options.validation_data->x, std::move(arrays.y), Tensor(), b, false, 0);
     }
@@ -363,7 +410,7 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
   return fit_loop(c, train, val.get(), options, 0);
 }
 
-History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, const FitOptions& options,
+History Model::fit_loop(StepRunner& c, BatchSource& train, BatchSource* val, const FitOptions& options,
                         std::uint64_t shuffle_seed) {
   ModelImpl& m = model();
   const std::int64_t batches_per_pass = train.batches_per_pass();
@@ -402,7 +449,7 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
     for (const auto& layer : m.sublayers()) {
       for (const auto& v : layer.weights()) variables.push_back(v);
     }
-    for (const auto& v : c.optimizer().variables()) variables.push_back(v);
+    for (const auto& v : c.optimizer_variables()) variables.push_back(v);
     c.broadcast_variables(variables);
   }
   train.shard_with(c.sharder());
@@ -423,7 +470,6 @@ History Model::fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, 
         if (!train.next(bx, by, bw)) throw ValueError("fit: the training data yields no batch");
       }
       ++state.pass_batch;
-      if (by.empty()) throw ValueError("fit needs targets: the data has inputs only");
       c.train_step(bx, by, bw, train.shard());
       state.step = s + 1;
       state.train_steps = c.train_steps();
@@ -464,9 +510,12 @@ std::map<std::string, float> Model::evaluate(const Tensor& x, const Tensor& y, c
 std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y_in,
                                              const EvaluateOptions& options) {
   auto hold = model().usage.exclusive("evaluate", name());
-  CompiledModel& c = require_compiled(model(), "evaluate", &x);
+  CustomSteps* custom = custom_steps(model(), "evaluate");
+  CompiledModel* compiled = custom ? nullptr : &require_compiled(model(), "evaluate", &x);
+  StepRunner& c = custom ? static_cast<StepRunner&>(*custom) : *compiled;
   check_batch_size(options.batch_size);
-  LabeledArrays data = labeled_arrays(c, x, y_in, options.sample_weight);
+  LabeledArrays data = custom ? raw_arrays(x, y_in, options.sample_weight)
+                              : labeled_arrays(*compiled, x, y_in, options.sample_weight);
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
   ArraySource source(x, std::move(data.y), data.sample_weight, options.batch_size, false, 0);
   run_evaluation(c, source, options.verbose, options.steps, &callbacks);
@@ -475,8 +524,13 @@ std::map<std::string, float> Model::evaluate(const std::vector<Tensor>& x, const
 
 std::map<std::string, float> Model::evaluate(const Dataset& data, const EvaluateOptions& options) {
   auto hold = model().usage.exclusive("evaluate", name());
-  CompiledModel& c = require_compiled(model(), "evaluate");
   CallbackList callbacks(options.callbacks, *this, {options.verbose, 1, 0});
+  if (CustomSteps* custom = custom_steps(model(), "evaluate")) {
+    DatasetSource source(data, nullptr, custom->num_outputs());
+    run_evaluation(*custom, source, options.verbose, options.steps, &callbacks);
+    return custom->results();
+  }
+  CompiledModel& c = require_compiled(model(), "evaluate");
   DatasetSource source(data, [&c](const std::vector<Tensor>& y) { return c.conform_targets(y); }, c.num_outputs());
   run_evaluation(c, source, options.verbose, options.steps, &callbacks);
   return c.results();
@@ -498,8 +552,8 @@ namespace {
 // front (arrays), so each batch's outputs are copied straight into place; otherwise they
 // are kept and joined at the end.
 std::vector<Tensor> run_prediction(Model& model, CompiledModel* c, BatchSource& source, std::int64_t steps,
-                                   std::int64_t rows, const PredictOptions& options) {
-  const bool checked = c != nullptr;
+                                   std::int64_t rows, const PredictOptions& options, CustomSteps* custom = nullptr) {
+  const bool checked = c != nullptr || custom != nullptr;
   const int verbose = distribution::is_chief() ? options.verbose : 0;  // one progress bar per job
   ProgressBar bar(std::max<std::int64_t>(steps, 0), verbose, std::cout);
   CallbackList callbacks(options.callbacks, model, {verbose, 1, steps});
@@ -518,7 +572,7 @@ std::vector<Tensor> run_prediction(Model& model, CompiledModel* c, BatchSource& 
       c->check_inputs(bx);
     }
     const std::int64_t n = bx.front().shape()[0];
-    auto outs = c->predict_step(bx);
+    auto outs = custom ? custom->predict_step(bx) : c->predict_step(bx);
     const std::vector<Tensor>& first = results.empty() && !kept.empty() ? kept.front() : results;
     for (std::size_t k = 0; k < outs.size(); ++k) {
       const bool batch_major = outs[k].rank() > 0 && outs[k].shape()[0] == n;
@@ -613,6 +667,15 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   auto hold = model().usage.share("predict", name());
   check_batch_size(options.batch_size);
   std::int64_t n = check_arrays(x, "x");
+  if (CustomSteps* custom = custom_steps(model(), "predict", false)) {
+    std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
+    if (options.steps > 0 && options.steps < steps) {
+      steps = options.steps;
+      n = std::min(n, steps * options.batch_size);
+    }
+    ArraySource source(x, {}, Tensor(), options.batch_size, false, 0);
+    return run_prediction(*this, nullptr, source, steps, n, options, custom);
+  }
   CompiledModel& c = for_inference(model(), x);
   c.check_inputs(x);
   // Every process needs at least one row (and predicts all, with steps, alone).
@@ -624,11 +687,12 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
 
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
   auto hold = model().usage.share("predict", name());
+  CustomSteps* custom = custom_steps(model(), "predict", false);
   DatasetSource source(data, nullptr);
   std::int64_t steps = source.batches_per_pass();
   if (options.steps > 0 && (steps < 0 || options.steps < steps)) steps = options.steps;
   if (steps == DatasetImpl::kInfinite) throw ValueError("predict: the Dataset is infinite (repeat()): pass steps");
-  return run_prediction(*this, nullptr, source, steps, -1, options).at(0);
+  return run_prediction(*this, nullptr, source, steps, -1, options, custom).at(0);
 }
 
 std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor& y) {
@@ -637,6 +701,12 @@ std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor
 
 std::map<std::string, float> Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
   auto hold = model().usage.exclusive("train_on_batch", name());
+  if (CustomSteps* custom = custom_steps(model(), "train_on_batch")) {
+    LabeledArrays batch = raw_arrays(x, y, Tensor());
+    custom->reset_metrics();
+    custom->train_step(x, batch.y);
+    return custom->results();
+  }
   CompiledModel& c = require_compiled(model(), "train_on_batch", &x);
   LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
@@ -650,6 +720,12 @@ std::map<std::string, float> Model::test_on_batch(const Tensor& x, const Tensor&
 
 std::map<std::string, float> Model::test_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
   auto hold = model().usage.exclusive("test_on_batch", name());
+  if (CustomSteps* custom = custom_steps(model(), "test_on_batch")) {
+    LabeledArrays batch = raw_arrays(x, y, Tensor());
+    custom->reset_metrics();
+    custom->test_step(x, batch.y);
+    return custom->results();
+  }
   CompiledModel& c = require_compiled(model(), "test_on_batch", &x);
   LabeledArrays batch = labeled_arrays(c, x, y, Tensor());
   c.reset_metrics();
@@ -662,6 +738,10 @@ namespace {
 void predict_batch_into(const Model& model, const std::vector<Tensor>& x, std::vector<Tensor>& results) {
   auto hold = model.model().usage.share("predict_on_batch", model.name());
   check_arrays(x, "x");
+  if (CustomSteps* custom = custom_steps(model.model(), "predict_on_batch", false)) {
+    results = custom->predict_step(x);
+    return;
+  }
   CompiledModel& c = for_inference(model.model(), x);
   c.check_inputs(x);
   c.predict_step_into(x, results);
@@ -715,10 +795,14 @@ Layer Model::get_layer(int index) const {
 
 optimizers::Optimizer Model::optimizer() const {
   ModelImpl& m = model();
+  if (auto* custom = dynamic_cast<CustomModel*>(&m)) return custom->optimizer();
   if (!m.compile_options) throw Error("model '" + m.name + "' has no optimizer: call compile() first");
   return require_compiled(m, "optimizer()").optimizer();
 }
 
-const Graph& Model::graph() const { return require_compiled(model(), "graph()").graph(); }
+const Graph& Model::graph() const {
+  if (CustomSteps* custom = custom_steps(model(), "graph()")) return custom->train_graph();
+  return require_compiled(model(), "graph()").graph();
+}
 
 }  // namespace strata

@@ -4,7 +4,9 @@
 // compile() replays the model's layer calls into a fresh graph and compiles three
 // Programs from it once: predict, test_step and train_step (loss, gradients and the
 // optimizer's updates are nodes of that graph). The graph is then finalized: fitting
-// or predicting any number of times adds no node.
+// or predicting any number of times adds no node. A CustomModel (models/custom_model.h)
+// brings its own train_step / test_step / predict_step instead, built once each into
+// programs that the same fit / evaluate / predict loops run.
 //
 // predict and predict_on_batch may be called from any number of threads at once; fit,
 // evaluate, compile, load_weights and the *_on_batch steps need the model to themselves
@@ -31,6 +33,7 @@ namespace strata {
 
 class CompiledModel;  // the graph and programs made by compile (models/compiled_model.h)
 class BatchSource;    // batches from arrays or a Dataset (data/batch_source.h)
+class StepRunner;     // the steps fit and evaluate drive (models/step_runner.h)
 
 struct ModelOptions {
   std::string name;
@@ -140,7 +143,7 @@ class Model : public Layer {
   ModelImpl& model() const;
 
  private:
-  History fit_loop(CompiledModel& c, BatchSource& train, BatchSource* val, const FitOptions& options,
+  History fit_loop(StepRunner& c, BatchSource& train, BatchSource* val, const FitOptions& options,
                    std::uint64_t shuffle_seed);
 };
 

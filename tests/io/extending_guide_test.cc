@@ -31,6 +31,12 @@
 #include "losses/accuracy_metrics.h"
 #include "losses/crossentropy.h"
 #include "optimizers/adam.h"
+#include "data/dataset.h"
+#include "losses/regression_metrics.h"
+#include "models/callbacks.h"
+#include "models/callbacks_backup.h"
+#include "models/custom_model.h"
+#include "models/custom_steps.h"
 #include "keras_test_util.h"
 #include "test_util.h"
 
@@ -121,6 +127,171 @@ class SerializableLinear : public CustomLayer {
 
 // Keras: @keras.saving.register_keras_serializable(package="my_package")
 const bool registered = saving::register_keras_serializable<SerializableLinear>("my_package");
+// [end snippet]
+
+// [snippet custom_train_step]
+class MyModel : public CustomModel {
+ public:
+  using CustomModel::CustomModel;
+
+  // Keras's train_step(self, data), called once on symbolic tensors: the program it
+  // builds is what fit runs on every batch.
+  StepLogs train_step(StepBuilder& step) override {
+    Output x = step.x()[0], y = step.y()[0];
+    Output y_pred = step.call(x);                // self(x, training=True)
+    Output loss = step.compute_loss(y, y_pred);  // self.compute_loss(y=y, y_pred=y_pred)
+    std::vector<Variable> trainable_vars = trainable_variables();
+    std::vector<Output> gradients = step.gradients(loss, trainable_vars);  // tape.gradient(loss, trainable_vars)
+    step.apply(optimizer(), gradients, trainable_vars);  // self.optimizer.apply(gradients, trainable_vars)
+    // Update the metrics (includes the metric that tracks the loss).
+    for (metrics::Metric& metric : metrics()) {
+      if (metric.name() == "loss") {
+        step.update_state(metric, loss);
+      } else {
+        step.update_state(metric, y, y_pred);
+      }
+    }
+    return metrics();  // Keras: {m.name: m.result() for m in self.metrics}
+  }
+};
+// [end snippet]
+
+// [snippet lower_level_step]
+class LowerLevelModel : public CustomModel {
+ public:
+  using CustomModel::CustomModel;
+
+  StepLogs train_step(StepBuilder& step) override {
+    Output x = step.x()[0], y = step.y()[0];
+    Output y_pred = step.call(x);
+    Output loss = loss_fn(y, y_pred);  // our own loss: compile was given none
+    std::vector<Variable> trainable_vars = trainable_variables();
+    step.apply(optimizer(), step.gradients(loss, trainable_vars), trainable_vars);
+    // Compute our own metrics.
+    step.update_state(loss_tracker, loss);
+    step.update_state(mae_metric, y, y_pred);
+    return {loss_tracker, mae_metric};
+  }
+
+  // Keras's `metrics` property: the metrics listed here are reset at the start of each
+  // epoch of fit() and of evaluate(); without it, results would accumulate across epochs.
+  std::vector<metrics::Metric> metrics() const override { return {loss_tracker, mae_metric}; }
+
+  metrics::Mean loss_tracker{{.name = "loss"}};
+  metrics::MeanAbsoluteError mae_metric{{.name = "mae"}};
+  losses::Loss loss_fn = losses::MeanSquaredError();
+};
+// [end snippet]
+
+// [snippet weighted_step]
+class WeightedModel : public CustomModel {
+ public:
+  using CustomModel::CustomModel;
+
+  StepLogs train_step(StepBuilder& step) override {
+    // Keras's `x, y, sample_weight = data`: invalid (None) when fit was given no weights.
+    Output x = step.x()[0], y = step.y()[0], sample_weight = step.sample_weight();
+    Output y_pred = step.call(x);
+    // The loss function is configured in compile(); sample_weight weighs each sample.
+    Output loss = step.compute_loss(y, y_pred, sample_weight);
+    std::vector<Variable> trainable_vars = trainable_variables();
+    step.apply(optimizer(), step.gradients(loss, trainable_vars), trainable_vars);
+    for (metrics::Metric& metric : metrics()) {
+      if (metric.name() == "loss") {
+        step.update_state(metric, loss);
+      } else {
+        step.update_state(metric, y, y_pred, sample_weight);
+      }
+    }
+    return metrics();
+  }
+};
+// [end snippet]
+
+// [snippet custom_test_step]
+class EvalModel : public CustomModel {
+ public:
+  using CustomModel::CustomModel;
+
+  // Keras's test_step(self, data): what evaluate (and fit's validation) runs per batch.
+  StepLogs test_step(StepBuilder& step) override {
+    Output x = step.x()[0], y = step.y()[0];
+    Output y_pred = step.call(x);  // self(x, training=False): evaluate's programs infer
+    Output loss = step.compute_loss(y, y_pred);
+    for (metrics::Metric& metric : metrics()) {
+      if (metric.name() != "loss") {
+        step.update_state(metric, y, y_pred);
+      } else {
+        step.update_state(metric, loss);
+      }
+    }
+    return metrics();
+  }
+};
+// [end snippet]
+
+// [snippet gan]
+// keras.random.normal(shape=(batch_size, columns), seed=...): new draws at every step.
+Output random_normal_rows(Output rows_like, std::int64_t columns, std::uint64_t stream) {
+  return ops::random_normal_like(ops::random_uniform_rows(rows_like, columns, true, 1337, stream), 1337, stream);
+}
+
+class GAN : public CustomModel {
+ public:
+  GAN(Model discriminator, Model generator, std::int64_t latent_dim)
+      : CustomModel({}, {}, "", "GAN"),
+        discriminator(track("discriminator", discriminator)),
+        generator(track("generator", generator)),
+        latent_dim(latent_dim) {}
+
+  std::vector<metrics::Metric> metrics() const override { return {d_loss_tracker, g_loss_tracker}; }
+
+  // Keras's compile(d_optimizer, g_optimizer, loss_fn), which calls super().compile().
+  void compile(optimizers::Optimizer d, optimizers::Optimizer g, losses::Loss loss) {
+    d_optimizer = d;
+    g_optimizer = g;
+    loss_fn = loss;
+    CustomModel::compile({});
+  }
+
+  StepLogs train_step(StepBuilder& step) override {
+    Output real_images = step.x()[0];
+    Output column = ops::reduce_mean(real_images, {1}, true);  // (batch_size, 1), shapes the labels
+    // Sample random points in the latent space and decode them to fake images.
+    Output random_latent_vectors = random_normal_rows(real_images, latent_dim, 0);
+    Output generated_images = step.call(generator, random_latent_vectors);
+    // Combine them with real images, and label them: 1 for fake, 0 for real.
+    Output combined_images = ops::concat({generated_images, real_images}, 0);
+    Output labels = ops::concat({ops::ones_like(column), ops::zeros_like(column)}, 0);
+    // Add random noise to the labels - important trick!
+    labels = ops::add(labels, ops::mul(ops::random_uniform_rows(labels, 1, true, 1337, 1), 0.05f));
+    // Train the discriminator.
+    Output predictions = step.call(discriminator, combined_images);
+    Output d_loss = loss_fn(labels, predictions);
+    std::vector<Variable> d_weights = discriminator.trainable_weights();
+    step.apply(d_optimizer, step.gradients(d_loss, d_weights), d_weights);
+    step.update_state(d_loss_tracker, d_loss);
+
+    // Keras trains the generator through the discriminator it just updated: a new phase.
+    step.next_phase();
+    random_latent_vectors = random_normal_rows(real_images, latent_dim, 2);
+    Output misleading_labels = ops::zeros_like(column);  // "all real images"
+    // Train the generator (note that we should *not* update the weights of the discriminator)!
+    predictions = step.call(discriminator, step.call(generator, random_latent_vectors));
+    Output g_loss = loss_fn(misleading_labels, predictions);
+    std::vector<Variable> g_weights = generator.trainable_weights();
+    step.apply(g_optimizer, step.gradients(g_loss, g_weights), g_weights);
+    step.update_state(g_loss_tracker, g_loss);
+    return {d_loss_tracker, g_loss_tracker};
+  }
+
+  Layer discriminator, generator;
+  std::int64_t latent_dim;
+  optimizers::Optimizer d_optimizer, g_optimizer;
+  losses::Loss loss_fn;
+  metrics::Mean d_loss_tracker{{.name = "d_loss"}};
+  metrics::Mean g_loss_tracker{{.name = "g_loss"}};
+};
 // [end snippet]
 
 }  // namespace extending_guide
@@ -345,6 +516,395 @@ TEST(ExtendingGuide, ATrainingLoopFromScratchRunsOneCompiledStep) {
   EXPECT_GT(right, static_cast<int>(0.8 * n));
 }
 
+// --- Customizing what happens in fit() ----------------------------------------------------------
+using extending_guide::EvalModel;
+using extending_guide::GAN;
+using extending_guide::LowerLevelModel;
+using extending_guide::MyModel;
+using extending_guide::WeightedModel;
+
+// Keras's guide trains on np.random.random((1000, 32)) and np.random.random((1000, 1));
+// here a fixed ramp of 1024 rows (whole batches of 32: Keras's loss tracker of a custom
+// step averages batches, fit's built-in one samples, which agree on equal batches).
+struct StepData {
+  Tensor x, y;
+};
+StepData step_data(std::int64_t n = 1024) {
+  std::vector<float> x(static_cast<std::size_t>(n * 32)), y(static_cast<std::size_t>(n));
+  std::uint32_t state = 7;
+  for (auto& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    float s = 0;
+    for (int j = 0; j < 32; ++j) s += x[static_cast<std::size_t>(i * 32 + j)] * (j % 3 == 0 ? 0.2f : -0.1f);
+    y[static_cast<std::size_t>(i)] = s;
+  }
+  return {Tensor::from_vector<float>({n, 32}, x), Tensor::from_vector<float>({n, 1}, y)};
+}
+
+// The same weights in a built-in model and a custom one (Keras: the same seed).
+template <typename T>
+Model twin_of(const Model& built_in, const std::string& activation = "") {
+  KerasTensor inputs = Input({32});
+  Model model = make_model<T>(inputs, layers::Dense(1, {.activation = activation})(inputs));
+  model.set_weights(built_in.get_weights());
+  return model;
+}
+
+Model built_in_model(const std::string& activation = "") {
+  set_random_seed(3);
+  KerasTensor inputs = Input({32});
+  return Model(inputs, layers::Dense(1, {.activation = activation})(inputs));
+}
+
+void expect_history_near(const History& got, const History& want, const std::string& key, double tolerance) {
+  ASSERT_TRUE(got.history.count(key)) << key;
+  ASSERT_TRUE(want.history.count(key)) << key;
+  const auto& a = got.history.at(key);
+  const auto& b = want.history.at(key);
+  ASSERT_EQ(a.size(), b.size()) << key;
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tolerance) << key << " epoch " << i;
+}
+
+TEST(ExtendingGuide, ACustomTrainStepTrainsAsFitsOwn) {
+  const StepData data = step_data();
+  const Tensor& x = data.x;
+  const Tensor& y = data.y;
+  Model reference = built_in_model();
+  Model twin = twin_of<MyModel>(reference);
+  Model plain = twin_of<CustomModel>(reference);  // the default train_step: Keras's own
+  // [snippet use_custom_train_step]
+  // Construct and compile an instance of MyModel (Keras: MyModel(inputs, outputs)).
+  KerasTensor inputs = Input({32});
+  KerasTensor outputs = layers::Dense(1)(inputs);
+  Model model = make_model<MyModel>(inputs, outputs);
+  model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  // Just use `fit` as usual.
+  History history = model.fit(x, y, {.epochs = 3, .verbose = 0});
+  // [end snippet]
+  EXPECT_EQ(history.history.at("loss").size(), 3u);
+  EXPECT_TRUE(history.history.count("mae"));
+
+  reference.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  twin.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  plain.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  set_random_seed(11);  // the same shuffles
+  History want = reference.fit(x, y, {.epochs = 3, .verbose = 0});
+  set_random_seed(11);
+  History got = twin.fit(x, y, {.epochs = 3, .verbose = 0});
+  set_random_seed(11);
+  History by_default = plain.fit(x, y, {.epochs = 3, .verbose = 0});
+  expect_history_near(got, want, "loss", 1e-6);
+  expect_history_near(got, want, "mae", 1e-6);
+  expect_history_near(by_default, want, "loss", 1e-6);
+  EXPECT_LT(want.history.at("loss").back(), want.history.at("loss").front());
+  EXPECT_EQ(twin.optimizer().iterations(), 3 * 1024 / 32);
+  strata::testing::expect_close(twin.predict(x, {.verbose = 0}), reference.predict(x, {.verbose = 0}), "weights",
+                                1e-5, 1e-5);
+  // evaluate runs the default test_step: the loss and the metrics, as fit's own.
+  const auto scores = twin.evaluate(x, y, {.verbose = 0});
+  const auto expected = reference.evaluate(x, y, {.verbose = 0});
+  EXPECT_NEAR(scores.at("loss"), expected.at("loss"), 1e-5);
+  EXPECT_NEAR(scores.at("mae"), expected.at("mae"), 1e-5);
+}
+
+TEST(ExtendingGuide, ACustomStepIsBuiltOnceAndFittingAddsNoNode) {
+  const StepData data = step_data(256);
+  Model model = twin_of<MyModel>(built_in_model());
+  model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  const Tensor half = ops::slice(data.x, {0, 0}, {128, -1});
+  model.fit(data.x, data.y, {.epochs = 1, .verbose = 0, .validation_data = ValidationData(data.x, data.y)});
+  model.evaluate(data.x, data.y, {.verbose = 0});
+  model.predict(data.x, {.verbose = 0});
+  CustomSteps& steps = *model_cast<MyModel>(model).steps();
+  const int nodes = steps.num_nodes(), programs = steps.num_programs();
+  const int train_nodes = model.graph().num_nodes();
+  EXPECT_EQ(programs, 3);  // train, test, predict: one phase each
+  model.fit(data.x, data.y, {.epochs = 3, .verbose = 0, .validation_data = ValidationData(data.x, data.y)});
+  model.fit(half, ops::slice(data.y, {0, 0}, {128, -1}), {.batch_size = 50, .epochs = 1, .verbose = 0});
+  model.evaluate(half, ops::slice(data.y, {0, 0}, {128, -1}), {.batch_size = 7, .verbose = 0});
+  model.predict(half, {.batch_size = 3, .verbose = 0});
+  model.train_on_batch(half, ops::slice(data.y, {0, 0}, {128, -1}));
+  EXPECT_EQ(steps.num_nodes(), nodes);
+  EXPECT_EQ(steps.num_programs(), programs);
+  EXPECT_EQ(model.graph().num_nodes(), train_nodes);
+}
+
+TEST(ExtendingGuide, ALowerLevelStepTracksItsOwnMetricsResetEachEpoch) {
+  const StepData data = step_data(512);
+  Model reference = built_in_model();
+  // [snippet use_lower_level_step]
+  KerasTensor inputs = Input({32});
+  Model model = make_model<LowerLevelModel>(inputs, layers::Dense(1)(inputs));
+  // We don't pass a loss or metrics here.
+  model.compile({.optimizer = "adam"});
+  History history = model.fit(data.x, data.y, {.epochs = 5, .verbose = 0});
+  // [end snippet]
+  EXPECT_EQ(history.history.size(), 2u);  // "loss" and "mae"
+  EXPECT_LT(history.history.at("mae").back(), history.history.at("mae").front());
+
+  // The same step without the `metrics` override: nothing resets the trackers, so each
+  // epoch's result averages every batch so far (Keras's guide warns of exactly this).
+  class Unlisted : public LowerLevelModel {
+   public:
+    using LowerLevelModel::LowerLevelModel;
+    std::vector<metrics::Metric> metrics() const override { return {}; }
+  };
+  Model listed = twin_of<LowerLevelModel>(reference), unlisted = twin_of<Unlisted>(reference);
+  listed.compile({.optimizer = "adam"});
+  unlisted.compile({.optimizer = "adam"});
+  std::vector<float> batch_logs;
+  auto record = callbacks::LambdaCallback(
+      {.on_train_batch_end = [&](std::int64_t, Logs& logs) { batch_logs.push_back(logs.at("loss")); }});
+  set_random_seed(5);
+  History reset = listed.fit(data.x, data.y, {.epochs = 2, .verbose = 0, .callbacks = {record}});
+  set_random_seed(5);
+  History accumulated = unlisted.fit(data.x, data.y, {.epochs = 2, .verbose = 0});
+  const auto& r = reset.history.at("loss");
+  const auto& a = accumulated.history.at("loss");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_NEAR(a[0], r[0], 1e-6);
+  EXPECT_NEAR(a[1], (r[0] + r[1]) / 2, 1e-5);  // 16 batches an epoch, both epochs averaged
+  EXPECT_GT(std::abs(a[1] - r[1]), 1e-4);
+  // The callback saw the running logs: the last batch's is the epoch's.
+  ASSERT_EQ(batch_logs.size(), 2u * 512 / 32);
+  EXPECT_FLOAT_EQ(batch_logs[15], r[0]);
+  EXPECT_FLOAT_EQ(batch_logs.back(), r[1]);
+  // compile gave no loss: the default test step cannot compute one, and says so.
+  EXPECT_THROW_WITH(listed.evaluate(data.x, data.y, {.verbose = 0}), ValueError, "compute_loss",
+                    "loss given to compile");
+}
+
+TEST(ExtendingGuide, SampleWeightAndClassWeightReachACustomStep) {
+  const StepData data = step_data(512);
+  std::vector<float> labels = data.y.to_vector<float>();
+  for (float& v : labels) v = v > 0 ? 1.f : 0.f;
+  const Tensor y = Tensor::from_vector<float>({512, 1}, labels);
+  std::vector<float> w(512);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 4) * 0.5f;
+  const Tensor sample_weight = Tensor::from_vector<float>({512}, w);
+  for (const bool by_class : {false, true}) {
+    Model reference = built_in_model("sigmoid");
+    Model twin = twin_of<WeightedModel>(reference, "sigmoid");
+    reference.compile({.optimizer = "rmsprop", .loss = "binary_crossentropy"});
+    twin.compile({.optimizer = "rmsprop", .loss = "binary_crossentropy", .metrics = {"accuracy"}});
+    FitOptions options{.epochs = 3, .verbose = 0};
+    if (by_class) {
+      options.class_weight = {{0, 1.f}, {1, 3.f}};
+    } else {
+      options.sample_weight = sample_weight;
+    }
+    set_random_seed(9);
+    History want = reference.fit(data.x, y, options);
+    set_random_seed(9);
+    History got = twin.fit(data.x, y, options);
+    expect_history_near(got, want, "loss", 1e-6);
+    EXPECT_TRUE(got.history.count("accuracy"));
+  }
+  // Unweighted, the same step runs with an invalid sample weight (Keras's None).
+  Model reference = built_in_model("sigmoid");
+  Model twin = twin_of<WeightedModel>(reference, "sigmoid");
+  reference.compile({.optimizer = "rmsprop", .loss = "binary_crossentropy"});
+  twin.compile({.optimizer = "rmsprop", .loss = "binary_crossentropy"});
+  set_random_seed(9);
+  History want = reference.fit(data.x, y, {.epochs = 2, .verbose = 0});
+  set_random_seed(9);
+  expect_history_near(twin.fit(data.x, y, {.epochs = 2, .verbose = 0}), want, "loss", 1e-6);
+}
+
+TEST(ExtendingGuide, ACustomTestStepDrivesEvaluateAndValidation) {
+  const StepData data = step_data(256);
+  const Tensor& x = data.x;
+  const Tensor& y = data.y;
+  Model reference = built_in_model();
+  // Counts the times the step is built (once per kind of batch).
+  class Counting : public EvalModel {
+   public:
+    using EvalModel::EvalModel;
+    StepLogs test_step(StepBuilder& step) override {
+      ++builds;
+      return EvalModel::test_step(step);
+    }
+    int builds = 0;
+  };
+  Model counted = twin_of<Counting>(reference);
+  // [snippet use_custom_test_step]
+  KerasTensor inputs = Input({32});
+  Model model = make_model<EvalModel>(inputs, layers::Dense(1)(inputs));
+  model.compile({.loss = "mse", .metrics = {"mae"}});
+  // Evaluate with our custom test_step.
+  std::map<std::string, float> scores = model.evaluate(x, y);
+  // [end snippet]
+  EXPECT_EQ(scores.size(), 2u);
+  reference.compile({.loss = "mse", .metrics = {"mae"}});
+  counted.compile({.loss = "mse", .metrics = {"mae"}});
+  const auto want = reference.evaluate(x, y, {.verbose = 0});
+  const auto got = counted.evaluate(x, y, {.verbose = 0});
+  EXPECT_NEAR(got.at("loss"), want.at("loss"), 1e-6);
+  EXPECT_NEAR(got.at("mae"), want.at("mae"), 1e-6);
+  EXPECT_EQ(model_cast<Counting>(counted).builds, 1);
+  // fit's validation runs the same test step, built once for all epochs.
+  History history = counted.fit(x, y, {.epochs = 3, .verbose = 0, .validation_data = ValidationData(x, y)});
+  EXPECT_EQ(model_cast<Counting>(counted).builds, 1);
+  ASSERT_EQ(history.history.at("val_loss").size(), 3u);
+  EXPECT_NEAR(history.history.at("val_loss").back(), counted.evaluate(x, y, {.verbose = 0}).at("loss"), 1e-6);
+}
+
+// MNIST-like digits, 8x8 in [0, 1]: a bar in one of eight places, plus noise.
+Tensor gan_digits(std::int64_t n) {
+  std::vector<float> v(static_cast<std::size_t>(n * 64));
+  std::uint32_t state = 99;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t bar = i % 8;
+    for (std::int64_t p = 0; p < 64; ++p) {
+      state = state * 1664525u + 1013904223u;
+      const float noise = 0.1f * static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+      const bool on = (i % 2 == 0) ? p / 8 == bar : p % 8 == bar;
+      v[static_cast<std::size_t>(i * 64 + p)] = (on ? 0.9f : 0.f) + noise;
+    }
+  }
+  return Tensor::from_vector<float>({n, 64}, v);
+}
+
+TEST(ExtendingGuide, AGANTrainsBothNetsWithTheirOwnOptimizers) {
+  set_random_seed(21);
+  const Tensor all_digits = gan_digits(256);
+  // [snippet use_gan]
+  const std::int64_t latent_dim = 8;
+  KerasTensor image = Input({64});
+  KerasTensor h = layers::Dense(32, {.activation = "relu"})(image);
+  Model discriminator(image, layers::Dense(1)(h), {.name = "discriminator"});
+  KerasTensor latent = Input({latent_dim});
+  KerasTensor g = layers::Dense(32, {.activation = "relu"})(latent);
+  Model generator(latent, layers::Dense(64, {.activation = "sigmoid"})(g), {.name = "generator"});
+
+  Model gan = make_model<GAN>(discriminator, generator, latent_dim);
+  model_cast<GAN>(gan).compile(optimizers::Adam({.learning_rate = 0.0003}), optimizers::Adam({.learning_rate = 0.0003}),
+                               losses::BinaryCrossentropy({.from_logits = true}));
+  // The real images only: the step makes its own labels.
+  Dataset dataset = Dataset::from_tensors({all_digits}).shuffle(256, 1).batch(32);
+  History history = gan.fit(dataset, {.epochs = 2, .verbose = 0});
+  // [end snippet]
+  GAN& model = model_cast<GAN>(gan);
+  const std::vector<Tensor> d_before = discriminator.get_weights(), g_before = generator.get_weights();
+  std::vector<std::string> batch_keys;
+  std::vector<float> epoch_d_loss;
+  auto record = callbacks::LambdaCallback({
+      .on_epoch_end = [&](int, Logs& logs) { epoch_d_loss.push_back(logs.at("d_loss")); },
+      .on_train_batch_end =
+          [&](std::int64_t, Logs& logs) {
+            if (batch_keys.empty()) {
+              for (const auto& [key, value] : logs) batch_keys.push_back(key);
+            }
+          },
+  });
+  History more = gan.fit(dataset, {.epochs = 3, .verbose = 0, .callbacks = {record}});
+  for (const char* key : {"d_loss", "g_loss"}) {
+    ASSERT_EQ(history.history.at(key).size(), 2u) << key;
+    ASSERT_EQ(more.history.at(key).size(), 3u) << key;
+    for (float v : more.history.at(key)) EXPECT_TRUE(std::isfinite(v)) << key;
+  }
+  EXPECT_EQ(more.history.size(), 2u);
+  EXPECT_EQ(batch_keys, (std::vector<std::string>{"d_loss", "g_loss"}));
+  EXPECT_EQ(epoch_d_loss, more.history.at("d_loss"));
+  // Each net trained with its own optimizer, one update per batch (8 a pass).
+  EXPECT_EQ(model.d_optimizer.iterations(), 5 * 8);
+  EXPECT_EQ(model.g_optimizer.iterations(), 5 * 8);
+  auto moved = [](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    double d = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const auto u = a[i].to_vector<float>(), v = b[i].to_vector<float>();
+      for (std::size_t j = 0; j < u.size(); ++j) d += std::abs(u[j] - v[j]);
+    }
+    return d;
+  };
+  EXPECT_GT(moved(discriminator.get_weights(), d_before), 0.0);
+  EXPECT_GT(moved(generator.get_weights(), g_before), 0.0);
+  // The GAN's weights are both nets'; its train step is two programs (the two phases).
+  EXPECT_EQ(gan.weights().size(), discriminator.weights().size() + generator.weights().size());
+  EXPECT_EQ(model.steps()->num_programs(), 2);
+  // Both nets still predict as models of their own: the generator makes 8x8 images in
+  // [0, 1] that the discriminator scores with finite logits.
+  const Tensor fakes = generator.predict(ops::mul(extending_ramp({64, latent_dim}), 4.f), {.verbose = 0});
+  EXPECT_EQ(fakes.shape(), (Shape{64, 64}));
+  for (float p : fakes.to_vector<float>()) EXPECT_TRUE(p >= 0.f && p <= 1.f);
+  for (float logit : discriminator.predict(fakes, {.verbose = 0}).to_vector<float>()) EXPECT_TRUE(std::isfinite(logit));
+}
+
+TEST(ExtendingGuide, ACustomStepResumesFromABackupAsFitsOwn) {
+  strata::testing::ScratchDir dir;
+  const StepData data = step_data(256);
+  struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+  };
+  auto train = [&](const std::string& backup, int interrupt_at) {
+    set_random_seed(17);
+    KerasTensor inputs = Input({32});
+    Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
+    model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+    int batches = 0;
+    std::vector<Callback> cbs;
+    if (!backup.empty()) cbs.push_back(callbacks::BackupAndRestore(backup, {.save_freq = std::int64_t{1}}));
+    cbs.push_back(callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
+      if (++batches == interrupt_at) throw Interrupted();
+    }}));
+    set_random_seed(23);
+    model.fit(data.x, data.y, {.batch_size = 16, .epochs = 3, .verbose = 0, .callbacks = cbs});
+    return std::make_pair(model.get_weights(), model.optimizer().iterations());
+  };
+  const auto [want, want_iterations] = train("", -1);
+  EXPECT_THROW(train(dir.file("backup"), 21), Interrupted);  // in the second epoch
+  const auto [got, got_iterations] = train(dir.file("backup"), -1);
+  EXPECT_EQ(got_iterations, want_iterations);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) strata::testing::expect_close(got[i], want[i], "weight", 0, 0);
+}
+
+TEST(ExtendingGuide, ACustomPredictStepDrivesPredict) {
+  // Keras's predict_step(data): here probabilities from a model that outputs logits.
+  class Probabilities : public CustomModel {
+   public:
+    using CustomModel::CustomModel;
+    std::vector<Output> predict_step(StepBuilder& step) override { return {ops::sigmoid(step.call(step.x()[0]))}; }
+  };
+  const StepData data = step_data(100);
+  Model reference = built_in_model();
+  Model model = twin_of<Probabilities>(reference);
+  // Before compile, predict runs the model's call, as any model's.
+  strata::testing::expect_close(model.predict(data.x, {.verbose = 0}), reference.predict(data.x, {.verbose = 0}),
+                                "uncompiled", 0, 0);
+  model.compile({.optimizer = "sgd", .loss = "mse"});
+  const std::vector<float> logits = reference.predict(data.x, {.verbose = 0}).to_vector<float>();
+  const std::vector<float> probabilities = model.predict(data.x, {.batch_size = 16, .verbose = 0}).to_vector<float>();
+  ASSERT_EQ(probabilities.size(), logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) EXPECT_NEAR(probabilities[i], 1 / (1 + std::exp(-logits[i])), 1e-6);
+  const Tensor one = model.predict_on_batch(ops::slice(data.x, {0, 0}, {1, -1}));
+  EXPECT_NEAR(one.item(), probabilities[0], 1e-6);
+}
+
+TEST(ExtendingGuide, CustomStepsRefuseWhatTheyCannotDo) {
+  KerasTensor inputs = Input({32});
+  Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
+  const StepData data = step_data(64);
+  EXPECT_THROW_WITH(model.fit(data.x, data.y, {.verbose = 0}), Error, "compile() before fit");
+  // A GAN has no outputs for compile's metrics to measure.
+  KerasTensor image = Input({64});
+  Model d(image, layers::Dense(1)(image));
+  KerasTensor latent = Input({4});
+  Model g(latent, layers::Dense(64)(latent));
+  Model gan = make_model<GAN>(d, g, 4);
+  EXPECT_THROW_WITH(gan.compile({.metrics = {"mae"}}), ValueError, "no outputs");
+  // A Mean takes values, a metric of targets takes both.
+  Graph graph;
+  Output v = graph.placeholder({Shape{kUnknownDim}, DType::float32});
+  metrics::Mean mean({.name = "m"});
+  EXPECT_THROW_WITH(mean.build(v, v), ValueError, "Mean of values");
+  metrics::MeanAbsoluteError mae;
+  EXPECT_THROW_WITH(mae.impl().build_values(v, {}), ValueError, "y_true, y_pred");
+}
+
 // --- the guide quotes these regions exactly ---------------------------------------------------
 
 std::string extending_read_file(const std::string& path) {
@@ -391,7 +951,7 @@ TEST(ExtendingGuide, TheGuideQuotesTheseSnippetsExactly) {
   const std::string test_dir = std::string(STRATA_TEST_DATA) + "/../io/";
   std::map<std::string, std::string> snippets =
       extending_test_snippets(extending_read_file(test_dir + "extending_guide_test.cc"));
-  EXPECT_GE(snippets.size(), 9u);
+  EXPECT_GE(snippets.size(), 18u);
   // The custom op's regions live in the install test's consumer project, which builds against
   // the installed package as a user's project does.
   const std::map<std::string, std::string> custom_op_snippets =

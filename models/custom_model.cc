@@ -1,0 +1,170 @@
+#include "models/custom_model.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "distribution/data_parallel.h"
+#include "models/compiled_model.h"
+#include "models/custom_steps.h"
+
+namespace strata {
+
+CustomModel::CustomModel(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs, std::string name,
+                         std::string class_name)
+    : ModelImpl(std::move(inputs), std::move(outputs),
+                // Keras names a subclass after its class ("gan", "gan_1", ...).
+                name.empty() && class_name != "Functional" ? default_layer_name(class_name) : std::move(name),
+                class_name) {}
+
+CustomModel::CustomModel(const KerasTensor& input, const KerasTensor& output, std::string name)
+    : CustomModel(std::vector<KerasTensor>{input}, std::vector<KerasTensor>{output}, std::move(name)) {}
+
+CustomModel::~CustomModel() = default;
+
+namespace {
+
+// The targets of a loss: class indices shaped as the prediction without its last axis for
+// a sparse loss, else shaped as the prediction (what compile's built-in steps expect).
+Shape custom_model_target_shape(const losses::Loss* loss, const Shape& prediction) {
+  if (loss && loss->sparse_targets() && prediction.rank() > 0) {
+    const auto& d = prediction.dims();
+    return Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1));
+  }
+  return prediction;
+}
+
+}  // namespace
+
+void CustomModel::compile(CompileOptions options) {
+  auto hold = usage.exclusive("compile", name);
+  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
+    throw NotImplementedError("model '" + name +
+                              "': a custom train_step under data-parallel training across processes is not "
+                              "supported yet; train it in one process");
+  }
+  std::vector<losses::Loss> losses = options.loss.losses();
+  if (!losses.empty() && losses.size() != 1 && losses.size() != outputs.size()) {
+    throw ValueError("compile: the model has " + std::to_string(outputs.size()) + " outputs but " +
+                     std::to_string(losses.size()) + " losses were given");
+  }
+  if (!options.loss_weights.empty() && options.loss_weights.size() != outputs.size()) {
+    throw ValueError("compile: loss_weights has " + std::to_string(options.loss_weights.size()) + " entries for " +
+                     std::to_string(outputs.size()) + " outputs");
+  }
+  if ((!options.metrics.empty() || !options.weighted_metrics.empty()) && outputs.empty()) {
+    throw ValueError("compile: model '" + name +
+                     "' has no outputs of its own, so compile's metrics have nothing to measure; track the metrics in "
+                     "the model (override metrics())");
+  }
+  // Keras's compiled metrics: the loss tracker, then each metric per output (resolved as
+  // compile's built-in steps resolve "accuracy": from the targets' and outputs' shapes).
+  std::vector<metrics::Metric> tracked_metrics{metrics::Mean({.name = "loss"})};
+  std::vector<std::size_t> metric_outputs{0};
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const losses::Loss* loss = losses.empty() ? nullptr : &losses[losses.size() == 1 ? 0 : k];
+    const Shape& predicted = outputs[k].shape();
+    for (const std::string& id : options.metrics) {
+      metrics::Metric metric = metrics::get(id, custom_model_target_shape(loss, predicted), predicted);
+      if (outputs.size() > 1) metric.impl().name = outputs[k].call()->layer.name() + "_" + metric.name();
+      tracked_metrics.push_back(metric);
+      metric_outputs.push_back(k);
+    }
+  }
+  if (!options.weighted_metrics.empty()) {
+    throw NotImplementedError("compile: weighted_metrics with a custom train_step: pass the sample weight to "
+                              "step.update_state(metric, y, y_pred, sample_weight) for the metrics that take it");
+  }
+  const Device device = options.device.empty() ? default_device() : parse_device(options.device);
+  optimizers::Optimizer optimizer = options.optimizer.resolve();
+  // All or nothing: nothing above changed the model.
+  losses_ = std::move(losses);
+  loss_weights_ = options.loss_weights;
+  optimizer_ = std::move(optimizer);
+  compiled_metrics_ = std::move(tracked_metrics);
+  metric_outputs_ = std::move(metric_outputs);
+  compile_options = std::move(options);
+  compiled.reset();
+  inference.reset();
+  steps_ = std::make_unique<CustomSteps>(*this, device);
+}
+
+// Keras's compute_metrics: the loss tracker takes the loss; each other metric its
+// output's targets and predictions (compile made one per output).
+void CustomModel::update_metrics(StepBuilder& step, const StepLogs& logs, Output loss,
+                                 const std::vector<Output>& y_pred) {
+  const std::vector<Output>& y = step.y();
+  for (const metrics::Metric& metric : logs) {
+    if (metric.name() == "loss") {
+      step.update_state(metric, loss);
+      continue;
+    }
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < compiled_metrics_.size(); ++i) {
+      if (&compiled_metrics_[i].impl() == &metric.impl()) k = metric_outputs_[i];
+    }
+    if (k >= y.size() || k >= y_pred.size()) {
+      throw ValueError("model '" + name + "': metric '" + metric.name() + "' needs targets for output " +
+                       std::to_string(k) + ", but the batch has " + std::to_string(y.size()) + " target arrays");
+    }
+    step.update_state(metric, y[k], y_pred[k]);
+  }
+}
+
+StepLogs CustomModel::train_step(StepBuilder& step) {
+  std::vector<Output> y_pred = step.call(step.x());
+  Output loss = step.compute_loss(step.y(), y_pred, step.sample_weight());
+  std::vector<Variable> trainable = trainable_variables();
+  step.apply(optimizer(), step.gradients(loss, trainable), trainable);
+  StepLogs logs = metrics();
+  update_metrics(step, logs, loss, y_pred);
+  return logs;
+}
+
+StepLogs CustomModel::test_step(StepBuilder& step) {
+  std::vector<Output> y_pred = step.call(step.x());
+  Output loss = step.compute_loss(step.y(), y_pred, step.sample_weight());
+  StepLogs logs = metrics();
+  update_metrics(step, logs, loss, y_pred);
+  return logs;
+}
+
+std::vector<Output> CustomModel::predict_step(StepBuilder& step) { return step.call(step.x()); }
+
+std::vector<metrics::Metric> CustomModel::metrics() const { return compiled_metrics_; }
+
+std::vector<Variable> CustomModel::trainable_variables() const {
+  std::vector<Variable> out;
+  if (!trainable) return out;
+  for (const Layer& layer : sublayers()) {
+    for (const Variable& v : layer.trainable_weights()) {
+      if (std::none_of(out.begin(), out.end(), [&](const Variable& o) { return o.id() == v.id(); })) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+optimizers::Optimizer CustomModel::optimizer() const {
+  if (!optimizer_.defined()) throw ValueError("model '" + name + "' has no optimizer: call compile() first");
+  return optimizer_;
+}
+
+std::vector<Layer> CustomModel::sublayers() const {
+  std::vector<Layer> out = ModelImpl::sublayers();
+  out.insert(out.end(), tracked_.begin(), tracked_.end());
+  return out;
+}
+
+Layer CustomModel::track(const std::string& attribute, Layer layer) {
+  if (!layer.defined()) throw ValueError("model '" + name + "': track('" + attribute + "') was given no layer");
+  for (std::size_t i = 0; i < tracked_.size(); ++i) {
+    if (attributes_[i] == attribute) throw ValueError("model '" + name + "' already tracks '" + attribute + "'");
+    if (&tracked_[i].impl() == &layer.impl()) {
+      throw ValueError("model '" + name + "' already tracks layer '" + layer.name() + "' as '" + attributes_[i] + "'");
+    }
+  }
+  tracked_.push_back(layer);
+  attributes_.push_back(attribute);
+  return layer;
+}
+
+}  // namespace strata

@@ -1,0 +1,126 @@
+// CustomModel: Keras's "Customizing what happens in fit()" (docs/extending.md). A model
+// class that overrides train_step / test_step / predict_step, as a keras.Model subclass
+// does, and keeps everything fit gives: callbacks, the progress bar, History,
+// validation, BackupAndRestore.
+//
+//   class MyModel : public CustomModel {
+//    public:
+//     using CustomModel::CustomModel;
+//     StepLogs train_step(StepBuilder& step) override {
+//       Output y_pred = step.call(step.x()[0]);
+//       Output loss = step.compute_loss(step.y()[0], y_pred);
+//       std::vector<Variable> vars = trainable_variables();
+//       step.apply(optimizer(), step.gradients(loss, vars), vars);
+//       for (metrics::Metric& m : metrics()) ...  // step.update_state(m, ...)
+//       return metrics();                        // Keras: {m.name: m.result() for m in self.metrics}
+//     }
+//   };
+//   Model model = make_model<MyModel>(inputs, outputs);
+//   model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+//   model.fit(x, y, {.epochs = 3});
+//
+// A step is a static graph (models/step_builder.h): the override is called once per kind
+// of batch (its arrays' count, dtypes and per-sample shapes) and compiled, and every batch
+// runs the compiled program. The steps run where compile's `device` says.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "losses/metric.h"
+#include "models/model.h"
+#include "models/step_builder.h"
+#include "optimizers/optimizer.h"
+
+namespace strata {
+
+class CustomSteps;
+
+// What a step returns: the metrics whose results are its logs, by name (Keras's
+// `return {m.name: m.result() for m in self.metrics}`).
+using StepLogs = std::vector<metrics::Metric>;
+
+class CustomModel : public ModelImpl {
+ public:
+  // Keras's CustomModel(inputs, outputs): the layer calls from `inputs` to `outputs` are
+  // the model's own call. A model given none (the GAN of Keras's guide) has no call of
+  // its own: its steps call the models it tracks. `class_name` is Keras's (summaries show it); a
+  // model of a class of its own is named after it by default ("gan", "gan_1", ...).
+  explicit CustomModel(std::vector<KerasTensor> inputs = {}, std::vector<KerasTensor> outputs = {},
+                       std::string name = "", std::string class_name = "Functional");
+  CustomModel(const KerasTensor& input, const KerasTensor& output, std::string name = "");
+  ~CustomModel() override;
+
+  // Keras's train_step(data), built once into the program fit runs on every batch. The
+  // default is Keras's: self(x), compute_loss, the gradients of the trainable variables
+  // applied by compile's optimizer, and every metric of metrics() updated.
+  virtual StepLogs train_step(StepBuilder& step);
+  // Keras's test_step(data) for evaluate and fit's validation (no update): by default the
+  // loss and the metrics, as train_step's.
+  virtual StepLogs test_step(StepBuilder& step);
+  // Keras's predict_step(data): what predict returns for a batch (default: self(x)).
+  virtual std::vector<Output> predict_step(StepBuilder& step);
+  // Keras's `metrics` property: what fit resets at every epoch's start (and evaluate at
+  // its own). Default: compile's loss tracker (a Mean named "loss") and compile's metrics.
+  // An override lists the metrics the model tracks itself (Keras's guide: a loss tracker
+  // and an MAE metric made in the constructor).
+  virtual std::vector<metrics::Metric> metrics() const;
+
+  // Keras's self.trainable_variables: every trainable weight of the model's layers and of
+  // the models it tracks.
+  std::vector<Variable> trainable_variables() const;
+  // Keras's self.optimizer: compile's. A ValueError before compile.
+  optimizers::Optimizer optimizer() const;
+  // The layers of the model's call, then the tracked models.
+  std::vector<Layer> sublayers() const override;
+
+  // Keras's compile (Model::compile calls it): keeps the optimizer, loss and metrics the
+  // default steps and compute_loss use; the steps themselves are compiled from the first
+  // batch of each kind. A model with a compile of its own (the GAN's, taking two
+  // optimizers) calls this one with what it does not keep itself, as Keras's
+  // super().compile().
+  void compile(CompileOptions options);
+  // The compiled steps fit, evaluate and predict run (null before compile).
+  CustomSteps* steps() const { return steps_.get(); }
+
+ protected:
+  // Keras tracks a model set as an attribute (self.discriminator = discriminator): its
+  // weights count as this model's (trainable_variables, weights, BackupAndRestore).
+  Layer track(const std::string& attribute, Layer layer);
+
+ private:
+  friend class StepBuilder;
+  friend class CustomSteps;
+  std::vector<Layer> tracked_;
+  std::vector<std::string> attributes_;
+  std::unique_ptr<CustomSteps> steps_;
+  // compile's loss tracker and metrics (resolved against the model's outputs), and loss.
+  // The default steps' metric updates: the loss tracker takes the loss, each compiled
+  // metric its output's targets and predictions.
+  void update_metrics(StepBuilder& step, const StepLogs& logs, Output loss, const std::vector<Output>& y_pred);
+  std::vector<metrics::Metric> compiled_metrics_;
+  std::vector<std::size_t> metric_outputs_;  // per compiled metric, its output
+  std::vector<losses::Loss> losses_;
+  std::vector<float> loss_weights_;
+  optimizers::Optimizer optimizer_;
+};
+
+// A Model handle to a new MyModel made from `args` (Keras: CustomModel(inputs, outputs)).
+template <typename MyModel, typename... Args>
+Model make_model(Args&&... args) {
+  static_assert(std::is_base_of_v<CustomModel, MyModel>, "make_model<T>: T must derive from CustomModel");
+  return Model(std::make_shared<MyModel>(std::forward<Args>(args)...));
+}
+
+// The MyModel behind a handle, or a ValueError naming the model when it is another class.
+template <typename MyModel>
+MyModel& model_cast(const Model& model) {
+  auto* impl = dynamic_cast<MyModel*>(&model.model());
+  if (!impl) throw ValueError("model '" + model.name() + "' is not the class asked for");
+  return *impl;
+}
+
+}  // namespace strata

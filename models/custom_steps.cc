@@ -1,0 +1,223 @@
+#include "models/custom_steps.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace strata {
+
+// One kind of step compiled for one kind of batch: its graph, a Program per phase (each
+// fed the whole batch), the metric updates of each phase and the metrics it logs.
+struct CustomSteps::Built {
+  std::unique_ptr<Graph> graph;
+  std::vector<StepBuilder::Phase> phases;
+  std::vector<std::unique_ptr<Program>> programs;  // one per phase
+  std::vector<std::vector<Tensor>> fetched;         // per phase, reused
+  std::vector<metrics::Metric> logs;                // train / test steps: the returned metrics
+  std::vector<optimizers::Optimizer> optimizers;    // the train step's, in first-use order
+  std::vector<Output> predictions;                  // predict steps: its outputs
+  std::size_t x_count = 0, y_count = 0;
+  bool weighted = false;
+  std::vector<Tensor> metric_stats;                 // scratch for one metric's update
+};
+
+CustomSteps::CustomSteps(CustomModel& model, const Device& device) : model_(model), device_(device) {}
+
+CustomSteps::~CustomSteps() = default;
+
+namespace {
+
+// A batch's kind: what the step's placeholders are made from (the batch size aside).
+std::string custom_steps_signature(const char* kind, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                   const Tensor& sample_weight) {
+  std::string key = kind;
+  auto add = [&key](const char* tag, const Tensor& t) {
+    key += std::string("|") + tag + to_string(t.dtype()) + t.shape().without_batch().to_string();
+  };
+  for (const Tensor& t : x) add("x", t);
+  for (const Tensor& t : y) add("y", t);
+  if (sample_weight.defined()) add("w", sample_weight);
+  return key;
+}
+
+TensorSpec custom_steps_spec(const Tensor& t) {
+  if (t.rank() == 0) throw ShapeError("a custom step's arrays are batches: got a scalar");
+  return {t.shape().with_dim(0, kUnknownDim), t.dtype()};
+}
+
+}  // namespace
+
+CustomSteps::Built& CustomSteps::built(Kind kind, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                       const Tensor& sample_weight) {
+  const char* name = kind == Kind::train ? "train" : kind == Kind::test ? "test" : "predict";
+  const std::string key = custom_steps_signature(name, x, y, sample_weight);
+  auto it = built_.find(key);
+  if (it != built_.end()) return *it->second;
+  if (x.empty()) throw ValueError("model '" + model_.name + "': a step needs at least one input array");
+
+  auto step = std::make_unique<Built>();
+  step->graph = std::make_unique<Graph>();
+  Graph& graph = *step->graph;
+  std::vector<Output> xs, ys;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::string input =
+        i < model_.inputs.size() ? model_.inputs[i].call()->layer.name() : "x_" + std::to_string(i);
+    xs.push_back(graph.placeholder(custom_steps_spec(x[i]), input));
+  }
+  for (std::size_t k = 0; k < y.size(); ++k) {
+    ys.push_back(graph.placeholder(custom_steps_spec(y[k]), "y_" + std::to_string(k)));
+  }
+  Output w;
+  if (sample_weight.defined()) w = graph.placeholder({Shape{kUnknownDim}, DType::float32}, "sample_weight");
+  step->x_count = x.size();
+  step->y_count = y.size();
+  step->weighted = sample_weight.defined();
+
+  const bool training = kind == Kind::train;
+  StepBuilder builder(graph, model_, xs, ys, w, training);
+  if (kind == Kind::predict) {
+    step->predictions = model_.predict_step(builder);
+    if (step->predictions.empty()) throw ValueError("model '" + model_.name + "': predict_step returned no output");
+  } else {
+    step->logs = kind == Kind::train ? model_.train_step(builder) : model_.test_step(builder);
+  }
+  step->phases = builder.finish();
+  step->optimizers = builder.optimizers();
+  if (kind == Kind::predict) step->phases.insert(step->phases.begin(), StepBuilder::Phase{step->predictions, {}, {}});
+  if (kind != Kind::train && !step->optimizers.empty()) {
+    throw ValueError("model '" + model_.name + "': " + name + "_step applies an optimizer; only train_step may");
+  }
+  // A logged metric is a handle the step returned: an empty one is a mistake to name.
+  for (const metrics::Metric& metric : step->logs) {
+    if (!metric.defined()) {
+      throw ValueError("model '" + model_.name + "': " + name + "_step returned an undefined metric");
+    }
+  }
+  std::vector<Output> feeds = xs;
+  feeds.insert(feeds.end(), ys.begin(), ys.end());
+  if (w.valid()) feeds.push_back(w);
+  // Programs last: compiling finalizes the graph, and every node exists now.
+  for (const StepBuilder::Phase& phase : step->phases) {
+    step->programs.push_back(std::make_unique<Program>(graph, feeds, phase.fetches, phase.targets, device_));
+  }
+  step->fetched.resize(step->programs.size());
+  // The variables the programs read and write live where they run (as compile places a
+  // model's), the optimizers' slots included.
+  for (int id = 0; id < graph.num_nodes(); ++id) {
+    Variable variable = graph.node(id).variable;
+    if (variable.defined() && !variable.value().is_on(device_)) variable.place_on(device_);
+  }
+  Built& out = *step;
+  if (kind == Kind::train) train_built_.push_back(step.get());
+  built_.emplace(key, std::move(step));
+  return out;
+}
+
+void CustomSteps::run(Built& step, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                      const Tensor& sample_weight, bool training) {
+  feeds_.clear();
+  feeds_.insert(feeds_.end(), x.begin(), x.end());
+  feeds_.insert(feeds_.end(), y.begin(), y.end());
+  if (sample_weight.defined()) feeds_.push_back(sample_weight);
+  for (optimizers::Optimizer& o : step.optimizers) o.impl().update_learning_rate();  // schedules
+  for (std::size_t p = 0; p < step.programs.size(); ++p) {
+    step.programs[p]->run_into(feeds_, step.fetched[p], {.training = training, .step = train_steps_});
+    const StepBuilder::Phase& phase = step.phases[p];
+    for (const StepBuilder::MetricUpdate& update : phase.updates) {
+      step.metric_stats.assign(step.fetched[p].begin() + static_cast<std::ptrdiff_t>(update.first),
+                               step.fetched[p].begin() + static_cast<std::ptrdiff_t>(update.first + update.count));
+      metrics::Metric(update.metric).update(step.metric_stats);
+      for (Tensor& t : step.metric_stats) t.release();  // the fetch buffers stay unshared for reuse
+    }
+  }
+  for (Tensor& t : feeds_) t.release();  // the caller reuses its batch buffers
+  last_ = &step;
+}
+
+void CustomSteps::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
+                             const BatchShard&) {
+  run(built(Kind::train, x, y, sample_weight), x, y, sample_weight, true);
+  ++train_steps_;
+}
+
+void CustomSteps::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
+                            const BatchShard&) {
+  run(built(Kind::test, x, y, sample_weight), x, y, sample_weight, false);
+}
+
+std::vector<Tensor> CustomSteps::predict_step(const std::vector<Tensor>& x) {
+  std::lock_guard lock(predict_mutex_);
+  Built& step = built(Kind::predict, x, {}, Tensor());
+  std::vector<Tensor> outputs = step.programs.front()->run(x, {.step = train_steps_});
+  for (std::size_t p = 1; p < step.programs.size(); ++p) step.programs[p]->run_into(x, step.fetched[p]);
+  return outputs;
+}
+
+void CustomSteps::prepare_train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                     const Tensor& sample_weight) {
+  built(Kind::train, x, y, sample_weight);
+}
+
+void CustomSteps::reset_metrics() {
+  for (metrics::Metric& metric : model_.metrics()) metric.reset();
+}
+
+std::map<std::string, float> CustomSteps::results() const {
+  std::map<std::string, float> logs;
+  if (last_) {
+    for (const metrics::Metric& metric : last_->logs) logs[metric.name()] = metric.result();
+  }
+  return logs;
+}
+
+void CustomSteps::results_into(std::map<std::string, float>& logs) const {
+  if (last_ && logs.size() == last_->logs.size()) {
+    bool same_keys = true;
+    for (const metrics::Metric& metric : last_->logs) {
+      auto it = logs.find(metric.name());
+      if (it == logs.end()) {
+        same_keys = false;
+        break;
+      }
+      it->second = metric.result();
+    }
+    if (same_keys) return;
+  }
+  logs = results();
+}
+
+std::vector<Variable> CustomSteps::optimizer_variables() const {
+  std::vector<optimizers::Optimizer> all;
+  if (model_.optimizer_.defined()) all.push_back(model_.optimizer_);
+  for (const Built* step : train_built_) {
+    for (const optimizers::Optimizer& o : step->optimizers) {
+      if (std::none_of(all.begin(), all.end(), [&](const auto& a) { return &a.impl() == &o.impl(); })) all.push_back(o);
+    }
+  }
+  std::vector<Variable> variables;
+  for (const optimizers::Optimizer& o : all) {
+    for (const Variable& v : o.variables()) variables.push_back(v);
+  }
+  return variables;
+}
+
+std::size_t CustomSteps::num_outputs() const { return model_.outputs.size(); }
+
+int CustomSteps::num_nodes() const {
+  int nodes = 0;
+  for (const auto& [key, step] : built_) nodes += step->graph->num_nodes();
+  return nodes;
+}
+
+int CustomSteps::num_programs() const {
+  int programs = 0;
+  for (const auto& [key, step] : built_) programs += static_cast<int>(step->programs.size());
+  return programs;
+}
+
+const Graph& CustomSteps::train_graph() const {
+  if (train_built_.empty()) throw ValueError("model '" + model_.name + "' has not built its train step yet (fit it)");
+  return *train_built_.front()->graph;
+}
+
+}  // namespace strata
