@@ -884,6 +884,40 @@ TEST(ExtendingGuide, ACustomPredictStepDrivesPredict) {
   EXPECT_NEAR(one.item(), probabilities[0], 1e-6);
 }
 
+// next_phase(): a later phase reads the weights an earlier one updated (Keras's step runs
+// in order); without it, every read of the step sees the weights as the step began.
+TEST(ExtendingGuide, ANextPhaseReadsWhatTheLastOneUpdated) {
+  class TwoHalves : public CustomModel {
+   public:
+    TwoHalves(const KerasTensor& in, const KerasTensor& out, bool split) : CustomModel(in, out), split(split) {}
+    // y = w x on ones: the loss is w, its gradient 1, and SGD(1.0) takes w from 1 to 0.
+    StepLogs train_step(StepBuilder& step) override {
+      Output loss = ops::reduce_mean(step.call(step.x()[0]));
+      std::vector<Variable> w = trainable_variables();
+      step.apply(sgd, step.gradients(loss, w), w);
+      step.update_state(before, loss);
+      if (split) step.next_phase();
+      step.update_state(after, ops::reduce_mean(step.call(step.x()[0])));
+      return {before, after};
+    }
+    bool split;
+    optimizers::Optimizer sgd = optimizers::SGD({.learning_rate = 1.0});
+    metrics::Mean before{{.name = "before"}}, after{{.name = "after"}};
+  };
+  for (const bool split : {true, false}) {
+    KerasTensor in = Input({1});
+    Model model = make_model<TwoHalves>(in, layers::Dense(1, {.use_bias = false})(in), split);
+    model.set_weights({Tensor::from_vector<float>({1, 1}, {1.f})});
+    model.compile({});
+    const std::vector<Tensor> ones{Tensor::from_vector<float>({2, 1}, {1.f, 1.f})};
+    const std::map<std::string, float> logs = model.train_on_batch(ones, std::vector<Tensor>{});  // x alone
+    EXPECT_FLOAT_EQ(logs.at("before"), 1.f) << split;
+    EXPECT_FLOAT_EQ(logs.at("after"), split ? 0.f : 1.f) << split;
+    EXPECT_FLOAT_EQ(model.get_weights()[0].item(), 0.f) << split;
+    EXPECT_EQ(model_cast<TwoHalves>(model).steps()->num_programs(), split ? 2 : 1);
+  }
+}
+
 TEST(ExtendingGuide, CustomStepsRefuseWhatTheyCannotDo) {
   KerasTensor inputs = Input({32});
   Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
