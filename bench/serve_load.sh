@@ -43,7 +43,7 @@ cp "$root/tests/data/keras_golden/$model.keras" "$work/models/1/model.keras"
 # The request: INSTANCES examples of zeros+0.5 shaped as the model's input (read from the
 # metadata the server gives).
 start_server() {
-  "$exe" --rest_api_port="$port" --rest_api_bind=127.0.0.1 --model_name=m \
+  "$exe" --port=-1 --rest_api_port="$port" --rest_api_bind=127.0.0.1 --model_name=m \
     --model_base_path="$work/models" --rest_api_num_threads="$http_threads" "$@" >"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do

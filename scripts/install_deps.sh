@@ -32,6 +32,10 @@ TEST_PACKAGES=(
   libdnnl-dev             # oneDNN, the second library bench/run measures cpu::gemm against
   ocl-icd-opencl-dev      # OpenCL's headers and loader: Debian's oneDNN CMake package requires them
   libcpp-httplib-dev      # HTTP for strata-serve (serving/)
+  libgrpc++-dev           # gRPC for strata-serve's TensorFlow Serving gRPC API (serving/grpc_*.cc)
+  libprotobuf-dev         # protobuf, its messages (serving/proto/*.proto)
+  protobuf-compiler       # protoc, which compiles them
+  protobuf-compiler-grpc  # grpc_cpp_plugin, which compiles their services
   wrk                     # HTTP load generator, for bench/serve_load.sh
   python3-requests        # the REST client tests/reference/serving_client.py (not needed by the test suite)
   python3-numpy

@@ -1,10 +1,11 @@
-// ServingError: a request that fails with one of TensorFlow Serving's status codes, carried
-// as the HTTP status its REST API answers with (tensorflow_serving's ToHTTPStatusCode):
-// INVALID_ARGUMENT and FAILED_PRECONDITION 400, NOT_FOUND 404, RESOURCE_EXHAUSTED 429,
-// UNIMPLEMENTED 501, UNAVAILABLE 503, INTERNAL and UNKNOWN 500. A body over the size limit
-// is answered 413 (Payload Too Large), which TensorFlow Serving has no flag for. Running
-// out of memory (std::bad_alloc) is RESOURCE_EXHAUSTED, 429, as TensorFlow Serving
-// reports an allocation failure.
+// ServingError: a request that fails with one of TensorFlow Serving's status codes (the
+// canonical codes gRPC answers with), and the HTTP status its REST API answers with
+// (tensorflow_serving's ToHTTPStatusCode): INVALID_ARGUMENT and FAILED_PRECONDITION 400,
+// NOT_FOUND 404, RESOURCE_EXHAUSTED 429, UNIMPLEMENTED 501, UNAVAILABLE 503, INTERNAL and
+// UNKNOWN 500. A REST body over the size limit is answered 413 (Payload Too Large), which
+// TensorFlow Serving has no flag for; over gRPC it is RESOURCE_EXHAUSTED, as gRPC reports
+// a message over its size limit. Running out of memory (std::bad_alloc) is
+// RESOURCE_EXHAUSTED, as TensorFlow Serving reports an allocation failure.
 #pragma once
 
 #include <string>
@@ -13,21 +14,37 @@
 
 namespace strata::serving {
 
+// TensorFlow's error codes (tensorflow.error.Code), the same numbers as gRPC's.
+enum class StatusCode {
+  kUnknown = 2,
+  kInvalidArgument = 3,
+  kNotFound = 5,
+  kResourceExhausted = 8,
+  kFailedPrecondition = 9,
+  kUnimplemented = 12,
+  kInternal = 13,
+  kUnavailable = 14,
+};
+
 class ServingError : public Error {
  public:
-  ServingError(int http_status, const std::string& message)
-      : Error(message), http_status_(http_status) {}
+  ServingError(StatusCode code, int http_status, const std::string& message)
+      : Error(message), code_(code), http_status_(http_status) {}
+  StatusCode code() const { return code_; }
   int http_status() const { return http_status_; }
 
  private:
+  StatusCode code_;
   int http_status_;
 };
 
-inline ServingError invalid_argument(const std::string& m) { return ServingError(400, m); }
-inline ServingError not_found(const std::string& m) { return ServingError(404, m); }
-inline ServingError payload_too_large(const std::string& m) { return ServingError(413, m); }
-inline ServingError resource_exhausted(const std::string& m) { return ServingError(429, m); }
-inline ServingError unimplemented(const std::string& m) { return ServingError(501, m); }
-inline ServingError unavailable(const std::string& m) { return ServingError(503, m); }
+inline ServingError invalid_argument(const std::string& m) { return {StatusCode::kInvalidArgument, 400, m}; }
+inline ServingError failed_precondition(const std::string& m) { return {StatusCode::kFailedPrecondition, 400, m}; }
+inline ServingError not_found(const std::string& m) { return {StatusCode::kNotFound, 404, m}; }
+inline ServingError payload_too_large(const std::string& m) { return {StatusCode::kResourceExhausted, 413, m}; }
+inline ServingError resource_exhausted(const std::string& m) { return {StatusCode::kResourceExhausted, 429, m}; }
+inline ServingError unimplemented(const std::string& m) { return {StatusCode::kUnimplemented, 501, m}; }
+inline ServingError unavailable(const std::string& m) { return {StatusCode::kUnavailable, 503, m}; }
+inline ServingError internal_error(const std::string& m) { return {StatusCode::kInternal, 500, m}; }
 
 }  // namespace strata::serving

@@ -6,6 +6,7 @@
 
 #include "serving/batcher.h"
 #include "serving/errors.h"
+#include "serving/servable_lookup.h"
 #include "serving/tensor_json.h"
 
 namespace strata::serving {
@@ -35,10 +36,6 @@ std::optional<std::int64_t> parse_version(std::string_view s) {
     return std::nullopt;
   }
   return std::stoll(std::string(s));
-}
-
-std::string request_spec(const std::string& name, std::optional<std::int64_t> version) {
-  return version ? "Specific(" + name + ", " + std::to_string(*version) + ")" : "Latest(" + name + ")";
 }
 
 }  // namespace
@@ -89,8 +86,7 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
   if (i < parts.size() && (parts[i] == "versions" || parts[i] == "labels")) {
     if (i + 1 >= parts.size()) throw invalid_argument(malformed);
     if (parts[i] == "labels") {
-      throw invalid_argument("Unrecognized servable version label: " + std::string(parts[i + 1]) +
-                             " (strata-serve defines no labels; use /versions/N)");
+      throw_unknown_label(std::string(parts[i + 1]));
     }
     version = parse_version(parts[i + 1]);
     if (!version) throw invalid_argument(malformed + "; a version is a number");
@@ -101,60 +97,37 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
   if (i != parts.size()) throw invalid_argument(malformed);
 
   const bool get = method == "GET", post = method == "POST";
-  if (verb.empty() && get) {
-    if (name != manager_.name()) {
-      throw not_found(is_metadata ? "Servable not found for request: " + request_spec(name, version)
-                                  : "Could not find any versions of model " + name);
-    }
-    return is_metadata ? metadata(version) : status(version);
-  }
-  if (!is_metadata && post && verb == "predict") {
-    if (name != manager_.name()) throw not_found("Servable not found for request: " + request_spec(name, version));
-    return predict(version, body);
-  }
+  if (verb.empty() && get) return is_metadata ? metadata(name, version) : status(name, version);
+  if (!is_metadata && post && verb == "predict") return predict(name, version, body);
   if (!is_metadata && post && (verb == "classify" || verb == "regress")) {
     throw unimplemented(std::string(verb) + " is not supported: strata-serve serves the predict API");
   }
   throw invalid_argument(malformed);
 }
 
-std::shared_ptr<Servable> RestHandler::servable(std::optional<std::int64_t> version) const {
-  auto s = version ? manager_.version(*version) : manager_.latest();
-  if (!s) {
-    std::string why = manager_.unavailable_reason();
-    if (version && manager_.latest()) why = "the served version is " + std::to_string(manager_.latest()->version());
-    throw not_found("Servable not found for request: " + request_spec(manager_.name(), version) +
-                    (why.empty() ? "" : " (" + why + ")"));
-  }
-  return s;
-}
-
-RestResponse RestHandler::status(std::optional<std::int64_t> version) const {
+RestResponse RestHandler::status(const std::string& name, std::optional<std::int64_t> version) const {
   json list = json::array();
-  for (const auto& s : manager_.statuses()) {
-    if (version && s.version != *version) continue;
+  for (const auto& s : find_statuses(manager_, name, version)) {
     list.push_back({{"version", std::to_string(s.version)},
                     {"state", to_string(s.state)},
                     {"status", {{"error_code", s.error.empty() ? "OK" : "UNKNOWN"}, {"error_message", s.error}}}});
   }
-  if (list.empty()) {
-    if (version) throw not_found("Could not find version " + std::to_string(*version) + " of model " + manager_.name());
-    throw not_found("Could not find any versions of model " + manager_.name() + " (" + manager_.unavailable_reason() + ")");
-  }
   return ok({{"model_version_status", list}});
 }
 
-RestResponse RestHandler::metadata(std::optional<std::int64_t> version) const {
-  auto s = servable(version);
+RestResponse RestHandler::metadata(const std::string& name, std::optional<std::int64_t> version) const {
+  auto s = find_servable(manager_, name, version);
   return ok({{"model_spec", {{"name", manager_.name()}, {"signature_name", ""}, {"version", std::to_string(s->version())}}},
              {"metadata", {{"signature_def", {{"signature_def", {{"serving_default", s->signature().to_json()}}}}}}}});
 }
 
-RestResponse RestHandler::predict(std::optional<std::int64_t> version, std::string_view body) const {
+RestResponse RestHandler::predict(const std::string& name, std::optional<std::int64_t> version,
+                                  std::string_view body) const {
   if (body.size() > options_.max_body_bytes) {
     throw payload_too_large("the request body has " + std::to_string(body.size()) + " bytes, more than the limit of " +
                             std::to_string(options_.max_body_bytes) + " (--rest_api_max_body_bytes)");
   }
+  auto s = find_servable(manager_, name, version);
   json request;
   try {
     request = json::parse(body);
@@ -163,12 +136,11 @@ RestResponse RestHandler::predict(std::optional<std::int64_t> version, std::stri
   }
   if (request.is_object() && request.contains("signature_name")) {
     const json& sig = request["signature_name"];
-    if (!sig.is_string() || (sig.get<std::string>() != "serving_default" && !sig.get<std::string>().empty())) {
+    if (!sig.is_string() || !is_default_signature(sig.get<std::string>())) {
       throw invalid_argument("Serving signature name: " + sig.dump(-1, ' ', false, json::error_handler_t::replace) +
                              " not found in signature def; the model has \"serving_default\"");
     }
   }
-  auto s = servable(version);
   PredictRequest parsed = parse_predict_request(request, s->signature());
   const std::int64_t rows = request_rows(parsed.inputs);
   if (rows > options_.max_rows_per_request) {

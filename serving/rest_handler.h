@@ -41,10 +41,9 @@ class RestHandler {
 
  private:
   RestResponse route(std::string_view method, std::string_view path, std::string_view body) const;
-  RestResponse status(std::optional<std::int64_t> version) const;
-  RestResponse metadata(std::optional<std::int64_t> version) const;
-  RestResponse predict(std::optional<std::int64_t> version, std::string_view body) const;
-  std::shared_ptr<Servable> servable(std::optional<std::int64_t> version) const;
+  RestResponse status(const std::string& name, std::optional<std::int64_t> version) const;
+  RestResponse metadata(const std::string& name, std::optional<std::int64_t> version) const;
+  RestResponse predict(const std::string& name, std::optional<std::int64_t> version, std::string_view body) const;
 
   const ModelManager& manager_;
   RestHandlerOptions options_;

@@ -20,6 +20,10 @@ std::string tf_dtype_name(DType dtype) {
   return "DT_INVALID";
 }
 
+std::string signature_input_tensor_name(const TensorInfo& input) { return "serving_default_" + input.name + ":0"; }
+
+std::string signature_output_tensor_name(std::size_t k) { return "StatefulPartitionedCall:" + std::to_string(k); }
+
 namespace {
 
 std::vector<TensorInfo> describe(const std::vector<KerasTensor>& tensors) {
@@ -50,9 +54,9 @@ Signature Signature::of(const Model& model) {
 
 nlohmann::json Signature::to_json() const {
   nlohmann::json in = nlohmann::json::object(), out = nlohmann::json::object();
-  for (const auto& i : inputs) in[i.name] = tensor_info_json(i, "serving_default_" + i.name + ":0");
+  for (const auto& i : inputs) in[i.name] = tensor_info_json(i, signature_input_tensor_name(i));
   for (std::size_t k = 0; k < outputs.size(); ++k) {
-    out[outputs[k].name] = tensor_info_json(outputs[k], "StatefulPartitionedCall:" + std::to_string(k));
+    out[outputs[k].name] = tensor_info_json(outputs[k], signature_output_tensor_name(k));
   }
   return {{"inputs", in}, {"outputs", out}, {"method_name", "tensorflow/serving/predict"}};
 }

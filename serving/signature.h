@@ -32,7 +32,12 @@ struct Signature {
   nlohmann::json to_json() const;
 };
 
-// "DT_FLOAT", "DT_INT32", "DT_INT64".
+// "DT_FLOAT", "DT_INT32", "DT_INT64", "DT_STRING".
 std::string tf_dtype_name(DType dtype);
+
+// The graph tensor names a SignatureDef gives, as in a Keras model exported for TensorFlow
+// Serving: "serving_default_NAME:0" for an input, "StatefulPartitionedCall:K" for output K.
+std::string signature_input_tensor_name(const TensorInfo& input);
+std::string signature_output_tensor_name(std::size_t k);
 
 }  // namespace strata::serving

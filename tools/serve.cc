@@ -1,11 +1,13 @@
-// strata-serve: TensorFlow Serving's REST API over Keras model files (docs/serving.md).
+// strata-serve: TensorFlow Serving's gRPC and REST APIs over Keras model files
+// (docs/serving.md).
 //
-//   strata-serve --port=8501 --model_name=NAME --model_base_path=DIR [--enable_batching]
+//   strata-serve --port=8500 --rest_api_port=8501 --model_name=NAME --model_base_path=DIR [--enable_batching]
 //
 // DIR/<version>/ holds a .keras or .h5 file; the highest version is served, and a new
 // version appearing under DIR is loaded and swapped in while requests continue. The flags
-// are TensorFlow Serving's where it has them. strata-serve has no gRPC: --port is the
-// REST port (8501 unless --rest_api_port or --port says otherwise).
+// are TensorFlow Serving's where it has them: --port is the gRPC port (PredictionService,
+// ModelService), --rest_api_port the REST port. Built without gRPC (CMake found no gRPC),
+// strata-serve serves REST only and refuses a --port other than -1.
 #include <signal.h>
 
 #include <condition_variable>
@@ -20,6 +22,9 @@
 
 #include "core/error.h"
 #include "tools/cli/flags.h"
+#ifdef STRATA_WITH_GRPC
+#include "serving/grpc_server.h"
+#endif
 #include "serving/http_server.h"
 #include "serving/model_manager.h"
 #include "serving/rest_handler.h"
@@ -28,18 +33,28 @@ int main(int argc, char** argv) {
   using namespace strata;
   using namespace strata::serving;
 
-  int port = 8501, rest_api_port = 8501, rest_api_num_threads = 0, file_system_poll_wait_seconds = 1;
-  std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0";
+#ifdef STRATA_WITH_GRPC
+  int port = 8500;
+#else
+  int port = -1;
+#endif
+  int rest_api_port = 8501, rest_api_num_threads = 0, file_system_poll_wait_seconds = 1, grpc_max_threads = 0;
+  std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0", grpc_bind = "0.0.0.0";
+  std::int64_t grpc_max_receive_message_bytes = 64 << 20;
   bool enable_batching = false;
   BatchingParameters batching;
   int num_batch_threads = 0;
   std::int64_t max_body_bytes = 64 << 20;
   std::int64_t max_rows_per_request = RestHandlerOptions{}.max_rows_per_request;
   std::string batching_parameters_file;
-  cli::Flags flags("Serves a Keras model with TensorFlow Serving's REST API.");
-  flags.add("port", &port, "the REST port (strata-serve has no gRPC; --rest_api_port wins when both are given)")
-      .add("rest_api_port", &rest_api_port, "the REST port")
-      .add("rest_api_bind", &rest_api_bind, "the address to listen on (127.0.0.1: this machine only)")
+  cli::Flags flags("Serves a Keras model with TensorFlow Serving's gRPC and REST APIs.");
+  flags.add("port", &port, "the gRPC port (0: any free port; -1: no gRPC)")
+      .add("grpc_bind", &grpc_bind, "the address gRPC listens on (127.0.0.1: this machine only)")
+      .add("grpc_max_threads", &grpc_max_threads, "most threads answering gRPC calls (0: 4 per CPU)")
+      .add("grpc_max_receive_message_bytes", &grpc_max_receive_message_bytes,
+           "largest gRPC request accepted (larger: RESOURCE_EXHAUSTED)")
+      .add("rest_api_port", &rest_api_port, "the REST port (0: any free port; -1: no REST)")
+      .add("rest_api_bind", &rest_api_bind, "the address REST listens on (127.0.0.1: this machine only)")
       .add("model_name", &model_name, "the name in /v1/models/NAME")
       .add("model_base_path", &model_base_path, "directory of numbered versions, each holding a .keras or .h5 file")
       .add("file_system_poll_wait_seconds", &file_system_poll_wait_seconds,
@@ -60,8 +75,6 @@ int main(int argc, char** argv) {
     std::cerr << "strata-serve: " << e.what() << "\n" << flags.usage();
     return 2;
   }
-  if (!flags.was_set("rest_api_port") && flags.was_set("port")) rest_api_port = port;
-  port = rest_api_port;
   batching.num_batch_threads = num_batch_threads;
   if (!batching_parameters_file.empty()) {
     try {
@@ -99,8 +112,23 @@ int main(int argc, char** argv) {
     std::cerr << "strata-serve: --max_rows_per_request must be at least 1\n";
     return 2;
   }
-  if (max_body_bytes <= 0) {
-    std::cerr << "strata-serve: --rest_api_max_body_bytes must be positive\n";
+  if (max_body_bytes <= 0 || grpc_max_receive_message_bytes <= 0) {
+    std::cerr << "strata-serve: --rest_api_max_body_bytes and --grpc_max_receive_message_bytes must be positive\n";
+    return 2;
+  }
+  if (port < -1 || port > 65535 || rest_api_port < -1 || rest_api_port > 65535) {
+    std::cerr << "strata-serve: --port and --rest_api_port are 0 to 65535, or -1 for none\n";
+    return 2;
+  }
+#ifndef STRATA_WITH_GRPC
+  if (port != -1) {
+    std::cerr << "strata-serve: --port is the gRPC port, and this strata-serve was built without gRPC (CMake found no "
+                 "gRPC; Debian: libgrpc++-dev protobuf-compiler-grpc). Serve REST with --rest_api_port\n";
+    return 2;
+  }
+#endif
+  if (port == -1 && rest_api_port == -1) {
+    std::cerr << "strata-serve: --port=-1 and --rest_api_port=-1 leave nothing to serve\n";
     return 2;
   }
 
@@ -118,32 +146,61 @@ int main(int argc, char** argv) {
                           .file_system_poll_wait_seconds = file_system_poll_wait_seconds,
                           .batching = enable_batching ? std::optional(batching) : std::nullopt});
     manager.start_polling();
-    RestHandler handler(manager, {.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
-                                  .max_rows_per_request = max_rows_per_request});
-    HttpServer server(handler, {.bind_address = rest_api_bind,
-                                .port = rest_api_port,
-                                .num_threads = rest_api_num_threads,
-                                .max_body_bytes = static_cast<std::size_t>(max_body_bytes)});
-    const int bound = server.bind();
-    auto served = manager.latest();
-    if (served) {
-      std::cout << "strata-serve: serving model '" << model_name << "' version " << served->version() << " at http://"
-                << rest_api_bind << ":" << bound << "/v1/models/" << model_name << std::endl;
-    } else {
-      std::cout << "strata-serve: listening on " << rest_api_bind << ":" << bound << "; model '" << model_name
-                << "' has no version to serve yet: " << manager.unavailable_reason() << std::endl;
+#ifdef STRATA_WITH_GRPC
+    std::unique_ptr<GrpcServer> grpc;
+    if (port >= 0) {
+      grpc = std::make_unique<GrpcServer>(
+          manager, GrpcServerOptions{.bind_address = grpc_bind,
+                                     .port = port,
+                                     .max_threads = grpc_max_threads,
+                                     .max_receive_message_bytes = static_cast<std::size_t>(grpc_max_receive_message_bytes),
+                                     .service = {.max_rows_per_request = max_rows_per_request}});
     }
-    // The signal thread stops the server, and listen() returns while stop() may still be
-    // running on it: main waits for stop() to finish before `server` goes out of scope.
-    // When listen() returns on its own, the thread, still waiting for a signal, must no
-    // longer touch the server: the shared state says which happened first.
+#endif
+    std::unique_ptr<RestHandler> handler;
+    std::unique_ptr<HttpServer> server;
+    int bound = -1;
+    if (rest_api_port >= 0) {
+      handler = std::make_unique<RestHandler>(
+          manager, RestHandlerOptions{.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
+                                      .max_rows_per_request = max_rows_per_request});
+      server = std::make_unique<HttpServer>(*handler, HttpServerOptions{.bind_address = rest_api_bind,
+                                                                        .port = rest_api_port,
+                                                                        .num_threads = rest_api_num_threads,
+                                                                        .max_body_bytes =
+                                                                            static_cast<std::size_t>(max_body_bytes)});
+      bound = server->bind();
+    }
+    auto served = manager.latest();
+    const std::string rest_at = " at http://" + rest_api_bind + ":" + std::to_string(bound) + "/v1/models/" + model_name;
+    if (served) {
+      std::cout << "strata-serve: serving model '" << model_name << "' version " << served->version()
+                << (server ? rest_at : "") << std::endl;
+    } else {
+      std::cout << "strata-serve: " << (server ? "listening on " + rest_api_bind + ":" + std::to_string(bound) + "; " : "")
+                << "model '" << model_name << "' has no version to serve yet: " << manager.unavailable_reason()
+                << std::endl;
+    }
+#ifdef STRATA_WITH_GRPC
+    if (grpc) std::cout << "strata-serve: gRPC API at " << grpc_bind << ":" << grpc->port() << std::endl;
+#endif
+    // The signal thread stops the servers, and listen() (or wait()) returns while stop()
+    // may still be running on it: main waits for stop() to finish before the servers go
+    // out of scope. When listen() returns on its own, the thread, still waiting for a
+    // signal, must no longer touch them: the shared state says which happened first.
     struct StopState {
       std::mutex mutex;
       std::condition_variable changed;
       bool stopping = false, stopped = false, finished = false;
     };
     auto state = std::make_shared<StopState>();
-    std::thread([&server, stop_signals, state] {
+    auto stop_servers = [&] {
+      if (server) server->stop();
+#ifdef STRATA_WITH_GRPC
+      if (grpc) grpc->stop();
+#endif
+    };
+    std::thread([&stop_servers, stop_signals, state] {
       int sig = 0;
       sigwait(&stop_signals, &sig);
       {
@@ -152,12 +209,18 @@ int main(int argc, char** argv) {
         state->stopping = true;
       }
       std::cout << "strata-serve: signal " << sig << ", stopping" << std::endl;
-      server.stop();
+      stop_servers();
       std::lock_guard lock(state->mutex);
       state->stopped = true;
       state->changed.notify_all();
     }).detach();
-    server.listen();
+    if (server) {
+      server->listen();
+    } else {
+#ifdef STRATA_WITH_GRPC
+      grpc->wait();
+#endif
+    }
     std::unique_lock lock(state->mutex);
     state->changed.wait(lock, [&] { return !state->stopping || state->stopped; });
     state->finished = true;

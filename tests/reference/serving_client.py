@@ -108,7 +108,7 @@ def serve(exe, model_file, name):
     tmp = tempfile.mkdtemp(prefix="strata_serving_client_")
     os.makedirs(os.path.join(tmp, "1"))
     shutil.copy(model_file, os.path.join(tmp, "1", "model" + os.path.splitext(model_file)[1]))
-    proc = subprocess.Popen([exe, "--port=0", "--rest_api_bind=127.0.0.1", f"--model_name={name}",
+    proc = subprocess.Popen([exe, "--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", f"--model_name={name}",
                              f"--model_base_path={tmp}"], stdout=subprocess.PIPE, text=True)
     for line in proc.stdout:
         m = re.search(r"at http://(127\.0\.0\.1:\d+)/", line)

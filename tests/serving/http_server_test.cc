@@ -144,8 +144,9 @@ TEST(StrataServe, TheProgramServesAndStopsOnSigterm) {
     close(out[0]);
     close(out[1]);
     const std::string base = "--model_base_path=" + dir.path();
-    execl(exe.c_str(), exe.c_str(), "--port=0", "--rest_api_bind=127.0.0.1", "--model_name=mlp", base.c_str(),
-          "--enable_batching", static_cast<char*>(nullptr));
+    // REST only: --port is the gRPC port, and -1 turns it off (with or without gRPC built).
+    execl(exe.c_str(), exe.c_str(), "--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", "--model_name=mlp",
+          base.c_str(), "--enable_batching", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -154,7 +155,7 @@ TEST(StrataServe, TheProgramServesAndStopsOnSigterm) {
   std::string flags_line, serving_line;
   if (fgets(buf, sizeof buf, lines)) flags_line = buf;
   if (fgets(buf, sizeof buf, lines)) serving_line = buf;
-  EXPECT_TRUE(flags_line.starts_with("flags: port=0")) << flags_line;
+  EXPECT_TRUE(flags_line.starts_with("flags: port=-1")) << flags_line;
   EXPECT_NE(flags_line.find("enable_batching=true"), std::string::npos) << flags_line;
   // "strata-serve: serving model 'mlp' version 3 at http://127.0.0.1:PORT/v1/models/mlp"
   const auto at = serving_line.find("127.0.0.1:");

@@ -1,0 +1,46 @@
+// GrpcServer: TensorFlow Serving's gRPC API (serving/grpc_service.h) on a socket, with
+// Debian's gRPC. It listens on construction and serves from gRPC's own thread pool until
+// stop(); requests wait for a thread when grpc_max_threads are busy.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "serving/grpc_service.h"
+
+namespace strata::serving {
+
+struct GrpcServerOptions {
+  std::string bind_address = "0.0.0.0";
+  int port = 8500;       // 0: any free port (see port())
+  int max_threads = 0;   // --grpc_max_threads; 0: 4 per hardware thread, as TensorFlow Serving
+  // Largest request message; larger ones are refused by gRPC with RESOURCE_EXHAUSTED
+  // before they are parsed. TensorFlow Serving allows 2 GiB; here, the REST body limit.
+  std::size_t max_receive_message_bytes = 64u << 20;
+  GrpcServiceOptions service;
+};
+
+class GrpcServer {
+ public:
+  // Binds and starts serving; throws IOError when the address can't be bound.
+  GrpcServer(const ModelManager& manager, GrpcServerOptions options);
+  ~GrpcServer();  // stops
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+
+  int port() const { return port_; }
+  // Stops accepting calls and waits (up to a few seconds) for the running ones. Safe to
+  // call more than once and from another thread than wait()'s.
+  void stop();
+  // Blocks until stop().
+  void wait();
+
+ private:
+  PredictionServiceImpl prediction_;
+  ModelServiceImpl model_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = -1;
+};
+
+}  // namespace strata::serving

@@ -1,0 +1,55 @@
+// TensorFlow Serving's gRPC services over a ModelManager: PredictionService (Predict,
+// GetModelMetadata) and ModelService (GetModelStatus), with the messages of
+// serving/proto/tensorflow_serving.proto. They find servables, statuses and signatures
+// where the REST handler does (serving/servable_lookup.h) and predict through the same
+// Servable (and its batcher), so both APIs give the same answers and the same errors.
+//
+// Every error is a gRPC status with TensorFlow Serving's code and message: NOT_FOUND
+// "Servable not found for request: Latest(NAME)", FAILED_PRECONDITION "Serving signature
+// key \"KEY\" not found.", INVALID_ARGUMENT for inputs that do not fit the signature (see
+// serving/tensor_proto.h) and for an unknown output_filter. Nothing a request holds can
+// make a method throw; a request gRPC cannot parse is refused by gRPC before it gets here.
+#pragma once
+
+#include <cstdint>
+
+#include <grpcpp/grpcpp.h>
+
+#include "serving/model_manager.h"
+#include "serving/proto/tensorflow_serving.grpc.pb.h"
+
+namespace strata::serving {
+
+struct GrpcServiceOptions {
+  // --max_rows_per_request, as for REST: a Predict with more examples is INVALID_ARGUMENT.
+  std::int64_t max_rows_per_request = 65536;
+};
+
+class PredictionServiceImpl final : public tensorflow::serving::PredictionService::Service {
+ public:
+  explicit PredictionServiceImpl(const ModelManager& manager, GrpcServiceOptions options = {})
+      : manager_(manager), options_(options) {}
+
+  grpc::Status Predict(grpc::ServerContext* context, const tensorflow::serving::PredictRequest* request,
+                       tensorflow::serving::PredictResponse* response) override;
+  grpc::Status GetModelMetadata(grpc::ServerContext* context,
+                                const tensorflow::serving::GetModelMetadataRequest* request,
+                                tensorflow::serving::GetModelMetadataResponse* response) override;
+
+ private:
+  const ModelManager& manager_;
+  GrpcServiceOptions options_;
+};
+
+class ModelServiceImpl final : public tensorflow::serving::ModelService::Service {
+ public:
+  explicit ModelServiceImpl(const ModelManager& manager) : manager_(manager) {}
+
+  grpc::Status GetModelStatus(grpc::ServerContext* context, const tensorflow::serving::GetModelStatusRequest* request,
+                              tensorflow::serving::GetModelStatusResponse* response) override;
+
+ private:
+  const ModelManager& manager_;
+};
+
+}  // namespace strata::serving
