@@ -4,9 +4,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "core/string_pool.h"
+#include "serving/base64.h"
 #include "serving/errors.h"
 
 namespace strata::serving {
@@ -21,6 +24,12 @@ std::string index_path(const std::vector<std::int64_t>& path) {
   for (std::int64_t i : path) s += "[" + std::to_string(i) + "]";
   return s;
 }
+
+// TensorFlow Serving's encoding of binary strings: {"b64": "..."}, a value and not an
+// object of named inputs.
+bool is_b64(const json& v) { return v.is_object() && v.size() == 1 && v.contains("b64"); }
+
+bool is_named_inputs(const json& v) { return v.is_object() && !is_b64(v); }
 
 std::string json_kind(const json& v) {
   if (v.is_string()) return "a string";
@@ -103,9 +112,19 @@ class ValueBuffer {
                               found + " at " + what + index_path(path));
     };
     if (info_.dtype == DType::string) {
+      if (is_b64(v)) {
+        const json& text = v["b64"];
+        std::optional<std::string> bytes = text.is_string() ? base64_decode(text.get<std::string>()) : std::nullopt;
+        if (!bytes) {
+          throw invalid_argument("Unable to base64 decode the {\"b64\": ...} value of " + where_ + " at " + what +
+                                 index_path(path) + ": " + (text.is_string() ? "not base64" : json_kind(text)));
+        }
+        strings_.push_back(intern_string(*bytes));
+        return;
+      }
       if (!v.is_string()) {
-        throw invalid_argument(where_ + " has dtype string: expected a string, got " + json_kind(v) + " at " + what +
-                               index_path(path));
+        throw invalid_argument(where_ + " has dtype string: expected a string or {\"b64\": ...}, got " + json_kind(v) +
+                               " at " + what + index_path(path));
       }
       strings_.push_back(intern_string(v.get<std::string>()));
       return;
@@ -179,10 +198,10 @@ void check_shape(const TensorInfo& input, const std::vector<std::int64_t>& dims,
 PredictRequest parse_rows(const json& instances, const Signature& sig) {
   if (!instances.is_array()) throw invalid_argument("'instances' must be a list, got " + json_kind(instances));
   if (instances.empty()) throw invalid_argument("'instances' is an empty list");
-  const bool named = instances[0].is_object();
+  const bool named = is_named_inputs(instances[0]);
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const std::string what = "instance " + std::to_string(i);
-    if (instances[i].is_object() != named) {
+    if (is_named_inputs(instances[i]) != named) {
       throw invalid_argument(what + " is " + json_kind(instances[i]) + " but instance 0 is " + json_kind(instances[0]) +
                              "; instances must all be objects keyed by input name, or all values");
     }
@@ -218,7 +237,7 @@ PredictRequest parse_rows(const json& instances, const Signature& sig) {
 }
 
 PredictRequest parse_columns(const json& inputs, const Signature& sig) {
-  const bool named = inputs.is_object();
+  const bool named = is_named_inputs(inputs);
   if (named) check_keys(inputs, sig, "'inputs'");
   if (!named && sig.inputs.size() != 1) {
     throw invalid_argument("the model has " + std::to_string(sig.inputs.size()) + " inputs (" + input_names(sig) +
@@ -262,7 +281,17 @@ void write_integer(std::string& out, T v) {
 }
 
 // Writes the sub-tensor of `t` at flat element offset `offset` spanning dims [axis, rank).
-void write_values(std::string& out, const Tensor& t, int axis, std::int64_t offset) {
+// A string output: {"b64": ...} when the output's name ends in "_bytes", as TensorFlow
+// Serving writes them; else a JSON string, with bytes that are not UTF-8 replaced by U+FFFD.
+void write_string(std::string& out, std::string_view value, bool as_b64) {
+  if (as_b64) {
+    out += "{\"b64\":\"" + base64_encode(value) + "\"}";
+  } else {
+    out += json(std::string(value)).dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+}
+
+void write_values(std::string& out, const Tensor& t, int axis, std::int64_t offset, bool as_b64) {
   if (axis == t.rank()) {
     switch (t.dtype()) {
       case DType::float32:
@@ -275,7 +304,7 @@ void write_values(std::string& out, const Tensor& t, int axis, std::int64_t offs
         write_integer(out, t.data<std::int64_t>()[offset]);
         break;
       case DType::string:
-        out += json(t.data<StringValue>()[offset].str()).dump();
+        write_string(out, t.data<StringValue>()[offset].view(), as_b64);
         break;
     }
     return;
@@ -285,7 +314,7 @@ void write_values(std::string& out, const Tensor& t, int axis, std::int64_t offs
   out += '[';
   for (std::int64_t i = 0; i < n; ++i) {
     if (i) out += ',';
-    write_values(out, t, axis + 1, offset + i * stride);
+    write_values(out, t, axis + 1, offset + i * stride, as_b64);
   }
   out += ']';
 }
@@ -311,7 +340,7 @@ std::string predict_response_json(RequestFormat format, const std::vector<Tensor
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       if (k) out += ',';
       if (several) write_name(out, sig.outputs[k].name);
-      write_values(out, outputs[k], 0, 0);
+      write_values(out, outputs[k], 0, 0, sig.outputs[k].name.ends_with("_bytes"));
     }
     if (several) out += '}';
     return out + "}";
@@ -324,7 +353,8 @@ std::string predict_response_json(RequestFormat format, const std::vector<Tensor
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       if (k) out += ',';
       if (several) write_name(out, sig.outputs[k].name);
-      write_values(out, outputs[k], 1, i * outputs[k].shape().product(1, outputs[k].rank()));
+      write_values(out, outputs[k], 1, i * outputs[k].shape().product(1, outputs[k].rank()),
+                   sig.outputs[k].name.ends_with("_bytes"));
     }
     if (several) out += '}';
   }

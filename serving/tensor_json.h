@@ -5,12 +5,16 @@
 // {"inputs": ...} (a tensor for a one-input model, or an object of named tensors), read
 // into one tensor per model input, in the signature's order. Numbers are checked against
 // the input's dtype (integers are fine for a float input; a float, string, bool or null is
-// not fine for an integer one) and nested lists must be rectangular; every error is an
-// INVALID_ARGUMENT (400) naming the input, the instance and the position inside it.
+// not fine for an integer one), string inputs take JSON strings or {"b64": "..."} (binary,
+// base64; such an object is a value, never an object of named inputs), and nested lists
+// must be rectangular; every error is an INVALID_ARGUMENT (400) naming the input, the
+// instance and the position inside it.
 //
 // Responses: {"predictions": [...]} for the row format (one entry per example; an object
 // keyed by output name when the model has several outputs) and {"outputs": ...} for the
-// columnar format (a tensor, or an object of named tensors). Floats are written in their
+// columnar format (a tensor, or an object of named tensors). Strings are JSON strings
+// (bytes that are not UTF-8 replaced by U+FFFD), or {"b64": ...} for an output whose name
+// ends in "_bytes", as TensorFlow Serving writes them. Floats are written in their
 // shortest round-trip form; NaN and infinities as NaN, Infinity and -Infinity, as
 // TensorFlow Serving writes them.
 #pragma once
