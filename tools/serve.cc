@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
 #ifndef STRATA_WITH_GRPC
   if (port != -1) {
     std::cerr << "strata-serve: --port is the gRPC port, and this strata-serve was built without gRPC (CMake found no "
-                 "gRPC; Debian: libgrpc++-dev protobuf-compiler-grpc). Serve REST with --rest_api_port\n";
+                 "gRPC, or STRATA_SERVING_GRPC=OFF; Debian: libgrpc++-dev protobuf-compiler-grpc). Serve REST with "
+                 "--rest_api_port, and --port=-1\n";
     return 2;
   }
 #endif
