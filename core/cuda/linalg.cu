@@ -1,6 +1,7 @@
 // The linear-algebra CUDA kernels (core/ops/linalg_ops.h; the CPU's, on Eigen, are in
 // core/cpu/kernels/linalg.cc): a thread per matrix, the same pivoting rule as LAPACK's and
-// Eigen's partial pivoting (the largest magnitude in the column, the first of equals).
+// Eigen's partial pivoting (the largest magnitude in the column, the first of equals); and
+// qr (core/ops/matrix_decompositions.h) with Eigen's reflections.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -113,7 +114,70 @@ __global__ void cholesky_kernel(const float* __restrict__ a, float* __restrict__
   }
 }
 
+// Householder QR as Eigen's HouseholderQR (the CPU kernel's, core/cpu/kernels/
+// matrix_decompositions.cc): for each column k < min(m, n), the reflection I − tau v v^T with
+// v = (1, x_tail / (x0 − beta)) makes the pivot beta = −sign(x0)·‖x‖ (x0 ≥ 0 counts as +),
+// none (tau 0, beta x0) where the column below the pivot is 0. w holds a's copy, reduced in
+// place with the reflections' tails below the diagonal, then tau per column; q is the
+// reflections applied to the identity's first q_cols columns, r w's first r_rows rows'
+// upper triangle.
+__global__ void qr_kernel(const float* __restrict__ a, float* __restrict__ q, float* __restrict__ r,
+                          float* __restrict__ work, std::int64_t count, std::int64_t m, std::int64_t n,
+                          std::int64_t q_cols, std::int64_t r_rows) {
+  const std::int64_t k = m < n ? m : n;
+  for (std::int64_t t = first_index(); t < count; t += grid_stride()) {
+    float* w = work + t * (m * n + k);
+    float* tau = w + m * n;
+    for (std::int64_t i = 0; i < m * n; ++i) w[i] = a[t * m * n + i];
+    for (std::int64_t c = 0; c < k; ++c) {
+      float tail = 0.f;
+      for (std::int64_t i = c + 1; i < m; ++i) tail += w[i * n + c] * w[i * n + c];
+      const float x0 = w[c * n + c];
+      if (tail <= 1.17549435e-38f) {  // FLT_MIN, Eigen's threshold: nothing to reflect
+        tau[c] = 0.f;
+        continue;
+      }
+      float beta = sqrtf(x0 * x0 + tail);
+      if (x0 >= 0.f) beta = -beta;
+      for (std::int64_t i = c + 1; i < m; ++i) w[i * n + c] /= x0 - beta;
+      tau[c] = (beta - x0) / beta;
+      w[c * n + c] = beta;
+      for (std::int64_t j = c + 1; j < n; ++j) {
+        float d = w[c * n + j];
+        for (std::int64_t i = c + 1; i < m; ++i) d += w[i * n + c] * w[i * n + j];
+        d *= tau[c];
+        w[c * n + j] -= d;
+        for (std::int64_t i = c + 1; i < m; ++i) w[i * n + j] -= d * w[i * n + c];
+      }
+    }
+    float* r_t = r + t * r_rows * n;
+    for (std::int64_t i = 0; i < r_rows; ++i)
+      for (std::int64_t j = 0; j < n; ++j) r_t[i * n + j] = j >= i ? w[i * n + j] : 0.f;
+    float* q_t = q + t * m * q_cols;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < q_cols; ++j) q_t[i * q_cols + j] = i == j ? 1.f : 0.f;
+    for (std::int64_t c = k - 1; c >= 0; --c) {  // q = H_0 · · · H_{k−1} · I
+      if (tau[c] == 0.f) continue;
+      for (std::int64_t j = 0; j < q_cols; ++j) {
+        float d = q_t[c * q_cols + j];
+        for (std::int64_t i = c + 1; i < m; ++i) d += w[i * n + c] * q_t[i * q_cols + j];
+        d *= tau[c];
+        q_t[c * q_cols + j] -= d;
+        for (std::int64_t i = c + 1; i < m; ++i) q_t[i * q_cols + j] -= d * w[i * n + c];
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void launch_qr(const float* a, float* q, float* r, float* work, std::int64_t count, std::int64_t m, std::int64_t n,
+               bool full_matrices, CUstream_st* stream) {
+  if (count == 0 || m == 0 || n == 0) return;
+  const std::int64_t k = m < n ? m : n;
+  qr_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, q, r, work, count, m, n, full_matrices ? m : k,
+                                                        full_matrices ? m : k);
+}
 
 void launch_matrix_inverse(const float* a, float* y, float* work, std::int64_t count, std::int64_t n,
                            CUstream_st* stream) {

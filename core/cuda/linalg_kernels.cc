@@ -2,6 +2,7 @@
 // eliminations run in, then one launch (core/cuda/linalg.cu).
 #include "core/cuda/linalg_kernels.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "core/cuda/check.h"
@@ -12,6 +13,7 @@
 #include "core/cuda/workspace.h"
 #include "core/op_registry.h"
 #include "core/ops/linalg_ops.h"
+#include "core/ops/matrix_decompositions.h"
 
 namespace strata::cuda {
 
@@ -47,10 +49,20 @@ void cholesky(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+void qr(KernelContext& ctx) {
+  const ops::MatrixShape s = ops::matrix_shape(ctx.input(0).shape());
+  const auto bytes = static_cast<std::size_t>(s.count * (s.rows * s.cols + std::min(s.rows, s.cols))) * sizeof(float);
+  float* work = bytes == 0 ? nullptr : static_cast<float*>(run_context(ctx).workspace().get(bytes));
+  launch_qr(floats(ctx.input(0)), floats(ctx.output(0)), floats(ctx.output(1)), work, s.count, s.rows, s.cols,
+            ctx.node.attrs.get_or<bool>("full_matrices", false), run_context(ctx).stream().get());
+  check_launch(ctx);
+}
+
 void register_linalg_kernels(OpRegistry& r) {
   add_kernel(r, "matrix_inverse", matrix_inverse);
   add_kernel(r, "matrix_determinant", matrix_determinant);
   add_kernel(r, "cholesky", cholesky);
+  add_kernel(r, "qr", qr);
 }
 
 }  // namespace strata::cuda

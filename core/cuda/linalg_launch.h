@@ -23,5 +23,10 @@ void launch_matrix_determinant(const float* a, float* y, float* work, std::int64
 // y = the lower Cholesky factor of a's lower triangle (Cholesky-Banachiewicz, row by row);
 // a matrix that is not positive definite gives NaN throughout.
 void launch_cholesky(const float* a, float* y, std::int64_t count, std::int64_t n, CUstream_st* stream);
+// {q, r} of `count` m×n matrices by Householder reflections, Eigen's HouseholderQR's (the
+// CPU kernel's signs): q m×k and r k×n with k = min(m, n), or m×m and m×n with
+// full_matrices; work holds count·(m·n + min(m, n)) floats.
+void launch_qr(const float* a, float* q, float* r, float* work, std::int64_t count, std::int64_t m, std::int64_t n,
+               bool full_matrices, CUstream_st* stream);
 
 }  // namespace strata::cuda

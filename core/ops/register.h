@@ -33,6 +33,7 @@ void register_random_ops(OpRegistry& registry);
 void register_image_ops(OpRegistry& registry);
 void register_spectral_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
+void register_matrix_decomposition_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
@@ -62,6 +63,7 @@ inline void register_all(OpRegistry& registry) {
   register_image_ops(registry);
   register_spectral_ops(registry);
   register_linalg_ops(registry);
+  register_matrix_decomposition_ops(registry);
   register_resize_ops(registry);
 }
 

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1336,6 +1337,31 @@ OpCases linalg_cases(const std::string& op) {
   return cases;
 }
 
+// qr reduced and complete on deep, square and wide matrices (columns already reduced below
+// the pivot in some: no reflection there), one, batches of one and two axes, many, none.
+OpCases qr_cases() {
+  OpCases cases{1e-4f, {}};
+  std::uint64_t seed = 4100;
+  for (const bool full : {false, true}) {
+    for (const auto& [batch, m, n] : std::vector<std::tuple<Shape, std::int64_t, std::int64_t>>{
+             {Shape{}, 1, 1}, {Shape{}, 4, 3}, {Shape{5}, 3, 5}, {Shape{2, 3}, 6, 6}, {Shape{200}, 8, 4},
+             {Shape{0}, 3, 3}}) {
+      std::vector<std::int64_t> dims = batch.dims();
+      dims.insert(dims.end(), {m, n});
+      Tensor a = in_range(Shape(dims), -1, 1, seed++);
+      if (m == 6)  // the first column's entries below the pivot 0: no reflection for it
+        for (std::int64_t k = 0; k < a.size() / (m * n); ++k)
+          for (std::int64_t i = 1; i < m; ++i) a.data<float>()[(k * m + i) * n] = 0.f;
+      KernelCase c{(full ? "complete, batch " : "reduced, batch ") + batch.to_string() + " of " + std::to_string(m) +
+                       "x" + std::to_string(n),
+                   {a}};
+      c.attrs = Attrs{{"full_matrices", full}};
+      cases.cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
 // concat_last(a, b), or split_last(g, like_a, like_b) of the same shapes: ranks 1 to 3,
 // over many blocks, either part of width 0, no rows.
 OpCases concat_last_cases(bool split) {
@@ -1692,6 +1718,7 @@ std::map<std::string, OpCases> build_table() {
   m["batch_matmul"] = batch_matmul_cases();
   m["causal_mask"] = causal_mask_cases();
   for (const char* name : {"matrix_inverse", "matrix_determinant", "cholesky"}) m[name] = linalg_cases(name);
+  m["qr"] = qr_cases();
   m["rfft"] = rfft_cases(false);
   m["irfft"] = rfft_cases(true);
   m["concat_last"] = concat_last_cases(false);

@@ -37,6 +37,7 @@ void register_random_kernels(OpRegistry& registry);
 void register_image_kernels(OpRegistry& registry);
 void register_spectral_kernels(OpRegistry& registry);
 void register_linalg_kernels(OpRegistry& registry);
+void register_matrix_decomposition_kernels(OpRegistry& registry);
 void register_resize_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
@@ -67,6 +68,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_image_kernels(registry);
   register_spectral_kernels(registry);
   register_linalg_kernels(registry);
+  register_matrix_decomposition_kernels(registry);
   register_resize_kernels(registry);
 }
 
