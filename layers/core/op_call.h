@@ -144,6 +144,10 @@ const std::map<std::string, OpFn>& special_ops();
 // cholesky_inverse and logdet; slogdet's (sign, log |det|), one of multi_output_ops.
 const std::map<std::string, OpFn>& linalg_ops();
 std::vector<Output> slogdet(const OpCall& c);
+// layers/core/op_layer_decompositions.cc: pinv and matrix_rank; and qr, svd and eigh, merged
+// into multi_output_ops.
+const std::map<std::string, OpFn>& decomposition_ops();
+const std::map<std::string, MultiOpFn>& decomposition_multi_output_ops();
 // layers/core/op_layer_updates.cc: slice_update and scatter.
 const std::map<std::string, OpFn>& update_ops();
 // layers/core/op_layer_segments.cc: segment_sum, segment_max, segment_min and segment_prod.

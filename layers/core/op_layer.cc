@@ -209,8 +209,8 @@ const std::map<std::string, OpFn>& table() {
   static const bool merged = [] {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
-                              &linalg_ops(), &update_ops(), &signal_ops(), &image_quality_ops(),
-                              &patch_ops(), &bin_ops()})
+                               &linalg_ops(), &decomposition_ops(), &update_ops(), &signal_ops(),
+                               &image_quality_ops(), &patch_ops(), &bin_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -251,8 +251,8 @@ std::string keras_module_of(const std::string& op) {
                                               "SobelEdges",     "SSIM"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
-  static const std::set<std::string> linalg = {"Norm",     "Inv",      "Det",      "Solve",
-                                               "SolveTriangular", "Cholesky", "CholeskyInverse"};
+  static const std::set<std::string> linalg = {"Norm", "Inv", "Det", "Solve", "SolveTriangular", "Cholesky",
+                                               "CholeskyInverse", "Qr", "SVD", "Eigh", "Pinv", "MatrixRank", "Lstsq"};
   if (linalg.count(op)) return "keras.src.ops.linalg";
   if (op == "Logdet") return "keras.src.ops.math";
   if (core.count(op)) return "keras.src.ops.core";

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/matrix_decompositions.h"
 #include "core/ops/scan_ops.h"
 #include "layers/core/op_call.h"
 
@@ -225,6 +226,27 @@ float constant_q(C c) {
 // keras.ops.norm: vector orders (one axis) None/2, 0, 1 and other numbers; matrix orders
 // (two axes) None/'fro', 1 and -1. Orders needing singular values are refused, as is
 // axis None (it takes the batch axis in).
+// Keras's matrix norms of the singular values (ord 2: the largest, -2: the smallest, 'nuc',
+// given as 0 here: their sum): the two axes moved last as its moveaxis, then tf.linalg.svd's
+// values; keepdims puts axis[0] and axis[1], as given, back as Keras's expand_dims calls do.
+Output singular_value_norm(C c, Output x, double order, bool keep) {
+  const std::vector<std::int64_t> given = *c.axes("axis");
+  const int rank = rank_of(x);
+  const std::int64_t first = normalize_axis(given[0], rank, c.where), second = normalize_axis(given[1], rank, c.where);
+  std::vector<std::int64_t> perm;
+  for (std::int64_t i = 0; i < rank; ++i)
+    if (i != first && i != second) perm.push_back(i);
+  perm.push_back(first);
+  perm.push_back(second);
+  const Output s = ops::singular_values(ops::transpose(x, perm));
+  const std::vector<std::int64_t> last{rank_of(s) - 1};
+  Output y = order == 2.0    ? ops::reduce_max(s, last)
+             : order == -2.0 ? reduce_min(s, last, false)
+                             : ops::reduce_sum(s, last);
+  if (keep) y = ops::expand_dims(ops::expand_dims(y, static_cast<int>(given[0])), static_cast<int>(given[1]));
+  return y;
+}
+
 Output norm(C c) {
   const Output x = c.arg(0);
   if (!c.has("axis")) refuse(c, "axis", "None takes the batch axis into the norm");
@@ -248,8 +270,9 @@ Output norm(C c) {
   }
   if (axes.size() != 2) refuse(c, "axis", "one axis (a vector norm) or two (a matrix norm) are");
   if (none || (text && *text == "fro")) return ops::sqrt(ops::reduce_sum(ops::mul(x, x), axes, keep));
+  if ((text && *text == "nuc") || (p && std::fabs(*p) == 2.0)) return singular_value_norm(c, x, p.value_or(0.0), keep);
   if (!p || (*p != 1.0 && *p != -1.0))
-    refuse(c, "ord", "matrix orders None, 'fro', 1 and -1 are (the others need singular values or inf)");
+    refuse(c, "ord", "matrix orders None, 'fro', 'nuc', 2, -2, 1 and -1 are (inf is not)");
   // The largest (smallest) column sum of |x|.
   const Output columns = ops::reduce_sum(magnitude, {axes[0]}, true);
   Output y = *p > 0 ? ops::reduce_max(columns, {axes[1]}, true) : reduce_min(columns, {axes[1]}, true);
