@@ -9,10 +9,13 @@ configure_sanitizer_build() {
   # relative to it, and the (debug-info) build directory is not hashed.
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   # No CUDA (nvcc's host compiler would be clang too), examples or benchmarks: the
-  # library, the tools (the suite runs them), the suites and the fuzz targets.
+  # library, the tools (the suite runs them), the suites and the fuzz targets. strata-serve
+  # is built REST only here: its gRPC front end has not yet been run under LeakSanitizer,
+  # whose reports on Debian's uninstrumented gRPC runtime would need reviewing first.
   CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
     -DSTRATA_SANITIZE=address,undefined -DSTRATA_FUZZ=ON -DSTRATA_BUILD_TESTS=ON \
-    -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=ON -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF
+    -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=ON -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF \
+    -DSTRATA_SERVING_GRPC=OFF
 }
 
 sanitizer_environment() {
