@@ -121,6 +121,10 @@ Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shap
   return v;
 }
 
+void LayerImpl::quantize(const std::string& /*mode*/) {
+  throw NotImplementedError("Layer " + class_name() + " does not have a `quantize` method implemented.");
+}
+
 // --- Layer ---------------------------------------------------------------------------
 
 LayerImpl& Layer::impl() const {

@@ -98,6 +98,11 @@ class LayerImpl {
   // Whether the layer computes as Keras's quantized layers do in `mode` ("int8"), with the
   // variables Keras's quantized build makes (docs/precision.md); none do by default.
   virtual bool supports_quantization_mode(const std::string& /*mode*/) const { return false; }
+  // Keras's layer.quantize(mode) on this built, float layer (Model::quantize calls it on the
+  // layers supports_quantization_mode accepts): its float kernel replaced by the mode's
+  // variables, quantized as Keras quantizes them, and quantization_mode set. Checks all
+  // before it changes anything. Others throw Keras's NotImplementedError.
+  virtual void quantize(const std::string& mode);
 
   std::string name;
   bool trainable = true;

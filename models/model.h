@@ -86,6 +86,18 @@ class Model : public Layer {
   void compile(CompileOptions options);
   bool compiled() const;
 
+  // Keras's model.quantize(mode) (models/model_quantize.cc, docs/precision.md): every Dense,
+  // EinsumDense and Embedding of the model and of its nested models gets Keras's int8
+  // kernel and per-channel scale and its QuantizedDTypePolicy; other layers stay as they
+  // are (Keras warns that they have no quantize, Strata too, on stderr). A compiled model
+  // stays compiled with the same optimizer and its state; fit then trains what Keras
+  // trains (the biases and the float layers). Keras's ValueErrors for a mode it does not
+  // know, a model not built and a layer quantized already; NotImplementedError for
+  // Keras's other modes ("int4", "float8") and for Dense or EinsumDense layers inside
+  // another layer (MultiHeadAttention's, TimeDistributed's), which Strata does not
+  // quantize yet. Every check comes before any change.
+  void quantize(const std::string& mode);
+
   History fit(const Tensor& x, const Tensor& y, const FitOptions& options = {});
   History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const FitOptions& options = {});
   // A batched Dataset yielding (x..., y...[, sample_weight]) (data/dataset.h). batch_size,

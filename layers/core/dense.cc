@@ -45,8 +45,9 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
   }
   if (quantization_mode == "int8") {
     const Int8Rows q = quantize_rows_int8(x);
-    Output y = ops::dense(q.values, graph.variable(kernel));
-    y = ops::div(y, ops::mul(graph.variable(kernel_scale), q.scale));
+    const Output k = graph.variable(kernel), k_scale = graph.variable(kernel_scale);
+    Output y = ops::div(ops::dense(q.values, k), ops::mul(k_scale, q.scale));
+    y = with_dequantized_gradient(y, ops::div(ops::dense(x, k), k_scale));
     if (options.use_bias) y = ops::add(y, graph.variable(bias));
     return {activations::apply(options.activation, y)};
   }
@@ -55,6 +56,21 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
   Output y = ops::dense(x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},
                         fused_relu ? "relu" : "");
   return {fused_relu ? y : activations::apply(options.activation, y)};
+}
+
+void DenseImpl::quantize(const std::string& mode) {
+  check_quantizable(*this, mode);
+  Int8Weight q = quantize_weight_int8(kernel.value(), {0}, "Dense '" + name + "' kernel");
+  drop_weight_rules(*this, kernel);
+  // Keras's int8 build's variables, in the order a loaded int8 Dense has them.
+  weights.clear();
+  kernel = add_weight("kernel", q.values.shape(), "zeros", false);
+  kernel.assign(q.values);
+  kernel.set_saved_as_int8(true);
+  if (options.use_bias) weights.push_back(bias);
+  kernel_scale = add_weight("kernel_scale", Shape{units}, "ones", false);
+  kernel_scale.assign(q.scale.reshaped(Shape{units}));
+  quantization_mode = mode;
 }
 
 Dense::Dense(std::int64_t units, DenseOptions options)

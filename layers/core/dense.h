@@ -1,6 +1,7 @@
 // Dense: y = activation(x · kernel + bias), acting on the last axis of N-D input. In int8
 // mode (a file's QuantizedDTypePolicy), as Keras's int8 Dense: x quantized per row, an
-// integer product with the int8 kernel, divided by kernel_scale times the row's scale.
+// integer product with the int8 kernel, divided by kernel_scale times the row's scale; the
+// input's gradient is the float product's with the kernel divided by kernel_scale (Keras's).
 #pragma once
 
 #include <string>
@@ -44,6 +45,9 @@ class DenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  // Keras's Dense.quantize("int8"): the kernel quantized per unit (AbsMaxQuantizer over axis
+  // 0), stored as kernel (int8, not trainable) and kernel_scale (units,); the bias stays.
+  void quantize(const std::string& mode) override;
 
   std::int64_t units;
   DenseOptions options;

@@ -227,11 +227,7 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
                                                        "HeUniform",       "HeNormal",      "LecunUniform",
                                                        "LecunNormal"};
   if (quantization_mode == "int8") {
-    if (letters.summed.size() > letters.input_kept.size() || letters.summed.size() > letters.kernel_kept.size()) {
-      throw NotImplementedError("EinsumDense equation '" + equation + "' in int8: " +
-                                std::to_string(letters.summed.size()) + " summed letters, more than the output's " +
-                                "letters from the input or the kernel (Keras squeezes those scales)");
-    }
+    check_int8_equation();
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros", false);
     kernel.set_saved_as_int8(true);
   } else if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
@@ -249,13 +245,60 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     }
     bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
   }
-  if (quantization_mode == "int8") {
-    std::vector<std::int64_t> scale_dims;
-    for (std::size_t i = 0; i < letters.output.size(); ++i) {
-      scale_dims.push_back(has(letters.kernel, letters.output[i]) ? out[i] : 1);
-    }
-    kernel_scale = add_weight("kernel_scale", Shape(scale_dims), "ones", false);
+  if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", int8_scale_shape(), "ones", false);
+}
+
+void EinsumDenseImpl::check_int8_equation() const {
+  if (letters.summed.size() > letters.input_kept.size() || letters.summed.size() > letters.kernel_kept.size()) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "' in int8: " +
+                              std::to_string(letters.summed.size()) + " summed letters, more than the output's " +
+                              "letters from the input or the kernel (Keras squeezes those scales)");
   }
+}
+
+Shape EinsumDenseImpl::int8_scale_shape() const {
+  std::vector<std::int64_t> dims;
+  for (std::size_t i = 0; i < letters.output.size(); ++i) {
+    dims.push_back(has(letters.kernel, letters.output[i]) ? full_output_shape[static_cast<int>(i)] : 1);
+  }
+  return Shape(dims);
+}
+
+void EinsumDenseImpl::quantize(const std::string& mode) {
+  check_quantizable(*this, mode);
+  check_int8_equation();
+  std::vector<int> summed_axes;
+  for (char c : letters.summed) summed_axes.push_back(static_cast<int>(letters.kernel.find(c)));
+  const Int8Weight q = quantize_weight_int8(kernel.value(), summed_axes, "EinsumDense '" + name + "' kernel");
+  // The scale from the kernel's layout (kept letters in kernel order, 1 on the summed axes)
+  // to kernel_scale's (the output's, 1 on the axes the kernel lacks), element by element.
+  const Shape scale_shape = int8_scale_shape();
+  const Shape& from_shape = q.scale.shape();
+  Tensor scale(scale_shape);
+  const auto from = q.scale.values<float>();
+  auto to = scale.values<float>();
+  std::vector<std::int64_t> index(letters.output.size(), 0);
+  for (float& value : to) {
+    std::int64_t p = 0;
+    for (std::size_t j = 0; j < letters.kernel.size(); ++j) {
+      const std::size_t o = letters.output.find(letters.kernel[j]);
+      p = p * from_shape[static_cast<int>(j)] + (o == std::string::npos ? 0 : index[o]);
+    }
+    value = from[static_cast<std::size_t>(p)];
+    for (int d = scale_shape.rank() - 1; d >= 0; --d) {  // the next index, row-major
+      if (++index[static_cast<std::size_t>(d)] < scale_shape[d]) break;
+      index[static_cast<std::size_t>(d)] = 0;
+    }
+  }
+  // Keras's int8 build's variables, in the order a loaded int8 EinsumDense has them.
+  weights.clear();
+  kernel = add_weight("kernel", q.values.shape(), "zeros", false);
+  kernel.assign(q.values);
+  kernel.set_saved_as_int8(true);
+  if (options.bias_axes) weights.push_back(bias);
+  kernel_scale = add_weight("kernel_scale", scale_shape, "ones", false);
+  kernel_scale.assign(scale);
+  quantization_mode = mode;
 }
 
 std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -297,9 +340,11 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   if (quantization_mode == "int8") {
     // Keras: the input quantized over the summed axes, then x / (input scale * kernel_scale).
     const Int8Rows q = quantize_rows_int8(x);
+    const Output k_scale = graph.variable(kernel_scale);
     y = ops::matmul(q.values, k);
     const Output input_scale = to_output(ops::broadcast_like(q.scale, y));
-    y = ops::div(to_output(y), ops::mul(input_scale, graph.variable(kernel_scale)));
+    y = ops::div(to_output(y), ops::mul(input_scale, k_scale));
+    y = with_dequantized_gradient(y, ops::div(to_output(ops::matmul(x, k)), k_scale));
   } else {
     y = to_output(ops::matmul(x, k));
   }

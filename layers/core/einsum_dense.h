@@ -12,7 +12,8 @@
 // In int8 mode (a file's QuantizedDTypePolicy), as Keras's int8 EinsumDense: the input
 // quantized over its summed axes, an integer product with the int8 kernel, divided by the
 // input's scale times kernel_scale (equations with more summed letters than the output
-// has letters from either side are refused: Keras squeezes those scales).
+// has letters from either side are refused: Keras squeezes those scales); the input's
+// gradient is the float product's with the kernel divided by kernel_scale (Keras's).
 #pragma once
 
 #include <optional>
@@ -64,6 +65,9 @@ class EinsumDenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  // Keras's EinsumDense.quantize("int8"): the kernel quantized over its summed axes (one
+  // scale per kept kernel position, laid out as kernel_scale), the bias kept.
+  void quantize(const std::string& mode) override;
 
   std::string equation;  // as written (and saved)
   Shape output_shape;    // as written: the dims after the batch not the ellipsis's; unknown dims come from the input
@@ -74,6 +78,12 @@ class EinsumDenseImpl : public LayerImpl {
   // output (1 on the axes the kernel lacks).
   Variable kernel_scale;
   Shape full_output_shape;  // with the batch dim, as built
+
+ private:
+  // Refuses equations whose int8 scales Keras lays out otherwise (squeezed).
+  void check_int8_equation() const;
+  // kernel_scale's shape: the output's, 1 on the axes the kernel lacks.
+  Shape int8_scale_shape() const;
 };
 
 class EinsumDense : public Layer {

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/sequence_ops.h"
+#include "layers/core/int8_quantization.h"
 
 namespace strata::layers {
 
@@ -41,6 +42,19 @@ std::vector<Output> EmbeddingImpl::compute_mask(Graph& graph, const std::vector<
   if (!options.mask_zero) return {};
   Output ids = inputs[0].dtype() == DType::float32 ? inputs[0] : ops::cast(inputs[0], DType::float32);
   return {ops::not_equal(ids, ops::constant(graph, 0.f))};
+}
+
+void EmbeddingImpl::quantize(const std::string& mode) {
+  check_quantizable(*this, mode);
+  const Int8Weight q = quantize_weight_int8(embeddings.value(), {1}, "Embedding '" + name + "' embeddings");
+  drop_weight_rules(*this, embeddings);
+  weights.clear();
+  embeddings = add_weight("embeddings", q.values.shape(), "zeros", false);
+  embeddings.assign(q.values);
+  embeddings.set_saved_as_int8(true);
+  embeddings_scale = add_weight("embeddings_scale", Shape{input_dim}, "ones", false);
+  embeddings_scale.assign(q.scale.reshaped(Shape{input_dim}));
+  quantization_mode = mode;
 }
 
 Embedding::Embedding(std::int64_t input_dim, std::int64_t output_dim, EmbeddingOptions options)

@@ -43,6 +43,9 @@ class EmbeddingImpl : public LayerImpl {
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  // Keras's Embedding.quantize("int8"): each row quantized (AbsMaxQuantizer over axis -1),
+  // stored as embeddings (int8, not trainable) and embeddings_scale (input_dim,).
+  void quantize(const std::string& mode) override;
 
   std::int64_t input_dim, output_dim;
   EmbeddingOptions options;

@@ -1,0 +1,120 @@
+// Model::quantize: Keras 3's Model.quantize(mode) (keras/src/models/model.py), int8 only.
+// Keras walks model._flatten_layers() (every layer of the model and of its nested models),
+// calls quantize(mode) on each layer that has no sublayers, warns for those that have none,
+// then drops its compiled functions, keeping the optimizer.
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "models/compiled_model.h"
+#include "models/model.h"
+
+namespace strata {
+
+namespace {
+
+// Keras's QUANTIZATION_MODES, in its order (its messages print the tuple).
+const std::vector<std::string> kKerasQuantizationModes{"int8", "float8", "int4", "gptq", "awq"};
+
+// The classes whose quantize Keras implements (Layer.quantize raises NotImplementedError).
+const std::set<std::string> kKerasQuantizableClasses{"Dense", "EinsumDense", "Embedding", "ReversibleEmbedding"};
+
+// The layers Keras's quantize visits that have no sublayers: the model's, then, in place of a
+// nested model, the nested model's, each once (a shared layer is quantized once).
+void quantize_leaves(const ModelImpl& model, std::vector<Layer>& leaves, std::set<const LayerImpl*>& seen) {
+  for (const Layer& layer : model.layers) {
+    if (!seen.insert(&layer.impl()).second) continue;
+    if (const auto* nested = dynamic_cast<const ModelImpl*>(&layer.impl())) {
+      quantize_leaves(*nested, leaves, seen);
+    } else {
+      leaves.push_back(layer);
+    }
+  }
+}
+
+// Whether a layer holds, at any depth, a layer that has the mode (Keras would quantize it).
+bool holds_quantizable_sublayer(const LayerImpl& layer, const std::string& mode) {
+  for (const Layer& sub : layer.sublayers()) {
+    if (sub.impl().supports_quantization_mode(mode) || holds_quantizable_sublayer(sub.impl(), mode)) return true;
+  }
+  return false;
+}
+
+// Keras sets the model's train/test/predict functions to None; its optimizer, and the
+// state it has for the weights that remain (the biases' moments), carry on. Strata
+// compiles the programs again with the optimizer compile() resolved, and keeps the step
+// count (it keys dropout masks).
+void recompile_after_quantize(ModelImpl& model) {
+  model.inference.reset();
+  for (const Layer& layer : model.layers) {
+    if (auto* nested = dynamic_cast<ModelImpl*>(&layer.impl()); nested && nested != &model) {
+      recompile_after_quantize(*nested);
+    }
+  }
+  if (!model.compiled) return;
+  model.compile_options->optimizer = model.compiled->optimizer();
+  const std::int64_t steps = model.compiled->train_steps();
+  model.compiled.reset();
+  model.compiled = std::make_unique<CompiledModel>(model, &*model.compile_options);
+  model.compiled->set_train_steps(steps);
+}
+
+}  // namespace
+
+void Model::quantize(const std::string& mode) {
+  ModelImpl& m = model();
+  bool known = false;
+  std::string modes;
+  for (const std::string& k : kKerasQuantizationModes) {
+    known = known || k == mode;
+    modes += (modes.empty() ? "'" : ", '") + k + "'";
+  }
+  if (!known) throw ValueError("Invalid quantization mode. Expected one of (" + modes + "). Received: mode=" + mode);
+  // Keras needs a GPTQConfig / AWQConfig for these; Strata's quantize takes a mode only.
+  if (mode == "gptq") throw ValueError("For GPTQ, you must pass a `GPTQConfig` object in the `config` argument.");
+  if (mode == "awq") throw ValueError("For AWQ, you must pass an `AWQConfig` object in the `config` argument.");
+  auto hold = m.usage.exclusive("quantize", m.name);
+  if (m.inputs.empty()) {
+    throw ValueError("Cannot quantize a layer that isn't yet built. Layer '" + m.name + "' (of type '" +
+                     m.class_name() + "') is not built yet.");
+  }
+  if (mode != "int8") {
+    throw NotImplementedError("model '" + m.name + "': quantize(\"" + mode +
+                              "\") is not supported: Strata quantizes to int8 only (docs/precision.md)");
+  }
+  std::vector<Layer> leaves;
+  std::set<const LayerImpl*> seen{&m};
+  quantize_leaves(m, leaves, seen);
+  for (const Layer& layer : leaves) {
+    const LayerImpl& l = layer.impl();
+    if (!l.quantization_mode.empty()) {
+      throw ValueError("Layer '" + l.name + "' is already quantized with dtype_policy='" + l.quantization_mode +
+                       "_from_float32'. Received: mode=" + mode);
+    }
+    if (!l.supports_quantization_mode(mode) && kKerasQuantizableClasses.count(l.class_name())) {
+      throw NotImplementedError(l.class_name() + " '" + l.name + "': Keras's quantize(\"" + mode +
+                                "\") quantizes it; Strata does not yet");
+    }
+    if (!l.supports_quantization_mode(mode) && holds_quantizable_sublayer(l, mode)) {
+      throw NotImplementedError(l.class_name() + " '" + l.name + "': Keras's quantize(\"" + mode +
+                                "\") quantizes the Dense or EinsumDense layers inside it; Strata does not yet");
+    }
+  }
+  std::set<std::string> skipped;  // Keras warns once per class (its warnings filter)
+  for (const Layer& layer : leaves) {
+    if (layer.impl().supports_quantization_mode(mode)) {
+      layer.impl().quantize(mode);
+    } else {
+      skipped.insert(layer.class_name());
+    }
+  }
+  for (const std::string& c : skipped) {
+    std::cerr << "strata: quantize(\"" << mode << "\"): Layer " << c
+              << " does not have a `quantize` method implemented.\n";
+  }
+  recompile_after_quantize(m);
+}
+
+}  // namespace strata
