@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the library and the suites that exercise threads with ThreadSanitizer and runs
-# their concurrency tests: one model predicting on 8 threads (models' ConcurrentPredict),
+# Builds the library with ThreadSanitizer and the concurrency tests (tests/concurrency_tests, three
+# files of the core and models suites) and runs them: one model predicting on 8 threads (ConcurrentPredict),
 # one Program on many execution states (core's ExecutionState), the worker pool
 # (ThreadPool, but for its fork test). CI runs it before the main suite (.ci/run).
 #   bash scripts/tsan.sh
@@ -18,13 +18,14 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=thread \
   -DSTRATA_BUILD_EXAMPLES=OFF -DSTRATA_BUILD_TOOLS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_CUDA=OFF
-cmake --build "$BUILD_DIR" -j"$JOBS" --target core_tests models_tests
+cmake --build "$BUILD_DIR" -j"$JOBS" --target concurrency_tests
 
 # halt_on_error: a race fails the run at once, with both stacks.
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # 8 threads x 1,000 predict calls per model, as in the main suite, but for the stacked
 # LSTM: its 905 time steps take a fifth of a second a call under TSan, so 8 x 100 there.
 # Not the pool's fork test: TSan cannot start threads in a child of a threaded process.
-"$BUILD_DIR/tests/core_tests" --gtest_filter='ExecutionState.*:ThreadPool.*:-ThreadPool.AForkedChildBuildsItsOwnPool'
-STRATA_CONCURRENT_CALLS=1000 "$BUILD_DIR/tests/models_tests" --gtest_filter='ConcurrentPredict.*:-*Lstm*'
-STRATA_CONCURRENT_CALLS=100 "$BUILD_DIR/tests/models_tests" --gtest_filter='ConcurrentPredict.*Lstm*'
+"$BUILD_DIR/tests/concurrency_tests" \
+  --gtest_filter='ExecutionState.*:ThreadPool.*:-ThreadPool.AForkedChildBuildsItsOwnPool'
+STRATA_CONCURRENT_CALLS=1000 "$BUILD_DIR/tests/concurrency_tests" --gtest_filter='ConcurrentPredict.*:-*Lstm*'
+STRATA_CONCURRENT_CALLS=100 "$BUILD_DIR/tests/concurrency_tests" --gtest_filter='ConcurrentPredict.*Lstm*'
