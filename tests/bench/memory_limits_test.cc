@@ -17,7 +17,10 @@ TEST(MemoryLimits, CacheReadReportsOnePositiveRatePerTrialOnEveryThreadCount) {
     ASSERT_EQ(gbps.size(), 3u);
     for (double g : gbps) {
       EXPECT_TRUE(std::isfinite(g)) << threads << " threads";
-      EXPECT_GT(g, 0.1) << threads << " threads";
+      // No lower bound but zero: a sanitizer build with another test on the second core
+      // read at 0.08 GB/s. The upper one catches a rate in bytes rather than GB.
+      EXPECT_GT(g, 0.0) << threads << " threads";
+      EXPECT_LT(g, 1e5) << threads << " threads";
     }
   }
 }
