@@ -12,6 +12,7 @@ struct BatchingParameters {
   std::int64_t batch_timeout_micros = 1000;
   int num_batch_threads = 0;  // 0: one per hardware thread
   std::int64_t max_enqueued_batches = 100;
+  bool operator==(const BatchingParameters&) const = default;
 };
 
 // Reads TensorFlow Serving's --batching_parameters_file (a text-format BatchingParameters

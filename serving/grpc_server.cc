@@ -9,8 +9,8 @@
 
 namespace strata::serving {
 
-GrpcServer::GrpcServer(const ModelManager& manager, GrpcServerOptions options)
-    : prediction_(manager, options.service), model_(manager) {
+GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
+    : prediction_(models, options.service), model_(models) {
   int threads = options.max_threads;
   if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   grpc::ResourceQuota quota("strata-serve");

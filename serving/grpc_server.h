@@ -24,7 +24,7 @@ struct GrpcServerOptions {
 class GrpcServer {
  public:
   // Binds and starts serving; throws IOError when the address can't be bound.
-  GrpcServer(const ModelManager& manager, GrpcServerOptions options);
+  GrpcServer(const ModelRegistry& models, GrpcServerOptions options);
   ~GrpcServer();  // stops
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;

@@ -39,9 +39,11 @@ grpc::Status grpc_answer(Body&& body) {
   }
 }
 
-// The version a ModelSpec asks for: a number, the latest (none), or a label (refused).
-std::optional<std::int64_t> requested_version(const tfs::ModelSpec& spec) {
-  if (spec.version_choice_case() == tfs::ModelSpec::kVersionLabel) throw_unknown_label(spec.version_label());
+// The version a ModelSpec asks for: a number, the one its label names, or the latest (none).
+std::optional<std::int64_t> requested_version(const ModelRegistry& models, const tfs::ModelSpec& spec) {
+  if (spec.version_choice_case() == tfs::ModelSpec::kVersionLabel) {
+    return find_label(models, spec.name(), spec.version_label());
+  }
   if (spec.has_version()) return spec.version().value();
   return std::nullopt;
 }
@@ -132,7 +134,7 @@ grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*, const tfs::Pre
                                             tfs::PredictResponse* response) {
   return grpc_answer([&] {
     const tfs::ModelSpec& spec = request->model_spec();
-    auto servable = find_servable(manager_, spec.name(), requested_version(spec));
+    auto servable = find_servable(models_, spec.name(), requested_version(models_, spec));
     check_signature_name(spec.signature_name());
     const Signature& sig = servable->signature();
     check_input_aliases(*request, sig);
@@ -153,7 +155,7 @@ grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*, const tfs::Pre
     const std::vector<std::size_t> selected = selected_outputs(*request, sig);
     std::vector<Tensor> outputs = servable->predict(std::move(inputs));
     auto* out_spec = response->mutable_model_spec();
-    out_spec->set_name(manager_.name());
+    out_spec->set_name(spec.name());
     out_spec->mutable_version()->set_value(servable->version());
     out_spec->set_signature_name(kDefaultSignature);
     auto& out = *response->mutable_outputs();
@@ -174,7 +176,7 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(grpc::ServerContext*, const
       }
     }
     const tfs::ModelSpec& spec = request->model_spec();
-    auto servable = find_servable(manager_, spec.name(), requested_version(spec));
+    auto servable = find_servable(models_, spec.name(), requested_version(models_, spec));
     const Signature& sig = servable->signature();
     tfs::SignatureDefMap map;
     tensorflow::SignatureDef& def = (*map.mutable_signature_def())[kDefaultSignature];
@@ -186,7 +188,7 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(grpc::ServerContext*, const
                            &(*def.mutable_outputs())[sig.outputs[k].name]);
     }
     def.set_method_name("tensorflow/serving/predict");
-    response->mutable_model_spec()->set_name(manager_.name());
+    response->mutable_model_spec()->set_name(spec.name());
     response->mutable_model_spec()->mutable_version()->set_value(servable->version());
     (*response->mutable_metadata())["signature_def"].PackFrom(map);
   });
@@ -197,7 +199,7 @@ grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*, const tfs::G
   return grpc_answer([&] {
     if (!request->has_model_spec()) throw invalid_argument("Missing ModelSpec");
     const tfs::ModelSpec& spec = request->model_spec();
-    for (const auto& s : find_statuses(manager_, spec.name(), requested_version(spec))) {
+    for (const auto& s : find_statuses(models_, spec.name(), requested_version(models_, spec))) {
       auto* status = response->add_model_version_status();
       status->set_version(s.version);
       status->set_state(state_proto(s.state));

@@ -1,4 +1,4 @@
-// TensorFlow Serving's gRPC services over a ModelManager: PredictionService (Predict,
+// TensorFlow Serving's gRPC services over a ModelRegistry: PredictionService (Predict,
 // GetModelMetadata) and ModelService (GetModelStatus), with the messages of
 // serving/proto/tensorflow_serving.proto. They find servables, statuses and signatures
 // where the REST handler does (serving/servable_lookup.h) and predict through the same
@@ -15,7 +15,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "serving/model_manager.h"
+#include "serving/model_registry.h"
 #include "serving/proto/tensorflow_serving.grpc.pb.h"
 
 namespace strata::serving {
@@ -27,8 +27,8 @@ struct GrpcServiceOptions {
 
 class PredictionServiceImpl final : public tensorflow::serving::PredictionService::Service {
  public:
-  explicit PredictionServiceImpl(const ModelManager& manager, GrpcServiceOptions options = {})
-      : manager_(manager), options_(options) {}
+  explicit PredictionServiceImpl(const ModelRegistry& models, GrpcServiceOptions options = {})
+      : models_(models), options_(options) {}
 
   grpc::Status Predict(grpc::ServerContext* context, const tensorflow::serving::PredictRequest* request,
                        tensorflow::serving::PredictResponse* response) override;
@@ -37,19 +37,19 @@ class PredictionServiceImpl final : public tensorflow::serving::PredictionServic
                                 tensorflow::serving::GetModelMetadataResponse* response) override;
 
  private:
-  const ModelManager& manager_;
+  const ModelRegistry& models_;
   GrpcServiceOptions options_;
 };
 
 class ModelServiceImpl final : public tensorflow::serving::ModelService::Service {
  public:
-  explicit ModelServiceImpl(const ModelManager& manager) : manager_(manager) {}
+  explicit ModelServiceImpl(const ModelRegistry& models) : models_(models) {}
 
   grpc::Status GetModelStatus(grpc::ServerContext* context, const tensorflow::serving::GetModelStatusRequest* request,
                               tensorflow::serving::GetModelStatusResponse* response) override;
 
  private:
-  const ModelManager& manager_;
+  const ModelRegistry& models_;
 };
 
 }  // namespace strata::serving

@@ -21,6 +21,17 @@ std::string to_string(VersionState state) {
   return "UNKNOWN";
 }
 
+std::string to_string(const VersionPolicy& policy) {
+  if (const auto* latest = std::get_if<LatestVersions>(&policy)) {
+    return "latest " + std::to_string(latest->num_versions);
+  }
+  if (std::holds_alternative<AllVersions>(policy)) return "all";
+  std::string out = "specific";
+  const auto& versions = std::get<SpecificVersions>(policy).versions;
+  for (std::size_t i = 0; i < versions.size(); ++i) out += (i ? ", " : " ") + std::to_string(versions[i]);
+  return out;
+}
+
 std::string find_model_file(const fs::path& version_dir) {
   std::vector<std::string> keras, h5;
   std::error_code ec;
@@ -58,6 +69,21 @@ std::vector<std::int64_t> list_versions(const fs::path& base) {
   }
   std::sort(versions.begin(), versions.end());
   return versions;
+}
+
+// The versions of `on_disk` (increasing) that `policy` serves.
+std::vector<std::int64_t> wanted_versions(const VersionPolicy& policy, const std::vector<std::int64_t>& on_disk) {
+  if (const auto* latest = std::get_if<LatestVersions>(&policy)) {
+    const auto n = static_cast<std::size_t>(std::max<std::int64_t>(latest->num_versions, 1));
+    return {on_disk.end() - static_cast<std::ptrdiff_t>(std::min(n, on_disk.size())), on_disk.end()};
+  }
+  if (std::holds_alternative<AllVersions>(policy)) return on_disk;
+  std::vector<std::int64_t> wanted;
+  const auto& specific = std::get<SpecificVersions>(policy).versions;
+  for (std::int64_t v : on_disk) {
+    if (std::find(specific.begin(), specific.end(), v) != specific.end()) wanted.push_back(v);
+  }
+  return wanted;
 }
 
 }  // namespace
@@ -123,57 +149,118 @@ void ModelManager::poll() {
                   (base / "1").string() + "' holding a .keras or .h5 file";
     return;
   }
+  std::vector<std::int64_t> wanted;
   {
     std::lock_guard lock(mu_);
-    scan_error_.clear();
+    wanted = wanted_versions(options_.version_policy, versions);
+    scan_error_ = wanted.empty() ? "none of the versions on disk is one the version policy (" +
+                                       to_string(options_.version_policy) + ") serves"
+                                 : "";
   }
-  const std::int64_t target = versions.back();
-  std::shared_ptr<Servable> current = latest();
-  if (current && current->version() == target) return;
+  // Highest first: the version `latest` requests get is there soonest.
+  for (auto it = wanted.rbegin(); it != wanted.rend(); ++it) load(*it);
+  std::vector<std::shared_ptr<Servable>> unloaded;  // released after the lock
+  {
+    std::lock_guard lock(mu_);
+    // Versions no longer wanted go only when every wanted one is served: while one failed
+    // to load, the versions served before keep serving.
+    for (std::int64_t v : wanted) {
+      if (!served_.contains(v)) return;
+    }
+    for (auto it = served_.begin(); it != served_.end();) {
+      if (std::find(wanted.begin(), wanted.end(), it->first) != wanted.end()) {
+        ++it;
+        continue;
+      }
+      seen_[it->first].status.state = VersionState::kEnd;
+      unloaded.push_back(std::move(it->second));
+      it = served_.erase(it);
+    }
+  }
+  for (const auto& old : unloaded) {
+    std::cerr << "strata-serve: model '" << options_.name << "' version " << old->version() << " is unloaded"
+              << std::endl;
+  }
+  // `unloaded` is released here; requests still holding those versions finish on them.
+}
 
-  const fs::path dir = base / std::to_string(target);
+void ModelManager::load(std::int64_t version) {
+  {
+    std::lock_guard lock(mu_);
+    if (served_.contains(version)) return;
+  }
+  const fs::path dir = fs::path(options_.base_path) / std::to_string(version);
   const std::string file = find_model_file(dir);
   if (file.empty()) {
-    set_status(target, VersionState::kEnd, "version " + std::to_string(target) + ": no .keras or .h5 file in '" + dir.string() + "'");
+    set_status(version, VersionState::kEnd,
+               "version " + std::to_string(version) + ": no .keras or .h5 file in '" + dir.string() + "'");
     return;
   }
+  std::error_code ec;
   const auto time = fs::last_write_time(file, ec);
   {
     std::lock_guard lock(mu_);
-    auto it = seen_.find(target);
-    if (it != seen_.end() && !it->second.status.error.empty() && it->second.file == file && it->second.file_time == time) {
+    auto it = seen_.find(version);
+    if (it != seen_.end() && !it->second.status.error.empty() && it->second.file == file &&
+        it->second.file_time == time) {
       return;  // failed before, unchanged since
     }
   }
-  set_status(target, VersionState::kLoading, "");
+  set_status(version, VersionState::kLoading, "");
   std::shared_ptr<Servable> loaded;
   try {
-    loaded = Servable::load(target, file, options_.batching);
+    loaded = Servable::load(version, file, options_.batching);
   } catch (const std::exception& e) {
-    set_status(target, VersionState::kEnd, "version " + std::to_string(target) + " failed to load '" + file + "': " + e.what(), file, time);
+    set_status(version, VersionState::kEnd,
+               "version " + std::to_string(version) + " failed to load '" + file + "': " + e.what(), file, time);
     return;
   }
-  std::shared_ptr<Servable> old;
   {
     std::lock_guard lock(mu_);
-    old = std::move(served_);
-    served_ = loaded;
-    seen_[target] = {{target, VersionState::kAvailable, ""}, {}, file};
-    if (old) seen_[old->version()].status.state = VersionState::kEnd;
+    served_[version] = std::move(loaded);
+    seen_[version] = {{version, VersionState::kAvailable, ""}, {}, file};
   }
-  std::cerr << "strata-serve: model '" << options_.name << "' version " << target << " is available (" << file << ")"
-            << std::endl;
-  // `old` is released here; requests still holding it finish on it.
+  std::cerr << "strata-serve: model '" << options_.name << "' version " << version << " is available (" << file
+            << ")" << std::endl;
+}
+
+void ModelManager::update(VersionPolicy policy, std::map<std::string, std::int64_t> labels) {
+  {
+    std::lock_guard lock(mu_);
+    options_.version_policy = std::move(policy);
+    options_.version_labels = std::move(labels);
+  }
+  poll();
+}
+
+ModelManagerOptions ModelManager::options() const {
+  std::lock_guard lock(mu_);
+  return options_;
 }
 
 std::shared_ptr<Servable> ModelManager::latest() const {
   std::lock_guard lock(mu_);
-  return served_;
+  return served_.empty() ? nullptr : served_.rbegin()->second;
 }
 
 std::shared_ptr<Servable> ModelManager::version(std::int64_t version) const {
   std::lock_guard lock(mu_);
-  return served_ && served_->version() == version ? served_ : nullptr;
+  auto it = served_.find(version);
+  return it == served_.end() ? nullptr : it->second;
+}
+
+std::vector<std::int64_t> ModelManager::served_versions() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::int64_t> out;
+  for (const auto& [v, servable] : served_) out.push_back(v);
+  return out;
+}
+
+std::optional<std::int64_t> ModelManager::label(const std::string& label) const {
+  std::lock_guard lock(mu_);
+  auto it = options_.version_labels.find(label);
+  if (it == options_.version_labels.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<VersionStatus> ModelManager::statuses() const {
@@ -185,7 +272,7 @@ std::vector<VersionStatus> ModelManager::statuses() const {
 
 std::string ModelManager::unavailable_reason() const {
   std::lock_guard lock(mu_);
-  if (served_) return "";
+  if (!served_.empty()) return "";
   if (!scan_error_.empty()) return scan_error_;
   for (auto it = seen_.rbegin(); it != seen_.rend(); ++it) {
     if (!it->second.status.error.empty()) return it->second.status.error;

@@ -40,8 +40,8 @@ std::optional<std::int64_t> parse_version(std::string_view s) {
 
 }  // namespace
 
-RestHandler::RestHandler(const ModelManager& manager, RestHandlerOptions options)
-    : manager_(manager), options_(options) {}
+RestHandler::RestHandler(const ModelRegistry& models, RestHandlerOptions options)
+    : models_(models), options_(options) {}
 
 RestResponse RestHandler::handle(std::string_view method, std::string_view path, std::string_view body) const {
   try {
@@ -69,7 +69,8 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
   // As TensorFlow Serving: a path outside /v1/ has no handler (404); one under /v1/ that
   // is not an endpoint, or an endpoint with the wrong method, is a malformed request (400).
   if (path != "/v1" && !path.starts_with("/v1/")) {
-    throw not_found(malformed + "; the API is under " + std::string(kPrefix) + manager_.name());
+    const auto names = models_.names();
+    throw not_found(malformed + "; the API is under " + std::string(kPrefix) + (names.size() == 1 ? names[0] : "NAME"));
   }
   if (!path.starts_with(kPrefix)) throw invalid_argument(malformed);
   std::string_view rest = path.substr(kPrefix.size());
@@ -86,10 +87,11 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
   if (i < parts.size() && (parts[i] == "versions" || parts[i] == "labels")) {
     if (i + 1 >= parts.size()) throw invalid_argument(malformed);
     if (parts[i] == "labels") {
-      throw_unknown_label(std::string(parts[i + 1]));
+      version = find_label(models_, name, std::string(parts[i + 1]));
+    } else {
+      version = parse_version(parts[i + 1]);
+      if (!version) throw invalid_argument(malformed + "; a version is a number");
     }
-    version = parse_version(parts[i + 1]);
-    if (!version) throw invalid_argument(malformed + "; a version is a number");
     i += 2;
   }
   const bool is_metadata = i < parts.size() && parts[i] == "metadata";
@@ -107,7 +109,7 @@ RestResponse RestHandler::route(std::string_view method, std::string_view path, 
 
 RestResponse RestHandler::status(const std::string& name, std::optional<std::int64_t> version) const {
   json list = json::array();
-  for (const auto& s : find_statuses(manager_, name, version)) {
+  for (const auto& s : find_statuses(models_, name, version)) {
     list.push_back({{"version", std::to_string(s.version)},
                     {"state", to_string(s.state)},
                     {"status", {{"error_code", s.error.empty() ? "OK" : "UNKNOWN"}, {"error_message", s.error}}}});
@@ -116,8 +118,8 @@ RestResponse RestHandler::status(const std::string& name, std::optional<std::int
 }
 
 RestResponse RestHandler::metadata(const std::string& name, std::optional<std::int64_t> version) const {
-  auto s = find_servable(manager_, name, version);
-  return ok({{"model_spec", {{"name", manager_.name()}, {"signature_name", ""}, {"version", std::to_string(s->version())}}},
+  auto s = find_servable(models_, name, version);
+  return ok({{"model_spec", {{"name", name}, {"signature_name", ""}, {"version", std::to_string(s->version())}}},
              {"metadata", {{"signature_def", {{"signature_def", {{"serving_default", s->signature().to_json()}}}}}}}});
 }
 
@@ -127,7 +129,7 @@ RestResponse RestHandler::predict(const std::string& name, std::optional<std::in
     throw payload_too_large("the request body has " + std::to_string(body.size()) + " bytes, more than the limit of " +
                             std::to_string(options_.max_body_bytes) + " (--rest_api_max_body_bytes)");
   }
-  auto s = find_servable(manager_, name, version);
+  auto s = find_servable(models_, name, version);
   json request;
   try {
     request = json::parse(body);

@@ -1,4 +1,4 @@
-// RestHandler: TensorFlow Serving's REST API over a ModelManager, as a function of
+// RestHandler: TensorFlow Serving's REST API over a ModelRegistry, as a function of
 // (method, path, body) -> (HTTP status, JSON body), with no sockets: the HTTP server, the
 // tests and the fuzzer all call it.
 //
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "serving/model_manager.h"
+#include "serving/model_registry.h"
 
 namespace strata::serving {
 
@@ -33,7 +33,7 @@ struct RestHandlerOptions {
 
 class RestHandler {
  public:
-  explicit RestHandler(const ModelManager& manager, RestHandlerOptions options = {});
+  explicit RestHandler(const ModelRegistry& models, RestHandlerOptions options = {});
 
   RestResponse handle(std::string_view method, std::string_view path, std::string_view body) const;
 
@@ -45,7 +45,7 @@ class RestHandler {
   RestResponse metadata(const std::string& name, std::optional<std::int64_t> version) const;
   RestResponse predict(const std::string& name, std::optional<std::int64_t> version, std::string_view body) const;
 
-  const ModelManager& manager_;
+  const ModelRegistry& models_;
   RestHandlerOptions options_;
 };
 

@@ -2,9 +2,12 @@
 // (docs/serving.md).
 //
 //   strata-serve --port=8500 --rest_api_port=8501 --model_name=NAME --model_base_path=DIR [--enable_batching]
+//   strata-serve --model_config_file=FILE [--model_config_file_poll_wait_seconds=S]
 //
 // DIR/<version>/ holds a .keras or .h5 file; the highest version is served, and a new
-// version appearing under DIR is loaded and swapped in while requests continue. The flags
+// version appearing under DIR is loaded and swapped in while requests continue. FILE
+// configures several models, their version policies and labels, in TensorFlow Serving's
+// text format (serving/model_config_file.h; gRPC builds, which have protobuf). The flags
 // are TensorFlow Serving's where it has them: --port is the gRPC port (PredictionService,
 // ModelService), --rest_api_port the REST port. Built without gRPC (CMake found no gRPC),
 // strata-serve serves REST only and refuses a --port other than -1.
@@ -24,9 +27,10 @@
 #include "tools/cli/flags.h"
 #ifdef STRATA_WITH_GRPC
 #include "serving/grpc_server.h"
+#include "serving/model_config_file.h"
 #endif
 #include "serving/http_server.h"
-#include "serving/model_manager.h"
+#include "serving/model_registry.h"
 #include "serving/rest_handler.h"
 
 int main(int argc, char** argv) {
@@ -39,7 +43,9 @@ int main(int argc, char** argv) {
   int port = -1;
 #endif
   int rest_api_port = 8501, rest_api_num_threads = 0, file_system_poll_wait_seconds = 1, grpc_max_threads = 0;
+  int model_config_file_poll_wait_seconds = 0;
   std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0", grpc_bind = "0.0.0.0";
+  std::string model_config_file;
   std::int64_t grpc_max_receive_message_bytes = 64 << 20;
   bool enable_batching = false;
   BatchingParameters batching;
@@ -57,6 +63,11 @@ int main(int argc, char** argv) {
       .add("rest_api_bind", &rest_api_bind, "the address REST listens on (127.0.0.1: this machine only)")
       .add("model_name", &model_name, "the name in /v1/models/NAME")
       .add("model_base_path", &model_base_path, "directory of numbered versions, each holding a .keras or .h5 file")
+      .add("model_config_file", &model_config_file,
+           "TensorFlow Serving's model config (text proto): several models, version policies, labels; "
+           "--model_name and --model_base_path are then ignored")
+      .add("model_config_file_poll_wait_seconds", &model_config_file_poll_wait_seconds,
+           "seconds between reads of --model_config_file, applying what changed; 0: read once at start")
       .add("file_system_poll_wait_seconds", &file_system_poll_wait_seconds,
            "seconds between polls for new versions; 0: load once at start")
       .add("enable_batching", &enable_batching, "batch requests from many connections server-side")
@@ -95,10 +106,17 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << flags.summary() << std::endl;  // the values it runs with
-  if (model_base_path.empty()) {
-    std::cerr << "strata-serve: --model_base_path is required\n" << flags.usage();
+  if (model_base_path.empty() && model_config_file.empty()) {
+    std::cerr << "strata-serve: --model_base_path (or --model_config_file) is required\n" << flags.usage();
     return 2;
   }
+#ifndef STRATA_WITH_GRPC
+  if (!model_config_file.empty()) {
+    std::cerr << "strata-serve: --model_config_file is read with protobuf, and this strata-serve was built without "
+                 "gRPC and protobuf (Debian: libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc)\n";
+    return 2;
+  }
+#endif
   if (batching.max_batch_size < 1 || batching.batch_timeout_micros < 0 || batching.max_enqueued_batches < 1) {
     std::cerr << "strata-serve: batching needs max_batch_size >= 1, batch_timeout_micros >= 0 and "
                  "max_enqueued_batches >= 1\n";
@@ -142,16 +160,34 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   try {
-    ModelManager manager({.name = model_name,
-                          .base_path = model_base_path,
-                          .file_system_poll_wait_seconds = file_system_poll_wait_seconds,
-                          .batching = enable_batching ? std::optional(batching) : std::nullopt});
-    manager.start_polling();
+    const ModelManagerOptions model{.name = model_name,
+                                    .base_path = model_base_path,
+                                    .file_system_poll_wait_seconds = file_system_poll_wait_seconds,
+                                    .batching = enable_batching ? std::optional(batching) : std::nullopt};
+    ModelRegistry models;
+#ifdef STRATA_WITH_GRPC
+    std::unique_ptr<ModelConfigFilePoller> config_poller;
+    if (!model_config_file.empty()) {
+      if (flags.was_set("model_name") || flags.was_set("model_base_path")) {
+        std::cout << "strata-serve: --model_config_file is given: --model_name and --model_base_path are ignored"
+                  << std::endl;
+      }
+      try {
+        config_poller = std::make_unique<ModelConfigFilePoller>(models, model_config_file,
+                                                                model_config_file_poll_wait_seconds, model);
+      } catch (const Error& e) {
+        std::cerr << "strata-serve: --model_config_file: " << e.what() << "\n";
+        return 2;
+      }
+    }
+#endif
+    if (model_config_file.empty()) models.configure({model});
+    models.start_polling();
 #ifdef STRATA_WITH_GRPC
     std::unique_ptr<GrpcServer> grpc;
     if (port >= 0) {
       grpc = std::make_unique<GrpcServer>(
-          manager, GrpcServerOptions{.bind_address = grpc_bind,
+          models, GrpcServerOptions{.bind_address = grpc_bind,
                                      .port = port,
                                      .max_threads = grpc_max_threads,
                                      .max_receive_message_bytes = static_cast<std::size_t>(grpc_max_receive_message_bytes),
@@ -163,7 +199,7 @@ int main(int argc, char** argv) {
     int bound = -1;
     if (rest_api_port >= 0) {
       handler = std::make_unique<RestHandler>(
-          manager, RestHandlerOptions{.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
+          models, RestHandlerOptions{.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
                                       .max_rows_per_request = max_rows_per_request});
       server = std::make_unique<HttpServer>(*handler, HttpServerOptions{.bind_address = rest_api_bind,
                                                                         .port = rest_api_port,
@@ -172,15 +208,19 @@ int main(int argc, char** argv) {
                                                                             static_cast<std::size_t>(max_body_bytes)});
       bound = server->bind();
     }
-    auto served = manager.latest();
-    const std::string rest_at = " at http://" + rest_api_bind + ":" + std::to_string(bound) + "/v1/models/" + model_name;
-    if (served) {
-      std::cout << "strata-serve: serving model '" << model_name << "' version " << served->version()
-                << (server ? rest_at : "") << std::endl;
-    } else {
-      std::cout << "strata-serve: " << (server ? "listening on " + rest_api_bind + ":" + std::to_string(bound) + "; " : "")
-                << "model '" << model_name << "' has no version to serve yet: " << manager.unavailable_reason()
-                << std::endl;
+    for (const std::string& name : models.names()) {
+      const auto manager = models.find(name);
+      if (!manager) continue;  // dropped by a config poll meanwhile
+      auto served = manager->latest();
+      const std::string rest_at = " at http://" + rest_api_bind + ":" + std::to_string(bound) + "/v1/models/" + name;
+      if (served) {
+        std::cout << "strata-serve: serving model '" << name << "' version " << served->version()
+                  << (server ? rest_at : "") << std::endl;
+      } else {
+        std::cout << "strata-serve: "
+                  << (server ? "listening on " + rest_api_bind + ":" + std::to_string(bound) + "; " : "") << "model '"
+                  << name << "' has no version to serve yet: " << manager->unavailable_reason() << std::endl;
+      }
     }
 #ifdef STRATA_WITH_GRPC
     if (grpc) std::cout << "strata-serve: gRPC API at " << grpc_bind << ":" << grpc->port() << std::endl;

@@ -20,6 +20,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool  # noqa: E402
 from tensorflow.core.protobuf import meta_graph_pb2  # noqa: E402,F401
 from tensorflow_serving.apis import (get_model_metadata_pb2, get_model_status_pb2, model_service_pb2,  # noqa: E402,F401
                                      predict_pb2, prediction_service_pb2)
+from tensorflow_serving.config import model_server_config_pb2  # noqa: E402,F401
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROTO_DIR = os.path.join(ROOT, "serving", "proto")

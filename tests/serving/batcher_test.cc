@@ -198,12 +198,12 @@ TEST(Batcher, AFullQueueIsUnavailable) {
 TEST(Batcher, ConcurrentPredictRequestsAreBatchedAndMatchKeras) {
   ModelDir dir;
   dir.add_version(1, "functional_mlp", ".keras");
-  ModelManager manager({.name = "m",
+  ModelRegistry models({.name = "m",
                         .base_path = dir.path(),
                         .file_system_poll_wait_seconds = 0,
                         .batching = BatchingParameters{.max_batch_size = 16, .batch_timeout_micros = 5000,
                                                        .num_batch_threads = 2}});
-  RestHandler handler(manager);
+  RestHandler handler(models);
   Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
   Tensor y = load_numbered(golden("functional_mlp"), "output")[0];
   constexpr int kThreads = 16, kRequests = 20;
@@ -227,7 +227,7 @@ TEST(Batcher, ConcurrentPredictRequestsAreBatchedAndMatchKeras) {
     Tensor got = tensor_from_json(json::parse(b.substr(b.find(' ') + 1))["predictions"], Shape{1, 3});
     expect_close(got, y.slice_rows(i, i + 1), "row " + std::to_string(i));
   }
-  auto stats = manager.latest()->batcher()->stats();
+  auto stats = models.find("m")->latest()->batcher()->stats();
   EXPECT_EQ(stats.requests, kThreads * kRequests);
   EXPECT_GT(stats.merged_batches, 0) << "no batch served more than one request";
   EXPECT_LT(stats.batches, kThreads * kRequests);
@@ -243,13 +243,13 @@ TEST(Batcher, OneBadRequestInAMergedBatchFailsAloneAndTheOthersGetTheirPredictio
   model.save(dir.path() + "/1/model.keras");
   const Tensor expected = model.predict(Tensor::from_vector<std::int32_t>({1, 2}, {1, 2}), {.verbose = 0});
   // Two one-example requests fill a batch of 2 at once; the timeout never passes.
-  ModelManager manager({.name = "m",
+  ModelRegistry models({.name = "m",
                         .base_path = dir.path(),
                         .file_system_poll_wait_seconds = 0,
                         .batching = BatchingParameters{.max_batch_size = 2, .batch_timeout_micros = 60'000'000,
                                                        .num_batch_threads = 1}});
-  ASSERT_TRUE(manager.latest()) << manager.unavailable_reason();
-  RestHandler handler(manager);
+  ASSERT_TRUE(models.find("m")->latest()) << models.find("m")->unavailable_reason();
+  RestHandler handler(models);
   RestResponse good, bad;
   std::thread a([&] { good = handler.handle("POST", "/v1/models/m:predict", R"({"instances": [[1, 2]]})"); });
   std::thread b([&] { bad = handler.handle("POST", "/v1/models/m:predict", R"({"instances": [[1, 99]]})"); });
@@ -259,7 +259,7 @@ TEST(Batcher, OneBadRequestInAMergedBatchFailsAloneAndTheOthersGetTheirPredictio
   expect_close(tensor_from_json(json::parse(good.body)["predictions"], Shape{1, 2, 3}), expected, "the valid request");
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_NE(bad.body.find("token id 99"), std::string::npos) << bad.body;
-  auto stats = manager.latest()->batcher()->stats();
+  auto stats = models.find("m")->latest()->batcher()->stats();
   EXPECT_EQ(stats.merged_batches, 1) << "the two requests were not in one batch";
   EXPECT_EQ(stats.split_batches, 1);
 }

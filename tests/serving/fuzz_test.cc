@@ -117,11 +117,11 @@ bool is_json(std::string body) {
 void fuzz(const std::string& name, int iterations, std::uint32_t seed) {
   ModelDir dir;
   dir.add_version(1, name, ".keras");
-  ModelManager manager({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager, {.max_body_bytes = 1 << 16});
+  ModelRegistry models({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models, {.max_body_bytes = 1 << 16});
   auto xs = load_numbered(golden(name), "input");
   auto ys = load_numbered(golden(name), "output");
-  const auto& sig = manager.latest()->signature();
+  const auto& sig = models.find("m")->latest()->signature();
 
   // Valid bodies: rows and columns, named and (for one input) plain.
   json rows = json::array(), columns = json::object();
@@ -177,8 +177,8 @@ TEST(Fuzz, MutatedBodiesForAMultiInputModel) { fuzz("multi_io_shared", 4000, 2);
 TEST(Fuzz, DeeplyNestedAndHugeValuesAreRefused) {
   ModelDir dir;
   dir.add_version(1, "functional_mlp", ".keras");
-  ModelManager manager({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager);
+  ModelRegistry models({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models);
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   EXPECT_EQ(handler.handle("POST", "/v1/models/m:predict", "{\"instances\": " + deep + "}").status, 400);
   EXPECT_EQ(handler.handle("POST", "/v1/models/m:predict", "{\"other\": " + deep + "}").status, 400);

@@ -32,7 +32,7 @@ namespace tfs = tensorflow::serving;
 // manager, and stubs for both services.
 struct GrpcServed {
   ModelDir dir;
-  std::unique_ptr<ModelManager> manager;
+  std::unique_ptr<ModelRegistry> registry;
   std::unique_ptr<GrpcServer> server;
   std::unique_ptr<RestHandler> rest;
   std::unique_ptr<tfs::PredictionService::Stub> predict;
@@ -41,12 +41,12 @@ struct GrpcServed {
 
   explicit GrpcServed(const std::string& source, const std::string& file_name, GrpcServerOptions options = {}) {
     dir.add_file(1, source, file_name);
-    manager = std::make_unique<ModelManager>(
+    registry = std::make_unique<ModelRegistry>(
         ModelManagerOptions{.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
     options.bind_address = "127.0.0.1";
     options.port = 0;
-    server = std::make_unique<GrpcServer>(*manager, options);
-    rest = std::make_unique<RestHandler>(*manager);
+    server = std::make_unique<GrpcServer>(*registry, options);
+    rest = std::make_unique<RestHandler>(*registry);
     channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials());
     predict = tfs::PredictionService::NewStub(channel);
     models = tfs::ModelService::NewStub(channel);
@@ -121,8 +121,8 @@ TEST_P(GrpcOneInputModel, PredictMatchesKerasAndRestInBothEncodings) {
   GrpcServed s = GrpcServed::golden_model(name, ext);
   const Tensor x = load_numbered(golden(name), "input")[0];
   const Tensor y = load_numbered(golden(name), "output")[0];
-  const std::string input = s.manager->latest()->signature().inputs[0].name;
-  const std::string output = s.manager->latest()->signature().outputs[0].name;
+  const std::string input = s.registry->find("m")->latest()->signature().inputs[0].name;
+  const std::string output = s.registry->find("m")->latest()->signature().outputs[0].name;
   const Tensor from_rest = rest_outputs(*s.rest, values_json(x), {y.shape()}, {output})[0];
   for (bool content : {true, false}) {
     tfs::PredictRequest request = request_for();
@@ -235,7 +235,7 @@ TEST(GrpcPredict, OneValueFillsTheShapeAsTensorFlowReadsIt) {
   // TensorFlow's FromProto: a field with fewer values than the shape repeats its last
   // value, so one value broadcasts; predicting it equals predicting the full tensor.
   GrpcServed s = GrpcServed::golden_model("functional_mlp", ".keras");
-  const TensorInfo info = s.manager->latest()->signature().inputs[0];
+  const TensorInfo info = s.registry->find("m")->latest()->signature().inputs[0];
   const Shape shape({3, info.shape[1]});
   tfs::PredictRequest one = request_for(), full = request_for();
   tensorflow::TensorProto& p = (*one.mutable_inputs())[info.name];
@@ -420,7 +420,7 @@ TEST(GrpcPredict, MoreRowsThanTheLimitIsInvalidArgumentNamingTheFlag) {
   GrpcServed s(golden("functional_mlp") + ".keras", "model.keras", options);
   const Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
   tfs::PredictRequest request = request_for();
-  (*request.mutable_inputs())[s.manager->latest()->signature().inputs[0].name] = float_proto(x, true);
+  (*request.mutable_inputs())[s.registry->find("m")->latest()->signature().inputs[0].name] = float_proto(x, true);
   tfs::PredictResponse response;
   expect_status(s.call(request, &response), grpc::StatusCode::INVALID_ARGUMENT,
                 "the request has " + std::to_string(x.shape()[0]) + " examples, more than the limit of 4 "
@@ -458,7 +458,7 @@ TEST(GrpcPredict, UnparsableAndOversizedMessagesAreRefusedAndTheServerGoesOn) {
   EXPECT_EQ(raw_call(std::string("\x0f\x01", 2)).error_code(), grpc::StatusCode::INTERNAL);
   // Over --grpc_max_receive_message_bytes: refused by gRPC before it is parsed.
   tfs::PredictRequest big = request_for();
-  tensorflow::TensorProto& p = (*big.mutable_inputs())[s.manager->latest()->signature().inputs[0].name];
+  tensorflow::TensorProto& p = (*big.mutable_inputs())[s.registry->find("m")->latest()->signature().inputs[0].name];
   p.set_dtype(tensorflow::DT_FLOAT);
   p.set_tensor_content(std::string(8192, '\0'));
   tfs::PredictResponse response;
@@ -469,7 +469,7 @@ TEST(GrpcPredict, UnparsableAndOversizedMessagesAreRefusedAndTheServerGoesOn) {
   // And it still answers a good request.
   const Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
   tfs::PredictRequest good = request_for();
-  (*good.mutable_inputs())[s.manager->latest()->signature().inputs[0].name] = float_proto(x, true);
+  (*good.mutable_inputs())[s.registry->find("m")->latest()->signature().inputs[0].name] = float_proto(x, true);
   EXPECT_TRUE(s.call(good, &response).ok());
 }
 
@@ -492,7 +492,7 @@ TEST(GrpcMetadata, SignatureDefMapDescribesInputsAndOutputs) {
   ASSERT_TRUE(any.UnpackTo(&map));
   const tensorflow::SignatureDef& def = map.signature_def().at("serving_default");
   EXPECT_EQ(def.method_name(), "tensorflow/serving/predict");
-  const Signature& sig = s.manager->latest()->signature();
+  const Signature& sig = s.registry->find("m")->latest()->signature();
   ASSERT_EQ(def.inputs().size(), sig.inputs.size());
   for (const auto& input : sig.inputs) {
     const tensorflow::TensorInfo& info = def.inputs().at(input.name);
@@ -551,7 +551,7 @@ TEST(GrpcModelStatus, ListsVersionsAsRestDoes) {
 
 TEST(GrpcServer, APortInUseIsAnIOErrorSayingWhere) {
   GrpcServed s = GrpcServed::golden_model("functional_mlp", ".keras");
-  EXPECT_THROW(GrpcServer(*s.manager, GrpcServerOptions{.bind_address = "127.0.0.1", .port = s.server->port()}),
+  EXPECT_THROW(GrpcServer(*s.registry, GrpcServerOptions{.bind_address = "127.0.0.1", .port = s.server->port()}),
                IOError);
 }
 

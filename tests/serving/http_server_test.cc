@@ -35,8 +35,8 @@ void expect_predictions_match(httplib::Client& client, const std::string& path) 
 TEST(HttpServer, AnHttpClientGetsKerasPredictionsStatusAndErrors) {
   ModelDir dir;
   dir.add_version(1, "functional_mlp", ".keras");
-  ModelManager manager({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager, {.max_body_bytes = 1000});
+  ModelRegistry models({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models, {.max_body_bytes = 1000});
   HttpServer server(handler, {.bind_address = "127.0.0.1", .port = 0, .num_threads = 4, .max_body_bytes = 1000});
   const int port = server.start();
   ASSERT_GT(port, 0);
@@ -104,8 +104,8 @@ TEST(HttpServer, ABurstOfConnectionsIsAcceptedAtOnce) {
   // they would with httplib's compiled-in listen backlog of 5.
   ModelDir dir;
   dir.add_version(1, "functional_mlp", ".keras");
-  ModelManager manager({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager);
+  ModelRegistry models({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models);
   HttpServer server(handler, {.bind_address = "127.0.0.1", .port = 0, .num_threads = 80});
   const int port = server.start();
   std::vector<std::thread> clients;

@@ -22,14 +22,14 @@ using namespace testing;
 struct Served {
   Served(const std::string& name, const std::string& ext, RestHandlerOptions options = {}) {
     dir.add_version(1, name, ext);
-    manager = std::make_unique<ModelManager>(ModelManagerOptions{.name = "m", .base_path = dir.path(),
+    models = std::make_unique<ModelRegistry>(ModelManagerOptions{.name = "m", .base_path = dir.path(),
                                                                  .file_system_poll_wait_seconds = 0});
-    handler = std::make_unique<RestHandler>(*manager, options);
+    handler = std::make_unique<RestHandler>(*models, options);
   }
   RestResponse post(const std::string& path, const std::string& body) const { return handler->handle("POST", path, body); }
   RestResponse get(const std::string& path) const { return handler->handle("GET", path, ""); }
   ModelDir dir;
-  std::unique_ptr<ModelManager> manager;
+  std::unique_ptr<ModelRegistry> models;
   std::unique_ptr<RestHandler> handler;
 };
 
@@ -115,8 +115,9 @@ TEST(RestHandler, StringInputsAreJsonStringsAndPredictLikeKeras) {
   const json g = json::parse(std::ifstream(dir + "model_vocabulary.json"));
   ModelDir models;
   models.add_file(1, dir + "model_vocabulary.keras", "model.keras");
-  ModelManager manager(ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager);
+  ModelRegistry registry(
+      ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(registry);
   json inputs = json::object();
   for (const char* name : {"city", "code", "tags", "amount"}) {
     const json& t = g["inputs"][name];
@@ -149,9 +150,9 @@ TEST(RestHandler, TextGoesThroughTextVectorizationAsJsonStrings) {
   const json g = json::parse(std::ifstream(dir + "models.json"))["tf_idf"];
   ModelDir models;
   models.add_file(1, dir + "model_tf_idf.keras", "model.keras");
-  ModelManager manager(
+  ModelRegistry registry(
       ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager);
+  RestHandler handler(registry);
   json instances = json::array();
   for (const auto& text : g["input"]["values"]) instances.push_back(json::array({text}));
   RestResponse r = handler.handle("POST", "/v1/models/m:predict", json{{"instances", instances}}.dump());
@@ -323,7 +324,7 @@ TEST(RestHandler, DtypeErrorsForIntegerInputs) {
 TEST(RestHandler, AVersionThatFailsToLoadIsReportedAndTheOldOneServes) {
   Served s("functional_mlp", ".keras");
   s.dir.write_file(2, "model.keras", "this is not a zip file");
-  s.manager->poll();
+  s.models->find("m")->poll();
   RestResponse r = s.get("/v1/models/m");
   ASSERT_EQ(r.status, 200) << r.body;
   json status = body_of(r)["model_version_status"];
@@ -342,14 +343,14 @@ TEST(RestHandler, AVersionThatFailsToLoadIsReportedAndTheOldOneServes) {
 TEST(RestHandler, NothingLoadableIsNotFoundWithTheReason) {
   ModelDir dir;
   dir.write_file(1, "model.h5", "not HDF5");
-  ModelManager manager({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
-  RestHandler handler(manager);
+  ModelRegistry models({.name = "m", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models);
   expect_error(handler.handle("POST", "/v1/models/m:predict", R"({"instances": [[1]]})"), 404, "version 1 failed to load");
   RestResponse r = handler.handle("GET", "/v1/models/m", "");
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(body_of(r)["model_version_status"][0]["state"], "END");
 
-  ModelManager missing({.name = "m", .base_path = dir.path() + "/nope", .file_system_poll_wait_seconds = 0});
+  ModelRegistry missing({.name = "m", .base_path = dir.path() + "/nope", .file_system_poll_wait_seconds = 0});
   RestHandler h2(missing);
   expect_error(h2.handle("GET", "/v1/models/m", ""), 404, "is not a directory");
   expect_error(h2.handle("GET", "/v1/models/m/metadata", ""), 404, "is not a directory");
@@ -370,7 +371,7 @@ TEST(RestHandler, ARequestOverMaxRowsPerRequestIsRefusedNamingTheFlag) {
 
 TEST(RestHandler, ARequestLargerThanThePredictChunkIsPredictedInChunksAndMatchesKeras) {
   Served s("functional_mlp", ".keras");
-  ASSERT_EQ(s.manager->latest()->predict_chunk_rows(), Servable::kDefaultPredictChunkRows);
+  ASSERT_EQ(s.models->find("m")->latest()->predict_chunk_rows(), Servable::kDefaultPredictChunkRows);
   Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
   Tensor y = load_numbered(golden("functional_mlp"), "output")[0];
   // 600 rows: the 5 golden rows over and over, in chunks of 256, 256 and 88.

@@ -39,9 +39,9 @@ TEST(RestStrings, B64ValuesPredictAsThePlainStrings) {
   const json g = json::parse(std::ifstream(dir + "models.json"))["tf_idf"];
   ModelDir models;
   models.add_file(1, dir + "model_tf_idf.keras", "model.keras");
-  ModelManager manager(
+  ModelRegistry registry(
       ModelManagerOptions{.name = "m", .base_path = models.path(), .file_system_poll_wait_seconds = 0, .batching = {}});
-  RestHandler handler(manager);
+  RestHandler handler(registry);
   json plain = json::array(), encoded = json::array();
   for (const auto& text : g["input"]["values"]) {
     plain.push_back(json::array({text}));
