@@ -72,8 +72,21 @@ sanitizer_environment
 # of at most 256 KB needs more (Strata bounds weights by the file's size).
 export ASAN_OPTIONS="$ASAN_OPTIONS max_allocation_size_mb=2048"
 
-failed=()
-summary=()
+# One target per core at a time (libFuzzer runs on one thread): on two cores the eight
+# targets take half the time they took one after another. Each writes its own log.
+fuzz_target() {
+  local target=$1 work="$BUILD_DIR/fuzz/$1"
+  local target_runs=${FUZZ_RUNS:-$(runs "$target")}
+  local status=0
+  # -seed: the same mutations each run; -timeout: an input taking 20 s is a hang;
+  # -rss_limit_mb: memory actually used past 3 GiB is a finding, while a huge allocation
+  # that fails (above) is not (-malloc_limit_mb 1 TiB: no limit of libFuzzer's own).
+  "$BUILD_DIR/tests/fuzz/$target" "$work/corpus" -seed=1 -runs="${target_runs/#0/-1}" -max_total_time="$FUZZ_SECONDS" \
+    -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=1048576 -max_len=262144 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" >"$work/log" 2>&1 || status=$?
+  echo "$status" >"$work/status"
+}
+
 for target in "${targets[@]}"; do
   work="$BUILD_DIR/fuzz/$target"
   rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
@@ -81,21 +94,31 @@ for target in "${targets[@]}"; do
   count=$(find "$work/corpus" -type f | wc -l)
   target_runs=${FUZZ_RUNS:-$(runs "$target")}
   echo "fuzz.sh: $target: $([[ $target_runs -gt 0 ]] && echo "$target_runs inputs, ")at most ${FUZZ_SECONDS}s, from $count seeds"
-  # -seed: the same mutations each run; -timeout: an input taking 20 s is a hang;
-  # -rss_limit_mb: memory actually used past 3 GiB is a finding, while a huge allocation
-  # that fails (above) is not (-malloc_limit_mb 1 TiB: no limit of libFuzzer's own).
-  status=0
-  "$BUILD_DIR/tests/fuzz/$target" "$work/corpus" -seed=1 -runs="${target_runs/#0/-1}" -max_total_time="$FUZZ_SECONDS" \
-    -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=1048576 -max_len=262144 -print_final_stats=1 \
-    -artifact_prefix="$work/artifacts/" >"$work/log" 2>&1 || status=$?
+done
+running=0
+for target in "${targets[@]}"; do
+  if [[ $running -ge $JOBS ]]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_target "$target" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  work="$BUILD_DIR/fuzz/$target"
+  status=$(cat "$work/status" 2>/dev/null || echo "?")
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
-  if [[ $status -ne 0 ]]; then
+  if [[ $status != 0 ]]; then
     failed+=("$target")
     echo "fuzz.sh: $target FAILED (exit $status); the end of its log:"
     tail -n 60 "$work/log"
     ls -l "$work/artifacts"
   fi
-  summary+=("$(printf '%-18s %10s inputs  %s' "$target" "${runs:-?}" "$([[ $status -eq 0 ]] && echo ok || echo FAILED)")")
+  summary+=("$(printf '%-18s %10s inputs  %s' "$target" "${runs:-?}" "$([[ $status == 0 ]] && echo ok || echo FAILED)")")
 done
 
 printf '%s\n' "fuzz.sh: inputs run per target:" "${summary[@]}"
