@@ -35,6 +35,14 @@ Shape custom_model_target_shape(const losses::Loss* loss, const Shape& predictio
 
 }  // namespace
 
+void CustomModel::rebuild_steps() {
+  if (!steps_) return;
+  const Device device = steps_->device();
+  const std::int64_t steps = steps_->train_steps();
+  steps_ = std::make_unique<CustomSteps>(*this, device);
+  steps_->set_train_steps(steps);
+}
+
 void CustomModel::compile(CompileOptions options) {
   auto hold = usage.exclusive("compile", name);
   if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {

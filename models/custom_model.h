@@ -85,6 +85,9 @@ class CustomModel : public ModelImpl {
   void compile(CompileOptions options);
   // The compiled steps fit, evaluate and predict run (null before compile).
   CustomSteps* steps() const { return steps_.get(); }
+  // Drops the steps built so far, keeping the device and the step count: after a change
+  // to the variables themselves (quantize), they are built again from the next batch.
+  void rebuild_steps();
 
  protected:
   // Keras tracks a model set as an attribute (self.discriminator = discriminator): its

@@ -36,6 +36,7 @@ class CustomSteps : public StepRunner {
   void reset_metrics() override;
   std::map<std::string, float> results() const override;
   void results_into(std::map<std::string, float>& logs) const override;
+  const Device& device() const { return device_; }
   std::int64_t train_steps() const override { return train_steps_; }
   void set_train_steps(std::int64_t steps) override { train_steps_ = steps; }
   // A custom step under data-parallel training across processes is refused at compile.

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "models/compiled_model.h"
+#include "models/custom_model.h"
 #include "models/model.h"
 
 namespace strata {
@@ -45,14 +46,16 @@ bool holds_quantizable_sublayer(const LayerImpl& layer, const std::string& mode)
 // Keras sets the model's train/test/predict functions to None; its optimizer, and the
 // state it has for the weights that remain (the biases' moments), carry on. Strata
 // compiles the programs again with the optimizer compile() resolved, and keeps the step
-// count (it keys dropout masks).
-void recompile_after_quantize(ModelImpl& model) {
+// count (it keys dropout masks). A CustomModel's steps are dropped too: they hold the
+// variables they were built on.
+void rebuild_compiled_functions(ModelImpl& model) {
   model.inference.reset();
-  for (const Layer& layer : model.layers) {
+  for (const Layer& layer : model.sublayers()) {
     if (auto* nested = dynamic_cast<ModelImpl*>(&layer.impl()); nested && nested != &model) {
-      recompile_after_quantize(*nested);
+      rebuild_compiled_functions(*nested);
     }
   }
+  if (auto* custom = dynamic_cast<CustomModel*>(&model)) custom->rebuild_steps();
   if (!model.compiled) return;
   model.compile_options->optimizer = model.compiled->optimizer();
   const std::int64_t steps = model.compiled->train_steps();
@@ -114,7 +117,7 @@ void Model::quantize(const std::string& mode) {
     std::cerr << "strata: quantize(\"" << mode << "\"): Layer " << c
               << " does not have a `quantize` method implemented.\n";
   }
-  recompile_after_quantize(m);
+  rebuild_compiled_functions(m);
 }
 
 }  // namespace strata

@@ -610,6 +610,35 @@ TEST(ExtendingGuide, ACustomTrainStepTrainsAsFitsOwn) {
   EXPECT_NEAR(scores.at("mae"), expected.at("mae"), 1e-5);
 }
 
+// quantize replaces the Dense kernels: the custom steps built on the float ones are dropped
+// as compile's are, so predict and fit then run the int8 layers, as the built-in model does.
+TEST(ExtendingGuide, ACustomStepIsBuiltAgainAfterQuantize) {
+  const StepData data = step_data(256);
+  Model reference = built_in_model();
+  Model twin = twin_of<MyModel>(reference);
+  for (Model* m : {&reference, &twin}) m->compile({.optimizer = "adam", .loss = "mse"});
+  set_random_seed(5);
+  reference.fit(data.x, data.y, {.epochs = 1, .verbose = 0});
+  set_random_seed(5);
+  twin.fit(data.x, data.y, {.epochs = 1, .verbose = 0});
+  const Tensor float_prediction = twin.predict(data.x, {.verbose = 0});
+  reference.quantize("int8");
+  twin.quantize("int8");
+  const Tensor quantized = reference.predict(data.x, {.verbose = 0});
+  float moved = 0;  // the int8 kernels round: the quantized model predicts otherwise
+  const auto q = quantized.to_vector<float>(), f = float_prediction.to_vector<float>();
+  for (std::size_t i = 0; i < q.size(); ++i) moved = std::max(moved, std::fabs(q[i] - f[i]));
+  EXPECT_GT(moved, 1e-4f);
+  strata::testing::expect_close(twin.predict(data.x, {.verbose = 0}), quantized, "predict after quantize", 1e-6, 1e-6);
+  set_random_seed(6);
+  History want = reference.fit(data.x, data.y, {.epochs = 2, .verbose = 0});
+  set_random_seed(6);
+  History got = twin.fit(data.x, data.y, {.epochs = 2, .verbose = 0});
+  expect_history_near(got, want, "loss", 1e-6);
+  strata::testing::expect_close(twin.predict(data.x, {.verbose = 0}), reference.predict(data.x, {.verbose = 0}),
+                                "predict after fit after quantize", 1e-5, 1e-5);
+}
+
 TEST(ExtendingGuide, ACustomStepIsBuiltOnceAndFittingAddsNoNode) {
   const StepData data = step_data(256);
   Model model = twin_of<MyModel>(built_in_model());
