@@ -561,36 +561,17 @@ TEST(StrataServe, TheProgramServesGrpcAndRestAndStopsOnSigterm) {
 #else
   ModelDir dir;
   dir.add_version(2, "functional_mlp", ".keras");
-  const std::string exe = std::string(STRATA_TOOLS_DIR) + "/strata-serve";
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    const std::string base = "--model_base_path=" + dir.path();
-    execl(exe.c_str(), exe.c_str(), "--port=0", "--grpc_bind=127.0.0.1", "--rest_api_port=0",
-          "--rest_api_bind=127.0.0.1", "--model_name=mlp", base.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  FILE* lines = fdopen(out[0], "r");
-  char buf[4096];
-  std::string flags_line, rest_line, grpc_line;
-  if (fgets(buf, sizeof buf, lines)) flags_line = buf;
-  if (fgets(buf, sizeof buf, lines)) rest_line = buf;
-  if (fgets(buf, sizeof buf, lines)) grpc_line = buf;
+  ServeProgram serve(std::string(STRATA_TOOLS_DIR) + "/strata-serve",
+                     {"--port=0", "--grpc_bind=127.0.0.1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1",
+                      "--model_name=mlp", "--model_base_path=" + dir.path()});
+  const std::string flags_line = serve.line(), rest_line = serve.line(), grpc_line = serve.line();
   EXPECT_TRUE(flags_line.starts_with("flags: port=0")) << flags_line;
   // "strata-serve: serving model 'mlp' version 2 at http://127.0.0.1:PORT/v1/models/mlp"
   // "strata-serve: gRPC API at 127.0.0.1:PORT"
-  const auto rest_at = rest_line.find("http://127.0.0.1:");
-  const auto grpc_at = grpc_line.find("gRPC API at 127.0.0.1:");
-  ASSERT_NE(rest_at, std::string::npos) << rest_line;
-  ASSERT_NE(grpc_at, std::string::npos) << grpc_line;
+  ASSERT_GT(port_after(rest_line, "http://127.0.0.1:"), 0) << rest_line;
+  const int grpc_port = port_after(grpc_line, "gRPC API at 127.0.0.1:");
+  ASSERT_GT(grpc_port, 0) << grpc_line;
   EXPECT_NE(rest_line.find("version 2"), std::string::npos) << rest_line;
-  const int grpc_port = std::stoi(grpc_line.substr(grpc_at + 22));
   {
     auto stub = tfs::PredictionService::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(grpc_port), grpc::InsecureChannelCredentials()));
@@ -605,10 +586,7 @@ TEST(StrataServe, TheProgramServesGrpcAndRestAndStopsOnSigterm) {
     expect_close(tensor_of(response.outputs().begin()->second, y.shape()), y, "strata-serve over gRPC");
     EXPECT_EQ(response.model_spec().version().value(), 2);
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  fclose(lines);
+  const int status = serve.stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 #endif
 }

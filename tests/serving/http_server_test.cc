@@ -134,42 +134,22 @@ TEST(StrataServe, TheProgramServesAndStopsOnSigterm) {
 #else
   ModelDir dir;
   dir.add_version(3, "functional_mlp", ".h5");
-  const std::string exe = std::string(STRATA_TOOLS_DIR) + "/strata-serve";
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    const std::string base = "--model_base_path=" + dir.path();
-    // REST only: --port is the gRPC port, and -1 turns it off (with or without gRPC built).
-    execl(exe.c_str(), exe.c_str(), "--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", "--model_name=mlp",
-          base.c_str(), "--enable_batching", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  FILE* lines = fdopen(out[0], "r");
-  char buf[4096];
-  std::string flags_line, serving_line;
-  if (fgets(buf, sizeof buf, lines)) flags_line = buf;
-  if (fgets(buf, sizeof buf, lines)) serving_line = buf;
+  // REST only: --port is the gRPC port, and -1 turns it off (with or without gRPC built).
+  ServeProgram serve(std::string(STRATA_TOOLS_DIR) + "/strata-serve",
+                     {"--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", "--model_name=mlp",
+                      "--model_base_path=" + dir.path(), "--enable_batching"});
+  const std::string flags_line = serve.line(), serving_line = serve.line();
   EXPECT_TRUE(flags_line.starts_with("flags: port=-1")) << flags_line;
   EXPECT_NE(flags_line.find("enable_batching=true"), std::string::npos) << flags_line;
   // "strata-serve: serving model 'mlp' version 3 at http://127.0.0.1:PORT/v1/models/mlp"
-  const auto at = serving_line.find("127.0.0.1:");
-  ASSERT_NE(at, std::string::npos) << serving_line;
+  const int port = port_after(serving_line, "127.0.0.1:");
+  ASSERT_GT(port, 0) << serving_line;
   EXPECT_NE(serving_line.find("version 3"), std::string::npos) << serving_line;
-  const int port = std::stoi(serving_line.substr(at + 10));
   {
     httplib::Client client("127.0.0.1", port);
     expect_predictions_match(client, "/v1/models/mlp:predict");
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  fclose(lines);
+  const int status = serve.stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 #endif
 }

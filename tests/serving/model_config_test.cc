@@ -177,32 +177,16 @@ TEST(StrataServe, TheProgramServesTheModelsOfAConfigFile) {
   seq.add_version(3, "sequential_mlp", ".keras");
   const std::string config = files.path() + "/models.config";
   write(config, with_paths(kTwoModels, mlp.path(), seq.path()));
-  const std::string exe = std::string(STRATA_TOOLS_DIR) + "/strata-serve";
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    const std::string file = "--model_config_file=" + config;
-    execl(exe.c_str(), exe.c_str(), "--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", file.c_str(),
-          "--model_config_file_poll_wait_seconds=1", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out[1]);
-  FILE* lines = fdopen(out[0], "r");
-  char buf[4096];
+  ServeProgram serve(std::string(STRATA_TOOLS_DIR) + "/strata-serve",
+                     {"--port=-1", "--rest_api_port=0", "--rest_api_bind=127.0.0.1", "--model_config_file=" + config,
+                      "--model_config_file_poll_wait_seconds=1"});
   std::vector<std::string> printed;
-  for (int i = 0; i < 4 && fgets(buf, sizeof buf, lines); ++i) printed.emplace_back(buf);
-  ASSERT_EQ(printed.size(), 4u);
+  for (int i = 0; i < 4; ++i) printed.push_back(serve.line());
   EXPECT_NE(printed[0].find("model_config_file=" + config), std::string::npos) << printed[0];
   // "strata-serve: serving model 'every' version 3 at http://127.0.0.1:PORT/v1/models/every", then mlp, seq
   EXPECT_NE(printed[2].find("serving model 'mlp' version 2"), std::string::npos) << printed[2];
-  const auto at = printed[3].find("127.0.0.1:");
-  ASSERT_NE(at, std::string::npos) << printed[3];
-  const int port = std::stoi(printed[3].substr(at + 10));
+  const int port = port_after(printed[3], "127.0.0.1:");
+  ASSERT_GT(port, 0) << printed[3];
   {
     httplib::Client client("127.0.0.1", port);
     const Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
@@ -225,10 +209,7 @@ TEST(StrataServe, TheProgramServesTheModelsOfAConfigFile) {
     }
     EXPECT_EQ(gone, 404);
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  fclose(lines);
+  const int status = serve.stop();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 #endif
 }

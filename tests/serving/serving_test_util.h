@@ -1,8 +1,11 @@
 // Helpers for the serving tests: model directories in TensorFlow Serving's layout made
-// from the Keras goldens, and conversions between tensors and JSON values.
+// from the Keras goldens, conversions between tensors and JSON values, and the strata-serve
+// program started as a child process.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +14,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 #include "tests/io/keras_test_util.h"
@@ -93,5 +97,62 @@ inline Tensor tensor_from_json(const json& v, const Shape& shape) {
 
 // The rows of a row-format response (one JSON value per example) stacked into `shape`.
 inline Tensor stack_rows(const json& rows, const Shape& shape) { return tensor_from_json(rows, shape); }
+
+// strata-serve (`program`, the built one) run with `args`, its standard output read line by
+// line (the flags, then what it serves: "strata-serve: serving model 'mlp' version 2 at
+// http://127.0.0.1:PORT/v1/models/mlp", "strata-serve: gRPC API at 127.0.0.1:PORT").
+class ServeProgram {
+ public:
+  ServeProgram(const std::string& program, std::vector<std::string> args) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<char*> argv{const_cast<char*>(program.c_str())};
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(program.c_str(), argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    lines_ = fdopen(out[0], "r");
+  }
+  ~ServeProgram() {
+    if (pid_ > 0 && !stopped_) stop();
+  }
+  ServeProgram(const ServeProgram&) = delete;
+  ServeProgram& operator=(const ServeProgram&) = delete;
+
+  // The next line it prints; empty when it closed its output.
+  std::string line() {
+    char buf[4096];
+    return lines_ && fgets(buf, sizeof buf, lines_) ? std::string(buf) : std::string();
+  }
+  // SIGTERM, then its exit status as waitpid gives it.
+  int stop() {
+    stopped_ = true;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    if (lines_) fclose(lines_);
+    lines_ = nullptr;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* lines_ = nullptr;
+  bool stopped_ = false;
+};
+
+// The port after "HOST:" in a line the program printed; -1 when the line has none.
+inline int port_after(const std::string& line, const std::string& host_colon) {
+  const auto at = line.find(host_colon);
+  return at == std::string::npos ? -1 : std::stoi(line.substr(at + host_colon.size()));
+}
 
 }  // namespace strata::serving::testing
