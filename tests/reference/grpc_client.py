@@ -11,7 +11,9 @@ Keras made (.output<i>.npy) and, when Keras loads the file in this environment, 
 Keras's predict on it now, 1e-5 absolute + 1e-4 relative. It then serves the
 string/int64/float model of tests/data/preprocessing (string inputs as make_tensor_proto
 writes them, in string_val) and checks TensorFlow Serving's error codes for an unknown
-model, a wrong dtype and an unknown signature.
+model, a wrong dtype and an unknown signature. Last, two models from a --model_config_file
+written by TensorFlow Serving's own ModelServerConfig message (text_format), one with two
+versions and labels: Predict and GetModelStatus by version_label, and an unknown label.
 
 tensorflow-serving-api requires the `tensorflow` package; tensorflow-cpu provides the same
 module under another name, and installing both puts two TensorFlows in one place. So use a
@@ -42,8 +44,10 @@ import grpc  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.framework import tensor_pb2, tensor_shape_pb2, types_pb2  # noqa: E402
+from google.protobuf import text_format  # noqa: E402
 from tensorflow_serving.apis import (get_model_metadata_pb2, get_model_status_pb2, model_service_pb2_grpc,  # noqa: E402
                                      predict_pb2, prediction_service_pb2_grpc)
+from tensorflow_serving.config import model_server_config_pb2  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GOLDEN = os.path.join(ROOT, "tests", "data", "keras_golden")
@@ -194,6 +198,79 @@ def serve(exe, model_file, name):
     raise RuntimeError(f"strata-serve did not start on {model_file}")
 
 
+def check_config_file(exe):
+    """Two models from a ModelServerConfig file, one with versions 1 and 2 and labels."""
+    failures = []
+    tmp = tempfile.mkdtemp(prefix="strata_grpc_config_")
+    mlp, seq = os.path.join(tmp, "mlp"), os.path.join(tmp, "seq")
+    for version, ext in ((1, ".keras"), (2, ".h5")):
+        os.makedirs(os.path.join(mlp, str(version)))
+        shutil.copy(os.path.join(GOLDEN, "functional_mlp" + ext), os.path.join(mlp, str(version), "model" + ext))
+    os.makedirs(os.path.join(seq, "3"))
+    shutil.copy(os.path.join(GOLDEN, "sequential_mlp.keras"), os.path.join(seq, "3", "model.keras"))
+    config = model_server_config_pb2.ModelServerConfig()
+    first = config.model_config_list.config.add(name="mlp", base_path=mlp, model_platform="tensorflow")
+    first.model_version_policy.specific.versions.extend([1, 2])
+    first.version_labels["stable"] = 1
+    first.version_labels["canary"] = 2
+    config.model_config_list.config.add(name="seq", base_path=seq, model_platform="tensorflow")
+    config_file = os.path.join(tmp, "models.config")
+    with open(config_file, "w") as f:
+        f.write(text_format.MessageToString(config))
+    proc = subprocess.Popen([exe, "--port=0", "--grpc_bind=127.0.0.1", "--rest_api_port=-1",
+                             f"--model_config_file={config_file}"], stdout=subprocess.PIPE, text=True)
+    try:
+        target = None
+        for line in proc.stdout:
+            m = re.search(r"gRPC API at (127\.0\.0\.1:\d+)", line)
+            if m:
+                target = m.group(1)
+                break
+        channel = grpc.insecure_channel(target)
+        predict_stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+        model_stub = model_service_pb2_grpc.ModelServiceStub(channel)
+        for model, golden, label, version in (("mlp", "functional_mlp", "stable", 1),
+                                              ("mlp", "functional_mlp", "canary", 2),
+                                              ("seq", "sequential_mlp", None, 3)):
+            base = os.path.join(GOLDEN, golden)
+            (x,), (y,) = numbered(base, "input"), numbered(base, "output")
+            request = predict_pb2.PredictRequest()
+            request.model_spec.name = model
+            if label:
+                request.model_spec.version_label = label
+            meta_request = get_model_metadata_pb2.GetModelMetadataRequest()
+            meta_request.model_spec.CopyFrom(request.model_spec)
+            meta_request.metadata_field.append("signature_def")
+            signatures = get_model_metadata_pb2.SignatureDefMap()
+            predict_stub.GetModelMetadata(meta_request, timeout=30).metadata["signature_def"].Unpack(signatures)
+            sig = signatures.signature_def["serving_default"]
+            request.inputs[list(sig.inputs)[0]].CopyFrom(tf.make_tensor_proto(x))
+            response = predict_stub.Predict(request, timeout=30)
+            if response.model_spec.version.value != version:
+                failures.append(f"{model} {label}: answered by version {response.model_spec.version.value}")
+            if not close(tf.make_ndarray(response.outputs[list(sig.outputs)[0]]), y):
+                failures.append(f"{model} {label}: differs from Keras's golden")
+            status_request = get_model_status_pb2.GetModelStatusRequest()
+            status_request.model_spec.CopyFrom(request.model_spec)
+            status = model_stub.GetModelStatus(status_request, timeout=30)
+            if label and [v.version for v in status.model_version_status] != [version]:
+                failures.append(f"{model} {label}: status {status}")
+        unknown = predict_pb2.PredictRequest()
+        unknown.model_spec.name = "mlp"
+        unknown.model_spec.version_label = "beta"
+        details = expect_code(failures, "unknown label", lambda: predict_stub.Predict(unknown, timeout=30),
+                              grpc.StatusCode.INVALID_ARGUMENT)
+        if details != "Unrecognized servable version label: beta":
+            failures.append(f"unknown label: message '{details}'")
+    except grpc.RpcError as e:
+        failures.append(f"{e.code().name}: {e.details()}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        shutil.rmtree(tmp)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("exe", nargs="?", default=os.path.join(ROOT, "build", "tools", "strata-serve"))
@@ -218,6 +295,11 @@ def main():
         print(f"{os.path.basename(path):28s} {what}: {'ok' if not failures else 'FAILED'}")
         for f in failures:
             print("  " + f)
+    failures = check_config_file(args.exe)
+    total += len(failures)
+    print(f"{'models.config':28s} two models, version labels: {'ok' if not failures else 'FAILED'}")
+    for f in failures:
+        print("  " + f)
     print("all match Keras" if total == 0 else f"{total} failures")
     return 1 if total else 0
 
