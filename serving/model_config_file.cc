@@ -3,7 +3,6 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
-#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -111,33 +110,18 @@ ModelConfigFilePoller::ModelConfigFilePoller(ModelRegistry& models, std::string 
     : models_(models), path_(std::move(path)), defaults_(std::move(defaults)) {
   poll();
   if (poll_wait_seconds <= 0) return;
-  thread_ = std::thread([this, poll_wait_seconds] {
-    std::unique_lock lock(mu_);
-    for (;;) {
-      stop_cv_.wait_for(lock, std::chrono::seconds(poll_wait_seconds), [&] { return stopping_; });
-      if (stopping_) return;
-      lock.unlock();
-      // An exception leaving this thread would std::terminate the server: report it and
-      // keep serving what is configured.
-      try {
-        poll();
-      } catch (const std::exception& e) {
-        std::cerr << "strata-serve: --model_config_file: " << e.what() << "; the models served are unchanged"
-                  << std::endl;
-      }
-      lock.lock();
+  thread_.start(poll_wait_seconds, [this] {
+    // Report a failed read and keep serving what is configured.
+    try {
+      poll();
+    } catch (const std::exception& e) {
+      std::cerr << "strata-serve: --model_config_file: " << e.what() << "; the models served are unchanged"
+                << std::endl;
     }
   });
 }
 
-ModelConfigFilePoller::~ModelConfigFilePoller() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+ModelConfigFilePoller::~ModelConfigFilePoller() = default;
 
 bool ModelConfigFilePoller::poll() {
   std::lock_guard polling(poll_mu_);

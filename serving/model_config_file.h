@@ -18,13 +18,12 @@
 // file is read again that often and ModelRegistry::configure applies what changed.
 #pragma once
 
-#include <condition_variable>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "serving/model_registry.h"
+#include "serving/periodic_task.h"
 
 namespace strata::serving {
 
@@ -55,10 +54,7 @@ class ModelConfigFilePoller {
   ModelManagerOptions defaults_;
   std::mutex poll_mu_;  // one poll at a time
   std::string applied_;  // the text last applied (or refused)
-  std::mutex mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicTask thread_;  // last: stopped before the rest goes
 };
 
 }  // namespace strata::serving

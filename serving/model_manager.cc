@@ -90,34 +90,19 @@ std::vector<std::int64_t> wanted_versions(const VersionPolicy& policy, const std
 
 ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) { poll(); }
 
-ModelManager::~ModelManager() {
-  {
-    std::lock_guard lock(stop_mu_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
-  if (poller_.joinable()) poller_.join();
-}
+ModelManager::~ModelManager() = default;
 
 void ModelManager::start_polling() {
-  if (options_.file_system_poll_wait_seconds <= 0 || poller_.joinable()) return;
-  poller_ = std::thread([this] {
-    std::unique_lock lock(stop_mu_);
-    for (;;) {
-      stop_cv_.wait_for(lock, std::chrono::seconds(options_.file_system_poll_wait_seconds), [&] { return stopping_; });
-      if (stopping_) return;
-      lock.unlock();
-      // An exception leaving this thread would std::terminate the server: log it, keep
-      // serving what is loaded, and poll again next time.
-      try {
-        poll();
-      } catch (const std::exception& e) {
-        std::cerr << "strata-serve: model '" << options_.name << "': polling '" << options_.base_path
-                  << "' failed: " << e.what() << std::endl;
-      } catch (...) {
-        std::cerr << "strata-serve: model '" << options_.name << "': polling failed" << std::endl;
-      }
-      lock.lock();
+  if (options_.file_system_poll_wait_seconds <= 0 || poller_.started()) return;
+  poller_.start(options_.file_system_poll_wait_seconds, [this] {
+    // Log a failed poll, keep serving what is loaded, and poll again next time.
+    try {
+      poll();
+    } catch (const std::exception& e) {
+      std::cerr << "strata-serve: model '" << options_.name << "': polling '" << options_.base_path
+                << "' failed: " << e.what() << std::endl;
+    } catch (...) {
+      std::cerr << "strata-serve: model '" << options_.name << "': polling failed" << std::endl;
     }
   });
 }

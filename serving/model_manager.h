@@ -16,7 +16,6 @@
 // file. Version labels ("stable" -> 2) name versions.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -24,11 +23,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <variant>
 #include <vector>
 
 #include "serving/batcher.h"
+#include "serving/periodic_task.h"
 #include "serving/servable.h"
 
 namespace strata::serving {
@@ -119,10 +118,7 @@ class ModelManager {
   std::string scan_error_;
 
   std::mutex poll_mu_;  // one poll at a time
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
-  std::thread poller_;
+  PeriodicTask poller_;  // last: stopped before the rest goes
 };
 
 // The model file in a version directory: the first .keras file by name, else the first
