@@ -71,7 +71,7 @@ class BaseOptimizer : public OptimizerImpl {
   template <typename Options>
   void options_config_fields(Options options, ConfigFields& fields) const {
     options.name = name_;
-    if (!schedule_.defined()) options.learning_rate = static_cast<double>(learning_rate_.value().item());
+    if (!schedule_.defined()) options.learning_rate = learning_rate_.scalar();  // from wherever it lives
     options.fields(fields);
   }
 
