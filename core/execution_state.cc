@@ -61,8 +61,9 @@ std::string ExecutionState::plan_graph_refusal() const {
 void ExecutionState::refuse_graphs(const std::string& reason) {
   graph_.reset();
   graph_policy_.refuse(reason);
+  if (!cuda_graphs_enabled()) return;  // with graphs off, nothing was refused: nothing to count or explain
   count_cuda_graph_refusal();
-  if (log_device_placement() && cuda_graphs_enabled()) {  // with graphs off, nothing to explain
+  if (log_device_placement()) {
     std::cerr << "CUDA graphs off for an execution state on " << to_string(program_.device_) << ": " << reason
               << "; its runs launch their kernels one by one\n";
   }
