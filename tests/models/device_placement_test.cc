@@ -231,7 +231,8 @@ constexpr std::int64_t kVocabulary = 50, kTokens = 12;
 // CUDA kernel (the embedding's gradient among them).
 Model embedding_classifier() {
   auto in = Input({kTokens}, {.dtype = DType::int32});
-  auto x = layers::Embedding(kVocabulary, 8)(in);
+  // Named, so that the twins' errors name the same layer (default names count up).
+  auto x = layers::Embedding(kVocabulary, 8, {.name = "tokens"})(in);
   x = layers::GlobalAveragePooling1D()(x);
   return Model(in, layers::Dense(3, {.activation = "softmax"})(x));
 }
