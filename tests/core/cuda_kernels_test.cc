@@ -1283,7 +1283,10 @@ OpCases causal_mask_cases() {
 // (one batched plan), rank 3, and no rows. The two libraries sum in other orders:
 // agreement within 1e-5 of the magnitude.
 OpCases rfft_cases(bool inverse) {
-  OpCases op{1e-5f, {}};
+  // Each bin sums n products in float in another order on each device (KISS FFT, cuFFT):
+  // their rounding grows with log2(n) and the row's norm. At n = 2048 they differed by
+  // 1.3e-5 on an H200, a bin near 0.1 (2026-11-30), past 1e-5.
+  OpCases op{1e-4f, {}};
   std::uint64_t seed = 3800;
   for (const auto& [rows, n] : std::vector<std::pair<Shape, std::int64_t>>{
            {{3}, 8}, {{64}, 400}, {{5}, 2048}, {{2, 3}, 16}, {{0}, 16}}) {
