@@ -40,6 +40,7 @@ Device parse_device(const std::string& text) {
 }
 
 void require_available(const Device& device) {
+  if (device == Device{DeviceType::cpu, 0, "cpu"}) return;  // without asking CUDA, which would start its runtime
   const auto devices = available_devices();
   for (const Device& d : devices) {
     if (d == device) return;
@@ -66,8 +67,11 @@ Device default_device(const std::vector<Device>& available, std::string_view ove
 }
 
 Device default_device() {
+  // Named, the device is not looked for: a process told to stay on the CPU never starts
+  // CUDA's runtime (its threads, its memory) on a GPU machine.
   const char* override_text = std::getenv("STRATA_DEFAULT_DEVICE");
-  return default_device(available_devices(), override_text ? override_text : "");
+  if (override_text && *override_text) return default_device({}, override_text);
+  return default_device(available_devices(), "");
 }
 
 namespace {
