@@ -225,6 +225,7 @@ TEST(BadFiles, FuzzRegressionsFailCleanly) {
 }
 
 TEST(BadFiles, TruncatedAndBitFlippedRealFilesNeverCrash) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   testing::ScratchDir dir;
   const std::vector<std::string> sources = {kIris, testing::golden_dir() + "/functional_mlp.keras",
                                             testing::golden_dir() + "/nested.h5",

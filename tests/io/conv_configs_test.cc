@@ -236,6 +236,7 @@ TEST(ConvConfigs, Conv2DTransposeReadsOutputPadding) {
 }
 
 TEST(ConvConfigs, SeparableConv2DWeightsAreDepthwisePointwiseBias) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   Model m = models::load_model(testing::real_models_dir() + "/cnn_xception_gender_k205.h5");
   std::vector<std::string> names;
   for (const auto& w : m.get_layer("separable_conv2d_1").weights()) names.push_back(w.path());
@@ -288,6 +289,7 @@ TEST(ConvConfigs, TheanoWrittenKernelsAreFlippedBackAsKeras2Does) {
 // that wrote them (RealKerasFiles compares every file whose classes are registered; this
 // pins these three as registered and compared).
 TEST(ConvConfigs, RealConvolutionalFilesMatchKeras) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   for (const std::string id : {"cnn_mnist_k231", "cnn_xception_gender_k205", "conv1d_nids_tf214"}) {
     SCOPED_TRACE(id);
     Model model = models::load_model(testing::real_models_dir() + "/" + id + ".h5");

@@ -104,6 +104,7 @@ nlohmann::json manifest() {
 }
 
 TEST(RealKerasFiles, EachLoadsAndMatchesKerasOrNamesItsMissingLayerClass) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   const auto m = manifest();
   ASSERT_EQ(m["files"].size(), 8u);
   int compared = 0, unsupported = 0;
@@ -152,6 +153,7 @@ TEST(RealKerasFiles, EachLoadsAndMatchesKerasOrNamesItsMissingLayerClass) {
 }
 
 TEST(RealKerasFiles, MlpIrisKeras214IsABareListSequentialAndLoadsCompiled) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   Model m = models::load_model(testing::real_models_dir() + "/mlp_iris_k214.h5");
   EXPECT_EQ(m.layers().size(), 2u);
   EXPECT_EQ(m.layers()[0].name(), "dense_1");

@@ -309,6 +309,7 @@ TEST(ModelConfig, RegisterLayerLetsAUsersClassLoad) {
 // fuzz_model_json (tests/data/model_configs/README.md), each build the model its file
 // holds: same name, same parameter count as loading the file itself.
 TEST(ModelConfig, CommittedRealConfigsBuildTheirFilesModels) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   const std::string dir = std::string(STRATA_TEST_DATA) + "/model_configs/";
   const std::vector<std::pair<std::string, std::string>> sources = {
       {"sequential_lstm_k224", testing::real_models_dir() + "/lstm_stacked_k224.h5"},

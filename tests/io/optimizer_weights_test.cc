@@ -51,6 +51,7 @@ void expect_equal(const Tensor& a, const Tensor& b, const std::string& what) {
 }
 
 TEST(OptimizerWeights, Keras214AdamStateIsRestored) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   const std::string path = testing::real_models_dir() + "/mlp_iris_k214.h5";
   ::testing::internal::CaptureStderr();
   Model m = models::load_model(path);

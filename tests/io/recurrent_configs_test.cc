@@ -270,6 +270,7 @@ TEST(RecurrentConfig, EmbeddingIgnoresKeras2InputLength) {
 
 // The real Keras files with recurrent layers, saved again by Strata, load back the same.
 TEST(RecurrentConfig, RealKerasFilesRoundTripThroughStrataFiles) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   for (const std::string id :
        {"bigru_tf27", "gru_embed_k204", "lstm_stacked_k224", "lstm_stacked_k341_zip"}) {
     SCOPED_TRACE(id);
@@ -290,6 +291,7 @@ TEST(RecurrentConfig, RealKerasFilesRoundTripThroughStrataFiles) {
 }
 
 TEST(RecurrentConfig, Keras3ZipOptimizerStateOfAnLstmModelIsRestored) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   // Keras orders optimizer slots by trainable variables, which for an RNN live on its cell.
   const std::string path = testing::real_models_dir() + "/lstm_stacked_k341_zip.keras";
   Model m = models::load_model(path);

@@ -60,6 +60,7 @@ TEST(Tools, PredictReportsErrorsWithoutCrashing) {
 }
 
 TEST(Tools, InspectShowsVersionSummaryAndWeights) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   ToolRun r = run(kInspect + " " + testing::real_models_dir() + "/mlp_iris_k214.h5");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* part : {"keras_version: 2.1.4", "backend:       tensorflow", "dense_1/kernel",

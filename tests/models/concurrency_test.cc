@@ -106,14 +106,17 @@ void expect_concurrent_predictions_match_file(const std::string& id, const std::
 }  // namespace
 
 TEST(ConcurrentPredict, KerasMlpFromEightThreadsMatchesSingleThreadedBitForBit) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   expect_concurrent_predictions_match_file("mlp_iris_k214", "mlp_iris_k214.h5", true);
 }
 
 TEST(ConcurrentPredict, KerasLstmFromEightThreadsMatchesSingleThreadedBitForBit) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   expect_concurrent_predictions_match_file("lstm_stacked_k224", "lstm_stacked_k224.h5", true);
 }
 
 TEST(ConcurrentPredict, KerasCnnFromEightThreadsMatchesSingleThreadedBitForBit) {
+  STRATA_SKIP_WITHOUT_REAL_MODELS();
   expect_concurrent_predictions_match_file("cnn_mnist_k231", "cnn_mnist_k231.h5", true);
 }
 
