@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Packs the test programs of a CUDA build made here (no GPU needed to build them) for a
+# GPU machine that runs them without building anything: scripts/gpu_run_packed.sh there.
+# Building on the lent GPU machine (scripts/gpu_check.sh) spends most of its few minutes
+# compiling; this spends them testing.
+#   bash scripts/gpu_pack.sh [BUILD_DIR]        # default build; it must be STRATA_CUDA=ON
+# Writes .gpu-run/strata-tests.tar.xz (ignored by git): libstrata and the test programs,
+# stripped, and the shared libraries they need that are not CUDA's or the C/C++ runtime's
+# (HDF5, KISS FFT, Open MPI's and their own needs): the GPU machine brings CUDA, cuBLAS,
+# cuFFT, cuDNN and NCCL, and a C library at least as new as Debian 12's. Then, from the
+# device tool:
+#   run(command="bash scripts/gpu_run_packed.sh $OUT", carry=[".gpu-run"])
+# The tarball is ~12 MB, which with the tracked files keeps under the tool's 64 MiB.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BUILD_DIR=${1:-build}
+grep -q '^STRATA_CUDA:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" ||
+  { echo "gpu_pack: $BUILD_DIR is not a CUDA build (STRATA_CUDA=ON)" >&2; exit 1; }
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" .gpu-run
+soname=$(readelf -d "$BUILD_DIR/libstrata.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+cp -L "$BUILD_DIR/libstrata.so" "$stage/bin/$soname"
+# Every suite but serving's (gRPC and its dependencies would double the size; nothing of it runs on a GPU).
+for t in "$BUILD_DIR"/tests/*_tests; do [[ $t == */serving_tests ]] || cp "$t" "$stage/bin/"; done
+strip "$stage/bin/"*
+# The libraries the programs load, less the C/C++ runtime and NVIDIA's (the GPU machine's).
+for f in "$stage/bin/"*; do ldd "$f"; done | awk '/=> \// {print $1, $3}' | sort -u |
+  grep -vE '^(libc\.|libm\.|libpthread\.|libdl\.|librt\.|libstdc\+\+\.|libgcc_s\.|libcud|libcublas|libcufft|libnccl|libstrata)' |
+  awk '{print $2}' | xargs -r cp -L -t "$stage/lib/"
+git describe --always --dirty --abbrev=12 >"$stage/commit"
+tar -C "$stage" -cJf .gpu-run/strata-tests.tar.xz bin lib commit
+echo "gpu_pack: .gpu-run/strata-tests.tar.xz ($(du -h .gpu-run/strata-tests.tar.xz | cut -f1)," \
+  "$(ls "$stage/bin" | wc -l) programs, $(ls "$stage/lib" | wc -l) libraries, commit $(cat "$stage/commit"))"
