@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "serving/errors.h"
+#include "serving/metrics.h"
 
 namespace strata::serving {
 
@@ -30,7 +31,8 @@ bool compatible(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 
 }  // namespace
 
-Batcher::Batcher(BatchingParameters params, RunFn run) : params_(params), run_(std::move(run)) {
+Batcher::Batcher(BatchingParameters params, RunFn run, std::string model_name)
+    : params_(params), run_(std::move(run)), model_name_(std::move(model_name)) {
   if (params_.max_batch_size < 1) throw ValueError("batching: max_batch_size must be at least 1, got " + std::to_string(params_.max_batch_size));
   if (params_.batch_timeout_micros < 0) throw ValueError("batching: batch_timeout_micros must be >= 0");
   if (params_.max_enqueued_batches < 1) throw ValueError("batching: max_enqueued_batches must be at least 1");
@@ -57,6 +59,7 @@ std::vector<Tensor> Batcher::run(std::vector<Tensor> inputs) {
   const std::int64_t rows = request_rows(inputs);
   if (rows >= params_.max_batch_size) {  // a full batch already
     auto out = run_(inputs);
+    serving_metrics().record_batch(model_name_, rows);
     std::lock_guard lock(mu_);
     ++stats_.batches;
     ++stats_.requests;
@@ -137,6 +140,7 @@ void Batcher::loop() {
     for (const auto& t : batch) rows += t->rows;
     stats_.largest_batch = std::max(stats_.largest_batch, rows);
     lock.unlock();
+    serving_metrics().record_batch(model_name_, rows);
     execute(batch);
     lock.lock();
   }

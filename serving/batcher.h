@@ -49,7 +49,8 @@ class Batcher {
     std::int64_t split_batches = 0;  // merged batches that failed and were rerun request by request
   };
 
-  Batcher(BatchingParameters params, RunFn run);
+  // `model_name` labels its batches' sizes in serving_metrics() (serving/metrics.h).
+  Batcher(BatchingParameters params, RunFn run, std::string model_name = "");
   ~Batcher();  // finishes the queued requests, then stops the threads
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -72,6 +73,7 @@ class Batcher {
 
   BatchingParameters params_;
   RunFn run_;
+  std::string model_name_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Task>> queue_;

@@ -8,6 +8,8 @@
 // RESOURCE_EXHAUSTED, as TensorFlow Serving reports an allocation failure.
 #pragma once
 
+#include <exception>
+#include <new>
 #include <string>
 
 #include "core/error.h"
@@ -46,5 +48,24 @@ inline ServingError resource_exhausted(const std::string& m) { return {StatusCod
 inline ServingError unimplemented(const std::string& m) { return {StatusCode::kUnimplemented, 501, m}; }
 inline ServingError unavailable(const std::string& m) { return {StatusCode::kUnavailable, 503, m}; }
 inline ServingError internal_error(const std::string& m) { return {StatusCode::kInternal, 500, m}; }
+
+// The status code a request that threw `thrown` is answered with, as both APIs answer: a
+// ServingError's own, INVALID_ARGUMENT for a wrong shape or value, RESOURCE_EXHAUSTED when
+// memory ran out, INTERNAL for anything else.
+inline StatusCode status_code_of(const std::exception_ptr& thrown) {
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const ServingError& e) {
+    return e.code();
+  } catch (const ShapeError&) {
+    return StatusCode::kInvalidArgument;
+  } catch (const ValueError&) {
+    return StatusCode::kInvalidArgument;
+  } catch (const std::bad_alloc&) {
+    return StatusCode::kResourceExhausted;
+  } catch (...) {
+    return StatusCode::kInternal;
+  }
+}
 
 }  // namespace strata::serving

@@ -1,5 +1,6 @@
 #include "serving/grpc_service.h"
 
+#include <chrono>
 #include <map>
 #include <new>
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include "serving/batcher.h"
 #include "serving/errors.h"
+#include "serving/metrics.h"
 #include "serving/servable_lookup.h"
 #include "serving/tensor_proto.h"
 
@@ -132,6 +134,17 @@ tfs::ModelVersionStatus::State state_proto(VersionState state) {
 
 grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*, const tfs::PredictRequest* request,
                                             tfs::PredictResponse* response) {
+  // Counted as TensorFlow Serving counts it: by status, and the answered ones' wall time.
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status status = answer_predict(request, response);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+  serving_metrics().record_request(request->model_spec().name(), "Predict", "GRPC", status.error_code(),
+                                   micros.count());
+  return status;
+}
+
+grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest* request,
+                                                   tfs::PredictResponse* response) {
   return grpc_answer([&] {
     const tfs::ModelSpec& spec = request->model_spec();
     auto servable = find_servable(models_, spec.name(), requested_version(models_, spec));

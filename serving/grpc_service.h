@@ -37,6 +37,9 @@ class PredictionServiceImpl final : public tensorflow::serving::PredictionServic
                                 tensorflow::serving::GetModelMetadataResponse* response) override;
 
  private:
+  grpc::Status answer_predict(const tensorflow::serving::PredictRequest* request,
+                              tensorflow::serving::PredictResponse* response);
+
   const ModelRegistry& models_;
   GrpcServiceOptions options_;
 };

@@ -62,7 +62,7 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
   auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
     RestResponse r = handler.handle(req.method, req.path, req.body);
     res.status = r.status;
-    res.set_content(std::move(r.body), "application/json");
+    res.set_content(std::move(r.body), r.content_type);
   };
   // Every method httplib dispatches goes to the handler, which answers a wrong one with
   // TF Serving's "Malformed request" (400) rather than httplib's bare 404.

@@ -1,29 +1,16 @@
 #include "serving/model_config_file.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "core/error.h"
 #include "serving/proto/model_server_config.pb.h"
+#include "serving/text_proto.h"
 
 namespace strata::serving {
 
 namespace tfs = tensorflow::serving;
 
 namespace {
-
-// The parser's first error, with its line and column (1-based, as editors count).
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (error.empty()) error = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
-  }
-  std::string error;
-};
 
 VersionPolicy policy_of(const tfs::ModelConfig& config) {
   const std::string where = "model '" + config.name() + "': model_version_policy";
@@ -47,25 +34,12 @@ VersionPolicy policy_of(const tfs::ModelConfig& config) {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("can't read the model config file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw IOError("can't read the model config file '" + path + "'");
-  return text.str();
-}
-
 }  // namespace
 
 std::vector<ModelManagerOptions> parse_model_config(const std::string& text, const ModelManagerOptions& defaults) {
   tfs::ModelServerConfig config;
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, &config)) {
-    throw ValueError("the model config is not a ModelServerConfig in protobuf's text format: " +
-                     (errors.error.empty() ? std::string("it could not be parsed") : errors.error));
+  if (const std::string error = parse_text_proto(text, config); !error.empty()) {
+    throw ValueError("the model config is not a ModelServerConfig in protobuf's text format: " + error);
   }
   if (!config.has_model_config_list()) throw ValueError("the model config has no model_config_list");
   std::vector<ModelManagerOptions> models;
@@ -97,7 +71,7 @@ std::vector<ModelManagerOptions> parse_model_config(const std::string& text, con
 }
 
 std::vector<ModelManagerOptions> read_model_config_file(const std::string& path, const ModelManagerOptions& defaults) {
-  const std::string text = read_text(path);
+  const std::string text = read_config_text(path, "the model config file");
   try {
     return parse_model_config(text, defaults);
   } catch (const ValueError& e) {
@@ -125,7 +99,7 @@ ModelConfigFilePoller::~ModelConfigFilePoller() = default;
 
 bool ModelConfigFilePoller::poll() {
   std::lock_guard polling(poll_mu_);
-  const std::string text = read_text(path_);
+  const std::string text = read_config_text(path_, "the model config file");
   if (text == applied_) return false;
   applied_ = text;  // a file refused is reported once, not at every poll
   std::vector<ModelManagerOptions> models;

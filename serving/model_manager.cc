@@ -5,6 +5,8 @@
 #include <chrono>
 #include <iostream>
 
+#include "serving/metrics.h"
+
 namespace strata::serving {
 
 namespace fs = std::filesystem;
@@ -194,8 +196,10 @@ void ModelManager::load(std::int64_t version) {
   set_status(version, VersionState::kLoading, "");
   std::shared_ptr<Servable> loaded;
   try {
-    loaded = Servable::load(version, file, options_.batching);
+    loaded = Servable::load(version, file, options_.batching, options_.name);
+    serving_metrics().record_load(dir.string(), true);
   } catch (const std::exception& e) {
+    serving_metrics().record_load(dir.string(), false);
     set_status(version, VersionState::kEnd,
                "version " + std::to_string(version) + " failed to load '" + file + "': " + e.what(), file, time);
     return;

@@ -1,11 +1,14 @@
 #include "serving/rest_handler.h"
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <new>
 #include <nlohmann/json.hpp>
 
 #include "serving/batcher.h"
 #include "serving/errors.h"
+#include "serving/metrics.h"
 #include "serving/servable_lookup.h"
 #include "serving/tensor_json.h"
 
@@ -65,6 +68,10 @@ RestResponse RestHandler::handle(std::string_view method, std::string_view path,
 RestResponse RestHandler::route(std::string_view method, std::string_view path, std::string_view body) const {
   path = path.substr(0, path.find('?'));
   const std::string malformed = "Malformed request: " + std::string(method) + " " + std::string(path);
+  if (!options_.metrics_path.empty() && path == options_.metrics_path) {
+    if (method != "GET") throw invalid_argument(malformed + "; the metrics page answers GET");
+    return {200, serving_metrics().prometheus_page(), "text/plain; version=0.0.4"};
+  }
   constexpr std::string_view kPrefix = "/v1/models/";
   // As TensorFlow Serving: a path outside /v1/ has no handler (404); one under /v1/ that
   // is not an endpoint, or an endpoint with the wrong method, is a malformed request (400).
@@ -123,8 +130,25 @@ RestResponse RestHandler::metadata(const std::string& name, std::optional<std::i
              {"metadata", {{"signature_def", {{"signature_def", {{"serving_default", s->signature().to_json()}}}}}}}});
 }
 
+// Counted as TensorFlow Serving counts a Predict: every request by its status, the
+// answered ones' wall time in the latency histogram.
 RestResponse RestHandler::predict(const std::string& name, std::optional<std::int64_t> version,
                                   std::string_view body) const {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    RestResponse response = run_predict(name, version, body);
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    serving_metrics().record_request(name, "Predict", "REST", 0, micros.count());
+    return response;
+  } catch (...) {
+    const int code = static_cast<int>(status_code_of(std::current_exception()));
+    serving_metrics().record_request(name, "Predict", "REST", code, 0);
+    throw;
+  }
+}
+
+RestResponse RestHandler::run_predict(const std::string& name, std::optional<std::int64_t> version,
+                                      std::string_view body) const {
   if (body.size() > options_.max_body_bytes) {
     throw payload_too_large("the request body has " + std::to_string(body.size()) + " bytes, more than the limit of " +
                             std::to_string(options_.max_body_bytes) + " (--rest_api_max_body_bytes)");

@@ -5,6 +5,7 @@
 //   GET  /v1/models/NAME[/versions/N]                  model version status
 //   GET  /v1/models/NAME[/versions/N]/metadata         the serving_default signature
 //   POST /v1/models/NAME[/versions/N]:predict          row or columnar predict
+//   GET  options.metrics_path                          Prometheus metrics (when set)
 //
 // Every error is {"error": "..."} with TensorFlow Serving's status code (serving/errors.h);
 // nothing a request holds can make it throw.
@@ -20,7 +21,8 @@ namespace strata::serving {
 
 struct RestResponse {
   int status = 200;
-  std::string body;  // JSON
+  std::string body;  // JSON, or the metrics page's text
+  std::string content_type = "application/json";
 };
 
 struct RestHandlerOptions {
@@ -29,6 +31,9 @@ struct RestHandlerOptions {
   // limit alone allows millions of tiny rows, whose output tensors would all be held at
   // once.
   std::int64_t max_rows_per_request = 65536;
+  // Where GET answers with the Prometheus page of serving_metrics() (serving/metrics.h),
+  // as --monitoring_config_file's prometheus_config asks; empty: no such page.
+  std::string metrics_path;
 };
 
 class RestHandler {
@@ -44,6 +49,7 @@ class RestHandler {
   RestResponse status(const std::string& name, std::optional<std::int64_t> version) const;
   RestResponse metadata(const std::string& name, std::optional<std::int64_t> version) const;
   RestResponse predict(const std::string& name, std::optional<std::int64_t> version, std::string_view body) const;
+  RestResponse run_predict(const std::string& name, std::optional<std::int64_t> version, std::string_view body) const;
 
   const ModelRegistry& models_;
   RestHandlerOptions options_;

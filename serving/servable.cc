@@ -8,8 +8,10 @@
 namespace strata::serving {
 
 std::shared_ptr<Servable> Servable::load(std::int64_t version, const std::string& path,
-                                         const std::optional<BatchingParameters>& batching) {
-  auto servable = std::make_shared<Servable>(version, path, models::load_model(path, {.compile = false}), batching);
+                                         const std::optional<BatchingParameters>& batching,
+                                         const std::string& model_name) {
+  auto servable = std::make_shared<Servable>(version, path, models::load_model(path, {.compile = false}), batching,
+                                             model_name);
   // Warm-up: one example of zeros. Unknown per-example dimensions are tried as 1, and
   // then a failure says nothing about the model (it may need longer inputs).
   std::vector<Tensor> zeros;
@@ -35,11 +37,12 @@ std::shared_ptr<Servable> Servable::load(std::int64_t version, const std::string
 }
 
 Servable::Servable(std::int64_t version, std::string path, Model model,
-                   const std::optional<BatchingParameters>& batching)
+                   const std::optional<BatchingParameters>& batching, const std::string& model_name)
     : version_(version), path_(std::move(path)), model_(std::move(model)), signature_(Signature::of(model_)) {
   if (batching) {
     chunk_rows_ = std::max<std::int64_t>(batching->max_batch_size, 1);
-    batcher_ = std::make_unique<Batcher>(*batching, [this](const std::vector<Tensor>& x) { return predict_now(x); });
+    batcher_ = std::make_unique<Batcher>(
+        *batching, [this](const std::vector<Tensor>& x) { return predict_now(x); }, model_name);
   }
 }
 

@@ -19,11 +19,13 @@ class Servable {
  public:
   // Loads the .keras or .h5 file at `path` and runs one warm-up prediction (so the
   // inference program is compiled before the first request). Throws what loading throws.
+  // `model_name` names it in the metrics (its batches' sizes).
   static std::shared_ptr<Servable> load(std::int64_t version, const std::string& path,
-                                        const std::optional<BatchingParameters>& batching);
+                                        const std::optional<BatchingParameters>& batching,
+                                        const std::string& model_name = "");
 
   Servable(std::int64_t version, std::string path, Model model,
-           const std::optional<BatchingParameters>& batching);
+           const std::optional<BatchingParameters>& batching, const std::string& model_name = "");
 
   std::int64_t version() const { return version_; }
   const std::string& path() const { return path_; }

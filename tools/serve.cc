@@ -3,6 +3,7 @@
 //
 //   strata-serve --port=8500 --rest_api_port=8501 --model_name=NAME --model_base_path=DIR [--enable_batching]
 //   strata-serve --model_config_file=FILE [--model_config_file_poll_wait_seconds=S]
+//   ... --monitoring_config_file=MONITORING   (Prometheus metrics on the REST port)
 //
 // DIR/<version>/ holds a .keras or .h5 file; the highest version is served, and a new
 // version appearing under DIR is loaded and swapped in while requests continue. FILE
@@ -28,6 +29,7 @@
 #ifdef STRATA_WITH_GRPC
 #include "serving/grpc_server.h"
 #include "serving/model_config_file.h"
+#include "serving/monitoring_config.h"
 #endif
 #include "serving/http_server.h"
 #include "serving/model_registry.h"
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
   int rest_api_port = 8501, rest_api_num_threads = 0, file_system_poll_wait_seconds = 1, grpc_max_threads = 0;
   int model_config_file_poll_wait_seconds = 0;
   std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0", grpc_bind = "0.0.0.0";
-  std::string model_config_file;
+  std::string model_config_file, monitoring_config_file;
   std::int64_t grpc_max_receive_message_bytes = 64 << 20;
   bool enable_batching = false;
   BatchingParameters batching;
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
            "--model_name and --model_base_path are then ignored")
       .add("model_config_file_poll_wait_seconds", &model_config_file_poll_wait_seconds,
            "seconds between reads of --model_config_file, applying what changed; 0: read once at start")
+      .add("monitoring_config_file", &monitoring_config_file,
+           "TensorFlow Serving's monitoring config (text proto): prometheus_config serves metrics on the REST port")
       .add("file_system_poll_wait_seconds", &file_system_poll_wait_seconds,
            "seconds between polls for new versions; 0: load once at start")
       .add("enable_batching", &enable_batching, "batch requests from many connections server-side")
@@ -110,11 +114,28 @@ int main(int argc, char** argv) {
     std::cerr << "strata-serve: --model_base_path (or --model_config_file) is required\n" << flags.usage();
     return 2;
   }
+  std::string metrics_path;  // where REST serves the Prometheus page; "": nowhere
 #ifndef STRATA_WITH_GRPC
-  if (!model_config_file.empty()) {
-    std::cerr << "strata-serve: --model_config_file is read with protobuf, and this strata-serve was built without "
+  for (const auto& [flag, value] : {std::pair{"model_config_file", model_config_file},
+                                    std::pair{"monitoring_config_file", monitoring_config_file}}) {
+    if (value.empty()) continue;
+    std::cerr << "strata-serve: --" << flag << " is read with protobuf, and this strata-serve was built without "
                  "gRPC and protobuf (Debian: libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc)\n";
     return 2;
+  }
+#else
+  if (!monitoring_config_file.empty()) {
+    try {
+      metrics_path = read_monitoring_config_file(monitoring_config_file);
+    } catch (const Error& e) {
+      std::cerr << "strata-serve: --monitoring_config_file: " << e.what() << "\n";
+      return 2;
+    }
+    if (!metrics_path.empty() && rest_api_port < 0) {
+      std::cerr << "strata-serve: --monitoring_config_file serves metrics on the REST port, and --rest_api_port=-1 "
+                   "turns it off\n";
+      return 2;
+    }
   }
 #endif
   if (batching.max_batch_size < 1 || batching.batch_timeout_micros < 0 || batching.max_enqueued_batches < 1) {
@@ -200,7 +221,8 @@ int main(int argc, char** argv) {
     if (rest_api_port >= 0) {
       handler = std::make_unique<RestHandler>(
           models, RestHandlerOptions{.max_body_bytes = static_cast<std::size_t>(max_body_bytes),
-                                      .max_rows_per_request = max_rows_per_request});
+                                      .max_rows_per_request = max_rows_per_request,
+                                      .metrics_path = metrics_path});
       server = std::make_unique<HttpServer>(*handler, HttpServerOptions{.bind_address = rest_api_bind,
                                                                         .port = rest_api_port,
                                                                         .num_threads = rest_api_num_threads,
@@ -221,6 +243,10 @@ int main(int argc, char** argv) {
                   << (server ? "listening on " + rest_api_bind + ":" + std::to_string(bound) + "; " : "") << "model '"
                   << name << "' has no version to serve yet: " << manager->unavailable_reason() << std::endl;
       }
+    }
+    if (server && !metrics_path.empty()) {
+      std::cout << "strata-serve: Prometheus metrics at http://" << rest_api_bind << ":" << bound << metrics_path
+                << std::endl;
     }
 #ifdef STRATA_WITH_GRPC
     if (grpc) std::cout << "strata-serve: gRPC API at " << grpc_bind << ":" << grpc->port() << std::endl;

@@ -72,10 +72,18 @@ def check_message(full, message, pool, problems):
         check_enum(f"{full}.{enum.name}", enum, pool, problems)
 
 
+# Files of ours whose messages tensorflow-serving-api ships no descriptor of: listed, not
+# checked (their fields were compared with TensorFlow Serving's source by hand).
+UNSHIPPED = {"monitoring_config.proto"}
+
+
 def main():
     pool = descriptor_pool.Default()
     problems = []
     for f in ours().file:
+        if f.name in UNSHIPPED:
+            print(f"{f.name}: not in tensorflow-serving-api's descriptors, not checked")
+            continue
         for enum in f.enum_type:
             check_enum(f"{f.package}.{enum.name}", enum, pool, problems)
         for message in f.message_type:

@@ -14,6 +14,9 @@ writes them, in string_val) and checks TensorFlow Serving's error codes for an u
 model, a wrong dtype and an unknown signature. Last, two models from a --model_config_file
 written by TensorFlow Serving's own ModelServerConfig message (text_format), one with two
 versions and labels: Predict and GetModelStatus by version_label, and an unknown label.
+Then --monitoring_config_file: after a Predict and one for a model not served, the
+Prometheus page on the REST port, read by Prometheus's own Python parser
+(prometheus_client), counts both by status and times the answered one.
 
 tensorflow-serving-api requires the `tensorflow` package; tensorflow-cpu provides the same
 module under another name, and installing both puts two TensorFlows in one place. So use a
@@ -22,6 +25,7 @@ separate virtual environment, and install the client there without its dependenc
   python3 -m venv /tmp/tfs_venv
   /tmp/tfs_venv/bin/pip install tensorflow-cpu==2.21.0 keras==3.15.1
   /tmp/tfs_venv/bin/pip install --no-deps tensorflow-serving-api==2.21.0
+  /tmp/tfs_venv/bin/pip install prometheus_client
   cmake --build build --target strata_serve
   /tmp/tfs_venv/bin/python tests/reference/grpc_client.py [build/tools/strata-serve]
 
@@ -36,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -48,6 +53,7 @@ from google.protobuf import text_format  # noqa: E402
 from tensorflow_serving.apis import (get_model_metadata_pb2, get_model_status_pb2, model_service_pb2_grpc,  # noqa: E402
                                      predict_pb2, prediction_service_pb2_grpc)
 from tensorflow_serving.config import model_server_config_pb2  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GOLDEN = os.path.join(ROOT, "tests", "data", "keras_golden")
@@ -271,6 +277,67 @@ def check_config_file(exe):
     return failures
 
 
+def check_metrics(exe):
+    """A Predict answered and one for a model not served, then the Prometheus page."""
+    failures = []
+    tmp = tempfile.mkdtemp(prefix="strata_grpc_metrics_")
+    os.makedirs(os.path.join(tmp, "1"))
+    shutil.copy(os.path.join(GOLDEN, "functional_mlp.keras"), os.path.join(tmp, "1", "model.keras"))
+    config_file = os.path.join(tmp, "monitoring.config")
+    with open(config_file, "w") as f:  # tensorflow-serving-api ships no MonitoringConfig message
+        f.write('prometheus_config {\n  enable: true\n  path: "/monitoring/prometheus/metrics"\n}\n')
+    proc = subprocess.Popen([exe, "--port=0", "--grpc_bind=127.0.0.1", "--rest_api_port=0",
+                             "--rest_api_bind=127.0.0.1", "--model_name=mlp", f"--model_base_path={tmp}",
+                             f"--monitoring_config_file={config_file}"], stdout=subprocess.PIPE, text=True)
+    try:
+        page_url = target = None
+        for line in proc.stdout:
+            m = re.search(r"Prometheus metrics at (http://\S+)", line)
+            page_url = m.group(1) if m else page_url
+            m = re.search(r"gRPC API at (127\.0\.0\.1:\d+)", line)
+            if m:
+                target = m.group(1)
+                break
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
+        base = os.path.join(GOLDEN, "functional_mlp")
+        (x,) = numbered(base, "input")
+        request = predict_pb2.PredictRequest()
+        request.model_spec.name = "mlp"
+        meta_request = get_model_metadata_pb2.GetModelMetadataRequest()
+        meta_request.model_spec.name = "mlp"
+        meta_request.metadata_field.append("signature_def")
+        signatures = get_model_metadata_pb2.SignatureDefMap()
+        stub.GetModelMetadata(meta_request, timeout=30).metadata["signature_def"].Unpack(signatures)
+        request.inputs[list(signatures.signature_def["serving_default"].inputs)[0]].CopyFrom(tf.make_tensor_proto(x))
+        stub.Predict(request, timeout=30)
+        request.model_spec.name = "absent"
+        expect_code(failures, "absent model", lambda: stub.Predict(request, timeout=30), grpc.StatusCode.NOT_FOUND)
+        with urllib.request.urlopen(page_url, timeout=30) as response:
+            page = response.read().decode()
+        samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                   for family in text_string_to_metric_families(page) for s in family.samples}
+        # The parser names a counter's samples NAME_total, as OpenMetrics does.
+        for name, labels, want in (
+                (":tensorflow:serving:request_count_total", {"model_name": "mlp", "status": "OK"}, 1),
+                (":tensorflow:serving:request_count_total", {"model_name": "absent", "status": "NOT_FOUND"}, 1),
+                (":tensorflow:serving:request_latency_count",
+                 {"model_name": "mlp", "API": "Predict", "entrypoint": "GRPC"}, 1),
+                (":tensorflow:serving:request_latency_bucket",
+                 {"model_name": "mlp", "API": "Predict", "entrypoint": "GRPC", "le": "+Inf"}, 1),
+                (":tensorflow:cc:saved_model:load_attempt_count_total",
+                 {"model_path": os.path.join(tmp, "1"), "status": "success"}, 1)):
+            got = samples.get((name, tuple(sorted(labels.items()))))
+            if got != want:
+                failures.append(f"metrics: {name}{labels} is {got}, expected {want}")
+    except (grpc.RpcError, OSError, ValueError) as e:
+        failures.append(f"metrics: {e}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        shutil.rmtree(tmp)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("exe", nargs="?", default=os.path.join(ROOT, "build", "tools", "strata-serve"))
@@ -298,6 +365,11 @@ def main():
     failures = check_config_file(args.exe)
     total += len(failures)
     print(f"{'models.config':28s} two models, version labels: {'ok' if not failures else 'FAILED'}")
+    for f in failures:
+        print("  " + f)
+    failures = check_metrics(args.exe)
+    total += len(failures)
+    print(f"{'monitoring.config':28s} Prometheus page: {'ok' if not failures else 'FAILED'}")
     for f in failures:
         print("  " + f)
     print("all match Keras" if total == 0 else f"{total} failures")
