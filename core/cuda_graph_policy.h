@@ -45,6 +45,13 @@ class CudaGraphPolicy {
 
   bool refused() const { return refused_; }
   const std::string& refusal() const { return refusal_; }
+  // True once after refuse(), for the caller to count and explain the refusal then: at
+  // the first run with graphs on (a refusal while they are off only shows once they are).
+  bool report_refusal() {
+    if (!refused_ || reported_) return false;
+    reported_ = true;
+    return true;
+  }
   bool holds_graph() const { return holds_graph_; }
 
  private:
@@ -58,6 +65,7 @@ class CudaGraphPolicy {
   bool holds_graph_ = false;
   std::vector<const void*> captured_addresses_;
   bool refused_ = false;
+  bool reported_ = false;
   std::string refusal_;
 };
 

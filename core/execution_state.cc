@@ -61,11 +61,17 @@ std::string ExecutionState::plan_graph_refusal() const {
 void ExecutionState::refuse_graphs(const std::string& reason) {
   graph_.reset();
   graph_policy_.refuse(reason);
-  if (!cuda_graphs_enabled()) return;  // with graphs off, nothing was refused: nothing to count or explain
+  report_graph_refusal();
+}
+
+// A state refused while graphs are off is counted at its first run with them on: until
+// then it refused nothing anyone asked for.
+void ExecutionState::report_graph_refusal() {
+  if (!cuda_graphs_enabled() || !graph_policy_.report_refusal()) return;
   count_cuda_graph_refusal();
   if (log_device_placement()) {
-    std::cerr << "CUDA graphs off for an execution state on " << to_string(program_.device_) << ": " << reason
-              << "; its runs launch their kernels one by one\n";
+    std::cerr << "CUDA graphs off for an execution state on " << to_string(program_.device_) << ": "
+              << graph_policy_.refusal() << "; its runs launch their kernels one by one\n";
   }
 }
 
@@ -294,6 +300,7 @@ void ExecutionState::run_on_device(const std::vector<Tensor>& feeds, std::vector
   results.resize(program_.fetch_values_.size());
   GraphRunMode mode = GraphRunMode::eager;
   if (cuda_graphs_enabled() && options.collective == nullptr) {
+    report_graph_refusal();
     note_graph_addresses();
     mode = graph_policy_.decide(feeds, options.training, graph_addresses_);
   } else {

@@ -78,6 +78,8 @@ class ExecutionState {
   bool capture_graph(const RunOptions& options, std::vector<Tensor>& results);
   void replay_graph(const RunOptions& options);
   void refuse_graphs(const std::string& reason);
+  // Counts and explains the refusal once graphs are on (cuda_graph_counts()).
+  void report_graph_refusal();
   // Why the plan cannot be captured at all (empty when it can).
   std::string plan_graph_refusal() const;
 
