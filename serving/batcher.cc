@@ -58,8 +58,8 @@ std::vector<Tensor> Batcher::run(std::vector<Tensor> inputs) {
   if (inputs.empty() || inputs[0].rank() == 0) throw ValueError("batching: inputs must be batch-major tensors");
   const std::int64_t rows = request_rows(inputs);
   if (rows >= params_.max_batch_size) {  // a full batch already
-    auto out = run_(inputs);
     serving_metrics().record_batch(model_name_, rows);
+    auto out = run_(inputs);
     std::lock_guard lock(mu_);
     ++stats_.batches;
     ++stats_.requests;

@@ -27,6 +27,14 @@ std::string number(double v) {
   return buf;
 }
 
+// A sum, with every digit a double holds: six digits (a limit's format) would round a
+// latency sum past a second to 1e+06 and stall Prometheus's rate() of it.
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 // TensorFlow's exporter: a metric name keeps [a-zA-Z0-9_] and the rest becomes ':'.
 std::string prometheus_name(std::string_view name) {
   std::string out(name);
@@ -78,39 +86,63 @@ ServingMetrics::Metric& ServingMetrics::metric(std::string_view name) {
   return metrics_.emplace(std::string(name), std::move(m)).first->second;
 }
 
-void ServingMetrics::observe(Metric& m, const std::vector<std::string>& labels, double value) {
-  Histogram& h = m.histograms[labels];
+std::vector<std::string> ServingMetrics::admitted(const Metric& m, std::vector<std::string> labels) {
+  const std::size_t held = m.limits.empty() ? m.counts.size() : m.histograms.size();
+  const bool known = m.limits.empty() ? m.counts.contains(labels) : m.histograms.contains(labels);
+  if (!known && held >= kMaxLabelSets && !labels.empty()) labels[0] = "(other)";
+  return labels;
+}
+
+void ServingMetrics::increment(Metric& m, std::vector<std::string> labels) {
+  ++m.counts[admitted(m, std::move(labels))];
+}
+
+void ServingMetrics::observe(Metric& m, std::vector<std::string> labels, double value) {
+  Histogram& h = m.histograms[admitted(m, std::move(labels))];
   if (h.buckets.empty()) h.buckets.assign(m.limits.size() + 1, 0);
-  // As TensorFlow's histogram: the first bucket whose limit is above the value.
-  const auto bucket = std::upper_bound(m.limits.begin(), m.limits.end(), value) - m.limits.begin();
+  // Prometheus's buckets: the first whose limit is at least the value.
+  const auto bucket = std::lower_bound(m.limits.begin(), m.limits.end(), value) - m.limits.begin();
   ++h.buckets[static_cast<std::size_t>(bucket)];
   h.sum += value;
 }
 
 void ServingMetrics::record_request(const std::string& model, std::string_view api, std::string_view entrypoint,
-                                    int code, std::int64_t latency_micros) {
-  std::lock_guard lock(mu_);
-  ++metric(kRequestCount).counts[{model, std::string(status_code_name(code))}];
-  if (code == 0) {
-    observe(metric(kRequestLatency), {model, std::string(api), std::string(entrypoint)},
-            static_cast<double>(latency_micros));
+                                    int code, std::int64_t latency_micros) noexcept {
+  try {
+    std::lock_guard lock(mu_);
+    increment(metric(kRequestCount), {model, std::string(status_code_name(code))});
+    if (code == 0) {
+      observe(metric(kRequestLatency), {model, std::string(api), std::string(entrypoint)},
+              static_cast<double>(latency_micros));
+    }
+  } catch (...) {  // out of memory: the sample is dropped, the request is not failed by it
   }
 }
 
-void ServingMetrics::record_load(const std::string& model_path, bool succeeded) {
-  std::lock_guard lock(mu_);
-  ++metric(kLoadAttemptCount).counts[{model_path, succeeded ? "success" : "fail"}];
+void ServingMetrics::record_load(const std::string& model_path, bool succeeded) noexcept {
+  try {
+    std::lock_guard lock(mu_);
+    increment(metric(kLoadAttemptCount), {model_path, succeeded ? "success" : "fail"});
+  } catch (...) {
+  }
 }
 
-void ServingMetrics::record_batch(const std::string& model, std::int64_t examples) {
-  std::lock_guard lock(mu_);
-  observe(metric(kProcessedBatchSize), {model}, static_cast<double>(examples));
+void ServingMetrics::record_batch(const std::string& model, std::int64_t examples) noexcept {
+  try {
+    std::lock_guard lock(mu_);
+    observe(metric(kProcessedBatchSize), {model}, static_cast<double>(examples));
+  } catch (...) {
+  }
 }
 
 std::string ServingMetrics::prometheus_page() const {
-  std::lock_guard lock(mu_);
+  std::map<std::string, Metric, std::less<>> metrics;
+  {
+    std::lock_guard lock(mu_);  // held for the copy only: requests record while the page is written
+    metrics = metrics_;
+  }
   std::string page;
-  for (const auto& [name, m] : metrics_) {
+  for (const auto& [name, m] : metrics) {
     const std::string prom = prometheus_name(name);
     if (m.limits.empty()) {
       page += "# TYPE " + prom + " counter\n";
@@ -129,7 +161,7 @@ std::string ServingMetrics::prometheus_page() const {
         page += prom + "_bucket{" + list + (list.empty() ? "" : ",") + "le=\"" + le + "\"} " +
                 std::to_string(cumulative) + "\n";
       }
-      page += prom + "_sum{" + list + "} " + number(h.sum) + "\n";
+      page += prom + "_sum{" + list + "} " + exact(h.sum) + "\n";
       page += prom + "_count{" + list + "} " + std::to_string(cumulative) + "\n";
     }
   }

@@ -16,7 +16,11 @@
 //                                                                  batch run (--enable_batching)
 // TensorFlow Serving counts gRPC's requests only; strata-serve counts REST's too, under
 // entrypoint "REST". TensorFlow keeps batch sizes as percentiles; here they are a
-// histogram whose buckets are powers of two up to 2^14.
+// histogram whose buckets are powers of two up to 2^14. A sample equal to a bucket's
+// limit counts in that bucket (Prometheus's le, "less or equal"; TensorFlow's histograms
+// put it in the next). Each metric keeps at most kMaxLabelSets label sets: the names in
+// requests are the clients' to choose, and further ones count under model_name
+// "(other)". Recording never throws: a sample that cannot be stored is dropped.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +37,16 @@ inline constexpr std::string_view kPrometheusPath = "/monitoring/prometheus/metr
 
 class ServingMetrics {
  public:
+  static constexpr std::size_t kMaxLabelSets = 1000;
+
   // A request of `api` for model `model` through `entrypoint`, answered with gRPC's status
   // code `code` (0: OK) after `latency_micros`; only answered requests enter the latency.
   void record_request(const std::string& model, std::string_view api, std::string_view entrypoint, int code,
-                      std::int64_t latency_micros);
+                      std::int64_t latency_micros) noexcept;
   // One load of a model version's directory.
-  void record_load(const std::string& model_path, bool succeeded);
+  void record_load(const std::string& model_path, bool succeeded) noexcept;
   // One batch of `examples` run for `model`.
-  void record_batch(const std::string& model, std::int64_t examples);
+  void record_batch(const std::string& model, std::int64_t examples) noexcept;
 
   // The Prometheus text page: a "# TYPE" line per metric, then its samples, metrics in
   // TensorFlow's order (by name) and samples by their labels.
@@ -61,7 +67,10 @@ class ServingMetrics {
     std::map<std::vector<std::string>, Histogram> histograms;
   };
   Metric& metric(std::string_view name);
-  static void observe(Metric& m, const std::vector<std::string>& labels, double value);
+  // `labels`, or the first replaced by "(other)" once the metric holds kMaxLabelSets.
+  static std::vector<std::string> admitted(const Metric& m, std::vector<std::string> labels);
+  static void increment(Metric& m, std::vector<std::string> labels);
+  static void observe(Metric& m, std::vector<std::string> labels, double value);
 
   mutable std::mutex mu_;
   std::map<std::string, Metric, std::less<>> metrics_;

@@ -298,6 +298,8 @@ def check_metrics(exe):
             if m:
                 target = m.group(1)
                 break
+        if target is None or page_url is None:
+            raise RuntimeError("strata-serve did not print its gRPC address and metrics page")
         stub = prediction_service_pb2_grpc.PredictionServiceStub(grpc.insecure_channel(target))
         base = os.path.join(GOLDEN, "functional_mlp")
         (x,) = numbered(base, "input")
@@ -329,7 +331,7 @@ def check_metrics(exe):
             got = samples.get((name, tuple(sorted(labels.items()))))
             if got != want:
                 failures.append(f"metrics: {name}{labels} is {got}, expected {want}")
-    except (grpc.RpcError, OSError, ValueError) as e:
+    except (grpc.RpcError, OSError, ValueError, RuntimeError) as e:
         failures.append(f"metrics: {e}")
     finally:
         proc.terminate()

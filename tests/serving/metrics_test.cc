@@ -49,16 +49,16 @@ json good_request() { return json{{"inputs", values_json(load_numbered(golden("f
 // The page is TensorFlow's exporter's: metrics by their TensorFlow names, '/' as ':', a
 // TYPE line each; counters one line per label set; histograms cumulative buckets with
 // TensorFlow Serving's latency limits (10 µs, then ×1.8), +Inf, _sum and _count; label
-// values escaped.
+// values escaped. A sample on a limit counts in its bucket, as Prometheus's le reads.
 TEST(ServingMetrics, ThePageIsTensorFlowsPrometheusExport) {
   ServingMetrics metrics;
-  metrics.record_request("m", "Predict", "REST", 0, 5);
+  metrics.record_request("m", "Predict", "REST", 0, 10);  // on a limit: in its bucket (le)
   metrics.record_request("m", "Predict", "REST", 0, 100);
   metrics.record_request("m", "Predict", "GRPC", 5, 7);  // NOT_FOUND: counted, not timed
   metrics.record_request("say \"hi\"\\", "Predict", "GRPC", 3, 1);
   metrics.record_load("/models/m/1", true);
   metrics.record_load("/models/m/2", false);
-  metrics.record_batch("m", 3);
+  metrics.record_batch("m", 4);
   const std::string page = metrics.prometheus_page();
   const auto at = [&](const std::string& line) { return page.find(line + "\n"); };
   const std::string rest = "{model_name=\"m\",API=\"Predict\",entrypoint=\"REST\"";
@@ -84,7 +84,7 @@ TEST(ServingMetrics, ThePageIsTensorFlowsPrometheusExport) {
            latency + "_bucket" + rest + ",le=\"58.32\"} 1",
            latency + "_bucket" + rest + ",le=\"104.976\"} 2",
            latency + "_bucket" + rest + ",le=\"+Inf\"} 2",
-           latency + "_sum" + rest + "} 105",
+           latency + "_sum" + rest + "} 110",
            latency + "_count" + rest + "} 2"}) {
     EXPECT_TRUE(has_line(page, line)) << "no line\n  " << line << "\nin\n" << page;
   }
@@ -101,7 +101,26 @@ TEST(ServingMetrics, ThePageIsTensorFlowsPrometheusExport) {
   EXPECT_EQ(metrics.count(kCount, {"m", "OK"}), 2);
   EXPECT_EQ(metrics.count(kLatency, {"m", "Predict", "REST"}), 2);
   EXPECT_EQ(status_code_name(16), "UNAUTHENTICATED");
+  // A sum past a second keeps its digits (rate() of it must move).
+  metrics.record_request("m", "Predict", "REST", 0, 1234567);
+  const std::string again = metrics.prometheus_page();
+  EXPECT_TRUE(has_line(again, latency + "_sum" + rest + "} 1234677")) << again;
   EXPECT_EQ(status_code_name(99), "UNKNOWN");
+}
+
+// The names in requests are the clients': past kMaxLabelSets label sets a metric counts
+// the new ones under "(other)", so made-up model names cannot grow it without bound.
+TEST(ServingMetrics, LabelSetsAreBounded) {
+  ServingMetrics metrics;
+  const std::size_t extra = 5;
+  for (std::size_t i = 0; i < ServingMetrics::kMaxLabelSets + extra; ++i) {
+    metrics.record_request("made_up_" + std::to_string(i), "Predict", "GRPC", 5, 0);
+  }
+  EXPECT_EQ(metrics.count(kCount, {"made_up_0", "NOT_FOUND"}), 1);
+  EXPECT_EQ(metrics.count(kCount, {"(other)", "NOT_FOUND"}), static_cast<std::int64_t>(extra));
+  EXPECT_EQ(metrics.count(kCount, {"made_up_" + std::to_string(ServingMetrics::kMaxLabelSets), "NOT_FOUND"}), 0);
+  metrics.record_request("made_up_0", "Predict", "GRPC", 5, 0);  // a known label set still counts as itself
+  EXPECT_EQ(metrics.count(kCount, {"made_up_0", "NOT_FOUND"}), 2);
 }
 
 // REST predicts are counted by status (a bad input is INVALID_ARGUMENT, a model not served
@@ -109,21 +128,27 @@ TEST(ServingMetrics, ThePageIsTensorFlowsPrometheusExport) {
 // is counted; GET at the metrics path answers the page as text.
 TEST(ServingMetrics, TheRestApiCountsItsPredictsAndServesThePage) {
   Served s("metrics_rest");
+  const ServingMetrics& m = serving_metrics();
+  // Differences: the metrics are the process's (a repeated run of this test adds to them).
+  const std::int64_t ok = m.count(kCount, {"metrics_rest", "OK"});
+  const std::int64_t bad = m.count(kCount, {"metrics_rest", "INVALID_ARGUMENT"});
+  const std::int64_t absent = m.count(kCount, {"metrics_rest_absent", "NOT_FOUND"});
+  const std::int64_t timed = m.count(kLatency, {"metrics_rest", "Predict", "REST"});
   ASSERT_EQ(s.predict(good_request()).status, 200);
   ASSERT_EQ(s.predict(good_request()).status, 200);
   ASSERT_EQ(s.predict(json{{"inputs", json::array({json::array({1.0})})}}).status, 400);
   ASSERT_EQ(s.handler->handle("POST", "/v1/models/metrics_rest_absent:predict", good_request().dump()).status, 404);
-  const ServingMetrics& m = serving_metrics();
-  EXPECT_EQ(m.count(kCount, {"metrics_rest", "OK"}), 2);
-  EXPECT_EQ(m.count(kCount, {"metrics_rest", "INVALID_ARGUMENT"}), 1);
-  EXPECT_EQ(m.count(kCount, {"metrics_rest_absent", "NOT_FOUND"}), 1);
-  EXPECT_EQ(m.count(kLatency, {"metrics_rest", "Predict", "REST"}), 2);
-  EXPECT_EQ(m.count(kLoads, {s.dir.path() + "/1", "success"}), 1);
+  EXPECT_EQ(m.count(kCount, {"metrics_rest", "OK"}), ok + 2);
+  EXPECT_EQ(m.count(kCount, {"metrics_rest", "INVALID_ARGUMENT"}), bad + 1);
+  EXPECT_EQ(m.count(kCount, {"metrics_rest_absent", "NOT_FOUND"}), absent + 1);
+  EXPECT_EQ(m.count(kLatency, {"metrics_rest", "Predict", "REST"}), timed + 2);
+  EXPECT_EQ(m.count(kLoads, {s.dir.path() + "/1", "success"}), 1);  // its directory is new
 
   const RestResponse page = s.handler->handle("GET", std::string(kPrometheusPath), "");
   ASSERT_EQ(page.status, 200) << page.body;
   EXPECT_EQ(page.content_type, "text/plain; version=0.0.4");
-  EXPECT_TRUE(has_line(page.body, ":tensorflow:serving:request_count{model_name=\"metrics_rest\",status=\"OK\"} 2"))
+  EXPECT_TRUE(has_line(page.body, ":tensorflow:serving:request_count{model_name=\"metrics_rest\",status=\"OK\"} " +
+                                      std::to_string(ok + 2)))
       << page.body;
   EXPECT_EQ(s.handler->handle("POST", std::string(kPrometheusPath), "").status, 400);
   // Without a metrics path the page is no endpoint: outside /v1/, as any such path.
