@@ -248,7 +248,10 @@ TEST(KerasFilesOnDevices, ACompiledFileLoadsAndSavesWhereTheGpuIsTheDefaultDevic
   EXPECT_EQ(loaded.optimizer().iterations(), 1) << "Keras saved it after one step";
   const testing::ScratchDir dir;
   models::save_model(loaded, dir.file("again.keras"));
-  for (Model m : {loaded, models::load_model(dir.file("again.keras"))}) {
+  Model again = models::load_model(dir.file("again.keras"));
+  ASSERT_TRUE(again.optimizer().defined());
+  EXPECT_EQ(again.optimizer().iterations(), 1) << "saved from the GPU with the step count it loaded";
+  for (Model m : {loaded, again}) {
     const std::vector<Tensor> actual = m.predict(inputs, {.verbose = 0});
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {

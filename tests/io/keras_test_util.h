@@ -22,9 +22,12 @@ inline std::string real_goldens_dir() { return std::string(STRATA_TEST_DATA) + "
 // The real-world files (shared/keras-models) sit beside the checkout on the development
 // machines and CI, not wherever the suite runs (a GPU machine gets the checkout alone):
 // a test that reads them skips without them, saying so.
-#define STRATA_SKIP_WITHOUT_REAL_MODELS()                                      \
-  if (!std::filesystem::is_directory(::strata::testing::real_models_dir()))    \
-  GTEST_SKIP() << "no " << ::strata::testing::real_models_dir()
+#define STRATA_SKIP_WITHOUT_REAL_MODELS()                                                          \
+  do {                                                                                             \
+    if (!std::filesystem::is_directory(::strata::testing::real_models_dir())) {                    \
+      GTEST_SKIP() << "no " << ::strata::testing::real_models_dir();                               \
+    }                                                                                              \
+  } while (0)
 
 // base + ".input0.npy", ".input1.npy", ... (or ".output<i>.npy") while they exist.
 inline std::vector<Tensor> load_numbered(const std::string& base, const std::string& kind) {
