@@ -1,10 +1,12 @@
 #include "models/custom_model.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.h"
 #include "distribution/data_parallel.h"
 #include "models/compiled_model.h"
+#include "layers/core/input_layer.h"
 #include "models/custom_steps.h"
 
 namespace strata {
@@ -43,14 +45,15 @@ void CustomModel::rebuild_steps() {
   steps_->set_train_steps(steps);
 }
 
-void CustomModel::compile(CompileOptions options) {
-  auto hold = usage.exclusive("compile", name);
-  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
-    throw NotImplementedError("model '" + name +
-                              "': a custom train_step under data-parallel training across processes is not "
-                              "supported yet; train it in one process");
-  }
-  std::vector<losses::Loss> losses = options.loss.losses();
+namespace {
+
+// compile's checks of losses and metrics against the model's outputs, and Keras's compiled
+// metrics: the loss tracker, then each metric per output (resolved as compile's built-in
+// steps resolve "accuracy": from the targets' and outputs' shapes), with the output each
+// measures. Changes nothing.
+std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> compiled_metrics_for(
+    const std::string& name, const std::vector<KerasTensor>& outputs, const CompileOptions& options,
+    const std::vector<losses::Loss>& losses) {
   if (!losses.empty() && losses.size() != 1 && losses.size() != outputs.size()) {
     throw ValueError("compile: the model has " + std::to_string(outputs.size()) + " outputs but " +
                      std::to_string(losses.size()) + " losses were given");
@@ -59,13 +62,11 @@ void CustomModel::compile(CompileOptions options) {
     throw ValueError("compile: loss_weights has " + std::to_string(options.loss_weights.size()) + " entries for " +
                      std::to_string(outputs.size()) + " outputs");
   }
-  if ((!options.metrics.empty() || !options.weighted_metrics.empty()) && outputs.empty()) {
+  if (!options.metrics.empty() && outputs.empty()) {
     throw ValueError("compile: model '" + name +
                      "' has no outputs of its own, so compile's metrics have nothing to measure; track the metrics in "
                      "the model (override metrics())");
   }
-  // Keras's compiled metrics: the loss tracker, then each metric per output (resolved as
-  // compile's built-in steps resolve "accuracy": from the targets' and outputs' shapes).
   std::vector<metrics::Metric> tracked_metrics{metrics::Mean({.name = "loss"})};
   std::vector<std::size_t> metric_outputs{0};
   for (std::size_t k = 0; k < outputs.size(); ++k) {
@@ -78,22 +79,93 @@ void CustomModel::compile(CompileOptions options) {
       metric_outputs.push_back(k);
     }
   }
+  return {std::move(tracked_metrics), std::move(metric_outputs)};
+}
+
+}  // namespace
+
+void CustomModel::compile(CompileOptions options) {
+  auto hold = usage.exclusive("compile", name);
+  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
+    throw NotImplementedError("model '" + name +
+                              "': a custom train_step under data-parallel training across processes is not "
+                              "supported yet; train it in one process");
+  }
+  std::vector<losses::Loss> losses = options.loss.losses();
   if (!options.weighted_metrics.empty()) {
     throw NotImplementedError("compile: weighted_metrics with a custom train_step: pass the sample weight to "
                               "step.update_state(metric, y, y_pred, sample_weight) for the metrics that take it");
   }
+  // A model with a call of its own may be compiled before it is built (Keras's usual
+  // order): its outputs, and the metrics measuring them, come with its first data.
+  std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> resolved;
+  const bool resolve_now = !outputs.empty() || !inputs.empty();
+  if (resolve_now) resolved = compiled_metrics_for(name, outputs, options, losses);
   const Device device = options.device.empty() ? default_device() : parse_device(options.device);
   optimizers::Optimizer optimizer = options.optimizer.resolve();
   // All or nothing: nothing above changed the model.
   losses_ = std::move(losses);
   loss_weights_ = options.loss_weights;
   optimizer_ = std::move(optimizer);
-  compiled_metrics_ = std::move(tracked_metrics);
-  metric_outputs_ = std::move(metric_outputs);
+  compiled_metrics_ = std::move(resolved.first);
+  metric_outputs_ = std::move(resolved.second);
+  outputs_resolved_ = resolve_now;
   compile_options = std::move(options);
   compiled.reset();
   inference.reset();
   steps_ = std::make_unique<CustomSteps>(*this, device);
+}
+
+void CustomModel::resolve_compiled_outputs() {
+  if (outputs_resolved_ || !compile_options) return;
+  auto [tracked, outputs_of] = compiled_metrics_for(name, outputs, *compile_options, losses_);
+  compiled_metrics_ = std::move(tracked);
+  metric_outputs_ = std::move(outputs_of);
+  outputs_resolved_ = true;
+}
+
+std::vector<KerasTensor> CustomModel::call(const std::vector<KerasTensor>&) {
+  calls_default_ = true;
+  return {};
+}
+
+bool CustomModel::build_call(const std::vector<TensorSpec>& specs) {
+  // Named, so that building takes no default name ("input_layer", ...) from the user's own.
+  std::vector<KerasTensor> in;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    in.push_back(Input(specs[i].shape.without_batch(),
+                       {.dtype = specs[i].dtype,
+                        .name = name + "_input" + (specs.size() > 1 ? "_" + std::to_string(i) : "")}));
+  }
+  calls_default_ = false;
+  std::vector<KerasTensor> out = call(in);
+  if (calls_default_) return false;
+  if (out.empty()) throw ValueError("model '" + name + "': call() returned no output");
+  set_graph(std::move(in), std::move(out));
+  return true;
+}
+
+void CustomModel::build(const std::vector<Shape>& input_shapes, const std::vector<DType>& dtypes) {
+  if (!inputs.empty()) throw ValueError("model '" + name + "' is built already");
+  if (input_shapes.empty()) throw ValueError("build: model '" + name + "' needs an input shape");
+  std::vector<TensorSpec> specs;
+  for (std::size_t i = 0; i < input_shapes.size(); ++i) {
+    specs.push_back({input_shapes[i].with_batch(kUnknownDim), i < dtypes.size() ? dtypes[i] : DType::float32});
+  }
+  if (!build_call(specs)) {
+    throw ValueError("build: model '" + name +
+                     "' has no call of its own: override call(inputs), or make it from inputs and outputs");
+  }
+}
+
+void CustomModel::build_from_data(const std::vector<Tensor>& x) {
+  if (!inputs.empty() || x.empty()) return;
+  std::vector<TensorSpec> specs;
+  for (const Tensor& t : x) {
+    if (t.rank() == 0) throw ShapeError("model '" + name + "': its input arrays are batches, got a scalar");
+    specs.push_back({t.shape().with_dim(0, kUnknownDim), t.dtype()});
+  }
+  build_call(specs);
 }
 
 // Keras's compute_metrics: the loss tracker takes the loss; each other metric its
@@ -158,7 +230,12 @@ optimizers::Optimizer CustomModel::optimizer() const {
 
 std::vector<Layer> CustomModel::sublayers() const {
   std::vector<Layer> out = ModelImpl::sublayers();
-  out.insert(out.end(), tracked_.begin(), tracked_.end());
+  // A tracked layer the model's own call uses is one of its call's layers already.
+  for (const Layer& layer : tracked_) {
+    if (std::none_of(out.begin(), out.end(), [&](const Layer& l) { return &l.impl() == &layer.impl(); })) {
+      out.push_back(layer);
+    }
+  }
   return out;
 }
 

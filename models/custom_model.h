@@ -22,6 +22,22 @@
 // A step is a static graph (models/step_builder.h): the override is called once per kind
 // of batch (its arrays' count, dtypes and per-sample shapes) and compiled, and every batch
 // runs the compiled program. The steps run where compile's `device` says.
+//
+// Keras's other subclassing, "a Model subclass with its own call": a model made without
+// inputs and outputs overrides call(inputs), made of the layers it tracks:
+//
+//   class MLP : public CustomModel {
+//    public:
+//     explicit MLP(std::int64_t units) : CustomModel({}, {}, "", "MLP") {
+//       hidden = track("hidden", layers::Dense(units, {.activation = "relu"}));
+//       out = track("out", layers::Dense(1));
+//     }
+//     std::vector<KerasTensor> call(const std::vector<KerasTensor>& x) override { return {out(hidden(x[0]))}; }
+//     Layer hidden, out;
+//   };
+//   Model model = make_model<MLP>(32);
+//   model.compile({.optimizer = "adam", .loss = "mse"});
+//   model.fit(x, y);  // builds it: call() once, on Inputs shaped as x's examples
 #pragma once
 
 #include <memory>
@@ -53,6 +69,27 @@ class CustomModel : public ModelImpl {
                        std::string name = "", std::string class_name = "Functional");
   CustomModel(const KerasTensor& input, const KerasTensor& output, std::string name = "");
   ~CustomModel() override;
+
+  // Keras's call(inputs) of a Model subclass: the model's outputs computed from symbolic
+  // `inputs` (one per input array) with the layers it tracks and any other layer calls. It
+  // runs once, when the model is built: by build(), or from the first arrays fit,
+  // evaluate or predict give a model made without inputs; from then on the model is the
+  // graph of those calls, as a functional model is (gradients, summary, the training flag
+  // of Dropout and BatchNormalization at run time). The default has none: such a model
+  // (the GAN of Keras's guide) calls the models it tracks in its steps.
+  using ModelImpl::call;
+  virtual std::vector<KerasTensor> call(const std::vector<KerasTensor>& inputs);
+  // Keras's model.build(input_shape): builds the model's own call on Inputs of these
+  // per-example shapes (the batch left out) and dtypes (float32 where not given). A
+  // ValueError when the model has no call of its own or is built already.
+  void build(const std::vector<Shape>& input_shapes, const std::vector<DType>& dtypes = {});
+  // build() from the first arrays' per-example shapes and dtypes; nothing for a model
+  // without a call of its own.
+  void build_from_data(const std::vector<Tensor>& x) override;
+  // The compiled metrics are resolved against the outputs once the model has them (a
+  // model compiled before it was built); a model still without outputs and compiled with
+  // metrics is a ValueError. Called when a step is first built.
+  void resolve_compiled_outputs();
 
   // Keras's train_step(data), built once into the program fit runs on every batch. The
   // default is Keras's: self(x), compute_loss, the gradients of the trainable variables
@@ -100,6 +137,9 @@ class CustomModel : public ModelImpl {
   std::vector<Layer> tracked_;
   std::vector<std::string> attributes_;
   std::unique_ptr<CustomSteps> steps_;
+  bool calls_default_ = false;  // the default call() ran: no call of its own
+  // Builds the own call on `specs`; false when the model has none.
+  bool build_call(const std::vector<TensorSpec>& specs);
   // compile's loss tracker and metrics (resolved against the model's outputs), and loss.
   // The default steps' metric updates: the loss tracker takes the loss, each compiled
   // metric its output's targets and predictions.
@@ -109,6 +149,7 @@ class CustomModel : public ModelImpl {
   std::vector<losses::Loss> losses_;
   std::vector<float> loss_weights_;
   optimizers::Optimizer optimizer_;
+  bool outputs_resolved_ = false;  // compiled_metrics_ made for the outputs compile saw (or, later, got)
 };
 
 // A Model handle to a new MyModel made from `args` (Keras: CustomModel(inputs, outputs)).

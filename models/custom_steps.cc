@@ -54,6 +54,10 @@ CustomSteps::Built& CustomSteps::built(Kind kind, const std::vector<Tensor>& x, 
   auto it = built_.find(key);
   if (it != built_.end()) return *it->second;
   if (x.empty()) throw ValueError("model '" + model_.name + "': a step needs at least one input array");
+  // A model with a call of its own, compiled before it was built, is built from its first
+  // arrays; compile's metrics then measure its outputs.
+  model_.build_from_data(x);
+  model_.resolve_compiled_outputs();
 
   auto step = std::make_unique<Built>();
   step->graph = std::make_unique<Graph>();
