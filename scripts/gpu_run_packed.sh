@@ -53,7 +53,7 @@ step() {
   local name=$1 program=$2 filter=$3 rc=0 start=$SECONDS
   timeout -k 10 "$STEP_TIMEOUT" "$PKG/bin/$program" --gtest_filter="$filter" >"$OUT/$name.log" 2>&1 || rc=$?
   {
-    echo "== $name ($program '$filter'): exit $rc after $((SECONDS - start)) s$([[ $rc == 124 ]] && echo ' (TIMED OUT)')"
+    echo "== $name ($program '$filter'): exit $rc after $((SECONDS - start)) s$([[ $rc == 124 || $rc == 137 ]] && echo ' (TIMED OUT)')"
     grep -E '^\[  PASSED  \] |^\[  FAILED  \] |^\[  SKIPPED \] [0-9]|tests? ran' "$OUT/$name.log" | sort -u || true
     reason=$(grep -m1 -A1 ': Skipped$' "$OUT/$name.log" | tail -1)
     [[ -z "$reason" ]] || echo "   first reason to skip: $reason"
@@ -73,22 +73,26 @@ if [[ $ALL == 1 ]]; then
   # (a process that started CUDA for one test keeps CUDA's threads for the next, whose
   # allocation counts they would join), all of them side by side.
   suites_dir=$(mktemp -d)
-  for program in core models io layers losses optimizers dataset distribution; do
-    "$PKG/bin/${program}_tests" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/ {sub(/\.$/, "", $1); print $1}' |
-      sed "s|^|${program}_tests |"
+  for program in core models io layers losses optimizers dataset distribution bench; do
+    if ! "$PKG/bin/${program}_tests" --gtest_list_tests >"$suites_dir/$program.listing" 2>&1; then
+      echo "${program}_tests listing exit $?" >>"$suites_dir/listing.failed"
+      continue
+    fi
+    awk '/^[^ ]/ {sub(/\.$/, "", $1); print $1}' "$suites_dir/$program.listing" | sed "s|^|${program}_tests |"
   done >"$suites_dir/list"
   start=$SECONDS
   # Each line: PROGRAM SUITE; its log is suites_dir/PROGRAM.SUITE.log (a / in a name as _).
-  xargs -P "$(nproc)" -L 1 bash -c 'log="'"$suites_dir"'/$0.${1//\//_}.log"
-      timeout -k 10 '"$STEP_TIMEOUT"' "'"$PKG"'/bin/$0" --gtest_filter="$1.*" >"$log" 2>&1 || echo "$0 $1 exit $?" >>"$log.failed"' \
+  export PKG STEP_TIMEOUT SUITES_DIR=$suites_dir
+  xargs -P "$(nproc)" -L 1 bash -c 'log="$SUITES_DIR/$0.${1//\//_}.log"
+      timeout -k 10 "$STEP_TIMEOUT" "$PKG/bin/$0" --gtest_filter="$1.*" >"$log" 2>&1 || echo "$0 $1 exit $?" >>"$log.failed"' \
     <"$suites_dir/list"
   {
-    echo "== all: $(wc -l <"$suites_dir/list") suites of 8 programs, one process each, in $((SECONDS - start)) s"
+    echo "== all: $(wc -l <"$suites_dir/list") suites of 9 programs, one process each, in $((SECONDS - start)) s"
     cat "$suites_dir"/*.log | grep -hE '^\[  (PASSED  |SKIPPED )\] [0-9]+' | awk '{n[$2] += $4} END {for (k in n) print "   " k, n[k]}'
     if compgen -G "$suites_dir/*.failed" >/dev/null; then
       status=1
       cat "$suites_dir"/*.failed | sed 's/^/   FAILED process: /'
-      for f in "$suites_dir"/*.failed; do grep -h '^\[  FAILED  \] .*(' "${f%.failed}"; done | sed 's/^/   /'
+      for f in "$suites_dir"/*.failed; do grep -hs '^\[  FAILED  \] .*(' "${f%.failed}"; done | sed 's/^/   /'
       # The failed suites' whole output, for the reasons.
       for f in "$suites_dir"/*.failed; do echo "#### $(cat "$f")"; cat "${f%.failed}"; done >"$OUT/all-failed.log"
     fi
