@@ -466,6 +466,26 @@ TEST(ExtendingGuide, AModelSubclassWithItsOwnCallTrainsAsTheFunctionalModelOfIts
   EXPECT_THROW_WITH(plain->build({Shape{4}}), ValueError, "has no call of its own");
 }
 
+// Built, a Model subclass quantizes as its functional twin does: its call's Dense layers
+// become int8 layers and predict what the twin's predict.
+TEST(ExtendingGuide, AModelSubclassQuantizesAsItsFunctionalTwin) {
+  const Tensor x = extending_ramp({64, 4});
+  const Tensor y = extending_ramp({64, 1});
+  Model model = make_model<extending_guide::MLP>(16);
+  model.compile({.optimizer = "adam", .loss = "mse"});
+  model.fit(x, y, {.batch_size = 16, .epochs = 2, .verbose = 0});
+  KerasTensor in = Input({4});
+  KerasTensor h = layers::Dropout(0.25, {.seed = 3})(layers::Dense(16, {.activation = "relu"})(in));
+  Model functional(in, layers::Dense(1)(h));
+  functional.set_weights(model.get_weights());
+  const Tensor before = model.predict(x, {.verbose = 0});
+  model.quantize("int8");
+  functional.quantize("int8");
+  const Tensor after = model.predict(x, {.verbose = 0});
+  strata::testing::expect_close(after, functional.predict(x, {.verbose = 0}), "int8", 1e-6, 1e-6);
+  EXPECT_FALSE(after.to_vector<float>() == before.to_vector<float>()) << "the int8 kernels round";
+}
+
 // Before compile, predict builds it too; saved, it is the functional model of its call
 // (a file naming its own class is not written yet: docs/extending.md, "Not yet").
 TEST(ExtendingGuide, AModelSubclassPredictsBeforeCompileAndSavesAsItsFunctionalGraph) {
