@@ -204,6 +204,13 @@ def serve(exe, model_file, name):
     raise RuntimeError(f"strata-serve did not start on {model_file}")
 
 
+def stop(proc, tmp):
+    """Stops a strata-serve started here and removes its model directory."""
+    proc.terminate()
+    proc.wait(timeout=30)
+    shutil.rmtree(tmp)
+
+
 def check_config_file(exe):
     """Two models from a ModelServerConfig file, one with versions 1 and 2 and labels."""
     failures = []
@@ -271,9 +278,7 @@ def check_config_file(exe):
     except grpc.RpcError as e:
         failures.append(f"{e.code().name}: {e.details()}")
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        shutil.rmtree(tmp)
+        stop(proc, tmp)
     return failures
 
 
@@ -334,9 +339,7 @@ def check_metrics(exe):
     except (grpc.RpcError, OSError, ValueError, RuntimeError) as e:
         failures.append(f"metrics: {e}")
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        shutil.rmtree(tmp)
+        stop(proc, tmp)
     return failures
 
 
@@ -356,9 +359,7 @@ def main():
         except grpc.RpcError as e:
             failures = [f"{e.code().name}: {e.details()}"]
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-            shutil.rmtree(tmp)
+            stop(proc, tmp)
         total += len(failures)
         what = "status, metadata, predict (tensor_content, float_val)" if golden else "strings, error codes"
         print(f"{os.path.basename(path):28s} {what}: {'ok' if not failures else 'FAILED'}")
