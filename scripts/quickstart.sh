@@ -13,6 +13,8 @@ JOBS=${JOBS:-$(nproc)}
 bash scripts/install_deps.sh
 # A clone anywhere reuses the compiler cache (paths hashed relative to the source root).
 export CCACHE_BASEDIR="$PWD"
+# The library's precompiled headers (CMakeLists.txt) are cacheable only so.
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
 
 # Only the library and the examples: the tests, tools and benchmarks need more packages
 # (scripts/install_deps.sh --test, which scripts/test.sh runs).

@@ -13,7 +13,7 @@ bash scripts/install_deps.sh --test
 # A clone anywhere reuses the compiler cache: paths under the source root are hashed
 # relative to it.
 export CCACHE_BASEDIR="$PWD"
-# The test suites' precompiled headers (tests/CMakeLists.txt) are cacheable only so.
+# The library's and the test suites' precompiled headers are cacheable only so.
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
 
 # Everything ON explicitly: a build directory the quickstart configured has them OFF.
