@@ -49,22 +49,25 @@ inline ServingError unimplemented(const std::string& m) { return {StatusCode::kU
 inline ServingError unavailable(const std::string& m) { return {StatusCode::kUnavailable, 503, m}; }
 inline ServingError internal_error(const std::string& m) { return {StatusCode::kInternal, 500, m}; }
 
-// The status code a request that threw `thrown` is answered with, as both APIs answer: a
-// ServingError's own, INVALID_ARGUMENT for a wrong shape or value, RESOURCE_EXHAUSTED when
-// memory ran out, INTERNAL for anything else.
-inline StatusCode status_code_of(const std::exception_ptr& thrown) {
+// What a request that threw `thrown` is answered with, as both APIs answer it: a
+// ServingError as it is; a wrong shape or value INVALID_ARGUMENT with its message; running
+// out of memory RESOURCE_EXHAUSTED; anything else INTERNAL. Call it with
+// std::current_exception() inside a catch (...).
+inline ServingError as_serving_error(const std::exception_ptr& thrown) {
   try {
     std::rethrow_exception(thrown);
   } catch (const ServingError& e) {
-    return e.code();
-  } catch (const ShapeError&) {
-    return StatusCode::kInvalidArgument;
-  } catch (const ValueError&) {
-    return StatusCode::kInvalidArgument;
+    return e;
+  } catch (const ShapeError& e) {
+    return invalid_argument(e.what());
+  } catch (const ValueError& e) {
+    return invalid_argument(e.what());
   } catch (const std::bad_alloc&) {
-    return StatusCode::kResourceExhausted;
+    return resource_exhausted("out of memory while handling the request");
+  } catch (const std::exception& e) {
+    return internal_error(std::string("internal error: ") + e.what());
   } catch (...) {
-    return StatusCode::kInternal;
+    return internal_error("internal error");
   }
 }
 

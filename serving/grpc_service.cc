@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <map>
-#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,18 +25,9 @@ grpc::Status grpc_answer(Body&& body) {
   try {
     body();
     return grpc::Status::OK;
-  } catch (const ServingError& e) {
-    return {static_cast<grpc::StatusCode>(e.code()), e.what()};
-  } catch (const ShapeError& e) {
-    return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
-  } catch (const ValueError& e) {
-    return {grpc::StatusCode::INVALID_ARGUMENT, e.what()};
-  } catch (const std::bad_alloc&) {
-    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while handling the request"};
-  } catch (const std::exception& e) {
-    return {grpc::StatusCode::INTERNAL, std::string("internal error: ") + e.what()};
   } catch (...) {
-    return {grpc::StatusCode::INTERNAL, "internal error"};
+    const ServingError e = as_serving_error(std::current_exception());
+    return {static_cast<grpc::StatusCode>(e.code()), e.what()};
   }
 }
 
@@ -137,9 +127,8 @@ grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*, const tfs::Pre
   // Counted as TensorFlow Serving counts it: by status, and the answered ones' wall time.
   const auto start = std::chrono::steady_clock::now();
   const grpc::Status status = answer_predict(request, response);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
   serving_metrics().record_request(request->model_spec().name(), "Predict", "GRPC", status.error_code(),
-                                   micros.count());
+                                   micros_since(start));
   return status;
 }
 

@@ -23,6 +23,7 @@
 // "(other)". Recording never throws: a sample that cannot be stored is dropped.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -77,6 +78,11 @@ class ServingMetrics {
 };
 
 ServingMetrics& serving_metrics();
+
+// The microseconds since `start`, a request's latency as the metrics take it.
+inline std::int64_t micros_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+}
 
 // gRPC's name of status code `code` ("OK", "INVALID_ARGUMENT", ...), as TensorFlow's
 // error::Code_Name; "UNKNOWN" for a number it does not name.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <new>
 #include <nlohmann/json.hpp>
 
 #include "serving/batcher.h"
@@ -49,19 +48,9 @@ RestHandler::RestHandler(const ModelRegistry& models, RestHandlerOptions options
 RestResponse RestHandler::handle(std::string_view method, std::string_view path, std::string_view body) const {
   try {
     return route(method, path, body);
-  } catch (const ServingError& e) {
-    return {e.http_status(), error_json(e.what())};
-  } catch (const ShapeError& e) {
-    return {400, error_json(e.what())};
-  } catch (const ValueError& e) {
-    return {400, error_json(e.what())};
-  } catch (const std::bad_alloc&) {
-    const ServingError e = resource_exhausted("out of memory while handling the request");
-    return {e.http_status(), error_json(e.what())};
-  } catch (const std::exception& e) {
-    return {500, error_json(std::string("internal error: ") + e.what())};
   } catch (...) {
-    return {500, error_json("internal error")};
+    const ServingError e = as_serving_error(std::current_exception());
+    return {e.http_status(), error_json(e.what())};
   }
 }
 
@@ -137,12 +126,11 @@ RestResponse RestHandler::predict(const std::string& name, std::optional<std::in
   const auto start = std::chrono::steady_clock::now();
   try {
     RestResponse response = run_predict(name, version, body);
-    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
-    serving_metrics().record_request(name, "Predict", "REST", 0, micros.count());
+    serving_metrics().record_request(name, "Predict", "REST", 0, micros_since(start));
     return response;
   } catch (...) {
-    const int code = static_cast<int>(status_code_of(std::current_exception()));
-    serving_metrics().record_request(name, "Predict", "REST", code, 0);
+    const StatusCode code = as_serving_error(std::current_exception()).code();
+    serving_metrics().record_request(name, "Predict", "REST", static_cast<int>(code), 0);
     throw;
   }
 }
