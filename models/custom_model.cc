@@ -107,9 +107,8 @@ void CustomModel::compile(CompileOptions options) {
   losses_ = std::move(losses);
   loss_weights_ = options.loss_weights;
   optimizer_ = std::move(optimizer);
-  compiled_metrics_ = std::move(resolved.first);
+  compiled_metrics_ = std::move(resolved.first);  // empty until resolved: it always holds the loss tracker then
   metric_outputs_ = std::move(resolved.second);
-  outputs_resolved_ = resolve_now;
   compile_options = std::move(options);
   compiled.reset();
   inference.reset();
@@ -117,19 +116,19 @@ void CustomModel::compile(CompileOptions options) {
 }
 
 void CustomModel::resolve_compiled_outputs() {
-  if (outputs_resolved_ || !compile_options) return;
+  if (!compiled_metrics_.empty() || !compile_options) return;
   auto [tracked, outputs_of] = compiled_metrics_for(name, outputs, *compile_options, losses_);
   compiled_metrics_ = std::move(tracked);
   metric_outputs_ = std::move(outputs_of);
-  outputs_resolved_ = true;
 }
 
 std::vector<KerasTensor> CustomModel::call(const std::vector<KerasTensor>&) {
-  calls_default_ = true;
+  no_call_ = true;
   return {};
 }
 
 bool CustomModel::build_call(const std::vector<TensorSpec>& specs) {
+  if (no_call_) return false;  // known since the first try: no Inputs made for nothing
   // Named, so that building takes no default name ("input_layer", ...) from the user's own.
   std::vector<KerasTensor> in;
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -137,9 +136,8 @@ bool CustomModel::build_call(const std::vector<TensorSpec>& specs) {
                        {.dtype = specs[i].dtype,
                         .name = name + "_input" + (specs.size() > 1 ? "_" + std::to_string(i) : "")}));
   }
-  calls_default_ = false;
   std::vector<KerasTensor> out = call(in);
-  if (calls_default_) return false;
+  if (no_call_) return false;
   if (out.empty()) throw ValueError("model '" + name + "': call() returned no output");
   set_graph(std::move(in), std::move(out));
   return true;

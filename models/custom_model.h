@@ -137,7 +137,7 @@ class CustomModel : public ModelImpl {
   std::vector<Layer> tracked_;
   std::vector<std::string> attributes_;
   std::unique_ptr<CustomSteps> steps_;
-  bool calls_default_ = false;  // the default call() ran: no call of its own
+  bool no_call_ = false;  // the default call() ran once: the model has no call of its own
   // Builds the own call on `specs`; false when the model has none.
   bool build_call(const std::vector<TensorSpec>& specs);
   // compile's loss tracker and metrics (resolved against the model's outputs), and loss.
@@ -149,7 +149,6 @@ class CustomModel : public ModelImpl {
   std::vector<losses::Loss> losses_;
   std::vector<float> loss_weights_;
   optimizers::Optimizer optimizer_;
-  bool outputs_resolved_ = false;  // compiled_metrics_ made for the outputs compile saw (or, later, got)
 };
 
 // A Model handle to a new MyModel made from `args` (Keras: CustomModel(inputs, outputs)).
