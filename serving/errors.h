@@ -8,6 +8,7 @@
 // RESOURCE_EXHAUSTED, as TensorFlow Serving reports an allocation failure.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <string>
@@ -48,6 +49,11 @@ inline ServingError resource_exhausted(const std::string& m) { return {StatusCod
 inline ServingError unimplemented(const std::string& m) { return {StatusCode::kUnimplemented, 501, m}; }
 inline ServingError unavailable(const std::string& m) { return {StatusCode::kUnavailable, 503, m}; }
 inline ServingError internal_error(const std::string& m) { return {StatusCode::kInternal, 500, m}; }
+// A request of more examples than --max_rows_per_request, in REST and gRPC alike.
+inline ServingError too_many_rows(std::int64_t rows, std::int64_t limit) {
+  return invalid_argument("the request has " + std::to_string(rows) + " examples, more than the limit of " +
+                          std::to_string(limit) + " (--max_rows_per_request)");
+}
 
 // What a request that threw `thrown` is answered with, as both APIs answer it: a
 // ServingError as it is; a wrong shape or value INVALID_ARGUMENT with its message; running

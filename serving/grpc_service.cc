@@ -142,17 +142,13 @@ grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest* re
     check_input_aliases(*request, sig);
     std::vector<Tensor> inputs;
     for (std::size_t i = 0; i < sig.inputs.size(); ++i) {
-      inputs.push_back(tensor_from_proto(request->inputs().at(sig.inputs[i].name), sig.inputs[i], i));
+      inputs.push_back(tensor_from_proto(request->inputs().at(sig.inputs[i].name), sig.inputs[i], i,
+                                         options_.max_rows_per_request));
       if (inputs[i].shape()[0] != inputs[0].shape()[0]) {
         throw invalid_argument("input '" + sig.inputs[i].name + "' has " + std::to_string(inputs[i].shape()[0]) +
                                " rows but input '" + sig.inputs[0].name + "' has " +
                                std::to_string(inputs[0].shape()[0]) + "; every input needs one row per example");
       }
-    }
-    const std::int64_t rows = request_rows(inputs);
-    if (rows > options_.max_rows_per_request) {
-      throw invalid_argument("the request has " + std::to_string(rows) + " examples, more than the limit of " +
-                             std::to_string(options_.max_rows_per_request) + " (--max_rows_per_request)");
     }
     const std::vector<std::size_t> selected = selected_outputs(*request, sig);
     std::vector<Tensor> outputs = servable->predict(std::move(inputs));

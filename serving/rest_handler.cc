@@ -158,8 +158,7 @@ RestResponse RestHandler::run_predict(const std::string& name, std::optional<std
   PredictRequest parsed = parse_predict_request(request, s->signature());
   const std::int64_t rows = request_rows(parsed.inputs);
   if (rows > options_.max_rows_per_request) {
-    throw invalid_argument("the request has " + std::to_string(rows) + " examples, more than the limit of " +
-                           std::to_string(options_.max_rows_per_request) + " (--max_rows_per_request)");
+    throw too_many_rows(rows, options_.max_rows_per_request);
   }
   // ShapeError and ValueError from the predict are answered 400 by handle().
   std::vector<Tensor> outputs = s->predict(std::move(parsed.inputs));

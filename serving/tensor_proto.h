@@ -12,8 +12,8 @@
 // ALIAS". The dtype must then be the signature input's (as TensorFlow's "Expects arg[0] to
 // be float but double is provided") and the shape must match it (batch dimension free);
 // every error is a ServingError with code INVALID_ARGUMENT naming the input. Shapes are
-// checked before anything is allocated, so a request cannot ask for more memory than its
-// rows times the signature's per-example size.
+// checked before anything is allocated, so a request cannot ask for more memory than the
+// row limit times the signature's per-example size.
 //
 // Writing follows TensorFlow's Tensor::AsProtoField, as TensorFlow Serving writes Predict
 // outputs: dtype, shape, and the values in the dtype's *_val field.
@@ -34,7 +34,10 @@ tensorflow::DataType tf_data_type(DType dtype);
 std::string tf_short_dtype_name(int data_type);
 
 // `proto` as the value of input `info`, the signature's argument `index` (for messages).
-Tensor tensor_from_proto(const tensorflow::TensorProto& proto, const TensorInfo& info, std::size_t index);
+// More than `max_rows` rows (--max_rows_per_request) is INVALID_ARGUMENT before anything
+// is allocated: a few values in a *_val field can fill a shape of any size.
+Tensor tensor_from_proto(const tensorflow::TensorProto& proto, const TensorInfo& info, std::size_t index,
+                         std::int64_t max_rows);
 
 void tensor_to_proto(const Tensor& tensor, tensorflow::TensorProto* proto);
 

@@ -20,6 +20,7 @@
 #include "serving/grpc_server.h"
 #include "serving/rest_handler.h"
 #include "serving/tensor_proto.h"
+#include "tests/serving/grpc_test_util.h"
 #include "tests/serving/serving_test_util.h"
 
 namespace strata::serving::grpc_test {
@@ -60,30 +61,6 @@ struct GrpcServed {
     return predict->Predict(&context, request, response);
   }
 };
-
-tfs::PredictRequest request_for(const std::string& model = "m") {
-  tfs::PredictRequest request;
-  request.mutable_model_spec()->set_name(model);
-  return request;
-}
-
-void set_shape(tensorflow::TensorProto* proto, const Shape& shape) {
-  for (std::int64_t d : shape.dims()) proto->mutable_tensor_shape()->add_dim()->set_size(d);
-}
-
-// A float tensor as a TensorProto, in tensor_content (as tf.make_tensor_proto writes
-// NumPy arrays) or float_val (as clients that fill the fields write it).
-tensorflow::TensorProto float_proto(const Tensor& t, bool content) {
-  tensorflow::TensorProto proto;
-  proto.set_dtype(tensorflow::DT_FLOAT);
-  set_shape(&proto, t.shape());
-  if (content) {
-    proto.set_tensor_content(std::string(static_cast<const char*>(t.raw_data()), t.nbytes()));
-  } else {
-    for (std::int64_t i = 0; i < t.size(); ++i) proto.add_float_val(t.data<float>()[i]);
-  }
-  return proto;
-}
 
 Tensor tensor_of(const tensorflow::TensorProto& proto, const Shape& shape) {
   EXPECT_EQ(proto.dtype(), tensorflow::DT_FLOAT);
@@ -182,43 +159,7 @@ TEST(GrpcPredict, StringInt64AndFloatInputsInEveryEncodingPredictLikeKeras) {
   GrpcServed s(data + "model_vocabulary.keras", "model.keras");
   const auto want = g["prediction"]["values"].get<std::vector<float>>();
   for (bool content : {false, true}) {
-    tfs::PredictRequest request = request_for();
-    for (const char* name : {"city", "code", "tags", "amount"}) {
-      const json& t = g["inputs"][name];
-      tensorflow::TensorProto& proto = (*request.mutable_inputs())[name];
-      for (const auto& d : t["shape"]) proto.mutable_tensor_shape()->add_dim()->set_size(d.get<std::int64_t>());
-      const std::string dtype = t["dtype"];
-      std::string bytes;
-      if (dtype == "string") {
-        proto.set_dtype(tensorflow::DT_STRING);
-        std::string lengths, values;
-        for (const auto& v : t["values"]) {
-          const std::string text = v.get<std::string>();
-          if (!content) proto.add_string_val(text);
-          for (std::uint64_t n = text.size(); ; n >>= 7) {  // varint
-            lengths += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
-            if (n < 0x80) break;
-          }
-          values += text;
-        }
-        bytes = lengths + values;
-      } else if (dtype == "int64") {
-        proto.set_dtype(tensorflow::DT_INT64);
-        for (const auto& v : t["values"]) {
-          const std::int64_t i = v.get<std::int64_t>();
-          if (!content) proto.add_int64_val(i);
-          bytes.append(reinterpret_cast<const char*>(&i), sizeof i);
-        }
-      } else {
-        proto.set_dtype(tensorflow::DT_FLOAT);
-        for (const auto& v : t["values"]) {
-          const float f = v.get<float>();
-          if (!content) proto.add_float_val(f);
-          bytes.append(reinterpret_cast<const char*>(&f), sizeof f);
-        }
-      }
-      if (content) proto.set_tensor_content(bytes);
-    }
+    const tfs::PredictRequest request = vocabulary_request(g, content);
     tfs::PredictResponse response;
     grpc::Status status = s.call(request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
@@ -263,26 +204,26 @@ TEST(TensorProto, DecodesAsTensorFlowsFromProto) {
   auto p = proto(tensorflow::DT_FLOAT, Shape{2, 3});
   p.add_float_val(1);
   p.add_float_val(2);
-  EXPECT_EQ(tensor_from_proto(p, f, 0).to_vector<float>(), (std::vector<float>{1, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), (std::vector<float>{1, 2, 2, 2, 2, 2}));
   p.clear_float_val();
-  EXPECT_EQ(tensor_from_proto(p, f, 0).to_vector<float>(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), std::vector<float>(6, 0.0f));
   for (int k = 0; k < 8; ++k) p.add_float_val(static_cast<float>(k));
-  EXPECT_EQ(tensor_from_proto(p, f, 0).to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
   // int_val for DT_INT32, and tensor_content over the typed field when both are set.
   auto q = proto(tensorflow::DT_INT32, Shape{1, 2});
   q.add_int_val(-7);
-  EXPECT_EQ(tensor_from_proto(q, i32, 0).to_vector<std::int32_t>(), (std::vector<std::int32_t>{-7, -7}));
+  EXPECT_EQ(tensor_from_proto(q, i32, 0, 1 << 20).to_vector<std::int32_t>(), (std::vector<std::int32_t>{-7, -7}));
   const std::int32_t raw[2] = {5, 6};
   q.set_tensor_content(std::string(reinterpret_cast<const char*>(raw), sizeof raw));
-  EXPECT_EQ(tensor_from_proto(q, i32, 0).to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 6}));
+  EXPECT_EQ(tensor_from_proto(q, i32, 0, 1 << 20).to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 6}));
   // Strings: string_val (the last repeats) and the string-list encoding of tensor_content.
   auto t = proto(tensorflow::DT_STRING, Shape{3});
   t.add_string_val("ab");
   t.add_string_val(std::string("c\0d", 3));
-  EXPECT_EQ(tensor_from_proto(t, s, 0).to_strings(), (std::vector<std::string>{"ab", std::string("c\0d", 3),
+  EXPECT_EQ(tensor_from_proto(t, s, 0, 1 << 20).to_strings(), (std::vector<std::string>{"ab", std::string("c\0d", 3),
                                                                                std::string("c\0d", 3)}));
   t.set_tensor_content(std::string("\x02\x00\x01" "abc", 6));
-  EXPECT_EQ(tensor_from_proto(t, s, 0).to_strings(), (std::vector<std::string>{"ab", "", "c"}));
+  EXPECT_EQ(tensor_from_proto(t, s, 0, 1 << 20).to_strings(), (std::vector<std::string>{"ab", "", "c"}));
   // Outputs are written as AsProtoField writes them.
   tensorflow::TensorProto out;
   tensor_to_proto(Tensor::from_strings(Shape{2}, {"x", ""}), &out);
@@ -295,7 +236,7 @@ TEST(TensorProto, DecodesAsTensorFlowsFromProto) {
 // The message of what decoding `p` as `info` throws ("" when it does not).
 std::string decode_error(const tensorflow::TensorProto& p, const TensorInfo& info) {
   try {
-    tensor_from_proto(p, info, 0);
+    tensor_from_proto(p, info, 0, 1 << 20);
   } catch (const ServingError& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
     return e.what();
@@ -425,6 +366,15 @@ TEST(GrpcPredict, MoreRowsThanTheLimitIsInvalidArgumentNamingTheFlag) {
   expect_status(s.call(request, &response), grpc::StatusCode::INVALID_ARGUMENT,
                 "the request has " + std::to_string(x.shape()[0]) + " examples, more than the limit of 4 "
                 "(--max_rows_per_request)");
+  // A few values fill a shape of any size (TensorFlow's rule): 2^40 rows from one float_val
+  // is refused before anything is allocated (it was 16 TiB asked of the allocator).
+  tfs::PredictRequest huge = request_for();
+  tensorflow::TensorProto& p = (*huge.mutable_inputs())[s.registry->find("m")->latest()->signature().inputs[0].name];
+  p.set_dtype(tensorflow::DT_FLOAT);
+  set_shape(&p, Shape{1ll << 40, 4});
+  p.add_float_val(1);
+  expect_status(s.call(huge, &response), grpc::StatusCode::INVALID_ARGUMENT,
+                "the request has 1099511627776 examples, more than the limit of 4 (--max_rows_per_request)");
 }
 
 TEST(GrpcPredict, UnparsableAndOversizedMessagesAreRefusedAndTheServerGoesOn) {
