@@ -27,6 +27,11 @@ GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
   builder.SetResourceQuota(quota);
   builder.SetMaxReceiveMessageSize(max_receive);
   builder.SetMaxSendMessageSize(INT_MAX);
+  auto millis = [](double seconds) { return static_cast<int>(std::clamp(seconds, 0.001, 2e6) * 1000); };
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
+                             static_cast<int>(std::min<std::size_t>(options.max_metadata_bytes, INT_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, millis(options.handshake_timeout_seconds));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, millis(options.max_connection_idle_seconds));
   // gRPC sets SO_REUSEPORT by default, so a second server on a port in use would bind
   // too and share the connections: a port in use is an error instead, as for REST.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -1,6 +1,8 @@
 // GrpcServer: TensorFlow Serving's gRPC API (serving/grpc_service.h) on a socket, with
 // Debian's gRPC. It listens on construction and serves from gRPC's own thread pool until
-// stop(); requests wait for a thread when grpc_max_threads are busy.
+// stop(); requests wait for a thread when grpc_max_threads are busy. gRPC reads every
+// connection with its own event loop, so a silent or slow client holds no thread: the
+// limits below bound how long and how much it may hold.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,15 @@ struct GrpcServerOptions {
   // Largest request message; larger ones are refused by gRPC with RESOURCE_EXHAUSTED
   // before they are parsed. TensorFlow Serving allows 2 GiB; here, the REST body limit.
   std::size_t max_receive_message_bytes = 64u << 20;
+  // Limits that keep clients from holding the server (see the flags in docs/serving.md):
+  // the largest request metadata (HTTP/2 headers) a call may carry, larger is refused
+  // (RESOURCE_EXHAUSTED); how long a new connection has to complete HTTP/2's opening (a
+  // silent or trickling TCP connection is closed then); how long a connection may go
+  // without a call before the server closes it (GOAWAY: gRPC clients reconnect when they
+  // next call).
+  std::size_t max_metadata_bytes = 16u << 10;
+  double handshake_timeout_seconds = 30;
+  double max_connection_idle_seconds = 300;
   GrpcServiceOptions service;
 };
 

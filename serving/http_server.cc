@@ -2,15 +2,21 @@
 
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 
 #include "core/error.h"
+#include "serving/http_request_stream.h"
+#include "serving/idle_connections.h"
+#include "serving/task_threads.h"
 
 namespace strata::serving {
 
@@ -43,26 +49,184 @@ void widen_listen_backlog(int port) {
   }
 }
 
+// The answer written when a request failed before httplib could answer it (its first line
+// never came whole): the same JSON error body every other answer carries.
+void write_error_answer(httplib::Stream& stream, int status, const char* reason, const std::string& message) {
+  const std::string body = error_json(message);
+  stream.write_format("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                      "Connection: close\r\n\r\n",
+                      status, reason, body.size());
+  stream.write(body);
+}
+
+// Set while a serving thread answers a connection, so the error handler can tell why a
+// read failed (deadline, head size) and say so.
+thread_local HttpRequestStream* current_stream = nullptr;
+
 }  // namespace
 
 struct HttpServer::Impl {
-  httplib::Server server;
+  // httplib's server with its per-connection loop replaced: a connection is answered on
+  // TaskThreads with HttpRequestStream's deadlines, and parked in IdleConnections between
+  // requests instead of holding its thread.
+  class Server final : public httplib::Server {
+   public:
+    explicit Server(Impl& impl) : impl_(impl) {}
+    bool answer_one(HttpRequestStream& stream, bool close_connection, bool& connection_closed) {
+      return process_request(stream, close_connection, connection_closed,
+                             [&stream](httplib::Request&) { stream.headers_read(); });
+    }
+
+   private:
+    bool process_and_close_socket(socket_t sock) override {
+      impl_.accept(sock);
+      return true;
+    }
+    Impl& impl_;
+  };
+
+  // httplib's listen loop hands accepted connections to its TaskQueue: this one forwards
+  // them to TaskThreads, which outlive the loop.
+  class Queue final : public httplib::TaskQueue {
+   public:
+    explicit Queue(TaskThreads& threads) : threads_(threads) {}
+    void enqueue(std::function<void()> fn) override {
+      if (!threads_.enqueue(fn)) fn();  // stopping: accept() closes it at once
+    }
+    void shutdown() override {}  // HttpServer::stop() stops the threads
+
+   private:
+    TaskThreads& threads_;
+  };
+
+  explicit Impl(const HttpServerOptions& options)
+      : limits{.request_timeout = to_millis(options.request_timeout_seconds),
+               .max_header_bytes = options.max_header_bytes},
+        max_connections(std::max<std::size_t>(1, options.max_connections)),
+        threads(static_cast<std::size_t>(options.num_threads)),
+        idle(
+            to_millis(options.idle_timeout_seconds),
+            [this](int fd) {
+              if (!threads.enqueue([this, fd] { serve(fd); })) close_connection(fd, false);
+            },
+            [this](int fd) { close_connection(fd, false); }),
+        server(*this) {}
+
+  static std::chrono::milliseconds to_millis(double seconds) {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::clamp(seconds, 0.001, 1e9) * 1000));
+  }
+
+  // A connection httplib accepted: refused past max_connections, else served.
+  void accept(int fd) {
+    if (stopping || open_connections.fetch_add(1) + 1 > max_connections) {
+      if (!stopping) {
+        // Best effort: a client that has not sent its request yet reads the 503.
+        const std::string body = error_json("the server has " + std::to_string(max_connections) +
+                                            " connections open, its limit (--rest_api_max_connections)");
+        const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                                   "Content-Length: " +
+                                   std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        [[maybe_unused]] const ssize_t sent = ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        close_connection(fd, false);
+      } else {
+        ::close(fd);
+      }
+      return;
+    }
+    serve(fd);
+  }
+
+  // Answers requests while the connection has them, then parks it (or closes it).
+  void serve(int fd) {
+    HttpRequestStream stream(fd, limits);
+    current_stream = &stream;
+    struct Reset {
+      ~Reset() { current_stream = nullptr; }
+    } reset;
+    for (;;) {
+      if (stopping) break;
+      if (!stream.has_buffered_bytes() && !readable_within(fd, kWaitBeforeParking)) {
+        if (idle.park(fd)) return;
+        break;
+      }
+      stream.begin_request();
+      bool connection_closed = false;
+      const bool answered = server.answer_one(stream, stopping, connection_closed);
+      if (stream.failed() && !stream.wrote_anything()) {
+        // httplib gave up before the request line was whole, without an answer.
+        stream.answering();
+        if (stream.head_too_large()) write_error_answer(stream, 431, "Request Header Fields Too Large", head_message());
+        else if (stream.timed_out()) write_error_answer(stream, 408, "Request Timeout", timeout_message());
+      }
+      if (!answered || connection_closed || stream.failed()) {
+        close_connection(fd, stream.head_too_large());
+        return;
+      }
+    }
+    close_connection(fd, false);
+  }
+
+  static bool readable_within(int fd, std::chrono::milliseconds wait) {
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    return ::poll(&p, 1, static_cast<int>(wait.count())) != 0;  // readable, hung up, or an error to find
+  }
+
+  // `drain`: the client may still be sending (a head over the limit). Read and drop what
+  // comes for a moment after our FIN, so that the client reads our answer instead of a reset.
+  void close_connection(int fd, bool drain) {
+    if (drain) {
+      ::shutdown(fd, SHUT_WR);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+      std::array<char, 16384> sink{};
+      std::size_t dropped = 0;
+      while (dropped < (1u << 20) && readable_within(fd, std::chrono::milliseconds(50))) {
+        const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+        if (n <= 0 || std::chrono::steady_clock::now() > until) break;
+        dropped += static_cast<std::size_t>(n);
+      }
+    }
+    ::close(fd);
+    open_connections.fetch_sub(1);
+  }
+
+  std::string head_message() const {
+    return "the request line and headers are larger than the limit of " + std::to_string(limits.max_header_bytes) +
+           " bytes (--rest_api_max_header_bytes)";
+  }
+  std::string timeout_message() const {
+    return "the request did not arrive whole within " + std::to_string(limits.request_timeout.count()) +
+           " ms (--rest_api_request_timeout_seconds)";
+  }
+
+  // A client that had a request answered usually sends its next one within this long (a
+  // keep-alive round trip): waiting saves parking the connection and waking it again.
+  static constexpr std::chrono::milliseconds kWaitBeforeParking{1};
+
+  HttpConnectionLimits limits;
+  std::size_t max_connections;
+  std::atomic<std::size_t> open_connections{0};
+  std::atomic<bool> stopping{false};
+  TaskThreads threads;
+  IdleConnections idle;
+  Server server;  // last: destroyed first
 };
 
-HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
-    : impl_(std::make_unique<Impl>()), options_(std::move(options)) {
-  int threads = options_.num_threads;
-  if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options) {
+  if (options.num_threads <= 0) {
+    options.num_threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  options_ = std::move(options);
+  impl_ = std::make_unique<Impl>(options_);
   httplib::Server& s = impl_->server;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  s.new_task_queue = [impl = impl_.get()] { return new Impl::Queue(impl->threads); };
   s.set_payload_max_length(options_.max_body_bytes);
-  // A keep-alive connection keeps its thread; it is closed after this many requests.
-  s.set_keep_alive_max_count(100000);
   s.set_tcp_nodelay(true);
   auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
     RestResponse r = handler.handle(req.method, req.path, req.body);
     res.status = r.status;
     res.set_content(std::move(r.body), r.content_type);
+    // The answer has a deadline of its own from here: the handler's time is not the client's.
+    if (current_stream) current_stream->answering();
   };
   // Every method httplib dispatches goes to the handler, which answers a wrong one with
   // TF Serving's "Malformed request" (400) rather than httplib's bare 404.
@@ -75,9 +239,19 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options)
   // Answers httplib makes itself (413 for a body over the limit, 414 for a long URI, 400
   // for a request it can't read or a method it does not know) get a JSON body too.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
-      [max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+      [max = options_.max_body_bytes, impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string message = "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path;
+    // The answer gets a deadline of its own: the request's may be what ran out.
+    if (current_stream) current_stream->answering();
+    // A read that failed on a limit of ours reaches here as httplib's 400: say which.
+    if (current_stream && current_stream->head_too_large()) {
+      res.status = 431;
+      message = impl->head_message();
+    } else if (current_stream && current_stream->timed_out()) {
+      res.status = 408;
+      message = impl->timeout_message();
+    }
     if (res.status == 413) {
       message = "the request body is larger than the limit of " + std::to_string(max) +
                 " bytes (--rest_api_max_body_bytes)";
@@ -136,8 +310,16 @@ int HttpServer::start() {
 }
 
 void HttpServer::stop() {
+  impl_->stopping = true;
   impl_->server.stop();
   if (thread_.joinable()) thread_.join();
+  // Parked connections are closed; those being answered close after their request.
+  impl_->idle.stop();
+  impl_->threads.stop();
 }
+
+std::size_t HttpServer::open_connections() const { return impl_->open_connections; }
+
+std::size_t HttpServer::idle_connections() const { return impl_->idle.size(); }
 
 }  // namespace strata::serving

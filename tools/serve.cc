@@ -13,6 +13,7 @@
 // ModelService), --rest_api_port the REST port. Built without gRPC (CMake found no gRPC),
 // strata-serve serves REST only and refuses a --port other than -1.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <condition_variable>
 #include <fstream>
@@ -35,6 +36,20 @@
 #include "serving/model_registry.h"
 #include "serving/rest_handler.h"
 
+namespace {
+
+// Every connection is a descriptor, and the soft limit is often 1024: raised to the hard
+// limit, as servers do, so --rest_api_max_connections is what limits connections.
+void raise_descriptor_limit() {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace strata;
   using namespace strata::serving;
@@ -49,10 +64,21 @@ int main(int argc, char** argv) {
   std::string model_name = "default", model_base_path, rest_api_bind = "0.0.0.0", grpc_bind = "0.0.0.0";
   std::string model_config_file, monitoring_config_file;
   std::int64_t grpc_max_receive_message_bytes = 64 << 20;
+#ifdef STRATA_WITH_GRPC
+  const GrpcServerOptions grpc_defaults;
+  std::int64_t grpc_max_metadata_bytes = static_cast<std::int64_t>(grpc_defaults.max_metadata_bytes);
+  double grpc_handshake_timeout_seconds = grpc_defaults.handshake_timeout_seconds;
+  double grpc_max_connection_idle_seconds = grpc_defaults.max_connection_idle_seconds;
+#endif
   bool enable_batching = false;
   BatchingParameters batching;
   int num_batch_threads = 0;
   std::int64_t max_body_bytes = 64 << 20;
+  const HttpServerOptions rest_defaults;
+  std::int64_t rest_api_max_header_bytes = static_cast<std::int64_t>(rest_defaults.max_header_bytes);
+  std::int64_t rest_api_max_connections = static_cast<std::int64_t>(rest_defaults.max_connections);
+  double rest_api_request_timeout_seconds = rest_defaults.request_timeout_seconds;
+  double rest_api_idle_timeout_seconds = rest_defaults.idle_timeout_seconds;
   std::int64_t max_rows_per_request = RestHandlerOptions{}.max_rows_per_request;
   std::string batching_parameters_file;
   cli::Flags flags("Serves a Keras model with TensorFlow Serving's gRPC and REST APIs.");
@@ -83,7 +109,23 @@ int main(int argc, char** argv) {
       .add("max_enqueued_batches", &batching.max_enqueued_batches, "batching: queue limit, in full batches (then 503)")
       .add("rest_api_num_threads", &rest_api_num_threads, "HTTP threads (0: 4 per CPU)")
       .add("rest_api_max_body_bytes", &max_body_bytes, "largest request body accepted (larger: 413)")
+      .add("rest_api_max_header_bytes", &rest_api_max_header_bytes,
+           "largest request line and headers together (larger: 431)")
+      .add("rest_api_request_timeout_seconds", &rest_api_request_timeout_seconds,
+           "longest a client may take to send one request, and to take its answer (slower: 408, closed)")
+      .add("rest_api_idle_timeout_seconds", &rest_api_idle_timeout_seconds,
+           "longest a connection may stay open without a request (then closed)")
+      .add("rest_api_max_connections", &rest_api_max_connections,
+           "most REST connections open at once (past it: 503, closed)")
       .add("max_rows_per_request", &max_rows_per_request, "most examples in one predict request (more: 400)");
+#ifdef STRATA_WITH_GRPC
+  flags.add("grpc_max_metadata_bytes", &grpc_max_metadata_bytes,
+            "largest metadata (headers) a gRPC call may carry (larger: RESOURCE_EXHAUSTED)")
+      .add("grpc_handshake_timeout_seconds", &grpc_handshake_timeout_seconds,
+           "longest a new gRPC connection may take to open HTTP/2 (then closed)")
+      .add("grpc_max_connection_idle_seconds", &grpc_max_connection_idle_seconds,
+           "longest a gRPC connection may stay without a call (then closed; clients reconnect)");
+#endif
   try {
     if (!flags.parse(argc, argv)) return 0;  // --help
   } catch (const ValueError& e) {
@@ -110,6 +152,7 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << flags.summary() << std::endl;  // the values it runs with
+  raise_descriptor_limit();
   if (model_base_path.empty() && model_config_file.empty()) {
     std::cerr << "strata-serve: --model_base_path (or --model_config_file) is required\n" << flags.usage();
     return 2;
@@ -151,10 +194,22 @@ int main(int argc, char** argv) {
     std::cerr << "strata-serve: --max_rows_per_request must be at least 1\n";
     return 2;
   }
-  if (max_body_bytes <= 0 || grpc_max_receive_message_bytes <= 0) {
-    std::cerr << "strata-serve: --rest_api_max_body_bytes and --grpc_max_receive_message_bytes must be positive\n";
+  if (max_body_bytes <= 0 || grpc_max_receive_message_bytes <= 0 || rest_api_max_header_bytes <= 0 ||
+      rest_api_max_connections <= 0 || !(rest_api_request_timeout_seconds > 0) ||
+      !(rest_api_idle_timeout_seconds > 0)) {
+    std::cerr << "strata-serve: --rest_api_max_body_bytes, --rest_api_max_header_bytes, --rest_api_max_connections, "
+                 "--rest_api_request_timeout_seconds, --rest_api_idle_timeout_seconds and "
+                 "--grpc_max_receive_message_bytes must be positive\n";
     return 2;
   }
+#ifdef STRATA_WITH_GRPC
+  if (grpc_max_metadata_bytes <= 0 || !(grpc_handshake_timeout_seconds > 0) ||
+      !(grpc_max_connection_idle_seconds > 0)) {
+    std::cerr << "strata-serve: --grpc_max_metadata_bytes, --grpc_handshake_timeout_seconds and "
+                 "--grpc_max_connection_idle_seconds must be positive\n";
+    return 2;
+  }
+#endif
   if (port < -1 || port > 65535 || rest_api_port < -1 || rest_api_port > 65535) {
     std::cerr << "strata-serve: --port and --rest_api_port are 0 to 65535, or -1 for none\n";
     return 2;
@@ -212,6 +267,9 @@ int main(int argc, char** argv) {
                                      .port = port,
                                      .max_threads = grpc_max_threads,
                                      .max_receive_message_bytes = static_cast<std::size_t>(grpc_max_receive_message_bytes),
+                                     .max_metadata_bytes = static_cast<std::size_t>(grpc_max_metadata_bytes),
+                                     .handshake_timeout_seconds = grpc_handshake_timeout_seconds,
+                                     .max_connection_idle_seconds = grpc_max_connection_idle_seconds,
                                      .service = {.max_rows_per_request = max_rows_per_request}});
     }
 #endif
@@ -227,7 +285,15 @@ int main(int argc, char** argv) {
                                                                         .port = rest_api_port,
                                                                         .num_threads = rest_api_num_threads,
                                                                         .max_body_bytes =
-                                                                            static_cast<std::size_t>(max_body_bytes)});
+                                                                            static_cast<std::size_t>(max_body_bytes),
+                                                                        .max_header_bytes = static_cast<std::size_t>(
+                                                                            rest_api_max_header_bytes),
+                                                                        .request_timeout_seconds =
+                                                                            rest_api_request_timeout_seconds,
+                                                                        .idle_timeout_seconds =
+                                                                            rest_api_idle_timeout_seconds,
+                                                                        .max_connections = static_cast<std::size_t>(
+                                                                            rest_api_max_connections)});
       bound = server->bind();
     }
     for (const std::string& name : models.names()) {

@@ -1,0 +1,67 @@
+// HttpRequestStream: httplib's Stream over one client connection, with the limits that keep
+// a client from holding a serving thread: a whole request (request line, headers and body)
+// must arrive before a deadline, and so must its answer leave, whatever pace the bytes come
+// at. cpp-httplib's own stream times out each read alone, so a client sending a byte a
+// second would hold its thread for ever. The request line and headers together are limited
+// in size too (httplib limits one line, not how many).
+//
+// HttpServer (serving/http_server.cc) drives it, one request at a time: begin_request()
+// when a request's first bytes are there, headers_read() when httplib has parsed the
+// headers, answering() when the handler has its answer. After a failed read, timed_out()
+// and head_too_large() say why, so the answer can say it (408, 431).
+//
+// Only serving's .cc files include this header: it brings in httplib.
+#pragma once
+
+#include <httplib.h>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+
+namespace strata::serving {
+
+struct HttpConnectionLimits {
+  std::chrono::milliseconds request_timeout{30000};  // to receive one request, and to send its answer
+  std::size_t max_header_bytes = 64u << 10;          // request line and headers, CRLFs included
+};
+
+class HttpRequestStream final : public httplib::Stream {
+ public:
+  HttpRequestStream(int fd, const HttpConnectionLimits& limits) : fd_(fd), limits_(limits) {}
+
+  void begin_request();
+  void headers_read() { phase_ = Phase::kBody; }
+  void answering();
+
+  // Bytes already received and not yet read: the start of a pipelined request.
+  bool has_buffered_bytes() const { return begin_ < end_; }
+  bool wrote_anything() const { return wrote_anything_; }
+  bool timed_out() const { return timed_out_; }
+  bool head_too_large() const { return head_too_large_; }
+  bool failed() const { return timed_out_ || head_too_large_ || write_failed_; }
+
+  bool is_readable() const override;
+  bool is_writable() const override;
+  ssize_t read(char* ptr, size_t size) override;
+  ssize_t write(const char* ptr, size_t size) override;
+  void get_remote_ip_and_port(std::string& ip, int& port) const override;
+  void get_local_ip_and_port(std::string& ip, int& port) const override;
+  int socket() const override { return fd_; }
+
+ private:
+  enum class Phase { kHead, kBody, kAnswer };
+  // Waits until the socket has `events` or the deadline passes; true when it has them.
+  bool wait_for(short events) const;
+
+  int fd_;
+  const HttpConnectionLimits& limits_;
+  Phase phase_ = Phase::kHead;
+  std::chrono::steady_clock::time_point deadline_{};
+  std::size_t head_bytes_ = 0;
+  bool timed_out_ = false, head_too_large_ = false, write_failed_ = false, wrote_anything_ = false;
+  std::array<char, 16384> buffer_{};
+  std::size_t begin_ = 0, end_ = 0;
+};
+
+}  // namespace strata::serving

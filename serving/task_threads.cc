@@ -1,0 +1,47 @@
+#include "serving/task_threads.h"
+
+namespace strata::serving {
+
+TaskThreads::TaskThreads(std::size_t threads) {
+  threads_.reserve(threads);
+  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+}
+
+TaskThreads::~TaskThreads() { stop(); }
+
+bool TaskThreads::enqueue(std::function<void()> task) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return false;
+    tasks_.push_back(std::move(task));
+  }
+  changed_.notify_one();
+  return true;
+}
+
+void TaskThreads::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void TaskThreads::run() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stopping, and nothing left to run
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+}  // namespace strata::serving
