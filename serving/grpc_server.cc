@@ -6,15 +6,108 @@
 #include <thread>
 
 #include "core/error.h"
+#include "serving/task_threads.h"
 
 namespace strata::serving {
 
+namespace {
+
+namespace tfs = tensorflow::serving;
+
+// Answers a unary call on its raw bytes: parsed into Request, answered by `answer`, the
+// Response serialized into `out`. Parsed here rather than by the generated callback handler
+// because gRPC 1.51's callback API answers bytes that are not the message UNIMPLEMENTED
+// with no message; this is what its synchronous server (and so TensorFlow Serving) answers:
+// INTERNAL.
+template <typename Request, typename Response, typename Answer>
+grpc::Status answer_raw(const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Answer&& answer) {
+  Request request;
+  grpc::ByteBuffer bytes(in);  // Deserialize consumes it; the copy shares the slices
+  grpc::Status status = grpc::SerializationTraits<Request>::Deserialize(&bytes, &request);
+  if (!status.ok()) return status;
+  Response response;
+  status = answer(request, &response);
+  if (!status.ok()) return status;
+  bool own_buffer = false;
+  return grpc::SerializationTraits<Response>::Serialize(response, out, &own_buffer);
+}
+
+using PredictionRawService = tfs::PredictionService::WithRawCallbackMethod_Predict<
+    tfs::PredictionService::WithRawCallbackMethod_GetModelMetadata<tfs::PredictionService::Service>>;
+
+// PredictionService on gRPC's callback API: a Predict waits for one of the Predict threads;
+// metadata is answered at once, on gRPC's thread.
+class PredictionCallbacks final : public PredictionRawService {
+ public:
+  PredictionCallbacks(const PredictionServiceImpl& answers, TaskThreads& threads)
+      : answers_(answers), threads_(threads) {}
+
+  grpc::ServerUnaryReactor* Predict(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    // The call and its buffers live until Finish, which every path calls once.
+    const bool queued = threads_.enqueue([this, context, reactor, request, response] {
+      if (context->IsCancelled()) {
+        reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call before it ran"));
+        return;
+      }
+      reactor->Finish(answer_raw<tfs::PredictRequest, tfs::PredictResponse>(
+          *request, response, [this](const auto& in, auto* out) { return answers_.predict(in, out); }));
+    });
+    if (!queued) reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* GetModelMetadata(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                             grpc::ByteBuffer* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(answer_raw<tfs::GetModelMetadataRequest, tfs::GetModelMetadataResponse>(
+        *request, response, [this](const auto& in, auto* out) { return answers_.model_metadata(in, out); }));
+    return reactor;
+  }
+
+ private:
+  const PredictionServiceImpl& answers_;
+  TaskThreads& threads_;
+};
+
+class ModelCallbacks final : public tfs::ModelService::WithRawCallbackMethod_GetModelStatus<tfs::ModelService::Service> {
+ public:
+  explicit ModelCallbacks(const ModelServiceImpl& answers) : answers_(answers) {}
+
+  grpc::ServerUnaryReactor* GetModelStatus(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                           grpc::ByteBuffer* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(answer_raw<tfs::GetModelStatusRequest, tfs::GetModelStatusResponse>(
+        *request, response, [this](const auto& in, auto* out) { return answers_.model_status(in, out); }));
+    return reactor;
+  }
+
+ private:
+  const ModelServiceImpl& answers_;
+};
+
+std::size_t thread_count(int max_threads) {
+  return static_cast<std::size_t>(max_threads > 0 ? max_threads
+                                                  : 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+}  // namespace
+
+struct GrpcServer::Services {
+  Services(const ModelRegistry& models, const GrpcServerOptions& options)
+      : prediction(models, options.service), model(models), threads(thread_count(options.max_threads)),
+        prediction_callbacks(prediction, threads), model_callbacks(model) {}
+
+  PredictionServiceImpl prediction;
+  ModelServiceImpl model;
+  TaskThreads threads;
+  PredictionCallbacks prediction_callbacks;
+  ModelCallbacks model_callbacks;
+};
+
 GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
-    : prediction_(models, options.service), model_(models) {
-  int threads = options.max_threads;
-  if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  grpc::ResourceQuota quota("strata-serve");
-  quota.SetMaxThreads(threads);
+    : services_(std::make_unique<Services>(models, options)) {
   const int max_receive = static_cast<int>(std::min<std::size_t>(options.max_receive_message_bytes, INT_MAX));
   // IPv6 addresses go in brackets in a gRPC target ("[::1]:8500").
   const std::string host = options.bind_address.find(':') != std::string::npos && options.bind_address[0] != '['
@@ -22,9 +115,8 @@ GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
                                : options.bind_address;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(host + ":" + std::to_string(options.port), grpc::InsecureServerCredentials(), &port_);
-  builder.RegisterService(&prediction_);
-  builder.RegisterService(&model_);
-  builder.SetResourceQuota(quota);
+  builder.RegisterService(&services_->prediction_callbacks);
+  builder.RegisterService(&services_->model_callbacks);
   builder.SetMaxReceiveMessageSize(max_receive);
   builder.SetMaxSendMessageSize(INT_MAX);
   auto millis = [](double seconds) { return static_cast<int>(std::clamp(seconds, 0.001, 2e6) * 1000); };
@@ -46,8 +138,10 @@ GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
 GrpcServer::~GrpcServer() { stop(); }
 
 void GrpcServer::stop() {
-  // Calls still running after the deadline are cancelled.
+  // Calls still running after the deadline are cancelled; Shutdown returns when every call
+  // has finished, those waiting for a Predict thread too (they run, or see the cancel).
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  services_->threads.stop();
 }
 
 void GrpcServer::wait() { server_->Wait(); }

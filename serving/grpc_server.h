@@ -1,8 +1,11 @@
 // GrpcServer: TensorFlow Serving's gRPC API (serving/grpc_service.h) on a socket, with
-// Debian's gRPC. It listens on construction and serves from gRPC's own thread pool until
-// stop(); requests wait for a thread when grpc_max_threads are busy. gRPC reads every
-// connection with its own event loop, so a silent or slow client holds no thread: the
-// limits below bound how long and how much it may hold.
+// Debian's gRPC and its callback API. It listens on construction and serves until stop().
+// Predicts run on max_threads threads of their own; more calls wait in order for one (a
+// call whose client gave up meanwhile is not run). gRPC's synchronous server would answer
+// them RESOURCE_EXHAUSTED "Server Threadpool Exhausted" instead, under load, as soon as
+// its thread quota is taken. gRPC reads every connection with its own event loop, so a
+// silent or slow client holds no thread: the limits below bound how long and how much it
+// may hold.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +19,7 @@ namespace strata::serving {
 struct GrpcServerOptions {
   std::string bind_address = "0.0.0.0";
   int port = 8500;       // 0: any free port (see port())
-  int max_threads = 0;   // --grpc_max_threads; 0: 4 per hardware thread, as TensorFlow Serving
+  int max_threads = 0;   // --grpc_max_threads: Predicts at once; 0: 4 per hardware thread, as TensorFlow Serving
   // Largest request message; larger ones are refused by gRPC with RESOURCE_EXHAUSTED
   // before they are parsed. TensorFlow Serving allows 2 GiB; here, the REST body limit.
   std::size_t max_receive_message_bytes = 64u << 20;
@@ -48,8 +51,8 @@ class GrpcServer {
   void wait();
 
  private:
-  PredictionServiceImpl prediction_;
-  ModelServiceImpl model_;
+  struct Services;
+  std::unique_ptr<Services> services_;  // the answers, the Predict threads and gRPC's callback services
   std::unique_ptr<grpc::Server> server_;
   int port_ = -1;
 };

@@ -122,27 +122,26 @@ tfs::ModelVersionStatus::State state_proto(VersionState state) {
 
 }  // namespace
 
-grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*, const tfs::PredictRequest* request,
-                                            tfs::PredictResponse* response) {
+grpc::Status PredictionServiceImpl::predict(const tfs::PredictRequest& request, tfs::PredictResponse* response) const {
   // Counted as TensorFlow Serving counts it: by status, and the answered ones' wall time.
   const auto start = std::chrono::steady_clock::now();
   const grpc::Status status = answer_predict(request, response);
-  serving_metrics().record_request(request->model_spec().name(), "Predict", "GRPC", status.error_code(),
+  serving_metrics().record_request(request.model_spec().name(), "Predict", "GRPC", status.error_code(),
                                    micros_since(start));
   return status;
 }
 
-grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest* request,
-                                                   tfs::PredictResponse* response) {
+grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest& request,
+                                                   tfs::PredictResponse* response) const {
   return grpc_answer([&] {
-    const tfs::ModelSpec& spec = request->model_spec();
+    const tfs::ModelSpec& spec = request.model_spec();
     auto servable = find_servable(models_, spec.name(), requested_version(models_, spec));
     check_signature_name(spec.signature_name());
     const Signature& sig = servable->signature();
-    check_input_aliases(*request, sig);
+    check_input_aliases(request, sig);
     std::vector<Tensor> inputs;
     for (std::size_t i = 0; i < sig.inputs.size(); ++i) {
-      inputs.push_back(tensor_from_proto(request->inputs().at(sig.inputs[i].name), sig.inputs[i], i,
+      inputs.push_back(tensor_from_proto(request.inputs().at(sig.inputs[i].name), sig.inputs[i], i,
                                          options_.max_rows_per_request));
       if (inputs[i].shape()[0] != inputs[0].shape()[0]) {
         throw invalid_argument("input '" + sig.inputs[i].name + "' has " + std::to_string(inputs[i].shape()[0]) +
@@ -150,7 +149,7 @@ grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest* re
                                std::to_string(inputs[0].shape()[0]) + "; every input needs one row per example");
       }
     }
-    const std::vector<std::size_t> selected = selected_outputs(*request, sig);
+    const std::vector<std::size_t> selected = selected_outputs(request, sig);
     std::vector<Tensor> outputs = servable->predict(std::move(inputs));
     auto* out_spec = response->mutable_model_spec();
     out_spec->set_name(spec.name());
@@ -161,19 +160,19 @@ grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest* re
   });
 }
 
-grpc::Status PredictionServiceImpl::GetModelMetadata(grpc::ServerContext*, const tfs::GetModelMetadataRequest* request,
-                                                     tfs::GetModelMetadataResponse* response) {
+grpc::Status PredictionServiceImpl::model_metadata(const tfs::GetModelMetadataRequest& request,
+                                                   tfs::GetModelMetadataResponse* response) const {
   return grpc_answer([&] {
-    if (!request->has_model_spec()) throw invalid_argument("Missing ModelSpec");
-    if (request->metadata_field_size() == 0) {
+    if (!request.has_model_spec()) throw invalid_argument("Missing ModelSpec");
+    if (request.metadata_field_size() == 0) {
       throw invalid_argument("GetModelMetadataRequest must specify at least one metadata_field");
     }
-    for (const auto& field : request->metadata_field()) {
+    for (const auto& field : request.metadata_field()) {
       if (field != "signature_def") {
         throw invalid_argument("Metadata field " + field + " is not supported (the one field is signature_def)");
       }
     }
-    const tfs::ModelSpec& spec = request->model_spec();
+    const tfs::ModelSpec& spec = request.model_spec();
     auto servable = find_servable(models_, spec.name(), requested_version(models_, spec));
     const Signature& sig = servable->signature();
     tfs::SignatureDefMap map;
@@ -192,11 +191,11 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(grpc::ServerContext*, const
   });
 }
 
-grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*, const tfs::GetModelStatusRequest* request,
-                                              tfs::GetModelStatusResponse* response) {
+grpc::Status ModelServiceImpl::model_status(const tfs::GetModelStatusRequest& request,
+                                            tfs::GetModelStatusResponse* response) const {
   return grpc_answer([&] {
-    if (!request->has_model_spec()) throw invalid_argument("Missing ModelSpec");
-    const tfs::ModelSpec& spec = request->model_spec();
+    if (!request.has_model_spec()) throw invalid_argument("Missing ModelSpec");
+    const tfs::ModelSpec& spec = request.model_spec();
     for (const auto& s : find_statuses(models_, spec.name(), requested_version(models_, spec))) {
       auto* status = response->add_model_version_status();
       status->set_version(s.version);

@@ -1,6 +1,6 @@
-// TensorFlow Serving's gRPC services over a ModelRegistry: PredictionService (Predict,
+// TensorFlow Serving's gRPC methods over a ModelRegistry: PredictionService (Predict,
 // GetModelMetadata) and ModelService (GetModelStatus), with the messages of
-// serving/proto/tensorflow_serving.proto. They find servables, statuses and signatures
+// serving/proto/tensorflow_serving.proto, as calls GrpcServer puts on the wire. They find servables, statuses and signatures
 // where the REST handler does (serving/servable_lookup.h) and predict through the same
 // Servable (and its batcher), so both APIs give the same answers and the same errors.
 //
@@ -25,31 +25,33 @@ struct GrpcServiceOptions {
   std::int64_t max_rows_per_request = 65536;
 };
 
-class PredictionServiceImpl final : public tensorflow::serving::PredictionService::Service {
+// The answers of PredictionService's methods. GrpcServer (serving/grpc_server.h) calls
+// them from gRPC's callback services: predict() on its own threads, the others inline.
+class PredictionServiceImpl {
  public:
   explicit PredictionServiceImpl(const ModelRegistry& models, GrpcServiceOptions options = {})
       : models_(models), options_(options) {}
 
-  grpc::Status Predict(grpc::ServerContext* context, const tensorflow::serving::PredictRequest* request,
-                       tensorflow::serving::PredictResponse* response) override;
-  grpc::Status GetModelMetadata(grpc::ServerContext* context,
-                                const tensorflow::serving::GetModelMetadataRequest* request,
-                                tensorflow::serving::GetModelMetadataResponse* response) override;
+  grpc::Status predict(const tensorflow::serving::PredictRequest& request,
+                       tensorflow::serving::PredictResponse* response) const;
+  grpc::Status model_metadata(const tensorflow::serving::GetModelMetadataRequest& request,
+                              tensorflow::serving::GetModelMetadataResponse* response) const;
 
  private:
-  grpc::Status answer_predict(const tensorflow::serving::PredictRequest* request,
-                              tensorflow::serving::PredictResponse* response);
+  grpc::Status answer_predict(const tensorflow::serving::PredictRequest& request,
+                              tensorflow::serving::PredictResponse* response) const;
 
   const ModelRegistry& models_;
   GrpcServiceOptions options_;
 };
 
-class ModelServiceImpl final : public tensorflow::serving::ModelService::Service {
+// The answer of ModelService's GetModelStatus.
+class ModelServiceImpl {
  public:
   explicit ModelServiceImpl(const ModelRegistry& models) : models_(models) {}
 
-  grpc::Status GetModelStatus(grpc::ServerContext* context, const tensorflow::serving::GetModelStatusRequest* request,
-                              tensorflow::serving::GetModelStatusResponse* response) override;
+  grpc::Status model_status(const tensorflow::serving::GetModelStatusRequest& request,
+                            tensorflow::serving::GetModelStatusResponse* response) const;
 
  private:
   const ModelRegistry& models_;

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   cli::Flags flags("Serves a Keras model with TensorFlow Serving's gRPC and REST APIs.");
   flags.add("port", &port, "the gRPC port (0: any free port; -1: no gRPC)")
       .add("grpc_bind", &grpc_bind, "the address gRPC listens on (127.0.0.1: this machine only)")
-      .add("grpc_max_threads", &grpc_max_threads, "most threads answering gRPC calls (0: 4 per CPU)")
+      .add("grpc_max_threads", &grpc_max_threads, "threads running gRPC Predicts; more calls wait for one (0: 4 per CPU)")
       .add("grpc_max_receive_message_bytes", &grpc_max_receive_message_bytes,
            "largest gRPC request accepted (larger: RESOURCE_EXHAUSTED)")
       .add("rest_api_port", &rest_api_port, "the REST port (0: any free port; -1: no REST)")

@@ -146,7 +146,7 @@ TEST(ModelConfigFile, GrpcRequestsByVersionLabelGetTheVersionTheLabelNames) {
     for (std::int64_t d : x.shape().dims()) input.mutable_tensor_shape()->add_dim()->set_size(d);
     for (std::int64_t i = 0; i < x.size(); ++i) input.add_float_val(x.data<float>()[i]);
     tfs::PredictResponse response;
-    const grpc::Status s = prediction.Predict(nullptr, &request, &response);
+    const grpc::Status s = prediction.predict(request, &response);
     ASSERT_TRUE(s.ok()) << label << ": " << s.error_message();
     EXPECT_EQ(response.model_spec().name(), "mlp");
     EXPECT_EQ(response.model_spec().version().value(), version) << label;
@@ -154,7 +154,7 @@ TEST(ModelConfigFile, GrpcRequestsByVersionLabelGetTheVersionTheLabelNames) {
     tfs::GetModelStatusRequest status_request;
     *status_request.mutable_model_spec() = request.model_spec();
     tfs::GetModelStatusResponse status_response;
-    ASSERT_TRUE(status.GetModelStatus(nullptr, &status_request, &status_response).ok());
+    ASSERT_TRUE(status.model_status(status_request, &status_response).ok());
     ASSERT_EQ(status_response.model_version_status_size(), 1);
     EXPECT_EQ(status_response.model_version_status(0).version(), version);
   }
@@ -162,7 +162,7 @@ TEST(ModelConfigFile, GrpcRequestsByVersionLabelGetTheVersionTheLabelNames) {
   unknown.mutable_model_spec()->set_name("mlp");
   unknown.mutable_model_spec()->set_version_label("beta");
   tfs::PredictResponse response;
-  const grpc::Status s = prediction.Predict(nullptr, &unknown, &response);
+  const grpc::Status s = prediction.predict(unknown, &response);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.error_message(), "Unrecognized servable version label: beta");
 }
