@@ -8,6 +8,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -123,6 +125,46 @@ TEST(GrpcLimits, AChannelWithoutCallsIsClosedAfterTheIdleLimitAndReconnectsWhenI
   EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY) << "the idle connection was not closed";
   EXPECT_GE(seconds_since(start), 0.5);
   EXPECT_TRUE(call().ok()) << "the channel did not reconnect";
+}
+
+TEST(GrpcLimits, MoreCallsThanThreadsWaitForOneAndAllSucceed) {
+  // Two Predict threads, 64 calls in flight at once: they queue. (gRPC's synchronous server
+  // answered those past its thread quota RESOURCE_EXHAUSTED "Server Threadpool Exhausted".)
+  Served served({.max_threads = 2});
+  auto stub = tfs::PredictionService::NewStub(grpc::CreateChannel(served.target(), grpc::InsecureChannelCredentials()));
+  const Tensor x = load_numbered(golden("functional_mlp"), "input")[0];
+  tfs::PredictRequest request;
+  request.mutable_model_spec()->set_name("m");
+  tensorflow::TensorProto& input = (*request.mutable_inputs())["x"];
+  input.set_dtype(tensorflow::DT_FLOAT);
+  for (std::int64_t d : x.shape().dims()) input.mutable_tensor_shape()->add_dim()->set_size(d);
+  for (std::int64_t i = 0; i < x.size(); ++i) input.add_float_val(x.data<float>()[i]);
+  struct Call {
+    grpc::ClientContext context;
+    tfs::PredictResponse response;
+    grpc::Status status;
+  };
+  constexpr int kCalls = 64;
+  std::mutex mu;
+  std::condition_variable cv;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<Call> calls(kCalls);
+    int done = 0;
+    for (auto& c : calls) {
+      stub->async()->Predict(&c.context, &request, &c.response, [&, call = &c](grpc::Status status) {
+        std::lock_guard lock(mu);
+        call->status = status;
+        ++done;
+        cv.notify_all();
+      });
+    }
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return done == kCalls; });
+    for (const auto& c : calls) {
+      ASSERT_TRUE(c.status.ok()) << "round " << round << ": " << c.status.error_code() << " " << c.status.error_message();
+      EXPECT_EQ(c.response.outputs().begin()->second.float_val_size(), x.shape()[0] * 3);
+    }
+  }
 }
 
 TEST(GrpcLimits, MetadataPastTheLimitIsRefusedAndTheServerGoesOn) {
