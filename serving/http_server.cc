@@ -145,7 +145,11 @@ struct HttpServer::Impl {
     } reset;
     for (;;) {
       if (stopping) break;
-      if (!stream.has_buffered_bytes() && !readable_within(fd, kWaitBeforeParking)) {
+      // A keep-alive client usually sends its next request within a few milliseconds: while
+      // other threads are free to take new work, wait for it here, which saves parking the
+      // connection and waking it again; when none is free, give the thread up at once.
+      const auto wait = threads.idle_threads() > 0 ? kWaitBeforeParking : std::chrono::milliseconds(0);
+      if (!stream.has_buffered_bytes() && !readable_within(fd, wait)) {
         if (idle.park(fd)) return;
         break;
       }
@@ -198,9 +202,7 @@ struct HttpServer::Impl {
            " ms (--rest_api_request_timeout_seconds)";
   }
 
-  // A client that had a request answered usually sends its next one within this long (a
-  // keep-alive round trip): waiting saves parking the connection and waking it again.
-  static constexpr std::chrono::milliseconds kWaitBeforeParking{1};
+  static constexpr std::chrono::milliseconds kWaitBeforeParking{20};
 
   HttpConnectionLimits limits;
   std::size_t max_connections;

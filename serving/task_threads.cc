@@ -30,12 +30,19 @@ void TaskThreads::stop() {
   }
 }
 
+std::size_t TaskThreads::idle_threads() const {
+  std::lock_guard lock(mu_);
+  return tasks_.empty() ? idle_ : 0;
+}
+
 void TaskThreads::run() {
   for (;;) {
     std::function<void()> task;
     {
       std::unique_lock lock(mu_);
+      ++idle_;
       changed_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      --idle_;
       if (tasks_.empty()) return;  // stopping, and nothing left to run
       task = std::move(tasks_.front());
       tasks_.pop_front();

@@ -24,14 +24,17 @@ class TaskThreads {
   bool enqueue(std::function<void()> task);
   // Runs what is queued, then joins the threads.
   void stop();
+  // Threads waiting for a task now: a task queued would start at once.
+  std::size_t idle_threads() const;
 
  private:
   void run();
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
+  std::size_t idle_ = 0;
   std::vector<std::thread> threads_;
 };
 
