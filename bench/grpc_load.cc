@@ -133,11 +133,16 @@ int main(int argc, char** argv) {
   tfs::PredictRequest request;
   request.mutable_model_spec()->set_name(model);
   for (const auto& [name, info] : inputs) {
+    if (info.dtype() != tensorflow::DT_FLOAT) {
+      std::cerr << "strata_grpc_load: input '" << name << "' is not float; this load generator sends floats\n";
+      return 2;
+    }
     tensorflow::TensorProto& t = (*request.mutable_inputs())[name];
     t.set_dtype(info.dtype());
     std::int64_t n = 1;
     for (int d = 0; d < info.tensor_shape().dim_size(); ++d) {
-      const std::int64_t size = d == 0 ? instances : info.tensor_shape().dim(d).size();
+      // The batch dimension is --instances; another unknown one (-1) is taken as 1.
+      const std::int64_t size = d == 0 ? instances : std::max<std::int64_t>(1, info.tensor_shape().dim(d).size());
       t.mutable_tensor_shape()->add_dim()->set_size(size);
       n *= size;
     }

@@ -51,8 +51,14 @@ cp "$root/tests/data/keras_golden/$model.keras" "$work/models/1/model.keras"
 
 # The request: INSTANCES examples of zeros+0.5 shaped as the model's input (read from the
 # metadata the server gives).
+# $1 rest or grpc; the rest strata-serve's flags.
 start_server() {
-  "$exe" --port="$grpc_port" --grpc_bind=127.0.0.1 --rest_api_port="$port" --rest_api_bind=127.0.0.1 --model_name=m \
+  local api=$1
+  shift
+  # gRPC only for the gRPC runs: a strata-serve built without gRPC takes only --port=-1.
+  local grpc_flags=(--port=-1)
+  [[ "$api" == grpc ]] && grpc_flags=(--port="$grpc_port" --grpc_bind=127.0.0.1)
+  "$exe" "${grpc_flags[@]}" --rest_api_port="$port" --rest_api_bind=127.0.0.1 --model_name=m \
     --model_base_path="$work/models" --rest_api_num_threads="$http_threads" "$@" >"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do
@@ -101,7 +107,7 @@ sample_rss() {
 run() {
   local label="$1" api="$2"
   shift 2
-  start_server "$@"
+  start_server "$api" "$@"
   local secs=${duration%s}
   local grpc_run=("$grpc_load" --target="127.0.0.1:$grpc_port" --model=m --streams="$connections"
                   --instances="$instances" --warmup=0)

@@ -1,11 +1,13 @@
 #include "serving/grpc_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <thread>
 
 #include "core/error.h"
+#include "serving/errors.h"
 #include "serving/task_threads.h"
 
 namespace strata::serving {
@@ -19,17 +21,23 @@ namespace tfs = tensorflow::serving;
 // because gRPC 1.51's callback API answers bytes that are not the message UNIMPLEMENTED
 // with no message; this is what its synchronous server (and so TensorFlow Serving) answers:
 // INTERNAL.
+// Never throws: it runs on gRPC's threads and ours (out of memory is RESOURCE_EXHAUSTED).
 template <typename Request, typename Response, typename Answer>
-grpc::Status answer_raw(const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Answer&& answer) {
-  Request request;
-  grpc::ByteBuffer bytes(in);  // Deserialize consumes it; the copy shares the slices
-  grpc::Status status = grpc::SerializationTraits<Request>::Deserialize(&bytes, &request);
-  if (!status.ok()) return status;
-  Response response;
-  status = answer(request, &response);
-  if (!status.ok()) return status;
-  bool own_buffer = false;
-  return grpc::SerializationTraits<Response>::Serialize(response, out, &own_buffer);
+grpc::Status answer_raw(const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Answer&& answer) noexcept {
+  try {
+    Request request;
+    grpc::ByteBuffer bytes(in);  // Deserialize consumes it; the copy shares the slices
+    grpc::Status status = grpc::SerializationTraits<Request>::Deserialize(&bytes, &request);
+    if (!status.ok()) return status;
+    Response response;
+    status = answer(request, &response);
+    if (!status.ok()) return status;
+    bool own_buffer = false;
+    return grpc::SerializationTraits<Response>::Serialize(response, out, &own_buffer);
+  } catch (...) {
+    const ServingError e = as_serving_error(std::current_exception());
+    return {static_cast<grpc::StatusCode>(e.code()), e.what()};
+  }
 }
 
 using PredictionRawService = tfs::PredictionService::WithRawCallbackMethod_Predict<
@@ -39,14 +47,24 @@ using PredictionRawService = tfs::PredictionService::WithRawCallbackMethod_Predi
 // metadata is answered at once, on gRPC's thread.
 class PredictionCallbacks final : public PredictionRawService {
  public:
-  PredictionCallbacks(const PredictionServiceImpl& answers, TaskThreads& threads)
-      : answers_(answers), threads_(threads) {}
+  PredictionCallbacks(const PredictionServiceImpl& answers, TaskThreads& threads, std::size_t max_waiting)
+      : answers_(answers), threads_(threads), max_waiting_(max_waiting) {}
 
   grpc::ServerUnaryReactor* Predict(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                     grpc::ByteBuffer* response) override {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    // A waiting call holds its request's bytes: their number is bounded, and past it a call
+    // is refused at once, as TF Serving's synchronous server refuses one past its threads.
+    if (waiting_.fetch_add(1) >= max_waiting_) {
+      waiting_.fetch_sub(1);
+      reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                   std::to_string(max_waiting_) +
+                                       " Predicts are already waiting for a thread (--grpc_max_queued_predicts)"));
+      return reactor;
+    }
     // The call and its buffers live until Finish, which every path calls once.
     const bool queued = threads_.enqueue([this, context, reactor, request, response] {
+      waiting_.fetch_sub(1);
       if (context->IsCancelled()) {
         reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call before it ran"));
         return;
@@ -54,7 +72,10 @@ class PredictionCallbacks final : public PredictionRawService {
       reactor->Finish(answer_raw<tfs::PredictRequest, tfs::PredictResponse>(
           *request, response, [this](const auto& in, auto* out) { return answers_.predict(in, out); }));
     });
-    if (!queued) reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"));
+    if (!queued) {
+      waiting_.fetch_sub(1);
+      reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"));
+    }
     return reactor;
   }
 
@@ -69,9 +90,12 @@ class PredictionCallbacks final : public PredictionRawService {
  private:
   const PredictionServiceImpl& answers_;
   TaskThreads& threads_;
+  const std::size_t max_waiting_;
+  std::atomic<std::size_t> waiting_{0};
 };
 
-class ModelCallbacks final : public tfs::ModelService::WithRawCallbackMethod_GetModelStatus<tfs::ModelService::Service> {
+class ModelCallbacks final
+    : public tfs::ModelService::WithRawCallbackMethod_GetModelStatus<tfs::ModelService::Service> {
  public:
   explicit ModelCallbacks(const ModelServiceImpl& answers) : answers_(answers) {}
 
@@ -87,9 +111,19 @@ class ModelCallbacks final : public tfs::ModelService::WithRawCallbackMethod_Get
   const ModelServiceImpl& answers_;
 };
 
+// Calls one connection may have open at once (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS; Go's
+// gRPC server has 250 too); a client with more waits for one to finish.
+constexpr int kMaxStreamsPerConnection = 250;
+
+// A decoded input may take what the largest request could carry as tensor_content.
+GrpcServerOptions with_input_limit(GrpcServerOptions options) {
+  options.service.max_input_bytes = options.max_receive_message_bytes;
+  return options;
+}
+
 std::size_t thread_count(int max_threads) {
-  return static_cast<std::size_t>(max_threads > 0 ? max_threads
-                                                  : 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  return static_cast<std::size_t>(
+      max_threads > 0 ? max_threads : 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 }  // namespace
@@ -97,7 +131,8 @@ std::size_t thread_count(int max_threads) {
 struct GrpcServer::Services {
   Services(const ModelRegistry& models, const GrpcServerOptions& options)
       : prediction(models, options.service), model(models), threads(thread_count(options.max_threads)),
-        prediction_callbacks(prediction, threads), model_callbacks(model) {}
+        prediction_callbacks(prediction, threads, std::max<std::size_t>(1, options.max_queued_predicts)),
+        model_callbacks(model) {}
 
   PredictionServiceImpl prediction;
   ModelServiceImpl model;
@@ -107,7 +142,7 @@ struct GrpcServer::Services {
 };
 
 GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
-    : services_(std::make_unique<Services>(models, options)) {
+    : services_(std::make_unique<Services>(models, with_input_limit(options))) {
   const int max_receive = static_cast<int>(std::min<std::size_t>(options.max_receive_message_bytes, INT_MAX));
   // IPv6 addresses go in brackets in a gRPC target ("[::1]:8500").
   const std::string host = options.bind_address.find(':') != std::string::npos && options.bind_address[0] != '['
@@ -124,6 +159,8 @@ GrpcServer::GrpcServer(const ModelRegistry& models, GrpcServerOptions options)
                              static_cast<int>(std::min<std::size_t>(options.max_metadata_bytes, INT_MAX)));
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, millis(options.handshake_timeout_seconds));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, millis(options.max_connection_idle_seconds));
+  // gRPC's default is no limit on the calls one connection may have open at once.
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxStreamsPerConnection);
   // gRPC sets SO_REUSEPORT by default, so a second server on a port in use would bind
   // too and share the connections: a port in use is an error instead, as for REST.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -29,9 +29,12 @@ struct GrpcServerOptions {
   // silent or trickling TCP connection is closed then); how long a connection may go
   // without a call before the server closes it (GOAWAY: gRPC clients reconnect when they
   // next call).
-  std::size_t max_metadata_bytes = 16u << 10;
+  std::size_t max_metadata_bytes = 8u << 10;  // gRPC's own default
   double handshake_timeout_seconds = 30;
   double max_connection_idle_seconds = 300;
+  // Predicts waiting for a thread at most (each holds its request); past it a call is
+  // refused with RESOURCE_EXHAUSTED. Memory bound: this times max_receive_message_bytes.
+  std::size_t max_queued_predicts = 1024;
   GrpcServiceOptions service;
 };
 

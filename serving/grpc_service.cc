@@ -73,8 +73,8 @@ void check_input_aliases(const tfs::PredictRequest& request, const Signature& si
   }
   for (const auto& a : sent) {
     if (!wanted.count(a)) {
-      throw invalid_argument("input tensor alias not found in signature: " + a + ". Inputs expected to be in the set {" +
-                             joined(wanted) + "}.");
+      throw invalid_argument("input tensor alias not found in signature: " + a +
+                             ". Inputs expected to be in the set {" + joined(wanted) + "}.");
     }
   }
 }
@@ -142,7 +142,8 @@ grpc::Status PredictionServiceImpl::answer_predict(const tfs::PredictRequest& re
     std::vector<Tensor> inputs;
     for (std::size_t i = 0; i < sig.inputs.size(); ++i) {
       inputs.push_back(tensor_from_proto(request.inputs().at(sig.inputs[i].name), sig.inputs[i], i,
-                                         options_.max_rows_per_request));
+                                         {.max_rows = options_.max_rows_per_request,
+                                          .max_bytes = options_.max_input_bytes}));
       if (inputs[i].shape()[0] != inputs[0].shape()[0]) {
         throw invalid_argument("input '" + sig.inputs[i].name + "' has " + std::to_string(inputs[i].shape()[0]) +
                                " rows but input '" + sig.inputs[0].name + "' has " +

@@ -1,8 +1,8 @@
 // TensorFlow Serving's gRPC methods over a ModelRegistry: PredictionService (Predict,
 // GetModelMetadata) and ModelService (GetModelStatus), with the messages of
-// serving/proto/tensorflow_serving.proto, as calls GrpcServer puts on the wire. They find servables, statuses and signatures
-// where the REST handler does (serving/servable_lookup.h) and predict through the same
-// Servable (and its batcher), so both APIs give the same answers and the same errors.
+// serving/proto/tensorflow_serving.proto, as calls GrpcServer puts on the wire. They find servables, statuses and
+// signatures where the REST handler does (serving/servable_lookup.h) and predict through the same Servable (and its
+// batcher), so both APIs give the same answers and the same errors.
 //
 // Every error is a gRPC status with TensorFlow Serving's code and message: NOT_FOUND
 // "Servable not found for request: Latest(NAME)", FAILED_PRECONDITION "Serving signature
@@ -23,6 +23,10 @@ namespace strata::serving {
 struct GrpcServiceOptions {
   // --max_rows_per_request, as for REST: a Predict with more examples is INVALID_ARGUMENT.
   std::int64_t max_rows_per_request = 65536;
+  // The most bytes one input may take once decoded: a few values in a *_val field fill a
+  // shape of any size, so a request is held to what it could carry as tensor_content.
+  // GrpcServer sets it to --grpc_max_receive_message_bytes.
+  std::size_t max_input_bytes = 64u << 20;
 };
 
 // The answers of PredictionService's methods. GrpcServer (serving/grpc_server.h) calls

@@ -33,6 +33,8 @@ void HttpRequestStream::begin_request() {
   phase_ = Phase::kHead;
   deadline_ = std::chrono::steady_clock::now() + limits_.request_timeout;
   head_bytes_ = 0;
+  body_bytes_ = 0;
+  wrote_anything_ = false;
 }
 
 void HttpRequestStream::answering() {
@@ -42,12 +44,15 @@ void HttpRequestStream::answering() {
 
 bool HttpRequestStream::wait_for(short events) const {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
     if (left.count() < 0) return false;
-    pollfd p{.fd = fd_, .events = events, .revents = 0};
+    std::array<pollfd, 2> p{pollfd{.fd = fd_, .events = events, .revents = 0},
+                            pollfd{.fd = limits_.stop_fd, .events = POLLIN, .revents = 0}};
     // +1: poll rounds down, and a wait must not end just before the deadline it is for.
-    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count() + 1, 1 << 30)));
-    if (n > 0) return true;  // ready, or an error/hang-up the next call reports
+    const int n = ::poll(p.data(), limits_.stop_fd >= 0 ? 2 : 1,
+                         static_cast<int>(std::min<long long>(left.count() + 1, 1 << 30)));
+    if (n > 0) return p[1].revents == 0;  // ready (or an error the next call reports), unless stopping
     if (n < 0 && errno != EINTR) return false;
   }
 }
@@ -59,28 +64,35 @@ bool HttpRequestStream::is_writable() const { return wait_for(POLLOUT); }
 ssize_t HttpRequestStream::read(char* ptr, size_t size) {
   if (size == 0) return 0;
   while (begin_ == end_) {
-    if (!wait_for(POLLIN)) {
-      timed_out_ = true;
-      return -1;
-    }
+    // Bytes already there are taken without a poll; a wait only when there are none.
     const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
     if (n == 0) return 0;  // the client closed
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+    if (n > 0) {
+      begin_ = 0;
+      end_ = static_cast<std::size_t>(n);
+      break;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
+    if (errno != EINTR && !wait_for(POLLIN)) {
+      timed_out_ = true;  // or stopping: either way the request is not read
       return -1;
     }
-    begin_ = 0;
-    end_ = static_cast<std::size_t>(n);
   }
   std::size_t count = std::min(size, end_ - begin_);
   // httplib reads the request line and headers a byte at a time, so the head is counted
-  // exactly. The body is bounded by httplib (413 past --rest_api_max_body_bytes, a body
-  // it then reads and drops) and by the deadline.
+  // exactly.
   if (phase_ == Phase::kHead) {
-    count = std::min<std::size_t>(count, limits_.max_header_bytes + 1 - std::min(head_bytes_, limits_.max_header_bytes));
+    count =
+        std::min<std::size_t>(count, limits_.max_header_bytes + 1 - std::min(head_bytes_, limits_.max_header_bytes));
     head_bytes_ += count;
     if (head_bytes_ > limits_.max_header_bytes) {
       head_too_large_ = true;
+      return -1;
+    }
+  } else if (phase_ == Phase::kBody) {
+    body_bytes_ += count;
+    if (body_bytes_ > limits_.max_body_wire_bytes) {
+      body_too_large_ = true;
       return -1;
     }
   }
@@ -91,19 +103,16 @@ ssize_t HttpRequestStream::read(char* ptr, size_t size) {
 
 ssize_t HttpRequestStream::write(const char* ptr, size_t size) {
   for (;;) {
-    if (!wait_for(POLLOUT)) {
-      write_failed_ = true;
-      return -1;
-    }
     const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n >= 0) {
       wrote_anything_ = wrote_anything_ || n > 0;
       return n;
     }
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
-    write_failed_ = true;
-    return -1;
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) break;
+    if (errno != EINTR && !wait_for(POLLOUT)) break;
   }
+  write_failed_ = true;
+  return -1;
 }
 
 void HttpRequestStream::get_remote_ip_and_port(std::string& ip, int& port) const {

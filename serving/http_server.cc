@@ -1,16 +1,19 @@
 #include "serving/http_server.h"
 
 #include <httplib.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <sys/eventfd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <filesystem>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "core/error.h"
@@ -21,33 +24,6 @@
 namespace strata::serving {
 
 namespace {
-
-// Debian's cpp-httplib 0.11 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed
-// when the shared library was compiled), so a burst of connections (64 from a load
-// generator) overflows the accept queue and clients wait out SYN-ACK retransmits (1 s,
-// then 3 s). Calling listen() again on the listening socket sets a new backlog on Linux;
-// httplib keeps that socket private, so it is found by its port among our descriptors.
-void widen_listen_backlog(int port) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
-    int fd = -1;
-    try {
-      fd = std::stoi(entry.path().filename().string());
-    } catch (const std::exception&) {
-      continue;
-    }
-    int listening = 0;
-    socklen_t len = sizeof listening;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
-    sockaddr_storage addr{};
-    socklen_t addr_len = sizeof addr;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
-    int bound = -1;
-    if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-    if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
-    if (bound == port) ::listen(fd, SOMAXCONN);
-  }
-}
 
 // The answer written when a request failed before httplib could answer it (its first line
 // never came whole): the same JSON error body every other answer carries.
@@ -63,6 +39,26 @@ void write_error_answer(httplib::Stream& stream, int status, const char* reason,
 // read failed (deadline, head size) and say so.
 thread_local HttpRequestStream* current_stream = nullptr;
 
+// Set on httplib's listen thread while it hands accept() a connection past the limit.
+thread_local bool refusing_connection = false;
+
+// Drops what the client has sent and is still sending, for a moment after our FIN: closing
+// a socket with unread bytes sends a reset, and a client still writing would then never
+// read the answer.
+void drain(int fd, std::chrono::milliseconds at_most) {
+  ::shutdown(fd, SHUT_WR);
+  const auto until = std::chrono::steady_clock::now() + at_most;
+  std::array<char, 16384> sink{};
+  std::size_t dropped = 0;
+  while (dropped < (1u << 20) && std::chrono::steady_clock::now() < until) {
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    if (::poll(&p, 1, 50) <= 0) break;
+    const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+    if (n <= 0) break;
+    dropped += static_cast<std::size_t>(n);
+  }
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -76,6 +72,25 @@ struct HttpServer::Impl {
       return process_request(stream, close_connection, connection_closed,
                              [&stream](httplib::Request&) { stream.headers_read(); });
     }
+    // Debian's cpp-httplib 0.11 listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG,
+    // fixed when the shared library was compiled), so a burst of connections (64 from a
+    // load generator) overflows the accept queue and clients wait out SYN-ACK
+    // retransmits (1 s, then 3 s). listen() again on the socket sets a new backlog.
+    void widen_listen_backlog() {
+      const socket_t sock = svr_sock_;
+      if (sock != INVALID_SOCKET) ::listen(sock, SOMAXCONN);
+    }
+    // httplib's stop() does nothing until its listen loop has started, so a stop that
+    // comes first (a signal while models load) would leave the loop to run for ever.
+    // Closing the socket ends the loop whenever it starts.
+    void close_listening_socket() {
+      stop();
+      const socket_t sock = svr_sock_.exchange(INVALID_SOCKET);
+      if (sock != INVALID_SOCKET) {
+        ::shutdown(sock, SHUT_RDWR);
+        ::close(sock);
+      }
+    }
 
    private:
     bool process_and_close_socket(socket_t sock) override {
@@ -85,52 +100,68 @@ struct HttpServer::Impl {
     Impl& impl_;
   };
 
-  // httplib's listen loop hands accepted connections to its TaskQueue: this one forwards
-  // them to TaskThreads, which outlive the loop.
+  // httplib's listen loop hands each accepted connection to its TaskQueue: this one counts
+  // it there, on the listen thread (so connections waiting for a thread count too), and
+  // forwards it to TaskThreads, which outlive the loop. One past the limit is refused at
+  // once, on the listen thread: accept() answers it 503 without blocking.
   class Queue final : public httplib::TaskQueue {
    public:
-    explicit Queue(TaskThreads& threads) : threads_(threads) {}
+    explicit Queue(Impl& impl) : impl_(impl) {}
     void enqueue(std::function<void()> fn) override {
-      if (!threads_.enqueue(fn)) fn();  // stopping: accept() closes it at once
+      if (impl_.open_connections.fetch_add(1) + 1 > impl_.max_connections) {
+        refusing_connection = true;
+        fn();
+        refusing_connection = false;
+        return;
+      }
+      if (!impl_.threads.enqueue(fn)) fn();  // stopping: accept() closes it at once
     }
     void shutdown() override {}  // HttpServer::stop() stops the threads
 
    private:
-    TaskThreads& threads_;
+    Impl& impl_;
   };
 
   explicit Impl(const HttpServerOptions& options)
-      : limits{.request_timeout = to_millis(options.request_timeout_seconds),
-               .max_header_bytes = options.max_header_bytes},
+      : stop_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+        limits{.request_timeout = to_millis(options.request_timeout_seconds),
+               .max_header_bytes = options.max_header_bytes,
+               .max_body_wire_bytes = options.max_body_bytes * 2 + (64u << 10),
+               .stop_fd = stop_fd},
         max_connections(std::max<std::size_t>(1, options.max_connections)),
         threads(static_cast<std::size_t>(options.num_threads)),
         idle(
             to_millis(options.idle_timeout_seconds),
             [this](int fd) {
-              if (!threads.enqueue([this, fd] { serve(fd); })) close_connection(fd, false);
+              if (!threads.enqueue([this, fd] { serve(fd); })) close_connection(fd);
             },
-            [this](int fd) { close_connection(fd, false); }),
-        server(*this) {}
+            [this](int fd) { close_connection(fd); }),
+        server(*this) {
+    if (stop_fd < 0) throw IOError(std::string("can't create the HTTP server's stop event: ") + std::strerror(errno));
+  }
+  ~Impl() { ::close(stop_fd); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   static std::chrono::milliseconds to_millis(double seconds) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(std::clamp(seconds, 0.001, 1e9) * 1000));
   }
 
-  // A connection httplib accepted: refused past max_connections, else served.
+  // A connection httplib accepted, counted by Queue: refused past max_connections, else served.
   void accept(int fd) {
-    if (stopping || open_connections.fetch_add(1) + 1 > max_connections) {
-      if (!stopping) {
-        // Best effort: a client that has not sent its request yet reads the 503.
+    if (refusing_connection || stopping) {
+      if (refusing_connection) {
+        // Best effort, never blocking the listen thread: a client that has not sent its
+        // request yet reads the 503.
         const std::string body = error_json("the server has " + std::to_string(max_connections) +
                                             " connections open, its limit (--rest_api_max_connections)");
         const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
                                    "Content-Length: " +
                                    std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
         [[maybe_unused]] const ssize_t sent = ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        close_connection(fd, false);
-      } else {
-        ::close(fd);
+        drain(fd, std::chrono::milliseconds(0));  // what already came, without waiting
       }
+      close_connection(fd);
       return;
     }
     serve(fd);
@@ -156,39 +187,29 @@ struct HttpServer::Impl {
       stream.begin_request();
       bool connection_closed = false;
       const bool answered = server.answer_one(stream, stopping, connection_closed);
-      if (stream.failed() && !stream.wrote_anything()) {
+      if (stream.failed() && !stream.wrote_anything() && !stopping) {
         // httplib gave up before the request line was whole, without an answer.
         stream.answering();
         if (stream.head_too_large()) write_error_answer(stream, 431, "Request Header Fields Too Large", head_message());
         else if (stream.timed_out()) write_error_answer(stream, 408, "Request Timeout", timeout_message());
       }
       if (!answered || connection_closed || stream.failed()) {
-        close_connection(fd, stream.head_too_large());
+        if (stream.client_may_be_sending() && !stopping) drain(fd, std::chrono::milliseconds(500));
+        close_connection(fd);
         return;
       }
     }
-    close_connection(fd, false);
+    close_connection(fd);
   }
 
-  static bool readable_within(int fd, std::chrono::milliseconds wait) {
-    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-    return ::poll(&p, 1, static_cast<int>(wait.count())) != 0;  // readable, hung up, or an error to find
+  // Whether the connection has bytes (or a hang-up) within `wait`; false when stopping.
+  bool readable_within(int fd, std::chrono::milliseconds wait) const {
+    std::array<pollfd, 2> p{pollfd{.fd = fd, .events = POLLIN, .revents = 0},
+                            pollfd{.fd = stop_fd, .events = POLLIN, .revents = 0}};
+    return ::poll(p.data(), p.size(), static_cast<int>(wait.count())) > 0 && p[1].revents == 0;
   }
 
-  // `drain`: the client may still be sending (a head over the limit). Read and drop what
-  // comes for a moment after our FIN, so that the client reads our answer instead of a reset.
-  void close_connection(int fd, bool drain) {
-    if (drain) {
-      ::shutdown(fd, SHUT_WR);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-      std::array<char, 16384> sink{};
-      std::size_t dropped = 0;
-      while (dropped < (1u << 20) && readable_within(fd, std::chrono::milliseconds(50))) {
-        const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
-        if (n <= 0 || std::chrono::steady_clock::now() > until) break;
-        dropped += static_cast<std::size_t>(n);
-      }
-    }
+  void close_connection(int fd) {
     ::close(fd);
     open_connections.fetch_sub(1);
   }
@@ -202,15 +223,24 @@ struct HttpServer::Impl {
            " ms (--rest_api_request_timeout_seconds)";
   }
 
+  // Wakes every wait of every connection (HttpRequestStream's, readable_within's).
+  void signal_stop() {
+    stopping = true;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = ::write(stop_fd, &one, sizeof one);
+  }
+
   static constexpr std::chrono::milliseconds kWaitBeforeParking{20};
 
+  const int stop_fd;  // an eventfd, readable once stopping
   HttpConnectionLimits limits;
   std::size_t max_connections;
   std::atomic<std::size_t> open_connections{0};
   std::atomic<bool> stopping{false};
   TaskThreads threads;
   IdleConnections idle;
-  Server server;  // last: destroyed first
+  // Declared last, so destroyed first: httplib's server refers to the members above.
+  Server server;
 };
 
 HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options) {
@@ -220,10 +250,34 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options) {
   options_ = std::move(options);
   impl_ = std::make_unique<Impl>(options_);
   httplib::Server& s = impl_->server;
-  s.new_task_queue = [impl = impl_.get()] { return new Impl::Queue(impl->threads); };
+  // httplib's API: it takes ownership of the raw pointer, and deletes it when listen() ends.
+  s.new_task_queue = [impl = impl_.get()] { return new Impl::Queue(*impl); };
   s.set_payload_max_length(options_.max_body_bytes);
   s.set_tcp_nodelay(true);
-  auto serve = [&handler](const httplib::Request& req, httplib::Response& res) {
+  // Only SO_REUSEADDR: Debian's httplib also sets SO_REUSEPORT, with which a second server
+  // binds a port in use and silently shares its connections.
+  s.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // What the Keep-Alive header tells clients: the idle timeout, and no request count limit.
+  s.set_keep_alive_timeout(static_cast<time_t>(std::ceil(std::max(1.0, options_.idle_timeout_seconds))));
+  s.set_keep_alive_max_count(100000);
+  // A body announced over the limit is refused before the client sends it.
+  s.set_expect_100_continue_handler([max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+    const std::string length = req.get_header_value("Content-Length");
+    if (length.empty() || std::strtoull(length.c_str(), nullptr, 10) <= max) return 100;
+    if (current_stream) current_stream->refuse_body();  // then closed: the body is never read
+    res.status = 413;  // what httplib answers with (it does not use the value returned)
+    return 413;
+  });
+  auto serve = [&handler, max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+    // httplib limits a body with a Content-Length; a chunked one is limited here, once read
+    // (HttpRequestStream bounds what that reading may take).
+    if (req.body.size() > max) {
+      res.status = 413;
+      return;
+    }
     RestResponse r = handler.handle(req.method, req.path, req.body);
     res.status = r.status;
     res.set_content(std::move(r.body), r.content_type);
@@ -250,6 +304,8 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options) {
     if (current_stream && current_stream->head_too_large()) {
       res.status = 431;
       message = impl->head_message();
+    } else if (current_stream && current_stream->body_too_large()) {
+      res.status = 413;
     } else if (current_stream && current_stream->timed_out()) {
       res.status = 408;
       message = impl->timeout_message();
@@ -280,7 +336,7 @@ int HttpServer::bind() {
     throw IOError("can't bind " + options_.bind_address + ":" + std::to_string(options_.port) +
                   " (in use, or not an address of this machine)");
   }
-  widen_listen_backlog(port_);
+  impl_->server.widen_listen_backlog();
   return port_;
 }
 
@@ -300,7 +356,7 @@ int HttpServer::start() {
   while (!impl_->server.is_running()) {
     const bool returned = *listen_returned;
     if (returned || std::chrono::steady_clock::now() >= deadline) {
-      impl_->server.stop();
+      impl_->server.close_listening_socket();
       thread_.join();
       throw IOError("the HTTP server on " + options_.bind_address + ":" + std::to_string(port) +
                     (returned ? " stopped before it was listening"
@@ -312,10 +368,11 @@ int HttpServer::start() {
 }
 
 void HttpServer::stop() {
-  impl_->stopping = true;
-  impl_->server.stop();
+  impl_->signal_stop();
+  impl_->server.close_listening_socket();
   if (thread_.joinable()) thread_.join();
-  // Parked connections are closed; those being answered close after their request.
+  // Parked connections are closed; those being answered close after their request, and
+  // any wait for a slow client ends at once.
   impl_->idle.stop();
   impl_->threads.stop();
 }

@@ -1,5 +1,7 @@
 #include "serving/task_threads.h"
 
+#include <new>
+
 namespace strata::serving {
 
 TaskThreads::TaskThreads(std::size_t threads) {
@@ -9,17 +11,20 @@ TaskThreads::TaskThreads(std::size_t threads) {
 
 TaskThreads::~TaskThreads() { stop(); }
 
-bool TaskThreads::enqueue(std::function<void()> task) {
-  {
+bool TaskThreads::enqueue(std::function<void()> task) noexcept {
+  try {
     std::lock_guard lock(mu_);
     if (stopping_) return false;
     tasks_.push_back(std::move(task));
+  } catch (const std::bad_alloc&) {
+    return false;
   }
   changed_.notify_one();
   return true;
 }
 
 void TaskThreads::stop() {
+  std::lock_guard stopping(stop_mu_);
   {
     std::lock_guard lock(mu_);
     stopping_ = true;

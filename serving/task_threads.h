@@ -20,9 +20,10 @@ class TaskThreads {
   TaskThreads(const TaskThreads&) = delete;
   TaskThreads& operator=(const TaskThreads&) = delete;
 
-  // Queues `task`; false once stopping (the task is not run). Tasks must not throw.
-  bool enqueue(std::function<void()> task);
-  // Runs what is queued, then joins the threads.
+  // Queues `task`; false once stopping, or when it could not be queued (out of memory):
+  // then it is not run. Tasks must not throw.
+  bool enqueue(std::function<void()> task) noexcept;
+  // Runs what is queued, then joins the threads. Safe to call from several threads.
   void stop();
   // Threads waiting for a task now: a task queued would start at once.
   std::size_t idle_threads() const;
@@ -31,6 +32,7 @@ class TaskThreads {
   void run();
 
   mutable std::mutex mu_;
+  std::mutex stop_mu_;  // one stop() joins at a time
   std::condition_variable changed_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;

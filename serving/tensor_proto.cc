@@ -97,7 +97,7 @@ std::string dims_string(const std::vector<std::int64_t>& dims) { return Shape(di
 }  // namespace
 
 Tensor tensor_from_proto(const tensorflow::TensorProto& proto, const TensorInfo& info, std::size_t index,
-                         std::int64_t max_rows) {
+                         const TensorProtoLimits& limits) {
   const std::string parse_error = "tensor parsing error: " + info.name;
   // The shape, as TensorFlow's TensorShape::IsValid checks it.
   const auto& shape_proto = proto.tensor_shape();
@@ -141,7 +141,12 @@ Tensor tensor_from_proto(const tensorflow::TensorProto& proto, const TensorInfo&
                            dims_string(dims) + " from the request");
   }
   if (dims.empty() || dims[0] == 0) throw invalid_argument("input '" + info.name + "' has no rows");
-  if (dims[0] > max_rows) throw too_many_rows(dims[0], max_rows);
+  if (dims[0] > limits.max_rows) throw too_many_rows(dims[0], limits.max_rows);
+  if (static_cast<std::uint64_t>(n) > limits.max_bytes / size_of(info.dtype)) {
+    throw invalid_argument("input '" + info.name + "' of shape " + dims_string(dims) + " would take more than " +
+                           std::to_string(limits.max_bytes) +
+                           " bytes, the most a request may carry (--grpc_max_receive_message_bytes)");
+  }
 
   Tensor t{Shape(dims), info.dtype};  // zero-initialized
   if (info.dtype == DType::string) {

@@ -13,7 +13,7 @@
 // be float but double is provided") and the shape must match it (batch dimension free);
 // every error is a ServingError with code INVALID_ARGUMENT naming the input. Shapes are
 // checked before anything is allocated, so a request cannot ask for more memory than the
-// row limit times the signature's per-example size.
+// limits say (TensorProtoLimits).
 //
 // Writing follows TensorFlow's Tensor::AsProtoField, as TensorFlow Serving writes Predict
 // outputs: dtype, shape, and the values in the dtype's *_val field.
@@ -33,11 +33,16 @@ namespace strata::serving {
 tensorflow::DataType tf_data_type(DType dtype);
 std::string tf_short_dtype_name(int data_type);
 
+// What one decoded input may hold: a few values in a *_val field fill a shape of any size.
+struct TensorProtoLimits {
+  std::int64_t max_rows;  // --max_rows_per_request
+  std::size_t max_bytes;  // --grpc_max_receive_message_bytes: what the request could carry in tensor_content
+};
+
 // `proto` as the value of input `info`, the signature's argument `index` (for messages).
-// More than `max_rows` rows (--max_rows_per_request) is INVALID_ARGUMENT before anything
-// is allocated: a few values in a *_val field can fill a shape of any size.
+// Past `limits` is INVALID_ARGUMENT, before anything is allocated.
 Tensor tensor_from_proto(const tensorflow::TensorProto& proto, const TensorInfo& info, std::size_t index,
-                         std::int64_t max_rows);
+                         const TensorProtoLimits& limits);
 
 void tensor_to_proto(const Tensor& tensor, tensorflow::TensorProto* proto);
 

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   std::int64_t grpc_max_metadata_bytes = static_cast<std::int64_t>(grpc_defaults.max_metadata_bytes);
   double grpc_handshake_timeout_seconds = grpc_defaults.handshake_timeout_seconds;
   double grpc_max_connection_idle_seconds = grpc_defaults.max_connection_idle_seconds;
+  std::int64_t grpc_max_queued_predicts = static_cast<std::int64_t>(grpc_defaults.max_queued_predicts);
 #endif
   bool enable_batching = false;
   BatchingParameters batching;
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
   cli::Flags flags("Serves a Keras model with TensorFlow Serving's gRPC and REST APIs.");
   flags.add("port", &port, "the gRPC port (0: any free port; -1: no gRPC)")
       .add("grpc_bind", &grpc_bind, "the address gRPC listens on (127.0.0.1: this machine only)")
-      .add("grpc_max_threads", &grpc_max_threads, "threads running gRPC Predicts; more calls wait for one (0: 4 per CPU)")
+      .add("grpc_max_threads", &grpc_max_threads,
+           "threads running gRPC Predicts; more calls wait for one (0: 4 per CPU)")
       .add("grpc_max_receive_message_bytes", &grpc_max_receive_message_bytes,
            "largest gRPC request accepted (larger: RESOURCE_EXHAUSTED)")
       .add("rest_api_port", &rest_api_port, "the REST port (0: any free port; -1: no REST)")
@@ -124,7 +126,9 @@ int main(int argc, char** argv) {
       .add("grpc_handshake_timeout_seconds", &grpc_handshake_timeout_seconds,
            "longest a new gRPC connection may take to open HTTP/2 (then closed)")
       .add("grpc_max_connection_idle_seconds", &grpc_max_connection_idle_seconds,
-           "longest a gRPC connection may stay without a call (then closed; clients reconnect)");
+           "longest a gRPC connection may stay without a call (then closed; clients reconnect)")
+      .add("grpc_max_queued_predicts", &grpc_max_queued_predicts,
+           "most gRPC Predicts waiting for a thread (past it: RESOURCE_EXHAUSTED)");
 #endif
   try {
     if (!flags.parse(argc, argv)) return 0;  // --help
@@ -204,9 +208,9 @@ int main(int argc, char** argv) {
   }
 #ifdef STRATA_WITH_GRPC
   if (grpc_max_metadata_bytes <= 0 || !(grpc_handshake_timeout_seconds > 0) ||
-      !(grpc_max_connection_idle_seconds > 0)) {
-    std::cerr << "strata-serve: --grpc_max_metadata_bytes, --grpc_handshake_timeout_seconds and "
-                 "--grpc_max_connection_idle_seconds must be positive\n";
+      !(grpc_max_connection_idle_seconds > 0) || grpc_max_queued_predicts <= 0) {
+    std::cerr << "strata-serve: --grpc_max_metadata_bytes, --grpc_handshake_timeout_seconds, "
+                 "--grpc_max_connection_idle_seconds and --grpc_max_queued_predicts must be positive\n";
     return 2;
   }
 #endif
@@ -263,14 +267,16 @@ int main(int argc, char** argv) {
     std::unique_ptr<GrpcServer> grpc;
     if (port >= 0) {
       grpc = std::make_unique<GrpcServer>(
-          models, GrpcServerOptions{.bind_address = grpc_bind,
-                                     .port = port,
-                                     .max_threads = grpc_max_threads,
-                                     .max_receive_message_bytes = static_cast<std::size_t>(grpc_max_receive_message_bytes),
-                                     .max_metadata_bytes = static_cast<std::size_t>(grpc_max_metadata_bytes),
-                                     .handshake_timeout_seconds = grpc_handshake_timeout_seconds,
-                                     .max_connection_idle_seconds = grpc_max_connection_idle_seconds,
-                                     .service = {.max_rows_per_request = max_rows_per_request}});
+          models,
+          GrpcServerOptions{.bind_address = grpc_bind,
+                            .port = port,
+                            .max_threads = grpc_max_threads,
+                            .max_receive_message_bytes = static_cast<std::size_t>(grpc_max_receive_message_bytes),
+                            .max_metadata_bytes = static_cast<std::size_t>(grpc_max_metadata_bytes),
+                            .handshake_timeout_seconds = grpc_handshake_timeout_seconds,
+                            .max_connection_idle_seconds = grpc_max_connection_idle_seconds,
+                            .max_queued_predicts = static_cast<std::size_t>(grpc_max_queued_predicts),
+                            .service = {.max_rows_per_request = max_rows_per_request}});
     }
 #endif
     std::unique_ptr<RestHandler> handler;

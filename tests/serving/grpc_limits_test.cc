@@ -91,9 +91,9 @@ TEST(GrpcLimits, ConnectionsThatNeverOpenHttp2AreClosedAfterTheHandshakeTimeout)
   for (const auto* group : {&trickling, &silent}) {
     for (std::size_t i = 0; i < group->size(); i += group->size() > 10 ? 97 : 1) {
       bool closed = false;
-      (*group)[i].read_until_closed(std::chrono::milliseconds(6000) - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                         Clock::now() - start),
-                                    &closed);
+      (*group)[i].read_until_closed(
+          std::chrono::milliseconds(6000) - std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start),
+          &closed);
       EXPECT_TRUE(closed) << "connection " << i << " still open after " << seconds_since(start) << " s";
     }
   }
@@ -161,10 +161,54 @@ TEST(GrpcLimits, MoreCallsThanThreadsWaitForOneAndAllSucceed) {
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return done == kCalls; });
     for (const auto& c : calls) {
-      ASSERT_TRUE(c.status.ok()) << "round " << round << ": " << c.status.error_code() << " " << c.status.error_message();
+      ASSERT_TRUE(c.status.ok()) << "round " << round << ": " << c.status.error_code() << " "
+                                 << c.status.error_message();
       EXPECT_EQ(c.response.outputs().begin()->second.float_val_size(), x.shape()[0] * 3);
     }
   }
+}
+
+TEST(GrpcLimits, PredictsPastTheQueueLimitAreRefusedAndTheOthersAnswered) {
+  // One Predict thread, at most two calls waiting: of 64 sent at once, those past the queue
+  // get RESOURCE_EXHAUSTED naming the flag, at once, and every other is answered.
+  Served served({.max_threads = 1, .max_queued_predicts = 2});
+  auto stub = tfs::PredictionService::NewStub(grpc::CreateChannel(served.target(), grpc::InsecureChannelCredentials()));
+  tfs::PredictRequest request;
+  request.mutable_model_spec()->set_name("m");
+  tensorflow::TensorProto& input = (*request.mutable_inputs())["x"];
+  input.set_dtype(tensorflow::DT_FLOAT);
+  input.mutable_tensor_shape()->add_dim()->set_size(512);
+  input.mutable_tensor_shape()->add_dim()->set_size(4);
+  input.add_float_val(0.5f);
+  struct Call {
+    grpc::ClientContext context;
+    tfs::PredictResponse response;
+    grpc::Status status;
+  };
+  std::vector<Call> calls(64);
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  for (auto& c : calls) {
+    stub->async()->Predict(&c.context, &request, &c.response, [&, call = &c](grpc::Status status) {
+      std::lock_guard lock(mu);
+      call->status = status;
+      ++done;
+      cv.notify_all();
+    });
+  }
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done == static_cast<int>(calls.size()); });
+  int refused = 0;
+  for (const auto& c : calls) {
+    if (c.status.ok()) continue;
+    ++refused;
+    EXPECT_EQ(c.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(c.status.error_message().find("--grpc_max_queued_predicts"), std::string::npos)
+        << c.status.error_message();
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_LT(refused, 64);
 }
 
 TEST(GrpcLimits, MetadataPastTheLimitIsRefusedAndTheServerGoesOn) {

@@ -190,6 +190,9 @@ TEST(GrpcPredict, OneValueFillsTheShapeAsTensorFlowReadsIt) {
   EXPECT_EQ(a.outputs().begin()->second.SerializeAsString(), b.outputs().begin()->second.SerializeAsString());
 }
 
+// Limits the decoding tests do not reach.
+constexpr TensorProtoLimits kRoomyLimits{.max_rows = 1 << 20, .max_bytes = 1 << 30};
+
 TEST(TensorProto, DecodesAsTensorFlowsFromProto) {
   const TensorInfo f{"x", DType::float32, Shape{kUnknownDim, 3}};
   const TensorInfo i32{"ids", DType::int32, Shape{kUnknownDim, 2}};
@@ -204,26 +207,26 @@ TEST(TensorProto, DecodesAsTensorFlowsFromProto) {
   auto p = proto(tensorflow::DT_FLOAT, Shape{2, 3});
   p.add_float_val(1);
   p.add_float_val(2);
-  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), (std::vector<float>{1, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, kRoomyLimits).to_vector<float>(), (std::vector<float>{1, 2, 2, 2, 2, 2}));
   p.clear_float_val();
-  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, kRoomyLimits).to_vector<float>(), std::vector<float>(6, 0.0f));
   for (int k = 0; k < 8; ++k) p.add_float_val(static_cast<float>(k));
-  EXPECT_EQ(tensor_from_proto(p, f, 0, 1 << 20).to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(tensor_from_proto(p, f, 0, kRoomyLimits).to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
   // int_val for DT_INT32, and tensor_content over the typed field when both are set.
   auto q = proto(tensorflow::DT_INT32, Shape{1, 2});
   q.add_int_val(-7);
-  EXPECT_EQ(tensor_from_proto(q, i32, 0, 1 << 20).to_vector<std::int32_t>(), (std::vector<std::int32_t>{-7, -7}));
+  EXPECT_EQ(tensor_from_proto(q, i32, 0, kRoomyLimits).to_vector<std::int32_t>(), (std::vector<std::int32_t>{-7, -7}));
   const std::int32_t raw[2] = {5, 6};
   q.set_tensor_content(std::string(reinterpret_cast<const char*>(raw), sizeof raw));
-  EXPECT_EQ(tensor_from_proto(q, i32, 0, 1 << 20).to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 6}));
+  EXPECT_EQ(tensor_from_proto(q, i32, 0, kRoomyLimits).to_vector<std::int32_t>(), (std::vector<std::int32_t>{5, 6}));
   // Strings: string_val (the last repeats) and the string-list encoding of tensor_content.
   auto t = proto(tensorflow::DT_STRING, Shape{3});
   t.add_string_val("ab");
   t.add_string_val(std::string("c\0d", 3));
-  EXPECT_EQ(tensor_from_proto(t, s, 0, 1 << 20).to_strings(), (std::vector<std::string>{"ab", std::string("c\0d", 3),
-                                                                               std::string("c\0d", 3)}));
+  EXPECT_EQ(tensor_from_proto(t, s, 0, kRoomyLimits).to_strings(),
+            (std::vector<std::string>{"ab", std::string("c\0d", 3), std::string("c\0d", 3)}));
   t.set_tensor_content(std::string("\x02\x00\x01" "abc", 6));
-  EXPECT_EQ(tensor_from_proto(t, s, 0, 1 << 20).to_strings(), (std::vector<std::string>{"ab", "", "c"}));
+  EXPECT_EQ(tensor_from_proto(t, s, 0, kRoomyLimits).to_strings(), (std::vector<std::string>{"ab", "", "c"}));
   // Outputs are written as AsProtoField writes them.
   tensorflow::TensorProto out;
   tensor_to_proto(Tensor::from_strings(Shape{2}, {"x", ""}), &out);
@@ -236,7 +239,7 @@ TEST(TensorProto, DecodesAsTensorFlowsFromProto) {
 // The message of what decoding `p` as `info` throws ("" when it does not).
 std::string decode_error(const tensorflow::TensorProto& p, const TensorInfo& info) {
   try {
-    tensor_from_proto(p, info, 0, 1 << 20);
+    tensor_from_proto(p, info, 0, kRoomyLimits);
   } catch (const ServingError& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
     return e.what();
@@ -285,6 +288,20 @@ TEST(TensorProto, BadTensorsAreInvalidArgumentsSayingWhat) {
               q.mutable_tensor_shape()->mutable_dim(1)->set_size(std::int64_t{1} << 40);
             }).find("more than 2^63 elements"),
             std::string::npos);
+  // One value filling a shape whose unknown inner dimension is huge: 2^40 floats from a
+  // request of a few bytes, past what a request may carry (the rows alone are within limits).
+  const TensorInfo wide{"x", DType::float32, Shape{kUnknownDim, kUnknownDim}};
+  tensorflow::TensorProto w;
+  w.set_dtype(tensorflow::DT_FLOAT);
+  set_shape(&w, Shape{1, std::int64_t{1} << 40});
+  w.add_float_val(1);
+  try {
+    tensor_from_proto(w, wide, 0, {.max_rows = 10, .max_bytes = 1 << 20});
+    ADD_FAILURE() << "a 4 TiB input was decoded";
+  } catch (const ServingError& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("--grpc_max_receive_message_bytes"), std::string::npos) << e.what();
+  }
   tensorflow::TensorProto t;
   t.set_dtype(tensorflow::DT_STRING);
   set_shape(&t, Shape{2});

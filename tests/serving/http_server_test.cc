@@ -99,6 +99,19 @@ TEST(HttpServer, AnHttpClientGetsKerasPredictionsStatusAndErrors) {
   server.stop();
 }
 
+TEST(HttpServer, APortInUseIsAnIOError) {
+  // Debian's httplib sets SO_REUSEPORT, with which a second server bound the same port and
+  // took half its connections; the server sets SO_REUSEADDR alone.
+  ModelDir dir;
+  dir.add_version(1, "functional_mlp", ".keras");
+  ModelRegistry models({.name = "mlp", .base_path = dir.path(), .file_system_poll_wait_seconds = 0});
+  RestHandler handler(models);
+  HttpServer first(handler, {.bind_address = "127.0.0.1", .port = 0, .num_threads = 2});
+  const int port = first.start();
+  HttpServer second(handler, {.bind_address = "127.0.0.1", .port = port, .num_threads = 2});
+  EXPECT_THROW(second.bind(), IOError);
+}
+
 TEST(HttpServer, ABurstOfConnectionsIsAcceptedAtOnce) {
   // 64 clients connecting at the same moment: none waits for a SYN retransmit (1 s), as
   // they would with httplib's compiled-in listen backlog of 5.
