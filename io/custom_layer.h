@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/custom_model.h"
 #include "io/layer_config.h"
 #include "layers/layer.h"
 
@@ -101,7 +102,10 @@ namespace saving {
 // registered a class of that name, load too. Returns true, for a static initializer:
 // `const bool registered = saving::register_keras_serializable<Linear>("my_package");`.
 // One class name under two packages is a ValueError.
-template <typename MyLayer>
+// A CustomModel subclass with its own call registers the same way, with a
+// `static Model from_config(const io::json& config)` and get_config(): .keras files then
+// save and load it under its own class (io/custom_model.h).
+template <typename MyClass>
 bool register_keras_serializable(const std::string& package = "Custom", const std::string& name = "");
 
 namespace detail {
@@ -113,15 +117,24 @@ bool register_custom_layer(const std::string& package, const std::string& class_
 std::string unqualified_type_name(const std::type_info& type);
 }  // namespace detail
 
-template <typename MyLayer>
+template <typename MyClass>
 bool register_keras_serializable(const std::string& package, const std::string& name) {
-  static_assert(std::is_base_of_v<CustomLayer, MyLayer>,
-                "register_keras_serializable<T>: T must derive from CustomLayer");
-  static_assert(requires(const io::json& c) {
-    { MyLayer::from_config(c) } -> std::convertible_to<Layer>;
-  }, "register_keras_serializable<T>: T needs `static Layer from_config(const io::json& config)`");
-  return detail::register_custom_layer(package, name.empty() ? detail::unqualified_type_name(typeid(MyLayer)) : name,
-                                       [](const io::json& c) -> Layer { return MyLayer::from_config(c); });
+  const std::string class_name = name.empty() ? detail::unqualified_type_name(typeid(MyClass)) : name;
+  if constexpr (std::is_base_of_v<CustomModel, MyClass>) {
+    static_assert(requires(const io::json& c) {
+      { MyClass::from_config(c) } -> std::convertible_to<Model>;
+    }, "register_keras_serializable<T>: a model class T needs `static Model from_config(const io::json& config)`");
+    return io::detail::register_custom_model(package, class_name, typeid(MyClass),
+                                             [](const io::json& c) -> Model { return MyClass::from_config(c); });
+  } else {
+    static_assert(std::is_base_of_v<CustomLayer, MyClass>,
+                  "register_keras_serializable<T>: T must derive from CustomLayer or CustomModel");
+    static_assert(requires(const io::json& c) {
+      { MyClass::from_config(c) } -> std::convertible_to<Layer>;
+    }, "register_keras_serializable<T>: T needs `static Layer from_config(const io::json& config)`");
+    return detail::register_custom_layer(package, class_name,
+                                         [](const io::json& c) -> Layer { return MyClass::from_config(c); });
+  }
 }
 
 }  // namespace saving

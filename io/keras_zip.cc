@@ -10,9 +10,12 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <set>
 
 #include "core/error.h"
+#include "io/custom_model.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/optimizer_config.h"
@@ -59,6 +62,25 @@ std::vector<Layer> container_layers(const Layer& model) {
   return keras_layer_order(Model(std::static_pointer_cast<ModelImpl>(model.shared_impl())));
 }
 
+// One layer's variables (and tensors of its own) under `lp`, its path in the file.
+void write_layer(h5::File& file, const std::string& lp, const Layer& layer) {
+  for (const VarGroup& g : keras3_var_groups(layer)) {
+    if (g.variables.empty()) continue;
+    h5::Group vars = file.create_group(lp + "/" + g.path);
+    vars.write_string_attribute("name", layer.name());
+    for (std::size_t v = 0; v < g.variables.size(); ++v)
+      vars.create_dataset(std::to_string(v), g.variables[v].value(), h5::stored_element(g.variables[v]));
+  }
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k || !k->save_own_tensors) return;
+  for (const auto& [path, value] : k->save_own_tensors(layer.impl())) {
+    const auto slash = path.rfind('/');
+    h5::Group group = file.require_group(lp + "/" + path.substr(0, slash));
+    if (!group.has_attribute("name")) group.write_string_attribute("name", layer.name());
+    group.create_dataset(path.substr(slash + 1), value);
+  }
+}
+
 void write_container(h5::File& file, const std::string& prefix, const std::vector<Layer>& layers) {
   const auto keys = keys_of(layers);
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -67,25 +89,46 @@ void write_container(h5::File& file, const std::string& prefix, const std::vecto
       write_container(file, lp + "/", container_layers(layers[i]));
       continue;
     }
-    for (const VarGroup& g : keras3_var_groups(layers[i])) {
-      if (g.variables.empty()) continue;
-      h5::Group vars = file.create_group(lp + "/" + g.path);
-      vars.write_string_attribute("name", layers[i].name());
-      for (std::size_t v = 0; v < g.variables.size(); ++v)
-        vars.create_dataset(std::to_string(v), g.variables[v].value(), h5::stored_element(g.variables[v]));
-    }
-    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
-    if (!k || !k->save_own_tensors) continue;
-    for (const auto& [path, value] : k->save_own_tensors(layers[i].impl())) {
-      const auto slash = path.rfind('/');
-      h5::Group group = file.require_group(lp + "/" + path.substr(0, slash));
-      if (!group.has_attribute("name")) group.write_string_attribute("name", layers[i].name());
-      group.create_dataset(path.substr(slash + 1), value);
-    }
+    write_layer(file, lp, layers[i]);
   }
 }
 
+// The layers of a Model subclass and their paths (io/custom_model.h); a model tracked
+// inside one is not supported yet.
+std::vector<std::pair<std::string, Layer>> subclass_layers(const Model& model) {
+  auto paths = subclass_weight_paths(dynamic_cast<const CustomModel&>(model.model()));
+  std::set<const LayerImpl*> reached;
+  std::function<void(const Layer&)> reach = [&](const Layer& layer) {
+    if (!reached.insert(&layer.impl()).second) return;
+    for (const Layer& inner : layer.impl().sublayers()) reach(inner);
+  };
+  for (const auto& [at, layer] : paths) {
+    if (is_model(layer) || dynamic_cast<const CustomModel*>(&layer.impl())) {
+      throw NotImplementedError("model '" + model.name() + "' tracks the model '" + layer.name() + "' as '" + at +
+                                "': a model inside a Model subclass is not saved or loaded yet");
+    }
+    reach(layer);
+  }
+  // A layer the call uses but the model does not track has no place in the file: its
+  // weights would be lost silently (Python tracks every layer set as an attribute; C++
+  // says so with track()).
+  for (const Layer& layer : model.layers()) {
+    if (!layer.weights().empty() && !reached.count(&layer.impl())) {
+      throw ValueError("model '" + model.name() + "' calls layer '" + layer.name() + "' (" + layer.class_name() +
+                       ") without tracking it, so its weights have no place in the file: set it with track(\"" +
+                       layer.name() + "\", ...) in the constructor");
+    }
+  }
+  return paths;
+}
+
 // Keras 3's save_assets: each layer's files under assets/<layer path>/.
+void write_layer_assets(ZipWriter& zip, const std::string& lp, const Layer& layer) {
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k || !k->save_assets) return;
+  for (const auto& [name, bytes] : k->save_assets(layer.impl())) zip.add("assets/" + lp + "/" + name, bytes);
+}
+
 void write_assets(ZipWriter& zip, const std::string& prefix, const std::vector<Layer>& layers) {
   const auto keys = keys_of(layers);
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -94,13 +137,21 @@ void write_assets(ZipWriter& zip, const std::string& prefix, const std::vector<L
       write_assets(zip, lp + "/", container_layers(layers[i]));
       continue;
     }
-    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
-    if (!k || !k->save_assets) continue;
-    for (const auto& [name, bytes] : k->save_assets(layers[i].impl())) zip.add("assets/" + lp + "/" + name, bytes);
+    write_layer_assets(zip, lp, layers[i]);
   }
 }
 
 // Keras 3's load_assets.
+void read_layer_assets(const ZipReader& zip, const std::string& lp, const Layer& layer) {
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k || !k->load_assets) return;
+  k->load_assets(layer.impl(), [&](const std::string& name) -> std::optional<std::string> {
+    const std::string path = "assets/" + lp + "/" + name;
+    if (!zip.contains(path)) return std::nullopt;
+    return zip.read(path);
+  });
+}
+
 void read_assets(const ZipReader& zip, const std::string& prefix, const std::vector<Layer>& layers) {
   const auto keys = keys_of(layers);
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -109,17 +160,43 @@ void read_assets(const ZipReader& zip, const std::string& prefix, const std::vec
       read_assets(zip, lp + "/", container_layers(layers[i]));
       continue;
     }
-    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
-    if (!k || !k->load_assets) continue;
-    k->load_assets(layers[i].impl(), [&](const std::string& name) -> std::optional<std::string> {
-      const std::string path = "assets/" + lp + "/" + name;
-      if (!zip.contains(path)) return std::nullopt;
-      return zip.read(path);
-    });
+    read_layer_assets(zip, lp, layers[i]);
   }
 }
 
 using Pending = std::vector<std::pair<Variable, Tensor>>;
+
+// One layer's variables (and tensors of its own) from `lp`, its path in the file.
+void read_layer(const h5::File& file, const std::string& lp, const Layer& layer, const std::string& source,
+                Pending& pending) {
+  for (const VarGroup& g : keras3_var_groups(layer)) {
+    const std::string vp = lp + "/" + g.path;
+    const bool present = file.has_group(vp);
+    std::size_t stored = present ? file.open_group(vp).children().size() : 0;
+    if (stored != g.variables.size()) {
+      throw ValueError("cannot load weights from '" + source + "': layer '" + layer.name() + "' (" +
+                       layer.class_name() + ") has " + std::to_string(g.variables.size()) +
+                       " variables, the file's '/" + vp + "' holds " + std::to_string(stored));
+    }
+    if (!present) continue;
+    const h5::Group vars = file.open_group(vp);
+    for (std::size_t v = 0; v < g.variables.size(); ++v) {
+      const h5::Dataset ds = vars.open_dataset(std::to_string(v));
+      if (ds.shape() != g.variables[v].shape()) {
+        throw ValueError("cannot load weights from '" + source + "': layer '" + layer.name() + "' weight '" +
+                         g.variables[v].path() + "' has shape " + g.variables[v].shape().to_string() +
+                         ", the file's dataset '" + ds.path() + "' has shape " + ds.shape().to_string());
+      }
+      pending.emplace_back(g.variables[v], ds.read(g.variables[v].dtype()));
+    }
+  }
+  const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layer.class_name());
+  if (!k || !k->load_own_tensors) return;
+  k->load_own_tensors(layer.impl(), [&](const std::string& path) -> std::optional<Tensor> {
+    if (!file.has_dataset(lp + "/" + path)) return std::nullopt;
+    return file.open_group(lp).open_dataset(path).read(DType::float32);
+  });
+}
 
 void read_container(const h5::File& file, const std::string& prefix,
                     const std::vector<Layer>& layers, const std::string& source, Pending& pending) {
@@ -134,35 +211,7 @@ void read_container(const h5::File& file, const std::string& prefix,
       read_container(file, lp + "/", container_layers(layers[i]), source, pending);
       continue;
     }
-    for (const VarGroup& g : keras3_var_groups(layers[i])) {
-      const std::string vp = lp + "/" + g.path;
-      const bool present = file.has_group(vp);
-      std::size_t stored = present ? file.open_group(vp).children().size() : 0;
-      if (stored != g.variables.size()) {
-        throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
-                         "' (" + layers[i].class_name() + ") has " +
-                         std::to_string(g.variables.size()) + " variables, the file's '/" + vp +
-                         "' holds " + std::to_string(stored));
-      }
-      if (!present) continue;
-      const h5::Group vars = file.open_group(vp);
-      for (std::size_t v = 0; v < g.variables.size(); ++v) {
-        const h5::Dataset ds = vars.open_dataset(std::to_string(v));
-        if (ds.shape() != g.variables[v].shape()) {
-          throw ValueError("cannot load weights from '" + source + "': layer '" + layers[i].name() +
-                           "' weight '" + g.variables[v].path() + "' has shape " +
-                           g.variables[v].shape().to_string() + ", the file's dataset '" +
-                           ds.path() + "' has shape " + ds.shape().to_string());
-        }
-        pending.emplace_back(g.variables[v], ds.read(g.variables[v].dtype()));
-      }
-    }
-    const std::shared_ptr<const layers::KerasClass> k = layers::find_keras_class(layers[i].class_name());
-    if (!k || !k->load_own_tensors) continue;
-    k->load_own_tensors(layers[i].impl(), [&](const std::string& path) -> std::optional<Tensor> {
-      if (!file.has_dataset(lp + "/" + path)) return std::nullopt;
-      return file.open_group(lp).open_dataset(path).read(DType::float32);
-    });
+    read_layer(file, lp, layers[i], source, pending);
   }
 }
 
@@ -230,7 +279,11 @@ void load_keras3_weights_file(const Model& model, const std::string& h5_path,
   Pending pending;
   try {
     const h5::File file(h5_path, h5::File::Mode::read);
-    read_container(file, "", keras_layer_order(model), source, pending);
+    if (saved_as_subclass(model)) {
+      for (const auto& [path, layer] : subclass_layers(model)) read_layer(file, path, layer, source, pending);
+    } else {
+      read_container(file, "", keras_layer_order(model), source, pending);
+    }
   } catch (const IOError& e) {
     throw IOError("cannot load weights from '" + source + "': " + e.what());
   }
@@ -308,7 +361,11 @@ Model load_model_keras(const std::string& path, bool compile) {
         "'" + path +
         "': the model's input shape is not in its config, so its weights cannot be built");
   }
-  read_assets(zip, "", keras_layer_order(model));
+  if (saved_as_subclass(model)) {
+    for (const auto& [path, layer] : subclass_layers(model)) read_layer_assets(zip, path, layer);
+  } else {
+    read_assets(zip, "", keras_layer_order(model));
+  }
   if (zip.contains("model.weights.h5")) {
     ScratchFile h5(".weights.h5");
     write_file_atomically(h5.path(), zip.read("model.weights.h5"));
@@ -319,7 +376,9 @@ Model load_model_keras(const std::string& path, bool compile) {
   } else if (!model.weights().empty()) {
     throw ValueError("'" + path + "' has no 'model.weights.h5': the model's weights are missing");
   }
-  if (compile && config.contains("compile_config") && config["compile_config"].is_object()) {
+  // Keras writes {} for a model never compiled.
+  if (compile && config.contains("compile_config") && config["compile_config"].is_object() &&
+      !config["compile_config"].empty()) {
     json cc = config["compile_config"];
     json tc = cc;
     tc["optimizer_config"] = cc.value("optimizer", json());
@@ -346,7 +405,13 @@ void save_model_keras(const Model& model, const std::string& path) {
     ScratchFile h5(".weights.h5");
     try {
       h5::File file(h5.path(), h5::File::Mode::truncate);
-      write_container(file, "", keras_layer_order(model));
+      if (saved_as_subclass(model)) {
+        for (const auto& [path, layer] : subclass_layers(model)) write_layer(file, path, layer);
+        // The model's own variables, none, as Keras writes them.
+        file.create_group("vars").write_string_attribute("name", model.name());
+      } else {
+        write_container(file, "", keras_layer_order(model));
+      }
       std::string why;
       if (optimizers::Optimizer opt = optimizer_in_keras_order(model, why); opt.defined()) {
         const auto vars = keras3_optimizer_variables(opt);
@@ -369,7 +434,11 @@ void save_model_keras(const Model& model, const std::string& path) {
       json{{"keras_version", "3.4.1"}, {"date_saved", now_string()}, {"writer", "strata"}}.dump());
   zip.add("config.json", config.dump());
   zip.add("model.weights.h5", weights);
-  write_assets(zip, "", keras_layer_order(model));
+  if (saved_as_subclass(model)) {
+    for (const auto& [path, layer] : subclass_layers(model)) write_layer_assets(zip, path, layer);
+  } else {
+    write_assets(zip, "", keras_layer_order(model));
+  }
   write_file_atomically(path, zip.finish());
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "io/custom_model.h"
 #include "io/op_layer_config.h"
 #include "layers/call_tensors.h"
 #include "layers/keras_class.h"
@@ -610,6 +611,14 @@ bool is_model_class(const std::string& c) {
 }
 
 json model_to_config(const Model& model, ConfigDialect dialect) {
+  if (saved_as_subclass(model)) {
+    if (dialect == ConfigDialect::keras2) {
+      throw NotImplementedError("model '" + model.name() + "' is a Model subclass (" + model.model().class_name() +
+                                "): it saves to a .keras file; the legacy .h5 format keeps no subclass that loads "
+                                "back as its class");
+    }
+    return subclass_model_config(model);
+  }
   const ModelImpl& m = model.model();
   json obj;
   if (const auto* s = dynamic_cast<const SequentialImpl*>(&m)) {
@@ -756,14 +765,20 @@ Model model_from_config(const json& entry, const ConfigContext& ctx) {
     }
     return functional_from_config(cfg, ctx);
   }
+  if (std::optional<Model> subclass = subclass_model_from_config(entry, ctx)) return *subclass;
   std::string name = cfg.is_object() ? cfg.value("name", std::string("?")) : "?";
   if (layers::find_keras_class(cls)) {
     throw ValueError("config describes a single layer ('" + cls + "' '" + name + "'), not a model");
   }
-  throw NotImplementedError(
-      "model '" + name + "' has class '" + cls +
-      "': subclassed (custom) models cannot be loaded; Strata loads Sequential and Functional "
-      "models (register custom layers with strata::io::register_layer<MyLayer>(\"Name\"))");
+  const std::string registered =
+      entry.contains("registered_name") && entry["registered_name"].is_string() ? entry["registered_name"].get<std::string>()
+                                                                               : cls;
+  throw NotImplementedError("model '" + name + "' is of class '" + registered +
+                   "', a Model subclass no class is registered for: write it as a CustomModel with its own call, "
+                   "get_config and from_config, and register it with saving::register_keras_serializable<" + cls +
+                   ">(\"" + (registered.find('>') != std::string::npos ? registered.substr(0, registered.find('>'))
+                                                                         : std::string("package")) +
+                   "\") (docs/extending.md)");
 }
 
 json parse_json(const std::string& text, const std::string& source, JsonOrigin origin) {

@@ -140,6 +140,7 @@ bool CustomModel::build_call(const std::vector<TensorSpec>& specs) {
   if (no_call_) return false;
   if (out.empty()) throw ValueError("model '" + name + "': call() returned no output");
   set_graph(std::move(in), std::move(out));
+  built_from_call_ = true;
   return true;
 }
 
@@ -239,6 +240,14 @@ std::vector<Layer> CustomModel::sublayers() const {
 
 Layer CustomModel::track(const std::string& attribute, Layer layer) {
   if (!layer.defined()) throw ValueError("model '" + name + "': track('" + attribute + "') was given no layer");
+  // A .keras file keeps the layer under its attribute, beside `layers` and the model's own
+  // `vars`; Keras's walk skips names starting with "__".
+  if (attribute.empty() || attribute.find('/') != std::string::npos || attribute == "layers" ||
+      attribute == "vars" || attribute.starts_with("__")) {
+    throw ValueError("model '" + name + "': '" + attribute +
+                     "' cannot name a tracked layer (empty, with '/', starting with '__', or 'layers' or 'vars', "
+                     "which the model's file uses itself)");
+  }
   for (std::size_t i = 0; i < tracked_.size(); ++i) {
     if (attributes_[i] == attribute) throw ValueError("model '" + name + "' already tracks '" + attribute + "'");
     if (&tracked_[i].impl() == &layer.impl()) {

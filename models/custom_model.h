@@ -42,6 +42,8 @@
 
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -113,6 +115,19 @@ class CustomModel : public ModelImpl {
   optimizers::Optimizer optimizer() const;
   // The layers of the model's call, then the tracked models.
   std::vector<Layer> sublayers() const override;
+  // What track() was given, in tracking order, and each one's attribute: a .keras file
+  // keeps a model subclass's weights under them (io/custom_model.h).
+  const std::vector<Layer>& tracked_layers() const { return tracked_; }
+  const std::vector<std::string>& tracked_attributes() const { return attributes_; }
+  // Whether the model is the graph of its own call() (Keras's Model subclass with a call),
+  // rather than of the inputs and outputs it was made with.
+  bool built_from_own_call() const { return built_from_call_; }
+
+  // Keras's get_config of a Model subclass: what its from_config needs to make it again
+  // (units, ...). A registered class (saving::register_keras_serializable) is saved under
+  // its own class name with this config, plus name, trainable and dtype as Keras's base
+  // Model adds them. The default has no keys.
+  virtual nlohmann::ordered_json get_config() const { return nlohmann::ordered_json::object(); }
 
   // Keras's compile (Model::compile calls it): keeps the optimizer, loss and metrics the
   // default steps and compute_loss use; the steps themselves are compiled from the first
@@ -138,6 +153,7 @@ class CustomModel : public ModelImpl {
   std::vector<std::string> attributes_;
   std::unique_ptr<CustomSteps> steps_;
   bool no_call_ = false;  // the default call() ran once: the model has no call of its own
+  bool built_from_call_ = false;
   // Builds the own call on `specs`; false when the model has none.
   bool build_call(const std::vector<TensorSpec>& specs);
   // compile's loss tracker and metrics (resolved against the model's outputs), and loss.

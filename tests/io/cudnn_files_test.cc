@@ -16,7 +16,7 @@ namespace cudnn_files_test {
 
 namespace {
 
-std::string cudnn_dir() { return std::string(STRATA_TEST_DATA) + "/cudnn/"; }
+std::string cudnn_dir() { return STRATA_TEST_DATA "/cudnn/"; }
 
 TEST(CuDNNFiles, LstmAndGruLoadAsTheirCpuTwins) {
   Model model = models::load_model(cudnn_dir() + "cudnn_lstm_gru.h5");

@@ -12,6 +12,7 @@
 
 #include "core/ops.h"
 #include "io/custom_layer.h"
+#include "io/safe_file.h"
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/saving.h"
@@ -19,6 +20,7 @@
 #include "io/zip.h"
 #include "keras_test_util.h"
 #include "layers/core/dense.h"
+#include "models/custom_model.h"
 #include "tests/layers/golden_json.h"
 #include "test_util.h"
 
@@ -60,8 +62,51 @@ class MLPBlock : public CustomLayer {
   Layer linear_1, linear_2;
 };
 
+// A keras.Model subclass with its own call, as make_custom_layer_goldens.py's MLP: two
+// Dense layers tracked as attributes `hidden` and `out`.
+class MLP : public CustomModel {
+ public:
+  explicit MLP(std::int64_t units = 8, std::string name = "mlp") : CustomModel({}, {}, std::move(name), "MLP"),
+                                                                   units(units) {
+    hidden = track("hidden", layers::Dense(units, {.activation = "relu", .name = "dense"}));
+    out = track("out", layers::Dense(2, {.name = "dense_1"}));
+  }
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& x) override { return {out(hidden(x[0]))}; }
+  io::json get_config() const override { return {{"units", units}}; }
+  static Model from_config(const io::json& config) {
+    return make_model<MLP>(config.at("units").get<std::int64_t>(), config.at("name").get<std::string>());
+  }
+  std::int64_t units;
+  Layer hidden, out;
+};
+
+// A model whose call uses a layer it does not track: it has no place in a file.
+class Untracked : public CustomModel {
+ public:
+  Untracked() : CustomModel({}, {}, "untracked", "Untracked") {}
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& x) override { return {dense(x[0])}; }
+  static Model from_config(const io::json&) { return make_model<Untracked>(); }
+  Layer dense = layers::Dense(2);
+};
+
+// Attributes Keras walks after the others (a leading '_'): `_enc` is first reached through
+// `layers`.
+class Private : public CustomModel {
+ public:
+  Private() : CustomModel({}, {}, "private", "Private") {
+    enc = track("_enc", layers::Dense(4));
+    dec = track("dec", layers::Dense(2));
+  }
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& x) override { return {dec(enc(x[0]))}; }
+  static Model from_config(const io::json&) { return make_model<Private>(); }
+  Layer enc, dec;
+};
+
 const bool linear_registered = saving::register_keras_serializable<Linear>("my_package");
+const bool untracked_registered = saving::register_keras_serializable<Untracked>("my_package");
+const bool private_registered = saving::register_keras_serializable<Private>("my_package");
 const bool mlp_registered = saving::register_keras_serializable<MLPBlock>("my_package");
+const bool mlp_model_registered = saving::register_keras_serializable<MLP>("my_package");
 
 }  // namespace custom_layer_files
 
@@ -103,6 +148,13 @@ Model strata_linear_model() {
 Model strata_mlp_model() {
   KerasTensor x = Input({3}, {.name = "input_layer"});
   Model m(x, make_layer<MLPBlock>("mlp_block")(x), {.name = "functional"});
+  set_ramp_weights(m);
+  return m;
+}
+
+Model strata_model_subclass() {
+  Model m = make_model<custom_layer_files::MLP>(8);
+  model_cast<custom_layer_files::MLP>(m).build({Shape{3}});
   set_ramp_weights(m);
   return m;
 }
@@ -178,6 +230,92 @@ TEST(CustomLayerFiles, FilesNameTheClassAsKerasDoes) {
   const io::json h5 =
       io::json::parse(io::h5::File(dir.file("m.h5"), io::h5::File::Mode::read).read_string_attribute("model_config"));
   EXPECT_EQ(h5["config"]["layers"][1]["class_name"], "my_package>Linear");
+}
+
+// A Model subclass travels under its own class (io/custom_model.h): Keras's file loads as
+// an MLP here, and Strata's, laid out as Keras lays it out, is what Keras loaded.
+TEST(CustomLayerFiles, AModelSubclassLoadsAndSavesUnderItsOwnClass) {
+  ASSERT_TRUE(custom_layer_files::mlp_model_registered);
+  strata::testing::ScratchDir dir;
+  const Model model = strata_model_subclass();
+  const std::string fresh = dir.file("strata_model_mlp.keras");
+  model.save(fresh);
+  if (const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES")) {
+    std::filesystem::copy_file(fresh, std::string(write_to) + "/strata_model_mlp.keras",
+                               std::filesystem::copy_options::overwrite_existing);
+    return;
+  }
+  const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
+  Model from_keras = models::load_model(custom_layers_dir() + "keras_model_mlp.keras");
+  EXPECT_EQ(model_cast<custom_layer_files::MLP>(from_keras).units, 8);
+  EXPECT_EQ(from_keras.name(), "mlp");
+  strata::testing::expect_close(from_keras.predict(x),
+                                strata::testing::golden_tensor(custom_layers_golden().at("keras").at("model_mlp")),
+                                "keras_model_mlp.keras");
+  const io::json config = io::json::parse(io::ZipReader(fresh).read("config.json"));
+  EXPECT_EQ(config["class_name"], "MLP");
+  EXPECT_EQ(config["registered_name"], "my_package>MLP");
+  EXPECT_TRUE(config["module"].is_null());
+  EXPECT_EQ(config["config"]["units"], 8);
+  EXPECT_EQ(config["config"]["name"], "mlp");
+  EXPECT_EQ(config["build_config"]["input_shape"], io::json::parse("[null, 3]"));
+  {
+    // Keras's walk: `hidden` first (sorted attributes), then `out` reached through `layers`.
+    strata::testing::ScratchDir h5dir;
+    const std::string h5 = h5dir.file("w.h5");
+    io::write_file_atomically(h5, io::ZipReader(fresh).read("model.weights.h5"));
+    const io::h5::File weights(h5, io::h5::File::Mode::read);
+    EXPECT_TRUE(weights.has_dataset("hidden/vars/0"));
+    EXPECT_TRUE(weights.has_dataset("hidden/vars/1"));
+    EXPECT_TRUE(weights.has_dataset("layers/dense_1/vars/0"));
+    EXPECT_FALSE(weights.has_group("out"));
+    EXPECT_TRUE(weights.has_group("vars"));
+  }
+  // What Keras predicted from the committed file, Strata predicts; the committed file is
+  // what Strata writes now; it loads here as the class it was saved as.
+  const auto& in_keras = custom_layers_golden().at("strata_files_in_keras");
+  ASSERT_TRUE(in_keras.contains("model_mlp.keras")) << "run tests/reference/make_custom_layer_goldens.py";
+  strata::testing::expect_close(Model(model).predict(x), strata::testing::golden_tensor(in_keras.at("model_mlp.keras")),
+                                "strata_model_mlp.keras", 1e-6f, 0);
+  const std::string committed = custom_layers_dir() + "strata_model_mlp.keras";
+  EXPECT_EQ(io::json::parse(io::ZipReader(committed).read("config.json")), config);
+  Model loaded = models::load_model(committed);
+  EXPECT_EQ(model_cast<custom_layer_files::MLP>(loaded).units, 8);
+  strata::testing::expect_close(loaded.predict(x), Model(model).predict(x), "reloaded", 0, 0);
+  // Keras saves a Model subclass to .keras only.
+  EXPECT_THROW_WITH(model.save(dir.file("mlp.h5")), NotImplementedError, "Model subclass", ".keras");
+}
+
+TEST(CustomLayerFiles, AModelSubclassWalksItsAttributesAsKerasDoes) {
+  ASSERT_TRUE(custom_layer_files::private_registered && custom_layer_files::untracked_registered);
+  Model priv = make_model<custom_layer_files::Private>();
+  model_cast<custom_layer_files::Private>(priv).build({Shape{3}});
+  const auto paths = io::subclass_weight_paths(model_cast<custom_layer_files::Private>(priv));
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0].first, "dec");
+  EXPECT_EQ(paths[1].first, "layers/dense");  // `_enc`, reached through `layers` first
+  strata::testing::ScratchDir dir;
+  priv.save(dir.file("private.keras"));
+  Model again = models::load_model(dir.file("private.keras"));
+  const Tensor x = custom_layer_ramp({2, 3});
+  strata::testing::expect_close(again.predict(x), priv.predict(x), "private", 0, 0);
+  // A layer called but not tracked would be lost: saving says so.
+  Model untracked = make_model<custom_layer_files::Untracked>();
+  model_cast<custom_layer_files::Untracked>(untracked).build({Shape{3}});
+  EXPECT_THROW_WITH(untracked.save(dir.file("untracked.keras")), ValueError, "without tracking it", "track(");
+  // Names the file uses itself cannot name an attribute.
+  class Bad : public CustomModel {
+   public:
+    Bad() : CustomModel({}, {}, "bad", "Bad") { track("layers", layers::Dense(1)); }
+  };
+  EXPECT_THROW_WITH(Bad(), ValueError, "'layers' cannot name a tracked layer");
+}
+
+TEST(CustomLayerFiles, AnUnregisteredModelClassIsAnErrorSayingHowToRegisterIt) {
+  const std::string text = R"({"module": null, "class_name": "Tower", "registered_name": "shop>Tower",
+    "config": {"name": "tower", "trainable": true}, "build_config": {"input_shape": [null, 3]}})";
+  EXPECT_THROW_WITH(models::model_from_json(text), NotImplementedError, "'shop>Tower'",
+                    "register_keras_serializable<Tower>(\"shop\")");
 }
 
 TEST(CustomLayerFiles, OneClassNameCannotBeRegisteredUnderTwoPackages) {

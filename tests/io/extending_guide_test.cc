@@ -15,6 +15,7 @@
 #include "io/custom_layer.h"
 #include "io/model_config.h"
 #include "io/saving.h"
+#include "io/zip.h"
 #include "layers/core/input_layer.h"
 #include "layers/core/dense.h"
 #include "layers/regularization/dropout.h"
@@ -146,6 +147,33 @@ class MLP : public CustomModel {
 
   Layer hidden, dropout, out;
 };
+// [end snippet]
+
+// [snippet registered_model_subclass]
+class Tower : public CustomModel {
+ public:
+  explicit Tower(std::int64_t units = 8, std::string name = "")
+      : CustomModel({}, {}, std::move(name), "Tower"), units(units) {
+    hidden = track("hidden", layers::Dense(units, {.activation = "relu"}));
+    out = track("out", layers::Dense(1));
+  }
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& inputs) override {
+    return {out(hidden(inputs[0]))};
+  }
+
+  // Keras's get_config and from_config: what it takes to make the model again. Saving adds
+  // name, trainable and dtype, as Keras's base Model does.
+  io::json get_config() const override { return {{"units", units}}; }
+  static Model from_config(const io::json& config) {
+    return make_model<Tower>(config.at("units").get<std::int64_t>(), config.at("name").get<std::string>());
+  }
+
+  std::int64_t units;
+  Layer hidden, out;
+};
+
+// Keras: @keras.saving.register_keras_serializable(package="my_package") on the class.
+const bool tower_registered = saving::register_keras_serializable<Tower>("my_package");
 // [end snippet]
 
 // [snippet custom_train_step]
@@ -499,6 +527,29 @@ TEST(ExtendingGuide, AModelSubclassPredictsBeforeCompileAndSavesAsItsFunctionalG
     Model again = models::load_model(dir.file(file));
     strata::testing::expect_close(again.predict(x, {.verbose = 0}), y, file, 0, 0);
   }
+}
+
+TEST(ExtendingGuide, ARegisteredModelSubclassSavesAndLoadsAsItsOwnClass) {
+  ASSERT_TRUE(extending_guide::tower_registered);
+  strata::testing::ScratchDir dir;
+  const Tensor x_train = extending_ramp({32, 4});
+  const Tensor y_train = ops::sum(x_train, {1}, true);
+  // [snippet save_model_subclass]
+  Model model = make_model<extending_guide::Tower>(8);
+  model.compile({.optimizer = "adam", .loss = "mse"});
+  model.fit(x_train, y_train, {.epochs = 1, .verbose = 0});  // builds it
+  model.save(dir.file("tower.keras"));  // "class_name": "Tower", "registered_name": "my_package>Tower"
+
+  Model again = models::load_model(dir.file("tower.keras"));
+  extending_guide::Tower& tower = model_cast<extending_guide::Tower>(again);  // its own class again
+  // [end snippet]
+  EXPECT_EQ(tower.units, 8);
+  const Tensor x = extending_ramp({5, 4});
+  strata::testing::expect_close(again.predict(x, {.verbose = 0}), model.predict(x, {.verbose = 0}), "tower", 0, 0);
+  const io::json config = io::json::parse(io::ZipReader(dir.file("tower.keras")).read("config.json"));
+  EXPECT_EQ(config["class_name"], "Tower");
+  EXPECT_EQ(config["registered_name"], "my_package>Tower");
+  EXPECT_EQ(config["compile_config"]["loss"], "mean_squared_error");
 }
 
 // An unregistered class in a file names the class and how to register it.

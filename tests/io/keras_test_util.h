@@ -17,8 +17,8 @@
 namespace strata::testing {
 
 inline std::string golden_dir() { return std::string(STRATA_TEST_DATA) + "/keras_golden"; }
-inline std::string real_models_dir() { return std::string(STRATA_SHARED_DIR) + "/keras-models"; }
-inline std::string real_goldens_dir() { return std::string(STRATA_TEST_DATA) + "/keras_models"; }
+inline std::string real_models_dir() { return STRATA_SHARED_DIR "/keras-models"; }
+inline std::string real_goldens_dir() { return STRATA_TEST_DATA "/keras_models"; }
 // The real-world files (shared/keras-models) sit beside the checkout on the development
 // machines and CI, not wherever the suite runs (a GPU machine gets the checkout alone):
 // a test that reads them skips without them, saying so.

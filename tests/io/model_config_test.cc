@@ -221,7 +221,7 @@ TEST(ModelConfig, UnsupportedClassesNameTheClassTheLayerAndWhatIsSupported) {
                     "layer 'attn'");
   EXPECT_THROW_WITH(models::model_from_json(
                         R"({"class_name": "MyModel", "config": {"name": "mine", "units": 3}})"),
-                    NotImplementedError, "'MyModel'", "subclassed");
+                    NotImplementedError, "'MyModel'", "Model subclass", "register_keras_serializable<MyModel>");
   EXPECT_THROW_WITH(models::model_from_json("{not json"), ValueError, "invalid JSON");
   // A key of an unexpected type is a ValueError too, not the JSON library's own exception.
   EXPECT_THROW_WITH(models::model_from_json(R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
