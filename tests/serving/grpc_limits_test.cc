@@ -60,6 +60,36 @@ struct Served {
   mutable grpc::Status last_status;
 };
 
+// `count` Predicts of `request` sent at once on `stub`'s channel, as each call ended.
+struct Answered {
+  grpc::Status status;
+  tfs::PredictResponse response;
+};
+std::vector<Answered> predict_all_at_once(tfs::PredictionService::Stub& stub, const tfs::PredictRequest& request,
+                                          int count) {
+  struct Call {
+    grpc::ClientContext context;
+    Answered answered;
+  };
+  std::vector<Call> calls(static_cast<std::size_t>(count));
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  for (auto& c : calls) {
+    stub.async()->Predict(&c.context, &request, &c.answered.response, [&, call = &c](grpc::Status status) {
+      std::lock_guard lock(mu);
+      call->answered.status = status;
+      ++done;
+      cv.notify_all();
+    });
+  }
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done == count; });
+  std::vector<Answered> answers;
+  for (auto& c : calls) answers.push_back(std::move(c.answered));
+  return answers;
+}
+
 TEST(GrpcLimits, ConnectionsThatNeverOpenHttp2AreClosedAfterTheHandshakeTimeout) {
   const std::size_t descriptors = raise_descriptor_limit();
   const std::size_t silent_count = std::min<std::size_t>(1000, (std::max<std::size_t>(descriptors, 200) - 200) / 2);
@@ -139,31 +169,11 @@ TEST(GrpcLimits, MoreCallsThanThreadsWaitForOneAndAllSucceed) {
   input.set_dtype(tensorflow::DT_FLOAT);
   for (std::int64_t d : x.shape().dims()) input.mutable_tensor_shape()->add_dim()->set_size(d);
   for (std::int64_t i = 0; i < x.size(); ++i) input.add_float_val(x.data<float>()[i]);
-  struct Call {
-    grpc::ClientContext context;
-    tfs::PredictResponse response;
-    grpc::Status status;
-  };
-  constexpr int kCalls = 64;
-  std::mutex mu;
-  std::condition_variable cv;
   for (int round = 0; round < 5; ++round) {
-    std::vector<Call> calls(kCalls);
-    int done = 0;
-    for (auto& c : calls) {
-      stub->async()->Predict(&c.context, &request, &c.response, [&, call = &c](grpc::Status status) {
-        std::lock_guard lock(mu);
-        call->status = status;
-        ++done;
-        cv.notify_all();
-      });
-    }
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return done == kCalls; });
-    for (const auto& c : calls) {
-      ASSERT_TRUE(c.status.ok()) << "round " << round << ": " << c.status.error_code() << " "
-                                 << c.status.error_message();
-      EXPECT_EQ(c.response.outputs().begin()->second.float_val_size(), x.shape()[0] * 3);
+    for (const Answered& a : predict_all_at_once(*stub, request, 64)) {
+      ASSERT_TRUE(a.status.ok()) << "round " << round << ": " << a.status.error_code() << " "
+                                 << a.status.error_message();
+      EXPECT_EQ(a.response.outputs().begin()->second.float_val_size(), x.shape()[0] * 3);
     }
   }
 }
@@ -180,32 +190,14 @@ TEST(GrpcLimits, PredictsPastTheQueueLimitAreRefusedAndTheOthersAnswered) {
   input.mutable_tensor_shape()->add_dim()->set_size(512);
   input.mutable_tensor_shape()->add_dim()->set_size(4);
   input.add_float_val(0.5f);
-  struct Call {
-    grpc::ClientContext context;
-    tfs::PredictResponse response;
-    grpc::Status status;
-  };
-  std::vector<Call> calls(64);
-  std::mutex mu;
-  std::condition_variable cv;
-  int done = 0;
-  for (auto& c : calls) {
-    stub->async()->Predict(&c.context, &request, &c.response, [&, call = &c](grpc::Status status) {
-      std::lock_guard lock(mu);
-      call->status = status;
-      ++done;
-      cv.notify_all();
-    });
-  }
-  std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return done == static_cast<int>(calls.size()); });
+  const std::vector<Answered> answers = predict_all_at_once(*stub, request, 64);
   int refused = 0;
-  for (const auto& c : calls) {
-    if (c.status.ok()) continue;
+  for (const Answered& a : answers) {
+    if (a.status.ok()) continue;
     ++refused;
-    EXPECT_EQ(c.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    EXPECT_NE(c.status.error_message().find("--grpc_max_queued_predicts"), std::string::npos)
-        << c.status.error_message();
+    EXPECT_EQ(a.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(a.status.error_message().find("--grpc_max_queued_predicts"), std::string::npos)
+        << a.status.error_message();
   }
   EXPECT_GT(refused, 0);
   EXPECT_LT(refused, 64);
