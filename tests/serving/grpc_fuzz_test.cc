@@ -9,17 +9,14 @@
 // crash, and a valid request in between must still get Keras's answer. Built when CMake found gRPC.
 #ifdef STRATA_WITH_GRPC
 
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <condition_variable>
 #include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <random>
 
 #include "serving/grpc_server.h"
@@ -154,35 +151,6 @@ class ProtoMutator {
 
   std::mt19937 rng_;
 };
-
-// A call with these exact bytes as the request message.
-grpc::Status raw_predict(grpc::GenericStub& stub, const std::string& bytes, tfs::PredictResponse* response) {
-  grpc::Slice slice(bytes);
-  grpc::ByteBuffer request(&slice, 1), reply;
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  grpc::Status status;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  stub.UnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", grpc::StubOptions(), &request, &reply,
-                 [&](grpc::Status st) {
-                   std::lock_guard lock(mu);
-                   status = st;
-                   done = true;
-                   cv.notify_all();
-                 });
-  std::unique_lock lock(mu);
-  cv.wait(lock, [&] { return done; });
-  if (status.ok()) {
-    std::vector<grpc::Slice> slices;
-    EXPECT_TRUE(reply.Dump(&slices).ok());
-    std::string out;
-    for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-    EXPECT_TRUE(response->ParseFromString(out));
-  }
-  return status;
-}
 
 // Serves `model_file` as "m" and sends it `iterations` mutations of `seeds`; `check_answer`
 // checks a valid request's answer (seeds[0]) every 250 mutations.

@@ -399,25 +399,7 @@ TEST(GrpcPredict, UnparsableAndOversizedMessagesAreRefusedAndTheServerGoesOn) {
   options.max_receive_message_bytes = 4096;
   GrpcServed s(golden("functional_mlp") + ".keras", "model.keras", options);
   grpc::GenericStub generic(s.channel);
-  auto raw_call = [&](const std::string& bytes) {
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer request(&slice, 1), response;
-    grpc::ClientContext context;
-    grpc::Status status;
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    generic.UnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", grpc::StubOptions(), &request,
-                      &response, [&](grpc::Status st) {
-                        std::lock_guard lock(mu);
-                        status = st;
-                        done = true;
-                        cv.notify_all();
-                      });
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return done; });
-    return status;
-  };
+  auto raw_call = [&](const std::string& bytes) { return raw_predict(generic, bytes); };
   // Field 1 (model_spec) as a length-delimited field 100 bytes long, with 3 bytes after it.
   // gRPC answers INTERNAL for a request it can't parse, before the service sees it.
   EXPECT_EQ(raw_call(std::string("\x0a\x64" "abc", 5)).error_code(), grpc::StatusCode::INTERNAL);

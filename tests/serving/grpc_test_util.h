@@ -1,8 +1,17 @@
-// Requests for the gRPC tests: the generated messages built from Keras's goldens.
+// Requests for the gRPC tests: the generated messages built from Keras's goldens, and raw
+// bytes sent as a request.
 #pragma once
 
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "serving/proto/tensorflow_serving.grpc.pb.h"
 #include "tests/serving/serving_test_util.h"
@@ -75,6 +84,37 @@ inline tensorflow::serving::PredictRequest vocabulary_request(const json& g, boo
     if (content) proto.set_tensor_content(bytes);
   }
   return request;
+}
+
+// A Predict call with these exact bytes as its request message, which no generated stub
+// sends; `response` gets the answer parsed when the call is OK.
+inline grpc::Status raw_predict(grpc::GenericStub& stub, const std::string& bytes,
+                                tensorflow::serving::PredictResponse* response = nullptr) {
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1), reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::Status status;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  stub.UnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", grpc::StubOptions(), &request, &reply,
+                 [&](grpc::Status st) {
+                   std::lock_guard lock(mu);
+                   status = st;
+                   done = true;
+                   cv.notify_all();
+                 });
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return done; });
+  if (status.ok() && response) {
+    std::vector<grpc::Slice> slices;
+    EXPECT_TRUE(reply.Dump(&slices).ok());
+    std::string out;
+    for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    EXPECT_TRUE(response->ParseFromString(out));
+  }
+  return status;
 }
 
 }  // namespace strata::serving::testing
