@@ -75,7 +75,9 @@ std::vector<Shape> per_example_shapes(const json& input_shape, const std::string
   }
   std::vector<Shape> shapes;
   for (const json& one : several ? input_shape : json::array({input_shape})) {
-    if (!one.is_array() || one.empty()) throw ValueError(where + ": input shape " + one.dump() + " has no batch dimension");
+    if (!one.is_array() || one.empty()) {
+      throw ValueError(where + ": input shape " + one.dump() + " has no batch dimension");
+    }
     std::vector<std::int64_t> dims;
     for (std::size_t i = 1; i < one.size(); ++i) {
       if (!one[i].is_null() && !one[i].is_number_integer()) {
@@ -116,7 +118,8 @@ bool register_custom_model(const std::string& package, const std::string& class_
                      "the order of static initialization");
   }
   classes.registered_name_of[class_name] = registered;
-  classes.by_registered_name.insert_or_assign(registered, ModelClass{class_name, registered, type, std::move(from_config)});
+  classes.by_registered_name.insert_or_assign(registered,
+                                              ModelClass{class_name, registered, type, std::move(from_config)});
   return true;
 }
 
@@ -152,12 +155,13 @@ json subclass_model_config(const Model& model) {
 
 std::optional<Model> subclass_model_from_config(const json& entry, const ConfigContext& ctx) {
   const std::string cls = entry.value("class_name", std::string());
-  const std::string registered =
-      entry.contains("registered_name") && entry["registered_name"].is_string() ? entry["registered_name"].get<std::string>()
-                                                                               : std::string();
+  const std::string registered = entry.contains("registered_name") && entry["registered_name"].is_string()
+                                     ? entry["registered_name"].get<std::string>()
+                                     : std::string();
   const std::optional<ModelClass> k = find_model_class(registered, cls);
   if (!k) return std::nullopt;
-  const std::string where = "model class '" + k->registered_name + "'" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'");
+  const std::string where =
+      "model class '" + k->registered_name + "'" + (ctx.source.empty() ? "" : " in '" + ctx.source + "'");
   const json config = entry.contains("config") && entry["config"].is_object() ? entry["config"] : json::object();
   auto make = [&]() -> Model {
     try {
@@ -177,7 +181,9 @@ std::optional<Model> subclass_model_from_config(const json& entry, const ConfigC
                      k->class_name + "')");
   }
   auto& made = dynamic_cast<CustomModel&>(model.model());
-  if (config.contains("trainable") && config["trainable"].is_boolean()) made.trainable = config["trainable"].get<bool>();
+  if (config.contains("trainable") && config["trainable"].is_boolean()) {
+    made.trainable = config["trainable"].get<bool>();
+  }
   if (made.inputs.empty()) {
     if (!entry.contains("build_config") || !entry["build_config"].is_object() ||
         !entry["build_config"].contains("input_shape")) {

@@ -770,15 +770,16 @@ Model model_from_config(const json& entry, const ConfigContext& ctx) {
   if (layers::find_keras_class(cls)) {
     throw ValueError("config describes a single layer ('" + cls + "' '" + name + "'), not a model");
   }
-  const std::string registered =
-      entry.contains("registered_name") && entry["registered_name"].is_string() ? entry["registered_name"].get<std::string>()
-                                                                               : cls;
+  const std::string registered = entry.contains("registered_name") && entry["registered_name"].is_string()
+                                     ? entry["registered_name"].get<std::string>()
+                                     : cls;
+  const std::string package =
+      registered.find('>') != std::string::npos ? registered.substr(0, registered.find('>')) : "package";
   throw NotImplementedError("model '" + name + "' is of class '" + registered +
-                   "', a Model subclass no class is registered for: write it as a CustomModel with its own call, "
-                   "get_config and from_config, and register it with saving::register_keras_serializable<" + cls +
-                   ">(\"" + (registered.find('>') != std::string::npos ? registered.substr(0, registered.find('>'))
-                                                                         : std::string("package")) +
-                   "\") (docs/extending.md)");
+                            "', a Model subclass no class is registered for: write it as a CustomModel with its own "
+                            "call, get_config and from_config, and register it with "
+                            "saving::register_keras_serializable<" + cls + ">(\"" + package +
+                            "\") (docs/extending.md)");
 }
 
 json parse_json(const std::string& text, const std::string& source, JsonOrigin origin) {

@@ -264,13 +264,14 @@ HttpServer::HttpServer(const RestHandler& handler, HttpServerOptions options) {
   s.set_keep_alive_timeout(static_cast<time_t>(std::ceil(std::max(1.0, options_.idle_timeout_seconds))));
   s.set_keep_alive_max_count(100000);
   // A body announced over the limit is refused before the client sends it.
-  s.set_expect_100_continue_handler([max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
-    const std::string length = req.get_header_value("Content-Length");
-    if (length.empty() || std::strtoull(length.c_str(), nullptr, 10) <= max) return 100;
-    if (current_stream) current_stream->refuse_body();  // then closed: the body is never read
-    res.status = 413;  // what httplib answers with (it does not use the value returned)
-    return 413;
-  });
+  s.set_expect_100_continue_handler(
+      [max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+        const std::string length = req.get_header_value("Content-Length");
+        if (length.empty() || std::strtoull(length.c_str(), nullptr, 10) <= max) return 100;
+        if (current_stream) current_stream->refuse_body();  // then closed: the body is never read
+        res.status = 413;  // what httplib answers with (it does not use the value returned)
+        return 413;
+      });
   auto serve = [&handler, max = options_.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
     // httplib limits a body with a Content-Length; a chunked one is limited here, once read
     // (HttpRequestStream bounds what that reading may take).
