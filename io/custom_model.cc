@@ -133,6 +133,9 @@ bool saved_as_subclass(const Model& model) {
 }
 
 json subclass_model_config(const Model& model) {
+  if (!saved_as_subclass(model)) {
+    throw ValueError("model '" + model.name() + "' is not a registered Model subclass built from its own call");
+  }
   const CustomModel& m = *as_custom_model(model);
   const std::optional<ModelClass> k = find_model_class("", m.class_name());
   json config{{"name", m.name},
