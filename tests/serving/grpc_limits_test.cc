@@ -93,7 +93,7 @@ std::vector<Answered> predict_all_at_once(tfs::PredictionService::Stub& stub, co
 TEST(GrpcLimits, ConnectionsThatNeverOpenHttp2AreClosedAfterTheHandshakeTimeout) {
   const std::size_t descriptors = raise_descriptor_limit();
   const std::size_t silent_count = std::min<std::size_t>(1000, (std::max<std::size_t>(descriptors, 200) - 200) / 2);
-  ASSERT_GE(silent_count, 300u) << "the descriptor limit (" << descriptors << ") is too low for this test";
+  if (silent_count < 300) GTEST_SKIP() << "the descriptor limit (" << descriptors << ") is too low for this test";
   Served served({.handshake_timeout_seconds = 1.5});
   // Hundreds of connections that send nothing, and three that send the HTTP/2 preface a
   // byte every 100 ms (it would take 2.4 s).

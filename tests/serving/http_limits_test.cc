@@ -89,7 +89,7 @@ TEST(HttpLimits, ThousandsOfIdleConnectionsHoldNoThreadAndAreClosedWhenIdleTooLo
   // Each connection takes a descriptor here and one in the server.
   const std::size_t descriptors = raise_descriptor_limit();
   const std::size_t connections = std::min<std::size_t>(2000, (std::max<std::size_t>(descriptors, 200) - 200) / 2);
-  ASSERT_GE(connections, 400u) << "the descriptor limit (" << descriptors << ") is too low for this test";
+  if (connections < 400) GTEST_SKIP() << "the descriptor limit (" << descriptors << ") is too low for this test";
 
   ServedModel served;
   HttpServer server(served.handler,
