@@ -45,7 +45,7 @@ double timed_status_request(int port) {
 TEST(HttpLimits, AClientSendingAByteAtATimeIsCutOffWith408WhileOthersAreAnswered) {
   ServedModel served;
   HttpServer server(served.handler,
-                    {.bind_address = "127.0.0.1", .port = 0, .num_threads = 4, .request_timeout_seconds = 1.5});
+                    {.bind_address = "127.0.0.1", .port = 0, .num_threads = 4, .request_timeout_seconds = 4});
   const int port = server.start();
   const std::string request = "POST /v1/models/mlp:predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                               "Content-Length: 29\r\n\r\n{\"instances\": [[1, 2, 3, 4]]}";
@@ -68,7 +68,9 @@ TEST(HttpLimits, AClientSendingAByteAtATimeIsCutOffWith408WhileOthersAreAnswered
   for (int i = 0; i < 10; ++i) {
     const double took = timed_status_request(port);
     EXPECT_GE(took, 0) << "request " << i << " failed";
-    EXPECT_LT(took, 0.5) << "request " << i << " waited for the slow clients";
+    // Well under the request timeout: not kept waiting until the slow clients are cut off
+    // (the bound leaves room for a loaded machine under a sanitizer).
+    EXPECT_LT(took, 2.0) << "request " << i << " waited for the slow clients";
   }
   for (const auto& c : slow) {
     bool closed = false;
@@ -78,8 +80,8 @@ TEST(HttpLimits, AClientSendingAByteAtATimeIsCutOffWith408WhileOthersAreAnswered
     EXPECT_NE(answer.find("--rest_api_request_timeout_seconds"), std::string::npos) << answer;
   }
   const double cut_after = seconds_since(start);
-  EXPECT_GE(cut_after, 1.4);
-  EXPECT_LT(cut_after, 4.0);
+  EXPECT_GE(cut_after, 3.9);
+  EXPECT_LT(cut_after, 7.0);
   trickling = false;
   trickle.join();
   EXPECT_GE(timed_status_request(port), 0);
@@ -93,7 +95,7 @@ TEST(HttpLimits, ThousandsOfIdleConnectionsHoldNoThreadAndAreClosedWhenIdleTooLo
 
   ServedModel served;
   HttpServer server(served.handler,
-                    {.bind_address = "127.0.0.1", .port = 0, .num_threads = 2, .idle_timeout_seconds = 3});
+                    {.bind_address = "127.0.0.1", .port = 0, .num_threads = 2, .idle_timeout_seconds = 5});
   const int port = server.start();
   std::vector<RawConnection> idle;
   idle.reserve(connections);
@@ -102,7 +104,7 @@ TEST(HttpLimits, ThousandsOfIdleConnectionsHoldNoThreadAndAreClosedWhenIdleTooLo
     ASSERT_TRUE(idle.back().connected()) << "connection " << i;
   }
   const auto opened = Clock::now();
-  while (server.idle_connections() < connections && seconds_since(opened) < 2.5) {
+  while (server.idle_connections() < connections && seconds_since(opened) < 4) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(server.idle_connections(), connections) << "not every connection was accepted and parked";
@@ -110,14 +112,14 @@ TEST(HttpLimits, ThousandsOfIdleConnectionsHoldNoThreadAndAreClosedWhenIdleTooLo
   for (int i = 0; i < 10; ++i) {
     const double took = timed_status_request(port);
     EXPECT_GE(took, 0) << "request " << i << " failed";
-    EXPECT_LT(took, 0.5) << "request " << i;
+    EXPECT_LT(took, 2.0) << "request " << i;  // well under the idle timeout
   }
   // After the idle timeout the server has closed them all.
   while (server.open_connections() > 0 && seconds_since(opened) < 8) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_EQ(server.open_connections(), 0u);
-  EXPECT_GE(seconds_since(opened), 2.5) << "closed before the idle timeout";
+  EXPECT_GE(seconds_since(opened), 4.5) << "closed before the idle timeout";
   bool closed = false;
   idle.front().read_until_closed(std::chrono::milliseconds(1000), &closed);
   EXPECT_TRUE(closed);
@@ -252,7 +254,7 @@ TEST(HttpLimits, ABodyTricklingInIsCutOffWith408) {
   const std::string answer = raw.read_until_closed(std::chrono::milliseconds(3000), &closed);
   EXPECT_EQ(answer.rfind("HTTP/1.1 408", 0), 0u) << answer;
   EXPECT_TRUE(closed);
-  EXPECT_LT(seconds_since(start), 2.5);
+  EXPECT_LT(seconds_since(start), 4.0);
 }
 
 TEST(HttpLimits, StopDoesNotWaitForSlowClients) {
