@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -45,17 +46,22 @@ thread_local bool refusing_connection = false;
 // Drops what the client has sent and is still sending, for a moment after our FIN: closing
 // a socket with unread bytes sends a reset, and a client still writing would then never
 // read the answer.
+// With `at_most` 0, it drops only what has already come.
 void drain(int fd, std::chrono::milliseconds at_most) {
   ::shutdown(fd, SHUT_WR);
   const auto until = std::chrono::steady_clock::now() + at_most;
   std::array<char, 16384> sink{};
   std::size_t dropped = 0;
-  while (dropped < (1u << 20) && std::chrono::steady_clock::now() < until) {
-    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-    if (::poll(&p, 1, 50) <= 0) break;
+  while (dropped < (1u << 20)) {
     const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
-    if (n <= 0) break;
-    dropped += static_cast<std::size_t>(n);
+    if (n > 0) {
+      dropped += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) break;  // closed, or failed
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 50))) <= 0) break;
   }
 }
 

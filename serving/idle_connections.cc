@@ -97,10 +97,11 @@ void IdleConnections::close_expired(std::chrono::steady_clock::time_point now) {
 void IdleConnections::run() {
   std::array<epoll_event, 256> events{};
   auto next_expiry_check = std::chrono::steady_clock::now() + kExpiryTick;
+  std::vector<int> ready;  // reused: this loop wakes once per parked request under load
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
                                static_cast<int>(kExpiryTick.count()));
-    std::vector<int> ready;
+    ready.clear();
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
