@@ -81,34 +81,49 @@ struct PackedGemm {
   static constexpr std::int64_t kNarrowColumns = std::min<std::int64_t>(12, kLanes);
   static constexpr std::int64_t kNarrowDepth = 16;
 
-  // Most steps of k in one block (KC): what the tile reads at each step that must stay in
-  // L1d, in three quarters of it. With AVX-512, a sliver of packed A (12 × KC floats; B
-  // streams from L2): 768 steps on 48 KB (AMD Zen 5) and 512 on 32 KB. Each block of k is
-  // one more pass over C, which a large product reads back from L3 or memory: on Zen 5,
-  // 683-step blocks instead of 342 made 2048³ 1–2% faster on two threads and
-  // 512x4096x4096 and 128x256x784 1–2% on one. With AVX2, the sliver of A and one sliver
-  // of B (6 + 16 floats a step): 418 steps on 48 KB, which on Zen 5 made 2048³ and
-  // 512x4096x4096 1-2% faster than 1024 (the sliver of A alone), as fast as 256-512
-  // (docs/performance.md).
-  static constexpr std::int64_t kFloatsKeptInL1PerStep = Ops::kRegisters >= 32 ? kRows : kRows + 2 * kLanes;
+  // Most steps of k in one block (KC). Each block of k is one more pass over C, which a
+  // large product reads back from L3 or memory; the sliver of packed A the tile reuses
+  // must stay in L1d meanwhile (B streams from L2).
+  //
+  // With AVX-512, the sliver of A (12 × KC floats) in three quarters of L1d: 768 steps on
+  // 48 KB (AMD Zen 5) and 512 on 32 KB. On Zen 5, 683-step blocks instead of 342 made
+  // 2048³ 1–2% faster on two threads and 512x4096x4096 and 128x256x784 1–2% on one.
+  //
+  // With AVX2, the sliver of A (6 × KC floats) in three eighths of L1d, at most 512
+  // steps: 512 on 32 KB (Zen 3) and on 48 KB (Zen 5). On an AVX2-only Zen 3 (32 KB L1d,
+  // 512 KB L2) the rule before (the sliver of A and one sliver of B in three quarters of
+  // L1d: 279 steps) left 2048³ and 512x4096x4096 at 0.95 and 0.90-0.94 of OpenBLAS on two
+  // threads, where 450-512 steps reached 0.99 and 0.99-1.0: the passes over C cost more
+  // there than a sliver of B in L1d saves. On Zen 5, 256 to 512 steps ran as fast as 418
+  // and 1024 1-2% slower (docs/performance.md).
   static std::int64_t max_depth() {
     static const std::int64_t depth = [] {
       const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
       if (l1d <= 0) return kFallbackDepth;
-      return std::clamp<std::int64_t>(l1d * 3 / 4 / (kFloatsKeptInL1PerStep * std::int64_t{sizeof(float)}), 256,
-                                      1024);
+      const std::int64_t sliver_of_a_bytes = kRows * std::int64_t{sizeof(float)};
+      if constexpr (Ops::kRegisters >= 32) return std::clamp<std::int64_t>(l1d * 3 / 4 / sliver_of_a_bytes, 256, 1024);
+      return std::clamp<std::int64_t>(l1d * 3 / 8 / sliver_of_a_bytes, 256, 512);
     }();
     return depth;
   }
 
   // Columns of B per block (NC) for blocks of `depth` steps: the packed block (depth × NC
-  // floats) in three quarters of L2, in whole two-register slivers, at most 512 (the
-  // width tuned on the Xeon, where 384 steps × 512 columns is exactly that share of its
-  // 1 MB).
+  // floats) in a share of L2, in whole two-register slivers, at most 512 (the width tuned
+  // on the Xeon, where 384 steps × 512 columns is three quarters of its 1 MB). The share
+  // leaves four of L2's ways to what streams through it besides (slivers of A from L3,
+  // tiles of C, B's next lines), at most three quarters: 3/4 of a 16-way L2 (Zen 5, the
+  // Xeon), 1/2 of an 8-way one (Zen 3, where with 450-512 steps 1/2 ran 2-2.5% faster than
+  // 3/4 at 512x4096x4096 and within 1% of it at 2048³; docs/performance.md).
   static std::int64_t block_columns(std::int64_t depth) {
-    static const std::int64_t l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 <= 0) return kFallbackBlockCols;
-    const std::int64_t cols = l2 * 3 / 4 / (depth * std::int64_t{sizeof(float)}) / (2 * kLanes) * (2 * kLanes);
+    static const std::int64_t block_bytes = [] {
+      const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), ways = sysconf(_SC_LEVEL2_CACHE_ASSOC);
+      if (l2 <= 0) return std::int64_t{0};
+      const std::int64_t three_quarters = l2 * 3 / 4;
+      if (ways <= 0) return three_quarters;  // not known: the share tuned before ways were read
+      return ways >= 8 ? std::min<std::int64_t>(three_quarters, l2 / ways * (ways - 4)) : l2 / 2;
+    }();
+    if (block_bytes <= 0) return kFallbackBlockCols;
+    const std::int64_t cols = block_bytes / (depth * std::int64_t{sizeof(float)}) / (2 * kLanes) * (2 * kLanes);
     return std::clamp<std::int64_t>(cols, 64, kFallbackBlockCols);
   }
 
