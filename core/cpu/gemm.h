@@ -3,7 +3,8 @@
 // Eigen's own multi-threaded GEMM synchronizes its threads inside every product and
 // allocates its packing workspace on each call; on a small machine that is busy (two
 // cores, tests running in parallel) the barriers dominate. Here the output is split
-// into one block per thread, each computed by one single-threaded kernel with per-thread
+// into one block per thread (or, for few outputs over many steps of k, the steps, the
+// partial products added), each computed by one single-threaded kernel with per-thread
 // packing buffers allocated once, so a product costs one fork-join and no heap
 // allocation: Strata's packed AVX-512 kernel (packed_gemm.h) where the build has it,
 // else Eigen's. One-row or one-column products go to a matrix-vector kernel instead

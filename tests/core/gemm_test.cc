@@ -102,6 +102,36 @@ TEST_P(Gemm, OneRowProductsSplitOverThreadsMatchNaiveProduct) {
   }
 }
 
+// Few outputs over many steps of k (a small layer's kernel gradient over a large batch)
+// are split over the threads by depth, the partial products added: every transpose, 2
+// and 3 threads (a share of k that is not whole blocks), a C with a row stride wider
+// than its rows (the padding untouched), and the epilogue applied once, after the sum.
+TEST_P(Gemm, FewOutputsOverManyStepsSplitByDepthMatchNaiveProduct) {
+  const std::vector<std::tuple<int, int, int>> shapes = {{64, 64, 2048}, {37, 10, 6001}, {128, 128, 1031}};
+  for (const int threads : {2, 3}) {
+    strata::testing::ThreadCount count(threads);
+    for (const auto& [m, n, k] : shapes) {
+      for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        SCOPED_TRACE(::testing::Message()
+                     << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb << " threads=" << threads);
+        auto a = random_values(m * k, 21 + t), b = random_values(k * n, 31 + t), bias = random_values(n, 41 + t);
+        const int lda = ta ? m : k, ldb = tb ? k : n, ldc = n + 5;
+        std::vector<float> c(static_cast<std::size_t>(m * ldc), 123.f);
+        cpu::gemm(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc,
+                  {.bias = bias.data(), .activation = cpu::Activation::kRelu});
+        for (int i = 0; i < m; ++i) {
+          for (int j = 0; j < n; ++j) {
+            const double expected = std::max(0.0, naive_element(ta, tb, k, a, lda, b, ldb, i, j) + bias[j]);
+            ASSERT_NEAR(c[i * ldc + j], expected, 1e-4 * (1 + std::fabs(expected))) << "at " << i << "," << j;
+          }
+          for (int j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 123.f) << "padding at " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
 // Strata's packed kernel on its own, on the paths cpu::gemm's shapes above do not all
 // reach: several blocks of k (k > packed_gemm_max_depth()) and of columns (n > 512, the
 // widest block on any machine), A packed (n > 256) and read in place, few columns (with A
