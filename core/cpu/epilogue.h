@@ -1,10 +1,11 @@
 // What a product does to its output before it leaves the cache: a bias per column, a
 // residual (a matrix the shape of the product, a ResNet block's shortcut) added, then an
-// activation (relu, relu6, silu). The GEMM applies it to each tile row of C right after
-// the last block of k (packed_gemm_kernel.h), the convolutions and Dense layers pass
-// theirs in, so a layer's output is written once instead of once by the product and again
-// by a separate pass of bias and activation (issue #37: MobileNetV2 spent a fifth of its
-// time in its relu6 and bias passes, EfficientNetB0 18% in its silu pass).
+// activation (relu, relu6, silu). The GEMM applies it to each tile of C as the last
+// block of k stores the tile's registers (silu to each tile row right after:
+// packed_gemm_kernel.h), the convolutions and Dense layers pass theirs in, so a layer's
+// output is written once instead of once by the product and again by a separate pass of
+// bias and activation (issue #37: MobileNetV2 spent a fifth of its time in its relu6 and
+// bias passes, EfficientNetB0 18% in its silu pass).
 #pragma once
 
 #include <algorithm>
