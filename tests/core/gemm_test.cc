@@ -410,16 +410,24 @@ TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
     for (const cpu::Activation activation :
          {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
       for (const bool ta : {false, true}) {
+        // With A transposed, a residual too, its rows wider than C's (a ResNet block's sum).
         SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " activation=" << int(activation));
         auto a = random_values(m * k, 5 + m), b = random_values(k * n, 7 + n), bias = random_values(n, 9 + k);
+        const int residual_ld = n + 3;
+        const auto residual = random_values(m * residual_ld, 13 + m);
         for (float& v : a) v *= 8.f;  // sums past 6 and below 0
         if (k > 0) a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of C is NaN before the activation
         const int lda = ta ? m : k;
         std::vector<float> c(static_cast<std::size_t>(m * n), 123.f);
-        cpu::gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n, {.bias = bias.data(), .activation = activation});
+        cpu::gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n,
+                  {.bias = bias.data(),
+                   .activation = activation,
+                   .residual = ta ? residual.data() : nullptr,
+                   .residual_ld = residual_ld});
         for (int i = 0; i < m; ++i) {
           for (int j = 0; j < n; ++j) {
-            const double sum = naive_element(ta, false, k, a, lda, b, n, i, j) + bias[j];
+            const double sum =
+                naive_element(ta, false, k, a, lda, b, n, i, j) + bias[j] + (ta ? residual[i * residual_ld + j] : 0.f);
             const float got = c[i * n + j];
             if (std::isnan(sum)) {
               if (activation == cpu::Activation::kRelu) {
