@@ -148,8 +148,13 @@ bool try_gemv(bool ta, bool tb, Index m, Index n, Index k, const float* a, Index
 // an AVX2-only Zen 3, 64x64x2048 A^T ran 1.33x as fast as split by rows, and went from
 // 90-96% of the best of OpenBLAS and oneDNN to 112-113% (docs/performance.md).
 constexpr std::int64_t kDepthSplitMaxOutputs = 128 * 128;
-bool depth_split_pays(std::int64_t m, std::int64_t n, std::int64_t k) {
-  return m * n <= kDepthSplitMaxOutputs && k >= 4 * std::max(m, n);
+// Steps of k per thread at least: the caller adds each thread's m·n partial products, so
+// a thread's share must be long against them (and a machine with many cores takes fewer
+// tasks than threads).
+constexpr std::int64_t kDepthSplitMinSteps = 256;
+int depth_split_tasks(int threads, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (m * n > kDepthSplitMaxOutputs || k < 4 * std::max(m, n)) return 1;
+  return static_cast<int>(std::min<std::int64_t>(threads, k / kDepthSplitMinSteps));
 }
 
 void gemm_split_depth(int threads, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
@@ -196,7 +201,9 @@ void gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, cons
   // second core must first fetch the operands the first core just wrote: with 5e5 here
   // the transformer's batch-1 prediction (64x64x64 projections) went from 48 to 65 µs.
   if (threads <= 1 || flops < 4e6) return gemm_serial(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, false, epilogue);
-  if (depth_split_pays(m, n, k)) return gemm_split_depth(threads, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, epilogue);
+  if (const int tasks = depth_split_tasks(threads, m, n, k); tasks > 1) {
+    return gemm_split_depth(tasks, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, epilogue);
+  }
   // Split the larger of rows and columns into one contiguous block per thread.
   const bool split_rows = m >= n;
   const std::int64_t extent = split_rows ? m : n;

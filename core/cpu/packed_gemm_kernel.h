@@ -92,10 +92,10 @@ struct PackedGemm {
   // With AVX2, the sliver of A (6 × KC floats) in three eighths of L1d, at most 512
   // steps: 512 on 32 KB (Zen 3) and on 48 KB (Zen 5). On an AVX2-only Zen 3 (32 KB L1d,
   // 512 KB L2) the rule before (the sliver of A and one sliver of B in three quarters of
-  // L1d: 279 steps) left 2048³ and 512x4096x4096 at 0.95 and 0.90-0.94 of OpenBLAS on two
-  // threads, where 450-512 steps reached 0.99 and 0.99-1.0: the passes over C cost more
-  // there than a sliver of B in L1d saves. On Zen 5, 256 to 512 steps ran as fast as 418
-  // and 1024 1-2% slower (docs/performance.md).
+  // L1d: 279 steps) left 2048³ and 512x4096x4096 at 0.95 and 0.94 of OpenBLAS on two
+  // threads (medians of interleaved rounds), where 450-512 steps reached 0.99-1.03 and
+  // 0.97-1.0: the passes over C cost more there than a sliver of B in L1d saves. On Zen 5,
+  // 256 to 512 steps ran as fast as 418 and 1024 1-2% slower (docs/performance.md).
   static std::int64_t max_depth() {
     static const std::int64_t depth = [] {
       const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
@@ -109,16 +109,19 @@ struct PackedGemm {
 
   // Columns of B per block (NC) for blocks of `depth` steps: the packed block (depth × NC
   // floats) in a share of L2, in whole two-register slivers, at most 512 (the width tuned
-  // on the Xeon, where 384 steps × 512 columns is three quarters of its 1 MB). The share
-  // leaves four of L2's ways to what streams through it besides (slivers of A from L3,
-  // tiles of C, B's next lines), at most three quarters: 3/4 of a 16-way L2 (Zen 5, the
-  // Xeon), 1/2 of an 8-way one (Zen 3, where with 450-512 steps 1/2 ran 2-2.5% faster than
-  // 3/4 at 512x4096x4096 and within 1% of it at 2048³; docs/performance.md).
+  // on the Xeon, where 384 steps × 512 columns is three quarters of its 1 MB). With
+  // AVX-512, three quarters of L2. With AVX2, the share leaves four of L2's ways to what
+  // streams through it besides (slivers of A from L3, tiles of C, B's next lines), at most
+  // three quarters: 3/4 of a 16-way L2 (Zen 5), 1/2 of an 8-way one (Zen 3, where with
+  // 450-512 steps 1/2 ran 2-2.6% faster than 3/4 at 512x4096x4096, and at 2048³ from 1%
+  // faster to 1.2% slower; docs/performance.md). Not measured with AVX-512 on an 8-way L2,
+  // so that path keeps its share.
   static std::int64_t block_columns(std::int64_t depth) {
     static const std::int64_t block_bytes = [] {
       const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), ways = sysconf(_SC_LEVEL2_CACHE_ASSOC);
       if (l2 <= 0) return std::int64_t{0};
       const std::int64_t three_quarters = l2 * 3 / 4;
+      if (Ops::kRegisters >= 32) return three_quarters;
       if (ways <= 0) return three_quarters;  // not known: the share tuned before ways were read
       return ways >= 8 ? std::min<std::int64_t>(three_quarters, l2 / ways * (ways - 4)) : l2 / 2;
     }();
@@ -306,8 +309,10 @@ struct PackedGemm {
 
   // A tile (one_tile): C[0..rows, 0..cols) (= or +=) the product of kTileRows rows of an
   // A sliver and one packed B sliver of kLanes·kVecs columns over `depth`. rows ==
-  // kTileRows ≤ kRows, cols ≤ kLanes·kVecs; `add` keeps C's values. kUnitRowStride: A's rows are adjacent floats
-  // (a packed sliver, or a transposed A read in place), so the broadcasts use constant
+  // kTileRows ≤ kRows, cols ≤ kLanes·kVecs; `add` keeps C's values; a non-null `epilogue`
+  // (bias, residual, relu or relu6; never silu) is applied to the registers before they
+  // are stored, from the tile's first row and column. kUnitRowStride: A's rows are adjacent
+  // floats (a packed sliver, or a transposed A read in place), so the broadcasts use constant
   // offsets and no registers. A product's last rows, fewer than kRows, get a tile of
   // their own height (tile_for): on the full tile they cost as much as kRows rows (64
   // rows on two threads with AVX2 is 5 tiles and 2 rows a thread: 6 tiles' time).
@@ -508,7 +513,7 @@ struct PackedGemm {
     // residual, relu, relu6); silu, which works on whole rows, as a pass over each tile row
     // after it (apply_epilogue_rows). As that pass, the epilogue took 11% of a profile of
     // MobileNetV2's batch-1 prediction on an AVX2-only Zen 3; on the registers, MobileNetV2
-    // ran 0.4-8% faster there (docs/performance.md).
+    // ran 0.3-8% faster there (docs/performance.md).
     const bool fused = !epilogue.empty() && epilogue.activation != Activation::kSilu;
     float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
     // Packing A costs one copy of each element per block of columns; with few columns

@@ -410,8 +410,11 @@ TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
     for (const cpu::Activation activation :
          {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
       for (const bool ta : {false, true}) {
-        // With A transposed, a residual too, its rows wider than C's (a ResNet block's sum).
-        SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta << " activation=" << int(activation));
+        // Every other case adds a residual too (for each activation, with A transposed or
+        // not), its rows wider than C's (a ResNet block's sum).
+        const bool with_residual = (static_cast<int>(activation) + ta) % 2 == 1;
+        SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " ta=" << ta
+                                          << " activation=" << int(activation) << " residual=" << with_residual);
         auto a = random_values(m * k, 5 + m), b = random_values(k * n, 7 + n), bias = random_values(n, 9 + k);
         const int residual_ld = n + 3;
         const auto residual = random_values(m * residual_ld, 13 + m);
@@ -422,12 +425,12 @@ TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
         cpu::gemm(ta, false, m, n, k, a.data(), lda, b.data(), n, c.data(), n,
                   {.bias = bias.data(),
                    .activation = activation,
-                   .residual = ta ? residual.data() : nullptr,
+                   .residual = with_residual ? residual.data() : nullptr,
                    .residual_ld = residual_ld});
         for (int i = 0; i < m; ++i) {
           for (int j = 0; j < n; ++j) {
-            const double sum =
-                naive_element(ta, false, k, a, lda, b, n, i, j) + bias[j] + (ta ? residual[i * residual_ld + j] : 0.f);
+            const double sum = naive_element(ta, false, k, a, lda, b, n, i, j) + bias[j] +
+                               (with_residual ? residual[i * residual_ld + j] : 0.f);
             const float got = c[i * n + j];
             if (std::isnan(sum)) {
               if (activation == cpu::Activation::kRelu) {
@@ -453,15 +456,35 @@ TEST_P(Gemm, AppliesTheEpilogueAsItWritesC) {
 TEST_P(PackedGemm, APrepackedProductAppliesTheEpilogue) {
   const int m = 150, n = 70, k = 45;
   auto a = random_values(m * k, 15), b = random_values(k * n, 17), bias = random_values(n, 19);
+  auto residual = random_values(m * n, 21);
   for (float& v : a) v *= 8.f;
+  a[0] = std::numeric_limits<float>::quiet_NaN();  // row 0 of C is NaN before the activation
   cpu::PackedB packed;
   packed.pack(false, k, n, b.data(), n);
-  std::vector<float> c(static_cast<std::size_t>(m * n));
-  cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n, {.bias = bias.data(), .activation = cpu::Activation::kRelu6});
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) {
-      const double want = std::min(std::max(naive_element(false, false, k, a, k, b, n, i, j) + bias[j], 0.0), 6.0);
-      ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1 + want)) << "at " << i << "," << j;
+  for (const cpu::Activation activation :
+       {cpu::Activation::kNone, cpu::Activation::kRelu, cpu::Activation::kRelu6, cpu::Activation::kSilu}) {
+    SCOPED_TRACE(::testing::Message() << "activation=" << int(activation));
+    std::vector<float> c(static_cast<std::size_t>(m * n));
+    cpu::gemm_prepacked(m, a.data(), k, packed, c.data(), n,
+                        {.bias = bias.data(), .activation = activation, .residual = residual.data(), .residual_ld = n});
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const double sum = naive_element(false, false, k, a, k, b, n, i, j) + bias[j] + residual[i * n + j];
+        const float got = c[i * n + j];
+        if (std::isnan(sum)) {
+          if (activation == cpu::Activation::kRelu) {
+            ASSERT_EQ(got, 0.f) << "relu of NaN at " << i << "," << j;
+          } else {
+            ASSERT_TRUE(std::isnan(got)) << "NaN lost at " << i << "," << j;
+          }
+          continue;
+        }
+        const double want = activation == cpu::Activation::kNone    ? sum
+                            : activation == cpu::Activation::kRelu  ? std::max(sum, 0.0)
+                            : activation == cpu::Activation::kRelu6 ? std::min(std::max(sum, 0.0), 6.0)
+                                                                    : sum / (1.0 + std::exp(-sum));
+        ASSERT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << "at " << i << "," << j;
+      }
     }
   }
 }
