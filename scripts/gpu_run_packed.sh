@@ -33,6 +33,16 @@ if [[ -n "$built_root" && "$built_root" != "$ROOT" && ! -e "$built_root" ]]; the
   mkdir -p "$(dirname "$built_root")" && ln -s "$ROOT" "$built_root"
   echo "linked $built_root -> $ROOT" | tee -a "$OUT/summary.txt"
 fi
+# The programs the tests start by the paths they were built with (the MPI job, the tools):
+# put the packed ones there, unless something is there already.
+place() {
+  local want=$1 packed=$PKG/bin/$(basename "$1")
+  [[ -n "$want" && -e "$packed" && ! -e "$want" ]] || return 0
+  mkdir -p "$(dirname "$want")" && ln -s "$packed" "$want" && echo "placed $want" | tee -a "$OUT/summary.txt"
+}
+place "$(strings "$PKG/bin/distribution_tests" | grep -m1 -o '^/.*/mpi_job$')"
+tools_dir=$(strings "$PKG/bin/io_tests" | grep -m1 -o '^/.*/tools$')
+[[ -z "$tools_dir" ]] || { place "$tools_dir/strata-predict"; place "$tools_dir/strata-inspect"; }
 # NVIDIA's libraries from this machine: the toolkit's and the pip wheels' (cuDNN, NCCL).
 libdirs=$PKG/bin:$PKG/lib
 for name in libcudart.so.13 libcublas.so.13 libcufft.so.12 libcudnn.so.9 libnccl.so.2; do
@@ -43,6 +53,9 @@ export LD_LIBRARY_PATH=$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 missing=$(for f in "$PKG"/bin/*; do ldd "$f"; done | grep 'not found' | sort -u)
 [[ -z "$missing" ]] || echo "libraries not found: $missing" | tee -a "$OUT/summary.txt"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The GPU machine has no ssh or rsh, and Open MPI's mpirun refuses to start without one even
+# for processes on its own node; any program that exists satisfies it, and none is run.
+export OMPI_MCA_plm_rsh_agent=false
 # As under CTest: compile's default device is the CPU, the GPU tests name theirs (a test
 # that needs the GPU as the default sets it itself).
 export STRATA_DEFAULT_DEVICE=cpu

@@ -160,12 +160,15 @@ JobResult run_job(int processes, const std::string& args, const fs::path& dir, i
   // reference they are compared with (SameAnswerOnGpus clears it in its jobs); and so do
   // the GPUs this process sees (CUDA_VISIBLE_DEVICES, only when set: empty hides them all),
   // where its libraries are (LD_LIBRARY_PATH: a wheel's NCCL or cuDNN) and where a
-  // relocated Open MPI and PMIx are (scripts/gpu_check.sh sets those, only when set).
+  // relocated Open MPI and PMIx are (scripts/gpu_check.sh sets those, only when set), and
+  // the agent mpirun is told it has for remote nodes (a machine without ssh or rsh, where
+  // scripts/gpu_run_packed.sh names one that exists; only when set).
   cmd << "env -i PATH=\"$PATH\" HOME=\"$HOME\" TMPDIR=\"${TMPDIR:-/tmp}\" OMPI_ALLOW_RUN_AS_ROOT=1 "
          "STRATA_DEFAULT_DEVICE=\"$STRATA_DEFAULT_DEVICE\" LD_LIBRARY_PATH=\"$LD_LIBRARY_PATH\" "
          "${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES=\"$CUDA_VISIBLE_DEVICES\"} "
          "${OPAL_PREFIX+OPAL_PREFIX=\"$OPAL_PREFIX\"} ${PMIX_PREFIX+PMIX_PREFIX=\"$PMIX_PREFIX\"} "
          "${PMIX_MCA_mca_base_component_path+PMIX_MCA_mca_base_component_path=\"$PMIX_MCA_mca_base_component_path\"} "
+         "${OMPI_MCA_plm_rsh_agent+OMPI_MCA_plm_rsh_agent=\"$OMPI_MCA_plm_rsh_agent\"} "
          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none ASAN_OPTIONS=\"$ASAN_OPTIONS\" LSAN_OPTIONS=\"$LSAN_OPTIONS\" "
          "UBSAN_OPTIONS=\"$UBSAN_OPTIONS\" TSAN_OPTIONS=\"$TSAN_OPTIONS\" timeout --kill-after=10 "
       << limit_seconds << " " << STRATA_MPIEXEC << " -np " << processes
