@@ -17,6 +17,17 @@ Output sum_of(const std::vector<Output>& parts) {
 
 }  // namespace
 
+std::vector<Output> gradients(Output y, const std::vector<Variable>& variables, Output dy) {
+  if (!y.valid()) throw ValueError("gradients: y is undefined");
+  std::vector<Output> nodes;
+  nodes.reserve(variables.size());
+  for (const Variable& variable : variables) {
+    if (!variable.defined()) throw ValueError("gradients: an undefined variable in the list");
+    nodes.push_back(y.graph->variable(variable));
+  }
+  return gradients(y, nodes, dy);
+}
+
 std::vector<Output> gradients(Output y, const std::vector<Output>& xs, Output dy) {
   if (!y.valid()) throw ValueError("gradients: y is undefined");
   Graph& graph = *y.graph;

@@ -5,11 +5,17 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/variable.h"
 
 namespace strata {
 
 // d(sum(y * dy))/dx for each x; dy defaults to ones. An x that y does not depend on
 // gets an invalid Output (Keras/TF's None).
 std::vector<Output> gradients(Output y, const std::vector<Output>& xs, Output dy = {});
+
+// Keras's tape.gradient(loss, model.trainable_weights): the gradient of y with respect to
+// each variable, through the variable's node in y's graph (the one a model called in that
+// graph reads; one y does not depend on gets an invalid Output, Keras's None).
+std::vector<Output> gradients(Output y, const std::vector<Variable>& variables, Output dy = {});
 
 }  // namespace strata

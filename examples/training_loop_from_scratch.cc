@@ -78,12 +78,8 @@ int main(int argc, char** argv) {
     Output logits = model.impl().call(train_graph, {x})[0];
     Output loss_value = loss_fn(y, logits);
     std::vector<Variable> weights = model.trainable_weights();
-    std::vector<Output> weight_nodes;
-    for (const Variable& w : weights) weight_nodes.push_back(train_graph.variable(w));
-    std::vector<Output> grads = gradients(loss_value, weight_nodes);
-    std::vector<std::pair<Variable, Output>> grads_and_vars;
-    for (std::size_t i = 0; i < weights.size(); ++i) grads_and_vars.emplace_back(weights[i], grads[i]);
-    std::vector<Output> updates = optimizer.apply_gradients(train_graph, grads_and_vars);
+    std::vector<Output> grads = gradients(loss_value, weights);                  // tape.gradient(loss_value, weights)
+    std::vector<Output> updates = optimizer.apply(train_graph, grads, weights);  // optimizer.apply(grads, weights)
     std::vector<Output> train_fetches{loss_value};
     for (const Output& statistic : train_acc_metric.build(y, logits)) train_fetches.push_back(statistic);
     Program train_step(train_graph, {x, y}, train_fetches, updates);

@@ -19,6 +19,18 @@ OptimizerImpl& Optimizer::impl() const {
   return *impl_;
 }
 
+std::vector<Output> Optimizer::apply(Graph& graph, const std::vector<Output>& grads,
+                                     const std::vector<Variable>& variables) {
+  if (grads.size() != variables.size()) {
+    throw ValueError(name() + ": apply was given " + std::to_string(grads.size()) + " gradient(s) for " +
+                     std::to_string(variables.size()) + " variable(s); pass one gradient per variable, in order");
+  }
+  std::vector<std::pair<Variable, Output>> grads_and_vars;
+  grads_and_vars.reserve(grads.size());
+  for (std::size_t i = 0; i < grads.size(); ++i) grads_and_vars.emplace_back(variables[i], grads[i]);
+  return apply_gradients(graph, grads_and_vars);
+}
+
 std::int64_t Optimizer::iterations() const { return static_cast<std::int64_t>(impl().iterations().scalar()); }
 
 float Optimizer::learning_rate() const { return static_cast<float>(impl().learning_rate().scalar()); }

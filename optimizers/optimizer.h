@@ -59,6 +59,9 @@ class Optimizer {
   std::vector<Output> apply_gradients(Graph& graph, const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
     return impl().apply_gradients(graph, grads_and_vars);
   }
+  // Keras's optimizer.apply(grads, trainable_variables): apply_gradients with the i-th
+  // gradient paired with the i-th variable; the two lists must be as long as each other.
+  std::vector<Output> apply(Graph& graph, const std::vector<Output>& grads, const std::vector<Variable>& variables);
   std::vector<Variable> variables() const { return impl().variables(); }
   std::int64_t iterations() const;
   float learning_rate() const;

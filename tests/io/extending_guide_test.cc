@@ -622,12 +622,8 @@ TEST(ExtendingGuide, ATrainingLoopFromScratchRunsOneCompiledStep) {
   Output logits = model.impl().call(graph, {x})[0];
   Output loss_value = loss_fn(y, logits);
   std::vector<Variable> weights = model.trainable_weights();
-  std::vector<Output> weight_nodes;
-  for (const Variable& w : weights) weight_nodes.push_back(graph.variable(w));
-  std::vector<Output> grads = gradients(loss_value, weight_nodes);
-  std::vector<std::pair<Variable, Output>> grads_and_vars;
-  for (std::size_t i = 0; i < weights.size(); ++i) grads_and_vars.emplace_back(weights[i], grads[i]);
-  std::vector<Output> updates = optimizer.apply_gradients(graph, grads_and_vars);
+  std::vector<Output> grads = gradients(loss_value, weights);            // tape.gradient(loss_value, weights)
+  std::vector<Output> updates = optimizer.apply(graph, grads, weights);  // optimizer.apply(grads, weights)
   std::vector<Output> fetches{loss_value};
   for (const Output& statistic : train_acc_metric.build(y, logits)) fetches.push_back(statistic);
   Program train_step(graph, {x, y}, fetches, updates);

@@ -88,6 +88,38 @@ TEST(Optimizer, SkipsVariablesWithoutGradientAndCountsIterationsAfterUpdates) {
   EXPECT_EQ(g.node(order.back()).op, "assign_add");
 }
 
+// Keras's loop from scratch: tape.gradient(loss, variables), then optimizer.apply(grads,
+// variables), each gradient paired with the variable at its position.
+TEST(Optimizer, ApplyPairsEachGradientWithTheVariableAtItsPosition) {
+  Variable used("dense/kernel", Tensor::filled({2}, 1.f));
+  Variable unused("other/bias", Tensor::filled({2}, 1.f));
+  Variable scale("dense/scale", Tensor::filled({2}, 2.f));
+  optimizers::SGD sgd({.learning_rate = 0.5, .name = "sgd"});
+  Graph g;
+  Output x = g.placeholder({Shape{2}}, "x");
+  Output y = ops::reduce_sum(ops::mul(ops::mul(g.variable(used), g.variable(scale)), x));
+  const std::vector<Variable> variables{used, unused, scale};
+  std::vector<Output> grads = gradients(y, variables);
+  ASSERT_EQ(grads.size(), 3u);
+  EXPECT_TRUE(grads[0].valid());   // through the node y reads (a new node would have no gradient)
+  EXPECT_FALSE(grads[1].valid());  // y does not read it: Keras's None
+  Program step(g, {x}, {y}, sgd.apply(g, grads, variables));
+  step.run({Tensor::from_vector<float>({2}, {1.f, 2.f})});
+  // d/dused = scale * x = (2, 4); d/dscale = used * x = (1, 2); lr 0.5.
+  EXPECT_EQ(used.value().item(0), 0.f);
+  EXPECT_EQ(used.value().item(1), -1.f);
+  EXPECT_EQ(scale.value().item(0), 1.5f);
+  EXPECT_EQ(scale.value().item(1), 1.f);
+  EXPECT_EQ(unused.value().item(0), 1.f);
+  EXPECT_EQ(sgd.iterations(), 1);
+  try {
+    sgd.apply(g, grads, {used, scale});
+    FAIL() << "expected ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("3 gradient(s) for 2 variable(s)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Optimizer, LearningRateIsAVariableChangedWithoutRecompiling) {
   Variable w("w", Tensor::filled({1}, 0.f));
   optimizers::SGD sgd({.learning_rate = 0.1});
