@@ -300,18 +300,81 @@ std::vector<Variable> keras3_optimizer_variables(const optimizers::Optimizer& op
   return vars;
 }
 
+// A registered Model subclass's trainable variables in Keras's order (its
+// trainable_variables): each tracked layer's, in tracking order.
+std::vector<Variable> subclass_trainable_variables(const Model& model) {
+  const auto& custom = dynamic_cast<const CustomModel&>(model.model());
+  std::vector<Variable> listed, out;
+  if (!custom.trainable) return out;
+  for (const Layer& layer : custom.tracked_layers()) keras_trainable(layer, true, listed);
+  std::set<const void*> seen;
+  for (const Variable& v : listed) {
+    if (seen.insert(v.id()).second) out.push_back(v);
+  }
+  return out;
+}
+
+// A compiled Model subclass's optimizer variables as Keras 3 writes them (optimizer/vars):
+// iteration and learning_rate, then each trainable variable's slots, variable by variable
+// in Keras's order, whatever order a Strata step created them in. Undefined (and `why`
+// says why) when a slot belongs to no variable of that list, or when the optimizer keeps
+// state of its own besides iteration and learning_rate in an order Keras's may not share.
+std::pair<optimizers::Optimizer, std::vector<Variable>> subclass_optimizer_state(const Model& model,
+                                                                                  std::string& why) {
+  if (!model.compiled()) {
+    why = "the model is not compiled";
+    return {};
+  }
+  optimizers::Optimizer opt = model.optimizer();
+  const std::vector<Variable> created = keras3_optimizer_variables(opt);
+  const std::vector<optimizers::SlotVariable> slots = opt.impl().slot_variables();
+  std::set<const void*> slot_ids;
+  for (const auto& s : slots) slot_ids.insert(s.slot.id());
+  std::vector<Variable> ordered;
+  for (const Variable& v : created) {
+    if (!slot_ids.count(v.id())) ordered.push_back(v);  // iteration, learning_rate
+  }
+  const std::size_t own = ordered.size();
+  for (const Variable& v : subclass_trainable_variables(model)) {
+    for (const auto& s : slots) {
+      if (s.variable.id() == v.id()) ordered.push_back(s.slot);
+    }
+  }
+  if (ordered.size() != created.size()) {
+    why = "the optimizer has slots for variables the model's trainable_variables do not list";
+    return {};
+  }
+  const std::size_t keras_own = created.size() == opt.variables().size() ? 2 : 1;  // no learning_rate under a schedule
+  bool same = true;
+  for (std::size_t i = 0; same && i < created.size(); ++i) same = created[i].id() == ordered[i].id();
+  if (own != keras_own && !same) {
+    why = "the optimizer keeps state of its own beside its slots, in an order Keras's may not share";
+    return {};
+  }
+  return {opt, ordered};
+}
+
+// The compiled model's optimizer and its variables in the order Keras 3 writes them; an
+// undefined optimizer when they do not line up with Keras's, and `why` says why.
+std::pair<optimizers::Optimizer, std::vector<Variable>> optimizer_state_in_keras_order(const Model& model,
+                                                                                        std::string& why) {
+  if (saved_as_subclass(model)) return subclass_optimizer_state(model, why);
+  optimizers::Optimizer opt = optimizer_in_keras_order(model, why);
+  if (!opt.defined()) return {};
+  return {opt, keras3_optimizer_variables(opt)};
+}
+
 // Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
 // optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
 void load_optimizer_state(const Model& model, const ZipReader& zip, const std::string& path) {
   std::string why;
-  optimizers::Optimizer opt = optimizer_in_keras_order(model, why);
+  auto [opt, vars] = optimizer_state_in_keras_order(model, why);
   ScratchFile h5(".weights.h5");
   write_file_atomically(h5.path(), zip.read("model.weights.h5"));
   const h5::File file(h5.path(), h5::File::Mode::read);
   if (!file.has_group("optimizer/vars")) return;
   const h5::Group g = file.open_group("optimizer/vars");
   const std::size_t stored = g.children().size();
-  std::vector<Variable> vars = opt.defined() ? keras3_optimizer_variables(opt) : std::vector<Variable>();
   // An optimizer Keras never built holds just iteration (and learning_rate).
   const std::size_t slots_from = opt.defined() && vars.size() == opt.variables().size() ? 2 : 1;
   const bool unbuilt = stored == slots_from;
@@ -386,6 +449,10 @@ Model load_model_keras(const std::string& path, bool compile) {
     if (!compile_from_config(model, tc, "'" + path + "' compile_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
     } else if (zip.contains("model.weights.h5")) {
+      // A subclass's step, and with it its optimizer's slots, is built at the first fit;
+      // Keras builds the optimizer on the model's trainable variables to read a file's
+      // state into it, and so does this.
+      if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
       load_optimizer_state(model, zip, path);
     }
   }
@@ -413,8 +480,12 @@ void save_model_keras(const Model& model, const std::string& path) {
         write_container(file, "", keras_layer_order(model));
       }
       std::string why;
-      if (optimizers::Optimizer opt = optimizer_in_keras_order(model, why); opt.defined()) {
-        const auto vars = keras3_optimizer_variables(opt);
+      auto [opt, vars] = optimizer_state_in_keras_order(model, why);
+      if (!opt.defined() && model.compiled()) {
+        std::cerr << "strata: '" << path << "': the optimizer's state is not saved (" << why
+                  << "); the file loads with a fresh optimizer\n";
+      }
+      if (opt.defined()) {
         if (!vars.empty()) {
           h5::Group g = file.create_group("optimizer/vars");
           g.write_string_attribute("name", opt.name());

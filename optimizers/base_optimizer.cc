@@ -88,21 +88,29 @@ std::vector<Output> BaseOptimizer::clip_gradients(const std::vector<Output>& gra
   return out;
 }
 
-std::vector<Output> BaseOptimizer::apply_gradients(Graph& graph,
-                                                   const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
+void BaseOptimizer::build_variables(const std::vector<Variable>& variables) {
   std::vector<Variable> fresh;
-  for (const auto& [variable, grad] : grads_and_vars) {
+  for (const Variable& variable : variables) {
     if (!variable.defined()) throw ValueError(name_ + ": apply_gradients was given an undefined variable");
     if (variable.dtype() != DType::float32) {
       throw ValueError(name_ + ": variable '" + variable.path() + "' has dtype " + to_string(variable.dtype()) +
                        "; optimizers update float32 variables only");
     }
-    if (grad.valid() && grad.graph != &graph) {
-      throw ValueError(name_ + ": the gradient of '" + variable.path() + "' belongs to another graph");
-    }
     if (built_.emplace(variable.id(), variable).second) fresh.push_back(variable);
   }
   if (!fresh.empty()) build(fresh);
+}
+
+std::vector<Output> BaseOptimizer::apply_gradients(Graph& graph,
+                                                   const std::vector<std::pair<Variable, Output>>& grads_and_vars) {
+  std::vector<Variable> listed;
+  for (const auto& [variable, grad] : grads_and_vars) {
+    if (variable.defined() && grad.valid() && grad.graph != &graph) {
+      throw ValueError(name_ + ": the gradient of '" + variable.path() + "' belongs to another graph");
+    }
+    listed.push_back(variable);
+  }
+  build_variables(listed);
 
   Output lr = graph.variable(learning_rate_);
   Output iterations = graph.variable(iterations_);

@@ -42,6 +42,7 @@ class BaseOptimizer : public OptimizerImpl {
   std::string class_name() const override { return class_name_; }
   std::vector<Output> apply_gradients(Graph& graph,
                                       const std::vector<std::pair<Variable, Output>>& grads_and_vars) final;
+  void build_variables(const std::vector<Variable>& variables) final;
   std::vector<Variable> variables() const override;
   Variable iterations() const override { return iterations_; }
   std::vector<SlotVariable> slot_variables() const override { return slot_variables_; }

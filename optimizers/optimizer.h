@@ -37,6 +37,10 @@ class OptimizerImpl {
   // Returns the update nodes: the train step's targets.
   virtual std::vector<Output> apply_gradients(Graph& graph,
                                               const std::vector<std::pair<Variable, Output>>& grads_and_vars) = 0;
+  // Keras's optimizer.build(var_list): creates the slots of the variables not built for
+  // yet, in the list's order (apply_gradients builds its variables the same way), so that
+  // a file's optimizer state can be read into them before the first step.
+  virtual void build_variables(const std::vector<Variable>& variables) = 0;
   // Every optimizer variable: iterations, learning_rate, then slots in creation order.
   virtual std::vector<Variable> variables() const = 0;
   virtual Variable iterations() const = 0;
@@ -62,6 +66,8 @@ class Optimizer {
   // Keras's optimizer.apply(grads, trainable_variables): apply_gradients with the i-th
   // gradient paired with the i-th variable; the two lists must be as long as each other.
   std::vector<Output> apply(Graph& graph, const std::vector<Output>& grads, const std::vector<Variable>& variables);
+  // Keras's optimizer.build(var_list) (OptimizerImpl::build_variables).
+  void build(const std::vector<Variable>& variables) { impl().build_variables(variables); }
   std::vector<Variable> variables() const { return impl().variables(); }
   std::int64_t iterations() const;
   float learning_rate() const;

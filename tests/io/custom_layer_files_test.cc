@@ -20,6 +20,7 @@
 #include "io/zip.h"
 #include "keras_test_util.h"
 #include "layers/core/dense.h"
+#include "optimizers/adam.h"
 #include "models/custom_model.h"
 #include "tests/layers/golden_json.h"
 #include "test_util.h"
@@ -284,6 +285,93 @@ TEST(CustomLayerFiles, AModelSubclassLoadsAndSavesUnderItsOwnClass) {
   strata::testing::expect_close(loaded.predict(x), Model(model).predict(x), "reloaded", 0, 0);
   // Keras saves a Model subclass to .keras only.
   EXPECT_THROW_WITH(model.save(dir.file("mlp.h5")), NotImplementedError, "Model subclass", ".keras");
+}
+
+// make_custom_layer_goldens.py's regression targets for the compiled MLP: (5, 2).
+Tensor compiled_mlp_targets() {
+  std::vector<float> v(10);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(0.2 * static_cast<double>(i % 5) - 0.4);
+  return Tensor::from_vector<float>({5, 2}, v);
+}
+
+// One more epoch of one batch, as the Python script's one_more_epoch, and the prediction.
+Tensor one_more_epoch(Model model, const Tensor& x) {
+  model.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 1, .verbose = 0, .shuffle = false});
+  return model.predict(x);
+}
+
+// The float values of a tensor of any number type (the step count is int64).
+Tensor as_floats(const Tensor& t) {
+  std::vector<float> v(static_cast<std::size_t>(t.size()));
+  for (std::int64_t i = 0; i < t.size(); ++i) v[static_cast<std::size_t>(i)] = t.item(i);
+  return Tensor::from_vector<float>(t.shape(), v);
+}
+
+void expect_optimizer_variables(const Model& model, const nlohmann::ordered_json& golden, const std::string& what) {
+  const std::vector<Variable> vars = model.optimizer().variables();
+  ASSERT_EQ(vars.size(), golden.size()) << what;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    strata::testing::expect_close(as_floats(vars[i].value()), as_floats(strata::testing::golden_tensor(golden[i])),
+                                  what + " optimizer variable " + std::to_string(i) + " (" + vars[i].path() + ")",
+                                  1e-6f, 1e-5f);
+  }
+}
+
+// A compiled subclass keeps its optimizer's state in its .keras file, as Keras 3 writes it
+// (optimizer/vars: iteration, learning_rate, then each trainable variable's Adam moments
+// in the model's trainable_variables order), both ways: Keras's file resumes here where
+// Keras resumes it, and Strata's file holds what Keras's holds (Keras loaded it and
+// resumed it alike: make_custom_layer_goldens.py).
+TEST(CustomLayerFiles, ACompiledModelSubclassKeepsItsOptimizerStateBothWays) {
+  ASSERT_TRUE(custom_layer_files::mlp_model_registered);
+  const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
+  const auto& keras = custom_layers_golden().at("keras");
+  const Tensor keras_next = strata::testing::golden_tensor(keras.at("model_mlp_compiled_one_more_epoch"));
+
+  Model from_keras = models::load_model(custom_layers_dir() + "keras_model_mlp_compiled.keras");
+  ASSERT_TRUE(from_keras.compiled());
+  EXPECT_EQ(from_keras.optimizer().iterations(), 2);
+  expect_optimizer_variables(from_keras, keras.at("model_mlp_compiled_variables"), "Keras's file");
+  // With a fresh optimizer (Adam's first step from zero moments) this moves elsewhere.
+  strata::testing::expect_close(one_more_epoch(from_keras, x), keras_next, "Keras's file, one more epoch", 1e-5f,
+                                1e-4f);
+
+  // The same training here, saved: the file's optimizer/vars are Keras's.
+  Model trained = strata_model_subclass();
+  trained.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "mse"});
+  trained.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+  expect_optimizer_variables(trained, keras.at("model_mlp_compiled_variables"), "trained here");
+  strata::testing::ScratchDir dir;
+  const std::string fresh = dir.file("strata_model_mlp_compiled.keras");
+  trained.save(fresh);
+  if (const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES")) {
+    std::filesystem::copy_file(fresh, std::string(write_to) + "/strata_model_mlp_compiled.keras",
+                               std::filesystem::copy_options::overwrite_existing);
+    return;
+  }
+  {
+    strata::testing::ScratchDir h5dir;
+    const std::string h5 = h5dir.file("w.h5");
+    io::write_file_atomically(h5, io::ZipReader(fresh).read("model.weights.h5"));
+    const io::h5::File weights(h5, io::h5::File::Mode::read);
+    const auto& golden = keras.at("model_mlp_compiled_variables");
+    for (std::size_t i = 0; i < golden.size(); ++i) {
+      const std::string at = "optimizer/vars/" + std::to_string(i);
+      ASSERT_TRUE(weights.has_dataset(at)) << at;
+      EXPECT_EQ(weights.open_dataset(at).shape(), strata::testing::golden_tensor(golden[i]).shape()) << at;
+    }
+    EXPECT_FALSE(weights.has_dataset("optimizer/vars/" + std::to_string(golden.size())));
+  }
+  Model reloaded = models::load_model(fresh);
+  EXPECT_EQ(reloaded.optimizer().iterations(), 2);
+  expect_optimizer_variables(reloaded, keras.at("model_mlp_compiled_variables"), "Strata's file");
+  const Tensor next = one_more_epoch(trained, x);
+  strata::testing::expect_close(one_more_epoch(reloaded, x), next, "Strata's file, one more epoch", 0, 0);
+  strata::testing::expect_close(next, keras_next, "one more epoch here", 1e-5f, 1e-4f);
+  const auto& in_keras = custom_layers_golden().at("strata_files_in_keras");
+  ASSERT_TRUE(in_keras.contains("model_mlp_compiled.keras")) << "run tests/reference/make_custom_layer_goldens.py";
+  strata::testing::expect_close(strata::testing::golden_tensor(in_keras.at("model_mlp_compiled.keras")), keras_next,
+                                "Strata's file in Keras, one more epoch", 1e-6f, 1e-5f);
 }
 
 TEST(CustomLayerFiles, AModelSubclassWalksItsAttributesAsKerasDoes) {

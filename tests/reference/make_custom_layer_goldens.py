@@ -9,11 +9,14 @@ its own call (Dense layers tracked as hidden and out), saved under its own class
 1. Saves Keras's files into tests/data/custom_layers/: keras_linear.keras and .h5 (Input(3)
    -> Linear(4) -> Dense(2)), keras_mlp.keras (Input(3) -> MLPBlock) and
    keras_model_mlp.keras (MLP(8) called on a (1, 3) batch), every weight set to the ramp
-   Strata's test uses, with Keras's predictions on the ramp input.
+   Strata's test uses, with Keras's predictions on the ramp input; and
+   keras_model_mlp_compiled.keras, the same MLP compiled (Adam, mean squared error) and
+   fitted two epochs, with its optimizer's variables and what one more epoch predicts.
 2. Loads the files Strata wrote (strata_linear.keras/.h5, strata_mlp.keras,
-   strata_model_mlp.keras: the test
+   strata_model_mlp.keras, strata_model_mlp_compiled.keras: the test
    writes them where STRATA_WRITE_CUSTOM_LAYER_FILES points) with Keras, checks that they
-   predict what Keras's own models predict (1e-6), and records those predictions.
+   predict what Keras's own models predict (1e-6), and the compiled one that its optimizer
+   state is Keras's and one more epoch moves it as Keras's moves; records those predictions.
 
   python3 tests/reference/make_custom_layer_goldens.py            # Keras's files
   STRATA_WRITE_CUSTOM_LAYER_FILES=tests/data/custom_layers \\
@@ -107,6 +110,26 @@ def with_ramp_weights(model):
     return model
 
 
+def ramp_targets():
+    """The compiled MLP's regression targets: (5, 2), as the C++ test's."""
+    return (0.2 * (np.arange(10) % 5) - 0.4).astype("float32").reshape(5, 2)
+
+
+def trained_model_subclass():
+    """MLP on the ramp weights, compiled with Adam(0.01) on mean squared error and fitted
+    two epochs of one batch (no shuffling): Adam's moments and its step count are set."""
+    model = with_ramp_weights(model_subclass())
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss="mse")
+    model.fit(ramp((5, 3)), ramp_targets(), batch_size=5, epochs=2, shuffle=False, verbose=0)
+    return model
+
+
+def one_more_epoch(model, x):
+    """What a compiled MLP predicts after one more epoch: it moves by the optimizer's state."""
+    model.fit(x, ramp_targets(), batch_size=5, epochs=1, shuffle=False, verbose=0)
+    return model.predict(x, verbose=0)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     x = ramp((5, 3))
@@ -117,6 +140,24 @@ def main():
         golden["keras"][name] = arr(model.predict(x, verbose=0))
         for ext in ([".keras", ".h5"] if name == "linear" else [".keras"]):
             model.save(os.path.join(OUT, f"keras_{name}{ext}"))
+    # A compiled subclass keeps its optimizer's state (Keras 3 writes optimizer/vars for it).
+    trained = trained_model_subclass()
+    trained.save(os.path.join(OUT, "keras_model_mlp_compiled.keras"))
+    golden["keras"]["model_mlp_compiled_variables"] = [arr(v.numpy()) for v in trained.optimizer.variables]
+    golden["keras"]["model_mlp_compiled_one_more_epoch"] = arr(one_more_epoch(trained, x))
+    compiled_path = os.path.join(OUT, "strata_model_mlp_compiled.keras")
+    if os.path.exists(compiled_path):
+        loaded = keras.saving.load_model(compiled_path)
+        expected = trained_model_subclass()
+        assert int(loaded.optimizer.iterations.numpy()) == 2, loaded.optimizer.iterations
+        for mine, theirs in zip(loaded.optimizer.variables, expected.optimizer.variables, strict=True):
+            np.testing.assert_allclose(mine.numpy(), theirs.numpy(), atol=1e-6, rtol=1e-5, err_msg=mine.path)
+        y = one_more_epoch(loaded, x)
+        np.testing.assert_allclose(y, one_more_epoch(expected, x), atol=1e-6, rtol=1e-5)
+        golden["strata_files_in_keras"]["model_mlp_compiled.keras"] = arr(y)
+        print(f"Keras loaded {compiled_path}: its optimizer state equals Keras's own, and so does the next epoch")
+    else:
+        print(f"{compiled_path} is missing: run the C++ test with STRATA_WRITE_CUSTOM_LAYER_FILES (see above)")
     for name in ["linear.keras", "linear.h5", "mlp.keras", "model_mlp.keras"]:
         path = os.path.join(OUT, "strata_" + name)
         if not os.path.exists(path):
