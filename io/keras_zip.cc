@@ -366,12 +366,10 @@ std::pair<optimizers::Optimizer, std::vector<Variable>> optimizer_state_in_keras
 
 // Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
 // optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
-void load_optimizer_state(const Model& model, const ZipReader& zip, const std::string& path) {
+void load_optimizer_state(const Model& model, const std::string& h5_path, const std::string& path) {
   std::string why;
   auto [opt, vars] = optimizer_state_in_keras_order(model, why);
-  ScratchFile h5(".weights.h5");
-  write_file_atomically(h5.path(), zip.read("model.weights.h5"));
-  const h5::File file(h5.path(), h5::File::Mode::read);
+  const h5::File file(h5_path, h5::File::Mode::read);
   if (!file.has_group("optimizer/vars")) return;
   const h5::Group g = file.open_group("optimizer/vars");
   const std::size_t stored = g.children().size();
@@ -453,10 +451,42 @@ Model load_model_keras(const std::string& path, bool compile) {
       // Keras builds the optimizer on the model's trainable variables to read a file's
       // state into it, and so does this.
       if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
-      load_optimizer_state(model, zip, path);
+      ScratchFile h5(".weights.h5");
+      write_file_atomically(h5.path(), zip.read("model.weights.h5"));
+      load_optimizer_state(model, h5.path(), path);
     }
   }
   return model;
+}
+
+void write_keras3_model_weights(const Model& model, const std::string& h5_path, const std::string& target) {
+  h5::File file(h5_path, h5::File::Mode::truncate);
+  if (saved_as_subclass(model)) {
+    for (const auto& [path, layer] : subclass_layers(model)) write_layer(file, path, layer);
+    // The model's own variables, none, as Keras writes them.
+    file.create_group("vars").write_string_attribute("name", model.name());
+  } else {
+    write_container(file, "", keras_layer_order(model));
+  }
+  std::string why;
+  auto [opt, vars] = optimizer_state_in_keras_order(model, why);
+  if (!opt.defined() && model.compiled()) {
+    std::cerr << "strata: '" << target << "': the optimizer's state is not saved (" << why
+              << "); the file loads with a fresh optimizer\n";
+  }
+  if (opt.defined() && !vars.empty()) {
+    h5::Group g = file.create_group("optimizer/vars");
+    g.write_string_attribute("name", opt.name());
+    for (std::size_t i = 0; i < vars.size(); ++i) g.create_dataset(std::to_string(i), vars[i].value());
+  }
+  file.close();
+}
+
+void load_keras3_model_weights(const Model& model, const std::string& h5_path, const std::string& source) {
+  load_keras3_weights_file(model, h5_path, source);
+  if (!model.compiled()) return;
+  if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
+  load_optimizer_state(model, h5_path, source);
 }
 
 void save_model_keras(const Model& model, const std::string& path) {
@@ -471,29 +501,7 @@ void save_model_keras(const Model& model, const std::string& path) {
   {
     ScratchFile h5(".weights.h5");
     try {
-      h5::File file(h5.path(), h5::File::Mode::truncate);
-      if (saved_as_subclass(model)) {
-        for (const auto& [path, layer] : subclass_layers(model)) write_layer(file, path, layer);
-        // The model's own variables, none, as Keras writes them.
-        file.create_group("vars").write_string_attribute("name", model.name());
-      } else {
-        write_container(file, "", keras_layer_order(model));
-      }
-      std::string why;
-      auto [opt, vars] = optimizer_state_in_keras_order(model, why);
-      if (!opt.defined() && model.compiled()) {
-        std::cerr << "strata: '" << path << "': the optimizer's state is not saved (" << why
-                  << "); the file loads with a fresh optimizer\n";
-      }
-      if (opt.defined()) {
-        if (!vars.empty()) {
-          h5::Group g = file.create_group("optimizer/vars");
-          g.write_string_attribute("name", opt.name());
-          for (std::size_t i = 0; i < vars.size(); ++i)
-            g.create_dataset(std::to_string(i), vars[i].value());
-        }
-      }
-      file.close();
+      write_keras3_model_weights(model, h5.path(), path);
     } catch (const IOError& e) {
       throw IOError("cannot save model to '" + path + "': " + e.what());
     }

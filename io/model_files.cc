@@ -2,8 +2,11 @@
 // callbacks::BackupAndRestore reach, in Keras's weights files (io/weights_h5.h), whole-
 // model files (io/saving.h, io/model_config.h) and Strata checkpoints (io/checkpoint.h).
 // Defines model_files(), declared in models/model_files.h.
+#include "core/error.h"
 #include "io/checkpoint.h"
+#include "io/custom_model.h"
 #include "io/model_config.h"
+#include "io/safe_file.h"
 #include "io/saving.h"
 #include "io/weights_h5.h"
 #include "models/model_files.h"
@@ -22,12 +25,36 @@ std::vector<io::LayerWeights> layer_weights(const Model& m) {
   return out;
 }
 
+// A registered Model subclass's Keras 3 weights file: the layout of its .keras file's
+// weights, as Keras 3's save_weights writes it (io/saving.h).
+bool subclass_weights_file(const Model& model, const std::string& path) {
+  return path.ends_with(".weights.h5") && io::saved_as_subclass(model);
+}
+
 class KerasModelFiles : public ModelFiles {
  public:
   void save_weights(const Model& model, const std::string& path) const override {
+    if (subclass_weights_file(model, path)) {
+      io::SafeFile temp(path);
+      try {
+        io::write_keras3_model_weights(model, temp.temp_path(), path);
+      } catch (const IOError& e) {
+        throw IOError("cannot save weights to '" + path + "': " + e.what());
+      }
+      temp.commit();
+      return;
+    }
     io::save_weights_h5(path, layer_weights(model));
   }
   void load_weights(const Model& model, const std::string& path, const LoadWeightsOptions& options) const override {
+    if (subclass_weights_file(model, path)) {
+      if (options.by_name || options.skip_mismatch) {
+        throw ValueError("load_weights('" + path + "'): by_name and skip_mismatch are not supported for a Model "
+                         "subclass's .weights.h5 (its layers are found by attribute, as Keras finds them)");
+      }
+      io::load_keras3_model_weights(model, path, path);
+      return;
+    }
     io::load_weights_h5(path, layer_weights(model), options);
   }
   void save_model(const Model& model, const std::string& path) const override { models::save_model(model, path); }

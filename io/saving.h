@@ -52,6 +52,13 @@ Model load_model_keras(const std::string& path, bool compile);
 void load_keras3_weights_file(const Model& model, const std::string& h5_path,
                               const std::string& source);
 void save_model_keras(const Model& model, const std::string& path);
+// A registered Model subclass's `.weights.h5` as Keras 3's save_weights writes it: the
+// layout of a .keras file's model.weights.h5 (its layers where Keras's attribute walk
+// reaches them, the model's `vars`, and a compiled model's optimizer/vars); `target` names
+// the file for messages. load_keras3_model_weights reads one back (a compiled model's
+// optimizer state too).
+void write_keras3_model_weights(const Model& model, const std::string& h5_path, const std::string& target);
+void load_keras3_model_weights(const Model& model, const std::string& h5_path, const std::string& source);
 
 // Compiles `model` from a Keras training_config / compile_config when its loss and
 // metrics are supported; returns false (and says why in `why`) otherwise. Its optimizer

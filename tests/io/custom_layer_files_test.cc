@@ -374,6 +374,53 @@ TEST(CustomLayerFiles, ACompiledModelSubclassKeepsItsOptimizerStateBothWays) {
                                 "Strata's file in Keras, one more epoch", 1e-6f, 1e-5f);
 }
 
+// save_weights and load_weights of a compiled subclass in Keras 3's layout (the .keras
+// file's weights, optimizer/vars included), both ways: Keras's file resumes here as in
+// Keras, and Keras read Strata's into a compiled MLP (make_custom_layer_goldens.py).
+TEST(CustomLayerFiles, ACompiledModelSubclassSavesAndLoadsWeightsAsKeras) {
+  ASSERT_TRUE(custom_layer_files::mlp_model_registered);
+  const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
+  const auto& keras = custom_layers_golden().at("keras");
+  const Tensor keras_next = strata::testing::golden_tensor(keras.at("model_mlp_compiled_one_more_epoch"));
+  auto compiled_mlp = [] {
+    Model m = strata_model_subclass();
+    m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "mse"});
+    return m;
+  };
+  Model from_keras = compiled_mlp();
+  from_keras.load_weights(custom_layers_dir() + "keras_model_mlp_compiled.weights.h5");
+  EXPECT_EQ(from_keras.optimizer().iterations(), 2);
+  expect_optimizer_variables(from_keras, keras.at("model_mlp_compiled_variables"), "Keras's weights file");
+  strata::testing::expect_close(one_more_epoch(from_keras, x), keras_next, "Keras's weights file, one more epoch",
+                                1e-5f, 1e-4f);
+
+  Model trained = compiled_mlp();
+  trained.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+  strata::testing::ScratchDir dir;
+  const std::string fresh = dir.file("strata_model_mlp_compiled.weights.h5");
+  trained.save_weights(fresh);
+  if (const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES")) {
+    std::filesystem::copy_file(fresh, std::string(write_to) + "/strata_model_mlp_compiled.weights.h5",
+                               std::filesystem::copy_options::overwrite_existing);
+    return;
+  }
+  {
+    const io::h5::File weights(fresh, io::h5::File::Mode::read);
+    for (const char* at : {"hidden/vars/0", "hidden/vars/1", "layers/dense_1/vars/0", "layers/dense_1/vars/1",
+                           "optimizer/vars/0", "optimizer/vars/9"}) {
+      EXPECT_TRUE(weights.has_dataset(at)) << at;
+    }
+    EXPECT_TRUE(weights.has_group("vars"));
+    EXPECT_FALSE(weights.has_group("out"));
+  }
+  Model reloaded = compiled_mlp();
+  reloaded.load_weights(fresh);
+  EXPECT_EQ(reloaded.optimizer().iterations(), 2);
+  const Tensor next = one_more_epoch(trained, x);
+  strata::testing::expect_close(one_more_epoch(reloaded, x), next, "Strata's weights file, one more epoch", 0, 0);
+  EXPECT_THROW_WITH(reloaded.load_weights(fresh, {.skip_mismatch = true}), ValueError, "skip_mismatch");
+}
+
 TEST(CustomLayerFiles, AModelSubclassWalksItsAttributesAsKerasDoes) {
   ASSERT_TRUE(custom_layer_files::private_registered && custom_layer_files::untracked_registered);
   Model priv = make_model<custom_layer_files::Private>();

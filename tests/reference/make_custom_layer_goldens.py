@@ -11,9 +11,10 @@ its own call (Dense layers tracked as hidden and out), saved under its own class
    keras_model_mlp.keras (MLP(8) called on a (1, 3) batch), every weight set to the ramp
    Strata's test uses, with Keras's predictions on the ramp input; and
    keras_model_mlp_compiled.keras, the same MLP compiled (Adam, mean squared error) and
-   fitted two epochs, with its optimizer's variables and what one more epoch predicts.
+   fitted two epochs, with its optimizer's variables and what one more epoch predicts, and
+   that model's save_weights file, keras_model_mlp_compiled.weights.h5.
 2. Loads the files Strata wrote (strata_linear.keras/.h5, strata_mlp.keras,
-   strata_model_mlp.keras, strata_model_mlp_compiled.keras: the test
+   strata_model_mlp.keras, strata_model_mlp_compiled.keras and .weights.h5: the test
    writes them where STRATA_WRITE_CUSTOM_LAYER_FILES points) with Keras, checks that they
    predict what Keras's own models predict (1e-6), and the compiled one that its optimizer
    state is Keras's and one more epoch moves it as Keras's moves; records those predictions.
@@ -143,6 +144,7 @@ def main():
     # A compiled subclass keeps its optimizer's state (Keras 3 writes optimizer/vars for it).
     trained = trained_model_subclass()
     trained.save(os.path.join(OUT, "keras_model_mlp_compiled.keras"))
+    trained.save_weights(os.path.join(OUT, "keras_model_mlp_compiled.weights.h5"))
     golden["keras"]["model_mlp_compiled_variables"] = [arr(v.numpy()) for v in trained.optimizer.variables]
     golden["keras"]["model_mlp_compiled_one_more_epoch"] = arr(one_more_epoch(trained, x))
     compiled_path = os.path.join(OUT, "strata_model_mlp_compiled.keras")
@@ -158,6 +160,23 @@ def main():
         print(f"Keras loaded {compiled_path}: its optimizer state equals Keras's own, and so does the next epoch")
     else:
         print(f"{compiled_path} is missing: run the C++ test with STRATA_WRITE_CUSTOM_LAYER_FILES (see above)")
+    weights_path = os.path.join(OUT, "strata_model_mlp_compiled.weights.h5")
+    if os.path.exists(weights_path):
+        # save_weights' file: a compiled MLP (its optimizer built, as Keras needs to read a
+        # file's optimizer state into it) loads it and resumes as Keras's own.
+        loaded = with_ramp_weights(model_subclass())
+        loaded.compile(optimizer=keras.optimizers.Adam(learning_rate=0.01), loss="mse")
+        loaded.optimizer.build(loaded.trainable_variables)
+        loaded.load_weights(weights_path)
+        expected = trained_model_subclass()
+        assert int(loaded.optimizer.iterations.numpy()) == 2, loaded.optimizer.iterations
+        for mine, theirs in zip(loaded.weights + loaded.optimizer.variables,
+                                expected.weights + expected.optimizer.variables, strict=True):
+            np.testing.assert_allclose(mine.numpy(), theirs.numpy(), atol=1e-6, rtol=1e-5, err_msg=mine.path)
+        np.testing.assert_allclose(one_more_epoch(loaded, x), one_more_epoch(expected, x), atol=1e-6, rtol=1e-5)
+        print(f"Keras loaded {weights_path} into a compiled MLP: weights and optimizer state equal Keras's own")
+    else:
+        print(f"{weights_path} is missing: run the C++ test with STRATA_WRITE_CUSTOM_LAYER_FILES (see above)")
     for name in ["linear.keras", "linear.h5", "mlp.keras", "model_mlp.keras"]:
         path = os.path.join(OUT, "strata_" + name)
         if not os.path.exists(path):
