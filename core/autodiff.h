@@ -2,6 +2,7 @@
 // they can be differentiated again (second-order) and are compiled like any other node.
 #pragma once
 
+#include <initializer_list>
 #include <vector>
 
 #include "core/graph.h"
@@ -17,5 +18,9 @@ std::vector<Output> gradients(Output y, const std::vector<Output>& xs, Output dy
 // each variable, through the variable's node in y's graph (the one a model called in that
 // graph reads; one y does not depend on gets an invalid Output, Keras's None).
 std::vector<Output> gradients(Output y, const std::vector<Variable>& variables, Output dy = {});
+// A braced list of Outputs ({x1, x2}, or {}) picks the Outputs' overload.
+inline std::vector<Output> gradients(Output y, std::initializer_list<Output> xs, Output dy = {}) {
+  return gradients(y, std::vector<Output>(xs), dy);
+}
 
 }  // namespace strata

@@ -6,12 +6,14 @@
 // (an adapted lookup layer's vocabulary.txt) keep them at assets/<the same path>/<file>.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -314,11 +316,16 @@ std::vector<Variable> subclass_trainable_variables(const Model& model) {
   return out;
 }
 
-// A compiled Model subclass's optimizer variables as Keras 3 writes them (optimizer/vars):
-// iteration and learning_rate, then each trainable variable's slots, variable by variable
-// in Keras's order, whatever order a Strata step created them in. Undefined (and `why`
-// says why) when a slot belongs to no variable of that list, or when the optimizer keeps
-// state of its own besides iteration and learning_rate in an order Keras's may not share.
+// A compiled Model subclass's optimizer variables as Keras 3 writes them (optimizer/vars).
+// Keras builds the optimizer on the model's trainable_variables (its tracked layers' in
+// tracking order); a Strata step builds it on the variables in the order its call reaches
+// them. Each optimizer lays its slots out in its own pattern (Adam: each variable's
+// momentum and velocity, then every velocity_hat; RMSprop: every velocity, then every
+// momentum, ...), which Strata's build mirrors; so the file keeps the created list, with
+// each slot replaced by the same kind's slot of the variable at the same place in Keras's
+// order, and the optimizer's own variables (iteration, learning_rate, Nadam's u_product)
+// where they are. Undefined (and `why` says why) when the slots belong to other variables
+// than the model's trainable ones.
 std::pair<optimizers::Optimizer, std::vector<Variable>> subclass_optimizer_state(const Model& model,
                                                                                   std::string& why) {
   if (!model.compiled()) {
@@ -328,28 +335,44 @@ std::pair<optimizers::Optimizer, std::vector<Variable>> subclass_optimizer_state
   optimizers::Optimizer opt = model.optimizer();
   const std::vector<Variable> created = keras3_optimizer_variables(opt);
   const std::vector<optimizers::SlotVariable> slots = opt.impl().slot_variables();
-  std::set<const void*> slot_ids;
-  for (const auto& s : slots) slot_ids.insert(s.slot.id());
-  std::vector<Variable> ordered;
-  for (const Variable& v : created) {
-    if (!slot_ids.count(v.id())) ordered.push_back(v);  // iteration, learning_rate
-  }
-  const std::size_t own = ordered.size();
-  for (const Variable& v : subclass_trainable_variables(model)) {
-    for (const auto& s : slots) {
-      if (s.variable.id() == v.id()) ordered.push_back(s.slot);
+  const std::vector<Variable> keras_order = subclass_trainable_variables(model);
+  // The variables in the order the optimizer was built on them (their first slots').
+  std::vector<const void*> built_order;
+  for (const auto& s : slots) {
+    if (std::find(built_order.begin(), built_order.end(), s.variable.id()) == built_order.end()) {
+      built_order.push_back(s.variable.id());
     }
   }
-  if (ordered.size() != created.size()) {
-    why = "the optimizer has slots for variables the model's trainable_variables do not list";
+  std::map<const void*, const void*> keras_of;  // built_order[i] -> keras_order[i]
+  bool same_set = built_order.size() == keras_order.size() || built_order.empty();
+  for (std::size_t i = 0; same_set && i < built_order.size(); ++i) {
+    same_set = std::any_of(keras_order.begin(), keras_order.end(),
+                           [&](const Variable& v) { return v.id() == built_order[i]; });
+    keras_of[built_order[i]] = keras_order[i].id();
+  }
+  if (!same_set) {
+    why = "the optimizer has slots for other variables than the model's trainable_variables";
     return {};
   }
-  const std::size_t keras_own = created.size() == opt.variables().size() ? 2 : 1;  // no learning_rate under a schedule
-  bool same = true;
-  for (std::size_t i = 0; same && i < created.size(); ++i) same = created[i].id() == ordered[i].id();
-  if (own != keras_own && !same) {
-    why = "the optimizer keeps state of its own beside its slots, in an order Keras's may not share";
-    return {};
+  std::map<const void*, const optimizers::SlotVariable*> slot_by_id;
+  std::map<std::pair<const void*, std::string>, Variable> slot_of;  // (variable, kind) -> slot
+  for (const auto& s : slots) {
+    slot_by_id[s.slot.id()] = &s;
+    slot_of[{s.variable.id(), s.slot_name}] = s.slot;
+  }
+  std::vector<Variable> ordered;
+  for (const Variable& v : created) {
+    const auto it = slot_by_id.find(v.id());
+    if (it == slot_by_id.end()) {
+      ordered.push_back(v);  // the optimizer's own
+      continue;
+    }
+    const auto keras_slot = slot_of.find({keras_of.at(it->second->variable.id()), it->second->slot_name});
+    if (keras_slot == slot_of.end()) {
+      why = "the optimizer has no '" + it->second->slot_name + "' slot for every trainable variable";
+      return {};
+    }
+    ordered.push_back(keras_slot->second);
   }
   return {opt, ordered};
 }

@@ -52,7 +52,17 @@ class KerasModelFiles : public ModelFiles {
         throw ValueError("load_weights('" + path + "'): by_name and skip_mismatch are not supported for a Model "
                          "subclass's .weights.h5 (its layers are found by attribute, as Keras finds them)");
       }
-      io::load_keras3_model_weights(model, path, path);
+      try {
+        io::load_keras3_model_weights(model, path, path);
+      } catch (const IOError& e) {
+        // Strata before 2026-11-30 wrote a subclass's .weights.h5 in the functional layout
+        // (layers/<key>/vars): such a file still loads, its layers found by key.
+        try {
+          io::load_weights_h5(path, layer_weights(model), options);
+        } catch (const Error&) {
+          throw e;
+        }
+      }
       return;
     }
     io::load_weights_h5(path, layer_weights(model), options);

@@ -89,13 +89,16 @@ std::vector<Output> BaseOptimizer::clip_gradients(const std::vector<Output>& gra
 }
 
 void BaseOptimizer::build_variables(const std::vector<Variable>& variables) {
-  std::vector<Variable> fresh;
+  // Every variable checked before any is recorded as built: a refusal leaves none half built.
   for (const Variable& variable : variables) {
-    if (!variable.defined()) throw ValueError(name_ + ": apply_gradients was given an undefined variable");
+    if (!variable.defined()) throw ValueError(name_ + ": given an undefined variable");
     if (variable.dtype() != DType::float32) {
       throw ValueError(name_ + ": variable '" + variable.path() + "' has dtype " + to_string(variable.dtype()) +
                        "; optimizers update float32 variables only");
     }
+  }
+  std::vector<Variable> fresh;
+  for (const Variable& variable : variables) {
     if (built_.emplace(variable.id(), variable).second) fresh.push_back(variable);
   }
   if (!fresh.empty()) build(fresh);

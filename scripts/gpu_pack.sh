@@ -23,16 +23,20 @@ soname=$(readelf -d "$BUILD_DIR/libstrata.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]
 cp -L "$BUILD_DIR/libstrata.so" "$stage/bin/$soname"
 # Every suite but serving's (gRPC and its dependencies would double the size; nothing of it runs on a GPU).
 for t in "$BUILD_DIR"/tests/*_tests; do [[ $t == */serving_tests ]] || cp "$t" "$stage/bin/"; done
-# The programs those tests start: the data-parallel tests' MPI job and the tools the io suite runs.
-cp "$BUILD_DIR/tests/mpi_job" "$BUILD_DIR/tools/strata-predict" "$BUILD_DIR/tools/strata-inspect" "$stage/bin/"
+# The programs those tests start, where built: the data-parallel tests' MPI job and the
+# tools the io suite runs.
+for program in tests/mpi_job tools/strata-predict tools/strata-inspect; do
+  [[ ! -x "$BUILD_DIR/$program" ]] || cp "$BUILD_DIR/$program" "$stage/bin/"
+done
 strip "$stage/bin/"*
 # Debian's HDF5 links libcurl and libcrypto for its S3 driver (ROS3), which Strata never opens;
 # with their own needs (GnuTLS, Kerberos, LDAP, ...) they were a third of the pack, which with
 # the tracked files went past the device tool's 64 MiB. The pack carries stand-ins instead: a
 # library of each soname defining, under the versions HDF5 asks for, the functions it imports
 # from it, each returning 0 (curl_easy_init a null handle, so ROS3 fails at its first step).
-hdf5=$(ldd "$stage/bin/io_tests" | awk '/libhdf5/ {print $3; exit}')
+hdf5=$(ldd "$stage/bin/io_tests" | awk '/libhdf5/ && !found {print $3; found = 1}')
 for stand_in in libcurl.so.4 libcrypto.so.3; do
+  [[ -n "$hdf5" ]] || break
   # HDF5's imports as "VERSION name"; each library's version names are its own.
   imports=$(objdump -T "$hdf5" | awk '$3 == "*UND*" && $0 ~ /\(/ {print $(NF-1), $NF}' | tr -d '()' | sort -u)
   wanted=$(objdump -p "$hdf5" | awk -v n="$stand_in" '/required from/ {on = ($3 == n":")} on && /0x/ {print $NF}')
@@ -42,6 +46,7 @@ for stand_in in libcurl.so.4 libcrypto.so.3; do
       echo "$imports" | awk -v v="$version" '$1 == v {printf "long %s(void) { return 0; }\n", $2}'
     done
   } >"$stage/stand_in.c"
+  [[ -s "$stage/stand_in.c" ]] || { echo "gpu_pack: found no function HDF5 takes from $stand_in" >&2; exit 1; }
   for version in $wanted; do echo "$version { global: *; };"; done >"$stage/stand_in.map"
   gcc -shared -fPIC -O1 -o "$stage/lib/$stand_in" -Wl,-soname,"$stand_in" \
     -Wl,--version-script="$stage/stand_in.map" "$stage/stand_in.c"

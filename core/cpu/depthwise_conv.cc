@@ -265,7 +265,7 @@ void row_interior_3x3(const Geom& g, const float* x_image, const float* packed, 
 bool square_window(const Geom& g) {
   return (g.kh == 3 || g.kh == 5) && g.kw == g.kh && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
 }
-bool runs_3x3_tiles(const Geom& g) { return g.og == 1 && square_window(g) && g.kh == 3; }
+bool runs_3x3_tiles(const Geom& g) { return g.og == 1 && square_window(g) && g.kh == 3 && g.o >= kVecLanes; }
 
 // Every output channel of one output row, in blocks of four vectors (64 channels with
 // AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
@@ -325,7 +325,7 @@ void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float
   float* packed_k = nullptr;
   if (runs_3x3_tiles(g)) {
     const std::int64_t vectors = g.o / kVecLanes;
-    packed_k = scratch(kPackedKernelSlot, static_cast<std::size_t>(std::max<std::int64_t>(vectors, 1) * 9 * kVecLanes));
+    packed_k = scratch(kPackedKernelSlot, static_cast<std::size_t>(vectors * 9 * kVecLanes));
     for (std::int64_t v = 0; v < vectors; ++v) {
       for (std::int64_t tap = 0; tap < 9; ++tap) {
         std::memcpy(packed_k + (v * 9 + tap) * kVecLanes, k + tap * g.o + v * kVecLanes, kVecLanes * sizeof(float));

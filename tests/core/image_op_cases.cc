@@ -87,7 +87,7 @@ TEST(AffineTransform, GradientIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("image_affine_transform"), std::string::npos) << e.what();
   }
   // No gradient asked for the images (a model's inputs): nothing to refuse.
-  EXPECT_NO_THROW(gradients(y, std::vector<Output>{}));
+  EXPECT_NO_THROW(gradients(y, {}));
 }
 
 }  // namespace strata::testing::image_op_cases

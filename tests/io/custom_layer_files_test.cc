@@ -21,6 +21,8 @@
 #include "keras_test_util.h"
 #include "layers/core/dense.h"
 #include "optimizers/adam.h"
+#include "optimizers/nadam.h"
+#include "optimizers/rmsprop.h"
 #include "models/custom_model.h"
 #include "tests/layers/golden_json.h"
 #include "test_util.h"
@@ -103,7 +105,21 @@ class Private : public CustomModel {
   Layer enc, dec;
 };
 
+// Tracks `second` before `first` but calls `first` first: Keras's trainable_variables (and
+// its optimizer's slots) follow the tracking, a Strata step reaches them in call order.
+class Swapped : public CustomModel {
+ public:
+  Swapped() : CustomModel({}, {}, "swapped", "Swapped") {
+    second = track("second", layers::Dense(2, {.name = "second"}));
+    first = track("first", layers::Dense(4, {.name = "first"}));
+  }
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& x) override { return {second(first(x[0]))}; }
+  static Model from_config(const io::json&) { return make_model<Swapped>(); }
+  Layer second, first;
+};
+
 const bool linear_registered = saving::register_keras_serializable<Linear>("my_package");
+const bool swapped_registered = saving::register_keras_serializable<Swapped>("my_package");
 const bool untracked_registered = saving::register_keras_serializable<Untracked>("my_package");
 const bool private_registered = saving::register_keras_serializable<Private>("my_package");
 const bool mlp_registered = saving::register_keras_serializable<MLPBlock>("my_package");
@@ -419,6 +435,70 @@ TEST(CustomLayerFiles, ACompiledModelSubclassSavesAndLoadsWeightsAsKeras) {
   const Tensor next = one_more_epoch(trained, x);
   strata::testing::expect_close(one_more_epoch(reloaded, x), next, "Strata's weights file, one more epoch", 0, 0);
   EXPECT_THROW_WITH(reloaded.load_weights(fresh, {.skip_mismatch = true}), ValueError, "skip_mismatch");
+}
+
+// The file lays the slots out in the optimizer's own pattern over Keras's variable order
+// (the tracked layers'), whatever order a step built them in: RMSprop's every velocity,
+// then every momentum, then every average gradient; Nadam's u_product after its slots.
+TEST(CustomLayerFiles, ACompiledSubclassWritesItsSlotsInKerasVariableOrder) {
+  ASSERT_TRUE(custom_layer_files::swapped_registered);
+  const Tensor x = custom_layer_ramp({5, 3});
+  for (const std::string kind : {"rmsprop", "nadam"}) {
+    SCOPED_TRACE(kind);
+    Model model = make_model<custom_layer_files::Swapped>();
+    model_cast<custom_layer_files::Swapped>(model).build({Shape{3}});
+    set_ramp_weights(model);
+    optimizers::Optimizer optimizer =
+        kind == "rmsprop" ? optimizers::Optimizer(optimizers::RMSprop({.momentum = 0.9, .centered = true}))
+                          : optimizers::Optimizer(optimizers::Nadam());
+    model.compile({.optimizer = optimizer, .loss = "mse"});
+    model.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+    // Keras's trainable_variables: `second`'s kernel and bias, then `first`'s.
+    const auto& swapped = model_cast<custom_layer_files::Swapped>(model);
+    std::vector<Variable> keras_order;
+    for (const Layer& layer : {swapped.second, swapped.first}) {
+      for (const Variable& v : layer.trainable_weights()) keras_order.push_back(v);
+    }
+    ASSERT_EQ(keras_order.size(), 4u);
+    auto slot = [&](const Variable& v, const std::string& name) {
+      for (const auto& s : optimizer.impl().slot_variables()) {
+        if (s.variable.id() == v.id() && s.slot_name == name) return s.slot;
+      }
+      ADD_FAILURE() << "no " << name << " slot for " << v.path();
+      return Variable();
+    };
+    std::vector<Variable> expected{optimizer.impl().iterations(), optimizer.impl().learning_rate()};
+    const std::vector<std::vector<std::string>> pattern =
+        kind == "rmsprop" ? std::vector<std::vector<std::string>>{{"velocity"}, {"momentum"}, {"average_gradient"}}
+                          : std::vector<std::vector<std::string>>{{"momentum", "velocity"}};
+    for (const auto& block : pattern) {
+      for (const Variable& v : keras_order) {
+        for (const std::string& name : block) expected.push_back(slot(v, name));
+      }
+    }
+    if (kind == "nadam") expected.push_back(optimizer.variables().back());  // u_product
+    ASSERT_EQ(expected.size(), optimizer.variables().size());
+    strata::testing::ScratchDir dir;
+    const std::string path = dir.file("swapped.keras");
+    model.save(path);
+    strata::testing::ScratchDir h5dir;
+    const std::string h5 = h5dir.file("w.h5");
+    io::write_file_atomically(h5, io::ZipReader(path).read("model.weights.h5"));
+    {
+      const io::h5::File weights(h5, io::h5::File::Mode::read);
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        const std::string at = "optimizer/vars/" + std::to_string(i);
+        ASSERT_TRUE(weights.has_dataset(at)) << at;
+        strata::testing::expect_close(as_floats(weights.open_dataset(at).read(expected[i].dtype())),
+                                      as_floats(expected[i].value()), at + " is " + expected[i].path(), 0, 0);
+      }
+      EXPECT_FALSE(weights.has_dataset("optimizer/vars/" + std::to_string(expected.size())));
+    }
+    // Read back into the same slots: one more epoch goes where the trained model's goes.
+    Model reloaded = models::load_model(path);
+    EXPECT_EQ(reloaded.optimizer().iterations(), 2);
+    strata::testing::expect_close(one_more_epoch(reloaded, x), one_more_epoch(model, x), "one more epoch", 0, 0);
+  }
 }
 
 TEST(CustomLayerFiles, AModelSubclassWalksItsAttributesAsKerasDoes) {
