@@ -323,6 +323,29 @@ Tensor as_floats(const Tensor& t) {
   return Tensor::from_vector<float>(t.shape(), v);
 }
 
+// The MLP compiled with Adam(0.01) on mean squared error, as make_custom_layer_goldens.py's.
+Model compiled_mlp() {
+  Model m = strata_model_subclass();
+  m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "mse"});
+  return m;
+}
+
+// ... and fitted two epochs of one batch, as its trained_model_subclass.
+Model trained_compiled_mlp(const Tensor& x) {
+  Model m = compiled_mlp();
+  m.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+  return m;
+}
+
+// With STRATA_WRITE_CUSTOM_LAYER_FILES set, copies the file Strata wrote there for the
+// Python script to check (tests/reference/make_custom_layer_goldens.py) and says so.
+bool copied_for_keras(const std::string& fresh, const std::string& name) {
+  const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES");
+  if (!write_to) return false;
+  std::filesystem::copy_file(fresh, std::string(write_to) + "/" + name, std::filesystem::copy_options::overwrite_existing);
+  return true;
+}
+
 void expect_optimizer_variables(const Model& model, const nlohmann::ordered_json& golden, const std::string& what) {
   const std::vector<Variable> vars = model.optimizer().variables();
   ASSERT_EQ(vars.size(), golden.size()) << what;
@@ -353,18 +376,12 @@ TEST(CustomLayerFiles, ACompiledModelSubclassKeepsItsOptimizerStateBothWays) {
                                 1e-4f);
 
   // The same training here, saved: the file's optimizer/vars are Keras's.
-  Model trained = strata_model_subclass();
-  trained.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "mse"});
-  trained.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+  Model trained = trained_compiled_mlp(x);
   expect_optimizer_variables(trained, keras.at("model_mlp_compiled_variables"), "trained here");
   strata::testing::ScratchDir dir;
   const std::string fresh = dir.file("strata_model_mlp_compiled.keras");
   trained.save(fresh);
-  if (const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES")) {
-    std::filesystem::copy_file(fresh, std::string(write_to) + "/strata_model_mlp_compiled.keras",
-                               std::filesystem::copy_options::overwrite_existing);
-    return;
-  }
+  if (copied_for_keras(fresh, "strata_model_mlp_compiled.keras")) return;
   {
     strata::testing::ScratchDir h5dir;
     const std::string h5 = h5dir.file("w.h5");
@@ -398,11 +415,6 @@ TEST(CustomLayerFiles, ACompiledModelSubclassSavesAndLoadsWeightsAsKeras) {
   const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
   const auto& keras = custom_layers_golden().at("keras");
   const Tensor keras_next = strata::testing::golden_tensor(keras.at("model_mlp_compiled_one_more_epoch"));
-  auto compiled_mlp = [] {
-    Model m = strata_model_subclass();
-    m.compile({.optimizer = optimizers::Adam({.learning_rate = 0.01}), .loss = "mse"});
-    return m;
-  };
   Model from_keras = compiled_mlp();
   from_keras.load_weights(custom_layers_dir() + "keras_model_mlp_compiled.weights.h5");
   EXPECT_EQ(from_keras.optimizer().iterations(), 2);
@@ -410,16 +422,11 @@ TEST(CustomLayerFiles, ACompiledModelSubclassSavesAndLoadsWeightsAsKeras) {
   strata::testing::expect_close(one_more_epoch(from_keras, x), keras_next, "Keras's weights file, one more epoch",
                                 1e-5f, 1e-4f);
 
-  Model trained = compiled_mlp();
-  trained.fit(x, compiled_mlp_targets(), {.batch_size = 5, .epochs = 2, .verbose = 0, .shuffle = false});
+  Model trained = trained_compiled_mlp(x);
   strata::testing::ScratchDir dir;
   const std::string fresh = dir.file("strata_model_mlp_compiled.weights.h5");
   trained.save_weights(fresh);
-  if (const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES")) {
-    std::filesystem::copy_file(fresh, std::string(write_to) + "/strata_model_mlp_compiled.weights.h5",
-                               std::filesystem::copy_options::overwrite_existing);
-    return;
-  }
+  if (copied_for_keras(fresh, "strata_model_mlp_compiled.weights.h5")) return;
   {
     const io::h5::File weights(fresh, io::h5::File::Mode::read);
     for (const char* at : {"hidden/vars/0", "hidden/vars/1", "layers/dense_1/vars/0", "layers/dense_1/vars/1",
