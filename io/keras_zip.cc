@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -302,30 +301,17 @@ std::vector<Variable> keras3_optimizer_variables(const optimizers::Optimizer& op
   return vars;
 }
 
-// A registered Model subclass's trainable variables in Keras's order (its
-// trainable_variables): each tracked layer's, in tracking order.
+// A registered Model subclass's trainable variables in Keras's order (models/custom_model.h).
 std::vector<Variable> subclass_trainable_variables(const Model& model) {
-  const auto& custom = dynamic_cast<const CustomModel&>(model.model());
-  std::vector<Variable> listed, out;
-  if (!custom.trainable) return out;
-  for (const Layer& layer : custom.tracked_layers()) keras_trainable(layer, true, listed);
-  std::set<const void*> seen;
-  for (const Variable& v : listed) {
-    if (seen.insert(v.id()).second) out.push_back(v);
-  }
-  return out;
+  return dynamic_cast<const CustomModel&>(model.model()).trainable_variables();
 }
 
-// A compiled Model subclass's optimizer variables as Keras 3 writes them (optimizer/vars).
-// Keras builds the optimizer on the model's trainable_variables (its tracked layers' in
-// tracking order); a Strata step builds it on the variables in the order its call reaches
-// them. Each optimizer lays its slots out in its own pattern (Adam: each variable's
-// momentum and velocity, then every velocity_hat; RMSprop: every velocity, then every
-// momentum, ...), which Strata's build mirrors; so the file keeps the created list, with
-// each slot replaced by the same kind's slot of the variable at the same place in Keras's
-// order, and the optimizer's own variables (iteration, learning_rate, Nadam's u_product)
-// where they are. Undefined (and `why` says why) when the slots belong to other variables
-// than the model's trainable ones.
+// A compiled Model subclass's optimizer variables as Keras 3 writes them (optimizer/vars):
+// Keras builds the optimizer on the model's trainable_variables, as a Strata step does
+// (models/custom_model.h), and each optimizer's build lays its slots out over them in its
+// own pattern (Adam's per variable, RMSprop's a block per slot kind, Nadam's u_product
+// after), which Strata's mirror; so the created order is the file's. Undefined (and `why`
+// says why) when a custom step built the optimizer on other variables or in another order.
 std::pair<optimizers::Optimizer, std::vector<Variable>> subclass_optimizer_state(const Model& model,
                                                                                   std::string& why) {
   if (!model.compiled()) {
@@ -333,48 +319,18 @@ std::pair<optimizers::Optimizer, std::vector<Variable>> subclass_optimizer_state
     return {};
   }
   optimizers::Optimizer opt = model.optimizer();
-  const std::vector<Variable> created = keras3_optimizer_variables(opt);
-  const std::vector<optimizers::SlotVariable> slots = opt.impl().slot_variables();
-  const std::vector<Variable> keras_order = subclass_trainable_variables(model);
-  // The variables in the order the optimizer was built on them (their first slots').
-  std::vector<const void*> built_order;
-  for (const auto& s : slots) {
-    if (std::find(built_order.begin(), built_order.end(), s.variable.id()) == built_order.end()) {
-      built_order.push_back(s.variable.id());
+  std::vector<const void*> built_on, trainable;
+  for (const auto& s : opt.impl().slot_variables()) {
+    if (std::find(built_on.begin(), built_on.end(), s.variable.id()) == built_on.end()) {
+      built_on.push_back(s.variable.id());
     }
   }
-  std::map<const void*, const void*> keras_of;  // built_order[i] -> keras_order[i]
-  bool same_set = built_order.size() == keras_order.size() || built_order.empty();
-  for (std::size_t i = 0; same_set && i < built_order.size(); ++i) {
-    same_set = std::any_of(keras_order.begin(), keras_order.end(),
-                           [&](const Variable& v) { return v.id() == built_order[i]; });
-    keras_of[built_order[i]] = keras_order[i].id();
-  }
-  if (!same_set) {
-    why = "the optimizer has slots for other variables than the model's trainable_variables";
+  for (const Variable& v : subclass_trainable_variables(model)) trainable.push_back(v.id());
+  if (!built_on.empty() && built_on != trainable) {
+    why = "the optimizer was built on other variables than the model's trainable_variables, or in another order";
     return {};
   }
-  std::map<const void*, const optimizers::SlotVariable*> slot_by_id;
-  std::map<std::pair<const void*, std::string>, Variable> slot_of;  // (variable, kind) -> slot
-  for (const auto& s : slots) {
-    slot_by_id[s.slot.id()] = &s;
-    slot_of[{s.variable.id(), s.slot_name}] = s.slot;
-  }
-  std::vector<Variable> ordered;
-  for (const Variable& v : created) {
-    const auto it = slot_by_id.find(v.id());
-    if (it == slot_by_id.end()) {
-      ordered.push_back(v);  // the optimizer's own
-      continue;
-    }
-    const auto keras_slot = slot_of.find({keras_of.at(it->second->variable.id()), it->second->slot_name});
-    if (keras_slot == slot_of.end()) {
-      why = "the optimizer has no '" + it->second->slot_name + "' slot for every trainable variable";
-      return {};
-    }
-    ordered.push_back(keras_slot->second);
-  }
-  return {opt, ordered};
+  return {opt, keras3_optimizer_variables(opt)};
 }
 
 // The compiled model's optimizer and its variables in the order Keras 3 writes them; an

@@ -214,7 +214,9 @@ std::vector<metrics::Metric> CustomModel::metrics() const { return compiled_metr
 std::vector<Variable> CustomModel::trainable_variables() const {
   std::vector<Variable> out;
   if (!trainable) return out;
-  for (const Layer& layer : sublayers()) {
+  std::vector<Layer> layers = tracked_;
+  for (const Layer& layer : sublayers()) layers.push_back(layer);  // repeats are skipped below
+  for (const Layer& layer : layers) {
     for (const Variable& v : layer.trainable_weights()) {
       if (std::none_of(out.begin(), out.end(), [&](const Variable& o) { return o.id() == v.id(); })) out.push_back(v);
     }

@@ -108,8 +108,9 @@ class CustomModel : public ModelImpl {
   // and an MAE metric made in the constructor).
   virtual std::vector<metrics::Metric> metrics() const;
 
-  // Keras's self.trainable_variables: every trainable weight of the model's layers and of
-  // the models it tracks.
+  // Keras's self.trainable_variables: every trainable weight of the layers and models it
+  // tracks, in tracking order (Keras's order, which its optimizer builds on and its files
+  // keep), then those of any other layer its call uses.
   std::vector<Variable> trainable_variables() const;
   // Keras's self.optimizer: compile's. A ValueError before compile.
   optimizers::Optimizer optimizer() const;

@@ -163,7 +163,7 @@ void row_interior(const Geom& g, const float* x_image, const float* k, const flo
   for (; ox < ox_end; ++ox) pixels.template operator()<1>(ox);
 }
 
-// A 3×3 window of dilation 1 and column stride Stride (1 or 2) on one tile of kPixels
+// A 3×3 window of dilation 1 and column stride Stride (1 or 2) on one tile of Pixels
 // output pixels whose taps all lie inside the image's columns, for every whole vector of
 // channels: the vectors are the inner loop. Run a vector at a time across the row
 // (row_interior), each load of x started a new cache line, a stride of C channels from the
@@ -179,7 +179,6 @@ template <int Stride, int Pixels>
 void tile_3x3(const float* x_tile, std::int64_t row_stride, std::int64_t c, int row_first, int row_last,
               const float* packed, const float* bias, Activation activation, float* y_tile, std::int64_t vectors) {
   static_assert(Pixels <= 4 && (Pixels - 1) * Stride + 3 <= 9, "columns 0-8: three bases a row");
-  constexpr int kPixels = Pixels;
   const float* base[3][3];
   for (int ky = 0; ky < 3; ++ky) {
     for (int b = 0; b < 3; ++b) base[ky][b] = x_tile + ky * row_stride + 3 * b * c;
@@ -188,9 +187,9 @@ void tile_3x3(const float* x_tile, std::int64_t row_stride, std::int64_t c, int 
   float* y_high = y_tile + 3 * c;  // pixel 3
   for (std::int64_t v = 0; v < vectors; ++v) {
     const Vec initial = bias ? load(bias + v * kVecLanes) : Vec{};
-    Vec acc[kPixels];
+    Vec acc[Pixels];
 #pragma GCC unroll 4
-    for (int p = 0; p < kPixels; ++p) acc[p] = initial;
+    for (int p = 0; p < Pixels; ++p) acc[p] = initial;
 #pragma GCC unroll 3
     for (int ky = 0; ky < 3; ++ky) {
       if (ky < row_first || ky >= row_last) continue;
@@ -198,14 +197,14 @@ void tile_3x3(const float* x_tile, std::int64_t row_stride, std::int64_t c, int 
       for (int kx = 0; kx < 3; ++kx) {
         const Vec w = load(packed + (ky * 3 + kx) * kVecLanes);
 #pragma GCC unroll 4
-        for (int p = 0; p < kPixels; ++p) {
+        for (int p = 0; p < Pixels; ++p) {
           const int column = p * Stride + kx;
           acc[p] += load(base[ky][column / 3] + (column % 3) * c) * w;
         }
       }
     }
 #pragma GCC unroll 4
-    for (int p = 0; p < kPixels; ++p) store((p < 3 ? y_low : y_high) + (p % 3) * c, activated(activation, acc[p]));
+    for (int p = 0; p < Pixels; ++p) store((p < 3 ? y_low : y_high) + (p % 3) * c, activated(activation, acc[p]));
     for (int ky = 0; ky < 3; ++ky) {
       for (int b = 0; b < 3; ++b) base[ky][b] += kVecLanes;
     }
