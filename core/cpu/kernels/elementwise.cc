@@ -84,20 +84,25 @@ void binary_kernel(KernelContext& ctx, F f) {
     }, cpu::threshold_for(inner));
     return;
   }
-  const int rank = os.rank();
-  const std::int64_t inner = rank ? os.dims()[rank - 1] : 1;
-  const std::int64_t rows = inner ? n / inner : 0;
-  const Strides sa = broadcast_strides(a.shape(), os);
-  const Strides sb = broadcast_strides(b.shape(), os);
-  const std::int64_t ia_step = rank ? sa[rank - 1] : 0, ib_step = rank ? sb[rank - 1] : 0;
+  if (n == 0) return;
+  // Rows of the collapsed walk: a [n, h, w, 1] operand against [n, 1, 1, 1] walks n rows of
+  // h * w, not n * h * w rows of one element with the index math of each.
+  Strides sa = broadcast_strides(a.shape(), os);
+  Strides sb = broadcast_strides(b.shape(), os);
+  const Strides dims = ops::collapse_dims(os, sa, sb);
+  const int rank = static_cast<int>(dims.size());
+  const std::int64_t inner = dims[dims.size() - 1];
+  const std::int64_t rows = n / inner;
+  const std::int64_t ia_step = sa[dims.size() - 1], ib_step = sb[dims.size() - 1];
   cpu::parallel_for(rows, [&](std::int64_t s, std::int64_t e) {
     for (std::int64_t row = s; row < e; ++row) {
       std::int64_t rem = row, oa = 0, ob = 0;
       for (int d = rank - 2; d >= 0; --d) {
-        std::int64_t idx = rem % os.dims()[d];
-        rem /= os.dims()[d];
-        oa += idx * sa[d];
-        ob += idx * sb[d];
+        const auto at = static_cast<std::size_t>(d);
+        std::int64_t idx = rem % dims[at];
+        rem /= dims[at];
+        oa += idx * sa[at];
+        ob += idx * sb[at];
       }
       float* orow = po + row * inner;
       const float* ra = pa + oa;

@@ -150,16 +150,19 @@ void reduce_into(const Tensor& in, const Axes& axes, Reduction kind, Tensor& out
   }
 }
 
-void broadcast_into(const Tensor& src, const Strides& strides, Tensor& out, float scale) {
-  const Shape& os = out.shape();
-  const int rank = os.rank();
+void broadcast_into(const Tensor& src, const Strides& src_strides, Tensor& out, float scale) {
+  if (out.size() == 0) return;
+  // out is contiguous, so its walk collapses wherever src's does (ops::collapse_dims).
+  Strides strides = src_strides;
+  const Strides dims = ops::collapse_dims(out.shape(), strides);
+  const int rank = static_cast<int>(dims.size());
   const float* ps = src.data<float>();
   float* po = out.data<float>();
-  const std::int64_t inner = rank ? os.dims()[rank - 1] : 1;
-  const std::int64_t rows = inner ? out.size() / inner : 0;
-  const std::int64_t step = rank ? strides[rank - 1] : 0;
+  const std::int64_t inner = dims[dims.size() - 1];
+  const std::int64_t rows = out.size() / inner;
+  const std::int64_t step = strides[dims.size() - 1];
   bool one_row = true;  // every row of out the same row of src (a per-channel vector's broadcast)
-  for (int d = 0; d + 1 < rank; ++d) one_row &= strides[d] == 0;
+  for (int d = 0; d + 1 < rank; ++d) one_row &= strides[static_cast<std::size_t>(d)] == 0;
   if (one_row && step == 1) {
     cpu::parallel_for(rows, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t row = b; row < e; ++row) {
@@ -173,8 +176,9 @@ void broadcast_into(const Tensor& src, const Strides& strides, Tensor& out, floa
     for (std::int64_t row = b; row < e; ++row) {
       std::int64_t rem = row, off = 0;
       for (int d = rank - 2; d >= 0; --d) {
-        off += (rem % os.dims()[d]) * strides[d];
-        rem /= os.dims()[d];
+        const auto at = static_cast<std::size_t>(d);
+        off += (rem % dims[at]) * strides[at];
+        rem /= dims[at];
       }
       float* orow = po + row * inner;
       for (std::int64_t j = 0; j < inner; ++j) orow[j] = ps[off + j * step] * scale;
