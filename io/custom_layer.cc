@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/ops.h"
 
 namespace strata {
 
@@ -47,6 +48,31 @@ std::vector<Output> CustomLayer::call_layer(const Layer& layer, Graph& graph, co
     inner.built = true;
   }
   return inner.call(graph, inputs);
+}
+
+std::vector<Output> CustomLayer::compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                              const std::vector<Output>& masks) {
+  if (!supports_masking) return LayerImpl::compute_mask(graph, inputs, masks);
+  return masks;
+}
+
+void CustomLayer::add_loss(Graph& graph, Output loss) {
+  const std::string where = class_name() + " '" + name + "'";
+  if (!loss.valid()) throw ValueError(where + ": add_loss was given no value");
+  if (loss.dtype() != DType::float32) {
+    throw ValueError(where + ": add_loss takes a float32 value, got " + to_string(loss.dtype()));
+  }
+  graph.add_loss(loss.shape().rank() == 0 ? loss : ops::reduce_sum(loss));
+}
+
+void CustomLayer::add_update(Graph& graph, Output update, bool training_only) {
+  const std::string where = class_name() + " '" + name + "'";
+  if (!update.valid()) throw ValueError(where + ": add_update was given no update");
+  try {
+    graph.add_update(update, training_only ? Graph::UpdateMode::training_only : Graph::UpdateMode::always);
+  } catch (const ValueError& e) {
+    throw ValueError(where + ": " + e.what() + " (add_update takes an ops::assign or ops::assign_add of a weight)");
+  }
 }
 
 Output CustomLayer::call_layer(const Layer& layer, Graph& graph, const Output& input) {

@@ -61,6 +61,13 @@ class CustomLayer : public LayerImpl {
   // The attribute each tracked layer was given, in the same order.
   const std::vector<std::string>& sublayer_attributes() const { return attributes_; }
 
+  // Keras's supports_masking: a layer that sets it passes each input's mask on to the
+  // output at the same position, as Keras does for a layer that changes no time steps. A
+  // layer that makes or changes masks overrides compute_mask instead.
+  bool supports_masking = false;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+
  protected:
   // Keras tracks a layer assigned to an attribute (self.linear_1 = Linear(32)); C++ says so:
   // `linear_1 = track("linear_1", make_layer<Linear>(32))`. A .keras file keeps its weights
@@ -71,6 +78,18 @@ class CustomLayer : public LayerImpl {
   // specs the first time, then adds its computation to `graph`.
   std::vector<Output> call_layer(const Layer& layer, Graph& graph, const std::vector<Output>& inputs);
   Output call_layer(const Layer& layer, Graph& graph, const Output& input);
+
+  // Keras's self.add_loss(value) inside call(): a loss of this forward pass, which a compiled
+  // model adds to its total loss in training and evaluation (a custom step's compute_loss
+  // too), as Keras adds model.losses. A value of any shape is summed first, as Keras sums
+  // each added loss; it must be float32.
+  void add_loss(Graph& graph, Output loss);
+  // A state update inside call(), as Keras's `self.total.assign_add(...)`: `update` is an
+  // ops::assign or ops::assign_add of a weight (graph.variable(total)), and every program
+  // that runs the layer runs it, in every mode (`training_only`: only when training, as
+  // BatchNormalization's moving statistics). A program runs its updates after all its
+  // reads, so a read of the weight in the same call sees its value before the update.
+  void add_update(Graph& graph, Output update, bool training_only = false);
 
  private:
   std::vector<Layer> tracked_;

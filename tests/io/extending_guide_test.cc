@@ -28,6 +28,7 @@
 #include "core/ops/array_ops.h"
 #include "core/rng.h"
 #include "core/ops/random_ops.h"
+#include "core/ops/sequence_ops.h"
 #include "core/program.h"
 #include "core/autodiff.h"
 #include "losses/accuracy_metrics.h"
@@ -338,6 +339,171 @@ class GAN : public CustomModel {
   losses::Loss loss_fn;
   metrics::Mean d_loss_tracker{{.name = "d_loss"}};
   metrics::Mean g_loss_tracker{{.name = "g_loss"}};
+};
+// [end snippet]
+
+// [snippet compute_sum]
+class ComputeSum : public CustomLayer {
+ public:
+  explicit ComputeSum(std::int64_t input_dim, std::string name = "")
+      : CustomLayer("ComputeSum", name), input_dim(input_dim) {}
+
+  void build(const std::vector<TensorSpec>&) override {
+    total = add_weight("total", {input_dim}, initializers::Zeros(), {.trainable = false});
+  }
+
+  // Keras: self.total.assign_add(ops.sum(inputs, axis=0)); return self.total
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    Output batch_sum = ops::reduce_sum(inputs[0], {0});
+    add_update(graph, ops::assign_add(graph.variable(total), batch_sum));
+    // A program reads before it updates: the new total is the total read plus this sum.
+    return {ops::add(graph.variable(total), batch_sum)};
+  }
+
+  std::int64_t input_dim;
+  Variable total;
+};
+// [end snippet]
+
+// [snippet activity_regularization_layer]
+// A layer that creates an activity regularization loss.
+class ActivityRegularizationLayer : public CustomLayer {
+ public:
+  explicit ActivityRegularizationLayer(double rate = 1e-2, std::string name = "")
+      : CustomLayer("ActivityRegularizationLayer", name), rate(rate) {}
+
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    add_loss(graph, ops::mul(ops::reduce_mean(inputs[0]), static_cast<float>(rate)));  // self.add_loss(...)
+    return inputs;
+  }
+
+  double rate;
+};
+// [end snippet]
+
+// [snippet masking_layers]
+// Makes a mask: 1 where the id is not 0 (Keras's compute_mask with mask_zero).
+class CustomEmbedding : public CustomLayer {
+ public:
+  CustomEmbedding(std::int64_t input_dim, std::int64_t output_dim, bool mask_zero = false, std::string name = "")
+      : CustomLayer("CustomEmbedding", name), input_dim(input_dim), output_dim(output_dim), mask_zero(mask_zero) {}
+
+  void build(const std::vector<TensorSpec>&) override {
+    embeddings = add_weight("embeddings", {input_dim, output_dim}, initializers::RandomNormal());
+  }
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    return {ops::embedding_lookup(graph.variable(embeddings), inputs[0], name)};
+  }
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override {
+    if (!mask_zero) return {};
+    return {ops::not_equal(inputs[0], ops::constant(graph, 0.f))};
+  }
+
+  std::int64_t input_dim, output_dim;
+  bool mask_zero;
+  Variable embeddings;
+};
+
+// Passes the mask on: it changes no time step (Keras's supports_masking = True).
+class MyActivation : public CustomLayer {
+ public:
+  explicit MyActivation(std::string name = "") : CustomLayer("MyActivation", name) { supports_masking = true; }
+  std::vector<Output> call(Graph&, const std::vector<Output>& inputs) override { return {ops::relu(inputs[0])}; }
+};
+
+// Uses the mask: a softmax over the time steps that gives padding none of the weight.
+class TemporalSoftmax : public CustomLayer {
+ public:
+  explicit TemporalSoftmax(std::string name = "") : CustomLayer("TemporalSoftmax", name) {}
+
+  std::vector<Output> call(Graph&, const std::vector<Output>& inputs) override {
+    return {ops::softmax(inputs[0], 1)};  // no mask came: every step counts
+  }
+  // Keras's call(self, inputs, mask=None), called when the inputs carry a mask.
+  std::vector<Output> call_masked(Graph&, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override {
+    Output broadcast_float_mask = ops::expand_dims(masks[0], -1);  // (batch, steps, 1)
+    Output inputs_exp = ops::mul(ops::exp(inputs[0]), broadcast_float_mask);
+    Output inputs_sum = ops::reduce_sum(inputs_exp, {1}, true);
+    return {ops::div(inputs_exp, inputs_sum)};
+  }
+};
+// [end snippet]
+
+// [snippet vae]
+// Uses (z_mean, z_log_var) to sample z, the vector encoding a digit.
+class Sampling : public CustomLayer {
+ public:
+  explicit Sampling(std::string name = "") : CustomLayer("Sampling", name) {}
+  bool accepts_input_count(std::size_t n) const override { return n == 2; }
+
+  std::vector<Output> call(Graph&, const std::vector<Output>& inputs) override {
+    const Output& z_mean = inputs[0];
+    const Output& z_log_var = inputs[1];
+    Output epsilon = ops::random_normal_like(z_mean, /*seed=*/1337, current_call);
+    return {ops::add(z_mean, ops::mul(ops::exp(ops::mul(z_log_var, 0.5f)), epsilon))};
+  }
+};
+
+// Maps inputs to a triplet (z_mean, z_log_var, z), and adds the KL divergence
+// regularization loss (Keras's model adds it in its call; here the layer that has the
+// graph's values does).
+class Encoder : public CustomLayer {
+ public:
+  explicit Encoder(std::int64_t latent_dim = 32, std::int64_t intermediate_dim = 64, std::string name = "encoder")
+      : CustomLayer("Encoder", name) {
+    dense_proj = track("dense_proj", layers::Dense(intermediate_dim, {.activation = "relu"}));
+    dense_mean = track("dense_mean", layers::Dense(latent_dim));
+    dense_log_var = track("dense_log_var", layers::Dense(latent_dim));
+    sampling = track("sampling", make_layer<Sampling>());
+  }
+
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    Output x = call_layer(dense_proj, graph, inputs[0]);
+    Output z_mean = call_layer(dense_mean, graph, x);
+    Output z_log_var = call_layer(dense_log_var, graph, x);
+    Output z = call_layer(sampling, graph, std::vector<Output>{z_mean, z_log_var})[0];
+    // kl_loss = -0.5 * mean(z_log_var - square(z_mean) - exp(z_log_var) + 1)
+    Output kl = ops::add(ops::sub(ops::sub(z_log_var, ops::square(z_mean)), ops::exp(z_log_var)), 1.f);
+    add_loss(graph, ops::mul(ops::reduce_mean(kl), -0.5f));
+    return {z_mean, z_log_var, z};
+  }
+
+  Layer dense_proj, dense_mean, dense_log_var, sampling;
+};
+
+// Converts z, the encoded digit vector, back into a readable digit.
+class Decoder : public CustomLayer {
+ public:
+  explicit Decoder(std::int64_t original_dim, std::int64_t intermediate_dim = 64, std::string name = "decoder")
+      : CustomLayer("Decoder", name) {
+    dense_proj = track("dense_proj", layers::Dense(intermediate_dim, {.activation = "relu"}));
+    dense_output = track("dense_output", layers::Dense(original_dim, {.activation = "sigmoid"}));
+  }
+
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    return {call_layer(dense_output, graph, call_layer(dense_proj, graph, inputs[0]))};
+  }
+
+  Layer dense_proj, dense_output;
+};
+
+// Combines the encoder and decoder into an end-to-end model for training.
+class VariationalAutoEncoder : public CustomModel {
+ public:
+  VariationalAutoEncoder(std::int64_t original_dim, std::int64_t intermediate_dim = 64, std::int64_t latent_dim = 32)
+      : CustomModel({}, {}, "autoencoder", "VariationalAutoEncoder") {
+    encoder = track("encoder", make_layer<Encoder>(latent_dim, intermediate_dim));
+    decoder = track("decoder", make_layer<Decoder>(original_dim, intermediate_dim));
+  }
+
+  std::vector<KerasTensor> call(const std::vector<KerasTensor>& inputs) override {
+    std::vector<KerasTensor> encoded = encoder(inputs);  // z_mean, z_log_var, z
+    return {decoder(encoded[2])};
+  }
+
+  Layer encoder, decoder;
 };
 // [end snippet]
 
@@ -1088,6 +1254,136 @@ TEST(ExtendingGuide, ANextPhaseReadsWhatTheLastOneUpdated) {
     EXPECT_FLOAT_EQ(logs.at("after"), split ? 0.f : 1.f) << split;
     EXPECT_FLOAT_EQ(model.get_weights()[0].item(), 0.f) << split;
     EXPECT_EQ(model_cast<TwoHalves>(model).steps()->num_programs(), split ? 2 : 1);
+  }
+}
+
+TEST(ExtendingGuide, ANonTrainableWeightUpdatedInCallAccumulatesOverCalls) {
+  // [snippet use_compute_sum]
+  Layer my_sum = make_layer<extending_guide::ComputeSum>(2);
+  KerasTensor x = Input({2});
+  Model model(x, my_sum(x));
+  Tensor ones = Tensor::from_vector<float>({2, 2}, {1.f, 1.f, 1.f, 1.f});
+  Tensor y = model.predict_on_batch(ones);  // [2, 2]
+  y = model.predict_on_batch(ones);         // [4, 4]
+  // [end snippet]
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{4.f, 4.f}));
+  // A weight of the layer, but not a trainable one.
+  EXPECT_EQ(my_sum.weights().size(), 1u);
+  EXPECT_EQ(my_sum.non_trainable_weights().size(), 1u);
+  EXPECT_TRUE(my_sum.trainable_weights().empty());
+  EXPECT_EQ(my_sum.get_weights()[0].to_vector<float>(), (std::vector<float>{4.f, 4.f}));
+}
+
+TEST(ExtendingGuide, AddLossAddsALayersLossToTheModelsLoss) {
+  // [snippet use_activity_regularization_layer]
+  KerasTensor inputs = Input({3});
+  KerasTensor hidden = layers::Dense(4)(inputs);
+  KerasTensor outputs = make_layer<extending_guide::ActivityRegularizationLayer>(0.5)(hidden);
+  Model model(inputs, outputs);
+  // fit and evaluate minimize and report the mean squared error plus 0.5 * mean(hidden).
+  model.compile({.optimizer = "sgd", .loss = "mse"});
+  // [end snippet]
+  const Tensor x = extending_ramp({8, 3});
+  const Tensor y = ops::add(extending_ramp({8, 4}), 1.f);
+  const std::vector<float> predicted = model.predict(x).to_vector<float>(), target = y.to_vector<float>();
+  double squared = 0, mean = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    squared += (predicted[i] - target[i]) * (predicted[i] - target[i]);
+    mean += predicted[i];
+  }
+  const double n = static_cast<double>(predicted.size());
+  EXPECT_NEAR(model.evaluate(x, y, {.batch_size = 8, .verbose = 0}).at("loss"), squared / n + 0.5 * mean / n, 1e-5);
+  // A custom step's compute_loss adds it too (Keras's model.losses).
+  KerasTensor in = Input({3});
+  Model stepped = make_model<extending_guide::MyModel>(
+      in, make_layer<extending_guide::ActivityRegularizationLayer>(0.5)(layers::Dense(4)(in)));
+  stepped.compile({.optimizer = "sgd", .loss = "mse"});
+  stepped.set_weights(model.get_weights());
+  EXPECT_NEAR(stepped.evaluate(x, y, {.batch_size = 8, .verbose = 0}).at("loss"), squared / n + 0.5 * mean / n, 1e-5);
+}
+
+TEST(ExtendingGuide, CustomLayersMakePassOnAndUseMasks) {
+  // [snippet use_masking_layers]
+  KerasTensor inputs = Input({5});  // token ids, 0 for padding
+  Layer embedding = make_layer<extending_guide::CustomEmbedding>(10, 3, /*mask_zero=*/true);
+  KerasTensor x = embedding(inputs);                       // makes the mask
+  x = make_layer<extending_guide::MyActivation>()(x);       // passes it on
+  KerasTensor outputs = make_layer<extending_guide::TemporalSoftmax>()(x);  // uses it
+  Model model(inputs, outputs);
+  // [end snippet]
+  const std::vector<float> ids{3, 1, 4, 0, 0, 2, 7, 1, 8, 0};
+  const std::vector<float> out = model.predict(Tensor::from_vector<float>({2, 5}, ids)).to_vector<float>();
+  const std::vector<float> table = embedding.get_weights()[0].to_vector<float>();
+  for (std::size_t b = 0; b < 2; ++b) {
+    for (std::size_t d = 0; d < 3; ++d) {
+      double sum = 0;
+      for (std::size_t t = 0; t < 5; ++t) {
+        const auto id = static_cast<std::size_t>(ids[b * 5 + t]);
+        if (id != 0) sum += std::exp(std::max(0.f, table[id * 3 + d]));
+      }
+      for (std::size_t t = 0; t < 5; ++t) {
+        const auto id = static_cast<std::size_t>(ids[b * 5 + t]);
+        const double expected = id == 0 ? 0.0 : std::exp(std::max(0.f, table[id * 3 + d])) / sum;
+        EXPECT_NEAR(out[(b * 5 + t) * 3 + d], expected, 1e-6) << "sample " << b << " step " << t << " feature " << d;
+      }
+    }
+  }
+}
+
+TEST(ExtendingGuide, TheVariationalAutoEncoderTrainsOnItsReconstructionAndKLLosses) {
+  std::vector<float> pixels(512 * 64);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<float>((i * 37 + i / 64) % 11) / 10.f;
+  const Tensor x_train = Tensor::from_vector<float>({512, 64}, pixels);
+  // [snippet use_vae]
+  Model vae = make_model<extending_guide::VariationalAutoEncoder>(64, 32, 8);
+  vae.compile({.optimizer = optimizers::Adam({.learning_rate = 1e-3}), .loss = losses::MeanSquaredError()});
+  History history = vae.fit(x_train, x_train, {.batch_size = 64, .epochs = 2, .verbose = 0});
+  // [end snippet]
+  const float first = history.history.at("loss").front();
+  const std::vector<float> later = vae.fit(x_train, x_train, {.batch_size = 64, .epochs = 8, .verbose = 0}).history.at("loss");
+  EXPECT_LT(later.back(), first);
+  // The loss is the reconstruction's plus the encoder's KL term: with z_mean = 1 and
+  // z_log_var = 0 the KL term is 0.5, and a decoder of zero weights outputs 0.5 whatever z is.
+  auto& model = model_cast<extending_guide::VariationalAutoEncoder>(vae);
+  auto& encoder = layer_cast<extending_guide::Encoder>(model.encoder);
+  auto& decoder = layer_cast<extending_guide::Decoder>(model.decoder);
+  encoder.dense_mean.set_weights({Tensor({32, 8}), ops::add(Tensor({8}), 1.f)});
+  encoder.dense_log_var.set_weights({Tensor({32, 8}), Tensor({8})});
+  decoder.dense_output.set_weights({Tensor({32, 64}), Tensor({64})});
+  double squared = 0;
+  for (float p : pixels) squared += (p - 0.5) * (p - 0.5);
+  EXPECT_NEAR(vae.evaluate(x_train, x_train, {.batch_size = 512, .verbose = 0}).at("loss"),
+              squared / static_cast<double>(pixels.size()) + 0.5, 1e-5);
+}
+
+// add_update takes an update of a weight, add_loss a float value; each error names the layer.
+class MisusedHooks : public CustomLayer {
+ public:
+  explicit MisusedHooks(bool update) : CustomLayer("MisusedHooks", update ? "bad_update" : "bad_loss"), update(update) {}
+  std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override {
+    if (update) {
+      add_update(graph, ops::relu(inputs[0]));
+    } else {
+      add_loss(graph, ops::cast(inputs[0], DType::int32));
+    }
+    return inputs;
+  }
+  bool update;
+};
+
+TEST(ExtendingGuide, AddUpdateAndAddLossRefuseWhatIsNotAnUpdateOrAFloatLoss) {
+  for (const bool update : {true, false}) {
+    KerasTensor x = Input({2});
+    std::string message;
+    try {
+      Model model(x, make_layer<MisusedHooks>(update)(x));
+      model.predict(extending_ramp({1, 2}));
+    } catch (const ValueError& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find(update ? "MisusedHooks 'bad_update': add_update" : "MisusedHooks 'bad_loss': add_loss takes a float32"),
+              std::string::npos)
+        << message;
   }
 }
 
