@@ -50,12 +50,6 @@ std::vector<Output> CustomLayer::call_layer(const Layer& layer, Graph& graph, co
   return inner.call(graph, inputs);
 }
 
-std::vector<Output> CustomLayer::compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                              const std::vector<Output>& masks) {
-  if (!supports_masking) return LayerImpl::compute_mask(graph, inputs, masks);
-  return masks;
-}
-
 void CustomLayer::add_loss(Graph& graph, Output loss) {
   const std::string where = class_name() + " '" + name + "'";
   if (!loss.valid()) throw ValueError(where + ": add_loss was given no value");

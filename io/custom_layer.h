@@ -61,13 +61,6 @@ class CustomLayer : public LayerImpl {
   // The attribute each tracked layer was given, in the same order.
   const std::vector<std::string>& sublayer_attributes() const { return attributes_; }
 
-  // Keras's supports_masking: a layer that sets it passes each input's mask on to the
-  // output at the same position, as Keras does for a layer that changes no time steps. A
-  // layer that makes or changes masks overrides compute_mask instead.
-  bool supports_masking = false;
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
-
  protected:
   // Keras tracks a layer assigned to an attribute (self.linear_1 = Linear(32)); C++ says so:
   // `linear_1 = track("linear_1", make_layer<Linear>(32))`. A .keras file keeps its weights

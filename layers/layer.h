@@ -79,15 +79,17 @@ class LayerImpl {
   virtual std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) = 0;
   // Keras masks (_keras_mask): one Output per input or output; an invalid Output means
   // no mask. Layers that consume masks (recurrent layers) override call_masked; layers
-  // that make or pass on masks (Embedding, Masking) override compute_mask. By default a
-  // layer ignores its input masks and its outputs carry none.
+  // that make or change masks (Embedding, Masking) override compute_mask; layers that
+  // change no time step set supports_masking (Keras's flag: Dense, Dropout, the
+  // activations), and each input's mask passes on to the output at its position. Otherwise
+  // a layer ignores its input masks and its outputs carry none.
   virtual std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
                                           const std::vector<Output>& /*masks*/) {
     return call(graph, inputs);
   }
   virtual std::vector<Output> compute_mask(Graph& /*graph*/, const std::vector<Output>& /*inputs*/,
-                                           const std::vector<Output>& /*masks*/) {
-    return {};
+                                           const std::vector<Output>& masks) {
+    return supports_masking ? masks : std::vector<Output>{};
   }
   // Number of inputs the layer takes (merge layers and models may take several).
   virtual bool accepts_input_count(std::size_t n) const { return n == 1; }
@@ -107,6 +109,7 @@ class LayerImpl {
   std::string name;
   bool trainable = true;
   bool built = false;
+  bool supports_masking = false;  // passes input masks on (compute_mask above)
   std::vector<Variable> weights;  // in Keras's saved order
   // The weights given a regularizer or a constraint, in creation order.
   std::vector<WeightRule> weight_rules;

@@ -7,6 +7,7 @@ namespace strata::layers {
 
 ActivationImpl::ActivationImpl(std::string activation_, ActivationOptions options)
     : LayerImpl("Activation", options.name), activation(std::move(activation_)), options(std::move(options)) {
+  supports_masking = true;
   activations::validate(activation);
 }
 

@@ -4,7 +4,9 @@
 
 namespace strata::layers {
 
-ELUImpl::ELUImpl(ELUOptions options_) : LayerImpl("ELU", options_.name), options(std::move(options_)) {}
+ELUImpl::ELUImpl(ELUOptions options_) : LayerImpl("ELU", options_.name), options(std::move(options_)) {
+  supports_masking = true;
+}
 
 std::vector<Output> ELUImpl::call(Graph&, const std::vector<Output>& inputs) {
   return {activations::elu(inputs[0], static_cast<float>(options.alpha))};

@@ -7,6 +7,7 @@ namespace strata::layers {
 
 LeakyReLUImpl::LeakyReLUImpl(LeakyReLUOptions options_)
     : LayerImpl("LeakyReLU", options_.name), options(std::move(options_)) {
+  supports_masking = true;
   if (options.negative_slope < 0)
     throw ValueError("LeakyReLU '" + name + "': negative_slope must be >= 0, got " +
                      std::to_string(options.negative_slope));

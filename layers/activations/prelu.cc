@@ -6,7 +6,9 @@
 namespace strata::layers {
 
 PReLUImpl::PReLUImpl(PReLUOptions options_)
-    : LayerImpl("PReLU", options_.name), options(std::move(options_)) {}
+    : LayerImpl("PReLU", options_.name), options(std::move(options_)) {
+  supports_masking = true;
+}
 
 void PReLUImpl::build(const std::vector<TensorSpec>& inputs) {
   const Shape& in = inputs[0].shape;

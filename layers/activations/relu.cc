@@ -9,6 +9,7 @@ namespace strata::layers {
 ReLUImpl::ReLUImpl(ReLUOptions options_)
     : LayerImpl("ReLU", options_.name),
       options(std::move(options_)) {
+  supports_masking = true;
   if (options.max_value && *options.max_value < 0)
     throw ValueError("ReLU '" + name + "': max_value must be >= 0, got " +
                      std::to_string(*options.max_value));

@@ -9,6 +9,7 @@ namespace strata::layers {
 
 DenseImpl::DenseImpl(std::int64_t units_, DenseOptions options_)
     : LayerImpl("Dense", options_.name), units(units_), options(std::move(options_)) {
+  supports_masking = true;  // as Keras's Dense: a mask of the time steps passes through
   if (units <= 0) throw ValueError("Dense: units must be positive, got " + std::to_string(units));
   activations::validate(options.activation);
   activity_regularizer = options.activity_regularizer;

@@ -18,6 +18,7 @@ std::vector<int> normalized_axes(const Shape& s, const std::vector<std::int64_t>
 
 LayerNormalizationImpl::LayerNormalizationImpl(LayerNormalizationOptions o)
     : LayerImpl("LayerNormalization", o.name), options(std::move(o)) {
+  supports_masking = true;
   if (options.axis.empty()) throw ValueError("LayerNormalization: axis must name at least one axis");
 }
 

@@ -8,6 +8,7 @@ namespace strata::layers {
 
 DropoutImpl::DropoutImpl(double rate_, DropoutOptions options)
     : LayerImpl("Dropout", options.name), rate(rate_), seed(options.seed ? *options.seed : next_seed()), options(options) {
+  supports_masking = true;
   if (rate < 0.0 || rate >= 1.0) throw ValueError("Dropout: rate must be in [0, 1), got " + std::to_string(rate));
 }
 
