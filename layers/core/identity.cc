@@ -5,7 +5,9 @@
 namespace strata::layers {
 
 IdentityImpl::IdentityImpl(IdentityOptions options_)
-    : LayerImpl("Identity", options_.name), options(std::move(options_)) {}
+    : LayerImpl("Identity", options_.name), options(std::move(options_)) {
+  supports_masking = true;
+}
 
 std::vector<Output> IdentityImpl::call(Graph&, const std::vector<Output>& inputs) {
   return {ops::identity(inputs[0])};

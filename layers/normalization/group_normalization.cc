@@ -8,6 +8,7 @@ namespace strata::layers {
 
 GroupNormalizationImpl::GroupNormalizationImpl(GroupNormalizationOptions o)
     : LayerImpl("GroupNormalization", o.name), options(std::move(o)) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   if (options.groups <= 0 && options.groups != -1) {
     throw ValueError("groups must be a positive integer (or -1 for instance normalization), got " +
                      std::to_string(options.groups));
@@ -67,11 +68,6 @@ std::vector<Output> GroupNormalizationImpl::call(Graph& graph, const std::vector
   Output shift = ops::neg(ops::mul(mean, inv));
   if (options.center) shift = ops::add(shift, ops::reshape(graph.variable(beta), param_shape));
   return {ops::reshape_like(ops::add(ops::mul(g, inv), shift), x)};
-}
-
-std::vector<Output> GroupNormalizationImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                         const std::vector<Output>& masks) {
-  return masks;
 }
 
 GroupNormalization::GroupNormalization(GroupNormalizationOptions options)

@@ -47,8 +47,6 @@ class GroupNormalizationImpl : public LayerImpl {
   // Resolves groups = -1 to the channel count, as Keras does (its config then says so).
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
 
   GroupNormalizationOptions options;
   Variable gamma, beta;

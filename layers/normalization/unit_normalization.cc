@@ -12,6 +12,7 @@ constexpr float kLargestInverseNorm = 1e12f;
 
 UnitNormalizationImpl::UnitNormalizationImpl(UnitNormalizationOptions o)
     : LayerImpl("UnitNormalization", o.name), options(std::move(o)) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   if (options.axis.empty()) throw ValueError("UnitNormalization: axis must name at least one axis");
 }
 
@@ -25,11 +26,6 @@ std::vector<Output> UnitNormalizationImpl::call(Graph&, const std::vector<Output
   }
   Output inverse_norm = ops::div(1.f, ops::sqrt(ops::reduce_sum(ops::square(x), axes, true)));
   return {ops::mul(x, ops::minimum(inverse_norm, kLargestInverseNorm))};
-}
-
-std::vector<Output> UnitNormalizationImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                        const std::vector<Output>& masks) {
-  return masks;
 }
 
 UnitNormalization::UnitNormalization(UnitNormalizationOptions options)

@@ -24,9 +24,6 @@ class UnitNormalizationImpl : public LayerImpl {
  public:
   explicit UnitNormalizationImpl(UnitNormalizationOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // Passes its input's mask on, as Keras's supports_masking.
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
 
   UnitNormalizationOptions options;
 };

@@ -7,6 +7,7 @@ namespace strata::layers {
 
 ActivityRegularizationImpl::ActivityRegularizationImpl(ActivityRegularizationOptions o)
     : LayerImpl("ActivityRegularization", o.name), options(std::move(o)) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   // Keras's L1L2 regularizer refuses negative factors (validate_float_arg).
   for (const auto& [key, value] : {std::pair{"l1", options.l1}, std::pair{"l2", options.l2}}) {
     if (!(value >= 0.0)) {
@@ -31,11 +32,6 @@ std::vector<Output> ActivityRegularizationImpl::call(Graph& graph, const std::ve
   if (!sample_axes.empty()) penalty = ops::reduce_sum(penalty, sample_axes);
   graph.add_loss(ops::reduce_mean(penalty));
   return {x};
-}
-
-std::vector<Output> ActivityRegularizationImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                             const std::vector<Output>& masks) {
-  return masks;
 }
 
 ActivityRegularization::ActivityRegularization(ActivityRegularizationOptions options)

@@ -26,9 +26,6 @@ class ActivityRegularizationImpl : public LayerImpl {
  public:
   explicit ActivityRegularizationImpl(ActivityRegularizationOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // Passes its input's mask on, as Keras's supports_masking.
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
   ActivityRegularizationOptions options;
 };
 

@@ -18,6 +18,7 @@ constexpr double kScale = 1.0507009873554804934193349852946;
 
 AlphaDropoutImpl::AlphaDropoutImpl(double rate_, AlphaDropoutOptions o)
     : LayerImpl("AlphaDropout", o.name), rate(rate_), seed(o.seed ? *o.seed : next_seed()), options(std::move(o)) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   // Keras accepts rate = 1 and then scales by an infinite a in training; refused here, as Dropout's.
   if (!(rate >= 0.0 && rate < 1.0)) {
     throw ValueError("AlphaDropout: rate must be in [0, 1), got " + std::to_string(rate));
@@ -40,11 +41,6 @@ std::vector<Output> AlphaDropoutImpl::call(Graph&, const std::vector<Output>& in
   // a·(x·kept + α'·(1 - kept)) + b, the mask broadcast along the shared axes.
   const Output dropped = ops::add(ops::mul(x, kept), ops::mul(ops::sub(1.f, kept), static_cast<float>(alpha_p)));
   return {ops::training_select(ops::add(ops::mul(dropped, static_cast<float>(a)), static_cast<float>(b)), x)};
-}
-
-std::vector<Output> AlphaDropoutImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                   const std::vector<Output>& masks) {
-  return masks;
 }
 
 AlphaDropout::AlphaDropout(double rate, AlphaDropoutOptions options)

@@ -29,9 +29,6 @@ class AlphaDropoutImpl : public LayerImpl {
  public:
   AlphaDropoutImpl(double rate, AlphaDropoutOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // Passes its input's mask on, as Keras's supports_masking.
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
   double rate;
   std::uint64_t seed;  // options.seed, or drawn
   AlphaDropoutOptions options;

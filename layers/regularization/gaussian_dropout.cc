@@ -12,6 +12,7 @@ namespace strata::layers {
 
 GaussianDropoutImpl::GaussianDropoutImpl(double rate_, GaussianDropoutOptions o)
     : LayerImpl("GaussianDropout", o.name), rate(rate_), seed(o.seed ? *o.seed : next_seed()), options(o) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   // Keras accepts rate = 1 and then divides by zero in training; refused here, as Dropout's.
   if (!(rate >= 0.0 && rate < 1.0)) {
     throw ValueError("GaussianDropout: rate must be in [0, 1), got " + std::to_string(rate));
@@ -26,11 +27,6 @@ std::vector<Output> GaussianDropoutImpl::call(Graph&, const std::vector<Output>&
   // either mode; an inference program resolves the select to x and never draws it.
   const Output noise = ops::random_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
   return {ops::training_select(ops::mul(x, ops::add(ops::mul(noise, stddev), 1.f)), x)};
-}
-
-std::vector<Output> GaussianDropoutImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                      const std::vector<Output>& masks) {
-  return masks;
 }
 
 GaussianDropout::GaussianDropout(double rate, GaussianDropoutOptions options)

@@ -23,9 +23,6 @@ class GaussianDropoutImpl : public LayerImpl {
  public:
   GaussianDropoutImpl(double rate, GaussianDropoutOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // Passes its input's mask on, as Keras's supports_masking.
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
   double rate;
   std::uint64_t seed;  // options.seed, or drawn
   GaussianDropoutOptions options;

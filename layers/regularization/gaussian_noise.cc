@@ -10,6 +10,7 @@ namespace strata::layers {
 
 GaussianNoiseImpl::GaussianNoiseImpl(double stddev_, GaussianNoiseOptions o)
     : LayerImpl("GaussianNoise", o.name), stddev(stddev_), seed(o.seed ? *o.seed : next_seed()), options(o) {
+  supports_masking = true;  // as Keras's: it passes its input's mask on
   // Keras's own bound (a noise of more than one standard deviation is refused there too).
   if (!(stddev >= 0.0 && stddev <= 1.0)) {
     throw ValueError("GaussianNoise: stddev must be in [0, 1], got " + std::to_string(stddev));
@@ -23,11 +24,6 @@ std::vector<Output> GaussianNoiseImpl::call(Graph&, const std::vector<Output>& i
   // either mode; an inference program resolves the select to x and never draws it.
   const Output noise = ops::random_normal_like(x, seed, static_cast<std::uint64_t>(current_call));
   return {ops::training_select(ops::add(x, ops::mul(noise, static_cast<float>(stddev))), x)};
-}
-
-std::vector<Output> GaussianNoiseImpl::compute_mask(Graph&, const std::vector<Output>&,
-                                                    const std::vector<Output>& masks) {
-  return masks;
 }
 
 GaussianNoise::GaussianNoise(double stddev, GaussianNoiseOptions options)

@@ -22,9 +22,6 @@ class GaussianNoiseImpl : public LayerImpl {
  public:
   GaussianNoiseImpl(double stddev, GaussianNoiseOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // Passes its input's mask on, as Keras's supports_masking.
-  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
-                                   const std::vector<Output>& masks) override;
   double stddev;
   std::uint64_t seed;  // options.seed, or drawn
   GaussianNoiseOptions options;

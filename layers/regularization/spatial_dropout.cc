@@ -11,6 +11,7 @@ SpatialDropoutImpl::SpatialDropoutImpl(std::string class_name, int spatial_rank_
                                        SpatialDropoutOptions o)
     : LayerImpl(class_name, o.name), spatial_rank(spatial_rank_), rate(rate_), data_format(o.data_format),
       seed(o.seed ? *o.seed : next_seed()), options(o) {
+  supports_masking = true;  // Keras's SpatialDropout is its Dropout's subclass
   if (rate < 0.0 || rate >= 1.0) throw ValueError(class_name + ": rate must be in [0, 1), got " + std::to_string(rate));
   is_channels_first(data_format);
 }

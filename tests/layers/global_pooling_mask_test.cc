@@ -3,19 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "layers/activations/activation.h"
-#include "layers/activations/elu.h"
-#include "layers/activations/leaky_relu.h"
-#include "layers/activations/prelu.h"
-#include "layers/activations/relu.h"
-#include "layers/core/dense.h"
 #include "layers/core/embedding.h"
-#include "layers/normalization/layer_normalization.h"
-#include "layers/regularization/dropout.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/core/input_layer.h"
 #include "models/model.h"
@@ -61,38 +51,6 @@ TEST(GlobalPoolingMasks, AnAllMaskedSampleAveragesToNaNAsInKeras) {
   for (std::int64_t f = 0; f < kFeatures; ++f) {
     EXPECT_TRUE(std::isnan(y.item(f))) << "0 / 0 in feature " << f;
     EXPECT_NEAR(y.item(kFeatures + f), row(embed.get_weights()[0], 4)[static_cast<std::size_t>(f)], 1e-6f);
-  }
-}
-
-// Keras's Dense, Dropout, activation layers and LayerNormalization change no time step and
-// set supports_masking: Embedding's mask passes through them to the pooling, which averages
-// their outputs over the kept steps only (without the pass, over all four).
-TEST(GlobalPoolingMasks, TheMaskPassesThroughLayersThatChangeNoTimeStep) {
-  const Tensor x = Tensor::from_vector<std::int32_t>({3, 4}, {3, 5, 0, 0, 0, 2, 0, 7, 1, 4, 6, 8});
-  const std::vector<std::vector<std::int64_t>> kept_steps = {{0, 1}, {1, 3}, {0, 1, 2, 3}};
-  const std::vector<std::pair<std::string, Layer>> cases = {
-      {"Dense", layers::Dense(5)},           {"Dropout", layers::Dropout(0.5)},
-      {"Activation", layers::Activation("tanh")}, {"ReLU", layers::ReLU()},
-      {"LeakyReLU", layers::LeakyReLU()},    {"ELU", layers::ELU()},
-      {"PReLU", layers::PReLU()},            {"LayerNormalization", layers::LayerNormalization()}};
-  for (const auto& [label, layer] : cases) {
-    auto ids = Input({4}, {.dtype = DType::int32});
-    layers::Embedding embed(kVocab, kFeatures, {.mask_zero = true});
-    KerasTensor steps = layer(embed(ids));
-    Model per_step(ids, steps);
-    Model pooled(ids, layers::GlobalAveragePooling1D()(steps));
-    const Tensor z = per_step.predict(x, {.verbose = 0});
-    const Tensor y = pooled.predict(x, {.verbose = 0});
-    const std::int64_t features = z.shape()[2];
-    for (std::int64_t s = 0; s < 3; ++s) {
-      const auto& kept = kept_steps[static_cast<std::size_t>(s)];
-      for (std::int64_t f = 0; f < features; ++f) {
-        double sum = 0;
-        for (std::int64_t t : kept) sum += z.item((s * 4 + t) * features + f);
-        EXPECT_NEAR(y.item(s * features + f), sum / static_cast<double>(kept.size()), 1e-5)
-            << label << ": sample " << s << ", feature " << f;
-      }
-    }
   }
 }
 
