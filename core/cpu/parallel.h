@@ -23,6 +23,15 @@ inline std::int64_t threshold_for(std::int64_t work_per_item) {
   return std::max<std::int64_t>(1, kParallelThreshold / std::max<std::int64_t>(work_per_item, 1));
 }
 
+// How many segments to cut each of `rows` rows of `inner` elements into, so that a walk of
+// few long rows (a broadcast collapsed to 2 rows of h * w) still gives every thread work:
+// 1 when there are rows enough, and no segment under 4,096 elements.
+inline std::int64_t row_segments(std::int64_t rows, std::int64_t inner) {
+  const std::int64_t threads = num_threads();
+  if (rows >= threads) return 1;
+  return std::max<std::int64_t>(1, std::min((threads + rows - 1) / rows, inner / 4096));
+}
+
 // Calls fn(begin, end) over contiguous chunks of [0, n), in parallel when n is large.
 // Chunks depend only on n and the thread count, so results are reproducible.
 template <typename Fn>

@@ -1,8 +1,12 @@
 // Shape: Keras's notation, unknown dimensions, axes, and shape errors that name shapes.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/shape_util.h"
 #include "core/shape.h"
 
 using namespace strata;
@@ -108,6 +112,40 @@ TEST(Shape, BroadcastingKeepsUnknownDims) {
   Output b = g.placeholder({Shape{3, 1}}, "b");
   EXPECT_EQ(ops::add(a, b).shape(), (Shape{kUnknownDim, 3, 4}));
   EXPECT_EQ(ops::mul(a, ops::constant(g, 2.f)).shape(), (Shape{kUnknownDim, 1, 4}));
+}
+
+// The kernels' strided walks merge what they can: size-1 dims go, and a dim joins the one
+// inside it where every operand's memory steps alike.
+TEST(Shape, CollapseDimsDropsOnesAndJoinsDimsEveryOperandWalksAlike) {
+  {  // a mask against per-sample weights: n rows of h * w
+    const Shape out{8, 30, 40, 1};
+    ops::Strides a = ops::broadcast_strides(out, out), b = ops::broadcast_strides(Shape{8, 1, 1, 1}, out);
+    const ops::Strides dims = ops::collapse_dims(out, a, b);
+    EXPECT_EQ(std::vector<std::int64_t>(dims.begin(), dims.end()), (std::vector<std::int64_t>{8, 1200}));
+    EXPECT_EQ(std::vector<std::int64_t>(a.begin(), a.end()), (std::vector<std::int64_t>{1200, 1}));
+    EXPECT_EQ(std::vector<std::int64_t>(b.begin(), b.end()), (std::vector<std::int64_t>{1, 0}));
+  }
+  {  // broadcasts interleaved: nothing joins, only the 1s go
+    const Shape out{4, 6, 50, 2, 3};
+    ops::Strides a = ops::broadcast_strides(Shape{4, 1, 50, 1, 3}, out);
+    ops::Strides b = ops::broadcast_strides(Shape{6, 50, 2, 1}, out);
+    const ops::Strides dims = ops::collapse_dims(out, a, b);
+    EXPECT_EQ(std::vector<std::int64_t>(dims.begin(), dims.end()), (std::vector<std::int64_t>{4, 6, 50, 2, 3}));
+  }
+  {  // a per-channel vector over an image: one row of channels, repeated
+    const Shape out{2, 5, 7, 16};
+    ops::Strides v = ops::broadcast_strides(Shape{16}, out);
+    const ops::Strides dims = ops::collapse_dims(out, v);
+    EXPECT_EQ(std::vector<std::int64_t>(dims.begin(), dims.end()), (std::vector<std::int64_t>{70, 16}));
+    EXPECT_EQ(std::vector<std::int64_t>(v.begin(), v.end()), (std::vector<std::int64_t>{0, 1}));
+  }
+  {  // all ones, and a scalar: one dim of one element
+    const Shape out{1, 1};
+    ops::Strides a = ops::broadcast_strides(Shape{}, out);
+    const ops::Strides dims = ops::collapse_dims(out, a);
+    EXPECT_EQ(std::vector<std::int64_t>(dims.begin(), dims.end()), (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(std::vector<std::int64_t>(a.begin(), a.end()), (std::vector<std::int64_t>{0}));
+  }
 }
 
 TEST(Shape, MatmulErrorsNameBothShapes) {
