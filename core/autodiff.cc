@@ -1,6 +1,7 @@
 #include "core/autodiff.h"
 
 #include <map>
+#include <string>
 
 #include "core/op_registry.h"
 #include "core/ops.h"
@@ -21,9 +22,12 @@ std::vector<Output> gradients(Output y, const std::vector<Variable>& variables, 
   if (!y.valid()) throw ValueError("gradients: y is undefined");
   std::vector<Output> nodes;
   nodes.reserve(variables.size());
-  for (const Variable& variable : variables) {
-    if (!variable.defined()) throw ValueError("gradients: an undefined variable in the list");
-    nodes.push_back(y.graph->variable(variable));
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    if (!variables[i].defined()) {
+      throw ValueError("gradients: variable " + std::to_string(i) + " of " + std::to_string(variables.size()) +
+                       " in the list is undefined");
+    }
+    nodes.push_back(y.graph->variable(variables[i]));
   }
   return gradients(y, nodes, dy);
 }

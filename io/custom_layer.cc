@@ -56,7 +56,11 @@ void CustomLayer::add_loss(Graph& graph, Output loss) {
   if (loss.dtype() != DType::float32) {
     throw ValueError(where + ": add_loss takes a float32 value, got " + to_string(loss.dtype()));
   }
-  graph.add_loss(loss.shape().rank() == 0 ? loss : ops::reduce_sum(loss));
+  try {
+    graph.add_loss(loss.shape().rank() == 0 ? loss : ops::reduce_sum(loss));
+  } catch (const ValueError& e) {
+    throw ValueError(where + ": " + e.what());
+  }
 }
 
 void CustomLayer::add_update(Graph& graph, Output update, bool training_only) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <mutex>
 #include <regex>
+#include <string>
 
 #include "core/ops.h"
 
@@ -90,8 +91,12 @@ std::vector<Output> BaseOptimizer::clip_gradients(const std::vector<Output>& gra
 
 void BaseOptimizer::build_variables(const std::vector<Variable>& variables) {
   // Every variable checked before any is recorded as built: a refusal leaves none half built.
-  for (const Variable& variable : variables) {
-    if (!variable.defined()) throw ValueError(name_ + ": given an undefined variable");
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    const Variable& variable = variables[i];
+    if (!variable.defined()) {
+      throw ValueError(name_ + ": variable " + std::to_string(i) + " of the " + std::to_string(variables.size()) +
+                       " to update is undefined");
+    }
     if (variable.dtype() != DType::float32) {
       throw ValueError(name_ + ": variable '" + variable.path() + "' has dtype " + to_string(variable.dtype()) +
                        "; optimizers update float32 variables only");

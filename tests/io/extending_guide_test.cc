@@ -397,7 +397,7 @@ class CustomEmbedding : public CustomLayer {
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override {
     if (!mask_zero) return {};
-    return {ops::not_equal(inputs[0], ops::constant(graph, 0.f))};
+    return {ops::not_equal(ops::cast(inputs[0], DType::float32), ops::constant(graph, 0.f))};
   }
 
   std::int64_t input_dim, output_dim;
@@ -1285,6 +1285,9 @@ TEST(ExtendingGuide, AddLossAddsALayersLossToTheModelsLoss) {
   // [end snippet]
   const Tensor x = extending_ramp({8, 3});
   const Tensor y = ops::add(extending_ramp({8, 4}), 1.f);
+  std::vector<Tensor> weights = model.get_weights();
+  weights[1] = ops::add(Tensor({4}), 1.f);  // a bias of 1: the layer's loss is about 0.5, not lost in the tolerance
+  model.set_weights(weights);
   const std::vector<float> predicted = model.predict(x).to_vector<float>(), target = y.to_vector<float>();
   double squared = 0, mean = 0;
   for (std::size_t i = 0; i < predicted.size(); ++i) {
@@ -1292,6 +1295,7 @@ TEST(ExtendingGuide, AddLossAddsALayersLossToTheModelsLoss) {
     mean += predicted[i];
   }
   const double n = static_cast<double>(predicted.size());
+  ASSERT_GT(0.5 * mean / n, 0.1);
   EXPECT_NEAR(model.evaluate(x, y, {.batch_size = 8, .verbose = 0}).at("loss"), squared / n + 0.5 * mean / n, 1e-5);
   // A custom step's compute_loss adds it too (Keras's model.losses).
   KerasTensor in = Input({3});
@@ -1304,15 +1308,15 @@ TEST(ExtendingGuide, AddLossAddsALayersLossToTheModelsLoss) {
 
 TEST(ExtendingGuide, CustomLayersMakePassOnAndUseMasks) {
   // [snippet use_masking_layers]
-  KerasTensor inputs = Input({5});  // token ids, 0 for padding
+  KerasTensor inputs = Input({5}, {.dtype = DType::int32});  // token ids, 0 for padding
   Layer embedding = make_layer<extending_guide::CustomEmbedding>(10, 3, /*mask_zero=*/true);
   KerasTensor x = embedding(inputs);                       // makes the mask
   x = make_layer<extending_guide::MyActivation>()(x);       // passes it on
   KerasTensor outputs = make_layer<extending_guide::TemporalSoftmax>()(x);  // uses it
   Model model(inputs, outputs);
   // [end snippet]
-  const std::vector<float> ids{3, 1, 4, 0, 0, 2, 7, 1, 8, 0};
-  const std::vector<float> out = model.predict(Tensor::from_vector<float>({2, 5}, ids)).to_vector<float>();
+  const std::vector<std::int32_t> ids{3, 1, 4, 0, 0, 2, 7, 1, 8, 0};
+  const std::vector<float> out = model.predict(Tensor::from_vector<std::int32_t>({2, 5}, ids)).to_vector<float>();
   const std::vector<float> table = embedding.get_weights()[0].to_vector<float>();
   for (std::size_t b = 0; b < 2; ++b) {
     for (std::size_t d = 0; d < 3; ++d) {
