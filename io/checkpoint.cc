@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -48,11 +49,29 @@ void read_group(const h5::File& file, const std::string& name, const std::vector
   const auto names = g.read_string_list_attribute("names");
   const std::string what = name == "weights" ? "model weight" : "optimizer variable";
   const std::size_t common = std::min(names.size(), vars.size());
+  // Entries are matched by position: names may differ between processes (default layer names
+  // count per process). But where the file names exactly these variables in another order
+  // (a Model subclass's optimizer, built on its call's order before 2026-12-01 and on Keras's
+  // since), each is read under its own name, not into a same-shaped neighbour.
+  std::vector<std::size_t> source(common);
+  for (std::size_t i = 0; i < common; ++i) source[i] = i;
+  if (names.size() == vars.size()) {
+    std::map<std::string, std::size_t> stored;
+    for (std::size_t i = 0; i < names.size(); ++i) stored.emplace(names[i], i);
+    std::set<std::size_t> taken;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      const auto at = stored.find(vars[i].path());
+      if (at == stored.end() || !taken.insert(at->second).second) break;
+    }
+    if (taken.size() == vars.size()) {
+      for (std::size_t i = 0; i < vars.size(); ++i) source[i] = stored.at(vars[i].path());
+    }
+  }
   for (std::size_t i = 0; i < common; ++i) {
-    const h5::Dataset ds = g.open_dataset(std::to_string(i));
+    const h5::Dataset ds = g.open_dataset(std::to_string(source[i]));
     if (ds.shape() != vars[i].shape()) {
       throw ValueError(where + "first mismatching " + what + " is " + std::to_string(i) +
-                       ": the file has '" + names[i] + "' " + ds.shape().to_string() +
+                       ": the file has '" + names[source[i]] + "' " + ds.shape().to_string() +
                        " (dataset '" + ds.path() + "'), the model '" + vars[i].path() + "' " +
                        vars[i].shape().to_string());
     }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -344,8 +345,12 @@ std::pair<optimizers::Optimizer, std::vector<Variable>> optimizer_state_in_keras
 }
 
 // Keras 3's optimizer/vars (iteration, learning_rate, slots) into the compiled model's
-// optimizer, when they line up; otherwise the optimizer starts fresh, with a warning.
+// optimizer, when they line up; otherwise the optimizer starts fresh, with a warning. A
+// subclass's step, and with it its optimizer's slots, is built at the first fit; Keras
+// builds the optimizer on the model's trainable variables to read a file's state into it,
+// and so does this.
 void load_optimizer_state(const Model& model, const std::string& h5_path, const std::string& path) {
+  if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
   std::string why;
   auto [opt, vars] = optimizer_state_in_keras_order(model, why);
   const h5::File file(h5_path, h5::File::Mode::read);
@@ -406,10 +411,12 @@ Model load_model_keras(const std::string& path, bool compile) {
   } else {
     read_assets(zip, "", keras_layer_order(model));
   }
+  // The weights file, extracted once: the weights and then the optimizer's state read it.
+  std::optional<ScratchFile> h5;
   if (zip.contains("model.weights.h5")) {
-    ScratchFile h5(".weights.h5");
-    write_file_atomically(h5.path(), zip.read("model.weights.h5"));
-    load_keras3_weights_file(model, h5.path(), path + "' member 'model.weights.h5");
+    h5.emplace(".weights.h5");
+    write_file_atomically(h5->path(), zip.read("model.weights.h5"));
+    load_keras3_weights_file(model, h5->path(), path + "' member 'model.weights.h5");
   } else if (zip.contains("model.weights.npz")) {
     throw NotImplementedError(
         "'" + path + "' keeps its weights in 'model.weights.npz', which is not supported yet");
@@ -425,14 +432,8 @@ Model load_model_keras(const std::string& path, bool compile) {
     std::string why;
     if (!compile_from_config(model, tc, "'" + path + "' compile_config", why)) {
       std::cerr << "strata: '" << path << "' loads uncompiled: " << why << "\n";
-    } else if (zip.contains("model.weights.h5")) {
-      // A subclass's step, and with it its optimizer's slots, is built at the first fit;
-      // Keras builds the optimizer on the model's trainable variables to read a file's
-      // state into it, and so does this.
-      if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
-      ScratchFile h5(".weights.h5");
-      write_file_atomically(h5.path(), zip.read("model.weights.h5"));
-      load_optimizer_state(model, h5.path(), path);
+    } else if (h5) {
+      load_optimizer_state(model, h5->path(), path);
     }
   }
   return model;
@@ -464,7 +465,6 @@ void write_keras3_model_weights(const Model& model, const std::string& h5_path, 
 void load_keras3_model_weights(const Model& model, const std::string& h5_path, const std::string& source) {
   load_keras3_weights_file(model, h5_path, source);
   if (!model.compiled()) return;
-  if (saved_as_subclass(model)) model.optimizer().build(subclass_trainable_variables(model));
   load_optimizer_state(model, h5_path, source);
 }
 

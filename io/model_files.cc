@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "io/checkpoint.h"
 #include "io/custom_model.h"
+#include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/safe_file.h"
 #include "io/saving.h"
@@ -23,6 +24,13 @@ std::vector<io::LayerWeights> layer_weights(const Model& m) {
     out.push_back({l.name(), l.weights(), l.class_name()});
   }
   return out;
+}
+
+// A file in the layout Strata wrote a subclass's .weights.h5 in before 2026-11-30 (the
+// functional one): a "layers" group and no model "vars" group beside it.
+bool earlier_subclass_layout(const std::string& path) {
+  const io::h5::File file(path, io::h5::File::Mode::read);
+  return file.has_group("layers") && !file.has_group("vars");
 }
 
 // A registered Model subclass's Keras 3 weights file: the layout of its .keras file's
@@ -52,17 +60,14 @@ class KerasModelFiles : public ModelFiles {
         throw ValueError("load_weights('" + path + "'): by_name and skip_mismatch are not supported for a Model "
                          "subclass's .weights.h5 (its layers are found by attribute, as Keras finds them)");
       }
-      try {
+      // Strata before 2026-11-30 wrote a subclass's .weights.h5 in the functional layout,
+      // layers/<key>/vars and nothing else: such a file still loads, its layers found by key.
+      // Keras 3's layout, which Strata writes now, always has the model's own "vars" group.
+      if (!earlier_subclass_layout(path)) {
         io::load_keras3_model_weights(model, path, path);
-      } catch (const IOError& e) {
-        // Strata before 2026-11-30 wrote a subclass's .weights.h5 in the functional layout
-        // (layers/<key>/vars): such a file still loads, its layers found by key.
-        try {
-          io::load_weights_h5(path, layer_weights(model), options);
-        } catch (const Error&) {
-          throw e;
-        }
+        return;
       }
+      io::load_weights_h5(path, layer_weights(model), options);
       return;
     }
     io::load_weights_h5(path, layer_weights(model), options);

@@ -16,6 +16,7 @@
 #include "io/hdf5.h"
 #include "io/model_config.h"
 #include "io/saving.h"
+#include "io/weights_h5.h"
 #include "layers/core/input_layer.h"
 #include "io/zip.h"
 #include "keras_test_util.h"
@@ -442,6 +443,31 @@ TEST(CustomLayerFiles, ACompiledModelSubclassSavesAndLoadsWeightsAsKeras) {
   const Tensor next = one_more_epoch(trained, x);
   strata::testing::expect_close(one_more_epoch(reloaded, x), next, "Strata's weights file, one more epoch", 0, 0);
   EXPECT_THROW_WITH(reloaded.load_weights(fresh, {.skip_mismatch = true}), ValueError, "skip_mismatch");
+  // Keras read the committed Strata file (tests/data/custom_layers) into a compiled MLP and
+  // trained it one more epoch to the same weights as its own (make_custom_layer_goldens.py).
+  const auto& in_keras = custom_layers_golden().at("strata_files_in_keras");
+  ASSERT_TRUE(in_keras.contains("model_mlp_compiled.weights.h5")) << "run tests/reference/make_custom_layer_goldens.py";
+  strata::testing::expect_close(strata::testing::golden_tensor(in_keras.at("model_mlp_compiled.weights.h5")),
+                                keras_next, "Strata's weights file in Keras, one more epoch", 1e-6f, 1e-5f);
+}
+
+// Strata before 2026-11-30 wrote a subclass's .weights.h5 in the functional layout
+// (layers/<key>/vars, as save_weights_h5 writes it): such a file still loads, its layers found
+// by key (told apart by Keras 3's model "vars" group, which that layout lacks).
+TEST(CustomLayerFiles, ASubclassWeightsFileInTheEarlierFunctionalLayoutStillLoads) {
+  ASSERT_TRUE(custom_layer_files::mlp_model_registered);
+  const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
+  Model trained = trained_compiled_mlp(x);
+  strata::testing::ScratchDir dir;
+  std::vector<io::LayerWeights> layers;
+  for (const Layer& layer : trained.layers()) {
+    if (layer.class_name() != "InputLayer") layers.push_back({layer.name(), layer.weights(), layer.class_name()});
+  }
+  io::save_weights_h5(dir.file("earlier.weights.h5"), layers);
+  Model reloaded = compiled_mlp();
+  reloaded.load_weights(dir.file("earlier.weights.h5"));
+  strata::testing::expect_close(reloaded.predict(x), trained.predict(x), "the earlier layout", 0, 0);
+
 }
 
 // The file lays the slots out in the optimizer's own pattern over Keras's variable order
