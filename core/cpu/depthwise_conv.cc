@@ -292,7 +292,7 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
           edge_pixel_3x3(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
         }
         o0 = vectors * kVecLanes;
-      } else {
+      } else if (kk == 5) {  // a 3×3 window without tiles has under a vector of channels: the loops below
         using Run = void (*)(const Geom&, const float*, const float*, const float*, Activation, std::int64_t, std::int64_t,
                              float*, std::int64_t, std::int64_t);
         const Run interior = g.sw == 1 ? row_interior<5, 1> : row_interior<5, 2>;
