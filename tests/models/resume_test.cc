@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -90,7 +91,14 @@ std::string self_exe() { return fs::read_symlink("/proc/self/exe").string(); }
 // trainings no longer take 160 s of its suite.
 const int kLongEpochs = [] {
   const char* epochs = std::getenv("STRATA_RESUME_EPOCHS");
-  return epochs ? std::max(1, std::atoi(epochs)) : 700;
+  if (!epochs) return 700;
+  char* end = nullptr;
+  const long value = std::strtol(epochs, &end, 10);
+  if (end == epochs || *end != '\0' || value < 1 || value > 100000) {
+    std::fprintf(stderr, "STRATA_RESUME_EPOCHS='%s' is not an epoch count; the resume tests use 700\n", epochs);
+    return 700;
+  }
+  return static_cast<int>(value);
 }();
 
 // Starts this binary's Resume.Phase in a child process (output to DIR/PHASE.log).
@@ -201,7 +209,8 @@ TEST(Resume, KilledAtRandomPointsTwentyTimesResumesBitForBit) {
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       FAIL() << "the child finished training before kill " << kills + 1
-             << "; raise kLongEpochs (see " << (dir / "long.log") << ")";
+             << "; raise kLongEpochs, or STRATA_RESUME_EPOCHS where it is set (" << kLongEpochs << " now; see "
+             << (dir / "long.log") << ")";
     }
     ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
