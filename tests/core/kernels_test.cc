@@ -63,6 +63,13 @@ TEST(LargeTensors, KernelsMatchReferencesAcrossThreadChunks) {
       {"maximum (1, 40, 1, 60) and (7, 1, 1, 1)", binary([](Output a, Output b) { return ops::maximum(a, b); }),
        {uniform_pm1({1, 40, 1, 60}, 24), uniform_pm1({7, 1, 1, 1}, 25)},
        [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return std::max(a, b); }); }},
+      // Fewer collapsed rows than threads: each row is cut into segments (cpu::row_segments).
+      {"sub (2, 201, 199, 1) - (2, 1, 1, 1): two rows in segments", binary([](Output a, Output b) { return ops::sub(a, b); }),
+       {uniform_pm1({2, 201, 199, 1}, 30), uniform_pm1({2, 1, 1, 1}, 31)},
+       [](const std::vector<Tensor>& x) { return ref_binary(x[0], x[1], [](float a, float b) { return a - b; }); }},
+      {"broadcast_like (2, 1, 1, 1) to (2, 201, 199, 1): two rows in segments", binary(ops::broadcast_like),
+       {uniform_pm1({2, 1, 1, 1}, 32), uniform_pm1({2, 201, 199, 1}, 33)},
+       [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], x[0].shape(), x[1].shape()); }},
       {"broadcast_like (8, 1, 1, 1) to (8, 30, 40, 1)", binary(ops::broadcast_like),
        {uniform_pm1({8, 1, 1, 1}, 26), uniform_pm1({8, 30, 40, 1}, 27)},
        [](const std::vector<Tensor>& x) { return ref_broadcast(x[0], x[0].shape(), x[1].shape()); }},
