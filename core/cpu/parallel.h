@@ -50,4 +50,19 @@ void parallel_for(std::int64_t n, Fn&& fn, std::int64_t threshold = kParallelThr
   pool().run(static_cast<int>(std::min<std::int64_t>(threads, (n + chunk - 1) / chunk)), task);
 }
 
+// Calls fn(row, begin, end) for rows × [0, inner) row by row, in parallel: the rows of a
+// strided walk (a broadcast), each cut into segments where there are fewer rows than
+// threads (row_segments), so that a walk of two long rows still runs on every thread.
+template <typename Fn>
+void parallel_for_rows(std::int64_t rows, std::int64_t inner, Fn&& fn) {
+  const std::int64_t segments = row_segments(rows, inner);
+  const std::int64_t segment = (inner + segments - 1) / segments;
+  parallel_for(rows * segments, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t item = first; item < last; ++item) {
+      const std::int64_t begin = item % segments * segment;
+      fn(item / segments, begin, std::min(inner, begin + segment));
+    }
+  }, threshold_for(segment));
+}
+
 }  // namespace strata::cpu

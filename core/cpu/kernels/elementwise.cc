@@ -94,39 +94,32 @@ void binary_kernel(KernelContext& ctx, F f) {
   const std::int64_t inner = dims[dims.size() - 1];
   const std::int64_t rows = n / inner;
   const std::int64_t ia_step = sa[dims.size() - 1], ib_step = sb[dims.size() - 1];
-  // Few long rows are cut into segments, so that every thread still has work.
-  const std::int64_t segments = cpu::row_segments(rows, inner);
-  const std::int64_t segment = (inner + segments - 1) / segments;
-  cpu::parallel_for(rows * segments, [&](std::int64_t s, std::int64_t e) {
-    for (std::int64_t item = s; item < e; ++item) {
-      const std::int64_t row = item / segments;
-      const std::int64_t begin = item % segments * segment, end = std::min(inner, begin + segment);
-      std::int64_t rem = row, oa = 0, ob = 0;
-      for (int d = rank - 2; d >= 0; --d) {
-        const auto at = static_cast<std::size_t>(d);
-        std::int64_t idx = rem % dims[at];
-        rem /= dims[at];
-        oa += idx * sa[at];
-        ob += idx * sb[at];
-      }
-      float* orow = po + row * inner;
-      const float* ra = pa + oa;
-      const float* rb = pb + ob;
-      // The common steps get loops the compiler vectorizes: both operands along the row,
-      // or one of them a column held for the row (a keepdims reduction, a norm).
-      if (ia_step == 1 && ib_step == 1) {
-        for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], rb[j]);
-      } else if (ia_step == 1 && ib_step == 0) {
-        const float vb = *rb;
-        for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], vb);
-      } else if (ia_step == 0 && ib_step == 1) {
-        const float va = *ra;
-        for (std::int64_t j = begin; j < end; ++j) orow[j] = f(va, rb[j]);
-      } else {
-        for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j * ia_step], rb[j * ib_step]);
-      }
+  cpu::parallel_for_rows(rows, inner, [&](std::int64_t row, std::int64_t begin, std::int64_t end) {
+    std::int64_t rem = row, oa = 0, ob = 0;
+    for (int d = rank - 2; d >= 0; --d) {
+      const auto at = static_cast<std::size_t>(d);
+      std::int64_t idx = rem % dims[at];
+      rem /= dims[at];
+      oa += idx * sa[at];
+      ob += idx * sb[at];
     }
-  }, cpu::threshold_for(segment));
+    float* orow = po + row * inner;
+    const float* ra = pa + oa;
+    const float* rb = pb + ob;
+    // The common steps get loops the compiler vectorizes: both operands along the row,
+    // or one of them a column held for the row (a keepdims reduction, a norm).
+    if (ia_step == 1 && ib_step == 1) {
+      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], rb[j]);
+    } else if (ia_step == 1 && ib_step == 0) {
+      const float vb = *rb;
+      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], vb);
+    } else if (ia_step == 0 && ib_step == 1) {
+      const float va = *ra;
+      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(va, rb[j]);
+    } else {
+      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j * ia_step], rb[j * ib_step]);
+    }
+  });
 }
 
 template <typename F>

@@ -163,27 +163,20 @@ void broadcast_into(const Tensor& src, const Strides& src_strides, Tensor& out, 
   const std::int64_t step = strides[dims.size() - 1];
   bool one_row = true;  // every row of out the same row of src (a per-channel vector's broadcast)
   for (int d = 0; d + 1 < rank; ++d) one_row &= strides[static_cast<std::size_t>(d)] == 0;
-  // Few long rows are cut into segments, so that every thread still has work.
-  const std::int64_t segments = cpu::row_segments(rows, inner);
-  const std::int64_t segment = (inner + segments - 1) / segments;
-  cpu::parallel_for(rows * segments, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t item = b; item < e; ++item) {
-      const std::int64_t row = item / segments;
-      const std::int64_t begin = item % segments * segment, end = std::min(inner, begin + segment);
-      float* orow = po + row * inner;
-      if (one_row && step == 1) {
-        for (std::int64_t j = begin; j < end; ++j) orow[j] = ps[j] * scale;
-        continue;
-      }
-      std::int64_t rem = row, off = 0;
-      for (int d = rank - 2; d >= 0; --d) {
-        const auto at = static_cast<std::size_t>(d);
-        off += (rem % dims[at]) * strides[at];
-        rem /= dims[at];
-      }
-      for (std::int64_t j = begin; j < end; ++j) orow[j] = ps[off + j * step] * scale;
+  cpu::parallel_for_rows(rows, inner, [&](std::int64_t row, std::int64_t begin, std::int64_t end) {
+    float* orow = po + row * inner;
+    if (one_row && step == 1) {
+      for (std::int64_t j = begin; j < end; ++j) orow[j] = ps[j] * scale;
+      return;
     }
-  }, cpu::threshold_for(segment));
+    std::int64_t rem = row, off = 0;
+    for (int d = rank - 2; d >= 0; --d) {
+      const auto at = static_cast<std::size_t>(d);
+      off += (rem % dims[at]) * strides[at];
+      rem /= dims[at];
+    }
+    for (std::int64_t j = begin; j < end; ++j) orow[j] = ps[off + j * step] * scale;
+  });
 }
 
 namespace {
