@@ -56,6 +56,12 @@ void parallel_for(std::int64_t n, Fn&& fn, std::int64_t threshold = kParallelThr
 template <typename Fn>
 void parallel_for_rows(std::int64_t rows, std::int64_t inner, Fn&& fn) {
   const std::int64_t segments = row_segments(rows, inner);
+  if (segments == 1) {  // rows enough: no division per row
+    parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t row = first; row < last; ++row) fn(row, std::int64_t{0}, inner);
+    }, threshold_for(inner));
+    return;
+  }
   const std::int64_t segment = (inner + segments - 1) / segments;
   parallel_for(rows * segments, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t item = first; item < last; ++item) {
