@@ -76,8 +76,16 @@ Tensor strings_from_npy(const std::string& b, std::size_t data, const Shape& sha
   } catch (const std::exception&) {
     throw IOError("'" + source + "': dtype '" + descr + "' has no element size");
   }
+  // NumPy never writes a string dtype of size 0 ('U0' arrays are saved as 'U1'); with
+  // elements of no bytes, a shape of a billion would be read from a file of a hundred
+  // bytes. A size past the file's data is damage too (and would overflow below).
+  if (width == 0 || width > b.size() - data) {
+    throw IOError("'" + source + "': dtype '" + descr + "' declares elements of " + std::to_string(width) +
+                  (wide ? " characters" : " bytes") + ", and the data holds " + std::to_string(b.size() - data) +
+                  " bytes");
+  }
   const std::size_t item = width * (wide ? 4 : 1);
-  if (b.size() - data < static_cast<std::size_t>(n) * item) {
+  if ((b.size() - data) / item < static_cast<std::size_t>(n)) {
     throw IOError("'" + source + "': data holds " + std::to_string(b.size() - data) + " bytes, shape " +
                   shape.to_string() + " of '" + descr + "' needs " + std::to_string(static_cast<std::size_t>(n) * item) +
                   " (truncated?)");
