@@ -78,8 +78,11 @@ Tensor strings_from_npy(const std::string& b, std::size_t data, const Shape& sha
   }
   // NumPy never writes a string dtype of size 0 ('U0' arrays are saved as 'U1'); with
   // elements of no bytes, a shape of a billion would be read from a file of a hundred
-  // bytes. A size past the file's data is damage too (and would overflow below).
-  if (width == 0 || width > b.size() - data) {
+  // bytes. A size past the file's data is damage too, where there are elements to read;
+  // an array of none has no data, but its size must still not overflow below (2^62
+  // characters are 0 bytes in 64 bits: a division by zero, which fuzz_npy found).
+  constexpr std::size_t kMaxStringWidth = std::size_t{1} << 40;
+  if (width == 0 || width > kMaxStringWidth || (n > 0 && width > b.size() - data)) {
     throw IOError("'" + source + "': dtype '" + descr + "' declares elements of " + std::to_string(width) +
                   (wide ? " characters" : " bytes") + ", and the data holds " + std::to_string(b.size() - data) +
                   " bytes");
@@ -87,8 +90,8 @@ Tensor strings_from_npy(const std::string& b, std::size_t data, const Shape& sha
   const std::size_t item = width * (wide ? 4 : 1);
   if ((b.size() - data) / item < static_cast<std::size_t>(n)) {
     throw IOError("'" + source + "': data holds " + std::to_string(b.size() - data) + " bytes, shape " +
-                  shape.to_string() + " of '" + descr + "' needs " + std::to_string(static_cast<std::size_t>(n) * item) +
-                  " (truncated?)");
+                  shape.to_string() + " of '" + descr + "' needs " + std::to_string(n) + " elements of " +
+                  std::to_string(item) + " (truncated?)");
   }
   Tensor t(shape, DType::string);
   StringValue* out = t.data<StringValue>();

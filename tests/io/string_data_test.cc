@@ -55,6 +55,25 @@ TEST(NpyStrings, WritesUnicodeThatReadsBack) {
   EXPECT_EQ(io::npy_from_bytes(io::npy_to_bytes(bytes), "bytes").to_strings(), bytes.to_strings());
 }
 
+// Arrays of no elements have no data bytes: an element size bigger than the (empty) data
+// is not damage there, as it is for the strings of a shape that has some.
+TEST(NpyStrings, ArraysWithoutElementsReadBackWithTheirShape) {
+  const Tensor empty(Shape{0, 3}, DType::string);
+  const Tensor back = io::npy_from_bytes(io::npy_to_bytes(empty), "empty");
+  EXPECT_EQ(back.dtype(), DType::string);
+  EXPECT_EQ(back.shape(), empty.shape());
+  // np.save(f, np.array([], dtype="U5")) writes this header and no data.
+  std::string header = "{'descr': '<U5', 'fortran_order': False, 'shape': (0,), }";
+  header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+  const std::string numpy_bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) +
+                                  static_cast<char>(header.size() >> 8) + header;
+  EXPECT_EQ(io::npy_from_bytes(numpy_bytes, "numpy's").shape(), Shape{0});
+  // With an element, the same header needs its 20 bytes.
+  std::string one = numpy_bytes;
+  one.replace(one.find("(0,)"), 4, "(1,)");
+  EXPECT_THROW(io::npy_from_bytes(one, "one"), IOError);
+}
+
 TEST(CsvStrings, ReadsTextColumnsAsStrings) {
   const io::CsvTable t = io::read_csv(kDir + "cities.csv", {.string_columns = {"city", "note"}});
   EXPECT_EQ(t.rows, 3);
