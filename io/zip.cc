@@ -38,15 +38,26 @@ std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError("cannot open '" + path + "': " + std::strerror(errno));
   // In blocks, not a character at a time through istreambuf_iterator (7% of the time
-  // from load_model to the first prediction of ResNet50).
+  // from load_model to the first prediction of ResNet50). The first block is the file's
+  // size and one byte, so that one read reaches the end; later ones (a file that grew, or
+  // one of unknown size) a megabyte. A megabyte for every file zero-filled 1 MB to read a
+  // 500-byte one: the fuzzers of .npz files, which read each input so, ran at a seventh of
+  // their speed under AddressSanitizer, most of it in the kernel's page faults.
   std::string bytes;
   constexpr std::size_t kBlock = std::size_t{1} << 20;
+  in.seekg(0, std::ios::end);
+  const std::streamoff end = in.tellg();
+  in.clear();
+  in.seekg(0, std::ios::beg);
+  in.clear();
+  std::size_t block = end >= 0 ? static_cast<std::size_t>(end) + 1 : kBlock;
   for (;;) {
     const std::size_t old_size = bytes.size();
-    bytes.resize(old_size + kBlock);
-    in.read(bytes.data() + old_size, static_cast<std::streamsize>(kBlock));
+    bytes.resize(old_size + block);
+    in.read(bytes.data() + old_size, static_cast<std::streamsize>(block));
     bytes.resize(old_size + static_cast<std::size_t>(in.gcount()));
     if (!in) break;
+    block = kBlock;
   }
   if (in.bad()) throw IOError("cannot read '" + path + "'");
   return bytes;
