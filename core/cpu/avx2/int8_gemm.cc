@@ -1,0 +1,81 @@
+// The int8 product for AVX2 (int8_gemm.h; the flags in CMakeLists.txt), and for AVX-512
+// machines without VNNI. int8_gemm.cc calls it there.
+//
+// Operands widened to int16 when packed; a register tile of 6 rows × 16 columns of C (12
+// accumulators of 8 int32): per two steps of k, two loads of packed B (16 columns × 2
+// steps, a column's two steps side by side in each lane) and, per row, one broadcast of
+// the row's two values of A into two vpmaddwd, each two products a lane summed exactly
+// into int32.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpu/isa_kernels.h"
+
+namespace strata::cpu::avx2 {
+
+namespace {
+
+constexpr std::int64_t kInt8TileRows = 6;
+constexpr std::int64_t kInt8PanelWidth = kInt8Avx2PanelWidth;
+static_assert(kInt8PanelWidth == 16 && kInt8Avx2DepthGroup == 2, "two registers of 8 int32, two int16 a lane");
+
+// Rows [0, R) of packed A (rows of `depth` int16) times one panel of B into C's first
+// `cols` columns (AVX2's path has no offsets: both operands are signed).
+template <int R>
+void int8_tile(const std::int16_t* a, std::int64_t depth, const std::int16_t* b, std::int32_t* c, std::int64_t ldc,
+               std::int64_t cols) {
+  __m256i acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (std::int64_t s = 0; s < depth; s += kInt8Avx2DepthGroup) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + s * kInt8PanelWidth));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + s * kInt8PanelWidth + 16));
+    for (int r = 0; r < R; ++r) {
+      std::int32_t pair;
+      std::memcpy(&pair, a + r * depth + s, sizeof pair);
+      const __m256i a2 = _mm256_set1_epi32(pair);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(a2, b0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(a2, b1));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (cols == kInt8PanelWidth) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc), acc[r][0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc + 8), acc[r][1]);
+    } else {
+      alignas(32) std::int32_t row[kInt8PanelWidth];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row), acc[r][0]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(row + 8), acc[r][1]);
+      std::memcpy(c + r * ldc, row, static_cast<std::size_t>(cols) * sizeof(std::int32_t));
+    }
+  }
+}
+
+template <int R>
+void int8_rows(std::int64_t rows, const std::int16_t* a, std::int64_t depth, const std::int16_t* b, std::int32_t* c,
+               std::int64_t ldc, std::int64_t cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return int8_rows<R - 1>(rows, a, depth, b, c, ldc, cols);
+  }
+  int8_tile<R>(a, depth, b, c, ldc, cols);
+}
+
+}  // namespace
+
+void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
+                      std::int64_t panel_bytes, const std::int32_t* /*offsets*/, std::int64_t n, std::int64_t first,
+                      std::int64_t last, std::int32_t* c, std::int64_t ldc) {
+  const auto* a16 = reinterpret_cast<const std::int16_t*>(a);
+  for (std::int64_t p = first; p < last; ++p) {
+    const auto* panel = reinterpret_cast<const std::int16_t*>(b + p * panel_bytes);
+    const std::int64_t col0 = p * kInt8PanelWidth, cols = std::min(kInt8PanelWidth, n - col0);
+    for (std::int64_t i = 0; i < m; i += kInt8TileRows) {
+      int8_rows<kInt8TileRows>(std::min(kInt8TileRows, m - i), a16 + i * padded_depth, padded_depth, panel,
+                               c + i * ldc + col0, ldc, cols);
+    }
+  }
+}
+
+}  // namespace strata::cpu::avx2

@@ -1,0 +1,85 @@
+// The int8 product for AVX-512 VNNI (int8_gemm.h; the flags in CMakeLists.txt: this file
+// alone adds -mavx512vnni). int8_gemm.cc calls it where the CPU has VNNI and
+// cpu::kernel_isa() is avx512.
+//
+// A register tile of 12 rows × 32 columns of C (24 accumulators of 16 int32): per four
+// steps of k, two loads of packed B (32 columns × 4 steps, a column's four steps side by
+// side in each lane) and, per row, one broadcast of the row's four bytes of A into two
+// vpdpbusd, each four products a lane summed into int32 without saturation.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/cpu/isa_kernels.h"
+
+#if !defined(__AVX512VNNI__)
+#error "core/cpu/avx512/int8_gemm.cc is compiled with -mavx512vnni (CMakeLists.txt)"
+#endif
+
+namespace strata::cpu::avx512 {
+
+namespace {
+
+constexpr std::int64_t kInt8TileRows = 12;
+constexpr std::int64_t kInt8PanelWidth = kInt8Avx512PanelWidth;
+static_assert(kInt8PanelWidth == 32 && kInt8Avx512DepthGroup == 4, "two registers of 16 int32, four bytes a lane");
+
+__mmask16 int8_lanes(std::int64_t count) {
+  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// Rows [0, R) of packed A (rows of `depth` unsigned bytes) times one panel of B, minus
+// the panel's column offsets, into C's first `cols` columns.
+template <int R>
+void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b, const std::int32_t* offsets,
+               std::int32_t* c, std::int64_t ldc, std::int64_t cols) {
+  __m512i acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  // vpdpbusd, not its saturating twin vpdpbusds: a sum of (a + 128) · b may pass int32
+  // (255 · 128 · 131071 > 2^31), and wrapping keeps it right modulo 2^32, where the
+  // offset taken off below brings the true sum, which int32 holds (int8_gemm.h).
+  for (std::int64_t s = 0; s < depth; s += kInt8Avx512DepthGroup) {
+    const __m512i b0 = _mm512_loadu_si512(b + s * kInt8PanelWidth);
+    const __m512i b1 = _mm512_loadu_si512(b + s * kInt8PanelWidth + 64);
+    for (int r = 0; r < R; ++r) {
+      std::int32_t quad;
+      std::memcpy(&quad, a + r * depth + s, sizeof quad);
+      const __m512i a4 = _mm512_set1_epi32(quad);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a4, b0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a4, b1);
+    }
+  }
+  const __m512i offset0 = _mm512_loadu_si512(offsets), offset1 = _mm512_loadu_si512(offsets + 16);
+  const __mmask16 lanes0 = int8_lanes(cols), lanes1 = int8_lanes(cols - 16);
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_epi32(c + r * ldc, lanes0, _mm512_sub_epi32(acc[r][0], offset0));
+    _mm512_mask_storeu_epi32(c + r * ldc + 16, lanes1, _mm512_sub_epi32(acc[r][1], offset1));
+  }
+}
+
+template <int R>
+void int8_rows(std::int64_t rows, const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
+               const std::int32_t* offsets, std::int32_t* c, std::int64_t ldc, std::int64_t cols) {
+  if constexpr (R > 1) {
+    if (rows < R) return int8_rows<R - 1>(rows, a, depth, b, offsets, c, ldc, cols);
+  }
+  int8_tile<R>(a, depth, b, offsets, c, ldc, cols);
+}
+
+}  // namespace
+
+void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
+                      std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,
+                      std::int64_t last, std::int32_t* c, std::int64_t ldc) {
+  for (std::int64_t p = first; p < last; ++p) {
+    const std::int64_t col0 = p * kInt8PanelWidth, cols = std::min(kInt8PanelWidth, n - col0);
+    for (std::int64_t i = 0; i < m; i += kInt8TileRows) {
+      int8_rows<kInt8TileRows>(std::min(kInt8TileRows, m - i), a + i * padded_depth, padded_depth, b + p * panel_bytes,
+                               offsets + col0, c + i * ldc + col0, ldc, cols);
+    }
+  }
+}
+
+}  // namespace strata::cpu::avx512

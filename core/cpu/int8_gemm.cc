@@ -1,0 +1,187 @@
+#include "core/cpu/int8_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/cpu/cpu_isa.h"
+#include "core/cpu/isa_kernels.h"
+#include "core/cpu/parallel.h"
+#include "core/error.h"
+
+namespace strata::cpu {
+
+namespace {
+
+// How a path packs its operands: k rounded up to `group` steps, B in panels of `width`
+// columns, each step of a panel `group` consecutive k of a column side by side (what one
+// lane of the path's multiply-add takes); elements of `bytes` (2: widened to int16); A's
+// bytes offset by 128 to unsigned where the instruction wants them so (VNNI).
+struct Int8Layout {
+  std::int64_t group, width, bytes;
+  bool unsigned_a;
+  Int8PanelsKernel kernel;
+};
+
+constexpr std::int64_t kPortableInt8PanelWidth = 64;
+
+// The portable kernel: panels of 64 columns, one step of k at a time, in int32.
+void portable_int8_panels(std::int64_t m, const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
+                          std::int64_t panel_bytes, const std::int32_t* /*offsets*/, std::int64_t n,
+                          std::int64_t first, std::int64_t last, std::int32_t* c, std::int64_t ldc) {
+  constexpr std::int64_t kWidth = kPortableInt8PanelWidth;
+  std::int32_t row[kWidth];
+  for (std::int64_t p = first; p < last; ++p) {
+    const auto* panel = reinterpret_cast<const std::int8_t*>(b + p * panel_bytes);
+    const std::int64_t col0 = p * kWidth, cols = std::min(kWidth, n - col0);
+    for (std::int64_t i = 0; i < m; ++i) {
+      const auto* a_row = reinterpret_cast<const std::int8_t*>(a + i * depth);
+      std::fill(row, row + kWidth, 0);
+      for (std::int64_t s = 0; s < depth; ++s) {
+        const std::int32_t x = a_row[s];
+        const std::int8_t* b_step = panel + s * kWidth;
+        for (std::int64_t j = 0; j < kWidth; ++j) row[j] += x * b_step[j];
+      }
+      std::memcpy(c + i * ldc + col0, row, static_cast<std::size_t>(cols) * sizeof(std::int32_t));
+    }
+  }
+}
+
+Int8Layout int8_layout_of(Int8Path path) {
+  switch (path) {
+#if defined(STRATA_X86_KERNELS)
+    case Int8Path::kAvx512Vnni:
+      return {kInt8Avx512DepthGroup, kInt8Avx512PanelWidth, 1, true, avx512::int8_gemm_panels};
+    case Int8Path::kAvx2:
+      return {kInt8Avx2DepthGroup, kInt8Avx2PanelWidth, 2, false, avx2::int8_gemm_panels};
+#else
+    case Int8Path::kAvx512Vnni:
+    case Int8Path::kAvx2:
+#endif
+    case Int8Path::kPortable:
+      break;
+  }
+  return {1, kPortableInt8PanelWidth, 1, false, portable_int8_panels};
+}
+
+bool cpu_has_avx512_vnni() {
+#if defined(STRATA_X86_KERNELS)
+  return __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+Int8Path int8_path_for(Isa isa) {
+  if (isa == Isa::kAvx512 && cpu_has_avx512_vnni()) return Int8Path::kAvx512Vnni;
+  if (isa == Isa::kAvx512 || isa == Isa::kAvx2) return Int8Path::kAvx2;
+  return Int8Path::kPortable;
+}
+
+// Writes one packed element: a byte, or the value widened to int16.
+void put_int8_element(std::uint8_t* out, std::int64_t index, std::int64_t bytes, std::int32_t value) {
+  if (bytes == 1) {
+    out[index] = static_cast<std::uint8_t>(value);
+  } else {
+    const auto v = static_cast<std::int16_t>(value);
+    std::memcpy(out + 2 * index, &v, sizeof v);
+  }
+}
+
+void check_int8_depth(std::int64_t k) {
+  if (k < 0 || k > kInt8GemmMaxDepth) {
+    throw ValueError("int8 product of " + std::to_string(k) + " steps of k: int32 holds the sums of at most " +
+                     std::to_string(kInt8GemmMaxDepth) + " (products of int8 reach 2^14)");
+  }
+}
+
+}  // namespace
+
+const char* int8_path_name(Int8Path path) {
+  switch (path) {
+    case Int8Path::kPortable:
+      return "portable";
+    case Int8Path::kAvx2:
+      return "avx2";
+    case Int8Path::kAvx512Vnni:
+      return "avx512_vnni";
+  }
+  return "?";
+}
+
+Int8Path int8_path() { return int8_path_for(kernel_isa()); }
+
+std::vector<Int8Path> supported_int8_paths() {
+  std::vector<Int8Path> paths;
+  for (Isa isa : supported_isas()) {
+    const Int8Path path = int8_path_for(isa);
+    if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+  }
+  return paths;
+}
+
+Int8PackedB::Int8PackedB(std::int64_t k, std::int64_t n, const std::int8_t* b, std::int64_t ldb, Int8Path path)
+    : k_(k), n_(n), path_(path) {
+  check_int8_depth(k);
+  if (n < 0) throw ValueError("int8 product of " + std::to_string(n) + " columns: expected 0 or more");
+  const auto paths = supported_int8_paths();
+  if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
+    std::string has;
+    for (Int8Path p : paths) has += std::string(has.empty() ? "" : ", ") + int8_path_name(p);
+    throw ValueError(std::string("int8 product packed for the ") + int8_path_name(path) +
+                     " path, which this CPU cannot run (it runs " + has + ")");
+  }
+  const Int8Layout layout = int8_layout_of(path);
+  padded_depth_ = (k + layout.group - 1) / layout.group * layout.group;
+  panel_width_ = layout.width;
+  panel_bytes_ = padded_depth_ * layout.width * layout.bytes;
+  data_.assign(static_cast<std::size_t>(panels() * panel_bytes_), 0);
+  offsets_.assign(static_cast<std::size_t>(panels() * layout.width), 0);
+  for (std::int64_t p = 0; p < panels(); ++p) {
+    std::uint8_t* out = data_.data() + p * panel_bytes_;
+    const std::int64_t col0 = p * layout.width, cols = std::min(layout.width, n - col0);
+    for (std::int64_t j = 0; j < cols; ++j) {
+      std::int32_t sum = 0;
+      for (std::int64_t s = 0; s < k; ++s) {
+        const std::int32_t value = b[s * ldb + col0 + j];
+        sum += value;
+        // Step group s / group, column j, position s % group within the group.
+        put_int8_element(out, (s / layout.group * layout.width + j) * layout.group + s % layout.group, layout.bytes, value);
+      }
+      // (a + 128) · b summed over k is a · b summed plus 128 · (B's column sum).
+      if (layout.unsigned_a) offsets_[static_cast<std::size_t>(col0 + j)] = 128 * sum;
+    }
+  }
+}
+
+void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8PackedB& b, std::int32_t* c,
+             std::int64_t ldc) {
+  if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
+  const std::int64_t n = b.n(), k = b.k();
+  if (m == 0 || n == 0) return;
+  const Int8Layout layout = int8_layout_of(b.path());
+  const std::int64_t depth = b.padded_depth();
+  // A's rows packed to the path's element and padded depth (the padding meets B's zeros).
+  std::vector<std::uint8_t> packed_a(static_cast<std::size_t>(m * depth * layout.bytes), 0);
+  parallel_for(m, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t i = first; i < last; ++i) {
+      for (std::int64_t s = 0; s < k; ++s) {
+        const std::int32_t value = a[i * lda + s];
+        put_int8_element(packed_a.data(), i * depth + s, layout.bytes, layout.unsigned_a ? value + 128 : value);
+      }
+    }
+  }, threshold_for(k));
+  // Panels of columns split over the threads, each over every row: B's panel stays in
+  // cache while the rows pass.
+  parallel_for(b.panels(), [&](std::int64_t first, std::int64_t last) {
+    layout.kernel(m, packed_a.data(), depth, b.panel(0), b.panel_bytes(),
+                  b.column_offsets(), n, first, last, c, ldc);
+  }, threshold_for(m * depth * layout.width));
+}
+
+void gemm_s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::int8_t* a, std::int64_t lda,
+             const std::int8_t* b, std::int64_t ldb, std::int32_t* c, std::int64_t ldc) {
+  gemm_s8(m, a, lda, Int8PackedB(k, n, b, ldb), c, ldc);
+}
+
+}  // namespace strata::cpu
