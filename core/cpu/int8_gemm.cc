@@ -162,19 +162,29 @@ void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8P
   const Int8Layout layout = int8_layout_of(b.path());
   const std::int64_t depth = b.padded_depth();
   // A's rows packed to the path's element and padded depth (the padding meets B's zeros).
-  std::vector<std::uint8_t> packed_a(static_cast<std::size_t>(m * depth * layout.bytes), 0);
+  // Held as int16 (what the widened path writes), read as bytes by the others and the kernels.
+  std::vector<std::int16_t> packed_a_storage(static_cast<std::size_t>((m * depth * layout.bytes + 1) / 2), 0);
+  auto* packed_a = reinterpret_cast<std::uint8_t*>(packed_a_storage.data());
+  // One loop per element kind, which the compiler vectorizes, rather than an element at a
+  // time through put_int8_element.
   parallel_for(m, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t i = first; i < last; ++i) {
-      for (std::int64_t s = 0; s < k; ++s) {
-        const std::int32_t value = a[i * lda + s];
-        put_int8_element(packed_a.data(), i * depth + s, layout.bytes, layout.unsigned_a ? value + 128 : value);
+      const std::int8_t* row = a + i * lda;
+      if (layout.bytes == 2) {
+        std::int16_t* out = packed_a_storage.data() + i * depth;
+        for (std::int64_t s = 0; s < k; ++s) out[s] = row[s];
+      } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
+        std::uint8_t* out = packed_a + i * depth;
+        for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
+      } else {
+        std::memcpy(packed_a + i * depth, row, static_cast<std::size_t>(k));
       }
     }
   }, threshold_for(k));
   // Panels of columns split over the threads, each over every row: B's panel stays in
   // cache while the rows pass.
   parallel_for(b.panels(), [&](std::int64_t first, std::int64_t last) {
-    layout.kernel(m, packed_a.data(), depth, b.panel(0), b.panel_bytes(),
+    layout.kernel(m, packed_a, depth, b.panel(0), b.panel_bytes(),
                   b.column_offsets(), n, first, last, c, ldc);
   }, threshold_for(m * depth * layout.width));
 }

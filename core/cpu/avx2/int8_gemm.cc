@@ -24,14 +24,19 @@ static_assert(kInt8PanelWidth == 16 && kInt8Avx2DepthGroup == 2, "two registers 
 
 // Rows [0, R) of packed A (rows of `depth` int16) times one panel of B into C's first
 // `cols` columns (AVX2's path has no offsets: both operands are signed).
+// The loops over rows are unrolled on request (#pragma GCC unroll, which clang reads
+// too): left to GCC 12 at -O2, the largest tile's were not, and its accumulators lived on
+// the stack, a load and a store around every multiply-add.
 template <int R>
 void int8_tile(const std::int16_t* a, std::int64_t depth, const std::int16_t* b, std::int32_t* c, std::int64_t ldc,
                std::int64_t cols) {
   __m256i acc[R][2];
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   for (std::int64_t s = 0; s < depth; s += kInt8Avx2DepthGroup) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + s * kInt8PanelWidth));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + s * kInt8PanelWidth + 16));
+    #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       std::int32_t pair;
       std::memcpy(&pair, a + r * depth + s, sizeof pair);
@@ -40,6 +45,7 @@ void int8_tile(const std::int16_t* a, std::int64_t depth, const std::int16_t* b,
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(a2, b1));
     }
   }
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     if (cols == kInt8PanelWidth) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc), acc[r][0]);

@@ -32,10 +32,14 @@ __mmask16 int8_lanes(std::int64_t count) {
 
 // Rows [0, R) of packed A (rows of `depth` unsigned bytes) times one panel of B, minus
 // the panel's column offsets, into C's first `cols` columns.
+// The loops over rows are unrolled on request (#pragma GCC unroll, which clang reads
+// too): left to GCC 12 at -O2, the largest tile's were not, and its accumulators lived on
+// the stack, a load and a store around every multiply-add.
 template <int R>
 void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b, const std::int32_t* offsets,
                std::int32_t* c, std::int64_t ldc, std::int64_t cols) {
   __m512i acc[R][2];
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
   // vpdpbusd, not its saturating twin vpdpbusds: a sum of (a + 128) · b may pass int32
   // (255 · 128 · 131071 > 2^31), and wrapping keeps it right modulo 2^32, where the
@@ -43,6 +47,7 @@ void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
   for (std::int64_t s = 0; s < depth; s += kInt8Avx512DepthGroup) {
     const __m512i b0 = _mm512_loadu_si512(b + s * kInt8PanelWidth);
     const __m512i b1 = _mm512_loadu_si512(b + s * kInt8PanelWidth + 64);
+    #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       std::int32_t quad;
       std::memcpy(&quad, a + r * depth + s, sizeof quad);
@@ -53,6 +58,7 @@ void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
   }
   const __m512i offset0 = _mm512_loadu_si512(offsets), offset1 = _mm512_loadu_si512(offsets + 16);
   const __mmask16 lanes0 = int8_lanes(cols), lanes1 = int8_lanes(cols - 16);
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_epi32(c + r * ldc, lanes0, _mm512_sub_epi32(acc[r][0], offset0));
     _mm512_mask_storeu_epi32(c + r * ldc + 16, lanes1, _mm512_sub_epi32(acc[r][1], offset1));
