@@ -167,20 +167,22 @@ void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8P
   auto* packed_a = reinterpret_cast<std::uint8_t*>(packed_a_storage.data());
   // One loop per element kind, which the compiler vectorizes, rather than an element at a
   // time through put_int8_element.
-  parallel_for(m, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t i = first; i < last; ++i) {
-      const std::int8_t* row = a + i * lda;
-      if (layout.bytes == 2) {
-        std::int16_t* out = packed_a_storage.data() + i * depth;
-        for (std::int64_t s = 0; s < k; ++s) out[s] = row[s];
-      } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
-        std::uint8_t* out = packed_a + i * depth;
-        for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
-      } else {
-        std::memcpy(packed_a + i * depth, row, static_cast<std::size_t>(k));
+  if (k > 0) {  // no steps: nothing to pack, and no buffer to pack into
+    parallel_for(m, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int8_t* row = a + i * lda;
+        if (layout.bytes == 2) {
+          std::int16_t* out = packed_a_storage.data() + i * depth;
+          for (std::int64_t s = 0; s < k; ++s) out[s] = row[s];
+        } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
+          std::uint8_t* out = packed_a + i * depth;
+          for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
+        } else {
+          std::memcpy(packed_a + i * depth, row, static_cast<std::size_t>(k));
+        }
       }
-    }
-  }, threshold_for(k));
+    }, threshold_for(k));
+  }
   // Panels of columns split over the threads, each over every row: B's panel stays in
   // cache while the rows pass.
   parallel_for(b.panels(), [&](std::int64_t first, std::int64_t last) {
