@@ -161,25 +161,31 @@ void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8P
   if (m == 0 || n == 0) return;
   const Int8Layout layout = int8_layout_of(b.path());
   const std::int64_t depth = b.padded_depth();
-  // A's rows packed to the path's element and padded depth (the padding meets B's zeros).
-  // Held as int16 (what the widened path writes), read as bytes by the others and the kernels.
-  std::vector<std::int16_t> packed_a_storage(static_cast<std::size_t>((m * depth * layout.bytes + 1) / 2), 0);
-  auto* packed_a = reinterpret_cast<std::uint8_t*>(packed_a_storage.data());
+  // A's rows packed to the path's element and padded depth (the padding, zeroed, meets B's
+  // zeros), into the calling thread's packing workspace for A (the float GEMM's, which only
+  // grows: no allocation per product), which the pool fills and reads during this call.
+  const std::size_t row_bytes = static_cast<std::size_t>(depth * layout.bytes);
+  auto* packed_a = reinterpret_cast<std::uint8_t*>(
+      packing_buffer(0, (static_cast<std::size_t>(m) * row_bytes + sizeof(float) - 1) / sizeof(float)));
   // One loop per element kind, which the compiler vectorizes, rather than an element at a
   // time through put_int8_element.
-  if (k > 0) {  // no steps: nothing to pack, and no buffer to pack into
+  if (depth > 0) {  // no steps: nothing to pack
     parallel_for(m, [&](std::int64_t first, std::int64_t last) {
       for (std::int64_t i = first; i < last; ++i) {
         const std::int8_t* row = a + i * lda;
+        std::uint8_t* out = packed_a + static_cast<std::size_t>(i) * row_bytes;
+        const std::size_t filled = static_cast<std::size_t>(k * layout.bytes);
         if (layout.bytes == 2) {
-          std::int16_t* out = packed_a_storage.data() + i * depth;
-          for (std::int64_t s = 0; s < k; ++s) out[s] = row[s];
+          for (std::int64_t s = 0; s < k; ++s) {
+            const auto value = static_cast<std::int16_t>(row[s]);
+            std::memcpy(out + 2 * s, &value, sizeof value);
+          }
         } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
-          std::uint8_t* out = packed_a + i * depth;
           for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
         } else {
-          std::memcpy(packed_a + i * depth, row, static_cast<std::size_t>(k));
+          std::memcpy(out, row, static_cast<std::size_t>(k));
         }
+        std::memset(out + filled, 0, row_bytes - filled);
       }
     }, threshold_for(k));
   }
