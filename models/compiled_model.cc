@@ -10,6 +10,7 @@
 #include "core/ops.h"
 #include "distribution/gradient_buckets.h"
 #include "layers/core/input_layer.h"
+#include "models/data_parallel_step.h"
 #include "models/model.h"
 
 namespace strata {
@@ -466,45 +467,15 @@ void CompiledModel::all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& 
   batch_size = static_cast<std::int64_t>(global);
 }
 
-BatchShard CompiledModel::shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const {
-  if (!communicator_) return {};
-  const std::int64_t rows = x.front().shape()[0];
-  const auto rank = static_cast<std::int64_t>(communicator_->rank());
-  const auto size = static_cast<std::int64_t>(communicator_->size());
-  if (!auto_shard()) {
-    // Each process feeds its own batch: find where it sits from everyone's counts.
-    std::vector<char> gathered;
-    communicator_->all_gather(&rows, sizeof rows, gathered);
-    BatchShard shard;
-    for (std::int64_t r = 0; r < size; ++r) {
-      std::int64_t n = 0;
-      std::memcpy(&n, gathered.data() + r * static_cast<std::int64_t>(sizeof n), sizeof n);
-      if (r < rank) shard.offset += n;
-      shard.global += n;
-    }
-    return shard;
-  }
-  // Contiguous shares whose sizes differ by at most one sample.
-  const std::int64_t begin = rows * rank / size, end = rows * (rank + 1) / size;
-  for (auto& t : x) t = t.slice_rows(begin, end);
-  for (auto& t : y) t = t.slice_rows(begin, end);
-  if (w.defined()) w = w.slice_rows(begin, end);
-  return {begin, rows};
-}
-
 Sharder CompiledModel::sharder() const {
   if (!communicator_) return {};
-  return [this](std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) { return shard_batch(x, y, w); };
+  return [this](std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
+    return shard_batch(*communicator_, auto_shard(), x, y, w);
+  };
 }
 
 void CompiledModel::broadcast_variables(const std::vector<Variable>& variables) const {
-  if (!communicator_) return;
-  for (Variable v : variables) {
-    // The collective moves host memory: a variable on a GPU goes through a copy.
-    Tensor value = v.value().to(Device{});
-    communicator_->broadcast(value.raw_data(), static_cast<std::int64_t>(value.nbytes()), 0);
-    if (!v.value().on_cpu()) v.assign(value);
-  }
+  if (communicator_) strata::broadcast_variables(*communicator_, variables);
 }
 
 void CompiledModel::update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size) {

@@ -47,7 +47,8 @@ class CompiledModel : public StepRunner {
   distribution::Communicator* communicator() const override { return communicator_; }
   bool auto_shard() const { return !distribution_ || distribution_->options().auto_shard_dataset; }
   // The batch sources' hook (BatchSource::shard_with) under data-parallel training:
-  // shard_batch; empty without a communicator, whose batches are whole.
+  // shard_batch (models/data_parallel_step.h); empty without a communicator, whose
+  // batches are whole.
   Sharder sharder() const override;
   // Gives every process process 0's variables: the model's weights and the optimizer's.
   void broadcast_variables(const std::vector<Variable>& variables) const override;
@@ -84,9 +85,6 @@ class CompiledModel : public StepRunner {
   std::vector<Variable> optimizer_variables() const override { return optimizer_.variables(); }
 
  private:
-  // Cuts a global batch to this process's rows (with auto_shard) and says where they sit
-  // in the global batch.
-  BatchShard shard_batch(std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) const;
   void update_logs(const std::vector<Tensor>& fetched, std::int64_t batch_size);
   // The fetch sets of the inference programs and the inference-mode updates, rewritten.
   struct InferenceFetches {

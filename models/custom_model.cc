@@ -86,11 +86,6 @@ std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> compiled_metri
 
 void CustomModel::compile(CompileOptions options) {
   auto hold = usage.exclusive("compile", name);
-  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
-    throw NotImplementedError("model '" + name +
-                              "': a custom train_step under data-parallel training across processes is not "
-                              "supported yet; train it in one process");
-  }
   std::vector<losses::Loss> losses = options.loss.losses();
   if (!options.weighted_metrics.empty()) {
     throw NotImplementedError("compile: weighted_metrics with a custom train_step: pass the sample weight to "
@@ -101,7 +96,12 @@ void CustomModel::compile(CompileOptions options) {
   std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> resolved;
   const bool resolve_now = !outputs.empty() || !inputs.empty();
   if (resolve_now) resolved = compiled_metrics_for(name, outputs, options, losses);
-  const Device device = options.device.empty() ? default_device() : parse_device(options.device);
+  // As compile's: the named device, else under a DataParallel of several processes this
+  // process's share of the machine's GPUs, else the process's default.
+  const auto strategy = distribution::distribution();
+  const Device device = !options.device.empty()                           ? parse_device(options.device)
+                        : strategy && strategy->num_processes() > 1 ? strategy->default_device()
+                                                                     : default_device();
   optimizers::Optimizer optimizer = options.optimizer.resolve();
   // All or nothing: nothing above changed the model.
   losses_ = std::move(losses);

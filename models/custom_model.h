@@ -1,7 +1,7 @@
 // CustomModel: Keras's "Customizing what happens in fit()" (docs/extending.md). A model
 // class that overrides train_step / test_step / predict_step, as a keras.Model subclass
 // does, and keeps everything fit gives: callbacks, the progress bar, History,
-// validation, BackupAndRestore.
+// validation, BackupAndRestore, data-parallel training across processes.
 //
 //   class MyModel : public CustomModel {
 //    public:

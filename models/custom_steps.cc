@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "distribution/data_parallel.h"
+#include "models/data_parallel_step.h"
 
 namespace strata {
 
@@ -21,7 +23,14 @@ struct CustomSteps::Built {
   std::vector<Tensor> metric_stats;                 // scratch for one metric's update
 };
 
-CustomSteps::CustomSteps(CustomModel& model, const Device& device) : model_(model), device_(device) {}
+CustomSteps::CustomSteps(CustomModel& model, const Device& device) : model_(model), device_(device) {
+  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
+    communicator_ = &strategy->communicator();
+    communicator_->choose_gradient_transport(device_);  // NCCL or host memory, as every process
+    auto_shard_ = strategy->options().auto_shard_dataset;
+    bucket_bytes_ = strategy->options().bucket_bytes;
+  }
+}
 
 CustomSteps::~CustomSteps() = default;
 
@@ -78,7 +87,7 @@ CustomSteps::Built& CustomSteps::built(Kind kind, const std::vector<Tensor>& x, 
   step->weighted = sample_weight.defined();
 
   const bool training = kind == Kind::train;
-  StepBuilder builder(graph, model_, xs, ys, w, training);
+  StepBuilder builder(graph, model_, xs, ys, w, training, communicator_ ? bucket_bytes_ : 0);
   if (kind == Kind::predict) {
     step->predictions = model_.predict_step(builder);
     if (step->predictions.empty()) throw ValueError("model '" + model_.name + "': predict_step returned no output");
@@ -118,15 +127,21 @@ CustomSteps::Built& CustomSteps::built(Kind kind, const std::vector<Tensor>& x, 
 }
 
 void CustomSteps::run(Built& step, const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                      const Tensor& sample_weight, bool training) {
+                      const Tensor& sample_weight, bool training, const BatchShard& shard) {
   feeds_.clear();
   feeds_.insert(feeds_.end(), x.begin(), x.end());
   feeds_.insert(feeds_.end(), y.begin(), y.end());
   if (sample_weight.defined()) feeds_.push_back(sample_weight);
   for (optimizers::Optimizer& o : step.optimizers) o.impl().update_learning_rate();  // schedules
   for (std::size_t p = 0; p < step.programs.size(); ++p) {
-    step.programs[p]->run_into(feeds_, step.fetched[p], {.training = training, .step = train_steps_});
+    step.programs[p]->run_into(feeds_, step.fetched[p],
+                               {.training = training,
+                                .step = train_steps_,
+                                .sample_offset = shard.offset,
+                                .global_batch = shard.global,
+                                .collective = communicator_});
     const StepBuilder::Phase& phase = step.phases[p];
+    if (communicator_ && !phase.updates.empty()) all_reduce_metric_statistics(step, p, x.front().shape()[0]);
     for (const StepBuilder::MetricUpdate& update : phase.updates) {
       step.metric_stats.assign(step.fetched[p].begin() + static_cast<std::ptrdiff_t>(update.first),
                                step.fetched[p].begin() + static_cast<std::ptrdiff_t>(update.first + update.count));
@@ -138,15 +153,64 @@ void CustomSteps::run(Built& step, const std::vector<Tensor>& x, const std::vect
   last_ = &step;
 }
 
+// Metric statistics are sums over samples (totals, counts, confusion cells): they add up
+// over the processes. A Mean of one value per batch (a loss tracker given each process's
+// mean loss) would count each process's value once; weighted by the processes' rows it
+// adds the global batch's value once, as one process would (a process without rows adds
+// nothing, not 0 times its NaN).
+void CustomSteps::all_reduce_metric_statistics(Built& step, std::size_t phase, std::int64_t rows) {
+  std::vector<Tensor>& fetched = step.fetched[phase];
+  const std::vector<StepBuilder::MetricUpdate>& updates = step.phases[phase].updates;
+  std::size_t total = 1;
+  for (const StepBuilder::MetricUpdate& update : updates) {
+    for (std::size_t i = update.first; i < update.first + update.count; ++i) {
+      total += static_cast<std::size_t>(fetched[i].size());
+    }
+  }
+  reduce_buffer_.assign(total, 0.0);
+  reduce_buffer_[0] = static_cast<double>(rows);
+  std::size_t pos = 1;
+  for (const StepBuilder::MetricUpdate& update : updates) {
+    for (std::size_t i = update.first; i < update.first + update.count; ++i) {
+      const Tensor& t = fetched[i];
+      for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
+        double value = t.dtype() == DType::float32 ? t.data<float>()[j]
+                       : t.dtype() == DType::int32 ? t.data<std::int32_t>()[j]
+                       : t.dtype() == DType::int64 ? static_cast<double>(t.data<std::int64_t>()[j])
+                                                   : 0.0;
+        if (update.batch_value) value = rows > 0 ? value * static_cast<double>(rows) : 0.0;
+        reduce_buffer_[pos] = value;
+      }
+    }
+  }
+  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(total));
+  const double global = reduce_buffer_[0];
+  pos = 1;
+  for (const StepBuilder::MetricUpdate& update : updates) {
+    for (std::size_t i = update.first; i < update.first + update.count; ++i) {
+      Tensor& t = fetched[i];
+      for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
+        const double value = update.batch_value ? (global > 0 ? reduce_buffer_[pos] / global : 0.0) : reduce_buffer_[pos];
+        switch (t.dtype()) {
+          case DType::float32: t.data<float>()[j] = static_cast<float>(value); break;
+          case DType::int32: t.data<std::int32_t>()[j] = static_cast<std::int32_t>(value); break;
+          case DType::int64: t.data<std::int64_t>()[j] = static_cast<std::int64_t>(value); break;
+          case DType::string: break;  // metrics compute numbers
+        }
+      }
+    }
+  }
+}
+
 void CustomSteps::train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
-                             const BatchShard&) {
-  run(built(Kind::train, x, y, sample_weight), x, y, sample_weight, true);
+                             const BatchShard& shard) {
+  run(built(Kind::train, x, y, sample_weight), x, y, sample_weight, true, shard);
   ++train_steps_;
 }
 
 void CustomSteps::test_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
-                            const BatchShard&) {
-  run(built(Kind::test, x, y, sample_weight), x, y, sample_weight, false);
+                            const BatchShard& shard) {
+  run(built(Kind::test, x, y, sample_weight), x, y, sample_weight, false, shard);
 }
 
 std::vector<Tensor> CustomSteps::predict_step(const std::vector<Tensor>& x) {
@@ -188,6 +252,17 @@ void CustomSteps::results_into(std::map<std::string, float>& logs) const {
     if (same_keys) return;
   }
   logs = results();
+}
+
+Sharder CustomSteps::sharder() const {
+  if (!communicator_) return {};
+  return [this](std::vector<Tensor>& x, std::vector<Tensor>& y, Tensor& w) {
+    return shard_batch(*communicator_, auto_shard_, x, y, w);
+  };
+}
+
+void CustomSteps::broadcast_variables(const std::vector<Variable>& variables) const {
+  if (communicator_) strata::broadcast_variables(*communicator_, variables);
 }
 
 std::vector<Variable> CustomSteps::optimizer_variables() const {

@@ -39,10 +39,15 @@ class CustomSteps : public StepRunner {
   const Device& device() const { return device_; }
   std::int64_t train_steps() const override { return train_steps_; }
   void set_train_steps(std::int64_t steps) override { train_steps_ = steps; }
-  // A custom step under data-parallel training across processes is refused at compile.
-  distribution::Communicator* communicator() const override { return nullptr; }
-  Sharder sharder() const override { return {}; }
-  void broadcast_variables(const std::vector<Variable>&) const override {}
+  // Data-parallel training (compile under a distribution::DataParallel of several
+  // processes; null communicator otherwise), as compile's steps: each process runs the
+  // step on its share of every global batch, step.apply sums the gradients over the
+  // processes (weighted by their rows: the gradient of the global batch's mean loss), and
+  // the metrics' statistics are summed after every run, so every process updates the
+  // same weights and logs the global batch's metrics.
+  distribution::Communicator* communicator() const override { return communicator_; }
+  Sharder sharder() const override;
+  void broadcast_variables(const std::vector<Variable>& variables) const override;
   std::vector<Variable> optimizer_variables() const override;
 
   // The model's output count (0 when it has no call of its own): a Dataset's components
@@ -60,7 +65,9 @@ class CustomSteps : public StepRunner {
   struct Built;
   Built& built(Kind kind, const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight);
   void run(Built& step, const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight,
-           bool training);
+           bool training, const BatchShard& shard);
+  // Sums a phase's metric statistics over every process, in place (data-parallel runs).
+  void all_reduce_metric_statistics(Built& step, std::size_t phase, std::int64_t rows);
 
   CustomModel& model_;
   Device device_;
@@ -70,6 +77,10 @@ class CustomSteps : public StepRunner {
   std::int64_t train_steps_ = 0;
   std::vector<Tensor> feeds_;
   std::mutex predict_mutex_;
+  distribution::Communicator* communicator_ = nullptr;  // set when training spans processes
+  bool auto_shard_ = true;
+  std::int64_t bucket_bytes_ = 0;  // the gradient all-reduce's buckets (data-parallel)
+  std::vector<double> reduce_buffer_;
 };
 
 }  // namespace strata

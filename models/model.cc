@@ -394,6 +394,17 @@ History Model::fit(const Dataset& data, const FitOptions& options) {
   if (train.batches_per_pass() == DatasetImpl::kInfinite && options.steps_per_epoch <= 0) {
     throw ValueError("the Dataset is infinite (repeat()): pass steps_per_epoch");
   }
+  // As with arrays, a custom train step is built before the first batch (from the
+  // Dataset's first batch, read here and again by the loop), so that a backup restored in
+  // on_train_begin finds the optimizers' slot variables it saved, and a data-parallel
+  // fit broadcasts them.
+  if (custom) {
+    DatasetSource first(data, nullptr, outputs);
+    first.start(0, 0);
+    std::vector<Tensor> x, y;
+    Tensor w;
+    if (first.next(x, y, w)) custom->prepare_train_step(x, y, w);
+  }
   std::unique_ptr<BatchSource> val;
   if (options.validation_data) {
     if (options.validation_data->dataset.defined()) {

@@ -6,18 +6,20 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "distribution/gradient_buckets.h"
 #include "models/custom_model.h"
 
 namespace strata {
 
 StepBuilder::StepBuilder(Graph& graph, CustomModel& model, std::vector<Output> x, std::vector<Output> y,
-                         Output sample_weight, bool training)
+                         Output sample_weight, bool training, std::int64_t all_reduce_bucket_bytes)
     : graph_(graph),
       model_(model),
       x_(std::move(x)),
       y_(std::move(y)),
       sample_weight_(sample_weight),
-      training_(training) {}
+      training_(training),
+      all_reduce_bucket_bytes_(all_reduce_bucket_bytes) {}
 
 std::vector<Output> StepBuilder::call(const std::vector<Output>& x) {
   if (model_.inputs.empty()) {
@@ -139,9 +141,14 @@ void StepBuilder::apply(optimizers::Optimizer optimizer, const std::vector<Outpu
     throw ValueError("step.apply: " + std::to_string(grads.size()) + " gradients for " +
                      std::to_string(variables.size()) + " variables");
   }
+  // x_[0]'s rows are this process's share of the batch: what each process's gradient
+  // is weighted by.
+  const std::vector<Output> summed = all_reduce_bucket_bytes_ > 0 && !x_.empty()
+                                         ? distribution::all_reduce_gradients(x_.front(), grads, all_reduce_bucket_bytes_)
+                                         : grads;
   std::vector<std::pair<Variable, Output>> grads_and_vars;
-  for (std::size_t i = 0; i < grads.size(); ++i) {
-    if (grads[i].valid()) grads_and_vars.emplace_back(variables[i], grads[i]);
+  for (std::size_t i = 0; i < summed.size(); ++i) {
+    if (summed[i].valid()) grads_and_vars.emplace_back(variables[i], summed[i]);
   }
   std::vector<Output> updates = optimizer.apply_gradients(graph_, grads_and_vars);
   current_.targets.insert(current_.targets.end(), updates.begin(), updates.end());
@@ -161,7 +168,7 @@ void StepBuilder::update_state(metrics::Metric metric, Output y_true, Output y_p
 void StepBuilder::update_state(metrics::Metric metric, Output values) {
   if (!metric.defined()) throw ValueError("step.update_state: the metric is undefined");
   std::vector<Output> stats = metric.impl().build_values(values, {});
-  current_.updates.push_back({metric, current_.fetches.size(), stats.size()});
+  current_.updates.push_back({metric, current_.fetches.size(), stats.size(), values.shape().rank() == 0});
   current_.fetches.insert(current_.fetches.end(), stats.begin(), stats.end());
 }
 

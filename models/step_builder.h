@@ -44,6 +44,9 @@ class StepBuilder {
   struct MetricUpdate {
     metrics::Metric metric;
     std::size_t first = 0, count = 0;  // its statistics among the phase's fetches
+    // A Mean of one value per batch (a loss tracker's update_state(loss)), not of one
+    // per sample: data-parallel processes weight it by their rows when they sum it.
+    bool batch_value = false;
   };
   struct Phase {
     std::vector<Output> fetches;
@@ -53,8 +56,10 @@ class StepBuilder {
 
   // `x`, `y` and `sample_weight` are the batch's placeholders in `graph` (y may be empty,
   // sample_weight invalid); `training` is the programs' mode (fit's steps train).
+  // `all_reduce_bucket_bytes` > 0: the step runs data-parallel over processes and apply()
+  // sums the gradients over them in buckets of about that size.
   StepBuilder(Graph& graph, CustomModel& model, std::vector<Output> x, std::vector<Output> y, Output sample_weight,
-              bool training);
+              bool training, std::int64_t all_reduce_bucket_bytes = 0);
 
   // Keras's data = (x, y, sample_weight): one value per model input / target array; the
   // sample weight is invalid when the batch has none (Keras's None).
@@ -85,7 +90,9 @@ class StepBuilder {
   // variable the loss does not depend on (Keras's None).
   std::vector<Output> gradients(Output loss, const std::vector<Variable>& variables);
   // Keras's optimizer.apply(grads, variables): the update nodes become the phase's
-  // targets; pairs whose gradient is invalid are skipped, as Keras skips None. Every
+  // targets; pairs whose gradient is invalid are skipped, as Keras skips None. Under
+  // data-parallel training the gradients are first summed over the processes, each
+  // weighted by its rows (Keras's optimizer all-reduces them under a strategy). Every
   // optimizer applied here follows its learning-rate schedule and is saved by
   // BackupAndRestore.
   void apply(optimizers::Optimizer optimizer, const std::vector<Output>& grads, const std::vector<Variable>& variables);
@@ -114,6 +121,7 @@ class StepBuilder {
   std::vector<Output> x_, y_;
   Output sample_weight_;
   bool training_;
+  std::int64_t all_reduce_bucket_bytes_;
   std::vector<Phase> phases_;
   Phase current_;
   std::size_t layer_updates_taken_ = 0;  // graph.updates(training) already in a phase

@@ -302,8 +302,23 @@ TEST(SameAnswerUneven, WhenSomeProcessesGetNoSamples) {
   expect_same_answer("mlp", 4, 502);
 }
 
+// A custom train step (Keras's "Customizing what happens in fit()") trains data-parallel
+// as compile's: its gradients summed by step.apply, its metrics over the global batch, on
+// a shuffled Dataset too and when some processes get no samples.
+TEST(SameAnswerCustomStep, OnAShuffledDataset) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  expect_same_answer("custom", 2, 500, "dataset");
+}
+
+TEST(SameAnswerCustomStep, WhenSomeProcessesGetNoSamples) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  expect_same_answer("custom", 4, 502);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, SameAnswer,
-                         ::testing::Combine(::testing::Values("mlp", "lstm", "cnn"), ::testing::Values(2, 4)),
+                         ::testing::Combine(::testing::Values("mlp", "custom", "lstm", "cnn"), ::testing::Values(2, 4)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_np" + std::to_string(std::get<1>(info.param));
                          });
@@ -362,20 +377,19 @@ TEST(EveryProcessExits, WhenOneHangsTheOthersStopAfterTheTimeout) {
 }
 
 // A job killed mid-epoch and restarted with the same number of processes resumes from
-// BackupAndRestore's backup and ends bit-identical to a job never interrupted.
-TEST(DataParallelResume, KilledJobResumesBitIdentically) {
-  std::string why;
-  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+// BackupAndRestore's backup and ends bit-identical to a job never interrupted: compile's
+// step on arrays, and a custom train step on a shuffled Dataset.
+void expect_resumes_bit_identically(const std::string& job_flags, const std::string& kind) {
   const fs::path dir = scratch_dir("resume");
   const std::string backup = "--backup=" + (dir / "backup").string() + " --save_freq=3";
-  const JobResult killed = run_job(2, "--model=lstm --kill_rank=1 --kill_step=13 " + backup, dir, 120);
+  const JobResult killed = run_job(2, job_flags + " --kill_rank=1 --kill_step=13 " + backup, dir, 120);
   ASSERT_NE(killed.exit_code, 0) << killed.output;
   ASSERT_TRUE(fs::exists(dir / "backup" / "training_state.strata")) << killed.output;
-  const JobResult resumed = run_job(2, "--model=lstm --out=" + (dir / "resumed.weights.h5").string() + " " + backup, dir);
+  const JobResult resumed = run_job(2, job_flags + " --out=" + (dir / "resumed.weights.h5").string() + " " + backup, dir);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  const JobResult whole = run_job(2, "--model=lstm --out=" + (dir / "whole.weights.h5").string(), dir);
+  const JobResult whole = run_job(2, job_flags + " --out=" + (dir / "whole.weights.h5").string(), dir);
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
-  Model a = distributed_test::build_model("lstm"), b = distributed_test::build_model("lstm");
+  Model a = distributed_test::build_model(kind), b = distributed_test::build_model(kind);
   a.load_weights((dir / "resumed.weights.h5").string());
   b.load_weights((dir / "whole.weights.h5").string());
   auto wa = a.get_weights(), wb = b.get_weights();
@@ -384,6 +398,18 @@ TEST(DataParallelResume, KilledJobResumesBitIdentically) {
     EXPECT_EQ(std::memcmp(wa[i].raw_data(), wb[i].raw_data(), wa[i].nbytes()), 0) << "weight " << i;
   }
   fs::remove_all(dir);
+}
+
+TEST(DataParallelResume, KilledJobResumesBitIdentically) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  expect_resumes_bit_identically("--model=lstm", "lstm");
+}
+
+TEST(DataParallelResume, ACustomStepOnADatasetResumesBitIdentically) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  expect_resumes_bit_identically("--model=custom --data=dataset", "custom");
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // saves the final weights to --out (a .weights.h5 file). Then every process checks that
 // all processes hold bit-identical weights, and evaluates and predicts globally.
 //
-//   --model=mlp|lstm|cnn    --out=FILE        --timeout_ms=N (DataParallelOptions::timeout)
+//   --model=mlp|custom|lstm|cnn   --out=FILE        --timeout_ms=N (DataParallelOptions::timeout)
 //   --kill_rank=R --kill_step=S   process R kills itself (SIGKILL) before global step S
 //   --hang_rank=R --hang_step=S   process R stops responding before global step S
 //   --backup=DIR --save_freq=N    BackupAndRestore every N batches
@@ -48,7 +48,7 @@ int run(int argc, char** argv) {
   std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
   int epochs = distributed_test::kEpochs;
   cli::Flags flags("The data-parallel tests' training job (run under mpirun).");
-  flags.add("model", &kind, "mlp, lstm or cnn")
+  flags.add("model", &kind, "mlp, custom (the mlp with a custom train step), lstm or cnn")
       .add("data", &data, "arrays or dataset")
       .add("samples", &samples, "training samples")
       .add("epochs", &epochs, "passes over the data")

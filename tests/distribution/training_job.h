@@ -13,10 +13,41 @@
 
 namespace strata::distributed_test {
 
+// Keras's "Customizing what happens in fit()" step (docs/extending.md): the loss, its
+// gradients applied by compile's optimizer, and every metric updated, the loss tracker
+// with one value per batch and accuracy with one per sample.
+class CustomStepModel : public CustomModel {
+ public:
+  using CustomModel::CustomModel;
+  StepLogs train_step(StepBuilder& step) override {
+    Output x = step.x()[0], y = step.y()[0];
+    Output y_pred = step.call(x);
+    Output loss = step.compute_loss(y, y_pred);
+    std::vector<Variable> trainable_vars = trainable_variables();
+    step.apply(optimizer(), step.gradients(loss, trainable_vars), trainable_vars);
+    for (metrics::Metric& metric : metrics()) {
+      if (metric.name() == "loss") {
+        step.update_state(metric, loss);
+      } else {
+        step.update_state(metric, y, y_pred);
+      }
+    }
+    return metrics();
+  }
+};
+
 // Every model has dropout, and fit shuffles: the masks and the order must match too.
+// "custom" is the mlp with a custom train step.
 inline Model build_model(const std::string& kind) {
   set_random_seed(7);
-  Model model = [&] {
+  Model model = [&]() -> Model {
+    if (kind == "custom") {
+      KerasTensor inputs = Input({20});
+      KerasTensor h = layers::Dense(64, {.activation = "relu"})(inputs);
+      h = layers::Dropout(0.2)(h);
+      h = layers::Dense(32, {.activation = "relu"})(h);
+      return make_model<CustomStepModel>(inputs, layers::Dense(5)(h));
+    }
     if (kind == "mlp") {
       return Sequential({layers::Input({20}), layers::Dense(64, {.activation = "relu"}), layers::Dropout(0.2),
                          layers::Dense(32, {.activation = "relu"}), layers::Dense(5)});
@@ -30,7 +61,7 @@ inline Model build_model(const std::string& kind) {
                          layers::MaxPooling2D(2), layers::Conv2D(16, 3, {.activation = "relu"}), layers::Flatten(),
                          layers::Dropout(0.25), layers::Dense(5)});
     }
-    throw ValueError("unknown test model '" + kind + "' (mlp, lstm or cnn)");
+    throw ValueError("unknown test model '" + kind + "' (mlp, custom, lstm or cnn)");
   }();
   model.compile({.optimizer = optimizers::Adam({.learning_rate = 1e-3}),
                  .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
@@ -40,7 +71,7 @@ inline Model build_model(const std::string& kind) {
 
 // 500 samples of the model's input shape, and a class per sample that depends on them.
 inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t samples = 500) {
-  Shape shape = kind == "mlp" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
+  Shape shape = kind == "mlp" || kind == "custom" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
   Tensor x(shape);
   Tensor y(Shape{samples}, DType::int64);
   const std::int64_t per = x.size() / samples;

@@ -1201,6 +1201,37 @@ TEST(ExtendingGuide, ACustomStepResumesFromABackupAsFitsOwn) {
   for (std::size_t i = 0; i < got.size(); ++i) strata::testing::expect_close(got[i], want[i], "weight", 0, 0);
 }
 
+// The same on a shuffled Dataset: the step is built from the Dataset's first batch before
+// the backup is restored, so the optimizer's slots it saved are there to take it.
+TEST(ExtendingGuide, ACustomStepResumesFromABackupOnADataset) {
+  strata::testing::ScratchDir dir;
+  const StepData data = step_data(256);
+  struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+  };
+  auto train = [&](const std::string& backup, int interrupt_at) {
+    set_random_seed(17);
+    KerasTensor inputs = Input({32});
+    Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
+    model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+    int batches = 0;
+    std::vector<Callback> cbs;
+    if (!backup.empty()) cbs.push_back(callbacks::BackupAndRestore(backup, {.save_freq = std::int64_t{1}}));
+    cbs.push_back(callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
+      if (++batches == interrupt_at) throw Interrupted();
+    }}));
+    model.fit(Dataset::from_tensors(data.x, data.y).shuffle(64, 5).batch(16),
+              {.epochs = 3, .verbose = 0, .callbacks = cbs});
+    return std::make_pair(model.get_weights(), model.optimizer().iterations());
+  };
+  const auto [want, want_iterations] = train("", -1);
+  EXPECT_THROW(train(dir.file("backup"), 21), Interrupted);  // in the second epoch
+  const auto [got, got_iterations] = train(dir.file("backup"), -1);
+  EXPECT_EQ(got_iterations, want_iterations);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) strata::testing::expect_close(got[i], want[i], "weight", 0, 0);
+}
+
 TEST(ExtendingGuide, ACustomPredictStepDrivesPredict) {
   // Keras's predict_step(data): here probabilities from a model that outputs logits.
   class Probabilities : public CustomModel {

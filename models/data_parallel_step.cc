@@ -1,0 +1,42 @@
+#include "models/data_parallel_step.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace strata {
+
+BatchShard shard_batch(distribution::Communicator& communicator, bool auto_shard, std::vector<Tensor>& x,
+                       std::vector<Tensor>& y, Tensor& w) {
+  const std::int64_t rows = x.front().shape()[0];
+  const auto rank = static_cast<std::int64_t>(communicator.rank());
+  const auto size = static_cast<std::int64_t>(communicator.size());
+  if (!auto_shard) {
+    // Each process feeds its own batch: find where it sits from everyone's counts.
+    std::vector<char> gathered;
+    communicator.all_gather(&rows, sizeof rows, gathered);
+    BatchShard shard;
+    for (std::int64_t r = 0; r < size; ++r) {
+      std::int64_t n = 0;
+      std::memcpy(&n, gathered.data() + r * static_cast<std::int64_t>(sizeof n), sizeof n);
+      if (r < rank) shard.offset += n;
+      shard.global += n;
+    }
+    return shard;
+  }
+  const std::int64_t begin = rows * rank / size, end = rows * (rank + 1) / size;
+  for (auto& t : x) t = t.slice_rows(begin, end);
+  for (auto& t : y) t = t.slice_rows(begin, end);
+  if (w.defined()) w = w.slice_rows(begin, end);
+  return {begin, rows};
+}
+
+void broadcast_variables(distribution::Communicator& communicator, const std::vector<Variable>& variables) {
+  for (Variable v : variables) {
+    // The collective moves host memory: a variable on a GPU goes through a copy.
+    Tensor value = v.value().to(Device{});
+    communicator.broadcast(value.raw_data(), static_cast<std::int64_t>(value.nbytes()), 0);
+    if (!v.value().on_cpu()) v.assign(value);
+  }
+}
+
+}  // namespace strata
