@@ -180,7 +180,7 @@ Model strata_model_subclass() {
 TEST(CustomLayerFiles, KerasFilesWithRegisteredLayersLoadAndPredictAsKeras) {
   ASSERT_TRUE(custom_layer_files::linear_registered && custom_layer_files::mlp_registered);
   const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
-  for (const char* file : {"keras_linear.keras", "keras_linear.h5", "keras_mlp.keras"}) {
+  for (const char* file : {"keras_linear.keras", "keras_linear.h5", "keras_mlp.keras", "keras_mlp.h5"}) {
     SCOPED_TRACE(file);
     Model model = models::load_model(custom_layers_dir() + file);
     const std::string name = std::string(file).find("mlp") != std::string::npos ? "mlp" : "linear";
@@ -200,7 +200,7 @@ TEST(CustomLayerFiles, StrataFilesAreWhatKerasLoadedAndPredictAsKerasDid) {
   const Tensor x = strata::testing::golden_tensor(custom_layers_golden().at("input"));
   strata::testing::ScratchDir dir;
   const char* write_to = std::getenv("STRATA_WRITE_CUSTOM_LAYER_FILES");
-  for (const char* file : {"linear.keras", "linear.h5", "mlp.keras"}) {
+  for (const char* file : {"linear.keras", "linear.h5", "mlp.keras", "mlp.h5"}) {
     SCOPED_TRACE(file);
     const bool mlp = std::string(file).find("mlp") != std::string::npos;
     const Model model = mlp ? strata_mlp_model() : strata_linear_model();

@@ -7,13 +7,13 @@ layers tracked as attributes linear_1 and linear_2), and MLP, a keras.Model subc
 its own call (Dense layers tracked as hidden and out), saved under its own class.
 
 1. Saves Keras's files into tests/data/custom_layers/: keras_linear.keras and .h5 (Input(3)
-   -> Linear(4) -> Dense(2)), keras_mlp.keras (Input(3) -> MLPBlock) and
+   -> Linear(4) -> Dense(2)), keras_mlp.keras and .h5 (Input(3) -> MLPBlock) and
    keras_model_mlp.keras (MLP(8) called on a (1, 3) batch), every weight set to the ramp
    Strata's test uses, with Keras's predictions on the ramp input; and
    keras_model_mlp_compiled.keras, the same MLP compiled (Adam, mean squared error) and
    fitted two epochs, with its optimizer's variables and what one more epoch predicts, and
    that model's save_weights file, keras_model_mlp_compiled.weights.h5.
-2. Loads the files Strata wrote (strata_linear.keras/.h5, strata_mlp.keras,
+2. Loads the files Strata wrote (strata_linear.keras/.h5, strata_mlp.keras/.h5,
    strata_model_mlp.keras, strata_model_mlp_compiled.keras and .weights.h5: the test
    writes them where STRATA_WRITE_CUSTOM_LAYER_FILES points) with Keras, checks that they
    predict what Keras's own models predict (1e-6), and the compiled one that its optimizer
@@ -139,7 +139,7 @@ def main():
     golden = {"input": arr(x), "keras": {}, "strata_files_in_keras": {}}
     for name, model in models.items():
         golden["keras"][name] = arr(model.predict(x, verbose=0))
-        for ext in ([".keras", ".h5"] if name == "linear" else [".keras"]):
+        for ext in ([".keras", ".h5"] if name in ("linear", "mlp") else [".keras"]):
             model.save(os.path.join(OUT, f"keras_{name}{ext}"))
     # A compiled subclass keeps its optimizer's state (Keras 3 writes optimizer/vars for it).
     trained = trained_model_subclass()
@@ -179,7 +179,7 @@ def main():
         print(f"Keras loaded {weights_path} into a compiled MLP: weights and optimizer state equal Keras's own")
     else:
         print(f"{weights_path} is missing: run the C++ test with STRATA_WRITE_CUSTOM_LAYER_FILES (see above)")
-    for name in ["linear.keras", "linear.h5", "mlp.keras", "model_mlp.keras"]:
+    for name in ["linear.keras", "linear.h5", "mlp.keras", "mlp.h5", "model_mlp.keras"]:
         path = os.path.join(OUT, "strata_" + name)
         if not os.path.exists(path):
             print(f"{path} is missing: run the C++ test with STRATA_WRITE_CUSTOM_LAYER_FILES (see above)")
