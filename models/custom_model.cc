@@ -51,7 +51,7 @@ namespace {
 // metrics: the loss tracker, then each metric per output (resolved as compile's built-in
 // steps resolve "accuracy": from the targets' and outputs' shapes), with the output each
 // measures. Changes nothing.
-std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> compiled_metrics_for(
+std::pair<std::vector<metrics::Metric>, std::vector<CustomModel::MetricTarget>> compiled_metrics_for(
     const std::string& name, const std::vector<KerasTensor>& outputs, const CompileOptions& options,
     const std::vector<losses::Loss>& losses) {
   if (!losses.empty() && losses.size() != 1 && losses.size() != outputs.size()) {
@@ -62,24 +62,31 @@ std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> compiled_metri
     throw ValueError("compile: loss_weights has " + std::to_string(options.loss_weights.size()) + " entries for " +
                      std::to_string(outputs.size()) + " outputs");
   }
-  if (!options.metrics.empty() && outputs.empty()) {
+  if ((!options.metrics.empty() || !options.weighted_metrics.empty()) && outputs.empty()) {
     throw ValueError("compile: model '" + name +
                      "' has no outputs of its own, so compile's metrics have nothing to measure; track the metrics in "
                      "the model (override metrics())");
   }
   std::vector<metrics::Metric> tracked_metrics{metrics::Mean({.name = "loss"})};
-  std::vector<std::size_t> metric_outputs{0};
+  std::vector<CustomModel::MetricTarget> targets{{0, false}};
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const losses::Loss* loss = losses.empty() ? nullptr : &losses[losses.size() == 1 ? 0 : k];
     const Shape& predicted = outputs[k].shape();
-    for (const std::string& id : options.metrics) {
-      metrics::Metric metric = metrics::get(id, custom_model_target_shape(loss, predicted), predicted);
-      if (outputs.size() > 1) metric.impl().name = outputs[k].call()->layer.name() + "_" + metric.name();
-      tracked_metrics.push_back(metric);
-      metric_outputs.push_back(k);
+    // As compile's built-in steps (and Keras's CompileMetrics): the metrics, then the
+    // weighted metrics, a second copy of the same metric named "weighted_" + its name.
+    for (const bool weighted : {false, true}) {
+      for (const std::string& id : weighted ? options.weighted_metrics : options.metrics) {
+        metrics::Metric metric = metrics::get(id, custom_model_target_shape(loss, predicted), predicted);
+        if (weighted && std::count(options.metrics.begin(), options.metrics.end(), id)) {
+          metric.impl().name = "weighted_" + metric.name();
+        }
+        if (outputs.size() > 1) metric.impl().name = outputs[k].call()->layer.name() + "_" + metric.name();
+        tracked_metrics.push_back(metric);
+        targets.push_back({k, weighted});
+      }
     }
   }
-  return {std::move(tracked_metrics), std::move(metric_outputs)};
+  return {std::move(tracked_metrics), std::move(targets)};
 }
 
 }  // namespace
@@ -87,13 +94,9 @@ std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> compiled_metri
 void CustomModel::compile(CompileOptions options) {
   auto hold = usage.exclusive("compile", name);
   std::vector<losses::Loss> losses = options.loss.losses();
-  if (!options.weighted_metrics.empty()) {
-    throw NotImplementedError("compile: weighted_metrics with a custom train_step: pass the sample weight to "
-                              "step.update_state(metric, y, y_pred, sample_weight) for the metrics that take it");
-  }
   // A model with a call of its own may be compiled before it is built (Keras's usual
   // order): its outputs, and the metrics measuring them, come with its first data.
-  std::pair<std::vector<metrics::Metric>, std::vector<std::size_t>> resolved;
+  std::pair<std::vector<metrics::Metric>, std::vector<MetricTarget>> resolved;
   const bool resolve_now = !outputs.empty() || !inputs.empty();
   if (resolve_now) resolved = compiled_metrics_for(name, outputs, options, losses);
   // As compile's: the named device, else under a DataParallel of several processes this
@@ -108,7 +111,7 @@ void CustomModel::compile(CompileOptions options) {
   loss_weights_ = options.loss_weights;
   optimizer_ = std::move(optimizer);
   compiled_metrics_ = std::move(resolved.first);  // empty until resolved: it always holds the loss tracker then
-  metric_outputs_ = std::move(resolved.second);
+  metric_targets_ = std::move(resolved.second);
   compile_options = std::move(options);
   compiled.reset();
   inference.reset();
@@ -117,9 +120,9 @@ void CustomModel::compile(CompileOptions options) {
 
 void CustomModel::resolve_compiled_outputs() {
   if (!compiled_metrics_.empty() || !compile_options) return;
-  auto [tracked, outputs_of] = compiled_metrics_for(name, outputs, *compile_options, losses_);
+  auto [tracked, targets] = compiled_metrics_for(name, outputs, *compile_options, losses_);
   compiled_metrics_ = std::move(tracked);
-  metric_outputs_ = std::move(outputs_of);
+  metric_targets_ = std::move(targets);
 }
 
 std::vector<KerasTensor> CustomModel::call(const std::vector<KerasTensor>&) {
@@ -177,15 +180,16 @@ void CustomModel::update_metrics(StepBuilder& step, const StepLogs& logs, Output
       step.update_state(metric, loss);
       continue;
     }
-    std::size_t k = 0;
+    MetricTarget target;
     for (std::size_t i = 0; i < compiled_metrics_.size(); ++i) {
-      if (&compiled_metrics_[i].impl() == &metric.impl()) k = metric_outputs_[i];
+      if (&compiled_metrics_[i].impl() == &metric.impl()) target = metric_targets_[i];
     }
+    const std::size_t k = target.output;
     if (k >= y.size() || k >= y_pred.size()) {
       throw ValueError("model '" + name + "': metric '" + metric.name() + "' needs targets for output " +
                        std::to_string(k) + ", but the batch has " + std::to_string(y.size()) + " target arrays");
     }
-    step.update_state(metric, y[k], y_pred[k]);
+    step.update_state(metric, y[k], y_pred[k], target.weighted ? step.sample_weight() : Output());
   }
 }
 

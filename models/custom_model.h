@@ -142,6 +142,13 @@ class CustomModel : public ModelImpl {
   // to the variables themselves (quantize), they are built again from the next batch.
   void rebuild_steps();
 
+  // What a compiled metric measures: its output, and whether the batch's sample weight
+  // weighs it (compile's weighted_metrics).
+  struct MetricTarget {
+    std::size_t output = 0;
+    bool weighted = false;
+  };
+
  protected:
   // Keras tracks a model set as an attribute (self.discriminator = discriminator): its
   // weights count as this model's (trainable_variables, weights, BackupAndRestore).
@@ -159,10 +166,11 @@ class CustomModel : public ModelImpl {
   bool build_call(const std::vector<TensorSpec>& specs);
   // compile's loss tracker and metrics (resolved against the model's outputs), and loss.
   // The default steps' metric updates: the loss tracker takes the loss, each compiled
-  // metric its output's targets and predictions.
+  // metric its output's targets and predictions (and the sample weight, for a weighted
+  // metric).
   void update_metrics(StepBuilder& step, const StepLogs& logs, Output loss, const std::vector<Output>& y_pred);
   std::vector<metrics::Metric> compiled_metrics_;
-  std::vector<std::size_t> metric_outputs_;  // per compiled metric, its output
+  std::vector<MetricTarget> metric_targets_;  // per compiled metric
   std::vector<losses::Loss> losses_;
   std::vector<float> loss_weights_;
   optimizers::Optimizer optimizer_;

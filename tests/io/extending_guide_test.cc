@@ -1053,6 +1053,32 @@ TEST(ExtendingGuide, SampleWeightAndClassWeightReachACustomStep) {
   expect_history_near(twin.fit(data.x, y, {.epochs = 2, .verbose = 0}), want, "loss", 1e-6);
 }
 
+// compile's weighted_metrics: the default steps update them with the batch's sample
+// weight, and a metric in both lists is logged twice (the second "weighted_" + its name),
+// as compile's built-in steps and Keras's CompileMetrics do.
+TEST(ExtendingGuide, WeightedMetricsTakeTheSampleWeightInTheDefaultSteps) {
+  const StepData data = step_data(256);
+  std::vector<float> w(256);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.25f;
+  const Tensor sample_weight = Tensor::from_vector<float>({256}, w);
+  Model reference = built_in_model();
+  Model twin = twin_of<CustomModel>(reference);
+  const CompileOptions options{.optimizer = "adam", .loss = "mse", .metrics = {"mae"}, .weighted_metrics = {"mae", "mse"}};
+  reference.compile(options);
+  twin.compile(options);
+  set_random_seed(9);
+  History want = reference.fit(data.x, data.y, {.epochs = 2, .verbose = 0, .sample_weight = sample_weight});
+  set_random_seed(9);
+  History got = twin.fit(data.x, data.y, {.epochs = 2, .verbose = 0, .sample_weight = sample_weight});
+  for (const char* key : {"loss", "mae", "weighted_mae", "mse"}) expect_history_near(got, want, key, 1e-6);
+  EXPECT_EQ(got.history.size(), want.history.size());
+  // Weighted and unweighted differ here: the weights are not all equal.
+  EXPECT_GT(std::abs(got.history.at("mae").back() - got.history.at("weighted_mae").back()), 1e-4);
+  const auto want_scores = reference.evaluate(data.x, data.y, {.verbose = 0, .sample_weight = sample_weight});
+  const auto got_scores = twin.evaluate(data.x, data.y, {.verbose = 0, .sample_weight = sample_weight});
+  for (const char* key : {"loss", "mae", "weighted_mae", "mse"}) EXPECT_NEAR(got_scores.at(key), want_scores.at(key), 1e-6) << key;
+}
+
 TEST(ExtendingGuide, ACustomTestStepDrivesEvaluateAndValidation) {
   const StepData data = step_data(256);
   const Tensor& x = data.x;
