@@ -116,6 +116,13 @@ void CustomModel::compile(CompileOptions options) {
   compiled.reset();
   inference.reset();
   steps_ = std::make_unique<CustomSteps>(*this, device);
+  uncompiled_predict_steps_.reset();
+}
+
+CustomSteps& CustomModel::uncompiled_predict_steps() {
+  std::lock_guard lock(uncompiled_predict_mutex_);
+  if (!uncompiled_predict_steps_) uncompiled_predict_steps_ = std::make_unique<CustomSteps>(*this, default_device());
+  return *uncompiled_predict_steps_;
 }
 
 void CustomModel::resolve_compiled_outputs() {

@@ -41,6 +41,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -138,6 +139,9 @@ class CustomModel : public ModelImpl {
   void compile(CompileOptions options);
   // The compiled steps fit, evaluate and predict run (null before compile).
   CustomSteps* steps() const { return steps_.get(); }
+  // The steps predict runs before compile (Keras's predict runs predict_step, compiled or
+  // not): made on the default device at the first call, dropped by compile.
+  CustomSteps& uncompiled_predict_steps();
   // Drops the steps built so far, keeping the device and the step count: after a change
   // to the variables themselves (quantize), they are built again from the next batch.
   void rebuild_steps();
@@ -160,6 +164,8 @@ class CustomModel : public ModelImpl {
   std::vector<Layer> tracked_;
   std::vector<std::string> attributes_;
   std::unique_ptr<CustomSteps> steps_;
+  std::unique_ptr<CustomSteps> uncompiled_predict_steps_;
+  std::mutex uncompiled_predict_mutex_;  // concurrent predict calls make them once
   bool no_call_ = false;  // the default call() ran once: the model has no call of its own
   bool built_from_call_ = false;
   // Builds the own call on `specs`; false when the model has none.

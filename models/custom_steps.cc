@@ -18,6 +18,7 @@ struct CustomSteps::Built {
   std::vector<metrics::Metric> logs;                // train / test steps: the returned metrics
   std::vector<optimizers::Optimizer> optimizers;    // the train step's, in first-use order
   std::vector<Output> predictions;                  // predict steps: its outputs
+  bool predictions_are_call = false;                // predict steps: they are self(x)
   std::size_t x_count = 0, y_count = 0;
   bool weighted = false;
   std::vector<Tensor> metric_stats;                 // scratch for one metric's update
@@ -91,6 +92,7 @@ CustomSteps::Built& CustomSteps::built(Kind kind, const std::vector<Tensor>& x, 
   if (kind == Kind::predict) {
     step->predictions = model_.predict_step(builder);
     if (step->predictions.empty()) throw ValueError("model '" + model_.name + "': predict_step returned no output");
+    step->predictions_are_call = step->predictions == builder.own_call_outputs();
   } else {
     step->logs = kind == Kind::train ? model_.train_step(builder) : model_.test_step(builder);
   }
@@ -219,6 +221,11 @@ std::vector<Tensor> CustomSteps::predict_step(const std::vector<Tensor>& x) {
   std::vector<Tensor> outputs = step.programs.front()->run(x, {.step = train_steps_});
   for (std::size_t p = 1; p < step.programs.size(); ++p) step.programs[p]->run_into(x, step.fetched[p]);
   return outputs;
+}
+
+bool CustomSteps::predict_step_is_call(const std::vector<Tensor>& x) {
+  std::lock_guard lock(predict_mutex_);
+  return built(Kind::predict, x, {}, Tensor()).predictions_are_call;
 }
 
 void CustomSteps::prepare_train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y,

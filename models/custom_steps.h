@@ -29,6 +29,9 @@ class CustomSteps : public StepRunner {
                  const BatchShard& shard = {}) override;
   // predict_step's outputs for a batch of inputs (concurrent predict calls take turns).
   std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
+  // Whether predict_step, built for batches like `x`, returns the model's own call of the
+  // batch and nothing else (Keras's default predict_step, self(x)).
+  bool predict_step_is_call(const std::vector<Tensor>& x);
   // Builds the train step for batches shaped as these arrays' rows before the first one
   // runs: a restored backup then finds the optimizers' slots it saved.
   void prepare_train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight);

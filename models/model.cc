@@ -168,6 +168,19 @@ CustomSteps* custom_steps(ModelImpl& m, const char* what, bool required = true) 
   return custom->steps();
 }
 
+// The steps that run a CustomModel's predict_step: compile's, or before compile steps
+// made for predict (Keras's predict runs predict_step, compiled or not); null for other
+// models, and before compile where predict_step is Keras's default, self(x): the model's
+// inference program gives those outputs, with the inference rewrites, as any model's.
+// `x`: a batch of the inputs.
+CustomSteps* predict_steps(ModelImpl& m, const std::vector<Tensor>& x) {
+  auto* custom = dynamic_cast<CustomModel*>(&m);
+  if (!custom) return nullptr;
+  if (custom->steps()) return custom->steps();
+  CustomSteps& steps = custom->uncompiled_predict_steps();
+  return steps.predict_step_is_call(x) ? nullptr : &steps;
+}
+
 CompiledModel& require_compiled(ModelImpl& m, const char* what, const std::vector<Tensor>* data = nullptr) {
   if (!m.compile_options) {
     throw Error(std::string("You must call compile() before ") + what + " on model '" + m.name + "'");
@@ -678,7 +691,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
   auto hold = model().usage.share("predict", name());
   check_batch_size(options.batch_size);
   std::int64_t n = check_arrays(x, "x");
-  if (CustomSteps* custom = custom_steps(model(), "predict", false)) {
+  if (CustomSteps* custom = predict_steps(model(), x)) {
     std::int64_t steps = (n + options.batch_size - 1) / options.batch_size;
     if (options.steps > 0 && options.steps < steps) {
       steps = options.steps;
@@ -699,6 +712,14 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, const PredictOp
 Tensor Model::predict(const Dataset& data, const PredictOptions& options) {
   auto hold = model().usage.share("predict", name());
   CustomSteps* custom = custom_steps(model(), "predict", false);
+  if (!custom && dynamic_cast<CustomModel*>(&model())) {
+    // Before compile: which program runs depends on predict_step, built from a first batch.
+    DatasetSource first(data, nullptr);
+    first.start(0, 0);
+    std::vector<Tensor> x, y;
+    Tensor w;
+    if (first.next(x, y, w)) custom = predict_steps(model(), x);
+  }
   DatasetSource source(data, nullptr);
   std::int64_t steps = source.batches_per_pass();
   if (options.steps > 0 && (steps < 0 || options.steps < steps)) steps = options.steps;
@@ -749,7 +770,7 @@ namespace {
 void predict_batch_into(const Model& model, const std::vector<Tensor>& x, std::vector<Tensor>& results) {
   auto hold = model.model().usage.share("predict_on_batch", model.name());
   check_arrays(x, "x");
-  if (CustomSteps* custom = custom_steps(model.model(), "predict_on_batch", false)) {
+  if (CustomSteps* custom = predict_steps(model.model(), x)) {
     results = custom->predict_step(x);
     return;
   }

@@ -27,7 +27,8 @@ std::vector<Output> StepBuilder::call(const std::vector<Output>& x) {
                      "' has no call of its own (it was made without inputs and outputs): call the models it tracks, "
                      "step.call(model, x)");
   }
-  return model_.call(graph_, x);
+  own_call_outputs_ = model_.call(graph_, x);
+  return own_call_outputs_;
 }
 
 Output StepBuilder::call(const Output& x) {

@@ -74,6 +74,9 @@ class StepBuilder {
   // that differ in training (Dropout, BatchNormalization) follow the program's mode.
   std::vector<Output> call(const std::vector<Output>& x);
   Output call(const Output& x);
+  // The outputs of the last step.call(x) of the model's own call (empty before one): a
+  // predict_step returning exactly them is Keras's default, self(x).
+  const std::vector<Output>& own_call_outputs() const { return own_call_outputs_; }
   // Keras's self.generator(z): another model or built layer on `x` (its weights are its
   // own; a model tracked by the CustomModel trains and saves with it).
   std::vector<Output> call(const Layer& layer, const std::vector<Output>& x);
@@ -119,6 +122,7 @@ class StepBuilder {
   Graph& graph_;
   CustomModel& model_;
   std::vector<Output> x_, y_;
+  std::vector<Output> own_call_outputs_;
   Output sample_weight_;
   bool training_;
   std::int64_t all_reduce_bucket_bytes_;

@@ -1268,16 +1268,29 @@ TEST(ExtendingGuide, ACustomPredictStepDrivesPredict) {
   const StepData data = step_data(100);
   Model reference = built_in_model();
   Model model = twin_of<Probabilities>(reference);
-  // Before compile, predict runs the model's call, as any model's.
-  strata::testing::expect_close(model.predict(data.x, {.verbose = 0}), reference.predict(data.x, {.verbose = 0}),
-                                "uncompiled", 0, 0);
-  model.compile({.optimizer = "sgd", .loss = "mse"});
   const std::vector<float> logits = reference.predict(data.x, {.verbose = 0}).to_vector<float>();
-  const std::vector<float> probabilities = model.predict(data.x, {.batch_size = 16, .verbose = 0}).to_vector<float>();
-  ASSERT_EQ(probabilities.size(), logits.size());
-  for (std::size_t i = 0; i < logits.size(); ++i) EXPECT_NEAR(probabilities[i], 1 / (1 + std::exp(-logits[i])), 1e-6);
-  const Tensor one = model.predict_on_batch(ops::slice(data.x, {0, 0}, {1, -1}));
-  EXPECT_NEAR(one.item(), probabilities[0], 1e-6);
+  auto expect_probabilities = [&](const Tensor& got, const char* what) {
+    const std::vector<float> probabilities = got.to_vector<float>();
+    ASSERT_EQ(probabilities.size(), logits.size()) << what;
+    for (std::size_t i = 0; i < logits.size(); ++i) {
+      EXPECT_NEAR(probabilities[i], 1 / (1 + std::exp(-logits[i])), 1e-6) << what << " row " << i;
+    }
+  };
+  // Compiled or not, predict runs predict_step, as Keras's predict does: on arrays, on a
+  // Dataset and one batch at a time.
+  for (const bool compiled : {false, true}) {
+    if (compiled) model.compile({.optimizer = "sgd", .loss = "mse"});
+    const char* what = compiled ? "compiled" : "uncompiled";
+    expect_probabilities(model.predict(data.x, {.batch_size = 16, .verbose = 0}), what);
+    expect_probabilities(model.predict(Dataset::from_tensors({data.x}).batch(16), {.verbose = 0}), what);
+    const Tensor one = model.predict_on_batch(ops::slice(data.x, {0, 0}, {1, -1}));
+    EXPECT_NEAR(one.item(), 1 / (1 + std::exp(-logits[0])), 1e-6) << what;
+  }
+  // A model whose predict_step is Keras's own, self(x), predicts with the model's
+  // inference program before compile, as any model does.
+  Model plain = twin_of<CustomModel>(reference);
+  strata::testing::expect_close(plain.predict(data.x, {.verbose = 0}), reference.predict(data.x, {.verbose = 0}),
+                                "self(x)", 0, 0);
 }
 
 // next_phase(): a later phase reads the weights an earlier one updated (Keras's step runs
