@@ -233,6 +233,14 @@ TEST(OperationCases, ImageSignalAndIndexOperationsRefuseWhatTheyDoNotCompute) {
   const std::string window =
       refusal_on("ISTFT", valued, json::array({json::array({x, y})}), {Shape{5, 5}, Shape{5, 5}});
   EXPECT_NE(window.find("window"), std::string::npos) << window;
+  const json corners = {{"class_name", "__numpy__"},
+                        {"config", {{"value", {{0.0, 0.0}, {7.0, 0.0}, {0.0, 7.0}, {7.0, 7.0}}}, {"dtype", "float32"}}}};
+  const std::string bicubic = refusal_on("PerspectiveTransform", {{"interpolation", "bicubic"}, {"fill_value", 0}},
+                                         json::array({x, corners, corners}), {Shape{8, 8, 3}});
+  EXPECT_NE(bicubic.find("interpolation='bicubic'"), std::string::npos) << bicubic;
+  const std::string one_image = refusal_on("PerspectiveTransform", {{"interpolation", "bilinear"}},
+                                           json::array({x, corners, corners}), {Shape{8, 3}});
+  EXPECT_NE(one_image.find("rank 4"), std::string::npos) << one_image;
   const std::string segments =
       refusal_on("SegmentProd", {{"num_segments", nullptr}, {"sorted", false}}, json::array({x, y}), {Shape{3}, {}});
   EXPECT_NE(segments.find("num_segments=None"), std::string::npos) << segments;
@@ -381,10 +389,11 @@ TEST_P(OperationCase, GradientsAreKeras) {
     }
     return;
   }
-  if (GetParam().rfind("affine_transform", 0) == 0) {  // the image_affine_transform op has no gradient to the images
+  // the image_affine_transform op (affine_transform's, perspective_transform's) has no gradient to the images
+  if (GetParam().rfind("affine_transform", 0) == 0 || GetParam().rfind("perspective_transform", 0) == 0) {
     try {
       gradients(loss, feeds);
-      FAIL() << "affine_transform's gradient was built";
+      FAIL() << GetParam() << "'s gradient was built";
     } catch (const NotImplementedError& e) {
       EXPECT_NE(std::string(e.what()).find("image_affine_transform"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("no gradient to the images"), std::string::npos) << e.what();

@@ -2,7 +2,7 @@
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops operations of issue #38
 that space values and build grids from a functional model's tensors (Linspace, Logspace,
 Geomspace with tensor start and stop; Meshgrid), and the whole-tensor tests and conversions
-AllClose, Isreal and Array, one small functional model per case.
+AllClose, Isreal and Array, and PerspectiveTransform, one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -22,6 +22,10 @@ What Keras 3.15.1 computes, and so what the cases hold:
   last axis, which lines the signs up only where the samples' axis comes before all of
   start's axes (axis 0, or a scalar start); elsewhere Keras's own model fails when run
   (Incompatible shapes), so no case has one.
+- perspective_transform solves, per image, the 8 x 8 system of its four point pairs for the
+  homography taking output pixels to input pixels, then samples as affine_transform does;
+  its points are constants for every image or inputs of the model (one row of 4 points per
+  image).
 - meshgrid flattens each input, the batch axis included, as tf.meshgrid does: inputs of
   rank 1 (the batch alone) get 4 rows instead of op_cases' 2.
 
@@ -109,13 +113,30 @@ def cases():
         "meshgrid_flattens": (lambda x: K.meshgrid(x[0], x[1])[1], [("any", (2,)), ("any", (3,))], "Meshgrid"),
         "meshgrid_constant": (lambda x: K.meshgrid(x[0], np.arange(3, dtype=P), indexing="ij")[0], [V],
                               "Meshgrid"),
+        # 8 x 8 images through the homography of four point pairs (corners moved by up to 1.5)
+        "perspective_transform": (lambda x: K.image.perspective_transform(x[0], CORNERS, MOVED),
+                                   [("positive", (8, 8, 3))], "PerspectiveTransform"),
+        "perspective_transform_points_inputs": (lambda x: K.image.perspective_transform(x[0], x[1], x[2]),
+                                                [("positive", (8, 8, 2)), ("corners", (4, 2)), ("corners", (4, 2))],
+                                                "PerspectiveTransform"),
+        "perspective_transform_nearest_channels_first": (
+            lambda x: K.image.perspective_transform(x[0], MOVED, CORNERS, interpolation="nearest", fill_value=0.5,
+                                                    data_format="channels_first"),
+            [("positive", (2, 8, 8))], "PerspectiveTransform"),
     }
 
 
+CORNERS = np.array([[0.0, 0.0], [7.0, 0.0], [0.0, 7.0], [7.0, 7.0]], np.float32)
+MOVED = np.array([[1.0, 0.5], [6.5, -0.5], [-1.0, 6.0], [7.5, 8.0]], np.float32)
+
+
 def make(shape, kind):
-    """make_keras_ops_goldens.py's kinds, with 4 rows for vectors (the batch axis alone)."""
+    """make_keras_ops_goldens.py's kinds, with 4 rows for vectors (the batch axis alone), and an
+    8 x 8 image's corners moved by up to 1.5 (corners)."""
     if len(shape) == 1 and shape[0] == 2:
         shape = (ROWS_OF_VECTORS,)
+    if kind == "corners":
+        return (CORNERS + base.rng.uniform(-1.5, 1.5, shape)).astype("float32")
     return base_make(shape, kind)
 
 
