@@ -116,7 +116,7 @@ Output gather_along(const OpCall& c, Output x, Output indices, int axis);
 // moves and scans, nn functions), merged into OpLayer's table.
 const std::map<std::string, OpFn>& more_ops();
 // layers/core/op_layer_math.cc: elementwise math and tests beyond more_ops' (arctan2 ...
-// isclose), the reductions built on them (normalize, ptp), and vander.
+// isclose, allclose, isreal), array, the reductions built on them (normalize, ptp), and vander.
 const std::map<std::string, OpFn>& math_ops();
 // layers/core/op_layer_arrays.cc: slicing, padding, triangles, gathers, stacking and
 // one-hot encodings; and the operations with several results (split, unstack, moments).
@@ -160,6 +160,10 @@ const std::map<std::string, OpFn>& patch_ops();
 // multi_output_ops.
 const std::map<std::string, OpFn>& bin_ops();
 const std::map<std::string, MultiOpFn>& bin_multi_output_ops();
+// layers/core/op_layer_grids.cc: linspace, logspace and geomspace; and meshgrid's grids, merged
+// into multi_output_ops.
+const std::map<std::string, OpFn>& grid_ops();
+const std::map<std::string, MultiOpFn>& grid_multi_output_ops();
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();
 // layers/core/op_layer_signal.cc: irfft, istft, extract_sequences, real, imag, conj, angle and cdist; and

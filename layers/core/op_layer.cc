@@ -210,7 +210,7 @@ const std::map<std::string, OpFn>& table() {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
                                &linalg_ops(), &decomposition_ops(), &update_ops(), &signal_ops(),
-                               &image_quality_ops(), &patch_ops(), &bin_ops()})
+                               &image_quality_ops(), &patch_ops(), &bin_ops(), &grid_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();

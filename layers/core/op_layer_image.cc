@@ -4,7 +4,8 @@
 // rgb_to_hsv and hsv_to_rgb (TensorFlow's formulas, layers/preprocessing/color_space.h),
 // pad_images and crop_images (the amounts Keras infers from the targets, then a pad or a crop),
 // resize (the Resizing layer's code, which Keras's Resizing computes with this very operation),
-// affine_transform (the image_affine_transform op: TensorFlow's ImageProjectiveTransformV3).
+// affine_transform (the image_affine_transform op: TensorFlow's ImageProjectiveTransformV3) and
+// perspective_transform (the same op, by the homography of four point pairs).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/image_ops.h"
+#include "core/ops/linalg_ops.h"
 #include "layers/core/op_call.h"
 #include "layers/preprocessing/color_space.h"
 #include "layers/preprocessing/resizing.h"
@@ -199,6 +201,52 @@ Output affine_transform(C c) {
   return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
 }
 
+// Four (x, y) points per image: a constant (4, 2) for every image, or (images, 4, 2).
+Output corner_points(C c, std::size_t i) {
+  Output p = c.arg(i);
+  if (p.dtype() != DType::float32) p = ops::cast(p, DType::float32);
+  const auto& d = p.shape().dims();
+  const int rank = rank_of(p);
+  if ((rank != 2 && rank != 3) || d[d.size() - 2] != 4 || d[d.size() - 1] != 2)
+    throw ValueError(c.where + ": points must be (4, 2) or (images, 4, 2), got " + p.shape().to_string());
+  return rank == 2 ? ops::reshape(p, {1, 4, 2}) : p;
+}
+
+// keras.ops.image.perspective_transform: per image, the homography that takes each output
+// pixel to the input pixel it reads (end points to start points), Keras's 8 × 8 system solved
+// as Solve does (its inverse times the start points), then TensorFlow's projective transform of
+// the images by it (the image_affine_transform op: constant fill, no gradient, as AffineTransform).
+Output perspective_transform(C c) {
+  const std::string interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear";
+  if (interpolation != "bilinear" && interpolation != "nearest")
+    refuse(c, "interpolation", "only 'bilinear' and 'nearest' are, as Keras's");
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const Output start = corner_points(c, 1), end = corner_points(c, 2);
+  if (rank_of(c.arg(1)) != rank_of(c.arg(2)))
+    throw ValueError(c.where + ": start_points " + c.arg(1).shape().to_string() + " and end_points " +
+                     c.arg(2).shape().to_string() + " must have the same shape");
+  // Point k gives the rows [ex, ey, 1, 0, 0, 0, -sx ex, -sx ey] and [0, 0, 0, ex, ey, 1, -sy ex,
+  // -sy ey] of the system whose right side is (sx, sy), k = 1 .. 4 in turn.
+  const Output ones = ops::ones_like(slice(end, 2, 0, 1));
+  const Output e1 = ops::concat({end, ones}, 2), zeros = ops::zeros_like(e1);
+  const Output sx = slice(start, 2, 0, 1), sy = slice(start, 2, 1, 2);
+  const Output row_x = ops::concat({e1, zeros, ops::neg(ops::mul(sx, end))}, 2);
+  const Output row_y = ops::concat({zeros, e1, ops::neg(ops::mul(sy, end))}, 2);
+  const Output rows = ops::reshape(ops::concat({expand_dims(row_x, 2, c.where), expand_dims(row_y, 2, c.where)}, 2),
+                                   {-1, 8, 8});
+  const Output target = ops::reshape(start, {-1, 8, 1});
+  const Output homography = ops::reshape(ops::matrix_product(ops::matrix_inverse(rows), target), {-1, 8});
+  const bool first = format == "channels_first";
+  const Output images = first ? ops::transpose(x, {0, 2, 3, 1}) : x;
+  const Output y = ops::image_affine_transform(
+      images, homography,
+      {.interpolation = interpolation,
+       .fill_mode = "constant",
+       .fill_value = c.has("fill_value") ? static_cast<float>(c.number("fill_value")) : 0.f});
+  return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& image_ops() {
@@ -210,6 +258,7 @@ const std::map<std::string, OpFn>& image_ops() {
       {"CropImages", crop_images},
       {"Resize", resize},
       {"AffineTransform", affine_transform},
+      {"PerspectiveTransform", perspective_transform},
   };
   return t;
 }

@@ -19,6 +19,7 @@ using C = const OpCall&;
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
+Output as_float32(Output x) { return x.dtype() == DType::float32 ? x : ops::cast(x, DType::float32); }
 Output both(Output a, Output b) { return ops::mul(a, b); }  // of 0/1 floats
 Output either(Output a, Output b) { return ops::maximum(a, b); }
 Output negation(Output a) { return ops::sub(1.0f, a); }
@@ -145,6 +146,24 @@ Output isclose(C c) {
   return c.flag("equal_nan") ? either(close, both(is_nan(a), is_nan(b))) : close;
 }
 
+// keras.ops.allclose as Keras's TensorFlow backend: one 0/1 float for the whole (broadcast)
+// call, 1 where every element is equal, or finite on both sides and |x1 − x2| <= atol +
+// rtol · |x2|, or (equal_nan) NaN on both sides. Integers (which Keras compares for equality
+// only, as equality is then what the tolerance test gives) compared as float32: exact below
+// 2^24.
+Output allclose(C c) {
+  const Output a = as_float32(c.arg(0)), b = as_float32(c.arg(1));
+  const auto rtol = static_cast<float>(c.has("rtol") ? c.number("rtol") : 1e-5);
+  const auto atol = static_cast<float>(c.has("atol") ? c.number("atol") : 1e-8);
+  auto finite = [&](Output x) { return ops::less(ops::abs(x), scalar(c, kInf)); };
+  const Output close = ops::less_equal(ops::abs(ops::sub(a, b)), ops::add(ops::mul(ops::abs(b), rtol), atol));
+  Output each = either(both(both(finite(a), finite(b)), close), ops::equal(a, b));
+  if (c.flag("equal_nan")) each = either(each, both(is_nan(a), is_nan(b)));
+  std::vector<std::int64_t> axes;
+  for (int i = 0; i < rank_of(each); ++i) axes.push_back(i);
+  return negation(ops::reduce_max(negation(each), axes, false));
+}
+
 // keras.ops.normalize along `axis`: order 2 as x · min(rsqrt(Σx²), 1/ε), order 1 as
 // x / max(Σ|x|, ε); ε Keras's backend epsilon 1e-7 when None.
 Output normalize(C c) {
@@ -217,6 +236,9 @@ const std::map<std::string, OpFn>& math_ops() {
       {"ConvertToTensor", convert_to_tensor},
       {"Threshold", threshold},
       {"Isclose", isclose},
+      {"AllClose", allclose},
+      {"Isreal", [](C c) { return ops::ones_like(c.arg(0)); }},  // Strata's tensors are real
+      {"Array", convert_to_tensor},  // keras.ops.array is convert_to_tensor(x, dtype)
       {"Normalize", normalize},
       {"Ptp", ptp},
       {"Vander", vander},

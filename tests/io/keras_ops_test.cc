@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <map>
+#include <tuple>
 
 #include "core/autodiff.h"
 #include "core/error.h"
@@ -30,13 +31,14 @@ using testing::golden_tensor;
 const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 
 // The cases of make_keras_ops_goldens.py, then make_keras_ops_more_goldens.py's,
-// make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's and
-// make_keras_ops_linalg_goldens.py's.
+// make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's,
+// make_keras_ops_linalg_goldens.py's and make_keras_ops_grids_goldens.py's.
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
     for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json",
-                              "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json"})
+                              "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
+                              "keras_ops_grids_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -231,9 +233,68 @@ TEST(OperationCases, ImageSignalAndIndexOperationsRefuseWhatTheyDoNotCompute) {
   const std::string window =
       refusal_on("ISTFT", valued, json::array({json::array({x, y})}), {Shape{5, 5}, Shape{5, 5}});
   EXPECT_NE(window.find("window"), std::string::npos) << window;
+  const json corners = {{"class_name", "__numpy__"},
+                        {"config", {{"value", {{0.0, 0.0}, {7.0, 0.0}, {0.0, 7.0}, {7.0, 7.0}}}, {"dtype", "float32"}}}};
+  const std::string bicubic = refusal_on("PerspectiveTransform", {{"interpolation", "bicubic"}, {"fill_value", 0}},
+                                         json::array({x, corners, corners}), {Shape{8, 8, 3}});
+  EXPECT_NE(bicubic.find("interpolation='bicubic'"), std::string::npos) << bicubic;
+  const std::string one_image = refusal_on("PerspectiveTransform", {{"interpolation", "bilinear"}},
+                                           json::array({x, corners, corners}), {Shape{8, 3}});
+  EXPECT_NE(one_image.find("rank 4"), std::string::npos) << one_image;
   const std::string segments =
       refusal_on("SegmentProd", {{"num_segments", nullptr}, {"sorted", false}}, json::array({x, y}), {Shape{3}, {}});
   EXPECT_NE(segments.find("num_segments=None"), std::string::npos) << segments;
+}
+
+TEST(OperationCases, SpacesAndGridsRefuseWhatTheyDoNotCompute) {
+  const json x = keras_tensor("x"), y = keras_tensor("y");
+  const json both = json::array({x, y});
+  const std::vector<Shape> shapes{Shape{3}, Shape{3}};
+  const json linspace = {{"num", 5}, {"endpoint", true}, {"retstep", false}, {"dtype", nullptr}, {"axis", 0}};
+  auto with = [](json config, const std::string& key, json value) {
+    config[key] = std::move(value);
+    return config;
+  };
+  const std::vector<std::tuple<std::string, json, json, std::vector<Shape>, std::string>> refused = {
+      {"Linspace", with(linspace, "retstep", true), both, shapes, "retstep=True"},
+      {"Linspace", with(linspace, "dtype", "int32"), both, shapes, "dtype='int32'"},
+      {"Linspace", with(linspace, "num", 0), both, shapes, "num=0"},
+      {"Logspace", {{"num", 5}, {"endpoint", true}, {"base", -2.0}, {"dtype", nullptr}, {"axis", 0}}, both, shapes,
+       "base=-2"},
+      // start's signs line up with the samples only when their axis comes before start's axes
+      {"Geomspace", with(linspace, "axis", -1), both, shapes, "axis=-1"},
+      {"Geomspace", with(linspace, "axis", 1), both, shapes, "axis=1"},
+      {"Meshgrid", {{"indexing", "yx"}}, both, {Shape{}, Shape{}}, "indexing='yx'"},
+      {"Meshgrid", {{"indexing", "xy"}}, both, {Shape{}, Shape{}}, ""},
+  };
+  for (const auto& [op, config, args, in, key] : refused) {
+    const std::string message = refusal_on(op, config, args, in);
+    if (key.empty()) {
+      EXPECT_EQ(message, "") << op << " " << config.dump();
+      continue;
+    }
+    EXPECT_NE(message.find(key), std::string::npos) << op << " " << config.dump() << "\n  " << message;
+    EXPECT_NE(message.find(op + " 'op'"), std::string::npos) << message;
+  }
+  // a scalar start's sign lines up on any axis
+  EXPECT_EQ(refusal_on("Geomspace", with(linspace, "axis", -1), json::array({2.0, x}), {Shape{3}}), "");
+}
+
+// Meshgrid's inputs are broadcast in float32: integer inputs are refused, naming the input.
+TEST(OperationCases, MeshgridRefusesIntegerInputs) {
+  json config = {{"indexing", "ij"}, {"name", "op"}};
+  const json entry = {{"module", "keras.src.ops.numpy"},
+                      {"class_name", "Meshgrid"},
+                      {"config", config},
+                      {"inbound_nodes", {{{"args", json::array({keras_tensor("x"), keras_tensor("y")})},
+                                          {"kwargs", json::object()}}}}};
+  Layer layer = io::op_layer_from_entry(entry, {});
+  try {
+    layer(std::vector<KerasTensor>{Input(Shape{}), Input(Shape{}, {.dtype = DType::int32})});
+    FAIL() << "an int32 input was broadcast";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("input 1 of dtype int32"), std::string::npos) << e.what();
+  }
 }
 
 // lstsq's rows are the batch axis, unknown when the graph is built, and TensorFlow's SvdGrad
@@ -328,10 +389,11 @@ TEST_P(OperationCase, GradientsAreKeras) {
     }
     return;
   }
-  if (GetParam().rfind("affine_transform", 0) == 0) {  // the image_affine_transform op has no gradient to the images
+  // the image_affine_transform op (affine_transform's, perspective_transform's) has no gradient to the images
+  if (GetParam().rfind("affine_transform", 0) == 0 || GetParam().rfind("perspective_transform", 0) == 0) {
     try {
       gradients(loss, feeds);
-      FAIL() << "affine_transform's gradient was built";
+      FAIL() << GetParam() << "'s gradient was built";
     } catch (const NotImplementedError& e) {
       EXPECT_NE(std::string(e.what()).find("image_affine_transform"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("no gradient to the images"), std::string::npos) << e.what();
