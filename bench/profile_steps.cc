@@ -6,6 +6,12 @@
 //   build/bench/strata_profile_steps --model=cnn --steps=20 --threads=1
 //   valgrind --tool=callgrind build/bench/strata_profile_steps --model=mlp --steps=50
 //
+// Or predictions of a model file on a NumPy batch, as the real-model benchmark loads them
+// (bench/make_real_models.py writes both):
+//
+//   build/bench/strata_profile_steps --file=build/bench/real_models/efficientnetb0.keras \
+//       --input=build/bench/real_models/efficientnetb0.x1.npy --steps=200 --threads=2
+//
 // docs/performance.md shows what these profiles said and what was done about it.
 #include <strata/strata.h>
 
@@ -17,6 +23,7 @@
 #include "bench/workload.h"
 #include "core/cpu/parallel.h"
 #include "core/rng.h"
+#include "io/npy.h"
 #include "tools/cli/flags.h"
 
 using namespace strata;
@@ -83,14 +90,29 @@ int main(int argc, char** argv) {
   int steps = 20;
   int threads = 1;
   bool predict_one = false;
+  std::string file, input;
   cli::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
   flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer, resnet20, mobilenet_small or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
-      .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training");
+      .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training")
+      .add("file", &file, "instead of --model: time predict_on_batch of this model file (.keras, .h5)...")
+      .add("input", &input, "...on this batch (.npy)");
   flags.parse_or_exit(argc, argv);
   try {
     cpu::set_num_threads(threads);
+    if (!file.empty()) {
+      if (input.empty()) throw ValueError("--file needs --input, a .npy batch");
+      Model model = models::load_model(file);
+      const Tensor x = io::load_npy(input);
+      model.predict_on_batch(x);  // warm-up, as above
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < steps; ++i) model.predict_on_batch(x);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("%s: %d predictions of batch %lld in %.3f s (%.3f us each)\n", file.c_str(), steps,
+                  static_cast<long long>(x.shape()[0]), seconds, 1e6 * seconds / steps);
+      return 0;
+    }
     Workload w = make_workload(model_name);
     const std::int64_t rows = predict_one ? 1 : w.batch_size;
     Tensor x = random_batch(w.sample, rows, 1);
