@@ -54,6 +54,7 @@ class StrataRunner : public Runner {
       if (w.device == BenchDevice::cpu) throw;
       throw NotOnDevice(first_line(e.what()));
     }
+    if (w.int8) model_.quantize("int8");
     const Device on = strata_device(w.device);
     for (std::int64_t b = 0; b < w.batches(); ++b) {
       const std::int64_t first = b * w.batch_size;

@@ -11,7 +11,8 @@
 //
 //   bench/run [--reps=5] [--max_reps=3*reps] [--stable_within=0.02]
 //             [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
-//             (resnet20, mobilenet_small and step_overhead run when named)
+//             (resnet20, mobilenet_small, step_overhead and int8 run when named; int8:
+//             Strata's float32 MLP and Transformer block against the same quantized to int8)
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
 //             [--device=cpu|cuda]
 //
@@ -305,6 +306,61 @@ std::vector<OverheadResult> run_step_overhead(const SuiteOptions& o, BenchDevice
   return results;
 }
 
+// Keras's int8 inference against float32 (issue #39): the MLP and the Transformer block,
+// each built twice in Strata from the same weights, once quantized by
+// model.quantize("int8") (its Dense layers then run dense_int8 on the int8 GEMM), their
+// predict throughput over the workload's batches and batch-1 latency timed in turns,
+// --reps repetitions after a warm-up. Prints each median with its range and the ratio per
+// repetition.
+void run_int8_inference(const SuiteOptions& o) {
+  std::printf("\n[int8] Strata float32 vs Strata int8 (model.quantize(\"int8\"))\n");
+  std::fflush(stdout);
+  for (const char* base : {"mlp", "transformer"}) {
+    Workload w = make_workload(base, o.threads, o.quick, BenchDevice::cpu);
+    const Data data = make_data(w, static_cast<unsigned>(o.seed));
+    Workload quantized = w;
+    quantized.int8 = true;
+    std::unique_ptr<Runner> runners[2];
+    try {
+      runners[0] = make_strata_runner(w, data);
+      runners[1] = make_strata_runner(quantized, data);
+    } catch (const std::exception& e) {  // a model quantize() refuses: said, and the next one runs
+      std::printf("%s: not run: %s\n", base, e.what());
+      continue;
+    }
+    const double n = static_cast<double>(w.batches() * w.batch_size);
+    std::vector<double> throughput[2], latency[2], throughput_ratio, latency_ratio;
+    for (int rep = 0; rep <= o.reps; ++rep) {
+      double t[2], l[2];
+      for (int k = 0; k < 2; ++k) {
+        const int i = (k + rep) % 2;  // each starts every other repetition
+        t[i] = n / runners[i]->timed_predict_epoch().seconds;
+        l[i] = runners[i]->predict_one_median_us(rep == 0 ? 20 : o.predict_calls);
+      }
+      if (rep == 0) continue;  // the warm-up
+      for (int i = 0; i < 2; ++i) {
+        throughput[i].push_back(t[i]);
+        latency[i].push_back(l[i]);
+      }
+      throughput_ratio.push_back(t[1] / t[0]);
+      latency_ratio.push_back(l[0] / l[1]);
+    }
+    auto line = [](const char* what, const std::vector<double>& v, const char* unit) {
+      const Summary s = summarize(v);
+      std::printf("  %-34s %10.4g %s (%.4g..%.4g)\n", what, s.median, unit, s.min, s.max);
+    };
+    std::printf("%s (batch %lld, %lld samples), %d repetitions:\n", base, static_cast<long long>(w.batch_size),
+                static_cast<long long>(n), o.reps);
+    line("predict, float32", throughput[0], "samples/s");
+    line("predict, int8", throughput[1], "samples/s");
+    line("int8 / float32 throughput", throughput_ratio, "x");
+    line("batch-1 latency, float32", latency[0], "us");
+    line("batch-1 latency, int8", latency[1], "us");
+    line("float32 / int8 latency (speed-up)", latency_ratio, "x");
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -321,8 +377,8 @@ int main(int argc, char** argv) {
       .add("stable_within", &o.stable_within,
            "a median has settled when adding the last repetition moved it by at most this share")
       .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak,step_overhead,"
-                                        "resnet20,mobilenet_small (default: all but step_overhead, resnet20 and "
-                                        "mobilenet_small; with --device=cuda, step_overhead too)")
+                                        "resnet20,mobilenet_small,int8 (default: all but step_overhead, resnet20, "
+                                        "mobilenet_small and int8; with --device=cuda, step_overhead too)")
       .add("threads", &o.threads, "CPU threads for every framework")
       .add("quick", &o.quick, "small sizes, for a smoke run")
       .add("results_dir", &o.results_dir, "where results.csv and results.md go")
@@ -423,6 +479,9 @@ int main(int argc, char** argv) {
         results.gemm = gpu ? run_cuda_gemm_peak(o) : run_gemm_peak(o);
       } else if (name == "step_overhead") {
         results.overhead = run_step_overhead(o, device);
+      } else if (name == "int8") {
+        if (gpu) throw strata::ValueError("the int8 section measures the CPU's int8 kernels: run it without --device=cuda");
+        run_int8_inference(o);
       } else {
         results.workloads.push_back(
             run_workload(make_workload(name, o.threads, o.quick, device), o, results.fma_peak, keras.get()));

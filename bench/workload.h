@@ -54,6 +54,9 @@ struct Workload {
   double learning_rate = 1e-3;
   int threads = 2;
   BenchDevice device = BenchDevice::cpu;  // where Strata's and libtorch's models run
+  // Strata's model quantized by model.quantize("int8") once compiled (the int8 section:
+  // Keras's int8 Dense layers, issue #39); the other frameworks ignore it.
+  bool int8 = false;
 
   std::int64_t sample_size() const;  // floats per input sample
   bool images() const;  // cnn, resnet20, mobilenet_small: pixels, (height, width, channels)

@@ -112,6 +112,16 @@ Output matmul(Output a, Output b, bool transpose_a = false, bool transpose_b = f
 // act(x · kernel + bias) in one op (Dense's forward): x (..., in), kernel (in, units),
 // bias (units) or none; activation "" (linear) or "relu", applied in the same pass.
 Output dense(Output x, Output kernel, Output bias = {}, const std::string& activation = "");
+// Keras's int8 Dense product (QuantizedDTypePolicy "int8"): each row of x (..., in)
+// quantized as Keras's AbsMaxQuantizer does (scale = 127 / (max |x| + 1e-7), values =
+// clip(round_half_even(x · scale), -127, 127)), multiplied by `kernel` (in, units; int8
+// values held as float32 integers in [-127, 127]) in int32, exactly, and divided by
+// kernel_scale (units) times the row's scale; then, as dense's, plus `bias` (units) or
+// none, and activation "" (linear) or "relu", in the same pass. No gradient (Keras's int8
+// layers give their input the float product's: layers/core/int8_quantization.h); at most
+// kDenseInt8MaxDepth inputs.
+Output dense_int8(Output x, Output kernel, Output kernel_scale, Output bias = {}, const std::string& activation = "");
+inline constexpr std::int64_t kDenseInt8MaxDepth = (std::int64_t{1} << 17) - 1;
 
 // --- neural network ---------------------------------------------------------------------
 Output softmax(Output x, int axis = -1);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/cuda/check.h"
+#include "core/cuda/dense_int8_launch.h"
 #include "core/cuda/dense_epilogue.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
@@ -56,9 +57,30 @@ void dense(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+// Keras's int8 Dense product: the rows quantized into the run's workspace, then the
+// product in int32 (core/cuda/dense_int8.cu).
+void dense_int8(KernelContext& ctx) {
+  RunContext& run = run_context(ctx);
+  const Tensor& x = ctx.input(0);
+  const Tensor& kernel = ctx.input(1);
+  auto [rows, in] = as_matrix(x.shape());
+  const std::int64_t units = kernel.shape()[1];
+  if (rows == 0 || units == 0) return;
+  const std::size_t values_bytes = (static_cast<std::size_t>(rows * in) + 255) / 256 * 256;
+  auto* scratch = static_cast<char*>(run.workspace().get(values_bytes + static_cast<std::size_t>(rows) * sizeof(float)));
+  auto* q = reinterpret_cast<std::int8_t*>(scratch);
+  auto* scales = reinterpret_cast<float*>(scratch + values_bytes);
+  launch_quantize_rows_int8(floats(x), rows, in, q, scales, run.stream().get());
+  const float* bias = ctx.inputs.size() == 4 ? floats(ctx.input(3)) : nullptr;
+  launch_dense_int8_product(q, scales, floats(kernel), floats(ctx.input(2)), bias, ops::fuses_relu(ctx.node), rows, in,
+                            units, floats(ctx.output(0)), run.stream().get());
+  check_launch(ctx);
+}
+
 void register_matmul_kernels(OpRegistry& r) {
   add_kernel(r, "dense", dense);
   add_kernel(r, "matmul", matmul);
+  add_kernel(r, "dense_int8", dense_int8);
 }
 
 }  // namespace strata::cuda

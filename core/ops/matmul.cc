@@ -1,5 +1,5 @@
 // matmul and dense (the same product with the bias and a relu fused into it): shape
-// inference and gradients. The CPU kernels (register_matmul_kernels) run them on the CPU
+// inference and gradients; dense_int8, Keras's int8 Dense product. The CPU kernels (register_matmul_kernels) run them on the CPU
 // backend's GEMM, two Dense layers in a row at batch 1 as one kernel; CUDA runs both on cuBLAS.
 #include "core/ops/matmul.h"
 
@@ -72,9 +72,50 @@ std::vector<TensorSpec> infer_dense(const InferContext& ctx) {
   return {{x.with_dim(x.rank() - 1, units), DType::float32}};
 }
 
+std::vector<TensorSpec> infer_dense_int8(const InferContext& ctx) {
+  if (ctx.inputs.size() != 3 && ctx.inputs.size() != 4) {
+    throw ValueError("dense_int8: expects 3 or 4 inputs (x, kernel, kernel_scale[, bias]), got " +
+                     std::to_string(ctx.inputs.size()));
+  }
+  for (const auto& in : ctx.inputs) {
+    if (in.dtype != DType::float32) throw ValueError("dense_int8: expects float32 inputs");
+  }
+  const Shape& x = ctx.inputs[0].shape;
+  const Shape& k = ctx.inputs[1].shape;
+  if (x.rank() < 2 || k.rank() != 2) {
+    throw ShapeError("dense_int8: expects x of rank >= 2 and a kernel of rank 2, got " + x.to_string() + " and " +
+                     k.to_string());
+  }
+  const std::int64_t in = x.dims().back();
+  if (in != kUnknownDim && k.dims()[0] != kUnknownDim && in != k.dims()[0]) {
+    throw ShapeError("dense_int8: input " + x.to_string() + " and kernel " + k.to_string() + " cannot be multiplied");
+  }
+  if (k.dims()[0] > kDenseInt8MaxDepth) {
+    throw ValueError("dense_int8: " + std::to_string(k.dims()[0]) + " inputs; int32 sums hold at most " +
+                     std::to_string(kDenseInt8MaxDepth));
+  }
+  const std::int64_t units = k.dims()[1];
+  if (ctx.inputs[2].shape != Shape{units}) {
+    throw ShapeError("dense_int8: kernel_scale " + ctx.inputs[2].shape.to_string() + " does not match " +
+                     std::to_string(units) + " units");
+  }
+  if (ctx.inputs.size() == 4 && ctx.inputs[3].shape != Shape{units}) {
+    throw ShapeError("dense_int8: bias " + ctx.inputs[3].shape.to_string() + " does not match " +
+                     std::to_string(units) + " units");
+  }
+  const std::string act = ctx.attrs.get_or<std::string>("activation", "");
+  if (!act.empty() && act != "relu") {
+    throw ValueError("dense_int8: fused activation must be '' or 'relu', got '" + act + "'");
+  }
+  return {{x.with_dim(x.rank() - 1, units), DType::float32}};
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
+  // Not differentiable: rounding to integers has no gradient, and Keras's int8 layers give
+  // their input the float product's (layers/core/int8_quantization.h).
+  r.add({.name = "dense_int8", .infer = infer_dense_int8, .differentiable = false});
   r.add({.name = "dense", .infer = infer_dense,
          // y = act(x · k + b): dz = relu_grad(dy, y) (or dy), then matmul's adjoints and
          // the sum over every axis but the last for the bias.
@@ -118,6 +159,14 @@ Output dense(Output x, Output kernel, Output bias, const std::string& activation
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);
   return x.graph->add("dense", inputs, std::move(attrs));
+}
+
+Output dense_int8(Output x, Output kernel, Output kernel_scale, Output bias, const std::string& activation) {
+  Attrs attrs;
+  if (!activation.empty()) attrs.set("activation", activation);
+  std::vector<Output> inputs{x, kernel, kernel_scale};
+  if (bias.valid()) inputs.push_back(bias);
+  return x.graph->add("dense_int8", inputs, std::move(attrs));
 }
 
 Output matmul(Output a, Output b, bool transpose_a, bool transpose_b) {

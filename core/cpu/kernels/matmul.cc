@@ -1,17 +1,23 @@
 // The CPU kernels of matmul and dense (core/ops/matmul.cc): the CPU backend's GEMM
 // (core/cpu/gemm.h) on row-major matrices, dense with the bias and a relu applied in one
-// pass over the output, and two Dense layers in a row at batch 1 as one kernel (core/cpu/dense_pair.h).
+// pass over the output, and two Dense layers in a row at batch 1 as one kernel (core/cpu/dense_pair.h);
+// dense_int8 on the int8 GEMM (core/cpu/int8_gemm.h).
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "core/cpu/aligned_buffer.h"
 #include "core/cpu/dense_pair.h"
 #include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
+#include "core/cpu/int8_gemm.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/quantize_row.h"
 #include "core/op_registry.h"
 #include "core/ops/fused_activation.h"
 #include "core/ops/matmul.h"
@@ -139,9 +145,84 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
 
 }  // namespace
 
+// dense_int8's kernel packed as the int8 GEMM reads it, and the rows' int8 values, scales
+// and int32 sums of the last run, kept by one step of one execution state. The kernel
+// (int8 values held in float32) is packed on the run it changed: an int8 layer's kernel
+// is not trained, so that is once.
+struct DenseInt8State final : KernelCache {
+  const Int8PackedB& packed_for(const Tensor& kernel, std::int64_t k, std::int64_t n) {
+    const Tensor::Version version = kernel.version();
+    if (!packed_once || version != seen || packed.k() != k || packed.n() != n || packed.path() != int8_path()) {
+      std::vector<std::int8_t> values(static_cast<std::size_t>(k * n));
+      const float* w = kernel.data<float>();
+      // In [-127, 127] as Keras's int8 kernel; anything else saturates as a cast to int8
+      // would not, but stays defined.
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const float v = std::isnan(w[i]) ? 0.f : std::clamp(std::nearbyint(w[i]), -128.f, 127.f);
+        values[i] = static_cast<std::int8_t>(v);
+      }
+      packed = Int8PackedB(k, n, values.data(), n);
+      seen = version;
+      packed_once = true;
+    }
+    return packed;
+  }
+
+  Int8PackedB packed;
+  Tensor::Version seen;
+  bool packed_once = false;
+  std::vector<std::int8_t> rows_int8;
+  std::vector<float> row_scales;
+  std::vector<std::int32_t> sums;
+};
+
+// Keras's arithmetic, in its order: scale = 127 / (max |x| + 1e-7) per row, values =
+// clip(round_half_even(x · scale), -127, 127) (quantize_row.h), the product in int32, then
+// float(sum) / (kernel_scale · scale), plus the bias, then relu, as dense's. A row with NaN
+// or an infinity has NaN outputs, as in Keras.
+void dense_int8_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& kernel = ctx.input(1);
+  const float* kernel_scale = ctx.input(2).data<float>();
+  const float* bias = ctx.inputs.size() == 4 ? ctx.input(3).data<float>() : nullptr;
+  const bool relu = ops::fuses_relu(ctx.node);
+  auto [rows, in] = ops::as_matrix(x.shape());
+  const std::int64_t units = kernel.shape()[1];
+  float* y = ctx.output(0).data<float>();
+  if (rows == 0 || units == 0) return;
+  if (!ctx.cache || !dynamic_cast<DenseInt8State*>(ctx.cache.get())) ctx.cache = std::make_unique<DenseInt8State>();
+  auto& state = static_cast<DenseInt8State&>(*ctx.cache);
+  const Int8PackedB& packed = state.packed_for(kernel, in, units);
+  state.rows_int8.resize(static_cast<std::size_t>(rows * in));
+  state.row_scales.resize(static_cast<std::size_t>(rows));
+  state.sums.resize(static_cast<std::size_t>(rows * units));
+  const float* xs = x.data<float>();
+  std::int8_t* q = state.rows_int8.data();
+  float* scales = state.row_scales.data();
+  parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t r = first; r < last; ++r) scales[r] = quantize_row_int8(xs + r * in, in, q + r * in);
+  }, threshold_for(in));
+  gemm_s8(rows, q, in, packed, state.sums.data(), units);
+  const std::int32_t* sums = state.sums.data();
+  parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t r = first; r < last; ++r) {
+      float* out = y + r * units;
+      const std::int32_t* sum = sums + r * units;
+      for (std::int64_t j = 0; j < units; ++j) out[j] = static_cast<float>(sum[j]) / (kernel_scale[j] * scales[r]);
+      if (bias) {
+        for (std::int64_t j = 0; j < units; ++j) out[j] += bias[j];
+      }
+      if (relu) {
+        for (std::int64_t j = 0; j < units; ++j) out[j] = out[j] > 0.f ? out[j] : 0.f;
+      }
+    }
+  }, threshold_for(units));
+}
+
 void register_matmul_kernels(OpRegistry& r) {
   r.add_kernel("dense", DeviceType::cpu, {.run = dense_kernel, .pair = dense_pair_kernel});
   r.add_kernel("matmul", DeviceType::cpu, {.run = matmul_kernel});
+  r.add_kernel("dense_int8", DeviceType::cpu, {.run = dense_int8_kernel});
 }
 
 }  // namespace strata::cpu

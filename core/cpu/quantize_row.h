@@ -1,0 +1,79 @@
+// Keras's AbsMaxQuantizer over one row, as its int8 Dense and EinsumDense quantize their
+// input on every call (dense_int8's CPU kernel, core/cpu/kernels/matmul.cc): scale = 127 /
+// (max |x| + 1e-7), values = clip(round_half_even(x · scale), -127, 127), a vector of
+// floats at a time. A scalar loop per element (libm's nearbyint, a clamp, a finiteness
+// test) took longer than the int8 product it fed on the MLP at batch 128.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "core/cpu/vector_math.h"
+
+namespace strata::cpu {
+
+// x · scale must round before the rounding constant is added, as Keras's multiply does:
+// GCC fuses a multiply and an add into one FMA wherever it sees both. The product passes
+// through an empty asm statement, which the compiler cannot see through, so it exists as
+// a rounded float of its own. (GCC's optimize("fp-contract=off") attribute did the same
+// but compiled the loops far worse: the quantizing took as long as the int8 product.)
+inline simd::Vec rounded_apart(simd::Vec v) {
+#if defined(__AVX512F__)
+  asm("" : "+v"(v));
+#elif defined(__AVX__)
+  asm("" : "+x"(v));
+#else
+  asm("" : "+m"(v));  // two SSE registers: through memory
+#endif
+  return v;
+}
+
+// Writes the row's int8 values into q and returns its scale; a row with NaN or an
+// infinity (whose scale Keras makes NaN or 0, and whose values it casts from NaN) gets a
+// NaN scale and zeros, so that every output of the row is NaN.
+inline float quantize_row_int8(const float* x, std::int64_t n, std::int8_t* q) {
+  using simd::kLanes;
+  using simd::Vec;
+  using Int8s = std::int8_t __attribute__((vector_size(kLanes)));
+  // Rounding half to even by adding and taking away 1.5 · 2^23: the sum lands where the
+  // floats are the integers, in the default rounding mode, for |v| < 2^22 (here <= 127).
+  constexpr float kRound = 12582912.f;
+  Vec largest{}, poison{};  // poison sums x · 0: NaN where any x is NaN or infinite
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Vec v = simd::load(x + i);
+    const Vec magnitude = simd::select(v < 0.f, -v, v);
+    largest = simd::select(magnitude > largest, magnitude, largest);
+    poison += v * 0.f;
+  }
+  float most = 0.f, nan_if_not_finite = 0.f;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    most = std::max(most, largest[lane]);
+    nan_if_not_finite += poison[lane];
+  }
+  for (std::int64_t t = i; t < n; ++t) {
+    most = std::max(most, std::fabs(x[t]));
+    nan_if_not_finite += x[t] * 0.f;
+  }
+  if (nan_if_not_finite != 0.f) {  // NaN compares unequal to everything
+    std::memset(q, 0, static_cast<std::size_t>(n));
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  const float scale = 127.f / (most + 1e-7f);
+  for (i = 0; i + kLanes <= n; i += kLanes) {
+    const Vec scaled = rounded_apart(simd::load(x + i) * scale);
+    const Vec rounded = (scaled + kRound) - kRound;
+    // Whole numbers in [-127, 127]: to int32 lanes, then narrowed (vpmovdb); converted
+    // straight to int8 GCC went lane by lane.
+    const simd::Mask whole = __builtin_convertvector(simd::clamp(rounded, -127.f, 127.f), simd::Mask);
+    const Int8s values = __builtin_convertvector(whole, Int8s);
+    std::memcpy(q + i, &values, sizeof values);
+  }
+  for (; i < n; ++i) q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(x[i] * scale), -127.f, 127.f));
+  return scale;
+}
+
+}  // namespace strata::cpu
