@@ -2,7 +2,7 @@
 // (tests/reference/make_mask_consumer_goldens.py: tests/data/mask_consumers/): a Softmax
 // given mask= from an Input; an Embedding(mask_zero) whose mask Keras records as the
 // Softmax's and the BatchNormalization's `mask` argument, computed by a NotEqual
-// operation node. They load, predict what Keras predicted, come back the same from
+// operation node; masks merged by Add and Concatenate before GlobalAveragePooling1D. They load, predict what Keras predicted, come back the same from
 // Strata's files, and one training step on the BatchNormalization model moves every
 // weight (the moving statistics by the masked moments) as Keras's train_on_batch did.
 #include <gtest/gtest.h>
@@ -12,6 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "io/model_config.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
+#include "layers/merging/concatenate.h"
+#include "layers/merging/merge.h"
+#include "layers/pooling/global_pooling.h"
 #include "io/saving.h"
 #include "keras_test_util.h"
 #include "losses/losses.h"
@@ -30,14 +35,15 @@ TEST_P(MaskConsumerFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, MaskConsumerFiles,
-                         ::testing::Values("softmax_mask_argument", "embedding_softmax", "embedding_batch_norm"));
+                         ::testing::Values("softmax_mask_argument", "embedding_softmax", "embedding_batch_norm",
+                                           "merge_masks"));
 
 TEST(MaskConsumerFiles, SavedByStrataTheyComeBackTheSame) {
   testing::expect_resaved_files_predict_golden(kDir, "softmax_mask_argument");
   // The Embedding's mask reaches the Softmax and the BatchNormalization through an
   // operation node (NotEqual), which Strata writes in .keras files only (Keras 3.15.1
   // cannot read its own .h5 of these models either).
-  for (const std::string name : {"embedding_softmax", "embedding_batch_norm"}) {
+  for (const std::string name : {"embedding_softmax", "embedding_batch_norm", "merge_masks"}) {
     testing::ScratchDir scratch;
     for (const std::string from : {".keras", ".h5"}) {
       Model model = models::load_model(kDir + name + from);
@@ -54,6 +60,24 @@ const nlohmann::json& layer_named(const nlohmann::json& config, const std::strin
     if (layer["name"] == name) return layer;
   }
   throw std::runtime_error("no layer " + name);
+}
+
+// The merge model built in C++ (no operation nodes: the masks are the merge layers' own,
+// ElementwiseMergeImpl::compute_mask and ConcatenateImpl::compute_mask) with the Keras
+// file's weights predicts what Keras predicted: the pooling averages over the steps
+// Keras's merged masks keep.
+TEST(MaskConsumerFiles, MergeLayersCombineMasksAsKerasDoes) {
+  Model keras = models::load_model(kDir + "merge_masks.keras");
+  auto a = Input({5}, {.dtype = DType::int32}), b = Input({5}, {.dtype = DType::int32});
+  layers::Embedding embed_a(9, 3, {.mask_zero = true}), embed_b(9, 3, {.mask_zero = true});
+  auto ea = embed_a(a), eb = embed_b(b);
+  auto added = layers::GlobalAveragePooling1D()(layers::Add()({ea, eb})[0]);
+  auto steps = layers::GlobalAveragePooling1D()(layers::Concatenate(1)({ea, eb})[0]);
+  auto features = layers::GlobalAveragePooling1D()(layers::Concatenate()({ea, eb})[0]);
+  Model strata({a, b}, {added, steps, features});
+  embed_a.set_weights(keras.get_layer("embed_a").get_weights());
+  embed_b.set_weights(keras.get_layer("embed_b").get_weights());
+  testing::expect_predicts_golden(strata, kDir + "merge_masks", "merge masks computed by the layers");
 }
 
 // Keras writes a mask given with the call in the node's kwargs; so does Strata.

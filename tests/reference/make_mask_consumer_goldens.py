@@ -26,6 +26,11 @@ Writes
                                broadcast from the right as Keras's numpy.where does (each
                                row of a sample gets the sample's mask over its features);
                                batch 1, as batches other than 1 and 4 fail in Keras
+      merge_masks              two Embedding(mask_zero) sequences merged by Add,
+                               Concatenate(axis=1) and Concatenate() and each averaged by
+                               GlobalAveragePooling1D over the steps the merged mask keeps
+                               (Keras's _Merge and Concatenate compute_mask, recorded as
+                               operation nodes: LogicalOr, ExpandDims, Concatenate, Any)
       (Keras saves the Embedding's mask as the Softmax's and BatchNormalization's `mask`
       argument, computed by a NotEqual operation node; Keras 3.15.1 cannot load its own
       .h5 of such a model, which Strata can.)
@@ -291,6 +296,24 @@ def embedding_batch_norm_model():
         f.write("\n")
 
 
+def merge_masks_model():
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(34)
+    a = keras.Input((5,), dtype="int32", name="a")
+    b = keras.Input((5,), dtype="int32", name="b")
+    ea = L.Embedding(9, 3, mask_zero=True, name="embed_a")(a)
+    eb = L.Embedding(9, 3, mask_zero=True, name="embed_b")(b)
+    added = L.GlobalAveragePooling1D(name="pool_add")(L.Add(name="add")([ea, eb]))
+    steps = L.GlobalAveragePooling1D(name="pool_steps")(L.Concatenate(axis=1, name="cat_steps")([ea, eb]))
+    features = L.GlobalAveragePooling1D(name="pool_features")(L.Concatenate(name="cat_features")([ea, eb]))
+    m = keras.Model([a, b], [added, steps, features], name="merge_masks")
+    ids = [rng.integers(0, 9, size=(4, 5)).astype("int32") for _ in range(2)]
+    for x in ids:
+        x[:, 0] = np.maximum(x[:, 0], 1)
+        x[2, 2:] = 0
+    save(m, ids)
+
+
 def main():
     os.makedirs(MODELS_DIR, exist_ok=True)
     doc = {
@@ -301,6 +324,7 @@ def main():
     softmax_mask_argument_model()
     embedding_softmax_model()
     embedding_batch_norm_model()
+    merge_masks_model()
     with open(OUT, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
