@@ -2,7 +2,8 @@
 // (tests/reference/make_mask_consumer_goldens.py: tests/data/mask_consumers/): a Softmax
 // given mask= from an Input; an Embedding(mask_zero) whose mask Keras records as the
 // Softmax's and the BatchNormalization's `mask` argument, computed by a NotEqual
-// operation node; masks merged by Add and Concatenate before GlobalAveragePooling1D. They load, predict what Keras predicted, come back the same from
+// operation node; masks merged by Add and Concatenate before GlobalAveragePooling1D; the
+// same mask recorded as an LSTM's and a Bidirectional GRU's `mask` argument. They load, predict what Keras predicted, come back the same from
 // Strata's files, and one training step on the BatchNormalization model moves every
 // weight (the moving statistics by the masked moments) as Keras's train_on_batch did.
 #include <gtest/gtest.h>
@@ -36,14 +37,14 @@ TEST_P(MaskConsumerFiles, KerasFilesLoadAndPredictWhatKerasPredicted) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, MaskConsumerFiles,
                          ::testing::Values("softmax_mask_argument", "embedding_softmax", "embedding_batch_norm",
-                                           "merge_masks"));
+                                           "merge_masks", "recurrent_masks"));
 
 TEST(MaskConsumerFiles, SavedByStrataTheyComeBackTheSame) {
   testing::expect_resaved_files_predict_golden(kDir, "softmax_mask_argument");
   // The Embedding's mask reaches the Softmax and the BatchNormalization through an
   // operation node (NotEqual), which Strata writes in .keras files only (Keras 3.15.1
   // cannot read its own .h5 of these models either).
-  for (const std::string name : {"embedding_softmax", "embedding_batch_norm", "merge_masks"}) {
+  for (const std::string name : {"embedding_softmax", "embedding_batch_norm", "merge_masks", "recurrent_masks"}) {
     testing::ScratchDir scratch;
     for (const std::string from : {".keras", ".h5"}) {
       Model model = models::load_model(kDir + name + from);

@@ -31,6 +31,9 @@ Writes
                                GlobalAveragePooling1D over the steps the merged mask keeps
                                (Keras's _Merge and Concatenate compute_mask, recorded as
                                operation nodes: LogicalOr, ExpandDims, Concatenate, Any)
+      recurrent_masks          Embedding(mask_zero) -> LSTM(return_sequences) ->
+                               Bidirectional(GRU) -> Dense: Keras records the mask as both
+                               recurrent layers' `mask` argument
       (Keras saves the Embedding's mask as the Softmax's and BatchNormalization's `mask`
       argument, computed by a NotEqual operation node; Keras 3.15.1 cannot load its own
       .h5 of such a model, which Strata can.)
@@ -314,6 +317,21 @@ def merge_masks_model():
     save(m, ids)
 
 
+def recurrent_masks_model():
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(35)
+    ids = keras.Input((6,), dtype="int32", name="ids")
+    e = L.Embedding(9, 4, mask_zero=True, name="embed")(ids)
+    h = L.LSTM(3, return_sequences=True, name="lstm")(e)
+    h = L.Bidirectional(L.GRU(2), name="bi")(h)
+    y = L.Dense(2, name="head")(h)
+    m = keras.Model(ids, y, name="recurrent_masks")
+    x = rng.integers(0, 9, size=(4, 6)).astype("int32")
+    x[:, 0] = np.maximum(x[:, 0], 1)
+    x[1, 3:] = 0
+    save(m, [x])
+
+
 def main():
     os.makedirs(MODELS_DIR, exist_ok=True)
     doc = {
@@ -325,6 +343,7 @@ def main():
     embedding_softmax_model()
     embedding_batch_norm_model()
     merge_masks_model()
+    recurrent_masks_model()
     with open(OUT, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
