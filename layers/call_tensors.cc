@@ -31,4 +31,9 @@ void throw_missing_tensor_arguments(const LayerImpl& layer, std::size_t flagged,
                    " inputs; their tensors follow the layer's own inputs");
 }
 
+Output mask_argument_or_input_mask(const CallInputs<Output>& call, const std::vector<Output>& masks) {
+  if (const Output* given = call.find("mask")) return *given;
+  return masks.empty() ? Output{} : masks[0];
+}
+
 }  // namespace strata

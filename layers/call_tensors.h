@@ -74,5 +74,9 @@ CallInputs<T> split_call_inputs(const LayerImpl& layer, const CallArguments& arg
   return out;
 }
 
+// The mask of a layer whose Keras call takes `mask` (Softmax, BatchNormalization): the
+// tensor passed as that argument, else the first input's Keras mask (`masks`, one per
+// input, may be empty); invalid for none. Keras fills the argument from the input so.
+Output mask_argument_or_input_mask(const CallInputs<Output>& call, const std::vector<Output>& masks);
 
 }  // namespace strata

@@ -67,6 +67,14 @@ Output scalar(const OpCall& c, float v) { return ops::constant(c.graph, v); }
 
 Output is_nan(Output x) { return ops::not_equal(x, x); }
 
+// Argument i of a comparison. Strata's comparison kernels read float32; an integer operand
+// is cast, which keeps every integer up to 2^24 exact (token ids: Keras records an
+// Embedding's mask_zero as NotEqual(ids, 0), the mask its mask-taking layers get).
+Output compared(const OpCall& c, std::size_t i) {
+  const Output x = c.arg(i);
+  return x.dtype() == DType::float32 ? x : ops::cast(x, DType::float32);
+}
+
 }  // namespace op_detail
 
 // Every operation's function by its Keras class name.
@@ -98,12 +106,12 @@ const std::map<std::string, OpFn>& table() {
          if (e.kind == OpArgument::Kind::number && e.number == 0.5) return ops::sqrt(c.arg(0));
          return ops::exp(ops::mul(c.arg(1), ops::log(c.arg(0))));
        }},
-      {"Equal", [](C c) { return ops::equal(c.arg(0), c.arg(1)); }},
-      {"NotEqual", [](C c) { return ops::not_equal(c.arg(0), c.arg(1)); }},
-      {"Greater", [](C c) { return ops::greater(c.arg(0), c.arg(1)); }},
-      {"GreaterEqual", [](C c) { return ops::greater_equal(c.arg(0), c.arg(1)); }},
-      {"Less", [](C c) { return ops::less(c.arg(0), c.arg(1)); }},
-      {"LessEqual", [](C c) { return ops::less_equal(c.arg(0), c.arg(1)); }},
+      {"Equal", [](C c) { return ops::equal(compared(c, 0), compared(c, 1)); }},
+      {"NotEqual", [](C c) { return ops::not_equal(compared(c, 0), compared(c, 1)); }},
+      {"Greater", [](C c) { return ops::greater(compared(c, 0), compared(c, 1)); }},
+      {"GreaterEqual", [](C c) { return ops::greater_equal(compared(c, 0), compared(c, 1)); }},
+      {"Less", [](C c) { return ops::less(compared(c, 0), compared(c, 1)); }},
+      {"LessEqual", [](C c) { return ops::less_equal(compared(c, 0), compared(c, 1)); }},
       {"LogicalAnd", [](C c) { return ops::mul(ops::not_equal(c.arg(0), ops::constant(c.graph, 0.0f)),
                                                ops::not_equal(c.arg(1), ops::constant(c.graph, 0.0f))); }},
       {"Where",

@@ -60,6 +60,19 @@ std::vector<Output> ElementwiseMergeImpl::call(Graph&, const std::vector<Output>
   return {y};
 }
 
+std::vector<Output> ElementwiseMergeImpl::compute_mask(Graph& graph, const std::vector<Output>&,
+                                                       const std::vector<Output>& masks) {
+  if (masks.empty() || std::any_of(masks.begin(), masks.end(), [](const Output& m) { return !m.valid(); })) return {};
+  // ops.logical_or of Keras's bool masks; a mask of other values counts where nonzero.
+  auto kept = [&](Output m) {
+    if (m.dtype() != DType::float32) m = ops::cast(m, DType::float32);
+    return ops::not_equal(m, ops::constant(graph, 0.f));
+  };
+  Output any = kept(masks[0]);
+  for (std::size_t i = 1; i < masks.size(); ++i) any = ops::maximum(any, kept(masks[i]));
+  return {any};
+}
+
 using K = ElementwiseMergeImpl::Kind;
 Add::Add(MergeOptions o) : Layer(std::make_shared<ElementwiseMergeImpl>("Add", K::add, std::move(o))) {}
 Subtract::Subtract(MergeOptions o)

@@ -1,7 +1,8 @@
 // Elementwise merge layers: Add, Subtract (exactly two inputs), Multiply, Average,
 // Maximum, Minimum. Inputs broadcast as in Keras: batch axis against batch axis, a
 // lower-rank input widened by size-1 axes right after its batch axis, then NumPy's rule
-// for size-1 dims.
+// for size-1 dims. Masks as Keras's _Merge.compute_mask: the output carries the logical
+// or of the inputs' masks (broadcast from the right) when every input has one, else none.
 #pragma once
 
 #include <string>
@@ -19,6 +20,8 @@ class ElementwiseMergeImpl : public LayerImpl {
   enum class Kind { add, subtract, multiply, average, maximum, minimum };
   ElementwiseMergeImpl(std::string class_name, Kind kind, MergeOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
   bool accepts_input_count(std::size_t n) const override { return kind == Kind::subtract ? n == 2 : n >= 2; }
   Kind kind;
   MergeOptions options;

@@ -10,6 +10,7 @@ namespace strata::layers {
 BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
     : LayerImpl("BatchNormalization", o.name), options(std::move(o)) {
   if (options.epsilon <= 0) throw ValueError("BatchNormalization: epsilon must be positive");
+  supports_masking = true;
 }
 
 void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
@@ -30,13 +31,25 @@ void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
 }
 
 std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  const Output& x = inputs[0];
+  return call_masked(graph, inputs, {});
+}
+
+std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std::vector<Output>& all,
+                                                        const std::vector<Output>& masks) {
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const Output& x = call.inputs[0];
   const Shape& s = x.shape();
   const int axis = s.normalize_axis(options.axis);
   const std::int64_t c = moving_mean.shape()[0];
   if (s.dims()[axis] != c) {
     throw ShapeError("expects input with " + std::to_string(c) + " features on axis " + std::to_string(options.axis) +
                      ", got " + s.to_string());
+  }
+  const Output mask = mask_argument_or_input_mask(call, masks);
+  if (mask.valid() && mask.shape().rank() != s.rank() - 1) {  // Keras checks it in both modes
+    throw ValueError("BatchNormalization '" + name +
+                     "': the mask provided should be one dimension less than the inputs. Received: mask.shape=" +
+                     mask.shape().to_string() + ", inputs.shape=" + s.to_string());
   }
   const float epsilon = static_cast<float>(options.epsilon);
   Output gamma_out = options.scale ? graph.variable(gamma) : Output{};
@@ -45,25 +58,71 @@ std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector
     return {ops::batch_normalization_inference(x, gamma_out, beta_out, graph.variable(moving_mean),
                                                graph.variable(moving_variance), axis, epsilon)};
   }
+  if (mask.valid()) return {normalize_masked(graph, x, mask, axis, gamma_out, beta_out)};
   // One op in both modes (core/ops/batch_norm_ops.h): the batch's statistics in training,
   // the moving ones otherwise. Without scale or center, γ is ones and β zeros.
   if (!gamma_out.valid()) gamma_out = ops::ones_like(graph.variable(moving_mean));
   if (!beta_out.valid()) beta_out = ops::zeros_like(graph.variable(moving_mean));
   const ops::BatchNormOutputs normalized = ops::batch_normalization(
       x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
+  move_statistics(graph, normalized.mean, normalized.variance);
+  return {normalized.y};
+}
+
+// Keras's _moments(inputs, mask), step for step: the fused op has no mask, so this is
+// composed, and its gradient is autodiff's through these ops.
+Output BatchNormalizationImpl::normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
+                                                Output beta_out) {
+  const Shape& s = x.shape();
+  std::vector<std::int64_t> reduced;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i != axis) reduced.push_back(i);
+  }
+  // expand_dims(mask, -1), broadcast_to(inputs' shape), cast to bool (nonzero kept).
+  const Output as_float = mask.dtype() == DType::float32 ? mask : ops::cast(mask, DType::float32);
+  const Output kept = ops::broadcast_like(ops::expand_dims(ops::not_equal(as_float, ops::constant(graph, 0.f)), -1), x);
+  const Output zeros = ops::zeros_like(x);
+  // sum_of_weights + backend.epsilon(): a channel with nothing kept gets mean and variance 0.
+  const Output weight = ops::add(ops::reduce_sum(kept, reduced, true), 1e-7f);
+  const Output mean = ops::div(ops::reduce_sum(ops::select(kept, x, zeros), reduced, true), weight);
+  const Output centered = ops::select(kept, ops::sub(x, mean), zeros);
+  const Output variance = ops::div(ops::reduce_sum(ops::square(centered), reduced, true), weight);
+  const Output batch_mean = ops::reshape(mean, {-1}), batch_variance = ops::reshape(variance, {-1});
+  const float epsilon = static_cast<float>(options.epsilon);
+  const Output in_training =
+      ops::batch_normalization_inference(x, gamma_out, beta_out, batch_mean, batch_variance, axis, epsilon);
+  const Output in_inference = ops::batch_normalization_inference(
+      x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
+  move_statistics(graph, batch_mean, batch_variance);
+  return ops::training_select(in_training, in_inference);
+}
+
+void BatchNormalizationImpl::move_statistics(Graph& graph, Output batch_mean, Output batch_variance) {
   const float m = static_cast<float>(options.momentum);
   auto move = [&](const Variable& v, Output batch) {
     Output var = graph.variable(v);
     Output next = ops::add(ops::mul(var, m), ops::mul(batch, 1.f - m));
     graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
   };
-  move(moving_mean, normalized.mean);
-  move(moving_variance, normalized.variance);
-  return {normalized.y};
+  move(moving_mean, batch_mean);
+  move(moving_variance, batch_variance);
+}
+
+std::vector<Output> BatchNormalizationImpl::compute_mask(Graph&, const std::vector<Output>& all,
+                                                         const std::vector<Output>& masks) {
+  // Keras passes on the mask given with the call, as given, else the input's.
+  const Output mask = mask_argument_or_input_mask(split_call_inputs(*this, current_arguments, all), masks);
+  if (!mask.valid()) return {};
+  return {mask};
 }
 
 BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
     : Layer(std::make_shared<BatchNormalizationImpl>(std::move(options))) {}
+
+KerasTensor BatchNormalization::operator()(const KerasTensor& input, BatchNormalizationCall call) const {
+  if (!call.mask.defined()) return (*this)(input);
+  return call_with({input, call.mask}, {{"mask", true}})[0];
+}
 
 namespace {
 // One channel axis: a list of several (tf.keras allows it) is refused before the fields.

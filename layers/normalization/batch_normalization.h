@@ -9,10 +9,23 @@
 // serves predict, evaluate and fit; inference programs replace it by the composite
 // normalization with the moving statistics, which folds into the product before it.
 // A layer that is not trainable builds that composite alone.
+//
+// Masks as Keras 3.15's call(inputs, training, mask): the mask passed with the call
+// (BatchNormalization()(x, {.mask = m})), else the input's Keras mask (Embedding's
+// mask_zero, Masking), of one dim less than the inputs (a ValueError otherwise, as
+// Keras's). In training the batch's moments are the masked ones: the mask, nonzero kept,
+// gets a last axis of 1 and is broadcast to the inputs; mean = Σ kept x / (n + 1e-7) and
+// variance = Σ kept (x − mean)² / (n + 1e-7) over every axis but `axis` (n: the kept count,
+// 1e-7 Keras's backend epsilon), which normalize every position, hidden ones too, and move
+// the moving statistics as above. Composed from elementwise ops and reductions (each with
+// a CPU and a CUDA kernel) and a training_select with the inference form, the gradient
+// taken through the masked moments by autodiff. Inference ignores the mask. The output
+// carries the mask used (supports_masking).
 #pragma once
 
 #include <string>
 
+#include "layers/call_tensors.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
 
@@ -60,19 +73,40 @@ struct BatchNormalizationOptions {  // Keras signature order
   }
 };
 
-class BatchNormalizationImpl : public LayerImpl {
+// The call's arguments after the inputs (Keras's call(inputs, training=None, mask=None);
+// training is the program's mode).
+struct BatchNormalizationCall {
+  KerasTensor mask;  // undefined: the input's own mask, if any
+};
+
+class BatchNormalizationImpl : public LayerImpl, public TakesTensorArguments {
  public:
   explicit BatchNormalizationImpl(BatchNormalizationOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
 
   BatchNormalizationOptions options;
   Variable gamma, beta, moving_mean, moving_variance;
+
+ private:
+  // y = training_select(normalized with the masked batch moments, with the moving ones),
+  // and the moving statistics' training-only updates.
+  Output normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
+  // moving = moving·momentum + batch·(1 − momentum), in training only.
+  void move_statistics(Graph& graph, Output batch_mean, Output batch_variance);
 };
 
 class BatchNormalization : public Layer {
  public:
   explicit BatchNormalization(BatchNormalizationOptions options = {});
+  using Layer::operator();
+  KerasTensor operator()(const KerasTensor& input, BatchNormalizationCall call) const;
 };
 
 }  // namespace strata::layers

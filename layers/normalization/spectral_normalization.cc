@@ -87,16 +87,26 @@ Output SpectralNormalizationImpl::normalized_kernel(Graph& graph) {
 }
 
 std::vector<Output> SpectralNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  return call_masked(graph, inputs, {});
+}
+
+std::vector<Output> SpectralNormalizationImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                                           const std::vector<Output>& masks) {
   const Output used = normalized_kernel(graph);
   const VariableOverride reads(graph, kernel, used);
   LayerImpl& inner = layer.impl();
   inner.current_call = current_call;
-  std::vector<Output> outputs = inner.call(graph, inputs);
+  std::vector<Output> outputs = masks.empty() ? inner.call(graph, inputs) : inner.call_masked(graph, inputs, masks);
   // Keras casts the output to the input's dtype (integer ids truncate an Embedding's rows).
   for (Output& y : outputs) {
     if (y.dtype() != inputs[0].dtype()) y = ops::cast(y, inputs[0].dtype());
   }
   return outputs;
+}
+
+std::vector<Output> SpectralNormalizationImpl::compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                                            const std::vector<Output>& masks) {
+  return layer.impl().compute_mask(graph, inputs, masks);
 }
 
 SpectralNormalization::SpectralNormalization(const Layer& layer, SpectralNormalizationOptions options)

@@ -10,7 +10,9 @@
 // before the layer reads it, so no gradient flows through σ); the optimizer then updates
 // the assigned kernel. In inference the layer runs on the kernel as stored. Weights: the
 // layer's, under "<name>/<layer>/...", and vector_u (1, units), not trainable. As in Keras,
-// the output is cast to the input's dtype.
+// the output is cast to the input's dtype. Masks are the wrapped layer's: it is called with
+// the input's mask and the output carries the mask it passes on (Keras's wrapper returns
+// the wrapped layer's output, mask attached).
 //
 //   auto y = layers::SpectralNormalization(layers::Conv2D(8, 3))(x);
 #pragma once
@@ -38,6 +40,10 @@ class SpectralNormalizationImpl : public LayerImpl {
   SpectralNormalizationImpl(Layer layer, SpectralNormalizationOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
+                                  const std::vector<Output>& masks) override;
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
   std::vector<Layer> sublayers() const override { return {layer}; }
 
   Layer layer;

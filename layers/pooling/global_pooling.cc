@@ -12,7 +12,16 @@ GlobalPoolingImpl::GlobalPoolingImpl(std::string class_name, bool max_, int spat
   is_channels_first(options.data_format);
 }
 
-std::vector<Output> GlobalPoolingImpl::call(Graph&, const std::vector<Output>& inputs) {
+std::vector<std::string> GlobalPoolingImpl::call_argument_names() const {
+  return takes_mask() ? std::vector<std::string>{"mask"} : std::vector<std::string>{};
+}
+
+std::vector<TensorArgument> GlobalPoolingImpl::tensor_arguments() const {
+  return takes_mask() ? std::vector<TensorArgument>{{"mask", "mask", -1}} : std::vector<TensorArgument>{};
+}
+
+std::vector<Output> GlobalPoolingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
+  if (takes_mask()) return call_masked(graph, inputs, {});  // a mask may come with the call
   const Output& x = inputs[0];
   if (x.shape().rank() != spatial_rank + 2) {
     throw ShapeError("expects input of rank " + std::to_string(spatial_rank + 2) + ", got " + x.shape().to_string());
@@ -25,15 +34,17 @@ std::vector<Output> GlobalPoolingImpl::call(Graph&, const std::vector<Output>& i
 
 // Keras: sum(x · mask) / sum(mask) over the steps, the mask (batch, steps) broadcast over
 // the features. A sample whose every step is masked gives 0 / 0 = NaN, as in Keras.
-std::vector<Output> GlobalPoolingImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+std::vector<Output> GlobalPoolingImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                    const std::vector<Output>& masks) {
-  const bool masked = !max && spatial_rank == 1 && !masks.empty() && masks[0].valid();
-  if (!masked) return call(graph, inputs);
-  const Output& x = inputs[0];
+  if (!takes_mask()) return call(graph, all);
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const Output& x = call.inputs[0];
   if (x.shape().rank() != 3) throw ShapeError("expects input of rank 3, got " + x.shape().to_string());
   const bool channels_first = is_channels_first(options.data_format);
   const std::int64_t steps_axis = channels_first ? 2 : 1;
-  Output mask = masks[0].dtype() == x.dtype() ? masks[0] : ops::cast(masks[0], x.dtype());
+  const Output given = mask_argument_or_input_mask(call, masks);
+  if (!given.valid()) return {ops::reduce_mean(x, {steps_axis}, options.keepdims)};
+  Output mask = given.dtype() == x.dtype() ? given : ops::cast(given, x.dtype());
   mask = ops::expand_dims(mask, channels_first ? 1 : 2);
   return {ops::div(ops::reduce_sum(ops::mul(x, mask), {steps_axis}, options.keepdims),
                    ops::reduce_sum(mask, {steps_axis}, options.keepdims))};

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "layers/call_tensors.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
 
@@ -21,15 +22,20 @@ struct GlobalPoolingOptions {  // Keras signature order
   }
 };
 
-class GlobalPoolingImpl : public LayerImpl {
+class GlobalPoolingImpl : public LayerImpl, public TakesTensorArguments {
  public:
   GlobalPoolingImpl(std::string class_name, bool max, int spatial_rank, GlobalPoolingOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // GlobalAveragePooling1D averages over the steps its input's mask keeps (Embedding with
-  // mask_zero, Masking), as Keras does; the other global poolings ignore masks, as in
-  // Keras. The output carries no mask.
+  // GlobalAveragePooling1D averages over the steps its mask keeps, as Keras does: the mask
+  // passed with the call (Keras's call(inputs, mask), where Keras 3 files record an
+  // Embedding's mask), else its input's (Embedding with mask_zero, Masking); the other
+  // global poolings ignore masks and take none with the call, as in Keras. The output
+  // carries no mask.
   std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
                                   const std::vector<Output>& masks) override;
+  std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
+  bool takes_mask() const { return !max && spatial_rank == 1; }
   bool max;
   int spatial_rank;
   GlobalPoolingOptions options;

@@ -8,6 +8,9 @@ namespace strata::layers {
 MaxNumBoundingBoxesImpl::MaxNumBoundingBoxesImpl(std::int64_t max_number_, MaxNumBoundingBoxesOptions o)
     : LayerImpl("MaxNumBoundingBoxes", o.name), max_number(max_number_), options(std::move(o)) {
   is_channels_first(options.data_format);  // validates
+  // Keras's returns its input tensor itself, in training and inference, so the input's
+  // mask stays on it (though its supports_masking is False).
+  supports_masking = true;
 }
 
 std::vector<Output> MaxNumBoundingBoxesImpl::call(Graph&, const std::vector<Output>& inputs) {

@@ -18,6 +18,7 @@ NormalizationImpl::NormalizationImpl(NormalizationOptions options_)
     throw ValueError("Normalization '" + name +
                      "': give both mean and variance, or neither (and call adapt)");
   }
+  supports_masking = true;  // as Keras's: it passes its input's mask on
 }
 
 std::vector<std::int64_t> NormalizationImpl::kept_axes(std::int64_t rank) const {

@@ -9,6 +9,7 @@ RescalingImpl::RescalingImpl(PerChannel scale_, RescalingOptions options_)
     : LayerImpl("Rescaling", options_.name), scale(std::move(scale_)), options(std::move(options_)) {
   if (scale.values.empty() || options.offset.values.empty())
     throw ValueError("Rescaling '" + name + "': scale and offset need at least one value");
+  supports_masking = true;  // as Keras's: it passes its input's mask on
 }
 
 void RescalingImpl::build(const std::vector<TensorSpec>& inputs) {

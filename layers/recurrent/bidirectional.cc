@@ -49,7 +49,9 @@ BidirectionalImpl::BidirectionalImpl(const Layer& layer, BidirectionalOptions op
   backward_layer->reverse_output = true;
 }
 
-void BidirectionalImpl::build(const std::vector<TensorSpec>& inputs) {
+void BidirectionalImpl::build(const std::vector<TensorSpec>& all) {
+  // The directions build from the layer's own inputs, not a mask passed with the call.
+  const std::vector<TensorSpec> inputs = split_call_inputs(*this, current_arguments, all).inputs;
   for (auto* l : {forward_layer.get(), backward_layer.get()}) {
     l->build(inputs);
     l->built = true;
@@ -59,22 +61,24 @@ void BidirectionalImpl::build(const std::vector<TensorSpec>& inputs) {
 std::vector<Layer> BidirectionalImpl::sublayers() const { return {Layer(forward_layer), Layer(backward_layer)}; }
 
 std::vector<Output> BidirectionalImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  return run(graph, inputs, {});
+  return call_masked(graph, inputs, {});
 }
 
-std::vector<Output> BidirectionalImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+std::vector<Output> BidirectionalImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                    const std::vector<Output>& masks) {
-  return run(graph, inputs, masks);
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const Output mask = mask_argument_or_input_mask(call, masks);
+  return run(graph, call.inputs, mask.valid() ? std::vector<Output>{mask} : std::vector<Output>{});
 }
 
-std::vector<Output> BidirectionalImpl::compute_mask(Graph&, const std::vector<Output>&,
+std::vector<Output> BidirectionalImpl::compute_mask(Graph&, const std::vector<Output>& all,
                                                     const std::vector<Output>& masks) {
   const auto& o = forward_layer->options;
   std::size_t n = (options.merge_mode == "none" ? 2 : 1) + (o.return_state ? 2 * forward_layer->num_states() : 0);
   std::vector<Output> out(n);
-  if (o.return_sequences && !masks.empty()) {
-    out[0] = masks[0];
-    if (options.merge_mode == "none") out[1] = masks[0];
+  if (o.return_sequences) {
+    out[0] = mask_argument_or_input_mask(split_call_inputs(*this, current_arguments, all), masks);
+    if (options.merge_mode == "none") out[1] = out[0];
   }
   return out;
 }
@@ -83,6 +87,8 @@ std::vector<Output> BidirectionalImpl::run(Graph& graph, const std::vector<Outpu
                                            const std::vector<Output>& masks) {
   std::vector<Output> f, b;
   forward_layer->current_call = backward_layer->current_call = current_call;
+  // Each direction gets its inputs and mask as its own inputs, not as a call's arguments.
+  forward_layer->current_arguments = backward_layer->current_arguments = {};
   {
     NameScope scope(graph, forward_layer->name);
     f = masks.empty() ? forward_layer->call(graph, inputs) : forward_layer->call_masked(graph, inputs, masks);

@@ -3,11 +3,14 @@
 // put back in input order), and merges them: "concat" (default), "sum", "mul", "ave" or
 // "none" (both outputs). Weights as Keras 3 names them:
 // "bidirectional/forward_lstm/lstm_cell/kernel", "bidirectional/backward_lstm/...".
+// A mask (the input's, or one passed with the call, as Keras 3 files record an
+// Embedding's) reaches both directions.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "layers/call_tensors.h"
 #include "layers/layer.h"
 #include "layers/recurrent/rnn.h"
 
@@ -18,7 +21,7 @@ struct BidirectionalOptions {  // Keras signature order
   std::string name;
 };
 
-class BidirectionalImpl : public LayerImpl {
+class BidirectionalImpl : public LayerImpl, public TakesTensorArguments {
  public:
   BidirectionalImpl(const Layer& layer, BidirectionalOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
@@ -27,6 +30,8 @@ class BidirectionalImpl : public LayerImpl {
                                   const std::vector<Output>& masks) override;
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
+  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
   std::vector<Layer> sublayers() const override;
 
   std::shared_ptr<RNNImpl> forward_layer, backward_layer;

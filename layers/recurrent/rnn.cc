@@ -79,18 +79,19 @@ void RNNImpl::reset_states() {
 }
 
 std::vector<Output> RNNImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  return run(graph, inputs, Output{});
+  return call_masked(graph, inputs, {});
 }
 
-std::vector<Output> RNNImpl::call_masked(Graph& graph, const std::vector<Output>& inputs,
+std::vector<Output> RNNImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                          const std::vector<Output>& masks) {
-  return run(graph, inputs, masks.empty() ? Output{} : masks[0]);
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  return run(graph, call.inputs, mask_argument_or_input_mask(call, masks));
 }
 
-std::vector<Output> RNNImpl::compute_mask(Graph&, const std::vector<Output>&,
+std::vector<Output> RNNImpl::compute_mask(Graph&, const std::vector<Output>& all,
                                           const std::vector<Output>& masks) {
   std::vector<Output> out(options.return_state ? 1 + num_states() : 1);
-  if (options.return_sequences && !masks.empty()) out[0] = masks[0];
+  if (options.return_sequences) out[0] = mask_argument_or_input_mask(split_call_inputs(*this, current_arguments, all), masks);
   return out;
 }
 

@@ -3,7 +3,9 @@
 // them (simple_rnn.h, lstm.h, gru.h). Inputs: x (batch, timesteps, features) and optionally the initial
 // states as extra inputs. Outputs: the last output (or the whole sequence with
 // return_sequences), then the last states with return_state. A mask (Embedding with
-// mask_zero, Masking) makes masked steps carry state and output over.
+// mask_zero, Masking) makes masked steps carry state and output over: the input's, or one
+// passed with the call (Keras's call(sequences, ..., mask=...): Keras 3 files record an
+// Embedding's mask so, computed by a NotEqual operation node).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "layers/call_tensors.h"
 #include "layers/layer.h"
 #include "layers/recurrent/rnn_cells.h"
 
@@ -38,7 +41,7 @@ struct RNNOptions {  // Keras signature order
   }
 };
 
-class RNNImpl : public LayerImpl {
+class RNNImpl : public LayerImpl, public TakesTensorArguments {
  public:
   RNNImpl(const std::string& class_name, std::vector<std::shared_ptr<RNNCellImpl>> cells, RNNOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
@@ -48,6 +51,8 @@ class RNNImpl : public LayerImpl {
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
   bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 1 + num_states(); }
+  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
   std::vector<Layer> sublayers() const override;
 
   std::size_t num_states() const;

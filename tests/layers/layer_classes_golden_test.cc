@@ -68,7 +68,14 @@ TEST_P(LayerClassGolden, MatchesKeras) {
     xs.push_back(to_tensor(in));
     symbolic.push_back(Input(xs.back().shape().without_batch()));
   }
-  layer(symbolic);
+  // "input_roles" ["inputs", "mask"]: the second array is the call's mask argument
+  // (Softmax()(x, mask=m)), which Strata's call takes as a tensor argument.
+  CallArguments arguments;
+  if (c.contains("input_roles") && c.at("input_roles").size() > 1 && c.at("input_roles")[1] == "mask") {
+    arguments["mask"] = true;
+  }
+  layer.call_with(symbolic, arguments);
+  layer.impl().current_arguments = arguments;
   std::vector<Tensor> weights;
   for (const auto& w : c.at("weights")) weights.push_back(to_tensor(w));
   layer.set_weights(weights);

@@ -268,6 +268,33 @@ TEST(DevicePlacement, AnEmbeddingClassifierTrainsFiftyStepsOnTheGpuWithTheCpusLo
   }
 }
 
+namespace {
+
+// Embedding(mask_zero), a BatchNormalization whose training moments are the masked ones
+// (composed from elementwise ops and reductions, layers/normalization/batch_normalization.h),
+// GlobalAveragePooling1D over the kept steps and a softmax Dense.
+Model masked_batch_norm_classifier() {
+  auto in = Input({kTokens}, {.dtype = DType::int32});
+  auto x = layers::Embedding(kVocabulary, 8, {.mask_zero = true, .name = "tokens"})(in);
+  x = layers::BatchNormalization({.momentum = 0.9})(x);
+  x = layers::GlobalAveragePooling1D()(x);
+  return Model(in, layers::Dense(3, {.activation = "softmax"})(x));
+}
+
+}  // namespace
+
+// The masked BatchNormalization's ops all have CUDA kernels: compile accepts the model for
+// the GPU, which trains 50 steps with the CPU's losses and moves the moving statistics as
+// the CPU does (expect_weights_near compares them too).
+TEST(DevicePlacement, AMaskedBatchNormalizationTrainsFiftyStepsOnTheGpuWithTheCpusLosses) {
+  if (!has_cuda_device()) GTEST_SKIP() << "no CUDA device on this machine (or Strata built without CUDA)";
+  constexpr std::int64_t kBatch = 32;
+  const Tensor ids = token_ids(kBatch), labels = class_ids(kBatch);
+  auto [cpu, gpu] =
+      cpu_and_gpu_models(masked_batch_norm_classifier, "adam", "sparse_categorical_crossentropy", {"accuracy"});
+  expect_trains_as_on_the_cpu(cpu, gpu, ids, labels, "adam");
+}
+
 // A token id outside [0, input_dim) in a training step on the GPU: the CPU's ValueError,
 // with the CPU's message, raised before the step writes any variable (the embedding's
 // kernel reports it and the run throws when it waits for its stream, before the first
