@@ -338,12 +338,22 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   };
   Output y;
   if (quantization_mode == "int8") {
-    // Keras: the input quantized over the summed axes, then x / (input scale * kernel_scale).
-    const Int8Rows q = quantize_rows_int8(x);
+    // Keras: the input quantized over the summed axes (the matrix's rows), the product in
+    // int32, then / (input scale * kernel_scale): dense_int8 on the matrices, with
+    // kernel_scale (the output's layout, 1 on the axes the kernel lacks) as one scale per
+    // column, its kernel letters in the product's order.
     const Output k_scale = graph.variable(kernel_scale);
-    y = ops::matmul(q.values, k);
-    const Output input_scale = to_output(ops::broadcast_like(q.scale, y));
-    y = ops::div(to_output(y), ops::mul(input_scale, k_scale));
+    std::string scale_letters;
+    std::vector<std::int64_t> scale_dims;
+    for (char c : letters.output) {
+      if (!has(letters.kernel, c)) continue;
+      scale_letters += c;
+      scale_dims.push_back(kernel_dim(c));
+    }
+    Output column_scale = ops::reshape(k_scale, scale_dims.empty() ? std::vector<std::int64_t>{1} : scale_dims);
+    if (!scale_dims.empty()) column_scale = permuted(column_scale, scale_letters, letters.kernel_kept);
+    column_scale = ops::reshape(column_scale, {kept_size});
+    y = to_output(ops::dense_int8(x, k, column_scale));
     y = with_dequantized_gradient(y, ops::div(to_output(ops::matmul(x, k)), k_scale));
   } else {
     y = to_output(ops::matmul(x, k));

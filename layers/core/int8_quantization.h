@@ -12,20 +12,8 @@
 
 namespace strata::layers {
 
-// Keras's AbsMaxQuantizer over the last axis, as its int8 Dense and EinsumDense quantize
-// their inputs on every call: scale = 127 / (max |x| + 1e-7) per row (keepdims), values =
-// clip(round_half_even(x * scale), -127, 127), all in float32 as Keras computes them.
-struct Int8Rows {
-  Output values;  // integers in [-127, 127], float32
-  Output scale;   // x's shape with the last axis 1
-};
-Int8Rows quantize_rows_int8(Output x);
-
-// Keras multiplies the int8 values in int32; Strata multiplies them as float32, which is
-// exact while every partial sum stays below 2^24: with |values|, |kernel| <= 127, a
-// contraction of at most this many terms (2^24 / 127^2). Longer ones round where Keras's
-// int32 sum does not (docs/precision.md says so).
-inline constexpr std::int64_t kInt8ExactContraction = 1040;
+// The input's quantization and the int32 product of Keras's int8 Dense and EinsumDense
+// are one op, dense_int8 (core/ops.h), with int8 kernels on each device.
 
 // Keras's AbsMaxQuantizer as its layers' quantize("int8") applies it to a float weight (in
 // NumPy, float32 throughout): over `axes`, scale = 127 / (max |w| + 1e-7), kept as 1s, and
