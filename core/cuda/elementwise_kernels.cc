@@ -2,6 +2,10 @@
 // the launch (core/cuda/elementwise.cu; the integer ops' core/cuda/integer.cu) and checks it.
 #include "core/cuda/elementwise_kernels.h"
 
+#include <cuda_runtime_api.h>
+
+#include <string>
+
 #include "core/cuda/check.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
@@ -102,6 +106,19 @@ void bitwise_not(KernelContext& ctx) {
   check_launch(ctx);
 }
 
+// The same bytes, relabelled (checked anyway: a wrong size would write past a device buffer).
+void bitcast(KernelContext& ctx) {
+  CUstream_st* stream = run_context(ctx).stream().get();
+  const Tensor& in = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  if (in.nbytes() != out.nbytes())
+    throw ShapeError("CUDA kernel of op 'bitcast' (node '" + ctx.node.name + "'): " + std::to_string(in.nbytes()) +
+                     " bytes in, " + std::to_string(out.nbytes()) + " out");
+  if (in.nbytes() == 0) return;
+  check(cudaMemcpyAsync(out.device_data(), in.device_data(), in.nbytes(), cudaMemcpyDeviceToDevice, stream), ctx,
+        "cudaMemcpyAsync");
+}
+
 void register_integer_kernels_into(OpRegistry& r) {
   const std::pair<const char*, IntegerOp> binary_ops[] = {
       {"bitwise_and", IntegerOp::bitwise_and}, {"bitwise_or", IntegerOp::bitwise_or},
@@ -113,6 +130,7 @@ void register_integer_kernels_into(OpRegistry& r) {
     add_kernel(r, entry.first, [op](KernelContext& c) { integer_binary(c, op); });
   }
   add_kernel(r, "bitwise_not", bitwise_not);
+  add_kernel(r, "bitcast", bitcast);
 }
 
 }  // namespace

@@ -109,6 +109,38 @@ void register_integer_ops_into(OpRegistry& r) {
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
          .differentiable = false});
+  // bitcast(x, dtype): x's bytes read as `dtype` (keras.ops.view, tf.bitcast): the shape kept
+  // between types of one size; the last axis doubled from 8 bytes to 4, halved from 4 to 8.
+  // TensorFlow registers no gradient for Bitcast: one asked through a float input is refused
+  // by name; an integer input carries none (as TensorFlow's tape, which records no op on one).
+  r.add({.name = "bitcast",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const TensorSpec& x = ctx.inputs[0];
+           const DType to = parse_dtype(ctx.attrs.get<std::string>("dtype"));
+           if (to == DType::string || x.dtype == DType::string)
+             throw ValueError("bitcast: strings have no bytes to view (" + to_string(x.dtype) + " as " + to_string(to) + ")");
+           const std::size_t from_size = size_of(x.dtype), to_size = size_of(to);
+           if (from_size == to_size) return std::vector<TensorSpec>{{x.shape, to}};
+           std::vector<std::int64_t> dims = x.shape.dims();
+           if (dims.empty())
+             throw ShapeError("bitcast: a scalar " + to_string(x.dtype) + " cannot be viewed as " + to_string(to));
+           std::int64_t& last = dims.back();
+           if (last != kUnknownDim) {
+             if (from_size < to_size && last % static_cast<std::int64_t>(to_size / from_size) != 0)
+               throw ShapeError("bitcast: the last axis of " + x.shape.to_string() + " (" + to_string(x.dtype) +
+                                ") does not hold a whole number of " + to_string(to) + " elements");
+             last = from_size > to_size ? last * static_cast<std::int64_t>(from_size / to_size)
+                                        : last / static_cast<std::int64_t>(to_size / from_size);
+           }
+           return std::vector<TensorSpec>{{Shape(dims), to}};
+         },
+         .gradient = [](const Node& n, const std::vector<Output>&) -> std::vector<Output> {
+           if (n.inputs[0].dtype() != DType::float32) return {Output{}};
+           throw NotImplementedError("bitcast (keras.ops.view) of node '" + n.name +
+                                     "' has no gradient: TensorFlow registers none for Bitcast, so Keras cannot "
+                                     "differentiate through it either");
+         }});
 }
 
 }  // namespace
@@ -353,6 +385,10 @@ Output lcm(Output a, Output b) { return integer_binary_node("lcm", a, b); }
 Output bitwise_not(Output x) {
   if (!x.valid()) throw ValueError("bitwise_not: undefined input");
   return x.graph->add("bitwise_not", {x});
+}
+Output bitcast(Output x, DType dtype) {
+  if (!x.valid()) throw ValueError("bitcast: undefined input");
+  return x.graph->add("bitcast", {x}, Attrs{{"dtype", to_string(dtype)}});
 }
 
 }  // namespace strata::ops

@@ -5,7 +5,8 @@
 // and scaled as float32, exact below 2^24.
 // And the integer operations (bitwise_and, or, xor, not/invert, the shifts, gcd, lcm), which
 // compute in int32 or int64 with the integer ops (core/ops/integer_ops.h), in the dtype
-// Keras's TensorFlow backend promotes the operands to, and have no gradient, as Keras's.
+// Keras's TensorFlow backend promotes the operands to, and have no gradient, as Keras's; and view,
+// x's bytes as another dtype (the bitcast op).
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -245,6 +246,23 @@ Output bitwise_invert(C c) {
   return ops::bitwise_not(integer_value(c, x, x.dtype, 0));
 }
 
+// keras.ops.view: x's bytes as `dtype` (None: x's own), tf.bitcast as Keras's TensorFlow backend
+// calls it: the shape kept between types of one size, the last axis doubled from int64 to a
+// 4-byte type, halved from one to int64. Strata's dtypes are float32, int32 and int64: other
+// dtypes (float16, float64, int8, ...) are refused by name, as is a change of size along the
+// batch axis (a vector's only axis), whose size is unknown when the model is built.
+Output view(C c) {
+  const Output x = c.arg(0);
+  const std::string name = c.has("dtype") ? c.text("dtype") : to_string(x.dtype());
+  if (name != "float32" && name != "int32" && name != "int64")
+    refuse(c, "dtype", "a view as float32, int32 or int64 is");
+  const DType to = parse_dtype(name);
+  if (size_of(to) != size_of(x.dtype()) && rank_of(x) < 2)
+    refuse(c, "dtype", "a view as a type of another size changes the last axis, here the batch axis of " +
+                           x.shape().to_string());
+  return ops::bitcast(x, to);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& special_ops() {
@@ -263,6 +281,7 @@ const std::map<std::string, OpFn>& special_ops() {
       {"RightShift", integer_binary("right_shift", ops::right_shift, true)},
       {"Gcd", integer_binary("gcd", ops::gcd)},
       {"Lcm", integer_binary("lcm", ops::lcm)},
+      {"View", view},
   };
   return t;
 }

@@ -1666,6 +1666,28 @@ OpCases rnn_zero_state_cases() {
 
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
+// bitcast between the dtypes of one size and to and from int64 (the last axis doubled or
+// halved): non-negative integers below 2^23, whose bits as floats are no NaN.
+OpCases bitcast_cases() {
+  struct B {
+    Shape x;
+    DType from, to;
+  };
+  const std::vector<B> bs = {{{37, 19}, DType::float32, DType::int32}, {{1000, 33}, DType::int32, DType::float32},
+                             {{5, 6}, DType::int64, DType::int32},     {{5, 6}, DType::int64, DType::float32},
+                             {{4, 8}, DType::float32, DType::int64},   {{3, 2}, DType::int32, DType::int64},
+                             {{0, 4}, DType::int32, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 4300;
+  for (const B& b : bs) {
+    Tensor x = b.from == DType::float32 ? in_range(b.x, -2, 2, seed) : class_labels(b.x, 1 << 23, b.from, seed);
+    op.cases.push_back({to_string(b.from) + " " + b.x.to_string() + " as " + to_string(b.to), {x},
+                        Attrs{{"dtype", to_string(b.to)}}});
+    ++seed;
+  }
+  return op;
+}
+
 std::map<std::string, OpCases> build_table() {
   const Generator any = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -2, 2, seed); };
   const Generator ties = coarse;
@@ -1795,6 +1817,7 @@ std::map<std::string, OpCases> build_table() {
   for (const char* name : {"left_shift", "right_shift"}) m[name] = integer_cases("bits", "shifts");
   for (const char* name : {"gcd", "lcm"}) m[name] = integer_cases("small", "small");
   m["bitwise_not"] = bitwise_not_cases();
+  m["bitcast"] = bitcast_cases();
   return m;
 }
 

@@ -1,5 +1,5 @@
-// Op cases for the integer ops (core/ops/integer_ops.h): each op's values by hand on int32
-// and int64, TensorFlow's rules at the edges (shifts negative or past the bits, a left shift
+// Op cases for the integer and bit-level ops (core/ops/integer_ops.h): each op's values by
+// hand on int32 and int64 (bitcast's bytes between float32, int32 and int64), TensorFlow's rules at the edges (shifts negative or past the bits, a left shift
 // wrapping, an arithmetic right shift, gcd and lcm of zeros, negatives and INT_MIN, lcm's
 // product wrapping), broadcasting and every CPU path of the broadcasting walk; and their
 // definition-time refusals (float inputs, two dtypes) and missing gradients.
@@ -115,6 +115,33 @@ const RegisterOpCases integer_cases({
        EXPECT_EQ(same_shape<std::int64_t>(ops::lcm, {100000, kMax64, 1LL << 40}, {99999, 3, 6}),
                  (V{9999900000LL, kMax64 - 2, 3LL << 40}));
      }}},
+    {"bitcast",
+     OpCase{.forward_check = [] {
+       const GraphBuilder as_int32 = [](Graph&, const std::vector<Output>& x) { return ops::bitcast(x[0], DType::int32); };
+       const GraphBuilder as_int64 = [](Graph&, const std::vector<Output>& x) { return ops::bitcast(x[0], DType::int64); };
+       const GraphBuilder as_float = [](Graph&, const std::vector<Output>& x) { return ops::bitcast(x[0], DType::float32); };
+       // float32's bits (1.0 is 0x3F800000, -2.5 is 0xC0200000), and back
+       const Tensor bits = evaluate(as_int32, {Tensor::from_vector<float>({2}, {1.0f, -2.5f})});
+       ASSERT_EQ(bits.dtype(), DType::int32);
+       EXPECT_EQ(bits.data<std::int32_t>()[0], 0x3F800000);
+       EXPECT_EQ(bits.data<std::int32_t>()[1], static_cast<std::int32_t>(0xC0200000u));
+       const Tensor back = evaluate(as_float, {bits});
+       EXPECT_EQ(back.data<float>()[1], -2.5f);
+       // int64 to int32: the last axis doubled, the low word first; and back, halved
+       const Tensor halves = evaluate(as_int32, {Tensor::from_vector<std::int64_t>({1, 2}, {(7LL << 32) | 5, -1})});
+       EXPECT_EQ(halves.shape(), (Shape{1, 4}));
+       EXPECT_EQ((std::vector<std::int32_t>(halves.data<std::int32_t>(), halves.data<std::int32_t>() + 4)),
+                 (std::vector<std::int32_t>{5, 7, -1, -1}));
+       const Tensor whole = evaluate(as_int64, {halves});
+       EXPECT_EQ(whole.shape(), (Shape{1, 2}));
+       EXPECT_EQ(whole.data<std::int64_t>()[0], (7LL << 32) | 5);
+       EXPECT_EQ(whole.data<std::int64_t>()[1], -1);
+       Graph g;
+       EXPECT_THROW(ops::bitcast(g.placeholder({Shape{2, 3}, DType::int32}), DType::int64), ShapeError);  // odd
+       EXPECT_THROW(ops::bitcast(g.placeholder({Shape{}, DType::int64}), DType::int32), ShapeError);  // a scalar
+     },
+            .no_gradient_check = "its gradient is none from an integer input and refused by name through a float "
+                                 "one, as TensorFlow has none for Bitcast (IntegerOps.BitcastHasNoGradient)"}},
 });
 
 TEST(IntegerOps, FloatInputsAndTwoDtypesAreRefusedWhenDefined) {
@@ -148,6 +175,21 @@ TEST(IntegerOps, FloatInputsAndTwoDtypesAreRefusedWhenDefined) {
 // No gradient flows through an integer op, as in TensorFlow (where a float reaches one
 // through a cast, the cast has none either): differentiating around one gives only the
 // float path's gradient.
+// bitcast has no gradient either: none from an integer input, refused by name through a
+// float one (TensorFlow registers none for Bitcast).
+TEST(IntegerOps, BitcastHasNoGradient) {
+  Graph g;
+  const Output x = g.placeholder({Shape{3}, DType::float32});
+  const Output from_ints = ops::bitcast(ops::bitcast(x, DType::int32), DType::float32);
+  EXPECT_FALSE(gradients(ops::reduce_sum(from_ints), {x})[0].valid());
+  try {
+    gradients(ops::reduce_sum(ops::bitcast(x, DType::float32)), {x});
+    FAIL() << "bitcast's gradient was built";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("bitcast (keras.ops.view)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IntegerOps, HaveNoGradient) {
   for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
                            "gcd", "lcm"}) {

@@ -357,6 +357,32 @@ TEST(OperationCases, IntegerOperationsRefuseFloatOperands) {
   EXPECT_EQ(layer(Input(Shape{3}, {.dtype = DType::int64})).dtype(), DType::int64);
 }
 
+// view of a float input has no gradient: TensorFlow registers none for Bitcast (Keras's
+// gradient raises LookupError), so differentiating through it throws naming the op; dtypes
+// Strata does not have, and a change of size along the batch axis, are refused by name.
+TEST(OperationCases, ViewIsNotDifferentiatedAndRefusesOtherDtypes) {
+  const ordered_json& c = case_named("view_float32_default_dtype");
+  ASSERT_TRUE(c.at("input_grads").is_null());
+  Graph g;
+  const Output x = g.placeholder({Shape{kUnknownDim, 3, 4}});
+  Layer op = io::op_layer_from_entry(c.at("layers")[0], {});
+  op(Input({3, 4}));
+  const Output y = op.impl().call(g, {x})[0];
+  try {
+    gradients(ops::reduce_sum(y), {x});
+    FAIL() << "view's gradient was built";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("bitcast (keras.ops.view)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has no gradient"), std::string::npos) << e.what();
+  }
+  const json x_ref = keras_tensor("x");
+  const std::string half = refusal_on("View", {{"dtype", "float16"}}, json::array({x_ref}), {Shape{4}});
+  EXPECT_NE(half.find("dtype='float16'"), std::string::npos) << half;
+  EXPECT_NE(half.find("View 'op'"), std::string::npos) << half;
+  const std::string batch = refusal_on("View", {{"dtype", "int64"}}, json::array({x_ref}), {Shape{}});
+  EXPECT_NE(batch.find("batch axis"), std::string::npos) << batch;
+}
+
 // lstsq's rows are the batch axis, unknown when the graph is built, and TensorFlow's SvdGrad
 // needs them: differentiating lstsq throws saying so (its goldens hold no gradient).
 TEST(OperationCases, LstsqIsNotDifferentiatedThroughRowsUnknownWhenBuilt) {

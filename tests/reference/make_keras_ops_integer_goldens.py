@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for the integer keras.ops operations
 of issue #38: bitwise_and, bitwise_or, bitwise_xor, bitwise_not / bitwise_invert, the shifts
-(left_shift, right_shift and their bitwise_ names), gcd and lcm, one small functional model per
-case, on int32 and int64 inputs.
+(left_shift, right_shift and their bitwise_ names), gcd and lcm, and view (the bytes as another
+dtype), one small functional model per case, on int32, int64 and float32 inputs.
 
 Writes
   tests/data/keras_ops/integer/<case>.keras   one functional model per operation case
@@ -25,6 +25,10 @@ What Keras 3.15.1 computes (its TensorFlow backend, on the CPU), and so what the
 - gcd runs Euclid's steps with floor modulo on |x1|, |x2| (|INT_MIN| wraps to INT_MIN, so
   gcd(INT_MIN, INT_MIN) is INT_MIN and gcd(1, INT_MIN) is -1); lcm is |x1| * (|x2| // gcd),
   0 where the gcd is 0, its product wrapping.
+- view reads the bytes as another dtype (tf.bitcast): the shape kept between int32 and float32,
+  the last axis doubled from int64 (low word first) and halved to it; TensorFlow registers no
+  gradient for Bitcast (asking for one through a float input raises LookupError), so its float
+  cases hold none.
 - none of them has a gradient: "through_casts" casts a float input to int32 and back around a
   bitwise_and and multiplies by the input: Keras's gradient is the cast value alone.
 
@@ -64,6 +68,10 @@ def make(shape, kind):
     dtype = np.int32 if kind.endswith("32") else np.int64
     info = np.iinfo(dtype)
     what = kind[:-2]
+    if what == "floatbits":  # floats' bit patterns (views of them as floats hold no NaN)
+        words = 1 if dtype == np.int32 else 2
+        floats = rng.uniform(-3.0, 3.0, shape[:-1] + (shape[-1] * words,)).astype(np.float32)
+        return floats.view(dtype)
     if what == "bits":  # every bit pattern, the extremes first
         x = rng.integers(info.min, info.max, shape, dtype=np.int64, endpoint=True)
         first = [info.min, info.max, -1, 0]
@@ -130,6 +138,15 @@ def cases():
             lambda x: K.multiply(K.cast(K.bitwise_and(K.cast(x[0] * 10.0, "int32"), np.array([7, 3, 12, 5], np.int32)),
                                         "float32"), x[0]),
             ["any"], "BitwiseAnd"),
+        # keras.ops.view: the bytes as another dtype (tf.bitcast); TensorFlow has no gradient for it
+        "view_float32_as_int32": (lambda x: K.view(x[0], "int32"), ["any"], "View"),
+        "view_int32_as_float32": (lambda x: K.view(x[0], "float32"), [("floatbits32", (3, 4))], "View"),
+        "view_default_dtype": (lambda x: K.view(x[0]), [("floatbits64", (3, 4))], "View"),
+        "view_float32_default_dtype": (lambda x: K.view(x[0]) * 2.0, ["any"], "View"),
+        "view_int64_as_int32": (lambda x: K.view(x[0], "int32"), [B64], "View"),
+        "view_int64_as_float32": (lambda x: K.view(x[0], "float32"), [("floatbits64", (3, 4))], "View"),
+        "view_float32_as_int64": (lambda x: K.view(x[0], "int64"), ["any"], "View"),
+        "view_int32_as_int64": (lambda x: K.view(x[0], "int64"), [("bits32", (3, 2))], "View"),
     }
 
 
@@ -154,8 +171,11 @@ def op_cases():
         grads = None
         if floating:
             watched = [t for t in tins if t.dtype.is_floating]
-            found = iter(tape.gradient(loss, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO))
-            grads = [next(found) if t.dtype.is_floating else tf.zeros(t.shape) for t in tins]
+            try:
+                found = iter(tape.gradient(loss, watched, unconnected_gradients=tf.UnconnectedGradients.ZERO))
+                grads = [next(found) if t.dtype.is_floating else tf.zeros(t.shape) for t in tins]
+            except LookupError:  # TensorFlow registers no gradient for Bitcast (view)
+                grads = None
         y = np.asarray(y)
         predicted = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)  # predict's (no XLA on the CPU)
         assert predicted.dtype == y.dtype and np.array_equal(predicted, y), name
