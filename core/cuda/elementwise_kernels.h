@@ -1,5 +1,7 @@
 // The CUDA kernels of the elementwise ops (registered by register_*_kernels, below;
 // the CPU kernels are in core/cpu/kernels/elementwise.cc) and of dense's bias and relu.
+// register_elementwise_kernels binds the integer ops' kernels too (core/cuda/integer.cu:
+// core/integer_math.h's arithmetic, the CPU's bit for bit).
 // Defined only in a build with STRATA_WITH_CUDA; this header is plain C++ and compiles in
 // every build.
 //

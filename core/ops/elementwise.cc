@@ -1,9 +1,11 @@
-// Elementwise ops: NumPy-broadcasting binary arithmetic, comparisons, and unary math.
-// Gradients are built from other ops, so they are differentiable again.
+// Elementwise ops: NumPy-broadcasting binary arithmetic, comparisons, and unary math on
+// float32; and the integer ops of core/ops/integer_ops.h (bitwise, shifts, gcd, lcm on int32
+// or int64, no gradient). Gradients are built from other ops, so they are differentiable again.
 #include <cmath>
 
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/integer_ops.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::ops {
@@ -61,6 +63,84 @@ OpDef unary_op(std::string name, GradFn grad) {
   OpDef def = binary_op(std::move(name), std::move(grad));
   def.infer = infer_unary;
   return def;
+}
+
+}  // namespace
+
+// --- integer ops (core/ops/integer_ops.h): bitwise, shifts, gcd, lcm ------------------------
+namespace {
+
+bool is_integer_dtype(DType dtype) { return dtype == DType::int32 || dtype == DType::int64; }
+
+void expect_integer_inputs(const InferContext& ctx) {
+  for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (!is_integer_dtype(ctx.inputs[i].dtype))
+      throw ValueError(ctx.op + ": input " + std::to_string(i) + " has dtype " + to_string(ctx.inputs[i].dtype) +
+                       ", expected int32 or int64 (the integer ops compute on integers only)");
+  }
+  if (ctx.inputs.size() == 2 && ctx.inputs[0].dtype != ctx.inputs[1].dtype)
+    throw ValueError(ctx.op + ": inputs of dtypes " + to_string(ctx.inputs[0].dtype) + " and " +
+                     to_string(ctx.inputs[1].dtype) + " differ; cast them to one integer dtype first");
+}
+
+OpDef integer_binary_def(std::string name) {
+  return {.name = std::move(name),
+          .infer = [](const InferContext& ctx) {
+            expect_inputs(ctx, 2);
+            expect_integer_inputs(ctx);
+            return std::vector<TensorSpec>{
+                {broadcast_shapes(ctx.op, ctx.inputs[0].shape, ctx.inputs[1].shape), ctx.inputs[0].dtype}};
+          },
+          .differentiable = false};
+}
+
+Output integer_binary_node(const char* op, Output a, Output b) {
+  if (!a.valid() || !b.valid()) throw ValueError(std::string(op) + ": undefined input");
+  return a.graph->add(op, {a, b});
+}
+
+void register_integer_ops_into(OpRegistry& r) {
+  for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm"})
+    r.add(integer_binary_def(name));
+  r.add({.name = "bitwise_not",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_integer_inputs(ctx);
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .differentiable = false});
+  // bitcast(x, dtype): x's bytes read as `dtype` (keras.ops.view, tf.bitcast): the shape kept
+  // between types of one size; the last axis doubled from 8 bytes to 4, halved from 4 to 8.
+  // TensorFlow registers no gradient for Bitcast: one asked through a float input is refused
+  // by name; an integer input carries none (as TensorFlow's tape, which records no op on one).
+  r.add({.name = "bitcast",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const TensorSpec& x = ctx.inputs[0];
+           const DType to = parse_dtype(ctx.attrs.get<std::string>("dtype"));
+           if (to == DType::string || x.dtype == DType::string)
+             throw ValueError("bitcast: strings have no bytes to view (" + to_string(x.dtype) + " as " + to_string(to) + ")");
+           const std::size_t from_size = size_of(x.dtype), to_size = size_of(to);
+           if (from_size == to_size) return std::vector<TensorSpec>{{x.shape, to}};
+           std::vector<std::int64_t> dims = x.shape.dims();
+           if (dims.empty())
+             throw ShapeError("bitcast: a scalar " + to_string(x.dtype) + " cannot be viewed as " + to_string(to));
+           std::int64_t& last = dims.back();
+           if (last != kUnknownDim) {
+             if (from_size < to_size && last % static_cast<std::int64_t>(to_size / from_size) != 0)
+               throw ShapeError("bitcast: the last axis of " + x.shape.to_string() + " (" + to_string(x.dtype) +
+                                ") does not hold a whole number of " + to_string(to) + " elements");
+             last = from_size > to_size ? last * static_cast<std::int64_t>(from_size / to_size)
+                                        : last / static_cast<std::int64_t>(to_size / from_size);
+           }
+           return std::vector<TensorSpec>{{Shape(dims), to}};
+         },
+         .gradient = [](const Node& n, const std::vector<Output>&) -> std::vector<Output> {
+           if (n.inputs[0].dtype() != DType::float32) return {Output{}};
+           throw NotImplementedError("bitcast (keras.ops.view) of node '" + n.name +
+                                     "' has no gradient: TensorFlow registers none for Bitcast, so Keras cannot "
+                                     "differentiate through it either");
+         }});
 }
 
 }  // namespace
@@ -216,6 +296,7 @@ void register_elementwise_ops(OpRegistry& r) {
     return {mul(g[0], exp(in(n, 0)))};
   }));
   for (const char* name : {"floor", "ceil", "round", "trunc"}) r.add(unary_op(name, {}));
+  register_integer_ops_into(r);
 }
 
 // --- builders ----------------------------------------------------------------------------
@@ -292,5 +373,22 @@ Output where(Output cond, Output a, Output b) {
   return select(broadcast_like(cond, like), broadcast_like(a, like), broadcast_like(b, like));
 }
 Output clip(Output x, float lo, float hi) { return minimum(maximum(x, lo), hi); }
+
+// The integer ops' builders (core/ops/integer_ops.h).
+Output bitwise_and(Output a, Output b) { return integer_binary_node("bitwise_and", a, b); }
+Output bitwise_or(Output a, Output b) { return integer_binary_node("bitwise_or", a, b); }
+Output bitwise_xor(Output a, Output b) { return integer_binary_node("bitwise_xor", a, b); }
+Output left_shift(Output a, Output b) { return integer_binary_node("left_shift", a, b); }
+Output right_shift(Output a, Output b) { return integer_binary_node("right_shift", a, b); }
+Output gcd(Output a, Output b) { return integer_binary_node("gcd", a, b); }
+Output lcm(Output a, Output b) { return integer_binary_node("lcm", a, b); }
+Output bitwise_not(Output x) {
+  if (!x.valid()) throw ValueError("bitwise_not: undefined input");
+  return x.graph->add("bitwise_not", {x});
+}
+Output bitcast(Output x, DType dtype) {
+  if (!x.valid()) throw ValueError("bitcast: undefined input");
+  return x.graph->add("bitcast", {x}, Attrs{{"dtype", to_string(dtype)}});
+}
 
 }  // namespace strata::ops

@@ -3,11 +3,19 @@
 // TensorFlow backend computes, so that every device that runs those runs these, with their
 // gradients. Bool results are 0/1 floats as elsewhere in OpLayer; integer inputs are compared
 // and scaled as float32, exact below 2^24.
+// And the integer operations (bitwise_and, or, xor, not/invert, the shifts, gcd, lcm), which
+// compute in int32 or int64 with the integer ops (core/ops/integer_ops.h), in the dtype
+// Keras's TensorFlow backend promotes the operands to, and have no gradient, as Keras's; and view,
+// x's bytes as another dtype (the bitcast op).
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/ops.h"
+#include "core/ops/integer_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -144,6 +152,117 @@ Output saturate_cast(C c) {
   return ops::cast(kept, name == "int32" ? DType::int32 : DType::int64);
 }
 
+
+// --- integer operations ---------------------------------------------------------------------
+
+bool is_integer(DType dtype) { return dtype == DType::int32 || dtype == DType::int64; }
+
+// One operand of an integer operation: a tensor of the model, or a constant (a Python int, a
+// NumPy array), with the dtype Keras's TensorFlow backend gives it.
+struct IntegerOperand {
+  Output tensor;                      // a tensor of the model, else invalid
+  const OpArgument* constant = nullptr;  // a Python int or a NumPy array
+  DType dtype = DType::int32;
+};
+
+// Argument i of an integer operation `fn` (keras.ops' name). Keras's TensorFlow backend fails
+// on float operands (tf.bitwise takes integers only, gcd and lcm raise): they are refused here,
+// when the model is built. A Python int is int32 (int64 beyond int32's range) as
+// tf.convert_to_tensor makes it; a NumPy array keeps its dtype; other integer widths (int8,
+// uint8, ...) are not Strata dtypes.
+IntegerOperand integer_operand(C c, std::size_t i, const std::string& fn) {
+  const OpArgument& a = c.arguments.at(i);
+  IntegerOperand operand;
+  auto whole = [&](double v) {
+    if (v != std::floor(v) || std::fabs(v) >= 9223372036854775808.0)
+      throw ValueError(c.where + ": " + fn + " takes integers; argument " + std::to_string(i) + " holds " +
+                       std::to_string(v) + " (Keras's TensorFlow backend fails on it too)");
+  };
+  switch (a.kind) {
+    case OpArgument::Kind::tensor: {
+      operand.tensor = c.arg(i);
+      operand.dtype = operand.tensor.dtype();
+      if (!is_integer(operand.dtype))
+        throw ValueError(c.where + ": " + fn + " takes integers; input " + std::to_string(i) + " has dtype " +
+                         to_string(operand.dtype) + " (Keras's TensorFlow backend fails on it too: cast it first)");
+      return operand;
+    }
+    case OpArgument::Kind::number: {
+      whole(a.number);
+      operand.constant = &a;
+      const bool fits = a.number >= -2147483648.0 && a.number <= 2147483647.0;
+      operand.dtype = fits ? DType::int32 : DType::int64;
+      return operand;
+    }
+    case OpArgument::Kind::array:
+      if (a.dtype != "int32" && a.dtype != "int64")
+        throw ValueError(c.where + ": " + fn + " takes int32 or int64 arrays; argument " + std::to_string(i) +
+                         " is a NumPy array of dtype " + a.dtype);
+      for (double v : a.values) whole(v);
+      operand.constant = &a;
+      operand.dtype = parse_dtype(a.dtype);
+      return operand;
+    default:
+      throw ValueError(c.where + ": " + fn + " expects a tensor or an integer as argument " + std::to_string(i));
+  }
+}
+
+// The operand as a tensor of `dtype`: a tensor cast (int32 to int64), a constant as an integer
+// tensor of the graph (exactly, where float32 would round integers above 2^24).
+Output integer_value(C c, const IntegerOperand& operand, DType dtype, std::size_t i) {
+  if (operand.tensor.valid()) return ops::cast(operand.tensor, dtype);
+  const OpArgument& a = *operand.constant;
+  const std::vector<double> values = a.kind == OpArgument::Kind::number ? std::vector<double>{a.number} : a.values;
+  const Shape shape = a.kind == OpArgument::Kind::number ? Shape{} : Shape(a.shape);
+  Tensor t = dtype == DType::int32 ? Tensor::from_vector(shape, std::vector<std::int32_t>(values.begin(), values.end()))
+                                   : Tensor::from_vector(shape, std::vector<std::int64_t>(values.begin(), values.end()));
+  return c.graph.variable(Variable(c.where + "/integer_" + std::to_string(i), std::move(t), false));
+}
+
+// x1, x2 of an integer operation in Keras's result dtype: int64 when either is int64, else
+// int32. For the shifts a Python int takes x1's dtype instead (tf.bitwise converts it to x1's,
+// failing where it does not fit).
+std::pair<Output, Output> integer_operands(C c, const std::string& fn, bool shift) {
+  IntegerOperand x1 = integer_operand(c, 0, fn), x2 = integer_operand(c, 1, fn);
+  if (shift && x2.constant && x2.constant->kind == OpArgument::Kind::number) {
+    if (x1.dtype == DType::int32 && x2.dtype == DType::int64)
+      throw ValueError(c.where + ": " + fn + " by " + std::to_string(x2.constant->number) +
+                       ", which int32 does not hold (Keras's TensorFlow backend fails on it too)");
+    x2.dtype = x1.dtype;
+  }
+  const DType dtype = x1.dtype == DType::int64 || x2.dtype == DType::int64 ? DType::int64 : DType::int32;
+  return {integer_value(c, x1, dtype, 0), integer_value(c, x2, dtype, 1)};
+}
+
+OpFn integer_binary(std::string fn, Output (*op)(Output, Output), bool shift = false) {
+  return [fn = std::move(fn), op, shift](C c) {
+    const auto [x1, x2] = integer_operands(c, fn, shift);
+    return op(x1, x2);
+  };
+}
+
+Output bitwise_invert(C c) {
+  const IntegerOperand x = integer_operand(c, 0, "bitwise_invert");
+  return ops::bitwise_not(integer_value(c, x, x.dtype, 0));
+}
+
+// keras.ops.view: x's bytes as `dtype` (None: x's own), tf.bitcast as Keras's TensorFlow backend
+// calls it: the shape kept between types of one size, the last axis doubled from int64 to a
+// 4-byte type, halved from one to int64. Strata's dtypes are float32, int32 and int64: other
+// dtypes (float16, float64, int8, ...) are refused by name, as is a change of size along the
+// batch axis (a vector's only axis), whose size is unknown when the model is built.
+Output view(C c) {
+  const Output x = c.arg(0);
+  const std::string name = c.has("dtype") ? c.text("dtype") : to_string(x.dtype());
+  if (name != "float32" && name != "int32" && name != "int64")
+    refuse(c, "dtype", "a view as float32, int32 or int64 is");
+  const DType to = parse_dtype(name);
+  if (size_of(to) != size_of(x.dtype()) && rank_of(x) < 2)
+    refuse(c, "dtype", "a view as a type of another size changes the last axis, here the batch axis of " +
+                           x.shape().to_string());
+  return ops::bitcast(x, to);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& special_ops() {
@@ -151,6 +270,18 @@ const std::map<std::string, OpFn>& special_ops() {
       {"Erfinv", erfinv},       {"I0", i0},         {"Ldexp", ldexp},
       {"Nextafter", nextafter}, {"Digitize", digitize}, {"IsIn", isin},
       {"SaturateCast", saturate_cast},
+      {"BitwiseAnd", integer_binary("bitwise_and", ops::bitwise_and)},
+      {"BitwiseOr", integer_binary("bitwise_or", ops::bitwise_or)},
+      {"BitwiseXor", integer_binary("bitwise_xor", ops::bitwise_xor)},
+      {"BitwiseNot", bitwise_invert},
+      {"BitwiseInvert", bitwise_invert},
+      {"BitwiseLeftShift", integer_binary("bitwise_left_shift", ops::left_shift, true)},
+      {"LeftShift", integer_binary("left_shift", ops::left_shift, true)},
+      {"BitwiseRightShift", integer_binary("bitwise_right_shift", ops::right_shift, true)},
+      {"RightShift", integer_binary("right_shift", ops::right_shift, true)},
+      {"Gcd", integer_binary("gcd", ops::gcd)},
+      {"Lcm", integer_binary("lcm", ops::lcm)},
+      {"View", view},
   };
   return t;
 }

@@ -121,6 +121,59 @@ OpCases binary_cases(float tolerance, const Generator& a, const Generator& b) {
   return op;
 }
 
+// Integers of `dtype`: for kind "bits" every bit pattern (the type's extremes, -1 and 0
+// first), for "shifts" shifts in [-3, bits + 5] (0, bits - 1 and bits first), for "small"
+// values in [-60, 60] (0 and the type's lowest first: gcd's and lcm's edges).
+Tensor integers(Shape shape, DType dtype, const std::string& kind, std::uint64_t seed) {
+  Tensor t(std::move(shape), dtype);
+  if (NamesOnly::active()) return t;
+  const Philox rng(seed, 7);
+  const bool wide = dtype == DType::int64;
+  const std::int64_t bits = wide ? 64 : 32;
+  const std::int64_t lowest = wide ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int32_t>::min();
+  const std::int64_t highest = wide ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int32_t>::max();
+  std::vector<std::int64_t> first;
+  if (kind == "bits") first = {lowest, highest, -1, 0};
+  if (kind == "shifts") first = {0, bits - 1, bits, -1};
+  if (kind == "small") first = {0, lowest, 12, -18};
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    const auto w = rng.bits(static_cast<std::uint64_t>(i));
+    std::int64_t v = static_cast<std::int64_t>((std::uint64_t{w[0]} << 32) | w[1]);
+    if (kind == "shifts") v = -3 + static_cast<std::int64_t>(w[0] % static_cast<std::uint32_t>(bits + 9));
+    if (kind == "small") v = -60 + static_cast<std::int64_t>(w[0] % 121u);
+    if (i < static_cast<std::int64_t>(first.size())) v = first[static_cast<std::size_t>(i)];
+    if (v == kUnwritten) v = 1;
+    if (wide) t.data<std::int64_t>()[i] = v;
+    else t.data<std::int32_t>()[i] = static_cast<std::int32_t>(v);
+  }
+  return t;
+}
+
+// The integer ops over binary_shapes() in int32 and int64: x of `kind_a`, y of `kind_b`.
+OpCases integer_cases(const std::string& kind_a, const std::string& kind_b) {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 4100;
+  for (DType dtype : {DType::int32, DType::int64}) {
+    for (const ShapePair& s : binary_shapes()) {
+      op.cases.push_back({to_string(dtype) + ", " + s.label,
+                          {integers(s.a, dtype, kind_a, seed), integers(s.b, dtype, kind_b, seed + 1)}});
+      seed += 2;
+    }
+  }
+  return op;
+}
+
+OpCases bitwise_not_cases() {
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 4200;
+  for (DType dtype : {DType::int32, DType::int64}) {
+    for (const Shape& s : std::vector<Shape>{{257}, {1000, 33}, {}, {0}}) {
+      op.cases.push_back({to_string(dtype) + ", shape " + s.to_string(), {integers(s, dtype, "bits", seed++)}});
+    }
+  }
+  return op;
+}
+
 OpCases unary_cases(float tolerance, const Generator& x) {
   OpCases op{tolerance, {}};
   std::uint64_t seed = 100;
@@ -1613,6 +1666,28 @@ OpCases rnn_zero_state_cases() {
 
 // Op name -> its cases. Transcendental functions are CUDA's (within 2 ulp) against
 // glibc's; sums and products add in another order on the GPU.
+// bitcast between the dtypes of one size and to and from int64 (the last axis doubled or
+// halved): non-negative integers below 2^23, whose bits as floats are no NaN.
+OpCases bitcast_cases() {
+  struct B {
+    Shape x;
+    DType from, to;
+  };
+  const std::vector<B> bs = {{{37, 19}, DType::float32, DType::int32}, {{1000, 33}, DType::int32, DType::float32},
+                             {{5, 6}, DType::int64, DType::int32},     {{5, 6}, DType::int64, DType::float32},
+                             {{4, 8}, DType::float32, DType::int64},   {{3, 2}, DType::int32, DType::int64},
+                             {{0, 4}, DType::int32, DType::int64}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 4300;
+  for (const B& b : bs) {
+    Tensor x = b.from == DType::float32 ? in_range(b.x, -2, 2, seed) : class_labels(b.x, 1 << 23, b.from, seed);
+    op.cases.push_back({to_string(b.from) + " " + b.x.to_string() + " as " + to_string(b.to), {x},
+                        Attrs{{"dtype", to_string(b.to)}}});
+    ++seed;
+  }
+  return op;
+}
+
 std::map<std::string, OpCases> build_table() {
   const Generator any = [](Shape s, std::uint64_t seed) { return in_range(std::move(s), -2, 2, seed); };
   const Generator ties = coarse;
@@ -1738,6 +1813,11 @@ std::map<std::string, OpCases> build_table() {
   m["rnn_zero_state"] = rnn_zero_state_cases();
   m["all_reduce_start"] = all_reduce_start_cases();
   m["all_reduce_wait"] = all_reduce_wait_cases();
+  for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor"}) m[name] = integer_cases("bits", "bits");
+  for (const char* name : {"left_shift", "right_shift"}) m[name] = integer_cases("bits", "shifts");
+  for (const char* name : {"gcd", "lcm"}) m[name] = integer_cases("small", "small");
+  m["bitwise_not"] = bitwise_not_cases();
+  m["bitcast"] = bitcast_cases();
   return m;
 }
 
@@ -1830,6 +1910,23 @@ std::vector<Tensor> run_on_cpu(const OpDef& def, const KernelCase& c) {
   if (actual.shape() != expected.shape()) {
     return ::testing::AssertionFailure() << "shape " << actual.shape().to_string() << ", expected "
                                          << expected.shape().to_string();
+  }
+  if (actual.dtype() != expected.dtype()) {
+    return ::testing::AssertionFailure() << "dtype " << to_string(actual.dtype()) << ", expected "
+                                         << to_string(expected.dtype());
+  }
+  // Integers compare exactly, as integers: as floats, large ones would round together.
+  if (actual.dtype() == DType::int32 || actual.dtype() == DType::int64) {
+    auto at = [](const Tensor& t, std::int64_t i) {
+      return t.dtype() == DType::int32 ? std::int64_t{t.data<std::int32_t>()[i]} : t.data<std::int64_t>()[i];
+    };
+    for (std::int64_t i = 0; i < actual.size(); ++i) {
+      if (at(actual, i) != at(expected, i)) {
+        return ::testing::AssertionFailure() << "element " << i << " is " << at(actual, i) << ", the CPU gives "
+                                             << at(expected, i);
+      }
+    }
+    return ::testing::AssertionSuccess();
   }
   std::int64_t wrong = 0, first = -1;
   for (std::int64_t i = 0; i < actual.size(); ++i) {

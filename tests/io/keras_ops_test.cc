@@ -32,13 +32,14 @@ const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 
 // The cases of make_keras_ops_goldens.py, then make_keras_ops_more_goldens.py's,
 // make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's,
-// make_keras_ops_linalg_goldens.py's and make_keras_ops_grids_goldens.py's.
+// make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's and
+// make_keras_ops_integer_goldens.py's.
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
     for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json",
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
-                              "keras_ops_grids_golden.json"})
+                              "keras_ops_grids_golden.json", "keras_ops_integer_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -93,6 +94,23 @@ std::vector<Tensor> inputs_of(const ordered_json& c) {
     xs.push_back(Tensor::from_vector<std::int32_t>(shape, in.at("values").get<std::vector<std::int32_t>>()));
   }
   return xs;
+}
+
+// An integer output element by element against Keras's (golden_near reads values as floats,
+// which round integers above 2^24 together).
+::testing::AssertionResult integers_equal(const Tensor& y, const ordered_json& expected, const std::string& what) {
+  if (y.dtype() != DType::int32 && y.dtype() != DType::int64)
+    return ::testing::AssertionFailure() << what << ": dtype " << to_string(y.dtype()) << ", Keras's is an integer";
+  const auto values = expected.at("values").get<std::vector<std::int64_t>>();
+  if (static_cast<std::int64_t>(values.size()) != y.size())
+    return ::testing::AssertionFailure() << what << ": " << y.size() << " elements, Keras " << values.size();
+  for (std::int64_t i = 0; i < y.size(); ++i) {
+    const std::int64_t v = y.dtype() == DType::int32 ? y.data<std::int32_t>()[i] : y.data<std::int64_t>()[i];
+    if (v != values[static_cast<std::size_t>(i)])
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << v << ", Keras "
+                                           << values[static_cast<std::size_t>(i)];
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // One batch (the case's two samples), as Keras's model(x): outer, ravel and vstack mix the
@@ -297,6 +315,74 @@ TEST(OperationCases, MeshgridRefusesIntegerInputs) {
   }
 }
 
+// The integer operations take integers: a float operand, which Keras's TensorFlow backend
+// fails on when the model runs, is refused when it is built, naming the operation, the
+// argument and its dtype or value; so is a Python int shift that x's dtype does not hold.
+TEST(OperationCases, IntegerOperationsRefuseFloatOperands) {
+  const json x = keras_tensor("x"), y = keras_tensor("y");
+  auto numpy = [](json values, const std::string& dtype) {
+    return json{{"class_name", "__numpy__"}, {"config", {{"value", std::move(values)}, {"dtype", dtype}}}};
+  };
+  const std::vector<std::tuple<std::string, json, std::vector<DType>, std::string>> refused = {
+      {"BitwiseAnd", json::array({x, y}), {DType::float32, DType::int32}, "input 0 has dtype float32"},
+      {"Gcd", json::array({x, y}), {DType::int64, DType::float32}, "input 1 has dtype float32"},
+      {"BitwiseNot", json::array({x}), {DType::float32}, "input 0 has dtype float32"},
+      {"Lcm", json::array({x, numpy({1.5, 2.0, 3.0}, "float32")}), {DType::int32}, "dtype float32"},
+      {"BitwiseOr", json::array({x, numpy({1, 2, 3}, "uint8")}), {DType::int32}, "dtype uint8"},
+      {"Lcm", json::array({x, 2.5}), {DType::int32}, "holds 2.5"},
+      {"LeftShift", json::array({x, 1099511627776LL}), {DType::int32}, "which int32 does not hold"},
+  };
+  for (const auto& [op, args, dtypes, key] : refused) {
+    const json entry = {{"module", "keras.src.ops.numpy"},
+                        {"class_name", op},
+                        {"config", {{"name", "op"}}},
+                        {"inbound_nodes", {{{"args", args}, {"kwargs", json::object()}}}}};
+    std::vector<KerasTensor> inputs;
+    for (DType dtype : dtypes) inputs.push_back(Input(Shape{3}, {.dtype = dtype}));
+    try {
+      Layer layer = io::op_layer_from_entry(entry, {});
+      layer(inputs);
+      ADD_FAILURE() << op << " " << args.dump() << " was built";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << op << "\n  " << e.what();
+      EXPECT_NE(std::string(e.what()).find(op + " 'op'"), std::string::npos) << e.what();
+    }
+  }
+  // a Python int shift that int64 holds is x's dtype
+  const json entry = {{"module", "keras.src.ops.numpy"},
+                      {"class_name", "LeftShift"},
+                      {"config", {{"name", "op"}}},
+                      {"inbound_nodes", {{{"args", json::array({x, 40})}, {"kwargs", json::object()}}}}};
+  Layer layer = io::op_layer_from_entry(entry, {});
+  EXPECT_EQ(layer(Input(Shape{3}, {.dtype = DType::int64})).dtype(), DType::int64);
+}
+
+// view of a float input has no gradient: TensorFlow registers none for Bitcast (Keras's
+// gradient raises LookupError), so differentiating through it throws naming the op; dtypes
+// Strata does not have, and a change of size along the batch axis, are refused by name.
+TEST(OperationCases, ViewIsNotDifferentiatedAndRefusesOtherDtypes) {
+  const ordered_json& c = case_named("view_float32_default_dtype");
+  ASSERT_TRUE(c.at("input_grads").is_null());
+  Graph g;
+  const Output x = g.placeholder({Shape{kUnknownDim, 3, 4}});
+  Layer op = io::op_layer_from_entry(c.at("layers")[0], {});
+  op(Input({3, 4}));
+  const Output y = op.impl().call(g, {x})[0];
+  try {
+    gradients(ops::reduce_sum(y), {x});
+    FAIL() << "view's gradient was built";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("bitcast (keras.ops.view)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has no gradient"), std::string::npos) << e.what();
+  }
+  const json x_ref = keras_tensor("x");
+  const std::string half = refusal_on("View", {{"dtype", "float16"}}, json::array({x_ref}), {Shape{4}});
+  EXPECT_NE(half.find("dtype='float16'"), std::string::npos) << half;
+  EXPECT_NE(half.find("View 'op'"), std::string::npos) << half;
+  const std::string batch = refusal_on("View", {{"dtype", "int64"}}, json::array({x_ref}), {Shape{}});
+  EXPECT_NE(batch.find("batch axis"), std::string::npos) << batch;
+}
+
 // lstsq's rows are the batch axis, unknown when the graph is built, and TensorFlow's SvdGrad
 // needs them: differentiating lstsq throws saying so (its goldens hold no gradient).
 TEST(OperationCases, LstsqIsNotDifferentiatedThroughRowsUnknownWhenBuilt) {
@@ -326,11 +412,16 @@ TEST_P(OperationCase, PredictsAsKerasAndLoadsBackFromStrata) {
   const Tensor y = predict(model, xs);
   EXPECT_TRUE(golden_near(y, c.at("output"), GetParam()));
   const std::string dtype = c.at("output").value("dtype", "float32");
-  if (dtype == "int32" || dtype == "int64") EXPECT_EQ(to_string(y.dtype()), dtype) << GetParam();  // Keras's integers
+  if (dtype == "int32" || dtype == "int64") {  // Keras's integers, exactly
+    EXPECT_EQ(to_string(y.dtype()), dtype) << GetParam();
+    EXPECT_TRUE(integers_equal(y, c.at("output"), GetParam()));
+  }
   testing::ScratchDir scratch;
   model.save(scratch.file("again.keras"));
   Model again = models::load_model(scratch.file("again.keras"), {.compile = false});
-  EXPECT_TRUE(golden_near(predict(again, xs), c.at("output"), GetParam() + " saved by Strata"));
+  const Tensor y_again = predict(again, xs);
+  EXPECT_TRUE(golden_near(y_again, c.at("output"), GetParam() + " saved by Strata"));
+  if (dtype == "int32" || dtype == "int64") EXPECT_TRUE(integers_equal(y_again, c.at("output"), GetParam() + " saved by Strata"));
 }
 
 // The tensors an entry's call takes, in order: ["layer", node, index] of each Keras tensor.

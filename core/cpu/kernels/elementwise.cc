@@ -1,126 +1,23 @@
 // CPU kernels of the elementwise ops (core/ops/elementwise.cc): NumPy-broadcasting binary
-// arithmetic and comparisons, select, and unary math, split over the cores.
+// arithmetic and comparisons, select, and unary math, split over the cores; and of the
+// integer ops (bitwise, shifts, gcd, lcm on int32 or int64), each element as
+// core/integer_math.h computes it (TensorFlow's rules).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
+#include "core/cpu/kernels/binary.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
 #include "core/cpu/vector_math.h"
+#include "core/integer_math.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
 
 namespace strata::cpu {
 
 namespace {
-
-using ops::broadcast_strides;
-using ops::Strides;
-
-// True when `small` (leading 1s aside) equals the trailing dims of `big`, so that `small`
-// repeats along big's leading dims with the same memory layout.
-bool is_suffix(const Shape& small, const Shape& big) {
-  int lead = 0;
-  while (lead < small.rank() && small.dims()[lead] == 1) ++lead;
-  int n = small.rank() - lead;
-  if (n == 0 || n > big.rank()) return false;
-  for (int i = 0; i < n; ++i) {
-    if (small.dims()[lead + i] != big.dims()[big.rank() - n + i]) return false;
-  }
-  return true;
-}
-
-// out[i] = f(a[ia], b[ib]) with broadcasting; fast paths for the common layouts.
-template <typename F>
-void binary_kernel(KernelContext& ctx, F f) {
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
-  Tensor& out = ctx.output(0);
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  float* po = out.data<float>();
-  const std::int64_t n = out.size();
-  if (a.size() == n && b.size() == n) {
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(pa[i], pb[i]);
-    });
-    return;
-  }
-  if (b.size() == 1 && a.size() == n) {
-    const float vb = pb[0];
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(pa[i], vb);
-    });
-    return;
-  }
-  if (a.size() == 1 && b.size() == n) {
-    const float va = pa[0];
-    cpu::parallel_for(n, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t i = s; i < e; ++i) po[i] = f(va, pb[i]);
-    });
-    return;
-  }
-  const Shape& os = out.shape();
-  // One operand repeated along the leading dims (a bias): a row loop, no index math.
-  if (a.size() == n && is_suffix(b.shape(), os)) {
-    const std::int64_t inner = b.size();
-    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t r = s; r < e; ++r) {
-        const float* arow = pa + r * inner;
-        float* orow = po + r * inner;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(arow[j], pb[j]);
-      }
-    }, cpu::threshold_for(inner));
-    return;
-  }
-  if (b.size() == n && is_suffix(a.shape(), os)) {
-    const std::int64_t inner = a.size();
-    cpu::parallel_for(n / inner, [&](std::int64_t s, std::int64_t e) {
-      for (std::int64_t r = s; r < e; ++r) {
-        const float* brow = pb + r * inner;
-        float* orow = po + r * inner;
-        for (std::int64_t j = 0; j < inner; ++j) orow[j] = f(pa[j], brow[j]);
-      }
-    }, cpu::threshold_for(inner));
-    return;
-  }
-  if (n == 0) return;
-  // Rows of the collapsed walk: a [n, h, w, 1] operand against [n, 1, 1, 1] walks n rows of
-  // h * w, not n * h * w rows of one element with the index math of each.
-  Strides sa = broadcast_strides(a.shape(), os);
-  Strides sb = broadcast_strides(b.shape(), os);
-  const Strides dims = ops::collapse_dims(os, sa, sb);
-  const int rank = static_cast<int>(dims.size());
-  const std::int64_t inner = dims[dims.size() - 1];
-  const std::int64_t rows = n / inner;
-  const std::int64_t ia_step = sa[dims.size() - 1], ib_step = sb[dims.size() - 1];
-  cpu::parallel_for_rows(rows, inner, [&](std::int64_t row, std::int64_t begin, std::int64_t end) {
-    std::int64_t rem = row, oa = 0, ob = 0;
-    for (int d = rank - 2; d >= 0; --d) {
-      const auto at = static_cast<std::size_t>(d);
-      std::int64_t idx = rem % dims[at];
-      rem /= dims[at];
-      oa += idx * sa[at];
-      ob += idx * sb[at];
-    }
-    float* orow = po + row * inner;
-    const float* ra = pa + oa;
-    const float* rb = pb + ob;
-    // The common steps get loops the compiler vectorizes: both operands along the row,
-    // or one of them a column held for the row (a keepdims reduction, a norm).
-    if (ia_step == 1 && ib_step == 1) {
-      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], rb[j]);
-    } else if (ia_step == 1 && ib_step == 0) {
-      const float vb = *rb;
-      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j], vb);
-    } else if (ia_step == 0 && ib_step == 1) {
-      const float va = *ra;
-      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(va, rb[j]);
-    } else {
-      for (std::int64_t j = begin; j < end; ++j) orow[j] = f(ra[j * ia_step], rb[j * ib_step]);
-    }
-  });
-}
 
 template <typename F>
 void unary_kernel(KernelContext& ctx, F f) {
@@ -134,7 +31,7 @@ void unary_kernel(KernelContext& ctx, F f) {
 // The kernel of a binary op computing f(a, b) / a unary op computing f(x) per element.
 template <typename F>
 DeviceKernel binary(F f) {
-  return {.run = [f](KernelContext& c) { binary_kernel(c, f); }};
+  return {.run = [f](KernelContext& c) { binary_kernel<float>(c, f); }};
 }
 template <typename F>
 DeviceKernel unary(F f) {
@@ -157,6 +54,51 @@ void select_kernel(KernelContext& c) {
   const float* b = c.input(2).data<float>();
   float* y = c.output(0).data<float>();
   for (std::int64_t i = 0; i < c.input(0).size(); ++i) y[i] = cond[i] != 0.f ? a[i] : b[i];
+}
+
+}  // namespace
+
+// --- the integer ops (core/ops/integer_ops.h): int32 or int64, core/integer_math.h's rules ---
+namespace {
+
+using integer_math::IntegerOp;
+
+template <IntegerOp op>
+void integer_binary_kernel(KernelContext& ctx) {
+  if (ctx.output(0).dtype() == DType::int32) {
+    binary_kernel<std::int32_t>(ctx, [](std::int32_t a, std::int32_t b) { return integer_math::apply(op, a, b); });
+  } else {
+    binary_kernel<std::int64_t>(ctx, [](std::int64_t a, std::int64_t b) { return integer_math::apply(op, a, b); });
+  }
+}
+
+template <typename T>
+void bitwise_not_values(KernelContext& ctx) {
+  const T* x = ctx.input(0).data<T>();
+  T* y = ctx.output(0).data<T>();
+  cpu::parallel_for(ctx.output(0).size(), [&](std::int64_t s, std::int64_t e) {
+    for (std::int64_t i = s; i < e; ++i) y[i] = static_cast<T>(~x[i]);
+  });
+}
+
+void bitwise_not_kernel(KernelContext& ctx) {
+  if (ctx.output(0).dtype() == DType::int32) bitwise_not_values<std::int32_t>(ctx);
+  else bitwise_not_values<std::int64_t>(ctx);
+}
+
+void register_integer_kernels_into(OpRegistry& r) {
+  r.add_kernel("bitwise_and", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::bitwise_and>});
+  r.add_kernel("bitwise_or", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::bitwise_or>});
+  r.add_kernel("bitwise_xor", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::bitwise_xor>});
+  r.add_kernel("left_shift", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::left_shift>});
+  r.add_kernel("right_shift", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::right_shift>});
+  r.add_kernel("gcd", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::gcd>});
+  r.add_kernel("lcm", DeviceType::cpu, {.run = integer_binary_kernel<IntegerOp::lcm>});
+  r.add_kernel("bitwise_not", DeviceType::cpu, {.run = bitwise_not_kernel});
+  // The same bytes, relabelled: the input's and the output's sizes in bytes agree by inference.
+  r.add_kernel("bitcast", DeviceType::cpu, {.run = [](KernelContext& c) {
+                 std::memcpy(c.output(0).raw_data(), c.input(0).raw_data(), c.input(0).nbytes());
+               }});
 }
 
 }  // namespace
@@ -213,6 +155,7 @@ void register_elementwise_kernels(OpRegistry& r) {
   // Half to even, as NumPy's round: the default rounding mode's nearest integer.
   r.add_kernel("round", DeviceType::cpu, unary([](float x) { return std::nearbyint(x); }));
   r.add_kernel("trunc", DeviceType::cpu, unary([](float x) { return std::trunc(x); }));
+  register_integer_kernels_into(r);
 }
 
 }  // namespace strata::cpu
