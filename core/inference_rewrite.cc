@@ -133,7 +133,7 @@ std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots
       return std::vector<Output>{mapped(node.inputs[0])};
     }
     // A copy, except of a fed value or a variable: a fetch must stay a computed value.
-    if (node.op == "identity" && !graph.node(mapped(node.inputs[0]).node).def->fed) {
+    if ((node.op == "identity" || node.op == "stop_gradient") && !graph.node(mapped(node.inputs[0]).node).def->fed) {
       ++report.identities_dropped;
       return std::vector<Output>{mapped(node.inputs[0])};
     }
@@ -176,6 +176,15 @@ bool foldable_product(const Reach& reach, const Output& x, bool residual_allowed
 }
 
 Output channels_of(const Output& v, std::int64_t channels) { return ops::reshape(v, {channels}); }
+
+// A dense_int8 with neither bias nor activation yet that only x's reader reads: a bias
+// added after it becomes its own (its kernel holds int8 values, so no scale folds in).
+bool int8_product_takes_bias(const Reach& reach, const Output& x) {
+  const Node& p = reach.node(x);
+  const std::string* activation = p.attrs.find<std::string>("activation");
+  return p.op == "dense_int8" && p.inputs.size() == 3 && (!activation || activation->empty()) &&
+         reach.readers(x) == 1;
+}
 
 // The product p (conv2d or dense, mapped inputs) with y = p·scale + shift folded in:
 // kernel·scale (the kernel's last axis is the output channels) and bias·scale + shift.
@@ -305,6 +314,14 @@ std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots,
           ++report.affines_folded;
           return std::vector<Output>{fold_into_product(graph, reach.node(a), mapped, std::nullopt, mapped(b))};
         }
+        if (int8_product_takes_bias(reach, a)) {
+          const Node& p = reach.node(a);
+          ++report.affines_folded;
+          return graph.add_node("dense_int8",
+                                {mapped(p.inputs[0]), mapped(p.inputs[1]), mapped(p.inputs[2]),
+                                 channels_of(mapped(b), a.shape().dims().back())},
+                                p.attrs, p.name);
+        }
       }
       return std::nullopt;
     }
@@ -327,17 +344,21 @@ std::vector<Output> fold_affines(Graph& graph, const std::vector<Output>& roots,
   });
 }
 
-// 4. A relu fused into the epilogue of the conv2d or dense it alone reads; a relu6 or silu
+// 4. A relu fused into the epilogue of the conv2d, dense or dense_int8 it alone reads; a relu6 or silu
 // into a conv2d's when the options allow (their kernels are the CPU's only).
 std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& roots, const InferenceRewriteOptions& options,
                                      InferenceRewrites& report) {
   return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
                                     -> std::optional<std::vector<Output>> {
     const bool cpu_only = (node.op == "relu6" || node.op == "silu") && options.cpu_program;
-    if ((node.op != "relu" && !cpu_only) || !foldable_product(reach, node.inputs[0], /*residual_allowed=*/true)) {
-      return std::nullopt;
-    }
-    const Node& p = reach.node(node.inputs[0]);
+    if (node.op != "relu" && !cpu_only) return std::nullopt;
+    const Output& x = node.inputs[0];
+    const Node& product = reach.node(x);
+    const std::string* fused = product.attrs.find<std::string>("activation");
+    const bool int8_product = node.op == "relu" && product.op == "dense_int8" && (!fused || fused->empty()) &&
+                              reach.readers(x) == 1;
+    if (!int8_product && !foldable_product(reach, x, /*residual_allowed=*/true)) return std::nullopt;
+    const Node& p = product;
     if (cpu_only && p.op != "conv2d") return std::nullopt;
     std::vector<Output> inputs;
     for (const Output& in : p.inputs) inputs.push_back(mapped(in));

@@ -5,14 +5,17 @@
 // inference mode is compiled from rewritten fetches instead:
 //  1. the mode resolved: training_select reads its inference input, dropout is its input
 //     (so the batch statistics are never computed), and an identity (Keras's Identity
-//     layer, a StochasticDepth that drops nothing) is its input;
+//     layer, a StochasticDepth that drops nothing) or a stop_gradient (no gradient is
+//     taken here) is its input;
 //  2. a per-channel affine map folded (BatchNormalization's (x − mean)·scale + beta, and a
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
-//     multiply-add x·scale + shift;
+//     multiply-add x·scale + shift; a bias added after a dense_int8 (an int8 Dense
+//     layer's) becomes its bias, added in the same pass (its kernel holds int8 values: no
+//     scale folds into it);
 //  3. where the Program runs on the CPU, an add of a conv2d and a tensor of its shape (a
 //     residual block's skip connection) fused into the conv2d's epilogue;
-//  4. a relu that reads only a conv2d or dense fused into its epilogue, and a relu6 or
+//  4. a relu that reads only a conv2d, dense or dense_int8 fused into its epilogue, and a relu6 or
 //     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
 //     writes).
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
@@ -33,7 +36,7 @@ struct InferenceRewrites {
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
   int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue
-  int identities_dropped = 0;  // identity nodes bypassed
+  int identities_dropped = 0;  // identity and stop_gradient nodes bypassed
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
   int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
 };

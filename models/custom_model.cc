@@ -38,11 +38,8 @@ Shape custom_model_target_shape(const losses::Loss* loss, const Shape& predictio
 }  // namespace
 
 void CustomModel::rebuild_steps() {
-  if (!steps_) return;
-  const Device device = steps_->device();
-  const std::int64_t steps = steps_->train_steps();
-  steps_ = std::make_unique<CustomSteps>(*this, device);
-  steps_->set_train_steps(steps);
+  uncompiled_predict_steps_.reset();
+  if (steps_) steps_ = std::make_unique<CustomSteps>(*this, *steps_);
 }
 
 namespace {
@@ -106,6 +103,8 @@ void CustomModel::compile(CompileOptions options) {
                         : strategy && strategy->num_processes() > 1 ? strategy->default_device()
                                                                      : default_device();
   optimizers::Optimizer optimizer = options.optimizer.resolve();
+  // Made before anything changes: joining a data-parallel job can fail (a peer gone).
+  auto steps = std::make_unique<CustomSteps>(*this, device, /*for_fit=*/true);
   // All or nothing: nothing above changed the model.
   losses_ = std::move(losses);
   loss_weights_ = options.loss_weights;
@@ -115,13 +114,15 @@ void CustomModel::compile(CompileOptions options) {
   compile_options = std::move(options);
   compiled.reset();
   inference.reset();
-  steps_ = std::make_unique<CustomSteps>(*this, device);
+  steps_ = std::move(steps);
   uncompiled_predict_steps_.reset();
 }
 
 CustomSteps& CustomModel::uncompiled_predict_steps() {
   std::lock_guard lock(uncompiled_predict_mutex_);
-  if (!uncompiled_predict_steps_) uncompiled_predict_steps_ = std::make_unique<CustomSteps>(*this, default_device());
+  if (!uncompiled_predict_steps_) {
+    uncompiled_predict_steps_ = std::make_unique<CustomSteps>(*this, default_device(), /*for_fit=*/false);
+  }
   return *uncompiled_predict_steps_;
 }
 

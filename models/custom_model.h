@@ -140,10 +140,12 @@ class CustomModel : public ModelImpl {
   // The compiled steps fit, evaluate and predict run (null before compile).
   CustomSteps* steps() const { return steps_.get(); }
   // The steps predict runs before compile (Keras's predict runs predict_step, compiled or
-  // not): made on the default device at the first call, dropped by compile.
+  // not): made on the default device at the first call, dropped by compile and
+  // rebuild_steps. They never join a data-parallel job.
   CustomSteps& uncompiled_predict_steps();
-  // Drops the steps built so far, keeping the device and the step count: after a change
-  // to the variables themselves (quantize), they are built again from the next batch.
+  // Drops the steps built so far, keeping the device, the step count and the place in a
+  // data-parallel job: after a change to the variables themselves (quantize), they are
+  // built again from the next batch.
   void rebuild_steps();
 
   // What a compiled metric measures: its output, and whether the batch's sample weight

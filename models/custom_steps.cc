@@ -24,14 +24,22 @@ struct CustomSteps::Built {
   std::vector<Tensor> metric_stats;                 // scratch for one metric's update
 };
 
-CustomSteps::CustomSteps(CustomModel& model, const Device& device) : model_(model), device_(device) {
-  if (auto strategy = distribution::distribution(); strategy && strategy->num_processes() > 1) {
+CustomSteps::CustomSteps(CustomModel& model, const Device& device, bool for_fit) : model_(model), device_(device) {
+  if (auto strategy = distribution::distribution(); for_fit && strategy && strategy->num_processes() > 1) {
     communicator_ = &strategy->communicator();
     communicator_->choose_gradient_transport(device_);  // NCCL or host memory, as every process
     auto_shard_ = strategy->options().auto_shard_dataset;
     bucket_bytes_ = strategy->options().bucket_bytes;
   }
 }
+
+CustomSteps::CustomSteps(CustomModel& model, const CustomSteps& before)
+    : model_(model),
+      device_(before.device_),
+      train_steps_(before.train_steps_),
+      communicator_(before.communicator_),
+      auto_shard_(before.auto_shard_),
+      bucket_bytes_(before.bucket_bytes_) {}
 
 CustomSteps::~CustomSteps() = default;
 

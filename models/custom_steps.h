@@ -20,7 +20,12 @@ namespace strata {
 
 class CustomSteps : public StepRunner {
  public:
-  CustomSteps(CustomModel& model, const Device& device);
+  // `for_fit`: compile's steps, which fit trains. Under a DataParallel of several processes
+  // they join it, choosing the gradient transport with every process (a collective, so
+  // every process makes them together); steps made for predict alone never do.
+  CustomSteps(CustomModel& model, const Device& device, bool for_fit);
+  // Steps made again (after quantize) keep `before`'s place in the job, with no collective.
+  CustomSteps(CustomModel& model, const CustomSteps& before);
   ~CustomSteps() override;
 
   void train_step(const std::vector<Tensor>& x, const std::vector<Tensor>& y, const Tensor& sample_weight = {},

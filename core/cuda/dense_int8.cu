@@ -55,7 +55,11 @@ __global__ void dense_int8_product_kernel(const std::int8_t* __restrict__ q, con
     const std::int8_t* row = q + r * in;
     std::int32_t sum = 0;
     for (std::int64_t i = 0; i < in; ++i) {
-      sum += static_cast<std::int32_t>(row[i]) * __float2int_rn(kernel[i * units + j]);
+      // As the CPU kernel reads it: rounded into int8's range, NaN as 0 (a kernel set by
+      // hand may hold anything; Keras's holds integers in [-127, 127]).
+      const float w = kernel[i * units + j];
+      const std::int32_t k = isnan(w) ? 0 : __float2int_rn(fminf(fmaxf(w, -128.f), 127.f));
+      sum += static_cast<std::int32_t>(row[i]) * k;
     }
     float v = __fdiv_rn(static_cast<float>(sum), __fmul_rn(kernel_scale[j], scales[r]));
     if (bias) v = __fadd_rn(v, bias[j]);

@@ -2,7 +2,6 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops/array_ops.h"
 #include "layers/activations.h"
 #include "layers/core/int8_quantization.h"
 
@@ -47,17 +46,13 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
   }
   if (quantization_mode == "int8") {
     // Keras's int8 product (the rows quantized, multiplied in int32, scaled back) in one op
-    // with int8 kernels on each device. Inference runs it with the bias and a relu in the
-    // same pass; training keeps the bias and activation as ops of their own after Keras's
-    // custom gradient (an activation's gradient reads the value the product gave).
+    // with int8 kernels on each device, then the bias and activation after Keras's custom
+    // gradient; inference programs take the bias and a relu into the op's own pass
+    // (core/inference_rewrite.h).
     const Output k = graph.variable(kernel), k_scale = graph.variable(kernel_scale);
-    const Output b = options.use_bias ? graph.variable(bias) : Output{};
-    const bool fused_relu = options.activation == "relu";
-    Output inference = ops::dense_int8(x, k, k_scale, b, fused_relu ? "relu" : "");
-    if (!fused_relu) inference = activations::apply(options.activation, inference);
     Output y = with_dequantized_gradient(ops::dense_int8(x, k, k_scale), ops::div(ops::dense(x, k), k_scale));
-    if (b.valid()) y = ops::add(y, b);
-    return {ops::training_select(activations::apply(options.activation, y), inference)};
+    if (options.use_bias) y = ops::add(y, graph.variable(bias));
+    return {activations::apply(options.activation, y)};
   }
   // Bias and relu run inside the dense op; other activations follow as their own ops.
   const bool fused_relu = options.activation == "relu";

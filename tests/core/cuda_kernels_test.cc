@@ -212,6 +212,42 @@ OpCases matmul_cases() {
   return op;
 }
 
+// dense_int8: kernels of int8 values (integers in [-127, 127] as floats), rows of several
+// magnitudes, a NaN row and an infinite one, bias and relu, a depth past float32's exact
+// sums; equal values on both devices (integer sums, the same float operations after).
+OpCases dense_int8_cases() {
+  struct D {
+    std::string label;
+    Shape x;
+    std::int64_t units;
+    bool bias, relu;
+  };
+  const std::vector<D> ds = {{"plain", {5, 7}, 3, false, false},
+                             {"bias", {5, 7}, 3, true, false},
+                             {"bias and relu", {300, 40}, 33, true, true},
+                             {"3-D input, relu", {2, 3, 9}, 4, false, true},
+                             {"deeper than float32's exact sums", {3, 2000}, 5, true, false},
+                             {"no rows", {0, 7}, 3, true, true},
+                             {"no inputs", {4, 0}, 3, true, false}};
+  OpCases op{0.f, {}};
+  std::uint64_t seed = 900;
+  for (const D& d : ds) {
+    Tensor x = in_range(d.x, -3, 3, seed);
+    if (x.size() >= 2 * d.x.dims().back() && d.x.dims().back() > 0) {
+      x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();  // the first row
+      x.data<float>()[d.x.dims().back()] = std::numeric_limits<float>::infinity();  // the second
+    }
+    Tensor kernel = in_range({d.x.dims().back(), d.units}, -127, 127, seed + 1);
+    for (std::int64_t i = 0; i < kernel.size(); ++i) kernel.data<float>()[i] = std::nearbyint(kernel.data<float>()[i]);
+    KernelCase c{d.label, {x, kernel, in_range({d.units}, 0.01f, 2, seed + 2)}};
+    if (d.bias) c.inputs.push_back(in_range({d.units}, -1, 1, seed + 3));
+    if (d.relu) c.attrs.set("activation", std::string("relu"));
+    op.cases.push_back(std::move(c));
+    seed += 4;
+  }
+  return op;
+}
+
 OpCases dense_cases() {
   struct D {
     std::string label;
@@ -1740,6 +1776,7 @@ std::map<std::string, OpCases> build_table() {
   }
   m["matmul"] = matmul_cases();
   m["dense"] = dense_cases();
+  m["dense_int8"] = dense_int8_cases();
   m["reduce_sum"] = reduce_cases(1e-4f);
   m["reduce_mean"] = reduce_cases(1e-4f);
   m["reduce_max"] = reduce_cases(0);

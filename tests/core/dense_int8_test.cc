@@ -16,6 +16,7 @@
 #include "core/program.h"
 #include "core/rng.h"
 #include "on_every_cpu_path.h"
+#include "op_cases.h"
 
 namespace strata {
 namespace {
@@ -102,13 +103,15 @@ TEST_P(DenseInt8, AddsTheBiasAndAppliesReluAsTheirOpsDo) {
   }
 }
 
-// 4,000 inputs at the extremes: float32 sums round there, int32 sums do not.
+// 4,000 inputs whose sums pass 2^25: float32 sums round there (the test shows it of a
+// float sum in the same order), the int32 sums do not.
 TEST_P(DenseInt8, SumsExactlyWhereFloatsWouldRound) {
   const std::int64_t rows = 3, in = 4000, units = 5;
-  std::vector<float> xv(static_cast<std::size_t>(rows * in));
-  for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = (i % 3 == 0) ? -1.f : 1.f;
+  const std::vector<float> xv(static_cast<std::size_t>(rows * in), 1.f);  // each quantizes to 127
   std::vector<float> kv(static_cast<std::size_t>(in * units));
-  for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = (i % 7 == 0) ? -127.f : 127.f;
+  for (std::int64_t i = 0; i < in; ++i) {
+    for (std::int64_t j = 0; j < units; ++j) kv[static_cast<std::size_t>(i * units + j)] = (i + j) % 7 == 0 ? -125.f : 127.f;
+  }
   const Tensor x = Tensor::from_vector<float>({rows, in}, xv);
   const Tensor k = Tensor::from_vector<float>({in, units}, kv);
   const Tensor s = Tensor::from_vector<float>({units}, std::vector<float>(units, 1.f));
@@ -119,17 +122,21 @@ TEST_P(DenseInt8, SumsExactlyWhereFloatsWouldRound) {
   Program program(graph, {xs, ks, ss}, {ops::dense_int8(xs, ks, ss)});
   const std::vector<float> got = program.run({x, k, s})[0].to_vector<float>();
   const float row_scale = 127.f / (1.f + 1e-7f);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t j = 0; j < units; ++j) {
-      std::int64_t sum = 0;  // every x quantizes to ±127
-      for (std::int64_t i = 0; i < in; ++i) {
-        sum += static_cast<std::int64_t>(xv[static_cast<std::size_t>(r * in + i)] * 127.f) *
-               static_cast<std::int64_t>(kv[static_cast<std::size_t>(i * units + j)]);
-      }
-      const float want = static_cast<float>(static_cast<std::int32_t>(sum)) / (1.f * row_scale);
-      EXPECT_EQ(got[static_cast<std::size_t>(r * units + j)], want) << r << ", " << j;
+  int float_sums_differ = 0;
+  for (std::int64_t j = 0; j < units; ++j) {
+    std::int64_t sum = 0;
+    float float_sum = 0.f;
+    for (std::int64_t i = 0; i < in; ++i) {
+      const float term = 127.f * kv[static_cast<std::size_t>(i * units + j)];
+      sum += static_cast<std::int64_t>(term);
+      float_sum += term;
     }
+    ASSERT_GT(sum, std::int64_t{1} << 25);
+    const float want = static_cast<float>(sum) / (1.f * row_scale);
+    float_sums_differ += float_sum / (1.f * row_scale) != want;
+    for (std::int64_t r = 0; r < rows; ++r) EXPECT_EQ(got[static_cast<std::size_t>(r * units + j)], want) << r << ", " << j;
   }
+  EXPECT_GT(float_sums_differ, 0) << "no column where float32 sums round: the test would not tell them apart";
 }
 
 TEST_P(DenseInt8, RowsOfNaNOrInfinityGiveNaNAndLeaveTheOthers) {
@@ -173,6 +180,23 @@ TEST_P(DenseInt8, AChangedKernelIsPackedAgain) {
     EXPECT_EQ(out[0].to_vector<float>(), out[1].to_vector<float>()) << "kernel seed " << seed;
   }
 }
+
+// The op table's case (tests/core/op_gradients_test.cc): no gradient (not differentiable),
+// its value by hand: x = (1, -2, 0.5) has scale 127 / (2 + 1e-7) = 63.5 (2 + 1e-7 is 2 in
+// float32), so it quantizes to (64, -127, 32): 63.5 to the even 64, 31.75 to 32.
+const testing::RegisterOpCases dense_int8_op_case({
+    {"dense_int8", testing::OpCase{.forward_check = [] {
+       Graph graph;
+       const Output x = graph.placeholder({Shape{1, 3}, DType::float32}, "x");
+       const Output k = graph.placeholder({Shape{3, 1}, DType::float32}, "k");
+       const Output s = graph.placeholder({Shape{1}, DType::float32}, "s");
+       Program program(graph, {x, k, s}, {ops::dense_int8(x, k, s)});
+       const Tensor y = program.run({Tensor::from_vector<float>({1, 3}, {1.f, -2.f, 0.5f}),
+                                     Tensor::from_vector<float>({3, 1}, {1.f, 2.f, 3.f}),
+                                     Tensor::from_vector<float>({1}, {2.f})})[0];
+       EXPECT_EQ(y.item(), static_cast<float>(64 * 1 - 127 * 2 + 32 * 3) / (2.f * 63.5f));
+     }}},
+});
 
 INSTANTIATE_TEST_SUITE_P(CpuPaths, DenseInt8,
                          ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),

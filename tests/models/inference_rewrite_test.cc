@@ -108,6 +108,7 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_EQ(steps_of(predict, graph, "batch_normalization"), 0) << "the batch statistics are never computed";
   EXPECT_EQ(steps_of(predict, graph, "dropout"), 0);
   EXPECT_EQ(steps_of(predict, graph, "identity"), 0);
+  EXPECT_EQ(steps_of(predict, graph, "stop_gradient"), 0);
 }
 
 Model conv_bn_relu() {
@@ -202,6 +203,16 @@ Model zero_padding_convs() {
   return Model(in, layers::MaxPooling2D(3, {.strides = 2})(y));
 }
 
+// int8 Dense layers (model.quantize): each one's bias and relu taken into its dense_int8,
+// its custom gradient's stop_gradient and training_select resolved away.
+Model int8_dense_relu_dense() {
+  auto in = Input({12});
+  auto y = layers::Dense(16, {.activation = "relu"})(in);
+  Model m(in, layers::Dense(4)(y));
+  m.quantize("int8");
+  return m;
+}
+
 Model bn_after_add() {
   auto in = Input({4, 4, 3});
   auto a = layers::Conv2D(3, 1)(in);
@@ -229,7 +240,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 2, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}},
-        Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}}),
+        Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}},
+        Case{"int8_Dense_relu_int8_Dense", int8_dense_relu_dense, Shape{12},
+             {.modes_resolved = 2, .affines_folded = 2, .activations_fused = 1, .identities_dropped = 2}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {

@@ -143,8 +143,6 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   return true;
 }
 
-}  // namespace
-
 // dense_int8's kernel packed as the int8 GEMM reads it, and the rows' int8 values, scales
 // and int32 sums of the last run, kept by one step of one execution state. The kernel
 // (int8 values held in float32) is packed on the run it changed: an int8 layer's kernel
@@ -218,6 +216,8 @@ void dense_int8_kernel(KernelContext& ctx) {
     }
   }, threshold_for(units));
 }
+
+}  // namespace
 
 void register_matmul_kernels(OpRegistry& r) {
   r.add_kernel("dense", DeviceType::cpu, {.run = dense_kernel, .pair = dense_pair_kernel});
