@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/cpu/cpu_isa.h"
 #include "core/cpu/isa_kernels.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/quantize_row.h"
 #include "core/error.h"
 
 namespace strata::cpu {
@@ -154,40 +156,44 @@ Int8PackedB::Int8PackedB(std::int64_t k, std::int64_t n, const std::int8_t* b, s
   }
 }
 
-void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8PackedB& b, std::int32_t* c,
-             std::int64_t ldc) {
-  if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
-  const std::int64_t n = b.n(), k = b.k();
+namespace {
+
+// Row i of A (k int8 values) into its packed form at `out`: the path's element (bytes
+// offset to unsigned for VNNI, widened to int16 for AVX2) and the padded depth, zeroed.
+// One loop per element kind, which the compiler vectorizes, rather than an element at a
+// time through put_int8_element.
+void pack_int8_row(const Int8Layout& layout, std::int64_t k, std::size_t row_bytes, const std::int8_t* row,
+                   std::uint8_t* out) {
+  const std::size_t filled = static_cast<std::size_t>(k * layout.bytes);
+  if (layout.bytes == 2) {
+    for (std::int64_t s = 0; s < k; ++s) {
+      const auto value = static_cast<std::int16_t>(row[s]);
+      std::memcpy(out + 2 * s, &value, sizeof value);
+    }
+  } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
+    for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
+  } else {
+    std::memcpy(out, row, static_cast<std::size_t>(k));
+  }
+  std::memset(out + filled, 0, row_bytes - filled);
+}
+
+// C = (A's rows, packed by pack(i, out) into the calling thread's packing workspace for A)
+// · B. The workspace is the float GEMM's, which only grows: no allocation per product;
+// the pool fills and reads it during this call.
+template <typename PackRow>
+void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, std::int32_t* c, std::int64_t ldc, PackRow pack) {
+  const std::int64_t n = b.n();
   if (m == 0 || n == 0) return;
   const Int8Layout layout = int8_layout_of(b.path());
   const std::int64_t depth = b.padded_depth();
-  // A's rows packed to the path's element and padded depth (the padding, zeroed, meets B's
-  // zeros), into the calling thread's packing workspace for A (the float GEMM's, which only
-  // grows: no allocation per product), which the pool fills and reads during this call.
   const std::size_t row_bytes = static_cast<std::size_t>(depth * layout.bytes);
   auto* packed_a = reinterpret_cast<std::uint8_t*>(
       packing_buffer(0, (static_cast<std::size_t>(m) * row_bytes + sizeof(float) - 1) / sizeof(float)));
-  // One loop per element kind, which the compiler vectorizes, rather than an element at a
-  // time through put_int8_element.
   if (depth > 0) {  // no steps: nothing to pack
     parallel_for(m, [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t i = first; i < last; ++i) {
-        const std::int8_t* row = a + i * lda;
-        std::uint8_t* out = packed_a + static_cast<std::size_t>(i) * row_bytes;
-        const std::size_t filled = static_cast<std::size_t>(k * layout.bytes);
-        if (layout.bytes == 2) {
-          for (std::int64_t s = 0; s < k; ++s) {
-            const auto value = static_cast<std::int16_t>(row[s]);
-            std::memcpy(out + 2 * s, &value, sizeof value);
-          }
-        } else if (layout.unsigned_a) {  // + 128 in two's complement: the sign bit flipped
-          for (std::int64_t s = 0; s < k; ++s) out[s] = static_cast<std::uint8_t>(row[s]) ^ 0x80u;
-        } else {
-          std::memcpy(out, row, static_cast<std::size_t>(k));
-        }
-        std::memset(out + filled, 0, row_bytes - filled);
-      }
-    }, threshold_for(k));
+      for (std::int64_t i = first; i < last; ++i) pack(layout, row_bytes, i, packed_a + static_cast<std::size_t>(i) * row_bytes);
+    }, threshold_for(b.k()));
   }
   // Panels of columns split over the threads, each over every row: B's panel stays in
   // cache while the rows pass.
@@ -195,6 +201,34 @@ void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8P
     layout.kernel(m, packed_a, depth, b.panel(0), b.panel_bytes(),
                   b.column_offsets(), n, first, last, c, ldc);
   }, threshold_for(m * depth * layout.width));
+}
+
+}  // namespace
+
+void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8PackedB& b, std::int32_t* c,
+             std::int64_t ldc) {
+  if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
+  const std::int64_t k = b.k();
+  gemm_s8_packed_rows(m, b, c, ldc, [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i,
+                                         std::uint8_t* out) { pack_int8_row(layout, k, row_bytes, a + i * lda, out); });
+}
+
+void gemm_s8_quantizing_rows(std::int64_t m, const float* a, std::int64_t lda, const Int8PackedB& b,
+                             float* row_scales, std::int32_t* c, std::int64_t ldc) {
+  if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
+  const std::int64_t k = b.k();
+  if (b.n() == 0 || b.padded_depth() == 0) {  // no rows are packed below: their scales here
+    std::vector<std::int8_t> values(static_cast<std::size_t>(k));
+    for (std::int64_t i = 0; i < m; ++i) row_scales[i] = quantize_row_int8(a + i * lda, k, values.data());
+  }
+  gemm_s8_packed_rows(m, b, c, ldc, [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i,
+                                         std::uint8_t* out) {
+    // The row's int8 values in a buffer of the thread's, in L1 while they are packed.
+    thread_local std::vector<std::int8_t> values;
+    values.resize(static_cast<std::size_t>(k));
+    row_scales[i] = quantize_row_int8(a + i * lda, k, values.data());
+    pack_int8_row(layout, k, row_bytes, values.data(), out);
+  });
 }
 
 void gemm_s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::int8_t* a, std::int64_t lda,

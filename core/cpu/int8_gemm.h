@@ -62,6 +62,12 @@ class Int8PackedB {
 void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8PackedB& b, std::int32_t* c,
              std::int64_t ldc);
 
+// The same with A given as float rows (m × k, lda), each quantized as Keras's
+// AbsMaxQuantizer does (quantize_row.h) as it is packed, its scale into row_scales[i]: one
+// pass over A instead of a quantizing pass and a packing pass (dense_int8's kernel).
+void gemm_s8_quantizing_rows(std::int64_t m, const float* a, std::int64_t lda, const Int8PackedB& b,
+                             float* row_scales, std::int32_t* c, std::int64_t ldc);
+
 // The same with B unpacked (packed for this call, on int8_path()).
 void gemm_s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::int8_t* a, std::int64_t lda,
              const std::int8_t* b, std::int64_t ldb, std::int32_t* c, std::int64_t ldc);

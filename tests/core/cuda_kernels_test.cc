@@ -212,9 +212,10 @@ OpCases matmul_cases() {
   return op;
 }
 
-// dense_int8: kernels of int8 values (integers in [-127, 127] as floats), rows of several
-// magnitudes, a NaN row and an infinite one, bias and relu, a depth past float32's exact
-// sums; equal values on both devices (integer sums, the same float operations after).
+// dense_int8: kernels of int8 values (integers in [-127, 127] as floats), bias and relu, a
+// depth past float32's exact sums; equal values on both devices (integer sums, the same
+// float operations after). Rows of NaN or infinities (NaN outputs, DenseInt8.* on the CPU)
+// are left out: NaN is what marks an element no kernel wrote here.
 OpCases dense_int8_cases() {
   struct D {
     std::string label;
@@ -233,10 +234,6 @@ OpCases dense_int8_cases() {
   std::uint64_t seed = 900;
   for (const D& d : ds) {
     Tensor x = in_range(d.x, -3, 3, seed);
-    if (x.size() >= 2 * d.x.dims().back() && d.x.dims().back() > 0) {
-      x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();  // the first row
-      x.data<float>()[d.x.dims().back()] = std::numeric_limits<float>::infinity();  // the second
-    }
     Tensor kernel = in_range({d.x.dims().back(), d.units}, -127, 127, seed + 1);
     for (std::int64_t i = 0; i < kernel.size(); ++i) kernel.data<float>()[i] = std::nearbyint(kernel.data<float>()[i]);
     KernelCase c{d.label, {x, kernel, in_range({d.units}, 0.01f, 2, seed + 2)}};

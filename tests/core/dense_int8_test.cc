@@ -166,6 +166,19 @@ TEST_P(DenseInt8, RowsOfNaNOrInfinityGiveNaNAndLeaveTheOthers) {
   }
 }
 
+// No inputs: every sum is 0, so the outputs are the bias (the rows' scales 127 / 1e-7).
+TEST_P(DenseInt8, NoInputsGiveTheBias) {
+  Graph graph;
+  const Output xs = graph.placeholder({Shape{3, 0}, DType::float32}, "x");
+  const Output ks = graph.placeholder({Shape{0, 2}, DType::float32}, "k");
+  const Output ss = graph.placeholder({Shape{2}, DType::float32}, "s");
+  const Output bs = graph.placeholder({Shape{2}, DType::float32}, "b");
+  Program program(graph, {xs, ks, ss, bs}, {ops::dense_int8(xs, ks, ss, bs)});
+  const Tensor y = program.run({Tensor(Shape{3, 0}), Tensor(Shape{0, 2}), Tensor::from_vector<float>({2}, {0.5f, 2.f}),
+                                Tensor::from_vector<float>({2}, {1.5f, -3.f})})[0];
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1.5f, -3.f, 1.5f, -3.f, 1.5f, -3.f}));
+}
+
 TEST_P(DenseInt8, AChangedKernelIsPackedAgain) {
   const Tensor x = Tensor::from_vector<float>({4, 32}, dense_int8_values(4 * 32, 7, 1.f));
   const Tensor s = Tensor::from_vector<float>({8}, std::vector<float>(8, 0.25f));

@@ -17,7 +17,6 @@
 #include "core/cpu/int8_gemm.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
-#include "core/cpu/quantize_row.h"
 #include "core/op_registry.h"
 #include "core/ops/fused_activation.h"
 #include "core/ops/matmul.h"
@@ -143,8 +142,8 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   return true;
 }
 
-// dense_int8's kernel packed as the int8 GEMM reads it, and the rows' int8 values, scales
-// and int32 sums of the last run, kept by one step of one execution state. The kernel
+// dense_int8's kernel packed as the int8 GEMM reads it, and the rows' scales and int32
+// sums of the last run, kept by one step of one execution state. The kernel
 // (int8 values held in float32) is packed on the run it changed: an int8 layer's kernel
 // is not trained, so that is once.
 struct DenseInt8State final : KernelCache {
@@ -169,13 +168,13 @@ struct DenseInt8State final : KernelCache {
   Int8PackedB packed;
   Tensor::Version seen;
   bool packed_once = false;
-  std::vector<std::int8_t> rows_int8;
   std::vector<float> row_scales;
   std::vector<std::int32_t> sums;
 };
 
 // Keras's arithmetic, in its order: scale = 127 / (max |x| + 1e-7) per row, values =
-// clip(round_half_even(x · scale), -127, 127) (quantize_row.h), the product in int32, then
+// clip(round_half_even(x · scale), -127, 127) (quantize_row.h, as the int8 GEMM packs the
+// rows), the product in int32, then
 // float(sum) / (kernel_scale · scale), plus the bias, then relu, as dense's. A row with NaN
 // or an infinity has NaN outputs, as in Keras.
 void dense_int8_kernel(KernelContext& ctx) {
@@ -191,16 +190,10 @@ void dense_int8_kernel(KernelContext& ctx) {
   if (!ctx.cache || !dynamic_cast<DenseInt8State*>(ctx.cache.get())) ctx.cache = std::make_unique<DenseInt8State>();
   auto& state = static_cast<DenseInt8State&>(*ctx.cache);
   const Int8PackedB& packed = state.packed_for(kernel, in, units);
-  state.rows_int8.resize(static_cast<std::size_t>(rows * in));
   state.row_scales.resize(static_cast<std::size_t>(rows));
   state.sums.resize(static_cast<std::size_t>(rows * units));
-  const float* xs = x.data<float>();
-  std::int8_t* q = state.rows_int8.data();
   float* scales = state.row_scales.data();
-  parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t r = first; r < last; ++r) scales[r] = quantize_row_int8(xs + r * in, in, q + r * in);
-  }, threshold_for(in));
-  gemm_s8(rows, q, in, packed, state.sums.data(), units);
+  gemm_s8_quantizing_rows(rows, x.data<float>(), in, packed, scales, state.sums.data(), units);
   const std::int32_t* sums = state.sums.data();
   parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t r = first; r < last; ++r) {
