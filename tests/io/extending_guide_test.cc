@@ -1198,64 +1198,53 @@ TEST(ExtendingGuide, AGANTrainsBothNetsWithTheirOwnOptimizers) {
   for (float logit : discriminator.predict(fakes, {.verbose = 0}).to_vector<float>()) EXPECT_TRUE(std::isfinite(logit));
 }
 
-TEST(ExtendingGuide, ACustomStepResumesFromABackupAsFitsOwn) {
+// MyModel's fit, interrupted by an exception after `interrupt_at` batches (never: -1) and
+// backed up every batch into `backup` (none: ""), run by `fit` on the model; the final
+// weights and the optimizer's step count.
+std::pair<std::vector<Tensor>, std::int64_t> fit_custom_step_with_backup(
+    const std::string& backup, int interrupt_at, const std::function<void(Model&, std::vector<Callback>)>& fit) {
+  set_random_seed(17);
+  KerasTensor inputs = Input({32});
+  Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
+  model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  int batches = 0;
+  std::vector<Callback> cbs;
+  if (!backup.empty()) cbs.push_back(callbacks::BackupAndRestore(backup, {.save_freq = std::int64_t{1}}));
+  cbs.push_back(callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
+    if (++batches == interrupt_at) throw std::runtime_error("interrupted");
+  }}));
+  fit(model, cbs);
+  return {model.get_weights(), model.optimizer().iterations()};
+}
+
+// Interrupted in its second epoch and resumed from the backup, the fit ends with the
+// uninterrupted one's weights, bit for bit.
+void expect_custom_step_resumes(const std::function<void(Model&, std::vector<Callback>)>& fit) {
   strata::testing::ScratchDir dir;
-  const StepData data = step_data(256);
-  struct Interrupted : std::runtime_error {
-    Interrupted() : std::runtime_error("interrupted") {}
-  };
-  auto train = [&](const std::string& backup, int interrupt_at) {
-    set_random_seed(17);
-    KerasTensor inputs = Input({32});
-    Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
-    model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
-    int batches = 0;
-    std::vector<Callback> cbs;
-    if (!backup.empty()) cbs.push_back(callbacks::BackupAndRestore(backup, {.save_freq = std::int64_t{1}}));
-    cbs.push_back(callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
-      if (++batches == interrupt_at) throw Interrupted();
-    }}));
-    set_random_seed(23);
-    model.fit(data.x, data.y, {.batch_size = 16, .epochs = 3, .verbose = 0, .callbacks = cbs});
-    return std::make_pair(model.get_weights(), model.optimizer().iterations());
-  };
-  const auto [want, want_iterations] = train("", -1);
-  EXPECT_THROW(train(dir.file("backup"), 21), Interrupted);  // in the second epoch
-  const auto [got, got_iterations] = train(dir.file("backup"), -1);
+  const auto [want, want_iterations] = fit_custom_step_with_backup("", -1, fit);
+  EXPECT_THROW(fit_custom_step_with_backup(dir.file("backup"), 21, fit), std::runtime_error);
+  const auto [got, got_iterations] = fit_custom_step_with_backup(dir.file("backup"), -1, fit);
   EXPECT_EQ(got_iterations, want_iterations);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) strata::testing::expect_close(got[i], want[i], "weight", 0, 0);
 }
 
+TEST(ExtendingGuide, ACustomStepResumesFromABackupAsFitsOwn) {
+  const StepData data = step_data(256);
+  expect_custom_step_resumes([&](Model& model, std::vector<Callback> cbs) {
+    set_random_seed(23);
+    model.fit(data.x, data.y, {.batch_size = 16, .epochs = 3, .verbose = 0, .callbacks = std::move(cbs)});
+  });
+}
+
 // The same on a shuffled Dataset: the step is built from the Dataset's first batch before
 // the backup is restored, so the optimizer's slots it saved are there to take it.
 TEST(ExtendingGuide, ACustomStepResumesFromABackupOnADataset) {
-  strata::testing::ScratchDir dir;
   const StepData data = step_data(256);
-  struct Interrupted : std::runtime_error {
-    Interrupted() : std::runtime_error("interrupted") {}
-  };
-  auto train = [&](const std::string& backup, int interrupt_at) {
-    set_random_seed(17);
-    KerasTensor inputs = Input({32});
-    Model model = make_model<MyModel>(inputs, layers::Dense(1)(inputs));
-    model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
-    int batches = 0;
-    std::vector<Callback> cbs;
-    if (!backup.empty()) cbs.push_back(callbacks::BackupAndRestore(backup, {.save_freq = std::int64_t{1}}));
-    cbs.push_back(callbacks::LambdaCallback({.on_train_batch_end = [&](std::int64_t, Logs&) {
-      if (++batches == interrupt_at) throw Interrupted();
-    }}));
+  expect_custom_step_resumes([&](Model& model, std::vector<Callback> cbs) {
     model.fit(Dataset::from_tensors(data.x, data.y).shuffle(64, 5).batch(16),
-              {.epochs = 3, .verbose = 0, .callbacks = cbs});
-    return std::make_pair(model.get_weights(), model.optimizer().iterations());
-  };
-  const auto [want, want_iterations] = train("", -1);
-  EXPECT_THROW(train(dir.file("backup"), 21), Interrupted);  // in the second epoch
-  const auto [got, got_iterations] = train(dir.file("backup"), -1);
-  EXPECT_EQ(got_iterations, want_iterations);
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) strata::testing::expect_close(got[i], want[i], "weight", 0, 0);
+              {.epochs = 3, .verbose = 0, .callbacks = std::move(cbs)});
+  });
 }
 
 TEST(ExtendingGuide, ACustomPredictStepDrivesPredict) {
