@@ -248,11 +248,17 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", int8_scale_shape(), "ones", false);
 }
 
+// Keras lays kernel_scale out as the kernel's scale (1 on the summed axes) moved into the
+// output's layout, each summed axis taking the place of an output letter the kernel lacks
+// (_analyze_quantization_info): the output's layout with 1 on the input's letters, as
+// Strata keeps it, while the input has as many kept letters as there are summed ones.
+// With more, Keras squeezes axes out of it. (The input's scale never takes a layout here:
+// dense_int8 keeps one per row of the product, whatever Keras squeezes.)
 void EinsumDenseImpl::check_int8_equation() const {
-  if (letters.summed.size() > letters.input_kept.size() || letters.summed.size() > letters.kernel_kept.size()) {
+  if (letters.summed.size() > letters.input_kept.size()) {
     throw NotImplementedError("EinsumDense equation '" + equation + "' in int8: " +
                               std::to_string(letters.summed.size()) + " summed letters, more than the output's " +
-                              "letters from the input or the kernel (Keras squeezes those scales)");
+                              "letters from the input (Keras squeezes its kernel_scale into another layout)");
   }
 }
 

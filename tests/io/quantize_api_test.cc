@@ -201,7 +201,7 @@ TEST_P(QuantizeApi, FitTrainsWhatKerasTrains) {
                                    golden["predict_after"], "predict after fit"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApi, ::testing::Values("mlp", "einsum", "tokens"));
+INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApi, ::testing::Values("mlp", "einsum", "heads", "tokens"));
 
 // Quantizing a compiled model between steps keeps its optimizer and the state it has for the
 // weights that stay (Adam's moments of the biases, its step count), as Keras does.

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data", "quantize_api")
-MODELS = ("mlp", "einsum", "tokens")
+MODELS = ("mlp", "einsum", "heads", "tokens")
 
 
 def policies(model):

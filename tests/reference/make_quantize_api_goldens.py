@@ -22,6 +22,10 @@ Writes tests/data/quantize_api/, for each model below:
   einsum  Input((5, 6)) -> EinsumDense("abc,cde->abde", (5, 2, 3), bias "de")
           -> Reshape((5, 6)) -> EinsumDense("abc,ced->abde", (5, 2, 3), bias "de": the kernel's
           kept letters in another order than the output's)
+  heads   Input((5, 4)) -> EinsumDense("abc,cde->abde", (5, 2, 3), bias "de")
+          -> EinsumDense("abcd,cde->abe", (5, 4), bias "e"): MultiHeadAttention's projections,
+          the second summing two letters (its kernel_scale (1, 1, 4), its input's scale one per
+          (a, b), squeezed by Keras)
   tokens  ids (4,) -> Embedding(12, 6) -> Dense(5) (on 3-D input) -> LayerNormalization
           (untouched by quantize) -> GlobalAveragePooling1D -> Dense(2)
 
@@ -74,6 +78,15 @@ def einsum():
     h = L.Reshape((5, 6), name="merge")(h)
     out = L.EinsumDense("abc,ced->abde", output_shape=(5, 2, 3), bias_axes="de", name="swapped")(h)
     model = keras.Model(inp, out, name="einsum")
+    randomize(model)
+    return model
+
+
+def heads():
+    inp = keras.Input((5, 4), name="x")
+    h = L.EinsumDense("abc,cde->abde", output_shape=(5, 2, 3), bias_axes="de", name="split")(inp)
+    out = L.EinsumDense("abcd,cde->abe", output_shape=(5, 4), bias_axes="e", name="merge")(h)
+    model = keras.Model(inp, out, name="heads")
     randomize(model)
     return model
 
@@ -164,6 +177,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     make("mlp", mlp)
     make("einsum", einsum)
+    make("heads", heads)
     make("tokens", tokens)
     make_adam_between_steps()
     print("wrote", sorted(os.listdir(OUT)))
