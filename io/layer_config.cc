@@ -273,6 +273,19 @@ json layer_config(const Layer& layer) {
                               "\") (without that name, the C++ class's own name is registered; docs/extending.md)");
   }
   if (!k) throw_unsupported_layer(layer.class_name(), layer.name(), "saving");
+  // model.quantize("int8") quantizes an attention layer's EinsumDense projections (Keras's
+  // does too), which its config does not describe: Keras 3.15 writes them with float32
+  // policies and cannot load its own file of them.
+  if (layer.class_name() == "MultiHeadAttention" || layer.class_name() == "GroupQueryAttention") {
+    for (const Layer& sub : layer.impl().sublayers()) {
+      if (!sub.impl().quantization_mode.empty()) {
+        throw NotImplementedError(layer.class_name() + " '" + layer.name() + "': its projection '" + sub.name() +
+                                  "' is quantized to " + sub.impl().quantization_mode + ", which no Keras file of a " +
+                                  layer.class_name() + " holds (Keras 3.15 cannot load its own such file): save "
+                                  "the model before quantize()");
+      }
+    }
+  }
   json cfg{{"name", layer.name()}, {"trainable", layer.trainable()}};
   cfg["dtype"] = dtype_policy_config(layer.impl());
   const LayerConfigEntry* by_hand = hand_written(*k);

@@ -11,6 +11,7 @@
 #include "models/compiled_model.h"
 #include "models/custom_model.h"
 #include "models/model.h"
+#include "layers/core/einsum_dense.h"
 
 namespace strata {
 
@@ -41,6 +42,26 @@ bool holds_quantizable_sublayer(const LayerImpl& layer, const std::string& mode)
     if (sub.impl().supports_quantization_mode(mode) || holds_quantizable_sublayer(sub.impl(), mode)) return true;
   }
   return false;
+}
+
+// The layers whose EinsumDense projections Keras's quantize reaches inside them (its
+// _flatten_layers walk), as Strata's does (checked against Keras's predictions:
+// tests/io/quantize_api_test.cc). Keras 3.15 then saves them with float32 policies and
+// cannot load its own file of them ("expected 2 variables, but received 0"): saving one
+// is refused (io/layer_config.cc). GroupQueryAttention, whose projections Keras quantizes
+// too, is still refused: not yet checked against Keras.
+const std::set<std::string> kQuantizedThroughProjections{"MultiHeadAttention"};
+
+// The layers with no sublayers inside `layer`, depth first in tracking order (Keras's
+// order: query, key, value, then the output projection).
+void sublayer_leaves(const LayerImpl& layer, std::vector<Layer>& leaves) {
+  for (const Layer& sub : layer.sublayers()) {
+    if (sub.impl().sublayers().empty()) {
+      leaves.push_back(sub);
+    } else {
+      sublayer_leaves(sub.impl(), leaves);
+    }
+  }
 }
 
 // Keras sets the model's train/test/predict functions to None; its optimizer, and the
@@ -90,6 +111,20 @@ void Model::quantize(const std::string& mode) {
   std::vector<Layer> leaves;
   std::set<const LayerImpl*> seen{&m};
   quantize_leaves(m, leaves, seen);
+  // An attention layer stands for its projections, as in Keras's walk.
+  std::vector<Layer> walked;
+  for (const Layer& layer : leaves) {
+    if (kQuantizedThroughProjections.count(layer.class_name()) && !layer.impl().sublayers().empty()) {
+      sublayer_leaves(layer.impl(), walked);
+    } else {
+      walked.push_back(layer);
+    }
+  }
+  leaves = std::move(walked);
+  // Every check before any layer changes: a refusal leaves the model as it was.
+  for (const Layer& layer : leaves) {
+    if (const auto* einsum = dynamic_cast<const layers::EinsumDenseImpl*>(&layer.impl())) einsum->check_int8_equation();
+  }
   for (const Layer& layer : leaves) {
     const LayerImpl& l = layer.impl();
     if (!l.quantization_mode.empty()) {

@@ -68,6 +68,9 @@ class EinsumDenseImpl : public LayerImpl {
   // Keras's EinsumDense.quantize("int8"): the kernel quantized over its summed axes (one
   // scale per kept kernel position, laid out as kernel_scale), the bias kept.
   void quantize(const std::string& mode) override;
+  // Refuses (NotImplementedError) equations whose int8 kernel_scale Keras lays out
+  // otherwise (squeezed): Model::quantize checks every layer before it changes one.
+  void check_int8_equation() const;
 
   std::string equation;  // as written (and saved)
   Shape output_shape;    // as written: the dims after the batch not the ellipsis's; unknown dims come from the input
@@ -80,8 +83,6 @@ class EinsumDenseImpl : public LayerImpl {
   Shape full_output_shape;  // with the batch dim, as built
 
  private:
-  // Refuses equations whose int8 scales Keras lays out otherwise (squeezed).
-  void check_int8_equation() const;
   // kernel_scale's shape: the output's, 1 on the axes the kernel lacks.
   Shape int8_scale_shape() const;
 };

@@ -26,6 +26,9 @@ Writes tests/data/quantize_api/, for each model below:
           -> EinsumDense("abcd,cde->abe", (5, 4), bias "e"): MultiHeadAttention's projections,
           the second summing two letters (its kernel_scale (1, 1, 4), its input's scale one per
           (a, b), squeezed by Keras)
+  attention  Input((6, 8)) -> MultiHeadAttention(2 heads of 4): attention.float.keras,
+          .input0.npy and .output0.npy only (Keras cannot load its own file of the quantized
+          layer)
   tokens  ids (4,) -> Embedding(12, 6) -> Dense(5) (on 3-D input) -> LayerNormalization
           (untouched by quantize) -> GlobalAveragePooling1D -> Dense(2)
 
@@ -159,6 +162,23 @@ def make(name, build):
     })
 
 
+def make_attention():
+    """attention: Input((6, 8)) -> MultiHeadAttention(2 heads of 4)(x, x). Keras's quantize
+    quantizes its four EinsumDense projections, and Keras 3.15 cannot load its own file of
+    the result: only the float file, an input and the quantized model's predictions."""
+    keras.backend.clear_session()
+    inp = keras.Input((6, 8), name="x")
+    out = L.MultiHeadAttention(2, 4, name="mha")(inp, inp)
+    model = keras.Model(inp, out, name="attention")
+    randomize(model)
+    base = os.path.join(OUT, "attention")
+    model.save(base + ".float.keras")
+    quantize(model)
+    x = input_for(model, 3)
+    np.save(base + ".input0.npy", x)
+    np.save(base + ".output0.npy", np.asarray(model.predict(x, verbose=0), "float32"))
+
+
 def make_adam_between_steps():
     keras.backend.clear_session()
     model = keras.saving.load_model(os.path.join(OUT, "mlp.float.keras"))
@@ -179,6 +199,7 @@ def main():
     make("einsum", einsum)
     make("heads", heads)
     make("tokens", tokens)
+    make_attention()
     make_adam_between_steps()
     print("wrote", sorted(os.listdir(OUT)))
 
