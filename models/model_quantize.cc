@@ -48,9 +48,8 @@ bool holds_quantizable_sublayer(const LayerImpl& layer, const std::string& mode)
 // _flatten_layers walk), as Strata's does (checked against Keras's predictions:
 // tests/io/quantize_api_test.cc). Keras 3.15 then saves them with float32 policies and
 // cannot load its own file of them ("expected 2 variables, but received 0"): saving one
-// is refused (io/layer_config.cc). GroupQueryAttention, whose projections Keras quantizes
-// too, is still refused: not yet checked against Keras.
-const std::set<std::string> kQuantizedThroughProjections{"MultiHeadAttention"};
+// is refused (io/layer_config.cc).
+const std::set<std::string> kQuantizedThroughProjections{"MultiHeadAttention", "GroupQueryAttention"};
 
 // The layers with no sublayers inside `layer`, depth first in tracking order (Keras's
 // order: query, key, value, then the output projection).

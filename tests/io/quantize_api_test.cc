@@ -72,7 +72,7 @@ void expect_equal_values(const Tensor& got, const Tensor& want, const std::strin
 void expect_predicts_keras(Model& model, const std::string& name, const std::string& what) {
   const Tensor got = model.predict(io::load_npy(kDir + name + ".input0.npy"));
   const Tensor want = io::load_npy(kDir + name + ".output0.npy");
-  if (name == "tokens" || name == "attention") {  // softmax and normalization: float32's rounding
+  if (name == "tokens" || name == "attention" || name == "grouped") {  // softmax, normalization: float32's rounding
     testing::expect_close(got, want, what, 1e-5f, 1e-5f);
   } else {
     expect_equal_values(got, want, what);
@@ -202,12 +202,16 @@ TEST_P(QuantizeApi, FitTrainsWhatKerasTrains) {
                                    golden["predict_after"], "predict after fit"));
 }
 
-// Keras's quantize reaches MultiHeadAttention's four EinsumDense projections, and so does
-// Strata's, predicting what Keras's quantized layer predicts. Keras 3.15 writes a file of
-// it that it cannot load itself, so saving one is refused by name, writing nothing.
-TEST(QuantizeApiAttention, TheProjectionsAreQuantizedAsKerassAndSavingIsRefused) {
-  Model model = models::load_model(kDir + "attention.float.keras");
-  const Tensor x = io::load_npy(kDir + "attention.input0.npy");
+// Keras's quantize reaches MultiHeadAttention's and GroupQueryAttention's four EinsumDense
+// projections, and so does Strata's, predicting what Keras's quantized layer predicts.
+// Keras 3.15 writes a file of it that it cannot load itself, so saving one is refused by
+// name, writing nothing.
+class QuantizeApiAttention : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantizeApiAttention, TheProjectionsAreQuantizedAsKerassAndSavingIsRefused) {
+  const std::string name = GetParam();
+  Model model = models::load_model(kDir + name + ".float.keras");
+  const Tensor x = io::load_npy(kDir + name + ".input0.npy");
   const Tensor float_prediction = model.predict(x);
   model.quantize("int8");
   int quantized = 0;
@@ -215,7 +219,7 @@ TEST(QuantizeApiAttention, TheProjectionsAreQuantizedAsKerassAndSavingIsRefused)
     for (const Layer& projection : layer.impl().sublayers()) quantized += projection.impl().quantization_mode == "int8";
   }
   EXPECT_EQ(quantized, 4);
-  expect_predicts_keras(model, "attention", "MultiHeadAttention quantized");
+  expect_predicts_keras(model, name, name + " quantized");
   EXPECT_NE(model.predict(x).to_vector<float>(), float_prediction.to_vector<float>()) << "the int8 path ran";
   testing::ScratchDir scratch;
   for (const char* file : {"quantized.keras", "quantized.h5"}) {
@@ -223,6 +227,8 @@ TEST(QuantizeApiAttention, TheProjectionsAreQuantizedAsKerassAndSavingIsRefused)
     EXPECT_FALSE(std::filesystem::exists(scratch.file(file))) << file;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiAttention, ::testing::Values("attention", "grouped"));
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApi, ::testing::Values("mlp", "einsum", "heads", "tokens"));
 

@@ -29,6 +29,8 @@ Writes tests/data/quantize_api/, for each model below:
   attention  Input((6, 8)) -> MultiHeadAttention(2 heads of 4): attention.float.keras,
           .input0.npy and .output0.npy only (Keras cannot load its own file of the quantized
           layer)
+  grouped Input((6, 8)) -> GroupQueryAttention(head_dim 4, 4 query heads, 2 key/value heads):
+          as attention
   tokens  ids (4,) -> Embedding(12, 6) -> Dense(5) (on 3-D input) -> LayerNormalization
           (untouched by quantize) -> GlobalAveragePooling1D -> Dense(2)
 
@@ -179,6 +181,22 @@ def make_attention():
     np.save(base + ".output0.npy", np.asarray(model.predict(x, verbose=0), "float32"))
 
 
+def make_grouped_attention():
+    """grouped: Input((6, 8)) -> GroupQueryAttention(head_dim 4, 4 query heads, 2 key/value
+    heads)(x, x), as attention above (Keras cannot load its own file of it either)."""
+    keras.backend.clear_session()
+    inp = keras.Input((6, 8), name="x")
+    out = L.GroupQueryAttention(4, 4, 2, name="gqa")(inp, inp)
+    model = keras.Model(inp, out, name="grouped")
+    randomize(model)
+    base = os.path.join(OUT, "grouped")
+    model.save(base + ".float.keras")
+    quantize(model)
+    x = input_for(model, 3)
+    np.save(base + ".input0.npy", x)
+    np.save(base + ".output0.npy", np.asarray(model.predict(x, verbose=0), "float32"))
+
+
 def make_adam_between_steps():
     keras.backend.clear_session()
     model = keras.saving.load_model(os.path.join(OUT, "mlp.float.keras"))
@@ -200,6 +218,7 @@ def main():
     make("heads", heads)
     make("tokens", tokens)
     make_attention()
+    make_grouped_attention()
     make_adam_between_steps()
     print("wrote", sorted(os.listdir(OUT)))
 
