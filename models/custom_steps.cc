@@ -200,7 +200,8 @@ void CustomSteps::all_reduce_metric_statistics(Built& step, std::size_t phase, s
     for (std::size_t i = update.first; i < update.first + update.count; ++i) {
       Tensor& t = fetched[i];
       for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
-        const double value = update.batch_value ? (global > 0 ? reduce_buffer_[pos] / global : 0.0) : reduce_buffer_[pos];
+        const double sum = reduce_buffer_[pos];
+        const double value = update.batch_value ? (global > 0 ? sum / global : 0.0) : sum;
         switch (t.dtype()) {
           case DType::float32: t.data<float>()[j] = static_cast<float>(value); break;
           case DType::int32: t.data<std::int32_t>()[j] = static_cast<std::int32_t>(value); break;

@@ -178,9 +178,10 @@ void pack_int8_row(const Int8Layout& layout, std::int64_t k, std::size_t row_byt
   std::memset(out + filled, 0, row_bytes - filled);
 }
 
-// C = (A's rows, packed by pack(i, out) into the calling thread's packing workspace for A)
-// · B. The workspace is the float GEMM's, which only grows: no allocation per product;
-// the pool fills and reads it during this call.
+// C = (A's rows, each packed by pack(layout, row_bytes, i, out) into the calling thread's
+// packing workspace for A; the padding, zeroed, meets B's zeros) · B. The workspace is the
+// float GEMM's, which only grows: no allocation per product; the pool fills and reads it
+// during this call.
 template <typename PackRow>
 void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, std::int32_t* c, std::int64_t ldc, PackRow pack) {
   const std::int64_t n = b.n();
@@ -192,7 +193,9 @@ void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, std::int32_t* c, 
       packing_buffer(0, (static_cast<std::size_t>(m) * row_bytes + sizeof(float) - 1) / sizeof(float)));
   if (depth > 0) {  // no steps: nothing to pack
     parallel_for(m, [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t i = first; i < last; ++i) pack(layout, row_bytes, i, packed_a + static_cast<std::size_t>(i) * row_bytes);
+      for (std::int64_t i = first; i < last; ++i) {
+        pack(layout, row_bytes, i, packed_a + static_cast<std::size_t>(i) * row_bytes);
+      }
     }, threshold_for(b.k()));
   }
   // Panels of columns split over the threads, each over every row: B's panel stays in

@@ -18,8 +18,7 @@ namespace strata::cpu {
 // x · scale must round before the rounding constant is added, as Keras's multiply does:
 // GCC fuses a multiply and an add into one FMA wherever it sees both. The product passes
 // through an empty asm statement, which the compiler cannot see through, so it exists as
-// a rounded float of its own. (GCC's optimize("fp-contract=off") attribute did the same
-// but compiled the loops far worse: the quantizing took as long as the int8 product.)
+// a rounded float of its own.
 inline simd::Vec rounded_apart(simd::Vec v) {
 #if defined(__AVX512F__)
   asm("" : "+v"(v));

@@ -110,7 +110,9 @@ TEST_P(DenseInt8, SumsExactlyWhereFloatsWouldRound) {
   const std::vector<float> xv(static_cast<std::size_t>(rows * in), 1.f);  // each quantizes to 127
   std::vector<float> kv(static_cast<std::size_t>(in * units));
   for (std::int64_t i = 0; i < in; ++i) {
-    for (std::int64_t j = 0; j < units; ++j) kv[static_cast<std::size_t>(i * units + j)] = (i + j) % 7 == 0 ? -125.f : 127.f;
+    for (std::int64_t j = 0; j < units; ++j) {
+      kv[static_cast<std::size_t>(i * units + j)] = (i + j) % 7 == 0 ? -125.f : 127.f;
+    }
   }
   const Tensor x = Tensor::from_vector<float>({rows, in}, xv);
   const Tensor k = Tensor::from_vector<float>({in, units}, kv);
@@ -134,7 +136,9 @@ TEST_P(DenseInt8, SumsExactlyWhereFloatsWouldRound) {
     ASSERT_GT(sum, std::int64_t{1} << 25);
     const float want = static_cast<float>(sum) / (1.f * row_scale);
     float_sums_differ += float_sum / (1.f * row_scale) != want;
-    for (std::int64_t r = 0; r < rows; ++r) EXPECT_EQ(got[static_cast<std::size_t>(r * units + j)], want) << r << ", " << j;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(got[static_cast<std::size_t>(r * units + j)], want) << r << ", " << j;
+    }
   }
   EXPECT_GT(float_sums_differ, 0) << "no column where float32 sums round: the test would not tell them apart";
 }

@@ -223,7 +223,8 @@ TEST_P(QuantizeApiAttention, TheProjectionsAreQuantizedAsKerassAndSavingIsRefuse
   EXPECT_NE(model.predict(x).to_vector<float>(), float_prediction.to_vector<float>()) << "the int8 path ran";
   testing::ScratchDir scratch;
   for (const char* file : {"quantized.keras", "quantized.h5"}) {
-    EXPECT_THROW_WITH(model.save(scratch.file(file)), NotImplementedError, "projection", "save the model before quantize()");
+    EXPECT_THROW_WITH(model.save(scratch.file(file)), NotImplementedError, "projection",
+                      "save the model before quantize()");
     EXPECT_FALSE(std::filesystem::exists(scratch.file(file))) << file;
   }
 }
