@@ -2,6 +2,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
+
+#include "core/error.h"
 
 namespace strata {
 
@@ -31,6 +34,24 @@ BatchShard shard_batch(distribution::Communicator& communicator, bool auto_shard
 }
 
 void broadcast_variables(distribution::Communicator& communicator, const std::vector<Variable>& variables) {
+  // Every process must hold the same variables, in the same order: a process whose step
+  // was never built (its data had no batch) lacks the optimizer's slots, and the
+  // broadcasts would pair one process's variable with another's. Checked by count and
+  // bytes before any moves.
+  std::int64_t mine[2] = {static_cast<std::int64_t>(variables.size()), 0};
+  for (const Variable& v : variables) mine[1] += static_cast<std::int64_t>(v.value().nbytes());
+  std::vector<char> gathered;
+  communicator.all_gather(mine, sizeof mine, gathered);
+  for (int r = 0; r < communicator.size(); ++r) {
+    std::int64_t theirs[2];
+    std::memcpy(theirs, gathered.data() + static_cast<std::size_t>(r) * sizeof theirs, sizeof theirs);
+    if (theirs[0] != mine[0] || theirs[1] != mine[1]) {
+      throw Error("data-parallel fit: process " + std::to_string(communicator.rank()) + " holds " +
+                  std::to_string(mine[0]) + " variables (" + std::to_string(mine[1]) + " bytes), process " +
+                  std::to_string(r) + " " + std::to_string(theirs[0]) + " (" + std::to_string(theirs[1]) +
+                  " bytes): every process must build the same model and steps (does one process have no data?)");
+    }
+  }
   for (Variable v : variables) {
     // The collective moves host memory: a variable on a GPU goes through a copy.
     Tensor value = v.value().to(Device{});

@@ -376,6 +376,16 @@ TEST(EveryProcessExits, WhenOneHangsTheOthersStopAfterTheTimeout) {
   EXPECT_NE(output.find("did not complete within 3"), std::string::npos) << output;
 }
 
+// Processes that built different models (here one an MLP, one an LSTM) stop with an error
+// naming what differs, before any variable is broadcast, rather than pair one process's
+// weights with another's.
+TEST(EveryProcessExits, WhenTheProcessesHoldDifferentVariables) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const std::string output = expect_job_stops("odd", "--model=mlp --odd_rank=1 --odd_model=lstm");
+  EXPECT_NE(output.find("every process must build the same model and steps"), std::string::npos) << output;
+}
+
 // A job killed mid-epoch and restarted with the same number of processes resumes from
 // BackupAndRestore's backup and ends bit-identical to a job never interrupted: compile's
 // step on arrays, and a custom train step on a shuffled Dataset.

@@ -10,6 +10,7 @@
 //   --backup=DIR --save_freq=N    BackupAndRestore every N batches
 //   --epochs=N --samples=N        (default 2 epochs of 500 samples)
 //   --data=arrays|dataset         fit on arrays or on a shuffled Dataset
+//   --odd_rank=R --odd_model=M     process R builds model M instead (a job at odds with itself)
 // Exit status: 0 done, 1 an error (printed), 3 the processes' weights differ.
 #include <signal.h>
 #include <unistd.h>
@@ -45,7 +46,8 @@ int run(int argc, char** argv) {
   bool perturb_others = false, gpus = false;
   int verbose = 0;
   std::int64_t timeout_ms = 60000, samples = 500, save_freq = 1;
-  std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1;
+  std::int64_t kill_rank = -1, kill_step = -1, hang_rank = -1, hang_step = -1, odd_rank = -1;
+  std::string odd_model;
   int epochs = distributed_test::kEpochs;
   cli::Flags flags("The data-parallel tests' training job (run under mpirun).");
   flags.add("model", &kind, "mlp, custom (the mlp with a custom train step), lstm or cnn")
@@ -60,6 +62,8 @@ int run(int argc, char** argv) {
       .add("kill_step", &kill_step, "...before this global step")
       .add("hang_rank", &hang_rank, "this process stops responding...")
       .add("hang_step", &hang_step, "...before this global step")
+      .add("odd_rank", &odd_rank, "this process builds another model...")
+      .add("odd_model", &odd_model, "...this one")
       .add("perturb_others", &perturb_others, "processes other than 0 start from other weights")
       .add("logs", &logs, "every process adds a CSVLogger and a ModelCheckpoint writing here, named by process")
       .add("verbose", &verbose, "fit's verbose")
@@ -68,6 +72,7 @@ int run(int argc, char** argv) {
   if (gpus) ::unsetenv("STRATA_DEFAULT_DEVICE");
   distribution::set_distribution(distribution::DataParallel({.timeout = std::chrono::milliseconds(timeout_ms)}));
   const int rank = distribution::process_index();
+  if (rank == odd_rank) kind = odd_model;
 
   Model model = distributed_test::build_model(kind);
   auto [x, y] = distributed_test::make_data(kind, samples);
