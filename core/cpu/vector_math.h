@@ -12,6 +12,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace strata::cpu::simd {
 
 #if defined(__AVX512F__)
@@ -52,10 +56,18 @@ inline Vec select(Mask m, Vec a, Vec b) {
 // building the exponent. exp() below for any x; silu and erfc bring their arguments into
 // the range themselves and skip exp()'s tests (a third of its instructions).
 inline Vec exp_in_range(Vec x) {
-  // n = round(x / ln 2): floor(x·log2(e) + 0.5), from a truncation corrected for negatives.
+  // n = round(x / ln 2): floor(x·log2(e) + 0.5). With AVX-512, one conversion rounding
+  // down (the same n); otherwise from a truncation corrected for negatives.
   const Vec t = x * 1.44269504088896341f + 0.5f;
+#if defined(__AVX512F__)
+  const Mask n_int = reinterpret_cast<Mask>(
+      _mm512_cvt_roundps_epi32(reinterpret_cast<__m512>(t), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+  const Vec n = __builtin_convertvector(n_int, Vec);
+#else
   Vec n = __builtin_convertvector(__builtin_convertvector(t, Mask), Vec);
   n = select(n > t, n - 1.0f, n);
+  const Mask n_int = __builtin_convertvector(n, Mask);
+#endif
   const Vec r = x - n * 0.693359375f - n * -2.12194440e-4f;
   Vec p = splat(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
@@ -64,7 +76,7 @@ inline Vec exp_in_range(Vec x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const Vec er = p * (r * r) + r + 1.0f;
-  const Vec two_n = reinterpret_cast<Vec>((__builtin_convertvector(n, Mask) + 127) << 23);
+  const Vec two_n = reinterpret_cast<Vec>((n_int + 127) << 23);
   return er * two_n;
 }
 
