@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
       .add("file", &file, "instead of --model: time predict_on_batch of this model file (.keras, .h5)...")
       .add("input", &input, "...on this batch (.npy)");
   flags.parse_or_exit(argc, argv);
+  if (steps < 1) {
+    std::cerr << "error: --steps must be at least 1, got " << steps << "\n";
+    return 2;
+  }
   try {
     cpu::set_num_threads(threads);
     if (!file.empty()) {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "layers/core/einsum_dense.h"
 #include "models/compiled_model.h"
 #include "models/custom_model.h"
 #include "models/model.h"
-#include "layers/core/einsum_dense.h"
 
 namespace strata {
 
