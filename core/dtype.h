@@ -1,4 +1,5 @@
-// Element types. float32 is the compute type; int32/int64 carry labels and indices;
+// Element types. float32 is the compute type; int32/int64 carry labels and indices, and
+// the integer ops compute in them (core/ops/integer_ops.h: bitwise, shifts, gcd, lcm);
 // string carries text for the preprocessing layers (StringLookup, Hashing). A string
 // element is a StringValue (core/string_pool.h): a 16-byte handle into the process-wide
 // intern pool, so string tensors copy, slice and batch like any other dtype.
