@@ -435,35 +435,20 @@ void CompiledModel::test_step(const std::vector<Tensor>& x, const std::vector<Te
 // confusion cells): they add up.
 void CompiledModel::all_reduce_logs(std::vector<Tensor>& fetched, std::int64_t& batch_size) {
   const std::size_t losses = loss_trackers_.size();
-  std::size_t total = losses + 1;
-  for (std::size_t i = losses; i < fetched.size(); ++i) total += static_cast<std::size_t>(fetched[i].size());
-  reduce_buffer_.resize(total);
-  std::size_t pos = 0;
+  reduce_buffer_.clear();
   for (std::size_t i = 0; i < losses; ++i) {
-    reduce_buffer_[pos++] = batch_size > 0 ? static_cast<double>(fetched[i].item()) * static_cast<double>(batch_size) : 0.0;
+    reduce_buffer_.push_back(batch_size > 0 ? static_cast<double>(fetched[i].item()) * static_cast<double>(batch_size)
+                                            : 0.0);
   }
-  reduce_buffer_[pos++] = static_cast<double>(batch_size);
-  for (std::size_t i = losses; i < fetched.size(); ++i) {
-    for (std::int64_t j = 0; j < fetched[i].size(); ++j) reduce_buffer_[pos++] = fetched[i].item(j);
-  }
-  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(total));
+  reduce_buffer_.push_back(static_cast<double>(batch_size));
+  for (std::size_t i = losses; i < fetched.size(); ++i) append_statistic(fetched[i], reduce_buffer_);
+  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(reduce_buffer_.size()));
   const double global = reduce_buffer_[losses];
-  pos = 0;
-  for (std::size_t i = 0; i < losses; ++i, ++pos) {
-    fetched[i].data<float>()[0] = global > 0 ? static_cast<float>(reduce_buffer_[pos] / global) : 0.f;
+  for (std::size_t i = 0; i < losses; ++i) {
+    fetched[i].data<float>()[0] = global > 0 ? static_cast<float>(reduce_buffer_[i] / global) : 0.f;
   }
-  ++pos;
-  for (std::size_t i = losses; i < fetched.size(); ++i) {
-    Tensor& t = fetched[i];
-    for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
-      switch (t.dtype()) {
-        case DType::float32: t.data<float>()[j] = static_cast<float>(reduce_buffer_[pos]); break;
-        case DType::int32: t.data<std::int32_t>()[j] = static_cast<std::int32_t>(reduce_buffer_[pos]); break;
-        case DType::int64: t.data<std::int64_t>()[j] = static_cast<std::int64_t>(reduce_buffer_[pos]); break;
-        case DType::string: break;  // metrics compute numbers
-      }
-    }
-  }
+  const double* from = reduce_buffer_.data() + losses + 1;
+  for (std::size_t i = losses; i < fetched.size(); ++i) from = assign_statistic(fetched[i], from);
   batch_size = static_cast<std::int64_t>(global);
 }
 

@@ -171,45 +171,30 @@ void CustomSteps::run(Built& step, const std::vector<Tensor>& x, const std::vect
 void CustomSteps::all_reduce_metric_statistics(Built& step, std::size_t phase, std::int64_t rows) {
   std::vector<Tensor>& fetched = step.fetched[phase];
   const std::vector<StepBuilder::MetricUpdate>& updates = step.phases[phase].updates;
-  std::size_t total = 1;
+  reduce_buffer_.assign(1, static_cast<double>(rows));
   for (const StepBuilder::MetricUpdate& update : updates) {
+    const std::size_t first = reduce_buffer_.size();
     for (std::size_t i = update.first; i < update.first + update.count; ++i) {
-      total += static_cast<std::size_t>(fetched[i].size());
+      append_statistic(fetched[i], reduce_buffer_);
+    }
+    if (!update.batch_value) continue;
+    for (std::size_t v = first; v < reduce_buffer_.size(); ++v) {
+      reduce_buffer_[v] = rows > 0 ? reduce_buffer_[v] * static_cast<double>(rows) : 0.0;
     }
   }
-  reduce_buffer_.assign(total, 0.0);
-  reduce_buffer_[0] = static_cast<double>(rows);
+  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(reduce_buffer_.size()));
+  const double global = reduce_buffer_[0];
   std::size_t pos = 1;
   for (const StepBuilder::MetricUpdate& update : updates) {
+    const std::size_t first = pos;
     for (std::size_t i = update.first; i < update.first + update.count; ++i) {
-      const Tensor& t = fetched[i];
-      for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
-        double value = t.dtype() == DType::float32 ? t.data<float>()[j]
-                       : t.dtype() == DType::int32 ? t.data<std::int32_t>()[j]
-                       : t.dtype() == DType::int64 ? static_cast<double>(t.data<std::int64_t>()[j])
-                                                   : 0.0;
-        if (update.batch_value) value = rows > 0 ? value * static_cast<double>(rows) : 0.0;
-        reduce_buffer_[pos] = value;
-      }
+      pos += static_cast<std::size_t>(fetched[i].size());
     }
-  }
-  communicator_->all_reduce_sum(reduce_buffer_.data(), static_cast<std::int64_t>(total));
-  const double global = reduce_buffer_[0];
-  pos = 1;
-  for (const StepBuilder::MetricUpdate& update : updates) {
-    for (std::size_t i = update.first; i < update.first + update.count; ++i) {
-      Tensor& t = fetched[i];
-      for (std::int64_t j = 0; j < t.size(); ++j, ++pos) {
-        const double sum = reduce_buffer_[pos];
-        const double value = update.batch_value ? (global > 0 ? sum / global : 0.0) : sum;
-        switch (t.dtype()) {
-          case DType::float32: t.data<float>()[j] = static_cast<float>(value); break;
-          case DType::int32: t.data<std::int32_t>()[j] = static_cast<std::int32_t>(value); break;
-          case DType::int64: t.data<std::int64_t>()[j] = static_cast<std::int64_t>(value); break;
-          case DType::string: break;  // metrics compute numbers
-        }
-      }
+    if (update.batch_value) {
+      for (std::size_t v = first; v < pos; ++v) reduce_buffer_[v] = global > 0 ? reduce_buffer_[v] / global : 0.0;
     }
+    const double* from = reduce_buffer_.data() + first;
+    for (std::size_t i = update.first; i < update.first + update.count; ++i) from = assign_statistic(fetched[i], from);
   }
 }
 

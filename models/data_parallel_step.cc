@@ -33,6 +33,29 @@ BatchShard shard_batch(distribution::Communicator& communicator, bool auto_shard
   return {begin, rows};
 }
 
+void append_statistic(const Tensor& statistic, std::vector<double>& out) {
+  for (std::int64_t j = 0; j < statistic.size(); ++j) {
+    switch (statistic.dtype()) {
+      case DType::float32: out.push_back(statistic.data<float>()[j]); break;
+      case DType::int32: out.push_back(statistic.data<std::int32_t>()[j]); break;
+      case DType::int64: out.push_back(static_cast<double>(statistic.data<std::int64_t>()[j])); break;
+      case DType::string: out.push_back(0.0); break;  // metrics compute numbers
+    }
+  }
+}
+
+const double* assign_statistic(Tensor& statistic, const double* from) {
+  for (std::int64_t j = 0; j < statistic.size(); ++j, ++from) {
+    switch (statistic.dtype()) {
+      case DType::float32: statistic.data<float>()[j] = static_cast<float>(*from); break;
+      case DType::int32: statistic.data<std::int32_t>()[j] = static_cast<std::int32_t>(*from); break;
+      case DType::int64: statistic.data<std::int64_t>()[j] = static_cast<std::int64_t>(*from); break;
+      case DType::string: break;
+    }
+  }
+  return from;
+}
+
 void broadcast_variables(distribution::Communicator& communicator, const std::vector<Variable>& variables) {
   // Every process must hold the same variables, in the same order: a process whose step
   // was never built (its data had no batch) lacks the optimizer's slots, and the

@@ -21,6 +21,12 @@ namespace strata {
 BatchShard shard_batch(distribution::Communicator& communicator, bool auto_shard, std::vector<Tensor>& x,
                        std::vector<Tensor>& y, Tensor& w);
 
+// A step's metric statistic (a total, a count, confusion cells) travels as doubles in the
+// sum over processes: its elements appended to `out`, then written back from `from` in
+// its own dtype, returning where the next statistic's values start.
+void append_statistic(const Tensor& statistic, std::vector<double>& out);
+const double* assign_statistic(Tensor& statistic, const double* from);
+
 // Process 0's values of `variables` into every process's (a variable on a GPU travels
 // through host memory).
 void broadcast_variables(distribution::Communicator& communicator, const std::vector<Variable>& variables);
