@@ -56,12 +56,21 @@ void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
       acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a4, b1);
     }
   }
-  const __m512i offset0 = _mm512_loadu_si512(offsets), offset1 = _mm512_loadu_si512(offsets + 16);
-  const __mmask16 lanes0 = int8_lanes(cols), lanes1 = int8_lanes(cols - 16);
+  // The accumulators leave through a buffer in L1 before the offsets and masks meet them:
+  // where the stores below took them straight from registers, GCC 12 kept half of them on
+  // the stack through the loop above (a load and a store around each vpdpbusd), and the
+  // product ran at 40% of VNNI's rate instead of 90%.
+  alignas(64) std::int32_t sums[R][kInt8PanelWidth];
   #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    _mm512_mask_storeu_epi32(c + r * ldc, lanes0, _mm512_sub_epi32(acc[r][0], offset0));
-    _mm512_mask_storeu_epi32(c + r * ldc + 16, lanes1, _mm512_sub_epi32(acc[r][1], offset1));
+    _mm512_store_si512(sums[r], acc[r][0]);
+    _mm512_store_si512(sums[r] + 16, acc[r][1]);
+  }
+  const __m512i offset0 = _mm512_loadu_si512(offsets), offset1 = _mm512_loadu_si512(offsets + 16);
+  const __mmask16 lanes0 = int8_lanes(cols), lanes1 = int8_lanes(cols - 16);
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_epi32(c + r * ldc, lanes0, _mm512_sub_epi32(_mm512_load_si512(sums[r]), offset0));
+    _mm512_mask_storeu_epi32(c + r * ldc + 16, lanes1, _mm512_sub_epi32(_mm512_load_si512(sums[r] + 16), offset1));
   }
 }
 
