@@ -89,13 +89,15 @@ int main(int argc, char** argv) {
   std::string model_name = "mlp";
   int steps = 20;
   int threads = 1;
-  bool predict_one = false;
-  std::string file, input;
+  bool predict_one = false, predict = false;
+  std::string file, input, quantize;
   cli::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
   flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer, resnet20, mobilenet_small or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training")
+      .add("predict", &predict, "time predict_on_batch of the workload's batch instead of training")
+      .add("quantize", &quantize, "model.quantize(MODE) before timing (\"int8\"), as bench/run's int8 section")
       .add("file", &file, "instead of --model: time predict_on_batch of this model file (.keras, .h5)...")
       .add("input", &input, "...on this batch (.npy)");
   flags.parse_or_exit(argc, argv);
@@ -118,12 +120,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     Workload w = make_workload(model_name);
+    if (!quantize.empty()) w.model.quantize(quantize);
     const std::int64_t rows = predict_one ? 1 : w.batch_size;
     Tensor x = random_batch(w.sample, rows, 1);
     Tensor y(Shape{rows}, DType::int64);
     for (std::int64_t i = 0; i < rows; ++i) y.data<std::int64_t>()[i] = i % 10;
     auto step = [&] {
-      if (predict_one) {
+      if (predict_one || predict) {
         w.model.predict_on_batch(x);
       } else {
         w.model.train_on_batch(x, y);
@@ -134,7 +137,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < steps; ++i) step();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("%s: %d %s in %.3f s (%.3f us each)\n", model_name.c_str(), steps,
-                predict_one ? "batch-1 predictions" : "training steps", seconds, 1e6 * seconds / steps);
+                predict_one ? "batch-1 predictions" : predict ? "predictions" : "training steps", seconds, 1e6 * seconds / steps);
     return 0;
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -51,6 +51,8 @@
 #include "bench/machine_info.h"
 #include "bench/report.h"
 #include "bench/workload.h"
+#include "core/cpu/cpu_isa.h"
+#include "core/cpu/int8_gemm.h"
 #include "tools/cli/flags.h"
 
 namespace {
@@ -313,7 +315,8 @@ std::vector<OverheadResult> run_step_overhead(const SuiteOptions& o, BenchDevice
 // --reps repetitions after a warm-up. Prints each median with its range and the ratio per
 // repetition.
 void run_int8_inference(const SuiteOptions& o) {
-  std::printf("\n[int8] Strata float32 vs Strata int8 (model.quantize(\"int8\"))\n");
+  std::printf("\n[int8] Strata float32 vs Strata int8 (model.quantize(\"int8\")); int8 path: %s, float path: %s\n",
+              strata::cpu::int8_path_name(strata::cpu::int8_path()), strata::cpu::kernel_isa_description().c_str());
   std::fflush(stdout);
   for (const char* base : {"mlp", "transformer"}) {
     Workload w = make_workload(base, o.threads, o.quick, BenchDevice::cpu);

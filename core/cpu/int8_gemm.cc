@@ -27,10 +27,23 @@ struct Int8Layout {
 
 constexpr std::int64_t kPortableInt8PanelWidth = 64;
 
+// Row i's sums for columns [col0, col0 + cols) written as `out` says.
+void write_int8_row(const std::int32_t* row, std::int64_t i, std::int64_t col0, std::int64_t cols,
+                    const Int8Output& out) {
+  if (out.values == nullptr) {
+    std::memcpy(out.sums + i * out.ld + col0, row, static_cast<std::size_t>(cols) * sizeof(std::int32_t));
+    return;
+  }
+  float* y = out.values + i * out.ld + col0;
+  for (std::int64_t j = 0; j < cols; ++j) {
+    y[j] = int8_rescaled(row[j], out.column_scales[col0 + j], out.row_scales[i], out.bias, col0 + j, out.relu);
+  }
+}
+
 // The portable kernel: panels of 64 columns, one step of k at a time, in int32.
 void portable_int8_panels(std::int64_t m, const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
                           std::int64_t panel_bytes, const std::int32_t* /*offsets*/, std::int64_t n,
-                          std::int64_t first, std::int64_t last, std::int32_t* c, std::int64_t ldc) {
+                          std::int64_t first, std::int64_t last, const Int8Output& out) {
   constexpr std::int64_t kWidth = kPortableInt8PanelWidth;
   std::int32_t row[kWidth];
   for (std::int64_t p = first; p < last; ++p) {
@@ -44,7 +57,7 @@ void portable_int8_panels(std::int64_t m, const std::uint8_t* a, std::int64_t de
         const std::int8_t* b_step = panel + s * kWidth;
         for (std::int64_t j = 0; j < kWidth; ++j) row[j] += x * b_step[j];
       }
-      std::memcpy(c + i * ldc + col0, row, static_cast<std::size_t>(cols) * sizeof(std::int32_t));
+      write_int8_row(row, i, col0, cols, out);
     }
   }
 }
@@ -183,7 +196,7 @@ void pack_int8_row(const Int8Layout& layout, std::int64_t k, std::size_t row_byt
 // float GEMM's, which only grows: no allocation per product; the pool fills and reads it
 // during this call.
 template <typename PackRow>
-void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, std::int32_t* c, std::int64_t ldc, PackRow pack) {
+void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, const Int8Output& out, PackRow pack) {
   const std::int64_t n = b.n();
   if (m == 0 || n == 0) return;
   const Int8Layout layout = int8_layout_of(b.path());
@@ -201,8 +214,7 @@ void gemm_s8_packed_rows(std::int64_t m, const Int8PackedB& b, std::int32_t* c, 
   // Panels of columns split over the threads, each over every row: B's panel stays in
   // cache while the rows pass.
   parallel_for(b.panels(), [&](std::int64_t first, std::int64_t last) {
-    layout.kernel(m, packed_a, depth, b.panel(0), b.panel_bytes(),
-                  b.column_offsets(), n, first, last, c, ldc);
+    layout.kernel(m, packed_a, depth, b.panel(0), b.panel_bytes(), b.column_offsets(), n, first, last, out);
   }, threshold_for(m * depth * layout.width));
 }
 
@@ -212,26 +224,37 @@ void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8P
              std::int64_t ldc) {
   if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
   const std::int64_t k = b.k();
-  gemm_s8_packed_rows(m, b, c, ldc, [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i,
-                                         std::uint8_t* out) { pack_int8_row(layout, k, row_bytes, a + i * lda, out); });
+  gemm_s8_packed_rows(m, b, Int8Output{.sums = c, .ld = ldc},
+                      [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i, std::uint8_t* out) {
+                        pack_int8_row(layout, k, row_bytes, a + i * lda, out);
+                      });
 }
 
 void gemm_s8_quantizing_rows(std::int64_t m, const float* a, std::int64_t lda, const Int8PackedB& b,
-                             float* row_scales, std::int32_t* c, std::int64_t ldc) {
+                             float* row_scales, const Int8Rescale& rescale, float* y, std::int64_t ldy) {
   if (m < 0) throw ValueError("int8 product of " + std::to_string(m) + " rows: expected 0 or more");
   const std::int64_t k = b.k();
   if (b.n() == 0 || b.padded_depth() == 0) {  // no rows are packed below: their scales here
     std::vector<std::int8_t> values(static_cast<std::size_t>(k));
     for (std::int64_t i = 0; i < m; ++i) row_scales[i] = quantize_row_int8(a + i * lda, k, values.data());
   }
-  gemm_s8_packed_rows(m, b, c, ldc, [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i,
-                                         std::uint8_t* out) {
-    // The row's int8 values in a buffer of the thread's, in L1 while they are packed.
-    thread_local std::vector<std::int8_t> values;
-    values.resize(static_cast<std::size_t>(k));
-    row_scales[i] = quantize_row_int8(a + i * lda, k, values.data());
-    pack_int8_row(layout, k, row_bytes, values.data(), out);
-  });
+  gemm_s8_packed_rows(m, b,
+                      Int8Output{.values = y, .ld = ldy, .row_scales = row_scales,
+                                 .column_scales = rescale.column_scales, .bias = rescale.bias, .relu = rescale.relu},
+                      [&](const Int8Layout& layout, std::size_t row_bytes, std::int64_t i, std::uint8_t* out) {
+                        if (layout.bytes == 1) {  // quantized straight into the packed row
+                          auto* values = reinterpret_cast<std::int8_t*>(out);
+                          row_scales[i] = quantize_row_int8(a + i * lda, k, values, layout.unsigned_a ? 0x80 : 0);
+                          std::memset(out + k, 0, row_bytes - static_cast<std::size_t>(k));
+                          return;
+                        }
+                        // The row's int8 values in a buffer of the thread's, in L1 while
+                        // they are widened.
+                        thread_local std::vector<std::int8_t> values;
+                        values.resize(static_cast<std::size_t>(k));
+                        row_scales[i] = quantize_row_int8(a + i * lda, k, values.data());
+                        pack_int8_row(layout, k, row_bytes, values.data(), out);
+                      });
 }
 
 void gemm_s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::int8_t* a, std::int64_t lda,

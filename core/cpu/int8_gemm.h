@@ -62,11 +62,20 @@ class Int8PackedB {
 void gemm_s8(std::int64_t m, const std::int8_t* a, std::int64_t lda, const Int8PackedB& b, std::int32_t* c,
              std::int64_t ldc);
 
-// The same with A given as float rows (m × k, lda), each quantized as Keras's
-// AbsMaxQuantizer does (quantize_row.h) as it is packed, its scale into row_scales[i]: one
-// pass over A instead of a quantizing pass and a packing pass (dense_int8's kernel).
+// dense_int8's rescale of the sums (isa_kernels.h: int8_rescaled): each divided by its
+// column's scale times its row's, plus the column's bias where given, then relu where asked.
+struct Int8Rescale {
+  const float* column_scales = nullptr;
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
+// dense_int8's kernel: A given as float rows (m × k, lda), each quantized as Keras's
+// AbsMaxQuantizer does (quantize_row.h) as it is packed, its scale into row_scales[i]; the
+// sums rescaled into y (m × n floats, ldy) in the kernel's store, while they are in
+// registers: one pass over A and one over y.
 void gemm_s8_quantizing_rows(std::int64_t m, const float* a, std::int64_t lda, const Int8PackedB& b,
-                             float* row_scales, std::int32_t* c, std::int64_t ldc);
+                             float* row_scales, const Int8Rescale& rescale, float* y, std::int64_t ldy);
 
 // The same with B unpacked (packed for this call, on int8_path()).
 void gemm_s8(std::int64_t m, std::int64_t n, std::int64_t k, const std::int8_t* a, std::int64_t lda,

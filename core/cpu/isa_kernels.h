@@ -47,21 +47,42 @@ float* packing_buffer(int which, std::size_t floats);
 
 // One instruction set's int8 product (int8_gemm.h) over panels of packed B: C's columns
 // of panels [first, last) for the m rows of packed A (rows of padded_depth elements, as
-// int8_gemm.cc packs them for the path), minus each column's offset.
+// int8_gemm.cc packs them for the path), minus each column's offset, written as `out`
+// says.
 // The packed layouts the int8 kernels read (int8_gemm.cc packs them): columns per panel
 // of B and steps of k a lane's multiply-add takes (k is padded to a multiple).
 inline constexpr std::int64_t kInt8Avx512PanelWidth = 32, kInt8Avx512DepthGroup = 4;  // int8, VNNI
 inline constexpr std::int64_t kInt8Avx2PanelWidth = 16, kInt8Avx2DepthGroup = 2;      // widened to int16
+// Where an int8 kernel writes a tile's exact sums: as int32 (`sums`), or (`values`)
+// rescaled as dense_int8 does, in the tile's store while the sums are in registers:
+// float(sum) / (column_scales[j] · row_scales[i]), plus bias[j] where given, then relu
+// where asked; IEEE operations in that order, so every path gives the same floats.
+struct Int8Output {
+  std::int32_t* sums = nullptr;
+  float* values = nullptr;
+  std::int64_t ld = 0;  // of sums or values
+  const float* row_scales = nullptr;
+  const float* column_scales = nullptr;
+  const float* bias = nullptr;
+  bool relu = false;
+};
+// One output of dense_int8's rescale, as every kernel computes it (the vector forms in
+// the tiles do the same operations lane by lane).
+inline float int8_rescaled(std::int32_t sum, float column_scale, float row_scale, const float* bias, std::int64_t j,
+                           bool relu) {
+  float v = static_cast<float>(sum) / (column_scale * row_scale);
+  if (bias) v += bias[j];
+  return relu ? (v > 0.f ? v : 0.f) : v;
+}
 using Int8PanelsKernel = void (*)(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth,
                                   const std::uint8_t* b, std::int64_t panel_bytes, const std::int32_t* offsets,
-                                  std::int64_t n, std::int64_t first, std::int64_t last, std::int32_t* c,
-                                  std::int64_t ldc);
+                                  std::int64_t n, std::int64_t first, std::int64_t last, const Int8Output& out);
 
 namespace avx2 {
 // vpmaddwd on int16 pairs: panels of 16 columns, k in pairs.
 void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
                       std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,
-                      std::int64_t last, std::int32_t* c, std::int64_t ldc);
+                      std::int64_t last, const Int8Output& out);
 const PackedGemmKernels& packed_gemm_kernels();
 void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
               float* c, GemvEpilogue epilogue);
@@ -71,7 +92,7 @@ namespace avx512 {
 // AVX-512 VNNI's vpdpbusd (compiled with -mavx512vnni): panels of 32 columns, k in fours.
 void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
                       std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,
-                      std::int64_t last, std::int32_t* c, std::int64_t ldc);
+                      std::int64_t last, const Int8Output& out);
 const PackedGemmKernels& packed_gemm_kernels();
 void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a, const float* b, std::int64_t ldb,
               float* c, GemvEpilogue epilogue);

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -50,6 +50,41 @@ inline void store(float* p, float v) { *p = v; }
 inline Vec select(Mask m, Vec a, Vec b) {
   return reinterpret_cast<Vec>((m & reinterpret_cast<Mask>(a)) | (~m & reinterpret_cast<Mask>(b)));
 }
+
+// The largest lane and the sum of the lanes, across the register in halves (a tree
+// log2(kLanes) deep, in registers): a loop over the lanes is a chain of kLanes dependent
+// scalar steps, and GCC 12 keeps a vector whose lanes are read one by one on the stack
+// through the loop that fills it. The sum's order differs from a loop's: for sums whose
+// order does not matter (zeros and NaNs, integers below 2^24) or where any order serves.
+// NaN lanes: the max is unspecified, the sum NaN.
+#if defined(__AVX512F__)
+inline float max_of_lanes(Vec v) { return _mm512_reduce_max_ps(reinterpret_cast<__m512>(v)); }
+inline float sum_of_lanes(Vec v) { return _mm512_reduce_add_ps(reinterpret_cast<__m512>(v)); }
+#elif defined(__AVX__)
+inline float max_of_lanes(Vec v) {
+  const __m256 w = reinterpret_cast<__m256>(v);
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(w), _mm256_extractf128_ps(w, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+inline float sum_of_lanes(Vec v) {
+  const __m256 w = reinterpret_cast<__m256>(v);
+  __m128 m = _mm_add_ps(_mm256_castps256_ps128(w), _mm256_extractf128_ps(w, 1));
+  m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)));
+}
+#else
+inline float max_of_lanes(Vec v) {
+  float most = v[0];
+  for (int lane = 1; lane < kLanes; ++lane) most = v[lane] > most ? v[lane] : most;
+  return most;
+}
+inline float sum_of_lanes(Vec v) {
+  float sum = 0.f;
+  for (int lane = 0; lane < kLanes; ++lane) sum += v[lane];
+  return sum;
+}
+#endif
 
 // e^x to within 2 ulp for x in [−87.3365447, 88.3762626], not NaN: x = n·ln 2 + r with
 // |r| <= ln 2 / 2 (ln 2 in two parts, so r is exact), e^r by Cephes's polynomial, 2^n by

@@ -74,7 +74,7 @@ TEST_P(DenseInt8, IsKerasArithmeticBitForBitWhileFloatSumsAreExact) {
 // The bias and relu in the same pass give what the add and relu ops give after it (relu
 // of NaN 0, as the op's).
 TEST_P(DenseInt8, AddsTheBiasAndAppliesReluAsTheirOpsDo) {
-  const std::int64_t rows = 9, in = 40, units = 17;
+  const std::int64_t rows = 13, in = 40, units = 45;  // whole and partial panels and tiles of every path
   std::vector<float> xv = dense_int8_values(rows * in, 11, 2.f);
   xv[static_cast<std::size_t>(4 * in)] = std::numeric_limits<float>::quiet_NaN();
   const Tensor x = Tensor::from_vector<float>({rows, in}, xv);

@@ -30,14 +30,15 @@ __mmask16 int8_lanes(std::int64_t count) {
   return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
 }
 
-// Rows [0, R) of packed A (rows of `depth` unsigned bytes) times one panel of B, minus
-// the panel's column offsets, into C's first `cols` columns.
+// Rows [0, R) of packed A (rows of `depth` unsigned bytes; row0 the first's index in the
+// product) times one panel of B (its first column col0), minus the panel's column
+// offsets, written as `out` says for the panel's first `cols` columns.
 // The loops over rows are unrolled on request (#pragma GCC unroll, which clang reads
 // too): left to GCC 12 at -O2, the largest tile's were not, and its accumulators lived on
 // the stack, a load and a store around every multiply-add.
 template <int R>
 void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b, const std::int32_t* offsets,
-               std::int32_t* c, std::int64_t ldc, std::int64_t cols) {
+               const Int8Output& out, std::int64_t row0, std::int64_t col0, std::int64_t cols) {
   __m512i acc[R][2];
   #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
@@ -66,33 +67,58 @@ void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
     _mm512_store_si512(sums[r], acc[r][0]);
     _mm512_store_si512(sums[r] + 16, acc[r][1]);
   }
-  const __m512i offset0 = _mm512_loadu_si512(offsets), offset1 = _mm512_loadu_si512(offsets + 16);
-  const __mmask16 lanes0 = int8_lanes(cols), lanes1 = int8_lanes(cols - 16);
+  const __m512i offset[2] = {_mm512_loadu_si512(offsets), _mm512_loadu_si512(offsets + 16)};
+  const __mmask16 lanes[2] = {int8_lanes(cols), int8_lanes(cols - 16)};
+  if (out.values == nullptr) {
+    for (int r = 0; r < R; ++r) {
+      std::int32_t* c = out.sums + (row0 + r) * out.ld + col0;
+      for (int h = 0; h < 2; ++h) {
+        _mm512_mask_storeu_epi32(c + 16 * h, lanes[h], _mm512_sub_epi32(_mm512_load_si512(sums[r] + 16 * h), offset[h]));
+      }
+    }
+    return;
+  }
+  // dense_int8's rescale (isa_kernels.h: int8_rescaled), 16 columns at a time: lanes past
+  // the panel's columns divide by zero and are not stored.
+  __m512 column_scale[2], bias[2];
+  for (int h = 0; h < 2; ++h) {
+    column_scale[h] = _mm512_maskz_loadu_ps(lanes[h], out.column_scales + col0 + 16 * h);
+    bias[h] = out.bias ? _mm512_maskz_loadu_ps(lanes[h], out.bias + col0 + 16 * h) : _mm512_setzero_ps();
+  }
   for (int r = 0; r < R; ++r) {
-    _mm512_mask_storeu_epi32(c + r * ldc, lanes0, _mm512_sub_epi32(_mm512_load_si512(sums[r]), offset0));
-    _mm512_mask_storeu_epi32(c + r * ldc + 16, lanes1, _mm512_sub_epi32(_mm512_load_si512(sums[r] + 16), offset1));
+    const __m512 row_scale = _mm512_set1_ps(out.row_scales[row0 + r]);
+    float* y = out.values + (row0 + r) * out.ld + col0;
+    for (int h = 0; h < 2; ++h) {
+      const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_load_si512(sums[r] + 16 * h), offset[h]));
+      __m512 v = _mm512_div_ps(sum, _mm512_mul_ps(column_scale[h], row_scale));
+      if (out.bias) v = _mm512_add_ps(v, bias[h]);
+      // max(v, 0) gives its second operand, +0, for NaN and for -0, as v > 0 ? v : 0.
+      if (out.relu) v = _mm512_max_ps(v, _mm512_setzero_ps());
+      _mm512_mask_storeu_ps(y + 16 * h, lanes[h], v);
+    }
   }
 }
 
 template <int R>
 void int8_rows(std::int64_t rows, const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
-               const std::int32_t* offsets, std::int32_t* c, std::int64_t ldc, std::int64_t cols) {
+               const std::int32_t* offsets, const Int8Output& out, std::int64_t row0, std::int64_t col0,
+               std::int64_t cols) {
   if constexpr (R > 1) {
-    if (rows < R) return int8_rows<R - 1>(rows, a, depth, b, offsets, c, ldc, cols);
+    if (rows < R) return int8_rows<R - 1>(rows, a, depth, b, offsets, out, row0, col0, cols);
   }
-  int8_tile<R>(a, depth, b, offsets, c, ldc, cols);
+  int8_tile<R>(a, depth, b, offsets, out, row0, col0, cols);
 }
 
 }  // namespace
 
 void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
                       std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,
-                      std::int64_t last, std::int32_t* c, std::int64_t ldc) {
+                      std::int64_t last, const Int8Output& out) {
   for (std::int64_t p = first; p < last; ++p) {
     const std::int64_t col0 = p * kInt8PanelWidth, cols = std::min(kInt8PanelWidth, n - col0);
     for (std::int64_t i = 0; i < m; i += kInt8TileRows) {
       int8_rows<kInt8TileRows>(std::min(kInt8TileRows, m - i), a + i * padded_depth, padded_depth, b + p * panel_bytes,
-                               offsets + col0, c + i * ldc + col0, ldc, cols);
+                               offsets + col0, out, i, col0, cols);
     }
   }
 }

@@ -142,8 +142,8 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   return true;
 }
 
-// dense_int8's kernel packed as the int8 GEMM reads it, and the rows' scales and int32
-// sums of the last run, kept by one step of one execution state. The kernel
+// dense_int8's kernel packed as the int8 GEMM reads it, and the rows' scales of the last
+// run, kept by one step of one execution state. The kernel
 // (int8 values held in float32) is packed on the run it changed: an int8 layer's kernel
 // is not trained, so that is once.
 struct DenseInt8State final : KernelCache {
@@ -169,7 +169,6 @@ struct DenseInt8State final : KernelCache {
   Tensor::Version seen;
   bool packed_once = false;
   std::vector<float> row_scales;
-  std::vector<std::int32_t> sums;
 };
 
 // Keras's arithmetic, in its order: scale = 127 / (max |x| + 1e-7) per row, values =
@@ -191,23 +190,9 @@ void dense_int8_kernel(KernelContext& ctx) {
   auto& state = static_cast<DenseInt8State&>(*ctx.cache);
   const Int8PackedB& packed = state.packed_for(kernel, in, units);
   state.row_scales.resize(static_cast<std::size_t>(rows));
-  state.sums.resize(static_cast<std::size_t>(rows * units));
-  float* scales = state.row_scales.data();
-  gemm_s8_quantizing_rows(rows, x.data<float>(), in, packed, scales, state.sums.data(), units);
-  const std::int32_t* sums = state.sums.data();
-  parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t r = first; r < last; ++r) {
-      float* out = y + r * units;
-      const std::int32_t* sum = sums + r * units;
-      for (std::int64_t j = 0; j < units; ++j) out[j] = static_cast<float>(sum[j]) / (kernel_scale[j] * scales[r]);
-      if (bias) {
-        for (std::int64_t j = 0; j < units; ++j) out[j] += bias[j];
-      }
-      if (relu) {
-        for (std::int64_t j = 0; j < units; ++j) out[j] = out[j] > 0.f ? out[j] : 0.f;
-      }
-    }
-  }, threshold_for(units));
+  // The rescale, bias and relu happen in the int8 kernel's store (int8_gemm.h).
+  gemm_s8_quantizing_rows(rows, x.data<float>(), in, packed, state.row_scales.data(),
+                          Int8Rescale{.column_scales = kernel_scale, .bias = bias, .relu = relu}, y, units);
 }
 
 }  // namespace
