@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
+#include "quantized_accuracy.h"
 #include "tools/cli/flags.h"
 
 using namespace strata;
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   std::int64_t train_samples = 0;  // 0 = all 60000
   std::int64_t test_samples = 0;   // 0 = all 10000
   double dropout = 0.25;
-  std::string data_dir;
+  std::string data_dir, quantize;
   cli::Flags flags("Trains a small convnet on Fashion-MNIST.");
   flags.add("epochs", &epochs, "passes over the training data")
       .add("batch_size", &batch_size, "samples per step")
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
       .add("seed", &seed, "global random seed (weights, shuffling, dropout)")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
       .add("test_samples", &test_samples, "evaluate on the first N test samples only (0 = all)")
-      .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)");
+      .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)")
+      .add("quantize", &quantize, "after training: model.quantize(MODE) (\"int8\") and evaluate again");
   flags.parse_or_exit(argc, argv);
 
   try {
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
 
     auto scores = model.evaluate(x_test, y_test, {.verbose = verbose ? 2 : 0});
     std::printf("Test accuracy: %.4f  (test loss %.4f)\n", scores.at("accuracy"), scores.at("loss"));
+    if (!quantize.empty()) examples::report_quantized_accuracy(model, quantize, x_test, y_test, scores.at("accuracy"));
     return 0;
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";

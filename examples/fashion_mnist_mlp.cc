@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "fashion_mnist_data.h"
+#include "quantized_accuracy.h"
 #include "tools/cli/flags.h"
 
 using namespace strata;
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   int verbose = 1;
   std::int64_t seed = 1;
   std::int64_t train_samples = 0;  // 0 = all 60000
-  std::string data_dir;
+  std::string data_dir, quantize;
   std::string weights_path = "fashion_mnist_mlp.weights.h5";
   cli::Flags flags("Trains an MLP on Fashion-MNIST, like Keras's basic classification tutorial.");
   flags.add("epochs", &epochs, "passes over the training data")
@@ -43,7 +44,8 @@ int main(int argc, char** argv) {
       .add("seed", &seed, "global random seed (weights, shuffling)")
       .add("train_samples", &train_samples, "use only the first N training samples (0 = all)")
       .add("data_dir", &data_dir, "directory with the Fashion-MNIST files (default: Debian's)")
-      .add("weights", &weights_path, "where to save the trained weights");
+      .add("weights", &weights_path, "where to save the trained weights")
+      .add("quantize", &quantize, "after training: model.quantize(MODE) (\"int8\") and evaluate again");
   flags.parse_or_exit(argc, argv);
 
   try {
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     const bool match = max_diff == 0.f;
     std::printf("Saved weights to %s; a fresh model loaded them: predictions %s (max |difference| = %g)\n",
                 weights_path.c_str(), match ? "match" : "DIFFER", max_diff);
+    if (!quantize.empty()) examples::report_quantized_accuracy(model, quantize, x_test, data.y_test, scores.at("accuracy"));
     return match ? 0 : 1;
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
