@@ -83,6 +83,11 @@ Output floor(Output x);
 Output ceil(Output x);
 Output round(Output x);
 Output trunc(Output x);
+// x rounded to the nearest bfloat16 / float16 and back to float32 (core/precision_rounding.h):
+// the emulation of Keras's bfloat16 and float16 compute dtypes (docs/precision.md). The
+// gradient passes through unchanged, as a cast's does in Keras's mixed-precision models.
+Output round_to_bfloat16(Output x);
+Output round_to_float16(Output x);
 Output clip(Output x, float lo, float hi);
 // a where cond != 0, else b (same shapes); where() broadcasts the three first. Only the
 // chosen branch's values pass (an inf in the other does not become NaN).

@@ -7,6 +7,7 @@
 
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/grid_stride.cuh"
+#include "core/precision_rounding.h"
 
 namespace strata::cuda {
 
@@ -119,6 +120,8 @@ struct Floor { __device__ float operator()(float x) const { return floorf(x); } 
 struct Ceil { __device__ float operator()(float x) const { return ceilf(x); } };
 struct Round { __device__ float operator()(float x) const { return rintf(x); } };
 struct Trunc { __device__ float operator()(float x) const { return truncf(x); } };
+struct RoundToBfloat16 { __device__ float operator()(float x) const { return round_to_bfloat16(x); } };
+struct RoundToFloat16 { __device__ float operator()(float x) const { return round_to_float16(x); } };
 
 template <typename Launch>
 void with_unary(UnaryOp op, Launch launch) {
@@ -155,6 +158,8 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::ceil: return launch(Ceil{});
     case UnaryOp::round: return launch(Round{});
     case UnaryOp::trunc: return launch(Trunc{});
+    case UnaryOp::round_to_bfloat16: return launch(RoundToBfloat16{});
+    case UnaryOp::round_to_float16: return launch(RoundToFloat16{});
   }
 }
 

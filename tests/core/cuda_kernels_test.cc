@@ -1771,6 +1771,12 @@ std::map<std::string, OpCases> build_table() {
     m[name] = unary_cases(0, wide);
     for (auto& c : unary_cases(0, ties).cases) m[name].cases.push_back({c.label + ", halves", c.inputs});
   }
+  // Rounded to bfloat16 / float16 bit for bit; wide() reaches float16's overflow when scaled.
+  for (const char* name : {"round_to_bfloat16", "round_to_float16"}) {
+    m[name] = unary_cases(0, wide);
+    m[name].cases.push_back({"past float16's range", {in_range(Shape{5, 7}, -1e5f, 1e5f, 7)}});
+    for (auto& c : unary_cases(0, ties).cases) m[name].cases.push_back({c.label + ", halves", c.inputs});
+  }
   m["matmul"] = matmul_cases();
   m["dense"] = dense_cases();
   m["dense_int8"] = dense_int8_cases();

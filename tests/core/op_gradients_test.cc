@@ -329,6 +329,41 @@ const std::map<std::string, OpCase>& op_table() {
       }, {x});
       EXPECT_TRUE(tensors_near(grad, x, 0.f));
     };
+    // Rounding to bfloat16 / float16 (core/precision_rounding.h): ties to even, NaN kept,
+    // float16's overflow at 65520 and its subnormals; the gradient passes through, as a
+    // cast's in Keras's mixed-precision models.
+    for (const char* name : {"round_to_bfloat16", "round_to_float16"}) {
+      t[name].no_gradient_check = "its gradient is 1 by definition (a straight-through cast), unlike its finite differences";
+    }
+    t["round_to_bfloat16"].forward_check = [] {
+      // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to the even, 1; 1 + 3·2^-8 to 1 + 2^-6.
+      Tensor x = tensor<float>({6}, {1.f + 0x1p-8f, 1.f + 3 * 0x1p-8f, -1.f - 0x1p-9f, 3.14159265f, 1e30f,
+                                     std::numeric_limits<float>::quiet_NaN()});
+      const auto y = evaluate(unary(ops::round_to_bfloat16), {x}).to_vector<float>();
+      EXPECT_EQ(y[0], 1.f);
+      EXPECT_EQ(y[1], 1.f + 0x1p-6f);
+      EXPECT_EQ(y[2], -1.f);
+      EXPECT_EQ(y[3], 3.140625f);
+      EXPECT_EQ(y[4], 0x1.94p+99f);  // 1e30f, 0x7149f2ca, rounded up to 0x714a0000 (ml_dtypes agrees)
+      EXPECT_TRUE(std::isnan(y[5]));
+      Tensor grad = evaluate([](Graph&, V in) { return gradients(ops::reduce_sum(ops::round_to_bfloat16(in[0])), {in[0]})[0]; },
+                             {x});
+      EXPECT_TRUE(tensors_near(grad, Tensor::filled(x.shape(), 1.f), 0.f));
+    };
+    t["round_to_float16"].forward_check = [] {
+      Tensor x = tensor<float>({7}, {1.f + 0x1p-11f, 65504.f, 65519.f, 65520.f, -1e6f, 0x1.8p-24f, 0x1p-25f});
+      const auto y = evaluate(unary(ops::round_to_float16), {x}).to_vector<float>();
+      EXPECT_EQ(y[0], 1.f);                                       // a tie, to the even
+      EXPECT_EQ(y[1], 65504.f);                                   // the largest float16
+      EXPECT_EQ(y[2], 65504.f);
+      EXPECT_EQ(y[3], std::numeric_limits<float>::infinity());    // past it by half a step
+      EXPECT_EQ(y[4], -std::numeric_limits<float>::infinity());
+      EXPECT_EQ(y[5], 0x1p-23f);                                  // 1.5 subnormal steps: a tie, to 2
+      EXPECT_EQ(y[6], 0.f);                                       // half the smallest: a tie, to 0
+      Tensor grad = evaluate([](Graph&, V in) { return gradients(ops::reduce_sum(ops::round_to_float16(in[0])), {in[0]})[0]; },
+                             {x});
+      EXPECT_TRUE(tensors_near(grad, Tensor::filled(x.shape(), 1.f), 0.f));
+    };
     // ops::cast returns its input for a same-dtype cast: add the node explicitly.
     t["cast"].gradient_checks = {{"float32 -> float32", [](Graph& g, V x) {
                                     return g.add("cast", {x[0]}, Attrs{{"dtype", std::string("float32")}});

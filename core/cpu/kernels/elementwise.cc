@@ -12,6 +12,7 @@
 #include "core/cpu/parallel.h"
 #include "core/cpu/vector_math.h"
 #include "core/integer_math.h"
+#include "core/precision_rounding.h"
 #include "core/op_registry.h"
 #include "core/ops/shape_util.h"
 
@@ -155,6 +156,8 @@ void register_elementwise_kernels(OpRegistry& r) {
   // Half to even, as NumPy's round: the default rounding mode's nearest integer.
   r.add_kernel("round", DeviceType::cpu, unary([](float x) { return std::nearbyint(x); }));
   r.add_kernel("trunc", DeviceType::cpu, unary([](float x) { return std::trunc(x); }));
+  r.add_kernel("round_to_bfloat16", DeviceType::cpu, unary([](float x) { return round_to_bfloat16(x); }));
+  r.add_kernel("round_to_float16", DeviceType::cpu, unary([](float x) { return round_to_float16(x); }));
   register_integer_kernels_into(r);
 }
 
