@@ -69,8 +69,44 @@ Output Graph::variable(const Variable& variable) {
   return {this, id, 0};
 }
 
+const char* rounding_op(ComputePrecision precision) {
+  switch (precision) {
+    case ComputePrecision::bfloat16:
+      return "round_to_bfloat16";
+    case ComputePrecision::float16:
+      return "round_to_float16";
+    case ComputePrecision::float32:
+      break;
+  }
+  return "";
+}
+
+Output Graph::rounded(Output x, ComputePrecision precision) {
+  if (precision == ComputePrecision::float32 || !x.valid() || x.graph != this || x.dtype() != DType::float32) {
+    return x;
+  }
+  const char* op = rounding_op(precision);
+  if (node(x.node).op == op) return x;
+  return add_node_as_is(op, {x}, {}, op)[0];
+}
+
 std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Output>& inputs,
                                     Attrs attrs, const std::string& name) {
+  const ComputePrecision precision = precision_;
+  if (precision == ComputePrecision::float32 || op == rounding_op(precision) ||
+      OpRegistry::global().get(op).stateful) {
+    return add_node_as_is(op, inputs, std::move(attrs), name);
+  }
+  std::vector<Output> rounded_inputs;
+  rounded_inputs.reserve(inputs.size());
+  for (const Output& in : inputs) rounded_inputs.push_back(rounded(in, precision));
+  std::vector<Output> outs = add_node_as_is(op, rounded_inputs, std::move(attrs), name);
+  for (Output& out : outs) out = rounded(out, precision);
+  return outs;
+}
+
+std::vector<Output> Graph::add_node_as_is(const std::string& op, const std::vector<Output>& inputs,
+                                          Attrs attrs, const std::string& name) {
   const OpDef& def = OpRegistry::global().get(op);
   std::vector<TensorSpec> in_specs;
   in_specs.reserve(inputs.size());

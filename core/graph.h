@@ -56,6 +56,17 @@ struct Node {
   const OpDef* def = nullptr;
 };
 
+// Keras's bfloat16 and float16 compute dtypes, emulated on float32 tensors
+// (docs/precision.md, "Mixed precision"): while a PrecisionScope is open on a graph, each
+// op added has its float32 inputs rounded to the precision (those not already rounded:
+// the layer's inputs, its variables) and its float32 outputs rounded, as each of
+// TensorFlow's ops computes in the low dtype (layers Keras computes in float32 and casts
+// back are called outside a scope, their outputs rounded: models/model.cc). Stateful ops
+// (variable updates) are left as they are: Keras keeps variables in float32.
+enum class ComputePrecision { float32, bfloat16, float16 };
+// "round_to_bfloat16" / "round_to_float16"; "" for float32.
+const char* rounding_op(ComputePrecision precision);
+
 class Graph {
  public:
   Graph() = default;
@@ -94,6 +105,13 @@ class Graph {
   void finalize() { finalized_ = true; }
   bool finalized() const { return finalized_; }
 
+  // The precision ops added now compute in (PrecisionScope below).
+  ComputePrecision precision() const { return precision_; }
+  void set_precision(ComputePrecision precision) { precision_ = precision; }
+  // x rounded to `precision` unless it is float32's or x is already so rounded (or not a
+  // float32 tensor).
+  Output rounded(Output x, ComputePrecision precision);
+
   // Name scopes make node names readable ("dense_1/matmul"); RAII guard below.
   void push_scope(const std::string& scope) { scopes_.push_back(scope); }
   void pop_scope() { scopes_.pop_back(); }
@@ -101,6 +119,8 @@ class Graph {
  private:
   std::string unique_name(const std::string& hint);
   Node& append(Node node);
+  std::vector<Output> add_node_as_is(const std::string& op, const std::vector<Output>& inputs, Attrs attrs,
+                                     const std::string& name);
 
   std::deque<Node> nodes_;  // deque: references stay valid while nodes are appended
   std::unordered_map<std::string, int> name_counts_;
@@ -109,7 +129,22 @@ class Graph {
   std::vector<std::string> scopes_;
   std::vector<std::pair<Output, UpdateMode>> updates_;
   std::vector<Output> losses_;
+  ComputePrecision precision_ = ComputePrecision::float32;
   bool finalized_ = false;
+};
+
+class PrecisionScope {
+ public:
+  PrecisionScope(Graph& graph, ComputePrecision precision) : graph_(graph), saved_(graph.precision()) {
+    graph_.set_precision(precision);
+  }
+  ~PrecisionScope() { graph_.set_precision(saved_); }
+  PrecisionScope(const PrecisionScope&) = delete;
+  PrecisionScope& operator=(const PrecisionScope&) = delete;
+
+ private:
+  Graph& graph_;
+  ComputePrecision saved_;
 };
 
 class NameScope {

@@ -39,11 +39,14 @@ class Variable {
   bool trainable() const { return state().trainable; }
   void set_trainable(bool trainable) { state().trainable = trainable; }
 
-  // Whether files store it as int8 though its value is float32: a quantized layer's int8
-  // kernel (docs/precision.md) holds integers in [-127, 127], exact in float32, until the
-  // engine has int8 tensors. Saving writes an int8 dataset, as Keras does.
-  bool saved_as_int8() const { return state().saved_as_int8; }
-  void set_saved_as_int8(bool saved_as_int8) { state().saved_as_int8 = saved_as_int8; }
+  // The element type files store it in though its value is float32 (docs/precision.md),
+  // as Keras's variable dtype: a quantized layer's int8 kernel (integers in [-127, 127],
+  // exact in float32, until the engine has int8 tensors), or the variables of a layer
+  // under the "float16" or "bfloat16" dtype policy (values those formats hold). Saving
+  // writes such a dataset, as Keras does.
+  enum class Stored { own, int8, float16, bfloat16 };
+  Stored stored_as() const { return state().stored_as; }
+  void set_stored_as(Stored stored_as) { state().stored_as = stored_as; }
 
   // Identity: two handles are the same variable iff they share state.
   const void* id() const { return state_.get(); }
@@ -54,7 +57,7 @@ class Variable {
     std::string path;
     Tensor value;
     bool trainable = true;
-    bool saved_as_int8 = false;
+    Stored stored_as = Stored::own;
   };
   State& state() const;
   std::shared_ptr<State> state_;

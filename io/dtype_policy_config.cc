@@ -77,8 +77,9 @@ std::string quantization_mode_of(const json& value, const std::string& where) {
   if (value.is_null()) return "";
   if (value.is_string()) {
     const std::string name = value.get<std::string>();
-    if (name != "float32" && is_float_policy(name)) {
-      refuse_dtype_policy(value, where, "Strata computes in float32; '" + name + "' policies are not emulated yet");
+    if (is_float_policy(name) && !is_float_dtype_policy(name)) {
+      refuse_dtype_policy(value, where, "Strata computes float32, and emulates bfloat16 and float16 (mixed or not); '" +
+                                            name + "' is not among them");
     }
     // Keras's quantized policies by name ("int8_from_float32", "int4_from_mixed_bfloat16"):
     // Strata reads int8 only as the QuantizedDTypePolicy object its files hold.
@@ -99,6 +100,28 @@ std::string quantization_mode_of(const json& value, const std::string& where) {
   }
   const json& config = policy_config(value, {"name"}, where);
   return quantization_mode_of(config.value("name", json("float32")), where);
+}
+
+std::string float_policy_of(const json& value) {
+  if (value.is_string()) {
+    const std::string name = value.get<std::string>();
+    return is_float_dtype_policy(name) ? name : "float32";
+  }
+  if (value.is_object() && value.value("class_name", json()) != "QuantizedDTypePolicy" && value.contains("config") &&
+      value["config"].is_object() && value["config"].contains("name")) {
+    return float_policy_of(value["config"]["name"]);
+  }
+  return "float32";
+}
+
+void set_float_policy(LayerImpl& layer, const std::string& policy, const json& dtype, const std::string& where) {
+  layer.dtype_policy = policy;
+  for (Variable& v : layer.weights) store_in_policy_dtype(v, policy);
+  try {
+    check_dtype_policy(layer);
+  } catch (const NotImplementedError& e) {
+    refuse_dtype_policy(dtype, where, e.what());
+  }
 }
 
 void check_quantization_config(const json& config, const std::string& mode, const std::string& where) {
@@ -122,7 +145,7 @@ json dtype_policy_config(const LayerImpl& layer) {
   if (layer.quantization_mode.empty()) {
     return json{{"module", "keras"},
                 {"class_name", "DTypePolicy"},
-                {"config", json{{"name", "float32"}}},
+                {"config", json{{"name", layer.dtype_policy.empty() ? "float32" : layer.dtype_policy}}},
                 {"registered_name", nullptr}};
   }
   return json{{"module", "keras.dtype_policies"},

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/precision_rounding.h"
 #include "io/hdf5_attribute_check.h"
 #include "io/hdf5_dataset_check.h"
 #include "io/hdf5_link_check.h"
@@ -443,11 +444,49 @@ Dataset Location::open_dataset(const std::string& name) const {
   return Dataset(std::move(d), file_name_, child_path(name), checks_);
 }
 
+namespace {
+
+const char* element_name(FileElement as) {
+  switch (as) {
+    case FileElement::int8:
+      return "int8";
+    case FileElement::float16:
+      return "float16";
+    case FileElement::bfloat16:
+      return "bfloat16";
+    case FileElement::own:
+      break;
+  }
+  return "their own dtype";
+}
+
+// h5py's float16: IEEE half precision, little-endian.
+Handle half_type() {
+  Handle type(check_id(H5Tcopy(H5T_IEEE_F32LE), "H5Tcopy"));
+  check(H5Tset_fields(type.get(), 15, 10, 5, 0, 10), "H5Tset_fields");
+  check(H5Tset_size(type.get(), 2), "H5Tset_size");
+  check(H5Tset_ebias(type.get(), 15), "H5Tset_ebias");
+  return type;
+}
+
+// float32 values as 16-bit words of `as` (float16 or bfloat16), each rounded to it.
+std::vector<std::uint16_t> sixteen_bit_words(const Tensor& host, FileElement as) {
+  const float* v = host.data<float>();
+  std::vector<std::uint16_t> words(static_cast<std::size_t>(host.size()));
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    words[i] = as == FileElement::float16 ? float16_bits(round_to_float16(v[i])) : bfloat16_bits(round_to_bfloat16(v[i]));
+  }
+  return words;
+}
+
+}  // namespace
+
 Dataset Location::create_dataset(const std::string& name, const Tensor& value, FileElement as) {
   quiet();
   if (!value.defined()) throw ValueError("cannot write an undefined tensor to " + where(name));
-  if (as == FileElement::int8 && value.dtype() != DType::float32) {
-    throw ValueError("cannot write " + to_string(value.dtype()) + " values as int8 to " + where(name));
+  if (as != FileElement::own && value.dtype() != DType::float32) {
+    throw ValueError("cannot write " + to_string(value.dtype()) + " values as " + element_name(as) + " to " +
+                     where(name));
   }
   Handle space;
   if (value.rank() == 0) {
@@ -461,11 +500,29 @@ Dataset Location::create_dataset(const std::string& name, const Tensor& value, F
   }
   Handle lcpl(check_id(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate"));
   check(H5Pset_create_intermediate_group(lcpl.get(), 1), "H5Pset_create_intermediate_group");
-  const hid_t stored = as == FileElement::int8 ? H5T_STD_I8LE : file_type(value.dtype());
+  Handle sixteen_bits;  // float16's or bfloat16's type (h5py writes bfloat16 as 2-byte opaque elements)
+  if (as == FileElement::float16) sixteen_bits = half_type();
+  if (as == FileElement::bfloat16) sixteen_bits = Handle(check_id(H5Tcreate(H5T_OPAQUE, 2), "H5Tcreate"));
+  const hid_t stored = sixteen_bits.valid()          ? sixteen_bits.get()
+                       : as == FileElement::int8     ? H5T_STD_I8LE
+                                                     : file_type(value.dtype());
   Handle d(check_id(H5Dcreate2(handle_.get(), name.c_str(), stored, space.get(),
                                lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot create dataset " + where(name)));
-  if (value.size() > 0) {
+  if (as == FileElement::bfloat16) {  // how h5py marks ml_dtypes' bfloat16
+    Handle text(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"));
+    check(H5Tset_size(text.get(), H5T_VARIABLE), "H5Tset_size");
+    check(H5Tset_cset(text.get(), H5T_CSET_UTF8), "H5Tset_cset");
+    Handle scalar(check_id(H5Screate(H5S_SCALAR), "H5Screate"));
+    Handle attr(check_id(H5Acreate2(d.get(), "dtype", text.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         "cannot create attribute 'dtype' of " + where(name)));
+    const char* bfloat16 = "bfloat16";
+    check(H5Awrite(attr.get(), text.get(), &bfloat16), "cannot write attribute 'dtype' of " + where(name));
+  }
+  if (value.size() > 0 && (as == FileElement::float16 || as == FileElement::bfloat16)) {
+    const std::vector<std::uint16_t> words = sixteen_bit_words(value.to(Device{}), as);
+    check(H5Dwrite(d.get(), stored, H5S_ALL, H5S_ALL, H5P_DEFAULT, words.data()), "cannot write dataset " + where(name));
+  } else if (value.size() > 0) {
     // A model's variables may live on a GPU: the file is written from a copy on the host.
     const Tensor host = value.to(Device{});
     if (as == FileElement::int8) {
@@ -709,6 +766,32 @@ void Dataset::check_chunk_count(std::int64_t plist, const Shape& declared, std::
   }
 }
 
+Tensor Dataset::read_bfloat16(DType dtype, const std::string& where) const {
+  Handle type(check_id(H5Dget_type(handle_.get()), "cannot read the type of " + where));
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if ((cls != H5T_OPAQUE && cls != H5T_INTEGER) || H5Tget_size(type.get()) != 2) {
+    throw ValueError("dataset " + where + " is marked bfloat16 but holds " + type_name_of(type.get()) +
+                     ", expected 2-byte elements");
+  }
+  if (dtype != DType::float32) {
+    throw ValueError("dataset " + where + " holds bfloat16 values; reading them as " + to_string(dtype) +
+                     " would truncate them");
+  }
+  const Shape declared = shape();
+  check_storage_holds(declared, 2, where);
+  std::vector<std::uint16_t> words(static_cast<std::size_t>(declared.num_elements()));
+  if (!words.empty()) {
+    // The file's own type as the memory type: the bytes as they are (little-endian, as
+    // h5py writes them on x86).
+    check(H5Dread(handle_.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, words.data()),
+          "cannot read dataset " + where + " as bfloat16");
+  }
+  Tensor out(declared, DType::float32);
+  float* v = out.data<float>();
+  for (std::size_t i = 0; i < words.size(); ++i) v[i] = bfloat16_value(words[i]);
+  return out;
+}
+
 Tensor Dataset::read(DType dtype) const {
   quiet();
   const std::string where = "'" + file_name_ + "' at '" + path_ + "'";
@@ -719,11 +802,7 @@ Tensor Dataset::read(DType dtype) const {
     Handle type(check_id(H5Aget_type(attr.get()), "H5Aget_type"));
     if (H5Tget_class(type.get()) == H5T_STRING) {
       auto values = read_strings(handle_.get(), file_name_, "dtype", attr.get(), "'dtype' of " + where, *checks_);
-      if (values.size() == 1 && values[0] == "bfloat16") {
-        throw NotImplementedError("dataset " + where +
-                                  " holds bfloat16 values; Strata reads "
-                                  "float16, float32 and float64 weights");
-      }
+      if (values.size() == 1 && values[0] == "bfloat16") return read_bfloat16(dtype, where);
     }
   }
   H5Eclear2(H5E_DEFAULT);

@@ -56,10 +56,12 @@ enum class StringEncoding { utf8, ascii };
 class Group;
 class Dataset;
 
-// What a written dataset's elements are: the tensor's own dtype, or int8.
-enum class FileElement { own, int8 };
-// How files store a variable (int8 when Variable::saved_as_int8).
-inline FileElement stored_element(const Variable& v) { return v.saved_as_int8() ? FileElement::int8 : FileElement::own; }
+// What a written dataset's elements are: the tensor's own dtype, int8, IEEE half
+// precision, or bfloat16 (as h5py writes ml_dtypes' bfloat16: 2-byte opaque elements, the
+// attribute dtype = "bfloat16").
+using FileElement = Variable::Stored;
+// How files store a variable (Variable::stored_as).
+inline FileElement stored_element(const Variable& v) { return v.stored_as(); }
 
 // Where things live in the file: the file's root group or any group below it.
 class Location {
@@ -88,7 +90,8 @@ class Location {
   // dataspace), contiguous, uncompressed: what h5py writes for a NumPy array. A '/' in
   // `name` creates intermediate groups, as h5py does ("dense/kernel:0").
   // `as` int8: a float32 tensor of integers in [-128, 127] written as an int8 dataset (a
-  // quantized layer's kernel, Variable::saved_as_int8).
+  // quantized layer's kernel); float16 / bfloat16: a float32 tensor rounded to that format
+  // (Variable::stored_as).
   Dataset create_dataset(const std::string& name, const Tensor& value, FileElement as = FileElement::own);
 
   // --- attributes ---
@@ -148,13 +151,14 @@ class Dataset {
   std::string type_name() const;
   // Converts to `dtype` as HDF5 does (float64/float16 -> float32, any integer width ->
   // int64). Reading floating-point data as an integer dtype is a ValueError; bfloat16
-  // datasets (Keras's attr dtype="bfloat16") are NotImplementedError.
+  // datasets (Keras's attr dtype="bfloat16": 2-byte opaque elements) are widened to float32.
   Tensor read(DType dtype) const;
 
  private:
   friend class Location;
   void check_storage_holds(const Shape& declared, std::size_t element_bytes,
                            const std::string& where) const;
+  Tensor read_bfloat16(DType dtype, const std::string& where) const;
   void check_chunk_count(std::int64_t plist, const Shape& declared, std::uint64_t needed_bytes,
                          const std::string& where) const;
   Dataset(Handle handle, std::string file_name, std::string path, std::shared_ptr<FileChecks> checks)

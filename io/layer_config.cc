@@ -357,6 +357,8 @@ Layer layer_from_config(const json& entry, const ConfigContext& ctx) {
   const LayerConfigEntry* by_hand = hand_written(*k);
   Layer layer = by_hand ? by_hand->from_config(config, ctx) : described_from_config(*k, config, ctx);
   set_quantization_mode(layer.impl(), quantization_mode, policy, where);
+  // An InputLayer's "dtype" is its tensor's dtype, not a policy.
+  if (cls != "InputLayer") set_float_policy(layer.impl(), float_policy_of(policy), policy, where);
   if (config.contains("activity_regularizer") && !config["activity_regularizer"].is_null()) {
     layer.impl().activity_regularizer = regularizer_from_config(config["activity_regularizer"], where,
                                                                 "activity_regularizer");

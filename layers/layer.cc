@@ -94,6 +94,7 @@ KerasTensor::operator Layer() const {
 
 LayerImpl::LayerImpl(std::string class_name, std::string layer_name)
     : name(layer_name.empty() ? default_layer_name(class_name) : std::move(layer_name)),
+      dtype_policy(global_dtype_policy()),
       class_name_(std::move(class_name)) {}
 
 std::vector<Layer> LayerImpl::sublayers() const { return {}; }
@@ -103,6 +104,7 @@ Variable LayerImpl::add_weight(const std::string& weight_name, const Shape& shap
   layers::charge_weight(name + "/" + weight_name, shape);
   Variable v(name + "/" + weight_name, initializer(shape), weight_trainable);
   weights.push_back(v);
+  store_in_policy_dtype(v, dtype_policy);
   return v;
 }
 
@@ -178,11 +180,12 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
       }
       layer.built = true;
     }
-    // Trace on a scratch graph: shape errors surface now, at definition.
+    // Trace on a scratch graph, in the layer's dtype policy: shape errors surface now, at
+    // definition, and a policy the class (or this use of it) does not compute in.
     Graph scratch;
     std::vector<Output> placeholders;
     for (const auto& s : specs) placeholders.push_back(scratch.placeholder(s));
-    for (const auto& out : layer.call(scratch, placeholders)) out_specs.push_back(out.spec());
+    for (const auto& out : call_in_dtype_policy(layer, scratch, placeholders, {})) out_specs.push_back(out.spec());
   } catch (const ShapeError& e) {
     throw ShapeError(where + " cannot be called on input of shape " + shapes_of(specs) + ": " + e.what());
   } catch (const ValueError& e) {

@@ -12,6 +12,7 @@
 
 #include "core/graph.h"
 #include "core/variable.h"
+#include "layers/dtype_policy.h"
 #include "layers/constraints.h"
 #include "layers/initializers.h"
 #include "layers/regularizers.h"
@@ -105,6 +106,9 @@ class LayerImpl {
   // variables, quantized as Keras quantizes them, and quantization_mode set. Checks all
   // before it changes anything. Others throw Keras's NotImplementedError.
   virtual void quantize(const std::string& mode);
+  // How the class computes under a bfloat16 or float16 dtype policy (layers/dtype_policy.h);
+  // refused unless a class says otherwise.
+  virtual LowPrecisionForm low_precision_form() const { return LowPrecisionForm::refused; }
 
   std::string name;
   bool trainable = true;
@@ -122,6 +126,9 @@ class LayerImpl {
   // supports_quantization_mode accepts. Set before build (loading a file sets it from the
   // config's "dtype"); build then makes the quantized variables.
   std::string quantization_mode;
+  // Keras's float dtype policy ("float32", "mixed_bfloat16", ...; layers/dtype_policy.h):
+  // the global one (set_dtype_policy) when the layer is made, or its file's.
+  std::string dtype_policy;
   // Which recorded call of this layer is being traced or replayed (0 for the first).
   // Layers whose randomness must differ per call (Dropout) key on it; it does not
   // depend on names, so two identical programs build identical graphs.

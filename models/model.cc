@@ -106,7 +106,7 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
     LayerImpl& layer = c->layer.impl();
     layer.current_call = c->call_index;
     layer.current_arguments = c->arguments;
-    results[c.get()] = masked ? layer.call_masked(graph, ins, in_masks) : layer.call(graph, ins);
+    results[c.get()] = call_in_dtype_policy(layer, graph, ins, masked ? in_masks : std::vector<Output>{});
     // Keras's activity_regularizer: each output's penalty over its batch, a model loss.
     if (layer.activity_regularizer.defined()) {
       for (const Output& out : results[c.get()]) graph.add_loss(layer.activity_regularizer.activity_penalty(out));
@@ -320,7 +320,29 @@ History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) 
   return fit(std::vector<Tensor>{x}, std::vector<Tensor>{y}, options);
 }
 
+namespace {
+
+// Training under a bfloat16 or float16 policy is refused, naming the first such layer:
+// Keras computes the gradients in the compute dtype, rounds every update of a "bfloat16" /
+// "float16" variable and scales float16 losses (LossScaleOptimizer), none of which Strata
+// emulates yet (docs/precision.md). Its predictions are emulated.
+void refuse_low_precision_training(const Layer& layer, const char* what) {
+  for (const Layer& sub : layer.impl().sublayers()) {
+    if (compute_precision_of(sub.impl().dtype_policy) != ComputePrecision::float32 &&
+        sub.impl().low_precision_form() != LowPrecisionForm::not_applicable) {
+      throw NotImplementedError(std::string(what) + ": layer '" + sub.name() + "' computes under dtype policy '" +
+                                sub.impl().dtype_policy +
+                                "', whose training (gradients in that dtype, loss scaling) Strata does not emulate "
+                                "yet; predict, evaluate and save do (docs/precision.md)");
+    }
+    refuse_low_precision_training(sub, what);
+  }
+}
+
+}  // namespace
+
 History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y_in, const FitOptions& options) {
+  refuse_low_precision_training(*this, "fit");
   ModelImpl& m = model();
   auto hold = m.usage.exclusive("fit", m.name);
   CustomSteps* custom = custom_steps(m, "fit");
@@ -388,6 +410,7 @@ History Model::fit(const std::vector<Tensor>& x_in, const std::vector<Tensor>& y
 }
 
 History Model::fit(const Dataset& data, const FitOptions& options) {
+  refuse_low_precision_training(*this, "fit");
   ModelImpl& m = model();
   auto hold = m.usage.exclusive("fit", m.name);
   CustomSteps* custom = custom_steps(m, "fit");
@@ -732,6 +755,7 @@ std::map<std::string, float> Model::train_on_batch(const Tensor& x, const Tensor
 }
 
 std::map<std::string, float> Model::train_on_batch(const std::vector<Tensor>& x, const std::vector<Tensor>& y) {
+  refuse_low_precision_training(*this, "train_on_batch");
   auto hold = model().usage.exclusive("train_on_batch", name());
   if (CustomSteps* custom = custom_steps(model(), "train_on_batch")) {
     LabeledArrays batch = raw_arrays(x, y, Tensor());

@@ -49,6 +49,7 @@ class ModelImpl : public LayerImpl {
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return n == inputs.size(); }
   std::vector<Layer> sublayers() const override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::not_applicable; }
 
   // (Re)derives calls and layers from inputs/outputs; checks that names are unique.
   void set_graph(std::vector<KerasTensor> inputs, std::vector<KerasTensor> outputs);

@@ -5,6 +5,7 @@
 #include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
+#include "layers/core/low_precision_product.h"
 
 namespace strata::layers {
 
@@ -71,6 +72,18 @@ std::vector<Output> ConvImpl<Rank>::call(Graph& graph, const std::vector<Output>
   const auto pads = padding_amounts(options.padding, sizes, window_vec(kernel_size), strides, dilation);
   Output y;
   if constexpr (Rank == 2) {
+    if (graph.precision() != ComputePrecision::float32) {  // a bfloat16 or float16 policy
+      // bfloat16: a oneDNN-fused convolution, bias and activation, rounded once.
+      const bool fused = graph.precision() == ComputePrecision::bfloat16;
+      check_low_precision_activation(graph, options.activation, fused);
+      y = low_precision_product(graph, fused, x, graph.variable(kernel),
+                                options.use_bias ? graph.variable(bias) : Output{}, options.activation,
+                                [&](Output a, Output k) {
+                                  return ops::conv2d_bias_activation(a, k, Output{}, "",
+                                                                     {strides, dilation, pads, options.groups});
+                                });
+      return {cf ? to_channels_first(y) : y};
+    }
     // Bias and relu run inside the 2-D kernel; other activations follow as their own ops.
     const bool fused_relu = options.activation == "relu";
     y = ops::conv2d_bias_activation(x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},

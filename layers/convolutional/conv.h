@@ -58,6 +58,10 @@ class ConvImpl : public LayerImpl {
   ConvImpl(std::int64_t filters, Window<Rank> kernel_size, ConvOptions<Rank> options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // Conv2D's bfloat16 and float16 forms (checked against Keras); Conv1D's and Conv3D's not yet.
+  LowPrecisionForm low_precision_form() const override {
+    return Rank == 2 ? LowPrecisionForm::low_precision : LowPrecisionForm::refused;
+  }
 
   std::int64_t filters;
   Window<Rank> kernel_size;

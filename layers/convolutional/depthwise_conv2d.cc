@@ -4,6 +4,7 @@
 #include "core/ops.h"
 #include "core/ops/conv_ops.h"
 #include "layers/activations.h"
+#include "layers/core/low_precision_product.h"
 
 namespace strata::layers {
 
@@ -42,6 +43,20 @@ std::vector<Output> DepthwiseConv2DImpl::call(Graph& graph, const std::vector<Ou
   const bool cf = is_channels_first(options.data_format);
   expect_spatial_input(inputs[0], 4, cf ? "(batch, channels, rows, cols)" : "(batch, rows, cols, channels)");
   Output x = cf ? to_channels_last(inputs[0]) : inputs[0];
+  if (graph.precision() == ComputePrecision::float16) {
+    throw NotImplementedError("in float16 Keras's TensorFlow backend rounds the sum after each kernel tap, which "
+                              "Strata does not emulate yet (bfloat16 it does; docs/precision.md)");
+  }
+  if (graph.precision() == ComputePrecision::bfloat16) {  // a oneDNN-fused convolution, rounded once
+    check_low_precision_activation(graph, options.activation, true);
+    Output y = low_precision_product(graph, true, x, graph.variable(depthwise_kernel),
+                                     options.use_bias ? graph.variable(bias) : Output{}, options.activation,
+                                     [&](Output a, Output k) {
+                                       return depthwise_conv2d(a, k, options.padding, options.strides,
+                                                               options.dilation_rate);
+                                     });
+    return {cf ? to_channels_first(y) : y};
+  }
   Output y = depthwise_conv2d(x, graph.variable(depthwise_kernel), options.padding, options.strides,
                               options.dilation_rate);
   if (options.use_bias) y = ops::add(y, graph.variable(bias));

@@ -43,6 +43,7 @@ class DepthwiseConv2DImpl : public LayerImpl {
   DepthwiseConv2DImpl(IntPair kernel_size, DepthwiseConv2DOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
 
   IntPair kernel_size;
   DepthwiseConv2DOptions options;

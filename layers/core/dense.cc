@@ -4,6 +4,7 @@
 #include "core/ops.h"
 #include "layers/activations.h"
 #include "layers/core/int8_quantization.h"
+#include "layers/core/low_precision_product.h"
 
 namespace strata::layers {
 
@@ -25,7 +26,7 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
   if (quantization_mode == "int8") {
     // Keras's int8 build: the kernel has neither regularizer nor constraint (it is not trained).
     kernel = add_weight("kernel", Shape{in, units}, "zeros", false);
-    kernel.set_saved_as_int8(true);
+    kernel.set_stored_as(Variable::Stored::int8);
   } else {
     kernel = add_weight("kernel", Shape{in, units}, options.kernel_initializer,
                         {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
@@ -54,6 +55,13 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
     if (options.use_bias) y = ops::add(y, graph.variable(bias));
     return {activations::apply(options.activation, y)};
   }
+  if (graph.precision() != ComputePrecision::float32) {  // a bfloat16 or float16 policy
+    const bool fused = fused_like_onednn(graph, x.shape().rank());
+    check_low_precision_activation(graph, options.activation, fused);
+    return {low_precision_product(graph, fused, x, graph.variable(kernel),
+                                  options.use_bias ? graph.variable(bias) : Output{}, options.activation,
+                                  [](Output a, Output k) { return ops::dense(a, k); })};
+  }
   // Bias and relu run inside the dense op; other activations follow as their own ops.
   const bool fused_relu = options.activation == "relu";
   Output y = ops::dense(x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},
@@ -69,7 +77,7 @@ void DenseImpl::quantize(const std::string& mode) {
   weights.clear();
   kernel = add_weight("kernel", q.values.shape(), "zeros", false);
   kernel.assign(q.values);
-  kernel.set_saved_as_int8(true);
+  kernel.set_stored_as(Variable::Stored::int8);
   if (options.use_bias) weights.push_back(bias);
   kernel_scale = add_weight("kernel_scale", Shape{units}, "ones", false);
   kernel_scale.assign(q.scale.reshaped(Shape{units}));

@@ -45,6 +45,7 @@ class DenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // Keras's Dense.quantize("int8"): the kernel quantized per unit (AbsMaxQuantizer over axis
   // 0), stored as kernel (int8, not trainable) and kernel_scale (units,); the bias stays.
   void quantize(const std::string& mode) override;

@@ -9,6 +9,7 @@
 #include "core/ops/array_ops.h"
 #include "layers/activations.h"
 #include "layers/core/int8_quantization.h"
+#include "layers/core/low_precision_product.h"
 
 namespace strata::layers {
 
@@ -229,7 +230,7 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   if (quantization_mode == "int8") {
     check_int8_equation();
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros", false);
-    kernel.set_saved_as_int8(true);
+    kernel.set_stored_as(Variable::Stored::int8);
   } else if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
     kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
@@ -300,7 +301,7 @@ void EinsumDenseImpl::quantize(const std::string& mode) {
   weights.clear();
   kernel = add_weight("kernel", q.values.shape(), "zeros", false);
   kernel.assign(q.values);
-  kernel.set_saved_as_int8(true);
+  kernel.set_stored_as(Variable::Stored::int8);
   if (options.bias_axes) weights.push_back(bias);
   kernel_scale = add_weight("kernel_scale", scale_shape, "ones", false);
   kernel_scale.assign(scale);
@@ -361,6 +362,14 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
     column_scale = ops::reshape(column_scale, {kept_size});
     y = to_output(ops::dense_int8(x, k, column_scale));
     y = with_dequantized_gradient(y, ops::div(to_output(ops::matmul(x, k)), k_scale));
+  } else if (graph.precision() != ComputePrecision::float32) {  // a bfloat16 or float16 policy
+    // A product of matrices (rank-2 input and output) is a MatMul to TensorFlow, fused as
+    // Dense's; any other a batched product, each op rounded.
+    const bool fused = fused_like_onednn(graph, inputs[0].shape().rank()) && letters.output.size() == 2;
+    check_low_precision_activation(graph, options.activation, fused);
+    return {low_precision_product(graph, fused, x, k, options.bias_axes ? graph.variable(bias) : Output{},
+                                  options.activation,
+                                  [&](Output a, Output kr) { return to_output(ops::matmul(a, kr)); })};
   } else {
     y = to_output(ops::matmul(x, k));
   }

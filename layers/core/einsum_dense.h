@@ -65,6 +65,7 @@ class EinsumDenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // Keras's EinsumDense.quantize("int8"): the kernel quantized over its summed axes (one
   // scale per kept kernel position, laid out as kernel_scale), the bias kept.
   void quantize(const std::string& mode) override;

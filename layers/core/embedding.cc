@@ -20,7 +20,7 @@ EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, 
 void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
   if (quantization_mode == "int8") {  // Keras's int8 build: neither regularizer nor constraint
     embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, "zeros", false);
-    embeddings.set_saved_as_int8(true);
+    embeddings.set_stored_as(Variable::Stored::int8);
     embeddings_scale = add_weight("embeddings_scale", Shape{input_dim}, "ones", false);
     return;
   }
@@ -51,7 +51,7 @@ void EmbeddingImpl::quantize(const std::string& mode) {
   weights.clear();
   embeddings = add_weight("embeddings", q.values.shape(), "zeros", false);
   embeddings.assign(q.values);
-  embeddings.set_saved_as_int8(true);
+  embeddings.set_stored_as(Variable::Stored::int8);
   embeddings_scale = add_weight("embeddings_scale", Shape{input_dim}, "ones", false);
   embeddings_scale.assign(q.scale.reshaped(Shape{input_dim}));
   quantization_mode = mode;

@@ -40,6 +40,7 @@ class EmbeddingImpl : public LayerImpl {
   EmbeddingImpl(std::int64_t input_dim, std::int64_t output_dim, EmbeddingOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
   bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }

@@ -20,6 +20,7 @@ class ElementwiseMergeImpl : public LayerImpl {
   enum class Kind { add, subtract, multiply, average, maximum, minimum };
   ElementwiseMergeImpl(std::string class_name, Kind kind, MergeOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
   bool accepts_input_count(std::size_t n) const override { return kind == Kind::subtract ? n == 2 : n >= 2; }

@@ -84,6 +84,7 @@ class BatchNormalizationImpl : public LayerImpl, public TakesTensorArguments {
   explicit BatchNormalizationImpl(BatchNormalizationOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::float32_rounded_inputs; }
   std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
                                   const std::vector<Output>& masks) override;
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,

@@ -46,6 +46,7 @@ class LayerNormalizationImpl : public LayerImpl {
   explicit LayerNormalizationImpl(LayerNormalizationOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::float32_inside; }
 
   LayerNormalizationOptions options;
   Variable gamma, beta;

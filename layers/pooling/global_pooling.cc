@@ -43,6 +43,10 @@ std::vector<Output> GlobalPoolingImpl::call_masked(Graph& graph, const std::vect
   const bool channels_first = is_channels_first(options.data_format);
   const std::int64_t steps_axis = channels_first ? 2 : 1;
   const Output given = mask_argument_or_input_mask(call, masks);
+  if (given.valid() && graph.precision() != ComputePrecision::float32) {
+    throw NotImplementedError("a masked mean under dtype policy '" + dtype_policy +
+                              "' (Keras's sums in the compute dtype) is not emulated yet (docs/precision.md)");
+  }
   if (!given.valid()) return {ops::reduce_mean(x, {steps_axis}, options.keepdims)};
   Output mask = given.dtype() == x.dtype() ? given : ops::cast(given, x.dtype());
   mask = ops::expand_dims(mask, channels_first ? 1 : 2);

@@ -26,6 +26,7 @@ class GlobalPoolingImpl : public LayerImpl, public TakesTensorArguments {
  public:
   GlobalPoolingImpl(std::string class_name, bool max, int spatial_rank, GlobalPoolingOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // GlobalAveragePooling1D averages over the steps its mask keeps, as Keras does: the mask
   // passed with the call (Keras's call(inputs, mask), where Keras 3 files record an
   // Embedding's mask), else its input's (Embedding with mask_zero, Masking); the other

@@ -40,6 +40,11 @@ class PoolingImpl : public LayerImpl {
  public:
   PoolingImpl(std::string class_name, bool max, Window<Rank> pool_size, PoolingOptions<Rank> options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // Max pooling commutes with rounding; average pooling's low-precision sums are not checked
+  // against Keras yet.
+  LowPrecisionForm low_precision_form() const override {
+    return max ? LowPrecisionForm::low_precision : LowPrecisionForm::refused;
+  }
 
   bool max;
   Window<Rank> pool_size;

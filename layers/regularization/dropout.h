@@ -31,6 +31,7 @@ class DropoutImpl : public LayerImpl {
  public:
   DropoutImpl(double rate, DropoutOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   double rate;
   std::uint64_t seed;  // options.seed, or drawn
   DropoutOptions options;

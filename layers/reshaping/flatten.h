@@ -15,6 +15,7 @@ class FlattenImpl : public LayerImpl {
  public:
   explicit FlattenImpl(FlattenOptions options_) : LayerImpl("Flatten", options_.name), options(std::move(options_)) {}
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
 
   FlattenOptions options;
 };

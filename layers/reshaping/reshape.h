@@ -16,6 +16,7 @@ class ReshapeImpl : public LayerImpl {
  public:
   ReshapeImpl(Shape target_shape, ReshapeOptions options);
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   Shape target_shape;
   ReshapeOptions options;
 };

@@ -118,16 +118,30 @@ const std::map<std::string, std::string>& not_compilable() {
       // ops.sum over every axis, the batch included: a scalar output, which no loss reduces.
       {"op_layers/sum_all.keras", "out of range for rank 0"},
       // Dtype policies Strata does not load yet (issue #39; quantize_golden_test checks the refusals).
-      {"quantized/bfloat16_mlp.keras", "'bfloat16' policies are not emulated yet"},
-      {"quantized/float16_mlp.h5", "'float16' policies are not emulated yet"},
-      {"quantized/float16_mlp.keras", "'float16' policies are not emulated yet"},
-      {"quantized/mixed_bfloat16_mlp.h5", "'mixed_bfloat16' policies are not emulated yet"},
-      {"quantized/mixed_bfloat16_mlp.keras", "'mixed_bfloat16' policies are not emulated yet"},
       {"quantized/float8_mlp.keras", "'QuantizedFloat8DTypePolicy' is not among them"},
       {"quantized/int4_mlp.h5", "'Int4DTypePolicy' is not among them"},
       {"quantized/int4_mlp.keras", "'Int4DTypePolicy' is not among them"},
       {"quantized/int4_tokens.h5", "'Int4DTypePolicy' is not among them"},
       {"quantized/int4_tokens.keras", "'Int4DTypePolicy' is not among them"},
+      // bfloat16 / float16 computations Strata does not emulate (mixed_precision_files_test).
+      {"mixed_precision/mixed_bfloat16_einsum.keras", "Activation 'gelu'"},
+      {"mixed_precision/mixed_bfloat16_attention.keras", "MultiHeadAttention 'mha'"},
+      {"mixed_precision/bfloat16_einsum.keras", "Activation 'gelu'"},
+      {"mixed_precision/bfloat16_attention.keras", "MultiHeadAttention 'mha'"},
+      {"mixed_precision/mixed_float16_einsum.keras", "Activation 'gelu'"},
+      {"mixed_precision/mixed_float16_attention.keras", "MultiHeadAttention 'mha'"},
+      {"mixed_precision/float16_einsum.keras", "Activation 'gelu'"},
+      {"mixed_precision/float16_attention.keras", "MultiHeadAttention 'mha'"},
+      {"mixed_precision/mixed_float16_dense.keras", "activation 'sigmoid'"},
+      {"mixed_precision/mixed_float16_dense.h5", "activation 'sigmoid'"},
+      {"mixed_precision/mixed_float16_float32_output.keras", "activation 'sigmoid'"},
+      {"mixed_precision/mixed_float16_conv.keras", "after each kernel tap"},
+      {"mixed_precision/mixed_float16_conv.h5", "after each kernel tap"},
+      {"mixed_precision/float16_dense.keras", "activation 'sigmoid'"},
+      {"mixed_precision/float16_dense.h5", "activation 'sigmoid'"},
+      {"mixed_precision/float16_float32_output.keras", "activation 'sigmoid'"},
+      {"mixed_precision/float16_conv.keras", "after each kernel tap"},
+      {"mixed_precision/float16_conv.h5", "after each kernel tap"},
   };
   return files;
 }

@@ -131,7 +131,7 @@ TEST_P(QuantizeApi, KernelsAndScalesAreKerasBitForBit) {
   for (std::size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].path(), want[i].path());
     EXPECT_EQ(got[i].trainable(), want[i].trainable()) << got[i].path();
-    EXPECT_EQ(got[i].saved_as_int8(), want[i].saved_as_int8()) << got[i].path();
+    EXPECT_EQ(got[i].stored_as(), want[i].stored_as()) << got[i].path();
     expect_equal_values(got[i].value(), want[i].value(), got[i].path());
   }
   for (const Layer& layer : ours.layers()) {
