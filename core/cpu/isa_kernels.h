@@ -89,6 +89,15 @@ void gemv_row(std::int64_t n, std::int64_t k, const float* a, std::int64_t inc_a
 }  // namespace avx2
 
 namespace avx512 {
+// AVX-512 BF16's vdpbf16ps (compiled with -mavx512bf16; bf16_gemm.h): C's columns of
+// panels [first, last) (32 columns each, `panel_words` 16-bit words apart) for the m rows
+// of packed A (`pairs` 32-bit bfloat16 pairs a row).
+void bf16_gemm_panels(std::int64_t m, const std::uint32_t* a, std::int64_t pairs, const std::uint16_t* b,
+                      std::int64_t panel_words, std::int64_t n, std::int64_t first, std::int64_t last, float* c,
+                      std::int64_t ldc);
+// Rows [first, last) of A (k floats, lda apart) rounded to bfloat16 pairs, `pairs` a row.
+void bf16_pack_rows(std::int64_t first, std::int64_t last, const float* a, std::int64_t lda, std::int64_t k,
+                    std::int64_t pairs, std::uint32_t* out);
 // AVX-512 VNNI's vpdpbusd (compiled with -mavx512vnni): panels of 32 columns, k in fours.
 void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
                       std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,

@@ -1,0 +1,89 @@
+// strata_bf16_gemm: the bfloat16 product (cpu::gemm_bf16, issue #39) against Strata's
+// float32 product of the same shape (cpu::gemm_prepacked), both with B packed once as a
+// layer's weights are, on two threads. Per shape, rounds alternate the two; each round's
+// best of 5 calls, then the median round and the spread of the ratios over rounds. Prints
+// the paths taken (STRATA_CPU_ISA=avx2 forces the float path for both).
+//   build/bench/strata_bf16_gemm [rounds, default 7]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include "core/cpu/bf16_gemm.h"
+#include "core/cpu/cpu_isa.h"
+#include "core/cpu/gemm.h"
+#include "core/cpu/packed_gemm.h"
+#include "core/cpu/parallel.h"
+
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+  const char* what;
+};
+
+// The bench's MLP at batch 32 and 128, a Transformer block's feed-forward layer and a
+// square product.
+constexpr Shape kShapes[] = {{32, 256, 784, "MLP layer 1, batch 32"}, {128, 256, 784, "MLP layer 1, batch 128"},
+                             {128, 256, 256, "MLP layer 2, batch 128"}, {64, 1024, 256, "FFN up, 64 tokens"},
+                             {64, 256, 1024, "FFN down, 64 tokens"},    {512, 1024, 1024, "512x1024x1024"}};
+
+double best_seconds(const std::function<void()>& call, int calls) {
+  double best = 1e30;
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace strata;
+  const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
+  constexpr int kThreads = 2, kCalls = 5;
+  cpu::set_num_threads(kThreads);
+  std::printf("bfloat16 path: %s; float path: %s\n", cpu::bf16_path_name(cpu::bf16_path()),
+              cpu::kernel_isa_description().c_str());
+  std::printf("%-24s %10s %10s  %-22s\n", "shape (m x n x k)", "bf16 us", "f32 us", "f32/bf16 (min-max)");
+  for (const Shape& s : kShapes) {
+    std::vector<float> a(static_cast<std::size_t>(s.m * s.k)), b(static_cast<std::size_t>(s.k * s.n)),
+        c(static_cast<std::size_t>(s.m * s.n));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i * 37 % 255) / 127.f - 1.f;
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i * 91 % 255) / 127.f - 1.f;
+    const cpu::Bf16PackedB packed16(s.k, s.n, b.data(), s.n);
+    cpu::PackedB packedf;
+    const bool float_packed = cpu::packed_gemm_available();
+    if (float_packed) packedf.pack(false, s.k, s.n, b.data(), s.n);
+    auto bf16_call = [&] { cpu::gemm_bf16(s.m, a.data(), s.k, packed16, c.data(), s.n); };
+    auto float_call = [&] {
+      if (float_packed) {
+        cpu::gemm_prepacked(s.m, a.data(), s.k, packedf, c.data(), s.n);
+      } else {
+        cpu::gemm(false, false, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c.data(), s.n);
+      }
+    };
+    std::vector<double> t16, tf, ratio;
+    for (int r = 0; r < rounds; ++r) {
+      t16.push_back(best_seconds(bf16_call, kCalls));
+      tf.push_back(best_seconds(float_call, kCalls));
+      ratio.push_back(tf.back() / t16.back());
+    }
+    char shape[64], range[48];
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
+                  static_cast<long long>(s.k));
+    std::snprintf(range, sizeof range, "%.2f (%.2f-%.2f)", median(ratio), *std::min_element(ratio.begin(), ratio.end()),
+                  *std::max_element(ratio.begin(), ratio.end()));
+    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6, range, s.what);
+  }
+  return 0;
+}
