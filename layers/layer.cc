@@ -199,6 +199,14 @@ std::vector<KerasTensor> Layer::call_with(const std::vector<KerasTensor>& inputs
   return outs;
 }
 
+void Layer::set_dtype_policy(const std::string& policy) const {
+  if (!is_float_dtype_policy(policy)) {
+    throw ValueError("layer '" + name() + "': dtype policy '" + policy +
+                     "' is not one Strata computes in (float32, mixed_bfloat16, bfloat16, mixed_float16, float16)");
+  }
+  impl().dtype_policy = policy;
+}
+
 void Layer::set_trainable(bool trainable) const {
   impl().trainable = trainable;
   for (const auto& sub : impl().sublayers()) sub.set_trainable(trainable);

@@ -172,6 +172,12 @@ class Layer {
   bool trainable() const { return impl().trainable; }
   void set_trainable(bool trainable) const;
   bool built() const { return impl().built; }
+  // Keras's `layer.dtype_policy` and its setter (layers/dtype_policy.h): "float32",
+  // "mixed_bfloat16", "bfloat16", "mixed_float16" or "float16" (ValueError for others), as
+  // Keras's guide gives a model's output layer "float32" under a mixed global policy. Set
+  // it before the layer is first called; weights it already has keep their storage.
+  const std::string& dtype_policy() const { return impl().dtype_policy; }
+  void set_dtype_policy(const std::string& policy) const;
 
   // All weights: the layer's own in creation order, then each nested layer's (Keras 3's order).
   std::vector<Variable> weights() const;

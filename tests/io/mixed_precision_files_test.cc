@@ -226,6 +226,17 @@ TEST(MixedPrecisionApi, SetDtypePolicyMakesLayersComputeInItAndOtherClassesAreRe
   Model hidden(in, h);
   for (float v : hidden.predict(x).to_vector<float>()) EXPECT_EQ(v, round_to_bfloat16(v)) << v;
   EXPECT_THROW(set_dtype_policy("float64"), ValueError);
+  // Keras's guide: a float32 output layer under a mixed global policy, by the layer's setter.
+  set_dtype_policy("mixed_float16");
+  const layers::Dense head(3);
+  head.set_dtype_policy("float32");
+  set_dtype_policy("float32");
+  EXPECT_EQ(head.dtype_policy(), "float32");
+  EXPECT_THROW(head.set_dtype_policy("int8"), ValueError);
+  Model with_head(in, head(h));
+  bool any_unrounded = false;
+  for (float v : with_head.predict(x).to_vector<float>()) any_unrounded = any_unrounded || v != round_to_bfloat16(v);
+  EXPECT_TRUE(any_unrounded) << "the float32 head's outputs are all bfloat16 values";
   set_dtype_policy("float16");
   const layers::Dense pure(2);
   EXPECT_EQ(pure.impl().weights.size(), 0u);
