@@ -90,13 +90,14 @@ int main(int argc, char** argv) {
   int steps = 20;
   int threads = 1;
   bool predict_one = false, predict = false;
-  std::string file, input, quantize;
+  std::string file, input, quantize, dtype_policy = "float32";
   cli::Flags flags("Runs Strata training steps (or batch-1 predictions) of a benchmark model, for profilers.");
   flags.add("model", &model_name, "mlp, lstm, bilstm, cnn, transformer, resnet20, mobilenet_small or tiny (the MLP at 4 units)")
       .add("steps", &steps, "training steps (or predictions) after one warm-up step")
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training")
       .add("predict", &predict, "time predict_on_batch of the workload's batch instead of training")
+      .add("dtype_policy", &dtype_policy, "the policy the model's layers are made under (mixed_bfloat16, ...; predictions only)")
       .add("quantize", &quantize, "model.quantize(MODE) before timing (\"int8\"), as bench/run's int8 section")
       .add("file", &file, "instead of --model: time predict_on_batch of this model file (.keras, .h5)...")
       .add("input", &input, "...on this batch (.npy)");
@@ -119,7 +120,9 @@ int main(int argc, char** argv) {
                   static_cast<long long>(x.shape()[0]), seconds, 1e6 * seconds / steps);
       return 0;
     }
+    set_dtype_policy(dtype_policy);
     Workload w = make_workload(model_name);
+    set_dtype_policy("float32");
     if (!quantize.empty()) w.model.quantize(quantize);
     const std::int64_t rows = predict_one ? 1 : w.batch_size;
     Tensor x = random_batch(w.sample, rows, 1);

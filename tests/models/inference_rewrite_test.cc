@@ -363,6 +363,38 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
   }
 }
 
+// An emulated bfloat16 Dense (layers/dtype_policy.h): its product of rounded operands is
+// marked for the bfloat16 GEMM in CPU programs, its rounded kernel is computed once for
+// many predictions, and the answer is the unrewritten one within one bfloat16 unit (the
+// same exact products summed in another order, the output rounded to bfloat16).
+TEST(InferenceRewriteGraph, MarksBfloat16ProductsForTheBfloat16Gemm) {
+  set_random_seed(5);
+  set_dtype_policy("mixed_bfloat16");
+  const KerasTensor in = Input({64});
+  const KerasTensor out = layers::Dense(32, {.activation = "relu"})(in);
+  set_dtype_policy("float32");
+  Model m(in, out);
+  std::mt19937 rng(8);
+  const Tensor x = random_tensor(Shape{8, 64}, rng, -2.f, 2.f);
+  const Tensor got = m.predict(x);
+  const CompiledModel& c = inference_of(m);
+  EXPECT_EQ(c.inference_rewrites().bfloat16_products, 1);
+  const auto a = got.to_vector<float>(), b = unrewritten_predict(m, x)[0].to_vector<float>();
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], std::fabs(b[i]) * 0x1p-8f) << i;
+  int rounded_kernel = -1;
+  for (int id : c.predict_program().execution_order()) {
+    const Node& node = c.graph().node(id);
+    if (node.op == "round_to_bfloat16" && c.graph().node(node.inputs[0].node).op == "variable" &&
+        node.inputs[0].shape().rank() == 2) {
+      rounded_kernel = id;
+    }
+  }
+  ASSERT_GE(rounded_kernel, 0);
+  m.predict(x);
+  m.predict(x);
+  EXPECT_EQ(c.predict_program().executions(rounded_kernel), 1) << "the kernel is rounded once for many predictions";
+}
+
 // An update is a root with no outputs; its copy onto rewritten inputs must stand for it,
 // or every pass finds the old graph's patterns again (a bias add after a convolution
 // that feeds a stateful layer's carried state looped forever).

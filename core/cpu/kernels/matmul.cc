@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cpu/aligned_buffer.h"
+#include "core/cpu/bf16_gemm.h"
 #include "core/cpu/dense_pair.h"
 #include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/gemm.h"
@@ -36,6 +37,49 @@ void matmul_kernel(KernelContext& ctx) {
   cpu::gemm(ta, tb, m, n, k, a.data<float>(), ac, b.data<float>(), bc, out.data<float>(), n);
 }
 
+// A dense product marked for the bfloat16 GEMM (core/inference_rewrite.h, 5.): its kernel,
+// already rounded to bfloat16, packed once per value (it is computed from variables alone,
+// once per change of the weights).
+struct Bf16DenseState final : KernelCache {
+  const Bf16PackedB& packed_for(const Tensor& kernel, std::int64_t k, std::int64_t n) {
+    const Tensor::Version version = kernel.version();
+    if (!packed_once || version != seen || packed.k() != k || packed.n() != n || packed.path() != bf16_path()) {
+      packed = Bf16PackedB(k, n, kernel.data<float>(), n);
+      seen = version;
+      packed_once = true;
+    }
+    return packed;
+  }
+  Bf16PackedB packed;
+  Tensor::Version seen;
+  bool packed_once = false;
+};
+
+// act(x · kernel + bias) of bfloat16 operands on the bfloat16 GEMM, where the CPU has
+// AVX-512 BF16; false where it does not (the float GEMM computes the same products).
+bool dense_bf16(KernelContext& ctx, std::int64_t rows, std::int64_t in, std::int64_t units, const float* bias,
+                bool relu, float* y) {
+  const std::string* operands = ctx.node.attrs.find<std::string>("operands");
+  if (!operands || *operands != "bfloat16" || bf16_path() != Bf16Path::kAvx512Bf16 || rows < 2) return false;
+  if (!ctx.cache || !dynamic_cast<Bf16DenseState*>(ctx.cache.get())) ctx.cache = std::make_unique<Bf16DenseState>();
+  auto& state = static_cast<Bf16DenseState&>(*ctx.cache);
+  gemm_bf16(rows, ctx.input(0).data<float>(), in, state.packed_for(ctx.input(1), in, units), y, units);
+  if (bias || relu) {
+    parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t r = first; r < last; ++r) {
+        float* out = y + r * units;
+        if (bias) {
+          for (std::int64_t j = 0; j < units; ++j) out[j] += bias[j];
+        }
+        if (relu) {
+          for (std::int64_t j = 0; j < units; ++j) out[j] = out[j] > 0.f ? out[j] : 0.f;
+        }
+      }
+    }, threshold_for(units));
+  }
+  return true;
+}
+
 void dense_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& kernel = ctx.input(1);
@@ -44,6 +88,7 @@ void dense_kernel(KernelContext& ctx) {
   auto [rows, in] = ops::as_matrix(x.shape());
   const std::int64_t units = kernel.shape()[1];
   float* y = ctx.output(0).data<float>();
+  if (dense_bf16(ctx, rows, in, units, bias, relu, y)) return;
   if (rows == 1 && units * in < cpu::kGemvParallelMacs && cpu::gemv_available()) {
     // A small batch-1 layer (the MLP's 10-class head): one thread, bias and relu on the
     // registers before the store.
