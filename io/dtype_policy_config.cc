@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "layers/core/int4_quantization.h"
 
 namespace strata::io {
 
@@ -34,6 +35,19 @@ const json& policy_config(const json& value, const std::vector<std::string>& key
     }
   }
   return config;
+}
+
+// Keras's Int4DTypePolicy: sub-channel modes ("int4/<block>") over float32; the
+// per-channel "int4" is refused.
+std::string int4_mode_of(const json& value, const std::string& where) {
+  const json& config = policy_config(value, {"mode", "source_name"}, where);
+  const std::string mode = config.contains("mode") && config["mode"].is_string() ? config["mode"].get<std::string>() : "";
+  const json source = config.value("source_name", json("float32"));
+  if (!layers::int4_block_of(mode)) {
+    refuse_dtype_policy(value, where, "Strata loads Keras's sub-channel int4 (\"int4/<block>\") only");
+  }
+  if (source != "float32") refuse_dtype_policy(value, where, "int4 layers over a " + source.dump() + " policy");
+  return mode;
 }
 
 std::string quantized_mode_of(const json& value, const std::string& where) {
@@ -94,9 +108,10 @@ std::string quantization_mode_of(const json& value, const std::string& where) {
   }
   const std::string cls = value["class_name"].get<std::string>();
   if (cls == "QuantizedDTypePolicy") return quantized_mode_of(value, where);
+  if (cls == "Int4DTypePolicy") return int4_mode_of(value, where);
   if (cls != "DTypePolicy" && cls != "Policy") {
-    refuse_dtype_policy(value, where, "Strata loads float32 policies and int8 QuantizedDTypePolicy; '" + cls +
-                                          "' is not among them");
+    refuse_dtype_policy(value, where, "Strata loads float policies, int8 QuantizedDTypePolicy and sub-channel "
+                                      "Int4DTypePolicy; '" + cls + "' is not among them");
   }
   const json& config = policy_config(value, {"name"}, where);
   return quantization_mode_of(config.value("name", json("float32")), where);
@@ -126,7 +141,10 @@ void set_float_policy(LayerImpl& layer, const std::string& policy, const json& d
 
 void check_quantization_config(const json& config, const std::string& mode, const std::string& where) {
   if (config.is_null()) return;
-  if (mode == "int8" && without_bookkeeping(config) == without_bookkeeping(quantization_config_of(mode))) return;
+  if ((mode == "int8" || layers::int4_block_of(mode)) &&
+      without_bookkeeping(config) == without_bookkeeping(quantization_config_of(mode))) {
+    return;
+  }
   throw NotImplementedError(where + ": 'quantization_config' = " + config.dump() + " is not supported (Strata " +
                             "computes " + mode + " layers with Keras's default quantizers only; see " +
                             "docs/precision.md)");
@@ -148,6 +166,12 @@ json dtype_policy_config(const LayerImpl& layer) {
                 {"config", json{{"name", layer.dtype_policy.empty() ? "float32" : layer.dtype_policy}}},
                 {"registered_name", nullptr}};
   }
+  if (layers::int4_block_of(layer.quantization_mode)) {
+    return json{{"module", "keras.dtype_policies"},
+                {"class_name", "Int4DTypePolicy"},
+                {"config", json{{"mode", layer.quantization_mode}, {"source_name", "float32"}}},
+                {"registered_name", nullptr}};
+  }
   return json{{"module", "keras.dtype_policies"},
               {"class_name", "QuantizedDTypePolicy"},
               {"config", json{{"mode", layer.quantization_mode}, {"source_name", "float32"}}},
@@ -155,6 +179,12 @@ json dtype_policy_config(const LayerImpl& layer) {
 }
 
 json quantization_config_of(const std::string& mode) {
+  if (const auto block = layers::int4_block_of(mode)) {
+    return json{{"module", "keras.quantizers"},
+                {"class_name", "Int4QuantizationConfig"},
+                {"config", json{{"weight_quantizer", nullptr}, {"activation_quantizer", nullptr}, {"block_size", *block}}},
+                {"registered_name", nullptr}};
+  }
   if (mode != "int8") throw ValueError("no quantization config for mode '" + mode + "'");
   return json{{"module", "keras.quantizers"},
               {"class_name", "Int8QuantizationConfig"},

@@ -23,6 +23,18 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
   }
   std::int64_t in = s.dims().back();
   if (in == kUnknownDim) throw ShapeError("the last dimension of the input must be known, got " + s.to_string());
+  if (const auto block = int4_block_of(quantization_mode)) {  // Keras's int4 build, in its order
+    const AddFrozenWeight add = [this](const std::string& n, const Shape& s, const std::string& init) {
+      return add_weight(n, s, init, false);
+    };
+    add_int4_kernel(add, int4, "kernel", in, units);
+    if (options.use_bias) {
+      bias = add_weight("bias", Shape{units}, options.bias_initializer,
+                        {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+    }
+    add_int4_groups(add, int4, "kernel", *block);
+    return;
+  }
   if (quantization_mode == "int8") {
     // Keras's int8 build: the kernel has neither regularizer nor constraint (it is not trained).
     kernel = add_weight("kernel", Shape{in, units}, "zeros", false);
@@ -40,7 +52,7 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
 
 std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
   const Output& x = inputs[0];
-  std::int64_t expected = kernel.shape()[0];
+  std::int64_t expected = int4.packed.defined() ? int4.rows : kernel.shape()[0];
   if (x.shape().rank() < 2 || x.shape().dims().back() != expected) {
     throw ShapeError("expects input with last dimension " + std::to_string(expected) + ", got " +
                      x.shape().to_string());
@@ -54,6 +66,12 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
     Output y = with_dequantized_gradient(ops::dense_int8(x, k, k_scale), ops::div(ops::dense(x, k), k_scale));
     if (options.use_bias) y = ops::add(y, graph.variable(bias));
     return {activations::apply(options.activation, y)};
+  }
+  if (int4.packed.defined()) {  // Keras's int4: the float layer on the dequantized kernel
+    const bool fused_relu = options.activation == "relu";
+    const Output y = ops::dense(x, dequantized_int4(graph, int4), options.use_bias ? graph.variable(bias) : Output{},
+                                fused_relu ? "relu" : "");
+    return {fused_relu ? y : activations::apply(options.activation, y)};
   }
   if (graph.precision() != ComputePrecision::float32) {  // a bfloat16 or float16 policy
     const bool fused = fused_like_onednn(graph, x.shape().rank());

@@ -8,6 +8,7 @@
 
 #include "layers/keras_class.h"
 #include "layers/layer.h"
+#include "layers/core/int4_quantization.h"
 
 namespace strata::layers {
 
@@ -44,7 +45,11 @@ class DenseImpl : public LayerImpl {
   DenseImpl(std::int64_t units, DenseOptions options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  // int8, and Keras's sub-channel int4 ("int4/<block>", layers/core/int4_quantization.h)
+  // as its files hold it (Strata's quantize() makes int8 only).
+  bool supports_quantization_mode(const std::string& mode) const override {
+    return mode == "int8" || int4_block_of(mode).has_value();
+  }
   LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // Keras's Dense.quantize("int8"): the kernel quantized per unit (AbsMaxQuantizer over axis
   // 0), stored as kernel (int8, not trainable) and kernel_scale (units,); the bias stays.
@@ -54,6 +59,7 @@ class DenseImpl : public LayerImpl {
   DenseOptions options;
   Variable kernel, bias;
   Variable kernel_scale;  // int8 mode only: Keras's per-unit scale (layers/core/int8_quantization.h)
+  Int4Weights int4;       // int4 modes only: instead of kernel
 };
 
 class Dense : public Layer {

@@ -227,7 +227,14 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   static const std::set<std::string> kVarianceScaling{"VarianceScaling", "GlorotUniform", "GlorotNormal",
                                                        "HeUniform",       "HeNormal",      "LecunUniform",
                                                        "LecunNormal"};
-  if (quantization_mode == "int8") {
+  const std::optional<std::int64_t> int4_block = int4_block_of(quantization_mode);
+  if (int4_block) {  // Keras's int4 build: the kernel as (summed axes) × (the others), packed
+    std::int64_t rows = 1, columns = 1;
+    for (std::size_t i = 0; i < letters.kernel.size(); ++i) (has(letters.summed, letters.kernel[i]) ? rows : columns) *= kernel_dims[i];
+    int4_kernel_dims = kernel_dims;
+    add_int4_kernel([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                    int4, "kernel", rows, columns);
+  } else if (quantization_mode == "int8") {
     check_int8_equation();
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros", false);
     kernel.set_stored_as(Variable::Stored::int8);
@@ -247,6 +254,10 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
   }
   if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", int8_scale_shape(), "ones", false);
+  if (int4_block) {
+    add_int4_groups([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                    int4, "kernel", *int4_block);
+  }
 }
 
 // Keras lays kernel_scale out as the kernel's scale (1 on the summed axes) moved into the
@@ -314,7 +325,7 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
     throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
                      ", got " + x.shape().to_string());
   }
-  const Shape& ks = kernel.shape();
+  const Shape ks = int4.packed.defined() ? Shape(int4_kernel_dims) : kernel.shape();
   auto kernel_dim = [&](char c) { return ks[static_cast<int>(letters.kernel.find(c))]; };
   std::int64_t summed_size = 1, kept_size = 1;
   std::vector<std::int64_t> kept_dims;
@@ -332,7 +343,11 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   } else if (letters.summed.size() > 1) {
     x = ops::merge_axes(x, kept_axes, static_cast<int>(letters.summed.size()));
   }
-  Output k = ops::reshape(permuted(graph.variable(kernel), letters.kernel, letters.summed + letters.kernel_kept),
+  // Keras's int4 kernel: dequantized (rows × columns), reshaped to the kernel's shape as
+  // Keras's call reshapes it.
+  const Output kernel_value =
+      int4.packed.defined() ? ops::reshape(dequantized_int4(graph, int4), int4_kernel_dims) : graph.variable(kernel);
+  Output k = ops::reshape(permuted(kernel_value, letters.kernel, letters.summed + letters.kernel_kept),
                           {summed_size, kept_size});
   // From (kept input letters..., kept kernel letters merged) to the output's layout.
   auto to_output = [&](Output t) {

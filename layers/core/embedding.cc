@@ -18,6 +18,15 @@ EmbeddingImpl::EmbeddingImpl(std::int64_t input_dim_, std::int64_t output_dim_, 
 }
 
 void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
+  if (const auto block = int4_block_of(quantization_mode)) {  // Keras's int4 build: groups of columns
+    const AddFrozenWeight add = [this](const std::string& n, const Shape& s, const std::string& init) {
+      return add_weight(n, s, init, false);
+    };
+    int4.groups_of_rows = false;
+    add_int4_kernel(add, int4, "embeddings", input_dim, output_dim);
+    add_int4_groups(add, int4, "embeddings", *block);
+    return;
+  }
   if (quantization_mode == "int8") {  // Keras's int8 build: neither regularizer nor constraint
     embeddings = add_weight("embeddings", Shape{input_dim, output_dim}, "zeros", false);
     embeddings.set_stored_as(Variable::Stored::int8);
@@ -30,6 +39,8 @@ void EmbeddingImpl::build(const std::vector<TensorSpec>&) {
 
 std::vector<Output> EmbeddingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
   const std::string where = "Embedding '" + name + "'";
+  // Keras's int4: the rows taken, then dequantized; the same as the dequantized table's rows.
+  if (int4.packed.defined()) return {ops::embedding_lookup(dequantized_int4(graph, int4), inputs[0], where)};
   Output rows = ops::embedding_lookup(graph.variable(embeddings), inputs[0], where);
   if (quantization_mode != "int8") return {rows};
   // Keras: take(embeddings) / expand_dims(take(embeddings_scale), -1).

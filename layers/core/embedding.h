@@ -10,6 +10,7 @@
 
 #include "layers/keras_class.h"
 #include "layers/layer.h"
+#include "layers/core/int4_quantization.h"
 
 namespace strata::layers {
 
@@ -43,7 +44,11 @@ class EmbeddingImpl : public LayerImpl {
   LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
-  bool supports_quantization_mode(const std::string& mode) const override { return mode == "int8"; }
+  // int8, and Keras's sub-channel int4 ("int4/<block>", layers/core/int4_quantization.h)
+  // as its files hold it (Strata's quantize() makes int8 only).
+  bool supports_quantization_mode(const std::string& mode) const override {
+    return mode == "int8" || int4_block_of(mode).has_value();
+  }
   // Keras's Embedding.quantize("int8"): each row quantized (AbsMaxQuantizer over axis -1),
   // stored as embeddings (int8, not trainable) and embeddings_scale (input_dim,).
   void quantize(const std::string& mode) override;
@@ -52,6 +57,7 @@ class EmbeddingImpl : public LayerImpl {
   EmbeddingOptions options;
   Variable embeddings;
   Variable embeddings_scale;  // int8 mode only: Keras's per-row scale
+  Int4Weights int4;           // int4 modes only: instead of embeddings
 };
 
 class Embedding : public Layer {

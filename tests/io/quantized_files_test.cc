@@ -2,10 +2,11 @@
 // tests/data/quantized/), issue #39. int8 Dense, EinsumDense and Embedding load with their
 // QuantizedDTypePolicy and int8 variables and predict what Keras predicted, bit for bit: every
 // step of Keras's int8 arithmetic is one correctly rounded float32 operation or an exact integer
-// product (docs/precision.md), so no tolerance is needed. Strata saves them back with the same
-// policies and int8 datasets. Policies Strata does not honour (int4, float8) are refused
-// naming the layer, the key and the value; the bfloat16 and float16 ones are
-// mixed_precision_files_test.cc's.
+// product (docs/precision.md), so no tolerance is needed. Keras's sub-channel int4 files
+// ("int4/128") too: their float kernels are Keras's exactly, and so are the small products
+// on them here. Strata saves them back with the same policies and int8 datasets. Policies
+// Strata does not honour (float8, per-channel int4) are refused naming the layer, the key
+// and the value; the bfloat16 and float16 ones are mixed_precision_files_test.cc's.
 //
 // With STRATA_QUANTIZED_RESAVE_DIR set, the resave test also leaves Strata's files there, for
 // tests/reference/check_quantized_resaved.py to load in Keras.
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -100,7 +102,7 @@ TEST_P(Int8Files, SavedByStrataTheyKeepPoliciesAndInt8Variables) {
       expect_predicts_keras_exactly(again, kQuantizedDir + GetParam(), "Strata's " + ext + " from " + from);
       if (ext == ".keras") {
         for (const auto& [layer, policy] : quantized_policies_in(file)) {
-          EXPECT_EQ(policy["class_name"], "QuantizedDTypePolicy") << layer;
+          EXPECT_EQ(policy["class_name"], keras_policies.at(layer)["class_name"]) << layer;
           EXPECT_EQ(policy["config"], keras_policies.at(layer)["config"]) << layer;
         }
         // Every variable is stored with the element type Keras's own file gives it (the
@@ -118,7 +120,9 @@ TEST_P(Int8Files, SavedByStrataTheyKeepPoliciesAndInt8Variables) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Keras3, Int8Files, ::testing::Values("int8_mlp", "int8_tokens"));
+// int8, and Keras's sub-channel int4 ("int4/128": the float layers on the kernel Keras
+// dequantizes, layers/core/int4_quantization.h).
+INSTANTIATE_TEST_SUITE_P(Keras3, Int8Files, ::testing::Values("int8_mlp", "int8_tokens", "int4_mlp", "int4_tokens"));
 
 // A file whose policy Strata does not compute is refused, naming the layer, the key and the value.
 struct RefusedPolicyCase {
@@ -142,15 +146,19 @@ TEST_P(RefusedPolicyFiles, AreRefusedNamingLayerKeyAndValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Keras3, RefusedPolicyFiles,
-    ::testing::Values(RefusedPolicyCase{"int4_mlp.keras", "dense", "\"int4/128\""},
-                      RefusedPolicyCase{"int4_mlp.h5", "dense", "\"int4/128\""},
-                      RefusedPolicyCase{"int4_tokens.keras", "embedding", "\"int4/128\""},
-                      RefusedPolicyCase{"float8_mlp.keras", "dense", "QuantizedFloat8DTypePolicy"}),
+    ::testing::Values(RefusedPolicyCase{"float8_mlp.keras", "dense", "QuantizedFloat8DTypePolicy"}),
     [](const auto& info) {
       std::string n = info.param.file;
       for (char& ch : n) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return n;
     });
+
+nlohmann::ordered_json int4_policy(const std::string& mode) {
+  return {{"module", "keras.dtype_policies"},
+          {"class_name", "Int4DTypePolicy"},
+          {"config", {{"mode", mode}, {"source_name", "float32"}}},
+          {"registered_name", nullptr}};
+}
 
 nlohmann::ordered_json int8_policy() {
   return {{"module", "keras.dtype_policies"},
@@ -199,6 +207,94 @@ TEST(QuantizedPolicyConfigs, WhatStrataDoesNotComputeIsRefusedByName) {
         {{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", int8_policy()}, {"quantization_config", config}}}},
         {});
     EXPECT_EQ(dense.impl().quantization_mode, "int8");
+  }
+  // int4: Keras's per-channel mode ("int4": inputs quantized, no groups) and an int4 config
+  // with an input quantizer are not what Strata computes.
+  json per_channel = int4_policy("int4");
+  refused({{"class_name", "Dense"}, {"config", {{"name", "q"}, {"units", 2}, {"dtype", per_channel}}}}, "dtype",
+          "sub-channel int4");
+  json quantized_inputs = io::quantization_config_of("int4/128");
+  quantized_inputs["config"]["activation_quantizer"] = io::quantization_config_of("int8")["config"]["activation_quantizer"];
+  refused({{"class_name", "Dense"},
+           {"config", {{"name", "q"}, {"units", 2}, {"dtype", int4_policy("int4/128")}, {"quantization_config", quantized_inputs}}}},
+          "quantization_config", "AbsMaxQuantizer");
+}
+
+// Keras's sub-channel int4 with several groups (the files above hold one): the float kernel
+// (q − zero[g_idx]) · scale[g_idx] from nibbles packed along the columns (the even column in
+// the low nibble, an odd count padded), written out here, for a Dense (groups of rows) and an
+// Embedding (groups of columns).
+TEST(Int4Layers, DequantizeByGroupsAsKerasDoes) {
+  using json = nlohmann::ordered_json;
+  // A byte's two signed nibbles, as Keras's unpack_int4.
+  auto nibble = [](int byte, int which) {
+    const int u = byte & 0xff, t = which == 0 ? u & 15 : u >> 4;
+    return t >= 8 ? t - 16 : t;
+  };
+  std::mt19937 rng(4);
+  std::uniform_int_distribution<int> bytes(-128, 127), zeros(-8, 7);
+  std::uniform_real_distribution<float> scales(0.05f, 0.5f), values(-1.f, 1.f);
+  {  // Dense(3) on 5 inputs, groups of 2 rows: g_idx 0 0 1 1 2.
+    const std::int64_t in = 5, units = 3, packed = 2, groups = 3;
+    Layer dense = io::layer_from_config(
+        {{"class_name", "Dense"},
+         {"config", {{"name", "q"}, {"units", units}, {"dtype", int4_policy("int4/2")},
+                     {"quantization_config", io::quantization_config_of("int4/2")}}}},
+        {});
+    const KerasTensor x_in = Input({in});
+    Model model(x_in, dense(x_in));
+    std::vector<float> p(in * packed), b(units), s(groups * units), z(groups * units), g(in);
+    for (float& v : p) v = static_cast<float>(bytes(rng));
+    for (float& v : b) v = values(rng);
+    for (float& v : s) v = scales(rng);
+    for (float& v : z) v = static_cast<float>(zeros(rng));
+    for (std::int64_t r = 0; r < in; ++r) g[static_cast<std::size_t>(r)] = static_cast<float>(r / 2);
+    ASSERT_EQ(dense.weights().size(), 5u);  // kernel, bias, kernel_scale, kernel_zero, g_idx: Keras's order
+    dense.set_weights({Tensor::from_vector<float>({in, packed}, p), Tensor::from_vector<float>({units}, b),
+                       Tensor::from_vector<float>({groups, units}, s), Tensor::from_vector<float>({groups, units}, z),
+                       Tensor::from_vector<float>({in}, g)});
+    std::vector<float> xv(2 * in);
+    for (float& v : xv) v = values(rng);
+    const auto got = model.predict(Tensor::from_vector<float>({2, in}, xv)).to_vector<float>();
+    for (std::int64_t i = 0; i < 2; ++i) {
+      for (std::int64_t c = 0; c < units; ++c) {
+        double want = b[static_cast<std::size_t>(c)];
+        for (std::int64_t r = 0; r < in; ++r) {
+          const int q = nibble(static_cast<int>(p[static_cast<std::size_t>(r * packed + c / 2)]), static_cast<int>(c % 2));
+          const std::size_t at = static_cast<std::size_t>((r / 2) * units + c);
+          want += double(xv[static_cast<std::size_t>(i * in + r)]) * double((float(q) - z[at]) * s[at]);
+        }
+        EXPECT_NEAR(got[static_cast<std::size_t>(i * units + c)], want, 1e-5) << i << ", " << c;
+      }
+    }
+  }
+  {  // Embedding(4, 5), groups of 2 columns: g_idx 0 0 1 1 2 over the columns.
+    const std::int64_t rows = 4, columns = 5, packed = 3, groups = 3;
+    Layer embedding = io::layer_from_config(
+        {{"class_name", "Embedding"},
+         {"config", {{"name", "q"}, {"input_dim", rows}, {"output_dim", columns}, {"dtype", int4_policy("int4/2")},
+                     {"quantization_config", io::quantization_config_of("int4/2")}}}},
+        {});
+    const KerasTensor ids_in = Input({2}, {.dtype = DType::int32});
+    Model model(ids_in, embedding(ids_in));
+    std::vector<float> p(rows * packed), s(rows * groups), z(rows * groups), g(columns);
+    for (float& v : p) v = static_cast<float>(bytes(rng));
+    for (float& v : s) v = scales(rng);
+    for (float& v : z) v = static_cast<float>(zeros(rng));
+    for (std::int64_t c = 0; c < columns; ++c) g[static_cast<std::size_t>(c)] = static_cast<float>(c / 2);
+    ASSERT_EQ(embedding.weights().size(), 4u);  // embeddings, embeddings_scale, embeddings_zero, g_idx
+    embedding.set_weights({Tensor::from_vector<float>({rows, packed}, p), Tensor::from_vector<float>({rows, groups}, s),
+                           Tensor::from_vector<float>({rows, groups}, z), Tensor::from_vector<float>({columns}, g)});
+    const std::vector<std::int32_t> ids{3, 1};
+    const auto got = model.predict(Tensor::from_vector<std::int32_t>({1, 2}, ids)).to_vector<float>();
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const std::int64_t r = ids[k];
+      for (std::int64_t c = 0; c < columns; ++c) {
+        const int q = nibble(static_cast<int>(p[static_cast<std::size_t>(r * packed + c / 2)]), static_cast<int>(c % 2));
+        const std::size_t at = static_cast<std::size_t>(r * groups + c / 2);
+        EXPECT_EQ(got[k * columns + static_cast<std::size_t>(c)], (float(q) - z[at]) * s[at]) << r << ", " << c;
+      }
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Strata -> Keras for quantized models (issue #39): Keras loads the int8 files Strata saves
+"""Strata -> Keras for quantized models (issue #39): Keras loads the int8 and int4 files Strata saves
 back (tests/io/quantized_files_test.cc, Int8Files.SavedByStrata*) with the same dtype
 policies and variable dtypes as its own files, and predicts what it predicted from its own,
 exactly.
@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data", "quantized")
-MODELS = ("int8_mlp", "int8_tokens")
+MODELS = ("int8_mlp", "int8_tokens", "int4_mlp", "int4_tokens")
 
 
 def policies(model):
