@@ -88,6 +88,9 @@ Output trunc(Output x);
 // gradient passes through unchanged, as a cast's does in Keras's mixed-precision models.
 Output round_to_bfloat16(Output x);
 Output round_to_float16(Output x);
+// x rounded to the nearest float8_e4m3fn (core/precision_rounding.h), as Keras's float8
+// layers' quantize_and_dequantize casts it; NaN beyond the format's range (464).
+Output round_to_float8_e4m3fn(Output x);
 Output clip(Output x, float lo, float hi);
 // a where cond != 0, else b (same shapes); where() broadcasts the three first. Only the
 // chosen branch's values pass (an inf in the other does not become NaN).

@@ -66,6 +66,30 @@ STRATA_HOST_DEVICE inline float round_to_float16(float x) {
   return bits_float(sign | float_bits(whole * 5.9604644775390625e-08f));
 }
 
+// float8_e4m3fn (Keras's float8 layers' inputs and kernels): 4 significant bits from 2^-6
+// (20 of float32's 23 fraction bits rounded away), steps of 2^-9 below, 448 the largest;
+// the format has no infinity: past 464 (448 and half a step) a value is NaN, as a cast to
+// it makes it (Keras clips to ±448 first).
+STRATA_HOST_DEVICE inline float round_to_float8_e4m3fn(float x) {
+  const std::uint32_t bits = float_bits(x);
+  const std::uint32_t magnitude = bits & 0x7fffffffu, sign = bits & 0x80000000u;
+  if (magnitude > 0x7f800000u) return x;                                  // NaN
+  if (magnitude >= 0x43e80000u) return bits_float(0x7fc00000u);           // >= 464: NaN
+  if (magnitude >= 0x3c800000u) {                                         // >= 2^-6: normal
+    const std::uint32_t rounded = magnitude + 0x7ffffu + ((magnitude >> 20) & 1u);
+    return bits_float(sign | (rounded & ~0xfffffu));
+  }
+  // Subnormal: a multiple of 2^-9, rounded half to even as round_to_float16's are.
+  const float scaled = bits_float(magnitude) * 512.f;
+#if defined(__CUDA_ARCH__)
+  const float whole = __fsub_rn(__fadd_rn(scaled, 8388608.f), 8388608.f);
+#else
+  volatile float sum = scaled + 8388608.f;
+  const float whole = sum - 8388608.f;
+#endif
+  return bits_float(sign | float_bits(whole * 0.001953125f));
+}
+
 // The 16 bits of a value rounded_to_bfloat16 / round_to_float16 already rounded (files of
 // layers under those policies store them so).
 inline std::uint16_t bfloat16_bits(float rounded) { return static_cast<std::uint16_t>(float_bits(rounded) >> 16); }

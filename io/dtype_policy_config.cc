@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "layers/core/float8_quantization.h"
 #include "layers/core/int4_quantization.h"
 
 namespace strata::io {
@@ -48,6 +49,19 @@ std::string int4_mode_of(const json& value, const std::string& where) {
   }
   if (source != "float32") refuse_dtype_policy(value, where, "int4 layers over a " + source.dump() + " policy");
   return mode;
+}
+
+// Keras's QuantizedFloat8DTypePolicy over float32: "float8/<amax_history_length>".
+std::string float8_mode_of(const json& value, const std::string& where) {
+  const json& config = policy_config(value, {"mode", "source_name", "amax_history_length"}, where);
+  if (config.value("mode", json()) != "float8") refuse_dtype_policy(value, where, "its mode is not \"float8\"");
+  const json source = config.value("source_name", json("float32"));
+  if (source != "float32") refuse_dtype_policy(value, where, "float8 layers over a " + source.dump() + " policy");
+  const json length = config.value("amax_history_length", json(1024));
+  if (!length.is_number_integer() || length.get<std::int64_t>() < 1 || length.get<std::int64_t>() > (1 << 24)) {
+    refuse_dtype_policy(value, where, "amax_history_length is not a positive integer");
+  }
+  return layers::float8_mode(length.get<std::int64_t>());
 }
 
 std::string quantized_mode_of(const json& value, const std::string& where) {
@@ -109,6 +123,7 @@ std::string quantization_mode_of(const json& value, const std::string& where) {
   const std::string cls = value["class_name"].get<std::string>();
   if (cls == "QuantizedDTypePolicy") return quantized_mode_of(value, where);
   if (cls == "Int4DTypePolicy") return int4_mode_of(value, where);
+  if (cls == "QuantizedFloat8DTypePolicy") return float8_mode_of(value, where);
   if (cls != "DTypePolicy" && cls != "Policy") {
     refuse_dtype_policy(value, where, "Strata loads float policies, int8 QuantizedDTypePolicy and sub-channel "
                                       "Int4DTypePolicy; '" + cls + "' is not among them");
@@ -141,7 +156,7 @@ void set_float_policy(LayerImpl& layer, const std::string& policy, const json& d
 
 void check_quantization_config(const json& config, const std::string& mode, const std::string& where) {
   if (config.is_null()) return;
-  if ((mode == "int8" || layers::int4_block_of(mode)) &&
+  if ((mode == "int8" || layers::int4_block_of(mode) || layers::float8_history_of(mode)) &&
       without_bookkeeping(config) == without_bookkeeping(quantization_config_of(mode))) {
     return;
   }
@@ -166,6 +181,12 @@ json dtype_policy_config(const LayerImpl& layer) {
                 {"config", json{{"name", layer.dtype_policy.empty() ? "float32" : layer.dtype_policy}}},
                 {"registered_name", nullptr}};
   }
+  if (const auto history = layers::float8_history_of(layer.quantization_mode)) {
+    return json{{"module", "keras.dtype_policies"},
+                {"class_name", "QuantizedFloat8DTypePolicy"},
+                {"config", json{{"mode", "float8"}, {"source_name", "float32"}, {"amax_history_length", *history}}},
+                {"registered_name", nullptr}};
+  }
   if (layers::int4_block_of(layer.quantization_mode)) {
     return json{{"module", "keras.dtype_policies"},
                 {"class_name", "Int4DTypePolicy"},
@@ -179,6 +200,12 @@ json dtype_policy_config(const LayerImpl& layer) {
 }
 
 json quantization_config_of(const std::string& mode) {
+  if (layers::float8_history_of(mode)) {
+    return json{{"module", "keras.quantizers"},
+                {"class_name", "Float8QuantizationConfig"},
+                {"config", json::object()},
+                {"registered_name", nullptr}};
+  }
   if (const auto block = layers::int4_block_of(mode)) {
     return json{{"module", "keras.quantizers"},
                 {"class_name", "Int4QuantizationConfig"},

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "layers/core/float8_quantization.h"
 #include "data/batch_source.h"
 #include "data/data_adapter.h"
 #include "distribution/data_parallel.h"
@@ -328,6 +329,11 @@ namespace {
 // emulates yet (docs/precision.md). Its predictions are emulated.
 void refuse_low_precision_training(const Layer& layer, const char* what) {
   for (const Layer& sub : layer.impl().sublayers()) {
+    if (layers::float8_history_of(sub.impl().quantization_mode)) {
+      throw NotImplementedError(std::string(what) + ": layer '" + sub.name() +
+                                "' is quantized to float8, whose training (scales updated from the amax histories) "
+                                "Strata does not emulate yet; predict, evaluate and save do (docs/precision.md)");
+    }
     if (compute_precision_of(sub.impl().dtype_policy) != ComputePrecision::float32 &&
         sub.impl().low_precision_form() != LowPrecisionForm::not_applicable) {
       throw NotImplementedError(std::string(what) + ": layer '" + sub.name() + "' computes under dtype policy '" +

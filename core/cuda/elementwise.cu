@@ -122,6 +122,7 @@ struct Round { __device__ float operator()(float x) const { return rintf(x); } }
 struct Trunc { __device__ float operator()(float x) const { return truncf(x); } };
 struct RoundToBfloat16 { __device__ float operator()(float x) const { return round_to_bfloat16(x); } };
 struct RoundToFloat16 { __device__ float operator()(float x) const { return round_to_float16(x); } };
+struct RoundToFloat8E4m3fn { __device__ float operator()(float x) const { return round_to_float8_e4m3fn(x); } };
 
 template <typename Launch>
 void with_unary(UnaryOp op, Launch launch) {
@@ -160,6 +161,7 @@ void with_unary(UnaryOp op, Launch launch) {
     case UnaryOp::trunc: return launch(Trunc{});
     case UnaryOp::round_to_bfloat16: return launch(RoundToBfloat16{});
     case UnaryOp::round_to_float16: return launch(RoundToFloat16{});
+    case UnaryOp::round_to_float8_e4m3fn: return launch(RoundToFloat8E4m3fn{});
   }
 }
 

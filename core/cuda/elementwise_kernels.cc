@@ -162,7 +162,8 @@ void register_elementwise_kernels(OpRegistry& r) {
       {"acosh", UnaryOp::acosh},     {"atanh", UnaryOp::atanh}, {"log1p", UnaryOp::log1p},
       {"expm1", UnaryOp::expm1},     {"floor", UnaryOp::floor}, {"ceil", UnaryOp::ceil},
       {"round", UnaryOp::round},     {"trunc", UnaryOp::trunc},
-      {"round_to_bfloat16", UnaryOp::round_to_bfloat16}, {"round_to_float16", UnaryOp::round_to_float16}};
+      {"round_to_bfloat16", UnaryOp::round_to_bfloat16}, {"round_to_float16", UnaryOp::round_to_float16},
+      {"round_to_float8_e4m3fn", UnaryOp::round_to_float8_e4m3fn}};
   for (const auto& entry : unary_ops) {
     const UnaryOp op = entry.second;
     add_kernel(r, entry.first, [op](KernelContext& c) { unary(c, op); });

@@ -29,7 +29,7 @@ enum class BinaryOp {
 enum class UnaryOp {
   neg, exp, log, sqrt, square, abs, sign, tanh, sigmoid, silu, gelu, relu, relu6, erf, softplus,
   sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log1p, expm1, floor, ceil, round, trunc,
-  round_to_bfloat16, round_to_float16
+  round_to_bfloat16, round_to_float16, round_to_float8_e4m3fn
 };
 
 // out = op(a, b) with broadcasting: a fast path when each operand is either the whole

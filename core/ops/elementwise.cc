@@ -296,7 +296,7 @@ void register_elementwise_ops(OpRegistry& r) {
     return {mul(g[0], exp(in(n, 0)))};
   }));
   for (const char* name : {"floor", "ceil", "round", "trunc"}) r.add(unary_op(name, {}));
-  for (const char* name : {"round_to_bfloat16", "round_to_float16"}) {
+  for (const char* name : {"round_to_bfloat16", "round_to_float16", "round_to_float8_e4m3fn"}) {
     r.add(unary_op(name, [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {g[0]}; }));
   }
   register_integer_ops_into(r);
@@ -370,6 +370,7 @@ Output ceil(Output x) { return unary("ceil", x); }
 Output round(Output x) { return unary("round", x); }
 Output round_to_bfloat16(Output x) { return unary("round_to_bfloat16", x); }
 Output round_to_float16(Output x) { return unary("round_to_float16", x); }
+Output round_to_float8_e4m3fn(Output x) { return unary("round_to_float8_e4m3fn", x); }
 Output trunc(Output x) { return unary("trunc", x); }
 Output select(Output cond, Output a, Output b) { return cond.graph->add("select", {cond, a, b}); }
 Output where(Output cond, Output a, Output b) {

@@ -48,6 +48,10 @@ void DenseImpl::build(const std::vector<TensorSpec>& inputs) {
                       {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
   }
   if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", Shape{units}, "ones", false);
+  if (const auto history = float8_history_of(quantization_mode)) {
+    add_float8_weights([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                       float8, *history);
+  }
 }
 
 std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -65,6 +69,12 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
     const Output k = graph.variable(kernel), k_scale = graph.variable(kernel_scale);
     Output y = with_dequantized_gradient(ops::dense_int8(x, k, k_scale), ops::div(ops::dense(x, k), k_scale));
     if (options.use_bias) y = ops::add(y, graph.variable(bias));
+    return {activations::apply(options.activation, y)};
+  }
+  if (float8.inputs_scale.defined()) {  // Keras's float8 predict (layers/core/float8_quantization.h)
+    Output y = ops::dense(quantize_dequantize_float8(graph, x, float8.inputs_scale),
+                          quantize_dequantize_float8(graph, graph.variable(kernel), float8.kernel_scale));
+    if (options.use_bias) y = ops::add(y, ops::round_to_bfloat16(graph.variable(bias)));
     return {activations::apply(options.activation, y)};
   }
   if (int4.packed.defined()) {  // Keras's int4: the float layer on the dequantized kernel

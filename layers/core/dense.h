@@ -8,6 +8,7 @@
 
 #include "layers/keras_class.h"
 #include "layers/layer.h"
+#include "layers/core/float8_quantization.h"
 #include "layers/core/int4_quantization.h"
 
 namespace strata::layers {
@@ -46,9 +47,10 @@ class DenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   // int8, and Keras's sub-channel int4 ("int4/<block>", layers/core/int4_quantization.h)
-  // as its files hold it (Strata's quantize() makes int8 only).
+  // and float8 ("float8/<history>", layers/core/float8_quantization.h) as its files hold
+  // them (Strata's quantize() makes int8 only).
   bool supports_quantization_mode(const std::string& mode) const override {
-    return mode == "int8" || int4_block_of(mode).has_value();
+    return mode == "int8" || int4_block_of(mode).has_value() || float8_history_of(mode).has_value();
   }
   LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // Keras's Dense.quantize("int8"): the kernel quantized per unit (AbsMaxQuantizer over axis
@@ -59,6 +61,7 @@ class DenseImpl : public LayerImpl {
   DenseOptions options;
   Variable kernel, bias;
   Variable kernel_scale;  // int8 mode only: Keras's per-unit scale (layers/core/int8_quantization.h)
+  Float8Weights float8;  // float8 modes only: besides kernel and bias
   Int4Weights int4;       // int4 modes only: instead of kernel
 };
 

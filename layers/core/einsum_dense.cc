@@ -254,6 +254,10 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
   }
   if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", int8_scale_shape(), "ones", false);
+  if (const auto history = float8_history_of(quantization_mode)) {
+    add_float8_weights([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                       float8, *history);
+  }
   if (int4_block) {
     add_int4_groups([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
                     int4, "kernel", *int4_block);
@@ -345,8 +349,12 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   }
   // Keras's int4 kernel: dequantized (rows × columns), reshaped to the kernel's shape as
   // Keras's call reshapes it.
+  const bool float8_mode = float8.inputs_scale.defined();  // Keras's float8 predict: x and the kernel quantized-dequantized
+  if (float8_mode) x = quantize_dequantize_float8(graph, x, float8.inputs_scale);
   const Output kernel_value =
-      int4.packed.defined() ? ops::reshape(dequantized_int4(graph, int4), int4_kernel_dims) : graph.variable(kernel);
+      int4.packed.defined() ? ops::reshape(dequantized_int4(graph, int4), int4_kernel_dims)
+      : float8_mode         ? quantize_dequantize_float8(graph, graph.variable(kernel), float8.kernel_scale)
+                            : graph.variable(kernel);
   Output k = ops::reshape(permuted(kernel_value, letters.kernel, letters.summed + letters.kernel_kept),
                           {summed_size, kept_size});
   // From (kept input letters..., kept kernel letters merged) to the output's layout.
@@ -388,7 +396,8 @@ std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output
   } else {
     y = to_output(ops::matmul(x, k));
   }
-  if (options.bias_axes) y = ops::add(y, graph.variable(bias));
+  // float8: the bias rounded to bfloat16 first, as Keras's float8 call does in float32.
+  if (options.bias_axes) y = ops::add(y, float8_mode ? ops::round_to_bfloat16(graph.variable(bias)) : graph.variable(bias));
   return {activations::apply(options.activation, y)};
 }
 

@@ -21,6 +21,7 @@
 
 #include "layers/keras_class.h"
 #include "layers/layer.h"
+#include "layers/core/float8_quantization.h"
 #include "layers/core/int4_quantization.h"
 
 namespace strata::layers {
@@ -66,9 +67,10 @@ class EinsumDenseImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   // int8, and Keras's sub-channel int4 ("int4/<block>", layers/core/int4_quantization.h)
-  // as its files hold it (Strata's quantize() makes int8 only).
+  // and float8 ("float8/<history>", layers/core/float8_quantization.h) as its files hold
+  // them (Strata's quantize() makes int8 only).
   bool supports_quantization_mode(const std::string& mode) const override {
-    return mode == "int8" || int4_block_of(mode).has_value();
+    return mode == "int8" || int4_block_of(mode).has_value() || float8_history_of(mode).has_value();
   }
   LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::low_precision; }
   // Keras's EinsumDense.quantize("int8"): the kernel quantized over its summed axes (one
@@ -86,6 +88,7 @@ class EinsumDenseImpl : public LayerImpl {
   // int8 mode only: Keras's kernel scale, one per kept kernel position, laid out as the
   // output (1 on the axes the kernel lacks).
   Variable kernel_scale;
+  Float8Weights float8;  // float8 modes only: besides kernel and bias
   Int4Weights int4;  // int4 modes only: instead of kernel
   std::vector<std::int64_t> int4_kernel_dims;  // the kernel's shape the int4 one stands for
   Shape full_output_shape;  // with the batch dim, as built

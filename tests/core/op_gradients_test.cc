@@ -332,7 +332,7 @@ const std::map<std::string, OpCase>& op_table() {
     // Rounding to bfloat16 / float16 (core/precision_rounding.h): ties to even, NaN kept,
     // float16's overflow at 65520 and its subnormals; the gradient passes through, as a
     // cast's in Keras's mixed-precision models.
-    for (const char* name : {"round_to_bfloat16", "round_to_float16"}) {
+    for (const char* name : {"round_to_bfloat16", "round_to_float16", "round_to_float8_e4m3fn"}) {
       t[name].no_gradient_check = "its gradient is 1 by definition (a straight-through cast), unlike its finite differences";
     }
     t["round_to_bfloat16"].forward_check = [] {
@@ -363,6 +363,18 @@ const std::map<std::string, OpCase>& op_table() {
       Tensor grad = evaluate([](Graph&, V in) { return gradients(ops::reduce_sum(ops::round_to_float16(in[0])), {in[0]})[0]; },
                              {x});
       EXPECT_TRUE(tensors_near(grad, Tensor::filled(x.shape(), 1.f), 0.f));
+    };
+    t["round_to_float8_e4m3fn"].forward_check = [] {
+      // 1 + 2^-4 lies halfway between 1 and 1 + 2^-3: to the even, 1; 448 the largest, 464
+      // past it by half a step (NaN: the format has no infinity); steps of 2^-9 below 2^-6.
+      Tensor x = tensor<float>({6}, {1.f + 0x1p-4f, 1.f + 3 * 0x1p-4f, 448.f, 464.f, 3 * 0x1p-10f, -0x1p-11f});
+      const auto y = evaluate(unary(ops::round_to_float8_e4m3fn), {x}).to_vector<float>();
+      EXPECT_EQ(y[0], 1.f);
+      EXPECT_EQ(y[1], 1.25f);
+      EXPECT_EQ(y[2], 448.f);
+      EXPECT_TRUE(std::isnan(y[3]));
+      EXPECT_EQ(y[4], 0x1p-8f);   // 1.5 steps of 2^-9: a tie, to 2
+      EXPECT_EQ(y[5], -0.f);      // a quarter step: to zero
     };
     // ops::cast returns its input for a same-dtype cast: add the node explicitly.
     t["cast"].gradient_checks = {{"float32 -> float32", [](Graph& g, V x) {

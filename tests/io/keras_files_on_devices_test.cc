@@ -117,8 +117,6 @@ const std::map<std::string, std::string>& not_compilable() {
   static const std::map<std::string, std::string> files = {
       // ops.sum over every axis, the batch included: a scalar output, which no loss reduces.
       {"op_layers/sum_all.keras", "out of range for rank 0"},
-      // Dtype policies Strata does not load yet (issue #39; quantize_golden_test checks the refusals).
-      {"quantized/float8_mlp.keras", "'QuantizedFloat8DTypePolicy' is not among them"},
       // bfloat16 / float16 computations Strata does not emulate (mixed_precision_files_test).
       {"mixed_precision/mixed_bfloat16_einsum.keras", "Activation 'gelu'"},
       {"mixed_precision/mixed_bfloat16_attention.keras", "MultiHeadAttention 'mha'"},

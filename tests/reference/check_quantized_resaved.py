@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Strata -> Keras for quantized models (issue #39): Keras loads the int8 and int4 files Strata saves
+"""Strata -> Keras for quantized models (issue #39): Keras loads the int8, int4 and float8 files Strata saves
 back (tests/io/quantized_files_test.cc, Int8Files.SavedByStrata*) with the same dtype
 policies and variable dtypes as its own files, and predicts what it predicted from its own,
 exactly.
@@ -25,7 +25,9 @@ import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data", "quantized")
-MODELS = ("int8_mlp", "int8_tokens", "int4_mlp", "int4_tokens")
+MODELS = ("int8_mlp", "int8_tokens", "int4_mlp", "int4_tokens", "float8_mlp")
+# Keras cannot load its own .h5 of a float8 model: only the .keras is checked.
+KERAS_ONLY = ("float8_mlp",)
 
 
 def policies(model):
@@ -38,16 +40,17 @@ def variable_dtypes(model):
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "tests", "io_tests")
-    failures = 0
+    failures = checked = 0
     with tempfile.TemporaryDirectory() as out:
         env = dict(os.environ, STRATA_QUANTIZED_RESAVE_DIR=out)
-        subprocess.run([binary, "--gtest_filter=Keras3/Int8Files.SavedByStrata*"], env=env, check=True,
+        subprocess.run([binary, "--gtest_filter=Keras3/Int8Files.SavedByStrata*:Float8Files.*"], env=env, check=True,
                        stdout=subprocess.DEVNULL)
         for name in MODELS:
             keras_model = keras.saving.load_model(os.path.join(DATA, name + ".keras"))
             x = np.load(os.path.join(DATA, name + ".input0.npy"))
             want = np.load(os.path.join(DATA, name + ".output0.npy"))
-            for ext in (".keras", ".h5"):
+            for ext in (".keras",) if name in KERAS_ONLY else (".keras", ".h5"):
+                checked += 1
                 path = os.path.join(out, name + ext)
                 model = keras.saving.load_model(path)
                 got = np.asarray(model.predict(x, verbose=0), "float32")
@@ -61,7 +64,7 @@ def main():
                     problems.append("predictions differ by %g" % float(np.max(np.abs(got - want))))
                 print(("FAIL " if problems else "ok   ") + name + ext + ("" if not problems else ": " + "; ".join(problems)))
                 failures += bool(problems)
-    print("%d of %d files failed" % (failures, 2 * len(MODELS)))
+    print("%d of %d files failed" % (failures, checked))
     return 1 if failures else 0
 
 

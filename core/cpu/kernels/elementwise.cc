@@ -158,6 +158,7 @@ void register_elementwise_kernels(OpRegistry& r) {
   r.add_kernel("trunc", DeviceType::cpu, unary([](float x) { return std::trunc(x); }));
   r.add_kernel("round_to_bfloat16", DeviceType::cpu, unary([](float x) { return round_to_bfloat16(x); }));
   r.add_kernel("round_to_float16", DeviceType::cpu, unary([](float x) { return round_to_float16(x); }));
+  r.add_kernel("round_to_float8_e4m3fn", DeviceType::cpu, unary([](float x) { return round_to_float8_e4m3fn(x); }));
   register_integer_kernels_into(r);
 }
 
