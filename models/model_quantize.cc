@@ -103,10 +103,12 @@ void Model::quantize(const std::string& mode) {
     throw ValueError("Cannot quantize a layer that isn't yet built. Layer '" + m.name + "' (of type '" +
                      m.class_name() + "') is not built yet.");
   }
-  if (mode != "int8") {
+  if (mode != "int8" && mode != "int4") {
     throw NotImplementedError("model '" + m.name + "': quantize(\"" + mode +
-                              "\") is not supported: Strata quantizes to int8 only (docs/precision.md)");
+                              "\") is not supported: Strata quantizes to int8 and int4 (docs/precision.md)");
   }
+  // Keras's default Int4QuantizationConfig: sub-channel, groups of 128.
+  const std::string layer_mode = mode == "int4" ? "int4/128" : mode;
   std::vector<Layer> leaves;
   std::set<const LayerImpl*> seen{&m};
   quantize_leaves(m, leaves, seen);
@@ -122,7 +124,9 @@ void Model::quantize(const std::string& mode) {
   leaves = std::move(walked);
   // Every check before any layer changes: a refusal leaves the model as it was.
   for (const Layer& layer : leaves) {
-    if (const auto* einsum = dynamic_cast<const layers::EinsumDenseImpl*>(&layer.impl())) einsum->check_int8_equation();
+    if (const auto* einsum = dynamic_cast<const layers::EinsumDenseImpl*>(&layer.impl()); einsum && mode == "int8") {
+      einsum->check_int8_equation();
+    }
   }
   for (const Layer& layer : leaves) {
     const LayerImpl& l = layer.impl();
@@ -130,19 +134,19 @@ void Model::quantize(const std::string& mode) {
       throw ValueError("Layer '" + l.name + "' is already quantized with dtype_policy='" + l.quantization_mode +
                        "_from_float32'. Received: mode=" + mode);
     }
-    if (!l.supports_quantization_mode(mode) && kKerasQuantizableClasses.count(l.class_name())) {
+    if (!l.supports_quantization_mode(layer_mode) && kKerasQuantizableClasses.count(l.class_name())) {
       throw NotImplementedError(l.class_name() + " '" + l.name + "': Keras's quantize(\"" + mode +
                                 "\") quantizes it; Strata does not yet");
     }
-    if (!l.supports_quantization_mode(mode) && holds_quantizable_sublayer(l, mode)) {
+    if (!l.supports_quantization_mode(layer_mode) && holds_quantizable_sublayer(l, layer_mode)) {
       throw NotImplementedError(l.class_name() + " '" + l.name + "': Keras's quantize(\"" + mode +
                                 "\") quantizes the Dense or EinsumDense layers inside it; Strata does not yet");
     }
   }
   std::set<std::string> skipped;  // Keras warns once per class (its warnings filter)
   for (const Layer& layer : leaves) {
-    if (layer.impl().supports_quantization_mode(mode)) {
-      layer.impl().quantize(mode);
+    if (layer.impl().supports_quantization_mode(layer_mode)) {
+      layer.impl().quantize(layer_mode);
     } else {
       skipped.insert(layer.class_name());
     }

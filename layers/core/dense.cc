@@ -99,6 +99,18 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
 
 void DenseImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (const auto block = int4_block_of(mode)) {  // Keras's quantize("int4"): groups of rows
+    const std::int64_t in = kernel.shape()[0];
+    const Int4Quantized q = quantize_grouped_int4(kernel.value().to(Device{}).to_vector<float>(), in, units, *block,
+                                                  "Dense '" + name + "' kernel");
+    drop_weight_rules(*this, kernel);
+    assign_int4([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                weights, int4, "kernel", "kernel", in, units, *block, q,
+                options.use_bias ? std::vector<Variable>{bias} : std::vector<Variable>{});
+    kernel = Variable();
+    quantization_mode = mode;
+    return;
+  }
   Int8Weight q = quantize_weight_int8(kernel.value(), {0}, "Dense '" + name + "' kernel");
   drop_weight_rules(*this, kernel);
   // Keras's int8 build's variables, in the order a loaded int8 Dense has them.

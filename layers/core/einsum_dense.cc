@@ -288,6 +288,21 @@ Shape EinsumDenseImpl::int8_scale_shape() const {
 
 void EinsumDenseImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (const auto block = int4_block_of(mode)) {  // Keras's quantize("int4"): the kernel as rows × columns
+    std::int64_t rows = 1, columns = 1;
+    const Shape& ks = kernel.shape();
+    for (std::size_t i = 0; i < letters.kernel.size(); ++i) (has(letters.summed, letters.kernel[i]) ? rows : columns) *= ks[static_cast<int>(i)];
+    const Int4Quantized q = quantize_grouped_int4(kernel.value().to(Device{}).to_vector<float>(), rows, columns, *block,
+                                                  "EinsumDense '" + name + "' kernel");
+    int4_kernel_dims = ks.dims();
+    drop_weight_rules(*this, kernel);
+    assign_int4([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                weights, int4, "kernel", "kernel", rows, columns, *block, q,
+                options.bias_axes ? std::vector<Variable>{bias} : std::vector<Variable>{});
+    kernel = Variable();
+    quantization_mode = mode;
+    return;
+  }
   check_int8_equation();
   std::vector<int> summed_axes;
   for (char c : letters.summed) summed_axes.push_back(static_cast<int>(letters.kernel.find(c)));

@@ -57,6 +57,34 @@ std::vector<Output> EmbeddingImpl::compute_mask(Graph& graph, const std::vector<
 
 void EmbeddingImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (const auto block = int4_block_of(mode)) {  // Keras's quantize("int4"): groups of columns,
+    // quantized as the transposed table's groups of rows, transposed back
+    const std::vector<float> table = embeddings.value().to(Device{}).to_vector<float>();
+    std::vector<float> transposed(table.size());
+    for (std::int64_t r = 0; r < input_dim; ++r)
+      for (std::int64_t c = 0; c < output_dim; ++c) transposed[static_cast<std::size_t>(c * input_dim + r)] = table[static_cast<std::size_t>(r * output_dim + c)];
+    const Int4Quantized t = quantize_grouped_int4(transposed, output_dim, input_dim, *block,
+                                                  "Embedding '" + name + "' embeddings");
+    const std::int64_t groups = (output_dim + *block - 1) / *block;
+    Int4Quantized q;
+    q.q.resize(table.size());
+    q.scale.resize(static_cast<std::size_t>(input_dim * groups));
+    q.zero.resize(q.scale.size());
+    for (std::int64_t r = 0; r < input_dim; ++r) {
+      for (std::int64_t c = 0; c < output_dim; ++c) q.q[static_cast<std::size_t>(r * output_dim + c)] = t.q[static_cast<std::size_t>(c * input_dim + r)];
+      for (std::int64_t g = 0; g < groups; ++g) {
+        q.scale[static_cast<std::size_t>(r * groups + g)] = t.scale[static_cast<std::size_t>(g * input_dim + r)];
+        q.zero[static_cast<std::size_t>(r * groups + g)] = t.zero[static_cast<std::size_t>(g * input_dim + r)];
+      }
+    }
+    drop_weight_rules(*this, embeddings);
+    int4.groups_of_rows = false;
+    assign_int4([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                weights, int4, "embeddings", "embeddings", input_dim, output_dim, *block, q, {});
+    embeddings = Variable();
+    quantization_mode = mode;
+    return;
+  }
   const Int8Weight q = quantize_weight_int8(embeddings.value(), {1}, "Embedding '" + name + "' embeddings");
   drop_weight_rules(*this, embeddings);
   weights.clear();

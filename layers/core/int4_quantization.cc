@@ -1,5 +1,8 @@
 #include "layers/core/int4_quantization.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
@@ -63,6 +66,70 @@ Output dequantized_int4(Graph& graph, const Int4Weights& w) {
     return ops::transpose(ops::embedding_lookup(ops::transpose(t, {1, 0}), groups, "int4 g_idx"), {1, 0});
   };
   return ops::mul(ops::sub(q, per_element(w.zero)), per_element(w.scale));
+}
+
+Int4Quantized quantize_grouped_int4(const std::vector<float>& w, std::int64_t rows, std::int64_t columns,
+                                    std::int64_t block, const std::string& where) {
+  for (float v : w) {
+    if (!std::isfinite(v)) throw ValueError(where + ": cannot quantize a weight that is not finite (" + std::to_string(v) + ")");
+  }
+  const std::int64_t groups = (rows + block - 1) / block;
+  Int4Quantized out;
+  out.q.assign(static_cast<std::size_t>(rows * columns), 0.f);
+  out.scale.assign(static_cast<std::size_t>(groups * columns), 0.f);
+  out.zero.assign(out.scale.size(), 0.f);
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::int64_t first = g * block, last = std::min(rows, first + block);
+    const bool padded = last - first < block;  // zero rows after the last: in the min and max
+    for (std::int64_t c = 0; c < columns; ++c) {
+      float low = padded ? 0.f : w[static_cast<std::size_t>(first * columns + c)], high = low;
+      for (std::int64_t r = first; r < last; ++r) {
+        const float v = w[static_cast<std::size_t>(r * columns + c)];
+        low = std::min(low, v);
+        high = std::max(high, v);
+      }
+      // Each step one float32 operation, as NumPy's: volatile keeps GCC from fusing or
+      // reordering them.
+      volatile float spread = high - low;
+      volatile float widened = spread + 1e-7f;
+      const float scale = widened / 15.f;
+      volatile float shifted = -low / scale;
+      const float zero = std::clamp(std::nearbyint(shifted) + -8.f, -8.f, 7.f);
+      out.scale[static_cast<std::size_t>(g * columns + c)] = scale;
+      out.zero[static_cast<std::size_t>(g * columns + c)] = zero;
+      for (std::int64_t r = first; r < last; ++r) {
+        volatile float ratio = w[static_cast<std::size_t>(r * columns + c)] / scale;
+        out.q[static_cast<std::size_t>(r * columns + c)] = std::clamp(std::nearbyint(ratio) + zero, -8.f, 7.f);
+      }
+    }
+  }
+  return out;
+}
+
+void assign_int4(const AddFrozenWeight& add, std::vector<Variable>& weights, Int4Weights& w, const std::string& name,
+                 const std::string& prefix, std::int64_t rows, std::int64_t columns, std::int64_t block,
+                 const Int4Quantized& q, const std::vector<Variable>& between) {
+  weights.clear();
+  add_int4_kernel(add, w, name, rows, columns);
+  w.packed.assign(Tensor::from_vector<float>({rows, (columns + 1) / 2}, pack_int4_columns(q.q, rows, columns)));
+  for (const Variable& v : between) weights.push_back(v);
+  add_int4_groups(add, w, prefix, block);
+  w.scale.assign(Tensor::from_vector<float>(w.scale.shape(), q.scale));
+  w.zero.assign(Tensor::from_vector<float>(w.zero.shape(), q.zero));
+}
+
+std::vector<float> pack_int4_columns(const std::vector<float>& q, std::int64_t rows, std::int64_t columns) {
+  const std::int64_t packed = (columns + 1) / 2;
+  std::vector<float> out(static_cast<std::size_t>(rows * packed));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t p = 0; p < packed; ++p) {
+      const int low = static_cast<int>(q[static_cast<std::size_t>(r * columns + 2 * p)]);
+      const int high = 2 * p + 1 < columns ? static_cast<int>(q[static_cast<std::size_t>(r * columns + 2 * p + 1)]) : 0;
+      const auto byte = static_cast<std::int8_t>(static_cast<std::uint8_t>((low & 0x0f) | ((high & 0x0f) << 4)));
+      out[static_cast<std::size_t>(r * packed + p)] = static_cast<float>(byte);
+    }
+  }
+  return out;
 }
 
 }  // namespace strata::layers

@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 #include "layers/layer.h"
@@ -41,5 +42,28 @@ void add_int4_kernel(const AddFrozenWeight& add, Int4Weights& w, const std::stri
 void add_int4_groups(const AddFrozenWeight& add, Int4Weights& w, const std::string& prefix, std::int64_t block);
 // The float kernel (rows × columns) Keras's call computes.
 Output dequantized_int4(Graph& graph, const Int4Weights& w);
+
+// Keras's abs_max_quantize_grouped_with_zero_point (NumPy, float32), as its quantize("int4")
+// applies it to a float kernel w (rows × columns, row-major): groups of `block` rows, the
+// last padded with zeros (which count in its min and max); per group and column
+// scale = ((max − min) + 1e-7) / 15, zero = clip(round(−min / scale) − 8, −8, 7),
+// q = clip(round(w / scale) + zero, −8, 7), round half to even. A weight that is not finite
+// is a ValueError naming `where`.
+struct Int4Quantized {
+  std::vector<float> q;            // rows × columns, integers in [−8, 7]
+  std::vector<float> scale, zero;  // groups × columns
+};
+Int4Quantized quantize_grouped_int4(const std::vector<float>& w, std::int64_t rows, std::int64_t columns,
+                                    std::int64_t block, const std::string& where);
+// Replaces a built layer's weights by Keras's int4 variables holding `q` (its kernel's
+// values, scales and zero points in the layer's layout: groups of rows, or of columns for an
+// Embedding), in Keras's order: the packed kernel, `between` (the bias, where the layer has
+// one), the scale, zero point and g_idx.
+void assign_int4(const AddFrozenWeight& add, std::vector<Variable>& weights, Int4Weights& w, const std::string& name,
+                 const std::string& prefix, std::int64_t rows, std::int64_t columns, std::int64_t block,
+                 const Int4Quantized& q, const std::vector<Variable>& between);
+// Keras's pack_int4 along the columns: rows × ⌈columns / 2⌉ int8 values (as floats), the
+// even column in the low nibble.
+std::vector<float> pack_int4_columns(const std::vector<float>& q, std::int64_t rows, std::int64_t columns);
 
 }  // namespace strata::layers

@@ -233,6 +233,53 @@ INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiAttention, ::testing::Values("attent
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApi, ::testing::Values("mlp", "einsum", "heads", "tokens"));
 
+// model.quantize("int4") as Keras's (tests/reference/make_quantize_int4_goldens.py: Keras's own
+// quantize("int4") of the same float files): Keras's default sub-channel "int4/128", the
+// packed kernels, scales, zero points and g_idx bit for bit, the predictions Keras's
+// quantized model makes, and the saved file Keras's (policies, configs, variables, values).
+class QuantizeApiInt4 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantizeApiInt4, IsKerassQuantizeInt4BitForBit) {
+  Model ours = models::load_model(kDir + GetParam() + ".float.keras");
+  ours.quantize("int4");
+  const Model keras = models::load_model(kDir + GetParam() + ".int4.keras");
+  const std::vector<Variable> got = ours.weights(), want = keras.weights();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].path(), want[i].path());
+    EXPECT_EQ(got[i].trainable(), want[i].trainable()) << got[i].path();
+    EXPECT_EQ(got[i].stored_as(), want[i].stored_as()) << got[i].path();
+    expect_equal_values(got[i].value(), want[i].value(), got[i].path());
+  }
+  for (const Layer& layer : ours.layers()) {
+    const std::string& c = layer.class_name();
+    EXPECT_EQ(layer.impl().quantization_mode, c == "Dense" || c == "EinsumDense" || c == "Embedding" ? "int4/128" : "")
+        << layer.name();
+  }
+  const Tensor x = io::load_npy(kDir + GetParam() + ".input0.npy");
+  const Tensor keras_output = io::load_npy(kDir + GetParam() + ".int4.output0.npy");
+  if (GetParam() == "tokens") {  // LayerNormalization: float32's rounding
+    testing::expect_close(ours.predict(x), keras_output, "int4 predictions", 1e-5f, 1e-5f);
+  } else {
+    expect_equal_values(ours.predict(x), keras_output, "int4 predictions");
+  }
+  testing::ScratchDir scratch;
+  const std::string file = scratch.file(GetParam() + ".keras");
+  ours.save(file);
+  const std::string keras_file = kDir + GetParam() + ".int4.keras";
+  EXPECT_EQ(policies_in(file), policies_in(keras_file));
+  const auto saved = variables_in(file, scratch.file("strata.weights.h5"));
+  const auto kerass = variables_in(keras_file, scratch.file("keras.weights.h5"));
+  ASSERT_EQ(saved.size(), kerass.size());
+  for (const auto& [path, value] : kerass) {
+    ASSERT_TRUE(saved.count(path)) << path;
+    EXPECT_EQ(saved.at(path).first, value.first) << path;
+    expect_equal_values(saved.at(path).second, value.second, path);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiInt4, ::testing::Values("mlp", "einsum", "heads", "tokens"));
+
 // Quantizing a compiled model between steps keeps its optimizer and the state it has for the
 // weights that stay (Adam's moments of the biases, its step count), as Keras does.
 TEST(QuantizeApiTraining, TheOptimizerAndItsStateCarryAcrossQuantize) {
@@ -266,7 +313,6 @@ TEST(QuantizeApiErrors, AreKerasErrorsAndChangeNothing) {
                     "Invalid quantization mode. Expected one of ('int8', 'float8', 'int4', 'gptq', 'awq'). "
                     "Received: mode=int3");
   EXPECT_THROW_WITH(model.quantize("gptq"), ValueError, "`GPTQConfig`");
-  EXPECT_THROW_WITH(model.quantize("int4"), NotImplementedError, "'mlp'", "quantize(\"int4\")", "int8 only");
   EXPECT_THROW_WITH(model.quantize("float8"), NotImplementedError, "quantize(\"float8\")");
   const std::vector<Tensor> after = model.get_weights();
   ASSERT_EQ(after.size(), before.size());
