@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "layers/core/einsum_dense.h"
+#include "layers/core/float8_quantization.h"
 #include "models/compiled_model.h"
 #include "models/custom_model.h"
 #include "models/model.h"
@@ -103,12 +104,9 @@ void Model::quantize(const std::string& mode) {
     throw ValueError("Cannot quantize a layer that isn't yet built. Layer '" + m.name + "' (of type '" +
                      m.class_name() + "') is not built yet.");
   }
-  if (mode != "int8" && mode != "int4") {
-    throw NotImplementedError("model '" + m.name + "': quantize(\"" + mode +
-                              "\") is not supported: Strata quantizes to int8 and int4 (docs/precision.md)");
-  }
-  // Keras's default Int4QuantizationConfig: sub-channel, groups of 128.
-  const std::string layer_mode = mode == "int4" ? "int4/128" : mode;
+  // Keras's defaults: Int4QuantizationConfig's sub-channel groups of 128, float8's amax
+  // history of 1024.
+  const std::string layer_mode = mode == "int4" ? "int4/128" : mode == "float8" ? layers::float8_mode(1024) : mode;
   std::vector<Layer> leaves;
   std::set<const LayerImpl*> seen{&m};
   quantize_leaves(m, leaves, seen);

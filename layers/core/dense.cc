@@ -99,6 +99,12 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
 
 void DenseImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (const auto history = float8_history_of(mode)) {  // Keras's quantize("float8"): scales added, the kernel kept
+    add_float8_weights([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                       float8, *history);
+    quantization_mode = mode;
+    return;
+  }
   if (const auto block = int4_block_of(mode)) {  // Keras's quantize("int4"): groups of rows
     const std::int64_t in = kernel.shape()[0];
     const Int4Quantized q = quantize_grouped_int4(kernel.value().to(Device{}).to_vector<float>(), in, units, *block,

@@ -288,6 +288,12 @@ Shape EinsumDenseImpl::int8_scale_shape() const {
 
 void EinsumDenseImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (const auto history = float8_history_of(mode)) {  // Keras's quantize("float8"): scales added, the kernel kept
+    add_float8_weights([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
+                       float8, *history);
+    quantization_mode = mode;
+    return;
+  }
   if (const auto block = int4_block_of(mode)) {  // Keras's quantize("int4"): the kernel as rows × columns
     std::int64_t rows = 1, columns = 1;
     const Shape& ks = kernel.shape();

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "layers/core/float8_quantization.h"
 #include "layers/core/int4_quantization.h"
 
 namespace strata::layers {
@@ -66,9 +67,9 @@ void check_quantizable(const LayerImpl& layer, const std::string& mode) {
     throw ValueError("Layer '" + layer.name + "' is already quantized with dtype_policy='" + layer.quantization_mode +
                      "_from_float32'. Received: mode=" + mode);
   }
-  if (mode != "int8" && !int4_block_of(mode)) {
+  if (mode != "int8" && !int4_block_of(mode) && !float8_history_of(mode)) {
     throw NotImplementedError(layer.class_name() + " '" + layer.name + "': quantize(\"" + mode +
-                              "\") is not supported: Strata quantizes to int8 and int4 (docs/precision.md)");
+                              "\") is not supported: Strata quantizes to int8, int4 and float8 (docs/precision.md)");
   }
 }
 

@@ -280,6 +280,31 @@ TEST_P(QuantizeApiInt4, IsKerassQuantizeInt4BitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiInt4, ::testing::Values("mlp", "einsum", "heads", "tokens"));
 
+// model.quantize("float8") as Keras's: the kernels kept, the scales (1) and amax histories
+// (0, 1024 long) added in Keras's order, Keras's float8 predictions, Keras's saved file.
+class QuantizeApiFloat8 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantizeApiFloat8, IsKerassQuantizeFloat8) {
+  Model ours = models::load_model(kDir + GetParam() + ".float.keras");
+  ours.quantize("float8");
+  const Model keras = models::load_model(kDir + GetParam() + ".float8.keras");
+  const std::vector<Variable> got = ours.weights(), want = keras.weights();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].path(), want[i].path());
+    EXPECT_EQ(got[i].trainable(), want[i].trainable()) << got[i].path();
+    expect_equal_values(got[i].value(), want[i].value(), got[i].path());
+  }
+  const Tensor x = io::load_npy(kDir + GetParam() + ".input0.npy");
+  expect_equal_values(ours.predict(x), io::load_npy(kDir + GetParam() + ".float8.output0.npy"), "float8 predictions");
+  testing::ScratchDir scratch;
+  const std::string file = scratch.file(GetParam() + ".keras");
+  ours.save(file);
+  EXPECT_EQ(policies_in(file), policies_in(kDir + GetParam() + ".float8.keras"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiFloat8, ::testing::Values("mlp", "einsum"));
+
 // Quantizing a compiled model between steps keeps its optimizer and the state it has for the
 // weights that stay (Adam's moments of the biases, its step count), as Keras does.
 TEST(QuantizeApiTraining, TheOptimizerAndItsStateCarryAcrossQuantize) {
@@ -313,7 +338,6 @@ TEST(QuantizeApiErrors, AreKerasErrorsAndChangeNothing) {
                     "Invalid quantization mode. Expected one of ('int8', 'float8', 'int4', 'gptq', 'awq'). "
                     "Received: mode=int3");
   EXPECT_THROW_WITH(model.quantize("gptq"), ValueError, "`GPTQConfig`");
-  EXPECT_THROW_WITH(model.quantize("float8"), NotImplementedError, "quantize(\"float8\")");
   const std::vector<Tensor> after = model.get_weights();
   ASSERT_EQ(after.size(), before.size());
   for (std::size_t i = 0; i < after.size(); ++i) {

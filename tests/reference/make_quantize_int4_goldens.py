@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Keras's model.quantize("int4") on the float models of make_quantize_api_goldens.py, for
-Strata's Model::quantize("int4") tests (issue #39, point 2; tests/io/quantize_api_test.cc).
+"""Keras's model.quantize("int4") and ("float8") on the float models of
+make_quantize_api_goldens.py, for Strata's Model::quantize tests in those modes (issue #39,
+point 2; tests/io/quantize_api_test.cc).
 
 Reads tests/data/quantize_api/<name>.float.keras and <name>.input0.npy (written by
 make_quantize_api_goldens.py) and writes, for mlp, einsum, heads and tokens:
@@ -9,6 +10,10 @@ make_quantize_api_goldens.py) and writes, for mlp, einsum, heads and tokens:
                              Int4QuantizationConfig, sub-channel "int4/128" (groups of 128 rows
                              with zero points; an Embedding's groups of columns)
   <name>.int4.output0.npy    its predictions for <name>.input0.npy
+  <name>.float8.keras, <name>.float8.output0.npy
+                             the same after model.quantize("float8") (mlp and einsum: Keras's
+                             float8 layers are Dense and EinsumDense; the kernels stay float,
+                             scales and amax histories are added)
 
 Keras reloads each file and must predict the same (checked here).
 
@@ -29,20 +34,21 @@ OUT = os.path.join(ROOT, "tests", "data", "quantize_api")
 
 
 def main():
-    for name in ("mlp", "einsum", "heads", "tokens"):
-        keras.backend.clear_session()
-        model = keras.saving.load_model(os.path.join(OUT, name + ".float.keras"))
-        x = np.load(os.path.join(OUT, name + ".input0.npy"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "Layer ... does not have a `quantize` method"
-            model.quantize("int4")
-        y = np.asarray(model.predict(x, verbose=0), "float32")
-        path = os.path.join(OUT, name + ".int4.keras")
-        model.save(path)
-        np.save(os.path.join(OUT, name + ".int4.output0.npy"), y)
-        again = keras.saving.load_model(path)
-        assert np.array_equal(y, np.asarray(again.predict(x, verbose=0), "float32")), name
-        print("wrote", name)
+    for mode, names in (("int4", ("mlp", "einsum", "heads", "tokens")), ("float8", ("mlp", "einsum"))):
+        for name in names:
+            keras.backend.clear_session()
+            model = keras.saving.load_model(os.path.join(OUT, name + ".float.keras"))
+            x = np.load(os.path.join(OUT, name + ".input0.npy"))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Layer ... does not have a `quantize` method"
+                model.quantize(mode)
+            y = np.asarray(model.predict(x, verbose=0), "float32")
+            path = os.path.join(OUT, name + "." + mode + ".keras")
+            model.save(path)
+            np.save(os.path.join(OUT, name + "." + mode + ".output0.npy"), y)
+            again = keras.saving.load_model(path)
+            assert np.array_equal(y, np.asarray(again.predict(x, verbose=0), "float32")), name
+            print("wrote", name, mode)
 
 
 if __name__ == "__main__":
