@@ -233,7 +233,7 @@ INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiAttention, ::testing::Values("attent
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApi, ::testing::Values("mlp", "einsum", "heads", "tokens"));
 
-// model.quantize("int4") as Keras's (tests/reference/make_quantize_int4_goldens.py: Keras's own
+// model.quantize("int4") as Keras's (tests/reference/make_quantize_modes_goldens.py: Keras's own
 // quantize("int4") of the same float files): Keras's default sub-channel "int4/128", the
 // packed kernels, scales, zero points and g_idx bit for bit, the predictions Keras's
 // quantized model makes, and the saved file Keras's (policies, configs, variables, values).

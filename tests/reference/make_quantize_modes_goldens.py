@@ -18,7 +18,7 @@ make_quantize_api_goldens.py) and writes, for mlp, einsum, heads and tokens:
 Keras reloads each file and must predict the same (checked here).
 
 Regenerate with (keras 3.15.1, tensorflow 2.21):
-    KERAS_BACKEND=tensorflow python3 tests/reference/make_quantize_int4_goldens.py
+    KERAS_BACKEND=tensorflow python3 tests/reference/make_quantize_modes_goldens.py
 """
 import os
 import warnings
