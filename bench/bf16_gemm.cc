@@ -5,12 +5,11 @@
 // the paths taken (STRATA_CPU_ISA=avx2 forces the float path for both).
 //   build/bench/strata_bf16_gemm [rounds, default 7]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <vector>
 
+#include "bench/product_timing.h"
 #include "core/cpu/bf16_gemm.h"
 #include "core/cpu/cpu_isa.h"
 #include "core/cpu/gemm.h"
@@ -30,25 +29,12 @@ constexpr Shape kShapes[] = {{32, 256, 784, "MLP layer 1, batch 32"}, {128, 256,
                              {128, 256, 256, "MLP layer 2, batch 128"}, {64, 1024, 256, "FFN up, 64 tokens"},
                              {64, 256, 1024, "FFN down, 64 tokens"},    {512, 1024, 1024, "512x1024x1024"}};
 
-double best_seconds(const std::function<void()>& call, int calls) {
-  double best = 1e30;
-  for (int i = 0; i < calls; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata;
+  using bench::best_seconds;
+  using bench::median;
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
   constexpr int kThreads = 2, kCalls = 5;
   cpu::set_num_threads(kThreads);
@@ -78,12 +64,11 @@ int main(int argc, char** argv) {
       tf.push_back(best_seconds(float_call, kCalls));
       ratio.push_back(tf.back() / t16.back());
     }
-    char shape[64], range[48];
+    char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
                   static_cast<long long>(s.k));
-    std::snprintf(range, sizeof range, "%.2f (%.2f-%.2f)", median(ratio), *std::min_element(ratio.begin(), ratio.end()),
-                  *std::max_element(ratio.begin(), ratio.end()));
-    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6, range, s.what);
+    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
+                bench::ratio_range(ratio).c_str(), s.what);
   }
   return 0;
 }

@@ -7,12 +7,11 @@
 // the AVX2 ones; ONEDNN_MAX_CPU_ISA oneDNN's).
 //   build/bench/strata_int8_gemm [rounds, default 7]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <vector>
 
+#include "bench/product_timing.h"
 #include "core/cpu/cpu_isa.h"
 #include "core/cpu/gemm.h"
 #include "core/cpu/int8_gemm.h"
@@ -37,25 +36,12 @@ constexpr Shape kShapes[] = {{1, 512, 784, "MLP layer 1, batch 1"},     {32, 512
                              {32, 256, 512, "MLP layer 2, batch 32"},   {64, 1024, 256, "FFN up, 64 tokens"},
                              {64, 256, 1024, "FFN down, 64 tokens"},    {512, 1024, 1024, "512x1024x1024"}};
 
-double best_seconds(const std::function<void()>& call, int calls) {
-  double best = 1e30;
-  for (int i = 0; i < calls; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata;
+  using bench::best_seconds;
+  using bench::median;
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 7;
   constexpr int kThreads = 2, kCalls = 5;
   cpu::set_num_threads(kThreads);
@@ -104,17 +90,12 @@ int main(int argc, char** argv) {
       ratio_d.push_back(td.back() / t8.back());
 #endif
     }
-    char shape[64], f_range[48], d_range[48] = "-";
+    char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
                   static_cast<long long>(s.k));
-    std::snprintf(f_range, sizeof f_range, "%.2f (%.2f-%.2f)", median(ratio_f),
-                  *std::min_element(ratio_f.begin(), ratio_f.end()), *std::max_element(ratio_f.begin(), ratio_f.end()));
-    if (!ratio_d.empty()) {
-      std::snprintf(d_range, sizeof d_range, "%.2f (%.2f-%.2f)", median(ratio_d),
-                    *std::min_element(ratio_d.begin(), ratio_d.end()), *std::max_element(ratio_d.begin(), ratio_d.end()));
-    }
     std::printf("%-24s %10.1f %10.1f %10.1f  %-22s %-22s  %s\n", shape, median(t8) * 1e6, median(tf) * 1e6,
-                td.empty() ? 0.0 : median(td) * 1e6, f_range, d_range, s.what);
+                td.empty() ? 0.0 : median(td) * 1e6, bench::ratio_range(ratio_f).c_str(),
+                bench::ratio_range(ratio_d).c_str(), s.what);
   }
   return 0;
 }

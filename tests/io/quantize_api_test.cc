@@ -121,11 +121,8 @@ std::map<std::string, std::pair<std::string, Tensor>> variables_in(const std::st
   return out;
 }
 
-class QuantizeApi : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(QuantizeApi, KernelsAndScalesAreKerasBitForBit) {
-  const Model ours = quantized(GetParam());
-  const Model keras = models::load_model(kDir + GetParam() + ".int8.keras");
+// Every variable of `ours` is Keras's: path, trainability, element type in files, value.
+void expect_same_variables(const Model& ours, const Model& keras) {
   const std::vector<Variable> got = ours.weights(), want = keras.weights();
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -134,11 +131,37 @@ TEST_P(QuantizeApi, KernelsAndScalesAreKerasBitForBit) {
     EXPECT_EQ(got[i].stored_as(), want[i].stored_as()) << got[i].path();
     expect_equal_values(got[i].value(), want[i].value(), got[i].path());
   }
-  for (const Layer& layer : ours.layers()) {
+}
+
+// Keras's quantizable classes are in `mode`, the others in none.
+void expect_quantization_modes(const Model& model, const std::string& mode) {
+  for (const Layer& layer : model.layers()) {
     const std::string& c = layer.class_name();
-    EXPECT_EQ(layer.impl().quantization_mode, c == "Dense" || c == "EinsumDense" || c == "Embedding" ? "int8" : "")
+    EXPECT_EQ(layer.impl().quantization_mode, c == "Dense" || c == "EinsumDense" || c == "Embedding" ? mode : "")
         << layer.name();
   }
+}
+
+// The .keras file Strata saved holds Keras's file's policies, configs and variables (element
+// types and values).
+void expect_saved_as_keras_file(const std::string& file, const std::string& keras_file, testing::ScratchDir& scratch) {
+  EXPECT_EQ(policies_in(file), policies_in(keras_file));
+  const auto ours = variables_in(file, scratch.file("strata.weights.h5"));
+  const auto keras = variables_in(keras_file, scratch.file("keras.weights.h5"));
+  ASSERT_EQ(ours.size(), keras.size());
+  for (const auto& [path, value] : keras) {
+    ASSERT_TRUE(ours.count(path)) << path;
+    EXPECT_EQ(ours.at(path).first, value.first) << path;
+    expect_equal_values(ours.at(path).second, value.second, path);
+  }
+}
+
+class QuantizeApi : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuantizeApi, KernelsAndScalesAreKerasBitForBit) {
+  const Model ours = quantized(GetParam());
+  expect_same_variables(ours, models::load_model(kDir + GetParam() + ".int8.keras"));
+  expect_quantization_modes(ours, "int8");
 }
 
 // Exactly what Strata predicts from Keras's quantized file, and so what Keras predicts.
@@ -155,16 +178,7 @@ TEST_P(QuantizeApi, SavedItIsKerasFileWithTheSamePoliciesVariablesAndValues) {
   Model model = quantized(GetParam());
   const std::string file = scratch.file(GetParam() + ".keras");
   model.save(file);
-  const std::string keras_file = kDir + GetParam() + ".int8.keras";
-  EXPECT_EQ(policies_in(file), policies_in(keras_file));
-  const auto ours = variables_in(file, scratch.file("strata.weights.h5"));
-  const auto keras = variables_in(keras_file, scratch.file("keras.weights.h5"));
-  ASSERT_EQ(ours.size(), keras.size());
-  for (const auto& [path, value] : keras) {
-    ASSERT_TRUE(ours.count(path)) << path;
-    EXPECT_EQ(ours.at(path).first, value.first) << path;
-    expect_equal_values(ours.at(path).second, value.second, path);
-  }
+  expect_saved_as_keras_file(file, kDir + GetParam() + ".int8.keras", scratch);
   Model again = models::load_model(file);
   expect_predicts_keras(again, GetParam(), "Strata's file");
   if (const char* keep = std::getenv("STRATA_QUANTIZE_API_DIR")) {
@@ -242,20 +256,8 @@ class QuantizeApiInt4 : public ::testing::TestWithParam<std::string> {};
 TEST_P(QuantizeApiInt4, IsKerassQuantizeInt4BitForBit) {
   Model ours = models::load_model(kDir + GetParam() + ".float.keras");
   ours.quantize("int4");
-  const Model keras = models::load_model(kDir + GetParam() + ".int4.keras");
-  const std::vector<Variable> got = ours.weights(), want = keras.weights();
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].path(), want[i].path());
-    EXPECT_EQ(got[i].trainable(), want[i].trainable()) << got[i].path();
-    EXPECT_EQ(got[i].stored_as(), want[i].stored_as()) << got[i].path();
-    expect_equal_values(got[i].value(), want[i].value(), got[i].path());
-  }
-  for (const Layer& layer : ours.layers()) {
-    const std::string& c = layer.class_name();
-    EXPECT_EQ(layer.impl().quantization_mode, c == "Dense" || c == "EinsumDense" || c == "Embedding" ? "int4/128" : "")
-        << layer.name();
-  }
+  expect_same_variables(ours, models::load_model(kDir + GetParam() + ".int4.keras"));
+  expect_quantization_modes(ours, "int4/128");
   const Tensor x = io::load_npy(kDir + GetParam() + ".input0.npy");
   const Tensor keras_output = io::load_npy(kDir + GetParam() + ".int4.output0.npy");
   if (GetParam() == "tokens") {  // LayerNormalization: float32's rounding
@@ -266,16 +268,7 @@ TEST_P(QuantizeApiInt4, IsKerassQuantizeInt4BitForBit) {
   testing::ScratchDir scratch;
   const std::string file = scratch.file(GetParam() + ".keras");
   ours.save(file);
-  const std::string keras_file = kDir + GetParam() + ".int4.keras";
-  EXPECT_EQ(policies_in(file), policies_in(keras_file));
-  const auto saved = variables_in(file, scratch.file("strata.weights.h5"));
-  const auto kerass = variables_in(keras_file, scratch.file("keras.weights.h5"));
-  ASSERT_EQ(saved.size(), kerass.size());
-  for (const auto& [path, value] : kerass) {
-    ASSERT_TRUE(saved.count(path)) << path;
-    EXPECT_EQ(saved.at(path).first, value.first) << path;
-    expect_equal_values(saved.at(path).second, value.second, path);
-  }
+  expect_saved_as_keras_file(file, kDir + GetParam() + ".int4.keras", scratch);
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiInt4, ::testing::Values("mlp", "einsum", "heads", "tokens"));
@@ -287,20 +280,17 @@ class QuantizeApiFloat8 : public ::testing::TestWithParam<std::string> {};
 TEST_P(QuantizeApiFloat8, IsKerassQuantizeFloat8) {
   Model ours = models::load_model(kDir + GetParam() + ".float.keras");
   ours.quantize("float8");
-  const Model keras = models::load_model(kDir + GetParam() + ".float8.keras");
-  const std::vector<Variable> got = ours.weights(), want = keras.weights();
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].path(), want[i].path());
-    EXPECT_EQ(got[i].trainable(), want[i].trainable()) << got[i].path();
-    expect_equal_values(got[i].value(), want[i].value(), got[i].path());
+  expect_same_variables(ours, models::load_model(kDir + GetParam() + ".float8.keras"));
+  for (const Layer& layer : ours.layers()) {  // Keras's float8 layers: Dense and EinsumDense
+    const std::string& c = layer.class_name();
+    EXPECT_EQ(layer.impl().quantization_mode, c == "Dense" || c == "EinsumDense" ? "float8/1024" : "") << layer.name();
   }
   const Tensor x = io::load_npy(kDir + GetParam() + ".input0.npy");
   expect_equal_values(ours.predict(x), io::load_npy(kDir + GetParam() + ".float8.output0.npy"), "float8 predictions");
   testing::ScratchDir scratch;
   const std::string file = scratch.file(GetParam() + ".keras");
   ours.save(file);
-  EXPECT_EQ(policies_in(file), policies_in(kDir + GetParam() + ".float8.keras"));
+  expect_saved_as_keras_file(file, kDir + GetParam() + ".float8.keras", scratch);
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, QuantizeApiFloat8, ::testing::Values("mlp", "einsum"));

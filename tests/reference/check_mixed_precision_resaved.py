@@ -25,6 +25,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from resaved_files import problems_with, report  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data")
 # The files the test saves back (its parameters without the .h5 ones).
@@ -35,14 +38,6 @@ MODELS = ["quantized/mixed_bfloat16_mlp", "quantized/bfloat16_mlp", "quantized/f
                           ("mixed_bfloat16", "norm"), ("bfloat16", "norm"), ("mixed_float16", "norm"),
                           ("float16", "norm"), ("mixed_bfloat16", "embed"), ("bfloat16", "embed"),
                           ("mixed_float16", "embed"), ("float16", "embed")]]
-
-
-def policies(model):
-    return {layer.name: layer.dtype_policy.name for layer in model.layers if type(layer).__name__ != "InputLayer"}
-
-
-def variable_dtypes(model):
-    return {w.path: w.dtype for w in model.weights}
 
 
 def main():
@@ -62,21 +57,12 @@ def main():
                     print("skip " + name + ext + ": Keras cannot load a bfloat16 .h5, its own included")
                     continue
                 checked += 1
-                problems = []
                 try:
                     model = keras.saving.load_model(path)
-                    got = np.asarray(model.predict(x, verbose=0), "float32")
-                    if policies(model) != policies(keras_model):
-                        problems.append("policies %s, Keras's file has %s" % (policies(model), policies(keras_model)))
-                    if variable_dtypes(model) != variable_dtypes(keras_model):
-                        problems.append("variables %s, Keras's file has %s"
-                                        % (variable_dtypes(model), variable_dtypes(keras_model)))
-                    if not np.array_equal(got, want):
-                        problems.append("predictions differ by %g" % float(np.max(np.abs(got - want))))
+                    problems = problems_with(model, keras_model, x, want)
                 except Exception as e:  # noqa: BLE001 - reported, counted
-                    problems.append("%s: %s" % (type(e).__name__, e))
-                print(("FAIL " if problems else "ok   ") + name + ext + ("" if not problems else ": " + "; ".join(problems)))
-                failures += bool(problems)
+                    problems = ["%s: %s" % (type(e).__name__, e)]
+                failures += report(name + ext, problems)
     print("%d of %d files failed" % (failures, checked))
     return 1 if failures else 0
 

@@ -22,17 +22,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from resaved_files import problems_with, report  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data", "quantize_api")
 MODELS = ("mlp", "einsum", "heads", "tokens")
-
-
-def policies(model):
-    return {layer.name: (type(layer.dtype_policy).__name__, layer.dtype_policy.name) for layer in model.layers}
-
-
-def variables(model):
-    return {w.path: (w.dtype, w.trainable, np.asarray(w)) for w in model.weights}
 
 
 def main():
@@ -47,23 +42,7 @@ def main():
             x = np.load(os.path.join(DATA, name + ".input0.npy"))
             want = np.load(os.path.join(DATA, name + ".output0.npy"))
             model = keras.saving.load_model(os.path.join(out, name + ".keras"))
-            got = np.asarray(model.predict(x, verbose=0), "float32")
-            problems = []
-            if policies(model) != policies(keras_model):
-                problems.append("policies %s, Keras's file has %s" % (policies(model), policies(keras_model)))
-            ours, theirs = variables(model), variables(keras_model)
-            if sorted(ours) != sorted(theirs):
-                problems.append("variables %s, Keras's file has %s" % (sorted(ours), sorted(theirs)))
-            else:
-                for path, (dtype, trainable, value) in theirs.items():
-                    if ours[path][:2] != (dtype, trainable) or not np.array_equal(ours[path][2], value):
-                        problems.append("%s: %s %s, Keras's %s %s" % (path, ours[path][0], ours[path][1], dtype,
-                                                                     trainable))
-            if not np.array_equal(got, want):
-                problems.append("predictions differ by %g" % float(np.max(np.abs(got - want))))
-            print(("FAIL " if problems else "ok   ") + name + ".keras"
-                  + ("" if not problems else ": " + "; ".join(problems)))
-            failures += bool(problems)
+            failures += report(name + ".keras", problems_with(model, keras_model, x, want, values=True))
     print("%d of %d files failed" % (failures, len(MODELS)))
     return 1 if failures else 0
 

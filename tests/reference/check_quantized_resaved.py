@@ -23,19 +23,14 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from resaved_files import problems_with, report  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data", "quantized")
 MODELS = ("int8_mlp", "int8_tokens", "int4_mlp", "int4_tokens", "float8_mlp")
 # Keras cannot load its own .h5 of a float8 model: only the .keras is checked.
 KERAS_ONLY = ("float8_mlp",)
-
-
-def policies(model):
-    return {layer.name: (type(layer.dtype_policy).__name__, layer.dtype_policy.name) for layer in model.layers}
-
-
-def variable_dtypes(model):
-    return {w.path: w.dtype for w in model.weights}
 
 
 def main():
@@ -51,19 +46,8 @@ def main():
             want = np.load(os.path.join(DATA, name + ".output0.npy"))
             for ext in (".keras",) if name in KERAS_ONLY else (".keras", ".h5"):
                 checked += 1
-                path = os.path.join(out, name + ext)
-                model = keras.saving.load_model(path)
-                got = np.asarray(model.predict(x, verbose=0), "float32")
-                problems = []
-                if policies(model) != policies(keras_model):
-                    problems.append("policies %s, Keras's file has %s" % (policies(model), policies(keras_model)))
-                if variable_dtypes(model) != variable_dtypes(keras_model):
-                    problems.append("variables %s, Keras's file has %s"
-                                    % (variable_dtypes(model), variable_dtypes(keras_model)))
-                if not np.array_equal(got, want):
-                    problems.append("predictions differ by %g" % float(np.max(np.abs(got - want))))
-                print(("FAIL " if problems else "ok   ") + name + ext + ("" if not problems else ": " + "; ".join(problems)))
-                failures += bool(problems)
+                model = keras.saving.load_model(os.path.join(out, name + ext))
+                failures += report(name + ext, problems_with(model, keras_model, x, want))
     print("%d of %d files failed" % (failures, checked))
     return 1 if failures else 0
 

@@ -15,27 +15,14 @@ Flatten -> Dropout -> Dense(10), Adam 1e-3, sparse categorical crossentropy from
 pixels scaled to [0, 1], the full 60000/10000 split, shuffled every epoch.
 """
 import argparse
-import gzip
 import os
-
-import numpy as np
+import sys
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import keras  # noqa: E402
 
-DATA_DIR = "/usr/share/datasets/fashion-mnist/"
-
-
-def images(name):
-    with gzip.open(DATA_DIR + name) as f:
-        raw = f.read()[16:]
-    return np.frombuffer(raw, np.uint8).reshape(-1, 28, 28, 1).astype("float32") / 255.0
-
-
-def labels(name):
-    with gzip.open(DATA_DIR + name) as f:
-        raw = f.read()[8:]
-    return np.frombuffer(raw, np.uint8).astype("int64")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fashion_mnist_files import images, labels  # noqa: E402
 
 
 def main():

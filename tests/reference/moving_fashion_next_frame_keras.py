@@ -15,24 +15,20 @@ Versions used for the figures in the docs: keras 3.15.1, tensorflow-cpu 2.21.0,
 numpy 2.4.6, Python 3.11.7. Reads Debian's dataset-fashion-mnist files.
 """
 import argparse
-import gzip
 import os
+import sys
 
 import numpy as np
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import keras  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fashion_mnist_files import images  # noqa: E402
 from keras import layers  # noqa: E402
 
-DATA_DIR = "/usr/share/datasets/fashion-mnist/"
 FRAME, ITEM = 32, 14
 TRAVEL = FRAME - ITEM
-
-
-def images(name):
-    with gzip.open(DATA_DIR + name) as f:
-        raw = f.read()[16:]
-    return np.frombuffer(raw, np.uint8).reshape(-1, 28, 28).astype("float32") / 255.0
 
 
 def rule(i, k):
@@ -85,8 +81,8 @@ def main():
     args = parser.parse_args()
     print("flags:", vars(args))
 
-    train = moving_fashion(images("train-images-idx3-ubyte.gz"), args.train_sequences, args.frames)
-    test = moving_fashion(images("t10k-images-idx3-ubyte.gz"), args.test_sequences, args.frames)
+    train = moving_fashion(images("train-images-idx3-ubyte.gz", channel_axis=False), args.train_sequences, args.frames)
+    test = moving_fashion(images("t10k-images-idx3-ubyte.gz", channel_axis=False), args.test_sequences, args.frames)
     keras.utils.set_random_seed(args.seed)
     model = build_model(args.filters, args.frames - 1)
     model.compile(optimizer=keras.optimizers.Adam(args.learning_rate), loss="binary_crossentropy", metrics=["mse"])

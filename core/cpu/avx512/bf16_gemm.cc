@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/cpu/avx512/ops.h"
 #include "core/cpu/isa_kernels.h"
 
 #if !defined(__AVX512BF16__)
@@ -24,10 +25,6 @@ namespace {
 
 constexpr std::int64_t kBf16TileRows = 12;
 constexpr std::int64_t kBf16PanelWidth = 32;
-
-__mmask16 bf16_lanes(std::int64_t count) {
-  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
-}
 
 // Rows [0, R) of packed A (`pairs` 32-bit pairs a row) times one panel of B into C's
 // first `cols` columns. The accumulators leave through a buffer in L1, as the int8 tile's
@@ -54,7 +51,7 @@ void bf16_tile(const std::uint32_t* a, std::int64_t pairs, const std::uint16_t* 
     _mm512_store_ps(sums[r], acc[r][0]);
     _mm512_store_ps(sums[r] + 16, acc[r][1]);
   }
-  const __mmask16 lanes0 = bf16_lanes(cols), lanes1 = bf16_lanes(cols - 16);
+  const __mmask16 lanes0 = Ops::lanes(cols), lanes1 = Ops::lanes(cols - 16);
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_ps(c + r * ldc, lanes0, _mm512_load_ps(sums[r]));
     _mm512_mask_storeu_ps(c + r * ldc + 16, lanes1, _mm512_load_ps(sums[r] + 16));
@@ -81,8 +78,8 @@ void bf16_pack_rows(std::int64_t first, std::int64_t last, const float* a, std::
     const float* row = a + i * lda;
     auto* words = reinterpret_cast<std::uint16_t*>(out + i * pairs);
     for (std::int64_t s = 0; s < 2 * pairs; s += 32) {
-      const __m512 low = _mm512_maskz_loadu_ps(bf16_lanes(k - s), row + s);
-      const __m512 high = _mm512_maskz_loadu_ps(bf16_lanes(k - s - 16), row + s + 16);
+      const __m512 low = _mm512_maskz_loadu_ps(Ops::lanes(k - s), row + s);
+      const __m512 high = _mm512_maskz_loadu_ps(Ops::lanes(k - s - 16), row + s + 16);
       const __m512i both = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
       const std::int64_t left = 2 * pairs - s;
       const __mmask32 store = left >= 32 ? __mmask32(0xFFFFFFFFu) : __mmask32((1u << left) - 1);

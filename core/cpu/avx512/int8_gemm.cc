@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/cpu/avx512/ops.h"
 #include "core/cpu/isa_kernels.h"
 
 #if !defined(__AVX512VNNI__)
@@ -25,10 +26,6 @@ namespace {
 constexpr std::int64_t kInt8TileRows = 12;
 constexpr std::int64_t kInt8PanelWidth = kInt8Avx512PanelWidth;
 static_assert(kInt8PanelWidth == 32 && kInt8Avx512DepthGroup == 4, "two registers of 16 int32, four bytes a lane");
-
-__mmask16 int8_lanes(std::int64_t count) {
-  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
-}
 
 // Rows [0, R) of packed A (rows of `depth` unsigned bytes; row0 the first's index in the
 // product) times one panel of B (its first column col0), minus the panel's column
@@ -68,7 +65,7 @@ void int8_tile(const std::uint8_t* a, std::int64_t depth, const std::uint8_t* b,
     _mm512_store_si512(sums[r] + 16, acc[r][1]);
   }
   const __m512i offset[2] = {_mm512_loadu_si512(offsets), _mm512_loadu_si512(offsets + 16)};
-  const __mmask16 lanes[2] = {int8_lanes(cols), int8_lanes(cols - 16)};
+  const __mmask16 lanes[2] = {Ops::lanes(cols), Ops::lanes(cols - 16)};
   if (out.values == nullptr) {
     for (int r = 0; r < R; ++r) {
       std::int32_t* c = out.sums + (row0 + r) * out.ld + col0;
