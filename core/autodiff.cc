@@ -78,7 +78,13 @@ std::vector<Output> gradients(Output y, const std::vector<Output>& xs, Output dy
       }
     }
     if (!any) continue;
-    std::vector<Output> in_grads = node.def->gradient(node, out_grads);
+    std::vector<Output> in_grads;
+    {
+      // An op of an emulated bfloat16 / float16 layer has its gradient computed in that
+      // dtype, op by op, as TensorFlow's (core/graph.h: Node::precision).
+      PrecisionScope in_its_precision(graph, node.precision);
+      in_grads = node.def->gradient(node, out_grads);
+    }
     if (in_grads.size() != node.inputs.size()) {
       throw Error("gradient of op '" + node.op + "' returned " + std::to_string(in_grads.size()) +
                   " gradients for " + std::to_string(node.inputs.size()) + " inputs");

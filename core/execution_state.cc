@@ -47,6 +47,12 @@ std::string ExecutionState::plan_graph_refusal() const {
              "', which its updates write (the fetch is copied out before the first update)";
     }
   }
+  for (const Program::Step& step : program_.steps_) {
+    if (step.run_if < 0) continue;
+    // A graph replays every update it recorded; whether one runs is decided on the host.
+    return "its update '" + program_.graph_.node(step.node).name +
+           "' runs only where a condition computed in the step holds (a RunIfScope)";
+  }
   for (const KernelContext& ctx : contexts_) {
     const Node& node = ctx.node;
     const DeviceKernel* kernel = node.def->on(program_.device_.type);
@@ -87,6 +93,22 @@ ExecutionState::~ExecutionState() {
 // Kernels on a GPU only enqueue their work: wait for it before anything reads results.
 void ExecutionState::finish_device_work() {
   if (device_run_) device_run_->synchronize();
+}
+
+bool ExecutionState::condition_holds(int value) {
+  for (const auto& [seen, holds] : conditions_) {
+    if (seen == value) return holds;
+  }
+  const Tensor* condition = resolve(value);
+  bool holds = false;
+  if (condition->is_on(Device{})) {
+    holds = condition->item() != 0.f;
+  } else {
+    finish_device_work();  // computed by this run's kernels, maybe still in flight
+    holds = condition->to(Device{}).item() != 0.f;
+  }
+  conditions_.emplace_back(value, holds);
+  return holds;
 }
 
 Tensor* ExecutionState::resolve(int value) {
@@ -222,6 +244,7 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
       invariant_versions_.push_back(program_.graph_.node(v.variable).variable.value().version());
     }
   }
+  conditions_.clear();
   for (std::size_t s = 0; s < contexts_.size(); ++s) {
     KernelContext& ctx = contexts_[s];
     const Node& node = ctx.node;
@@ -231,9 +254,10 @@ bool ExecutionState::run_steps(const RunOptions& options, std::vector<Tensor>& r
       variables_copied = true;
     }
     if (node.def->fed || s == ran_with_previous) continue;
-    if (skip_invariants && program_.steps_[s].invariant) continue;
-    prepare(s, options);
     const Program::Step& step = program_.steps_[s];
+    if (skip_invariants && step.invariant) continue;
+    if (step.run_if >= 0 && !condition_holds(step.run_if)) continue;
+    prepare(s, options);
     if (step.pair_kernel) {
       const auto second = static_cast<std::size_t>(step.paired_with);
       prepare(second, options);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_graph_policy.h"
@@ -59,6 +60,9 @@ class ExecutionState {
   // Where a value lives: a buffer of this state, a feed slot, or a variable's tensor.
   // Stable for the state's life, so kernel contexts are bound once.
   Tensor* resolve(int value);
+  // Whether the scalar `value` of this run is nonzero (a step's Node::run_if), read once
+  // per run (on a device, after its kernels finish).
+  bool condition_holds(int value);
   void copy_fetches(bool variables, std::vector<Tensor>& results);
   void infer_if_changed(std::size_t s);
   void prepare(std::size_t s, const RunOptions& options);
@@ -89,6 +93,7 @@ class ExecutionState {
   std::vector<KernelContext> contexts_;  // one per step, bound to this state's tensors
   std::vector<ShapeCache> shapes_;       // one per step
   std::vector<std::int64_t> executions_;
+  std::vector<std::pair<int, bool>> conditions_;  // this run's conditions read so far
   // The versions of the variables the invariant steps read, noted before they last ran,
   // and whether that run ended (core/program.h, 5.).
   std::vector<Tensor::Version> invariant_versions_;

@@ -41,8 +41,25 @@ Node& Graph::append(Node node) {
                 "' after compile (ops must be created at definition time, not in a loop)");
   }
   node.id = num_nodes();
+  node.precision = precision_;
+  if (run_if_.valid() && node.def && node.def->stateful) node.run_if = run_if_;
   nodes_.push_back(std::move(node));
   return nodes_.back();
+}
+
+void Graph::set_run_if(Output condition) {
+  if (condition.valid()) {
+    if (condition.graph != this) throw ValueError("RunIfScope: the condition belongs to another graph");
+    const Node& producer = node(condition.node);
+    if (producer.def && producer.def->stateful) {
+      throw ValueError("RunIfScope: the condition '" + producer.name + "' is computed by a stateful node");
+    }
+    if (condition.shape().rank() != 0 && condition.shape().is_fully_defined() && condition.shape().num_elements() != 1) {
+      throw ValueError("RunIfScope: the condition '" + producer.name + "' is not a scalar (shape " +
+                       condition.shape().to_string() + ")");
+    }
+  }
+  run_if_ = condition;
 }
 
 Output Graph::placeholder(const TensorSpec& spec, const std::string& name) {

@@ -45,17 +45,6 @@ struct Output {
   }
 };
 
-struct Node {
-  int id = -1;
-  std::string op;
-  std::string name;
-  std::vector<Output> inputs;
-  Attrs attrs;
-  std::vector<TensorSpec> outputs;
-  Variable variable;        // set for "variable" nodes only
-  const OpDef* def = nullptr;
-};
-
 // Keras's bfloat16 and float16 compute dtypes, emulated on float32 tensors
 // (docs/precision.md, "Mixed precision"): while a PrecisionScope is open on a graph, each
 // op added has its float32 inputs rounded to the precision (those not already rounded:
@@ -66,6 +55,25 @@ struct Node {
 enum class ComputePrecision { float32, bfloat16, float16 };
 // "round_to_bfloat16" / "round_to_float16"; "" for float32.
 const char* rounding_op(ComputePrecision precision);
+
+struct Node {
+  int id = -1;
+  std::string op;
+  std::string name;
+  std::vector<Output> inputs;
+  Attrs attrs;
+  std::vector<TensorSpec> outputs;
+  Variable variable;        // set for "variable" nodes only
+  const OpDef* def = nullptr;
+  // The precision the node was added in (PrecisionScope): its gradient is built in it
+  // too, each gradient op rounded, as TensorFlow computes a bfloat16 op's gradient in
+  // bfloat16 (core/autodiff.cc).
+  ComputePrecision precision = ComputePrecision::float32;
+  // Set on a stateful node added under a RunIfScope: a run of the step executes it only
+  // where this scalar is nonzero (Keras's ops.cond around an optimizer's apply, as the
+  // LossScaleOptimizer skips a step whose gradients are not finite).
+  Output run_if;
+};
 
 class Graph {
  public:
@@ -112,6 +120,11 @@ class Graph {
   // float32 tensor).
   Output rounded(Output x, ComputePrecision precision);
 
+  // The condition stateful nodes added now run under (RunIfScope below); invalid when
+  // none. It must be a scalar of this graph computed by a stateless node.
+  Output run_if() const { return run_if_; }
+  void set_run_if(Output condition);
+
   // Name scopes make node names readable ("dense_1/matmul"); RAII guard below.
   void push_scope(const std::string& scope) { scopes_.push_back(scope); }
   void pop_scope() { scopes_.pop_back(); }
@@ -130,6 +143,7 @@ class Graph {
   std::vector<std::pair<Output, UpdateMode>> updates_;
   std::vector<Output> losses_;
   ComputePrecision precision_ = ComputePrecision::float32;
+  Output run_if_;
   bool finalized_ = false;
 };
 
@@ -145,6 +159,23 @@ class PrecisionScope {
  private:
   Graph& graph_;
   ComputePrecision saved_;
+};
+
+// While open, every stateful node added to the graph (a variable update) runs only in the
+// steps where `condition` (a scalar) is nonzero; the nodes computing the new values run
+// either way. Nested scopes replace the condition (they do not combine).
+class RunIfScope {
+ public:
+  RunIfScope(Graph& graph, Output condition) : graph_(graph), saved_(graph.run_if()) {
+    graph_.set_run_if(condition);
+  }
+  ~RunIfScope() { graph_.set_run_if(saved_); }
+  RunIfScope(const RunIfScope&) = delete;
+  RunIfScope& operator=(const RunIfScope&) = delete;
+
+ private:
+  Graph& graph_;
+  Output saved_;
 };
 
 class NameScope {

@@ -399,25 +399,6 @@ std::vector<Output> fuse_residuals(Graph& graph, const std::vector<Output>& root
   });
 }
 
-// 5. A dense product of two bfloat16-rounded operands (an emulated bfloat16 layer's,
-// layers/dtype_policy.h), its kernel computed from variables alone, marked for the CPU's
-// bfloat16 GEMM (core/cpu/bf16_gemm.h): the same products, exact in float32, summed in
-// another order, at twice the multiply-adds an instruction where the CPU has AVX-512 BF16.
-std::vector<Output> mark_bfloat16_products(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
-  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
-                                    -> std::optional<std::vector<Output>> {
-    if (node.op != "dense" || node.attrs.find<std::string>("operands")) return std::nullopt;
-    const auto rounded = [&](const Output& o) { return reach.node(o).op == "round_to_bfloat16"; };
-    if (!rounded(node.inputs[0]) || !rounded(node.inputs[1]) || !reach.invariant(node.inputs[1])) return std::nullopt;
-    std::vector<Output> inputs;
-    for (const Output& in : node.inputs) inputs.push_back(mapped(in));
-    Attrs attrs = node.attrs;
-    attrs.set("operands", std::string("bfloat16"));
-    ++report.bfloat16_products;
-    return graph.add_node(node.op, inputs, attrs, node.name);
-  });
-}
-
 }  // namespace
 
 std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report,
@@ -436,7 +417,6 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
   }
   if (options.cpu_program) out = fuse_residuals(graph, out, counts);
   out = fuse_activations(graph, out, options, counts);
-  if (options.cpu_program) out = mark_bfloat16_products(graph, out, counts);
   if (report) *report = counts;
   return out;
 }

@@ -17,9 +17,9 @@
 //     residual block's skip connection) fused into the conv2d's epilogue;
 //  4. a relu that reads only a conv2d, dense or dense_int8 fused into its epilogue, and a relu6 or
 //     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
-//     writes);
-//  5. where the Program runs on the CPU, a dense product of two operands rounded to
-//     bfloat16 (an emulated bfloat16 layer's) marked for the bfloat16 GEMM.
+//     writes).
+// (A product of two bfloat16 values, an emulated bfloat16 layer's, is marked for the
+// bfloat16 GEMM when it is built, for training and inference alike: core/ops/matmul.cc.)
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
 // are, so a training program compiled from the original fetches is never rewritten. The
 // folded kernels are computed from variables alone: an inference Program computes them
@@ -41,7 +41,6 @@ struct InferenceRewrites {
   int identities_dropped = 0;  // identity and stop_gradient nodes bypassed
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
   int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
-  int bfloat16_products = 0;   // dense products of bfloat16-rounded operands marked for the bfloat16 GEMM
 };
 
 struct InferenceRewriteOptions {

@@ -85,9 +85,15 @@ Output round(Output x);
 Output trunc(Output x);
 // x rounded to the nearest bfloat16 / float16 and back to float32 (core/precision_rounding.h):
 // the emulation of Keras's bfloat16 and float16 compute dtypes (docs/precision.md). The
-// gradient passes through unchanged, as a cast's does in Keras's mixed-precision models.
+// gradient arriving is rounded the same way: TensorFlow computes the gradient of an op in
+// its dtype too (a cast's gradient casts back, exactly).
 Output round_to_bfloat16(Output x);
 Output round_to_float16(Output x);
+// x unchanged, its gradient rounded to `precision` (an "identity" with the attr
+// "gradient_rounding", which inference programs drop): where Strata computes in float32
+// a step whose gradient TensorFlow computes in bfloat16 / float16 (the activation of a
+// fused bfloat16 Dense: TensorFlow's ReluGrad / TanhGrad round theirs).
+Output round_gradient(Output x, ComputePrecision precision);
 // x rounded to the nearest float8_e4m3fn (core/precision_rounding.h), as Keras's float8
 // layers' quantize_and_dequantize casts it; NaN beyond the format's range (464).
 Output round_to_float8_e4m3fn(Output x);
@@ -119,7 +125,11 @@ Output expand_to(Output g, Output like, std::vector<std::int64_t> axes, bool mea
 Output matmul(Output a, Output b, bool transpose_a = false, bool transpose_b = false);
 // act(x · kernel + bias) in one op (Dense's forward): x (..., in), kernel (in, units),
 // bias (units) or none; activation "" (linear) or "relu", applied in the same pass.
-Output dense(Output x, Output kernel, Output bias = {}, const std::string& activation = "");
+// `gradient_rounding` (an emulated bfloat16 Dense, layers/core/low_precision_product.h):
+// its gradient rounds the activation's gradient to that precision before the product's
+// and the bias's gradients read it, as TensorFlow's gradient of its fused kernel does.
+Output dense(Output x, Output kernel, Output bias = {}, const std::string& activation = "",
+             ComputePrecision gradient_rounding = ComputePrecision::float32);
 // Keras's int8 Dense product (QuantizedDTypePolicy "int8"): each row of x (..., in)
 // quantized as Keras's AbsMaxQuantizer does (scale = 127 / (max |x| + 1e-7), values =
 // clip(round_half_even(x · scale), -127, 127)), multiplied by `kernel` (in, units; int8

@@ -36,11 +36,12 @@ STRATA_HOST_DEVICE inline float bits_float(std::uint32_t bits) {
 // bfloat16 is float32's top 16 bits: the low 16 rounded away, ties to the even top.
 // Subnormals round as the others (as Eigen's and ml_dtypes' conversions, which
 // TensorFlow and NumPy use; AVX-512 BF16's vcvtneps2bf16 flushes them to zero instead).
+// Without a branch, so that the CPU kernel's loop vectorizes.
 STRATA_HOST_DEVICE inline float round_to_bfloat16(float x) {
-  std::uint32_t bits = float_bits(x);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return x;  // NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return bits_float(bits & 0xffff0000u);
+  const std::uint32_t bits = float_bits(x);
+  const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;  // kept as it is
+  return bits_float(nan ? bits : rounded);
 }
 
 // float16: 11 significant bits from 2^-14 up (13 of float32's 23 fraction bits rounded

@@ -66,6 +66,7 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
     if (needed[id]) continue;
     needed[id] = 1;
     for (const auto& in : graph.node(id).inputs) stack.push_back(canon[in.node]);
+    if (graph.node(id).run_if.valid()) stack.push_back(canon[graph.node(id).run_if.node]);
   }
   for (int id = 0; id < n; ++id) {
     const Node& node = graph.node(id);
@@ -78,7 +79,9 @@ Program::Program(Graph& graph, std::vector<Output> feeds, std::vector<Output> fe
   // read what they output.
   for (int id = 0; id < n; ++id) {
     if (!needed[id]) continue;
-    for (const auto& in : graph.node(id).inputs) {
+    std::vector<Output> reads = graph.node(id).inputs;
+    if (graph.node(id).run_if.valid()) reads.push_back(graph.node(id).run_if);
+    for (const auto& in : reads) {
       const Node& producer = graph.node(canon[in.node]);
       if (producer.def->stateful) {
         throw ValueError("Program: node '" + graph.node(id).name + "' reads the output of stateful node '" +
@@ -187,7 +190,9 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
   const int end = static_cast<int>(order.size());
   std::vector<int> last_use(values_.size(), -1);
   for (int pos = 0; pos < end; ++pos) {
-    for (const auto& in : graph_.node(order[pos]).inputs) last_use[value_id(canon[in.node], in.index)] = pos;
+    const Node& node = graph_.node(order[pos]);
+    for (const auto& in : node.inputs) last_use[value_id(canon[in.node], in.index)] = pos;
+    if (node.run_if.valid()) last_use[value_id(canon[node.run_if.node], node.run_if.index)] = pos;
   }
   for (int v : fetch_values_) last_use[v] = end;
 
@@ -204,6 +209,7 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
     Step step;
     step.node = node.id;
     for (const auto& in : node.inputs) step.inputs.push_back(value_id(canon[in.node], in.index));
+    if (node.run_if.valid()) step.run_if = value_id(canon[node.run_if.node], node.run_if.index);
     const OpDef& def = *node.def;
     step.invariant = !writes_variables_ && !def.fed && !def.random && !def.stateful && !def.reads_mode &&
                      def.schedule == OpDef::Schedule::normal &&
@@ -242,6 +248,7 @@ void Program::plan(const std::vector<int>& order, const std::vector<int>& canon)
     // Release buffers whose last reader is this step, and outputs nobody reads.
     std::vector<int> release = step.inputs;
     release.insert(release.end(), step.outputs.begin(), step.outputs.end());
+    if (step.run_if >= 0) release.push_back(step.run_if);
     std::sort(release.begin(), release.end());
     release.erase(std::unique(release.begin(), release.end()), release.end());
     for (int v : release) {
@@ -292,12 +299,15 @@ void Program::pair_steps() {
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Node& node = graph_.node(steps_[s].node);
     const DeviceKernel* kernel = node.def->on(device_.type);
-    if (node.def->fed || !kernel || !kernel->pair || steps_[s].outputs.empty() || steps_[s].invariant) continue;
+    if (node.def->fed || !kernel || !kernel->pair || steps_[s].outputs.empty() || steps_[s].invariant ||
+        steps_[s].run_if >= 0) {
+      continue;
+    }
     std::size_t next = s + 1;
     while (next < steps_.size() && graph_.node(steps_[next].node).def->fed) ++next;
     if (next == steps_.size()) break;
     const Step& second = steps_[next];
-    if (second.invariant) continue;  // a run may skip it (5. in program.h)
+    if (second.invariant || second.run_if >= 0) continue;  // a run may skip it (5. in program.h; Node::run_if)
     if (graph_.node(second.node).def != node.def || second.inputs.empty()) continue;
     if (second.inputs[0] != steps_[s].outputs[0]) continue;
     // The second step's outputs are shaped before the first step runs: they must not be

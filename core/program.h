@@ -3,7 +3,8 @@
 //  1. common subexpressions merged (same op, inputs and attributes),
 //  2. pruned to the nodes the fetches and targets need — nothing else ever runs,
 //  3. ordered topologically, with stateful updates after every read of the step (and a
-//     collective started as early and waited for as late as its data allows),
+//     collective started as early and waited for as late as its data allows); an update
+//     added under a RunIfScope (core/graph.h) runs only where its condition holds,
 //  4. buffers planned by liveness: a value's buffer is reused once its last reader ran.
 //  5. in a Program that writes no variable, the steps computed from variables and
 //     constants alone (a folded BatchNormalization's kernel, core/inference_rewrite.h)
@@ -108,6 +109,7 @@ class Program {
     const PairKernelFn* pair_kernel = nullptr;
     int paired_with = -1;
     bool invariant = false;  // reads variables and constants only (5. above)
+    int run_if = -1;  // value id of the scalar that must be nonzero for it to run (Node::run_if)
   };
 
   int value_id(int node, int index) const;

@@ -26,6 +26,7 @@
 #include "io/zip.h"
 #include "layers/keras_class.h"
 #include "models/compiled_model.h"
+#include "optimizers/loss_scale_optimizer.h"
 
 namespace strata::io {
 
@@ -227,7 +228,7 @@ std::string now_string() {
 json compile_config_of(const Model& model) {
   json tc = training_config_of(model);
   if (tc.is_null()) return nullptr;
-  return json{{"optimizer", keras3_optimizer_object(model.optimizer())},
+  return json{{"optimizer", keras3_optimizer_object(optimizer_given_to_compile(model.optimizer()))},
               {"loss", tc["loss"]},
               {"loss_weights", tc["loss_weights"]},
               {"metrics", tc["metrics"]},
@@ -297,8 +298,36 @@ namespace {
 // Keras 3's optimizer.variables: iteration, learning_rate, then the slots; no
 // learning_rate when a schedule drives the rate (Keras computes it at every step).
 std::vector<Variable> keras3_optimizer_variables(const optimizers::Optimizer& opt) {
+  if (optimizers::is_loss_scale_optimizer(opt)) {
+    // Its own four (iteration, learning_rate, step_counter, dynamic_scale), then the
+    // inner optimizer's as Keras lists them.
+    std::vector<Variable> vars = opt.variables();
+    vars.resize(vars.size() - optimizers::LossScaleOptimizer::from(opt).inner_optimizer().variables().size());
+    for (const Variable& v : keras3_optimizer_variables(optimizers::LossScaleOptimizer::from(opt).inner_optimizer())) {
+      vars.push_back(v);
+    }
+    return vars;
+  }
   std::vector<Variable> vars = opt.variables();
   if (optimizer_config(opt)["config"]["learning_rate"].is_object()) vars.erase(vars.begin() + 1);
+  return vars;
+}
+
+// What Keras 3 writes of an optimizer it never built (compiled, not trained): its
+// iteration and learning_rate (iteration alone under a schedule); a LossScaleOptimizer's
+// own two, then its inner optimizer's.
+std::vector<Variable> keras3_unbuilt_optimizer_variables(const optimizers::Optimizer& opt) {
+  if (optimizers::is_loss_scale_optimizer(opt)) {
+    const std::vector<Variable> own = opt.variables();
+    std::vector<Variable> vars{own.at(0), own.at(1)};
+    for (const Variable& v :
+         keras3_unbuilt_optimizer_variables(optimizers::LossScaleOptimizer::from(opt).inner_optimizer())) {
+      vars.push_back(v);
+    }
+    return vars;
+  }
+  std::vector<Variable> vars = keras3_optimizer_variables(opt);
+  vars.resize(std::min<std::size_t>(vars.size(), vars.size() == opt.variables().size() ? 2 : 1));
   return vars;
 }
 
@@ -357,9 +386,8 @@ void load_optimizer_state(const Model& model, const std::string& h5_path, const 
   if (!file.has_group("optimizer/vars")) return;
   const h5::Group g = file.open_group("optimizer/vars");
   const std::size_t stored = g.children().size();
-  // An optimizer Keras never built holds just iteration (and learning_rate).
-  const std::size_t slots_from = opt.defined() && vars.size() == opt.variables().size() ? 2 : 1;
-  const bool unbuilt = stored == slots_from;
+  const std::vector<Variable> unbuilt_vars = opt.defined() ? keras3_unbuilt_optimizer_variables(opt) : vars;
+  const bool unbuilt = stored == unbuilt_vars.size() && stored != vars.size();
   if (opt.defined() && stored != vars.size() && !unbuilt) {
     why = "the file holds " + std::to_string(stored) + " optimizer variables, the optimizer has " +
           std::to_string(vars.size());
@@ -367,7 +395,7 @@ void load_optimizer_state(const Model& model, const std::string& h5_path, const 
   }
   std::vector<std::pair<Variable, Tensor>> pending;
   if (opt.defined()) {
-    if (unbuilt) vars.resize(slots_from);
+    if (unbuilt) vars = unbuilt_vars;
     for (std::size_t i = 0; i < vars.size() && opt.defined(); ++i) {
       const h5::Dataset ds = g.open_dataset(std::to_string(i));
       if (ds.shape() != vars[i].shape()) {
@@ -458,6 +486,14 @@ void write_keras3_model_weights(const Model& model, const std::string& h5_path, 
     h5::Group g = file.create_group("optimizer/vars");
     g.write_string_attribute("name", opt.name());
     for (std::size_t i = 0; i < vars.size(); ++i) g.create_dataset(std::to_string(i), vars[i].value());
+    if (optimizers::is_loss_scale_optimizer(opt)) {
+      // Keras writes the inner optimizer's variables again, as a tracked child of its own.
+      const optimizers::Optimizer inner = optimizers::LossScaleOptimizer::from(opt).inner_optimizer();
+      const std::vector<Variable> inner_vars = keras3_optimizer_variables(inner);
+      h5::Group ig = file.create_group("optimizer/inner_optimizer/vars");
+      ig.write_string_attribute("name", inner.name());
+      for (std::size_t i = 0; i < inner_vars.size(); ++i) ig.create_dataset(std::to_string(i), inner_vars[i].value());
+    }
   }
   file.close();
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "optimizers/classes.h"
+#include "optimizers/loss_scale_optimizer.h"
 #include "optimizers/schedules.h"
 
 namespace strata::io {
@@ -221,12 +222,53 @@ void keras2_to_keras3(const std::string& cls, json& c, const std::string& where)
   }
 }
 
+// Keras 3's LossScaleOptimizer config (name, inner_optimizer, initial_scale,
+// dynamic_growth_steps), and tf.keras's, whose "dynamic" Keras 3 accepts when true.
+optimizers::Optimizer loss_scale_optimizer_from_config(json config, const std::string& where,
+                                                       const std::string& here) {
+  if (!config.contains("inner_optimizer")) {
+    throw ValueError(here + ": the config has no \"inner_optimizer\"" + hint());
+  }
+  const optimizers::Optimizer inner = optimizer_from_config(config["inner_optimizer"], where + " inner_optimizer");
+  config.erase("inner_optimizer");
+  if (config.contains("dynamic")) {
+    if (config["dynamic"] != json(true)) {
+      throw NotImplementedError(here + ": \"dynamic\": " + config["dynamic"].dump() +
+                                " (a fixed loss scale) is not supported, as in Keras 3" + hint());
+    }
+    config.erase("dynamic");
+  }
+  optimizers::LossScaleOptimizerOptions options;
+  JsonReader reader(config, here);
+  options.fields(reader);
+  reader.check_all_read();
+  return optimizers::LossScaleOptimizer(inner, options);
+}
+
 }  // namespace
 
 json optimizer_config(const optimizers::Optimizer& optimizer) {
   JsonWriter w;
   optimizer.impl().config_fields(w);
+  if (optimizers::is_loss_scale_optimizer(optimizer)) {
+    // Keras's get_config: name, the inner optimizer serialized, then the scale's options.
+    json config = json::object();
+    for (const auto& [key, value] : w.out.items()) {
+      config[key] = value;
+      if (key == "name") {
+        config["inner_optimizer"] =
+            keras3_optimizer_object(optimizers::LossScaleOptimizer::from(optimizer).inner_optimizer());
+      }
+    }
+    return json{{"class_name", optimizer.class_name()}, {"config", config}};
+  }
   return json{{"class_name", optimizer.class_name()}, {"config", w.out}};
+}
+
+optimizers::Optimizer optimizer_given_to_compile(const optimizers::Optimizer& compiled) {
+  if (!optimizers::is_loss_scale_optimizer(compiled)) return compiled;
+  const auto wrapper = optimizers::LossScaleOptimizer::from(compiled);
+  return wrapper.is_made_by_compile() ? wrapper.inner_optimizer() : compiled;
 }
 
 json keras3_optimizer_object(const optimizers::Optimizer& optimizer) {
@@ -242,6 +284,7 @@ optimizers::Optimizer optimizer_from_config(const json& j, const std::string& wh
     if (j.is_string()) return optimizers::get(j.get<std::string>());
     auto [cls, config] = class_and_config(j, where, "the optimizer");
     const std::string here = where + " optimizer " + cls;
+    if (cls == "LossScaleOptimizer") return loss_scale_optimizer_from_config(config, where, here);
     keras2_to_keras3(cls, config, here);
     JsonReader reader(config, here);
     optimizers::Optimizer opt = optimizers::optimizer_from_fields(cls, reader);

@@ -31,6 +31,11 @@ json optimizer_config(const optimizers::Optimizer& optimizer);
 // "module": "keras.optimizers" and "registered_name": null.
 json keras3_optimizer_object(const optimizers::Optimizer& optimizer);
 
+// The optimizer a model's compile was given: the inner optimizer of the LossScaleOptimizer
+// compile made for a mixed_float16 model, else `compiled`. Files record it as compile's
+// optimizer, as Keras's compile_config records the argument.
+optimizers::Optimizer optimizer_given_to_compile(const optimizers::Optimizer& compiled);
+
 // Either form above, a Keras 2 optimizer_config, or an identifier string ("adam").
 // `where` says where the config came from, for messages ("'m.keras' compile_config").
 optimizers::Optimizer optimizer_from_config(const json& config, const std::string& where);

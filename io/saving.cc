@@ -162,7 +162,7 @@ json training_config_of(const Model& model) {
   tc["loss_weights"] = o.loss_weights.empty() ? json(nullptr) : json(o.loss_weights);
   // The compiled optimizer: its name, its current rate (resolving an identifier again
   // would make a fresh one).
-  tc["optimizer_config"] = optimizer_config(model.optimizer());
+  tc["optimizer_config"] = optimizer_config(optimizer_given_to_compile(model.optimizer()));
   return tc;
 }
 

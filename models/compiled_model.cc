@@ -266,7 +266,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   // order after every read, so the order of this list doesn't matter.
   std::vector<char> has_gradient(trainable.size(), 0);
   auto optimizer_updates = [&](Output loss) {
-    std::vector<Output> grads = gradients(loss, variable_nodes);
+    std::vector<Output> grads = gradients(optimizer_.scale_loss(*graph_, loss), variable_nodes);
     for (std::size_t i = 0; i < grads.size(); ++i) has_gradient[i] = has_gradient[i] || grads[i].valid();
     // Data-parallel: every process applies the same update, from the gradient of the
     // global batch's mean loss (distribution/gradient_buckets.h).

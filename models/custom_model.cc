@@ -205,7 +205,10 @@ StepLogs CustomModel::train_step(StepBuilder& step) {
   std::vector<Output> y_pred = step.call(step.x());
   Output loss = step.compute_loss(step.y(), y_pred, step.sample_weight());
   std::vector<Variable> trainable = trainable_variables();
-  step.apply(optimizer(), step.gradients(loss, trainable), trainable);
+  // Keras's default train_step differentiates the optimizer's scaled loss (a
+  // LossScaleOptimizer's), and logs the loss itself.
+  optimizers::Optimizer opt = optimizer();
+  step.apply(opt, step.gradients(opt.scale_loss(step.graph(), loss), trainable), trainable);
   StepLogs logs = metrics();
   update_metrics(step, logs, loss, y_pred);
   return logs;

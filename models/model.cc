@@ -20,6 +20,7 @@
 #include "models/custom_model.h"
 #include "models/custom_steps.h"
 #include "models/progress_bar.h"
+#include "optimizers/loss_scale_optimizer.h"
 
 namespace strata {
 
@@ -145,6 +146,12 @@ ModelImpl& Model::model() const { return static_cast<ModelImpl&>(impl()); }
 
 void Model::compile(CompileOptions options) {
   ModelImpl& m = model();
+  if (options.auto_scale_loss && m.dtype_policy == "mixed_float16") {
+    optimizers::Optimizer optimizer = options.optimizer.resolve();
+    if (!optimizers::is_loss_scale_optimizer(optimizer)) {
+      options.optimizer = optimizers::LossScaleOptimizer::made_by_compile(optimizer);
+    }
+  }
   if (auto* custom = dynamic_cast<CustomModel*>(&m)) return custom->compile(std::move(options));
   auto hold = m.usage.exclusive("compile", m.name);
   // All or nothing: a compile that throws leaves the model as it was.
@@ -323,10 +330,12 @@ History Model::fit(const Tensor& x, const Tensor& y, const FitOptions& options) 
 
 namespace {
 
-// Training under a bfloat16 or float16 policy is refused, naming the first such layer:
-// Keras computes the gradients in the compute dtype, rounds every update of a "bfloat16" /
-// "float16" variable and scales float16 losses (LossScaleOptimizer), none of which Strata
-// emulates yet (docs/precision.md). Its predictions are emulated.
+// Training under the mixed policies is emulated (the gradients rounded where Keras's are,
+// core/ops/elementwise.cc; loss scaling under mixed_float16, optimizers/loss_scale_optimizer.h).
+// Under "bfloat16" / "float16" Keras keeps the variables and the optimizer's updates in
+// that dtype, and float8 layers update their scales from amax histories: neither is
+// emulated, so training them is refused, naming the first such layer. Their predictions
+// are emulated.
 void refuse_low_precision_training(const Layer& layer, const char* what) {
   for (const Layer& sub : layer.impl().sublayers()) {
     if (layers::float8_history_of(sub.impl().quantization_mode)) {
@@ -334,12 +343,13 @@ void refuse_low_precision_training(const Layer& layer, const char* what) {
                                 "' is quantized to float8, whose training (scales updated from the amax histories) "
                                 "Strata does not emulate yet; predict, evaluate and save do (docs/precision.md)");
     }
-    if (compute_precision_of(sub.impl().dtype_policy) != ComputePrecision::float32 &&
+    if (stores_variables_in_compute_dtype(sub.impl().dtype_policy) &&
         sub.impl().low_precision_form() != LowPrecisionForm::not_applicable) {
       throw NotImplementedError(std::string(what) + ": layer '" + sub.name() + "' computes under dtype policy '" +
                                 sub.impl().dtype_policy +
-                                "', whose training (gradients in that dtype, loss scaling) Strata does not emulate "
-                                "yet; predict, evaluate and save do (docs/precision.md)");
+                                "', which keeps its variables and their updates in that dtype; Strata does not "
+                                "emulate that training yet (the mixed_ policies train; predict, evaluate and save "
+                                "do; docs/precision.md)");
     }
     refuse_low_precision_training(sub, what);
   }

@@ -63,6 +63,10 @@ struct CompileOptions {
   // (core/device.h's default_device; STRATA_DEFAULT_DEVICE overrides it). A device that
   // lacks a kernel for one of the model's ops is an error here, naming the op and layer.
   std::string device;
+  // Keras's auto_scale_loss: a model whose dtype policy is "mixed_float16" (the global
+  // policy when it was made) trains with its optimizer wrapped in a LossScaleOptimizer
+  // (optimizers/loss_scale_optimizer.h), unless it is one already.
+  bool auto_scale_loss = true;
 };
 
 // Validation arrays for fit (one tensor per model input / output).

@@ -20,7 +20,16 @@ std::string to_snake_case(const std::string& name) {
   return s;
 }
 
-// Keras's naming.auto_name: the first object gets the bare name, later ones "_1", "_2".
+std::string slot_prefix(const Variable& variable) {
+  std::string p = variable.path();
+  for (auto& c : p) {
+    if (c == '/') c = '_';
+  }
+  return p;
+}
+
+}  // namespace
+
 std::string auto_name(const std::string& class_name) {
   static std::mutex mutex;
   static std::map<std::string, int> counts;
@@ -31,16 +40,6 @@ std::string auto_name(const std::string& class_name) {
   ++count;
   return name;
 }
-
-std::string slot_prefix(const Variable& variable) {
-  std::string p = variable.path();
-  for (auto& c : p) {
-    if (c == '/') c = '_';
-  }
-  return p;
-}
-
-}  // namespace
 
 BaseOptimizer::BaseOptimizer(const std::string& class_name, const std::string& name,
                              const LearningRate& learning_rate_arg, const CommonOptions& common)

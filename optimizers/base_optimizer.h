@@ -18,6 +18,10 @@
 
 namespace strata::optimizers {
 
+// Keras's naming.auto_name of an optimizer without a name: snake_case(class_name) for the
+// first of its class in the process, then "_1", "_2", ...
+std::string auto_name(const std::string& class_name);
+
 // The arguments every Keras 3 optimizer takes besides its own hyperparameters.
 struct CommonOptions {
   std::optional<double> weight_decay;

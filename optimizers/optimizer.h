@@ -51,6 +51,9 @@ class OptimizerImpl {
   // Called by fit before every train step: an optimizer built with a learning-rate
   // schedule sets its learning_rate variable for the coming step.
   virtual void update_learning_rate() {}
+  // Keras's optimizer.scale_loss: what a train step differentiates instead of the loss
+  // (the LossScaleOptimizer's loss times its dynamic scale); the loss itself here.
+  virtual Output scale_loss(Graph& graph, Output loss) { return loss; }
 };
 
 class Optimizer {
@@ -66,6 +69,8 @@ class Optimizer {
   // Keras's optimizer.apply(grads, trainable_variables): apply_gradients with the i-th
   // gradient paired with the i-th variable; the two lists must be as long as each other.
   std::vector<Output> apply(Graph& graph, const std::vector<Output>& grads, const std::vector<Variable>& variables);
+  // Keras's optimizer.scale_loss(loss) (OptimizerImpl::scale_loss).
+  Output scale_loss(Graph& graph, Output loss) { return impl().scale_loss(graph, loss); }
   // Keras's optimizer.build(var_list) (OptimizerImpl::build_variables).
   void build(const std::vector<Variable>& variables) { impl().build_variables(variables); }
   std::vector<Variable> variables() const { return impl().variables(); }

@@ -7,6 +7,7 @@
 #include "optimizers/adamax.h"
 #include "optimizers/classes.h"
 #include "optimizers/lion.h"
+#include "optimizers/loss_scale_optimizer.h"
 #include "optimizers/nadam.h"
 #include "optimizers/optimizer.h"
 #include "optimizers/rmsprop.h"

@@ -34,6 +34,11 @@ class Bf16PackedB {
  public:
   Bf16PackedB() = default;
   Bf16PackedB(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, Bf16Path path = bf16_path());
+  // Packs again, in the storage it has (a training step's operand changes every step):
+  // from B (k × n row-major, ldb apart) or, `transposed`, from Bᵀ (n × k row-major). The
+  // avx512_bf16 path packs with vector code on the kernels' threads.
+  void pack(std::int64_t k, std::int64_t n, const float* b, std::int64_t ldb, bool transposed = false,
+            Bf16Path path = bf16_path());
   std::int64_t k() const { return k_; }
   std::int64_t n() const { return n_; }
   Bf16Path path() const { return path_; }
@@ -55,7 +60,8 @@ class Bf16PackedB {
 };
 
 // C (m × n float32, ldc) = round(A) (m × k float32, lda) · B, on B's path, on the
-// kernels' threads.
-void gemm_bf16(std::int64_t m, const float* a, std::int64_t lda, const Bf16PackedB& b, float* c, std::int64_t ldc);
+// kernels' threads. `a_transposed`: `a` holds Aᵀ (k × m row-major, lda apart).
+void gemm_bf16(std::int64_t m, const float* a, std::int64_t lda, const Bf16PackedB& b, float* c, std::int64_t ldc,
+               bool a_transposed = false);
 
 }  // namespace strata::cpu

@@ -98,6 +98,14 @@ void bf16_gemm_panels(std::int64_t m, const std::uint32_t* a, std::int64_t pairs
 // Rows [first, last) of A (k floats, lda apart) rounded to bfloat16 pairs, `pairs` a row.
 void bf16_pack_rows(std::int64_t first, std::int64_t last, const float* a, std::int64_t lda, std::int64_t k,
                     std::int64_t pairs, std::uint32_t* out);
+// The same for rows [first, last) of Aᵀ, A being k × m floats (lda apart): row i's pairs
+// from A's column i.
+void bf16_pack_columns(std::int64_t first, std::int64_t last, const float* a, std::int64_t lda, std::int64_t k,
+                       std::int64_t pairs, std::uint32_t* out);
+// Panels [first, last) of B (k × n, bf16_gemm.h's Bf16PackedB layout) from B row-major
+// (ldb apart) or, `transposed`, from Bᵀ (n × k row-major, ldb apart); zero past k and n.
+void bf16_pack_panels(std::int64_t first, std::int64_t last, const float* b, std::int64_t ldb, bool transposed,
+                      std::int64_t k, std::int64_t n, std::int64_t pairs, std::uint16_t* out);
 // AVX-512 VNNI's vpdpbusd (compiled with -mavx512vnni): panels of 32 columns, k in fours.
 void int8_gemm_panels(std::int64_t m, const std::uint8_t* a, std::int64_t padded_depth, const std::uint8_t* b,
                       std::int64_t panel_bytes, const std::int32_t* offsets, std::int64_t n, std::int64_t first,

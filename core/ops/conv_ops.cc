@@ -378,6 +378,11 @@ void register_rank(OpRegistry& r) {
                                          " is an inference rewrite and has no gradient");
              }
              if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
+             if (const std::string* to = n.attrs.find<std::string>("gradient_rounding")) {
+               // The relu's gradient rounded before the bias's and the adjoints read it.
+               dz = dz.graph->rounded(dz, *to == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16);
+               db = Output{};
+             }
            }
            std::vector<Output> grads{backprop_input_node<S>(dz, k, spatial_of<S>(x), p, x),
                                      backprop_filter_node<S>(x, dz, window_of<S>(k.shape()), p)};
@@ -468,9 +473,12 @@ void register_conv_ops(OpRegistry& r) {
 Output conv2d(Output x, Output kernel, const Conv2DParams& params) { return conv_node<2>(x, kernel, params); }
 
 Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
-                              const Conv2DParams& params) {
+                              const Conv2DParams& params, ComputePrecision gradient_rounding) {
   Attrs a = attrs_of(params);
   if (!activation.empty()) a.set("activation", activation);
+  if (gradient_rounding != ComputePrecision::float32) {
+    a.set("gradient_rounding", std::string(gradient_rounding == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
+  }
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);
   return x.graph->add("conv2d", inputs, std::move(a));

@@ -53,8 +53,10 @@ using Conv3DParams = ConvParams<3>;
 Output conv2d(Output x, Output kernel, const Conv2DParams& params);
 // conv2d with the bias add (bias (O,), or an invalid Output for none) and an activation
 // ("" or "relu") fused into the kernel: one pass over the output instead of three.
+// `gradient_rounding`: as ops::dense's (an emulated bfloat16 Conv2D's relu gradient rounded).
 Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
-                              const Conv2DParams& params);
+                              const Conv2DParams& params,
+                              ComputePrecision gradient_rounding = ComputePrecision::float32);
 // The gradient of conv2d for its input: dy (N, OH, OW, O) -> (N, H, W, C), where
 // input_size = {H, W} (several input sizes give one output size when strides > 1). A size
 // unknown until run time (kUnknownDim) is read then from `sizes_from` (the convolution's

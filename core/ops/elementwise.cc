@@ -296,9 +296,20 @@ void register_elementwise_ops(OpRegistry& r) {
     return {mul(g[0], exp(in(n, 0)))};
   }));
   for (const char* name : {"floor", "ceil", "round", "trunc"}) r.add(unary_op(name, {}));
-  for (const char* name : {"round_to_bfloat16", "round_to_float16", "round_to_float8_e4m3fn"}) {
-    r.add(unary_op(name, [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {g[0]}; }));
-  }
+  // A rounding op stands where Keras casts to its compute dtype, whose gradient casts back
+  // (exact), and after each op computed in that dtype, whose gradient TensorFlow computes
+  // in it too: the gradient arriving is rounded the same way, so the gradients of an
+  // emulated bfloat16 / float16 layer are those dtype's values, as Keras's (and float16's
+  // small gradients underflow without loss scaling, as they do there). float8's rounding
+  // passes the gradient through (float8 training is not emulated).
+  r.add(unary_op("round_to_bfloat16", [](const Node&, const std::vector<Output>& g) -> std::vector<Output> {
+    return {g[0].graph->rounded(g[0], ComputePrecision::bfloat16)};
+  }));
+  r.add(unary_op("round_to_float16", [](const Node&, const std::vector<Output>& g) -> std::vector<Output> {
+    return {g[0].graph->rounded(g[0], ComputePrecision::float16)};
+  }));
+  r.add(unary_op("round_to_float8_e4m3fn",
+                 [](const Node&, const std::vector<Output>& g) -> std::vector<Output> { return {g[0]}; }));
   register_integer_ops_into(r);
 }
 

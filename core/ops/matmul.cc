@@ -122,7 +122,14 @@ void register_matmul_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], k = n.inputs[1];
            Output dz = g[0];
+           const std::string* rounding = n.attrs.find<std::string>("gradient_rounding");
+           const ComputePrecision precision = !rounding                ? ComputePrecision::float32
+                                              : *rounding == "bfloat16" ? ComputePrecision::bfloat16
+                                                                        : ComputePrecision::float16;
+           // relu's gradient of a rounded dy is dy or 0: rounded already.
+           const bool rounded_already = x.graph->node(dz.node).op == rounding_op(precision);
            if (fuses_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
+           if (rounding && !rounded_already) dz = x.graph->rounded(dz, precision);
            std::vector<Output> grads{matmul(dz, k, false, true), matmul(x, dz, true, false)};
            if (n.inputs.size() == 3) {
              std::vector<std::int64_t> leading(static_cast<std::size_t>(x.shape().rank() - 1));
@@ -153,9 +160,34 @@ void register_matmul_ops(OpRegistry& r) {
          }});
 }
 
-Output dense(Output x, Output kernel, Output bias, const std::string& activation) {
+namespace {
+
+// A product whose operands are both values rounded to bfloat16 (an emulated bfloat16
+// layer's, forward or backward: docs/precision.md) is marked for the bfloat16 GEMM where
+// the CPU has one (core/cpu/kernels/matmul.cc): it multiplies those values exactly as the
+// float GEMM does, in another order of the float32 sums.
+// A value known to be a bfloat16's: a round_to_bfloat16's output, or relu's gradient of
+// one (each element the value or 0).
+bool bfloat16_valued(const Output& o) {
+  const Node& producer = o.graph->node(o.node);
+  if (producer.op == "round_to_bfloat16") return true;
+  return producer.op == "relu_grad" && bfloat16_valued(producer.inputs.at(0));
+}
+
+void mark_bfloat16_operands(const Output& a, const Output& b, Attrs& attrs) {
+  if (bfloat16_valued(a) && bfloat16_valued(b)) attrs.set("operands", std::string("bfloat16"));
+}
+
+}  // namespace
+
+Output dense(Output x, Output kernel, Output bias, const std::string& activation, ComputePrecision gradient_rounding) {
   Attrs attrs;
   if (!activation.empty()) attrs.set("activation", activation);
+  if (gradient_rounding != ComputePrecision::float32) {
+    attrs.set("gradient_rounding",
+              std::string(gradient_rounding == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
+  }
+  mark_bfloat16_operands(x, kernel, attrs);
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);
   return x.graph->add("dense", inputs, std::move(attrs));
@@ -170,7 +202,9 @@ Output dense_int8(Output x, Output kernel, Output kernel_scale, Output bias, con
 }
 
 Output matmul(Output a, Output b, bool transpose_a, bool transpose_b) {
-  return a.graph->add("matmul", {a, b}, Attrs{{"transpose_a", transpose_a}, {"transpose_b", transpose_b}});
+  Attrs attrs{{"transpose_a", transpose_a}, {"transpose_b", transpose_b}};
+  mark_bfloat16_operands(a, b, attrs);
+  return a.graph->add("matmul", {a, b}, std::move(attrs));
 }
 
 }  // namespace strata::ops

@@ -33,7 +33,14 @@ void register_nn_ops(OpRegistry& r) {
   r.add({.name = "softmax", .infer = infer_same_float,
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output y{n.inputs[0].graph, n.id, 0};
-           return std::vector<Output>{n.inputs[0].graph->add("softmax_grad", {g[0], y}, Attrs{{"axis", n.attrs.get<std::int64_t>("axis")}})};
+           const std::int64_t axis = n.attrs.get<std::int64_t>("axis");
+           if (n.precision != ComputePrecision::float32) {
+             // TensorFlow's gradient of a bfloat16 / float16 softmax: its ops (g·y, the sum,
+             // the difference, the product) each in that dtype, each rounded (the graph's
+             // precision is the node's while its gradient is built: core/autodiff.cc).
+             return std::vector<Output>{mul(sub(g[0], reduce_sum(mul(g[0], y), {axis}, true)), y)};
+           }
+           return std::vector<Output>{n.inputs[0].graph->add("softmax_grad", {g[0], y}, Attrs{{"axis", axis}})};
          }});
   // softmax_grad(g, y) = y * (g - sum(g * y)) along the axis, in one pass per lane where
   // the composed ops took four over the whole tensor (attention's (batch, heads, T, T)).

@@ -38,7 +38,13 @@ void register_source_ops(OpRegistry& r) {
            expect_inputs(ctx, 1);
            return std::vector<TensorSpec>{ctx.inputs[0]};
          },
-         .gradient = [](const Node&, const std::vector<Output>& g) { return std::vector<Output>{g[0]}; },
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           // ops::round_gradient's: the gradient rounded to the precision the attr names.
+           const std::string* to = n.attrs.find<std::string>("gradient_rounding");
+           if (!to || !g[0].valid()) return std::vector<Output>{g[0]};
+           const ComputePrecision precision = *to == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16;
+           return std::vector<Output>{g[0].graph->rounded(g[0], precision)};
+         },
          .takes_strings = true});
   r.add({.name = "stop_gradient",
          .infer = [](const InferContext& ctx) {
@@ -73,6 +79,12 @@ Output fill_like(Output like, float value) {
 Output zeros_like(Output like) { return fill_like(like, 0.0f); }
 Output ones_like(Output like) { return fill_like(like, 1.0f); }
 Output identity(Output x) { return x.graph->add("identity", {x}); }
+Output round_gradient(Output x, ComputePrecision precision) {
+  if (precision == ComputePrecision::float32) return x;
+  return x.graph->add("identity", {x},
+                      Attrs{{"gradient_rounding",
+                             std::string(precision == ComputePrecision::bfloat16 ? "bfloat16" : "float16")}});
+}
 Output stop_gradient(Output x) { return x.graph->add("stop_gradient", {x}); }
 Output cast(Output x, DType dtype) {
   if (x.dtype() == dtype) return x;

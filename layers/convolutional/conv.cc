@@ -76,6 +76,15 @@ std::vector<Output> ConvImpl<Rank>::call(Graph& graph, const std::vector<Output>
       // bfloat16: a oneDNN-fused convolution, bias and activation, rounded once.
       const bool fused = graph.precision() == ComputePrecision::bfloat16;
       check_low_precision_activation(graph, options.activation, fused);
+      const ops::Conv2DParams params{strides, dilation, pads, options.groups};
+      if (fused && fuses_into_one_op(options.activation)) {
+        y = fused_low_precision_op(graph, x, graph.variable(kernel), options.use_bias ? graph.variable(bias) : Output{},
+                                   [&](Output a, Output k, Output b, ComputePrecision p) {
+                                     return ops::conv2d_bias_activation(
+                                         a, k, b, options.activation == "relu" ? "relu" : "", params, p);
+                                   });
+        return {cf ? to_channels_first(y) : y};
+      }
       y = low_precision_product(graph, fused, x, graph.variable(kernel),
                                 options.use_bias ? graph.variable(bias) : Output{}, options.activation,
                                 [&](Output a, Output k) {

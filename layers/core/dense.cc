@@ -86,6 +86,14 @@ std::vector<Output> DenseImpl::call(Graph& graph, const std::vector<Output>& inp
   if (graph.precision() != ComputePrecision::float32) {  // a bfloat16 or float16 policy
     const bool fused = fused_like_onednn(graph, x.shape().rank());
     check_low_precision_activation(graph, options.activation, fused);
+    const std::string& act = options.activation;
+    if (fused && fuses_into_one_op(act)) {
+      return {fused_low_precision_op(graph, x, graph.variable(kernel),
+                                     options.use_bias ? graph.variable(bias) : Output{},
+                                     [&](Output a, Output k, Output b, ComputePrecision p) {
+                                       return ops::dense(a, k, b, act == "relu" ? "relu" : "", p);
+                                     })};
+    }
     return {low_precision_product(graph, fused, x, graph.variable(kernel),
                                   options.use_bias ? graph.variable(bias) : Output{}, options.activation,
                                   [](Output a, Output k) { return ops::dense(a, k); })};

@@ -3,7 +3,8 @@
 // "Mixed precision"; measured against Keras by tests/reference/mixed_precision_emulation.py):
 // in predict's graphs TensorFlow's oneDNN fusion takes a bfloat16 rank-2 MatMul with its
 // bias add and activation (relu, tanh, sigmoid, gelu) into one kernel that works in
-// float32 and rounds once; otherwise each op rounds its result (the graph's PrecisionScope).
+// float32 and rounds once, and its gradient rounds the activation's; otherwise each op
+// rounds its result and its gradient (the graph's PrecisionScope).
 #pragma once
 
 #include <string>
@@ -14,6 +15,12 @@
 #include "layers/activations.h"
 
 namespace strata::layers {
+
+// The activations TensorFlow's oneDNN fusion takes into the product's kernel.
+inline bool fused_by_onednn(const std::string& activation) {
+  return activation.empty() || activation == "linear" || activation == "relu" || activation == "tanh" ||
+         activation == "sigmoid" || activation == "gelu";
+}
 
 // Whether the product of rank `rank` (its input's) is fused as above under the graph's
 // precision.
@@ -47,14 +54,45 @@ Output low_precision_product(Graph& graph, bool fused, Output x, Output kernel, 
     x = graph.rounded(x, precision);
     kernel = graph.rounded(kernel, precision);
     bias = graph.rounded(bias, precision);
-    PrecisionScope in_float32(graph, ComputePrecision::float32);
-    Output y = product(x, kernel);
-    if (bias.valid()) y = ops::add(y, bias);
+    Output y;
+    {
+      PrecisionScope in_float32(graph, ComputePrecision::float32);
+      y = product(x, kernel);
+      if (bias.valid()) y = ops::add(y, bias);
+      if (fused_by_onednn(activation)) {
+        // TensorFlow's gradient of the fused kernel: its activation's gradient (ReluGrad,
+        // TanhGrad) in the compute dtype, rounded before the bias's and the product's
+        // gradients read it.
+        return activations::apply(activation, ops::round_gradient(y, precision));
+      }
+    }
+    // An activation the fusion does not take (softmax) follows as its own op in the
+    // compute dtype, on the rounded sum of the fused product and bias.
     return activations::apply(activation, y);
   }
   Output y = product(x, kernel);
   if (bias.valid()) y = ops::add(y, bias);
   return activations::apply(activation, y);
+}
+
+// Whether the fused form's activation runs inside the product's op (fused_low_precision_op).
+inline bool fuses_into_one_op(const std::string& activation) {
+  return activation.empty() || activation == "linear" || activation == "relu";
+}
+
+// The fused form (low_precision_product's, fused) with a linear or relu activation as one
+// op that adds the bias and applies the relu in the product's pass (ops::dense,
+// ops::conv2d_bias_activation), its gradient rounding the relu's (their
+// gradient_rounding): the same values in fewer passes. `op(x, kernel, bias, precision)`
+// adds that op.
+template <typename ProductBiasRelu>
+Output fused_low_precision_op(Graph& graph, Output x, Output kernel, Output bias, ProductBiasRelu op) {
+  const ComputePrecision precision = graph.precision();
+  x = graph.rounded(x, precision);
+  kernel = graph.rounded(kernel, precision);
+  bias = graph.rounded(bias, precision);
+  PrecisionScope in_float32(graph, ComputePrecision::float32);
+  return op(x, kernel, bias, precision);
 }
 
 }  // namespace strata::layers

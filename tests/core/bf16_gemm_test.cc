@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/cpu/bf16_gemm.h"
@@ -88,6 +90,30 @@ TEST_P(Bf16Gemm, NoStepsOfKGivesZerosAndAPackedBServesManyProducts) {
     std::vector<float> out(static_cast<std::size_t>(m * n));
     cpu::gemm_bf16(m, a.data(), k, packed, out.data(), n);
     expect_product(m, n, k, a, b, out, cpu::bf16_path_name(GetParam()));
+  }
+}
+
+TEST_P(Bf16Gemm, ReadsTransposedOperandsAndRepacksInPlace) {
+  // A training step's products (ops::matmul's transpose_a / transpose_b): Aᵀ stored k × m,
+  // Bᵀ stored n × k, one Bf16PackedB packed again for each shape (its storage reused).
+  cpu::Bf16PackedB packed;
+  for (const auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {784, 256, 128}, {2, 10, 256}, {17, 33, 31}, {33, 65, 1}, {128, 256, 256}, {5, 31, 64}}) {
+    const auto a = random_floats(m * k, 11 + m), b = random_floats(k * n, 12 + n);
+    std::vector<float> at(a.size()), bt(b.size());
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t s = 0; s < k; ++s) at[static_cast<std::size_t>(s * m + i)] = a[static_cast<std::size_t>(i * k + s)];
+    for (std::int64_t s = 0; s < k; ++s)
+      for (std::int64_t j = 0; j < n; ++j) bt[static_cast<std::size_t>(j * k + s)] = b[static_cast<std::size_t>(s * n + j)];
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        packed.pack(k, n, tb ? bt.data() : b.data(), tb ? k : n, tb, GetParam());
+        std::vector<float> c(static_cast<std::size_t>(m * n), -1.f);
+        cpu::gemm_bf16(m, ta ? at.data() : a.data(), ta ? m : k, packed, c.data(), n, ta);
+        SCOPED_TRACE(std::string("transpose_a ") + (ta ? "true" : "false") + ", transpose_b " + (tb ? "true" : "false"));
+        expect_product(m, n, k, a, b, c, cpu::bf16_path_name(GetParam()));
+      }
+    }
   }
 }
 

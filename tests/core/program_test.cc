@@ -402,4 +402,35 @@ TEST(Program, UpdatesReadVariablesAsLeftByEarlierUpdates) {
   EXPECT_EQ(direct.value().item(), 5.f) << "the direct input saw the assign created before it";
 }
 
+TEST(Program, RunsUpdatesAddedUnderARunIfScopeOnlyWhereTheConditionHolds) {
+  // The LossScaleOptimizer's skipped step: the updates added in the scope run only where
+  // the scalar is nonzero; those outside it, and every computation, run either way.
+  Variable gated("gated", tensor<float>({2}, {1, 2}));
+  Variable counted("counted", tensor<float>({1}, {0}));
+  Graph g;
+  Output condition = g.placeholder({Shape{}}, "condition");
+  Output read = g.variable(gated);
+  Output doubled = ops::mul(read, 2.f);
+  Output gated_update;
+  {
+    RunIfScope scope(g, ops::equal(condition, ops::constant(g, 1.f)));
+    gated_update = ops::assign(read, doubled);
+  }
+  EXPECT_FALSE(g.run_if().valid()) << "the scope restores the graph's condition";
+  Output always = ops::assign_add(g.variable(counted), ops::fill_like(g.variable(counted), 1.f));
+  // A condition must be a scalar computed by a stateless node.
+  EXPECT_THROW(RunIfScope(g, g.placeholder({Shape{2}}, "two")), ValueError);
+  EXPECT_THROW(RunIfScope(g, always), ValueError);
+  Program p(g, {condition}, {doubled}, {gated_update, always});
+  auto out = p.run({Tensor::scalar(0.f)});
+  EXPECT_TRUE(tensors_near(out[0], tensor<float>({2}, {2, 4})));
+  EXPECT_TRUE(tensors_near(gated.value(), tensor<float>({2}, {1, 2}))) << "skipped where the condition is 0";
+  EXPECT_EQ(counted.value().item(), 1.f);
+  EXPECT_EQ(p.executions(gated_update.node), 0);
+  p.run({Tensor::scalar(1.f)});
+  EXPECT_TRUE(tensors_near(gated.value(), tensor<float>({2}, {2, 4})));
+  EXPECT_EQ(counted.value().item(), 2.f);
+  EXPECT_EQ(p.executions(gated_update.node), 1);
+}
+
 }  // namespace program_test

@@ -364,9 +364,10 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
 }
 
 // An emulated bfloat16 Dense (layers/dtype_policy.h): its product of rounded operands is
-// marked for the bfloat16 GEMM in CPU programs, its rounded kernel is computed once for
-// many predictions, and the answer is the unrewritten one within one bfloat16 unit (the
-// same exact products summed in another order, the output rounded to bfloat16).
+// marked for the bfloat16 GEMM (core/ops/matmul.cc) and stays marked through the
+// rewrites, its rounded kernel is computed once for many predictions, and the answer is
+// the unrewritten one within one bfloat16 unit (the same exact products summed in another
+// order, the output rounded to bfloat16).
 TEST(InferenceRewriteGraph, MarksBfloat16ProductsForTheBfloat16Gemm) {
   set_random_seed(5);
   set_dtype_policy("mixed_bfloat16");
@@ -378,7 +379,12 @@ TEST(InferenceRewriteGraph, MarksBfloat16ProductsForTheBfloat16Gemm) {
   const Tensor x = random_tensor(Shape{8, 64}, rng, -2.f, 2.f);
   const Tensor got = m.predict(x);
   const CompiledModel& c = inference_of(m);
-  EXPECT_EQ(c.inference_rewrites().bfloat16_products, 1);
+  int marked = 0;
+  for (int id : c.predict_program().execution_order()) {
+    const std::string* operands = c.graph().node(id).attrs.find<std::string>("operands");
+    marked += c.graph().node(id).op == "dense" && operands && *operands == "bfloat16";
+  }
+  EXPECT_EQ(marked, 1);
   const auto a = got.to_vector<float>(), b = unrewritten_predict(m, x)[0].to_vector<float>();
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], std::fabs(b[i]) * 0x1p-8f) << i;
   int rounded_kernel = -1;

@@ -88,6 +88,94 @@ void bf16_pack_rows(std::int64_t first, std::int64_t last, const float* a, std::
   }
 }
 
+namespace {
+
+// Word indices interleaving two vectors of 32 bfloat16 (x, y) into pairs (x[j] | y[j] << 16):
+// columns 0-15 (kInterleaveLow), 16-31 (kInterleaveHigh); for _mm512_permutex2var_epi16,
+// where an index from 32 picks y's word.
+__m512i interleave_indices(int from) {
+  alignas(64) std::int16_t idx[32];
+  for (int t = 0; t < 16; ++t) {
+    idx[2 * t] = static_cast<std::int16_t>(from + t);
+    idx[2 * t + 1] = static_cast<std::int16_t>(32 + from + t);
+  }
+  return _mm512_load_si512(idx);
+}
+
+// 16 bfloat16 pairs (even[t] | odd[t] << 16) of two vectors of 16 floats, rounded to
+// nearest even (subnormals to zero, as vdpbf16ps reads them).
+__m512i pairs_of(__m512 even, __m512 odd) {
+  alignas(64) static const std::int16_t kPairUp[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+                                                        8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i words = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(odd, even));  // even's in words 0-15
+  return _mm512_permutexvar_epi16(_mm512_load_si512(kPairUp), words);
+}
+
+}  // namespace
+
+void bf16_pack_columns(std::int64_t first, std::int64_t last, const float* a, std::int64_t lda, std::int64_t k,
+                       std::int64_t pairs, std::uint32_t* out) {
+  // Rows i..i+15 of Aᵀ at once: A's rows 2q and 2q + 1 over those 16 columns give their
+  // pair q, scattered `pairs` apart.
+  const __m512i apart = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32(static_cast<int>(pairs)));
+  for (std::int64_t i = first; i < last; i += 16) {
+    const __mmask16 lanes = Ops::lanes(last - i);
+    for (std::int64_t q = 0; q < pairs; ++q) {
+      const __m512 even = _mm512_maskz_loadu_ps(lanes, a + 2 * q * lda + i);
+      const __m512 odd = 2 * q + 1 < k ? _mm512_maskz_loadu_ps(lanes, a + (2 * q + 1) * lda + i) : _mm512_setzero_ps();
+      _mm512_mask_i32scatter_epi32(out + i * pairs + q, lanes, apart, pairs_of(even, odd), 4);
+    }
+  }
+}
+
+void bf16_pack_panels(std::int64_t first, std::int64_t last, const float* b, std::int64_t ldb, bool transposed,
+                      std::int64_t k, std::int64_t n, std::int64_t pairs, std::uint16_t* out) {
+  const std::int64_t panel_words = 2 * pairs * kBf16PanelWidth;
+  if (!transposed) {
+    // Rows 2q and 2q + 1 over the panel's 32 columns, interleaved word by word.
+    const __m512i low = interleave_indices(0), high = interleave_indices(16);
+    for (std::int64_t p = first; p < last; ++p) {
+      const std::int64_t col0 = p * kBf16PanelWidth, cols = std::min(kBf16PanelWidth, n - col0);
+      const __mmask16 lanes0 = Ops::lanes(cols), lanes1 = Ops::lanes(cols - 16);
+      std::uint16_t* panel = out + p * panel_words;
+      for (std::int64_t q = 0; q < pairs; ++q) {
+        const float* even = b + 2 * q * ldb + col0;
+        const __m512i e = reinterpret_cast<__m512i>(
+            _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(lanes1, even + 16), _mm512_maskz_loadu_ps(lanes0, even)));
+        __m512i o = _mm512_setzero_si512();
+        if (2 * q + 1 < k) {
+          const float* odd = even + ldb;
+          o = reinterpret_cast<__m512i>(
+              _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(lanes1, odd + 16), _mm512_maskz_loadu_ps(lanes0, odd)));
+        }
+        _mm512_storeu_si512(panel + q * 2 * kBf16PanelWidth, _mm512_permutex2var_epi16(e, low, o));
+        _mm512_storeu_si512(panel + q * 2 * kBf16PanelWidth + 32, _mm512_permutex2var_epi16(e, high, o));
+      }
+    }
+    return;
+  }
+  // Bᵀ's row j is B's column j: its consecutive bfloat16 are its pairs, scattered 32 apart.
+  const __m512i apart = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                           _mm512_set1_epi32(static_cast<int>(kBf16PanelWidth)));
+  for (std::int64_t p = first; p < last; ++p) {
+    auto* panel = reinterpret_cast<std::uint32_t*>(out + p * panel_words);
+    for (std::int64_t j = 0; j < kBf16PanelWidth; ++j) {
+      const std::int64_t col = p * kBf16PanelWidth + j;
+      for (std::int64_t s = 0; s < 2 * pairs; s += 32) {
+        const __mmask16 lanes = Ops::lanes((2 * pairs - s) / 2);
+        __m512i both = _mm512_setzero_si512();
+        if (col < n) {
+          const float* row = b + col * ldb;
+          both = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(Ops::lanes(k - s - 16), row + s + 16),
+                                                               _mm512_maskz_loadu_ps(Ops::lanes(k - s), row + s)));
+        }
+        _mm512_mask_i32scatter_epi32(panel + (s / 2) * kBf16PanelWidth + j, lanes, apart, both, 4);
+      }
+    }
+  }
+}
+
 void bf16_gemm_panels(std::int64_t m, const std::uint32_t* a, std::int64_t pairs, const std::uint16_t* b,
                       std::int64_t panel_words, std::int64_t n, std::int64_t first, std::int64_t last, float* c,
                       std::int64_t ldc) {

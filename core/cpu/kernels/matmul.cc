@@ -26,6 +26,19 @@ namespace strata::cpu {
 
 namespace {
 
+// Whether a product's operands are marked bfloat16 values (ops::dense, ops::matmul) and
+// the CPU multiplies such values faster than floats (AVX-512 BF16) at this many rows.
+bool bf16_operands(const KernelContext& ctx, std::int64_t rows) {
+  const std::string* operands = ctx.node.attrs.find<std::string>("operands");
+  return operands && *operands == "bfloat16" && bf16_path() == Bf16Path::kAvx512Bf16 && rows >= 2;
+}
+
+// A bfloat16 product's B, packed again on every run (a training step's operands change
+// every step) in storage kept between runs.
+struct Bf16MatmulState final : KernelCache {
+  Bf16PackedB packed;
+};
+
 void matmul_kernel(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
@@ -34,17 +47,24 @@ void matmul_kernel(KernelContext& ctx) {
   auto [br, bc] = ops::as_matrix(b.shape());
   bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
   const std::int64_t m = ta ? ac : ar, k = ta ? ar : ac, n = tb ? br : bc;
+  if (bf16_operands(ctx, m) && n > 0) {
+    if (!ctx.cache || !dynamic_cast<Bf16MatmulState*>(ctx.cache.get())) ctx.cache = std::make_unique<Bf16MatmulState>();
+    auto& state = static_cast<Bf16MatmulState&>(*ctx.cache);
+    state.packed.pack(k, n, b.data<float>(), bc, tb);
+    gemm_bf16(m, a.data<float>(), ac, state.packed, out.data<float>(), n, ta);
+    return;
+  }
   cpu::gemm(ta, tb, m, n, k, a.data<float>(), ac, b.data<float>(), bc, out.data<float>(), n);
 }
 
-// A dense product marked for the bfloat16 GEMM (core/inference_rewrite.h, 5.): its kernel,
-// already rounded to bfloat16, packed once per value (it is computed from variables alone,
-// once per change of the weights).
+// A dense product marked for the bfloat16 GEMM (core/ops/matmul.cc): its kernel, already
+// rounded to bfloat16, packed once per value (in predictions it is computed from
+// variables alone, once per change of the weights; in training, again every step).
 struct Bf16DenseState final : KernelCache {
   const Bf16PackedB& packed_for(const Tensor& kernel, std::int64_t k, std::int64_t n) {
     const Tensor::Version version = kernel.version();
     if (!packed_once || version != seen || packed.k() != k || packed.n() != n || packed.path() != bf16_path()) {
-      packed = Bf16PackedB(k, n, kernel.data<float>(), n);
+      packed.pack(k, n, kernel.data<float>(), n);
       seen = version;
       packed_once = true;
     }
@@ -59,8 +79,7 @@ struct Bf16DenseState final : KernelCache {
 // AVX-512 BF16; false where it does not (the float GEMM computes the same products).
 bool dense_bf16(KernelContext& ctx, std::int64_t rows, std::int64_t in, std::int64_t units, const float* bias,
                 bool relu, float* y) {
-  const std::string* operands = ctx.node.attrs.find<std::string>("operands");
-  if (!operands || *operands != "bfloat16" || bf16_path() != Bf16Path::kAvx512Bf16 || rows < 2) return false;
+  if (!bf16_operands(ctx, rows)) return false;
   if (!ctx.cache || !dynamic_cast<Bf16DenseState*>(ctx.cache.get())) ctx.cache = std::make_unique<Bf16DenseState>();
   auto& state = static_cast<Bf16DenseState&>(*ctx.cache);
   gemm_bf16(rows, ctx.input(0).data<float>(), in, state.packed_for(ctx.input(1), in, units), y, units);
