@@ -70,5 +70,42 @@ int main(int argc, char** argv) {
     std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
                 bench::ratio_range(ratio).c_str(), s.what);
   }
+  // A training step's products: the operands change every step, so B is packed on every
+  // call (Bf16PackedB::pack; the float GEMM packs its blocks as it goes), and the
+  // backward products read an operand transposed (ops::matmul's transpose_a/_b).
+  std::printf("\ntraining products, B packed on every call (A' = A transposed):\n");
+  struct TrainingShape {
+    std::int64_t m, n, k;
+    bool ta, tb;
+    const char* what;
+  };
+  constexpr TrainingShape kTraining[] = {{128, 256, 784, false, false, "MLP layer 1 forward, batch 128"},
+                                         {128, 256, 256, false, true, "MLP layer 2 dx = dy . W'"},
+                                         {784, 256, 128, true, false, "MLP layer 1 dW = x' . dy"},
+                                         {256, 256, 128, true, false, "MLP layer 2 dW = x' . dy"}};
+  for (const TrainingShape& s : kTraining) {
+    std::vector<float> a(static_cast<std::size_t>(s.m * s.k)), b(static_cast<std::size_t>(s.k * s.n)),
+        c(static_cast<std::size_t>(s.m * s.n));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i * 37 % 255) / 127.f - 1.f;
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i * 91 % 255) / 127.f - 1.f;
+    const std::int64_t lda = s.ta ? s.m : s.k, ldb = s.tb ? s.k : s.n;
+    cpu::Bf16PackedB packed16;
+    auto bf16_call = [&] {
+      packed16.pack(s.k, s.n, b.data(), ldb, s.tb);
+      cpu::gemm_bf16(s.m, a.data(), lda, packed16, c.data(), s.n, s.ta);
+    };
+    auto float_call = [&] { cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), lda, b.data(), ldb, c.data(), s.n); };
+    std::vector<double> t16, tf, ratio;
+    for (int r = 0; r < rounds; ++r) {
+      t16.push_back(best_seconds(bf16_call, kCalls));
+      tf.push_back(best_seconds(float_call, kCalls));
+      ratio.push_back(tf.back() / t16.back());
+    }
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld%s%s", static_cast<long long>(s.m), static_cast<long long>(s.n),
+                  static_cast<long long>(s.k), s.ta ? " A'" : "", s.tb ? " B'" : "");
+    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
+                bench::ratio_range(ratio).c_str(), s.what);
+  }
   return 0;
 }

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
       .add("threads", &threads, "CPU threads (1 gives the clearest profile)")
       .add("predict_one", &predict_one, "time batch-1 predict_on_batch instead of training")
       .add("predict", &predict, "time predict_on_batch of the workload's batch instead of training")
-      .add("dtype_policy", &dtype_policy, "the policy the model's layers are made under (mixed_bfloat16, ...; predictions only)")
+      .add("dtype_policy", &dtype_policy, "the policy the model's layers are made under (mixed_bfloat16, ...)")
       .add("quantize", &quantize, "model.quantize(MODE) before timing (\"int8\"), as bench/run's int8 section")
       .add("file", &file, "instead of --model: time predict_on_batch of this model file (.keras, .h5)...")
       .add("input", &input, "...on this batch (.npy)");

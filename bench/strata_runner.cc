@@ -34,9 +34,18 @@ Tensor rows_of(const std::vector<T>& src, std::int64_t first, std::int64_t rows,
 // The Device the workload's device names, for Tensor::to.
 Device strata_device(BenchDevice device) { return parse_device(device_name(device)); }
 
+// The workload's model made under its dtype policy (the global one, restored after).
+Model build_under_policy(const Workload& w) {
+  struct Restore {
+    ~Restore() { set_dtype_policy("float32"); }
+  } restore;
+  set_dtype_policy(w.dtype_policy);
+  return build_strata_model(w);
+}
+
 class StrataRunner : public Runner {
  public:
-  StrataRunner(const Workload& w, const Data& data) : model_(build_strata_model(w)) {
+  StrataRunner(const Workload& w, const Data& data) : model_(build_under_policy(w)) {
     cpu::set_num_threads(w.threads);
     // The CPU's compile names no device, as before --device existed.
     const std::string device = w.device == BenchDevice::cpu ? "" : device_name(w.device);

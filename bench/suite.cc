@@ -11,8 +11,9 @@
 //
 //   bench/run [--reps=5] [--max_reps=3*reps] [--stable_within=0.02]
 //             [--workloads=mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak]
-//             (resnet20, mobilenet_small, step_overhead and int8 run when named; int8:
-//             Strata's float32 MLP and Transformer block against the same quantized to int8)
+//             (resnet20, mobilenet_small, step_overhead, int8 and bf16 run when named; int8:
+//             Strata's float32 MLP and Transformer block against the same quantized to int8;
+//             bf16: Strata's float32 MLP and CNN training against the same under mixed_bfloat16)
 //             [--threads=2] [--quick] [--results_dir=bench/results] [--no_keras]
 //             [--device=cpu|cuda]
 //
@@ -52,6 +53,7 @@
 #include "bench/report.h"
 #include "bench/workload.h"
 #include "core/cpu/cpu_isa.h"
+#include "core/cpu/bf16_gemm.h"
 #include "core/cpu/int8_gemm.h"
 #include "tools/cli/flags.h"
 
@@ -364,6 +366,54 @@ void run_int8_inference(const SuiteOptions& o) {
   std::fflush(stdout);
 }
 
+// Keras's mixed_bfloat16 training against float32 (issue #39): the MLP and the CNN, each
+// built twice in Strata from the same seed, once under set_dtype_policy("mixed_bfloat16")
+// (its Dense and Conv2D layers then compute on bfloat16 values, their products on the
+// bfloat16 GEMM where the CPU has AVX-512 BF16), a training epoch of each timed in turns,
+// --reps repetitions after a warm-up. Prints each median with its range and the ratio per
+// repetition, and the path the bfloat16 products took.
+void run_bf16_training(const SuiteOptions& o) {
+  std::printf("\n[bf16] Strata float32 vs Strata mixed_bfloat16 training; bfloat16 path: %s, float path: %s\n",
+              strata::cpu::bf16_path_name(strata::cpu::bf16_path()), strata::cpu::kernel_isa_description().c_str());
+  std::fflush(stdout);
+  for (const char* base : {"mlp", "cnn"}) {
+    Workload w = make_workload(base, o.threads, o.quick, BenchDevice::cpu);
+    const Data data = make_data(w, static_cast<unsigned>(o.seed));
+    Workload mixed = w;
+    mixed.dtype_policy = "mixed_bfloat16";
+    std::unique_ptr<Runner> runners[2];
+    try {
+      runners[0] = make_strata_runner(w, data);
+      runners[1] = make_strata_runner(mixed, data);
+    } catch (const std::exception& e) {  // a class the policy refuses: said, and the next one runs
+      std::printf("%s: not run: %s\n", base, e.what());
+      continue;
+    }
+    const double n = static_cast<double>(w.batches() * w.batch_size);
+    std::vector<double> throughput[2], ratio;
+    for (int rep = 0; rep <= o.reps; ++rep) {
+      double t[2];
+      for (int k = 0; k < 2; ++k) {
+        const int i = (k + rep) % 2;  // each starts every other repetition
+        t[i] = n / runners[i]->timed_train_epoch().seconds;
+      }
+      if (rep == 0) continue;  // the warm-up
+      for (int i = 0; i < 2; ++i) throughput[i].push_back(t[i]);
+      ratio.push_back(t[1] / t[0]);
+    }
+    auto line = [](const char* what, const std::vector<double>& v, const char* unit) {
+      const Summary s = summarize(v);
+      std::printf("  %-34s %10.4g %s (%.4g..%.4g)\n", what, s.median, unit, s.min, s.max);
+    };
+    std::printf("%s (batch %lld, %lld samples an epoch), %d repetitions:\n", base,
+                static_cast<long long>(w.batch_size), static_cast<long long>(n), o.reps);
+    line("train, float32", throughput[0], "samples/s");
+    line("train, mixed_bfloat16", throughput[1], "samples/s");
+    line("mixed_bfloat16 / float32 throughput", ratio, "x");
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -380,8 +430,8 @@ int main(int argc, char** argv) {
       .add("stable_within", &o.stable_within,
            "a median has settled when adding the last repetition moved it by at most this share")
       .add("workloads", &o.workloads, "comma-separated: mlp,lstm,bilstm,cnn,transformer,dense4096,gemm_peak,step_overhead,"
-                                        "resnet20,mobilenet_small,int8 (default: all but step_overhead, resnet20, "
-                                        "mobilenet_small and int8; with --device=cuda, step_overhead too)")
+                                        "resnet20,mobilenet_small,int8,bf16 (default: all but step_overhead, resnet20, "
+                                        "mobilenet_small, int8 and bf16; with --device=cuda, step_overhead too)")
       .add("threads", &o.threads, "CPU threads for every framework")
       .add("quick", &o.quick, "small sizes, for a smoke run")
       .add("results_dir", &o.results_dir, "where results.csv and results.md go")
@@ -485,6 +535,9 @@ int main(int argc, char** argv) {
       } else if (name == "int8") {
         if (gpu) throw strata::ValueError("the int8 section measures the CPU's int8 kernels: run it without --device=cuda");
         run_int8_inference(o);
+      } else if (name == "bf16") {
+        if (gpu) throw strata::ValueError("the bf16 section measures the CPU's bfloat16 kernels: run it without --device=cuda");
+        run_bf16_training(o);
       } else {
         results.workloads.push_back(
             run_workload(make_workload(name, o.threads, o.quick, device), o, results.fma_peak, keras.get()));

@@ -57,6 +57,9 @@ struct Workload {
   // Strata's model quantized by model.quantize("int8") once compiled (the int8 section:
   // Keras's int8 Dense layers, issue #39); the other frameworks ignore it.
   bool int8 = false;
+  // The dtype policy Strata's model is made under (the bf16 section: Keras's
+  // mixed_bfloat16 training, issue #39); the other frameworks ignore it.
+  std::string dtype_policy = "float32";
 
   std::int64_t sample_size() const;  // floats per input sample
   bool images() const;  // cnn, resnet20, mobilenet_small: pixels, (height, width, channels)
