@@ -68,7 +68,8 @@ class LossScaleOptimizerImpl : public OptimizerImpl {
     }
     // step_counter and dynamic_scale: after growth steps in a row, double the scale and
     // restart the count; after a skipped step, halve it and restart the count. The count
-    // is compared in float32, exact up to 2^24 (dynamic_growth_steps is checked below it).
+    // is compared in float32, exact up to 2^24 (the constructor keeps dynamic_growth_steps
+    // at most that).
     const Output count = ops::cast(counter, DType::float32);
     const Output zero = ops::constant(graph, 0.f);
     const Output grow =

@@ -27,9 +27,6 @@ Bf16Path bf16_path_for(Isa isa) {
   return isa == Isa::kAvx512 && cpu_has_avx512_bf16() ? Bf16Path::kAvx512Bf16 : Bf16Path::kFloat;
 }
 
-// A float's bfloat16 bits, rounded to the nearest (ties to even).
-std::uint32_t bf16_word(float v) { return bfloat16_bits(round_to_bfloat16(v)); }
-
 }  // namespace
 
 const char* bf16_path_name(Bf16Path path) {

@@ -162,10 +162,6 @@ void register_matmul_ops(OpRegistry& r) {
 
 namespace {
 
-// A product whose operands are both values rounded to bfloat16 (an emulated bfloat16
-// layer's, forward or backward: docs/precision.md) is marked for the bfloat16 GEMM where
-// the CPU has one (core/cpu/kernels/matmul.cc): it multiplies those values exactly as the
-// float GEMM does, in another order of the float32 sums.
 // A value known to be a bfloat16's: a round_to_bfloat16's output, or relu's gradient of
 // one (each element the value or 0).
 bool bfloat16_valued(const Output& o) {
@@ -174,6 +170,10 @@ bool bfloat16_valued(const Output& o) {
   return producer.op == "relu_grad" && bfloat16_valued(producer.inputs.at(0));
 }
 
+// A product whose operands are both bfloat16 values (an emulated bfloat16 layer's, forward
+// or backward: docs/precision.md) is marked for the bfloat16 GEMM where the CPU has one
+// (core/cpu/kernels/matmul.cc): it multiplies those values exactly as the float GEMM does,
+// in another order of the float32 sums.
 void mark_bfloat16_operands(const Output& a, const Output& b, Attrs& attrs) {
   if (bfloat16_valued(a) && bfloat16_valued(b)) attrs.set("operands", std::string("bfloat16"));
 }

@@ -97,7 +97,7 @@ TEST_P(Bf16Gemm, ReadsTransposedOperandsAndRepacksInPlace) {
   // A training step's products (ops::matmul's transpose_a / transpose_b): Aᵀ stored k × m,
   // Bᵀ stored n × k, one Bf16PackedB packed again for each shape (its storage reused).
   cpu::Bf16PackedB packed;
-  for (const auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+  for (const auto& [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
            {784, 256, 128}, {2, 10, 256}, {17, 33, 31}, {33, 65, 1}, {128, 256, 256}, {5, 31, 64}}) {
     const auto a = random_floats(m * k, 11 + m), b = random_floats(k * n, 12 + n);
     std::vector<float> at(a.size()), bt(b.size());

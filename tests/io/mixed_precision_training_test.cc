@@ -313,7 +313,7 @@ TEST(MixedPrecisionTraining, LossScaleOptimizerRejectsBadOptions) {
   EXPECT_THROW(optimizers::LossScaleOptimizer(optimizers::SGD(), {.dynamic_growth_steps = 0}), ValueError);
   const optimizers::Optimizer wrapped = optimizers::LossScaleOptimizer(optimizers::SGD());
   EXPECT_THROW(optimizers::LossScaleOptimizer{wrapped}, ValueError);
-  EXPECT_THROW(optimizers::LossScaleOptimizer(optimizers::Optimizer()), ValueError);
+  EXPECT_THROW(optimizers::LossScaleOptimizer{optimizers::Optimizer{}}, ValueError);
 }
 
 }  // namespace strata::mixed_precision_training_test
