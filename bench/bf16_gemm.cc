@@ -41,6 +41,18 @@ int main(int argc, char** argv) {
   std::printf("bfloat16 path: %s; float path: %s\n", cpu::bf16_path_name(cpu::bf16_path()),
               cpu::kernel_isa_description().c_str());
   std::printf("%-24s %10s %10s  %-22s\n", "shape (m x n x k)", "bf16 us", "f32 us", "f32/bf16 (min-max)");
+  // The two products timed in turns, `rounds` times (each round's best of kCalls calls):
+  // the medians and the spread of the ratios.
+  const auto time_in_turns = [&](const char* shape, const char* what, const auto& bf16_call, const auto& float_call) {
+    std::vector<double> t16, tf, ratio;
+    for (int r = 0; r < rounds; ++r) {
+      t16.push_back(best_seconds(bf16_call, kCalls));
+      tf.push_back(best_seconds(float_call, kCalls));
+      ratio.push_back(tf.back() / t16.back());
+    }
+    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
+                bench::ratio_range(ratio).c_str(), what);
+  };
   for (const Shape& s : kShapes) {
     std::vector<float> a(static_cast<std::size_t>(s.m * s.k)), b(static_cast<std::size_t>(s.k * s.n)),
         c(static_cast<std::size_t>(s.m * s.n));
@@ -58,17 +70,10 @@ int main(int argc, char** argv) {
         cpu::gemm(false, false, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c.data(), s.n);
       }
     };
-    std::vector<double> t16, tf, ratio;
-    for (int r = 0; r < rounds; ++r) {
-      t16.push_back(best_seconds(bf16_call, kCalls));
-      tf.push_back(best_seconds(float_call, kCalls));
-      ratio.push_back(tf.back() / t16.back());
-    }
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
                   static_cast<long long>(s.k));
-    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
-                bench::ratio_range(ratio).c_str(), s.what);
+    time_in_turns(shape, s.what, bf16_call, float_call);
   }
   // A training step's products: the operands change every step, so B is packed on every
   // call (Bf16PackedB::pack; the float GEMM packs its blocks as it goes), and the
@@ -95,17 +100,10 @@ int main(int argc, char** argv) {
       cpu::gemm_bf16(s.m, a.data(), lda, packed16, c.data(), s.n, s.ta);
     };
     auto float_call = [&] { cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), lda, b.data(), ldb, c.data(), s.n); };
-    std::vector<double> t16, tf, ratio;
-    for (int r = 0; r < rounds; ++r) {
-      t16.push_back(best_seconds(bf16_call, kCalls));
-      tf.push_back(best_seconds(float_call, kCalls));
-      ratio.push_back(tf.back() / t16.back());
-    }
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld%s%s", static_cast<long long>(s.m), static_cast<long long>(s.n),
                   static_cast<long long>(s.k), s.ta ? " A'" : "", s.tb ? " B'" : "");
-    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
-                bench::ratio_range(ratio).c_str(), s.what);
+    time_in_turns(shape, s.what, bf16_call, float_call);
   }
   return 0;
 }
