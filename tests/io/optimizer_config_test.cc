@@ -194,6 +194,47 @@ TEST(OptimizerConfigs, MalformedOrUnsupportedConfigsAreErrorsNamingWhereAndWhat)
                     ValueError, where, "length of boundaries");
 }
 
+TEST(OptimizerConfigs, LossScaleOptimizerConfigsReadWithTheirInnerOptimizerAndWriteBackAsKerasDoes) {
+  // Keras 3's get_config (name, inner_optimizer serialized, initial_scale,
+  // dynamic_growth_steps), and tf.keras's with "dynamic": true, which Keras 3 accepts.
+  const std::string where = "'m.keras' compile_config";
+  const json inner = io::keras3_optimizer_object(opt::Adam({.learning_rate = 0.01}));
+  const json keras3{{"class_name", "LossScaleOptimizer"},
+                    {"config",
+                     {{"name", "scaled"}, {"inner_optimizer", inner}, {"initial_scale", 1024.0},
+                      {"dynamic_growth_steps", 7}}}};
+  const opt::Optimizer read = io::optimizer_from_config(keras3, where);
+  ASSERT_TRUE(opt::is_loss_scale_optimizer(read));
+  const auto scaled = opt::LossScaleOptimizer::from(read);
+  EXPECT_EQ(scaled.name(), "scaled");
+  EXPECT_EQ(scaled.options().initial_scale, 1024.0);
+  EXPECT_EQ(scaled.options().dynamic_growth_steps, 7);
+  EXPECT_EQ(scaled.inner_optimizer().class_name(), "Adam");
+  EXPECT_FLOAT_EQ(scaled.inner_optimizer().learning_rate(), 0.01f);
+  EXPECT_FLOAT_EQ(read.learning_rate(), 0.01f) << "its learning rate is the inner optimizer's, as Keras's property";
+  const json written = io::optimizer_config(read);
+  EXPECT_EQ(written["class_name"], "LossScaleOptimizer");
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : written["config"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "inner_optimizer", "initial_scale", "dynamic_growth_steps"}));
+  EXPECT_EQ(written["config"]["inner_optimizer"]["class_name"], "Adam");
+  json tf_keras = keras3;
+  tf_keras["config"]["dynamic"] = true;
+  EXPECT_TRUE(opt::is_loss_scale_optimizer(io::optimizer_from_config(tf_keras, where)));
+  // Errors name the file and the key.
+  tf_keras["config"]["dynamic"] = false;
+  EXPECT_THROW_WITH(io::optimizer_from_config(tf_keras, where), NotImplementedError, where, "\"dynamic\": false");
+  json no_inner = keras3;
+  no_inner["config"].erase("inner_optimizer");
+  EXPECT_THROW_WITH(io::optimizer_from_config(no_inner, where), ValueError, where, "inner_optimizer");
+  json unknown = keras3;
+  unknown["config"]["loss_scale"] = 2.0;
+  EXPECT_THROW_WITH(io::optimizer_from_config(unknown, where), ValueError, "unknown key 'loss_scale'");
+  json negative = keras3;
+  negative["config"]["initial_scale"] = -1.0;
+  EXPECT_THROW_WITH(io::optimizer_from_config(negative, where), ValueError, "initial_scale");
+}
+
 TEST(OptimizerConfigs, AFileWhoseOptimizerCannotBeHonouredNamesItAndLoadsWithoutCompile) {
   testing::ScratchDir dir;
   const std::string path = dir.file("ema.keras");
