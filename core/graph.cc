@@ -1,5 +1,7 @@
 #include "core/graph.h"
 
+#include <unordered_set>
+
 #include "core/op_registry.h"
 #include "core/variable_override.h"
 
@@ -98,12 +100,46 @@ const char* rounding_op(ComputePrecision precision) {
   return "";
 }
 
+namespace {
+
+// Ops whose float outputs hold only values of their float inputs (a maximum, a selection,
+// a rearrangement): given inputs that are a precision's values, so are theirs.
+bool keeps_input_values(const std::string& op) {
+  static const std::unordered_set<std::string> ops{
+      "max_pool2d", "reshape", "reshape_like", "transpose", "expand_dims", "concat",  "concat_last", "crop",
+      "broadcast_like", "merge_axes", "split_axis", "upsample_nearest2d", "relu", "maximum", "minimum", "identity"};
+  return ops.count(op) > 0;
+}
+
+bool holds_values(const Graph& graph, const Output& x, const char* rounding, int depth) {
+  const Node& producer = graph.node(x.node);
+  if (producer.op == rounding) return true;
+  if (depth == 0) return false;
+  if (producer.op == "relu_grad") return holds_values(graph, producer.inputs.at(0), rounding, depth - 1);  // dy or 0
+  if (!keeps_input_values(producer.op)) return false;
+  bool any = false;
+  for (const Output& in : producer.inputs) {
+    if (in.dtype() != DType::float32) continue;  // an index or a shape
+    if (!holds_values(graph, in, rounding, depth - 1)) return false;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+bool Graph::holds_values_of(const Output& x, ComputePrecision precision) const {
+  if (precision == ComputePrecision::float32) return x.dtype() == DType::float32;
+  if (!x.valid() || x.graph != this || x.dtype() != DType::float32) return false;
+  return holds_values(*this, x, rounding_op(precision), 6);
+}
+
 Output Graph::rounded(Output x, ComputePrecision precision) {
   if (precision == ComputePrecision::float32 || !x.valid() || x.graph != this || x.dtype() != DType::float32) {
     return x;
   }
+  if (holds_values_of(x, precision)) return x;
   const char* op = rounding_op(precision);
-  if (node(x.node).op == op) return x;
   return add_node_as_is(op, {x}, {}, op)[0];
 }
 

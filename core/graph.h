@@ -116,9 +116,14 @@ class Graph {
   // The precision ops added now compute in (PrecisionScope below).
   ComputePrecision precision() const { return precision_; }
   void set_precision(ComputePrecision precision) { precision_ = precision; }
-  // x rounded to `precision` unless it is float32's or x is already so rounded (or not a
-  // float32 tensor).
+  // x rounded to `precision` unless it is float32's or x holds that precision's values
+  // already (holds_values_of), or is not a float32 tensor.
   Output rounded(Output x, ComputePrecision precision);
+  // Whether x holds only `precision`'s values: a rounding op's output, or (a few ops deep)
+  // the output of an op that only selects, rearranges or takes the maximum of such values
+  // (max pooling, a reshape, relu, ...; relu's gradient of such a gradient), which
+  // TensorFlow's low-precision op would not change either.
+  bool holds_values_of(const Output& x, ComputePrecision precision) const;
 
   // The condition stateful nodes added now run under (RunIfScope below); invalid when
   // none. It must be a scalar of this graph computed by a stateless node.

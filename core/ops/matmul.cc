@@ -126,10 +126,8 @@ void register_matmul_ops(OpRegistry& r) {
            const ComputePrecision precision = !rounding                ? ComputePrecision::float32
                                               : *rounding == "bfloat16" ? ComputePrecision::bfloat16
                                                                         : ComputePrecision::float16;
-           // relu's gradient of a rounded dy is dy or 0: rounded already.
-           const bool rounded_already = x.graph->node(dz.node).op == rounding_op(precision);
            if (fuses_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
-           if (rounding && !rounded_already) dz = x.graph->rounded(dz, precision);
+           if (rounding) dz = x.graph->rounded(dz, precision);  // none where relu's gradient of a rounded dy
            std::vector<Output> grads{matmul(dz, k, false, true), matmul(x, dz, true, false)};
            if (n.inputs.size() == 3) {
              std::vector<std::int64_t> leading(static_cast<std::size_t>(x.shape().rank() - 1));
@@ -162,20 +160,14 @@ void register_matmul_ops(OpRegistry& r) {
 
 namespace {
 
-// A value known to be a bfloat16's: a round_to_bfloat16's output, or relu's gradient of
-// one (each element the value or 0).
-bool bfloat16_valued(const Output& o) {
-  const Node& producer = o.graph->node(o.node);
-  if (producer.op == "round_to_bfloat16") return true;
-  return producer.op == "relu_grad" && bfloat16_valued(producer.inputs.at(0));
-}
-
 // A product whose operands are both bfloat16 values (an emulated bfloat16 layer's, forward
 // or backward: docs/precision.md) is marked for the bfloat16 GEMM where the CPU has one
 // (core/cpu/kernels/matmul.cc): it multiplies those values exactly as the float GEMM does,
 // in another order of the float32 sums.
 void mark_bfloat16_operands(const Output& a, const Output& b, Attrs& attrs) {
-  if (bfloat16_valued(a) && bfloat16_valued(b)) attrs.set("operands", std::string("bfloat16"));
+  if (a.graph->holds_values_of(a, ComputePrecision::bfloat16) && b.graph->holds_values_of(b, ComputePrecision::bfloat16)) {
+    attrs.set("operands", std::string("bfloat16"));
+  }
 }
 
 }  // namespace
