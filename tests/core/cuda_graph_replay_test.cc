@@ -89,4 +89,32 @@ TEST(CudaGraphReplay, AnotherBatchSizeBetweenReplaysReplaysNothingStale) {
   EXPECT_EQ(cuda_graph_counts().replays, 4);
 }
 
+// A step whose updates run only where a condition computed in it holds (RunIfScope: the
+// LossScaleOptimizer's skipped steps) reads the condition back on the host, so it is never
+// captured, and each run updates or not by that run's condition.
+TEST(CudaGraphReplay, UpdatesUnderARunIfScopeRunOnlyWhereTheConditionHoldsAndAreNotCaptured) {
+  if (!has_cuda_device()) GTEST_SKIP() << kNoGpu;
+  const ScopedCudaGraphs graphs(true);
+  reset_cuda_graph_counts();
+  const Device gpu = parse_device("cuda:0");
+  Variable gated("gated", tensor<float>({2}, {1, 2}));
+  gated.place_on(gpu);
+  Graph g;
+  Output condition = g.placeholder({Shape{}}, "condition");
+  Output read = g.variable(gated);
+  Output update;
+  {
+    RunIfScope scope(g, ops::equal(condition, ops::constant(g, 1.f)));
+    update = ops::assign(read, ops::mul(read, 2.f));
+  }
+  Program on_gpu(g, {condition}, {}, {update}, gpu);
+  for (int run = 0; run < 4; ++run) on_gpu.run({Tensor::scalar(0.f)});
+  EXPECT_TRUE(tensors_near(gated.value().to(Device{}), tensor<float>({2}, {1, 2}))) << "skipped where 0";
+  on_gpu.run({Tensor::scalar(1.f)});
+  on_gpu.run({Tensor::scalar(1.f)});
+  EXPECT_TRUE(tensors_near(gated.value().to(Device{}), tensor<float>({2}, {4, 8})));
+  EXPECT_EQ(cuda_graph_counts().captures, 0);
+  EXPECT_EQ(cuda_graph_counts().replays, 0);
+}
+
 }  // namespace cuda_graph_replay_test
