@@ -165,7 +165,11 @@ namespace {
 // (core/cpu/kernels/matmul.cc): it multiplies those values exactly as the float GEMM does,
 // in another order of the float32 sums.
 void mark_bfloat16_operands(const Output& a, const Output& b, Attrs& attrs) {
-  if (a.graph->holds_values_of(a, ComputePrecision::bfloat16) && b.graph->holds_values_of(b, ComputePrecision::bfloat16)) {
+  const Graph& graph = *a.graph;
+  // Under a bfloat16 PrecisionScope the graph rounds the operands as it adds the node.
+  const bool rounded_when_added = graph.precision() == ComputePrecision::bfloat16;
+  if (rounded_when_added ||
+      (graph.holds_values_of(a, ComputePrecision::bfloat16) && graph.holds_values_of(b, ComputePrecision::bfloat16))) {
     attrs.set("operands", std::string("bfloat16"));
   }
 }

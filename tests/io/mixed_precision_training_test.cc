@@ -129,6 +129,23 @@ TEST(MixedPrecisionTraining, ProductsOfBfloat16ValuesAreMarkedForTheBfloat16Gemm
   EXPECT_GE(products, 8);  // three forward, three kernel gradients, two input gradients
   EXPECT_EQ(marked, products);
   EXPECT_EQ(marked_products("float32").first, 0);
+  // EinsumDense's products too, on a sequence (each op rounded) as on matrices (fused).
+  set_dtype_policy("mixed_bfloat16");
+  const KerasTensor seq = Input({5, 8});
+  const KerasTensor projected = layers::EinsumDense("abc,cd->abd", Shape{5, 16}, {.bias_axes = "d"})(seq);
+  Model einsum(seq, layers::EinsumDense("ab,bc->ac", Shape{3})(layers::Flatten()(projected)));
+  set_dtype_policy("float32");
+  einsum.compile({.optimizer = optimizers::SGD(), .loss = "mse"});
+  einsum.train_on_batch(Tensor(Shape{4, 5, 8}), Tensor(Shape{4, 3}));
+  int einsum_marked = 0, einsum_products = 0;
+  for (const Node& node : einsum.graph().nodes()) {
+    if (node.op != "matmul" && node.op != "batch_matmul" && node.op != "dense") continue;
+    ++einsum_products;
+    const std::string* operands = node.attrs.find<std::string>("operands");
+    einsum_marked += operands && *operands == "bfloat16";
+  }
+  EXPECT_GE(einsum_products, 5);
+  EXPECT_EQ(einsum_marked, einsum_products);
 }
 
 TEST(MixedPrecisionTraining, MixedBfloat16TrainsAsKerasTrains) {
