@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench/product_timing.h"
@@ -18,14 +19,9 @@
 
 namespace {
 
-struct Shape {
-  std::int64_t m, n, k;
-  const char* what;
-};
-
 // The bench's MLP at batch 32 and 128, a Transformer block's feed-forward layer and a
 // square product.
-constexpr Shape kShapes[] = {{32, 256, 784, "MLP layer 1, batch 32"}, {128, 256, 784, "MLP layer 1, batch 128"},
+constexpr strata::bench::ProductShape kShapes[] = {{32, 256, 784, "MLP layer 1, batch 32"}, {128, 256, 784, "MLP layer 1, batch 128"},
                              {128, 256, 256, "MLP layer 2, batch 128"}, {64, 1024, 256, "FFN up, 64 tokens"},
                              {64, 256, 1024, "FFN down, 64 tokens"},    {512, 1024, 1024, "512x1024x1024"}};
 
@@ -43,37 +39,27 @@ int main(int argc, char** argv) {
   std::printf("%-24s %10s %10s  %-22s\n", "shape (m x n x k)", "bf16 us", "f32 us", "f32/bf16 (min-max)");
   // The two products timed in turns, `rounds` times (each round's best of kCalls calls):
   // the medians and the spread of the ratios.
-  const auto time_in_turns = [&](const char* shape, const char* what, const auto& bf16_call, const auto& float_call) {
+  const auto time_in_turns = [&](const std::string& shape, const char* what, const auto& bf16_call,
+                                 const auto& float_call) {
     std::vector<double> t16, tf, ratio;
     for (int r = 0; r < rounds; ++r) {
       t16.push_back(best_seconds(bf16_call, kCalls));
       tf.push_back(best_seconds(float_call, kCalls));
       ratio.push_back(tf.back() / t16.back());
     }
-    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape, median(t16) * 1e6, median(tf) * 1e6,
+    std::printf("%-24s %10.1f %10.1f  %-22s  %s\n", shape.c_str(), median(t16) * 1e6, median(tf) * 1e6,
                 bench::ratio_range(ratio).c_str(), what);
   };
-  for (const Shape& s : kShapes) {
+  for (const bench::ProductShape& s : kShapes) {
     std::vector<float> a(static_cast<std::size_t>(s.m * s.k)), b(static_cast<std::size_t>(s.k * s.n)),
         c(static_cast<std::size_t>(s.m * s.n));
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i * 37 % 255) / 127.f - 1.f;
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i * 91 % 255) / 127.f - 1.f;
     const cpu::Bf16PackedB packed16(s.k, s.n, b.data(), s.n);
-    cpu::PackedB packedf;
-    const bool float_packed = cpu::packed_gemm_available();
-    if (float_packed) packedf.pack(false, s.k, s.n, b.data(), s.n);
-    auto bf16_call = [&] { cpu::gemm_bf16(s.m, a.data(), s.k, packed16, c.data(), s.n); };
-    auto float_call = [&] {
-      if (float_packed) {
-        cpu::gemm_prepacked(s.m, a.data(), s.k, packedf, c.data(), s.n);
-      } else {
-        cpu::gemm(false, false, s.m, s.n, s.k, a.data(), s.k, b.data(), s.n, c.data(), s.n);
-      }
-    };
-    char shape[64];
-    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
-                  static_cast<long long>(s.k));
-    time_in_turns(shape, s.what, bf16_call, float_call);
+    const bench::FloatProduct float_product(s.m, s.n, s.k, b.data());
+    time_in_turns(bench::shape_label(s.m, s.n, s.k), s.what,
+                  [&] { cpu::gemm_bf16(s.m, a.data(), s.k, packed16, c.data(), s.n); },
+                  [&] { float_product(a.data(), c.data()); });
   }
   // A training step's products: the operands change every step, so B is packed on every
   // call (Bf16PackedB::pack; the float GEMM packs its blocks as it goes), and the
@@ -100,10 +86,8 @@ int main(int argc, char** argv) {
       cpu::gemm_bf16(s.m, a.data(), lda, packed16, c.data(), s.n, s.ta);
     };
     auto float_call = [&] { cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, a.data(), lda, b.data(), ldb, c.data(), s.n); };
-    char shape[64];
-    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld%s%s", static_cast<long long>(s.m), static_cast<long long>(s.n),
-                  static_cast<long long>(s.k), s.ta ? " A'" : "", s.tb ? " B'" : "");
-    time_in_turns(shape, s.what, bf16_call, float_call);
+    const std::string suffix = std::string(s.ta ? " A'" : "") + (s.tb ? " B'" : "");
+    time_in_turns(bench::shape_label(s.m, s.n, s.k, suffix.c_str()), s.what, bf16_call, float_call);
   }
   return 0;
 }

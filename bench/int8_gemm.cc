@@ -25,14 +25,9 @@
 
 namespace {
 
-struct Shape {
-  std::int64_t m, n, k;
-  const char* what;
-};
-
 // The bench's MLP (784-512-256-10 at batch 1 and 32), a Transformer block's
 // feed-forward layer (64 tokens, 256 -> 1024) and a square product.
-constexpr Shape kShapes[] = {{1, 512, 784, "MLP layer 1, batch 1"},     {32, 512, 784, "MLP layer 1, batch 32"},
+constexpr strata::bench::ProductShape kShapes[] = {{1, 512, 784, "MLP layer 1, batch 1"},     {32, 512, 784, "MLP layer 1, batch 32"},
                              {32, 256, 512, "MLP layer 2, batch 32"},   {64, 1024, 256, "FFN up, 64 tokens"},
                              {64, 256, 1024, "FFN down, 64 tokens"},    {512, 1024, 1024, "512x1024x1024"}};
 
@@ -56,24 +51,16 @@ int main(int argc, char** argv) {
 #endif
   std::printf("%-24s %10s %10s %10s  %-22s %-22s\n", "shape (m x n x k)", "int8 us", "f32 us", "oneDNN us",
               "f32/int8 (min-max)", "oneDNN/int8 (min-max)");
-  for (const Shape& s : kShapes) {
+  for (const bench::ProductShape& s : kShapes) {
     std::vector<std::int8_t> a8(static_cast<std::size_t>(s.m * s.k)), b8(static_cast<std::size_t>(s.k * s.n));
     std::vector<float> af(a8.size()), bf(b8.size()), cf(static_cast<std::size_t>(s.m * s.n));
     std::vector<std::int32_t> c32(cf.size());
     for (std::size_t i = 0; i < a8.size(); ++i) af[i] = a8[i] = static_cast<std::int8_t>(i * 37 % 255 - 127);
     for (std::size_t i = 0; i < b8.size(); ++i) bf[i] = b8[i] = static_cast<std::int8_t>(i * 91 % 255 - 127);
     const cpu::Int8PackedB packed8(s.k, s.n, b8.data(), s.n);
-    cpu::PackedB packedf;
-    const bool float_packed = cpu::packed_gemm_available();
-    if (float_packed) packedf.pack(false, s.k, s.n, bf.data(), s.n);
+    const bench::FloatProduct float_product(s.m, s.n, s.k, bf.data());
     auto int8_call = [&] { cpu::gemm_s8(s.m, a8.data(), s.k, packed8, c32.data(), s.n); };
-    auto float_call = [&] {
-      if (float_packed) {
-        cpu::gemm_prepacked(s.m, af.data(), s.k, packedf, cf.data(), s.n);
-      } else {
-        cpu::gemm(false, false, s.m, s.n, s.k, af.data(), s.k, bf.data(), s.n, cf.data(), s.n);
-      }
-    };
+    auto float_call = [&] { float_product(af.data(), cf.data()); };
     std::vector<double> t8, tf, td, ratio_f, ratio_d;
     for (int r = 0; r < rounds; ++r) {
       t8.push_back(best_seconds(int8_call, kCalls));
@@ -90,10 +77,8 @@ int main(int argc, char** argv) {
       ratio_d.push_back(td.back() / t8.back());
 #endif
     }
-    char shape[64];
-    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.m), static_cast<long long>(s.n),
-                  static_cast<long long>(s.k));
-    std::printf("%-24s %10.1f %10.1f %10.1f  %-22s %-22s  %s\n", shape, median(t8) * 1e6, median(tf) * 1e6,
+    std::printf("%-24s %10.1f %10.1f %10.1f  %-22s %-22s  %s\n", bench::shape_label(s.m, s.n, s.k).c_str(),
+                median(t8) * 1e6, median(tf) * 1e6,
                 td.empty() ? 0.0 : median(td) * 1e6, bench::ratio_range(ratio_f).c_str(),
                 bench::ratio_range(ratio_d).c_str(), s.what);
   }

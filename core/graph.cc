@@ -134,6 +134,17 @@ bool Graph::holds_values_of(const Output& x, ComputePrecision precision) const {
   return holds_values(*this, x, rounding_op(precision), 6);
 }
 
+void set_gradient_rounding(Attrs& attrs, ComputePrecision precision) {
+  if (precision == ComputePrecision::float32) return;
+  attrs.set("gradient_rounding", std::string(precision == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
+}
+
+ComputePrecision gradient_rounding_of(const Node& node) {
+  const std::string* name = node.attrs.find<std::string>("gradient_rounding");
+  if (!name) return ComputePrecision::float32;
+  return *name == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16;
+}
+
 Output Graph::rounded(Output x, ComputePrecision precision) {
   if (precision == ComputePrecision::float32 || !x.valid() || x.graph != this || x.dtype() != DType::float32) {
     return x;

@@ -56,6 +56,14 @@ enum class ComputePrecision { float32, bfloat16, float16 };
 // "round_to_bfloat16" / "round_to_float16"; "" for float32.
 const char* rounding_op(ComputePrecision precision);
 
+struct Node;
+// The "gradient_rounding" attr of a node whose gradient rounds to an emulated layer's
+// precision (ops::round_gradient, ops::dense, ops::conv2d_bias_activation): set for
+// bfloat16 / float16 (nothing for float32), read back as the precision (float32 when
+// absent).
+void set_gradient_rounding(Attrs& attrs, ComputePrecision precision);
+ComputePrecision gradient_rounding_of(const Node& node);
+
 struct Node {
   int id = -1;
   std::string op;

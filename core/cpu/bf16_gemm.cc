@@ -27,6 +27,11 @@ Bf16Path bf16_path_for(Isa isa) {
   return isa == Isa::kAvx512 && cpu_has_avx512_bf16() ? Bf16Path::kAvx512Bf16 : Bf16Path::kFloat;
 }
 
+// Whether this CPU runs `path` (asked on every pack: a training step packs every run).
+bool cpu_runs(Bf16Path path) {
+  return path == Bf16Path::kFloat || bf16_path_for(best_isa()) == Bf16Path::kAvx512Bf16;
+}
+
 }  // namespace
 
 const char* bf16_path_name(Bf16Path path) {
@@ -43,7 +48,7 @@ Bf16Path bf16_path() { return bf16_path_for(kernel_isa()); }
 
 std::vector<Bf16Path> supported_bf16_paths() {
   std::vector<Bf16Path> paths{Bf16Path::kFloat};
-  if (cpu_has_avx512_bf16() && bf16_path_for(best_isa()) == Bf16Path::kAvx512Bf16) paths.push_back(Bf16Path::kAvx512Bf16);
+  if (cpu_runs(Bf16Path::kAvx512Bf16)) paths.push_back(Bf16Path::kAvx512Bf16);
   return paths;
 }
 
@@ -57,8 +62,7 @@ void Bf16PackedB::pack(std::int64_t k, std::int64_t n, const float* b, std::int6
     throw ValueError("bfloat16 product of " + std::to_string(k) + " steps and " + std::to_string(n) +
                      " columns: expected 0 or more");
   }
-  const auto paths = supported_bf16_paths();
-  if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
+  if (!cpu_runs(path)) {
     throw ValueError(std::string("bfloat16 product packed for the ") + bf16_path_name(path) +
                      " path, which this CPU cannot run");
   }

@@ -378,9 +378,9 @@ void register_rank(OpRegistry& r) {
                                          " is an inference rewrite and has no gradient");
              }
              if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
-             if (const std::string* to = n.attrs.find<std::string>("gradient_rounding")) {
+             if (const ComputePrecision rounding = gradient_rounding_of(n); rounding != ComputePrecision::float32) {
                // The relu's gradient rounded before the bias's and the adjoints read it.
-               dz = dz.graph->rounded(dz, *to == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16);
+               dz = dz.graph->rounded(dz, rounding);
                db = Output{};
              }
            }
@@ -476,9 +476,7 @@ Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::s
                               const Conv2DParams& params, ComputePrecision gradient_rounding) {
   Attrs a = attrs_of(params);
   if (!activation.empty()) a.set("activation", activation);
-  if (gradient_rounding != ComputePrecision::float32) {
-    a.set("gradient_rounding", std::string(gradient_rounding == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
-  }
+  set_gradient_rounding(a, gradient_rounding);
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);
   return x.graph->add("conv2d", inputs, std::move(a));

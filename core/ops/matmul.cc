@@ -122,12 +122,9 @@ void register_matmul_ops(OpRegistry& r) {
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            Output x = n.inputs[0], k = n.inputs[1];
            Output dz = g[0];
-           const std::string* rounding = n.attrs.find<std::string>("gradient_rounding");
-           const ComputePrecision precision = !rounding                ? ComputePrecision::float32
-                                              : *rounding == "bfloat16" ? ComputePrecision::bfloat16
-                                                                        : ComputePrecision::float16;
            if (fuses_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
-           if (rounding) dz = x.graph->rounded(dz, precision);  // none where relu's gradient of a rounded dy
+           // ops::dense's gradient_rounding (no op where dz holds rounded values already).
+           dz = x.graph->rounded(dz, gradient_rounding_of(n));
            std::vector<Output> grads{matmul(dz, k, false, true), matmul(x, dz, true, false)};
            if (n.inputs.size() == 3) {
              std::vector<std::int64_t> leading(static_cast<std::size_t>(x.shape().rank() - 1));
@@ -179,10 +176,7 @@ void mark_bfloat16_operands(const Output& a, const Output& b, Attrs& attrs) {
 Output dense(Output x, Output kernel, Output bias, const std::string& activation, ComputePrecision gradient_rounding) {
   Attrs attrs;
   if (!activation.empty()) attrs.set("activation", activation);
-  if (gradient_rounding != ComputePrecision::float32) {
-    attrs.set("gradient_rounding",
-              std::string(gradient_rounding == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
-  }
+  set_gradient_rounding(attrs, gradient_rounding);
   mark_bfloat16_operands(x, kernel, attrs);
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);

@@ -40,10 +40,8 @@ void register_source_ops(OpRegistry& r) {
          },
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            // ops::round_gradient's: the gradient rounded to the precision the attr names.
-           const std::string* to = n.attrs.find<std::string>("gradient_rounding");
-           if (!to || !g[0].valid()) return std::vector<Output>{g[0]};
-           const ComputePrecision precision = *to == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16;
-           return std::vector<Output>{g[0].graph->rounded(g[0], precision)};
+           if (!g[0].valid()) return std::vector<Output>{g[0]};
+           return std::vector<Output>{g[0].graph->rounded(g[0], gradient_rounding_of(n))};
          },
          .takes_strings = true});
   r.add({.name = "stop_gradient",
@@ -81,9 +79,9 @@ Output ones_like(Output like) { return fill_like(like, 1.0f); }
 Output identity(Output x) { return x.graph->add("identity", {x}); }
 Output round_gradient(Output x, ComputePrecision precision) {
   if (precision == ComputePrecision::float32) return x;
-  return x.graph->add("identity", {x},
-                      Attrs{{"gradient_rounding",
-                             std::string(precision == ComputePrecision::bfloat16 ? "bfloat16" : "float16")}});
+  Attrs attrs;
+  set_gradient_rounding(attrs, precision);
+  return x.graph->add("identity", {x}, std::move(attrs));
 }
 Output stop_gradient(Output x) { return x.graph->add("stop_gradient", {x}); }
 Output cast(Output x, DType dtype) {

@@ -150,4 +150,26 @@ TEST(Graph, CollectsLayerUpdatesByMode) {
   EXPECT_THROW(g.add_update(x, Graph::UpdateMode::always), ValueError);  // not stateful
 }
 
+TEST(Graph, KnowsValuesRoundedAlreadyAndAddsNoRoundingForThem) {
+  // A rounding op's output, and what a reshape, relu or a maximum of two such values make
+  // of it, hold bfloat16's values: rounding them adds nothing (no pass, the same values).
+  // A product of them, or a maximum with an unrounded constant, does not.
+  Graph g;
+  const Output x = g.placeholder({Shape{2, 3}}, "x");
+  const Output r = ops::round_to_bfloat16(x);
+  const Output shaped = ops::relu(ops::reshape(r, {3, 2}));
+  EXPECT_FALSE(g.holds_values_of(x, ComputePrecision::bfloat16));
+  EXPECT_TRUE(g.holds_values_of(r, ComputePrecision::bfloat16));
+  EXPECT_TRUE(g.holds_values_of(shaped, ComputePrecision::bfloat16));
+  EXPECT_TRUE(g.holds_values_of(ops::maximum(r, r), ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(ops::maximum(r, 0.5f), ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(ops::mul(r, r), ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(r, ComputePrecision::float16)) << "a bfloat16 value is not a float16 one";
+  const int nodes = g.num_nodes();
+  EXPECT_EQ(g.rounded(shaped, ComputePrecision::bfloat16), shaped);
+  EXPECT_EQ(g.num_nodes(), nodes) << "a rounding op was added for rounded values";
+  const Output product = ops::mul(r, r);
+  EXPECT_NE(g.rounded(product, ComputePrecision::bfloat16), product);
+}
+
 }  // namespace graph_test
