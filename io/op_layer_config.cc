@@ -1,5 +1,7 @@
 #include "io/op_layer_config.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/error.h"
@@ -123,10 +125,12 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       out.push_back(a);
     } else if (v.is_number() || v.is_boolean()) {
       out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
-    } else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); })) {
-      OpArgument a;  // a list of integers: Slice's start_indices
+    } else if (v.is_array() && std::any_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); }) &&
+               std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer() || e.is_null(); })) {
+      OpArgument a;  // a list of integers: Slice's start_indices; ScaleAndTranslate's output_shape (None, 12, 6, 3)
       a.kind = OpArgument::Kind::integers;
-      for (const auto& e : v) a.values.push_back(static_cast<double>(e.get<std::int64_t>()));
+      for (const auto& e : v)
+        a.values.push_back(e.is_null() ? std::nan("") : static_cast<double>(e.get<std::int64_t>()));
       out.push_back(a);
     } else if (v.is_object() && v.value("class_name", "") == "__numpy__") {
       out.push_back(numpy_argument(v, where));
@@ -419,7 +423,7 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
       }
       case OpArgument::Kind::integers: {
         json list = json::array();
-        for (double v : a.values) list.push_back(static_cast<std::int64_t>(v));
+        for (double v : a.values) list.push_back(std::isnan(v) ? json(nullptr) : json(static_cast<std::int64_t>(v)));
         args.push_back(list);
         break;
       }

@@ -135,7 +135,7 @@ const std::map<std::string, OpFn>& nn_ops();
 // depthwise_conv and separable_conv.
 const std::map<std::string, OpFn>& conv_ops();
 // layers/core/op_layer_image.cc: rgb_to_grayscale, rgb_to_hsv, hsv_to_rgb, pad_images,
-// crop_images, resize and affine_transform.
+// crop_images, resize, affine_transform, perspective_transform and scale_and_translate.
 const std::map<std::string, OpFn>& image_ops();
 // layers/core/op_layer_special.cc: erfinv, i0, ldexp, nextafter, digitize, isin and
 // saturate_cast.

@@ -32,7 +32,7 @@ struct OpArgument {
   int first_input = 0;   // tensor: its input; tensor_list: its first input
   int count = 1;         // tensor_list: how many inputs
   double number = 0.0;   // number
-  std::vector<double> values;  // array (a NumPy constant), row-major; integers (a list such as Slice's starts)
+  std::vector<double> values;  // array (a NumPy constant), row-major; integers (a list such as Slice's starts, a None NaN)
   std::vector<std::int64_t> shape;
   std::string dtype = "float32";  // array: NumPy's dtype as saved (Take's indices are int64), written back
   std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis

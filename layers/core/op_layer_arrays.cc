@@ -3,6 +3,7 @@
 // backend computes them, composed from graph ops (crops, reverses, concatenations, one-hot
 // rows and masks made from running sums of ones), which carry their own gradients.
 #include <algorithm>
+#include <cmath>
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
@@ -29,7 +30,8 @@ Output slice_op(C c) {
   const OpArgument& starts = c.arguments.at(1);
   const auto sizes = c.axes("shape");
   const auto rank = static_cast<std::size_t>(rank_of(x));
-  if (starts.kind != OpArgument::Kind::integers || starts.values.size() != rank || !sizes || sizes->size() != rank)
+  if (starts.kind != OpArgument::Kind::integers || starts.values.size() != rank || !sizes || sizes->size() != rank ||
+      std::any_of(starts.values.begin(), starts.values.end(), [](double v) { return std::isnan(v); }))
     refuse(c, "shape", "start_indices and shape must be lists of one integer per axis");
   Output y = x;
   for (std::size_t a = 0; a < rank; ++a) {

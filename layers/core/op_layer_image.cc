@@ -4,10 +4,15 @@
 // rgb_to_hsv and hsv_to_rgb (TensorFlow's formulas, layers/preprocessing/color_space.h),
 // pad_images and crop_images (the amounts Keras infers from the targets, then a pad or a crop),
 // resize (the Resizing layer's code, which Keras's Resizing computes with this very operation),
-// affine_transform (the image_affine_transform op: TensorFlow's ImageProjectiveTransformV3) and
-// perspective_transform (the same op, by the homography of four point pairs).
+// affine_transform (the image_affine_transform op: TensorFlow's ImageProjectiveTransformV3),
+// perspective_transform (the same op, by the homography of four point pairs) and
+// scale_and_translate (a product with a resampling matrix per spatial axis).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -247,6 +252,133 @@ Output perspective_transform(C c) {
   return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
 }
 
+// keras.ops.image.scale_and_translate's resampling kernels, of the distance |x| between a
+// sample and an input pixel's center, in float32 as Keras's TensorFlow backend computes them.
+float triangle_kernel(float x) { return std::max(0.f, 1.f - std::fabs(x)); }
+
+float keys_cubic_kernel(float x) {
+  if (x >= 2.f) return 0.f;
+  if (x >= 1.f) return ((-0.5f * x + 2.5f) * x - 4.f) * x + 2.f;
+  return ((1.5f * x - 2.5f) * x) * x + 1.f;
+}
+
+float lanczos_kernel(float radius, float x) {
+  if (x > radius) return 0.f;
+  if (!(x > 1e-3f)) return 1.f;
+  const auto pi = static_cast<float>(std::numbers::pi);
+  const float y = radius * std::sin(pi * x) * std::sin(pi * x / radius);
+  return y / (static_cast<float>(std::numbers::pi * std::numbers::pi) * (x * x));
+}
+
+// Keras's weight matrix (input_size, output_size) of one spatial axis: output position j
+// samples the input at ((j + 0.5) - translation) / scale - 0.5, each input pixel weighted by
+// the kernel of its distance (stretched by 1 / scale when downsampling with antialias), the
+// weights normalized per output position (zero where they sum to about nothing), and no
+// weight at all for a sample outside [-0.5, input_size - 0.5] (it reads zeros).
+std::vector<float> scale_and_translate_weights(std::int64_t input_size, std::int64_t output_size, float scale,
+                                               float translation, const std::string& method, bool antialias) {
+  const float inv_scale = 1.f / scale;
+  const float kernel_scale = antialias ? std::max(inv_scale, 1.f) : 1.f;
+  const auto kernel = [&](float x) {
+    if (method == "linear") return triangle_kernel(x);
+    if (method == "cubic") return keys_cubic_kernel(x);
+    return lanczos_kernel(method == "lanczos3" ? 3.f : 5.f, x);
+  };
+  std::vector<float> w(static_cast<std::size_t>(input_size * output_size), 0.f);
+  const float last = static_cast<float>(input_size) - 0.5f;
+  for (std::int64_t j = 0; j < output_size; ++j) {
+    const float sample = (static_cast<float>(j) + 0.5f) * inv_scale - translation * inv_scale - 0.5f;
+    float total = 0.f;
+    for (std::int64_t i = 0; i < input_size; ++i) {
+      const float v = kernel(std::fabs(sample - static_cast<float>(i)) / kernel_scale);
+      w[static_cast<std::size_t>(i * output_size + j)] = v;
+      total += v;
+    }
+    const bool inside = sample >= -0.5f && sample <= last;
+    const bool normalizable = std::fabs(total) > 1000.f * std::numeric_limits<float>::epsilon();
+    for (std::int64_t i = 0; i < input_size; ++i) {
+      float& v = w[static_cast<std::size_t>(i * output_size + j)];
+      v = inside && normalizable ? v / total : 0.f;
+    }
+  }
+  return w;
+}
+
+// One value per spatial axis of scale or translation (call argument i): a NumPy constant.
+std::vector<float> per_spatial_axis(C c, std::size_t i, const char* what, std::size_t axes) {
+  const OpArgument& a = c.arguments.at(i);
+  if (a.kind != OpArgument::Kind::array && a.kind != OpArgument::Kind::number)
+    throw NotImplementedError(c.where + ": " + what + " from a tensor of the model is not supported (a NumPy " +
+                              "constant is: the resampling matrices are made when the model is defined)");
+  std::vector<float> v;
+  if (a.kind == OpArgument::Kind::number) v.assign(axes, static_cast<float>(a.number));
+  for (double e : a.values) v.push_back(static_cast<float>(e));
+  if (v.size() != axes)
+    throw ValueError(c.where + ": " + what + " needs one value per spatial dimension (" + std::to_string(axes) +
+                     "), got " + std::to_string(v.size()));
+  return v;
+}
+
+// keras.ops.image.scale_and_translate(images, output_shape, scale, translation, spatial_dims,
+// method, antialias): per spatial axis d in turn, the product of the images along d with the
+// axis's resampling matrix (Keras's tensordot), which gives the images their gradient. Any rank;
+// the spatial sizes known; scale and translation NumPy constants; float32 images. The method
+// "triangle" is linear, as Keras documents it (its TensorFlow backend refuses the name).
+Output scale_and_translate(C c) {
+  static const std::map<std::string, std::string> methods = {
+      {"linear", "linear"},     {"bilinear", "linear"}, {"trilinear", "linear"}, {"triangle", "linear"},
+      {"cubic", "cubic"},       {"bicubic", "cubic"},   {"tricubic", "cubic"},   {"lanczos3", "lanczos3"},
+      {"lanczos5", "lanczos5"}};
+  const auto method = methods.find(c.text("method"));
+  if (method == methods.end())
+    refuse(c, "method", "Keras's are linear, bilinear, trilinear, triangle, cubic, bicubic, tricubic, lanczos3 and "
+                        "lanczos5");
+  const bool antialias = !c.has("antialias") || c.flag("antialias");
+  const Output images = c.arg(0);
+  const int rank = rank_of(images);
+  const OpArgument& shape_arg = c.arguments.at(1);
+  if (shape_arg.kind != OpArgument::Kind::integers || static_cast<int>(shape_arg.values.size()) != rank)
+    throw ValueError(c.where + ": output_shape must list one size per axis of images " + images.shape().to_string());
+  const auto spatial = c.axes("spatial_dims").value_or(std::vector<std::int64_t>{});
+  const std::vector<float> scale = per_spatial_axis(c, 2, "scale", spatial.size());
+  const std::vector<float> translation = per_spatial_axis(c, 3, "translation", spatial.size());
+  std::vector<bool> resampled(static_cast<std::size_t>(rank), false);
+  if (images.dtype() != DType::float32)
+    throw NotImplementedError(c.where + ": images of dtype " + to_string(images.dtype()) + " are not supported " +
+                              "(float32 are; Keras's TensorFlow backend fails on integer images when the model runs)");
+  Output y = images;
+  for (std::size_t k = 0; k < spatial.size(); ++k) {
+    const auto d = static_cast<int>(((spatial[k] % rank) + rank) % rank);
+    if (d == 0) refuse(c, "spatial_dims", "the batch axis (0) is the run's, not a spatial axis");
+    resampled[static_cast<std::size_t>(d)] = true;
+    const std::int64_t m = known_size(c, "spatial_dims", y, d);
+    const double n = shape_arg.values[static_cast<std::size_t>(d)];
+    if (std::isnan(n) || n < 1)
+      throw ValueError(c.where + ": output_shape needs a positive size for spatial axis " + std::to_string(d));
+    if (!(scale[k] > 0.f) || !std::isfinite(scale[k]) || !std::isfinite(translation[k]))
+      throw ValueError(c.where + ": scale must be positive and finite and translation finite, got scale " +
+                       std::to_string(scale[k]) + ", translation " + std::to_string(translation[k]));
+    const auto out = static_cast<std::int64_t>(n);
+    const Tensor w = Tensor::from_vector(
+        Shape{m, out}, scale_and_translate_weights(m, out, scale[k], translation[k], method->second, antialias));
+    const Output weights = c.graph.variable(Variable(c.where + "/weights_" + std::to_string(d), w, false));
+    std::vector<std::int64_t> last, back(static_cast<std::size_t>(rank));
+    for (int a = 0; a < rank; ++a)
+      if (a != d) last.push_back(a);
+    last.push_back(d);
+    for (int a = 0; a < rank; ++a) back[static_cast<std::size_t>(last[static_cast<std::size_t>(a)])] = a;
+    y = ops::transpose(ops::matmul(ops::transpose(y, last), weights), back);
+  }
+  for (int a = 1; a < rank; ++a) {
+    const double n = shape_arg.values[static_cast<std::size_t>(a)];
+    if (!resampled[static_cast<std::size_t>(a)] && !std::isnan(n) && static_cast<std::int64_t>(n) != y.shape().dims()[a])
+      throw ValueError(c.where + ": output_shape " + std::to_string(static_cast<std::int64_t>(n)) + " for axis " +
+                       std::to_string(a) + ", which is not resampled, differs from the images' " +
+                       images.shape().to_string());
+  }
+  return y;
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& image_ops() {
@@ -259,6 +391,7 @@ const std::map<std::string, OpFn>& image_ops() {
       {"Resize", resize},
       {"AffineTransform", affine_transform},
       {"PerspectiveTransform", perspective_transform},
+      {"ScaleAndTranslate", scale_and_translate},
   };
   return t;
 }

@@ -4,6 +4,7 @@
 // updates with the batch axis): its size is the run's. And keras.ops.scatter: values summed
 // into zeros of a given shape at their indices (tf.scatter_nd), through one-hot rows.
 #include <algorithm>
+#include <cmath>
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
@@ -20,7 +21,8 @@ Output slice_update(C c) {
   const Output x = c.arg(0), updates = c.arg(2);
   const OpArgument& starts = c.arguments.at(1);
   const auto rank = static_cast<std::size_t>(x.shape().rank());
-  if (starts.kind != OpArgument::Kind::integers || starts.values.size() != rank)
+  if (starts.kind != OpArgument::Kind::integers || starts.values.size() != rank ||
+      std::any_of(starts.values.begin(), starts.values.end(), [](double v) { return std::isnan(v); }))
     throw NotImplementedError(c.where + ": start_indices must be a list of one integer per axis of " +
                               x.shape().to_string());
   if (static_cast<std::size_t>(updates.shape().rank()) != rank)

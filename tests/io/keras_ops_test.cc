@@ -32,14 +32,15 @@ const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 
 // The cases of make_keras_ops_goldens.py, then make_keras_ops_more_goldens.py's,
 // make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's,
-// make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's and
-// make_keras_ops_integer_goldens.py's.
+// make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's,
+// make_keras_ops_integer_goldens.py's and make_keras_ops_resampling_goldens.py's.
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
     for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json",
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
-                              "keras_ops_grids_golden.json", "keras_ops_integer_golden.json"})
+                              "keras_ops_grids_golden.json", "keras_ops_integer_golden.json",
+                              "keras_ops_resampling_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -259,6 +260,19 @@ TEST(OperationCases, ImageSignalAndIndexOperationsRefuseWhatTheyDoNotCompute) {
   const std::string one_image = refusal_on("PerspectiveTransform", {{"interpolation", "bilinear"}},
                                            json::array({x, corners, corners}), {Shape{8, 3}});
   EXPECT_NE(one_image.find("rank 4"), std::string::npos) << one_image;
+  const auto numpy = [](std::vector<double> v) {
+    return json{{"class_name", "__numpy__"}, {"config", {{"value", v}, {"dtype", "float32"}}}};
+  };
+  const json resample = {{"spatial_dims", {1, 2}}, {"method", "bilinear"}, {"antialias", true}};
+  const json shape = json::array({nullptr, 4, 4, 3});
+  const std::string from_tensor = refusal_on("ScaleAndTranslate", resample, json::array({x, shape, y, numpy({0, 0})}),
+                                             {Shape{8, 8, 3}, Shape{2}});
+  EXPECT_NE(from_tensor.find("scale from a tensor"), std::string::npos) << from_tensor;
+  json gaussian = resample;
+  gaussian["method"] = "gaussian";
+  const std::string method = refusal_on("ScaleAndTranslate", gaussian,
+                                        json::array({x, shape, numpy({0.5, 0.5}), numpy({0, 0})}), {Shape{8, 8, 3}});
+  EXPECT_NE(method.find("method='gaussian'"), std::string::npos) << method;
   const std::string segments =
       refusal_on("SegmentProd", {{"num_segments", nullptr}, {"sorted", false}}, json::array({x, y}), {Shape{3}, {}});
   EXPECT_NE(segments.find("num_segments=None"), std::string::npos) << segments;
