@@ -177,21 +177,28 @@ void ConvLSTMImpl<Rank>::reset_states() {
 }
 
 template <int Rank>
-std::vector<Output> ConvLSTMImpl<Rank>::call_masked(Graph& graph, const std::vector<Output>& inputs,
+std::vector<Output> ConvLSTMImpl<Rank>::call_masked(Graph& graph, const std::vector<Output>& all,
                                                     const std::vector<Output>& masks) {
-  for (const Output& m : masks) {
-    if (m.valid()) {
-      // Keras's own ConvLSTM fails on the masks Keras's layers give such inputs (Masking's
-      // (batch, time, spatial...) mask does not fit its loop); none is used silently here.
-      throw NotImplementedError(class_name() + " '" + name + "' got a mask from an earlier layer (shape " +
-                                m.shape().to_string() + "): Strata's ConvLSTM layers take no masks");
-    }
-  }
-  return call(graph, inputs);
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  return run(graph, call.inputs, mask_argument_or_input_mask(call, masks));
+}
+
+template <int Rank>
+std::vector<Output> ConvLSTMImpl<Rank>::compute_mask(Graph&, const std::vector<Output>& all,
+                                                     const std::vector<Output>& masks) {
+  std::vector<Output> out(options.return_state ? 3 : 1);
+  if (options.return_sequences)
+    out[0] = mask_argument_or_input_mask(split_call_inputs(*this, current_arguments, all), masks);
+  return out;
 }
 
 template <int Rank>
 std::vector<Output> ConvLSTMImpl<Rank>::call(Graph& graph, const std::vector<Output>& inputs) {
+  return call_masked(graph, inputs, {});
+}
+
+template <int Rank>
+std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Output>& inputs, Output mask) {
   const bool cf = is_channels_first(options.data_format);
   const std::string layout = cf ? "(batch, time, channels, spatial...)" : "(batch, time, spatial..., channels)";
   const Shape& in_shape = inputs[0].shape();
@@ -224,6 +231,25 @@ std::vector<Output> ConvLSTMImpl<Rank>::call(Graph& graph, const std::vector<Out
   const std::vector<std::int64_t> out_sizes = state_sizes(sizes);
   const std::vector<std::int64_t> ones(Rank, 1);
   const auto recurrent_pads = padding_amounts("same", out_sizes, window, ones, ones);
+  // Each step's mask shaped to broadcast over the states (batch, out spatial..., filters).
+  std::vector<std::int64_t> step_mask_dims{-1};
+  if (mask.valid()) {
+    const Shape& m = mask.shape();
+    const bool whole_steps = m.rank() == 2;
+    bool fits = m.rank() >= 2 && (m[1] == kUnknownDim || m[1] == T);
+    if (!whole_steps) {
+      fits = fits && !cf && m.rank() == Rank + 2;
+      for (int a = 0; fits && a < Rank; ++a) fits = m[2 + a] == out_sizes[static_cast<std::size_t>(a)];
+    }
+    if (!fits) {
+      throw ShapeError(class_name() + " '" + name + "' got mask " + m.to_string() + " for input " +
+                       in_shape.to_string() + ": a mask is (batch, time) or, channels last with the states' " +
+                       "spatial sizes, (batch, time, spatial...) (Keras's loop fails on others)");
+    }
+    for (int a = 0; a < Rank; ++a) step_mask_dims.push_back(whole_steps ? 1 : out_sizes[static_cast<std::size_t>(a)]);
+    step_mask_dims.push_back(1);
+    if (mask.dtype() != DType::float32) mask = ops::cast(mask, DType::float32);
+  }
   const Output K = graph.variable(kernel), RK = graph.variable(recurrent_kernel);
   const Output B = options.use_bias ? graph.variable(bias) : Output{};
   const auto call_stream = static_cast<std::uint64_t>(current_call) * 8;
@@ -301,6 +327,7 @@ std::vector<Output> ConvLSTMImpl<Rank>::call(Graph& graph, const std::vector<Out
   };
 
   std::vector<Output> sequence;
+  Output output;  // the last step's output: h, or with a mask what the masked steps kept
   for (std::int64_t k = 0; k < T; ++k) {
     const std::int64_t t = options.go_backwards ? T - 1 - k : k;
     const Output z = ops::add(step(xz, t), recurrent_conv(h));
@@ -308,15 +335,26 @@ std::vector<Output> ConvLSTMImpl<Rank>::call(Graph& graph, const std::vector<Out
     const Output f = activations::apply(options.recurrent_activation, gate(z, 1, filters));
     const Output candidate = activations::apply(options.activation, gate(z, 2, filters));
     const Output o = activations::apply(options.recurrent_activation, gate(z, 3, filters));
-    c = ops::add(ops::mul(f, c), ops::mul(i, candidate));
-    h = ops::mul(o, activations::apply(options.activation, c));
-    if (options.return_sequences) sequence.push_back(ops::expand_dims(h, 1));  // in processing order, as Keras
+    Output next_c = ops::add(ops::mul(f, c), ops::mul(i, candidate));
+    Output next_h = ops::mul(o, activations::apply(options.activation, next_c));
+    if (mask.valid()) {  // the mask runs backwards with the steps, as Keras's
+      const Output kept = ops::reshape(step(mask, t), step_mask_dims);
+      const Output before = options.zero_output_for_mask || !output.valid() ? ops::zeros_like(next_h) : output;
+      output = ops::where(kept, next_h, before);
+      next_h = ops::where(kept, next_h, h);
+      next_c = ops::where(kept, next_c, c);
+    } else {
+      output = next_h;
+    }
+    h = next_h;
+    c = next_c;
+    if (options.return_sequences) sequence.push_back(ops::expand_dims(output, 1));  // in processing order, as Keras
   }
   if (options.stateful) {  // the last states carry over, initial states given or not (as Keras)
     graph.add_update(ops::assign(graph.variable(state_vars[0]), h), Graph::UpdateMode::always);
     graph.add_update(ops::assign(graph.variable(state_vars[1]), c), Graph::UpdateMode::always);
   }
-  Output y = options.return_sequences ? (sequence.size() == 1 ? sequence[0] : ops::concat(sequence, 1)) : h;
+  Output y = options.return_sequences ? (sequence.size() == 1 ? sequence[0] : ops::concat(sequence, 1)) : output;
   if (cf) y = channels_first(y, options.return_sequences ? 2 : 1);
   std::vector<Output> out{y};
   if (options.return_state) {

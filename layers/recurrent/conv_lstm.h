@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "layers/call_tensors.h"
 #include "layers/convolutional/conv_utils.h"
 #include "layers/keras_class.h"
 #include "layers/layer.h"
@@ -48,8 +49,8 @@ struct ConvLSTMOptions {  // Keras signature order
   bool return_state = false;
   bool go_backwards = false;
   bool stateful = false;
-  // Keras's RNN keywords: the same math unrolled or not; zero_output_for_mask acts only on
-  // masked steps, and Strata refuses masks (conv_lstm.cc).
+  // Keras's RNN keywords: the same math unrolled or not; zero_output_for_mask: a masked step
+  // outputs zeros instead of the step before's output.
   bool unroll = false;
   bool zero_output_for_mask = false;
   std::string name;
@@ -89,15 +90,25 @@ struct ConvLSTMOptions {  // Keras signature order
 };
 
 template <int Rank>
-class ConvLSTMImpl : public LayerImpl {
+class ConvLSTMImpl : public LayerImpl, public TakesTensorArguments {
  public:
   ConvLSTMImpl(std::int64_t filters, Window<Rank> kernel_size, ConvLSTMOptions<Rank> options);
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // A mask (the input's, or Keras's call(..., mask=m)) as Keras's RNN applies it: where a
+  // step is masked, h and c keep their values and the step's output is the step before's
+  // (zeros with zero_output_for_mask, or before any step). (batch, time) masks whole steps;
+  // Masking's (batch, time, spatial...) mask, per position, where the states keep the
+  // input's spatial sizes (padding "same", strides 1), channels last, as Keras's loop allows.
   std::vector<Output> call_masked(Graph& graph, const std::vector<Output>& inputs,
                                   const std::vector<Output>& masks) override;
-  // x, or x and the initial states h and c (Keras's initial_state).
+  // return_sequences passes the mask on, as Keras's; the states have none.
+  std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
+                                   const std::vector<Output>& masks) override;
+  // x, or x and the initial states h and c (Keras's initial_state); a mask argument apart.
   bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 3; }
+  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
+  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
   // Zeros the carried states of a stateful layer (keras: layer.reset_states()).
   void reset_states();
 
@@ -111,6 +122,7 @@ class ConvLSTMImpl : public LayerImpl {
  private:
   // The states' spatial sizes for an input of these spatial sizes.
   std::vector<std::int64_t> state_sizes(const std::vector<std::int64_t>& input_sizes) const;
+  std::vector<Output> run(Graph& graph, const std::vector<Output>& inputs, Output mask);
 };
 
 template <int Rank>

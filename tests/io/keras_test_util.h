@@ -75,14 +75,15 @@ inline void expect_keras_files_predict_golden(const std::string& dir, const std:
   }
 }
 
-// Each of Keras's files `dir + name` + `sources`, loaded and saved again by Strata as
-// .keras and .h5, loads back and predicts what Keras predicted.
+// Each of Keras's files `dir + name` + `sources`, loaded and saved again by Strata as each of
+// `formats`, loads back and predicts what Keras predicted.
 inline void expect_resaved_files_predict_golden(const std::string& dir, const std::string& name,
-                                                const std::vector<std::string>& sources = {".keras", ".h5"}) {
+                                                const std::vector<std::string>& sources = {".keras", ".h5"},
+                                                const std::vector<std::string>& formats = {".keras", ".h5"}) {
   ScratchDir scratch;
   for (const auto& from : sources) {
     Model model = models::load_model(dir + name + from);
-    for (const std::string ext : {".keras", ".h5"}) {
+    for (const std::string& ext : formats) {
       model.save(scratch.file("again" + ext));
       Model again = models::load_model(scratch.file("again" + ext));
       expect_predicts_golden(again, dir + name, "Strata's " + name + ext + " (from " + from + ")");

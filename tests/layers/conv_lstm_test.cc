@@ -6,7 +6,8 @@
 // (layer_golden_case.h). Beyond the goldens: a stateful layer carries its states as Keras's
 // did, dropout acts in training only with Keras's masks (one per gate, the same at every
 // step: checked statistically, tolerances five standard errors at the sample size used),
-// training moves the loss down, and bad shapes fail at definition naming the layer.
+// training moves the loss down, and bad shapes fail at definition naming the layer. Masks
+// (tests/data/conv_lstm_mask_golden.json, make_conv_lstm_mask_goldens.py) as Keras applies them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,6 +51,27 @@ std::vector<std::string> case_names() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, ConvLSTMGolden, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return strata::testing::test_name_of(info.param); });
+
+// Masks, the input's or passed with the call (tests/reference/make_conv_lstm_mask_goldens.py).
+const ordered_json& mask_goldens() { return strata::testing::golden_file("conv_lstm_mask_golden.json"); }
+
+class ConvLSTMMaskGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ConvLSTMMaskGolden, MatchesKeras) {
+  for (const auto& c : mask_goldens().at("cases")) {
+    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c);
+  }
+  FAIL() << "no case " << GetParam();
+}
+
+std::vector<std::string> mask_case_names() {
+  std::vector<std::string> names;
+  for (const auto& c : mask_goldens().at("cases")) names.push_back(c.at("name").get<std::string>());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Keras3, ConvLSTMMaskGolden, ::testing::ValuesIn(mask_case_names()),
                          [](const auto& info) { return strata::testing::test_name_of(info.param); });
 
 Tensor normal_tensor(Shape shape, unsigned seed) {
@@ -213,6 +235,10 @@ TEST(ConvLSTM, ShapeErrorsAtDefinitionNameTheLayer) {
   shared(x);
   expect_shape_error([&] { shared(Input({4, 5, 5, 2})); }, "1 channels");
   EXPECT_THROW(layers::ConvLSTM2D(2, 3)(std::vector<KerasTensor>{x, Input({3, 3, 2})}), ValueError);  // h and c
+  // Masks Keras's loop cannot apply: per position where the states are smaller than the input
+  // ("valid" padding), and a number of steps that is not the input's.
+  expect_shape_error([&] { layers::ConvLSTM2D(2, 3).call_with({x, Input({4, 5, 5})}, {{"mask", true}}); }, "mask");
+  expect_shape_error([&] { layers::ConvLSTM2D(2, 3).call_with({x, Input({3})}, {{"mask", true}}); }, "mask");
 }
 
 TEST(ConvLSTM, BadOptionsAreRefusedNamingTheOption) {

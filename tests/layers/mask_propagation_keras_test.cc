@@ -55,10 +55,6 @@ const std::map<std::string, std::string>& known_differences() {
       {"RandomTranslation", "inference-only identity"},
       {"RandomZoom", "inference-only identity"},
       {"Solarization", "inference-only identity"},
-      // Strata's ConvLSTM layers refuse masks (docs/layers.md); Keras's take them.
-      {"ConvLSTM1D", "refuses masks"},
-      {"ConvLSTM2D", "refuses masks"},
-      {"ConvLSTM3D", "refuses masks"},
   };
   return differences;
 }
