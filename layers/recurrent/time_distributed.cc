@@ -43,18 +43,32 @@ void TimeDistributedImpl::build(const std::vector<TensorSpec>& inputs) {
 }
 
 std::vector<Output> TimeDistributedImpl::call(Graph& graph, const std::vector<Output>& inputs) {
-  const Output& x = inputs[0];
+  return call_masked(graph, inputs, {});
+}
+
+std::vector<Output> TimeDistributedImpl::call_masked(Graph& graph, const std::vector<Output>& all,
+                                                     const std::vector<Output>& masks) {
+  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
+  const Output& x = call.inputs.at(0);
   per_step(x.spec());  // checks the rank
   // (batch, time, ...) -> (batch · time, ...): None time steps and None per-step dims
   // (where the wrapped layer takes them) stay None until the program runs.
-  Output folded = ops::merge_axes(x, 0, 2);
-  Output y = layer.impl().call(graph, {folded})[0];
-  return {ops::unfold_time(y, x)};
+  const Output folded = ops::merge_axes(x, 0, 2);
+  const Output mask = mask_argument_or_input_mask(call, masks);
+  if (!mask.valid()) return {ops::unfold_time(layer.impl().call(graph, {folded})[0], x)};
+  const Shape& m = mask.shape();
+  if (m.rank() < 2 || (m[1] != kUnknownDim && x.shape()[1] != kUnknownDim && m[1] != x.shape()[1])) {
+    throw ShapeError("TimeDistributed '" + name + "' got mask " + m.to_string() + " for input " +
+                     x.shape().to_string() + ": a mask is (batch, time, ...), its first two dimensions the input's");
+  }
+  const Output folded_mask = m.rank() == 2 ? ops::reshape(mask, {-1}) : ops::merge_axes(mask, 0, 2);
+  return {ops::unfold_time(layer.impl().call_masked(graph, {folded}, {folded_mask})[0], x)};
 }
 
-std::vector<Output> TimeDistributedImpl::compute_mask(Graph&, const std::vector<Output>&,
+std::vector<Output> TimeDistributedImpl::compute_mask(Graph&, const std::vector<Output>& all,
                                                       const std::vector<Output>& masks) {
-  return masks;
+  const Output mask = mask_argument_or_input_mask(split_call_inputs(*this, current_arguments, all), masks);
+  return {mask};
 }
 
 TimeDistributed::TimeDistributed(const Layer& layer, TimeDistributedOptions options)
