@@ -35,6 +35,7 @@ void register_spectral_ops(OpRegistry& registry);
 void register_linalg_ops(OpRegistry& registry);
 void register_matrix_decomposition_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
+void register_ctc_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -65,6 +66,7 @@ inline void register_all(OpRegistry& registry) {
   register_linalg_ops(registry);
   register_matrix_decomposition_ops(registry);
   register_resize_ops(registry);
+  register_ctc_ops(registry);
 }
 
 }  // namespace strata::ops

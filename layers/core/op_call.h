@@ -171,5 +171,9 @@ const std::map<std::string, OpFn>& attention_ops();
 // multi_output_ops.
 const std::map<std::string, OpFn>& signal_ops();
 const std::map<std::string, MultiOpFn>& signal_multi_output_ops();
+// layers/core/op_layer_ctc.cc: ctc_loss; and ctc_decode's (labels, scores), merged into
+// multi_output_ops.
+const std::map<std::string, OpFn>& ctc_ops();
+const std::map<std::string, MultiOpFn>& ctc_multi_output_ops();
 
 }  // namespace strata::layers::op_detail

@@ -218,7 +218,7 @@ const std::map<std::string, OpFn>& table() {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
                                &linalg_ops(), &decomposition_ops(), &update_ops(), &signal_ops(),
-                               &image_quality_ops(), &patch_ops(), &bin_ops(), &grid_ops()})
+                               &image_quality_ops(), &patch_ops(), &bin_ops(), &grid_ops(), &ctc_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -246,7 +246,7 @@ std::string keras_module_of(const std::string& op) {
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
       "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention",
-      "PSNR",       "Unfold",     "Fold"};
+      "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
                                              "SaturateCast", "SliceUpdate", "Scatter"};
   static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
@@ -256,7 +256,8 @@ std::string keras_module_of(const std::string& op) {
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform", "ExtractPatches", "GaussianBlur",
-                                              "SobelEdges",     "SSIM"};
+                                              "SobelEdges",     "SSIM",       "PerspectiveTransform",
+                                              "ScaleAndTranslate"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm", "Inv", "Det", "Solve", "SolveTriangular", "Cholesky",

@@ -415,7 +415,7 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
   };
   static const bool merged = [] {
     for (const auto* more : {&signal_multi_output_ops(), &bin_multi_output_ops(), &decomposition_multi_output_ops(),
-                              &grid_multi_output_ops()})
+                              &grid_multi_output_ops(), &ctc_multi_output_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();

@@ -33,14 +33,15 @@ const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 // The cases of make_keras_ops_goldens.py, then make_keras_ops_more_goldens.py's,
 // make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's,
 // make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's,
-// make_keras_ops_integer_goldens.py's and make_keras_ops_resampling_goldens.py's.
+// make_keras_ops_integer_goldens.py's, make_keras_ops_resampling_goldens.py's and
+// make_keras_ops_ctc_goldens.py's.
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
     for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json",
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
                               "keras_ops_grids_golden.json", "keras_ops_integer_golden.json",
-                              "keras_ops_resampling_golden.json"})
+                              "keras_ops_resampling_golden.json", "keras_ops_ctc_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -273,6 +274,10 @@ TEST(OperationCases, ImageSignalAndIndexOperationsRefuseWhatTheyDoNotCompute) {
   const std::string method = refusal_on("ScaleAndTranslate", gaussian,
                                         json::array({x, shape, numpy({0.5, 0.5}), numpy({0, 0})}), {Shape{8, 8, 3}});
   EXPECT_NE(method.find("method='gaussian'"), std::string::npos) << method;
+  const json beam = {{"strategy", "beam_search"}, {"beam_width", 100}, {"top_paths", 1}, {"merge_repeated", true},
+                    {"mask_index", 0}};
+  const std::string beam_search = refusal_on("CTCDecode", beam, json::array({x, y}), {Shape{8, 5}, Shape{}});
+  EXPECT_NE(beam_search.find("strategy='beam_search'"), std::string::npos) << beam_search;
   const std::string segments =
       refusal_on("SegmentProd", {{"num_segments", nullptr}, {"sorted", false}}, json::array({x, y}), {Shape{3}, {}});
   EXPECT_NE(segments.find("num_segments=None"), std::string::npos) << segments;

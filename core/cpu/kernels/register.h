@@ -39,6 +39,7 @@ void register_spectral_kernels(OpRegistry& registry);
 void register_linalg_kernels(OpRegistry& registry);
 void register_matrix_decomposition_kernels(OpRegistry& registry);
 void register_resize_kernels(OpRegistry& registry);
+void register_ctc_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -70,6 +71,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_linalg_kernels(registry);
   register_matrix_decomposition_kernels(registry);
   register_resize_kernels(registry);
+  register_ctc_kernels(registry);
 }
 
 }  // namespace strata::cpu

@@ -1,0 +1,39 @@
+// Connectionist temporal classification (keras.ops.ctc_loss, keras.ops.ctc_decode, the CTC
+// loss): the loss of a labelling given per-step class scores, summed over every alignment
+// (Graves et al. 2006, the forward-backward recursion in log space), and the greedy decoding
+// of scores to labels. Logits are (batch, steps, classes), not normalized: the ops take their
+// log-softmax per step, as TensorFlow's do. Integer inputs (labels, lengths) may be int32,
+// int64 or float32 holding whole numbers. The CPU runs them (core/cpu/kernels/ctc.cc); no
+// CUDA kernel is written, so a Program placed on a GPU refuses them by name.
+#pragma once
+
+#include <cstdint>
+
+#include "core/graph.h"
+
+namespace strata::ops {
+
+// -log p(labels[b, :label_length[b]] | logits[b, :logit_length[b]]) per sample, (batch,)
+// float32: labels (batch, max_label), logits (batch, steps, classes), label_length and
+// logit_length (batch,); `blank` the blank class (negative counts from the end). A labelling
+// no alignment of the steps can give has an infinite loss (and a zero gradient). Its gradient
+// reaches the logits only.
+Output ctc_loss(Output labels, Output logits, Output label_length, Output logit_length, std::int64_t blank);
+
+// The gradient of each sample's ctc_loss with respect to its logits, (batch, steps, classes):
+// softmax(logits) minus the alignments' occupancy of each class at each step, zero past
+// logit_length. ctc_loss's gradient scales it by the loss's incoming gradient.
+Output ctc_loss_logits_gradient(Output labels, Output logits, Output label_length, Output logit_length,
+                                std::int64_t blank);
+
+// TensorFlow's greedy decoder: per sample, the best class of each of its first
+// sequence_length steps (ties to the lowest class, the blank last), repeats merged when
+// `merge_repeated`, blanks dropped. Returns the labels (batch, steps) int32, padded with -1,
+// and the score (batch, 1) float32: minus the sum of the chosen logits.
+struct CtcDecoded {
+  Output labels;
+  Output scores;
+};
+CtcDecoded ctc_greedy_decode(Output logits, Output sequence_length, bool merge_repeated, std::int64_t blank);
+
+}  // namespace strata::ops

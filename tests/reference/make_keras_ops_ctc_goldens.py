@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops.ctc_loss and
+keras.ops.ctc_decode (issue #38), one small functional model per case.
+
+It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
+generator, so that no other file's cases change, and writes
+  tests/data/keras_ops/ctc/<case>.keras   one functional model per case
+  tests/data/keras_ops_ctc_golden.json    per case as keras_ops_golden.json's cases (the file,
+                                          the operation, its saved entries, inputs, Keras's
+                                          output with its dtype, a projection and the
+                                          gradients of sum(output * projection) w.r.t. the
+                                          float inputs: the logits)
+tests/io/keras_ops_test.cc runs the cases of every such file alike.
+
+What Keras 3.15.1 computes, and so what the cases hold:
+- ctc_loss(target, output, target_length, output_length, mask_index) is tf.nn.ctc_loss on
+  the logits (batch, steps, classes), not time major: per sample, minus the log of the sum
+  over every alignment of its first target_length labels with its first output_length steps
+  of the log-softmax's probabilities; mask_index is the blank (negative counts from the end).
+- ctc_decode(inputs, sequence_lengths, strategy="greedy") is tf.nn.ctc_greedy_decoder: per
+  step the best class (ties to the lowest, the blank last), repeats merged unless
+  merge_repeated=False, blanks dropped; labels (1, batch, steps) int32 padded with -1 and
+  scores (batch, 1), minus the sum of the chosen logits. Each of the two results is a case.
+Labels, lengths and the sequences' lengths are model inputs (int32) with fixed values here.
+
+Regenerate with exactly:
+
+    python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
+    KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_keras_ops_ctc_goldens.py
+"""
+import json
+import os
+import platform
+import sys
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_keras_ops_goldens as base  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import ops as K  # noqa: E402
+
+OUT = os.path.join(base.DATA, "keras_ops_ctc_golden.json")
+OPS_DIR = os.path.join(base.MODELS_DIR, "ctc")
+
+# Fixed integer inputs by kind (two samples each).
+FIXED = {
+    "labels": [[1, 2, 2, 3], [3, 1, 0, 0]],          # the second padded with the blank 0
+    "label_length": [4, 2],
+    "logit_length": [10, 7],
+    "labels_blank_last": [[0, 3, 3, 1], [2, 2, 0, 1]],  # classes 0..3, the blank 4
+    "label_length_short": [3, 4],
+    "repeats": [[2, 2, 2, 0], [1, 1, 0, 0]],         # repeats need a blank between
+    "empty_label_length": [3, 0],                    # the second sample: no label at all
+    "steps": [8, 5],
+    "all_steps": [8, 8],
+}
+
+
+def make(shape, kind):
+    if kind in FIXED:
+        a = np.array(FIXED[kind], np.int32)
+        assert a.shape == tuple(shape), (kind, a.shape, shape)
+        return a
+    return base_make(shape, kind)
+
+
+base_make = base.make
+
+
+def cases():
+    logits = ("any", (10, 5))
+    labels = [("labels", (4,)), logits, ("label_length", ()), ("logit_length", ())]
+
+    def loss(**kw):
+        return lambda x: K.ctc_loss(x[0], x[1], x[2], x[3], **kw)
+
+    def decode(result, **kw):
+        return lambda x: K.ctc_decode(x[0], x[1], **kw)[result]
+
+    scores = [("any", (8, 5)), ("steps", ())]
+    return {
+        "ctc_loss": (loss(), labels, "CTCLoss"),
+        "ctc_loss_blank_last": (loss(mask_index=4), [("labels_blank_last", (4,)), logits,
+                                                     ("label_length_short", ()), ("logit_length", ())], "CTCLoss"),
+        "ctc_loss_blank_negative": (loss(mask_index=-1), [("labels_blank_last", (4,)), logits,
+                                                          ("label_length_short", ()), ("logit_length", ())], "CTCLoss"),
+        "ctc_loss_repeats_and_empty": (loss(), [("repeats", (4,)), logits, ("empty_label_length", ()),
+                                                ("logit_length", ())], "CTCLoss"),
+        "ctc_decode_labels": (decode(0), scores, "CTCDecode"),
+        "ctc_decode_scores": (decode(1), scores, "CTCDecode"),
+        "ctc_decode_no_merge": (decode(0, merge_repeated=False), [("any", (8, 3)), ("all_steps", ())],
+                                "CTCDecode"),
+        "ctc_decode_blank_middle": (decode(0, mask_index=2), [("any", (8, 4)), ("steps", ())], "CTCDecode"),
+        "ctc_decode_blank_middle_scores": (decode(1, mask_index=2), [("any", (8, 4)), ("steps", ())],
+                                           "CTCDecode"),
+    }
+
+
+def main():
+    os.makedirs(OPS_DIR, exist_ok=True)
+    base.cases = cases
+    base.make = make
+    base.OPS_DIR = OPS_DIR
+    base.INT_KINDS = base.INT_KINDS + tuple(FIXED)
+    base.rng = np.random.default_rng(20261204)
+    out = base.op_cases()
+    for c in out:
+        c["file"] = "tests/data/keras_ops/ctc/%s.keras" % c["name"]
+    doc = {
+        "generator": {"script": "tests/reference/make_keras_ops_ctc_goldens.py", "keras": base.keras.__version__,
+                      "tensorflow": base.tf.__version__, "numpy": np.__version__,
+                      "python": platform.python_version(), "backend": "tensorflow"},
+        "notes": ["as keras_ops_golden.json's cases; an output's dtype is Keras's (int32 labels)"],
+        "cases": out,
+    }
+    with open(OUT, "w") as f:
+        json.dump(doc, f, separators=(",", ":"), allow_nan=False)
+        f.write("\n")
+    print("wrote", OUT, os.path.getsize(OUT), "bytes,", len(out), "cases")
+
+
+if __name__ == "__main__":
+    main()
