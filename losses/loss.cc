@@ -5,6 +5,7 @@
 #include <map>
 
 #include "losses/crossentropy.h"
+#include "losses/ctc_loss.h"
 #include "losses/loss_utils.h"
 #include "losses/more_losses.h"
 #include "losses/ranking_losses.h"
@@ -29,6 +30,12 @@ std::string to_string(Reduction reduction) {
     case Reduction::mean_with_sample_weight: return "mean_with_sample_weight";
   }
   return "sum_over_batch_size";
+}
+
+TensorSpec LossImpl::target_spec(const TensorSpec& prediction) const {
+  const auto& d = prediction.shape.dims();
+  if (sparse_targets() && !d.empty()) return {Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1)), DType::int64};
+  return {prediction.shape, DType::float32};
 }
 
 const LossImpl& Loss::impl() const {
@@ -103,6 +110,8 @@ Loss get(const std::string& identifier) {
       {"CosineSimilarity", [] { return CosineSimilarity(); }},
       {"binary_focal_crossentropy", [] { return BinaryFocalCrossentropy(); }},
       {"BinaryFocalCrossentropy", [] { return BinaryFocalCrossentropy(); }},
+      {"ctc", [] { return CTC(); }},
+      {"CTC", [] { return CTC(); }},
       {"rank_hinge", [] { return RankHinge(); }},
       {"rank_sigmoid", [] { return RankSigmoid(); }},
   };

@@ -27,6 +27,11 @@ class LossImpl {
   // True when targets are class indices shaped like the predictions without their last
   // axis (sparse categorical crossentropy); false when they are shaped like predictions.
   virtual bool sparse_targets() const { return false; }
+  // The targets a compiled model feeds this loss for `prediction`: class indices (int64)
+  // shaped like the prediction without its last axis for a sparse loss, else float32 shaped
+  // like the prediction; a loss whose targets have a shape of their own (CTC's label
+  // sequences) says so here.
+  virtual TensorSpec target_spec(const TensorSpec& prediction) const;
   Reduction reduction = Reduction::sum_over_batch_size;
 };
 
@@ -40,6 +45,7 @@ class Loss {
   Output per_sample(Output y_true, Output y_pred) const { return impl().per_sample(y_true, y_pred); }
   std::string name() const { return impl().name(); }
   bool sparse_targets() const { return impl().sparse_targets(); }
+  TensorSpec target_spec(const TensorSpec& prediction) const { return impl().target_spec(prediction); }
   const LossImpl& impl() const;
 
  private:

@@ -4,6 +4,7 @@
 #include "losses/accuracy_metrics.h"
 #include "losses/confusion_metrics.h"
 #include "losses/crossentropy.h"
+#include "losses/ctc_loss.h"
 #include "losses/loss.h"
 #include "losses/metric.h"
 #include "losses/more_losses.h"

@@ -29,14 +29,6 @@ bool compatible_but_for_batch(const Shape& shape, const Shape& spec) {
   return true;
 }
 
-// Targets of a sparse loss are class indices shaped like the predictions without their
-// last axis; other losses take float targets shaped like the predictions.
-TensorSpec target_spec(const losses::Loss& loss, const TensorSpec& prediction) {
-  const auto& d = prediction.shape.dims();
-  if (loss.sparse_targets()) return {Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1)), DType::int64};
-  return {prediction.shape, DType::float32};
-}
-
 template <typename From, typename To>
 void cast_values(const Tensor& in, Tensor& out) {
   const From* src = in.data<From>();
@@ -180,7 +172,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   // weight. Each Program runs only the set it fetches.
   sample_weight_input_ = graph_->placeholder({Shape{kUnknownDim}, DType::float32}, "sample_weight");
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    TensorSpec spec = target_spec(losses[k], outputs_[k].spec());
+    TensorSpec spec = losses[k].target_spec(outputs_[k].spec());
     y_specs_.push_back(spec);
     const Shape& predicted = outputs_[k].spec().shape;
     sparse_classes_.push_back(losses[k].sparse_targets() && predicted.rank() > 0 ? predicted.dims().back() : -1);

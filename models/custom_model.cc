@@ -25,14 +25,9 @@ CustomModel::~CustomModel() = default;
 
 namespace {
 
-// The targets of a loss: class indices shaped as the prediction without its last axis for
-// a sparse loss, else shaped as the prediction (what compile's built-in steps expect).
+// The targets of a loss, as compile's built-in steps expect them (LossImpl::target_spec).
 Shape custom_model_target_shape(const losses::Loss* loss, const Shape& prediction) {
-  if (loss && loss->sparse_targets() && prediction.rank() > 0) {
-    const auto& d = prediction.dims();
-    return Shape(std::vector<std::int64_t>(d.begin(), d.end() - 1));
-  }
-  return prediction;
+  return loss ? loss->target_spec({prediction, DType::float32}).shape : prediction;
 }
 
 }  // namespace

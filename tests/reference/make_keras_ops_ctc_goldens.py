@@ -22,6 +22,9 @@ What Keras 3.15.1 computes, and so what the cases hold:
   merge_repeated=False, blanks dropped; labels (1, batch, steps) int32 padded with -1 and
   scores (batch, 1), minus the sum of the chosen logits. Each of the two results is a case.
 Labels, lengths and the sequences' lengths are model inputs (int32) with fixed values here.
+"loss_class" holds keras.losses.CTC (labels padded with 0, every step of the logits) per
+reduction with its gradient, and three SGD steps of a model compiled with loss="ctc"
+(tests/losses/ctc_loss_test.cc).
 
 Regenerate with exactly:
 
@@ -98,6 +101,38 @@ def cases():
     }
 
 
+def loss_class_section():
+    """keras.losses.CTC on fixed labels (0-padded) and logits, per reduction, with the
+    gradient of the default reduction w.r.t. the logits; and three SGD steps of a
+    Dense(4) logits model compiled with loss="ctc" (its losses after each step)."""
+    import keras
+    import tensorflow as tf
+    y_true = np.array([[1, 2, 2, 0], [3, 1, 3, 2], [2, 0, 0, 0]], np.int32)
+    y_pred = base.rng.uniform(-2.0, 2.0, (3, 9, 4)).astype("float32")
+    out = {"y_true": base.arr(y_true), "y_pred": base.arr(y_pred), "reductions": {}}
+    for reduction in ("sum_over_batch_size", "sum", "none"):
+        out["reductions"][reduction] = base.arr(np.asarray(keras.losses.CTC(reduction=reduction)(y_true, y_pred)))
+    t = tf.constant(y_pred)
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        loss = keras.losses.CTC()(y_true, t)
+    out["gradient"] = base.arr(np.asarray(tape.gradient(loss, t)))
+
+    keras.backend.clear_session()
+    x = base.rng.standard_normal((3, 6, 3)).astype("float32")
+    labels = np.array([[1, 2, 0], [3, 3, 1], [2, 0, 0]], np.int32)
+    model = keras.Sequential([keras.Input((6, 3)), keras.layers.Dense(4, name="logits")])
+    kernel = (base.rng.standard_normal((3, 4)) * 0.5).astype("float32")
+    bias = (base.rng.standard_normal((4,)) * 0.1).astype("float32")
+    model.set_weights([kernel, bias])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="ctc")
+    losses = [float(model.train_on_batch(x, labels)) for _ in range(3)]
+    out["training"] = {"x": base.arr(x), "labels": base.arr(labels), "kernel": base.arr(kernel),
+                       "bias": base.arr(bias), "learning_rate": 0.1, "losses": losses,
+                       "kernel_after": base.arr(np.asarray(model.get_weights()[0]))}
+    return out
+
+
 def main():
     os.makedirs(OPS_DIR, exist_ok=True)
     base.cases = cases
@@ -114,6 +149,7 @@ def main():
                       "python": platform.python_version(), "backend": "tensorflow"},
         "notes": ["as keras_ops_golden.json's cases; an output's dtype is Keras's (int32 labels)"],
         "cases": out,
+        "loss_class": loss_class_section(),
     }
     with open(OUT, "w") as f:
         json.dump(doc, f, separators=(",", ":"), allow_nan=False)
