@@ -1,6 +1,6 @@
 // The weights of one output position of an image resize along one axis, as TensorFlow's
-// resize ops compute them (antialias off; half-pixel centers but for area, whose op has
-// none), and of one bin of adaptive average pooling: output o is a fixed weighted sum of
+// resize ops compute them (half-pixel centers but for area, whose op has none; with
+// antialias, its ScaleAndTranslate), and of one bin of adaptive average pooling: output o is a fixed weighted sum of
 // the inputs of a window [start, start + size) of the axis. Resizing an image is then two
 // matrix products, one per axis. Plain C++ that compiles for the host and for CUDA devices
 // alike: the layers' matrices made once for known sizes (layers/preprocessing/
@@ -26,7 +26,15 @@ enum class ResizeKind : int {
   lanczos3 = 4,
   lanczos5 = 5,
   adaptive_average = 6,
+  // antialias=True (TF's resize then runs ScaleAndTranslate with antialias): bilinear's
+  // triangle and bicubic's Keys cubic kernels, and the Lanczos ones, stretched by 1 / scale
+  // when shrinking. Nearest and area ignore antialias, as TF's.
+  bilinear_antialias = 7,
+  bicubic_antialias = 8,
+  lanczos3_antialias = 9,
+  lanczos5_antialias = 10,
 };
+constexpr ResizeKind kLastResizeKind = ResizeKind::lanczos5_antialias;
 
 namespace resize_detail {
 
@@ -82,10 +90,8 @@ STRATA_HOST_DEVICE inline void area_row(float* row, std::int64_t stride, std::in
   }
 }
 
-// TF's ScaleAndTranslate with a Lanczos kernel of radius a (Keras's "lanczos3" and
-// "lanczos5"), translation 0, antialias off so the kernel keeps its width when shrinking:
-// output o samples at (o + 1/2)/scale, from the cells within a of it, its weights
-// normalized to sum 1; in float as TF computes.
+// TF's ScaleAndTranslate kernels of the distance x >= 0 (its sampling_kernels.h): Lanczos of
+// radius a, the triangle and Keys' cubic (A = -0.5), in float as TF computes them.
 STRATA_HOST_DEVICE inline float lanczos(float a, float x) {
   constexpr float kPi = 3.14159265359f;
   x = std::fabs(x);
@@ -93,22 +99,49 @@ STRATA_HOST_DEVICE inline float lanczos(float a, float x) {
   if (x <= 1e-3f) return 1.0f;  // sin(πx)/(πx)'s limit
   return a * std::sin(kPi * x) * std::sin(kPi * x / a) / (kPi * kPi * x * x);
 }
+STRATA_HOST_DEVICE inline float triangle(float x) {
+  x = std::fabs(x);
+  return x < 1.0f ? 1.0f - x : 0.0f;
+}
+STRATA_HOST_DEVICE inline float keys_cubic(float x) {
+  x = std::fabs(x);
+  if (x >= 2.0f) return 0.0f;
+  if (x >= 1.0f) return ((-0.5f * x + 2.5f) * x - 4.0f) * x + 2.0f;
+  return ((1.5f * x - 2.5f) * x) * x + 1.0f;
+}
 
-STRATA_HOST_DEVICE inline void lanczos_row(float* row, std::int64_t stride, float a, std::int64_t o,
-                                           std::int64_t start, std::int64_t size, std::int64_t out_size) {
+// The ScaleAndTranslate kernels as (radius, kind): 0 triangle, 1 Keys cubic, 2 Lanczos.
+struct SamplingKernel {
+  float radius = 1.0f;
+  int shape = 0;
+  STRATA_HOST_DEVICE float operator()(float x) const {
+    return shape == 0 ? triangle(x) : shape == 1 ? keys_cubic(x) : lanczos(radius, x);
+  }
+};
+
+// TF's ScaleAndTranslate along one axis, translation 0 (its resize): output o samples at
+// (o + 1/2)/scale, from the cells within the kernel's radius of it (times 1/scale when
+// antialiasing a shrink), its weights normalized to sum 1; in float as TF computes.
+STRATA_HOST_DEVICE inline void scale_and_translate_row(float* row, std::int64_t stride, SamplingKernel kernel,
+                                                       bool antialias, std::int64_t o, std::int64_t start,
+                                                       std::int64_t size, std::int64_t out_size) {
   const float scale = static_cast<float>(out_size) / static_cast<float>(size);
   const auto inv_scale = static_cast<float>(1.0 / scale);
+  const float kernel_scale = antialias && inv_scale > 1.0f ? inv_scale : 1.0f;
+  const float one_over_kernel_scale = 1.0f / kernel_scale;
   const float sample = (static_cast<float>(o) + 0.5f) * inv_scale;
-  const std::int64_t first = clamp_index(static_cast<std::int64_t>(std::ceil(sample - a - 0.5f)), 0, size - 1);
-  const std::int64_t end = clamp_index(static_cast<std::int64_t>(std::floor(sample + a - 0.5f)), 0, size - 1) + 1;
+  const float reach = kernel.radius * kernel_scale;
+  const std::int64_t first = clamp_index(static_cast<std::int64_t>(std::ceil(sample - reach - 0.5f)), 0, size - 1);
+  const std::int64_t end = clamp_index(static_cast<std::int64_t>(std::floor(sample + reach - 0.5f)), 0, size - 1) + 1;
+  const auto weight = [&](std::int64_t i) {
+    return kernel(std::fabs((static_cast<float>(i) + 0.5f - sample) * one_over_kernel_scale));
+  };
   float total = 0.0f;
-  for (std::int64_t i = first; i < end; ++i) total += lanczos(a, static_cast<float>(i) + 0.5f - sample);
+  for (std::int64_t i = first; i < end; ++i) total += weight(i);
   // TF leaves a row whose weights cancel out at zero (float's smallest normal: 1.17549435e-38).
   if (std::fabs(total) < 1000.0f * 1.17549435e-38f) return;
   const float one_over_total = 1.0f / total;
-  for (std::int64_t i = first; i < end; ++i) {
-    row[(start + i) * stride] += lanczos(a, static_cast<float>(i) + 0.5f - sample) * one_over_total;
-  }
+  for (std::int64_t i = first; i < end; ++i) row[(start + i) * stride] += weight(i) * one_over_total;
 }
 
 }  // namespace resize_detail
@@ -135,7 +168,19 @@ STRATA_HOST_DEVICE inline void resize_weights_row(float* row, std::int64_t strid
       return;
     case ResizeKind::lanczos3:
     case ResizeKind::lanczos5:
-      lanczos_row(row, stride, kind == ResizeKind::lanczos3 ? 3.0f : 5.0f, o, start, size, out_size);
+      scale_and_translate_row(row, stride, {kind == ResizeKind::lanczos3 ? 3.0f : 5.0f, 2}, false, o, start, size,
+                              out_size);
+      return;
+    case ResizeKind::bilinear_antialias:
+      scale_and_translate_row(row, stride, {1.0f, 0}, true, o, start, size, out_size);
+      return;
+    case ResizeKind::bicubic_antialias:
+      scale_and_translate_row(row, stride, {2.0f, 1}, true, o, start, size, out_size);
+      return;
+    case ResizeKind::lanczos3_antialias:
+    case ResizeKind::lanczos5_antialias:
+      scale_and_translate_row(row, stride, {kind == ResizeKind::lanczos3_antialias ? 3.0f : 5.0f, 2}, true, o, start,
+                              size, out_size);
       return;
     case ResizeKind::adaptive_average: {
       const AdaptiveBin bin = adaptive_bin_of(size, out_size, o);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -30,12 +31,16 @@ int checked_axis(const std::string& op, const Shape& x, std::int64_t axis) {
 
 }  // namespace
 
-ResizeKind resize_kind_of(const std::string& where, const std::string& interpolation) {
-  static const std::pair<const char*, ResizeKind> kKinds[] = {
-      {"bilinear", ResizeKind::bilinear}, {"nearest", ResizeKind::nearest},   {"bicubic", ResizeKind::bicubic},
-      {"area", ResizeKind::area},         {"lanczos3", ResizeKind::lanczos3}, {"lanczos5", ResizeKind::lanczos5}};
-  for (const auto& [name, kind] : kKinds) {
-    if (interpolation == name) return kind;
+ResizeKind resize_kind_of(const std::string& where, const std::string& interpolation, bool antialias) {
+  static const std::tuple<const char*, ResizeKind, ResizeKind> kKinds[] = {
+      {"bilinear", ResizeKind::bilinear, ResizeKind::bilinear_antialias},
+      {"nearest", ResizeKind::nearest, ResizeKind::nearest},
+      {"bicubic", ResizeKind::bicubic, ResizeKind::bicubic_antialias},
+      {"area", ResizeKind::area, ResizeKind::area},
+      {"lanczos3", ResizeKind::lanczos3, ResizeKind::lanczos3_antialias},
+      {"lanczos5", ResizeKind::lanczos5, ResizeKind::lanczos5_antialias}};
+  for (const auto& [name, kind, antialiased] : kKinds) {
+    if (interpolation == name) return antialias ? antialiased : kind;
   }
   throw ValueError(where + ": interpolation must be one of bilinear, nearest, bicubic, area, lanczos3, " +
                    "lanczos5; got '" + interpolation + "'");
@@ -48,7 +53,7 @@ void register_resize_ops(OpRegistry& r) {
            const Shape& x = ctx.inputs[0].shape;
            const int axis = checked_axis(ctx.op, x, ctx.attrs.get<std::int64_t>("axis"));
            const auto kind = ctx.attrs.get<std::int64_t>("kind");
-           if (kind < 0 || kind > static_cast<std::int64_t>(ResizeKind::adaptive_average)) {
+           if (kind < 0 || kind > static_cast<std::int64_t>(kLastResizeKind)) {
              throw ValueError(ctx.op + ": unknown kind " + std::to_string(kind));
            }
            const std::int64_t in = x.dims()[static_cast<std::size_t>(axis)];

@@ -16,8 +16,9 @@
 namespace strata::ops {
 
 // Keras's interpolation name as a ResizeKind: bilinear, nearest, bicubic, area, lanczos3,
-// lanczos5. Throws ValueError naming `where` and the value for any other.
-ResizeKind resize_kind_of(const std::string& where, const std::string& interpolation);
+// lanczos5; with `antialias`, the kind TF's resize then computes (nearest and area ignore
+// it). Throws ValueError naming `where` and the value for any other.
+ResizeKind resize_kind_of(const std::string& where, const std::string& interpolation, bool antialias = false);
 
 // Which axis of x is resized, and to what size.
 struct ResizeWeightsOptions {

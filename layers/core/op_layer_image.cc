@@ -152,9 +152,8 @@ Output crop_images(C c) {
 }
 
 // To `size` (height, width), spatial sizes known: Resizing's interpolation matrices, its
-// crop_to_aspect_ratio and pad_to_aspect_ratio; antialias refused.
+// crop_to_aspect_ratio, pad_to_aspect_ratio and antialias.
 Output resize(C c) {
-  if (c.flag("antialias")) refuse(c, "antialias", "only False is");
   const Output x = c.arg(0);
   const std::string format = images_format(c, x);
   const auto size = c.axes("size");
@@ -164,6 +163,7 @@ Output resize(C c) {
                     .pad_to_aspect_ratio = c.flag("pad_to_aspect_ratio"),
                     .fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "constant",
                     .fill_value = c.has("fill_value") ? c.number("fill_value") : 0.0,
+                    .antialias = c.flag("antialias"),
                     .data_format = format,
                     .name = c.where};
   if (o.fill_mode != "constant") refuse(c, "fill_mode", "only 'constant' is");

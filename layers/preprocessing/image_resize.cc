@@ -17,9 +17,9 @@ void check_resize_interpolation(const std::string& layer, const std::string& int
   ops::resize_kind_of(layer, interpolation);
 }
 
-std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
-                                        std::int64_t out_size, const std::string& interpolation) {
-  const ResizeKind kind = ops::resize_kind_of("interpolation_matrix", interpolation);
+std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window, std::int64_t out_size,
+                                        const std::string& interpolation, bool antialias) {
+  const ResizeKind kind = ops::resize_kind_of("interpolation_matrix", interpolation, antialias);
   std::vector<float> m(static_cast<std::size_t>(out_size * in_size), 0.0f);
   for (std::int64_t o = 0; o < out_size; ++o) {
     resize_weights_row(m.data() + o * in_size, 1, o, window.start, window.size, out_size, kind);
@@ -39,8 +39,8 @@ std::pair<AxisWindow, AxisWindow> aspect_ratio_crop(std::int64_t in_h, std::int6
 namespace {
 
 Variable transposed_matrix(const std::string& path, std::int64_t in_size, AxisWindow window,
-                           std::int64_t out_size, const std::string& interpolation) {
-  const std::vector<float> m = interpolation_matrix(in_size, window, out_size, interpolation);
+                           std::int64_t out_size, const std::string& interpolation, bool antialias) {
+  const std::vector<float> m = interpolation_matrix(in_size, window, out_size, interpolation, antialias);
   std::vector<float> t(m.size());
   for (std::int64_t o = 0; o < out_size; ++o)
     for (std::int64_t i = 0; i < in_size; ++i) t[i * out_size + o] = m[o * in_size + i];
@@ -51,7 +51,7 @@ Variable transposed_matrix(const std::string& path, std::int64_t in_size, AxisWi
 
 ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std::int64_t in_w,
                                AxisWindow rows, AxisWindow cols, std::int64_t out_h,
-                               std::int64_t out_w, const std::string& interpolation) {
+                               std::int64_t out_w, const std::string& interpolation, bool antialias) {
   check_resize_interpolation(layer, interpolation);
   // The matrices are (in, out) per axis: sizes from a damaged file must neither be empty
   // nor make a matrix no machine holds (nor overflow its element count).
@@ -66,8 +66,8 @@ ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std:
                        " needs an interpolation matrix of more than 2^28 elements");
     }
   }
-  return {transposed_matrix(layer + "/resize_rows", in_h, rows, out_h, interpolation),
-          transposed_matrix(layer + "/resize_cols", in_w, cols, out_w, interpolation)};
+  return {transposed_matrix(layer + "/resize_rows", in_h, rows, out_h, interpolation, antialias),
+          transposed_matrix(layer + "/resize_cols", in_w, cols, out_w, interpolation, antialias)};
 }
 
 namespace {
@@ -87,7 +87,7 @@ Output resize_images(Graph& graph, Output x, const ResizeMatrices& m) {
 }
 
 Output resize_images_at_run(Output x, const RunTimeResize& r) {
-  const ResizeKind kind = ops::resize_kind_of("resize_images_at_run", r.interpolation);
+  const ResizeKind kind = ops::resize_kind_of("resize_images_at_run", r.interpolation, r.antialias);
   const int crop_rows = r.crop_to_aspect_ratio ? 2 : -1, crop_cols = r.crop_to_aspect_ratio ? 1 : -1;
   const Output rows = ops::resize_weights(x, {.axis = 1, .kind = kind, .size = r.height, .scale = r.height_factor,
                                               .other_axis = crop_rows, .other_size = r.width});

@@ -1,5 +1,5 @@
-// Image resizing as TF's resize (antialias off; half-pixel centers but for area, whose op
-// has none) does it, for the Resizing, CenterCrop and UpSampling2D layers: each output row
+// Image resizing as TF's resize (half-pixel centers but for area, whose op has none; with
+// antialias, its ScaleAndTranslate) does it, for the Resizing, CenterCrop and UpSampling2D layers: each output row
 // (column) is a fixed weighted sum of input rows (columns), so resizing is two matrix
 // products with interpolation matrices (core/resize_weights.h's weights) made once from
 // the sizes, or, for a None height or width, made when the program runs from the sizes it
@@ -26,9 +26,10 @@ struct AxisWindow {
 void check_resize_interpolation(const std::string& layer, const std::string& interpolation);
 
 // Row-major (out_size, in_size) weights mapping `window` of an axis of length in_size to
-// out_size positions. interpolation: one of check_resize_interpolation's.
-std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
-                                        std::int64_t out_size, const std::string& interpolation);
+// out_size positions. interpolation: one of check_resize_interpolation's; antialias as
+// TF's resize takes it (a shrink's kernel widened; nearest and area ignore it).
+std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window, std::int64_t out_size,
+                                        const std::string& interpolation, bool antialias = false);
 
 // Keras's crop_to_aspect_ratio / smart_resize window: the largest centered region of an
 // (in_h, in_w) image with the aspect ratio out_h : out_w.
@@ -43,7 +44,7 @@ struct ResizeMatrices {
 };
 ResizeMatrices resize_matrices(const std::string& layer, std::int64_t in_h, std::int64_t in_w,
                                AxisWindow rows, AxisWindow cols, std::int64_t out_h,
-                               std::int64_t out_w, const std::string& interpolation);
+                               std::int64_t out_w, const std::string& interpolation, bool antialias = false);
 
 // x (batch, in_h, in_w, channels) -> (batch, out_h, out_w, channels).
 Output resize_images(Graph& graph, Output x, const ResizeMatrices& m);
@@ -56,6 +57,7 @@ struct RunTimeResize {
   std::int64_t height_factor = 0, width_factor = 0;
   bool crop_to_aspect_ratio = false;  // Keras's: resize the centered window of the output's ratio
   std::string interpolation = "bilinear";
+  bool antialias = false;
 };
 Output resize_images_at_run(Output x, const RunTimeResize& resize);
 

@@ -39,7 +39,6 @@ ResizingImpl::ResizingImpl(std::int64_t height_, std::int64_t width_, ResizingOp
   }
   if (options.crop_to_aspect_ratio && options.pad_to_aspect_ratio)
     throw ValueError(where + ": crop_to_aspect_ratio and pad_to_aspect_ratio are exclusive");
-  if (options.antialias) throw NotImplementedError(where + ": antialias=True is not supported");
   check_resize_interpolation(where, options.interpolation);
   if (options.fill_mode != "constant")
     throw ValueError(where + ": fill_mode must be 'constant', got '" + options.fill_mode + "'");
@@ -72,7 +71,7 @@ void ResizingImpl::build(const std::vector<TensorSpec>& inputs) {
     col_window = {0, cols};
   }
   matrices_ = resize_matrices("Resizing '" + name + "'", rows, cols, row_window, col_window, height,
-                              width, options.interpolation);
+                              width, options.interpolation, options.antialias);
 }
 
 std::vector<Output> ResizingImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -84,7 +83,8 @@ std::vector<Output> ResizingImpl::call(Graph& graph, const std::vector<Output>& 
   }
   Output y = at_run_ ? resize_images_at_run(x, {.height = height, .width = width,
                                                 .crop_to_aspect_ratio = options.crop_to_aspect_ratio,
-                                                .interpolation = options.interpolation})
+                                                .interpolation = options.interpolation,
+                                                .antialias = options.antialias})
                      : resize_images(graph, x, matrices_);
   return {first ? to_channels_first(y) : y};
 }

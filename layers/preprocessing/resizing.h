@@ -1,5 +1,5 @@
-// Resizing: resizes images to (height, width) as Keras does (TF's resize, antialias off,
-// half-pixel centers), optionally cropping or padding to the target aspect ratio first.
+// Resizing: resizes images to (height, width) as Keras does (TF's resize, half-pixel
+// centers; with antialias, TF's ScaleAndTranslate widening a shrink's kernel), optionally cropping or padding to the target aspect ratio first.
 // Input (batch, rows, cols, channels), or channels first with data_format.
 #pragma once
 
@@ -17,7 +17,7 @@ struct ResizingOptions {  // Keras signature order (after height, width)
   bool pad_to_aspect_ratio = false;
   std::string fill_mode = "constant";  // the only mode Keras has
   double fill_value = 0.0;
-  bool antialias = false;  // true is refused
+  bool antialias = false;  // bilinear, bicubic, lanczos3/5: a shrink low-pass filtered, as TF's
   std::string data_format;  // "" = "channels_last"
   std::string name;
 

@@ -1579,7 +1579,7 @@ OpCases upsample_cases() {
   return op;
 }
 
-// resize_weights: every kind, growing and shrinking (lanczos5 wider than the image), an
+// resize_weights: every kind (the antialiased ones too), growing and shrinking (lanczos5 wider than the image), an
 // upsampling factor, crop_to_aspect_ratio's window on either axis, one input cell. The
 // same arithmetic on both devices (core/resize_weights.h), but CUDA may contract a
 // multiply and an add into one FMA where GCC does not.
@@ -1598,7 +1598,7 @@ OpCases resize_weights_cases() {
                              {"one cell -> 4", {1, 1, 1, 1}, 1, 4, 0, -1, 0}};
   OpCases op{1e-6f, {}};
   std::uint64_t seed = 3800;
-  for (std::int64_t kind = 0; kind <= static_cast<std::int64_t>(ResizeKind::adaptive_average); ++kind) {
+  for (std::int64_t kind = 0; kind <= static_cast<std::int64_t>(kLastResizeKind); ++kind) {
     for (const R& r : rs) {
       op.cases.push_back({"kind " + std::to_string(kind) + ", " + r.label, {in_range(r.x, -1, 1, seed++)},
                           Attrs{{"axis", r.axis}, {"kind", kind}, {"size", r.size}, {"scale", r.scale},

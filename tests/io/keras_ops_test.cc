@@ -190,7 +190,6 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("RGBToHSV", {{"data_format", nullptr}}), "a batch of images, rank 4"},
       {op_entry("SaturateCast", {{"dtype", "uint8"}}), "dtype='uint8'"},
       {op_entry("Corrcoef", json::object()), "corrcoef of (None, 3, 4)"},
-      {op_entry("Resize", {{"size", {4, 4}}, {"interpolation", "bilinear"}, {"antialias", true}}), "antialias=True"},
       {op_entry("DotProductAttention", {{"is_causal", false}, {"flash_attention", true}}), "flash_attention=True"},
       {op_entry("DotProductAttention", {{"is_causal", false}, {"attn_logits_soft_cap", 50.0}}),
        "attn_logits_soft_cap=50"},

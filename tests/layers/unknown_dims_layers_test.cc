@@ -91,6 +91,27 @@ TEST(UnknownDims, InterpolatingResizesKeepNoneOrGiveTheirSize) {
   EXPECT_EQ(Resizing(5, 7, {.crop_to_aspect_ratio = true})(Input({6, N, 3})).shape(), (Shape{N, 5, 7, 3}));
 }
 
+// Antialiased resizes over None sizes (matrices made when the program runs, the
+// resize_weights op) predict what the same resize over known sizes (matrices made when the
+// model is defined) predicts, shrinking and growing, for every interpolation.
+TEST(UnknownDims, AntialiasedResizesOverNoneSizesMatchKnownSizes) {
+  for (const std::string interpolation : {"bilinear", "bicubic", "lanczos3", "lanczos5", "nearest", "area"}) {
+    const ResizingOptions options{.interpolation = interpolation, .crop_to_aspect_ratio = true, .antialias = true};
+    auto any_size = Input({N, N, 2});
+    Model open(any_size, Resizing(4, 7, options)(any_size));
+    for (const auto& [h, w] : {std::pair<std::int64_t, std::int64_t>{9, 13}, {3, 5}}) {
+      auto fixed_size = Input({h, w, 2});
+      Model fixed(fixed_size, Resizing(4, 7, options)(fixed_size));
+      Tensor x(Shape{2, h, w, 2});
+      for (std::int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = static_cast<float>((i * 37) % 11) * 0.25f;
+      const Tensor a = open.predict_on_batch(x), b = fixed.predict_on_batch(x);
+      ASSERT_EQ(a.shape(), b.shape());
+      for (std::int64_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a.item(i), b.item(i), 1e-6) << interpolation << " " << h << "x" << w << " element " << i;
+    }
+  }
+}
+
 // TimeDistributed folds None time steps into the batch, and the wrapped layer sees the
 // per-step dims as they come, None or not.
 TEST(UnknownDims, TimeDistributedFoldsNoneStepsAndKeepsNonePerStepDims) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops.image.scale_and_translate
+"""Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops.image.scale_and_translate,
+and keras.ops.image.resize with antialias=True (which TensorFlow computes with ScaleAndTranslate)
 (issue #38), one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
@@ -52,6 +53,10 @@ def st(shape, scale, translation, dims=(1, 2), **kw):
     return lambda x: K.image.scale_and_translate(x[0], shape, f32(*scale), f32(*translation), spatial_dims=dims, **kw)
 
 
+def resize(size, interpolation, **kw):
+    return lambda x: K.image.resize(x[0], size, interpolation=interpolation, antialias=True, **kw)
+
+
 def cases():
     image = [("positive", (8, 8, 3))]
     op = "ScaleAndTranslate"
@@ -77,6 +82,19 @@ def cases():
                                                   method="trilinear"), [("positive", (3, 8, 8))], op),
         "scale_and_translate_one_axis_negative": (st((None, 13, 4), (1.6,), (0.4,), dims=(-2,), method="tricubic"),
                                                   [("any", (10, 4))], op),
+        # keras.ops.image.resize with antialias: TF's resize then runs ScaleAndTranslate (bilinear's
+        # triangle, bicubic's Keys cubic, the Lanczos kernels) widening a shrink's kernel; nearest and
+        # area ignore it
+        "resize_antialias_bilinear": (resize((5, 3), "bilinear"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_bicubic": (resize((4, 11), "bicubic"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_lanczos3": (resize((5, 4), "lanczos3"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_lanczos5_grows": (resize((15, 4), "lanczos5"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_nearest": (resize((5, 4), "nearest"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_area": (resize((5, 4), "area"), [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_crop_to_aspect_ratio": (resize((4, 4), "bilinear", crop_to_aspect_ratio=True),
+                                                  [("positive", (12, 9, 2))], "Resize"),
+        "resize_antialias_channels_first": (resize((3, 5), "bicubic", data_format="channels_first"),
+                                            [("positive", (2, 9, 12))], "Resize"),
     }
 
 
