@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "core/ops.h"
+#include "core/ops/arctan2.h"
 #include "core/ops/array_ops.h"
 #include "layers/core/op_call.h"
 
@@ -33,17 +34,8 @@ Output divide_no_nan(C c, Output a, Output b) {
   return ops::where(ops::equal(b, scalar(c, 0.f)), ops::zeros_like(q), q);
 }
 
-// atan(y / x), moved by ±π where x < 0, 0 where both are 0: tf.math.atan2's value, and its
-// gradients x / (x² + y²) and −y / (x² + y²).
-Output arctan2(C c) {
-  const Output y = c.arg(0), x = c.arg(1);
-  const Output zero = scalar(c, 0.f);
-  const Output origin = both(ops::equal(x, zero), ops::equal(y, zero));
-  const Output base = ops::atan(ops::div(y, ops::where(origin, ops::ones_like(x), x)));
-  const Output turn = ops::mul(ops::less(x, zero), ops::sub(ops::mul(ops::greater_equal(y, zero), 2 * kPi), kPi));
-  const Output angle = ops::add(base, turn);
-  return ops::where(origin, ops::zeros_like(angle), angle);
-}
+// tf.math.atan2's value and gradients (core/ops/arctan2.h).
+Output arctan2(C c) { return ops::arctan2(c.arg(0), c.arg(1)); }
 
 // max(|a|, |b|) · sqrt(1 + divide_no_nan(min, max)²), as Keras's hypot (no overflow).
 Output hypot(C c) {

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/arctan2.h"
 #include "core/ops/array_ops.h"
 #include "layers/convolutional/conv_utils.h"
 
@@ -15,29 +19,134 @@ namespace {
 
 constexpr float kStftEpsilon = 1e-7f;  // keras.backend.epsilon()
 
-// scipy.signal.get_window(name, n, fftbins=periodic) for the windows Strata knows, in
-// double as SciPy computes them.
-std::vector<double> window_values(const std::string& name, std::int64_t n, bool periodic) {
-  const std::vector<std::string> known{"hann", "hanning", "hamming", "blackman", "boxcar", "rectangular", "ones"};
-  if (std::find(known.begin(), known.end(), name) == known.end()) {
-    throw NotImplementedError("window \"" + name + "\" is not supported (hann, hamming, blackman, boxcar or null)");
+constexpr double kPi = 3.14159265358979323846;
+
+// Σ_k a_k cos(k x) over x = linspace(-π, π, m): SciPy's general_cosine (hann, hamming,
+// blackman, flattop, nuttall, blackmanharris).
+std::vector<double> general_cosine(std::int64_t m, std::initializer_list<double> a) {
+  std::vector<double> w(static_cast<std::size_t>(m), 0.0);
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double x = i == m - 1 ? kPi : -kPi + static_cast<double>(i) * (2.0 * kPi / static_cast<double>(m - 1));
+    double k = 0.0;
+    for (double ak : a) w[static_cast<std::size_t>(i)] += ak * std::cos(k++ * x);
   }
-  std::vector<double> w(static_cast<std::size_t>(n), 1.0);
-  if (name == "boxcar" || name == "rectangular" || name == "ones") return w;
-  if (n == 1) return w;
-  const double m = static_cast<double>(periodic ? n : n - 1);
-  const double pi = 3.14159265358979323846;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double x = 2.0 * pi * static_cast<double>(i) / m;
-    double& v = w[static_cast<std::size_t>(i)];
-    if (name == "hann" || name == "hanning") {
-      v = 0.5 - 0.5 * std::cos(x);
-    } else if (name == "hamming") {
-      v = 0.54 - 0.46 * std::cos(x);
-    } else {  // blackman
-      v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2.0 * x);
+  return w;
+}
+
+// SciPy's taylor window (nbar 4, sll 30, normalized to 1 at the center).
+std::vector<double> taylor(std::int64_t m) {
+  const int nbar = 4;
+  const double b = std::pow(10.0, 30.0 / 20.0), a = std::acosh(b) / kPi;
+  const double s2 = nbar * nbar / (a * a + (nbar - 0.5) * (nbar - 0.5));
+  std::vector<double> fm(nbar - 1);
+  for (int mi = 0; mi < nbar - 1; ++mi) {
+    const double m2 = static_cast<double>((mi + 1) * (mi + 1));
+    double numer = mi % 2 == 0 ? 1.0 : -1.0, denom = 2.0;
+    for (int j = 0; j < nbar - 1; ++j) {
+      const double mj = j + 1.0;
+      numer *= 1 - m2 / s2 / (a * a + (mj - 0.5) * (mj - 0.5));
+      if (j != mi) denom *= 1 - m2 / (mj * mj);
     }
+    fm[static_cast<std::size_t>(mi)] = numer / denom;
   }
+  const auto at = [&](double n) {
+    double v = 1.0;
+    for (int mi = 0; mi < nbar - 1; ++mi)
+      v += 2 * fm[static_cast<std::size_t>(mi)] *
+           std::cos(2 * kPi * (mi + 1.0) * (n - static_cast<double>(m) / 2.0 + 0.5) / static_cast<double>(m));
+    return v;
+  };
+  const double scale = 1.0 / at((static_cast<double>(m) - 1) / 2);
+  std::vector<double> w(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) w[static_cast<std::size_t>(i)] = at(static_cast<double>(i)) * scale;
+  return w;
+}
+
+double sinc(double x) { return x == 0.0 ? 1.0 : std::sin(kPi * x) / (kPi * x); }
+
+// The symmetric window `name` (SciPy's canonical name) of m >= 2 points, in double as SciPy
+// computes it.
+std::vector<double> symmetric_window(const std::string& name, std::int64_t m) {
+  if (name == "hann") return general_cosine(m, {0.5, 0.5});
+  if (name == "hamming") return general_cosine(m, {0.54, 0.46});
+  if (name == "blackman") return general_cosine(m, {0.42, 0.50, 0.08});
+  if (name == "flattop") return general_cosine(m, {0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
+  if (name == "nuttall") return general_cosine(m, {0.3635819, 0.4891775, 0.1365995, 0.0106411});
+  if (name == "blackmanharris") return general_cosine(m, {0.35875, 0.48829, 0.14128, 0.01168});
+  if (name == "taylor") return taylor(m);
+  const auto d = static_cast<double>(m);
+  std::vector<double> w(static_cast<std::size_t>(m), 1.0);
+  for (std::int64_t i = 0; i < m; ++i) {
+    const auto n = static_cast<double>(i);
+    double& v = w[static_cast<std::size_t>(i)];
+    if (name == "triangle") {  // n from 1 up to the middle, mirrored
+      const std::int64_t k = std::min(i, m - 1 - i) + 1;
+      v = m % 2 == 0 ? (2.0 * static_cast<double>(k) - 1.0) / d : 2.0 * static_cast<double>(k) / (d + 1.0);
+    } else if (name == "bartlett") {
+      v = n <= (d - 1) / 2.0 ? 2.0 * n / (d - 1) : 2.0 - 2.0 * n / (d - 1);
+    } else if (name == "parzen") {
+      const double x = std::fabs(n - (d - 1) / 2.0);
+      v = x <= (d - 1) / 4.0 ? 1 - 6 * std::pow(x / (d / 2.0), 2.0) + 6 * std::pow(x / (d / 2.0), 3.0)
+                             : 2 * std::pow(1 - x / (d / 2.0), 3.0);
+    } else if (name == "bohman") {
+      const double fac = std::fabs(-1.0 + 2.0 * n / (d - 1));
+      v = i == 0 || i == m - 1 ? 0.0 : (1 - fac) * std::cos(kPi * fac) + 1.0 / kPi * std::sin(kPi * fac);
+    } else if (name == "barthann") {
+      const double fac = std::fabs(n / (d - 1.0) - 0.5);
+      v = 0.62 - 0.48 * fac + 0.38 * std::cos(2 * kPi * fac);
+    } else if (name == "cosine") {
+      v = std::sin(kPi / d * (n + 0.5));
+    } else if (name == "exponential") {  // center (m - 1) / 2, tau 1
+      v = std::exp(-std::fabs(n - (d - 1) / 2));
+    } else if (name == "tukey") {  // alpha 0.5
+      const auto width = static_cast<std::int64_t>(std::floor(0.5 * (d - 1) / 2.0));
+      if (i <= width) v = 0.5 * (1 + std::cos(kPi * (-1 + 2.0 * n / 0.5 / (d - 1))));
+      else if (i >= m - width - 1) v = 0.5 * (1 + std::cos(kPi * (-2.0 / 0.5 + 1 + 2.0 * n / 0.5 / (d - 1))));
+    } else if (name == "lanczos") {
+      v = sinc(2.0 * n / (d - 1) - 1.0);
+    }  // boxcar: ones
+  }
+  return w;
+}
+
+// scipy.signal.get_window(name, n, fftbins=periodic) for the windows it makes without
+// parameters, under any of SciPy's names (and Strata's older "hanning"), a "_symmetric" or
+// "_periodic" suffix overriding `periodic`; a periodic window is the symmetric one of n + 1
+// points without its last. Those SciPy needs parameters for (kaiser, gaussian, ...) fail, as
+// in Keras.
+std::vector<double> window_values(const std::string& requested, std::int64_t n, bool periodic) {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kNames = {
+      {"barthann", {"barthann", "brthan", "bth"}},    {"bartlett", {"bartlett", "bart", "brt"}},
+      {"blackman", {"blackman", "black", "blk"}},     {"blackmanharris", {"blackmanharris", "blackharr", "bkh"}},
+      {"bohman", {"bohman", "bman", "bmn"}},          {"boxcar", {"boxcar", "box", "ones", "rect", "rectangular"}},
+      {"cosine", {"cosine", "halfcosine"}},           {"exponential", {"exponential", "poisson"}},
+      {"flattop", {"flattop", "flat", "flt"}},        {"hamming", {"hamming", "hamm", "ham"}},
+      {"hann", {"hann", "han", "hanning"}},           {"lanczos", {"lanczos", "sinc"}},
+      {"nuttall", {"nuttall", "nutl", "nut"}},        {"parzen", {"parzen", "parz", "par"}},
+      {"taylor", {"taylor", "taylorwin"}},            {"triangle", {"triangle", "triang", "tri"}},
+      {"tukey", {"tukey", "tuk"}}};
+  std::string name = requested;
+  const auto strip = [&](const std::string& suffix) {
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      name.resize(name.size() - suffix.size());
+      return true;
+    }
+    return false;
+  };
+  if (strip("_symmetric")) periodic = false;
+  else if (strip("_periodic")) periodic = true;
+  std::string canonical;
+  for (const auto& [c, aliases] : kNames)
+    if (std::find(aliases.begin(), aliases.end(), name) != aliases.end()) canonical = c;
+  if (canonical.empty()) {
+    throw NotImplementedError("window \"" + requested + "\" is not supported (SciPy's windows without parameters: "
+                              "hann, hamming, blackman, boxcar, bartlett, triang, flattop, parzen, bohman, "
+                              "blackmanharris, nuttall, barthann, cosine, exponential, tukey, taylor, lanczos)");
+  }
+  const std::int64_t m = periodic ? n + 1 : n;
+  if (m <= 1) return std::vector<double>(static_cast<std::size_t>(n), 1.0);
+  std::vector<double> w = symmetric_window(canonical, m);
+  w.resize(static_cast<std::size_t>(n));
   return w;
 }
 
@@ -107,9 +216,6 @@ STFTSpectrogramImpl::STFTSpectrogramImpl(STFTSpectrogramOptions o)
     throw ValueError("Output mode is invalid, it must be one of log, magnitude, psd, real, imag, angle, stft. "
                      "Received: mode=" + op.mode);
   }
-  if (op.mode == "angle") {
-    throw NotImplementedError("STFTSpectrogram '" + name + "': mode \"angle\" is not supported (atan2)");
-  }
   if (op.scaling && *op.scaling != "density" && *op.scaling != "spectrum") {
     throw ValueError("Scaling is invalid, it must be `None`, 'density' or 'spectrum'. Received scaling=" + *op.scaling);
   }
@@ -169,7 +275,9 @@ std::vector<Output> STFTSpectrogramImpl::call(Graph& graph, const std::vector<Ou
     y = frames(imag_kernel);
   } else {
     const Output re = frames(real_kernel), im = frames(imag_kernel);
-    if (options.mode == "stft") {
+    if (options.mode == "angle") {
+      y = ops::arctan2(im, re);
+    } else if (options.mode == "stft") {
       y = ops::concat({re, im}, -1);
     } else {
       const Output power = ops::add(ops::square(re), ops::square(im));

@@ -4,16 +4,16 @@
 // (frame_length, 1, fft_length / 2 + 1) holding the windowed DFT's real and imaginary parts,
 //   real_kernel[t, f] =  cos(2π t f / fft_length) · window[t] / scaling,
 //   imag_kernel[t, f] = −sin(2π t f / fft_length) · window[t] / scaling,
-// window hann, hamming, blackman or boxcar (symmetric, or periodic), or none; scaling
+// window any of SciPy's windows without parameters (symmetric, or periodic), or none; scaling
 // "density" (√Σ window²), "spectrum" (Σ |window|) or none. The kernels are trainable
 // weights, saved and loaded as Keras's (a file's trained kernels are what the layer
 // applies, which is why this is a convolution and not an FFT). Frames start every
 // frame_step samples (default frame_length / 2), padding "valid" or "same" as Conv1D's.
 // mode: "real", "imag", "stft" (real then imaginary bins), "magnitude" √max(re² + im², ε),
-// "log" (its log, floored at ε), "psd" (re² + im², the inner bins doubled); ε = 1e-7.
+// "log" (its log, floored at ε), "psd" (re² + im², the inner bins doubled), "angle"
+// (arctan2(im, re)); ε = 1e-7.
 // Output (batch, frames, channels · bins), or with expand_dims (batch, frames, bins,
 // channels); channels_first (batch, channels · bins, frames) / (batch, channels, frames, bins).
-// mode "angle" (atan2, which Strata has no op for) is refused.
 #pragma once
 
 #include <cstdint>

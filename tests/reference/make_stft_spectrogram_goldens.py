@@ -6,8 +6,9 @@ Writes
                                                  the kernels as Keras initializes them (not
                                                  randomized: the C++ test also checks that a
                                                  fresh Strata layer makes the same): every
-                                                 mode but angle, windows hann, hamming,
-                                                 blackman and none, periodic, scaling
+                                                 mode, windows hann, hamming, blackman,
+                                                 SciPy's others without parameters and
+                                                 none, periodic, scaling
                                                  density/spectrum/none, padding valid/same,
                                                  one and two channels, channels_first,
                                                  expand_dims
@@ -58,6 +59,20 @@ def cases():
         x(2, 33, 1))
     add("stft_no_window_channels_first_expand", new(S, mode="stft", frame_length=8, frame_step=8, window=None,
                                                     data_format="channels_first", expand_dims=True), x(2, 1, 40))
+    # Later cases draw from a generator of their own, so that the ones above (and the model
+    # below) keep their inputs: the angle mode, and SciPy's other windows without parameters.
+    more = np.random.default_rng(20261205)
+
+    def add_more(name, layer, shape):
+        c.append(run_case(more, name, layer, [more.standard_normal(shape).astype("float32")], randomize=False))
+
+    add_more("angle_hann", new(S, mode="angle", frame_length=8, frame_step=4), (2, 40, 2))
+    windows = ["bartlett", "triang", "flattop", "parzen", "bohman", "blackmanharris", "nuttall", "barthann", "cosine",
+               "exponential", "tukey", "taylor", "lanczos", "hamming_periodic", "bart"]
+    for k, window in enumerate(windows):
+        add_more("magnitude_window_" + window,
+                 new(S, mode="magnitude", frame_length=9 + k % 2, frame_step=3, window=window, periodic=k % 3 == 0),
+                 (2, 30, 1))
     return c
 
 
