@@ -110,7 +110,7 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
     layer.current_arguments = c->arguments;
     results[c.get()] = call_in_dtype_policy(layer, graph, ins, masked ? in_masks : std::vector<Output>{});
     // Keras's activity_regularizer: each output's penalty over its batch, a model loss.
-    if (layer.activity_regularizer.defined()) {
+    if (layer.activity_regularizer.defined() && !layer.regularizes_own_activity()) {
       for (const Output& out : results[c.get()]) graph.add_loss(layer.activity_regularizer.activity_penalty(out));
     }
     auto out_masks = layer.compute_mask(graph, ins, in_masks);

@@ -27,7 +27,8 @@ void PReLUImpl::build(const std::vector<TensorSpec>& inputs) {
                        in.to_string() + "; share the unknown axes with shared_axes");
     }
   }
-  alpha = add_weight("alpha", Shape(dims), options.alpha_initializer);
+  alpha = add_weight("alpha", Shape(dims), options.alpha_initializer,
+                     {.regularizer = options.alpha_regularizer, .constraint = options.alpha_constraint});
 }
 
 std::vector<Output> PReLUImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -41,8 +42,7 @@ PReLU::PReLU(PReLUOptions options) : Layer(std::make_shared<PReLUImpl>(std::move
 
 namespace {
 const bool prelu_registered = register_keras_class(
-    describe_layer<PReLU>("PReLU", &PReLUImpl::options)
-        .unmodeled({"alpha_regularizer", "alpha_constraint"}));
+    describe_layer<PReLU>("PReLU", &PReLUImpl::options));
 }  // namespace
 
 }  // namespace strata::layers

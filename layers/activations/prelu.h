@@ -13,12 +13,16 @@ namespace strata::layers {
 
 struct PReLUOptions {  // Keras signature order
   Initializer alpha_initializer = "zeros";
+  Regularizer alpha_regularizer;
+  Constraint alpha_constraint;
   std::optional<std::vector<std::int64_t>> shared_axes;
   std::string name;
 
   static constexpr auto keras_fields() {
     using O = PReLUOptions;
     return std::tuple{keras_field("alpha_initializer", &O::alpha_initializer),
+                      keras_field("alpha_regularizer", &O::alpha_regularizer),
+                      keras_field("alpha_constraint", &O::alpha_constraint),
                       keras_field("shared_axes", &O::shared_axes)};
   }
 };

@@ -20,6 +20,10 @@ std::shared_ptr<EinsumDenseImpl> grouped_projection(const std::string& name, con
                          .bias_axes = o.use_bias ? std::optional<std::string>(bias_axes) : std::nullopt,
                          .kernel_initializer = o.kernel_initializer,
                          .bias_initializer = o.bias_initializer,
+                         .kernel_regularizer = o.kernel_regularizer,
+                         .bias_regularizer = o.bias_regularizer,
+                         .kernel_constraint = o.kernel_constraint,
+                         .bias_constraint = o.bias_constraint,
                          .name = name});
   impl->build({input});
   impl->built = true;
@@ -125,8 +129,10 @@ std::vector<Output> GroupQueryAttentionImpl::call_masked(Graph& graph, const std
   const std::int64_t repeats = num_query_heads / num_key_value_heads;
   const Output gate = gate_dense ? gate_dense->call(graph, {query_in})[0] : Output{};
   const Output q = query_dense->call(graph, {query_in})[0];                         // (batch, T, query_heads, head_dim)
-  const Output k = repeat_heads(key_dense->call(graph, {key_in})[0], repeats);      // (batch, S, query_heads, head_dim)
-  const Output v = repeat_heads(value_dense->call(graph, {value_in})[0], repeats);  // (batch, S, query_heads, head_dim)
+  const Output key_dense_output = key_dense->call(graph, {key_in})[0];
+  const Output value_dense_output = value_dense->call(graph, {value_in})[0];
+  const Output k = repeat_heads(key_dense_output, repeats);    // (batch, S, query_heads, head_dim)
+  const Output v = repeat_heads(value_dense_output, repeats);  // (batch, S, query_heads, head_dim)
   const Output scores = heads_scores(q, k, head_dim);                               // (batch, query_heads, T, S)
   const Output visible = heads_visible_mask(graph, *this, call, masks, scores,
                                             {.num_heads = num_query_heads, .query_mask_argument = true});
@@ -139,6 +145,9 @@ std::vector<Output> GroupQueryAttentionImpl::call_masked(Graph& graph, const std
                    return_scores || options.dropout > 0.0);
   const Output attended = gate.valid() ? ops::mul(attention.attended, gate) : attention.attended;
   Output out = output_dense->call(graph, {attended})[0];
+  std::vector<Output> projected{q, key_dense_output, value_dense_output, out};
+  if (gate.valid()) projected.insert(projected.begin(), gate);
+  add_projection_activity_penalties(graph, *this, projected);
   if (return_scores) return {out, attention.weights};
   return {out};
 }

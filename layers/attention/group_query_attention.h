@@ -41,12 +41,18 @@ struct GroupQueryAttentionOptions {  // Keras signature order (after head_dim an
   std::optional<bool> flash_attention;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  // Given to the projections (EinsumDense), as Keras's.
+  Regularizer kernel_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   bool use_gate = false;
   std::optional<std::uint64_t> seed;
   std::string name;
 
-  // Keras's get_config order. sliding_window is refused unless null; regularizers and
-  // constraints are written null and refused when set (io/layer_config.cc).
+  // Keras's get_config order. sliding_window is refused unless null; activity_regularizer
+  // (Keras's base Layer key, read by io) applies to each projection's output and, as
+  // Keras's sets its base Layer's too, to the layer's outputs.
   static constexpr auto keras_fields() {
     using O = GroupQueryAttentionOptions;
     return std::tuple{keras_field("use_bias", &O::use_bias),
@@ -55,11 +61,11 @@ struct GroupQueryAttentionOptions {  // Keras signature order (after head_dim an
                       keras_field("dropout", &O::dropout),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_unmodeled("kernel_regularizer"),
-                      keras_unmodeled("bias_regularizer"),
-                      keras_unmodeled("activity_regularizer"),
-                      keras_unmodeled("kernel_constraint"),
-                      keras_unmodeled("bias_constraint"),
+                      keras_field("kernel_regularizer", &O::kernel_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_unmodeled("activity_regularizer"),  // LayerImpl's (io reads it)
+                      keras_field("kernel_constraint", &O::kernel_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint),
                       keras_field("seed", &O::seed)};
   }
 };

@@ -12,6 +12,12 @@
 
 namespace strata::layers {
 
+void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected) {
+  if (!layer.activity_regularizer.defined()) return;
+  for (const Output& y : projected) graph.add_loss(layer.activity_regularizer.activity_penalty(y));
+}
+
+
 std::vector<std::string> heads_call_argument_names() {
   return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};
 }

@@ -30,6 +30,11 @@ std::vector<TensorArgument> heads_tensor_arguments();
 void check_positive_argument(const char* argument, std::int64_t value);
 void check_dropout_rate(double rate);
 
+// The layer's activity_regularizer as Keras's attention layers apply it: given to each
+// projection (EinsumDense), whose call adds the penalty of its output over its batch to the
+// model's losses. The projections' outputs, each (batch, ...).
+void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected);
+
 // (q / sqrt(key_dim)) · kᵀ per head: q (batch, T, heads, key_dim) and k (batch, S, heads,
 // key_dim) give (batch, heads, T, S).
 Output heads_scores(Output q, Output k, std::int64_t key_dim);

@@ -21,6 +21,10 @@ std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::
       EinsumDenseOptions{.bias_axes = o.use_bias ? std::optional<std::string>(bias_axes) : std::nullopt,
                          .kernel_initializer = o.kernel_initializer,
                          .bias_initializer = o.bias_initializer,
+                         .kernel_regularizer = o.kernel_regularizer,
+                         .bias_regularizer = o.bias_regularizer,
+                         .kernel_constraint = o.kernel_constraint,
+                         .bias_constraint = o.bias_constraint,
                          .name = name});
   impl->build({input});
   impl->built = true;
@@ -225,6 +229,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
       throw NotImplementedError(what + " over inputs of rank above 3 (" + query_in.shape().to_string() +
                                 ") is not supported");
     };
+    // Keras's projections see the batch alone first; these are flattened into it.
+    if (activity_regularizer.defined()) refuse("an activity_regularizer");
     for (const Output& m : masks) {
       if (m.valid()) refuse("an input's mask");
     }
@@ -250,7 +256,9 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
       heads_attend(graph, scores, visible, v,
                    {.rate = options.dropout, .seed = seed, .stream = static_cast<std::uint64_t>(current_call)},
                    return_scores || options.dropout > 0.0 || !flat);
-  Output out = unflattened(output_dense->call(graph, {attention.attended})[0], query_in, value_in, false);
+  const Output projected = output_dense->call(graph, {attention.attended})[0];
+  add_projection_activity_penalties(graph, *this, {q, k, v, projected});
+  Output out = unflattened(projected, query_in, value_in, false);
   if (return_scores) return {out, unflattened(attention.weights, query_in, value_in, true)};
   return {out};
 }

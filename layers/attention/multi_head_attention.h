@@ -53,11 +53,17 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   std::optional<Axes> attention_axes;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  // Given to the four projections (EinsumDense), as Keras's.
+  Regularizer kernel_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   std::optional<std::uint64_t> seed;
   std::string name;
 
-  // Gates and sliding windows are refused; regularizers and constraints are written null and
-  // refused when set (io/layer_config.cc); flash_attention (a speed hint, not in Keras's config) is accepted.
+  // Gates and sliding windows are refused; activity_regularizer (Keras's base Layer key,
+  // read by io) applies to each projection's output, as Keras's; flash_attention (a speed
+  // hint, not in Keras's config) is accepted.
   static constexpr auto keras_fields() {
     using O = MultiHeadAttentionOptions;
     return std::tuple{keras_field("value_dim", &O::value_dim),
@@ -75,11 +81,11 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
                       keras_refused("softmax_robust_masking", "false").unwritten().because("robust masking"),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_unmodeled("kernel_regularizer"),
-                      keras_unmodeled("bias_regularizer"),
-                      keras_unmodeled("activity_regularizer"),
-                      keras_unmodeled("kernel_constraint"),
-                      keras_unmodeled("bias_constraint"),
+                      keras_field("kernel_regularizer", &O::kernel_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_unmodeled("activity_regularizer"),  // LayerImpl's (io reads it)
+                      keras_field("kernel_constraint", &O::kernel_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint),
                       keras_field("seed", &O::seed)};
   }
 };
@@ -108,6 +114,7 @@ class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
   std::vector<std::string> call_argument_names() const override;
   std::vector<TensorArgument> tensor_arguments() const override;
   std::vector<Layer> sublayers() const override;
+  bool regularizes_own_activity() const override { return true; }
 
   std::int64_t num_heads, key_dim;
   MultiHeadAttentionOptions options;

@@ -86,6 +86,7 @@ ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> k
                                            ConvTransposeOptions<Rank> options_)
     : LayerImpl(conv_transpose_class_name(Rank), options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   const std::string cls = conv_transpose_class_name(Rank);
   if (filters <= 0) throw ValueError(cls + ": filters must be positive, got " + std::to_string(filters));
   check_positive(cls, "kernel_size", window_vec(kernel_size));
@@ -103,8 +104,12 @@ void ConvTransposeImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
   std::vector<std::int64_t> dims = window_vec(kernel_size);
   dims.push_back(filters);
   dims.push_back(channels);
-  kernel = add_weight("kernel", Shape(dims), options.kernel_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{filters}, options.bias_initializer);
+  kernel = add_weight("kernel", Shape(dims), options.kernel_initializer,
+                      {.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{filters}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 template <int Rank>
@@ -152,9 +157,7 @@ KerasClass describe_conv_transpose() {
   using Impl = ConvTransposeImpl<Rank>;
   return describe_layer<ConvTranspose<Rank>>(
              conv_transpose_class_name(Rank), &Impl::options, keras_field("filters", &Impl::filters).at_least(1),
-             keras_field("kernel_size", &Impl::kernel_size, window_spelling(Rank)).at_least(1))
-      .unmodeled({"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
-                  "bias_constraint"});
+             keras_field("kernel_size", &Impl::kernel_size, window_spelling(Rank)).at_least(1));
 }
 
 const bool conv_transpose_registered = [] {

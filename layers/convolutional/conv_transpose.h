@@ -27,6 +27,11 @@ constexpr auto conv_transpose_fields() {
                     keras_field("use_bias", &O::use_bias),
                     keras_field("kernel_initializer", &O::kernel_initializer),
                     keras_field("bias_initializer", &O::bias_initializer),
+                    keras_field("kernel_regularizer", &O::kernel_regularizer),
+                    keras_field("bias_regularizer", &O::bias_regularizer),
+                    keras_field("activity_regularizer", &O::activity_regularizer),
+                    keras_field("kernel_constraint", &O::kernel_constraint),
+                    keras_field("bias_constraint", &O::bias_constraint),
                     keras_refused("groups", "1").unwritten().because("groups other than 1")};
 }
 
@@ -41,6 +46,11 @@ struct ConvTransposeOptions {  // Keras signature order
   bool use_bias = true;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   std::string name;
 
   static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, Rank>(); }
@@ -59,6 +69,11 @@ struct ConvTransposeOptions<3> {
   bool use_bias = true;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   std::string name;
 
   static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, 3>(); }

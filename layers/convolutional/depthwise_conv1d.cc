@@ -19,6 +19,7 @@ Output depthwise_conv1d(Output x, Output kernel, const std::string& padding, std
 
 DepthwiseConv1DImpl::DepthwiseConv1DImpl(std::int64_t kernel_size_, DepthwiseConv1DOptions options_)
     : LayerImpl("DepthwiseConv1D", options_.name), kernel_size(kernel_size_), options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   check_positive("DepthwiseConv1D", "kernel_size", {kernel_size});
   check_positive("DepthwiseConv1D", "strides", {options.strides});
   check_positive("DepthwiseConv1D", "dilation_rate", {options.dilation_rate});
@@ -30,8 +31,12 @@ DepthwiseConv1DImpl::DepthwiseConv1DImpl(std::int64_t kernel_size_, DepthwiseCon
 
 void DepthwiseConv1DImpl::build(const std::vector<TensorSpec>& inputs) {
   const std::int64_t channels = input_channels(inputs[0].shape, 1, is_channels_first(options.data_format));
-  kernel = add_weight("kernel", Shape{kernel_size, channels, options.depth_multiplier}, options.depthwise_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{channels * options.depth_multiplier}, options.bias_initializer);
+  kernel = add_weight("kernel", Shape{kernel_size, channels, options.depth_multiplier}, options.depthwise_initializer,
+                      {.regularizer = options.depthwise_regularizer, .constraint = options.depthwise_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{channels * options.depth_multiplier}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 std::vector<Output> DepthwiseConv1DImpl::call(Graph& graph, const std::vector<Output>& inputs) {

@@ -21,9 +21,13 @@ struct DepthwiseConv1DOptions {  // Keras signature order
   bool use_bias = true;
   Initializer depthwise_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer depthwise_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint depthwise_constraint;
+  Constraint bias_constraint;
   std::string name;
 
-  // Regularizers and constraints are refused when set (never silently dropped).
   static constexpr auto keras_fields() {
     using O = DepthwiseConv1DOptions;
     return std::tuple{keras_field("depth_multiplier", &O::depth_multiplier).at_least(1),
@@ -35,11 +39,11 @@ struct DepthwiseConv1DOptions {  // Keras signature order
                       keras_field("use_bias", &O::use_bias),
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_refused("depthwise_regularizer").because("regularizers"),
-                      keras_refused("bias_regularizer").because("regularizers"),
-                      keras_refused("activity_regularizer").because("regularizers"),
-                      keras_refused("depthwise_constraint").because("constraints"),
-                      keras_refused("bias_constraint").because("constraints")};
+                      keras_field("depthwise_regularizer", &O::depthwise_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("depthwise_constraint", &O::depthwise_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint)};
   }
 };
 

@@ -24,6 +24,7 @@ Output depthwise_conv2d(Output x, Output kernel, const std::string& padding, Int
 
 DepthwiseConv2DImpl::DepthwiseConv2DImpl(IntPair kernel_size_, DepthwiseConv2DOptions options_)
     : LayerImpl("DepthwiseConv2D", options_.name), kernel_size(kernel_size_), options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   check_positive("DepthwiseConv2D", "kernel_size", kernel_size.vec());
   if (options.depth_multiplier <= 0) throw ValueError("DepthwiseConv2D: depth_multiplier must be positive");
   check_padding(options.padding, {"valid", "same"});
@@ -35,8 +36,12 @@ void DepthwiseConv2DImpl::build(const std::vector<TensorSpec>& inputs) {
   const std::int64_t channels = input_channels(inputs[0].shape, 2, is_channels_first(options.data_format));
   depthwise_kernel = add_weight("depthwise_kernel",
                                 Shape{kernel_size.first, kernel_size.second, channels, options.depth_multiplier},
-                                options.depthwise_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{channels * options.depth_multiplier}, options.bias_initializer);
+                                options.depthwise_initializer,
+                                {.regularizer = options.depthwise_regularizer, .constraint = options.depthwise_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{channels * options.depth_multiplier}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 std::vector<Output> DepthwiseConv2DImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -70,9 +75,7 @@ DepthwiseConv2D::DepthwiseConv2D(IntPair kernel_size, DepthwiseConv2DOptions opt
 namespace {
 const bool depthwise_conv2d_registered = register_keras_class(
     describe_layer<DepthwiseConv2D>("DepthwiseConv2D", &DepthwiseConv2DImpl::options,
-                                    keras_field("kernel_size", &DepthwiseConv2DImpl::kernel_size).at_least(1))
-        .unmodeled({"depthwise_regularizer", "bias_regularizer", "activity_regularizer", "depthwise_constraint",
-                    "bias_constraint"}));
+                                    keras_field("kernel_size", &DepthwiseConv2DImpl::kernel_size).at_least(1)));
 }  // namespace
 
 }  // namespace strata::layers

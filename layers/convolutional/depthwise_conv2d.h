@@ -21,6 +21,11 @@ struct DepthwiseConv2DOptions {  // Keras signature order
   bool use_bias = true;
   Initializer depthwise_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer depthwise_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint depthwise_constraint;
+  Constraint bias_constraint;
   std::string name;
 
   static constexpr auto keras_fields() {
@@ -34,6 +39,11 @@ struct DepthwiseConv2DOptions {  // Keras signature order
                       keras_field("use_bias", &O::use_bias),
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
+                      keras_field("depthwise_regularizer", &O::depthwise_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("depthwise_constraint", &O::depthwise_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint),
                       keras_refused("groups", "1").unwritten()};  // Keras 2's base Conv2D key
   }
 };

@@ -11,6 +11,7 @@ SeparableConv1DImpl::SeparableConv1DImpl(std::int64_t filters_, std::int64_t ker
                                          SeparableConv1DOptions options_)
     : LayerImpl("SeparableConv1D", options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   if (filters <= 0) throw ValueError("SeparableConv1D: filters must be positive, got " + std::to_string(filters));
   check_positive("SeparableConv1D", "kernel_size", {kernel_size});
   check_positive("SeparableConv1D", "strides", {options.strides});
@@ -24,9 +25,14 @@ SeparableConv1DImpl::SeparableConv1DImpl(std::int64_t filters_, std::int64_t ker
 void SeparableConv1DImpl::build(const std::vector<TensorSpec>& inputs) {
   const std::int64_t channels = input_channels(inputs[0].shape, 1, is_channels_first(options.data_format));
   const std::int64_t dm = options.depth_multiplier;
-  depthwise_kernel = add_weight("depthwise_kernel", Shape{kernel_size, channels, dm}, options.depthwise_initializer);
-  pointwise_kernel = add_weight("pointwise_kernel", Shape{1, channels * dm, filters}, options.pointwise_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{filters}, options.bias_initializer);
+  depthwise_kernel = add_weight("depthwise_kernel", Shape{kernel_size, channels, dm}, options.depthwise_initializer,
+                                {.regularizer = options.depthwise_regularizer, .constraint = options.depthwise_constraint});
+  pointwise_kernel = add_weight("pointwise_kernel", Shape{1, channels * dm, filters}, options.pointwise_initializer,
+                                {.regularizer = options.pointwise_regularizer, .constraint = options.pointwise_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{filters}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 std::vector<Output> SeparableConv1DImpl::call(Graph& graph, const std::vector<Output>& inputs) {

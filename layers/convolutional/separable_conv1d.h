@@ -22,9 +22,15 @@ struct SeparableConv1DOptions {  // Keras signature order
   Initializer depthwise_initializer = "glorot_uniform";
   Initializer pointwise_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer depthwise_regularizer;
+  Regularizer pointwise_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint depthwise_constraint;
+  Constraint pointwise_constraint;
+  Constraint bias_constraint;
   std::string name;
 
-  // Regularizers and constraints are refused when set (never silently dropped).
   static constexpr auto keras_fields() {
     using O = SeparableConv1DOptions;
     return std::tuple{keras_field("depth_multiplier", &O::depth_multiplier).at_least(1),
@@ -37,13 +43,13 @@ struct SeparableConv1DOptions {  // Keras signature order
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
                       keras_field("pointwise_initializer", &O::pointwise_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_refused("depthwise_regularizer").because("regularizers"),
-                      keras_refused("pointwise_regularizer").because("regularizers"),
-                      keras_refused("bias_regularizer").because("regularizers"),
-                      keras_refused("activity_regularizer").because("regularizers"),
-                      keras_refused("depthwise_constraint").because("constraints"),
-                      keras_refused("pointwise_constraint").because("constraints"),
-                      keras_refused("bias_constraint").because("constraints")};
+                      keras_field("depthwise_regularizer", &O::depthwise_regularizer),
+                      keras_field("pointwise_regularizer", &O::pointwise_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("depthwise_constraint", &O::depthwise_constraint),
+                      keras_field("pointwise_constraint", &O::pointwise_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint)};
   }
 };
 

@@ -11,6 +11,7 @@ namespace strata::layers {
 SeparableConv2DImpl::SeparableConv2DImpl(std::int64_t filters_, IntPair kernel_size_, SeparableConv2DOptions options_)
     : LayerImpl("SeparableConv2D", options_.name), filters(filters_), kernel_size(kernel_size_),
       options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   if (filters <= 0) throw ValueError("SeparableConv2D: filters must be positive, got " + std::to_string(filters));
   check_positive("SeparableConv2D", "kernel_size", kernel_size.vec());
   if (options.depth_multiplier <= 0) throw ValueError("SeparableConv2D: depth_multiplier must be positive");
@@ -23,9 +24,14 @@ void SeparableConv2DImpl::build(const std::vector<TensorSpec>& inputs) {
   const std::int64_t channels = input_channels(inputs[0].shape, 2, is_channels_first(options.data_format));
   const std::int64_t dm = options.depth_multiplier;
   depthwise_kernel = add_weight("depthwise_kernel", Shape{kernel_size.first, kernel_size.second, channels, dm},
-                                options.depthwise_initializer);
-  pointwise_kernel = add_weight("pointwise_kernel", Shape{1, 1, channels * dm, filters}, options.pointwise_initializer);
-  if (options.use_bias) bias = add_weight("bias", Shape{filters}, options.bias_initializer);
+                                options.depthwise_initializer,
+                                {.regularizer = options.depthwise_regularizer, .constraint = options.depthwise_constraint});
+  pointwise_kernel = add_weight("pointwise_kernel", Shape{1, 1, channels * dm, filters}, options.pointwise_initializer,
+                                {.regularizer = options.pointwise_regularizer, .constraint = options.pointwise_constraint});
+  if (options.use_bias) {
+    bias = add_weight("bias", Shape{filters}, options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
+  }
 }
 
 std::vector<Output> SeparableConv2DImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -49,9 +55,7 @@ namespace {
 const bool separable_conv2d_registered = register_keras_class(
     describe_layer<SeparableConv2D>("SeparableConv2D", &SeparableConv2DImpl::options,
                                     keras_field("filters", &SeparableConv2DImpl::filters).at_least(1),
-                                    keras_field("kernel_size", &SeparableConv2DImpl::kernel_size).at_least(1))
-        .unmodeled({"depthwise_regularizer", "pointwise_regularizer", "bias_regularizer", "activity_regularizer",
-                    "depthwise_constraint", "pointwise_constraint", "bias_constraint"}));
+                                    keras_field("kernel_size", &SeparableConv2DImpl::kernel_size).at_least(1)));
 }  // namespace
 
 }  // namespace strata::layers

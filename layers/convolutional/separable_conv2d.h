@@ -21,6 +21,13 @@ struct SeparableConv2DOptions {  // Keras signature order
   Initializer depthwise_initializer = "glorot_uniform";
   Initializer pointwise_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer depthwise_regularizer;
+  Regularizer pointwise_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint depthwise_constraint;
+  Constraint pointwise_constraint;
+  Constraint bias_constraint;
   std::string name;
 
   static constexpr auto keras_fields() {
@@ -35,8 +42,15 @@ struct SeparableConv2DOptions {  // Keras signature order
                       keras_field("depthwise_initializer", &O::depthwise_initializer),
                       keras_field("pointwise_initializer", &O::pointwise_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
+                      keras_field("depthwise_regularizer", &O::depthwise_regularizer),
+                      keras_field("pointwise_regularizer", &O::pointwise_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("depthwise_constraint", &O::depthwise_constraint),
+                      keras_field("pointwise_constraint", &O::pointwise_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint),
                       // Keras 2 wrote its base Conv2D's keys, which a separable convolution
-                      // does not use (set regularizers and constraints are still refused).
+                      // does not use (set ones are refused).
                       keras_unmodeled("kernel_initializer").unwritten(),
                       keras_unmodeled("kernel_regularizer").unwritten(),
                       keras_unmodeled("kernel_constraint").unwritten(),

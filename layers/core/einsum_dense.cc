@@ -152,6 +152,7 @@ EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, Ein
       options(std::move(o)),
       // Checked as written; spelled out again for the input's rank when built.
       letters(EinsumEquation::parse(spelled_out(equation, output_shape, least_rank(equation)).first)) {
+  activity_regularizer = options.activity_regularizer;
   activations::validate(options.activation);
   if (letters.output[0] != letters.input[0]) {
     throw NotImplementedError("EinsumDense equation '" + equation + "': the output's first letter must be the input's (the batch)");
@@ -227,6 +228,7 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   static const std::set<std::string> kVarianceScaling{"VarianceScaling", "GlorotUniform", "GlorotNormal",
                                                        "HeUniform",       "HeNormal",      "LecunUniform",
                                                        "LecunNormal"};
+  const WeightOptions kernel_rules{.regularizer = options.kernel_regularizer, .constraint = options.kernel_constraint};
   const std::optional<std::int64_t> int4_block = int4_block_of(quantization_mode);
   if (int4_block) {  // Keras's int4 build: the kernel as (summed axes) × (the others), packed
     std::int64_t rows = 1, columns = 1;
@@ -239,10 +241,10 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     kernel = add_weight("kernel", Shape(kernel_dims), "zeros", false);
     kernel.set_stored_as(Variable::Stored::int8);
   } else if (kVarianceScaling.count(options.kernel_initializer.class_name())) {
-    kernel = add_weight("kernel", Shape(kernel_dims), "zeros");
+    kernel = add_weight("kernel", Shape(kernel_dims), "zeros", kernel_rules);
     kernel.assign(options.kernel_initializer(Shape{fan_in, fan_out}).reshaped(Shape(kernel_dims)));
   } else {
-    kernel = add_weight("kernel", Shape(kernel_dims), options.kernel_initializer);
+    kernel = add_weight("kernel", Shape(kernel_dims), options.kernel_initializer, kernel_rules);
   }
   if (options.bias_axes) {
     std::size_t first = letters.output.size();
@@ -251,7 +253,8 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
     for (std::size_t i = first; i < letters.output.size(); ++i) {
       bias_dims.push_back(has(*options.bias_axes, letters.output[i]) ? out[i] : 1);
     }
-    bias = add_weight("bias", Shape(bias_dims), options.bias_initializer);
+    bias = add_weight("bias", Shape(bias_dims), options.bias_initializer,
+                      {.regularizer = options.bias_regularizer, .constraint = options.bias_constraint});
   }
   if (quantization_mode == "int8") kernel_scale = add_weight("kernel_scale", int8_scale_shape(), "ones", false);
   if (const auto history = float8_history_of(quantization_mode)) {

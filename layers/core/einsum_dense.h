@@ -31,21 +31,25 @@ struct EinsumDenseOptions {  // Keras signature order (after equation, output_sh
   std::optional<std::string> bias_axes;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;  // a float kernel's (a quantized one has none, as in Keras)
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint bias_constraint;
   std::string name;
 
-  // Regularizers and constraints are written null and refused when set (io/layer_config.cc);
-  // quantized kernels are refused.
+  // A quantization_config is refused.
   static constexpr auto keras_fields() {
     using O = EinsumDenseOptions;
     return std::tuple{keras_field("activation", &O::activation, Spelling::activation),
                       keras_field("bias_axes", &O::bias_axes),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),
-                      keras_unmodeled("kernel_regularizer"),
-                      keras_unmodeled("bias_regularizer"),
-                      keras_unmodeled("activity_regularizer"),
-                      keras_unmodeled("kernel_constraint"),
-                      keras_unmodeled("bias_constraint"),
+                      keras_field("kernel_regularizer", &O::kernel_regularizer),
+                      keras_field("bias_regularizer", &O::bias_regularizer),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
+                      keras_field("kernel_constraint", &O::kernel_constraint),
+                      keras_field("bias_constraint", &O::bias_constraint),
                       keras_refused("quantization_config").because("quantized kernels"),
                       keras_refused("lora_rank").because("LoRA").unwritten()};
   }

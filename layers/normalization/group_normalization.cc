@@ -34,8 +34,14 @@ void GroupNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
                      std::to_string(groups) + ")");
   }
   options.groups = groups;
-  if (options.scale) gamma = add_weight("gamma", Shape{channels}, options.gamma_initializer);
-  if (options.center) beta = add_weight("beta", Shape{channels}, options.beta_initializer);
+  if (options.scale) {
+    gamma = add_weight("gamma", Shape{channels}, options.gamma_initializer,
+                       {.regularizer = options.gamma_regularizer, .constraint = options.gamma_constraint});
+  }
+  if (options.center) {
+    beta = add_weight("beta", Shape{channels}, options.beta_initializer,
+                      {.regularizer = options.beta_regularizer, .constraint = options.beta_constraint});
+  }
 }
 
 std::vector<Output> GroupNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {

@@ -22,9 +22,12 @@ struct GroupNormalizationOptions {  // Keras signature order
   bool scale = true;
   Initializer beta_initializer = "zeros";
   Initializer gamma_initializer = "ones";
+  Regularizer beta_regularizer;
+  Regularizer gamma_regularizer;
+  Constraint beta_constraint;
+  Constraint gamma_constraint;
   std::string name;
 
-  // Regularizers and constraints are written null and refused when set (io/layer_config.cc).
   static constexpr auto keras_fields() {
     using O = GroupNormalizationOptions;
     return std::tuple{keras_field("groups", &O::groups),
@@ -34,10 +37,10 @@ struct GroupNormalizationOptions {  // Keras signature order
                       keras_field("scale", &O::scale),
                       keras_field("beta_initializer", &O::beta_initializer),
                       keras_field("gamma_initializer", &O::gamma_initializer),
-                      keras_unmodeled("beta_regularizer"),
-                      keras_unmodeled("gamma_regularizer"),
-                      keras_unmodeled("beta_constraint"),
-                      keras_unmodeled("gamma_constraint")};
+                      keras_field("beta_regularizer", &O::beta_regularizer),
+                      keras_field("gamma_regularizer", &O::gamma_regularizer),
+                      keras_field("beta_constraint", &O::beta_constraint),
+                      keras_field("gamma_constraint", &O::gamma_constraint)};
   }
 };
 

@@ -12,7 +12,10 @@ CellConfig gru_cell_config(std::int64_t units, const Options& o) {
   return {.kind = "gru", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
           .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
           .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
-          .unit_forget_bias = false, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .unit_forget_bias = false, .kernel_regularizer = o.kernel_regularizer,
+          .recurrent_regularizer = o.recurrent_regularizer, .bias_regularizer = o.bias_regularizer,
+          .kernel_constraint = o.kernel_constraint, .recurrent_constraint = o.recurrent_constraint,
+          .bias_constraint = o.bias_constraint, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
           .seed = o.seed ? *o.seed : next_seed(), .reset_after = o.reset_after};
 }
 

@@ -20,6 +20,12 @@ struct GRUCellOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   bool reset_after = true;
@@ -39,6 +45,13 @@ struct GRUOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   std::optional<std::uint64_t> seed;

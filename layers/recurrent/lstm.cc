@@ -12,7 +12,10 @@ CellConfig lstm_cell_config(std::int64_t units, const Options& o) {
   return {.kind = "lstm", .units = units, .activation = o.activation, .recurrent_activation = o.recurrent_activation,
           .use_bias = o.use_bias, .kernel_initializer = o.kernel_initializer,
           .recurrent_initializer = o.recurrent_initializer, .bias_initializer = o.bias_initializer,
-          .unit_forget_bias = o.unit_forget_bias, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
+          .unit_forget_bias = o.unit_forget_bias, .kernel_regularizer = o.kernel_regularizer,
+          .recurrent_regularizer = o.recurrent_regularizer, .bias_regularizer = o.bias_regularizer,
+          .kernel_constraint = o.kernel_constraint, .recurrent_constraint = o.recurrent_constraint,
+          .bias_constraint = o.bias_constraint, .dropout = o.dropout, .recurrent_dropout = o.recurrent_dropout,
           .seed = o.seed ? *o.seed : next_seed()};
 }
 

@@ -21,6 +21,12 @@ struct LSTMCellOptions {  // Keras signature order
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
   bool unit_forget_bias = true;
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   std::optional<std::uint64_t> seed;
@@ -40,6 +46,13 @@ struct LSTMOptions {  // Keras signature order
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
   bool unit_forget_bias = true;
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   std::optional<std::uint64_t> seed;

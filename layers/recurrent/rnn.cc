@@ -25,6 +25,7 @@ std::vector<std::shared_ptr<RNNCellImpl>> as_cells(const std::vector<Layer>& lay
 
 RNNImpl::RNNImpl(const std::string& class_name, std::vector<std::shared_ptr<RNNCellImpl>> cells_, RNNOptions options_)
     : LayerImpl(class_name, options_.name), cells(std::move(cells_)), options(std::move(options_)) {
+  activity_regularizer = options.activity_regularizer;
   for (const auto& c : cells) {
     if (c->activity_regularizer.defined()) {
       throw NotImplementedError(class_name + ": cell '" + c->name + "' has an activity_regularizer (" +
@@ -173,7 +174,7 @@ KerasClass describe_recurrent_layer(const char* class_name, const char* cell_cla
   append_cell_keras_specs(k, kind);
   // Keras 2's `implementation` (1 or 2: how the gates' products are grouped) chose a speed,
   // not the math: accepted with any value, not written.
-  k.fixed({keras_unmodeled("activity_regularizer"), keras_unmodeled("implementation").unwritten()});
+  k.fixed({keras_unmodeled("implementation").unwritten()});
   k.values = [](const LayerImpl& impl) {
     const auto& r = static_cast<const RNNImpl&>(impl);
     std::vector<ConfigValue> out;

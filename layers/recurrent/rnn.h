@@ -26,6 +26,8 @@ struct RNNOptions {  // Keras signature order
   bool stateful = false;
   bool unroll = false;  // accepted for Keras compatibility: the loop is always one fused op
   bool zero_output_for_mask = false;
+  // Keras's recurrent layers take it (their cells do not): each output's penalty / batch.
+  Regularizer activity_regularizer;
   std::string name;
 
   static constexpr auto keras_fields() {
@@ -36,6 +38,7 @@ struct RNNOptions {  // Keras signature order
                       keras_field("stateful", &O::stateful),
                       keras_field("unroll", &O::unroll),  // the same math unrolled or not
                       keras_field("zero_output_for_mask", &O::zero_output_for_mask),
+                      keras_field("activity_regularizer", &O::activity_regularizer),
                       keras_refused("time_major", "false").unwritten().because(
                           "inputs are (batch, time, features)")};
   }
@@ -86,7 +89,8 @@ class RNN : public Layer {
 template <typename O>
 RNNOptions rnn_options(const O& o) {
   return {.return_sequences = o.return_sequences, .return_state = o.return_state, .go_backwards = o.go_backwards,
-          .stateful = o.stateful, .unroll = o.unroll, .zero_output_for_mask = false, .name = o.name};
+          .stateful = o.stateful, .unroll = o.unroll, .zero_output_for_mask = false,
+          .activity_regularizer = o.activity_regularizer, .name = o.name};
 }
 
 // The Keras class of a cell kind's layer (SimpleRNN, LSTM, GRU): the layer's keys, then its

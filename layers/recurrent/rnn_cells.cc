@@ -42,9 +42,27 @@ void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) 
   const std::string base = prefix + "/" + name + "/";
   charge_weight(base + "kernel", Shape{input_dim, G * H});
   charge_weight(base + "recurrent_kernel", Shape{H, G * H});
+  const Shape bias_shape = config.kind == "gru" && config.reset_after ? Shape{2, G * H} : Shape{G * H};
+  // The penalties and constraints of the weights, as add_weight keeps them (checked first).
+  const auto rule = [&](const char* weight, const Shape& shape, const Regularizer& r, const Constraint& c) {
+    try {
+      r.check(shape);
+      c.check(shape);
+    } catch (const ValueError& e) {
+      throw ValueError("weight '" + std::string(weight) + "' of cell '" + name + "': " + e.what());
+    }
+  };
+  rule("kernel", Shape{input_dim, G * H}, config.kernel_regularizer, config.kernel_constraint);
+  rule("recurrent_kernel", Shape{H, G * H}, config.recurrent_regularizer, config.recurrent_constraint);
+  if (config.use_bias) rule("bias", bias_shape, config.bias_regularizer, config.bias_constraint);
   kernel = Variable(base + "kernel", config.kernel_initializer(Shape{input_dim, G * H}));
   recurrent_kernel = Variable(base + "recurrent_kernel", config.recurrent_initializer(Shape{H, G * H}));
-  const Shape bias_shape = config.kind == "gru" && config.reset_after ? Shape{2, G * H} : Shape{G * H};
+  weight_rules.clear();
+  const auto keep_rule = [&](const Variable& v, const Regularizer& r, const Constraint& c) {
+    if (r.defined() || c.defined()) weight_rules.push_back({v, r, c});
+  };
+  keep_rule(kernel, config.kernel_regularizer, config.kernel_constraint);
+  keep_rule(recurrent_kernel, config.recurrent_regularizer, config.recurrent_constraint);
   if (!config.use_bias) {
     // Keras keeps no bias (none in its files either); the fused op still adds one, so it
     // reads zeros held aside: not a weight, not trained, not saved.
@@ -59,6 +77,7 @@ void RNNCellImpl::build_cell(std::int64_t input_dim, const std::string& prefix) 
     for (std::int64_t j = H; j < 2 * H; ++j) p[j] = 1.f;
   }
   bias = Variable(base + "bias", b);
+  keep_rule(bias, config.bias_regularizer, config.bias_constraint);
   weights = {kernel, recurrent_kernel, bias};
   built = true;
 }

@@ -26,6 +26,12 @@ struct CellConfig {
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
   bool unit_forget_bias = true;
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   std::uint64_t seed = 0;
@@ -48,9 +54,12 @@ constexpr auto cell_keras_fields() {
                  keras_field("recurrent_initializer", &C::recurrent_initializer),
                  keras_field("bias_initializer", &C::bias_initializer)},
       keras_fields_if<Lstm>(keras_field("unit_forget_bias", &C::unit_forget_bias)),
-      std::tuple{keras_unmodeled("kernel_regularizer"), keras_unmodeled("recurrent_regularizer"),
-                 keras_unmodeled("bias_regularizer"), keras_unmodeled("kernel_constraint"),
-                 keras_unmodeled("recurrent_constraint"), keras_unmodeled("bias_constraint"),
+      std::tuple{keras_field("kernel_regularizer", &C::kernel_regularizer),
+                 keras_field("recurrent_regularizer", &C::recurrent_regularizer),
+                 keras_field("bias_regularizer", &C::bias_regularizer),
+                 keras_field("kernel_constraint", &C::kernel_constraint),
+                 keras_field("recurrent_constraint", &C::recurrent_constraint),
+                 keras_field("bias_constraint", &C::bias_constraint),
                  keras_field("dropout", &C::dropout),
                  keras_field("recurrent_dropout", &C::recurrent_dropout)},
       keras_fields_if<Gru>(keras_field("reset_after", &C::reset_after)),

@@ -18,6 +18,12 @@ struct SimpleRNNCellOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   std::optional<std::uint64_t> seed;
@@ -35,6 +41,13 @@ struct SimpleRNNOptions {  // Keras signature order
   Initializer kernel_initializer = "glorot_uniform";
   Initializer recurrent_initializer = "orthogonal";
   Initializer bias_initializer = "zeros";
+  Regularizer kernel_regularizer;
+  Regularizer recurrent_regularizer;
+  Regularizer bias_regularizer;
+  Regularizer activity_regularizer;
+  Constraint kernel_constraint;
+  Constraint recurrent_constraint;
+  Constraint bias_constraint;
   double dropout = 0.0;
   double recurrent_dropout = 0.0;
   bool return_sequences = false;

@@ -143,19 +143,26 @@ TEST(RegularizerConfig, UnknownRegularizersAndConstraintsAreRefusedByLayerKeyAnd
                {"Dense 'd'", "'kernel_constraint'", "clip"});
 }
 
-TEST(RegularizerConfig, LayersThatApplyNoneRefuseThem) {
-  // Strata does not apply these layers' weight regularizers and constraints: refused, not dropped.
-  expect_names(error_of<NotImplementedError>([] {
-                 from("DepthwiseConv2D", R"({"name": "dw", "kernel_size": 3,
-                                             "depthwise_regularizer": {"class_name": "L2", "config": {"l2": 0.1}}})");
-               }),
-               {"DepthwiseConv2D 'dw'", "'depthwise_regularizer'", "L2"});
-  expect_names(error_of<NotImplementedError>([] {
-                 from("LSTM", R"({"name": "rnn", "units": 2, "recurrent_constraint": {"class_name": "NonNeg"}})");
-               }),
-               {"LSTM 'rnn'", "'recurrent_constraint'", "NonNeg"});
-  EXPECT_THROW(from("PReLU", R"({"alpha_regularizer": "l2"})"), NotImplementedError);
-  // A wrapped layer's activity regularizer would not be applied: refused.
+TEST(RegularizerConfig, TheLaterClassesReadAndWriteThem) {
+  // Read from Keras's keys and written back under them (their math: regularizers_golden_test).
+  const auto written = [](const std::string& cls, const std::string& config, const std::string& key) {
+    return io::layer_config(from(cls, config))[key];
+  };
+  const std::string l2 = R"({"class_name": "L2", "config": {"l2": 0.1}})";
+  EXPECT_EQ(written("DepthwiseConv2D", R"({"kernel_size": 3, "depthwise_regularizer": )" + l2 + "}",
+                    "depthwise_regularizer")["config"]["l2"], 0.1);
+  EXPECT_EQ(written("LSTM", R"({"units": 2, "recurrent_constraint": {"class_name": "NonNeg"}})",
+                    "recurrent_constraint")["class_name"], "NonNeg");
+  EXPECT_EQ(written("GRU", R"({"units": 2, "activity_regularizer": )" + l2 + "}", "activity_regularizer")["class_name"],
+            "L2");
+  EXPECT_EQ(written("PReLU", R"({"alpha_regularizer": "l2"})", "alpha_regularizer")["class_name"], "L2");
+  EXPECT_EQ(written("Conv2DTranspose", R"({"filters": 2, "kernel_size": 2, "bias_constraint": "non_neg"})",
+                    "bias_constraint")["class_name"], "NonNeg");
+  EXPECT_TRUE(written("SeparableConv1D", R"({"filters": 2, "kernel_size": 2})", "pointwise_regularizer").is_null());
+}
+
+TEST(RegularizerConfig, AWrappedLayersActivityRegularizerIsRefused) {
+  // Bidirectional calls its layers, not the model, which would not apply it: refused, not dropped.
   layers::LSTM lstm(2);
   lstm.impl().activity_regularizer = regularizers::L2();
   EXPECT_THROW(layers::Bidirectional{lstm}, NotImplementedError);

@@ -88,11 +88,30 @@ def run_case(name, build, x, y_shape, seed):
 
 X = rng_values(1, (4, 3))
 IMAGES = rng_values(2, (4, 4, 4, 2))
+SEQUENCES = rng_values(3, (4, 5, 2))
 TOKENS = np.array([[1, 4, 0], [2, 2, 3], [4, 0, 1], [3, 1, 2]], dtype="int64")
 
 
 def dense_model(layers, inputs=(3,), dtype="float32"):
     return lambda: keras.Sequential([keras.Input(inputs, dtype=dtype), *layers()])
+
+
+def attention_model(activity=False):
+    """Self-attention whose projections' kernels and biases have regularizers and constraints
+    (and, with `activity`, whose projections' outputs an activity regularizer)."""
+    x = keras.Input((5, 2))
+    extra = dict(activity_regularizer=R.L2(0.03)) if activity else {}
+    h = L.MultiHeadAttention(2, 3, kernel_regularizer=R.L2(0.05), bias_regularizer=R.L1(0.02),
+                             kernel_constraint=C.MaxNorm(0.9), bias_constraint=C.NonNeg(), **extra)(x, x)
+    return keras.Model(x, L.Dense(1)(L.Flatten()(h)))
+
+
+def grouped_attention_model():
+    """GroupQueryAttention with a gate, every projection regularized and constrained."""
+    x = keras.Input((5, 2))
+    h = L.GroupQueryAttention(2, 4, 2, use_gate=True, kernel_regularizer=R.L1(0.04), bias_regularizer=R.L2(0.1),
+                              activity_regularizer=R.L1(0.01), kernel_constraint=C.UnitNorm(axis=0))(x, x)
+    return keras.Model(x, L.Dense(1)(L.Flatten()(h)))
 
 
 CASES = [
@@ -142,6 +161,64 @@ CASES = [
      dense_model(lambda: [L.Dense(4), L.BatchNormalization(gamma_constraint=C.NonNeg(),
                                                            beta_constraint=C.MaxNorm(0.3)), L.Dense(2)]),
      X, (2,)),
+    # The classes whose weights' regularizers and constraints came later (issue #38).
+    ("conv2d_transpose",
+     dense_model(lambda: [L.Conv2DTranspose(2, 2, kernel_regularizer=R.L2(0.05), bias_regularizer=R.L1(0.1),
+                                            activity_regularizer=R.L2(0.01), kernel_constraint=C.MaxNorm(0.8),
+                                            bias_constraint=C.NonNeg()), L.Flatten(), L.Dense(1)],
+                 inputs=(4, 4, 2)), IMAGES, (1,)),
+    ("conv1d_transpose",
+     dense_model(lambda: [L.Conv1DTranspose(2, 3, strides=2, kernel_regularizer=R.L1(0.03)), L.Flatten(),
+                          L.Dense(1)], inputs=(5, 2)), SEQUENCES, (1,)),
+    ("depthwise_conv2d",
+     dense_model(lambda: [L.DepthwiseConv2D(2, depth_multiplier=2, depthwise_regularizer=R.L2(0.1),
+                                            bias_regularizer=R.L1(0.05), activity_regularizer=R.L1(0.01),
+                                            depthwise_constraint=C.MaxNorm(0.6, axis=[0, 1]),
+                                            bias_constraint=C.NonNeg()), L.Flatten(), L.Dense(1)],
+                 inputs=(4, 4, 2)), IMAGES, (1,)),
+    ("depthwise_conv1d",
+     dense_model(lambda: [L.DepthwiseConv1D(2, depthwise_regularizer=R.L1L2(l1=0.02, l2=0.05),
+                                            depthwise_constraint=C.UnitNorm(axis=0)), L.Flatten(), L.Dense(1)],
+                 inputs=(5, 2)), SEQUENCES, (1,)),
+    ("separable_conv2d",
+     dense_model(lambda: [L.SeparableConv2D(3, 2, depthwise_regularizer=R.L2(0.1), pointwise_regularizer=R.L1(0.05),
+                                            bias_regularizer=R.L2(0.2), activity_regularizer=R.L2(0.01),
+                                            depthwise_constraint=C.UnitNorm(axis=[0, 1]),
+                                            pointwise_constraint=C.MaxNorm(0.5), bias_constraint=C.NonNeg()),
+                          L.Flatten(), L.Dense(1)], inputs=(4, 4, 2)), IMAGES, (1,)),
+    ("separable_conv1d",
+     dense_model(lambda: [L.SeparableConv1D(3, 2, depthwise_regularizer=R.L1(0.04), pointwise_regularizer=R.L2(0.06),
+                                            pointwise_constraint=C.NonNeg()), L.Flatten(), L.Dense(1)],
+                 inputs=(5, 2)), SEQUENCES, (1,)),
+    ("prelu",
+     dense_model(lambda: [L.Dense(3), L.PReLU(alpha_regularizer=R.L2(0.3), alpha_constraint=C.NonNeg()),
+                          L.Dense(2)]), X, (2,)),
+    ("group_normalization",
+     dense_model(lambda: [L.Dense(4), L.GroupNormalization(2, gamma_regularizer=R.L2(0.1), beta_regularizer=R.L1(0.2),
+                                                           gamma_constraint=C.NonNeg(),
+                                                           beta_constraint=C.MaxNorm(0.3)), L.Dense(2)]), X, (2,)),
+    ("einsum_dense",
+     dense_model(lambda: [L.EinsumDense("ab,bc->ac", output_shape=3, bias_axes="c", kernel_regularizer=R.L2(0.1),
+                                        bias_regularizer=R.L1(0.1), activity_regularizer=R.L2(0.02),
+                                        kernel_constraint=C.MaxNorm(0.7), bias_constraint=C.NonNeg()),
+                          L.Dense(2)]), X, (2,)),
+    ("multi_head_attention", attention_model, SEQUENCES, (1,)),
+    ("multi_head_attention_activity", lambda: attention_model(activity=True), SEQUENCES, (1,)),
+    ("group_query_attention", grouped_attention_model, SEQUENCES, (1,)),
+    ("lstm",
+     dense_model(lambda: [L.LSTM(3, kernel_regularizer=R.L2(0.1), recurrent_regularizer=R.L1(0.05),
+                                 bias_regularizer=R.L2(0.2), activity_regularizer=R.L1(0.01),
+                                 kernel_constraint=C.MaxNorm(0.8), recurrent_constraint=C.UnitNorm(axis=0),
+                                 bias_constraint=C.NonNeg()), L.Dense(1)], inputs=(5, 2)), SEQUENCES, (1,)),
+    ("gru_and_simple_rnn",
+     dense_model(lambda: [L.GRU(3, return_sequences=True, kernel_regularizer=R.L1L2(l1=0.01, l2=0.03),
+                                recurrent_constraint=C.MaxNorm(0.7)),
+                          L.SimpleRNN(2, recurrent_regularizer=R.L2(0.2), bias_constraint=C.NonNeg(),
+                                      activity_regularizer=R.L2(0.05)), L.Dense(1)], inputs=(5, 2)),
+     SEQUENCES, (1,)),
+    ("bidirectional_lstm",
+     dense_model(lambda: [L.Bidirectional(L.LSTM(2, kernel_regularizer=R.L2(0.1), recurrent_constraint=C.NonNeg())),
+                          L.Dense(1)], inputs=(5, 2)), SEQUENCES, (1,)),
 ]
 
 
