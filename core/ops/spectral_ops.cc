@@ -18,26 +18,31 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
-void expect_even(const std::string& op, std::int64_t n) {
+void expect_length(const std::string& op, std::int64_t n) {
   if (n == kUnknownDim) throw ShapeError(op + ": the transform's length must be known");
-  if (n < 2 || n % 2 != 0) {
-    throw NotImplementedError(op + ": a transform of odd length " + std::to_string(n) + " is not supported (even n)");
-  }
+  if (n < 1) throw ShapeError(op + ": a transform of length " + std::to_string(n));
 }
 
-// The spectrum's inner bins (0 < k < n/2, axis -2) times `scale`, the first and last as
-// they are: the weights that make rfft and irfft each other's adjoints.
-Output scale_inner_bins(Output spectrum, float scale) {
+// The spectrum's bins that stand for two of the full spectrum's (k and n − k: 0 < k < n/2,
+// and for odd n every k > 0; axis -2) times `scale`, bin 0 and an even n's bin n/2 as they
+// are: the weights that make rfft and irfft of length n each other's adjoints.
+Output scale_paired_bins(Output spectrum, std::int64_t n, float scale) {
   const Shape& s = spectrum.shape();
   const int rank = s.rank();
   const std::int64_t bins = s[rank - 2];
-  std::vector<std::int64_t> none(static_cast<std::size_t>(rank), 0), first = none, last = none, inner = none;
+  const std::int64_t unpaired_end = n % 2 == 0 ? 1 : 0;  // the Nyquist bin, last, for even n
+  if (bins - 1 - unpaired_end <= 0) return spectrum;
+  std::vector<std::int64_t> none(static_cast<std::size_t>(rank), 0), first = none, paired_before = none,
+                                                                      paired_after = none, last = none;
   first[static_cast<std::size_t>(rank - 2)] = bins - 1;  // crop after: keeps bin 0
-  last[static_cast<std::size_t>(rank - 2)] = bins - 1;   // crop before: keeps bin n/2
-  inner[static_cast<std::size_t>(rank - 2)] = 1;
-  if (bins <= 2) return spectrum;
-  return concat({crop(spectrum, none, first), mul(crop(spectrum, inner, inner), scale), crop(spectrum, last, none)},
-                rank - 2);
+  paired_before[static_cast<std::size_t>(rank - 2)] = 1;
+  paired_after[static_cast<std::size_t>(rank - 2)] = unpaired_end;
+  std::vector<Output> parts{crop(spectrum, none, first), mul(crop(spectrum, paired_before, paired_after), scale)};
+  if (unpaired_end) {
+    last[static_cast<std::size_t>(rank - 2)] = bins - 1;  // crop before: keeps bin n/2
+    parts.push_back(crop(spectrum, last, none));
+  }
+  return concat(parts, rank - 2);
 }
 
 }  // namespace
@@ -49,7 +54,7 @@ void register_spectral_ops(OpRegistry& r) {
            expect_float_input(ctx, 0);
            const Shape& x = ctx.inputs[0].shape;
            if (x.rank() < 1) throw ShapeError("rfft: a signal of rank 0");
-           expect_even("rfft", x[x.rank() - 1]);
+           expect_length("rfft", x[x.rank() - 1]);
            Dims d = x.dims();
            d.back() = d.back() / 2 + 1;
            d.push_back(2);
@@ -58,7 +63,8 @@ void register_spectral_ops(OpRegistry& r) {
          // The adjoint of rfft: irfft with the inner bins halved.
          .gradient = [](const Node& n, const std::vector<Output>& g) {
            const Shape& x = n.inputs[0].shape();
-           return std::vector<Output>{irfft(scale_inner_bins(g[0], 0.5f), x[x.rank() - 1])};
+           const std::int64_t length = x[x.rank() - 1];
+           return std::vector<Output>{irfft(scale_paired_bins(g[0], length, 0.5f), length)};
          }});
   r.add({.name = "irfft",
          .infer = [](const InferContext& ctx) {
@@ -66,7 +72,7 @@ void register_spectral_ops(OpRegistry& r) {
            expect_float_input(ctx, 0);
            const Shape& s = ctx.inputs[0].shape;
            const std::int64_t n = ctx.attrs.get<std::int64_t>("n");
-           expect_even("irfft", n);
+           expect_length("irfft", n);
            const bool bins_ok = s.rank() >= 2 && (s[s.rank() - 2] == kUnknownDim || s[s.rank() - 2] == n / 2 + 1);
            if (!bins_ok || s[s.rank() - 1] != 2) {
              throw ShapeError("irfft: a spectrum of length " + std::to_string(n) + " is (..., " +
@@ -77,8 +83,8 @@ void register_spectral_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{Shape(d), DType::float32}};
          },
          // The adjoint of irfft: rfft with the inner bins doubled.
-         .gradient = [](const Node&, const std::vector<Output>& g) {
-           return std::vector<Output>{scale_inner_bins(rfft(g[0]), 2.0f)};
+         .gradient = [](const Node& n, const std::vector<Output>& g) {
+           return std::vector<Output>{scale_paired_bins(rfft(g[0]), n.attrs.get<std::int64_t>("n"), 2.0f)};
          }});
 }
 

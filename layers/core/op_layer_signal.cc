@@ -2,8 +2,8 @@
 // Keras's (real, imag) pair: rfft, irfft, fft, fft2, ifft2, stft, istft and extract_sequences, as
 // Keras's TensorFlow backend computes them, composed of the rfft / irfft ops
 // (core/ops/spectral_ops.h: KISS FFT on the CPU, cuFFT on CUDA) and array ops, so each runs
-// on every device those run on and has their gradients. Transform lengths must be even
-// (Strata's rfft), refused by name otherwise. real, imag, conj and angle of a real tensor:
+// on every device those run on and has their gradients, for even and odd transform
+// lengths. real, imag, conj and angle of a real tensor:
 // itself, zeros, itself, and π where it is negative (0 elsewhere), as TensorFlow's. And
 // cdist, the pairwise Euclidean distances, with Keras's formula.
 #include <algorithm>
@@ -29,13 +29,11 @@ using Complex = std::pair<Output, Output>;  // (real, imag)
 
 int last_axis_of(const Output& x) { return x.shape().rank() - 1; }
 
-// A non-batch last axis whose length is known and even (Strata's rfft).
-std::int64_t even_length(C c, const Output& x, int axis) {
+// A non-batch last axis whose length is known.
+std::int64_t transform_length(C c, const Output& x, int axis) {
   if (axis < 1) throw NotImplementedError(c.where + ": transforming the batch axis is not supported");
   const std::int64_t n = known_size(c, "x", x, axis);
-  if (n < 2 || n % 2 != 0)
-    throw NotImplementedError(c.where + ": a transform of odd length " + std::to_string(n) +
-                              " is not supported (Strata's FFT takes even lengths)");
+  if (n < 1) throw ValueError(c.where + ": a transform of length " + std::to_string(n));
   return n;
 }
 
@@ -56,19 +54,20 @@ Output to_length(Output x, std::int64_t n) {
 }
 
 // The full spectrum (..., n) of a real signal: rfft's bins 0 .. n/2, then the conjugates of
-// bins n/2 − 1 .. 1.
+// bins n − n/2 − 1 .. 1 (n/2 − 1 .. 1 for even n, n/2 .. 1 for odd).
 Complex fft_of_real(C c, const Output& x, std::int64_t n) {
   Complex h = halves(c, ops::rfft(x));
-  if (n == 2) return h;
+  const std::int64_t mirrored = n - (n / 2 + 1);
+  if (mirrored == 0) return h;
   const int last = last_axis_of(x);
-  const Output re = ops::reverse(slice(h.first, last, 1, n / 2), last);
-  const Output im = ops::neg(ops::reverse(slice(h.second, last, 1, n / 2), last));
+  const Output re = ops::reverse(slice(h.first, last, 1, 1 + mirrored), last);
+  const Output im = ops::neg(ops::reverse(slice(h.second, last, 1, 1 + mirrored), last));
   return {ops::concat({h.first, re}, last), ops::concat({h.second, im}, last)};
 }
 
 // tf.signal.fft of re + i·im along the last axis: FFT(re) + i·FFT(im).
 Complex fft_last(C c, const Complex& x) {
-  const std::int64_t n = even_length(c, x.first, last_axis_of(x.first));
+  const std::int64_t n = transform_length(c, x.first, last_axis_of(x.first));
   const Complex a = fft_of_real(c, x.first, n), b = fft_of_real(c, x.second, n);
   return {ops::sub(a.first, b.second), ops::add(a.second, b.first)};
 }
@@ -107,7 +106,7 @@ std::vector<Output> rfft_op(C c) {
   Output x = c.arg(0);
   const int last = last_axis_of(x);
   if (c.has("fft_length")) x = to_length(x, static_cast<std::int64_t>(c.number("fft_length")));
-  even_length(c, x, last);
+  transform_length(c, x, last);
   return listed(halves(c, ops::rfft(x)));
 }
 
@@ -117,9 +116,7 @@ Output irfft_op(C c) {
   const int last = last_axis_of(x.first);
   const std::int64_t bins = known_size(c, "x", x.first, last);
   const std::int64_t n = c.has("fft_length") ? static_cast<std::int64_t>(c.number("fft_length")) : 2 * (bins - 1);
-  if (n < 2 || n % 2 != 0)
-    throw NotImplementedError(c.where + ": fft_length " + std::to_string(n) +
-                              " is not supported (Strata's FFT takes even lengths)");
+  if (n < 1) throw ValueError(c.where + ": fft_length " + std::to_string(n) + " (a spectrum of one bin needs it given)");
   const Output re = to_length(x.first, n / 2 + 1), im = to_length(x.second, n / 2 + 1);
   const Output spectrum = ops::concat({ops::expand_dims(re, -1), ops::expand_dims(im, -1)}, last + 1);
   return ops::div(ops::irfft(spectrum, n), static_cast<float>(n));
@@ -153,7 +150,6 @@ std::vector<Output> stft_op(C c) {
   if (fft < length)
     throw ValueError(c.where + ": `fft_length` must equal or larger than `sequence_length`. Received: " +
                      "sequence_length=" + std::to_string(length) + ", fft_length=" + std::to_string(fft));
-  if (fft % 2 != 0) refuse(c, "fft_length", "odd lengths are not supported (Strata's FFT takes even lengths)");
   const bool center = !c.has("center") || c.flag("center");
   Output window;
   if (c.has("window")) {
@@ -216,7 +212,6 @@ Output istft_op(C c) {
   if (fft < length)
     throw ValueError(c.where + ": fft_length " + std::to_string(fft) + " must be at least sequence_length " +
                      std::to_string(length));
-  if (fft % 2 != 0) refuse(c, "fft_length", "odd lengths are not supported (Strata's FFT takes even lengths)");
   const int last = last_axis_of(x.first);
   known_size(c, "x", x.first, last);
   const Output re = to_length(x.first, fft / 2 + 1), im = to_length(x.second, fft / 2 + 1);

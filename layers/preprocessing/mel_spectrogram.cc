@@ -63,10 +63,6 @@ MelSpectrogramImpl::MelSpectrogramImpl(MelSpectrogramOptions o)
     throw ValueError("If a string is passed to `window`, it must be one of `\"hann\"`, `\"hamming\"`. "
                      "Received: window=" + *op.window);
   }
-  if (op.fft_length % 2 != 0) {
-    throw NotImplementedError("MelSpectrogram '" + name + "': fft_length " + std::to_string(op.fft_length) +
-                              " is odd; Strata's rfft takes even lengths");
-  }
 }
 
 void MelSpectrogramImpl::build(const std::vector<TensorSpec>& inputs) {

@@ -11,7 +11,7 @@
 //   6. power_to_db: 10 log10(max(x, min_power)) − 10 log10(max(|ref_power|, min_power)),
 //      floored at the batch's largest value less top_db,
 //   7. the mel and frame axes swapped.
-// The layer has no weights. fft_length must be even (Strata's rfft).
+// The layer has no weights. fft_length may be even or odd.
 #pragma once
 
 #include <cstdint>

@@ -635,6 +635,36 @@ def issue_models():
     return out
 
 
+def write_case_file(script, folder, out_name, cases_fn, seed, notes, make_fn=None, int_kinds=(), extra=None):
+    """Runs op_cases over another script's cases (its own seeded generator, its own kinds of
+    inputs through make_fn, int_kinds fed as int32) into tests/data/keras_ops/<folder>/ and
+    writes tests/data/<out_name> (plus the sections `extra` returns, made after the cases)."""
+    global cases, make, OPS_DIR, rng, INT_KINDS
+    OPS_DIR = os.path.join(MODELS_DIR, folder)
+    os.makedirs(OPS_DIR, exist_ok=True)
+    cases = cases_fn
+    if make_fn is not None:
+        make = make_fn
+    INT_KINDS = INT_KINDS + tuple(int_kinds)
+    rng = np.random.default_rng(seed)
+    out = op_cases()
+    for c in out:
+        c["file"] = "tests/data/keras_ops/%s/%s.keras" % (folder, c["name"])
+    doc = {
+        "generator": {"script": script, "keras": keras.__version__, "tensorflow": tf.__version__,
+                      "numpy": np.__version__, "python": platform.python_version(), "backend": "tensorflow"},
+        "notes": notes,
+        "cases": out,
+    }
+    if extra is not None:
+        doc.update(extra())
+    path = os.path.join(DATA, out_name)
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"), allow_nan=False)
+        f.write("\n")
+    print("wrote", path, os.path.getsize(path), "bytes,", len(out), "cases")
+
+
 def main():
     os.makedirs(OPS_DIR, exist_ok=True)
     doc = {

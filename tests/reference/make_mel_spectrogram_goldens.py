@@ -59,6 +59,15 @@ def cases():
     add("no_window_mag_exp_1_5_min_power",
         new(M, fft_length=32, sequence_stride=12, window=None, sampling_rate=4000, num_mel_bins=8,
             mag_exp=1.5, min_power=1e-3, top_db=40.0), x(2, 100))
+    # Odd FFT lengths, from a generator of their own (the cases above and the model below keep
+    # their inputs).
+    more = np.random.default_rng(20261207)
+    for name, layer in [("hann_odd_fft_length", new(M, fft_length=33, sequence_stride=10, sampling_rate=8000,
+                                                    num_mel_bins=8)),
+                        ("hamming_odd_fft_length_short_window",
+                         new(M, fft_length=31, sequence_stride=7, sequence_length=20, window="hamming",
+                             sampling_rate=8000, num_mel_bins=6, power_to_db=False))]:
+        c.append(run_case(more, name, layer, [more.standard_normal((2, 90)).astype("float32")], randomize=False))
     return c
 
 
