@@ -125,7 +125,9 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       out.push_back(a);
     } else if (v.is_number() || v.is_boolean()) {
       out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
-    } else if (v.is_array() && std::any_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer(); }) &&
+    } else if (v.is_array() && (v.empty() || std::any_of(v.begin(), v.end(), [](const json& e) {
+                                   return e.is_number_integer();
+                                 })) &&
                std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_integer() || e.is_null(); })) {
       OpArgument a;  // a list of integers: Slice's start_indices; ScaleAndTranslate's output_shape (None, 12, 6, 3)
       a.kind = OpArgument::Kind::integers;

@@ -122,9 +122,9 @@ class LayerImpl {
   // a model calls the layer (models/model.cc). Layers whose Keras signature lists it
   // set it from their options.
   Regularizer activity_regularizer;
-  // True for a layer that applies activity_regularizer itself, where Keras's does (the
-  // attention layers: to each projection's output), so that the model does not apply it
-  // to the layer's outputs too.
+  // True for a layer that applies activity_regularizer itself and not to its outputs, as
+  // Keras's does (MultiHeadAttention: to each projection's output only), so that the model
+  // leaves its outputs alone.
   virtual bool regularizes_own_activity() const { return false; }
   // Keras's QuantizedDTypePolicy mode the layer computes in: "" (float32) or one that
   // supports_quantization_mode accepts. Set before build (loading a file sets it from the

@@ -16,8 +16,10 @@ namespace strata::ops {
 // -log p(labels[b, :label_length[b]] | logits[b, :logit_length[b]]) per sample, (batch,)
 // float32: labels (batch, max_label), logits (batch, steps, classes), label_length and
 // logit_length (batch,); `blank` the blank class (negative counts from the end). A labelling
-// no alignment of the steps can give has an infinite loss (and a zero gradient). Its gradient
-// reaches the logits only.
+// no alignment of the steps can give has an infinite loss (and a zero gradient), where
+// TensorFlow's dense CTC loss gives a finite one (its impossible states weigh log 1e-307,
+// about −707, so such a sample's loss is about 707 plus its best path's). Its gradient reaches
+// the logits only.
 Output ctc_loss(Output labels, Output logits, Output label_length, Output logit_length, std::int64_t blank);
 
 // The gradient of each sample's ctc_loss with respect to its logits, (batch, steps, classes):
@@ -27,7 +29,7 @@ Output ctc_loss_logits_gradient(Output labels, Output logits, Output label_lengt
                                 std::int64_t blank);
 
 // TensorFlow's greedy decoder: per sample, the best class of each of its first
-// sequence_length steps (ties to the lowest class, the blank last), repeats merged when
+// sequence_length steps (ties to the lowest class, the blank among them), repeats merged when
 // `merge_repeated`, blanks dropped. Returns the labels (batch, steps) int32, padded with -1,
 // and the score (batch, 1) float32: minus the sum of the chosen logits.
 struct CtcDecoded {

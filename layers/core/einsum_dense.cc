@@ -337,6 +337,7 @@ void EinsumDenseImpl::quantize(const std::string& mode) {
     }
   }
   // Keras's int8 build's variables, in the order a loaded int8 EinsumDense has them.
+  drop_weight_rules(*this, kernel);  // the float kernel's, which the quantized one replaces
   weights.clear();
   kernel = add_weight("kernel", q.values.shape(), "zeros", false);
   kernel.assign(q.values);

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "core/ops/array_ops.h"
 #include "core/ops/image_ops.h"
 #include "core/ops/linalg_ops.h"
+#include "core/resize_weights.h"
 #include "layers/core/op_call.h"
 #include "layers/preprocessing/color_space.h"
 #include "layers/preprocessing/resizing.h"
@@ -252,38 +252,18 @@ Output perspective_transform(C c) {
   return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
 }
 
-// keras.ops.image.scale_and_translate's resampling kernels, of the distance |x| between a
-// sample and an input pixel's center, in float32 as Keras's TensorFlow backend computes them.
-float triangle_kernel(float x) { return std::max(0.f, 1.f - std::fabs(x)); }
-
-float keys_cubic_kernel(float x) {
-  if (x >= 2.f) return 0.f;
-  if (x >= 1.f) return ((-0.5f * x + 2.5f) * x - 4.f) * x + 2.f;
-  return ((1.5f * x - 2.5f) * x) * x + 1.f;
-}
-
-float lanczos_kernel(float radius, float x) {
-  if (x > radius) return 0.f;
-  if (!(x > 1e-3f)) return 1.f;
-  const auto pi = static_cast<float>(std::numbers::pi);
-  const float y = radius * std::sin(pi * x) * std::sin(pi * x / radius);
-  return y / (static_cast<float>(std::numbers::pi * std::numbers::pi) * (x * x));
-}
-
 // Keras's weight matrix (input_size, output_size) of one spatial axis: output position j
 // samples the input at ((j + 0.5) - translation) / scale - 0.5, each input pixel weighted by
 // the kernel of its distance (stretched by 1 / scale when downsampling with antialias), the
 // weights normalized per output position (zero where they sum to about nothing), and no
 // weight at all for a sample outside [-0.5, input_size - 0.5] (it reads zeros).
+// The kernels are TensorFlow's ScaleAndTranslate's (core/resize_weights.h), which Keras's
+// TensorFlow backend computes alike, in float32.
 std::vector<float> scale_and_translate_weights(std::int64_t input_size, std::int64_t output_size, float scale,
-                                               float translation, const std::string& method, bool antialias) {
+                                               float translation, resize_detail::SamplingKernel kernel,
+                                               bool antialias) {
   const float inv_scale = 1.f / scale;
   const float kernel_scale = antialias ? std::max(inv_scale, 1.f) : 1.f;
-  const auto kernel = [&](float x) {
-    if (method == "linear") return triangle_kernel(x);
-    if (method == "cubic") return keys_cubic_kernel(x);
-    return lanczos_kernel(method == "lanczos3" ? 3.f : 5.f, x);
-  };
   std::vector<float> w(static_cast<std::size_t>(input_size * output_size), 0.f);
   const float last = static_cast<float>(input_size) - 0.5f;
   for (std::int64_t j = 0; j < output_size; ++j) {
@@ -325,10 +305,11 @@ std::vector<float> per_spatial_axis(C c, std::size_t i, const char* what, std::s
 // the spatial sizes known; scale and translation NumPy constants; float32 images. The method
 // "triangle" is linear, as Keras documents it (its TensorFlow backend refuses the name).
 Output scale_and_translate(C c) {
-  static const std::map<std::string, std::string> methods = {
-      {"linear", "linear"},     {"bilinear", "linear"}, {"trilinear", "linear"}, {"triangle", "linear"},
-      {"cubic", "cubic"},       {"bicubic", "cubic"},   {"tricubic", "cubic"},   {"lanczos3", "lanczos3"},
-      {"lanczos5", "lanczos5"}};
+  using K = resize_detail::SamplingKernel;
+  static const std::map<std::string, K> methods = {
+      {"linear", K{1.f, 0}},   {"bilinear", K{1.f, 0}}, {"trilinear", K{1.f, 0}}, {"triangle", K{1.f, 0}},
+      {"cubic", K{2.f, 1}},    {"bicubic", K{2.f, 1}},  {"tricubic", K{2.f, 1}},  {"lanczos3", K{3.f, 2}},
+      {"lanczos5", K{5.f, 2}}};
   const auto method = methods.find(c.text("method"));
   if (method == methods.end())
     refuse(c, "method", "Keras's are linear, bilinear, trilinear, triangle, cubic, bicubic, tricubic, lanczos3 and "
@@ -353,8 +334,11 @@ Output scale_and_translate(C c) {
     resampled[static_cast<std::size_t>(d)] = true;
     const std::int64_t m = known_size(c, "spatial_dims", y, d);
     const double n = shape_arg.values[static_cast<std::size_t>(d)];
-    if (std::isnan(n) || n < 1)
-      throw ValueError(c.where + ": output_shape needs a positive size for spatial axis " + std::to_string(d));
+    // Sizes from a damaged file must neither overflow nor make a matrix no machine holds.
+    constexpr double kMaxElements = 268435456.0;  // 2^28
+    if (std::isnan(n) || n < 1 || n > kMaxElements / static_cast<double>(m))
+      throw ValueError(c.where + ": output_shape needs a positive size for spatial axis " + std::to_string(d) +
+                       " whose resampling matrix (" + std::to_string(m) + " by the size) holds at most 2^28 values");
     if (!(scale[k] > 0.f) || !std::isfinite(scale[k]) || !std::isfinite(translation[k]))
       throw ValueError(c.where + ": scale must be positive and finite and translation finite, got scale " +
                        std::to_string(scale[k]) + ", translation " + std::to_string(translation[k]));

@@ -143,8 +143,8 @@ std::vector<double> window_values(const std::string& requested, std::int64_t n, 
                               "hann, hamming, blackman, boxcar, bartlett, triang, flattop, parzen, bohman, "
                               "blackmanharris, nuttall, barthann, cosine, exponential, tukey, taylor, lanczos)");
   }
+  if (n <= 1) return std::vector<double>(static_cast<std::size_t>(n), 1.0);  // SciPy's guard, before extending
   const std::int64_t m = periodic ? n + 1 : n;
-  if (m <= 1) return std::vector<double>(static_cast<std::size_t>(n), 1.0);
   std::vector<double> w = symmetric_window(canonical, m);
   w.resize(static_cast<std::size_t>(n));
   return w;

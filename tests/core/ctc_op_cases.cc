@@ -97,8 +97,8 @@ void check_gradient_op() {
 }
 
 void check_greedy_decode() {
-  // Sample 0 picks 1 1 0 2 2 (one tie between 2 and the blank at step 4: the class wins);
-  // sample 1 has two steps, picking 2 2.
+  // Sample 0 picks 1 1 0 2 0 (a tie between the blank and 2 at step 4: the first, the blank,
+  // as TensorFlow's); sample 1 has two steps, picking 2 2.
   const Tensor logits = Tensor::from_vector<float>({2, 5, 3}, {0, 3, 1,  0, 2, 1,  5, 1, 1,  0, 0, 4,  2, 1, 2,
                                                                  1, 0, 3,  0, 1, 2,  9, 0, 0,  9, 0, 0,  9, 0, 0});
   const Tensor lengths = Tensor::from_vector<std::int32_t>({2}, {5, 2});
@@ -109,7 +109,7 @@ void check_greedy_decode() {
     Program p(g, {x, n}, {d.labels, d.scores});
     const auto out = p.run({logits, lengths});
     const std::vector<std::int32_t> want = merge ? std::vector<std::int32_t>{1, 2, -1, -1, -1, 2, -1, -1, -1, -1}
-                                                 : std::vector<std::int32_t>{1, 1, 2, 2, -1, 2, 2, -1, -1, -1};
+                                                 : std::vector<std::int32_t>{1, 1, 2, -1, -1, 2, 2, -1, -1, -1};
     EXPECT_EQ(out[0].to_vector<std::int32_t>(), want) << "merge_repeated " << merge;
     EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{-(3.f + 2 + 5 + 4 + 2), -(3.f + 2)}));
   }

@@ -18,7 +18,8 @@ What Keras 3.15.1 computes, and so what the cases hold:
   over every alignment of its first target_length labels with its first output_length steps
   of the log-softmax's probabilities; mask_index is the blank (negative counts from the end).
 - ctc_decode(inputs, sequence_lengths, strategy="greedy") is tf.nn.ctc_greedy_decoder: per
-  step the best class (ties to the lowest, the blank last), repeats merged unless
+  step the best class (ties to the lowest, the blank among them; mask_index None: the last
+  class is the blank), repeats merged unless
   merge_repeated=False, blanks dropped; labels (1, batch, steps) int32 padded with -1 and
   scores (batch, 1), minus the sum of the chosen logits. Each of the two results is a case.
 Labels, lengths and the sequences' lengths are model inputs (int32) with fixed values here.
@@ -31,9 +32,7 @@ Regenerate with exactly:
     python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_keras_ops_ctc_goldens.py
 """
-import json
 import os
-import platform
 import sys
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -44,8 +43,6 @@ import make_keras_ops_goldens as base  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops as K  # noqa: E402
 
-OUT = os.path.join(base.DATA, "keras_ops_ctc_golden.json")
-OPS_DIR = os.path.join(base.MODELS_DIR, "ctc")
 
 # Fixed integer inputs by kind (two samples each).
 FIXED = {
@@ -62,6 +59,8 @@ FIXED = {
 
 
 def make(shape, kind):
+    if kind == "ties":  # whole numbers in [0, 2]: most steps' best class is tied
+        return base.rng.integers(0, 3, shape).astype("float32")
     if kind in FIXED:
         a = np.array(FIXED[kind], np.int32)
         assert a.shape == tuple(shape), (kind, a.shape, shape)
@@ -98,6 +97,11 @@ def cases():
         "ctc_decode_blank_middle": (decode(0, mask_index=2), [("any", (8, 4)), ("steps", ())], "CTCDecode"),
         "ctc_decode_blank_middle_scores": (decode(1, mask_index=2), [("any", (8, 4)), ("steps", ())],
                                            "CTCDecode"),
+        # ties go to the first of the largest, the blank among them; no mask_index: the last class
+        "ctc_decode_ties": (decode(0, merge_repeated=False), [("ties", (8, 4)), ("all_steps", ())], "CTCDecode"),
+        "ctc_decode_ties_blank_middle": (decode(0, mask_index=2), [("ties", (8, 4)), ("all_steps", ())],
+                                         "CTCDecode"),
+        "ctc_decode_mask_index_none": (decode(0, mask_index=None), [("any", (8, 4)), ("steps", ())], "CTCDecode"),
     }
 
 
@@ -134,27 +138,10 @@ def loss_class_section():
 
 
 def main():
-    os.makedirs(OPS_DIR, exist_ok=True)
-    base.cases = cases
-    base.make = make
-    base.OPS_DIR = OPS_DIR
-    base.INT_KINDS = base.INT_KINDS + tuple(FIXED)
-    base.rng = np.random.default_rng(20261204)
-    out = base.op_cases()
-    for c in out:
-        c["file"] = "tests/data/keras_ops/ctc/%s.keras" % c["name"]
-    doc = {
-        "generator": {"script": "tests/reference/make_keras_ops_ctc_goldens.py", "keras": base.keras.__version__,
-                      "tensorflow": base.tf.__version__, "numpy": np.__version__,
-                      "python": platform.python_version(), "backend": "tensorflow"},
-        "notes": ["as keras_ops_golden.json's cases; an output's dtype is Keras's (int32 labels)"],
-        "cases": out,
-        "loss_class": loss_class_section(),
-    }
-    with open(OUT, "w") as f:
-        json.dump(doc, f, separators=(",", ":"), allow_nan=False)
-        f.write("\n")
-    print("wrote", OUT, os.path.getsize(OUT), "bytes,", len(out), "cases")
+    base.write_case_file("tests/reference/make_keras_ops_ctc_goldens.py", "ctc", "keras_ops_ctc_golden.json",
+                         cases, 20261204,
+                         ["as keras_ops_golden.json's cases; an output's dtype is Keras's (int32 labels)"],
+                         make_fn=make, int_kinds=tuple(FIXED), extra=lambda: {"loss_class": loss_class_section()})
 
 
 if __name__ == "__main__":

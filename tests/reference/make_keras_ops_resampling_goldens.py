@@ -28,9 +28,7 @@ Regenerate with exactly:
     python3 -m venv /tmp/kvenv && /tmp/kvenv/bin/pip install keras==3.15.1 tensorflow-cpu==2.21.0 h5py
     KERAS_BACKEND=tensorflow /tmp/kvenv/bin/python tests/reference/make_keras_ops_resampling_goldens.py
 """
-import json
 import os
-import platform
 import sys
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -40,9 +38,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_keras_ops_goldens as base  # noqa: E402
 import numpy as np  # noqa: E402
 from keras import ops as K  # noqa: E402
-
-OUT = os.path.join(base.DATA, "keras_ops_resampling_golden.json")
-OPS_DIR = os.path.join(base.MODELS_DIR, "resampling")
 
 
 def f32(*v):
@@ -99,24 +94,9 @@ def cases():
 
 
 def main():
-    os.makedirs(OPS_DIR, exist_ok=True)
-    base.cases = cases
-    base.OPS_DIR = OPS_DIR
-    base.rng = np.random.default_rng(20261201)
-    out = base.op_cases()
-    for c in out:
-        c["file"] = "tests/data/keras_ops/resampling/%s.keras" % c["name"]
-    doc = {
-        "generator": {"script": "tests/reference/make_keras_ops_resampling_goldens.py",
-                      "keras": base.keras.__version__, "tensorflow": base.tf.__version__, "numpy": np.__version__,
-                      "python": platform.python_version(), "backend": "tensorflow"},
-        "notes": ["as keras_ops_golden.json's cases; an output's dtype is Keras's"],
-        "cases": out,
-    }
-    with open(OUT, "w") as f:
-        json.dump(doc, f, separators=(",", ":"), allow_nan=False)
-        f.write("\n")
-    print("wrote", OUT, os.path.getsize(OUT), "bytes,", len(out), "cases")
+    base.write_case_file("tests/reference/make_keras_ops_resampling_goldens.py", "resampling",
+                         "keras_ops_resampling_golden.json", cases, 20261201,
+                         ["as keras_ops_golden.json's cases; an output's dtype is Keras's"])
 
 
 if __name__ == "__main__":

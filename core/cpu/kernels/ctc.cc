@@ -42,10 +42,15 @@ double log_add(double a, double b) {
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
+
 std::string where_of(const KernelContext& ctx) { return ctx.node.op + " '" + ctx.node.name + "'"; }
 
+// The blank class, checked against the classes the logits have when the op runs.
 std::int64_t blank_of(const KernelContext& ctx, std::int64_t classes) {
   const auto blank = ctx.node.attrs.get<std::int64_t>("blank");
+  if (classes < 1 || blank < -classes || blank >= classes)
+    throw ValueError(where_of(ctx) + ": blank (mask_index) " + std::to_string(blank) + " is not one of the " +
+                     std::to_string(classes) + " classes of the logits");
   return blank < 0 ? blank + classes : blank;
 }
 
@@ -197,11 +202,6 @@ void ctc_greedy_decode_kernel(KernelContext& ctx) {
   float* scores = ctx.output(1).data<float>();
   std::fill(decoded, decoded + batch * steps, -1);
   const float* x = logits.data<float>();
-  // The classes in the order TensorFlow compares them: the blank moved last.
-  std::vector<std::int64_t> order;
-  for (std::int64_t c = 0; c < classes; ++c)
-    if (c != blank) order.push_back(c);
-  order.push_back(blank);
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t n = whole_number(lengths, b, where, "sequence_length");
     if (n < 0 || n > steps)
@@ -211,8 +211,8 @@ void ctc_greedy_decode_kernel(KernelContext& ctx) {
     double score = 0.0;
     for (std::int64_t t = 0; t < n; ++t) {
       const float* row = x + (b * steps + t) * classes;
-      std::int64_t best = order[0];
-      for (std::int64_t c : order)
+      std::int64_t best = 0;  // the first of the largest, as TensorFlow's decoder takes it
+      for (std::int64_t c = 1; c < classes; ++c)
         if (row[c] > row[best]) best = c;
       score -= row[best];
       if (best != blank && !(merge_repeated && best == previous))
