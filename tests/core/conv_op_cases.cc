@@ -2,6 +2,8 @@
 // pool_ops.cc, array_ops.cc): finite-difference gradient checks over several
 // geometries (padding, strides, dilation, groups, the 1×1 fast path) and forward values
 // against naive loops written here. Registered into op_gradients_test's table.
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/ops.h"
@@ -251,6 +253,35 @@ void check_max_pool_grad_forward() {
   Tensor dx2 = evaluate([](Graph&, V in) { return ops::max_pool2d_grad(in[0], in[1], {{1, 3}, {1, 1}, {0, 0, 1, 1}}); },
                         {x2, dy2});
   EXPECT_TRUE(tensors_near(dx2, tensor<float>({1, 1, 3, 1}, {11, 0, 100}), 0.f));
+  // Tiling windows of 3 x 2 (the vectorized pass) over 37 channels (two whole vectors of
+  // sixteen and a partial one), rows and columns no window covers, and ties (values from
+  // a few levels) that the first maximum in row-major window order must win, against
+  // that rule applied cell by cell.
+  const std::int64_t n = 2, h = 7, w = 9, c = 37, oh = 2, ow = 4;
+  Tensor x3 = uniform({n, h, w, c}, 0, 4, 962);
+  for (std::int64_t i = 0; i < x3.size(); ++i) x3.data<float>()[i] = std::floor(x3.data<float>()[i]);
+  Tensor dy3 = uniform({n, oh, ow, c}, -1, 1, 963);
+  Tensor dx3 = evaluate([](Graph&, V in) { return ops::max_pool2d_grad(in[0], in[1], {{3, 2}, {3, 2}, {0, 0, 0, 0}}); },
+                        {x3, dy3});
+  Tensor want{Shape{n, h, w, c}};
+  std::fill_n(want.data<float>(), want.size(), 0.f);
+  auto at = [&](std::int64_t b, std::int64_t y, std::int64_t x, std::int64_t ch) { return ((b * h + y) * w + x) * c + ch; };
+  for (std::int64_t b = 0; b < n; ++b) {
+    for (std::int64_t oy = 0; oy < oh; ++oy) {
+      for (std::int64_t ox = 0; ox < ow; ++ox) {
+        for (std::int64_t ch = 0; ch < c; ++ch) {
+          std::int64_t best = at(b, oy * 3, ox * 2, ch);
+          for (std::int64_t y = oy * 3; y < oy * 3 + 3; ++y) {
+            for (std::int64_t x = ox * 2; x < ox * 2 + 2; ++x) {
+              if (x3.data<float>()[at(b, y, x, ch)] > x3.data<float>()[best]) best = at(b, y, x, ch);
+            }
+          }
+          want.data<float>()[best] = dy3.data<float>()[((b * oh + oy) * ow + ox) * c + ch];
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(tensors_near(dx3, want, 0.f));
 }
 
 // max_pool2d_relu_grad against the three ops it replaces, relu_grad(max_pool2d_grad(dy),
