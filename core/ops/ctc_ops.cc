@@ -1,5 +1,6 @@
-// The CTC ops (core/ops/ctc_ops.h): ctc_loss, its logits' gradient and ctc_greedy_decode.
-// The CPU registers their kernels (cpu/kernels/ctc.cc).
+// The CTC ops (core/ops/ctc_ops.h): ctc_loss, its logits' gradient, ctc_greedy_decode and
+// ctc_beam_search_decode. The CPU registers their kernels (cpu/kernels/ctc.cc,
+// ctc_beam_search.cc).
 #include "core/ops/ctc_ops.h"
 
 #include <string>
@@ -95,6 +96,26 @@ void register_ctc_ops(OpRegistry& r) {
                                           {Shape({batch, 1}), DType::float32}};
          },
          .differentiable = false});
+  r.add({.name = "ctc_beam_search_decode",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 2);
+           const Shape& logits = ctx.inputs[0].shape;
+           if (logits.rank() != 3 || ctx.inputs[1].shape.rank() != 1)
+             throw ShapeError(ctx.op + ": takes logits (batch, steps, classes) and sequence lengths (batch,), got " +
+                              logits.to_string() + " and " + ctx.inputs[1].shape.to_string());
+           expect_float_input(ctx, 0, "logits");
+           expect_whole_numbers(ctx, 1, "sequence_length");
+           check_blank(ctx, logits.dims()[2]);
+           const auto beam_width = ctx.attrs.get<std::int64_t>("beam_width");
+           const auto top_paths = ctx.attrs.get<std::int64_t>("top_paths");
+           if (beam_width < 1 || beam_width > (1 << 20) || top_paths < 1 || top_paths > beam_width)
+             throw ValueError(ctx.op + ": needs 1 <= top_paths <= beam_width (at most 2^20), got top_paths " +
+                              std::to_string(top_paths) + " and beam_width " + std::to_string(beam_width));
+           const std::int64_t batch = common_batch(ctx, {0, 1});
+           return std::vector<TensorSpec>{{Shape({top_paths, batch, logits.dims()[1]}), DType::int32},
+                                          {Shape({batch, top_paths}), DType::float32}};
+         },
+         .differentiable = false});
 }
 
 Output ctc_loss(Output labels, Output logits, Output label_length, Output logit_length, std::int64_t blank) {
@@ -110,6 +131,14 @@ Output ctc_loss_logits_gradient(Output labels, Output logits, Output label_lengt
 CtcDecoded ctc_greedy_decode(Output logits, Output sequence_length, bool merge_repeated, std::int64_t blank) {
   const auto out = logits.graph->add_node("ctc_greedy_decode", {logits, sequence_length},
                                           Attrs{{"merge_repeated", merge_repeated}, {"blank", blank}});
+  return {out.at(0), out.at(1)};
+}
+
+CtcDecoded ctc_beam_search_decode(Output logits, Output sequence_length, std::int64_t beam_width,
+                                  std::int64_t top_paths, std::int64_t blank) {
+  const auto out = logits.graph->add_node(
+      "ctc_beam_search_decode", {logits, sequence_length},
+      Attrs{{"beam_width", beam_width}, {"top_paths", top_paths}, {"blank", blank}});
   return {out.at(0), out.at(1)};
 }
 

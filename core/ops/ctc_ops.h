@@ -1,7 +1,7 @@
 // Connectionist temporal classification (keras.ops.ctc_loss, keras.ops.ctc_decode, the CTC
 // loss): the loss of a labelling given per-step class scores, summed over every alignment
 // (Graves et al. 2006, the forward-backward recursion in log space), and the greedy decoding
-// of scores to labels. Logits are (batch, steps, classes), not normalized: the ops take their
+// of scores to labels, greedy or by beam search. Logits are (batch, steps, classes), not normalized: the ops take their
 // log-softmax per step, as TensorFlow's do. Integer inputs (labels, lengths) may be int32,
 // int64 or float32 holding whole numbers. The CPU runs them (core/cpu/kernels/ctc.cc); no
 // CUDA kernel is written, so a Program placed on a GPU refuses them by name.
@@ -37,5 +37,16 @@ struct CtcDecoded {
   Output scores;
 };
 CtcDecoded ctc_greedy_decode(Output logits, Output sequence_length, bool merge_repeated, std::int64_t blank);
+
+// TensorFlow's beam search decoder (tf.nn.ctc_beam_search_decoder, which Keras's ctc_decode
+// calls with strategy="beam_search"): per sample, over its first sequence_length steps of
+// the log-softmax of the logits, the prefix beam search of Graves's thesis (each prefix's
+// probability of ending in a blank and in its last label, beam_width prefixes kept, in
+// TensorFlow's order of growing them), labels never merged. Returns the top_paths best
+// labellings (top_paths, batch, steps) int32, padded with -1, best first, and their log
+// probabilities (batch, top_paths) float32. top_paths at most beam_width; a sample with fewer
+// prefixes than top_paths (a short sequence) is an error when the op runs, as TensorFlow's.
+CtcDecoded ctc_beam_search_decode(Output logits, Output sequence_length, std::int64_t beam_width,
+                                  std::int64_t top_paths, std::int64_t blank);
 
 }  // namespace strata::ops

@@ -1,7 +1,8 @@
 // keras.ops.ctc_loss and keras.ops.ctc_decode (issue #38) on the CTC ops (core/ops/ctc_ops.h):
 // the loss per sample, with its gradient to the logits, and the greedy decoding as Keras's
 // TensorFlow backend gives it: labels (1, batch, steps) int32 padded with -1 (one path) and
-// scores (batch, 1). Beam search is refused by name.
+// scores (batch, 1), or TensorFlow's beam search: labels (top_paths, batch, steps) and their
+// log probabilities (batch, top_paths).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -34,17 +35,39 @@ Output ctc_loss(C c) {
   return ops::ctc_loss(c.arg(0), logits, c.arg(2), c.arg(3), mask_index_of(c, 0));
 }
 
+// A whole number argument at least 1, or its default.
+std::int64_t count_of(C c, const char* key, std::int64_t default_value) {
+  if (!c.has(key)) return default_value;
+  const double v = c.number(key);
+  if (std::floor(v) != v || v < 1 || v > (1 << 20)) refuse(c, key, "a whole number from 1 to 2^20 is needed");
+  return static_cast<std::int64_t>(v);
+}
+
 std::vector<Output> ctc_decode(C c) {
   const std::string strategy = c.has("strategy") ? c.text("strategy") : "greedy";
-  if (strategy != "greedy") refuse(c, "strategy", "only 'greedy' is (TensorFlow's beam search is not computed)");
+  if (strategy != "greedy" && strategy != "beam_search") refuse(c, "strategy", "Keras's are 'greedy' and 'beam_search'");
   Output logits = c.arg(0);
   if (logits.dtype() != DType::float32) logits = ops::cast(logits, DType::float32);
   if (rank_of(logits) != 3)
     throw ValueError(c.where + ": inputs must be (batch, steps, classes), got " + logits.shape().to_string());
-  const bool merge_repeated = !c.has("merge_repeated") || c.flag("merge_repeated");
-  const ops::CtcDecoded d = ops::ctc_greedy_decode(logits, c.arg(1), merge_repeated, mask_index_of(c, -1));
   const std::int64_t steps = known_size(c, "inputs", logits, 1);
-  return {ops::reshape(d.labels, {1, -1, steps}), d.scores};
+  if (strategy == "greedy") {
+    const bool merge_repeated = !c.has("merge_repeated") || c.flag("merge_repeated");
+    const ops::CtcDecoded d = ops::ctc_greedy_decode(logits, c.arg(1), merge_repeated, mask_index_of(c, -1));
+    return {ops::reshape(d.labels, {1, -1, steps}), d.scores};
+  }
+  // Beam search: Keras's TensorFlow backend moves the mask_index column last (TensorFlow's
+  // blank) and back, which for -1 slices an empty column (inputs[..., -1:0]) and decodes
+  // 2·classes − 1 of them, labels beyond the classes among its results; None keeps the
+  // last class as the blank. merge_repeated is not passed on (TensorFlow 2's decoder never
+  // merges), as in Keras.
+  const std::int64_t blank = mask_index_of(c, -1);
+  if (c.has("mask_index") && blank == -1)
+    refuse(c, "mask_index", "-1 with strategy='beam_search' is not decoded (Keras's TensorFlow backend moves an "
+                            "empty column for it and decodes twice the classes); None means the last class");
+  const ops::CtcDecoded d =
+      ops::ctc_beam_search_decode(logits, c.arg(1), count_of(c, "beam_width", 100), count_of(c, "top_paths", 1), blank);
+  return {d.labels, d.scores};
 }
 
 }  // namespace

@@ -2,10 +2,15 @@
 // (tests/io/keras_ops_test.cc's ctc cases, tests/losses/ctc_loss_test.cc): ctc_loss against
 // the sum over every path of the steps that collapses to the labels, enumerated one by one,
 // with its gradient by finite differences; ctc_loss_logits_gradient against the same
-// enumeration (softmax minus each class's share of the paths); ctc_greedy_decode by hand.
+// enumeration (softmax minus each class's share of the paths); ctc_greedy_decode by hand;
+// ctc_beam_search_decode with a beam wide enough for every prefix against the labellings'
+// probabilities enumerated the same way, and with a narrow one as a greedy search.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/ops.h"
@@ -115,6 +120,84 @@ void check_greedy_decode() {
   }
 }
 
+// Every labelling's probability over sample b's first `steps` steps (blank `blank`), by
+// enumerating the paths: log P, highest first.
+std::vector<std::pair<std::vector<std::int32_t>, double>> labellings(const Tensor& logits, std::int64_t b,
+                                                                     std::int64_t steps, std::int32_t blank) {
+  const std::int64_t T = logits.shape()[1], C = logits.shape()[2];
+  std::map<std::vector<std::int32_t>, double> probability;
+  std::int64_t paths = 1;
+  for (std::int64_t t = 0; t < steps; ++t) paths *= C;
+  for (std::int64_t code = 0; code < paths; ++code) {
+    std::vector<std::int32_t> collapsed;
+    double prob = 1.0;
+    std::int32_t previous = -1;
+    for (std::int64_t t = 0, rest = code; t < steps; ++t, rest /= C) {
+      const auto c = static_cast<std::int32_t>(rest % C);
+      double sum = 0.0;
+      for (std::int64_t k = 0; k < C; ++k) sum += std::exp(logits.item((b * T + t) * C + k));
+      prob *= std::exp(logits.item((b * T + t) * C + c)) / sum;
+      if (c != blank && c != previous) collapsed.push_back(c);
+      previous = c;
+    }
+    probability[collapsed] += prob;
+  }
+  std::vector<std::pair<std::vector<std::int32_t>, double>> ranked;
+  for (const auto& [labels, p] : probability) ranked.push_back({labels, std::log(p)});
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return ranked;
+}
+
+void check_beam_search_decode() {
+  // Two samples of 5 steps over 4 classes (the blank 1), the second 3 steps long: at most
+  // 1 + 3 + 9 + 27 + 81 + 243 prefixes, so a beam of 400 keeps them all and the search is
+  // exact: its best labellings are the enumeration's.
+  const Tensor logits = uniform({2, 5, 4}, -2.f, 2.f, 79);
+  const Tensor lengths = Tensor::from_vector<std::int32_t>({2}, {5, 3});
+  const std::int64_t top_paths = 4;
+  Graph g;
+  const Output x = g.placeholder({logits.shape()}), n = g.placeholder({lengths.shape(), DType::int32});
+  const ops::CtcDecoded d = ops::ctc_beam_search_decode(x, n, 400, top_paths, 1);
+  EXPECT_EQ(d.labels.shape(), (Shape{top_paths, 2, 5}));
+  Program p(g, {x, n}, {d.labels, d.scores});
+  const auto out = p.run({logits, lengths});
+  for (std::int64_t b = 0; b < 2; ++b) {
+    const auto want = labellings(logits, b, b == 0 ? 5 : 3, 1);
+    for (std::int64_t k = 0; k < top_paths; ++k) {
+      std::vector<std::int32_t> got;
+      for (std::int64_t t = 0; t < 5; ++t) {
+        const std::int32_t v = out[0].data<std::int32_t>()[(k * 2 + b) * 5 + t];
+        if (v >= 0) got.push_back(v);
+      }
+      EXPECT_EQ(got, want[static_cast<std::size_t>(k)].first) << "sample " << b << " path " << k;
+      EXPECT_NEAR(out[1].item(b * top_paths + k), want[static_cast<std::size_t>(k)].second, 1e-5)
+          << "sample " << b << " path " << k;
+    }
+  }
+  // A beam of one follows the best prefix: its labelling is at most as likely as the best.
+  {
+    Graph g1;
+    const Output x1 = g1.placeholder({logits.shape()}), n1 = g1.placeholder({lengths.shape(), DType::int32});
+    const ops::CtcDecoded narrow = ops::ctc_beam_search_decode(x1, n1, 1, 1, 1);
+    Program p1(g1, {x1, n1}, {narrow.scores});
+    const Tensor scores = p1.run({logits, lengths})[0];
+    for (std::int64_t b = 0; b < 2; ++b)
+      EXPECT_LE(scores.item(b), labellings(logits, b, b == 0 ? 5 : 3, 1)[0].second + 1e-6);
+  }
+  // More paths than the beam holds: a sample of no steps has only the empty labelling.
+  const Tensor none = Tensor::from_vector<std::int32_t>({2}, {5, 0});
+  try {
+    p.run({logits, none});
+    ADD_FAILURE() << "four paths from a sample of no steps";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("fewer than top_paths 4"), std::string::npos) << e.what();
+  }
+  // top_paths above beam_width, when the op is made.
+  Graph g2;
+  const Output x2 = g2.placeholder({logits.shape()}), n2 = g2.placeholder({lengths.shape(), DType::int32});
+  EXPECT_THROW(ops::ctc_beam_search_decode(x2, n2, 2, 3, 1), ValueError);
+}
+
 const RegisterOpCases ctc_cases({
     {"ctc_loss",
      OpCase{.gradient_checks = {{"two samples, repeats and a shorter sample",
@@ -123,6 +206,7 @@ const RegisterOpCases ctc_cases({
                                  enumerated_loss}}}},
     {"ctc_loss_logits_gradient", OpCase{.forward_check = check_gradient_op}},
     {"ctc_greedy_decode", OpCase{.forward_check = check_greedy_decode}},
+    {"ctc_beam_search_decode", OpCase{.forward_check = check_beam_search_decode}},
 });
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/kernels/ctc_inputs.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
 #include "core/error.h"
@@ -19,39 +20,17 @@ namespace strata::cpu {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+using ctc_inputs::blank_of;
+using ctc_inputs::where_of;
+using ctc_inputs::whole_number;
 
-// Element i of an int32, int64 or float32 tensor holding whole numbers.
-std::int64_t whole_number(const Tensor& t, std::int64_t i, const std::string& where, const char* what) {
-  switch (t.dtype()) {
-    case DType::int32: return t.data<std::int32_t>()[i];
-    case DType::int64: return t.data<std::int64_t>()[i];
-    default: {
-      const float v = t.data<float>()[i];
-      if (!(std::floor(v) == v) || std::fabs(v) > 1e9f)
-        throw ValueError(where + ": " + what + " must hold whole numbers, got " + std::to_string(v));
-      return static_cast<std::int64_t>(v);
-    }
-  }
-}
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 double log_add(double a, double b) {
   if (a == kNegInf) return b;
   if (b == kNegInf) return a;
   const double hi = std::max(a, b);
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
-}
-
-
-std::string where_of(const KernelContext& ctx) { return ctx.node.op + " '" + ctx.node.name + "'"; }
-
-// The blank class, checked against the classes the logits have when the op runs.
-std::int64_t blank_of(const KernelContext& ctx, std::int64_t classes) {
-  const auto blank = ctx.node.attrs.get<std::int64_t>("blank");
-  if (classes < 1 || blank < -classes || blank >= classes)
-    throw ValueError(where_of(ctx) + ": blank (mask_index) " + std::to_string(blank) + " is not one of the " +
-                     std::to_string(classes) + " classes of the logits");
-  return blank < 0 ? blank + classes : blank;
 }
 
 // One sample's lengths and labels, checked.
@@ -203,10 +182,7 @@ void ctc_greedy_decode_kernel(KernelContext& ctx) {
   std::fill(decoded, decoded + batch * steps, -1);
   const float* x = logits.data<float>();
   for (std::int64_t b = 0; b < batch; ++b) {
-    const std::int64_t n = whole_number(lengths, b, where, "sequence_length");
-    if (n < 0 || n > steps)
-      throw ValueError(where + ": sequence_length of sample " + std::to_string(b) + " is " + std::to_string(n) +
-                       ", outside [0, " + std::to_string(steps) + "]");
+    const std::int64_t n = ctc_inputs::sequence_length_of(lengths, b, steps, where);
     std::int64_t previous = -1, emitted = 0;
     double score = 0.0;
     for (std::int64_t t = 0; t < n; ++t) {

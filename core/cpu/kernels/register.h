@@ -40,6 +40,7 @@ void register_linalg_kernels(OpRegistry& registry);
 void register_matrix_decomposition_kernels(OpRegistry& registry);
 void register_resize_kernels(OpRegistry& registry);
 void register_ctc_kernels(OpRegistry& registry);
+void register_ctc_beam_search_kernel(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -72,6 +73,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_matrix_decomposition_kernels(registry);
   register_resize_kernels(registry);
   register_ctc_kernels(registry);
+  register_ctc_beam_search_kernel(registry);
 }
 
 }  // namespace strata::cpu
