@@ -130,6 +130,25 @@ Sample preprocessing_sample(bool adapted) {
   return {adapted ? "preprocessing_adapted" : "preprocessing", m, {}, {}, inputs, adapted};
 }
 
+// The lookups' tf_idf mode: an adapted StringLookup (vocabulary in the assets, weights in
+// model.weights.h5) and an IntegerLookup with its weights given (in the config). No learned
+// empty-string token: Keras's load_assets drops it (a trailing empty line), and in tf_idf
+// mode then refuses the file for its vocabulary size.
+Sample lookup_tf_idf_sample() {
+  auto words = Input({4}, {.dtype = DType::string, .name = "words"});
+  auto codes = Input({3}, {.dtype = DType::int64, .name = "codes"});
+  layers::StringLookup lookup({.output_mode = "tf_idf"});
+  lookup.adapt(Tensor::from_strings({3, 4}, {"red", "red", "blue", "teal", "pink", "blue", "blue", "red", "green", "teal",
+                                             "teal", "日本"}));
+  layers::IntegerLookup codes_lookup({.vocabulary = std::vector<std::int64_t>{3, 5, 8},
+                                      .idf_weights = std::vector<double>{0.25, 0.75, 1.5}, .output_mode = "tf_idf"});
+  auto all = layers::Concatenate()({lookup(words), codes_lookup(codes)});
+  Model m(std::vector<KerasTensor>{words, codes}, {layers::Dense(2)(all)}, {.name = "lookup_tf_idf"});
+  std::vector<Tensor> inputs{Tensor::from_strings({2, 4}, {"red", "red", "mauve", "", "日本", "teal", "blue", "blue"}),
+                             Tensor::from_vector<std::int64_t>({2, 3}, {3, 3, 4, 8, 5, 5})};
+  return {"lookup_tf_idf", m, {}, {}, inputs, true};
+}
+
 // Text through TextVectorization: adapted int indices into an embedding, adapted tf_idf
 // over ngrams (its idf weights in model.weights.h5), a given vocabulary's multi_hot.
 Sample text_sample(const std::string& mode) {
@@ -428,6 +447,7 @@ std::vector<Sample> samples() {
     out.push_back({"image_augmentation", m, {{2, 8, 8, 3}}});
   }
   for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));
+  out.push_back(lookup_tf_idf_sample());
   return out;
 }
 

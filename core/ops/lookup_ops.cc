@@ -115,6 +115,16 @@ void register_lookup_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{ctx.inputs[0].shape, attr_dtype(ctx)}};
          },
          .differentiable = false});
+  r.add({.name = "tf_idf_weigh",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           if (ctx.inputs[0].dtype != DType::float32 || ctx.inputs[0].shape.rank() < 1) {
+             throw ValueError("tf_idf_weigh: takes float32 counts (..., depth), got " + to_string(ctx.inputs[0].dtype) +
+                              " of shape " + ctx.inputs[0].shape.to_string());
+           }
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .differentiable = false});
   r.add({.name = "bucketize",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
@@ -132,6 +142,10 @@ Output index_lookup(Output keys, const TableHandle& table, DType vocabulary_dtyp
 Output index_lookup_invert(Output indices, const TableHandle& table, DType vocabulary_dtype) {
   return indices.graph->add("index_lookup_invert", {indices},
                             Attrs{{"table", table.id()}, {"dtype", to_string(vocabulary_dtype)}});
+}
+
+Output tf_idf_weigh(Output counts, const TableHandle& table) {
+  return counts.graph->add("tf_idf_weigh", {counts}, Attrs{{"table", table.id()}});
 }
 
 Output bucketize(Output values, const TableHandle& table) {

@@ -93,6 +93,10 @@ namespace ops {
 Output index_lookup(Output keys, const TableHandle& table, DType vocabulary_dtype);
 // The tokens (of `vocabulary_dtype`) at int indices: the inverse lookup.
 Output index_lookup_invert(Output indices, const TableHandle& table, DType vocabulary_dtype);
+// output_mode "tf_idf": counts (..., depth) float32 times the IndexLookupTable's idf_weights
+// along the last axis, read when the program runs (a table whose weights are not `depth`
+// long is a ValueError then, naming the node).
+Output tf_idf_weigh(Output counts, const TableHandle& table);
 // The bucket of each value (count of boundaries <= value), int32, like np.digitize.
 Output bucketize(Output values, const TableHandle& table);
 

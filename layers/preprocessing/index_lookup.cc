@@ -15,9 +15,6 @@ namespace strata::layers {
 IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, IndexLookupConfig config)
     : LayerImpl(std::move(class_name), std::move(name_)), config_(std::move(config)) {
   const auto& mode = config_.output_mode;
-  if (mode == "tf_idf" && !config_.tf_idf) {
-    throw NotImplementedError(where() + ": output_mode 'tf_idf' is not supported");
-  }
   if (mode != "int" && mode != "one_hot" && mode != "multi_hot" && mode != "count" && mode != "tf_idf") {
     throw ValueError(where() + ": output_mode must be 'int', 'one_hot', 'multi_hot', 'count' or 'tf_idf', got '" +
                      mode + "'");
@@ -107,7 +104,9 @@ std::vector<Output> IndexLookupImpl::call(Graph&, const std::vector<Output>& inp
   const Output indices = ops::index_lookup(x, table_, vocab);
   if (config_.output_mode == "int") return {indices};
   if (config_.output_mode == "tf_idf") {
-    throw NotImplementedError(where() + ": output_mode 'tf_idf' is computed by TextVectorization only");
+    // Keras's tf_idf: the count encoding times each index's weight, read from the table
+    // when the program runs (set_vocabulary and adapt change them as they do the tokens).
+    return {ops::tf_idf_weigh(ops::categorical_encode(indices, encoding_depth(), "count"), table_)};
   }
   return {ops::categorical_encode(indices, encoding_depth(), config_.output_mode)};
 }
@@ -212,6 +211,7 @@ void IndexLookupImpl::reset_state() {
   string_counts_.clear();
   int_counts_.clear();
   document_counts_.clear();
+  int_document_counts_.clear();
   num_documents_ = 0;
 }
 
@@ -227,19 +227,28 @@ void IndexLookupImpl::update_documents(const std::vector<std::vector<std::string
 
 void IndexLookupImpl::set_string_vocabulary(const std::vector<std::string>& vocabulary,
                                             const std::vector<double>& idf_weights) {
+  set_string_vocabulary(vocabulary);
+  set_given_idf_weights(vocabulary.size(), idf_weights);
+}
+
+void IndexLookupImpl::set_int_vocabulary(const std::vector<std::int64_t>& vocabulary,
+                                         const std::vector<double>& idf_weights) {
+  set_int_vocabulary(vocabulary);
+  set_given_idf_weights(vocabulary.size(), idf_weights);
+}
+
+void IndexLookupImpl::set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) {
   if (config_.output_mode != "tf_idf") {
     throw ValueError(where() + ": idf_weights are only taken when output_mode is 'tf_idf', it is '" +
                      config_.output_mode + "'");
   }
-  if (idf_weights.size() != vocabulary.size()) {
+  if (idf_weights.size() != given) {
     throw ValueError(where() + ": idf_weights must be as long as the vocabulary, got " +
-                     std::to_string(idf_weights.size()) + " weights for " + std::to_string(vocabulary.size()) +
-                     " terms");
+                     std::to_string(idf_weights.size()) + " weights for " + std::to_string(given) + " terms");
   }
-  set_string_vocabulary(vocabulary);
   // Keras's padding: the special tokens' weights are the mean weight when the vocabulary
   // came without them (np.average, in float64), then zeros up to max_tokens.
-  const bool special_given = static_cast<std::int64_t>(vocabulary.size()) == vocabulary_size();
+  const bool special_given = static_cast<std::int64_t>(given) == vocabulary_size();
   std::vector<float> w;
   if (!special_given) {
     double sum = 0;
@@ -260,6 +269,38 @@ void IndexLookupImpl::set_idf_weights(std::vector<float> weights) {
 }
 
 void IndexLookupImpl::update_state(const Tensor& batch) {
+  count_tokens(batch);
+  if (config_.output_mode == "tf_idf") count_documents(batch, false);
+}
+
+void IndexLookupImpl::count_documents(const Tensor& batch, bool elements_are_documents) {
+  // Keras: a scalar or a vector given to update_state is one document, the rows of a
+  // matrix are documents (deeper data is refused: TensorFlow's unique takes vectors), and
+  // adapt makes each element of a vector its own document.
+  if (batch.rank() > 2) {
+    throw ValueError(where() + ": output_mode 'tf_idf' adapts on documents of tokens, rank 1 or 2, got data of shape " +
+                     batch.shape().to_string());
+  }
+  const std::int64_t documents = batch.rank() == 2 ? batch.shape()[0] : elements_are_documents ? batch.size() : 1;
+  const std::int64_t length = documents == 0 ? 0 : batch.size() / documents;
+  for (std::int64_t d = 0; d < documents; ++d) {
+    if (config_.strings) {
+      std::set<std::string> unique;
+      for (std::int64_t i = 0; i < length; ++i) unique.insert(batch.data<StringValue>()[d * length + i].str());
+      for (const auto& token : unique) ++document_counts_[token];
+    } else {
+      std::set<std::int64_t> unique;
+      for (std::int64_t i = 0; i < length; ++i) {
+        const std::int64_t k = d * length + i;
+        unique.insert(batch.dtype() == DType::int32 ? batch.data<std::int32_t>()[k] : batch.data<std::int64_t>()[k]);
+      }
+      for (std::int64_t token : unique) ++int_document_counts_[token];
+    }
+  }
+  num_documents_ += documents;
+}
+
+void IndexLookupImpl::count_tokens(const Tensor& batch) {
   if (config_.strings) {
     if (batch.dtype() != DType::string) {
       throw ValueError(where() + ": adapt expects string data, got " + to_string(batch.dtype()));
@@ -301,49 +342,67 @@ std::vector<T> most_frequent(const std::unordered_map<T, std::int64_t>& counts, 
 void IndexLookupImpl::finalize_state() {
   std::optional<std::int64_t> keep;
   if (config_.max_tokens) keep = std::max<std::int64_t>(*config_.max_tokens - token_start(), 0);
+  std::vector<std::string> strings;
+  std::vector<std::int64_t> ints;
   if (config_.strings) {
     if (string_counts_.empty()) return;  // Keras keeps the vocabulary it had
     if (config_.mask_token) string_counts_.erase(std::get<std::string>(*config_.mask_token));
     string_counts_.erase(std::get<std::string>(config_.oov_token));
-    std::vector<std::string> tokens = most_frequent(string_counts_, keep);
-    if (config_.output_mode == "tf_idf") {
-      // Keras: log(1 + documents / (1 + documents holding the token)) in float64, cast to
-      // float32; the OOV slots get the mean of those (a float32 mean), zeros pad to max_tokens.
-      std::vector<float> idf;
-      for (const auto& token : tokens) {
-        const auto it = document_counts_.find(token);
-        const double df = it == document_counts_.end() ? 0.0 : static_cast<double>(it->second);
-        idf.push_back(static_cast<float>(std::log(1.0 + static_cast<double>(num_documents_) / (1.0 + df))));
-      }
-      float sum = 0.f;
-      for (float x : idf) sum += x;
-      const float mean = idf.empty() ? 0.f : sum / static_cast<float>(idf.size());
-      std::vector<float> w(static_cast<std::size_t>(token_start()), mean);
-      w.insert(w.end(), idf.begin(), idf.end());
-      if (config_.pad_to_max_tokens && config_.max_tokens &&
-          static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
-        w.resize(static_cast<std::size_t>(*config_.max_tokens), 0.f);
-      }
-      idf_weights_ = std::move(w);
-    }
-    set_tokens(std::move(tokens), {});
+    strings = most_frequent(string_counts_, keep);
   } else {
     if (int_counts_.empty()) return;
     if (config_.mask_token) int_counts_.erase(std::get<std::int64_t>(*config_.mask_token));
     int_counts_.erase(std::get<std::int64_t>(config_.oov_token));
-    set_tokens({}, most_frequent(int_counts_, keep));
+    ints = most_frequent(int_counts_, keep);
   }
+  if (config_.output_mode == "tf_idf") {
+    // Keras: log(1 + documents / (1 + documents holding the token)) in float64, cast to
+    // float32; the OOV slots get the mean of those (a float32 mean), zeros pad to max_tokens.
+    auto documents_holding = [](const auto& counts, const auto& token) {
+      const auto it = counts.find(token);
+      return it == counts.end() ? 0.0 : static_cast<double>(it->second);
+    };
+    std::vector<float> idf;
+    const std::size_t terms = config_.strings ? strings.size() : ints.size();
+    for (std::size_t i = 0; i < terms; ++i) {
+      const double df = config_.strings ? documents_holding(document_counts_, strings[i])
+                                        : documents_holding(int_document_counts_, ints[i]);
+      idf.push_back(static_cast<float>(std::log(1.0 + static_cast<double>(num_documents_) / (1.0 + df))));
+    }
+    float sum = 0.f;
+    for (float x : idf) sum += x;
+    const float mean = idf.empty() ? 0.f : sum / static_cast<float>(idf.size());
+    std::vector<float> w(static_cast<std::size_t>(token_start()), mean);
+    w.insert(w.end(), idf.begin(), idf.end());
+    if (config_.pad_to_max_tokens && config_.max_tokens && static_cast<std::int64_t>(w.size()) < *config_.max_tokens) {
+      w.resize(static_cast<std::size_t>(*config_.max_tokens), 0.f);
+    }
+    idf_weights_ = std::move(w);
+  }
+  set_tokens(std::move(strings), std::move(ints));
   adapted_ = true;
   reset_state();
 }
 
 void IndexLookupImpl::adapt(const Tensor& data) {
   reset_state();
-  update_state(data);
+  count_tokens(data);
+  if (config_.output_mode == "tf_idf") count_documents(data, true);
   finalize_state();
 }
 
-void describe_lookup_assets(KerasClass& k) {
+void check_idf_weights_option(const std::string& where, const std::string& output_mode, bool vocabulary_given,
+                              bool idf_weights_given) {
+  if (idf_weights_given && output_mode != "tf_idf") {
+    throw ValueError(where + ": idf_weights should only be set if output_mode is 'tf_idf', it is '" + output_mode +
+                     "'");
+  }
+  if (vocabulary_given && output_mode == "tf_idf" && !idf_weights_given) {
+    throw ValueError(where + ": with a vocabulary in output_mode 'tf_idf', idf_weights must be given too");
+  }
+}
+
+void describe_lookup_state(KerasClass& k) {
   k.save_assets = [](const LayerImpl& impl) {
     const auto& l = static_cast<const IndexLookupImpl&>(impl);
     std::map<std::string, std::string> files;
@@ -384,6 +443,32 @@ void describe_lookup_assets(KerasClass& k) {
       for (const auto& s : lines) ints.push_back(std::stoll(s));
       l.set_int_vocabulary(ints);
     }
+  };
+  // No variables; in tf_idf mode vars/ holds the weights by a name of their own.
+  k.vars([](const LayerImpl& impl) {
+    const auto& l = static_cast<const IndexLookupImpl&>(impl);
+    if (l.lookup_config().output_mode == "tf_idf") return std::vector<KerasClass::VarGroup>{};
+    return std::vector<KerasClass::VarGroup>{{"vars", {}, {}}};
+  });
+  k.save_own_tensors = [](const LayerImpl& impl) {
+    const auto& l = static_cast<const IndexLookupImpl&>(impl);
+    std::map<std::string, Tensor> out;
+    if (l.lookup_config().output_mode != "tf_idf") return out;
+    const auto& w = l.idf_weights();
+    out["vars/idf_weights"] = Tensor::from_vector(Shape({static_cast<std::int64_t>(w.size())}), w);
+    return out;
+  };
+  k.load_own_tensors = [](LayerImpl& impl, const std::function<std::optional<Tensor>(const std::string&)>& read) {
+    auto& l = static_cast<IndexLookupImpl&>(impl);
+    if (l.lookup_config().output_mode != "tf_idf") return;
+    const std::optional<Tensor> t = read("vars/idf_weights");
+    if (!t) return;
+    if (t->dtype() != DType::float32 || t->rank() != 1) {
+      throw ValueError(l.class_name() + " '" + l.name + "': vars/idf_weights must be a float32 vector, got " +
+                       to_string(t->dtype()) + " of shape " + t->shape().to_string());
+    }
+    const auto v = t->values<float>();
+    l.set_idf_weights(std::vector<float>(v.begin(), v.end()));
   };
 }
 

@@ -5,7 +5,10 @@
 //
 // The vocabulary is either given (saved inline in the config, as Keras does) or learned
 // by adapt (Keras's order: most frequent first, ties by token, highest first; saved in
-// a .keras file's assets as vocabulary.txt, as Keras does). It lives in a lookup table
+// a .keras file's assets as vocabulary.txt, as Keras does). output_mode "tf_idf" weighs each
+// index's count by an inverse document frequency, given with the vocabulary or learned by
+// adapt (the documents each token appears in), saved as Keras saves it (the layer's
+// vars/idf_weights in model.weights.h5). It lives in a lookup table
 // owned by the layer (core/ops/lookup_ops.h), never as a graph constant. The outputs are
 // integers (or tokens, or float encodings of them): nothing flows back through them.
 #pragma once
@@ -31,22 +34,20 @@ struct IndexLookupConfig {
   std::optional<Token> mask_token;
   Token oov_token;
   bool invert = false;
-  std::string output_mode = "int";  // int, one_hot, multi_hot, count
+  std::string output_mode = "int";  // int, one_hot, multi_hot, count, tf_idf
   bool pad_to_max_tokens = false;
   bool floormod_oov = false;  // IntegerLookup's oov_method "floormod"
   std::optional<std::vector<std::int64_t>> salt;
   // Keras's saved vocabulary_size: the encodings' depth until a vocabulary is loaded
   // (a saved adapted layer's comes from the assets after the model is rebuilt).
   std::optional<std::int64_t> vocabulary_size;
-  // Whether output_mode "tf_idf" is taken (TextVectorization's lookup; the lookup layers
-  // still refuse it).
-  bool tf_idf = false;
 };
 
 // The options StringLookup and IntegerLookup share (Keras's IndexLookup arguments), from
 // either layer's options struct; each layer adds what is its own.
 template <typename Options>
 IndexLookupConfig shared_lookup_config(const Options& o, bool strings) {
+  // Keras takes "tf-idf" for "tf_idf" (and writes the latter).
   IndexLookupConfig c;
   c.strings = strings;
   c.max_tokens = o.max_tokens;
@@ -54,7 +55,7 @@ IndexLookupConfig shared_lookup_config(const Options& o, bool strings) {
   if (o.mask_token) c.mask_token = Token(*o.mask_token);
   c.oov_token = o.oov_token;
   c.invert = o.invert;
-  c.output_mode = o.output_mode;
+  c.output_mode = o.output_mode == "tf-idf" ? "tf_idf" : o.output_mode;
   c.pad_to_max_tokens = o.pad_to_max_tokens;
   c.salt = o.salt;
   c.vocabulary_size = o.vocabulary_size;
@@ -89,6 +90,7 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
   // term; without the special tokens in front, their weights are the weights' mean, and
   // with pad_to_max_tokens zeros fill up to max_tokens.
   void set_string_vocabulary(const std::vector<std::string>& vocabulary, const std::vector<double>& idf_weights);
+  void set_int_vocabulary(const std::vector<std::int64_t>& vocabulary, const std::vector<double>& idf_weights);
   // The weights as a saved layer holds them (special tokens and padding included).
   void set_idf_weights(std::vector<float> weights);
   const std::vector<float>& idf_weights() const { return idf_weights_; }
@@ -111,6 +113,12 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
  private:
   std::int64_t oov_start() const;
   std::int64_t token_start() const { return oov_start() + config_.num_oov_indices; }
+  // set_*_vocabulary's weights for the `given` terms just set, padded as Keras pads them.
+  void set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights);
+  // tf_idf's adapt: each document's distinct tokens counted once.
+  void count_documents(const Tensor& batch, bool elements_are_documents);
+  // Every token's occurrences (the vocabulary's order).
+  void count_tokens(const Tensor& batch);
   void publish();
   std::string where() const;
 
@@ -120,13 +128,21 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
   std::unordered_map<std::string, std::int64_t> string_counts_;
   std::unordered_map<std::int64_t, std::int64_t> int_counts_;
   std::unordered_map<std::string, std::int64_t> document_counts_;  // tf_idf's adapt
+  std::unordered_map<std::int64_t, std::int64_t> int_document_counts_;
   std::int64_t num_documents_ = 0;
   std::vector<float> idf_weights_;
   TableHandle table_;
 };
 
-// The .keras assets of an adapted lookup layer (vocabulary.txt: the vocabulary with its
-// special tokens, one per line, joined by "\n"), for register_keras_class.
-void describe_lookup_assets(KerasClass& k);
+// The .keras state of a lookup layer, for register_keras_class: an adapted one's assets
+// (vocabulary.txt: the vocabulary with its special tokens, one per line, joined by "\n"),
+// and in output_mode "tf_idf" its weights (vars/idf_weights, special tokens and padding
+// included), as Keras's save_assets and save_own_variables write them.
+void describe_lookup_state(KerasClass& k);
+
+// Keras's rules on idf_weights in a lookup layer's arguments: only with output_mode
+// "tf_idf", and there with any vocabulary given. `where` names the layer.
+void check_idf_weights_option(const std::string& where, const std::string& output_mode, bool vocabulary_given,
+                              bool idf_weights_given);
 
 }  // namespace strata::layers

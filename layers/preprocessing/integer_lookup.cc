@@ -22,8 +22,15 @@ IndexLookupConfig integer_lookup_config(const IntegerLookupOptions& o) {
 
 IntegerLookupImpl::IntegerLookupImpl(IntegerLookupOptions options_)
     : IndexLookupImpl("IntegerLookup", options_.name, integer_lookup_config(options_)), options(std::move(options_)) {
+  options.output_mode = lookup_config().output_mode;  // "tf-idf" written as Keras writes it
+  check_idf_weights_option("IntegerLookup '" + name + "'", lookup_config().output_mode, options.vocabulary.has_value(),
+                           options.idf_weights.has_value());
   if (options.vocabulary) {
-    set_int_vocabulary(*options.vocabulary);
+    if (options.idf_weights) {
+      set_int_vocabulary(*options.vocabulary, *options.idf_weights);
+    } else {
+      set_int_vocabulary(*options.vocabulary);
+    }
     adapted_ = false;  // saved in the config
   }
 }
@@ -43,9 +50,17 @@ void IntegerLookup::adapt(const Tensor& data) const { lookup().adapt(data); }
 std::vector<std::int64_t> IntegerLookup::get_vocabulary(bool include_special_tokens) const {
   return lookup().int_vocabulary(include_special_tokens);
 }
-void IntegerLookup::set_vocabulary(const std::vector<std::int64_t>& vocabulary) const {
-  lookup().set_int_vocabulary(vocabulary);
+void IntegerLookup::set_vocabulary(const std::vector<std::int64_t>& vocabulary,
+                                   const std::optional<std::vector<double>>& idf_weights) const {
+  check_idf_weights_option("IntegerLookup '" + name() + "'", lookup().lookup_config().output_mode, true,
+                           idf_weights.has_value());
+  if (idf_weights) {
+    lookup().set_int_vocabulary(vocabulary, *idf_weights);
+  } else {
+    lookup().set_int_vocabulary(vocabulary);
+  }
 }
+std::vector<float> IntegerLookup::idf_weights() const { return lookup().idf_weights(); }
 std::int64_t IntegerLookup::vocabulary_size() const { return lookup().vocabulary_size(); }
 
 namespace {
@@ -55,7 +70,7 @@ const bool integer_lookup_registered = [] {
     o.vocabulary_size = l.vocabulary_size();
     return o;
   });
-  describe_lookup_assets(k);
+  describe_lookup_state(k);
   return register_keras_class(std::move(k));
 }();
 }  // namespace

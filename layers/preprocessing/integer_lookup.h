@@ -18,6 +18,7 @@ struct IntegerLookupOptions {  // Keras signature order
   std::int64_t oov_token = -1;
   std::optional<std::vector<std::int64_t>> vocabulary;
   std::string vocabulary_dtype = "int64";
+  std::optional<std::vector<double>> idf_weights;  // output_mode "tf_idf" with a vocabulary
   bool invert = false;
   std::string output_mode = "int";
   bool pad_to_max_tokens = false;
@@ -35,7 +36,7 @@ struct IntegerLookupOptions {  // Keras signature order
                       keras_refused("sparse", "false").because("sparse outputs"),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
                       keras_field("vocabulary_dtype", &O::vocabulary_dtype),
-                      keras_refused("idf_weights").because("tf_idf"), keras_field("vocabulary", &O::vocabulary),
+                      keras_field("idf_weights", &O::idf_weights), keras_field("vocabulary", &O::vocabulary),
                       keras_field("vocabulary_size", &O::vocabulary_size), keras_field("oov_method", &O::oov_method),
                       keras_field("salt", &O::salt)};
   }
@@ -56,7 +57,11 @@ class IntegerLookup : public Layer {
   static IntegerLookup from(const Layer& layer);
   void adapt(const Tensor& data) const;
   std::vector<std::int64_t> get_vocabulary(bool include_special_tokens = true) const;
-  void set_vocabulary(const std::vector<std::int64_t>& vocabulary) const;
+  // Keras's set_vocabulary; idf_weights only (and always) with output_mode "tf_idf".
+  void set_vocabulary(const std::vector<std::int64_t>& vocabulary,
+                      const std::optional<std::vector<double>>& idf_weights = std::nullopt) const;
+  // tf_idf's weights per index (special tokens and padding included); empty in other modes.
+  std::vector<float> idf_weights() const;
   std::int64_t vocabulary_size() const;
   IndexLookupImpl& lookup() const;
 };

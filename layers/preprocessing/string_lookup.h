@@ -20,6 +20,7 @@ struct StringLookupOptions {  // Keras signature order
   std::optional<std::string> mask_token;
   std::string oov_token = "[UNK]";
   std::optional<std::vector<std::string>> vocabulary;
+  std::optional<std::vector<double>> idf_weights;  // output_mode "tf_idf" with a vocabulary
   bool invert = false;
   std::string output_mode = "int";
   bool pad_to_max_tokens = false;
@@ -36,7 +37,7 @@ struct StringLookupOptions {  // Keras signature order
                       keras_field("mask_token", &O::mask_token), keras_field("output_mode", &O::output_mode),
                       keras_refused("sparse", "false").because("sparse outputs"),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
-                      keras_refused("idf_weights").because("tf_idf"), keras_field("vocabulary", &O::vocabulary),
+                      keras_field("idf_weights", &O::idf_weights), keras_field("vocabulary", &O::vocabulary),
                       keras_field("vocabulary_size", &O::vocabulary_size), keras_unmodeled("oov_method", "\"farmhash\""),
                       keras_field("salt", &O::salt), keras_field("encoding", &O::encoding)};
   }
@@ -58,7 +59,11 @@ class StringLookup : public Layer {
   // Learns the vocabulary from string data (any shape), as Keras's adapt.
   void adapt(const Tensor& data) const;
   std::vector<std::string> get_vocabulary(bool include_special_tokens = true) const;
-  void set_vocabulary(const std::vector<std::string>& vocabulary) const;
+  // Keras's set_vocabulary; idf_weights only (and always) with output_mode "tf_idf".
+  void set_vocabulary(const std::vector<std::string>& vocabulary,
+                      const std::optional<std::vector<double>>& idf_weights = std::nullopt) const;
+  // tf_idf's weights per index (special tokens and padding included); empty in other modes.
+  std::vector<float> idf_weights() const;
   std::int64_t vocabulary_size() const;
   // adapt in steps (data/adapt.h adapts from a Dataset through these).
   IndexLookupImpl& lookup() const;

@@ -78,7 +78,6 @@ IndexLookupConfig text_vectorization_config(TextVectorizationOptions& o) {
   c.output_mode = o.output_mode;
   c.pad_to_max_tokens = o.pad_to_max_tokens;
   c.vocabulary_size = o.vocabulary_size;
-  c.tf_idf = true;
   return c;
 }
 

@@ -74,6 +74,19 @@ void check_bucketize() {
                ValueError);
 }
 
+void check_tf_idf_weigh() {
+  TableHandle table;
+  auto t = abc_table();
+  t->idf_weights = {0.f, 0.5f, 1.f, 2.f, 4.f};  // mask, OOV, a, b, c
+  table.set(t);
+  auto weigh = [&](Graph&, V x) { return ops::tf_idf_weigh(x[0], table); };
+  EXPECT_EQ(evaluate(weigh, {tensor<float>({2, 5}, {0, 1, 2, 0, 1, 0, 0, 0, 3, 1})}).to_vector<float>(),
+            (std::vector<float>{0, 0.5f, 2, 0, 4, 0, 0, 0, 6, 4}));
+  // Weights of another length than the encoding: an error naming the node when it runs.
+  t->idf_weights.pop_back();
+  EXPECT_THROW(evaluate(weigh, {tensor<float>({1, 5}, {1, 1, 1, 1, 1})}), ValueError);
+}
+
 void check_hash_bucket() {
   auto hashed = [](ops::HashBucketOptions o) { return [o](Graph&, V x) { return ops::hash_bucket(x[0], o); }; };
   const std::vector<std::string> words{"", "a", "héllo", std::string(100, 'q')};
@@ -130,6 +143,7 @@ const RegisterOpCases preprocessing_cases({
     {"index_lookup", OpCase{{}, check_index_lookup, ""}},
     {"index_lookup_invert", OpCase{{}, check_index_lookup_invert, ""}},
     {"bucketize", OpCase{{}, check_bucketize, ""}},
+    {"tf_idf_weigh", OpCase{{}, check_tf_idf_weigh, ""}},
     {"hash_bucket", OpCase{{}, check_hash_bucket, ""}},
     {"hashed_cross", OpCase{{}, check_hashed_cross, ""}},
     {"categorical_encode", OpCase{{}, check_categorical_encode, ""}},
@@ -139,8 +153,8 @@ const RegisterOpCases preprocessing_cases({
 }  // namespace strata::testing::preprocessing_ops_test
 
 TEST(PreprocessingOps, HaveNoGradient) {
-  for (const char* op : {"index_lookup", "index_lookup_invert", "bucketize", "hash_bucket", "hashed_cross",
-                         "categorical_encode"}) {
+  for (const char* op : {"index_lookup", "index_lookup_invert", "tf_idf_weigh", "bucketize", "hash_bucket",
+                         "hashed_cross", "categorical_encode"}) {
     EXPECT_FALSE(strata::OpRegistry::global().get(op).differentiable) << op;
   }
 }

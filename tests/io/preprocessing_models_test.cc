@@ -2,16 +2,20 @@
 // Keras 3 (tests/data/preprocessing/model_*.keras/.h5, made by
 // tests/reference/make_preprocessing_goldens.py): Strata loads them (an adapted
 // vocabulary from the .keras assets, a given one from the config) and predicts what Keras
-// predicted; Strata's own saves load back with the same vocabulary and predictions.
+// predicted; Strata's own saves load back with the same vocabulary and predictions. The
+// lookups' tf_idf mode (model_tf_idf_lookup.keras, tests/reference/make_lookup_tf_idf_goldens.py)
+// reads and writes its weights where Keras does.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "io/hdf5.h"
 #include "io/saving.h"
 #include "io/zip.h"
 #include "layers/core/input_layer.h"
+#include "layers/preprocessing/integer_lookup.h"
 #include "layers/preprocessing/string_lookup.h"
 #include "test_util.h"
 
@@ -113,6 +117,39 @@ TEST(PreprocessingModels, AnEmptyStringTokenSurvivesTheAssetsRoundTrip) {
   const Tensor x = Tensor::from_strings({3, 1}, {"", "a", "zz"});
   EXPECT_EQ(again.predict(x).to_vector<float>(), model.predict(x).to_vector<float>());
   EXPECT_EQ(again.predict(x).to_vector<float>(), (std::vector<float>{0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
+}
+
+TEST(PreprocessingModels, TfIdfLookupsLoadPredictAndSaveWhereKerasReads) {
+  const json g = load_json("model_tf_idf_lookup.json");
+  const std::vector<Tensor> xs{to_tensor(g["colours"]), to_tensor(g["codes"])};
+  auto check = [&](Model model) {
+    layers::StringLookup colours = layers::StringLookup::from(model.get_layer("colour_tf_idf"));
+    EXPECT_EQ(colours.get_vocabulary(), g["colour_vocabulary"].get<std::vector<std::string>>());
+    EXPECT_EQ(colours.idf_weights(), g["colour_idf_weights"].get<std::vector<float>>());
+    EXPECT_EQ(layers::IntegerLookup::from(model.get_layer("code_tf_idf")).idf_weights(),
+              g["code_idf_weights"].get<std::vector<float>>());
+    const std::vector<float> got = model.predict(xs)[0].to_vector<float>();
+    const std::vector<float> want = g["prediction"]["values"].get<std::vector<float>>();
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << i;
+  };
+  Model model = models::load_model(kDir + "model_tf_idf_lookup.keras", {.compile = false});
+  check(model);
+  strata::testing::ScratchDir dir;
+  const std::string path = dir.file("again.keras");
+  models::save_model(model, path);
+  io::ZipReader zip(path);
+  const std::string weights = dir.file("model.weights.h5");
+  {
+    std::ofstream f(weights, std::ios::binary);
+    f << zip.read("model.weights.h5");
+  }
+  io::h5::File file(weights, io::h5::File::Mode::read);
+  EXPECT_EQ(file.open_dataset("layers/string_lookup/vars/idf_weights").read(DType::float32).to_vector<float>(),
+            g["colour_idf_weights"].get<std::vector<float>>());
+  EXPECT_EQ(file.open_dataset("layers/integer_lookup/vars/idf_weights").read(DType::float32).to_vector<float>(),
+            g["code_idf_weights"].get<std::vector<float>>());
+  check(models::load_model(path));
 }
 
 }  // namespace preprocessing_models_test

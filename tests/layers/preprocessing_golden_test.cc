@@ -2,9 +2,12 @@
 // tests/data/preprocessing/layers.json and adapt.json (written by
 // tests/reference/make_preprocessing_goldens.py) builds the layer from Keras's own config,
 // runs it and compares with Keras's output exactly: hashes, lookups, encodings, dtypes
-// and shapes; adapt gives Keras's vocabularies and bin boundaries.
+// and shapes; adapt gives Keras's vocabularies and bin boundaries. lookup_tf_idf.json
+// (tests/reference/make_lookup_tf_idf_goldens.py) holds the lookups' tf_idf mode: given
+// weights padded as Keras pads them, and adapt's document frequencies.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "io/layer_config.h"
 #include "layers/preprocessing/discretization.h"
 #include "layers/preprocessing/index_lookup.h"
+#include "layers/preprocessing/string_lookup.h"
 
 using namespace strata;
 
@@ -107,6 +111,60 @@ TEST(StringLookup, AdaptLearnsKerasVocabularyOrder) {
     ++n;
   }
   EXPECT_GE(n, 6);
+}
+
+TEST(StringLookup, TfIdfWeighsCountsAsKerasWithGivenWeights) {
+  int n = 0;
+  const json golden = load("lookup_tf_idf.json");
+  for (const json& c : golden["layers"]) {
+    const std::string what = c["class_name"].get<std::string>() + " (" + c["note"].get<std::string>() + ")";
+    SCOPED_TRACE(what);
+    expect_equal(run(from_keras(c), {to_tensor(c["input"])}), c["output"], what);
+    ++n;
+  }
+  EXPECT_GE(n, 7);
+}
+
+TEST(StringLookup, TfIdfAdaptLearnsKerasDocumentFrequencies) {
+  int n = 0;
+  const json golden = load("lookup_tf_idf.json");
+  for (const json& c : golden["adapt"]) {
+    const std::string what = c["class_name"].get<std::string>() + " " + c["config"].dump();
+    SCOPED_TRACE(what);
+    Layer layer = from_keras(c);
+    auto& lookup = static_cast<layers::IndexLookupImpl&>(layer.impl());
+    lookup.adapt(to_tensor(c["data"]));
+    if (c["class_name"] == "StringLookup") {
+      EXPECT_EQ(lookup.string_vocabulary(), c["vocabulary"].get<std::vector<std::string>>());
+    } else {
+      EXPECT_EQ(lookup.int_vocabulary(), c["vocabulary"].get<std::vector<std::int64_t>>());
+    }
+    // The OOV slots hold a float32 mean, whose order of summing is TensorFlow's own.
+    const auto want = c["idf_weights"].get<std::vector<float>>();
+    const std::vector<float>& got = lookup.idf_weights();
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f * std::fabs(want[i])) << i;
+    const Tensor out = run(layer, {to_tensor(c["input"])});
+    const auto want_out = c["output"]["values"].get<std::vector<float>>();
+    ASSERT_EQ(out.shape().dims(), c["output"]["shape"].get<std::vector<std::int64_t>>());
+    for (std::size_t i = 0; i < want_out.size(); ++i)
+      EXPECT_NEAR(out.to_vector<float>()[i], want_out[i], 1e-6f * std::fabs(want_out[i])) << i;
+    ++n;
+  }
+  EXPECT_GE(n, 7);
+}
+
+TEST(StringLookup, TfIdfRefusesWhatKerasRefuses) {
+  const std::vector<std::string> vocab{"a", "b"};
+  EXPECT_THROW(layers::StringLookup({.vocabulary = vocab, .output_mode = "tf_idf"}), ValueError);
+  EXPECT_THROW(layers::StringLookup({.vocabulary = vocab, .idf_weights = std::vector<double>{1, 2}}), ValueError);
+  EXPECT_THROW(layers::StringLookup({.vocabulary = vocab, .idf_weights = std::vector<double>{1}, .output_mode = "tf_idf"}),
+               ValueError);
+  layers::StringLookup adapted({.output_mode = "tf_idf"});
+  EXPECT_THROW(adapted.set_vocabulary(vocab), ValueError);  // weights are needed
+  EXPECT_THROW(adapted.adapt(Tensor::from_strings({1, 2, 1}, {"a", "b"})), ValueError);  // documents are rows
+  adapted.set_vocabulary(vocab, std::vector<double>{0.5, 1.5});
+  EXPECT_EQ(adapted.idf_weights(), (std::vector<float>{1.f, 0.5f, 1.5f}));
 }
 
 TEST(Discretization, AdaptLearnsKerasQuantileBoundaries) {

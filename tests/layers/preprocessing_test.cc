@@ -128,7 +128,7 @@ TEST(StringLookup, RefusesWrongInputsWhenCalled) {
   EXPECT_THROW(lookup(Input({1}, {.dtype = DType::int64})), ValueError);
   layers::IntegerLookup ints({.vocabulary = std::vector<std::int64_t>{1}});
   EXPECT_THROW(ints(Input({1}, {.dtype = DType::string})), ValueError);
-  EXPECT_THROW(layers::StringLookup({.output_mode = "tf_idf"}), NotImplementedError);
+  EXPECT_THROW(layers::StringLookup({.output_mode = "tfidf"}), ValueError);
   EXPECT_THROW(layers::StringLookup({.invert = true, .output_mode = "one_hot"}), ValueError);
   EXPECT_THROW(layers::StringLookup({.vocabulary = std::vector<std::string>{"a", "b", "a"}}), ValueError);
   EXPECT_THROW(layers::CategoryEncoding(3)(Input({1}, {.dtype = DType::string})), ValueError);

@@ -1,5 +1,6 @@
 // The CPU kernels of the lookup ops (core/ops/lookup_ops.h): index lookups in a layer's
-// vocabulary, their inverse, and bucketizing by a layer's bin boundaries.
+// vocabulary, their inverse, tf_idf's weighing of counts, and bucketizing by a layer's bin
+// boundaries.
 #include <algorithm>
 #include <charconv>
 
@@ -129,6 +130,24 @@ void invert_kernel(KernelContext& ctx) {
   }
 }
 
+void tf_idf_weigh_kernel(KernelContext& ctx) {
+  const auto table = table_of<IndexLookupTable>(ctx, "tf_idf_weigh");
+  const std::vector<float>& w = table->idf_weights;
+  const Tensor& counts = ctx.input(0);
+  const std::int64_t depth = counts.shape().dims().back();
+  if (static_cast<std::int64_t>(w.size()) != depth) {
+    throw ValueError("tf_idf_weigh '" + ctx.node.name + "': the layer has " + std::to_string(w.size()) +
+                     " idf weights for an encoding of " + std::to_string(depth) +
+                     " slots; give idf_weights with the vocabulary, or adapt the layer");
+  }
+  const float* x = counts.data<float>();
+  float* y = ctx.output(0).data<float>();
+  const std::int64_t rows = depth == 0 ? 0 : counts.size() / depth;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t j = 0; j < depth; ++j) y[r * depth + j] = x[r * depth + j] * w[static_cast<std::size_t>(j)];
+  }
+}
+
 void bucketize_kernel(KernelContext& ctx) {
   const auto table = table_of<BoundariesTable>(ctx, "bucketize");
   const BoundariesTable& t = *table;
@@ -152,6 +171,7 @@ void bucketize_kernel(KernelContext& ctx) {
 void register_lookup_kernels(OpRegistry& r) {
   r.add_kernel("index_lookup", DeviceType::cpu, {.run = lookup_kernel});
   r.add_kernel("index_lookup_invert", DeviceType::cpu, {.run = invert_kernel});
+  r.add_kernel("tf_idf_weigh", DeviceType::cpu, {.run = tf_idf_weigh_kernel});
   r.add_kernel("bucketize", DeviceType::cpu, {.run = bucketize_kernel});
 }
 
