@@ -16,6 +16,19 @@
 
 namespace strata {
 
+// Where one output position's weights go: input i's at row[i · stride], for the `limit`
+// inputs the axis has. A window may reach past them (Resizing's pad_to_aspect_ratio over
+// sizes known only when the program runs resizes the padded axis, whose padding is zeros
+// once the fill is subtracted): the weights of positions outside [0, limit) are dropped.
+struct WeightRow {
+  float* row = nullptr;
+  std::int64_t stride = 1;
+  std::int64_t limit = 0;
+  STRATA_HOST_DEVICE void add(std::int64_t i, float w) const {
+    if (i >= 0 && i < limit) row[i * stride] += w;
+  }
+};
+
 // Keras's resize interpolations, and adaptive average pooling's bins, in the order the
 // resize_weights op's "kind" attribute numbers them.
 enum class ResizeKind : int {
@@ -51,8 +64,7 @@ STRATA_HOST_DEVICE inline double keys_cubic_far(double x) {  // 1 < |d| < 2
   return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
 }
 
-STRATA_HOST_DEVICE inline void bicubic_row(float* row, std::int64_t stride, double src, std::int64_t start,
-                                           std::int64_t size) {
+STRATA_HOST_DEVICE inline void bicubic_row(const WeightRow& row, double src, std::int64_t start, std::int64_t size) {
   const double floor_src = std::floor(src);
   const auto in = static_cast<std::int64_t>(floor_src);
   const auto offset = static_cast<int>(std::lrint((src - floor_src) * kCubicTable));
@@ -68,8 +80,7 @@ STRATA_HOST_DEVICE inline void bicubic_row(float* row, std::int64_t stride, doub
   }
   for (int k = 0; k < 4; ++k) {
     if (kept[k] == 0.0) continue;
-    row[(start + in - 1 + k) * stride] +=
-        static_cast<float>(std::fabs(total) >= 1000 * 1.17549435e-38 ? kept[k] / total : kept[k]);
+    row.add(start + in - 1 + k, static_cast<float>(std::fabs(total) >= 1000 * 1.17549435e-38 ? kept[k] / total : kept[k]));
   }
 }
 
@@ -77,8 +88,8 @@ STRATA_HOST_DEVICE inline void bicubic_row(float* row, std::int64_t stride, doub
 // the input cells under [o·s, (o+1)·s), s = in/out, each cell by the part of it covered,
 // in float as TF computes. The op scales by 1/(s_rows·s_cols) once; here each axis takes
 // its own 1/s.
-STRATA_HOST_DEVICE inline void area_row(float* row, std::int64_t stride, std::int64_t o, std::int64_t start,
-                                        std::int64_t size, std::int64_t out_size) {
+STRATA_HOST_DEVICE inline void area_row(const WeightRow& row, std::int64_t o, std::int64_t start, std::int64_t size,
+                                        std::int64_t out_size) {
   const float s = static_cast<float>(size) / static_cast<float>(out_size);
   const float from = static_cast<float>(o) * s, to = static_cast<float>(o + 1) * s;
   const auto first = static_cast<std::int64_t>(std::floor(from)), end = static_cast<std::int64_t>(std::ceil(to));
@@ -86,7 +97,7 @@ STRATA_HOST_DEVICE inline void area_row(float* row, std::int64_t stride, std::in
     const auto cell = static_cast<float>(i);
     const float covered = cell < from ? (cell + 1 > to ? s : cell + 1 - from) : (cell + 1 > to ? to - cell : 1.0f);
     // Rounding can reach one cell past the image; TF reads the edge cell again.
-    row[(start + clamp_index(i, 0, size - 1)) * stride] += covered / s;
+    row.add(start + clamp_index(i, 0, size - 1), covered / s);
   }
 }
 
@@ -122,9 +133,9 @@ struct SamplingKernel {
 // TF's ScaleAndTranslate along one axis, translation 0 (its resize): output o samples at
 // (o + 1/2)/scale, from the cells within the kernel's radius of it (times 1/scale when
 // antialiasing a shrink), its weights normalized to sum 1; in float as TF computes.
-STRATA_HOST_DEVICE inline void scale_and_translate_row(float* row, std::int64_t stride, SamplingKernel kernel,
-                                                       bool antialias, std::int64_t o, std::int64_t start,
-                                                       std::int64_t size, std::int64_t out_size) {
+STRATA_HOST_DEVICE inline void scale_and_translate_row(const WeightRow& row, SamplingKernel kernel, bool antialias,
+                                                       std::int64_t o, std::int64_t start, std::int64_t size,
+                                                       std::int64_t out_size) {
   const float scale = static_cast<float>(out_size) / static_cast<float>(size);
   const auto inv_scale = static_cast<float>(1.0 / scale);
   const float kernel_scale = antialias && inv_scale > 1.0f ? inv_scale : 1.0f;
@@ -141,7 +152,7 @@ STRATA_HOST_DEVICE inline void scale_and_translate_row(float* row, std::int64_t 
   // TF leaves a row whose weights cancel out at zero (float's smallest normal: 1.17549435e-38).
   if (std::fabs(total) < 1000.0f * 1.17549435e-38f) return;
   const float one_over_total = 1.0f / total;
-  for (std::int64_t i = first; i < end; ++i) row[(start + i) * stride] += weight(i) * one_over_total;
+  for (std::int64_t i = first; i < end; ++i) row.add(start + i, weight(i) * one_over_total);
 }
 
 }  // namespace resize_detail
@@ -157,35 +168,36 @@ STRATA_HOST_DEVICE inline AdaptiveBin adaptive_bin_of(std::int64_t length, std::
   return {start, end - start};
 }
 
-// Adds output o's weights to row[i · stride] for each input i of an axis whose window
-// [start, start + size) is resized to out_size positions (the row must start zeroed).
-STRATA_HOST_DEVICE inline void resize_weights_row(float* row, std::int64_t stride, std::int64_t o, std::int64_t start,
+// Adds output o's weights to the row for each input i of an axis whose window
+// [start, start + size) is resized to out_size positions (the row must start zeroed). The
+// window may reach past the axis's inputs on either side (start < 0, a padded axis): those
+// positions' weights are dropped (WeightRow).
+STRATA_HOST_DEVICE inline void resize_weights_row(const WeightRow& row, std::int64_t o, std::int64_t start,
                                                   std::int64_t size, std::int64_t out_size, ResizeKind kind) {
   using namespace resize_detail;
   switch (kind) {
     case ResizeKind::area:
-      area_row(row, stride, o, start, size, out_size);
+      area_row(row, o, start, size, out_size);
       return;
     case ResizeKind::lanczos3:
     case ResizeKind::lanczos5:
-      scale_and_translate_row(row, stride, {kind == ResizeKind::lanczos3 ? 3.0f : 5.0f, 2}, false, o, start, size,
-                              out_size);
+      scale_and_translate_row(row, {kind == ResizeKind::lanczos3 ? 3.0f : 5.0f, 2}, false, o, start, size, out_size);
       return;
     case ResizeKind::bilinear_antialias:
-      scale_and_translate_row(row, stride, {1.0f, 0}, true, o, start, size, out_size);
+      scale_and_translate_row(row, {1.0f, 0}, true, o, start, size, out_size);
       return;
     case ResizeKind::bicubic_antialias:
-      scale_and_translate_row(row, stride, {2.0f, 1}, true, o, start, size, out_size);
+      scale_and_translate_row(row, {2.0f, 1}, true, o, start, size, out_size);
       return;
     case ResizeKind::lanczos3_antialias:
     case ResizeKind::lanczos5_antialias:
-      scale_and_translate_row(row, stride, {kind == ResizeKind::lanczos3_antialias ? 3.0f : 5.0f, 2}, true, o, start,
-                              size, out_size);
+      scale_and_translate_row(row, {kind == ResizeKind::lanczos3_antialias ? 3.0f : 5.0f, 2}, true, o, start, size,
+                              out_size);
       return;
     case ResizeKind::adaptive_average: {
       const AdaptiveBin bin = adaptive_bin_of(size, out_size, o);
       for (std::int64_t i = 0; i < bin.size; ++i) {
-        row[(start + bin.start + i) * stride] = 1.0f / static_cast<float>(bin.size);
+        row.add(start + bin.start + i, 1.0f / static_cast<float>(bin.size));
       }
       return;
     }
@@ -195,21 +207,21 @@ STRATA_HOST_DEVICE inline void resize_weights_row(float* row, std::int64_t strid
   const double scale = static_cast<double>(size) / static_cast<double>(out_size);
   if (kind == ResizeKind::nearest) {
     const std::int64_t src = static_cast<std::int64_t>(std::floor((static_cast<double>(o) + 0.5) * scale));
-    row[(start + (src < size - 1 ? src : size - 1)) * stride] = 1.0f;
+    row.add(start + (src < size - 1 ? src : size - 1), 1.0f);
     return;
   }
   // Half-pixel centers: the source position of output o's center.
   const double src = (static_cast<double>(o) + 0.5) * scale - 0.5;
   if (kind == ResizeKind::bicubic) {
-    bicubic_row(row, stride, src, start, size);
+    bicubic_row(row, src, start, size);
     return;
   }
   const double floor_src = std::floor(src);
   const auto below = static_cast<std::int64_t>(floor_src), above = static_cast<std::int64_t>(std::ceil(src));
   const std::int64_t lower = below > 0 ? below : 0, upper = above < size - 1 ? above : size - 1;
   const auto lerp = static_cast<float>(src - floor_src);
-  row[(start + lower) * stride] += 1.0f - lerp;
-  row[(start + upper) * stride] += lerp;
+  row.add(start + lower, 1.0f - lerp);
+  row.add(start + upper, lerp);
 }
 
 }  // namespace strata

@@ -15,7 +15,7 @@ __global__ void resize_weights_kernel(float* out, std::int64_t in_size, std::int
                                       std::int64_t size, ResizeKind kind) {
   for (std::int64_t o = first_index(); o < out_size; o += grid_stride()) {
     for (std::int64_t i = 0; i < in_size; ++i) out[i * out_size + o] = 0.0f;
-    resize_weights_row(out + o, out_size, o, start, size, out_size, kind);
+    resize_weights_row({out + o, out_size, in_size}, o, start, size, out_size, kind);
   }
 }
 

@@ -77,7 +77,10 @@ Output resize_weights(Output x, const ResizeWeightsOptions& o) {
                      std::to_string(o.size) + " and scale " + std::to_string(o.scale));
   }
   if (o.other_axis >= 0 && (o.size <= 0 || o.other_size <= 0)) {
-    throw ValueError("resize_weights: an aspect-ratio crop needs both output sizes");
+    throw ValueError("resize_weights: an aspect-ratio crop or pad needs both output sizes");
+  }
+  if (o.pad_to_aspect_ratio && o.other_axis < 0) {
+    throw ValueError("resize_weights: pad_to_aspect_ratio needs the other axis (other_axis)");
   }
   return x.graph->add("resize_weights", {x},
                       Attrs{{"axis", std::int64_t{o.axis}},
@@ -85,7 +88,8 @@ Output resize_weights(Output x, const ResizeWeightsOptions& o) {
                             {"size", o.size},
                             {"scale", o.scale},
                             {"other_axis", std::int64_t{o.other_axis}},
-                            {"other_size", o.other_size}});
+                            {"other_size", o.other_size},
+                            {"pad_to_aspect_ratio", o.pad_to_aspect_ratio}});
 }
 
 ResizeWeightsPlan resize_weights_plan_of(const Node& node, const Shape& x) {
@@ -101,8 +105,15 @@ ResizeWeightsPlan resize_weights_plan_of(const Node& node, const Shape& x) {
     const std::int64_t other_in = x.dims()[static_cast<std::size_t>(checked_axis(op, x, other))];
     const auto other_out = node.attrs.get<std::int64_t>("other_size");
     const auto fitting = static_cast<std::int64_t>(static_cast<double>(other_in) * p.out_size / other_out);
-    p.size = std::max<std::int64_t>(std::min(p.in_size, fitting), 1);
-    p.start = (p.in_size - p.size) / 2;
+    if (const bool* padded = node.attrs.find<bool>("pad_to_aspect_ratio"); padded && *padded) {
+      // Keras's pad_to_aspect_ratio: int(difference / 2) on both sides.
+      const std::int64_t pad = (std::max(p.in_size, fitting) - p.in_size) / 2;
+      p.start = -pad;
+      p.size = p.in_size + 2 * pad;
+    } else {
+      p.size = std::max<std::int64_t>(std::min(p.in_size, fitting), 1);
+      p.start = (p.in_size - p.size) / 2;
+    }
   }
   return p;
 }

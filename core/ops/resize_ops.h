@@ -31,6 +31,11 @@ struct ResizeWeightsOptions {
   // largest (axis : other_axis) region with the ratio size : other_size is resized.
   int other_axis = -1;
   std::int64_t other_size = 0;
+  // Keras's pad_to_aspect_ratio instead (with other_axis): the axis padded on both sides by
+  // half of what the smallest region with that ratio adds (rounded down, as Keras), and
+  // the padded window resized; the padding's weights are dropped, so the matrix applies to
+  // images from which the fill value was subtracted.
+  bool pad_to_aspect_ratio = false;
 };
 
 // The (x.shape[axis], output size) float32 matrix; x is read for its shape only. No
@@ -40,7 +45,7 @@ Output resize_weights(Output x, const ResizeWeightsOptions& options);
 // What resize_weights' kernels write, from the node and x's shape when it runs.
 struct ResizeWeightsPlan {
   std::int64_t in_size = 0, out_size = 0;
-  std::int64_t start = 0, size = 0;  // the window of the input resized
+  std::int64_t start = 0, size = 0;  // the window of the input resized (start < 0: padded)
   ResizeKind kind = ResizeKind::bilinear;
 };
 ResizeWeightsPlan resize_weights_plan_of(const Node& node, const Shape& x);

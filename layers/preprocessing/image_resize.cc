@@ -22,7 +22,7 @@ std::vector<float> interpolation_matrix(std::int64_t in_size, AxisWindow window,
   const ResizeKind kind = ops::resize_kind_of("interpolation_matrix", interpolation, antialias);
   std::vector<float> m(static_cast<std::size_t>(out_size * in_size), 0.0f);
   for (std::int64_t o = 0; o < out_size; ++o) {
-    resize_weights_row(m.data() + o * in_size, 1, o, window.start, window.size, out_size, kind);
+    resize_weights_row({m.data() + o * in_size, 1, in_size}, o, window.start, window.size, out_size, kind);
   }
   return m;
 }
@@ -88,12 +88,17 @@ Output resize_images(Graph& graph, Output x, const ResizeMatrices& m) {
 
 Output resize_images_at_run(Output x, const RunTimeResize& r) {
   const ResizeKind kind = ops::resize_kind_of("resize_images_at_run", r.interpolation, r.antialias);
-  const int crop_rows = r.crop_to_aspect_ratio ? 2 : -1, crop_cols = r.crop_to_aspect_ratio ? 1 : -1;
+  const bool aspect = r.crop_to_aspect_ratio || r.pad_to_aspect_ratio;
+  const int other_rows = aspect ? 2 : -1, other_cols = aspect ? 1 : -1;
   const Output rows = ops::resize_weights(x, {.axis = 1, .kind = kind, .size = r.height, .scale = r.height_factor,
-                                              .other_axis = crop_rows, .other_size = r.width});
+                                              .other_axis = other_rows, .other_size = r.width,
+                                              .pad_to_aspect_ratio = r.pad_to_aspect_ratio});
   const Output cols = ops::resize_weights(x, {.axis = 2, .kind = kind, .size = r.width, .scale = r.width_factor,
-                                              .other_axis = crop_cols, .other_size = r.height});
-  return resize_by(x, rows, cols);
+                                              .other_axis = other_cols, .other_size = r.height,
+                                              .pad_to_aspect_ratio = r.pad_to_aspect_ratio});
+  if (!r.pad_to_aspect_ratio) return resize_by(x, rows, cols);
+  const auto fill = static_cast<float>(r.fill_value);
+  return ops::add(resize_by(ops::sub(x, fill), rows, cols), fill);
 }
 
 }  // namespace strata::layers

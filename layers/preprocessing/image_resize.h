@@ -56,6 +56,10 @@ struct RunTimeResize {
   std::int64_t height = 0, width = 0;
   std::int64_t height_factor = 0, width_factor = 0;
   bool crop_to_aspect_ratio = false;  // Keras's: resize the centered window of the output's ratio
+  // Keras's pad_to_aspect_ratio: the image padded with fill_value to the output's ratio, then
+  // resized (as the matrices over the padded axes applied to x − fill_value, plus it).
+  bool pad_to_aspect_ratio = false;
+  double fill_value = 0.0;
   std::string interpolation = "bilinear";
   bool antialias = false;
 };

@@ -48,13 +48,7 @@ ResizingImpl::ResizingImpl(std::int64_t height_, std::int64_t width_, ResizingOp
 void ResizingImpl::build(const std::vector<TensorSpec>& inputs) {
   const std::string where = "Resizing '" + name + "'";
   at_run_ = has_unknown_image_size(inputs[0].shape, options.data_format, where);
-  if (at_run_) {
-    if (options.pad_to_aspect_ratio) {
-      throw NotImplementedError(where + ": pad_to_aspect_ratio over None image rows or columns is not supported "
-                                "yet, got " + inputs[0].shape.to_string());
-    }
-    return;
-  }
+  if (at_run_) return;
   auto [rows, cols] = image_size(inputs[0].shape, options.data_format, where);
   AxisWindow row_window{0, rows}, col_window{0, cols};
   if (options.crop_to_aspect_ratio) {
@@ -83,6 +77,8 @@ std::vector<Output> ResizingImpl::call(Graph& graph, const std::vector<Output>& 
   }
   Output y = at_run_ ? resize_images_at_run(x, {.height = height, .width = width,
                                                 .crop_to_aspect_ratio = options.crop_to_aspect_ratio,
+                                                .pad_to_aspect_ratio = options.pad_to_aspect_ratio,
+                                                .fill_value = options.fill_value,
                                                 .interpolation = options.interpolation,
                                                 .antialias = options.antialias})
                      : resize_images(graph, x, matrices_);

@@ -1580,7 +1580,8 @@ OpCases upsample_cases() {
 }
 
 // resize_weights: every kind (the antialiased ones too), growing and shrinking (lanczos5 wider than the image), an
-// upsampling factor, crop_to_aspect_ratio's window on either axis, one input cell. The
+// upsampling factor, crop_to_aspect_ratio's window and pad_to_aspect_ratio's padded axis on either
+// axis, one input cell. The
 // same arithmetic on both devices (core/resize_weights.h), but CUDA may contract a
 // multiply and an add into one FMA where GCC does not.
 OpCases resize_weights_cases() {
@@ -1588,6 +1589,7 @@ OpCases resize_weights_cases() {
     std::string label;
     Shape x;
     std::int64_t axis, size, scale, other_axis, other_size;
+    bool pad = false;
   };
   const std::vector<R> rs = {{"rows 9 -> 5", {2, 9, 6, 1}, 1, 5, 0, -1, 0},
                              {"cols 4 -> 11", {1, 3, 4, 2}, 2, 11, 0, -1, 0},
@@ -1595,6 +1597,8 @@ OpCases resize_weights_cases() {
                              {"cols 7 -> 7 x 3", {1, 2, 7, 1}, 2, 0, 3, -1, 0},
                              {"rows 9 -> 5, cropped to 5 : 7 on 6 cols", {1, 9, 6, 1}, 1, 5, 0, 2, 7},
                              {"cols 11 -> 7, cropped to 5 : 7 on 4 rows", {1, 4, 11, 1}, 2, 7, 0, 1, 5},
+                             {"rows 3 -> 5, padded to 5 : 7 on 9 cols", {1, 3, 9, 1}, 1, 5, 0, 2, 7, true},
+                             {"cols 2 -> 7, padded to 5 : 7 on 6 rows", {1, 6, 2, 1}, 2, 7, 0, 1, 5, true},
                              {"one cell -> 4", {1, 1, 1, 1}, 1, 4, 0, -1, 0}};
   OpCases op{1e-6f, {}};
   std::uint64_t seed = 3800;
@@ -1602,7 +1606,8 @@ OpCases resize_weights_cases() {
     for (const R& r : rs) {
       op.cases.push_back({"kind " + std::to_string(kind) + ", " + r.label, {in_range(r.x, -1, 1, seed++)},
                           Attrs{{"axis", r.axis}, {"kind", kind}, {"size", r.size}, {"scale", r.scale},
-                                {"other_axis", r.other_axis}, {"other_size", r.other_size}}});
+                                {"other_axis", r.other_axis}, {"other_size", r.other_size},
+                                {"pad_to_aspect_ratio", r.pad}}});
     }
   }
   return op;

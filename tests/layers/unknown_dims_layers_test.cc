@@ -120,15 +120,31 @@ TEST(UnknownDims, TimeDistributedFoldsNoneStepsAndKeepsNonePerStepDims) {
   EXPECT_THROW(TimeDistributed(Dense(2))(Input({N, N})), ShapeError);  // Dense's last dim must be known
 }
 
-// What Keras computes and Strata does not yet is refused naming the layer and the option.
-TEST(UnknownDims, RefusalsNameTheLayer) {
-  try {
-    Resizing(5, 7, {.pad_to_aspect_ratio = true, .name = "boxed"})(Input({N, N, 3}));
-    ADD_FAILURE() << "pad_to_aspect_ratio over None sizes was accepted";
-  } catch (const NotImplementedError& e) {
-    const std::string padded = e.what();
-    EXPECT_NE(padded.find("boxed"), std::string::npos) << padded;
-    EXPECT_NE(padded.find("pad_to_aspect_ratio"), std::string::npos) << padded;
+// pad_to_aspect_ratio over None sizes (the resize_weights op resizing each padded axis,
+// the padding's weights dropped, on images less the fill value) predicts what the same
+// resize over known sizes (the image padded, then its matrices; matched to Keras's
+// goldens) predicts: taller and wider images, odd differences, the output's own ratio,
+// a fill value, every interpolation, both data formats.
+TEST(UnknownDims, PaddedResizesOverNoneSizesMatchKnownSizes) {
+  for (const std::string interpolation : {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"}) {
+    for (const std::string format : {"channels_last", "channels_first"}) {
+      const ResizingOptions options{.interpolation = interpolation, .pad_to_aspect_ratio = true, .fill_value = 0.5,
+                                    .data_format = format};
+      const bool first = format == "channels_first";
+      auto any_size = Input(first ? Shape{2, N, N} : Shape{N, N, 2});
+      Model open(any_size, Resizing(4, 7, options)(any_size));
+      for (const auto& [h, w] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {3, 13}, {8, 14}, {4, 4}, {2, 9}}) {
+        SCOPED_TRACE(::testing::Message() << interpolation << " " << format << " " << h << "x" << w);
+        const Shape image = first ? Shape{2, h, w} : Shape{h, w, 2};
+        auto fixed_size = Input(image);
+        Model fixed(fixed_size, Resizing(4, 7, options)(fixed_size));
+        Tensor x(Shape{2, image.dims()[0], image.dims()[1], image.dims()[2]});
+        for (std::int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = static_cast<float>((i * 37) % 11) * 0.25f;
+        const Tensor a = open.predict_on_batch(x), b = fixed.predict_on_batch(x);
+        ASSERT_EQ(a.shape(), b.shape());
+        for (std::int64_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a.item(i), b.item(i), 1e-5) << "element " << i;
+      }
+    }
   }
 }
 

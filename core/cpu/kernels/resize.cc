@@ -18,7 +18,7 @@ void resize_weights_kernel(KernelContext& ctx) {
   float* m = out.data<float>();
   std::fill(m, m + out.size(), 0.0f);
   for (std::int64_t o = 0; o < p.out_size; ++o) {
-    resize_weights_row(m + o, p.out_size, o, p.start, p.size, p.out_size, p.kind);
+    resize_weights_row({m + o, p.out_size, p.in_size}, o, p.start, p.size, p.out_size, p.kind);
   }
 }
 
