@@ -85,14 +85,16 @@ Output Regularizer::operator()(Output x) const {
   return penalty.valid() ? penalty : ops::constant(*x.graph, 0.f);
 }
 
-Output Regularizer::activity_penalty(Output y) const {
+Output Regularizer::activity_penalty(Output y) const { return activity_penalty(y, y); }
+
+Output Regularizer::activity_penalty(Output y, Output batch_of) const {
   Output penalty = (*this)(y);
-  if (y.shape().rank() == 0) return penalty;
+  if (y.shape().rank() == 0 || batch_of.shape().rank() == 0) return penalty;
   // The batch size at run time: a count of ones along the first axis.
-  Output first = ops::stop_gradient(y);
-  if (y.shape().rank() > 1) {
+  Output first = ops::stop_gradient(batch_of);
+  if (batch_of.shape().rank() > 1) {
     std::vector<std::int64_t> rest;
-    for (std::int64_t a = 1; a < y.shape().rank(); ++a) rest.push_back(a);
+    for (std::int64_t a = 1; a < batch_of.shape().rank(); ++a) rest.push_back(a);
     first = ops::reduce_sum(first, rest);
   }
   Output batch = ops::reduce_sum(ops::fill_like(first, 1.f));

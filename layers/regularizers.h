@@ -45,6 +45,9 @@ class Regularizer {
   // The penalty of a layer's output as Keras's activity_regularizer adds it: divided by
   // the batch size (the first axis; 0 gives 0, as Keras's divide_no_nan), a scalar as is.
   Output activity_penalty(Output y) const;
+  // The same for an output whose batch axis was merged with others (MultiHeadAttention's
+  // projections of inputs of rank above 3): the batch size is `batch_of`'s first axis.
+  Output activity_penalty(Output y, Output batch_of) const;
 
   friend bool operator==(const Regularizer&, const Regularizer&) = default;
 

@@ -12,11 +12,13 @@
 
 namespace strata::layers {
 
-void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected) {
+void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected,
+                                       Output batch_of) {
   if (!layer.activity_regularizer.defined()) return;
-  for (const Output& y : projected) graph.add_loss(layer.activity_regularizer.activity_penalty(y));
+  for (const Output& y : projected) {
+    graph.add_loss(layer.activity_regularizer.activity_penalty(y, batch_of.valid() ? batch_of : y));
+  }
 }
-
 
 std::vector<std::string> heads_call_argument_names() {
   return {"return_attention_scores", "use_causal_mask", "query_mask", "value_mask", "key_mask", "attention_mask"};

@@ -32,8 +32,10 @@ void check_dropout_rate(double rate);
 
 // The layer's activity_regularizer as Keras's attention layers apply it: given to each
 // projection (EinsumDense), whose call adds the penalty of its output over its batch to the
-// model's losses. The projections' outputs, each (batch, ...).
-void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected);
+// model's losses. The projections' outputs, each (batch, ...), or with the batch merged with
+// other axes, whose batch size is then `batch_of`'s first axis (the query's).
+void add_projection_activity_penalties(Graph& graph, const LayerImpl& layer, const std::vector<Output>& projected,
+                                       Output batch_of = {});
 
 // (q / sqrt(key_dim)) · kᵀ per head: q (batch, T, heads, key_dim) and k (batch, S, heads,
 // key_dim) give (batch, heads, T, S).

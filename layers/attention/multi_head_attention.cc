@@ -229,8 +229,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
       throw NotImplementedError(what + " over inputs of rank above 3 (" + query_in.shape().to_string() +
                                 ") is not supported");
     };
-    // Keras's projections see the batch alone first; these are flattened into it.
-    if (activity_regularizer.defined()) refuse("an activity_regularizer");
+    // Keras's projections see the batch alone first; these are flattened into it (the
+    // activity penalties divide by the query's batch, as Keras's).
     for (const Output& m : masks) {
       if (m.valid()) refuse("an input's mask");
     }
@@ -257,7 +257,7 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
                    {.rate = options.dropout, .seed = seed, .stream = static_cast<std::uint64_t>(current_call)},
                    return_scores || options.dropout > 0.0 || !flat);
   const Output projected = output_dense->call(graph, {attention.attended})[0];
-  add_projection_activity_penalties(graph, *this, {q, k, v, projected});
+  add_projection_activity_penalties(graph, *this, {q, k, v, projected}, query_in);
   Output out = unflattened(projected, query_in, value_in, false);
   if (return_scores) return {out, unflattened(attention.weights, query_in, value_in, true)};
   return {out};

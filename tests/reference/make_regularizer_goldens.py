@@ -106,6 +106,16 @@ def attention_model(activity=False):
     return keras.Model(x, L.Dense(1)(L.Flatten()(h)))
 
 
+def attention_model_rank4():
+    """Attention over one axis of images (rank-4 inputs, another axis beside the batch), its
+    projections' outputs under an activity regularizer: Keras divides each penalty by the
+    batch alone."""
+    x = keras.Input((4, 4, 2))
+    h = L.MultiHeadAttention(2, 3, attention_axes=(2,), activity_regularizer=R.L2(0.03),
+                             kernel_regularizer=R.L1(0.02))(x, x)
+    return keras.Model(x, L.Dense(1)(L.Flatten()(h)))
+
+
 def grouped_attention_model():
     """GroupQueryAttention with a gate, every projection regularized and constrained."""
     x = keras.Input((5, 2))
@@ -219,6 +229,8 @@ CASES = [
     ("bidirectional_lstm",
      dense_model(lambda: [L.Bidirectional(L.LSTM(2, kernel_regularizer=R.L2(0.1), recurrent_constraint=C.NonNeg())),
                           L.Dense(1)], inputs=(5, 2)), SEQUENCES, (1,)),
+    # Appended: the cases above keep their seeds (10 · position), so their values.
+    ("multi_head_attention_rank4_activity", attention_model_rank4, IMAGES, (1,)),
 ]
 
 
