@@ -36,6 +36,7 @@ void register_linalg_ops(OpRegistry& registry);
 void register_matrix_decomposition_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
 void register_ctc_ops(OpRegistry& registry);
+void register_data_sized_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -67,6 +68,7 @@ inline void register_all(OpRegistry& registry) {
   register_matrix_decomposition_ops(registry);
   register_resize_ops(registry);
   register_ctc_ops(registry);
+  register_data_sized_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -2,6 +2,9 @@
 // result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
 // TensorFlow backend computes them, so each runs on every device those ops run on. Integer
 // results keep Keras's dtypes; the arithmetic is float32's, exact for integers below 2^24.
+// bincount and nonzero, whose results' sizes depend on the values, are ops of their own
+// (core/ops/data_sized_ops.h).
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/data_sized_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -72,11 +76,24 @@ std::vector<Output> unravel_index(C c) {
   return out;
 }
 
+// bincount(x, weights=None, minlength=0, sparse=False): counts along the last axis of a rank 1
+// or 2 x. Keras saves weights only as a Python list, which holds the batch's values (its
+// fixed size): refused, as sparse is.
+Output bincount(C c) {
+  if (c.has("weights")) refuse(c, "weights", "a constant of the batch's size is not computed");
+  if (c.has("sparse") && c.flag("sparse")) refuse(c, "sparse", "Strata has no sparse tensors");
+  const double minlength = c.has("minlength") ? c.number("minlength") : 0.0;
+  if (std::floor(minlength) != minlength || minlength < 0 || minlength > 1e9)
+    refuse(c, "minlength", "a whole number 0 or more is needed");
+  return ops::bincount(c.arg(0), static_cast<std::int64_t>(minlength));
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& bin_ops() {
   static const std::map<std::string, OpFn> t = {
       {"SearchSorted", searchsorted},
+      {"Bincount", bincount},
   };
   return t;
 }
@@ -84,6 +101,7 @@ const std::map<std::string, OpFn>& bin_ops() {
 const std::map<std::string, MultiOpFn>& bin_multi_output_ops() {
   static const std::map<std::string, MultiOpFn> t = {
       {"UnravelIndex", unravel_index},
+      {"Nonzero", [](C c) { return ops::nonzero(c.arg(0)); }},
   };
   return t;
 }
