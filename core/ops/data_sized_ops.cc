@@ -1,5 +1,5 @@
-// The ops whose result's size depends on the values (core/ops/data_sized_ops.h): nonzero
-// and bincount. The CPU registers their kernels (cpu/kernels/data_sized.cc).
+// The ops whose result's size depends on the values (core/ops/data_sized_ops.h): nonzero,
+// bincount and unique. The CPU registers their kernels (cpu/kernels/data_sized.cc).
 #include "core/ops/data_sized_ops.h"
 
 #include <string>
@@ -48,6 +48,30 @@ void register_data_sized_ops(OpRegistry& r) {
            return std::vector<TensorSpec>{{out, DType::int32}};
          },
          .differentiable = false});
+  r.add({.name = "unique",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           expect_numbers(ctx, "its input");
+           const auto size = ctx.attrs.get<std::int64_t>("size");
+           const std::int64_t n = size >= 0 ? size : kUnknownDim;
+           std::vector<TensorSpec> out{{Shape({n}), ctx.inputs[0].dtype}};
+           if (ctx.attrs.get<bool>("return_index")) out.push_back({Shape({n}), DType::int32});
+           if (ctx.attrs.get<bool>("return_inverse")) out.push_back({ctx.inputs[0].shape, DType::int32});
+           if (ctx.attrs.get<bool>("return_counts")) out.push_back({Shape({n}), DType::int32});
+           return out;
+         },
+         .differentiable = false});
+}
+
+std::vector<Output> unique(Output x, const UniqueOptions& o) {
+  return x.graph->add_node("unique", {x},
+                           Attrs{{"sorted", o.sorted},
+                                 {"return_index", o.return_index},
+                                 {"return_inverse", o.return_inverse},
+                                 {"return_counts", o.return_counts},
+                                 {"size", o.size},
+                                 {"fill_value", o.fill_value},
+                                 {kSizesOutputsAttr, o.size < 0}});
 }
 
 std::vector<Output> nonzero(Output x) {

@@ -2,8 +2,8 @@
 // result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
 // TensorFlow backend computes them, so each runs on every device those ops run on. Integer
 // results keep Keras's dtypes; the arithmetic is float32's, exact for integers below 2^24.
-// bincount and nonzero, whose results' sizes depend on the values, are ops of their own
-// (core/ops/data_sized_ops.h).
+// bincount, nonzero and unique, whose results' sizes depend on the values, are ops of their
+// own (core/ops/data_sized_ops.h).
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -88,6 +88,23 @@ Output bincount(C c) {
   return ops::bincount(c.arg(0), static_cast<std::int64_t>(minlength));
 }
 
+// unique(x, sorted, return_index, return_inverse, return_counts, axis, size, fill_value): over
+// the flattened x; its results (values, then each one asked for) in Keras's order.
+std::vector<Output> unique(C c) {
+  if (c.has("axis")) refuse(c, "axis", "only None (the flattened tensor) is computed");
+  ops::UniqueOptions o{.sorted = !c.has("sorted") || c.flag("sorted"),
+                       .return_index = c.has("return_index") && c.flag("return_index"),
+                       .return_inverse = c.has("return_inverse") && c.flag("return_inverse"),
+                       .return_counts = c.has("return_counts") && c.flag("return_counts")};
+  if (c.has("size")) {
+    const double size = c.number("size");
+    if (std::floor(size) != size || size < 0 || size > 1e9) refuse(c, "size", "a whole number 0 or more is needed");
+    o.size = static_cast<std::int64_t>(size);
+  }
+  if (c.has("fill_value")) o.fill_value = c.number("fill_value");
+  return ops::unique(c.arg(0), o);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& bin_ops() {
@@ -102,6 +119,7 @@ const std::map<std::string, MultiOpFn>& bin_multi_output_ops() {
   static const std::map<std::string, MultiOpFn> t = {
       {"UnravelIndex", unravel_index},
       {"Nonzero", [](C c) { return ops::nonzero(c.arg(0)); }},
+      {"Unique", unique},
   };
   return t;
 }
