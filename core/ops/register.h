@@ -37,6 +37,7 @@ void register_matrix_decomposition_ops(OpRegistry& registry);
 void register_resize_ops(OpRegistry& registry);
 void register_ctc_ops(OpRegistry& registry);
 void register_data_sized_ops(OpRegistry& registry);
+void register_scatter_update_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -69,6 +70,7 @@ inline void register_all(OpRegistry& registry) {
   register_resize_ops(registry);
   register_ctc_ops(registry);
   register_data_sized_ops(registry);
+  register_scatter_update_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -248,7 +248,7 @@ std::string keras_module_of(const std::string& op) {
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention",
       "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
-                                             "SaturateCast", "SliceUpdate", "Scatter"};
+                                             "SaturateCast", "SliceUpdate", "Scatter", "ScatterUpdate"};
   static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
                                              "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "RFFT",
                                              "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ISTFT",

@@ -2,13 +2,16 @@
 // start indices, composed from graph ops: updates padded to the inputs' shape, and a mask of
 // the block (ones padded alike) choosing them. The block spans the whole batch axis (start 0,
 // updates with the batch axis): its size is the run's. And keras.ops.scatter: values summed
-// into zeros of a given shape at their indices (tf.scatter_nd), through one-hot rows.
+// into zeros of a given shape at their indices (tf.scatter_nd), through one-hot rows; and
+// keras.ops.scatter_update, whose indices may name the batch axis too: an op of its own
+// (core/ops/scatter_update.h).
 #include <algorithm>
 #include <cmath>
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/one_hot.h"
+#include "core/ops/scatter_update.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -97,10 +100,26 @@ Output scatter(C c) {
   return ops::reshape(summed, *shape);
 }
 
+// scatter_update(inputs, indices, updates, reduction): indices and updates from NumPy
+// constants or the model's tensors. Updates are of the inputs' dtype (TensorFlow's op takes
+// no other): a NumPy constant's, which Strata holds as float32, is cast to it.
+Output scatter_update(C c) {
+  const std::string reduction = c.has("reduction") ? c.text("reduction") : "";
+  if (reduction != "" && reduction != "add" && reduction != "max" && reduction != "min" && reduction != "mul")
+    refuse(c, "reduction", "Keras's are None, 'add', 'max', 'min' and 'mul'");
+  const Output x = c.arg(0);
+  Output updates = c.arg(2);
+  if (c.arguments.at(2).kind == OpArgument::Kind::array && updates.dtype() != x.dtype())
+    updates = ops::cast(updates, x.dtype());
+  return ops::scatter_update(x, c.arg(1), updates, reduction);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& update_ops() {
-  static const std::map<std::string, OpFn> t = {{"SliceUpdate", slice_update}, {"Scatter", scatter}};
+  static const std::map<std::string, OpFn> t = {{"SliceUpdate", slice_update},
+                                                 {"Scatter", scatter},
+                                                 {"ScatterUpdate", scatter_update}};
   return t;
 }
 

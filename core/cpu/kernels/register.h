@@ -42,6 +42,7 @@ void register_resize_kernels(OpRegistry& registry);
 void register_ctc_kernels(OpRegistry& registry);
 void register_ctc_beam_search_kernel(OpRegistry& registry);
 void register_data_sized_kernels(OpRegistry& registry);
+void register_scatter_update_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -76,6 +77,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_ctc_kernels(registry);
   register_ctc_beam_search_kernel(registry);
   register_data_sized_kernels(registry);
+  register_scatter_update_kernels(registry);
 }
 
 }  // namespace strata::cpu
