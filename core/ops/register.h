@@ -38,6 +38,7 @@ void register_resize_ops(OpRegistry& registry);
 void register_ctc_ops(OpRegistry& registry);
 void register_data_sized_ops(OpRegistry& registry);
 void register_scatter_update_ops(OpRegistry& registry);
+void register_batch_split_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -71,6 +72,7 @@ inline void register_all(OpRegistry& registry) {
   register_ctc_ops(registry);
   register_data_sized_ops(registry);
   register_scatter_update_ops(registry);
+  register_batch_split_ops(registry);
 }
 
 }  // namespace strata::ops

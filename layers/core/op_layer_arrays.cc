@@ -7,6 +7,7 @@
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/batch_split.h"
 #include "core/ops/one_hot.h"
 #include "core/ops/scan_ops.h"
 #include "layers/core/op_call.h"
@@ -58,10 +59,18 @@ std::vector<Output> split_parts(C c, bool uneven, int fixed_axis = -1) {
   const int axis = fixed_axis >= 0 ? fixed_axis : one_axis(c, "axis", x);
   if (axis >= rank_of(x))
     throw ValueError(c.where + ": input " + x.shape().to_string() + " has no axis " + std::to_string(axis));
-  if (fixed_axis == 0) refuse(c, "indices_or_sections", "hsplit of a vector splits the batch axis");
-  const std::int64_t n = known_size(c, "axis", x, axis);
   const auto spec = c.axes("indices_or_sections");
   if (!spec) refuse(c, "indices_or_sections", "a count or a list of indices is needed");
+  if (axis == 0) {
+    // The batch axis, whose size is the run's: equal parts, as tf.split takes a count (indices
+    // there need the axis's size, which Keras's TensorFlow backend reads as None and fails on).
+    const auto* count = std::get_if<std::int64_t>(&c.attrs.at("indices_or_sections"));
+    if (!count || uneven)
+      refuse(c, "indices_or_sections", "along the batch axis only a count of equal parts is computed");
+    if (*count < 1) refuse(c, "indices_or_sections", "a count of 1 or more");
+    return ops::batch_split(x, *count);
+  }
+  const std::int64_t n = known_size(c, "axis", x, axis);
   std::vector<std::int64_t> bounds{0};
   if (const auto* count = std::get_if<std::int64_t>(&c.attrs.at("indices_or_sections"))) {
     if (*count < 1) refuse(c, "indices_or_sections", "a count of 1 or more");
@@ -404,8 +413,9 @@ const std::map<std::string, MultiOpFn>& multi_output_ops() {
   static std::map<std::string, MultiOpFn> t = {
       {"Split", [](C c) { return split_parts(c, false); }},
       {"ArraySplit", [](C c) { return split_parts(c, true); }},
-      // hsplit along axis 1 (0 for vectors: the batch's, refused), dsplit along 2 (vsplit,
-      // along 0, would split the batch axis: not an operation here).
+      // vsplit along axis 0 (the batch's: equal parts), hsplit along 1 (0 for vectors), dsplit
+      // along 2.
+      {"Vsplit", [](C c) { return split_parts(c, false, 0); }},
       {"Hsplit", [](C c) { return split_parts(c, false, rank_of(c.arg(0)) == 1 ? 0 : 1); }},
       {"Dsplit", [](C c) { return split_parts(c, false, 2); }},
       {"Unstack", unstack},
