@@ -39,6 +39,7 @@ void register_ctc_ops(OpRegistry& registry);
 void register_data_sized_ops(OpRegistry& registry);
 void register_scatter_update_ops(OpRegistry& registry);
 void register_batch_split_ops(OpRegistry& registry);
+void register_diag_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -73,6 +74,7 @@ inline void register_all(OpRegistry& registry) {
   register_data_sized_ops(registry);
   register_scatter_update_ops(registry);
   register_batch_split_ops(registry);
+  register_diag_ops(registry);
 }
 
 }  // namespace strata::ops

@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/batch_split.h"
+#include "core/ops/diag_ops.h"
 #include "core/ops/one_hot.h"
 #include "core/ops/scan_ops.h"
 #include "layers/core/op_call.h"
@@ -260,6 +261,22 @@ Output rot90(C c) {
   return x;
 }
 
+// diag(x, k) and diagflat(x, k): a vector (the batch's among them) onto diagonal k of a square
+// matrix, or a matrix's diagonal k, as tf.linalg.diag and Keras's diagonal give them; the
+// matrix axes include the batch axis, so their sizes are the run's (core/ops/diag_ops.h).
+std::int64_t diag_offset(C c) {
+  const double k = c.has("k") ? c.number("k") : 0.0;
+  if (std::floor(k) != k || std::fabs(k) > 1e9) refuse(c, "k", "a whole number is needed");
+  return static_cast<std::int64_t>(k);
+}
+
+Output diag(C c) {
+  const Output x = c.arg(0);
+  if (rank_of(x) == 1) return ops::diag_matrix(x, diag_offset(c));
+  if (rank_of(x) == 2) return ops::diag_part(x, diag_offset(c));
+  throw ValueError(c.where + ": x must be 1-D or 2-D (the batch axis first), got " + x.shape().to_string());
+}
+
 // The offset diagonal of axes axis1 and axis2, as a last axis: the square block the
 // diagonal crosses, times the identity, summed along its columns.
 Output diagonal(C c) {
@@ -390,6 +407,8 @@ const std::map<std::string, OpFn>& array_ops() {
       {"Flipud", [](C c) { return ops::reverse(c.arg(0), 0); }},
       {"Rot90", rot90},
       {"Diagonal", diagonal},
+      {"Diag", diag},
+      {"Diagflat", [](C c) { return ops::diag_matrix(ops::reshape(c.arg(0), {-1}), diag_offset(c)); }},
       {"Trace",
        [](C c) {
          const Output d = diagonal(c);

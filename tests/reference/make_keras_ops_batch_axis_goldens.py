@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops that take a
 functional model's batch axis as an axis of their data (issue #38): split, vsplit and hsplit
-of a vector along axis 0, into equal parts, one small functional model per case.
+of a vector along axis 0, into equal parts; diag of a vector (the batch) or of a matrix (the
+batch its rows) and diagflat, with offsets; one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -10,7 +11,10 @@ generator, so that no other file's cases change, and writes
 tests/io/keras_ops_test.cc runs the cases of every such file alike.
 
 What Keras 3.15.1 computes: tf.split(x, count, axis=0), each part (batch / count, ...); each
-part is a case (the op cases' batch is 2: two parts of one sample).
+part is a case (the op cases' batch is 2: two parts of one sample). diag(x, k):
+tf.linalg.diag(x, k) of a vector, (n + |k|, n + |k|), or the k-th diagonal of a matrix;
+diagflat(x, k): diag of x flattened, the batch included. The diagonal cases come last, so the
+split cases keep their values.
 
 Regenerate with exactly:
 
@@ -35,6 +39,14 @@ def cases():
         "split_batch_axis": (lambda x: K.split(x[0], 2, axis=0)[1], [("any", (2, 3))], "Split"),
         "split_batch_axis_one_part": (lambda x: K.split(x[0], 1, axis=0)[0], [("any", (4,))], "Split"),
         "hsplit_vector": (lambda x: K.hsplit(x[0], 2)[1], [("any", ())], "Hsplit"),
+        "diag_of_the_batch": (lambda x: K.diag(x[0]), [("any", ())], "Diag"),
+        "diag_of_the_batch_above": (lambda x: K.diag(x[0], k=1), [("any", ())], "Diag"),
+        "diag_of_the_batch_below": (lambda x: K.diag(x[0], k=-2), [("any", ())], "Diag"),
+        "diag_of_a_matrix": (lambda x: K.diag(x[0]), [("any", (4,))], "Diag"),
+        "diag_of_a_matrix_above": (lambda x: K.diag(x[0], k=3), [("any", (4,))], "Diag"),
+        "diag_of_a_matrix_below": (lambda x: K.diag(x[0], k=-1), [("any", (4,))], "Diag"),
+        "diagflat": (lambda x: K.diagflat(x[0]), [("any", (3,))], "Diagflat"),
+        "diagflat_below": (lambda x: K.diagflat(x[0], k=-1), [("any", (3,))], "Diagflat"),
     }
 
 

@@ -44,6 +44,7 @@ void register_ctc_beam_search_kernel(OpRegistry& registry);
 void register_data_sized_kernels(OpRegistry& registry);
 void register_scatter_update_kernels(OpRegistry& registry);
 void register_batch_split_kernel(OpRegistry& registry);
+void register_diag_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -80,6 +81,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_data_sized_kernels(registry);
   register_scatter_update_kernels(registry);
   register_batch_split_kernel(registry);
+  register_diag_kernels(registry);
 }
 
 }  // namespace strata::cpu
