@@ -62,6 +62,20 @@ void check_loss_inputs(const InferContext& ctx) {
   check_blank(ctx, logits.dims()[2]);
 }
 
+// A decoder's logits (batch, steps, classes) and sequence lengths (batch,), checked; returns
+// the batch.
+std::int64_t check_decoder_inputs(const InferContext& ctx) {
+  expect_inputs(ctx, 2);
+  const Shape& logits = ctx.inputs[0].shape;
+  if (logits.rank() != 3 || ctx.inputs[1].shape.rank() != 1)
+    throw ShapeError(ctx.op + ": takes logits (batch, steps, classes) and sequence lengths (batch,), got " +
+                     logits.to_string() + " and " + ctx.inputs[1].shape.to_string());
+  expect_float_input(ctx, 0, "logits");
+  expect_whole_numbers(ctx, 1, "sequence_length");
+  check_blank(ctx, logits.dims()[2]);
+  return common_batch(ctx, {0, 1});
+}
+
 }  // namespace
 
 void register_ctc_ops(OpRegistry& r) {
@@ -83,36 +97,20 @@ void register_ctc_ops(OpRegistry& r) {
          .differentiable = false});
   r.add({.name = "ctc_greedy_decode",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 2);
-           const Shape& logits = ctx.inputs[0].shape;
-           if (logits.rank() != 3 || ctx.inputs[1].shape.rank() != 1)
-             throw ShapeError(ctx.op + ": takes logits (batch, steps, classes) and sequence lengths (batch,), got " +
-                              logits.to_string() + " and " + ctx.inputs[1].shape.to_string());
-           expect_float_input(ctx, 0, "logits");
-           expect_whole_numbers(ctx, 1, "sequence_length");
-           check_blank(ctx, logits.dims()[2]);
-           const std::int64_t batch = common_batch(ctx, {0, 1});
-           return std::vector<TensorSpec>{{Shape({batch, logits.dims()[1]}), DType::int32},
+           const std::int64_t batch = check_decoder_inputs(ctx);
+           return std::vector<TensorSpec>{{Shape({batch, ctx.inputs[0].shape.dims()[1]}), DType::int32},
                                           {Shape({batch, 1}), DType::float32}};
          },
          .differentiable = false});
   r.add({.name = "ctc_beam_search_decode",
          .infer = [](const InferContext& ctx) {
-           expect_inputs(ctx, 2);
-           const Shape& logits = ctx.inputs[0].shape;
-           if (logits.rank() != 3 || ctx.inputs[1].shape.rank() != 1)
-             throw ShapeError(ctx.op + ": takes logits (batch, steps, classes) and sequence lengths (batch,), got " +
-                              logits.to_string() + " and " + ctx.inputs[1].shape.to_string());
-           expect_float_input(ctx, 0, "logits");
-           expect_whole_numbers(ctx, 1, "sequence_length");
-           check_blank(ctx, logits.dims()[2]);
+           const std::int64_t batch = check_decoder_inputs(ctx);
            const auto beam_width = ctx.attrs.get<std::int64_t>("beam_width");
            const auto top_paths = ctx.attrs.get<std::int64_t>("top_paths");
            if (beam_width < 1 || beam_width > (1 << 20) || top_paths < 1 || top_paths > beam_width)
              throw ValueError(ctx.op + ": needs 1 <= top_paths <= beam_width (at most 2^20), got top_paths " +
                               std::to_string(top_paths) + " and beam_width " + std::to_string(beam_width));
-           const std::int64_t batch = common_batch(ctx, {0, 1});
-           return std::vector<TensorSpec>{{Shape({top_paths, batch, logits.dims()[1]}), DType::int32},
+           return std::vector<TensorSpec>{{Shape({top_paths, batch, ctx.inputs[0].shape.dims()[1]}), DType::int32},
                                           {Shape({batch, top_paths}), DType::float32}};
          },
          .differentiable = false});
