@@ -56,6 +56,12 @@ void register_diag_ops(OpRegistry& r) {
            expect_inputs(ctx, 2);
            expect_rank(ctx, 0, 1, "a vector and a matrix");
            expect_rank(ctx, 1, 2, "a vector and a matrix");
+           const auto& m = ctx.inputs[1].shape.dims();
+           const std::int64_t n = ctx.inputs[0].shape.dims()[0];
+           const std::int64_t want = diagonal_length(m[0], m[1], ctx.attrs.get<std::int64_t>("k"));
+           if (n != kUnknownDim && want != kUnknownDim && n != want)
+             throw ShapeError(ctx.op + ": a vector of " + std::to_string(n) + " for a diagonal of " + std::to_string(want) +
+                              " in " + ctx.inputs[1].shape.to_string());
            return std::vector<TensorSpec>{{ctx.inputs[1].shape, ctx.inputs[0].dtype}};
          },
          .differentiable = false});

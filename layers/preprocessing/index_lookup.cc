@@ -227,17 +227,19 @@ void IndexLookupImpl::update_documents(const std::vector<std::vector<std::string
 
 void IndexLookupImpl::set_string_vocabulary(const std::vector<std::string>& vocabulary,
                                             const std::vector<double>& idf_weights) {
+  check_given_idf_weights(vocabulary.size(), idf_weights);  // before anything changes
   set_string_vocabulary(vocabulary);
   set_given_idf_weights(vocabulary.size(), idf_weights);
 }
 
 void IndexLookupImpl::set_int_vocabulary(const std::vector<std::int64_t>& vocabulary,
                                          const std::vector<double>& idf_weights) {
+  check_given_idf_weights(vocabulary.size(), idf_weights);
   set_int_vocabulary(vocabulary);
   set_given_idf_weights(vocabulary.size(), idf_weights);
 }
 
-void IndexLookupImpl::set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) {
+void IndexLookupImpl::check_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) const {
   if (config_.output_mode != "tf_idf") {
     throw ValueError(where() + ": idf_weights are only taken when output_mode is 'tf_idf', it is '" +
                      config_.output_mode + "'");
@@ -246,6 +248,10 @@ void IndexLookupImpl::set_given_idf_weights(std::size_t given, const std::vector
     throw ValueError(where() + ": idf_weights must be as long as the vocabulary, got " +
                      std::to_string(idf_weights.size()) + " weights for " + std::to_string(given) + " terms");
   }
+}
+
+void IndexLookupImpl::set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) {
+  check_given_idf_weights(given, idf_weights);
   // Keras's padding: the special tokens' weights are the mean weight when the vocabulary
   // came without them (np.average, in float64), then zeros up to max_tokens.
   const bool special_given = static_cast<std::int64_t>(given) == vocabulary_size();

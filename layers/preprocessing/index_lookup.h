@@ -113,7 +113,9 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
  private:
   std::int64_t oov_start() const;
   std::int64_t token_start() const { return oov_start() + config_.num_oov_indices; }
-  // set_*_vocabulary's weights for the `given` terms just set, padded as Keras pads them.
+  // set_*_vocabulary's weights for the `given` terms just set, padded as Keras pads them;
+  // checked (the mode, their count) before the vocabulary changes.
+  void check_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) const;
   void set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights);
   // tf_idf's adapt: each document's distinct tokens counted once.
   void count_documents(const Tensor& batch, bool elements_are_documents);

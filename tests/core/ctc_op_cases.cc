@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -191,6 +192,17 @@ void check_beam_search_decode() {
     ADD_FAILURE() << "four paths from a sample of no steps";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("fewer than top_paths 4"), std::string::npos) << e.what();
+  }
+  // A NaN logit, or a step of -inf logits only, is refused naming where.
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+    Tensor broken = logits.clone();
+    for (std::int64_t c = 0; c < (std::isnan(bad) ? 1 : 4); ++c) broken.data<float>()[(5 + 2) * 4 + c] = bad;  // sample 1, step 2
+    try {
+      p.run({broken, lengths});
+      ADD_FAILURE() << "a broken logit was decoded";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("sample 1, step 2"), std::string::npos) << e.what();
+    }
   }
   // top_paths above beam_width, when the op is made.
   Graph g2;

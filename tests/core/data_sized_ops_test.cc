@@ -54,6 +54,10 @@ void check_bincount() {
   EXPECT_EQ(out[0].to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 0, 1, 0, 0, 0, 2}));
   EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{4.f}));  // each row counts its 4 values
   EXPECT_THROW(p.run({tensor<std::int32_t>({1, 4}, {1, -1, 0, 0})}), ValueError);  // negative
+  // An int64 value past 2^31 counts (it would overflow the counts' size) is refused, not written.
+  EXPECT_THROW(evaluate([](Graph&, const std::vector<Output>& in) { return ops::bincount(in[0], 0); },
+                        {tensor<std::int64_t>({2}, {1, std::int64_t{1} << 62})}),
+               ValueError);
   // A vector counts into one row; floats truncate.
   EXPECT_EQ(evaluate([](Graph&, const std::vector<Output>& in) { return ops::bincount(in[0], 0); },
                      {tensor<float>({4}, {1.9f, 0.2f, 1.f, 3.5f})})
@@ -96,6 +100,10 @@ void check_unique() {
   EXPECT_EQ(out[2].to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 2, 3, 1, 1, 0, 0}));
   out = run({.size = 2});
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{-1.f, 0.f}));
+  // Padding integers with a fill_value they cannot hold is refused.
+  EXPECT_THROW(evaluate([](Graph&, const std::vector<Output>& in) { return ops::unique(in[0], {.size = 5, .fill_value = 1e10})[0]; },
+                        {tensor<std::int32_t>({2}, {1, 1})}),
+               ValueError);
 }
 
 const RegisterOpCases data_sized_cases({

@@ -48,6 +48,7 @@ void check_diag_forward() {
             (std::vector<float>{0, 7, 0, 0, 0, 8}));
   Graph bad;
   EXPECT_THROW(ops::diag_part(bad.placeholder({Shape{3}}), 0), ShapeError);
+  EXPECT_THROW(ops::diag_part_adjoint(bad.placeholder({Shape{3}}), bad.placeholder({Shape{2, 3}}), 1), ShapeError);
 }
 
 const RegisterOpCases diag_cases({

@@ -165,6 +165,10 @@ TEST(StringLookup, TfIdfRefusesWhatKerasRefuses) {
   EXPECT_THROW(adapted.adapt(Tensor::from_strings({1, 2, 1}, {"a", "b"})), ValueError);  // documents are rows
   adapted.set_vocabulary(vocab, std::vector<double>{0.5, 1.5});
   EXPECT_EQ(adapted.idf_weights(), (std::vector<float>{1.f, 0.5f, 1.5f}));
+  // Weights of the wrong length change nothing: vocabulary and weights stay as they were.
+  EXPECT_THROW(adapted.set_vocabulary({"x", "y", "z"}, std::vector<double>{1, 2}), ValueError);
+  EXPECT_EQ(adapted.get_vocabulary(), (std::vector<std::string>{"[UNK]", "a", "b"}));
+  EXPECT_EQ(adapted.idf_weights(), (std::vector<float>{1.f, 0.5f, 1.5f}));
 }
 
 TEST(Discretization, AdaptLearnsKerasQuantileBoundaries) {

@@ -183,6 +183,24 @@ void ctc_beam_search_decode_kernel(KernelContext& ctx) {
   std::fill(decoded, decoded + top_paths * batch * steps, -1);
   const float* x = logits.data<float>();
   std::vector<std::int64_t> found(static_cast<std::size_t>(batch), top_paths);  // prefixes a sample's beam held
+  // A NaN or +inf logit, or a step whose logits are all −inf, would make its log-softmax NaN
+  // and the beam's order undefined: refused, naming where (a −inf class among others is a
+  // class no path takes, as in TensorFlow's decoder).
+  for (std::int64_t b = 0; b < batch; ++b) {
+    for (std::int64_t t = 0; t < length[b]; ++t) {
+      const float* row = x + (b * steps + t) * classes;
+      bool any_finite = false;
+      for (std::int64_t c = 0; c < classes; ++c) {
+        if (std::isnan(row[c]) || row[c] == std::numeric_limits<float>::infinity())
+          throw ValueError(where + ": logit " + std::to_string(row[c]) + " at sample " + std::to_string(b) +
+                           ", step " + std::to_string(t) + ", class " + std::to_string(c) + " is not a number or +inf");
+        any_finite = any_finite || std::isfinite(row[c]);
+      }
+      if (!any_finite)
+        throw ValueError(where + ": every logit at sample " + std::to_string(b) + ", step " + std::to_string(t) +
+                         " is -inf");
+    }
+  }
   cpu::parallel_for(batch, [&](std::int64_t b0, std::int64_t b1) {
     for (std::int64_t b = b0; b < b1; ++b) {
       BeamSearch search(classes, blank, width);

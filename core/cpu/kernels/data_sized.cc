@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -71,12 +72,14 @@ void bincount_kernel(KernelContext& ctx) {
   const std::int64_t rows = x.rank() == 2 ? x.shape()[0] : 1;
   const std::int64_t per_row = x.rank() == 2 ? x.shape()[1] : x.size();
   std::int64_t length = ctx.node.attrs.get<std::int64_t>("minlength");
+  constexpr std::int64_t kMostCounts = std::int64_t{1} << 31;
   for (std::int64_t i = 0; i < x.size(); ++i) {
     const std::int64_t v = integer_at(x, i, where);
     if (v < 0) throw ValueError(where + ": counts non-negative values, got " + std::to_string(v));
+    if (v >= kMostCounts) throw ValueError(where + ": the value " + std::to_string(v) + " needs more than 2^31 counts");
     length = std::max(length, v + 1);
   }
-  if (rows * length > (std::int64_t{1} << 31))
+  if (rows > 0 && length > kMostCounts / rows)
     throw ValueError(where + ": " + std::to_string(rows) + " rows of " + std::to_string(length) +
                      " counts exceed 2^31 elements");
   Tensor& out = ctx.output(0);
@@ -160,7 +163,14 @@ void unique_kernel_of(KernelContext& ctx) {
   v.reset(Shape({m}), x.dtype(), v.device());
   T* vy = v.data<T>();
   std::copy_n(values.begin(), kept, vy);
-  std::fill(vy + kept, vy + m, static_cast<T>(a.get<double>("fill_value")));
+  const double fill = a.get<double>("fill_value");
+  if constexpr (!std::is_floating_point_v<T>) {
+    if (!(fill >= static_cast<double>(std::numeric_limits<T>::min()) &&
+          fill <= static_cast<double>(std::numeric_limits<T>::max())))
+      throw ValueError(ctx.node.op + " '" + ctx.node.name + "': fill_value " + std::to_string(fill) + " is not a " +
+                       to_string(x.dtype()) + " value");
+  }
+  std::fill(vy + kept, vy + m, static_cast<T>(fill));
   auto write = [&](const std::vector<std::int32_t>& src, std::int32_t pad) {
     Tensor& t = ctx.output(slot++);
     t.reset(Shape({m}), DType::int32, t.device());
