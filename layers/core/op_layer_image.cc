@@ -21,6 +21,7 @@
 #include "core/ops/array_ops.h"
 #include "core/ops/image_ops.h"
 #include "core/ops/linalg_ops.h"
+#include "core/ops/map_coordinates.h"
 #include "core/resize_weights.h"
 #include "layers/core/op_call.h"
 #include "layers/preprocessing/color_space.h"
@@ -373,6 +374,16 @@ const std::map<std::string, OpFn>& image_ops() {
       {"PadImages", pad_images},
       {"CropImages", crop_images},
       {"Resize", resize},
+      {"MapCoordinates",
+       [](C c) {
+         // Keras's image.map_coordinates: coordinates (rank, ...) from a NumPy constant (a
+         // model's tensor has the batch as its first axis, which Keras refuses too).
+         const double order = c.has("order") ? c.number("order") : 1.0;
+         if (order != 0.0 && order != 1.0) refuse(c, "order", "Keras computes 0 and 1");
+         return ops::map_coordinates(c.arg(0), c.arg(1), static_cast<int>(order),
+                                     c.has("fill_mode") ? c.text("fill_mode") : "constant",
+                                     c.has("fill_value") ? c.number("fill_value") : 0.0);
+       }},
       {"AffineTransform", affine_transform},
       {"PerspectiveTransform", perspective_transform},
       {"ScaleAndTranslate", scale_and_translate},

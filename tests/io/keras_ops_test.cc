@@ -41,7 +41,7 @@ const ordered_json& cases() {
     for (const char* file : {"keras_ops_golden.json", "keras_ops_more_golden.json", "keras_signal_ops_golden.json",
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
                               "keras_ops_grids_golden.json", "keras_ops_integer_golden.json",
-                              "keras_ops_resampling_golden.json", "keras_ops_ctc_golden.json", "keras_ops_ctc_beam_golden.json", "keras_ops_data_sized_golden.json", "keras_ops_scatter_update_golden.json", "keras_ops_batch_axis_golden.json",
+                              "keras_ops_resampling_golden.json", "keras_ops_ctc_golden.json", "keras_ops_ctc_beam_golden.json", "keras_ops_data_sized_golden.json", "keras_ops_scatter_update_golden.json", "keras_ops_batch_axis_golden.json", "keras_ops_map_coordinates_golden.json",
                               "keras_ops_odd_fft_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;

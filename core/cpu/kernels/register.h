@@ -45,6 +45,7 @@ void register_data_sized_kernels(OpRegistry& registry);
 void register_scatter_update_kernels(OpRegistry& registry);
 void register_batch_split_kernel(OpRegistry& registry);
 void register_diag_kernels(OpRegistry& registry);
+void register_map_coordinates_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -82,6 +83,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_scatter_update_kernels(registry);
   register_batch_split_kernel(registry);
   register_diag_kernels(registry);
+  register_map_coordinates_kernels(registry);
 }
 
 }  // namespace strata::cpu
