@@ -53,8 +53,10 @@ void for_each_corner(const Tensor& x, const Tensor& coordinates, std::int64_t p,
   float weight[8][2];
   for (int a = 0; a < rank; ++a) {
     const float c = coordinates.data<float>()[a * points + p];
-    if (!std::isfinite(c))
-      throw ValueError(where + ": coordinate " + std::to_string(c) + " (axis " + std::to_string(a) + ") is not finite");
+    // Keras's backend casts indices to int32: a coordinate beyond it (or NaN, infinite) is refused.
+    if (!(std::fabs(c) < 2147483647.0f))
+      throw ValueError(where + ": coordinate " + std::to_string(c) + " (axis " + std::to_string(a) +
+                       ") is not a finite number within int32");
     if (s.order == 0) {
       lower[a] = static_cast<std::int64_t>(std::nearbyint(c));  // tf.round: half to even
       weight[a][0] = 1.0f;
