@@ -119,6 +119,14 @@ void set_kernel_isa(Isa isa) {
   forced.store(static_cast<int>(isa), std::memory_order_relaxed);
 }
 
+std::optional<Isa> kernel_isa_set_by_program() {
+  const int set = forced.load(std::memory_order_relaxed);
+  if (set < 0) return std::nullopt;
+  return static_cast<Isa>(set);
+}
+
+void clear_kernel_isa() { forced.store(-1, std::memory_order_relaxed); }
+
 std::string kernel_isa_description() {
   const Isa isa = kernel_isa();
   std::string out = isa_name(isa);

@@ -9,6 +9,7 @@
 // under STRATA_CPU_ISA=avx2 (docs/performance.md says what that measures).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,20 +45,32 @@ Isa kernel_isa();
 // lacks it. Not for use while other threads run products.
 void set_kernel_isa(Isa isa);
 
+// The path set_kernel_isa set, if any; clear_kernel_isa forgets it, so the kernels take
+// the environment's or the CPU's choice again (and describe it so).
+std::optional<Isa> kernel_isa_set_by_program();
+void clear_kernel_isa();
+
 // One line for benchmarks and logs: the path taken, why, and what the CPU has, e.g.
 // "avx2 (forced by STRATA_CPU_ISA; this CPU has avx512)".
 std::string kernel_isa_description();
 
-// Sets the path for a scope and puts back the one before (tests of each path).
+// Sets the path for a scope and puts back what was before: the path the program had set,
+// or none (the environment's or the CPU's choice, described as such) (tests of each path).
 class ScopedKernelIsa {
  public:
-  explicit ScopedKernelIsa(Isa isa) : before_(kernel_isa()) { set_kernel_isa(isa); }
-  ~ScopedKernelIsa() { set_kernel_isa(before_); }
+  explicit ScopedKernelIsa(Isa isa) : before_(kernel_isa_set_by_program()) { set_kernel_isa(isa); }
+  ~ScopedKernelIsa() {
+    if (before_) {
+      set_kernel_isa(*before_);
+    } else {
+      clear_kernel_isa();
+    }
+  }
   ScopedKernelIsa(const ScopedKernelIsa&) = delete;
   ScopedKernelIsa& operator=(const ScopedKernelIsa&) = delete;
 
  private:
-  Isa before_;
+  std::optional<Isa> before_;  // none: the environment's or the CPU's choice
 };
 
 }  // namespace strata::cpu

@@ -32,6 +32,7 @@ TEST(CpuIsa, TheBestPathIsTheWidestTheCpuRunsAndPortableIsAlwaysThere) {
 
 TEST(CpuIsa, AScopeForcesAPathAndPutsTheOneBeforeBack) {
   const cpu::Isa before = cpu::kernel_isa();
+  const std::string described = cpu::kernel_isa_description();
   for (cpu::Isa isa : cpu::supported_isas()) {
     {
       cpu::ScopedKernelIsa scope(isa);
@@ -43,6 +44,9 @@ TEST(CpuIsa, AScopeForcesAPathAndPutsTheOneBeforeBack) {
     }
     EXPECT_EQ(cpu::kernel_isa(), before);
   }
+  // Not only the path: why it is taken too (the CPU's choice or the environment's stays so,
+  // and a test after this one sees what it would have seen alone).
+  EXPECT_EQ(cpu::kernel_isa_description(), described);
 }
 
 TEST(CpuIsa, APathTheCpuLacksIsRefusedNamingWhatItHas) {

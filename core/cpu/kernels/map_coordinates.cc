@@ -3,8 +3,8 @@
 // Keras's itertools.product) with their weights' product, summed in that order in float32.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
