@@ -251,7 +251,6 @@ void IndexLookupImpl::check_given_idf_weights(std::size_t given, const std::vect
 }
 
 void IndexLookupImpl::set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) {
-  check_given_idf_weights(given, idf_weights);
   // Keras's padding: the special tokens' weights are the mean weight when the vocabulary
   // came without them (np.average, in float64), then zeros up to max_tokens.
   const bool special_given = static_cast<std::int64_t>(given) == vocabulary_size();

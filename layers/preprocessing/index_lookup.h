@@ -113,8 +113,8 @@ class IndexLookupImpl : public LayerImpl, public AdaptableLayer {
  private:
   std::int64_t oov_start() const;
   std::int64_t token_start() const { return oov_start() + config_.num_oov_indices; }
-  // set_*_vocabulary's weights for the `given` terms just set, padded as Keras pads them;
-  // checked (the mode, their count) before the vocabulary changes.
+  // set_*_vocabulary's weights: checked (the mode, one per term given) before the vocabulary
+  // changes, then set for the terms just set, padded as Keras pads them.
   void check_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights) const;
   void set_given_idf_weights(std::size_t given, const std::vector<double>& idf_weights);
   // tf_idf's adapt: each document's distinct tokens counted once.

@@ -635,6 +635,23 @@ def issue_models():
     return out
 
 
+def make_with_fixed(fixed, own=None):
+    """A make_fn for write_case_file: a kind named in `fixed` gives its values as int32 (checked
+    against the shape asked), `own(shape, kind)` makes the script's other kinds (None when the
+    kind is not its own), and this module's make the rest."""
+    shared = make  # write_case_file replaces the module's make with the function returned
+
+    def made(shape, kind):
+        if kind in fixed:
+            a = np.array(fixed[kind], np.int32)
+            assert a.shape == tuple(shape), (kind, a.shape, shape)
+            return a
+        value = own(shape, kind) if own is not None else None
+        return value if value is not None else shared(shape, kind)
+
+    return made
+
+
 def write_case_file(script, folder, out_name, cases_fn, seed, notes, make_fn=None, int_kinds=(), extra=None):
     """Runs op_cases over another script's cases (its own seeded generator, its own kinds of
     inputs through make_fn, int_kinds fed as int32) into tests/data/keras_ops/<folder>/ and

@@ -37,15 +37,6 @@ FIXED = {
 }
 
 
-def make(shape, kind):
-    if kind in FIXED:
-        a = np.array(FIXED[kind], np.int32)
-        assert a.shape == tuple(shape), (kind, a.shape, shape)
-        return a
-    return base_make(shape, kind)
-
-
-base_make = base.make
 
 
 def cases():
@@ -76,7 +67,7 @@ def cases():
 def main():
     base.write_case_file("tests/reference/make_keras_ops_scatter_update_goldens.py", "scatter_update",
                          "keras_ops_scatter_update_golden.json", cases, 20261207,
-                         ["as keras_ops_golden.json's cases"], make_fn=make, int_kinds=tuple(FIXED))
+                         ["as keras_ops_golden.json's cases"], make_fn=base.make_with_fixed(FIXED), int_kinds=tuple(FIXED))
 
 
 if __name__ == "__main__":

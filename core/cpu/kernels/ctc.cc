@@ -22,7 +22,6 @@ namespace {
 
 using ctc_inputs::blank_of;
 using ctc_inputs::where_of;
-using ctc_inputs::whole_number;
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 

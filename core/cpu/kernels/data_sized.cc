@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cpu/kernels/numeric_elements.h"
 #include "core/cpu/kernels/register.h"
 #include "core/error.h"
 #include "core/op_registry.h"
@@ -186,11 +187,7 @@ void unique_kernel_of(KernelContext& ctx) {
 }
 
 void unique_kernel(KernelContext& ctx) {
-  switch (ctx.input(0).dtype()) {
-    case DType::int32: return unique_kernel_of<std::int32_t>(ctx);
-    case DType::int64: return unique_kernel_of<std::int64_t>(ctx);
-    default: return unique_kernel_of<float>(ctx);
-  }
+  with_numeric_type(ctx.input(0).dtype(), [&](auto t) { unique_kernel_of<decltype(t)>(ctx); });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu/kernels/numeric_elements.h"
 #include "core/cpu/kernels/register.h"
 #include "core/error.h"
 #include "core/op_registry.h"
@@ -27,26 +28,16 @@ std::vector<std::int64_t> slice_offsets(const KernelContext& ctx, const Tensor& 
   for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t offset = 0;
     for (std::int64_t k = 0; k < depth; ++k) {
-      const std::int64_t i = r * depth + k;
-      double v;
-      switch (indices.dtype()) {
-        case DType::int32: v = indices.data<std::int32_t>()[i]; break;
-        case DType::int64: v = static_cast<double>(indices.data<std::int64_t>()[i]); break;
-        default: v = indices.data<float>()[i]; break;
-      }
+      const std::int64_t v = whole_number(indices, r * depth + k, where, "indices");
       const std::int64_t size = x.shape()[static_cast<int>(k)];
-      if (!(std::floor(v) == v) || v < 0 || v >= static_cast<double>(size)) {
+      if (v < 0 || v >= size) {
         std::string row;
-        for (std::int64_t j = 0; j < depth; ++j) {
-          const std::int64_t e = r * depth + j;
-          row += (j ? ", " : "") + (indices.dtype() == DType::int32   ? std::to_string(indices.data<std::int32_t>()[e])
-                                    : indices.dtype() == DType::int64 ? std::to_string(indices.data<std::int64_t>()[e])
-                                                                      : std::to_string(indices.data<float>()[e]));
-        }
+        for (std::int64_t j = 0; j < depth; ++j)
+          row += (j ? ", " : "") + std::to_string(whole_number(indices, r * depth + j, where, "indices"));
         throw ValueError(where + ": index row " + std::to_string(r) + " [" + row + "] does not index into " +
                          x.shape().to_string());
       }
-      offset = offset * size + static_cast<std::int64_t>(v);
+      offset = offset * size + v;
     }
     offsets[static_cast<std::size_t>(r)] = offset * slice_size;
   }
@@ -82,11 +73,7 @@ void scatter_update_of(KernelContext& ctx) {
 }
 
 void scatter_update_kernel(KernelContext& ctx) {
-  switch (ctx.input(0).dtype()) {
-    case DType::int32: return scatter_update_of<std::int32_t>(ctx);
-    case DType::int64: return scatter_update_of<std::int64_t>(ctx);
-    default: return scatter_update_of<float>(ctx);
-  }
+  with_numeric_type(ctx.input(0).dtype(), [&](auto t) { scatter_update_of<decltype(t)>(ctx); });
 }
 
 template <typename T>
@@ -100,11 +87,7 @@ void gather_nd_of(KernelContext& ctx) {
 }
 
 void gather_nd_kernel(KernelContext& ctx) {
-  switch (ctx.input(0).dtype()) {
-    case DType::int32: return gather_nd_of<std::int32_t>(ctx);
-    case DType::int64: return gather_nd_of<std::int64_t>(ctx);
-    default: return gather_nd_of<float>(ctx);
-  }
+  with_numeric_type(ctx.input(0).dtype(), [&](auto t) { gather_nd_of<decltype(t)>(ctx); });
 }
 
 }  // namespace
