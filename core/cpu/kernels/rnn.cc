@@ -16,6 +16,7 @@
 
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
+#include "core/cpu/kernels/cell_activation.h"
 #include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/packed_gemm.h"
@@ -104,44 +105,6 @@ void recurrent_product(std::int64_t rows, std::int64_t H, std::int64_t cols, con
   if (rows == 1 && gemv_available()) return gemv_row(cols, H, hin, 1, U, ld, rec);
   if (packed) return packed_gemm_prepacked(rows, hin, H, *packed, rec, cols, false);
   gemm_serial(false, false, rows, cols, H, hin, H, U, ld, rec, cols, false);
-}
-
-// A cell activation on a register of floats. tanh and sigmoid through Eigen's own packet
-// functions, the ones its arrays' tanh() and logistic() run: the same values the step
-// computed in separate passes over Eigen arrays, each a rational function (one division,
-// no exp) where simd::sigmoid takes an exp and a division.
-// A simd::Vec is one of Eigen's packets where the build targets AVX2 or AVX-512, two SSE
-// packets where it targets neither (a portable build).
-using EigenPacket = Eigen::internal::packet_traits<float>::type;
-constexpr std::size_t kPacketsPerVec = sizeof(simd::Vec) / sizeof(EigenPacket);
-static_assert(sizeof(simd::Vec) % sizeof(EigenPacket) == 0, "a simd::Vec holds whole Eigen packets");
-
-template <typename F>
-[[gnu::always_inline]] inline simd::Vec through_eigen(simd::Vec x, F f) {
-  EigenPacket p[kPacketsPerVec];
-  std::memcpy(p, &x, sizeof x);
-  for (EigenPacket& q : p) q = f(q);
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-
-[[gnu::always_inline]] inline simd::Vec act_vector(Act a, simd::Vec x) {
-  switch (a) {
-    case Act::tanh: return through_eigen(x, [](EigenPacket p) { return Eigen::internal::ptanh(p); });
-    case Act::sigmoid:
-      return through_eigen(x, [](EigenPacket p) { return Eigen::internal::scalar_logistic_op<float>().packetOp(p); });
-    case Act::relu: return simd::select(x > 0.f, x, simd::Vec{});
-    case Act::linear: return x;
-    case Act::hard_sigmoid: {
-      const simd::Vec lower = simd::select(x + 3.f < 0.f, simd::Vec{}, x + 3.f);  // max_of(x + 3, 0)
-      return simd::select(6.f < lower, simd::splat(6.f), lower) / 6.f;
-    }
-    case Act::hard_sigmoid_keras2: {
-      const simd::Vec lower = simd::select(0.2f * x + 0.5f < 0.f, simd::Vec{}, 0.2f * x + 0.5f);
-      return simd::select(1.f < lower, simd::splat(1.f), lower);
-    }
-  }
-  return x;
 }
 
 // One batch row's LSTM step, a register of units at a time through every gate: the gate
