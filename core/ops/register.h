@@ -41,6 +41,7 @@ void register_scatter_update_ops(OpRegistry& registry);
 void register_batch_split_ops(OpRegistry& registry);
 void register_diag_ops(OpRegistry& registry);
 void register_map_coordinates_ops(OpRegistry& registry);
+void register_conv_lstm_ops(OpRegistry& registry);
 
 inline void register_all(OpRegistry& registry) {
   register_source_ops(registry);
@@ -77,6 +78,7 @@ inline void register_all(OpRegistry& registry) {
   register_batch_split_ops(registry);
   register_diag_ops(registry);
   register_map_coordinates_ops(registry);
+  register_conv_lstm_ops(registry);
 }
 
 }  // namespace strata::ops

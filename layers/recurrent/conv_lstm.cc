@@ -3,7 +3,9 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/conv_lstm_ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/ops/rnn_config.h"
 #include "core/ops/sequence_ops.h"
 #include "core/rng.h"
 #include "layers/activations.h"
@@ -17,8 +19,12 @@
 // ConvLSTM op would need its own forward and backward kernels on every device. To keep
 // the unrolled graph cheap, the input convolution of all steps runs once, as one
 // convolution of batch·time images; only the recurrent convolution and the gate
-// arithmetic are repeated per step. The price: the number of time steps must be known
-// when the layer is called (an Input with None time steps is refused, naming the layer).
+// arithmetic are repeated per step. Unrolling needs the number of time steps when the
+// layer is called. Over None time steps (Keras's next-frame models take any length) the
+// loop is one op instead, conv_lstm_recurrence (core/ops/conv_lstm_ops.h), whose kernel
+// runs as many steps as the run feeds and backpropagates through them itself: the same
+// input convolution before it, the same math, CPU only and the fused recurrent ops'
+// activations (tests/layers/conv_lstm_test.cc runs Keras's goldens through both).
 
 namespace strata::layers {
 
@@ -207,9 +213,17 @@ std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Outp
                      in_shape.to_string());
   }
   const std::int64_t T = in_shape[1];
-  if (T == kUnknownDim) {
-    throw ShapeError("needs the number of time steps when it is called (it unrolls its loop over them): give the "
-                     "Input a fixed time length, got input " + in_shape.to_string());
+  const bool fused = T == kUnknownDim;  // the loop as one op over the run's steps (top of the file)
+  if (fused) {
+    for (const std::string* a : {&options.activation, &options.recurrent_activation}) {
+      try {
+        ops::act_of(*a);
+      } catch (const ValueError&) {
+        throw ValueError(class_name() + " '" + name + "' over None time steps computes its loop as one op, which "
+                         "takes the activations tanh, sigmoid, relu, linear and hard_sigmoid, not '" + *a +
+                         "': give the Input a fixed number of time steps (input " + in_shape.to_string() + ")");
+      }
+    }
   }
   Output x = cf ? channels_last(inputs[0], 2) : inputs[0];
   const Shape& s = x.shape();
@@ -264,7 +278,9 @@ std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Outp
   };
   Output xz;
   if (options.dropout > 0.0) {
-    const Output step_ones = ops::fill_like(step(x, 0), 1.0f);
+    // Ones shaped as one step (batch, spatial..., channels); over None steps, a reduction
+    // of the time axis has that shape.
+    const Output step_ones = ops::fill_like(fused ? ops::reduce_max(x, {1}) : step(x, 0), 1.0f);
     std::vector<Output> gates;
     for (int g = 0; g < 4; ++g) {
       const Output m = ops::dropout(step_ones, static_cast<float>(options.dropout), seed, call_stream + g);
@@ -304,13 +320,13 @@ std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Outp
   } else if (options.stateful) {
     h = graph.variable(state_vars[0]);
     c = graph.variable(state_vars[1]);
-  } else {
+  } else if (!fused) {
     h = c = ops::zeros_like(gate(step(xz, 0), 0, filters));
-  }
+  }  // the fused op starts from zeros itself
 
   std::vector<Output> recurrent_masks;
   if (options.recurrent_dropout > 0.0) {
-    const Output state_ones = ops::fill_like(h, 1.0f);
+    const Output state_ones = ops::fill_like(h.valid() ? h : gate(ops::reduce_max(xz, {1}), 0, filters), 1.0f);
     for (int g = 0; g < 4; ++g) {
       recurrent_masks.push_back(
           ops::dropout(state_ones, static_cast<float>(options.recurrent_dropout), seed, call_stream + 4 + g));
@@ -328,7 +344,21 @@ std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Outp
 
   std::vector<Output> sequence;
   Output output;  // the last step's output: h, or with a mask what the masked steps kept
-  for (std::int64_t k = 0; k < T; ++k) {
+  if (fused) {
+    std::vector<Output> gate_masks;
+    for (const Output& m : recurrent_masks) gate_masks.push_back(ops::expand_dims(m, 0));
+    const auto loop = ops::conv_lstm_recurrence(
+        xz, RK, h, c, gate_masks.empty() ? Output{} : ops::concat(gate_masks, 0), mask,
+        {.activation = options.activation,
+         .recurrent_activation = options.recurrent_activation,
+         .go_backwards = options.go_backwards,
+         .zero_output_for_mask = options.zero_output_for_mask});
+    if (options.return_sequences) sequence.push_back(loop[0]);
+    output = loop[1];
+    h = loop[2];
+    c = loop[3];
+  }
+  for (std::int64_t k = 0; !fused && k < T; ++k) {
     const std::int64_t t = options.go_backwards ? T - 1 - k : k;
     const Output z = ops::add(step(xz, t), recurrent_conv(h));
     const Output i = activations::apply(options.recurrent_activation, gate(z, 0, filters));

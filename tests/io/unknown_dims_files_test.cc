@@ -6,7 +6,8 @@
 // Bidirectional GRU and LSTM, SimpleRNN, Embedding with None length), Reshape with -1,
 // Flatten after a None dim, GroupNormalization, UpSampling2D's interpolating modes and
 // Resizing (every interpolation, crop_to_aspect_ratio), TimeDistributed over None time
-// steps wrapping layers over None rows and columns. Each loads from .keras and .h5,
+// steps wrapping layers over None rows and columns, ConvLSTM2D and ConvLSTM1D over None time
+// steps (a next-frame model as Keras's example builds it). Each loads from .keras and .h5,
 // predicts two sizes in one session (the Program compiled once, shapes inferred per fed
 // size) as Keras did, saves and loads again, and the trainable ones fit on one size as
 // Keras fitted and then predict the other as the fitted Keras model did.
@@ -84,7 +85,8 @@ INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsFiles,
                          ::testing::Values("fcn_image", "fcn_classifier", "fcn_1d", "fcn_3d", "recurrent",
                                            "embedding_recurrent", "reshape_minus_one", "flatten_unknown",
                                            "group_norm_unknown", "transpose_2d", "transpose_1d", "transpose_3d",
-                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown"));
+                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown",
+                                           "conv_lstm_next_frame", "conv_lstm_1d_last"));
 
 class UnknownDimsTraining : public ::testing::TestWithParam<std::string> {};
 
@@ -113,7 +115,8 @@ TEST_P(UnknownDimsTraining, FitsOnOneSizeAsKerasDidThenPredictsAnother) {
 INSTANTIATE_TEST_SUITE_P(Keras3, UnknownDimsTraining,
                          ::testing::Values("fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent",
                                            "reshape_minus_one", "transpose_2d", "transpose_1d", "transpose_3d",
-                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown"));
+                                           "upsampling_interpolated", "resizing_unknown", "time_distributed_unknown",
+                                           "conv_lstm_next_frame", "conv_lstm_1d_last"));
 
 // TextVectorization's int mode without output_sequence_length (text_ragged.json: strings
 // do not go in .npy files): each batch's rows padded to its longest, as Keras's tokens-only

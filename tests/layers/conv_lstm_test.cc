@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/autodiff.h"
 #include "core/error.h"
 #include "core/program.h"
 #include "golden_json.h"
@@ -44,6 +45,15 @@ TEST_P(ConvLSTMGolden, MatchesKeras) {
   FAIL() << "no case " << GetParam();
 }
 
+// The same cases defined over None time steps: the loop runs as one op over the fed steps
+// (conv_lstm_recurrence), and must give Keras's outputs and gradients too.
+TEST_P(ConvLSTMGolden, MatchesKerasOverNoneTimeSteps) {
+  for (const auto& c : goldens().at("cases")) {
+    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c, {.unknown_time = true});
+  }
+  FAIL() << "no case " << GetParam();
+}
+
 std::vector<std::string> case_names() {
   std::vector<std::string> names;
   for (const auto& c : goldens().at("cases")) names.push_back(c.at("name").get<std::string>());
@@ -61,6 +71,13 @@ class ConvLSTMMaskGolden : public ::testing::TestWithParam<std::string> {};
 TEST_P(ConvLSTMMaskGolden, MatchesKeras) {
   for (const auto& c : mask_goldens().at("cases")) {
     if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c);
+  }
+  FAIL() << "no case " << GetParam();
+}
+
+TEST_P(ConvLSTMMaskGolden, MatchesKerasOverNoneTimeSteps) {
+  for (const auto& c : mask_goldens().at("cases")) {
+    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c, {.unknown_time = true});
   }
   FAIL() << "no case " << GetParam();
 }
@@ -198,6 +215,42 @@ TEST(ConvLSTMDropout, RecurrentMaskDropsTheStateAtTheRate) {
   EXPECT_NEAR(static_cast<double>(dropped) / kWidth, rate, 5 * std::sqrt(rate * (1 - rate) / kWidth));
 }
 
+// Training mode over None time steps: the fused loop draws the dropout masks the unrolled one
+// draws (the same ops, seeds and streams) and gives the same outputs and gradients.
+TEST(ConvLSTMDropout, NoneTimeStepsTrainAsTheUnrolledLoop) {
+  const Tensor x = normal_tensor({2, 4, 5, 5, 2}, 12), projection = normal_tensor({2, 4, 5, 5, 3}, 13);
+  std::vector<std::vector<Tensor>> results;
+  for (const bool known : {true, false}) {
+    layers::ConvLSTM2D layer(3, 3, {.padding = "same", .dropout = 0.3, .recurrent_dropout = 0.4, .seed = 21,
+                                    .return_sequences = true, .go_backwards = true});
+    layer(Input({known ? 4 : kUnknownDim, 5, 5, 2}));
+    std::vector<Tensor> weights;
+    for (std::size_t k = 0; k < 3; ++k) {
+      weights.push_back(normal_tensor(layer.get_weights()[k].shape(), 30 + static_cast<unsigned>(k)));
+    }
+    layer.set_weights(weights);
+    Graph g;
+    const Output in = g.placeholder({Shape{kUnknownDim, known ? 4 : kUnknownDim, 5, 5, 2}});
+    const Output proj = g.placeholder({projection.shape()});
+    layer.impl().current_call = 0;
+    const Output y = layer.impl().call(g, {in})[0];
+    std::vector<Output> wrt{in};
+    for (const auto& v : layer.trainable_weights()) wrt.push_back(g.variable(v));
+    std::vector<Output> fetches{y};
+    for (const Output& d : gradients(ops::reduce_sum(ops::mul(y, proj)), wrt)) fetches.push_back(d);
+    Program p(g, {in, proj}, fetches);
+    results.push_back(p.run({x, projection}, {.training = true, .step = 3}));
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (std::size_t i = 0; i < results[0].size(); ++i) {
+    const Tensor &fused = results[1][i], &unrolled = results[0][i];
+    ASSERT_EQ(fused.shape(), unrolled.shape()) << "fetch " << i;
+    for (std::int64_t e = 0; e < fused.size(); ++e) {
+      ASSERT_NEAR(fused.item(e), unrolled.item(e), 1e-5 * (1 + std::abs(unrolled.item(e)))) << "fetch " << i << " at " << e;
+    }
+  }
+}
+
 TEST(ConvLSTM, TrainingLowersTheLoss) {
   auto in = Input({3, 5, 5, 1});
   auto h = layers::ConvLSTM2D(3, 3, {.padding = "same", .dropout = 0.1, .recurrent_dropout = 0.1, .seed = 2})(in);
@@ -224,7 +277,6 @@ TEST(ConvLSTM, ShapeErrorsAtDefinitionNameTheLayer) {
     }
   };
   expect_shape_error([] { layers::ConvLSTM2D(2, 3)(Input({4, 5, 5})); }, "rank 5");
-  expect_shape_error([] { layers::ConvLSTM2D(2, 3)(Input({kUnknownDim, 5, 5, 1})); }, "time");
   expect_shape_error([] { layers::ConvLSTM2D(2, 3)(Input({4, kUnknownDim, 5, 1})); }, "known spatial");
   expect_shape_error([] { layers::ConvLSTM1D(2, 6)(Input({4, 5, 1})); }, "too small");
   expect_shape_error([] { layers::ConvLSTM3D(2, 2)(Input({4, 3, 3, 3})); }, "rank 6");
@@ -247,6 +299,17 @@ TEST(ConvLSTM, BadOptionsAreRefusedNamingTheOption) {
   EXPECT_THROW(layers::ConvLSTM2D(2, 3, {.strides = 2, .dilation_rate = 2}), ValueError);  // as Keras
   EXPECT_THROW(layers::ConvLSTM2D(2, 3, {.dropout = 1.0}), ValueError);
   EXPECT_THROW(layers::ConvLSTM1D(2, 3, {.activation = "no_such_activation"}), ValueError);
+  // Over None time steps the loop is one op, whose activations are the fused recurrent ops'.
+  try {
+    layers::ConvLSTM1D(2, 3, {.activation = "elu"})(Input({kUnknownDim, 5, 1}));
+    FAIL() << "elu over None time steps was accepted";
+  } catch (const ValueError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("ConvLSTM1D"), std::string::npos) << m;
+    EXPECT_NE(m.find("'elu'"), std::string::npos) << m;
+    EXPECT_NE(m.find("fixed number of time steps"), std::string::npos) << m;
+  }
+  layers::ConvLSTM1D(2, 3, {.activation = "elu"})(Input({4, 5, 1}));  // unrolled: any activation
   try {
     layers::ConvLSTM2D(2, 3, {.stateful = true})(Input({4, 5, 5, 1}));
     FAIL() << "a stateful layer without a batch size was accepted";

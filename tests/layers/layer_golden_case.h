@@ -20,7 +20,13 @@ namespace strata::testing {
 // weights, and expects its outputs and the gradients of Σ sum(output_i · projection_i)
 // with respect to every input and trainable weight to be Keras's within 1e-5
 // (golden_near).
-inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
+struct KerasCaseOptions {
+  // The first input's axis 1 (a sequence's time steps) and a mask's given as None, when
+  // the model is defined and when it is run: the layer takes the steps from the fed shape.
+  bool unknown_time = false;
+};
+
+inline void expect_matches_keras_case(const nlohmann::ordered_json& c, const KerasCaseOptions& options = {}) {
   using nlohmann::ordered_json;
   Layer layer = io::layer_from_config(ordered_json{{"class_name", c.at("class_name")}, {"config", c.at("config")}}, {});
   CallArguments arguments;
@@ -28,11 +34,16 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
 
   std::vector<Tensor> xs;
   std::vector<KerasTensor> symbolic;
+  // The shape a tensor's placeholder (with its batch) or symbolic input (without) has.
+  const auto defined = [&](const Shape& s, bool has_time) {
+    return options.unknown_time && has_time && s.rank() >= 2 ? s.with_dim(1, kUnknownDim) : s;
+  };
   for (const auto& in : c.at("inputs")) {
     xs.push_back(golden_tensor(in));
-    symbolic.push_back(Input(xs.back().shape().without_batch()));
+    symbolic.push_back(Input(defined(xs.back().shape(), xs.size() == 1).without_batch()));
   }
   std::vector<Tensor> tensor_arguments;
+  std::vector<std::string> tensor_argument_names;
   if (c.contains("tensor_arguments")) {
     for (const auto& [name, value] : c.at("tensor_arguments").items()) {
       if (value.is_null()) {  // a None given: Attention's mask=[None, v] (call_tensors.h)
@@ -41,7 +52,8 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
       }
       arguments[name] = true;
       tensor_arguments.push_back(golden_tensor(value));
-      symbolic.push_back(Input(tensor_arguments.back().shape().without_batch()));
+      tensor_argument_names.push_back(name);
+      symbolic.push_back(Input(defined(tensor_arguments.back().shape(), name == "mask").without_batch()));
     }
   }
   const auto outputs = layer.call_with(symbolic, arguments);
@@ -57,7 +69,9 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
   Graph g;
   std::vector<Output> feeds, masks;
   std::vector<Tensor> run_feeds = xs;
-  for (const auto& x : xs) feeds.push_back(g.placeholder({x.shape().with_dim(0, kUnknownDim), DType::float32}));
+  for (const auto& x : xs) {
+    feeds.push_back(g.placeholder({defined(x.shape(), feeds.empty()).with_dim(0, kUnknownDim), DType::float32}));
+  }
   std::vector<Output> all_feeds = feeds;
   if (!c.at("masks").is_null()) {
     for (const auto& m : c.at("masks")) {
@@ -66,14 +80,15 @@ inline void expect_matches_keras_case(const nlohmann::ordered_json& c) {
         continue;
       }
       run_feeds.push_back(golden_tensor(m));
-      masks.push_back(g.placeholder({run_feeds.back().shape(), DType::float32}));
+      masks.push_back(g.placeholder({defined(run_feeds.back().shape(), true), DType::float32}));
       all_feeds.push_back(masks.back());
     }
   }
   std::vector<Output> call_inputs = feeds;
-  for (const auto& t : tensor_arguments) {
+  for (std::size_t a = 0; a < tensor_arguments.size(); ++a) {
+    const Tensor& t = tensor_arguments[a];
     run_feeds.push_back(t);
-    call_inputs.push_back(g.placeholder({t.shape(), DType::float32}));
+    call_inputs.push_back(g.placeholder({defined(t.shape(), tensor_argument_names[a] == "mask"), DType::float32}));
     all_feeds.push_back(call_inputs.back());
   }
   LayerImpl& impl = layer.impl();

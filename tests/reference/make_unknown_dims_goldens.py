@@ -8,7 +8,8 @@ and Flatten after a None dim, GroupNormalization over None spatial dims,
 Conv1D/2D/3DTranspose (each padding, output_padding, dilation) over None spatial dims,
 UpSampling2D's interpolating modes and Resizing (every interpolation, crop_to_aspect_ratio)
 over None rows and columns, TimeDistributed over None time steps and None per-step dims,
-and TextVectorization's int mode without output_sequence_length (text_ragged: each batch
+ConvLSTM1D/2D over None time steps (a next-frame model as Keras's example builds it), and
+TextVectorization's int mode without output_sequence_length (text_ragged: each batch
 padded to its longest row; its strings and results in text_ragged.json, see text_ragged).
 
 Writes, for each model <name>, in tests/data/unknown_dims/:
@@ -238,17 +239,38 @@ def time_distributed_unknown():
     return keras.Model(x, y, name="time_distributed_unknown"), [(2, 4, 6, 5, 2), (3, 3, 4, 7, 2)]
 
 
+def conv_lstm_next_frame():
+    # Keras's next-frame video prediction example in small: ConvLSTM2D over None time steps
+    # (every frame's next), BatchNormalization between, a Conv3D head with a sigmoid; and a
+    # ConvLSTM1D over None steps ending in its last output, go_backwards
+    x = keras.Input((None, 6, 6, 1), name="frames")
+    h = L.ConvLSTM2D(4, 3, padding="same", return_sequences=True, activation="relu", name="conv_lstm_a")(x)
+    h = L.BatchNormalization(name="bn")(h)
+    h = L.ConvLSTM2D(3, (1, 1), padding="same", return_sequences=True, activation="relu", name="conv_lstm_b")(h)
+    y = L.Conv3D(1, 3, padding="same", activation="sigmoid", name="frame")(h)
+    return keras.Model(x, y, name="conv_lstm_next_frame"), [(2, 5, 6, 6, 1), (3, 3, 6, 6, 1)]
+
+
+def conv_lstm_1d_last():
+    x = keras.Input((None, 7, 2), name="steps")
+    h = L.ConvLSTM1D(3, 2, padding="same", go_backwards=True, name="conv_lstm")(x)
+    h = L.Flatten(name="flatten")(h)
+    y = L.Dense(2, name="out")(h)
+    return keras.Model(x, y, name="conv_lstm_1d_last"), [(3, 4, 7, 2), (2, 6, 7, 2)]
+
+
 MODELS = [fcn_image, fcn_classifier, fcn_1d, fcn_3d, recurrent, embedding_recurrent, reshape_minus_one,
           flatten_unknown, group_norm_unknown, transpose_2d, transpose_1d, transpose_3d, upsampling_interpolated,
-          resizing_unknown, time_distributed_unknown]
+          resizing_unknown, time_distributed_unknown, conv_lstm_next_frame, conv_lstm_1d_last]
 TRAINED = {"fcn_classifier", "fcn_1d", "fcn_3d", "recurrent", "embedding_recurrent", "reshape_minus_one",
            "transpose_2d", "transpose_1d", "transpose_3d", "upsampling_interpolated", "resizing_unknown",
-           "time_distributed_unknown"}
+           "time_distributed_unknown", "conv_lstm_next_frame", "conv_lstm_1d_last"}
 # The models added after the first twelve draw from a generator of their own (seeded by
 # their name), so that they can be written alone: name them on the command line to write
 # only them (the first twelve share one generator in order, so they are written all or
 # none).
-OWN_SEED = {"upsampling_interpolated", "resizing_unknown", "time_distributed_unknown", "text_ragged"}
+OWN_SEED = {"upsampling_interpolated", "resizing_unknown", "time_distributed_unknown", "conv_lstm_next_frame",
+            "conv_lstm_1d_last", "text_ragged"}
 ONLY = set(sys.argv[1:])
 if not ONLY <= OWN_SEED:
     sys.exit("only these can be written alone: %s" % sorted(OWN_SEED))

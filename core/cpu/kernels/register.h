@@ -46,6 +46,7 @@ void register_scatter_update_kernels(OpRegistry& registry);
 void register_batch_split_kernel(OpRegistry& registry);
 void register_diag_kernels(OpRegistry& registry);
 void register_map_coordinates_kernels(OpRegistry& registry);
+void register_conv_lstm_kernels(OpRegistry& registry);
 
 inline void register_kernels(OpRegistry& registry) {
   register_source_kernels(registry);
@@ -84,6 +85,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_batch_split_kernel(registry);
   register_diag_kernels(registry);
   register_map_coordinates_kernels(registry);
+  register_conv_lstm_kernels(registry);
 }
 
 }  // namespace strata::cpu
