@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -38,6 +39,15 @@ json shapes_json(const std::vector<KerasTensor>& ins) {
 bool takes_separate_tensors(const std::string& class_name) {
   return class_name == "MultiHeadAttention" || class_name == "GroupQueryAttention" ||
          class_name == "GroupedQueryAttention";
+}
+
+// Recurrent layers (layers/recurrent/initial_state.h), whose Keras 3 call takes the
+// initial states as initial_state=[...].
+bool takes_initial_state(const Layer& layer) {
+  for (const auto& a : tensor_arguments_of(layer.impl())) {
+    if (a.keyword == "initial_state") return true;
+  }
+  return false;
 }
 
 // The keyword arguments that carry such a layer's tensors, in call order.
@@ -147,12 +157,17 @@ json functional_config(const Model& model) {
                                 {"keras_history", triple(t.call()->layer.name(),
                                                          node_of.at(t.call().get()), t.index())}}}};
   };
+  // Calls a mask reaches, found only where a recurrent layer takes its states as inputs.
+  std::optional<std::set<const LayerCall*>> masked;
   json layers = json::array();
   for (const auto& layer : keras_layer_order(model)) {
     const auto& calls = calls_of[&layer.impl()];
     // build_config describes the layer's own inputs, not the masks passed with its call.
     std::vector<KerasTensor> first_inputs;
     if (!calls.empty()) first_inputs = split_call_inputs(layer.impl(), calls[0]->arguments, calls[0]->inputs).inputs;
+    // A recurrent layer builds from its sequence's shape (Keras 3's build takes the states'
+    // apart, as initial_state_shape).
+    if (takes_initial_state(layer) && first_inputs.size() > 1) first_inputs.resize(1);
     json obj = object_of(layer, calls.empty() ? nullptr : &first_inputs);
     obj["name"] = layer.name();
     json nodes = json::array();
@@ -164,13 +179,30 @@ json functional_config(const Model& model) {
         args = op_layer_args(layer, [&](std::size_t i) { return tensor_ref(c->inputs.at(i)); });
       } else if (call.inputs.size() == 1 || takes_separate_tensors(layer.class_name())) {
         for (const auto& t : call.inputs) args.push_back(tensor_ref(t));
+      } else if (takes_initial_state(layer)) {
+        args.push_back(tensor_ref(call.inputs[0]));  // the states follow as initial_state=[...]
       } else {
         json list = json::array();
         for (const auto& t : call.inputs) list.push_back(tensor_ref(t));
         args.push_back(list);
       }
-      const json kwargs =
+      json kwargs =
           is_op_layer(layer) ? op_layer_kwargs(layer) : node_kwargs(layer, c->arguments, call, tensor_ref);
+      if (!is_op_layer(layer) && call.inputs.size() > 1 && takes_initial_state(layer)) {
+        // layer({x, h, c}): Keras 3 takes the states as initial_state=[h, c], and then gives
+        // the layer no mask from x, where Strata's call (tf.keras's rule) applies one.
+        if (!masked) masked = m.masked_calls();
+        if (masked->count(c)) {
+          throw NotImplementedError(
+              layer.class_name() + " '" + layer.name() + "' takes its initial states as inputs of a masked sequence, " +
+              "which Keras 3 cannot express: called with initial_state=[...] it applies no mask. Pass the states as " +
+              "the call's initial_state arguments (call_with({x, h, c}, {{\"initial_state_0\", true}, ...})) and " +
+              "any mask as mask=, or save the model without the mask");
+        }
+        json states = json::array();
+        for (std::size_t i = 1; i < call.inputs.size(); ++i) states.push_back(tensor_ref(call.inputs[i]));
+        kwargs["initial_state"] = states;
+      }
       nodes.push_back(json{{"args", args}, {"kwargs", kwargs}});
     }
     obj["inbound_nodes"] = nodes;
@@ -269,8 +301,10 @@ void take_tensor_arguments(json& kwargs, const Layer& layer, bool keras3, std::v
     if (it == kwargs.end()) continue;
     keywords.insert(a.keyword);
     const json* v = &*it;
-    if (a.list_index >= 0) {
-      if (!v->is_array() || static_cast<int>(v->size()) <= a.list_index) continue;
+    // A list's one tensor given bare (gru(x, initial_state=h)) is its first entry.
+    const bool bare = !v->is_array() || (!keras3 && !v->empty() && (*v)[0].is_string());
+    if (a.list_index >= 0 && !(bare && a.list_index == 0)) {
+      if (bare || static_cast<int>(v->size()) <= a.list_index) continue;
       v = &(*v)[static_cast<std::size_t>(a.list_index)];
       // A None in a list given (mask=[None, v_mask]) is recorded: the list replaces the
       // inputs' masks even when it holds no tensor.
@@ -653,6 +687,17 @@ json keras2_tensor_refs(const json& v) {
   for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = keras2_tensor_refs(it.value());
   return out;
 }
+// Whether a layer's Keras 3 nodes pass initial_state=[...] (a recurrent layer's states).
+bool passes_initial_state(const json& nodes) {
+  if (!nodes.is_array()) return false;
+  for (const auto& node : nodes) {
+    if (node.is_object() && node.contains("kwargs") && node["kwargs"].is_object() &&
+        node["kwargs"].contains("initial_state")) {
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 json to_keras2_config(const json& v) {
@@ -677,9 +722,13 @@ json to_keras2_config(const json& v) {
       continue;
     if (it.key() == "batch_shape") {
       out["batch_input_shape"] = it.value();
-    } else if (it.key() == "inbound_nodes" && v.value("class_name", "") == "GroupQueryAttention") {
-      // A class tf.keras never had: its nodes stay as Keras 3 writes them in .h5 too
-      // ({"args": [q, v], "kwargs": ...}), which Keras 3's .h5 loader builds it from.
+    } else if (it.key() == "inbound_nodes" &&
+               (v.value("class_name", "") == "GroupQueryAttention" || passes_initial_state(it.value()))) {
+      // A class tf.keras never had, and a recurrent layer given initial_state=[...]: their
+      // nodes stay as Keras 3 writes them in .h5 too ({"args": [q, v], "kwargs": ...}),
+      // which Keras 3's .h5 loader builds them from (its legacy loader drops tensors among
+      // a tf.keras node's keyword arguments from the graph, and calls a recurrent layer on
+      // tf.keras's list of x and the states as on one input).
       out["inbound_nodes"] = it.value();
     } else if (it.key() == "inbound_nodes") {
       const bool separate = takes_separate_tensors(v.value("class_name", ""));

@@ -87,6 +87,22 @@ void ModelImpl::set_graph(std::vector<KerasTensor> ins, std::vector<KerasTensor>
 }
 
 std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& values) {
+  return replay(graph, values, nullptr);
+}
+
+std::set<const LayerCall*> ModelImpl::masked_calls() const {
+  Graph graph;
+  std::vector<Output> values;
+  for (const auto& in : inputs) values.push_back(graph.placeholder(in.spec()));
+  std::set<const LayerCall*> masked;
+  // A replay into a graph of its own changes nothing of the model's but the layers'
+  // per-call bookkeeping (current_call, current_arguments), which every call resets.
+  const_cast<ModelImpl*>(this)->replay(graph, values, &masked);
+  return masked;
+}
+
+std::vector<Output> ModelImpl::replay(Graph& graph, const std::vector<Output>& values,
+                                      std::set<const LayerCall*>* masked_calls) {
   if (values.size() != inputs.size()) {
     throw ValueError("Model '" + name + "' expects " + std::to_string(inputs.size()) + " inputs, got " +
                      std::to_string(values.size()));
@@ -104,6 +120,7 @@ std::vector<Output> ModelImpl::call(Graph& graph, const std::vector<Output>& val
       in_masks.push_back(m != masks.end() && i < m->second.size() ? m->second[i] : Output{});
       masked = masked || in_masks.back().valid();
     }
+    if (masked && masked_calls) masked_calls->insert(c.get());
     NameScope scope(graph, c->layer.name());
     LayerImpl& layer = c->layer.impl();
     layer.current_call = c->call_index;

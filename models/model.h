@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class ModelImpl : public LayerImpl {
 
   // Replays the recorded layer calls on `inputs` into `graph`.
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
+  // The calls whose inputs carry a Keras mask when the model runs, found by replaying the
+  // calls on placeholders of the inputs' shapes (io/ writes a recurrent layer's call as
+  // Keras 3 computes it only where no mask reaches it).
+  std::set<const LayerCall*> masked_calls() const;
   bool accepts_input_count(std::size_t n) const override { return n == inputs.size(); }
   std::vector<Layer> sublayers() const override;
   LowPrecisionForm low_precision_form() const override { return LowPrecisionForm::not_applicable; }
@@ -75,6 +80,11 @@ class ModelImpl : public LayerImpl {
   UsageGuard usage;
   // Guards the inference programs that concurrent predict calls may build on first use.
   std::mutex inference_mutex;
+
+ private:
+  // call(), recording into `masked_calls` (where given) each call whose inputs carry a mask.
+  std::vector<Output> replay(Graph& graph, const std::vector<Output>& inputs,
+                             std::set<const LayerCall*>* masked_calls);
 };
 
 class Model : public Layer {

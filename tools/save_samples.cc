@@ -446,6 +446,20 @@ std::vector<Sample> samples() {
     Model m(x, y, {.name = "image_augmentation"});
     out.push_back({"image_augmentation", m, {{2, 8, 8, 3}}});
   }
+  {
+    // Recurrent layers given initial states, in both of Strata's forms: an encoder LSTM's
+    // states as the decoder LSTM's inputs after x (written as Keras 3's initial_state=[h, c])
+    // and a GRU's state as its initial_state argument.
+    auto enc_in = Input({5, 3}, {.name = "encoder_in"});
+    auto dec_in = Input({4, 2}, {.name = "decoder_in"});
+    auto enc = layers::LSTM(4, {.return_state = true, .name = "encoder"})(std::vector<KerasTensor>{enc_in});
+    auto dec = layers::LSTM(4, {.return_sequences = true, .name = "decoder"})(
+        std::vector<KerasTensor>{dec_in, enc[1], enc[2]})[0];
+    auto gru = layers::GRU(4, {.return_sequences = true, .name = "gru"})
+                   .call_with({dec, enc[1]}, {{"initial_state_0", true}})[0];
+    Model m(std::vector<KerasTensor>{enc_in, dec_in}, {layers::Dense(3)(gru)}, {.name = "recurrent_initial_state"});
+    out.push_back({"recurrent_initial_state", m, {{3, 5, 3}, {3, 4, 2}}});
+  }
   for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));
   out.push_back(lookup_tf_idf_sample());
   return out;

@@ -9,6 +9,7 @@
 #include "core/ops/sequence_ops.h"
 #include "core/rng.h"
 #include "layers/activations.h"
+#include "layers/recurrent/initial_state.h"
 
 // How the time loop runs. It is unrolled into the graph over the time steps the input's
 // shape gives at definition time, each step made of the convolution and elementwise ops
@@ -185,8 +186,18 @@ void ConvLSTMImpl<Rank>::reset_states() {
 template <int Rank>
 std::vector<Output> ConvLSTMImpl<Rank>::call_masked(Graph& graph, const std::vector<Output>& all,
                                                     const std::vector<Output>& masks) {
-  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
-  return run(graph, call.inputs, mask_argument_or_input_mask(call, masks));
+  const RecurrentCall call = recurrent_call(*this, all, masks, 2);
+  return run(graph, call.inputs, call.mask);
+}
+
+template <int Rank>
+std::vector<std::string> ConvLSTMImpl<Rank>::call_argument_names() const {
+  return recurrent_call_argument_names(2);
+}
+
+template <int Rank>
+std::vector<TensorArgument> ConvLSTMImpl<Rank>::tensor_arguments() const {
+  return recurrent_tensor_arguments(2);
 }
 
 template <int Rank>

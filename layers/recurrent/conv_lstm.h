@@ -105,10 +105,11 @@ class ConvLSTMImpl : public LayerImpl, public TakesTensorArguments {
   // return_sequences passes the mask on, as Keras's; the states have none.
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
-  // x, or x and the initial states h and c (Keras's initial_state); a mask argument apart.
+  // x, or x and the initial states h and c; mask= and Keras 3's initial_state=[h, c] as
+  // call arguments (layers/recurrent/initial_state.h).
   bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 3; }
-  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
-  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
+  std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
   // Zeros the carried states of a stateful layer (keras: layer.reset_states()).
   void reset_states();
 

@@ -1,5 +1,7 @@
 #include "layers/recurrent/rnn.h"
 
+#include "layers/recurrent/initial_state.h"
+
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/rnn_ops.h"
@@ -85,9 +87,12 @@ std::vector<Output> RNNImpl::call(Graph& graph, const std::vector<Output>& input
 
 std::vector<Output> RNNImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                          const std::vector<Output>& masks) {
-  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
-  return run(graph, call.inputs, mask_argument_or_input_mask(call, masks));
+  const RecurrentCall call = recurrent_call(*this, all, masks, num_states());
+  return run(graph, call.inputs, call.mask);
 }
+
+std::vector<std::string> RNNImpl::call_argument_names() const { return recurrent_call_argument_names(num_states()); }
+std::vector<TensorArgument> RNNImpl::tensor_arguments() const { return recurrent_tensor_arguments(num_states()); }
 
 std::vector<Output> RNNImpl::compute_mask(Graph&, const std::vector<Output>& all,
                                           const std::vector<Output>& masks) {

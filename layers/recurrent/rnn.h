@@ -54,8 +54,9 @@ class RNNImpl : public LayerImpl, public TakesTensorArguments {
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
   bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 1 + num_states(); }
-  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
-  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
+  // mask=, and Keras 3's initial_state=[...] (layers/recurrent/initial_state.h).
+  std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
   std::vector<Layer> sublayers() const override;
 
   std::size_t num_states() const;
