@@ -78,9 +78,9 @@ STRATA_HOST_DEVICE inline float column_sum(const float* in, std::int64_t rows, s
 
 // Where element i of processing step s reads and writes.
 struct StepSite {
-  std::int64_t b, j, t, tm, ys;
-  STRATA_HOST_DEVICE StepSite(const ops::RnnLayout& L, std::int64_t i, std::int64_t s)
-      : b(i / L.H), j(i % L.H), t(L.x_step(s)), tm(L.m_step(s)), ys(L.y_step(s)) {}
+  std::int64_t b, j, s, t, tm, ys;
+  STRATA_HOST_DEVICE StepSite(const ops::RnnLayout& L, std::int64_t i, std::int64_t step)
+      : b(i / L.H), j(i % L.H), s(step), t(L.x_step(step)), tm(L.m_step(step)), ys(L.y_step(step)) {}
 };
 
 // The input projection's column `col` with its bias, as the CPU adds them before the loop.
@@ -89,13 +89,15 @@ STRATA_HOST_DEVICE inline float projected(const RnnStep& p, const float* xw_row,
 }
 
 // The masked step's output and carried h: the new h where the step is kept, else the
-// previous h carried over and output (zeros with zero_output_for_mask); then the next
-// step's h_in under recurrent dropout.
+// previous h carried over, and output where a step before was kept (zeros before, or with
+// zero_output_for_mask: RnnLayout::masked_step_repeats_h); then the next step's h_in
+// under recurrent dropout.
 STRATA_HOST_DEVICE inline void write_h(const ops::RnnLayout& L, const RnnStep& p, const StepSite& e, float keep,
                                        float h_new, float* w) {
   float* hb = p.h + e.b * L.H;
   const float h_prev = hb[e.j];
-  p.y[(e.b * L.T + e.ys) * L.H + e.j] = keep != 0.f ? h_new : (L.zero_output_for_mask ? 0.f : h_prev);
+  p.y[(e.b * L.T + e.ys) * L.H + e.j] =
+      keep != 0.f ? h_new : (L.masked_step_repeats_h(p.mask, e.b, e.s) ? h_prev : 0.f);
   if (keep != 0.f) hb[e.j] = h_new;
   w[L.K() - L.H + e.j] = hb[e.j];
   if (p.next_h_in) p.next_h_in[e.b * L.H + e.j] = hb[e.j] * p.recurrent_mask[e.b * L.H + e.j];
@@ -198,7 +200,7 @@ STRATA_HOST_DEVICE inline void gate_grad_element(const ops::RnnLayout& L, const 
   const float h_in = p.recurrent_mask ? hp[j] * p.recurrent_mask[b * H + j] : hp[j];
   p.h_ins[(b * L.T + s) * H + j] = h_in;
   const float gh = keep != 0.f ? dh + dy : 0.f;                                   // into h_new
-  float dh_prev = keep != 0.f ? 0.f : dh + (L.zero_output_for_mask ? 0.f : dy);  // carried h
+  float dh_prev = keep != 0.f ? 0.f : dh + (L.masked_step_repeats_h(p.mask, b, s) ? dy : 0.f);  // carried h
   if (L.cell == Cell::simple) {
     gx[j] = gr[j] = gh * dact(A, w[j]);
   } else if (L.cell == Cell::lstm) {

@@ -77,7 +77,7 @@ TEST_P(InitialStateFiles, SavedByStrataTheyKeepTheirStatesAndPredictAgain) {
 
 INSTANTIATE_TEST_SUITE_P(Keras3, InitialStateFiles,
                          ::testing::Values("seq2seq", "gru_bare_state", "simple_rnn_list_state", "conv_lstm_state",
-                                           "masking_then_state"));
+                                           "masking_then_state", "mask_argument_and_state"));
 
 // The states as inputs after x (tf.keras's form, layer({x, h, c})): written as
 // initial_state=[h, c], with the layer built from its sequence's shape, and read back the

@@ -109,15 +109,17 @@ void recurrent_product(std::int64_t rows, std::int64_t H, std::int64_t cols, con
 
 // One batch row's LSTM step, a register of units at a time through every gate: the gate
 // pre-activations (the recurrent product zr plus the input projection zx), the new c and
-// h, the output yb and the carried state hb, cb (kept where the mask m is 0), and, when a
+// h, the output yb and the carried state hb, cb (kept where the mask m is 0; a masked
+// step outputs hb where `repeat_h`, else zeros: RnnLayout::masked_step_repeats_h), and, when a
 // backward pass reads it, the workspace row w (null otherwise). As separate passes over
 // the row, with a copy of each into the workspace, the gate math took a quarter of an
 // LSTM(128)'s time at batch 32; units past H in the last register are padding.
-void lstm_row(const Config& c, std::int64_t H, float m, const float* __restrict zx, const float* __restrict zr,
-              float* __restrict w, float* __restrict hb, float* __restrict cb, float* __restrict yb) {
+void lstm_row(const Config& c, std::int64_t H, float m, bool repeat_h, const float* __restrict zx,
+              const float* __restrict zr, float* __restrict w, float* __restrict hb, float* __restrict cb,
+              float* __restrict yb) {
   using simd::kLanes;
   using simd::Vec;
-  const bool keep = m != 0.f, zero_output = !keep && c.zero_output_for_mask;
+  const bool keep = m != 0.f, zero_output = !keep && !repeat_h;
   auto step = [&](std::int64_t j, std::int64_t n) __attribute__((always_inline)) {
     auto load = [&](const float* p) {
       if (n == kLanes) return simd::load(p + j);
@@ -234,17 +236,18 @@ void sequence_kernel(KernelContext& ctx) {
         float* hb = h.data() + lb * H;
         float* cb = cs.data() + lb * H;
         float* yb = y + (b * T + c.y_step(s)) * H;
+        const bool repeat_h = m == 0.f && c.masked_step_repeats_h(mask, b, s);
         if (c.cell == Cell::simple) {
           for (std::int64_t j = 0; j < H; ++j) {
             float hn = act(c.activation, zx[j] + zr[j]);
             w[j] = hn;
             float hc = m != 0.f ? hn : hb[j];
-            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
+            yb[j] = m != 0.f ? hn : (repeat_h ? hb[j] : 0.f);
             hb[j] = hc;
             w[H + j] = hc;
           }
         } else if (c.cell == Cell::lstm) {
-          lstm_row(c, H, m, zx, zr, keep_workspace ? w : nullptr, hb, cb, yb);
+          lstm_row(c, H, m, repeat_h, zx, zr, keep_workspace ? w : nullptr, hb, cb, yb);
         } else {  // GRU, gates [z, r, h]
           const float* hi = hin.data() + lb * H;
           for (std::int64_t j = 0; j < H; ++j) {
@@ -266,7 +269,7 @@ void sequence_kernel(KernelContext& ctx) {
             float hh = act(c.activation, pre);
             w[2 * H + j] = hh;
             float hn = z * hb[j] + (1.f - z) * hh;  // Keras: the un-dropped h_tm1
-            yb[j] = m != 0.f ? hn : (c.zero_output_for_mask ? 0.f : hb[j]);
+            yb[j] = m != 0.f ? hn : (repeat_h ? hb[j] : 0.f);
             if (m != 0.f) hb[j] = hn;
             w[4 * H + j] = hb[j];
           }
@@ -332,9 +335,10 @@ void sequence_grad_kernel(KernelContext& ctx) {
         float* dpb = dh_prev.data() + lb * H;
         float* hi = hins.data() + (b * T + s) * H;
         for (std::int64_t j = 0; j < H; ++j) hi[j] = rmask ? hp[j] * rmask[b * H + j] : hp[j];
+        const bool repeat_h = m == 0.f && c.masked_step_repeats_h(mask, b, s);
         for (std::int64_t j = 0; j < H; ++j) {
-          const float gh = m != 0.f ? dhb[j] + dyb[j] : 0.f;                               // into h_new
-          dpb[j] = m != 0.f ? 0.f : dhb[j] + (c.zero_output_for_mask ? 0.f : dyb[j]);      // carried h
+          const float gh = m != 0.f ? dhb[j] + dyb[j] : 0.f;               // into h_new
+          dpb[j] = m != 0.f ? 0.f : dhb[j] + (repeat_h ? dyb[j] : 0.f);    // carried h
           if (c.cell == Cell::simple) {
             gx[j] = gr[j] = gh * dact(c.activation, w[j]);
           } else if (c.cell == Cell::lstm) {
