@@ -457,7 +457,10 @@ std::vector<Sample> samples() {
         std::vector<KerasTensor>{dec_in, enc[1], enc[2]})[0];
     auto gru = layers::GRU(4, {.return_sequences = true, .name = "gru"})
                    .call_with({dec, enc[1]}, {{"initial_state_0", true}})[0];
-    Model m(std::vector<KerasTensor>{enc_in, dec_in}, {layers::Dense(3)(gru)}, {.name = "recurrent_initial_state"});
+    // And a Bidirectional GRU given both directions' states as inputs after x.
+    auto both = layers::Bidirectional(layers::GRU(4, {.return_sequences = true}), {.merge_mode = "sum"})(
+        std::vector<KerasTensor>{gru, enc[1], enc[2]})[0];
+    Model m(std::vector<KerasTensor>{enc_in, dec_in}, {layers::Dense(3)(both)}, {.name = "recurrent_initial_state"});
     out.push_back({"recurrent_initial_state", m, {{3, 5, 3}, {3, 4, 2}}});
   }
   for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));

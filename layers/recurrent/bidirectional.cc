@@ -4,6 +4,7 @@
 #include "core/ops.h"
 #include "core/ops/sequence_ops.h"
 #include "layers/keras_class.h"
+#include "layers/recurrent/initial_state.h"
 
 namespace strata::layers {
 
@@ -66,9 +67,16 @@ std::vector<Output> BidirectionalImpl::call(Graph& graph, const std::vector<Outp
 
 std::vector<Output> BidirectionalImpl::call_masked(Graph& graph, const std::vector<Output>& all,
                                                    const std::vector<Output>& masks) {
-  const CallInputs<Output> call = split_call_inputs(*this, current_arguments, all);
-  const Output mask = mask_argument_or_input_mask(call, masks);
-  return run(graph, call.inputs, mask.valid() ? std::vector<Output>{mask} : std::vector<Output>{});
+  const RecurrentCall call = recurrent_call(*this, all, masks, num_states());
+  return run(graph, call.inputs, call.mask.valid() ? std::vector<Output>{call.mask} : std::vector<Output>{});
+}
+
+std::vector<std::string> BidirectionalImpl::call_argument_names() const {
+  return recurrent_call_argument_names(num_states());
+}
+
+std::vector<TensorArgument> BidirectionalImpl::tensor_arguments() const {
+  return recurrent_tensor_arguments(num_states());
 }
 
 std::vector<Output> BidirectionalImpl::compute_mask(Graph&, const std::vector<Output>& all,
@@ -87,15 +95,22 @@ std::vector<Output> BidirectionalImpl::run(Graph& graph, const std::vector<Outpu
                                            const std::vector<Output>& masks) {
   std::vector<Output> f, b;
   forward_layer->current_call = backward_layer->current_call = current_call;
-  // Each direction gets its inputs and mask as its own inputs, not as a call's arguments.
+  // Each direction gets its inputs, states and mask as its own inputs, not as a call's
+  // arguments: x, then its half of the states where they are given.
   forward_layer->current_arguments = backward_layer->current_arguments = {};
+  std::vector<Output> forward_inputs{inputs[0]}, backward_inputs{inputs[0]};
+  if (inputs.size() > 1) {
+    const auto half = static_cast<std::ptrdiff_t>(forward_layer->num_states());
+    forward_inputs.insert(forward_inputs.end(), inputs.begin() + 1, inputs.begin() + 1 + half);
+    backward_inputs.insert(backward_inputs.end(), inputs.begin() + 1 + half, inputs.end());
+  }
   {
     NameScope scope(graph, forward_layer->name);
-    f = masks.empty() ? forward_layer->call(graph, inputs) : forward_layer->call_masked(graph, inputs, masks);
+    f = forward_layer->call_masked(graph, forward_inputs, masks);
   }
   {
     NameScope scope(graph, backward_layer->name);
-    b = masks.empty() ? backward_layer->call(graph, inputs) : backward_layer->call_masked(graph, inputs, masks);
+    b = backward_layer->call_masked(graph, backward_inputs, masks);
   }
   std::vector<Output> out;
   const auto& m = options.merge_mode;

@@ -4,7 +4,8 @@
 // "none" (both outputs). Weights as Keras 3 names them:
 // "bidirectional/forward_lstm/lstm_cell/kernel", "bidirectional/backward_lstm/...".
 // A mask (the input's, or one passed with the call, as Keras 3 files record an
-// Embedding's) reaches both directions.
+// Embedding's) reaches both directions. Initial states, as Keras 3's initial_state=[...] or
+// as inputs after x: the first half the forward layer's, the rest the backward's.
 #pragma once
 
 #include <memory>
@@ -30,9 +31,14 @@ class BidirectionalImpl : public LayerImpl, public TakesTensorArguments {
                                   const std::vector<Output>& masks) override;
   std::vector<Output> compute_mask(Graph& graph, const std::vector<Output>& inputs,
                                    const std::vector<Output>& masks) override;
-  std::vector<std::string> call_argument_names() const override { return {"mask"}; }
-  std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
+  // x, or x and the initial states (the forward layer's, then the backward's); mask= and
+  // Keras 3's initial_state=[...] as call arguments (layers/recurrent/initial_state.h).
+  bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 1 + num_states(); }
+  std::vector<std::string> call_argument_names() const override;
+  std::vector<TensorArgument> tensor_arguments() const override;
   std::vector<Layer> sublayers() const override;
+  // Both directions' states.
+  std::size_t num_states() const { return 2 * forward_layer->num_states(); }
 
   std::shared_ptr<RNNImpl> forward_layer, backward_layer;
   BidirectionalOptions options;

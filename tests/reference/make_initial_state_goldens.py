@@ -2,7 +2,8 @@
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for recurrent layers called with
 initial_state=[...] in a functional model (issue #38 point 2): Keras's seq2seq shape (an
 encoder LSTM's return_state into a decoder LSTM's initial_state), GRU given one bare
-tensor, SimpleRNN and ConvLSTM2D given lists, a Masking layer before a decoder given
+tensor, SimpleRNN, ConvLSTM2D and Bidirectional (its forward states, then its backward
+ones) given lists, a Masking layer before a decoder given
 initial states (Keras 3 then gives the layer no mask: its call has two tensor arguments),
 and a mask passed as mask= with the states (applied: masked steps keep the states and
 repeat the previous output, zeros before any).
@@ -103,12 +104,34 @@ def mask_argument_and_state():
     return keras.Model([x, h0, c0], [seq, h, c, g], name="mask_argument_and_state"), [xs, randn(3, 4), randn(3, 4)]
 
 
+def bidirectional_state():
+    # Bidirectional's initial_state: the forward layer's states, then the backward's.
+    x = keras.Input((4, 3), name="x")
+    states = [keras.Input((3,), name=n) for n in ("fh", "fc", "bh", "bc")]
+    y = L.Bidirectional(L.LSTM(3, return_sequences=True, return_state=True), name="bidirectional")(
+        x, initial_state=states)
+    return keras.Model([x] + states, y, name="bidirectional_state"), [randn(2, 4, 3)] + [randn(2, 3) for _ in range(4)]
+
+
+def bidirectional_masking_then_state():
+    # As masking_then_state: two tensor arguments, so no mask from Masking reaches it.
+    x = keras.Input((5, 2), name="x")
+    states = [keras.Input((2,), name=n) for n in ("fh", "bh")]
+    m = L.Masking(0.0, name="masking")(x)
+    y = L.Bidirectional(L.GRU(2, return_sequences=True), merge_mode="sum", name="bidirectional")(
+        m, initial_state=states)
+    xs = randn(3, 5, 2)
+    xs[0, :2] = 0
+    xs[1, 4] = 0
+    return keras.Model([x] + states, y, name="bidirectional_masking_then_state"), [xs, randn(3, 2), randn(3, 2)]
+
+
 # Keras 3.15 cannot load its own .h5 of a model with keras.ops nodes (its legacy loader
 # knows no 'NotEqual' layer): that model is written as .keras only.
 KERAS_ONLY = {"mask_argument_and_state"}
 
 MODELS = [seq2seq, gru_bare_state, simple_rnn_list_state, conv_lstm_state, masking_then_state,
-          mask_argument_and_state]
+          mask_argument_and_state, bidirectional_state, bidirectional_masking_then_state]
 
 
 def main():
