@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/batch_matmul.h"
+#include "core/ops/scan_ops.h"
 #include "layers/activations.h"
 #include "layers/core/int8_quantization.h"
 #include "layers/core/low_precision_product.h"
@@ -95,6 +97,49 @@ std::pair<std::string, Shape> spelled_out(const std::string& equation, const Sha
   return {form.input + fresh + "," + form.kernel + "->" + form.output + fresh, Shape(dims)};
 }
 
+// An operand's letters once its diagonals are taken (diagonal() below): each letter
+// repeated has its first two axes replaced by one axis at the end, until none repeats.
+std::string without_diagonals(std::string spec) {
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const std::size_t j = spec.find(spec[i], i + 1);
+    if (j == std::string::npos) continue;
+    const char c = spec[i];
+    spec.erase(j, 1);
+    spec.erase(i, 1);
+    spec += c;
+    i = static_cast<std::size_t>(-1);  // from the start again
+  }
+  return spec;
+}
+
+// x (its axes named by `spec`) along the diagonals of its repeated letters, its axes then
+// named by without_diagonals(spec): as tf.einsum reads "abb" (x[:, i, i]).
+Output diagonal(Output x, std::string spec) {
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const std::size_t j = spec.find(spec[i], i + 1);
+    if (j == std::string::npos) continue;
+    const int rank = static_cast<int>(spec.size());
+    std::vector<std::int64_t> perm;
+    for (int a = 0; a < rank; ++a) {
+      if (a != static_cast<int>(i) && a != static_cast<int>(j)) perm.push_back(a);
+    }
+    perm.push_back(static_cast<std::int64_t>(i));
+    perm.push_back(static_cast<std::int64_t>(j));
+    x = ops::transpose(x, perm);
+    // Keep the elements whose two last indices agree, then sum the last axis away.
+    const Output ones = ops::ones_like(x);
+    const Output column_minus_row = ops::sub(ops::cumsum(ones, rank - 1), ops::cumsum(ones, rank - 2));
+    const Output on_diagonal = ops::equal(column_minus_row, ops::constant(*x.graph, 0.f));
+    x = ops::reduce_sum(ops::where(on_diagonal, x, ops::zeros_like(x)), {rank - 1}, false);
+    const char c = spec[i];
+    spec.erase(j, 1);
+    spec.erase(i, 1);
+    spec += c;
+    i = static_cast<std::size_t>(-1);
+  }
+  return x;
+}
+
 }  // namespace
 
 EinsumEquation EinsumEquation::parse(const std::string& equation) {
@@ -103,24 +148,20 @@ EinsumEquation EinsumEquation::parse(const std::string& equation) {
   if (!std::regex_match(equation, m, form)) {
     throw ValueError("Invalid einsum equation '" + equation + "'. Equations must be in the form [X],[Y]->[Z]");
   }
-  EinsumEquation e{m[1], m[2], m[3], "", "", ""};
-  for (const std::string* spec : {&e.input, &e.kernel, &e.output}) {
-    std::string sorted = *spec;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      throw NotImplementedError("EinsumDense equation '" + equation + "': a letter repeated in '" + *spec +
-                                "' (a diagonal) is not supported");
-    }
+  EinsumEquation e;
+  e.raw_input = m[1];
+  e.raw_kernel = m[2];
+  e.output = m[3];
+  e.input = without_diagonals(e.raw_input);
+  e.kernel = without_diagonals(e.raw_kernel);
+  if (without_diagonals(e.output) != e.output) {  // Keras's call fails on it
+    throw ValueError("EinsumDense equation '" + equation + "': a letter repeated in the output '" + e.output + "'");
   }
   for (char c : e.output) {
     if (!has(e.input, c) && !has(e.kernel, c)) {
       throw ValueError("Dimension '" + std::string(1, c) + "' was specified in the output '" + e.output +
                        "' but has no corresponding dim in the input spec '" + e.input + "' or weight spec '" +
                        e.kernel + "'");
-    }
-    if (has(e.input, c) && has(e.kernel, c)) {
-      throw NotImplementedError("EinsumDense equation '" + equation + "': letter '" + std::string(1, c) +
-                                "' in the input, the kernel and the output (a batched kernel) is not supported");
     }
   }
   for (char c : e.kernel) {
@@ -130,20 +171,74 @@ EinsumEquation EinsumEquation::parse(const std::string& equation) {
     }
   }
   for (char c : e.input) {
-    if (has(e.kernel, c) && !has(e.output, c)) {
-      e.summed += c;
-    } else if (has(e.output, c)) {
-      e.input_kept += c;
-    } else {
-      throw NotImplementedError("EinsumDense equation '" + equation + "': input letter '" + std::string(1, c) +
-                                "' is neither in the kernel nor in the output (summed alone) and is not supported");
-    }
+    const bool in_kernel = has(e.kernel, c), in_output = has(e.output, c);
+    (in_kernel && in_output ? e.batched : in_kernel ? e.summed : in_output ? e.input_kept : e.alone) += c;
   }
   for (char c : e.kernel) {
-    if (has(e.output, c)) e.kernel_kept += c;
+    if (has(e.output, c) && !has(e.input, c)) e.kernel_kept += c;
   }
   return e;
 }
+
+std::string EinsumEquation::product_input() const {
+  std::string out;
+  for (char c : input) {
+    if (!has(alone, c)) out += c;
+  }
+  return out;
+}
+
+namespace {
+
+// The error for a form beyond one matrix product (EinsumEquation::beyond_matrix_product)
+// in a computation Strata does only for that product.
+NotImplementedError beyond_matrix_product(const std::string& equation, const std::string& what) {
+  return NotImplementedError("EinsumDense equation '" + equation + "' (a batched kernel, a letter summed alone or a "
+                             "diagonal) in " + what + ": only float32 computes it");
+}
+
+// The forms beyond one matrix product: the operands' diagonals taken, the letters summed
+// alone summed over, then one matrix product per index of the batched letters (one
+// product where there are none), laid out as the output.
+Output general_product(const EinsumEquation& e, const std::string& equation, Output x, Output kernel) {
+  x = diagonal(x, e.raw_input);  // axes: e.input
+  if (!e.alone.empty()) {
+    std::vector<std::int64_t> axes;
+    for (char c : e.alone) axes.push_back(static_cast<std::int64_t>(e.input.find(c)));
+    x = ops::reduce_sum(x, axes, false);
+  }
+  const std::string operand = e.product_input();
+  const Output k = diagonal(kernel, e.raw_kernel);  // axes: e.kernel
+  const Shape& ks = k.shape();
+  auto kernel_dim = [&](char c) { return ks[static_cast<int>(e.kernel.find(c))]; };
+  std::int64_t batches = 1, summed = 1, kept = 1;
+  std::vector<std::int64_t> dims;  // the product's: batched, kept input, kept kernel letters
+  for (char c : e.batched) {
+    batches *= kernel_dim(c);
+    dims.push_back(kernel_dim(c));
+  }
+  for (char c : e.summed) summed *= kernel_dim(c);
+  int unknown = 0;
+  for (char c : e.input_kept) {
+    const std::int64_t d = x.shape()[static_cast<int>(operand.find(c))];
+    unknown += d == kUnknownDim;
+    dims.push_back(d == kUnknownDim ? -1 : d);
+  }
+  if (unknown > 1) {
+    throw NotImplementedError("EinsumDense equation '" + equation + "': input " + x.shape().to_string() +
+                              " has more than one unknown axis kept in the output");
+  }
+  for (char c : e.kernel_kept) {
+    kept *= kernel_dim(c);
+    dims.push_back(kernel_dim(c));
+  }
+  const Output a = ops::reshape(permuted(x, operand, e.batched + e.input_kept + e.summed), {batches, -1, summed});
+  const Output b = ops::reshape(permuted(k, e.kernel, e.batched + e.summed + e.kernel_kept), {batches, summed, kept});
+  const Output y = ops::reshape(ops::batch_matmul(a, b), dims);
+  return permuted(y, e.batched + e.input_kept + e.kernel_kept, e.output);
+}
+
+}  // namespace
 
 EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, EinsumDenseOptions o)
     : LayerImpl("EinsumDense", o.name),
@@ -154,7 +249,7 @@ EinsumDenseImpl::EinsumDenseImpl(std::string equation_, Shape output_shape_, Ein
       letters(EinsumEquation::parse(spelled_out(equation, output_shape, least_rank(equation)).first)) {
   activity_regularizer = options.activity_regularizer;
   activations::validate(options.activation);
-  if (letters.output[0] != letters.input[0]) {
+  if (letters.output[0] != letters.raw_input[0] || letters.raw_input.find(letters.raw_input[0], 1) != std::string::npos) {
     throw NotImplementedError("EinsumDense equation '" + equation + "': the output's first letter must be the input's (the batch)");
   }
   if (options.bias_axes && options.bias_axes->empty()) throw ValueError("bias_axes is empty: name the output letters the bias spans, or pass none");
@@ -173,11 +268,24 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   const auto spelled = spelled_out(equation, output_shape, x.rank());
   letters = EinsumEquation::parse(spelled.first);
   const Shape& wanted = spelled.second;  // the output's dims after the batch axis, the ellipsis's included
-  if (x.rank() != static_cast<int>(letters.input.size())) {
-    throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
-                     ", got " + x.to_string());
+  if (x.rank() != static_cast<int>(letters.raw_input.size())) {
+    throw ShapeError("equation '" + equation + "' expects an input of rank " +
+                     std::to_string(letters.raw_input.size()) + ", got " + x.to_string());
   }
-  auto input_dim = [&](char c) { return x[static_cast<int>(letters.input.find(c))]; };
+  // A letter's size in the input (Keras reads a repeated letter's last axis; a diagonal's
+  // axes must agree).
+  auto input_dim = [&](char c) { return x[static_cast<int>(letters.raw_input.rfind(c))]; };
+  for (std::size_t i = 0; i < letters.raw_input.size(); ++i) {
+    const char c = letters.raw_input[i];
+    const std::int64_t d = x[static_cast<int>(i)];
+    if (d != kUnknownDim && input_dim(c) != kUnknownDim && d != input_dim(c)) {
+      throw ShapeError("EinsumDense equation '" + equation + "': the input's axes '" + std::string(1, c) +
+                       "' (a diagonal) differ in size, got " + x.to_string());
+    }
+  }
+  if (letters.beyond_matrix_product() && !quantization_mode.empty()) {
+    throw beyond_matrix_product(equation, "quantization mode " + quantization_mode);
+  }
   std::vector<std::int64_t> out{x[0]};
   // As Keras reads it: output_shape's dims follow the batch axis, one per output letter.
   auto wrong_count = [&] {
@@ -212,7 +320,7 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
   // Kernel dims: kept letters from the output, summed ones from the input (known).
   std::vector<std::int64_t> kernel_dims;
   std::int64_t fan_in = 1, fan_out = 1;
-  for (char c : letters.kernel) {
+  for (char c : letters.raw_kernel) {
     const bool kept = has(letters.output, c);
     const std::int64_t d = kept ? out[letters.output.find(c)] : input_dim(c);
     if (d == kUnknownDim) {
@@ -274,6 +382,7 @@ void EinsumDenseImpl::build(const std::vector<TensorSpec>& inputs) {
 // With more, Keras squeezes axes out of it. (The input's scale never takes a layout here:
 // dense_int8 keeps one per row of the product, whatever Keras squeezes.)
 void EinsumDenseImpl::check_int8_equation() const {
+  if (letters.beyond_matrix_product()) throw beyond_matrix_product(equation, "int8");
   if (letters.summed.size() > letters.input_kept.size()) {
     throw NotImplementedError("EinsumDense equation '" + equation + "' in int8: " +
                               std::to_string(letters.summed.size()) + " summed letters, more than the output's " +
@@ -291,6 +400,7 @@ Shape EinsumDenseImpl::int8_scale_shape() const {
 
 void EinsumDenseImpl::quantize(const std::string& mode) {
   check_quantizable(*this, mode);
+  if (letters.beyond_matrix_product()) throw beyond_matrix_product(equation, "quantize(\"" + mode + "\")");
   if (const auto history = float8_history_of(mode)) {  // Keras's quantize("float8"): scales added, the kernel kept
     add_float8_weights([this](const std::string& n, const Shape& s, const std::string& init) { return add_weight(n, s, init, false); },
                        float8, *history);
@@ -350,9 +460,17 @@ void EinsumDenseImpl::quantize(const std::string& mode) {
 
 std::vector<Output> EinsumDenseImpl::call(Graph& graph, const std::vector<Output>& inputs) {
   Output x = inputs[0];
-  if (x.shape().rank() != static_cast<int>(letters.input.size())) {
-    throw ShapeError("equation '" + equation + "' expects an input of rank " + std::to_string(letters.input.size()) +
-                     ", got " + x.shape().to_string());
+  if (x.shape().rank() != static_cast<int>(letters.raw_input.size())) {
+    throw ShapeError("equation '" + equation + "' expects an input of rank " +
+                     std::to_string(letters.raw_input.size()) + ", got " + x.shape().to_string());
+  }
+  if (letters.beyond_matrix_product()) {
+    if (graph.precision() != ComputePrecision::float32) {
+      throw beyond_matrix_product(equation, "a bfloat16 or float16 dtype policy");
+    }
+    Output y = general_product(letters, equation, x, graph.variable(kernel));
+    if (options.bias_axes) y = ops::add(y, graph.variable(bias));
+    return {activations::apply(options.activation, y)};
   }
   const Shape ks = int4.packed.defined() ? Shape(int4_kernel_dims) : kernel.shape();
   auto kernel_dim = [&](char c) { return ks[static_cast<int>(letters.kernel.find(c))]; };

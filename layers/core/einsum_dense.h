@@ -7,8 +7,12 @@
 // Keras allows, with an ellipsis leading the input and the output ("...b,bc->...c": the
 // batch and the axes before b) or trailing them ("ab...,bc->ac...": the axes after b),
 // spelled out in unused letters when the layer is built for its input's rank.
-// Every kernel letter must be summed over (in the input) or kept (in the output), not
-// both; input letters missing from the output are summed over with the kernel.
+// A kernel letter is summed over (in the input), kept (in the output), or both, a batched
+// kernel (one matrix per index of that letter, as "abc,bcd->abd"); an input letter in
+// neither the kernel nor the output is summed over alone; a letter repeated in the input
+// or the kernel takes that operand's diagonal along its axes (tf.einsum's reading, which
+// Keras's call is). Those three forms compute in float32 (a low-precision policy or a
+// quantization refuses them by name).
 // In int8 mode (a file's QuantizedDTypePolicy), as Keras's int8 EinsumDense: the input
 // quantized over its summed axes, an integer product with the int8 kernel, divided by the
 // input's scale times kernel_scale (equations with more summed letters than the output
@@ -57,12 +61,21 @@ struct EinsumDenseOptions {  // Keras signature order (after equation, output_sh
 
 // The letters of an equation and what each is to the product.
 struct EinsumEquation {
-  std::string input, kernel, output;
+  std::string input, kernel, output;  // the input's and kernel's after their diagonals
+  std::string raw_input, raw_kernel;  // as written (a repeated letter: a diagonal)
   std::string summed;       // in the input and the kernel, not the output (input order)
-  std::string input_kept;   // in the input and the output (input order)
-  std::string kernel_kept;  // in the kernel and the output (kernel order)
+  std::string input_kept;   // in the input and the output, not the kernel (input order)
+  std::string kernel_kept;  // in the kernel and the output, not the input (kernel order)
+  std::string batched;      // in the input, the kernel and the output (input order)
+  std::string alone;        // in the input only: summed over before the product (input order)
 
   static EinsumEquation parse(const std::string& equation);
+  // The input's letters once those summed alone are: the product's left operand.
+  std::string product_input() const;
+  // Whether the equation needs more than one matrix product of the input and the kernel.
+  bool beyond_matrix_product() const {
+    return !batched.empty() || !alone.empty() || raw_input != input || raw_kernel != kernel;
+  }
 };
 
 class EinsumDenseImpl : public LayerImpl {

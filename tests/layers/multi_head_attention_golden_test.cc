@@ -66,7 +66,9 @@ TEST(MultiHeadAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
   EXPECT_THROW_WITH(layers::EinsumDense("a...b,bc->a...c", Shape{4}), ValueError, "Invalid einsum equation");
   EXPECT_THROW_WITH(layers::EinsumDense("...ab,bc->...ac", Shape{3, 4})(Input({3})), ShapeError,
                     "expects an input of rank at least 3, got rank 2");
-  EXPECT_THROW_WITH(layers::EinsumDense("abc,acd->abd", Shape{3, 4}), NotImplementedError, "batched kernel");
+  // A batched kernel over the batch axis (a kernel as large as the batch).
+  EXPECT_THROW_WITH(layers::EinsumDense("abc,acd->abd", Shape{3, 4})(Input({3, 5})), NotImplementedError,
+                    "the kernel cannot span the batch axis");
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4, 2})(Input({3})), ValueError, "output_shape (4, 2) gives 2");
   EXPECT_THROW_WITH(layers::EinsumDense("abc,cd->bad", Shape{3, 5}), NotImplementedError, "the batch");
   EXPECT_THROW_WITH(layers::EinsumDense("ab,bc->ac", Shape{4}, {.bias_axes = ""}), ValueError, "bias_axes is empty");
