@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/sequence_ops.h"
+#include "layers/dtype_policy.h"
 
 namespace strata::layers {
 
@@ -17,9 +18,10 @@ ReversibleEmbeddingImpl::ReversibleEmbeddingImpl(std::int64_t input_dim_, std::i
     throw ValueError("ReversibleEmbedding: input_dim and output_dim must be positive, got " +
                      std::to_string(input_dim) + " and " + std::to_string(output_dim));
   }
-  if (options.reverse_dtype && *options.reverse_dtype != "float32") {
+  if (options.reverse_dtype && *options.reverse_dtype != "float32" && *options.reverse_dtype != "bfloat16" &&
+      *options.reverse_dtype != "float16") {
     throw NotImplementedError("ReversibleEmbedding '" + name + "': reverse_dtype \"" + *options.reverse_dtype +
-                              "\" is not supported (float32 or null)");
+                              "\" is not supported (null, float32, bfloat16 or float16)");
   }
   if (options.logit_soft_cap && !(*options.logit_soft_cap > 0.0)) {
     throw ValueError("ReversibleEmbedding '" + name + "': logit_soft_cap must be positive, got " +
@@ -48,13 +50,18 @@ std::vector<Output> ReversibleEmbeddingImpl::call(Graph& graph, const std::vecto
   if (x.dtype() != DType::float32) {
     throw ValueError(where + ": the reverse call takes float32 vectors, got " + to_string(x.dtype()));
   }
+  // Keras casts the vectors and the table to reverse_dtype: a bfloat16 or float16 one is
+  // emulated, each op's inputs and output rounded to it (core/graph.h, PrecisionScope).
+  const ComputePrecision precision =
+      options.reverse_dtype ? compute_precision_of(*options.reverse_dtype) : ComputePrecision::float32;
+  PrecisionScope scope(graph, precision);
   Output logits = options.tie_weights ? ops::matmul(x, graph.variable(embeddings), false, true)
                                       : ops::matmul(x, graph.variable(reverse_embeddings));
   if (options.logit_soft_cap) {
     const auto cap = static_cast<float>(*options.logit_soft_cap);
     logits = ops::mul(ops::tanh(ops::div(logits, cap)), cap);
   }
-  return {logits};
+  return {graph.rounded(logits, precision)};
 }
 
 std::vector<Output> ReversibleEmbeddingImpl::compute_mask(Graph& graph, const std::vector<Output>& inputs,

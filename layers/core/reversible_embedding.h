@@ -30,7 +30,9 @@ struct ReversibleEmbeddingOptions {  // Keras signature order (after input_dim, 
   Regularizer embeddings_regularizer;
   Constraint embeddings_constraint;
   bool mask_zero = false;
-  // The dtype the reverse call computes in: null or "float32" (Strata's only float dtype).
+  // The dtype the reverse call computes in: null or "float32", or "bfloat16" / "float16",
+  // emulated as Strata emulates those compute dtypes (docs/precision.md): the vectors, the
+  // table, the product and the soft cap each rounded, as TensorFlow computes them in it.
   std::optional<std::string> reverse_dtype;
   std::optional<double> logit_soft_cap;
   Regularizer activity_regularizer;

@@ -1,7 +1,8 @@
 // ReversibleEmbedding against real Keras 3: tests/data/reversible_embedding_golden.json
 // (tests/reference/make_reversible_embedding_goldens.py): the forward call (mask_zero,
-// untied), the reverse call tied, untied and soft-capped. Outputs and gradients within
-// 1e-5 (layer_golden_case.h).
+// untied), the reverse call tied, untied, soft-capped and in reverse_dtype bfloat16 and
+// float16 (emulated: every op rounded). Outputs and gradients within 1e-5
+// (layer_golden_case.h).
 #include <gtest/gtest.h>
 
 #include "../io/test_util.h"
@@ -52,9 +53,12 @@ TEST(ReversibleEmbedding, TheReverseCallMapsVectorsToScoresOverTheVocabularyWith
 }
 
 TEST(ReversibleEmbedding, WhatStrataDoesNotDoIsRefusedByName) {
-  EXPECT_THROW_WITH(layers::ReversibleEmbedding(9, 4, {.reverse_dtype = "bfloat16", .name = "emb"}),
-                    NotImplementedError, "ReversibleEmbedding 'emb'", "reverse_dtype \"bfloat16\"");
-  EXPECT_NO_THROW(layers::ReversibleEmbedding(9, 4, {.reverse_dtype = "float32"}));
+  // float64 (and integer dtypes): Strata computes no float64.
+  EXPECT_THROW_WITH(layers::ReversibleEmbedding(9, 4, {.reverse_dtype = "float64", .name = "emb"}),
+                    NotImplementedError, "ReversibleEmbedding 'emb'", "reverse_dtype \"float64\"");
+  for (const char* dtype : {"float32", "bfloat16", "float16"}) {
+    EXPECT_NO_THROW(layers::ReversibleEmbedding(9, 4, {.reverse_dtype = std::string(dtype)}));
+  }
   layers::ReversibleEmbedding emb(9, 4, {.name = "emb"});
   EXPECT_THROW_WITH(emb.reverse(Input({5, 3})), ShapeError, "ReversibleEmbedding 'emb'", "output_dim 4");
   ordered_json config = goldens().at("cases")[0].at("config");

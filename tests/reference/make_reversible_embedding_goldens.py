@@ -5,7 +5,8 @@ Writes
   tests/data/reversible_embedding_golden.json    cases (keras_layer_case.py's format): the
                                                  forward call with mask_zero, the reverse call
                                                  with tied weights, untied
-                                                 (reverse_embeddings) and logit_soft_cap
+                                                 (reverse_embeddings), logit_soft_cap and
+                                                 reverse_dtype (bfloat16, float16, float32)
   tests/data/reversible_embedding/<name>.keras   a small language model saved by Keras
   tests/data/reversible_embedding/<name>.h5      (tied_lm: ids -> ReversibleEmbedding ->
   .../<name>.input0.npy, .output0.npy            Dense -> the same layer called with
@@ -46,6 +47,17 @@ def cases():
     c.append(run_case(rng, "reverse_soft_cap", new(R, 7, 4, logit_soft_cap=0.8), [x],
                       call_arguments={"reverse": True}))
     c.append(run_case(rng, "forward_untied", new(R, 7, 4, tie_weights=False), [ids]))
+    # reverse_dtype (added later, with a generator of their own so that the cases and
+    # models above keep their values): the reverse call computed in bfloat16 / float16.
+    rng2 = np.random.default_rng(20263841)
+    x2 = rng2.standard_normal((2, 3, 4)).astype("float32")
+    c.append(run_case(rng2, "reverse_dtype_bfloat16", new(R, 7, 4, reverse_dtype="bfloat16"), [x2],
+                      call_arguments={"reverse": True}))
+    c.append(run_case(rng2, "reverse_dtype_float16_untied_soft_cap",
+                      new(R, 7, 4, tie_weights=False, reverse_dtype="float16", logit_soft_cap=1.5), [x2],
+                      call_arguments={"reverse": True}))
+    c.append(run_case(rng2, "reverse_dtype_float32", new(R, 7, 4, reverse_dtype="float32"), [x2],
+                      call_arguments={"reverse": True}))
     return c
 
 
