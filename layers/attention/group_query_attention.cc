@@ -56,10 +56,13 @@ GroupQueryAttentionImpl::GroupQueryAttentionImpl(std::int64_t head_dim_, std::in
                      std::to_string(num_query_heads) + ", num_key_value_heads=" + std::to_string(num_key_value_heads));
   }
   check_dropout_rate(options.dropout);
-  if (options.flash_attention.value_or(false)) {
-    throw NotImplementedError("GroupQueryAttention '" + name +
-                              "': flash_attention=true is not supported (Strata has no flash-attention kernel; "
-                              "null or false compute the same attention)");
+  if (options.sliding_window && *options.sliding_window <= 0) {
+    throw ValueError("`sliding_window` must be `None` or a positive integer. Received: sliding_window=" +
+                     std::to_string(*options.sliding_window));
+  }
+  if (options.flash_attention.value_or(false) && options.dropout > 0.0) {  // Keras's checks
+    throw ValueError("Dropout is not supported when flash attention is enabled. Please set dropout to 0.0 to use "
+                     "flash attention.");
   }
 }
 
@@ -134,11 +137,16 @@ std::vector<Output> GroupQueryAttentionImpl::call_masked(Graph& graph, const std
   const Output k = repeat_heads(key_dense_output, repeats);    // (batch, S, query_heads, head_dim)
   const Output v = repeat_heads(value_dense_output, repeats);  // (batch, S, query_heads, head_dim)
   const Output scores = heads_scores(q, k, head_dim);                               // (batch, query_heads, T, S)
-  const Output visible = heads_visible_mask(graph, *this, call, masks, scores,
-                                            {.num_heads = num_query_heads, .query_mask_argument = true});
+  const Output visible = heads_visible_mask(
+      graph, *this, call, masks, scores,
+      {.num_heads = num_query_heads, .query_mask_argument = true, .sliding_window = options.sliding_window});
   // Keras's Softmax-layer path (hidden rows' weights zero) with dropout or returned
   // scores, its dot_product_attention path (equal weights) otherwise.
   const bool return_scores = argument("return_attention_scores");
+  if (return_scores && options.flash_attention.value_or(false)) {
+    throw ValueError("Returning attention scores is not supported when flash attention is enabled. Please disable "
+                     "flash attention to access attention scores.");
+  }
   const HeadsAttention attention =
       heads_attend(graph, scores, visible, v,
                    {.rate = options.dropout, .seed = seed, .stream = static_cast<std::uint64_t>(current_call)},

@@ -36,8 +36,12 @@ namespace strata::layers {
 struct GroupQueryAttentionOptions {  // Keras signature order (after head_dim and the head counts)
   double dropout = 0.0;
   bool use_bias = true;
-  // Keras's flash_attention (not in its config): Strata has no flash-attention kernel, so
-  // true is refused; null and false compute the same attention.
+  // Keras's sliding_window: each query position attends only to key positions within
+  // sliding_window - 1 of itself (a symmetric band, with use_causal_mask a causal window).
+  std::optional<std::int64_t> sliding_window;
+  // Keras's flash_attention (not in its config), a choice of kernel: Strata computes the
+  // same attention either way, and true brings Keras's restrictions (no dropout, no
+  // returned attention scores: ValueErrors, as Keras's).
   std::optional<bool> flash_attention;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
@@ -50,14 +54,14 @@ struct GroupQueryAttentionOptions {  // Keras signature order (after head_dim an
   std::optional<std::uint64_t> seed;
   std::string name;
 
-  // Keras's get_config order. sliding_window is refused unless null; activity_regularizer
+  // Keras's get_config order. activity_regularizer
   // (Keras's base Layer key, read by io) applies to each projection's output and, as
   // Keras's sets its base Layer's too, to the layer's outputs.
   static constexpr auto keras_fields() {
     using O = GroupQueryAttentionOptions;
     return std::tuple{keras_field("use_bias", &O::use_bias),
                       keras_field("use_gate", &O::use_gate),
-                      keras_refused("sliding_window").because("sliding-window attention"),
+                      keras_field("sliding_window", &O::sliding_window),
                       keras_field("dropout", &O::dropout),
                       keras_field("kernel_initializer", &O::kernel_initializer),
                       keras_field("bias_initializer", &O::bias_initializer),

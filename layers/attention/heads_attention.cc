@@ -8,6 +8,7 @@
 #include "core/ops/array_ops.h"
 #include "core/ops/batch_matmul.h"
 #include "core/ops/causal_mask.h"
+#include "core/ops/scan_ops.h"
 #include "layers/attention/attention.h"
 
 namespace strata::layers {
@@ -95,6 +96,12 @@ Output heads_visible_mask(Graph& graph, const LayerImpl& layer, const CallInputs
   if (value_mask.valid()) both(ops::expand_dims(value_mask, -2));
   if (key_mask.valid()) both(ops::expand_dims(key_mask, -2));
   if (layer.argument("use_causal_mask")) both(ops::causal_mask(scores));
+  if (rules.sliding_window) {
+    // Keras's band, |row - column| < sliding_window, (T, S) from the scores' runtime shape.
+    const Output ones = ops::ones_like(ops::causal_mask(scores));
+    const Output band = ops::abs(ops::sub(ops::cumsum(ones, 0), ops::cumsum(ones, 1)));
+    both(ops::cast(ops::less(band, ops::constant(graph, static_cast<float>(*rules.sliding_window))), DType::float32));
+  }
   if (const Output* m = call.find("attention_mask")) {
     const Shape& s = m->shape();
     const std::int64_t T = query[1], S = value[1];

@@ -10,6 +10,8 @@
 // call replace the inputs' own Keras masks.
 #pragma once
 
+#include <optional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +48,8 @@ struct HeadsMaskRules {
   // Whether a query_mask passed with the call counts: GroupQueryAttention's does; Keras
   // 3.15.1's MultiHeadAttention.call overwrites it with the query's own mask.
   bool query_mask_argument;
+  // GroupQueryAttention's sliding_window: query t sees only keys s with |t - s| < it.
+  std::optional<std::int64_t> sliding_window = std::nullopt;
 };
 
 // 1 where query t may attend to key s, 0 elsewhere, of rank 4 to broadcast against the

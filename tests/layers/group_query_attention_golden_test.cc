@@ -1,7 +1,8 @@
 // GroupQueryAttention against real Keras 3: tests/data/group_query_attention_golden.json
 // (tests/reference/make_group_query_attention_goldens.py): grouped, multi-query and
 // one-head-per-query-head attention, a separate key, no bias, the gate, causal, masks on
-// the inputs and passed with the call, returned scores, dropout configured. Outputs and
+// the inputs and passed with the call, returned scores, dropout configured, sliding
+// windows (self, causal, cross with masks, returned scores). Outputs and
 // gradients within 1e-5 (layer_golden_case.h); Keras's refusals are refusals here.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include "layer_golden_case.h"
 #include "layers/attention/group_query_attention.h"
 #include "layers/core/input_layer.h"
+#include "models/model.h"
 
 namespace strata::group_query_attention_golden_test {
 namespace {
@@ -47,15 +49,37 @@ TEST(GroupQueryAttentionErrors, KerasRefusalsAreRefusedWithKerassWords) {
                     keras.substr(keras.find("The last"), keras.find(". Received") - keras.find("The last")));
 }
 
+// flash_attention=true computes the same attention (Strata has one attention kernel) with
+// Keras's restrictions: no dropout, no returned scores, ValueErrors in Keras's words.
+TEST(GroupQueryAttention, FlashAttentionComputesTheSameWithKerassRestrictions) {
+  const Tensor q = testing::golden_tensor(goldens().at("cases")[0].at("inputs")[0]);
+  std::vector<Tensor> results;
+  for (const bool flash : {false, true}) {
+    layers::GroupQueryAttention gqa(3, 4, 2, {.flash_attention = flash});
+    auto x = Input({4, 6});
+    Model m(x, gqa({x, x})[0]);
+    std::vector<Tensor> weights;
+    for (const auto& w : gqa.weights()) weights.push_back(Tensor(w.shape()));
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      for (std::int64_t e = 0; e < weights[i].size(); ++e) {
+        weights[i].data<float>()[e] = 0.01f * static_cast<float>((e * 7 + static_cast<std::int64_t>(i)) % 23) - 0.1f;
+      }
+    }
+    gqa.set_weights(weights);
+    results.push_back(m.predict(q));
+  }
+  for (std::int64_t e = 0; e < results[0].size(); ++e) ASSERT_EQ(results[1].item(e), results[0].item(e)) << e;
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.dropout = 0.1, .flash_attention = true}), ValueError,
+                    "Dropout is not supported when flash attention is enabled");
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = true})
+                        .call_with({Input({3, 4}), Input({3, 4})}, {{"return_attention_scores", true}}),
+                    ValueError, "Returning attention scores is not supported when flash attention is enabled");
+}
+
 TEST(GroupQueryAttentionErrors, WhatStrataDoesNotDoIsRefusedByName) {
-  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = true, .name = "gqa"}),
-                    NotImplementedError, "GroupQueryAttention 'gqa'", "flash_attention=true");
-  EXPECT_NO_THROW(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = false}));
+  EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.sliding_window = 0}), ValueError,
+                    "`sliding_window` must be `None` or a positive integer");
   ordered_json config = goldens().at("cases")[0].at("config");
-  config["sliding_window"] = 2;
-  EXPECT_THROW_WITH(io::layer_from_config(ordered_json{{"class_name", "GroupQueryAttention"}, {"config", config}}, {}),
-                    NotImplementedError, "'sliding_window' = 2", "sliding-window attention");
-  config["sliding_window"] = nullptr;
   config["flash_attention"] = true;
   EXPECT_THROW_WITH(io::layer_from_config(ordered_json{{"class_name", "GroupQueryAttention"}, {"config", config}}, {}),
                     NotImplementedError, "'flash_attention' = true", "not one Strata reads");

@@ -77,6 +77,26 @@ def cases():
     c.append(run_case(rng, "gqa_dropout_inference",
                       new(G, head_dim=3, num_query_heads=4, num_key_value_heads=2, dropout=0.2, seed=3),
                       [x(2, 3, 6), x(2, 5, 6)], positional=True))
+    # sliding_window (added later, with a generator of their own so that the cases and
+    # models above keep their values).
+    r2 = np.random.default_rng(20263842)
+
+    def x2(*shape):
+        return r2.standard_normal(shape).astype("float32")
+    s = x2(2, 5, 6)
+    c.append(run_case(r2, "gqa_sliding_window", new(G, head_dim=3, num_query_heads=4, num_key_value_heads=2,
+                                                    sliding_window=2), [s, s.copy()], positional=True))
+    s = x2(2, 6, 6)
+    c.append(run_case(r2, "gqa_sliding_window_causal", new(G, head_dim=3, num_query_heads=4, num_key_value_heads=2,
+                                                           sliding_window=3), [s, s.copy()], positional=True,
+                      call_arguments={"use_causal_mask": True}))
+    c.append(run_case(r2, "gqa_sliding_window_cross_masks",
+                      new(G, head_dim=2, num_query_heads=2, num_key_value_heads=1, sliding_window=2),
+                      [x2(2, 3, 6), x2(2, 6, 6)], positional=True,
+                      masks=[r2.uniform(size=(2, 3)) < 0.7, np.array([[1, 1, 0, 1, 1, 1], [1, 0, 1, 1, 0, 1]], bool)]))
+    c.append(run_case(r2, "gqa_sliding_window_scores", new(G, head_dim=3, num_query_heads=4, num_key_value_heads=2,
+                                                           sliding_window=2), [x2(2, 4, 6), x2(2, 4, 6)],
+                      positional=True, call_arguments={"return_attention_scores": True}))
     return c
 
 
