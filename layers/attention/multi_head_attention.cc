@@ -15,10 +15,11 @@ namespace {
 // A projection sublayer, built at once on `input`.
 std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
                                             const char* bias_axes, const MultiHeadAttentionOptions& o,
-                                            const TensorSpec& input) {
+                                            const TensorSpec& input, const std::string& activation = "") {
   auto impl = std::make_shared<EinsumDenseImpl>(
       equation, std::move(output_shape),
-      EinsumDenseOptions{.bias_axes = o.use_bias ? std::optional<std::string>(bias_axes) : std::nullopt,
+      EinsumDenseOptions{.activation = activation,
+                         .bias_axes = o.use_bias ? std::optional<std::string>(bias_axes) : std::nullopt,
                          .kernel_initializer = o.kernel_initializer,
                          .bias_initializer = o.bias_initializer,
                          .kernel_regularizer = o.kernel_regularizer,
@@ -53,6 +54,10 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t num_heads_, std::int
   if (options.value_dim) check_positive_argument("value_dim", *options.value_dim);
   if (options.output_shape && options.output_shape->rank() == 0) options.output_shape.reset();  // Keras: [] is None
   check_dropout_rate(options.dropout);
+  if (options.sliding_window && *options.sliding_window <= 0) {
+    throw ValueError("`sliding_window` must be `None` or a positive integer. Received: sliding_window=" +
+                     std::to_string(*options.sliding_window));
+  }
   if (options.output_shape && options.output_shape->rank() != 1) {
     throw NotImplementedError("MultiHeadAttention output_shape " + options.output_shape->to_string() +
                               ": outputs of more than one axis are not supported");
@@ -65,7 +70,11 @@ std::vector<TensorArgument> MultiHeadAttentionImpl::tensor_arguments() const { r
 
 std::vector<Layer> MultiHeadAttentionImpl::sublayers() const {
   if (!query_dense) return {};
-  return {Layer(query_dense), Layer(key_dense), Layer(value_dense), Layer(output_dense)};
+  std::vector<Layer> out{Layer(query_dense), Layer(key_dense)};
+  if (gate_dense) out.emplace_back(gate_dense);  // Keras builds it after the key's
+  out.emplace_back(value_dense);
+  out.emplace_back(output_dense);
+  return out;
 }
 
 void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
@@ -130,11 +139,17 @@ void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
   const std::string projects = "abc,cde->abde";
   auto q = projection(name + "/query", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(query));
   auto k = projection(name + "/key", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(key));
+  std::shared_ptr<EinsumDenseImpl> g;
+  if (options.use_gate) {
+    g = projection(name + "/gate", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, flat(query),
+                   "sigmoid");
+  }
   auto v = projection(name + "/value", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, flat(value));
   auto o = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
                       TensorSpec{Shape{kUnknownDim, attended_size(query.shape), num_heads, value_dim}, DType::float32});
   query_dense = std::move(q);
   key_dense = std::move(k);
+  gate_dense = std::move(g);
   value_dense = std::move(v);
   output_dense = std::move(o);
   attended_axes = attended;
@@ -238,7 +253,9 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
       if (call.find(name)) refuse(name);
     }
     if (argument("use_causal_mask")) refuse("use_causal_mask");
+    if (options.sliding_window) refuse("sliding_window");  // Keras's band reads axis 1 only
   }
+  const Output gate = gate_dense ? gate_dense->call(graph, {flattened(query_in)})[0] : Output{};
   const Output q = query_dense->call(graph, {flattened(query_in)})[0];  // (batch, T, heads, key_dim)
   const Output k = key_dense->call(graph, {flattened(key_in)})[0];      // (batch, S, heads, key_dim)
   const Output v = value_dense->call(graph, {flattened(value_in)})[0];  // (batch, S, heads, value_dim)
@@ -246,7 +263,8 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
   // Keras 3.15.1's call overwrites query_mask with the query's own mask.
   const Output visible =
       flat ? heads_visible_mask(graph, *this, call, masks, scores,
-                                {.num_heads = num_heads, .query_mask_argument = false})
+                                {.num_heads = num_heads, .query_mask_argument = false,
+                                 .sliding_window = options.sliding_window})
            : visible_over_axes(graph, call, scores, query_in, value_in);
   // Keras's Softmax-layer path (hidden rows' weights zero) with dropout or returned
   // scores, and always over several axes; its dot_product_attention path (equal weights)
@@ -256,8 +274,11 @@ std::vector<Output> MultiHeadAttentionImpl::call_masked(Graph& graph, const std:
       heads_attend(graph, scores, visible, v,
                    {.rate = options.dropout, .seed = seed, .stream = static_cast<std::uint64_t>(current_call)},
                    return_scores || options.dropout > 0.0 || !flat);
-  const Output projected = output_dense->call(graph, {attention.attended})[0];
-  add_projection_activity_penalties(graph, *this, {q, k, v, projected}, query_in);
+  const Output attended = gate.valid() ? ops::mul(attention.attended, gate) : attention.attended;
+  const Output projected = output_dense->call(graph, {attended})[0];
+  std::vector<Output> projections{q, k, v, projected};
+  if (gate.valid()) projections.insert(projections.begin() + 2, gate);
+  add_projection_activity_penalties(graph, *this, projections, query_in);
   Output out = unflattened(projected, query_in, value_in, false);
   if (return_scores) return {out, unflattened(attention.weights, query_in, value_in, true)};
   return {out};
@@ -300,10 +321,12 @@ std::vector<KerasClass::VarGroup> multi_head_projection_vars(const LayerImpl& im
   const auto& m = static_cast<const MultiHeadAttentionImpl&>(impl);
   if (!m.query_dense) return {};
   // Keras 3 files keep the projections under their attribute names.
-  return {{"query_dense/", {}, Layer(m.query_dense)},
-          {"key_dense/", {}, Layer(m.key_dense)},
-          {"value_dense/", {}, Layer(m.value_dense)},
-          {"output_dense/", {}, Layer(m.output_dense)}};
+  std::vector<KerasClass::VarGroup> groups{{"query_dense/", {}, Layer(m.query_dense)},
+                                           {"key_dense/", {}, Layer(m.key_dense)},
+                                           {"value_dense/", {}, Layer(m.value_dense)},
+                                           {"output_dense/", {}, Layer(m.output_dense)}};
+  if (m.gate_dense) groups.push_back({"_gate_dense/", {}, Layer(m.gate_dense)});  // no property: its attribute's name
+  return groups;
 }
 
 const bool multi_head_attention_registered = register_keras_class(

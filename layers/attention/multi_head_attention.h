@@ -51,6 +51,9 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   // The axes attended over, between the batch and the features (negative: counted as
   // Keras does, from the features' axis); default all of them. Set when built, as Keras.
   std::optional<Axes> attention_axes;
+  // Keras's sliding_window: each query position attends only to key positions within
+  // sliding_window - 1 of itself (inputs of rank 3, as use_causal_mask).
+  std::optional<std::int64_t> sliding_window;
   Initializer kernel_initializer = "glorot_uniform";
   Initializer bias_initializer = "zeros";
   // Given to the four projections (EinsumDense), as Keras's.
@@ -58,21 +61,23 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   Regularizer bias_regularizer;
   Constraint kernel_constraint;
   Constraint bias_constraint;
+  // Keras's use_gate: sigmoid(gate(query)), a fifth projection (heads, value_dim), multiplies
+  // the attended values before the output projection.
+  bool use_gate = false;
   std::optional<std::uint64_t> seed;
   std::string name;
 
-  // Gates and sliding windows are refused; activity_regularizer (Keras's base Layer key,
-  // read by io) applies to each projection's output, as Keras's; flash_attention (a speed
-  // hint, not in Keras's config) is accepted.
+  // activity_regularizer (Keras's base Layer key, read by io) applies to each projection's
+  // output, as Keras's; flash_attention (a speed hint, not in Keras's config) is accepted.
   static constexpr auto keras_fields() {
     using O = MultiHeadAttentionOptions;
     return std::tuple{keras_field("value_dim", &O::value_dim),
                       keras_field("dropout", &O::dropout),
                       keras_field("use_bias", &O::use_bias),
-                      keras_refused("use_gate", "false").because("gated attention"),
+                      keras_field("use_gate", &O::use_gate),
                       keras_field("output_shape", &O::output_shape, Spelling::bare_single),
                       keras_field("attention_axes", &O::attention_axes),
-                      keras_refused("sliding_window").because("sliding-window attention"),
+                      keras_field("sliding_window", &O::sliding_window),
                       keras_unmodeled("flash_attention").unwritten(),
                       // The shapes Keras 3.15 built the layer for: Strata's come from its inputs.
                       keras_unmodeled("query_shape").unwritten(),
@@ -120,7 +125,7 @@ class MultiHeadAttentionImpl : public LayerImpl, public TakesTensorArguments {
   MultiHeadAttentionOptions options;
   std::uint64_t seed;  // options.seed, or drawn
   // The projections, built with the layer; their weights are "<name>/query/kernel", ...
-  std::shared_ptr<EinsumDenseImpl> query_dense, key_dense, value_dense, output_dense;
+  std::shared_ptr<EinsumDenseImpl> query_dense, key_dense, gate_dense, value_dense, output_dense;  // gate: use_gate
   // Of inputs of rank above 3 (batch, <other axes>, <attended axes>, dim): the attended
   // axes and the others between the batch and the features, as built.
   std::vector<int> attended_axes, other_axes;

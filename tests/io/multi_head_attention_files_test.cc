@@ -1,6 +1,7 @@
 // A Transformer block (causal MultiHeadAttention, residuals, LayerNormalization, a
 // feed-forward), a MultiHeadAttention returning its scores with value_dim and
-// output_shape, and two EinsumDense layers, saved by real Keras 3
+// output_shape, one with use_gate and a causal sliding_window, and two EinsumDense layers,
+// saved by real Keras 3
 // (tests/reference/make_multi_head_attention_goldens.py: tests/data/multi_head_attention/):
 // they load from .keras and .h5 and predict what Keras predicted, and come back the
 // same when Strata saves them.
@@ -33,7 +34,7 @@ TEST_P(MultiHeadAttentionFiles, SavedByStrataTheyComeBackTheSame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, MultiHeadAttentionFiles,
-                         ::testing::Values("transformer_block", "mha_scores", "einsum_dense"));
+                         ::testing::Values("transformer_block", "mha_scores", "einsum_dense", "mha_gate_window"));
 
 // Keras writes a call by keyword as it was made: mha(query=x, value=x) is a node with no
 // positional arguments and the tensors among its kwargs. Such a file loads as the

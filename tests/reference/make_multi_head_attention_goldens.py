@@ -469,6 +469,48 @@ def saved_models_section():
     return written
 
 
+def mha_gate_window(randomize=True):
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(17)
+    x = keras.Input((5, 6), name="x")
+    a = L.MultiHeadAttention(num_heads=2, key_dim=3, use_gate=True, sliding_window=2, name="mha")(
+        x, x, use_causal_mask=True)
+    return keras.Model(x, L.Dense(2)(L.Flatten()(a)), name="mha_gate_window")
+
+
+def later_cases():
+    """use_gate and sliding_window (added later): a generator of their own, so that the
+    cases and files above keep their values."""
+    global rng
+    rng = np.random.default_rng(20263843)
+    MHA = L.MultiHeadAttention
+    c = []
+    x = make_input((2, 5, 6))
+    c.append(run_case("mha_sliding_window", new(MHA, num_heads=2, key_dim=3, sliding_window=2), [x, x.copy()])[0])
+    x = make_input((2, 6, 6))
+    c.append(run_case("mha_sliding_window_causal_masks", new(MHA, num_heads=2, key_dim=3, sliding_window=3),
+                      [x, x.copy()], masks=[make_mask((2, 6)), make_mask((2, 6))],
+                      call_arguments={"use_causal_mask": True})[0])
+    c.append(run_case("mha_gate", new(MHA, num_heads=2, key_dim=3, value_dim=4, use_gate=True),
+                      [make_input((2, 3, 6)), make_input((2, 5, 6))])[0])
+    c.append(run_case("mha_gate_window_scores", new(MHA, num_heads=3, key_dim=2, use_gate=True, sliding_window=2),
+                      [make_input((2, 4, 6)), make_input((2, 4, 6))],
+                      call_arguments={"return_attention_scores": True})[0])
+    c.append(run_case("mha_gate_rank4_axes", new(MHA, num_heads=2, key_dim=2, use_gate=True, attention_axes=(2,)),
+                      [make_input((2, 2, 3, 4)), make_input((2, 2, 5, 4))])[0])
+    m = mha_gate_window()
+    randomize_weights(m.get_layer("mha"))
+    xin = make_input((3, 5, 6))
+    base = os.path.join(MODELS_DIR, "mha_gate_window")
+    m.save(base + ".keras")
+    m.save(base + ".h5")
+    np.save(base + ".input0.npy", xin)
+    np.save(base + ".output0.npy", np.asarray(m.predict(xin, verbose=0), "float32"))
+    for ext in (".keras", ".h5"):
+        reload_check(base + ext, mha_gate_window, xin, [m.predict(xin, verbose=0)])
+    return c
+
+
 def main():
     keras.utils.set_random_seed(1)
     doc = {"keras_version": keras.__version__, "tensorflow_version": tf.__version__}
@@ -479,6 +521,7 @@ def main():
     doc["errors"] = error_cases()
     doc["file_layouts"] = file_layouts()
     saved_models_section()
+    cases += later_cases()
     with open(OUT, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
