@@ -32,11 +32,11 @@ void LayerNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
     }
     pshape.push_back(input_shape.dims()[a]);
   }
-  if (options.scale) {
+  if (options.scale || options.rms_scaling) {
     gamma = add_weight("gamma", Shape(pshape), options.gamma_initializer,
                        {.regularizer = options.gamma_regularizer, .constraint = options.gamma_constraint});
   }
-  if (options.center) {
+  if (options.center && !options.rms_scaling) {
     beta = add_weight("beta", Shape(pshape), options.beta_initializer,
                       {.regularizer = options.beta_regularizer, .constraint = options.beta_constraint});
   }
@@ -57,6 +57,7 @@ std::vector<Output> LayerNormalizationImpl::call(Graph& graph, const std::vector
   Output centered = ops::sub(x, mean);
   Output variance = ops::reduce_mean(ops::square(centered), axes, true);
   Output inv = ops::div(1.f, ops::sqrt(ops::add(variance, static_cast<float>(options.epsilon))));
+  if (options.rms_scaling) return {ops::mul(ops::mul(x, inv), param(gamma))};  // x itself, as Keras's
   if (options.scale) inv = ops::mul(inv, param(gamma));
   Output y = ops::mul(centered, inv);
   if (options.center) y = ops::add(y, param(beta));

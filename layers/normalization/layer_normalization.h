@@ -1,5 +1,7 @@
 // LayerNormalization: per-sample mean and biased variance over `axis` (default the last),
 // y = gamma·(x − mean)/sqrt(var + epsilon) + beta; gamma and beta shaped like those axes.
+// With Keras's rms_scaling (deprecated there, kept for its files): y = gamma·x/sqrt(var +
+// epsilon), x not centered, gamma always and no beta, as Keras computes it.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@ struct LayerNormalizationOptions {  // Keras signature order
   double epsilon = 1e-3;
   bool center = true;
   bool scale = true;
+  bool rms_scaling = false;
   Initializer beta_initializer = "zeros";
   Initializer gamma_initializer = "ones";
   Regularizer beta_regularizer;
@@ -24,14 +27,13 @@ struct LayerNormalizationOptions {  // Keras signature order
   Constraint gamma_constraint;
   std::string name;
 
-  // rms_scaling (Keras 3) is refused.
   static constexpr auto keras_fields() {
     using O = LayerNormalizationOptions;
     return std::tuple{keras_field("axis", &O::axis, Spelling::compact),
                       keras_field("epsilon", &O::epsilon),
                       keras_field("center", &O::center),
                       keras_field("scale", &O::scale),
-                      keras_refused("rms_scaling", "false").because("RMS scaling"),
+                      keras_field("rms_scaling", &O::rms_scaling),
                       keras_field("beta_initializer", &O::beta_initializer),
                       keras_field("gamma_initializer", &O::gamma_initializer),
                       keras_field("beta_regularizer", &O::beta_regularizer),

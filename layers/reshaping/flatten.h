@@ -3,12 +3,20 @@
 
 #include <string>
 
+#include "layers/keras_class.h"
 #include "layers/layer.h"
 
 namespace strata::layers {
 
-struct FlattenOptions {
+struct FlattenOptions {  // Keras signature order
+  // channels_first: the channels (axis 1) moved last before flattening, as Keras's, so
+  // that the flattened order matches a channels_last model's.
+  std::string data_format;
   std::string name;
+
+  static constexpr auto keras_fields() {
+    return std::tuple{keras_field("data_format", &FlattenOptions::data_format, Spelling::data_format)};
+  }
 };
 
 class FlattenImpl : public LayerImpl {

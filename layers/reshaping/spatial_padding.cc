@@ -19,11 +19,7 @@ std::string padding_class_name(bool remove, int rank) {
 
 template <int Rank>
 bool padding_channels_first(const ZeroPaddingOptions<Rank>& o) {
-  if constexpr (Rank == 1) {
-    return false;
-  } else {
-    return is_channels_first(o.data_format);
-  }
+  return is_channels_first(o.data_format);
 }
 
 }  // namespace
@@ -35,7 +31,11 @@ SpatialPadImpl<Rank>::SpatialPadImpl(bool remove_, PaddingAmounts<Rank> amounts_
   for (auto v : padding_vec(amounts)) {
     if (v < 0) throw ValueError(class_name() + ": amounts must be non-negative");
   }
-  padding_channels_first(options);  // refuses an unknown data_format now, not at the first call
+  // Refuses an unknown data_format now, not at the first call.
+  if (padding_channels_first(options) && remove && Rank == 1) {
+    throw ValueError("Cropping1D takes no data_format (its inputs are channels last, as Keras's), got '" +
+                     options.data_format + "'");
+  }
 }
 
 template <int Rank>
@@ -80,39 +80,39 @@ template class Cropping<3>;
 
 namespace {
 
-// 1-D amounts are written (before, after), and a 1-D config's data_format is refused
-// unless channels_last; the others are written ((before, after), ...), the form Keras
-// writes, and read from an int or symmetric per-axis amounts too.
+// 1-D amounts are written (before, after); the others ((before, after), ...), the form
+// Keras writes, and read from an int or symmetric per-axis amounts too. Cropping1D's config
+// has no data_format (Keras's has none): one given is refused unless channels_last.
 template <int Rank>
 ZeroPaddingOptions<Rank> options_of(const SpatialPadImpl<Rank>& l) {
   return l.options;
 }
-template <int Rank>
+template <int Rank, bool Remove>
 constexpr auto option_fields() {
-  if constexpr (Rank == 1) {
+  if constexpr (Rank == 1 && Remove) {
     return std::tuple{keras_refused("data_format", "\"channels_last\"")
                           .unwritten()
-                          .because("1-D layers are channels_last")};
+                          .because("Cropping1D's inputs are channels_last")};
   } else {
     return ZeroPaddingOptions<Rank>::keras_fields();
   }
 }
-template <typename LayerT, int Rank>
-KerasClass describe_padding(bool remove) {
+template <typename LayerT, int Rank, bool Remove>
+KerasClass describe_padding() {
   return describe_layer<LayerT>(
-      padding_class_name(remove, Rank), &options_of<Rank>, option_fields<Rank>(),
-      keras_field(remove ? "cropping" : "padding", &SpatialPadImpl<Rank>::amounts,
+      padding_class_name(Remove, Rank), &options_of<Rank>, option_fields<Rank, Remove>(),
+      keras_field(Remove ? "cropping" : "padding", &SpatialPadImpl<Rank>::amounts,
                   Rank == 1 ? Spelling::plain : Spelling::pairs)
           .at_least(0));
 }
 
 const bool spatial_padding_registered = [] {
-  register_keras_class(describe_padding<ZeroPadding<1>, 1>(false));
-  register_keras_class(describe_padding<ZeroPadding<2>, 2>(false));
-  register_keras_class(describe_padding<ZeroPadding<3>, 3>(false));
-  register_keras_class(describe_padding<Cropping<1>, 1>(true));
-  register_keras_class(describe_padding<Cropping<2>, 2>(true));
-  register_keras_class(describe_padding<Cropping<3>, 3>(true));
+  register_keras_class(describe_padding<ZeroPadding<1>, 1, false>());
+  register_keras_class(describe_padding<ZeroPadding<2>, 2, false>());
+  register_keras_class(describe_padding<ZeroPadding<3>, 3, false>());
+  register_keras_class(describe_padding<Cropping<1>, 1, true>());
+  register_keras_class(describe_padding<Cropping<2>, 2, true>());
+  register_keras_class(describe_padding<Cropping<3>, 3, true>());
   return true;
 }();
 

@@ -45,13 +45,10 @@ struct ZeroPaddingOptions {  // Keras signature order (after the amounts)
     return std::tuple{keras_field("data_format", &ZeroPaddingOptions::data_format, Spelling::data_format)};
   }
 };
-// The 1-D layers are channels_last only.
-template <>
-struct ZeroPaddingOptions<1> {
-  std::string name;
-};
 template <int Rank>
 using CroppingOptions = ZeroPaddingOptions<Rank>;
+// Keras's ZeroPadding1D takes a data_format (channels_first pads axis 2); its Cropping1D
+// takes none, so a Cropping1D given channels_first is refused.
 
 template <int Rank>
 class SpatialPadImpl : public LayerImpl {
