@@ -48,10 +48,8 @@ TEST_P(ConvLSTMGolden, MatchesKeras) {
 // The same cases defined over None time steps: the loop runs as one op over the fed steps
 // (conv_lstm_recurrence), and must give Keras's outputs and gradients too.
 TEST_P(ConvLSTMGolden, MatchesKerasOverNoneTimeSteps) {
-  for (const auto& c : goldens().at("cases")) {
-    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c, {.unknown_time = true});
-  }
-  FAIL() << "no case " << GetParam();
+  strata::testing::expect_matches_keras_case(strata::testing::golden_case("conv_lstm_golden.json", GetParam()),
+                                             {.unknown_time = true});
 }
 
 std::vector<std::string> case_names() {
@@ -76,10 +74,8 @@ TEST_P(ConvLSTMMaskGolden, MatchesKeras) {
 }
 
 TEST_P(ConvLSTMMaskGolden, MatchesKerasOverNoneTimeSteps) {
-  for (const auto& c : mask_goldens().at("cases")) {
-    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c, {.unknown_time = true});
-  }
-  FAIL() << "no case " << GetParam();
+  strata::testing::expect_matches_keras_case(strata::testing::golden_case("conv_lstm_mask_golden.json", GetParam()),
+                                             {.unknown_time = true});
 }
 
 std::vector<std::string> mask_case_names() {

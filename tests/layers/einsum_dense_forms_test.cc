@@ -19,39 +19,25 @@
 #include "models/model.h"
 
 using namespace strata;
-using nlohmann::ordered_json;
 
 namespace einsum_dense_forms_test {
 
 namespace {
 
-const ordered_json& goldens() { return strata::testing::golden_file("einsum_dense_forms_golden.json"); }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& c : goldens().at("cases")) names.push_back(c.at("name").get<std::string>());
-  return names;
-}
+constexpr const char* kGoldens = "einsum_dense_forms_golden.json";
 
 class EinsumDenseForms : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EinsumDenseForms, MatchesKeras) {
-  for (const auto& c : goldens().at("cases")) {
-    if (c.at("name") == GetParam()) return strata::testing::expect_matches_keras_case(c);
-  }
-  FAIL() << "no case " << GetParam();
-}
+TEST_P(EinsumDenseForms, MatchesKeras) { strata::testing::expect_matches_keras_case(strata::testing::golden_case(kGoldens, GetParam())); }
 
-INSTANTIATE_TEST_SUITE_P(Keras3, EinsumDenseForms, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Keras3, EinsumDenseForms, ::testing::ValuesIn(strata::testing::golden_case_names(kGoldens)),
                          [](const auto& info) { return strata::testing::test_name_of(info.param); });
 
 // Axis 1 of these inputs is kept in the output and in no kernel: it may be None.
 TEST(EinsumDenseForms, MatchKerasOverANoneAxis) {
   for (const std::string name : {"summed_alone_middle", "batched_kernel_r4"}) {
     SCOPED_TRACE(name);
-    for (const auto& c : goldens().at("cases")) {
-      if (c.at("name") == name) strata::testing::expect_matches_keras_case(c, {.unknown_time = true});
-    }
+    strata::testing::expect_matches_keras_case(strata::testing::golden_case(kGoldens, name), {.unknown_time = true});
   }
 }
 

@@ -27,6 +27,20 @@ inline const nlohmann::ordered_json& golden_file(const std::string& name) {
   return files.emplace(name, nlohmann::ordered_json::parse(f)).first->second;
 }
 
+// The names of a golden file's "cases", in order (a parameterized suite's values), and
+// the case of one name (a test failure naming it when there is none).
+inline std::vector<std::string> golden_case_names(const std::string& file) {
+  std::vector<std::string> names;
+  for (const auto& c : golden_file(file).at("cases")) names.push_back(c.at("name").get<std::string>());
+  return names;
+}
+inline const nlohmann::ordered_json& golden_case(const std::string& file, const std::string& name) {
+  for (const auto& c : golden_file(file).at("cases")) {
+    if (c.at("name") == name) return c;
+  }
+  throw std::runtime_error("tests/data/" + file + " has no case '" + name + "'");
+}
+
 // A golden array; a bool array (a mask) reads as float32 0 / 1, as Strata's masks are.
 template <class Json>
 Tensor golden_tensor(const Json& j) {

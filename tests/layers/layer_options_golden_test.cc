@@ -13,26 +13,13 @@
 namespace strata::layer_options_golden_test {
 namespace {
 
-using nlohmann::ordered_json;
-
-const ordered_json& goldens() { return testing::golden_file("layer_options_golden.json"); }
+constexpr const char* kGoldens = "layer_options_golden.json";
 
 class LayerOptionsGolden : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(LayerOptionsGolden, MatchesKeras) {
-  for (const auto& c : goldens().at("cases")) {
-    if (c.at("name") == GetParam()) return testing::expect_matches_keras_case(c);
-  }
-  FAIL() << "no case " << GetParam();
-}
+TEST_P(LayerOptionsGolden, MatchesKeras) { testing::expect_matches_keras_case(testing::golden_case(kGoldens, GetParam())); }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& c : goldens().at("cases")) names.push_back(c.at("name").get<std::string>());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Keras3, LayerOptionsGolden, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Keras3, LayerOptionsGolden, ::testing::ValuesIn(testing::golden_case_names(kGoldens)),
                          [](const auto& info) { return testing::test_name_of(info.param); });
 
 TEST(LayerOptions, Cropping1DTakesNoDataFormat) {
