@@ -192,7 +192,8 @@ json functional_config(const Model& model) {
         // layer({x, h, c}): Keras 3 takes the states as initial_state=[h, c], and then gives
         // the layer no mask from x, where Strata's call (tf.keras's rule) applies one.
         if (!masked) masked = m.masked_calls();
-        if (masked->count(c)) {
+        const bool mask_given = c->arguments.count("mask") && c->arguments.at("mask");  // mask= applies in both
+        if (masked->count(c) && !mask_given) {
           throw NotImplementedError(
               layer.class_name() + " '" + layer.name() + "' takes its initial states as inputs of a masked sequence, " +
               "which Keras 3 cannot express: called with initial_state=[...] it applies no mask. Pass the states as " +

@@ -96,8 +96,11 @@ std::set<const LayerCall*> ModelImpl::masked_calls() const {
   for (const auto& in : inputs) values.push_back(graph.placeholder(in.spec()));
   std::set<const LayerCall*> masked;
   // A replay into a graph of its own changes nothing of the model's but the layers'
-  // per-call bookkeeping (current_call, current_arguments), which every call resets.
-  const_cast<ModelImpl*>(this)->replay(graph, values, &masked);
+  // per-call bookkeeping (current_call, current_arguments), which every call resets; held
+  // apart from a predict building its programs (which sets the same bookkeeping).
+  auto& self = const_cast<ModelImpl&>(*this);
+  std::lock_guard<std::mutex> building(self.inference_mutex);
+  self.replay(graph, values, &masked);
   return masked;
 }
 
@@ -120,7 +123,7 @@ std::vector<Output> ModelImpl::replay(Graph& graph, const std::vector<Output>& v
       in_masks.push_back(m != masks.end() && i < m->second.size() ? m->second[i] : Output{});
       masked = masked || in_masks.back().valid();
     }
-    if (masked && masked_calls) masked_calls->insert(c.get());
+    if (masked_calls && !in_masks.empty() && in_masks[0].valid()) masked_calls->insert(c.get());
     NameScope scope(graph, c->layer.name());
     LayerImpl& layer = c->layer.impl();
     layer.current_call = c->call_index;

@@ -48,9 +48,9 @@ class ModelImpl : public LayerImpl {
 
   // Replays the recorded layer calls on `inputs` into `graph`.
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
-  // The calls whose inputs carry a Keras mask when the model runs, found by replaying the
-  // calls on placeholders of the inputs' shapes (io/ writes a recurrent layer's call as
-  // Keras 3 computes it only where no mask reaches it).
+  // The calls whose first input carries a Keras mask when the model runs, found by
+  // replaying the calls on placeholders of the inputs' shapes (io/ writes a recurrent
+  // layer's call as Keras 3 computes it only where no mask reaches its sequence).
   std::set<const LayerCall*> masked_calls() const;
   bool accepts_input_count(std::size_t n) const override { return n == inputs.size(); }
   std::vector<Layer> sublayers() const override;

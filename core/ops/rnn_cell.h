@@ -77,8 +77,8 @@ struct RnnLayout {
   STRATA_HOST_DEVICE bool gru_reset_before() const { return cell == Cell::gru && !reset_after; }
   STRATA_HOST_DEVICE std::int64_t K() const { return ws_units(cell) * H; }
   // What a masked processing step s of row b outputs: the previous output, which is the
-  // carried h once a step before s was kept, and zeros before that (Keras's backend rnn
-  // starts its previous output at zeros, not at the initial state) or with
+  // carried h once a step before s was kept, and zeros before that (Keras's TensorFlow
+  // backend rnn starts its previous output at zeros, not at the initial state) or with
   // zero_output_for_mask. True where it repeats the carried h. mask: (B, T).
   STRATA_HOST_DEVICE bool masked_step_repeats_h(const float* mask, std::int64_t b, std::int64_t s) const {
     if (zero_output_for_mask) return false;

@@ -8,9 +8,10 @@
 //                     [, mask]) -> dx, dh0, dc0, dkernel, drecurrent_kernel, dbias.
 //   rnn_zero_state(x (B,T,F)) -> zeros (B,units): the default initial state.
 //
-// Masked steps carry h and c over and output the previous output, as Keras's backend rnn:
-// the carried h once an earlier step was kept, zeros before that (its previous output
-// starts at zeros, not at h0) and with zero_output_for_mask (RnnLayout::masked_step_repeats_h).
+// Masked steps carry h and c over and output the previous output, as Keras's TensorFlow
+// backend rnn: the carried h once an earlier step was kept, zeros before that (its previous
+// output starts at zeros, not at h0) and with zero_output_for_mask
+// (RnnLayout::masked_step_repeats_h). Keras's JAX backend outputs the carried h instead.
 // Dropout (training only) draws one input mask (B,F) and one recurrent mask (B,H) per
 // run from (seed, step), fixed across time as in Keras; the gradient regenerates them.
 // The gradient op itself is not differentiable (no second-order RNN gradients).

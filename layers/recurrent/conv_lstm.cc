@@ -225,6 +225,7 @@ std::vector<Output> ConvLSTMImpl<Rank>::run(Graph& graph, const std::vector<Outp
   }
   const std::int64_t T = in_shape[1];
   const bool fused = T == kUnknownDim;  // the loop as one op over the run's steps (top of the file)
+  if (fused && options.unroll) throw ValueError(unroll_needs_time_steps(in_shape));
   if (fused) {
     for (const std::string* a : {&options.activation, &options.recurrent_activation}) {
       try {

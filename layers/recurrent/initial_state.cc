@@ -43,4 +43,9 @@ RecurrentCall recurrent_call(const LayerImpl& layer, const std::vector<Output>& 
   return out;
 }
 
+std::string unroll_needs_time_steps(const Shape& input) {
+  return "Cannot unroll a RNN if the time dimension is undefined (input " + input.to_string() +
+         "): give the Input a fixed number of time steps, or unroll=False";
+}
+
 }  // namespace strata::layers

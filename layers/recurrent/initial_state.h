@@ -33,4 +33,9 @@ struct RecurrentCall {
 RecurrentCall recurrent_call(const LayerImpl& layer, const std::vector<Output>& all, const std::vector<Output>& masks,
                              std::size_t states);
 
+// Keras's refusal of unroll=True over None time steps (its RNN and ConvLSTM layers'), for
+// an input of this shape. Strata's loops are the same with or without unroll; this keeps
+// Keras's rule.
+std::string unroll_needs_time_steps(const Shape& input);
+
 }  // namespace strata::layers

@@ -1,10 +1,10 @@
 #include "layers/recurrent/rnn.h"
 
-#include "layers/recurrent/initial_state.h"
-
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/rnn_ops.h"
+#include "core/ops/scan_ops.h"
+#include "layers/recurrent/initial_state.h"
 
 namespace strata::layers {
 
@@ -101,10 +101,30 @@ std::vector<Output> RNNImpl::compute_mask(Graph&, const std::vector<Output>& all
   return out;
 }
 
+namespace {
+
+// The output of the last processed step under a (batch, time) mask, as Keras's TensorFlow
+// backend gives it (outputs[-1]): a masked step repeats the previous output, which starts
+// at zeros, so it is the carried h once any step was kept and zeros for a row with none
+// (not the initial or carried-over state); with zero_output_for_mask, the carried h where
+// the last processed step (the first in input order with go_backwards) is kept, else zeros.
+Output masked_last_output(Output last_h, Output mask, bool go_backwards, bool zero_output_for_mask) {
+  if (mask.dtype() != DType::float32) mask = ops::cast(mask, DType::float32);
+  const Output kept = ops::cast(ops::not_equal(mask, ops::constant(*mask.graph, 0.f)), DType::float32);
+  if (!zero_output_for_mask) return ops::mul(last_h, ops::reduce_max(kept, {1}, true));
+  const Output position = ops::cumsum(ops::ones_like(kept), 1);  // 1 ... T
+  const Output last = go_backwards ? ops::constant(*mask.graph, 1.f) : ops::reduce_max(position, {1}, true);
+  const Output at_last = ops::cast(ops::equal(position, last), DType::float32);
+  return ops::mul(last_h, ops::reduce_sum(ops::mul(kept, at_last), {1}, true));
+}
+
+}  // namespace
+
 std::vector<Output> RNNImpl::run(Graph& graph, const std::vector<Output>& inputs, Output mask) {
   Output x = inputs[0];
   const Shape& s = x.shape();
   if (s.rank() != 3) throw ShapeError("expects input of rank 3 (batch, timesteps, features), got " + s.to_string());
+  if (options.unroll && s[1] == kUnknownDim) throw ValueError(unroll_needs_time_steps(s));
   if (s[2] != cells[0]->kernel.shape()[0]) {
     throw ShapeError("expects input with last dimension " + std::to_string(cells[0]->kernel.shape()[0]) + ", got " +
                      s.to_string());
@@ -149,9 +169,14 @@ std::vector<Output> RNNImpl::run(Graph& graph, const std::vector<Output>& inputs
       graph.add_update(ops::assign(graph.variable(state_vars[j]), last_states[j]), Graph::UpdateMode::always);
     }
   }
-  // The last cell's h is the layer's last output.
+  // The last cell's h is the layer's last output; under a mask, the last processed step's
+  // output, as Keras's TensorFlow backend takes it (masked_last_output).
   Output last_h = last_states[last_states.size() - static_cast<std::size_t>(cells.back()->num_states())];
-  std::vector<Output> out{options.return_sequences ? seq : last_h};
+  Output last_output = last_h;
+  if (mask.valid() && !options.return_sequences) {
+    last_output = masked_last_output(last_h, mask, options.go_backwards, options.zero_output_for_mask);
+  }
+  std::vector<Output> out{options.return_sequences ? seq : last_output};
   if (options.return_state) out.insert(out.end(), last_states.begin(), last_states.end());
   return out;
 }

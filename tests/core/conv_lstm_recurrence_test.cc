@@ -87,8 +87,9 @@ GradCase grad_case(const std::string& label, const Case& c, std::uint64_t seed) 
 }
 
 void check_runs_over_any_number_of_steps() {
-  // One program over None steps, fed 3, 1 and 3 steps: the first three steps of the longer
-  // sequence give the shorter's results, and a repeat gives the same numbers.
+  // One program over None steps, fed 5, 2, 5 and 0 steps: the first two steps of the
+  // longer sequence give the shorter's results, a repeat gives the same numbers, and no
+  // steps leave the states at zero.
   const Case c{.spatial = {4}, .window = {3}, .B = 2, .T = 5, .F = 2};
   const auto in = inputs_of(c, 70);
   Graph g;

@@ -4,7 +4,9 @@
 // given one bare tensor, SimpleRNN, ConvLSTM2D and Bidirectional given lists, Masking
 // before a layer given initial states (Keras 3 then runs it unmasked: its call has two
 // tensor arguments), and mask= passed with the states (masked steps keep the states and
-// repeat the previous output, zeros before any kept step, not the initial h). Each file
+// repeat the previous output, zeros before any kept step, not the initial h; without
+// return_sequences the last processed step's output, zeros for a row masked throughout,
+// and with zero_output_for_mask zeros where that step is masked). Each file
 // loads from .keras and .h5 and predicts as Keras did; Strata's own saves write Keras 3's
 // initial_state=[...] and load back. Strata's own call form, the states as inputs after
 // x, is written as Keras 3's keyword where no mask reaches the layer and refused where
@@ -78,7 +80,7 @@ TEST_P(InitialStateFiles, SavedByStrataTheyKeepTheirStatesAndPredictAgain) {
 INSTANTIATE_TEST_SUITE_P(Keras3, InitialStateFiles,
                          ::testing::Values("seq2seq", "gru_bare_state", "simple_rnn_list_state", "conv_lstm_state",
                                            "masking_then_state", "mask_argument_and_state", "bidirectional_state",
-                                           "bidirectional_masking_then_state"));
+                                           "bidirectional_masking_then_state", "masked_last_output"));
 
 // The states as inputs after x (tf.keras's form, layer({x, h, c})): written as
 // initial_state=[h, c], with the layer built from its sequence's shape, and read back the

@@ -22,6 +22,7 @@
 #include "layers/core/dense.h"
 #include "layers/core/input_layer.h"
 #include "layers/recurrent/conv_lstm.h"
+#include "layers/recurrent/lstm.h"
 #include "layers/reshaping/flatten.h"
 #include "losses/losses.h"
 #include "models/model.h"
@@ -287,6 +288,15 @@ TEST(ConvLSTM, ShapeErrorsAtDefinitionNameTheLayer) {
   // ("valid" padding), and a number of steps that is not the input's.
   expect_shape_error([&] { layers::ConvLSTM2D(2, 3).call_with({x, Input({4, 5, 5})}, {{"mask", true}}); }, "mask");
   expect_shape_error([&] { layers::ConvLSTM2D(2, 3).call_with({x, Input({3})}, {{"mask", true}}); }, "mask");
+}
+
+// Keras refuses unroll=True over None time steps (its RNN layers and ConvLSTM alike):
+// Strata's loops are the same either way, and keep Keras's rule.
+TEST(ConvLSTM, UnrollOverNoneTimeStepsIsRefusedAsKeras) {
+  EXPECT_THROW(layers::ConvLSTM1D(2, 3, {.unroll = true})(Input({kUnknownDim, 5, 1})), ValueError);
+  EXPECT_THROW(layers::LSTM(2, {.unroll = true})(Input({kUnknownDim, 3})), ValueError);
+  EXPECT_NO_THROW(layers::ConvLSTM1D(2, 3, {.unroll = true})(Input({4, 5, 1})));
+  EXPECT_NO_THROW(layers::LSTM(2, {.unroll = true})(Input({4, 3})));
 }
 
 TEST(ConvLSTM, BadOptionsAreRefusedNamingTheOption) {

@@ -74,10 +74,14 @@ TEST(EinsumDenseForms, OnlyFloat32ComputesThem) {
       EXPECT_NE(m.find(says), std::string::npos) << m;
     }
   };
-  set_dtype_policy("mixed_bfloat16");
   auto x = Input({3, 4});
-  expect_refused([&] { layers::EinsumDense("abc,bcd->abd", Shape{3, 5})(x); }, "bfloat16");
-  set_dtype_policy("float32");
+  {
+    struct GlobalPolicy {  // back to float32 however the block ends
+      GlobalPolicy() { set_dtype_policy("mixed_bfloat16"); }
+      ~GlobalPolicy() { set_dtype_policy("float32"); }
+    } bfloat16_layers;
+    expect_refused([&] { layers::EinsumDense("abc,bcd->abd", Shape{3, 5})(x); }, "bfloat16");
+  }
   auto y = layers::EinsumDense("abc,bcd->abd", Shape{3, 5})(x);
   Model m(x, y);
   expect_refused([&] { m.quantize("int8"); }, "int8");

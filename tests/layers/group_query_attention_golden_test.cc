@@ -49,26 +49,12 @@ TEST(GroupQueryAttentionErrors, KerasRefusalsAreRefusedWithKerassWords) {
                     keras.substr(keras.find("The last"), keras.find(". Received") - keras.find("The last")));
 }
 
-// flash_attention=true computes the same attention (Strata has one attention kernel) with
-// Keras's restrictions: no dropout, no returned scores, ValueErrors in Keras's words.
-TEST(GroupQueryAttention, FlashAttentionComputesTheSameWithKerassRestrictions) {
-  const Tensor q = testing::golden_tensor(goldens().at("cases")[0].at("inputs")[0]);
-  std::vector<Tensor> results;
-  for (const bool flash : {false, true}) {
-    layers::GroupQueryAttention gqa(3, 4, 2, {.flash_attention = flash});
-    auto x = Input({4, 6});
-    Model m(x, gqa({x, x})[0]);
-    std::vector<Tensor> weights;
-    for (const auto& w : gqa.weights()) weights.push_back(Tensor(w.shape()));
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-      for (std::int64_t e = 0; e < weights[i].size(); ++e) {
-        weights[i].data<float>()[e] = 0.01f * static_cast<float>((e * 7 + static_cast<std::int64_t>(i)) % 23) - 0.1f;
-      }
-    }
-    gqa.set_weights(weights);
-    results.push_back(m.predict(q));
-  }
-  for (std::int64_t e = 0; e < results[0].size(); ++e) ASSERT_EQ(results[1].item(e), results[0].item(e)) << e;
+// flash_attention=true selects no other computation (Strata has one attention kernel): it
+// builds and runs, with Keras's restrictions, ValueErrors in Keras's words.
+TEST(GroupQueryAttention, FlashAttentionKeepsKerassRestrictions) {
+  auto x = Input({4, 6});
+  Model m(x, layers::GroupQueryAttention(3, 4, 2, {.flash_attention = true})({x, x})[0]);
+  EXPECT_EQ(m.predict(Tensor(Shape{2, 4, 6})).shape(), (Shape{2, 4, 6}));
   EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.dropout = 0.1, .flash_attention = true}), ValueError,
                     "Dropout is not supported when flash attention is enabled");
   EXPECT_THROW_WITH(layers::GroupQueryAttention(2, 2, 1, {.flash_attention = true})

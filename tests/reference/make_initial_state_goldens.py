@@ -126,12 +126,32 @@ def bidirectional_masking_then_state():
     return keras.Model([x] + states, y, name="bidirectional_masking_then_state"), [xs, randn(3, 2), randn(3, 2)]
 
 
+def masked_last_output():
+    # return_sequences=False under mask= with initial states: the last processed step's
+    # output, zeros for a row whose steps are all masked (not the initial h), and with
+    # zero_output_for_mask zeros where the last processed step is masked; also backwards.
+    x = keras.Input((4, 3), name="x")
+    h0 = keras.Input((3,), name="h0")
+    c0 = keras.Input((3,), name="c0")
+    mask = keras.ops.any(keras.ops.not_equal(x, 0.0), axis=-1)
+    a = L.LSTM(3, name="lstm")(x, initial_state=[h0, c0], mask=mask)
+    b = L.GRU(3, zero_output_for_mask=True, name="gru_zero_output")(x, initial_state=[h0], mask=mask)
+    c = L.SimpleRNN(3, go_backwards=True, zero_output_for_mask=True, name="simple_rnn_backwards")(
+        x, initial_state=[h0], mask=mask)
+    d = L.LSTM(3, go_backwards=True, name="lstm_backwards")(x, initial_state=[h0, c0], mask=mask)
+    xs = randn(4, 4, 3)
+    xs[0] = 0         # every step masked
+    xs[1, 3] = 0      # the last step masked
+    xs[2, 0] = 0      # the first step masked (the last processed backwards)
+    return keras.Model([x, h0, c0], [a, b, c, d], name="masked_last_output"), [xs, randn(4, 3), randn(4, 3)]
+
+
 # Keras 3.15 cannot load its own .h5 of a model with keras.ops nodes (its legacy loader
 # knows no 'NotEqual' layer): that model is written as .keras only.
-KERAS_ONLY = {"mask_argument_and_state"}
+KERAS_ONLY = {"mask_argument_and_state", "masked_last_output"}
 
 MODELS = [seq2seq, gru_bare_state, simple_rnn_list_state, conv_lstm_state, masking_then_state,
-          mask_argument_and_state, bidirectional_state, bidirectional_masking_then_state]
+          mask_argument_and_state, bidirectional_state, bidirectional_masking_then_state, masked_last_output]
 
 
 def main():

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "core/cpu/vector_math.h"
