@@ -344,6 +344,21 @@ void take_tensor_arguments(json& kwargs, const Layer& layer, bool keras3, std::v
   }
 }
 
+// Whether `entry` is an Attention or AdditiveAttention whose config sets tf.keras's
+// deprecated `causal` to true; if so, `without` is the entry with the key removed. (A false
+// one is left to the class's config reading, which takes false.)
+bool legacy_causal_attention(const json& entry, json& without) {
+  const std::string cls = entry.value("class_name", "");
+  if (cls != "Attention" && cls != "AdditiveAttention") return false;
+  const auto config = entry.find("config");
+  if (config == entry.end() || !config->is_object() || !config->contains("causal")) return false;
+  const json& causal = (*config)["causal"];
+  if (!causal.is_boolean() || !causal.get<bool>()) return false;
+  without = entry;
+  without["config"].erase("causal");
+  return true;
+}
+
 // The input tensors of one inbound node, in either dialect: the layer's own inputs, then
 // the tensors passed as its call arguments (flagged in `arguments`).
 // A layer that takes separate tensors (takes_separate_tensors) may get them by keyword:
@@ -443,7 +458,13 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
   std::vector<Pending> pending;
   std::map<std::string, std::size_t> index_of;
   std::map<std::string, std::vector<std::vector<KerasTensor>>> outputs;  // layer -> node -> tensors
-  for (const auto& entry : entries) {
+  for (const auto& raw_entry : entries) {
+    // Older tf.keras wrote Attention's and AdditiveAttention's `causal` in the config; it
+    // applies a causal mask to every call, as use_causal_mask=True (tf.keras:
+    // `self.causal or use_causal_mask`), which is how Strata records and writes it.
+    json entry_copy;
+    const bool causal_config = legacy_causal_attention(raw_entry, entry_copy);
+    const json& entry = causal_config ? entry_copy : raw_entry;
     Layer layer = is_op_entry(entry) ? op_layer_from_entry(entry, ctx) : any_layer_from_config(entry, ctx);
     const std::string name = entry.contains("name") && entry["name"].is_string()
                                  ? entry["name"].get<std::string>()
@@ -454,6 +475,7 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
     const bool tf_op = entry.value("class_name", "") == "TFOpLambda";
     for (const auto& node : entry.value("inbound_nodes", json::array())) {
       p.arguments.push_back(node_arguments(node, layer));
+      if (causal_config) p.arguments.back()["use_causal_mask"] = true;
       if (!tf_op) {
         p.nodes.push_back(node_inputs(node, where + " layer '" + name + "'", layer, p.arguments.back()));
         continue;
