@@ -81,6 +81,13 @@ Output argsort(Output x, int axis, bool descending) {
   return x.graph->add("argsort", {x}, Attrs{{"axis", static_cast<std::int64_t>(axis)}, {"descending", descending}});
 }
 
+Output column_minus_row(Output x) {
+  const int rank = x.shape().rank();
+  if (rank < 2) throw ShapeError("column_minus_row: needs two axes, got " + x.shape().to_string());
+  const Output ones = ones_like(x);
+  return sub(cumsum(ones, rank - 1), cumsum(ones, rank - 2));
+}
+
 ScanLanes scan_lanes(const Shape& x, const Attrs& attrs) {
   const int axis = x.normalize_axis(static_cast<int>(attrs.get<std::int64_t>("axis")));
   return {x.product(0, axis), x.dims()[static_cast<std::size_t>(axis)], x.product(axis + 1, x.rank())};

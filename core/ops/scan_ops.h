@@ -23,6 +23,11 @@ Output reverse(Output x, int axis);
 // larger than every number and equal to NaN (NumPy's order). Not differentiable.
 Output argsort(Output x, int axis, bool descending = false);
 
+// For each element of x's last two axes (rank >= 2), its column index minus its row index
+// (float32, x's shape): 0 on the main diagonal, k on the k-th above. Running sums of ones,
+// so sized by x when the program runs; masks of diagonals, triangles and bands read it.
+Output column_minus_row(Output x);
+
 // A scan node's input seen as (outer, n, inner) around its axis (the node's "axis"
 // attribute, negative from the end): each device's kernels walk these lanes.
 struct ScanLanes {

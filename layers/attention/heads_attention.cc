@@ -98,8 +98,7 @@ Output heads_visible_mask(Graph& graph, const LayerImpl& layer, const CallInputs
   if (layer.argument("use_causal_mask")) both(ops::causal_mask(scores));
   if (rules.sliding_window) {
     // Keras's band, |row - column| < sliding_window, (T, S) from the scores' runtime shape.
-    const Output ones = ops::ones_like(ops::causal_mask(scores));
-    const Output band = ops::abs(ops::sub(ops::cumsum(ones, 0), ops::cumsum(ones, 1)));
+    const Output band = ops::abs(ops::column_minus_row(ops::causal_mask(scores)));
     both(ops::cast(ops::less(band, ops::constant(graph, static_cast<float>(*rules.sliding_window))), DType::float32));
   }
   if (const Output* m = call.find("attention_mask")) {

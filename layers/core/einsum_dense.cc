@@ -127,9 +127,7 @@ Output diagonal(Output x, std::string spec) {
     perm.push_back(static_cast<std::int64_t>(j));
     x = ops::transpose(x, perm);
     // Keep the elements whose two last indices agree, then sum the last axis away.
-    const Output ones = ops::ones_like(x);
-    const Output column_minus_row = ops::sub(ops::cumsum(ones, rank - 1), ops::cumsum(ones, rank - 2));
-    const Output on_diagonal = ops::equal(column_minus_row, ops::constant(*x.graph, 0.f));
+    const Output on_diagonal = ops::equal(ops::column_minus_row(x), ops::constant(*x.graph, 0.f));
     x = ops::reduce_sum(ops::where(on_diagonal, x, ops::zeros_like(x)), {rank - 1}, false);
     const char c = spec[i];
     spec.erase(j, 1);

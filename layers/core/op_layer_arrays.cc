@@ -114,18 +114,12 @@ std::vector<Output> moments(C c) {
   return {ops::reduce_mean(x, *axes, false), ops::reduce_mean(variance, *axes, false)};
 }
 
-// The row and column of each element of the last two axes, as floats (running sums of ones).
-Output column_minus_row(Output x) {
-  const Output ones = ops::ones_like(x);
-  return ops::sub(ops::cumsum(ones, rank_of(x) - 1), ops::cumsum(ones, rank_of(x) - 2));
-}
-
 // tril keeps column − row <= k, triu column − row >= k.
 Output triangle(C c, bool lower) {
   const Output x = c.arg(0);
   if (rank_of(x) < 2) throw ValueError(c.where + ": needs at least 2 axes, got " + x.shape().to_string());
   const auto k = static_cast<float>(c.has("k") ? c.number("k") : 0.0);
-  const Output d = column_minus_row(x), bound = ops::constant(c.graph, k);
+  const Output d = ops::column_minus_row(x), bound = ops::constant(c.graph, k);
   const Output keep = lower ? ops::less_equal(d, bound) : ops::greater_equal(d, bound);
   return ops::where(keep, x, ops::zeros_like(x));
 }
@@ -296,7 +290,7 @@ Output diagonal(C c) {
   perm.push_back(a2);
   Output block = ops::transpose(x, perm);
   block = slice(slice(block, rank - 2, r0, r0 + length), rank - 1, c0, c0 + length);
-  const Output on_diagonal = ops::equal(column_minus_row(block), ops::constant(c.graph, 0.f));
+  const Output on_diagonal = ops::equal(ops::column_minus_row(block), ops::constant(c.graph, 0.f));
   return ops::reduce_sum(ops::where(on_diagonal, block, ops::zeros_like(block)), {rank - 1}, false);
 }
 
