@@ -7,16 +7,18 @@
 // two other products of the same matrices, the input's gathered back from the patches
 // (each state element sums the patch entries that read it, so threads never write the
 // same element). The gate arithmetic is the fused recurrent ops' (core/ops/rnn_cell.h).
+// Temporaries live in per-thread scratch (core/cpu/scratch.h): after the first run, a
+// step allocates nothing.
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include "core/cpu/gemm.h"
 #include "core/cpu/kernels/cell_activation.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/cpu/scratch.h"
 #include "core/op_registry.h"
 #include "core/ops/conv_lstm_ops.h"
 #include "core/ops/rnn_cell.h"
@@ -27,6 +29,17 @@ namespace strata::cpu {
 namespace {
 
 using ops::Act;
+
+// Scratch slots (core/cpu/scratch.h): those the calling thread holds through a run, then
+// those each thread uses inside the parallel loops. All distinct, so that a run after the
+// first allocates nothing.
+enum Slot : int {
+  kCols, kConv, kGradZ, kGradCols, kKernelStep, kPrevH, kPrevC, kGradH, kGradC, kGradOutput,
+  kRowGates, kRowCell, kRowSum,
+};
+static_assert(kRowSum < kScratchSlots);
+
+float* slot_scratch(Slot slot, std::int64_t floats) { return scratch(slot, static_cast<std::size_t>(floats)); }
 using ops::dact;
 
 // The op's sizes: xz (B, T, S..., 4F) with up to three spatial axes S (P positions), the
@@ -93,11 +106,11 @@ void im2col(const Geometry& g, const float* state, const float* scale, float* co
 void col2im_add(const Geometry& g, const float* dcols, const float* scale, float* state) {
   const std::int64_t F = g.F, patch = g.patch();
   parallel_for(g.rows(), [&](std::int64_t r0, std::int64_t r1) {
-    std::vector<float> sum(static_cast<std::size_t>(F));
+    float* sum = slot_scratch(kRowSum, F);
     for (std::int64_t r = r0; r < r1; ++r) {
       const std::int64_t b = r / g.P, q = r % g.P;
       const std::int64_t q0 = q / (g.size[1] * g.size[2]), q1 = q / g.size[2] % g.size[1], q2 = q % g.size[2];
-      std::fill(sum.begin(), sum.end(), 0.f);
+      std::fill_n(sum, F, 0.f);
       std::int64_t w = 0;
       for (std::int64_t k0 = 0; k0 < g.window[0]; ++k0) {
         const std::int64_t p0 = q0 - k0 + g.pad[0];
@@ -107,12 +120,12 @@ void col2im_add(const Geometry& g, const float* dcols, const float* scale, float
             const std::int64_t p2 = q2 - k2 + g.pad[2];
             if (p0 < 0 || p0 >= g.size[0] || p1 < 0 || p1 >= g.size[1] || p2 < 0 || p2 >= g.size[2]) continue;
             const float* src = dcols + (b * g.P + (p0 * g.size[1] + p1) * g.size[2] + p2) * patch + w * F;
-            for (std::int64_t j = 0; j < F; ++j) sum[static_cast<std::size_t>(j)] += src[j];
+            for (std::int64_t j = 0; j < F; ++j) sum[j] += src[j];
           }
         }
       }
       float* dst = state + r * F;
-      for (std::int64_t j = 0; j < F; ++j) dst[j] += scale ? scale[r * F + j] * sum[static_cast<std::size_t>(j)] : sum[static_cast<std::size_t>(j)];
+      for (std::int64_t j = 0; j < F; ++j) dst[j] += scale ? scale[r * F + j] * sum[j] : sum[j];
     }
   }, threshold_for(patch));
 }
@@ -193,25 +206,26 @@ void conv_lstm_recurrence_kernel(KernelContext& ctx) {
   }
   std::fill_n(last, state_floats, 0.f);  // the output before any step (masked steps repeat it)
   if (rows == 0 || g.T == 0) return;
-  std::vector<float> cols(static_cast<std::size_t>(rows * g.patch())), conv(static_cast<std::size_t>(rows * G));
+  float* cols = slot_scratch(kCols, rows * g.patch());
+  float* conv = slot_scratch(kConv, rows * G);
   for (std::int64_t s = 0; s < g.T; ++s) {
     const std::int64_t t = in.input_step(s);
-    recurrent_product(in, h, cols.data(), conv.data());
+    recurrent_product(in, h, cols, conv);
     parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
-      std::vector<float> gates(static_cast<std::size_t>(G)), cell(static_cast<std::size_t>(2 * F));
+      float* gate = slot_scratch(kRowGates, G);
+      float* cell = slot_scratch(kRowCell, 2 * F);
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t b = r / g.P, p = r % g.P;
         const float* x = in.xz + ((b * g.T + t) * g.P + p) * G;
-        const float* z = conv.data() + r * G;
+        const float* z = conv + r * G;
         float* w = ws + ((b * g.T + s) * g.P + p) * K;
         float* out = y + ((b * g.T + s) * g.P + p) * F;
         const bool kept = in.kept(b, t, p);
         // The gates (i, f, candidate, o) and then activation(c') a register at a time: libm's
         // tanh and exp per element took a fifth of the step.
-        float* gate = gates.data();
         for (std::int64_t k = 0; k < G; ++k) gate[k] = x[k] + z[k];
         for (int q = 0; q < 4; ++q) act_in_place(q == 2 ? in.activation : in.recurrent_activation, gate + q * F, F);
-        float *c_next = cell.data(), *act_c = cell.data() + F;
+        float *c_next = cell, *act_c = cell + F;
         for (std::int64_t j = 0; j < F; ++j) act_c[j] = c_next[j] = gate[F + j] * c[r * F + j] + gate[j] * gate[2 * F + j];
         act_in_place(in.activation, act_c, F);
         for (std::int64_t j = 0; j < F; ++j) {
@@ -254,12 +268,20 @@ void conv_lstm_recurrence_grad_kernel(KernelContext& ctx) {
   const auto state_floats = static_cast<std::size_t>(rows * F);
   // The gradients reaching the carried h and c, and the previous step's output (a masked
   // step outputs it again), from the steps after the current one.
-  std::vector<float> dh(dh_in, dh_in + state_floats), dc(dc_in, dc_in + state_floats), dout(state_floats, 0.f);
+  float* dh = slot_scratch(kGradH, rows * F);
+  float* dc = slot_scratch(kGradC, rows * F);
+  float* dout = slot_scratch(kGradOutput, rows * F);
+  std::copy_n(dh_in, state_floats, dh);
+  std::copy_n(dc_in, state_floats, dc);
+  std::fill_n(dout, state_floats, 0.f);
   std::fill_n(dkernel, ctx.output(1).size(), 0.f);
   if (rows > 0 && g.T > 0) {
-    std::vector<float> dz(static_cast<std::size_t>(rows * G)), cols(static_cast<std::size_t>(rows * patch)),
-        dcols(static_cast<std::size_t>(rows * patch)), dkernel_step(static_cast<std::size_t>(patch * G)),
-        h_prev(state_floats), c_prev(state_floats);
+    float* dz = slot_scratch(kGradZ, rows * G);
+    float* cols = slot_scratch(kCols, rows * patch);
+    float* dcols = slot_scratch(kGradCols, rows * patch);
+    float* dkernel_step = slot_scratch(kKernelStep, patch * G);
+    float* h_prev = slot_scratch(kPrevH, rows * F);
+    float* c_prev = slot_scratch(kPrevC, rows * F);
     for (std::int64_t s = g.T - 1; s >= 0; --s) {
       const std::int64_t t = in.input_step(s);
       // The states this step started from: the previous step's carried ones, or the initial.
@@ -284,7 +306,7 @@ void conv_lstm_recurrence_grad_kernel(KernelContext& ctx) {
           const std::int64_t b = r / g.P, p = r % g.P;
           const float* w = ws + ((b * g.T + s) * g.P + p) * K;
           const float* dys = dy + ((b * g.T + s) * g.P + p) * F;
-          float* dzr = dz.data() + r * G;
+          float* dzr = dz + r * G;
           const bool kept = in.kept(b, t, p);
           for (std::int64_t j = 0; j < F; ++j) {
             const std::size_t e = static_cast<std::size_t>(r * F + j);
@@ -310,25 +332,24 @@ void conv_lstm_recurrence_grad_kernel(KernelContext& ctx) {
       }, threshold_for(16 * F));
       // h_prev's gradient through the recurrent convolution, and the kernel's.
       if (!in.recurrent_masks) {
-        gemm(false, true, rows, patch, G, dz.data(), G, in.kernel, G, dcols.data(), patch);
-        col2im_add(g, dcols.data(), nullptr, dh.data());
-        im2col(g, h_prev.data(), nullptr, cols.data());
-        gemm(true, false, patch, G, rows, cols.data(), patch, dz.data(), G, dkernel_step.data(), G);
+        gemm(false, true, rows, patch, G, dz, G, in.kernel, G, dcols, patch);
+        col2im_add(g, dcols, nullptr, dh);
+        im2col(g, h_prev, nullptr, cols);
+        gemm(true, false, patch, G, rows, cols, patch, dz, G, dkernel_step, G);
       } else {
         for (int gate = 0; gate < 4; ++gate) {
-          gemm(false, true, rows, patch, F, dz.data() + gate * F, G, in.kernel + gate * F, G, dcols.data(), patch);
-          col2im_add(g, dcols.data(), in.gate_mask(gate), dh.data());
-          im2col(g, h_prev.data(), in.gate_mask(gate), cols.data());
-          gemm(true, false, patch, F, rows, cols.data(), patch, dz.data() + gate * F, G, dkernel_step.data() + gate * F,
-               G);
+          gemm(false, true, rows, patch, F, dz + gate * F, G, in.kernel + gate * F, G, dcols, patch);
+          col2im_add(g, dcols, in.gate_mask(gate), dh);
+          im2col(g, h_prev, in.gate_mask(gate), cols);
+          gemm(true, false, patch, F, rows, cols, patch, dz + gate * F, G, dkernel_step + gate * F, G);
         }
       }
-      for (std::size_t k = 0; k < dkernel_step.size(); ++k) dkernel[k] += dkernel_step[k];
+      for (std::int64_t k = 0; k < patch * G; ++k) dkernel[k] += dkernel_step[k];
     }
   }
   if (in.slots.h0 >= 0) {
-    std::copy(dh.begin(), dh.end(), ctx.output(2).data<float>());
-    std::copy(dc.begin(), dc.end(), ctx.output(3).data<float>());
+    std::copy_n(dh, state_floats, ctx.output(2).data<float>());
+    std::copy_n(dc, state_floats, ctx.output(3).data<float>());
   }
 }
 
