@@ -177,6 +177,15 @@ ConfigValue decode_value(const std::string& where, const FieldSpec& f, const jso
       if (v.is_string()) return v.get<std::string>();
       if (v.is_number_integer()) return v.get<std::int64_t>();
       bad_value(where, f, "an integer or a string", v);
+    case ValueKind::number_map: {
+      if (!v.is_object()) bad_value(where, f, "a dict of numbers", v);
+      layers::NumberMap out;
+      for (const auto& [key, value] : v.items()) {
+        if (!value.is_number()) bad_value(where, f, "a dict of numbers", v);
+        out[key] = value.get<double>();
+      }
+      return out;
+    }
     case ValueKind::string_list: {
       std::vector<std::string> out;
       const json& list = v.is_object() && v.value("class_name", "") == "__numpy__" && v.contains("config")

@@ -84,15 +84,19 @@ enum class ValueKind {
   string_list,  // a list of strings (StringLookup's vocabulary)
   token,        // an integer or a string (Hashing's mask_value)
   regularizer,  // a keras.regularizers object (or Keras's name for one); null: none
-  constraint    // a keras.constraints object (or Keras's name for one); null: none
+  constraint,   // a keras.constraints object (or Keras's name for one); null: none
+  number_map    // a JSON object of numbers by key (BatchNormalization's renorm_clipping)
 };
 
 // A config value that Keras lets be an integer or a string (Hashing's mask_value).
 using Token = std::variant<std::int64_t, std::string>;
 
+// A config value that Keras writes as a dict of numbers ({"rmax": 3.0, "dmax": 5.0}).
+using NumberMap = std::map<std::string, double>;
+
 using ConfigValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
                                  std::vector<std::int64_t>, Initializer, std::vector<double>, Layer,
-                                 std::vector<std::string>, Regularizer, Constraint>;
+                                 std::vector<std::string>, Regularizer, Constraint, NumberMap>;
 
 struct FieldSpec {
   std::string key;
@@ -234,6 +238,12 @@ struct ConfigTraits<std::vector<std::string>> {
   static constexpr ValueKind kind = ValueKind::string_list;
   static ConfigValue to(const std::vector<std::string>& v) { return v; }
   static std::vector<std::string> from(const ConfigValue& v) { return std::get<std::vector<std::string>>(v); }
+};
+template <>
+struct ConfigTraits<NumberMap> {
+  static constexpr ValueKind kind = ValueKind::number_map;
+  static ConfigValue to(const NumberMap& v) { return v; }
+  static NumberMap from(const ConfigValue& v) { return std::get<NumberMap>(v); }
 };
 template <>
 struct ConfigTraits<Token> {

@@ -109,6 +109,11 @@ class LayerImpl {
   // How the class computes under a bfloat16 or float16 dtype policy (layers/dtype_policy.h);
   // refused unless a class says otherwise.
   virtual LowPrecisionForm low_precision_form() const { return LowPrecisionForm::refused; }
+  // Why the layer cannot train under a DataParallel of several processes ("" when it can):
+  // state Keras shares between replicas that Strata's processes do not (BatchNormalization's
+  // synchronized moments, a stateful recurrent layer's per-sample states). Compiling such a
+  // model for several processes refuses it, naming the layer (models/data_parallel_step.h).
+  virtual std::string data_parallel_refusal() const { return {}; }
 
   std::string name;
   bool trainable = true;

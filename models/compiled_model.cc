@@ -149,6 +149,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
 
   distribution_ = distribution::distribution();
   if (distribution_ && distribution_->num_processes() > 1) {
+    refuse_layers_without_data_parallelism(model, distribution_->num_processes());
     communicator_ = &distribution_->communicator();
     communicator_->choose_gradient_transport(device_);  // NCCL or host memory, as every process
   }

@@ -26,6 +26,7 @@ struct CustomSteps::Built {
 
 CustomSteps::CustomSteps(CustomModel& model, const Device& device, bool for_fit) : model_(model), device_(device) {
   if (auto strategy = distribution::distribution(); for_fit && strategy && strategy->num_processes() > 1) {
+    refuse_layers_without_data_parallelism(model, strategy->num_processes());
     communicator_ = &strategy->communicator();
     communicator_->choose_gradient_transport(device_);  // NCCL or host memory, as every process
     auto_shard_ = strategy->options().auto_shard_dataset;

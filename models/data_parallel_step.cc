@@ -83,4 +83,13 @@ void broadcast_variables(distribution::Communicator& communicator, const std::ve
   }
 }
 
+void refuse_layers_without_data_parallelism(const LayerImpl& model, int processes) {
+  const std::string refusal = model.data_parallel_refusal();
+  if (!refusal.empty()) {
+    throw NotImplementedError(model.class_name() + " '" + model.name + "': " + refusal +
+                              " under a DataParallel of " + std::to_string(processes) + " processes");
+  }
+  for (const Layer& sub : model.sublayers()) refuse_layers_without_data_parallelism(sub.impl(), processes);
+}
+
 }  // namespace strata

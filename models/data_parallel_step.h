@@ -11,6 +11,7 @@
 #include "core/variable.h"
 #include "data/batch_shard.h"
 #include "distribution/communicator.h"
+#include "layers/layer.h"
 
 namespace strata {
 
@@ -26,6 +27,11 @@ BatchShard shard_batch(distribution::Communicator& communicator, bool auto_shard
 // its own dtype, returning where the next statistic's values start.
 void append_statistic(const Tensor& statistic, std::vector<double>& out);
 const double* assign_statistic(Tensor& statistic, const double* from);
+
+// Refuses (NotImplementedError naming the layer) a model that cannot train under a
+// DataParallel of `processes` processes: one of its layers, nested ones included, keeps
+// state Keras shares between replicas (LayerImpl::data_parallel_refusal).
+void refuse_layers_without_data_parallelism(const LayerImpl& model, int processes);
 
 // Process 0's values of `variables` into every process's (a variable on a GPU travels
 // through host memory).

@@ -463,6 +463,24 @@ std::vector<Sample> samples() {
     Model m(std::vector<KerasTensor>{enc_in, dec_in}, {layers::Dense(3)(both)}, {.name = "recurrent_initial_state"});
     out.push_back({"recurrent_initial_state", m, {{3, 5, 3}, {3, 4, 2}}});
   }
+  {
+    // Batch renormalization, trained a few steps here so that its five statistics have
+    // moved (moving_variance derived from moving_stddev): Keras must read all seven weights.
+    auto x = Input({5});
+    auto h = layers::Dense(6)(x);
+    h = layers::BatchNormalization({.momentum = 0.5,
+                                    .renorm = true,
+                                    .renorm_clipping = layers::NumberMap{{"rmax", 2.0}, {"dmax", 1.0}},
+                                    .renorm_momentum = 0.6})(h);
+    Model m(x, layers::Dense(2)(h), {.name = "batch_norm_renorm"});
+    m.compile({.optimizer = "sgd", .loss = "mse"});
+    std::vector<float> xs(40), ys(16);
+    for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>((i * 7) % 11) * 0.4f - 1.f;
+    for (std::size_t i = 0; i < ys.size(); ++i) ys[i] = static_cast<float>((i * 5) % 7) * 0.3f - 0.9f;
+    m.fit(Tensor::from_vector<float>({8, 5}, xs), Tensor::from_vector<float>({8, 2}, ys),
+          {.batch_size = 4, .epochs = 3, .verbose = 0});
+    out.push_back({"batch_norm_renorm", m, {{3, 5}}});
+  }
   for (const char* mode : {"int", "tf_idf", "multi_hot"}) out.push_back(text_sample(mode));
   out.push_back(lookup_tf_idf_sample());
   return out;

@@ -1,5 +1,8 @@
 #include "layers/normalization/batch_normalization.h"
 
+#include <cmath>
+#include <utility>
+
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
@@ -10,6 +13,25 @@ namespace strata::layers {
 BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
     : LayerImpl("BatchNormalization", o.name), options(std::move(o)) {
   if (options.epsilon <= 0) throw ValueError("BatchNormalization: epsilon must be positive");
+  if (options.renorm) {
+    // Keras's checks of renorm_clipping (made only with renorm), which it keeps as {} when unset.
+    if (!options.renorm_clipping) options.renorm_clipping.emplace();
+    const NumberMap& clip = *options.renorm_clipping;
+    for (const auto& [key, value] : clip) {
+      if (key != "rmax" && key != "rmin" && key != "dmax") {
+        throw ValueError("BatchNormalization: received invalid key '" + key +
+                         "' for `renorm_clipping`. Supported keys: rmax, rmin, dmax");
+      }
+    }
+    if (clip.contains("rmax") && clip.contains("rmin") && clip.at("rmax") < clip.at("rmin")) {
+      throw ValueError("BatchNormalization: rmax should be greater than rmin in `renorm_clipping`. Received: rmax=" +
+                       std::to_string(clip.at("rmax")) + ", rmin=" + std::to_string(clip.at("rmin")));
+    }
+    if (clip.contains("dmax") && clip.at("dmax") < 0) {
+      throw ValueError("BatchNormalization: dmax should be non-negative in `renorm_clipping`. Received: dmax=" +
+                       std::to_string(clip.at("dmax")));
+    }
+  }
   supports_masking = true;
 }
 
@@ -28,6 +50,20 @@ void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
   }
   moving_mean = add_weight("moving_mean", Shape{c}, options.moving_mean_initializer, false);
   moving_variance = add_weight("moving_variance", Shape{c}, options.moving_variance_initializer, false);
+  if (options.renorm) {
+    // Standard deviations start as the square root of a draw of the variance's initializer.
+    auto stddev_weight = [&](const std::string& weight_name) {
+      Variable v = add_weight(weight_name, Shape{c}, options.moving_variance_initializer, false);
+      Tensor root = v.value().clone();
+      float* p = root.data<float>();
+      for (std::int64_t i = 0; i < c; ++i) p[i] = std::sqrt(p[i]);
+      v.assign(root);
+      return v;
+    };
+    moving_stddev = stddev_weight("moving_stddev");
+    renorm_mean = add_weight("renorm_mean", Shape{c}, options.moving_mean_initializer, false);
+    renorm_stddev = stddev_weight("renorm_stddev");
+  }
 }
 
 std::vector<Output> BatchNormalizationImpl::call(Graph& graph, const std::vector<Output>& inputs) {
@@ -58,6 +94,7 @@ std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std:
     return {ops::batch_normalization_inference(x, gamma_out, beta_out, graph.variable(moving_mean),
                                                graph.variable(moving_variance), axis, epsilon)};
   }
+  if (options.renorm) return {renormalize(graph, x, mask, axis, gamma_out, beta_out)};
   if (mask.valid()) return {normalize_masked(graph, x, mask, axis, gamma_out, beta_out)};
   // One op in both modes (core/ops/batch_norm_ops.h): the batch's statistics in training,
   // the moving ones otherwise. Without scale or center, γ is ones and β zeros.
@@ -71,12 +108,16 @@ std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std:
 
 // Keras's _moments(inputs, mask), step for step: the fused op has no mask, so this is
 // composed, and its gradient is autodiff's through these ops.
-Output BatchNormalizationImpl::normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
-                                                Output beta_out) {
+std::pair<Output, Output> BatchNormalizationImpl::batch_moments(Graph& graph, Output x, Output mask, int axis) const {
   const Shape& s = x.shape();
   std::vector<std::int64_t> reduced;
   for (int i = 0; i < s.rank(); ++i) {
     if (i != axis) reduced.push_back(i);
+  }
+  if (!mask.valid()) {  // tf.nn.moments: the mean, then the mean squared deviation from it
+    const Output mean = ops::reduce_mean(x, reduced, true);
+    const Output variance = ops::reduce_mean(ops::square(ops::sub(x, mean)), reduced, true);
+    return {ops::reshape(mean, {-1}), ops::reshape(variance, {-1})};
   }
   // expand_dims(mask, -1), broadcast_to(inputs' shape), cast to bool (nonzero kept).
   const Output as_float = mask.dtype() == DType::float32 ? mask : ops::cast(mask, DType::float32);
@@ -87,13 +128,67 @@ Output BatchNormalizationImpl::normalize_masked(Graph& graph, Output x, Output m
   const Output mean = ops::div(ops::reduce_sum(ops::select(kept, x, zeros), reduced, true), weight);
   const Output centered = ops::select(kept, ops::sub(x, mean), zeros);
   const Output variance = ops::div(ops::reduce_sum(ops::square(centered), reduced, true), weight);
-  const Output batch_mean = ops::reshape(mean, {-1}), batch_variance = ops::reshape(variance, {-1});
+  return {ops::reshape(mean, {-1}), ops::reshape(variance, {-1})};
+}
+
+Output BatchNormalizationImpl::normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
+                                                Output beta_out) {
+  const auto [batch_mean, batch_variance] = batch_moments(graph, x, mask, axis);
   const float epsilon = static_cast<float>(options.epsilon);
   const Output in_training =
       ops::batch_normalization_inference(x, gamma_out, beta_out, batch_mean, batch_variance, axis, epsilon);
   const Output in_inference = ops::batch_normalization_inference(
       x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
   move_statistics(graph, batch_mean, batch_variance);
+  return ops::training_select(in_training, in_inference);
+}
+
+// Keras's _renorm_correction_and_moments, _compose_transforms and _update_renorm_statistics.
+Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
+                                           Output beta_out) {
+  const float epsilon = static_cast<float>(options.epsilon);
+  const auto [batch_mean, batch_variance] = batch_moments(graph, x, mask, axis);
+  const Output stddev = ops::sqrt(ops::add(batch_variance, epsilon));
+  // r = σ_B / σ_R and d = (μ_B − μ_R) / σ_R, σ_R kept from zero early in training.
+  const Output running_stddev = ops::maximum(graph.variable(renorm_stddev), std::sqrt(epsilon));
+  Output r = ops::div(stddev, running_stddev);
+  Output d = ops::div(ops::sub(batch_mean, graph.variable(renorm_mean)), running_stddev);
+  const NumberMap& clip = *options.renorm_clipping;
+  if (clip.contains("rmin")) r = ops::maximum(r, static_cast<float>(clip.at("rmin")));
+  if (clip.contains("rmax")) r = ops::minimum(r, static_cast<float>(clip.at("rmax")));
+  if (clip.contains("dmax")) {
+    const auto dmax = static_cast<float>(clip.at("dmax"));
+    d = ops::clip(d, -dmax, dmax);
+  }
+  r = ops::stop_gradient(r);
+  d = ops::stop_gradient(d);
+  // (x̂·r + d)·γ + β = x̂·(r·γ) + (d·γ + β).
+  const Output scale = gamma_out.valid() ? ops::mul(r, gamma_out) : r;
+  Output offset = gamma_out.valid() ? ops::mul(d, gamma_out) : d;
+  if (beta_out.valid()) offset = ops::add(offset, beta_out);
+  // Without a mask the fused op normalizes (its gradient is the batch moments' one with
+  // the composed scale); with one, the composite over the masked moments.
+  const Output in_training =
+      mask.valid() ? ops::batch_normalization_inference(x, scale, offset, batch_mean, batch_variance, axis, epsilon)
+                   : ops::batch_normalization(x, scale, offset, graph.variable(moving_mean),
+                                              graph.variable(moving_variance), axis, epsilon)
+                         .y;
+  const Output in_inference = ops::batch_normalization_inference(
+      x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
+
+  auto move = [&](const Variable& v, Output batch, double momentum) {
+    const auto m = static_cast<float>(momentum);
+    const Output next = ops::add(ops::mul(graph.variable(v), m), ops::mul(batch, 1.f - m));
+    graph.add_update(ops::assign(graph.variable(v), next), Graph::UpdateMode::training_only);
+    return next;
+  };
+  move(renorm_mean, batch_mean, options.renorm_momentum);
+  move(renorm_stddev, stddev, options.renorm_momentum);
+  move(moving_mean, batch_mean, options.momentum);
+  const Output next_stddev = move(moving_stddev, stddev, options.momentum);
+  // The variance inference reads, from the moved deviation (ReLU: never below zero).
+  graph.add_update(ops::assign(graph.variable(moving_variance), ops::relu(ops::sub(ops::square(next_stddev), epsilon))),
+                   Graph::UpdateMode::training_only);
   return ops::training_select(in_training, in_inference);
 }
 
@@ -106,6 +201,12 @@ void BatchNormalizationImpl::move_statistics(Graph& graph, Output batch_mean, Ou
   };
   move(moving_mean, batch_mean);
   move(moving_variance, batch_variance);
+}
+
+std::string BatchNormalizationImpl::data_parallel_refusal() const {
+  if (!options.synchronized) return {};
+  return "synchronized=True (the batch's moments all-reduced over the processes) is not supported: each process "
+         "would normalize with its own share's moments";
 }
 
 std::vector<Output> BatchNormalizationImpl::compute_mask(Graph&, const std::vector<Output>& all,

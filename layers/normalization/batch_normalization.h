@@ -10,6 +10,15 @@
 // normalization with the moving statistics, which folds into the product before it.
 // A layer that is not trainable builds that composite alone.
 //
+// Batch renormalization (renorm=true, Keras 3.15's): in training the batch's moments
+// normalize as above, then the result is corrected towards the running statistics:
+// (x̂·r + d)·γ + β, r = σ_B / σ_R and d = (μ_B − μ_R) / σ_R (σ = sqrt(variance + ε); μ_R,
+// σ_R the renorm_mean and renorm_stddev weights, σ_R at least sqrt(ε)), r and d clipped by
+// renorm_clipping's rmin/rmax/dmax and held constant for the gradient. The step then moves
+// renorm_mean/renorm_stddev by renorm_momentum and moving_mean/moving_stddev by momentum,
+// and moving_variance becomes max(moving_stddev² − ε, 0), which inference uses. Three more
+// non-trainable weights, after the four: moving_stddev, renorm_mean, renorm_stddev.
+//
 // Masks as Keras 3.15's call(inputs, training, mask): the mask passed with the call
 // (BatchNormalization()(x, {.mask = m})), else the input's Keras mask (Embedding's
 // mask_zero, Masking), of one dim less than the inputs (a ValueError otherwise, as
@@ -23,7 +32,9 @@
 // carries the mask used (supports_masking).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "layers/call_tensors.h"
 #include "layers/keras_class.h"
@@ -45,10 +56,18 @@ struct BatchNormalizationOptions {  // Keras signature order
   Regularizer gamma_regularizer;
   Constraint beta_constraint;
   Constraint gamma_constraint;
+  bool renorm = false;
+  // Keys rmax, rmin, dmax (each optional): r clipped to [rmin, rmax], d to [−dmax, dmax].
+  // With renorm, an unset clipping is the empty one, as Keras writes it.
+  std::optional<NumberMap> renorm_clipping;
+  double renorm_momentum = 0.99;
+  // Keras's moments all-reduced over tf.distribute's replicas: in one process the batch's
+  // own; under a DataParallel of several processes refused (each would use its own share's).
+  bool synchronized = false;
   std::string name;
 
-  // axis: an int, or tf.keras's one-element list ([3]). Renormalization, virtual batches and
-  // `adjustment` (tf.keras) are refused.
+  // axis: an int, or tf.keras's one-element list ([3]). tf.keras's virtual batches and
+  // `adjustment` are refused.
   static constexpr auto keras_fields() {
     using O = BatchNormalizationOptions;
     return std::tuple{keras_field("axis", &O::axis, Spelling::unwrap1),
@@ -64,10 +83,10 @@ struct BatchNormalizationOptions {  // Keras signature order
                       keras_field("gamma_regularizer", &O::gamma_regularizer),
                       keras_field("beta_constraint", &O::beta_constraint),
                       keras_field("gamma_constraint", &O::gamma_constraint),
-                      keras_unmodeled("synchronized", "false"),
-                      keras_refused("renorm", "false").unwritten().because("batch renormalization"),
-                      keras_unmodeled("renorm_clipping").unwritten(),  // renorm's, which is refused
-                      keras_unmodeled("renorm_momentum", "0.99").unwritten(),
+                      keras_field("synchronized", &O::synchronized),
+                      keras_field("renorm", &O::renorm),
+                      keras_field("renorm_clipping", &O::renorm_clipping),
+                      keras_field("renorm_momentum", &O::renorm_momentum),
                       keras_refused("virtual_batch_size").unwritten(),
                       keras_refused("adjustment").unwritten()};
   }
@@ -91,14 +110,22 @@ class BatchNormalizationImpl : public LayerImpl, public TakesTensorArguments {
                                    const std::vector<Output>& masks) override;
   std::vector<std::string> call_argument_names() const override { return {"mask"}; }
   std::vector<TensorArgument> tensor_arguments() const override { return {{"mask", "mask", -1}}; }
+  std::string data_parallel_refusal() const override;
 
   BatchNormalizationOptions options;
   Variable gamma, beta, moving_mean, moving_variance;
+  Variable moving_stddev, renorm_mean, renorm_stddev;  // with renorm only
 
  private:
   // y = training_select(normalized with the masked batch moments, with the moving ones),
   // and the moving statistics' training-only updates.
   Output normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
+  // Training with renorm: the batch's moments (masked when a mask is given) corrected by r
+  // and d; training_select with the inference form; the five statistics' updates.
+  Output renormalize(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
+  // The batch's mean and biased variance over every axis but `axis`, shaped (C,); Keras's
+  // masked moments when `mask` is valid.
+  std::pair<Output, Output> batch_moments(Graph& graph, Output x, Output mask, int axis) const;
   // moving = moving·momentum + batch·(1 − momentum), in training only.
   void move_statistics(Graph& graph, Output batch_mean, Output batch_variance);
 };

@@ -179,6 +179,13 @@ void ConvLSTMImpl<Rank>::build(const std::vector<TensorSpec>& inputs) {
 }
 
 template <int Rank>
+std::string ConvLSTMImpl<Rank>::data_parallel_refusal() const {
+  if (!options.stateful) return {};
+  return "stateful=True is not supported: the states carried between batches belong to samples that the "
+         "processes' shares split";
+}
+
+template <int Rank>
 void ConvLSTMImpl<Rank>::reset_states() {
   for (auto& v : state_vars) v.assign(Tensor(v.shape()));
 }

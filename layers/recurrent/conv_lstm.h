@@ -110,6 +110,7 @@ class ConvLSTMImpl : public LayerImpl, public TakesTensorArguments {
   bool accepts_input_count(std::size_t n) const override { return n == 1 || n == 3; }
   std::vector<std::string> call_argument_names() const override;
   std::vector<TensorArgument> tensor_arguments() const override;
+  std::string data_parallel_refusal() const override;
   // Zeros the carried states of a stateful layer (keras: layer.reset_states()).
   void reset_states();
 

@@ -43,6 +43,12 @@ std::size_t RNNImpl::num_states() const {
   return n;
 }
 
+std::string RNNImpl::data_parallel_refusal() const {
+  if (!options.stateful) return {};
+  return "stateful=True is not supported: the states carried between batches belong to samples that the "
+         "processes' shares split";
+}
+
 std::vector<Layer> RNNImpl::sublayers() const {
   std::vector<Layer> out;
   for (const auto& c : cells) out.emplace_back(c);

@@ -58,6 +58,7 @@ class RNNImpl : public LayerImpl, public TakesTensorArguments {
   std::vector<std::string> call_argument_names() const override;
   std::vector<TensorArgument> tensor_arguments() const override;
   std::vector<Layer> sublayers() const override;
+  std::string data_parallel_refusal() const override;
 
   std::size_t num_states() const;
   // Zeros the carried states of a stateful layer (keras: layer.reset_states()).

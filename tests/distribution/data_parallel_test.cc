@@ -23,7 +23,9 @@
 #include "core/program.h"
 #include "distribution/data_parallel.h"
 #include "distribution/gradient_buckets.h"
+#include "models/data_parallel_step.h"
 #include "training_job.h"
+#include "../io/test_util.h"
 
 using namespace strata;
 
@@ -111,6 +113,24 @@ TEST(DataParallelLocal, OneProcessTrainsAsWithoutDistribution) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(std::memcmp(a[i].raw_data(), b[i].raw_data(), a[i].nbytes()), 0) << "weight " << i;
   }
+}
+
+// Layers whose state Keras shares between replicas and Strata's processes would not: refused
+// for several processes, naming the layer, wherever it is nested; fine for one.
+TEST(DataParallelLocal, LayersWithStateKerasSharesBetweenReplicasAreRefused) {
+  auto x = Input({4, 3}, {.batch_size = 2});
+  Model encoder(x, layers::Bidirectional(layers::LSTM(2, {.return_sequences = true, .stateful = true}))(x),
+                {.name = "encoder"});
+  auto outer_in = Input({4, 3}, {.batch_size = 2});
+  Model outer(outer_in, layers::Dense(2)(layers::Flatten()(encoder(outer_in))));
+  EXPECT_THROW_WITH(refuse_layers_without_data_parallelism(outer.impl(), 2), NotImplementedError, "LSTM",
+                    "stateful=True", "DataParallel of 2 processes");
+  auto b = Input({3});
+  Model synchronized(b, layers::BatchNormalization({.synchronized = true, .name = "bn"})(b));
+  EXPECT_THROW_WITH(refuse_layers_without_data_parallelism(synchronized.impl(), 4), NotImplementedError,
+                    "BatchNormalization 'bn'", "synchronized=True", "DataParallel of 4 processes");
+  Model plain(b, layers::BatchNormalization()(b));
+  EXPECT_NO_THROW(refuse_layers_without_data_parallelism(plain.impl(), 2));
 }
 
 TEST(DataParallelLocal, BadOptionsAreRefused) {
@@ -357,6 +377,15 @@ std::string expect_job_stops(const std::string& name, const std::string& args) {
   EXPECT_LT(job.seconds, 60) << job.output;
   fs::remove_all(dir);
   return job.output;
+}
+
+// compile refuses, on every process, a model with a synchronized BatchNormalization.
+TEST(EveryProcessExits, WhenTheModelHasASynchronizedBatchNormalization) {
+  std::string why;
+  if (!can_run_jobs(&why)) GTEST_SKIP() << why;
+  const std::string output = expect_job_stops("synchronized", "--model=synchronized_bn");
+  EXPECT_NE(output.find("synchronized=True"), std::string::npos) << output;
+  EXPECT_NE(output.find("DataParallel of 2 processes"), std::string::npos) << output;
 }
 
 // A process killed mid-epoch: the others do not wait for it; the job ends with an error.

@@ -52,6 +52,10 @@ inline Model build_model(const std::string& kind) {
       return Sequential({layers::Input({20}), layers::Dense(64, {.activation = "relu"}), layers::Dropout(0.2),
                          layers::Dense(32, {.activation = "relu"}), layers::Dense(5)});
     }
+    if (kind == "synchronized_bn") {  // refused under several processes
+      return Sequential({layers::Input({20}), layers::Dense(16), layers::BatchNormalization({.synchronized = true}),
+                         layers::Dense(5)});
+    }
     if (kind == "lstm") {
       return Sequential({layers::Input({12, 6}), layers::LSTM(16, {.dropout = 0.2, .recurrent_dropout = 0.1}),
                          layers::Dropout(0.1), layers::Dense(5)});
@@ -61,7 +65,7 @@ inline Model build_model(const std::string& kind) {
                          layers::MaxPooling2D(2), layers::Conv2D(16, 3, {.activation = "relu"}), layers::Flatten(),
                          layers::Dropout(0.25), layers::Dense(5)});
     }
-    throw ValueError("unknown test model '" + kind + "' (mlp, custom, lstm or cnn)");
+    throw ValueError("unknown test model '" + kind + "' (mlp, custom, synchronized_bn, lstm or cnn)");
   }();
   model.compile({.optimizer = optimizers::Adam({.learning_rate = 1e-3}),
                  .loss = losses::SparseCategoricalCrossentropy({.from_logits = true}),
@@ -71,7 +75,7 @@ inline Model build_model(const std::string& kind) {
 
 // 500 samples of the model's input shape, and a class per sample that depends on them.
 inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t samples = 500) {
-  Shape shape = kind == "mlp" || kind == "custom" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
+  Shape shape = kind == "mlp" || kind == "custom" || kind == "synchronized_bn" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
   Tensor x(shape);
   Tensor y(Shape{samples}, DType::int64);
   const std::int64_t per = x.size() / samples;

@@ -210,8 +210,8 @@ TEST(ConvConfigs, BatchNormalizationAxisListAndCenterScaleDecideTheWeights) {
 
   EXPECT_THROW_WITH(from("BatchNormalization", R"({"name": "b2", "axis": [1, 2]})"),
                     NotImplementedError, "b2", "several axes");
-  EXPECT_THROW_WITH(from("BatchNormalization", R"({"name": "b3", "renorm": true})"),
-                    NotImplementedError, "b3", "renorm");
+  EXPECT_THROW_WITH(from("BatchNormalization", R"({"name": "b3", "virtual_batch_size": 4})"),
+                    NotImplementedError, "b3", "virtual_batch_size");
 }
 
 TEST(ConvConfigs, BadValuesNameTheLayerAndTheKey) {

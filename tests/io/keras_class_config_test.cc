@@ -219,10 +219,13 @@ TEST(KerasClassConfig, MigratedClassesKeepKerasSpellings) {
   EXPECT_EQ(round_trip(layers::UpSampling1D(3))["size"], 3);
   json bn = round_trip(layers::BatchNormalization());
   EXPECT_EQ(bn["synchronized"], false);
-  EXPECT_FALSE(bn.contains("renorm"));
+  EXPECT_EQ(bn["renorm"], false);
+  EXPECT_TRUE(bn["renorm_clipping"].is_null());
+  EXPECT_EQ(bn["renorm_momentum"], 0.99);
   std::vector<std::string> keys;
   for (auto it = bn.begin(); it != bn.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys.back(), "synchronized");
+  EXPECT_EQ(std::vector<std::string>(keys.end() - 4, keys.end()),
+            (std::vector<std::string>{"synchronized", "renorm", "renorm_clipping", "renorm_momentum"}));
   EXPECT_TRUE(round_trip(layers::Dropout(0.5))["seed"].is_null());  // drawn, not written
   EXPECT_EQ(round_trip(layers::Dropout(0.5, {.seed = 7}))["seed"], 7);
   json lstm = round_trip(layers::LSTM(2, {.seed = 3}));
@@ -255,11 +258,11 @@ TEST(KerasClassConfig, UnknownKeysAreRefusedByName) {
 
 TEST(KerasClassConfig, RefusalsNameTheKeyAndSayWhy) {
   try {
-    from("BatchNormalization", R"({"name": "bn", "renorm": true})");
+    from("MultiHeadAttention", R"({"name": "mha", "num_heads": 2, "key_dim": 2, "softmax_robust_masking": true})");
     FAIL() << "no exception";
   } catch (const NotImplementedError& e) {
-    EXPECT_NE(std::string(e.what()).find("BatchNormalization 'bn': 'renorm' = true is not supported "
-                                         "(batch renormalization)"),
+    EXPECT_NE(std::string(e.what()).find("MultiHeadAttention 'mha': 'softmax_robust_masking' = true is not supported "
+                                         "(robust masking)"),
               std::string::npos)
         << e.what();
   }

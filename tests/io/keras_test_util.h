@@ -3,15 +3,20 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/tensor.h"
 #include "io/npy.h"
 #include "io/saving.h"
+#include "losses/losses.h"
 #include "models/model.h"
+#include "optimizers/optimizers.h"
 #include "test_util.h"
 
 namespace strata::testing {
@@ -88,6 +93,29 @@ inline void expect_resaved_files_predict_golden(const std::string& dir, const st
       Model again = models::load_model(scratch.file("again" + ext));
       expect_predicts_golden(again, dir + name, "Strata's " + name + ext + " (from " + from + ")");
     }
+  }
+}
+
+// One step of Keras's train_on_batch (SGD at `learning_rate`, mean squared error, the whole
+// batch) on base's ".input0.npy" and ".target0.npy": the loss and every weight after it equal
+// base's ".after.json" ({"loss", "weights": {path: array}}), which Keras wrote after the same step.
+inline void expect_sgd_step_matches_keras(Model& model, const std::string& base, double learning_rate,
+                                          const std::string& what) {
+  std::ifstream in(base + ".after.json");
+  ASSERT_TRUE(in) << base << ".after.json";
+  const nlohmann::json after = nlohmann::json::parse(in);
+  model.compile({.optimizer = optimizers::SGD({.learning_rate = learning_rate}), .loss = losses::MeanSquaredError()});
+  const Tensor x = io::load_npy(base + ".input0.npy"), target = io::load_npy(base + ".target0.npy");
+  History h = model.fit(x, target, {.batch_size = x.shape()[0], .epochs = 1, .verbose = 0, .shuffle = false});
+  EXPECT_NEAR(h.history.at("loss").at(0), after.at("loss").get<double>(), 1e-5) << what;
+  const auto& expected = after.at("weights");
+  ASSERT_EQ(model.weights().size(), expected.size()) << what;
+  for (const Variable& w : model.weights()) {
+    ASSERT_TRUE(expected.contains(w.path())) << what << ": Keras has no weight " << w.path();
+    const auto& e = expected.at(w.path());
+    const Tensor keras = Tensor::from_vector<float>(Shape(e.at("shape").get<std::vector<std::int64_t>>()),
+                                                    e.at("values").get<std::vector<float>>());
+    expect_close(w.value(), keras, what + " " + w.path() + " after one step", 1e-5f, 1e-5f);
   }
 }
 

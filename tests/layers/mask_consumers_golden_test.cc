@@ -14,6 +14,7 @@
 #include "core/op_registry.h"
 #include "core/ops.h"
 #include "core/program.h"
+#include "batch_norm_step_golden.h"
 #include "golden_json.h"
 #include "io/layer_config.h"
 #include "layer_golden_case.h"
@@ -59,66 +60,7 @@ INSTANTIATE_TEST_SUITE_P(Keras3, SoftmaxMaskGolden, ::testing::ValuesIn(case_nam
 class BatchNormMaskGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BatchNormMaskGolden, OneTrainingStepMatchesKeras) {
-  const ordered_json& c = find_case("batch_norm", GetParam());
-  Layer layer = io::layer_from_config(ordered_json{{"class_name", c.at("class_name")}, {"config", c.at("config")}}, {});
-  const Tensor x = testing::golden_tensor(c.at("inputs")[0]);
-  CallArguments arguments;
-  std::vector<KerasTensor> symbolic{Input(x.shape().without_batch())};
-  std::optional<Tensor> mask_argument;
-  if (c.contains("tensor_arguments")) {
-    mask_argument = testing::golden_tensor(c.at("tensor_arguments").at("mask"));
-    arguments["mask"] = true;
-    symbolic.push_back(Input(mask_argument->shape().without_batch()));
-  }
-  layer.call_with(symbolic, arguments);
-  std::vector<Tensor> weights;
-  for (const auto& w : c.at("weights")) weights.push_back(testing::golden_tensor(w));
-  layer.set_weights(weights);
-
-  Graph g;
-  std::vector<Output> feeds{g.placeholder({x.shape().with_dim(0, kUnknownDim), DType::float32})};
-  std::vector<Tensor> run_feeds{x};
-  std::vector<Output> call_inputs = feeds, masks;
-  if (!c.at("masks").is_null()) {
-    run_feeds.push_back(testing::golden_tensor(c.at("masks")[0]));
-    masks.push_back(g.placeholder({run_feeds.back().shape().with_dim(0, kUnknownDim), DType::float32}));
-    feeds.push_back(masks.back());
-  }
-  if (mask_argument) {
-    run_feeds.push_back(*mask_argument);
-    call_inputs.push_back(g.placeholder({mask_argument->shape().with_dim(0, kUnknownDim), DType::float32}));
-    feeds.push_back(call_inputs.back());
-  }
-  LayerImpl& impl = layer.impl();
-  impl.current_call = 0;
-  impl.current_arguments = arguments;
-  const Output y = (masks.empty() ? impl.call(g, call_inputs) : impl.call_masked(g, call_inputs, masks))[0];
-  run_feeds.push_back(testing::golden_tensor(c.at("projections")[0]));
-  const Output projection = g.placeholder({run_feeds.back().shape(), DType::float32});
-  feeds.push_back(projection);
-  std::vector<Output> wrt{feeds[0]};
-  for (const auto& v : layer.trainable_weights()) wrt.push_back(g.variable(v));
-  std::vector<Output> fetches{y};
-  for (const Output& grad : gradients(ops::reduce_sum(ops::mul(y, projection)), wrt)) fetches.push_back(grad);
-
-  Program step(g, feeds, fetches, g.updates(true));
-  const auto out = step.run(run_feeds, {.training = true});
-  EXPECT_TRUE(testing::golden_near(out[0], c.at("outputs")[0], "training output"));
-  EXPECT_TRUE(testing::golden_near(out[1], c.at("input_grads")[0], "gradient of the input"));
-  const auto& gw = c.at("weight_grads");
-  ASSERT_EQ(gw.size(), layer.trainable_weights().size());
-  for (std::size_t i = 0; i < gw.size(); ++i) {
-    EXPECT_TRUE(testing::golden_near(out[2 + i], gw[i], "gradient of " + layer.trainable_weights()[i].path()));
-  }
-  const auto moving = layer.non_trainable_weights();
-  ASSERT_EQ(moving.size(), 2u);
-  for (std::size_t i = 0; i < 2; ++i) {
-    EXPECT_TRUE(testing::golden_near(moving[i].value(), c.at("moving_after")[i], moving[i].path() + " after the step"));
-  }
-
-  // Inference: the moving statistics as the step left them; the mask changes nothing.
-  Program inference(g, feeds, {y});
-  EXPECT_TRUE(testing::golden_near(inference.run(run_feeds)[0], c.at("inference_outputs")[0], "inference output"));
+  testing::expect_batch_norm_step_matches_keras(find_case("batch_norm", GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Keras3, BatchNormMaskGolden, ::testing::ValuesIn(case_names("batch_norm")),

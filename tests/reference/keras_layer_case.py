@@ -105,6 +105,74 @@ def run_case(rng, name, layer, xs, *, masks=None, call_arguments=None, tensor_ar
     return case
 
 
+def batch_norm_step_case(rng, name, layer, x, *, mask=None, mask_argument=None):
+    """One training step of a BatchNormalization `layer` on x (the mask attached to x and/or
+    passed with the call) inside a GradientTape, its weights first set to seeded values
+    (gamma normal * 0.5 + 1, beta and renorm_mean normal * 0.5, moving_mean normal,
+    moving_variance uniform in [0.5, 1.5], renorm's moving_stddev in [0.7, 1.3] and
+    renorm_stddev in [0.4, 2.0]); "moving_after": every non-trainable weight after the
+    call's update, in layer.non_trainable_weights order; then "inference_outputs" with
+    training=False. The format tests/layers/batch_norm_step_golden.h reads."""
+    tx = tf.constant(x)
+    kwargs = {} if mask_argument is None else {"mask": tf.constant(mask_argument)}
+
+    def attach():
+        set_keras_mask(tx, None if mask is None else tf.constant(mask))
+
+    attach()
+    layer(tx, training=False, **kwargs)  # builds
+    weights = []
+    for w in layer.weights:
+        shape = tuple(w.shape)
+        if w.path.endswith("moving_variance"):
+            v = rng.uniform(0.5, 1.5, size=shape)
+        elif w.path.endswith("moving_mean"):
+            v = rng.standard_normal(shape)
+        elif w.path.endswith("moving_stddev"):
+            v = rng.uniform(0.7, 1.3, size=shape)
+        elif w.path.endswith("renorm_stddev"):
+            v = rng.uniform(0.4, 2.0, size=shape)
+        elif w.path.endswith("gamma"):
+            v = rng.standard_normal(shape) * 0.5 + 1.0
+        else:
+            v = rng.standard_normal(shape) * 0.5
+        v = v.astype("float32")
+        w.assign(v)
+        weights.append(v)
+    tvars = list(layer.trainable_variables)
+    with tf.GradientTape() as tape:
+        tape.watch(tx)
+        attach()
+        y = layer(tx, training=True, **kwargs)
+        y_np = np.asarray(y)
+        proj = rng.standard_normal(y_np.shape).astype("float32")
+        loss = tf.reduce_sum(y * proj)
+    grads = tape.gradient(loss, [tx] + tvars)
+    moving_after = [np.asarray(w) for w in layer.non_trainable_weights]
+    attach()
+    inference = np.asarray(layer(tx, training=False, **kwargs))
+    assert np.all(np.isfinite(y_np)), name
+    case = {
+        "name": name,
+        "class_name": "BatchNormalization",
+        "config": jsonable(layer.get_config()),
+        "inputs": [arr(x)],
+        "masks": None if mask is None else [arr(mask)],
+        "call_arguments": {},
+        "weights": [arr(w) for w in weights],
+        "weight_names": [w.path for w in layer.weights],
+        "outputs": [arr(y_np)],
+        "projections": [arr(proj)],
+        "input_grads": [arr(grads[0])],
+        "weight_grads": [arr(g) for g in grads[1:]],
+        "moving_after": [arr(v) for v in moving_after],
+        "inference_outputs": [arr(inference)],
+    }
+    if mask_argument is not None:
+        case["tensor_arguments"] = {"mask": arr(mask_argument)}
+    return case
+
+
 def save_model(rng, model, base, batch=3):
     """Saves `model` to base.keras and base.h5 with a seeded input per model input and
     Keras's predictions (base.input<i>.npy, base.output<i>.npy); checks that Keras reloads

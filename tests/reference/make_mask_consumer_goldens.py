@@ -66,7 +66,7 @@ from keras import layers as L  # noqa: E402
 from keras.src.backend.common.masking import set_keras_mask  # noqa: E402
 
 from golden_json import arr, jsonable  # noqa: E402 (tests/reference/golden_json.py)
-from keras_layer_case import new, run_case  # noqa: E402
+from keras_layer_case import batch_norm_step_case, new, run_case  # noqa: E402
 
 if keras.backend.backend() != "tensorflow":
     sys.exit("run with KERAS_BACKEND=tensorflow (got %s)" % keras.backend.backend())
@@ -138,61 +138,7 @@ def softmax_cases():
 
 # ------------------------------------------------------------------ BatchNormalization
 def batch_norm_case(name, layer, x, *, mask=None, mask_argument=None):
-    """One training step of `layer` on x, the mask attached to x and/or passed with the call."""
-    tx = tf.constant(x)
-    kwargs = {} if mask_argument is None else {"mask": tf.constant(mask_argument)}
-
-    def attach():
-        set_keras_mask(tx, None if mask is None else tf.constant(mask))
-
-    attach()
-    layer(tx, training=False, **kwargs)  # builds
-    weights = []
-    for w in layer.weights:
-        shape = tuple(w.shape)
-        if w.path.endswith("moving_variance"):
-            v = rng.uniform(0.5, 1.5, size=shape)
-        elif w.path.endswith("moving_mean"):
-            v = rng.standard_normal(shape)
-        elif w.path.endswith("gamma"):
-            v = rng.standard_normal(shape) * 0.5 + 1.0
-        else:
-            v = rng.standard_normal(shape) * 0.5
-        v = v.astype("float32")
-        w.assign(v)
-        weights.append(v)
-    tvars = list(layer.trainable_variables)
-    with tf.GradientTape() as tape:
-        tape.watch(tx)
-        attach()
-        y = layer(tx, training=True, **kwargs)
-        y_np = np.asarray(y)
-        proj = rng.standard_normal(y_np.shape).astype("float32")
-        loss = tf.reduce_sum(y * proj)
-    grads = tape.gradient(loss, [tx] + tvars)
-    moving_after = [np.asarray(layer.moving_mean), np.asarray(layer.moving_variance)]
-    attach()
-    inference = np.asarray(layer(tx, training=False, **kwargs))
-    assert np.all(np.isfinite(y_np)), name
-    case = {
-        "name": name,
-        "class_name": "BatchNormalization",
-        "config": jsonable(layer.get_config()),
-        "inputs": [arr(x)],
-        "masks": None if mask is None else [arr(mask)],
-        "call_arguments": {},
-        "weights": [arr(w) for w in weights],
-        "weight_names": [w.path for w in layer.weights],
-        "outputs": [arr(y_np)],
-        "projections": [arr(proj)],
-        "input_grads": [arr(grads[0])],
-        "weight_grads": [arr(g) for g in grads[1:]],
-        "moving_after": [arr(v) for v in moving_after],
-        "inference_outputs": [arr(inference)],
-    }
-    if mask_argument is not None:
-        case["tensor_arguments"] = {"mask": arr(mask_argument)}
-    return case
+    return batch_norm_step_case(rng, name, layer, x, mask=mask, mask_argument=mask_argument)
 
 
 def batch_norm_cases():
