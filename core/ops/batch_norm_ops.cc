@@ -146,6 +146,12 @@ BatchNormOutputs batch_normalization(Output x, Output gamma, Output beta, Output
   return {out[0], out[1], out[2]};
 }
 
+Moments synchronized_moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims) {
+  const Output mean = reduce_mean(x, axes, keepdims);
+  const Output mean_of_squares = reduce_mean(square(x), axes, keepdims);
+  return {mean, maximum(sub(mean_of_squares, square(mean)), 0.f)};
+}
+
 Output batch_normalization_inference(Output x, Output gamma, Output beta, Output mean, Output variance, int axis,
                                      float epsilon) {
   const Shape& s = x.shape();

@@ -15,6 +15,9 @@
 // batch_normalization_inference, which folds into the product before it.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "core/graph.h"
 
 namespace strata::ops {
@@ -32,5 +35,13 @@ BatchNormOutputs batch_normalization(Output x, Output gamma, Output beta, Output
 // convolution's or Dense layer's kernel and bias.
 Output batch_normalization_inference(Output x, Output gamma, Output beta, Output mean, Output variance, int axis,
                                      float epsilon);
+
+// Keras's moments with synchronized=True (its TensorFlow backend's all-reduced form) in one
+// process: mean = Σx / n and variance = max(Σx² / n − mean², 0) over `axes`, kept as axes of
+// size 1 when `keepdims` (tf.nn.moments, the unsynchronized form, subtracts the mean first).
+struct Moments {
+  Output mean, variance;
+};
+Moments synchronized_moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims);
 
 }  // namespace strata::ops

@@ -279,6 +279,13 @@ bool accepts_call_kwarg(const std::string& op, const std::string& key) {
          (op == "DotProductAttention" && (key == "bias" || key == "mask" || key == "scale"));
 }
 
+std::string OpLayerImpl::data_parallel_refusal() const {
+  const auto it = attributes.find("synchronized");
+  if (it == attributes.end() || !std::holds_alternative<bool>(it->second) || !std::get<bool>(it->second)) return {};
+  return "synchronized=True (the moments all-reduced over the processes) is not supported: each process would "
+         "compute its own share's";
+}
+
 OpLayerImpl::OpLayerImpl(std::string op, std::string module_, std::vector<OpArgument> arguments_,
                          OpAttributes attributes_, std::string name, OpAttributes call_kwargs_,
                          OpNestedLists nested_attributes_)

@@ -68,6 +68,8 @@ class OpLayerImpl : public LayerImpl {
   void build(const std::vector<TensorSpec>& inputs) override;
   std::vector<Output> call(Graph& graph, const std::vector<Output>& inputs) override;
   bool accepts_input_count(std::size_t n) const override { return n == num_inputs(); }
+  // Moments with synchronized=True under a DataParallel of several processes.
+  std::string data_parallel_refusal() const override;
   std::size_t num_inputs() const;
 
   std::string module;

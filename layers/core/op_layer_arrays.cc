@@ -7,6 +7,7 @@
 
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
+#include "core/ops/batch_norm_ops.h"
 #include "core/ops/batch_split.h"
 #include "core/ops/diag_ops.h"
 #include "core/ops/one_hot.h"
@@ -101,13 +102,18 @@ std::vector<Output> unstack(C c) {
   return parts;
 }
 
-// tf.nn.moments: the mean, and the mean of squares about it (held constant).
+// tf.nn.moments: the mean, and the mean of squares about it (held constant); synchronized,
+// one replica's all-reduced form (a DataParallel of several processes refuses it:
+// OpLayerImpl::data_parallel_refusal).
 std::vector<Output> moments(C c) {
   const Output x = c.arg(0);
-  if (c.flag("synchronized")) refuse(c, "synchronized", "no replicas share a functional model's call");
   auto axes = c.axes("axes");
   if (!axes) refuse(c, "axes", "a list of axes is needed");
   for (auto& a : *axes) a = normalize_axis(a, x.shape().rank(), c.where);
+  if (c.flag("synchronized")) {
+    const ops::Moments m = ops::synchronized_moments(x, *axes, c.flag("keepdims"));
+    return {m.mean, m.variance};
+  }
   const Output mean = ops::reduce_mean(x, *axes, true);
   const Output variance = ops::reduce_mean(ops::square(ops::sub(x, ops::stop_gradient(mean))), *axes, true);
   if (c.flag("keepdims")) return {mean, variance};

@@ -95,7 +95,7 @@ std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std:
                                                graph.variable(moving_variance), axis, epsilon)};
   }
   if (options.renorm) return {renormalize(graph, x, mask, axis, gamma_out, beta_out)};
-  if (mask.valid()) return {normalize_masked(graph, x, mask, axis, gamma_out, beta_out)};
+  if (mask.valid() || options.synchronized) return {normalize_composed(graph, x, mask, axis, gamma_out, beta_out)};
   // One op in both modes (core/ops/batch_norm_ops.h): the batch's statistics in training,
   // the moving ones otherwise. Without scale or center, γ is ones and β zeros.
   if (!gamma_out.valid()) gamma_out = ops::ones_like(graph.variable(moving_mean));
@@ -106,13 +106,17 @@ std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std:
   return {normalized.y};
 }
 
-// Keras's _moments(inputs, mask), step for step: the fused op has no mask, so this is
-// composed, and its gradient is autodiff's through these ops.
+// Keras's _moments(inputs, mask), step for step: the fused op has neither a mask nor the
+// synchronized form, so this is composed, and its gradient is autodiff's through these ops.
 std::pair<Output, Output> BatchNormalizationImpl::batch_moments(Graph& graph, Output x, Output mask, int axis) const {
   const Shape& s = x.shape();
   std::vector<std::int64_t> reduced;
   for (int i = 0; i < s.rank(); ++i) {
     if (i != axis) reduced.push_back(i);
+  }
+  if (!mask.valid() && options.synchronized) {  // one replica's all-reduced moments, as Keras's
+    const ops::Moments m = ops::synchronized_moments(x, reduced, false);
+    return {m.mean, m.variance};
   }
   if (!mask.valid()) {  // tf.nn.moments: the mean, then the mean squared deviation from it
     const Output mean = ops::reduce_mean(x, reduced, true);
@@ -131,7 +135,7 @@ std::pair<Output, Output> BatchNormalizationImpl::batch_moments(Graph& graph, Ou
   return {ops::reshape(mean, {-1}), ops::reshape(variance, {-1})};
 }
 
-Output BatchNormalizationImpl::normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
+Output BatchNormalizationImpl::normalize_composed(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
                                                 Output beta_out) {
   const auto [batch_mean, batch_variance] = batch_moments(graph, x, mask, axis);
   const float epsilon = static_cast<float>(options.epsilon);

@@ -62,7 +62,8 @@ struct BatchNormalizationOptions {  // Keras signature order
   std::optional<NumberMap> renorm_clipping;
   double renorm_momentum = 0.99;
   // Keras's moments all-reduced over tf.distribute's replicas: in one process the batch's
-  // own; under a DataParallel of several processes refused (each would use its own share's).
+  // own, in Keras's form (E[x²] − E[x]², ops::synchronized_moments); under a DataParallel
+  // of several processes refused (each would use its own share's).
   bool synchronized = false;
   std::string name;
 
@@ -117,14 +118,14 @@ class BatchNormalizationImpl : public LayerImpl, public TakesTensorArguments {
   Variable moving_stddev, renorm_mean, renorm_stddev;  // with renorm only
 
  private:
-  // y = training_select(normalized with the masked batch moments, with the moving ones),
-  // and the moving statistics' training-only updates.
-  Output normalize_masked(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
+  // y = training_select(normalized with the batch moments (masked, or synchronized's form),
+  // with the moving ones), and the moving statistics' training-only updates.
+  Output normalize_composed(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
   // Training with renorm: the batch's moments (masked when a mask is given) corrected by r
   // and d; training_select with the inference form; the five statistics' updates.
   Output renormalize(Graph& graph, Output x, Output mask, int axis, Output gamma_out, Output beta_out);
   // The batch's mean and biased variance over every axis but `axis`, shaped (C,); Keras's
-  // masked moments when `mask` is valid.
+  // masked moments when `mask` is valid, else with synchronized its all-reduced form.
   std::pair<Output, Output> batch_moments(Graph& graph, Output x, Output mask, int axis) const;
   // moving = moving·momentum + batch·(1 − momentum), in training only.
   void move_statistics(Graph& graph, Output batch_mean, Output batch_variance);

@@ -131,6 +131,10 @@ TEST(DataParallelLocal, LayersWithStateKerasSharesBetweenReplicasAreRefused) {
                     "BatchNormalization 'bn'", "synchronized=True", "DataParallel of 4 processes");
   Model plain(b, layers::BatchNormalization()(b));
   EXPECT_NO_THROW(refuse_layers_without_data_parallelism(plain.impl(), 2));
+  // keras.ops.moments(synchronized=True), saved by Keras 3.15.1 as an operation node.
+  Model moments = models::load_model(std::string(STRATA_TEST_DATA) + "/keras_ops/misc/moments_synchronized_variance.keras");
+  EXPECT_THROW_WITH(refuse_layers_without_data_parallelism(moments.impl(), 2), NotImplementedError, "Moments",
+                    "synchronized=True", "DataParallel of 2 processes");
 }
 
 TEST(DataParallelLocal, BadOptionsAreRefused) {

@@ -166,7 +166,6 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Split", {{"indices_or_sections", {1}}, {"axis", 0}}), "only a count of equal parts"},
       {op_entry("Split", {{"indices_or_sections", {3, 1}}, {"axis", -1}}), "increasing order"},
       {op_entry("OneHot", {{"num_classes", 5}, {"axis", -1}, {"dtype", "float32"}, {"sparse", true}}), "sparse"},
-      {op_entry("Moments", {{"axes", {1}}, {"keepdims", false}, {"synchronized", true}}), "synchronized"},
       {op_entry("Normalize", {{"axis", -1}, {"order", 3}, {"epsilon", nullptr}}), "order"},
       {op_entry("ConvertToTensor", {{"dtype", nullptr}, {"sparse", true}, {"ragged", nullptr}}), "sparse"},
       {op_entry("Copy", {}, {{"order", "C"}}), "keyword argument order"},

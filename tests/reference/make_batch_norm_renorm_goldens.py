@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for BatchNormalization's batch
-renormalization (renorm=True, renorm_clipping, renorm_momentum; issue #38 point 2).
+renormalization (renorm=True, renorm_clipping, renorm_momentum; issue #38 point 2) and its
+synchronized=True outside tf.distribute (one replica's all-reduced moments).
 
 Writes
   tests/data/batch_norm_renorm_golden.json
@@ -82,6 +83,18 @@ def cases():
     # The masked moments, renormalized.
     c.append(batch_norm_step_case(rng, "renorm_sequence_input_mask", new(BN, renorm=True, momentum=0.8),
                                   x(3, 5, 4), mask=mask((3, 5))))
+    # synchronized=True outside tf.distribute: one replica's all-reduced moments,
+    # E[x²] − E[x]² (appended with a generator of their own: the cases above stay as written).
+    own = np.random.default_rng(20261204)
+
+    def offset(*shape):
+        return (own.standard_normal(shape) * 0.8 + 2.0).astype("float32")
+
+    c.append(batch_norm_step_case(own, "synchronized", new(BN, synchronized=True, momentum=0.7), offset(4, 5, 3)))
+    c.append(batch_norm_step_case(own, "synchronized_renorm",
+                                  new(BN, synchronized=True, renorm=True, renorm_clipping={"rmax": 1.2}), offset(6, 3)))
+    c.append(batch_norm_step_case(own, "synchronized_with_mask", new(BN, synchronized=True), offset(3, 4, 2),
+                                  mask=own.uniform(size=(3, 4)) < 0.7))
     return c
 
 

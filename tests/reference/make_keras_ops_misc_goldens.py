@@ -2,7 +2,7 @@
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops operations of issue #38
 that a functional model saves beside its layers: image quality (PSNR, SSIM), the inverse
 STFT (ISTFT), sliding blocks (Unfold, Fold), binning and indices (SearchSorted, Vander,
-UnravelIndex) and SegmentProd, one small functional model per case.
+UnravelIndex), SegmentProd and synchronized Moments, one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -18,6 +18,10 @@ Inputs of rank 1 (the batch axis only: searchsorted's values, vander's x,
 unravel_index's indices, segment ids) get 8 rows instead of op_cases' 2, so that each case
 sees more than two values, and so do inputs beside them of a kind ending in "/8" (segment
 data, scatter indices).
+
+TensorFlow's SSIM differs in the last float32 digits from one machine to the next: the
+moments cases were appended to the file written first, whose other cases were kept as they
+were.
 
 Regenerate with exactly:
 
@@ -90,6 +94,11 @@ def cases():
                          "SegmentProd"),
         "segment_prod_zeros": (lambda x: K.segment_prod(x[0], x[1], num_segments=5),
                                [("sparse/8", (3, 4)), ("labels", ())], "SegmentProd"),
+        # synchronized moments, outside tf.distribute: one replica's E[x²] − E[x]², at least 0
+        "moments_synchronized_variance": (lambda x: K.moments(x[0] + 2.0, axes=[0, 2], synchronized=True)[1],
+                                          [("any", (3, 4))], "Moments"),
+        "moments_synchronized_mean_keepdims": (lambda x: K.moments(x[0], axes=[1], keepdims=True,
+                                                                   synchronized=True)[0], [("any", (5,))], "Moments"),
     }
 
 
