@@ -34,8 +34,7 @@ CategoryEncoding::CategoryEncoding(std::int64_t num_tokens, CategoryEncodingOpti
 namespace {
 const bool category_encoding_registered = register_keras_class(
     describe_layer<CategoryEncoding>("CategoryEncoding", &CategoryEncodingImpl::options,
-                                     keras_field("num_tokens", &CategoryEncodingImpl::num_tokens).at_least(1))
-        .fixed({keras_refused("sparse", "false").unwritten().because("sparse outputs")}));
+                                     keras_field("num_tokens", &CategoryEncodingImpl::num_tokens).at_least(1)));
 }  // namespace
 
 }  // namespace strata::layers

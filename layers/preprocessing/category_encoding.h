@@ -16,8 +16,12 @@ struct CategoryEncodingOptions {  // Keras signature order
   std::string output_mode = "multi_hot";
   std::string name;
 
+  // Keras's sparse=True returns a tf.SparseTensor of the encoding; Strata's tensors are
+  // dense, so the same values come dense. Keras 3.15 does not write the key (its files lose
+  // it); read with any value, not written.
   static constexpr auto keras_fields() {
-    return std::tuple{keras_field("output_mode", &CategoryEncodingOptions::output_mode)};
+    return std::tuple{keras_field("output_mode", &CategoryEncodingOptions::output_mode),
+                      keras_unmodeled("sparse", "false").unwritten()};
   }
 };
 

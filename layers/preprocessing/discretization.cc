@@ -120,6 +120,10 @@ DiscretizationImpl::DiscretizationImpl(DiscretizationOptions options_)
     throw ValueError("Discretization '" + name + "': output_mode must be 'int', 'one_hot', 'multi_hot' or 'count', got '" +
                      m + "'");
   }
+  if (options.sparse && m == "int") {
+    throw ValueError("Discretization '" + name + "': `sparse=True` may only be used if `output_mode` is 'one_hot', "
+                     "'multi_hot', or 'count'. Received: sparse=True and output_mode=int");
+  }
   if (options.num_bins && *options.num_bins < 0) {
     throw ValueError("Discretization '" + name + "': num_bins must be >= 0, got " + std::to_string(*options.num_bins));
   }

@@ -24,13 +24,16 @@ struct DiscretizationOptions {  // Keras signature order
   std::optional<std::int64_t> num_bins;
   double epsilon = 0.01;
   std::string output_mode = "int";
+  // Keras returns a tf.SparseTensor; Strata's tensors are dense, so the same values come
+  // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
+  bool sparse = false;
   std::string name;
 
   static constexpr auto keras_fields() {
     using O = DiscretizationOptions;
     return std::tuple{keras_field("bin_boundaries", &O::bin_boundaries), keras_field("num_bins", &O::num_bins),
                       keras_field("epsilon", &O::epsilon), keras_field("output_mode", &O::output_mode),
-                      keras_refused("sparse", "false").because("sparse outputs")};
+                      keras_field("sparse", &O::sparse)};
   }
 };
 

@@ -14,13 +14,16 @@ namespace strata::layers {
 
 struct HashedCrossingOptions {  // Keras signature order
   std::string output_mode = "int";
+  // Keras's one_hot output as a tf.SparseTensor: the same values, dense here (Strata's
+  // tensors are dense). With "int" Keras's output is dense either way.
+  bool sparse = false;
   std::string name;
   std::string dtype;  // "" is Keras's default: int64 for "int", float32 for "one_hot"
 
   static constexpr auto keras_fields() {
     using O = HashedCrossingOptions;
     return std::tuple{keras_field("output_mode", &O::output_mode),
-                      keras_refused("sparse", "false").because("sparse outputs"), keras_field("dtype", &O::dtype)};
+                      keras_field("sparse", &O::sparse), keras_field("dtype", &O::dtype)};
   }
 };
 

@@ -14,6 +14,10 @@ HashingImpl::HashingImpl(std::int64_t num_bins_, HashingOptions options_)
     throw ValueError("Hashing '" + name + "': output_mode must be 'int', 'one_hot', 'multi_hot' or 'count', got '" + m +
                      "'");
   }
+  if (options.sparse && m == "int") {
+    throw ValueError("Hashing '" + name + "': `sparse` may only be true if `output_mode` is 'one_hot', 'multi_hot' "
+                     "or 'count'. Received: sparse=True and output_mode=int");
+  }
   if (num_bins <= 0) {
     throw ValueError("Hashing '" + name + "': num_bins must be positive, got " + std::to_string(num_bins));
   }

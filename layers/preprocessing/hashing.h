@@ -20,6 +20,9 @@ struct HashingOptions {  // Keras signature order
   // Keras's salt: two integers (the SipHash key); a single integer s is [s, s].
   std::optional<std::vector<std::int64_t>> salt;
   std::string output_mode = "int";
+  // Keras returns a tf.SparseTensor; Strata's tensors are dense, so the same values come
+  // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
+  bool sparse = false;
   std::string name;
   std::string dtype;  // the output dtype: "" is Keras's default (int64 for "int", else float32)
 
@@ -27,7 +30,7 @@ struct HashingOptions {  // Keras signature order
     using O = HashingOptions;
     return std::tuple{keras_field("salt", &O::salt, Spelling::bare_single), keras_field("mask_value", &O::mask_value),
                       keras_field("output_mode", &O::output_mode),
-                      keras_refused("sparse", "false").because("sparse outputs"), keras_field("dtype", &O::dtype)};
+                      keras_field("sparse", &O::sparse), keras_field("dtype", &O::dtype)};
   }
 };
 

@@ -36,6 +36,7 @@ struct IndexLookupConfig {
   bool invert = false;
   std::string output_mode = "int";  // int, one_hot, multi_hot, count, tf_idf
   bool pad_to_max_tokens = false;
+  bool sparse = false;  // Keras's sparse outputs, held dense (not with output_mode "int")
   bool floormod_oov = false;  // IntegerLookup's oov_method "floormod"
   std::optional<std::vector<std::int64_t>> salt;
   // Keras's saved vocabulary_size: the encodings' depth until a vocabulary is loaded
@@ -57,6 +58,7 @@ IndexLookupConfig shared_lookup_config(const Options& o, bool strings) {
   c.invert = o.invert;
   c.output_mode = o.output_mode == "tf-idf" ? "tf_idf" : o.output_mode;
   c.pad_to_max_tokens = o.pad_to_max_tokens;
+  c.sparse = o.sparse;
   c.salt = o.salt;
   c.vocabulary_size = o.vocabulary_size;
   return c;

@@ -24,6 +24,9 @@ struct StringLookupOptions {  // Keras signature order
   bool invert = false;
   std::string output_mode = "int";
   bool pad_to_max_tokens = false;
+  // Keras returns a tf.SparseTensor; Strata's tensors are dense, so the same values come
+  // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
+  bool sparse = false;
   std::string encoding = "utf-8";
   std::string name;
   std::optional<std::vector<std::int64_t>> salt;
@@ -35,7 +38,7 @@ struct StringLookupOptions {  // Keras signature order
     return std::tuple{keras_field("invert", &O::invert), keras_field("max_tokens", &O::max_tokens),
                       keras_field("num_oov_indices", &O::num_oov_indices), keras_field("oov_token", &O::oov_token),
                       keras_field("mask_token", &O::mask_token), keras_field("output_mode", &O::output_mode),
-                      keras_refused("sparse", "false").because("sparse outputs"),
+                      keras_field("sparse", &O::sparse),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
                       keras_field("idf_weights", &O::idf_weights), keras_field("vocabulary", &O::vocabulary),
                       keras_field("vocabulary_size", &O::vocabulary_size), keras_unmodeled("oov_method", "\"farmhash\""),

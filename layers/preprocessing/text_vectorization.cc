@@ -77,6 +77,7 @@ IndexLookupConfig text_vectorization_config(TextVectorizationOptions& o) {
   c.oov_token = Token(std::string("[UNK]"));
   c.output_mode = o.output_mode;
   c.pad_to_max_tokens = o.pad_to_max_tokens;
+  c.sparse = o.sparse;
   c.vocabulary_size = o.vocabulary_size;
   return c;
 }

@@ -44,6 +44,9 @@ struct TextVectorizationOptions {  // Keras signature order
   // made (then saved inline in the config, as a given vocabulary is).
   std::optional<std::string> vocabulary_file;
   std::optional<std::vector<double>> idf_weights;  // tf_idf with a given vocabulary
+  // Keras returns a tf.SparseTensor; Strata's tensors are dense, so the same values come
+  // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
+  bool sparse = false;
   std::string encoding = "utf-8";
   std::string name;
   // Keras's saved vocabulary size (the encodings' depth until the assets are read).
@@ -56,7 +59,7 @@ struct TextVectorizationOptions {  // Keras signature order
                       keras_field("output_mode", &O::output_mode),
                       keras_field("output_sequence_length", &O::output_sequence_length),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
-                      keras_refused("sparse", "false").because("sparse outputs"),
+                      keras_field("sparse", &O::sparse),
                       keras_refused("ragged", "false").because("ragged outputs"),
                       keras_field("vocabulary", &O::vocabulary), keras_field("idf_weights", &O::idf_weights),
                       keras_field("encoding", &O::encoding), keras_field("vocabulary_size", &O::vocabulary_size)};

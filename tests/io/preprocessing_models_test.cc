@@ -119,6 +119,29 @@ TEST(PreprocessingModels, AnEmptyStringTokenSurvivesTheAssetsRoundTrip) {
   EXPECT_EQ(again.predict(x).to_vector<float>(), (std::vector<float>{0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
 }
 
+// sparse=True lookups and encodings (tests/reference/make_sparse_outputs_goldens.py): Keras's
+// model predicts through them, and returns the encoding output as a tf.SparseTensor; Strata's
+// prediction is the same and the encoding its dense values, from Keras's file and its own.
+TEST(PreprocessingModels, SparseEncodingsPredictKerasValuesDense) {
+  const json g = load_json("sparse_outputs.json")["model"];
+  ASSERT_TRUE(g["encoding_was_sparse"].get<bool>());
+  const std::vector<Tensor> xs{to_tensor(g["words"]), to_tensor(g["ids"])};
+  auto check = [&](Model model, const std::string& what) {
+    const std::vector<Tensor> out = model.predict(xs);
+    ASSERT_EQ(out.size(), 2u) << what;
+    const std::vector<float> got = out[0].to_vector<float>();
+    const std::vector<float> want = g["prediction"]["values"].get<std::vector<float>>();
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f + 1e-5f * std::fabs(want[i])) << what;
+    EXPECT_EQ(out[1].to_vector<float>(), g["encoding"]["values"].get<std::vector<float>>()) << what;
+  };
+  Model model = models::load_model(kDir + "model_sparse_outputs.keras", {.compile = false});
+  check(model, "Keras's file");
+  strata::testing::ScratchDir dir;
+  models::save_model(model, dir.file("again.keras"));
+  check(models::load_model(dir.file("again.keras"), {.compile = false}), "Strata's file");
+}
+
 TEST(PreprocessingModels, TfIdfLookupsLoadPredictAndSaveWhereKerasReads) {
   const json g = load_json("model_tf_idf_lookup.json");
   const std::vector<Tensor> xs{to_tensor(g["colours"]), to_tensor(g["codes"])};

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/program.h"
@@ -54,9 +55,11 @@ Tensor run(const Layer& layer, const std::vector<Tensor>& xs) {
 }
 
 void expect_equal(const Tensor& got, json want, const std::string& what) {
-  // Keras's lookup layers declare float32 encodings (compute_output_spec) but return
-  // int64 ones when called eagerly; Strata gives what they declare.
-  if (want["dtype"] == "int64" && got.dtype() == DType::float32 && what.find("Lookup") != std::string::npos) {
+  // Keras's lookup layers (and TextVectorization, through its lookup) declare float32
+  // encodings (compute_output_spec) but return int64 ones when called eagerly; Strata gives
+  // what they declare.
+  if (want["dtype"] == "int64" && got.dtype() == DType::float32 &&
+      (what.find("Lookup") != std::string::npos || what.find("TextVectorization") != std::string::npos)) {
     want["dtype"] = "float32";
   }
   EXPECT_EQ(to_string(got.dtype()), want["dtype"].get<std::string>()) << what;
@@ -123,6 +126,36 @@ TEST(StringLookup, TfIdfWeighsCountsAsKerasWithGivenWeights) {
     ++n;
   }
   EXPECT_GE(n, 7);
+}
+
+// sparse=True (tests/reference/make_sparse_outputs_goldens.py): Keras's tf.SparseTensor made
+// dense, for every class that takes it; and Keras's refusal of it with output_mode "int".
+TEST(SparseOutputs, EveryClassGivesKerasValuesDense) {
+  std::set<std::string> classes;
+  const json golden = load("sparse_outputs.json");
+  for (const json& c : golden["layers"]) {
+    const std::string what = c["class_name"].get<std::string>() + " (" + c["note"].get<std::string>() + ")";
+    SCOPED_TRACE(what);
+    ASSERT_EQ(c["config"].value("sparse", true), true) << what;
+    std::vector<Tensor> xs;
+    if (c.contains("inputs")) {
+      for (const json& t : c["inputs"]) xs.push_back(to_tensor(t));
+    } else {
+      xs.push_back(to_tensor(c["input"]));
+    }
+    const Layer layer = from_keras(c);
+    expect_equal(run(layer, xs), c["output"], what);
+    if (c["config"].contains("sparse")) EXPECT_EQ(io::layer_config(layer)["sparse"], true) << what;  // written back
+    classes.insert(c["class_name"].get<std::string>());
+  }
+  EXPECT_EQ(classes.size(), 7u);
+  for (const std::string cls : {"StringLookup", "IntegerLookup", "Hashing", "Discretization", "TextVectorization"}) {
+    EXPECT_THROW(io::layer_from_config(json{{"class_name", cls},
+                                            {"config", {{"name", "s"}, {"sparse", true}, {"output_mode", "int"}}}},
+                                       {}),
+                 ValueError)
+        << cls;
+  }
 }
 
 TEST(StringLookup, TfIdfAdaptLearnsKerasDocumentFrequencies) {
