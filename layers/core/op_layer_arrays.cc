@@ -207,9 +207,9 @@ Output broadcast_to(C c) {
   return ops::add(c.arg(0), zeros_of_shape(c.graph, *shape));
 }
 
-// Rows of num_classes with a 1 at each index, the new axis at `axis`.
+// Rows of num_classes with a 1 at each index, the new axis at `axis`. sparse=True: Keras's
+// tf.SparseTensor holds these values; Strata's tensors are dense.
 Output one_hot_at(C c, Output x) {
-  if (c.flag("sparse")) refuse(c, "sparse", "Strata's tensors are dense");
   const auto classes = static_cast<std::int64_t>(c.number("num_classes"));
   const Output rows = ops::one_hot(x, classes);
   const int rank = rank_of(rows);

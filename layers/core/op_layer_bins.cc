@@ -78,10 +78,10 @@ std::vector<Output> unravel_index(C c) {
 
 // bincount(x, weights=None, minlength=0, sparse=False): counts along the last axis of a rank 1
 // or 2 x. Keras saves weights only as a Python list, which holds the batch's values (its
-// fixed size): refused, as sparse is.
+// fixed size): refused. sparse=True: Keras's tf.SparseTensor holds these counts; Strata's
+// tensors are dense.
 Output bincount(C c) {
   if (c.has("weights")) refuse(c, "weights", "a constant of the batch's size is not computed");
-  if (c.has("sparse") && c.flag("sparse")) refuse(c, "sparse", "Strata has no sparse tensors");
   const double minlength = c.has("minlength") ? c.number("minlength") : 0.0;
   if (std::floor(minlength) != minlength || minlength < 0 || minlength > 1e9)
     refuse(c, "minlength", "a whole number 0 or more is needed");

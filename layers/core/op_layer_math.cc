@@ -111,8 +111,9 @@ Output logaddexp2(C c) {
   return ops::where(is_nan(delta), ops::add(a, b), y);
 }
 
+// sparse=True makes Keras's value a tf.SparseTensor (and sparse=False a sparse one dense):
+// the same values, which Strata's tensors hold dense either way.
 Output convert_to_tensor(C c) {
-  if (c.has("sparse") && c.flag("sparse")) refuse(c, "sparse", "Strata's tensors are dense");
   if (c.has("ragged") && c.flag("ragged")) refuse(c, "ragged", "Strata's tensors are dense");
   if (!c.has("dtype")) return ops::identity(c.arg(0));
   if (c.text("dtype") == "bool") return ops::not_equal(c.arg(0), scalar(c, 0.f));

@@ -2,7 +2,9 @@
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops operations of issue #38
 that a functional model saves beside its layers: image quality (PSNR, SSIM), the inverse
 STFT (ISTFT), sliding blocks (Unfold, Fold), binning and indices (SearchSorted, Vander,
-UnravelIndex), SegmentProd and synchronized Moments, one small functional model per case.
+UnravelIndex), SegmentProd, synchronized Moments and the operations' sparse=True (OneHot,
+MultiHot, Bincount, ConvertToTensor: Keras's tf.SparseTensor made dense again by
+convert_to_tensor(sparse=False)), one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -20,8 +22,8 @@ sees more than two values, and so do inputs beside them of a kind ending in "/8"
 data, scatter indices).
 
 TensorFlow's SSIM differs in the last float32 digits from one machine to the next: the
-moments cases were appended to the file written first, whose other cases were kept as they
-were.
+moments and sparse cases were appended to the file written first, whose other cases were
+kept as they were.
 
 Regenerate with exactly:
 
@@ -99,6 +101,17 @@ def cases():
                                           [("any", (3, 4))], "Moments"),
         "moments_synchronized_mean_keepdims": (lambda x: K.moments(x[0], axes=[1], keepdims=True,
                                                                    synchronized=True)[0], [("any", (5,))], "Moments"),
+        # sparse=True: Keras's tf.SparseTensor, made dense by convert_to_tensor(sparse=False)
+        # (Strata's tensors are dense throughout)
+        "one_hot_sparse": (lambda x: K.convert_to_tensor(K.one_hot(x[0], 5, sparse=True), sparse=False),
+                           [("labels", (3,))], "OneHot"),
+        "multi_hot_sparse": (lambda x: K.convert_to_tensor(K.multi_hot(x[0], 5, sparse=True), sparse=False),
+                             [("labels", (3,))], "MultiHot"),
+        "bincount_sparse": (lambda x: K.convert_to_tensor(K.bincount(x[0], minlength=6, sparse=True), sparse=False),
+                            [("labels", (4,))], "Bincount"),
+        "convert_to_tensor_sparse": (lambda x: K.convert_to_tensor(K.convert_to_tensor(x[0], sparse=True),
+                                                                   sparse=False) * 2.0, [("any", (3,))],
+                                     "ConvertToTensor"),
     }
 
 
