@@ -1,6 +1,7 @@
-// The random ops (core/ops/random_ops.h): random_normal_like and random_uniform_rows. The
-// devices register their kernels (the CPU's in cpu/kernels/random.cc, CUDA's in
-// cuda/random_normal_kernels.cc and cuda/random_uniform_kernels.cc).
+// The random ops (core/ops/random_ops.h): random_normal_like, random_uniform_rows and
+// tf_stateless_normal_like. The devices register their kernels (the CPU's in
+// cpu/kernels/random.cc, CUDA's in cuda/random_normal_kernels.cc and
+// cuda/random_uniform_kernels.cc; tf_stateless_normal_like has the CPU's only).
 #include "core/ops/random_ops.h"
 
 #include <string>
@@ -36,12 +37,22 @@ void register_random_ops(OpRegistry& r) {
          },
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; },
          .random = true});
+  r.add({.name = "tf_stateless_normal_like",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           return std::vector<TensorSpec>{{ctx.inputs[0].shape, DType::float32}};
+         },
+         .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
 }
 
 Output random_normal_like(Output like, std::uint64_t seed, std::uint64_t stream) {
   return like.graph->add("random_normal_like", {like},
                          Attrs{{"seed", static_cast<std::int64_t>(seed)},
                                {"stream", static_cast<std::int64_t>(stream)}});
+}
+
+Output tf_stateless_normal_like(Output like, std::int64_t seed0, std::int64_t seed1) {
+  return like.graph->add("tf_stateless_normal_like", {like}, Attrs{{"seed0", seed0}, {"seed1", seed1}});
 }
 
 Output random_uniform_rows(Output like, std::int64_t columns, bool per_sample, std::uint64_t seed,

@@ -28,4 +28,10 @@ Output random_normal_like(Output like, std::uint64_t seed, std::uint64_t stream)
 Output random_uniform_rows(Output like, std::int64_t columns, bool per_sample, std::uint64_t seed,
                            std::uint64_t stream);
 
+// TensorFlow's tf.random.stateless_normal of `like`'s shape with seed [seed0, seed1]
+// (core/tf_stateless_random.h), float32: the same numbers at every step (element g of the
+// step's global batch numbered as random_normal_like's). Keras's image.elastic_transform
+// draws its field so. No gradient flows to `like`.
+Output tf_stateless_normal_like(Output like, std::int64_t seed0, std::int64_t seed1);
+
 }  // namespace strata::ops

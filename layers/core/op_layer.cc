@@ -257,7 +257,7 @@ std::string keras_module_of(const std::string& op) {
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform", "ExtractPatches", "GaussianBlur",
                                               "SobelEdges",     "SSIM",       "PerspectiveTransform",
-                                              "ScaleAndTranslate", "MapCoordinates"};
+                                              "ScaleAndTranslate", "MapCoordinates", "ElasticTransform"};
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm", "Inv", "Det", "Solve", "SolveTriangular", "Cholesky",

@@ -22,9 +22,11 @@
 #include "core/ops/image_ops.h"
 #include "core/ops/linalg_ops.h"
 #include "core/ops/map_coordinates.h"
+#include "core/ops/random_ops.h"
 #include "core/resize_weights.h"
 #include "layers/core/op_call.h"
 #include "layers/preprocessing/color_space.h"
+#include "layers/preprocessing/elastic_resample.h"
 #include "layers/preprocessing/resizing.h"
 
 namespace strata::layers::op_detail {
@@ -207,6 +209,41 @@ Output affine_transform(C c) {
   return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
 }
 
+// Keras's image.elastic_transform (TensorFlow backend): its field TensorFlow's stateless
+// normal draws of [seed, 0] over the run's (batch, H, W), as Keras draws it for a batch of
+// known size (core/tf_stateless_random.h), the same field for both axes; then the
+// deformation RandomElasticTransform shares (layers/preprocessing/elastic_resample.h), with
+// the given sigma and alpha and no clipping. seed=None (a new field from Keras's global seed
+// generator at every call) is refused.
+Output elastic_transform(C c) {
+  const std::string interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear";
+  const std::string fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "reflect";
+  if (interpolation != "bilinear" && interpolation != "nearest")
+    refuse(c, "interpolation", "only 'bilinear' and 'nearest' are, as Keras's");
+  if (fill_mode != "constant" && fill_mode != "nearest" && fill_mode != "wrap" && fill_mode != "reflect")
+    refuse(c, "fill_mode", "only 'constant', 'nearest', 'wrap' and 'reflect' are, as Keras's TensorFlow backend's");
+  if (!c.has("seed"))
+    refuse(c, "seed", "None draws a new field from Keras's global seed generator at every call; give an integer seed");
+  const Output x = c.arg(0);
+  const std::string format = images_format(c, x);
+  const bool first = format == "channels_first";
+  const Output images = first ? ops::transpose(x, {0, 2, 3, 1}) : x;
+  const auto& dims = images.shape().dims();
+  if (dims[1] < 0 || dims[2] < 0 || dims[3] < 0)
+    throw ShapeError(c.where + ": needs the images' height, width and channels, got shape " + x.shape().to_string());
+  // Keras's seed [seed, 0], int64 on its TensorFlow backend.
+  const auto* seed = std::get_if<std::int64_t>(&c.attrs.at("seed"));
+  if (!seed) refuse(c, "seed", "an integer seed is needed");
+  const Output noise = ops::tf_stateless_normal_like(ops::reduce_max(images, {3}), *seed, 0);
+  const Output y = elastic_resample(images, noise, scalar(c, static_cast<float>(c.has("sigma") ? c.number("sigma") : 5.0)),
+                                    scalar(c, static_cast<float>(c.has("alpha") ? c.number("alpha") : 20.0)),
+                                    {.interpolation = interpolation,
+                                     .fill_mode = fill_mode,
+                                     .fill_value = c.has("fill_value") ? c.number("fill_value") : 0.0,
+                                     .where = c.where});
+  return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
+}
+
 // Four (x, y) points per image: a constant (4, 2) for every image, or (images, 4, 2).
 Output corner_points(C c, std::size_t i) {
   Output p = c.arg(i);
@@ -385,6 +422,7 @@ const std::map<std::string, OpFn>& image_ops() {
                                      c.has("fill_value") ? c.number("fill_value") : 0.0);
        }},
       {"AffineTransform", affine_transform},
+      {"ElasticTransform", elastic_transform},
       {"PerspectiveTransform", perspective_transform},
       {"ScaleAndTranslate", scale_and_translate},
   };

@@ -167,6 +167,7 @@ TEST(OperationCases, ArgumentsNotComputedAreRefusedNamingThem) {
       {op_entry("Split", {{"indices_or_sections", {3, 1}}, {"axis", -1}}), "increasing order"},
       {op_entry("Normalize", {{"axis", -1}, {"order", 3}, {"epsilon", nullptr}}), "order"},
       {op_entry("ConvertToTensor", {{"dtype", nullptr}, {"sparse", nullptr}, {"ragged", true}}), "ragged"},
+      {op_entry("ElasticTransform", {{"alpha", 20.0}, {"sigma", 5.0}, {"seed", nullptr}}), "seed=None"},
       {op_entry("Copy", {}, {{"order", "C"}}), "keyword argument order"},
       {op_entry("Rot90", {{"k", 1}, {"axes", {0, 1}}}), "axes"},
       {op_entry("TopK", {{"k", 2}, {"sorted", false}}), "sorted=False"},

@@ -4,7 +4,7 @@ that a functional model saves beside its layers: image quality (PSNR, SSIM), the
 STFT (ISTFT), sliding blocks (Unfold, Fold), binning and indices (SearchSorted, Vander,
 UnravelIndex), SegmentProd, synchronized Moments and the operations' sparse=True (OneHot,
 MultiHot, Bincount, ConvertToTensor: Keras's tf.SparseTensor made dense again by
-convert_to_tensor(sparse=False)), one small functional model per case.
+convert_to_tensor(sparse=False)) and ElasticTransform, one small functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -22,7 +22,7 @@ sees more than two values, and so do inputs beside them of a kind ending in "/8"
 data, scatter indices).
 
 TensorFlow's SSIM differs in the last float32 digits from one machine to the next: the
-moments and sparse cases were appended to the file written first, whose other cases were
+moments, sparse and elastic cases were appended to the file written first, whose other cases were
 kept as they were.
 
 Regenerate with exactly:
@@ -112,6 +112,18 @@ def cases():
         "convert_to_tensor_sparse": (lambda x: K.convert_to_tensor(K.convert_to_tensor(x[0], sparse=True),
                                                                    sparse=False) * 2.0, [("any", (3,))],
                                      "ConvertToTensor"),
+        # the elastic deformation: its field TensorFlow's stateless normal draws of [seed, 0] over
+        # the (batch, H, W) it is called on
+        "elastic_transform": (lambda x: K.image.elastic_transform(x[0], alpha=3.0, sigma=1.5, seed=7),
+                              [("any", (9, 8, 2))], "ElasticTransform"),
+        "elastic_transform_nearest_constant": (lambda x: K.image.elastic_transform(
+            x[0], alpha=2.0, sigma=2.2, interpolation="nearest", fill_mode="constant", fill_value=0.5, seed=123),
+            [("any", (7, 7, 1))], "ElasticTransform"),
+        "elastic_transform_channels_first_wrap": (lambda x: K.image.elastic_transform(
+            x[0], alpha=4.0, sigma=1.0, fill_mode="wrap", seed=2**31 + 5, data_format="channels_first"),
+            [("any", (2, 6, 8))], "ElasticTransform"),
+        "elastic_transform_nearest_fill": (lambda x: K.image.elastic_transform(
+            x[0], alpha=6.0, sigma=3.0, fill_mode="nearest", seed=-4), [("any", (10, 10, 3))], "ElasticTransform"),
     }
 
 

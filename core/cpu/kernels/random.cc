@@ -1,11 +1,12 @@
-// The CPU kernels of the random ops (core/ops/random_ops.h): random_normal_like and
-// random_uniform_rows.
+// The CPU kernels of the random ops (core/ops/random_ops.h): random_normal_like,
+// random_uniform_rows and tf_stateless_normal_like.
 #include <cstdint>
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
 #include "core/rng.h"
+#include "core/tf_stateless_random.h"
 
 namespace strata::cpu {
 
@@ -38,6 +39,18 @@ void random_normal_like_kernel(KernelContext& ctx) {
   }, cpu::threshold_for(64));
 }
 
+void tf_stateless_normal_like_kernel(KernelContext& ctx) {
+  const Tensor& like = ctx.input(0);
+  Tensor& out = ctx.output(0);
+  float* po = out.data<float>();
+  const TfStatelessNormal draws(ctx.node.attrs.get<std::int64_t>("seed0"), ctx.node.attrs.get<std::int64_t>("seed1"));
+  const std::int64_t first =
+      like.rank() > 0 && like.shape()[0] > 0 ? ctx.sample_offset * (like.size() / like.shape()[0]) : 0;
+  cpu::parallel_for(out.size(), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) po[i] = draws(static_cast<std::uint64_t>(first + i));
+  }, cpu::threshold_for(64));
+}
+
 void random_uniform_rows_kernel(KernelContext& ctx) {
   Tensor& out = ctx.output(0);
   float* po = out.data<float>();
@@ -56,6 +69,7 @@ void random_uniform_rows_kernel(KernelContext& ctx) {
 void register_random_kernels(OpRegistry& r) {
   r.add_kernel("random_normal_like", DeviceType::cpu, {.run = random_normal_like_kernel});
   r.add_kernel("random_uniform_rows", DeviceType::cpu, {.run = random_uniform_rows_kernel});
+  r.add_kernel("tf_stateless_normal_like", DeviceType::cpu, {.run = tf_stateless_normal_like_kernel});
 }
 
 }  // namespace strata::cpu
