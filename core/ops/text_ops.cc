@@ -23,6 +23,7 @@ std::vector<TensorSpec> infer_text_vectorize(const InferContext& ctx) {
   const auto length = ctx.attrs.get<std::int64_t>("sequence_length");
   const auto depth = ctx.attrs.get<std::int64_t>("depth");
   const bool has_ngrams = !ctx.attrs.get<std::vector<std::int64_t>>("ngrams").empty();
+  const bool cut = ctx.attrs.get<std::int64_t>("most_tokens") >= 0;
   std::vector<std::int64_t> dims = in.shape.dims();
   if (dims.empty()) throw ValueError("text_vectorize: expects a batch of strings, got a scalar");
   if (split != text::Split::none) {
@@ -33,7 +34,7 @@ std::vector<TensorSpec> infer_text_vectorize(const InferContext& ctx) {
       }
       dims.pop_back();
     }
-  } else if (mode != "int" || length >= 0 || has_ngrams) {
+  } else if (mode != "int" || length >= 0 || has_ngrams || cut) {
     // split None: the last axis is a row; a rank-1 input's strings are one-token rows
     // (Keras expands them), except in "int" mode, where there is nothing to expand.
     if (dims.size() == 1) {
@@ -78,6 +79,7 @@ Output text_vectorize(Output strings, const TableHandle& table, const TextVector
                                   {"ngrams", o.ngrams},
                                   {"output_mode", o.output_mode},
                                   {"sequence_length", o.sequence_length},
+                                  {"most_tokens", o.most_tokens},
                                   {"depth", o.depth},
                                   // "int" rows without a sequence length: the kernel pads
                                   // them to the run's longest (its output's None last dim)

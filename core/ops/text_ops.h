@@ -25,6 +25,10 @@ struct TextVectorizeOptions {
   // "int": the tokens per row, padded with 0 or truncated. With split None and no ngrams,
   // -1 keeps the input's shape.
   std::int64_t sequence_length = -1;
+  // "int" with sequence_length -1: each row cut to this many tokens first (-1: none), the
+  // output then padded to its longest row: TextVectorization's ragged rows, with
+  // output_sequence_length, made dense as tf.RaggedTensor.to_tensor() makes them.
+  std::int64_t most_tokens = -1;
   std::int64_t depth = 0;  // the other modes: the encoding's width
 };
 

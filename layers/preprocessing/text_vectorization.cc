@@ -41,6 +41,10 @@ IndexLookupConfig text_vectorization_config(TextVectorizationOptions& o) {
     throw ValueError(where + ": output_sequence_length must not be set if output_mode is not 'int', it is '" +
                      o.output_mode + "'");
   }
+  if (o.ragged && o.output_mode != "int") {
+    throw ValueError(where + ": `ragged` may only be true if `output_mode` is 'int'. Received: ragged=True and "
+                     "output_mode=" + o.output_mode);
+  }
   if (o.output_sequence_length && *o.output_sequence_length < 0) {
     throw ValueError(where + ": output_sequence_length must be >= 0, got " + std::to_string(*o.output_sequence_length));
   }
@@ -108,7 +112,9 @@ std::vector<Output> TextVectorizationImpl::call(Graph&, const std::vector<Output
   o.split = options.split.value_or("");
   o.ngrams = options.ngrams.value_or(std::vector<std::int64_t>{});
   o.output_mode = options.output_mode;
-  if (options.output_mode == "int") {
+  if (options.output_mode == "int" && options.ragged) {  // rows to the batch's longest, cut at the length
+    o.most_tokens = options.output_sequence_length.value_or(-1);
+  } else if (options.output_mode == "int") {
     o.sequence_length = options.output_sequence_length.value_or(-1);
   } else {
     o.depth = lookup_->encoding_depth();

@@ -9,15 +9,16 @@
 //   vectorize.adapt(training_texts);                  // the vocabulary, most frequent first
 //   auto ids = vectorize(text);                       // (batch, 200) int64, 0 pads, 1 is OOV
 //
-// output_mode "int" gives (batch, output_sequence_length) indices; "multi_hot", "count"
+// output_mode "int" gives (batch, output_sequence_length) indices (without a length, or with
+// ragged, each batch's rows padded to its longest, as Keras's ragged rows made dense);
+// "multi_hot", "count"
 // and "tf_idf" give (batch, depth) float32, depth being the vocabulary's size or max_tokens
 // with pad_to_max_tokens. The tf_idf weights come from adapt (Keras's
 // log(1 + documents / (1 + documents holding the token))), from idf_weights given with the
 // vocabulary, or from a .keras file. The work runs on the CPU (core/ops/text_ops.h).
 //
-// Not supported: output_mode "int" with a split and no output_sequence_length (Keras pads
-// to each batch's longest row, a shape that depends on the data), callables as standardize
-// or split, ragged and sparse outputs, encodings other than UTF-8.
+// Sparse and ragged outputs come dense (Strata has neither kind of tensor). Not supported:
+// callables as standardize or split, encodings other than UTF-8.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,10 @@ struct TextVectorizationOptions {  // Keras signature order
   // Keras returns a tf.SparseTensor; Strata's tensors are dense, so the same values come
   // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
   bool sparse = false;
+  // Keras's tf.RaggedTensor rows ("int" only): Strata's tensors are dense, so the rows come
+  // padded with 0 to the batch's longest (RaggedTensor.to_tensor()); output_sequence_length
+  // then only cuts longer rows, as Keras's.
+  bool ragged = false;
   std::string encoding = "utf-8";
   std::string name;
   // Keras's saved vocabulary size (the encodings' depth until the assets are read).
@@ -60,7 +65,7 @@ struct TextVectorizationOptions {  // Keras signature order
                       keras_field("output_sequence_length", &O::output_sequence_length),
                       keras_field("pad_to_max_tokens", &O::pad_to_max_tokens),
                       keras_field("sparse", &O::sparse),
-                      keras_refused("ragged", "false").because("ragged outputs"),
+                      keras_field("ragged", &O::ragged),
                       keras_field("vocabulary", &O::vocabulary), keras_field("idf_weights", &O::idf_weights),
                       keras_field("encoding", &O::encoding), keras_field("vocabulary_size", &O::vocabulary_size)};
   }

@@ -158,6 +158,23 @@ TEST(SparseOutputs, EveryClassGivesKerasValuesDense) {
   }
 }
 
+// TextVectorization's ragged=True: Keras's tf.RaggedTensor rows padded with 0 to the
+// batch's longest (RaggedTensor.to_tensor()), output_sequence_length cutting longer rows only.
+TEST(RaggedOutputs, TextVectorizationGivesKerasRowsPaddedToTheLongest) {
+  const json golden = load("sparse_outputs.json");
+  int n = 0;
+  for (const json& c : golden["ragged"]) {
+    const std::string what = "TextVectorization (" + c["note"].get<std::string>() + ")";
+    SCOPED_TRACE(what);
+    ASSERT_EQ(c["config"]["ragged"], true);
+    const Layer layer = from_keras(c);
+    expect_equal(run(layer, {to_tensor(c["input"])}), c["output"], what);
+    EXPECT_EQ(io::layer_config(layer)["ragged"], true) << what;
+    ++n;
+  }
+  EXPECT_EQ(n, 5);
+}
+
 TEST(StringLookup, TfIdfAdaptLearnsKerasDocumentFrequencies) {
   int n = 0;
   const json golden = load("lookup_tf_idf.json");

@@ -140,8 +140,10 @@ TEST(TextVectorization, RefusesWhatItCannotDo) {
   EXPECT_THROW(given.adapt(Tensor::from_strings({1}, {"a b"})), ValueError);  // as Keras
   // Keys of Keras's config it cannot honour are refused by name.
   json config = load("layers.json")[0]["config"];
-  config["ragged"] = true;
-  EXPECT_THROW(from_keras(config), NotImplementedError);
+  config["ragged"] = true;  // Keras's ValueError outside "int" mode (in it, rows padded to the longest)
+  config["output_mode"] = "multi_hot";
+  EXPECT_THROW(from_keras(config), ValueError);
+  config["output_mode"] = "int";
   config["ragged"] = false;
   config["sparse"] = true;  // Keras's ValueError in "int" mode (other modes give its values dense)
   ASSERT_EQ(config["output_mode"], "int");

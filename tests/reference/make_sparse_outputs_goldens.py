@@ -1,6 +1,8 @@
-"""Goldens for the preprocessing layers' sparse=True, from real Keras 3.15.1 (TensorFlow
-backend), issue #38: Keras returns a tf.SparseTensor of the encoding; Strata, whose tensors
-are dense, returns the same values dense. Each output here is tf.sparse.to_dense of Keras's.
+"""Goldens for the preprocessing layers' sparse=True and TextVectorization's ragged=True,
+from real Keras 3.15.1 (TensorFlow backend), issue #38: Keras returns a tf.SparseTensor of
+the encoding, or a tf.RaggedTensor of each row's indices; Strata, whose tensors are dense,
+returns the same values dense. Each output here is tf.sparse.to_dense of Keras's, or its
+RaggedTensor.to_tensor() (rows padded with 0 to the batch's longest).
 
 Writes tests/data/preprocessing/:
   sparse_outputs.json        "layers": per case the layer's Keras config (sparse: true), an
@@ -10,6 +12,9 @@ Writes tests/data/preprocessing/:
                              TextVectorization, in the modes where Keras 3.15.1 computes a sparse
                              output (its sparse CategoryEncoding "count"/"multi_hot" on float
                              counts and its lookups' sparse "tf_idf" fail inside Keras);
+                             "ragged": TextVectorization(ragged=True) cases in the same form
+                             (with and without output_sequence_length, which then only cuts
+                             longer rows; split None; ngrams);
                              "model": model_sparse_outputs.keras's inputs and Keras's predictions
   model_sparse_outputs.keras Input(string, 3) -> StringLookup(multi_hot, sparse) -> Dense(2),
                              beside Input(int64, 2) -> CategoryEncoding(one_hot, sparse), the
@@ -39,6 +44,8 @@ def tensor(values, dtype):
 def dense(y):
     if isinstance(y, tf.SparseTensor):
         y = tf.sparse.to_dense(y)
+    if isinstance(y, tf.RaggedTensor):
+        y = y.to_tensor()
     y = np.asarray(y)
     return {"dtype": str(y.dtype), "shape": list(y.shape), "values": y.ravel().tolist()}
 
@@ -89,6 +96,31 @@ def layer_cases():
     return c
 
 
+def ragged_cases():
+    L = keras.layers
+    c = []
+    vocab = ["the", "cat", "sat", "on", "mat"]
+
+    def case(layer, x, note, ragged_output=True):
+        y = layer(tf.constant(x))
+        assert isinstance(y, tf.RaggedTensor) == ragged_output, note
+        c.append({"class_name": "TextVectorization", "config": layer.get_config(), "note": note,
+                  "input": tensor(x, "string"), "output": dense(y)})
+
+    sentences = np.array([["the cat sat on the mat"], ["A cat!"], ["mat mat dog"]])
+    case(L.TextVectorization(vocabulary=vocab, ragged=True), sentences, "rows padded to the longest")
+    case(L.TextVectorization(vocabulary=vocab, ragged=True, output_sequence_length=4), sentences,
+         "output_sequence_length cuts the longer rows")
+    case(L.TextVectorization(vocabulary=vocab, ragged=True, output_sequence_length=9), sentences,
+         "a length beyond every row: padded to the longest only")
+    case(L.TextVectorization(vocabulary=vocab, ragged=True, ngrams=2, output_sequence_length=7), sentences,
+         "bigrams, cut at 7")
+    tokens = np.array([["the", "cat", "sat"], ["on", "the", "mat"]])
+    case(L.TextVectorization(vocabulary=vocab, ragged=True, split=None, output_sequence_length=2), tokens,
+         "split None: the tokens cut at 2", ragged_output=False)
+    return c
+
+
 def model_golden():
     L = keras.layers
     keras.utils.set_random_seed(6)
@@ -111,7 +143,8 @@ def model_golden():
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    doc = {"keras_version": keras.__version__, "layers": layer_cases(), "model": model_golden()}
+    doc = {"keras_version": keras.__version__, "layers": layer_cases(), "model": model_golden(),
+           "ragged": ragged_cases()}
     with open(os.path.join(OUT, "sparse_outputs.json"), "w") as f:
         json.dump(doc, f, ensure_ascii=False)
     print("wrote sparse_outputs.json (%d layer cases) and model_sparse_outputs.keras in %s" % (len(doc["layers"]), OUT))

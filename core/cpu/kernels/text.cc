@@ -45,7 +45,7 @@ void text_vectorize_kernel(KernelContext& ctx) {
   // a row; with split None the last axis is (a rank-1 input's strings are one-token rows),
   // except in "int" mode without ngrams or a sequence length, which keeps the shape.
   const bool same_shape = options.split == text::Split::none && mode == "int" && options.ngrams.empty() &&
-                          a.get<std::int64_t>("sequence_length") < 0;
+                          a.get<std::int64_t>("sequence_length") < 0 && a.get<std::int64_t>("most_tokens") < 0;
   const std::int64_t per_row =
       options.split == text::Split::none && !same_shape && in.rank() > 1 ? in.shape().dims().back() : 1;
   const std::int64_t rows = per_row == 0 ? 0 : n / per_row;
@@ -60,11 +60,13 @@ void text_vectorize_kernel(KernelContext& ctx) {
     std::vector<std::string_view> elements;
     std::vector<std::vector<std::string>> tokens_of_row(static_cast<std::size_t>(rows));
     std::int64_t longest = 0;
+    const std::int64_t most = a.get<std::int64_t>("most_tokens");
     for (std::int64_t r = 0; r < rows; ++r) {
       elements.clear();
       for (std::int64_t k = 0; k < per_row; ++k) elements.push_back(s[r * per_row + k].view());
       auto& tokens = tokens_of_row[static_cast<std::size_t>(r)];
       tokens = text::row_tokens(elements, options);
+      if (most >= 0 && static_cast<std::int64_t>(tokens.size()) > most) tokens.resize(static_cast<std::size_t>(most));
       longest = std::max(longest, static_cast<std::int64_t>(tokens.size()));
     }
     std::int64_t length = width;
