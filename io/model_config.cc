@@ -489,6 +489,26 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
       throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
+  // Polar's complex result is held as (real, imag) pairs along a new last axis (Strata has
+  // no complex dtype): only view_as_real reads it as Keras does; any other reader, or the
+  // model's output, would take the pairs for values.
+  auto refuse_complex_reader = [&](const std::string& polar, const std::string& reader) {
+    throw NotImplementedError(where + ": " + reader + " reads the complex result of Polar '" + polar +
+                              "', which Strata holds only for view_as_real (it has no complex dtype)");
+  };
+  for (const auto& p : pending)
+    for (const auto& node : p.nodes)
+      for (const auto& r : node) {
+        const auto it = index_of.find(r.layer);
+        if (it != index_of.end() && pending[it->second].layer.class_name() == "Polar" &&
+            p.layer.class_name() != "ViewAsReal")
+          refuse_complex_reader(r.layer, p.layer.class_name() + " '" + p.layer.name() + "'");
+      }
+  for (const auto& r : refs_from_io_list(cfg.value("output_layers", json::array()), where)) {
+    const auto it = index_of.find(r.layer);
+    if (it != index_of.end() && pending[it->second].layer.class_name() == "Polar")
+      refuse_complex_reader(r.layer, "the model's output");
+  }
   // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
   // node 0, linking its own input to its output, is not saved); Keras 3 writes 0, and so
   // does Strata (Keras 3 reads its .h5 files; tf.keras cannot read them anyway).

@@ -246,13 +246,13 @@ std::string keras_module_of(const std::string& op) {
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
       "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention",
-      "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode"};
+      "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode", "Polar"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
                                              "SaturateCast", "SliceUpdate", "Scatter", "ScatterUpdate"};
   static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
                                              "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "RFFT",
                                              "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ISTFT",
-                                             "ExtractSequences", "CDist"};
+                                             "ExtractSequences", "CDist", "ViewAsReal"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform", "ExtractPatches", "GaussianBlur",

@@ -269,6 +269,25 @@ Output angle_op(C c) {
   return ops::mul(ops::stop_gradient(ops::less(x, ops::zeros_like(x))), 3.14159265358979323846f);
 }
 
+// keras.ops.polar: abs·cos(angle) + i·abs·sin(angle), broadcast. Strata has no complex
+// dtype: the result is its (real, imag) pair along a new last axis, which only view_as_real
+// may read (functional models are refused otherwise when loaded: io/model_config.cc), and
+// which it passes on as Keras's float (..., 2) result.
+Output polar_op(C c) {
+  const Output magnitude = c.arg(0), angle = c.arg(1);
+  const Output real = ops::mul(magnitude, ops::cos(angle)), imag = ops::mul(magnitude, ops::sin(angle));
+  return ops::concat({ops::expand_dims(real, -1), ops::expand_dims(imag, -1)}, -1);
+}
+
+// keras.ops.view_as_real of Polar's complex result: its (real, imag) pairs as they are.
+Output view_as_real_op(C c) {
+  const Output x = c.arg(0);
+  if (x.shape().rank() < 1 || x.shape().dims().back() != 2)
+    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar (as (real, imag) "
+                              "pairs); got " + x.shape().to_string());
+  return ops::identity(x);
+}
+
 // keras.ops.cdist as Keras's TensorFlow backend: √Σ (x[..., :, None, :] − y[..., None, :, :])²
 // over the last axis, the leading axes broadcast.
 Output cdist_op(C c) {
@@ -297,6 +316,8 @@ const std::map<std::string, OpFn>& signal_ops() {
       {"Conjugate", [](C c) { return ops::identity(c.arg(0)); }},
       {"Angle", angle_op},
       {"CDist", cdist_op},
+      {"Polar", polar_op},
+      {"ViewAsReal", view_as_real_op},
   };
   return t;
 }

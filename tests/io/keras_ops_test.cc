@@ -15,7 +15,9 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/program.h"
+#include "io/model_config.h"
 #include "io/op_layer_config.h"
+#include "io/zip.h"
 #include "layers/core/input_layer.h"
 #include "tests/io/keras_test_util.h"
 #include "tests/layers/golden_json.h"
@@ -146,6 +148,27 @@ std::string refusal_of(const json& entry) {
     return e.what();
   }
   return "";
+}
+
+// Polar's complex result is held as (real, imag) pairs for view_as_real only: Keras's model
+// with any other reader of it (Real here), or with it as the output, is refused naming both.
+TEST(OperationCases, PolarsComplexResultIsReadOnlyByViewAsReal) {
+  const std::string path = std::string(STRATA_TEST_DATA) + "/keras_ops/misc/polar_view_as_real.keras";
+  const json config = json::parse(io::ZipReader(path).read("config.json"));
+  EXPECT_NO_THROW(io::model_from_config(config));
+  json read_by_real = config;
+  for (auto& layer : read_by_real["config"]["layers"]) {
+    if (layer["class_name"] == "ViewAsReal") layer["class_name"] = "Real";
+  }
+  EXPECT_THROW_WITH(io::model_from_config(read_by_real), NotImplementedError, "Real 'view_as_real'", "Polar 'polar'",
+                    "no complex dtype");
+  json polar_out = config;
+  auto& layers = polar_out["config"]["layers"];
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i]["class_name"] == "ViewAsReal") layers.erase(i);
+  }
+  polar_out["config"]["output_layers"] = json::array({json::array({"polar", 0, 0})});
+  EXPECT_THROW_WITH(io::model_from_config(polar_out), NotImplementedError, "the model's output", "Polar 'polar'");
 }
 
 TEST(OperationCases, PlannedOperationsAreRefusedByName) {

@@ -4,7 +4,8 @@ that a functional model saves beside its layers: image quality (PSNR, SSIM), the
 STFT (ISTFT), sliding blocks (Unfold, Fold), binning and indices (SearchSorted, Vander,
 UnravelIndex), SegmentProd, synchronized Moments and the operations' sparse=True (OneHot,
 MultiHot, Bincount, ConvertToTensor: Keras's tf.SparseTensor made dense again by
-convert_to_tensor(sparse=False)) and ElasticTransform, one small functional model per case.
+convert_to_tensor(sparse=False)), ElasticTransform and Polar read by ViewAsReal, one small
+functional model per case.
 
 It runs make_keras_ops_goldens.py's op_cases over this file's cases, with its own seeded
 generator, so that no other file's cases change, and writes
@@ -22,7 +23,7 @@ sees more than two values, and so do inputs beside them of a kind ending in "/8"
 data, scatter indices).
 
 TensorFlow's SSIM differs in the last float32 digits from one machine to the next: the
-moments, sparse and elastic cases were appended to the file written first, whose other cases were
+moments, sparse, elastic and polar cases were appended to the file written first, whose other cases were
 kept as they were.
 
 Regenerate with exactly:
@@ -124,6 +125,11 @@ def cases():
             [("any", (2, 6, 8))], "ElasticTransform"),
         "elastic_transform_nearest_fill": (lambda x: K.image.elastic_transform(
             x[0], alpha=6.0, sigma=3.0, fill_mode="nearest", seed=-4), [("any", (10, 10, 3))], "ElasticTransform"),
+        # a complex result read as its (real, imag) pairs
+        "polar_view_as_real": (lambda x: K.view_as_real(K.polar(x[0], x[1])), [("positive", (3,)), ("any", (3,))],
+                               "Polar"),
+        "polar_view_as_real_matrix": (lambda x: K.view_as_real(K.polar(x[0], x[1])),
+                                      [("positive", (2, 3)), ("any", (2, 3))], "Polar"),
     }
 
 
