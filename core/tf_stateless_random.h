@@ -9,7 +9,8 @@
 // (m0, m1) and their counter starts at (0, 0, m2, m3). Element i comes from counter block
 // i / 4 (its low 64 bits advanced by the block): words (0, 1) give elements 4b and 4b + 1,
 // words (2, 3) elements 4b + 2 and 4b + 3, each pair by Box-Muller in float as TensorFlow's
-// (u1 = max(float(a), 1e-7), v = 2π·float(b), sin(v) and cos(v) times sqrt(−2 ln u1), where
+// (u1 = max(float(a), 1e-7), v = 2π·float(b) in double then float, sin(v) and cos(v) times
+// sqrt(−2 ln u1), where
 // float(w) takes w's low 23 bits as the mantissa of a number in [1, 2), minus 1).
 // Checked against TensorFlow 2.21's draws in tests/core/tf_stateless_random_test.cc.
 #pragma once
@@ -35,12 +36,22 @@ class TfStatelessNormal {
 
   // Element i of the draws (standard normal, float32).
   float operator()(std::uint64_t i) const {
-    const PhiloxWords w = philox4x32_10(i / 4, counter_high_, key_);
-    const std::size_t pair = (i % 4) / 2 * 2;
-    const float u1 = std::max(unit(w.w[pair]), 1.0e-7f);
-    const float v = 2.0f * std::numbers::pi_v<float> * unit(w.w[pair + 1]);
-    const float radius = std::sqrt(-2.0f * std::log(u1));
-    return (i % 2 == 0 ? std::sin(v) : std::cos(v)) * radius;
+    float block[4];
+    draw_block(i / 4, block);
+    return block[i % 4];
+  }
+
+  // Elements 4b .. 4b + 3, from one Philox block.
+  void draw_block(std::uint64_t b, float out[4]) const {
+    const PhiloxWords w = philox4x32_10(b, counter_high_, key_);
+    for (std::size_t pair = 0; pair < 4; pair += 2) {
+      const float u1 = std::max(unit(w.w[pair]), 1.0e-7f);
+      // TensorFlow's 2.0f * M_PI * u: a double product narrowed to float.
+      const auto v = static_cast<float>(2.0f * std::numbers::pi * unit(w.w[pair + 1]));
+      const float radius = std::sqrt(-2.0f * std::log(u1));
+      out[pair] = std::sin(v) * radius;
+      out[pair + 1] = std::cos(v) * radius;
+    }
   }
 
  private:

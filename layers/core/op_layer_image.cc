@@ -216,12 +216,13 @@ Output affine_transform(C c) {
 // the given sigma and alpha and no clipping. seed=None (a new field from Keras's global seed
 // generator at every call) is refused.
 Output elastic_transform(C c) {
-  const std::string interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear";
-  const std::string fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "reflect";
-  if (interpolation != "bilinear" && interpolation != "nearest")
-    refuse(c, "interpolation", "only 'bilinear' and 'nearest' are, as Keras's");
-  if (fill_mode != "constant" && fill_mode != "nearest" && fill_mode != "wrap" && fill_mode != "reflect")
-    refuse(c, "fill_mode", "only 'constant', 'nearest', 'wrap' and 'reflect' are, as Keras's TensorFlow backend's");
+  const double sigma = c.has("sigma") ? c.number("sigma") : 5.0;
+  const ElasticResampleOptions resample{.interpolation = c.has("interpolation") ? c.text("interpolation") : "bilinear",
+                                        .fill_mode = c.has("fill_mode") ? c.text("fill_mode") : "reflect",
+                                        .fill_value = c.has("fill_value") ? c.number("fill_value") : 0.0,
+                                        .largest_sigma = sigma,
+                                        .where = c.where};
+  check_elastic_options(resample);
   if (!c.has("seed"))
     refuse(c, "seed", "None draws a new field from Keras's global seed generator at every call; give an integer seed");
   const Output x = c.arg(0);
@@ -235,12 +236,8 @@ Output elastic_transform(C c) {
   const auto* seed = std::get_if<std::int64_t>(&c.attrs.at("seed"));
   if (!seed) refuse(c, "seed", "an integer seed is needed");
   const Output noise = ops::tf_stateless_normal_like(ops::reduce_max(images, {3}), *seed, 0);
-  const Output y = elastic_resample(images, noise, scalar(c, static_cast<float>(c.has("sigma") ? c.number("sigma") : 5.0)),
-                                    scalar(c, static_cast<float>(c.has("alpha") ? c.number("alpha") : 20.0)),
-                                    {.interpolation = interpolation,
-                                     .fill_mode = fill_mode,
-                                     .fill_value = c.has("fill_value") ? c.number("fill_value") : 0.0,
-                                     .where = c.where});
+  const Output y = elastic_resample(images, noise, scalar(c, static_cast<float>(sigma)),
+                                    scalar(c, static_cast<float>(c.has("alpha") ? c.number("alpha") : 20.0)), resample);
   return first ? ops::transpose(y, {0, 3, 1, 2}) : y;
 }
 

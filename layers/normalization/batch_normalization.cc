@@ -1,6 +1,8 @@
 #include "layers/normalization/batch_normalization.h"
 
 #include <cmath>
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "core/error.h"
@@ -9,6 +11,27 @@
 #include "core/ops/batch_norm_ops.h"
 
 namespace strata::layers {
+
+namespace {
+
+// Keras's moving_stddev_initializer: the square root of another initializer's values.
+class SquareRootOf : public InitializerImpl {
+ public:
+  // Its own draw is the wrapped initializer's: no seed of its own is taken.
+  explicit SquareRootOf(Initializer of) : of_(std::move(of)) { seed = 0; }
+  Tensor generate(const Shape& shape, std::uint64_t) const override {
+    Tensor t = of_(shape).to(Device{}).clone();
+    float* p = t.data<float>();
+    for (std::int64_t i = 0; i < t.size(); ++i) p[i] = std::sqrt(p[i]);
+    return t;
+  }
+  std::string class_name() const override { return "SquareRootOf" + of_.class_name(); }
+
+ private:
+  Initializer of_;
+};
+
+}  // namespace
 
 BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
     : LayerImpl("BatchNormalization", o.name), options(std::move(o)) {
@@ -19,16 +42,16 @@ BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
     const NumberMap& clip = *options.renorm_clipping;
     for (const auto& [key, value] : clip) {
       if (key != "rmax" && key != "rmin" && key != "dmax") {
-        throw ValueError("BatchNormalization: received invalid key '" + key +
+        throw ValueError("BatchNormalization '" + name + "': received invalid key '" + key +
                          "' for `renorm_clipping`. Supported keys: rmax, rmin, dmax");
       }
     }
     if (clip.contains("rmax") && clip.contains("rmin") && clip.at("rmax") < clip.at("rmin")) {
-      throw ValueError("BatchNormalization: rmax should be greater than rmin in `renorm_clipping`. Received: rmax=" +
+      throw ValueError("BatchNormalization '" + name + "': rmax should be greater than rmin in `renorm_clipping`. Received: rmax=" +
                        std::to_string(clip.at("rmax")) + ", rmin=" + std::to_string(clip.at("rmin")));
     }
     if (clip.contains("dmax") && clip.at("dmax") < 0) {
-      throw ValueError("BatchNormalization: dmax should be non-negative in `renorm_clipping`. Received: dmax=" +
+      throw ValueError("BatchNormalization '" + name + "': dmax should be non-negative in `renorm_clipping`. Received: dmax=" +
                        std::to_string(clip.at("dmax")));
     }
   }
@@ -51,18 +74,12 @@ void BatchNormalizationImpl::build(const std::vector<TensorSpec>& inputs) {
   moving_mean = add_weight("moving_mean", Shape{c}, options.moving_mean_initializer, false);
   moving_variance = add_weight("moving_variance", Shape{c}, options.moving_variance_initializer, false);
   if (options.renorm) {
-    // Standard deviations start as the square root of a draw of the variance's initializer.
-    auto stddev_weight = [&](const std::string& weight_name) {
-      Variable v = add_weight(weight_name, Shape{c}, options.moving_variance_initializer, false);
-      Tensor root = v.value().clone();
-      float* p = root.data<float>();
-      for (std::int64_t i = 0; i < c; ++i) p[i] = std::sqrt(p[i]);
-      v.assign(root);
-      return v;
-    };
-    moving_stddev = stddev_weight("moving_stddev");
+    // Standard deviations start as the square root of a draw of the variance's initializer
+    // (stored then in the policy's dtype, as every weight).
+    const Initializer root_of_variance(std::make_shared<SquareRootOf>(options.moving_variance_initializer));
+    moving_stddev = add_weight("moving_stddev", Shape{c}, root_of_variance, false);
     renorm_mean = add_weight("renorm_mean", Shape{c}, options.moving_mean_initializer, false);
-    renorm_stddev = stddev_weight("renorm_stddev");
+    renorm_stddev = add_weight("renorm_stddev", Shape{c}, root_of_variance, false);
   }
 }
 
@@ -157,7 +174,7 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
   const Output running_stddev = ops::maximum(graph.variable(renorm_stddev), std::sqrt(epsilon));
   Output r = ops::div(stddev, running_stddev);
   Output d = ops::div(ops::sub(batch_mean, graph.variable(renorm_mean)), running_stddev);
-  const NumberMap& clip = *options.renorm_clipping;
+  const NumberMap clip = options.renorm_clipping.value_or(NumberMap{});
   if (clip.contains("rmin")) r = ops::maximum(r, static_cast<float>(clip.at("rmin")));
   if (clip.contains("rmax")) r = ops::minimum(r, static_cast<float>(clip.at("rmax")));
   if (clip.contains("dmax")) {
@@ -171,9 +188,9 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
   Output offset = gamma_out.valid() ? ops::mul(d, gamma_out) : d;
   if (beta_out.valid()) offset = ops::add(offset, beta_out);
   // Without a mask the fused op normalizes (its gradient is the batch moments' one with
-  // the composed scale); with one, the composite over the masked moments.
+  // the composed scale); with one, or synchronized's moments, the composite over them.
   const Output in_training =
-      mask.valid() ? ops::batch_normalization_inference(x, scale, offset, batch_mean, batch_variance, axis, epsilon)
+      mask.valid() || options.synchronized ? ops::batch_normalization_inference(x, scale, offset, batch_mean, batch_variance, axis, epsilon)
                    : ops::batch_normalization(x, scale, offset, graph.variable(moving_mean),
                                               graph.variable(moving_variance), axis, epsilon)
                          .y;
@@ -208,7 +225,7 @@ void BatchNormalizationImpl::move_statistics(Graph& graph, Output batch_mean, Ou
 }
 
 std::string BatchNormalizationImpl::data_parallel_refusal() const {
-  if (!options.synchronized) return {};
+  if (!options.synchronized || !trainable) return {};  // frozen, it normalizes with the moving statistics
   return "synchronized=True (the batch's moments all-reduced over the processes) is not supported: each process "
          "would normalize with its own share's moments";
 }

@@ -1,10 +1,12 @@
 #include "layers/preprocessing/elastic_resample.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/matmul.h"
@@ -24,21 +26,45 @@ Output floor_mod(Output a, float b) { return ops::sub(a, ops::mul(ops::floor(ops
 // The (n, n) band matrix of TensorFlow's Gaussian blur along one axis of length n, whose
 // positions (0 .. n - 1) are `along`: entry (i, j) the normalized weight of offset i - j
 // for |i - j| <= 3 int(sigma), else 0 (zero padding). Keras's kernel: exp(-(o / sigma)^2 / 2)
-// over the 6 int(sigma) + 1 offsets, divided by their sum.
-Output gaussian_band(Output along, std::int64_t n, Output sigma) {
+// over the 6 int(sigma) + 1 offsets, divided by their sum, which reaches beyond the image
+// when 3 int(sigma) >= n (sigma at most `largest_sigma`).
+Output gaussian_band(Output along, std::int64_t n, Output sigma, double largest_sigma) {
   const Output half = ops::mul(ops::floor(sigma), 3.0f);
   const Output safe_sigma = ops::maximum(sigma, 1e-30f);
   const auto weight = [&](Output offsets) {
     const Output g = ops::exp(ops::mul(ops::square(ops::div(offsets, safe_sigma)), -0.5f));
     return ops::where(ops::less_equal(ops::abs(offsets), half), g, ops::zeros_like(g));
   };
-  // The kernel's sum: offset 0 once, each of 1 .. 3 int(sigma) twice (3 int(sigma) < n).
-  const Output total = ops::sub(ops::mul(ops::reduce_sum(weight(along)), 2.0f), 1.0f);
+  // The kernel's sum: offset 0 once, each of 1 .. 3 int(sigma) twice; the offsets 0 .. n − 1
+  // repeated n further on until they reach 3 int(largest_sigma).
+  const auto reach = static_cast<std::int64_t>(std::floor(std::max(largest_sigma, 0.0))) * 3 + 1;
+  std::vector<Output> offsets_from_zero{along};
+  for (std::int64_t start = n; start < reach; start += n) {
+    offsets_from_zero.push_back(ops::add(along, static_cast<float>(start)));
+  }
+  const Output every_offset = offsets_from_zero.size() == 1 ? along : ops::concat(offsets_from_zero, 0);
+  const Output total = ops::sub(ops::mul(ops::reduce_sum(weight(every_offset)), 2.0f), 1.0f);
   const Output offsets = ops::sub(ops::reshape(along, {n, 1}), ops::reshape(along, {1, n}));
   return ops::div(weight(offsets), total);
 }
 
 }  // namespace
+
+void check_elastic_options(const ElasticResampleOptions& options) {
+  if (options.interpolation != "bilinear" && options.interpolation != "nearest") {
+    throw ValueError(options.where + ": 'interpolation' must be 'bilinear' or 'nearest', got '" +
+                     options.interpolation + "'");
+  }
+  if (options.fill_mode == "mirror") {
+    throw NotImplementedError(options.where + ": 'fill_mode' 'mirror' is refused by Keras 3.15's TensorFlow backend "
+                              "(elastic_transform), which Strata follows; use 'reflect'");
+  }
+  if (options.fill_mode != "constant" && options.fill_mode != "nearest" && options.fill_mode != "wrap" &&
+      options.fill_mode != "reflect") {
+    throw ValueError(options.where + ": 'fill_mode' must be one of 'constant', 'nearest', 'wrap', 'reflect', got '" +
+                     options.fill_mode + "'");
+  }
+}
 
 Output elastic_resample(Output x, Output noise, Output sigma, Output alpha, const ElasticResampleOptions& options) {
   const auto& dims = x.shape().dims();
@@ -49,10 +75,10 @@ Output elastic_resample(Output x, Output noise, Output sigma, Output alpha, cons
   Output field = ops::mul(noise, sigma);
   const Output along_w = ops::reshape(ops::reduce_max(px, {0, 1}), {width});
   const Output along_h = ops::reshape(ops::reduce_max(py, {0, 2}), {height});
-  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, width}), gaussian_band(along_w, width, sigma)),
+  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, width}), gaussian_band(along_w, width, sigma, options.largest_sigma)),
                        {-1, height, width});
   field = ops::transpose(field, {0, 2, 1});
-  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, height}), gaussian_band(along_h, height, sigma)),
+  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, height}), gaussian_band(along_h, height, sigma, options.largest_sigma)),
                        {-1, width, height});
   field = ops::transpose(field, {0, 2, 1});
   const Output shift = ops::mul(field, alpha);

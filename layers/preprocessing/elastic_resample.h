@@ -21,11 +21,18 @@ struct ElasticResampleOptions {
   std::string interpolation = "bilinear";  // or "nearest"
   std::string fill_mode = "reflect";       // constant, nearest, wrap, reflect
   double fill_value = 0.0;
-  std::string where;  // the layer, for the gather's limit
+  // An upper bound of sigma: the blur kernel's 6·int(sigma) + 1 taps, whose sum normalizes
+  // it, reach beyond an image of 3·int(sigma) pixels or fewer.
+  double largest_sigma = 0.0;
+  std::string where;  // the layer or operation, for messages and the gather's limit
 };
 
+// Keras's checks of interpolation and fill_mode (ValueError; its TensorFlow backend's
+// refusal of "mirror" as NotImplementedError), naming options.where.
+void check_elastic_options(const ElasticResampleOptions& options);
+
 // images: (batch, H, W, C), channels last, of known H, W and C; noise: (batch, H, W)
-// standard normals; sigma and alpha: scalars (or (1,) / (batch,)-broadcastable).
+// standard normals; sigma and alpha: scalars or of shape (1,) / (1, 1).
 Output elastic_resample(Output images, Output noise, Output sigma, Output alpha, const ElasticResampleOptions& options);
 
 }  // namespace strata::layers

@@ -23,7 +23,8 @@ IndexLookupImpl::IndexLookupImpl(std::string class_name, std::string name_, Inde
     throw ValueError(where() + ": output_mode must be 'int' when invert is true, got '" + mode + "'");
   }
   if (config_.sparse && mode == "int") {
-    throw ValueError(where() + ": " + "`sparse` may only be true if `output_mode` is 'one_hot', 'multi_hot', 'count' or 'tf_idf'. Received: sparse=True and output_mode=int");
+    throw ValueError(where() + ": `sparse` may only be true if `output_mode` is 'one_hot', 'multi_hot', 'count' or "
+                               "'tf_idf'. Received: sparse=True and output_mode=int");
   }
   if (config_.num_oov_indices < 0) {
     throw ValueError(where() + ": num_oov_indices must be >= 0, got " + std::to_string(config_.num_oov_indices));

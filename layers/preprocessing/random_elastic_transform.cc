@@ -37,18 +37,7 @@ RandomElasticTransformImpl::RandomElasticTransformImpl(RandomElasticTransformOpt
     throw ValueError(what);
   }
   options.scale = PerChannel{scale.lower, scale.upper};
-  if (options.interpolation != "bilinear" && options.interpolation != "nearest") {
-    throw ValueError(where + ": 'interpolation' must be 'bilinear' or 'nearest', got '" + options.interpolation + "'");
-  }
-  if (options.fill_mode == "mirror") {
-    throw NotImplementedError(where + ": 'fill_mode' 'mirror' is refused by Keras 3.15's TensorFlow backend "
-                              "(elastic_transform), which Strata follows; use 'reflect'");
-  }
-  if (options.fill_mode != "constant" && options.fill_mode != "nearest" && options.fill_mode != "wrap" &&
-      options.fill_mode != "reflect") {
-    throw ValueError(where + ": 'fill_mode' must be one of 'constant', 'nearest', 'wrap', 'reflect', got '" +
-                     options.fill_mode + "'");
-  }
+  check_elastic_options({.interpolation = options.interpolation, .fill_mode = options.fill_mode, .where = where});
   check_value_range(where, options.value_range);
   is_channels_first(options.data_format);  // validates
 }
@@ -66,8 +55,11 @@ Output RandomElasticTransformImpl::transform(Output images, Output noise, Output
   const Output alpha = ops::mul(distortion, 0.1f * static_cast<float>(std::max(height, width)));
   const Output result =
       elastic_resample(x, noise, sigma, alpha,
-                       {.interpolation = options.interpolation, .fill_mode = options.fill_mode,
-                        .fill_value = options.fill_value, .where = "RandomElasticTransform '" + name + "'"});
+                       {.interpolation = options.interpolation,
+                        .fill_mode = options.fill_mode,
+                        .fill_value = options.fill_value,
+                        .largest_sigma = 0.05 * static_cast<double>(std::min(height, width)) * options.scale.values[1],
+                        .where = "RandomElasticTransform '" + name + "'"});
   Output y = ops::where(ops::reshape(apply, {-1, 1, 1, 1}), result, x);
   y = ops::clip(y, static_cast<float>(options.value_range.values[0]), static_cast<float>(options.value_range.values[1]));
   return first ? to_channels_first(y) : y;

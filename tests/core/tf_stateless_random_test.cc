@@ -14,9 +14,12 @@
 #include "core/ops/random_ops.h"
 #include "core/program.h"
 #include "core/tf_stateless_random.h"
+#include "op_cases.h"
 
 namespace strata {
 namespace {
+
+using namespace strata::testing;
 
 nlohmann::json goldens() {
   std::ifstream f(std::string(STRATA_TEST_DATA) + "/tf_stateless_normal_golden.json");
@@ -58,6 +61,31 @@ TEST(TfStatelessNormal, TheOpDrawsThemShapedLikeItsInput) {
     for (std::int64_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out.item(i), want[i], 2e-6) << i;
   }
 }
+
+// The op in the table of every op: draw g of the step's global batch at element g (a
+// data-parallel shard starting at sample_offset continues one process's draws), the same
+// at every step; no gradient reaches `like`.
+void check_numbering() {
+  const TfStatelessNormal draws(-4, 0);
+  for (const std::int64_t offset : {0, 3}) {
+    for (const std::int64_t step : {0, 5}) {
+      Graph g;
+      const Output like = g.placeholder({Shape{kUnknownDim, 2, 3}, DType::float32});
+      Program p(g, {like}, {ops::tf_stateless_normal_like(like, -4, 0)});
+      const Tensor out =
+          p.run({Tensor(Shape{3, 2, 3})}, {.training = true, .step = step, .sample_offset = offset})[0];
+      for (std::int64_t i = 0; i < out.size(); ++i) {
+        ASSERT_EQ(out.item(i), draws(static_cast<std::uint64_t>(offset * 6 + i)))
+            << "sample offset " << offset << ", step " << step << ", element " << i;
+      }
+    }
+  }
+}
+const RegisterOpCases tf_stateless_cases(
+    {{"tf_stateless_normal_like",
+      OpCase{{{"(3, 4)", unary([](Output x) { return ops::tf_stateless_normal_like(x, 7, 0); }),
+               {uniform({3, 4}, -1, 1, 5)}}},
+             check_numbering}}});
 
 }  // namespace
 }  // namespace strata

@@ -75,7 +75,8 @@ inline Model build_model(const std::string& kind) {
 
 // 500 samples of the model's input shape, and a class per sample that depends on them.
 inline std::pair<Tensor, Tensor> make_data(const std::string& kind, std::int64_t samples = 500) {
-  Shape shape = kind == "mlp" || kind == "custom" || kind == "synchronized_bn" ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
+  const bool vectors = kind == "mlp" || kind == "custom" || kind == "synchronized_bn";
+  Shape shape = vectors ? Shape{samples, 20} : kind == "lstm" ? Shape{samples, 12, 6} : Shape{samples, 12, 12, 1};
   Tensor x(shape);
   Tensor y(Shape{samples}, DType::int64);
   const std::int64_t per = x.size() / samples;

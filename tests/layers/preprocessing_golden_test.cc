@@ -18,6 +18,7 @@
 #include "layers/preprocessing/discretization.h"
 #include "layers/preprocessing/index_lookup.h"
 #include "layers/preprocessing/string_lookup.h"
+#include "../io/test_util.h"
 
 using namespace strata;
 
@@ -150,11 +151,16 @@ TEST(SparseOutputs, EveryClassGivesKerasValuesDense) {
   }
   EXPECT_EQ(classes.size(), 7u);
   for (const std::string cls : {"StringLookup", "IntegerLookup", "Hashing", "Discretization", "TextVectorization"}) {
-    EXPECT_THROW(io::layer_from_config(json{{"class_name", cls},
-                                            {"config", {{"name", "s"}, {"sparse", true}, {"output_mode", "int"}}}},
-                                       {}),
-                 ValueError)
-        << cls;
+    json config = {{"name", "s"}, {"sparse", true}, {"output_mode", "int"}};
+    if (cls == "Hashing") config["num_bins"] = 3;
+    if (cls == "Discretization") config["bin_boundaries"] = {0.0};
+    if (cls == "StringLookup" || cls == "TextVectorization") config["vocabulary"] = {"a"};
+    if (cls == "IntegerLookup") config["vocabulary"] = {1};
+    SCOPED_TRACE(cls);
+    EXPECT_THROW_WITH(io::layer_from_config(json{{"class_name", cls}, {"config", config}}, {}), ValueError, "sparse",
+                      "output_mode");
+    config["sparse"] = false;  // the same config without sparse loads
+    EXPECT_NO_THROW(io::layer_from_config(json{{"class_name", cls}, {"config", config}}, {})) << cls;
   }
 }
 

@@ -130,6 +130,10 @@ def cases():
                                "Polar"),
         "polar_view_as_real_matrix": (lambda x: K.view_as_real(K.polar(x[0], x[1])),
                                       [("positive", (2, 3)), ("any", (2, 3))], "Polar"),
+        # Keras's default sigma 5 on 8 x 8 images: the blur's 31 taps reach beyond the image,
+        # and their sum (the kernel's normalization) still counts every one
+        "elastic_transform_wide_kernel": (lambda x: K.image.elastic_transform(x[0], alpha=4.0, seed=11),
+                                          [("any", (8, 8, 1))], "ElasticTransform"),
     }
 
 

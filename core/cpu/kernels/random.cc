@@ -46,8 +46,15 @@ void tf_stateless_normal_like_kernel(KernelContext& ctx) {
   const TfStatelessNormal draws(ctx.node.attrs.get<std::int64_t>("seed0"), ctx.node.attrs.get<std::int64_t>("seed1"));
   const std::int64_t first =
       like.rank() > 0 && like.shape()[0] > 0 ? ctx.sample_offset * (like.size() / like.shape()[0]) : 0;
+  // Element g of the global batch is draw g, four to a Philox block.
   cpu::parallel_for(out.size(), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) po[i] = draws(static_cast<std::uint64_t>(first + i));
+    float block[4];
+    std::uint64_t drawn = ~std::uint64_t{0};
+    for (std::int64_t i = b; i < e; ++i) {
+      const auto g = static_cast<std::uint64_t>(first + i);
+      if (g / 4 != drawn) draws.draw_block(drawn = g / 4, block);
+      po[i] = block[g % 4];
+    }
   }, cpu::threshold_for(64));
 }
 
