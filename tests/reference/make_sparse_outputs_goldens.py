@@ -24,21 +24,14 @@ Writes tests/data/preprocessing/:
 """
 import json
 import os
+import sys
 
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_lookup_tf_idf_goldens import OUT, tensor  # noqa: E402 (tests/data/preprocessing, and its arrays)
+
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "preprocessing")
-
-
-def tensor(values, dtype):
-    a = np.asarray(values)
-    if dtype == "string":
-        return {"dtype": "string", "shape": list(a.shape), "values": [str(v) for v in a.ravel()]}
-    return {"dtype": dtype, "shape": list(a.shape), "values": a.ravel().tolist()}
 
 
 def dense(y):
