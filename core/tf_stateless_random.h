@@ -10,8 +10,8 @@
 // i / 4 (its low 64 bits advanced by the block): words (0, 1) give elements 4b and 4b + 1,
 // words (2, 3) elements 4b + 2 and 4b + 3, each pair by Box-Muller in float as TensorFlow's
 // (u1 = max(float(a), 1e-7), v = 2π·float(b) in double then float, sin(v) and cos(v) times
-// sqrt(−2 ln u1), where
-// float(w) takes w's low 23 bits as the mantissa of a number in [1, 2), minus 1).
+// sqrt(−2 ln u1), where float(w) takes w's low 23 bits as the mantissa of a number in
+// [1, 2), minus 1).
 // Checked against TensorFlow 2.21's draws in tests/core/tf_stateless_random_test.cc.
 #pragma once
 

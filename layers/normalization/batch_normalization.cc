@@ -47,11 +47,13 @@ BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
       }
     }
     if (clip.contains("rmax") && clip.contains("rmin") && clip.at("rmax") < clip.at("rmin")) {
-      throw ValueError("BatchNormalization '" + name + "': rmax should be greater than rmin in `renorm_clipping`. Received: rmax=" +
+      throw ValueError("BatchNormalization '" + name +
+                       "': rmax should be greater than rmin in `renorm_clipping`. Received: rmax=" +
                        std::to_string(clip.at("rmax")) + ", rmin=" + std::to_string(clip.at("rmin")));
     }
     if (clip.contains("dmax") && clip.at("dmax") < 0) {
-      throw ValueError("BatchNormalization '" + name + "': dmax should be non-negative in `renorm_clipping`. Received: dmax=" +
+      throw ValueError("BatchNormalization '" + name +
+                       "': dmax should be non-negative in `renorm_clipping`. Received: dmax=" +
                        std::to_string(clip.at("dmax")));
     }
   }
@@ -112,7 +114,9 @@ std::vector<Output> BatchNormalizationImpl::call_masked(Graph& graph, const std:
                                                graph.variable(moving_variance), axis, epsilon)};
   }
   if (options.renorm) return {renormalize(graph, x, mask, axis, gamma_out, beta_out)};
-  if (mask.valid() || options.synchronized) return {normalize_composed(graph, x, mask, axis, gamma_out, beta_out)};
+  if (mask.valid() || options.synchronized) {
+    return {normalize_composed(graph, x, mask, axis, gamma_out, beta_out)};
+  }
   // One op in both modes (core/ops/batch_norm_ops.h): the batch's statistics in training,
   // the moving ones otherwise. Without scale or center, γ is ones and β zeros.
   if (!gamma_out.valid()) gamma_out = ops::ones_like(graph.variable(moving_mean));
@@ -153,7 +157,7 @@ std::pair<Output, Output> BatchNormalizationImpl::batch_moments(Graph& graph, Ou
 }
 
 Output BatchNormalizationImpl::normalize_composed(Graph& graph, Output x, Output mask, int axis, Output gamma_out,
-                                                Output beta_out) {
+                                                  Output beta_out) {
   const auto [batch_mean, batch_variance] = batch_moments(graph, x, mask, axis);
   const float epsilon = static_cast<float>(options.epsilon);
   const Output in_training =
@@ -190,10 +194,11 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
   // Without a mask the fused op normalizes (its gradient is the batch moments' one with
   // the composed scale); with one, or synchronized's moments, the composite over them.
   const Output in_training =
-      mask.valid() || options.synchronized ? ops::batch_normalization_inference(x, scale, offset, batch_mean, batch_variance, axis, epsilon)
-                   : ops::batch_normalization(x, scale, offset, graph.variable(moving_mean),
-                                              graph.variable(moving_variance), axis, epsilon)
-                         .y;
+      mask.valid() || options.synchronized
+          ? ops::batch_normalization_inference(x, scale, offset, batch_mean, batch_variance, axis, epsilon)
+          : ops::batch_normalization(x, scale, offset, graph.variable(moving_mean), graph.variable(moving_variance),
+                                     axis, epsilon)
+                .y;
   const Output in_inference = ops::batch_normalization_inference(
       x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
 
@@ -208,8 +213,8 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
   move(moving_mean, batch_mean, options.momentum);
   const Output next_stddev = move(moving_stddev, stddev, options.momentum);
   // The variance inference reads, from the moved deviation (ReLU: never below zero).
-  graph.add_update(ops::assign(graph.variable(moving_variance), ops::relu(ops::sub(ops::square(next_stddev), epsilon))),
-                   Graph::UpdateMode::training_only);
+  const Output next_variance = ops::relu(ops::sub(ops::square(next_stddev), epsilon));
+  graph.add_update(ops::assign(graph.variable(moving_variance), next_variance), Graph::UpdateMode::training_only);
   return ops::training_select(in_training, in_inference);
 }
 

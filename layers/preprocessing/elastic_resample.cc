@@ -75,11 +75,11 @@ Output elastic_resample(Output x, Output noise, Output sigma, Output alpha, cons
   Output field = ops::mul(noise, sigma);
   const Output along_w = ops::reshape(ops::reduce_max(px, {0, 1}), {width});
   const Output along_h = ops::reshape(ops::reduce_max(py, {0, 2}), {height});
-  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, width}), gaussian_band(along_w, width, sigma, options.largest_sigma)),
-                       {-1, height, width});
+  const Output band_w = gaussian_band(along_w, width, sigma, options.largest_sigma);
+  const Output band_h = gaussian_band(along_h, height, sigma, options.largest_sigma);
+  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, width}), band_w), {-1, height, width});
   field = ops::transpose(field, {0, 2, 1});
-  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, height}), gaussian_band(along_h, height, sigma, options.largest_sigma)),
-                       {-1, width, height});
+  field = ops::reshape(ops::matmul(ops::reshape(field, {-1, height}), band_h), {-1, width, height});
   field = ops::transpose(field, {0, 2, 1});
   const Output shift = ops::mul(field, alpha);
   const Output at_x = ops::add(px, shift), at_y = ops::add(py, shift);
@@ -105,7 +105,8 @@ Output elastic_resample(Output x, Output noise, Output sigma, Output alpha, cons
     for (const auto& [index, weight] : raw) {
       Node node{index, weight, Output{}};
       if (mode == "constant") {
-        node.valid = ops::mul(ops::greater_equal(index, ops::zeros_like(index)), ops::less(index, ops::fill_like(index, n)));
+        node.valid =
+            ops::mul(ops::greater_equal(index, ops::zeros_like(index)), ops::less(index, ops::fill_like(index, n)));
         node.index = ops::clip(index, 0.f, n - 1);
       } else if (mode == "nearest") {
         node.index = ops::clip(index, 0.f, n - 1);
