@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph.h"
@@ -18,6 +19,18 @@ class LayerImpl;
 
 // The float policies Keras names; "float64" and others are refused where they are met.
 bool is_float_dtype_policy(const std::string& policy);
+
+// Keras's per-layer dtype= argument, an options struct's `dtype`: a policy's name
+// ("float32", "mixed_bfloat16", ...), or empty for the global policy the layer takes when
+// made. Layer's constructor applies it (layers/layer.h), as Layer::set_dtype_policy.
+struct DTypePolicyName {
+  std::string value;
+  DTypePolicyName() = default;
+  DTypePolicyName(const char* name) : value(name) {}             // NOLINT: implicit, as Keras's strings
+  DTypePolicyName(std::string name) : value(std::move(name)) {}  // NOLINT
+  bool empty() const { return value.empty(); }
+  friend bool operator==(const DTypePolicyName&, const DTypePolicyName&) = default;
+};
 // The dtype a policy's layers compute in.
 ComputePrecision compute_precision_of(const std::string& policy);
 // Whether the policy stores its variables in the compute dtype ("bfloat16", "float16").

@@ -5,6 +5,7 @@
 // calls into its own graph at compile: no global graph exists, nothing grows per call.
 #pragma once
 
+#include <concepts>
 #include <map>
 #include <memory>
 #include <string>
@@ -167,6 +168,16 @@ class Layer {
  public:
   Layer() = default;
   explicit Layer(std::shared_ptr<LayerImpl> impl) : impl_(std::move(impl)) {}
+  // A built-in layer's handle: its options' `dtype` (Keras's per-layer dtype= argument),
+  // when given, is the layer's dtype policy (ValueError for a name Strata does not compute in).
+  template <class Impl>
+    requires std::derived_from<Impl, LayerImpl> && requires(const Impl& i) {
+      { i.options.dtype } -> std::convertible_to<const DTypePolicyName&>;
+    }
+  explicit Layer(std::shared_ptr<Impl> impl) : impl_(impl) {
+    const DTypePolicyName& dtype = impl->options.dtype;
+    if (!dtype.empty()) set_dtype_policy(dtype.value);
+  }
 
   bool defined() const { return impl_ != nullptr; }
   KerasTensor operator()(const KerasTensor& input) const;

@@ -9,6 +9,7 @@ namespace strata::layers {
 
 struct ActivationOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class ActivationImpl : public LayerImpl {

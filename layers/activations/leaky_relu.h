@@ -12,6 +12,7 @@ namespace strata::layers {
 struct LeakyReLUOptions {  // Keras signature order
   double negative_slope = 0.3;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("negative_slope", &LeakyReLUOptions::negative_slope)

@@ -17,6 +17,7 @@ struct PReLUOptions {  // Keras signature order
   Constraint alpha_constraint;
   std::optional<std::vector<std::int64_t>> shared_axes;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = PReLUOptions;

@@ -15,6 +15,7 @@ struct ReLUOptions {  // Keras signature order
   double negative_slope = 0.0;
   double threshold = 0.0;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ReLUOptions;

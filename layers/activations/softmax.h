@@ -23,6 +23,7 @@ namespace strata::layers {
 struct SoftmaxOptions {  // Keras signature order
   Axes axis = -1;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("axis", &SoftmaxOptions::axis, Spelling::bare_single)};

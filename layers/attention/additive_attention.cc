@@ -7,7 +7,12 @@
 namespace strata::layers {
 
 AdditiveAttentionImpl::AdditiveAttentionImpl(AdditiveAttentionOptions o)
-    : AttentionImpl({.use_scale = o.use_scale, .score_mode = "dot", .dropout = o.dropout, .seed = o.seed, .name = o.name},
+    : AttentionImpl({.use_scale = o.use_scale,
+                     .score_mode = "dot",
+                     .dropout = o.dropout,
+                     .seed = o.seed,
+                     .name = o.name,
+                     .dtype = o.dtype},
                     "AdditiveAttention"),
       additive_options(std::move(o)) {}
 

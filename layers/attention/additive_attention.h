@@ -13,6 +13,7 @@ struct AdditiveAttentionOptions {  // Keras signature order
   double dropout = 0.0;
   std::optional<std::uint64_t> seed;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = AdditiveAttentionOptions;

@@ -34,6 +34,7 @@ struct AttentionOptions {  // Keras signature order
   double dropout = 0.0;
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = AttentionOptions;

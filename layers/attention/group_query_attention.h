@@ -53,6 +53,7 @@ struct GroupQueryAttentionOptions {  // Keras signature order (after head_dim an
   bool use_gate = false;
   std::optional<std::uint64_t> seed;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras's get_config order. activity_regularizer
   // (Keras's base Layer key, read by io) applies to each projection's output and, as

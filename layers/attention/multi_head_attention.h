@@ -66,6 +66,7 @@ struct MultiHeadAttentionOptions {  // Keras signature order (after num_heads, k
   bool use_gate = false;
   std::optional<std::uint64_t> seed;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // activity_regularizer (Keras's base Layer key, read by io) applies to each projection's
   // output, as Keras's; flash_attention (a speed hint, not in Keras's config) is accepted.

@@ -32,6 +32,7 @@ struct ConvOptions {  // Keras signature order
   Constraint kernel_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ConvOptions;

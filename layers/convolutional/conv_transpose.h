@@ -52,6 +52,7 @@ struct ConvTransposeOptions {  // Keras signature order
   Constraint kernel_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, Rank>(); }
 };
@@ -75,6 +76,7 @@ struct ConvTransposeOptions<3> {
   Constraint kernel_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, 3>(); }
 };

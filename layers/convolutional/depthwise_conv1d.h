@@ -27,6 +27,7 @@ struct DepthwiseConv1DOptions {  // Keras signature order
   Constraint depthwise_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = DepthwiseConv1DOptions;

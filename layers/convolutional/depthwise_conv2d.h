@@ -27,6 +27,7 @@ struct DepthwiseConv2DOptions {  // Keras signature order
   Constraint depthwise_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = DepthwiseConv2DOptions;

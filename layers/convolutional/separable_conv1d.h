@@ -30,6 +30,7 @@ struct SeparableConv1DOptions {  // Keras signature order
   Constraint pointwise_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = SeparableConv1DOptions;

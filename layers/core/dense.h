@@ -24,6 +24,7 @@ struct DenseOptions {  // Keras signature order
   Constraint kernel_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // activity_regularizer is not among them: Keras's Dense writes it as every layer does
   // (io, from LayerImpl::activity_regularizer), after dtype and only when set.

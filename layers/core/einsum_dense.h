@@ -41,6 +41,7 @@ struct EinsumDenseOptions {  // Keras signature order (after equation, output_sh
   Constraint kernel_constraint;
   Constraint bias_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // A quantization_config is refused.
   static constexpr auto keras_fields() {

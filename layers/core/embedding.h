@@ -21,6 +21,7 @@ struct EmbeddingOptions {  // Keras signature order
   Constraint embeddings_constraint;
   bool mask_zero = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras 2's input_length only fixed the input shape (the InputLayer says it too): ignored.
   static constexpr auto keras_fields() {
@@ -69,6 +70,7 @@ class Embedding : public Layer {
 struct MaskingOptions {
   double mask_value = 0.0;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return std::tuple{keras_field("mask_value", &MaskingOptions::mask_value)}; }
 };

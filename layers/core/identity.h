@@ -11,6 +11,7 @@ namespace strata::layers {
 
 struct IdentityOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return std::tuple{}; }
 };

@@ -37,6 +37,7 @@ struct ReversibleEmbeddingOptions {  // Keras signature order (after input_dim, 
   std::optional<double> logit_soft_cap;
   Regularizer activity_regularizer;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras's get_config order.
   static constexpr auto keras_fields() {

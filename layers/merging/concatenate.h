@@ -13,6 +13,7 @@ namespace strata::layers {
 
 struct ConcatenateOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class ConcatenateImpl : public LayerImpl {

@@ -17,6 +17,7 @@ namespace strata::layers {
 struct DotOptions {  // Keras signature order (after axes)
   bool normalize = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return std::tuple{keras_field("normalize", &DotOptions::normalize)}; }
 };

@@ -13,6 +13,7 @@ namespace strata::layers {
 
 struct MergeOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class ElementwiseMergeImpl : public LayerImpl {

@@ -66,6 +66,7 @@ struct BatchNormalizationOptions {  // Keras signature order
   // of several processes refused (each would use its own share's).
   bool synchronized = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // axis: an int, or tf.keras's one-element list ([3]). tf.keras's virtual batches and
   // `adjustment` are refused.

@@ -27,6 +27,7 @@ struct GroupNormalizationOptions {  // Keras signature order
   Constraint beta_constraint;
   Constraint gamma_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = GroupNormalizationOptions;

@@ -26,6 +26,7 @@ struct LayerNormalizationOptions {  // Keras signature order
   Constraint beta_constraint;
   Constraint gamma_constraint;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = LayerNormalizationOptions;

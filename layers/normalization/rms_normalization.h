@@ -17,6 +17,7 @@ struct RMSNormalizationOptions {  // Keras signature order
   std::vector<std::int64_t> axis = {-1};
   double epsilon = 1e-6;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = RMSNormalizationOptions;

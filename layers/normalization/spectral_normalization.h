@@ -28,6 +28,7 @@ namespace strata::layers {
 struct SpectralNormalizationOptions {
   std::int64_t power_iterations = 1;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = SpectralNormalizationOptions;

@@ -14,6 +14,7 @@ namespace strata::layers {
 struct UnitNormalizationOptions {  // Keras signature order
   std::vector<std::int64_t> axis = {-1};
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("axis", &UnitNormalizationOptions::axis, Spelling::compact)};

@@ -17,6 +17,7 @@ namespace strata::layers {
 struct AdaptivePoolingOptions {  // Keras signature order (after output_size)
   std::string data_format;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &AdaptivePoolingOptions::data_format, Spelling::data_format)};

@@ -14,6 +14,7 @@ struct GlobalPoolingOptions {  // Keras signature order
   std::string data_format;
   bool keepdims = false;  // absent (tf.keras < 2.6) means false
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = GlobalPoolingOptions;

@@ -23,6 +23,7 @@ struct PoolingOptions {  // Keras signature order (after pool_size)
   std::string padding = "valid";
   std::string data_format;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {  // Keras writes padding before strides
     using O = PoolingOptions;

@@ -17,6 +17,7 @@ struct AutoContrastOptions {  // Keras signature order
   PerChannel value_range = {0.0, 255.0};  // kept sorted
   std::string data_format;                // "" = "channels_last" (a base layer argument)
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &AutoContrastOptions::value_range),

@@ -14,6 +14,7 @@ namespace strata::layers {
 struct CenterCropOptions {  // Keras signature order (after height, width)
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &CenterCropOptions::data_format, Spelling::data_format)};

@@ -24,6 +24,7 @@ struct ContrastLimitedAdaptiveHistogramEqualizationOptions {  // Keras signature
   IntPair tile_grid_size = {8, 8};        // (height, width), each at least 1
   std::string data_format;                // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ContrastLimitedAdaptiveHistogramEqualizationOptions;

@@ -22,6 +22,7 @@ struct EqualizationOptions {  // Keras signature order
   std::int64_t bins = 256;
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &EqualizationOptions::value_range),

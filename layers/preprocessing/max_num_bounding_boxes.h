@@ -18,6 +18,7 @@ struct MaxNumBoundingBoxesOptions {  // Keras signature order (after max_number)
   std::int64_t fill_value = -1;  // not in Keras's config
   std::string data_format;       // "" = "channels_last" (unused, as in Keras)
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &MaxNumBoundingBoxesOptions::data_format, Spelling::data_format)};

@@ -38,6 +38,7 @@ struct MelSpectrogramOptions {  // Keras signature order
   double min_power = 1e-10;
   double ref_power = 1.0;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras's get_config order.
   static constexpr auto keras_fields() {

@@ -23,6 +23,7 @@ struct NormalizationOptions {  // Keras signature order
   std::optional<std::vector<double>> variance;
   bool invert = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = NormalizationOptions;

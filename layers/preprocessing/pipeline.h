@@ -15,6 +15,7 @@ namespace strata::layers {
 
 struct PipelineOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class PipelineImpl : public LayerImpl {

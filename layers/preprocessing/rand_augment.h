@@ -28,6 +28,7 @@ struct RandAugmentOptions {  // Keras signature order
   std::optional<std::uint64_t> seed;       // default: drawn from the global seed generator
   std::string data_format;                 // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &RandAugmentOptions::value_range),

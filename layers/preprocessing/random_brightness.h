@@ -19,6 +19,7 @@ struct RandomBrightnessOptions {  // Keras signature order (after factor)
   std::optional<std::uint64_t> seed;       // default: drawn from the global seed generator
   std::string data_format;                 // "" = "channels_last" (a base layer argument; unused)
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &RandomBrightnessOptions::value_range),

@@ -30,6 +30,7 @@ struct RandomColorJitterOptions {  // Keras signature order
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string data_format;            // "" = "channels_last", the only one Keras's sub-layers read
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{

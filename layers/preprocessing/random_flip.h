@@ -18,6 +18,7 @@ struct RandomFlipOptions {  // Keras signature order
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string data_format;            // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("mode", &RandomFlipOptions::mode), keras_field("seed", &RandomFlipOptions::seed),

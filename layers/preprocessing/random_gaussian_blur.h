@@ -27,6 +27,7 @@ struct RandomGaussianBlurOptions {  // Keras signature order
   std::string data_format;                // "" = "channels_last"
   std::optional<std::uint64_t> seed;      // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("factor", &RandomGaussianBlurOptions::factor),

@@ -42,6 +42,7 @@ struct RandomPosterizationOptions {  // Keras signature order (after factor)
   std::string data_format;                // "" = "channels_last" (a base layer argument; unused)
   std::optional<std::uint64_t> seed;      // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &RandomPosterizationOptions::value_range),

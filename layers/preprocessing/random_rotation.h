@@ -23,6 +23,7 @@ struct RandomRotationOptions {  // Keras signature order (after factor)
   double fill_value = 0.0;
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("fill_mode", &RandomRotationOptions::fill_mode),

@@ -20,6 +20,7 @@ struct RandomSharpnessOptions {  // Keras signature order (after factor)
   std::string data_format;                // "" = "channels_last"
   std::optional<std::uint64_t> seed;      // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("value_range", &RandomSharpnessOptions::value_range),

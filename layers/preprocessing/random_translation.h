@@ -22,6 +22,7 @@ struct RandomTranslationOptions {  // Keras signature order (after height_factor
   double fill_value = 0.0;
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("fill_mode", &RandomTranslationOptions::fill_mode),

@@ -25,6 +25,7 @@ struct RandomZoomOptions {  // Keras signature order (after height_factor)
   double fill_value = 0.0;
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("width_factor", &RandomZoomOptions::width_factor, Spelling::bare_single),

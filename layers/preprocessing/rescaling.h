@@ -13,6 +13,7 @@ namespace strata::layers {
 struct RescalingOptions {  // Keras signature order (after scale)
   PerChannel offset = 0.0;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("offset", &RescalingOptions::offset, Spelling::bare_single)};

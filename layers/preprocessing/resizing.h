@@ -20,6 +20,7 @@ struct ResizingOptions {  // Keras signature order (after height, width)
   bool antialias = false;  // bilinear, bicubic, lanczos3/5: a shrink low-pass filtered, as TF's
   std::string data_format;  // "" = "channels_last"
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ResizingOptions;

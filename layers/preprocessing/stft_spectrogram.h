@@ -37,6 +37,7 @@ struct STFTSpectrogramOptions {  // Keras signature order
   bool expand_dims = false;
   std::string data_format;  // "" = channels_last
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras's get_config order.
   static constexpr auto keras_fields() {

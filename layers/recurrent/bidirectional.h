@@ -20,6 +20,7 @@ namespace strata::layers {
 struct BidirectionalOptions {  // Keras signature order
   std::string merge_mode = "concat";
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class BidirectionalImpl : public LayerImpl, public TakesTensorArguments {

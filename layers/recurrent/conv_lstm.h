@@ -54,6 +54,7 @@ struct ConvLSTMOptions {  // Keras signature order
   bool unroll = false;
   bool zero_output_for_mask = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ConvLSTMOptions;

@@ -62,6 +62,7 @@ struct GRUOptions {  // Keras signature order
   bool unroll = false;
   bool reset_after = true;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class GRU : public RNN {

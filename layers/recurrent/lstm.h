@@ -62,6 +62,7 @@ struct LSTMOptions {  // Keras signature order
   bool stateful = false;
   bool unroll = false;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class LSTM : public RNN {

@@ -29,6 +29,7 @@ struct RNNOptions {  // Keras signature order
   // Keras's recurrent layers take it (their cells do not): each output's penalty / batch.
   Regularizer activity_regularizer;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = RNNOptions;
@@ -92,7 +93,7 @@ template <typename O>
 RNNOptions rnn_options(const O& o) {
   return {.return_sequences = o.return_sequences, .return_state = o.return_state, .go_backwards = o.go_backwards,
           .stateful = o.stateful, .unroll = o.unroll, .zero_output_for_mask = false,
-          .activity_regularizer = o.activity_regularizer, .name = o.name};
+          .activity_regularizer = o.activity_regularizer, .name = o.name, .dtype = o.dtype};
 }
 
 // The Keras class of a cell kind's layer (SimpleRNN, LSTM, GRU): the layer's keys, then its

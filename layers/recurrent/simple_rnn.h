@@ -57,6 +57,7 @@ struct SimpleRNNOptions {  // Keras signature order
   bool unroll = false;
   std::optional<std::uint64_t> seed;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class SimpleRNN : public RNN {

@@ -13,6 +13,7 @@ namespace strata::layers {
 
 struct TimeDistributedOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class TimeDistributedImpl : public LayerImpl, public TakesTensorArguments {
@@ -42,6 +43,7 @@ class TimeDistributed : public Layer {
 
 struct RepeatVectorOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class RepeatVectorImpl : public LayerImpl {

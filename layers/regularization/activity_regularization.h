@@ -15,6 +15,7 @@ struct ActivityRegularizationOptions {  // Keras signature order
   double l1 = 0.0;
   double l2 = 0.0;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = ActivityRegularizationOptions;

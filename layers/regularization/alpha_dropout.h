@@ -18,6 +18,7 @@ struct AlphaDropoutOptions {  // Keras signature order (after rate)
   std::optional<Shape> noise_shape;
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {  // Keras writes seed first
     return std::tuple{keras_field("seed", &AlphaDropoutOptions::seed),

@@ -20,6 +20,7 @@ struct DropoutOptions {  // Keras signature order (after rate)
   std::optional<Shape> noise_shape;
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("noise_shape", &DropoutOptions::noise_shape),

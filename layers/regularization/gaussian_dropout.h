@@ -15,6 +15,7 @@ namespace strata::layers {
 struct GaussianDropoutOptions {  // Keras signature order (after rate)
   std::optional<std::uint64_t> seed;  // default: drawn from the global seed generator
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() { return std::tuple{keras_field("seed", &GaussianDropoutOptions::seed)}; }
 };

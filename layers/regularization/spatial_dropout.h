@@ -15,6 +15,7 @@ struct SpatialDropoutOptions {  // Keras signature order (after rate)
   std::string data_format;      // 2-D and 3-D only
   std::optional<std::uint64_t> seed;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {  // Keras writes seed first
     using O = SpatialDropoutOptions;

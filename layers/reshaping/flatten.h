@@ -13,6 +13,7 @@ struct FlattenOptions {  // Keras signature order
   // that the flattened order matches a channels_last model's.
   std::string data_format;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &FlattenOptions::data_format, Spelling::data_format)};

@@ -11,6 +11,7 @@ namespace strata::layers {
 
 struct PermuteOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class PermuteImpl : public LayerImpl {

@@ -10,6 +10,7 @@ namespace strata::layers {
 
 struct ReshapeOptions {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 
 class ReshapeImpl : public LayerImpl {

@@ -40,6 +40,7 @@ template <int Rank>
 struct ZeroPaddingOptions {  // Keras signature order (after the amounts)
   std::string data_format;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &ZeroPaddingOptions::data_format, Spelling::data_format)};

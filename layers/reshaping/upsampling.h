@@ -18,6 +18,7 @@ template <int Rank>
 struct UpSamplingOptions {  // Keras signature order (after size)
   std::string data_format;
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     return std::tuple{keras_field("data_format", &UpSamplingOptions::data_format, Spelling::data_format)};
@@ -27,6 +28,7 @@ struct UpSamplingOptions {  // Keras signature order (after size)
 template <>
 struct UpSamplingOptions<1> {
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 };
 // Only 2-D has interpolation in Keras.
 template <>
@@ -34,6 +36,7 @@ struct UpSamplingOptions<2> {
   std::string data_format;
   std::string interpolation = "nearest";  // or bilinear, bicubic, area, lanczos3, lanczos5
   std::string name;
+  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = UpSamplingOptions;

@@ -27,6 +27,7 @@
 #include "core/cpu/cpu_isa.h"
 #include "core/error.h"
 #include "core/precision_rounding.h"
+#include "io/layer_config.h"
 #include "io/npy.h"
 #include "io/saving.h"
 #include "io/zip.h"
@@ -205,6 +206,58 @@ TEST_P(MixedPrecisionFiles, SavedByStrataReadBackWithTheirPoliciesAndPredictions
     const auto a = before.to_vector<float>(), b = again.predict(x).to_vector<float>();
     EXPECT_EQ(a, b) << path;
   }
+}
+
+// Keras's per-layer dtype= argument, as the options' `dtype`: the layer's policy, whatever
+// the global one; the recurrent layers and AdditiveAttention, whose options become another
+// struct's, keep it; a name Strata does not compute in is a ValueError; the config says it.
+TEST(MixedPrecisionApi, DtypeInTheOptionsIsTheLayersPolicy) {
+  struct Restore {
+    ~Restore() { set_dtype_policy("float32"); }
+  } restore;
+  set_dtype_policy("mixed_bfloat16");
+  const KerasTensor in = Input({6});
+  const layers::Dense hidden(4);  // linear: its outputs are not all zeros, whatever its weights
+  const layers::Dense head(3, {.name = "head", .dtype = "float32"});
+  EXPECT_EQ(hidden.dtype_policy(), "mixed_bfloat16");
+  EXPECT_EQ(head.dtype_policy(), "float32");
+  EXPECT_EQ(layers::LSTM(2, {.dtype = "mixed_float16"}).dtype_policy(), "mixed_float16");
+  EXPECT_EQ(layers::GRU(2, {.dtype = "float32"}).dtype_policy(), "float32");
+  EXPECT_EQ(layers::SimpleRNN(2, {.dtype = "bfloat16"}).dtype_policy(), "bfloat16");
+  EXPECT_EQ(layers::AdditiveAttention({.dtype = "float32"}).dtype_policy(), "float32");
+  EXPECT_EQ(layers::Conv2D(2, 3, {.dtype = "float16"}).dtype_policy(), "float16");
+  EXPECT_EQ(layers::BatchNormalization({.dtype = "float32"}).dtype_policy(), "float32");
+  EXPECT_EQ(layers::Dropout(0.5).dtype_policy(), "mixed_bfloat16");  // none given: the global one
+  // Every family: handles made from templated, wrapping and derived implementations alike.
+  const DTypePolicyName f16 = "float16";
+  for (const Layer& layer : std::vector<Layer>{
+           layers::MaxPooling2D(2, {.dtype = f16}), layers::GlobalAveragePooling2D({.dtype = f16}),
+           layers::MultiHeadAttention(2, 4, {.dtype = f16}), layers::Embedding(5, 3, {.dtype = f16}),
+           layers::LayerNormalization({.dtype = f16}), layers::Conv2DTranspose(2, 3, {.dtype = f16}),
+           layers::DepthwiseConv2D(3, {.dtype = f16}), layers::SeparableConv2D(2, 3, {.dtype = f16}),
+           layers::ConvLSTM2D(2, 3, {.dtype = f16}), layers::Reshape({2, 3}, {.dtype = f16}),
+           layers::TimeDistributed(layers::Dense(2), {.dtype = f16}),
+           layers::Bidirectional(layers::LSTM(2), {.dtype = f16}), layers::Add({.dtype = f16}),
+           layers::Concatenate(-1, {.dtype = f16}), layers::Activation("relu", {.dtype = f16}),
+           layers::GroupNormalization({.dtype = f16}), layers::UpSampling2D(2, {.dtype = f16}),
+           layers::Rescaling(1.0, {.dtype = f16}), layers::RandomFlip({.dtype = f16}),
+           layers::GroupQueryAttention(4, 2, 2, {.dtype = f16}), layers::EinsumDense("ab,bc->ac", {4}, {.dtype = f16}),
+           layers::Attention({.dtype = f16}), layers::Softmax({.dtype = f16})}) {
+    EXPECT_EQ(layer.dtype_policy(), "float16") << layer.class_name();
+  }
+  EXPECT_THROW_WITH(layers::Dense(2, {.name = "d64", .dtype = "float64"}), ValueError, "d64", "float64");
+  set_dtype_policy("float32");
+  // Keras's guide: a float32 output layer under a mixed policy; its outputs are not rounded.
+  const KerasTensor h = hidden(in);
+  Model model(in, head(h));
+  Tensor x(Shape{2, 6});
+  for (std::int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = 0.37f * float(i) - 1.1f;
+  for (float v : Model(in, h).predict(x).to_vector<float>()) EXPECT_EQ(v, round_to_bfloat16(v)) << v;
+  bool any_unrounded = false;
+  for (float v : model.predict(x).to_vector<float>()) any_unrounded = any_unrounded || v != round_to_bfloat16(v);
+  EXPECT_TRUE(any_unrounded) << "the float32 head's outputs are all bfloat16 values";
+  EXPECT_NE(io::layer_config(head).dump().find("float32"), std::string::npos) << io::layer_config(head).dump();
+  EXPECT_NE(io::layer_config(hidden).dump().find("mixed_bfloat16"), std::string::npos);
 }
 
 TEST(MixedPrecisionApi, SetDtypePolicyMakesLayersComputeInItAndOtherClassesAreRefused) {
