@@ -22,7 +22,9 @@ bool is_float_dtype_policy(const std::string& policy);
 
 // Keras's per-layer dtype= argument, an options struct's `dtype`: a policy's name
 // ("float32", "mixed_bfloat16", ...), or empty for the global policy the layer takes when
-// made. Layer's constructor applies it (layers/layer.h), as Layer::set_dtype_policy.
+// made. Layer's constructor applies it (layers/layer.h), as Layer::set_dtype_policy. The
+// preprocessing layers whose Keras dtype is their output's (Hashing, HashedCrossing,
+// Discretization, CategoryEncoding, the lookups, TextVectorization) and Input do not have it.
 struct DTypePolicyName {
   std::string value;
   DTypePolicyName() = default;

@@ -169,14 +169,18 @@ class Layer {
   Layer() = default;
   explicit Layer(std::shared_ptr<LayerImpl> impl) : impl_(std::move(impl)) {}
   // A built-in layer's handle: its options' `dtype` (Keras's per-layer dtype= argument),
-  // when given, is the layer's dtype policy (ValueError for a name Strata does not compute in).
+  // when given, becomes the layer's dtype policy (ValueError for a name Strata does not
+  // compute in) and is consumed, so that wrapping the implementation again (a wrapper's
+  // sublayers) changes nothing: dtype_policy holds it from then on.
   template <class Impl>
-    requires std::derived_from<Impl, LayerImpl> && requires(const Impl& i) {
-      { i.options.dtype } -> std::convertible_to<const DTypePolicyName&>;
+    requires std::derived_from<Impl, LayerImpl> && requires(Impl& i) {
+      { i.options.dtype } -> std::same_as<DTypePolicyName&>;
     }
   explicit Layer(std::shared_ptr<Impl> impl) : impl_(impl) {
-    const DTypePolicyName& dtype = impl->options.dtype;
-    if (!dtype.empty()) set_dtype_policy(dtype.value);
+    DTypePolicyName& dtype = impl->options.dtype;
+    if (dtype.empty()) return;
+    set_dtype_policy(dtype.value);
+    dtype = {};
   }
 
   bool defined() const { return impl_ != nullptr; }

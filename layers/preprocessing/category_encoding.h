@@ -15,7 +15,6 @@ namespace strata::layers {
 struct CategoryEncodingOptions {  // Keras signature order
   std::string output_mode = "multi_hot";
   std::string name;
-  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   // Keras's sparse=True returns a tf.SparseTensor of the encoding; Strata's tensors are
   // dense, so the same values come dense. Keras 3.15 does not write the key (its files lose

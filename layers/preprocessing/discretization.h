@@ -28,7 +28,6 @@ struct DiscretizationOptions {  // Keras signature order
   // dense (tf.sparse.to_dense of Keras's output). Not with output_mode "int", as Keras.
   bool sparse = false;
   std::string name;
-  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
 
   static constexpr auto keras_fields() {
     using O = DiscretizationOptions;

@@ -28,7 +28,6 @@ struct IntegerLookupOptions {  // Keras signature order
   std::string oov_method = "floormod";  // or "farmhash"
   std::optional<std::vector<std::int64_t>> salt;
   std::string name;
-  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
   // Keras's frozen vocabulary size, as saved configs hold it (written, not needed).
   std::optional<std::int64_t> vocabulary_size;
 

@@ -29,7 +29,6 @@ struct StringLookupOptions {  // Keras signature order
   bool sparse = false;
   std::string encoding = "utf-8";
   std::string name;
-  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
   std::optional<std::vector<std::int64_t>> salt;
   // Keras's frozen vocabulary size, as saved configs hold it (written, not needed).
   std::optional<std::int64_t> vocabulary_size;

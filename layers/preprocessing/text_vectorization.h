@@ -54,7 +54,6 @@ struct TextVectorizationOptions {  // Keras signature order
   bool ragged = false;
   std::string encoding = "utf-8";
   std::string name;
-  DTypePolicyName dtype;  // Keras's dtype=: this layer's dtype policy ("" the global one)
   // Keras's saved vocabulary size (the encodings' depth until the assets are read).
   std::optional<std::int64_t> vocabulary_size;
 

@@ -193,7 +193,9 @@ std::shared_ptr<RNNImpl> RNNImpl::fresh_copy(bool flip, const std::string& new_n
   RNNOptions o = options;
   o.name = new_name;
   if (flip) o.go_backwards = !o.go_backwards;
-  return std::make_shared<RNNImpl>(class_name(), std::move(fresh), o);
+  auto copy = std::make_shared<RNNImpl>(class_name(), std::move(fresh), o);
+  copy->dtype_policy = dtype_policy;  // a Bidirectional's directions compute as the layer given
+  return copy;
 }
 
 RNN::RNN(const Layer& cell, RNNOptions options) : RNN(std::vector<Layer>{cell}, std::move(options)) {}

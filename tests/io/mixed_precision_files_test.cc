@@ -245,6 +245,15 @@ TEST(MixedPrecisionApi, DtypeInTheOptionsIsTheLayersPolicy) {
            layers::Attention({.dtype = f16}), layers::Softmax({.dtype = f16})}) {
     EXPECT_EQ(layer.dtype_policy(), "float16") << layer.class_name();
   }
+  // Hashing's and HashedCrossing's own dtype is their output's, not a policy.
+  EXPECT_EQ(layers::Hashing(10).dtype_policy(), "mixed_bfloat16");
+  EXPECT_EQ(layers::HashedCrossing(10, {.output_mode = "one_hot"}).dtype_policy(), "mixed_bfloat16");
+  // Wrapping an implementation again (a Bidirectional's sublayers) leaves its policy alone,
+  // and both directions compute as the layer given.
+  const layers::Bidirectional both(layers::LSTM(2, {.dtype = "float32"}));
+  for (int round = 0; round < 2; ++round) {
+    for (const Layer& direction : both.impl().sublayers()) EXPECT_EQ(direction.dtype_policy(), "float32");
+  }
   EXPECT_THROW_WITH(layers::Dense(2, {.name = "d64", .dtype = "float64"}), ValueError, "d64", "float64");
   set_dtype_policy("float32");
   // Keras's guide: a float32 output layer under a mixed policy; its outputs are not rounded.
