@@ -10,10 +10,12 @@ namespace strata::layers {
 
 namespace {
 
-// A projection sublayer, built at once on `input`.
+// A projection sublayer in the layer's dtype policy (as Keras passes it on), built at once
+// on `input`.
 std::shared_ptr<EinsumDenseImpl> grouped_projection(const std::string& name, const std::string& equation,
                                                     Shape output_shape, const char* bias_axes, const char* activation,
-                                                    const GroupQueryAttentionOptions& o, const TensorSpec& input) {
+                                                    const GroupQueryAttentionOptions& o, const std::string& policy,
+                                                    const TensorSpec& input) {
   auto impl = std::make_shared<EinsumDenseImpl>(
       equation, std::move(output_shape),
       EinsumDenseOptions{.activation = activation,
@@ -25,6 +27,7 @@ std::shared_ptr<EinsumDenseImpl> grouped_projection(const std::string& name, con
                          .kernel_constraint = o.kernel_constraint,
                          .bias_constraint = o.bias_constraint,
                          .name = name});
+  impl->dtype_policy = policy;
   impl->build({input});
   impl->built = true;
   return impl;
@@ -103,15 +106,15 @@ void GroupQueryAttentionImpl::build(const std::vector<TensorSpec>& all) {
   // failed build leaves none.
   const Shape query_heads{kUnknownDim, num_query_heads, head_dim};
   const Shape key_value_heads{kUnknownDim, num_key_value_heads, head_dim};
-  auto q = grouped_projection(name + "/query", "bqm,muh->bquh", query_heads, "uh", "", options, query);
-  auto k = grouped_projection(name + "/key", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, key);
+  auto q = grouped_projection(name + "/query", "bqm,muh->bquh", query_heads, "uh", "", options, dtype_policy, query);
+  auto k = grouped_projection(name + "/key", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, dtype_policy, key);
   std::shared_ptr<EinsumDenseImpl> g;
   if (options.use_gate)
-    g = grouped_projection(name + "/gate", "bqm,muh->bquh", query_heads, "uh", "sigmoid", options, query);
-  auto v = grouped_projection(name + "/value", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, value);
+    g = grouped_projection(name + "/gate", "bqm,muh->bquh", query_heads, "uh", "sigmoid", options, dtype_policy, query);
+  auto v = grouped_projection(name + "/value", "bkm,mvh->bkvh", key_value_heads, "vh", "", options, dtype_policy, value);
   const TensorSpec heads_output{Shape{kUnknownDim, kUnknownDim, num_query_heads, head_dim}, DType::float32};
   auto o = grouped_projection(name + "/attention_output", "bquh,uhm->bqm", Shape{kUnknownDim, query.shape[2]}, "m", "",
-                              options, heads_output);
+                              options, dtype_policy, heads_output);
   query_dense = std::move(q);
   key_dense = std::move(k);
   gate_dense = std::move(g);

@@ -12,10 +12,12 @@ namespace strata::layers {
 
 namespace {
 
-// A projection sublayer, built at once on `input`.
+// A projection sublayer in the layer's dtype policy (as Keras passes it on), built at once
+// on `input`.
 std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::string& equation, Shape output_shape,
                                             const char* bias_axes, const MultiHeadAttentionOptions& o,
-                                            const TensorSpec& input, const std::string& activation = "") {
+                                            const std::string& policy, const TensorSpec& input,
+                                            const std::string& activation = "") {
   auto impl = std::make_shared<EinsumDenseImpl>(
       equation, std::move(output_shape),
       EinsumDenseOptions{.activation = activation,
@@ -27,6 +29,7 @@ std::shared_ptr<EinsumDenseImpl> projection(const std::string& name, const std::
                          .kernel_constraint = o.kernel_constraint,
                          .bias_constraint = o.bias_constraint,
                          .name = name});
+  impl->dtype_policy = policy;
   impl->build({input});
   impl->built = true;
   return impl;
@@ -137,15 +140,16 @@ void MultiHeadAttentionImpl::build(const std::vector<TensorSpec>& all) {
   // Sublayer names carry this layer's, so their weights are "<name>/query/kernel" as in
   // Keras. All four are made before any is kept: a failed build leaves none.
   const std::string projects = "abc,cde->abde";
-  auto q = projection(name + "/query", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(query));
-  auto k = projection(name + "/key", projects, Shape{kUnknownDim, num_heads, key_dim}, "de", options, flat(key));
+  const Shape heads_shape{kUnknownDim, num_heads, key_dim}, values_shape{kUnknownDim, num_heads, value_dim};
+  auto q = projection(name + "/query", projects, heads_shape, "de", options, dtype_policy, flat(query));
+  auto k = projection(name + "/key", projects, heads_shape, "de", options, dtype_policy, flat(key));
   std::shared_ptr<EinsumDenseImpl> g;
   if (options.use_gate) {
-    g = projection(name + "/gate", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, flat(query),
-                   "sigmoid");
+    g = projection(name + "/gate", projects, values_shape, "de", options, dtype_policy, flat(query), "sigmoid");
   }
-  auto v = projection(name + "/value", projects, Shape{kUnknownDim, num_heads, value_dim}, "de", options, flat(value));
+  auto v = projection(name + "/value", projects, values_shape, "de", options, dtype_policy, flat(value));
   auto o = projection(name + "/attention_output", "abcd,cde->abe", Shape{kUnknownDim, out_dim}, "e", options,
+                      dtype_policy,
                       TensorSpec{Shape{kUnknownDim, attended_size(query.shape), num_heads, value_dim}, DType::float32});
   query_dense = std::move(q);
   key_dense = std::move(k);

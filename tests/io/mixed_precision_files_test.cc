@@ -267,6 +267,20 @@ TEST(MixedPrecisionApi, DtypeInTheOptionsIsTheLayersPolicy) {
   EXPECT_TRUE(any_unrounded) << "the float32 head's outputs are all bfloat16 values";
   EXPECT_NE(io::layer_config(head).dump().find("float32"), std::string::npos) << io::layer_config(head).dump();
   EXPECT_NE(io::layer_config(hidden).dump().find("mixed_bfloat16"), std::string::npos);
+  // Keras passes a layer's policy on to the layers it makes: under a global "bfloat16"
+  // (which stores weights in bfloat16), attention layers given "float32" keep their
+  // projections' weights in float32 (they were made under the global policy before).
+  set_dtype_policy("bfloat16");
+  const KerasTensor seq = Input({3, 8});
+  const layers::MultiHeadAttention mha(2, 4, {.dtype = "float32"});
+  const layers::GroupQueryAttention gqa(4, 2, 1, {.dtype = "float32"});
+  mha({seq, seq});
+  gqa({seq, seq});
+  set_dtype_policy("float32");
+  for (const Layer* layer : {static_cast<const Layer*>(&mha), static_cast<const Layer*>(&gqa)}) {
+    ASSERT_FALSE(layer->weights().empty());
+    for (const Variable& w : layer->weights()) EXPECT_EQ(w.stored_as(), Variable::Stored::own) << w.path();
+  }
 }
 
 TEST(MixedPrecisionApi, SetDtypePolicyMakesLayersComputeInItAndOtherClassesAreRefused) {
