@@ -146,10 +146,16 @@ BatchNormOutputs batch_normalization(Output x, Output gamma, Output beta, Output
   return {out[0], out[1], out[2]};
 }
 
-Moments synchronized_moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims) {
-  const Output mean = reduce_mean(x, axes, keepdims);
-  const Output mean_of_squares = reduce_mean(square(x), axes, keepdims);
-  return {mean, maximum(sub(mean_of_squares, square(mean)), 0.f)};
+Moments moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims, bool synchronized) {
+  if (synchronized) {
+    const Output mean = reduce_mean(x, axes, keepdims);
+    const Output mean_of_squares = reduce_mean(square(x), axes, keepdims);
+    return {mean, maximum(sub(mean_of_squares, square(mean)), 0.f)};
+  }
+  const Output mean = reduce_mean(x, axes, true);
+  const Output variance = reduce_mean(square(sub(x, stop_gradient(mean))), axes, true);
+  if (keepdims) return {mean, variance};
+  return {reduce_mean(x, axes, false), reduce_mean(variance, axes, false)};  // the axes of size 1 dropped
 }
 
 Output batch_normalization_inference(Output x, Output gamma, Output beta, Output mean, Output variance, int axis,

@@ -36,12 +36,14 @@ BatchNormOutputs batch_normalization(Output x, Output gamma, Output beta, Output
 Output batch_normalization_inference(Output x, Output gamma, Output beta, Output mean, Output variance, int axis,
                                      float epsilon);
 
-// Keras's moments with synchronized=True (its TensorFlow backend's all-reduced form) in one
-// process: mean = Σx / n and variance = max(Σx² / n − mean², 0) over `axes`, kept as axes of
-// size 1 when `keepdims` (tf.nn.moments, the unsynchronized form, subtracts the mean first).
+// Keras's moments (keras.ops.moments, BatchNormalization's batch statistics) as its
+// TensorFlow backend computes them over `axes`, kept as axes of size 1 when `keepdims`:
+// tf.nn.moments' mean and mean squared deviation from it (the mean held constant), or with
+// `synchronized` one replica's all-reduced form, mean = Σx / n and
+// variance = max(Σx² / n − mean², 0).
 struct Moments {
   Output mean, variance;
 };
-Moments synchronized_moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims);
+Moments moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims, bool synchronized);
 
 }  // namespace strata::ops

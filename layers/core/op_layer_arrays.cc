@@ -110,14 +110,8 @@ std::vector<Output> moments(C c) {
   auto axes = c.axes("axes");
   if (!axes) refuse(c, "axes", "a list of axes is needed");
   for (auto& a : *axes) a = normalize_axis(a, x.shape().rank(), c.where);
-  if (c.flag("synchronized")) {
-    const ops::Moments m = ops::synchronized_moments(x, *axes, c.flag("keepdims"));
-    return {m.mean, m.variance};
-  }
-  const Output mean = ops::reduce_mean(x, *axes, true);
-  const Output variance = ops::reduce_mean(ops::square(ops::sub(x, ops::stop_gradient(mean))), *axes, true);
-  if (c.flag("keepdims")) return {mean, variance};
-  return {ops::reduce_mean(x, *axes, false), ops::reduce_mean(variance, *axes, false)};
+  const ops::Moments m = ops::moments(x, *axes, c.flag("keepdims"), c.flag("synchronized"));
+  return {m.mean, m.variance};
 }
 
 // tril keeps column − row <= k, triu column − row >= k.

@@ -135,14 +135,9 @@ std::pair<Output, Output> BatchNormalizationImpl::batch_moments(Graph& graph, Ou
   for (int i = 0; i < s.rank(); ++i) {
     if (i != axis) reduced.push_back(i);
   }
-  if (!mask.valid() && options.synchronized) {  // one replica's all-reduced moments, as Keras's
-    const ops::Moments m = ops::synchronized_moments(x, reduced, false);
+  if (!mask.valid()) {  // Keras's ops.moments (synchronized: one replica's all-reduced form)
+    const ops::Moments m = ops::moments(x, reduced, false, options.synchronized);
     return {m.mean, m.variance};
-  }
-  if (!mask.valid()) {  // tf.nn.moments: the mean, then the mean squared deviation from it
-    const Output mean = ops::reduce_mean(x, reduced, true);
-    const Output variance = ops::reduce_mean(ops::square(ops::sub(x, mean)), reduced, true);
-    return {ops::reshape(mean, {-1}), ops::reshape(variance, {-1})};
   }
   // expand_dims(mask, -1), broadcast_to(inputs' shape), cast to bool (nonzero kept).
   const Output as_float = mask.dtype() == DType::float32 ? mask : ops::cast(mask, DType::float32);

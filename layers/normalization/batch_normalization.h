@@ -62,7 +62,7 @@ struct BatchNormalizationOptions {  // Keras signature order
   std::optional<NumberMap> renorm_clipping;
   double renorm_momentum = 0.99;
   // Keras's moments all-reduced over tf.distribute's replicas: in one process the batch's
-  // own, in Keras's form (E[x²] − E[x]², ops::synchronized_moments); under a DataParallel
+  // own, in Keras's form (E[x²] − E[x]², ops::moments); under a DataParallel
   // of several processes refused (each would use its own share's).
   bool synchronized = false;
   std::string name;
