@@ -13,7 +13,7 @@ namespace {
 
 using Geom = ops::Conv2DGeometry;
 
-// The scratch slot of the repacked 3×3 kernel (core/cpu/scratch.h): no other buffer is
+// The scratch slot of the repacked window (core/cpu/scratch.h): no other buffer is
 // held across a depthwise call.
 constexpr int kPackedKernelSlot = 0;
 
@@ -120,188 +120,159 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
   }
 }
 
-// A K×K window (5; 3×3 windows run tile_3x3 below) of dilation 1 and column stride Stride
-// over the row's output pixels [ox_begin, ox_end), every one of whose taps lies inside the
-// image's columns: one vector of channels at a time, its K·K weights in registers for the
-// whole run (with AVX-512's 32 registers; AVX2 spills some), and kPixels output pixels at
-// once, so that a column of x loaded for one of them serves the others too (the general
-// loop above loads x and the weight for each, 2 loads a multiply-add). The sums run in
-// the general loop's order, so the outputs are the same bits.
-template <int K, int Stride>
-void row_interior(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation,
-                  std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
-  constexpr int kPixels = 4;
-  const TapRange rows = valid_taps(oy * g.sh - g.pt, 1, K, g.h);
-  Vec w[K][K];
-#pragma GCC unroll 5
-  for (int ky = 0; ky < K; ++ky) {
-#pragma GCC unroll 5
-    for (int kx = 0; kx < K; ++kx) w[ky][kx] = load(k + (ky * K + kx) * g.o + o0);
-  }
-  const Vec initial = bias ? load(bias + o0) : Vec{};
-  const std::int64_t c = g.c;
-  auto pixels = [&]<int N>(std::int64_t ox) __attribute__((always_inline)) {
-    Vec acc[N];
-#pragma GCC unroll 4
-    for (int p = 0; p < N; ++p) acc[p] = initial;
-#pragma GCC unroll 5
-    for (int ky = 0; ky < K; ++ky) {
-      if (ky < rows.first || ky >= rows.last) continue;
-      const float* x_row = x_image + (oy * g.sh + ky - g.pt) * g.w * c + (ox * Stride - g.pl) * c + o0;
-#pragma GCC unroll 5
-      for (int kx = 0; kx < K; ++kx) {
-#pragma GCC unroll 4
-        for (int p = 0; p < N; ++p) acc[p] += load(x_row + (p * Stride + kx) * c) * w[ky][kx];
-      }
-    }
-    float* out = y_row + ox * g.o + o0;
-#pragma GCC unroll 4
-    for (int p = 0; p < N; ++p) store(out + p * g.o, activated(activation, acc[p]));
-  };
-  std::int64_t ox = ox_begin;
-  for (; ox + kPixels <= ox_end; ox += kPixels) pixels.template operator()<kPixels>(ox);
-  for (; ox < ox_end; ++ox) pixels.template operator()<1>(ox);
-}
-
-// A 3×3 window of dilation 1 and column stride Stride (1 or 2) on one tile of Pixels
-// output pixels whose taps all lie inside the image's columns, for every whole vector of
-// channels: the vectors are the inner loop. Run a vector at a time across the row
-// (row_interior), each load of x started a new cache line, a stride of C channels from the
-// last, and the kernel waited on L2 (about 30% of MobileNetV2's batch-32 time, 12–50
-// GFLOP/s on two AVX2 cores); here the tile's lines are read whole, by consecutive vectors,
-// while in L1.
-// The addresses are fixed offsets from nine pointers that step one vector a time: per input
-// row, columns 0–2, 3–5 and 6–8 of the tile as base + {0, 1, 2}·C, and the weights repacked
-// vector by vector ([vector][tap][lane], `packed`) so their offsets are constants. The
-// sums run in the general loop's order (bias, then the taps row by row). `x_tile` is the tile's top-left tap (it may lie above the image, in
-// rows outside [row_first, row_last), which are skipped); y_tile its first output.
-template <int Stride, int Pixels>
-void tile_3x3(const float* x_tile, std::int64_t row_stride, std::int64_t c, int row_first, int row_last,
-              const float* packed, const float* bias, Activation activation, float* y_tile, std::int64_t vectors) {
-  static_assert(Pixels <= 4 && (Pixels - 1) * Stride + 3 <= 9, "columns 0-8: three bases a row");
-  const float* base[3][3];
-  for (int ky = 0; ky < 3; ++ky) {
-    for (int b = 0; b < 3; ++b) base[ky][b] = x_tile + ky * row_stride + 3 * b * c;
-  }
-  float* y_low = y_tile;           // pixels 0–2
-  float* y_high = y_tile + 3 * c;  // pixel 3
+// A K×K window (3 or 5) of dilation 1 and column stride Stride (1 or 2) on one tile of
+// Pixels output pixels whose taps all lie inside the image's columns, for every whole vector
+// of channels: the vectors are the inner loop. Run a vector at a time across the row, each
+// load of x started a new cache line, a stride of C channels from the last, and the kernel
+// waited on L2 (about 30% of MobileNetV2's batch-32 time, 12–50 GFLOP/s on two AVX2 cores);
+// here the tile's lines are read whole, by consecutive vectors, while in L1.
+// The addresses are one pointer per input row, stepping a vector at a time, plus column · C
+// (offsets the loop does not change; the pointers of three per row, columns 0–2, 3–5 and
+// 6–8, ran 10–30% slower), and the weights repacked vector by vector ([vector][tap][lane],
+// `packed`) so their offsets are constants.
+// The sums run in the general loop's order (bias, then the taps row by row). `x_tile` is the
+// tile's top-left tap (it may lie above the image, in rows outside [row_first, row_last),
+// which are skipped); y_tile its first output.
+template <int K, int Stride, int Pixels>
+void tile_window(const float* x_tile, std::int64_t row_stride, std::int64_t c, int row_first, int row_last,
+                 const float* packed, const float* bias, Activation activation, float* y_tile, std::int64_t vectors) {
+  const float* row[K];
+  for (int ky = 0; ky < K; ++ky) row[ky] = x_tile + ky * row_stride;
+  float* y = y_tile;
   for (std::int64_t v = 0; v < vectors; ++v) {
     const Vec initial = bias ? load(bias + v * kVecLanes) : Vec{};
     Vec acc[Pixels];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int p = 0; p < Pixels; ++p) acc[p] = initial;
-#pragma GCC unroll 3
-    for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 5
+    for (int ky = 0; ky < K; ++ky) {
       if (ky < row_first || ky >= row_last) continue;
-#pragma GCC unroll 3
-      for (int kx = 0; kx < 3; ++kx) {
-        const Vec w = load(packed + (ky * 3 + kx) * kVecLanes);
-#pragma GCC unroll 4
-        for (int p = 0; p < Pixels; ++p) {
-          const int column = p * Stride + kx;
-          acc[p] += load(base[ky][column / 3] + (column % 3) * c) * w;
-        }
+#pragma GCC unroll 5
+      for (int kx = 0; kx < K; ++kx) {
+        const Vec w = load(packed + (ky * K + kx) * kVecLanes);
+#pragma GCC unroll 8
+        for (int p = 0; p < Pixels; ++p) acc[p] += load(row[ky] + (p * Stride + kx) * c) * w;
       }
     }
-#pragma GCC unroll 4
-    for (int p = 0; p < Pixels; ++p) store((p < 3 ? y_low : y_high) + (p % 3) * c, activated(activation, acc[p]));
-    for (int ky = 0; ky < 3; ++ky) {
-      for (int b = 0; b < 3; ++b) base[ky][b] += kVecLanes;
-    }
-    packed += 9 * kVecLanes;
-    y_low += kVecLanes;
-    y_high += kVecLanes;
+#pragma GCC unroll 8
+    for (int p = 0; p < Pixels; ++p) store(y + p * c, activated(activation, acc[p]));
+#pragma GCC unroll 5
+    for (int ky = 0; ky < K; ++ky) row[ky] += kVecLanes;
+    packed += K * K * kVecLanes;
+    y += kVecLanes;
   }
 }
 
-// One output pixel (oy, ox) of a 3×3 window whose taps may fall outside the image (the
-// row's first and last pixels), for every whole vector of channels, with tile_3x3's packed
-// weights; the taps that fall inside are summed in the general loop's order. Called a pixel
-// at a time, not a vector at a time: a call per vector cost a third of the layer's time on
-// rows of 7 pixels.
-void edge_pixel_3x3(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
-                    std::int64_t oy, std::int64_t ox, float* y_row, std::int64_t vectors) {
+// One output pixel (oy, ox) of a K×K window whose taps may fall outside the image (the
+// row's first and last pixels), for every whole vector of channels, with tile_window's
+// packed weights; the taps that fall inside are summed in the general loop's order. Called a
+// pixel at a time, not a vector at a time: a call per vector cost a third of the layer's
+// time on rows of 7 pixels.
+template <int K>
+void edge_pixel(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
+                std::int64_t oy, std::int64_t ox, float* y_row, std::int64_t vectors) {
   const std::int64_t top = oy * g.sh - g.pt, left = ox * g.sw - g.pl, c = g.c;
-  const TapRange rows = valid_taps(top, 1, 3, g.h), cols = valid_taps(left, 1, 3, g.w);
+  const TapRange rows = valid_taps(top, 1, K, g.h), cols = valid_taps(left, 1, K, g.w);
   const float* x_tile = x_image + (top * g.w + left) * c;  // may point outside the image: only valid taps are read
   float* out = y_row + ox * g.o;
-  for (std::int64_t v = 0; v < vectors; ++v) {
-    Vec acc = bias ? load(bias + v * kVecLanes) : Vec{};
+  // Four vectors at a time: four independent chains of multiply-adds (one chain waited on
+  // each add's latency: 7-pixel rows of 5×5 windows are mostly edge), each summed in the
+  // general loop's order.
+  auto vectors_from = [&]<int N>(std::int64_t v) __attribute__((always_inline)) {
+    Vec acc[N];
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) acc[j] = bias ? load(bias + (v + j) * kVecLanes) : Vec{};
     for (std::int64_t ky = rows.first; ky < rows.last; ++ky) {
       for (std::int64_t kx = cols.first; kx < cols.last; ++kx) {
-        acc += load(x_tile + (ky * g.w + kx) * c + v * kVecLanes) * load(packed + (v * 9 + ky * 3 + kx) * kVecLanes);
+        const float* xp = x_tile + (ky * g.w + kx) * c + v * kVecLanes;
+        const float* kp = packed + (v * K * K + ky * K + kx) * kVecLanes;
+#pragma GCC unroll 4
+        for (int j = 0; j < N; ++j) acc[j] += load(xp + j * kVecLanes) * load(kp + j * K * K * kVecLanes);
       }
     }
-    store(out + v * kVecLanes, activated(activation, acc));
-  }
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) store(out + (v + j) * kVecLanes, activated(activation, acc[j]));
+  };
+  std::int64_t v = 0;
+  for (; v + 4 <= vectors; v += 4) vectors_from.template operator()<4>(v);
+  for (; v < vectors; ++v) vectors_from.template operator()<1>(v);
 }
 
-// One output row's interior pixels [ox_begin, ox_end) of a 3×3 window (dilation 1, stride
-// 1 or 2, depth multiplier 1), every whole vector of channels, through tile_3x3: tiles of
-// four (stride 1) or three (stride 2) pixels, then one at a time.
-void row_interior_3x3(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
-                      std::int64_t oy, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
+// One output row's interior pixels [ox_begin, ox_end) of a K×K window (dilation 1, stride
+// 1 or 2, depth multiplier 1), every whole vector of channels, through tile_window: tiles of
+// four (stride 1) or three (stride 2) pixels, then one tile of those left.
+template <int K>
+void row_interior_tiles(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
+                        std::int64_t oy, float* y_row, std::int64_t ox_begin, std::int64_t ox_end, std::int64_t vectors) {
   const std::int64_t top = oy * g.sh - g.pt;
-  const TapRange rows = valid_taps(top, 1, 3, g.h);
-  const std::int64_t c = g.c, row_stride = g.w * c, vectors = c / kVecLanes;
+  const TapRange rows = valid_taps(top, 1, K, g.h);
+  const std::int64_t c = g.c, row_stride = g.w * c;
   const float* x_top = x_image + top * row_stride;  // may point above the image: its rows are skipped
   auto run = [&]<int Stride, int Pixels>(std::int64_t ox) {
-    tile_3x3<Stride, Pixels>(x_top + (ox * Stride - g.pl) * c, row_stride, c, static_cast<int>(rows.first),
-                             static_cast<int>(rows.last), packed, bias, activation, y_row + ox * g.o, vectors);
+    tile_window<K, Stride, Pixels>(x_top + (ox * Stride - g.pl) * c, row_stride, c, static_cast<int>(rows.first),
+                                   static_cast<int>(rows.last), packed, bias, activation, y_row + ox * g.o, vectors);
   };
+  // Stride 1: tiles of six pixels (eight columns of a 3×3 window, ten of a 5×5: each x
+  // loaded serves up to K pixels; six measured faster than four and eight on EfficientNetB0's
+  // and MobileNetV2's shapes). The pixels left after the whole tiles go in one or two
+  // narrower tiles: a pixel at a time, each multiply-add loaded its weight and its x
+  // (7-pixel rows of 5×5 windows have 3 interior pixels).
+  constexpr int kWide = 6;
   std::int64_t ox = ox_begin;
   if (g.sw == 1) {
-    for (; ox + 4 <= ox_end; ox += 4) run.template operator()<1, 4>(ox);
-    for (; ox < ox_end; ++ox) run.template operator()<1, 1>(ox);
+    for (; ox + kWide <= ox_end; ox += kWide) run.template operator()<1, kWide>(ox);
+    if (ox + 4 <= ox_end) {
+      run.template operator()<1, 4>(ox);
+      ox += 4;
+    }
+    if (ox_end - ox == 3) run.template operator()<1, 3>(ox);
+    if (ox_end - ox == 2) run.template operator()<1, 2>(ox);
+    if (ox_end - ox == 1) run.template operator()<1, 1>(ox);
   } else {
     for (; ox + 3 <= ox_end; ox += 3) run.template operator()<2, 3>(ox);
-    for (; ox < ox_end; ++ox) run.template operator()<2, 1>(ox);
+    if (ox_end - ox == 2) run.template operator()<2, 2>(ox);
+    if (ox_end - ox == 1) run.template operator()<2, 1>(ox);
   }
 }
 
-// True where the interior of a row runs a square window's kernel: 3×3 or 5×5, dilation 1,
-// column stride 1 or 2 (every depthwise layer of MobileNetV2 and EfficientNetB0).
+// One output row's pixels, every whole vector of channels, through the tiles: the edge
+// pixels [0, lo) and [hi, ow) one at a time, the interior [lo, hi) in tiles.
+template <int K>
+void sweep_row_tiles(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
+                     std::int64_t oy, float* y_row, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t vectors = g.o / kVecLanes;
+  for (std::int64_t ox = 0; ox < lo; ++ox) edge_pixel<K>(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
+  row_interior_tiles<K>(g, x_image, packed, bias, activation, oy, y_row, lo, hi, vectors);
+  for (std::int64_t ox = hi; ox < g.ow; ++ox) edge_pixel<K>(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
+}
+
+// True where a row's whole vectors of channels run tile_window: a 3×3 or 5×5 window,
+// dilation 1, column stride 1 or 2 (every depthwise layer of MobileNetV2 and EfficientNetB0).
 bool square_window(const Geom& g) {
   return (g.kh == 3 || g.kh == 5) && g.kw == g.kh && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
 }
-bool runs_3x3_tiles(const Geom& g) { return g.og == 1 && square_window(g) && g.kh == 3 && g.o >= kVecLanes; }
+bool runs_tiles(const Geom& g) { return g.og == 1 && square_window(g) && g.o >= kVecLanes; }
 
 // Every output channel of one output row, in blocks of four vectors (64 channels with
 // AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
-// `packed`: the 3×3 kernel's whole vectors repacked for tile_3x3 where runs_3x3_tiles, else
-// null.
+// `packed`: the window's whole vectors repacked for tile_window where runs_tiles, else null.
 template <bool Multiplied>
 void sweep_row(const Geom& g, const float* x_image, const float* k, const float* packed, const float* bias,
                Activation activation, std::int64_t oy, float* y_row) {
   std::int64_t o0 = 0;
   if constexpr (!Multiplied) {
-    // The columns whose taps are all inside the image run a square window's interior
-    // kernel, the edges the general loop.
-    const std::int64_t kk = g.kh;
-    if (square_window(g)) {
+    // A square window's whole vectors run in tiles (the columns whose taps are all inside
+    // the image) and edge pixels; the channels left over, the general loops below.
+    if (packed) {
       const std::int64_t lo = std::min(g.ow, (g.pl + g.sw - 1) / g.sw);
-      const std::int64_t last = g.w - kk + g.pl;  // the last interior pixel's first column, times the stride
+      const std::int64_t last = g.w - g.kw + g.pl;  // the last interior pixel's first column, times the stride
       const std::int64_t hi = std::clamp<std::int64_t>(last >= 0 ? last / g.sw + 1 : 0, lo, g.ow);
-      if (packed) {
-        const std::int64_t vectors = g.o / kVecLanes;
-        for (std::int64_t ox = 0; ox < lo; ++ox) {
-          edge_pixel_3x3(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
-        }
-        row_interior_3x3(g, x_image, packed, bias, activation, oy, y_row, lo, hi);
-        for (std::int64_t ox = hi; ox < g.ow; ++ox) {
-          edge_pixel_3x3(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
-        }
-        o0 = vectors * kVecLanes;
-      } else if (kk == 5) {  // a 3×3 window without tiles has under a vector of channels: the loops below
-        using Run = void (*)(const Geom&, const float*, const float*, const float*, Activation, std::int64_t, std::int64_t,
-                             float*, std::int64_t, std::int64_t);
-        const Run interior = g.sw == 1 ? row_interior<5, 1> : row_interior<5, 2>;
-        for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
-          row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, 0, lo);
-          interior(g, x_image, k, bias, activation, oy, o0, y_row, lo, hi);
-          row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, hi, g.ow);
-        }
+      if (g.kh == 3) {
+        sweep_row_tiles<3>(g, x_image, packed, bias, activation, oy, y_row, lo, hi);
+      } else {
+        sweep_row_tiles<5>(g, x_image, packed, bias, activation, oy, y_row, lo, hi);
       }
+      o0 = g.o / kVecLanes * kVecLanes;
     }
     for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
       row_block_vectors<4>(g, x_image, k, bias, activation, oy, o0, y_row, 0, g.ow);
@@ -319,15 +290,15 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
 void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float* bias, Activation activation, float* y) {
   const std::int64_t rows = g.n * g.oh;
   const std::int64_t work_per_row = g.ow * g.o * g.kh * g.kw;
-  // The 3×3 kernel's whole vectors, [vector][tap][lane], for tile_3x3: in the calling
+  // The window's whole vectors, [vector][tap][lane], for tile_window: in the calling
   // thread's scratch (a step allocates nothing), read by every task of this call.
   float* packed_k = nullptr;
-  if (runs_3x3_tiles(g)) {
-    const std::int64_t vectors = g.o / kVecLanes;
-    packed_k = scratch(kPackedKernelSlot, static_cast<std::size_t>(vectors * 9 * kVecLanes));
+  if (runs_tiles(g)) {
+    const std::int64_t vectors = g.o / kVecLanes, taps = g.kh * g.kw;
+    packed_k = scratch(kPackedKernelSlot, static_cast<std::size_t>(vectors * taps * kVecLanes));
     for (std::int64_t v = 0; v < vectors; ++v) {
-      for (std::int64_t tap = 0; tap < 9; ++tap) {
-        std::memcpy(packed_k + (v * 9 + tap) * kVecLanes, k + tap * g.o + v * kVecLanes, kVecLanes * sizeof(float));
+      for (std::int64_t tap = 0; tap < taps; ++tap) {
+        std::memcpy(packed_k + (v * taps + tap) * kVecLanes, k + tap * g.o + v * kVecLanes, kVecLanes * sizeof(float));
       }
     }
   }

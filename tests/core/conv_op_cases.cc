@@ -87,6 +87,10 @@ std::vector<std::pair<std::string, Geo>> geometries() {
       // Nine images: the depthwise kernel gradient's blocks of four images and a partial one.
       {"depthwise 3x3 stride 1 same, nine images", {9, 4, 5, 19, 19, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 19}}},
       {"depthwise 5x5 stride 2 pads 1,2", {1, 7, 16, 16, 16, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 16}}},
+      // 5×5 tiles over several whole vectors and a rest (40 channels), rows with tiles of four
+      // (stride 1) and of three (stride 2, EfficientNet's pads 1,2) and single interior pixels.
+      {"depthwise 5x5 stride 1 same wide rows", {1, 3, 14, 40, 40, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 40}}},
+      {"depthwise 5x5 stride 2 pads 1,2 wide rows", {1, 7, 19, 40, 40, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 40}}},
   };
 }
 
