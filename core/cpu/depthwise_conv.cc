@@ -38,7 +38,7 @@ TapRange valid_taps(std::int64_t base, std::int64_t dilation, std::int64_t taps,
 // Output row (image n, row oy), output channels [o0, o0 + Lanes): each pixel's sums live in
 // `acc` and are stored once. The generic form, for a depth multiplier above 1 (each lane
 // reads input channel o / dm through `source`) and for the channels left after whole
-// vectors; GCC keeps `acc` on the stack, so the common case is row_block_vectors below.
+// vectors; GCC keeps `acc` on the stack, so whole vectors run row_block_vectors below.
 // With depth_multiplier 1 (every depthwise layer of keras.applications) input and output
 // channels coincide, and the lanes read x and k contiguously.
 template <int Lanes, bool Multiplied>
@@ -91,17 +91,17 @@ inline Vec activated(Activation activation, Vec r) {
   return r;
 }
 
-// row_block's common case (depth multiplier 1, whole vectors), written with vector types:
-// the accumulators are named registers, which the generic loop's array was not (GCC
+// row_block with depth multiplier 1 on whole vectors, for the windows tile_window does not
+// take (7×7 as ConvNeXt's, dilation, kh ≠ kw, column strides above 2), written with vector
+// types: the accumulators are named registers, which the generic loop's array was not (GCC
 // kept it on the stack and stalled on it at every tap).
-// The row's output pixels [ox_begin, ox_end).
 template <int Vectors>
 void row_block_vectors(const Geom& g, const float* x_image, const float* k, const float* bias, Activation activation,
-                       std::int64_t oy, std::int64_t o0, float* y_row, std::int64_t ox_begin, std::int64_t ox_end) {
+                       std::int64_t oy, std::int64_t o0, float* y_row) {
   const TapRange rows = valid_taps(oy * g.sh - g.pt, g.dh, g.kh, g.h);
   Vec initial[Vectors];
   for (int v = 0; v < Vectors; ++v) initial[v] = bias ? load(bias + o0 + v * kVecLanes) : Vec{};
-  for (std::int64_t ox = ox_begin; ox < ox_end; ++ox) {
+  for (std::int64_t ox = 0; ox < g.ow; ++ox) {
     const std::int64_t ix0 = ox * g.sw - g.pl;
     const TapRange cols = valid_taps(ix0, g.dw, g.kw, g.w);
     Vec acc[Vectors];
@@ -122,8 +122,8 @@ void row_block_vectors(const Geom& g, const float* x_image, const float* k, cons
 
 // A K×K window (3 or 5) of dilation 1 and column stride Stride (1 or 2) on one tile of
 // Pixels output pixels whose taps all lie inside the image's columns, for every whole vector
-// of channels: the vectors are the inner loop. Run a vector at a time across the row, each
-// load of x started a new cache line, a stride of C channels from the last, and the kernel
+// of channels: the vectors are the inner loop. Run a vector at a time across the row (the
+// former 3×3 and 5×5 interior kernels: docs/performance.md), each load of x started a new cache line, a stride of C channels from the last, and the kernel
 // waited on L2 (about 30% of MobileNetV2's batch-32 time, 12–50 GFLOP/s on two AVX2 cores);
 // here the tile's lines are read whole, by consecutive vectors, while in L1.
 // The addresses are one pointer per input row, stepping a vector at a time, plus column · C
@@ -138,7 +138,7 @@ void tile_window(const float* x_tile, std::int64_t row_stride, std::int64_t c, i
                  const float* packed, const float* bias, Activation activation, float* y_tile, std::int64_t vectors) {
   const float* row[K];
   for (int ky = 0; ky < K; ++ky) row[ky] = x_tile + ky * row_stride;
-  float* y = y_tile;
+  float* y = y_tile;  // output pixels C apart: a depth multiplier of 1
   for (std::int64_t v = 0; v < vectors; ++v) {
     const Vec initial = bias ? load(bias + v * kVecLanes) : Vec{};
     Vec acc[Pixels];
@@ -200,7 +200,7 @@ void edge_pixel(const Geom& g, const float* x_image, const float* packed, const 
 
 // One output row's interior pixels [ox_begin, ox_end) of a K×K window (dilation 1, stride
 // 1 or 2, depth multiplier 1), every whole vector of channels, through tile_window: tiles of
-// four (stride 1) or three (stride 2) pixels, then one tile of those left.
+// six (stride 1) or three (stride 2) pixels, then the pixels left in narrower tiles.
 template <int K>
 void row_interior_tiles(const Geom& g, const float* x_image, const float* packed, const float* bias, Activation activation,
                         std::int64_t oy, float* y_row, std::int64_t ox_begin, std::int64_t ox_end, std::int64_t vectors) {
@@ -215,8 +215,8 @@ void row_interior_tiles(const Geom& g, const float* x_image, const float* packed
   // Stride 1: tiles of six pixels (eight columns of a 3×3 window, ten of a 5×5: each x
   // loaded serves up to K pixels; six measured faster than four and eight on EfficientNetB0's
   // and MobileNetV2's shapes). The pixels left after the whole tiles go in one or two
-  // narrower tiles: a pixel at a time, each multiply-add loaded its weight and its x
-  // (7-pixel rows of 5×5 windows have 3 interior pixels).
+  // narrower tiles, not one pixel at a time, where each multiply-add loaded its weight
+  // beside its x (7-pixel rows of 5×5 windows have 3 interior pixels).
   constexpr int kWide = 6;
   std::int64_t ox = ox_begin;
   if (g.sw == 1) {
@@ -246,16 +246,19 @@ void sweep_row_tiles(const Geom& g, const float* x_image, const float* packed, c
   for (std::int64_t ox = hi; ox < g.ow; ++ox) edge_pixel<K>(g, x_image, packed, bias, activation, oy, ox, y_row, vectors);
 }
 
-// True where a row's whole vectors of channels run tile_window: a 3×3 or 5×5 window,
-// dilation 1, column stride 1 or 2 (every depthwise layer of MobileNetV2 and EfficientNetB0).
-bool square_window(const Geom& g) {
-  return (g.kh == 3 || g.kh == 5) && g.kw == g.kh && g.dh == 1 && g.dw == 1 && (g.sw == 1 || g.sw == 2);
+// True where a row's whole vectors of channels run tile_window: depth multiplier 1, at
+// least a vector of channels, a 3×3 or 5×5 window, dilation 1, column stride 1 or 2 (every
+// depthwise layer of MobileNetV2 and EfficientNetB0).
+bool runs_tiles(const Geom& g) {
+  return g.og == 1 && g.o >= kVecLanes && (g.kh == 3 || g.kh == 5) && g.kw == g.kh && g.dh == 1 && g.dw == 1 &&
+         (g.sw == 1 || g.sw == 2);
 }
-bool runs_tiles(const Geom& g) { return g.og == 1 && square_window(g) && g.o >= kVecLanes; }
 
-// Every output channel of one output row, in blocks of four vectors (64 channels with
-// AVX-512, 32 with AVX2), then of one, then of 16 and of one channel (the generic loop).
-// `packed`: the window's whole vectors repacked for tile_window where runs_tiles, else null.
+// Every output channel of one output row: the whole vectors through tile_window and
+// edge_pixel where runs_tiles (`packed`: the window's whole vectors repacked for them,
+// else null), else in blocks of four vectors (64 channels with AVX-512, 32 with AVX2) and
+// of one; then the channels left in blocks of 16 (a depth multiplier above 1) and of one
+// (the generic loop).
 template <bool Multiplied>
 void sweep_row(const Geom& g, const float* x_image, const float* k, const float* packed, const float* bias,
                Activation activation, std::int64_t oy, float* y_row) {
@@ -275,10 +278,10 @@ void sweep_row(const Geom& g, const float* x_image, const float* k, const float*
       o0 = g.o / kVecLanes * kVecLanes;
     }
     for (; o0 + 4 * kVecLanes <= g.o; o0 += 4 * kVecLanes) {
-      row_block_vectors<4>(g, x_image, k, bias, activation, oy, o0, y_row, 0, g.ow);
+      row_block_vectors<4>(g, x_image, k, bias, activation, oy, o0, y_row);
     }
     for (; o0 + kVecLanes <= g.o; o0 += kVecLanes) {
-      row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row, 0, g.ow);
+      row_block_vectors<1>(g, x_image, k, bias, activation, oy, o0, y_row);
     }
   }
   for (; o0 + 16 <= g.o; o0 += 16) row_block<16, Multiplied>(g, x_image, k, bias, activation, oy, o0, y_row);
@@ -307,7 +310,8 @@ void depthwise_conv2d(const Geom& g, const float* x, const float* k, const float
       const std::int64_t n = r / g.oh, oy = r % g.oh;
       const float* x_image = x + n * g.h * g.w * g.c;
       float* y_row = y + r * g.ow * g.o;
-      // A block's weights (kh·kw·Lanes floats) stay in L1 while the block sweeps the row.
+      // The generic blocks' weights (kh·kw·Lanes floats) stay in L1 while a block sweeps the
+      // row; the tiles stream the packed window once per tile.
       if (g.og == 1) {
         sweep_row<false>(g, x_image, k, packed_k, bias, activation, oy, y_row);
       } else {

@@ -77,9 +77,10 @@ std::vector<std::pair<std::string, Geo>> geometries() {
       // multiplier of 2 with strides, dilation and uneven padding.
       {"depthwise 83 channels same", {1, 4, 5, 83, 83, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 83}}},
       {"depthwise dm 2 stride 2 dilation (2,1) pads 2,1,0,1", {2, 7, 6, 9, 18, 3, 2, {{2, 2}, {2, 1}, {2, 1, 0, 1}, 9}}},
-      // 3×3 and 5×5 depthwise rows wide enough for the interior kernel's runs of four
-      // pixels and a remainder, between edge columns: stride 1 "same", stride 2 with
-      // TensorFlow's "same" pads, stride 2 "valid"; 40 channels (whole vectors and a rest).
+      // 3×3 and 5×5 depthwise rows wide enough for several of the interior kernel's tiles
+      // (six pixels at stride 1, three at stride 2), between edge columns: stride 1 "same",
+      // stride 2 with TensorFlow's "same" pads, stride 2 "valid"; 40 channels (whole vectors,
+      // and a rest with AVX-512's 16 lanes).
       {"depthwise 3x3 stride 1 wide rows", {1, 3, 14, 40, 40, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 40}}},
       {"depthwise 3x3 stride 2 pads 0,1", {1, 5, 17, 40, 40, 3, 3, {{2, 2}, {1, 1}, {0, 1, 0, 1}, 40}}},
       {"depthwise 3x3 stride 2 valid", {2, 5, 15, 24, 24, 3, 3, {{2, 2}, {1, 1}, {0, 0, 0, 0}, 24}}},
@@ -87,10 +88,23 @@ std::vector<std::pair<std::string, Geo>> geometries() {
       // Nine images: the depthwise kernel gradient's blocks of four images and a partial one.
       {"depthwise 3x3 stride 1 same, nine images", {9, 4, 5, 19, 19, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 19}}},
       {"depthwise 5x5 stride 2 pads 1,2", {1, 7, 16, 16, 16, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 16}}},
-      // 5×5 tiles over several whole vectors and a rest (40 channels), rows with tiles of four
-      // (stride 1) and of three (stride 2, EfficientNet's pads 1,2) and single interior pixels.
+      // 5×5 tiles over several whole vectors (40 channels), rows with tiles of six and four
+      // (stride 1) and of three and one (stride 2, EfficientNet's pads 1,2).
       {"depthwise 5x5 stride 1 same wide rows", {1, 3, 14, 40, 40, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 40}}},
       {"depthwise 5x5 stride 2 pads 1,2 wide rows", {1, 7, 19, 40, 40, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 40}}},
+      // Stride-1 rows whose interior is tiles of six and then four and one (11 pixels), or
+      // six and two (8 pixels).
+      {"depthwise 3x3 stride 1, 11 interior pixels", {1, 2, 13, 16, 16, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 16}}},
+      {"depthwise 3x3 stride 1, 8 interior pixels", {1, 2, 10, 16, 16, 3, 3, {{1, 1}, {1, 1}, {1, 1, 1, 1}, 16}}},
+      // 5×5 remainders: one interior pixel with 84 channels (edge pixels four vectors at a
+      // time on either instruction set, then one, then 4 or 0 channels left), six and two,
+      // and at stride 2 three and two.
+      {"depthwise 5x5 stride 1, one interior pixel, 84 channels", {1, 2, 5, 84, 84, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 84}}},
+      {"depthwise 5x5 stride 1, 8 interior pixels", {1, 2, 12, 24, 24, 5, 5, {{1, 1}, {1, 1}, {2, 2, 2, 2}, 24}}},
+      {"depthwise 5x5 stride 2 pads 1,2, 5 interior pixels", {1, 5, 14, 24, 24, 5, 5, {{2, 2}, {1, 1}, {1, 2, 1, 2}, 24}}},
+      // A window the tiles do not take (dilation 2): whole vectors in blocks of four and of
+      // one (row_block_vectors), then the channels left one at a time.
+      {"depthwise 3x3 dilation 2, 88 channels", {1, 3, 4, 88, 88, 3, 3, {{1, 1}, {2, 2}, {2, 2, 2, 2}, 88}}},
   };
 }
 
