@@ -155,7 +155,7 @@ Moments moments(Output x, const std::vector<std::int64_t>& axes, bool keepdims, 
   const Output mean = reduce_mean(x, axes, true);
   const Output variance = reduce_mean(square(sub(x, stop_gradient(mean))), axes, true);
   if (keepdims) return {mean, variance};
-  return {reduce_mean(x, axes, false), reduce_mean(variance, axes, false)};  // the axes of size 1 dropped
+  return {reduce_mean(mean, axes, false), reduce_mean(variance, axes, false)};  // the axes of size 1 dropped
 }
 
 Output batch_normalization_inference(Output x, Output gamma, Output beta, Output mean, Output variance, int axis,

@@ -31,6 +31,16 @@ class SquareRootOf : public InitializerImpl {
   Initializer of_;
 };
 
+// v = v·momentum + batch·(1 − momentum) in training only; the moved value, for the
+// statistics derived from it.
+Output move_towards(Graph& graph, const Variable& v, Output batch, double momentum) {
+  const auto m = static_cast<float>(momentum);
+  const Output var = graph.variable(v);
+  const Output next = ops::add(ops::mul(var, m), ops::mul(batch, 1.f - m));
+  graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
+  return next;
+}
+
 }  // namespace
 
 BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o)
@@ -197,16 +207,10 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
   const Output in_inference = ops::batch_normalization_inference(
       x, gamma_out, beta_out, graph.variable(moving_mean), graph.variable(moving_variance), axis, epsilon);
 
-  auto move = [&](const Variable& v, Output batch, double momentum) {
-    const auto m = static_cast<float>(momentum);
-    const Output next = ops::add(ops::mul(graph.variable(v), m), ops::mul(batch, 1.f - m));
-    graph.add_update(ops::assign(graph.variable(v), next), Graph::UpdateMode::training_only);
-    return next;
-  };
-  move(renorm_mean, batch_mean, options.renorm_momentum);
-  move(renorm_stddev, stddev, options.renorm_momentum);
-  move(moving_mean, batch_mean, options.momentum);
-  const Output next_stddev = move(moving_stddev, stddev, options.momentum);
+  move_towards(graph, renorm_mean, batch_mean, options.renorm_momentum);
+  move_towards(graph, renorm_stddev, stddev, options.renorm_momentum);
+  move_towards(graph, moving_mean, batch_mean, options.momentum);
+  const Output next_stddev = move_towards(graph, moving_stddev, stddev, options.momentum);
   // The variance inference reads, from the moved deviation (ReLU: never below zero).
   const Output next_variance = ops::relu(ops::sub(ops::square(next_stddev), epsilon));
   graph.add_update(ops::assign(graph.variable(moving_variance), next_variance), Graph::UpdateMode::training_only);
@@ -214,14 +218,8 @@ Output BatchNormalizationImpl::renormalize(Graph& graph, Output x, Output mask, 
 }
 
 void BatchNormalizationImpl::move_statistics(Graph& graph, Output batch_mean, Output batch_variance) {
-  const float m = static_cast<float>(options.momentum);
-  auto move = [&](const Variable& v, Output batch) {
-    Output var = graph.variable(v);
-    Output next = ops::add(ops::mul(var, m), ops::mul(batch, 1.f - m));
-    graph.add_update(ops::assign(var, next), Graph::UpdateMode::training_only);
-  };
-  move(moving_mean, batch_mean);
-  move(moving_variance, batch_variance);
+  move_towards(graph, moving_mean, batch_mean, options.momentum);
+  move_towards(graph, moving_variance, batch_variance, options.momentum);
 }
 
 std::string BatchNormalizationImpl::data_parallel_refusal() const {
