@@ -98,66 +98,59 @@ def cases():
     return c
 
 
-def renorm_mlp():
-    keras.backend.clear_session()
-    keras.utils.set_random_seed(38)
-    inp = keras.Input((5,), name="features")
-    h = L.Dense(6, name="dense")(inp)
-    h = L.BatchNormalization(renorm=True, renorm_clipping={"rmax": 2.0, "rmin": 0.5, "dmax": 1.0},
-                             renorm_momentum=0.7, momentum=0.8, name="bn")(h)
-    h = L.Activation("relu", name="relu")(h)
-    y = L.Dense(2, name="head")(h)
-    m = keras.Model(inp, y, name="renorm_mlp")
-    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.05), loss=keras.losses.MeanSquaredError())
+def fitted_renorm_mlp(lib, seed, name):
+    """Dense -> BatchNormalization(renorm, clipping) -> relu -> Dense, made by `lib` (keras or
+    tf_keras, whose APIs agree here) and fitted 3 epochs of 2 batches (SGD 0.05, mean squared
+    error), so that every statistic has moved."""
+    lib.backend.clear_session()
+    lib.utils.set_random_seed(seed)
+    layers = lib.layers
+    inp = lib.Input((5,), name="features")
+    h = layers.Dense(6, name="dense")(inp)
+    h = layers.BatchNormalization(renorm=True, renorm_clipping={"rmax": 2.0, "rmin": 0.5, "dmax": 1.0},
+                                  renorm_momentum=0.7, momentum=0.8, name="bn")(h)
+    h = layers.Activation("relu", name="relu")(h)
+    y = layers.Dense(2, name="head")(h)
+    m = lib.Model(inp, y, name=name)
+    m.compile(optimizer=lib.optimizers.SGD(learning_rate=0.05), loss=lib.losses.MeanSquaredError())
     xs = (rng.standard_normal((16, 5)) * 2 + 0.5).astype("float32")
     ys = rng.standard_normal((16, 2)).astype("float32")
     m.fit(xs, ys, batch_size=8, epochs=3, shuffle=False, verbose=0)
-    base = os.path.join(MODELS_DIR, m.name)
-    save_model(rng, m, base, batch=6)
-    batch = np.load(base + ".input0.npy")
+    return m
+
+
+def write_step_after(lib, m, base, batch, weight_name):
+    """One more train_on_batch (SGD 0.1) on `batch` and a seeded target (.target0.npy): its
+    loss and every weight after it (.after.json), each weight under weight_name(w)."""
     target = rng.standard_normal((batch.shape[0], 2)).astype("float32")
     np.save(base + ".target0.npy", target)
-    m.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1), loss=keras.losses.MeanSquaredError())
+    m.compile(optimizer=lib.optimizers.SGD(learning_rate=0.1), loss=lib.losses.MeanSquaredError())
     loss = float(m.train_on_batch(batch, target))
-    after = {"loss": loss, "weights": {w.path: arr(np.asarray(w)) for w in m.weights}}
+    after = {"loss": loss, "weights": {weight_name(w): arr(np.asarray(w)) for w in m.weights}}
     with open(base + ".after.json", "w") as f:
         json.dump(after, f, separators=(",", ":"))
         f.write("\n")
-    print("renorm_mlp weights:", [w.path for w in m.weights])
+    print(m.name, "weights:", list(after["weights"]))
+
+
+def renorm_mlp():
+    m = fitted_renorm_mlp(keras, 38, "renorm_mlp")
+    base = os.path.join(MODELS_DIR, m.name)
+    save_model(rng, m, base, batch=6)
+    write_step_after(keras, m, base, np.load(base + ".input0.npy"), lambda w: w.path)
 
 
 def tf_keras_renorm_mlp():
     import tf_keras
 
-    tf_keras.backend.clear_session()
-    tf_keras.utils.set_random_seed(39)
-    TL = tf_keras.layers
-    inp = tf_keras.Input((5,), name="features")
-    h = TL.Dense(6, name="dense")(inp)
-    h = TL.BatchNormalization(renorm=True, renorm_clipping={"rmax": 2.0, "rmin": 0.5, "dmax": 1.0},
-                              renorm_momentum=0.7, momentum=0.8, name="bn")(h)
-    h = TL.Activation("relu", name="relu")(h)
-    y = TL.Dense(2, name="head")(h)
-    m = tf_keras.Model(inp, y, name="renorm_mlp_tf_keras")
-    m.compile(optimizer=tf_keras.optimizers.SGD(learning_rate=0.05), loss="mse")
-    xs = (rng.standard_normal((16, 5)) * 2 + 0.5).astype("float32")
-    ys = rng.standard_normal((16, 2)).astype("float32")
-    m.fit(xs, ys, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    m = fitted_renorm_mlp(tf_keras, 39, "renorm_mlp_tf_keras")
     base = os.path.join(MODELS_DIR, m.name)
     batch = rng.standard_normal((6, 5)).astype("float32")
     np.save(base + ".input0.npy", batch)
     np.save(base + ".output0.npy", np.asarray(m.predict(batch, verbose=0), "float32"))
     m.save(base + ".h5")
-    target = rng.standard_normal((6, 2)).astype("float32")
-    np.save(base + ".target0.npy", target)
-    m.compile(optimizer=tf_keras.optimizers.SGD(learning_rate=0.1), loss="mse")
-    loss = float(m.train_on_batch(batch, target))
     # tf_keras names weights "bn/gamma:0"; Strata's paths (and Keras 3's) drop the ":0".
-    after = {"loss": loss, "weights": {w.name.split(":")[0]: arr(np.asarray(w)) for w in m.weights}}
-    with open(base + ".after.json", "w") as f:
-        json.dump(after, f, separators=(",", ":"))
-        f.write("\n")
-    print("renorm_mlp_tf_keras weights:", [w.name for w in m.weights])
+    write_step_after(tf_keras, m, base, batch, lambda w: w.name.split(":")[0])
 
 
 def main():
