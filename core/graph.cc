@@ -111,11 +111,31 @@ bool keeps_input_values(const std::string& op) {
   return ops.count(op) > 0;
 }
 
+// A max pooling's gradient (or the one fused with a relu's) whose windows do not overlap:
+// each element of its output is one element of the gradient it routes, or 0 (overlapping
+// windows add theirs).
+bool routes_without_sums(const Node& node) {
+  if (node.op != "max_pool2d_grad" && node.op != "max_pool2d_relu_grad") return false;
+  const auto& pool = node.attrs.get<std::vector<std::int64_t>>("pool_size");
+  const auto& strides = node.attrs.get<std::vector<std::int64_t>>("strides");
+  if (pool.size() != strides.size()) return false;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    if (strides[i] < pool[i]) return false;
+  }
+  return true;
+}
+
 bool holds_values(const Graph& graph, const Output& x, const char* rounding, int depth) {
   const Node& producer = graph.node(x.node);
   if (producer.op == rounding) return true;
+  if (x.index == 0 && std::string_view(rounding_op(output_rounding_of(producer))) == rounding) return true;
   if (depth == 0) return false;
   if (producer.op == "relu_grad") return holds_values(graph, producer.inputs.at(0), rounding, depth - 1);  // dy or 0
+  // The routed gradient (its second input) or 0; the relu-fused one's bias gradient
+  // (its second output) is a sum.
+  if (x.index == 0 && routes_without_sums(producer)) {
+    return holds_values(graph, producer.inputs.at(1), rounding, depth - 1);
+  }
   if (!keeps_input_values(producer.op)) return false;
   bool any = false;
   for (const Output& in : producer.inputs) {
@@ -134,16 +154,32 @@ bool Graph::holds_values_of(const Output& x, ComputePrecision precision) const {
   return holds_values(*this, x, rounding_op(precision), 6);
 }
 
-void set_gradient_rounding(Attrs& attrs, ComputePrecision precision) {
+namespace {
+
+void set_rounding_attr(Attrs& attrs, const char* attr, ComputePrecision precision) {
   if (precision == ComputePrecision::float32) return;
-  attrs.set("gradient_rounding", std::string(precision == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
+  attrs.set(attr, std::string(precision == ComputePrecision::bfloat16 ? "bfloat16" : "float16"));
 }
 
-ComputePrecision gradient_rounding_of(const Node& node) {
-  const std::string* name = node.attrs.find<std::string>("gradient_rounding");
+ComputePrecision rounding_attr_of(const Node& node, const char* attr) {
+  const std::string* name = node.attrs.find<std::string>(attr);
   if (!name) return ComputePrecision::float32;
   return *name == "bfloat16" ? ComputePrecision::bfloat16 : ComputePrecision::float16;
 }
+
+}  // namespace
+
+void set_gradient_rounding(Attrs& attrs, ComputePrecision precision) {
+  set_rounding_attr(attrs, "gradient_rounding", precision);
+}
+
+ComputePrecision gradient_rounding_of(const Node& node) { return rounding_attr_of(node, "gradient_rounding"); }
+
+void set_output_rounding(Attrs& attrs, ComputePrecision precision) {
+  set_rounding_attr(attrs, "output_rounding", precision);
+}
+
+ComputePrecision output_rounding_of(const Node& node) { return rounding_attr_of(node, "output_rounding"); }
 
 Output Graph::rounded(Output x, ComputePrecision precision) {
   if (precision == ComputePrecision::float32 || !x.valid() || x.graph != this || x.dtype() != DType::float32) {

@@ -162,8 +162,6 @@ std::optional<Output> other_operand(const Node& node, const Output& one) {
   return std::nullopt;
 }
 
-// A conv2d or dense with nothing fused after its product but possibly a bias, read only by
-// the node being rewritten: its product can take a per-channel map into its kernel.
 // A conv2d or dense with no activation yet that only x's reader reads; an affine map
 // folds into it only if no residual is fused into it yet (the sum would be scaled too),
 // an activation either way.
@@ -171,6 +169,9 @@ bool foldable_product(const Reach& reach, const Output& x, bool residual_allowed
   const Node& p = reach.node(x);
   if (p.op != "conv2d" && p.op != "dense") return false;
   if (!residual_allowed && p.attrs.get_or<bool>("residual", false)) return false;
+  // A product that rounds its output (an emulated bfloat16 layer's) rounds it last: a
+  // map, activation or residual folded into it would be rounded too.
+  if (output_rounding_of(p) != ComputePrecision::float32) return false;
   const std::string* activation = p.attrs.find<std::string>("activation");
   return (!activation || activation->empty()) && reach.readers(x) == 1;
 }

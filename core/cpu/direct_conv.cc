@@ -121,7 +121,7 @@ void rows(const Geom& g, const float* x, const Padded& w, float* y, const Epilog
     for (; ox + P <= inner1; ox += P) pixels<V, P, false>(g, image, w, oy, ky0, ky1, ox, out, e, first_pixel);
     for (; ox < inner1; ++ox) pixels<V, 1, false>(g, image, w, oy, ky0, ky1, ox, out, e, first_pixel);
     for (; ox < g.ow; ++ox) pixels<V, 1, true>(g, image, w, oy, ky0, ky1, ox, out, e, first_pixel);
-    if (e.activation == Activation::kSilu) apply_silu(out, g.ow * g.o);
+    if (e.works_on_rows()) apply_row_passes(e, out, g.ow * g.o);
   }
 }
 

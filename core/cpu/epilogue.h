@@ -20,19 +20,30 @@ enum class Activation {
   kSilu,   // x·sigmoid(x), through apply_silu: the silu op's own vector code
 };
 
+// The output rounded last, to the values of an emulated compute dtype (an emulated
+// bfloat16 Conv2D's result, docs/precision.md): as the round_to_bfloat16 / round_to_float16
+// ops round (core/precision_rounding.h), on each row while it is in cache.
+enum class Rounding { kNone, kBfloat16, kFloat16 };
+
 struct Epilogue {
   const float* bias = nullptr;  // one per column of the product, or none
   Activation activation = Activation::kNone;
   const float* residual = nullptr;  // element (i, j) at residual[i·residual_ld + j], or none
   std::int64_t residual_ld = 0;
+  Rounding rounding = Rounding::kNone;
 
-  bool empty() const { return bias == nullptr && activation == Activation::kNone && residual == nullptr; }
+  bool empty() const {
+    return bias == nullptr && activation == Activation::kNone && residual == nullptr && rounding == Rounding::kNone;
+  }
+  // Whether the epilogue needs a pass over whole rows after the product's registers are
+  // stored (silu, the rounding), rather than only work on the registers.
+  bool works_on_rows() const { return activation == Activation::kSilu || rounding != Rounding::kNone; }
   // The same epilogue for the columns from `column` on, or the rows from `row` on.
   Epilogue from_column(std::int64_t column) const {
-    return {bias ? bias + column : nullptr, activation, residual ? residual + column : nullptr, residual_ld};
+    return {bias ? bias + column : nullptr, activation, residual ? residual + column : nullptr, residual_ld, rounding};
   }
   Epilogue from_row(std::int64_t row) const {
-    return {bias, activation, residual ? residual + row * residual_ld : nullptr, residual_ld};
+    return {bias, activation, residual ? residual + row * residual_ld : nullptr, residual_ld, rounding};
   }
 };
 
@@ -40,6 +51,14 @@ struct Epilogue {
 // fused silu gives the op's bits. Compiled for the library's target, not per
 // instruction set: the GEMM's kernels call it on each tile row (epilogue.cc).
 void apply_silu(float* values, std::int64_t n);
+// n floats rounded in place as the rounding ops round them (nothing for kNone).
+void apply_rounding(float* values, std::int64_t n, Rounding rounding);
+// The row passes of an epilogue (works_on_rows) on n floats of one row, after its bias,
+// residual and relu: silu, then the rounding.
+inline void apply_row_passes(const Epilogue& e, float* row, std::int64_t n) {
+  if (e.activation == Activation::kSilu) apply_silu(row, n);
+  if (e.rounding != Rounding::kNone) apply_rounding(row, n, e.rounding);
+}
 
 // relu or relu6 of one value (not silu: apply_silu works on spans).
 inline float apply_clamp(Activation activation, float v) {
@@ -68,7 +87,7 @@ inline void apply_epilogue(const Epilogue& e, float* c, std::int64_t ldc, std::i
       if (res) v += res[j];
       row[j] = apply_clamp(e.activation, v);
     }
-    if (e.activation == Activation::kSilu) apply_silu(row, cols);
+    apply_row_passes(e, row, cols);
   }
 }
 

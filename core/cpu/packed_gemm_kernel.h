@@ -464,7 +464,8 @@ struct PackedGemm {
   // others to their registers (tile_body), in the same order. relu is
   // max(v, 0), which makes NaN 0; relu6 max(0, v) then min(6, v), which keep NaN (the
   // instructions return their second operand where either is NaN), as the relu6 op does;
-  // silu the silu op's own code on the row (apply_silu), after the bias.
+  // silu the silu op's own code on the row (apply_silu), after the bias; a rounding last
+  // (apply_row_passes).
   static void apply_epilogue_rows(const Epilogue& e, float* c, std::int64_t ldc, std::int64_t rows,
                                   std::int64_t cols) {
     if (e.empty()) return;
@@ -486,7 +487,7 @@ struct PackedGemm {
           Ops::store_masked(row + j, m, v);
         }
       }
-      if (e.activation == Activation::kSilu) apply_silu(row, cols);
+      apply_row_passes(e, row, cols);
     }
   }
 
@@ -514,7 +515,7 @@ struct PackedGemm {
     // after it (apply_epilogue_rows). As that pass, the epilogue took 11% of a profile of
     // MobileNetV2's batch-1 prediction on an AVX2-only Zen 3; on the registers, MobileNetV2
     // ran 0.3-8% faster there (docs/performance.md).
-    const bool fused = !epilogue.empty() && epilogue.activation != Activation::kSilu;
+    const bool fused = !epilogue.empty() && !epilogue.works_on_rows();
     float* bp = packing_buffer(1, static_cast<std::size_t>(depth_step * block_cols));
     // Packing A costs one copy of each element per block of columns; with few columns
     // that is as much as the arithmetic, so the kernel reads A in place (a transposed A

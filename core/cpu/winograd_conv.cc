@@ -68,7 +68,7 @@ inline void transform_input(const float* const* src, std::int64_t c, float* v, s
 
 // Where a block's outputs go and what is added to them: output (i, j) to out[i·4 + j],
 // plus bias (per channel, or null) and residual[i·4 + j] (with has_residual), then relu
-// or relu6 (silu is applied to whole rows after: apply_silu).
+// or relu6 (silu and a rounding are applied to whole rows after: apply_row_passes).
 struct OutputBlock {
   float* out[kTile * kTile];
   const float* residual[kTile * kTile];
@@ -241,8 +241,8 @@ void transform_outputs(const Geom& g, const float* m, const Strides& in, std::in
     std::int64_t o = 0;
     for (; o + kLanes <= g.o; o += kLanes) transform_output<Vec>(products, in.point, o, to);
     for (; o < g.o; ++o) transform_output<float>(products, in.point, o, to);
-    if (epilogue.activation == Activation::kSilu) {
-      for (std::int64_t i = 0; i < rows; ++i) apply_silu(to.out[i * kTile], cols * g.o);
+    if (epilogue.works_on_rows()) {
+      for (std::int64_t i = 0; i < rows; ++i) apply_row_passes(epilogue, to.out[i * kTile], cols * g.o);
     }
   }
 }

@@ -379,9 +379,12 @@ void register_rank(OpRegistry& r) {
              }
              if (fuses_relu(n)) std::tie(dz, db) = relu_gradient(n, g[0]);
              if (const ComputePrecision rounding = gradient_rounding_of(n); rounding != ComputePrecision::float32) {
-               // The relu's gradient rounded before the bias's and the adjoints read it.
-               dz = dz.graph->rounded(dz, rounding);
-               db = Output{};
+               // The relu's gradient rounded before the bias's and the adjoints read it. A
+               // fused pool-and-relu gradient routing rounded values (no overlapping
+               // windows) gives them as they are, and its bias gradient sums them already.
+               const Output rounded = dz.graph->rounded(dz, rounding);
+               if (rounded != dz) db = Output{};
+               dz = rounded;
              }
            }
            std::vector<Output> grads{backprop_input_node<S>(dz, k, spatial_of<S>(x), p, x),
@@ -477,6 +480,9 @@ Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::s
   Attrs a = attrs_of(params);
   if (!activation.empty()) a.set("activation", activation);
   set_gradient_rounding(a, gradient_rounding);
+  // The fused form's output is rounded once, as the layer's result: by the kernel as it
+  // writes it, not by an op reading it back.
+  set_output_rounding(a, gradient_rounding);
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);
   return x.graph->add("conv2d", inputs, std::move(a));

@@ -6,6 +6,8 @@
 
 #include "core/op_registry.h"
 #include "core/ops.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/pool_ops.h"
 #include "core/program.h"
 #include "core_test_util.h"
 
@@ -170,6 +172,32 @@ TEST(Graph, KnowsValuesRoundedAlreadyAndAddsNoRoundingForThem) {
   EXPECT_EQ(g.num_nodes(), nodes) << "a rounding op was added for rounded values";
   const Output product = ops::mul(r, r);
   EXPECT_NE(g.rounded(product, ComputePrecision::bfloat16), product);
+}
+
+TEST(Graph, KnowsPoolGradientsOfRoundedValuesAndConvolutionsThatRoundTheirOutput) {
+  // Max pooling's gradient routes each element of dy to one input when its windows do not
+  // overlap (dy's values, or 0); overlapping windows add them. The relu-fused one's first
+  // output routes too, its second (the bias gradient) is a sum. A convolution whose
+  // output_rounding names the precision holds its values (only that precision's).
+  Graph g;
+  const Output x = g.placeholder({Shape{1, 4, 4, 2}}, "x");
+  const Output dy = ops::round_to_bfloat16(g.placeholder({Shape{1, 2, 2, 2}}, "dy"));
+  const Output unrounded_dy = g.placeholder({Shape{1, 2, 2, 2}}, "unrounded_dy");
+  EXPECT_TRUE(g.holds_values_of(ops::max_pool2d_grad(x, dy, {}), ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(ops::max_pool2d_grad(x, unrounded_dy, {}), ComputePrecision::bfloat16));
+  const ops::Pool2DParams overlapping{{3, 3}, {1, 1}, {0, 0, 0, 0}};
+  EXPECT_FALSE(g.holds_values_of(ops::max_pool2d_grad(x, dy, overlapping), ComputePrecision::bfloat16));
+  const auto [dz, db] = ops::max_pool2d_relu_grad(x, dy, {});
+  EXPECT_TRUE(g.holds_values_of(dz, ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(db, ComputePrecision::bfloat16));
+  const Output k = g.placeholder({Shape{3, 3, 2, 4}}, "k");
+  const Output rounding = ops::conv2d_bias_activation(x, k, Output{}, "relu", {}, ComputePrecision::bfloat16);
+  const Output plain = ops::conv2d_bias_activation(x, k, Output{}, "relu", {});
+  EXPECT_TRUE(g.holds_values_of(rounding, ComputePrecision::bfloat16));
+  EXPECT_FALSE(g.holds_values_of(rounding, ComputePrecision::float16));
+  EXPECT_FALSE(g.holds_values_of(plain, ComputePrecision::bfloat16));
+  EXPECT_EQ(output_rounding_of(g.node(rounding.node)), ComputePrecision::bfloat16);
+  EXPECT_EQ(output_rounding_of(g.node(plain.node)), ComputePrecision::float32);
 }
 
 }  // namespace graph_test

@@ -185,9 +185,10 @@ const cpu::PackedB* packed_kernel(KernelContext& ctx, const Geom& g) {
 // The bias and the fused activation are applied by the GEMM to each tile row of y as it
 // is written (cpu::Epilogue), not in a pass of their own over y afterwards.
 void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, const float* bias, cpu::Activation activation,
-                    const cpu::PackedB* packed = nullptr, const float* residual = nullptr) {
+                    const cpu::PackedB* packed = nullptr, const float* residual = nullptr,
+                    cpu::Rounding rounding = cpu::Rounding::kNone) {
   // The residual (y's shape) is added by the GEMM's epilogue as well.
-  const cpu::Epilogue epilogue{bias, activation, residual, g.o};
+  const cpu::Epilogue epilogue{bias, activation, residual, g.o, rounding};
   if (g.pointwise()) {
     const std::int64_t rows = g.n * g.h * g.w;
     if (packed && rows <= cpu::kPackedProductMaxRows) {
@@ -200,6 +201,13 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
   if (cpu::is_depthwise(g)) {
     if (residual) throw NotImplementedError("conv2d: a fused residual on a depthwise convolution");  // see the rewrite
     cpu::depthwise_conv2d(g, x, k, bias, activation, y);
+    // (No emulated bfloat16 layer rounds a depthwise convolution's output in its kernel
+    // yet; this keeps the attribute's meaning if one does.)
+    if (rounding != cpu::Rounding::kNone) {
+      cpu::parallel_for(g.n * g.oh * g.ow * g.o, [&](std::int64_t begin, std::int64_t end) {
+        cpu::apply_rounding(y + begin, end - begin, rounding);
+      });
+    }
     return;
   }
   const std::int64_t kdim = g.kdim();
@@ -331,20 +339,25 @@ void conv2d_kernel(KernelContext& ctx) {
                                      : fused == ops::FusedActivation::relu6 ? cpu::Activation::kRelu6
                                      : fused == ops::FusedActivation::silu  ? cpu::Activation::kSilu
                                                                             : cpu::Activation::kNone;
+  // An emulated bfloat16 layer's result, rounded as each row is written (ops::conv2d_bias_activation).
+  const ComputePrecision output_rounding = output_rounding_of(ctx.node);
+  const cpu::Rounding rounding = output_rounding == ComputePrecision::bfloat16  ? cpu::Rounding::kBfloat16
+                                 : output_rounding == ComputePrecision::float16 ? cpu::Rounding::kFloat16
+                                                                                : cpu::Rounding::kNone;
   if (cpu::winograd_applies(g)) {
     const cpu::WinogradKernel& transformed = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o);
     cpu::winograd_conv2d(g, x.data<float>(), transformed, ctx.output(0).data<float>(),
-                         cpu::Epilogue{bias, activation, residual, g.o});
+                         cpu::Epilogue{bias, activation, residual, g.o, rounding});
     return;
   }
   // A first layer's few input channels (a pointwise one stays a product on x in place).
   if (!g.pointwise() && cpu::direct_conv_applies(g)) {
     cpu::direct_conv2d(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(),
-                       cpu::Epilogue{bias, activation, residual, g.o});
+                       cpu::Epilogue{bias, activation, residual, g.o, rounding});
     return;
   }
   conv2d_forward(g, x.data<float>(), k.data<float>(), ctx.output(0).data<float>(), bias, activation,
-                 packed_kernel(ctx, g), residual);
+                 packed_kernel(ctx, g), residual, rounding);
 }
 
 void conv2d_backprop_input_kernel(KernelContext& ctx) {

@@ -1,0 +1,142 @@
+// An emulated bfloat16 Conv2D rounds its result in the convolution's own kernel
+// (ops::conv2d_bias_activation's output_rounding, docs/precision.md): the same bits as the
+// rounding op that followed it, on every convolution path (Winograd, the direct kernel,
+// im2col and the GEMM, a pointwise product, a depthwise convolution) and every GEMM path
+// this CPU runs; and its training gradient, where a max pooling follows, is the one fused
+// pass of pool, relu and bias gradients, with the values the separate ops gave.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/autodiff.h"
+#include "core/graph.h"
+#include "core/ops.h"
+#include "core/ops/conv_ops.h"
+#include "core/ops/pool_ops.h"
+#include "core/precision_rounding.h"
+#include "core/program.h"
+#include "core_test_util.h"
+#include "on_every_cpu_path.h"
+
+using namespace strata;
+
+namespace rounded_conv_test {
+
+namespace {
+
+using strata::testing::uniform;
+
+struct Case {
+  const char* path;
+  Shape x, kernel;
+  ops::Conv2DParams params;
+};
+
+// One geometry per convolution path of the CPU kernel (core/cpu/kernels/conv.cc).
+std::vector<Case> cases() {
+  return {
+      {"winograd (3x3, 16 channels in and out)", Shape{2, 9, 10, 16}, Shape{3, 3, 16, 24}, {}},
+      {"direct (one input channel)", Shape{2, 12, 11, 1}, Shape{3, 3, 1, 32}, {}},
+      {"im2col and the GEMM (5x5, stride 2)", Shape{2, 11, 13, 8}, Shape{5, 5, 8, 20}, {.strides = {2, 2}}},
+      {"pointwise product", Shape{2, 7, 7, 24}, Shape{1, 1, 24, 40}, {}},
+      {"depthwise", Shape{1, 9, 9, 32}, Shape{3, 3, 1, 32}, {.pads = {1, 1, 1, 1}, .groups = 32}},
+  };
+}
+
+bool same_bits(const Tensor& a, const Tensor& b, std::string& first_difference) {
+  const auto va = a.to_vector<float>(), vb = b.to_vector<float>();
+  if (va.size() != vb.size()) {
+    first_difference = "sizes differ";
+    return false;
+  }
+  for (std::size_t i = 0; i < va.size(); ++i) {
+    if (float_bits(va[i]) != float_bits(vb[i])) {
+      first_difference = "element " + std::to_string(i) + ": " + std::to_string(va[i]) + " against " +
+                         std::to_string(vb[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+class RoundedConv : public strata::testing::OnEveryCpuPath {};
+
+TEST_P(RoundedConv, RoundsItsOutputAsTheRoundingOpAfterItDid) {
+  for (const ComputePrecision precision : {ComputePrecision::bfloat16, ComputePrecision::float16}) {
+    for (const Case& c : cases()) {
+      const std::int64_t channels = c.kernel.dims().back();
+      const Tensor x = uniform(c.x, -2.f, 2.f, 1), kernel = uniform(c.kernel, -0.5f, 0.5f, 2),
+                   bias = uniform(Shape{channels}, -0.3f, 0.3f, 3);
+      Graph graph;
+      const Output xs = graph.placeholder({c.x}, "x"), ks = graph.placeholder({c.kernel}, "k"),
+                   bs = graph.placeholder({Shape{channels}}, "b");
+      const Output rounded_inside = ops::conv2d_bias_activation(xs, ks, bs, "relu", c.params, precision);
+      const Output unrounded = ops::conv2d_bias_activation(xs, ks, bs, "relu", c.params);
+      const Output rounded_after = precision == ComputePrecision::bfloat16 ? ops::round_to_bfloat16(unrounded)
+                                                                            : ops::round_to_float16(unrounded);
+      EXPECT_TRUE(graph.holds_values_of(rounded_inside, precision));
+      EXPECT_EQ(graph.rounded(rounded_inside, precision), rounded_inside) << "a rounding op was added after it";
+      Program program(graph, {xs, ks, bs}, {rounded_inside, rounded_after, unrounded});
+      const auto out = program.run({x, kernel, bias});
+      std::string difference;
+      EXPECT_TRUE(same_bits(out[0], out[1], difference))
+          << c.path << (precision == ComputePrecision::bfloat16 ? ", bfloat16: " : ", float16: ") << difference;
+      // The rounding changed something: the test would see a kernel that skipped it.
+      EXPECT_FALSE(same_bits(out[0], out[2], difference)) << c.path << ": the convolution's values were all rounded already";
+    }
+  }
+}
+
+TEST_P(RoundedConv, ItsGradientThroughMaxPoolingIsOneFusedPassWithTheSeparateOpsValues) {
+  // y = maxpool(relu(conv(x, k) + b)), with the upstream gradient bfloat16 values (as a
+  // mixed_bfloat16 model's are): the conv rounding its own output gives the pooling its
+  // input directly, so its gradient is max_pool2d_relu_grad (pool, relu and bias in one
+  // pass) with no rounding op after it (non-overlapping windows route bfloat16 values).
+  // Against the conv followed by the rounding op: the same forward bits, the same kernel
+  // and input gradients, the bias gradient summed in another order.
+  const Shape x_shape{4, 10, 10, 16}, k_shape{3, 3, 16, 24};
+  const Tensor x = uniform(x_shape, -2.f, 2.f, 4), kernel = uniform(k_shape, -0.5f, 0.5f, 5),
+               bias = uniform(Shape{24}, -0.3f, 0.3f, 6), upstream = uniform(Shape{4, 4, 4, 24}, -1.f, 1.f, 7);
+  const ops::Pool2DParams pool{{2, 2}, {2, 2}, {0, 0, 0, 0}};
+  const auto run = [&](bool rounded_inside, int* rounding_ops, int* fused_gradients) {
+    Graph graph;
+    const Output xs = graph.placeholder({x_shape}, "x"), ks = graph.placeholder({k_shape}, "k"),
+                 bs = graph.placeholder({Shape{24}}, "b"), ups = graph.placeholder({Shape{4, 4, 4, 24}}, "dy");
+    const Output y = rounded_inside
+                         ? ops::conv2d_bias_activation(xs, ks, bs, "relu", {}, ComputePrecision::bfloat16)
+                         : ops::round_to_bfloat16(ops::conv2d_bias_activation(xs, ks, bs, "relu", {}));
+    const Output pooled = ops::max_pool2d(y, pool);
+    const Output dy = ops::round_to_bfloat16(ups);
+    const std::vector<Output> grads = gradients(pooled, {xs, ks, bs}, dy);
+    const int nodes_before_program = graph.num_nodes();
+    Program program(graph, {xs, ks, bs, ups}, {pooled, grads[0], grads[1], grads[2]});
+    EXPECT_EQ(graph.num_nodes(), nodes_before_program);
+    *rounding_ops = 0, *fused_gradients = 0;
+    for (const Node& node : graph.nodes()) {
+      *rounding_ops += node.op == "round_to_bfloat16";
+      *fused_gradients += node.op == "max_pool2d_relu_grad";
+    }
+    return program.run({x, kernel, bias, upstream});
+  };
+  int rounding_ops = 0, fused = 0, reference_rounding_ops = 0, reference_fused = 0;
+  const auto inside = run(true, &rounding_ops, &fused);
+  const auto reference = run(false, &reference_rounding_ops, &reference_fused);
+  EXPECT_EQ(rounding_ops, 1) << "only the upstream gradient's: none after the conv or after its gradients";
+  EXPECT_EQ(fused, 1);
+  EXPECT_EQ(reference_fused, 0) << "the rounding op between conv and pooling kept the fusion out";
+  std::string difference;
+  EXPECT_TRUE(same_bits(inside[0], reference[0], difference)) << "forward: " << difference;
+  EXPECT_TRUE(same_bits(inside[1], reference[1], difference)) << "input gradient: " << difference;
+  EXPECT_TRUE(same_bits(inside[2], reference[2], difference)) << "kernel gradient: " << difference;
+  EXPECT_TRUE(strata::testing::tensors_near(inside[3], reference[3], 1e-4f)) << "bias gradient";
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuPaths, RoundedConv,
+                         ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
+                         strata::testing::cpu_path_name);
+
+}  // namespace rounded_conv_test
