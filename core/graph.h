@@ -64,8 +64,9 @@ struct Node;
 void set_gradient_rounding(Attrs& attrs, ComputePrecision precision);
 ComputePrecision gradient_rounding_of(const Node& node);
 // The "output_rounding" attr of a node that rounds its own output to an emulated layer's
-// precision as its kernel writes it (ops::conv2d_bias_activation's fused form): the rounding
-// op after it, which read the whole output back, is then not needed
+// precision as its kernel writes it (the fused forms of ops::conv2d_bias_activation and
+// ops::dense; conv2d, dense and matmul added under a PrecisionScope): the rounding op
+// after it, which read the whole output back, is then not needed
 // (Graph::holds_values_of). Same values and names as gradient_rounding.
 void set_output_rounding(Attrs& attrs, ComputePrecision precision);
 ComputePrecision output_rounding_of(const Node& node);

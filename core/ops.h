@@ -127,7 +127,8 @@ Output matmul(Output a, Output b, bool transpose_a = false, bool transpose_b = f
 // bias (units) or none; activation "" (linear) or "relu", applied in the same pass.
 // `gradient_rounding` (an emulated bfloat16 Dense, layers/core/low_precision_product.h):
 // its gradient rounds the activation's gradient to that precision before the product's
-// and the bias's gradients read it, as TensorFlow's gradient of its fused kernel does.
+// and the bias's gradients read it, as TensorFlow's gradient of its fused kernel does,
+// and its kernel rounds its output (the layer's result) as it writes it.
 Output dense(Output x, Output kernel, Output bias = {}, const std::string& activation = "",
              ComputePrecision gradient_rounding = ComputePrecision::float32);
 // Keras's int8 Dense product (QuantizedDTypePolicy "int8"): each row of x (..., in)

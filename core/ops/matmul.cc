@@ -177,6 +177,8 @@ Output dense(Output x, Output kernel, Output bias, const std::string& activation
   Attrs attrs;
   if (!activation.empty()) attrs.set("activation", activation);
   set_gradient_rounding(attrs, gradient_rounding);
+  // The fused form's output is rounded once, as the layer's result: by the kernel.
+  set_output_rounding(attrs, gradient_rounding);
   mark_bfloat16_operands(x, kernel, attrs);
   std::vector<Output> inputs{x, kernel};
   if (bias.valid()) inputs.push_back(bias);

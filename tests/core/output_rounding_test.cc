@@ -1,9 +1,10 @@
-// An emulated bfloat16 Conv2D rounds its result in the convolution's own kernel
-// (ops::conv2d_bias_activation's output_rounding, docs/precision.md): the same bits as the
-// rounding op that followed it, on every convolution path (Winograd, the direct kernel,
-// im2col and the GEMM, a pointwise product, a depthwise convolution) and every GEMM path
-// this CPU runs; and its training gradient, where a max pooling follows, is the one fused
-// pass of pool, relu and bias gradients, with the values the separate ops gave.
+// Emulated bfloat16 (and float16) products round their results in their own kernels (the
+// node's output_rounding, core/graph.h; docs/precision.md): conv2d on every convolution
+// path (Winograd, the direct kernel, im2col and the GEMM, a pointwise product, a depthwise
+// convolution), dense and matmul on the bfloat16 GEMM and the float one, give the same
+// bits as the rounding op that followed them, on every CPU path this machine runs; and a
+// rounding Conv2D's training gradient, where a max pooling follows, is the one fused pass
+// of pool, relu and bias gradients, with the values the separate ops gave.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,16 +14,18 @@
 #include "core/autodiff.h"
 #include "core/graph.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
 #include "core/ops/pool_ops.h"
 #include "core/precision_rounding.h"
 #include "core/program.h"
 #include "core_test_util.h"
 #include "on_every_cpu_path.h"
+#include "thread_count.h"
 
 using namespace strata;
 
-namespace rounded_conv_test {
+namespace output_rounding_test {
 
 namespace {
 
@@ -45,6 +48,12 @@ std::vector<Case> cases() {
   };
 }
 
+Tensor rounded_to_bfloat16(Tensor t) {
+  float* v = t.data<float>();
+  for (std::int64_t i = 0; i < t.size(); ++i) v[i] = round_to_bfloat16(v[i]);
+  return t;
+}
+
 bool same_bits(const Tensor& a, const Tensor& b, std::string& first_difference) {
   const auto va = a.to_vector<float>(), vb = b.to_vector<float>();
   if (va.size() != vb.size()) {
@@ -63,9 +72,9 @@ bool same_bits(const Tensor& a, const Tensor& b, std::string& first_difference) 
 
 }  // namespace
 
-class RoundedConv : public strata::testing::OnEveryCpuPath {};
+class OutputRounding : public strata::testing::OnEveryCpuPath {};
 
-TEST_P(RoundedConv, RoundsItsOutputAsTheRoundingOpAfterItDid) {
+TEST_P(OutputRounding, AConvolutionRoundsItsOutputAsTheRoundingOpAfterItDid) {
   for (const ComputePrecision precision : {ComputePrecision::bfloat16, ComputePrecision::float16}) {
     for (const Case& c : cases()) {
       const std::int64_t channels = c.kernel.dims().back();
@@ -91,7 +100,7 @@ TEST_P(RoundedConv, RoundsItsOutputAsTheRoundingOpAfterItDid) {
   }
 }
 
-TEST_P(RoundedConv, ItsGradientThroughMaxPoolingIsOneFusedPassWithTheSeparateOpsValues) {
+TEST_P(OutputRounding, ARoundingConvolutionsGradientThroughMaxPoolingIsOneFusedPass) {
   // y = maxpool(relu(conv(x, k) + b)), with the upstream gradient bfloat16 values (as a
   // mixed_bfloat16 model's are): the conv rounding its own output gives the pooling its
   // input directly, so its gradient is max_pool2d_relu_grad (pool, relu and bias in one
@@ -135,8 +144,82 @@ TEST_P(RoundedConv, ItsGradientThroughMaxPoolingIsOneFusedPassWithTheSeparateOps
   EXPECT_TRUE(strata::testing::tensors_near(inside[3], reference[3], 1e-4f)) << "bias gradient";
 }
 
-INSTANTIATE_TEST_SUITE_P(CpuPaths, RoundedConv,
+TEST_P(OutputRounding, ProductsRoundTheirOutputAsTheRoundingOpAfterThemDid) {
+  // matmul in each transpose and dense with bias and relu, built under a bfloat16
+  // PrecisionScope (operands rounded, so marked for the bfloat16 GEMM where the CPU has
+  // one: the rows >= 2 cases) or as the fused Dense's op; then a batch-1 dense (the
+  // matrix-vector kernel) and two batch-1 denses back to back (which the float32 program
+  // runs as one pair kernel: not when they round).
+  const Tensor a = uniform(Shape{40, 70}, -2.f, 2.f, 11), b = uniform(Shape{70, 36}, -1.f, 1.f, 12),
+               at = uniform(Shape{70, 40}, -2.f, 2.f, 13), bt = uniform(Shape{36, 70}, -1.f, 1.f, 14),
+               bias = uniform(Shape{36}, -0.5f, 0.5f, 15);
+  Graph graph;
+  const Output as = graph.placeholder({a.shape()}, "a"), bs = graph.placeholder({b.shape()}, "b"),
+               ats = graph.placeholder({at.shape()}, "at"), bts = graph.placeholder({bt.shape()}, "bt"),
+               biases = graph.placeholder({bias.shape()}, "bias");
+  std::vector<Output> inside, after;
+  const auto r = [](Output x) { return ops::round_to_bfloat16(x); };
+  {
+    PrecisionScope bfloat16(graph, ComputePrecision::bfloat16);
+    inside = {ops::matmul(as, bs), ops::matmul(ats, bs, true, false), ops::matmul(as, bts, false, true),
+              ops::matmul(ats, bts, true, true)};
+  }
+  after = {r(ops::matmul(r(as), r(bs))), r(ops::matmul(r(ats), r(bs), true, false)),
+           r(ops::matmul(r(as), r(bts), false, true)), r(ops::matmul(r(ats), r(bts), true, true))};
+  inside.push_back(ops::dense(r(as), r(bs), r(biases), "relu", ComputePrecision::bfloat16));
+  after.push_back(r(ops::dense(r(as), r(bs), r(biases), "relu")));
+  const Output row = ops::crop(as, {0, 0}, {39, 0});  // the first row
+  inside.push_back(ops::dense(r(row), r(bs), r(biases), "relu", ComputePrecision::bfloat16));
+  after.push_back(r(ops::dense(r(row), r(bs), r(biases), "relu")));
+  for (const Output& y : inside) {
+    EXPECT_EQ(output_rounding_of(graph.node(y.node)), ComputePrecision::bfloat16) << graph.node(y.node).name;
+    EXPECT_TRUE(graph.holds_values_of(y, ComputePrecision::bfloat16));
+  }
+  std::vector<Output> fetches = inside;
+  fetches.insert(fetches.end(), after.begin(), after.end());
+  Program program(graph, {as, bs, ats, bts, biases}, fetches);
+  const auto out = program.run({a, b, at, bt, bias});
+  const char* names[] = {"matmul", "matmul, A transposed", "matmul, B transposed", "matmul, both transposed",
+                         "dense", "dense of one row"};
+  for (std::size_t i = 0; i < inside.size(); ++i) {
+    std::string difference;
+    EXPECT_TRUE(same_bits(out[i], out[inside.size() + i], difference)) << names[i] << ": " << difference;
+  }
+}
+
+TEST_P(OutputRounding, TwoRoundingDenseLayersAtBatchOneRunOneByOne) {
+  // A float32 pair of batch-1 Dense layers runs as one kernel; a rounding pair must round
+  // both outputs (the pair kernel would not): the same bits as each rounded by its op.
+  // The pair splits its products over two threads or more.
+  strata::testing::ThreadCount two_threads(2);
+  const Tensor x = rounded_to_bfloat16(uniform(Shape{1, 512}, -1.f, 1.f, 21)),
+               k1 = rounded_to_bfloat16(uniform(Shape{512, 512}, -0.1f, 0.1f, 22)),
+               k2 = rounded_to_bfloat16(uniform(Shape{512, 256}, -0.1f, 0.1f, 23));
+  const auto run = [&](bool rounding_inside) {
+    Graph graph;
+    const Output xs = graph.placeholder({x.shape()}, "x"), k1s = graph.placeholder({k1.shape()}, "k1"),
+                 k2s = graph.placeholder({k2.shape()}, "k2");
+    const auto r = [](Output v) { return ops::round_to_bfloat16(v); };
+    // The operands fed as they are (bfloat16 values already): the program pairs two
+    // products only when they are adjacent steps and the second's output takes no buffer
+    // the first reads (an operand's rounding op's would be free for it).
+    Output y;
+    if (rounding_inside) {
+      const Output h = ops::dense(xs, k1s, Output{}, "relu", ComputePrecision::bfloat16);
+      y = ops::dense(h, k2s, Output{}, "", ComputePrecision::bfloat16);
+    } else {
+      const Output h = r(ops::dense(xs, k1s, Output{}, "relu"));
+      y = r(ops::dense(h, k2s));
+    }
+    Program program(graph, {xs, k1s, k2s}, {y});
+    return program.run({x, k1, k2})[0];
+  };
+  std::string difference;
+  EXPECT_TRUE(same_bits(run(true), run(false), difference)) << difference;
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuPaths, OutputRounding,
                          ::testing::Values(cpu::Isa::kPortable, cpu::Isa::kAvx2, cpu::Isa::kAvx512),
                          strata::testing::cpu_path_name);
 
-}  // namespace rounded_conv_test
+}  // namespace output_rounding_test
