@@ -20,9 +20,10 @@ enum class Activation {
   kSilu,   // x·sigmoid(x), through apply_silu: the silu op's own vector code
 };
 
-// The output rounded last, to the values of an emulated compute dtype (an emulated
-// bfloat16 Conv2D's result, docs/precision.md): as the round_to_bfloat16 / round_to_float16
-// ops round (core/precision_rounding.h), on each row while it is in cache.
+// The output rounded last, to the values of an emulated compute dtype (the result of a
+// conv2d, dense or matmul whose node has output_rounding, core/graph.h; docs/precision.md):
+// as the round_to_bfloat16 / round_to_float16 ops round (core/precision_rounding.h), on
+// each row while it is in cache.
 enum class Rounding { kNone, kBfloat16, kFloat16 };
 
 struct Epilogue {

@@ -53,7 +53,8 @@ using Conv3DParams = ConvParams<3>;
 Output conv2d(Output x, Output kernel, const Conv2DParams& params);
 // conv2d with the bias add (bias (O,), or an invalid Output for none) and an activation
 // ("" or "relu") fused into the kernel: one pass over the output instead of three.
-// `gradient_rounding`: as ops::dense's (an emulated bfloat16 Conv2D's relu gradient rounded).
+// `gradient_rounding`: as ops::dense's (an emulated bfloat16 Conv2D's relu gradient
+// rounded, and its output rounded by its kernel: the node's output_rounding).
 Output conv2d_bias_activation(Output x, Output kernel, Output bias, const std::string& activation,
                               const Conv2DParams& params,
                               ComputePrecision gradient_rounding = ComputePrecision::float32);

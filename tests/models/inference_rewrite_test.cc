@@ -363,6 +363,51 @@ TEST(InferenceRewriteGraph, FusesRelu6IntoAConvolutionOnlyWhereAsked) {
   }
 }
 
+// A product that rounds its own output (an emulated bfloat16 or float16 layer's,
+// core/graph.h output_rounding) takes nothing folded into it: a bias added after a float16
+// scope's conv2d, a relu, a residual and a per-channel scale after a fused bfloat16 conv2d
+// would each be rounded with the product, where the graph rounds the product first. The
+// rewritten graph predicts the unrewritten one's bits.
+TEST(InferenceRewriteGraph, FoldsNothingIntoAProductThatRoundsItsOutput) {
+  // One product per rewrite, each read once (as the rewrites ask), weights as variables.
+  std::mt19937 rng(3);
+  const auto weight = [&](const char* name, Shape shape) {
+    return Variable(name, random_tensor(std::move(shape), rng, -1.f, 1.f));
+  };
+  const Variable k1 = weight("k1", Shape{3, 3, 4, 4}), k2 = weight("k2", Shape{3, 3, 4, 4}),
+                 k3 = weight("k3", Shape{3, 3, 4, 4}), k4 = weight("k4", Shape{3, 3, 4, 4}),
+                 b = weight("b", Shape{4}), s = weight("s", Shape{4}), t = weight("t", Shape{4});
+  const ops::Conv2DParams same{.pads = {1, 1, 1, 1}};
+  Graph graph;
+  const Output in = graph.placeholder({Shape{2, 6, 6, 4}, DType::float32}, "x");
+  Output float16_sum;
+  {
+    PrecisionScope float16(graph, ComputePrecision::float16);
+    float16_sum = ops::add(ops::conv2d(in, graph.variable(k1), same), graph.variable(b));
+  }
+  const Output x = ops::round_to_bfloat16(in);
+  const auto fused = [&](const Variable& k) {
+    return ops::conv2d_bias_activation(x, ops::round_to_bfloat16(graph.variable(k)), Output{}, "", same,
+                                       ComputePrecision::bfloat16);
+  };
+  const Output relu = ops::relu(fused(k2));
+  const Output residual = ops::add(fused(k3), in);
+  const Output scaled = ops::add(ops::mul(fused(k4), graph.variable(s)), graph.variable(t));
+  const std::vector<Output> roots{float16_sum, relu, residual, scaled};
+  InferenceRewrites did;
+  const std::vector<Output> out = rewrite_for_inference(graph, roots, &did, {.cpu_program = true});
+  EXPECT_EQ(did.affines_folded, 0);
+  EXPECT_EQ(did.activations_fused, 0);
+  EXPECT_EQ(did.residuals_fused, 0);
+  const Tensor feed = random_tensor(Shape{2, 6, 6, 4}, rng, -2.f, 2.f);
+  Program rewritten(graph, {in}, out);
+  Program plain(graph, {in}, roots);
+  const auto got = rewritten.run({feed}), want = plain.run({feed});
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << "root " << i;
+  }
+}
+
 // An emulated bfloat16 Dense (layers/dtype_policy.h): its product of rounded operands is
 // marked for the bfloat16 GEMM (core/ops/matmul.cc) and stays marked through the
 // rewrites, its rounded kernel is computed once for many predictions, and the answer is

@@ -201,8 +201,8 @@ void conv2d_forward(const Geom& g, const float* x, const float* k, float* y, con
   if (cpu::is_depthwise(g)) {
     if (residual) throw NotImplementedError("conv2d: a fused residual on a depthwise convolution");  // see the rewrite
     cpu::depthwise_conv2d(g, x, k, bias, activation, y);
-    // (No emulated bfloat16 layer rounds a depthwise convolution's output in its kernel
-    // yet; this keeps the attribute's meaning if one does.)
+    // The output rounding (a Conv2D with groups = channels under mixed_bfloat16, a float16
+    // scope's) in a pass after the kernel, which takes no epilogue.
     if (rounding != cpu::Rounding::kNone) {
       cpu::parallel_for(g.n * g.oh * g.ow * g.o, [&](std::int64_t begin, std::int64_t end) {
         cpu::apply_rounding(y + begin, end - begin, rounding);
