@@ -111,6 +111,22 @@ using Generator = std::function<Tensor(Shape, std::uint64_t)>;
 
 Tensor in_range(Shape shape, float lo, float hi, std::uint64_t seed) { return uniform(std::move(shape), lo, hi, seed); }
 
+// Multiples of 1/8 in [-2, 2]: products of two are multiples of 1/64 and their sums (a few
+// hundred terms) exact in float32 on both devices, so an output rounded to bfloat16 (a
+// node's output_rounding) rounds the same value on both: equal bits at any tolerance.
+Tensor eighths(Shape shape, std::uint64_t seed) {
+  Tensor t = uniform(std::move(shape), -2.f, 2.f, seed);
+  float* v = t.data<float>();
+  for (std::int64_t i = 0; i < t.size(); ++i) v[i] = std::round(v[i] * 8.f) / 8.f;
+  return t;
+}
+
+// The attrs of a product whose kernel rounds its output to bfloat16 (core/graph.h).
+Attrs rounding_to_bfloat16(Attrs attrs) {
+  attrs.set("output_rounding", std::string("bfloat16"));
+  return attrs;
+}
+
 OpCases binary_cases(float tolerance, const Generator& a, const Generator& b) {
   OpCases op{tolerance, {}};
   std::uint64_t seed = 1;
@@ -209,6 +225,9 @@ OpCases matmul_cases() {
     op.cases.push_back({m.label, {in_range(m.a, -1, 1, seed), in_range(m.b, -1, 1, seed + 1)}, transposes(m.ta, m.tb)});
     seed += 2;
   }
+  op.cases.push_back({"output rounded to bfloat16, both transposed",
+                      {eighths({60, 40}, seed), eighths({30, 60}, seed + 1)},
+                      rounding_to_bfloat16(transposes(true, true))});
   return op;
 }
 
@@ -266,6 +285,13 @@ OpCases dense_cases() {
     KernelCase c{d.label, {in_range(d.x, -1, 1, seed), in_range({d.x.dims().back(), d.units}, -1, 1, seed + 1)}};
     if (d.bias) c.inputs.push_back(in_range({d.units}, -1, 1, seed + 2));
     if (d.relu) c.attrs.set("activation", std::string("relu"));
+    op.cases.push_back(std::move(c));
+    seed += 3;
+  }
+  for (const Shape& x : {Shape{40, 70}, Shape{1, 70}}) {  // the product, and the matrix-vector one
+    KernelCase c{"output rounded to bfloat16, bias and relu, " + x.to_string(),
+                 {eighths(x, seed), eighths({70, 33}, seed + 1), eighths({33}, seed + 2)}};
+    c.attrs = rounding_to_bfloat16(Attrs{{"activation", std::string("relu")}});
     op.cases.push_back(std::move(c));
     seed += 3;
   }
@@ -888,6 +914,16 @@ OpCases conv_cases(const std::string& op_name) {
   for (const ConvCase& c : conv_geometries()) {
     op.cases.push_back(conv_case(op_name, c, seed));
     seed += 3;
+  }
+  if (op_name == "conv2d") {  // an emulated bfloat16 Conv2D: its output rounded by the kernel
+    KernelCase c{"3x3 same, bias and relu, output rounded to bfloat16",
+                 {eighths({2, 7, 6, 5}, seed), eighths({3, 3, 5, 8}, seed + 1), eighths({8}, seed + 2)},
+                 rounding_to_bfloat16(Attrs{{"strides", std::vector<std::int64_t>{1, 1}},
+                                            {"dilations", std::vector<std::int64_t>{1, 1}},
+                                            {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+                                            {"groups", std::int64_t{1}},
+                                            {"activation", std::string("relu")}})};
+    op.cases.push_back(std::move(c));
   }
   return op;
 }
