@@ -17,6 +17,29 @@ std::pair<std::int64_t, std::int64_t> as_matrix(const Shape& s) {
 
 namespace {
 
+// The gradient of an input that a rounding op made (a layer's kernel, or its input, rounded
+// to its compute dtype) is rounded by that op's gradient; so is, after its relu's mask, the
+// gradient of an input that a product with a gradient_rounding made (the previous fused
+// bfloat16 Dense or Conv2D: rounding commutes with the mask). A product of two values of
+// that precision computed for it is built in the precision (Graph::add_node): it rounds
+// its own output, the same values, and no rounding op reads it back (TensorFlow's MatMul
+// gradients of bfloat16 operands are bfloat16). Otherwise as it is.
+template <typename Product>
+Output product_for_gradient_of(const Output& input, const Output& a, const Output& b, Product product) {
+  Graph& graph = *input.graph;
+  const Node& producer = graph.node(input.node);
+  const ComputePrecision precision = producer.op == rounding_op(ComputePrecision::bfloat16) ? ComputePrecision::bfloat16
+                                     : producer.op == rounding_op(ComputePrecision::float16)
+                                         ? ComputePrecision::float16
+                                         : gradient_rounding_of(producer);
+  if (precision == ComputePrecision::float32 || !graph.holds_values_of(a, precision) ||
+      !graph.holds_values_of(b, precision)) {
+    return product();
+  }
+  PrecisionScope in_its_precision(graph, precision);
+  return product();
+}
+
 std::string describe(const Shape& a, const Shape& b, bool ta, bool tb) {
   return "matmul: shapes " + a.to_string() + (ta ? "ᵀ" : "") + " and " + b.to_string() + (tb ? "ᵀ" : "") +
          " cannot be multiplied";
@@ -125,7 +148,8 @@ void register_matmul_ops(OpRegistry& r) {
            if (fuses_relu(n)) dz = relu_grad(dz, Output{x.graph, n.id, 0});
            // ops::dense's gradient_rounding (no op where dz holds rounded values already).
            dz = x.graph->rounded(dz, gradient_rounding_of(n));
-           std::vector<Output> grads{matmul(dz, k, false, true), matmul(x, dz, true, false)};
+           std::vector<Output> grads{product_for_gradient_of(x, dz, k, [&] { return matmul(dz, k, false, true); }),
+                                     product_for_gradient_of(k, x, dz, [&] { return matmul(x, dz, true, false); })};
            if (n.inputs.size() == 3) {
              std::vector<std::int64_t> leading(static_cast<std::size_t>(x.shape().rank() - 1));
              for (std::size_t i = 0; i < leading.size(); ++i) leading[i] = static_cast<std::int64_t>(i);

@@ -148,6 +148,36 @@ TEST(MixedPrecisionTraining, ProductsOfBfloat16ValuesAreMarkedForTheBfloat16Gemm
   EXPECT_EQ(einsum_marked, einsum_products);
 }
 
+TEST(MixedPrecisionTraining, ProductsRoundTheirOwnResultsInTheTrainStep) {
+  // In a mixed_bfloat16 MLP's train step every product's result that is rounded is rounded
+  // by the product's kernel (output_rounding, core/graph.h): the forward Dense layers, the
+  // kernels' gradients (rounded as the kernels' rounding ops' gradients round them) and
+  // the inputs' gradients (rounded after the previous layer's relu mask): no rounding op
+  // reads a product back. The rounding ops left round operands and sums.
+  Restore restore;
+  set_dtype_policy("mixed_bfloat16");
+  const KerasTensor in = Input({8});
+  const KerasTensor h1 = layers::Dense(16, {.activation = "relu"})(in);
+  const KerasTensor h2 = layers::Dense(16, {.activation = "relu"})(h1);
+  Model model(in, layers::Dense(3)(h2));
+  set_dtype_policy("float32");
+  model.compile({.optimizer = optimizers::SGD(), .loss = "mse"});
+  model.train_on_batch(Tensor(Shape{4, 8}), Tensor(Shape{4, 3}));
+  const Graph& graph = model.graph();
+  int rounding_products = 0, rounding_ops = 0;
+  for (const Node& node : graph.nodes()) {
+    if (node.op == "dense" || node.op == "matmul") rounding_products += output_rounding_of(node) == ComputePrecision::bfloat16;
+    if (node.op != "round_to_bfloat16") continue;
+    ++rounding_ops;
+    const std::string& read = graph.node(node.inputs.at(0).node).op;
+    EXPECT_NE(read, "matmul") << node.name << " rounds a product's result";
+    EXPECT_NE(read, "dense") << node.name << " rounds a product's result";
+    EXPECT_NE(read, "relu_grad") << node.name << " rounds a relu gradient of an unrounded product";
+  }
+  EXPECT_GE(rounding_products, 8);  // three forward, three kernel gradients, two input gradients
+  EXPECT_GT(rounding_ops, 0);
+}
+
 TEST(MixedPrecisionTraining, MixedBfloat16TrainsAsKerasTrains) {
   // Keras's six SGD steps (momentum 0.9) under mixed_bfloat16 against Strata's from the same
   // file and batches: the losses and the weights within a few bfloat16 units. Not closer
