@@ -22,8 +22,11 @@ namespace {
 // gradient of an input that a product with a gradient_rounding made (the previous fused
 // bfloat16 Dense or Conv2D: rounding commutes with the mask). A product of two values of
 // that precision computed for it is built in the precision (Graph::add_node): it rounds
-// its own output, the same values, and no rounding op reads it back (TensorFlow's MatMul
-// gradients of bfloat16 operands are bfloat16). Otherwise as it is.
+// its own output and no rounding op reads it back. Where the input has one reader, the same
+// values; where several send it gradients (a trunk read by two heads), autodiff sums the
+// contributions in float32 before the rounding, and each is now rounded before the sum —
+// as TensorFlow computes them: its MatMul gradients of bfloat16 operands are bfloat16, and
+// so is their AddN. Otherwise as it is.
 template <typename Product>
 Output product_for_gradient_of(const Output& input, const Output& a, const Output& b, Product product) {
   Graph& graph = *input.graph;

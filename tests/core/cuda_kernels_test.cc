@@ -112,8 +112,9 @@ using Generator = std::function<Tensor(Shape, std::uint64_t)>;
 Tensor in_range(Shape shape, float lo, float hi, std::uint64_t seed) { return uniform(std::move(shape), lo, hi, seed); }
 
 // Multiples of 1/8 in [-2, 2]: products of two are multiples of 1/64 and their sums (a few
-// hundred terms) exact in float32 on both devices, so an output rounded to bfloat16 (a
-// node's output_rounding) rounds the same value on both: equal bits at any tolerance.
+// hundred terms) exact in float32 on both devices when each multiplies and adds them
+// directly (not cuDNN's Winograd or FFT: the conv case below has stride 2), so an output
+// rounded to bfloat16 (a node's output_rounding) rounds the same value on both: equal bits.
 Tensor eighths(Shape shape, std::uint64_t seed) {
   Tensor t = uniform(std::move(shape), -2.f, 2.f, seed);
   float* v = t.data<float>();
@@ -295,6 +296,9 @@ OpCases dense_cases() {
     op.cases.push_back(std::move(c));
     seed += 3;
   }
+  // Neither bias nor relu: the product then the rounding pass, without cuBLASLt's epilogue.
+  op.cases.push_back({"output rounded to bfloat16, no bias", {eighths({40, 70}, seed), eighths({70, 33}, seed + 1)},
+                      rounding_to_bfloat16({})});
   return op;
 }
 
@@ -916,9 +920,9 @@ OpCases conv_cases(const std::string& op_name) {
     seed += 3;
   }
   if (op_name == "conv2d") {  // an emulated bfloat16 Conv2D: its output rounded by the kernel
-    KernelCase c{"3x3 same, bias and relu, output rounded to bfloat16",
+    KernelCase c{"3x3, stride 2, bias and relu, output rounded to bfloat16",
                  {eighths({2, 7, 6, 5}, seed), eighths({3, 3, 5, 8}, seed + 1), eighths({8}, seed + 2)},
-                 rounding_to_bfloat16(Attrs{{"strides", std::vector<std::int64_t>{1, 1}},
+                 rounding_to_bfloat16(Attrs{{"strides", std::vector<std::int64_t>{2, 2}},
                                             {"dilations", std::vector<std::int64_t>{1, 1}},
                                             {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
                                             {"groups", std::int64_t{1}},
