@@ -72,6 +72,20 @@ double weight_distance(const Model& a, const Model& b) {
   return difference / largest;
 }
 
+// An MLP (8 → 16 relu → 16 relu → 3) made under `policy`, compiled with SGD and trained
+// one step on zeros (its train graph built).
+Model mlp_after_one_step(const std::string& policy) {
+  set_dtype_policy(policy);
+  const KerasTensor in = Input({8});
+  const KerasTensor h1 = layers::Dense(16, {.activation = "relu"})(in);
+  const KerasTensor h2 = layers::Dense(16, {.activation = "relu"})(h1);
+  Model model(in, layers::Dense(3)(h2));
+  set_dtype_policy("float32");
+  model.compile({.optimizer = optimizers::SGD(), .loss = "mse"});
+  model.train_on_batch(Tensor(Shape{4, 8}), Tensor(Shape{4, 3}));
+  return model;
+}
+
 }  // namespace
 
 TEST(MixedPrecisionTraining, GradientsOfABfloat16LayerAreBfloat16Values) {
@@ -107,15 +121,7 @@ TEST(MixedPrecisionTraining, ProductsOfBfloat16ValuesAreMarkedForTheBfloat16Gemm
   // for the bfloat16 GEMM (core/ops/matmul.cc); a float32 model's are not.
   Restore restore;
   const auto marked_products = [](const std::string& policy) {
-    set_dtype_policy(policy);
-    const KerasTensor in = Input({8});
-    const KerasTensor h1 = layers::Dense(16, {.activation = "relu"})(in);
-    const KerasTensor h2 = layers::Dense(16, {.activation = "relu"})(h1);
-    Model model(in, layers::Dense(3)(h2));
-    set_dtype_policy("float32");
-    model.compile({.optimizer = optimizers::SGD(), .loss = "mse"});
-    Tensor x(Shape{4, 8}), y(Shape{4, 3});
-    model.train_on_batch(x, y);
+    const Model model = mlp_after_one_step(policy);
     int marked = 0, products = 0;
     for (const Node& node : model.graph().nodes()) {
       if (node.op != "dense" && node.op != "matmul") continue;
@@ -155,18 +161,13 @@ TEST(MixedPrecisionTraining, ProductsRoundTheirOwnResultsInTheTrainStep) {
   // the inputs' gradients (rounded after the previous layer's relu mask): no rounding op
   // reads a product back. The rounding ops left round operands and sums.
   Restore restore;
-  set_dtype_policy("mixed_bfloat16");
-  const KerasTensor in = Input({8});
-  const KerasTensor h1 = layers::Dense(16, {.activation = "relu"})(in);
-  const KerasTensor h2 = layers::Dense(16, {.activation = "relu"})(h1);
-  Model model(in, layers::Dense(3)(h2));
-  set_dtype_policy("float32");
-  model.compile({.optimizer = optimizers::SGD(), .loss = "mse"});
-  model.train_on_batch(Tensor(Shape{4, 8}), Tensor(Shape{4, 3}));
+  const Model model = mlp_after_one_step("mixed_bfloat16");
   const Graph& graph = model.graph();
   int rounding_products = 0, rounding_ops = 0;
   for (const Node& node : graph.nodes()) {
-    if (node.op == "dense" || node.op == "matmul") rounding_products += output_rounding_of(node) == ComputePrecision::bfloat16;
+    if (node.op == "dense" || node.op == "matmul") {
+      rounding_products += output_rounding_of(node) == ComputePrecision::bfloat16;
+    }
     if (node.op != "round_to_bfloat16") continue;
     ++rounding_ops;
     const std::string& read = graph.node(node.inputs.at(0).node).op;
