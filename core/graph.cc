@@ -190,15 +190,6 @@ Output Graph::rounded(Output x, ComputePrecision precision) {
   return add_node_as_is(op, {x}, {}, op)[0];
 }
 
-namespace {
-
-// Ops whose kernels (CPU and CUDA) round their output themselves when their
-// "output_rounding" attr asks, as each row is written: under a PrecisionScope they get the
-// attr instead of a rounding op that would read the whole output back.
-bool rounds_own_output(const std::string& op) { return op == "conv2d" || op == "dense" || op == "matmul"; }
-
-}  // namespace
-
 std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Output>& inputs,
                                     Attrs attrs, const std::string& name) {
   const ComputePrecision precision = precision_;
@@ -209,7 +200,9 @@ std::vector<Output> Graph::add_node(const std::string& op, const std::vector<Out
   std::vector<Output> rounded_inputs;
   rounded_inputs.reserve(inputs.size());
   for (const Output& in : inputs) rounded_inputs.push_back(rounded(in, precision));
-  if (rounds_own_output(op)) set_output_rounding(attrs, precision);
+  // An op whose kernels round their own output (OpDef::rounds_own_output: conv2d, dense,
+  // matmul) gets the attr instead of a rounding op that would read the whole output back.
+  if (OpRegistry::global().get(op).rounds_own_output) set_output_rounding(attrs, precision);
   std::vector<Output> outs = add_node_as_is(op, rounded_inputs, std::move(attrs), name);
   for (Output& out : outs) out = rounded(out, precision);  // nothing for an op that rounds its own
   return outs;

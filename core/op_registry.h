@@ -104,6 +104,8 @@ struct OpDef {
                               // every other op refuses them when a graph is defined
   bool reads_mode = false;    // its kernels read the run's mode (training_select): never
                               // computed once for every run, even from variables alone
+  bool rounds_own_output = false;  // every device's kernel honours the node's output_rounding
+                                   // (core/graph.h): a PrecisionScope sets it, adds no rounding op
   // Where a Program places the node (never merged with a look-alike unless normal):
   // `early` as soon as its inputs exist, `late` just before the first node reading it.
   // A collective starts early and is waited for late, so communication overlaps compute.

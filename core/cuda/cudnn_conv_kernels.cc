@@ -57,6 +57,7 @@
 #include "core/cuda/cudnn_handle.h"
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
+#include "core/cuda/output_rounding.h"
 #include "core/cuda/kernel_registration.h"
 #include "core/cuda/run_context.h"
 #include "core/error.h"
@@ -213,13 +214,7 @@ void forward(KernelContext& ctx) {
     launch_bias_relu(floats(y), bias, relu, g.positions(), g.o, stream);
     check_launch(ctx);
   }
-  // An emulated bfloat16 layer's result rounded in place, as the rounding op would have
-  // (ops::conv2d_bias_activation's output_rounding).
-  if (const ComputePrecision rounding = output_rounding_of(ctx.node); rounding != ComputePrecision::float32) {
-    const UnaryOp op = rounding == ComputePrecision::bfloat16 ? UnaryOp::round_to_bfloat16 : UnaryOp::round_to_float16;
-    launch_unary(op, floats(y), floats(y), y.size(), stream);
-    check_launch(ctx);
-  }
+  round_output_in_place(ctx, floats(y), y.size(), stream);
 }
 
 template <int S>

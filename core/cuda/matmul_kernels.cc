@@ -10,6 +10,7 @@
 #include "core/cuda/device_floats.h"
 #include "core/cuda/elementwise_launch.h"
 #include "core/cuda/gemm.h"
+#include "core/cuda/output_rounding.h"
 #include "core/cuda/run_context.h"
 #include "core/op_registry.h"
 #include "core/ops/fused_activation.h"
@@ -24,16 +25,6 @@ std::pair<std::int64_t, std::int64_t> as_matrix(const Shape& s) {
   return {s.product(0, s.rank() - 1), s.dims()[static_cast<std::size_t>(s.rank() - 1)]};
 }
 
-// An emulated bfloat16 (or float16) product's result rounded in place, as the rounding op
-// after it would have (the node's output_rounding, core/graph.h).
-void round_output(KernelContext& ctx, const RunContext& run, float* y, std::int64_t n) {
-  const ComputePrecision rounding = output_rounding_of(ctx.node);
-  if (rounding == ComputePrecision::float32) return;
-  launch_unary(rounding == ComputePrecision::bfloat16 ? UnaryOp::round_to_bfloat16 : UnaryOp::round_to_float16, y,
-               y, n, run.stream().get());
-  check_launch(ctx);
-}
-
 }  // namespace
 
 void matmul(KernelContext& ctx) {
@@ -45,7 +36,7 @@ void matmul(KernelContext& ctx) {
   const bool ta = ctx.node.attrs.get<bool>("transpose_a"), tb = ctx.node.attrs.get<bool>("transpose_b");
   const std::int64_t m = ta ? ac : ar, k = ta ? ar : ac, n = tb ? br : bc;
   gemm(ctx, run, m, n, k, {floats(a), ac, ta}, {floats(b), bc, tb}, floats(ctx.output(0)), n);
-  round_output(ctx, run, floats(ctx.output(0)), m * n);
+  round_output_in_place(ctx, floats(ctx.output(0)), m * n, run.stream().get());
 }
 
 void dense(KernelContext& ctx) {
@@ -61,13 +52,13 @@ void dense(KernelContext& ctx) {
   // algorithm for the shapes; else the product, then a pass over y for them.
   if ((bias || relu) &&
       run.dense_epilogue().run(ctx, run, rows, units, in, floats(x), floats(kernel), bias, relu, y)) {
-    round_output(ctx, run, y, rows * units);
+    round_output_in_place(ctx, y, rows * units, run.stream().get());
     return;
   }
   gemm(ctx, run, rows, units, in, {floats(x), in}, {floats(kernel), units}, y, units);
   launch_bias_relu(y, bias, relu, rows, units, run.stream().get());
   check_launch(ctx);
-  round_output(ctx, run, y, rows * units);
+  round_output_in_place(ctx, y, rows * units, run.stream().get());
 }
 
 // Keras's int8 Dense product: the rows quantized into the run's workspace, then the

@@ -395,7 +395,9 @@ void register_rank(OpRegistry& r) {
              grads.push_back(db.valid() ? db : reduce_sum(dz, batch_and_spatial));
            }
            return grads;
-         }});
+         },
+         // conv2d's kernels round their output when its output_rounding asks (conv3d's do not).
+         .rounds_own_output = S == 2});
   r.add({.name = OpNames<S>::input, .infer = infer_backprop_input<S>,
          // dx = B(dy, k): adjoint in dy is conv(·, k); in k it is backprop_filter(·, dy).
          .gradient = [](const Node& n, const std::vector<Output>& g) {

@@ -159,7 +159,8 @@ void register_matmul_ops(OpRegistry& r) {
              grads.push_back(reduce_sum(dz, leading));
            }
            return grads;
-         }});
+         },
+         .rounds_own_output = true});
   r.add({.name = "matmul", .infer = infer_matmul,
          .gradient = [](const Node& n, const std::vector<Output>& grads) {
            Output a = n.inputs[0], b = n.inputs[1], g = grads[0];
@@ -179,7 +180,8 @@ void register_matmul_ops(OpRegistry& r) {
              db = matmul(g, a, true, true);
            }
            return std::vector<Output>{to_input_shape(da, a), to_input_shape(db, b)};
-         }});
+         },
+         .rounds_own_output = true});
 }
 
 namespace {

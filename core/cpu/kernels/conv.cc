@@ -10,6 +10,7 @@
 #include "core/cpu/depthwise_conv.h"
 #include "core/cpu/direct_conv.h"
 #include "core/cpu/gemm.h"
+#include "core/cpu/kernels/output_rounding.h"
 #include "core/cpu/kernels/packed_kernel.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/packed_gemm.h"
@@ -339,11 +340,8 @@ void conv2d_kernel(KernelContext& ctx) {
                                      : fused == ops::FusedActivation::relu6 ? cpu::Activation::kRelu6
                                      : fused == ops::FusedActivation::silu  ? cpu::Activation::kSilu
                                                                             : cpu::Activation::kNone;
-  // An emulated bfloat16 layer's result, rounded as each row is written (ops::conv2d_bias_activation).
-  const ComputePrecision output_rounding = output_rounding_of(ctx.node);
-  const cpu::Rounding rounding = output_rounding == ComputePrecision::bfloat16  ? cpu::Rounding::kBfloat16
-                                 : output_rounding == ComputePrecision::float16 ? cpu::Rounding::kFloat16
-                                                                                : cpu::Rounding::kNone;
+  // An emulated bfloat16 layer's result, rounded as each row is written.
+  const cpu::Rounding rounding = cpu::output_rounding(ctx.node);
   if (cpu::winograd_applies(g)) {
     const cpu::WinogradKernel& transformed = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o);
     cpu::winograd_conv2d(g, x.data<float>(), transformed, ctx.output(0).data<float>(),

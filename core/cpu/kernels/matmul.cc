@@ -16,6 +16,7 @@
 #include "core/cpu/gemm.h"
 #include "core/cpu/gemv.h"
 #include "core/cpu/int8_gemm.h"
+#include "core/cpu/kernels/output_rounding.h"
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
 #include "core/op_registry.h"
@@ -39,19 +40,6 @@ struct Bf16MatmulState final : KernelCache {
   Bf16PackedB packed;
 };
 
-// The rounding a node's output_rounding asks of its kernel (core/graph.h).
-cpu::Rounding output_rounding(const KernelContext& ctx) {
-  switch (output_rounding_of(ctx.node)) {
-    case ComputePrecision::bfloat16:
-      return cpu::Rounding::kBfloat16;
-    case ComputePrecision::float16:
-      return cpu::Rounding::kFloat16;
-    case ComputePrecision::float32:
-      break;
-  }
-  return cpu::Rounding::kNone;
-}
-
 // `rounding` on rows × cols of y (row stride cols), the rows split over the threads: for
 // the products whose kernels take no epilogue (the bfloat16 GEMM, the matrix-vector one).
 void round_rows(float* y, std::int64_t rows, std::int64_t cols, cpu::Rounding rounding) {
@@ -74,11 +62,11 @@ void matmul_kernel(KernelContext& ctx) {
     auto& state = static_cast<Bf16MatmulState&>(*ctx.cache);
     state.packed.pack(k, n, b.data<float>(), bc, tb);
     gemm_bf16(m, a.data<float>(), ac, state.packed, out.data<float>(), n, ta);
-    round_rows(out.data<float>(), m, n, output_rounding(ctx));
+    round_rows(out.data<float>(), m, n, output_rounding(ctx.node));
     return;
   }
   cpu::gemm(ta, tb, m, n, k, a.data<float>(), ac, b.data<float>(), bc, out.data<float>(), n,
-            cpu::Epilogue{.rounding = output_rounding(ctx)});
+            cpu::Epilogue{.rounding = output_rounding(ctx.node)});
 }
 
 // A dense product marked for the bfloat16 GEMM (core/ops/matmul.cc): its kernel, already
@@ -107,7 +95,7 @@ bool dense_bf16(KernelContext& ctx, std::int64_t rows, std::int64_t in, std::int
   if (!ctx.cache || !dynamic_cast<Bf16DenseState*>(ctx.cache.get())) ctx.cache = std::make_unique<Bf16DenseState>();
   auto& state = static_cast<Bf16DenseState&>(*ctx.cache);
   gemm_bf16(rows, ctx.input(0).data<float>(), in, state.packed_for(ctx.input(1), in, units), y, units);
-  const cpu::Rounding rounding = output_rounding(ctx);
+  const cpu::Rounding rounding = output_rounding(ctx.node);
   if (bias || relu || rounding != cpu::Rounding::kNone) {
     parallel_for(rows, [&](std::int64_t first, std::int64_t last) {
       for (std::int64_t r = first; r < last; ++r) {
@@ -138,7 +126,7 @@ void dense_kernel(KernelContext& ctx) {
     // A small batch-1 layer (the MLP's 10-class head): one thread, bias and relu on the
     // registers before the store.
     cpu::gemv_row(units, in, x.data<float>(), 1, kernel.data<float>(), units, y, {.bias = bias, .relu = relu});
-    round_rows(y, 1, units, output_rounding(ctx));
+    round_rows(y, 1, units, output_rounding(ctx.node));
     return;
   }
   // Many rows (a batch, or every position of a sequence or image): the kernel packed once
@@ -151,7 +139,7 @@ void dense_kernel(KernelContext& ctx) {
   // (cpu::Epilogue), not in a pass of their own afterwards.
   const cpu::Epilogue epilogue{.bias = bias,
                                .activation = relu ? cpu::Activation::kRelu : cpu::Activation::kNone,
-                               .rounding = output_rounding(ctx)};
+                               .rounding = output_rounding(ctx.node)};
   if (const cpu::PackedB* packed = cache ? cache->for_run(kernel, in, units) : nullptr) {
     cpu::gemm_prepacked(rows, x.data<float>(), in, *packed, y, units, epilogue);
   } else {
@@ -210,7 +198,7 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   if (ops::as_matrix(x.shape()).first != 1) return false;
   // Emulated bfloat16 layers (their outputs rounded by their kernels, now back to back)
   // run one by one: the pair computes in float32 and rounds nothing.
-  if (output_rounding(first) != cpu::Rounding::kNone || output_rounding(second) != cpu::Rounding::kNone) {
+  if (output_rounding(first.node) != cpu::Rounding::kNone || output_rounding(second.node) != cpu::Rounding::kNone) {
     return false;
   }
   auto layer = [](const KernelContext& ctx) {
