@@ -2,7 +2,7 @@
 // node's output_rounding, core/graph.h; docs/precision.md): conv2d on every convolution
 // path (Winograd, the direct kernel, im2col and the GEMM, a pointwise product, a depthwise
 // convolution), dense and matmul on the bfloat16 GEMM and the float one, give the same
-// bits as the rounding op that followed them, on every CPU path this machine runs; and a
+// values as the rounding op that followed them (compared at tolerance 0), on every CPU path this machine runs; and a
 // rounding Conv2D's training gradient, where a max pooling follows, is the one fused pass
 // of pool, relu and bias gradients, with the values the separate ops gave.
 #include <gtest/gtest.h>
@@ -31,6 +31,7 @@ namespace output_rounding_test {
 
 namespace {
 
+using strata::testing::tensors_near;
 using strata::testing::uniform;
 
 struct Case {
@@ -56,22 +57,6 @@ Tensor rounded_to_bfloat16(Tensor t) {
   return t;
 }
 
-bool same_bits(const Tensor& a, const Tensor& b, std::string& first_difference) {
-  const auto va = a.to_vector<float>(), vb = b.to_vector<float>();
-  if (va.size() != vb.size()) {
-    first_difference = "sizes differ";
-    return false;
-  }
-  for (std::size_t i = 0; i < va.size(); ++i) {
-    if (float_bits(va[i]) != float_bits(vb[i])) {
-      first_difference = "element " + std::to_string(i) + ": " + std::to_string(va[i]) + " against " +
-                         std::to_string(vb[i]);
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 class OutputRounding : public strata::testing::OnEveryCpuPath {};
@@ -94,15 +79,14 @@ TEST_P(OutputRounding, AConvolutionRoundsItsOutputAsTheRoundingOpAfterItDid) {
       Program program(graph, {xs, ks, bs}, {rounded_inside, rounded_after, unrounded});
       // Three runs: the weights unchanged, the later ones take the prepacked kernels.
       std::vector<Tensor> out;
-      std::string difference;
       for (int run = 0; run < 3; ++run) {
         out = program.run({x, kernel, bias});
-        EXPECT_TRUE(same_bits(out[0], out[1], difference))
-            << c.path << (precision == ComputePrecision::bfloat16 ? ", bfloat16" : ", float16") << ", run " << run
-            << ": " << difference;
+        EXPECT_TRUE(tensors_near(out[0], out[1], 0.f))
+            << c.path << (precision == ComputePrecision::bfloat16 ? ", bfloat16" : ", float16") << ", run " << run;
       }
       // The rounding changed something: the test would see a kernel that skipped it.
-      EXPECT_FALSE(same_bits(out[0], out[2], difference)) << c.path << ": the convolution's values were all rounded already";
+      EXPECT_FALSE(tensors_near(out[0], out[2], 0.f))
+          << c.path << ": the convolution's values were all rounded already";
     }
   }
 }
@@ -144,11 +128,10 @@ TEST_P(OutputRounding, ARoundingConvolutionsGradientThroughMaxPoolingIsOneFusedP
   EXPECT_EQ(rounding_ops, 1) << "only the upstream gradient's: none after the conv or after its gradients";
   EXPECT_EQ(fused, 1);
   EXPECT_EQ(reference_fused, 0) << "the rounding op between conv and pooling kept the fusion out";
-  std::string difference;
-  EXPECT_TRUE(same_bits(inside[0], reference[0], difference)) << "forward: " << difference;
-  EXPECT_TRUE(same_bits(inside[1], reference[1], difference)) << "input gradient: " << difference;
-  EXPECT_TRUE(same_bits(inside[2], reference[2], difference)) << "kernel gradient: " << difference;
-  EXPECT_TRUE(strata::testing::tensors_near(inside[3], reference[3], 1e-4f)) << "bias gradient";
+  EXPECT_TRUE(tensors_near(inside[0], reference[0], 0.f)) << "forward";
+  EXPECT_TRUE(tensors_near(inside[1], reference[1], 0.f)) << "input gradient";
+  EXPECT_TRUE(tensors_near(inside[2], reference[2], 0.f)) << "kernel gradient";
+  EXPECT_TRUE(tensors_near(inside[3], reference[3], 1e-4f)) << "bias gradient";
   // An upstream gradient of float32 values (a float32 layer after the pooling): the fused
   // pass's dz is rounded by an op after it, and the bias gradient is summed from the rounded
   // values (the fused pass's own sum is of the unrounded ones). Against dz built op by op.
@@ -166,8 +149,8 @@ TEST_P(OutputRounding, ARoundingConvolutionsGradientThroughMaxPoolingIsOneFusedP
   const Output db = ops::reduce_sum(dz, {0, 1, 2});
   Program program(graph, {xs, ks, bs, ups}, {grads[1], grads[2], dk, db});
   const auto got = program.run({x, kernel, bias, upstream});
-  EXPECT_TRUE(same_bits(got[0], got[2], difference)) << "kernel gradient: " << difference;
-  EXPECT_TRUE(strata::testing::tensors_near(got[1], got[3], 1e-5f)) << "bias gradient: not the sum of the rounded dz";
+  EXPECT_TRUE(tensors_near(got[0], got[2], 0.f)) << "kernel gradient";
+  EXPECT_TRUE(tensors_near(got[1], got[3], 1e-5f)) << "bias gradient: not the sum of the rounded dz";
 }
 
 TEST_P(OutputRounding, ProductsRoundTheirOutputAsTheRoundingOpAfterThemDid) {
@@ -222,9 +205,8 @@ TEST_P(OutputRounding, ProductsRoundTheirOutputAsTheRoundingOpAfterThemDid) {
   for (int run = 0; run < 3; ++run) {  // the later runs with the kernels packed once
     const auto out = program.run({a, b, at, bt, bias, big_a, big_b});
     for (std::size_t i = 0; i < inside.size(); ++i) {
-      std::string difference;
-      EXPECT_TRUE(same_bits(out[i], out[inside.size() + i], difference))
-          << names[i] << ", run " << run << ": " << difference;
+      EXPECT_TRUE(tensors_near(out[i], out[inside.size() + i], 0.f))
+          << names[i] << ", run " << run;
     }
   }
 }
@@ -256,8 +238,7 @@ TEST_P(OutputRounding, TwoRoundingDenseLayersAtBatchOneRunOneByOne) {
     Program program(graph, {xs, k1s, k2s}, {y});
     return program.run({x, k1, k2})[0];
   };
-  std::string difference;
-  EXPECT_TRUE(same_bits(run(true), run(false), difference)) << difference;
+  EXPECT_TRUE(tensors_near(run(true), run(false), 0.f));
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuPaths, OutputRounding,
