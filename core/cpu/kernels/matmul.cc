@@ -196,11 +196,6 @@ struct PackedDensePair final : KernelCache {
 bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   const Tensor& x = first.input(0);
   if (ops::as_matrix(x.shape()).first != 1) return false;
-  // Emulated bfloat16 layers (their outputs rounded by their kernels, now back to back)
-  // run one by one: the pair computes in float32 and rounds nothing.
-  if (output_rounding(first.node) != cpu::Rounding::kNone || output_rounding(second.node) != cpu::Rounding::kNone) {
-    return false;
-  }
   auto layer = [](const KernelContext& ctx) {
     const Tensor& kernel = ctx.input(1);
     return cpu::DenseRowLayer{.kernel = kernel.data<float>(),
@@ -213,6 +208,11 @@ bool dense_pair_kernel(KernelContext& first, KernelContext& second) {
   if (!split) return false;
   // Only now: a pair too small to split (a small model's every prediction) looks up no
   // attribute before its layers run one by one.
+  // Emulated bfloat16 layers (their outputs rounded by their kernels, so back to back) run
+  // one by one: the pair computes in float32 and rounds nothing.
+  if (output_rounding(first.node) != cpu::Rounding::kNone || output_rounding(second.node) != cpu::Rounding::kNone) {
+    return false;
+  }
   one.relu = ops::fuses_relu(first.node);
   two.relu = ops::fuses_relu(second.node);
   // The step's cache is a PackedKernel while it runs alone on batches (dense_kernel):
