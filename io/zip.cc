@@ -18,7 +18,9 @@ namespace strata::io {
 namespace {
 
 std::uint64_t le(const std::string& b, std::size_t at, int n, const std::string& source) {
-  if (at + static_cast<std::size_t>(n) > b.size()) {
+  // Not `at + n > size`: an offset read from a damaged Zip64 field can be near 2^64, and
+  // the sum wraps to a small number that passes (fuzz_npz's finding).
+  if (at > b.size() || static_cast<std::size_t>(n) > b.size() - at) {
     throw IOError("'" + source + "' is not a valid ZIP archive: a record at byte " +
                   std::to_string(at) + " runs past the end of the file (truncated?)");
   }

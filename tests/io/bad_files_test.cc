@@ -109,6 +109,16 @@ TEST(BadFiles, ZipMemberDeclaringMoreThanDeflateCanProduceIsRefused) {
   EXPECT_EQ(io::ZipReader(bytes, "good.keras").read("config.json"), std::string(1000, 'x'));
 }
 
+// A Zip64 field damaged to put a member's local header at 2^64 - 1: the reader's bounds
+// check must not wrap around (it once read the bytes before the archive's buffer).
+TEST(BadFiles, ZipOffsetThatWrapsAroundIsPastTheEnd) {
+  const std::string path =
+      std::string(STRATA_TEST_DATA) + "/fuzz_regressions/fuzz_npz/local-header-offset-wraps.npz";
+  io::ZipReader reader(testing::read_bytes(path), "wraps.npz");
+  EXPECT_THROW_WITH(reader.read("a.npy"), IOError, "wraps.npz",
+                    "a record at byte 18446744073709551615 runs past the end");
+}
+
 // A dataspace damaged to declare a gigabyte where the file stores 1237 floats: refused
 // before the tensor is allocated from it.
 TEST(BadFiles, DatasetDeclaringMoreThanTheFileStoresIsRefused) {
