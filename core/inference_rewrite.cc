@@ -137,6 +137,22 @@ std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots
       ++report.identities_dropped;
       return std::vector<Output>{mapped(node.inputs[0])};
     }
+    // x times ones that broadcast within x's shape: a noise-shaped Dropout's mask (of
+    // ones, resolved above) in inference, which left a pass over x and kept a residual
+    // add from fusing into the product before it (EfficientNet's blocks).
+    if (node.op == "mul" && node.inputs.size() == 2) {
+      for (int side = 0; side < 2; ++side) {
+        const Output x = mapped(node.inputs[static_cast<std::size_t>(side)]);
+        const Node& ones = graph.node(mapped(node.inputs[static_cast<std::size_t>(1 - side)]).node);
+        if (ones.op != "fill_like" || ones.attrs.get<double>("value") != 1.0) continue;
+        if (!(x.shape() == node.outputs[0].shape) || x.dtype() != node.outputs[0].dtype ||
+            graph.node(x.node).def->fed) {
+          continue;
+        }
+        ++report.identities_dropped;
+        return std::vector<Output>{x};
+      }
+    }
     return std::nullopt;
   });
 }

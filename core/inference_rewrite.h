@@ -5,8 +5,9 @@
 // inference mode is compiled from rewritten fetches instead:
 //  1. the mode resolved: training_select reads its inference input, dropout is its input
 //     (so the batch statistics are never computed), and an identity (Keras's Identity
-//     layer, a StochasticDepth that drops nothing) or a stop_gradient (no gradient is
-//     taken here) is its input;
+//     layer, a StochasticDepth that drops nothing), a stop_gradient (no gradient is
+//     taken here) or a multiplication by ones of a shape within x's (a noise-shaped
+//     Dropout's mask, resolved to its ones) is its input;
 //  2. a per-channel affine map folded (BatchNormalization's (x − mean)·scale + beta, and a
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel
 //     is multiplied by the scale and whose bias absorbs the shift, else into one
@@ -38,7 +39,7 @@ struct InferenceRewrites {
   int affines_folded = 0;      // per-channel affine maps folded into a conv2d or dense
   int affines_collapsed = 0;   // (x − m)·s + b maps left as one multiply-add
   int activations_fused = 0;   // relus (relu6s, silus) fused into a conv2d's or dense's epilogue
-  int identities_dropped = 0;  // identity and stop_gradient nodes bypassed
+  int identities_dropped = 0;  // identity and stop_gradient nodes, multiplications by ones, bypassed
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
   int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
 };

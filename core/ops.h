@@ -14,6 +14,9 @@ namespace strata::ops {
 // --- sources -----------------------------------------------------------------------
 Output constant(Graph& graph, float value);          // a scalar
 Output fill_like(Output like, float value);          // like's runtime shape, float32
+// like's runtime shape with each of `collapsed_axes` 1: a mask shared along those axes, made
+// from x's shape alone (a reduction of x would compute a value only for its shape).
+Output fill_like(Output like, float value, const std::vector<std::int64_t>& collapsed_axes);
 Output zeros_like(Output like);
 Output ones_like(Output like);
 Output identity(Output x);

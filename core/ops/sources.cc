@@ -30,7 +30,18 @@ void register_source_ops(OpRegistry& r) {
   r.add({.name = "fill_like",
          .infer = [](const InferContext& ctx) {
            expect_inputs(ctx, 1);
-           return std::vector<TensorSpec>{{ctx.inputs[0].shape, DType::float32}};
+           const Shape& like = ctx.inputs[0].shape;
+           std::vector<std::int64_t> dims = like.dims();
+           if (const auto* axes = ctx.attrs.find<std::vector<std::int64_t>>("collapsed_axes")) {
+             for (std::int64_t a : *axes) {
+               if (a < 0 || a >= like.rank()) {
+                 throw ShapeError("fill_like: collapsed axis " + std::to_string(a) + " is outside " +
+                                  like.to_string());
+               }
+               dims[static_cast<std::size_t>(a)] = 1;
+             }
+           }
+           return std::vector<TensorSpec>{{Shape(dims), DType::float32}};
          },
          .gradient = [](const Node&, const std::vector<Output>&) { return std::vector<Output>{Output{}}; }});
   r.add({.name = "identity",
@@ -73,6 +84,11 @@ Output constant(Graph& graph, float value) {
 }
 Output fill_like(Output like, float value) {
   return like.graph->add("fill_like", {like}, Attrs{{"value", static_cast<double>(value)}});
+}
+Output fill_like(Output like, float value, const std::vector<std::int64_t>& collapsed_axes) {
+  if (collapsed_axes.empty()) return fill_like(like, value);
+  return like.graph->add("fill_like", {like},
+                         Attrs{{"value", static_cast<double>(value)}, {"collapsed_axes", collapsed_axes}});
 }
 Output zeros_like(Output like) { return fill_like(like, 0.0f); }
 Output ones_like(Output like) { return fill_like(like, 1.0f); }

@@ -33,7 +33,7 @@ std::vector<Output> AlphaDropoutImpl::call(Graph&, const std::vector<Output>& in
   // kept = 1[u >= rate], Keras's draw: a dropout of ones keeps 1 / (1 - rate) there, and
   // its sign is exactly 1 (times 1 - rate it may round to 0.99999994).
   const auto r = static_cast<float>(rate);
-  const Output ones = ops::fill_like(shared.empty() ? x : ops::reduce_sum(x, shared, true), 1.0f);
+  const Output ones = ops::fill_like(x, 1.0f, shared);
   const Output kept = ops::sign(ops::dropout(ones, r, seed, static_cast<std::uint64_t>(current_call)));
   const double alpha_p = -kAlpha * kScale;
   const double a = std::pow((1.0 - rate) * (1.0 + rate * alpha_p * alpha_p), -0.5);

@@ -43,9 +43,10 @@ std::vector<std::int64_t> noise_shared_axes(const Shape& noise, const Shape& in)
 
 Output dropout_shared_along(Output x, const std::vector<std::int64_t>& shared_axes, float rate,
                             std::uint64_t seed, std::uint64_t stream) {
-  // The mask: dropout of ones shaped like x with the shared axes reduced to 1 (the
-  // dropout op leaves them ones in inference).
-  const Output ones = ops::fill_like(shared_axes.empty() ? x : ops::reduce_sum(x, shared_axes, true), 1.0f);
+  // The mask: dropout of ones shaped like x with the shared axes 1, made from x's shape
+  // alone. In inference the dropout op leaves them ones, and the rewrite for inference
+  // drops the multiplication (core/inference_rewrite.h).
+  const Output ones = ops::fill_like(x, 1.0f, shared_axes);
   return ops::mul(x, ops::dropout(ones, rate, seed, stream));
 }
 

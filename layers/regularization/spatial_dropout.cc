@@ -26,7 +26,7 @@ std::vector<Output> SpatialDropoutImpl::call(Graph&, const std::vector<Output>& 
   std::vector<std::int64_t> spatial;
   for (std::int64_t a = first; a < first + spatial_rank; ++a) spatial.push_back(a);
   // The mask has the noise shape (batch, 1, ..., channels): dropout of ones, broadcast.
-  Output ones = ops::ones_like(ops::reduce_mean(x, spatial, true));
+  Output ones = ops::fill_like(x, 1.0f, spatial);
   return {ops::mul(x, ops::dropout(ones, static_cast<float>(rate), seed, /*stream=*/0))};
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "core/inference_rewrite.h"
@@ -213,6 +214,20 @@ Model int8_dense_relu_dense() {
   return m;
 }
 
+// EfficientNet's block end: the projection, its BatchNormalization, a Dropout whose mask is
+// shared by every pixel and channel (noise_shape (None, 1, 1, 1)) and the skip connection;
+// then a SpatialDropout2D. In inference both masks are ones: their multiplications go,
+// and the add becomes the projection's residual.
+Model dropout_masks_before_a_skip() {
+  auto in = Input({5, 6, 8});
+  auto y = layers::Conv2D(8, 1, {.use_bias = false})(in);
+  y = layers::BatchNormalization()(y);
+  y = layers::Dropout(0.2, {.noise_shape = Shape{kUnknownDim, 1, 1, 1}})(y);
+  y = layers::Add()({y, in})[0];
+  y = layers::SpatialDropout2D(0.3)(y);
+  return Model(in, layers::Conv2D(4, 3, {.activation = "relu"})(y));
+}
+
 Model bn_after_add() {
   auto in = Input({4, 4, 3});
   auto a = layers::Conv2D(3, 1)(in);
@@ -239,11 +254,35 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 3, .affines_folded = 6, .activations_fused = 4, .residuals_fused = 3}},
         Case{"Dense_BatchNormalization_Dropout_Identity_Dense", dense_bn_dropout_dense, Shape{5},
              {.modes_resolved = 2, .affines_folded = 1, .identities_dropped = 1}},
+        Case{"Dropout_masks_before_a_skip_connection", dropout_masks_before_a_skip, Shape{5, 6, 8},
+             {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 2, .residuals_fused = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}},
         Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}},
         Case{"int8_Dense_relu_int8_Dense", int8_dense_relu_dense, Shape{12},
              {.modes_resolved = 2, .affines_folded = 2, .activations_fused = 1, .identities_dropped = 2}}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+TEST(InferenceRewriteGraph, DropsDropoutMasksAndFusesTheSkipTheyHid) {
+  set_random_seed(7);
+  Model m = dropout_masks_before_a_skip();
+  const Tensor x = Tensor::filled({2, 5, 6, 8}, 0.5f);
+  for (int i = 0; i < 3; ++i) m.predict(x);
+  const Program& predict = inference_of(m).predict_program();
+  const Graph& graph = inference_of(m).graph();
+  // The steps every prediction runs (the folded kernel's are computed once).
+  std::map<std::string, int> every_run;
+  for (int id : predict.execution_order()) {
+    if (predict.executions(id) == 3) ++every_run[graph.node(id).op];
+  }
+  const std::map<std::string, int> want{{"conv2d", 2}};
+  EXPECT_EQ(every_run, want) << "the projection with its residual, then the 3x3; no mask, multiplication or add";
+  const Node* projection = nullptr;
+  for (int id : predict.execution_order()) {
+    if (graph.node(id).op == "conv2d" && !projection) projection = &graph.node(id);
+  }
+  ASSERT_NE(projection, nullptr);
+  EXPECT_TRUE(projection->attrs.get_or<bool>("residual", false));
+}
 
 TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {
   set_random_seed(7);
