@@ -416,6 +416,50 @@ std::vector<Output> fuse_residuals(Graph& graph, const std::vector<Output>& root
   });
 }
 
+// 3b. A squeeze-and-excitation block's scale: conv2d(mul(x, s), k) with s (N or 1, 1, 1, C)
+// per image and channel and the conv2d pointwise becomes the conv2d with s as an input
+// (input_scale): its CPU kernel scales the kernel by s for each image, C·O products where
+// the multiplication read and wrote H·W·C values; so only where O < H·W (EfficientNet's
+// blocks down to 14×14). The CPU's kernel only.
+std::vector<Output> fuse_input_scales(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    if (node.op != "conv2d" || node.inputs.size() < 2 || node.attrs.get_or<bool>("input_scale", false)) {
+      return std::nullopt;
+    }
+    if (output_rounding_of(node) != ComputePrecision::float32) return std::nullopt;
+    const Output& scaled = node.inputs[0];
+    const Node& mul = reach.node(scaled);
+    if (mul.op != "mul" || mul.inputs.size() != 2 || reach.readers(scaled) != 1) return std::nullopt;
+    const Shape& xs = scaled.shape();
+    const Shape& k = node.inputs[1].shape();
+    if (xs.rank() != 4 || k.rank() != 4 || k.dims()[0] != 1 || k.dims()[1] != 1) return std::nullopt;
+    const ops::Conv2DGeometry g = ops::conv2d_geometry(xs, 1, 1, k.dims()[3], node.attrs, "conv2d");
+    if (!g.pointwise() || g.h == kUnknownDim || g.w == kUnknownDim || g.o >= g.h * g.w) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const Output x = mul.inputs[static_cast<std::size_t>(side)];
+      const Output s = mul.inputs[static_cast<std::size_t>(1 - side)];
+      const Shape& ss = s.shape();
+      if (!(x.shape() == xs) || x.dtype() != DType::float32 || s.dtype() != DType::float32 || ss.rank() != 4 ||
+          ss.dims()[1] != 1 || ss.dims()[2] != 1 || ss.dims()[3] != xs.dims()[3] ||
+          (ss.dims()[0] != 1 && ss.dims()[0] != xs.dims()[0])) {
+        continue;
+      }
+      // (x, kernel[, bias], scale[, residual]): the scale before the residual.
+      const bool residual = node.attrs.get_or<bool>("residual", false);
+      std::vector<Output> inputs{mapped(x)};
+      for (std::size_t i = 1; i < node.inputs.size() - (residual ? 1 : 0); ++i) inputs.push_back(mapped(node.inputs[i]));
+      inputs.push_back(mapped(s));
+      if (residual) inputs.push_back(mapped(node.inputs.back()));
+      Attrs attrs = node.attrs;
+      attrs.set("input_scale", true);
+      ++report.input_scales_fused;
+      return graph.add_node(node.op, inputs, attrs, node.name);
+    }
+    return std::nullopt;
+  });
+}
+
 }  // namespace
 
 std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report,
@@ -433,6 +477,7 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
     out = fold_affines(graph, out, counts);
   }
   if (options.cpu_program) out = fuse_residuals(graph, out, counts);
+  if (options.cpu_program) out = fuse_input_scales(graph, out, counts);
   out = fuse_activations(graph, out, options, counts);
   if (report) *report = counts;
   return out;

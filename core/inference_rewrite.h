@@ -15,7 +15,10 @@
 //     layer's) becomes its bias, added in the same pass (its kernel holds int8 values: no
 //     scale folds into it);
 //  3. where the Program runs on the CPU, an add of a conv2d and a tensor of its shape (a
-//     residual block's skip connection) fused into the conv2d's epilogue;
+//     residual block's skip connection) fused into the conv2d's epilogue, and a
+//     multiplication of a pointwise conv2d's input by a scale per image and channel (a
+//     squeeze-and-excitation block's) fused into the conv2d, which scales its kernel
+//     instead, where that is fewer products (its output channels fewer than the pixels);
 //  4. a relu that reads only a conv2d, dense or dense_int8 fused into its epilogue, and a relu6 or
 //     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
 //     writes).
@@ -42,6 +45,7 @@ struct InferenceRewrites {
   int identities_dropped = 0;  // identity and stop_gradient nodes, multiplications by ones, bypassed
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
   int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
+  int input_scales_fused = 0;  // per-image channel scales (squeeze-and-excitation) fused into a pointwise conv2d
 };
 
 struct InferenceRewriteOptions {

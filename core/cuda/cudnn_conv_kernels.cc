@@ -196,6 +196,9 @@ void forward(KernelContext& ctx) {
   if (S == 2 && ctx.node.attrs.get_or<bool>("residual", false)) {
     throw NotImplementedError("conv2d '" + ctx.node.name + "': a fused residual has no CUDA kernel");
   }
+  if (S == 2 && ctx.node.attrs.get_or<bool>("input_scale", false)) {
+    throw NotImplementedError("conv2d '" + ctx.node.name + "': a fused input scale has no CUDA kernel");
+  }
   if (const ops::FusedActivation a = ops::fused_activation(ctx.node);
       S == 2 && (a == ops::FusedActivation::relu6 || a == ops::FusedActivation::silu)) {
     // The inference rewrite fuses these only into Programs on the CPU (compiled_model.cc).

@@ -188,15 +188,20 @@ Shape output_shape(const ConvGeometry<S>& g) {
 // kernel).
 // With the attribute residual (also the inference rewrite's alone), a last input the
 // output's shape is added before the activation: y = act(conv(x, k) + b + residual).
+// With the attribute input_scale (the inference rewrite's, a pointwise conv2d's only), an
+// input after the bias, before the residual, of shape (N or 1, 1, 1, C) scales x's
+// channels per image first: conv(x·s, k), a squeeze-and-excitation block's product.
 template <int S>
 std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
   constexpr bool fuses = S == 2;
   const bool residual = fuses && ctx.attrs.get_or<bool>("residual", false);
-  const std::size_t operands = ctx.inputs.size() - (residual ? 1 : 0);
+  const bool input_scale = fuses && ctx.attrs.get_or<bool>("input_scale", false);
+  const std::size_t operands = ctx.inputs.size() - (residual ? 1 : 0) - (input_scale ? 1 : 0);
   if (!fuses) {
     expect_inputs(ctx, 2);
   } else if (ctx.inputs.size() < 2 || (operands != 2 && operands != 3)) {
     throw ValueError(ctx.op + ": takes (input, kernel) or (input, kernel, bias)" +
+                     std::string(input_scale ? " and the input scale" : "") +
                      std::string(residual ? " and the residual" : "") + ", got " + std::to_string(ctx.inputs.size()) +
                      " inputs");
   }
@@ -223,6 +228,22 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
     const std::string act = ctx.attrs.get_or<std::string>("activation", "");
     if (!act.empty() && act != "relu" && act != "relu6" && act != "silu") {
       throw ValueError(ctx.op + ": fused activation must be '', 'relu', 'relu6' or 'silu', got '" + act + "'");
+    }
+  }
+  if (input_scale) {
+    const Shape& s = ctx.inputs[operands].shape;
+    const std::int64_t n = s.rank() == 4 ? s.dims()[0] : 0;
+    bool pointwise = g.groups == 1;
+    for (std::size_t a = 0; a < static_cast<std::size_t>(S); ++a) {
+      pointwise = pointwise && g.k[a] == 1 && g.s[a] == 1 && g.before[a] == 0 && g.after[a] == 0;
+    }
+    if (!pointwise) {
+      throw ValueError(ctx.op + ": an input scale is fused only into a pointwise convolution");
+    }
+    if (s.rank() != 4 || s.dims()[1] != 1 || s.dims()[2] != 1 || s.dims()[3] != channels ||
+        (n != 1 && n != x.dims()[0])) {
+      throw ShapeError(ctx.op + ": input scale " + s.to_string() + " is not (batch or 1, 1, 1, channels) of " +
+                       x.to_string());
     }
   }
   if (residual && ctx.inputs.back().shape != output_shape(g)) {
@@ -370,6 +391,10 @@ void register_rank(OpRegistry& r) {
              if (n.attrs.get_or<bool>("residual", false)) {
                throw NotImplementedError("conv2d '" + n.name +
                                          "': a fused residual is an inference rewrite and has no gradient");
+             }
+             if (n.attrs.get_or<bool>("input_scale", false)) {
+               throw NotImplementedError("conv2d '" + n.name +
+                                         "': a fused input scale is an inference rewrite and has no gradient");
              }
              if (const FusedActivation a = fused_activation(n);
                  a == FusedActivation::relu6 || a == FusedActivation::silu) {

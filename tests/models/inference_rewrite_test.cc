@@ -103,6 +103,7 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_GE(did.identities_dropped, c.at_least.identities_dropped);
   EXPECT_GE(did.residuals_fused, c.at_least.residuals_fused);
   EXPECT_GE(did.pads_folded, c.at_least.pads_folded);
+  EXPECT_GE(did.input_scales_fused, c.at_least.input_scales_fused);
   const Program& predict = inference_of(m).predict_program();
   const Graph& graph = inference_of(m).graph();
   EXPECT_EQ(steps_of(predict, graph, "training_select"), 0);
@@ -228,6 +229,29 @@ Model dropout_masks_before_a_skip() {
   return Model(in, layers::Conv2D(4, 3, {.activation = "relu"})(y));
 }
 
+// EfficientNet's squeeze-and-excitation: the channels' means through two 1x1 convolutions
+// scale the depthwise layer's output per image, which the projection (with its
+// BatchNormalization and the block's skip connection) reads. 6x7 pixels, 5 output
+// channels: the scale fuses into the projection. A second block at 2x2 pixels, 6 output
+// channels, keeps its multiplication (scaling the kernel would cost more).
+KerasTensor squeeze_excite(KerasTensor x, std::int64_t out, bool skip) {
+  auto y = layers::DepthwiseConv2D(3, {.padding = "same", .activation = "swish"})(x);
+  auto s = layers::GlobalAveragePooling2D({.keepdims = true})(y);
+  s = layers::Conv2D(2, 1, {.activation = "swish"})(s);
+  s = layers::Conv2D(y.shape().dims().back(), 1, {.activation = "sigmoid"})(s);
+  y = layers::Multiply()({y, s})[0];
+  y = layers::Conv2D(out, 1, {.use_bias = false})(y);
+  y = layers::BatchNormalization()(y);
+  return skip ? layers::Add()({y, x})[0] : y;
+}
+
+Model squeeze_excite_blocks() {
+  auto in = Input({6, 7, 5});
+  auto y = squeeze_excite(in, 5, true);
+  y = layers::MaxPooling2D(3)(y);
+  return Model(in, squeeze_excite(y, 6, false));
+}
+
 Model bn_after_add() {
   auto in = Input({4, 4, 3});
   auto a = layers::Conv2D(3, 1)(in);
@@ -256,6 +280,8 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 2, .affines_folded = 1, .identities_dropped = 1}},
         Case{"Dropout_masks_before_a_skip_connection", dropout_masks_before_a_skip, Shape{5, 6, 8},
              {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 2, .residuals_fused = 1}},
+        Case{"Squeeze_and_excitation_blocks", squeeze_excite_blocks, Shape{6, 7, 5},
+             {.modes_resolved = 2, .affines_folded = 2, .residuals_fused = 1, .input_scales_fused = 1}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}},
         Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}},
         Case{"int8_Dense_relu_int8_Dense", int8_dense_relu_dense, Shape{12},
@@ -282,6 +308,33 @@ TEST(InferenceRewriteGraph, DropsDropoutMasksAndFusesTheSkipTheyHid) {
   }
   ASSERT_NE(projection, nullptr);
   EXPECT_TRUE(projection->attrs.get_or<bool>("residual", false));
+}
+
+// The first block's scale goes into its projection, with the skip connection; the second
+// block's 2x2 pixels are fewer than its 6 output channels: its multiplication stays.
+TEST(InferenceRewriteGraph, FusesASqueezeAndExcitationScaleWhereItSavesWork) {
+  set_random_seed(7);
+  Model m = squeeze_excite_blocks();
+  m.predict(Tensor::filled({2, 6, 7, 5}, 0.5f));
+  const CompiledModel& c = inference_of(m);
+  EXPECT_EQ(c.inference_rewrites().input_scales_fused, 1);
+  const Program& predict = c.predict_program();
+  const Graph& graph = c.graph();
+  int activation_muls = 0;  // multiplications of activations (batch None), not of folded kernels
+  for (int id : predict.execution_order()) {
+    const Node& n = graph.node(id);
+    activation_muls += n.op == "mul" && n.outputs[0].shape.rank() == 4 && n.outputs[0].shape.dims()[0] == kUnknownDim;
+  }
+  EXPECT_EQ(activation_muls, 1) << "the second block's";
+  int scaled = 0;
+  for (int id : predict.execution_order()) {
+    const Node& n = graph.node(id);
+    if (n.op != "conv2d" || !n.attrs.get_or<bool>("input_scale", false)) continue;
+    ++scaled;
+    EXPECT_TRUE(n.attrs.get_or<bool>("residual", false)) << "the skip connection fused too";
+    EXPECT_EQ(n.inputs.size(), 5u) << "x, the folded kernel and bias, the scale, the residual";
+  }
+  EXPECT_EQ(scaled, 1);
 }
 
 TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {

@@ -34,6 +34,31 @@ float* im2col_scratch(std::size_t floats) {
   return buffer.data();
 }
 
+// A pointwise convolution of x·s (s per image and channel, a squeeze-and-excitation
+// block's scale: the input_scale attribute) as x_n · (diag(s_n)·k), image by image: the
+// kernel scaled costs C·O a image where the multiplication's own pass read and wrote
+// H·W·C (the inference rewrite fuses it only where O < H·W). Sums round as x·(s·k), not
+// (x·s)·k: within a rounding of each product.
+void scaled_pointwise_conv2d(const Geom& g, const float* x, const float* k, const float* scale, bool scale_per_image,
+                             float* y, const cpu::Epilogue& epilogue) {
+  thread_local std::vector<float> scaled;
+  scaled.resize(static_cast<std::size_t>(g.c * g.o));
+  const std::int64_t rows = g.h * g.w;
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    if (n == 0 || scale_per_image) {
+      const float* s = scale + (scale_per_image ? n * g.c : 0);
+      for (std::int64_t c = 0; c < g.c; ++c) {
+        const float sc = s[c];
+        const float* kc = k + c * g.o;
+        float* out = scaled.data() + c * g.o;
+        for (std::int64_t o = 0; o < g.o; ++o) out[o] = kc[o] * sc;
+      }
+    }
+    cpu::gemm(false, false, rows, g.o, g.c, x + n * rows * g.c, g.c, scaled.data(), g.o, y + n * rows * g.o, g.o,
+              epilogue.from_row(n * rows));
+  }
+}
+
 // Images per block: enough output rows for an efficient GEMM, bounded scratch.
 std::int64_t images_per_block(const Geom& g) {
   const std::int64_t rows = std::max<std::int64_t>(g.rows(), 1);
@@ -329,10 +354,11 @@ void conv2d_kernel(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   const Tensor& k = ctx.input(1);
   Geom g = ops::conv2d_geometry(x.shape(), k.shape()[0], k.shape()[1], k.shape()[3], ctx.node.attrs, "conv2d");
-  // (x, kernel[, bias][, residual]): the residual only with the attribute (the inference
-  // rewrite's), as the last input.
+  // (x, kernel[, bias][, input scale][, residual]): the input scale and the residual only
+  // with their attributes (the inference rewrite's), the residual last.
   const bool has_residual = ctx.node.attrs.get_or<bool>("residual", false);
-  const std::size_t operands = ctx.inputs.size() - (has_residual ? 1 : 0);
+  const bool has_scale = ctx.node.attrs.get_or<bool>("input_scale", false);
+  const std::size_t operands = ctx.inputs.size() - (has_residual ? 1 : 0) - (has_scale ? 1 : 0);
   const float* bias = operands == 3 ? ctx.input(2).data<float>() : nullptr;
   const float* residual = has_residual ? ctx.inputs.back()->data<float>() : nullptr;
   const ops::FusedActivation fused = ops::fused_activation(ctx.node);
@@ -342,6 +368,12 @@ void conv2d_kernel(KernelContext& ctx) {
                                                                             : cpu::Activation::kNone;
   // An emulated bfloat16 layer's result, rounded as each row is written.
   const cpu::Rounding rounding = cpu::output_rounding(ctx.node);
+  if (has_scale) {  // a pointwise convolution (inference checks it)
+    const Tensor& scale = ctx.input(static_cast<int>(operands));
+    scaled_pointwise_conv2d(g, x.data<float>(), k.data<float>(), scale.data<float>(), scale.shape().dims()[0] != 1,
+                            ctx.output(0).data<float>(), cpu::Epilogue{bias, activation, residual, g.o, rounding});
+    return;
+  }
   if (cpu::winograd_applies(g)) {
     const cpu::WinogradKernel& transformed = WinogradKernelCache::of(ctx).for_run(k, g.c, g.o);
     cpu::winograd_conv2d(g, x.data<float>(), transformed, ctx.output(0).data<float>(),
