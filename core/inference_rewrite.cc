@@ -137,14 +137,16 @@ std::vector<Output> resolve_modes(Graph& graph, const std::vector<Output>& roots
       ++report.identities_dropped;
       return std::vector<Output>{mapped(node.inputs[0])};
     }
-    // x times ones that broadcast within x's shape: a noise-shaped Dropout's mask (of
-    // ones, resolved above) in inference, which left a pass over x and kept a residual
-    // add from fusing into the product before it (EfficientNet's blocks).
+    // x times ones made from x's own shape (fill_like of x, with axes collapsed or not): a
+    // noise-shaped Dropout's mask (of ones, resolved above) in inference, which left a
+    // pass over x and kept a residual add from fusing into the product before it
+    // (EfficientNet's blocks). Ones made from another tensor may broadcast x to that
+    // tensor's run-time shape: they stay.
     if (node.op == "mul" && node.inputs.size() == 2) {
       for (int side = 0; side < 2; ++side) {
         const Output x = mapped(node.inputs[static_cast<std::size_t>(side)]);
         const Node& ones = graph.node(mapped(node.inputs[static_cast<std::size_t>(1 - side)]).node);
-        if (ones.op != "fill_like" || ones.attrs.get<double>("value") != 1.0) continue;
+        if (ones.op != "fill_like" || ones.attrs.get<double>("value") != 1.0 || !(ones.inputs[0] == x)) continue;
         if (!(x.shape() == node.outputs[0].shape) || x.dtype() != node.outputs[0].dtype ||
             graph.node(x.node).def->fed) {
           continue;
@@ -185,6 +187,8 @@ bool foldable_product(const Reach& reach, const Output& x, bool residual_allowed
   const Node& p = reach.node(x);
   if (p.op != "conv2d" && p.op != "dense") return false;
   if (!residual_allowed && p.attrs.get_or<bool>("residual", false)) return false;
+  // An input scale is an operand fold_into_product would take for the bias.
+  if (p.attrs.get_or<bool>("input_scale", false)) return false;
   // A product that rounds its output (an emulated bfloat16 layer's) rounds it last: a
   // map, activation or residual folded into it would be rounded too.
   if (output_rounding_of(p) != ComputePrecision::float32) return false;

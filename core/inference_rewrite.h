@@ -50,7 +50,8 @@ struct InferenceRewrites {
 
 struct InferenceRewriteOptions {
   // The Program runs on the CPU: relu6 and silu also fuse into the conv2d before them,
-  // and a residual add into the conv2d it adds. Only the CPU has those kernels: a Program
+  // a residual add into the conv2d it adds, and a squeeze-and-excitation scale into the
+  // pointwise conv2d that reads the scaled values. Only the CPU has those kernels: a Program
   // for a GPU is rewritten with this off, and keeps them as their own ops.
   bool cpu_program = true;
 };

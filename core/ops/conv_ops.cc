@@ -230,9 +230,10 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
       throw ValueError(ctx.op + ": fused activation must be '', 'relu', 'relu6' or 'silu', got '" + act + "'");
     }
   }
+  Shape out = output_shape(g);
   if (input_scale) {
     const Shape& s = ctx.inputs[operands].shape;
-    const std::int64_t n = s.rank() == 4 ? s.dims()[0] : 0;
+    const std::int64_t n = s.rank() == 4 ? s.dims()[0] : 0, xn = x.dims()[0];
     bool pointwise = g.groups == 1;
     for (std::size_t a = 0; a < static_cast<std::size_t>(S); ++a) {
       pointwise = pointwise && g.k[a] == 1 && g.s[a] == 1 && g.before[a] == 0 && g.after[a] == 0;
@@ -240,17 +241,22 @@ std::vector<TensorSpec> infer_conv(const InferContext& ctx) {
     if (!pointwise) {
       throw ValueError(ctx.op + ": an input scale is fused only into a pointwise convolution");
     }
+    // x·s broadcasts the batch as a multiplication would: x's 1 image against s's many
+    // gives as many outputs.
     if (s.rank() != 4 || s.dims()[1] != 1 || s.dims()[2] != 1 || s.dims()[3] != channels ||
-        (n != 1 && n != x.dims()[0])) {
+        (n != 1 && xn != 1 && n != kUnknownDim && xn != kUnknownDim && n != xn)) {
       throw ShapeError(ctx.op + ": input scale " + s.to_string() + " is not (batch or 1, 1, 1, channels) of " +
                        x.to_string());
     }
+    std::vector<std::int64_t> dims = out.dims();
+    dims[0] = xn == 1 ? n : (n == 1 || n == kUnknownDim ? xn : n);
+    out = Shape(dims);
   }
-  if (residual && ctx.inputs.back().shape != output_shape(g)) {
+  if (residual && ctx.inputs.back().shape != out) {
     throw ShapeError(ctx.op + ": residual " + ctx.inputs.back().shape.to_string() + " does not match the output " +
-                     output_shape(g).to_string());
+                     out.to_string());
   }
-  return {{output_shape(g), DType::float32}};
+  return {{out, DType::float32}};
 }
 
 template <int S>

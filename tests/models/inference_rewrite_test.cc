@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/inference_rewrite.h"
+#include "tests/core/thread_count.h"
 #include "core/ops/fused_activation.h"
 #include "models/compiled_model.h"
 #include "strata.h"
@@ -337,6 +338,48 @@ TEST(InferenceRewriteGraph, FusesASqueezeAndExcitationScaleWhereItSavesWork) {
   EXPECT_EQ(scaled, 1);
 }
 
+// Ones made from another tensor broadcast x to that tensor's run-time shape: the
+// multiplication stays (only ones made from x itself are dropped).
+TEST(InferenceRewriteGraph, KeepsAMultiplicationByAnotherTensorsOnes) {
+  Graph graph;
+  const Output x = graph.placeholder({Shape{kUnknownDim, 4}, DType::float32}, "x");
+  const Output y = graph.placeholder({Shape{kUnknownDim, 4}, DType::float32}, "y");
+  const std::vector<Output> roots{ops::relu(ops::mul(x, ops::ones_like(y)))};
+  InferenceRewrites did;
+  const std::vector<Output> out = rewrite_for_inference(graph, roots, &did, {.cpu_program = true});
+  EXPECT_EQ(did.identities_dropped, 0);
+  const Tensor got = Program(graph, {x, y}, out).run({Tensor::filled({1, 4}, 2.f), Tensor::filled({3, 4}, 5.f)})[0];
+  EXPECT_EQ(got.shape(), (Shape{3, 4}));
+}
+
+// The fused input scale broadcasts the batch as the multiplication did: x and s of the same
+// batch, s of one image (one scaled kernel for every image), x of one image against s of
+// three; on one thread and on two (an image a thread).
+TEST(InferenceRewriteGraph, AnInputScaleBroadcastsAsTheMultiplication) {
+  std::mt19937 rng(8);
+  Graph graph;
+  const Output x = graph.placeholder({Shape{kUnknownDim, 5, 6, 8}, DType::float32}, "x");
+  const Output s = graph.placeholder({Shape{kUnknownDim, 1, 1, 8}, DType::float32}, "s");
+  const Output k = graph.variable(Variable("k", random_tensor(Shape{1, 1, 8, 3}, rng, -1.f, 1.f)));
+  const Output b = graph.variable(Variable("b", random_tensor(Shape{3}, rng, -1.f, 1.f)));
+  const std::vector<Output> roots{ops::relu(ops::add(ops::conv2d(ops::mul(x, s), k, {}), b))};
+  InferenceRewrites did;
+  const std::vector<Output> out = rewrite_for_inference(graph, roots, &did, {.cpu_program = true});
+  EXPECT_EQ(did.input_scales_fused, 1);
+  Program rewritten(graph, {x, s}, out);
+  Program plain(graph, {x, s}, roots);
+  for (const auto& [x_images, s_images] : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 3}, {3, 1}, {1, 3}, {1, 1}}) {
+    for (int threads : {1, 2}) {
+      strata::testing::ThreadCount count(threads);
+      const Tensor xv = random_tensor(Shape{x_images, 5, 6, 8}, rng, -2.f, 2.f);
+      const Tensor sv = random_tensor(Shape{s_images, 1, 1, 8}, rng, 0.f, 1.f);
+      const Tensor got = rewritten.run({xv, sv})[0];
+      ASSERT_EQ(got.shape(), (Shape{std::max(x_images, s_images), 5, 6, 3}));
+      expect_close(got, plain.run({xv, sv})[0]);
+    }
+  }
+}
+
 TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {
   set_random_seed(7);
   Model m = zero_padding_convs();
@@ -485,12 +528,17 @@ TEST(InferenceRewriteGraph, FoldsNothingIntoAProductThatRoundsItsOutput) {
   const Output relu = ops::relu(fused(k2));
   const Output residual = ops::add(fused(k3), in);
   const Output scaled = ops::add(ops::mul(fused(k4), graph.variable(s)), graph.variable(t));
-  const std::vector<Output> roots{float16_sum, relu, residual, scaled};
+  const Variable k5 = weight("k5", Shape{1, 1, 4, 2}), u = weight("u", Shape{1, 1, 1, 4});
+  const Output input_scaled = ops::conv2d_bias_activation(ops::mul(x, graph.variable(u)),
+                                                          ops::round_to_bfloat16(graph.variable(k5)), Output{}, "",
+                                                          {}, ComputePrecision::bfloat16);
+  const std::vector<Output> roots{float16_sum, relu, residual, scaled, input_scaled};
   InferenceRewrites did;
   const std::vector<Output> out = rewrite_for_inference(graph, roots, &did, {.cpu_program = true});
   EXPECT_EQ(did.affines_folded, 0);
   EXPECT_EQ(did.activations_fused, 0);
   EXPECT_EQ(did.residuals_fused, 0);
+  EXPECT_EQ(did.input_scales_fused, 0);
   const Tensor feed = random_tensor(Shape{2, 6, 6, 4}, rng, -2.f, 2.f);
   Program rewritten(graph, {in}, out);
   Program plain(graph, {in}, roots);

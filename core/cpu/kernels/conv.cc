@@ -1,7 +1,8 @@
 // The CPU kernels of conv2d and its two gradients (core/ops/conv_ops.h): im2col over
 // blocks of output positions (the forward pass) or of whole images (the gradients), then GEMM.
 // Blocks run in parallel on the worker pool (each block's GEMM is one thread's product,
-// cpu::gemm_serial); the im2col scratch is per thread and grows only when a larger block
+// cpu::gemm_serial; a pointwise convolution is one cpu::gemm on x in place, and one with
+// an input scale one per image, scaled_pointwise_conv2d); the im2col scratch is per thread and grows only when a larger block
 // is first seen, so steady-state steps allocate nothing.
 #include <algorithm>
 #include <cstring>
@@ -34,29 +35,55 @@ float* im2col_scratch(std::size_t floats) {
   return buffer.data();
 }
 
-// A pointwise convolution of x·s (s per image and channel, a squeeze-and-excitation
-// block's scale: the input_scale attribute) as x_n · (diag(s_n)·k), image by image: the
-// kernel scaled costs C·O a image where the multiplication's own pass read and wrote
-// H·W·C (the inference rewrite fuses it only where O < H·W). Sums round as x·(s·k), not
-// (x·s)·k: within a rounding of each product.
-void scaled_pointwise_conv2d(const Geom& g, const float* x, const float* k, const float* scale, bool scale_per_image,
-                             float* y, const cpu::Epilogue& epilogue) {
-  thread_local std::vector<float> scaled;
-  scaled.resize(static_cast<std::size_t>(g.c * g.o));
-  const std::int64_t rows = g.h * g.w;
-  for (std::int64_t n = 0; n < g.n; ++n) {
-    if (n == 0 || scale_per_image) {
-      const float* s = scale + (scale_per_image ? n * g.c : 0);
-      for (std::int64_t c = 0; c < g.c; ++c) {
-        const float sc = s[c];
-        const float* kc = k + c * g.o;
-        float* out = scaled.data() + c * g.o;
-        for (std::int64_t o = 0; o < g.o; ++o) out[o] = kc[o] * sc;
-      }
-    }
-    cpu::gemm(false, false, rows, g.o, g.c, x + n * rows * g.c, g.c, scaled.data(), g.o, y + n * rows * g.o, g.o,
-              epilogue.from_row(n * rows));
+// k's rows scaled by s: out (C × O) = diag(s)·k.
+void scale_rows(const Geom& g, const float* k, const float* s, float* out) {
+  for (std::int64_t c = 0; c < g.c; ++c) {
+    const float sc = s[c];
+    const float* kc = k + c * g.o;
+    float* oc = out + c * g.o;
+    for (std::int64_t o = 0; o < g.o; ++o) oc[o] = kc[o] * sc;
   }
+}
+
+// A pointwise convolution of x·s (s per image and channel, a squeeze-and-excitation
+// block's scale: the input_scale attribute) as x_n · (diag(s_n)·k): the kernel scaled
+// costs C·O an image where the multiplication's own pass read and wrote H·W·C (the
+// inference rewrite fuses it only where O < H·W). Sums round as x·(s·k), not (x·s)·k:
+// within a rounding of each product. `images` outputs; x and s each have that many
+// images or one (broadcast, as the multiplication would).
+void scaled_pointwise_conv2d(const Geom& g, std::int64_t images, const float* x, bool x_per_image, const float* k,
+                             const float* scale, bool scale_per_image, float* y, const cpu::Epilogue& epilogue) {
+  const std::int64_t rows = g.h * g.w;
+  const auto kernel_floats = static_cast<std::size_t>(g.c * g.o);
+  if (!scale_per_image && x_per_image) {  // one scaled kernel: one product over every image's rows
+    thread_local std::vector<float> scaled;
+    scaled.resize(kernel_floats);
+    scale_rows(g, k, scale, scaled.data());
+    cpu::gemm(false, false, images * rows, g.o, g.c, x, g.c, scaled.data(), g.o, y, g.o, epilogue);
+    return;
+  }
+  auto image = [&](std::int64_t n, float* scaled, bool serial) {
+    scale_rows(g, k, scale + (scale_per_image ? n * g.c : 0), scaled);
+    const float* xn = x + (x_per_image ? n * rows * g.c : 0);
+    if (serial) {
+      cpu::gemm_serial(false, false, rows, g.o, g.c, xn, g.c, scaled, g.o, y + n * rows * g.o, g.o, false,
+                       epilogue.from_row(n * rows));
+    } else {
+      cpu::gemm(false, false, rows, g.o, g.c, xn, g.c, scaled, g.o, y + n * rows * g.o, g.o,
+                epilogue.from_row(n * rows));
+    }
+  };
+  if (images >= cpu::num_threads()) {  // an image a thread at a time, each its own scaled kernel
+    cpu::parallel_for(images, [&](std::int64_t n0, std::int64_t n1) {
+      thread_local std::vector<float> scaled;
+      scaled.resize(kernel_floats);
+      for (std::int64_t n = n0; n < n1; ++n) image(n, scaled.data(), true);
+    }, 1);
+    return;
+  }
+  thread_local std::vector<float> scaled;  // fewer images than threads: each product split over them
+  scaled.resize(kernel_floats);
+  for (std::int64_t n = 0; n < images; ++n) image(n, scaled.data(), false);
 }
 
 // Images per block: enough output rows for an efficient GEMM, bounded scratch.
@@ -370,8 +397,10 @@ void conv2d_kernel(KernelContext& ctx) {
   const cpu::Rounding rounding = cpu::output_rounding(ctx.node);
   if (has_scale) {  // a pointwise convolution (inference checks it)
     const Tensor& scale = ctx.input(static_cast<int>(operands));
-    scaled_pointwise_conv2d(g, x.data<float>(), k.data<float>(), scale.data<float>(), scale.shape().dims()[0] != 1,
-                            ctx.output(0).data<float>(), cpu::Epilogue{bias, activation, residual, g.o, rounding});
+    const std::int64_t images = ctx.output(0).shape().dims()[0];
+    scaled_pointwise_conv2d(g, images, x.data<float>(), g.n == images, k.data<float>(), scale.data<float>(),
+                            scale.shape().dims()[0] == images && images != 1, ctx.output(0).data<float>(),
+                            cpu::Epilogue{bias, activation, residual, g.o, rounding});
     return;
   }
   if (cpu::winograd_applies(g)) {
