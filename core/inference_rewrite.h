@@ -6,7 +6,7 @@
 //  1. the mode resolved: training_select reads its inference input, dropout is its input
 //     (so the batch statistics are never computed), and an identity (Keras's Identity
 //     layer, a StochasticDepth that drops nothing), a stop_gradient (no gradient is
-//     taken here) or a multiplication by ones of a shape within x's (a noise-shaped
+//     taken here) or a multiplication of x by ones made from x's shape (a noise-shaped
 //     Dropout's mask, resolved to its ones) is its input;
 //  2. a per-channel affine map folded (BatchNormalization's (x − mean)·scale + beta, and a
 //     bias added after a convolution): into the preceding conv2d or dense, whose kernel

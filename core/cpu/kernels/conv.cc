@@ -2,8 +2,9 @@
 // blocks of output positions (the forward pass) or of whole images (the gradients), then GEMM.
 // Blocks run in parallel on the worker pool (each block's GEMM is one thread's product,
 // cpu::gemm_serial; a pointwise convolution is one cpu::gemm on x in place, and one with
-// an input scale one per image, scaled_pointwise_conv2d); the im2col scratch is per thread and grows only when a larger block
-// is first seen, so steady-state steps allocate nothing.
+// an input scale a product per image or one in all, scaled_pointwise_conv2d); the im2col
+// scratch is per thread and grows only when a larger block is first seen, so steady-state
+// steps allocate nothing.
 #include <algorithm>
 #include <cstring>
 #include <vector>
