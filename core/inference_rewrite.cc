@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "core/ops/batch_norm_ops.h"
 #include "core/ops/conv_ops.h"
+#include "core/ops/layer_norm_ops.h"
 
 namespace strata {
 namespace {
@@ -464,6 +465,105 @@ std::vector<Output> fuse_input_scales(Graph& graph, const std::vector<Output>& r
   });
 }
 
+// 5. LayerNormalization over the last axis, as the layer composes it
+// (layers/normalization/layer_normalization.cc):
+//      c = sub(x, reduce_mean(x, [last], keepdims))
+//      inv = div(1, sqrt(add(reduce_mean(square(c), [last], keepdims), ε)))
+//      y = [add(] mul(c, [mul(]inv[, γ)]) [, β)]
+// with γ and β invariant and per channel, each inner value read only inside the pattern
+// (c by the square and the product), becomes one layer_normalization_inference (two
+// passes over each row where the composite made about ten). The CPU's kernel only.
+std::vector<Output> fuse_layer_norms(Graph& graph, const std::vector<Output>& roots, InferenceRewrites& report) {
+  return run_pass(graph, roots, [&](const Node& node, const Reach& reach, const Mapped& mapped)
+                                    -> std::optional<std::vector<Output>> {
+    if ((node.op != "add" && node.op != "mul") || node.inputs.size() != 2) return std::nullopt;
+    const Output self{&graph, node.id, 0};
+    const Shape& shape = self.shape();
+    if (shape.rank() < 1 || shape.dims().back() == kUnknownDim || node.outputs[0].dtype != DType::float32) {
+      return std::nullopt;
+    }
+    const std::int64_t last = shape.rank() - 1, channels = shape.dims().back();
+    auto op_of = [&](const Output& o, const char* op) { return reach.node(o).op == op; };
+    auto sole = [&](const Output& o) { return reach.readers(o) == 1; };
+    auto constant_value = [&](const Output& o) -> std::optional<double> {
+      if (!op_of(o, "constant")) return std::nullopt;
+      return reach.node(o).attrs.get<double>("value");
+    };
+    // A reduce_mean over the last axis alone, keeping it.
+    auto row_mean_of = [&](const Output& o) -> std::optional<Output> {
+      const Node& n = reach.node(o);
+      if (n.op != "reduce_mean" || !n.attrs.get_or<bool>("keepdims", false)) return std::nullopt;
+      const auto& axes = n.attrs.get<std::vector<std::int64_t>>("axes");
+      if (axes.size() != 1 || (axes[0] != last && axes[0] != -1)) return std::nullopt;
+      return n.inputs[0];
+    };
+    auto per_channel_operand = [&](const Output& o) {
+      const Shape& s = o.shape();
+      if (!reach.invariant(o) || s.rank() < 1 || s.dims().back() != channels) return false;
+      for (int i = 0; i + 1 < s.rank(); ++i) {
+        if (s.dims()[static_cast<std::size_t>(i)] != 1) return false;
+      }
+      return true;
+    };
+    // The product mul(c, s), and β when the node adds one.
+    Output product = self;
+    std::optional<Output> beta;
+    if (node.op == "add") {
+      bool found = false;
+      for (int side = 0; side < 2 && !found; ++side) {
+        const Output p = node.inputs[static_cast<std::size_t>(side)], b = node.inputs[static_cast<std::size_t>(1 - side)];
+        if (op_of(p, "mul") && sole(p) && p.shape() == shape && per_channel_operand(b)) {
+          product = p, beta = b, found = true;
+        }
+      }
+      if (!found) return std::nullopt;
+    } else if (const Node* reader = reach.sole_reader(self); reader && reader->op == "add") {
+      // Left to the add that reads it when that add is the pattern's last node.
+      if (std::optional<Output> b = other_operand(*reader, self); b && per_channel_operand(*b)) return std::nullopt;
+    }
+    const Node& mul = reach.node(product);
+    for (int side = 0; side < 2; ++side) {
+      const Output c = mul.inputs[static_cast<std::size_t>(side)];
+      Output s = mul.inputs[static_cast<std::size_t>(1 - side)];
+      if (!op_of(c, "sub") || reach.readers(c) != 2 || !(c.shape() == shape)) continue;
+      const Node& centered = reach.node(c);
+      const Output x = centered.inputs[0], mean = centered.inputs[1];
+      if (!(x.shape() == shape) || !sole(mean) || row_mean_of(mean) != std::optional<Output>(x)) continue;
+      std::optional<Output> gamma;
+      if (op_of(s, "mul") && sole(s)) {  // inv times γ
+        const Node& scaled = reach.node(s);
+        bool found = false;
+        for (int g = 0; g < 2 && !found; ++g) {
+          const Output inv = scaled.inputs[static_cast<std::size_t>(g)], gv = scaled.inputs[static_cast<std::size_t>(1 - g)];
+          if (op_of(inv, "div") && per_channel_operand(gv)) s = inv, gamma = gv, found = true;
+        }
+        if (!found) continue;
+      }
+      // inv = div(1, sqrt(add(variance, ε))), variance = reduce_mean(square(c)).
+      const Node& div = reach.node(s);
+      if (div.op != "div" || !sole(s) || constant_value(div.inputs[0]) != std::optional<double>(1.0)) continue;
+      const Output root = div.inputs[1];
+      if (!op_of(root, "sqrt") || !sole(root)) continue;
+      const Output shifted = reach.node(root).inputs[0];
+      if (!op_of(shifted, "add") || !sole(shifted)) continue;
+      const Node& add = reach.node(shifted);
+      std::optional<double> epsilon;
+      Output variance;
+      for (int e = 0; e < 2 && !epsilon; ++e) {
+        if ((epsilon = constant_value(add.inputs[static_cast<std::size_t>(e)]))) variance = add.inputs[static_cast<std::size_t>(1 - e)];
+      }
+      if (!epsilon || !sole(variance)) continue;
+      const std::optional<Output> squared = row_mean_of(variance);
+      if (!squared || !op_of(*squared, "square") || !sole(*squared) || !(reach.node(*squared).inputs[0] == c)) continue;
+      ++report.layer_norms_fused;
+      return std::vector<Output>{ops::layer_normalization_inference(
+          mapped(x), gamma ? channels_of(mapped(*gamma), channels) : Output{},
+          beta ? channels_of(mapped(*beta), channels) : Output{}, static_cast<float>(*epsilon))};
+    }
+    return std::nullopt;
+  });
+}
+
 }  // namespace
 
 std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output>& roots, InferenceRewrites* report,
@@ -482,6 +582,7 @@ std::vector<Output> rewrite_for_inference(Graph& graph, const std::vector<Output
   }
   if (options.cpu_program) out = fuse_residuals(graph, out, counts);
   if (options.cpu_program) out = fuse_input_scales(graph, out, counts);
+  if (options.cpu_program) out = fuse_layer_norms(graph, out, counts);
   out = fuse_activations(graph, out, options, counts);
   if (report) *report = counts;
   return out;

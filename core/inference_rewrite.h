@@ -21,7 +21,9 @@
 //     instead, where that is fewer products (its output channels fewer than the pixels);
 //  4. a relu that reads only a conv2d, dense or dense_int8 fused into its epilogue, and a relu6 or
 //     silu into a conv2d's where the Program runs on the CPU (the GEMM applies it as it
-//     writes).
+//     writes);
+//  5. where the Program runs on the CPU, a LayerNormalization over the last axis, composed
+//     of reductions and elementwise ops, made one op (core/ops/layer_norm_ops.h).
 // (A product of two bfloat16 values, an emulated bfloat16 layer's, is marked for the
 // bfloat16 GEMM when it is built, for training and inference alike: core/ops/matmul.cc.)
 // The rewritten nodes are new nodes of the graph; the original ones are left as they
@@ -46,13 +48,15 @@ struct InferenceRewrites {
   int residuals_fused = 0;     // adds of a conv2d and a tensor its shape fused into its epilogue
   int pads_folded = 0;         // zero paddings (ZeroPadding2D) made a conv2d's own padding
   int input_scales_fused = 0;  // per-image channel scales (squeeze-and-excitation) fused into a pointwise conv2d
+  int layer_norms_fused = 0;   // LayerNormalizations (last axis) made one layer_normalization_inference
 };
 
 struct InferenceRewriteOptions {
-  // The Program runs on the CPU: relu6 and silu also fuse into the conv2d before them,
-  // a residual add into the conv2d it adds, and a squeeze-and-excitation scale into the
-  // pointwise conv2d that reads the scaled values. Only the CPU has those kernels: a Program
-  // for a GPU is rewritten with this off, and keeps them as their own ops.
+  // The Program runs on the CPU: relu6 and silu also fuse into the conv2d before them, a
+  // residual add into the conv2d it adds, a squeeze-and-excitation scale into the
+  // pointwise conv2d that reads the scaled values, and a LayerNormalization becomes one
+  // op. Only the CPU has those kernels: a Program for a GPU is rewritten with this off,
+  // and keeps them as their own ops.
   bool cpu_program = true;
 };
 

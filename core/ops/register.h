@@ -28,6 +28,7 @@ void register_hash_ops(OpRegistry& registry);
 void register_text_ops(OpRegistry& registry);
 void register_collective_ops(OpRegistry& registry);
 void register_batch_norm_ops(OpRegistry& registry);
+void register_layer_norm_ops(OpRegistry& registry);
 void register_scan_ops(OpRegistry& registry);
 void register_random_ops(OpRegistry& registry);
 void register_image_ops(OpRegistry& registry);
@@ -65,6 +66,7 @@ inline void register_all(OpRegistry& registry) {
   register_text_ops(registry);
   register_collective_ops(registry);
   register_batch_norm_ops(registry);
+  register_layer_norm_ops(registry);
   register_scan_ops(registry);
   register_random_ops(registry);
   register_image_ops(registry);

@@ -105,6 +105,7 @@ TEST_P(InferenceRewrite, GivesTheUnrewrittenAnswer) {
   EXPECT_GE(did.residuals_fused, c.at_least.residuals_fused);
   EXPECT_GE(did.pads_folded, c.at_least.pads_folded);
   EXPECT_GE(did.input_scales_fused, c.at_least.input_scales_fused);
+  EXPECT_GE(did.layer_norms_fused, c.at_least.layer_norms_fused);
   const Program& predict = inference_of(m).predict_program();
   const Graph& graph = inference_of(m).graph();
   EXPECT_EQ(steps_of(predict, graph, "training_select"), 0);
@@ -253,6 +254,20 @@ Model squeeze_excite_blocks() {
   return Model(in, squeeze_excite(y, 6, false));
 }
 
+// LayerNormalization as ConvNeXt's blocks and a Transformer use it (the last axis, with γ
+// and β), then without β, without γ, and with neither; rms_scaling and a normalization
+// over two axes stay composed.
+Model layer_norms() {
+  auto in = Input({5, 8});
+  auto y = layers::Dense(8)(in);
+  y = layers::LayerNormalization({.epsilon = 1e-6})(y);
+  y = layers::LayerNormalization({.center = false})(layers::Dense(8)(y));
+  y = layers::LayerNormalization({.scale = false})(y);
+  y = layers::LayerNormalization({.center = false, .scale = false})(y);
+  y = layers::LayerNormalization({.rms_scaling = true})(y);
+  return Model(in, layers::LayerNormalization({.axis = {-2, -1}})(y));
+}
+
 Model bn_after_add() {
   auto in = Input({4, 4, 3});
   auto a = layers::Conv2D(3, 1)(in);
@@ -283,6 +298,7 @@ INSTANTIATE_TEST_SUITE_P(
              {.modes_resolved = 3, .affines_folded = 1, .identities_dropped = 2, .residuals_fused = 1}},
         Case{"Squeeze_and_excitation_blocks", squeeze_excite_blocks, Shape{6, 7, 5},
              {.modes_resolved = 2, .affines_folded = 2, .residuals_fused = 1, .input_scales_fused = 1}},
+        Case{"LayerNormalizations", layer_norms, Shape{5, 8}, {.layer_norms_fused = 4}},
         Case{"Add_BatchNormalization", bn_after_add, Shape{4, 4, 3}, {.modes_resolved = 1, .affines_collapsed = 1}},
         Case{"ZeroPadding2D_into_convolutions", zero_padding_convs, Shape{7, 6, 8}, {.pads_folded = 2}},
         Case{"int8_Dense_relu_int8_Dense", int8_dense_relu_dense, Shape{12},
@@ -378,6 +394,18 @@ TEST(InferenceRewriteGraph, AnInputScaleBroadcastsAsTheMultiplication) {
       expect_close(got, plain.run({xv, sv})[0]);
     }
   }
+}
+
+// Four of the six normalizations become one op each; the two that rms_scaling and two axes
+// compose keep their reductions (one each, and a second for the two-axis variance).
+TEST(InferenceRewriteGraph, MakesEachLastAxisLayerNormalizationOneOp) {
+  set_random_seed(7);
+  Model m = layer_norms();
+  m.predict(Tensor::filled({2, 5, 8}, 0.5f));
+  const CompiledModel& c = inference_of(m);
+  EXPECT_EQ(c.inference_rewrites().layer_norms_fused, 4);
+  EXPECT_EQ(steps_of(c.predict_program(), c.graph(), "layer_normalization_inference"), 4);
+  EXPECT_EQ(steps_of(c.predict_program(), c.graph(), "reduce_mean"), 4) << "rms_scaling's and the two-axis one's";
 }
 
 TEST(InferenceRewriteGraph, FoldsZeroPaddingIntoConvolutionsButNotPooling) {

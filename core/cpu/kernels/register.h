@@ -32,6 +32,7 @@ void register_hash_kernels(OpRegistry& registry);
 void register_text_kernels(OpRegistry& registry);
 void register_collective_kernels(OpRegistry& registry);
 void register_batch_norm_kernels(OpRegistry& registry);
+void register_layer_norm_kernels(OpRegistry& registry);
 void register_scan_kernels(OpRegistry& registry);
 void register_random_kernels(OpRegistry& registry);
 void register_image_kernels(OpRegistry& registry);
@@ -71,6 +72,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_text_kernels(registry);
   register_collective_kernels(registry);
   register_batch_norm_kernels(registry);
+  register_layer_norm_kernels(registry);
   register_scan_kernels(registry);
   register_random_kernels(registry);
   register_image_kernels(registry);
