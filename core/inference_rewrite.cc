@@ -519,7 +519,10 @@ std::vector<Output> fuse_layer_norms(Graph& graph, const std::vector<Output>& ro
       if (!found) return std::nullopt;
     } else if (const Node* reader = reach.sole_reader(self); reader && reader->op == "add") {
       // Left to the add that reads it when that add is the pattern's last node.
-      if (std::optional<Output> b = other_operand(*reader, self); b && per_channel_operand(*b)) return std::nullopt;
+      if (std::optional<Output> b = other_operand(*reader, self);
+          b && per_channel_operand(*b) && reader->outputs[0].shape == shape) {
+        return std::nullopt;
+      }
     }
     const Node& mul = reach.node(product);
     for (int side = 0; side < 2; ++side) {

@@ -17,6 +17,7 @@ void register_layer_norm_ops(OpRegistry& r) {
              throw ShapeError(ctx.op + ": x " + x.to_string() + " needs a known last axis");
            }
            for (std::size_t i = 1; i < ctx.inputs.size(); ++i) {
+             expect_float_input(ctx, i, i == 1 && scale ? "gamma" : "beta");
              if (ctx.inputs[i].shape != Shape{x.dims().back()}) {
                throw ShapeError(ctx.op + ": " + (i == 1 && scale ? "gamma " : "beta ") +
                                 ctx.inputs[i].shape.to_string() + " is not (" + std::to_string(x.dims().back()) +

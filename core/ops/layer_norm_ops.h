@@ -6,9 +6,10 @@
 //
 //   layer_normalization_inference(x[, gamma][, beta]) -> y
 //
-// y = (x − mean)·(γ / √(variance + ε)) + β over each row of x's last axis (mean and biased
-// variance of the row), γ and β of shape (C,), present as the attributes scale and center
-// say: the composite's order, two passes over each row. No gradient (training programs
+// y = (x − mean)·((1/√(variance + ε))·γ) + β over each row of x's last axis (mean and
+// biased variance of the row), γ and β of shape (C,), present as the attributes scale and
+// center say: the composite's order of operations (its sums in vector lanes: within a
+// rounding, not bit for bit), two passes over each row. No gradient (training programs
 // run the composite) and no CUDA kernel (GPU programs keep the composite).
 #pragma once
 

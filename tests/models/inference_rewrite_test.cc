@@ -397,7 +397,7 @@ TEST(InferenceRewriteGraph, AnInputScaleBroadcastsAsTheMultiplication) {
 }
 
 // Four of the six normalizations become one op each; the two that rms_scaling and two axes
-// compose keep their reductions (one each, and a second for the two-axis variance).
+// compose keep their reductions (the mean and the variance each).
 TEST(InferenceRewriteGraph, MakesEachLastAxisLayerNormalizationOneOp) {
   set_random_seed(7);
   Model m = layer_norms();

@@ -49,9 +49,12 @@ void layer_normalization_inference_kernel(KernelContext& ctx) {
     for (std::int64_t r = r0; r < r1; ++r) {
       const float* row = px + r * c;
       float* out = py + r * c;
-      const float mean = row_sum(row, c) / static_cast<float>(c);
-      const float variance = row_squared_deviation(row, c, mean) / static_cast<float>(c);
-      // The composite's order: 1/√(variance + ε), times γ, then (x − mean) times that, plus β.
+      // Means as reduce_mean takes them (the sum times 1/count). The sums run in vector
+      // lanes, not one by one as reduce_mean's: within a rounding of the composite's.
+      const float mean = row_sum(row, c) * (1.f / static_cast<float>(c));
+      const float variance = row_squared_deviation(row, c, mean) * (1.f / static_cast<float>(c));
+      // The composite's order of operations: 1/√(variance + ε), times γ, then (x − mean)
+      // times that, plus β.
       const float inv = 1.f / std::sqrt(variance + epsilon);
       std::int64_t i = 0;
       const simd::Vec m = simd::splat(mean), v_inv = simd::splat(inv);
