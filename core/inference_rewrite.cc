@@ -391,6 +391,30 @@ std::vector<Output> fuse_activations(Graph& graph, const std::vector<Output>& ro
   });
 }
 
+// A copy of conv2d `p` (its inputs mapped) given a fused operand more, in the order
+// conv2d's shape inference and CPU kernel read them (x, kernel[, bias][, input scale]
+// [, residual]: core/ops/conv_ops.cc), with its attribute set; `x` replaces the input.
+struct FusedOperands {
+  std::optional<Output> x, input_scale, residual;
+};
+Output conv2d_with(Graph& graph, const Node& p, const Mapped& mapped, const FusedOperands& fused) {
+  const bool had_scale = p.attrs.get_or<bool>("input_scale", false);
+  const bool had_residual = p.attrs.get_or<bool>("residual", false);
+  const std::size_t operands = p.inputs.size() - (had_scale ? 1 : 0) - (had_residual ? 1 : 0);
+  std::vector<Output> inputs{fused.x ? *fused.x : mapped(p.inputs[0])};
+  for (std::size_t i = 1; i < operands; ++i) inputs.push_back(mapped(p.inputs[i]));
+  Attrs attrs = p.attrs;
+  if (fused.input_scale || had_scale) {
+    inputs.push_back(fused.input_scale ? *fused.input_scale : mapped(p.inputs[operands]));
+    attrs.set("input_scale", true);
+  }
+  if (fused.residual || had_residual) {
+    inputs.push_back(fused.residual ? *fused.residual : mapped(p.inputs.back()));
+    attrs.set("residual", true);
+  }
+  return graph.add_node(p.op, inputs, attrs, p.name)[0];
+}
+
 // 3. A residual: add(conv2d, r) with r of the conv2d's shape, the conv2d alone read by the
 // add and not depthwise, becomes the conv2d with r as its last input, added in the GEMM's
 // epilogue before the activation that step 4 may fuse after it (a ResNet block's
@@ -409,13 +433,8 @@ std::vector<Output> fuse_residuals(Graph& graph, const std::vector<Output>& root
           residual.dtype() != DType::float32) {
         continue;
       }
-      std::vector<Output> inputs;
-      for (const Output& in : p.inputs) inputs.push_back(mapped(in));
-      inputs.push_back(mapped(residual));
-      Attrs attrs = p.attrs;
-      attrs.set("residual", true);
       ++report.residuals_fused;
-      return graph.add_node(p.op, inputs, attrs, p.name);
+      return std::vector<Output>{conv2d_with(graph, p, mapped, {.residual = mapped(residual)})};
     }
     return std::nullopt;
   });
@@ -450,16 +469,8 @@ std::vector<Output> fuse_input_scales(Graph& graph, const std::vector<Output>& r
           (ss.dims()[0] != 1 && ss.dims()[0] != xs.dims()[0])) {
         continue;
       }
-      // (x, kernel[, bias], scale[, residual]): the scale before the residual.
-      const bool residual = node.attrs.get_or<bool>("residual", false);
-      std::vector<Output> inputs{mapped(x)};
-      for (std::size_t i = 1; i < node.inputs.size() - (residual ? 1 : 0); ++i) inputs.push_back(mapped(node.inputs[i]));
-      inputs.push_back(mapped(s));
-      if (residual) inputs.push_back(mapped(node.inputs.back()));
-      Attrs attrs = node.attrs;
-      attrs.set("input_scale", true);
       ++report.input_scales_fused;
-      return graph.add_node(node.op, inputs, attrs, node.name);
+      return std::vector<Output>{conv2d_with(graph, node, mapped, {.x = mapped(x), .input_scale = mapped(s)})};
     }
     return std::nullopt;
   });
