@@ -15,11 +15,11 @@ namespace strata::ops {
 
 // -log p(labels[b, :label_length[b]] | logits[b, :logit_length[b]]) per sample, (batch,)
 // float32: labels (batch, max_label), logits (batch, steps, classes), label_length and
-// logit_length (batch,); `blank` the blank class (negative counts from the end). A labelling
-// no alignment of the steps can give has an infinite loss (and a zero gradient), where
-// TensorFlow's dense CTC loss gives a finite one (its impossible states weigh log 1e-307,
-// about −707, so such a sample's loss is about 707 plus its best path's). Its gradient reaches
-// the logits only.
+// logit_length (batch,); `blank` the blank class (negative counts from the end). As Keras's
+// TensorFlow backend computes it (tf.nn.ctc_loss on dense labels): the states cover the whole
+// padded row, and those a path may not begin or end in weigh log(1e-307), about -707, not
+// log 0, so a labelling no alignment of the steps can give has a finite loss (about 707 plus
+// the best path that stops short) and a gradient. Its gradient reaches the logits only.
 Output ctc_loss(Output labels, Output logits, Output label_length, Output logit_length, std::int64_t blank);
 
 // The gradient of each sample's ctc_loss with respect to its logits, (batch, steps, classes):

@@ -1,6 +1,6 @@
-// The CPU kernels of the CTC ops (core/ops/ctc_ops.h). The loss runs the forward (alpha) and,
-// for its gradient, backward (beta) recursions over the labelling with blanks between and
-// around its labels, in log space and double precision, one sample per task; the decoder
+// The CPU kernels of the CTC ops (core/ops/ctc_ops.h). The loss runs the backward (beta) and,
+// for its gradient, forward (alpha) recursions over TensorFlow's states for the label row
+// (CtcStates below), in log space and double precision, one sample per task; the decoder
 // takes each step's best class. Lengths and labels are checked before any work starts, so
 // a bad one is an error naming the op, the sample and the value.
 #include <algorithm>
@@ -32,10 +32,11 @@ double log_add(double a, double b) {
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
-// One sample's lengths and labels, checked.
+// One sample's lengths and its row of labels: the first `length` checked, the rest (the
+// row's padding) as they are, since TensorFlow's states cover the whole row.
 struct CtcSample {
-  std::int64_t steps = 0;
-  std::vector<std::int64_t> labels;
+  std::int64_t steps = 0, length = 0;
+  std::vector<std::int64_t> row;
 };
 
 std::vector<CtcSample> ctc_samples(const KernelContext& ctx) {
@@ -57,27 +58,84 @@ std::vector<CtcSample> ctc_samples(const KernelContext& ctx) {
     if (s.steps < 0 || s.steps > steps)
       throw ValueError(where + ": logit_length" + sample + " is " + std::to_string(s.steps) + ", outside [0, " +
                        std::to_string(steps) + "]");
-    const std::int64_t n = whole_number(label_length, b, where, "label_length");
-    if (n < 0 || n > max_label)
-      throw ValueError(where + ": label_length" + sample + " is " + std::to_string(n) + ", outside [0, " +
+    s.length = whole_number(label_length, b, where, "label_length");
+    if (s.length < 0 || s.length > max_label)
+      throw ValueError(where + ": label_length" + sample + " is " + std::to_string(s.length) + ", outside [0, " +
                        std::to_string(max_label) + "]");
-    for (std::int64_t k = 0; k < n; ++k) {
+    for (std::int64_t k = 0; k < max_label; ++k) {
       const std::int64_t l = whole_number(labels, b * max_label + k, where, "labels");
-      if (l < 0 || l >= classes || l == blank)
+      if (k < s.length && (l < 0 || l >= classes || l == blank))
         throw ValueError(where + ": label " + std::to_string(k) + sample + " is " + std::to_string(l) +
                          (l == blank ? ", the blank class (mask_index): a label_length longer than the labels?"
                                      : ", not one of the " + std::to_string(classes) + " classes"));
-      s.labels.push_back(l);
+      s.row.push_back(l);
     }
   }
   return samples;
 }
 
-// -log p(labels | logits) of one sample; with `grad` (steps × classes), its gradient.
+// TensorFlow's CTC state machine (tf.nn.ctc_loss on dense labels, which Keras calls), run in
+// double precision. Over a row of L labels it has label states 0..L, state 0 the start (which
+// no step observes) and state k observing the row's k-th label, and blank states 0..L, blank
+// state k following label state k. Paths begin in the start state and end in the sample's
+// final states (label and blank state `length`), but TensorFlow weighs every other state
+// log(1e-307), not log 0, at both ends: a labelling no alignment can give still has a finite
+// loss (about 707 plus the best path that stops short), and the row's padding takes part.
+class CtcStates {
+ public:
+  CtcStates(const CtcSample& sample, std::int64_t classes, std::int64_t blank)
+      : L_(static_cast<std::int64_t>(sample.row.size())), blank_(blank), observed_(L_ + 1, -1), emitted_(L_ + 1, -1),
+        follows_previous_(L_ + 1, true) {
+    // TensorFlow moves the blank to class 0 and the labels below it up by one ...
+    std::vector<std::int64_t> moved(sample.row.size());
+    for (std::size_t k = 0; k < moved.size(); ++k)
+      moved[k] = blank != 0 && sample.row[k] < blank ? sample.row[k] + 1 : sample.row[k];
+    // ... so, in the logits' own classes, a moved label m is the blank at 0, m - 1 up to the
+    // blank and m beyond it; one outside the classes observes nothing (probability 1).
+    const auto class_of = [&](std::int64_t m) { return m == 0 ? blank : m <= blank ? m - 1 : m; };
+    for (std::int64_t k = 1; k <= L_; ++k) {
+      const std::int64_t m = moved[static_cast<std::size_t>(k - 1)];
+      if (m >= 0 && m < classes) observed_[static_cast<std::size_t>(k)] = class_of(m);
+      if (m >= 1 && m < classes) emitted_[static_cast<std::size_t>(k)] = class_of(m);
+      // A label repeating the one before needs a blank between them.
+      if (k >= 2) follows_previous_[static_cast<std::size_t>(k)] = m != moved[static_cast<std::size_t>(k - 2)];
+    }
+    final_label_ = sample.length;
+  }
+
+  std::int64_t count() const { return 2 * (L_ + 1); }
+  static constexpr std::int64_t start = 0;
+  std::int64_t label(std::int64_t k) const { return k; }
+  std::int64_t blank_after(std::int64_t k) const { return L_ + 1 + k; }
+  std::int64_t labels() const { return L_; }
+  bool follows_previous(std::int64_t k) const { return follows_previous_[static_cast<std::size_t>(k)]; }
+
+  // log p(the step's logits | state s), from the step's log-softmax.
+  double observed(const double* logp, std::int64_t s) const {
+    if (s == start) return kNegInf;
+    if (s > L_) return logp[blank_];
+    const std::int64_t c = observed_[static_cast<std::size_t>(s)];
+    return c < 0 ? 0.0 : logp[c];
+  }
+  // The class a state's occupancy counts for in the gradient (-1: none).
+  std::int64_t emitted(std::int64_t s) const { return s > L_ ? blank_ : emitted_[static_cast<std::size_t>(s)]; }
+  // log(1e-307) as TensorFlow casts it to float32.
+  static double log_zero() { return static_cast<float>(std::log(1e-307)); }
+  double initial_weight(std::int64_t s) const { return s == start ? 0.0 : log_zero(); }
+  double final_weight(std::int64_t s) const { return s == label(final_label_) || s == blank_after(final_label_) ? 0.0 : log_zero(); }
+
+ private:
+  std::int64_t L_, blank_, final_label_ = 0;
+  std::vector<std::int64_t> observed_, emitted_;
+  std::vector<bool> follows_previous_;
+};
+
+// -log p(labels | logits) of one sample; with `grad` (steps × classes), its gradient over the
+// sample's first `steps` steps (the rest stay as they are: zero).
 double ctc_sample_loss(const float* logits, std::int64_t classes, std::int64_t blank, const CtcSample& sample,
                        float* grad) {
-  const std::int64_t T = sample.steps, U = static_cast<std::int64_t>(sample.labels.size()), S = 2 * U + 1;
-  if (T == 0) return U == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  const CtcStates states(sample, classes, blank);
+  const std::int64_t T = sample.steps, S = states.count(), L = states.labels();
   std::vector<double> logp(static_cast<std::size_t>(T * classes));
   for (std::int64_t t = 0; t < T; ++t) {
     const float* row = logits + t * classes;
@@ -87,53 +145,67 @@ double ctc_sample_loss(const float* logits, std::int64_t classes, std::int64_t b
     const double norm = hi + std::log(sum);
     for (std::int64_t c = 0; c < classes; ++c) logp[static_cast<std::size_t>(t * classes + c)] = row[c] - norm;
   }
-  const auto ext = [&](std::int64_t s) { return s % 2 == 0 ? blank : sample.labels[static_cast<std::size_t>(s / 2)]; };
-  const auto lp = [&](std::int64_t t, std::int64_t s) { return logp[static_cast<std::size_t>(t * classes + ext(s))]; };
-  // alpha[t][s]: log of the paths through step t ending at s of the extended labelling.
-  std::vector<double> alpha(static_cast<std::size_t>(T * S), kNegInf);
-  const auto A = [&](std::int64_t t, std::int64_t s) -> double& { return alpha[static_cast<std::size_t>(t * S + s)]; };
-  A(0, 0) = lp(0, 0);
-  if (S > 1) A(0, 1) = lp(0, 1);
-  for (std::int64_t t = 1; t < T; ++t) {
-    for (std::int64_t s = 0; s < S; ++s) {
-      double v = A(t - 1, s);
-      if (s >= 1) v = log_add(v, A(t - 1, s - 1));
-      if (s >= 2 && ext(s) != blank && ext(s) != ext(s - 2)) v = log_add(v, A(t - 1, s - 2));
-      A(t, s) = v == kNegInf ? kNegInf : v + lp(t, s);
-    }
-  }
-  const double log_likelihood = S > 1 ? log_add(A(T - 1, S - 1), A(T - 1, S - 2)) : A(T - 1, S - 1);
-  if (!grad) return -log_likelihood;
-  if (log_likelihood == kNegInf) {  // no alignment: no direction to move
-    std::fill(grad, grad + T * classes, 0.f);
-    return std::numeric_limits<double>::infinity();
-  }
-  std::vector<double> beta(static_cast<std::size_t>(T * S), kNegInf);
+  // observed[t][s] = log p(step t | s).
+  std::vector<double> observed(static_cast<std::size_t>(T * S));
+  for (std::int64_t t = 0; t < T; ++t)
+    for (std::int64_t s = 0; s < S; ++s)
+      observed[static_cast<std::size_t>(t * S + s)] = states.observed(logp.data() + t * classes, s);
+  const auto O = [&](std::int64_t t, std::int64_t s) { return observed[static_cast<std::size_t>(t * S + s)]; };
+  // beta[t][s]: log p(steps t.. | in state s before step t), ending with the final weights.
+  std::vector<double> beta(static_cast<std::size_t>((T + 1) * S));
   const auto B = [&](std::int64_t t, std::int64_t s) -> double& { return beta[static_cast<std::size_t>(t * S + s)]; };
-  B(T - 1, S - 1) = lp(T - 1, S - 1);
-  if (S > 1) B(T - 1, S - 2) = lp(T - 1, S - 2);
-  for (std::int64_t t = T - 2; t >= 0; --t) {
-    for (std::int64_t s = 0; s < S; ++s) {
-      double v = B(t + 1, s);
-      if (s + 1 < S) v = log_add(v, B(t + 1, s + 1));
-      if (s + 2 < S && ext(s) != blank && ext(s) != ext(s + 2)) v = log_add(v, B(t + 1, s + 2));
-      B(t, s) = v == kNegInf ? kNegInf : v + lp(t, s);
+  for (std::int64_t s = 0; s < S; ++s) B(T, s) = states.final_weight(s);
+  const auto step_into = [&](std::int64_t t, std::int64_t s) { return O(t, s) + B(t + 1, s); };
+  for (std::int64_t t = T - 1; t >= 0; --t) {
+    for (std::int64_t k = 0; k <= L; ++k) {
+      // A label state stays, moves to its blank or (unless repeated) to the next label.
+      double v = log_add(step_into(t, states.label(k)), step_into(t, states.blank_after(k)));
+      if (k < L && (k == 0 || states.follows_previous(k + 1))) v = log_add(v, step_into(t, states.label(k + 1)));
+      B(t, states.label(k)) = v;
+      // A blank state stays or moves to the next label.
+      double w = step_into(t, states.blank_after(k));
+      if (k < L) w = log_add(w, step_into(t, states.label(k + 1)));
+      B(t, states.blank_after(k)) = w;
     }
   }
-  // d(-log p)/d logit[t][c] = softmax[t][c] - Σ_{s: ext(s) = c} alpha·beta / (y[t][c] · p).
-  std::vector<double> occupancy(static_cast<std::size_t>(classes));
+  const double log_likelihood = B(0, CtcStates::start);
+  if (!grad) return -log_likelihood;
+  // alpha[t][s]: log p(steps ..t-1, in state s after them), from the initial weights.
+  std::vector<double> alpha(static_cast<std::size_t>((T + 1) * S));
+  const auto A = [&](std::int64_t t, std::int64_t s) -> double& { return alpha[static_cast<std::size_t>(t * S + s)]; };
+  for (std::int64_t s = 0; s < S; ++s) A(0, s) = states.initial_weight(s);
   for (std::int64_t t = 0; t < T; ++t) {
-    std::fill(occupancy.begin(), occupancy.end(), kNegInf);
+    for (std::int64_t k = 0; k <= L; ++k) {
+      double v = A(t, states.label(k));
+      if (k >= 1) {
+        v = log_add(v, A(t, states.blank_after(k - 1)));
+        if (k == 1 || states.follows_previous(k)) v = log_add(v, A(t, states.label(k - 1)));
+      }
+      A(t + 1, states.label(k)) = v == kNegInf ? kNegInf : v + O(t, states.label(k));
+      const double w = log_add(A(t, states.blank_after(k)), A(t, states.label(k)));
+      A(t + 1, states.blank_after(k)) = w + O(t, states.blank_after(k));
+    }
+  }
+  // d(-log p)/d logit[t][c] = softmax[t][c] - the occupancy at step t of the states counting for
+  // c, over all states' (TensorFlow normalizes it per step, which for an alignment that exists is
+  // the same as dividing by p).
+  std::vector<double> joint(static_cast<std::size_t>(S)), occupancy(static_cast<std::size_t>(classes));
+  for (std::int64_t t = 0; t < T; ++t) {
+    double total = kNegInf;
     for (std::int64_t s = 0; s < S; ++s) {
-      double& o = occupancy[static_cast<std::size_t>(ext(s))];
-      o = log_add(o, A(t, s) + B(t, s));
+      joint[static_cast<std::size_t>(s)] = A(t + 1, s) + B(t + 1, s);
+      total = log_add(total, joint[static_cast<std::size_t>(s)]);
     }
-    for (std::int64_t c = 0; c < classes; ++c) {
-      const double l = logp[static_cast<std::size_t>(t * classes + c)];
-      const double o = occupancy[static_cast<std::size_t>(c)];
-      const double taken = o == kNegInf ? 0.0 : std::exp(o - l - log_likelihood);
-      grad[t * classes + c] = static_cast<float>(std::exp(l) - taken);
+    std::fill(occupancy.begin(), occupancy.end(), 0.0);
+    if (total != kNegInf) {
+      for (std::int64_t s = 0; s < S; ++s) {
+        const std::int64_t c = states.emitted(s);
+        if (c >= 0) occupancy[static_cast<std::size_t>(c)] += std::exp(joint[static_cast<std::size_t>(s)] - total);
+      }
     }
+    for (std::int64_t c = 0; c < classes; ++c)
+      grad[t * classes + c] = static_cast<float>(std::exp(logp[static_cast<std::size_t>(t * classes + c)]) -
+                                                 occupancy[static_cast<std::size_t>(c)]);
   }
   return -log_likelihood;
 }
