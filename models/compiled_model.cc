@@ -8,10 +8,12 @@
 #include "core/error.h"
 #include "core/inference_rewrite.h"
 #include "core/ops.h"
+#include "core/samples_apart.h"
 #include "distribution/gradient_buckets.h"
 #include "layers/core/input_layer.h"
 #include "models/data_parallel_step.h"
 #include "models/model.h"
+#include "models/samples_apart.h"
 
 namespace strata {
 
@@ -140,6 +142,7 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   }
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
+  samples_apart_ = device_.type == DeviceType::cpu && predicts_samples_apart(model);
   if (!options) {
     const InferenceFetches inference = rewrite_inference_fetches({outputs_});
     predict_ = std::make_unique<Program>(*graph_, x_inputs_, inference.fetches[0], inference.updates, device_);
@@ -378,10 +381,21 @@ std::vector<Tensor> CompiledModel::conform_targets(const std::vector<Tensor>& y)
   return out;
 }
 
-std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) { return predict_->run(x); }
+std::vector<Tensor> CompiledModel::predict_step(const std::vector<Tensor>& x) {
+  if (splits_samples(x)) return run_samples_apart(*predict_, x);
+  return predict_->run(x);
+}
 
 void CompiledModel::predict_step_into(const std::vector<Tensor>& x, std::vector<Tensor>& results) {
+  if (splits_samples(x)) {
+    results = run_samples_apart(*predict_, x);
+    return;
+  }
   predict_->run_into(x, results);
+}
+
+bool CompiledModel::splits_samples(const std::vector<Tensor>& x) const {
+  return samples_apart_ && can_run_samples_apart(*predict_, x);
 }
 
 // Steps reuse the member feed and fetch vectors: a steady-state step allocates nothing.

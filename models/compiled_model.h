@@ -72,6 +72,10 @@ class CompiledModel : public StepRunner {
   // The programs, for tests of what they run: predict's (compiled from rewritten fetches,
   // core/inference_rewrite.h), and the unweighted train step's (null for inference only).
   const Program& predict_program() const { return *predict_; }
+  // Whether predict_step runs the batch x one sample at a time on each thread
+  // (core/samples_apart.h): the model's layers allow it (models/samples_apart.h) and so do
+  // the batch and the threads.
+  bool splits_samples(const std::vector<Tensor>& x) const;
   const Program* train_program() const { return train_.get(); }
   // What rewriting the inference programs' fetches did.
   const InferenceRewrites& inference_rewrites() const { return inference_rewrites_; }
@@ -111,6 +115,7 @@ class CompiledModel : public StepRunner {
   // the loss takes no sparse labels or the count is unknown.
   std::vector<std::int64_t> sparse_classes_;
   std::unique_ptr<Program> predict_, test_, train_;
+  bool samples_apart_ = false;  // predicts_samples_apart(model), on the CPU
   // The same steps with a per-sample weight fed after the targets.
   Output sample_weight_input_;
   std::unique_ptr<Program> test_weighted_, train_weighted_;
