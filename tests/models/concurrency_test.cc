@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include "../io/keras_test_util.h"
 #include "io/saving.h"
+#include "models/samples_apart.h"
 #include "strata.h"
 #include "test_data.h"
 
@@ -118,6 +120,21 @@ TEST(ConcurrentPredict, KerasLstmFromEightThreadsMatchesSingleThreadedBitForBit)
 TEST(ConcurrentPredict, KerasCnnFromEightThreadsMatchesSingleThreadedBitForBit) {
   STRATA_SKIP_WITHOUT_REAL_MODELS();
   expect_concurrent_predictions_match_file("cnn_mnist_k231", "cnn_mnist_k231.h5", true);
+}
+
+// A depthwise model predicts batches of 2 and 3 one sample at a time on the pool's threads
+// (core/samples_apart.h) while seven other threads do the same, the pool busy with one of
+// them at a time: every answer is still the single-threaded one.
+TEST(ConcurrentPredict, ADepthwiseModelsSamplesApartFromEightThreadsMatchBitForBit) {
+  auto in = Input({10, 10, 3});
+  auto y = layers::Conv2D(8, 3, {.strides = 2, .padding = "same"})(in);
+  y = layers::DepthwiseConv2D(3, {.padding = "same", .activation = "relu"})(y);
+  y = layers::Conv2D(8, 1)(y);
+  Model model(in, layers::Dense(4)(layers::GlobalAveragePooling2D()(y)));
+  ASSERT_TRUE(predicts_samples_apart(model.model()));
+  Tensor x(Shape{7, 10, 10, 3});
+  for (std::int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
+  expect_concurrent_predictions_match(model, {x});
 }
 
 // Uncompiled: the first predict calls build the inference programs while others wait.
