@@ -19,7 +19,9 @@ namespace strata::ops {
 // TensorFlow backend computes it (tf.nn.ctc_loss on dense labels): the states cover the whole
 // padded row, and those a path may not begin or end in weigh log(1e-307), about -707, not
 // log 0, so a labelling no alignment of the steps can give has a finite loss (about 707 plus
-// the best path that stops short) and a gradient. Its gradient reaches the logits only.
+// the best path that stops short) and a gradient, and a loss past about 707 reads about 707.
+// Labels past label_length are cast as Keras casts them, not checked. Its gradient reaches
+// the logits only.
 Output ctc_loss(Output labels, Output logits, Output label_length, Output logit_length, std::int64_t blank);
 
 // The gradient of each sample's ctc_loss with respect to its logits, (batch, steps, classes):

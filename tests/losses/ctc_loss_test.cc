@@ -122,6 +122,20 @@ TEST(CTCLoss, AnUnreachableLabellingIsKerasFiniteLoss) {
   }
 }
 
+// Past label_length a float row's labels are cast as Keras casts them to int32 (truncated,
+// NaN to the int32 x86 gives it), not checked: NaN or 3.7 there is no error, and the loss is
+// that of the same row in int32.
+TEST(CTCLoss, PaddingIsCastAsKerasCastsItNotChecked) {
+  Tensor logits(Shape{1, 2, 4});
+  for (std::int64_t i = 0; i < logits.size(); ++i) logits.data<float>()[i] = std::cos(1.3f * static_cast<float>(i));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto as_floats = run_ctc(floats({1, 4}, {2, 2, 3.7f, nan}), logits, ints({1}, {2}), ints({1}, {2}));
+  const auto as_ints = run_ctc(ints({1, 4}, {2, 2, 3, std::numeric_limits<std::int32_t>::min()}), logits,
+                               ints({1}, {2}), ints({1}, {2}));
+  EXPECT_EQ(as_floats[0].item(0), as_ints[0].item(0));
+  for (std::int64_t i = 0; i < logits.size(); ++i) EXPECT_EQ(as_floats[1].item(i), as_ints[1].item(i)) << i;
+}
+
 TEST(CTCLoss, BadLengthsAndLabelsAreErrorsNamingTheSample) {
   const Tensor logits(Shape{2, 4, 3});
   const auto error_of = [&](const Tensor& labels, const Tensor& label_length, const Tensor& logit_length) {

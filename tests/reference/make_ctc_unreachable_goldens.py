@@ -7,9 +7,10 @@ Keras calls tf.nn.ctc_loss on dense labels, which runs TensorFlow's batched forw
 label row and one blank state after each of those; every state but the start begins with
 log(1e-307) (about -706.9) rather than log 0, and every state but the sample's two final
 ones ends with it. So a labelling no alignment gives has a finite loss, about 707 plus the
-loss of the best path that stops short of the final states, with a finite gradient; and
-labels past label_length (the row's padding) take part in those paths: a padding value
-that is not a class is a state that every frame observes with probability 1.
+loss of the best path that stops short of the final states, with a finite gradient, and a
+reachable labelling whose loss would pass that reads about 707 too. The states of the row's
+padding (past label_length) begin and end with that weight (about e^-1414 together), so no
+float32 result sees them; the padding cases check that none of its values changes that.
 
 Each case: labels (int32, the padded rows), logits (batch, steps, classes), label_length,
 logit_length, mask_index; Keras's losses and the gradient of their sum w.r.t. the logits.

@@ -33,11 +33,27 @@ double log_add(double a, double b) {
 }
 
 // One sample's lengths and its row of labels: the first `length` checked, the rest (the
-// row's padding) as they are, since TensorFlow's states cover the whole row.
+// row's padding) as Keras reads them (padding_label), since TensorFlow's states cover the
+// whole row.
 struct CtcSample {
   std::int64_t steps = 0, length = 0;
   std::vector<std::int64_t> row;
 };
+
+// A label of the row's padding as Keras's cast to int32 reads it: a float truncated, and one
+// that is no int32 (NaN, beyond ±2^31) the int32 x86's conversion gives it, which like any
+// label outside the classes observes nothing.
+std::int64_t padding_label(const Tensor& labels, std::int64_t i) {
+  switch (labels.dtype()) {
+    case DType::int32: return labels.data<std::int32_t>()[i];
+    case DType::int64: return labels.data<std::int64_t>()[i];
+    default: {
+      const float v = labels.data<float>()[i];
+      if (!(std::fabs(v) < 2147483648.0f)) return std::numeric_limits<std::int32_t>::min();
+      return static_cast<std::int64_t>(std::trunc(v));
+    }
+  }
+}
 
 std::vector<CtcSample> ctc_samples(const KernelContext& ctx) {
   const Tensor &labels = ctx.input(0), &logits = ctx.input(1), &label_length = ctx.input(2),
@@ -62,14 +78,15 @@ std::vector<CtcSample> ctc_samples(const KernelContext& ctx) {
     if (s.length < 0 || s.length > max_label)
       throw ValueError(where + ": label_length" + sample + " is " + std::to_string(s.length) + ", outside [0, " +
                        std::to_string(max_label) + "]");
-    for (std::int64_t k = 0; k < max_label; ++k) {
+    for (std::int64_t k = 0; k < s.length; ++k) {
       const std::int64_t l = whole_number(labels, b * max_label + k, where, "labels");
-      if (k < s.length && (l < 0 || l >= classes || l == blank))
+      if (l < 0 || l >= classes || l == blank)
         throw ValueError(where + ": label " + std::to_string(k) + sample + " is " + std::to_string(l) +
                          (l == blank ? ", the blank class (mask_index): a label_length longer than the labels?"
                                      : ", not one of the " + std::to_string(classes) + " classes"));
       s.row.push_back(l);
     }
+    for (std::int64_t k = s.length; k < max_label; ++k) s.row.push_back(padding_label(labels, b * max_label + k));
   }
   return samples;
 }
@@ -122,7 +139,9 @@ class CtcStates {
   // log(1e-307) as TensorFlow casts it to float32.
   static double log_zero() { return static_cast<float>(std::log(1e-307)); }
   double initial_weight(std::int64_t s) const { return s == start ? 0.0 : log_zero(); }
-  double final_weight(std::int64_t s) const { return s == label(final_label_) || s == blank_after(final_label_) ? 0.0 : log_zero(); }
+  double final_weight(std::int64_t s) const {
+    return s == label(final_label_) || s == blank_after(final_label_) ? 0.0 : log_zero();
+  }
 
  private:
   std::int64_t L_, blank_, final_label_ = 0;
@@ -186,9 +205,9 @@ double ctc_sample_loss(const float* logits, std::int64_t classes, std::int64_t b
       A(t + 1, states.blank_after(k)) = w + O(t, states.blank_after(k));
     }
   }
-  // d(-log p)/d logit[t][c] = softmax[t][c] - the occupancy at step t of the states counting for
-  // c, over all states' (TensorFlow normalizes it per step, which for an alignment that exists is
-  // the same as dividing by p).
+  // d(-log p)/d logit[t][c] = softmax[t][c] - the share of step t's paths in the states that
+  // count for c: each state's alpha·beta over their sum across all states (TensorFlow normalizes
+  // per step; where an alignment exists that sum is p).
   std::vector<double> joint(static_cast<std::size_t>(S)), occupancy(static_cast<std::size_t>(classes));
   for (std::int64_t t = 0; t < T; ++t) {
     double total = kNegInf;
