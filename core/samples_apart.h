@@ -19,16 +19,19 @@
 namespace strata {
 
 // Whether run_samples_apart would split these feeds: a CPU Program that writes no
-// variable, at least two threads, numeric feeds sharing a batch (axis 0) of at least as
-// many samples as threads.
+// variable, at least two threads, numeric host feeds sharing a batch (axis 0) of at least
+// as many samples as threads. (The Program's feeds must take any batch size: the caller
+// knows.)
 bool can_run_samples_apart(const Program& program, const std::vector<Tensor>& feeds);
 
-// program.run(feeds) computed one sample at a time: each thread takes an equal share of the
-// samples, each a run of a batch of one on that thread; the samples left over (fewer
-// than the threads) run after, one at a time on every thread. The fetches are stacked
-// along axis 0. Each sample's results are run() on that sample alone, bit for bit. Where
-// can_run_samples_apart is false, or a fetch is not one row per sample (or not numeric),
-// it is program.run(feeds).
+// program.run(feeds) computed one sample at a time: thread t takes samples t, t + threads,
+// ..., each a run of a batch of one on that thread; where up to half the threads would
+// have a sample more than the others, those samples run after instead, one at a time on
+// every thread. The fetches are stacked along axis 0. Each sample's results are run() on
+// that sample alone, bit for bit. The call holds the pool for the whole batch: another
+// thread's runs meanwhile run their kernels on their own thread. Where
+// can_run_samples_apart is false, or a fetch is not one row per sample (or not numeric), it
+// is program.run(feeds).
 std::vector<Tensor> run_samples_apart(const Program& program, const std::vector<Tensor>& feeds);
 
 }  // namespace strata

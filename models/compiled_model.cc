@@ -142,7 +142,11 @@ CompiledModel::CompiledModel(ModelImpl& model, const CompileOptions* options)
   }
   outputs_ = model.call(*graph_, x_inputs_);
   for (const auto& out : model.outputs) output_names_.push_back(out.call()->layer.name());
-  samples_apart_ = device_.type == DeviceType::cpu && predicts_samples_apart(model);
+  // A sample at a time needs inputs of any batch size (not an Input's fixed batch_size).
+  samples_apart_ = device_.type == DeviceType::cpu && predicts_samples_apart(model) &&
+                   std::all_of(x_specs_.begin(), x_specs_.end(), [](const TensorSpec& s) {
+                     return s.shape.rank() > 0 && s.shape.dims()[0] == kUnknownDim;
+                   });
   if (!options) {
     const InferenceFetches inference = rewrite_inference_fetches({outputs_});
     predict_ = std::make_unique<Program>(*graph_, x_inputs_, inference.fetches[0], inference.updates, device_);

@@ -31,6 +31,10 @@ class CompiledModel : public StepRunner {
   // As predict_step, into `results` (Program::run_into: tensors of the right shape that no
   // one else holds are written in place).
   void predict_step_into(const std::vector<Tensor>& x, std::vector<Tensor>& results);
+  // Whether predict_step runs the batch x one sample at a time on each thread
+  // (core/samples_apart.h): the model's layers allow it (models/samples_apart.h), its inputs
+  // take any batch size, and the batch and the threads allow it too.
+  bool splits_samples(const std::vector<Tensor>& x) const;
   // One optimizer step on a batch; updates the epoch's running logs. `sample_weight`
   // (shape (B,), one weight per sample, shared by every output) may be undefined: the
   // unweighted programs run then.
@@ -72,10 +76,6 @@ class CompiledModel : public StepRunner {
   // The programs, for tests of what they run: predict's (compiled from rewritten fetches,
   // core/inference_rewrite.h), and the unweighted train step's (null for inference only).
   const Program& predict_program() const { return *predict_; }
-  // Whether predict_step runs the batch x one sample at a time on each thread
-  // (core/samples_apart.h): the model's layers allow it (models/samples_apart.h) and so do
-  // the batch and the threads.
-  bool splits_samples(const std::vector<Tensor>& x) const;
   const Program* train_program() const { return train_.get(); }
   // What rewriting the inference programs' fetches did.
   const InferenceRewrites& inference_rewrites() const { return inference_rewrites_; }

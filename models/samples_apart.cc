@@ -61,7 +61,8 @@ bool per_sample(const LayerImpl& l) {
   }
   return is<layers::ConvImpl<1>>(l) || is<layers::ConvImpl<2>>(l) || is<layers::ConvImpl<3>>(l) ||
          is<layers::DepthwiseConv2DImpl>(l) || is<layers::SeparableConv2DImpl>(l) ||
-         is<layers::MultiHeadAttentionImpl>(l) || is<InputLayerImpl>(l) || is<layers::DenseImpl>(l) || is<layers::BatchNormalizationImpl>(l) ||
+         is<layers::MultiHeadAttentionImpl>(l) || is<InputLayerImpl>(l) || is<layers::DenseImpl>(l) ||
+         is<layers::BatchNormalizationImpl>(l) ||
          is<layers::ActivationImpl>(l) || is<layers::ReLUImpl>(l) || is<layers::ElementwiseMergeImpl>(l) ||
          is<layers::GlobalPoolingImpl>(l) || is<layers::PoolingImpl<1>>(l) || is<layers::PoolingImpl<2>>(l) ||
          is<layers::PoolingImpl<3>>(l) || is<layers::SpatialPadImpl<1>>(l) || is<layers::SpatialPadImpl<2>>(l) ||
@@ -78,11 +79,6 @@ struct Verdict {
 void judge(const ModelImpl& model, Verdict& v) {
   for (const auto& call : model.calls) {
     if (!v.apart) return;
-    // A call given training=True (Monte Carlo dropout) draws its noise for the whole batch.
-    if (call->arguments.count("training")) {
-      v.apart = false;
-      return;
-    }
     const LayerImpl& l = call->layer.impl();
     if (is<ModelImpl>(l) || is<SequentialImpl>(l)) {
       judge(static_cast<const ModelImpl&>(l), v);

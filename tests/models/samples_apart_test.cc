@@ -81,9 +81,11 @@ TEST(SamplesApart, AConvolutionalModelPredictsEachSampleAsAlone) {
   Model m = small_mobilenet();
   randomize_weights(m, 5);
   EXPECT_TRUE(predicts_samples_apart(m.model()));
-  for (const int threads : {2, 3}) {
+  // 7 on 2 or 3 threads: one sample left over, run after the tasks; 5 on 3: two left over,
+  // each a turn more in a task.
+  for (const auto& [threads, samples] : std::vector<std::pair<int, std::int64_t>>{{2, 7}, {3, 7}, {3, 5}}) {
     strata::testing::ThreadCount t(threads);
-    const Tensor x = random_tensor({7, 12, 12, 3}, 11);  // 7: with 3 threads, one left over
+    const Tensor x = random_tensor({samples, 12, 12, 3}, 11);
     m.predict(x, {.verbose = 0});
     EXPECT_TRUE(inference_of(m).splits_samples({x}));
     expect_rows_are_single_predictions(m, x);
@@ -115,6 +117,18 @@ TEST(SamplesApart, AModelNestedInAModelCounts) {
   randomize_weights(m, 9);
   strata::testing::ThreadCount t(2);
   expect_rows_are_single_predictions(m, random_tensor({4, 8, 8, 2}, 4));
+}
+
+// An Input of a fixed batch_size takes no batch of one: such a model predicts its batch whole.
+TEST(SamplesApart, NotWhereTheInputHasAFixedBatchSize) {
+  auto in = Input({8, 8, 3}, {.batch_size = 4});
+  auto y = layers::GlobalAveragePooling2D()(layers::DepthwiseConv2D(3)(in));
+  Model m(in, layers::Dense(2)(y));
+  EXPECT_TRUE(predicts_samples_apart(m.model()));
+  strata::testing::ThreadCount t(2);
+  const Tensor x = random_tensor({4, 8, 8, 3}, 6);
+  EXPECT_EQ(m.predict(x, {.batch_size = 4, .verbose = 0}).shape(), Shape({4, 2}));
+  EXPECT_FALSE(inference_of(m).splits_samples({x}));
 }
 
 // Recurrent layers and Dense-only models gain from the batch (a row per sample in every
