@@ -116,10 +116,20 @@ inline Vec exp_in_range(Vec x) {
 }
 
 // x clamped to [lo, hi]; NaN becomes lo (for exp_in_range's callers whose result is NaN
-// through another operand).
+// through another operand). The x86 max and min return their second operand unless the
+// first is strictly larger (smaller), NaN included: exactly the selects of the portable
+// form, in two instructions where GCC 12 made six of them (silu's loop went from 28 to 24).
 inline Vec clamp(Vec x, float lo, float hi) {
+#if defined(__AVX512F__)
+  const __m512 low = _mm512_max_ps(reinterpret_cast<__m512>(x), _mm512_set1_ps(lo));
+  return reinterpret_cast<Vec>(_mm512_min_ps(low, _mm512_set1_ps(hi)));
+#elif defined(__AVX__)
+  const __m256 low = _mm256_max_ps(reinterpret_cast<__m256>(x), _mm256_set1_ps(lo));
+  return reinterpret_cast<Vec>(_mm256_min_ps(low, _mm256_set1_ps(hi)));
+#else
   const Vec low = select(x > lo, x, splat(lo));
   return select(low < hi, low, splat(hi));
+#endif
 }
 
 // e^x for any x: exp_in_range within its range; above 88.376 +inf (a little early: 2^128
