@@ -4,14 +4,11 @@
 // (layers/functional/layers/dense/vars/0); layer families may keep vars elsewhere
 // (io/layer_config.h VarGroup: RNN cells at layers/lstm/cell/vars). Layers with assets
 // (an adapted lookup layer's vocabulary.txt) keep them at assets/<the same path>/<file>.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -54,23 +51,7 @@ class ScratchFile {
   }
   const std::string& path() const { return path_; }
 
-  void write(const std::string& bytes) const {
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) throw IOError("cannot create the scratch file '" + path_ + "': " + std::strerror(errno));
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int err = n < 0 ? errno : ENOSPC;
-        ::close(fd);
-        throw IOError("cannot write the scratch file '" + path_ + "': " + std::strerror(err) + " after " +
-                      std::to_string(done) + " of " + std::to_string(bytes.size()) + " bytes");
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0) throw IOError("cannot write the scratch file '" + path_ + "': " + std::strerror(errno));
-  }
+  void write(const std::string& bytes) const { write_scratch_file(path_, bytes); }
 
  private:
   std::string path_;

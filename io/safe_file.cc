@@ -62,12 +62,11 @@ void SafeFile::commit() {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  SafeFile out(path);
-  const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    throw IOError("cannot write '" + path + "': cannot create '" + out.temp_path() + "': " + std::strerror(errno));
-  }
+namespace {
+
+// Writes every byte to fd, then closes it; IOError naming `path` (and `what`, its role) when
+// either fails.
+void write_and_close(int fd, const std::string& bytes, const std::string& path, const std::string& what) {
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -75,13 +74,30 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     if (n <= 0) {
       const int err = n < 0 ? errno : ENOSPC;
       ::close(fd);
-      throw IOError("cannot write '" + path + "': " + std::strerror(err) + " after " + std::to_string(done) +
-                    " of " + std::to_string(bytes.size()) + " bytes");
+      throw IOError("cannot write " + what + "'" + path + "': " + std::strerror(err) + " after " +
+                    std::to_string(done) + " of " + std::to_string(bytes.size()) + " bytes");
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) throw IOError("cannot write '" + path + "': " + std::strerror(errno));
+  if (::close(fd) != 0) throw IOError("cannot write " + what + "'" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  SafeFile out(path);
+  const int fd = ::open(out.temp_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    throw IOError("cannot write '" + path + "': cannot create '" + out.temp_path() + "': " + std::strerror(errno));
+  }
+  write_and_close(fd, bytes, path, "");
   out.commit();
+}
+
+void write_scratch_file(const std::string& path, const std::string& bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) throw IOError("cannot create the scratch file '" + path + "': " + std::strerror(errno));
+  write_and_close(fd, bytes, path, "the scratch file ");
 }
 
 }  // namespace strata::io

@@ -38,4 +38,9 @@ class SafeFile {
 // Writes `bytes` to `path` through a SafeFile; IOError naming `path` when that fails.
 void write_file_atomically(const std::string& path, const std::string& bytes);
 
+// Writes `bytes` to `path` (created or truncated, readable by this user alone) without
+// syncing it: for a scratch file read back at once and removed, whose bytes need not
+// survive a crash. IOError naming `path` when that fails.
+void write_scratch_file(const std::string& path, const std::string& bytes);
+
 }  // namespace strata::io
