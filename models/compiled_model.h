@@ -115,7 +115,7 @@ class CompiledModel : public StepRunner {
   // the loss takes no sparse labels or the count is unknown.
   std::vector<std::int64_t> sparse_classes_;
   std::unique_ptr<Program> predict_, test_, train_;
-  bool samples_apart_ = false;  // predicts_samples_apart(model), on the CPU
+  bool samples_apart_ = false;  // predicts_samples_apart(model), on the CPU, inputs of any batch size
   // The same steps with a per-sample weight fed after the targets.
   Output sample_weight_input_;
   std::unique_ptr<Program> test_weighted_, train_weighted_;

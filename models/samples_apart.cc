@@ -41,9 +41,10 @@ bool is(const LayerImpl& layer) {
 // activations through steps of little arithmetic each (the depthwise convolutions, 1×1
 // ones of few channels), which at a batch of 32 wait on memory. Measured
 // (docs/performance.md, "Samples apart"): MobileNetV2 and EfficientNetB0 at batch 32 gain
-// 1.15-1.25× the throughput; ConvNeXtTiny and the Transformer block, whose products have rows enough too,
-// gain nothing beyond the noise, and ResNet50 loses about 5% (its 7×7 stage's products want
-// the batch's rows), so convolutions and attention alone do not qualify.
+// 1.15-1.25× the throughput; ConvNeXtTiny and the Transformer block, whose products have
+// rows enough too, gain nothing beyond the noise, and ResNet50 loses about 5% (its 7×7
+// stage's products want the batch's rows), so convolutions and attention alone do not
+// qualify.
 bool gains_apart(const LayerImpl& l) { return is<layers::DepthwiseConv2DImpl>(l); }
 
 bool off_the_batch_axis(int axis) { return axis >= 1 || axis == -1; }
@@ -62,8 +63,8 @@ bool per_sample(const LayerImpl& l) {
   return is<layers::ConvImpl<1>>(l) || is<layers::ConvImpl<2>>(l) || is<layers::ConvImpl<3>>(l) ||
          is<layers::DepthwiseConv2DImpl>(l) || is<layers::SeparableConv2DImpl>(l) ||
          is<layers::MultiHeadAttentionImpl>(l) || is<InputLayerImpl>(l) || is<layers::DenseImpl>(l) ||
-         is<layers::BatchNormalizationImpl>(l) ||
-         is<layers::ActivationImpl>(l) || is<layers::ReLUImpl>(l) || is<layers::ElementwiseMergeImpl>(l) ||
+         is<layers::BatchNormalizationImpl>(l) || is<layers::ActivationImpl>(l) || is<layers::ReLUImpl>(l) ||
+         is<layers::ElementwiseMergeImpl>(l) ||
          is<layers::GlobalPoolingImpl>(l) || is<layers::PoolingImpl<1>>(l) || is<layers::PoolingImpl<2>>(l) ||
          is<layers::PoolingImpl<3>>(l) || is<layers::SpatialPadImpl<1>>(l) || is<layers::SpatialPadImpl<2>>(l) ||
          is<layers::SpatialPadImpl<3>>(l) || is<layers::RescalingImpl>(l) || is<layers::NormalizationImpl>(l) ||

@@ -97,7 +97,9 @@ std::vector<CtcSample> ctc_samples(const KernelContext& ctx) {
 // state k following label state k. Paths begin in the start state and end in the sample's
 // final states (label and blank state `length`), but TensorFlow weighs every other state
 // log(1e-307), not log 0, at both ends: a labelling no alignment can give still has a finite
-// loss (about 707 plus the best path that stops short), and the row's padding takes part.
+// loss (about 707 plus the best path that stops short). The states of the row's padding
+// (past `length`) are there as in TensorFlow, weighing about e^-1414 at both ends together:
+// no float32 result sees them.
 class CtcStates {
  public:
   CtcStates(const CtcSample& sample, std::int64_t classes, std::int64_t blank)
