@@ -123,6 +123,11 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       OpArgument a;
       a.kind = OpArgument::Kind::none;
       out.push_back(a);
+    } else if (v.is_string()) {
+      OpArgument a;
+      a.kind = OpArgument::Kind::text;
+      a.text = v.get<std::string>();
+      out.push_back(a);
     } else if (v.is_number() || v.is_boolean()) {
       out.push_back(OpArgument::constant(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>()));
     } else if (v.is_array() && (v.empty() || std::any_of(v.begin(), v.end(), [](const json& e) {
@@ -405,6 +410,9 @@ json op_layer_args(const Layer& layer, const std::function<json(std::size_t)>& t
         break;
       case OpArgument::Kind::none:
         args.push_back(nullptr);
+        break;
+      case OpArgument::Kind::text:
+        args.push_back(a.text);
         break;
       case OpArgument::Kind::index: {
         json key = json::array();

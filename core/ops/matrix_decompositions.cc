@@ -208,6 +208,17 @@ void register_matrix_decomposition_ops(OpRegistry& r) {
                                           {a, DType::float32}};
          },
          .gradient = eigh_gradient});
+  r.add({.name = "lu",
+         .infer = [](const InferContext& ctx) {
+           const Shape& a = expect_decomposed_matrices(ctx);
+           if (matrix_rows(a) != matrix_cols(a))
+             throw ShapeError(ctx.op + ": expects square matrices (..., n, n), got " + a.to_string());
+           return std::vector<TensorSpec>{{a, DType::float32},
+                                          {decomposition_shape(a, {matrix_cols(a)}), DType::int32}};
+         },
+         .gradient = [](const Node&, const std::vector<Output>&) -> std::vector<Output> {
+           throw NotImplementedError("lu: no gradient (TensorFlow registers none for Lu)");
+         }});
 }
 
 std::vector<Output> qr(Output a, bool full_matrices) {
@@ -218,5 +229,6 @@ std::vector<Output> svd(Output a, bool full_matrices) {
 }
 Output singular_values(Output a) { return a.graph->add("singular_values", {a}); }
 std::vector<Output> self_adjoint_eig(Output a) { return a.graph->add_node("self_adjoint_eig", {a}); }
+std::vector<Output> lu(Output a) { return a.graph->add_node("lu", {a}); }
 
 }  // namespace strata::ops

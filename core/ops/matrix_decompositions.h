@@ -3,7 +3,7 @@
 // svd and eigh, and the operations OpLayer composes of them: lstsq, norm's orders of the
 // singular values). The CPU kernels (core/cpu/kernels/matrix_decompositions.cc) run the
 // Eigen decompositions TensorFlow's CPU kernels run (HouseholderQR, BDCSVD,
-// SelfAdjointEigenSolver), so that the vectors' signs, which no definition fixes, are
+// SelfAdjointEigenSolver, PartialPivLU), so that the vectors' signs, which no definition fixes, are
 // TensorFlow's. No CUDA kernels: compiling one of these ops for a CUDA placement throws
 // naming it (a thread-per-matrix Jacobi would give other signs than Eigen's). The
 // gradients are TensorFlow's, as graph ops over batch_matmul and matrix_inverse.
@@ -37,6 +37,14 @@ Output singular_values(Output a);
 // SelfAdjointEigenSolver, as TensorFlow's CPU kernel). Gradient TensorFlow's, onto the lower
 // triangle (its diagonal halved).
 std::vector<Output> self_adjoint_eig(Output a);
+
+// {lu, p} of each square matrix (..., n, n) as tf.linalg.lu (Eigen's PartialPivLU, as
+// TensorFlow's CPU kernel): lu packs L below its diagonal (L's unit diagonal not stored) and
+// U on and above it, and p (..., n) int32 lists for each row of L U the row of a it came from
+// (a[p[i]] = (L U)[i]). A matrix holding a NaN or an infinity is a ValueError when the op runs,
+// as TensorFlow's fails on it. No gradient, as TensorFlow registers none for Lu:
+// differentiating throws.
+std::vector<Output> lu(Output a);
 
 // The matrices a decomposition node's input holds: `count` matrices of rows×cols.
 struct MatrixShape {

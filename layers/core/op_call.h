@@ -40,6 +40,12 @@ struct OpCall {
       if (arguments[i].keyword == key) return args.at(i).at(0);
     return std::nullopt;
   }
+  // Positional argument i given as a string (Rearrange's pattern).
+  const std::string& text_argument(std::size_t i) const {
+    if (i >= arguments.size() || arguments[i].kind != OpArgument::Kind::text)
+      throw ValueError(where + ": expects a string as argument " + std::to_string(i));
+    return arguments[i].text;
+  }
   bool has(const std::string& key) const {
     auto it = attrs.find(key);
     return it != attrs.end() && !std::holds_alternative<std::monostate>(it->second);
@@ -118,16 +124,18 @@ const std::map<std::string, OpFn>& more_ops();
 // layers/core/op_layer_math.cc: elementwise math and tests beyond more_ops' (arctan2 ...
 // isclose, allclose, isreal), array, the reductions built on them (normalize, ptp), and vander.
 const std::map<std::string, OpFn>& math_ops();
-// layers/core/op_layer_arrays.cc: slicing, padding, triangles, gathers, stacking and
-// one-hot encodings; and the operations with several results (split, unstack, moments).
+// layers/core/op_layer_arrays.cc: slicing, padding, triangles, gathers, stacking, one-hot
+// encodings and ndim; and the operations with several results (split, unstack, moments).
 const std::map<std::string, OpFn>& array_ops();
 const std::map<std::string, MultiOpFn>& multi_output_ops();
-// layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner, outer, dot, kron and
-// corrcoef.
+// layers/core/op_layer_products.cc: matmul, einsum, tensordot, inner, outer, dot, kron,
+// corrcoef and correlate.
 const std::map<std::string, OpFn>& product_ops();
 // layers/core/op_layer_reductions.cc: the NaN-ignoring reductions and scans, quantiles,
 // norms, differences and the trapezoid rule.
 const std::map<std::string, OpFn>& reduction_ops();
+// layers/core/op_layer_einops.cc: rearrange.
+const std::map<std::string, OpFn>& einops_ops();
 // layers/core/op_layer_nn.cc: normalizations, cross-entropies, in_top_k, select, average,
 // append, vdot and cross.
 const std::map<std::string, OpFn>& nn_ops();
@@ -144,8 +152,8 @@ const std::map<std::string, OpFn>& special_ops();
 // cholesky_inverse and logdet; slogdet's (sign, log |det|), one of multi_output_ops.
 const std::map<std::string, OpFn>& linalg_ops();
 std::vector<Output> slogdet(const OpCall& c);
-// layers/core/op_layer_decompositions.cc: pinv and matrix_rank; and qr, svd and eigh, merged
-// into multi_output_ops.
+// layers/core/op_layer_decompositions.cc: pinv and matrix_rank; and qr, svd, eigh and
+// lu_factor, merged into multi_output_ops.
 const std::map<std::string, OpFn>& decomposition_ops();
 const std::map<std::string, MultiOpFn>& decomposition_multi_output_ops();
 // layers/core/op_layer_updates.cc: slice_update and scatter.

@@ -218,7 +218,8 @@ const std::map<std::string, OpFn>& table() {
     for (const auto* more : {&more_ops(), &math_ops(), &array_ops(), &product_ops(), &reduction_ops(), &nn_ops(),
                               &conv_ops(), &image_ops(), &attention_ops(), &special_ops(), &segment_ops(),
                                &linalg_ops(), &decomposition_ops(), &update_ops(), &signal_ops(),
-                               &image_quality_ops(), &patch_ops(), &bin_ops(), &grid_ops(), &ctc_ops()})
+                               &image_quality_ops(), &patch_ops(), &bin_ops(), &grid_ops(), &ctc_ops(),
+                               &einops_ops()})
       for (const auto& entry : *more) t.emplace(entry.first, entry.second);
     return true;
   }();
@@ -261,9 +262,11 @@ std::string keras_module_of(const std::string& op) {
   if (nn.count(op)) return "keras.src.ops.nn";
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm", "Inv", "Det", "Solve", "SolveTriangular", "Cholesky",
-                                               "CholeskyInverse", "Qr", "SVD", "Eigh", "Pinv", "MatrixRank", "Lstsq"};
+                                               "CholeskyInverse", "Qr", "SVD", "Eigh", "Pinv", "MatrixRank", "Lstsq",
+                                               "LuFactor"};
   if (linalg.count(op)) return "keras.src.ops.linalg";
   if (op == "Logdet") return "keras.src.ops.math";
+  if (op == "Rearrange") return "keras.src.ops.einops";
   if (core.count(op)) return "keras.src.ops.core";
   if (math.count(op)) return "keras.src.ops.math";
   return "keras.src.ops.numpy";
@@ -274,6 +277,7 @@ bool is_supported_op(const std::string& op) {
 }
 
 bool accepts_call_kwarg(const std::string& op, const std::string& key) {
+  if (op == "Rearrange") return true;  // the lengths of its pattern's axes, each by the axis's name
   return (op == "Pad" && key == "constant_values") || (op == "RMSNorm" && key == "scale") ||
          (op == "Average" && key == "weights") ||
          (op == "DotProductAttention" && (key == "bias" || key == "mask" || key == "scale"));
@@ -448,7 +452,8 @@ std::vector<Output> OpLayerImpl::call(Graph& graph, const std::vector<Output>& i
       case OpArgument::Kind::index:
       case OpArgument::Kind::integers:
       case OpArgument::Kind::none:
-        c.args.emplace_back();  // read from `arguments` (GetItem's key, Slice's starts); None: no tensor
+      case OpArgument::Kind::text:
+        c.args.emplace_back();  // read from `arguments` (GetItem's key, Slice's starts, a pattern); None: no tensor
         break;
     }
   }

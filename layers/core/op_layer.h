@@ -26,8 +26,9 @@ struct IndexEntry {
 };
 
 struct OpArgument {
-  // none: an argument given as None (BatchNorm's offset), written back as null.
-  enum class Kind { tensor, tensor_list, number, array, index, integers, none };
+  // none: an argument given as None (BatchNorm's offset), written back as null; text: a
+  // string (Rearrange's pattern).
+  enum class Kind { tensor, tensor_list, number, array, index, integers, none, text };
   Kind kind = Kind::tensor;
   int first_input = 0;   // tensor: its input; tensor_list: its first input
   int count = 1;         // tensor_list: how many inputs
@@ -38,6 +39,7 @@ struct OpArgument {
   std::vector<IndexEntry> key;  // index: GetItem's key, axis by axis from the batch axis
   bool bare_key = false;        // index: written as one entry, not a list
   std::string keyword;          // array: a keyword argument of the call (RMSNorm's scale), written back as one
+  std::string text;             // text
 
   static OpArgument tensor(int input) {
     OpArgument a;

@@ -27,7 +27,8 @@ int axis_attribute(C c, const std::string& key, std::int64_t fallback, int rank)
 }
 
 // keras.ops.slice(x, start_indices, shape): a size of -1 runs to the end; the batch axis is
-// taken whole (start 0, size -1), its size being the run's.
+// taken whole (start 0, size -1), its size being the run's, unless the model's inputs have a
+// fixed batch size (then it is cut as the others are).
 Output slice_op(C c) {
   const Output x = c.arg(0);
   const OpArgument& starts = c.arguments.at(1);
@@ -40,7 +41,7 @@ Output slice_op(C c) {
   for (std::size_t a = 0; a < rank; ++a) {
     const auto begin = static_cast<std::int64_t>(starts.values[a]);
     const std::int64_t size = (*sizes)[a];
-    if (a == 0) {
+    if (a == 0 && x.shape().dims()[0] == kUnknownDim) {
       if (begin != 0 || (size != -1 && size != kUnknownDim)) refuse(c, "shape", "the batch axis is taken whole");
       continue;
     }
@@ -416,6 +417,12 @@ const std::map<std::string, OpFn>& array_ops() {
          return ops::cast(ops::reduce_sum(ops::ones_like(c.arg(0)), all, false), DType::int32);
        }},
       {"Ravel", [](C c) { return ops::reshape(c.arg(0), {-1}); }},
+      // x's rank, an int32 scalar, as Keras's TensorFlow backend computes it (its symbolic
+      // result claims shape (rank,); a model using it as a scalar is what Keras runs)
+      {"Ndim",
+       [](C c) {
+         return ops::cast(ops::constant(c.graph, static_cast<float>(rank_of(c.arg(0)))), DType::int32);
+       }},
       {"DepthToSpace", [](C c) { return depth_and_space(c, true); }},
       {"SpaceToDepth", [](C c) { return depth_and_space(c, false); }},
   };

@@ -2,7 +2,7 @@
 // (core/ops/matrix_decompositions.h: Eigen's HouseholderQR, BDCSVD and SelfAdjointEigenSolver
 // on the CPU, as TensorFlow's kernels; TensorFlow's gradients), as Keras's TensorFlow backend
 // calls them: qr's (q, r) in mode reduced or complete, svd's (u, s, v^T) or s alone, eigh's
-// (eigenvalues, eigenvectors); and of the singular values, as tf.linalg computes them, pinv
+// (eigenvalues, eigenvectors), lu_factor's (lu, pivots); and of the singular values, as tf.linalg computes them, pinv
 // (v diag(1/s) u^T, values at or below rcond × the largest dropped) and matrix_rank (int32
 // count of the values above tol), and lstsq's least-squares solution. Every operation but
 // lstsq takes matrices (..., m, n) of known size after the batch axis.
@@ -10,6 +10,7 @@
 #include "core/ops/array_ops.h"
 #include "core/ops/linalg_ops.h"
 #include "core/ops/matrix_decompositions.h"
+#include "core/ops/scan_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -56,6 +57,20 @@ std::vector<Output> eigh(C c) {
   if (d[d.size() - 1] != d[d.size() - 2])
     throw ValueError(c.where + ": expects square matrices (..., n, n), got " + a.shape().to_string());
   return ops::self_adjoint_eig(a);
+}
+
+// Keras's lu_factor on the TensorFlow backend: tf.linalg.lu's packed factors, and
+// invert_permutation of its permutation (int32): pivots[r] is the row of L U that a's row r
+// went to. TensorFlow's invert_permutation takes one permutation, so Keras computes it for one
+// matrix, (n, n): in a functional model the rows are the batch axis, of a fixed size. No
+// gradient (TensorFlow has none for Lu).
+std::vector<Output> lu_factor(C c) {
+  const Output a = decomposed_matrices(c);
+  if (rank_of(a) != 2)
+    throw ValueError(c.where + ": expects one matrix (n, n), as Keras's TensorFlow backend (its invert_permutation "
+                     "takes one permutation), got " + a.shape().to_string());
+  const std::vector<Output> lu = ops::lu(a);
+  return {lu[0], ops::argsort(ops::cast(lu[1], DType::float32), 0)};
 }
 
 // tf.linalg.pinv: singular values at or below rcond × the largest become inf (1/s = 0, and no
@@ -129,6 +144,7 @@ const std::map<std::string, MultiOpFn>& decomposition_multi_output_ops() {
       {"Qr", qr},
       {"SVD", svd},
       {"Eigh", eigh},
+      {"LuFactor", lu_factor},
   };
   return t;
 }

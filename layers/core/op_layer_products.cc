@@ -1,5 +1,5 @@
 // keras.ops products (issue #38): matmul with NumPy's broadcasting of the batch axes, einsum,
-// tensordot, inner, outer, dot, kron and corrcoef. Operands with the same batch axes go to the matmul and
+// tensordot, inner, outer, dot, kron, corrcoef and correlate. Operands with the same batch axes go to the matmul and
 // batch_matmul kernels; the others are one einsum, each operand's axes laid out over all the
 // equation's letters (1 where it lacks one), multiplied with NumPy's broadcasting and summed
 // over the letters the result lacks.
@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/batch_matmul.h"
+#include "core/ops/spectral_ops.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -233,12 +234,45 @@ Output corrcoef(C c) {
   return ops::clip(ops::div(covariance, scale), -1.0f, 1.0f);
 }
 
+// keras.ops.correlate(a, v, mode) of two vectors as Keras's TensorFlow backend computes it:
+// tf.nn.conv1d of a, zero-padded by len(v) − 1 on both sides for 'full' and 'same', with v as
+// the filter, out[k] = Σ_j a_padded[k + j] · v[j]: the padded a's frames of len(v) times v.
+// 'same' keeps the middle max(n, m) of 'full', from (n + m − 1 − max(n, m)) / 2 on. A vector's
+// one axis is a functional model's batch axis: Keras computes the lengths from the inputs'
+// fixed batch size, and so does Strata. int32 vectors are cast to float32, as Keras's.
+Output correlate(C c) {
+  Output a = c.arg(0), v = c.arg(1);
+  for (const Output& x : {a, v}) {
+    if (rank_of(x) != 1) throw ValueError(c.where + ": expects two vectors, got " + x.shape().to_string());
+    if (x.shape()[0] == kUnknownDim)
+      throw ValueError(c.where + ": needs the vectors' lengths when the model is defined (inputs of a fixed batch "
+                       "size, as Keras needs), got " + x.shape().to_string());
+    if (x.dtype() != DType::float32 && x.dtype() != DType::int32)
+      throw NotImplementedError(c.where + ": float32 and int32 vectors are supported, got " + to_string(x.dtype()));
+  }
+  a = ops::cast(a, DType::float32);
+  v = ops::cast(v, DType::float32);
+  const std::int64_t n = a.shape()[0], m = v.shape()[0];
+  const std::string mode = c.has("mode") ? c.text("mode") : "valid";
+  if (mode != "full" && mode != "same" && mode != "valid") refuse(c, "mode", "'full', 'same' and 'valid' are the modes");
+  if (mode == "valid" && m > n)
+    throw ValueError(c.where + ": mode 'valid' needs v no longer than a (TensorFlow's conv1d fails), got " +
+                     std::to_string(n) + " and " + std::to_string(m));
+  const std::int64_t pad = mode == "valid" ? 0 : m - 1;
+  const Output padded = pad == 0 ? a : ops::pad(a, {pad}, {pad});
+  const Output windows = ops::frames(padded, m, 1);  // (n + 2 pad − m + 1, m)
+  const Output full = ops::reshape(ops::matmul(windows, ops::reshape(v, {m, 1})), {windows.shape()[0]});
+  if (mode != "same") return full;
+  const std::int64_t keep = std::max(n, m), start = (n + m - 1 - keep) / 2;
+  return slice(full, 0, start, start + keep);
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& product_ops() {
   static const std::map<std::string, OpFn> t = {
       {"Matmul", matmul}, {"Einsum", einsum_op}, {"Tensordot", tensordot}, {"Inner", inner}, {"Outer", outer},
-      {"Dot", dot},       {"Kron", kron},     {"Corrcoef", corrcoef},
+      {"Dot", dot},       {"Kron", kron},     {"Corrcoef", corrcoef}, {"Correlate", correlate},
   };
   return t;
 }

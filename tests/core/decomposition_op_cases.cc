@@ -1,11 +1,12 @@
-// Op cases for qr, svd, singular_values and self_adjoint_eig (core/ops/matrix_decompositions.h).
+// Op cases for qr, svd, singular_values, self_adjoint_eig and lu (core/ops/matrix_decompositions.h).
 // qr's values against Householder QR written out here in double with Eigen's (and LAPACK's)
 // convention: each reflection makes the pivot −sign(x₀)·‖x‖, none where the column below it
 // is already 0. The SVD's and eigh's against their definitions (a = u diag(s) v^T with
 // orthonormal columns and descending s; a v = v diag(e) with ascending e, from a's lower
 // triangle): their vectors' signs are Eigen's, checked against TensorFlow's in
-// tests/io/keras_ops_test.cc. Gradients by finite differences, one result at a time; the
-// cases TensorFlow has no gradient for throw.
+// tests/io/keras_ops_test.cc. lu's against its definition (a's rows in p's order are L U,
+// |L| <= 1 below its unit diagonal: partial pivoting) and a 2×2 worked by hand. Gradients by
+// finite differences, one result at a time; the cases TensorFlow has no gradient for throw.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -186,6 +187,29 @@ void expect_eigh(const Tensor& a) {
   }
 }
 
+// a[p[i]] = (L U)[i] for each matrix, L unit lower triangular with entries of at most 1 in
+// magnitude (the pivot is its column's largest), p a permutation.
+void expect_lu(const Tensor& a) {
+  Graph g;
+  const Output x = g.placeholder({a.shape()}, "a");
+  const std::vector<Tensor> r = run_all(ops::lu(x), g, x, a);
+  const std::int64_t n = a.shape()[a.shape().rank() - 1];
+  ASSERT_EQ(r[1].dtype(), DType::int32);
+  for (std::int64_t b = 0; b < a.size() / (n * n); ++b) {
+    const std::int32_t* p = r[1].data<std::int32_t>() + b * n;
+    std::vector<std::int32_t> sorted(p, p + n);
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i) << "p of matrix " << b << " is not a permutation";
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (j < i) EXPECT_LE(std::fabs(entry(r[0], b, i, j)), 1.0 + 1e-6) << "L (" << i << ", " << j << ")";
+        double lu = 0.0;
+        for (std::int64_t k = 0; k <= std::min(i, j); ++k) lu += (k == i ? 1.0 : entry(r[0], b, i, k)) * entry(r[0], b, k, j);
+        EXPECT_NEAR(lu, entry(a, b, p[i], j), 1e-5) << "matrix " << b << " (" << i << ", " << j << ")";
+      }
+  }
+}
+
 // Differentiating y (a function of a's decomposition) throws naming TensorFlow's limit.
 void expect_no_gradient(Output (*y)(Output), Shape shape, const std::string& says) {
   Graph g;
@@ -246,6 +270,27 @@ const RegisterOpCases decomposition_cases({
               }
             },
             ""}},
+    {"lu",
+     OpCase{{},
+            [] {
+              expect_lu(uniform({2, 4, 4}, -1, 1, 4501));
+              expect_lu(uniform({5, 5}, -1, 1, 4502));
+              // [[1, 2], [3, 4]]: row 1 pivots (3 > 1), l = 1/3, u = [[3, 4], [0, 2 − 4/3]].
+              Graph g;
+              const Output x = g.placeholder({Shape{2, 2}}, "a");
+              const Tensor a = tensor<float>({2, 2}, {1, 2, 3, 4});
+              const std::vector<Tensor> r = run_all(ops::lu(x), g, x, a);
+              EXPECT_TRUE(tensors_near(r[0], tensor<float>({2, 2}, {3, 4, 1.f / 3, 2.f - 4.f / 3}), 1e-6f));
+              EXPECT_EQ(r[1].data<std::int32_t>()[0], 1);
+              EXPECT_EQ(r[1].data<std::int32_t>()[1], 0);
+              const Tensor nan = tensor<float>({2, 2}, {1, std::nanf(""), 3, 4});
+              Graph again;
+              const Output y = again.placeholder({Shape{2, 2}}, "a");
+              const std::string said = message_of([&] { run_all(ops::lu(y), again, y, nan); });
+              EXPECT_NE(said.find("NaN or an infinity"), std::string::npos) << said;
+              expect_no_gradient([](Output v) { return ops::lu(v)[0]; }, {3, 3}, "no gradient");
+            },
+            "TensorFlow registers no gradient for Lu: differentiating throws"}},
 });
 
 }  // namespace

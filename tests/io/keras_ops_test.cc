@@ -36,7 +36,8 @@ const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 // make_keras_signal_ops_goldens.py's, make_keras_ops_misc_goldens.py's,
 // make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's,
 // make_keras_ops_integer_goldens.py's, make_keras_ops_resampling_goldens.py's,
-// make_keras_ops_ctc_goldens.py's and make_keras_odd_fft_goldens.py's.
+// make_keras_ops_ctc_goldens.py's, make_keras_odd_fft_goldens.py's and
+// make_keras_ops_fixed_batch_goldens.py's (whose inputs have a fixed batch size).
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
@@ -44,7 +45,7 @@ const ordered_json& cases() {
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
                               "keras_ops_grids_golden.json", "keras_ops_integer_golden.json",
                               "keras_ops_resampling_golden.json", "keras_ops_ctc_golden.json", "keras_ops_ctc_beam_golden.json", "keras_ops_data_sized_golden.json", "keras_ops_scatter_update_golden.json", "keras_ops_batch_axis_golden.json", "keras_ops_map_coordinates_golden.json",
-                              "keras_ops_odd_fft_golden.json"})
+                              "keras_ops_odd_fft_golden.json", "keras_ops_fixed_batch_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -171,8 +172,93 @@ TEST(OperationCases, PolarsComplexResultIsReadOnlyByViewAsReal) {
   EXPECT_THROW_WITH(io::model_from_config(polar_out), NotImplementedError, "the model's output", "Polar 'polar'");
 }
 
+// A Rearrange entry as Keras 3.15 saves it: the pattern a string argument after the tensor,
+// the axes' lengths the call's keyword arguments.
+json rearrange_entry(const std::string& pattern, json lengths = json::object()) {
+  const json history = {"x", 0, 0};
+  const json x = {{"class_name", "__keras_tensor__"},
+                  {"config", {{"shape", {2, 6, 4}}, {"dtype", "float32"}, {"keras_history", history}}}};
+  return {{"module", "keras.src.ops.einops"},
+          {"class_name", "Rearrange"},
+          {"config", {{"name", "op"}}},
+          {"inbound_nodes", {{{"args", {x, pattern}}, {"kwargs", lengths}}}}};
+}
+
+// What Keras's rearrange skips or fails on later is refused when the model is defined, naming
+// the pattern and why.
+TEST(OperationCases, RearrangePatternsKerasCannotComputeAreRefusedNamingThem) {
+  const std::vector<std::tuple<std::string, json, std::string>> refused = {
+      {"b h w", json::object(), "needs one '->'"},
+      {"b h -> h b", json::object(), "names 2 axes for an input (2, 6, 4)"},
+      {"b h w -> b w", json::object(), "each of the input's axes"},
+      {"b h w -> b w h h", json::object(), "named twice in the output"},
+      {"b h h -> b h h", json::object(), "named twice in the input"},
+      {"b ... -> b ...", json::object(), "'.' is not read"},
+      {"b (h w -> b h w", json::object(), "not closed"},
+      {"b () w -> b w", json::object(), "empty group"},
+      {"b (h w) c -> b h w c", json::object(), "'h' and 'w' of one group have no length"},
+      {"b (h w) c -> b h w c", {{"h", 4}}, "does not divide by 4"},
+      {"b (h w) c -> b h w c", {{"h", 2}, {"w", 2}}, "multiply to 4, not axis 1's 6"},
+  };
+  for (const auto& [pattern, lengths, says] : refused) {
+    EXPECT_THROW_WITH(
+        {
+          Layer op = io::op_layer_from_entry(rearrange_entry(pattern, lengths), {});
+          op(Input({6, 4}, {.batch_size = 2}));
+        },
+        ValueError, "Rearrange 'op'", "pattern '" + pattern + "'", says);
+  }
+}
+
+// Keras 3.15 computes rearrange only with a fixed batch size (its shape computation multiplies
+// the sizes); Strata also reads a pattern over a batch of any size, the batch axis being the
+// one of unknown size.
+TEST(OperationCases, RearrangeTakesABatchOfAnySize) {
+  Layer op = io::op_layer_from_entry(rearrange_entry("b (h w) c -> b c h w", {{"w", 3}}), {});
+  const KerasTensor x = Input({6, 4});
+  Model model(x, op(x));
+  EXPECT_EQ(model.outputs()[0].shape(), Shape({kUnknownDim, 4, 2, 3}));
+  for (std::int64_t batch : {1, 3}) {
+    std::vector<float> values(static_cast<std::size_t>(batch * 24));
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+    const Tensor y = model.predict_on_batch(Tensor::from_vector(Shape{batch, 6, 4}, values));
+    ASSERT_EQ(y.shape(), Shape({batch, 4, 2, 3}));
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t ch = 0; ch < 4; ++ch)
+        for (std::int64_t h = 0; h < 2; ++h)
+          for (std::int64_t w = 0; w < 3; ++w)
+            EXPECT_EQ(y.data<float>()[((b * 4 + ch) * 2 + h) * 3 + w], values[(b * 6 + h * 3 + w) * 4 + ch]);
+  }
+}
+
+// correlate and lu_factor need what Keras's TensorFlow backend needs: known lengths, one matrix.
+TEST(OperationCases, CorrelateAndLuFactorNeedWhatKerasNeeds) {
+  const json history = {"x", 0, 0};
+  const json vector = {{"class_name", "__keras_tensor__"},
+                       {"config", {{"shape", {nullptr}}, {"dtype", "float32"}, {"keras_history", history}}}};
+  const json correlate = {{"module", "keras.src.ops.numpy"},
+                          {"class_name", "Correlate"},
+                          {"config", {{"name", "op"}, {"mode", "full"}}},
+                          {"inbound_nodes", {{{"args", {vector, vector}}, {"kwargs", json::object()}}}}};
+  EXPECT_THROW_WITH(
+      {
+        Layer op = io::op_layer_from_entry(correlate, {});
+        const KerasTensor x = Input(Shape{});
+        op({x, x});
+      },
+      ValueError, "Correlate 'op'", "needs the vectors' lengths", "fixed batch");
+  json lu = op_entry("LuFactor", json::object());
+  lu["module"] = "keras.src.ops.linalg";
+  EXPECT_THROW_WITH(
+      {
+        Layer op = io::op_layer_from_entry(lu, {});
+        op(Input({3, 3}, {.batch_size = 2}));
+      },
+      ValueError, "LuFactor 'op'", "expects one matrix (n, n)");
+}
+
 TEST(OperationCases, PlannedOperationsAreRefusedByName) {
-  for (const std::string op : {"Ndim", "Argpartition", "Histogram"}) {
+  for (const std::string op : {"Eig", "Argpartition", "Histogram"}) {
     EXPECT_NE(refusal_of(op_entry(op, {{"axis", -1}})).find("operation '" + op + "'"), std::string::npos) << op;
   }
 }
@@ -484,11 +570,14 @@ TEST_P(OperationCase, GradientsAreKeras) {
   std::vector<Output> feeds;
   std::map<std::string, std::vector<Output>> outputs;
   std::map<std::string, std::vector<KerasTensor>> symbolic;
+  // A case whose model takes a fixed batch size ("batch_size") is built with it.
+  const std::optional<std::int64_t> batch =
+      c.contains("batch_size") ? std::optional<std::int64_t>(c.at("batch_size").get<std::int64_t>()) : std::nullopt;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const std::string name = "x" + std::to_string(i);
-    feeds.push_back(g.placeholder({xs[i].shape().with_dim(0, kUnknownDim), xs[i].dtype()}));
+    feeds.push_back(g.placeholder({xs[i].shape().with_dim(0, batch.value_or(kUnknownDim)), xs[i].dtype()}));
     outputs[name] = {feeds.back()};
-    symbolic[name] = {Input(xs[i].shape().without_batch(), {.dtype = xs[i].dtype()})};
+    symbolic[name] = {Input(xs[i].shape().without_batch(), {.batch_size = batch, .dtype = xs[i].dtype()})};
   }
   std::string last;
   for (const auto& entry : c.at("layers")) {

@@ -1,17 +1,21 @@
 // The CPU kernels of the matrix decompositions (core/ops/matrix_decompositions.h) on the
 // Eigen classes TensorFlow's CPU kernels use, called as TensorFlow calls them (qr_op_impl.h,
-// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h): the singular and eigenvectors' signs, which
+// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h, lu_op.cc): the singular and eigenvectors' signs, which
 // no definition fixes, then come out as TensorFlow's. The batch's matrices run on the thread
 // pool.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "core/cpu/kernels/register.h"
 #include "core/cpu/parallel.h"
+#include "core/error.h"
 #include "core/op_registry.h"
 #include "core/ops/matrix_decompositions.h"
 
@@ -93,6 +97,28 @@ void self_adjoint_eig_kernel(KernelContext& ctx) {
   });
 }
 
+void lu_kernel(KernelContext& ctx) {
+  const Tensor& input = ctx.input(0);
+  const ops::MatrixShape s = ops::matrix_shape(input.shape());
+  const std::int64_t n = s.cols;
+  const float* a = input.data<float>();
+  for (std::int64_t i = 0; i < input.size(); ++i) {
+    if (!std::isfinite(a[i]))
+      throw ValueError("lu: matrix " + std::to_string(i / (n * n)) + " of " + input.shape().to_string() +
+                       " holds a NaN or an infinity (TensorFlow's Lu fails on it)");
+  }
+  float* lu = ctx.output(0).data<float>();
+  std::int32_t* from = ctx.output(1).data<std::int32_t>();
+  each_decomposed_matrix(ctx, [&](std::int64_t i, const ConstDecompositionMap& m) {
+    const Eigen::PartialPivLU<DecompositionMatrix> f(m);
+    DecompositionMap(lu + i * n * n, n, n) = f.matrixLU();
+    // P a = L U, and Eigen's P sends row r of a to row indices[r]: L U's row indices[r] came
+    // from a's row r.
+    const auto& to = f.permutationP().indices();
+    for (std::int64_t r = 0; r < n; ++r) from[i * n + to[r]] = static_cast<std::int32_t>(r);
+  });
+}
+
 }  // namespace
 
 void register_matrix_decomposition_kernels(OpRegistry& r) {
@@ -100,6 +126,7 @@ void register_matrix_decomposition_kernels(OpRegistry& r) {
   r.add_kernel("svd", DeviceType::cpu, {.run = svd_kernel});
   r.add_kernel("singular_values", DeviceType::cpu, {.run = singular_values_kernel});
   r.add_kernel("self_adjoint_eig", DeviceType::cpu, {.run = self_adjoint_eig_kernel});
+  r.add_kernel("lu", DeviceType::cpu, {.run = lu_kernel});
 }
 
 }  // namespace strata::cpu
