@@ -489,25 +489,29 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
       throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
-  // Polar's complex result is held as (real, imag) pairs along a new last axis (Strata has
-  // no complex dtype): only view_as_real reads it as Keras does; any other reader, or the
-  // model's output, would take the pairs for values.
-  auto refuse_complex_reader = [&](const std::string& polar, const std::string& reader) {
-    throw NotImplementedError(where + ": " + reader + " reads the complex result of Polar '" + polar +
+  // Polar's and ViewAsComplex's complex results are held as (real, imag) pairs along a last
+  // axis (Strata has no complex dtype): only view_as_real reads them as Keras does; any other
+  // reader, or the model's output, would take the pairs for values.
+  const auto complex_producer = [&](const std::string& layer) -> std::string {
+    const auto it = index_of.find(layer);
+    if (it == index_of.end()) return {};
+    const std::string cls = pending[it->second].layer.class_name();
+    return cls == "Polar" || cls == "ViewAsComplex" ? cls : std::string();
+  };
+  auto refuse_complex_reader = [&](const std::string& producer, const std::string& layer, const std::string& reader) {
+    throw NotImplementedError(where + ": " + reader + " reads the complex result of " + producer + " '" + layer +
                               "', which Strata holds only for view_as_real (it has no complex dtype)");
   };
   for (const auto& p : pending)
     for (const auto& node : p.nodes)
       for (const auto& r : node) {
-        const auto it = index_of.find(r.layer);
-        if (it != index_of.end() && pending[it->second].layer.class_name() == "Polar" &&
-            p.layer.class_name() != "ViewAsReal")
-          refuse_complex_reader(r.layer, p.layer.class_name() + " '" + p.layer.name() + "'");
+        const std::string producer = complex_producer(r.layer);
+        if (!producer.empty() && p.layer.class_name() != "ViewAsReal")
+          refuse_complex_reader(producer, r.layer, p.layer.class_name() + " '" + p.layer.name() + "'");
       }
   for (const auto& r : refs_from_io_list(cfg.value("output_layers", json::array()), where)) {
-    const auto it = index_of.find(r.layer);
-    if (it != index_of.end() && pending[it->second].layer.class_name() == "Polar")
-      refuse_complex_reader(r.layer, "the model's output");
+    const std::string producer = complex_producer(r.layer);
+    if (!producer.empty()) refuse_complex_reader(producer, r.layer, "the model's output");
   }
   // tf.keras numbers the nodes of a nested model that has its own InputLayer from 1 (its
   // node 0, linking its own input to its output, is not saved); Keras 3 writes 0, and so

@@ -79,7 +79,44 @@ Output convolve_transpose(Output x, Output kernel, const std::vector<std::int64_
   }
 }
 
+template <int Rank>
+Output transposed_convolution_of_rank(Output x, Output kernel, const std::string& padding,
+                                      const std::vector<std::int64_t>& strides,
+                                      const std::vector<std::int64_t>& dilation,
+                                      const std::optional<std::vector<std::int64_t>>& output_padding) {
+  std::vector<std::int64_t> size, offsets, pads;
+  for (int a = 0; a < Rank; ++a) {
+    std::optional<std::int64_t> extra;
+    if (output_padding) extra = (*output_padding)[static_cast<std::size_t>(a)];
+    auto axis = transpose_axis(padding, x.shape()[a + 1], kernel.shape()[a], strides[static_cast<std::size_t>(a)],
+                               dilation[static_cast<std::size_t>(a)], extra);
+    size.push_back(axis.out);
+    offsets.push_back(axis.offset);
+    pads.push_back(axis.before);
+    pads.push_back(axis.after);
+  }
+  return convolve_transpose<Rank>(x, kernel, size, offsets, strides, dilation, pads);
+}
+
 }  // namespace
+
+Output transposed_convolution(Output x, Output kernel, const std::string& padding,
+                              const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilation,
+                              const std::optional<std::vector<std::int64_t>>& output_padding) {
+  const int spatial = static_cast<int>(x.shape().rank()) - 2;
+  if (spatial < 1 || spatial > 3)
+    throw ShapeError("transposed convolution: expects 1 to 3 spatial axes, got " + x.shape().to_string());
+  if (kernel.shape().rank() != spatial + 2 || kernel.shape()[spatial + 1] != x.shape()[spatial + 1])
+    throw ShapeError("transposed convolution: kernel " + kernel.shape().to_string() +
+                     " must be (window..., out_channels, in_channels) for input " + x.shape().to_string());
+  const auto per_axis = [&](const std::vector<std::int64_t>& v) { return static_cast<int>(v.size()) == spatial; };
+  if (!per_axis(strides) || !per_axis(dilation) || (output_padding && !per_axis(*output_padding)))
+    throw ValueError("transposed convolution: strides, dilation and output_padding need one value per spatial axis");
+  if (output_padding) check_output_padding("transposed convolution", *output_padding, strides);
+  if (spatial == 1) return transposed_convolution_of_rank<1>(x, kernel, padding, strides, dilation, output_padding);
+  if (spatial == 2) return transposed_convolution_of_rank<2>(x, kernel, padding, strides, dilation, output_padding);
+  return transposed_convolution_of_rank<3>(x, kernel, padding, strides, dilation, output_padding);
+}
 
 template <int Rank>
 ConvTransposeImpl<Rank>::ConvTransposeImpl(std::int64_t filters_, Window<Rank> kernel_size_,
@@ -120,19 +157,11 @@ std::vector<Output> ConvTransposeImpl<Rank>::call(Graph& graph, const std::vecto
     throw ShapeError("expects input with " + std::to_string(kernel.shape()[Rank + 1]) + " channels (kernel " +
                      kernel.shape().to_string() + "), got " + inputs[0].shape().to_string());
   }
-  const auto window = window_vec(kernel_size), strides = window_vec(options.strides),
-             dilation = window_vec(options.dilation_rate);
-  std::vector<std::int64_t> size, offsets, pads;
-  for (int a = 0; a < Rank; ++a) {
-    std::optional<std::int64_t> extra;
-    if (options.output_padding) extra = window_vec(*options.output_padding)[a];
-    auto axis = transpose_axis(options.padding, x.shape()[a + 1], window[a], strides[a], dilation[a], extra);
-    size.push_back(axis.out);
-    offsets.push_back(axis.offset);
-    pads.push_back(axis.before);
-    pads.push_back(axis.after);
-  }
-  Output y = convolve_transpose<Rank>(x, graph.variable(kernel), size, offsets, strides, dilation, pads);
+  std::optional<std::vector<std::int64_t>> output_padding;
+  if (options.output_padding) output_padding = window_vec(*options.output_padding);
+  Output y = transposed_convolution_of_rank<Rank>(x, graph.variable(kernel), options.padding,
+                                                  window_vec(options.strides), window_vec(options.dilation_rate),
+                                                  output_padding);
   if (options.use_bias) y = ops::add(y, graph.variable(bias));
   y = activations::apply(options.activation, y);
   return {cf ? to_channels_first(y) : y};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "layers/convolutional/conv_utils.h"
 #include "layers/keras_class.h"
@@ -80,6 +81,15 @@ struct ConvTransposeOptions<3> {
 
   static constexpr auto keras_fields() { return conv_transpose_fields<ConvTransposeOptions, 3>(); }
 };
+
+// The transposed convolution Keras's conv_transpose computes (these layers' product, and the
+// keras.ops function's): x channels last (batch, spatial..., C) with 1 to 3 spatial axes, kernel
+// (window..., out_channels, C); per spatial axis, strides, dilation and output_padding (each
+// below its stride; none: Keras's default size); padding "valid" or "same". Keras's output
+// length per axis (above); a spatial size unknown until run time is computed then.
+Output transposed_convolution(Output x, Output kernel, const std::string& padding,
+                              const std::vector<std::int64_t>& strides, const std::vector<std::int64_t>& dilation,
+                              const std::optional<std::vector<std::int64_t>>& output_padding);
 
 template <int Rank>
 class ConvTransposeImpl : public LayerImpl {

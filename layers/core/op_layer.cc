@@ -247,13 +247,13 @@ std::string keras_module_of(const std::string& op) {
       "RMSNorm",    "LayerNorm",  "BatchNorm", "BinaryCrossentropy", "CategoricalCrossentropy",
       "SparseCategoricalCrossentropy", "DepthToSpace", "SpaceToDepth", "MaxPool", "AveragePool", "Conv",
       "DepthwiseConv", "SeparableConv", "AdaptiveAveragePool", "AdaptiveMaxPool", "DotProductAttention",
-      "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode", "Polar"};
+      "PSNR",       "Unfold",     "Fold",       "CTCLoss",    "CTCDecode", "Polar", "ConvTranspose"};
   static const std::set<std::string> core = {"Cast", "StopGradient", "Slice", "Unstack", "ConvertToTensor",
                                              "SaturateCast", "SliceUpdate", "Scatter", "ScatterUpdate"};
   static const std::set<std::string> math = {"Erf",  "Erfc",  "Erfinv", "Rsqrt",      "Logsumexp",  "TopK",
                                              "InTopK", "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd", "RFFT",
                                              "IRFFT", "FFT",   "FFT2",   "IFFT2",      "STFT",       "ISTFT",
-                                             "ExtractSequences", "CDist", "ViewAsReal"};
+                                             "ExtractSequences", "CDist", "ViewAsReal", "ViewAsComplex"};
   static const std::set<std::string> image = {"RGBToGrayscale", "RGBToHSV",   "HSVToRGB",
                                               "PadImages",      "CropImages", "Resize",
                                               "AffineTransform", "ExtractPatches", "GaussianBlur",

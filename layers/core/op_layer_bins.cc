@@ -1,5 +1,5 @@
-// keras.ops binning and index arithmetic (issue #38): searchsorted and unravel_index (one
-// result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
+// keras.ops binning and index arithmetic (issue #38): searchsorted, histogram and
+// unravel_index (one result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
 // TensorFlow backend computes them, so each runs on every device those ops run on. Integer
 // results keep Keras's dtypes; the arithmetic is float32's, exact for integers below 2^24.
 // bincount, nonzero and unique, whose results' sizes depend on the values, are ops of their
@@ -12,7 +12,9 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops/array_ops.h"
 #include "core/ops/data_sized_ops.h"
+#include "core/ops/one_hot.h"
 #include "layers/core/op_call.h"
 
 namespace strata::layers::op_detail {
@@ -105,6 +107,50 @@ std::vector<Output> unique(C c) {
   return ops::unique(c.arg(0), o);
 }
 
+// keras.ops.histogram as the function computes it: Keras 3.15's Histogram operation calls
+// backend.math.histogram, which no backend defines, so Keras fails to call the model it saves;
+// the function (backend.numpy.histogram on TensorFlow) counts the values inside [lo, hi] (x's
+// min and max, or `range`) into `bins` bins whose edges are tf.linspace(lo, hi, bins + 1)
+// (lo, lo + Δ·i, hi with Δ = (hi − lo) / bins), a value's bin the number of inner edges at or
+// below it (searchsorted right): (counts in x's dtype, edges). x is 1-D, as Keras checks: in a
+// functional model, the batch. The edges' gradient goes to x's min and max, as TensorFlow's;
+// the counts have none.
+std::vector<Output> histogram(C c) {
+  const Output x = c.arg(0);
+  if (rank_of(x) != 1)
+    throw ValueError(c.where + ": the input must be 1-dimensional (as Keras checks), got " + x.shape().to_string());
+  if (x.dtype() != DType::float32)
+    throw NotImplementedError(c.where + ": a float32 input is supported, got " + to_string(x.dtype()));
+  const double bins_given = c.has("bins") ? c.number("bins") : 10.0;
+  if (bins_given < 1 || std::floor(bins_given) != bins_given) refuse(c, "bins", "a whole number of bins, 1 or more, is needed");
+  const auto bins = static_cast<std::int64_t>(bins_given);
+  Output lo, hi;
+  if (c.has("range")) {
+    const ConfigValue& r = c.attrs.at("range");
+    std::vector<double> ends;
+    if (const auto* d = std::get_if<std::vector<double>>(&r)) ends = *d;
+    if (const auto* i = std::get_if<std::vector<std::int64_t>>(&r)) ends.assign(i->begin(), i->end());
+    if (ends.size() != 2 || ends[1] < ends[0]) refuse(c, "range", "(lo, hi) with lo <= hi is needed");
+    lo = scalar(c, static_cast<float>(ends[0]));
+    hi = scalar(c, static_cast<float>(ends[1]));
+  } else {
+    lo = ops::neg(ops::reduce_max(ops::neg(x), {0}, false));
+    hi = ops::reduce_max(x, {0}, false);
+  }
+  const Output step = ops::div(ops::sub(hi, lo), static_cast<float>(bins));
+  std::vector<Output> edges{ops::reshape(lo, {1})};
+  Output bin = ops::zeros_like(x);  // how many inner edges are at or below each value
+  for (std::int64_t i = 1; i < bins; ++i) {
+    const Output edge = ops::add(lo, ops::mul(step, static_cast<float>(i)));
+    edges.push_back(ops::reshape(edge, {1}));
+    bin = ops::add(bin, ops::greater_equal(x, edge));
+  }
+  edges.push_back(ops::reshape(hi, {1}));
+  const Output inside = ops::mul(ops::greater_equal(x, lo), ops::less_equal(x, hi));
+  const Output rows = ops::mul(ops::one_hot(ops::cast(bin, DType::int32), bins), ops::expand_dims(inside, 1));
+  return {ops::reduce_sum(rows, {0}, false), ops::concat(edges, 0)};
+}
+
 }  // namespace
 
 const std::map<std::string, OpFn>& bin_ops() {
@@ -120,6 +166,7 @@ const std::map<std::string, MultiOpFn>& bin_multi_output_ops() {
       {"UnravelIndex", unravel_index},
       {"Nonzero", [](C c) { return ops::nonzero(c.arg(0)); }},
       {"Unique", unique},
+      {"Histogram", histogram},
   };
   return t;
 }

@@ -3,7 +3,8 @@
 // (layers/pooling); conv, depthwise_conv and separable_conv the convolution layers' graph ops
 // (layers/convolutional) with the kernel given to the call (a NumPy constant or a tensor of
 // known shape) in Keras's layouts: conv (window..., C, O), depthwise (window..., C,
-// multiplier). 1-D runs as 2-D with a unit row, as the layers do. image.extract_patches is
+// multiplier), conv_transpose (window..., O, C). 1-D runs as 2-D with a unit row, as the
+// layers do. image.extract_patches is
 // Keras's convolution with an identity kernel; image.gaussian_blur and image.sobel_edges
 // convolve each channel with TensorFlow's fixed filters.
 #include <cctype>
@@ -17,6 +18,7 @@
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/conv_ops.h"
+#include "layers/convolutional/conv_transpose.h"
 #include "layers/convolutional/conv_utils.h"
 #include "layers/core/op_call.h"
 #include "layers/pooling/adaptive_pooling.h"
@@ -159,6 +161,33 @@ Output conv(C c) {
   const std::vector<std::int64_t> window(k.begin(), k.begin() + g.spatial);
   const auto pads = padding_amounts(padding_of(c), g.sizes, window, g.strides, g.dilation);
   return finish(g, convolve(g.x, kernel, g.strides, g.dilation, pads));
+}
+
+// keras.ops.conv_transpose: Conv1D/2D/3DTranspose's product (layers/convolutional/
+// conv_transpose.h) with the call's kernel (window..., O, C), output_padding None or one value
+// per spatial axis. Keras 3.15's ConvTranspose operation passes output_padding where its
+// backend takes padding, so Keras fails to call the model it saves; Strata computes what the
+// function computes called eagerly.
+Output conv_transpose(C c) {
+  const Geometry g = geometry_of(c);
+  const Output kernel = c.arg(1);
+  const auto k = kernel_shape(c, kernel, g.spatial, "kernel");
+  if (k.back() != g.channels)
+    throw ValueError(c.where + ": the input's " + std::to_string(g.channels) + " channels do not match the "
+                     "kernel's " + std::to_string(k.back()) + " input channels (its last axis)");
+  std::optional<std::vector<std::int64_t>> output_padding;
+  if (const auto v = c.axes("output_padding")) {
+    if (v->size() != 1 && static_cast<int>(v->size()) != g.spatial)
+      refuse(c, "output_padding", std::to_string(g.spatial) + " values (one per spatial axis) are expected");
+    output_padding = v->size() == 1 ? std::vector<std::int64_t>(static_cast<std::size_t>(g.spatial), v->front()) : *v;
+  }
+  try {
+    return finish(g, transposed_convolution(g.x, kernel, padding_of(c), g.strides, g.dilation, output_padding));
+  } catch (const ShapeError& e) {
+    throw ShapeError(c.where + ": " + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(c.where + ": " + e.what());
+  }
 }
 
 // The depthwise convolution: kernel (window..., C, M) as a grouped one, (window..., 1, C·M)
@@ -314,6 +343,7 @@ const std::map<std::string, OpFn>& conv_ops() {
       {"AdaptiveAveragePool", [](C c) { return adaptive_pool(c, false); }},
       {"AdaptiveMaxPool", [](C c) { return adaptive_pool(c, true); }},
       {"Conv", conv},
+      {"ConvTranspose", conv_transpose},
       {"DepthwiseConv", depthwise_conv},
       {"SeparableConv", separable_conv},
       {"ExtractPatches", extract_patches},

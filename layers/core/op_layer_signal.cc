@@ -279,12 +279,25 @@ Output polar_op(C c) {
   return ops::concat({ops::expand_dims(real, -1), ops::expand_dims(imag, -1)}, -1);
 }
 
-// keras.ops.view_as_real of Polar's complex result: its (real, imag) pairs as they are.
+// keras.ops.view_as_complex: x[..., 0] + i x[..., 1] of x (..., 2), held as those pairs
+// (Strata has no complex dtype), which only view_as_real may read, as Polar's. Keras 3.15's
+// TensorFlow backend multiplies the float32 tensor by the Python 1j (TypeError), so Keras
+// fails to call the model it saves; this is what the function computes called eagerly.
+Output view_as_complex_op(C c) {
+  const Output x = c.arg(0);
+  if (x.shape().rank() < 1 || x.shape().dims().back() != 2)
+    throw ValueError(c.where + ": the input's last dimension must be 2 (real and imaginary), got " +
+                     x.shape().to_string());
+  return ops::identity(x);
+}
+
+// keras.ops.view_as_real of Polar's or ViewAsComplex's complex result: its (real, imag) pairs
+// as they are.
 Output view_as_real_op(C c) {
   const Output x = c.arg(0);
   if (x.shape().rank() < 1 || x.shape().dims().back() != 2)
-    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar (as (real, imag) "
-                              "pairs); got " + x.shape().to_string());
+    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar and ViewAsComplex (as "
+                              "(real, imag) pairs); got " + x.shape().to_string());
   return ops::identity(x);
 }
 
@@ -317,6 +330,7 @@ const std::map<std::string, OpFn>& signal_ops() {
       {"Angle", angle_op},
       {"CDist", cdist_op},
       {"Polar", polar_op},
+      {"ViewAsComplex", view_as_complex_op},
       {"ViewAsReal", view_as_real_op},
   };
   return t;

@@ -37,7 +37,9 @@ const std::string kDir = std::string(STRATA_TEST_DATA) + "/keras_ops/";
 // make_keras_ops_linalg_goldens.py's, make_keras_ops_grids_goldens.py's,
 // make_keras_ops_integer_goldens.py's, make_keras_ops_resampling_goldens.py's,
 // make_keras_ops_ctc_goldens.py's, make_keras_odd_fft_goldens.py's and
-// make_keras_ops_fixed_batch_goldens.py's (whose inputs have a fixed batch size).
+// make_keras_ops_fixed_batch_goldens.py's (whose inputs have a fixed batch size) and
+// make_keras_ops_eager_only_goldens.py's (models Keras saves but cannot call: their outputs
+// and gradients are the keras.ops functions' called eagerly).
 const ordered_json& cases() {
   static const ordered_json all = [] {
     ordered_json joined = ordered_json::array();
@@ -45,7 +47,8 @@ const ordered_json& cases() {
                               "keras_ops_misc_golden.json", "keras_ops_linalg_golden.json",
                               "keras_ops_grids_golden.json", "keras_ops_integer_golden.json",
                               "keras_ops_resampling_golden.json", "keras_ops_ctc_golden.json", "keras_ops_ctc_beam_golden.json", "keras_ops_data_sized_golden.json", "keras_ops_scatter_update_golden.json", "keras_ops_batch_axis_golden.json", "keras_ops_map_coordinates_golden.json",
-                              "keras_ops_odd_fft_golden.json", "keras_ops_fixed_batch_golden.json"})
+                              "keras_ops_odd_fft_golden.json", "keras_ops_fixed_batch_golden.json",
+                              "keras_ops_eager_only_golden.json"})
       for (const auto& c : golden_file(file).at("cases")) joined.push_back(c);
     return joined;
   }();
@@ -257,8 +260,21 @@ TEST(OperationCases, CorrelateAndLuFactorNeedWhatKerasNeeds) {
       ValueError, "LuFactor 'op'", "expects one matrix (n, n)");
 }
 
+// ViewAsComplex's result is held as (real, imag) pairs, as Polar's: read by view_as_real only.
+TEST(OperationCases, ViewAsComplexsResultIsReadOnlyByViewAsReal) {
+  const std::string path = std::string(STRATA_TEST_DATA) + "/keras_ops/eager_only/view_as_complex_as_real.keras";
+  const json config = json::parse(io::ZipReader(path).read("config.json"));
+  EXPECT_NO_THROW(io::model_from_config(config));
+  json read_by_real = config;
+  for (auto& layer : read_by_real["config"]["layers"]) {
+    if (layer["class_name"] == "ViewAsReal") layer["class_name"] = "Real";
+  }
+  EXPECT_THROW_WITH(io::model_from_config(read_by_real), NotImplementedError, "Real 'view_as_real'",
+                    "ViewAsComplex 'view_as_complex'", "no complex dtype");
+}
+
 TEST(OperationCases, PlannedOperationsAreRefusedByName) {
-  for (const std::string op : {"Eig", "Argpartition", "Histogram"}) {
+  for (const std::string op : {"Eig", "Argpartition"}) {
     EXPECT_NE(refusal_of(op_entry(op, {{"axis", -1}})).find("operation '" + op + "'"), std::string::npos) << op;
   }
 }

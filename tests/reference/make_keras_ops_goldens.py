@@ -30,6 +30,7 @@ The C++ suite reads the files; it never runs Python. Regenerate with exactly:
 import json
 import os
 import platform
+import re
 import sys
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -504,7 +505,18 @@ def cases():
 INT_KINDS = ("classes", "positions", "not_row0", "labels")
 # Operations whose saved models Keras 3.15.1 cannot load back itself (its files are right:
 # Strata loads them and predicts Keras's output).
-KERAS_CANNOT_RELOAD = ("AdaptiveAveragePool", "AdaptiveMaxPool")
+# Histogram's: its range is read back as a list, which its constructor refuses.
+KERAS_CANNOT_RELOAD = ("AdaptiveAveragePool", "AdaptiveMaxPool", "Histogram")
+# write_case_file's eager: outputs from the keras.ops calls run eagerly, not from the model.
+EAGER = False
+
+
+def failure_of(e):
+    """An exception's type and message, the message Keras wraps in "Exception encountered when
+    calling ..." unwrapped (and its terminal bold marks dropped)."""
+    lines = [line.strip() for line in str(e).split("\n") if line.strip()]
+    message = lines[1] if len(lines) > 1 and lines[0].startswith("Exception encountered") else lines[0]
+    return "%s: %s" % (type(e).__name__, re.sub(r"\x1b\[[0-9;]*m", "", message)[:200])
 
 
 def op_cases():
@@ -521,11 +533,18 @@ def op_cases():
         model = keras.Model(ins if len(ins) > 1 else ins[0], fn(ins), name=name)
         xs = [make((batch or 2,) + shape, kind) for kind, shape in specs]
         tins = [tf.constant(a) for a in xs]
+        cannot_compute = None
+        if EAGER:  # the model's operation fails in Keras; its keras.ops function, called eagerly, does not
+            try:
+                model(tins if len(tins) > 1 else tins[0])
+            except Exception as e:  # noqa: BLE001 (the failure is the point: it is recorded)
+                cannot_compute = failure_of(e)
+            assert cannot_compute, (name, "Keras computes this model: not an eager-only case")
         with tf.GradientTape() as tape:
             for t in tins:
                 if t.dtype.is_floating:
                     tape.watch(t)
-            y = model(tins if len(tins) > 1 else tins[0])
+            y = fn(tins) if EAGER else model(tins if len(tins) > 1 else tins[0])
             if not tf.is_tensor(y):  # ndim's result is a Python int; predict gives it as int32
                 y = tf.constant(y, "int32")
             floating = y.dtype.is_floating
@@ -547,9 +566,14 @@ def op_cases():
         model.save(path)
         cannot_reload = None
         try:
+            if EAGER:
+                keras.saving.load_model(path)  # it loads; computing it is what fails
+                raise StopIteration
             again = keras.saving.load_model(path)(xs if len(xs) > 1 else xs[0])
             again = np.asarray(again if tf.is_tensor(again) else tf.constant(again, "int32"))
             assert again.dtype == y.dtype and np.array_equal(again, y), name
+        except StopIteration:
+            pass
         except TypeError as e:  # Keras 3.15.1 reads output_size back as a list, then adds it to a tuple
             assert op in KERAS_CANNOT_RELOAD, (name, e)
             cannot_reload = "TypeError: " + str(e).split("\n")[0][:160]
@@ -570,6 +594,7 @@ def op_cases():
             "input_grads": [arr(np.asarray(g)) for g in grads] if grads is not None else None,
             **({"keras_cannot_reload": cannot_reload} if cannot_reload else {}),
             **({"batch_size": batch} if batch else {}),
+            **({"keras_cannot_compute": cannot_compute} if cannot_compute else {}),
         })
     return out
 
@@ -660,11 +685,15 @@ def make_with_fixed(fixed, own=None):
     return made
 
 
-def write_case_file(script, folder, out_name, cases_fn, seed, notes, make_fn=None, int_kinds=(), extra=None):
+def write_case_file(script, folder, out_name, cases_fn, seed, notes, make_fn=None, int_kinds=(), extra=None,
+                    eager=False):
     """Runs op_cases over another script's cases (its own seeded generator, its own kinds of
     inputs through make_fn, int_kinds fed as int32) into tests/data/keras_ops/<folder>/ and
-    writes tests/data/<out_name> (plus the sections `extra` returns, made after the cases)."""
-    global cases, make, OPS_DIR, rng, INT_KINDS
+    writes tests/data/<out_name> (plus the sections `extra` returns, made after the cases).
+    With `eager`, each case's model is one Keras saves but cannot compute: its output and
+    gradients are those of the case's keras.ops calls run eagerly."""
+    global cases, make, OPS_DIR, rng, INT_KINDS, EAGER
+    EAGER = eager
     OPS_DIR = os.path.join(MODELS_DIR, folder)
     os.makedirs(OPS_DIR, exist_ok=True)
     cases = cases_fn
