@@ -121,9 +121,11 @@ void concat(KernelContext& ctx) {
 }
 
 void register_array_kernels(OpRegistry& r) {
-  // The ops that only give their input another shape (or none) copy it.
+  // The ops that only give their input another shape (or none) copy it; checked_indices too,
+  // unchecked (TensorFlow's GPU scatter_nd drops a row outside the shape, as the one-hot product
+  // after it does).
   for (const char* op : {"identity", "stop_gradient", "reshape", "reshape_like", "split_axis", "merge_axes",
-                         "expand_dims", "unfold_time"}) {
+                         "expand_dims", "unfold_time", "checked_indices"}) {
     add_kernel(r, op, copy_input);
   }
   add_kernel(r, "broadcast_like", broadcast_like);

@@ -1,4 +1,5 @@
-// scatter_update and gather_nd (core/ops/scatter_update.h): shapes, dtypes and gradients.
+// scatter_update, gather_nd and checked_indices (core/ops/scatter_update.h): shapes, dtypes
+// and gradients.
 // The CPU registers their kernels (cpu/kernels/scatter_update.cc).
 #include "core/ops/scatter_update.h"
 
@@ -79,6 +80,14 @@ void register_scatter_update_ops(OpRegistry& r) {
                {gathered_shape(ctx.inputs[0].shape, ctx.inputs[1].shape, depth), ctx.inputs[0].dtype}};
          },
          .differentiable = false});
+  r.add({.name = "checked_indices",
+         .infer = [](const InferContext& ctx) {
+           expect_inputs(ctx, 1);
+           const Shape shape(ctx.attrs.get<std::vector<std::int64_t>>("shape"));
+           index_depth(ctx, shape, ctx.inputs[0]);
+           return std::vector<TensorSpec>{ctx.inputs[0]};
+         },
+         .differentiable = false});
 }
 
 Output scatter_update(Output x, Output indices, Output updates, const std::string& reduction) {
@@ -86,5 +95,9 @@ Output scatter_update(Output x, Output indices, Output updates, const std::strin
 }
 
 Output gather_nd(Output x, Output indices) { return x.graph->add("gather_nd", {x, indices}); }
+
+Output checked_indices(Output indices, std::vector<std::int64_t> shape) {
+  return indices.graph->add("checked_indices", {indices}, Attrs{{"shape", std::move(shape)}});
+}
 
 }  // namespace strata::ops

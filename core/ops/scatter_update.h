@@ -7,7 +7,9 @@
 // GPU refuses them by name.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 
@@ -20,6 +22,13 @@ namespace strata::ops {
 // and updates) for "" and "add", as TensorFlow's; the other reductions have none in Strata
 // (asking for one is a NotImplementedError naming them).
 Output scatter_update(Output x, Output indices, Output updates, const std::string& reduction = "");
+
+// indices (..., depth) as they are, each row checked when the op runs against `shape` (its
+// first depth sizes): a row outside it is a ValueError naming the row, as TensorFlow's CPU
+// scatter_nd raises (keras.ops.scatter's rows, before its one-hot product). The CUDA kernel
+// passes them unchecked: TensorFlow's GPU scatter_nd drops such a row, and so does the one-hot
+// product. Not differentiable.
+Output checked_indices(Output indices, std::vector<std::int64_t> shape);
 
 // The elements or slices of x at indices: indices.shape[:-1] + x.shape[depth:]. Not
 // differentiable (scatter_update's gradient only).

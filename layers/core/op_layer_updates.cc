@@ -51,20 +51,22 @@ Output slice_update(C c) {
 // shape) or slices (fewer) of the result, values (..., shape[depth:]) go there, and values
 // named twice add. Each index row becomes its flat position's one-hot row, and the result is
 // those rows' transpose times the values, so the values' gradient is their gather back. An
-// index outside the shape adds nothing, as JAX's scatter drops it (TensorFlow's CPU kernel
-// raises when it runs; graph ops here cannot raise on data).
+// index outside the shape is a ValueError when the model runs on the CPU, as TensorFlow's CPU
+// kernel raises (ops::checked_indices); on a GPU it adds nothing, as TensorFlow's GPU kernel
+// drops it.
 Output scatter(C c) {
-  const Output indices = c.arg(0), values = c.arg(1);
+  const Output values = c.arg(1);
   const auto shape = c.axes("shape");
   if (!shape || shape->empty()) throw ValueError(c.where + ": needs 'shape'");
   for (std::int64_t d : *shape)
     if (d <= 0) refuse(c, "shape", "positive sizes are needed");
-  const int rank = rank_of(indices);
-  if (rank < 1) throw ValueError(c.where + ": indices must have an index depth axis, got " + indices.shape().to_string());
-  const std::int64_t depth = known_size(c, "indices", indices, rank - 1);
+  const int rank = rank_of(c.arg(0));
+  if (rank < 1) throw ValueError(c.where + ": indices must have an index depth axis, got " + c.arg(0).shape().to_string());
+  const std::int64_t depth = known_size(c, "indices", c.arg(0), rank - 1);
   if (depth > static_cast<std::int64_t>(shape->size()))
     throw ValueError(c.where + ": indices of depth " + std::to_string(depth) + " into shape of rank " +
                      std::to_string(shape->size()));
+  const Output indices = ops::checked_indices(c.arg(0), *shape);
   std::int64_t positions = 1, slice_size = 1;
   for (std::int64_t a = 0; a < static_cast<std::int64_t>(shape->size()); ++a)
     (a < depth ? positions : slice_size) *= (*shape)[static_cast<std::size_t>(a)];

@@ -1582,6 +1582,18 @@ OpCases copy_cases() {
   return op;
 }
 
+// checked_indices: scatter's index rows inside the shape, of each index dtype (the CUDA kernel
+// copies them unchecked; rows outside are the CPU kernel's error, tests/core/scatter_update_test.cc).
+OpCases checked_indices_cases() {
+  OpCases op{0.f, {}};
+  const Attrs shape{{"shape", std::vector<std::int64_t>{3, 4, 5}}};
+  op.cases.push_back({"int32 (5, 2)", {Tensor::from_vector<std::int32_t>({5, 2}, {0, 0, 2, 3, 1, 1, 2, 0, 0, 3})}, shape});
+  op.cases.push_back({"int64 (2, 3)", {Tensor::from_vector<std::int64_t>({2, 3}, {2, 3, 4, 0, 0, 0})}, shape});
+  op.cases.push_back({"float32 (2, 2, 1)", {Tensor::from_vector<float>({2, 2, 1}, {0, 1, 2, 1})}, shape});
+  op.cases.push_back({"no rows (0, 2)", {Tensor::from_vector<std::int32_t>({0, 2}, {})}, shape});
+  return op;
+}
+
 // unfold_time(y (B*T, ...), like (B, T, ...)): TimeDistributed's regrouping, a copy of
 // every numeric dtype; many blocks, rank 2 and 4, a batch of none.
 OpCases unfold_time_cases() {
@@ -1893,6 +1905,7 @@ std::map<std::string, OpCases> build_table() {
   m["repeat_vector"] = repeat_vector_cases();
   m["identity"] = copy_cases();
   m["stop_gradient"] = copy_cases();
+  m["checked_indices"] = checked_indices_cases();
   m["upsample_nearest2d"] = upsample_cases();
   m["resize_weights"] = resize_weights_cases();
   m["unfold_time"] = unfold_time_cases();

@@ -93,12 +93,39 @@ void check_gather_nd() {
             (std::vector<float>{6, 2}));
 }
 
+// checked_indices passes rows inside the shape as they are (int32 and float32 whole numbers),
+// and refuses a row outside it, a negative one, or a fraction, naming it, when the op runs.
+void check_checked_indices() {
+  const Tensor rows = Tensor::from_vector<std::int32_t>({3, 2}, {0, 0, 2, 3, 1, 1});
+  const auto checked = [](const Tensor& indices) {
+    return evaluate([](Graph&, V in) { return ops::checked_indices(in[0], {3, 4, 5}); }, {indices});
+  };
+  EXPECT_EQ(checked(rows).to_vector<std::int32_t>(), rows.to_vector<std::int32_t>());
+  const Tensor floats = Tensor::from_vector<float>({2, 1}, {2, 0});
+  EXPECT_EQ(checked(floats).to_vector<float>(), floats.to_vector<float>());
+  const std::vector<std::pair<Tensor, std::string>> refused = {
+      {Tensor::from_vector<std::int32_t>({2, 2}, {0, 0, 3, 1}), "index row 1 [3, 1] does not index into (3, 4, 5)"},
+      {Tensor::from_vector<std::int32_t>({1, 2}, {0, -1}), "[0, -1]"},
+      {Tensor::from_vector<float>({1, 1}, {0.5f}), "indices"},
+  };
+  for (const auto& [indices, says] : refused) {
+    try {
+      checked(indices);
+      ADD_FAILURE() << "passed " << says;
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("checked_indices"), std::string::npos) << e.what();
+    }
+  }
+}
+
 const RegisterOpCases scatter_update_cases({
     {"scatter_update", OpCase{.gradient_checks = {scatter_case("", kDistinctRows, Shape{3}, 510),
                                                   scatter_case("add", kElementRows, Shape{3}, 520),
                                                   scatter_case("", kSliceRow, Shape{1, 4}, 530)},
                               .forward_check = check_scatter_update_forward}},
     {"gather_nd", OpCase{.forward_check = check_gather_nd}},
+    {"checked_indices", OpCase{.forward_check = check_checked_indices}},
 });
 
 }  // namespace

@@ -273,6 +273,20 @@ TEST(OperationCases, ViewAsComplexsResultIsReadOnlyByViewAsReal) {
                     "ViewAsComplex 'view_as_complex'", "no complex dtype");
 }
 
+// scatter's index outside its shape is an error when the model runs on the CPU, naming the
+// row, as TensorFlow's CPU kernel raises (its GPU kernel drops the row, as Strata's CUDA path).
+TEST(OperationCases, ScatterRefusesAnIndexOutsideItsShapeWhenItRuns) {
+  Model model = models::load_model(kDir + "misc/scatter.keras", {.compile = false});
+  const Tensor values = Tensor::from_vector<float>({2}, {1.f, 2.f});
+  const Tensor inside = Tensor::from_vector<std::int32_t>({2, 2}, {2, 3, 0, 0});
+  const Tensor y = model.predict_on_batch(std::vector<Tensor>{inside, values})[0];
+  EXPECT_EQ(y.data<float>()[11], 1.f);
+  EXPECT_EQ(y.data<float>()[0], 2.f);
+  const Tensor outside = Tensor::from_vector<std::int32_t>({2, 2}, {2, 3, 3, 0});
+  EXPECT_THROW_WITH(model.predict_on_batch(std::vector<Tensor>{outside, values}), ValueError, "index row 1 [3, 0]",
+                    "does not index into (3, 4)");
+}
+
 TEST(OperationCases, PlannedOperationsAreRefusedByName) {
   for (const std::string op : {"Eig", "Argpartition"}) {
     EXPECT_NE(refusal_of(op_entry(op, {{"axis", -1}})).find("operation '" + op + "'"), std::string::npos) << op;

@@ -1,12 +1,13 @@
-// The CPU kernels of scatter_update and gather_nd (core/ops/scatter_update.h): each index row
-// names the start of a slice of x (its elements past the index depth); every index is checked
-// against x's shape before anything is written.
+// The CPU kernels of scatter_update, gather_nd and checked_indices (core/ops/scatter_update.h):
+// each index row names the start of a slice of x (its elements past the index depth); every
+// index is checked against x's shape before anything is written.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/cpu/kernels/copy_input.h"
 #include "core/cpu/kernels/numeric_elements.h"
 #include "core/cpu/kernels/register.h"
 #include "core/error.h"
@@ -16,26 +17,26 @@ namespace strata::cpu {
 
 namespace {
 
-// The offset of each index row's slice in x, checked.
-std::vector<std::int64_t> slice_offsets(const KernelContext& ctx, const Tensor& x, const Tensor& indices,
+// The offset of each index row's slice in a tensor of shape x, checked.
+std::vector<std::int64_t> slice_offsets(const KernelContext& ctx, const Shape& x, const Tensor& indices,
                                         std::int64_t& slice_size) {
   const std::string where = ctx.node.op + " '" + ctx.node.name + "'";
   const std::int64_t depth = indices.shape().dims().back();
   const std::int64_t rows = depth == 0 ? 0 : indices.size() / depth;
   slice_size = 1;
-  for (int a = static_cast<int>(depth); a < x.rank(); ++a) slice_size *= x.shape()[a];
+  for (int a = static_cast<int>(depth); a < x.rank(); ++a) slice_size *= x[a];
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows));
   for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t offset = 0;
     for (std::int64_t k = 0; k < depth; ++k) {
       const std::int64_t v = whole_number(indices, r * depth + k, where, "indices");
-      const std::int64_t size = x.shape()[static_cast<int>(k)];
+      const std::int64_t size = x[static_cast<int>(k)];
       if (v < 0 || v >= size) {
         std::string row;
         for (std::int64_t j = 0; j < depth; ++j)
           row += (j ? ", " : "") + std::to_string(whole_number(indices, r * depth + j, where, "indices"));
         throw ValueError(where + ": index row " + std::to_string(r) + " [" + row + "] does not index into " +
-                         x.shape().to_string());
+                         x.to_string());
       }
       offset = offset * size + v;
     }
@@ -48,7 +49,7 @@ template <typename T>
 void scatter_update_of(KernelContext& ctx) {
   const Tensor &x = ctx.input(0), &indices = ctx.input(1), &updates = ctx.input(2);
   std::int64_t slice = 1;
-  const std::vector<std::int64_t> offsets = slice_offsets(ctx, x, indices, slice);
+  const std::vector<std::int64_t> offsets = slice_offsets(ctx, x.shape(), indices, slice);
   T* y = ctx.output(0).data<T>();
   std::copy_n(x.data<T>(), x.size(), y);
   const T* u = updates.data<T>();
@@ -80,7 +81,7 @@ template <typename T>
 void gather_nd_of(KernelContext& ctx) {
   const Tensor &x = ctx.input(0), &indices = ctx.input(1);
   std::int64_t slice = 1;
-  const std::vector<std::int64_t> offsets = slice_offsets(ctx, x, indices, slice);
+  const std::vector<std::int64_t> offsets = slice_offsets(ctx, x.shape(), indices, slice);
   T* y = ctx.output(0).data<T>();
   for (std::size_t r = 0; r < offsets.size(); ++r)
     std::copy_n(x.data<T>() + offsets[r], slice, y + static_cast<std::int64_t>(r) * slice);
@@ -90,11 +91,18 @@ void gather_nd_kernel(KernelContext& ctx) {
   with_numeric_type(ctx.input(0).dtype(), [&](auto t) { gather_nd_of<decltype(t)>(ctx); });
 }
 
+void checked_indices_kernel(KernelContext& ctx) {
+  std::int64_t slice = 1;
+  slice_offsets(ctx, Shape(ctx.node.attrs.get<std::vector<std::int64_t>>("shape")), ctx.input(0), slice);
+  copy_input_kernel(ctx);
+}
+
 }  // namespace
 
 void register_scatter_update_kernels(OpRegistry& r) {
   r.add_kernel("scatter_update", DeviceType::cpu, {.run = scatter_update_kernel});
   r.add_kernel("gather_nd", DeviceType::cpu, {.run = gather_nd_kernel});
+  r.add_kernel("checked_indices", DeviceType::cpu, {.run = checked_indices_kernel});
 }
 
 }  // namespace strata::cpu
