@@ -489,14 +489,14 @@ Model functional_from_config(const json& cfg, const ConfigContext& ctx) {
       throw ValueError(where + ": two layers named '" + name + "'");
     pending.push_back(std::move(p));
   }
-  // Polar's and ViewAsComplex's complex results are held as (real, imag) pairs along a last
+  // Polar's, ViewAsComplex's and Eig's complex results are held as (real, imag) pairs along a last
   // axis (Strata has no complex dtype): only view_as_real reads them as Keras does; any other
   // reader, or the model's output, would take the pairs for values.
   const auto complex_producer = [&](const std::string& layer) -> std::string {
     const auto it = index_of.find(layer);
     if (it == index_of.end()) return {};
     const std::string cls = pending[it->second].layer.class_name();
-    return cls == "Polar" || cls == "ViewAsComplex" ? cls : std::string();
+    return cls == "Polar" || cls == "ViewAsComplex" || cls == "Eig" ? cls : std::string();
   };
   auto refuse_complex_reader = [&](const std::string& producer, const std::string& layer, const std::string& reader) {
     throw NotImplementedError(where + ": " + reader + " reads the complex result of " + producer + " '" + layer +

@@ -208,6 +208,20 @@ void register_matrix_decomposition_ops(OpRegistry& r) {
                                           {a, DType::float32}};
          },
          .gradient = eigh_gradient});
+  r.add({.name = "eig",
+         .infer = [](const InferContext& ctx) {
+           const Shape& a = expect_decomposed_matrices(ctx);
+           if (matrix_rows(a) != matrix_cols(a))
+             throw ShapeError(ctx.op + ": expects square matrices (..., n, n), got " + a.to_string());
+           std::vector<std::int64_t> vectors = a.dims();
+           vectors.push_back(2);
+           return std::vector<TensorSpec>{{decomposition_shape(a, {matrix_cols(a), 2}), DType::float32},
+                                          {Shape(vectors), DType::float32}};
+         },
+         .gradient = [](const Node&, const std::vector<Output>&) -> std::vector<Output> {
+           throw NotImplementedError("eig: no gradient in Strata (TensorFlow's EigGrad works in complex arithmetic, "
+                                     "which Strata does not have)");
+         }});
   r.add({.name = "lu",
          .infer = [](const InferContext& ctx) {
            const Shape& a = expect_decomposed_matrices(ctx);
@@ -229,6 +243,7 @@ std::vector<Output> svd(Output a, bool full_matrices) {
 }
 Output singular_values(Output a) { return a.graph->add("singular_values", {a}); }
 std::vector<Output> self_adjoint_eig(Output a) { return a.graph->add_node("self_adjoint_eig", {a}); }
+std::vector<Output> eig(Output a) { return a.graph->add_node("eig", {a}); }
 std::vector<Output> lu(Output a) { return a.graph->add_node("lu", {a}); }
 
 }  // namespace strata::ops

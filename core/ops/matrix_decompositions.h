@@ -3,7 +3,7 @@
 // svd and eigh, and the operations OpLayer composes of them: lstsq, norm's orders of the
 // singular values). The CPU kernels (core/cpu/kernels/matrix_decompositions.cc) run the
 // Eigen decompositions TensorFlow's CPU kernels run (HouseholderQR, BDCSVD,
-// SelfAdjointEigenSolver, PartialPivLU), so that the vectors' signs, which no definition fixes, are
+// SelfAdjointEigenSolver, EigenSolver, PartialPivLU), so that the vectors' signs, which no definition fixes, are
 // TensorFlow's. No CUDA kernels: compiling one of these ops for a CUDA placement throws
 // naming it (a thread-per-matrix Jacobi would give other signs than Eigen's). The
 // gradients are TensorFlow's, as graph ops over batch_matmul and matrix_inverse.
@@ -45,6 +45,15 @@ std::vector<Output> self_adjoint_eig(Output a);
 // as TensorFlow's fails on it. No gradient, as TensorFlow registers none for Lu:
 // differentiating throws.
 std::vector<Output> lu(Output a);
+
+// {e, v} of each square matrix (..., n, n) as tf.linalg.eig (Eigen's EigenSolver, the real
+// Schur form, as TensorFlow's CPU kernel for real matrices): eigenvalues e (..., n) and
+// eigenvectors v's columns (..., n, n), unit length, complex even where they are real. Strata
+// has no complex dtype: each complex value is its (real, imag) pair along a last axis of 2,
+// e (..., n, 2) and v (..., n, n, 2). A matrix the solver fails on (NaN, inf) is a ValueError
+// when the op runs, as TensorFlow's fails. No gradient in Strata (TensorFlow's EigGrad works
+// in complex arithmetic): differentiating throws.
+std::vector<Output> eig(Output a);
 
 // The matrices a decomposition node's input holds: `count` matrices of rows×cols.
 struct MatrixShape {

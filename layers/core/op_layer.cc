@@ -263,7 +263,7 @@ std::string keras_module_of(const std::string& op) {
   if (image.count(op)) return "keras.src.ops.image";
   static const std::set<std::string> linalg = {"Norm", "Inv", "Det", "Solve", "SolveTriangular", "Cholesky",
                                                "CholeskyInverse", "Qr", "SVD", "Eigh", "Pinv", "MatrixRank", "Lstsq",
-                                               "LuFactor"};
+                                               "LuFactor", "Eig"};
   if (linalg.count(op)) return "keras.src.ops.linalg";
   if (op == "Logdet") return "keras.src.ops.math";
   if (op == "Rearrange") return "keras.src.ops.einops";

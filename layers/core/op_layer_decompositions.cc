@@ -2,7 +2,8 @@
 // (core/ops/matrix_decompositions.h: Eigen's HouseholderQR, BDCSVD and SelfAdjointEigenSolver
 // on the CPU, as TensorFlow's kernels; TensorFlow's gradients), as Keras's TensorFlow backend
 // calls them: qr's (q, r) in mode reduced or complete, svd's (u, s, v^T) or s alone, eigh's
-// (eigenvalues, eigenvectors), lu_factor's (lu, pivots); and of the singular values, as tf.linalg computes them, pinv
+// (eigenvalues, eigenvectors), eig's (complex eigenvalues and eigenvectors, as (real, imag)
+// pairs), lu_factor's (lu, pivots); and of the singular values, as tf.linalg computes them, pinv
 // (v diag(1/s) u^T, values at or below rcond × the largest dropped) and matrix_rank (int32
 // count of the values above tol), and lstsq's least-squares solution. Every operation but
 // lstsq takes matrices (..., m, n) of known size after the batch axis.
@@ -57,6 +58,17 @@ std::vector<Output> eigh(C c) {
   if (d[d.size() - 1] != d[d.size() - 2])
     throw ValueError(c.where + ": expects square matrices (..., n, n), got " + a.shape().to_string());
   return ops::self_adjoint_eig(a);
+}
+
+// Keras's eig on the TensorFlow backend: tf.linalg.eig's complex64 eigenvalues and
+// eigenvectors, held as (real, imag) pairs along a last axis (Strata has no complex dtype),
+// which only view_as_real may read, as Polar's (io/model_config.cc refuses any other reader).
+std::vector<Output> eig(C c) {
+  const Output a = decomposed_matrices(c);
+  const auto& d = a.shape().dims();
+  if (d[d.size() - 1] != d[d.size() - 2])
+    throw ValueError(c.where + ": expects square matrices (..., n, n), got " + a.shape().to_string());
+  return ops::eig(a);
 }
 
 // Keras's lu_factor on the TensorFlow backend: tf.linalg.lu's packed factors, and
@@ -145,6 +157,7 @@ const std::map<std::string, MultiOpFn>& decomposition_multi_output_ops() {
       {"SVD", svd},
       {"Eigh", eigh},
       {"LuFactor", lu_factor},
+      {"Eig", eig},
   };
   return t;
 }

@@ -291,13 +291,13 @@ Output view_as_complex_op(C c) {
   return ops::identity(x);
 }
 
-// keras.ops.view_as_real of Polar's or ViewAsComplex's complex result: its (real, imag) pairs
-// as they are.
+// keras.ops.view_as_real of Polar's, ViewAsComplex's or Eig's complex result: its (real, imag)
+// pairs as they are.
 Output view_as_real_op(C c) {
   const Output x = c.arg(0);
   if (x.shape().rank() < 1 || x.shape().dims().back() != 2)
-    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar and ViewAsComplex (as "
-                              "(real, imag) pairs); got " + x.shape().to_string());
+    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar, ViewAsComplex and Eig "
+                              "(as (real, imag) pairs); got " + x.shape().to_string());
   return ops::identity(x);
 }
 

@@ -1,14 +1,16 @@
-// Op cases for qr, svd, singular_values, self_adjoint_eig and lu (core/ops/matrix_decompositions.h).
+// Op cases for qr, svd, singular_values, self_adjoint_eig, eig and lu
+// (core/ops/matrix_decompositions.h).
 // qr's values against Householder QR written out here in double with Eigen's (and LAPACK's)
 // convention: each reflection makes the pivot −sign(x₀)·‖x‖, none where the column below it
 // is already 0. The SVD's and eigh's against their definitions (a = u diag(s) v^T with
 // orthonormal columns and descending s; a v = v diag(e) with ascending e, from a's lower
 // triangle): their vectors' signs are Eigen's, checked against TensorFlow's in
-// tests/io/keras_ops_test.cc. lu's against its definition (a's rows in p's order are L U,
+// tests/io/keras_ops_test.cc, as eig's (checked here against a v = λ v, |v| = 1). lu's against its definition (a's rows in p's order are L U,
 // |L| <= 1 below its unit diagonal: partial pivoting) and a 2×2 worked by hand. Gradients by
 // finite differences, one result at a time; the cases TensorFlow has no gradient for throw.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <utility>
 
 #include "core/autodiff.h"
@@ -210,6 +212,33 @@ void expect_lu(const Tensor& a) {
   }
 }
 
+// a v = λ v in complex arithmetic for each eigenpair (the (real, imag) pairs eig gives), and
+// |v| = 1.
+void expect_eig(const Tensor& a) {
+  Graph g;
+  const Output x = g.placeholder({a.shape()}, "a");
+  const std::vector<Tensor> r = run_all(ops::eig(x), g, x, a);
+  const std::int64_t n = a.shape()[a.shape().rank() - 1];
+  const float* e = r[0].data<float>();
+  const float* v = r[1].data<float>();
+  for (std::int64_t b = 0; b < a.size() / (n * n); ++b)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::complex<double> lambda(e[(b * n + k) * 2], e[(b * n + k) * 2 + 1]);
+      const auto vec = [&](std::int64_t i) {
+        const float* p = v + ((b * n + i) * n + k) * 2;
+        return std::complex<double>(p[0], p[1]);
+      };
+      double norm = 0.0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::complex<double> av = 0.0;
+        for (std::int64_t j = 0; j < n; ++j) av += entry(a, b, i, j) * vec(j);
+        EXPECT_NEAR(std::abs(av - lambda * vec(i)), 0.0, 1e-5) << "matrix " << b << ", pair " << k << ", row " << i;
+        norm += std::norm(vec(i));
+      }
+      EXPECT_NEAR(norm, 1.0, 1e-5) << "matrix " << b << ", vector " << k;
+    }
+}
+
 // Differentiating y (a function of a's decomposition) throws naming TensorFlow's limit.
 void expect_no_gradient(Output (*y)(Output), Shape shape, const std::string& says) {
   Graph g;
@@ -270,6 +299,27 @@ const RegisterOpCases decomposition_cases({
               }
             },
             ""}},
+    {"eig",
+     OpCase{{},
+            [] {
+              expect_eig(uniform({2, 4, 4}, -1, 1, 4601));
+              expect_eig(symmetric({3, 3}, 4602, 0.f));
+              // A quarter turn: eigenvalues ±i, complex pairs with no real part.
+              Graph g;
+              const Output x = g.placeholder({Shape{2, 2}}, "a");
+              const std::vector<Tensor> r = run_all(ops::eig(x), g, x, tensor<float>({2, 2}, {0, -1, 1, 0}));
+              const std::vector<float> e = r[0].to_vector<float>();
+              EXPECT_NEAR(std::fabs(e[0]) + std::fabs(e[2]), 0.f, 1e-6f);
+              EXPECT_NEAR(e[1] * e[3], -1.f, 1e-6f);
+              Graph again;
+              const Output y = again.placeholder({Shape{2, 2}}, "a");
+              const std::string said =
+                  message_of([&] { run_all(ops::eig(y), again, y, tensor<float>({2, 2}, {1, std::nanf(""), 3, 4})); });
+              EXPECT_NE(said.find("eig"), std::string::npos) << said;
+              EXPECT_NE(said.find("failed"), std::string::npos) << said;
+              expect_no_gradient([](Output v) { return ops::eig(v)[0]; }, {3, 3}, "no gradient in Strata");
+            },
+            "Strata has no gradient for eig (TensorFlow's EigGrad is complex arithmetic): differentiating throws"}},
     {"lu",
      OpCase{{},
             [] {

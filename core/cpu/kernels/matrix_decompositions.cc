@@ -1,8 +1,8 @@
 // The CPU kernels of the matrix decompositions (core/ops/matrix_decompositions.h) on the
 // Eigen classes TensorFlow's CPU kernels use, called as TensorFlow calls them (qr_op_impl.h,
-// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h, lu_op.cc): the singular and eigenvectors' signs, which
-// no definition fixes, then come out as TensorFlow's. The batch's matrices run on the thread
-// pool.
+// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h, eig_op_impl.h, lu_op.cc): the singular and
+// eigenvectors' signs and phases, which no definition fixes, then come out as TensorFlow's.
+// The batch's matrices run on the thread pool.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -10,7 +10,9 @@
 #include <Eigen/SVD>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "core/cpu/kernels/register.h"
@@ -97,6 +99,39 @@ void self_adjoint_eig_kernel(KernelContext& ctx) {
   });
 }
 
+// A matrix type of eig's own: the solver's templates are instantiated for it in this file
+// alone, so the linker cannot take another file's copies of them, compiled with fused
+// multiply-adds (this file is compiled without: CMakeLists.txt).
+using EigMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor | Eigen::DontAlign>;
+
+void eig_kernel(KernelContext& ctx) {
+  const std::int64_t n = ops::matrix_shape(ctx.input(0).shape()).cols;
+  float* values = ctx.output(0).data<float>();
+  float* vectors = ctx.output(1).data<float>();
+  std::atomic<std::int64_t> failed{-1};
+  each_decomposed_matrix(ctx, [&](std::int64_t i, const ConstDecompositionMap& a) {
+    // A real matrix's, as TensorFlow's kernel for real input: Eigen's EigenSolver (real Schur
+    // form), whose order and unit vectors Keras's files hold (a conjugate pair's +i one first).
+    const Eigen::EigenSolver<EigMatrix> eig(EigMatrix(a), true);
+    if (eig.info() != Eigen::Success) {
+      failed = i;
+      return;
+    }
+    for (std::int64_t k = 0; k < n; ++k) {
+      values[(i * n + k) * 2] = eig.eigenvalues()(k).real();
+      values[(i * n + k) * 2 + 1] = eig.eigenvalues()(k).imag();
+      for (std::int64_t c = 0; c < n; ++c) {
+        const std::complex<float> v = eig.eigenvectors()(k, c);
+        vectors[((i * n + k) * n + c) * 2] = v.real();
+        vectors[((i * n + k) * n + c) * 2 + 1] = v.imag();
+      }
+    }
+  });
+  if (failed >= 0)
+    throw ValueError("eig: the eigen decomposition of matrix " + std::to_string(failed.load()) + " of " +
+                     ctx.input(0).shape().to_string() + " failed (a NaN or an infinity?), as TensorFlow's does");
+}
+
 void lu_kernel(KernelContext& ctx) {
   const Tensor& input = ctx.input(0);
   const ops::MatrixShape s = ops::matrix_shape(input.shape());
@@ -126,6 +161,7 @@ void register_matrix_decomposition_kernels(OpRegistry& r) {
   r.add_kernel("svd", DeviceType::cpu, {.run = svd_kernel});
   r.add_kernel("singular_values", DeviceType::cpu, {.run = singular_values_kernel});
   r.add_kernel("self_adjoint_eig", DeviceType::cpu, {.run = self_adjoint_eig_kernel});
+  r.add_kernel("eig", DeviceType::cpu, {.run = eig_kernel});
   r.add_kernel("lu", DeviceType::cpu, {.run = lu_kernel});
 }
 
