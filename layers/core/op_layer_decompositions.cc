@@ -52,24 +52,21 @@ std::vector<Output> svd(C c) {
   return {suv[1], suv[0], ops::swap_last_axes(suv[2])};
 }
 
-std::vector<Output> eigh(C c) {
+// The call's matrices, square and of known size.
+Output square_matrices(C c) {
   const Output a = decomposed_matrices(c);
   const auto& d = a.shape().dims();
   if (d[d.size() - 1] != d[d.size() - 2])
     throw ValueError(c.where + ": expects square matrices (..., n, n), got " + a.shape().to_string());
-  return ops::self_adjoint_eig(a);
+  return a;
 }
+
+std::vector<Output> eigh(C c) { return ops::self_adjoint_eig(square_matrices(c)); }
 
 // Keras's eig on the TensorFlow backend: tf.linalg.eig's complex64 eigenvalues and
 // eigenvectors, held as (real, imag) pairs along a last axis (Strata has no complex dtype),
 // which only view_as_real may read, as Polar's (io/model_config.cc refuses any other reader).
-std::vector<Output> eig(C c) {
-  const Output a = decomposed_matrices(c);
-  const auto& d = a.shape().dims();
-  if (d[d.size() - 1] != d[d.size() - 2])
-    throw ValueError(c.where + ": expects square matrices (..., n, n), got " + a.shape().to_string());
-  return ops::eig(a);
-}
+std::vector<Output> eig(C c) { return ops::eig(square_matrices(c)); }
 
 // Keras's lu_factor on the TensorFlow backend: tf.linalg.lu's packed factors, and
 // invert_permutation of its permutation (int32): pivots[r] is the row of L U that a's row r
@@ -77,7 +74,7 @@ std::vector<Output> eig(C c) {
 // matrix, (n, n): in a functional model the rows are the batch axis, of a fixed size. No
 // gradient (TensorFlow has none for Lu).
 std::vector<Output> lu_factor(C c) {
-  const Output a = decomposed_matrices(c);
+  const Output a = square_matrices(c);
   if (rank_of(a) != 2)
     throw ValueError(c.where + ": expects one matrix (n, n), as Keras's TensorFlow backend (its invert_permutation "
                      "takes one permutation), got " + a.shape().to_string());

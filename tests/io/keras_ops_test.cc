@@ -154,25 +154,31 @@ std::string refusal_of(const json& entry) {
   return "";
 }
 
-// Polar's complex result is held as (real, imag) pairs for view_as_real only: Keras's model
-// with any other reader of it (Real here), or with it as the output, is refused naming both.
-TEST(OperationCases, PolarsComplexResultIsReadOnlyByViewAsReal) {
-  const std::string path = std::string(STRATA_TEST_DATA) + "/keras_ops/misc/polar_view_as_real.keras";
-  const json config = json::parse(io::ZipReader(path).read("config.json"));
-  EXPECT_NO_THROW(io::model_from_config(config));
-  json read_by_real = config;
-  for (auto& layer : read_by_real["config"]["layers"]) {
-    if (layer["class_name"] == "ViewAsReal") layer["class_name"] = "Real";
+// The complex results Strata holds as (real, imag) pairs (Polar's, ViewAsComplex's and Eig's)
+// are for view_as_real only: Keras's model with any other reader of one (Real here), or with
+// one as its output, is refused naming both.
+TEST(OperationCases, ComplexResultsAreReadOnlyByViewAsReal) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> files = {
+      {"misc/polar_view_as_real.keras", "polar", "Polar 'polar'"},
+      {"eager_only/view_as_complex_as_real.keras", "view_as_complex", "ViewAsComplex 'view_as_complex'"},
+      {"eig/eig_values.keras", "eig", "Eig 'eig'"}};
+  for (const auto& [file, producer, named] : files) {
+    const json config = json::parse(io::ZipReader(kDir + file).read("config.json"));
+    EXPECT_NO_THROW(io::model_from_config(config)) << file;
+    json read_by_real = config;
+    for (auto& layer : read_by_real["config"]["layers"]) {
+      if (layer["class_name"] == "ViewAsReal") layer["class_name"] = "Real";
+    }
+    EXPECT_THROW_WITH(io::model_from_config(read_by_real), NotImplementedError, "Real 'view_as_real'", named,
+                      "no complex dtype");
+    json as_output = config;
+    auto& layers = as_output["config"]["layers"];
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      if (layers[i]["class_name"] == "ViewAsReal") layers.erase(i);
+    }
+    as_output["config"]["output_layers"] = json::array({json::array({producer, 0, 0})});
+    EXPECT_THROW_WITH(io::model_from_config(as_output), NotImplementedError, "the model's output", named);
   }
-  EXPECT_THROW_WITH(io::model_from_config(read_by_real), NotImplementedError, "Real 'view_as_real'", "Polar 'polar'",
-                    "no complex dtype");
-  json polar_out = config;
-  auto& layers = polar_out["config"]["layers"];
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (layers[i]["class_name"] == "ViewAsReal") layers.erase(i);
-  }
-  polar_out["config"]["output_layers"] = json::array({json::array({"polar", 0, 0})});
-  EXPECT_THROW_WITH(io::model_from_config(polar_out), NotImplementedError, "the model's output", "Polar 'polar'");
 }
 
 // A Rearrange entry as Keras 3.15 saves it: the pattern a string argument after the tensor,
@@ -258,19 +264,6 @@ TEST(OperationCases, CorrelateAndLuFactorNeedWhatKerasNeeds) {
         op(Input({3, 3}, {.batch_size = 2}));
       },
       ValueError, "LuFactor 'op'", "expects one matrix (n, n)");
-}
-
-// ViewAsComplex's result is held as (real, imag) pairs, as Polar's: read by view_as_real only.
-TEST(OperationCases, ViewAsComplexsResultIsReadOnlyByViewAsReal) {
-  const std::string path = std::string(STRATA_TEST_DATA) + "/keras_ops/eager_only/view_as_complex_as_real.keras";
-  const json config = json::parse(io::ZipReader(path).read("config.json"));
-  EXPECT_NO_THROW(io::model_from_config(config));
-  json read_by_real = config;
-  for (auto& layer : read_by_real["config"]["layers"]) {
-    if (layer["class_name"] == "ViewAsReal") layer["class_name"] = "Real";
-  }
-  EXPECT_THROW_WITH(io::model_from_config(read_by_real), NotImplementedError, "Real 'view_as_real'",
-                    "ViewAsComplex 'view_as_complex'", "no complex dtype");
 }
 
 // scatter's index outside its shape is an error when the model runs on the CPU, naming the
