@@ -123,7 +123,7 @@ std::vector<OpArgument> keras3_arguments(const json& args, const std::string& wh
       OpArgument a;
       a.kind = OpArgument::Kind::none;
       out.push_back(a);
-    } else if (v.is_string()) {
+    } else if (v.is_string() && op == "Rearrange") {  // its pattern; no other operation reads a string
       OpArgument a;
       a.kind = OpArgument::Kind::text;
       a.text = v.get<std::string>();

@@ -1,12 +1,13 @@
 // Matrix decompositions on batches of matrices: a tensor (..., m, n) is a batch of m×n
 // row-major matrices over its leading axes, as tf.linalg takes them (keras.ops.linalg's qr,
-// svd and eigh, and the operations OpLayer composes of them: lstsq, norm's orders of the
-// singular values). The CPU kernels (core/cpu/kernels/matrix_decompositions.cc) run the
-// Eigen decompositions TensorFlow's CPU kernels run (HouseholderQR, BDCSVD,
-// SelfAdjointEigenSolver, EigenSolver, PartialPivLU), so that the vectors' signs, which no definition fixes, are
-// TensorFlow's. No CUDA kernels: compiling one of these ops for a CUDA placement throws
-// naming it (a thread-per-matrix Jacobi would give other signs than Eigen's). The
-// gradients are TensorFlow's, as graph ops over batch_matmul and matrix_inverse.
+// svd, eigh, eig and lu_factor, and the operations OpLayer composes of them: lstsq, norm's
+// orders of the singular values). The CPU kernels (core/cpu/kernels/matrix_decompositions.cc,
+// eig.cc) run the Eigen decompositions TensorFlow's CPU kernels run (HouseholderQR, BDCSVD,
+// SelfAdjointEigenSolver, EigenSolver, PartialPivLU), so that the vectors' signs and phases,
+// which no definition fixes, are TensorFlow's. No CUDA kernels: compiling one of these ops
+// for a CUDA placement throws naming it (a thread-per-matrix Jacobi would give other signs
+// than Eigen's). The gradients are TensorFlow's, as graph ops over batch_matmul and
+// matrix_inverse; eig and lu have none (differentiating throws).
 #pragma once
 
 #include <cstdint>
@@ -41,9 +42,9 @@ std::vector<Output> self_adjoint_eig(Output a);
 // {lu, p} of each square matrix (..., n, n) as tf.linalg.lu (Eigen's PartialPivLU, as
 // TensorFlow's CPU kernel): lu packs L below its diagonal (L's unit diagonal not stored) and
 // U on and above it, and p (..., n) int32 lists for each row of L U the row of a it came from
-// (a[p[i]] = (L U)[i]). A matrix holding a NaN or an infinity is a ValueError when the op runs,
-// as TensorFlow's fails on it. No gradient, as TensorFlow registers none for Lu:
-// differentiating throws.
+// (a[p[i]] = (L U)[i]). A matrix with a pivot of exactly 0 (singular) is a ValueError when
+// the op runs, as TensorFlow's Lu refuses it ("not invertible"); a NaN passes, there as here.
+// No gradient, as TensorFlow registers none for Lu: differentiating throws.
 std::vector<Output> lu(Output a);
 
 // {e, v} of each square matrix (..., n, n) as tf.linalg.eig (Eigen's EigenSolver, the real

@@ -3,8 +3,9 @@
 // its gradients with (tf.gather_nd). indices (..., depth) name elements (depth = x's rank) or
 // slices (fewer) of x; updates are indices.shape[:-1] + x.shape[depth:]. An index outside x
 // is a ValueError when the op runs, as TensorFlow's CPU kernel raises. The CPU runs them
-// (core/cpu/kernels/scatter_update.cc); no CUDA kernel is written, so a Program placed on a
-// GPU refuses them by name.
+// (core/cpu/kernels/scatter_update.cc); no CUDA kernel is written for these two, so a Program
+// placed on a GPU refuses them by name. And the index check keras.ops.scatter runs first
+// (checked_indices), which has one.
 #pragma once
 
 #include <cstdint>

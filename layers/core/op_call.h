@@ -152,7 +152,7 @@ const std::map<std::string, OpFn>& special_ops();
 // cholesky_inverse and logdet; slogdet's (sign, log |det|), one of multi_output_ops.
 const std::map<std::string, OpFn>& linalg_ops();
 std::vector<Output> slogdet(const OpCall& c);
-// layers/core/op_layer_decompositions.cc: pinv and matrix_rank; and qr, svd, eigh and
+// layers/core/op_layer_decompositions.cc: pinv and matrix_rank; and qr, svd, eigh, eig and
 // lu_factor, merged into multi_output_ops.
 const std::map<std::string, OpFn>& decomposition_ops();
 const std::map<std::string, MultiOpFn>& decomposition_multi_output_ops();

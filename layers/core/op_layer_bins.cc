@@ -122,7 +122,9 @@ std::vector<Output> histogram(C c) {
   if (x.dtype() != DType::float32)
     throw NotImplementedError(c.where + ": a float32 input is supported, got " + to_string(x.dtype()));
   const double bins_given = c.has("bins") ? c.number("bins") : 10.0;
-  if (bins_given < 1 || std::floor(bins_given) != bins_given) refuse(c, "bins", "a whole number of bins, 1 or more, is needed");
+  // Each inner edge is a comparison node: up to 2^16 bins (Keras sets no bound).
+  if (bins_given < 1 || bins_given > 65536 || std::floor(bins_given) != bins_given)
+    refuse(c, "bins", "a whole number of bins from 1 to 65536 is supported");
   const auto bins = static_cast<std::int64_t>(bins_given);
   Output lo, hi;
   if (c.has("range")) {

@@ -1,12 +1,13 @@
 // keras.ops.linalg's decompositions (issue #38) on the matrix decomposition ops
-// (core/ops/matrix_decompositions.h: Eigen's HouseholderQR, BDCSVD and SelfAdjointEigenSolver
-// on the CPU, as TensorFlow's kernels; TensorFlow's gradients), as Keras's TensorFlow backend
-// calls them: qr's (q, r) in mode reduced or complete, svd's (u, s, v^T) or s alone, eigh's
-// (eigenvalues, eigenvectors), eig's (complex eigenvalues and eigenvectors, as (real, imag)
-// pairs), lu_factor's (lu, pivots); and of the singular values, as tf.linalg computes them, pinv
-// (v diag(1/s) u^T, values at or below rcond × the largest dropped) and matrix_rank (int32
-// count of the values above tol), and lstsq's least-squares solution. Every operation but
-// lstsq takes matrices (..., m, n) of known size after the batch axis.
+// (core/ops/matrix_decompositions.h: Eigen's HouseholderQR, BDCSVD, SelfAdjointEigenSolver,
+// EigenSolver and PartialPivLU on the CPU, as TensorFlow's kernels; TensorFlow's gradients
+// where it has them), as Keras's TensorFlow backend calls them: qr's (q, r) in mode reduced or
+// complete, svd's (u, s, v^T) or s alone, eigh's (eigenvalues, eigenvectors), eig's (complex
+// eigenvalues and eigenvectors, as (real, imag) pairs), lu_factor's (lu, pivots); and of the
+// singular values, as tf.linalg computes them, pinv (v diag(1/s) u^T, values at or below
+// rcond × the largest dropped) and matrix_rank (int32 count of the values above tol), and
+// lstsq's least-squares solution. Every operation but lstsq and lu_factor (one matrix, its
+// rows the batch axis) takes matrices (..., m, n) of known size after the batch axis.
 #include "core/ops.h"
 #include "core/ops/array_ops.h"
 #include "core/ops/linalg_ops.h"

@@ -117,7 +117,9 @@ Output rearrange(C c) {
     auto it = c.kwargs.find(name);
     if (it == c.kwargs.end()) return std::nullopt;
     const auto* v = std::get_if<std::int64_t>(&it->second);
-    if (v == nullptr || *v <= 0) refuse(c, name, "an axis length must be a positive integer");
+    if (v == nullptr || *v <= 0)
+      bad_pattern(c, pattern, "the length of '" + name + "' must be a positive integer" +
+                                  (v ? ", got " + std::to_string(*v) : std::string()));
     return *v;
   };
   std::map<std::string, std::int64_t> size;  // kUnknownDim where the input's is
@@ -132,7 +134,8 @@ Output rearrange(C c) {
     for (const std::string& name : in.axes[a]) {
       if (auto length = given_length(name)) {
         size[name] = *length;
-        known *= *length;
+        if (__builtin_mul_overflow(known, *length, &known))
+          bad_pattern(c, pattern, "the lengths given overflow a 64-bit size");
       } else if (!inferred) {
         inferred = name;
       } else {

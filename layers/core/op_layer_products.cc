@@ -253,6 +253,9 @@ Output correlate(C c) {
   a = ops::cast(a, DType::float32);
   v = ops::cast(v, DType::float32);
   const std::int64_t n = a.shape()[0], m = v.shape()[0];
+  if (n == 0 || m == 0)
+    throw ValueError(c.where + ": expects vectors of one element or more, got lengths " + std::to_string(n) +
+                     " and " + std::to_string(m));
   const std::string mode = c.has("mode") ? c.text("mode") : "valid";
   if (mode != "full" && mode != "same" && mode != "valid") refuse(c, "mode", "'full', 'same' and 'valid' are the modes");
   if (mode == "valid" && m > n)

@@ -63,7 +63,7 @@ Output scatter(C c) {
   const int rank = rank_of(c.arg(0));
   if (rank < 1) throw ValueError(c.where + ": indices must have an index depth axis, got " + c.arg(0).shape().to_string());
   const std::int64_t depth = known_size(c, "indices", c.arg(0), rank - 1);
-  if (depth > static_cast<std::int64_t>(shape->size()))
+  if (depth < 1 || depth > static_cast<std::int64_t>(shape->size()))
     throw ValueError(c.where + ": indices of depth " + std::to_string(depth) + " into shape of rank " +
                      std::to_string(shape->size()));
   const Output indices = ops::checked_indices(c.arg(0), *shape);

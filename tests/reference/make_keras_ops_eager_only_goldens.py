@@ -80,7 +80,21 @@ def cases():
         "histogram_default_bins": (lambda x: K.histogram(x[0])[0], [("any", ())], "Histogram", 20),
         "view_as_complex_as_real": (lambda x: K.view_as_real(K.view_as_complex(x[0])), [("any", (3, 2))],
                                     "ViewAsComplex"),
+        # values on the range's ends and inner edges, and outside it; on x's own edges
+        "histogram_on_range_edges": (lambda x: K.histogram(x[0], bins=5, range=(-1.0, 1.5))[0],
+                                     [("on_range_edges", ())], "Histogram", 10),
+        "histogram_on_own_edges": (lambda x: K.histogram(x[0], bins=4)[0], [("on_own_edges", ())], "Histogram", 7),
     }
+
+
+def on_edges(shape, kind):
+    """The histogram cases' values that lie on bin edges (exact in float32)."""
+    values = {"on_range_edges": [-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, -1.5, 2.0, 0.25, -0.75],
+              "on_own_edges": [0.0, 1.0, 2.0, 3.0, 4.0, 2.0, 3.5]}.get(kind)
+    if values is None:
+        return None
+    assert len(values) == shape[0], (kind, shape)
+    return np.array(values, "float32")
 
 
 def main():
@@ -88,7 +102,7 @@ def main():
                          "keras_ops_eager_only_golden.json", cases, 20261203,
                          ["as keras_ops_golden.json's cases, the output and gradients from the keras.ops calls run "
                           "eagerly: keras_cannot_compute says how Keras fails to call the saved model"],
-                         eager=True)
+                         make_fn=base.make_with_fixed({}, on_edges), eager=True)
 
 
 if __name__ == "__main__":

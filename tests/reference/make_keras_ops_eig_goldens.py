@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Golden data from real Keras 3.15.1 (TensorFlow backend) for keras.ops.eig (issue #38):
-tf.linalg.eig's complex64 eigenvalues and eigenvectors of real square matrices (Eigen's
-ComplexEigenSolver on the matrix cast to complex, as TensorFlow's CPU kernel computes them),
+tf.linalg.eig's complex64 eigenvalues and eigenvectors of real square matrices (as its CPU
+kernel computes them for real input: their order and phases are those of Eigen's EigenSolver,
+the real Schur form, built without FMA, which Strata's kernel was checked against),
 read by view_as_real as (real, imag) pairs, the one way Strata (which has no complex dtype)
 reads a complex result. One small functional model per case.
 

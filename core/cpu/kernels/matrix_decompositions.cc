@@ -1,8 +1,8 @@
 // The CPU kernels of the matrix decompositions (core/ops/matrix_decompositions.h) on the
 // Eigen classes TensorFlow's CPU kernels use, called as TensorFlow calls them (qr_op_impl.h,
-// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h, eig_op_impl.h, lu_op.cc): the singular and
-// eigenvectors' signs and phases, which no definition fixes, then come out as TensorFlow's.
-// The batch's matrices run on the thread pool.
+// svd_op_impl.h, self_adjoint_eig_v2_op_impl.h, lu_op.cc): the singular and eigenvectors'
+// signs, which no definition fixes, then come out as TensorFlow's. The batch's matrices run on
+// the thread pool. eig's kernel has a file of its own (eig.cc), compiled as TensorFlow's is.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <complex>
 #include <string>
 
 #include "core/cpu/kernels/register.h"
@@ -99,59 +98,24 @@ void self_adjoint_eig_kernel(KernelContext& ctx) {
   });
 }
 
-// A matrix type of eig's own: the solver's templates are instantiated for it in this file
-// alone, so the linker cannot take another file's copies of them, compiled with fused
-// multiply-adds (this file is compiled without: CMakeLists.txt).
-using EigMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor | Eigen::DontAlign>;
-
-void eig_kernel(KernelContext& ctx) {
-  const std::int64_t n = ops::matrix_shape(ctx.input(0).shape()).cols;
-  float* values = ctx.output(0).data<float>();
-  float* vectors = ctx.output(1).data<float>();
-  std::atomic<std::int64_t> failed{-1};
-  each_decomposed_matrix(ctx, [&](std::int64_t i, const ConstDecompositionMap& a) {
-    // A real matrix's, as TensorFlow's kernel for real input: Eigen's EigenSolver (real Schur
-    // form), whose order and unit vectors Keras's files hold (a conjugate pair's +i one first).
-    const Eigen::EigenSolver<EigMatrix> eig(EigMatrix(a), true);
-    if (eig.info() != Eigen::Success) {
-      failed = i;
-      return;
-    }
-    for (std::int64_t k = 0; k < n; ++k) {
-      values[(i * n + k) * 2] = eig.eigenvalues()(k).real();
-      values[(i * n + k) * 2 + 1] = eig.eigenvalues()(k).imag();
-      for (std::int64_t c = 0; c < n; ++c) {
-        const std::complex<float> v = eig.eigenvectors()(k, c);
-        vectors[((i * n + k) * n + c) * 2] = v.real();
-        vectors[((i * n + k) * n + c) * 2 + 1] = v.imag();
-      }
-    }
-  });
-  if (failed >= 0)
-    throw ValueError("eig: the eigen decomposition of matrix " + std::to_string(failed.load()) + " of " +
-                     ctx.input(0).shape().to_string() + " failed (a NaN or an infinity?), as TensorFlow's does");
-}
-
 void lu_kernel(KernelContext& ctx) {
-  const Tensor& input = ctx.input(0);
-  const ops::MatrixShape s = ops::matrix_shape(input.shape());
-  const std::int64_t n = s.cols;
-  const float* a = input.data<float>();
-  for (std::int64_t i = 0; i < input.size(); ++i) {
-    if (!std::isfinite(a[i]))
-      throw ValueError("lu: matrix " + std::to_string(i / (n * n)) + " of " + input.shape().to_string() +
-                       " holds a NaN or an infinity (TensorFlow's Lu fails on it)");
-  }
+  const std::int64_t n = ops::matrix_shape(ctx.input(0).shape()).cols;
   float* lu = ctx.output(0).data<float>();
   std::int32_t* from = ctx.output(1).data<std::int32_t>();
+  std::atomic<std::int64_t> singular{-1};  // a matrix with a pivot of 0 (thrown after the loop)
   each_decomposed_matrix(ctx, [&](std::int64_t i, const ConstDecompositionMap& m) {
     const Eigen::PartialPivLU<DecompositionMatrix> f(m);
     DecompositionMap(lu + i * n * n, n, n) = f.matrixLU();
+    // TensorFlow's guard: an exact 0 pivot (a NaN is not caught, there as here).
+    if (!(f.matrixLU().diagonal().cwiseAbs().minCoeff() > 0.f)) singular = i;
     // P a = L U, and Eigen's P sends row r of a to row indices[r]: L U's row indices[r] came
     // from a's row r.
     const auto& to = f.permutationP().indices();
     for (std::int64_t r = 0; r < n; ++r) from[i * n + to[r]] = static_cast<std::int32_t>(r);
   });
+  if (singular >= 0)
+    throw ValueError("lu: matrix " + std::to_string(singular.load()) + " of " + ctx.input(0).shape().to_string() +
+                     " is not invertible (a pivot of 0), as TensorFlow's Lu refuses it");
 }
 
 }  // namespace
@@ -161,7 +125,6 @@ void register_matrix_decomposition_kernels(OpRegistry& r) {
   r.add_kernel("svd", DeviceType::cpu, {.run = svd_kernel});
   r.add_kernel("singular_values", DeviceType::cpu, {.run = singular_values_kernel});
   r.add_kernel("self_adjoint_eig", DeviceType::cpu, {.run = self_adjoint_eig_kernel});
-  r.add_kernel("eig", DeviceType::cpu, {.run = eig_kernel});
   r.add_kernel("lu", DeviceType::cpu, {.run = lu_kernel});
 }
 

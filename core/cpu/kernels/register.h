@@ -39,6 +39,7 @@ void register_image_kernels(OpRegistry& registry);
 void register_spectral_kernels(OpRegistry& registry);
 void register_linalg_kernels(OpRegistry& registry);
 void register_matrix_decomposition_kernels(OpRegistry& registry);
+void register_eig_kernel(OpRegistry& registry);
 void register_resize_kernels(OpRegistry& registry);
 void register_ctc_kernels(OpRegistry& registry);
 void register_ctc_beam_search_kernel(OpRegistry& registry);
@@ -79,6 +80,7 @@ inline void register_kernels(OpRegistry& registry) {
   register_spectral_kernels(registry);
   register_linalg_kernels(registry);
   register_matrix_decomposition_kernels(registry);
+  register_eig_kernel(registry);
   register_resize_kernels(registry);
   register_ctc_kernels(registry);
   register_ctc_beam_search_kernel(registry);
