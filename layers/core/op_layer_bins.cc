@@ -1,9 +1,9 @@
 // keras.ops binning and index arithmetic (issue #38): searchsorted, histogram and
-// unravel_index (one result per axis of the shape), composed of comparisons, sums and float arithmetic as Keras's
-// TensorFlow backend computes them, so each runs on every device those ops run on. Integer
-// results keep Keras's dtypes; the arithmetic is float32's, exact for integers below 2^24.
-// bincount, nonzero and unique, whose results' sizes depend on the values, are ops of their
-// own (core/ops/data_sized_ops.h).
+// unravel_index (one result per axis of the shape), composed of comparisons, sums and float
+// arithmetic as Keras's TensorFlow backend computes them, so each runs on every device those
+// ops run on. Integer results keep Keras's dtypes; the arithmetic is float32's, exact for
+// integers below 2^24. bincount, nonzero and unique, whose results' sizes depend on the
+// values, are ops of their own (core/ops/data_sized_ops.h).
 #include <cmath>
 #include <cstdint>
 #include <map>

@@ -257,7 +257,8 @@ Output correlate(C c) {
     throw ValueError(c.where + ": expects vectors of one element or more, got lengths " + std::to_string(n) +
                      " and " + std::to_string(m));
   const std::string mode = c.has("mode") ? c.text("mode") : "valid";
-  if (mode != "full" && mode != "same" && mode != "valid") refuse(c, "mode", "'full', 'same' and 'valid' are the modes");
+  if (mode != "full" && mode != "same" && mode != "valid")
+    refuse(c, "mode", "'full', 'same' and 'valid' are the modes");
   if (mode == "valid" && m > n)
     throw ValueError(c.where + ": mode 'valid' needs v no longer than a (TensorFlow's conv1d fails), got " +
                      std::to_string(n) + " and " + std::to_string(m));

@@ -296,8 +296,8 @@ Output view_as_complex_op(C c) {
 Output view_as_real_op(C c) {
   const Output x = c.arg(0);
   if (x.shape().rank() < 1 || x.shape().dims().back() != 2)
-    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar, ViewAsComplex and Eig "
-                              "(as (real, imag) pairs); got " + x.shape().to_string());
+    throw NotImplementedError(c.where + ": reads complex values, which Strata has only from Polar, ViewAsComplex "
+                              "and Eig (as (real, imag) pairs); got " + x.shape().to_string());
   return ops::identity(x);
 }
 

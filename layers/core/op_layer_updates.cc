@@ -61,7 +61,8 @@ Output scatter(C c) {
   for (std::int64_t d : *shape)
     if (d <= 0) refuse(c, "shape", "positive sizes are needed");
   const int rank = rank_of(c.arg(0));
-  if (rank < 1) throw ValueError(c.where + ": indices must have an index depth axis, got " + c.arg(0).shape().to_string());
+  if (rank < 1)
+    throw ValueError(c.where + ": indices must have an index depth axis, got " + c.arg(0).shape().to_string());
   const std::int64_t depth = known_size(c, "indices", c.arg(0), rank - 1);
   if (depth < 1 || depth > static_cast<std::int64_t>(shape->size()))
     throw ValueError(c.where + ": indices of depth " + std::to_string(depth) + " into shape of rank " +

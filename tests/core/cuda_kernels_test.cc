@@ -1587,7 +1587,8 @@ OpCases copy_cases() {
 OpCases checked_indices_cases() {
   OpCases op{0.f, {}};
   const Attrs shape{{"shape", std::vector<std::int64_t>{3, 4, 5}}};
-  op.cases.push_back({"int32 (5, 2)", {Tensor::from_vector<std::int32_t>({5, 2}, {0, 0, 2, 3, 1, 1, 2, 0, 0, 3})}, shape});
+  op.cases.push_back(
+      {"int32 (5, 2)", {Tensor::from_vector<std::int32_t>({5, 2}, {0, 0, 2, 3, 1, 1, 2, 0, 0, 3})}, shape});
   op.cases.push_back({"int64 (2, 3)", {Tensor::from_vector<std::int64_t>({2, 3}, {2, 3, 4, 0, 0, 0})}, shape});
   op.cases.push_back({"float32 (2, 2, 1)", {Tensor::from_vector<float>({2, 2, 1}, {0, 1, 2, 1})}, shape});
   op.cases.push_back({"no rows (0, 2)", {Tensor::from_vector<std::int32_t>({0, 2}, {})}, shape});

@@ -207,7 +207,8 @@ void expect_lu(const Tensor& a) {
       for (std::int64_t j = 0; j < n; ++j) {
         if (j < i) EXPECT_LE(std::fabs(entry(r[0], b, i, j)), 1.0 + 1e-6) << "L (" << i << ", " << j << ")";
         double lu = 0.0;
-        for (std::int64_t k = 0; k <= std::min(i, j); ++k) lu += (k == i ? 1.0 : entry(r[0], b, i, k)) * entry(r[0], b, k, j);
+        for (std::int64_t k = 0; k <= std::min(i, j); ++k)
+          lu += (k == i ? 1.0 : entry(r[0], b, i, k)) * entry(r[0], b, k, j);
         EXPECT_NEAR(lu, entry(a, b, p[i], j), 1e-5) << "matrix " << b << " (" << i << ", " << j << ")";
       }
   }
