@@ -169,9 +169,11 @@ const std::map<std::string, OpFn>& patch_ops();
 const std::map<std::string, OpFn>& bin_ops();
 const std::map<std::string, MultiOpFn>& bin_multi_output_ops();
 // layers/core/op_layer_grids.cc: linspace, logspace and geomspace; and meshgrid's grids, merged
-// into multi_output_ops.
+// into multi_output_ops. linspace_samples: tf.linspace(start, stop, num) along the call's
+// "axis" (0 when absent), which histogram's edges are too.
 const std::map<std::string, OpFn>& grid_ops();
 const std::map<std::string, MultiOpFn>& grid_multi_output_ops();
+Output linspace_samples(const OpCall& c, Output start, Output stop, std::int64_t num);
 // layers/core/op_layer_attention.cc: dot_product_attention.
 const std::map<std::string, OpFn>& attention_ops();
 // layers/core/op_layer_signal.cc: irfft, istft, extract_sequences, real, imag, conj, angle and cdist; and

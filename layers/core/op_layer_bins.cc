@@ -33,6 +33,17 @@ Output to_float(const Output& x) { return x.dtype() == DType::float32 ? x : ops:
 // a functional model's input, but the run's tensor has a length, and the result is int32).
 // Keras's TensorFlow backend takes 1-D values only; other shapes give NumPy's (and Keras's
 // JAX backend's) answer, each value searched alone.
+// How many of the 1-D float32 sequence's elements are below each value (`right`: not above
+// it), float32 of values' shape, with no gradient.
+Output insertion_points(C c, const Output& sequence, const Output& values, bool right) {
+  std::vector<std::int64_t> row(static_cast<std::size_t>(rank_of(values)), 1);
+  row.push_back(-1);
+  const Output seq = ops::reshape(sequence, row);
+  const Output v = expand_dims(values, -1, c.where);
+  const Output counted = right ? ops::sub(1.0f, ops::less(v, seq)) : ops::less(seq, v);
+  return ops::stop_gradient(ops::reduce_sum(counted, {static_cast<std::int64_t>(rank_of(values))}, false));
+}
+
 Output searchsorted(C c) {
   const Output sequence = to_float(c.arg(0)), values = to_float(c.arg(1));
   if (rank_of(sequence) != 1)
@@ -40,13 +51,7 @@ Output searchsorted(C c) {
                      sequence.shape().to_string());
   const std::string side = c.has("side") ? c.text("side") : "left";
   if (side != "left" && side != "right") refuse(c, "side", "must be 'left' or 'right'");
-  std::vector<std::int64_t> row(static_cast<std::size_t>(rank_of(values)), 1);
-  row.push_back(-1);
-  const Output seq = ops::reshape(sequence, row);
-  const Output v = expand_dims(values, -1, c.where);
-  const Output counted = side == "left" ? ops::less(seq, v) : ops::sub(1.0f, ops::less(v, seq));
-  const Output found = ops::reduce_sum(counted, {static_cast<std::int64_t>(rank_of(values))}, false);
-  return ops::cast(ops::stop_gradient(found), DType::int32);
+  return ops::cast(insertion_points(c, sequence, values, side == "right"), DType::int32);
 }
 
 // keras.ops.unravel_index as Keras's TensorFlow backend: for 1-D indices (a functional model's
@@ -111,8 +116,9 @@ std::vector<Output> unique(C c) {
 // backend.math.histogram, which no backend defines, so Keras fails to call the model it saves;
 // the function (backend.numpy.histogram on TensorFlow) counts the values inside [lo, hi] (x's
 // min and max, or `range`) into `bins` bins whose edges are tf.linspace(lo, hi, bins + 1)
-// (lo, lo + Δ·i, hi with Δ = (hi − lo) / bins), a value's bin the number of inner edges at or
-// below it (searchsorted right): (counts in x's dtype, edges). x is 1-D, as Keras checks: in a
+// (lo, lo + Δ·i, hi with Δ = (hi − lo) / bins: linspace_samples), a value's bin the number of
+// inner edges at or below it (searchsorted right: insertion_points): (counts in x's dtype,
+// edges). x is 1-D, as Keras checks: in a
 // functional model, the batch. The edges' gradient goes to x's min and max, as TensorFlow's;
 // the counts have none.
 std::vector<Output> histogram(C c) {
@@ -122,7 +128,7 @@ std::vector<Output> histogram(C c) {
   if (x.dtype() != DType::float32)
     throw NotImplementedError(c.where + ": a float32 input is supported, got " + to_string(x.dtype()));
   const double bins_given = c.has("bins") ? c.number("bins") : 10.0;
-  // Each inner edge is a comparison node: up to 2^16 bins (Keras sets no bound).
+  // Each value is compared with every inner edge: up to 2^16 bins (Keras sets no bound).
   if (bins_given < 1 || bins_given > 65536 || std::floor(bins_given) != bins_given)
     refuse(c, "bins", "a whole number of bins from 1 to 65536 is supported");
   const auto bins = static_cast<std::int64_t>(bins_given);
@@ -139,18 +145,11 @@ std::vector<Output> histogram(C c) {
     lo = ops::neg(ops::reduce_max(ops::neg(x), {0}, false));
     hi = ops::reduce_max(x, {0}, false);
   }
-  const Output step = ops::div(ops::sub(hi, lo), static_cast<float>(bins));
-  std::vector<Output> edges{ops::reshape(lo, {1})};
-  Output bin = ops::zeros_like(x);  // how many inner edges are at or below each value
-  for (std::int64_t i = 1; i < bins; ++i) {
-    const Output edge = ops::add(lo, ops::mul(step, static_cast<float>(i)));
-    edges.push_back(ops::reshape(edge, {1}));
-    bin = ops::add(bin, ops::greater_equal(x, edge));
-  }
-  edges.push_back(ops::reshape(hi, {1}));
+  const Output edges = linspace_samples(c, lo, hi, bins + 1);
+  const Output bin = bins == 1 ? ops::zeros_like(x) : insertion_points(c, slice(edges, 0, 1, bins), x, true);
   const Output inside = ops::mul(ops::greater_equal(x, lo), ops::less_equal(x, hi));
   const Output rows = ops::mul(ops::one_hot(ops::cast(bin, DType::int32), bins), ops::expand_dims(inside, 1));
-  return {ops::reduce_sum(rows, {0}, false), ops::concat(edges, 0)};
+  return {ops::reduce_sum(rows, {0}, false), edges};
 }
 
 }  // namespace

@@ -42,10 +42,12 @@ std::int64_t samples_axis(C c, int rank) {
   return normalize_axis(axis[0], static_cast<std::size_t>(rank), c.where);
 }
 
+}  // namespace
+
 // tf.linspace(start, stop, num, axis): start and stop broadcast against each other, a new axis
 // `axis` of num samples: start, start + k · (stop − start) / (num − 1) for k = 1 .. num − 2, and
 // stop itself last.
-Output spaced(C c, Output start, Output stop, std::int64_t num) {
+Output linspace_samples(C c, Output start, Output stop, std::int64_t num) {
   start = ops::add(start, ops::zeros_like(stop));  // tf.broadcast_to both
   stop = ops::add(stop, ops::zeros_like(start));
   const auto rank = static_cast<std::size_t>(rank_of(start)) + 1;
@@ -66,12 +68,14 @@ Output spaced(C c, Output start, Output stop, std::int64_t num) {
   return ops::concat(parts, static_cast<int>(axis));
 }
 
+namespace {
+
 // Keras's linspace: tf.linspace, or for endpoint=False tf.linspace to stop − (stop − start) / num.
 Output linspace_of(C c, Output start, Output stop) {
   const std::int64_t num = sample_count(c);
   const bool endpoint = !c.has("endpoint") || c.flag("endpoint");
   if (!endpoint && num > 1) stop = ops::sub(stop, ops::div(ops::sub(stop, start), static_cast<float>(num)));
-  return spaced(c, start, stop, num);
+  return linspace_samples(c, start, stop, num);
 }
 
 Output linspace(C c) {
